@@ -1,0 +1,120 @@
+package io.vcorfu.protocol;
+
+import com.google.protobuf.ByteString;
+import io.vcorfu.protocol.proto.BadRequest;
+import io.vcorfu.protocol.proto.ErrorMsg;
+import io.vcorfu.protocol.proto.NotServing;
+import io.vcorfu.protocol.proto.Overwritten;
+import io.vcorfu.protocol.proto.Response;
+import io.vcorfu.protocol.proto.Sealed;
+import io.vcorfu.protocol.proto.ServerError;
+import io.vcorfu.protocol.proto.TooLarge;
+import io.vcorfu.protocol.proto.TransactionAborted;
+import io.vcorfu.protocol.proto.Trimmed;
+import io.vcorfu.protocol.proto.UnknownStream;
+import io.vcorfu.protocol.proto.WrongEpoch;
+
+/** Maps typed exceptions to wire errors and back. */
+public final class Errors {
+  private Errors() {}
+
+  /** The wire form of {@code error}; anything not a {@link VCorfuException} becomes ServerError. */
+  public static ErrorMsg toMsg(Throwable error) {
+    ErrorMsg.Builder b = ErrorMsg.newBuilder();
+    String message = error.getMessage() == null ? error.getClass().getSimpleName() : error.getMessage();
+    b.setMessage(message);
+    if (error instanceof WrongEpochException e) {
+      b.setWrongEpoch(WrongEpoch.newBuilder().setCurrentEpoch(e.currentEpoch()));
+    } else if (error instanceof OverwrittenException e) {
+      Overwritten.Builder o =
+          Overwritten.newBuilder()
+              .setAddress(e.address())
+              .setHoldsHole(e.holdsHole())
+              .setHolderGlobalAddress(e.holderGlobalAddress());
+      if (e.stream() != null) {
+        o.setStream(e.stream().toMsg());
+      }
+      b.setOverwritten(o);
+    } else if (error instanceof TrimmedException e) {
+      Trimmed.Builder t = Trimmed.newBuilder().setTrimMark(e.trimMark());
+      if (e.stream() != null) {
+        t.setStream(e.stream().toMsg());
+      }
+      b.setTrimmed(t);
+    } else if (error instanceof TooLargeException e) {
+      b.setTooLarge(TooLarge.newBuilder().setSize(e.size()).setLimit(e.limit()));
+    } else if (error instanceof UnknownStreamException e) {
+      b.setUnknownStream(UnknownStream.newBuilder().setStream(e.stream().toMsg()));
+    } else if (error instanceof BadRequestException) {
+      b.setBadRequest(BadRequest.getDefaultInstance());
+    } else if (error instanceof NotServingException e) {
+      b.setNotServing(NotServing.newBuilder().setRole(e.role()));
+    } else if (error instanceof TokenRefusedException e) {
+      TransactionAborted.Builder t =
+          TransactionAborted.newBuilder()
+              .setConflictKey(ByteString.copyFrom(e.conflictKey()))
+              .setConflictAddress(e.conflictAddress())
+              .setCause(
+                  e.snapshotTooOld()
+                      ? TransactionAborted.Cause.SNAPSHOT_TOO_OLD
+                      : TransactionAborted.Cause.CONFLICT);
+      if (e.stream() != null) {
+        t.setStream(e.stream().toMsg());
+      }
+      b.setTxAborted(t);
+    } else if (error instanceof SealedException e) {
+      b.setSealed(Sealed.newBuilder().setSealedEpoch(e.sealedEpoch()));
+    } else {
+      b.setServerError(ServerError.getDefaultInstance());
+    }
+    return b.build();
+  }
+
+  /** A response carrying {@code error}. */
+  public static Response toResponse(Throwable error) {
+    return Response.newBuilder().setError(toMsg(error)).build();
+  }
+
+  /** The typed exception for a wire error. */
+  public static VCorfuException toException(ErrorMsg msg) {
+    String m = msg.getMessage();
+    return switch (msg.getErrorCase()) {
+      case WRONG_EPOCH -> new WrongEpochException(-1, msg.getWrongEpoch().getCurrentEpoch());
+      case OVERWRITTEN -> {
+        Overwritten o = msg.getOverwritten();
+        yield new OverwrittenException(
+            o.getAddress(),
+            o.hasStream() ? StreamId.fromMsg(o.getStream()) : null,
+            o.getHoldsHole(),
+            o.getHolderGlobalAddress());
+      }
+      case TRIMMED -> {
+        Trimmed t = msg.getTrimmed();
+        yield new TrimmedException(
+            t.getTrimMark(), t.hasStream() ? StreamId.fromMsg(t.getStream()) : null);
+      }
+      case TOO_LARGE -> new TooLargeException(msg.getTooLarge().getSize(), msg.getTooLarge().getLimit());
+      case UNKNOWN_STREAM -> new UnknownStreamException(StreamId.fromMsg(msg.getUnknownStream().getStream()));
+      case BAD_REQUEST -> new BadRequestException(m);
+      case NOT_SERVING -> new NotServingException(msg.getNotServing().getRole());
+      case TX_ABORTED -> {
+        TransactionAborted t = msg.getTxAborted();
+        yield new TokenRefusedException(
+            t.hasStream() ? StreamId.fromMsg(t.getStream()) : null,
+            t.getConflictKey().toByteArray(),
+            t.getConflictAddress(),
+            t.getCause() == TransactionAborted.Cause.SNAPSHOT_TOO_OLD);
+      }
+      case SEALED -> new SealedException(msg.getSealed().getSealedEpoch());
+      case SERVER_ERROR, ERROR_NOT_SET -> new ServerErrorException(m.isEmpty() ? "server error" : m);
+    };
+  }
+
+  /** Returns {@code response} if it is not an error, else throws its typed exception. */
+  public static Response check(Response response) {
+    if (response.getPayloadCase() == Response.PayloadCase.ERROR) {
+      throw toException(response.getError());
+    }
+    return response;
+  }
+}

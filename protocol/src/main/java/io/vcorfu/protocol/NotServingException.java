@@ -1,0 +1,14 @@
+package io.vcorfu.protocol;
+
+/** The request went to a server that does not host the role it needs. */
+public final class NotServingException extends VCorfuException {
+  private final String role;
+
+  public String role() {
+    return role;
+  }
+  public NotServingException(String role) {
+    super("this server does not host the " + role + " role in the current layout");
+    this.role = role;
+  }
+}

@@ -1,0 +1,20 @@
+package io.vcorfu.protocol;
+
+/** The request was stamped with an epoch other than the server's current one. */
+public final class WrongEpochException extends VCorfuException {
+  private final long currentEpoch;
+  private final long requestEpoch;
+
+  public long currentEpoch() {
+    return currentEpoch;
+  }
+
+  public long requestEpoch() {
+    return requestEpoch;
+  }
+  public WrongEpochException(long requestEpoch, long currentEpoch) {
+    super("request carries epoch " + requestEpoch + " but the current layout epoch is " + currentEpoch + "; fetch the layout and retry");
+    this.currentEpoch = currentEpoch;
+    this.requestEpoch = requestEpoch;
+  }
+}

@@ -1,0 +1,59 @@
+package io.vcorfu.runtime.stream;
+
+import io.vcorfu.protocol.StreamId;
+import io.vcorfu.protocol.proto.TxResolution;
+import java.util.Collection;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * The client's view of the stream store: the write path (token, log chain, stream chains,
+ * commits) and the readers, with bounded waiting and repair of incomplete writes.
+ *
+ * <p>Every method is asynchronous and thread-safe. A future completes only with committed
+ * outcomes: an append's future completes once the entry is committed on its whole chain (durable
+ * by each replica's policy); a read returns only committed entries and fills.
+ */
+public interface StreamLog extends AutoCloseable {
+
+  /**
+   * Appends {@code payload} atomically to every stream in {@code streams} under one global address.
+   * Retries with a fresh token when a slot was taken (write-once) or junked by a reader, so the
+   * addresses in the result may be later than the first token's.
+   */
+  CompletableFuture<AppendResult> append(Collection<StreamId> streams, byte[] payload);
+
+  /**
+   * Like {@link #append}, but the sequencer issues the token only if nothing in {@code tx}'s read
+   * set was written after its snapshot; otherwise the future fails with {@link
+   * io.vcorfu.protocol.TokenRefusedException} and nothing reaches the log.
+   */
+  CompletableFuture<AppendResult> appendConditional(
+      Collection<StreamId> streams, byte[] payload, TxResolution tx);
+
+  /**
+   * Committed entries of {@code stream} with stream addresses in [{@code from}, {@code to}]
+   * inclusive, in stream order. Fills (holes) are returned with {@link StreamEntry#isHole()} true so
+   * callers see every address decided. Waits up to the repair bound for in-flight writes, then
+   * repairs them.
+   */
+  CompletableFuture<List<StreamEntry>> readStream(StreamId stream, long from, long to);
+
+  /** The committed entry at a global address (a hole if it was filled). */
+  CompletableFuture<GlobalEntry> readGlobal(long address);
+
+  /** Committed entries at global addresses [{@code from}, {@code to}] inclusive. */
+  CompletableFuture<List<GlobalEntry>> readGlobalRange(long from, long to);
+
+  /**
+   * The sequencer's tails ({@code check}): the global tail and, per requested stream, the last
+   * issued stream address and the global address of that stream's last entry.
+   */
+  CompletableFuture<Tails> tails(Collection<StreamId> streams);
+
+  /** Releases every entry of {@code stream} below stream address {@code before}. */
+  CompletableFuture<Long> trimStream(StreamId stream, long before);
+
+  @Override
+  void close();
+}
