@@ -1,0 +1,258 @@
+package io.vcorfu.runtime.stream.internal;
+
+import io.vcorfu.protocol.Endpoint;
+import io.vcorfu.protocol.RpcClient;
+import io.vcorfu.protocol.StreamId;
+import io.vcorfu.protocol.TooLargeException;
+import io.vcorfu.protocol.Transport;
+import io.vcorfu.protocol.proto.EntryKind;
+import io.vcorfu.protocol.proto.LogEntryMsg;
+import io.vcorfu.protocol.proto.ReadResult;
+import io.vcorfu.protocol.proto.StreamSlot;
+import io.vcorfu.protocol.proto.TailResponse;
+import io.vcorfu.protocol.proto.Token;
+import io.vcorfu.protocol.proto.TxResolution;
+import io.vcorfu.runtime.stream.AppendAbortedException;
+import io.vcorfu.runtime.stream.AppendResult;
+import io.vcorfu.runtime.stream.GlobalEntry;
+import io.vcorfu.runtime.stream.StreamEntry;
+import io.vcorfu.runtime.stream.StreamLog;
+import io.vcorfu.runtime.stream.StreamLogOptions;
+import io.vcorfu.runtime.stream.Tails;
+import com.google.protobuf.ByteString;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ThreadLocalRandom;
+
+/**
+ * The stream layer over a cluster described by a layout: token from the sequencer, writes through
+ * the log chain and the stream chains, commits; readers that wait a bounded time and repair.
+ * Thread-safe.
+ */
+public final class ClusterStreamLog implements StreamLog {
+  private final RpcClient client;
+  private final ReplicaOps ops;
+  private final EntryDriver driver;
+  private final RepairingReader reader;
+  private final StreamLogOptions options;
+  /** Highest stream tail this client has seen per stream; reads never go past it (no fills beyond a tail). */
+  private final Map<StreamId, Long> knownStreamTails = new ConcurrentHashMap<>();
+
+  private volatile long knownGlobalTail = -1;
+
+  private ClusterStreamLog(RpcClient client, LayoutView layout, StreamLogOptions options) {
+    this.client = client;
+    this.options = options;
+    StreamId clientId = StreamId.of(UUID.randomUUID().toString());
+    this.ops = new ReplicaOps(new Rpc(client, layout, clientId));
+    this.driver = new EntryDriver(ops);
+    this.reader = new RepairingReader(ops, driver, options.repairAfter());
+  }
+
+  /** Connects through {@code transport}, reading the layout from {@code seed}. */
+  public static ClusterStreamLog connect(Transport transport, Endpoint seed, StreamLogOptions options) {
+    RpcClient client = transport.newClient(options.rpc());
+    try {
+      return new ClusterStreamLog(client, LayoutView.fetch(client, seed), options);
+    } catch (RuntimeException e) {
+      client.close();
+      throw e;
+    }
+  }
+
+  public LayoutView layout() {
+    return ops.rpc().layout();
+  }
+
+  /** Typed access to the replicas, for tools (CLI, benchmarks) that need the raw operations. */
+  public ReplicaOps ops() {
+    return ops;
+  }
+
+  @Override
+  public CompletableFuture<AppendResult> append(Collection<StreamId> streams, byte[] payload) {
+    return appendAttempt(List.copyOf(streams), payload, null, 1);
+  }
+
+  @Override
+  public CompletableFuture<AppendResult> appendConditional(
+      Collection<StreamId> streams, byte[] payload, TxResolution tx) {
+    return appendAttempt(List.copyOf(streams), payload, tx, 1);
+  }
+
+  private CompletableFuture<AppendResult> appendAttempt(
+      List<StreamId> streams, byte[] payload, TxResolution tx, int attempt) {
+    if (payload.length > options.maxEntryBytes()) {
+      return CompletableFuture.failedFuture(new TooLargeException(payload.length, options.maxEntryBytes()));
+    }
+    return ops.token(streams, tx, 1)
+        .thenCompose(
+            response -> {
+              Token token = response.getTokens(0);
+              LogEntryMsg entry =
+                  LogEntryMsg.newBuilder()
+                      .setGlobalAddress(token.getGlobalAddress())
+                      .setKind(EntryKind.DATA)
+                      .addAllSlots(token.getSlotsList())
+                      .setPayload(ByteString.copyFrom(payload))
+                      .setEpoch(layout().current().epoch())
+                      .setNonce(ThreadLocalRandom.current().nextLong() | 1L)
+                      .build();
+              return driver
+                  .drive(entry)
+                  .exceptionallyCompose(
+                      error -> {
+                        // Leave no slot of this entry undecided before reporting the failure.
+                        Throwable cause = Rpc.unwrap(error);
+                        return driver.decide(entry).handle((o, e) -> null)
+                            .thenCompose(v -> CompletableFuture.failedFuture(cause));
+                      })
+                  .thenCompose(
+                      outcome -> {
+                        if (outcome == EntryDriver.Outcome.COMMITTED) {
+                          return CompletableFuture.completedFuture(result(entry));
+                        }
+                        if (tx != null) {
+                          return CompletableFuture.failedFuture(
+                              new AppendAbortedException(
+                                  entry.getGlobalAddress(), "a reader filled one of its slots first"));
+                        }
+                        if (attempt >= options.maxAppendAttempts()) {
+                          return CompletableFuture.failedFuture(
+                              new AppendAbortedException(
+                                  entry.getGlobalAddress(),
+                                  "gave up after " + attempt + " attempts, each aborted by the chain"));
+                        }
+                        return appendAttempt(streams, payload, null, attempt + 1);
+                      });
+            });
+  }
+
+  private AppendResult result(LogEntryMsg entry) {
+    Map<StreamId, Long> addresses = new LinkedHashMap<>();
+    for (StreamSlot slot : entry.getSlotsList()) {
+      StreamId s = StreamId.fromMsg(slot.getStream());
+      addresses.put(s, slot.getStreamAddress());
+      knownStreamTails.merge(s, slot.getStreamAddress(), Math::max);
+    }
+    if (entry.getGlobalAddress() > knownGlobalTail) {
+      knownGlobalTail = entry.getGlobalAddress();
+    }
+    return new AppendResult(entry.getGlobalAddress(), addresses);
+  }
+
+  @Override
+  public CompletableFuture<List<StreamEntry>> readStream(StreamId stream, long from, long to) {
+    long known = knownStreamTails.getOrDefault(stream, -1L);
+    CompletableFuture<Long> limit =
+        to <= known
+            ? CompletableFuture.completedFuture(to)
+            : tails(List.of(stream)).thenApply(t -> Math.min(to, t.streamTails().get(stream)));
+    return limit.thenCompose(
+        end ->
+            reader
+                .readStream(stream, Math.max(0, from), end)
+                .thenApply(
+                    results -> {
+                      List<StreamEntry> out = new ArrayList<>(results.size());
+                      for (ReadResult r : results) {
+                        LogEntryMsg e = r.getEntry();
+                        boolean hole = e.getKind() != EntryKind.DATA;
+                        out.add(
+                            new StreamEntry(
+                                stream,
+                                r.getAddress(),
+                                hole ? -1 : e.getGlobalAddress(),
+                                hole,
+                                hole ? new byte[0] : e.getPayload().toByteArray()));
+                      }
+                      return out;
+                    }));
+  }
+
+  @Override
+  public CompletableFuture<GlobalEntry> readGlobal(long address) {
+    return readGlobalRange(address, address)
+        .thenApply(
+            l -> {
+              if (l.isEmpty()) {
+                throw new IllegalArgumentException(
+                    "global address " + address + " is beyond the log tail");
+              }
+              return l.get(0);
+            });
+  }
+
+  @Override
+  public CompletableFuture<List<GlobalEntry>> readGlobalRange(long from, long to) {
+    CompletableFuture<Long> limit =
+        to <= knownGlobalTail
+            ? CompletableFuture.completedFuture(to)
+            : tails(List.of()).thenApply(t -> Math.min(to, t.globalTail()));
+    return limit.thenCompose(
+        end ->
+            reader
+                .readGlobal(Math.max(0, from), end)
+                .thenApply(
+                    results -> {
+                      List<GlobalEntry> out = new ArrayList<>(results.size());
+                      for (ReadResult r : results) {
+                        LogEntryMsg e = r.getEntry();
+                        boolean hole = e.getKind() != EntryKind.DATA;
+                        Map<StreamId, Long> slots = new LinkedHashMap<>();
+                        for (StreamSlot s : e.getSlotsList()) {
+                          slots.put(StreamId.fromMsg(s.getStream()), s.getStreamAddress());
+                        }
+                        out.add(
+                            new GlobalEntry(
+                                r.getAddress(),
+                                hole,
+                                hole ? Map.of() : slots,
+                                hole ? new byte[0] : e.getPayload().toByteArray()));
+                      }
+                      return out;
+                    }));
+  }
+
+  @Override
+  public CompletableFuture<Tails> tails(Collection<StreamId> streams) {
+    List<StreamId> list = List.copyOf(streams);
+    return ops.tail(list)
+        .thenApply(
+            (TailResponse t) -> {
+              Map<StreamId, Long> tails = new LinkedHashMap<>();
+              Map<StreamId, Long> lastGlobal = new LinkedHashMap<>();
+              for (int i = 0; i < list.size(); i++) {
+                tails.put(list.get(i), t.getStreamTails(i));
+                lastGlobal.put(list.get(i), t.getStreamLastGlobal(i));
+                knownStreamTails.merge(list.get(i), t.getStreamTails(i), Math::max);
+              }
+              if (t.getGlobalTail() > knownGlobalTail) {
+                knownGlobalTail = t.getGlobalTail();
+              }
+              return new Tails(t.getGlobalTail(), tails, lastGlobal);
+            });
+  }
+
+  @Override
+  public CompletableFuture<Long> trimStream(StreamId stream, long before) {
+    List<Endpoint> chain = layout().current().streamChain(stream);
+    List<CompletableFuture<Long>> trims = new ArrayList<>();
+    for (Endpoint replica : chain) {
+      trims.add(ops.streamTrim(replica, stream, before));
+    }
+    return CompletableFuture.allOf(trims.toArray(CompletableFuture[]::new))
+        .thenApply(v -> trims.stream().mapToLong(CompletableFuture::join).min().orElse(before));
+  }
+
+  @Override
+  public void close() {
+    client.close();
+  }
+}

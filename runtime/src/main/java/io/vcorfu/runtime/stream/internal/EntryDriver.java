@@ -1,0 +1,208 @@
+package io.vcorfu.runtime.stream.internal;
+
+import io.vcorfu.layout.ChainPlan;
+import io.vcorfu.protocol.OverwrittenException;
+import io.vcorfu.protocol.RpcTimeoutException;
+import io.vcorfu.protocol.StreamId;
+import io.vcorfu.protocol.TransportException;
+import io.vcorfu.protocol.TrimmedException;
+import io.vcorfu.protocol.proto.EntryKind;
+import io.vcorfu.protocol.proto.LogEntryMsg;
+import io.vcorfu.protocol.proto.ReadResult;
+import io.vcorfu.protocol.proto.StreamSlot;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Drives one entry through its chain to a decision. Used by writers (the normal write path) and by
+ * readers repairing an incomplete write: both run the same idempotent steps, so any number of
+ * parties may drive one entry concurrently.
+ *
+ * <p>The rule: <em>the last replica of the chain decides.</em> Writes go to each replica of the
+ * chain in order (log replicas, then stream replicas); the last write is also its commit. If any
+ * write finds its slot taken by something else, the driver asks the deciding replica: an
+ * abort-fill there either finds the entry (it committed: someone else finished it) or leaves a
+ * hole (it aborted everywhere, and the earlier replicas' copies are replaced by holes).
+ */
+public final class EntryDriver {
+  /** How a drive ended. */
+  public enum Outcome {
+    COMMITTED,
+    ABORTED
+  }
+
+  private static final int TRANSIENT_RETRIES = 5;
+
+  private final ReplicaOps ops;
+  private final Executor delayed =
+      CompletableFuture.delayedExecutor(20, TimeUnit.MILLISECONDS);
+
+  public EntryDriver(ReplicaOps ops) {
+    this.ops = ops;
+  }
+
+  public ChainPlan plan(LogEntryMsg entry) {
+    List<StreamId> streams = new ArrayList<>(entry.getSlotsCount());
+    for (StreamSlot slot : entry.getSlotsList()) {
+      streams.add(StreamId.fromMsg(slot.getStream()));
+    }
+    return ChainPlan.of(ops.rpc().layout().current(), entry.getGlobalAddress(), streams);
+  }
+
+  /** Writes {@code entry} through its chain, or finishes a write someone else started. */
+  public CompletableFuture<Outcome> drive(LogEntryMsg entry) {
+    ChainPlan plan = plan(entry);
+    return writeFrom(entry, plan, 0, 0);
+  }
+
+  /** Decides {@code entry} without writing it anywhere new: commit if the decider holds it, else abort. */
+  public CompletableFuture<Outcome> decide(LogEntryMsg entry) {
+    return decide(entry, plan(entry));
+  }
+
+  private CompletableFuture<Outcome> writeFrom(LogEntryMsg entry, ChainPlan plan, int i, int attempt) {
+    List<ChainPlan.Visit> visits = plan.visits();
+    if (i == visits.size()) {
+      return commitEarlier(entry, plan).thenApply(v -> Outcome.COMMITTED);
+    }
+    boolean last = i == visits.size() - 1;
+    return write(entry, visits.get(i), last)
+        .handle(
+            (ok, error) -> {
+              if (error == null) {
+                return writeFrom(entry, plan, i + 1, 0);
+              }
+              Throwable cause = Rpc.unwrap(error);
+              if (cause instanceof OverwrittenException || cause instanceof TrimmedException) {
+                return decide(entry, plan);
+              }
+              if (isTransient(cause) && attempt < TRANSIENT_RETRIES) {
+                return CompletableFuture.supplyAsync(() -> null, delayed)
+                    .thenCompose(v -> writeFrom(entry, plan, i, attempt + 1));
+              }
+              return CompletableFuture.<Outcome>failedFuture(cause);
+            })
+        .thenCompose(f -> f);
+  }
+
+  static boolean isTransient(Throwable t) {
+    return t instanceof RpcTimeoutException || t instanceof TransportException;
+  }
+
+  private CompletableFuture<Void> write(LogEntryMsg entry, ChainPlan.Visit visit, boolean last) {
+    if (visit.role() == ChainPlan.Role.LOG) {
+      return ops.logWrite(visit.endpoint(), entry, last);
+    }
+    return ops.streamWrite(visit.endpoint(), entry, slotsFor(entry, visit), last);
+  }
+
+  static List<StreamSlot> slotsFor(LogEntryMsg entry, ChainPlan.Visit visit) {
+    Set<StreamId> hosted = new HashSet<>(visit.streams());
+    List<StreamSlot> slots = new ArrayList<>();
+    for (StreamSlot slot : entry.getSlotsList()) {
+      if (hosted.contains(StreamId.fromMsg(slot.getStream()))) {
+        slots.add(slot);
+      }
+    }
+    return slots;
+  }
+
+  /** True if {@code result} holds exactly this entry (same global address and writer nonce). */
+  static boolean holds(ReadResult result, LogEntryMsg entry) {
+    return result.getStatus() != ReadResult.Status.EMPTY
+        && result.getStatus() != ReadResult.Status.TRIMMED
+        && result.getEntry().getKind() == EntryKind.DATA
+        && result.getEntry().getGlobalAddress() == entry.getGlobalAddress()
+        && result.getEntry().getNonce() == entry.getNonce();
+  }
+
+  private CompletableFuture<Outcome> decide(LogEntryMsg entry, ChainPlan plan) {
+    ChainPlan.Visit decider = plan.last();
+    return abortFill(entry, decider, 0)
+        .thenCompose(
+            result -> {
+              if (holds(result, entry)) {
+                return commitEarlier(entry, plan).thenApply(v -> Outcome.COMMITTED);
+              }
+              return abortEarlier(entry, plan).thenApply(v -> Outcome.ABORTED);
+            });
+  }
+
+  /** An abort-fill of the visit's first slot of the entry; returns what the slot holds afterwards. */
+  private CompletableFuture<ReadResult> abortFill(LogEntryMsg entry, ChainPlan.Visit visit, int attempt) {
+    CompletableFuture<ReadResult> fill;
+    if (visit.role() == ChainPlan.Role.LOG) {
+      fill = ops.logFill(visit.endpoint(), entry.getGlobalAddress(), true, entry.getNonce());
+    } else {
+      StreamSlot slot = slotsFor(entry, visit).get(0);
+      fill =
+          ops.streamFill(
+              visit.endpoint(),
+              StreamId.fromMsg(slot.getStream()),
+              slot.getStreamAddress(),
+              true,
+              entry.getNonce());
+    }
+    return fill.handle(
+            (r, error) -> {
+              if (error == null) {
+                return CompletableFuture.completedFuture(r);
+              }
+              Throwable cause = Rpc.unwrap(error);
+              if (cause instanceof TrimmedException) {
+                return CompletableFuture.completedFuture(
+                    ReadResult.newBuilder().setStatus(ReadResult.Status.TRIMMED).build());
+              }
+              if (isTransient(cause) && attempt < TRANSIENT_RETRIES) {
+                return CompletableFuture.supplyAsync(() -> null, delayed)
+                    .thenCompose(v -> abortFill(entry, visit, attempt + 1));
+              }
+              return CompletableFuture.<ReadResult>failedFuture(cause);
+            })
+        .thenCompose(f -> f);
+  }
+
+  private CompletableFuture<Void> commitEarlier(LogEntryMsg entry, ChainPlan plan) {
+    List<ChainPlan.Visit> visits = plan.visits();
+    List<CompletableFuture<?>> commits = new ArrayList<>();
+    for (int i = 0; i < visits.size() - 1; i++) {
+      ChainPlan.Visit v = visits.get(i);
+      CompletableFuture<Void> c =
+          v.role() == ChainPlan.Role.LOG
+              ? ops.logCommit(v.endpoint(), entry.getGlobalAddress())
+              : ops.streamCommit(v.endpoint(), slotsFor(entry, v));
+      // A lost commit is harmless: the decider holds the entry, and readers finish the commit.
+      commits.add(c.exceptionally(e -> null));
+    }
+    return CompletableFuture.allOf(commits.toArray(CompletableFuture[]::new));
+  }
+
+  private CompletableFuture<Void> abortEarlier(LogEntryMsg entry, ChainPlan plan) {
+    List<ChainPlan.Visit> visits = plan.visits();
+    List<CompletableFuture<?>> fills = new ArrayList<>();
+    for (int i = 0; i < visits.size(); i++) {
+      ChainPlan.Visit v = visits.get(i);
+      if (v.role() == ChainPlan.Role.LOG) {
+        fills.add(ops.logFill(v.endpoint(), entry.getGlobalAddress(), true, entry.getNonce()).exceptionally(e -> null));
+      } else {
+        for (StreamSlot slot : slotsFor(entry, v)) {
+          fills.add(
+              ops.streamFill(
+                      v.endpoint(),
+                      StreamId.fromMsg(slot.getStream()),
+                      slot.getStreamAddress(),
+                      true,
+                      entry.getNonce())
+                  .exceptionally(e -> null));
+        }
+      }
+    }
+    // A lost abort-fill is harmless: the decider holds a hole, and readers finish the abort.
+    return CompletableFuture.allOf(fills.toArray(CompletableFuture[]::new));
+  }
+}

@@ -1,0 +1,162 @@
+package io.vcorfu.runtime.stream.internal;
+
+import io.vcorfu.protocol.Endpoint;
+import io.vcorfu.protocol.StreamId;
+import io.vcorfu.protocol.proto.LogCommitRequest;
+import io.vcorfu.protocol.proto.LogEntryMsg;
+import io.vcorfu.protocol.proto.LogFillRequest;
+import io.vcorfu.protocol.proto.LogReadRequest;
+import io.vcorfu.protocol.proto.LogTailRequest;
+import io.vcorfu.protocol.proto.LogTailResponse;
+import io.vcorfu.protocol.proto.LogTrimRequest;
+import io.vcorfu.protocol.proto.LogWriteRequest;
+import io.vcorfu.protocol.proto.ReadResult;
+import io.vcorfu.protocol.proto.Request;
+import io.vcorfu.protocol.proto.StreamCommitRequest;
+import io.vcorfu.protocol.proto.StreamFillRequest;
+import io.vcorfu.protocol.proto.StreamReadRequest;
+import io.vcorfu.protocol.proto.StreamSlot;
+import io.vcorfu.protocol.proto.StreamTailRequest;
+import io.vcorfu.protocol.proto.StreamTailResponse;
+import io.vcorfu.protocol.proto.StreamTrimRequest;
+import io.vcorfu.protocol.proto.StreamWriteRequest;
+import io.vcorfu.protocol.proto.TailRequest;
+import io.vcorfu.protocol.proto.TailResponse;
+import io.vcorfu.protocol.proto.TokenRequest;
+import io.vcorfu.protocol.proto.TokenResponse;
+import io.vcorfu.protocol.proto.TxResolution;
+import java.util.Collection;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+/** Typed asynchronous calls to the sequencer and the replicas. Thread-safe. */
+public final class ReplicaOps {
+  private final Rpc rpc;
+
+  public ReplicaOps(Rpc rpc) {
+    this.rpc = rpc;
+  }
+
+  public Rpc rpc() {
+    return rpc;
+  }
+
+  private Endpoint sequencer() {
+    return rpc.layout().current().sequencer();
+  }
+
+  public CompletableFuture<TokenResponse> token(
+      Collection<StreamId> streams, TxResolution tx, int count) {
+    TokenRequest.Builder b = TokenRequest.newBuilder().setCount(count);
+    streams.forEach(s -> b.addStreams(s.toMsg()));
+    if (tx != null) {
+      b.setTx(tx);
+    }
+    return rpc.call(sequencer(), Request.newBuilder().setToken(b)).thenApply(r -> r.getToken());
+  }
+
+  public CompletableFuture<TailResponse> tail(Collection<StreamId> streams) {
+    TailRequest.Builder b = TailRequest.newBuilder();
+    streams.forEach(s -> b.addStreams(s.toMsg()));
+    return rpc.call(sequencer(), Request.newBuilder().setTail(b)).thenApply(r -> r.getTail());
+  }
+
+  public CompletableFuture<Void> logWrite(Endpoint replica, LogEntryMsg entry, boolean commit) {
+    return rpc.call(
+            replica,
+            Request.newBuilder().setLogWrite(LogWriteRequest.newBuilder().setEntry(entry).setCommit(commit)))
+        .thenApply(r -> null);
+  }
+
+  public CompletableFuture<Void> logCommit(Endpoint replica, long address) {
+    return rpc.call(
+            replica, Request.newBuilder().setLogCommit(LogCommitRequest.newBuilder().addAddresses(address)))
+        .thenApply(r -> null);
+  }
+
+  public CompletableFuture<ReadResult> logFill(
+      Endpoint replica, long address, boolean abort, long abortNonce) {
+    return rpc.call(
+            replica,
+            Request.newBuilder()
+                .setLogFill(
+                    LogFillRequest.newBuilder()
+                        .setAddress(address)
+                        .setAbort(abort)
+                        .setAbortNonce(abortNonce)
+                        .setCommit(true)))
+        .thenApply(r -> r.getLogFill().getResult());
+  }
+
+  public CompletableFuture<List<ReadResult>> logRead(Endpoint replica, long from, long to) {
+    return rpc.call(
+            replica, Request.newBuilder().setLogRead(LogReadRequest.newBuilder().setFrom(from).setTo(to)))
+        .thenApply(r -> r.getLogRead().getResultsList());
+  }
+
+  public CompletableFuture<LogTailResponse> logTail(Endpoint replica) {
+    return rpc.call(replica, Request.newBuilder().setLogTail(LogTailRequest.getDefaultInstance()))
+        .thenApply(r -> r.getLogTail());
+  }
+
+  public CompletableFuture<Long> logTrim(Endpoint replica, long before) {
+    return rpc.call(replica, Request.newBuilder().setLogTrim(LogTrimRequest.newBuilder().setBefore(before)))
+        .thenApply(r -> r.getLogTrim().getTrimMark());
+  }
+
+  public CompletableFuture<Void> streamWrite(
+      Endpoint replica, LogEntryMsg entry, List<StreamSlot> slots, boolean commit) {
+    return rpc.call(
+            replica,
+            Request.newBuilder()
+                .setStreamWrite(
+                    StreamWriteRequest.newBuilder().setEntry(entry).addAllSlots(slots).setCommit(commit)))
+        .thenApply(r -> null);
+  }
+
+  public CompletableFuture<Void> streamCommit(Endpoint replica, List<StreamSlot> slots) {
+    return rpc.call(
+            replica, Request.newBuilder().setStreamCommit(StreamCommitRequest.newBuilder().addAllSlots(slots)))
+        .thenApply(r -> null);
+  }
+
+  public CompletableFuture<ReadResult> streamFill(
+      Endpoint replica, StreamId stream, long address, boolean abort, long abortNonce) {
+    return rpc.call(
+            replica,
+            Request.newBuilder()
+                .setStreamFill(
+                    StreamFillRequest.newBuilder()
+                        .setStream(stream.toMsg())
+                        .setStreamAddress(address)
+                        .setAbort(abort)
+                        .setAbortNonce(abortNonce)
+                        .setCommit(true)))
+        .thenApply(r -> r.getStreamFill().getResult());
+  }
+
+  public CompletableFuture<List<ReadResult>> streamRead(
+      Endpoint replica, StreamId stream, long from, long to) {
+    return rpc.call(
+            replica,
+            Request.newBuilder()
+                .setStreamRead(
+                    StreamReadRequest.newBuilder().setStream(stream.toMsg()).setFrom(from).setTo(to)))
+        .thenApply(r -> r.getStreamRead().getResultsList());
+  }
+
+  public CompletableFuture<StreamTailResponse> streamTail(
+      Endpoint replica, Collection<StreamId> streams, boolean all) {
+    StreamTailRequest.Builder b = StreamTailRequest.newBuilder().setAll(all);
+    streams.forEach(s -> b.addStreams(s.toMsg()));
+    return rpc.call(replica, Request.newBuilder().setStreamTail(b)).thenApply(r -> r.getStreamTail());
+  }
+
+  public CompletableFuture<Long> streamTrim(Endpoint replica, StreamId stream, long before) {
+    return rpc.call(
+            replica,
+            Request.newBuilder()
+                .setStreamTrim(StreamTrimRequest.newBuilder().setStream(stream.toMsg()).setBefore(before)))
+        .thenApply(r -> r.getStreamTrim().getTrimMark());
+  }
+}

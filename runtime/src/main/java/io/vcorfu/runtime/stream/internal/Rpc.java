@@ -1,0 +1,75 @@
+package io.vcorfu.runtime.stream.internal;
+
+import io.vcorfu.protocol.Endpoint;
+import io.vcorfu.protocol.Errors;
+import io.vcorfu.protocol.RpcClient;
+import io.vcorfu.protocol.StreamId;
+import io.vcorfu.protocol.WrongEpochException;
+import io.vcorfu.protocol.proto.Header;
+import io.vcorfu.protocol.proto.Request;
+import io.vcorfu.protocol.proto.Response;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+
+/**
+ * Sends requests stamped with the current layout's epoch and maps error responses to typed
+ * exceptions. A request rejected for a wrong epoch is retried once after the layout is refreshed.
+ */
+public final class Rpc {
+  /** Protocol version this client speaks. */
+  public static final int PROTOCOL_VERSION = 1;
+
+  private final RpcClient client;
+  private final LayoutView layout;
+  private final StreamId clientId;
+
+  public Rpc(RpcClient client, LayoutView layout, StreamId clientId) {
+    this.client = client;
+    this.layout = layout;
+    this.clientId = clientId;
+  }
+
+  public LayoutView layout() {
+    return layout;
+  }
+
+  /** Sends {@code request} (its header is replaced) and returns the non-error response. */
+  public CompletableFuture<Response> call(Endpoint target, Request.Builder request) {
+    return send(target, request, true);
+  }
+
+  private CompletableFuture<Response> send(Endpoint target, Request.Builder request, boolean retry) {
+    var current = layout.current();
+    request.setHeader(
+        Header.newBuilder()
+            .setEpoch(current.epoch())
+            .setClusterId(current.clusterId())
+            .setClientId(clientId.toMsg())
+            .setProtocolVersion(PROTOCOL_VERSION));
+    return client
+        .call(target, request.build())
+        .thenCompose(
+            response -> {
+              if (response.getPayloadCase() == Response.PayloadCase.ERROR
+                  && response.getError().hasWrongEpoch()
+                  && retry) {
+                return layout.refresh().thenCompose(l -> send(target, request, false));
+              }
+              try {
+                return CompletableFuture.completedFuture(Errors.check(response));
+              } catch (WrongEpochException e) {
+                return CompletableFuture.failedFuture(e);
+              } catch (RuntimeException e) {
+                return CompletableFuture.failedFuture(e);
+              }
+            });
+  }
+
+  /** The cause of a future's failure, unwrapped from completion wrappers. */
+  public static Throwable unwrap(Throwable t) {
+    while (t instanceof CompletionException && t.getCause() != null) {
+      t = t.getCause();
+    }
+    return t;
+  }
+}
