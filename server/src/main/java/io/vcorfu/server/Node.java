@@ -1,0 +1,215 @@
+package io.vcorfu.server;
+
+import io.vcorfu.layout.FileLayoutStore;
+import io.vcorfu.layout.Layout;
+import io.vcorfu.layout.LayoutStore;
+import io.vcorfu.layout.Versioned;
+import io.vcorfu.logunit.LogReplica;
+import io.vcorfu.logunit.StorageOptions;
+import io.vcorfu.logunit.StreamReplica;
+import io.vcorfu.protocol.ClientOptions;
+import io.vcorfu.protocol.Endpoint;
+import io.vcorfu.protocol.LifeCycle;
+import io.vcorfu.protocol.RequestDispatcher;
+import io.vcorfu.protocol.RpcClient;
+import io.vcorfu.protocol.Transport;
+import io.vcorfu.protocol.proto.GetLayoutResponse;
+import io.vcorfu.protocol.proto.PingResponse;
+import io.vcorfu.protocol.proto.Request.PayloadCase;
+import io.vcorfu.protocol.proto.Response;
+import io.vcorfu.sequencer.SequencerService;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicReference;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One vcorfu server process: hosts whichever roles its layout gives its endpoint (sequencer, log
+ * replica, stream replica) behind one listening socket. With no layout it is a single node hosting
+ * every role.
+ *
+ * <p>Every request passes one epoch check (the {@link RequestDispatcher}) before any role sees it.
+ * A sequencer role does not issue tokens until it has rebuilt its tails from the replicas named in
+ * the layout ({@link SequencerBootstrap}); requests that arrive earlier wait for it.
+ */
+public final class Node implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(Node.class);
+
+  private final LifeCycle lifeCycle = new LifeCycle("node");
+  private final NodeConfig config;
+  private final Transport transport;
+  private final AtomicReference<Layout> layout = new AtomicReference<>();
+  private Transport.ServerBinding binding;
+  private LayoutStore layoutStore;
+  private LogReplica logReplica;
+  private StreamReplica streamReplica;
+  private SequencerService sequencer;
+  private RpcClient peers;
+  private SequencerBootstrap bootstrap;
+
+  private Node(NodeConfig config, Transport transport) {
+    this.config = config;
+    this.transport = transport;
+  }
+
+  /** Starts a node; returns once it is bound and its local roles are open. */
+  public static Node start(NodeConfig config, Transport transport) {
+    Node node = new Node(config, transport);
+    try {
+      node.startRoles();
+      return node;
+    } catch (RuntimeException e) {
+      node.close();
+      throw e;
+    }
+  }
+
+  public Endpoint endpoint() {
+    return binding.endpoint();
+  }
+
+  public Layout layout() {
+    return layout.get();
+  }
+
+  /** Completes when every role this node hosts is serving (the sequencer has bootstrapped). */
+  public CompletableFuture<Void> ready() {
+    return bootstrap == null ? CompletableFuture.completedFuture(null) : bootstrap.done();
+  }
+
+  private void startRoles() {
+    lifeCycle.transition(LifeCycle.State.STARTING);
+    RequestDispatcher dispatcher =
+        RequestDispatcher.builder(() -> layout.get() == null ? 0 : layout.get().epoch())
+            .on(PayloadCase.PING, r -> done(Response.newBuilder().setPing(PingResponse.newBuilder().setNodeId(String.valueOf(binding.endpoint()))).build()))
+            .on(PayloadCase.GET_LAYOUT, r -> done(layoutResponse()))
+            .onAll(roleHandlers())
+            .build();
+    binding = transport.bind(config.listen(), dispatcher);
+    Layout chosen = chooseLayout(binding.endpoint());
+    layout.set(chosen);
+    Endpoint me = binding.endpoint();
+    if (chosen.logServers().contains(me)) {
+      logReplica = LogReplica.open(storage("log"));
+    }
+    if (chosen.streamServers().contains(me)) {
+      streamReplica = StreamReplica.open(storage("stream"));
+    }
+    if (chosen.sequencer().equals(me)) {
+      sequencer = new SequencerService();
+      peers = transport.newClient(ClientOptions.defaults());
+      bootstrap = new SequencerBootstrap(peers, chosen, sequencer);
+      bootstrap.start();
+    }
+    lifeCycle.transition(LifeCycle.State.RUNNING);
+    LOG.info(
+        "node {} serving epoch {} as{}{}{}",
+        me,
+        chosen.epoch(),
+        sequencer != null ? " sequencer" : "",
+        logReplica != null ? " log-replica" : "",
+        streamReplica != null ? " stream-replica" : "");
+  }
+
+  private java.util.Map<PayloadCase, io.vcorfu.protocol.RpcHandler> roleHandlers() {
+    return RoleHandlers.table(
+        () -> sequencer, () -> bootstrap, () -> logReplica, () -> streamReplica);
+  }
+
+  private Response layoutResponse() {
+    Layout l = layout.get();
+    return Response.newBuilder()
+        .setGetLayout(GetLayoutResponse.newBuilder().setLayoutJson(l.toJson()).setEpoch(l.epoch()))
+        .build();
+  }
+
+  private static CompletableFuture<Response> done(Response r) {
+    return CompletableFuture.completedFuture(r);
+  }
+
+  private StorageOptions storage(String role) {
+    StorageOptions.Builder b = StorageOptions.builder();
+    if (config.durable()) {
+      b.durable(config.dataDir().resolve(role));
+      if (config.fsyncInterval() != null) {
+        b.fsyncInterval(config.fsyncInterval());
+      }
+    } else {
+      b.memory();
+    }
+    return b.build();
+  }
+
+  /**
+   * The layout this node serves: the given file's if any (kept in the data directory from then on,
+   * unless the stored one is newer), else a single-node layout at the bound endpoint carrying the
+   * stored epoch.
+   */
+  private Layout chooseLayout(Endpoint bound) {
+    Layout stored = null;
+    if (config.durable()) {
+      try {
+        Files.createDirectories(config.dataDir());
+      } catch (IOException e) {
+        throw new UncheckedIOException("cannot create data directory " + config.dataDir(), e);
+      }
+      layoutStore = new FileLayoutStore(config.dataDir().resolve("layout.json"));
+      Versioned<Layout> v = layoutStore.get().join();
+      stored = v == null ? null : v.value();
+    }
+    Layout chosen;
+    if (config.layoutFile() != null) {
+      Layout given = readLayout(config.layoutFile());
+      chosen = stored != null && stored.epoch() > given.epoch() ? stored : given;
+      if (!chosen.allServers().contains(bound)) {
+        throw new IllegalArgumentException(
+            "this node listens on " + bound + " but the layout in " + config.layoutFile() + " does not name it");
+      }
+    } else {
+      long epoch = stored == null ? 1 : stored.epoch();
+      chosen = Layout.singleNode(bound, stored == null ? "vcorfu" : stored.clusterId()).withEpoch(epoch);
+    }
+    if (layoutStore != null) {
+      Versioned<Layout> v = layoutStore.get().join();
+      layoutStore.compareAndSet(v == null ? -1 : v.version(), chosen).join();
+    }
+    return chosen;
+  }
+
+  static Layout readLayout(Path file) {
+    try {
+      return Layout.fromJson(Files.readString(file));
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot read layout file " + file, e);
+    }
+  }
+
+  @Override
+  public void close() {
+    if (binding != null) {
+      binding.close();
+    }
+    if (bootstrap != null) {
+      bootstrap.close();
+    }
+    if (sequencer != null) {
+      sequencer.close();
+    }
+    if (peers != null) {
+      peers.close();
+    }
+    if (logReplica != null) {
+      logReplica.close();
+    }
+    if (streamReplica != null) {
+      streamReplica.close();
+    }
+    if (layoutStore != null) {
+      layoutStore.close();
+    }
+  }
+}

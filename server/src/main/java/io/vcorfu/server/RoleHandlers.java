@@ -1,0 +1,70 @@
+package io.vcorfu.server;
+
+import io.vcorfu.logunit.LogReplica;
+import io.vcorfu.logunit.StreamReplica;
+import io.vcorfu.protocol.NotServingException;
+import io.vcorfu.protocol.RpcHandler;
+import io.vcorfu.protocol.proto.Request;
+import io.vcorfu.protocol.proto.Request.PayloadCase;
+import io.vcorfu.protocol.proto.Response;
+import io.vcorfu.sequencer.SequencerService;
+import java.util.EnumMap;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Function;
+import java.util.function.Supplier;
+
+/** The request table of a node: one entry per payload case, each bound to the role that serves it. */
+final class RoleHandlers {
+  private RoleHandlers() {}
+
+  static Map<PayloadCase, RpcHandler> table(
+      Supplier<SequencerService> sequencer,
+      Supplier<SequencerBootstrap> bootstrap,
+      Supplier<LogReplica> log,
+      Supplier<StreamReplica> stream) {
+    Map<PayloadCase, RpcHandler> t = new EnumMap<>(PayloadCase.class);
+    Function<Request, CompletableFuture<Void>> ready =
+        r -> bootstrap.get() == null ? CompletableFuture.completedFuture(null) : bootstrap.get().done();
+
+    t.put(PayloadCase.TOKEN, r -> ready.apply(r).thenCompose(v -> role(sequencer, "sequencer").token(r.getToken()))
+        .thenApply(x -> Response.newBuilder().setToken(x).build()));
+    t.put(PayloadCase.TAIL, r -> ready.apply(r).thenCompose(v -> role(sequencer, "sequencer").tail(r.getTail()))
+        .thenApply(x -> Response.newBuilder().setTail(x).build()));
+
+    t.put(PayloadCase.LOG_WRITE, r -> role(log, "log replica").write(r.getLogWrite())
+        .thenApply(x -> Response.newBuilder().setLogWrite(x).build()));
+    t.put(PayloadCase.LOG_COMMIT, r -> role(log, "log replica").commit(r.getLogCommit())
+        .thenApply(x -> Response.newBuilder().setLogCommit(x).build()));
+    t.put(PayloadCase.LOG_FILL, r -> role(log, "log replica").fill(r.getLogFill())
+        .thenApply(x -> Response.newBuilder().setLogFill(x).build()));
+    t.put(PayloadCase.LOG_READ, r -> role(log, "log replica").read(r.getLogRead())
+        .thenApply(x -> Response.newBuilder().setLogRead(x).build()));
+    t.put(PayloadCase.LOG_TAIL, r -> role(log, "log replica").tail(r.getLogTail())
+        .thenApply(x -> Response.newBuilder().setLogTail(x).build()));
+    t.put(PayloadCase.LOG_TRIM, r -> role(log, "log replica").trim(r.getLogTrim())
+        .thenApply(x -> Response.newBuilder().setLogTrim(x).build()));
+
+    t.put(PayloadCase.STREAM_WRITE, r -> role(stream, "stream replica").write(r.getStreamWrite())
+        .thenApply(x -> Response.newBuilder().setStreamWrite(x).build()));
+    t.put(PayloadCase.STREAM_COMMIT, r -> role(stream, "stream replica").commit(r.getStreamCommit())
+        .thenApply(x -> Response.newBuilder().setStreamCommit(x).build()));
+    t.put(PayloadCase.STREAM_FILL, r -> role(stream, "stream replica").fill(r.getStreamFill())
+        .thenApply(x -> Response.newBuilder().setStreamFill(x).build()));
+    t.put(PayloadCase.STREAM_READ, r -> role(stream, "stream replica").read(r.getStreamRead())
+        .thenApply(x -> Response.newBuilder().setStreamRead(x).build()));
+    t.put(PayloadCase.STREAM_TAIL, r -> role(stream, "stream replica").tail(r.getStreamTail())
+        .thenApply(x -> Response.newBuilder().setStreamTail(x).build()));
+    t.put(PayloadCase.STREAM_TRIM, r -> role(stream, "stream replica").trim(r.getStreamTrim())
+        .thenApply(x -> Response.newBuilder().setStreamTrim(x).build()));
+    return t;
+  }
+
+  private static <T> T role(Supplier<T> role, String name) {
+    T r = role.get();
+    if (r == null) {
+      throw new NotServingException(name);
+    }
+    return r;
+  }
+}
