@@ -1,0 +1,103 @@
+package io.vcorfu.server;
+
+import io.vcorfu.protocol.Endpoint;
+import io.vcorfu.protocol.Transport;
+import io.vcorfu.protocol.inmemory.InJvmTransport;
+import io.vcorfu.runtime.stream.StreamLogOptions;
+import io.vcorfu.runtime.stream.internal.ClusterStreamLog;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * An in-process cluster: one node per endpoint of a layout, all on one transport (by default the
+ * in-JVM transport, which serializes every message and takes fault rules).
+ */
+public final class TestCluster implements AutoCloseable {
+  public static final Endpoint SEQUENCER = new Endpoint("sequencer", 9000);
+  public static final Endpoint LOG_A = new Endpoint("log-a", 9001);
+  public static final Endpoint LOG_B = new Endpoint("log-b", 9002);
+  public static final Endpoint STREAM_A = new Endpoint("stream-a", 9003);
+  public static final Endpoint STREAM_B = new Endpoint("stream-b", 9004);
+
+  private final Transport transport;
+  private final List<Node> nodes = new ArrayList<>();
+  private final List<ClusterStreamLog> clients = new ArrayList<>();
+  private final Path layoutFile;
+
+  private TestCluster(Transport transport, Path layoutFile) {
+    this.transport = transport;
+    this.layoutFile = layoutFile;
+  }
+
+  /** The five-node layout of the paper's Figure 3: one sequencer, two log chains, two stream chains. */
+  public static String fiveNodeLayout(Endpoint seq, Endpoint logA, Endpoint logB, Endpoint streamA, Endpoint streamB) {
+    return """
+        {"clusterId": "test", "epoch": 1, "sequencer": "%s",
+         "segments": [{"start": 0, "end": -1,
+                       "log": [["%s"], ["%s"]],
+                       "stream": [["%s"], ["%s"]]}]}
+        """.formatted(seq, logA, logB, streamA, streamB);
+  }
+
+  /** Five in-memory nodes on an in-JVM transport. */
+  public static TestCluster fiveNodes(Path tmp) {
+    return start(new InJvmTransport(), tmp, fiveNodeLayout(SEQUENCER, LOG_A, LOG_B, STREAM_A, STREAM_B), null);
+  }
+
+  /** Nodes for every endpoint of {@code layoutJson}; durable under {@code dataRoot} when it is not null. */
+  public static TestCluster start(Transport transport, Path tmp, String layoutJson, Path dataRoot) {
+    try {
+      Path file = Files.writeString(tmp.resolve("layout-" + System.nanoTime() + ".json"), layoutJson);
+      TestCluster cluster = new TestCluster(transport, file);
+      for (Endpoint e : Node.readLayout(file).allServers()) {
+        cluster.startNode(e, dataRoot == null ? null : dataRoot.resolve(e.host() + "-" + e.port()));
+      }
+      for (Node n : cluster.nodes) {
+        n.ready().join();
+      }
+      return cluster;
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  public Node startNode(Endpoint endpoint, Path dataDir) {
+    Node node = Node.start(new NodeConfig(endpoint, dataDir, layoutFile, null), transport);
+    nodes.add(node);
+    return node;
+  }
+
+  public void stopNode(Endpoint endpoint) {
+    for (Node n : List.copyOf(nodes)) {
+      if (n.endpoint().equals(endpoint)) {
+        n.close();
+        nodes.remove(n);
+      }
+    }
+  }
+
+  public Transport transport() {
+    return transport;
+  }
+
+  public ClusterStreamLog client() {
+    return client(StreamLogOptions.defaults());
+  }
+
+  public ClusterStreamLog client(StreamLogOptions options) {
+    ClusterStreamLog c = ClusterStreamLog.connect(transport, SEQUENCER.equals(nodes.get(0).endpoint()) ? SEQUENCER : nodes.get(0).endpoint(), options);
+    clients.add(c);
+    return c;
+  }
+
+  @Override
+  public void close() {
+    clients.forEach(ClusterStreamLog::close);
+    nodes.forEach(Node::close);
+    transport.close();
+  }
+}
