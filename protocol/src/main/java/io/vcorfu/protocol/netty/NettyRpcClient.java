@@ -1,0 +1,282 @@
+package io.vcorfu.protocol.netty;
+
+import io.netty.bootstrap.Bootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.SimpleChannelInboundHandler;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioSocketChannel;
+import io.netty.handler.codec.DecoderException;
+import io.netty.handler.flush.FlushConsolidationHandler;
+import io.netty.util.Timeout;
+import io.netty.util.Timer;
+import io.vcorfu.protocol.ClientOptions;
+import io.vcorfu.protocol.Endpoint;
+import io.vcorfu.protocol.RpcClient;
+import io.vcorfu.protocol.RpcTimeoutException;
+import io.vcorfu.protocol.TooLargeException;
+import io.vcorfu.protocol.TransportException;
+import io.vcorfu.protocol.proto.Request;
+import io.vcorfu.protocol.proto.Response;
+import java.io.IOException;
+import java.util.Queue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * TCP client: one lazily opened connection per endpoint, shared by all callers, with any number of
+ * pipelined calls correlated by request id.
+ *
+ * <p>Requests queued by any thread are written by the connection's I/O thread in batches with one
+ * flush per batch. Response futures complete on the I/O thread: dependent stages that block must
+ * run on their own executor ({@code thenApplyAsync(fn, executor)}). When a connection fails or
+ * closes, every call outstanding on it fails with {@link TransportException} and the next call
+ * opens a new connection; calls are never retried here. Thread-safe.
+ */
+final class NettyRpcClient implements RpcClient {
+  private static final Logger LOG = LoggerFactory.getLogger(NettyRpcClient.class);
+
+  private final ClientOptions options;
+  private final Bootstrap bootstrap;
+  private final Timer timer;
+  private final Consumer<NettyRpcClient> onClose;
+  private final AtomicLong ids = new AtomicLong();
+  private final ConcurrentHashMap<Endpoint, Connection> connections = new ConcurrentHashMap<>();
+  private volatile boolean closed;
+
+  NettyRpcClient(ClientOptions options, EventLoopGroup group, Timer timer, Consumer<NettyRpcClient> onClose) {
+    this.options = options;
+    this.timer = timer;
+    this.onClose = onClose;
+    this.bootstrap =
+        new Bootstrap()
+            .group(group)
+            .channel(NioSocketChannel.class)
+            .option(ChannelOption.TCP_NODELAY, true)
+            .option(ChannelOption.SO_KEEPALIVE, true)
+            .option(
+                ChannelOption.CONNECT_TIMEOUT_MILLIS,
+                (int) Math.min(Integer.MAX_VALUE, options.connectTimeout().toMillis()));
+  }
+
+  @Override
+  public CompletableFuture<Response> call(Endpoint target, Request request) {
+    if (closed) {
+      return CompletableFuture.failedFuture(new TransportException("the RPC client is closed"));
+    }
+    long id = ids.incrementAndGet();
+    Request tagged =
+        request.toBuilder().setHeader(request.getHeader().toBuilder().setRequestId(id)).build();
+    int size = tagged.getSerializedSize();
+    if (size > options.maxFrameBytes()) {
+      return CompletableFuture.failedFuture(new TooLargeException(size, options.maxFrameBytes()));
+    }
+    PendingCall call = new PendingCall(id, target, tagged.getPayloadCase());
+    connectionTo(target).send(call, tagged);
+    return call.future;
+  }
+
+  @Override
+  public void close() {
+    closed = true;
+    for (Connection c : connections.values()) {
+      c.fail(new TransportException("the RPC client was closed with calls to " + c.endpoint + " outstanding"));
+      if (c.channel != null) {
+        c.channel.close();
+      }
+    }
+    onClose.accept(this);
+  }
+
+  /** Connections currently open or opening (for tests and metrics). */
+  int connectionCount() {
+    return connections.size();
+  }
+
+  private Connection connectionTo(Endpoint target) {
+    while (true) {
+      Connection current = connections.get(target);
+      if (current != null && !current.closed) {
+        return current;
+      }
+      Connection fresh = new Connection(target);
+      boolean installed =
+          current == null
+              ? connections.putIfAbsent(target, fresh) == null
+              : connections.replace(target, current, fresh);
+      if (installed) {
+        fresh.connect();
+        return fresh;
+      }
+    }
+  }
+
+  private final class PendingCall {
+    final long id;
+    final Endpoint target;
+    final Request.PayloadCase kind;
+    final CompletableFuture<Response> future = new CompletableFuture<>();
+    volatile Timeout timeout;
+
+    PendingCall(long id, Endpoint target, Request.PayloadCase kind) {
+      this.id = id;
+      this.target = target;
+      this.kind = kind;
+    }
+  }
+
+  /** One TCP connection and the calls outstanding on it. */
+  private final class Connection extends SimpleChannelInboundHandler<Response> {
+    final Endpoint endpoint;
+    final ConcurrentHashMap<Long, PendingCall> pending = new ConcurrentHashMap<>();
+    final Queue<Request> outbox = new ConcurrentLinkedQueue<>();
+    final AtomicBoolean drainScheduled = new AtomicBoolean();
+    volatile Channel channel;
+    volatile boolean closed;
+
+    Connection(Endpoint endpoint) {
+      this.endpoint = endpoint;
+    }
+
+    void connect() {
+      Connection self = this;
+      ChannelFuture f =
+          bootstrap
+              .clone()
+              .handler(
+                  new ChannelInitializer<SocketChannel>() {
+                    @Override
+                    protected void initChannel(SocketChannel ch) {
+                      ch.pipeline()
+                          .addLast(new FlushConsolidationHandler(256, true))
+                          .addLast(Framing.newFrameDecoder(options.maxFrameBytes()))
+                          .addLast(Framing.PREPENDER)
+                          .addLast(ProtoDecoder.RESPONSES)
+                          .addLast(ProtoEncoder.INSTANCE)
+                          .addLast(self);
+                    }
+                  })
+              .connect(endpoint.host(), endpoint.port());
+      channel = f.channel();
+      f.addListener(
+          done -> {
+            if (done.isSuccess()) {
+              scheduleDrain();
+            } else {
+              Throwable cause = done.cause();
+              fail(new TransportException("cannot connect to " + endpoint + ": " + cause.getMessage(), cause));
+            }
+          });
+    }
+
+    void send(PendingCall call, Request request) {
+      call.timeout =
+          timer.newTimeout(t -> expire(call), options.requestTimeout().toNanos(), TimeUnit.NANOSECONDS);
+      pending.put(call.id, call);
+      if (closed) {
+        failCall(call, new TransportException("the connection to " + endpoint + " is closed"));
+        return;
+      }
+      outbox.add(request);
+      scheduleDrain();
+    }
+
+    private void scheduleDrain() {
+      Channel ch = channel;
+      if (ch != null && drainScheduled.compareAndSet(false, true)) {
+        ch.eventLoop().execute(this::drain);
+      }
+    }
+
+    private void drain() {
+      drainScheduled.set(false);
+      Channel ch = channel;
+      if (!ch.isActive()) {
+        return;
+      }
+      Request r;
+      int written = 0;
+      while ((r = outbox.poll()) != null) {
+        ch.write(r, ch.voidPromise());
+        if (++written % 512 == 0) {
+          ch.flush();
+        }
+      }
+      ch.flush();
+    }
+
+    private void expire(PendingCall call) {
+      pending.remove(call.id, call);
+      call.future.completeExceptionally(
+          new RpcTimeoutException(
+              "no response from "
+                  + endpoint
+                  + " to "
+                  + call.kind
+                  + " request "
+                  + call.id
+                  + " within "
+                  + options.requestTimeout().toMillis()
+                  + " ms"));
+    }
+
+    private void failCall(PendingCall call, TransportException error) {
+      pending.remove(call.id, call);
+      call.timeout.cancel();
+      call.future.completeExceptionally(error);
+    }
+
+    /** Marks this connection dead and fails every call outstanding on it. */
+    void fail(TransportException error) {
+      closed = true;
+      connections.remove(endpoint, this);
+      outbox.clear();
+      for (PendingCall call : pending.values()) {
+        failCall(call, error);
+      }
+    }
+
+    @Override
+    protected void channelRead0(ChannelHandlerContext ctx, Response response) {
+      PendingCall call = pending.remove(response.getHeader().getRequestId());
+      if (call == null) {
+        LOG.debug("Response {} from {} matches no outstanding call (timed out?)",
+            response.getHeader().getRequestId(), endpoint);
+        return;
+      }
+      call.timeout.cancel();
+      call.future.complete(response);
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+      fail(new TransportException("the connection to " + endpoint + " closed before the response arrived"));
+      ctx.fireChannelInactive();
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+      if (cause instanceof DecoderException) {
+        LOG.warn("Closing connection to {}: it sent bytes that are not a vcorfu response frame: {}",
+            endpoint, cause.getMessage());
+      } else if (cause instanceof IOException) {
+        LOG.debug("Connection to {} failed: {}", endpoint, cause.toString());
+      } else {
+        LOG.warn("Closing connection to {} after an unexpected error", endpoint, cause);
+      }
+      fail(new TransportException("the connection to " + endpoint + " failed: " + cause.getMessage(), cause));
+      ctx.close();
+    }
+  }
+}

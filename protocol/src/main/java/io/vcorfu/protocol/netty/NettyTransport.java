@@ -1,0 +1,189 @@
+package io.vcorfu.protocol.netty;
+
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.group.ChannelGroup;
+import io.netty.channel.group.DefaultChannelGroup;
+import io.netty.channel.nio.NioEventLoopGroup;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.handler.flush.FlushConsolidationHandler;
+import io.netty.util.HashedWheelTimer;
+import io.netty.util.concurrent.DefaultThreadFactory;
+import io.netty.util.concurrent.GlobalEventExecutor;
+import io.vcorfu.protocol.ClientOptions;
+import io.vcorfu.protocol.Endpoint;
+import io.vcorfu.protocol.RpcClient;
+import io.vcorfu.protocol.RpcHandler;
+import io.vcorfu.protocol.Transport;
+import io.vcorfu.protocol.TransportException;
+import java.net.InetSocketAddress;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * TCP transport on Netty (NIO, daemon threads): length-prefixed protobuf frames ({@link Framing},
+ * {@link ProtoDecoder}, {@link ProtoEncoder}), write batching with one flush per batch on both
+ * sides.
+ *
+ * <p>Servers accept frames up to {@code serverMaxFrameBytes}; a response larger than that is
+ * replaced by a TooLarge error. Clients use the limit of their {@link ClientOptions}. Closing the
+ * transport closes every binding and client it created. Thread-safe.
+ */
+public final class NettyTransport implements Transport {
+  private final int serverMaxFrameBytes;
+  private final EventLoopGroup acceptGroup;
+  private final EventLoopGroup serverGroup;
+  private final EventLoopGroup clientGroup;
+  private final HashedWheelTimer timer;
+  private final Set<Binding> bindings = ConcurrentHashMap.newKeySet();
+  private final Set<NettyRpcClient> clients = ConcurrentHashMap.newKeySet();
+  private final AtomicBoolean closed = new AtomicBoolean();
+
+  /** A transport with 16 MiB server frames and one I/O thread per core on each side. */
+  public NettyTransport() {
+    this(ClientOptions.DEFAULT_MAX_FRAME_BYTES);
+  }
+
+  /** A transport whose servers accept frames up to {@code serverMaxFrameBytes}. */
+  public NettyTransport(int serverMaxFrameBytes) {
+    this(serverMaxFrameBytes, Runtime.getRuntime().availableProcessors());
+  }
+
+  /**
+   * A transport whose servers accept frames up to {@code serverMaxFrameBytes}, with {@code
+   * ioThreads} I/O threads for server connections and as many for client connections.
+   */
+  public NettyTransport(int serverMaxFrameBytes, int ioThreads) {
+    if (serverMaxFrameBytes <= 0 || ioThreads <= 0) {
+      throw new IllegalArgumentException("frame size and I/O thread count must be positive");
+    }
+    this.serverMaxFrameBytes = serverMaxFrameBytes;
+    this.acceptGroup = new NioEventLoopGroup(1, new DefaultThreadFactory("vcorfu-accept", true));
+    this.serverGroup = new NioEventLoopGroup(ioThreads, new DefaultThreadFactory("vcorfu-server-io", true));
+    this.clientGroup = new NioEventLoopGroup(ioThreads, new DefaultThreadFactory("vcorfu-client-io", true));
+    this.timer =
+        new HashedWheelTimer(new DefaultThreadFactory("vcorfu-rpc-timeout", true), 10, TimeUnit.MILLISECONDS);
+  }
+
+  /**
+   * Listens on {@code endpoint} (port 0 picks a free port) and serves every request with {@code
+   * handler}.
+   *
+   * @throws TransportException if the address cannot be bound
+   */
+  @Override
+  public ServerBinding bind(Endpoint endpoint, RpcHandler handler) {
+    Objects.requireNonNull(handler, "handler");
+    checkOpen();
+    ChannelGroup children = new DefaultChannelGroup("vcorfu-server-" + endpoint, GlobalEventExecutor.INSTANCE);
+    ServerRequestHandler requests = new ServerRequestHandler(handler, serverMaxFrameBytes);
+    ServerBootstrap bootstrap =
+        new ServerBootstrap()
+            .group(acceptGroup, serverGroup)
+            .channel(NioServerSocketChannel.class)
+            .option(ChannelOption.SO_REUSEADDR, true)
+            .option(ChannelOption.SO_BACKLOG, 1024)
+            .childOption(ChannelOption.TCP_NODELAY, true)
+            .childOption(ChannelOption.SO_KEEPALIVE, true)
+            .childHandler(
+                new ChannelInitializer<SocketChannel>() {
+                  @Override
+                  protected void initChannel(SocketChannel ch) {
+                    children.add(ch);
+                    ch.pipeline()
+                        .addLast(new FlushConsolidationHandler(256, true))
+                        .addLast(Framing.newFrameDecoder(serverMaxFrameBytes))
+                        .addLast(Framing.PREPENDER)
+                        .addLast(ProtoDecoder.REQUESTS)
+                        .addLast(ProtoEncoder.INSTANCE)
+                        .addLast(requests);
+                  }
+                });
+    io.netty.channel.ChannelFuture bound = bootstrap.bind(endpoint.host(), endpoint.port()).awaitUninterruptibly();
+    if (!bound.isSuccess()) {
+      throw new TransportException(
+          "cannot listen on " + endpoint + ": " + bound.cause().getMessage(), bound.cause());
+    }
+    Channel server = bound.channel();
+    InetSocketAddress local = (InetSocketAddress) server.localAddress();
+    Binding binding = new Binding(new Endpoint(endpoint.host(), local.getPort()), server, children);
+    bindings.add(binding);
+    return binding;
+  }
+
+  /** A new client; its futures complete on this transport's client I/O threads. */
+  @Override
+  public RpcClient newClient(ClientOptions options) {
+    Objects.requireNonNull(options, "options");
+    checkOpen();
+    NettyRpcClient client = new NettyRpcClient(options, clientGroup, timer, clients::remove);
+    clients.add(client);
+    return client;
+  }
+
+  /** Closes every binding and client, then stops the I/O threads. Idempotent. */
+  @Override
+  public void close() {
+    if (!closed.compareAndSet(false, true)) {
+      return;
+    }
+    for (Binding b : bindings) {
+      b.close();
+    }
+    for (NettyRpcClient c : clients) {
+      c.close();
+    }
+    acceptGroup.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly();
+    serverGroup.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly();
+    clientGroup.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly();
+    timer.stop();
+  }
+
+  private void checkOpen() {
+    if (closed.get()) {
+      throw new IllegalStateException("the Netty transport is closed");
+    }
+  }
+
+  /** A listening socket and its accepted connections. */
+  private final class Binding implements ServerBinding {
+    private final Endpoint endpoint;
+    private final Channel server;
+    private final ChannelGroup children;
+    private final AtomicBoolean closed = new AtomicBoolean();
+
+    Binding(Endpoint endpoint, Channel server, ChannelGroup children) {
+      this.endpoint = endpoint;
+      this.server = server;
+      this.children = children;
+    }
+
+    @Override
+    public Endpoint endpoint() {
+      return endpoint;
+    }
+
+    /** Stops listening and closes every accepted connection; returns once the port is free. */
+    @Override
+    public void close() {
+      if (!closed.compareAndSet(false, true)) {
+        return;
+      }
+      server.close().awaitUninterruptibly();
+      children.close().awaitUninterruptibly();
+      bindings.remove(this);
+    }
+
+    @Override
+    public String toString() {
+      return "server at " + endpoint;
+    }
+  }
+}
