@@ -1,0 +1,245 @@
+package io.vcorfu.logunit;
+
+import static io.vcorfu.logunit.internal.ReplicaSupport.key;
+
+import io.vcorfu.logunit.internal.Planned;
+import io.vcorfu.logunit.internal.ReplicaSupport;
+import io.vcorfu.logunit.internal.StorageEngine;
+import io.vcorfu.logunit.internal.Stored;
+import io.vcorfu.protocol.BadRequestException;
+import io.vcorfu.protocol.OverwrittenException;
+import io.vcorfu.protocol.StreamId;
+import io.vcorfu.protocol.TrimmedException;
+import io.vcorfu.protocol.VCorfuException;
+import io.vcorfu.protocol.proto.EntryKind;
+import io.vcorfu.protocol.proto.LogCommitRequest;
+import io.vcorfu.protocol.proto.LogCommitResponse;
+import io.vcorfu.protocol.proto.LogEntryMsg;
+import io.vcorfu.protocol.proto.LogFillRequest;
+import io.vcorfu.protocol.proto.LogFillResponse;
+import io.vcorfu.protocol.proto.LogReadRequest;
+import io.vcorfu.protocol.proto.LogReadResponse;
+import io.vcorfu.protocol.proto.LogTailRequest;
+import io.vcorfu.protocol.proto.LogTailResponse;
+import io.vcorfu.protocol.proto.LogTrimRequest;
+import io.vcorfu.protocol.proto.LogTrimResponse;
+import io.vcorfu.protocol.proto.LogWriteRequest;
+import io.vcorfu.protocol.proto.LogWriteResponse;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Supplier;
+
+/**
+ * A log replica: entries indexed by global address, write-once, with commit bits, fills and prefix
+ * trim.
+ *
+ * <p>Thread-safe and linearizable: every call checks and changes the state while holding the
+ * engine's monitor. Every future completes only when what the call did (and everything before
+ * it) is durable per the {@link FsyncPolicy}; errors are typed {@link VCorfuException}s delivered
+ * through the future. Nothing here retries: callers (writers and repairing readers) do.
+ */
+public final class LogReplica implements AutoCloseable {
+  /** The namespace the global log uses inside the storage engine. */
+  private static final StreamId LOG = new StreamId(0, 0);
+
+  private final StorageEngine engine;
+
+  private LogReplica(StorageEngine engine) {
+    this.engine = engine;
+  }
+
+  /** Opens (and in durable mode recovers) a log replica; the directory is its own. */
+  public static LogReplica open(StorageOptions options) throws IOException {
+    return new LogReplica(StorageEngine.open(options));
+  }
+
+  /**
+   * Writes an entry at its global address, committed when {@code commit} is set (this replica is
+   * the last of the chain). Re-driving the same entry is idempotent; anything else at the address
+   * fails with OverwrittenException, below the trim mark with TrimmedException.
+   */
+  public CompletableFuture<LogWriteResponse> write(LogWriteRequest request) {
+    return call(() -> {
+      LogEntryMsg entry = request.getEntry();
+      long address = entry.getGlobalAddress();
+      if (!request.hasEntry() || address < 0 || entry.getKind() != EntryKind.DATA) {
+        throw new BadRequestException("A log write needs a DATA entry with a global address "
+            + "of 0 or more; holes are written by fill.");
+      }
+      byte[] bytes = ReplicaSupport.serialize(engine, entry);
+      int hash = ReplicaSupport.contentHash(entry);
+      CompletableFuture<Void> barrier;
+      synchronized (engine) {
+        long trim = engine.trimMark(LOG);
+        if (address < trim) {
+          throw new TrimmedException(trim, null);
+        }
+        Stored held = engine.lookup(LOG, address);
+        if (held == null) {
+          engine.put(key(LOG, address), address, hash,
+              request.getCommit() ? StorageEngine.COMMITTED : 0, bytes);
+        } else if (!held.hole() && held.global() == address && held.hash() == hash) {
+          if (request.getCommit() && !held.committed()) {
+            engine.commit(key(LOG, address));
+          }
+        } else {
+          throw new OverwrittenException(address, null, held.hole(), held.hole() ? -1 : held.global());
+        }
+        barrier = engine.barrier();
+      }
+      return barrier.thenApply(v -> LogWriteResponse.getDefaultInstance());
+    });
+  }
+
+  /**
+   * Commits DATA entries. An address holding nothing fails the whole call with
+   * BadRequestException (nothing is committed); committed entries, holes and trimmed addresses are
+   * left as they are.
+   */
+  public CompletableFuture<LogCommitResponse> commit(LogCommitRequest request) {
+    return call(() -> {
+      CompletableFuture<Void> barrier;
+      synchronized (engine) {
+        long trim = engine.trimMark(LOG);
+        List<Long> toCommit = new ArrayList<>();
+        for (long address : request.getAddressesList()) {
+          if (address < trim) {
+            continue;
+          }
+          Stored held = engine.lookup(LOG, address);
+          if (held == null) {
+            throw new BadRequestException("Global address " + address
+                + " holds nothing, so there is nothing to commit.");
+          }
+          if (!held.hole() && !held.committed()) {
+            toCommit.add(address);
+          }
+        }
+        if (!toCommit.isEmpty()) {
+          long[] keys = new long[toCommit.size() * 3];
+          for (int i = 0; i < toCommit.size(); i++) {
+            System.arraycopy(key(LOG, toCommit.get(i)), 0, keys, i * 3, 3);
+          }
+          engine.commit(keys);
+        }
+        barrier = engine.barrier();
+      }
+      return barrier.thenApply(v -> LogCommitResponse.getDefaultInstance());
+    });
+  }
+
+  /**
+   * Repairs an address: an empty one gets a HOLE (committed iff {@code commit}); an uncommitted
+   * entry is replaced by a committed HOLE when {@code abort} is set; anything else is left as it
+   * is. Returns what the address holds afterwards.
+   */
+  public CompletableFuture<LogFillResponse> fill(LogFillRequest request) {
+    return call(() -> {
+      long address = request.getAddress();
+      if (address < 0) {
+        throw new BadRequestException("Cannot fill the negative address " + address + ".");
+      }
+      Planned plan;
+      CompletableFuture<Void> barrier;
+      synchronized (engine) {
+        if (address >= engine.trimMark(LOG)) {
+          Stored held = engine.lookup(LOG, address);
+          if (held == null || (!held.hole() && !held.committed() && request.getAbort())) {
+            boolean committed = held != null || request.getCommit();
+            byte[] hole = LogEntryMsg.newBuilder().setGlobalAddress(address)
+                .setKind(EntryKind.HOLE).build().toByteArray();
+            engine.put(key(LOG, address), address, 0,
+                (byte) (StorageEngine.HOLE | (committed ? StorageEngine.COMMITTED : 0)), hole);
+          } else if (held.hole() && !held.committed() && request.getCommit()) {
+            engine.commit(key(LOG, address));
+          }
+        }
+        plan = ReplicaSupport.plan(engine, LOG, address);
+        barrier = engine.barrier();
+      }
+      return ReplicaSupport.answer(engine, barrier, List.of(plan))
+          .thenApply(r -> LogFillResponse.newBuilder().setResult(r.get(0)).build());
+    });
+  }
+
+  /**
+   * Reads {@code [from, to]} inclusive (at most 4,096 addresses): one result per address, EMPTY,
+   * UNCOMMITTED, COMMITTED (a fill is a HOLE entry) or TRIMMED.
+   */
+  public CompletableFuture<LogReadResponse> read(LogReadRequest request) {
+    return call(() -> {
+      ReplicaSupport.checkRange(request.getFrom(), request.getTo());
+      List<Planned> plans = new ArrayList<>();
+      CompletableFuture<Void> barrier;
+      synchronized (engine) {
+        for (long a = request.getFrom(); a <= request.getTo(); a++) {
+          plans.add(ReplicaSupport.plan(engine, LOG, a));
+        }
+        barrier = engine.barrier();
+      }
+      return ReplicaSupport.answer(engine, barrier, plans)
+          .thenApply(r -> LogReadResponse.newBuilder().addAllResults(r).build());
+    });
+  }
+
+  /**
+   * The highest address ever written (any status, -1 when none; trimming does not lower it) and
+   * the trim mark.
+   */
+  public CompletableFuture<LogTailResponse> tail(LogTailRequest request) {
+    return call(() -> {
+      LogTailResponse response;
+      CompletableFuture<Void> barrier;
+      synchronized (engine) {
+        response = LogTailResponse.newBuilder().setTail(engine.maxAddress(LOG))
+            .setTrimMark(engine.trimMark(LOG)).build();
+        barrier = engine.barrier();
+      }
+      return barrier.thenApply(v -> response);
+    });
+  }
+
+  /**
+   * Prefix trim: releases every address below {@code before}. The mark never goes back; the
+   * answer carries the mark in force afterwards.
+   */
+  public CompletableFuture<LogTrimResponse> trim(LogTrimRequest request) {
+    return call(() -> {
+      long mark;
+      CompletableFuture<Void> barrier;
+      synchronized (engine) {
+        if (request.getBefore() > engine.trimMark(LOG)) {
+          engine.trim(LOG, request.getBefore());
+        }
+        mark = engine.trimMark(LOG);
+        barrier = engine.barrier();
+      }
+      return barrier.thenApply(v -> LogTrimResponse.newBuilder().setTrimMark(mark).build());
+    });
+  }
+
+  /** What opening this replica found on disk (for operators and tests). */
+  public RecoveryStats recoveryStats() {
+    return engine.recoveryStats();
+  }
+
+  public StorageOptions options() {
+    return engine.options();
+  }
+
+  /** Makes everything written durable, then releases the files; later calls fail. */
+  @Override
+  public void close() throws IOException {
+    engine.close();
+  }
+
+  static <T> CompletableFuture<T> call(Supplier<CompletableFuture<T>> body) {
+    try {
+      return body.get();
+    } catch (VCorfuException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+  }
+}

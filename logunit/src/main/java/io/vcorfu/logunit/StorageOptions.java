@@ -1,0 +1,147 @@
+package io.vcorfu.logunit;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Objects;
+
+/** How a replica stores its records. Immutable; build with {@link #builder()}. */
+public final class StorageOptions {
+  public static final long DEFAULT_SEGMENT_SIZE = 64L << 20;
+  public static final int DEFAULT_MAX_ENTRY_SIZE = 4 << 20;
+  /** Segments are read whole during recovery, so they are capped well below 2 GiB. */
+  public static final long MAX_SEGMENT_SIZE = 1L << 30;
+
+  private final StorageMode mode;
+  private final Path directory;
+  private final FsyncPolicy fsyncPolicy;
+  private final Duration fsyncInterval;
+  private final long segmentSize;
+  private final int maxEntrySize;
+
+  private StorageOptions(Builder b) {
+    this.mode = b.mode;
+    this.directory = b.directory;
+    this.fsyncPolicy = b.fsyncPolicy;
+    this.fsyncInterval = b.fsyncInterval;
+    this.segmentSize = b.segmentSize;
+    this.maxEntrySize = b.maxEntrySize;
+  }
+
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** In-memory storage with default limits. */
+  public static StorageOptions memory() {
+    return builder().mode(StorageMode.MEMORY).build();
+  }
+
+  /** Durable storage in {@code directory} with group commit and default limits. */
+  public static StorageOptions durable(Path directory) {
+    return builder().mode(StorageMode.DURABLE).directory(directory).build();
+  }
+
+  public StorageMode mode() {
+    return mode;
+  }
+
+  /** The data directory (durable mode only; null in memory mode). */
+  public Path directory() {
+    return directory;
+  }
+
+  public FsyncPolicy fsyncPolicy() {
+    return fsyncPolicy;
+  }
+
+  /** How often {@link FsyncPolicy#INTERVAL} forces the active segment. */
+  public Duration fsyncInterval() {
+    return fsyncInterval;
+  }
+
+  /** A segment is sealed and a new one started once appending would pass this size. */
+  public long segmentSize() {
+    return segmentSize;
+  }
+
+  /** Largest serialized entry accepted; larger ones fail with TooLargeException. */
+  public int maxEntrySize() {
+    return maxEntrySize;
+  }
+
+  public Builder toBuilder() {
+    return new Builder()
+        .mode(mode)
+        .directory(directory)
+        .fsyncPolicy(fsyncPolicy)
+        .fsyncInterval(fsyncInterval)
+        .segmentSize(segmentSize)
+        .maxEntrySize(maxEntrySize);
+  }
+
+  @Override
+  public String toString() {
+    return "StorageOptions{mode=" + mode + ", directory=" + directory + ", fsync=" + fsyncPolicy
+        + ", fsyncInterval=" + fsyncInterval + ", segmentSize=" + segmentSize
+        + ", maxEntrySize=" + maxEntrySize + "}";
+  }
+
+  /** Builder; defaults: MEMORY, ALWAYS, 10 ms interval, 64 MiB segments, 4 MiB entries. */
+  public static final class Builder {
+    private StorageMode mode = StorageMode.MEMORY;
+    private Path directory;
+    private FsyncPolicy fsyncPolicy = FsyncPolicy.ALWAYS;
+    private Duration fsyncInterval = Duration.ofMillis(10);
+    private long segmentSize = DEFAULT_SEGMENT_SIZE;
+    private int maxEntrySize = DEFAULT_MAX_ENTRY_SIZE;
+
+    private Builder() {}
+
+    public Builder mode(StorageMode mode) {
+      this.mode = Objects.requireNonNull(mode, "mode");
+      return this;
+    }
+
+    public Builder directory(Path directory) {
+      this.directory = directory;
+      return this;
+    }
+
+    public Builder fsyncPolicy(FsyncPolicy policy) {
+      this.fsyncPolicy = Objects.requireNonNull(policy, "policy");
+      return this;
+    }
+
+    public Builder fsyncInterval(Duration interval) {
+      this.fsyncInterval = Objects.requireNonNull(interval, "interval");
+      return this;
+    }
+
+    public Builder segmentSize(long bytes) {
+      this.segmentSize = bytes;
+      return this;
+    }
+
+    public Builder maxEntrySize(int bytes) {
+      this.maxEntrySize = bytes;
+      return this;
+    }
+
+    public StorageOptions build() {
+      if (mode == StorageMode.DURABLE && directory == null) {
+        throw new IllegalArgumentException("durable storage needs a data directory");
+      }
+      if (segmentSize < 4096 || segmentSize > MAX_SEGMENT_SIZE) {
+        throw new IllegalArgumentException(
+            "segment size must be between 4096 and " + MAX_SEGMENT_SIZE + " bytes, not " + segmentSize);
+      }
+      if (maxEntrySize < 1) {
+        throw new IllegalArgumentException("the maximum entry size must be positive, not " + maxEntrySize);
+      }
+      if (fsyncInterval.isNegative() || fsyncInterval.isZero()) {
+        throw new IllegalArgumentException("the fsync interval must be positive, not " + fsyncInterval);
+      }
+      return new StorageOptions(this);
+    }
+  }
+}

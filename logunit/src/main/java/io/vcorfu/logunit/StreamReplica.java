@@ -1,0 +1,294 @@
+package io.vcorfu.logunit;
+
+import static io.vcorfu.logunit.internal.ReplicaSupport.key;
+
+import io.vcorfu.logunit.internal.Planned;
+import io.vcorfu.logunit.internal.ReplicaSupport;
+import io.vcorfu.logunit.internal.StorageEngine;
+import io.vcorfu.logunit.internal.Stored;
+import io.vcorfu.protocol.BadRequestException;
+import io.vcorfu.protocol.OverwrittenException;
+import io.vcorfu.protocol.StreamId;
+import io.vcorfu.protocol.TrimmedException;
+import io.vcorfu.protocol.UnknownStreamException;
+import io.vcorfu.protocol.VCorfuException;
+import io.vcorfu.protocol.proto.EntryKind;
+import io.vcorfu.protocol.proto.LogEntryMsg;
+import io.vcorfu.protocol.proto.StreamCommitRequest;
+import io.vcorfu.protocol.proto.StreamCommitResponse;
+import io.vcorfu.protocol.proto.StreamFillRequest;
+import io.vcorfu.protocol.proto.StreamFillResponse;
+import io.vcorfu.protocol.proto.StreamIdMsg;
+import io.vcorfu.protocol.proto.StreamReadRequest;
+import io.vcorfu.protocol.proto.StreamReadResponse;
+import io.vcorfu.protocol.proto.StreamSlot;
+import io.vcorfu.protocol.proto.StreamTailEntry;
+import io.vcorfu.protocol.proto.StreamTailRequest;
+import io.vcorfu.protocol.proto.StreamTailResponse;
+import io.vcorfu.protocol.proto.StreamTrimRequest;
+import io.vcorfu.protocol.proto.StreamTrimResponse;
+import io.vcorfu.protocol.proto.StreamWriteRequest;
+import io.vcorfu.protocol.proto.StreamWriteResponse;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * A stream replica: materialized streams, entries indexed by (stream id, stream address), each slot
+ * write-once, with commit bits, fills and per-stream prefix trim.
+ *
+ * <p>Thread-safe and linearizable: every call checks and changes the state while holding the
+ * engine's monitor. Every future completes only when what the call did (and everything before
+ * it) is durable per the {@link FsyncPolicy}; errors are typed {@link VCorfuException}s delivered
+ * through the future. Nothing here retries: callers (writers and repairing readers) do.
+ */
+public final class StreamReplica implements AutoCloseable {
+  private final StorageEngine engine;
+
+  private StreamReplica(StorageEngine engine) {
+    this.engine = engine;
+  }
+
+  /** Opens (and in durable mode recovers) a stream replica; the directory is its own. */
+  public static StreamReplica open(StorageOptions options) throws IOException {
+    return new StreamReplica(StorageEngine.open(options));
+  }
+
+  /**
+   * Writes one entry into all of the given slots atomically (all or none), committed when {@code
+   * commit} is set. A slot already holding the same entry (same global address and content) is a
+   * re-drive and succeeds; a slot holding anything else fails the whole write with
+   * OverwrittenException for that slot, a slot below its stream's trim mark with TrimmedException.
+   */
+  public CompletableFuture<StreamWriteResponse> write(StreamWriteRequest request) {
+    return LogReplica.call(() -> {
+      LogEntryMsg entry = request.getEntry();
+      long global = entry.getGlobalAddress();
+      if (!request.hasEntry() || global < 0 || entry.getKind() != EntryKind.DATA
+          || request.getSlotsCount() == 0) {
+        throw new BadRequestException("A stream write needs a DATA entry with a global address "
+            + "of 0 or more and at least one stream slot; holes are written by fill.");
+      }
+      Set<StreamId> seen = new HashSet<>();
+      for (StreamSlot slot : request.getSlotsList()) {
+        if (slot.getStreamAddress() < 0 || !seen.add(StreamId.fromMsg(slot.getStream()))) {
+          throw new BadRequestException("Each slot of a stream write must name a different stream "
+              + "and an address of 0 or more; slot " + slot.getStreamAddress() + " of stream "
+              + StreamId.fromMsg(slot.getStream()) + " does not.");
+        }
+      }
+      byte[] bytes = ReplicaSupport.serialize(engine, entry);
+      int hash = ReplicaSupport.contentHash(entry);
+      CompletableFuture<Void> barrier;
+      synchronized (engine) {
+        List<long[]> toPut = new ArrayList<>();
+        List<long[]> toCommit = new ArrayList<>();
+        for (StreamSlot slot : request.getSlotsList()) {
+          StreamId stream = StreamId.fromMsg(slot.getStream());
+          long address = slot.getStreamAddress();
+          long trim = engine.trimMark(stream);
+          if (address < trim) {
+            throw new TrimmedException(trim, stream);
+          }
+          Stored held = engine.lookup(stream, address);
+          if (held == null) {
+            toPut.add(key(stream, address));
+          } else if (!held.hole() && held.global() == global && held.hash() == hash) {
+            if (request.getCommit() && !held.committed()) {
+              toCommit.add(key(stream, address));
+            }
+          } else {
+            throw new OverwrittenException(address, stream, held.hole(),
+                held.hole() ? -1 : held.global());
+          }
+        }
+        if (!toPut.isEmpty()) {
+          engine.put(flatten(toPut), global, hash,
+              request.getCommit() ? StorageEngine.COMMITTED : 0, bytes);
+        }
+        if (!toCommit.isEmpty()) {
+          engine.commit(flatten(toCommit));
+        }
+        barrier = engine.barrier();
+      }
+      return barrier.thenApply(v -> StreamWriteResponse.getDefaultInstance());
+    });
+  }
+
+  /**
+   * Commits DATA entries in the given slots. A slot holding nothing fails the whole call with
+   * BadRequestException (nothing is committed); committed entries, holes and trimmed slots are
+   * left as they are.
+   */
+  public CompletableFuture<StreamCommitResponse> commit(StreamCommitRequest request) {
+    return LogReplica.call(() -> {
+      CompletableFuture<Void> barrier;
+      synchronized (engine) {
+        List<long[]> toCommit = new ArrayList<>();
+        for (StreamSlot slot : request.getSlotsList()) {
+          StreamId stream = StreamId.fromMsg(slot.getStream());
+          long address = slot.getStreamAddress();
+          if (address < engine.trimMark(stream)) {
+            continue;
+          }
+          Stored held = engine.lookup(stream, address);
+          if (held == null) {
+            throw new BadRequestException("Address " + address + " of stream " + stream
+                + " holds nothing, so there is nothing to commit.");
+          }
+          if (!held.hole() && !held.committed()) {
+            toCommit.add(key(stream, address));
+          }
+        }
+        if (!toCommit.isEmpty()) {
+          engine.commit(flatten(toCommit));
+        }
+        barrier = engine.barrier();
+      }
+      return barrier.thenApply(v -> StreamCommitResponse.getDefaultInstance());
+    });
+  }
+
+  /**
+   * Repairs a slot: an empty one gets a HOLE (committed iff {@code commit}); an uncommitted entry
+   * is replaced by a committed HOLE when {@code abort} is set; anything else is left as it is.
+   * Returns what the slot holds afterwards.
+   */
+  public CompletableFuture<StreamFillResponse> fill(StreamFillRequest request) {
+    return LogReplica.call(() -> {
+      StreamId stream = StreamId.fromMsg(request.getStream());
+      long address = request.getStreamAddress();
+      if (address < 0) {
+        throw new BadRequestException("Cannot fill the negative address " + address
+            + " of stream " + stream + ".");
+      }
+      Planned plan;
+      CompletableFuture<Void> barrier;
+      synchronized (engine) {
+        if (address >= engine.trimMark(stream)) {
+          Stored held = engine.lookup(stream, address);
+          if (held == null || (!held.hole() && !held.committed() && request.getAbort())) {
+            boolean committed = held != null || request.getCommit();
+            byte[] hole = LogEntryMsg.newBuilder().setGlobalAddress(-1).setKind(EntryKind.HOLE)
+                .addSlots(StreamSlot.newBuilder().setStream(request.getStream())
+                    .setStreamAddress(address).setBackpointer(-1))
+                .build().toByteArray();
+            engine.put(key(stream, address), -1, 0,
+                (byte) (StorageEngine.HOLE | (committed ? StorageEngine.COMMITTED : 0)), hole);
+          } else if (held.hole() && !held.committed() && request.getCommit()) {
+            engine.commit(key(stream, address));
+          }
+        }
+        plan = ReplicaSupport.plan(engine, stream, address);
+        barrier = engine.barrier();
+      }
+      return ReplicaSupport.answer(engine, barrier, List.of(plan))
+          .thenApply(r -> StreamFillResponse.newBuilder().setResult(r.get(0)).build());
+    });
+  }
+
+  /**
+   * Reads stream addresses {@code [from, to]} inclusive (at most 4,096); UnknownStreamException
+   * when this replica never held anything for the stream.
+   */
+  public CompletableFuture<StreamReadResponse> read(StreamReadRequest request) {
+    return LogReplica.call(() -> {
+      StreamId stream = StreamId.fromMsg(request.getStream());
+      ReplicaSupport.checkRange(request.getFrom(), request.getTo());
+      List<Planned> plans = new ArrayList<>();
+      CompletableFuture<Void> barrier;
+      synchronized (engine) {
+        if (!engine.knows(stream)) {
+          throw new UnknownStreamException(stream);
+        }
+        for (long a = request.getFrom(); a <= request.getTo(); a++) {
+          plans.add(ReplicaSupport.plan(engine, stream, a));
+        }
+        barrier = engine.barrier();
+      }
+      return ReplicaSupport.answer(engine, barrier, plans)
+          .thenApply(r -> StreamReadResponse.newBuilder().addAllResults(r).build());
+    });
+  }
+
+  /**
+   * Per stream (the requested ones, or every stream held when {@code all} is set): the highest
+   * stream address held (-1 when none; trimming does not lower it), the global address of the
+   * entry there (-1 for a hole) and the trim mark; plus the highest global address of any entry
+   * held. A sequencer rebuilds its tails from this after a restart.
+   */
+  public CompletableFuture<StreamTailResponse> tail(StreamTailRequest request) {
+    return LogReplica.call(() -> {
+      StreamTailResponse.Builder response = StreamTailResponse.newBuilder();
+      CompletableFuture<Void> barrier;
+      synchronized (engine) {
+        List<StreamId> streams = new ArrayList<>();
+        if (request.getAll()) {
+          streams.addAll(engine.namespaces());
+          streams.sort(null);
+        } else {
+          for (StreamIdMsg s : request.getStreamsList()) {
+            streams.add(StreamId.fromMsg(s));
+          }
+        }
+        for (StreamId s : streams) {
+          response.addTails(StreamTailEntry.newBuilder().setStream(s.toMsg())
+              .setTail(engine.maxAddress(s)).setLastGlobal(engine.lastGlobal(s))
+              .setTrimMark(engine.trimMark(s)));
+        }
+        response.setMaxGlobal(engine.maxGlobal());
+        barrier = engine.barrier();
+      }
+      return barrier.thenApply(v -> response.build());
+    });
+  }
+
+  /**
+   * Prefix trim of one stream: releases every stream address below {@code before}. The mark never
+   * goes back; UnknownStreamException for a stream never held here.
+   */
+  public CompletableFuture<StreamTrimResponse> trim(StreamTrimRequest request) {
+    return LogReplica.call(() -> {
+      StreamId stream = StreamId.fromMsg(request.getStream());
+      long mark;
+      CompletableFuture<Void> barrier;
+      synchronized (engine) {
+        if (!engine.knows(stream)) {
+          throw new UnknownStreamException(stream);
+        }
+        if (request.getBefore() > engine.trimMark(stream)) {
+          engine.trim(stream, request.getBefore());
+        }
+        mark = engine.trimMark(stream);
+        barrier = engine.barrier();
+      }
+      return barrier.thenApply(v -> StreamTrimResponse.newBuilder().setTrimMark(mark).build());
+    });
+  }
+
+  /** What opening this replica found on disk (for operators and tests). */
+  public RecoveryStats recoveryStats() {
+    return engine.recoveryStats();
+  }
+
+  public StorageOptions options() {
+    return engine.options();
+  }
+
+  /** Makes everything written durable, then releases the files; later calls fail. */
+  @Override
+  public void close() throws IOException {
+    engine.close();
+  }
+
+  private static long[] flatten(List<long[]> keys) {
+    long[] out = new long[keys.size() * 3];
+    for (int i = 0; i < keys.size(); i++) {
+      System.arraycopy(keys.get(i), 0, out, i * 3, 3);
+    }
+    return out;
+  }
+}

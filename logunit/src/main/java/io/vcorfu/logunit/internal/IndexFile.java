@@ -1,0 +1,81 @@
+package io.vcorfu.logunit.internal;
+
+import java.nio.ByteBuffer;
+import java.util.Arrays;
+import java.util.function.Consumer;
+import java.util.zip.CRC32C;
+
+/**
+ * The index file of a sealed segment: the segment's ops without payloads, so a restart replays
+ * them instead of reading the data. Layout: {@code magic:int, version:int, segment:int,
+ * segmentLength:long, opCount:int, ops..., crc32c:int} with the CRC over everything before it.
+ * Also serves as the growable buffer that collects the active segment's ops.
+ */
+final class IndexFile {
+  private static final int MAGIC = 0x56434958; // "VCIX"
+  private static final int VERSION = 1;
+  private static final int HEADER = 4 + 4 + 4 + 8 + 4;
+
+  private byte[] bytes = new byte[1 << 16];
+  private int length = HEADER;
+  private int ops;
+
+  void add(Op op) {
+    int need = RecordCodec.bodyLength(op, true);
+    if (length + need + 4 > bytes.length) {
+      bytes = Arrays.copyOf(bytes, Math.max(bytes.length * 2, length + need + 4));
+    }
+    ByteBuffer b = ByteBuffer.wrap(bytes, length, need);
+    RecordCodec.writeBody(b, op, true);
+    length += need;
+    ops++;
+  }
+
+  /** The file contents for segment {@code segment} of {@code segmentLength} bytes. */
+  byte[] finish(int segment, long segmentLength) {
+    ByteBuffer.wrap(bytes, 0, HEADER).putInt(MAGIC).putInt(VERSION).putInt(segment)
+        .putLong(segmentLength).putInt(ops);
+    CRC32C crc = new CRC32C();
+    crc.update(bytes, 0, length);
+    byte[] out = Arrays.copyOf(bytes, length + 4);
+    ByteBuffer.wrap(out, length, 4).putInt((int) crc.getValue());
+    return out;
+  }
+
+  /**
+   * Replays a stored index file into {@code sink}, or returns false (replaying nothing) when the
+   * file is damaged or does not describe {@code segment} at {@code segmentLength} bytes.
+   */
+  static boolean replay(byte[] file, int segment, long segmentLength, Consumer<Op> sink) {
+    if (file.length < HEADER + 4) {
+      return false;
+    }
+    CRC32C crc = new CRC32C();
+    crc.update(file, 0, file.length - 4);
+    ByteBuffer b = ByteBuffer.wrap(file);
+    if ((int) crc.getValue() != b.getInt(file.length - 4)) {
+      return false;
+    }
+    if (b.getInt() != MAGIC || b.getInt() != VERSION || b.getInt() != segment
+        || b.getLong() != segmentLength) {
+      return false;
+    }
+    int count = b.getInt();
+    b.limit(file.length - 4);
+    Op[] parsed = new Op[count];
+    try {
+      for (int i = 0; i < count; i++) {
+        parsed[i] = RecordCodec.readBody(b, true, 0);
+      }
+    } catch (RuntimeException e) {
+      return false;
+    }
+    if (b.hasRemaining()) {
+      return false;
+    }
+    for (Op op : parsed) {
+      sink.accept(op);
+    }
+    return true;
+  }
+}

@@ -1,0 +1,173 @@
+package io.vcorfu.logunit.internal;
+
+import io.vcorfu.protocol.StreamId;
+import java.util.Arrays;
+import java.util.function.IntConsumer;
+
+/**
+ * The records of one namespace, kept compact: an open-addressing map from address to slot, and
+ * one primitive array per field indexed by slot (about 60 bytes per record, no boxing). Payload
+ * bytes live here only in memory mode; durable mode keeps their segment position instead.
+ *
+ * <p>Not thread-safe: guarded by the owning {@link StorageEngine}'s monitor.
+ */
+final class NamespaceIndex {
+  private static final long FREE = Long.MIN_VALUE;
+
+  final StreamId id;
+  long trimMark;
+  long maxAddress = -1;
+  /** Global address of the record at {@link #maxAddress}, -1 for a hole or none. */
+  long lastGlobal = -1;
+
+  private long[] tableKeys;
+  private int[] tableSlots;
+  private int size;
+
+  long[] address;
+  long[] pos;
+  int[] len;
+  byte[] flags;
+  long[] global;
+  int[] hash;
+  /** Segment of the commit record when it differs from the entry's, else -1. */
+  int[] commitSegment;
+  byte[][] payload;
+  private final boolean inMemory;
+
+  NamespaceIndex(StreamId id, boolean inMemory) {
+    this.id = id;
+    this.inMemory = inMemory;
+    allocate(16);
+  }
+
+  private void allocate(int capacity) {
+    tableKeys = new long[Integer.highestOneBit(Math.max(16, capacity * 2 - 1)) * 2];
+    Arrays.fill(tableKeys, FREE);
+    tableSlots = new int[tableKeys.length];
+    address = new long[capacity];
+    pos = new long[capacity];
+    len = new int[capacity];
+    flags = new byte[capacity];
+    global = new long[capacity];
+    hash = new int[capacity];
+    commitSegment = new int[capacity];
+    payload = inMemory ? new byte[capacity][] : null;
+    size = 0;
+  }
+
+  int size() {
+    return size;
+  }
+
+  /** The slot holding {@code addr}, or -1. */
+  int find(long addr) {
+    int mask = tableKeys.length - 1;
+    for (int i = mix(addr) & mask; ; i = (i + 1) & mask) {
+      long k = tableKeys[i];
+      if (k == addr) {
+        return tableSlots[i];
+      }
+      if (k == FREE) {
+        return -1;
+      }
+    }
+  }
+
+  /** A new slot for an address not present yet. */
+  int insert(long addr) {
+    if (size == address.length) {
+      grow(size * 2);
+    }
+    int slot = size++;
+    address[slot] = addr;
+    commitSegment[slot] = -1;
+    place(addr, slot);
+    return slot;
+  }
+
+  private void place(long addr, int slot) {
+    int mask = tableKeys.length - 1;
+    int i = mix(addr) & mask;
+    while (tableKeys[i] != FREE) {
+      i = (i + 1) & mask;
+    }
+    tableKeys[i] = addr;
+    tableSlots[i] = slot;
+  }
+
+  private void grow(int capacity) {
+    address = Arrays.copyOf(address, capacity);
+    pos = Arrays.copyOf(pos, capacity);
+    len = Arrays.copyOf(len, capacity);
+    flags = Arrays.copyOf(flags, capacity);
+    global = Arrays.copyOf(global, capacity);
+    hash = Arrays.copyOf(hash, capacity);
+    commitSegment = Arrays.copyOf(commitSegment, capacity);
+    if (inMemory) {
+      payload = Arrays.copyOf(payload, capacity);
+    }
+    if (capacity * 2 > tableKeys.length) {
+      rehash(Integer.highestOneBit(capacity) * 4);
+    }
+  }
+
+  private void rehash(int tableSize) {
+    tableKeys = new long[tableSize];
+    Arrays.fill(tableKeys, FREE);
+    tableSlots = new int[tableSize];
+    for (int s = 0; s < size; s++) {
+      place(address[s], s);
+    }
+  }
+
+  /**
+   * Drops every record with an address below {@code before}, calling {@code dropped} with each
+   * dropped slot first (while its fields are still readable), then compacts the arrays.
+   */
+  void removeBelow(long before, IntConsumer dropped) {
+    int kept = 0;
+    for (int s = 0; s < size; s++) {
+      if (address[s] < before) {
+        dropped.accept(s);
+        continue;
+      }
+      if (kept != s) {
+        address[kept] = address[s];
+        pos[kept] = pos[s];
+        len[kept] = len[s];
+        flags[kept] = flags[s];
+        global[kept] = global[s];
+        hash[kept] = hash[s];
+        commitSegment[kept] = commitSegment[s];
+        if (inMemory) {
+          payload[kept] = payload[s];
+        }
+      }
+      kept++;
+    }
+    if (inMemory) {
+      Arrays.fill(payload, kept, size, null);
+    }
+    size = kept;
+    int capacity = Math.max(16, Integer.highestOneBit(Math.max(1, kept)) * 2);
+    if (capacity < address.length) {
+      address = Arrays.copyOf(address, capacity);
+      pos = Arrays.copyOf(pos, capacity);
+      len = Arrays.copyOf(len, capacity);
+      flags = Arrays.copyOf(flags, capacity);
+      global = Arrays.copyOf(global, capacity);
+      hash = Arrays.copyOf(hash, capacity);
+      commitSegment = Arrays.copyOf(commitSegment, capacity);
+      if (inMemory) {
+        payload = Arrays.copyOf(payload, capacity);
+      }
+    }
+    rehash(Integer.highestOneBit(Math.max(16, address.length * 2 - 1)) * 2);
+  }
+
+  private static int mix(long key) {
+    long h = key * 0x9E3779B97F4A7C15L;
+    return (int) (h ^ (h >>> 32));
+  }
+}

@@ -1,0 +1,67 @@
+package io.vcorfu.logunit.internal;
+
+/**
+ * One change to the index, as written to a segment (with its payload) or to an index file (with
+ * the payload's position instead). Keys are flattened triples {@code (msb, lsb, address)}.
+ */
+final class Op {
+  static final byte ENTRY = 1;
+  static final byte COMMIT = 2;
+  /** Per-namespace marks: trim mark, highest address, its global address, engine max global. */
+  static final byte MARKS = 3;
+
+  final byte type;
+  final long[] keys;
+  // ENTRY
+  final byte flags;
+  final long global;
+  final int hash;
+  final byte[] payload;
+  long payloadPos;
+  int payloadLen;
+  // MARKS (namespace in keys[0..1])
+  final long trimMark;
+  final long maxAddress;
+  final long lastGlobal;
+  final long maxGlobal;
+
+  private Op(byte type, long[] keys, byte flags, long global, int hash, byte[] payload,
+      long trimMark, long maxAddress, long lastGlobal, long maxGlobal) {
+    this.type = type;
+    this.keys = keys;
+    this.flags = flags;
+    this.global = global;
+    this.hash = hash;
+    this.payload = payload;
+    this.payloadLen = payload == null ? 0 : payload.length;
+    this.trimMark = trimMark;
+    this.maxAddress = maxAddress;
+    this.lastGlobal = lastGlobal;
+    this.maxGlobal = maxGlobal;
+  }
+
+  static Op entry(byte flags, long global, int hash, long[] keys, byte[] payload) {
+    return new Op(ENTRY, keys, flags, global, hash, payload, 0, 0, 0, 0);
+  }
+
+  /** An entry restored from an index file: payload in the segment at {@code pos}. */
+  static Op entryAt(byte flags, long global, int hash, long[] keys, long pos, int len) {
+    Op op = new Op(ENTRY, keys, flags, global, hash, null, 0, 0, 0, 0);
+    op.payloadPos = pos;
+    op.payloadLen = len;
+    return op;
+  }
+
+  static Op commit(long[] keys) {
+    return new Op(COMMIT, keys, (byte) 0, 0, 0, null, 0, 0, 0, 0);
+  }
+
+  static Op marks(long msb, long lsb, long trimMark, long maxAddress, long lastGlobal, long maxGlobal) {
+    return new Op(MARKS, new long[] {msb, lsb, 0}, (byte) 0, 0, 0, null,
+        trimMark, maxAddress, lastGlobal, maxGlobal);
+  }
+
+  int keyCount() {
+    return keys.length / 3;
+  }
+}

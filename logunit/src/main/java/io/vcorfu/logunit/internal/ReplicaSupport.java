@@ -1,0 +1,111 @@
+package io.vcorfu.logunit.internal;
+
+import com.google.protobuf.InvalidProtocolBufferException;
+import io.vcorfu.protocol.BadRequestException;
+import io.vcorfu.protocol.ServerErrorException;
+import io.vcorfu.protocol.StreamId;
+import io.vcorfu.protocol.TooLargeException;
+import io.vcorfu.protocol.proto.LogEntryMsg;
+import io.vcorfu.protocol.proto.ReadResult;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ForkJoinPool;
+import java.util.zip.CRC32C;
+
+/** What the log and stream replicas share: keys, size checks, planning and answering reads. */
+public final class ReplicaSupport {
+  /** Largest range one read may ask for; clients page through longer ones. */
+  public static final int MAX_READ_RANGE = 4096;
+
+  private ReplicaSupport() {}
+
+  public static long[] key(StreamId ns, long address) {
+    return new long[] {ns.msb(), ns.lsb(), address};
+  }
+
+  /**
+   * Identity of an entry's content, ignoring the writer's epoch: a repairer re-driving the same
+   * entry matches it, a different entry with the same address does not.
+   */
+  public static int contentHash(LogEntryMsg entry) {
+    CRC32C crc = new CRC32C();
+    crc.update(entry.toBuilder().clearEpoch().build().toByteArray());
+    return (int) crc.getValue();
+  }
+
+  /** The serialized entry, or TooLargeException when it exceeds the engine's limit. */
+  public static byte[] serialize(StorageEngine engine, LogEntryMsg entry) {
+    byte[] bytes = entry.toByteArray();
+    int limit = engine.options().maxEntrySize();
+    if (bytes.length > limit) {
+      throw new TooLargeException(bytes.length, limit);
+    }
+    return bytes;
+  }
+
+  public static void checkRange(long from, long to) {
+    if (from < 0) {
+      throw new BadRequestException("A read cannot start at the negative address " + from + ".");
+    }
+    if (from > to) {
+      throw new BadRequestException("A read from address " + from + " to " + to
+          + " is empty: the start is after the end.");
+    }
+    if (to - from + 1 > MAX_READ_RANGE) {
+      throw new BadRequestException("A read may cover at most " + MAX_READ_RANGE
+          + " addresses; page through " + from + ".." + to + " instead.");
+    }
+  }
+
+  /** Decides what {@code address} of {@code ns} answers; call under the engine's monitor. */
+  public static Planned plan(StorageEngine engine, StreamId ns, long address) {
+    if (address < engine.trimMark(ns)) {
+      return new Planned(address, ReadResult.Status.TRIMMED, null);
+    }
+    Stored s = engine.lookup(ns, address);
+    if (s == null) {
+      return new Planned(address, ReadResult.Status.EMPTY, null);
+    }
+    return new Planned(address,
+        s.committed() ? ReadResult.Status.COMMITTED : ReadResult.Status.UNCOMMITTED, s);
+  }
+
+  /** Answers planned reads once {@code barrier} completes, loading bytes off the writer thread. */
+  public static CompletableFuture<List<ReadResult>> answer(
+      StorageEngine engine, CompletableFuture<Void> barrier, List<Planned> plans) {
+    if (barrier.isDone() && !barrier.isCompletedExceptionally()) {
+      try {
+        return CompletableFuture.completedFuture(results(engine, plans));
+      } catch (RuntimeException e) {
+        return CompletableFuture.failedFuture(e);
+      }
+    }
+    return barrier.thenApplyAsync(v -> results(engine, plans), ForkJoinPool.commonPool());
+  }
+
+  private static List<ReadResult> results(StorageEngine engine, List<Planned> plans) {
+    List<ReadResult> out = new ArrayList<>(plans.size());
+    for (Planned p : plans) {
+      out.add(result(engine, p));
+    }
+    return out;
+  }
+
+  private static ReadResult result(StorageEngine engine, Planned p) {
+    ReadResult.Builder r = ReadResult.newBuilder().setAddress(p.address()).setStatus(p.status());
+    if (p.stored() == null) {
+      return r.build();
+    }
+    byte[] bytes = engine.load(p.stored());
+    if (bytes == null) {
+      return r.setStatus(ReadResult.Status.TRIMMED).build();
+    }
+    try {
+      return r.setEntry(LogEntryMsg.parseFrom(bytes)).build();
+    } catch (InvalidProtocolBufferException e) {
+      throw new ServerErrorException("A stored entry at address " + p.address()
+          + " cannot be decoded: " + e.getMessage(), e);
+    }
+  }
+}

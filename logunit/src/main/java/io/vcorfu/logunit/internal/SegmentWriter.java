@@ -1,0 +1,278 @@
+package io.vcorfu.logunit.internal;
+
+import io.vcorfu.logunit.FsyncPolicy;
+import io.vcorfu.protocol.ServerErrorException;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The single thread that appends records to the active segment, forces it, seals segments (with
+ * their index file) and deletes dead ones. Work items are executed strictly in queue order, so a
+ * barrier completes only after every record queued before it is written (and, under
+ * {@link FsyncPolicy#ALWAYS}, forced). Deletions are done after the force of their batch, so a
+ * segment never disappears before the trim that killed it is durable.
+ *
+ * <p>Callers enqueue under the engine's monitor, which fixes the file order; barrier futures are
+ * completed on a separate thread so that callbacks never stall the writer.
+ */
+final class SegmentWriter implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(SegmentWriter.class);
+  private static final int BUFFER = 1 << 20;
+
+  private sealed interface Item permits Append, Roll, Delete, Barrier, Stop {}
+
+  private record Append(byte[] frame) implements Item {}
+
+  private record Roll(int sealed, long sealedLength, byte[] index, int next) implements Item {}
+
+  private record Delete(int segment) implements Item {}
+
+  private record Barrier(CompletableFuture<Void> future) implements Item {}
+
+  private record Stop() implements Item {}
+
+  private final Path directory;
+  private final FsyncPolicy policy;
+  private final long intervalNanos;
+  private final LinkedBlockingQueue<Item> queue = new LinkedBlockingQueue<>();
+  private final Map<Integer, FileChannel> channels = new ConcurrentHashMap<>();
+  private final ExecutorService completer;
+  private final Thread thread;
+  private final ByteBuffer buffer = ByteBuffer.allocate(BUFFER);
+  private FileChannel active;
+  private boolean dirty;
+  private long lastForce = System.nanoTime();
+  private volatile Throwable failure;
+
+  SegmentWriter(Path directory, FsyncPolicy policy, long intervalMillis, int activeSegment,
+      Map<Integer, FileChannel> openChannels) {
+    this.directory = directory;
+    this.policy = policy;
+    this.intervalNanos = TimeUnit.MILLISECONDS.toNanos(intervalMillis);
+    this.channels.putAll(openChannels);
+    this.active = channels.get(activeSegment);
+    String name = "vcorfu-segments-" + directory.getFileName();
+    this.completer = Executors.newSingleThreadExecutor(r -> daemon(r, name + "-complete"));
+    this.thread = daemon(this::run, name);
+    thread.start();
+  }
+
+  private static Thread daemon(Runnable r, String name) {
+    Thread t = new Thread(r, name);
+    t.setDaemon(true);
+    return t;
+  }
+
+  static Path segmentPath(Path dir, int id) {
+    return dir.resolve(String.format("segment-%06d.log", id));
+  }
+
+  static Path indexPath(Path dir, int id) {
+    return dir.resolve(String.format("segment-%06d.idx", id));
+  }
+
+  /** The channel of a segment for positional reads, or null once it was deleted. */
+  FileChannel channel(int segment) {
+    return channels.get(segment);
+  }
+
+  void append(byte[] frame) {
+    queue.add(new Append(frame));
+  }
+
+  void roll(int sealed, long sealedLength, byte[] index, int next) {
+    queue.add(new Roll(sealed, sealedLength, index, next));
+  }
+
+  void delete(int segment) {
+    queue.add(new Delete(segment));
+  }
+
+  /** Completes once everything queued before it is durable per the policy. */
+  CompletableFuture<Void> barrier() {
+    CompletableFuture<Void> f = new CompletableFuture<>();
+    Throwable failed = failure;
+    if (failed != null) {
+      f.completeExceptionally(storageFailed(failed));
+    } else {
+      queue.add(new Barrier(f));
+    }
+    return f;
+  }
+
+  private void run() {
+    List<Item> batch = new ArrayList<>();
+    try {
+      while (true) {
+        Item first = policy == FsyncPolicy.INTERVAL
+            ? queue.poll(intervalNanos, TimeUnit.NANOSECONDS) : queue.take();
+        if (first == null) {
+          forceIfIntervalElapsed();
+          continue;
+        }
+        batch.add(first);
+        queue.drainTo(batch, 8192);
+        if (process(batch)) {
+          return;
+        }
+        batch.clear();
+      }
+    } catch (Throwable t) {
+      failure = t;
+      log.error("Storage writer for {} failed; the replica stops accepting writes", directory, t);
+      List<Item> rest = new ArrayList<>(batch);
+      queue.drainTo(rest);
+      for (Item item : rest) {
+        if (item instanceof Barrier b) {
+          b.future().completeExceptionally(storageFailed(t));
+        }
+      }
+    }
+  }
+
+  /** Runs one batch; true when it contained the stop item. */
+  private boolean process(List<Item> batch) throws IOException {
+    List<CompletableFuture<Void>> done = new ArrayList<>();
+    List<Integer> deletes = new ArrayList<>();
+    boolean stop = false;
+    for (Item item : batch) {
+      if (item instanceof Append a) {
+        write(a.frame());
+      } else if (item instanceof Roll r) {
+        seal(r);
+      } else if (item instanceof Delete d) {
+        deletes.add(d.segment());
+      } else if (item instanceof Barrier b) {
+        done.add(b.future());
+      } else {
+        stop = true;
+      }
+    }
+    flush();
+    if (policy == FsyncPolicy.ALWAYS || stop) {
+      force();
+    } else {
+      forceIfIntervalElapsed();
+    }
+    for (int segment : deletes) {
+      deleteSegment(segment);
+    }
+    if (!done.isEmpty()) {
+      completer.execute(() -> done.forEach(f -> f.complete(null)));
+    }
+    return stop;
+  }
+
+  private void write(byte[] frame) throws IOException {
+    if (frame.length > buffer.remaining()) {
+      flush();
+      if (frame.length > buffer.capacity()) {
+        writeFully(active, ByteBuffer.wrap(frame));
+        dirty = true;
+        return;
+      }
+    }
+    buffer.put(frame);
+  }
+
+  private void flush() throws IOException {
+    if (buffer.position() > 0) {
+      buffer.flip();
+      writeFully(active, buffer);
+      buffer.clear();
+      dirty = true;
+    }
+  }
+
+  private static void writeFully(FileChannel ch, ByteBuffer b) throws IOException {
+    while (b.hasRemaining()) {
+      ch.write(b);
+    }
+  }
+
+  private void force() throws IOException {
+    if (dirty) {
+      active.force(false);
+      dirty = false;
+    }
+    lastForce = System.nanoTime();
+  }
+
+  private void forceIfIntervalElapsed() throws IOException {
+    if (policy == FsyncPolicy.INTERVAL && System.nanoTime() - lastForce >= intervalNanos) {
+      force();
+    }
+  }
+
+  private void seal(Roll r) throws IOException {
+    flush();
+    if (active.size() != r.sealedLength()) {
+      throw new IOException("segment " + r.sealed() + " has " + active.size()
+          + " bytes but the index expects " + r.sealedLength());
+    }
+    if (policy != FsyncPolicy.NONE) {
+      force();
+    }
+    Path tmp = directory.resolve(indexPath(directory, r.sealed()).getFileName() + ".tmp");
+    try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.CREATE,
+        StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.WRITE)) {
+      writeFully(ch, ByteBuffer.wrap(r.index()));
+      if (policy != FsyncPolicy.NONE) {
+        ch.force(true);
+      }
+    }
+    Files.move(tmp, indexPath(directory, r.sealed()), StandardCopyOption.ATOMIC_MOVE);
+    active = FileChannel.open(segmentPath(directory, r.next()), StandardOpenOption.CREATE_NEW,
+        StandardOpenOption.READ, StandardOpenOption.WRITE);
+    channels.put(r.next(), active);
+    dirty = true;
+    log.debug("Sealed segment {} ({} bytes) in {}", r.sealed(), r.sealedLength(), directory);
+  }
+
+  private void deleteSegment(int segment) throws IOException {
+    FileChannel ch = channels.remove(segment);
+    if (ch != null) {
+      ch.close();
+    }
+    Files.deleteIfExists(indexPath(directory, segment));
+    Files.deleteIfExists(segmentPath(directory, segment));
+    log.debug("Deleted segment {} of {}: nothing in it is live", segment, directory);
+  }
+
+  static ServerErrorException storageFailed(Throwable t) {
+    return new ServerErrorException("The storage of this replica failed and it accepts no more "
+        + "writes: " + t.getMessage(), t);
+  }
+
+  /** Writes and forces everything queued, then stops the thread and closes all files. */
+  @Override
+  public void close() throws IOException {
+    queue.add(new Stop());
+    try {
+      thread.join();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    completer.shutdown();
+    for (FileChannel ch : channels.values()) {
+      ch.close();
+    }
+    channels.clear();
+  }
+}

@@ -1,0 +1,394 @@
+package io.vcorfu.logunit.internal;
+
+import io.vcorfu.logunit.RecoveryStats;
+import io.vcorfu.logunit.StorageMode;
+import io.vcorfu.logunit.StorageOptions;
+import io.vcorfu.protocol.ServerErrorException;
+import io.vcorfu.protocol.StreamId;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.ClosedChannelException;
+import java.nio.channels.FileChannel;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * The storage engine both replica kinds run on: records keyed by (namespace, address), each with
+ * entry bytes and flags (committed, hole). In memory mode the bytes stay in the index; in durable
+ * mode every change is appended as a checksummed record to the active segment by a
+ * {@link SegmentWriter}, and the index keeps only positions.
+ *
+ * <p>The engine does not enforce write-once: replicas check, then write, while holding this
+ * engine's monitor (all methods here are synchronized on it). Mutations are visible at once;
+ * {@link #barrier()} returns a future that completes when everything done so far is durable per
+ * the fsync policy, and replicas complete every call through it, so nobody is told about state
+ * that a crash could still take back.
+ */
+public final class StorageEngine implements AutoCloseable {
+  public static final byte COMMITTED = 1;
+  public static final byte HOLE = 2;
+
+  // All fields below are guarded by this engine's monitor.
+  private final StorageOptions options;
+  private final boolean durable;
+  private final Map<StreamId, NamespaceIndex> namespaces = new HashMap<>();
+  private final Map<Integer, int[]> liveRecords = new HashMap<>();
+  private long maxGlobal = -1;
+  private int activeSegment;
+  private long activeOffset;
+  private IndexFile activeIndex = new IndexFile();
+  private boolean writingMarks;
+  /** Set once in {@link #open}, before the engine is shared. */
+  private volatile SegmentWriter writer;
+  private RecoveryStats recoveryStats = RecoveryStats.NONE;
+  private boolean closed;
+
+  private StorageEngine(StorageOptions options) {
+    this.options = options;
+    this.durable = options.mode() == StorageMode.DURABLE;
+  }
+
+  /** Opens the engine; in durable mode recovers the data directory first. */
+  public static StorageEngine open(StorageOptions options) throws IOException {
+    StorageEngine engine = new StorageEngine(options);
+    if (engine.durable) {
+      synchronized (engine) {
+        SegmentRecovery.Result r = new SegmentRecovery(options.directory(), engine).recover();
+        engine.activeSegment = r.activeSegment();
+        engine.activeOffset = r.activeLength();
+        engine.recoveryStats = r.stats();
+        engine.writer = new SegmentWriter(options.directory(), options.fsyncPolicy(),
+            options.fsyncInterval().toMillis(), r.activeSegment(), r.channels());
+      }
+    }
+    return engine;
+  }
+
+  public StorageOptions options() {
+    return options;
+  }
+
+  public synchronized RecoveryStats recoveryStats() {
+    return recoveryStats;
+  }
+
+  /** The record at {@code address} of {@code ns}, or null when there is none (or it is trimmed). */
+  public synchronized Stored lookup(StreamId ns, long address) {
+    NamespaceIndex n = namespaces.get(ns);
+    int s = n == null ? -1 : n.find(address);
+    if (s < 0) {
+      return null;
+    }
+    return new Stored(address, n.flags[s], n.global[s], n.hash[s], n.pos[s], n.len[s],
+        durable ? null : n.payload[s]);
+  }
+
+  /** True once anything (a record or a trim) was ever stored for {@code ns}. */
+  public synchronized boolean knows(StreamId ns) {
+    return namespaces.containsKey(ns);
+  }
+
+  public synchronized long trimMark(StreamId ns) {
+    NamespaceIndex n = namespaces.get(ns);
+    return n == null ? 0 : n.trimMark;
+  }
+
+  /** Highest address ever stored in {@code ns} (trimming does not lower it), or -1. */
+  public synchronized long maxAddress(StreamId ns) {
+    NamespaceIndex n = namespaces.get(ns);
+    return n == null ? -1 : n.maxAddress;
+  }
+
+  /** Global address of the record at {@link #maxAddress}, -1 for a hole or none. */
+  public synchronized long lastGlobal(StreamId ns) {
+    NamespaceIndex n = namespaces.get(ns);
+    return n == null ? -1 : n.lastGlobal;
+  }
+
+  /** Highest global address of any DATA record ever stored, or -1. */
+  public synchronized long maxGlobal() {
+    return maxGlobal;
+  }
+
+  public synchronized List<StreamId> namespaces() {
+    return new ArrayList<>(namespaces.keySet());
+  }
+
+  /**
+   * Stores one record under every key (flattened (msb, lsb, address) triples) in one atomic
+   * record, replacing what any of the keys held.
+   */
+  public synchronized void put(long[] keys, long global, int hash, byte flags, byte[] payload) {
+    checkOpen();
+    Op op = Op.entry(flags, global, hash, keys, payload);
+    if (durable) {
+      byte[] frame = RecordCodec.frame(op);
+      long at = reserve(frame.length);
+      op.payloadPos = at + RecordCodec.payloadOffsetInFrame(op);
+      writer.append(frame);
+      activeIndex.add(op);
+    }
+    apply(op, activeSegment, false);
+  }
+
+  /** Sets the committed flag of the records at {@code keys}. */
+  public synchronized void commit(long[] keys) {
+    checkOpen();
+    log(Op.commit(keys));
+  }
+
+  /** Drops every record of {@code ns} below {@code before}; the mark never goes back. */
+  public synchronized void trim(StreamId ns, long before) {
+    checkOpen();
+    NamespaceIndex n = namespace(ns);
+    long mark = Math.max(n.trimMark, before);
+    log(Op.marks(ns.msb(), ns.lsb(), mark, n.maxAddress, n.lastGlobal, maxGlobal));
+  }
+
+  private void log(Op op) {
+    if (durable) {
+      byte[] frame = RecordCodec.frame(op);
+      reserve(frame.length);
+      writer.append(frame);
+      activeIndex.add(op);
+    }
+    apply(op, activeSegment, false);
+  }
+
+  /** Completes when everything done so far is durable per the fsync policy. */
+  public synchronized CompletableFuture<Void> barrier() {
+    if (!durable) {
+      return closed ? CompletableFuture.failedFuture(closedError())
+          : CompletableFuture.completedFuture(null);
+    }
+    checkOpen();
+    return writer.barrier();
+  }
+
+  /**
+   * The bytes of a record found by {@link #lookup}; call after a {@link #barrier()} taken after the
+   * lookup. Null when the record's segment was deleted meanwhile (it was trimmed).
+   */
+  public byte[] load(Stored s) {
+    if (s.payload() != null) {
+      return s.payload();
+    }
+    SegmentWriter w = writer;
+    FileChannel ch = w == null ? null : w.channel(segmentOf(s.pos()));
+    if (ch == null) {
+      return null;
+    }
+    ByteBuffer b = ByteBuffer.allocate(s.len());
+    long at = offsetOf(s.pos());
+    try {
+      while (b.hasRemaining()) {
+        int n = ch.read(b, at + b.position());
+        if (n < 0) {
+          throw new ServerErrorException("A segment file ended before a record it holds; "
+              + "the data directory was changed behind the replica's back.");
+        }
+      }
+    } catch (ClosedChannelException e) {
+      return null;
+    } catch (IOException e) {
+      throw new ServerErrorException("Reading a record from its segment failed: " + e.getMessage(), e);
+    }
+    return b.array();
+  }
+
+  // ---------------------------------------------------------------- index maintenance
+
+  /**
+   * Applies one op to the index. Used for live changes and by recovery ({@code recovering} also
+   * collects the op for the active segment's future index file).
+   */
+  void apply(Op op, int segment, boolean collectForIndex) {
+    if (collectForIndex) {
+      activeIndex.add(op);
+    }
+    switch (op.type) {
+      case Op.ENTRY -> applyEntry(op, segment);
+      case Op.COMMIT -> applyCommit(op, segment);
+      case Op.MARKS -> applyMarks(op);
+      default -> throw new IllegalStateException("unknown op type " + op.type);
+    }
+  }
+
+  private void applyEntry(Op op, int segment) {
+    long[] k = op.keys;
+    for (int i = 0; i < k.length; i += 3) {
+      NamespaceIndex n = namespace(new StreamId(k[i], k[i + 1]));
+      long address = k[i + 2];
+      if (address < n.trimMark) {
+        continue;
+      }
+      int s = n.find(address);
+      if (s >= 0) {
+        release(n, s);
+      } else {
+        s = n.insert(address);
+      }
+      n.pos[s] = position(segment, op.payloadPos);
+      n.len[s] = op.payloadLen;
+      n.flags[s] = op.flags;
+      n.global[s] = op.global;
+      n.hash[s] = op.hash;
+      n.commitSegment[s] = -1;
+      if (!durable) {
+        n.payload[s] = op.payload;
+      }
+      retain(segment);
+      if (address >= n.maxAddress) {
+        n.maxAddress = address;
+        n.lastGlobal = (op.flags & HOLE) != 0 ? -1 : op.global;
+      }
+    }
+    if ((op.flags & HOLE) == 0) {
+      maxGlobal = Math.max(maxGlobal, op.global);
+    }
+  }
+
+  private void applyCommit(Op op, int segment) {
+    long[] k = op.keys;
+    for (int i = 0; i < k.length; i += 3) {
+      NamespaceIndex n = namespaces.get(new StreamId(k[i], k[i + 1]));
+      int s = n == null ? -1 : n.find(k[i + 2]);
+      if (s < 0 || (n.flags[s] & COMMITTED) != 0) {
+        continue;
+      }
+      n.flags[s] |= COMMITTED;
+      if (durable && segmentOf(n.pos[s]) != segment) {
+        n.commitSegment[s] = segment;
+        retain(segment);
+      }
+    }
+  }
+
+  private void applyMarks(Op op) {
+    NamespaceIndex n = namespace(new StreamId(op.keys[0], op.keys[1]));
+    if (op.maxAddress > n.maxAddress) {
+      n.maxAddress = op.maxAddress;
+      n.lastGlobal = op.lastGlobal;
+    }
+    maxGlobal = Math.max(maxGlobal, op.maxGlobal);
+    if (op.trimMark > n.trimMark) {
+      n.trimMark = op.trimMark;
+      n.removeBelow(op.trimMark, s -> release(n, s));
+    }
+  }
+
+  private NamespaceIndex namespace(StreamId id) {
+    return namespaces.computeIfAbsent(id, i -> new NamespaceIndex(i, !durable));
+  }
+
+  private void retain(int segment) {
+    if (durable) {
+      liveRecords.computeIfAbsent(segment, x -> new int[1])[0]++;
+    }
+  }
+
+  /** Forgets what slot {@code s} keeps alive; deletes segments left with nothing live. */
+  private void release(NamespaceIndex n, int s) {
+    if (!durable) {
+      return;
+    }
+    unref(segmentOf(n.pos[s]));
+    if (n.commitSegment[s] >= 0) {
+      unref(n.commitSegment[s]);
+    }
+  }
+
+  private void unref(int segment) {
+    int[] c = liveRecords.get(segment);
+    if (c != null && --c[0] <= 0) {
+      liveRecords.remove(segment);
+      if (segment != activeSegment && writer != null) {
+        writer.delete(segment);
+      }
+    }
+  }
+
+  /** Sealed segments holding nothing live (recovery deletes them). */
+  List<Integer> deadSegments(List<Integer> sealed) {
+    List<Integer> dead = new ArrayList<>();
+    for (int id : sealed) {
+      if (!liveRecords.containsKey(id)) {
+        dead.add(id);
+      }
+    }
+    return dead;
+  }
+
+  /** Reserves {@code length} bytes in the active segment, rolling first when it is full. */
+  private long reserve(int length) {
+    if (!writingMarks && activeOffset > 0 && activeOffset + length > options.segmentSize()) {
+      roll();
+    }
+    long at = activeOffset;
+    activeOffset += length;
+    return at;
+  }
+
+  private void roll() {
+    int sealed = activeSegment;
+    writer.roll(sealed, activeOffset, activeIndex.finish(sealed, activeOffset), sealed + 1);
+    activeSegment = sealed + 1;
+    activeOffset = 0;
+    activeIndex = new IndexFile();
+    if (!liveRecords.containsKey(sealed)) {
+      writer.delete(sealed);
+    }
+    // Trim marks must outlive the segments that recorded them: repeat them in every new segment.
+    writingMarks = true;
+    try {
+      for (NamespaceIndex n : new ArrayList<>(namespaces.values())) {
+        if (n.trimMark > 0) {
+          log(Op.marks(n.id.msb(), n.id.lsb(), n.trimMark, n.maxAddress, n.lastGlobal, maxGlobal));
+        }
+      }
+    } finally {
+      writingMarks = false;
+    }
+  }
+
+  static long position(int segment, long offset) {
+    return ((long) segment << 40) | offset;
+  }
+
+  static int segmentOf(long pos) {
+    return (int) (pos >>> 40);
+  }
+
+  static long offsetOf(long pos) {
+    return pos & ((1L << 40) - 1);
+  }
+
+  private void checkOpen() {
+    if (closed) {
+      throw closedError();
+    }
+  }
+
+  private static ServerErrorException closedError() {
+    return new ServerErrorException("This replica's storage is closed.");
+  }
+
+  /** Waits for everything written to be durable (forced, whatever the policy), then closes. */
+  @Override
+  public void close() throws IOException {
+    SegmentWriter w;
+    synchronized (this) {
+      if (closed) {
+        return;
+      }
+      closed = true;
+      w = writer;
+    }
+    if (w != null) {
+      w.close();
+    }
+  }
+}
