@@ -1,0 +1,103 @@
+package io.vcorfu.layout;
+
+import io.vcorfu.protocol.Endpoint;
+import io.vcorfu.protocol.StreamId;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.TreeMap;
+
+/**
+ * The ordered replica visits that write one entry: the write path follows it front to back and
+ * commits every visit but the last; repair uses {@link #last()} to decide the entry's fate.
+ *
+ * <p>Order: every endpoint of the log chain for the entry's global address (role {@link Role#LOG},
+ * carrying all of the entry's streams), then, for each distinct stream chain the entry touches in
+ * increasing chain index, every endpoint of that chain (role {@link Role#STREAM}) with the entry's
+ * streams that chain hosts, in the entry's order. A stream replica that belongs to several touched
+ * stream chains is visited once, at its first position, with all of its streams. The plan depends
+ * only on the layout, the global address and the entry's stream list, so every client computes the
+ * same plan for the same entry.
+ */
+public record ChainPlan(long globalAddress, List<Visit> visits) {
+
+  /** What a replica does with a visit. */
+  public enum Role {
+    /** Store the entry by global address. */
+    LOG,
+    /** Store the entry in the listed streams' materialized streams. */
+    STREAM
+  }
+
+  /**
+   * One replica visit.
+   *
+   * @param streams for {@link Role#STREAM}, the streams of the entry hosted by this replica; for
+   *     {@link Role#LOG}, all of the entry's streams
+   */
+  public record Visit(Role role, Endpoint endpoint, List<StreamId> streams) {
+    public Visit {
+      Objects.requireNonNull(role, "role");
+      Objects.requireNonNull(endpoint, "endpoint");
+      streams = List.copyOf(streams);
+    }
+  }
+
+  public ChainPlan {
+    visits = List.copyOf(visits);
+    if (visits.isEmpty()) {
+      throw new IllegalArgumentException("a chain plan needs at least one visit");
+    }
+  }
+
+  /**
+   * The plan for an entry at {@code globalAddress} written to {@code streams} (no duplicates; may be
+   * empty: then only the log chain is visited).
+   */
+  public static ChainPlan of(Layout layout, long globalAddress, List<StreamId> streams) {
+    Set<StreamId> distinct = new HashSet<>(streams);
+    if (distinct.size() != streams.size()) {
+      throw new IllegalArgumentException("an entry lists a stream more than once: " + streams);
+    }
+    List<Visit> visits = new ArrayList<>();
+    for (Endpoint e : layout.logChain(globalAddress)) {
+      visits.add(new Visit(Role.LOG, e, streams));
+    }
+    TreeMap<Integer, List<StreamId>> byChain = new TreeMap<>();
+    for (StreamId s : streams) {
+      byChain.computeIfAbsent(layout.streamChainIndex(s), k -> new ArrayList<>()).add(s);
+    }
+    List<List<Endpoint>> chains = layout.currentSegment().stream();
+    Map<Endpoint, List<StreamId>> streamVisits = new LinkedHashMap<>();
+    for (Map.Entry<Integer, List<StreamId>> chain : byChain.entrySet()) {
+      for (Endpoint e : chains.get(chain.getKey())) {
+        streamVisits.computeIfAbsent(e, k -> new ArrayList<>()).addAll(chain.getValue());
+      }
+    }
+    for (Map.Entry<Endpoint, List<StreamId>> v : streamVisits.entrySet()) {
+      List<StreamId> hosted = new ArrayList<>(v.getValue());
+      hosted.sort((a, b) -> Integer.compare(streams.indexOf(a), streams.indexOf(b)));
+      visits.add(new Visit(Role.STREAM, v.getKey(), hosted));
+    }
+    return new ChainPlan(globalAddress, visits);
+  }
+
+  /** The deciding replica: if it holds the entry, the entry is committed. */
+  public Visit last() {
+    return visits.get(visits.size() - 1);
+  }
+
+  /** The visits that need a separate commit after the last one has written. */
+  public List<Visit> beforeLast() {
+    return visits.subList(0, visits.size() - 1);
+  }
+
+  /** True if {@code visit} is the deciding (last) visit of this plan. */
+  public boolean isLast(Visit visit) {
+    return last().equals(visit);
+  }
+}

@@ -1,0 +1,120 @@
+package io.vcorfu.layout;
+
+import io.vcorfu.protocol.Endpoint;
+import io.vcorfu.protocol.StreamId;
+import java.util.Collections;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+
+/**
+ * An epoch-stamped description of the cluster: which server sequences, and which chains of log and
+ * stream replicas serve which addresses and streams. Immutable; every instance is valid (the
+ * constructor checks everything {@link #fromJson} checks).
+ *
+ * <p>The JSON document:
+ *
+ * <pre>{@code
+ * {"clusterId": "c1", "epoch": 1, "sequencer": "127.0.0.1:9000",
+ *  "segments": [{"start": 0, "end": -1,
+ *                "log": [["127.0.0.1:9001"], ["127.0.0.1:9002"]],
+ *                "stream": [["127.0.0.1:9003"], ["127.0.0.1:9004"]]}]}
+ * }</pre>
+ *
+ * Segments cover the global address space {@code [start, end)} without gaps or overlaps, each
+ * starting where the previous one ends; only the last is open-ended ({@code "end": -1}) and it must
+ * be. A chain is an ordered list of {@code host:port} endpoints, written in order; the last one of
+ * an entry's whole chain decides (see {@link ChainPlan}).
+ */
+public record Layout(String clusterId, long epoch, Endpoint sequencer, List<Segment> segments) {
+
+  public Layout {
+    segments = segments == null ? List.of() : List.copyOf(segments);
+    LayoutValidator.validate(clusterId, epoch, sequencer, segments);
+  }
+
+  /**
+   * A layout with every role on one server: one log chain and one stream chain, both just {@code
+   * node}, at epoch 1. Epoch 1 (not 0) so that a request whose header never set an epoch (proto3
+   * default 0) is always recognized as stale.
+   */
+  public static Layout singleNode(Endpoint node, String clusterId) {
+    Objects.requireNonNull(node, "node");
+    return new Layout(
+        clusterId,
+        1,
+        node,
+        List.of(new Segment(0, Segment.OPEN, List.of(List.of(node)), List.of(List.of(node)))));
+  }
+
+  /** Parses and validates a layout document; throws {@link LayoutException} saying what is wrong. */
+  public static Layout fromJson(String json) {
+    return LayoutJson.parse(json);
+  }
+
+  /** This layout as its JSON document; {@code fromJson(toJson())} equals this layout. */
+  public String toJson() {
+    return LayoutJson.write(this);
+  }
+
+  /** The same layout stamped with another epoch. */
+  public Layout withEpoch(long newEpoch) {
+    return new Layout(clusterId, newEpoch, sequencer, segments);
+  }
+
+  /** The segment holding {@code globalAddress}; throws {@link LayoutException} if none does. */
+  public Segment segmentOf(long globalAddress) {
+    for (int i = segments.size() - 1; i >= 0; i--) {
+      Segment s = segments.get(i);
+      if (s.contains(globalAddress)) {
+        return s;
+      }
+    }
+    throw new LayoutException(
+        "Global address "
+            + globalAddress
+            + " is not covered by any segment of the layout at epoch "
+            + epoch
+            + " (the first segment starts at "
+            + segments.get(0).start()
+            + ").");
+  }
+
+  /** The log chain for {@code globalAddress}: chain {@code g mod (log chains of its segment)}. */
+  public List<Endpoint> logChain(long globalAddress) {
+    List<List<Endpoint>> chains = segmentOf(globalAddress).log();
+    return chains.get((int) (globalAddress % chains.size()));
+  }
+
+  /** The index of {@code stream}'s chain among the last segment's stream chains. */
+  public int streamChainIndex(StreamId stream) {
+    return stream.placementHash() % currentSegment().stream().size();
+  }
+
+  /** The stream chain hosting {@code stream}: placed by the last (open) segment. */
+  public List<Endpoint> streamChain(StreamId stream) {
+    return currentSegment().stream().get(streamChainIndex(stream));
+  }
+
+  /** The replica visits for writing an entry at {@code globalAddress} to {@code streams}. */
+  public ChainPlan chainPlan(long globalAddress, List<StreamId> streams) {
+    return ChainPlan.of(this, globalAddress, streams);
+  }
+
+  /** The last, open-ended segment: where new writes and all streams are placed. */
+  public Segment currentSegment() {
+    return segments.get(segments.size() - 1);
+  }
+
+  /** Every server named anywhere in this layout, sequencer first, in document order. */
+  public Set<Endpoint> allServers() {
+    Set<Endpoint> all = new LinkedHashSet<>();
+    all.add(sequencer);
+    for (Segment s : segments) {
+      s.log().forEach(all::addAll);
+      s.stream().forEach(all::addAll);
+    }
+    return Collections.unmodifiableSet(all);
+  }
+}

@@ -1,0 +1,155 @@
+package io.vcorfu.layout;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.vcorfu.protocol.Endpoint;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Set;
+
+/** Reads and writes the layout JSON document with Jackson's tree model, naming every bad field. */
+final class LayoutJson {
+  private static final ObjectMapper MAPPER = new ObjectMapper();
+  private static final Set<String> LAYOUT_FIELDS = Set.of("clusterId", "epoch", "sequencer", "segments");
+  private static final Set<String> SEGMENT_FIELDS = Set.of("start", "end", "log", "stream");
+
+  private LayoutJson() {}
+
+  static ObjectMapper mapper() {
+    return MAPPER;
+  }
+
+  static String write(Layout layout) {
+    try {
+      return MAPPER.writeValueAsString(toTree(layout));
+    } catch (JsonProcessingException e) {
+      throw new LayoutException("The layout could not be written as JSON: " + e.getMessage(), e);
+    }
+  }
+
+  static ObjectNode toTree(Layout layout) {
+    ObjectNode root = MAPPER.createObjectNode();
+    root.put("clusterId", layout.clusterId());
+    root.put("epoch", layout.epoch());
+    root.put("sequencer", layout.sequencer().toString());
+    ArrayNode segments = root.putArray("segments");
+    for (Segment s : layout.segments()) {
+      ObjectNode seg = segments.addObject();
+      seg.put("start", s.start());
+      seg.put("end", s.end());
+      writeChains(seg.putArray("log"), s.log());
+      writeChains(seg.putArray("stream"), s.stream());
+    }
+    return root;
+  }
+
+  private static void writeChains(ArrayNode out, List<List<Endpoint>> chains) {
+    for (List<Endpoint> chain : chains) {
+      ArrayNode c = out.addArray();
+      chain.forEach(e -> c.add(e.toString()));
+    }
+  }
+
+  static Layout parse(String json) {
+    JsonNode root;
+    try {
+      root = MAPPER.readTree(json);
+    } catch (JsonProcessingException e) {
+      throw new LayoutException("The layout is not valid JSON: " + e.getOriginalMessage(), e);
+    }
+    return fromTree(root);
+  }
+
+  static Layout fromTree(JsonNode root) {
+    if (root == null || !root.isObject()) {
+      throw new LayoutException("The layout must be a JSON object.");
+    }
+    checkFields(root, LAYOUT_FIELDS, "The layout");
+    JsonNode clusterId = required(root, "clusterId", "The layout");
+    if (!clusterId.isTextual()) {
+      throw new LayoutException("The layout field 'clusterId' must be a string.");
+    }
+    long epoch = integer(root, "epoch", "The layout");
+    Endpoint sequencer = endpoint(required(root, "sequencer", "The layout"), "The layout field 'sequencer'");
+    JsonNode segs = required(root, "segments", "The layout");
+    if (!segs.isArray()) {
+      throw new LayoutException("The layout field 'segments' must be an array.");
+    }
+    List<Segment> segments = new ArrayList<>();
+    for (int i = 0; i < segs.size(); i++) {
+      JsonNode seg = segs.get(i);
+      String where = "Segment " + i;
+      if (!seg.isObject()) {
+        throw new LayoutException(where + " must be a JSON object.");
+      }
+      checkFields(seg, SEGMENT_FIELDS, where);
+      segments.add(
+          new Segment(
+              integer(seg, "start", where),
+              integer(seg, "end", where),
+              chains(required(seg, "log", where), where + " field 'log'"),
+              chains(required(seg, "stream", where), where + " field 'stream'")));
+    }
+    return new Layout(clusterId.asText(), epoch, sequencer, segments);
+  }
+
+  private static void checkFields(JsonNode node, Set<String> known, String where) {
+    for (Iterator<String> it = node.fieldNames(); it.hasNext(); ) {
+      String name = it.next();
+      if (!known.contains(name)) {
+        throw new LayoutException(
+            where + " has an unknown field '" + name + "'; the known fields are " + known + ".");
+      }
+    }
+  }
+
+  private static JsonNode required(JsonNode node, String field, String where) {
+    JsonNode v = node.get(field);
+    if (v == null || v.isNull()) {
+      throw new LayoutException(where + " is missing the field '" + field + "'.");
+    }
+    return v;
+  }
+
+  private static long integer(JsonNode node, String field, String where) {
+    JsonNode v = required(node, field, where);
+    if (!v.isIntegralNumber() || !v.canConvertToLong()) {
+      throw new LayoutException(where + " field '" + field + "' must be an integer, got " + v + ".");
+    }
+    return v.asLong();
+  }
+
+  private static List<List<Endpoint>> chains(JsonNode node, String where) {
+    if (!node.isArray()) {
+      throw new LayoutException(where + " must be an array of chains (arrays of \"host:port\").");
+    }
+    List<List<Endpoint>> chains = new ArrayList<>();
+    for (int c = 0; c < node.size(); c++) {
+      JsonNode chain = node.get(c);
+      if (!chain.isArray()) {
+        throw new LayoutException(where + " chain " + c + " must be an array of \"host:port\" strings.");
+      }
+      List<Endpoint> endpoints = new ArrayList<>();
+      for (int e = 0; e < chain.size(); e++) {
+        endpoints.add(endpoint(chain.get(e), where + " chain " + c + " entry " + e));
+      }
+      chains.add(endpoints);
+    }
+    return chains;
+  }
+
+  private static Endpoint endpoint(JsonNode node, String where) {
+    if (!node.isTextual()) {
+      throw new LayoutException(where + " must be a \"host:port\" string, got " + node + ".");
+    }
+    try {
+      return Endpoint.parse(node.asText());
+    } catch (IllegalArgumentException e) {
+      throw new LayoutException(where + " is not a valid endpoint: " + e.getMessage() + ".", e);
+    }
+  }
+}

@@ -1,0 +1,36 @@
+package io.vcorfu.layout;
+
+import io.vcorfu.protocol.Endpoint;
+import java.util.List;
+
+/**
+ * A range of global addresses {@code [start, end)} and the chains serving it. {@code end == -1}
+ * means open-ended (only the last segment of a layout).
+ *
+ * @param log the log chains; a global address {@code g} goes to chain {@code g mod log.size()}
+ * @param stream the stream chains; a stream {@code s} goes to chain {@code
+ *     s.placementHash() mod stream.size()}
+ */
+public record Segment(long start, long end, List<List<Endpoint>> log, List<List<Endpoint>> stream) {
+  /** The {@code end} of an open-ended segment. */
+  public static final long OPEN = -1;
+
+  public Segment {
+    log = copyChains(log);
+    stream = copyChains(stream);
+  }
+
+  private static List<List<Endpoint>> copyChains(List<List<Endpoint>> chains) {
+    return chains == null ? List.of() : chains.stream().map(List::copyOf).toList();
+  }
+
+  /** True if this segment has no end. */
+  public boolean isOpen() {
+    return end == OPEN;
+  }
+
+  /** True if {@code globalAddress} falls in this segment. */
+  public boolean contains(long globalAddress) {
+    return globalAddress >= start && (isOpen() || globalAddress < end);
+  }
+}
