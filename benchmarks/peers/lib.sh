@@ -49,8 +49,15 @@ peers_start() {
   local exe
   exe=$(readlink -f "$(command -v "$binary")") || peers_die "cannot resolve executable '$binary'"
   "$binary" "$@" </dev/null >"$logfile" 2>&1 &
-  local pid=$!
+  local pid=$! i
   echo "$pid $exe" >"$pidfile"
+  # Until the child has called exec, /proc/<pid>/exe still names this shell; wait for the switch
+  # so that later liveness checks see the server itself.
+  for ((i = 0; i < 100; i++)); do
+    peers_running "$pidfile" && break
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.05
+  done
   peers_log "started $binary with PID $pid (log: $logfile)"
 }
 
