@@ -13,7 +13,7 @@
 #   --port PORT     TCP port on 127.0.0.1 (default 6390)
 #   --clients C     parallel connections of redis-benchmark (default 50)
 #   --requests N    requests per measurement (default 500000 for bench-incr, 100000 for bench-stream)
-#   --size B        stream entry value size in bytes (default 256, at most 131072 because the value
+#   --size B        stream entry value size in bytes (default 256, at most 131071 because the value
 #                   travels as one command-line argument)
 #   --batch K       entries fetched per XRANGE call (default 100)
 #   --keep-data     on stop, leave DIR/redis/data in place (it is removed by default)
@@ -25,7 +25,8 @@
 # bench-incr: redis-benchmark -t incr; prints
 #   redis incr ops/s: X p50_ms: Y p99_ms: Z
 # bench-stream: deletes the stream, appends N entries of one field holding B bytes with
-#   XADD <stream> * f <value>, then runs N/K XRANGE <stream> - + COUNT K calls; prints
+#   XADD <stream> * f <value>, then runs ceil(N/K) calls of XRANGE <stream> - + COUNT K (each
+#   reads the first K entries of the stream); prints
 #   redis xadd ops/s: X p50_ms: Y p99_ms: Z
 #   redis xrange entries/s: X calls/s: R p50_ms: Y p99_ms: Z batch: K
 #   entries/s is calls/s times the entries each call returns (min(K, stream length)).
@@ -72,7 +73,7 @@ peers_require_uint --port "$port"
 peers_require_uint --clients "$clients"
 peers_require_uint --size "$size"
 peers_require_uint --batch "$batch"
-((size <= 131072)) || peers_die "--size must be at most 131072 bytes (one command-line argument)"
+((size <= 131071)) || peers_die "--size must be at most 131071 bytes (it is passed as one command-line argument)"
 
 host=127.0.0.1
 state=$workdir/redis
