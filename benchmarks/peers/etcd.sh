@@ -19,14 +19,17 @@
 #   --clients C         gRPC clients of the load generator (default 50)
 #   --conns C           gRPC connections they share (default 10)
 #   --total N           requests per measurement (default 20000)
-#   --key-space K       bench-put: distinct keys written (default N, so every put makes a new key)
-#   --sequential-keys   bench-put: write keys 0,1,2,... in order instead of random keys
+#   --key-space K       bench-put: number of distinct keys the puts go to (default N); random
+#                       keys are drawn uniformly from them
+#   --sequential-keys   bench-put: write keys 0,1,2,... (modulo K) in order instead of random keys
 #   --consistency l|s   bench-get: linearizable (l, default) or serializable (s) reads
 #   --keep-data         on stop, leave DIR/etcd/data in place (it is removed by default)
 #
 # start: runs etcd (member name vcorfu-peer) with client URL http://127.0.0.1:PORT, peer URL
 #   http://127.0.0.1:PEER-PORT and data in DIR/etcd/data (wiped first), metrics on the client
-#   port only. etcd fsyncs its write-ahead log before acknowledging each write batch.
+#   port only. etcd fsyncs its write-ahead log before acknowledging each write batch. History is
+#   not compacted, so the data stays within etcd's default 2 GiB backend quota only while the
+#   puts of one server lifetime total well under 2 GiB (restart it between large runs).
 # stop: stops the server by its recorded PID (SIGTERM, SIGKILL after 20 s).
 # bench-put: etcd-bench put; prints
 #   etcd put ops/s: X p50_ms: Y p99_ms: Z
