@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Shared helpers for the peer-system benchmark scripts (redis.sh, etcd.sh, run-all.sh).
 # Source it; do not execute it. Every function here assumes `set -euo pipefail`.
 #
@@ -6,6 +7,7 @@
 # started. Stopping signals exactly that PID, and only after checking that /proc/<pid>/exe
 # is still that executable, so a recycled PID is never signalled.
 
+# shellcheck disable=SC2034 # used by the scripts that source this file
 PEERS_DEFAULT_WORKDIR=/tmp/vcorfu-peers
 
 peers_die() {
