@@ -6,7 +6,7 @@ import java.util.function.IntConsumer;
 
 /**
  * The records of one namespace, kept compact: an open-addressing map from address to slot, and
- * one primitive array per field indexed by slot (about 60 bytes per record, no boxing). Payload
+ * one primitive array per field indexed by slot (about 61 bytes per record at worst, no boxing). Payload
  * bytes live here only in memory mode; durable mode keeps their segment position instead.
  *
  * <p>Not thread-safe: guarded by the owning {@link StorageEngine}'s monitor.
@@ -108,7 +108,7 @@ final class NamespaceIndex {
       payload = Arrays.copyOf(payload, capacity);
     }
     if (capacity * 2 > tableKeys.length) {
-      rehash(Integer.highestOneBit(capacity) * 4);
+      rehash(Integer.highestOneBit(capacity * 2 - 1) * 2);
     }
   }
 
