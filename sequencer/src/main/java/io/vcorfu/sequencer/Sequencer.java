@@ -26,8 +26,9 @@ import java.util.Set;
  * The sequencer's state machine: issues global and stream addresses, resolves transactions by
  * conditional issuance, and answers tail queries.
  *
- * <p>Thread-safety: none. All state is confined to one thread at a time; {@link SequencerService}
- * confines it to its drainer thread. Every method is linearizable only under that confinement.
+ * <p>Thread-safety: none. All state must be confined to one thread or guarded by one lock; {@link
+ * SequencerService} does one or the other (see {@link SequencerService.Mode}). Every method is
+ * linearizable only under that discipline.
  *
  * <p>A sequencer starts unbootstrapped and refuses everything with {@link NotServingException}
  * until {@link #bootstrap} is called: with the tails read from the replicas after a restart or
@@ -48,7 +49,7 @@ public final class Sequencer {
   /** Most tokens one request may ask for. */
   public static final int MAX_TOKENS_PER_REQUEST = 65_536;
 
-  // Confined to one thread (SequencerService's drainer); never touched concurrently.
+  // Guarded by SequencerService's one lock (LOCKED) or confined to its drainer thread (BATCHED).
   private final Map<StreamId, StreamState> streams = new HashMap<>();
   private final KeyWriteCache keyWrites;
   private long globalTail = -1;
