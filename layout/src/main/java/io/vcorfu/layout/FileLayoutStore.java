@@ -99,9 +99,13 @@ public final class FileLayoutStore implements LayoutStore {
     try {
       Files.createDirectories(file.getParent());
       try (FileChannel ch =
-              FileChannel.open(lockFile, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
-          FileLock ignored = ch.lock()) {
-        return body.get();
+              FileChannel.open(lockFile, StandardOpenOption.CREATE, StandardOpenOption.WRITE)) {
+        FileLock lock = ch.lock();
+        try {
+          return body.get();
+        } finally {
+          lock.release();
+        }
       }
     } catch (IOException e) {
       throw new UncheckedIOException("Could not lock the layout store file " + lockFile, e);

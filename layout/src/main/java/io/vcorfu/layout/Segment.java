@@ -21,7 +21,15 @@ public record Segment(long start, long end, List<List<Endpoint>> log, List<List<
   }
 
   private static List<List<Endpoint>> copyChains(List<List<Endpoint>> chains) {
-    return chains == null ? List.of() : chains.stream().map(List::copyOf).toList();
+    if (chains == null) {
+      return List.of();
+    }
+    for (List<Endpoint> chain : chains) {
+      if (chain == null || chain.stream().anyMatch(java.util.Objects::isNull)) {
+        throw new LayoutException("A segment chain must not be null or contain a null endpoint.");
+      }
+    }
+    return chains.stream().map(List::copyOf).toList();
   }
 
   /** True if this segment has no end. */

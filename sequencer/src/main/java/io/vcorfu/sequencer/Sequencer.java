@@ -1,0 +1,278 @@
+package io.vcorfu.sequencer;
+
+import com.google.protobuf.ByteString;
+import io.vcorfu.protocol.BadRequestException;
+import io.vcorfu.protocol.NotServingException;
+import io.vcorfu.protocol.StreamId;
+import io.vcorfu.protocol.TokenRefusedException;
+import io.vcorfu.protocol.proto.ConflictKey;
+import io.vcorfu.protocol.proto.StreamIdMsg;
+import io.vcorfu.protocol.proto.StreamSlot;
+import io.vcorfu.protocol.proto.TailRequest;
+import io.vcorfu.protocol.proto.TailResponse;
+import io.vcorfu.protocol.proto.Token;
+import io.vcorfu.protocol.proto.TokenRequest;
+import io.vcorfu.protocol.proto.TokenResponse;
+import io.vcorfu.protocol.proto.TxResolution;
+import io.vcorfu.sequencer.internal.KeyWriteCache;
+import io.vcorfu.sequencer.internal.StreamState;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The sequencer's state machine: issues global and stream addresses, resolves transactions by
+ * conditional issuance, and answers tail queries.
+ *
+ * <p>Thread-safety: none. All state must be confined to one thread or guarded by one lock; {@link
+ * SequencerService} does one or the other (see {@link SequencerService.Mode}). Every method is
+ * linearizable only under that discipline.
+ *
+ * <p>A sequencer starts unbootstrapped and refuses everything with {@link NotServingException}
+ * until {@link #bootstrap} is called: with the tails read from the replicas after a restart or
+ * failover, or with {@code bootstrap(-1, Map.of())} for a brand-new, empty log. Transactions whose
+ * snapshot predates the bootstrap point abort conservatively, because the writes between their
+ * snapshot and the bootstrap are unknown to this sequencer.
+ *
+ * <p>Conflict rules for a conditional request (one with {@code tx}): a read of a whole object
+ * (empty key) conflicts with any write to its stream after the snapshot; a keyed read conflicts
+ * with a later write of the same key or a later whole-object write of its stream. Writes recorded
+ * when tokens are issued: a non-transactional append is a whole-object write of each of its
+ * streams; a transaction writes each key of its write set (empty key = whole object), and a token
+ * stream the write set does not mention is a whole-object write.
+ */
+public final class Sequencer {
+  /** Default number of (stream, key) last-write addresses remembered. */
+  public static final int DEFAULT_KEY_CACHE_CAPACITY = 1_000_000;
+  /** Most tokens one request may ask for. */
+  public static final int MAX_TOKENS_PER_REQUEST = 65_536;
+
+  // Guarded by SequencerService's one lock (LOCKED) or confined to its drainer thread (BATCHED).
+  private final Map<StreamId, StreamState> streams = new HashMap<>();
+  private final KeyWriteCache keyWrites;
+  private long globalTail = -1;
+  private long bootstrapPoint = -1;
+  private long epoch;
+  private boolean bootstrapped;
+
+  /** An unbootstrapped sequencer remembering {@link #DEFAULT_KEY_CACHE_CAPACITY} keys. */
+  public Sequencer() {
+    this(DEFAULT_KEY_CACHE_CAPACITY);
+  }
+
+  /** An unbootstrapped sequencer remembering the last write of up to {@code keyCacheCapacity} keys. */
+  public Sequencer(int keyCacheCapacity) {
+    this.keyWrites =
+        new KeyWriteCache(
+            keyCacheCapacity,
+            (stream, address) -> {
+              StreamState s = state(stream);
+              s.evictedWatermark = Math.max(s.evictedWatermark, address);
+            });
+  }
+
+  /** Same as {@link #bootstrap(long, long, Map)} keeping the current epoch. */
+  public void bootstrap(long globalTail, Map<StreamId, StreamTailInfo> streamTails) {
+    bootstrap(epoch, globalTail, streamTails);
+  }
+
+  /**
+   * Replaces all state with what the replicas report: the global tail (last written global address,
+   * -1 for an empty log) and each stream's tail. The bootstrap point becomes the highest global
+   * address known; transactions with an older snapshot are refused as too old. Issued responses are
+   * stamped with {@code epoch}.
+   */
+  public void bootstrap(long epoch, long globalTail, Map<StreamId, StreamTailInfo> streamTails) {
+    if (globalTail < -1) {
+      throw new IllegalArgumentException("global tail must be >= -1, got " + globalTail);
+    }
+    streams.clear();
+    keyWrites.clear();
+    long tail = globalTail;
+    for (Map.Entry<StreamId, StreamTailInfo> e : streamTails.entrySet()) {
+      StreamState s = state(e.getKey());
+      s.tail = e.getValue().tail();
+      s.lastGlobal = e.getValue().lastGlobal();
+      tail = Math.max(tail, s.lastGlobal);
+    }
+    this.globalTail = tail;
+    this.bootstrapPoint = tail;
+    this.epoch = epoch;
+    this.bootstrapped = true;
+  }
+
+  /** True once {@link #bootstrap} has run. */
+  public boolean isBootstrapped() {
+    return bootstrapped;
+  }
+
+  /** Last issued global address, -1 when none. */
+  public long globalTail() {
+    return globalTail;
+  }
+
+  /** The global tail at the last bootstrap; older snapshots are refused as too old. */
+  public long bootstrapPoint() {
+    return bootstrapPoint;
+  }
+
+  /**
+   * Issues {@code request.count} (0 means 1) consecutive tokens for the request's streams, or, for a
+   * conditional request, refuses with {@link TokenRefusedException} and changes nothing.
+   *
+   * @throws BadRequestException for duplicate streams or a count above {@link
+   *     #MAX_TOKENS_PER_REQUEST}
+   */
+  public TokenResponse issue(TokenRequest request) {
+    checkServing();
+    List<StreamIdMsg> msgs = request.getStreamsList();
+    int n = msgs.size();
+    StreamId[] ids = new StreamId[n];
+    for (int i = 0; i < n; i++) {
+      ids[i] = StreamId.fromMsg(msgs.get(i));
+    }
+    checkDistinct(ids);
+    int count = request.getCount() == 0 ? 1 : request.getCount();
+    if (count < 0 || count > MAX_TOKENS_PER_REQUEST) {
+      throw new BadRequestException(
+          "A token request may ask for at most " + MAX_TOKENS_PER_REQUEST + " tokens, not "
+              + Integer.toUnsignedString(request.getCount()) + ".");
+    }
+    if (request.hasTx()) {
+      checkConflicts(request.getTx());
+    }
+    StreamState[] states = new StreamState[n];
+    for (int i = 0; i < n; i++) {
+      states[i] = state(ids[i]);
+    }
+    TokenResponse.Builder out = TokenResponse.newBuilder().setEpoch(epoch);
+    for (int t = 0; t < count; t++) {
+      long g = ++globalTail;
+      Token.Builder token = Token.newBuilder().setGlobalAddress(g);
+      for (int i = 0; i < n; i++) {
+        StreamState s = states[i];
+        token.addSlots(
+            StreamSlot.newBuilder()
+                .setStream(msgs.get(i))
+                .setStreamAddress(++s.tail)
+                .setBackpointer(s.lastGlobal));
+        s.lastGlobal = g;
+      }
+      out.addTokens(token);
+    }
+    recordWrites(request, states, globalTail);
+    return out.build();
+  }
+
+  /** The global tail and, per requested stream, its last stream address and last global address. */
+  public TailResponse tails(TailRequest request) {
+    checkServing();
+    TailResponse.Builder out = TailResponse.newBuilder().setGlobalTail(globalTail);
+    for (StreamIdMsg msg : request.getStreamsList()) {
+      StreamState s = streams.get(StreamId.fromMsg(msg));
+      out.addStreamTails(s == null ? -1 : s.tail);
+      out.addStreamLastGlobal(s == null ? -1 : s.lastGlobal);
+    }
+    return out.build();
+  }
+
+  private void checkServing() {
+    if (!bootstrapped) {
+      throw new NotServingException("sequencer");
+    }
+  }
+
+  private static void checkDistinct(StreamId[] ids) {
+    if (ids.length < 2) {
+      return;
+    }
+    if (ids.length <= 8) {
+      for (int i = 0; i < ids.length; i++) {
+        for (int j = i + 1; j < ids.length; j++) {
+          if (ids[i].equals(ids[j])) {
+            throw duplicate(ids[i]);
+          }
+        }
+      }
+      return;
+    }
+    Set<StreamId> seen = new HashSet<>();
+    for (StreamId id : ids) {
+      if (!seen.add(id)) {
+        throw duplicate(id);
+      }
+    }
+  }
+
+  private static BadRequestException duplicate(StreamId id) {
+    return new BadRequestException(
+        "The token request lists stream " + id + " more than once; list each stream once.");
+  }
+
+  private void checkConflicts(TxResolution tx) {
+    long snapshot = tx.getSnapshot();
+    for (ConflictKey read : tx.getReadSetList()) {
+      StreamId stream = StreamId.fromMsg(read.getStream());
+      ByteString key = read.getKey();
+      if (snapshot < bootstrapPoint) {
+        throw new TokenRefusedException(stream, key.toByteArray(), -1, true);
+      }
+      StreamState s = streams.get(stream);
+      if (s == null) {
+        continue;
+      }
+      if (key.isEmpty()) {
+        if (s.lastAnyWrite > snapshot) {
+          throw new TokenRefusedException(stream, new byte[0], s.lastAnyWrite, false);
+        }
+        continue;
+      }
+      if (s.lastWholeWrite > snapshot) {
+        throw new TokenRefusedException(stream, new byte[0], s.lastWholeWrite, false);
+      }
+      long keyWrite = keyWrites.lastWrite(stream, key);
+      if (keyWrite > snapshot) {
+        throw new TokenRefusedException(stream, key.toByteArray(), keyWrite, false);
+      }
+      if (keyWrite == -1 && s.evictedWatermark > snapshot) {
+        throw new TokenRefusedException(stream, key.toByteArray(), -1, true);
+      }
+    }
+  }
+
+  private void recordWrites(TokenRequest request, StreamState[] states, long address) {
+    if (!request.hasTx()) {
+      for (StreamState s : states) {
+        s.lastAnyWrite = address;
+        s.lastWholeWrite = address;
+      }
+      return;
+    }
+    List<ConflictKey> writeSet = request.getTx().getWriteSetList();
+    Set<StreamId> mentioned = new HashSet<>();
+    for (ConflictKey w : writeSet) {
+      StreamId stream = StreamId.fromMsg(w.getStream());
+      mentioned.add(stream);
+      StreamState s = state(stream);
+      s.lastAnyWrite = address;
+      if (w.getKey().isEmpty()) {
+        s.lastWholeWrite = address;
+      } else {
+        keyWrites.recordWrite(stream, w.getKey(), address);
+      }
+    }
+    List<StreamIdMsg> msgs = request.getStreamsList();
+    for (int i = 0; i < states.length; i++) {
+      states[i].lastAnyWrite = address;
+      if (!mentioned.contains(StreamId.fromMsg(msgs.get(i)))) {
+        states[i].lastWholeWrite = address;
+      }
+    }
+  }
+
+  private StreamState state(StreamId stream) {
+    return streams.computeIfAbsent(stream, k -> new StreamState());
+  }
+}

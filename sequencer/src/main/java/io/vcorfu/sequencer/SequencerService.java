@@ -1,0 +1,226 @@
+package io.vcorfu.sequencer;
+
+import io.vcorfu.protocol.NotServingException;
+import io.vcorfu.protocol.StreamId;
+import io.vcorfu.protocol.proto.TailRequest;
+import io.vcorfu.protocol.proto.TailResponse;
+import io.vcorfu.protocol.proto.TokenRequest;
+import io.vcorfu.protocol.proto.TokenResponse;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Function;
+
+/**
+ * The server-facing, thread-safe front of a {@link Sequencer}: any number of threads submit token,
+ * tail and bootstrap requests; each is applied to the sequencer exactly once, in one total order,
+ * and completes its future with the response or the typed error ({@link
+ * io.vcorfu.protocol.TokenRefusedException}, {@link io.vcorfu.protocol.BadRequestException}, {@link
+ * NotServingException} before the first bootstrap or after {@link #close}). Nobody retries on the
+ * caller's behalf.
+ *
+ * <p>Two ways to serialize access, chosen at construction:
+ *
+ * <ul>
+ *   <li>{@link Mode#LOCKED} (the default): the calling thread applies its request under one lock and
+ *       gets an already completed future; no request changes threads. Measured in-process on a
+ *       2-core machine shared with other load, 8 caller threads, one stream per token ({@code
+ *       SequencerThroughput} in the tests): about 2.4 million tokens/s for callers that wait for
+ *       each reply and 1.5 million/s for callers keeping 128 requests outstanding, against 0.1 and
+ *       1.1 million/s for {@link Mode#BATCHED}, whose per-request thread handoff dominates.
+ *   <li>{@link Mode#BATCHED}: requests go into a lock-free multi-producer queue drained in batches
+ *       by one dedicated thread (parked when idle) to which the sequencer state is confined. Futures
+ *       complete on that thread, so dependent stages must not block (use the {@code *Async}
+ *       variants for slow work). Useful when callers must never run sequencer work themselves.
+ * </ul>
+ */
+public final class SequencerService implements AutoCloseable {
+  /** How requests are serialized onto the sequencer. */
+  public enum Mode {
+    /** Caller thread, one lock. */
+    LOCKED,
+    /** One drainer thread, lock-free queue, batches. */
+    BATCHED
+  }
+
+  private static final int BATCH = 256;
+  private static final int SPINS = 64;
+
+  private final Sequencer sequencer;
+  private final Mode mode;
+  // LOCKED mode: guards every access to the sequencer.
+  private final ReentrantLock lock = new ReentrantLock();
+  // BATCHED mode: the sequencer is confined to the drainer thread.
+  private final ConcurrentLinkedQueue<Op<?>> queue = new ConcurrentLinkedQueue<>();
+  private final Thread drainer;
+  private volatile boolean sleeping;
+  private volatile boolean closed;
+
+  /** A service in {@link Mode#LOCKED} mode. The sequencer must not be used by anyone else. */
+  public SequencerService(Sequencer sequencer) {
+    this(sequencer, Mode.LOCKED);
+  }
+
+  /** A service in the given mode. The sequencer must not be used by anyone else. */
+  public SequencerService(Sequencer sequencer, Mode mode) {
+    this.sequencer = Objects.requireNonNull(sequencer, "sequencer");
+    this.mode = Objects.requireNonNull(mode, "mode");
+    if (mode == Mode.BATCHED) {
+      drainer = new Thread(this::drain, "sequencer-drainer");
+      drainer.setDaemon(true);
+      drainer.start();
+    } else {
+      drainer = null;
+    }
+  }
+
+  public Mode mode() {
+    return mode;
+  }
+
+  /** Issues tokens (see {@link Sequencer#issue}). */
+  public CompletableFuture<TokenResponse> token(TokenRequest request) {
+    return submit(s -> s.issue(request));
+  }
+
+  /** Reads the tails (see {@link Sequencer#tails}). */
+  public CompletableFuture<TailResponse> tail(TailRequest request) {
+    return submit(s -> s.tails(request));
+  }
+
+  /** Bootstraps the sequencer, ordered after every request submitted before it. */
+  public CompletableFuture<Void> bootstrap(long globalTail, Map<StreamId, StreamTailInfo> streamTails) {
+    Map<StreamId, StreamTailInfo> copy = Map.copyOf(streamTails);
+    return submit(
+        s -> {
+          s.bootstrap(globalTail, copy);
+          return null;
+        });
+  }
+
+  /** Bootstraps the sequencer at a new epoch (see {@link Sequencer#bootstrap(long, long, Map)}). */
+  public CompletableFuture<Void> bootstrap(
+      long epoch, long globalTail, Map<StreamId, StreamTailInfo> streamTails) {
+    Map<StreamId, StreamTailInfo> copy = Map.copyOf(streamTails);
+    return submit(
+        s -> {
+          s.bootstrap(epoch, globalTail, copy);
+          return null;
+        });
+  }
+
+  /**
+   * Stops serving: requests not yet applied, and all later ones, fail with {@link
+   * NotServingException}. Waits for the drainer thread to finish its current batch.
+   */
+  @Override
+  public void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    if (drainer != null) {
+      LockSupport.unpark(drainer);
+      boolean interrupted = false;
+      while (drainer.isAlive()) {
+        try {
+          drainer.join();
+        } catch (InterruptedException e) {
+          interrupted = true;
+        }
+      }
+      for (Op<?> op; (op = queue.poll()) != null; ) {
+        op.future.completeExceptionally(closedError());
+      }
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+
+  private <T> CompletableFuture<T> submit(Function<Sequencer, T> work) {
+    if (closed) {
+      return CompletableFuture.failedFuture(closedError());
+    }
+    if (mode == Mode.LOCKED) {
+      T result;
+      lock.lock();
+      try {
+        if (closed) {
+          return CompletableFuture.failedFuture(closedError());
+        }
+        result = work.apply(sequencer);
+      } catch (RuntimeException e) {
+        return CompletableFuture.failedFuture(e);
+      } finally {
+        lock.unlock();
+      }
+      return CompletableFuture.completedFuture(result);
+    }
+    Op<T> op = new Op<>(work);
+    queue.offer(op);
+    if (sleeping) {
+      sleeping = false;
+      LockSupport.unpark(drainer);
+    }
+    if (closed && queue.remove(op)) {
+      op.future.completeExceptionally(closedError());
+    }
+    return op.future;
+  }
+
+  private void drain() {
+    while (!closed) {
+      Op<?> op = queue.poll();
+      if (op == null) {
+        idle();
+        continue;
+      }
+      int n = 0;
+      do {
+        op.run(sequencer);
+      } while (++n < BATCH && (op = queue.poll()) != null);
+    }
+  }
+
+  private void idle() {
+    for (int i = 0; i < SPINS; i++) {
+      if (!queue.isEmpty() || closed) {
+        return;
+      }
+      Thread.onSpinWait();
+    }
+    sleeping = true;
+    if (queue.isEmpty() && !closed) {
+      LockSupport.park(this);
+    }
+    sleeping = false;
+  }
+
+  private static NotServingException closedError() {
+    return new NotServingException("sequencer");
+  }
+
+  private static final class Op<T> {
+    final Function<Sequencer, T> work;
+    final CompletableFuture<T> future = new CompletableFuture<>();
+
+    Op(Function<Sequencer, T> work) {
+      this.work = work;
+    }
+
+    void run(Sequencer s) {
+      T result;
+      try {
+        result = work.apply(s);
+      } catch (RuntimeException e) {
+        future.completeExceptionally(e);
+        return;
+      }
+      future.complete(result);
+    }
+  }
+}
