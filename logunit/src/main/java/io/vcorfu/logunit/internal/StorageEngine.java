@@ -41,6 +41,7 @@ public final class StorageEngine implements AutoCloseable {
   private long activeOffset;
   private IndexFile activeIndex = new IndexFile();
   private boolean writingMarks;
+  private NamespaceIndex lastNamespace;
   /** Set once in {@link #open}, before the engine is shared. */
   private volatile SegmentWriter writer;
   private RecoveryStats recoveryStats = RecoveryStats.NONE;
@@ -206,6 +207,7 @@ public final class StorageEngine implements AutoCloseable {
    * collects the op for the active segment's future index file).
    */
   void apply(Op op, int segment, boolean collectForIndex) {
+    assert Thread.holdsLock(this) : "the index is changed only under the engine's monitor";
     if (collectForIndex) {
       activeIndex.add(op);
     }
@@ -220,7 +222,7 @@ public final class StorageEngine implements AutoCloseable {
   private void applyEntry(Op op, int segment) {
     long[] k = op.keys;
     for (int i = 0; i < k.length; i += 3) {
-      NamespaceIndex n = namespace(new StreamId(k[i], k[i + 1]));
+      NamespaceIndex n = namespace(k[i], k[i + 1]);
       long address = k[i + 2];
       if (address < n.trimMark) {
         continue;
@@ -282,6 +284,16 @@ public final class StorageEngine implements AutoCloseable {
 
   private NamespaceIndex namespace(StreamId id) {
     return namespaces.computeIfAbsent(id, i -> new NamespaceIndex(i, !durable));
+  }
+
+  /** Like {@link #namespace(StreamId)}, remembering the last one (replays hit it nearly always). */
+  private NamespaceIndex namespace(long msb, long lsb) {
+    NamespaceIndex n = lastNamespace;
+    if (n == null || n.id.msb() != msb || n.id.lsb() != lsb) {
+      n = namespace(new StreamId(msb, lsb));
+      lastNamespace = n;
+    }
+    return n;
   }
 
   private void retain(int segment) {
@@ -369,6 +381,10 @@ public final class StorageEngine implements AutoCloseable {
   private void checkOpen() {
     if (closed) {
       throw closedError();
+    }
+    Throwable failed = writer == null ? null : writer.failure();
+    if (failed != null) {
+      throw SegmentWriter.storageFailed(failed);
     }
   }
 
