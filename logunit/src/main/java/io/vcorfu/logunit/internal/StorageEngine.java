@@ -178,12 +178,12 @@ public final class StorageEngine implements AutoCloseable {
       return s.payload();
     }
     SegmentWriter w = writer;
-    FileChannel ch = w == null ? null : w.channel(segmentOf(s.pos()));
+    FileChannel ch = w == null ? null : w.channel(SegmentPosition.segment(s.pos()));
     if (ch == null) {
       return null;
     }
     ByteBuffer b = ByteBuffer.allocate(s.len());
-    long at = offsetOf(s.pos());
+    long at = SegmentPosition.offset(s.pos());
     try {
       while (b.hasRemaining()) {
         int n = ch.read(b, at + b.position());
@@ -203,7 +203,7 @@ public final class StorageEngine implements AutoCloseable {
   // ---------------------------------------------------------------- index maintenance
 
   /**
-   * Applies one op to the index. Used for live changes and by recovery ({@code recovering} also
+   * Applies one op to the index. Used for live changes and by recovery ({@code collectForIndex} also
    * collects the op for the active segment's future index file).
    */
   void apply(Op op, int segment, boolean collectForIndex) {
@@ -233,7 +233,7 @@ public final class StorageEngine implements AutoCloseable {
       } else {
         s = n.insert(address);
       }
-      n.pos[s] = position(segment, op.payloadPos);
+      n.pos[s] = SegmentPosition.of(segment, op.payloadPos);
       n.len[s] = op.payloadLen;
       n.flags[s] = op.flags;
       n.global[s] = op.global;
@@ -262,7 +262,7 @@ public final class StorageEngine implements AutoCloseable {
         continue;
       }
       n.flags[s] |= COMMITTED;
-      if (durable && segmentOf(n.pos[s]) != segment) {
+      if (durable && SegmentPosition.segment(n.pos[s]) != segment) {
         n.commitSegment[s] = segment;
         retain(segment);
       }
@@ -307,7 +307,7 @@ public final class StorageEngine implements AutoCloseable {
     if (!durable) {
       return;
     }
-    unref(segmentOf(n.pos[s]));
+    unref(SegmentPosition.segment(n.pos[s]));
     if (n.commitSegment[s] >= 0) {
       unref(n.commitSegment[s]);
     }
@@ -364,18 +364,6 @@ public final class StorageEngine implements AutoCloseable {
     } finally {
       writingMarks = false;
     }
-  }
-
-  static long position(int segment, long offset) {
-    return ((long) segment << 40) | offset;
-  }
-
-  static int segmentOf(long pos) {
-    return (int) (pos >>> 40);
-  }
-
-  static long offsetOf(long pos) {
-    return pos & ((1L << 40) - 1);
   }
 
   private void checkOpen() {
