@@ -60,6 +60,7 @@ public final class ReplicaSupport {
 
   /** Decides what {@code address} of {@code ns} answers; call under the engine's monitor. */
   public static Planned plan(StorageEngine engine, StreamId ns, long address) {
+    assert Thread.holdsLock(engine) : "reads are planned under the engine's monitor";
     if (address < engine.trimMark(ns)) {
       return new Planned(address, ReadResult.Status.TRIMMED, null);
     }

@@ -87,6 +87,11 @@ final class SegmentWriter implements AutoCloseable {
     return dir.resolve(String.format("segment-%06d.idx", id));
   }
 
+  /** Why the writer stopped, or null while it works. */
+  Throwable failure() {
+    return failure;
+  }
+
   /** The channel of a segment for positional reads, or null once it was deleted. */
   FileChannel channel(int segment) {
     return channels.get(segment);

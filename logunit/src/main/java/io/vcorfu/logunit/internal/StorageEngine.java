@@ -41,6 +41,7 @@ public final class StorageEngine implements AutoCloseable {
   private long activeOffset;
   private IndexFile activeIndex = new IndexFile();
   private boolean writingMarks;
+  private NamespaceIndex lastNamespace;
   /** Set once in {@link #open}, before the engine is shared. */
   private volatile SegmentWriter writer;
   private RecoveryStats recoveryStats = RecoveryStats.NONE;
@@ -177,12 +178,12 @@ public final class StorageEngine implements AutoCloseable {
       return s.payload();
     }
     SegmentWriter w = writer;
-    FileChannel ch = w == null ? null : w.channel(segmentOf(s.pos()));
+    FileChannel ch = w == null ? null : w.channel(SegmentPosition.segment(s.pos()));
     if (ch == null) {
       return null;
     }
     ByteBuffer b = ByteBuffer.allocate(s.len());
-    long at = offsetOf(s.pos());
+    long at = SegmentPosition.offset(s.pos());
     try {
       while (b.hasRemaining()) {
         int n = ch.read(b, at + b.position());
@@ -202,10 +203,11 @@ public final class StorageEngine implements AutoCloseable {
   // ---------------------------------------------------------------- index maintenance
 
   /**
-   * Applies one op to the index. Used for live changes and by recovery ({@code recovering} also
+   * Applies one op to the index. Used for live changes and by recovery ({@code collectForIndex} also
    * collects the op for the active segment's future index file).
    */
   void apply(Op op, int segment, boolean collectForIndex) {
+    assert Thread.holdsLock(this) : "the index is changed only under the engine's monitor";
     if (collectForIndex) {
       activeIndex.add(op);
     }
@@ -220,7 +222,7 @@ public final class StorageEngine implements AutoCloseable {
   private void applyEntry(Op op, int segment) {
     long[] k = op.keys;
     for (int i = 0; i < k.length; i += 3) {
-      NamespaceIndex n = namespace(new StreamId(k[i], k[i + 1]));
+      NamespaceIndex n = namespace(k[i], k[i + 1]);
       long address = k[i + 2];
       if (address < n.trimMark) {
         continue;
@@ -231,7 +233,7 @@ public final class StorageEngine implements AutoCloseable {
       } else {
         s = n.insert(address);
       }
-      n.pos[s] = position(segment, op.payloadPos);
+      n.pos[s] = SegmentPosition.of(segment, op.payloadPos);
       n.len[s] = op.payloadLen;
       n.flags[s] = op.flags;
       n.global[s] = op.global;
@@ -260,7 +262,7 @@ public final class StorageEngine implements AutoCloseable {
         continue;
       }
       n.flags[s] |= COMMITTED;
-      if (durable && segmentOf(n.pos[s]) != segment) {
+      if (durable && SegmentPosition.segment(n.pos[s]) != segment) {
         n.commitSegment[s] = segment;
         retain(segment);
       }
@@ -284,6 +286,16 @@ public final class StorageEngine implements AutoCloseable {
     return namespaces.computeIfAbsent(id, i -> new NamespaceIndex(i, !durable));
   }
 
+  /** Like {@link #namespace(StreamId)}, remembering the last one (replays hit it nearly always). */
+  private NamespaceIndex namespace(long msb, long lsb) {
+    NamespaceIndex n = lastNamespace;
+    if (n == null || n.id.msb() != msb || n.id.lsb() != lsb) {
+      n = namespace(new StreamId(msb, lsb));
+      lastNamespace = n;
+    }
+    return n;
+  }
+
   private void retain(int segment) {
     if (durable) {
       liveRecords.computeIfAbsent(segment, x -> new int[1])[0]++;
@@ -295,7 +307,7 @@ public final class StorageEngine implements AutoCloseable {
     if (!durable) {
       return;
     }
-    unref(segmentOf(n.pos[s]));
+    unref(SegmentPosition.segment(n.pos[s]));
     if (n.commitSegment[s] >= 0) {
       unref(n.commitSegment[s]);
     }
@@ -354,21 +366,13 @@ public final class StorageEngine implements AutoCloseable {
     }
   }
 
-  static long position(int segment, long offset) {
-    return ((long) segment << 40) | offset;
-  }
-
-  static int segmentOf(long pos) {
-    return (int) (pos >>> 40);
-  }
-
-  static long offsetOf(long pos) {
-    return pos & ((1L << 40) - 1);
-  }
-
   private void checkOpen() {
     if (closed) {
       throw closedError();
+    }
+    Throwable failed = writer == null ? null : writer.failure();
+    if (failed != null) {
+      throw SegmentWriter.storageFailed(failed);
     }
   }
 
