@@ -28,9 +28,10 @@ import java.util.function.Function;
  *   <li>{@link Mode#LOCKED} (the default): the calling thread applies its request under one lock and
  *       gets an already completed future; no request changes threads. Measured in-process on a
  *       2-core machine shared with other load, 8 caller threads, one stream per token ({@code
- *       SequencerThroughput} in the tests): about 2.4 million tokens/s for callers that wait for
- *       each reply and 1.5 million/s for callers keeping 128 requests outstanding, against 0.1 and
- *       1.1 million/s for {@link Mode#BATCHED}, whose per-request thread handoff dominates.
+ *       SequencerThroughput} in the tests, after warm-up): 1.5 to 2.4 million tokens/s for callers
+ *       that wait for each reply and about 1.5 million/s for callers keeping 128 requests
+ *       outstanding, against 0.1 and 1.0 million/s for {@link Mode#BATCHED}, whose per-request
+ *       thread handoff dominates.
  *   <li>{@link Mode#BATCHED}: requests go into a lock-free multi-producer queue drained in batches
  *       by one dedicated thread (parked when idle) to which the sequencer state is confined. Futures
  *       complete on that thread, so dependent stages must not block (use the {@code *Async}
@@ -152,6 +153,7 @@ public final class SequencerService implements AutoCloseable {
         if (closed) {
           return CompletableFuture.failedFuture(closedError());
         }
+        assert lock.isHeldByCurrentThread();
         result = work.apply(sequencer);
       } catch (RuntimeException e) {
         return CompletableFuture.failedFuture(e);
@@ -181,6 +183,7 @@ public final class SequencerService implements AutoCloseable {
       }
       int n = 0;
       do {
+        assert Thread.currentThread() == drainer : "sequencer state touched outside its drainer thread";
         op.run(sequencer);
       } while (++n < BATCH && (op = queue.poll()) != null);
     }
