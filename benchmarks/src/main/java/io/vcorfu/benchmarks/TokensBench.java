@@ -53,8 +53,8 @@ final class TokensBench implements Callable<Integer> {
       ids.add(StreamId.of("tokens-" + k));
     }
     if (inProcess) {
-      try (SequencerService sequencer = new SequencerService()) {
-        sequencer.bootstrap(-1, java.util.Map.of());
+      try (SequencerService sequencer = new SequencerService(new io.vcorfu.sequencer.Sequencer())) {
+        sequencer.bootstrap(-1, java.util.Map.of()).join();
         run("in-process", ids, r -> sequencer.token(r).thenApply(x -> null));
       }
       return 0;

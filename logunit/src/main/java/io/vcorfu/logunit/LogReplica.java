@@ -132,7 +132,7 @@ public final class LogReplica implements AutoCloseable {
 
   /**
    * Repairs an address: an empty one gets a HOLE (committed iff {@code commit}); an uncommitted
-   * entry is replaced by a committed HOLE when {@code abort} is set; anything else is left as it
+   * entry is replaced by a committed HOLE when {@code abort} is set and {@code abort_nonce} names it (or is 0); anything else is left as it
    * is. Returns what the address holds afterwards.
    */
   public CompletableFuture<LogFillResponse> fill(LogFillRequest request) {
@@ -146,7 +146,9 @@ public final class LogReplica implements AutoCloseable {
       synchronized (engine) {
         if (address >= engine.trimMark(LOG)) {
           Stored held = engine.lookup(LOG, address);
-          if (held == null || (!held.hole() && !held.committed() && request.getAbort())) {
+          if (held == null
+              || (!held.hole() && !held.committed() && request.getAbort()
+                  && ReplicaSupport.abortMatches(held, request.getAbortNonce()))) {
             boolean committed = held != null || request.getCommit();
             byte[] hole = LogEntryMsg.newBuilder().setGlobalAddress(address)
                 .setKind(EntryKind.HOLE).build().toByteArray();

@@ -154,7 +154,7 @@ public final class StreamReplica implements AutoCloseable {
 
   /**
    * Repairs a slot: an empty one gets a HOLE (committed iff {@code commit}); an uncommitted entry
-   * is replaced by a committed HOLE when {@code abort} is set; anything else is left as it is.
+   * is replaced by a committed HOLE when {@code abort} is set and {@code abort_nonce} names it (or is 0); anything else is left as it is.
    * Returns what the slot holds afterwards.
    */
   public CompletableFuture<StreamFillResponse> fill(StreamFillRequest request) {
@@ -170,7 +170,9 @@ public final class StreamReplica implements AutoCloseable {
       synchronized (engine) {
         if (address >= engine.trimMark(stream)) {
           Stored held = engine.lookup(stream, address);
-          if (held == null || (!held.hole() && !held.committed() && request.getAbort())) {
+          if (held == null
+              || (!held.hole() && !held.committed() && request.getAbort()
+                  && ReplicaSupport.abortMatches(held, request.getAbortNonce()))) {
             boolean committed = held != null || request.getCommit();
             byte[] hole = LogEntryMsg.newBuilder().setGlobalAddress(-1).setKind(EntryKind.HOLE)
                 .addSlots(StreamSlot.newBuilder().setStream(request.getStream())

@@ -2,10 +2,13 @@ package io.vcorfu.server;
 
 import io.vcorfu.layout.FileLayoutStore;
 import io.vcorfu.layout.Layout;
+import io.vcorfu.layout.LayoutNotFoundException;
 import io.vcorfu.layout.LayoutStore;
 import io.vcorfu.layout.Versioned;
+import io.vcorfu.logunit.FsyncPolicy;
 import io.vcorfu.logunit.LogReplica;
 import io.vcorfu.logunit.StorageOptions;
+import io.vcorfu.logunit.StorageMode;
 import io.vcorfu.logunit.StreamReplica;
 import io.vcorfu.protocol.ClientOptions;
 import io.vcorfu.protocol.Endpoint;
@@ -22,6 +25,8 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.LinkedHashSet;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
@@ -93,14 +98,18 @@ public final class Node implements AutoCloseable {
     Layout chosen = chooseLayout(binding.endpoint());
     layout.set(chosen);
     Endpoint me = binding.endpoint();
-    if (chosen.logServers().contains(me)) {
-      logReplica = LogReplica.open(storage("log"));
-    }
-    if (chosen.streamServers().contains(me)) {
-      streamReplica = StreamReplica.open(storage("stream"));
+    try {
+      if (logServers(chosen).contains(me)) {
+        logReplica = LogReplica.open(storage("log"));
+      }
+      if (streamServers(chosen).contains(me)) {
+        streamReplica = StreamReplica.open(storage("stream"));
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot open the replica storage of " + me, e);
     }
     if (chosen.sequencer().equals(me)) {
-      sequencer = new SequencerService();
+      sequencer = new SequencerService(new io.vcorfu.sequencer.Sequencer());
       peers = transport.newClient(ClientOptions.defaults());
       bootstrap = new SequencerBootstrap(peers, chosen, sequencer);
       bootstrap.start();
@@ -113,6 +122,20 @@ public final class Node implements AutoCloseable {
         sequencer != null ? " sequencer" : "",
         logReplica != null ? " log-replica" : "",
         streamReplica != null ? " stream-replica" : "");
+  }
+
+  /** Every endpoint that appears in a log chain of {@code layout}. */
+  static Set<Endpoint> logServers(Layout layout) {
+    Set<Endpoint> out = new LinkedHashSet<>();
+    layout.segments().forEach(s -> s.log().forEach(out::addAll));
+    return out;
+  }
+
+  /** Every endpoint that appears in a stream chain of {@code layout}. */
+  static Set<Endpoint> streamServers(Layout layout) {
+    Set<Endpoint> out = new LinkedHashSet<>();
+    layout.segments().forEach(s -> s.stream().forEach(out::addAll));
+    return out;
   }
 
   private java.util.Map<PayloadCase, io.vcorfu.protocol.RpcHandler> roleHandlers() {
@@ -132,14 +155,13 @@ public final class Node implements AutoCloseable {
   }
 
   private StorageOptions storage(String role) {
-    StorageOptions.Builder b = StorageOptions.builder();
-    if (config.durable()) {
-      b.durable(config.dataDir().resolve(role));
-      if (config.fsyncInterval() != null) {
-        b.fsyncInterval(config.fsyncInterval());
-      }
-    } else {
-      b.memory();
+    if (!config.durable()) {
+      return StorageOptions.memory();
+    }
+    StorageOptions.Builder b =
+        StorageOptions.builder().mode(StorageMode.DURABLE).directory(config.dataDir().resolve(role));
+    if (config.fsyncInterval() != null) {
+      b.fsyncPolicy(FsyncPolicy.INTERVAL).fsyncInterval(config.fsyncInterval());
     }
     return b.build();
   }
@@ -158,7 +180,7 @@ public final class Node implements AutoCloseable {
         throw new UncheckedIOException("cannot create data directory " + config.dataDir(), e);
       }
       layoutStore = new FileLayoutStore(config.dataDir().resolve("layout.json"));
-      Versioned<Layout> v = layoutStore.get().join();
+      Versioned<Layout> v = storedLayout();
       stored = v == null ? null : v.value();
     }
     Layout chosen;
@@ -174,10 +196,23 @@ public final class Node implements AutoCloseable {
       chosen = Layout.singleNode(bound, stored == null ? "vcorfu" : stored.clusterId()).withEpoch(epoch);
     }
     if (layoutStore != null) {
-      Versioned<Layout> v = layoutStore.get().join();
-      layoutStore.compareAndSet(v == null ? -1 : v.version(), chosen).join();
+      Versioned<Layout> v = storedLayout();
+      if (v == null || !v.value().equals(chosen)) {
+        layoutStore.compareAndSet(v == null ? LayoutStore.NO_VERSION : v.version(), chosen).join();
+      }
     }
     return chosen;
+  }
+
+  private Versioned<Layout> storedLayout() {
+    try {
+      return layoutStore.get().join();
+    } catch (java.util.concurrent.CompletionException e) {
+      if (e.getCause() instanceof LayoutNotFoundException) {
+        return null;
+      }
+      throw e;
+    }
   }
 
   static Layout readLayout(Path file) {
@@ -188,8 +223,22 @@ public final class Node implements AutoCloseable {
     }
   }
 
+  private static void closeQuietly(AutoCloseable c) {
+    if (c == null) {
+      return;
+    }
+    try {
+      c.close();
+    } catch (Exception e) {
+      LOG.warn("closing {} failed: {}", c, e.toString());
+    }
+  }
+
   @Override
   public void close() {
+    if (!lifeCycle.startClosing()) {
+      return;
+    }
     if (binding != null) {
       binding.close();
     }
@@ -202,14 +251,11 @@ public final class Node implements AutoCloseable {
     if (peers != null) {
       peers.close();
     }
-    if (logReplica != null) {
-      logReplica.close();
-    }
-    if (streamReplica != null) {
-      streamReplica.close();
-    }
+    closeQuietly(logReplica);
+    closeQuietly(streamReplica);
     if (layoutStore != null) {
       layoutStore.close();
     }
+    lifeCycle.transition(LifeCycle.State.CLOSED);
   }
 }

@@ -60,11 +60,11 @@ final class SequencerBootstrap implements AutoCloseable {
 
   private void attempt() {
     List<CompletableFuture<LogTailResponse>> logs = new ArrayList<>();
-    for (Endpoint e : layout.logServers()) {
+    for (Endpoint e : Node.logServers(layout)) {
       logs.add(ops.logTail(e));
     }
     List<CompletableFuture<StreamTailResponse>> streams = new ArrayList<>();
-    for (Endpoint e : layout.streamServers()) {
+    for (Endpoint e : Node.streamServers(layout)) {
       streams.add(ops.streamTail(e, List.of(), true));
     }
     List<CompletableFuture<?>> all = new ArrayList<>(logs);
@@ -93,7 +93,7 @@ final class SequencerBootstrap implements AutoCloseable {
                   tails.merge(s, info, (a, b) -> a.tail() >= b.tail() ? a : b);
                 }
               }
-              sequencer.bootstrap(globalTail, tails);
+              sequencer.bootstrap(globalTail, tails).join();
               LOG.info("sequencer ready: global tail {}, {} streams", globalTail, tails.size());
               done.complete(null);
             });

@@ -29,9 +29,27 @@ public final class ReplicaSupport {
    * entry matches it, a different entry with the same address does not.
    */
   public static int contentHash(LogEntryMsg entry) {
+    if (entry.getNonce() != 0) {
+      return nonceHash(entry.getNonce());
+    }
     CRC32C crc = new CRC32C();
     crc.update(entry.toBuilder().clearEpoch().build().toByteArray());
     return (int) crc.getValue();
+  }
+
+  /**
+   * The identity of an entry written with a writer nonce: a writer never reuses a nonce, so equal
+   * global address and nonce mean the same write attempt (a re-drive), and an abort-fill naming the
+   * nonce can only abort that attempt, never another entry given the same address later.
+   */
+  public static int nonceHash(long nonce) {
+    long h = nonce * 0x9E3779B97F4A7C15L;
+    return (int) (h ^ (h >>> 32));
+  }
+
+  /** True if an abort-fill naming {@code abortNonce} (0 = any entry) may abort {@code held}. */
+  public static boolean abortMatches(Stored held, long abortNonce) {
+    return abortNonce == 0 || held.hash() == nonceHash(abortNonce);
   }
 
   /** The serialized entry, or TooLargeException when it exceeds the engine's limit. */
