@@ -110,13 +110,20 @@ public final class ServerProcess implements AutoCloseable {
     }
   }
 
+  /** Ends this process: SIGTERM, then SIGKILL if it has not exited within 10 s. */
   @Override
-  public void close() throws InterruptedException {
-    if (process.isAlive()) {
-      process.destroy();
+  public void close() {
+    if (!process.isAlive()) {
+      return;
+    }
+    process.destroy();
+    try {
       if (!process.waitFor(10, java.util.concurrent.TimeUnit.SECONDS)) {
         kill9();
       }
+    } catch (InterruptedException e) {
+      process.destroyForcibly();
+      Thread.currentThread().interrupt();
     }
   }
 }
