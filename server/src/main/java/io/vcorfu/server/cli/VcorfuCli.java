@@ -15,7 +15,12 @@ public final class VcorfuCli {
   private VcorfuCli() {}
 
   public static void main(String[] args) {
-    System.exit(commandLine(new VcorfuCli()).execute(args));
+    System.exit(newCommandLine().execute(args));
+  }
+
+  /** The {@code vcorfu} command line, ready to execute. */
+  public static CommandLine newCommandLine() {
+    return commandLine(new VcorfuCli());
   }
 
   /**

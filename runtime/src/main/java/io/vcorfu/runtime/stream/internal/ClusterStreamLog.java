@@ -4,6 +4,8 @@ import io.vcorfu.protocol.Endpoint;
 import io.vcorfu.protocol.RpcClient;
 import io.vcorfu.protocol.StreamId;
 import io.vcorfu.protocol.TooLargeException;
+import io.vcorfu.protocol.TrimmedException;
+import io.vcorfu.protocol.UnknownStreamException;
 import io.vcorfu.protocol.Transport;
 import io.vcorfu.protocol.proto.EntryKind;
 import io.vcorfu.protocol.proto.LogEntryMsg;
@@ -147,33 +149,63 @@ public final class ClusterStreamLog implements StreamLog {
     return new AppendResult(entry.getGlobalAddress(), addresses);
   }
 
+  /**
+   * {@inheritDoc}
+   *
+   * <p>Fails with {@link UnknownStreamException} when the stream has never been written, and with
+   * {@link TrimmedException} (carrying the stream and its exact trim mark) when the range starts
+   * below the trim mark. Reads never go past the stream's tail: a range beyond it is cut short.
+   */
   @Override
   public CompletableFuture<List<StreamEntry>> readStream(StreamId stream, long from, long to) {
     long known = knownStreamTails.getOrDefault(stream, -1L);
     CompletableFuture<Long> limit =
         to <= known
             ? CompletableFuture.completedFuture(to)
-            : tails(List.of(stream)).thenApply(t -> Math.min(to, t.streamTails().get(stream)));
-    return limit.thenCompose(
-        end ->
-            reader
-                .readStream(stream, Math.max(0, from), end)
+            : tails(List.of(stream))
                 .thenApply(
-                    results -> {
-                      List<StreamEntry> out = new ArrayList<>(results.size());
-                      for (ReadResult r : results) {
-                        LogEntryMsg e = r.getEntry();
-                        boolean hole = e.getKind() != EntryKind.DATA;
-                        out.add(
-                            new StreamEntry(
-                                stream,
-                                r.getAddress(),
-                                hole ? -1 : e.getGlobalAddress(),
-                                hole,
-                                hole ? new byte[0] : e.getPayload().toByteArray()));
+                    t -> {
+                      long tail = t.streamTails().get(stream);
+                      if (tail < 0) {
+                        throw new UnknownStreamException(stream);
                       }
-                      return out;
-                    }));
+                      return Math.min(to, tail);
+                    });
+    return limit
+        .thenCompose(end -> reader.readStream(stream, Math.max(0, from), end))
+        .thenApply(results -> toStreamEntries(stream, results))
+        .exceptionallyCompose(
+            error -> {
+              Throwable cause = Rpc.unwrap(error);
+              if (cause instanceof TrimmedException) {
+                return trimMark(stream)
+                    .thenCompose(mark -> CompletableFuture.failedFuture(new TrimmedException(mark, stream)));
+              }
+              return CompletableFuture.failedFuture(cause);
+            });
+  }
+
+  /** The stream's trim mark, from the last replica of its chain. */
+  private CompletableFuture<Long> trimMark(StreamId stream) {
+    List<Endpoint> chain = layout().current().streamChain(stream);
+    return ops.streamTail(chain.get(chain.size() - 1), List.of(stream), false)
+        .thenApply(r -> r.getTailsCount() == 0 ? 0L : r.getTails(0).getTrimMark());
+  }
+
+  private static List<StreamEntry> toStreamEntries(StreamId stream, List<ReadResult> results) {
+    List<StreamEntry> out = new ArrayList<>(results.size());
+    for (ReadResult r : results) {
+      LogEntryMsg e = r.getEntry();
+      boolean hole = e.getKind() != EntryKind.DATA;
+      out.add(
+          new StreamEntry(
+              stream,
+              r.getAddress(),
+              hole ? -1 : e.getGlobalAddress(),
+              hole,
+              hole ? new byte[0] : e.getPayload().toByteArray()));
+    }
+    return out;
   }
 
   @Override
