@@ -100,7 +100,6 @@ public final class NettyTransport implements Transport {
                     ch.pipeline()
                         .addLast(new FlushConsolidationHandler(256, true))
                         .addLast(Framing.newFrameDecoder(serverMaxFrameBytes))
-                        .addLast(Framing.PREPENDER)
                         .addLast(ProtoDecoder.REQUESTS)
                         .addLast(ProtoEncoder.INSTANCE)
                         .addLast(requests);
