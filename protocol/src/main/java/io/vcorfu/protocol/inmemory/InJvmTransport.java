@@ -236,17 +236,30 @@ public final class InJvmTransport implements Transport {
         future.completeExceptionally(new TransportException("request bytes did not parse: " + e.getMessage(), e));
         return;
       }
+      if (faults.partitioned(FaultRule.Direction.REQUEST, target, request)) {
+        future.completeExceptionally(
+            new TransportException("cannot reach " + target + ": the network to it is partitioned"));
+        return;
+      }
       HandlerCalls.invoke(server.handler, request)
           .thenAccept(
               response -> {
                 Response limited = HandlerCalls.limitSize(request, response, serverMaxFrameBytes);
                 byte[] out = limited.toByteArray();
                 route(FaultRule.Direction.RESPONSE, target, request, future, link.responses,
-                    () -> deliverResponse(server, out, future));
+                    () -> deliverResponse(server, request, out, future));
               });
     }
 
-    private void deliverResponse(Server server, byte[] bytes, CompletableFuture<Response> future) {
+    private void deliverResponse(
+        Server server, Request request, byte[] bytes, CompletableFuture<Response> future) {
+      if (faults.partitioned(FaultRule.Direction.RESPONSE, server.endpoint, request)) {
+        future.completeExceptionally(
+            new TransportException(
+                "the connection to " + server.endpoint
+                    + " was lost to a network partition before the response arrived"));
+        return;
+      }
       if (server.closed) {
         future.completeExceptionally(
             new TransportException("the connection to " + server.endpoint + " closed before the response arrived"));
