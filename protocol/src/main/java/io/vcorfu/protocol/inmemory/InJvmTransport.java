@@ -13,8 +13,10 @@ import io.vcorfu.protocol.internal.HandlerCalls;
 import io.vcorfu.protocol.proto.Request;
 import io.vcorfu.protocol.proto.Response;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -39,7 +41,7 @@ public final class InJvmTransport implements Transport {
   private final ScheduledThreadPoolExecutor executor;
   private final int serverMaxFrameBytes;
   private final AtomicBoolean closed = new AtomicBoolean();
-  private final java.util.Set<Client> clients = ConcurrentHashMap.newKeySet();
+  private final Set<Client> clients = ConcurrentHashMap.newKeySet();
 
   /** Four delivery threads and 16 MiB server frames. */
   public InJvmTransport() {
@@ -214,7 +216,7 @@ public final class InJvmTransport implements Transport {
         case DELAY -> {
           try {
             executor.schedule(() -> lane.execute(delivery), rule.delay().toNanos(), TimeUnit.NANOSECONDS);
-          } catch (java.util.concurrent.RejectedExecutionException e) {
+          } catch (RejectedExecutionException e) {
             future.completeExceptionally(new TransportException("the in-JVM transport is closed"));
           }
         }

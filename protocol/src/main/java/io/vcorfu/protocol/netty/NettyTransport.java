@@ -2,6 +2,7 @@ package io.vcorfu.protocol.netty;
 
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
@@ -105,7 +106,7 @@ public final class NettyTransport implements Transport {
                         .addLast(requests);
                   }
                 });
-    io.netty.channel.ChannelFuture bound = bootstrap.bind(endpoint.host(), endpoint.port()).awaitUninterruptibly();
+    ChannelFuture bound = bootstrap.bind(endpoint.host(), endpoint.port()).awaitUninterruptibly();
     if (!bound.isSuccess()) {
       throw new TransportException(
           "cannot listen on " + endpoint + ": " + bound.cause().getMessage(), bound.cause());

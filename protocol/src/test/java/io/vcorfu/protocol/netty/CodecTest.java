@@ -95,7 +95,8 @@ class CodecTest {
     EmbeddedChannel out = new EmbeddedChannel(ProtoEncoder.INSTANCE);
     out.writeOutbound(new ProtoEncoder.Batch(sent));
     ByteBuf one = out.readOutbound();
-    assertThat((Object) out.readOutbound()).isNull();
+    Object next = out.readOutbound();
+    assertThat(next).isNull();
     EmbeddedChannel in = serverInbound(1024);
     in.writeInbound(one);
     assertThat(readAll(in)).containsExactlyElementsOf(sent);

@@ -107,7 +107,8 @@ class ServerRequestHandlerTest {
     CompletableFuture<Response> later = new CompletableFuture<>();
     EmbeddedChannel ch = server(r -> later, 1024);
     ch.writeInbound(frame(withId(Messages.ping(), 11)));
-    assertThat((Object) ch.readOutbound()).isNull();
+    Object early = ch.readOutbound();
+    assertThat(early).isNull();
     later.complete(Response.newBuilder().setPing(io.vcorfu.protocol.proto.PingResponse.getDefaultInstance()).build());
     ch.runPendingTasks();
     assertThat(readResponse(ch).getHeader().getRequestId()).isEqualTo(11);
