@@ -110,6 +110,7 @@ class NettyTransportTest {
       }
       assertThat(matched).isEqualTo(threads * perThread);
       assertThat(echo.calls()).isEqualTo(threads * perThread);
+      assertThat(((NettyRpcClient) client).connectionCount()).as("one shared connection").isEqualTo(1);
     } finally {
       pool.shutdownNow();
     }
