@@ -1,5 +1,6 @@
 package io.vcorfu.protocol;
 
+import java.util.Arrays;
 import java.util.EnumSet;
 import java.util.Map;
 import java.util.Set;
@@ -115,7 +116,7 @@ public final class LifeCycle {
       }
     }
     throw new IllegalStateException(
-        name + " is " + now + " but must be one of " + java.util.Arrays.toString(expected));
+        name + " is " + now + " but must be one of " + Arrays.toString(expected));
   }
 
   private void check(State from, State to) {

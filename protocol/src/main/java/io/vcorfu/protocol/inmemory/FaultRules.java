@@ -38,6 +38,16 @@ public final class FaultRules {
     return List.copyOf(rules);
   }
 
+  /** True if a PARTITION rule cuts this message (checked again when a message is delivered). */
+  boolean partitioned(FaultRule.Direction direction, Endpoint target, Request request) {
+    for (FaultRule rule : rules) {
+      if (rule.action() == FaultRule.Action.PARTITION && rule.matches(direction, target, request)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   /** The first rule matching the message, or null. */
   FaultRule match(FaultRule.Direction direction, Endpoint target, Request request) {
     for (FaultRule rule : rules) {

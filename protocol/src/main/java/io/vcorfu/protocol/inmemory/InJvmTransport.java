@@ -13,8 +13,10 @@ import io.vcorfu.protocol.internal.HandlerCalls;
 import io.vcorfu.protocol.proto.Request;
 import io.vcorfu.protocol.proto.Response;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -39,7 +41,7 @@ public final class InJvmTransport implements Transport {
   private final ScheduledThreadPoolExecutor executor;
   private final int serverMaxFrameBytes;
   private final AtomicBoolean closed = new AtomicBoolean();
-  private final java.util.Set<Client> clients = ConcurrentHashMap.newKeySet();
+  private final Set<Client> clients = ConcurrentHashMap.newKeySet();
 
   /** Four delivery threads and 16 MiB server frames. */
   public InJvmTransport() {
@@ -214,7 +216,7 @@ public final class InJvmTransport implements Transport {
         case DELAY -> {
           try {
             executor.schedule(() -> lane.execute(delivery), rule.delay().toNanos(), TimeUnit.NANOSECONDS);
-          } catch (java.util.concurrent.RejectedExecutionException e) {
+          } catch (RejectedExecutionException e) {
             future.completeExceptionally(new TransportException("the in-JVM transport is closed"));
           }
         }
@@ -236,17 +238,30 @@ public final class InJvmTransport implements Transport {
         future.completeExceptionally(new TransportException("request bytes did not parse: " + e.getMessage(), e));
         return;
       }
+      if (faults.partitioned(FaultRule.Direction.REQUEST, target, request)) {
+        future.completeExceptionally(
+            new TransportException("cannot reach " + target + ": the network to it is partitioned"));
+        return;
+      }
       HandlerCalls.invoke(server.handler, request)
           .thenAccept(
               response -> {
                 Response limited = HandlerCalls.limitSize(request, response, serverMaxFrameBytes);
                 byte[] out = limited.toByteArray();
                 route(FaultRule.Direction.RESPONSE, target, request, future, link.responses,
-                    () -> deliverResponse(server, out, future));
+                    () -> deliverResponse(server, request, out, future));
               });
     }
 
-    private void deliverResponse(Server server, byte[] bytes, CompletableFuture<Response> future) {
+    private void deliverResponse(
+        Server server, Request request, byte[] bytes, CompletableFuture<Response> future) {
+      if (faults.partitioned(FaultRule.Direction.RESPONSE, server.endpoint, request)) {
+        future.completeExceptionally(
+            new TransportException(
+                "the connection to " + server.endpoint
+                    + " was lost to a network partition before the response arrived"));
+        return;
+      }
       if (server.closed) {
         future.completeExceptionally(
             new TransportException("the connection to " + server.endpoint + " closed before the response arrived"));

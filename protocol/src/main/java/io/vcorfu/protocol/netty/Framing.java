@@ -5,18 +5,17 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
 import io.netty.handler.codec.TooLongFrameException;
 import java.nio.ByteOrder;
-import io.netty.handler.codec.LengthFieldPrepender;
 
 /**
  * Framing of the vcorfu TCP stream: every message is a 4-byte big-endian length followed by that
- * many bytes. Decoding the bytes of a frame is the job of {@link ProtoDecoder}, not of framing.
+ * many bytes. Inbound, framing ({@link #newFrameDecoder}) is separate from decoding ({@link
+ * ProtoDecoder}); outbound, {@link ProtoEncoder} writes prefix and message into one buffer (what a
+ * {@code LengthFieldPrepender(4)} after a protobuf encoder would produce, without a second buffer
+ * per message).
  */
 public final class Framing {
   /** Bytes of the length prefix. */
   public static final int LENGTH_BYTES = 4;
-
-  /** Stateless, shared by every channel. */
-  public static final LengthFieldPrepender PREPENDER = new LengthFieldPrepender(LENGTH_BYTES);
 
   private Framing() {}
 

@@ -23,6 +23,8 @@ import io.vcorfu.protocol.TransportException;
 import io.vcorfu.protocol.proto.Request;
 import io.vcorfu.protocol.proto.Response;
 import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -46,6 +48,9 @@ import org.slf4j.LoggerFactory;
  */
 final class NettyRpcClient implements RpcClient {
   private static final Logger LOG = LoggerFactory.getLogger(NettyRpcClient.class);
+
+  private static final int MAX_BATCH_MESSAGES = 1024;
+  private static final int MAX_BATCH_BYTES = 256 * 1024;
 
   private final ClientOptions options;
   private final Bootstrap bootstrap;
@@ -144,6 +149,7 @@ final class NettyRpcClient implements RpcClient {
     final AtomicBoolean drainScheduled = new AtomicBoolean();
     volatile Channel channel;
     volatile boolean closed;
+    volatile TransportException failure;
 
     Connection(Endpoint endpoint) {
       this.endpoint = endpoint;
@@ -161,7 +167,6 @@ final class NettyRpcClient implements RpcClient {
                       ch.pipeline()
                           .addLast(new FlushConsolidationHandler(256, true))
                           .addLast(Framing.newFrameDecoder(options.maxFrameBytes()))
-                          .addLast(Framing.PREPENDER)
                           .addLast(ProtoDecoder.RESPONSES)
                           .addLast(ProtoEncoder.INSTANCE)
                           .addLast(self);
@@ -185,7 +190,8 @@ final class NettyRpcClient implements RpcClient {
           timer.newTimeout(t -> expire(call), options.requestTimeout().toNanos(), TimeUnit.NANOSECONDS);
       pending.put(call.id, call);
       if (closed) {
-        failCall(call, new TransportException("the connection to " + endpoint + " is closed"));
+        TransportException why = failure;
+        failCall(call, why != null ? why : new TransportException("the connection to " + endpoint + " is closed"));
         return;
       }
       outbox.add(request);
@@ -205,13 +211,20 @@ final class NettyRpcClient implements RpcClient {
       if (!ch.isActive()) {
         return;
       }
+      List<Request> batch = new ArrayList<>();
+      int bytes = 0;
       Request r;
-      int written = 0;
       while ((r = outbox.poll()) != null) {
-        ch.write(r, ch.voidPromise());
-        if (++written % 512 == 0) {
-          ch.flush();
+        batch.add(r);
+        bytes += r.getSerializedSize();
+        if (batch.size() >= MAX_BATCH_MESSAGES || bytes >= MAX_BATCH_BYTES) {
+          ch.write(new ProtoEncoder.Batch(batch), ch.voidPromise());
+          batch = new ArrayList<>();
+          bytes = 0;
         }
+      }
+      if (!batch.isEmpty()) {
+        ch.write(new ProtoEncoder.Batch(batch), ch.voidPromise());
       }
       ch.flush();
     }
@@ -239,6 +252,9 @@ final class NettyRpcClient implements RpcClient {
 
     /** Marks this connection dead and fails every call outstanding on it. */
     void fail(TransportException error) {
+      if (failure == null) {
+        failure = error;
+      }
       closed = true;
       connections.remove(endpoint, this);
       outbox.clear();

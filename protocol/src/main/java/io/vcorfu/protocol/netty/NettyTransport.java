@@ -2,6 +2,7 @@ package io.vcorfu.protocol.netty;
 
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
@@ -100,13 +101,12 @@ public final class NettyTransport implements Transport {
                     ch.pipeline()
                         .addLast(new FlushConsolidationHandler(256, true))
                         .addLast(Framing.newFrameDecoder(serverMaxFrameBytes))
-                        .addLast(Framing.PREPENDER)
                         .addLast(ProtoDecoder.REQUESTS)
                         .addLast(ProtoEncoder.INSTANCE)
                         .addLast(requests);
                   }
                 });
-    io.netty.channel.ChannelFuture bound = bootstrap.bind(endpoint.host(), endpoint.port()).awaitUninterruptibly();
+    ChannelFuture bound = bootstrap.bind(endpoint.host(), endpoint.port()).awaitUninterruptibly();
     if (!bound.isSuccess()) {
       throw new TransportException(
           "cannot listen on " + endpoint + ": " + bound.cause().getMessage(), bound.cause());

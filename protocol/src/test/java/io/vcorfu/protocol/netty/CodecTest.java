@@ -26,7 +26,7 @@ class CodecTest {
 
   /** The bytes a client puts on the wire for {@code requests}. */
   private static byte[] wireBytes(List<Request> requests) {
-    EmbeddedChannel out = new EmbeddedChannel(Framing.PREPENDER, ProtoEncoder.INSTANCE);
+    EmbeddedChannel out = new EmbeddedChannel(ProtoEncoder.INSTANCE);
     requests.forEach(out::writeOutbound);
     ByteBuf all = Unpooled.buffer();
     for (ByteBuf b; (b = out.readOutbound()) != null; ) {
@@ -70,12 +70,47 @@ class CodecTest {
   }
 
   @Test
+  void encodedFramesMatchWhatALengthFieldPrependerProduces() {
+    List<Request> sent = sample(5);
+    EmbeddedChannel reference =
+        new EmbeddedChannel(
+            new io.netty.handler.codec.LengthFieldPrepender(4),
+            new io.netty.handler.codec.protobuf.ProtobufEncoder());
+    sent.forEach(reference::writeOutbound);
+    ByteBuf expected = Unpooled.buffer();
+    for (ByteBuf b; (b = reference.readOutbound()) != null; ) {
+      expected.writeBytes(b);
+      b.release();
+    }
+    byte[] want = new byte[expected.readableBytes()];
+    expected.readBytes(want);
+    expected.release();
+    assertThat(reference.finish()).isFalse();
+    assertThat(wireBytes(sent)).isEqualTo(want);
+  }
+
+  @Test
+  void aBatchIsEncodedAsConsecutiveFramesInOneBuffer() {
+    List<Request> sent = sample(50);
+    EmbeddedChannel out = new EmbeddedChannel(ProtoEncoder.INSTANCE);
+    out.writeOutbound(new ProtoEncoder.Batch(sent));
+    ByteBuf one = out.readOutbound();
+    Object next = out.readOutbound();
+    assertThat(next).isNull();
+    EmbeddedChannel in = serverInbound(1024);
+    in.writeInbound(one);
+    assertThat(readAll(in)).containsExactlyElementsOf(sent);
+    assertThat(out.finish()).isFalse();
+    assertThat(in.finish()).isFalse();
+  }
+
+  @Test
   void responsesRoundTripThroughTheClientDecoder() {
     Response response = Response.newBuilder()
         .setHeader(Messages.header(3).toBuilder().setRequestId(99))
         .setPing(io.vcorfu.protocol.proto.PingResponse.newBuilder().setNodeId("n1"))
         .build();
-    EmbeddedChannel out = new EmbeddedChannel(Framing.PREPENDER, ProtoEncoder.INSTANCE);
+    EmbeddedChannel out = new EmbeddedChannel(ProtoEncoder.INSTANCE);
     out.writeOutbound(response);
     EmbeddedChannel in = new EmbeddedChannel(Framing.newFrameDecoder(1024), ProtoDecoder.RESPONSES);
     for (ByteBuf b; (b = out.readOutbound()) != null; ) {

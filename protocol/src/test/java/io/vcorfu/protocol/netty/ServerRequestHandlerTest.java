@@ -24,7 +24,6 @@ class ServerRequestHandlerTest {
   private static EmbeddedChannel server(RpcHandler handler, int maxFrame) {
     return new EmbeddedChannel(
         Framing.newFrameDecoder(maxFrame),
-        Framing.PREPENDER,
         ProtoDecoder.REQUESTS,
         ProtoEncoder.INSTANCE,
         new ServerRequestHandler(handler, maxFrame));
@@ -35,7 +34,7 @@ class ServerRequestHandlerTest {
     return Unpooled.buffer().writeInt(body.length).writeBytes(body);
   }
 
-  /** Reads one response from the server's outbound side (prefix buffer + body buffer). */
+  /** Reads one response frame from the server's outbound side. */
   private static Response readResponse(EmbeddedChannel ch) throws Exception {
     ByteBuf all = Unpooled.buffer();
     try {
@@ -108,7 +107,8 @@ class ServerRequestHandlerTest {
     CompletableFuture<Response> later = new CompletableFuture<>();
     EmbeddedChannel ch = server(r -> later, 1024);
     ch.writeInbound(frame(withId(Messages.ping(), 11)));
-    assertThat((Object) ch.readOutbound()).isNull();
+    Object early = ch.readOutbound();
+    assertThat(early).isNull();
     later.complete(Response.newBuilder().setPing(io.vcorfu.protocol.proto.PingResponse.getDefaultInstance()).build());
     ch.runPendingTasks();
     assertThat(readResponse(ch).getHeader().getRequestId()).isEqualTo(11);

@@ -1,0 +1,277 @@
+package io.vcorfu.protocol.netty;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import io.vcorfu.protocol.ClientOptions;
+import io.vcorfu.protocol.Endpoint;
+import io.vcorfu.protocol.Errors;
+import io.vcorfu.protocol.RpcClient;
+import io.vcorfu.protocol.RpcHandler;
+import io.vcorfu.protocol.RpcTimeoutException;
+import io.vcorfu.protocol.TooLargeException;
+import io.vcorfu.protocol.Transport.ServerBinding;
+import io.vcorfu.protocol.TransportException;
+import io.vcorfu.protocol.proto.Response;
+import io.vcorfu.protocol.testing.EchoHandler;
+import io.vcorfu.protocol.testing.Messages;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class NettyTransportTest {
+  private static final Endpoint ANY_PORT = new Endpoint("127.0.0.1", 0);
+
+  private NettyTransport transport;
+
+  @BeforeEach
+  void start() {
+    transport = new NettyTransport(1024 * 1024, 2);
+  }
+
+  @AfterEach
+  void stop() {
+    transport.close();
+  }
+
+  private static Throwable failure(CompletableFuture<?> future) {
+    try {
+      future.get(30, TimeUnit.SECONDS);
+    } catch (java.util.concurrent.ExecutionException e) {
+      return e.getCause();
+    } catch (Exception e) {
+      throw new AssertionError("the call did not fail in time", e);
+    }
+    throw new AssertionError("the call succeeded but should have failed");
+  }
+
+  @Test
+  void pingRoundTripCarriesTheAssignedRequestId() {
+    ServerBinding server = transport.bind(ANY_PORT, new EchoHandler("node-1"));
+    assertThat(server.endpoint().port()).isPositive();
+    try (RpcClient client = transport.newClient(ClientOptions.defaults())) {
+      Response first = client.call(server.endpoint(), Messages.ping()).join();
+      Response second = client.call(server.endpoint(), Messages.ping()).join();
+      assertThat(first.getPing().getNodeId()).isEqualTo("node-1");
+      assertThat(first.getHeader().getRequestId()).isPositive();
+      assertThat(second.getHeader().getRequestId()).isNotEqualTo(first.getHeader().getRequestId());
+    }
+  }
+
+  @Test
+  void eightThreadsOfPipelinedCallsEachGetTheirOwnResponse() throws Exception {
+    int threads = 8;
+    int perThread = 5_000;
+    EchoHandler echo = new EchoHandler("n");
+    ServerBinding server = transport.bind(ANY_PORT, echo);
+    ExecutorService pool = Executors.newFixedThreadPool(threads);
+    try (RpcClient client = transport.newClient(ClientOptions.defaults().withRequestTimeout(Duration.ofSeconds(30)))) {
+      List<Future<Integer>> results = new ArrayList<>();
+      for (int t = 0; t < threads; t++) {
+        int base = t * perThread;
+        results.add(
+            pool.submit(
+                () -> {
+                  List<CompletableFuture<Response>> calls = new ArrayList<>(perThread);
+                  for (int i = 0; i < perThread; i++) {
+                    calls.add(client.call(server.endpoint(), Messages.numbered(base + i)));
+                  }
+                  int matched = 0;
+                  for (int i = 0; i < perThread; i++) {
+                    Response r = calls.get(i).get(30, TimeUnit.SECONDS);
+                    if (Messages.number(r) == base + i) {
+                      matched++;
+                    }
+                  }
+                  return matched;
+                }));
+      }
+      int matched = 0;
+      for (Future<Integer> f : results) {
+        matched += f.get(50, TimeUnit.SECONDS);
+      }
+      assertThat(matched).isEqualTo(threads * perThread);
+      assertThat(echo.calls()).isEqualTo(threads * perThread);
+      assertThat(((NettyRpcClient) client).connectionCount()).as("one shared connection").isEqualTo(1);
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+
+  @Test
+  void aCallTheServerNeverAnswersTimesOut() {
+    ServerBinding server = transport.bind(ANY_PORT, EchoHandler.neverAnswers());
+    try (RpcClient client = transport.newClient(ClientOptions.defaults().withRequestTimeout(Duration.ofMillis(200)))) {
+      long start = System.nanoTime();
+      Throwable error = failure(client.call(server.endpoint(), Messages.ping()));
+      assertThat(error).isInstanceOf(RpcTimeoutException.class).hasMessageContaining("within 200 ms");
+      assertThat(Duration.ofNanos(System.nanoTime() - start)).isGreaterThanOrEqualTo(Duration.ofMillis(190));
+    }
+  }
+
+  @Test
+  void aConnectionRefusedFailsWithTransportException() {
+    ServerBinding server = transport.bind(ANY_PORT, new EchoHandler("n"));
+    Endpoint gone = server.endpoint();
+    server.close();
+    try (RpcClient client = transport.newClient(ClientOptions.defaults())) {
+      assertThat(failure(client.call(gone, Messages.ping())))
+          .isInstanceOf(TransportException.class)
+          .hasMessageContaining(gone.toString());
+    }
+  }
+
+  @Test
+  void closingTheServerFailsOutstandingCallsWithTransportException() {
+    CountDownLatch received = new CountDownLatch(3);
+    RpcHandler holdsForever = request -> {
+      received.countDown();
+      return new CompletableFuture<>();
+    };
+    ServerBinding server = transport.bind(ANY_PORT, holdsForever);
+    try (RpcClient client = transport.newClient(ClientOptions.defaults().withRequestTimeout(Duration.ofSeconds(30)))) {
+      List<CompletableFuture<Response>> calls = new ArrayList<>();
+      for (int i = 0; i < 3; i++) {
+        calls.add(client.call(server.endpoint(), Messages.ping()));
+      }
+      await().atMost(Duration.ofSeconds(10)).until(() -> received.getCount() == 0);
+      server.close();
+      for (CompletableFuture<Response> call : calls) {
+        assertThat(failure(call)).isInstanceOf(TransportException.class).hasMessageContaining("closed");
+      }
+    }
+  }
+
+  @Test
+  void theClientReconnectsAfterTheServerIsReboundOnTheSamePort() {
+    ServerBinding first = transport.bind(ANY_PORT, new EchoHandler("first"));
+    Endpoint at = first.endpoint();
+    try (RpcClient client = transport.newClient(ClientOptions.defaults())) {
+      assertThat(client.call(at, Messages.ping()).join().getPing().getNodeId()).isEqualTo("first");
+      first.close();
+      assertThat(failure(client.call(at, Messages.ping()))).isInstanceOf(TransportException.class);
+
+      ServerBinding second = transport.bind(at, new EchoHandler("second"));
+      assertThat(second.endpoint()).isEqualTo(at);
+      await()
+          .atMost(Duration.ofSeconds(10))
+          .ignoreExceptionsInstanceOf(CompletionException.class)
+          .until(() -> client.call(at, Messages.ping()).join().getPing().getNodeId().equals("second"));
+    }
+  }
+
+  @Test
+  void garbageFromOneSocketClosesOnlyThatConnection() throws Exception {
+    EchoHandler echo = new EchoHandler("n");
+    ServerBinding server = transport.bind(ANY_PORT, echo);
+    Endpoint at = server.endpoint();
+    try (RpcClient client = transport.newClient(ClientOptions.defaults());
+        Socket raw = new Socket(at.host(), at.port())) {
+      assertThat(Messages.number(client.call(at, Messages.numbered(1)).join())).isEqualTo(1);
+
+      raw.setSoTimeout(10_000);
+      OutputStream out = raw.getOutputStream();
+      out.write("GET / HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+      out.flush();
+      InputStream in = raw.getInputStream();
+      assertThat(in.read()).as("the server closes the garbage connection").isEqualTo(-1);
+
+      assertThat(Messages.number(client.call(at, Messages.numbered(2)).join())).isEqualTo(2);
+      assertThat(echo.calls()).isEqualTo(2);
+    }
+  }
+
+  @Test
+  void anUnparsableFrameFromOneSocketClosesOnlyThatConnection() throws Exception {
+    ServerBinding server = transport.bind(ANY_PORT, new EchoHandler("n"));
+    Endpoint at = server.endpoint();
+    try (RpcClient client = transport.newClient(ClientOptions.defaults());
+        Socket raw = new Socket(at.host(), at.port())) {
+      client.call(at, Messages.ping()).join();
+      raw.setSoTimeout(10_000);
+      raw.getOutputStream().write(new byte[] {0, 0, 0, 4, (byte) 0xff, (byte) 0xff, (byte) 0xff, (byte) 0xff});
+      raw.getOutputStream().flush();
+      assertThat(raw.getInputStream().read()).isEqualTo(-1);
+      assertThat(client.call(at, Messages.ping()).join().getPing().getNodeId()).isEqualTo("n");
+    }
+  }
+
+  @Test
+  void theClientRefusesARequestOverItsFrameLimitAndSendsNothing() {
+    EchoHandler echo = new EchoHandler("n");
+    ServerBinding server = transport.bind(ANY_PORT, echo);
+    ClientOptions small = new ClientOptions(Duration.ofSeconds(5), Duration.ofSeconds(2), 1000);
+    try (RpcClient client = transport.newClient(small)) {
+      Throwable error = failure(client.call(server.endpoint(), Messages.ofSize(2000)));
+      assertThat(error).isInstanceOf(TooLargeException.class);
+      assertThat(((TooLargeException) error).limit()).isEqualTo(1000);
+      assertThat(client.call(server.endpoint(), Messages.ping()).join().hasPing()).isTrue();
+      assertThat(echo.calls()).as("only the ping reached the server").isEqualTo(1);
+    }
+  }
+
+  @Test
+  void aRequestOverTheServerLimitClosesTheConnectionAndTheNextCallReconnects() {
+    NettyTransport smallServer = new NettyTransport(1000, 1);
+    try {
+      ServerBinding server = smallServer.bind(ANY_PORT, new EchoHandler("n"));
+      try (RpcClient client = transport.newClient(ClientOptions.defaults())) {
+        assertThat(failure(client.call(server.endpoint(), Messages.ofSize(5000))))
+            .isInstanceOf(TransportException.class);
+        assertThat(client.call(server.endpoint(), Messages.ping()).join().hasPing()).isTrue();
+      }
+    } finally {
+      smallServer.close();
+    }
+  }
+
+  @Test
+  void handlerErrorsArriveAsTypedErrors() {
+    ServerBinding server = transport.bind(ANY_PORT, new EchoHandler("n"));
+    try (RpcClient client = transport.newClient(ClientOptions.defaults())) {
+      Response r = client.call(server.endpoint(), Messages.token(0)).join();
+      assertThatThrownBy(() -> Errors.check(r)).isInstanceOf(io.vcorfu.protocol.BadRequestException.class);
+    }
+  }
+
+  @Test
+  void callsOnAClosedClientFailAndItsOutstandingCallsFail() {
+    AtomicInteger seen = new AtomicInteger();
+    ServerBinding server = transport.bind(ANY_PORT, r -> {
+      seen.incrementAndGet();
+      return new CompletableFuture<>();
+    });
+    RpcClient client = transport.newClient(ClientOptions.defaults());
+    CompletableFuture<Response> outstanding = client.call(server.endpoint(), Messages.ping());
+    await().atMost(Duration.ofSeconds(10)).until(() -> seen.get() == 1);
+    client.close();
+    assertThat(failure(outstanding)).isInstanceOf(TransportException.class);
+    assertThat(failure(client.call(server.endpoint(), Messages.ping()))).isInstanceOf(TransportException.class);
+  }
+
+  @Test
+  void bindingAnOccupiedPortFailsWithTransportException() {
+    ServerBinding server = transport.bind(ANY_PORT, new EchoHandler("n"));
+    assertThatThrownBy(() -> transport.bind(server.endpoint(), new EchoHandler("m")))
+        .isInstanceOf(TransportException.class)
+        .hasMessageContaining("cannot listen on " + server.endpoint());
+  }
+}
