@@ -1,0 +1,75 @@
+package io.vcorfu.runtime.internal;
+
+import io.vcorfu.protocol.StreamId;
+import io.vcorfu.runtime.ObjectOpenException;
+import io.vcorfu.runtime.serialization.Serializer;
+import java.lang.reflect.Method;
+import java.lang.reflect.Type;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Opens views for one runtime. Live local views are shared: opening the same stream again returns
+ * the same proxy. Snapshot views are new each time. Thread-safe.
+ */
+public final class ObjectDirectory {
+  private record Opened(Class<?> type, Serializer serializer, Object proxy) {}
+
+  private final RuntimeCore core;
+  private final Map<StreamId, Opened> live = new ConcurrentHashMap<>();
+
+  public ObjectDirectory(RuntimeCore core) {
+    this.core = core;
+  }
+
+  /**
+   * The local view of {@code stream} as a {@code type}, opened on first use.
+   *
+   * @param serializer the object's serializer, or null for the runtime's default
+   */
+  public <T> T openLocal(StreamId stream, Class<T> type, Serializer serializer) {
+    core.checkOpen();
+    ProxyFactory.Proxied proxied = ProxyFactory.forClass(type);
+    Opened o = live.computeIfAbsent(stream, s -> {
+      Serializer ser = serializerFor(proxied.model(), serializer);
+      StreamView view = new StreamView(core, s, proxied.model(), ser, StreamView.TAIL);
+      Object proxy = proxied.newInstance(new ViewHandle(core, view, -2));
+      view.attach(proxy);
+      return new Opened(type, ser, proxy);
+    });
+    if (o.type() != type) {
+      throw new ObjectOpenException("stream " + stream + " is already open in this runtime as "
+          + o.type().getName() + ", not " + type.getName());
+    }
+    if (serializer != null && o.serializer() != serializer) {
+      throw new ObjectOpenException("stream " + stream + " is already open in this runtime with another serializer");
+    }
+    return type.cast(o.proxy());
+  }
+
+  /** A read-only view of {@code stream} as of global address {@code asOf}. */
+  public <T> T openSnapshot(StreamId stream, Class<T> type, Serializer serializer, long asOf) {
+    core.checkOpen();
+    if (asOf < -1) {
+      throw new IllegalArgumentException("a snapshot address must be -1 (before any write) or more, not " + asOf);
+    }
+    ProxyFactory.Proxied proxied = ProxyFactory.forClass(type);
+    Serializer ser = serializerFor(proxied.model(), serializer);
+    StreamView view = new StreamView(core, stream, proxied.model(), ser, asOf);
+    Object proxy = proxied.newInstance(new ViewHandle(core, view, asOf));
+    view.attach(proxy);
+    return type.cast(proxy);
+  }
+
+  private Serializer serializerFor(ClassModel model, Serializer chosen) {
+    Serializer ser = chosen != null ? chosen : core.options().serializer();
+    for (MethodModel m : model.methods()) {
+      Method method = m.method();
+      for (Type t : method.getGenericParameterTypes()) {
+        ser.permit(t);
+      }
+      ser.permit(method.getGenericReturnType());
+    }
+    return ser;
+  }
+}
