@@ -89,6 +89,8 @@ public final class VCorfuRuntime implements AutoCloseable {
   /**
    * Runs {@code body} in a transaction and returns its result. Aborts are retried with exponential
    * backoff up to {@link RuntimeOptions#maxTransactionAttempts()}; the last abort is then thrown.
+   * Aborts a retry cannot fix ({@link TransactionAbortedException.Reason#ABORTED_BY_CALLER}, {@link
+   * TransactionAbortedException.Reason#TRIMMED}) are thrown at once.
    * Any other exception aborts the transaction and propagates. Inside an open transaction the body
    * simply joins it and is not retried on its own.
    */

@@ -28,11 +28,16 @@ public final class ObjectDirectory {
    * @param serializer the object's serializer, or null for the runtime's default
    */
   public <T> T openLocal(StreamId stream, Class<T> type, Serializer serializer) {
+    return openLocal(stream, type, serializer, StreamView.Base.INITIAL);
+  }
+
+  /** Like {@link #openLocal(StreamId, Class, Serializer)}, starting a newly opened view from {@code base}. */
+  <T> T openLocal(StreamId stream, Class<T> type, Serializer serializer, StreamView.Base base) {
     core.checkOpen();
     ProxyFactory.Proxied proxied = ProxyFactory.forClass(type);
     Opened o = live.computeIfAbsent(stream, s -> {
       Serializer ser = serializerFor(proxied.model(), serializer);
-      StreamView view = new StreamView(core, s, proxied.model(), ser, StreamView.TAIL);
+      StreamView view = new StreamView(core, s, proxied.model(), ser, StreamView.TAIL, base);
       Object proxy = proxied.newInstance(new ViewHandle(core, view, -2));
       view.attach(proxy);
       return new Opened(type, ser, proxy);
@@ -55,7 +60,7 @@ public final class ObjectDirectory {
     }
     ProxyFactory.Proxied proxied = ProxyFactory.forClass(type);
     Serializer ser = serializerFor(proxied.model(), serializer);
-    StreamView view = new StreamView(core, stream, proxied.model(), ser, asOf);
+    StreamView view = new StreamView(core, stream, proxied.model(), ser, asOf, StreamView.Base.INITIAL);
     Object proxy = proxied.newInstance(new ViewHandle(core, view, asOf));
     view.attach(proxy);
     return type.cast(proxy);

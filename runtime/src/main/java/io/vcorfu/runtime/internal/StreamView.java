@@ -27,9 +27,10 @@ import org.slf4j.LoggerFactory;
  * stream address to read. Both only move forward, so an upcall never runs twice for one address
  * in one view.
  *
- * <p><b>Old versions.</b> The view starts from a base (today the class's initial state at address
- * -1; a checkpoint, i.e. a state and the address it reflects, plugs in the same way) and keeps the
- * serialized history of updates applied since the base. The state as of an older address S is
+ * <p><b>Old versions.</b> The view starts from a {@link Base}: a state, written as the updates that
+ * rebuild it from the class's initial state, that reflects every update up to a global address
+ * (the initial state at -1, or a checkpoint), and keeps the serialized history of updates applied
+ * since the base. The state as of an older address S is
  * rebuilt by replaying that history onto a fresh base instance up to S; the last {@value
  * #CACHED_VERSIONS} rebuilt read-only versions are kept, so repeated reads of one old version
  * (transactions sharing a snapshot) rebuild once. Replay reads nothing from the log. The history
@@ -46,6 +47,17 @@ public final class StreamView {
 
   private record Applied(long address, MethodModel method, byte[][] args) {}
 
+  /**
+   * Where a view starts: the state that reflects every update of the stream up to global address
+   * {@code version}, given as the updates that rebuild it from the class's initial state (a
+   * checkpoint's form), with the stream already consumed below stream address {@code streamPos}.
+   * Versions older than the base cannot be served.
+   */
+  public record Base(long version, long streamPos, List<SmrRecord.Update> state) {
+    /** The class's initial state, before any write. */
+    public static final Base INITIAL = new Base(-1, 0, List.of());
+  }
+
   private record Version(Object state, long from, long until) {}
 
   private record Outcome(Object value, Exception failure) {}
@@ -55,6 +67,7 @@ public final class StreamView {
   private final ClassModel model;
   private final Serializer serializer;
   private final long limit;
+  private final Base base;
   private final long baseVersion;
   private final ReentrantLock lock = new ReentrantLock();
   // Guarded by lock:
@@ -69,26 +82,54 @@ public final class StreamView {
 
   /**
    * A view that plays {@code stream} up to {@code limit} ({@link #TAIL} for a live local view, the
-   * as-of address for a snapshot view), starting from the initial state at address -1.
+   * as-of address for a snapshot view), starting from {@code base}.
    */
-  StreamView(RuntimeCore core, StreamId stream, ClassModel model, Serializer serializer, long limit) {
+  StreamView(RuntimeCore core, StreamId stream, ClassModel model, Serializer serializer, long limit, Base base) {
     this.core = core;
     this.stream = stream;
     this.model = model;
     this.serializer = serializer;
     this.limit = limit;
-    this.baseVersion = -1;
-    this.version = -1;
-    this.streamPos = 0;
+    this.base = base;
+    this.baseVersion = base.version();
+    this.version = base.version();
+    this.lastApplied = base.version();
+    this.streamPos = base.streamPos();
   }
 
-  /** Sets the live state instance (the proxy); called once, before the view is used. */
+  /**
+   * Sets the live state instance (the proxy, in the class's initial state) and brings it to the
+   * base; called once, before the view is used.
+   */
   void attach(Object proxy) {
     lock.lock();
     try {
       this.live = proxy;
+      applyBase(proxy);
     } finally {
       lock.unlock();
+    }
+  }
+
+  /** A new plain instance holding the base state. */
+  private Object newBaseState() {
+    Object state = model.newState();
+    applyBase(state);
+    return state;
+  }
+
+  private void applyBase(Object state) {
+    for (SmrRecord.Update u : base.state()) {
+      MethodModel m = model.method(u.signature());
+      if (m == null || !m.writes()) {
+        throw new IllegalArgumentException("the base state of stream " + stream + " calls " + u.signature()
+            + ", which is not a mutator of " + model.type().getName());
+      }
+      try {
+        applyTo(state, m, u.args());
+      } catch (Exception e) {
+        LOG.debug("Base update {} threw", u.signature(), e);
+      }
     }
   }
 
@@ -189,7 +230,7 @@ public final class StreamView {
       if (version < snapshot) {
         syncTo(snapshot);
       }
-      Object state = model.newState();
+      Object state = newBaseState();
       int end = firstAfter(snapshot);
       for (int i = 0; i < end; i++) {
         replay(state, history.get(i));
@@ -217,7 +258,7 @@ public final class StreamView {
         return v.state();
       }
     }
-    Object state = model.newState();
+    Object state = newBaseState();
     int end = firstAfter(snapshot);
     for (int i = 0; i < end; i++) {
       replay(state, history.get(i));

@@ -129,7 +129,8 @@ public final class Transactions {
   /**
    * Runs {@code body} in a transaction. Inside an open transaction it simply joins it (an abort
    * then surfaces at the outermost level). Otherwise aborts are retried, with exponential backoff
-   * and jitter, up to the configured number of attempts; the last abort is then thrown. Any other
+   * and jitter, up to the configured number of attempts; the last abort is then thrown. Aborts a
+   * retry cannot fix (the caller's own abort, a trimmed history) are thrown at once. Any other
    * exception from {@code body} aborts the transaction and is rethrown.
    */
   public <T> T run(Supplier<T> body) {
@@ -154,7 +155,7 @@ public final class Transactions {
         return value;
       } catch (TransactionAbortedException e) {
         discard();
-        if (attempt >= attempts || e.reason() == Reason.ABORTED_BY_CALLER) {
+        if (attempt >= attempts || e.reason() == Reason.ABORTED_BY_CALLER || e.reason() == Reason.TRIMMED) {
           throw e;
         }
         LOG.debug("Transaction attempt {} aborted, retrying: {}", attempt, e.getMessage());

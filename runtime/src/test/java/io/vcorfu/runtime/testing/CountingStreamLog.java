@@ -20,6 +20,8 @@ public final class CountingStreamLog implements StreamLog {
   public final AtomicInteger streamReads = new AtomicInteger();
   public final AtomicInteger tails = new AtomicInteger();
   public final AtomicInteger closes = new AtomicInteger();
+  /** The lowest stream address any stream read started at. */
+  public final java.util.concurrent.atomic.AtomicLong lowestStreamReadFrom = new java.util.concurrent.atomic.AtomicLong(Long.MAX_VALUE);
 
   public CountingStreamLog(StreamLog delegate) {
     this.delegate = delegate;
@@ -45,6 +47,7 @@ public final class CountingStreamLog implements StreamLog {
   @Override
   public CompletableFuture<List<StreamEntry>> readStream(StreamId stream, long from, long to) {
     streamReads.incrementAndGet();
+    lowestStreamReadFrom.accumulateAndGet(from, Math::min);
     return delegate.readStream(stream, from, to);
   }
 
