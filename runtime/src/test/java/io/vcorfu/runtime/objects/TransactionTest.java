@@ -16,6 +16,8 @@ import io.vcorfu.runtime.testing.CountingStreamLog;
 import io.vcorfu.runtime.testing.TestCluster;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.FutureTask;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -33,6 +35,13 @@ class TransactionTest {
   @AfterEach
   void closeAll() {
     runtimes.forEach(VCorfuRuntime::close);
+  }
+
+  /** Runs {@code body} on a new thread and rethrows what it threw. */
+  private static void onAnotherThread(Runnable body) throws Exception {
+    FutureTask<Void> task = new FutureTask<>(body, null);
+    new Thread(task, "other").start();
+    task.get(30, TimeUnit.SECONDS);
   }
 
   private long globalTail() {
@@ -262,5 +271,44 @@ class TransactionTest {
     })).isInstanceOf(TransactionAbortedException.class);
     assertThat(attempts.get()).isEqualTo(3);
     assertThat(rt.inTransaction()).isFalse();
+  }
+
+  @Test
+  void transactionReadsTheSnapshotEvenAfterTheLocalViewMovedPastIt() throws Exception {
+    VCorfuRuntime rt = runtime();
+    Counter c = rt.objects().open("moving", Counter.class);
+    Counter other = rt.objects().open("other", Counter.class);
+    c.add(1);
+    other.add(1);
+
+    rt.TXBegin();
+    assertThat(other.get()).isEqualTo(1);
+    onAnotherThread(() -> {
+      c.add(10);
+      assertThat(c.get()).isEqualTo(11);
+      assertThat(rt.inTransaction()).isFalse();
+    });
+    // The shared local view is at 11 now; the transaction still reads its snapshot.
+    assertThat(c.get()).isEqualTo(1);
+    assertThat(c.addAndGet(2)).isEqualTo(3);
+    assertThat(c.get()).isEqualTo(3);
+    assertThatThrownBy(rt::TXEnd).isInstanceOf(TransactionAbortedException.class);
+    assertThat(c.get()).isEqualTo(11);
+  }
+
+  @Test
+  void transactionsArePerThread() throws Exception {
+    VCorfuRuntime rt = runtime();
+    Counter c = rt.objects().open("per-thread", Counter.class);
+    rt.TXBegin();
+    c.add(1);
+    onAnotherThread(() -> {
+      assertThat(rt.inTransaction()).isFalse();
+      c.add(100);
+    });
+    // The other thread's write went straight to the log; this thread's is still buffered.
+    assertThat(globalTail()).isEqualTo(0);
+    assertThat(rt.TXEnd()).isEqualTo(1);
+    assertThat(c.get()).isEqualTo(101);
   }
 }
