@@ -10,9 +10,8 @@ import io.vcorfu.runtime.stream.StreamEntry;
 import io.vcorfu.runtime.stream.Tails;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.Callable;
 import java.util.concurrent.locks.ReentrantLock;
 import org.slf4j.Logger;
@@ -77,8 +76,10 @@ public final class StreamView {
   private long lastApplied = -1;
   private final List<Applied> history = new ArrayList<>();
   private final ArrayDeque<Version> versions = new ArrayDeque<>();
-  private int resultWaiters;
-  private final Map<Long, Outcome> outcomes = new HashMap<>();
+  // Callers of a mutator-accessor waiting for their outcome, by the view's version when they
+  // registered (their entry's address is above it); outcomes at or below the lowest are dropped.
+  private final TreeMap<Long, Integer> waiterFloors = new TreeMap<>();
+  private final TreeMap<Long, Outcome> outcomes = new TreeMap<>();
 
   /**
    * A view that plays {@code stream} up to {@code limit} ({@link #TAIL} for a live local view, the
@@ -164,9 +165,11 @@ public final class StreamView {
 
   /** Appends one update, syncs to its address and returns what its upcall produced there. */
   Object appendAndApply(SmrRecord.Update update) throws Exception {
+    long floor;
     lock.lock();
     try {
-      resultWaiters++;
+      floor = version;
+      waiterFloors.merge(floor, 1, Integer::sum);
     } finally {
       lock.unlock();
     }
@@ -191,8 +194,13 @@ public final class StreamView {
     } finally {
       lock.lock();
       try {
-        if (--resultWaiters == 0) {
+        if (waiterFloors.merge(floor, -1, Integer::sum) == 0) {
+          waiterFloors.remove(floor);
+        }
+        if (waiterFloors.isEmpty()) {
           outcomes.clear();
+        } else {
+          outcomes.headMap(waiterFloors.firstKey(), true).clear();
         }
       } finally {
         lock.unlock();
@@ -367,7 +375,7 @@ public final class StreamView {
       } catch (Exception ex) {
         failure = ex;
       }
-      if (resultWaiters > 0 && m.kind() == MethodKind.MUTATOR_ACCESSOR) {
+      if (!waiterFloors.isEmpty() && m.kind() == MethodKind.MUTATOR_ACCESSOR) {
         outcomes.put(e.globalAddress(), new Outcome(value, failure));
       } else if (failure != null) {
         LOG.debug("Upcall {} at {} threw", m.signature(), e.globalAddress(), failure);
