@@ -80,7 +80,8 @@ public final class ClassModel {
         }
         MethodKind kind = kindOf(m);
         String signature = MethodModel.signatureOf(m);
-        if (kind == null || !seen.add(signature)) {
+        // The most derived declaration decides: an unannotated override is an ordinary method.
+        if (!seen.add(signature) || kind == null) {
           continue;
         }
         String where = "method " + signature + " of " + c.getName();

@@ -184,4 +184,19 @@ class ObjectRuntimeTest {
     assertThatThrownBy(rt::objects).isInstanceOf(RuntimeClosedException.class);
     assertThatThrownBy(rt::TXBegin).isInstanceOf(RuntimeClosedException.class);
   }
+
+  @Test
+  void inheritedAnnotatedMethodsAreInterceptedAndUnannotatedOverridesAreNot() {
+    VCorfuRuntime a = runtime();
+    DoublingCounter c = a.objects().open("doubling", DoublingCounter.class);
+    c.add(4);
+    DoublingCounter other = runtime().objects().open("doubling", DoublingCounter.class);
+    assertThat(other.doubled()).isEqualTo(8);
+    assertThat(other.upcalls()).isEqualTo(-1);
+    other.add(1);
+    // upcalls() no longer syncs: runtime a's local view has applied nothing yet (mutators only append).
+    assertThat(c.upcalls()).isEqualTo(0);
+    assertThat(c.get()).isEqualTo(5);
+    assertThat(c.upcalls()).isEqualTo(-2);
+  }
 }
