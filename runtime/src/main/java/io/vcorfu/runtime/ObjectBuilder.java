@@ -38,6 +38,11 @@ public final class ObjectBuilder<T> {
    * A snapshot view: the object exactly as of global address {@code address} (every update at or
    * below it applied, none above; -1 = before any write). The view is read-only: mutators fail
    * with {@link ReadOnlyViewException}. Each call to {@link #open()} makes a new view.
+   *
+   * <p>Cost: when this runtime has the object open locally, the snapshot is rebuilt in memory by
+   * replaying the local view's retained history up to {@code address} onto the initial state (or
+   * checkpoint) it started from, with no log reads. Otherwise the view plays the stream from the log
+   * up to {@code address}, once, on first use.
    */
   public ObjectBuilder<T> asOf(long address) {
     if (address < -1) {

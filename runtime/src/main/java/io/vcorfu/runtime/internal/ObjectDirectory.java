@@ -5,6 +5,7 @@ import io.vcorfu.runtime.ObjectOpenException;
 import io.vcorfu.runtime.serialization.Serializer;
 import java.lang.reflect.Method;
 import java.lang.reflect.Type;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -13,7 +14,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * the same proxy. Snapshot views are new each time. Thread-safe.
  */
 public final class ObjectDirectory {
-  private record Opened(Class<?> type, Serializer serializer, Object proxy) {}
+  private record Opened(Class<?> type, Serializer serializer, Object proxy, StreamView view) {}
 
   private final RuntimeCore core;
   private final Map<StreamId, Opened> live = new ConcurrentHashMap<>();
@@ -40,7 +41,7 @@ public final class ObjectDirectory {
       StreamView view = new StreamView(core, s, proxied.model(), ser, StreamView.TAIL, base);
       Object proxy = proxied.newInstance(new ViewHandle(core, view, -2));
       view.attach(proxy);
-      return new Opened(type, ser, proxy);
+      return new Opened(type, ser, proxy, view);
     });
     if (o.type() != type) {
       throw new ObjectOpenException("stream " + stream + " is already open in this runtime as "
@@ -52,7 +53,12 @@ public final class ObjectDirectory {
     return type.cast(o.proxy());
   }
 
-  /** A read-only view of {@code stream} as of global address {@code asOf}. */
+  /**
+   * A read-only view of {@code stream} as of global address {@code asOf}. When the stream is open
+   * locally in this runtime as the same type and that view can serve {@code asOf}, the snapshot is
+   * built from the local view's retained history without reading the log; otherwise the new view
+   * plays the stream from the log up to {@code asOf} on first use.
+   */
   public <T> T openSnapshot(StreamId stream, Class<T> type, Serializer serializer, long asOf) {
     core.checkOpen();
     if (asOf < -1) {
@@ -60,6 +66,16 @@ public final class ObjectDirectory {
     }
     ProxyFactory.Proxied proxied = ProxyFactory.forClass(type);
     Serializer ser = serializerFor(proxied.model(), serializer);
+    Opened local = live.get(stream);
+    if (local != null && local.type() == type) {
+      StreamView frozen = new StreamView(core, stream, proxied.model(), ser, asOf,
+          new StreamView.Base(asOf, 0, List.of()));
+      Object proxy = proxied.newInstance(new ViewHandle(core, frozen, asOf));
+      if (local.view().buildInto(proxy, asOf)) {
+        frozen.attach(proxy);
+        return type.cast(proxy);
+      }
+    }
     StreamView view = new StreamView(core, stream, proxied.model(), ser, asOf, StreamView.Base.INITIAL);
     Object proxy = proxied.newInstance(new ViewHandle(core, view, asOf));
     view.attach(proxy);

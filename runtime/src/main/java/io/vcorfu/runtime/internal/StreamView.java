@@ -235,15 +235,41 @@ public final class StreamView {
     lock.lock();
     try {
       requireServable(snapshot);
+      Object state = model.newState();
+      if (!buildInto(state, snapshot)) {
+        throw new IllegalStateException("stream " + stream + " cannot be played to " + snapshot);
+      }
+      return state;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /**
+   * Brings {@code target}, a new instance of the class in its initial state (a plain instance or
+   * a snapshot view's proxy), to the state as of {@code snapshot}, from this view's base and
+   * retained history; syncs this view up to {@code snapshot} first if it is behind. Returns false,
+   * leaving {@code target} untouched, when {@code snapshot} is below the base or beyond the log's
+   * tail.
+   */
+  boolean buildInto(Object target, long snapshot) {
+    lock.lock();
+    try {
+      if (snapshot < baseVersion) {
+        return false;
+      }
       if (version < snapshot) {
         syncTo(snapshot);
       }
-      Object state = newBaseState();
+      if (version < snapshot) {
+        return false;
+      }
+      applyBase(target);
       int end = firstAfter(snapshot);
       for (int i = 0; i < end; i++) {
-        replay(state, history.get(i));
+        replay(target, history.get(i));
       }
-      return state;
+      return true;
     } finally {
       lock.unlock();
     }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.vcorfu.runtime.ReadOnlyViewException;
 import io.vcorfu.runtime.VCorfuRuntime;
+import io.vcorfu.runtime.testing.CountingStreamLog;
 import io.vcorfu.runtime.testing.TestCluster;
 import java.util.Random;
 import java.util.TreeMap;
@@ -45,12 +46,39 @@ class SnapshotViewTest {
       long tail = cluster.newLog().tails(java.util.List.of()).join().globalTail();
       valueAt.put(tail, expected);
     }
-    for (long address = -1; address <= valueAt.lastKey(); address++) {
-      Counter old = rt.objects().builder("history", Counter.class).asOf(address).open();
-      assertThat(old.get()).as("value as of global address %d", address)
-          .isEqualTo(valueAt.floorEntry(address).getValue());
+    // rt has the object open: snapshots come from its local view's history, without log reads.
+    CountingStreamLog counting = new CountingStreamLog(cluster.newLog());
+    try (VCorfuRuntime fromLog = VCorfuRuntime.using(counting)) {
+      for (long address = -1; address <= valueAt.lastKey(); address++) {
+        int readsBefore = counting.streamReads.get();
+        Counter fromHistory = rt.objects().builder("history", Counter.class).asOf(address).open();
+        Counter played = fromLog.objects().builder("history", Counter.class).asOf(address).open();
+        long want = valueAt.floorEntry(address).getValue();
+        assertThat(fromHistory.get()).as("value as of global address %d from history", address).isEqualTo(want);
+        assertThat(played.get()).as("value as of global address %d from the log", address).isEqualTo(want);
+        if (address >= 0) {
+          assertThat(counting.streamReads.get()).as("the log-played view read the stream").isGreaterThan(readsBefore);
+        }
+      }
     }
     assertThat(c.get()).isEqualTo(expected);
+  }
+
+  @Test
+  void snapshotOfALocallyOpenObjectIsBuiltWithoutReadingTheLog() {
+    CountingStreamLog log = new CountingStreamLog(cluster.newLog());
+    try (VCorfuRuntime local = VCorfuRuntime.using(log)) {
+      Counter c = local.objects().open("kept", Counter.class);
+      for (int i = 1; i <= 10; i++) {
+        c.add(i);
+      }
+      assertThat(c.get()).isEqualTo(55);
+      int reads = log.streamReads.get();
+      Counter old = local.objects().builder("kept", Counter.class).asOf(3).open();
+      assertThat(old.get()).isEqualTo(1 + 2 + 3 + 4);
+      assertThat(old.upcalls()).isEqualTo(4);
+      assertThat(log.streamReads.get()).isEqualTo(reads);
+    }
   }
 
   @Test
