@@ -8,8 +8,6 @@ import io.vcorfu.runtime.serialization.Serializer;
 import io.vcorfu.runtime.stream.AppendResult;
 import io.vcorfu.runtime.stream.StreamEntry;
 import io.vcorfu.runtime.stream.Tails;
-import java.util.ArrayDeque;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.TreeMap;
 import java.util.concurrent.Callable;
@@ -18,22 +16,19 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The SMR engine of one view of one stream: a state instance (the view's proxy), the position it
- * has been played to, and the decoded history since its base.
+ * The SMR engine of one view of one stream: a state instance (the view's proxy) and the position
+ * it has been played to.
  *
  * <p><b>Positions.</b> {@code version} is a global address such that every update of the stream
  * with an address up to it has been applied (and none after it); {@code streamPos} is the next
  * stream address to read. Both only move forward, so an upcall never runs twice for one address
  * in one view.
  *
- * <p><b>Old versions.</b> The view starts from a {@link Base}: a state, written as the updates that
- * rebuild it from the class's initial state, that reflects every update up to a global address
- * (the initial state at -1, or a checkpoint), and keeps the serialized history of updates applied
- * since the base. The state as of an older address S is
- * rebuilt by replaying that history onto a fresh base instance up to S; the last {@value
- * #CACHED_VERSIONS} rebuilt read-only versions are kept, so repeated reads of one old version
- * (transactions sharing a snapshot) rebuild once. Replay reads nothing from the log. The history
- * grows with the object's updates until a checkpoint moves the base forward.
+ * <p><b>Old versions.</b> The view starts from a {@link Base} (the class's initial state at
+ * address -1, or a checkpoint: a state and the address it reflects) and rebuilds older versions
+ * through its {@link ViewHistory}: replaying retained updates (or, for objects that outgrew the
+ * retention bound, the stream from the log) onto a fresh instance brought to the base, with a
+ * small cache of rebuilt versions.
  *
  * <p>Thread-safe: one lock guards the state and positions; upcalls and accessors on the live state
  * run under it, so no reader sees a half-applied update.
@@ -42,9 +37,6 @@ public final class StreamView {
   private static final Logger LOG = LoggerFactory.getLogger(StreamView.class);
   static final long TAIL = Long.MAX_VALUE;
   private static final int READ_BATCH = 1024;
-  static final int CACHED_VERSIONS = 4;
-
-  private record Applied(long address, MethodModel method, byte[][] args) {}
 
   /**
    * Where a view starts: the state that reflects every update of the stream up to global address
@@ -57,8 +49,6 @@ public final class StreamView {
     public static final Base INITIAL = new Base(-1, 0, List.of());
   }
 
-  private record Version(Object state, long from, long until) {}
-
   private record Outcome(Object value, Exception failure) {}
 
   private final RuntimeCore core;
@@ -66,16 +56,13 @@ public final class StreamView {
   private final ClassModel model;
   private final Serializer serializer;
   private final long limit;
-  private final Base base;
-  private final long baseVersion;
   private final ReentrantLock lock = new ReentrantLock();
   // Guarded by lock:
+  private final ViewHistory history;
   private Object live;
   private long version;
   private long streamPos;
-  private long lastApplied = -1;
-  private final List<Applied> history = new ArrayList<>();
-  private final ArrayDeque<Version> versions = new ArrayDeque<>();
+  private long lastApplied;
   // Callers of a mutator-accessor waiting for their outcome, by the view's version when they
   // registered (their entry's address is above it); outcomes at or below the lowest are dropped.
   private final TreeMap<Long, Integer> waiterFloors = new TreeMap<>();
@@ -91,8 +78,7 @@ public final class StreamView {
     this.model = model;
     this.serializer = serializer;
     this.limit = limit;
-    this.base = base;
-    this.baseVersion = base.version();
+    this.history = new ViewHistory(core, stream, model, serializer, base);
     this.version = base.version();
     this.lastApplied = base.version();
     this.streamPos = base.streamPos();
@@ -106,31 +92,9 @@ public final class StreamView {
     lock.lock();
     try {
       this.live = proxy;
-      applyBase(proxy);
+      history.applyBase(proxy);
     } finally {
       lock.unlock();
-    }
-  }
-
-  /** A new plain instance holding the base state. */
-  private Object newBaseState() {
-    Object state = model.newState();
-    applyBase(state);
-    return state;
-  }
-
-  private void applyBase(Object state) {
-    for (SmrRecord.Update u : base.state()) {
-      MethodModel m = model.method(u.signature());
-      if (m == null || !m.writes()) {
-        throw new IllegalArgumentException("the base state of stream " + stream + " calls " + u.signature()
-            + ", which is not a mutator of " + model.type().getName());
-      }
-      try {
-        applyTo(state, m, u.args());
-      } catch (Exception e) {
-        LOG.debug("Base update {} threw", u.signature(), e);
-      }
     }
   }
 
@@ -157,7 +121,7 @@ public final class StreamView {
     }
   }
 
-  /** Appends one update to the stream. */
+  /** Appends one update to the stream; returns its global address. */
   long append(SmrRecord.Update update) {
     AppendResult r = core.await(core.log().append(List.of(stream), SmrRecord.encode(List.of(update))));
     return r.globalAddress();
@@ -224,13 +188,17 @@ public final class StreamView {
       if (lastApplied <= snapshot && version >= snapshot) {
         return Upcalls.run(live, body);
       }
-      return Upcalls.apply(versionAt(snapshot), m, args);
+      return Upcalls.apply(history.versionAt(snapshot, streamPos, version), m, args);
     } finally {
       lock.unlock();
     }
   }
 
-  /** A new plain instance holding the state as of {@code snapshot}, owned by the caller. */
+  /**
+   * A new plain instance holding the state as of {@code snapshot}, owned by the caller.
+   *
+   * @throws TrimmedException when the view cannot go back to {@code snapshot}
+   */
   Object freshAt(long snapshot) {
     lock.lock();
     try {
@@ -247,15 +215,14 @@ public final class StreamView {
 
   /**
    * Brings {@code target}, a new instance of the class in its initial state (a plain instance or
-   * a snapshot view's proxy), to the state as of {@code snapshot}, from this view's base and
-   * retained history; syncs this view up to {@code snapshot} first if it is behind. Returns false,
-   * leaving {@code target} untouched, when {@code snapshot} is below the base or beyond the log's
-   * tail.
+   * a snapshot view's proxy), to the state as of {@code snapshot}; syncs this view up to {@code
+   * snapshot} first if it is behind. Returns false, leaving {@code target} untouched, when {@code
+   * snapshot} is below the base or beyond the log's tail.
    */
   boolean buildInto(Object target, long snapshot) {
     lock.lock();
     try {
-      if (snapshot < baseVersion) {
+      if (snapshot < history.baseVersion()) {
         return false;
       }
       if (version < snapshot) {
@@ -264,68 +231,21 @@ public final class StreamView {
       if (version < snapshot) {
         return false;
       }
-      applyBase(target);
-      int end = firstAfter(snapshot);
-      for (int i = 0; i < end; i++) {
-        replay(target, history.get(i));
-      }
+      history.replayInto(target, snapshot, streamPos, version);
       return true;
     } finally {
       lock.unlock();
     }
   }
 
-  /** Applies a serialized update to a plain instance; the upcall's result or failure is returned. */
+  /** Applies a serialized update to a plain instance; returns the upcall's result or throws its failure. */
   Object applyTo(Object state, MethodModel m, byte[][] args) throws Exception {
-    return Upcalls.apply(state, m, Calls.decodeArgs(args, serializer));
+    return history.applyTo(state, m, args);
   }
 
   private void requireServable(long snapshot) {
-    if (snapshot < baseVersion) {
-      throw new TrimmedException(baseVersion, stream);
-    }
-  }
-
-  private Object versionAt(long snapshot) {
-    for (Version v : versions) {
-      if (v.from() <= snapshot && snapshot < v.until()) {
-        return v.state();
-      }
-    }
-    Object state = newBaseState();
-    int end = firstAfter(snapshot);
-    for (int i = 0; i < end; i++) {
-      replay(state, history.get(i));
-    }
-    long from = end == 0 ? baseVersion : history.get(end - 1).address();
-    long until = end < history.size() ? history.get(end).address() : version + 1;
-    if (versions.size() == CACHED_VERSIONS) {
-      versions.removeFirst();
-    }
-    versions.addLast(new Version(state, from, until));
-    return state;
-  }
-
-  /** Index of the first history entry with an address above {@code snapshot}. */
-  private int firstAfter(long snapshot) {
-    int lo = 0;
-    int hi = history.size();
-    while (lo < hi) {
-      int mid = (lo + hi) >>> 1;
-      if (history.get(mid).address() <= snapshot) {
-        lo = mid + 1;
-      } else {
-        hi = mid;
-      }
-    }
-    return lo;
-  }
-
-  private void replay(Object state, Applied a) {
-    try {
-      applyTo(state, a.method(), a.args());
-    } catch (Exception e) {
-      LOG.debug("Upcall {} at {} threw during replay", a.method().signature(), a.address(), e);
+    if (snapshot < history.baseVersion()) {
+      throw new TrimmedException(history.baseVersion(), stream);
     }
   }
 
@@ -367,44 +287,27 @@ public final class StreamView {
   }
 
   private void apply(StreamEntry e) {
-    List<SmrRecord.Update> updates;
-    try {
-      updates = SmrRecord.decode(e.payload());
-    } catch (SerializationException ex) {
-      LOG.warn("Skipping the entry at global address {} of stream {}: not an SMR entry ({})",
-          e.globalAddress(), stream, ex.getMessage());
-      return;
-    }
-    for (SmrRecord.Update u : updates) {
-      if (!u.stream().equals(stream)) {
-        continue;
-      }
-      MethodModel m = model.method(u.signature());
-      if (m == null || !m.writes()) {
-        LOG.warn("Skipping update {} at global address {} of stream {}: {} has no such mutator",
-            u.signature(), e.globalAddress(), stream, model.type().getName());
-        continue;
-      }
+    for (ViewHistory.Applied a : history.updatesOf(e)) {
       Object[] args;
       try {
-        args = Calls.decodeArgs(u.args(), serializer);
+        args = Calls.decodeArgs(a.args(), serializer);
       } catch (SerializationException ex) {
         LOG.warn("Skipping update {} at global address {} of stream {}: {}",
-            u.signature(), e.globalAddress(), stream, ex.getMessage());
+            a.method().signature(), e.globalAddress(), stream, ex.getMessage());
         continue;
       }
-      history.add(new Applied(e.globalAddress(), m, u.args()));
+      history.retain(a);
       Object value = null;
       Exception failure = null;
       try {
-        value = Upcalls.apply(live, m, args);
+        value = Upcalls.apply(live, a.method(), args);
       } catch (Exception ex) {
         failure = ex;
       }
-      if (!waiterFloors.isEmpty() && m.kind() == MethodKind.MUTATOR_ACCESSOR) {
+      if (!waiterFloors.isEmpty() && a.method().kind() == MethodKind.MUTATOR_ACCESSOR) {
         outcomes.put(e.globalAddress(), new Outcome(value, failure));
       } else if (failure != null) {
-        LOG.debug("Upcall {} at {} threw", m.signature(), e.globalAddress(), failure);
+        LOG.debug("Upcall {} at {} threw", a.method().signature(), e.globalAddress(), failure);
       }
       lastApplied = e.globalAddress();
     }

@@ -4,11 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.vcorfu.runtime.ReadOnlyViewException;
+import io.vcorfu.runtime.RuntimeOptions;
 import io.vcorfu.runtime.VCorfuRuntime;
 import io.vcorfu.runtime.testing.CountingStreamLog;
 import io.vcorfu.runtime.testing.TestCluster;
 import java.util.Random;
 import java.util.TreeMap;
+import java.util.concurrent.FutureTask;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -92,5 +95,39 @@ class SnapshotViewTest {
     assertThat(c.get()).isEqualTo(107);
     assertThatThrownBy(() -> old.add(1)).isInstanceOf(ReadOnlyViewException.class)
         .hasMessageContaining("snapshot view");
+  }
+
+  @Test
+  void objectsThatOutgrowTheRetainedHistoryReplayOldVersionsFromTheLog() throws Exception {
+    CountingStreamLog log = new CountingStreamLog(cluster.newLog());
+    try (VCorfuRuntime small = VCorfuRuntime.using(log, RuntimeOptions.defaults().withRetainedHistoryBytes(2_000))) {
+      Counter c = small.objects().open("long-lived", Counter.class);
+      long[] valueAfter = new long[200];
+      long sum = 0;
+      for (int i = 0; i < 200; i++) {
+        sum += i;
+        c.add(i);
+        valueAfter[i] = sum;
+      }
+      assertThat(c.get()).isEqualTo(sum);
+
+      int reads = log.streamReads.get();
+      for (int address = 0; address < 200; address += 13) {
+        Counter old = small.objects().builder("long-lived", Counter.class).asOf(address).open();
+        assertThat(old.get()).as("value as of %d", address).isEqualTo(valueAfter[address]);
+      }
+      assertThat(log.streamReads.get()).as("old versions came from the log").isGreaterThan(reads);
+
+      // A transaction whose snapshot the live view has moved past reads the old version too.
+      small.TXBegin();
+      FutureTask<Void> mover = new FutureTask<>(() -> {
+        c.add(1_000);
+        assertThat(c.get()).isEqualTo(valueAfter[199] + 1_000);
+      }, null);
+      new Thread(mover).start();
+      mover.get(30, TimeUnit.SECONDS);
+      assertThat(c.get()).isEqualTo(valueAfter[199]);
+      small.TXAbort();
+    }
   }
 }
