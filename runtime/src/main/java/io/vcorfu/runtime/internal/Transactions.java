@@ -160,9 +160,10 @@ public final class Transactions {
         }
         LOG.debug("Transaction attempt {} aborted, retrying: {}", attempt, e.getMessage());
         backoff(attempt);
-      } catch (RuntimeException | Error e) {
+      } catch (Throwable e) {
+        // Includes checked exceptions a @TransactionalMethod body declares (rethrown unwrapped).
         discard();
-        throw e;
+        throw Upcalls.sneakyThrow(e);
       }
     }
   }

@@ -34,6 +34,13 @@ public class Bank {
     accounts[0].deposit(1);
   }
 
+  /** Writes, then fails with a checked exception: the transaction must abort. */
+  @TransactionalMethod
+  public void depositThenFail(long amount) throws java.io.IOException {
+    accounts[0].deposit(amount);
+    throw new java.io.IOException("the statement printer is offline");
+  }
+
   @Accessor
   public int marker() {
     return 0;

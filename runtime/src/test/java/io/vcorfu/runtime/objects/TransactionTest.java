@@ -234,6 +234,11 @@ class TransactionTest {
         .hasMessageContaining("read-only");
     assertThat(rt.inTransaction()).isFalse();
 
+    assertThatThrownBy(() -> bank.depositThenFail(1000)).isInstanceOf(java.io.IOException.class)
+        .hasMessageContaining("offline");
+    assertThat(rt.inTransaction()).isFalse();
+    assertThat(bank.accounts[0].balance()).isEqualTo(30);
+
     // Inside an open transaction the method joins it.
     rt.TXBegin();
     bank.transfer(0, 1, 5);
