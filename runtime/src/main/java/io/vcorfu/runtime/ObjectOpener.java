@@ -1,0 +1,42 @@
+package io.vcorfu.runtime;
+
+import io.vcorfu.protocol.StreamId;
+import io.vcorfu.runtime.internal.ObjectDirectory;
+import io.vcorfu.runtime.internal.RuntimeCore;
+
+/**
+ * Opens objects of one runtime. An object's stream id is derived from its name by {@link
+ * StreamId#of(String)} (the RFC 4122 name-based UUID of the name's UTF-8 bytes), so the same name
+ * always reaches the same object from every client.
+ */
+public final class ObjectOpener {
+  private final RuntimeCore core;
+  private final ObjectDirectory directory;
+
+  ObjectOpener(RuntimeCore core, ObjectDirectory directory) {
+    this.core = core;
+    this.directory = directory;
+  }
+
+  /**
+   * The local view of the object called {@code name}. Opening the same name again in this runtime
+   * returns the same proxy.
+   *
+   * @throws ObjectOpenException if {@code type} cannot be proxied (the message names the problem)
+   *     or the name is already open as another type
+   */
+  public <T> T open(String name, Class<T> type) {
+    return builder(name, type).open();
+  }
+
+  /** Options for opening the object called {@code name}. */
+  public <T> ObjectBuilder<T> builder(String name, Class<T> type) {
+    return builder(StreamId.of(name), type);
+  }
+
+  /** Options for opening the object on stream {@code stream}. */
+  public <T> ObjectBuilder<T> builder(StreamId stream, Class<T> type) {
+    core.checkOpen();
+    return new ObjectBuilder<>(directory, stream, type);
+  }
+}

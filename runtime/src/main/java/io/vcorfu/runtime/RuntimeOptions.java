@@ -1,0 +1,70 @@
+package io.vcorfu.runtime;
+
+import io.vcorfu.runtime.serialization.DefaultSerializer;
+import io.vcorfu.runtime.serialization.Serializer;
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * Settings of a {@link VCorfuRuntime}.
+ *
+ * @param serializer serializer of objects opened without one of their own
+ * @param maxTransactionAttempts how many times {@link VCorfuRuntime#transaction} and
+ *     {@code @TransactionalMethod} run a transaction before giving up with the last abort
+ * @param backoffInitial pause after the first abort; doubled after each further abort
+ * @param backoffMax upper bound of the pause (a random jitter of up to half of it is added)
+ * @param ioTimeout how long a call waits for the stream log before failing with {@link
+ *     io.vcorfu.protocol.RpcTimeoutException}
+ * @param retainedHistoryBytes how many bytes of serialized updates a local view keeps in memory to
+ *     rebuild old versions (transaction snapshots, snapshot views) without log reads; once an
+ *     object's history outgrows it, that view drops it and rebuilds old versions by replaying its
+ *     stream from the log instead
+ */
+public record RuntimeOptions(Serializer serializer, int maxTransactionAttempts,
+    Duration backoffInitial, Duration backoffMax, Duration ioTimeout, long retainedHistoryBytes) {
+
+  public RuntimeOptions {
+    Objects.requireNonNull(serializer, "serializer");
+    if (maxTransactionAttempts < 1) {
+      throw new IllegalArgumentException("maxTransactionAttempts must be at least 1");
+    }
+    if (backoffInitial.isNegative() || backoffMax.compareTo(backoffInitial) < 0) {
+      throw new IllegalArgumentException("need 0 <= backoffInitial <= backoffMax");
+    }
+    if (ioTimeout.isNegative() || ioTimeout.isZero()) {
+      throw new IllegalArgumentException("ioTimeout must be positive");
+    }
+    if (retainedHistoryBytes < 0) {
+      throw new IllegalArgumentException("retainedHistoryBytes must not be negative");
+    }
+  }
+
+  /**
+   * A fresh {@link DefaultSerializer}, 20 attempts, backoff 1 ms doubling to 100 ms, 30 s I/O
+   * timeout, 64 MiB of retained history per object.
+   */
+  public static RuntimeOptions defaults() {
+    return new RuntimeOptions(new DefaultSerializer(), 20, Duration.ofMillis(1),
+        Duration.ofMillis(100), Duration.ofSeconds(30), 64L << 20);
+  }
+
+  public RuntimeOptions withSerializer(Serializer s) {
+    return new RuntimeOptions(s, maxTransactionAttempts, backoffInitial, backoffMax, ioTimeout, retainedHistoryBytes);
+  }
+
+  public RuntimeOptions withMaxTransactionAttempts(int n) {
+    return new RuntimeOptions(serializer, n, backoffInitial, backoffMax, ioTimeout, retainedHistoryBytes);
+  }
+
+  public RuntimeOptions withBackoff(Duration initial, Duration max) {
+    return new RuntimeOptions(serializer, maxTransactionAttempts, initial, max, ioTimeout, retainedHistoryBytes);
+  }
+
+  public RuntimeOptions withIoTimeout(Duration timeout) {
+    return new RuntimeOptions(serializer, maxTransactionAttempts, backoffInitial, backoffMax, timeout, retainedHistoryBytes);
+  }
+
+  public RuntimeOptions withRetainedHistoryBytes(long bytes) {
+    return new RuntimeOptions(serializer, maxTransactionAttempts, backoffInitial, backoffMax, ioTimeout, bytes);
+  }
+}

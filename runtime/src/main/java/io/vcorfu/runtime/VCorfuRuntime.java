@@ -1,0 +1,127 @@
+package io.vcorfu.runtime;
+
+import io.vcorfu.runtime.internal.ObjectDirectory;
+import io.vcorfu.runtime.internal.RuntimeCore;
+import io.vcorfu.runtime.stream.StreamLog;
+import java.util.Objects;
+import java.util.function.Supplier;
+
+/**
+ * The vcorfu object runtime: opens replicated objects on a stream log and runs transactions over
+ * them.
+ *
+ * <p>Thread-safe. Objects opened through a runtime may be used from any thread; transactions are
+ * per thread (a transaction begun on one thread is invisible to others). Closing the runtime
+ * closes its stream log; any later call on the runtime or its objects fails with {@link
+ * RuntimeClosedException}.
+ *
+ * <p>Transactions are optimistic. {@link #TXBegin()} takes the current global tail as the
+ * snapshot; every read in the transaction sees the objects exactly as of that snapshot plus the
+ * transaction's own buffered writes. {@link #TXEnd()} commits: with no writes it returns at once,
+ * without any request; otherwise it asks the sequencer for a conditional token, which is refused if
+ * anything the transaction read was written after the snapshot, so an aborted transaction never
+ * reaches the log. Transactions nest by flattening into the outermost one.
+ */
+public final class VCorfuRuntime implements AutoCloseable {
+  private final RuntimeCore core;
+  private final ObjectOpener objects;
+
+  private VCorfuRuntime(StreamLog log, RuntimeOptions options) {
+    this.core = new RuntimeCore(log, options);
+    this.objects = new ObjectOpener(core, new ObjectDirectory(core));
+  }
+
+  /** A runtime on {@code log} with default options. The runtime owns the log and closes it. */
+  public static VCorfuRuntime using(StreamLog log) {
+    return using(log, RuntimeOptions.defaults());
+  }
+
+  /** A runtime on {@code log}. The runtime owns the log and closes it. */
+  public static VCorfuRuntime using(StreamLog log, RuntimeOptions options) {
+    return new VCorfuRuntime(Objects.requireNonNull(log, "log"), Objects.requireNonNull(options, "options"));
+  }
+
+  /** Opens objects: {@code rt.objects().open("name", Type.class)}. */
+  public ObjectOpener objects() {
+    core.checkOpen();
+    return objects;
+  }
+
+  public RuntimeOptions options() {
+    return core.options();
+  }
+
+  /** Begins a transaction on the calling thread, or joins (flattens into) the one already open. */
+  @SuppressWarnings("checkstyle:MethodName")
+  public void TXBegin() {
+    core.transactions().begin();
+  }
+
+  /**
+   * Ends the calling thread's transaction. For the outermost level: returns the global address of
+   * the commit entry, or the snapshot address when the transaction wrote nothing. For a nested
+   * level: returns -1 (the outermost level commits).
+   *
+   * @throws TransactionAbortedException if the sequencer refused the commit; nothing was written
+   * @throws TransactionStateException if no transaction is open on this thread
+   */
+  @SuppressWarnings("checkstyle:MethodName")
+  public long TXEnd() {
+    return core.transactions().end();
+  }
+
+  /**
+   * Aborts the calling thread's transaction, discarding its writes. Inside a nested level it marks
+   * the whole flattened transaction to abort when the outermost level ends.
+   *
+   * @throws TransactionStateException if no transaction is open on this thread
+   */
+  @SuppressWarnings("checkstyle:MethodName")
+  public void TXAbort() {
+    core.transactions().abort();
+  }
+
+  /** True when the calling thread has a transaction open. */
+  public boolean inTransaction() {
+    return core.transactions().inTransaction();
+  }
+
+  /**
+   * Runs {@code body} in a transaction and returns its result. Aborts are retried with exponential
+   * backoff up to {@link RuntimeOptions#maxTransactionAttempts()}; the last abort is then thrown.
+   * Aborts a retry cannot fix ({@link TransactionAbortedException.Reason#ABORTED_BY_CALLER}, {@link
+   * TransactionAbortedException.Reason#TRIMMED}) are thrown at once.
+   * Any other exception aborts the transaction and propagates. Inside an open transaction the body
+   * simply joins it and is not retried on its own.
+   */
+  public <T> T transaction(Supplier<T> body) {
+    core.checkOpen();
+    return core.transactions().run(body);
+  }
+
+  /** Like {@link #transaction(Supplier)} for a body without a result. */
+  public void transaction(Runnable body) {
+    core.checkOpen();
+    core.transactions().run(() -> {
+      body.run();
+      return null;
+    });
+  }
+
+  /**
+   * Closes the runtime and its stream log. Idempotent.
+   *
+   * @throws TransactionStateException after closing, if some thread ended (or is still running)
+   *     with a transaction open; its writes were discarded
+   */
+  @Override
+  public void close() {
+    if (core.markClosed()) {
+      try {
+        core.log().close();
+      } finally {
+        core.transactions().checkNoneLeftOpen();
+      }
+    }
+  }
+}

@@ -1,0 +1,54 @@
+package io.vcorfu.runtime.internal;
+
+import io.vcorfu.protocol.StreamId;
+import io.vcorfu.runtime.serialization.Serializer;
+import java.util.ArrayList;
+import java.util.List;
+
+/** Serializes method calls into {@link SmrRecord.Update}s and their conflict keys. */
+final class Calls {
+  private static final byte[] WHOLE_OBJECT = new byte[0];
+
+  private Calls() {}
+
+  /**
+   * Serializes a call. Every argument goes through {@code serializer} here, at the call site, so a
+   * value the serializer rejects fails before anything is appended.
+   */
+  static SmrRecord.Update toUpdate(StreamId stream, MethodModel m, Object[] args, Serializer serializer) {
+    byte[][] encoded = new byte[args.length][];
+    for (int i = 0; i < args.length; i++) {
+      encoded[i] = serializer.serialize(args[i]);
+    }
+    byte[] key = conflictKey(m, args, serializer);
+    return new SmrRecord.Update(stream, m.signature(), encoded,
+        key.length == 0 && m.conflictParameters().length == 0 ? List.of() : List.of(key));
+  }
+
+  /**
+   * The key a call conflicts on: empty (the whole object) without {@code @ConflictParameter}, the
+   * serialized parameter with one, the serialized list of the parameters with several.
+   */
+  static byte[] conflictKey(MethodModel m, Object[] args, Serializer serializer) {
+    int[] idx = m.conflictParameters();
+    if (idx.length == 0) {
+      return WHOLE_OBJECT;
+    }
+    if (idx.length == 1) {
+      return serializer.serialize(args[idx[0]]);
+    }
+    List<Object> values = new ArrayList<>(idx.length);
+    for (int i : idx) {
+      values.add(args[i]);
+    }
+    return serializer.serialize(values);
+  }
+
+  static Object[] decodeArgs(byte[][] args, Serializer serializer) {
+    Object[] out = new Object[args.length];
+    for (int i = 0; i < args.length; i++) {
+      out[i] = serializer.deserialize(args[i]);
+    }
+    return out;
+  }
+}

@@ -1,0 +1,96 @@
+package io.vcorfu.runtime.internal;
+
+import io.vcorfu.protocol.StreamId;
+import io.vcorfu.runtime.ObjectOpenException;
+import io.vcorfu.runtime.serialization.Serializer;
+import java.lang.reflect.Method;
+import java.lang.reflect.Type;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Opens views for one runtime. Live local views are shared: opening the same stream again returns
+ * the same proxy. Snapshot views are new each time. Thread-safe.
+ */
+public final class ObjectDirectory {
+  private record Opened(Class<?> type, Serializer serializer, Object proxy, StreamView view) {}
+
+  private final RuntimeCore core;
+  private final Map<StreamId, Opened> live = new ConcurrentHashMap<>();
+
+  public ObjectDirectory(RuntimeCore core) {
+    this.core = core;
+  }
+
+  /**
+   * The local view of {@code stream} as a {@code type}, opened on first use.
+   *
+   * @param serializer the object's serializer, or null for the runtime's default
+   */
+  public <T> T openLocal(StreamId stream, Class<T> type, Serializer serializer) {
+    return openLocal(stream, type, serializer, StreamView.Base.INITIAL);
+  }
+
+  /** Like {@link #openLocal(StreamId, Class, Serializer)}, starting a newly opened view from {@code base}. */
+  <T> T openLocal(StreamId stream, Class<T> type, Serializer serializer, StreamView.Base base) {
+    core.checkOpen();
+    ProxyFactory.Proxied proxied = ProxyFactory.forClass(type);
+    Opened o = live.computeIfAbsent(stream, s -> {
+      Serializer ser = serializerFor(proxied.model(), serializer);
+      StreamView view = new StreamView(core, s, proxied.model(), ser, StreamView.TAIL, base);
+      Object proxy = proxied.newInstance(new ViewHandle(core, view, -2));
+      view.attach(proxy);
+      return new Opened(type, ser, proxy, view);
+    });
+    if (o.type() != type) {
+      throw new ObjectOpenException("stream " + stream + " is already open in this runtime as "
+          + o.type().getName() + ", not " + type.getName());
+    }
+    if (serializer != null && o.serializer() != serializer) {
+      throw new ObjectOpenException("stream " + stream + " is already open in this runtime with another serializer");
+    }
+    return type.cast(o.proxy());
+  }
+
+  /**
+   * A read-only view of {@code stream} as of global address {@code asOf}. When the stream is open
+   * locally in this runtime as the same type and that view can serve {@code asOf}, the snapshot is
+   * built from the local view's retained history without reading the log; otherwise the new view
+   * plays the stream from the log up to {@code asOf} on first use.
+   */
+  public <T> T openSnapshot(StreamId stream, Class<T> type, Serializer serializer, long asOf) {
+    core.checkOpen();
+    if (asOf < -1) {
+      throw new IllegalArgumentException("a snapshot address must be -1 (before any write) or more, not " + asOf);
+    }
+    ProxyFactory.Proxied proxied = ProxyFactory.forClass(type);
+    Serializer ser = serializerFor(proxied.model(), serializer);
+    Opened local = live.get(stream);
+    if (local != null && local.type() == type) {
+      StreamView frozen = new StreamView(core, stream, proxied.model(), ser, asOf,
+          new StreamView.Base(asOf, 0, List.of()));
+      Object proxy = proxied.newInstance(new ViewHandle(core, frozen, asOf));
+      if (local.view().buildInto(proxy, asOf)) {
+        frozen.attach(proxy);
+        return type.cast(proxy);
+      }
+    }
+    StreamView view = new StreamView(core, stream, proxied.model(), ser, asOf, StreamView.Base.INITIAL);
+    Object proxy = proxied.newInstance(new ViewHandle(core, view, asOf));
+    view.attach(proxy);
+    return type.cast(proxy);
+  }
+
+  private Serializer serializerFor(ClassModel model, Serializer chosen) {
+    Serializer ser = chosen != null ? chosen : core.options().serializer();
+    for (MethodModel m : model.methods()) {
+      Method method = m.method();
+      for (Type t : method.getGenericParameterTypes()) {
+        ser.permit(t);
+      }
+      ser.permit(method.getGenericReturnType());
+    }
+    return ser;
+  }
+}

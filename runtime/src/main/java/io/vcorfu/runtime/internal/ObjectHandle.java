@@ -1,0 +1,12 @@
+package io.vcorfu.runtime.internal;
+
+import java.util.concurrent.Callable;
+
+/** What a proxy delegates annotated calls to: one per opened view. */
+public interface ObjectHandle {
+  /**
+   * Runs an annotated call made on {@code self}. {@code body} runs the original method on {@code
+   * self} (the view's own state) and may only be called as an upcall (see {@link Upcalls}).
+   */
+  Object invoke(Object self, MethodModel method, Object[] args, Callable<Object> body) throws Exception;
+}

@@ -1,0 +1,80 @@
+package io.vcorfu.runtime.testing;
+
+import io.vcorfu.protocol.StreamId;
+import io.vcorfu.protocol.proto.TxResolution;
+import io.vcorfu.runtime.stream.AppendResult;
+import io.vcorfu.runtime.stream.GlobalEntry;
+import io.vcorfu.runtime.stream.StreamEntry;
+import io.vcorfu.runtime.stream.StreamLog;
+import io.vcorfu.runtime.stream.Tails;
+import java.util.Collection;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/** Counts the requests a runtime makes, over any stream log. Thread-safe. */
+public final class CountingStreamLog implements StreamLog {
+  private final StreamLog delegate;
+  public final AtomicInteger appends = new AtomicInteger();
+  public final AtomicInteger conditionalAppends = new AtomicInteger();
+  public final AtomicInteger streamReads = new AtomicInteger();
+  public final AtomicInteger tails = new AtomicInteger();
+  public final AtomicInteger closes = new AtomicInteger();
+  /** The lowest stream address any stream read started at. */
+  public final java.util.concurrent.atomic.AtomicLong lowestStreamReadFrom = new java.util.concurrent.atomic.AtomicLong(Long.MAX_VALUE);
+
+  public CountingStreamLog(StreamLog delegate) {
+    this.delegate = delegate;
+  }
+
+  /** Every request counted so far. */
+  public int total() {
+    return appends.get() + conditionalAppends.get() + streamReads.get() + tails.get();
+  }
+
+  @Override
+  public CompletableFuture<AppendResult> append(Collection<StreamId> streams, byte[] payload) {
+    appends.incrementAndGet();
+    return delegate.append(streams, payload);
+  }
+
+  @Override
+  public CompletableFuture<AppendResult> appendConditional(Collection<StreamId> streams, byte[] payload, TxResolution tx) {
+    conditionalAppends.incrementAndGet();
+    return delegate.appendConditional(streams, payload, tx);
+  }
+
+  @Override
+  public CompletableFuture<List<StreamEntry>> readStream(StreamId stream, long from, long to) {
+    streamReads.incrementAndGet();
+    lowestStreamReadFrom.accumulateAndGet(from, Math::min);
+    return delegate.readStream(stream, from, to);
+  }
+
+  @Override
+  public CompletableFuture<GlobalEntry> readGlobal(long address) {
+    return delegate.readGlobal(address);
+  }
+
+  @Override
+  public CompletableFuture<List<GlobalEntry>> readGlobalRange(long from, long to) {
+    return delegate.readGlobalRange(from, to);
+  }
+
+  @Override
+  public CompletableFuture<Tails> tails(Collection<StreamId> streams) {
+    this.tails.incrementAndGet();
+    return delegate.tails(streams);
+  }
+
+  @Override
+  public CompletableFuture<Long> trimStream(StreamId stream, long before) {
+    return delegate.trimStream(stream, before);
+  }
+
+  @Override
+  public void close() {
+    closes.incrementAndGet();
+    delegate.close();
+  }
+}
