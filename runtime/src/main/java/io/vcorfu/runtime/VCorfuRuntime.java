@@ -1,5 +1,9 @@
 package io.vcorfu.runtime;
 
+import io.vcorfu.protocol.Endpoint;
+import io.vcorfu.runtime.stream.StreamLogOptions;
+import io.vcorfu.runtime.stream.internal.ClusterStreamLog;
+
 import io.vcorfu.runtime.internal.ObjectDirectory;
 import io.vcorfu.runtime.internal.RuntimeCore;
 import io.vcorfu.runtime.stream.StreamLog;
@@ -29,6 +33,19 @@ public final class VCorfuRuntime implements AutoCloseable {
   private VCorfuRuntime(StreamLog log, RuntimeOptions options) {
     this.core = new RuntimeCore(log, options);
     this.objects = new ObjectOpener(core, new ObjectDirectory(core));
+  }
+
+  /**
+   * Connects to the cluster a node belongs to: reads the layout from {@code hostPort} (written
+   * {@code host:port}) and talks to every server it names over TCP.
+   */
+  public static VCorfuRuntime connect(String hostPort) {
+    return connect(hostPort, RuntimeOptions.defaults());
+  }
+
+  /** Like {@link #connect(String)}, with options. */
+  public static VCorfuRuntime connect(String hostPort, RuntimeOptions options) {
+    return using(ClusterStreamLog.connect(Endpoint.parse(hostPort), StreamLogOptions.defaults()), options);
   }
 
   /** A runtime on {@code log} with default options. The runtime owns the log and closes it. */

@@ -10,15 +10,54 @@ import io.vcorfu.runtime.stream.StreamLog;
  * node runs the same tests unchanged.
  */
 public final class TestCluster implements AutoCloseable {
-  private final InMemoryStreamLog store = new InMemoryStreamLog();
+  /**
+   * System property naming a {@link Backend} class with a no-argument constructor; unset = the
+   * in-memory stream log. The server module sets it to run these tests against real nodes.
+   */
+  public static final String BACKEND_PROPERTY = "vcorfu.test.backend";
+
+  /** Where a test cluster's stream logs come from. */
+  public interface Backend extends AutoCloseable {
+    /** A new client of this cluster's log. */
+    StreamLog newLog();
+
+    @Override
+    void close();
+  }
+
+  private final Backend backend;
+
+  private TestCluster(Backend backend) {
+    this.backend = backend;
+  }
 
   public static TestCluster create() {
-    return new TestCluster();
+    String name = System.getProperty(BACKEND_PROPERTY);
+    if (name == null || name.isEmpty()) {
+      InMemoryStreamLog store = new InMemoryStreamLog();
+      return new TestCluster(
+          new Backend() {
+            @Override
+            public StreamLog newLog() {
+              return store.client();
+            }
+
+            @Override
+            public void close() {
+              // The in-memory store holds no resources beyond the heap.
+            }
+          });
+    }
+    try {
+      return new TestCluster((Backend) Class.forName(name).getDeclaredConstructor().newInstance());
+    } catch (ReflectiveOperationException e) {
+      throw new IllegalStateException("cannot create test backend " + name, e);
+    }
   }
 
   /** A new client of this cluster's log. */
   public StreamLog newLog() {
-    return store.client();
+    return backend.newLog();
   }
 
   /** A new runtime on a new client, with default options. */
@@ -32,6 +71,6 @@ public final class TestCluster implements AutoCloseable {
 
   @Override
   public void close() {
-    // The in-memory store holds no resources beyond the heap.
+    backend.close();
   }
 }

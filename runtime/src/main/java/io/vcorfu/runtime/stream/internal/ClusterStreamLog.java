@@ -7,6 +7,7 @@ import io.vcorfu.protocol.TooLargeException;
 import io.vcorfu.protocol.TrimmedException;
 import io.vcorfu.protocol.UnknownStreamException;
 import io.vcorfu.protocol.Transport;
+import io.vcorfu.protocol.netty.NettyTransport;
 import io.vcorfu.protocol.proto.EntryKind;
 import io.vcorfu.protocol.proto.LogEntryMsg;
 import io.vcorfu.protocol.proto.ReadResult;
@@ -47,6 +48,8 @@ public final class ClusterStreamLog implements StreamLog {
   private final Map<StreamId, Long> knownStreamTails = new ConcurrentHashMap<>();
 
   private volatile long knownGlobalTail = -1;
+  /** A transport this log created for itself and closes with itself, or null. */
+  private volatile Transport ownedTransport;
 
   private ClusterStreamLog(RpcClient client, LayoutView layout, StreamLogOptions options) {
     this.client = client;
@@ -64,6 +67,22 @@ public final class ClusterStreamLog implements StreamLog {
       return new ClusterStreamLog(client, LayoutView.fetch(client, seed), options);
     } catch (RuntimeException e) {
       client.close();
+      throw e;
+    }
+  }
+
+  /**
+   * Connects over TCP (a transport of its own, closed with the log), reading the layout from
+   * {@code seed}.
+   */
+  public static ClusterStreamLog connect(Endpoint seed, StreamLogOptions options) {
+    Transport transport = new NettyTransport();
+    try {
+      ClusterStreamLog log = connect(transport, seed, options);
+      log.ownedTransport = transport;
+      return log;
+    } catch (RuntimeException e) {
+      transport.close();
       throw e;
     }
   }
@@ -286,5 +305,9 @@ public final class ClusterStreamLog implements StreamLog {
   @Override
   public void close() {
     client.close();
+    Transport owned = ownedTransport;
+    if (owned != null) {
+      owned.close();
+    }
   }
 }

@@ -1,0 +1,36 @@
+package io.vcorfu.server;
+
+import io.vcorfu.protocol.Endpoint;
+import io.vcorfu.protocol.inmemory.InJvmTransport;
+import io.vcorfu.runtime.stream.StreamLog;
+import io.vcorfu.runtime.stream.StreamLogOptions;
+import io.vcorfu.runtime.stream.internal.ClusterStreamLog;
+import io.vcorfu.runtime.testing.TestCluster;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * Runs the object runtime's test suites against a real node: a fresh in-memory node per test
+ * cluster, reached through the in-JVM transport (every message serialized). Selected with the
+ * {@code vcorfu.test.backend} system property.
+ */
+public final class NodeTestBackend implements TestCluster.Backend {
+  private static final InJvmTransport TRANSPORT = new InJvmTransport();
+  private static final AtomicInteger NEXT = new AtomicInteger();
+
+  private final Node node;
+
+  public NodeTestBackend() {
+    node = Node.start(NodeConfig.inMemory(new Endpoint("runtime-test-" + NEXT.incrementAndGet(), 9000)), TRANSPORT);
+    node.ready().join();
+  }
+
+  @Override
+  public StreamLog newLog() {
+    return ClusterStreamLog.connect(TRANSPORT, node.endpoint(), StreamLogOptions.defaults());
+  }
+
+  @Override
+  public void close() {
+    node.close();
+  }
+}
