@@ -68,7 +68,10 @@ public final class YcsbBindings {
 
   private static Map<String, String> redisEndpoint(String endpoint) {
     HostPort hp = HostPort.parse(endpoint);
-    return Map.of(RedisYcsbClient.HOST_PROPERTY, hp.host(), RedisYcsbClient.PORT_PROPERTY, Integer.toString(hp.port()));
+    Map<String, String> props = new LinkedHashMap<>();
+    props.put(RedisYcsbClient.HOST_PROPERTY, hp.host());
+    props.put(RedisYcsbClient.PORT_PROPERTY, Integer.toString(hp.port()));
+    return props;
   }
 
   private static Map<String, String> etcdEndpoint(String endpoint) {

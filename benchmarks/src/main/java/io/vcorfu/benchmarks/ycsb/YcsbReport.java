@@ -11,6 +11,7 @@ import java.util.OptionalDouble;
  */
 public final class YcsbReport {
   private Double throughput;
+  private Long runtimeMs;
   private final Map<String, Long> operations = new LinkedHashMap<>();
   private final Map<String, Long> errors = new LinkedHashMap<>();
 
@@ -29,6 +30,8 @@ public final class YcsbReport {
     try {
       if (section.equals("OVERALL") && metric.equals("Throughput(ops/sec)")) {
         throughput = Double.parseDouble(value);
+      } else if (section.equals("OVERALL") && metric.equals("RunTime(ms)")) {
+        runtimeMs = (long) Double.parseDouble(value);
       } else if (metric.equals("Operations") && !section.startsWith("CLEANUP")) {
         operations.put(section, (long) Double.parseDouble(value));
       } else if (metric.equals("Return=ERROR")) {
@@ -52,9 +55,16 @@ public final class YcsbReport {
     return operations;
   }
 
-  /** All operations of all types, successful or not, CLEANUP excluded. */
-  public long totalOperations() {
-    return operations.values().stream().mapToLong(Long::longValue).sum();
+  /**
+   * The operations the phase completed, successful or not. YCSB prints no such total (a
+   * read-modify-write is counted under READ, UPDATE and READ-MODIFY-WRITE alike), but it computes its
+   * overall throughput as operations * 1000 / RunTime(ms), so the total is recovered from those two.
+   */
+  public long completedOperations() {
+    if (throughput == null || runtimeMs == null) {
+      return 0;
+    }
+    return Math.round(throughput * runtimeMs / 1000.0);
   }
 
   /** Operations that returned ERROR, all types together. */

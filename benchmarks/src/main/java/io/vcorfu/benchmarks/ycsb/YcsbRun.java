@@ -180,7 +180,7 @@ public final class YcsbRun {
     if (status != 0) {
       return "the " + phase.label() + " phase failed (YCSB exited with status " + status + ")" + next;
     }
-    if (report.totalOperations() == 0) {
+    if (report.completedOperations() == 0) {
       return "the " + phase.label() + " phase completed no operation (the " + binding.name()
           + " binding could not start; see the errors above)" + next;
     }
@@ -194,7 +194,7 @@ public final class YcsbRun {
         (phase, r) ->
             b.append(String.format(
                 ", %s %d ops at %.1f ops/s (%d errors)",
-                phase.label(), r.totalOperations(), r.throughput().orElse(0), r.totalErrors())));
+                phase.label(), r.completedOperations(), r.throughput().orElse(0), r.totalErrors())));
     return b.toString();
   }
 
