@@ -48,8 +48,10 @@ import site.ycsb.Status;
  * <p>Properties: {@code etcd.endpoints} (comma-separated URLs, default http://127.0.0.1:2389),
  * {@code etcd.timeout.ms} (per request, default 10000).
  *
- * <p>Thread-safety: YCSB creates one instance per client thread; each owns its jetcd client (and so
- * its gRPC channel). jetcd retries requests that failed with transient gRPC errors; a request still
+ * <p>Thread-safety: YCSB creates one instance per client thread. The instances of one JVM that name
+ * the same endpoints share one jetcd client (one gRPC channel, whose HTTP/2 connection carries every
+ * thread's requests concurrently); it is opened by the first {@link #init} and closed by the last
+ * {@link #cleanup}. jetcd retries requests that failed with transient gRPC errors; a request still
  * unanswered after the timeout reports {@link Status#ERROR}.
  */
 public final class EtcdYcsbClient extends DB {
@@ -58,33 +60,47 @@ public final class EtcdYcsbClient extends DB {
   public static final String DEFAULT_ENDPOINTS = "http://127.0.0.1:2389";
   static final int UPDATE_ATTEMPTS = 16;
 
-  private Client client;
+  /** Open clients by endpoints string, each with its number of users. Guarded by itself. */
+  private static final Map<String, SharedClient> SHARED = new HashMap<>();
+
+  private String endpoints;
+  private SharedClient shared;
   private KV kv;
   private long timeoutMs;
 
   @Override
   public void init() throws DBException {
-    String endpoints = getProperties().getProperty(ENDPOINTS_PROPERTY, DEFAULT_ENDPOINTS);
+    endpoints = getProperties().getProperty(ENDPOINTS_PROPERTY, DEFAULT_ENDPOINTS);
     timeoutMs = YcsbProperties.intProperty(getProperties(), TIMEOUT_PROPERTY, 10_000);
     String[] urls = Arrays.stream(endpoints.split(",")).map(String::trim).filter(s -> !s.isEmpty()).toArray(String[]::new);
     if (urls.length == 0) {
       throw new DBException("The property " + ENDPOINTS_PROPERTY + " names no etcd endpoint.");
     }
-    client = Client.builder().endpoints(urls).build();
-    kv = client.getKVClient();
+    synchronized (SHARED) {
+      shared = SHARED.computeIfAbsent(endpoints, e -> new SharedClient(Client.builder().endpoints(urls).build()));
+      shared.users++;
+    }
+    kv = shared.client.getKVClient();
     try {
       await(kv.get(bytes("\0")));
     } catch (EtcdFailure e) {
-      client.close();
+      cleanup();
       throw new DBException("Could not reach etcd at " + endpoints + ": " + e.getMessage(), e);
     }
   }
 
   @Override
   public void cleanup() {
-    if (client != null) {
-      client.close();
+    if (shared == null) {
+      return;
     }
+    synchronized (SHARED) {
+      if (--shared.users == 0) {
+        SHARED.remove(endpoints);
+        shared.client.close();
+      }
+    }
+    shared = null;
   }
 
   @Override
@@ -217,6 +233,15 @@ public final class EtcdYcsbClient extends DB {
 
   private static ByteSequence bytes(String s) {
     return ByteSequence.from(s, StandardCharsets.UTF_8);
+  }
+
+  private static final class SharedClient {
+    final Client client;
+    int users;
+
+    SharedClient(Client client) {
+      this.client = client;
+    }
   }
 
   /** A request that failed, timed out or was interrupted. */
