@@ -88,17 +88,27 @@ public final class RedisYcsbClient extends DB {
       String table, String startkey, int recordcount, Set<String> fields, Vector<HashMap<String, ByteIterator>> result) {
     try {
       List<String> keys = redis.zrangeByLex(indexKey(table), "[" + startkey, "+", 0, recordcount);
-      List<Response<?>> replies = new ArrayList<>(keys.size());
+      List<Response<Map<byte[], byte[]>>> whole = new ArrayList<>();
+      List<Response<List<byte[]>>> selected = new ArrayList<>();
       try (AbstractPipeline pipeline = redis.pipelined()) {
         for (String key : keys) {
-          byte[] record = recordKey(table, key);
-          replies.add(fields == null ? pipeline.hgetAll(record) : pipeline.hmget(record, names(fields)));
+          if (fields == null) {
+            whole.add(pipeline.hgetAll(recordKey(table, key)));
+          } else {
+            selected.add(pipeline.hmget(recordKey(table, key), names(fields)));
+          }
         }
         pipeline.sync();
       }
-      for (Response<?> reply : replies) {
+      for (Response<Map<byte[], byte[]>> reply : whole) {
         HashMap<String, ByteIterator> row = new HashMap<>();
-        if (toRow(reply.get(), fields, row)) {
+        if (allFields(reply.get(), row)) {
+          result.add(row);
+        }
+      }
+      for (Response<List<byte[]>> reply : selected) {
+        HashMap<String, ByteIterator> row = new HashMap<>();
+        if (selectedFields(fields, reply.get(), row)) {
           result.add(row);
         }
       }
@@ -146,25 +156,28 @@ public final class RedisYcsbClient extends DB {
   }
 
   private boolean readInto(byte[] record, Set<String> fields, Map<String, ByteIterator> result) {
-    Object reply = fields == null ? redis.hgetAll(record) : redis.hmget(record, names(fields));
-    return toRow(reply, fields, result);
+    return fields == null
+        ? allFields(redis.hgetAll(record), result)
+        : selectedFields(fields, redis.hmget(record, names(fields)), result);
   }
 
-  /** Copies an HGETALL or HMGET reply into {@code row}; false if the record does not exist. */
-  @SuppressWarnings("unchecked")
-  private static boolean toRow(Object reply, Set<String> fields, Map<String, ByteIterator> row) {
-    if (fields == null) {
-      Map<byte[], byte[]> all = (Map<byte[], byte[]>) reply;
-      for (Map.Entry<byte[], byte[]> field : all.entrySet()) {
-        row.put(new String(field.getKey(), StandardCharsets.UTF_8), new ByteArrayByteIterator(field.getValue()));
-      }
-      return !all.isEmpty();
+  /** Copies an HGETALL reply into {@code row}; false if the record does not exist. */
+  private static boolean allFields(Map<byte[], byte[]> reply, Map<String, ByteIterator> row) {
+    for (Map.Entry<byte[], byte[]> field : reply.entrySet()) {
+      row.put(new String(field.getKey(), StandardCharsets.UTF_8), new ByteArrayByteIterator(field.getValue()));
     }
-    List<byte[]> values = (List<byte[]>) reply;
+    return !reply.isEmpty();
+  }
+
+  /**
+   * Copies an HMGET reply (one value or null per name of {@code fields}, in iteration order) into
+   * {@code row}; false if none of the fields exists, which is how a missing record answers.
+   */
+  private static boolean selectedFields(Set<String> fields, List<byte[]> reply, Map<String, ByteIterator> row) {
     int i = 0;
     boolean any = false;
     for (String name : fields) {
-      byte[] value = values.get(i++);
+      byte[] value = reply.get(i++);
       if (value != null) {
         row.put(name, new ByteArrayByteIterator(value));
         any = true;
