@@ -1,0 +1,101 @@
+package io.vcorfu.benchmarks.ycsb;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Function;
+
+/**
+ * The YCSB bindings {@code vcorfu bench ycsb --db NAME} knows: each name maps to the {@code site.ycsb.DB}
+ * class YCSB instantiates (once per client thread) and to how {@code --endpoint HOST:PORT} becomes that
+ * binding's properties. Adding a binding is one entry in {@link #BINDINGS}.
+ */
+public final class YcsbBindings {
+  /**
+   * One binding.
+   *
+   * @param name the {@code --db} name
+   * @param dbClass the fully qualified {@code site.ycsb.DB} subclass, public with a public no-argument
+   *     constructor
+   * @param endpointProperties YCSB properties pointing the binding at an endpoint given as HOST:PORT
+   */
+  public record Binding(String name, String dbClass, Function<String, Map<String, String>> endpointProperties) {}
+
+  private static final Map<String, Binding> BINDINGS =
+      register(
+          new Binding("redis", RedisYcsbClient.class.getName(), YcsbBindings::redisEndpoint),
+          new Binding("etcd", EtcdYcsbClient.class.getName(), YcsbBindings::etcdEndpoint));
+
+  /** Names that will be bindings but cannot run in this build, with the reason shown to the user. */
+  private static final Map<String, String> NOT_AVAILABLE =
+      Map.of(
+          "vcorfu",
+          "The vcorfu YCSB binding is not available yet: it needs the collections module's CSMRMap"
+              + " (a map written with fastPut), which this build does not contain. Use --db redis or --db etcd.");
+
+  private YcsbBindings() {}
+
+  /**
+   * The binding called {@code name}.
+   *
+   * @throws IllegalArgumentException naming the known bindings, or why a planned one cannot run
+   */
+  public static Binding resolve(String name) {
+    Binding binding = BINDINGS.get(name);
+    if (binding != null) {
+      return binding;
+    }
+    String reason = NOT_AVAILABLE.get(name);
+    if (reason != null) {
+      throw new IllegalArgumentException(reason);
+    }
+    throw new IllegalArgumentException(
+        "There is no YCSB binding called '" + name + "'; the bindings are " + String.join(", ", names()) + ".");
+  }
+
+  /** The names of the bindings that can run, in registration order. */
+  public static Set<String> names() {
+    return BINDINGS.keySet();
+  }
+
+  private static Map<String, Binding> register(Binding... bindings) {
+    Map<String, Binding> out = new LinkedHashMap<>();
+    for (Binding b : bindings) {
+      out.put(b.name(), b);
+    }
+    return out;
+  }
+
+  private static Map<String, String> redisEndpoint(String endpoint) {
+    HostPort hp = HostPort.parse(endpoint);
+    Map<String, String> props = new LinkedHashMap<>();
+    props.put(RedisYcsbClient.HOST_PROPERTY, hp.host());
+    props.put(RedisYcsbClient.PORT_PROPERTY, Integer.toString(hp.port()));
+    return props;
+  }
+
+  private static Map<String, String> etcdEndpoint(String endpoint) {
+    HostPort hp = HostPort.parse(endpoint);
+    return Map.of(EtcdYcsbClient.ENDPOINTS_PROPERTY, "http://" + hp.host() + ":" + hp.port());
+  }
+
+  /** A HOST:PORT pair; IPv6 hosts are written in brackets. */
+  record HostPort(String host, int port) {
+    static HostPort parse(String endpoint) {
+      int colon = endpoint.lastIndexOf(':');
+      if (colon <= 0 || colon == endpoint.length() - 1) {
+        throw new IllegalArgumentException("The endpoint '" + endpoint + "' is not of the form HOST:PORT.");
+      }
+      int port;
+      try {
+        port = Integer.parseInt(endpoint.substring(colon + 1));
+      } catch (NumberFormatException e) {
+        throw new IllegalArgumentException("The endpoint '" + endpoint + "' has a port that is not a number.", e);
+      }
+      if (port < 1 || port > 65535) {
+        throw new IllegalArgumentException("The endpoint '" + endpoint + "' has a port outside 1..65535.");
+      }
+      return new HostPort(endpoint.substring(0, colon), port);
+    }
+  }
+}

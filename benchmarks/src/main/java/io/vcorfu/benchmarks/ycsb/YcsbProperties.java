@@ -1,0 +1,20 @@
+package io.vcorfu.benchmarks.ycsb;
+
+import java.util.Properties;
+
+/** Reads typed binding properties with errors that name the property. */
+final class YcsbProperties {
+  private YcsbProperties() {}
+
+  static int intProperty(Properties props, String name, int defaultValue) {
+    String value = props.getProperty(name);
+    if (value == null || value.isBlank()) {
+      return defaultValue;
+    }
+    try {
+      return Integer.parseInt(value.trim());
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException("The property " + name + " must be an integer, not '" + value + "'.", e);
+    }
+  }
+}

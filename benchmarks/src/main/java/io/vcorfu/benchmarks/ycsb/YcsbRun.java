@@ -1,0 +1,260 @@
+package io.vcorfu.benchmarks.ycsb;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.io.PrintStream;
+import java.lang.management.ManagementFactory;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+
+/**
+ * One YCSB benchmark: the load phase ({@code -load}) then the transaction phase ({@code -t}) of YCSB's
+ * own client, {@code site.ycsb.Client}, against one binding and one core workload.
+ *
+ * <p>Each phase runs in a child JVM started with this JVM's class path and {@code -X} options. YCSB
+ * 0.17.0's client has only {@code main} as an entry point, and it ends with {@code System.exit}; it
+ * also keeps its measurements and status thread in static fields, so two phases in one JVM would mix
+ * their figures. A child per phase gives each phase a fresh client and lets this JVM go on. The
+ * child's standard output (YCSB's report) is copied line by line to {@code out}, its standard error
+ * (YCSB's progress lines, the binding's errors) to {@code err}.
+ *
+ * <p>A phase that has not finished within {@link Settings#phaseTimeout()} is stopped (by its process
+ * handle) and the run fails. Not thread-safe; run one benchmark at a time per instance.
+ */
+public final class YcsbRun {
+  /** The YCSB client's main class. */
+  public static final String CLIENT_CLASS = "site.ycsb.Client";
+
+  /** A YCSB phase and its client flag. */
+  public enum Phase {
+    LOAD("-load"),
+    RUN("-t");
+
+    private final String flag;
+
+    Phase(String flag) {
+      this.flag = flag;
+    }
+
+    public String flag() {
+      return flag;
+    }
+
+    String label() {
+      return name().toLowerCase(java.util.Locale.ROOT);
+    }
+  }
+
+  /**
+   * What to run.
+   *
+   * @param db a binding name of {@link YcsbBindings}
+   * @param workload a workload letter a..f (see {@link YcsbWorkloads#letter})
+   * @param endpoint HOST:PORT of the server, or null for the binding's default
+   * @param properties further YCSB properties, passed as {@code -p key=value} after all others
+   */
+  public record Settings(
+      String db,
+      String workload,
+      long records,
+      long operations,
+      int threads,
+      String endpoint,
+      int fieldCount,
+      int fieldLength,
+      Map<String, String> properties,
+      Duration phaseTimeout) {
+    public Settings {
+      Objects.requireNonNull(db, "db");
+      workload = YcsbWorkloads.letter(workload);
+      positive("--records", records);
+      positive("--operations", operations);
+      positive("--threads", threads);
+      positive("--field-count", fieldCount);
+      positive("--field-length", fieldLength);
+      if (phaseTimeout.isNegative() || phaseTimeout.isZero()) {
+        throw new IllegalArgumentException("The phase timeout must be positive.");
+      }
+      properties = Map.copyOf(properties);
+    }
+
+    private static void positive(String option, long value) {
+      if (value < 1) {
+        throw new IllegalArgumentException(option + " must be at least 1, not " + value + ".");
+      }
+    }
+  }
+
+  private final Settings settings;
+  private final YcsbBindings.Binding binding;
+
+  /** @throws IllegalArgumentException if the binding does not exist or cannot run in this build */
+  public YcsbRun(Settings settings) {
+    this.settings = settings;
+    this.binding = YcsbBindings.resolve(settings.db());
+  }
+
+  /** The arguments of {@code site.ycsb.Client} for one phase, reading the workload from {@code workloadFile}. */
+  public List<String> clientArguments(Phase phase, Path workloadFile) {
+    Map<String, String> props = new LinkedHashMap<>();
+    props.put("recordcount", Long.toString(settings.records()));
+    props.put("operationcount", Long.toString(settings.operations()));
+    props.put("fieldcount", Integer.toString(settings.fieldCount()));
+    props.put("fieldlength", Integer.toString(settings.fieldLength()));
+    if (settings.endpoint() != null) {
+      props.putAll(binding.endpointProperties().apply(settings.endpoint()));
+    }
+    props.putAll(settings.properties());
+    List<String> args = new ArrayList<>();
+    args.add(phase.flag());
+    args.add("-db");
+    args.add(binding.dbClass());
+    args.add("-P");
+    args.add(workloadFile.toString());
+    props.forEach(
+        (k, v) -> {
+          args.add("-p");
+          args.add(k + "=" + v);
+        });
+    args.add("-threads");
+    args.add(Integer.toString(settings.threads()));
+    return args;
+  }
+
+  /**
+   * Runs the load phase, then (if it succeeded) the run phase, and prints a summary line.
+   *
+   * @return 0 if both phases finished and no operation returned an error, 1 otherwise
+   */
+  public int execute(PrintStream out, PrintStream err) throws IOException, InterruptedException {
+    out.printf(
+        "ycsb: db %s (%s), workload %s, %d records, %d operations, %d threads, %d fields of %d bytes%s%n",
+        binding.name(), binding.dbClass(), settings.workload(), settings.records(), settings.operations(),
+        settings.threads(), settings.fieldCount(), settings.fieldLength(),
+        settings.endpoint() == null ? "" : ", endpoint " + settings.endpoint());
+    Path dir = Files.createTempDirectory("vcorfu-ycsb-");
+    Path workloadFile = YcsbWorkloads.extract(settings.workload(), dir);
+    try {
+      Map<Phase, YcsbReport> reports = new LinkedHashMap<>();
+      for (Phase phase : Phase.values()) {
+        out.println("ycsb: " + phase.label() + " phase");
+        out.flush();
+        YcsbReport report = new YcsbReport();
+        int status = runChild(clientArguments(phase, workloadFile), line -> {
+          out.println(line);
+          report.accept(line);
+        }, err);
+        out.flush();
+        String failure = failure(phase, status, report);
+        if (failure != null) {
+          out.println("ycsb: " + failure);
+          return 1;
+        }
+        reports.put(phase, report);
+      }
+      out.println(summary(reports));
+      return reports.values().stream().anyMatch(r -> r.totalErrors() > 0) ? 1 : 0;
+    } finally {
+      Files.deleteIfExists(workloadFile);
+      Files.deleteIfExists(dir);
+    }
+  }
+
+  private String failure(Phase phase, int status, YcsbReport report) {
+    String next = phase == Phase.LOAD ? "; the run phase was skipped." : ".";
+    if (status == TIMED_OUT) {
+      return "the " + phase.label() + " phase did not finish within " + settings.phaseTimeout().toSeconds()
+          + " s and was stopped" + next;
+    }
+    if (status != 0) {
+      return "the " + phase.label() + " phase failed (YCSB exited with status " + status + ")" + next;
+    }
+    if (report.completedOperations() == 0) {
+      return "the " + phase.label() + " phase completed no operation (the " + binding.name()
+          + " binding could not start; see the errors above)" + next;
+    }
+    return null;
+  }
+
+  private String summary(Map<Phase, YcsbReport> reports) {
+    StringBuilder b = new StringBuilder("ycsb summary: db ").append(binding.name())
+        .append(" workload ").append(settings.workload());
+    reports.forEach(
+        (phase, r) ->
+            b.append(String.format(
+                ", %s %d ops at %.1f ops/s (%d errors)",
+                phase.label(), r.completedOperations(), r.throughput().orElse(0), r.totalErrors())));
+    return b.toString();
+  }
+
+  private static final int TIMED_OUT = Integer.MIN_VALUE;
+
+  private int runChild(List<String> clientArgs, Consumer<String> stdout, PrintStream err)
+      throws IOException, InterruptedException {
+    List<String> command = new ArrayList<>();
+    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    for (String jvmArg : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
+      if (jvmArg.startsWith("-X")) {
+        command.add(jvmArg);
+      }
+    }
+    command.add("-cp");
+    command.add(System.getProperty("java.class.path"));
+    command.add(CLIENT_CLASS);
+    command.addAll(clientArgs);
+    Process child = new ProcessBuilder(command).redirectInput(ProcessBuilder.Redirect.PIPE).start();
+    child.getOutputStream().close();
+    Thread outCopier = copier(child.getInputStream(), stdout, "ycsb-stdout");
+    Thread errCopier = copier(child.getErrorStream(), err::println, "ycsb-stderr");
+    try {
+      if (!child.waitFor(settings.phaseTimeout().toMillis(), TimeUnit.MILLISECONDS)) {
+        stop(child);
+        return TIMED_OUT;
+      }
+      return child.exitValue();
+    } finally {
+      if (child.isAlive()) {
+        stop(child);
+      }
+      outCopier.join(TimeUnit.SECONDS.toMillis(10));
+      errCopier.join(TimeUnit.SECONDS.toMillis(10));
+    }
+  }
+
+  private static void stop(Process child) throws InterruptedException {
+    child.destroy();
+    if (!child.waitFor(10, TimeUnit.SECONDS)) {
+      child.destroyForcibly();
+      child.waitFor(10, TimeUnit.SECONDS);
+    }
+  }
+
+  private static Thread copier(InputStream in, Consumer<String> sink, String name) {
+    Thread t =
+        new Thread(
+            () -> {
+              try (BufferedReader r = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8))) {
+                for (String line = r.readLine(); line != null; line = r.readLine()) {
+                  sink.accept(line);
+                }
+              } catch (IOException e) {
+                // The child closed the stream (it ended or was stopped): nothing more to copy.
+              }
+            },
+            name);
+    t.setDaemon(true);
+    t.start();
+    return t;
+  }
+}

@@ -1,0 +1,49 @@
+package io.vcorfu.benchmarks.ycsb;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import site.ycsb.DB;
+
+class YcsbBindingsTest {
+  @Test
+  void vcorfuFailsSayingItNeedsTheCollectionsCsmrMap() {
+    assertThatThrownBy(() -> YcsbBindings.resolve("vcorfu"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("collections module's CSMRMap");
+  }
+
+  @Test
+  void unknownBindingNamesTheKnownOnes() {
+    assertThatThrownBy(() -> YcsbBindings.resolve("mongodb"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("There is no YCSB binding called 'mongodb'; the bindings are redis, etcd.");
+  }
+
+  @Test
+  void everyBindingNamesALoadableYcsbDbWithANoArgumentConstructor() throws Exception {
+    for (String name : YcsbBindings.names()) {
+      Class<?> c = Class.forName(YcsbBindings.resolve(name).dbClass());
+      assertThat(DB.class).isAssignableFrom(c);
+      assertThat(c.getConstructor().newInstance()).isInstanceOf(DB.class);
+    }
+  }
+
+  @Test
+  void endpointBecomesTheBindingsHostAndPortProperties() {
+    assertThat(YcsbBindings.resolve("redis").endpointProperties().apply("10.1.2.3:7000"))
+        .isEqualTo(Map.of("redis.host", "10.1.2.3", "redis.port", "7000"));
+    assertThat(YcsbBindings.resolve("etcd").endpointProperties().apply("127.0.0.1:2389"))
+        .isEqualTo(Map.of("etcd.endpoints", "http://127.0.0.1:2389"));
+  }
+
+  @Test
+  void malformedEndpointsAreRejected() {
+    var redis = YcsbBindings.resolve("redis").endpointProperties();
+    assertThatThrownBy(() -> redis.apply("localhost")).hasMessageContaining("HOST:PORT");
+    assertThatThrownBy(() -> redis.apply("localhost:http")).hasMessageContaining("not a number");
+    assertThatThrownBy(() -> redis.apply("localhost:70000")).hasMessageContaining("outside 1..65535");
+  }
+}
