@@ -226,7 +226,7 @@ class BadInputTest {
       cli.setOut(new PrintWriter(out));
       int code = cli.execute("log", "read", "--endpoint", node.endpoint().toString(), "--stream", "nope", "--from", "0", "--to", "3");
       assertThat(code).isEqualTo(1);
-      assertThat(err.toString().strip()).startsWith("vcorfu: stream ").contains("is not known");
+      assertThat(err.toString().strip()).isEqualTo("vcorfu: stream 'nope' has never been written");
       assertThat(err.toString()).doesNotContain("\tat ");
     }
   }

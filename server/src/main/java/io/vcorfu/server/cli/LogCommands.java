@@ -112,13 +112,25 @@ final class LogCommands {
         return 0;
       }
       StreamId id = StreamId.of(stream);
-      long end = to >= 0 ? to : log.tails(List.of(id)).join().streamTails().get(id);
-      for (long start = from; start <= end; start += 4096) {
-        for (StreamEntry e : log.readStream(id, start, Math.min(end, start + 4095)).join()) {
-          if (!e.isHole()) {
-            out.println(e.streamAddress() + " " + e.globalAddress() + " " + text(e.payload()));
+      long tail = log.tails(List.of(id)).join().streamTails().get(id);
+      if (tail < 0) {
+        throw new IllegalArgumentException("stream '" + stream + "' has never been written");
+      }
+      long end = to >= 0 ? Math.min(to, tail) : tail;
+      try {
+        for (long start = from; start <= end; start += 4096) {
+          for (StreamEntry e : log.readStream(id, start, Math.min(end, start + 4095)).join()) {
+            if (!e.isHole()) {
+              out.println(e.streamAddress() + " " + e.globalAddress() + " " + text(e.payload()));
+            }
           }
         }
+      } catch (java.util.concurrent.CompletionException e) {
+        if (e.getCause() instanceof io.vcorfu.protocol.TrimmedException t) {
+          throw new IllegalArgumentException(
+              "stream '" + stream + "' is trimmed below address " + t.trimMark() + "; read from " + t.trimMark() + " on", t);
+        }
+        throw e;
       }
       return 0;
     }
