@@ -1,7 +1,10 @@
 package io.vcorfu.runtime;
 
+import io.vcorfu.protocol.StreamId;
 import io.vcorfu.runtime.internal.ObjectDirectory;
+import io.vcorfu.runtime.internal.ObjectHandle;
 import io.vcorfu.runtime.internal.RuntimeCore;
+import io.vcorfu.runtime.internal.SmrProxy;
 import io.vcorfu.runtime.stream.StreamLog;
 import java.util.Objects;
 import java.util.function.Supplier;
@@ -27,7 +30,7 @@ public final class VCorfuRuntime implements AutoCloseable {
   private final ObjectOpener objects;
 
   private VCorfuRuntime(StreamLog log, RuntimeOptions options) {
-    this.core = new RuntimeCore(log, options);
+    this.core = new RuntimeCore(log, options, this);
     this.objects = new ObjectOpener(core, new ObjectDirectory(core));
   }
 
@@ -39,6 +42,33 @@ public final class VCorfuRuntime implements AutoCloseable {
   /** A runtime on {@code log}. The runtime owns the log and closes it. */
   public static VCorfuRuntime using(StreamLog log, RuntimeOptions options) {
     return new VCorfuRuntime(Objects.requireNonNull(log, "log"), Objects.requireNonNull(options, "options"));
+  }
+
+  /**
+   * The runtime that opened {@code object}, an object returned by {@link ObjectOpener}; lets an
+   * object's own methods open further objects (composed objects open their children this way).
+   *
+   * @throws IllegalArgumentException if {@code object} was not opened by a vcorfu runtime
+   */
+  public static VCorfuRuntime runtimeOf(Object object) {
+    return handleOf(object).core().owner();
+  }
+
+  /**
+   * The stream id of {@code object}, an object returned by {@link ObjectOpener}.
+   *
+   * @throws IllegalArgumentException if {@code object} was not opened by a vcorfu runtime
+   */
+  public static StreamId streamOf(Object object) {
+    return handleOf(object).stream();
+  }
+
+  private static ObjectHandle handleOf(Object object) {
+    if (object instanceof SmrProxy proxy && proxy.getVcorfuHandle$() != null) {
+      return proxy.getVcorfuHandle$();
+    }
+    throw new IllegalArgumentException((object == null ? "null" : "an instance of " + object.getClass().getName())
+        + " is not an object opened by a vcorfu runtime");
   }
 
   /** Opens objects: {@code rt.objects().open("name", Type.class)}. */
