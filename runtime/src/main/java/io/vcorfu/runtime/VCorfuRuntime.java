@@ -24,6 +24,13 @@ import java.util.function.Supplier;
  * without any request; otherwise it asks the sequencer for a conditional token, which is refused if
  * anything the transaction read was written after the snapshot, so an aborted transaction never
  * reaches the log. Transactions nest by flattening into the outermost one.
+ *
+ * <p>Costs inside a transaction: a read of an object the local view has not moved past the
+ * snapshot runs on the live state; otherwise on an older version rebuilt by replay (see {@link
+ * ObjectBuilder#asOf}). A read of an object the transaction already wrote runs on a private copy:
+ * the snapshot's state rebuilt by replay plus the buffered writes, built once per object per
+ * transaction, so its cost grows with the object's history since its base (initial state or
+ * checkpoint).
  */
 public final class VCorfuRuntime implements AutoCloseable {
   private final RuntimeCore core;
