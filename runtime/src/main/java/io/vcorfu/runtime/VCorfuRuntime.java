@@ -14,7 +14,8 @@ import java.util.function.Supplier;
  * them.
  *
  * <p>Thread-safe. Objects opened through a runtime may be used from any thread; transactions are
- * per thread (a transaction begun on one thread is invisible to others). Closing the runtime
+ * per thread (a transaction begun on one thread is invisible to others) and cover the objects
+ * opened through this runtime. Closing the runtime
  * closes its stream log; any later call on the runtime or its objects fails with {@link
  * RuntimeClosedException}.
  *
