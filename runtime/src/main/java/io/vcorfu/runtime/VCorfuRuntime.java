@@ -1,12 +1,14 @@
 package io.vcorfu.runtime;
 
 import io.vcorfu.protocol.Endpoint;
+import io.vcorfu.protocol.StreamId;
+import io.vcorfu.runtime.internal.ObjectDirectory;
+import io.vcorfu.runtime.internal.ObjectHandle;
+import io.vcorfu.runtime.internal.RuntimeCore;
+import io.vcorfu.runtime.internal.SmrProxy;
+import io.vcorfu.runtime.stream.StreamLog;
 import io.vcorfu.runtime.stream.StreamLogOptions;
 import io.vcorfu.runtime.stream.internal.ClusterStreamLog;
-
-import io.vcorfu.runtime.internal.ObjectDirectory;
-import io.vcorfu.runtime.internal.RuntimeCore;
-import io.vcorfu.runtime.stream.StreamLog;
 import java.util.Objects;
 import java.util.function.Supplier;
 
@@ -15,7 +17,8 @@ import java.util.function.Supplier;
  * them.
  *
  * <p>Thread-safe. Objects opened through a runtime may be used from any thread; transactions are
- * per thread (a transaction begun on one thread is invisible to others). Closing the runtime
+ * per thread (a transaction begun on one thread is invisible to others) and cover the objects
+ * opened through this runtime. Closing the runtime
  * closes its stream log; any later call on the runtime or its objects fails with {@link
  * RuntimeClosedException}.
  *
@@ -25,13 +28,20 @@ import java.util.function.Supplier;
  * without any request; otherwise it asks the sequencer for a conditional token, which is refused if
  * anything the transaction read was written after the snapshot, so an aborted transaction never
  * reaches the log. Transactions nest by flattening into the outermost one.
+ *
+ * <p>Costs inside a transaction: a read of an object the local view has not moved past the
+ * snapshot runs on the live state; otherwise on an older version rebuilt by replay (see {@link
+ * ObjectBuilder#asOf}). A read of an object the transaction already wrote runs on a private copy:
+ * the snapshot's state rebuilt by replay plus the buffered writes, built once per object per
+ * transaction, so its cost grows with the object's history since its base (initial state or
+ * checkpoint).
  */
 public final class VCorfuRuntime implements AutoCloseable {
   private final RuntimeCore core;
   private final ObjectOpener objects;
 
   private VCorfuRuntime(StreamLog log, RuntimeOptions options) {
-    this.core = new RuntimeCore(log, options);
+    this.core = new RuntimeCore(log, options, this);
     this.objects = new ObjectOpener(core, new ObjectDirectory(core));
   }
 
@@ -56,6 +66,33 @@ public final class VCorfuRuntime implements AutoCloseable {
   /** A runtime on {@code log}. The runtime owns the log and closes it. */
   public static VCorfuRuntime using(StreamLog log, RuntimeOptions options) {
     return new VCorfuRuntime(Objects.requireNonNull(log, "log"), Objects.requireNonNull(options, "options"));
+  }
+
+  /**
+   * The runtime that opened {@code object}, an object returned by {@link ObjectOpener}; lets an
+   * object's own methods open further objects (composed objects open their children this way).
+   *
+   * @throws IllegalArgumentException if {@code object} was not opened by a vcorfu runtime
+   */
+  public static VCorfuRuntime runtimeOf(Object object) {
+    return handleOf(object).core().owner();
+  }
+
+  /**
+   * The stream id of {@code object}, an object returned by {@link ObjectOpener}.
+   *
+   * @throws IllegalArgumentException if {@code object} was not opened by a vcorfu runtime
+   */
+  public static StreamId streamOf(Object object) {
+    return handleOf(object).stream();
+  }
+
+  private static ObjectHandle handleOf(Object object) {
+    if (object instanceof SmrProxy proxy && proxy.getVcorfuHandle$() != null) {
+      return proxy.getVcorfuHandle$();
+    }
+    throw new IllegalArgumentException((object == null ? "null" : "an instance of " + object.getClass().getName())
+        + " is not an object opened by a vcorfu runtime");
   }
 
   /** Opens objects: {@code rt.objects().open("name", Type.class)}. */

@@ -1,5 +1,6 @@
 package io.vcorfu.runtime.internal;
 
+import io.vcorfu.protocol.StreamId;
 import java.util.concurrent.Callable;
 
 /** What a proxy delegates annotated calls to: one per opened view. */
@@ -9,4 +10,10 @@ public interface ObjectHandle {
    * self} (the view's own state) and may only be called as an upcall (see {@link Upcalls}).
    */
   Object invoke(Object self, MethodModel method, Object[] args, Callable<Object> body) throws Exception;
+
+  /** The stream the view plays. */
+  StreamId stream();
+
+  /** The runtime that opened the view. */
+  RuntimeCore core();
 }

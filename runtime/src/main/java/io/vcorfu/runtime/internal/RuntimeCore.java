@@ -4,6 +4,7 @@ import io.vcorfu.protocol.RpcTimeoutException;
 import io.vcorfu.protocol.VCorfuException;
 import io.vcorfu.runtime.RuntimeClosedException;
 import io.vcorfu.runtime.RuntimeOptions;
+import io.vcorfu.runtime.VCorfuRuntime;
 import io.vcorfu.runtime.stream.StreamLog;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
@@ -18,11 +19,18 @@ public final class RuntimeCore {
   private final RuntimeOptions options;
   private final AtomicBoolean closed = new AtomicBoolean();
   private final Transactions transactions;
+  private final VCorfuRuntime owner;
 
-  public RuntimeCore(StreamLog log, RuntimeOptions options) {
+  /** {@code owner} is the public runtime these internals belong to (null in tests of internals). */
+  public RuntimeCore(StreamLog log, RuntimeOptions options, VCorfuRuntime owner) {
     this.log = log;
     this.options = options;
+    this.owner = owner;
     this.transactions = new Transactions(this);
+  }
+
+  public VCorfuRuntime owner() {
+    return owner;
   }
 
   public StreamLog log() {

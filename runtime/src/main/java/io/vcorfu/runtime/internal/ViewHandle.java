@@ -1,5 +1,6 @@
 package io.vcorfu.runtime.internal;
 
+import io.vcorfu.protocol.StreamId;
 import io.vcorfu.runtime.ReadOnlyViewException;
 import java.util.concurrent.Callable;
 
@@ -18,6 +19,16 @@ final class ViewHandle implements ObjectHandle {
     this.core = core;
     this.view = view;
     this.asOf = asOf;
+  }
+
+  @Override
+  public StreamId stream() {
+    return view.stream();
+  }
+
+  @Override
+  public RuntimeCore core() {
+    return core;
   }
 
   private boolean snapshot() {

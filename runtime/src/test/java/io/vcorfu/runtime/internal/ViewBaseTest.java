@@ -36,7 +36,7 @@ class ViewBaseTest {
     StreamView.Base base = new StreamView.Base(addressOf[59], 60, List.of(add60));
 
     CountingStreamLog log = new CountingStreamLog(cluster.newLog());
-    RuntimeCore core = new RuntimeCore(log, RuntimeOptions.defaults());
+    RuntimeCore core = new RuntimeCore(log, RuntimeOptions.defaults(), null);
     ObjectDirectory directory = new ObjectDirectory(core);
     Counter fromBase = directory.openLocal(StreamId.of("big"), Counter.class, null, base);
 

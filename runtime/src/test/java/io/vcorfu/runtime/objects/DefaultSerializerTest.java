@@ -134,4 +134,19 @@ class DefaultSerializerTest {
     Object back = roundTrip(List.of(new Money(-250)));
     assertThat(((Money) ((List<?>) back).get(0)).cents).isEqualTo(-250);
   }
+
+  @Test
+  void encodingIsTheDocumentedFormat() {
+    // Golden bytes: the format is what other JVMs and conflict keys rely on.
+    assertThat(s.serialize("apple")).containsExactly(10, 5, 'a', 'p', 'p', 'l', 'e');
+    assertThat(s.serialize(-2)).containsExactly(6, 3);
+    assertThat(s.serialize(300L)).containsExactly(7, 0xD8 - 256, 0x04);
+    assertThat(s.serialize(List.of(true, false))).containsExactly(12, 2, 2, 1);
+    assertThat(s.serialize(null)).containsExactly(0);
+    assertThat(s.serialize(Instant.ofEpochSecond(1, 2))).containsExactly(17, 2, 2);
+    s.allow(Color.class);
+    byte[] red = s.serialize(Color.RED);
+    assertThat(red[0]).isEqualTo((byte) 16);
+    assertThat(new String(red, java.nio.charset.StandardCharsets.UTF_8)).contains(Color.class.getName()).endsWith("RED");
+  }
 }

@@ -199,4 +199,14 @@ class ObjectRuntimeTest {
     assertThat(c.get()).isEqualTo(5);
     assertThat(c.upcalls()).isEqualTo(-2);
   }
+
+  @Test
+  void objectsKnowTheirRuntimeAndStream() {
+    VCorfuRuntime rt = runtime();
+    Counter c = rt.objects().open("who-am-i", Counter.class);
+    assertThat(VCorfuRuntime.runtimeOf(c)).isSameAs(rt);
+    assertThat(VCorfuRuntime.streamOf(c)).isEqualTo(StreamId.of("who-am-i"));
+    assertThatThrownBy(() -> VCorfuRuntime.streamOf(new Counter()))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("not an object opened");
+  }
 }

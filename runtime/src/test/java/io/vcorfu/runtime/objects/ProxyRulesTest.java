@@ -68,4 +68,30 @@ class ProxyRulesTest {
       assertThat(a).isInstanceOf(Counter.class);
     }
   }
+
+  /** Package-private class with package-private annotated methods and constructor. */
+  static class Hidden {
+    private int x;
+
+    Hidden() {}
+
+    @io.vcorfu.runtime.annotations.Mutator
+    void set(int v) {
+      x = v;
+    }
+
+    @io.vcorfu.runtime.annotations.Accessor
+    int get() {
+      return x;
+    }
+  }
+
+  @Test
+  void packagePrivateClassesAndMethodsAreProxied() {
+    Hidden h = rt.objects().open("hidden", Hidden.class);
+    h.set(42);
+    try (VCorfuRuntime other = cluster.newRuntime()) {
+      assertThat(other.objects().open("hidden", Hidden.class).get()).isEqualTo(42);
+    }
+  }
 }
