@@ -176,13 +176,22 @@ final class NettyRpcClient implements RpcClient {
       channel = f.channel();
       f.addListener(
           done -> {
-            if (done.isSuccess()) {
+            if (done.isSuccess() && isSelfConnection(channel)) {
+              // Linux can connect a socket to itself when nothing listens on a local port in the
+              // ephemeral range; such a connection would hold the port and echo our own requests.
+              channel.close();
+              fail(new TransportException("cannot connect to " + endpoint + ": nothing listens there"));
+            } else if (done.isSuccess()) {
               scheduleDrain();
             } else {
               Throwable cause = done.cause();
               fail(new TransportException("cannot connect to " + endpoint + ": " + cause.getMessage(), cause));
             }
           });
+    }
+
+    private static boolean isSelfConnection(io.netty.channel.Channel ch) {
+      return ch.localAddress() != null && ch.localAddress().equals(ch.remoteAddress());
     }
 
     void send(PendingCall call, Request request) {

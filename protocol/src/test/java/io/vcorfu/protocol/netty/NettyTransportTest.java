@@ -169,8 +169,16 @@ class NettyTransportTest {
       first.close();
       assertThat(failure(client.call(at, Messages.ping()))).isInstanceOf(TransportException.class);
 
-      ServerBinding second = transport.bind(at, new EchoHandler("second"));
-      assertThat(second.endpoint()).isEqualTo(at);
+      // Another process may briefly hold the freed port (e.g. as an ephemeral source port): retry.
+      java.util.concurrent.atomic.AtomicReference<ServerBinding> rebound = new java.util.concurrent.atomic.AtomicReference<>();
+      await()
+          .atMost(Duration.ofSeconds(30))
+          .ignoreExceptionsInstanceOf(TransportException.class)
+          .until(() -> {
+            rebound.set(transport.bind(at, new EchoHandler("second")));
+            return true;
+          });
+      assertThat(rebound.get().endpoint()).isEqualTo(at);
       await()
           .atMost(Duration.ofSeconds(10))
           .ignoreExceptionsInstanceOf(CompletionException.class)
