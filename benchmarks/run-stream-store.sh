@@ -7,16 +7,17 @@
 #   benchmarks/run-stream-store.sh [--quick] [--duration S] [--out FILE] [--workdir DIR] [--base-port P]
 #
 #   --quick         smoke run: 2 s per vcorfu measurement, small redis/etcd request counts
-#   --duration S    seconds per vcorfu measurement (default 10; --quick sets 2)
+#   --duration S    seconds per vcorfu measurement (default 15; --quick sets 2)
 #   --out FILE      also write every raw result line and the summary to FILE
 #   --workdir DIR   scratch directory (default: a fresh mktemp -d, removed at the end)
 #   --base-port P   vcorfu ports P .. P+4 (default 19000); redis uses 6390, etcd 2389/2390
 #
 # Order: build the jar if missing or stale; single durable node (fresh data dir, default
-# group-commit fsync): tokens (loopback batch 1, loopback batch 64, in-process), the append matrix
+# group-commit fsync): a 2x5 s warm-up (tagged "warmup"), tokens (loopback batch 1, loopback
+# batch 64 with 1 and 2 threads, in-process batch 64), the append matrix
 # (32 B and 4 KB x 1/32/1000 streams x 1/8 threads), 1 KB appends at 8 and 50 threads (the etcd
 # concurrency), bulk stream reads; then the five-process layout (sequencer, two log replicas,
-# two stream replicas, each durable): 32 B and 4 KB x 32 streams x 1/8 threads and 1 KB x 8/50;
+# two stream replicas, each durable): a 5 s warm-up, 32 B and 4 KB x 32 streams x 1/8 threads and 1 KB x 8/50;
 # then redis (appendfsync everysec): INCR -c 50 and XADD/XRANGE at 32 B and 4 KB x 1/8 clients
 # and 1 KB x 8/50; then etcd: put at the same sizes and concurrency, get at 1 KB.
 #
@@ -47,7 +48,7 @@ while (($#)); do
   esac
 done
 if [[ -z "$duration" ]]; then
-  if [[ "$quick" == true ]]; then duration=2; else duration=10; fi
+  if [[ "$quick" == true ]]; then duration=2; else duration=15; fi
 fi
 peers_require_uint --base-port "$base_port"
 
@@ -56,7 +57,7 @@ peers_require_uint --base-port "$base_port"
 if [[ "$quick" == true ]]; then
   incr_n=100000; xadd_n=20000; etcd_n1=300; etcd_n8=1000; etcd_n50=2000; get_n=5000
 else
-  incr_n=1000000; xadd_n=150000; etcd_n1=2000; etcd_n8=6000; etcd_n50=15000; get_n=30000
+  incr_n=500000; xadd_n=150000; etcd_n1=5000; etcd_n8=15000; etcd_n50=30000; get_n=30000
 fi
 
 own_workdir=false
@@ -145,6 +146,7 @@ if [[ ! -x "$peer_dir/bin/etcd-bench" ]]; then
 fi
 
 d=$duration
+warm=$(( duration < 10 ? 2 : 5 ))
 sizes=(32 4096)
 stream_counts=(1 32 1000)
 thread_counts=(1 8)
@@ -154,8 +156,12 @@ kb_threads=(8 50)
 p0=$base_port
 ep=127.0.0.1:$p0
 start_vcorfu single "$p0" 2g --data-dir "$workdir/vcorfu/single/data"
+# Warm-up (JIT) of a freshly started server; reported under the tag "warmup", not in the summary.
+measure warmup "${bench[@]}" tokens --endpoint "$ep" --threads 1 --batch 1 --pipeline 32 --duration "$warm"
+measure warmup "${bench[@]}" append --endpoint "$ep" --size 1024 --streams 32 --threads 8 --duration "$warm" --prefix warmup
 measure single "${bench[@]}" tokens --endpoint "$ep" --threads 1 --batch 1 --pipeline 32 --duration "$d"
 measure single "${bench[@]}" tokens --endpoint "$ep" --threads 1 --batch 64 --pipeline 32 --duration "$d"
+measure single "${bench[@]}" tokens --endpoint "$ep" --threads 2 --batch 64 --pipeline 32 --duration "$d"
 measure single "${bench[@]}" tokens --in-process --threads 1 --batch 64 --pipeline 32 --duration "$d"
 for size in "${sizes[@]}"; do
   for k in "${stream_counts[@]}"; do
@@ -196,6 +202,7 @@ EOF
 for i in 1 2 3 4 0; do
   start_vcorfu "five-$i" "$((p0 + i))" 512m --data-dir "$workdir/vcorfu/five-$i/data" --layout "$layout"
 done
+measure warmup "${bench[@]}" append --endpoint "$ep" --size 1024 --streams 32 --threads 8 --duration "$warm" --prefix warmup
 for size in "${sizes[@]}"; do
   for t in "${thread_counts[@]}"; do
     measure five "${bench[@]}" append --endpoint "$ep" --size "$size" --streams 32 --threads "$t" --duration "$d" --prefix "f$size-t$t"

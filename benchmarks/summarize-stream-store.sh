@@ -21,10 +21,11 @@ function ms(v) { return v == "" ? "-" : sprintf("%.2f", v) }
 function ratio(a, b) { return (a == "" || b == "" || b == 0) ? "-" : sprintf("%.2f", a / b) }
 {
   tag = $1; line = $2
+  if (tag == "warmup") next
   if (line ~ /^tokens /) {
-    rate = num(after(line, "=")); b = num(after(line, "batch"))
-    if (line ~ /in-process/) tok["in-process"] = rate
-    else tok["loopback batch " b] = rate
+    rate = num(after(line, "=")); b = num(after(line, "batch")); th = num(after(line, "threads"))
+    where = (line ~ /in-process/) ? "in-process" : "loopback"
+    tok[where ", " th " thread(s), batch " b] = rate
   } else if (line ~ /^append threads /) {
     t = num(after(line, "threads")); k = num(after(line, "streams")); s = num(after(line, "size"))
     key = tag SUBSEP s SUBSEP k SUBSEP t
@@ -55,7 +56,7 @@ END {
   print ""
   print "### Sequencer tokens"
   print ""
-  print "| measurement | tokens/s | vs redis INCR -c 50 |"
+  print "| measurement (pipeline 32 requests per thread) | tokens/s | vs redis INCR -c 50 |"
   print "|---|---:|---:|"
   for (k in tok) print "| vcorfu " k " | " fmt(tok[k]) " | " ratio(tok[k], incr) " |"
   print "| redis INCR -c 50 (ops/s; p50 " ms(incr50) " ms, p99 " ms(incr99) " ms) | " fmt(incr) " | 1.00 |"
