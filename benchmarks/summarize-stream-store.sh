@@ -51,8 +51,8 @@ function ratio(a, b) { return (a == "" || b == "" || b == 0) ? "-" : sprintf("%.
 END {
   print "## Summary"
   print ""
-  if ("load-start" in load) print "load at start: " load["load-start"]
-  if ("load-end" in load) print "load at end:   " load["load-end"]
+  if ("load-start" in load) print "- load at start: `" load["load-start"] "`"
+  if ("load-end" in load) print "- load at end: `" load["load-end"] "`"
   print ""
   print "### Sequencer tokens"
   print ""
