@@ -1,0 +1,140 @@
+package io.vcorfu.benchmarks;
+
+import io.vcorfu.protocol.Endpoint;
+import io.vcorfu.protocol.StreamId;
+import io.vcorfu.protocol.netty.NettyTransport;
+import io.vcorfu.runtime.stream.StreamEntry;
+import io.vcorfu.runtime.stream.StreamLogOptions;
+import io.vcorfu.runtime.stream.Tails;
+import io.vcorfu.runtime.stream.internal.ClusterStreamLog;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code vcorfu bench read}: bulk stream read rate. Reads already-written streams from stream
+ * address 0 to the tail the sequencer reported at the start, in batches of {@code --batch}
+ * addresses, over and over until the duration ends. Thread {@code t} starts at stream {@code t} and
+ * walks the streams round robin. Only data entries actually returned are counted (holes are
+ * counted separately); latency is per batch call.
+ */
+@Command(name = "read", description = "Bulk stream read rate (entries/s and MB/s) over written streams.")
+final class ReadBench implements Callable<Integer> {
+  @Option(names = "--endpoint", defaultValue = "127.0.0.1:9000")
+  String endpoint;
+
+  @Option(names = "--stream", description = "Read this one stream.")
+  String stream;
+
+  @Option(names = "--streams", defaultValue = "1", description = "Read PREFIX-0 .. PREFIX-K-1 (without --stream).")
+  int streams;
+
+  @Option(names = "--prefix", defaultValue = "bench", description = "Stream name prefix (default ${DEFAULT-VALUE}).")
+  String prefix;
+
+  @Option(names = "--threads", defaultValue = "1")
+  int threads;
+
+  @Option(names = "--duration", defaultValue = "10", description = "Seconds.")
+  double duration;
+
+  @Option(names = "--batch", defaultValue = "1000", description = "Stream addresses per read call (default ${DEFAULT-VALUE}).")
+  int batch;
+
+  @Override
+  public Integer call() throws Exception {
+    List<StreamId> ids = new ArrayList<>();
+    List<String> names = new ArrayList<>();
+    if (stream != null) {
+      names.add(stream);
+    } else {
+      for (int k = 0; k < streams; k++) {
+        names.add(prefix + "-" + k);
+      }
+    }
+    for (String n : names) {
+      ids.add(StreamId.of(n));
+    }
+    AtomicLong entries = new AtomicLong();
+    AtomicLong holes = new AtomicLong();
+    AtomicLong bytes = new AtomicLong();
+    AtomicLong calls = new AtomicLong();
+    AtomicReference<Throwable> firstError = new AtomicReference<>();
+    List<LatencyRecorder> recorders = new ArrayList<>();
+    try (NettyTransport transport = new NettyTransport();
+        ClusterStreamLog log =
+            ClusterStreamLog.connect(transport, Endpoint.parse(endpoint), StreamLogOptions.defaults())) {
+      Tails tails = log.tails(ids).join();
+      long[] tailOf = new long[ids.size()];
+      long stored = 0;
+      for (int i = 0; i < ids.size(); i++) {
+        tailOf[i] = tails.streamTails().get(ids.get(i));
+        stored += tailOf[i] + 1;
+      }
+      if (stored == 0) {
+        System.out.println("read: nothing to read: the " + ids.size() + " stream(s) are empty");
+        return 0;
+      }
+      long deadline = System.nanoTime() + (long) (duration * 1e9);
+      List<Thread> workers = new ArrayList<>();
+      long start = System.nanoTime();
+      for (int t = 0; t < threads; t++) {
+        LatencyRecorder rec = new LatencyRecorder();
+        recorders.add(rec);
+        int first = t % ids.size();
+        Thread w =
+            new Thread(
+                () -> {
+                  int s = first;
+                  long from = 0;
+                  try {
+                    while (System.nanoTime() < deadline) {
+                      if (from > tailOf[s]) {
+                        s = (s + 1) % ids.size();
+                        from = 0;
+                        continue;
+                      }
+                      long to = Math.min(tailOf[s], from + batch - 1);
+                      long t0 = System.nanoTime();
+                      List<StreamEntry> got = log.readStream(ids.get(s), from, to).join();
+                      rec.record(System.nanoTime() - t0);
+                      calls.incrementAndGet();
+                      for (StreamEntry e : got) {
+                        if (e.isHole()) {
+                          holes.incrementAndGet();
+                        } else {
+                          entries.incrementAndGet();
+                          bytes.addAndGet(e.payload().length);
+                        }
+                      }
+                      from = got.isEmpty() ? to + 1 : got.get(got.size() - 1).streamAddress() + 1;
+                    }
+                  } catch (RuntimeException e) {
+                    firstError.compareAndSet(null, e);
+                  }
+                },
+                "read-" + t);
+        workers.add(w);
+        w.start();
+      }
+      for (Thread w : workers) {
+        w.join();
+      }
+      double seconds = (System.nanoTime() - start) / 1e9;
+      System.out.printf(
+          "read threads %d streams %d batch %d (%d stream addresses): %d entries in %.1f s = %.0f entries/s (%.2f MB/s), %d holes, %d calls, call %s%n",
+          threads, ids.size(), batch, stored, entries.get(), seconds, entries.get() / seconds,
+          bytes.get() / seconds / 1e6, holes.get(), calls.get(), LatencyRecorder.summary(recorders));
+      if (firstError.get() != null) {
+        System.out.println("stopped early: first error: " + firstError.get().getMessage());
+      }
+    } catch (RuntimeException e) {
+      System.out.println("read: could not run: " + e.getMessage());
+    }
+    return 0;
+  }
+}
