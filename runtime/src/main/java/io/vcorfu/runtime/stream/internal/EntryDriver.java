@@ -28,6 +28,11 @@ import java.util.concurrent.TimeUnit;
  * write finds its slot taken by something else, the driver asks the deciding replica: an
  * abort-fill there either finds the entry (it committed: someone else finished it) or leaves a
  * hole (it aborted everywhere, and the earlier replicas' copies are replaced by holes).
+ *
+ * <p>A drive completes as soon as the outcome is decided: COMMITTED once the last replica holds the
+ * entry. Commit messages to the earlier replicas are sent without waiting for them; until one
+ * arrives, a reader of such a replica sees the entry uncommitted, waits briefly and, if needed,
+ * confirms the decision with the last replica (see {@link RepairingReader}).
  */
 public final class EntryDriver {
   /** How a drive ended. */
@@ -68,7 +73,10 @@ public final class EntryDriver {
   private CompletableFuture<Outcome> writeFrom(LogEntryMsg entry, ChainPlan plan, int i, int attempt) {
     List<ChainPlan.Visit> visits = plan.visits();
     if (i == visits.size()) {
-      return commitEarlier(entry, plan).thenApply(v -> Outcome.COMMITTED);
+      // The last replica holds the entry: it is committed. The commit messages to the earlier
+      // replicas only let them serve it without asking; they go out without holding up the writer.
+      commitEarlier(entry, plan);
+      return CompletableFuture.completedFuture(Outcome.COMMITTED);
     }
     boolean last = i == visits.size() - 1;
     return write(entry, visits.get(i), last)
