@@ -20,7 +20,15 @@ final class ViewHandle implements ObjectHandle {
     this.asOf = asOf;
   }
 
-  private boolean snapshot() {
+  RuntimeCore core() {
+    return core;
+  }
+
+  StreamView view() {
+    return view;
+  }
+
+  boolean snapshot() {
     return asOf != -2;
   }
 
