@@ -7,9 +7,12 @@ import io.vcorfu.protocol.VCorfuException;
 import io.vcorfu.protocol.proto.ViewCallRequest;
 import io.vcorfu.protocol.proto.ViewCallResponse;
 import io.vcorfu.runtime.VCorfuRuntime;
+import io.vcorfu.runtime.serialization.SerializationException;
 import io.vcorfu.runtime.serialization.Serializer;
 import java.lang.reflect.InvocationTargetException;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
@@ -96,6 +99,7 @@ public final class RemoteCallExecutor implements AutoCloseable {
     for (int i = 0; i < args.length; i++) {
       args[i] = ser.deserialize(request.getArgs(i).toByteArray());
     }
+    List<SmrRecord.Update> pending = pending(stream, request);
     ViewCallResponse.Builder out = ViewCallResponse.newBuilder();
     Object result;
     try {
@@ -103,7 +107,7 @@ public final class RemoteCallExecutor implements AutoCloseable {
         result = latest(h, m, args, request);
         out.setVersion(Checkpoints.version(h.proxy));
       } else {
-        result = asOf(stream, type, m, args, request);
+        result = asOf(stream, type, m, args, request.getAsOf(), pending);
         out.setVersion(request.getAsOf());
       }
       out.setResult(ByteString.copyFrom(ser.serialize(result)));
@@ -131,31 +135,43 @@ public final class RemoteCallExecutor implements AutoCloseable {
     }
   }
 
-  private Object asOf(StreamId stream, Class<?> type, MethodModel m, Object[] args, ViewCallRequest request)
-      throws Exception {
-    if (request.getAsOf() < -1) {
-      throw new BadRequestException("a snapshot address must be -1 or more, not " + request.getAsOf());
+  /** The request's pending updates to {@code stream}, decoded. */
+  private static List<SmrRecord.Update> pending(StreamId stream, ViewCallRequest request) {
+    List<SmrRecord.Update> out = new ArrayList<>();
+    for (ByteString entry : request.getPendingList()) {
+      try {
+        for (SmrRecord.Update u : SmrRecord.decode(entry.toByteArray())) {
+          if (u.stream().equals(stream)) {
+            out.add(u);
+          }
+        }
+      } catch (SerializationException e) {
+        throw new BadRequestException("a pending update is not an SMR entry: " + e.getMessage());
+      }
     }
-    Object state = runtime.objects().builder(stream, type).asOf(request.getAsOf()).open();
+    return out;
+  }
+
+  private Object asOf(StreamId stream, Class<?> type, MethodModel m, Object[] args, long at,
+      List<SmrRecord.Update> pending) throws Exception {
+    if (at < -1) {
+      throw new BadRequestException("a snapshot address must be -1 or more, not " + at);
+    }
+    Object state = runtime.objects().builder(stream, type).asOf(at).open();
     Serializer ser = runtime.options().serializer();
     ClassModel model = ProxyFactory.forClass(type).model();
-    for (ByteString entry : request.getPendingList()) {
-      for (SmrRecord.Update u : SmrRecord.decode(entry.toByteArray())) {
-        if (!u.stream().equals(stream)) {
-          continue;
-        }
-        MethodModel pm = model.method(u.signature());
-        if (pm == null || !pm.writes()) {
-          throw new BadRequestException("a pending update calls " + u.signature() + ", which is not a mutator of "
-              + type.getName());
-        }
-        try {
-          Upcalls.apply(state, pm, Calls.decodeArgs(u.args(), ser));
-        } catch (VCorfuException e) {
-          throw e;
-        } catch (Exception e) {
-          LOG.debug("Pending upcall {} threw on the copy of stream {}", pm.signature(), stream, e);
-        }
+    for (SmrRecord.Update u : pending) {
+      MethodModel pm = model.method(u.signature());
+      if (pm == null || !pm.writes()) {
+        throw new BadRequestException("a pending update calls " + u.signature() + ", which is not a mutator of "
+            + type.getName());
+      }
+      try {
+        Upcalls.apply(state, pm, Calls.decodeArgs(u.args(), ser));
+      } catch (VCorfuException e) {
+        throw e;
+      } catch (Exception e) {
+        LOG.debug("Pending upcall {} threw on the copy of stream {}", pm.signature(), stream, e);
       }
     }
     return Upcalls.apply(state, m, args);

@@ -21,6 +21,8 @@ public final class CountingStreamLog implements StreamLog {
   public final AtomicInteger tails = new AtomicInteger();
   public final AtomicInteger closes = new AtomicInteger();
   public final AtomicInteger viewCalls = new AtomicInteger();
+  /** The lowest stream address any read of each stream started at. */
+  public final java.util.Map<StreamId, Long> lowestReadFromByStream = new java.util.concurrent.ConcurrentHashMap<>();
   /** The lowest stream address any stream read started at. */
   public final java.util.concurrent.atomic.AtomicLong lowestStreamReadFrom = new java.util.concurrent.atomic.AtomicLong(Long.MAX_VALUE);
 
@@ -49,6 +51,7 @@ public final class CountingStreamLog implements StreamLog {
   public CompletableFuture<List<StreamEntry>> readStream(StreamId stream, long from, long to) {
     streamReads.incrementAndGet();
     lowestStreamReadFrom.accumulateAndGet(from, Math::min);
+    lowestReadFromByStream.merge(stream, from, Math::min);
     return delegate.readStream(stream, from, to);
   }
 
