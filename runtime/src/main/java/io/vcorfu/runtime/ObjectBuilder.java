@@ -6,8 +6,8 @@ import io.vcorfu.runtime.serialization.Serializer;
 import java.util.Objects;
 
 /**
- * How to open one object: a local view (the default) or a snapshot view, and its serializer. Not
- * thread-safe; build and open on one thread.
+ * How to open one object: a local view (the default), a remote view, or a snapshot view of either,
+ * and its serializer. Not thread-safe; build and open on one thread.
  */
 public final class ObjectBuilder<T> {
   private final ObjectDirectory directory;
@@ -15,6 +15,7 @@ public final class ObjectBuilder<T> {
   private final Class<T> type;
   private Serializer serializer;
   private long asOf = Long.MIN_VALUE;
+  private boolean remote;
 
   ObjectBuilder(ObjectDirectory directory, StreamId stream, Class<T> type) {
     this.directory = directory;
@@ -31,6 +32,44 @@ public final class ObjectBuilder<T> {
   /** A local view: the state lives in this client and follows the stream's tail (the default). */
   public ObjectBuilder<T> local() {
     this.asOf = Long.MIN_VALUE;
+    this.remote = false;
+    return this;
+  }
+
+  /**
+   * A remote view: the state lives on the server holding the last replica of the object's stream
+   * (the host), which keeps the object materialized and checkpoints it periodically. The class
+   * must be on the host's class path ({@code vcorfu server --classpath}); the host uses its
+   * runtime's default serializer, so a remote view cannot take {@link #serializer(Serializer)}.
+   *
+   * <p>Semantics, call by call:
+   *
+   * <ul>
+   *   <li>{@code @Accessor}: sent to the host, which syncs its view to the stream's tail and runs
+   *       the method there (linearizable, like a local view's accessor). Inside a transaction it is
+   *       sent with the transaction's snapshot and the transaction's buffered updates to this
+   *       object: the host runs it on the state as of the snapshot with those updates applied in
+   *       order (opacity and read-own-writes), and the read joins the read set.
+   *   <li>{@code @Mutator}: appended to the log by this client, exactly as for a local view (or
+   *       buffered into the open transaction).
+   *   <li>{@code @MutatorAccessor}: appended at global address A, then the host runs the method on
+   *       the state as of A - 1, which is exactly what the update's upcall produced at A. Inside a
+   *       transaction: buffered, and its result computed by the host on the snapshot plus the
+   *       earlier buffered updates.
+   *   <li>{@code @TransactionalMethod}: runs here, in a transaction, as for a local view.
+   *   <li>Methods without annotations run here on this proxy, which holds only the class's
+   *       initial state.
+   * </ul>
+   *
+   * An exception thrown by the object's method on the host arrives as a {@link
+   * RemoteCallException} carrying the exception's class name and message. A host that cannot load
+   * the class answers with {@link io.vcorfu.protocol.BadRequestException} naming it. A stream log
+   * without servers (an in-memory one) fails every remote call with {@link
+   * io.vcorfu.protocol.NotServingException}. Combine with {@link #asOf(long)} for a remote
+   * snapshot view (read-only: accessors run on the host's state as of that address).
+   */
+  public ObjectBuilder<T> remote() {
+    this.remote = true;
     return this;
   }
 
@@ -42,7 +81,8 @@ public final class ObjectBuilder<T> {
    * <p>Cost: when this runtime has the object open locally, the snapshot is rebuilt in memory by
    * replaying the local view's retained history up to {@code address} onto the initial state (or
    * checkpoint) it started from, with no log reads. Otherwise the view plays the stream from the log
-   * up to {@code address}, once, on first use.
+   * up to {@code address}, once, on first use. Snapshots older than the checkpoint a local view
+   * started from are also played from the log (the stream is never trimmed by a checkpoint).
    */
   public ObjectBuilder<T> asOf(long address) {
     if (address < -1) {
@@ -52,8 +92,19 @@ public final class ObjectBuilder<T> {
     return this;
   }
 
-  /** Opens the view. */
+  /**
+   * Opens the view.
+   *
+   * @throws ObjectOpenException if a remote view was asked for with its own serializer
+   */
   public T open() {
+    if (remote) {
+      if (serializer != null) {
+        throw new ObjectOpenException("a remote view of stream " + stream + " cannot take its own serializer: "
+            + "the host encodes results with its runtime's default serializer");
+      }
+      return directory.openRemote(stream, type, null, asOf == Long.MIN_VALUE ? -2 : asOf);
+    }
     if (asOf == Long.MIN_VALUE) {
       return directory.openLocal(stream, type, serializer);
     }

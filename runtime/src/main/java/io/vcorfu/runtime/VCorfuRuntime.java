@@ -2,6 +2,7 @@ package io.vcorfu.runtime;
 
 import io.vcorfu.protocol.Endpoint;
 import io.vcorfu.protocol.StreamId;
+import io.vcorfu.runtime.internal.Checkpoints;
 import io.vcorfu.runtime.internal.ObjectDirectory;
 import io.vcorfu.runtime.internal.ObjectHandle;
 import io.vcorfu.runtime.internal.RuntimeCore;
@@ -103,6 +104,25 @@ public final class VCorfuRuntime implements AutoCloseable {
 
   public RuntimeOptions options() {
     return core.options();
+  }
+
+  /**
+   * Writes a checkpoint of {@code object}, a local view opened by this runtime, as of the version
+   * its state currently reflects (it is not synced first): every non-static, non-transient field
+   * of the object's class, each encoded by the object's serializer, together with that version's
+   * global address and stream position, appended to the object's checkpoint stream ({@code
+   * StreamId.of(objectStream + "/checkpoint")}). Views opened later (by any runtime) start from the
+   * latest checkpoint and play only the stream after it. The object's stream itself is unchanged:
+   * snapshot views as of addresses older than a checkpoint still work, by replaying the stream from
+   * the log.
+   *
+   * @return the global address the checkpoint reflects, or empty when a field of the class cannot
+   *     be encoded by its serializer (nothing is written; one log line names the class)
+   * @throws IllegalArgumentException if {@code object} is not a live local view of this runtime
+   */
+  public java.util.OptionalLong checkpoint(Object object) {
+    core.checkOpen();
+    return Checkpoints.write(core, object);
   }
 
   /** Begins a transaction on the calling thread, or joins (flattens into) the one already open. */

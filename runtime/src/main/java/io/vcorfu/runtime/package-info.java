@@ -13,6 +13,14 @@
  * log and without the view's lock: use them for fields that never change after the first write
  * (like the name in the paper's {@code User}) or for references to other objects.
  *
+ * <p>Views: a local view (the default) keeps the state in this client; {@code
+ * builder(name, Type.class).remote().open()} gives a remote view, whose state lives on the server
+ * holding the stream's last replica and whose accessors travel there as requests (see {@link
+ * io.vcorfu.runtime.ObjectBuilder#remote()}); {@code asOf(address)} gives a read-only snapshot of
+ * either. {@link io.vcorfu.runtime.VCorfuRuntime#checkpoint(Object)} writes an object's fields to
+ * its checkpoint stream, and local views open from the latest checkpoint instead of replaying the
+ * whole stream; remote-view hosts checkpoint the objects they host periodically.
+ *
  * <p>Each update on the log is an SMR entry in the format documented on {@link
  * io.vcorfu.runtime.internal.SmrRecord}: the target stream, the method's stable signature, the
  * arguments serialized one by one, and the conflict keys.

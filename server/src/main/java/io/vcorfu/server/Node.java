@@ -34,7 +34,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * One vcorfu server process: hosts whichever roles its layout gives its endpoint (sequencer, log
- * replica, stream replica) behind one listening socket. With no layout it is a single node hosting
+ * replica, stream replica; a node holding stream replicas also hosts the remote views of their
+ * streams, see {@link ObjectViewService}) behind one listening socket. With no layout it is a single node hosting
  * every role.
  *
  * <p>Every request passes one epoch check (the {@link RequestDispatcher}) before any role sees it.
@@ -55,6 +56,7 @@ public final class Node implements AutoCloseable {
   private SequencerService sequencer;
   private RpcClient peers;
   private SequencerBootstrap bootstrap;
+  private ObjectViewService views;
 
   private Node(NodeConfig config, Transport transport) {
     this.config = config;
@@ -104,6 +106,7 @@ public final class Node implements AutoCloseable {
       }
       if (streamServers(chosen).contains(me)) {
         streamReplica = StreamReplica.open(storage("stream"));
+        views = new ObjectViewService(transport, () -> binding.endpoint(), config);
       }
     } catch (IOException e) {
       throw new UncheckedIOException("cannot open the replica storage of " + me, e);
@@ -116,12 +119,13 @@ public final class Node implements AutoCloseable {
     }
     lifeCycle.transition(LifeCycle.State.RUNNING);
     LOG.info(
-        "node {} serving epoch {} as{}{}{}",
+        "node {} serving epoch {} as{}{}{}{}",
         me,
         chosen.epoch(),
         sequencer != null ? " sequencer" : "",
         logReplica != null ? " log-replica" : "",
-        streamReplica != null ? " stream-replica" : "");
+        streamReplica != null ? " stream-replica" : "",
+        views != null ? " remote-view-host" : "");
   }
 
   /** Every endpoint that appears in a log chain of {@code layout}. */
@@ -140,7 +144,7 @@ public final class Node implements AutoCloseable {
 
   private java.util.Map<PayloadCase, io.vcorfu.protocol.RpcHandler> roleHandlers() {
     return RoleHandlers.table(
-        () -> sequencer, () -> bootstrap, () -> logReplica, () -> streamReplica);
+        () -> sequencer, () -> bootstrap, () -> logReplica, () -> streamReplica, () -> views);
   }
 
   private Response layoutResponse() {
@@ -239,6 +243,7 @@ public final class Node implements AutoCloseable {
     if (!lifeCycle.startClosing()) {
       return;
     }
+    closeQuietly(views);
     if (binding != null) {
       binding.close();
     }

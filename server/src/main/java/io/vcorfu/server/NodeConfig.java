@@ -3,6 +3,7 @@ package io.vcorfu.server;
 import io.vcorfu.protocol.Endpoint;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 
 /**
  * How to run one node.
@@ -12,8 +13,32 @@ import java.time.Duration;
  * @param layoutFile a layout to adopt; null = a single node hosting every role
  * @param fsyncInterval null = group-committed fsync before every acknowledgement (the default);
  *     otherwise acknowledge after the write and fsync at this interval
+ * @param classpath where the remote-view host loads object classes from (directories and jars);
+ *     null = the server's own class path
+ * @param checkpointEvery the remote-view host checkpoints a hosted object once this many entries
+ *     of its stream were played since its last checkpoint
+ * @param checkpointInterval the remote-view host also checkpoints, at this interval, every hosted
+ *     object that changed since its last checkpoint
  */
-public record NodeConfig(Endpoint listen, Path dataDir, Path layoutFile, Duration fsyncInterval) {
+public record NodeConfig(Endpoint listen, Path dataDir, Path layoutFile, Duration fsyncInterval,
+    List<Path> classpath, long checkpointEvery, Duration checkpointInterval) {
+  public static final long DEFAULT_CHECKPOINT_EVERY = 10_000;
+  public static final Duration DEFAULT_CHECKPOINT_INTERVAL = Duration.ofMinutes(1);
+
+  public NodeConfig {
+    classpath = classpath == null ? null : List.copyOf(classpath);
+    if (checkpointEvery < 1) {
+      throw new IllegalArgumentException("checkpoints must be at least 1 update apart, not " + checkpointEvery);
+    }
+    if (checkpointInterval == null || checkpointInterval.isNegative() || checkpointInterval.isZero()) {
+      throw new IllegalArgumentException("the checkpoint interval must be positive, not " + checkpointInterval);
+    }
+  }
+
+  /** A node with the remote-view host's defaults. */
+  public NodeConfig(Endpoint listen, Path dataDir, Path layoutFile, Duration fsyncInterval) {
+    this(listen, dataDir, layoutFile, fsyncInterval, null, DEFAULT_CHECKPOINT_EVERY, DEFAULT_CHECKPOINT_INTERVAL);
+  }
 
   public static NodeConfig inMemory(Endpoint listen) {
     return new NodeConfig(listen, null, null, null);
@@ -24,7 +49,12 @@ public record NodeConfig(Endpoint listen, Path dataDir, Path layoutFile, Duratio
   }
 
   public NodeConfig withLayout(Path file) {
-    return new NodeConfig(listen, dataDir, file, fsyncInterval);
+    return new NodeConfig(listen, dataDir, file, fsyncInterval, classpath, checkpointEvery, checkpointInterval);
+  }
+
+  /** The same node with the remote-view host's class path and checkpoint policy replaced. */
+  public NodeConfig withViews(List<Path> classpath, long checkpointEvery, Duration checkpointInterval) {
+    return new NodeConfig(listen, dataDir, layoutFile, fsyncInterval, classpath, checkpointEvery, checkpointInterval);
   }
 
   public boolean durable() {

@@ -22,7 +22,8 @@ final class RoleHandlers {
       Supplier<SequencerService> sequencer,
       Supplier<SequencerBootstrap> bootstrap,
       Supplier<LogReplica> log,
-      Supplier<StreamReplica> stream) {
+      Supplier<StreamReplica> stream,
+      Supplier<ObjectViewService> views) {
     Map<PayloadCase, RpcHandler> t = new EnumMap<>(PayloadCase.class);
     Function<Request, CompletableFuture<Void>> ready =
         r -> bootstrap.get() == null ? CompletableFuture.completedFuture(null) : bootstrap.get().done();
@@ -57,6 +58,9 @@ final class RoleHandlers {
         .thenApply(x -> Response.newBuilder().setStreamTail(x).build()));
     t.put(PayloadCase.STREAM_TRIM, r -> role(stream, "stream replica").trim(r.getStreamTrim())
         .thenApply(x -> Response.newBuilder().setStreamTrim(x).build()));
+
+    t.put(PayloadCase.VIEW_CALL, r -> role(views, "remote-view host").call(r.getViewCall())
+        .thenApply(x -> Response.newBuilder().setViewCall(x).build()));
     return t;
   }
 

@@ -11,7 +11,8 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Opens views for one runtime. Live local views are shared: opening the same stream again returns
- * the same proxy. Snapshot views are new each time. Thread-safe.
+ * the same proxy; a newly opened one starts from the stream's latest checkpoint (see {@link
+ * Checkpoints}), if any. Snapshot and remote views are new each time. Thread-safe.
  */
 public final class ObjectDirectory {
   private record Opened(Class<?> type, Serializer serializer, Object proxy, StreamView view) {}
@@ -29,7 +30,18 @@ public final class ObjectDirectory {
    * @param serializer the object's serializer, or null for the runtime's default
    */
   public <T> T openLocal(StreamId stream, Class<T> type, Serializer serializer) {
-    return openLocal(stream, type, serializer, StreamView.Base.INITIAL);
+    StreamView.Base base = StreamView.Base.INITIAL;
+    if (!live.containsKey(stream)) {
+      core.checkOpen();
+      ProxyFactory.Proxied proxied = ProxyFactory.forClass(type);
+      base = Checkpoints.latest(core, stream, proxied.model(), serializerFor(proxied.model(), serializer));
+      TxContext tx = core.transactions().current();
+      if (tx != null && base.version() > tx.snapshot) {
+        // The open transaction must be able to read the object as of its older snapshot.
+        base = StreamView.Base.INITIAL;
+      }
+    }
+    return openLocal(stream, type, serializer, base);
   }
 
   /** Like {@link #openLocal(StreamId, Class, Serializer)}, starting a newly opened view from {@code base}. */
@@ -80,6 +92,20 @@ public final class ObjectDirectory {
     Object proxy = proxied.newInstance(new ViewHandle(core, view, asOf));
     view.attach(proxy);
     return type.cast(proxy);
+  }
+
+  /**
+   * A remote view of {@code stream} as a {@code type}: a new proxy holding no state, whose calls go
+   * to the stream's host. {@code asOf} is a snapshot address, or -2 for the latest state.
+   */
+  public <T> T openRemote(StreamId stream, Class<T> type, Serializer serializer, long asOf) {
+    core.checkOpen();
+    if (asOf < -1 && asOf != RemoteHandle.LATEST) {
+      throw new IllegalArgumentException("a snapshot address must be -1 (before any write) or more, not " + asOf);
+    }
+    ProxyFactory.Proxied proxied = ProxyFactory.forClass(type);
+    Serializer ser = serializerFor(proxied.model(), serializer);
+    return type.cast(proxied.newInstance(new RemoteHandle(core, stream, proxied.model(), ser, asOf)));
   }
 
   private Serializer serializerFor(ClassModel model, Serializer chosen) {

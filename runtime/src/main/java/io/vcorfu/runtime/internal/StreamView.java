@@ -40,13 +40,24 @@ public final class StreamView {
 
   /**
    * Where a view starts: the state that reflects every update of the stream up to global address
-   * {@code version}, given as the updates that rebuild it from the class's initial state (a
-   * checkpoint's form), with the stream already consumed below stream address {@code streamPos}.
+   * {@code version}, given as the updates that rebuild it from the class's initial state, or as
+   * a checkpoint {@code image} of the object's fields (restored first) followed by those updates,
+   * with the stream already consumed below stream address {@code streamPos}.
    * Versions older than the base cannot be served.
    */
-  public record Base(long version, long streamPos, List<SmrRecord.Update> state) {
+  public record Base(long version, long streamPos, List<SmrRecord.Update> state, CheckpointImage image) {
     /** The class's initial state, before any write. */
     public static final Base INITIAL = new Base(-1, 0, List.of());
+
+    /** A base given as updates only; with an {@code image}, its fields are restored before them. */
+    public Base(long version, long streamPos, List<SmrRecord.Update> state) {
+      this(version, streamPos, state, null);
+    }
+  }
+
+  /** Reads a view's live state together with the positions it reflects. */
+  interface StateReader<R> {
+    R read(Object state, long version, long streamPos);
   }
 
   private record Outcome(Object value, Exception failure) {}
@@ -108,6 +119,16 @@ public final class StreamView {
 
   ClassModel model() {
     return model;
+  }
+
+  /** Runs {@code reader} on the live state and its positions, under the view's lock, without syncing. */
+  <R> R inspect(StateReader<R> reader) {
+    lock.lock();
+    try {
+      return reader.read(live, version, streamPos);
+    } finally {
+      lock.unlock();
+    }
   }
 
   /** Syncs to the tail (or the view's limit) and runs {@code body} on the live state. */

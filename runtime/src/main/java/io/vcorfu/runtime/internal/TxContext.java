@@ -36,6 +36,7 @@ final class TxContext {
     }
   }
 
+  /** A buffered write; {@code view} is null for a write made through a remote view. */
   private record Pending(StreamView view, MethodModel method, SmrRecord.Update update) {}
 
   final Thread owner;
@@ -102,6 +103,37 @@ final class TxContext {
     }
   }
 
+  /**
+   * A mutator or mutator-accessor call on a remote view inside the transaction: buffered like a
+   * local view's, with no private copy here (the host applies the buffered updates on its side).
+   */
+  void writeRemote(MethodModel m, SmrRecord.Update update) {
+    if (readOnly) {
+      throw new TransactionStateException("mutator " + m.signature() + " was called inside a read-only transaction");
+    }
+    if (m.kind() == MethodKind.MUTATOR_ACCESSOR) {
+      readSet.add(new Key(update.stream(), keyOf(update)));
+    }
+    writes.add(new Pending(null, m, update));
+    writeSet.add(new Key(update.stream(), keyOf(update)));
+  }
+
+  /** Records a read of a remote view on {@code stream} conflicting on {@code key}. */
+  void readRemote(StreamId stream, byte[] key) {
+    readSet.add(new Key(stream, ByteString.copyFrom(key)));
+  }
+
+  /** The buffered updates to {@code stream}, in the order they were made. */
+  List<SmrRecord.Update> bufferedFor(StreamId stream) {
+    List<SmrRecord.Update> out = new ArrayList<>();
+    for (Pending p : writes) {
+      if (p.update().stream().equals(stream)) {
+        out.add(p.update());
+      }
+    }
+    return out;
+  }
+
   private boolean wrote(StreamView view) {
     for (Pending p : writes) {
       if (p.view() == view) {
@@ -152,7 +184,7 @@ final class TxContext {
   List<StreamId> writeStreams() {
     Map<StreamId, Boolean> streams = new LinkedHashMap<>();
     for (Pending p : writes) {
-      streams.put(p.view().stream(), Boolean.TRUE);
+      streams.put(p.update().stream(), Boolean.TRUE);
     }
     return new ArrayList<>(streams.keySet());
   }

@@ -31,7 +31,11 @@ final class ViewHandle implements ObjectHandle {
     return core;
   }
 
-  private boolean snapshot() {
+  StreamView view() {
+    return view;
+  }
+
+  boolean snapshot() {
     return asOf != -2;
   }
 

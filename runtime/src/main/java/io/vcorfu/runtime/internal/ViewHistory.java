@@ -89,6 +89,9 @@ final class ViewHistory {
 
   /** Brings a new instance in the class's initial state to the base. */
   void applyBase(Object state) {
+    if (base.image() != null) {
+      base.image().restoreInto(state, serializer);
+    }
     for (SmrRecord.Update u : base.state()) {
       MethodModel m = model.method(u.signature());
       if (m == null || !m.writes()) {

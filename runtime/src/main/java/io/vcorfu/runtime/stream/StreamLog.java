@@ -1,6 +1,9 @@
 package io.vcorfu.runtime.stream;
 
+import io.vcorfu.protocol.NotServingException;
 import io.vcorfu.protocol.StreamId;
+import io.vcorfu.protocol.proto.ViewCallRequest;
+import io.vcorfu.protocol.proto.ViewCallResponse;
 import io.vcorfu.protocol.proto.TxResolution;
 import java.util.Collection;
 import java.util.List;
@@ -53,6 +56,16 @@ public interface StreamLog extends AutoCloseable {
 
   /** Releases every entry of {@code stream} below stream address {@code before}. */
   CompletableFuture<Long> trimStream(StreamId stream, long before);
+
+  /**
+   * Runs one method of a remotely hosted object on the server holding the last replica of {@code
+   * request}'s stream (see {@code ObjectBuilder.remote()}). Not retried: a failed call may be sent
+   * again by the caller, since the host only reads. The default fails with {@link
+   * NotServingException}: a log without servers hosts no remote views.
+   */
+  default CompletableFuture<ViewCallResponse> viewCall(ViewCallRequest request) {
+    return CompletableFuture.failedFuture(new NotServingException("remote-view host"));
+  }
 
   @Override
   void close();

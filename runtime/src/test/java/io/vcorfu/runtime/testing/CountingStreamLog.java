@@ -20,6 +20,9 @@ public final class CountingStreamLog implements StreamLog {
   public final AtomicInteger streamReads = new AtomicInteger();
   public final AtomicInteger tails = new AtomicInteger();
   public final AtomicInteger closes = new AtomicInteger();
+  public final AtomicInteger viewCalls = new AtomicInteger();
+  /** The lowest stream address any read of each stream started at. */
+  public final java.util.Map<StreamId, Long> lowestReadFromByStream = new java.util.concurrent.ConcurrentHashMap<>();
   /** The lowest stream address any stream read started at. */
   public final java.util.concurrent.atomic.AtomicLong lowestStreamReadFrom = new java.util.concurrent.atomic.AtomicLong(Long.MAX_VALUE);
 
@@ -48,6 +51,7 @@ public final class CountingStreamLog implements StreamLog {
   public CompletableFuture<List<StreamEntry>> readStream(StreamId stream, long from, long to) {
     streamReads.incrementAndGet();
     lowestStreamReadFrom.accumulateAndGet(from, Math::min);
+    lowestReadFromByStream.merge(stream, from, Math::min);
     return delegate.readStream(stream, from, to);
   }
 
@@ -70,6 +74,12 @@ public final class CountingStreamLog implements StreamLog {
   @Override
   public CompletableFuture<Long> trimStream(StreamId stream, long before) {
     return delegate.trimStream(stream, before);
+  }
+
+  @Override
+  public CompletableFuture<io.vcorfu.protocol.proto.ViewCallResponse> viewCall(io.vcorfu.protocol.proto.ViewCallRequest request) {
+    viewCalls.incrementAndGet();
+    return delegate.viewCall(request);
   }
 
   @Override

@@ -36,6 +36,15 @@ final class ServerCommand implements Callable<Integer> {
   @Option(names = "--fsync-interval-ms", description = "Acknowledge writes before fsync and fsync every N ms (default: fsync before every acknowledgement, group-committed).")
   Long fsyncIntervalMs;
 
+  @Option(names = "--classpath", split = "${sys:path.separator}", description = "Where the remote-view host loads object classes from: directories and jars, separated by the platform's path separator (default: the server's own class path).")
+  java.util.List<Path> classpath;
+
+  @Option(names = "--checkpoint-every", defaultValue = "10000", description = "Checkpoint each hosted remote-view object after this many updates (default ${DEFAULT-VALUE}).")
+  long checkpointEvery;
+
+  @Option(names = "--checkpoint-interval-ms", defaultValue = "60000", description = "Also checkpoint changed hosted objects at this interval (default ${DEFAULT-VALUE}).")
+  long checkpointIntervalMs;
+
   @Spec CommandSpec spec;
 
   @Override
@@ -50,7 +59,8 @@ final class ServerCommand implements Callable<Integer> {
             new Endpoint(host, port),
             dir,
             layout,
-            fsyncIntervalMs == null ? null : Duration.ofMillis(fsyncIntervalMs));
+            fsyncIntervalMs == null ? null : Duration.ofMillis(fsyncIntervalMs))
+        .withViews(classpath, checkpointEvery, Duration.ofMillis(checkpointIntervalMs));
     NettyTransport transport = new NettyTransport();
     Node node = Node.start(config, transport);
     CountDownLatch stopped = new CountDownLatch(1);

@@ -15,6 +15,8 @@ import io.vcorfu.protocol.proto.StreamSlot;
 import io.vcorfu.protocol.proto.TailResponse;
 import io.vcorfu.protocol.proto.Token;
 import io.vcorfu.protocol.proto.TxResolution;
+import io.vcorfu.protocol.proto.ViewCallRequest;
+import io.vcorfu.protocol.proto.ViewCallResponse;
 import io.vcorfu.runtime.stream.AppendAbortedException;
 import io.vcorfu.runtime.stream.AppendResult;
 import io.vcorfu.runtime.stream.GlobalEntry;
@@ -289,6 +291,13 @@ public final class ClusterStreamLog implements StreamLog {
               }
               return new Tails(t.getGlobalTail(), tails, lastGlobal);
             });
+  }
+
+  /** Sent to the last replica of the stream's chain, which hosts the stream's remote views. */
+  @Override
+  public CompletableFuture<ViewCallResponse> viewCall(ViewCallRequest request) {
+    List<Endpoint> chain = layout().current().streamChain(StreamId.fromMsg(request.getStream()));
+    return ops.viewCall(chain.get(chain.size() - 1), request);
   }
 
   @Override

@@ -25,6 +25,8 @@ import io.vcorfu.protocol.proto.TailResponse;
 import io.vcorfu.protocol.proto.TokenRequest;
 import io.vcorfu.protocol.proto.TokenResponse;
 import io.vcorfu.protocol.proto.TxResolution;
+import io.vcorfu.protocol.proto.ViewCallRequest;
+import io.vcorfu.protocol.proto.ViewCallResponse;
 import java.util.Collection;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -158,5 +160,10 @@ public final class ReplicaOps {
             Request.newBuilder()
                 .setStreamTrim(StreamTrimRequest.newBuilder().setStream(stream.toMsg()).setBefore(before)))
         .thenApply(r -> r.getStreamTrim().getTrimMark());
+  }
+
+  /** Runs a remote-view call on {@code host}. */
+  public CompletableFuture<ViewCallResponse> viewCall(Endpoint host, ViewCallRequest request) {
+    return rpc.call(host, Request.newBuilder().setViewCall(request)).thenApply(r -> r.getViewCall());
   }
 }

@@ -1,0 +1,97 @@
+package io.vcorfu.runtime.internal;
+
+import com.google.protobuf.ByteString;
+import io.vcorfu.protocol.StreamId;
+import io.vcorfu.protocol.proto.ViewCallRequest;
+import io.vcorfu.protocol.proto.ViewCallResponse;
+import io.vcorfu.runtime.ReadOnlyViewException;
+import io.vcorfu.runtime.RemoteCallException;
+import io.vcorfu.runtime.serialization.Serializer;
+import java.util.List;
+import java.util.concurrent.Callable;
+
+/**
+ * Routes a remote view's annotated calls: accessors travel to the stream's host as view calls,
+ * mutators append to the log (or buffer into the calling thread's transaction), and a
+ * mutator-accessor appends at address A and then asks the host what its upcall produced there (the
+ * method run on the state as of A - 1). Holds no state of the object. Thread-safe.
+ */
+final class RemoteHandle implements ObjectHandle {
+  /** The as-of value asking the host for the latest state. */
+  static final long LATEST = -2;
+
+  private final RuntimeCore core;
+  private final StreamId stream;
+  private final ClassModel model;
+  private final Serializer serializer;
+  private final long asOf;
+
+  /** {@code asOf} is the snapshot address of a remote snapshot view, or {@link #LATEST}. */
+  RemoteHandle(RuntimeCore core, StreamId stream, ClassModel model, Serializer serializer, long asOf) {
+    this.core = core;
+    this.stream = stream;
+    this.model = model;
+    this.serializer = serializer;
+    this.asOf = asOf;
+  }
+
+  private boolean snapshot() {
+    return asOf != LATEST;
+  }
+
+  @Override
+  public Object invoke(Object self, MethodModel m, Object[] args, Callable<Object> body) throws Exception {
+    core.checkOpen();
+    switch (m.kind()) {
+      case TRANSACTIONAL:
+        return core.transactions().runMethod(m.readOnly(), body);
+      case ACCESSOR: {
+        TxContext tx = core.transactions().current();
+        if (tx == null || snapshot()) {
+          return call(m, args, asOf, List.of());
+        }
+        tx.readRemote(stream, Calls.conflictKey(m, args, serializer));
+        return call(m, args, tx.snapshot, tx.bufferedFor(stream));
+      }
+      case MUTATOR:
+      case MUTATOR_ACCESSOR: {
+        if (snapshot()) {
+          throw new ReadOnlyViewException("method " + m.signature() + " changes the object, but this is a "
+              + "remote snapshot view of stream " + stream + " as of global address " + asOf);
+        }
+        SmrRecord.Update update = Calls.toUpdate(stream, m, args, serializer);
+        TxContext tx = core.transactions().current();
+        if (tx != null) {
+          List<SmrRecord.Update> before = tx.bufferedFor(stream);
+          tx.writeRemote(m, update);
+          return m.kind() == MethodKind.MUTATOR ? null : call(m, args, tx.snapshot, before);
+        }
+        long address = core.await(core.log().append(List.of(stream), SmrRecord.encode(List.of(update))))
+            .globalAddress();
+        return m.kind() == MethodKind.MUTATOR ? null : call(m, args, address - 1, List.of());
+      }
+      default:
+        throw new IllegalStateException("unknown method kind " + m.kind());
+    }
+  }
+
+  /** Asks the host to run {@code m} on the state as of {@code at} with {@code pending} applied on top. */
+  private Object call(MethodModel m, Object[] args, long at, List<SmrRecord.Update> pending) {
+    ViewCallRequest.Builder b = ViewCallRequest.newBuilder()
+        .setStream(stream.toMsg())
+        .setType(model.type().getName())
+        .setMethod(m.signature())
+        .setAsOf(at);
+    for (Object a : args) {
+      b.addArgs(ByteString.copyFrom(serializer.serialize(a)));
+    }
+    for (SmrRecord.Update u : pending) {
+      b.addPending(ByteString.copyFrom(SmrRecord.encode(List.of(u))));
+    }
+    ViewCallResponse r = core.await(core.log().viewCall(b.build()));
+    if (!r.getFailureType().isEmpty()) {
+      throw new RemoteCallException(stream, m.signature(), r.getFailureType(), r.getFailureMessage());
+    }
+    return serializer.deserialize(r.getResult().toByteArray());
+  }
+}

@@ -1,0 +1,32 @@
+package io.vcorfu.server.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.File;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
+
+class ServerCommandOptionsTest {
+  private static ServerCommand parse(String... args) {
+    CommandLine.ParseResult result = VcorfuCli.newCommandLine().parseArgs(args);
+    return (ServerCommand) result.subcommand().commandSpec().userObject();
+  }
+
+  @Test
+  void classPathIsSplitOnThePlatformsPathSeparator() {
+    ServerCommand cmd = parse("server", "--classpath", "objects.jar" + File.pathSeparator + "more/classes",
+        "--checkpoint-every", "500", "--checkpoint-interval-ms", "2000");
+    assertThat(cmd.classpath).containsExactly(Path.of("objects.jar"), Path.of("more/classes"));
+    assertThat(cmd.checkpointEvery).isEqualTo(500);
+    assertThat(cmd.checkpointIntervalMs).isEqualTo(2000);
+  }
+
+  @Test
+  void withoutOptionsTheHostUsesTheServersClassPathAndDefaultCheckpoints() {
+    ServerCommand cmd = parse("server");
+    assertThat(cmd.classpath).isNull();
+    assertThat(cmd.checkpointEvery).isEqualTo(10_000);
+    assertThat(cmd.checkpointIntervalMs).isEqualTo(60_000);
+  }
+}
