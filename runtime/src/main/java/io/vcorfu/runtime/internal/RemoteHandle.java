@@ -27,6 +27,16 @@ final class RemoteHandle implements ObjectHandle {
   private final long asOf;
 
   /** {@code asOf} is the snapshot address of a remote snapshot view, or {@link #LATEST}. */
+  @Override
+  public StreamId stream() {
+    return stream;
+  }
+
+  @Override
+  public RuntimeCore core() {
+    return core;
+  }
+
   RemoteHandle(RuntimeCore core, StreamId stream, ClassModel model, Serializer serializer, long asOf) {
     this.core = core;
     this.stream = stream;
