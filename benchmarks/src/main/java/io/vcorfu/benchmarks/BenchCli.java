@@ -8,7 +8,7 @@ import picocli.CommandLine.Command;
     name = "vcorfu bench",
     mixinStandardHelpOptions = true,
     description = "vcorfu benchmark harness.",
-    subcommands = {AppendBench.class, TokensBench.class})
+    subcommands = {AppendBench.class, TokensBench.class, ObjectsBench.class})
 public final class BenchCli {
   private BenchCli() {}
 
