@@ -67,6 +67,10 @@ final class ObjectWorkloads {
       BenchCounter view = remote
           ? reader.objects().builder(name, BenchCounter.class).remote().open()
           : reader.objects().open(name, BenchCounter.class);
+      long t0 = System.nanoTime();
+      long first = view.get();
+      String firstCall = String.format(java.util.Locale.ROOT,
+          "first call after opening the view took %.1f ms and returned %d", (System.nanoTime() - t0) / 1e6, first);
       LongAdder calls = new LongAdder();
       LongAdder wrong = new LongAdder();
       ClosedLoop.Result r = ClosedLoop.run(threads, warmup(duration), duration, "accessor", t -> rec -> {
@@ -77,7 +81,7 @@ final class ObjectWorkloads {
         }
         return true;
       });
-      return new Outcome(r, 0, List.of(valueCheck(calls.sum(), wrong.sum(), "the counter's value 1")));
+      return new Outcome(r, 0, List.of(valueCheck(calls.sum(), wrong.sum(), "the counter's value 1"), firstCall));
     } finally {
       closeAll();
     }
