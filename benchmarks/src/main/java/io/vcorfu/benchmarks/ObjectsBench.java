@@ -17,30 +17,35 @@ import picocli.CommandLine.Parameters;
  */
 @Command(
     name = "objects",
+    mixinStandardHelpOptions = true,
     description = {
-      "Object runtime benchmarks: accessors, mutators, transactions.",
-      "MODE is one of: ${COMPLETION-CANDIDATES}.",
-      "  accessor-local   accessor latency on a local view with no new updates (T threads share one view)",
-      "  accessor-remote  accessor latency on a remote view (an RPC to the node hosting the object)",
-      "  accessor-behind  accessor latency on a local view that is --behind N updates behind: before each",
-      "                   measured call a second runtime appends N updates (not timed); one reader thread",
-      "  mutator          mutator throughput and latency: T threads add to --objects K counters",
-      "  tx               T writers, each its own runtime; each transaction reads 2 of --objects K accounts",
-      "                   and deposits into 1 of them; commits/s and abort rate (every abort counted, then",
-      "                   the same transaction retried at once)",
-      "  ro-tx-local      read-only transactions reading --reads R of K accounts through local views",
-      "  ro-tx-remote     the same through remote views",
-      "With --random-snapshot the ro-tx modes read each object through a snapshot view (asOf) at a random",
-      "address of the populated log instead of TXBegin/TXEnd at the tail."
+      "Object runtime benchmarks: accessors, mutators, transactions. Modes:",
+      "accessor-local: accessor latency on a local view with no new updates",
+      "  (T threads share one view).",
+      "accessor-remote: accessor latency on a remote view (an RPC to the node",
+      "  hosting the object).",
+      "accessor-behind: accessor latency on a local view --behind N updates",
+      "  behind: before each timed call a second runtime appends N updates",
+      "  (untimed); one reader thread.",
+      "mutator: mutator throughput and latency; T threads add to K counters.",
+      "tx: T writers, each its own runtime; a transaction reads 2 of K",
+      "  accounts and deposits into 1 of them; commits/s and abort rate (each",
+      "  abort counted, then the transaction retried at once).",
+      "ro-tx-local, ro-tx-remote: read-only transactions reading --reads R of",
+      "  K accounts through local or remote views; with --random-snapshot",
+      "  through snapshot views (asOf) at a random address of the populated",
+      "  log instead of TXBegin/TXEnd at the tail.",
+      ""
     })
 final class ObjectsBench implements Callable<Integer> {
   static final List<String> MODES = List.of("accessor-local", "accessor-remote", "accessor-behind",
       "mutator", "tx", "ro-tx-local", "ro-tx-remote");
 
-  @Parameters(index = "0", paramLabel = "MODE", completionCandidates = ModeNames.class)
+  @Parameters(index = "0", paramLabel = "MODE", completionCandidates = ModeNames.class,
+      description = "One of: ${COMPLETION-CANDIDATES}.")
   String mode;
 
-  @Option(names = "--endpoint", defaultValue = "127.0.0.1:9000")
+  @Option(names = "--endpoint", defaultValue = "127.0.0.1:9000", description = "Any node of the cluster (default ${DEFAULT-VALUE}).")
   String endpoint;
 
   @Option(names = "--threads", defaultValue = "1", description = "Client threads (default ${DEFAULT-VALUE}).")

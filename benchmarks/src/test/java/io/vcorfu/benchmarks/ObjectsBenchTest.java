@@ -85,6 +85,15 @@ class ObjectsBenchTest {
     assertThat(err.toString()).contains("unknown mode 'no-such-mode'").contains("accessor-remote");
   }
 
+  @Test
+  void helpNamesEveryMode() {
+    CommandLine cl = io.vcorfu.server.cli.VcorfuCli.commandLine(new ObjectsBench());
+    java.io.StringWriter out = new java.io.StringWriter();
+    cl.setOut(new java.io.PrintWriter(out));
+    assertThat(cl.execute("--help")).isZero();
+    assertThat(out.toString()).contains(ObjectsBench.MODES);
+  }
+
   private static List<String> run(String args) {
     List<String> argv = new ArrayList<String>();
     argv.addAll(List.of(args.split(" ")));
