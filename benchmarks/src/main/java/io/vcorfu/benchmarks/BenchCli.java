@@ -8,7 +8,13 @@ import picocli.CommandLine.Command;
     name = "vcorfu bench",
     mixinStandardHelpOptions = true,
     description = "vcorfu benchmark harness.",
-    subcommands = {AppendBench.class, TokensBench.class, ReadBench.class, YcsbBench.class})
+    subcommands = {
+      AppendBench.class,
+      TokensBench.class,
+      ReadBench.class,
+      ObjectsBench.class,
+      YcsbBench.class
+    })
 public final class BenchCli {
   private BenchCli() {}
 

@@ -1,0 +1,115 @@
+package io.vcorfu.benchmarks;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.vcorfu.protocol.Endpoint;
+import io.vcorfu.protocol.netty.NettyTransport;
+import io.vcorfu.server.Node;
+import io.vcorfu.server.NodeConfig;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import picocli.CommandLine;
+
+/** Every {@code bench objects} mode runs against a real node, does work, and its state checks pass. */
+class ObjectsBenchTest {
+  private static NettyTransport transport;
+  private static Node node;
+  private static String endpoint;
+
+  @BeforeAll
+  static void startNode() throws IOException {
+    int port;
+    try (ServerSocket s = new ServerSocket(0)) {
+      port = s.getLocalPort();
+    }
+    endpoint = "127.0.0.1:" + port;
+    transport = new NettyTransport();
+    node = Node.start(NodeConfig.inMemory(Endpoint.parse(endpoint)), transport);
+    node.ready().join();
+  }
+
+  @AfterAll
+  static void stopNode() {
+    node.close();
+    transport.close();
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {
+    "accessor-local", "accessor-remote", "accessor-behind --behind 3", "mutator --threads 2",
+    "tx --threads 3 --objects 4", "ro-tx-local --threads 2", "ro-tx-remote --threads 2",
+    "ro-tx-local --random-snapshot", "ro-tx-remote --random-snapshot"
+  })
+  void modeDoesWorkAndItsStateChecksPass(String args) {
+    List<String> lines = run(args + " --duration 0.5");
+    String mode = args.split(" ")[0] + (args.contains("--random-snapshot") ? "-snap" : "");
+    String summary = lines.stream().filter(l -> l.startsWith("objects mode=" + mode + " ")).findFirst().orElseThrow(
+        () -> new AssertionError("no summary line for " + mode + " in " + lines));
+    Matcher ops = Pattern.compile(" ops=(\\d+) ").matcher(summary);
+    assertThat(ops.find()).isTrue();
+    assertThat(Long.parseLong(ops.group(1))).as(summary).isPositive();
+    assertThat(summary).contains("latency_ms p50 ").doesNotContain("p50 -");
+    assertThat(lines).filteredOn(l -> l.startsWith("check ")).isNotEmpty()
+        .allSatisfy(l -> assertThat(l).doesNotContain("FAILED"));
+    assertThat(lines).noneMatch(l -> l.startsWith("stopped early") || l.contains("could not run"));
+  }
+
+  @Test
+  void transactionsUnderContentionCountAborts() {
+    List<String> lines = run("tx --threads 4 --objects 2 --duration 1");
+    String summary = lines.stream().filter(l -> l.startsWith("objects mode=tx ")).findFirst().orElseThrow();
+    Matcher aborts = Pattern.compile(" aborts=(\\d+) ").matcher(summary);
+    assertThat(aborts.find()).isTrue();
+    assertThat(Long.parseLong(aborts.group(1))).as(summary).isPositive();
+    assertThat(lines).anyMatch(l -> l.startsWith("check tx: ok: sum of balances"));
+  }
+
+  @Test
+  void unknownModeIsRefusedWithTheListOfModes() {
+    CommandLine cl = io.vcorfu.server.cli.VcorfuCli.commandLine(new ObjectsBench());
+    java.io.StringWriter err = new java.io.StringWriter();
+    cl.setErr(new java.io.PrintWriter(err));
+    assertThat(cl.execute("no-such-mode", "--endpoint", endpoint)).isEqualTo(1);
+    assertThat(err.toString()).contains("unknown mode 'no-such-mode'").contains("accessor-remote");
+  }
+
+  @Test
+  void helpNamesEveryMode() {
+    CommandLine cl = io.vcorfu.server.cli.VcorfuCli.commandLine(new ObjectsBench());
+    java.io.StringWriter out = new java.io.StringWriter();
+    cl.setOut(new java.io.PrintWriter(out));
+    assertThat(cl.execute("--help")).isZero();
+    assertThat(out.toString()).contains(ObjectsBench.MODES);
+  }
+
+  private static List<String> run(String args) {
+    List<String> argv = new ArrayList<String>();
+    argv.addAll(List.of(args.split(" ")));
+    argv.addAll(List.of("--endpoint", endpoint));
+    ByteArrayOutputStream buf = new ByteArrayOutputStream();
+    PrintStream old = System.out;
+    System.setOut(new PrintStream(buf, true, StandardCharsets.UTF_8));
+    int code;
+    try {
+      code = io.vcorfu.server.cli.VcorfuCli.commandLine(new ObjectsBench()).execute(argv.toArray(String[]::new));
+    } finally {
+      System.setOut(old);
+    }
+    String out = buf.toString(StandardCharsets.UTF_8);
+    System.out.print(out);
+    assertThat(code).as(out).isZero();
+    return List.of(out.split("\n"));
+  }
+}
