@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.vcorfu.protocol.BadRequestException;
+import io.vcorfu.protocol.NotServingException;
 import io.vcorfu.protocol.StreamId;
 import io.vcorfu.protocol.proto.ViewCallRequest;
 import io.vcorfu.runtime.ReadOnlyViewException;
@@ -208,6 +209,22 @@ class RemoteViewTest {
         .cause()
         .isInstanceOf(BadRequestException.class)
         .hasMessageContaining("cannot load class com.example.NoSuchObject");
+  }
+
+  @Test
+  void aNodeWithoutStreamReplicasDoesNotServeViewCalls() {
+    ViewCallRequest request = ViewCallRequest.newBuilder()
+        .setStream(StreamId.of("counter").toMsg())
+        .setType(Counter.class.getName())
+        .setMethod("get()")
+        .setAsOf(-2)
+        .build();
+    assertThatThrownBy(() -> log().ops().viewCall(TestCluster.SEQUENCER, request).join())
+        .cause()
+        .isInstanceOf(NotServingException.class);
+    assertThatThrownBy(() -> log().ops().viewCall(TestCluster.LOG_A, request).join())
+        .cause()
+        .isInstanceOf(NotServingException.class);
   }
 
   @Test
