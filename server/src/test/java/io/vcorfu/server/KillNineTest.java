@@ -85,7 +85,7 @@ class KillNineTest {
     AtomicInteger failures = new AtomicInteger();
     int before = acks.size();
     List<Thread> ws = writers(log, tag, acks, stop, failures, System.nanoTime() + Duration.ofSeconds(60).toNanos());
-    Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> acks.size() >= before + 2_000);
+    Awaitility.await().atMost(Duration.ofSeconds(120)).until(() -> acks.size() >= before + 500);
     victim.kill9();
     Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> ws.stream().noneMatch(Thread::isAlive) || failures.get() > 0);
     stop.set(true);
