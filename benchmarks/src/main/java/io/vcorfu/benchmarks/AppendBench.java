@@ -13,7 +13,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import picocli.CommandLine.Command;
@@ -26,21 +25,13 @@ import picocli.CommandLine.Option;
  * stops that thread; the run still prints its summary and exits 0.
  */
 @Command(name = "append", description = "Append throughput and latency against a node or cluster.")
-final class AppendBench implements Callable<Integer> {
-  @Option(names = "--endpoint", defaultValue = "127.0.0.1:9000")
-  String endpoint;
-
-  @Option(names = "--threads", defaultValue = "1")
-  int threads;
+final class AppendBench extends ClusterBench {
 
   @Option(names = "--streams", defaultValue = "1")
   int streams;
 
   @Option(names = "--size", defaultValue = "32", description = "Value size in bytes.")
   int size;
-
-  @Option(names = "--duration", defaultValue = "10", description = "Seconds.")
-  double duration;
 
   @Option(names = "--ack-log", description = "Write STREAM_NAME STREAM_ADDRESS GLOBAL_ADDRESS VALUE per acknowledged append.")
   Path ackLog;

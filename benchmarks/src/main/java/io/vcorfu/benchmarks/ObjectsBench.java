@@ -2,7 +2,6 @@ package io.vcorfu.benchmarks;
 
 import java.util.List;
 import java.util.Locale;
-import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -37,22 +36,13 @@ import picocli.CommandLine.Parameters;
       "  log instead of TXBegin/TXEnd at the tail.",
       ""
     })
-final class ObjectsBench implements Callable<Integer> {
+final class ObjectsBench extends ClusterBench {
   static final List<String> MODES = List.of("accessor-local", "accessor-remote", "accessor-behind",
       "mutator", "tx", "ro-tx-local", "ro-tx-remote");
 
   @Parameters(index = "0", paramLabel = "MODE", completionCandidates = ModeNames.class,
       description = "One of: ${COMPLETION-CANDIDATES}.")
   String mode;
-
-  @Option(names = "--endpoint", defaultValue = "127.0.0.1:9000", description = "Any node of the cluster (default ${DEFAULT-VALUE}).")
-  String endpoint;
-
-  @Option(names = "--threads", defaultValue = "1", description = "Client threads (default ${DEFAULT-VALUE}).")
-  int threads;
-
-  @Option(names = "--duration", defaultValue = "10", description = "Seconds (default ${DEFAULT-VALUE}).")
-  double duration;
 
   @Option(names = "--objects", defaultValue = "16", description = "Objects K for mutator, tx and ro-tx (default ${DEFAULT-VALUE}).")
   int objects;

@@ -9,7 +9,6 @@ import io.vcorfu.runtime.stream.Tails;
 import io.vcorfu.runtime.stream.internal.ClusterStreamLog;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import picocli.CommandLine.Command;
@@ -23,9 +22,7 @@ import picocli.CommandLine.Option;
  * counted separately); latency is per batch call.
  */
 @Command(name = "read", description = "Bulk stream read rate (entries/s and MB/s) over written streams.")
-final class ReadBench implements Callable<Integer> {
-  @Option(names = "--endpoint", defaultValue = "127.0.0.1:9000")
-  String endpoint;
+final class ReadBench extends ClusterBench {
 
   @Option(names = "--stream", description = "Read this one stream.")
   String stream;
@@ -35,12 +32,6 @@ final class ReadBench implements Callable<Integer> {
 
   @Option(names = "--prefix", defaultValue = "bench", description = "Stream name prefix (default ${DEFAULT-VALUE}).")
   String prefix;
-
-  @Option(names = "--threads", defaultValue = "1")
-  int threads;
-
-  @Option(names = "--duration", defaultValue = "10", description = "Seconds.")
-  double duration;
 
   @Option(names = "--batch", defaultValue = "1000", description = "Stream addresses per read call (default ${DEFAULT-VALUE}).")
   int batch;

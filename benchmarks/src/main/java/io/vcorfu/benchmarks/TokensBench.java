@@ -10,7 +10,6 @@ import io.vcorfu.runtime.stream.internal.ReplicaOps;
 import io.vcorfu.sequencer.SequencerService;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.AtomicLong;
@@ -24,18 +23,10 @@ import picocli.CommandLine.Option;
  * of K streams. {@code --in-process} drives a sequencer in this JVM instead of a server.
  */
 @Command(name = "tokens", description = "Sequencer token throughput.")
-final class TokensBench implements Callable<Integer> {
-  @Option(names = "--endpoint", defaultValue = "127.0.0.1:9000")
-  String endpoint;
-
-  @Option(names = "--threads", defaultValue = "1")
-  int threads;
+final class TokensBench extends ClusterBench {
 
   @Option(names = "--streams", defaultValue = "1")
   int streams;
-
-  @Option(names = "--duration", defaultValue = "10")
-  double duration;
 
   @Option(names = "--batch", defaultValue = "1", description = "Tokens per request (default ${DEFAULT-VALUE}).")
   int batch;
