@@ -53,6 +53,11 @@ final class ServerCommand implements Callable<Integer> {
       spec.commandLine().getErr().println("vcorfu server: --memory and --data-dir exclude each other");
       return 2;
     }
+    if (checkpointEvery < 1 || checkpointIntervalMs < 1) {
+      spec.commandLine().getErr().println(
+          "vcorfu server: --checkpoint-every and --checkpoint-interval-ms must be at least 1");
+      return 2;
+    }
     Path dir = memory ? null : (dataDir != null ? dataDir : Path.of("vcorfu-data"));
     NodeConfig config =
         new NodeConfig(

@@ -29,4 +29,15 @@ class ServerCommandOptionsTest {
     assertThat(cmd.checkpointEvery).isEqualTo(10_000);
     assertThat(cmd.checkpointIntervalMs).isEqualTo(60_000);
   }
+
+  @Test
+  void aCheckpointCountBelowOneIsRefusedWithOneLine() {
+    java.io.StringWriter err = new java.io.StringWriter();
+    picocli.CommandLine cl = io.vcorfu.server.cli.VcorfuCli.newCommandLine();
+    cl.setErr(new java.io.PrintWriter(err));
+    int code = cl.execute("server", "--memory", "--checkpoint-every", "0");
+    assertThat(code).isEqualTo(2);
+    assertThat(err.toString().strip())
+        .isEqualTo("vcorfu server: --checkpoint-every and --checkpoint-interval-ms must be at least 1");
+  }
 }
