@@ -141,28 +141,11 @@ public final class LogReplica implements AutoCloseable {
       if (address < 0) {
         throw new BadRequestException("Cannot fill the negative address " + address + ".");
       }
-      Planned plan;
-      CompletableFuture<Void> barrier;
-      synchronized (engine) {
-        if (address >= engine.trimMark(LOG)) {
-          Stored held = engine.lookup(LOG, address);
-          if (held == null
-              || (!held.hole() && !held.committed() && request.getAbort()
-                  && ReplicaSupport.abortMatches(held, request.getAbortNonce()))) {
-            boolean committed = held != null || request.getCommit();
-            byte[] hole = LogEntryMsg.newBuilder().setGlobalAddress(address)
-                .setKind(EntryKind.HOLE).build().toByteArray();
-            engine.put(key(LOG, address), address, 0,
-                (byte) (StorageEngine.HOLE | (committed ? StorageEngine.COMMITTED : 0)), hole);
-          } else if (held.hole() && !held.committed() && request.getCommit()) {
-            engine.commit(key(LOG, address));
-          }
-        }
-        plan = ReplicaSupport.plan(engine, LOG, address);
-        barrier = engine.barrier();
-      }
-      return ReplicaSupport.answer(engine, barrier, List.of(plan))
-          .thenApply(r -> LogFillResponse.newBuilder().setResult(r.get(0)).build());
+      byte[] hole = LogEntryMsg.newBuilder().setGlobalAddress(address)
+          .setKind(EntryKind.HOLE).build().toByteArray();
+      return ReplicaSupport.fill(engine, LOG, address, address, hole, request.getAbort(),
+              request.getAbortNonce(), request.getCommit())
+          .thenApply(r -> LogFillResponse.newBuilder().setResult(r).build());
     });
   }
 
@@ -212,10 +195,7 @@ public final class LogReplica implements AutoCloseable {
       long mark;
       CompletableFuture<Void> barrier;
       synchronized (engine) {
-        if (request.getBefore() > engine.trimMark(LOG)) {
-          engine.trim(LOG, request.getBefore());
-        }
-        mark = engine.trimMark(LOG);
+        mark = engine.trim(LOG, request.getBefore());
         barrier = engine.barrier();
       }
       return barrier.thenApply(v -> LogTrimResponse.newBuilder().setTrimMark(mark).build());

@@ -165,30 +165,13 @@ public final class StreamReplica implements AutoCloseable {
         throw new BadRequestException("Cannot fill the negative address " + address
             + " of stream " + stream + ".");
       }
-      Planned plan;
-      CompletableFuture<Void> barrier;
-      synchronized (engine) {
-        if (address >= engine.trimMark(stream)) {
-          Stored held = engine.lookup(stream, address);
-          if (held == null
-              || (!held.hole() && !held.committed() && request.getAbort()
-                  && ReplicaSupport.abortMatches(held, request.getAbortNonce()))) {
-            boolean committed = held != null || request.getCommit();
-            byte[] hole = LogEntryMsg.newBuilder().setGlobalAddress(-1).setKind(EntryKind.HOLE)
-                .addSlots(StreamSlot.newBuilder().setStream(request.getStream())
-                    .setStreamAddress(address).setBackpointer(-1))
-                .build().toByteArray();
-            engine.put(key(stream, address), -1, 0,
-                (byte) (StorageEngine.HOLE | (committed ? StorageEngine.COMMITTED : 0)), hole);
-          } else if (held.hole() && !held.committed() && request.getCommit()) {
-            engine.commit(key(stream, address));
-          }
-        }
-        plan = ReplicaSupport.plan(engine, stream, address);
-        barrier = engine.barrier();
-      }
-      return ReplicaSupport.answer(engine, barrier, List.of(plan))
-          .thenApply(r -> StreamFillResponse.newBuilder().setResult(r.get(0)).build());
+      byte[] hole = LogEntryMsg.newBuilder().setGlobalAddress(-1).setKind(EntryKind.HOLE)
+          .addSlots(StreamSlot.newBuilder().setStream(request.getStream())
+              .setStreamAddress(address).setBackpointer(-1))
+          .build().toByteArray();
+      return ReplicaSupport.fill(engine, stream, address, -1, hole, request.getAbort(),
+              request.getAbortNonce(), request.getCommit())
+          .thenApply(r -> StreamFillResponse.newBuilder().setResult(r).build());
     });
   }
 
@@ -261,10 +244,7 @@ public final class StreamReplica implements AutoCloseable {
         if (!engine.knows(stream)) {
           throw new UnknownStreamException(stream);
         }
-        if (request.getBefore() > engine.trimMark(stream)) {
-          engine.trim(stream, request.getBefore());
-        }
-        mark = engine.trimMark(stream);
+        mark = engine.trim(stream, request.getBefore());
         barrier = engine.barrier();
       }
       return barrier.thenApply(v -> StreamTrimResponse.newBuilder().setTrimMark(mark).build());

@@ -47,6 +47,34 @@ public final class ReplicaSupport {
     return (int) (h ^ (h >>> 32));
   }
 
+  /**
+   * Repairs one slot of {@code ns}: an empty slot gets {@code hole} (committed iff {@code commit});
+   * an uncommitted entry is replaced by a committed hole when {@code abort} is set and {@code
+   * abortNonce} names it (or is 0); a hole is committed when {@code commit} is set; anything else is
+   * left as it is. Completes with what the slot holds afterwards, once that is durable.
+   */
+  public static CompletableFuture<ReadResult> fill(StorageEngine engine, StreamId ns, long address,
+      long holeGlobal, byte[] hole, boolean abort, long abortNonce, boolean commit) {
+    Planned plan;
+    CompletableFuture<Void> barrier;
+    synchronized (engine) {
+      if (address >= engine.trimMark(ns)) {
+        Stored held = engine.lookup(ns, address);
+        if (held == null
+            || (!held.hole() && !held.committed() && abort && abortMatches(held, abortNonce))) {
+          boolean committed = held != null || commit;
+          engine.put(key(ns, address), holeGlobal, 0,
+              (byte) (StorageEngine.HOLE | (committed ? StorageEngine.COMMITTED : 0)), hole);
+        } else if (held.hole() && !held.committed() && commit) {
+          engine.commit(key(ns, address));
+        }
+      }
+      plan = plan(engine, ns, address);
+      barrier = engine.barrier();
+    }
+    return answer(engine, barrier, List.of(plan)).thenApply(r -> r.get(0));
+  }
+
   /** True if an abort-fill naming {@code abortNonce} (0 = any entry) may abort {@code held}. */
   public static boolean abortMatches(Stored held, long abortNonce) {
     return abortNonce == 0 || held.hash() == nonceHash(abortNonce);

@@ -142,11 +142,17 @@ public final class StorageEngine implements AutoCloseable {
   }
 
   /** Drops every record of {@code ns} below {@code before}; the mark never goes back. */
-  public synchronized void trim(StreamId ns, long before) {
+  /**
+   * Raises {@code ns}'s trim mark to {@code before}; a mark never goes back, and a call that would
+   * not raise it writes nothing. Returns the mark in force afterwards.
+   */
+  public synchronized long trim(StreamId ns, long before) {
     checkOpen();
     NamespaceIndex n = namespace(ns);
-    long mark = Math.max(n.trimMark, before);
-    log(Op.marks(ns.msb(), ns.lsb(), mark, n.maxAddress, n.lastGlobal, maxGlobal));
+    if (before > n.trimMark) {
+      log(Op.marks(ns.msb(), ns.lsb(), before, n.maxAddress, n.lastGlobal, maxGlobal));
+    }
+    return trimMark(ns);
   }
 
   private void log(Op op) {
