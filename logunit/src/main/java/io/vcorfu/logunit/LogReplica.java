@@ -41,18 +41,26 @@ import java.util.function.Supplier;
  * through the future. Nothing here retries: callers (writers and repairing readers) do.
  */
 public final class LogReplica implements AutoCloseable {
-  /** The namespace the global log uses inside the storage engine. */
-  private static final StreamId LOG = new StreamId(0, 0);
+  /**
+   * The namespace the global log uses inside the storage engine; no stream id has this value (a
+   * stream id is a version-3 UUID), and stream replicas refuse it.
+   */
+  static final StreamId LOG = new StreamId(0, 0);
 
   private final StorageEngine engine;
+  private final boolean ownsEngine;
 
-  private LogReplica(StorageEngine engine) {
+  LogReplica(StorageEngine engine, boolean ownsEngine) {
     this.engine = engine;
+    this.ownsEngine = ownsEngine;
   }
 
-  /** Opens (and in durable mode recovers) a log replica; the directory is its own. */
+  /**
+   * Opens (and in durable mode recovers) a log replica with a storage engine of its own. A node
+   * that also hosts a stream replica opens a {@link ReplicaStore} instead, so both share one.
+   */
   public static LogReplica open(StorageOptions options) throws IOException {
-    return new LogReplica(StorageEngine.open(options));
+    return new LogReplica(StorageEngine.open(options), true);
   }
 
   /**
@@ -212,9 +220,12 @@ public final class LogReplica implements AutoCloseable {
   }
 
   /** Makes everything written durable, then releases the files; later calls fail. */
+  /** Makes everything written durable and releases the files, unless a {@link ReplicaStore} owns them. */
   @Override
   public void close() throws IOException {
-    engine.close();
+    if (ownsEngine) {
+      engine.close();
+    }
   }
 
   static <T> CompletableFuture<T> call(Supplier<CompletableFuture<T>> body) {

@@ -47,14 +47,29 @@ import java.util.concurrent.CompletableFuture;
  */
 public final class StreamReplica implements AutoCloseable {
   private final StorageEngine engine;
+  private final boolean ownsEngine;
 
-  private StreamReplica(StorageEngine engine) {
+  StreamReplica(StorageEngine engine, boolean ownsEngine) {
     this.engine = engine;
+    this.ownsEngine = ownsEngine;
   }
 
-  /** Opens (and in durable mode recovers) a stream replica; the directory is its own. */
+  /**
+   * Opens (and in durable mode recovers) a stream replica with a storage engine of its own. A
+   * node that also hosts a log replica opens a {@link ReplicaStore} instead, so both share one.
+   */
   public static StreamReplica open(StorageOptions options) throws IOException {
-    return new StreamReplica(StorageEngine.open(options));
+    return new StreamReplica(StorageEngine.open(options), true);
+  }
+
+  /** The stream named by {@code msg}; the log's reserved namespace is refused. */
+  private static StreamId streamOf(StreamIdMsg msg) {
+    StreamId id = StreamId.fromMsg(msg);
+    if (id.equals(LogReplica.LOG)) {
+      throw new BadRequestException("Stream id " + id + " is reserved for the global log; "
+          + "stream ids are version-3 UUIDs of stream names.");
+    }
+    return id;
   }
 
   /**
@@ -74,10 +89,10 @@ public final class StreamReplica implements AutoCloseable {
       }
       Set<StreamId> seen = new HashSet<>();
       for (StreamSlot slot : request.getSlotsList()) {
-        if (slot.getStreamAddress() < 0 || !seen.add(StreamId.fromMsg(slot.getStream()))) {
+        if (slot.getStreamAddress() < 0 || !seen.add(streamOf(slot.getStream()))) {
           throw new BadRequestException("Each slot of a stream write must name a different stream "
               + "and an address of 0 or more; slot " + slot.getStreamAddress() + " of stream "
-              + StreamId.fromMsg(slot.getStream()) + " does not.");
+              + streamOf(slot.getStream()) + " does not.");
         }
       }
       byte[] bytes = ReplicaSupport.serialize(engine, entry);
@@ -87,7 +102,7 @@ public final class StreamReplica implements AutoCloseable {
         List<long[]> toPut = new ArrayList<>();
         List<long[]> toCommit = new ArrayList<>();
         for (StreamSlot slot : request.getSlotsList()) {
-          StreamId stream = StreamId.fromMsg(slot.getStream());
+          StreamId stream = streamOf(slot.getStream());
           long address = slot.getStreamAddress();
           long trim = engine.trimMark(stream);
           if (address < trim) {
@@ -129,7 +144,7 @@ public final class StreamReplica implements AutoCloseable {
       synchronized (engine) {
         List<long[]> toCommit = new ArrayList<>();
         for (StreamSlot slot : request.getSlotsList()) {
-          StreamId stream = StreamId.fromMsg(slot.getStream());
+          StreamId stream = streamOf(slot.getStream());
           long address = slot.getStreamAddress();
           if (address < engine.trimMark(stream)) {
             continue;
@@ -159,7 +174,7 @@ public final class StreamReplica implements AutoCloseable {
    */
   public CompletableFuture<StreamFillResponse> fill(StreamFillRequest request) {
     return LogReplica.call(() -> {
-      StreamId stream = StreamId.fromMsg(request.getStream());
+      StreamId stream = streamOf(request.getStream());
       long address = request.getStreamAddress();
       if (address < 0) {
         throw new BadRequestException("Cannot fill the negative address " + address
@@ -181,7 +196,7 @@ public final class StreamReplica implements AutoCloseable {
    */
   public CompletableFuture<StreamReadResponse> read(StreamReadRequest request) {
     return LogReplica.call(() -> {
-      StreamId stream = StreamId.fromMsg(request.getStream());
+      StreamId stream = streamOf(request.getStream());
       ReplicaSupport.checkRange(request.getFrom(), request.getTo());
       List<Planned> plans = new ArrayList<>();
       CompletableFuture<Void> barrier;
@@ -213,10 +228,11 @@ public final class StreamReplica implements AutoCloseable {
         List<StreamId> streams = new ArrayList<>();
         if (request.getAll()) {
           streams.addAll(engine.namespaces());
+          streams.remove(LogReplica.LOG);
           streams.sort(null);
         } else {
           for (StreamIdMsg s : request.getStreamsList()) {
-            streams.add(StreamId.fromMsg(s));
+            streams.add(streamOf(s));
           }
         }
         for (StreamId s : streams) {
@@ -237,7 +253,7 @@ public final class StreamReplica implements AutoCloseable {
    */
   public CompletableFuture<StreamTrimResponse> trim(StreamTrimRequest request) {
     return LogReplica.call(() -> {
-      StreamId stream = StreamId.fromMsg(request.getStream());
+      StreamId stream = streamOf(request.getStream());
       long mark;
       CompletableFuture<Void> barrier;
       synchronized (engine) {
@@ -260,10 +276,15 @@ public final class StreamReplica implements AutoCloseable {
     return engine.options();
   }
 
-  /** Makes everything written durable, then releases the files; later calls fail. */
+  /**
+   * Makes everything written durable, then releases the files (unless a {@link ReplicaStore} owns
+   * them); later calls fail.
+   */
   @Override
   public void close() throws IOException {
-    engine.close();
+    if (ownsEngine) {
+      engine.close();
+    }
   }
 
   private static long[] flatten(List<long[]> keys) {

@@ -7,6 +7,7 @@ import io.vcorfu.layout.LayoutStore;
 import io.vcorfu.layout.Versioned;
 import io.vcorfu.logunit.FsyncPolicy;
 import io.vcorfu.logunit.LogReplica;
+import io.vcorfu.logunit.ReplicaStore;
 import io.vcorfu.logunit.StorageOptions;
 import io.vcorfu.logunit.StorageMode;
 import io.vcorfu.logunit.StreamReplica;
@@ -51,6 +52,7 @@ public final class Node implements AutoCloseable {
   private final AtomicReference<Layout> layout = new AtomicReference<>();
   private Transport.ServerBinding binding;
   private LayoutStore layoutStore;
+  private ReplicaStore store;
   private LogReplica logReplica;
   private StreamReplica streamReplica;
   private SequencerService sequencer;
@@ -101,11 +103,17 @@ public final class Node implements AutoCloseable {
     layout.set(chosen);
     Endpoint me = binding.endpoint();
     try {
-      if (logServers(chosen).contains(me)) {
-        logReplica = LogReplica.open(storage("log"));
+      boolean hostsLog = logServers(chosen).contains(me);
+      boolean hostsStreams = streamServers(chosen).contains(me);
+      if (hostsLog || hostsStreams) {
+        // One engine for both replica roles: a write visiting both on this node is forced once.
+        store = ReplicaStore.open(storage());
       }
-      if (streamServers(chosen).contains(me)) {
-        streamReplica = StreamReplica.open(storage("stream"));
+      if (hostsLog) {
+        logReplica = store.logReplica();
+      }
+      if (hostsStreams) {
+        streamReplica = store.streamReplica();
         views = new ObjectViewService(transport, () -> binding.endpoint(), config);
       }
     } catch (IOException e) {
@@ -144,7 +152,7 @@ public final class Node implements AutoCloseable {
 
   private java.util.Map<PayloadCase, io.vcorfu.protocol.RpcHandler> roleHandlers() {
     return RoleHandlers.table(
-        () -> sequencer, () -> bootstrap, () -> logReplica, () -> streamReplica, () -> views);
+        () -> sequencer, () -> bootstrap, () -> logReplica, () -> streamReplica, () -> store, () -> views);
   }
 
   private Response layoutResponse() {
@@ -158,12 +166,12 @@ public final class Node implements AutoCloseable {
     return CompletableFuture.completedFuture(r);
   }
 
-  private StorageOptions storage(String role) {
+  private StorageOptions storage() {
     if (!config.durable()) {
       return StorageOptions.memory();
     }
     StorageOptions.Builder b =
-        StorageOptions.builder().mode(StorageMode.DURABLE).directory(config.dataDir().resolve(role));
+        StorageOptions.builder().mode(StorageMode.DURABLE).directory(config.dataDir().resolve("replicas"));
     if (config.fsyncInterval() != null) {
       b.fsyncPolicy(FsyncPolicy.INTERVAL).fsyncInterval(config.fsyncInterval());
     }
@@ -256,8 +264,7 @@ public final class Node implements AutoCloseable {
     if (peers != null) {
       peers.close();
     }
-    closeQuietly(logReplica);
-    closeQuietly(streamReplica);
+    closeQuietly(store);
     if (layoutStore != null) {
       layoutStore.close();
     }

@@ -1,6 +1,7 @@
 package io.vcorfu.server;
 
 import io.vcorfu.logunit.LogReplica;
+import io.vcorfu.logunit.ReplicaStore;
 import io.vcorfu.logunit.StreamReplica;
 import io.vcorfu.protocol.NotServingException;
 import io.vcorfu.protocol.RpcHandler;
@@ -23,6 +24,7 @@ final class RoleHandlers {
       Supplier<SequencerBootstrap> bootstrap,
       Supplier<LogReplica> log,
       Supplier<StreamReplica> stream,
+      Supplier<ReplicaStore> store,
       Supplier<ObjectViewService> views) {
     Map<PayloadCase, RpcHandler> t = new EnumMap<>(PayloadCase.class);
     Function<Request, CompletableFuture<Void>> ready =
@@ -45,6 +47,18 @@ final class RoleHandlers {
         .thenApply(x -> Response.newBuilder().setLogTail(x).build()));
     t.put(PayloadCase.LOG_TRIM, r -> role(log, "log replica").trim(r.getLogTrim())
         .thenApply(x -> Response.newBuilder().setLogTrim(x).build()));
+
+    // Consecutive chain visits on this node: only valid when it hosts every role the steps name.
+    t.put(PayloadCase.CHAIN_WRITE, r -> {
+      if (r.getChainWrite().getStepsList().stream().anyMatch(s -> s.getLog())) {
+        role(log, "log replica");
+      }
+      if (r.getChainWrite().getStepsList().stream().anyMatch(s -> !s.getLog())) {
+        role(stream, "stream replica");
+      }
+      return role(store, "replica store").chainWrite(r.getChainWrite())
+          .thenApply(x -> Response.newBuilder().setChainWrite(x).build());
+    });
 
     t.put(PayloadCase.STREAM_WRITE, r -> role(stream, "stream replica").write(r.getStreamWrite())
         .thenApply(x -> Response.newBuilder().setStreamWrite(x).build()));

@@ -196,7 +196,7 @@ class BadInputTest {
         }
       }
       Path segment;
-      try (Stream<Path> files = Files.list(data.resolve("log"))) {
+      try (Stream<Path> files = Files.list(data.resolve("replicas"))) {
         segment = files.filter(p -> p.getFileName().toString().endsWith(".log")).sorted().findFirst().orElseThrow();
       }
       long middle = Files.size(segment) / 2;

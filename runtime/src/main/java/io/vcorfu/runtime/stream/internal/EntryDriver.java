@@ -1,11 +1,13 @@
 package io.vcorfu.runtime.stream.internal;
 
 import io.vcorfu.layout.ChainPlan;
+import io.vcorfu.protocol.Errors;
 import io.vcorfu.protocol.OverwrittenException;
 import io.vcorfu.protocol.RpcTimeoutException;
 import io.vcorfu.protocol.StreamId;
 import io.vcorfu.protocol.TransportException;
 import io.vcorfu.protocol.TrimmedException;
+import io.vcorfu.protocol.proto.ChainStep;
 import io.vcorfu.protocol.proto.EntryKind;
 import io.vcorfu.protocol.proto.LogEntryMsg;
 import io.vcorfu.protocol.proto.ReadResult;
@@ -75,27 +77,78 @@ public final class EntryDriver {
     if (i == visits.size()) {
       // The last replica holds the entry: it is committed. The commit messages to the earlier
       // replicas only let them serve it without asking; they go out without holding up the writer.
-      commitEarlier(entry, plan);
+      commitEarlier(entry, plan, visits.size() - 1);
       return CompletableFuture.completedFuture(Outcome.COMMITTED);
+    }
+    int end = runEnd(visits, i);
+    if (end - i > 1) {
+      return writeRun(entry, plan, i, end, attempt);
     }
     boolean last = i == visits.size() - 1;
     return write(entry, visits.get(i), last)
+        .handle((ok, error) -> error == null ? writeFrom(entry, plan, i + 1, 0) : afterFailure(entry, plan, i, attempt, error))
+        .thenCompose(f -> f);
+  }
+
+  /** The end (exclusive) of the run of consecutive visits from {@code i} on one endpoint. */
+  private static int runEnd(List<ChainPlan.Visit> visits, int i) {
+    int end = i + 1;
+    while (end < visits.size() && visits.get(end).endpoint().equals(visits.get(i).endpoint())) {
+      end++;
+    }
+    return end;
+  }
+
+  /**
+   * Writes visits {@code i..end-1}, all on one node, in one message: the node runs them in chain
+   * order and stops at the first failure, which is then handled as if that visit had been written
+   * alone. When the run ends the chain, the node also commits the run's earlier visits.
+   */
+  private CompletableFuture<Outcome> writeRun(LogEntryMsg entry, ChainPlan plan, int i, int end, int attempt) {
+    List<ChainPlan.Visit> visits = plan.visits();
+    boolean endsChain = end == visits.size();
+    List<ChainStep> steps = new ArrayList<>(end - i);
+    for (int k = i; k < end; k++) {
+      ChainPlan.Visit v = visits.get(k);
+      ChainStep.Builder step = ChainStep.newBuilder().setCommit(k == visits.size() - 1);
+      if (v.role() == ChainPlan.Role.LOG) {
+        step.setLog(true);
+      } else {
+        step.addAllSlots(slotsFor(entry, v));
+      }
+      steps.add(step.build());
+    }
+    return ops.chainWrite(visits.get(i).endpoint(), entry, steps, endsChain)
         .handle(
-            (ok, error) -> {
-              if (error == null) {
-                return writeFrom(entry, plan, i + 1, 0);
+            (response, error) -> {
+              if (error != null) {
+                return afterFailure(entry, plan, i, attempt, error);
               }
-              Throwable cause = Rpc.unwrap(error);
-              if (cause instanceof OverwrittenException || cause instanceof TrimmedException) {
-                return decide(entry, plan);
+              int failed = i + response.getDone();
+              if (!response.hasError()) {
+                if (endsChain) {
+                  commitEarlier(entry, plan, i);
+                  return CompletableFuture.completedFuture(Outcome.COMMITTED);
+                }
+                return writeFrom(entry, plan, end, 0);
               }
-              if (isTransient(cause) && attempt < TRANSIENT_RETRIES) {
-                return CompletableFuture.supplyAsync(() -> null, delayed)
-                    .thenCompose(v -> writeFrom(entry, plan, i, attempt + 1));
-              }
-              return CompletableFuture.<Outcome>failedFuture(cause);
+              return afterFailure(entry, plan, failed, failed == i ? attempt : 0, Errors.toException(response.getError()));
             })
         .thenCompose(f -> f);
+  }
+
+  /** What to do when writing from visit {@code i} failed with {@code error}. */
+  private CompletableFuture<Outcome> afterFailure(
+      LogEntryMsg entry, ChainPlan plan, int i, int attempt, Throwable error) {
+    Throwable cause = Rpc.unwrap(error);
+    if (cause instanceof OverwrittenException || cause instanceof TrimmedException) {
+      return decide(entry, plan);
+    }
+    if (isTransient(cause) && attempt < TRANSIENT_RETRIES) {
+      return CompletableFuture.supplyAsync(() -> null, delayed)
+          .thenCompose(v -> writeFrom(entry, plan, i, attempt + 1));
+    }
+    return CompletableFuture.<Outcome>failedFuture(cause);
   }
 
   static boolean isTransient(Throwable t) {
@@ -135,7 +188,7 @@ public final class EntryDriver {
         .thenCompose(
             result -> {
               if (holds(result, entry)) {
-                return commitEarlier(entry, plan).thenApply(v -> Outcome.COMMITTED);
+                return commitEarlier(entry, plan, plan.visits().size() - 1).thenApply(v -> Outcome.COMMITTED);
               }
               return abortEarlier(entry, plan).thenApply(v -> Outcome.ABORTED);
             });
@@ -175,10 +228,14 @@ public final class EntryDriver {
         .thenCompose(f -> f);
   }
 
-  private CompletableFuture<Void> commitEarlier(LogEntryMsg entry, ChainPlan plan) {
+  /**
+   * Sends commits to the visits before {@code upTo}, a visit index no greater than the last one's
+   * (visits from {@code upTo} on were committed by the node that wrote them in one message).
+   */
+  private CompletableFuture<Void> commitEarlier(LogEntryMsg entry, ChainPlan plan, int upTo) {
     List<ChainPlan.Visit> visits = plan.visits();
     List<CompletableFuture<?>> commits = new ArrayList<>();
-    for (int i = 0; i < visits.size() - 1; i++) {
+    for (int i = 0; i < upTo; i++) {
       ChainPlan.Visit v = visits.get(i);
       CompletableFuture<Void> c =
           v.role() == ChainPlan.Role.LOG

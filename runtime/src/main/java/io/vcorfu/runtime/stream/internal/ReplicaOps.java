@@ -2,6 +2,9 @@ package io.vcorfu.runtime.stream.internal;
 
 import io.vcorfu.protocol.Endpoint;
 import io.vcorfu.protocol.StreamId;
+import io.vcorfu.protocol.proto.ChainStep;
+import io.vcorfu.protocol.proto.ChainWriteRequest;
+import io.vcorfu.protocol.proto.ChainWriteResponse;
 import io.vcorfu.protocol.proto.LogCommitRequest;
 import io.vcorfu.protocol.proto.LogEntryMsg;
 import io.vcorfu.protocol.proto.LogFillRequest;
@@ -114,6 +117,17 @@ public final class ReplicaOps {
                 .setStreamWrite(
                     StreamWriteRequest.newBuilder().setEntry(entry).addAllSlots(slots).setCommit(commit)))
         .thenApply(r -> null);
+  }
+
+  /** Consecutive chain visits on one node in one message; see {@code ChainWriteRequest}. */
+  public CompletableFuture<ChainWriteResponse> chainWrite(
+      Endpoint node, LogEntryMsg entry, List<ChainStep> steps, boolean commitEarlier) {
+    return rpc.call(
+            node,
+            Request.newBuilder()
+                .setChainWrite(
+                    ChainWriteRequest.newBuilder().setEntry(entry).addAllSteps(steps).setCommitEarlier(commitEarlier)))
+        .thenApply(r -> r.getChainWrite());
   }
 
   public CompletableFuture<Void> streamCommit(Endpoint replica, List<StreamSlot> slots) {

@@ -1,0 +1,128 @@
+package io.vcorfu.logunit;
+
+import io.vcorfu.logunit.internal.StorageEngine;
+import io.vcorfu.protocol.BadRequestException;
+import io.vcorfu.protocol.Errors;
+import io.vcorfu.protocol.proto.ChainStep;
+import io.vcorfu.protocol.proto.ChainWriteRequest;
+import io.vcorfu.protocol.proto.ChainWriteResponse;
+import io.vcorfu.protocol.proto.LogCommitRequest;
+import io.vcorfu.protocol.proto.LogWriteRequest;
+import io.vcorfu.protocol.proto.StreamCommitRequest;
+import io.vcorfu.protocol.proto.StreamWriteRequest;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+
+/**
+ * The storage of one node: a single storage engine shared by the node's log replica and stream
+ * replica. Their records go to the same segment files in the order they were made, so one forced
+ * write covers both, and a stream record is never durable while the log record written before it
+ * is not.
+ *
+ * <p>{@link #chainWrite} runs the consecutive visits of one entry's chain that land on this node
+ * (log replica, then stream replica) as one call: one message, one fsync.
+ *
+ * <p>Thread-safe. Closing the store closes its replicas; closing a replica handed out here does
+ * nothing.
+ */
+public final class ReplicaStore implements AutoCloseable {
+  private final StorageEngine engine;
+  private final LogReplica log;
+  private final StreamReplica streams;
+
+  private ReplicaStore(StorageEngine engine) {
+    this.engine = engine;
+    this.log = new LogReplica(engine, false);
+    this.streams = new StreamReplica(engine, false);
+  }
+
+  /** Opens (and in durable mode recovers) the node's storage in {@code options}' directory. */
+  public static ReplicaStore open(StorageOptions options) throws IOException {
+    return new ReplicaStore(StorageEngine.open(options));
+  }
+
+  /** The log replica on this store. */
+  public LogReplica logReplica() {
+    return log;
+  }
+
+  /** The stream replica on this store. */
+  public StreamReplica streamReplica() {
+    return streams;
+  }
+
+  /** What opening this store found on disk (for operators and tests). */
+  public RecoveryStats recoveryStats() {
+    return engine.recoveryStats();
+  }
+
+  public StorageOptions options() {
+    return engine.options();
+  }
+
+  /**
+   * Runs the steps in order, each exactly as the matching {@link LogReplica#write} or {@link
+   * StreamReplica#write} would, stopping at the first that fails; with {@code commit_earlier},
+   * once every step succeeded, commits the steps before the last. Completes once everything
+   * written is durable per the fsync policy, with the number of steps that succeeded and, if one
+   * failed, its typed error. Only a failure of the store itself fails the future.
+   */
+  public CompletableFuture<ChainWriteResponse> chainWrite(ChainWriteRequest request) {
+    if (request.getStepsCount() == 0 || !request.hasEntry()) {
+      return CompletableFuture.failedFuture(
+          new BadRequestException("A chain write needs an entry and at least one step."));
+    }
+    List<CompletableFuture<?>> written = new ArrayList<>();
+    Throwable failure = null;
+    for (ChainStep step : request.getStepsList()) {
+      CompletableFuture<?> f = step.getLog()
+          ? log.write(LogWriteRequest.newBuilder().setEntry(request.getEntry()).setCommit(step.getCommit()).build())
+          : streams.write(StreamWriteRequest.newBuilder().setEntry(request.getEntry())
+              .addAllSlots(step.getSlotsList()).setCommit(step.getCommit()).build());
+      if (f.isCompletedExceptionally()) {
+        failure = causeOf(f);
+        break;
+      }
+      written.add(f);
+    }
+    int attempted = written.size();
+    if (failure == null && request.getCommitEarlier()) {
+      for (ChainStep step : request.getStepsList().subList(0, attempted - 1)) {
+        written.add(step.getLog()
+            ? log.commit(LogCommitRequest.newBuilder().addAddresses(request.getEntry().getGlobalAddress()).build())
+            : streams.commit(StreamCommitRequest.newBuilder().addAllSlots(step.getSlotsList()).build()));
+      }
+    }
+    Throwable stepFailure = failure;
+    return CompletableFuture.allOf(written.toArray(CompletableFuture[]::new))
+        .handle((v, error) -> {
+          if (error != null) {
+            // A write accepted in memory failed to become durable: the store itself failed.
+            throw error instanceof CompletionException ce ? ce : new CompletionException(error);
+          }
+          ChainWriteResponse.Builder b = ChainWriteResponse.newBuilder().setDone(attempted);
+          if (stepFailure != null) {
+            b.setError(Errors.toMsg(stepFailure));
+          }
+          return b.build();
+        });
+  }
+
+  private static Throwable causeOf(CompletableFuture<?> failed) {
+    try {
+      failed.join();
+      throw new IllegalStateException("the future did not fail");
+    } catch (CompletionException e) {
+      return e.getCause() == null ? e : e.getCause();
+    }
+  }
+
+  /** Makes everything written durable, then releases the files; later calls fail. */
+  @Override
+  public void close() throws IOException {
+    engine.close();
+  }
+}
