@@ -1,10 +1,13 @@
 package io.vcorfu.logunit;
 
 import com.google.protobuf.ByteString;
+import io.vcorfu.protocol.StreamId;
+import io.vcorfu.protocol.proto.ChainStep;
+import io.vcorfu.protocol.proto.ChainWriteRequest;
 import io.vcorfu.protocol.proto.EntryKind;
 import io.vcorfu.protocol.proto.LogEntryMsg;
 import io.vcorfu.protocol.proto.LogReadRequest;
-import io.vcorfu.protocol.proto.LogWriteRequest;
+import io.vcorfu.protocol.proto.StreamSlot;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -13,10 +16,12 @@ import java.util.concurrent.CompletableFuture;
 import java.util.stream.Stream;
 
 /**
- * Measures how long a durable log replica holding N (default 1,000,000) 1 KB entries takes to
- * reopen. Usage: {@code RestartTiming [directory] [entries]}. When the directory already holds
- * segments only the reopen is timed; otherwise it is filled first (without fsync: this measures
- * restart, not writing). The directory is left in place.
+ * Measures how long the storage of a durable node (a {@link ReplicaStore}: its log replica and
+ * stream replica on one engine) holding N (default 1,000,000) 1 KB entries takes to reopen. Each
+ * entry is written as a node writes it: the log copy and the copy in one of 100 streams, by one
+ * chain write. Usage: {@code RestartTiming [directory] [entries]}. When the directory already
+ * holds segments only the reopen is timed; otherwise it is filled first (without fsync: this
+ * measures restart, not writing). The directory is left in place.
  */
 public final class RestartTiming {
   private RestartTiming() {}
@@ -36,14 +41,15 @@ public final class RestartTiming {
     System.gc();
     long usedBefore = usedHeap();
     long t1 = System.nanoTime();
-    try (LogReplica r = LogReplica.open(options)) {
+    try (ReplicaStore store = ReplicaStore.open(options)) {
       long opened = System.nanoTime();
       System.gc();
       long usedAfter = usedHeap();
+      LogReplica r = store.logReplica();
       var last = r.read(LogReadRequest.newBuilder().setFrom(entries - 1).setTo(entries - 1)
           .build()).join().getResults(0);
       System.out.printf("reopen took %d ms (%s); heap retained after reopen about %d MB; "
-              + "entry %d is %s%n", (opened - t1) / 1_000_000, r.recoveryStats(),
+              + "entry %d is %s%n", (opened - t1) / 1_000_000, store.recoveryStats(),
           (usedAfter - usedBefore) >> 20, entries - 1, last.getStatus());
     }
   }
@@ -51,12 +57,17 @@ public final class RestartTiming {
   private static void fill(StorageOptions options, int entries) throws Exception {
     ByteString payload = ByteString.copyFrom(new byte[1024]);
     long t0 = System.nanoTime();
-    try (LogReplica r = LogReplica.open(options)) {
+    try (ReplicaStore store = ReplicaStore.open(options)) {
       List<CompletableFuture<?>> window = new ArrayList<>();
       for (int i = 0; i < entries; i++) {
+        StreamSlot slot = StreamSlot.newBuilder().setStream(StreamId.of("s" + (i % 100)).toMsg())
+            .setStreamAddress(i / 100).setBackpointer(i < 100 ? -1 : i - 100).build();
         LogEntryMsg e = LogEntryMsg.newBuilder().setGlobalAddress(i).setKind(EntryKind.DATA)
-            .setPayload(payload).build();
-        window.add(r.write(LogWriteRequest.newBuilder().setEntry(e).setCommit(true).build()));
+            .addSlots(slot).setPayload(payload).build();
+        window.add(store.chainWrite(ChainWriteRequest.newBuilder().setEntry(e)
+            .addSteps(ChainStep.newBuilder().setLog(true))
+            .addSteps(ChainStep.newBuilder().addSlots(slot).setCommit(true))
+            .setCommitEarlier(true).build()));
         if (window.size() == 10_000) {
           CompletableFuture.allOf(window.toArray(CompletableFuture[]::new)).join();
           window.clear();
