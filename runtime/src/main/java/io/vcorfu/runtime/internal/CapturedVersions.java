@@ -6,7 +6,10 @@ import java.util.TreeMap;
 
 /**
  * The versions a view of a {@link Versioned} object captured: one after its base and one after
- * every log entry it applied, by global address, the newest {@code limit} kept.
+ * every log entry it applied, by global address. The newest are kept, at most {@code limit} of
+ * them and at most {@code byteBudget} estimated bytes: an old version keeps alive what later
+ * updates replaced, which is estimated as its entry's serialized arguments plus {@value
+ * #PATH_BYTES} bytes for the copied path of the persistent structure.
  *
  * <p>Because a version is captured after every applied entry, the version as of any address S at
  * or above the oldest kept one is the one captured at the greatest address at or below S: no
@@ -18,21 +21,33 @@ import java.util.TreeMap;
  * <p>Not thread-safe: used under its {@link StreamView}'s lock.
  */
 final class CapturedVersions {
-  private final TreeMap<Long, Object> byAddress = new TreeMap<>();
-  private final int limit;
+  static final int PATH_BYTES = 256;
 
-  CapturedVersions(int limit) {
+  private record Captured(Object version, long bytes) {}
+
+  private final TreeMap<Long, Captured> byAddress = new TreeMap<>();
+  private final int limit;
+  private final long byteBudget;
+  private long bytes;
+
+  CapturedVersions(int limit, long byteBudget) {
     this.limit = limit;
+    this.byteBudget = byteBudget;
   }
 
-  /** Captures the version of {@code live} as of {@code address}, dropping the oldest beyond the limit. */
-  void capture(long address, Object live) {
+  /**
+   * Captures the version of {@code live} as of {@code address}, whose update carried {@code
+   * argumentBytes} bytes of serialized arguments; drops the oldest versions beyond the bounds.
+   */
+  void capture(long address, Object live, long argumentBytes) {
     if (limit == 0) {
       return;
     }
-    byAddress.put(address, ((Versioned<?>) live).captureVersion());
-    while (byAddress.size() > limit) {
-      byAddress.pollFirstEntry();
+    Captured c = new Captured(((Versioned<?>) live).captureVersion(), argumentBytes + PATH_BYTES);
+    Captured replaced = byAddress.put(address, c);
+    bytes += c.bytes() - (replaced == null ? 0 : replaced.bytes());
+    while (byAddress.size() > limit || (bytes > byteBudget && byAddress.size() > 1)) {
+      bytes -= byAddress.pollFirstEntry().getValue().bytes();
     }
   }
 
@@ -43,11 +58,11 @@ final class CapturedVersions {
    */
   @SuppressWarnings("unchecked")
   boolean restoreInto(Object target, long snapshot) {
-    Map.Entry<Long, Object> e = byAddress.floorEntry(snapshot);
+    Map.Entry<Long, Captured> e = byAddress.floorEntry(snapshot);
     if (e == null) {
       return false;
     }
-    ((Versioned<Object>) target).restoreVersion(e.getValue());
+    ((Versioned<Object>) target).restoreVersion(e.getValue().version());
     return true;
   }
 

@@ -32,7 +32,7 @@ import org.slf4j.LoggerFactory;
  * <ul>
  *   <li>For a class implementing {@link Versioned}, the view captures a version
  *       after the base and after every entry it applies ({@link CapturedVersions}, bounded by
- *       {@code RuntimeOptions.retainedVersions}); an old version is then a new instance restored
+ *       {@code RuntimeOptions.retainedVersions} and {@code retainedHistoryBytes}); an old version is then a new instance restored
  *       to the captured version at or below the address: O(1) to set up, nothing replayed or
  *       copied, whatever the object's size.
  *   <li>Otherwise (and for addresses older than every captured version) its {@link ViewHistory}
@@ -103,7 +103,7 @@ public final class StreamView {
     this.limit = limit;
     this.history = new ViewHistory(core, stream, model, serializer, base);
     this.captured = Versioned.class.isAssignableFrom(model.type())
-        ? new CapturedVersions(core.options().retainedVersions()) : null;
+        ? new CapturedVersions(core.options().retainedVersions(), core.options().retainedHistoryBytes()) : null;
     this.version = base.version();
     this.lastApplied = base.version();
     this.streamPos = base.streamPos();
@@ -119,7 +119,7 @@ public final class StreamView {
       this.live = proxy;
       history.applyBase(proxy);
       if (captured != null) {
-        captured.capture(history.baseVersion(), proxy);
+        captured.capture(history.baseVersion(), proxy, 0);
       }
     } finally {
       lock.unlock();
@@ -342,6 +342,7 @@ public final class StreamView {
 
   private void apply(StreamEntry e) {
     boolean applied = false;
+    long argumentBytes = 0;
     for (ViewHistory.Applied a : history.updatesOf(e)) {
       Object[] args;
       try {
@@ -366,9 +367,12 @@ public final class StreamView {
       }
       lastApplied = e.globalAddress();
       applied = true;
+      for (byte[] arg : a.args()) {
+        argumentBytes += arg.length;
+      }
     }
     if (applied && captured != null) {
-      captured.capture(e.globalAddress(), live);
+      captured.capture(e.globalAddress(), live, argumentBytes);
     }
   }
 }

@@ -134,6 +134,24 @@ class VersionedObjectTest {
   }
 
   @Test
+  void capturedVersionsAreBoundedByTheirEstimatedBytes() {
+    // About 266 bytes per version: the newest dozen or so fit in 4 KiB.
+    VCorfuRuntime rt = runtime(RuntimeOptions.defaults().withRetainedHistoryBytes(4096));
+    Journal j = rt.objects().open("journal-bytes", Journal.class);
+    long[] after = fill(rt, j, 100);
+    assertThat(j.size()).isEqualTo(100);
+
+    long before = Journal.UPCALLS.get();
+    Journal recent = rt.objects().builder("journal-bytes", Journal.class).asOf(after[98]).open();
+    assertThat(recent.lines()).isEqualTo(linesUpTo(98));
+    assertThat(Journal.UPCALLS.get() - before).as("a retained version is restored").isZero();
+
+    Journal old = rt.objects().builder("journal-bytes", Journal.class).asOf(after[30]).open();
+    assertThat(old.lines()).isEqualTo(linesUpTo(30));
+    assertThat(Journal.UPCALLS.get() - before).as("an evicted version is replayed").isEqualTo(30);
+  }
+
+  @Test
   void aCheckpointOfAVersionedObjectRoundTripsThroughItsCheckpointForm() {
     VCorfuRuntime writer = runtime();
     Journal j = writer.objects().open("journal-cp", Journal.class);
