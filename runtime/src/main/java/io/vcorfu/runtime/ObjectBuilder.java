@@ -78,9 +78,12 @@ public final class ObjectBuilder<T> {
    * below it applied, none above; -1 = before any write). The view is read-only: mutators fail
    * with {@link ReadOnlyViewException}. Each call to {@link #open()} makes a new view.
    *
-   * <p>Cost: when this runtime has the object open locally, the snapshot is rebuilt in memory by
-   * replaying the local view's retained history up to {@code address} onto the initial state (or
-   * checkpoint) it started from, with no log reads. Otherwise the view plays the stream from the log
+   * <p>Cost: when this runtime has the object open locally and its class implements {@link
+   * Versioned}, the snapshot is the version the local view captured at or below {@code address},
+   * restored in O(1) with nothing replayed or copied (as long as the view still keeps a version
+   * that old, see {@link RuntimeOptions#retainedVersions}). For other classes open locally, the
+   * snapshot is rebuilt in memory by replaying the local view's retained history up to {@code
+   * address} onto the initial state (or checkpoint) it started from, with no log reads. Otherwise the view plays the stream from the log
    * up to {@code address}, once, on first use. Snapshots older than the checkpoint a local view
    * started from are also played from the log (the stream is never trimmed by a checkpoint).
    */

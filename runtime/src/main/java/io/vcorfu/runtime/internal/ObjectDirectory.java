@@ -68,7 +68,8 @@ public final class ObjectDirectory {
   /**
    * A read-only view of {@code stream} as of global address {@code asOf}. When the stream is open
    * locally in this runtime as the same type and that view can serve {@code asOf}, the snapshot is
-   * built from the local view's retained history without reading the log; otherwise the new view
+   * built from the local view without reading the log (restored from a captured version for a
+   * {@code Versioned} class, replayed from the retained history otherwise); otherwise the new view
    * plays the stream from the log up to {@code asOf} on first use.
    */
   public <T> T openSnapshot(StreamId stream, Class<T> type, Serializer serializer, long asOf) {
