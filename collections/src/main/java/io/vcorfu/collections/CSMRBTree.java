@@ -4,6 +4,7 @@ import io.vcorfu.collections.internal.BTreeMeta;
 import io.vcorfu.collections.internal.BTreeNode;
 import io.vcorfu.collections.internal.BTreeSession;
 import io.vcorfu.collections.internal.BTreeVerifier;
+import io.vcorfu.collections.internal.ForwardingNavigableMap;
 import io.vcorfu.collections.internal.KeyRange;
 import io.vcorfu.collections.internal.RangeMapView;
 import io.vcorfu.collections.internal.RangeStore;
@@ -12,6 +13,7 @@ import io.vcorfu.protocol.StreamId;
 import io.vcorfu.runtime.ReadOnlyViewException;
 import io.vcorfu.runtime.VCorfuRuntime;
 import java.util.Iterator;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.UUID;
@@ -53,7 +55,7 @@ import java.util.function.Function;
  *
  * <p>Thread-safe.
  */
-public final class CSMRBTree<K extends Comparable<? super K>, V> implements java.util.NavigableMap<K, V> {
+public final class CSMRBTree<K extends Comparable<? super K>, V> extends ForwardingNavigableMap<K, V> {
   public static final int DEFAULT_FANOUT = 32;
   public static final int MIN_FANOUT = 3;
   public static final int MAX_FANOUT = 4096;
@@ -127,7 +129,7 @@ public final class CSMRBTree<K extends Comparable<? super K>, V> implements java
         return existing;
       }
       StreamId root = StreamId.of(name + "/btree/node/" + UUID.randomUUID());
-      rt.objects().builder(root, BTreeNode.class).open().replace(0, java.util.List.of(), java.util.List.of(), java.util.List.of());
+      rt.objects().builder(root, BTreeNode.class).open().replace(0, List.of(), List.of(), List.of());
       meta.create(root, chosen);
       return new TreeInfo(root, 0, chosen);
     });
@@ -265,201 +267,8 @@ public final class CSMRBTree<K extends Comparable<? super K>, V> implements java
     }
   }
 
-  // ---- The java.util surface, over the primitives. ----
-
   @Override
-  public int size() {
-    return all.size();
-  }
-
-  @Override
-  public boolean isEmpty() {
-    return all.isEmpty();
-  }
-
-  @Override
-  public boolean containsKey(Object key) {
-    return all.containsKey(key);
-  }
-
-  @Override
-  public boolean containsValue(Object value) {
-    return all.containsValue(value);
-  }
-
-  @Override
-  public V get(Object key) {
-    return all.get(key);
-  }
-
-  @Override
-  public V put(K key, V value) {
-    return all.put(key, value);
-  }
-
-  @Override
-  public V remove(Object key) {
-    return all.remove(key);
-  }
-
-  @Override
-  public void putAll(Map<? extends K, ? extends V> m) {
-    all.putAll(m);
-  }
-
-  @Override
-  public void clear() {
-    all.clear();
-  }
-
-  @Override
-  public java.util.Comparator<? super K> comparator() {
-    return null;
-  }
-
-  @Override
-  public K firstKey() {
-    return all.firstKey();
-  }
-
-  @Override
-  public K lastKey() {
-    return all.lastKey();
-  }
-
-  @Override
-  public Map.Entry<K, V> firstEntry() {
-    return all.firstEntry();
-  }
-
-  @Override
-  public Map.Entry<K, V> lastEntry() {
-    return all.lastEntry();
-  }
-
-  @Override
-  public Map.Entry<K, V> pollFirstEntry() {
-    return all.pollFirstEntry();
-  }
-
-  @Override
-  public Map.Entry<K, V> pollLastEntry() {
-    return all.pollLastEntry();
-  }
-
-  @Override
-  public Map.Entry<K, V> lowerEntry(K key) {
-    return all.lowerEntry(key);
-  }
-
-  @Override
-  public K lowerKey(K key) {
-    return all.lowerKey(key);
-  }
-
-  @Override
-  public Map.Entry<K, V> floorEntry(K key) {
-    return all.floorEntry(key);
-  }
-
-  @Override
-  public K floorKey(K key) {
-    return all.floorKey(key);
-  }
-
-  @Override
-  public Map.Entry<K, V> ceilingEntry(K key) {
-    return all.ceilingEntry(key);
-  }
-
-  @Override
-  public K ceilingKey(K key) {
-    return all.ceilingKey(key);
-  }
-
-  @Override
-  public Map.Entry<K, V> higherEntry(K key) {
-    return all.higherEntry(key);
-  }
-
-  @Override
-  public K higherKey(K key) {
-    return all.higherKey(key);
-  }
-
-  @Override
-  public java.util.NavigableMap<K, V> descendingMap() {
-    return all.descendingMap();
-  }
-
-  @Override
-  public java.util.NavigableSet<K> navigableKeySet() {
-    return all.navigableKeySet();
-  }
-
-  @Override
-  public java.util.NavigableSet<K> descendingKeySet() {
-    return all.descendingKeySet();
-  }
-
-  @Override
-  public java.util.Set<K> keySet() {
-    return all.keySet();
-  }
-
-  @Override
-  public java.util.Collection<V> values() {
-    return all.values();
-  }
-
-  @Override
-  public java.util.Set<Map.Entry<K, V>> entrySet() {
-    return all.entrySet();
-  }
-
-  @Override
-  public java.util.NavigableMap<K, V> subMap(K fromKey, boolean fromInclusive, K toKey, boolean toInclusive) {
-    return all.subMap(fromKey, fromInclusive, toKey, toInclusive);
-  }
-
-  @Override
-  public java.util.NavigableMap<K, V> headMap(K toKey, boolean inclusive) {
-    return all.headMap(toKey, inclusive);
-  }
-
-  @Override
-  public java.util.NavigableMap<K, V> tailMap(K fromKey, boolean inclusive) {
-    return all.tailMap(fromKey, inclusive);
-  }
-
-  @Override
-  public java.util.SortedMap<K, V> subMap(K fromKey, K toKey) {
-    return all.subMap(fromKey, toKey);
-  }
-
-  @Override
-  public java.util.SortedMap<K, V> headMap(K toKey) {
-    return all.headMap(toKey);
-  }
-
-  @Override
-  public java.util.SortedMap<K, V> tailMap(K fromKey) {
-    return all.tailMap(fromKey);
-  }
-
-  /** Equal to any {@link Map} with the same mappings (read from one snapshot of this tree). */
-  @Override
-  public boolean equals(Object o) {
-    return o == this || all.equals(o);
-  }
-
-  @Override
-  public int hashCode() {
-    return all.hashCode();
-  }
-
-  @Override
-  public String toString() {
-    return all.toString();
+  protected java.util.NavigableMap<K, V> delegate() {
+    return all;
   }
 }

@@ -1,5 +1,6 @@
 package io.vcorfu.collections;
 
+import io.vcorfu.collections.internal.ForwardingNavigableMap;
 import io.vcorfu.collections.internal.KeyRange;
 import io.vcorfu.collections.internal.PersistentSortedMap;
 import io.vcorfu.collections.internal.RangeMapView;
@@ -9,15 +10,11 @@ import io.vcorfu.runtime.annotations.Accessor;
 import io.vcorfu.runtime.annotations.ConflictParameter;
 import io.vcorfu.runtime.annotations.Mutator;
 import io.vcorfu.runtime.annotations.MutatorAccessor;
-import java.util.Collection;
 import java.util.Comparator;
 import java.util.Iterator;
 import java.util.Map;
 import java.util.NavigableMap;
-import java.util.NavigableSet;
 import java.util.Objects;
-import java.util.Set;
-import java.util.SortedMap;
 
 /**
  * A replicated sorted map (SMR: its whole history is one stream), usable as a {@link
@@ -61,8 +58,8 @@ import java.util.SortedMap;
  * @param <K> key type, ordered by its natural ordering
  * @param <V> value type
  */
-public class SMRRangeMap<K extends Comparable<? super K>, V>
-    implements NavigableMap<K, V>, Versioned<PersistentSortedMap<K, V>> {
+public class SMRRangeMap<K extends Comparable<? super K>, V> extends ForwardingNavigableMap<K, V>
+    implements Versioned<PersistentSortedMap<K, V>> {
   private PersistentSortedMap<K, V> tree = PersistentSortedMap.empty();
   private final transient RangeMapView<K, V> all = RangeMapView.of(new Store());
 
@@ -199,6 +196,11 @@ public class SMRRangeMap<K extends Comparable<? super K>, V>
   }
 
   @Override
+  protected NavigableMap<K, V> delegate() {
+    return all;
+  }
+
+  @Override
   public int size() {
     return currentTree().size();
   }
@@ -208,189 +210,9 @@ public class SMRRangeMap<K extends Comparable<? super K>, V>
     return currentTree().isEmpty();
   }
 
-  @Override
-  public boolean containsKey(Object key) {
-    return all.containsKey(key);
-  }
-
-  @Override
-  public boolean containsValue(Object value) {
-    return all.containsValue(value);
-  }
-
-  @Override
-  public V get(Object key) {
-    return all.get(key);
-  }
-
-  @Override
-  public V put(K key, V value) {
-    return all.put(key, value);
-  }
-
-  @Override
-  public V remove(Object key) {
-    return all.remove(key);
-  }
-
-  @Override
-  public void putAll(Map<? extends K, ? extends V> m) {
-    all.putAll(m);
-  }
-
-  @Override
-  public void clear() {
-    all.clear();
-  }
-
+  /** Null: keys follow their natural ordering. */
   @Override
   public Comparator<? super K> comparator() {
     return null;
-  }
-
-  @Override
-  public K firstKey() {
-    return all.firstKey();
-  }
-
-  @Override
-  public K lastKey() {
-    return all.lastKey();
-  }
-
-  @Override
-  public Map.Entry<K, V> firstEntry() {
-    return all.firstEntry();
-  }
-
-  @Override
-  public Map.Entry<K, V> lastEntry() {
-    return all.lastEntry();
-  }
-
-  @Override
-  public Map.Entry<K, V> pollFirstEntry() {
-    return all.pollFirstEntry();
-  }
-
-  @Override
-  public Map.Entry<K, V> pollLastEntry() {
-    return all.pollLastEntry();
-  }
-
-  @Override
-  public Map.Entry<K, V> lowerEntry(K key) {
-    return all.lowerEntry(key);
-  }
-
-  @Override
-  public K lowerKey(K key) {
-    return all.lowerKey(key);
-  }
-
-  @Override
-  public Map.Entry<K, V> floorEntry(K key) {
-    return all.floorEntry(key);
-  }
-
-  @Override
-  public K floorKey(K key) {
-    return all.floorKey(key);
-  }
-
-  @Override
-  public Map.Entry<K, V> ceilingEntry(K key) {
-    return all.ceilingEntry(key);
-  }
-
-  @Override
-  public K ceilingKey(K key) {
-    return all.ceilingKey(key);
-  }
-
-  @Override
-  public Map.Entry<K, V> higherEntry(K key) {
-    return all.higherEntry(key);
-  }
-
-  @Override
-  public K higherKey(K key) {
-    return all.higherKey(key);
-  }
-
-  @Override
-  public NavigableMap<K, V> descendingMap() {
-    return all.descendingMap();
-  }
-
-  @Override
-  public NavigableSet<K> navigableKeySet() {
-    return all.navigableKeySet();
-  }
-
-  @Override
-  public NavigableSet<K> descendingKeySet() {
-    return all.descendingKeySet();
-  }
-
-  @Override
-  public Set<K> keySet() {
-    return all.keySet();
-  }
-
-  @Override
-  public Collection<V> values() {
-    return all.values();
-  }
-
-  @Override
-  public Set<Map.Entry<K, V>> entrySet() {
-    return all.entrySet();
-  }
-
-  @Override
-  public NavigableMap<K, V> subMap(K fromKey, boolean fromInclusive, K toKey, boolean toInclusive) {
-    return all.subMap(fromKey, fromInclusive, toKey, toInclusive);
-  }
-
-  @Override
-  public NavigableMap<K, V> headMap(K toKey, boolean inclusive) {
-    return all.headMap(toKey, inclusive);
-  }
-
-  @Override
-  public NavigableMap<K, V> tailMap(K fromKey, boolean inclusive) {
-    return all.tailMap(fromKey, inclusive);
-  }
-
-  @Override
-  public SortedMap<K, V> subMap(K fromKey, K toKey) {
-    return all.subMap(fromKey, toKey);
-  }
-
-  @Override
-  public SortedMap<K, V> headMap(K toKey) {
-    return all.headMap(toKey);
-  }
-
-  @Override
-  public SortedMap<K, V> tailMap(K fromKey) {
-    return all.tailMap(fromKey);
-  }
-
-  /** Equal to any {@link Map} with the same mappings (read from one version of this map). */
-  @Override
-  public boolean equals(Object o) {
-    return o == this || all.equals(o);
-  }
-
-  @Override
-  public int hashCode() {
-    return all.hashCode();
-  }
-
-  @Override
-  public String toString() {
-    return all.toString();
   }
 }

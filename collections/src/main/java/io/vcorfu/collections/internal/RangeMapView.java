@@ -1,7 +1,5 @@
 package io.vcorfu.collections.internal;
 
-import java.util.AbstractCollection;
-import java.util.AbstractSet;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.Comparator;
@@ -283,158 +281,17 @@ public final class RangeMapView<K extends Comparable<? super K>, V> implements N
 
   /** Entries of one consistent version, in this view's order; remove and setValue write through. */
   Iterator<Map.Entry<K, V>> entryIterator() {
-    Iterator<Map.Entry<K, V>> it = store.entries(range, descending);
-    return new Iterator<>() {
-      private K last;
-
-      @Override
-      public boolean hasNext() {
-        return it.hasNext();
-      }
-
-      @Override
-      public Map.Entry<K, V> next() {
-        Map.Entry<K, V> e = it.next();
-        last = e.getKey();
-        return new WriteThroughEntry(e.getKey(), e.getValue());
-      }
-
-      @Override
-      public void remove() {
-        if (last == null) {
-          throw new IllegalStateException("next() has not returned an entry since the last remove()");
-        }
-        store.remove(last);
-        last = null;
-      }
-    };
-  }
-
-  private final class WriteThroughEntry implements Map.Entry<K, V> {
-    private final K key;
-    private V value;
-
-    WriteThroughEntry(K key, V value) {
-      this.key = key;
-      this.value = value;
-    }
-
-    @Override
-    public K getKey() {
-      return key;
-    }
-
-    @Override
-    public V getValue() {
-      return value;
-    }
-
-    @Override
-    public V setValue(V v) {
-      Objects.requireNonNull(v, "this map does not hold null values");
-      V old = value;
-      store.put(key, v);
-      value = v;
-      return old;
-    }
-
-    @Override
-    public boolean equals(Object o) {
-      return o instanceof Map.Entry<?, ?> e && key.equals(e.getKey()) && value.equals(e.getValue());
-    }
-
-    @Override
-    public int hashCode() {
-      return key.hashCode() ^ value.hashCode();
-    }
-
-    @Override
-    public String toString() {
-      return key + "=" + value;
-    }
+    return RangeEntries.iterator(store, store.entries(range, descending));
   }
 
   @Override
   public Set<Map.Entry<K, V>> entrySet() {
-    return new AbstractSet<>() {
-      @Override
-      public Iterator<Map.Entry<K, V>> iterator() {
-        return entryIterator();
-      }
-
-      @Override
-      public int size() {
-        return RangeMapView.this.size();
-      }
-
-      @Override
-      public boolean isEmpty() {
-        return RangeMapView.this.isEmpty();
-      }
-
-      @Override
-      public boolean contains(Object o) {
-        if (!(o instanceof Map.Entry<?, ?> e) || e.getKey() == null || e.getValue() == null) {
-          return false;
-        }
-        return e.getValue().equals(get(e.getKey()));
-      }
-
-      @Override
-      public boolean remove(Object o) {
-        if (!contains(o)) {
-          return false;
-        }
-        RangeMapView.this.remove(((Map.Entry<?, ?>) o).getKey());
-        return true;
-      }
-
-      @Override
-      public void clear() {
-        RangeMapView.this.clear();
-      }
-    };
+    return RangeEntries.entrySet(this);
   }
 
   @Override
   public Collection<V> values() {
-    return new AbstractCollection<>() {
-      @Override
-      public Iterator<V> iterator() {
-        Iterator<Map.Entry<K, V>> it = entryIterator();
-        return new Iterator<>() {
-          @Override
-          public boolean hasNext() {
-            return it.hasNext();
-          }
-
-          @Override
-          public V next() {
-            return it.next().getValue();
-          }
-
-          @Override
-          public void remove() {
-            it.remove();
-          }
-        };
-      }
-
-      @Override
-      public int size() {
-        return RangeMapView.this.size();
-      }
-
-      @Override
-      public boolean contains(Object o) {
-        return o != null && containsValue(o);
-      }
-
-      @Override
-      public void clear() {
-        RangeMapView.this.clear();
-      }
-    };
+    return RangeEntries.values(this);
   }
 
   /** Equal to any {@link Map} with the same mappings; reads this map's entries from one version. */
