@@ -200,6 +200,17 @@ public class SMRRangeMap<K extends Comparable<? super K>, V> extends ForwardingN
     return all;
   }
 
+  /**
+   * Appends one blind put per mapping ({@link #fastPut}), without waiting for previous values; not
+   * atomic outside a transaction (a null key or value stops it part way, like TreeMap's).
+   */
+  @Override
+  public void putAll(Map<? extends K, ? extends V> m) {
+    for (Map.Entry<? extends K, ? extends V> e : m.entrySet()) {
+      fastPut(e.getKey(), e.getValue());
+    }
+  }
+
   @Override
   public int size() {
     return currentTree().size();

@@ -55,6 +55,8 @@ class CSMRBTreeConcurrencyTest {
     return rt;
   }
 
+  private static final java.util.concurrent.atomic.AtomicInteger ABORTS = new java.util.concurrent.atomic.AtomicInteger();
+
   private static List<Op> client(VCorfuRuntime rt, String name, long seed, int id) {
     CSMRBTree<Long, String> tree = CSMRBTree.open(rt, name, 4);
     Random random = new Random(seed * 31 + id);
@@ -71,6 +73,7 @@ class CSMRBTreeConcurrencyTest {
           done.add(new Op(address, put || result != null, key, value, result));
           break;
         } catch (TransactionAbortedException e) {
+          ABORTS.incrementAndGet();
           if (attempt == MAX_ATTEMPTS) {
             throw new AssertionError("client " + id + " could not commit operation " + i + " in " + MAX_ATTEMPTS + " attempts", e);
           }
@@ -126,7 +129,10 @@ class CSMRBTreeConcurrencyTest {
     CSMRBTree<Long, String> tree = CSMRBTree.open(reader, name);
     assertThat(new ArrayList<>(tree.entrySet())).as("seed %d: final contents", seed)
         .containsExactlyElementsOf(model.entrySet());
-    assertThat(tree.checkStructure().entries()).isEqualTo(model.size());
+    CSMRBTree.Shape shape = tree.checkStructure();
+    assertThat(shape.entries()).isEqualTo(model.size());
+    assertThat(shape.depth()).as("the workload split the root").isGreaterThan(1);
+    LOG.info("seed {}: {} commits, {} aborted attempts so far, final shape {}", seed, commits.size(), ABORTS.get(), shape);
     Random pick = new Random(seed);
     for (int i = 0; i < 5; i++) {
       int at = pick.nextInt(commits.size());

@@ -11,20 +11,23 @@ import io.vcorfu.runtime.annotations.Mutator;
  * adds a level, a root left with one child hands over to it), so ordinary updates never touch it.
  */
 public class BTreeMeta implements Versioned<TreeInfo> {
-  private TreeInfo info;
+  /** The state before the tree is created (a captured version is never null). */
+  private static final TreeInfo UNCREATED = new TreeInfo(null, -1, 0);
+
+  private TreeInfo info = UNCREATED;
 
   public BTreeMeta() {}
 
   /** The tree's settings, or null before it was created. */
   @Accessor
   public TreeInfo info() {
-    return info;
+    return info.root() == null ? null : info;
   }
 
   /** Creates the tree; does nothing when it already exists (the first creation wins). */
   @Mutator
   public void create(StreamId root, int fanout) {
-    if (info == null) {
+    if (info.root() == null) {
       info = new TreeInfo(root, 0, fanout);
     }
   }
@@ -32,7 +35,7 @@ public class BTreeMeta implements Versioned<TreeInfo> {
   /** Makes {@code root}, a node at level {@code level}, the root. */
   @Mutator
   public void setRoot(StreamId root, int level) {
-    if (info != null) {
+    if (info.root() != null) {
       info = new TreeInfo(root, level, info.fanout());
     }
   }
@@ -44,6 +47,6 @@ public class BTreeMeta implements Versioned<TreeInfo> {
 
   @Override
   public void restoreVersion(TreeInfo version) {
-    info = version;
+    info = version == null ? UNCREATED : version;
   }
 }
