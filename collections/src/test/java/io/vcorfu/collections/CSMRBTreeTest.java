@@ -219,4 +219,35 @@ class CSMRBTreeTest {
     assertThat(tree).hasSize(12);
     assertThat(tree.checkStructure().entries()).isEqualTo(12);
   }
+
+  private static boolean commits(VCorfuRuntime rt) {
+    try {
+      rt.TXEnd();
+      return true;
+    } catch (io.vcorfu.runtime.TransactionAbortedException e) {
+      return false;
+    }
+  }
+
+  @Test
+  void updatesOfDifferentExistingKeysInOneLeafCommitTogetherButInsertsIntoOneLeafConflict() {
+    VCorfuRuntime r1 = runtime();
+    VCorfuRuntime r2 = runtime();
+    CSMRBTree<Long, String> t1 = CSMRBTree.open(r1, "per-key", 8);
+    CSMRBTree<Long, String> t2 = CSMRBTree.open(r2, "per-key", 8);
+    for (long k = 1; k <= 4; k++) {
+      t1.put(k, "v" + k);
+    }
+    r1.TXBegin();
+    r2.TXBegin();
+    assertThat(t1.put(1L, "a")).isEqualTo("v1");
+    assertThat(t2.put(2L, "b")).isEqualTo("v2");
+    assertThat(new boolean[] {commits(r1), commits(r2)}).as("in-place updates of keys 1 and 2").containsExactly(true, true);
+    r1.TXBegin();
+    r2.TXBegin();
+    t1.put(5L, "new");
+    t2.put(6L, "new");
+    assertThat(new boolean[] {commits(r1), commits(r2)}).as("inserts of keys 5 and 6 into one leaf").containsExactly(true, false);
+    assertThat(t2).isEqualTo(java.util.Map.of(1L, "a", 2L, "b", 3L, "v3", 4L, "v4", 5L, "new"));
+  }
 }
