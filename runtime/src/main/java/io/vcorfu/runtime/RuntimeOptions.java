@@ -19,9 +19,14 @@ import java.util.Objects;
  *     rebuild old versions (transaction snapshots, snapshot views) without log reads; once an
  *     object's history outgrows it, that view drops it and rebuilds old versions by replaying its
  *     stream from the log instead
+ * @param retainedVersions how many captured versions a local view of a {@link Versioned} object
+ *     keeps (one per applied update, newest kept); versions share structure, so each costs about
+ *     what its update copied (O(log n) nodes) plus an index entry. Snapshots older than the oldest
+ *     kept version are rebuilt by replay, as for other objects; 0 turns capturing off
  */
 public record RuntimeOptions(Serializer serializer, int maxTransactionAttempts,
-    Duration backoffInitial, Duration backoffMax, Duration ioTimeout, long retainedHistoryBytes) {
+    Duration backoffInitial, Duration backoffMax, Duration ioTimeout, long retainedHistoryBytes,
+    int retainedVersions) {
 
   public RuntimeOptions {
     Objects.requireNonNull(serializer, "serializer");
@@ -37,34 +42,42 @@ public record RuntimeOptions(Serializer serializer, int maxTransactionAttempts,
     if (retainedHistoryBytes < 0) {
       throw new IllegalArgumentException("retainedHistoryBytes must not be negative");
     }
+    if (retainedVersions < 0) {
+      throw new IllegalArgumentException("retainedVersions must not be negative");
+    }
   }
 
   /**
    * A fresh {@link DefaultSerializer}, 20 attempts, backoff 1 ms doubling to 100 ms, 30 s I/O
-   * timeout, 64 MiB of retained history per object.
+   * timeout, 64 MiB of retained history and 16,384 captured versions per object.
    */
   public static RuntimeOptions defaults() {
     return new RuntimeOptions(new DefaultSerializer(), 20, Duration.ofMillis(1),
-        Duration.ofMillis(100), Duration.ofSeconds(30), 64L << 20);
+        Duration.ofMillis(100), Duration.ofSeconds(30), 64L << 20, 16_384);
   }
 
   public RuntimeOptions withSerializer(Serializer s) {
-    return new RuntimeOptions(s, maxTransactionAttempts, backoffInitial, backoffMax, ioTimeout, retainedHistoryBytes);
+    return new RuntimeOptions(s, maxTransactionAttempts, backoffInitial, backoffMax, ioTimeout, retainedHistoryBytes, retainedVersions);
   }
 
   public RuntimeOptions withMaxTransactionAttempts(int n) {
-    return new RuntimeOptions(serializer, n, backoffInitial, backoffMax, ioTimeout, retainedHistoryBytes);
+    return new RuntimeOptions(serializer, n, backoffInitial, backoffMax, ioTimeout, retainedHistoryBytes, retainedVersions);
   }
 
   public RuntimeOptions withBackoff(Duration initial, Duration max) {
-    return new RuntimeOptions(serializer, maxTransactionAttempts, initial, max, ioTimeout, retainedHistoryBytes);
+    return new RuntimeOptions(serializer, maxTransactionAttempts, initial, max, ioTimeout, retainedHistoryBytes, retainedVersions);
   }
 
   public RuntimeOptions withIoTimeout(Duration timeout) {
-    return new RuntimeOptions(serializer, maxTransactionAttempts, backoffInitial, backoffMax, timeout, retainedHistoryBytes);
+    return new RuntimeOptions(serializer, maxTransactionAttempts, backoffInitial, backoffMax, timeout, retainedHistoryBytes, retainedVersions);
   }
 
   public RuntimeOptions withRetainedHistoryBytes(long bytes) {
-    return new RuntimeOptions(serializer, maxTransactionAttempts, backoffInitial, backoffMax, ioTimeout, bytes);
+    return new RuntimeOptions(serializer, maxTransactionAttempts, backoffInitial, backoffMax, ioTimeout, bytes, retainedVersions);
+  }
+
+  public RuntimeOptions withRetainedVersions(int versions) {
+    return new RuntimeOptions(serializer, maxTransactionAttempts, backoffInitial, backoffMax, ioTimeout,
+        retainedHistoryBytes, versions);
   }
 }

@@ -35,7 +35,12 @@ import java.util.function.Supplier;
  * ObjectBuilder#asOf}). A read of an object the transaction already wrote runs on a private copy:
  * the snapshot's state rebuilt by replay plus the buffered writes, built once per object per
  * transaction, so its cost grows with the object's history since its base (initial state or
- * checkpoint).
+ * checkpoint). Objects of a {@link Versioned} class skip the replay: both kinds of read start from
+ * the version the local view captured at or below the snapshot, in O(1).
+ *
+ * <p>Writes outside a transaction: a mutator whose method has a {@code @ConflictParameter} counts
+ * at the sequencer as a write of that key only, so it aborts the open transactions that read that
+ * key (or the whole object) and no others; any other mutator counts as a write of the whole object.
  */
 public final class VCorfuRuntime implements AutoCloseable {
   private final RuntimeCore core;

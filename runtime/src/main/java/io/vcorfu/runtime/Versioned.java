@@ -12,8 +12,15 @@ package io.vcorfu.runtime;
  * version: nothing is copied or replayed. Classes that do not implement this interface are served
  * by replaying their history onto a fresh instance.
  *
- * <p>Both methods run under the view's lock, never concurrently with an upcall on the same
- * instance.
+ * <p>Checkpoints ({@code VCorfuRuntime.checkpoint}) of such an object hold one value instead of
+ * its fields: {@link #toCheckpoint} of its current version, encoded by the object's serializer;
+ * a view opened from the checkpoint gets it back through {@link #fromCheckpoint} and {@link
+ * #restoreVersion}. The defaults pass the version through unchanged, which suits versions the
+ * serializer encodes as they are (records, lists, maps of allowed values).
+ *
+ * <p>{@link #captureVersion} and {@link #restoreVersion} run under the view's lock, never
+ * concurrently with an upcall on the same instance; {@link #toCheckpoint} and {@link
+ * #fromCheckpoint} may run on any thread and must depend on their argument only.
  *
  * @param <V> the captured version: an immutable value holding the whole state
  */
@@ -29,4 +36,19 @@ public interface Versioned<V> {
    * later updates of this instance must not change {@code version}.
    */
   void restoreVersion(V version);
+
+  /**
+   * {@code version} as a value the object's serializer can encode (for example a {@code
+   * java.util.Map} of the entries of a persistent map), for a checkpoint. Default: {@code
+   * version} itself.
+   */
+  default Object toCheckpoint(V version) {
+    return version;
+  }
+
+  /** The version {@link #toCheckpoint} was given, rebuilt from what it returned (after decoding). */
+  @SuppressWarnings("unchecked")
+  default V fromCheckpoint(Object checkpoint) {
+    return (V) checkpoint;
+  }
 }

@@ -12,6 +12,9 @@ import java.lang.annotation.Target;
  * not conflict. Without it, conflicts are detected per object. The key sent to the sequencer is the
  * serialized parameter value (several marked parameters: the serialized list of their values), so
  * it must serialize to the same bytes in every JVM; the default serializer guarantees that.
+ *
+ * <p>A mutator with a conflict key called outside a transaction is a keyed blind write: it aborts
+ * the transactions that read its key or the whole object, not those that read other keys.
  */
 @Documented
 @Retention(RetentionPolicy.RUNTIME)

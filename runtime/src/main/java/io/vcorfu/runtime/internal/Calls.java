@@ -1,7 +1,11 @@
 package io.vcorfu.runtime.internal;
 
+import com.google.protobuf.ByteString;
 import io.vcorfu.protocol.StreamId;
+import io.vcorfu.protocol.proto.ConflictKey;
+import io.vcorfu.protocol.proto.TxResolution;
 import io.vcorfu.runtime.serialization.Serializer;
+import io.vcorfu.runtime.stream.AppendResult;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -42,6 +46,26 @@ final class Calls {
       values.add(args[i]);
     }
     return serializer.serialize(values);
+  }
+
+  /**
+   * Appends one update made outside a transaction, alone in its entry. An update with a conflict
+   * key is a keyed blind write: the sequencer records only that key of the stream as written (no
+   * read is checked), so it aborts exactly the transactions that read that key or the whole
+   * object. An update without one is a whole-object write.
+   */
+  static AppendResult appendAlone(RuntimeCore core, SmrRecord.Update update) {
+    byte[] payload = SmrRecord.encode(List.of(update));
+    List<StreamId> streams = List.of(update.stream());
+    if (update.conflictKeys().isEmpty()) {
+      return core.await(core.log().append(streams, payload));
+    }
+    TxResolution.Builder keyed = TxResolution.newBuilder().setSnapshot(-1);
+    for (byte[] key : update.conflictKeys()) {
+      keyed.addWriteSet(ConflictKey.newBuilder().setStream(update.stream().toMsg())
+          .setKey(ByteString.copyFrom(key)));
+    }
+    return core.await(core.log().appendConditional(streams, payload, keyed.build()));
   }
 
   static Object[] decodeArgs(byte[][] args, Serializer serializer) {

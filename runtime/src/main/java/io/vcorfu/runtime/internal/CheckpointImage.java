@@ -1,5 +1,6 @@
 package io.vcorfu.runtime.internal;
 
+import io.vcorfu.runtime.Versioned;
 import io.vcorfu.runtime.serialization.Serializer;
 import java.lang.reflect.Field;
 import java.lang.reflect.Modifier;
@@ -14,8 +15,15 @@ import java.util.Map;
  * non-static, non-transient, non-synthetic field declared by the object's class and its
  * superclasses (below {@link Object}), keyed {@code DeclaringClass.fieldName}. Immutable; each
  * restore decodes fresh values, so restored instances never share mutable field values.
+ *
+ * <p>An object of a {@link Versioned} class is imaged as one value instead, under the key {@value
+ * #VERSION_KEY} (which no field key can be): {@link Versioned#toCheckpoint} of a captured version,
+ * restored through {@link Versioned#fromCheckpoint} and {@link Versioned#restoreVersion}. Its
+ * fields may then hold persistent structures the serializer does not know.
  */
 public final class CheckpointImage {
+  static final String VERSION_KEY = "@version";
+
   private final String typeName;
   private final Map<String, byte[]> values;
 
@@ -54,8 +62,32 @@ public final class CheckpointImage {
     return new CheckpointImage(type.getName(), out);
   }
 
+  /**
+   * Images a captured {@code version} of {@code state}, an instance of the {@link Versioned} class
+   * {@code type} (or of its proxy). Needs no lock: reads only the immutable version.
+   *
+   * @throws io.vcorfu.runtime.serialization.UnsupportedTypeException if the checkpoint form cannot
+   *     be encoded by {@code serializer}
+   */
+  @SuppressWarnings("unchecked")
+  static CheckpointImage ofVersion(Class<?> type, Object state, Object version, Serializer serializer) {
+    Object form = ((Versioned<Object>) state).toCheckpoint(version);
+    return new CheckpointImage(type.getName(), Map.of(VERSION_KEY, serializer.serialize(form)));
+  }
+
   /** Sets the fields of {@code state} (a new instance in the class's initial state) from the image. */
+  @SuppressWarnings("unchecked")
   void restoreInto(Object state, Serializer serializer) {
+    byte[] version = values.get(VERSION_KEY);
+    if (version != null) {
+      if (!(state instanceof Versioned<?>)) {
+        throw new IllegalArgumentException("the checkpoint holds a version of " + typeName + ", but a "
+            + state.getClass().getName() + " does not implement Versioned");
+      }
+      Versioned<Object> v = (Versioned<Object>) state;
+      v.restoreVersion(v.fromCheckpoint(serializer.deserialize(version)));
+      return;
+    }
     Class<?> type = state.getClass();
     while (type != null && !type.getName().equals(typeName)) {
       type = type.getSuperclass();

@@ -1,6 +1,7 @@
 package io.vcorfu.runtime.internal;
 
 import io.vcorfu.protocol.StreamId;
+import io.vcorfu.runtime.Versioned;
 import io.vcorfu.runtime.serialization.BinaryReader;
 import io.vcorfu.runtime.serialization.BinaryWriter;
 import io.vcorfu.runtime.serialization.SerializationException;
@@ -31,6 +32,9 @@ import org.slf4j.LoggerFactory;
  *               streamPos:fixed64 the next stream address of S to play
  *               count:varint (field:string value:bytes){count}   see {@link CheckpointImage}
  * </pre>
+ *
+ * A {@link Versioned} object's checkpoint holds one pair: its version's checkpoint form (see
+ * {@link CheckpointImage}). Writing one holds the view's lock only to capture the version.
  *
  * Thread-safe.
  */
@@ -74,10 +78,15 @@ public final class Checkpoints {
     byte[] payload;
     long version;
     try {
+      // A Versioned object's state is captured in O(1) under the lock and encoded outside it.
       Object[] captured = view.inspect((state, v, pos) -> new Object[] {
-          CheckpointImage.capture(type, state, view.serializer()), v, pos});
+          state instanceof Versioned<?> vs ? vs.captureVersion() : CheckpointImage.capture(type, state, view.serializer()),
+          v, pos});
       version = (Long) captured[1];
-      payload = encode(view.stream(), (CheckpointImage) captured[0], version, (Long) captured[2]);
+      CheckpointImage image = proxy instanceof Versioned<?>
+          ? CheckpointImage.ofVersion(type, proxy, captured[0], view.serializer())
+          : (CheckpointImage) captured[0];
+      payload = encode(view.stream(), image, version, (Long) captured[2]);
     } catch (UnsupportedTypeException e) {
       if (REPORTED.add(type.getName())) {
         LOG.warn("Objects of class {} are not checkpointed: a field's value cannot be encoded by the "

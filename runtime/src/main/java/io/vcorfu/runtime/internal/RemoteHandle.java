@@ -76,8 +76,7 @@ final class RemoteHandle implements ObjectHandle {
           tx.writeRemote(m, update);
           return m.kind() == MethodKind.MUTATOR ? null : call(m, args, tx.snapshot, before);
         }
-        long address = core.await(core.log().append(List.of(stream), SmrRecord.encode(List.of(update))))
-            .globalAddress();
+        long address = Calls.appendAlone(core, update).globalAddress();
         return m.kind() == MethodKind.MUTATOR ? null : call(m, args, address - 1, List.of());
       }
       default:

@@ -3,9 +3,9 @@ package io.vcorfu.runtime.internal;
 import io.vcorfu.protocol.StreamId;
 import io.vcorfu.protocol.TrimmedException;
 import io.vcorfu.protocol.VCorfuException;
+import io.vcorfu.runtime.Versioned;
 import io.vcorfu.runtime.serialization.SerializationException;
 import io.vcorfu.runtime.serialization.Serializer;
-import io.vcorfu.runtime.stream.AppendResult;
 import io.vcorfu.runtime.stream.StreamEntry;
 import io.vcorfu.runtime.stream.Tails;
 import java.util.List;
@@ -25,10 +25,21 @@ import org.slf4j.LoggerFactory;
  * in one view.
  *
  * <p><b>Old versions.</b> The view starts from a {@link Base} (the class's initial state at
- * address -1, or a checkpoint: a state and the address it reflects) and rebuilds older versions
- * through its {@link ViewHistory}: replaying retained updates (or, for objects that outgrew the
- * retention bound, the stream from the log) onto a fresh instance brought to the base, with a
- * small cache of rebuilt versions.
+ * address -1, or a checkpoint: a state and the address it reflects). Snapshot reads ({@link
+ * #readAt}), transaction private copies ({@link #freshAt}) and snapshot views ({@link #buildInto})
+ * need the state as of an older address:
+ *
+ * <ul>
+ *   <li>For a class implementing {@link Versioned}, the view captures a version
+ *       after the base and after every entry it applies ({@link CapturedVersions}, bounded by
+ *       {@code RuntimeOptions.retainedVersions}); an old version is then a new instance restored
+ *       to the captured version at or below the address: O(1) to set up, nothing replayed or
+ *       copied, whatever the object's size.
+ *   <li>Otherwise (and for addresses older than every captured version) its {@link ViewHistory}
+ *       replays retained updates (or, for objects that outgrew the retention bound, the stream
+ *       from the log) onto a fresh instance brought to the base, with a small cache of rebuilt
+ *       versions.
+ * </ul>
  *
  * <p>Thread-safe: one lock guards the state and positions; upcalls and accessors on the live state
  * run under it, so no reader sees a half-applied update.
@@ -70,6 +81,7 @@ public final class StreamView {
   private final ReentrantLock lock = new ReentrantLock();
   // Guarded by lock:
   private final ViewHistory history;
+  private final CapturedVersions captured;
   private Object live;
   private long version;
   private long streamPos;
@@ -90,6 +102,8 @@ public final class StreamView {
     this.serializer = serializer;
     this.limit = limit;
     this.history = new ViewHistory(core, stream, model, serializer, base);
+    this.captured = Versioned.class.isAssignableFrom(model.type())
+        ? new CapturedVersions(core.options().retainedVersions()) : null;
     this.version = base.version();
     this.lastApplied = base.version();
     this.streamPos = base.streamPos();
@@ -104,6 +118,9 @@ public final class StreamView {
     try {
       this.live = proxy;
       history.applyBase(proxy);
+      if (captured != null) {
+        captured.capture(history.baseVersion(), proxy);
+      }
     } finally {
       lock.unlock();
     }
@@ -142,10 +159,13 @@ public final class StreamView {
     }
   }
 
-  /** Appends one update to the stream; returns its global address. */
+  /**
+   * Appends one update made outside a transaction; returns its global address. An update with a
+   * conflict key counts at the sequencer as a write of that key only (see {@link
+   * Calls#appendAlone}).
+   */
   long append(SmrRecord.Update update) {
-    AppendResult r = core.await(core.log().append(List.of(stream), SmrRecord.encode(List.of(update))));
-    return r.globalAddress();
+    return Calls.appendAlone(core, update).globalAddress();
   }
 
   /** Appends one update, syncs to its address and returns what its upcall produced there. */
@@ -195,7 +215,8 @@ public final class StreamView {
 
   /**
    * Runs an accessor on the state as of global address {@code snapshot}: the live state when it
-   * reflects exactly that address, otherwise a rebuilt read-only version.
+   * reflects exactly that address, otherwise a restored captured version (a {@code Versioned}
+   * class: O(1), no replay) or a rebuilt read-only version.
    *
    * @throws TrimmedException when the view cannot go back to {@code snapshot}
    */
@@ -209,6 +230,12 @@ public final class StreamView {
       if (lastApplied <= snapshot && version >= snapshot) {
         return Upcalls.run(live, body);
       }
+      if (captured != null) {
+        Object state = model.newState();
+        if (captured.restoreInto(state, snapshot)) {
+          return Upcalls.apply(state, m, args);
+        }
+      }
       return Upcalls.apply(history.versionAt(snapshot, streamPos, version), m, args);
     } finally {
       lock.unlock();
@@ -216,7 +243,9 @@ public final class StreamView {
   }
 
   /**
-   * A new plain instance holding the state as of {@code snapshot}, owned by the caller.
+   * A new plain instance holding the state as of {@code snapshot}, owned by the caller: for a
+   * {@code Versioned} class a restored captured version (O(1); the persistent structures keep the
+   * captured version intact whatever the caller does to the instance), otherwise rebuilt by replay.
    *
    * @throws TrimmedException when the view cannot go back to {@code snapshot}
    */
@@ -237,8 +266,10 @@ public final class StreamView {
   /**
    * Brings {@code target}, a new instance of the class in its initial state (a plain instance or
    * a snapshot view's proxy), to the state as of {@code snapshot}; syncs this view up to {@code
-   * snapshot} first if it is behind. Returns false, leaving {@code target} untouched, when {@code
-   * snapshot} is below the base or beyond the log's tail.
+   * snapshot} first if it is behind. A {@code Versioned} class's target is restored to the captured
+   * version at or below {@code snapshot} when one is kept (O(1)); otherwise the base and the
+   * updates up to {@code snapshot} are replayed onto it. Returns false, leaving {@code target}
+   * untouched, when {@code snapshot} is below the base or beyond the log's tail.
    */
   boolean buildInto(Object target, long snapshot) {
     lock.lock();
@@ -252,7 +283,9 @@ public final class StreamView {
       if (version < snapshot) {
         return false;
       }
-      history.replayInto(target, snapshot, streamPos, version);
+      if (captured == null || !captured.restoreInto(target, snapshot)) {
+        history.replayInto(target, snapshot, streamPos, version);
+      }
       return true;
     } finally {
       lock.unlock();
@@ -308,6 +341,7 @@ public final class StreamView {
   }
 
   private void apply(StreamEntry e) {
+    boolean applied = false;
     for (ViewHistory.Applied a : history.updatesOf(e)) {
       Object[] args;
       try {
@@ -331,6 +365,10 @@ public final class StreamView {
         LOG.debug("Upcall {} at {} threw", a.method().signature(), e.globalAddress(), failure);
       }
       lastApplied = e.globalAddress();
+      applied = true;
+    }
+    if (applied && captured != null) {
+      captured.capture(e.globalAddress(), live);
     }
   }
 }

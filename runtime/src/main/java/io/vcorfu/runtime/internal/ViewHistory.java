@@ -22,6 +22,10 @@ import org.slf4j.LoggerFactory;
  * Cached versions make repeated reads of one old version (transactions sharing a snapshot) cost
  * one rebuild.
  *
+ * <p>Objects of a {@link io.vcorfu.runtime.Versioned} class are served from their view's {@link
+ * CapturedVersions} instead (O(1), no replay); this history serves them only for addresses older
+ * than every captured version they still keep.
+ *
  * <p>Not thread-safe: used under its {@link StreamView}'s lock.
  */
 final class ViewHistory {

@@ -29,7 +29,11 @@ public interface StreamLog extends AutoCloseable {
   /**
    * Like {@link #append}, but the sequencer issues the token only if nothing in {@code tx}'s read
    * set was written after its snapshot; otherwise the future fails with {@link
-   * io.vcorfu.protocol.TokenRefusedException} and nothing reaches the log.
+   * io.vcorfu.protocol.TokenRefusedException} and nothing reaches the log. The keys of {@code
+   * tx}'s write set are recorded as written at the entry's address (a stream written without a key
+   * in the write set counts as written whole). With an empty read set nothing is checked: that is a
+   * keyed blind write, retried with fresh tokens like {@link #append}; with reads, an entry the
+   * chain aborted fails with {@link AppendAbortedException} and is not retried.
    */
   CompletableFuture<AppendResult> appendConditional(
       Collection<StreamId> streams, byte[] payload, TxResolution tx);

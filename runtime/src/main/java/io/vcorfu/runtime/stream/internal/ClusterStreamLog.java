@@ -141,7 +141,9 @@ public final class ClusterStreamLog implements StreamLog {
                         if (outcome == EntryDriver.Outcome.COMMITTED) {
                           return CompletableFuture.completedFuture(result(entry));
                         }
-                        if (tx != null) {
+                        if (tx != null && tx.getReadSetCount() > 0) {
+                          // A conditional write's token was judged against its snapshot; a
+                          // fresh token would need a fresh judgement, so the caller decides.
                           return CompletableFuture.failedFuture(
                               new AppendAbortedException(
                                   entry.getGlobalAddress(), "a reader filled one of its slots first"));
@@ -152,7 +154,9 @@ public final class ClusterStreamLog implements StreamLog {
                                   entry.getGlobalAddress(),
                                   "gave up after " + attempt + " attempts, each aborted by the chain"));
                         }
-                        return appendAttempt(streams, payload, null, attempt + 1);
+                        // Without reads to re-check (a plain or keyed blind write) a fresh token
+                        // is as good as the first.
+                        return appendAttempt(streams, payload, tx, attempt + 1);
                       });
             });
   }

@@ -1,0 +1,5 @@
+/**
+ * Internals of the collections: the persistent (immutable, structure-sharing) data structures
+ * their versions are made of. Not for application use.
+ */
+package io.vcorfu.collections.internal;
