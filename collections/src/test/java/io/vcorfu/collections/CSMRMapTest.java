@@ -4,13 +4,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assumptions.assumeThat;
 
+import io.vcorfu.protocol.StreamId;
 import io.vcorfu.runtime.ObjectOpenException;
 import io.vcorfu.runtime.VCorfuRuntime;
+import io.vcorfu.runtime.testing.CountingStreamLog;
 import io.vcorfu.runtime.testing.TestCluster;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.Set;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -82,6 +85,24 @@ class CSMRMapTest {
         SMRMap<String, Integer> part = SMRMap.open(inspector, CSMRMap.bucketStreamName(name, b));
         assertThat(part.containsKey(key)).as("bucket %d holds %s", b, key).isEqualTo(b == bucket);
       }
+    }
+  }
+
+  @Test
+  void aNewClientServesGetAndPutByReadingOnlyTheKeysBucket() {
+    CSMRMap<String, Integer> writer = CSMRMap.open(harness.runtime(), name, 10);
+    for (int i = 0; i < 100; i++) {
+      writer.put("k" + i, i);
+    }
+    CountingStreamLog counting = new CountingStreamLog(harness.newLog());
+    try (VCorfuRuntime fresh = VCorfuRuntime.using(counting)) {
+      CSMRMap<String, Integer> map = CSMRMap.open(fresh, name);
+      assertThat(map.get("k42")).isEqualTo(42);
+      assertThat(map.put("k42", 420)).isEqualTo(42);
+      Set<StreamId> allowed = Set.of(StreamId.of(name + "/layout"),
+          StreamId.of(CSMRMap.bucketStreamName(name, map.bucketOf("k42"))));
+      assertThat(counting.lowestReadFromByStream.keySet()).as("streams read").isSubsetOf(allowed)
+          .contains(StreamId.of(CSMRMap.bucketStreamName(name, map.bucketOf("k42"))));
     }
   }
 

@@ -2,6 +2,7 @@ package io.vcorfu.collections;
 
 import io.vcorfu.runtime.RuntimeOptions;
 import io.vcorfu.runtime.VCorfuRuntime;
+import io.vcorfu.runtime.stream.StreamLog;
 import io.vcorfu.runtime.testing.TestCluster;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -21,6 +22,11 @@ final class Harness implements AutoCloseable {
       runtimes.add(rt);
     }
     return rt;
+  }
+
+  /** A new client of the cluster's log, owned by the caller. */
+  StreamLog newLog() {
+    return cluster.newLog();
   }
 
   @SuppressWarnings("unchecked")
