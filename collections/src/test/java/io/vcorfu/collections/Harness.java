@@ -1,0 +1,55 @@
+package io.vcorfu.collections;
+
+import io.vcorfu.runtime.RuntimeOptions;
+import io.vcorfu.runtime.VCorfuRuntime;
+import io.vcorfu.runtime.stream.StreamLog;
+import io.vcorfu.runtime.testing.TestCluster;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Supplier;
+
+/** One test cluster and the runtimes a test opened on it; closes them all. */
+final class Harness implements AutoCloseable {
+  private final TestCluster cluster = TestCluster.create();
+  private final List<VCorfuRuntime> runtimes = new ArrayList<>();
+
+  /** A new runtime (a new client of the cluster) that retries transactions patiently. */
+  VCorfuRuntime runtime() {
+    VCorfuRuntime rt = cluster.newRuntime(RuntimeOptions.defaults()
+        .withMaxTransactionAttempts(1_000).withBackoff(Duration.ZERO, Duration.ofMillis(5)));
+    synchronized (runtimes) {
+      runtimes.add(rt);
+    }
+    return rt;
+  }
+
+  /** A new client of the cluster's log, owned by the caller. */
+  StreamLog newLog() {
+    return cluster.newLog();
+  }
+
+  @SuppressWarnings("unchecked")
+  static <E> SMRList<E> list(VCorfuRuntime rt, String name) {
+    return rt.objects().open(name, SMRList.class);
+  }
+
+  @Override
+  public void close() {
+    synchronized (runtimes) {
+      runtimes.forEach(VCorfuRuntime::close);
+    }
+    cluster.close();
+  }
+
+  /** What a call produced: its value, or the class of what it threw. */
+  record Outcome(Object value, Class<?> thrown) {
+    static Outcome of(Supplier<?> call) {
+      try {
+        return new Outcome(call.get(), null);
+      } catch (RuntimeException e) {
+        return new Outcome(null, e.getClass());
+      }
+    }
+  }
+}
