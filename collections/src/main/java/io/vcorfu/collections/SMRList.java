@@ -2,12 +2,12 @@ package io.vcorfu.collections;
 
 import io.vcorfu.collections.internal.ListVersion;
 import io.vcorfu.collections.internal.PersistentSequence;
+import io.vcorfu.runtime.VCorfuRuntime;
 import io.vcorfu.runtime.Versioned;
 import io.vcorfu.runtime.annotations.Accessor;
 import io.vcorfu.runtime.annotations.Mutator;
 import io.vcorfu.runtime.annotations.MutatorAccessor;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Collection;
 import java.util.Comparator;
 import java.util.ConcurrentModificationException;
@@ -33,7 +33,7 @@ import java.util.function.UnaryOperator;
  * asOf} views and transaction copies never copy or replay the list, and it lets iterators, list
  * iterators and sub-lists read one consistent version for as long as they live at no cost. An
  * array would make every captured version an O(n) copy; a linked list would make indexed access
- * O(n).
+ * O(n). Checkpoints hold the {@link ListVersion} record (change count and elements as a list).
  *
  * <p><b>Semantics.</b> Element updates are appended to the log; operations that depend on the state
  * at their log position are {@code @MutatorAccessor}s and return (or throw) what they produced
@@ -67,22 +67,22 @@ import java.util.function.UnaryOperator;
  * state without syncing.
  */
 public class SMRList<E> implements List<E>, Deque<E>, Versioned<ListVersion<E>> {
-  /** The elements: a {@link PersistentSequence}, or a plain list restored from a checkpoint. */
-  private List<E> elements = PersistentSequence.empty();
+  private PersistentSequence<E> elements = PersistentSequence.empty();
   /** How many updates changed the list (see {@link ListVersion#changes()}). */
   private long changes;
 
   public SMRList() {}
 
+  /** Opens the list called {@code name} in {@code rt} (a typed shortcut for {@code rt.objects().open}). */
+  @SuppressWarnings("unchecked")
+  public static <E> SMRList<E> open(VCorfuRuntime rt, String name) {
+    return rt.objects().open(name, SMRList.class);
+  }
+
   // ---- state -------------------------------------------------------------------------------
 
   private PersistentSequence<E> seq() {
-    if (elements instanceof PersistentSequence<E> s) {
-      return s;
-    }
-    PersistentSequence<E> s = PersistentSequence.copyOf(elements);
-    elements = s;
-    return s;
+    return elements;
   }
 
   private void change(PersistentSequence<E> next) {
@@ -400,27 +400,7 @@ public class SMRList<E> implements List<E>, Deque<E>, Versioned<ListVersion<E>> 
 
   @Override
   public boolean removeIf(Predicate<? super E> filter) {
-    Objects.requireNonNull(filter, "filter");
-    while (true) {
-      ListVersion<E> v = currentVersion();
-      List<Integer> doomed = new ArrayList<>();
-      int i = 0;
-      for (E e : v.elements()) {
-        if (filter.test(e)) {
-          doomed.add(i);
-        }
-        i++;
-      }
-      if (doomed.isEmpty()) {
-        return false;
-      }
-      try {
-        removeIndexesIfVersion(v.changes(), doomed);
-        return true;
-      } catch (ConcurrentModificationException e) {
-        // Another update changed the list after v was read: evaluate again on the newer version.
-      }
-    }
+    return ListRewrites.removeIf(this, Objects.requireNonNull(filter, "filter"));
   }
 
   @Override
@@ -437,40 +417,12 @@ public class SMRList<E> implements List<E>, Deque<E>, Versioned<ListVersion<E>> 
 
   @Override
   public void replaceAll(UnaryOperator<E> operator) {
-    Objects.requireNonNull(operator, "operator");
-    rewrite(v -> {
-      List<E> out = new ArrayList<>(v.size());
-      for (E e : v) {
-        out.add(Objects.requireNonNull(operator.apply(e), "SMRList refuses null elements"));
-      }
-      return out;
-    });
+    ListRewrites.replaceAll(this, Objects.requireNonNull(operator, "operator"));
   }
 
   @Override
   public void sort(Comparator<? super E> c) {
-    rewrite(v -> {
-      @SuppressWarnings("unchecked")
-      E[] a = (E[]) v.toArray();
-      Arrays.sort(a, c);
-      return Arrays.asList(a);
-    });
-  }
-
-  private void rewrite(java.util.function.Function<List<E>, List<E>> f) {
-    while (true) {
-      ListVersion<E> v = currentVersion();
-      if (v.elements().isEmpty()) {
-        return;
-      }
-      List<E> next = f.apply(v.elements());
-      try {
-        rewriteIfVersion(v.changes(), new ArrayList<>(next));
-        return;
-      } catch (ConcurrentModificationException e) {
-        // Another update changed the list after v was read: evaluate again on the newer version.
-      }
-    }
+    ListRewrites.sort(this, c);
   }
 
   // ---- updates as they travel on the log -----------------------------------------------------

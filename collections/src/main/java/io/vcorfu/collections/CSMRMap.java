@@ -1,0 +1,374 @@
+package io.vcorfu.collections;
+
+import io.vcorfu.collections.internal.CSMRMapLayout;
+import io.vcorfu.collections.internal.FeistelPermutation;
+import io.vcorfu.runtime.ObjectOpenException;
+import io.vcorfu.runtime.VCorfuRuntime;
+import io.vcorfu.runtime.serialization.Serializer;
+import java.util.AbstractMap;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicReferenceArray;
+import java.util.function.BiConsumer;
+import java.util.function.BiFunction;
+import java.util.function.Function;
+
+/**
+ * A composed replicated map (CSMR): one logical {@link Map} over a fixed number of bucket {@link
+ * SMRMap}s, each its own object on its own stream. A client playing one bucket holds and replays
+ * only that bucket's share of the keys and updates, and writers of keys in different buckets never
+ * contend on one stream.
+ *
+ * <p><b>Streams.</b> For a map called {@code name}: the layout (the bucket count) lives on stream
+ * {@code name + "/layout"}, bucket {@code i} (0-based) on {@code name + "/bucket-" + i} (see {@link
+ * #bucketStreamName}).
+ *
+ * <p><b>Placement.</b> A key goes to bucket {@code P(H(key)) mod buckets} (unsigned), where {@code
+ * H} is the 64-bit FNV-1a hash of the key's bytes as encoded by the runtime's serializer and {@code
+ * P} is the Luby-Rackoff permutation {@link FeistelPermutation#BUCKETS} (a 4-round Feistel network
+ * with fixed round keys). Both are defined on the encoded bytes, never on {@code Object.hashCode},
+ * so every client in every JVM places every key alike; the permutation spreads keys whose hashes
+ * cluster. Keys must therefore be values the serializer encodes deterministically (the default
+ * serializer does), with {@code equals} consistent with their encoding.
+ *
+ * <p><b>Operations.</b> {@link #get}, {@link #put}, {@link #remove}, {@link #containsKey}, {@link
+ * #fastPut} and the per-key {@code Map} defaults ({@code putIfAbsent}, {@code compute}, {@code
+ * merge}, ...) touch exactly one bucket and behave as that bucket's {@link SMRMap} method (per-key
+ * conflicts, atomic read-then-write defaults). {@link #size}, {@link #isEmpty}, {@link #clear},
+ * {@link #putAll}, {@link #containsValue}, {@link #replaceAll}, {@link #equals}, {@link #hashCode},
+ * {@link #toString} and iteration each run as one transaction over all buckets: reads see one
+ * consistent snapshot of every bucket, writes commit atomically in one log entry. Called inside an
+ * open transaction they join it.
+ *
+ * <p><b>Views.</b> {@link #keySet}, {@link #values} and {@link #entrySet} are live: size and
+ * membership ask the map, removals and {@code Entry.setValue} write through. An iterator walks the
+ * snapshot {@link #snapshot()} returned when it was created (the same rules as {@link SMRMap}'s
+ * iterators: never a {@link java.util.ConcurrentModificationException}).
+ *
+ * <p><b>Nulls</b> are refused with {@link NullPointerException}, as in {@link SMRMap}. Thread-safe:
+ * the handle holds only the runtime, the name and lazily opened bucket views.
+ */
+public final class CSMRMap<K, V> extends AbstractMap<K, V> implements Map<K, V> {
+  /** Where the buckets' state lives. */
+  public enum BucketViews {
+    /** Local views: each bucket is played into this client on first use (the default). */
+    LOCAL,
+    /** Remote views: each bucket's state stays on the server hosting its stream. */
+    REMOTE
+  }
+
+  private final VCorfuRuntime rt;
+  private final String name;
+  private final int bucketCount;
+  private final BucketViews views;
+  private final Serializer serializer;
+  private final AtomicReferenceArray<SMRMap<K, V>> buckets;
+
+  private CSMRMap(VCorfuRuntime rt, String name, int bucketCount, BucketViews views) {
+    this.rt = rt;
+    this.name = name;
+    this.bucketCount = bucketCount;
+    this.views = views;
+    this.serializer = rt.options().serializer();
+    this.buckets = new AtomicReferenceArray<>(bucketCount);
+  }
+
+  /** Opens (creating it if new) the map called {@code name} with {@code buckets} buckets, local views. */
+  public static <K, V> CSMRMap<K, V> open(VCorfuRuntime rt, String name, int buckets) {
+    return open(rt, name, buckets, BucketViews.LOCAL);
+  }
+
+  /**
+   * Opens the map called {@code name}, creating it with {@code buckets} buckets if it was never
+   * created. Creation is an update of the map's layout: when several clients create one map
+   * concurrently, the first creation in the log wins and every client reads its count.
+   *
+   * @throws BucketCountMismatchException if the map exists with another bucket count
+   * @throws IllegalArgumentException if {@code buckets} is below 1
+   */
+  public static <K, V> CSMRMap<K, V> open(VCorfuRuntime rt, String name, int buckets, BucketViews views) {
+    if (buckets < 1) {
+      throw new IllegalArgumentException("a CSMRMap needs at least 1 bucket, not " + buckets);
+    }
+    CSMRMapLayout layout = layout(rt, name);
+    int stored = layout.buckets();
+    if (stored == 0) {
+      stored = layout.create(buckets);
+    }
+    if (stored != buckets) {
+      throw new BucketCountMismatchException(name, stored, buckets);
+    }
+    return new CSMRMap<>(rt, name, stored, Objects.requireNonNull(views, "views"));
+  }
+
+  /** Opens the existing map called {@code name} with its stored bucket count, local views. */
+  public static <K, V> CSMRMap<K, V> open(VCorfuRuntime rt, String name) {
+    return open(rt, name, BucketViews.LOCAL);
+  }
+
+  /**
+   * Opens the existing map called {@code name} with its stored bucket count.
+   *
+   * @throws ObjectOpenException if no map called {@code name} was ever created
+   */
+  public static <K, V> CSMRMap<K, V> open(VCorfuRuntime rt, String name, BucketViews views) {
+    int stored = layout(rt, name).buckets();
+    if (stored == 0) {
+      throw new ObjectOpenException("map " + name + " has not been created: open it once with a bucket count, "
+          + "CSMRMap.open(rt, \"" + name + "\", buckets)");
+    }
+    return new CSMRMap<>(rt, name, stored, Objects.requireNonNull(views, "views"));
+  }
+
+  private static CSMRMapLayout layout(VCorfuRuntime rt, String name) {
+    return rt.objects().open(Objects.requireNonNull(name, "name") + "/layout", CSMRMapLayout.class);
+  }
+
+  /** The stream name of bucket {@code index} of the map called {@code name}. */
+  public static String bucketStreamName(String name, int index) {
+    return name + "/bucket-" + index;
+  }
+
+  public String name() {
+    return name;
+  }
+
+  public int bucketCount() {
+    return bucketCount;
+  }
+
+  /** The bucket {@code key} lives in (0 to {@link #bucketCount()} - 1); see the class comment. */
+  public int bucketOf(Object key) {
+    long hash = FeistelPermutation.stableHash(serializer.serialize(Objects.requireNonNull(key, "key")));
+    return (int) Long.remainderUnsigned(FeistelPermutation.BUCKETS.permute(hash), bucketCount);
+  }
+
+  /** The bucket map at {@code index}, opened on first use. */
+  @SuppressWarnings("unchecked")
+  SMRMap<K, V> bucket(int index) {
+    SMRMap<K, V> b = buckets.get(index);
+    if (b == null) {
+      String stream = bucketStreamName(name, index);
+      b = views == BucketViews.REMOTE
+          ? rt.objects().builder(stream, SMRMap.class).remote().open()
+          : rt.objects().open(stream, SMRMap.class);
+      buckets.compareAndSet(index, null, b);
+      b = buckets.get(index);
+    }
+    return b;
+  }
+
+  private SMRMap<K, V> bucketFor(Object key) {
+    return bucket(bucketOf(key));
+  }
+
+  // ---- one bucket
+
+  @Override
+  public V get(Object key) {
+    return bucketFor(key).get(key);
+  }
+
+  @Override
+  public boolean containsKey(Object key) {
+    return bucketFor(key).containsKey(key);
+  }
+
+  @Override
+  public V getOrDefault(Object key, V defaultValue) {
+    return bucketFor(key).getOrDefault(key, defaultValue);
+  }
+
+  @Override
+  public V put(K key, V value) {
+    Objects.requireNonNull(value, "value");
+    return bucketFor(key).put(key, value);
+  }
+
+  /** Maps {@code key} to {@code value} with a blind write: one append, no read (see {@link SMRMap#fastPut}). */
+  public void fastPut(K key, V value) {
+    Objects.requireNonNull(value, "value");
+    bucketFor(key).fastPut(key, value);
+  }
+
+  @Override
+  public V remove(Object key) {
+    return bucketFor(key).remove(key);
+  }
+
+  @Override
+  public V putIfAbsent(K key, V value) {
+    return bucketFor(key).putIfAbsent(key, value);
+  }
+
+  @Override
+  public boolean remove(Object key, Object value) {
+    return bucketFor(key).remove(key, value);
+  }
+
+  @Override
+  public boolean replace(K key, V oldValue, V newValue) {
+    return bucketFor(key).replace(key, oldValue, newValue);
+  }
+
+  @Override
+  public V replace(K key, V value) {
+    return bucketFor(key).replace(key, value);
+  }
+
+  @Override
+  public V computeIfAbsent(K key, Function<? super K, ? extends V> mappingFunction) {
+    return bucketFor(key).computeIfAbsent(key, mappingFunction);
+  }
+
+  @Override
+  public V computeIfPresent(K key, BiFunction<? super K, ? super V, ? extends V> remappingFunction) {
+    return bucketFor(key).computeIfPresent(key, remappingFunction);
+  }
+
+  @Override
+  public V compute(K key, BiFunction<? super K, ? super V, ? extends V> remappingFunction) {
+    return bucketFor(key).compute(key, remappingFunction);
+  }
+
+  @Override
+  public V merge(K key, V value, BiFunction<? super V, ? super V, ? extends V> remappingFunction) {
+    return bucketFor(key).merge(key, value, remappingFunction);
+  }
+
+  // ---- every bucket, one transaction
+
+  /** The number of entries, summed over every bucket at one snapshot (capped at {@code Integer.MAX_VALUE}). */
+  @Override
+  public int size() {
+    return rt.transaction(() -> {
+      long total = 0;
+      for (int i = 0; i < bucketCount; i++) {
+        total += bucket(i).size();
+      }
+      return (int) Math.min(total, Integer.MAX_VALUE);
+    });
+  }
+
+  @Override
+  public boolean isEmpty() {
+    return rt.transaction(() -> {
+      for (int i = 0; i < bucketCount; i++) {
+        if (!bucket(i).isEmpty()) {
+          return false;
+        }
+      }
+      return true;
+    });
+  }
+
+  @Override
+  public boolean containsValue(Object value) {
+    Objects.requireNonNull(value, "value");
+    return rt.transaction(() -> {
+      for (int i = 0; i < bucketCount; i++) {
+        if (bucket(i).containsValue(value)) {
+          return true;
+        }
+      }
+      return false;
+    });
+  }
+
+  /** Removes every entry of every bucket, atomically (one commit entry on every bucket's stream). */
+  @Override
+  public void clear() {
+    rt.transaction(() -> {
+      for (int i = 0; i < bucketCount; i++) {
+        bucket(i).clear();
+      }
+    });
+  }
+
+  /** Puts every entry of {@code m}, atomically: one update per bucket touched, one commit entry. */
+  @Override
+  public void putAll(Map<? extends K, ? extends V> m) {
+    Map<Integer, Map<K, V>> byBucket = new LinkedHashMap<>();
+    for (Map.Entry<? extends K, ? extends V> e : m.entrySet()) {
+      K key = Objects.requireNonNull(e.getKey(), "key");
+      V value = Objects.requireNonNull(e.getValue(), "value");
+      byBucket.computeIfAbsent(bucketOf(key), b -> new LinkedHashMap<>()).put(key, value);
+    }
+    if (byBucket.isEmpty()) {
+      return;
+    }
+    rt.transaction(() -> byBucket.forEach((b, entries) -> bucket(b).putAll(entries)));
+  }
+
+  @Override
+  public void replaceAll(BiFunction<? super K, ? super V, ? extends V> function) {
+    Objects.requireNonNull(function, "function");
+    rt.transaction(() -> {
+      for (int i = 0; i < bucketCount; i++) {
+        bucket(i).replaceAll(function);
+      }
+    });
+  }
+
+  /**
+   * Every entry as one immutable map, read from every bucket at one snapshot (the current one, or
+   * the open transaction's). Costs one read per bucket; on local views the buckets' versions are
+   * shared, not copied.
+   */
+  public Map<K, V> snapshot() {
+    return rt.transaction(() -> {
+      List<Map<K, V>> parts = new ArrayList<>(bucketCount);
+      for (int i = 0; i < bucketCount; i++) {
+        parts.add(bucket(i).snapshot());
+      }
+      return new BucketSnapshot<>(parts, this::bucketOf);
+    });
+  }
+
+  @Override
+  public void forEach(BiConsumer<? super K, ? super V> action) {
+    Objects.requireNonNull(action, "action");
+    snapshot().forEach(action);
+  }
+
+  @Override
+  public Set<Map.Entry<K, V>> entrySet() {
+    return new CSMRMapViews.Entries<>(this);
+  }
+
+  @Override
+  public Set<K> keySet() {
+    return new CSMRMapViews.Keys<>(this);
+  }
+
+  @Override
+  public Collection<V> values() {
+    return new CSMRMapViews.Values<>(this);
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    if (o == this) {
+      return true;
+    }
+    if (!(o instanceof Map<?, ?> other)) {
+      return false;
+    }
+    return snapshot().equals(other instanceof CSMRMap<?, ?> c ? c.snapshot() : other);
+  }
+
+  @Override
+  public int hashCode() {
+    return snapshot().hashCode();
+  }
+
+  @Override
+  public String toString() {
+    return snapshot().toString();
+  }
+}

@@ -1,0 +1,159 @@
+package io.vcorfu.collections;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assumptions.assumeThat;
+
+import io.vcorfu.runtime.ObjectOpenException;
+import io.vcorfu.runtime.VCorfuRuntime;
+import io.vcorfu.runtime.testing.TestCluster;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.UUID;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** CSMRMap beyond the Map contract: layout, placement, one-bucket and all-bucket operations. */
+class CSMRMapTest {
+  private static final Logger LOG = LoggerFactory.getLogger(CSMRMapTest.class);
+
+  private final Harness harness = new Harness();
+  private final String name = "csmr-" + UUID.randomUUID();
+
+  @AfterEach
+  void close() {
+    harness.close();
+  }
+
+  @Test
+  void openingWithAnotherBucketCountFailsNamingBothCounts() {
+    CSMRMap.open(harness.runtime(), name, 10);
+    assertThatThrownBy(() -> CSMRMap.open(harness.runtime(), name, 12))
+        .isInstanceOfSatisfying(BucketCountMismatchException.class, e -> {
+          assertThat(e.mapName()).isEqualTo(name);
+          assertThat(e.storedBuckets()).isEqualTo(10);
+          assertThat(e.requestedBuckets()).isEqualTo(12);
+        })
+        .hasMessageContaining("created with 10 buckets").hasMessageContaining("opened with 12");
+    assertThatThrownBy(() -> CSMRMap.open(harness.runtime(), name + "-x", 0))
+        .isInstanceOf(IllegalArgumentException.class);
+  }
+
+  @Test
+  void openingWithoutACountUsesTheStoredOneAndFailsForAMapNeverCreated() {
+    CSMRMap<String, Integer> created = CSMRMap.open(harness.runtime(), name, 13);
+    created.put("k", 1);
+    CSMRMap<String, Integer> adopted = CSMRMap.open(harness.runtime(), name);
+    assertThat(adopted.bucketCount()).isEqualTo(13);
+    assertThat(adopted.get("k")).isEqualTo(1);
+    assertThatThrownBy(() -> CSMRMap.open(harness.runtime(), name + "-never"))
+        .isInstanceOf(ObjectOpenException.class).hasMessageContaining("has not been created");
+  }
+
+  @Test
+  void concurrentCreatorsAllAgreeOnTheFirstCountInTheLog() throws Exception {
+    VCorfuRuntime a = harness.runtime();
+    VCorfuRuntime b = harness.runtime();
+    // b has not read the layout when a creates the map; b's creation comes second in the log.
+    CSMRMap.open(a, name, 4);
+    assertThatThrownBy(() -> CSMRMap.open(b, name, 5)).isInstanceOf(BucketCountMismatchException.class);
+    assertThat(CSMRMap.open(b, name, 4).bucketCount()).isEqualTo(4);
+  }
+
+  @Test
+  void everyClientPlacesAKeyInTheSameSingleBucket() {
+    CSMRMap<String, Integer> map = CSMRMap.open(harness.runtime(), name, 8);
+    CSMRMap<String, Integer> other = CSMRMap.open(harness.runtime(), name);
+    for (int i = 0; i < 40; i++) {
+      map.put("key" + i, i);
+    }
+    map.fastPut("fast", 1);
+    VCorfuRuntime inspector = harness.runtime();
+    for (String key : List.of("key0", "key17", "key39", "fast")) {
+      int bucket = map.bucketOf(key);
+      assertThat(other.bucketOf(key)).isEqualTo(bucket);
+      for (int b = 0; b < 8; b++) {
+        SMRMap<String, Integer> part = SMRMap.open(inspector, CSMRMap.bucketStreamName(name, b));
+        assertThat(part.containsKey(key)).as("bucket %d holds %s", b, key).isEqualTo(b == bucket);
+      }
+    }
+  }
+
+  @ParameterizedTest
+  @ValueSource(longs = {3L, 20261122L})
+  void keysSpreadEvenlyOverTheBuckets(long seed) {
+    LOG.info("seed {}", seed);
+    Random random = new Random(seed);
+    int buckets = 16;
+    int keys = 32_000;
+    CSMRMap<Object, Integer> map = CSMRMap.open(harness.runtime(), name, buckets);
+    int[] sequential = new int[buckets];
+    int[] randomStrings = new int[buckets];
+    for (int i = 0; i < keys; i++) {
+      sequential[map.bucketOf(i)]++;
+      randomStrings[map.bucketOf("user" + random.nextInt(Integer.MAX_VALUE))]++;
+    }
+    // Chi-square with 15 degrees of freedom: the 99.99th percentile is about 44.3.
+    assertThat(chiSquare(sequential, keys)).as("consecutive integers").isLessThan(44.3);
+    assertThat(chiSquare(randomStrings, keys)).as("random strings").isLessThan(44.3);
+  }
+
+  private static double chiSquare(int[] counts, int total) {
+    double expected = (double) total / counts.length;
+    double sum = 0;
+    for (int c : counts) {
+      sum += (c - expected) * (c - expected) / expected;
+    }
+    return sum;
+  }
+
+  @Test
+  void wholeMapOperationsSeeAndChangeEveryBucketAtomically() {
+    VCorfuRuntime rt = harness.runtime();
+    CSMRMap<String, Integer> map = CSMRMap.open(rt, name, 5);
+    Map<String, Integer> batch = new HashMap<>();
+    for (int i = 0; i < 50; i++) {
+      batch.put("k" + i, i);
+    }
+    map.putAll(batch);
+    CSMRMap<String, Integer> other = CSMRMap.open(harness.runtime(), name);
+    Map<String, Integer> frozen;
+    rt.TXBegin();
+    try {
+      frozen = map.snapshot();
+      other.clear();
+      assertThat(map.size()).as("the transaction's snapshot").isEqualTo(50);
+      assertThat(map.containsValue(49)).isTrue();
+    } finally {
+      rt.TXAbort();
+    }
+    assertThat(frozen).isEqualTo(batch);
+    assertThat(map.size()).isZero();
+    assertThat(map.isEmpty()).isTrue();
+    for (int b = 0; b < 5; b++) {
+      assertThat(SMRMap.open(rt, CSMRMap.bucketStreamName(name, b))).isEmpty();
+    }
+  }
+
+  @Test
+  void remoteBucketViewsServeTheSameMap() {
+    assumeThat(System.getProperty(TestCluster.BACKEND_PROPERTY))
+        .as("remote views need real nodes (the server module's run)").isNotNull();
+    CSMRMap<String, Integer> local = CSMRMap.open(harness.runtime(), name, 6);
+    for (int i = 0; i < 30; i++) {
+      local.put("k" + i, i);
+    }
+    CSMRMap<String, Integer> remote = CSMRMap.open(harness.runtime(), name, CSMRMap.BucketViews.REMOTE);
+    assertThat(remote.get("k7")).isEqualTo(7);
+    assertThat(remote.size()).isEqualTo(30);
+    remote.put("k30", 30);
+    remote.clear();
+    assertThat(local.size()).isZero();
+  }
+}
