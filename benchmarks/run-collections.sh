@@ -6,8 +6,10 @@
 #   benchmarks/run-collections.sh [--quick] [--out FILE]
 #
 # --quick: a smoke test of a minute or two (2,000 updates, 1 s abort runs, 200-key clears).
-# Otherwise the full run: 100 MB of 1 KB updates per open configuration, 10 s per abort run,
-# 10,000-key clears; it takes hours and wants a quiet machine.
+# Otherwise the full run: 100 MB of 1 KB updates per open configuration (8 configurations: SMRMap
+# and CSMRMap with 10, 100, 1000 buckets, uniform and Zipf keys), 10 s per abort run (32 runs),
+# 5 clears of 10,000 keys per configuration and view; it takes from tens of minutes to a few hours
+# depending on the disk, and wants a quiet machine.
 # Environment: PORT (default 9751), KINDS (default smr,csmr), BUCKETS (default 10,100,1000),
 # DURATION (abort runs, seconds, default 10), MAX_UPDATES (default 102400), DATA_DIR (default a
 # fresh temporary directory, removed at the end), VCORFU_JAVA_OPTS (default -XX:+UseParallelGC).
@@ -39,7 +41,9 @@ else
   clear_args=(--clear-keys 10000 --reps 5)
 fi
 
-if [ ! -f "$jar" ]; then
+# (Re)build the shaded jar when it is missing or older than any main source or pom.
+if [ ! -f "$jar" ] || [ -n "$(find "$root" -path "$root/*/src/main/*" -newer "$jar" -type f -print -quit)" ] \
+    || [ -n "$(find "$root" -maxdepth 2 -name pom.xml -newer "$jar" -print -quit)" ]; then
   (cd "$root" && ./mvnw -q -B -o -DskipTests package -pl benchmarks -am)
 fi
 mkdir -p "$(dirname "$out")"

@@ -33,8 +33,8 @@ final class CollectionsBench extends ClusterBench {
   @Option(names = "--mode", required = true, description = "One of: open, aborts, clear.")
   String mode;
 
-  @Option(names = "--kinds", defaultValue = "smr", split = ",",
-      description = "Map kinds, comma-separated (default ${DEFAULT-VALUE}; known: smr).")
+  @Option(names = "--kinds", defaultValue = "smr,csmr", split = ",",
+      description = "Map kinds, comma-separated: smr (SMRMap), csmr (CSMRMap) (default ${DEFAULT-VALUE}).")
   List<String> kinds;
 
   @Option(names = "--buckets", defaultValue = "10,100,1000", split = ",",

@@ -49,11 +49,12 @@ class CollectionsBenchTest {
   @Test
   void openMeasuresEveryStepOfEveryDistributionAndReadsTheRightValues() {
     List<Map<String, String>> lines = results(run("--mode open --max-updates 60 --steps 2 --reps 2 --keys 20 "
-        + "--fill-threads 3 --value-size 64"), "open");
-    assertThat(lines).extracting(f -> f.get("dist") + "@" + f.get("updates"))
-        .containsExactly("uniform@6", "uniform@60", "zipf@6", "zipf@60");
+        + "--fill-threads 3 --value-size 64 --kinds smr,csmr --buckets 3"), "open");
+    assertThat(lines).extracting(f -> f.get("kind") + "/" + f.get("buckets") + " " + f.get("dist") + "@" + f.get("updates"))
+        .containsExactly("smr/1 uniform@6", "smr/1 uniform@60", "smr/1 zipf@6", "smr/1 zipf@60",
+            "csmr/3 uniform@6", "csmr/3 uniform@60", "csmr/3 zipf@6", "csmr/3 zipf@60");
     assertThat(lines).allSatisfy(f -> {
-      assertThat(f).containsEntry("kind", "smr").containsEntry("wrong", "0").containsEntry("reps", "2");
+      assertThat(f).containsEntry("wrong", "0").containsEntry("reps", "2");
       assertThat(Double.parseDouble(f.get("open_read_ms.max"))).isPositive()
           .isGreaterThanOrEqualTo(Double.parseDouble(f.get("open_read_ms.p50")));
     });
@@ -62,19 +63,23 @@ class CollectionsBenchTest {
   @Test
   void abortsCommitTransactionsAndOnlyCommittedWritesAreInTheMap() {
     List<Map<String, String>> lines = results(run("--mode aborts --writers-list 1,3 --duration 0.5 --keys 4 "
-        + "--dists zipf --value-size 64"), "aborts");
-    assertThat(lines).extracting(f -> f.get("writers")).containsExactly("1", "3");
+        + "--dists zipf --value-size 64 --kinds smr,csmr --buckets 2"), "aborts");
+    assertThat(lines).extracting(f -> f.get("kind") + "/" + f.get("buckets") + " " + f.get("writers"))
+        .containsExactly("smr/1 1", "smr/1 3", "csmr/2 1", "csmr/2 3");
     assertThat(lines).allSatisfy(f -> {
       assertThat(Long.parseLong(f.get("committed"))).isPositive();
       assertThat(f).containsEntry("keys_check", "ok");
     });
     assertThat(lines.get(0)).containsEntry("aborted", "0");
+    assertThat(lines.get(2)).containsEntry("aborted", "0");
   }
 
   @Test
   void clearEmptiesTheMapThroughLocalAndRemoteViews() {
-    List<Map<String, String>> lines = results(run("--mode clear --clear-keys 30 --reps 2 --value-size 64"), "clear");
-    assertThat(lines).extracting(f -> f.get("view")).containsExactly("local", "remote");
+    List<Map<String, String>> lines = results(run("--mode clear --clear-keys 30 --reps 2 --value-size 64 --kinds csmr,smr "
+        + "--buckets 2,5"), "clear");
+    assertThat(lines).extracting(f -> f.get("kind") + "/" + f.get("buckets") + " " + f.get("view"))
+        .containsExactly("csmr/2 local", "csmr/2 remote", "csmr/5 local", "csmr/5 remote", "smr/1 local", "smr/1 remote");
     assertThat(lines).allSatisfy(f -> assertThat(f).containsEntry("wrong", "0").containsEntry("keys", "30"));
   }
 
@@ -86,7 +91,7 @@ class CollectionsBenchTest {
     assertThat(cl.execute("--mode", "nope", "--endpoint", endpoint)).isEqualTo(1);
     assertThat(err.toString()).contains("unknown mode 'nope'").contains("open, aborts, clear");
     assertThat(cl.execute("--mode", "open", "--kinds", "btree", "--endpoint", endpoint)).isEqualTo(1);
-    assertThat(err.toString()).contains("unknown map kind 'btree'").contains("smr");
+    assertThat(err.toString()).contains("unknown map kind 'btree'").contains("smr, csmr");
   }
 
   private static List<Map<String, String>> results(List<String> lines, String mode) {
