@@ -47,8 +47,11 @@ import java.util.function.UnaryOperator;
  * <p><b>Nulls</b> are refused, as in {@link java.util.ArrayDeque}: adding or setting null throws
  * {@link NullPointerException} at the call site (nothing is appended); {@code contains(null)},
  * {@code indexOf(null)} and {@code remove(null)} answer false / -1 / false. Elements must be values
- * the object's serializer encodes (with the default serializer: strings, numbers, records, lists,
- * ...); anything else fails with {@code UnsupportedTypeException} before anything is appended.
+ * the object's serializer encodes (with the default serializer: boxed primitives, strings, UUIDs,
+ * instants, lists, sets and maps of those); anything else fails with {@code
+ * UnsupportedTypeException} before anything is appended. The element type is a type variable, so
+ * the runtime cannot admit user records or enums for it: admit them first with {@code
+ * DefaultSerializer.allow(MyRecord.class)} on the runtime's serializer.
  *
  * <p><b>Iterators, list iterators and sub-lists</b> read the version of the list current when they
  * were created (plus their own writes), never a mix of versions. They write through: {@code

@@ -17,7 +17,8 @@ import java.util.Objects;
  *
  * <p>Costs, n the length: {@link #get}, {@link #with}, {@link #insert}, {@link #delete} at any
  * index (both ends included) O(log n); {@link #copyOf} O(n) (a perfectly balanced tree is built
- * directly); iteration O(1) amortized per element, from any starting index after an O(log n)
+ * directly); {@link #insertAll} and {@link #deleteRange} of k elements O(k log n); iteration O(1)
+ * amortized per element, from any starting index after an O(log n)
  * descent; {@link #indexOf}/{@link #contains} O(n).
  *
  * <p>It is a read-only {@link List} (the {@code java.util} mutators throw {@link

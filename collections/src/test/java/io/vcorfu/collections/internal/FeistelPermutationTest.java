@@ -21,14 +21,22 @@ class FeistelPermutationTest {
     FeistelPermutation p = new FeistelPermutation(halfBits, new int[] {0x243F6A88, 0x85A308D3, 0x13198A2E});
     int domain = 1 << (2 * halfBits);
     BitSet hit = new BitSet(domain);
+    int outside = 0;
+    int notInverted = 0;
     for (int x = 0; x < domain; x++) {
       long y = p.permute(x);
-      assertThat(y).isBetween(0L, domain - 1L);
-      assertThat(hit.get((int) y)).as("%d is the image of two values", y).isFalse();
+      if (y < 0 || y >= domain) {
+        outside++;
+        continue;
+      }
       hit.set((int) y);
-      assertThat(p.invert(y)).isEqualTo(x);
+      if (p.invert(y) != x) {
+        notInverted++;
+      }
     }
-    assertThat(hit.cardinality()).isEqualTo(domain);
+    assertThat(outside).as("images outside the domain").isZero();
+    assertThat(hit.cardinality()).as("distinct images (a bijection hits every value once)").isEqualTo(domain);
+    assertThat(notInverted).as("values invert() does not bring back").isZero();
   }
 
   @ParameterizedTest
@@ -36,10 +44,14 @@ class FeistelPermutationTest {
   void theBucketPermutationInvertsEverySixtyFourBitValue(long seed) {
     LOG.info("seed {}", seed);
     Random random = new Random(seed);
+    int notInverted = 0;
     for (int i = 0; i < 100_000; i++) {
       long x = random.nextLong();
-      assertThat(FeistelPermutation.BUCKETS.invert(FeistelPermutation.BUCKETS.permute(x))).isEqualTo(x);
+      if (FeistelPermutation.BUCKETS.invert(FeistelPermutation.BUCKETS.permute(x)) != x) {
+        notInverted++;
+      }
     }
+    assertThat(notInverted).isZero();
     assertThat(FeistelPermutation.BUCKETS.permute(0)).isNotZero();
   }
 
