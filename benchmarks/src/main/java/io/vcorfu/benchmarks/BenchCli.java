@@ -13,6 +13,7 @@ import picocli.CommandLine.Command;
       TokensBench.class,
       ReadBench.class,
       ObjectsBench.class,
+      CollectionsBench.class,
       YcsbBench.class
     })
 public final class BenchCli {
