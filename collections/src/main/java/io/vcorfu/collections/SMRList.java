@@ -74,7 +74,8 @@ public class SMRList<E> implements List<E>, Deque<E>, Versioned<ListVersion<E>> 
   /** How many updates changed the list (see {@link ListVersion#changes()}). */
   private long changes;
 
-  public SMRList() {}
+  /** For the runtime: lists are opened through a {@link VCorfuRuntime}, not constructed. */
+  protected SMRList() {}
 
   /** Opens the list called {@code name} in {@code rt} (a typed shortcut for {@code rt.objects().open}). */
   @SuppressWarnings("unchecked")
