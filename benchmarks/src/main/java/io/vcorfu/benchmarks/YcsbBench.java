@@ -33,7 +33,7 @@ final class YcsbBench implements Callable<Integer> {
   @Option(names = "--threads", defaultValue = "8", description = "YCSB client threads (default ${DEFAULT-VALUE}).")
   int threads;
 
-  @Option(names = "--endpoint", description = "HOST:PORT of the server (default: the binding's, redis 127.0.0.1:6390, etcd 127.0.0.1:2389).")
+  @Option(names = "--endpoint", description = "HOST:PORT of the server (default: the binding's, vcorfu 127.0.0.1:9000, redis 127.0.0.1:6390, etcd 127.0.0.1:2389).")
   String endpoint;
 
   @Option(names = "--field-count", defaultValue = "10", description = "Fields per record (default ${DEFAULT-VALUE}).")

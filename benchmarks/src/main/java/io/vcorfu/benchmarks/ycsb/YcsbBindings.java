@@ -23,31 +23,21 @@ public final class YcsbBindings {
 
   private static final Map<String, Binding> BINDINGS =
       register(
+          new Binding("vcorfu", VcorfuYcsbClient.class.getName(), VcorfuYcsbClient::endpointProperties),
           new Binding("redis", RedisYcsbClient.class.getName(), YcsbBindings::redisEndpoint),
           new Binding("etcd", EtcdYcsbClient.class.getName(), YcsbBindings::etcdEndpoint));
-
-  /** Names that will be bindings but cannot run in this build, with the reason shown to the user. */
-  private static final Map<String, String> NOT_AVAILABLE =
-      Map.of(
-          "vcorfu",
-          "The vcorfu YCSB binding is not available yet: it needs the collections module's CSMRMap"
-              + " (a map written with fastPut), which this build does not contain. Use --db redis or --db etcd.");
 
   private YcsbBindings() {}
 
   /**
    * The binding called {@code name}.
    *
-   * @throws IllegalArgumentException naming the known bindings, or why a planned one cannot run
+   * @throws IllegalArgumentException naming the known bindings
    */
   public static Binding resolve(String name) {
     Binding binding = BINDINGS.get(name);
     if (binding != null) {
       return binding;
-    }
-    String reason = NOT_AVAILABLE.get(name);
-    if (reason != null) {
-      throw new IllegalArgumentException(reason);
     }
     throw new IllegalArgumentException(
         "There is no YCSB binding called '" + name + "'; the bindings are " + String.join(", ", names()) + ".");

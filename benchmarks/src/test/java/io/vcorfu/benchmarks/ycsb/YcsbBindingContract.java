@@ -34,8 +34,12 @@ abstract class YcsbBindingContract {
   abstract DB newBinding();
 
   DB open() throws Exception {
+    return open(serverProperties());
+  }
+
+  DB open(Properties properties) throws Exception {
     DB db = newBinding();
-    db.setProperties(serverProperties());
+    db.setProperties(properties);
     db.init();
     opened.add(db);
     return db;

@@ -9,17 +9,10 @@ import site.ycsb.DB;
 
 class YcsbBindingsTest {
   @Test
-  void vcorfuFailsSayingItNeedsTheCollectionsCsmrMap() {
-    assertThatThrownBy(() -> YcsbBindings.resolve("vcorfu"))
-        .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("collections module's CSMRMap");
-  }
-
-  @Test
   void unknownBindingNamesTheKnownOnes() {
     assertThatThrownBy(() -> YcsbBindings.resolve("mongodb"))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessage("There is no YCSB binding called 'mongodb'; the bindings are redis, etcd.");
+        .hasMessage("There is no YCSB binding called 'mongodb'; the bindings are vcorfu, redis, etcd.");
   }
 
   @Test
@@ -37,6 +30,8 @@ class YcsbBindingsTest {
         .isEqualTo(Map.of("redis.host", "10.1.2.3", "redis.port", "7000"));
     assertThat(YcsbBindings.resolve("etcd").endpointProperties().apply("127.0.0.1:2389"))
         .isEqualTo(Map.of("etcd.endpoints", "http://127.0.0.1:2389"));
+    assertThat(YcsbBindings.resolve("vcorfu").endpointProperties().apply("127.0.0.1:9000"))
+        .isEqualTo(Map.of("vcorfu.endpoint", "127.0.0.1:9000"));
   }
 
   @Test

@@ -40,9 +40,9 @@ class YcsbRunTest {
   }
 
   @Test
-  void vcorfuBindingIsRefusedBeforeAnythingRuns() {
-    assertThatThrownBy(() -> new YcsbRun(settings("vcorfu", null, Map.of())))
-        .hasMessageContaining("collections module's CSMRMap");
+  void vcorfuEndpointBecomesTheBindingsEndpointProperty() {
+    YcsbRun run = new YcsbRun(settings("vcorfu", "127.0.0.1:9100", Map.of()));
+    assertThat(run.clientArguments(YcsbRun.Phase.RUN, Path.of("w"))).contains("vcorfu.endpoint=127.0.0.1:9100");
   }
 
   @Test

@@ -1,0 +1,99 @@
+package io.vcorfu.benchmarks.ycsb;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.vcorfu.protocol.Endpoint;
+import io.vcorfu.protocol.netty.NettyTransport;
+import io.vcorfu.server.Node;
+import io.vcorfu.server.NodeConfig;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import site.ycsb.ByteIterator;
+import site.ycsb.DB;
+import site.ycsb.DBException;
+import site.ycsb.Status;
+
+/** {@link VcorfuYcsbClient} against a vcorfu node this class starts on loopback. */
+class VcorfuYcsbClientTest extends YcsbBindingContract {
+  private static NettyTransport transport;
+  private static Node node;
+
+  @BeforeAll
+  static void startNode() {
+    transport = new NettyTransport();
+    node = Node.start(NodeConfig.inMemory(new Endpoint("127.0.0.1", 0)), transport);
+    node.ready().join();
+  }
+
+  @AfterAll
+  static void stopNode() {
+    node.close();
+    transport.close();
+  }
+
+  @Override
+  Properties serverProperties() {
+    Properties p = new Properties();
+    p.setProperty(VcorfuYcsbClient.ENDPOINT_PROPERTY, node.endpoint().toString());
+    p.setProperty(VcorfuYcsbClient.BUCKETS_PROPERTY, "8");
+    return p;
+  }
+
+  @Override
+  DB newBinding() {
+    return new VcorfuYcsbClient();
+  }
+
+  @Test
+  void transactionalUpdatesNeverLoseAConcurrentFieldUpdate() throws Exception {
+    Properties p = serverProperties();
+    p.setProperty(VcorfuYcsbClient.UPDATE_PROPERTY, "transaction");
+    DB first = open(p);
+    first.insert(table(), "k", fields("a", "0", "b", "0"));
+    ExecutorService pool = Executors.newFixedThreadPool(2);
+    try {
+      List<Future<?>> writers = List.of(
+          pool.submit(() -> updateAll(p, "a")), pool.submit(() -> updateAll(p, "b")));
+      for (Future<?> f : writers) {
+        f.get();
+      }
+    } finally {
+      pool.shutdownNow();
+    }
+    Map<String, ByteIterator> row = new HashMap<>();
+    assertThat(first.read(table(), "k", null, row)).isEqualTo(Status.OK);
+    assertThat(row.get("a").toString()).isEqualTo("49");
+    assertThat(row.get("b").toString()).isEqualTo("49");
+  }
+
+  private Void updateAll(Properties p, String field) throws Exception {
+    DB db = open(p);
+    for (int i = 0; i < 50; i++) {
+      assertThat(db.update(table(), "k", fields(field, Integer.toString(i)))).isEqualTo(Status.OK);
+    }
+    return null;
+  }
+
+  @Test
+  void updateOfMissingRecordIsNotFound() throws Exception {
+    assertThat(open().update(table(), "nope", fields("a", "1"))).isEqualTo(Status.NOT_FOUND);
+  }
+
+  @Test
+  void unknownUpdateModeIsRefusedAtInit() {
+    VcorfuYcsbClient db = new VcorfuYcsbClient();
+    Properties p = serverProperties();
+    p.setProperty(VcorfuYcsbClient.UPDATE_PROPERTY, "sometimes");
+    db.setProperties(p);
+    assertThatThrownBy(db::init).isInstanceOf(DBException.class).hasMessageContaining("fastput or transaction");
+  }
+}
