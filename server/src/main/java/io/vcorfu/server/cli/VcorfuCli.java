@@ -10,7 +10,7 @@ import picocli.CommandLine.Command;
     name = "vcorfu",
     mixinStandardHelpOptions = true,
     description = "vcorfu: a strongly consistent object store on a materialized shared log.",
-    subcommands = {ServerCommand.class, LogCommands.class})
+    subcommands = {ServerCommand.class, LogCommands.class, MapCommands.class})
 public final class VcorfuCli {
   private VcorfuCli() {}
 

@@ -1,0 +1,221 @@
+package io.vcorfu.server.cli;
+
+import io.vcorfu.collections.CSMRMap;
+import io.vcorfu.collections.SMRMap;
+import io.vcorfu.protocol.Endpoint;
+import io.vcorfu.protocol.StreamId;
+import io.vcorfu.protocol.netty.NettyTransport;
+import io.vcorfu.runtime.ObjectOpenException;
+import io.vcorfu.runtime.VCorfuRuntime;
+import io.vcorfu.runtime.stream.StreamEntry;
+import io.vcorfu.runtime.stream.StreamLogOptions;
+import io.vcorfu.runtime.stream.internal.ClusterStreamLog;
+import java.io.PrintWriter;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.TreeMap;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code vcorfu map ...}: a {@link CSMRMap} of text keys and values from the command line: put,
+ * get, remove, scan, and the history of one key.
+ */
+@Command(
+    name = "map",
+    description = "Put, get, remove and scan the keys of a CSMRMap of text keys and values, and show every version of a key.",
+    subcommands = {
+      MapCommands.Put.class,
+      MapCommands.Get.class,
+      MapCommands.Remove.class,
+      MapCommands.Scan.class,
+      MapCommands.History.class
+    })
+final class MapCommands {
+  /** Buckets of a map created by {@code vcorfu map put} without {@code --buckets}. */
+  static final int DEFAULT_BUCKETS = 16;
+
+  private MapCommands() {}
+
+  abstract static class MapCommand implements Callable<Integer> {
+    @Option(names = "--endpoint", defaultValue = "127.0.0.1:9000", description = "A node of the cluster (default ${DEFAULT-VALUE}).")
+    String endpoint;
+
+    @Option(names = "--map", required = true, description = "The map's name.")
+    String map;
+
+    @Option(names = "--buckets", description = "Bucket count: creates the map with it, or checks it against the stored one.")
+    Integer buckets;
+
+    @Spec CommandSpec spec;
+
+    /** Whether a map that does not exist yet is created (with {@value #DEFAULT_BUCKETS} buckets unless --buckets). */
+    boolean creates() {
+      return false;
+    }
+
+    abstract void run(VCorfuRuntime rt, CSMRMap<String, String> map, PrintWriter out);
+
+    @Override
+    public Integer call() {
+      if (buckets != null && buckets < 1) {
+        throw new IllegalArgumentException("--buckets must be at least 1, not " + buckets);
+      }
+      try (VCorfuRuntime rt = VCorfuRuntime.connect(endpoint)) {
+        PrintWriter out = spec.commandLine().getOut();
+        run(rt, open(rt), out);
+        out.flush();
+        return 0;
+      }
+    }
+
+    CSMRMap<String, String> open(VCorfuRuntime rt) {
+      if (buckets != null) {
+        return CSMRMap.open(rt, map, buckets);
+      }
+      try {
+        return CSMRMap.open(rt, map);
+      } catch (ObjectOpenException e) {
+        if (creates()) {
+          return CSMRMap.open(rt, map, DEFAULT_BUCKETS);
+        }
+        throw new IllegalArgumentException("map '" + map + "' does not exist; create it with vcorfu map put", e);
+      }
+    }
+  }
+
+  @Command(name = "put", description = "Set KEY to VALUE (creating the map if needed); prints the previous value, or (none).")
+  static final class Put extends MapCommand {
+    @Parameters(index = "0", description = "The key.")
+    String key;
+
+    @Parameters(index = "1", description = "The value.")
+    String value;
+
+    @Option(names = "--fast", description = "Blind write (fastPut): does not read or print the previous value.")
+    boolean fast;
+
+    @Override
+    boolean creates() {
+      return true;
+    }
+
+    @Override
+    void run(VCorfuRuntime rt, CSMRMap<String, String> m, PrintWriter out) {
+      if (fast) {
+        m.fastPut(key, value);
+        return;
+      }
+      String previous = m.put(key, value);
+      out.println(previous == null ? "(none)" : previous);
+    }
+  }
+
+  @Command(name = "get", description = "Print KEY's value; exits 1 if the map has no such key.")
+  static final class Get extends MapCommand {
+    @Parameters(index = "0", description = "The key.")
+    String key;
+
+    @Override
+    void run(VCorfuRuntime rt, CSMRMap<String, String> m, PrintWriter out) {
+      String v = m.get(key);
+      if (v == null) {
+        throw new IllegalArgumentException("map '" + map + "' has no key '" + key + "'");
+      }
+      out.println(v);
+    }
+  }
+
+  @Command(name = "remove", description = "Remove KEY; prints the value it had; exits 1 if the map has no such key.")
+  static final class Remove extends MapCommand {
+    @Parameters(index = "0", description = "The key.")
+    String key;
+
+    @Override
+    void run(VCorfuRuntime rt, CSMRMap<String, String> m, PrintWriter out) {
+      String v = m.remove(key);
+      if (v == null) {
+        throw new IllegalArgumentException("map '" + map + "' has no key '" + key + "'");
+      }
+      out.println(v);
+    }
+  }
+
+  @Command(name = "scan", description = "Print KEY VALUE per line in key order, from one consistent snapshot of every bucket.")
+  static final class Scan extends MapCommand {
+    @Option(names = "--from", description = "First key (inclusive; default: the smallest).")
+    String from;
+
+    @Option(names = "--limit", defaultValue = "-1", description = "At most this many keys (default: all).")
+    int limit;
+
+    @Override
+    void run(VCorfuRuntime rt, CSMRMap<String, String> m, PrintWriter out) {
+      TreeMap<String, String> sorted = new TreeMap<>(m.snapshot());
+      int printed = 0;
+      for (Map.Entry<String, String> e : (from == null ? sorted : sorted.tailMap(from, true)).entrySet()) {
+        if (limit >= 0 && printed++ == limit) {
+          break;
+        }
+        out.println(e.getKey() + " " + e.getValue());
+      }
+    }
+  }
+
+  @Command(name = "history", description = "Every version of --key: GLOBAL_ADDRESS VALUE per line, oldest first; (removed) where it was removed.")
+  static final class History extends MapCommand {
+    @Option(names = "--key", required = true, description = "The key.")
+    String key;
+
+    @Override
+    void run(VCorfuRuntime rt, CSMRMap<String, String> m, PrintWriter out) {
+      for (Version v : history(rt, m, key, endpoint)) {
+        out.println(v.address() + " " + (v.value() == null ? "(removed)" : v.value()));
+      }
+    }
+  }
+
+  /** One version of a key: the global address where it began and the value (null: absent). */
+  record Version(long address, String value) {}
+
+  /**
+   * The versions of {@code key}: the key's bucket is read as of every address where its stream
+   * has an entry, and each change of the key's value is one version. The bucket's live view is
+   * opened first, so each snapshot starts from a version it captured instead of a replay.
+   */
+  @SuppressWarnings("unchecked")
+  static List<Version> history(VCorfuRuntime rt, CSMRMap<String, String> m, String key, String endpoint) {
+    StreamId bucket = StreamId.of(CSMRMap.bucketStreamName(m.name(), m.bucketOf(key)));
+    SMRMap<String, String> live = rt.objects().builder(bucket, SMRMap.class).open();
+    live.size();
+    List<Long> addresses = new ArrayList<>();
+    try (NettyTransport transport = new NettyTransport();
+        ClusterStreamLog log = ClusterStreamLog.connect(transport, Endpoint.parse(endpoint), StreamLogOptions.defaults())) {
+      long tail = log.tails(List.of(bucket)).join().streamTails().getOrDefault(bucket, -1L);
+      for (long start = 0; start <= tail; start += 4096) {
+        for (StreamEntry e : log.readStream(bucket, start, Math.min(tail, start + 4095)).join()) {
+          if (!e.isHole()) {
+            addresses.add(e.globalAddress());
+          }
+        }
+      }
+    }
+    List<Version> out = new ArrayList<>();
+    String current = null;
+    for (long address : addresses) {
+      SMRMap<String, String> then = rt.objects().builder(bucket, SMRMap.class).asOf(address).open();
+      String value = then.get(key);
+      if (!Objects.equals(value, current)) {
+        out.add(new Version(address, value));
+        current = value;
+      }
+    }
+    return out;
+  }
+}

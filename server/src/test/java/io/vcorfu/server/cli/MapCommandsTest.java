@@ -1,0 +1,97 @@
+package io.vcorfu.server.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.vcorfu.protocol.Endpoint;
+import io.vcorfu.protocol.netty.NettyTransport;
+import io.vcorfu.server.Node;
+import io.vcorfu.server.NodeConfig;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** {@code vcorfu map ...} against a node on loopback. */
+class MapCommandsTest {
+  private static NettyTransport transport;
+  private static Node node;
+
+  @BeforeAll
+  static void start() {
+    transport = new NettyTransport();
+    node = Node.start(NodeConfig.inMemory(new Endpoint("127.0.0.1", 0)), transport);
+    node.ready().join();
+  }
+
+  @AfterAll
+  static void stop() {
+    node.close();
+    transport.close();
+  }
+
+  private record Run(int code, String out, String err) {
+    List<String> lines() {
+      return out.isBlank() ? List.of() : List.of(out.strip().split("\n"));
+    }
+  }
+
+  private static Run map(String... args) {
+    StringWriter out = new StringWriter();
+    StringWriter err = new StringWriter();
+    var cli = VcorfuCli.newCommandLine();
+    cli.setOut(new PrintWriter(out));
+    cli.setErr(new PrintWriter(err));
+    List<String> all = new ArrayList<>(List.of("map", args[0], "--endpoint", node.endpoint().toString()));
+    all.addAll(List.of(args).subList(1, args.length));
+    int code = cli.execute(all.toArray(String[]::new));
+    return new Run(code, out.toString(), err.toString());
+  }
+
+  @Test
+  void putGetRemoveAndScanBehaveLikeAMap() {
+    assertThat(map("put", "--map", "m1", "--buckets", "4", "b", "2").lines()).containsExactly("(none)");
+    assertThat(map("put", "--map", "m1", "a", "1").lines()).containsExactly("(none)");
+    assertThat(map("put", "--map", "m1", "a", "one").lines()).containsExactly("1");
+    assertThat(map("put", "--map", "m1", "--fast", "c", "3").code()).isZero();
+    assertThat(map("get", "--map", "m1", "a").lines()).containsExactly("one");
+    assertThat(map("scan", "--map", "m1").lines()).containsExactly("a one", "b 2", "c 3");
+    assertThat(map("scan", "--map", "m1", "--from", "b", "--limit", "1").lines()).containsExactly("b 2");
+    assertThat(map("remove", "--map", "m1", "b").lines()).containsExactly("2");
+    assertThat(map("scan", "--map", "m1").lines()).containsExactly("a one", "c 3");
+  }
+
+  @Test
+  void historyListsEveryVersionOfTheKeyWithItsAddressOldestFirst() {
+    map("put", "--map", "h", "--buckets", "2", "k", "v1");
+    map("put", "--map", "h", "other", "x");
+    map("put", "--map", "h", "k", "v2");
+    map("remove", "--map", "h", "k");
+    map("put", "--map", "h", "k", "v3");
+    Run r = map("history", "--map", "h", "--key", "k");
+    assertThat(r.code()).isZero();
+    List<String> lines = r.lines();
+    assertThat(lines).hasSize(4);
+    assertThat(lines).extracting(l -> l.substring(l.indexOf(' ') + 1)).containsExactly("v1", "v2", "(removed)", "v3");
+    List<Long> addresses = lines.stream().map(l -> Long.parseLong(l.substring(0, l.indexOf(' ')))).toList();
+    assertThat(addresses).isSorted().doesNotHaveDuplicates();
+  }
+
+  @Test
+  void missingKeysAndMapsAndBucketMismatchesAreOneClearLine() {
+    map("put", "--map", "e", "--buckets", "3", "k", "v");
+    Run missingKey = map("get", "--map", "e", "nope");
+    assertThat(missingKey.code()).isEqualTo(1);
+    assertThat(missingKey.err().strip()).isEqualTo("vcorfu: map 'e' has no key 'nope'");
+
+    Run missingMap = map("get", "--map", "never-made", "k");
+    assertThat(missingMap.code()).isEqualTo(1);
+    assertThat(missingMap.err().strip()).isEqualTo("vcorfu: map 'never-made' does not exist; create it with vcorfu map put");
+
+    Run mismatch = map("get", "--map", "e", "--buckets", "5", "k");
+    assertThat(mismatch.code()).isEqualTo(1);
+    assertThat(mismatch.err()).startsWith("vcorfu: ").contains("3").contains("5").doesNotContain("\tat ");
+  }
+}
