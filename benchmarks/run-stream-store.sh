@@ -11,6 +11,9 @@
 #   --out FILE      also write every raw result line and the summary to FILE
 #   --workdir DIR   scratch directory (default: a fresh mktemp -d, removed at the end)
 #   --base-port P   vcorfu ports P .. P+4 (default 19000); redis uses 6390, etcd 2389/2390
+#   --targets       only the measurements the targets compare (about 3 minutes): single node
+#                   warm-up, tokens (2 threads, batch 64), 1 KB appends at 8 and 50 threads; redis
+#                   INCR -c 50; etcd put 1 KB at 8 and 50 clients
 #
 # Order: build the jar if missing or stale; single durable node (fresh data dir, default
 # group-commit fsync): a 2x5 s warm-up (tagged "warmup"), tokens (loopback batch 1, loopback
@@ -32,6 +35,7 @@ root=$(cd "$here/.." && pwd)
 source "$here/peers/lib.sh"
 
 quick=false
+targets=false
 duration=""
 out=""
 workdir=""
@@ -39,6 +43,7 @@ base_port=19000
 while (($#)); do
   case "$1" in
     --quick) quick=true; shift ;;
+    --targets) targets=true; shift ;;
     --duration) duration=${2:?--duration needs a value}; shift 2 ;;
     --out) out=${2:?--out needs a value}; shift 2 ;;
     --workdir) workdir=${2:?--workdir needs a value}; shift 2 ;;
@@ -159,10 +164,15 @@ start_vcorfu single "$p0" 2g --data-dir "$workdir/vcorfu/single/data"
 # Warm-up (JIT) of a freshly started server; reported under the tag "warmup", not in the summary.
 measure warmup "${bench[@]}" tokens --endpoint "$ep" --threads 1 --batch 1 --pipeline 32 --duration "$warm"
 measure warmup "${bench[@]}" append --endpoint "$ep" --size 1024 --streams 32 --threads 8 --duration "$warm" --prefix warmup
-measure single "${bench[@]}" tokens --endpoint "$ep" --threads 1 --batch 1 --pipeline 32 --duration "$d"
-measure single "${bench[@]}" tokens --endpoint "$ep" --threads 1 --batch 64 --pipeline 32 --duration "$d"
-measure single "${bench[@]}" tokens --endpoint "$ep" --threads 2 --batch 64 --pipeline 32 --duration "$d"
-measure single "${bench[@]}" tokens --in-process --threads 1 --batch 64 --pipeline 32 --duration "$d"
+if [[ "$targets" == true ]]; then
+  measure single "${bench[@]}" tokens --endpoint "$ep" --threads 2 --batch 64 --pipeline 32 --duration "$d"
+  sizes=()
+else
+  measure single "${bench[@]}" tokens --endpoint "$ep" --threads 1 --batch 1 --pipeline 32 --duration "$d"
+  measure single "${bench[@]}" tokens --endpoint "$ep" --threads 1 --batch 64 --pipeline 32 --duration "$d"
+  measure single "${bench[@]}" tokens --endpoint "$ep" --threads 2 --batch 64 --pipeline 32 --duration "$d"
+  measure single "${bench[@]}" tokens --in-process --threads 1 --batch 64 --pipeline 32 --duration "$d"
+fi
 for size in "${sizes[@]}"; do
   for k in "${stream_counts[@]}"; do
     for t in "${thread_counts[@]}"; do
@@ -176,12 +186,15 @@ for t in "${kb_threads[@]}"; do
 done
 # Bulk reads of what the appends wrote: one stream of 32 B entries, and 32 streams of 4 KB entries,
 # 100 addresses per call (the XRANGE COUNT below).
+if [[ "$targets" != true ]]; then
 measure single "${bench[@]}" read --endpoint "$ep" --stream "s32-k1-t8-0" --threads 1 --batch 100 --duration "$d"
 measure single "${bench[@]}" read --endpoint "$ep" --stream "s32-k1-t8-0" --threads 8 --batch 100 --duration "$d"
 measure single "${bench[@]}" read --endpoint "$ep" --streams 32 --prefix "s4096-k32-t8" --threads 8 --batch 100 --duration "$d"
+fi
 stop_vcorfu
 
 # --- vcorfu, five-process loopback layout ---------------------------------------------------------
+if [[ "$targets" != true ]]; then
 layout=$workdir/vcorfu/layout.json
 mkdir -p "$(dirname "$layout")"
 cat >"$layout" <<EOF
@@ -213,6 +226,7 @@ for t in "${kb_threads[@]}"; do
 done
 measure five "${bench[@]}" read --endpoint "$ep" --streams 32 --prefix "f4096-t8" --threads 8 --batch 100 --duration "$d"
 stop_vcorfu
+fi
 
 # --- redis ------------------------------------------------------------------------------------------
 "${redis[@]}" start
@@ -238,7 +252,9 @@ done
 for t in "${kb_threads[@]}"; do
   measure "etcd size 1024 clients $t" "${etcd[@]}" bench-put --size 1024 --clients "$t" --conns "$t" --total "$(etcd_total "$t")"
 done
-measure "etcd size 1024 clients 8" "${etcd[@]}" bench-get --size 1024 --clients 8 --conns 8 --total "$get_n"
+if [[ "$targets" != true ]]; then
+  measure "etcd size 1024 clients 8" "${etcd[@]}" bench-get --size 1024 --clients 8 --conns 8 --total "$get_n"
+fi
 "${etcd[@]}" stop
 
 peers_log "load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"
