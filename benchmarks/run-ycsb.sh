@@ -28,10 +28,12 @@
 # sees the records of another. The workloads are interleaved (vcorfu, redis, etcd for A, then for B,
 # ...) so that a change of machine load hits the three databases alike.
 #
-# Run time: --quick over all six workloads takes about 3 to 5 minutes (mostly JVM start-ups: two
-# client JVMs per pair). The default run (10000 records, 100000 operations, 8 threads) takes
-# roughly 20 to 60 minutes on a quiet 2-core machine, most of it in etcd, whose writes wait for an
-# fsync (workloads A and F are half writes), and it wants a quiet machine.
+# Run time: --quick over all six workloads takes about 4 minutes (measured on a shared 2-core
+# machine; mostly JVM start-ups, two client JVMs per pair). The default run (10000 records, 100000
+# operations, 8 threads, all six workloads) runs 18 load and 18 run phases; at the rates the --quick
+# run saw on that machine (vcorfu and etcd about 100-400 ops/s, redis about 2000 ops/s) that is
+# about 1.5 to 2 hours, most of it in vcorfu and etcd; a quiet machine with more cores is faster.
+# Run it on a quiet machine.
 #
 # Every process this script starts is recorded by PID (with its executable) and stopped by that
 # PID only, also on failure or interrupt. Progress goes to standard error; the summary to standard
