@@ -88,6 +88,7 @@ stop_vcorfu() {
 }
 
 cleanup() {
+  local IFS=$' \t\n' # the trap may fire inside an `IFS= read`
   stop_vcorfu
   "${redis[@]}" stop >/dev/null 2>&1 || true
   "${etcd[@]}" stop >/dev/null 2>&1 || true

@@ -127,6 +127,7 @@ stop_bench() {
 }
 
 cleanup() {
+  local IFS=$' \t\n' # the trap may fire inside an `IFS= read`
   stop_bench
   peers_stop "$vcorfu_pidfile" vcorfu >/dev/null 2>&1 || true
   "${redis[@]}" stop >/dev/null 2>&1 || true
