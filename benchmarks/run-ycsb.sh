@@ -185,8 +185,12 @@ summarize() {
       cat "$workdir/raw/$w-$db.out" 2>/dev/null || true
     done
   done | awk -v dbs="${dbs[*]}" -v workloads="${letters[*]}" '
-    function ratio(a, b) { return (a != "" && b != "" && b + 0 > 0) ? sprintf("%.2f", a / b) : "-" }
-    function cell(v) { return v == "" ? "-" : v }
+    # A pair that did not exit with 0 shows "failed" instead of figures, and no ratio.
+    function ok(w, db) { return status[w, db] == "0" }
+    function cell(w, db, v) { return !ok(w, db) ? "failed" : v == "" ? "-" : v }
+    function ratio(w, peer, a, b) {
+      return (ok(w, "vcorfu") && ok(w, peer) && a != "" && b != "" && b + 0 > 0) ? sprintf("%.2f", a / b) : "-"
+    }
     /^[a-f] (vcorfu|redis|etcd) / && NF == 3 { w = $1; db = $2; status[w, db] = $3; phase = ""; next }
     /^ycsb: run phase/ { phase = "run"; next }
     /^ycsb: / { next }
@@ -209,8 +213,9 @@ summarize() {
       print "| --- | ---: | ---: | ---: | ---: | ---: |"
       for (i = 1; i <= nw; i++) {
         w = wl[i]
-        printf "| %s | %s | %s | %s | %s | %s |\n", toupper(w), cell(tput[w, "vcorfu"]), cell(tput[w, "redis"]),
-          cell(tput[w, "etcd"]), ratio(tput[w, "vcorfu"], tput[w, "redis"]), ratio(tput[w, "vcorfu"], tput[w, "etcd"])
+        printf "| %s | %s | %s | %s | %s | %s |\n", toupper(w), cell(w, "vcorfu", tput[w, "vcorfu"]),
+          cell(w, "redis", tput[w, "redis"]), cell(w, "etcd", tput[w, "etcd"]),
+          ratio(w, "redis", tput[w, "vcorfu"], tput[w, "redis"]), ratio(w, "etcd", tput[w, "vcorfu"], tput[w, "etcd"])
       }
       print ""
       print "## 99th percentile latency (us) per operation type"
@@ -222,9 +227,10 @@ summarize() {
         m = split(ops[w], o, " ")
         for (j = 1; j <= m; j++) {
           s = o[j]
-          printf "| %s | %s | %s | %s | %s | %s | %s |\n", toupper(w), s, cell(p99[w, "vcorfu", s]),
-            cell(p99[w, "redis", s]), cell(p99[w, "etcd", s]),
-            ratio(p99[w, "vcorfu", s], p99[w, "redis", s]), ratio(p99[w, "vcorfu", s], p99[w, "etcd", s])
+          printf "| %s | %s | %s | %s | %s | %s | %s |\n", toupper(w), s, cell(w, "vcorfu", p99[w, "vcorfu", s]),
+            cell(w, "redis", p99[w, "redis", s]), cell(w, "etcd", p99[w, "etcd", s]),
+            ratio(w, "redis", p99[w, "vcorfu", s], p99[w, "redis", s]),
+            ratio(w, "etcd", p99[w, "vcorfu", s], p99[w, "etcd", s])
         }
       }
       bad = ""
