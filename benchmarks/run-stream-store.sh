@@ -33,6 +33,8 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/.." && pwd)
 # shellcheck source=peers/lib.sh
 source "$here/peers/lib.sh"
+# shellcheck source=vcorfu-node.sh
+source "$here/vcorfu-node.sh"
 
 quick=false
 targets=false
@@ -91,6 +93,7 @@ stop_vcorfu() {
 }
 
 cleanup() {
+  local IFS=$' \t\n' # the trap may fire inside an `IFS= read`
   stop_vcorfu
   "${redis[@]}" stop >/dev/null 2>&1 || true
   "${etcd[@]}" stop >/dev/null 2>&1 || true
@@ -103,19 +106,8 @@ trap 'exit 130' INT TERM
 start_vcorfu() {
   local name=$1 port=$2 heap=$3
   shift 3
-  local dir=$workdir/vcorfu/$name i
-  mkdir -p "$dir"
-  peers_port_free 127.0.0.1 "$port"
-  peers_start "$dir/server.pid" "$dir/server.log" java "${java_opts[@]}" "-Xmx$heap" -cp "$jar" \
-    io.vcorfu.server.cli.VcorfuCli server --host 127.0.0.1 --port "$port" "$@"
-  vcorfu_pidfiles+=("$dir/server.pid")
-  for ((i = 0; i < 600; i++)); do
-    grep -q ' ready ' "$dir/server.log" 2>/dev/null && return 0
-    peers_running "$dir/server.pid" || { tail -n 20 "$dir/server.log" >&2; peers_die "vcorfu $name exited during start-up"; }
-    sleep 0.1
-  done
-  tail -n 20 "$dir/server.log" >&2
-  peers_die "vcorfu $name did not print ready within 60 s"
+  vcorfu_pidfiles+=("$workdir/vcorfu/$name/server.pid")
+  vcorfu_start_node "$workdir/vcorfu/$name" "$port" "${java_opts[@]}" "-Xmx$heap" -cp "$jar" -- "$@"
 }
 
 # measure TAG CMD...: run one measurement; its result lines go to stdout and, prefixed with TAG,
@@ -134,12 +126,7 @@ measure() {
 peers_log "load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "load-start | $(uptime)" >>"$results"
 
-stale=$(find "$root" -path "$root/.git" -prune -o \( -name pom.xml -o -path '*/src/main/*' \) -newer "$jar" -print -quit 2>/dev/null || true)
-if [[ ! -f "$jar" || -n "$stale" ]]; then
-  peers_log "building $jar"
-  (cd "$root" && ./mvnw -q -B -o -pl benchmarks -am package -DskipTests) >&2 ||
-    (cd "$root" && ./mvnw -q -B -pl benchmarks -am package -DskipTests) >&2
-fi
+vcorfu_build_jar "$root" "$jar"
 
 if [[ ! -x "$peer_dir/bin/etcd-bench" ]]; then
   if [[ -x "$PEERS_DEFAULT_WORKDIR/bin/etcd-bench" ]]; then

@@ -5,7 +5,8 @@
 # Process tracking: a server is started in the background and its PID is written to
 # <workdir>/<name>/server.pid together with the resolved path of the executable that was
 # started. Stopping signals exactly that PID, and only after checking that /proc/<pid>/exe
-# is still that executable, so a recycled PID is never signalled.
+# is still that executable, so a recycled PID is never signalled. PID files are read with an
+# explicit IFS: an EXIT trap may run while a caller's `IFS= read` is in progress, with that IFS.
 
 # shellcheck disable=SC2034 # used by the scripts that source this file
 PEERS_DEFAULT_WORKDIR=/tmp/vcorfu-peers
@@ -34,7 +35,7 @@ peers_require_uint() {
 peers_running() {
   local pidfile=$1 pid exe actual
   [[ -f "$pidfile" ]] || return 1
-  read -r pid exe <"$pidfile" || return 1
+  IFS=" " read -r pid exe <"$pidfile" || return 1
   [[ "$pid" =~ ^[0-9]+$ ]] || return 1
   actual=$(readlink -f "/proc/$pid/exe" 2>/dev/null) || return 1
   [[ "$actual" == "$exe" ]]
@@ -70,7 +71,7 @@ peers_stop() {
     peers_log "$name is not running (no $pidfile)"
     return 0
   fi
-  read -r pid exe <"$pidfile"
+  IFS=" " read -r pid exe <"$pidfile"
   if ! peers_running "$pidfile"; then
     peers_log "$name PID $pid is no longer running; removing $pidfile"
     rm -f "$pidfile"
