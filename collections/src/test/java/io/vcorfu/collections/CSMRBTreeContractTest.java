@@ -1,7 +1,6 @@
 package io.vcorfu.collections;
 
 import io.vcorfu.runtime.VCorfuRuntime;
-import io.vcorfu.runtime.testing.TestCluster;
 import java.util.NavigableMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
@@ -9,13 +8,12 @@ import org.junit.jupiter.api.AfterEach;
 /** {@link CSMRBTree} against the java.util contract, with a small fanout so trees grow several levels. */
 class CSMRBTreeContractTest extends NavigableMapContract {
   private static final AtomicInteger NEXT = new AtomicInteger();
-  private final TestCluster cluster = TestCluster.create();
-  private final VCorfuRuntime rt = cluster.newRuntime();
+  private final Harness harness = new Harness();
+  private final VCorfuRuntime rt = harness.defaultRuntime();
 
   @AfterEach
   void close() {
-    rt.close();
-    cluster.close();
+    harness.close();
   }
 
   @Override

@@ -10,7 +10,6 @@ import io.vcorfu.collections.internal.TreeInfo;
 import io.vcorfu.protocol.StreamId;
 import io.vcorfu.runtime.ReadOnlyViewException;
 import io.vcorfu.runtime.VCorfuRuntime;
-import io.vcorfu.runtime.testing.TestCluster;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
@@ -25,19 +24,15 @@ import org.slf4j.LoggerFactory;
 class CSMRBTreeTest {
   private static final Logger LOG = LoggerFactory.getLogger(CSMRBTreeTest.class);
 
-  private final TestCluster cluster = TestCluster.create();
-  private final List<VCorfuRuntime> runtimes = new ArrayList<>();
+  private final Harness harness = new Harness();
 
   private VCorfuRuntime runtime() {
-    VCorfuRuntime rt = cluster.newRuntime();
-    runtimes.add(rt);
-    return rt;
+    return harness.defaultRuntime();
   }
 
   @AfterEach
   void close() {
-    runtimes.forEach(VCorfuRuntime::close);
-    cluster.close();
+    harness.close();
   }
 
   /** The most levels a tree of {@code n} entries may have with this fanout. */

@@ -16,8 +16,21 @@ final class Harness implements AutoCloseable {
 
   /** A new runtime (a new client of the cluster) that retries transactions patiently. */
   VCorfuRuntime runtime() {
-    VCorfuRuntime rt = cluster.newRuntime(RuntimeOptions.defaults()
+    return runtime(RuntimeOptions.defaults()
         .withMaxTransactionAttempts(1_000).withBackoff(Duration.ZERO, Duration.ofMillis(5)));
+  }
+
+  /** A new runtime with the cluster's default options; closed with this harness. */
+  VCorfuRuntime defaultRuntime() {
+    return register(cluster.newRuntime());
+  }
+
+  /** A new runtime with {@code options}; closed with this harness. */
+  VCorfuRuntime runtime(RuntimeOptions options) {
+    return register(cluster.newRuntime(options));
+  }
+
+  private VCorfuRuntime register(VCorfuRuntime rt) {
     synchronized (runtimes) {
       runtimes.add(rt);
     }

@@ -17,13 +17,12 @@ import org.junit.jupiter.api.Test;
  * hosts nothing, remote calls fail with NotServingException.
  */
 class SMRMapRemoteViewTest {
-  private final TestCluster cluster = TestCluster.create();
-  private final VCorfuRuntime rt = cluster.newRuntime();
+  private final Harness harness = new Harness();
+  private final VCorfuRuntime rt = harness.defaultRuntime();
 
   @AfterEach
   void close() {
-    rt.close();
-    cluster.close();
+    harness.close();
   }
 
   @SuppressWarnings("unchecked")

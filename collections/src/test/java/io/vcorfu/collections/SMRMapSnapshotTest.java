@@ -3,7 +3,6 @@ package io.vcorfu.collections;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.vcorfu.runtime.VCorfuRuntime;
-import io.vcorfu.runtime.testing.TestCluster;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -20,19 +19,15 @@ import org.slf4j.LoggerFactory;
 /** Snapshot (asOf) views of an SMRMap hold exactly the map as of every address. */
 class SMRMapSnapshotTest {
   private static final Logger LOG = LoggerFactory.getLogger(SMRMapSnapshotTest.class);
-  private final TestCluster cluster = TestCluster.create();
-  private final List<VCorfuRuntime> runtimes = new ArrayList<>();
+  private final Harness harness = new Harness();
 
   private VCorfuRuntime runtime() {
-    VCorfuRuntime rt = cluster.newRuntime();
-    runtimes.add(rt);
-    return rt;
+    return harness.defaultRuntime();
   }
 
   @AfterEach
   void close() {
-    runtimes.forEach(VCorfuRuntime::close);
-    cluster.close();
+    harness.close();
   }
 
   static Stream<Long> seeds() {

@@ -8,10 +8,7 @@ import io.vcorfu.runtime.TransactionAbortedException;
 import io.vcorfu.runtime.VCorfuRuntime;
 import io.vcorfu.runtime.serialization.DefaultSerializer;
 import io.vcorfu.runtime.serialization.UnsupportedTypeException;
-import io.vcorfu.runtime.testing.TestCluster;
-import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
 import org.junit.jupiter.api.AfterEach;
@@ -19,19 +16,15 @@ import org.junit.jupiter.api.Test;
 
 /** SMRMap behaviour beyond the Map contract: blind writes, log positions, checkpoints, key types. */
 class SMRMapTest {
-  private final TestCluster cluster = TestCluster.create();
-  private final List<VCorfuRuntime> runtimes = new ArrayList<>();
+  private final Harness harness = new Harness();
 
   private VCorfuRuntime runtime() {
-    VCorfuRuntime rt = cluster.newRuntime();
-    runtimes.add(rt);
-    return rt;
+    return harness.defaultRuntime();
   }
 
   @AfterEach
   void close() {
-    runtimes.forEach(VCorfuRuntime::close);
-    cluster.close();
+    harness.close();
   }
 
   private static long tail(VCorfuRuntime rt) {

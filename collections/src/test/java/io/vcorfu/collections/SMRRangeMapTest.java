@@ -7,7 +7,6 @@ import io.vcorfu.collections.internal.PersistentSortedMap;
 import io.vcorfu.runtime.ReadOnlyViewException;
 import io.vcorfu.runtime.TransactionAbortedException;
 import io.vcorfu.runtime.VCorfuRuntime;
-import io.vcorfu.runtime.testing.TestCluster;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -18,19 +17,15 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 class SMRRangeMapTest {
-  private final TestCluster cluster = TestCluster.create();
-  private final List<VCorfuRuntime> runtimes = new ArrayList<>();
+  private final Harness harness = new Harness();
 
   private VCorfuRuntime runtime() {
-    VCorfuRuntime rt = cluster.newRuntime();
-    runtimes.add(rt);
-    return rt;
+    return harness.defaultRuntime();
   }
 
   @AfterEach
   void close() {
-    runtimes.forEach(VCorfuRuntime::close);
-    cluster.close();
+    harness.close();
   }
 
   @SuppressWarnings("unchecked")
