@@ -2,16 +2,7 @@ package io.vcorfu.benchmarks;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.vcorfu.protocol.Endpoint;
-import io.vcorfu.protocol.netty.NettyTransport;
-import io.vcorfu.server.Node;
-import io.vcorfu.server.NodeConfig;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.PrintStream;
-import java.net.ServerSocket;
-import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -24,26 +15,18 @@ import picocli.CommandLine;
 
 /** Every {@code bench objects} mode runs against a real node, does work, and its state checks pass. */
 class ObjectsBenchTest {
-  private static NettyTransport transport;
-  private static Node node;
+  private static BenchNode node;
   private static String endpoint;
 
   @BeforeAll
   static void startNode() throws IOException {
-    int port;
-    try (ServerSocket s = new ServerSocket(0)) {
-      port = s.getLocalPort();
-    }
-    endpoint = "127.0.0.1:" + port;
-    transport = new NettyTransport();
-    node = Node.start(NodeConfig.inMemory(Endpoint.parse(endpoint)), transport);
-    node.ready().join();
+    node = BenchNode.start();
+    endpoint = node.endpoint();
   }
 
   @AfterAll
   static void stopNode() {
     node.close();
-    transport.close();
   }
 
   @ParameterizedTest
@@ -95,21 +78,6 @@ class ObjectsBenchTest {
   }
 
   private static List<String> run(String args) {
-    List<String> argv = new ArrayList<String>();
-    argv.addAll(List.of(args.split(" ")));
-    argv.addAll(List.of("--endpoint", endpoint));
-    ByteArrayOutputStream buf = new ByteArrayOutputStream();
-    PrintStream old = System.out;
-    System.setOut(new PrintStream(buf, true, StandardCharsets.UTF_8));
-    int code;
-    try {
-      code = io.vcorfu.server.cli.VcorfuCli.commandLine(new ObjectsBench()).execute(argv.toArray(String[]::new));
-    } finally {
-      System.setOut(old);
-    }
-    String out = buf.toString(StandardCharsets.UTF_8);
-    System.out.print(out);
-    assertThat(code).as(out).isZero();
-    return List.of(out.split("\n"));
+    return node.run(new ObjectsBench(), args);
   }
 }
