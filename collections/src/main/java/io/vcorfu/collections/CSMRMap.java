@@ -353,13 +353,7 @@ public final class CSMRMap<K, V> extends AbstractMap<K, V> implements SnapshotMa
 
   @Override
   public boolean equals(Object o) {
-    if (o == this) {
-      return true;
-    }
-    if (!(o instanceof Map<?, ?> other)) {
-      return false;
-    }
-    return snapshot().equals(other instanceof CSMRMap<?, ?> c ? c.snapshot() : other);
+    return SnapshotMap.sameEntries(this, o);
   }
 
   @Override

@@ -335,14 +335,7 @@ public class SMRMap<K, V> implements SnapshotMap<K, V>, Versioned<PersistentHash
   /** True when {@code o} is a {@code Map} with the same entries (compared with one version of this map). */
   @Override
   public boolean equals(Object o) {
-    if (o == this) {
-      return true;
-    }
-    if (!(o instanceof Map<?, ?> other)) {
-      return false;
-    }
-    Map<K, V> mine = snapshot();
-    return mine.equals(other instanceof SMRMap<?, ?> s ? s.snapshot() : other);
+    return SnapshotMap.sameEntries(this, o);
   }
 
   /** The sum of the entries' hash codes, per the {@code Map} contract. */
