@@ -165,23 +165,9 @@ class CSMRBTreeTest {
   void aSnapshotAsOfACommitAddressEqualsTheModelAtThatAddress() {
     VCorfuRuntime rt = runtime();
     CSMRBTree<Long, String> tree = CSMRBTree.open(rt, "history", 4);
-    Random random = new Random(9);
-    TreeMap<Long, String> model = new TreeMap<>();
-    List<Long> addresses = new ArrayList<>();
-    List<TreeMap<Long, String>> models = new ArrayList<>();
-    for (int i = 0; i < 60; i++) {
-      long k = random.nextInt(30);
-      rt.TXBegin();
-      if (random.nextInt(3) == 0) {
-        tree.remove(k);
-        model.remove(k);
-      } else {
-        tree.put(k, "v" + i);
-        model.put(k, "v" + i);
-      }
-      addresses.add(rt.TXEnd());
-      models.add(new TreeMap<>(model));
-    }
+    History history = History.write(rt, tree, new Random(9), 60, 30);
+    List<Long> addresses = history.addresses();
+    List<TreeMap<Long, String>> models = history.models();
     VCorfuRuntime reader = runtime();
     for (int i = 0; i < addresses.size(); i += 7) {
       CSMRBTree<Long, String> snapshot = CSMRBTree.openAsOf(reader, "history", addresses.get(i));

@@ -114,23 +114,9 @@ class SMRRangeMapTest {
   void aSnapshotViewAsOfAnAddressEqualsTheModelThenAndRefusesWrites() {
     VCorfuRuntime rt = runtime();
     SMRRangeMap<Long, String> map = open(rt, "history");
-    Random random = new Random(4);
-    TreeMap<Long, String> model = new TreeMap<>();
-    List<Long> addresses = new ArrayList<>();
-    List<TreeMap<Long, String>> models = new ArrayList<>();
-    for (int i = 0; i < 80; i++) {
-      long k = random.nextInt(25);
-      rt.TXBegin();
-      if (random.nextInt(3) == 0) {
-        map.remove(k);
-        model.remove(k);
-      } else {
-        map.put(k, "v" + i);
-        model.put(k, "v" + i);
-      }
-      addresses.add(rt.TXEnd());
-      models.add(new TreeMap<>(model));
-    }
+    History history = History.write(rt, map, new Random(4), 80, 25);
+    List<Long> addresses = history.addresses();
+    List<TreeMap<Long, String>> models = history.models();
     VCorfuRuntime other = runtime();
     for (int i = 0; i < addresses.size(); i += 9) {
       @SuppressWarnings("unchecked")
