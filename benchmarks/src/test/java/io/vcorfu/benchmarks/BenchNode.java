@@ -14,33 +14,32 @@ import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import org.junit.jupiter.api.extension.AfterAllCallback;
+import org.junit.jupiter.api.extension.BeforeAllCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
- * One in-memory node on a free 127.0.0.1 port for benchmark tests, and a way to run a bench command
- * against it. Not thread-safe: {@link #run} swaps {@code System.out} while the command runs.
+ * One in-memory node on a free 127.0.0.1 port for a benchmark test class, and a way to run a bench
+ * command against it. Register it as a static {@code @RegisterExtension} field: it starts the node
+ * before the class's tests and stops it after them. Not thread-safe: {@link #run} swaps {@code
+ * System.out} while the command runs.
  */
-final class BenchNode implements AutoCloseable {
-  private final NettyTransport transport;
-  private final Node node;
-  private final String endpoint;
+final class BenchNode implements BeforeAllCallback, AfterAllCallback {
+  private NettyTransport transport;
+  private Node node;
+  private String endpoint;
 
-  private BenchNode(NettyTransport transport, Node node, String endpoint) {
-    this.transport = transport;
-    this.node = node;
-    this.endpoint = endpoint;
-  }
-
-  /** Starts a node and waits until it serves. */
-  static BenchNode start() throws IOException {
+  /** Starts the node and waits until it serves. */
+  @Override
+  public void beforeAll(ExtensionContext context) throws IOException {
     int port;
     try (ServerSocket s = new ServerSocket(0)) {
       port = s.getLocalPort();
     }
-    String endpoint = "127.0.0.1:" + port;
-    NettyTransport transport = new NettyTransport();
-    Node node = Node.start(NodeConfig.inMemory(Endpoint.parse(endpoint)), transport);
+    endpoint = "127.0.0.1:" + port;
+    transport = new NettyTransport();
+    node = Node.start(NodeConfig.inMemory(Endpoint.parse(endpoint)), transport);
     node.ready().join();
-    return new BenchNode(transport, node, endpoint);
   }
 
   /** The node's {@code host:port}. */
@@ -71,7 +70,7 @@ final class BenchNode implements AutoCloseable {
   }
 
   @Override
-  public void close() {
+  public void afterAll(ExtensionContext context) {
     node.close();
     transport.close();
   }

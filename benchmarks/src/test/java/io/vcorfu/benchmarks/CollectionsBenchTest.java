@@ -3,31 +3,17 @@ package io.vcorfu.benchmarks;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.vcorfu.server.cli.VcorfuCli;
-import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import picocli.CommandLine;
 
 /** Every {@code bench collections} mode runs against a real node, measures, and its checks pass. */
 class CollectionsBenchTest {
-  private static BenchNode node;
-  private static String endpoint;
-
-  @BeforeAll
-  static void startNode() throws IOException {
-    node = BenchNode.start();
-    endpoint = node.endpoint();
-  }
-
-  @AfterAll
-  static void stopNode() {
-    node.close();
-  }
+  @RegisterExtension static final BenchNode NODE = new BenchNode();
 
   @Test
   void openMeasuresEveryStepOfEveryDistributionAndReadsTheRightValues() {
@@ -71,9 +57,9 @@ class CollectionsBenchTest {
     CommandLine cl = VcorfuCli.commandLine(new CollectionsBench());
     StringWriter err = new StringWriter();
     cl.setErr(new PrintWriter(err));
-    assertThat(cl.execute("--mode", "nope", "--endpoint", endpoint)).isEqualTo(1);
+    assertThat(cl.execute("--mode", "nope", "--endpoint", NODE.endpoint())).isEqualTo(1);
     assertThat(err.toString()).contains("unknown mode 'nope'").contains("open, aborts, clear");
-    assertThat(cl.execute("--mode", "open", "--kinds", "btree", "--endpoint", endpoint)).isEqualTo(1);
+    assertThat(cl.execute("--mode", "open", "--kinds", "btree", "--endpoint", NODE.endpoint())).isEqualTo(1);
     assertThat(err.toString()).contains("unknown map kind 'btree'").contains("smr, csmr");
   }
 
@@ -84,6 +70,6 @@ class CollectionsBenchTest {
   }
 
   private static List<String> run(String args) {
-    return node.run(new CollectionsBench(), args);
+    return NODE.run(new CollectionsBench(), args);
   }
 }

@@ -2,32 +2,18 @@ package io.vcorfu.benchmarks;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.IOException;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import picocli.CommandLine;
 
 /** Every {@code bench objects} mode runs against a real node, does work, and its state checks pass. */
 class ObjectsBenchTest {
-  private static BenchNode node;
-  private static String endpoint;
-
-  @BeforeAll
-  static void startNode() throws IOException {
-    node = BenchNode.start();
-    endpoint = node.endpoint();
-  }
-
-  @AfterAll
-  static void stopNode() {
-    node.close();
-  }
+  @RegisterExtension static final BenchNode NODE = new BenchNode();
 
   @ParameterizedTest
   @ValueSource(strings = {
@@ -64,7 +50,7 @@ class ObjectsBenchTest {
     CommandLine cl = io.vcorfu.server.cli.VcorfuCli.commandLine(new ObjectsBench());
     java.io.StringWriter err = new java.io.StringWriter();
     cl.setErr(new java.io.PrintWriter(err));
-    assertThat(cl.execute("no-such-mode", "--endpoint", endpoint)).isEqualTo(1);
+    assertThat(cl.execute("no-such-mode", "--endpoint", NODE.endpoint())).isEqualTo(1);
     assertThat(err.toString()).contains("unknown mode 'no-such-mode'").contains("accessor-remote");
   }
 
@@ -78,6 +64,6 @@ class ObjectsBenchTest {
   }
 
   private static List<String> run(String args) {
-    return node.run(new ObjectsBench(), args);
+    return NODE.run(new ObjectsBench(), args);
   }
 }

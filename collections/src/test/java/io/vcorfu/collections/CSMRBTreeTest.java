@@ -14,8 +14,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 import java.util.TreeMap;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.slf4j.Logger;
@@ -24,15 +24,10 @@ import org.slf4j.LoggerFactory;
 class CSMRBTreeTest {
   private static final Logger LOG = LoggerFactory.getLogger(CSMRBTreeTest.class);
 
-  private final Harness harness = new Harness();
+  @RegisterExtension final Harness harness = new Harness();
 
   private VCorfuRuntime runtime() {
     return harness.defaultRuntime();
-  }
-
-  @AfterEach
-  void close() {
-    harness.close();
   }
 
   /** The most levels a tree of {@code n} entries may have with this fanout. */

@@ -8,11 +8,17 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Supplier;
+import org.junit.jupiter.api.extension.AfterEachCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
 
-/** One test cluster and the runtimes a test opened on it; closes them all. */
-final class Harness implements AutoCloseable {
+/**
+ * One test cluster and the runtimes a test opened on it; closes them all. Registered with {@code
+ * @RegisterExtension} it closes itself after each test; {@link #close} may be called more than once.
+ */
+final class Harness implements AutoCloseable, AfterEachCallback {
   private final TestCluster cluster = TestCluster.create();
   private final List<VCorfuRuntime> runtimes = new ArrayList<>();
+  private boolean closed;
 
   /** A new runtime (a new client of the cluster) that retries transactions patiently. */
   VCorfuRuntime runtime() {
@@ -48,8 +54,17 @@ final class Harness implements AutoCloseable {
   }
 
   @Override
+  public void afterEach(ExtensionContext context) {
+    close();
+  }
+
+  @Override
   public void close() {
     synchronized (runtimes) {
+      if (closed) {
+        return;
+      }
+      closed = true;
       runtimes.forEach(VCorfuRuntime::close);
     }
     cluster.close();

@@ -10,7 +10,7 @@ import java.util.Map;
 import java.util.Random;
 import java.util.stream.LongStream;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.slf4j.Logger;
@@ -19,15 +19,10 @@ import org.slf4j.LoggerFactory;
 /** Snapshot (asOf) views of an SMRMap hold exactly the map as of every address. */
 class SMRMapSnapshotTest {
   private static final Logger LOG = LoggerFactory.getLogger(SMRMapSnapshotTest.class);
-  private final Harness harness = new Harness();
+  @RegisterExtension final Harness harness = new Harness();
 
   private VCorfuRuntime runtime() {
     return harness.defaultRuntime();
-  }
-
-  @AfterEach
-  void close() {
-    harness.close();
   }
 
   static Stream<Long> seeds() {

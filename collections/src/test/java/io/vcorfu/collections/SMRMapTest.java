@@ -11,20 +11,15 @@ import io.vcorfu.runtime.serialization.UnsupportedTypeException;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.OptionalLong;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** SMRMap behaviour beyond the Map contract: blind writes, log positions, checkpoints, key types. */
 class SMRMapTest {
-  private final Harness harness = new Harness();
+  @RegisterExtension final Harness harness = new Harness();
 
   private VCorfuRuntime runtime() {
     return harness.defaultRuntime();
-  }
-
-  @AfterEach
-  void close() {
-    harness.close();
   }
 
   private static long tail(VCorfuRuntime rt) {

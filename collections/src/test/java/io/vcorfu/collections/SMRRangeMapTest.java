@@ -13,19 +13,14 @@ import java.util.Map;
 import java.util.Random;
 import java.util.TreeMap;
 import java.util.function.Consumer;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 class SMRRangeMapTest {
-  private final Harness harness = new Harness();
+  @RegisterExtension final Harness harness = new Harness();
 
   private VCorfuRuntime runtime() {
     return harness.defaultRuntime();
-  }
-
-  @AfterEach
-  void close() {
-    harness.close();
   }
 
   @SuppressWarnings("unchecked")
