@@ -2,49 +2,18 @@ package io.vcorfu.benchmarks;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.vcorfu.protocol.Endpoint;
-import io.vcorfu.protocol.netty.NettyTransport;
-import io.vcorfu.server.Node;
-import io.vcorfu.server.NodeConfig;
 import io.vcorfu.server.cli.VcorfuCli;
-import java.io.ByteArrayOutputStream;
-import java.io.IOException;
-import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.io.StringWriter;
-import java.net.ServerSocket;
-import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import picocli.CommandLine;
 
 /** Every {@code bench collections} mode runs against a real node, measures, and its checks pass. */
 class CollectionsBenchTest {
-  private static NettyTransport transport;
-  private static Node node;
-  private static String endpoint;
-
-  @BeforeAll
-  static void startNode() throws IOException {
-    int port;
-    try (ServerSocket s = new ServerSocket(0)) {
-      port = s.getLocalPort();
-    }
-    endpoint = "127.0.0.1:" + port;
-    transport = new NettyTransport();
-    node = Node.start(NodeConfig.inMemory(Endpoint.parse(endpoint)), transport);
-    node.ready().join();
-  }
-
-  @AfterAll
-  static void stopNode() {
-    node.close();
-    transport.close();
-  }
+  @RegisterExtension static final BenchNode NODE = new BenchNode();
 
   @Test
   void openMeasuresEveryStepOfEveryDistributionAndReadsTheRightValues() {
@@ -88,9 +57,9 @@ class CollectionsBenchTest {
     CommandLine cl = VcorfuCli.commandLine(new CollectionsBench());
     StringWriter err = new StringWriter();
     cl.setErr(new PrintWriter(err));
-    assertThat(cl.execute("--mode", "nope", "--endpoint", endpoint)).isEqualTo(1);
+    assertThat(cl.execute("--mode", "nope", "--endpoint", NODE.endpoint())).isEqualTo(1);
     assertThat(err.toString()).contains("unknown mode 'nope'").contains("open, aborts, clear");
-    assertThat(cl.execute("--mode", "open", "--kinds", "btree", "--endpoint", endpoint)).isEqualTo(1);
+    assertThat(cl.execute("--mode", "open", "--kinds", "btree", "--endpoint", NODE.endpoint())).isEqualTo(1);
     assertThat(err.toString()).contains("unknown map kind 'btree'").contains("smr, csmr");
   }
 
@@ -101,20 +70,6 @@ class CollectionsBenchTest {
   }
 
   private static List<String> run(String args) {
-    List<String> argv = new ArrayList<>(List.of(args.split(" ")));
-    argv.addAll(List.of("--endpoint", endpoint));
-    ByteArrayOutputStream buf = new ByteArrayOutputStream();
-    PrintStream old = System.out;
-    System.setOut(new PrintStream(buf, true, StandardCharsets.UTF_8));
-    int code;
-    try {
-      code = VcorfuCli.commandLine(new CollectionsBench()).execute(argv.toArray(String[]::new));
-    } finally {
-      System.setOut(old);
-    }
-    String out = buf.toString(StandardCharsets.UTF_8);
-    System.out.print(out);
-    assertThat(code).as(out).isZero();
-    return List.of(out.split("\n"));
+    return NODE.run(new CollectionsBench(), args);
   }
 }

@@ -2,49 +2,18 @@ package io.vcorfu.benchmarks;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.vcorfu.protocol.Endpoint;
-import io.vcorfu.protocol.netty.NettyTransport;
-import io.vcorfu.server.Node;
-import io.vcorfu.server.NodeConfig;
-import java.io.ByteArrayOutputStream;
-import java.io.IOException;
-import java.io.PrintStream;
-import java.net.ServerSocket;
-import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import picocli.CommandLine;
 
 /** Every {@code bench objects} mode runs against a real node, does work, and its state checks pass. */
 class ObjectsBenchTest {
-  private static NettyTransport transport;
-  private static Node node;
-  private static String endpoint;
-
-  @BeforeAll
-  static void startNode() throws IOException {
-    int port;
-    try (ServerSocket s = new ServerSocket(0)) {
-      port = s.getLocalPort();
-    }
-    endpoint = "127.0.0.1:" + port;
-    transport = new NettyTransport();
-    node = Node.start(NodeConfig.inMemory(Endpoint.parse(endpoint)), transport);
-    node.ready().join();
-  }
-
-  @AfterAll
-  static void stopNode() {
-    node.close();
-    transport.close();
-  }
+  @RegisterExtension static final BenchNode NODE = new BenchNode();
 
   @ParameterizedTest
   @ValueSource(strings = {
@@ -81,7 +50,7 @@ class ObjectsBenchTest {
     CommandLine cl = io.vcorfu.server.cli.VcorfuCli.commandLine(new ObjectsBench());
     java.io.StringWriter err = new java.io.StringWriter();
     cl.setErr(new java.io.PrintWriter(err));
-    assertThat(cl.execute("no-such-mode", "--endpoint", endpoint)).isEqualTo(1);
+    assertThat(cl.execute("no-such-mode", "--endpoint", NODE.endpoint())).isEqualTo(1);
     assertThat(err.toString()).contains("unknown mode 'no-such-mode'").contains("accessor-remote");
   }
 
@@ -95,21 +64,6 @@ class ObjectsBenchTest {
   }
 
   private static List<String> run(String args) {
-    List<String> argv = new ArrayList<String>();
-    argv.addAll(List.of(args.split(" ")));
-    argv.addAll(List.of("--endpoint", endpoint));
-    ByteArrayOutputStream buf = new ByteArrayOutputStream();
-    PrintStream old = System.out;
-    System.setOut(new PrintStream(buf, true, StandardCharsets.UTF_8));
-    int code;
-    try {
-      code = io.vcorfu.server.cli.VcorfuCli.commandLine(new ObjectsBench()).execute(argv.toArray(String[]::new));
-    } finally {
-      System.setOut(old);
-    }
-    String out = buf.toString(StandardCharsets.UTF_8);
-    System.out.print(out);
-    assertThat(code).as(out).isZero();
-    return List.of(out.split("\n"));
+    return NODE.run(new ObjectsBench(), args);
   }
 }

@@ -53,7 +53,7 @@ import java.util.function.Function;
  * <p><b>Nulls</b> are refused with {@link NullPointerException}, as in {@link SMRMap}. Thread-safe:
  * the handle holds only the runtime, the name and lazily opened bucket views.
  */
-public final class CSMRMap<K, V> extends AbstractMap<K, V> implements Map<K, V> {
+public final class CSMRMap<K, V> extends AbstractMap<K, V> implements SnapshotMap<K, V> {
   /** Where the buckets' state lives. */
   public enum BucketViews {
     /** Local views: each bucket is played into this client on first use (the default). */
@@ -338,28 +338,22 @@ public final class CSMRMap<K, V> extends AbstractMap<K, V> implements Map<K, V> 
 
   @Override
   public Set<Map.Entry<K, V>> entrySet() {
-    return new CSMRMapViews.Entries<>(this);
+    return new MapViews.Entries<>(this);
   }
 
   @Override
   public Set<K> keySet() {
-    return new CSMRMapViews.Keys<>(this);
+    return new MapViews.Keys<>(this);
   }
 
   @Override
   public Collection<V> values() {
-    return new CSMRMapViews.Values<>(this);
+    return new MapViews.Values<>(this);
   }
 
   @Override
   public boolean equals(Object o) {
-    if (o == this) {
-      return true;
-    }
-    if (!(o instanceof Map<?, ?> other)) {
-      return false;
-    }
-    return snapshot().equals(other instanceof CSMRMap<?, ?> c ? c.snapshot() : other);
+    return SnapshotMap.sameEntries(this, o);
   }
 
   @Override

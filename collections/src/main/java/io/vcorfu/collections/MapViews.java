@@ -7,29 +7,30 @@ import java.util.Iterator;
 import java.util.Map;
 import java.util.NoSuchElementException;
 import java.util.Objects;
+import java.util.function.Function;
 
 /**
- * The key, value and entry views of a replicated map. Size and membership ask the map; removal
- * writes through. Each iterator walks the one version {@link SMRMap#snapshot()} returned when it
- * was created, so it never sees a half-applied change and never throws {@link
- * java.util.ConcurrentModificationException}; its {@code remove} removes the last key it returned
- * from the map.
+ * The key, value and entry views of a replicated map ({@link SMRMap}, {@link CSMRMap}). Size and
+ * membership ask the map; removal writes through. Each iterator walks the one version {@link
+ * SnapshotMap#snapshot()} returned when it was created, so it never sees a half-applied change and
+ * never throws {@link java.util.ConcurrentModificationException}; its {@code remove} removes the
+ * last key it returned from the map.
  */
 final class MapViews {
   private MapViews() {}
 
-  /** Iterates one version of {@code map}; {@code remove} removes the last key from the map. */
-  private abstract static class VersionIterator<K, V, T> implements Iterator<T> {
-    private final SMRMap<K, V> map;
+  /** Iterates one version of {@code map}, projecting each entry; {@code remove} writes through. */
+  private static final class VersionIterator<K, V, T> implements Iterator<T> {
+    private final SnapshotMap<K, V> map;
     private final Iterator<Map.Entry<K, V>> entries;
+    private final Function<Map.Entry<K, V>, T> project;
     private Map.Entry<K, V> last;
 
-    VersionIterator(SMRMap<K, V> map) {
+    VersionIterator(SnapshotMap<K, V> map, Function<Map.Entry<K, V>, T> project) {
       this.map = map;
       this.entries = map.snapshot().entrySet().iterator();
+      this.project = project;
     }
-
-    abstract T project(SMRMap<K, V> map, Map.Entry<K, V> e);
 
     @Override
     public boolean hasNext() {
@@ -42,7 +43,7 @@ final class MapViews {
         throw new NoSuchElementException();
       }
       last = entries.next();
-      return project(map, last);
+      return project.apply(last);
     }
 
     @Override
@@ -55,21 +56,19 @@ final class MapViews {
     }
   }
 
-  static final class Keys<K, V> extends AbstractSet<K> {
-    private final SMRMap<K, V> map;
+  /** A live set view of {@code map} whose iterator projects each entry of one version. */
+  private abstract static class SetView<K, V, T> extends AbstractSet<T> {
+    final SnapshotMap<K, V> map;
 
-    Keys(SMRMap<K, V> map) {
+    SetView(SnapshotMap<K, V> map) {
       this.map = map;
     }
 
+    abstract T project(Map.Entry<K, V> e);
+
     @Override
-    public Iterator<K> iterator() {
-      return new VersionIterator<K, V, K>(map) {
-        @Override
-        K project(SMRMap<K, V> m, Map.Entry<K, V> e) {
-          return e.getKey();
-        }
-      };
+    public Iterator<T> iterator() {
+      return new VersionIterator<>(map, this::project);
     }
 
     @Override
@@ -83,6 +82,22 @@ final class MapViews {
     }
 
     @Override
+    public void clear() {
+      map.clear();
+    }
+  }
+
+  static final class Keys<K, V> extends SetView<K, V, K> {
+    Keys(SnapshotMap<K, V> map) {
+      super(map);
+    }
+
+    @Override
+    K project(Map.Entry<K, V> e) {
+      return e.getKey();
+    }
+
+    @Override
     public boolean contains(Object o) {
       return o != null && map.containsKey(o);
     }
@@ -91,28 +106,47 @@ final class MapViews {
     public boolean remove(Object o) {
       return o != null && map.remove(o) != null;
     }
+  }
+
+  static final class Entries<K, V> extends SetView<K, V, Map.Entry<K, V>> {
+    Entries(SnapshotMap<K, V> map) {
+      super(map);
+    }
 
     @Override
-    public void clear() {
-      map.clear();
+    Map.Entry<K, V> project(Map.Entry<K, V> e) {
+      return new WriteThroughEntry<>(map, e.getKey(), e.getValue());
+    }
+
+    @Override
+    public boolean contains(Object o) {
+      if (!(o instanceof Map.Entry<?, ?> e) || e.getKey() == null) {
+        return false;
+      }
+      Object v = map.get(e.getKey());
+      return v != null && v.equals(e.getValue());
+    }
+
+    @Override
+    public boolean remove(Object o) {
+      if (!(o instanceof Map.Entry<?, ?> e) || e.getKey() == null || e.getValue() == null) {
+        return false;
+      }
+      return map.remove(e.getKey(), e.getValue());
     }
   }
 
+  /** The values; not a set, so it keeps {@link AbstractCollection}'s identity equality. */
   static final class Values<K, V> extends AbstractCollection<V> {
-    private final SMRMap<K, V> map;
+    private final SnapshotMap<K, V> map;
 
-    Values(SMRMap<K, V> map) {
+    Values(SnapshotMap<K, V> map) {
       this.map = map;
     }
 
     @Override
     public Iterator<V> iterator() {
-      return new VersionIterator<K, V, V>(map) {
-        @Override
-        V project(SMRMap<K, V> m, Map.Entry<K, V> e) {
-          return e.getValue();
-        }
-      };
+      return new VersionIterator<>(map, Map.Entry::getValue);
     }
 
     @Override
@@ -136,61 +170,11 @@ final class MapViews {
     }
   }
 
-  static final class Entries<K, V> extends AbstractSet<Map.Entry<K, V>> {
-    private final SMRMap<K, V> map;
-
-    Entries(SMRMap<K, V> map) {
-      this.map = map;
-    }
-
-    @Override
-    public Iterator<Map.Entry<K, V>> iterator() {
-      return new VersionIterator<K, V, Map.Entry<K, V>>(map) {
-        @Override
-        Map.Entry<K, V> project(SMRMap<K, V> m, Map.Entry<K, V> e) {
-          return new WriteThroughEntry<>(m, e.getKey(), e.getValue());
-        }
-      };
-    }
-
-    @Override
-    public int size() {
-      return map.size();
-    }
-
-    @Override
-    public boolean isEmpty() {
-      return map.isEmpty();
-    }
-
-    @Override
-    public boolean contains(Object o) {
-      if (!(o instanceof Map.Entry<?, ?> e) || e.getKey() == null) {
-        return false;
-      }
-      Object v = map.get(e.getKey());
-      return v != null && v.equals(e.getValue());
-    }
-
-    @Override
-    public boolean remove(Object o) {
-      if (!(o instanceof Map.Entry<?, ?> e) || e.getKey() == null || e.getValue() == null) {
-        return false;
-      }
-      return map.remove(e.getKey(), e.getValue());
-    }
-
-    @Override
-    public void clear() {
-      map.clear();
-    }
-  }
-
   /** An entry of one version whose {@code setValue} puts the new value into the map. */
-  static final class WriteThroughEntry<K, V> extends AbstractMap.SimpleEntry<K, V> {
-    private final transient SMRMap<K, V> map;
+  private static final class WriteThroughEntry<K, V> extends AbstractMap.SimpleEntry<K, V> {
+    private final transient SnapshotMap<K, V> map;
 
-    WriteThroughEntry(SMRMap<K, V> map, K key, V value) {
+    WriteThroughEntry(SnapshotMap<K, V> map, K key, V value) {
       super(key, value);
       this.map = map;
     }

@@ -68,7 +68,7 @@ import java.util.function.Function;
  *
  * <p>Thread-safe, like every object the runtime opens.
  */
-public class SMRMap<K, V> implements Map<K, V>, Versioned<PersistentHashMap<K, V>> {
+public class SMRMap<K, V> implements SnapshotMap<K, V>, Versioned<PersistentHashMap<K, V>> {
   private PersistentHashMap<K, V> entries = PersistentHashMap.empty();
 
   /** For the runtime: maps are opened through a {@link VCorfuRuntime}, not constructed. */
@@ -335,14 +335,7 @@ public class SMRMap<K, V> implements Map<K, V>, Versioned<PersistentHashMap<K, V
   /** True when {@code o} is a {@code Map} with the same entries (compared with one version of this map). */
   @Override
   public boolean equals(Object o) {
-    if (o == this) {
-      return true;
-    }
-    if (!(o instanceof Map<?, ?> other)) {
-      return false;
-    }
-    Map<K, V> mine = snapshot();
-    return mine.equals(other instanceof SMRMap<?, ?> s ? s.snapshot() : other);
+    return SnapshotMap.sameEntries(this, o);
   }
 
   /** The sum of the entries' hash codes, per the {@code Map} contract. */

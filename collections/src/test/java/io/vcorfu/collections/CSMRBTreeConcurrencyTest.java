@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.vcorfu.runtime.RuntimeOptions;
 import io.vcorfu.runtime.TransactionAbortedException;
 import io.vcorfu.runtime.VCorfuRuntime;
-import io.vcorfu.runtime.testing.TestCluster;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -37,22 +36,18 @@ class CSMRBTreeConcurrencyTest {
   /** One committed operation: at {@code address}, {@code key} was set to {@code value} (null: removed). */
   private record Op(long address, boolean wrote, long key, String value, String result) {}
 
-  private final TestCluster cluster = TestCluster.create();
-  private final List<VCorfuRuntime> runtimes = new ArrayList<>();
+  private final Harness harness = new Harness();
   private final ExecutorService pool = Executors.newFixedThreadPool(RUNTIMES);
 
   @AfterEach
   void close() throws InterruptedException {
     pool.shutdownNow();
     pool.awaitTermination(30, TimeUnit.SECONDS);
-    runtimes.forEach(VCorfuRuntime::close);
-    cluster.close();
+    harness.close();
   }
 
   private VCorfuRuntime runtime() {
-    VCorfuRuntime rt = cluster.newRuntime(RuntimeOptions.defaults().withBackoff(Duration.ZERO, Duration.ofMillis(2)));
-    runtimes.add(rt);
-    return rt;
+    return harness.runtime(RuntimeOptions.defaults().withBackoff(Duration.ZERO, Duration.ofMillis(2)));
   }
 
   private static final java.util.concurrent.atomic.AtomicInteger ABORTS = new java.util.concurrent.atomic.AtomicInteger();

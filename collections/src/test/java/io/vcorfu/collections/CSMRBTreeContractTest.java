@@ -1,22 +1,15 @@
 package io.vcorfu.collections;
 
 import io.vcorfu.runtime.VCorfuRuntime;
-import io.vcorfu.runtime.testing.TestCluster;
 import java.util.NavigableMap;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** {@link CSMRBTree} against the java.util contract, with a small fanout so trees grow several levels. */
 class CSMRBTreeContractTest extends NavigableMapContract {
   private static final AtomicInteger NEXT = new AtomicInteger();
-  private final TestCluster cluster = TestCluster.create();
-  private final VCorfuRuntime rt = cluster.newRuntime();
-
-  @AfterEach
-  void close() {
-    rt.close();
-    cluster.close();
-  }
+  @RegisterExtension final Harness harness = new Harness();
+  private final VCorfuRuntime rt = harness.defaultRuntime();
 
   @Override
   protected NavigableMap<Long, String> newMap() {

@@ -10,13 +10,12 @@ import io.vcorfu.collections.internal.TreeInfo;
 import io.vcorfu.protocol.StreamId;
 import io.vcorfu.runtime.ReadOnlyViewException;
 import io.vcorfu.runtime.VCorfuRuntime;
-import io.vcorfu.runtime.testing.TestCluster;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 import java.util.TreeMap;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.slf4j.Logger;
@@ -25,19 +24,10 @@ import org.slf4j.LoggerFactory;
 class CSMRBTreeTest {
   private static final Logger LOG = LoggerFactory.getLogger(CSMRBTreeTest.class);
 
-  private final TestCluster cluster = TestCluster.create();
-  private final List<VCorfuRuntime> runtimes = new ArrayList<>();
+  @RegisterExtension final Harness harness = new Harness();
 
   private VCorfuRuntime runtime() {
-    VCorfuRuntime rt = cluster.newRuntime();
-    runtimes.add(rt);
-    return rt;
-  }
-
-  @AfterEach
-  void close() {
-    runtimes.forEach(VCorfuRuntime::close);
-    cluster.close();
+    return harness.defaultRuntime();
   }
 
   /** The most levels a tree of {@code n} entries may have with this fanout. */
@@ -170,23 +160,9 @@ class CSMRBTreeTest {
   void aSnapshotAsOfACommitAddressEqualsTheModelAtThatAddress() {
     VCorfuRuntime rt = runtime();
     CSMRBTree<Long, String> tree = CSMRBTree.open(rt, "history", 4);
-    Random random = new Random(9);
-    TreeMap<Long, String> model = new TreeMap<>();
-    List<Long> addresses = new ArrayList<>();
-    List<TreeMap<Long, String>> models = new ArrayList<>();
-    for (int i = 0; i < 60; i++) {
-      long k = random.nextInt(30);
-      rt.TXBegin();
-      if (random.nextInt(3) == 0) {
-        tree.remove(k);
-        model.remove(k);
-      } else {
-        tree.put(k, "v" + i);
-        model.put(k, "v" + i);
-      }
-      addresses.add(rt.TXEnd());
-      models.add(new TreeMap<>(model));
-    }
+    History history = History.write(rt, tree, new Random(9), 60, 30);
+    List<Long> addresses = history.addresses();
+    List<TreeMap<Long, String>> models = history.models();
     VCorfuRuntime reader = runtime();
     for (int i = 0; i < addresses.size(); i += 7) {
       CSMRBTree<Long, String> snapshot = CSMRBTree.openAsOf(reader, "history", addresses.get(i));

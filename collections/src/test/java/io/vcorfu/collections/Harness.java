@@ -8,16 +8,35 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Supplier;
+import org.junit.jupiter.api.extension.AfterEachCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
 
-/** One test cluster and the runtimes a test opened on it; closes them all. */
-final class Harness implements AutoCloseable {
+/**
+ * One test cluster and the runtimes a test opened on it; closes them all. Registered with {@code
+ * @RegisterExtension} it closes itself after each test; {@link #close} may be called more than once.
+ */
+final class Harness implements AutoCloseable, AfterEachCallback {
   private final TestCluster cluster = TestCluster.create();
   private final List<VCorfuRuntime> runtimes = new ArrayList<>();
+  private boolean closed;
 
   /** A new runtime (a new client of the cluster) that retries transactions patiently. */
   VCorfuRuntime runtime() {
-    VCorfuRuntime rt = cluster.newRuntime(RuntimeOptions.defaults()
+    return runtime(RuntimeOptions.defaults()
         .withMaxTransactionAttempts(1_000).withBackoff(Duration.ZERO, Duration.ofMillis(5)));
+  }
+
+  /** A new runtime with the cluster's default options; closed with this harness. */
+  VCorfuRuntime defaultRuntime() {
+    return register(cluster.newRuntime());
+  }
+
+  /** A new runtime with {@code options}; closed with this harness. */
+  VCorfuRuntime runtime(RuntimeOptions options) {
+    return register(cluster.newRuntime(options));
+  }
+
+  private VCorfuRuntime register(VCorfuRuntime rt) {
     synchronized (runtimes) {
       runtimes.add(rt);
     }
@@ -35,8 +54,17 @@ final class Harness implements AutoCloseable {
   }
 
   @Override
+  public void afterEach(ExtensionContext context) {
+    close();
+  }
+
+  @Override
   public void close() {
     synchronized (runtimes) {
+      if (closed) {
+        return;
+      }
+      closed = true;
       runtimes.forEach(VCorfuRuntime::close);
     }
     cluster.close();

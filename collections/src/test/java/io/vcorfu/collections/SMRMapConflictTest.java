@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.vcorfu.runtime.RuntimeOptions;
 import io.vcorfu.runtime.TransactionAbortedException;
 import io.vcorfu.runtime.VCorfuRuntime;
-import io.vcorfu.runtime.testing.TestCluster;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -23,14 +22,14 @@ import org.junit.jupiter.api.Test;
 class SMRMapConflictTest {
   private static final int RUNTIMES = 3;
   private static final int THREADS_PER_RUNTIME = 2;
-  private final TestCluster cluster = TestCluster.create();
+  private final Harness harness = new Harness();
   private final List<VCorfuRuntime> runtimes = new ArrayList<>();
   private final ExecutorService pool = Executors.newFixedThreadPool(RUNTIMES * THREADS_PER_RUNTIME + 1);
 
   private List<SMRMap<String, Integer>> maps(String name, RuntimeOptions options) {
     List<SMRMap<String, Integer>> out = new ArrayList<>();
     for (int r = 0; r < RUNTIMES; r++) {
-      VCorfuRuntime rt = cluster.newRuntime(options);
+      VCorfuRuntime rt = harness.runtime(options);
       runtimes.add(rt);
       out.add(SMRMap.open(rt, name));
     }
@@ -41,8 +40,7 @@ class SMRMapConflictTest {
   void close() throws InterruptedException {
     pool.shutdownNow();
     assertThat(pool.awaitTermination(30, TimeUnit.SECONDS)).isTrue();
-    runtimes.forEach(VCorfuRuntime::close);
-    cluster.close();
+    harness.close();
   }
 
   private static void awaitAll(List<Future<?>> futures) throws Exception {

@@ -9,22 +9,16 @@ import io.vcorfu.runtime.testing.TestCluster;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Map;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * A remote view of an SMRMap: the map lives on the host of its stream. On the in-memory log, which
  * hosts nothing, remote calls fail with NotServingException.
  */
 class SMRMapRemoteViewTest {
-  private final TestCluster cluster = TestCluster.create();
-  private final VCorfuRuntime rt = cluster.newRuntime();
-
-  @AfterEach
-  void close() {
-    rt.close();
-    cluster.close();
-  }
+  @RegisterExtension final Harness harness = new Harness();
+  private final VCorfuRuntime rt = harness.defaultRuntime();
 
   @SuppressWarnings("unchecked")
   private SMRMap<String, Integer> remote(String name) {

@@ -3,7 +3,6 @@ package io.vcorfu.collections;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.vcorfu.runtime.VCorfuRuntime;
-import io.vcorfu.runtime.testing.TestCluster;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -11,7 +10,7 @@ import java.util.Map;
 import java.util.Random;
 import java.util.stream.LongStream;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.slf4j.Logger;
@@ -20,19 +19,10 @@ import org.slf4j.LoggerFactory;
 /** Snapshot (asOf) views of an SMRMap hold exactly the map as of every address. */
 class SMRMapSnapshotTest {
   private static final Logger LOG = LoggerFactory.getLogger(SMRMapSnapshotTest.class);
-  private final TestCluster cluster = TestCluster.create();
-  private final List<VCorfuRuntime> runtimes = new ArrayList<>();
+  @RegisterExtension final Harness harness = new Harness();
 
   private VCorfuRuntime runtime() {
-    VCorfuRuntime rt = cluster.newRuntime();
-    runtimes.add(rt);
-    return rt;
-  }
-
-  @AfterEach
-  void close() {
-    runtimes.forEach(VCorfuRuntime::close);
-    cluster.close();
+    return harness.defaultRuntime();
   }
 
   static Stream<Long> seeds() {

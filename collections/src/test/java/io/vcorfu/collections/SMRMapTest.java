@@ -8,30 +8,18 @@ import io.vcorfu.runtime.TransactionAbortedException;
 import io.vcorfu.runtime.VCorfuRuntime;
 import io.vcorfu.runtime.serialization.DefaultSerializer;
 import io.vcorfu.runtime.serialization.UnsupportedTypeException;
-import io.vcorfu.runtime.testing.TestCluster;
-import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** SMRMap behaviour beyond the Map contract: blind writes, log positions, checkpoints, key types. */
 class SMRMapTest {
-  private final TestCluster cluster = TestCluster.create();
-  private final List<VCorfuRuntime> runtimes = new ArrayList<>();
+  @RegisterExtension final Harness harness = new Harness();
 
   private VCorfuRuntime runtime() {
-    VCorfuRuntime rt = cluster.newRuntime();
-    runtimes.add(rt);
-    return rt;
-  }
-
-  @AfterEach
-  void close() {
-    runtimes.forEach(VCorfuRuntime::close);
-    cluster.close();
+    return harness.defaultRuntime();
   }
 
   private static long tail(VCorfuRuntime rt) {

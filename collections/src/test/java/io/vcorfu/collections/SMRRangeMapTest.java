@@ -7,30 +7,20 @@ import io.vcorfu.collections.internal.PersistentSortedMap;
 import io.vcorfu.runtime.ReadOnlyViewException;
 import io.vcorfu.runtime.TransactionAbortedException;
 import io.vcorfu.runtime.VCorfuRuntime;
-import io.vcorfu.runtime.testing.TestCluster;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.TreeMap;
 import java.util.function.Consumer;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 class SMRRangeMapTest {
-  private final TestCluster cluster = TestCluster.create();
-  private final List<VCorfuRuntime> runtimes = new ArrayList<>();
+  @RegisterExtension final Harness harness = new Harness();
 
   private VCorfuRuntime runtime() {
-    VCorfuRuntime rt = cluster.newRuntime();
-    runtimes.add(rt);
-    return rt;
-  }
-
-  @AfterEach
-  void close() {
-    runtimes.forEach(VCorfuRuntime::close);
-    cluster.close();
+    return harness.defaultRuntime();
   }
 
   @SuppressWarnings("unchecked")
@@ -119,23 +109,9 @@ class SMRRangeMapTest {
   void aSnapshotViewAsOfAnAddressEqualsTheModelThenAndRefusesWrites() {
     VCorfuRuntime rt = runtime();
     SMRRangeMap<Long, String> map = open(rt, "history");
-    Random random = new Random(4);
-    TreeMap<Long, String> model = new TreeMap<>();
-    List<Long> addresses = new ArrayList<>();
-    List<TreeMap<Long, String>> models = new ArrayList<>();
-    for (int i = 0; i < 80; i++) {
-      long k = random.nextInt(25);
-      rt.TXBegin();
-      if (random.nextInt(3) == 0) {
-        map.remove(k);
-        model.remove(k);
-      } else {
-        map.put(k, "v" + i);
-        model.put(k, "v" + i);
-      }
-      addresses.add(rt.TXEnd());
-      models.add(new TreeMap<>(model));
-    }
+    History history = History.write(rt, map, new Random(4), 80, 25);
+    List<Long> addresses = history.addresses();
+    List<TreeMap<Long, String>> models = history.models();
     VCorfuRuntime other = runtime();
     for (int i = 0; i < addresses.size(); i += 9) {
       @SuppressWarnings("unchecked")

@@ -7,6 +7,7 @@ import java.util.Iterator;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.function.Function;
 
 /**
  * The entry set and value collection of a {@link RangeMapView}, and its iterators: they walk one
@@ -40,6 +41,26 @@ final class RangeEntries {
         }
         store.remove(last);
         last = null;
+      }
+    };
+  }
+
+  /** {@code f} of each element of {@code it}; {@code remove} removes through {@code it}. */
+  static <A, B> Iterator<B> mapped(Iterator<? extends A> it, Function<? super A, ? extends B> f) {
+    return new Iterator<>() {
+      @Override
+      public boolean hasNext() {
+        return it.hasNext();
+      }
+
+      @Override
+      public B next() {
+        return f.apply(it.next());
+      }
+
+      @Override
+      public void remove() {
+        it.remove();
       }
     };
   }
@@ -135,23 +156,7 @@ final class RangeEntries {
     return new AbstractCollection<>() {
       @Override
       public Iterator<V> iterator() {
-        Iterator<Map.Entry<K, V>> it = map.entryIterator();
-        return new Iterator<>() {
-          @Override
-          public boolean hasNext() {
-            return it.hasNext();
-          }
-
-          @Override
-          public V next() {
-            return it.next().getValue();
-          }
-
-          @Override
-          public void remove() {
-            it.remove();
-          }
-        };
+        return mapped(map.entryIterator(), Map.Entry::getValue);
       }
 
       @Override

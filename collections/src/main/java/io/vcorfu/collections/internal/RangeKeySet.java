@@ -28,23 +28,7 @@ final class RangeKeySet<K extends Comparable<? super K>> extends AbstractSet<K> 
 
   @Override
   public Iterator<K> iterator() {
-    Iterator<? extends Map.Entry<K, ?>> it = map.entryIterator();
-    return new Iterator<>() {
-      @Override
-      public boolean hasNext() {
-        return it.hasNext();
-      }
-
-      @Override
-      public K next() {
-        return it.next().getKey();
-      }
-
-      @Override
-      public void remove() {
-        it.remove();
-      }
-    };
+    return RangeEntries.mapped(map.entryIterator(), RangeKeySet::<K>keyOf);
   }
 
   @Override

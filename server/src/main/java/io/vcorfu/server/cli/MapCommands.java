@@ -117,14 +117,17 @@ final class MapCommands {
     }
   }
 
-  @Command(name = "get", description = "Print KEY's value; exits 1 if the map has no such key.")
-  static final class Get extends MapCommand {
+  /** A command on one existing key: prints the value {@link #apply} returns, or fails when there was none. */
+  abstract static class KeyCommand extends MapCommand {
     @Parameters(index = "0", description = "The key.")
     String key;
 
+    /** Reads or changes {@code key} in {@code m}; returns its value, or null when the map had no such key. */
+    abstract String apply(CSMRMap<String, String> m, String key);
+
     @Override
     void run(VCorfuRuntime rt, CSMRMap<String, String> m, PrintWriter out) {
-      String v = m.get(key);
+      String v = apply(m, key);
       if (v == null) {
         throw new IllegalArgumentException("map '" + map + "' has no key '" + key + "'");
       }
@@ -132,18 +135,19 @@ final class MapCommands {
     }
   }
 
-  @Command(name = "remove", description = "Remove KEY; prints the value it had; exits 1 if the map has no such key.")
-  static final class Remove extends MapCommand {
-    @Parameters(index = "0", description = "The key.")
-    String key;
-
+  @Command(name = "get", description = "Print KEY's value; exits 1 if the map has no such key.")
+  static final class Get extends KeyCommand {
     @Override
-    void run(VCorfuRuntime rt, CSMRMap<String, String> m, PrintWriter out) {
-      String v = m.remove(key);
-      if (v == null) {
-        throw new IllegalArgumentException("map '" + map + "' has no key '" + key + "'");
-      }
-      out.println(v);
+    String apply(CSMRMap<String, String> m, String key) {
+      return m.get(key);
+    }
+  }
+
+  @Command(name = "remove", description = "Remove KEY; prints the value it had; exits 1 if the map has no such key.")
+  static final class Remove extends KeyCommand {
+    @Override
+    String apply(CSMRMap<String, String> m, String key) {
+      return m.remove(key);
     }
   }
 
