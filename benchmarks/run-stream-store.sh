@@ -15,6 +15,8 @@
 #                   warm-up, tokens (2 threads, batch 64), 1 KB appends at 8 and 50 threads; redis
 #                   INCR -c 50; etcd put 1 KB at 8 and 50 clients
 #
+# Every vcorfu append measurement first runs the same load for the warm-up time (2 s with --quick,
+# else 5 s) in the same client process, uncounted, so the client's JIT is warm when measuring.
 # Order: build the jar if missing or stale; single durable node (fresh data dir, default
 # group-commit fsync): a 2x5 s warm-up (tagged "warmup"), tokens (loopback batch 1, loopback
 # batch 64 with 1 and 2 threads, in-process batch 64), the append matrix
@@ -163,13 +165,13 @@ fi
 for size in "${sizes[@]}"; do
   for k in "${stream_counts[@]}"; do
     for t in "${thread_counts[@]}"; do
-      measure single "${bench[@]}" append --endpoint "$ep" --size "$size" --streams "$k" --threads "$t" \
+      measure single "${bench[@]}" append --endpoint "$ep" --warmup "$warm" --size "$size" --streams "$k" --threads "$t" \
         --duration "$d" --prefix "s$size-k$k-t$t"
     done
   done
 done
 for t in "${kb_threads[@]}"; do
-  measure single "${bench[@]}" append --endpoint "$ep" --size 1024 --streams 32 --threads "$t" --duration "$d" --prefix "s1024-k32-t$t"
+  measure single "${bench[@]}" append --endpoint "$ep" --warmup "$warm" --size 1024 --streams 32 --threads "$t" --duration "$d" --prefix "s1024-k32-t$t"
 done
 # Bulk reads of what the appends wrote: one stream of 32 B entries, and 32 streams of 4 KB entries,
 # 100 addresses per call (the XRANGE COUNT below).
@@ -205,11 +207,11 @@ done
 measure warmup "${bench[@]}" append --endpoint "$ep" --size 1024 --streams 32 --threads 8 --duration "$warm" --prefix warmup
 for size in "${sizes[@]}"; do
   for t in "${thread_counts[@]}"; do
-    measure five "${bench[@]}" append --endpoint "$ep" --size "$size" --streams 32 --threads "$t" --duration "$d" --prefix "f$size-t$t"
+    measure five "${bench[@]}" append --endpoint "$ep" --warmup "$warm" --size "$size" --streams 32 --threads "$t" --duration "$d" --prefix "f$size-t$t"
   done
 done
 for t in "${kb_threads[@]}"; do
-  measure five "${bench[@]}" append --endpoint "$ep" --size 1024 --streams 32 --threads "$t" --duration "$d" --prefix "f1024-t$t"
+  measure five "${bench[@]}" append --endpoint "$ep" --warmup "$warm" --size 1024 --streams 32 --threads "$t" --duration "$d" --prefix "f1024-t$t"
 done
 measure five "${bench[@]}" read --endpoint "$ep" --streams 32 --prefix "f4096-t8" --threads 8 --batch 100 --duration "$d"
 stop_vcorfu

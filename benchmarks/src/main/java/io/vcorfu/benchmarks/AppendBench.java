@@ -39,6 +39,10 @@ final class AppendBench extends ClusterBench {
   @Option(names = "--prefix", defaultValue = "bench", description = "Stream name prefix (streams are PREFIX-0 .. PREFIX-K-1).")
   String prefix;
 
+  @Option(names = "--warmup", defaultValue = "0", description = "Seconds of the same load before the measured --duration, "
+      + "in this process (its JIT warms up); not counted (default ${DEFAULT-VALUE}).")
+  double warmup;
+
   @Override
   public Integer call() throws Exception {
     BufferedWriter acks = ackLog == null ? null : Files.newBufferedWriter(ackLog, StandardCharsets.UTF_8);
@@ -50,9 +54,9 @@ final class AppendBench extends ClusterBench {
     try (NettyTransport transport = new NettyTransport();
         ClusterStreamLog log =
             ClusterStreamLog.connect(transport, Endpoint.parse(endpoint), StreamLogOptions.defaults())) {
-      long deadline = System.nanoTime() + (long) (duration * 1e9);
+      long measureFrom = System.nanoTime() + (long) (warmup * 1e9);
+      long deadline = measureFrom + (long) (duration * 1e9);
       List<Thread> workers = new ArrayList<>();
-      long start = System.nanoTime();
       for (int t = 0; t < threads; t++) {
         LatencyRecorder rec = new LatencyRecorder();
         recorders.add(rec);
@@ -69,8 +73,10 @@ final class AppendBench extends ClusterBench {
                     try {
                       AppendResult r =
                           log.append(List.of(StreamId.of(name)), value.getBytes(StandardCharsets.US_ASCII)).join();
-                      rec.record(System.nanoTime() - t0);
-                      appended.incrementAndGet();
+                      if (t0 >= measureFrom) {
+                        rec.record(System.nanoTime() - t0);
+                        appended.incrementAndGet();
+                      }
                       if (acks != null) {
                         writeAck(acks, name + " " + r.streamAddresses().get(StreamId.of(name)) + " " + r.globalAddress() + " " + value);
                       }
@@ -88,7 +94,7 @@ final class AppendBench extends ClusterBench {
       for (Thread w : workers) {
         w.join();
       }
-      double seconds = (System.nanoTime() - start) / 1e9;
+      double seconds = Math.max(1e-9, (System.nanoTime() - measureFrom) / 1e9);
       System.out.printf(
           "append threads %d streams %d size %d: %d appends in %.1f s = %.0f appends/s (%.2f MB/s), %s%n",
           threads, streams, size, appended.get(), seconds, appended.get() / seconds,
