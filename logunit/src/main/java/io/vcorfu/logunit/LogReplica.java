@@ -219,8 +219,10 @@ public final class LogReplica implements AutoCloseable {
     return engine.options();
   }
 
-  /** Makes everything written durable, then releases the files; later calls fail. */
-  /** Makes everything written durable and releases the files, unless a {@link ReplicaStore} owns them. */
+  /**
+   * Makes everything written durable, then releases the files (unless a {@link ReplicaStore} owns
+   * them); later calls fail.
+   */
   @Override
   public void close() throws IOException {
     if (ownsEngine) {
