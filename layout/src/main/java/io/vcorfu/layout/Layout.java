@@ -107,6 +107,17 @@ public record Layout(String clusterId, long epoch, Endpoint sequencer, List<Segm
     return segments.get(segments.size() - 1);
   }
 
+  /**
+   * True when the sequencer is the only replica of every log chain and every stream chain of the
+   * current segment (a one-node layout): every new entry is then written entirely on the node that
+   * issues its token, which can take the whole append in one request.
+   */
+  public boolean sequencerHostsEveryChain() {
+    Segment current = currentSegment();
+    List<Endpoint> alone = List.of(sequencer);
+    return current.log().stream().allMatch(alone::equals) && current.stream().stream().allMatch(alone::equals);
+  }
+
   /** Every server named anywhere in this layout, sequencer first, in document order. */
   public Set<Endpoint> allServers() {
     Set<Endpoint> all = new LinkedHashSet<>();

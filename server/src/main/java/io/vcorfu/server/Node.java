@@ -152,7 +152,8 @@ public final class Node implements AutoCloseable {
 
   private java.util.Map<PayloadCase, io.vcorfu.protocol.RpcHandler> roleHandlers() {
     return RoleHandlers.table(
-        () -> sequencer, () -> bootstrap, () -> logReplica, () -> streamReplica, () -> store, () -> views);
+        () -> sequencer, () -> bootstrap, () -> logReplica, () -> streamReplica, () -> store, () -> views,
+        layout::get);
   }
 
   private Response layoutResponse() {

@@ -1,5 +1,6 @@
 package io.vcorfu.server;
 
+import io.vcorfu.layout.Layout;
 import io.vcorfu.logunit.LogReplica;
 import io.vcorfu.logunit.ReplicaStore;
 import io.vcorfu.logunit.StreamReplica;
@@ -25,7 +26,8 @@ final class RoleHandlers {
       Supplier<LogReplica> log,
       Supplier<StreamReplica> stream,
       Supplier<ReplicaStore> store,
-      Supplier<ObjectViewService> views) {
+      Supplier<ObjectViewService> views,
+      Supplier<Layout> layout) {
     Map<PayloadCase, RpcHandler> t = new EnumMap<>(PayloadCase.class);
     Function<Request, CompletableFuture<Void>> ready =
         r -> bootstrap.get() == null ? CompletableFuture.completedFuture(null) : bootstrap.get().done();
@@ -34,6 +36,11 @@ final class RoleHandlers {
         .thenApply(x -> Response.newBuilder().setToken(x).build()));
     t.put(PayloadCase.TAIL, r -> ready.apply(r).thenCompose(v -> role(sequencer, "sequencer").tail(r.getTail()))
         .thenApply(x -> Response.newBuilder().setTail(x).build()));
+
+    // Token and whole chain in one request: only on a node that is the sequencer and every replica.
+    t.put(PayloadCase.SEQUENCED_WRITE, r -> ready.apply(r).thenCompose(v -> SequencedWrites.write(
+            layout.get(), role(sequencer, "sequencer"), role(store, "replica store"), r.getSequencedWrite()))
+        .thenApply(x -> Response.newBuilder().setSequencedWrite(x).build()));
 
     t.put(PayloadCase.LOG_WRITE, r -> role(log, "log replica").write(r.getLogWrite())
         .thenApply(x -> Response.newBuilder().setLogWrite(x).build()));

@@ -114,21 +114,27 @@ public final class ClusterStreamLog implements StreamLog {
     if (payload.length > options.maxEntryBytes()) {
       return CompletableFuture.failedFuture(new TooLargeException(payload.length, options.maxEntryBytes()));
     }
-    return ops.token(streams, tx, 1)
+    long nonce = ThreadLocalRandom.current().nextLong() | 1L;
+    CompletableFuture<Written> written =
+        layout().current().sequencerHostsEveryChain()
+            // One node hosts everything: it issues the token and writes the whole chain at once.
+            ? ops.sequencedWrite(streams, tx, payload, nonce)
+                .thenApply(
+                    r -> {
+                      LogEntryMsg entry = entry(r.getToken().getTokens(0), payload, layout().current().epoch(), nonce);
+                      return new Written(entry, driver.afterWholeChain(entry, r.getWrite()));
+                    })
+            : ops.token(streams, tx, 1)
+                .thenApply(
+                    r -> {
+                      LogEntryMsg entry = entry(r.getTokens(0), payload, layout().current().epoch(), nonce);
+                      return new Written(entry, driver.drive(entry));
+                    });
+    return written
         .thenCompose(
-            response -> {
-              Token token = response.getTokens(0);
-              LogEntryMsg entry =
-                  LogEntryMsg.newBuilder()
-                      .setGlobalAddress(token.getGlobalAddress())
-                      .setKind(EntryKind.DATA)
-                      .addAllSlots(token.getSlotsList())
-                      .setPayload(ByteString.copyFrom(payload))
-                      .setEpoch(layout().current().epoch())
-                      .setNonce(ThreadLocalRandom.current().nextLong() | 1L)
-                      .build();
-              return driver
-                  .drive(entry)
+            w -> {
+              LogEntryMsg entry = w.entry();
+              return w.outcome()
                   .exceptionallyCompose(
                       error -> {
                         // Leave no slot of this entry undecided before reporting the failure.
@@ -159,6 +165,20 @@ public final class ClusterStreamLog implements StreamLog {
                         return appendAttempt(streams, payload, tx, attempt + 1);
                       });
             });
+  }
+
+  /** An entry and the future of its drive through the chain. */
+  private record Written(LogEntryMsg entry, CompletableFuture<EntryDriver.Outcome> outcome) {}
+
+  private static LogEntryMsg entry(Token token, byte[] payload, long epoch, long nonce) {
+    return LogEntryMsg.newBuilder()
+        .setGlobalAddress(token.getGlobalAddress())
+        .setKind(EntryKind.DATA)
+        .addAllSlots(token.getSlotsList())
+        .setPayload(ByteString.copyFrom(payload))
+        .setEpoch(epoch)
+        .setNonce(nonce)
+        .build();
   }
 
   private AppendResult result(LogEntryMsg entry) {

@@ -8,6 +8,7 @@ import io.vcorfu.protocol.StreamId;
 import io.vcorfu.protocol.TransportException;
 import io.vcorfu.protocol.TrimmedException;
 import io.vcorfu.protocol.proto.ChainStep;
+import io.vcorfu.protocol.proto.ChainWriteResponse;
 import io.vcorfu.protocol.proto.EntryKind;
 import io.vcorfu.protocol.proto.LogEntryMsg;
 import io.vcorfu.protocol.proto.ReadResult;
@@ -107,18 +108,7 @@ public final class EntryDriver {
   private CompletableFuture<Outcome> writeRun(LogEntryMsg entry, ChainPlan plan, int i, int end, int attempt) {
     List<ChainPlan.Visit> visits = plan.visits();
     boolean endsChain = end == visits.size();
-    List<ChainStep> steps = new ArrayList<>(end - i);
-    for (int k = i; k < end; k++) {
-      ChainPlan.Visit v = visits.get(k);
-      ChainStep.Builder step = ChainStep.newBuilder().setCommit(k == visits.size() - 1);
-      if (v.role() == ChainPlan.Role.LOG) {
-        step.setLog(true);
-      } else {
-        step.addAllSlots(slotsFor(entry, v));
-      }
-      steps.add(step.build());
-    }
-    return ops.chainWrite(visits.get(i).endpoint(), entry, steps, endsChain)
+    return ops.chainWrite(visits.get(i).endpoint(), entry, steps(entry, plan, i, end), endsChain)
         .handle(
             (response, error) -> {
               if (error != null) {
@@ -135,6 +125,44 @@ public final class EntryDriver {
               return afterFailure(entry, plan, failed, failed == i ? attempt : 0, Errors.toException(response.getError()));
             })
         .thenCompose(f -> f);
+  }
+
+  /**
+   * The chain-write steps for visits {@code from..to-1} of {@code plan}, in chain order; the chain's
+   * last visit is written committed.
+   */
+  public static List<ChainStep> steps(LogEntryMsg entry, ChainPlan plan, int from, int to) {
+    List<ChainPlan.Visit> visits = plan.visits();
+    List<ChainStep> steps = new ArrayList<>(to - from);
+    for (int k = from; k < to; k++) {
+      ChainPlan.Visit v = visits.get(k);
+      ChainStep.Builder step = ChainStep.newBuilder().setCommit(k == visits.size() - 1);
+      if (v.role() == ChainPlan.Role.LOG) {
+        step.setLog(true);
+      } else {
+        step.addAllSlots(slotsFor(entry, v));
+      }
+      steps.add(step.build());
+    }
+    return steps;
+  }
+
+  /**
+   * Finishes an entry whose whole chain was written in one message by the node that issued its
+   * token (see {@link ReplicaOps#sequencedWrite}): committed if every step succeeded, else the
+   * failed step is handled exactly as if this driver had sent it.
+   */
+  public CompletableFuture<Outcome> afterWholeChain(LogEntryMsg entry, ChainWriteResponse response) {
+    ChainPlan plan = plan(entry);
+    if (!response.hasError()) {
+      if (response.getDone() != plan.visits().size()) {
+        return CompletableFuture.failedFuture(new IllegalStateException("the node wrote "
+            + response.getDone() + " of the " + plan.visits().size() + " visits of the entry at "
+            + entry.getGlobalAddress() + " and reported no error"));
+      }
+      return CompletableFuture.completedFuture(Outcome.COMMITTED);
+    }
+    return afterFailure(entry, plan, response.getDone(), 0, Errors.toException(response.getError()));
   }
 
   /** What to do when writing from visit {@code i} failed with {@code error}. */

@@ -15,6 +15,8 @@ import io.vcorfu.protocol.proto.LogTrimRequest;
 import io.vcorfu.protocol.proto.LogWriteRequest;
 import io.vcorfu.protocol.proto.ReadResult;
 import io.vcorfu.protocol.proto.Request;
+import io.vcorfu.protocol.proto.SequencedWriteRequest;
+import io.vcorfu.protocol.proto.SequencedWriteResponse;
 import io.vcorfu.protocol.proto.StreamCommitRequest;
 import io.vcorfu.protocol.proto.StreamFillRequest;
 import io.vcorfu.protocol.proto.StreamReadRequest;
@@ -30,6 +32,7 @@ import io.vcorfu.protocol.proto.TokenResponse;
 import io.vcorfu.protocol.proto.TxResolution;
 import io.vcorfu.protocol.proto.ViewCallRequest;
 import io.vcorfu.protocol.proto.ViewCallResponse;
+import com.google.protobuf.ByteString;
 import java.util.Collection;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -58,6 +61,22 @@ public final class ReplicaOps {
       b.setTx(tx);
     }
     return rpc.call(sequencer(), Request.newBuilder().setToken(b)).thenApply(r -> r.getToken());
+  }
+
+  /**
+   * Token and chain write in one request to a sequencer that hosts every chain (see {@link
+   * io.vcorfu.layout.Layout#sequencerHostsEveryChain}).
+   */
+  public CompletableFuture<SequencedWriteResponse> sequencedWrite(
+      Collection<StreamId> streams, TxResolution tx, byte[] payload, long nonce) {
+    TokenRequest.Builder token = TokenRequest.newBuilder().setCount(1);
+    streams.forEach(s -> token.addStreams(s.toMsg()));
+    if (tx != null) {
+      token.setTx(tx);
+    }
+    SequencedWriteRequest.Builder b =
+        SequencedWriteRequest.newBuilder().setToken(token).setPayload(ByteString.copyFrom(payload)).setNonce(nonce);
+    return rpc.call(sequencer(), Request.newBuilder().setSequencedWrite(b)).thenApply(r -> r.getSequencedWrite());
   }
 
   public CompletableFuture<TailResponse> tail(Collection<StreamId> streams) {
