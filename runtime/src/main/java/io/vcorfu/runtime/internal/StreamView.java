@@ -83,7 +83,8 @@ public final class StreamView {
   private final ViewHistory history;
   private final CapturedVersions captured;
   private Object live;
-  private long version;
+  // Written under lock; volatile so a reader can see without the lock that it needs no tail query.
+  private volatile long version;
   private long streamPos;
   private long lastApplied;
   // Callers of a mutator-accessor waiting for their outcome, by the view's version when they
@@ -148,11 +149,21 @@ public final class StreamView {
     }
   }
 
-  /** Syncs to the tail (or the view's limit) and runs {@code body} on the live state. */
+  /**
+   * Syncs to the tail (or the view's limit) and runs {@code body} on the live state.
+   *
+   * <p>The tails are queried before the lock is taken, so concurrent readers of this view (and of
+   * other views) share tail requests; the answer still comes from a request sent after this call
+   * began, so the state read reflects at least every update issued before the call: the read is
+   * linearizable. A view already at its limit makes no query.
+   */
   Object access(Callable<Object> body) throws Exception {
+    Tails tails = limit <= version ? null : core.await(core.log().tails(List.of(stream)));
     lock.lock();
     try {
-      syncTo(TAIL);
+      if (tails != null) {
+        syncWith(limit, tails);
+      }
       return Upcalls.run(live, body);
     } finally {
       lock.unlock();
@@ -309,8 +320,21 @@ public final class StreamView {
     if (bound <= version) {
       return;
     }
-    Tails t = core.await(core.log().tails(List.of(stream)));
-    bound = Math.min(bound, t.globalTail());
+    syncWith(bound, core.await(core.log().tails(List.of(stream))));
+  }
+
+  /**
+   * Brings the live state up to min(target, limit, {@code t}'s global tail), reading the stream up
+   * to {@code t}'s tail of it. {@code t} may be older than the view (another caller synced further
+   * meanwhile): positions never move back, and every entry of the stream past {@code t}'s stream
+   * tail has a global address past {@code t}'s global tail (the sequencer issues both together),
+   * so nothing the bound covers is missed. Caller holds the lock.
+   */
+  private void syncWith(long target, Tails t) {
+    long bound = Math.min(Math.min(target, limit), t.globalTail());
+    if (bound <= version) {
+      return;
+    }
     long streamTail = t.streamTails().getOrDefault(stream, -1L);
     reading:
     while (streamPos <= streamTail) {

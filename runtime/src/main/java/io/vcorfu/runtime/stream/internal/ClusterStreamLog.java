@@ -46,6 +46,7 @@ public final class ClusterStreamLog implements StreamLog {
   private final EntryDriver driver;
   private final RepairingReader reader;
   private final StreamLogOptions options;
+  private final TailBatcher tailBatcher = new TailBatcher(this::sendTail);
   /** Highest stream tail this client has seen per stream; reads never go past it (no fills beyond a tail). */
   private final Map<StreamId, Long> knownStreamTails = new ConcurrentHashMap<>();
 
@@ -297,23 +298,31 @@ public final class ClusterStreamLog implements StreamLog {
                     }));
   }
 
+  /**
+   * {@inheritDoc}
+   *
+   * <p>Concurrent calls share requests (see {@link TailBatcher}): at most one tail request is in
+   * flight, and every call is answered by a request sent after the call began, so the tails are
+   * never older than those that existed when the call was made.
+   */
   @Override
   public CompletableFuture<Tails> tails(Collection<StreamId> streams) {
-    List<StreamId> list = List.copyOf(streams);
-    return ops.tail(list)
+    return tailBatcher.tails(streams);
+  }
+
+  /** Sends one tail request and records the tails it reports, before any caller sees them. */
+  private CompletableFuture<TailResponse> sendTail(List<StreamId> streams) {
+    return ops.tail(streams)
         .thenApply(
-            (TailResponse t) -> {
-              Map<StreamId, Long> tails = new LinkedHashMap<>();
-              Map<StreamId, Long> lastGlobal = new LinkedHashMap<>();
-              for (int i = 0; i < list.size(); i++) {
-                tails.put(list.get(i), t.getStreamTails(i));
-                lastGlobal.put(list.get(i), t.getStreamLastGlobal(i));
-                knownStreamTails.merge(list.get(i), t.getStreamTails(i), Math::max);
+            t -> {
+              int n = Math.min(streams.size(), t.getStreamTailsCount());
+              for (int i = 0; i < n; i++) {
+                knownStreamTails.merge(streams.get(i), t.getStreamTails(i), Math::max);
               }
               if (t.getGlobalTail() > knownGlobalTail) {
                 knownGlobalTail = t.getGlobalTail();
               }
-              return new Tails(t.getGlobalTail(), tails, lastGlobal);
+              return t;
             });
   }
 
