@@ -54,6 +54,11 @@ public final class ReplicaStore implements AutoCloseable {
     return streams;
   }
 
+  /** How many times the durable store has forced its active segment to disk since it opened. */
+  public long forcedWrites() {
+    return engine.forcedWrites();
+  }
+
   /** What opening this store found on disk (for operators and tests). */
   public RecoveryStats recoveryStats() {
     return engine.recoveryStats();
@@ -75,6 +80,35 @@ public final class ReplicaStore implements AutoCloseable {
       return CompletableFuture.failedFuture(
           new BadRequestException("A chain write needs an entry and at least one step."));
     }
+    // Every record of the write reaches the segment writer at once: one forced write, not one
+    // for the first step and another for the rest.
+    Steps run;
+    try {
+      run = engine.group(() -> runSteps(request));
+    } catch (RuntimeException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+    List<CompletableFuture<?>> written = run.written();
+    int attempted = run.attempted();
+    Throwable stepFailure = run.failure();
+    return CompletableFuture.allOf(written.toArray(CompletableFuture[]::new))
+        .handle((v, error) -> {
+          if (error != null) {
+            // A write accepted in memory failed to become durable: the store itself failed.
+            throw error instanceof CompletionException ce ? ce : new CompletionException(error);
+          }
+          ChainWriteResponse.Builder b = ChainWriteResponse.newBuilder().setDone(attempted);
+          if (stepFailure != null) {
+            b.setError(Errors.toMsg(stepFailure));
+          }
+          return b.build();
+        });
+  }
+
+  /** What running a chain write's steps did: the futures of what was written, and the failure. */
+  private record Steps(List<CompletableFuture<?>> written, int attempted, Throwable failure) {}
+
+  private Steps runSteps(ChainWriteRequest request) {
     List<CompletableFuture<?>> written = new ArrayList<>();
     Throwable failure = null;
     for (ChainStep step : request.getStepsList()) {
@@ -96,19 +130,7 @@ public final class ReplicaStore implements AutoCloseable {
             : streams.commit(StreamCommitRequest.newBuilder().addAllSlots(step.getSlotsList()).build()));
       }
     }
-    Throwable stepFailure = failure;
-    return CompletableFuture.allOf(written.toArray(CompletableFuture[]::new))
-        .handle((v, error) -> {
-          if (error != null) {
-            // A write accepted in memory failed to become durable: the store itself failed.
-            throw error instanceof CompletionException ce ? ce : new CompletionException(error);
-          }
-          ChainWriteResponse.Builder b = ChainWriteResponse.newBuilder().setDone(attempted);
-          if (stepFailure != null) {
-            b.setError(Errors.toMsg(stepFailure));
-          }
-          return b.build();
-        });
+    return new Steps(written, attempted, failure);
   }
 
   private static Throwable causeOf(CompletableFuture<?> failed) {

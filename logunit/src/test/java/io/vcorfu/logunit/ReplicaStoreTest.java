@@ -80,6 +80,19 @@ class ReplicaStoreTest {
   }
 
   @Test
+  void eachDurableChainWriteIsForcedToDiskExactlyOnce() throws IOException {
+    open(StorageMode.DURABLE);
+    long before = store.forcedWrites();
+    for (int i = 0; i < 50; i++) {
+      // Log step, stream step for two streams, and the log step's commit: all in one force.
+      ChainWriteResponse r = get(store.chainWrite(logThenStreams(data(i, "v" + i, slot(A, i), slot(B, i)), true)));
+      assertThat(r.hasError()).isFalse();
+    }
+    assertThat(store.forcedWrites() - before).isEqualTo(50);
+    assertThat(logAt(49).getStatus()).isEqualTo(Status.COMMITTED);
+  }
+
+  @Test
   void withoutCommitEarlierTheLogStepStaysUncommitted() throws IOException {
     open(StorageMode.MEMORY);
     LogEntryMsg e = data(0, "v", slot(A, 0));

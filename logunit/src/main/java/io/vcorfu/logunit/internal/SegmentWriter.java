@@ -35,7 +35,7 @@ final class SegmentWriter implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(SegmentWriter.class);
   private static final int BUFFER = 1 << 20;
 
-  private sealed interface Item permits Append, Roll, Delete, Barrier, Stop {}
+  private sealed interface Item permits Append, Roll, Delete, Barrier, Stop, Group {}
 
   private record Append(byte[] frame) implements Item {}
 
@@ -46,6 +46,9 @@ final class SegmentWriter implements AutoCloseable {
   private record Barrier(CompletableFuture<Void> future) implements Item {}
 
   private record Stop() implements Item {}
+
+  /** Items queued while held (see {@link #hold}): the writer takes them in one batch. */
+  private record Group(List<Item> items) implements Item {}
 
   private final Path directory;
   private final FsyncPolicy policy;
@@ -59,6 +62,10 @@ final class SegmentWriter implements AutoCloseable {
   private boolean dirty;
   private long lastForce = System.nanoTime();
   private volatile Throwable failure;
+  private volatile long forces;
+  // Producer side, guarded by the engine's monitor (every caller enqueues under it).
+  private List<Item> held;
+  private int holds;
 
   SegmentWriter(Path directory, FsyncPolicy policy, long intervalMillis, int activeSegment,
       Map<Integer, FileChannel> openChannels) {
@@ -87,6 +94,11 @@ final class SegmentWriter implements AutoCloseable {
     return dir.resolve(String.format("segment-%06d.idx", id));
   }
 
+  /** Forces of the active segment so far (written by the writer thread only). */
+  long forces() {
+    return forces;
+  }
+
   /** Why the writer stopped, or null while it works. */
   Throwable failure() {
     return failure;
@@ -98,15 +110,47 @@ final class SegmentWriter implements AutoCloseable {
   }
 
   void append(byte[] frame) {
-    queue.add(new Append(frame));
+    enqueue(new Append(frame));
   }
 
   void roll(int sealed, long sealedLength, byte[] index, int next) {
-    queue.add(new Roll(sealed, sealedLength, index, next));
+    enqueue(new Roll(sealed, sealedLength, index, next));
   }
 
   void delete(int segment) {
-    queue.add(new Delete(segment));
+    enqueue(new Delete(segment));
+  }
+
+  /**
+   * Holds back what is queued from now until the matching {@link #release}, then hands it to the
+   * writer at once, so records made together (the steps of one chain write) are forced together
+   * instead of the writer waking for the first and forcing the rest again. Holds nest.
+   */
+  void hold() {
+    if (holds++ == 0) {
+      held = new ArrayList<>();
+    }
+  }
+
+  void release() {
+    if (holds == 0) {
+      throw new IllegalStateException("release without hold");
+    }
+    if (--holds == 0) {
+      List<Item> items = held;
+      held = null;
+      if (!items.isEmpty()) {
+        queue.add(items.size() == 1 ? items.get(0) : new Group(items));
+      }
+    }
+  }
+
+  private void enqueue(Item item) {
+    if (held != null) {
+      held.add(item);
+    } else {
+      queue.add(item);
+    }
   }
 
   /** Completes once everything queued before it is durable per the policy. */
@@ -116,7 +160,7 @@ final class SegmentWriter implements AutoCloseable {
     if (failed != null) {
       f.completeExceptionally(storageFailed(failed));
     } else {
-      queue.add(new Barrier(f));
+      enqueue(new Barrier(f));
     }
     return f;
   }
@@ -143,7 +187,7 @@ final class SegmentWriter implements AutoCloseable {
       log.error("Storage writer for {} failed; the replica stops accepting writes", directory, t);
       List<Item> rest = new ArrayList<>(batch);
       queue.drainTo(rest);
-      for (Item item : rest) {
+      for (Item item : flatten(rest)) {
         if (item instanceof Barrier b) {
           b.future().completeExceptionally(storageFailed(t));
         }
@@ -151,12 +195,31 @@ final class SegmentWriter implements AutoCloseable {
     }
   }
 
+  private static List<Item> flatten(List<Item> batch) {
+    boolean grouped = false;
+    for (Item item : batch) {
+      grouped |= item instanceof Group;
+    }
+    if (!grouped) {
+      return batch;
+    }
+    List<Item> flat = new ArrayList<>();
+    for (Item item : batch) {
+      if (item instanceof Group g) {
+        flat.addAll(g.items());
+      } else {
+        flat.add(item);
+      }
+    }
+    return flat;
+  }
+
   /** Runs one batch; true when it contained the stop item. */
   private boolean process(List<Item> batch) throws IOException {
     List<CompletableFuture<Void>> done = new ArrayList<>();
     List<Integer> deletes = new ArrayList<>();
     boolean stop = false;
-    for (Item item : batch) {
+    for (Item item : flatten(batch)) {
       if (item instanceof Append a) {
         write(a.frame());
       } else if (item instanceof Roll r) {
@@ -215,6 +278,7 @@ final class SegmentWriter implements AutoCloseable {
     if (dirty) {
       active.force(false);
       dirty = false;
+      forces++;
     }
     lastForce = System.nanoTime();
   }

@@ -165,6 +165,29 @@ public final class StorageEngine implements AutoCloseable {
     apply(op, activeSegment, false);
   }
 
+  /**
+   * Runs {@code body} (which calls this engine) under the engine's monitor with the writer held,
+   * so everything it writes is forced in one batch; in memory mode it just runs it.
+   */
+  public synchronized <T> T group(java.util.function.Supplier<T> body) {
+    if (!durable) {
+      return body.get();
+    }
+    checkOpen();
+    writer.hold();
+    try {
+      return body.get();
+    } finally {
+      writer.release();
+    }
+  }
+
+  /** How many times the active segment was forced to disk since the engine opened (0 in memory). */
+  public long forcedWrites() {
+    SegmentWriter w = writer;
+    return w == null ? 0 : w.forces();
+  }
+
   /** Completes when everything done so far is durable per the fsync policy. */
   public synchronized CompletableFuture<Void> barrier() {
     if (!durable) {
