@@ -9,7 +9,6 @@ import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.channel.socket.SocketChannel;
-import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.handler.codec.DecoderException;
 import io.netty.handler.flush.FlushConsolidationHandler;
 import io.netty.util.Timeout;
@@ -60,14 +59,15 @@ final class NettyRpcClient implements RpcClient {
   private final ConcurrentHashMap<Endpoint, Connection> connections = new ConcurrentHashMap<>();
   private volatile boolean closed;
 
-  NettyRpcClient(ClientOptions options, EventLoopGroup group, Timer timer, Consumer<NettyRpcClient> onClose) {
+  NettyRpcClient(ClientOptions options, EventLoopGroup group, IoFlavor flavor, Timer timer,
+      Consumer<NettyRpcClient> onClose) {
     this.options = options;
     this.timer = timer;
     this.onClose = onClose;
     this.bootstrap =
         new Bootstrap()
             .group(group)
-            .channel(NioSocketChannel.class)
+            .channel(flavor.socketChannel())
             .option(ChannelOption.TCP_NODELAY, true)
             .option(ChannelOption.SO_KEEPALIVE, true)
             .option(

@@ -8,9 +8,7 @@ import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.DefaultChannelGroup;
-import io.netty.channel.nio.NioEventLoopGroup;
 import io.netty.channel.socket.SocketChannel;
-import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.handler.flush.FlushConsolidationHandler;
 import io.netty.util.HashedWheelTimer;
 import io.netty.util.concurrent.DefaultThreadFactory;
@@ -39,6 +37,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  */
 public final class NettyTransport implements Transport {
   private final int serverMaxFrameBytes;
+  private final IoFlavor flavor;
   private final EventLoopGroup acceptGroup;
   private final EventLoopGroup serverGroup;
   private final EventLoopGroup clientGroup;
@@ -62,13 +61,18 @@ public final class NettyTransport implements Transport {
    * ioThreads} I/O threads for server connections and as many for client connections.
    */
   public NettyTransport(int serverMaxFrameBytes, int ioThreads) {
+    this(serverMaxFrameBytes, ioThreads, IoFlavor.CURRENT);
+  }
+
+  NettyTransport(int serverMaxFrameBytes, int ioThreads, IoFlavor flavor) {
     if (serverMaxFrameBytes <= 0 || ioThreads <= 0) {
       throw new IllegalArgumentException("frame size and I/O thread count must be positive");
     }
     this.serverMaxFrameBytes = serverMaxFrameBytes;
-    this.acceptGroup = new NioEventLoopGroup(1, new DefaultThreadFactory("vcorfu-accept", true));
-    this.serverGroup = new NioEventLoopGroup(ioThreads, new DefaultThreadFactory("vcorfu-server-io", true));
-    this.clientGroup = new NioEventLoopGroup(ioThreads, new DefaultThreadFactory("vcorfu-client-io", true));
+    this.flavor = flavor;
+    this.acceptGroup = flavor.group(1, new DefaultThreadFactory("vcorfu-accept", true));
+    this.serverGroup = flavor.group(ioThreads, new DefaultThreadFactory("vcorfu-server-io", true));
+    this.clientGroup = flavor.group(ioThreads, new DefaultThreadFactory("vcorfu-client-io", true));
     this.timer =
         new HashedWheelTimer(new DefaultThreadFactory("vcorfu-rpc-timeout", true), 10, TimeUnit.MILLISECONDS);
   }
@@ -88,7 +92,7 @@ public final class NettyTransport implements Transport {
     ServerBootstrap bootstrap =
         new ServerBootstrap()
             .group(acceptGroup, serverGroup)
-            .channel(NioServerSocketChannel.class)
+            .channel(flavor.serverChannel())
             .option(ChannelOption.SO_REUSEADDR, true)
             .option(ChannelOption.SO_BACKLOG, 1024)
             .childOption(ChannelOption.TCP_NODELAY, true)
@@ -123,7 +127,7 @@ public final class NettyTransport implements Transport {
   public RpcClient newClient(ClientOptions options) {
     Objects.requireNonNull(options, "options");
     checkOpen();
-    NettyRpcClient client = new NettyRpcClient(options, clientGroup, timer, clients::remove);
+    NettyRpcClient client = new NettyRpcClient(options, clientGroup, flavor, timer, clients::remove);
     clients.add(client);
     return client;
   }

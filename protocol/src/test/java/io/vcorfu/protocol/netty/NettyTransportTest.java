@@ -44,7 +44,12 @@ class NettyTransportTest {
 
   @BeforeEach
   void start() {
-    transport = new NettyTransport(1024 * 1024, 2);
+    transport = new NettyTransport(1024 * 1024, 2, flavor());
+  }
+
+  /** The socket implementation under test: the one this process picks (epoll on Linux). */
+  IoFlavor flavor() {
+    return IoFlavor.CURRENT;
   }
 
   @AfterEach
