@@ -17,6 +17,9 @@
 #   --buckets B      buckets of each vcorfu table's CSMRMap (-p vcorfu.buckets=B, default 100)
 #   --workdir DIR    scratch directory (default: a fresh mktemp -d, removed at the end)
 #   --base-port P    vcorfu on P, redis on P+1, etcd on P+2 (client) and P+3 (peer); default 19200
+#   --warmup-ops W   operations of an unreported workload-B run (1000 records, table "warmup") that
+#                    warm the vcorfu node's JIT before the measured pairs (default 200000; --quick
+#                    2000; 0 = none). Redis and etcd are native code and need no warm-up.
 #
 # Servers: one durable vcorfu node (fresh data directory, default group-commit fsync, -Xmx2g),
 # redis-server with appendonly yes / appendfsync everysec (peers/redis.sh start) and a one-member
@@ -62,6 +65,7 @@ workloads=a,b,c,d,e,f
 buckets=100
 workdir=""
 base_port=19200
+warmup_ops=""
 while (($#)); do
   case "$1" in
     --quick) quick=true; shift ;;
@@ -73,15 +77,17 @@ while (($#)); do
     --buckets) buckets=${2:?--buckets needs a value}; shift 2 ;;
     --workdir) workdir=${2:?--workdir needs a value}; shift 2 ;;
     --base-port) base_port=${2:?--base-port needs a value}; shift 2 ;;
+    --warmup-ops) warmup_ops=${2:?--warmup-ops needs a value}; shift 2 ;;
     -h | --help) usage ;;
     *) echo "unknown argument: $1" >&2; usage ;;
   esac
 done
 if [[ "$quick" == true ]]; then
-  records=${records:-500}; operations=${operations:-2000}
+  records=${records:-500}; operations=${operations:-2000}; warmup_ops=${warmup_ops:-2000}
 else
-  records=${records:-10000}; operations=${operations:-100000}
+  records=${records:-10000}; operations=${operations:-100000}; warmup_ops=${warmup_ops:-200000}
 fi
+[[ "$warmup_ops" =~ ^[0-9]+$ ]] || peers_die "--warmup-ops must be 0 or a positive integer, got '$warmup_ops'"
 peers_require_uint --records "$records"
 peers_require_uint --operations "$operations"
 peers_require_uint --threads "$threads"
@@ -256,6 +262,17 @@ vcorfu_start_node "$workdir/vcorfu" "$vcorfu_port" "${java_opts[@]}" -Xmx2g -cp 
   --data-dir "$workdir/vcorfu/data"
 "${redis[@]}" start
 "${etcd[@]}" start
+
+# The vcorfu node is a JVM: warm its JIT with reads and updates on a table of its own (not
+# reported), as Redis and etcd (native code) need no warm-up.
+if ((warmup_ops > 0)); then
+  peers_log "warming up the vcorfu node: workload b, $warmup_ops operations on table warmup"
+  java "${java_opts[@]}" -cp "$jar" io.vcorfu.benchmarks.BenchCli ycsb --db vcorfu --workload b --records 1000 \
+    --operations "$warmup_ops" --threads "$threads" --endpoint "$(endpoint_of vcorfu)" -p table=warmup \
+    -p "vcorfu.buckets=$buckets" >"$workdir/raw/warmup-vcorfu.out" 2>&1 \
+    || peers_die "the vcorfu warm-up failed; see $workdir/raw/warmup-vcorfu.out"
+  grep -E '^ycsb summary:' "$workdir/raw/warmup-vcorfu.out" >&2 || true
+fi
 
 for w in "${letters[@]}"; do
   for db in "${dbs[@]}"; do
