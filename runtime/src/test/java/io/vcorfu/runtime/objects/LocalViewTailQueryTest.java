@@ -4,16 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.vcorfu.protocol.StreamId;
-import io.vcorfu.protocol.proto.TxResolution;
-import io.vcorfu.protocol.proto.ViewCallRequest;
-import io.vcorfu.protocol.proto.ViewCallResponse;
 import io.vcorfu.runtime.VCorfuRuntime;
-import io.vcorfu.runtime.stream.AppendResult;
-import io.vcorfu.runtime.stream.GlobalEntry;
-import io.vcorfu.runtime.stream.StreamEntry;
 import io.vcorfu.runtime.stream.StreamLog;
 import io.vcorfu.runtime.stream.Tails;
 import io.vcorfu.runtime.testing.CountingStreamLog;
+import io.vcorfu.runtime.testing.ForwardingStreamLog;
 import io.vcorfu.runtime.testing.TestCluster;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -120,14 +115,13 @@ class LocalViewTailQueryTest {
    * Delegates to a stream log; the next {@code n} tail queries are made at once but their
    * answers are held until {@link #releaseAll}.
    */
-  private static final class HoldingStreamLog implements StreamLog {
-    private final StreamLog delegate;
+  private static final class HoldingStreamLog extends ForwardingStreamLog {
     private final AtomicInteger toHold = new AtomicInteger();
     private final CompletableFuture<Void> release = new CompletableFuture<>();
     final List<CompletableFuture<Tails>> held = new CopyOnWriteArrayList<>();
 
     HoldingStreamLog(StreamLog delegate) {
-      this.delegate = delegate;
+      super(delegate);
     }
 
     void holdNext(int n) {
@@ -146,47 +140,6 @@ class LocalViewTailQueryTest {
       }
       held.add(answer);
       return answer.thenCombine(release, (t, v) -> t);
-    }
-
-    @Override
-    public CompletableFuture<AppendResult> append(Collection<StreamId> streams, byte[] payload) {
-      return delegate.append(streams, payload);
-    }
-
-    @Override
-    public CompletableFuture<AppendResult> appendConditional(
-        Collection<StreamId> streams, byte[] payload, TxResolution tx) {
-      return delegate.appendConditional(streams, payload, tx);
-    }
-
-    @Override
-    public CompletableFuture<List<StreamEntry>> readStream(StreamId stream, long from, long to) {
-      return delegate.readStream(stream, from, to);
-    }
-
-    @Override
-    public CompletableFuture<GlobalEntry> readGlobal(long address) {
-      return delegate.readGlobal(address);
-    }
-
-    @Override
-    public CompletableFuture<List<GlobalEntry>> readGlobalRange(long from, long to) {
-      return delegate.readGlobalRange(from, to);
-    }
-
-    @Override
-    public CompletableFuture<Long> trimStream(StreamId stream, long before) {
-      return delegate.trimStream(stream, before);
-    }
-
-    @Override
-    public CompletableFuture<ViewCallResponse> viewCall(ViewCallRequest request) {
-      return delegate.viewCall(request);
-    }
-
-    @Override
-    public void close() {
-      delegate.close();
     }
   }
 }

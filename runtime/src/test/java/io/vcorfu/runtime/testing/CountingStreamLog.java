@@ -3,7 +3,6 @@ package io.vcorfu.runtime.testing;
 import io.vcorfu.protocol.StreamId;
 import io.vcorfu.protocol.proto.TxResolution;
 import io.vcorfu.runtime.stream.AppendResult;
-import io.vcorfu.runtime.stream.GlobalEntry;
 import io.vcorfu.runtime.stream.StreamEntry;
 import io.vcorfu.runtime.stream.StreamLog;
 import io.vcorfu.runtime.stream.Tails;
@@ -13,8 +12,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /** Counts the requests a runtime makes, over any stream log. Thread-safe. */
-public final class CountingStreamLog implements StreamLog {
-  private final StreamLog delegate;
+public final class CountingStreamLog extends ForwardingStreamLog {
   public final AtomicInteger appends = new AtomicInteger();
   public final AtomicInteger conditionalAppends = new AtomicInteger();
   public final AtomicInteger streamReads = new AtomicInteger();
@@ -27,7 +25,7 @@ public final class CountingStreamLog implements StreamLog {
   public final java.util.concurrent.atomic.AtomicLong lowestStreamReadFrom = new java.util.concurrent.atomic.AtomicLong(Long.MAX_VALUE);
 
   public CountingStreamLog(StreamLog delegate) {
-    this.delegate = delegate;
+    super(delegate);
   }
 
   /** Every request counted so far. */
@@ -56,24 +54,9 @@ public final class CountingStreamLog implements StreamLog {
   }
 
   @Override
-  public CompletableFuture<GlobalEntry> readGlobal(long address) {
-    return delegate.readGlobal(address);
-  }
-
-  @Override
-  public CompletableFuture<List<GlobalEntry>> readGlobalRange(long from, long to) {
-    return delegate.readGlobalRange(from, to);
-  }
-
-  @Override
   public CompletableFuture<Tails> tails(Collection<StreamId> streams) {
     this.tails.incrementAndGet();
     return delegate.tails(streams);
-  }
-
-  @Override
-  public CompletableFuture<Long> trimStream(StreamId stream, long before) {
-    return delegate.trimStream(stream, before);
   }
 
   @Override

@@ -1,0 +1,68 @@
+package io.vcorfu.runtime.testing;
+
+import io.vcorfu.protocol.StreamId;
+import io.vcorfu.protocol.proto.TxResolution;
+import io.vcorfu.protocol.proto.ViewCallRequest;
+import io.vcorfu.protocol.proto.ViewCallResponse;
+import io.vcorfu.runtime.stream.AppendResult;
+import io.vcorfu.runtime.stream.GlobalEntry;
+import io.vcorfu.runtime.stream.StreamEntry;
+import io.vcorfu.runtime.stream.StreamLog;
+import io.vcorfu.runtime.stream.Tails;
+import java.util.Collection;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+/** A stream log that passes every call to another; tests override the calls they observe or delay. */
+public abstract class ForwardingStreamLog implements StreamLog {
+  protected final StreamLog delegate;
+
+  protected ForwardingStreamLog(StreamLog delegate) {
+    this.delegate = delegate;
+  }
+
+  @Override
+  public CompletableFuture<AppendResult> append(Collection<StreamId> streams, byte[] payload) {
+    return delegate.append(streams, payload);
+  }
+
+  @Override
+  public CompletableFuture<AppendResult> appendConditional(Collection<StreamId> streams, byte[] payload, TxResolution tx) {
+    return delegate.appendConditional(streams, payload, tx);
+  }
+
+  @Override
+  public CompletableFuture<List<StreamEntry>> readStream(StreamId stream, long from, long to) {
+    return delegate.readStream(stream, from, to);
+  }
+
+  @Override
+  public CompletableFuture<GlobalEntry> readGlobal(long address) {
+    return delegate.readGlobal(address);
+  }
+
+  @Override
+  public CompletableFuture<List<GlobalEntry>> readGlobalRange(long from, long to) {
+    return delegate.readGlobalRange(from, to);
+  }
+
+  @Override
+  public CompletableFuture<Tails> tails(Collection<StreamId> streams) {
+    return delegate.tails(streams);
+  }
+
+  @Override
+  public CompletableFuture<Long> trimStream(StreamId stream, long before) {
+    return delegate.trimStream(stream, before);
+  }
+
+  @Override
+  public CompletableFuture<ViewCallResponse> viewCall(ViewCallRequest request) {
+    return delegate.viewCall(request);
+  }
+
+  @Override
+  public void close() {
+    delegate.close();
+  }
+}
