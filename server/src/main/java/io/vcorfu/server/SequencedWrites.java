@@ -1,13 +1,11 @@
 package io.vcorfu.server;
 
-import com.google.protobuf.ByteString;
 import io.vcorfu.layout.ChainPlan;
 import io.vcorfu.layout.Layout;
 import io.vcorfu.logunit.ReplicaStore;
 import io.vcorfu.protocol.BadRequestException;
 import io.vcorfu.protocol.StreamId;
 import io.vcorfu.protocol.proto.ChainWriteRequest;
-import io.vcorfu.protocol.proto.EntryKind;
 import io.vcorfu.protocol.proto.LogEntryMsg;
 import io.vcorfu.protocol.proto.SequencedWriteRequest;
 import io.vcorfu.protocol.proto.SequencedWriteResponse;
@@ -51,7 +49,7 @@ final class SequencedWrites {
     return sequencer.token(token.toBuilder().setCount(1).build())
         .thenCompose(issued -> {
           Token t = issued.getTokens(0);
-          LogEntryMsg entry = entry(t, request.getPayload(), layout.epoch(), request.getNonce());
+          LogEntryMsg entry = EntryDriver.dataEntry(t, request.getPayload(), layout.epoch(), request.getNonce());
           ChainPlan plan = layout.chainPlan(t.getGlobalAddress(), streams);
           for (ChainPlan.Visit v : plan.visits()) {
             if (!v.endpoint().equals(layout.sequencer())) {
@@ -67,16 +65,5 @@ final class SequencedWrites {
           return store.chainWrite(chain)
               .thenApply(w -> SequencedWriteResponse.newBuilder().setToken(issued).setWrite(w).build());
         });
-  }
-
-  private static LogEntryMsg entry(Token token, ByteString payload, long epoch, long nonce) {
-    return LogEntryMsg.newBuilder()
-        .setGlobalAddress(token.getGlobalAddress())
-        .setKind(EntryKind.DATA)
-        .addAllSlots(token.getSlotsList())
-        .setPayload(payload)
-        .setEpoch(epoch)
-        .setNonce(nonce)
-        .build();
   }
 }

@@ -172,14 +172,7 @@ public final class ClusterStreamLog implements StreamLog {
   private record Written(LogEntryMsg entry, CompletableFuture<EntryDriver.Outcome> outcome) {}
 
   private static LogEntryMsg entry(Token token, byte[] payload, long epoch, long nonce) {
-    return LogEntryMsg.newBuilder()
-        .setGlobalAddress(token.getGlobalAddress())
-        .setKind(EntryKind.DATA)
-        .addAllSlots(token.getSlotsList())
-        .setPayload(ByteString.copyFrom(payload))
-        .setEpoch(epoch)
-        .setNonce(nonce)
-        .build();
+    return EntryDriver.dataEntry(token, ByteString.copyFrom(payload), epoch, nonce);
   }
 
   private AppendResult result(LogEntryMsg entry) {

@@ -13,6 +13,8 @@ import io.vcorfu.protocol.proto.EntryKind;
 import io.vcorfu.protocol.proto.LogEntryMsg;
 import io.vcorfu.protocol.proto.ReadResult;
 import io.vcorfu.protocol.proto.StreamSlot;
+import io.vcorfu.protocol.proto.Token;
+import com.google.protobuf.ByteString;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -125,6 +127,18 @@ public final class EntryDriver {
               return afterFailure(entry, plan, failed, failed == i ? attempt : 0, Errors.toException(response.getError()));
             })
         .thenCompose(f -> f);
+  }
+
+  /** The DATA entry a writer stamps on the address and slots of {@code token}. */
+  public static LogEntryMsg dataEntry(Token token, ByteString payload, long epoch, long nonce) {
+    return LogEntryMsg.newBuilder()
+        .setGlobalAddress(token.getGlobalAddress())
+        .setKind(EntryKind.DATA)
+        .addAllSlots(token.getSlotsList())
+        .setPayload(payload)
+        .setEpoch(epoch)
+        .setNonce(nonce)
+        .build();
   }
 
   /**
