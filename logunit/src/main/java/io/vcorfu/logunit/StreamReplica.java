@@ -207,7 +207,8 @@ public final class StreamReplica implements AutoCloseable {
         for (long a = request.getFrom(); a <= request.getTo(); a++) {
           plans.add(ReplicaSupport.plan(engine, stream, a));
         }
-        barrier = engine.barrier();
+        // Waits only if a record of this stream is not durable yet, not for other streams' writes.
+        barrier = engine.barrierFor(stream);
       }
       return ReplicaSupport.answer(engine, barrier, plans)
           .thenApply(r -> StreamReadResponse.newBuilder().addAllResults(r).build());

@@ -19,6 +19,8 @@ final class NamespaceIndex {
   long maxAddress = -1;
   /** Global address of the record at {@link #maxAddress}, -1 for a hole or none. */
   long lastGlobal = -1;
+  /** The writer sequence number of the last record that touched this namespace (0: none since open). */
+  long lastSeq;
 
   private long[] tableKeys;
   private int[] tableSlots;

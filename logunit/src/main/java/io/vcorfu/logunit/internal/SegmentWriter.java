@@ -37,7 +37,7 @@ final class SegmentWriter implements AutoCloseable {
 
   private sealed interface Item permits Append, Roll, Delete, Barrier, Stop, Group {}
 
-  private record Append(byte[] frame) implements Item {}
+  private record Append(byte[] frame, long seq) implements Item {}
 
   private record Roll(int sealed, long sealedLength, byte[] index, int next) implements Item {}
 
@@ -63,6 +63,10 @@ final class SegmentWriter implements AutoCloseable {
   private long lastForce = System.nanoTime();
   private volatile Throwable failure;
   private volatile long forces;
+  /** Every record with a sequence number up to this is in the file and durable per the policy. */
+  private volatile long durableSeq;
+  // Producer side, guarded by the engine's monitor.
+  private long lastSeq;
   // Producer side, guarded by the engine's monitor (every caller enqueues under it).
   private List<Item> held;
   private int holds;
@@ -109,8 +113,19 @@ final class SegmentWriter implements AutoCloseable {
     return channels.get(segment);
   }
 
-  void append(byte[] frame) {
-    enqueue(new Append(frame));
+  /** Queues a record; returns its sequence number (see {@link #durableSeq}). */
+  long append(byte[] frame) {
+    long seq = ++lastSeq;
+    enqueue(new Append(frame, seq));
+    return seq;
+  }
+
+  /**
+   * The highest record sequence number such that it and every record before it are written to
+   * the file and durable per the policy (what a barrier completing would promise).
+   */
+  long durableSeq() {
+    return durableSeq;
   }
 
   void roll(int sealed, long sealedLength, byte[] index, int next) {
@@ -219,9 +234,11 @@ final class SegmentWriter implements AutoCloseable {
     List<CompletableFuture<Void>> done = new ArrayList<>();
     List<Integer> deletes = new ArrayList<>();
     boolean stop = false;
+    long highestSeq = 0;
     for (Item item : flatten(batch)) {
       if (item instanceof Append a) {
         write(a.frame());
+        highestSeq = a.seq();
       } else if (item instanceof Roll r) {
         seal(r);
       } else if (item instanceof Delete d) {
@@ -240,6 +257,9 @@ final class SegmentWriter implements AutoCloseable {
     }
     for (int segment : deletes) {
       deleteSegment(segment);
+    }
+    if (highestSeq > 0) {
+      durableSeq = highestSeq;
     }
     if (!done.isEmpty()) {
       completer.execute(() -> done.forEach(f -> f.complete(null)));

@@ -129,7 +129,7 @@ public final class StorageEngine implements AutoCloseable {
       byte[] frame = RecordCodec.frame(op);
       long at = reserve(frame.length);
       op.payloadPos = at + RecordCodec.payloadOffsetInFrame(op);
-      writer.append(frame);
+      markWritten(op, writer.append(frame));
       activeIndex.add(op);
     }
     apply(op, activeSegment, false);
@@ -159,7 +159,7 @@ public final class StorageEngine implements AutoCloseable {
     if (durable) {
       byte[] frame = RecordCodec.frame(op);
       reserve(frame.length);
-      writer.append(frame);
+      markWritten(op, writer.append(frame));
       activeIndex.add(op);
     }
     apply(op, activeSegment, false);
@@ -186,6 +186,28 @@ public final class StorageEngine implements AutoCloseable {
   public long forcedWrites() {
     SegmentWriter w = writer;
     return w == null ? 0 : w.forces();
+  }
+
+  /** Records that the namespaces {@code op} touches were last written by record {@code seq}. */
+  private void markWritten(Op op, long seq) {
+    for (int i = 0; i + 2 < op.keys.length; i += 3) {
+      namespace(op.keys[i], op.keys[i + 1]).lastSeq = seq;
+    }
+  }
+
+  /**
+   * Like {@link #barrier()}, for a reader of namespace {@code ns} only: completes at once when
+   * every record that touched {@code ns} is already durable per the policy (and in the file), so
+   * a read does not wait for other namespaces' pending writes.
+   */
+  public synchronized CompletableFuture<Void> barrierFor(StreamId ns) {
+    if (durable && !closed) {
+      NamespaceIndex n = namespaces.get(ns);
+      if (n == null || n.lastSeq <= writer.durableSeq()) {
+        return CompletableFuture.completedFuture(null);
+      }
+    }
+    return barrier();
   }
 
   /** Completes when everything done so far is durable per the fsync policy. */
