@@ -79,7 +79,7 @@ class BadInputTest {
     try (InJvmTransport transport = new InJvmTransport(2, 64 << 20);
         Node node = Node.start(NodeConfig.inMemory(NODE), transport)) {
       node.ready().join();
-      StreamLogOptions lax = new StreamLogOptions(StreamLogOptions.DEFAULT_REPAIR_AFTER, 32 << 20, 4, ClientOptions.defaults());
+      StreamLogOptions lax = StreamLogOptions.defaults().withMaxEntryBytes(32 << 20).withMaxAppendAttempts(4);
       try (ClusterStreamLog log = ClusterStreamLog.connect(transport, NODE, lax)) {
         StreamId s = StreamId.of("big-on-server");
         assertThat(failure(() -> log.append(List.of(s), new byte[5 << 20]).join()))

@@ -47,6 +47,7 @@ public final class ClusterStreamLog implements StreamLog {
   private final RepairingReader reader;
   private final StreamLogOptions options;
   private final TailBatcher tailBatcher = new TailBatcher(this::sendTail);
+  private final WriteCache writeCache;
   /** Highest stream tail this client has seen per stream; reads never go past it (no fills beyond a tail). */
   private final Map<StreamId, Long> knownStreamTails = new ConcurrentHashMap<>();
 
@@ -61,6 +62,7 @@ public final class ClusterStreamLog implements StreamLog {
     this.ops = new ReplicaOps(new Rpc(client, layout, clientId));
     this.driver = new EntryDriver(ops);
     this.reader = new RepairingReader(ops, driver, options.repairAfter());
+    this.writeCache = new WriteCache(options.writeCacheBytes());
   }
 
   /** Connects through {@code transport}, reading the layout from {@code seed}. */
@@ -146,7 +148,9 @@ public final class ClusterStreamLog implements StreamLog {
                   .thenCompose(
                       outcome -> {
                         if (outcome == EntryDriver.Outcome.COMMITTED) {
-                          return CompletableFuture.completedFuture(result(entry));
+                          AppendResult r = result(entry);
+                          writeCache.put(r.streamAddresses(), r.globalAddress(), payload);
+                          return CompletableFuture.completedFuture(r);
                         }
                         if (tx != null && tx.getReadSetCount() > 0) {
                           // A conditional write's token was judged against its snapshot; a
@@ -194,6 +198,12 @@ public final class ClusterStreamLog implements StreamLog {
    * <p>Fails with {@link UnknownStreamException} when the stream has never been written, and with
    * {@link TrimmedException} (carrying the stream and its exact trim mark) when the range starts
    * below the trim mark. Reads never go past the stream's tail: a range beyond it is cut short.
+   *
+   * <p>Entries this client appended are served from its write cache ({@link
+   * StreamLogOptions#writeCacheBytes()}) while they are retained: the leading run of cached
+   * addresses needs no request, and only the rest of the range is read from the replicas. A
+   * cached entry is the committed one, so the result is the same; only an entry trimmed by another
+   * client can still be returned from the cache instead of failing with {@link TrimmedException}.
    */
   @Override
   public CompletableFuture<List<StreamEntry>> readStream(StreamId stream, long from, long to) {
@@ -210,9 +220,19 @@ public final class ClusterStreamLog implements StreamLog {
                       }
                       return Math.min(to, tail);
                     });
+    long start = Math.max(0, from);
     return limit
-        .thenCompose(end -> reader.readStream(stream, Math.max(0, from), end))
-        .thenApply(results -> toStreamEntries(stream, results))
+        .thenCompose(
+            end -> {
+              List<StreamEntry> cached = writeCache.run(stream, start, end);
+              long next = start + cached.size();
+              if (!cached.isEmpty() && next > end) {
+                return CompletableFuture.completedFuture(cached);
+              }
+              CompletableFuture<List<StreamEntry>> rest =
+                  reader.readStream(stream, next, end).thenApply(results -> toStreamEntries(stream, results));
+              return cached.isEmpty() ? rest : rest.thenApply(r -> concat(cached, r));
+            })
         .exceptionallyCompose(
             error -> {
               Throwable cause = Rpc.unwrap(error);
@@ -222,6 +242,13 @@ public final class ClusterStreamLog implements StreamLog {
               }
               return CompletableFuture.failedFuture(cause);
             });
+  }
+
+  private static List<StreamEntry> concat(List<StreamEntry> a, List<StreamEntry> b) {
+    List<StreamEntry> out = new ArrayList<>(a.size() + b.size());
+    out.addAll(a);
+    out.addAll(b);
+    return out;
   }
 
   /** The stream's trim mark, from the last replica of its chain. */
@@ -328,6 +355,7 @@ public final class ClusterStreamLog implements StreamLog {
 
   @Override
   public CompletableFuture<Long> trimStream(StreamId stream, long before) {
+    writeCache.trim(stream, before);
     List<Endpoint> chain = layout().current().streamChain(stream);
     List<CompletableFuture<Long>> trims = new ArrayList<>();
     for (Endpoint replica : chain) {
