@@ -59,6 +59,8 @@ public final class SequencerService implements AutoCloseable {
   private final Thread drainer;
   private volatile boolean sleeping;
   private volatile boolean closed;
+  // Called with every token response, in issue order (see onIssued).
+  private volatile java.util.function.Consumer<TokenResponse> issuedListener = r -> {};
 
   /** A service in {@link Mode#LOCKED} mode. The sequencer must not be used by anyone else. */
   public SequencerService(Sequencer sequencer) {
@@ -84,7 +86,19 @@ public final class SequencerService implements AutoCloseable {
 
   /** Issues tokens (see {@link Sequencer#issue}). */
   public CompletableFuture<TokenResponse> token(TokenRequest request) {
-    return submit(s -> s.issue(request));
+    return submit(s -> {
+      TokenResponse r = s.issue(request);
+      issuedListener.accept(r);
+      return r;
+    });
+  }
+
+  /**
+   * Calls {@code listener} with every token response, in the order the tokens were issued, before
+   * the response is returned (for {@link ReadLeases#issued}). Set it before serving requests.
+   */
+  public void onIssued(java.util.function.Consumer<TokenResponse> listener) {
+    this.issuedListener = Objects.requireNonNull(listener, "listener");
   }
 
   /** Reads the tails (see {@link Sequencer#tails}). */

@@ -21,6 +21,8 @@ import io.vcorfu.protocol.proto.GetLayoutResponse;
 import io.vcorfu.protocol.proto.PingResponse;
 import io.vcorfu.protocol.proto.Request.PayloadCase;
 import io.vcorfu.protocol.proto.Response;
+import io.vcorfu.sequencer.LeaseMarker;
+import io.vcorfu.sequencer.ReadLeases;
 import io.vcorfu.sequencer.SequencerService;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -56,6 +58,7 @@ public final class Node implements AutoCloseable {
   private LogReplica logReplica;
   private StreamReplica streamReplica;
   private SequencerService sequencer;
+  private ReadLeases leases;
   private RpcClient peers;
   private SequencerBootstrap bootstrap;
   private ObjectViewService views;
@@ -83,6 +86,12 @@ public final class Node implements AutoCloseable {
 
   public Layout layout() {
     return layout.get();
+  }
+
+  /** Clients holding a read lease from this node's sequencer now (0 when it is not the sequencer). */
+  public int readLeaseHolders() {
+    ReadLeases l = leases;
+    return l == null ? 0 : l.holders();
   }
 
   /** Completes when every role this node hosts is serving (the sequencer has bootstrapped). */
@@ -121,6 +130,8 @@ public final class Node implements AutoCloseable {
     }
     if (chosen.sequencer().equals(me)) {
       sequencer = new SequencerService(new io.vcorfu.sequencer.Sequencer());
+      leases = new ReadLeases(config.durable() ? new LeaseMarker(config.dataDir().resolve("read-leases")) : null);
+      sequencer.onIssued(leases::issued);
       peers = transport.newClient(ClientOptions.defaults());
       bootstrap = new SequencerBootstrap(peers, chosen, sequencer);
       bootstrap.start();
@@ -152,7 +163,7 @@ public final class Node implements AutoCloseable {
 
   private java.util.Map<PayloadCase, io.vcorfu.protocol.RpcHandler> roleHandlers() {
     return RoleHandlers.table(
-        () -> sequencer, () -> bootstrap, () -> logReplica, () -> streamReplica, () -> store, () -> views,
+        () -> sequencer, () -> leases, () -> bootstrap, () -> logReplica, () -> streamReplica, () -> store, () -> views,
         layout::get);
   }
 
@@ -258,6 +269,9 @@ public final class Node implements AutoCloseable {
     }
     if (bootstrap != null) {
       bootstrap.close();
+    }
+    if (leases != null) {
+      leases.close();
     }
     if (sequencer != null) {
       sequencer.close();

@@ -9,6 +9,10 @@ import io.vcorfu.protocol.RpcHandler;
 import io.vcorfu.protocol.proto.Request;
 import io.vcorfu.protocol.proto.Request.PayloadCase;
 import io.vcorfu.protocol.proto.Response;
+import io.vcorfu.protocol.StreamId;
+import io.vcorfu.protocol.proto.Token;
+import io.vcorfu.protocol.proto.TokenResponse;
+import io.vcorfu.sequencer.ReadLeases;
 import io.vcorfu.sequencer.SequencerService;
 import java.util.EnumMap;
 import java.util.Map;
@@ -22,6 +26,7 @@ final class RoleHandlers {
 
   static Map<PayloadCase, RpcHandler> table(
       Supplier<SequencerService> sequencer,
+      Supplier<ReadLeases> leases,
       Supplier<SequencerBootstrap> bootstrap,
       Supplier<LogReplica> log,
       Supplier<StreamReplica> stream,
@@ -29,18 +34,25 @@ final class RoleHandlers {
       Supplier<ObjectViewService> views,
       Supplier<Layout> layout) {
     Map<PayloadCase, RpcHandler> t = new EnumMap<>(PayloadCase.class);
+    // The sequencer answers once it has bootstrapped and every read lease granted before a restart
+    // has run out; every answer revealing a token waits until the other lease holders know it.
     Function<Request, CompletableFuture<Void>> ready =
-        r -> bootstrap.get() == null ? CompletableFuture.completedFuture(null) : bootstrap.get().done();
+        r -> (bootstrap.get() == null ? CompletableFuture.<Void>completedFuture(null) : bootstrap.get().done())
+            .thenCompose(v -> leases.get() == null ? CompletableFuture.completedFuture(null) : leases.get().serving());
 
     t.put(PayloadCase.TOKEN, r -> ready.apply(r).thenCompose(v -> role(sequencer, "sequencer").token(r.getToken()))
-        .thenApply(x -> Response.newBuilder().setToken(x).build()));
+        .thenCompose(x -> visible(leases, r, lastAddress(x)).thenApply(v -> Response.newBuilder().setToken(x).build())));
     t.put(PayloadCase.TAIL, r -> ready.apply(r).thenCompose(v -> role(sequencer, "sequencer").tail(r.getTail()))
-        .thenApply(x -> Response.newBuilder().setTail(x).build()));
+        .thenCompose(x -> visible(leases, r, x.getGlobalTail()).thenApply(v -> Response.newBuilder().setTail(x).build())));
+    t.put(PayloadCase.READ_LEASE, r -> ready.apply(r)
+        .thenCompose(v -> role(leases, "sequencer").lease(clientOf(r), r.getReadLease()))
+        .thenApply(x -> Response.newBuilder().setReadLease(x).build()));
 
     // Token and whole chain in one request: only on a node that is the sequencer and every replica.
     t.put(PayloadCase.SEQUENCED_WRITE, r -> ready.apply(r).thenCompose(v -> SequencedWrites.write(
             layout.get(), role(sequencer, "sequencer"), role(store, "replica store"), r.getSequencedWrite()))
-        .thenApply(x -> Response.newBuilder().setSequencedWrite(x).build()));
+        .thenCompose(x -> visible(leases, r, lastAddress(x.getToken()))
+            .thenApply(v -> Response.newBuilder().setSequencedWrite(x).build())));
 
     t.put(PayloadCase.LOG_WRITE, r -> role(log, "log replica").write(r.getLogWrite())
         .thenApply(x -> Response.newBuilder().setLogWrite(x).build()));
@@ -83,6 +95,24 @@ final class RoleHandlers {
     t.put(PayloadCase.VIEW_CALL, r -> role(views, "remote-view host").call(r.getViewCall())
         .thenApply(x -> Response.newBuilder().setViewCall(x).build()));
     return t;
+  }
+
+  private static StreamId clientOf(Request r) {
+    return r.getHeader().hasClientId() ? StreamId.fromMsg(r.getHeader().getClientId()) : null;
+  }
+
+  private static long lastAddress(TokenResponse r) {
+    long last = -1;
+    for (Token t : r.getTokensList()) {
+      last = Math.max(last, t.getGlobalAddress());
+    }
+    return last;
+  }
+
+  /** Completes when a response revealing tokens up to {@code address} may go to {@code r}'s sender. */
+  private static CompletableFuture<Void> visible(Supplier<ReadLeases> leases, Request r, long address) {
+    ReadLeases l = leases.get();
+    return l == null || address < 0 ? CompletableFuture.completedFuture(null) : l.visibleTo(clientOf(r), address);
   }
 
   private static <T> T role(Supplier<T> role, String name) {

@@ -2,7 +2,11 @@ package io.vcorfu.benchmarks.ycsb;
 
 import io.vcorfu.collections.CSMRMap;
 import io.vcorfu.collections.SMRRangeMap;
+import io.vcorfu.protocol.Endpoint;
 import io.vcorfu.runtime.VCorfuRuntime;
+import io.vcorfu.runtime.stream.StreamLogOptions;
+import io.vcorfu.runtime.stream.internal.ClusterStreamLog;
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.Locale;
@@ -39,7 +43,10 @@ import site.ycsb.Status;
  * <p>Properties: {@code vcorfu.endpoint} (HOST:PORT of any node, default 127.0.0.1:9000), {@code
  * vcorfu.buckets} (bucket count when the table's map is created, default 100; an existing map keeps
  * its own), {@code vcorfu.views} ({@code local}, the default, or {@code remote}: the buckets are
- * materialized on the nodes hosting their streams), {@code vcorfu.update} (see above).
+ * materialized on the nodes hosting their streams), {@code vcorfu.update} (see above), {@code
+ * vcorfu.read-lease-ms} (the runtime's read lease, default 1000; 0 = none): with a lease, a
+ * local-view read of a bucket nobody else wrote since needs no request at all and is still
+ * linearizable (see {@code StreamLogOptions.readLease}).
  *
  * <p>Thread-safety: YCSB creates one instance per client thread; the instances of one JVM share one
  * runtime per endpoint (so one set of local views), opened by the first {@link #init} and closed by
@@ -50,6 +57,8 @@ public final class VcorfuYcsbClient extends DB {
   public static final String BUCKETS_PROPERTY = "vcorfu.buckets";
   public static final String VIEWS_PROPERTY = "vcorfu.views";
   public static final String UPDATE_PROPERTY = "vcorfu.update";
+  public static final String LEASE_PROPERTY = "vcorfu.read-lease-ms";
+  public static final int DEFAULT_LEASE_MS = 1000;
   public static final String DEFAULT_ENDPOINT = "127.0.0.1:9000";
   public static final int DEFAULT_BUCKETS = 100;
 
@@ -92,7 +101,10 @@ public final class VcorfuYcsbClient extends DB {
       Shared s = SHARED.get(endpoint);
       if (s == null) {
         try {
-          s = new Shared(VCorfuRuntime.connect(endpoint));
+          int leaseMs = YcsbProperties.intProperty(getProperties(), LEASE_PROPERTY, DEFAULT_LEASE_MS);
+          StreamLogOptions options = StreamLogOptions.defaults()
+              .withReadLease(leaseMs == 0 ? Duration.ZERO : Duration.ofMillis(leaseMs));
+          s = new Shared(VCorfuRuntime.using(ClusterStreamLog.connect(Endpoint.parse(endpoint), options)));
         } catch (RuntimeException e) {
           throw new DBException("Could not connect to vcorfu at " + endpoint + ": " + e.getMessage(), e);
         }

@@ -1,15 +1,17 @@
 package io.vcorfu.runtime.stream.internal;
 
+import com.google.protobuf.ByteString;
 import io.vcorfu.protocol.Endpoint;
 import io.vcorfu.protocol.RpcClient;
 import io.vcorfu.protocol.StreamId;
 import io.vcorfu.protocol.TooLargeException;
+import io.vcorfu.protocol.Transport;
 import io.vcorfu.protocol.TrimmedException;
 import io.vcorfu.protocol.UnknownStreamException;
-import io.vcorfu.protocol.Transport;
 import io.vcorfu.protocol.netty.NettyTransport;
 import io.vcorfu.protocol.proto.EntryKind;
 import io.vcorfu.protocol.proto.LogEntryMsg;
+import io.vcorfu.protocol.proto.ReadLeaseResponse;
 import io.vcorfu.protocol.proto.ReadResult;
 import io.vcorfu.protocol.proto.StreamSlot;
 import io.vcorfu.protocol.proto.TailResponse;
@@ -24,9 +26,10 @@ import io.vcorfu.runtime.stream.StreamEntry;
 import io.vcorfu.runtime.stream.StreamLog;
 import io.vcorfu.runtime.stream.StreamLogOptions;
 import io.vcorfu.runtime.stream.Tails;
-import com.google.protobuf.ByteString;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -34,6 +37,7 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The stream layer over a cluster described by a layout: token from the sequencer, writes through
@@ -50,8 +54,13 @@ public final class ClusterStreamLog implements StreamLog {
   private final WriteCache writeCache;
   /** Highest stream tail this client has seen per stream; reads never go past it (no fills beyond a tail). */
   private final Map<StreamId, Long> knownStreamTails = new ConcurrentHashMap<>();
+  /** Global address of the last entry of each stream in knownStreamTails, as far as this client knows. */
+  private final Map<StreamId, Long> knownLastGlobal = new ConcurrentHashMap<>();
+  /** The read lease, or null when the options ask for none. */
+  private final ReadLease lease;
 
   private volatile long knownGlobalTail = -1;
+  private final Object globalTailLock = new Object();
   /** A transport this log created for itself and closes with itself, or null. */
   private volatile Transport ownedTransport;
 
@@ -63,6 +72,46 @@ public final class ClusterStreamLog implements StreamLog {
     this.driver = new EntryDriver(ops);
     this.reader = new RepairingReader(ops, driver, options.repairAfter());
     this.writeCache = new WriteCache(options.writeCacheBytes());
+    this.lease = options.readLease().isZero() ? null : new ReadLease(new ReadLease.Channel() {
+      @Override
+      public CompletableFuture<ReadLeaseResponse> request(int leaseMs, long applied) {
+        return ops.readLease(leaseMs, applied);
+      }
+
+      @Override
+      public CompletableFuture<ReadLeaseResponse> release() {
+        return ops.releaseReadLease();
+      }
+
+      @Override
+      public void learnStream(StreamId stream, long tail, long lastGlobal) {
+        learn(stream, tail, lastGlobal);
+      }
+
+      @Override
+      public void learnGlobal(long globalTail) {
+        learnGlobalTail(globalTail);
+      }
+
+      @Override
+      public void schedule(Runnable task, long delayNanos) {
+        CompletableFuture.delayedExecutor(delayNanos, TimeUnit.NANOSECONDS).execute(task);
+      }
+    }, options.readLease(), System::nanoTime);
+  }
+
+  /** Records that {@code stream}'s tail is at least {@code tail}, its entry there at {@code lastGlobal}. */
+  private void learn(StreamId stream, long tail, long lastGlobal) {
+    knownLastGlobal.compute(stream, (s, g) -> knownStreamTails.getOrDefault(s, -1L) < tail || g == null ? lastGlobal : g);
+    knownStreamTails.merge(stream, tail, Math::max);
+  }
+
+  private void learnGlobalTail(long globalTail) {
+    synchronized (globalTailLock) {
+      if (globalTail > knownGlobalTail) {
+        knownGlobalTail = globalTail;
+      }
+    }
   }
 
   /** Connects through {@code transport}, reading the layout from {@code seed}. */
@@ -184,11 +233,9 @@ public final class ClusterStreamLog implements StreamLog {
     for (StreamSlot slot : entry.getSlotsList()) {
       StreamId s = StreamId.fromMsg(slot.getStream());
       addresses.put(s, slot.getStreamAddress());
-      knownStreamTails.merge(s, slot.getStreamAddress(), Math::max);
+      learn(s, slot.getStreamAddress(), entry.getGlobalAddress());
     }
-    if (entry.getGlobalAddress() > knownGlobalTail) {
-      knownGlobalTail = entry.getGlobalAddress();
-    }
+    learnGlobalTail(entry.getGlobalAddress());
     return new AppendResult(entry.getGlobalAddress(), addresses);
   }
 
@@ -324,10 +371,40 @@ public final class ClusterStreamLog implements StreamLog {
    * <p>Concurrent calls share requests (see {@link TailBatcher}): at most one tail request is in
    * flight, and every call is answered by a request sent after the call began, so the tails are
    * never older than those that existed when the call was made.
+   *
+   * <p>With a read lease ({@link StreamLogOptions#readLease()}) that covers every stream asked for,
+   * the answer comes from memory with no request, and is just as current (see {@link ReadLease}).
    */
   @Override
   public CompletableFuture<Tails> tails(Collection<StreamId> streams) {
-    return tailBatcher.tails(streams);
+    if (lease == null) {
+      return tailBatcher.tails(streams);
+    }
+    if (lease.covers(streams)) {
+      return CompletableFuture.completedFuture(knownTails(streams));
+    }
+    long generation = lease.generationIfValid();
+    return tailBatcher.tails(streams).thenApply(t -> {
+      lease.learnt(generation, streams);
+      return t;
+    });
+  }
+
+  /** The tails this client knows: the global tail read first, so every stream tail is at least as new. */
+  private Tails knownTails(Collection<StreamId> streams) {
+    long global = knownGlobalTail;
+    Map<StreamId, Long> tails = new HashMap<>();
+    Map<StreamId, Long> lastGlobal = new HashMap<>();
+    for (StreamId s : streams) {
+      tails.put(s, knownStreamTails.getOrDefault(s, -1L));
+      lastGlobal.put(s, knownLastGlobal.getOrDefault(s, -1L));
+    }
+    return new Tails(global, tails, lastGlobal);
+  }
+
+  /** Whether this client holds a usable read lease now (for tests and diagnostics). */
+  public boolean holdsReadLease() {
+    return lease != null && lease.valid();
   }
 
   /** Sends one tail request and records the tails it reports, before any caller sees them. */
@@ -335,13 +412,11 @@ public final class ClusterStreamLog implements StreamLog {
     return ops.tail(streams)
         .thenApply(
             t -> {
-              int n = Math.min(streams.size(), t.getStreamTailsCount());
+              int n = Math.min(streams.size(), Math.min(t.getStreamTailsCount(), t.getStreamLastGlobalCount()));
               for (int i = 0; i < n; i++) {
-                knownStreamTails.merge(streams.get(i), t.getStreamTails(i), Math::max);
+                learn(streams.get(i), t.getStreamTails(i), t.getStreamLastGlobal(i));
               }
-              if (t.getGlobalTail() > knownGlobalTail) {
-                knownGlobalTail = t.getGlobalTail();
-              }
+              learnGlobalTail(t.getGlobalTail());
               return t;
             });
   }
@@ -367,6 +442,9 @@ public final class ClusterStreamLog implements StreamLog {
 
   @Override
   public void close() {
+    if (lease != null) {
+      lease.close(Duration.ofSeconds(1));
+    }
     client.close();
     Transport owned = ownedTransport;
     if (owned != null) {

@@ -14,6 +14,8 @@ import io.vcorfu.protocol.proto.LogTailResponse;
 import io.vcorfu.protocol.proto.LogTrimRequest;
 import io.vcorfu.protocol.proto.LogWriteRequest;
 import io.vcorfu.protocol.proto.ReadResult;
+import io.vcorfu.protocol.proto.ReadLeaseRequest;
+import io.vcorfu.protocol.proto.ReadLeaseResponse;
 import io.vcorfu.protocol.proto.Request;
 import io.vcorfu.protocol.proto.SequencedWriteRequest;
 import io.vcorfu.protocol.proto.SequencedWriteResponse;
@@ -77,6 +79,19 @@ public final class ReplicaOps {
     SequencedWriteRequest.Builder b =
         SequencedWriteRequest.newBuilder().setToken(token).setPayload(ByteString.copyFrom(payload)).setNonce(nonce);
     return rpc.call(sequencer(), Request.newBuilder().setSequencedWrite(b)).thenApply(r -> r.getSequencedWrite());
+  }
+
+  /** Asks the sequencer for (or renews) a read lease, acknowledging pushes up to {@code applied}. */
+  public CompletableFuture<ReadLeaseResponse> readLease(int leaseMs, long applied) {
+    return rpc.call(sequencer(), Request.newBuilder().setReadLease(
+            ReadLeaseRequest.newBuilder().setLeaseMs(leaseMs).setApplied(applied)))
+        .thenApply(r -> r.getReadLease());
+  }
+
+  /** Ends this client's read lease at the sequencer. */
+  public CompletableFuture<ReadLeaseResponse> releaseReadLease() {
+    return rpc.call(sequencer(), Request.newBuilder().setReadLease(ReadLeaseRequest.newBuilder().setRelease(true)))
+        .thenApply(r -> r.getReadLease());
   }
 
   public CompletableFuture<TailResponse> tail(Collection<StreamId> streams) {

@@ -1,0 +1,219 @@
+package io.vcorfu.runtime.stream.internal;
+
+import io.vcorfu.protocol.StreamId;
+import io.vcorfu.protocol.proto.ReadLeaseResponse;
+import java.time.Duration;
+import java.util.Collection;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The client's side of a read lease (see the sequencer's {@code ReadLeases}): while the lease is
+ * valid, tail queries for the streams it covers are answered from what this client knows, with no
+ * request, and stay linearizable.
+ *
+ * <p>The sequencer pushes every token it issues to lease holders, and releases no response that
+ * reveals a token to anyone else before each holder has applied that push. So, while the lease is
+ * valid, the known tail of a <em>covered</em> stream is at least the tail of every write that has
+ * been acknowledged or observed. A stream becomes covered when a tail answer for it arrives for a
+ * request sent while the lease was already held (so every later token is pushed); every stream is
+ * uncovered again when a lease starts afresh (the sequencer had let the previous one run out, so
+ * pushes may have been missed).
+ *
+ * <p>The lease is kept by one long-polling request at a time: the answer carries the pushed tokens
+ * and the next request acknowledges them and renews the lease. The lease is counted from when
+ * the request was sent, and used only until a safety margin before its end. Renewal stops after
+ * {@link #IDLE_STOP} without a tail query, and resumes with the next one.
+ *
+ * <p>Thread-safe.
+ */
+final class ReadLease {
+  private static final Logger LOG = LoggerFactory.getLogger(ReadLease.class);
+  /** No renewal after this long without a tail query. */
+  static final Duration IDLE_STOP = Duration.ofSeconds(10);
+  private static final long RETRY_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
+
+  /** Where the lease's requests go and where pushed tails are recorded. */
+  interface Channel {
+    CompletableFuture<ReadLeaseResponse> request(int leaseMs, long applied);
+
+    /** Ends the lease at the sequencer. */
+    CompletableFuture<ReadLeaseResponse> release();
+
+    /** Records one stream's tail (and its last entry's global address) learnt from a push. */
+    void learnStream(StreamId stream, long tail, long lastGlobal);
+
+    /** Records the global tail learnt from a push, after its streams. */
+    void learnGlobal(long globalTail);
+
+    /** Runs {@code task} after {@code delayNanos}. */
+    void schedule(Runnable task, long delayNanos);
+  }
+
+  private final Channel channel;
+  private final int leaseMs;
+  private final long usableNanos;
+  private final LongSupplier nanoTime;
+  private final Set<StreamId> covered = ConcurrentHashMap.newKeySet();
+  // Orders covering streams against a fresh lease clearing them.
+  private final Object coverLock = new Object();
+  // Written by the one renewal in flight (at most one is), read by any thread.
+  private volatile long validUntil;
+  private volatile long generation;
+  private volatile long lastUse;
+  private long applied = -1;
+  // Guarded by this:
+  private boolean renewing;
+  private boolean closed;
+
+  ReadLease(Channel channel, Duration lease, LongSupplier nanoTime) {
+    if (lease.toMillis() < 10 || lease.toMillis() > Integer.MAX_VALUE) {
+      throw new IllegalArgumentException("a read lease must be at least 10 ms, got " + lease);
+    }
+    this.channel = channel;
+    this.leaseMs = (int) lease.toMillis();
+    long nanos = lease.toNanos();
+    // Stop using the lease a tenth of it (at least 5 ms) before its end, for clock-rate differences.
+    this.usableNanos = nanos - Math.max(nanos / 10, TimeUnit.MILLISECONDS.toNanos(5));
+    this.nanoTime = nanoTime;
+    this.validUntil = nanoTime.getAsLong();
+  }
+
+  /**
+   * True when tail queries for {@code streams} may be answered from memory now: the lease is valid
+   * and covers each of them. Starts the lease (or resumes renewing it) if it is not held.
+   */
+  boolean covers(Collection<StreamId> streams) {
+    long now = nanoTime.getAsLong();
+    lastUse = now;
+    if (validUntil - now <= 0) {
+      ensureRenewing();
+      return false;
+    }
+    for (StreamId s : streams) {
+      if (!covered.contains(s)) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /**
+   * The lease generation if the lease is valid now, else -1. A tail request sent after this
+   * returned a generation may cover its streams with {@link #learnt} once answered.
+   */
+  long generationIfValid() {
+    return validUntil - nanoTime.getAsLong() > 0 ? generation : -1;
+  }
+
+  /** {@code streams}' tails were answered by a request sent under lease generation {@code gen}. */
+  void learnt(long gen, Collection<StreamId> streams) {
+    if (gen < 0) {
+      return;
+    }
+    synchronized (coverLock) {
+      if (gen == generation) {
+        covered.addAll(streams);
+      }
+    }
+  }
+
+  /** Whether this client currently holds a usable lease (for tests and diagnostics). */
+  boolean valid() {
+    return validUntil - nanoTime.getAsLong() > 0;
+  }
+
+  /** Streams currently answered from memory (for tests and diagnostics). */
+  int coveredStreams() {
+    return covered.size();
+  }
+
+  /**
+   * Stops using and renewing the lease and ends it at the sequencer, so that other clients' writes
+   * do not wait for it to run out; waits up to {@code wait} for the sequencer to confirm.
+   */
+  void close(Duration wait) {
+    boolean held;
+    synchronized (this) {
+      closed = true;
+      held = renewing;
+    }
+    validUntil = nanoTime.getAsLong();
+    if (held) {
+      try {
+        channel.release().get(wait.toMillis(), TimeUnit.MILLISECONDS);
+      } catch (Exception e) {
+        LOG.debug("could not release the read lease: {}", e.toString());
+        if (e instanceof InterruptedException) {
+          Thread.currentThread().interrupt();
+        }
+      }
+    }
+  }
+
+  private void ensureRenewing() {
+    synchronized (this) {
+      if (renewing || closed) {
+        return;
+      }
+      renewing = true;
+    }
+    send();
+  }
+
+  private void send() {
+    long sentAt = nanoTime.getAsLong();
+    channel.request(leaseMs, applied).whenComplete((r, e) -> answered(sentAt, r, e));
+  }
+
+  private void answered(long sentAt, ReadLeaseResponse r, Throwable error) {
+    if (error == null) {
+      if (r.getFresh()) {
+        // The sequencer had let the lease end: pushes may have been missed, nothing is covered.
+        synchronized (coverLock) {
+          generation++;
+          covered.clear();
+        }
+      }
+      // Streams before the global tail: a reader that sees the new global tail sees these too.
+      for (int i = 0; i < r.getStreamsCount(); i++) {
+        channel.learnStream(StreamId.fromMsg(r.getStreams(i)), r.getStreamTails(i), r.getStreamLastGlobal(i));
+      }
+      if (r.getGlobalTail() >= 0) {
+        channel.learnGlobal(r.getGlobalTail());
+        applied = Math.max(applied, r.getGlobalTail());
+      }
+      if (r.getLeaseMs() > 0) {
+        long granted = Math.min(TimeUnit.MILLISECONDS.toNanos(r.getLeaseMs()), usableNanosFor(r.getLeaseMs()));
+        validUntil = sentAt + granted;
+      }
+    } else {
+      LOG.debug("read lease request failed: {}", Rpc.unwrap(error).toString());
+    }
+    long now = nanoTime.getAsLong();
+    synchronized (this) {
+      if (closed || now - lastUse > IDLE_STOP.toNanos()) {
+        renewing = false;
+        return;
+      }
+    }
+    if (error == null) {
+      send();
+    } else {
+      channel.schedule(this::send, RETRY_NANOS);
+    }
+  }
+
+  private long usableNanosFor(int grantedMs) {
+    if (grantedMs >= leaseMs) {
+      return usableNanos;
+    }
+    long nanos = TimeUnit.MILLISECONDS.toNanos(grantedMs);
+    return nanos - Math.max(nanos / 10, TimeUnit.MILLISECONDS.toNanos(5));
+  }
+}

@@ -1,0 +1,86 @@
+package io.vcorfu.sequencer;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+
+/**
+ * A file recording the wall-clock time (milliseconds since the epoch) until which read leases this
+ * sequencer granted may still run, so that after a restart it waits them out before revealing any
+ * token (see {@link ReadLeases#serving}).
+ *
+ * <p>Written ahead of the grants it covers, with some slack ({@link #SLACK_MILLIS}) so that it is
+ * rewritten at most about once per slack period while leases are in use: write to a temporary
+ * file, force it, rename it over the marker, force the directory. A missing file means no lease was
+ * ever granted; an unreadable one is refused with an error naming the file, since guessing could
+ * break the leases' guarantee. Thread-safe.
+ */
+public final class LeaseMarker {
+  /** How far beyond the grant being covered the marker is written. */
+  public static final long SLACK_MILLIS = 2_000;
+
+  private final Path file;
+  private long recordedUntil;
+
+  public LeaseMarker(Path file) {
+    this.file = file;
+    this.recordedUntil = read(file);
+  }
+
+  /** The recorded end, or 0 when no lease was ever granted. */
+  public synchronized long recordedUntilMillis() {
+    return recordedUntil;
+  }
+
+  /** Makes sure the marker reaches at least {@code untilMillis}, writing it (durably) if not. */
+  public synchronized void cover(long untilMillis) {
+    if (untilMillis <= recordedUntil) {
+      return;
+    }
+    long value = untilMillis + SLACK_MILLIS;
+    Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
+    try {
+      try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
+          StandardOpenOption.TRUNCATE_EXISTING)) {
+        ch.write(ByteBuffer.wrap((value + "\n").getBytes(StandardCharsets.US_ASCII)));
+        ch.force(true);
+      }
+      try {
+        Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+      } catch (AtomicMoveNotSupportedException e) {
+        Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING);
+      }
+      try (FileChannel dir = FileChannel.open(file.toAbsolutePath().getParent(), StandardOpenOption.READ)) {
+        dir.force(true);
+      } catch (IOException ignored) {
+        // Some file systems cannot open a directory for forcing; the rename is still atomic.
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot record read leases in " + file, e);
+    }
+    recordedUntil = value;
+  }
+
+  private static long read(Path file) {
+    if (!Files.exists(file)) {
+      return 0;
+    }
+    try {
+      String text = Files.readString(file, StandardCharsets.US_ASCII).trim();
+      return Long.parseLong(text);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot read the read-lease marker " + file, e);
+    } catch (NumberFormatException e) {
+      throw new IllegalStateException("the read-lease marker " + file + " is corrupt (expected a number of"
+          + " milliseconds since the epoch); if no client can still hold a read lease from this sequencer,"
+          + " delete the file", e);
+    }
+  }
+}

@@ -1,0 +1,198 @@
+package io.vcorfu.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.vcorfu.protocol.BadRequestException;
+import io.vcorfu.protocol.ClientOptions;
+import io.vcorfu.protocol.Endpoint;
+import io.vcorfu.protocol.Errors;
+import io.vcorfu.protocol.RpcClient;
+import io.vcorfu.protocol.StreamId;
+import io.vcorfu.protocol.inmemory.FaultRule;
+import io.vcorfu.protocol.inmemory.InJvmTransport;
+import io.vcorfu.protocol.proto.Header;
+import io.vcorfu.protocol.proto.ReadLeaseRequest;
+import io.vcorfu.protocol.proto.Request;
+import io.vcorfu.protocol.proto.Request.PayloadCase;
+import io.vcorfu.runtime.stream.AppendResult;
+import io.vcorfu.runtime.stream.StreamLogOptions;
+import io.vcorfu.runtime.stream.Tails;
+import io.vcorfu.runtime.stream.internal.ClusterStreamLog;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Read leases: a client holding one answers tail queries from memory, with no request, and its
+ * answers still include every write acknowledged to anyone before the query began; a holder that
+ * stops answering holds other writers up only until its lease has run out; a restarted sequencer
+ * waits out the leases it may have granted before revealing any token.
+ */
+class ReadLeaseTest {
+  private static final Endpoint NODE = Endpoint.parse("node:9000");
+  private static final StreamId S = StreamId.of("s");
+  private static final Duration LEASE = Duration.ofMillis(600);
+
+  @TempDir Path tmp;
+
+  private static ClusterStreamLog client(InJvmTransport transport, Duration lease) {
+    return ClusterStreamLog.connect(transport, NODE, StreamLogOptions.defaults().withReadLease(lease));
+  }
+
+  private static void await(BooleanSupplier condition, String what) throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (!condition.getAsBoolean()) {
+      if (System.nanoTime() > deadline) {
+        throw new AssertionError("timed out waiting until " + what);
+      }
+      Thread.sleep(5);
+    }
+  }
+
+  /** Queries {@code s}'s tail until the lease covers it, so that the next query is answered from memory. */
+  private static void leaseCovering(ClusterStreamLog log, StreamId s, FaultRule tails) throws InterruptedException {
+    await(() -> {
+      log.tails(List.of(s)).join();
+      long before = tails.hits();
+      log.tails(List.of(s)).join();
+      return tails.hits() == before;
+    }, "the read lease covers " + s);
+  }
+
+  private static byte[] bytes(String s) {
+    return s.getBytes(StandardCharsets.UTF_8);
+  }
+
+  @Test
+  void aLeaseHolderAnswersTailQueriesFromMemoryAndSeesEveryAcknowledgedWrite() throws Exception {
+    try (InJvmTransport transport = new InJvmTransport();
+        Node node = Node.start(NodeConfig.durable(NODE, tmp.resolve("data")), transport)) {
+      node.ready().join();
+      FaultRule tails = transport.faults().add(FaultRule.requests().ofCase(PayloadCase.TAIL).delay(Duration.ZERO));
+      try (ClusterStreamLog holder = client(transport, LEASE);
+          ClusterStreamLog writer = client(transport, Duration.ZERO)) {
+        writer.append(List.of(S), bytes("first")).join();
+        leaseCovering(holder, S, tails);
+
+        int fromMemory = 0;
+        for (int i = 0; i < 200; i++) {
+          AppendResult w = writer.append(List.of(S), bytes("v" + i)).join();
+          long before = tails.hits();
+          Tails t = holder.tails(List.of(S)).join();
+          if (tails.hits() == before) {
+            fromMemory++;
+            // Answered from memory: it must already include the acknowledged write.
+            assertThat(t.streamTails().get(S)).as("stream tail after write %d", i).isEqualTo(w.streamAddresses().get(S));
+            assertThat(t.globalTail()).isGreaterThanOrEqualTo(w.globalAddress());
+            assertThat(t.streamLastGlobal().get(S)).isEqualTo(w.globalAddress());
+          } else {
+            assertThat(t.streamTails().get(S)).isGreaterThanOrEqualTo(w.streamAddresses().get(S));
+          }
+        }
+        assertThat(fromMemory).as("queries answered from memory right after another client's write").isGreaterThan(100);
+        long before = tails.hits();
+        for (int i = 0; i < 100; i++) {
+          holder.tails(List.of(S)).join();
+        }
+        assertThat(tails.hits() - before).as("tail requests for 100 queries under a lease").isLessThan(100);
+        assertThat(holder.holdsReadLease()).isTrue();
+      }
+    }
+  }
+
+  @Test
+  void aHolderThatStopsAnsweringDelaysOtherWritersOnlyUntilItsLeaseRunsOut() throws Exception {
+    try (InJvmTransport transport = new InJvmTransport();
+        Node node = Node.start(NodeConfig.durable(NODE, tmp.resolve("data")), transport)) {
+      node.ready().join();
+      FaultRule tails = transport.faults().add(FaultRule.requests().ofCase(PayloadCase.TAIL).delay(Duration.ZERO));
+      try (ClusterStreamLog holder = client(transport, LEASE);
+          ClusterStreamLog writer = client(transport, Duration.ZERO)) {
+        writer.append(List.of(S), bytes("first")).join();
+        leaseCovering(holder, S, tails);
+
+        // The holder's renewals (which also acknowledge pushes) no longer reach the sequencer.
+        transport.faults().add(FaultRule.requests().ofCase(PayloadCase.READ_LEASE).drop());
+        AppendResult w = writer.append(List.of(S), bytes("late")).get(10, TimeUnit.SECONDS);
+        // Released only once the holder's lease ran out at the sequencer, which is after the
+        // holder itself stopped using it.
+        assertThat(holder.holdsReadLease()).isFalse();
+        long before = tails.hits();
+        Tails t = holder.tails(List.of(S)).join();
+        assertThat(tails.hits()).as("a query without a valid lease is a request").isGreaterThan(before);
+        assertThat(t.streamTails().get(S)).isEqualTo(w.streamAddresses().get(S));
+      }
+    }
+  }
+
+  @Test
+  void aClosingClientEndsItsLeaseAtOnce() throws Exception {
+    try (InJvmTransport transport = new InJvmTransport();
+        Node node = Node.start(NodeConfig.durable(NODE, tmp.resolve("data")), transport)) {
+      node.ready().join();
+      FaultRule tails = transport.faults().add(FaultRule.requests().ofCase(PayloadCase.TAIL).delay(Duration.ZERO));
+      ClusterStreamLog holder = client(transport, Duration.ofSeconds(10));
+      holder.append(List.of(S), bytes("first")).join();
+      leaseCovering(holder, S, tails);
+      assertThat(node.readLeaseHolders()).isEqualTo(1);
+      holder.close();
+      // A ten-second lease, yet nobody holds one right after close returned.
+      assertThat(node.readLeaseHolders()).isZero();
+    }
+  }
+
+  @Test
+  void aRestartedSequencerWaitsOutTheLeasesItGrantedBeforeIssuingTokens() throws Exception {
+    Path data = tmp.resolve("data");
+    try (InJvmTransport transport = new InJvmTransport()) {
+      FaultRule tails = transport.faults().add(FaultRule.requests().ofCase(PayloadCase.TAIL).delay(Duration.ZERO));
+      try (Node node = Node.start(NodeConfig.durable(NODE, data), transport);
+          ClusterStreamLog holder = client(transport, LEASE)) {
+        node.ready().join();
+        holder.append(List.of(S), bytes("first")).join();
+        leaseCovering(holder, S, tails);
+      }
+      long recorded = Long.parseLong(Files.readString(data.resolve("read-leases")).trim());
+      assertThat(recorded).isGreaterThan(System.currentTimeMillis());
+      try (Node node = Node.start(NodeConfig.durable(NODE, data), transport);
+          ClusterStreamLog writer = client(transport, Duration.ZERO)) {
+        writer.append(List.of(S), bytes("after restart")).get(20, TimeUnit.SECONDS);
+        assertThat(System.currentTimeMillis()).as("first token after the recorded lease end").isGreaterThanOrEqualTo(recorded);
+      }
+    }
+  }
+
+  @Test
+  void aLeaseRequestWithoutAClientIdOrLengthIsRefused() throws Exception {
+    try (InJvmTransport transport = new InJvmTransport();
+        Node node = Node.start(NodeConfig.inMemory(NODE), transport);
+        RpcClient raw = transport.newClient(ClientOptions.defaults())) {
+      node.ready().join();
+      Header.Builder header = Header.newBuilder().setEpoch(node.layout().epoch())
+          .setClusterId(node.layout().clusterId()).setProtocolVersion(1);
+      Request noClient = Request.newBuilder().setHeader(header)
+          .setReadLease(ReadLeaseRequest.newBuilder().setLeaseMs(500).setApplied(-1)).build();
+      assertThatThrownBy(() -> Errors.check(raw.call(NODE, noClient).get(5, TimeUnit.SECONDS)))
+          .isInstanceOf(BadRequestException.class).hasMessageContaining("client id");
+      Request noLength = Request.newBuilder().setHeader(header.clone().setClientId(StreamId.of("c").toMsg()))
+          .setReadLease(ReadLeaseRequest.newBuilder().setApplied(-1)).build();
+      assertThatThrownBy(() -> Errors.check(raw.call(NODE, noLength).get(5, TimeUnit.SECONDS)))
+          .isInstanceOf(BadRequestException.class).hasMessageContaining("at least 1 ms");
+    }
+  }
+
+  @Test
+  void leaseLengthsOutsideTheAllowedRangeAreRefusedByTheClientOptions() {
+    assertThatThrownBy(() -> StreamLogOptions.defaults().withReadLease(Duration.ofMillis(5)))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("at least 10 ms");
+    assertThatThrownBy(() -> StreamLogOptions.defaults().withReadLease(Duration.ofMillis(-1)))
+        .isInstanceOf(IllegalArgumentException.class);
+  }
+}
