@@ -108,6 +108,83 @@ class ReadLeaseTest {
   }
 
   @Test
+  void onAFiveNodeLayoutTokenAnswersWaitForTheHolderToo() throws Exception {
+    try (TestCluster cluster = TestCluster.fiveNodes(tmp)) {
+      InJvmTransport transport = (InJvmTransport) cluster.transport();
+      FaultRule tails = transport.faults().add(FaultRule.requests().ofCase(PayloadCase.TAIL).delay(Duration.ZERO));
+      ClusterStreamLog holder = cluster.client(StreamLogOptions.defaults().withReadLease(LEASE));
+      ClusterStreamLog writer = cluster.client();
+      writer.append(List.of(S), bytes("first")).join();
+      leaseCovering(holder, S, tails);
+      int fromMemory = 0;
+      for (int i = 0; i < 100; i++) {
+        AppendResult w = writer.append(List.of(S), bytes("v" + i)).join();
+        long before = tails.hits();
+        Tails t = holder.tails(List.of(S)).join();
+        if (tails.hits() == before) {
+          fromMemory++;
+        }
+        assertThat(t.streamTails().get(S)).isGreaterThanOrEqualTo(w.streamAddresses().get(S));
+        assertThat(t.globalTail()).isGreaterThanOrEqualTo(w.globalAddress());
+      }
+      assertThat(fromMemory).isGreaterThan(50);
+    }
+  }
+
+  /**
+   * Two writers append concurrently while a lease holder queries tails: every answer, from memory
+   * or not, includes every write acknowledged before the query began (stream and global tail).
+   */
+  @Test
+  void concurrentWritersNeverGetAheadOfTheHoldersAnswers() throws Exception {
+    long seed = System.nanoTime();
+    System.out.println("concurrentWritersNeverGetAheadOfTheHoldersAnswers seed " + seed);
+    try (InJvmTransport transport = new InJvmTransport();
+        Node node = Node.start(NodeConfig.durable(NODE, tmp.resolve("data")), transport)) {
+      node.ready().join();
+      FaultRule tails = transport.faults().add(FaultRule.requests().ofCase(PayloadCase.TAIL).delay(Duration.ZERO));
+      StreamId other = StreamId.of("other");
+      try (ClusterStreamLog holder = client(transport, LEASE);
+          ClusterStreamLog w1 = client(transport, Duration.ZERO);
+          ClusterStreamLog w2 = client(transport, LEASE)) {
+        w1.append(List.of(S, other), bytes("first")).join();
+        leaseCovering(holder, S, tails);
+        java.util.concurrent.atomic.AtomicLong ackedStream = new java.util.concurrent.atomic.AtomicLong(-1);
+        java.util.concurrent.atomic.AtomicLong ackedGlobal = new java.util.concurrent.atomic.AtomicLong(-1);
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(2);
+        java.util.Random random = new java.util.Random(seed);
+        List<java.util.concurrent.Future<?>> writers = new java.util.ArrayList<>();
+        for (ClusterStreamLog w : List.of(w1, w2)) {
+          boolean both = random.nextBoolean();
+          writers.add(pool.submit(() -> {
+            for (int i = 0; i < 300; i++) {
+              AppendResult r = w.append(both && i % 3 == 0 ? List.of(S, other) : List.of(S), bytes("w" + i)).join();
+              ackedStream.accumulateAndGet(r.streamAddresses().get(S), Math::max);
+              ackedGlobal.accumulateAndGet(r.globalAddress(), Math::max);
+            }
+            return null;
+          }));
+        }
+        int queries = 0;
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (writers.stream().anyMatch(f -> !f.isDone()) && System.nanoTime() < deadline) {
+          long floorStream = ackedStream.get();
+          long floorGlobal = ackedGlobal.get();
+          Tails t = holder.tails(List.of(S)).join();
+          assertThat(t.streamTails().get(S)).as("query %d", queries).isGreaterThanOrEqualTo(floorStream);
+          assertThat(t.globalTail()).as("query %d", queries).isGreaterThanOrEqualTo(floorGlobal);
+          queries++;
+        }
+        for (java.util.concurrent.Future<?> f : writers) {
+          f.get(10, TimeUnit.SECONDS);
+        }
+        pool.shutdown();
+        assertThat(queries).isGreaterThan(0);
+      }
+    }
+  }
+
+  @Test
   void aHolderThatStopsAnsweringDelaysOtherWritersOnlyUntilItsLeaseRunsOut() throws Exception {
     try (InJvmTransport transport = new InJvmTransport();
         Node node = Node.start(NodeConfig.durable(NODE, tmp.resolve("data")), transport)) {

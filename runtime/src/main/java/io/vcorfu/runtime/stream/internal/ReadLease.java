@@ -23,7 +23,8 @@ import org.slf4j.LoggerFactory;
  * been acknowledged or observed. A stream becomes covered when a tail answer for it arrives for a
  * request sent while the lease was already held (so every later token is pushed); every stream is
  * uncovered again when a lease starts afresh (the sequencer had let the previous one run out, so
- * pushes may have been missed).
+ * pushes may have been missed). The global tail is covered likewise, by the first tail answer
+ * under the current lease.
  *
  * <p>The lease is kept by one long-polling request at a time: the answer carries the pushed tokens
  * and the next request acknowledges them and renews the lease. The lease is counted from when
@@ -66,6 +67,8 @@ final class ReadLease {
   private volatile long validUntil;
   private volatile long generation;
   private volatile long lastUse;
+  // Whether the known global tail is covered: set by the first tail answer under the current lease.
+  private volatile boolean globalCovered;
   private long applied = -1;
   // Guarded by this:
   private boolean renewing;
@@ -95,6 +98,9 @@ final class ReadLease {
       ensureRenewing();
       return false;
     }
+    if (!globalCovered) {
+      return false;
+    }
     for (StreamId s : streams) {
       if (!covered.contains(s)) {
         return false;
@@ -119,6 +125,8 @@ final class ReadLease {
     synchronized (coverLock) {
       if (gen == generation) {
         covered.addAll(streams);
+        // Every tail answer carries the global tail too.
+        globalCovered = true;
       }
     }
   }
@@ -178,6 +186,7 @@ final class ReadLease {
         synchronized (coverLock) {
           generation++;
           covered.clear();
+          globalCovered = false;
         }
       }
       // Streams before the global tail: a reader that sees the new global tail sees these too.

@@ -1,0 +1,172 @@
+package io.vcorfu.sequencer;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.vcorfu.protocol.BadRequestException;
+import io.vcorfu.protocol.StreamId;
+import io.vcorfu.protocol.proto.ReadLeaseRequest;
+import io.vcorfu.protocol.proto.ReadLeaseResponse;
+import io.vcorfu.protocol.proto.StreamSlot;
+import io.vcorfu.protocol.proto.Token;
+import io.vcorfu.protocol.proto.TokenResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The sequencer's lease table on a clock the test moves. */
+class ReadLeasesTest {
+  private static final StreamId A = StreamId.of("client-a");
+  private static final StreamId B = StreamId.of("client-b");
+  private static final StreamId W = StreamId.of("writer");
+  private static final StreamId S = StreamId.of("s");
+  private static final int LEASE_MS = 1_000;
+
+  @TempDir Path tmp;
+  private final AtomicLong now = new AtomicLong(1_000_000_000L);
+  private final ReadLeases leases = new ReadLeases(null, now::get);
+
+  @AfterEach
+  void close() {
+    leases.close();
+  }
+
+  private static ReadLeaseRequest ask(long applied) {
+    return ReadLeaseRequest.newBuilder().setLeaseMs(LEASE_MS).setApplied(applied).build();
+  }
+
+  private static TokenResponse token(long global, long streamAddress) {
+    return TokenResponse.newBuilder().addTokens(Token.newBuilder().setGlobalAddress(global)
+        .addSlots(StreamSlot.newBuilder().setStream(S.toMsg()).setStreamAddress(streamAddress))).build();
+  }
+
+  private void advanceMillis(long ms) {
+    now.addAndGet(TimeUnit.MILLISECONDS.toNanos(ms));
+  }
+
+  @Test
+  void aNewLeaseIsAnsweredAtOnceAsFreshThenParksUntilATokenIsIssued() throws Exception {
+    ReadLeaseResponse first = leases.lease(A, ask(-1)).get(1, TimeUnit.SECONDS);
+    assertThat(first.getFresh()).isTrue();
+    assertThat(first.getLeaseMs()).isEqualTo(LEASE_MS);
+
+    CompletableFuture<ReadLeaseResponse> parked = leases.lease(A, ask(-1));
+    assertThat(parked).isNotDone();
+    leases.issued(token(7, 3));
+    ReadLeaseResponse push = parked.get(1, TimeUnit.SECONDS);
+    assertThat(push.getFresh()).isFalse();
+    assertThat(push.getGlobalTail()).isEqualTo(7);
+    assertThat(push.getStreamsList()).containsExactly(S.toMsg());
+    assertThat(push.getStreamTails(0)).isEqualTo(3);
+    assertThat(push.getStreamLastGlobal(0)).isEqualTo(7);
+  }
+
+  @Test
+  void aRevealingAnswerWaitsForEveryOtherHolderToApplyThePush() throws Exception {
+    leases.lease(A, ask(-1)).join();
+    leases.lease(B, ask(-1)).join();
+    CompletableFuture<ReadLeaseResponse> parkedA = leases.lease(A, ask(-1));
+    CompletableFuture<ReadLeaseResponse> parkedB = leases.lease(B, ask(-1));
+    leases.issued(token(5, 0));
+    assertThat(parkedA).isDone();
+    assertThat(parkedB).isDone();
+
+    CompletableFuture<Void> toWriter = leases.visibleTo(W, 5);
+    CompletableFuture<Void> toA = leases.visibleTo(A, 5);
+    assertThat(toWriter).isNotDone();
+    assertThat(toA).isNotDone();
+
+    leases.lease(A, ask(5));
+    assertThat(toWriter).as("B has not applied it yet").isNotDone();
+    assertThat(toA).as("only B is still to apply it, and A is the recipient").isNotDone();
+    leases.lease(B, ask(5));
+    assertThat(toWriter).isDone();
+    assertThat(toA).isDone();
+    assertThat(leases.visibleTo(W, 5)).isDone();
+  }
+
+  @Test
+  void aHolderIsNotWaitedForOnAnswersToItself() {
+    leases.lease(A, ask(-1)).join();
+    leases.issued(token(1, 0));
+    assertThat(leases.visibleTo(A, 1)).isDone();
+    assertThat(leases.visibleTo(W, 1)).isNotDone();
+  }
+
+  @Test
+  void anAnswerWaitsAtMostUntilTheSilentHoldersLeaseRunsOut() throws Exception {
+    leases.lease(A, ask(-1)).join();
+    leases.issued(token(2, 0));
+    CompletableFuture<Void> toWriter = leases.visibleTo(W, 2);
+    assertThat(toWriter).isNotDone();
+    advanceMillis(LEASE_MS + 1);
+    // The timer re-checks at the lease end (real time); the fake clock is already past it.
+    toWriter.get(5, TimeUnit.SECONDS);
+    assertThat(leases.holders()).isZero();
+    assertThat(leases.lease(A, ask(2)).get(1, TimeUnit.SECONDS).getFresh()).as("the lease had ended").isTrue();
+  }
+
+  @Test
+  void aNewHolderNeedNotApplyTokensIssuedBeforeItsLease() {
+    leases.issued(token(9, 4));
+    leases.lease(A, ask(-1)).join();
+    assertThat(leases.visibleTo(W, 9)).isDone();
+    leases.issued(token(10, 5));
+    assertThat(leases.visibleTo(W, 10)).isNotDone();
+  }
+
+  @Test
+  void releaseEndsTheLeaseAndFreesWaitingAnswers() throws Exception {
+    leases.lease(A, ask(-1)).join();
+    leases.issued(token(3, 0));
+    CompletableFuture<Void> toWriter = leases.visibleTo(W, 3);
+    assertThat(toWriter).isNotDone();
+    ReadLeaseResponse r = leases.lease(A, ReadLeaseRequest.newBuilder().setRelease(true).build()).join();
+    assertThat(r.getLeaseMs()).isZero();
+    assertThat(toWriter).isDone();
+    assertThat(leases.holders()).isZero();
+  }
+
+  @Test
+  void requestsWithoutAClientOrALengthAreRefused() {
+    assertThatThrownBy(() -> leases.lease(null, ask(-1))).isInstanceOf(BadRequestException.class)
+        .hasMessageContaining("client id");
+    assertThatThrownBy(() -> leases.lease(A, ReadLeaseRequest.newBuilder().setApplied(-1).build()))
+        .isInstanceOf(BadRequestException.class).hasMessageContaining("at least 1 ms");
+  }
+
+  @Test
+  void leasesLongerThanTheMaximumAreCut() {
+    ReadLeaseResponse r = leases.lease(A, ReadLeaseRequest.newBuilder().setLeaseMs(1_000_000).build()).join();
+    assertThat(r.getLeaseMs()).isEqualTo((int) ReadLeases.MAX_LEASE.toMillis());
+  }
+
+  @Test
+  void theMarkerIsWrittenBeforeAGrantAndMakesARestartWait() throws Exception {
+    Path file = tmp.resolve("read-leases");
+    try (ReadLeases withMarker = new ReadLeases(new LeaseMarker(file))) {
+      assertThat(withMarker.serving()).isDone();
+      long before = System.currentTimeMillis();
+      withMarker.lease(A, ask(-1)).join();
+      long recorded = Long.parseLong(Files.readString(file).trim());
+      assertThat(recorded).isGreaterThanOrEqualTo(before + LEASE_MS);
+    }
+    try (ReadLeases restarted = new ReadLeases(new LeaseMarker(file))) {
+      assertThat(restarted.serving()).as("a lease granted before the restart may still run").isNotDone();
+      restarted.serving().get(10, TimeUnit.SECONDS);
+      assertThat(System.currentTimeMillis()).isGreaterThanOrEqualTo(Long.parseLong(Files.readString(file).trim()));
+    }
+  }
+
+  @Test
+  void aCorruptMarkerIsRefusedNamingTheFile() throws Exception {
+    Path file = Files.writeString(tmp.resolve("read-leases"), "not a number");
+    assertThatThrownBy(() -> new LeaseMarker(file)).isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining(file.toString()).hasMessageContaining("corrupt");
+  }
+}
