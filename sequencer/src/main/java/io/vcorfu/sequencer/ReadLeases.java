@@ -29,10 +29,13 @@ import java.util.function.LongSupplier;
  * could have been acknowledged, or observed by anyone, before its read began. The sequencer
  * guarantees it: every token issued is pushed to every lease holder ({@link #issued}), and a
  * response that reveals a token to a client (a token, a tail answer, a sequenced write) is released
- * only once every <em>other</em> client holding a lease has applied the push of that token, or its
- * lease has run out ({@link #visibleTo}). A write is acknowledged only after its token response, and
- * a value is observed only after a tail answer that covers it, so both happen after every lease
- * holder knows the token.
+ * only once every client holding a lease has applied the push of that token, or its lease has run
+ * out ({@link #visibleTo}). A write is acknowledged only after its token response, and a value is
+ * observed only after a tail answer that covers it, so both happen after every lease holder knows
+ * the token. The recipient is no exception when it holds a lease itself: a holder that learns a
+ * global tail from an answer has then applied every push up to it, so the tails of all the streams
+ * its lease covers are at least as new as that global tail (a transaction's snapshot taken from
+ * memory misses nothing).
  *
  * <p>Pushes ride on the client's one outstanding {@link ReadLeaseRequest}: the sequencer answers it
  * with the tokens issued since the last answer as soon as there are any, or after a third of the
@@ -77,7 +80,7 @@ public final class ReadLeases implements AutoCloseable {
     int leaseMs;
   }
 
-  private record Gate(StreamId recipient, long address, CompletableFuture<Void> done) {}
+  private record Gate(long address, CompletableFuture<Void> done) {}
 
   /**
    * Leases whose grants are recorded in {@code marker} (null: none, for a sequencer whose state does
@@ -152,19 +155,19 @@ public final class ReadLeases implements AutoCloseable {
   }
 
   /**
-   * Completes when a response revealing tokens up to global address {@code address} may be sent to
-   * {@code recipient}: every other client holding a lease has applied them, or its lease ran out.
+   * Completes when a response revealing tokens up to global address {@code address} may be sent:
+   * every client holding a lease has applied them, or its lease ran out.
    */
-  public CompletableFuture<Void> visibleTo(StreamId recipient, long address) {
+  public CompletableFuture<Void> visibleTo(long address) {
     if (!anyHolder) {
       return CompletableFuture.completedFuture(null);
     }
     synchronized (this) {
       long now = nanoTime.getAsLong();
-      if (blocking(recipient, address, now) == Long.MAX_VALUE) {
+      if (blocking(address, now) == Long.MAX_VALUE) {
         return CompletableFuture.completedFuture(null);
       }
-      Gate g = new Gate(recipient, address, new CompletableFuture<>());
+      Gate g = new Gate(address, new CompletableFuture<>());
       gates.add(g);
       scheduleExpiryCheck(now);
       return g.done();
@@ -283,14 +286,13 @@ public final class ReadLeases implements AutoCloseable {
   }
 
   /**
-   * The earliest lease end (nanoTime) among the holders that keep {@code address} from {@code
-   * recipient}, or {@link Long#MAX_VALUE} when none does. Caller holds the lock.
+   * The earliest lease end (nanoTime) among the holders that have not applied {@code address} yet,
+   * or {@link Long#MAX_VALUE} when none is left. Caller holds the lock.
    */
-  private long blocking(StreamId recipient, long address, long now) {
+  private long blocking(long address, long now) {
     long earliest = Long.MAX_VALUE;
-    for (Map.Entry<StreamId, Holder> e : holders.entrySet()) {
-      Holder h = e.getValue();
-      if (h.expiresAt - now > 0 && h.applied < address && !e.getKey().equals(recipient)) {
+    for (Holder h : holders.values()) {
+      if (h.expiresAt - now > 0 && h.applied < address) {
         earliest = Math.min(earliest, h.expiresAt);
       }
     }
@@ -301,7 +303,7 @@ public final class ReadLeases implements AutoCloseable {
   private void releaseGates(long now, List<Runnable> completions) {
     for (Iterator<Gate> it = gates.iterator(); it.hasNext(); ) {
       Gate g = it.next();
-      if (blocking(g.recipient(), g.address(), now) == Long.MAX_VALUE) {
+      if (blocking(g.address(), now) == Long.MAX_VALUE) {
         it.remove();
         completions.add(() -> g.done().complete(null));
       }
@@ -315,7 +317,7 @@ public final class ReadLeases implements AutoCloseable {
   private void scheduleExpiryCheck(long now) {
     long at = Long.MAX_VALUE;
     for (Gate g : gates) {
-      at = Math.min(at, blocking(g.recipient(), g.address(), now));
+      at = Math.min(at, blocking(g.address(), now));
     }
     if (at == Long.MAX_VALUE || (expiryCheck != null && expiryCheckAt - at <= 0 && !expiryCheck.isDone())) {
       return;

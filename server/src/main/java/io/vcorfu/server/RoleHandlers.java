@@ -35,15 +35,15 @@ final class RoleHandlers {
       Supplier<Layout> layout) {
     Map<PayloadCase, RpcHandler> t = new EnumMap<>(PayloadCase.class);
     // The sequencer answers once it has bootstrapped and every read lease granted before a restart
-    // has run out; every answer revealing a token waits until the other lease holders know it.
+    // has run out; every answer revealing a token waits until every lease holder knows it.
     Function<Request, CompletableFuture<Void>> ready =
         r -> (bootstrap.get() == null ? CompletableFuture.<Void>completedFuture(null) : bootstrap.get().done())
             .thenCompose(v -> leases.get() == null ? CompletableFuture.completedFuture(null) : leases.get().serving());
 
     t.put(PayloadCase.TOKEN, r -> ready.apply(r).thenCompose(v -> role(sequencer, "sequencer").token(r.getToken()))
-        .thenCompose(x -> visible(leases, r, lastAddress(x)).thenApply(v -> Response.newBuilder().setToken(x).build())));
+        .thenCompose(x -> visible(leases, lastAddress(x)).thenApply(v -> Response.newBuilder().setToken(x).build())));
     t.put(PayloadCase.TAIL, r -> ready.apply(r).thenCompose(v -> role(sequencer, "sequencer").tail(r.getTail()))
-        .thenCompose(x -> visible(leases, r, x.getGlobalTail()).thenApply(v -> Response.newBuilder().setTail(x).build())));
+        .thenCompose(x -> visible(leases, x.getGlobalTail()).thenApply(v -> Response.newBuilder().setTail(x).build())));
     t.put(PayloadCase.READ_LEASE, r -> ready.apply(r)
         .thenCompose(v -> role(leases, "sequencer").lease(clientOf(r), r.getReadLease()))
         .thenApply(x -> Response.newBuilder().setReadLease(x).build()));
@@ -51,7 +51,7 @@ final class RoleHandlers {
     // Token and whole chain in one request: only on a node that is the sequencer and every replica.
     t.put(PayloadCase.SEQUENCED_WRITE, r -> ready.apply(r).thenCompose(v -> SequencedWrites.write(
             layout.get(), role(sequencer, "sequencer"), role(store, "replica store"), r.getSequencedWrite()))
-        .thenCompose(x -> visible(leases, r, lastAddress(x.getToken()))
+        .thenCompose(x -> visible(leases, lastAddress(x.getToken()))
             .thenApply(v -> Response.newBuilder().setSequencedWrite(x).build())));
 
     t.put(PayloadCase.LOG_WRITE, r -> role(log, "log replica").write(r.getLogWrite())
@@ -109,10 +109,10 @@ final class RoleHandlers {
     return last;
   }
 
-  /** Completes when a response revealing tokens up to {@code address} may go to {@code r}'s sender. */
-  private static CompletableFuture<Void> visible(Supplier<ReadLeases> leases, Request r, long address) {
+  /** Completes when a response revealing tokens up to {@code address} may be sent. */
+  private static CompletableFuture<Void> visible(Supplier<ReadLeases> leases, long address) {
     ReadLeases l = leases.get();
-    return l == null || address < 0 ? CompletableFuture.completedFuture(null) : l.visibleTo(clientOf(r), address);
+    return l == null || address < 0 ? CompletableFuture.completedFuture(null) : l.visibleTo(address);
   }
 
   private static <T> T role(Supplier<T> role, String name) {

@@ -18,9 +18,10 @@ import org.slf4j.LoggerFactory;
  * request, and stay linearizable.
  *
  * <p>The sequencer pushes every token it issues to lease holders, and releases no response that
- * reveals a token to anyone else before each holder has applied that push. So, while the lease is
- * valid, the known tail of a <em>covered</em> stream is at least the tail of every write that has
- * been acknowledged or observed. A stream becomes covered when a tail answer for it arrives for a
+ * reveals a token to anyone (this client included) before each holder has applied that push. So,
+ * while the lease is valid, the known tail of a <em>covered</em> stream is at least the tail of
+ * every write that has been acknowledged or observed, and at least as new as any global tail this
+ * client has learnt. A stream becomes covered when a tail answer for it arrives for a
  * request sent while the lease was already held (so every later token is pushed); every stream is
  * uncovered again when a lease starts afresh (the sequencer had let the previous one run out, so
  * pushes may have been missed). The global tail is covered likewise, by the first tail answer
