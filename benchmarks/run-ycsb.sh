@@ -15,6 +15,8 @@
 #   --threads T      YCSB client threads (default 8)
 #   --workloads LIST comma-separated core workloads (default a,b,c,d,e,f)
 #   --buckets B      buckets of each vcorfu table's CSMRMap (-p vcorfu.buckets=B, default 100)
+#   --read-lease-ms L the vcorfu client's read lease (-p vcorfu.read-lease-ms=L, default 1000; 0 = no
+#                    lease: every read asks the sequencer for its bucket's tail)
 #   --workdir DIR    scratch directory (default: a fresh mktemp -d, removed at the end)
 #   --base-port P    vcorfu on P, redis on P+1, etcd on P+2 (client) and P+3 (peer); default 19200
 #   --warmup-ops W   operations of an unreported workload-B run (1000 records, table "warmup") that
@@ -63,6 +65,7 @@ operations=""
 threads=8
 workloads=a,b,c,d,e,f
 buckets=100
+read_lease_ms=1000
 workdir=""
 base_port=19200
 warmup_ops=""
@@ -75,6 +78,7 @@ while (($#)); do
     --threads) threads=${2:?--threads needs a value}; shift 2 ;;
     --workloads) workloads=${2:?--workloads needs a value}; shift 2 ;;
     --buckets) buckets=${2:?--buckets needs a value}; shift 2 ;;
+    --read-lease-ms) read_lease_ms=${2:?--read-lease-ms needs a value}; shift 2 ;;
     --workdir) workdir=${2:?--workdir needs a value}; shift 2 ;;
     --base-port) base_port=${2:?--base-port needs a value}; shift 2 ;;
     --warmup-ops) warmup_ops=${2:?--warmup-ops needs a value}; shift 2 ;;
@@ -92,6 +96,7 @@ peers_require_uint --records "$records"
 peers_require_uint --operations "$operations"
 peers_require_uint --threads "$threads"
 peers_require_uint --buckets "$buckets"
+[[ "$read_lease_ms" =~ ^[0-9]+$ ]] || peers_die "--read-lease-ms must be 0 or a positive integer, got '$read_lease_ms'"
 peers_require_uint --base-port "$base_port"
 ((base_port + 3 <= 65535)) || peers_die "--base-port must leave room for four ports below 65536"
 IFS=, read -r -a letters <<<"${workloads,,}"
@@ -160,7 +165,7 @@ run_pair() {
   local cmd=(java "${java_opts[@]}" -cp "$jar" io.vcorfu.benchmarks.BenchCli ycsb --db "$db" --workload "$w"
     --records "$records" --operations "$operations" --threads "$threads" --endpoint "$(endpoint_of "$db")"
     -p "table=usertable_$w")
-  [[ "$db" == vcorfu ]] && cmd+=(-p "vcorfu.buckets=$buckets")
+  [[ "$db" == vcorfu ]] && cmd+=(-p "vcorfu.buckets=$buckets" -p "vcorfu.read-lease-ms=$read_lease_ms")
   peers_log "workload $w, $db: ${cmd[*]:4}"
   echo "\$ ${cmd[*]:4}" >"$base.cmd"
   "${cmd[@]}" >"$base.out" 2>"$base.err" &
@@ -181,7 +186,8 @@ summarize() {
   echo "# YCSB: vcorfu vs redis vs etcd$([[ "$quick" == true ]] && echo " (--quick smoke run)")"
   echo
   echo "$records records of 10 fields x 100 bytes, $operations operations, $threads client threads per" \
-    "(workload, database); vcorfu: one durable node, $buckets buckets per table; redis: appendfsync" \
+    "(workload, database); vcorfu: one durable node, $buckets buckets per table, client read lease" \
+    "$read_lease_ms ms; redis: appendfsync" \
     "everysec; etcd: one member, fsync per write batch. Run phase figures only. Ratios: vcorfu divided" \
     "by the peer, so a throughput ratio above 1 and a p99 ratio below 1 favour vcorfu."
   echo
@@ -269,7 +275,7 @@ if ((warmup_ops > 0)); then
   peers_log "warming up the vcorfu node: workload b, $warmup_ops operations on table warmup"
   java "${java_opts[@]}" -cp "$jar" io.vcorfu.benchmarks.BenchCli ycsb --db vcorfu --workload b --records 1000 \
     --operations "$warmup_ops" --threads "$threads" --endpoint "$(endpoint_of vcorfu)" -p table=warmup \
-    -p "vcorfu.buckets=$buckets" >"$workdir/raw/warmup-vcorfu.out" 2>&1 \
+    -p "vcorfu.buckets=$buckets" -p "vcorfu.read-lease-ms=$read_lease_ms" >"$workdir/raw/warmup-vcorfu.out" 2>&1 \
     || peers_die "the vcorfu warm-up failed; see $workdir/raw/warmup-vcorfu.out"
   grep -E '^ycsb summary:' "$workdir/raw/warmup-vcorfu.out" >&2 || true
 fi

@@ -61,7 +61,15 @@ public final class VCorfuRuntime implements AutoCloseable {
 
   /** Like {@link #connect(String)}, with options. */
   public static VCorfuRuntime connect(String hostPort, RuntimeOptions options) {
-    return using(ClusterStreamLog.connect(Endpoint.parse(hostPort), StreamLogOptions.defaults()), options);
+    return connect(hostPort, options, StreamLogOptions.defaults());
+  }
+
+  /**
+   * Like {@link #connect(String)}, with runtime options and stream-layer options (timeouts, the
+   * write cache, a read lease: see {@link StreamLogOptions}).
+   */
+  public static VCorfuRuntime connect(String hostPort, RuntimeOptions options, StreamLogOptions logOptions) {
+    return using(ClusterStreamLog.connect(Endpoint.parse(hostPort), logOptions), options);
   }
 
   /** A runtime on {@code log} with default options. The runtime owns the log and closes it. */

@@ -2,10 +2,9 @@ package io.vcorfu.benchmarks.ycsb;
 
 import io.vcorfu.collections.CSMRMap;
 import io.vcorfu.collections.SMRRangeMap;
-import io.vcorfu.protocol.Endpoint;
+import io.vcorfu.runtime.RuntimeOptions;
 import io.vcorfu.runtime.VCorfuRuntime;
 import io.vcorfu.runtime.stream.StreamLogOptions;
-import io.vcorfu.runtime.stream.internal.ClusterStreamLog;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -104,7 +103,7 @@ public final class VcorfuYcsbClient extends DB {
           int leaseMs = YcsbProperties.intProperty(getProperties(), LEASE_PROPERTY, DEFAULT_LEASE_MS);
           StreamLogOptions options = StreamLogOptions.defaults()
               .withReadLease(leaseMs == 0 ? Duration.ZERO : Duration.ofMillis(leaseMs));
-          s = new Shared(VCorfuRuntime.using(ClusterStreamLog.connect(Endpoint.parse(endpoint), options)));
+          s = new Shared(VCorfuRuntime.connect(endpoint, RuntimeOptions.defaults(), options));
         } catch (RuntimeException e) {
           throw new DBException("Could not connect to vcorfu at " + endpoint + ": " + e.getMessage(), e);
         }

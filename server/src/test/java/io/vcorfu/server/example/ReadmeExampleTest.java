@@ -5,12 +5,15 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.vcorfu.protocol.Endpoint;
 import io.vcorfu.protocol.netty.NettyTransport;
+import io.vcorfu.runtime.RuntimeOptions;
 import io.vcorfu.runtime.TransactionAbortedException;
 import io.vcorfu.runtime.VCorfuRuntime;
 import io.vcorfu.server.Node;
+import io.vcorfu.runtime.stream.StreamLogOptions;
 import io.vcorfu.server.NodeConfig;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -42,6 +45,26 @@ class ReadmeExampleTest {
 
         rt.transaction(() -> alice.logout(Instant.ofEpochSecond(4)));
         assertThat(alice.getLastLogout()).isEqualTo(Instant.ofEpochSecond(4));
+      }
+    }
+  }
+
+  /** The README's read-lease snippet, over TCP: the leased reader sees each write once it returned. */
+  @Test
+  void aReaderWithALeaseSeesEveryWriteOfAnotherClientOnceItReturned() {
+    try (NettyTransport transport = new NettyTransport();
+        Node node = Node.start(NodeConfig.inMemory(new Endpoint("127.0.0.1", 0)), transport)) {
+      node.ready().join();
+      StreamLogOptions withLease = StreamLogOptions.defaults().withReadLease(Duration.ofSeconds(1));
+      try (VCorfuRuntime reader = VCorfuRuntime.connect(node.endpoint().toString(), RuntimeOptions.defaults(), withLease);
+          VCorfuRuntime writer = VCorfuRuntime.connect(node.endpoint().toString())) {
+        User w = writer.objects().open("user-bob", User.class);
+        w.register("bob", "pw");
+        User r = reader.objects().open("user-bob", User.class);
+        for (int i = 1; i <= 50; i++) {
+          w.logout(Instant.ofEpochSecond(i));
+          assertThat(r.getLastLogout()).as("after write %d", i).isEqualTo(Instant.ofEpochSecond(i));
+        }
       }
     }
   }
