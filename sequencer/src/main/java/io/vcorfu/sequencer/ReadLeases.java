@@ -32,10 +32,11 @@ import java.util.function.LongSupplier;
  * only once every client holding a lease has applied the push of that token, or its lease has run
  * out ({@link #visibleTo}). A write is acknowledged only after its token response, and a value is
  * observed only after a tail answer that covers it, so both happen after every lease holder knows
- * the token. The recipient is no exception when it holds a lease itself: a holder that learns a
- * global tail from an answer has then applied every push up to it, so the tails of all the streams
- * its lease covers are at least as new as that global tail (a transaction's snapshot taken from
- * memory misses nothing).
+ * the token. A recipient that holds a lease itself is not waited for: its answer carries every
+ * token it has not acknowledged yet ({@link #pushFor}), which it applies before the answer. So a
+ * holder that learns a global tail from an answer knows every token up to it, and the tails of all
+ * the streams its lease covers are at least as new as that global tail (a transaction's snapshot
+ * taken from memory misses nothing).
  *
  * <p>Pushes ride on the client's one outstanding {@link ReadLeaseRequest}: the sequencer answers it
  * with the tokens issued since the last answer as soon as there are any, or after a third of the
@@ -75,12 +76,15 @@ public final class ReadLeases implements AutoCloseable {
     long applied;
     long pendingGlobal = -1;
     final Map<StreamId, long[]> pendingStreams = new HashMap<>();
+    // Pushed but not acknowledged yet: resent with every revealing answer to this holder.
+    long unackedGlobal = -1;
+    final Map<StreamId, long[]> unackedStreams = new HashMap<>();
     CompletableFuture<ReadLeaseResponse> parked;
     ScheduledFuture<?> parkTimer;
     int leaseMs;
   }
 
-  private record Gate(long address, CompletableFuture<Void> done) {}
+  private record Gate(StreamId recipient, long address, CompletableFuture<Void> done) {}
 
   /**
    * Leases whose grants are recorded in {@code marker} (null: none, for a sequencer whose state does
@@ -137,11 +141,7 @@ public final class ReadLeases implements AutoCloseable {
         for (Token t : response.getTokensList()) {
           h.pendingGlobal = Math.max(h.pendingGlobal, t.getGlobalAddress());
           for (StreamSlot slot : t.getSlotsList()) {
-            long[] v = h.pendingStreams.computeIfAbsent(StreamId.fromMsg(slot.getStream()), s -> new long[] {-1, -1});
-            if (slot.getStreamAddress() > v[0]) {
-              v[0] = slot.getStreamAddress();
-              v[1] = t.getGlobalAddress();
-            }
+            merge(h.pendingStreams, StreamId.fromMsg(slot.getStream()), slot.getStreamAddress(), t.getGlobalAddress());
           }
         }
         if (h.parked != null) {
@@ -155,19 +155,21 @@ public final class ReadLeases implements AutoCloseable {
   }
 
   /**
-   * Completes when a response revealing tokens up to global address {@code address} may be sent:
-   * every client holding a lease has applied them, or its lease ran out.
+   * Completes when a response revealing tokens up to global address {@code address} may be sent to
+   * {@code recipient}: every other client holding a lease has applied them, or its lease ran out.
+   * The recipient, if it holds a lease, gets what it has not applied with the answer ({@link
+   * #pushFor}, which must be called after this completes).
    */
-  public CompletableFuture<Void> visibleTo(long address) {
+  public CompletableFuture<Void> visibleTo(StreamId recipient, long address) {
     if (!anyHolder) {
       return CompletableFuture.completedFuture(null);
     }
     synchronized (this) {
       long now = nanoTime.getAsLong();
-      if (blocking(address, now) == Long.MAX_VALUE) {
+      if (blocking(recipient, address, now) == Long.MAX_VALUE) {
         return CompletableFuture.completedFuture(null);
       }
-      Gate g = new Gate(address, new CompletableFuture<>());
+      Gate g = new Gate(recipient, address, new CompletableFuture<>());
       gates.add(g);
       scheduleExpiryCheck(now);
       return g.done();
@@ -214,6 +216,7 @@ public final class ReadLeases implements AutoCloseable {
         anyHolder = true;
       } else {
         h.applied = Math.max(h.applied, request.getApplied());
+        forgetAcknowledged(h);
       }
       h.expiresAt = now + TimeUnit.MILLISECONDS.toNanos(leaseMs);
       h.leaseMs = leaseMs;
@@ -231,6 +234,47 @@ public final class ReadLeases implements AutoCloseable {
     }
     completions.forEach(Runnable::run);
     return out;
+  }
+
+  private static void merge(Map<StreamId, long[]> into, StreamId stream, long tail, long lastGlobal) {
+    long[] v = into.computeIfAbsent(stream, s -> new long[] {-1, -1});
+    if (tail > v[0]) {
+      v[0] = tail;
+      v[1] = lastGlobal;
+    }
+  }
+
+  private static void forgetAcknowledged(Holder h) {
+    if (h.applied >= h.unackedGlobal) {
+      h.unackedGlobal = -1;
+      h.unackedStreams.clear();
+    } else {
+      h.unackedStreams.values().removeIf(v -> v[1] <= h.applied);
+    }
+  }
+
+  /**
+   * For an answer to {@code client} revealing tokens up to {@code address}: null when the client
+   * holds no lease or has applied them all, else every token it has not acknowledged (pushed or
+   * not), for it to apply before the answer (so answers to a holder need not wait for its ack).
+   */
+  public ReadLeaseResponse pushFor(StreamId client, long address) {
+    if (client == null || !anyHolder) {
+      return null;
+    }
+    synchronized (this) {
+      Holder h = holders.get(client);
+      if (h == null || h.applied >= address || h.expiresAt - nanoTime.getAsLong() <= 0) {
+        return null;
+      }
+      Map<StreamId, long[]> all = new HashMap<>();
+      h.unackedStreams.forEach((stream, v) -> merge(all, stream, v[0], v[1]));
+      h.pendingStreams.forEach((stream, v) -> merge(all, stream, v[0], v[1]));
+      ReadLeaseResponse.Builder b = ReadLeaseResponse.newBuilder()
+          .setLeaseMs(0).setGlobalTail(Math.max(h.unackedGlobal, h.pendingGlobal));
+      all.forEach((stream, v) -> b.addStreams(stream.toMsg()).addStreamTails(v[0]).addStreamLastGlobal(v[1]));
+      return b.build();
+    }
   }
 
   /** Ends {@code client}'s lease at once: nobody waits for it any more. */
@@ -266,6 +310,8 @@ public final class ReadLeases implements AutoCloseable {
     for (Map.Entry<StreamId, long[]> e : h.pendingStreams.entrySet()) {
       b.addStreams(e.getKey().toMsg()).addStreamTails(e.getValue()[0]).addStreamLastGlobal(e.getValue()[1]);
     }
+    h.unackedGlobal = Math.max(h.unackedGlobal, h.pendingGlobal);
+    h.pendingStreams.forEach((stream, v) -> merge(h.unackedStreams, stream, v[0], v[1]));
     h.pendingGlobal = -1;
     h.pendingStreams.clear();
     CompletableFuture<ReadLeaseResponse> parked = h.parked;
@@ -286,13 +332,14 @@ public final class ReadLeases implements AutoCloseable {
   }
 
   /**
-   * The earliest lease end (nanoTime) among the holders that have not applied {@code address} yet,
-   * or {@link Long#MAX_VALUE} when none is left. Caller holds the lock.
+   * The earliest lease end (nanoTime) among the holders other than {@code recipient} that have not
+   * applied {@code address} yet, or {@link Long#MAX_VALUE} when none is left. Caller holds the lock.
    */
-  private long blocking(long address, long now) {
+  private long blocking(StreamId recipient, long address, long now) {
     long earliest = Long.MAX_VALUE;
-    for (Holder h : holders.values()) {
-      if (h.expiresAt - now > 0 && h.applied < address) {
+    for (Map.Entry<StreamId, Holder> e : holders.entrySet()) {
+      Holder h = e.getValue();
+      if (h.expiresAt - now > 0 && h.applied < address && !e.getKey().equals(recipient)) {
         earliest = Math.min(earliest, h.expiresAt);
       }
     }
@@ -303,7 +350,7 @@ public final class ReadLeases implements AutoCloseable {
   private void releaseGates(long now, List<Runnable> completions) {
     for (Iterator<Gate> it = gates.iterator(); it.hasNext(); ) {
       Gate g = it.next();
-      if (blocking(g.address(), now) == Long.MAX_VALUE) {
+      if (blocking(g.recipient(), g.address(), now) == Long.MAX_VALUE) {
         it.remove();
         completions.add(() -> g.done().complete(null));
       }
@@ -317,7 +364,7 @@ public final class ReadLeases implements AutoCloseable {
   private void scheduleExpiryCheck(long now) {
     long at = Long.MAX_VALUE;
     for (Gate g : gates) {
-      at = Math.min(at, blocking(g.address(), now));
+      at = Math.min(at, blocking(g.recipient(), g.address(), now));
     }
     if (at == Long.MAX_VALUE || (expiryCheck != null && expiryCheckAt - at <= 0 && !expiryCheck.isDone())) {
       return;

@@ -23,6 +23,7 @@ import org.junit.jupiter.api.io.TempDir;
 class ReadLeasesTest {
   private static final StreamId A = StreamId.of("client-a");
   private static final StreamId B = StreamId.of("client-b");
+  private static final StreamId W = StreamId.of("writer");
   private static final StreamId S = StreamId.of("s");
   private static final int LEASE_MS = 1_000;
 
@@ -75,32 +76,46 @@ class ReadLeasesTest {
     assertThat(parkedA).isDone();
     assertThat(parkedB).isDone();
 
-    CompletableFuture<Void> answer = leases.visibleTo(5);
-    assertThat(answer).isNotDone();
+    CompletableFuture<Void> toWriter = leases.visibleTo(W, 5);
+    CompletableFuture<Void> toA = leases.visibleTo(A, 5);
+    assertThat(toWriter).isNotDone();
+    assertThat(toA).isNotDone();
     leases.lease(A, ask(5));
-    assertThat(answer).as("B has not applied it yet").isNotDone();
+    assertThat(toWriter).as("B has not applied it yet").isNotDone();
+    assertThat(toA).as("B has not applied it yet").isNotDone();
     leases.lease(B, ask(5));
-    assertThat(answer).isDone();
-    assertThat(leases.visibleTo(5)).isDone();
-    assertThat(leases.visibleTo(4)).isDone();
+    assertThat(toWriter).isDone();
+    assertThat(toA).isDone();
+    assertThat(leases.visibleTo(W, 5)).isDone();
   }
 
   @Test
-  void answersToAHolderItselfAlsoWaitForItToApplyThePush() {
-    // Otherwise it could learn a global tail before the stream tails below it.
+  void anAnswerToAHolderItselfCarriesEveryTokenItHasNotAcknowledged() {
+    StreamId t = StreamId.of("t");
     leases.lease(A, ask(-1)).join();
+    CompletableFuture<ReadLeaseResponse> parked = leases.lease(A, ask(-1));
     leases.issued(token(1, 0));
-    CompletableFuture<Void> answer = leases.visibleTo(1);
-    assertThat(answer).isNotDone();
-    leases.lease(A, ask(1));
-    assertThat(answer).isDone();
+    assertThat(parked).as("pushed, but not acknowledged yet").isDone();
+    leases.issued(TokenResponse.newBuilder().addTokens(Token.newBuilder().setGlobalAddress(2)
+        .addSlots(StreamSlot.newBuilder().setStream(t.toMsg()).setStreamAddress(0))).build());
+    // Not waited for, since the answer carries what it lacks: the pushed token and the pending one.
+    assertThat(leases.visibleTo(A, 2)).isDone();
+    assertThat(leases.visibleTo(W, 2)).isNotDone();
+    ReadLeaseResponse carried = leases.pushFor(A, 2);
+    assertThat(carried.getGlobalTail()).isEqualTo(2);
+    assertThat(carried.getStreamsList()).containsExactlyInAnyOrder(S.toMsg(), t.toMsg());
+    assertThat(leases.pushFor(W, 2)).as("not a holder").isNull();
+
+    leases.lease(A, ask(2));
+    assertThat(leases.pushFor(A, 2)).as("acknowledged").isNull();
+    assertThat(leases.visibleTo(W, 2)).isDone();
   }
 
   @Test
   void anAnswerWaitsAtMostUntilTheSilentHoldersLeaseRunsOut() throws Exception {
     leases.lease(A, ask(-1)).join();
     leases.issued(token(2, 0));
-    CompletableFuture<Void> toWriter = leases.visibleTo(2);
+    CompletableFuture<Void> toWriter = leases.visibleTo(W, 2);
     assertThat(toWriter).isNotDone();
     advanceMillis(LEASE_MS + 1);
     // The timer re-checks at the lease end (real time); the fake clock is already past it.
@@ -113,16 +128,16 @@ class ReadLeasesTest {
   void aNewHolderNeedNotApplyTokensIssuedBeforeItsLease() {
     leases.issued(token(9, 4));
     leases.lease(A, ask(-1)).join();
-    assertThat(leases.visibleTo(9)).isDone();
+    assertThat(leases.visibleTo(W, 9)).isDone();
     leases.issued(token(10, 5));
-    assertThat(leases.visibleTo(10)).isNotDone();
+    assertThat(leases.visibleTo(W, 10)).isNotDone();
   }
 
   @Test
   void releaseEndsTheLeaseAndFreesWaitingAnswers() throws Exception {
     leases.lease(A, ask(-1)).join();
     leases.issued(token(3, 0));
-    CompletableFuture<Void> toWriter = leases.visibleTo(3);
+    CompletableFuture<Void> toWriter = leases.visibleTo(W, 3);
     assertThat(toWriter).isNotDone();
     ReadLeaseResponse r = leases.lease(A, ReadLeaseRequest.newBuilder().setRelease(true).build()).join();
     assertThat(r.getLeaseMs()).isZero();

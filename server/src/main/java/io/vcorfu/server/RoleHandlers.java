@@ -10,6 +10,7 @@ import io.vcorfu.protocol.proto.Request;
 import io.vcorfu.protocol.proto.Request.PayloadCase;
 import io.vcorfu.protocol.proto.Response;
 import io.vcorfu.protocol.StreamId;
+import io.vcorfu.protocol.proto.ReadLeaseResponse;
 import io.vcorfu.protocol.proto.Token;
 import io.vcorfu.protocol.proto.TokenResponse;
 import io.vcorfu.sequencer.ReadLeases;
@@ -35,15 +36,15 @@ final class RoleHandlers {
       Supplier<Layout> layout) {
     Map<PayloadCase, RpcHandler> t = new EnumMap<>(PayloadCase.class);
     // The sequencer answers once it has bootstrapped and every read lease granted before a restart
-    // has run out; every answer revealing a token waits until every lease holder knows it.
+    // has run out; every answer revealing a token waits until every other lease holder knows it.
     Function<Request, CompletableFuture<Void>> ready =
         r -> (bootstrap.get() == null ? CompletableFuture.<Void>completedFuture(null) : bootstrap.get().done())
             .thenCompose(v -> leases.get() == null ? CompletableFuture.completedFuture(null) : leases.get().serving());
 
     t.put(PayloadCase.TOKEN, r -> ready.apply(r).thenCompose(v -> role(sequencer, "sequencer").token(r.getToken()))
-        .thenCompose(x -> visible(leases, lastAddress(x)).thenApply(v -> Response.newBuilder().setToken(x).build())));
+        .thenCompose(x -> revealing(leases, r, lastAddress(x), Response.newBuilder().setToken(x))));
     t.put(PayloadCase.TAIL, r -> ready.apply(r).thenCompose(v -> role(sequencer, "sequencer").tail(r.getTail()))
-        .thenCompose(x -> visible(leases, x.getGlobalTail()).thenApply(v -> Response.newBuilder().setTail(x).build())));
+        .thenCompose(x -> revealing(leases, r, x.getGlobalTail(), Response.newBuilder().setTail(x))));
     t.put(PayloadCase.READ_LEASE, r -> ready.apply(r)
         .thenCompose(v -> role(leases, "sequencer").lease(clientOf(r), r.getReadLease()))
         .thenApply(x -> Response.newBuilder().setReadLease(x).build()));
@@ -51,8 +52,7 @@ final class RoleHandlers {
     // Token and whole chain in one request: only on a node that is the sequencer and every replica.
     t.put(PayloadCase.SEQUENCED_WRITE, r -> ready.apply(r).thenCompose(v -> SequencedWrites.write(
             layout.get(), role(sequencer, "sequencer"), role(store, "replica store"), r.getSequencedWrite()))
-        .thenCompose(x -> visible(leases, lastAddress(x.getToken()))
-            .thenApply(v -> Response.newBuilder().setSequencedWrite(x).build())));
+        .thenCompose(x -> revealing(leases, r, lastAddress(x.getToken()), Response.newBuilder().setSequencedWrite(x))));
 
     t.put(PayloadCase.LOG_WRITE, r -> role(log, "log replica").write(r.getLogWrite())
         .thenApply(x -> Response.newBuilder().setLogWrite(x).build()));
@@ -109,10 +109,25 @@ final class RoleHandlers {
     return last;
   }
 
-  /** Completes when a response revealing tokens up to {@code address} may be sent. */
-  private static CompletableFuture<Void> visible(Supplier<ReadLeases> leases, long address) {
+  /**
+   * {@code response}, revealing tokens up to {@code address} to {@code r}'s sender, once every other
+   * lease holder knows them; a sender holding a lease gets the tokens it has not acknowledged with
+   * it (see {@link ReadLeases#visibleTo}).
+   */
+  private static CompletableFuture<Response> revealing(
+      Supplier<ReadLeases> leases, Request r, long address, Response.Builder response) {
     ReadLeases l = leases.get();
-    return l == null || address < 0 ? CompletableFuture.completedFuture(null) : l.visibleTo(address);
+    if (l == null || address < 0) {
+      return CompletableFuture.completedFuture(response.build());
+    }
+    StreamId client = clientOf(r);
+    return l.visibleTo(client, address).thenApply(v -> {
+      ReadLeaseResponse push = l.pushFor(client, address);
+      if (push != null) {
+        response.setLeasePush(push);
+      }
+      return response.build();
+    });
   }
 
   private static <T> T role(Supplier<T> role, String name) {

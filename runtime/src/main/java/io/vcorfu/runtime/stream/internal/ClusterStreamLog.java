@@ -98,6 +98,9 @@ public final class ClusterStreamLog implements StreamLog {
         CompletableFuture.delayedExecutor(delayNanos, TimeUnit.NANOSECONDS).execute(task);
       }
     }, options.readLease(), System::nanoTime);
+    if (lease != null) {
+      ops.rpc().onLeasePush(lease::pushedWithAnswer);
+    }
   }
 
   /** Records that {@code stream}'s tail is at least {@code tail}, its entry there at {@code lastGlobal}. */

@@ -70,8 +70,8 @@ final class ReadLease {
   private volatile long lastUse;
   // Whether the known global tail is covered: set by the first tail answer under the current lease.
   private volatile boolean globalCovered;
-  private long applied = -1;
   // Guarded by this:
+  private long applied = -1;
   private boolean renewing;
   private boolean closed;
 
@@ -177,7 +177,33 @@ final class ReadLease {
 
   private void send() {
     long sentAt = nanoTime.getAsLong();
-    channel.request(leaseMs, applied).whenComplete((r, e) -> answered(sentAt, r, e));
+    long ack;
+    synchronized (this) {
+      ack = applied;
+    }
+    channel.request(leaseMs, ack).whenComplete((r, e) -> answered(sentAt, r, e));
+  }
+
+  /**
+   * Applies the tokens an answer to this client carried because it has not acknowledged them
+   * (see the sequencer's {@code ReadLeases.pushFor}): before the answer itself is seen, so that
+   * every covered stream's tail is at least as new as the global tail the answer reveals.
+   */
+  void pushedWithAnswer(ReadLeaseResponse push) {
+    learn(push);
+  }
+
+  /** Records pushed tails: streams first, then the global tail. */
+  private void learn(ReadLeaseResponse r) {
+    for (int i = 0; i < r.getStreamsCount(); i++) {
+      channel.learnStream(StreamId.fromMsg(r.getStreams(i)), r.getStreamTails(i), r.getStreamLastGlobal(i));
+    }
+    if (r.getGlobalTail() >= 0) {
+      channel.learnGlobal(r.getGlobalTail());
+      synchronized (this) {
+        applied = Math.max(applied, r.getGlobalTail());
+      }
+    }
   }
 
   private void answered(long sentAt, ReadLeaseResponse r, Throwable error) {
@@ -191,13 +217,7 @@ final class ReadLease {
         }
       }
       // Streams before the global tail: a reader that sees the new global tail sees these too.
-      for (int i = 0; i < r.getStreamsCount(); i++) {
-        channel.learnStream(StreamId.fromMsg(r.getStreams(i)), r.getStreamTails(i), r.getStreamLastGlobal(i));
-      }
-      if (r.getGlobalTail() >= 0) {
-        channel.learnGlobal(r.getGlobalTail());
-        applied = Math.max(applied, r.getGlobalTail());
-      }
+      learn(r);
       if (r.getLeaseMs() > 0) {
         long granted = Math.min(TimeUnit.MILLISECONDS.toNanos(r.getLeaseMs()), usableNanosFor(r.getLeaseMs()));
         validUntil = sentAt + granted;

@@ -6,6 +6,7 @@ import io.vcorfu.protocol.RpcClient;
 import io.vcorfu.protocol.StreamId;
 import io.vcorfu.protocol.WrongEpochException;
 import io.vcorfu.protocol.proto.Header;
+import io.vcorfu.protocol.proto.ReadLeaseResponse;
 import io.vcorfu.protocol.proto.Request;
 import io.vcorfu.protocol.proto.Response;
 import java.util.concurrent.CompletableFuture;
@@ -22,6 +23,7 @@ public final class Rpc {
   private final RpcClient client;
   private final LayoutView layout;
   private final StreamId clientId;
+  private volatile java.util.function.Consumer<ReadLeaseResponse> leasePushes = p -> {};
 
   public Rpc(RpcClient client, LayoutView layout, StreamId clientId) {
     this.client = client;
@@ -31,6 +33,14 @@ public final class Rpc {
 
   public LayoutView layout() {
     return layout;
+  }
+
+  /**
+   * Sets who applies the tokens a read-lease holder receives with an answer ({@code
+   * Response.lease_push}); called before the answer completes its future.
+   */
+  public void onLeasePush(java.util.function.Consumer<ReadLeaseResponse> listener) {
+    this.leasePushes = listener;
   }
 
   /** Sends {@code request} (its header is replaced) and returns the non-error response. */
@@ -50,6 +60,9 @@ public final class Rpc {
         .call(target, request.build())
         .thenCompose(
             response -> {
+              if (response.hasLeasePush()) {
+                leasePushes.accept(response.getLeasePush());
+              }
               if (response.getPayloadCase() == Response.PayloadCase.ERROR
                   && response.getError().hasWrongEpoch()
                   && retry) {
