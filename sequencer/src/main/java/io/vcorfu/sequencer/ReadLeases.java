@@ -131,13 +131,8 @@ public final class ReadLeases implements AutoCloseable {
         return;
       }
       long now = nanoTime.getAsLong();
-      for (Iterator<Holder> it = holders.values().iterator(); it.hasNext(); ) {
-        Holder h = it.next();
-        if (h.expiresAt - now <= 0) {
-          drop(h, completions);
-          it.remove();
-          continue;
-        }
+      dropExpired(now, completions);
+      for (Holder h : holders.values()) {
         for (Token t : response.getTokensList()) {
           h.pendingGlobal = Math.max(h.pendingGlobal, t.getGlobalAddress());
           for (StreamSlot slot : t.getSlotsList()) {
@@ -324,6 +319,17 @@ public final class ReadLeases implements AutoCloseable {
     return () -> parked.complete(response);
   }
 
+  /** Forgets every holder whose lease has run out. Caller holds the lock. */
+  private void dropExpired(long now, List<Runnable> completions) {
+    for (Iterator<Holder> it = holders.values().iterator(); it.hasNext(); ) {
+      Holder h = it.next();
+      if (h.expiresAt - now <= 0) {
+        drop(h, completions);
+        it.remove();
+      }
+    }
+  }
+
   /** Forgets an expired holder, answering its parked request (it will find its lease fresh next time). */
   private void drop(Holder h, List<Runnable> completions) {
     if (h.parked != null) {
@@ -381,13 +387,7 @@ public final class ReadLeases implements AutoCloseable {
     synchronized (this) {
       expiryCheck = null;
       long now = nanoTime.getAsLong();
-      for (Iterator<Holder> it = holders.values().iterator(); it.hasNext(); ) {
-        Holder h = it.next();
-        if (h.expiresAt - now <= 0) {
-          drop(h, completions);
-          it.remove();
-        }
-      }
+      dropExpired(now, completions);
       anyHolder = !holders.isEmpty();
       releaseGates(now, completions);
     }

@@ -13,20 +13,27 @@ import java.util.concurrent.atomic.AtomicInteger;
  * cluster, reached through the in-JVM transport (every message serialized). Selected with the
  * {@code vcorfu.test.backend} system property.
  */
-public final class NodeTestBackend implements TestCluster.Backend {
+public class NodeTestBackend implements TestCluster.Backend {
   private static final InJvmTransport TRANSPORT = new InJvmTransport();
   private static final AtomicInteger NEXT = new AtomicInteger();
 
   private final Node node;
+  private final StreamLogOptions options;
 
   public NodeTestBackend() {
+    this(StreamLogOptions.defaults());
+  }
+
+  /** A node whose clients connect with {@code options}. */
+  protected NodeTestBackend(StreamLogOptions options) {
+    this.options = options;
     node = Node.start(NodeConfig.inMemory(new Endpoint("runtime-test-" + NEXT.incrementAndGet(), 9000)), TRANSPORT);
     node.ready().join();
   }
 
   @Override
   public StreamLog newLog() {
-    return ClusterStreamLog.connect(TRANSPORT, node.endpoint(), StreamLogOptions.defaults());
+    return ClusterStreamLog.connect(TRANSPORT, node.endpoint(), options);
   }
 
   @Override

@@ -70,17 +70,41 @@ class ReadLeaseTest {
     return s.getBytes(StandardCharsets.UTF_8);
   }
 
+  /**
+   * A durable node, a counter of the tail requests it gets, a client without a lease that wrote
+   * the first entry of {@link #S}, and a lease holder whose lease covers {@link #S}.
+   */
+  private final class Fixture implements AutoCloseable {
+    final InJvmTransport transport = new InJvmTransport();
+    final Node node = Node.start(NodeConfig.durable(NODE, tmp.resolve("data")), transport);
+    final FaultRule tails = transport.faults().add(FaultRule.requests().ofCase(PayloadCase.TAIL).delay(Duration.ZERO));
+    final ClusterStreamLog writer;
+    final ClusterStreamLog holder;
+
+    Fixture(List<StreamId> firstEntry) throws InterruptedException {
+      node.ready().join();
+      writer = client(transport, Duration.ZERO);
+      holder = client(transport, LEASE);
+      writer.append(firstEntry, bytes("first")).join();
+      leaseCovering(holder, S, tails);
+    }
+
+    @Override
+    public void close() {
+      holder.close();
+      writer.close();
+      node.close();
+      transport.close();
+    }
+  }
+
   @Test
   void aLeaseHolderAnswersTailQueriesFromMemoryAndSeesEveryAcknowledgedWrite() throws Exception {
-    try (InJvmTransport transport = new InJvmTransport();
-        Node node = Node.start(NodeConfig.durable(NODE, tmp.resolve("data")), transport)) {
-      node.ready().join();
-      FaultRule tails = transport.faults().add(FaultRule.requests().ofCase(PayloadCase.TAIL).delay(Duration.ZERO));
-      try (ClusterStreamLog holder = client(transport, LEASE);
-          ClusterStreamLog writer = client(transport, Duration.ZERO)) {
-        writer.append(List.of(S), bytes("first")).join();
-        leaseCovering(holder, S, tails);
-
+    try (Fixture f = new Fixture(List.of(S))) {
+      ClusterStreamLog holder = f.holder;
+      ClusterStreamLog writer = f.writer;
+      FaultRule tails = f.tails;
+      {
         int fromMemory = 0;
         for (int i = 0; i < 200; i++) {
           AppendResult w = writer.append(List.of(S), bytes("v" + i)).join();
@@ -139,16 +163,12 @@ class ReadLeaseTest {
   void concurrentWritersNeverGetAheadOfTheHoldersAnswers() throws Exception {
     long seed = System.nanoTime();
     System.out.println("concurrentWritersNeverGetAheadOfTheHoldersAnswers seed " + seed);
-    try (InJvmTransport transport = new InJvmTransport();
-        Node node = Node.start(NodeConfig.durable(NODE, tmp.resolve("data")), transport)) {
-      node.ready().join();
-      FaultRule tails = transport.faults().add(FaultRule.requests().ofCase(PayloadCase.TAIL).delay(Duration.ZERO));
-      StreamId other = StreamId.of("other");
-      try (ClusterStreamLog holder = client(transport, LEASE);
-          ClusterStreamLog w1 = client(transport, Duration.ZERO);
-          ClusterStreamLog w2 = client(transport, LEASE)) {
-        w1.append(List.of(S, other), bytes("first")).join();
-        leaseCovering(holder, S, tails);
+    StreamId other = StreamId.of("other");
+    try (Fixture f = new Fixture(List.of(S, other))) {
+      ClusterStreamLog holder = f.holder;
+      ClusterStreamLog w1 = f.writer;
+      // The second writer holds a lease too (it queries tails): answers to it carry its pushes.
+      try (ClusterStreamLog w2 = client(f.transport, LEASE)) {
         java.util.concurrent.atomic.AtomicLong ackedStream = new java.util.concurrent.atomic.AtomicLong(-1);
         java.util.concurrent.atomic.AtomicLong ackedGlobal = new java.util.concurrent.atomic.AtomicLong(-1);
         java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(2);
@@ -158,6 +178,9 @@ class ReadLeaseTest {
           boolean both = random.nextBoolean();
           writers.add(pool.submit(() -> {
             for (int i = 0; i < 300; i++) {
+              if (w == w2) {
+                w.tails(List.of(S, other)).join();
+              }
               AppendResult r = w.append(both && i % 3 == 0 ? List.of(S, other) : List.of(S), bytes("w" + i)).join();
               ackedStream.accumulateAndGet(r.streamAddresses().get(S), Math::max);
               ackedGlobal.accumulateAndGet(r.globalAddress(), Math::max);
@@ -167,7 +190,7 @@ class ReadLeaseTest {
         }
         int queries = 0;
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        while (writers.stream().anyMatch(f -> !f.isDone()) && System.nanoTime() < deadline) {
+        while (writers.stream().anyMatch(w -> !w.isDone()) && System.nanoTime() < deadline) {
           long floorStream = ackedStream.get();
           long floorGlobal = ackedGlobal.get();
           Tails t = holder.tails(List.of(S)).join();
@@ -175,8 +198,8 @@ class ReadLeaseTest {
           assertThat(t.globalTail()).as("query %d", queries).isGreaterThanOrEqualTo(floorGlobal);
           queries++;
         }
-        for (java.util.concurrent.Future<?> f : writers) {
-          f.get(10, TimeUnit.SECONDS);
+        for (java.util.concurrent.Future<?> w : writers) {
+          w.get(10, TimeUnit.SECONDS);
         }
         pool.shutdown();
         assertThat(queries).isGreaterThan(0);
@@ -186,15 +209,12 @@ class ReadLeaseTest {
 
   @Test
   void aHolderThatStopsAnsweringDelaysOtherWritersOnlyUntilItsLeaseRunsOut() throws Exception {
-    try (InJvmTransport transport = new InJvmTransport();
-        Node node = Node.start(NodeConfig.durable(NODE, tmp.resolve("data")), transport)) {
-      node.ready().join();
-      FaultRule tails = transport.faults().add(FaultRule.requests().ofCase(PayloadCase.TAIL).delay(Duration.ZERO));
-      try (ClusterStreamLog holder = client(transport, LEASE);
-          ClusterStreamLog writer = client(transport, Duration.ZERO)) {
-        writer.append(List.of(S), bytes("first")).join();
-        leaseCovering(holder, S, tails);
-
+    try (Fixture f = new Fixture(List.of(S))) {
+      ClusterStreamLog holder = f.holder;
+      ClusterStreamLog writer = f.writer;
+      FaultRule tails = f.tails;
+      InJvmTransport transport = f.transport;
+      {
         // The holder's renewals (which also acknowledge pushes) no longer reach the sequencer.
         transport.faults().add(FaultRule.requests().ofCase(PayloadCase.READ_LEASE).drop());
         AppendResult w = writer.append(List.of(S), bytes("late")).get(10, TimeUnit.SECONDS);
