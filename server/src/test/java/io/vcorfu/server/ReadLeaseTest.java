@@ -25,7 +25,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -46,24 +46,15 @@ class ReadLeaseTest {
     return ClusterStreamLog.connect(transport, NODE, StreamLogOptions.defaults().withReadLease(lease));
   }
 
-  private static void await(BooleanSupplier condition, String what) throws InterruptedException {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-    while (!condition.getAsBoolean()) {
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError("timed out waiting until " + what);
-      }
-      Thread.sleep(5);
-    }
-  }
-
   /** Queries {@code s}'s tail until the lease covers it, so that the next query is answered from memory. */
-  private static void leaseCovering(ClusterStreamLog log, StreamId s, FaultRule tails) throws InterruptedException {
-    await(() -> {
-      log.tails(List.of(s)).join();
-      long before = tails.hits();
-      log.tails(List.of(s)).join();
-      return tails.hits() == before;
-    }, "the read lease covers " + s);
+  private static void leaseCovering(ClusterStreamLog log, StreamId s, FaultRule tails) {
+    Awaitility.await("the read lease covers " + s).atMost(Duration.ofSeconds(10)).pollDelay(Duration.ZERO)
+        .until(() -> {
+          log.tails(List.of(s)).join();
+          long before = tails.hits();
+          log.tails(List.of(s)).join();
+          return tails.hits() == before;
+        });
   }
 
   private static byte[] bytes(String s) {
@@ -81,7 +72,7 @@ class ReadLeaseTest {
     final ClusterStreamLog writer;
     final ClusterStreamLog holder;
 
-    Fixture(List<StreamId> firstEntry) throws InterruptedException {
+    Fixture(List<StreamId> firstEntry) {
       node.ready().join();
       writer = client(transport, Duration.ZERO);
       holder = client(transport, LEASE);

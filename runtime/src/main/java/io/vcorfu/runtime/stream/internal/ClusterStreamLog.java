@@ -52,10 +52,11 @@ public final class ClusterStreamLog implements StreamLog {
   private final StreamLogOptions options;
   private final TailBatcher tailBatcher = new TailBatcher(this::sendTail);
   private final WriteCache writeCache;
-  /** Highest stream tail this client has seen per stream; reads never go past it (no fills beyond a tail). */
-  private final Map<StreamId, Long> knownStreamTails = new ConcurrentHashMap<>();
-  /** Global address of the last entry of each stream in knownStreamTails, as far as this client knows. */
-  private final Map<StreamId, Long> knownLastGlobal = new ConcurrentHashMap<>();
+  /**
+   * Highest stream tail this client has seen per stream, with the global address of the entry
+   * there; reads never go past it (no fills beyond a tail).
+   */
+  private final Map<StreamId, KnownTail> knownTails = new ConcurrentHashMap<>();
   /** The read lease, or null when the options ask for none. */
   private final ReadLease lease;
 
@@ -103,10 +104,18 @@ public final class ClusterStreamLog implements StreamLog {
     }
   }
 
+  /** A stream's tail and the global address of its entry there. */
+  private record KnownTail(long tail, long lastGlobal) {
+    static final KnownTail NONE = new KnownTail(-1, -1);
+  }
+
   /** Records that {@code stream}'s tail is at least {@code tail}, its entry there at {@code lastGlobal}. */
   private void learn(StreamId stream, long tail, long lastGlobal) {
-    knownLastGlobal.compute(stream, (s, g) -> knownStreamTails.getOrDefault(s, -1L) < tail || g == null ? lastGlobal : g);
-    knownStreamTails.merge(stream, tail, Math::max);
+    knownTails.merge(stream, new KnownTail(tail, lastGlobal), (old, now) -> now.tail() > old.tail() ? now : old);
+  }
+
+  private KnownTail known(StreamId stream) {
+    return knownTails.getOrDefault(stream, KnownTail.NONE);
   }
 
   private void learnGlobalTail(long globalTail) {
@@ -257,7 +266,7 @@ public final class ClusterStreamLog implements StreamLog {
    */
   @Override
   public CompletableFuture<List<StreamEntry>> readStream(StreamId stream, long from, long to) {
-    long known = knownStreamTails.getOrDefault(stream, -1L);
+    long known = known(stream).tail();
     CompletableFuture<Long> limit =
         to <= known
             ? CompletableFuture.completedFuture(to)
@@ -399,8 +408,9 @@ public final class ClusterStreamLog implements StreamLog {
     Map<StreamId, Long> tails = new HashMap<>();
     Map<StreamId, Long> lastGlobal = new HashMap<>();
     for (StreamId s : streams) {
-      tails.put(s, knownStreamTails.getOrDefault(s, -1L));
-      lastGlobal.put(s, knownLastGlobal.getOrDefault(s, -1L));
+      KnownTail k = known(s);
+      tails.put(s, k.tail());
+      lastGlobal.put(s, k.lastGlobal());
     }
     return new Tails(global, tails, lastGlobal);
   }
