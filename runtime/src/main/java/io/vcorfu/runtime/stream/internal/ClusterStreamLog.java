@@ -37,6 +37,7 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -60,8 +61,7 @@ public final class ClusterStreamLog implements StreamLog {
   /** The read lease, or null when the options ask for none. */
   private final ReadLease lease;
 
-  private volatile long knownGlobalTail = -1;
-  private final Object globalTailLock = new Object();
+  private final AtomicLong knownGlobalTail = new AtomicLong(-1);
   /** A transport this log created for itself and closes with itself, or null. */
   private volatile Transport ownedTransport;
 
@@ -119,12 +119,9 @@ public final class ClusterStreamLog implements StreamLog {
   }
 
   private void learnGlobalTail(long globalTail) {
-    synchronized (globalTailLock) {
-      if (globalTail > knownGlobalTail) {
-        knownGlobalTail = globalTail;
-      }
-    }
+    knownGlobalTail.accumulateAndGet(globalTail, Math::max);
   }
+
 
   /** Connects through {@code transport}, reading the layout from {@code seed}. */
   public static ClusterStreamLog connect(Transport transport, Endpoint seed, StreamLogOptions options) {
@@ -349,7 +346,7 @@ public final class ClusterStreamLog implements StreamLog {
   @Override
   public CompletableFuture<List<GlobalEntry>> readGlobalRange(long from, long to) {
     CompletableFuture<Long> limit =
-        to <= knownGlobalTail
+        to <= knownGlobalTail.get()
             ? CompletableFuture.completedFuture(to)
             : tails(List.of()).thenApply(t -> Math.min(to, t.globalTail()));
     return limit.thenCompose(
@@ -404,7 +401,7 @@ public final class ClusterStreamLog implements StreamLog {
 
   /** The tails this client knows: the global tail read first, so every stream tail is at least as new. */
   private Tails knownTails(Collection<StreamId> streams) {
-    long global = knownGlobalTail;
+    long global = knownGlobalTail.get();
     Map<StreamId, Long> tails = new HashMap<>();
     Map<StreamId, Long> lastGlobal = new HashMap<>();
     for (StreamId s : streams) {

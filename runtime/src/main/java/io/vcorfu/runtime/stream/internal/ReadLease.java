@@ -59,7 +59,6 @@ final class ReadLease {
 
   private final Channel channel;
   private final int leaseMs;
-  private final long usableNanos;
   private final LongSupplier nanoTime;
   private final Set<StreamId> covered = ConcurrentHashMap.newKeySet();
   // Orders covering streams against a fresh lease clearing them.
@@ -81,9 +80,6 @@ final class ReadLease {
     }
     this.channel = channel;
     this.leaseMs = (int) lease.toMillis();
-    long nanos = lease.toNanos();
-    // Stop using the lease a tenth of it (at least 5 ms) before its end, for clock-rate differences.
-    this.usableNanos = nanos - Math.max(nanos / 10, TimeUnit.MILLISECONDS.toNanos(5));
     this.nanoTime = nanoTime;
     this.validUntil = nanoTime.getAsLong();
   }
@@ -219,8 +215,7 @@ final class ReadLease {
       // Streams before the global tail: a reader that sees the new global tail sees these too.
       learn(r);
       if (r.getLeaseMs() > 0) {
-        long granted = Math.min(TimeUnit.MILLISECONDS.toNanos(r.getLeaseMs()), usableNanosFor(r.getLeaseMs()));
-        validUntil = sentAt + granted;
+        validUntil = sentAt + usableNanos(r.getLeaseMs());
       }
     } else {
       LOG.debug("read lease request failed: {}", Rpc.unwrap(error).toString());
@@ -239,10 +234,11 @@ final class ReadLease {
     }
   }
 
-  private long usableNanosFor(int grantedMs) {
-    if (grantedMs >= leaseMs) {
-      return usableNanos;
-    }
+  /**
+   * How much of a granted lease the client uses: it stops a tenth of it (at least 5 ms) before the
+   * end, for clock-rate differences between client and sequencer.
+   */
+  private static long usableNanos(int grantedMs) {
     long nanos = TimeUnit.MILLISECONDS.toNanos(grantedMs);
     return nanos - Math.max(nanos / 10, TimeUnit.MILLISECONDS.toNanos(5));
   }
