@@ -38,6 +38,8 @@ import java.util.Set;
 public final class LinearizabilityChecker {
   /** Search steps per register before giving up with {@link Outcome#UNKNOWN}. */
   public static final long DEFAULT_STEP_BUDGET = 20_000_000L;
+  /** Bytes of explored configurations kept per register before giving up with {@link Outcome#UNKNOWN}. */
+  private static final long MEMO_BYTES_BUDGET = 512L * 1024 * 1024;
 
   private final long stepBudget;
 
@@ -179,11 +181,12 @@ public final class LinearizabilityChecker {
       int deepest = 0;
       Event stuckAt = null;
       long steps = 0;
+      long bytesPerConfig = 64 + 8L * (ops.size() / 64 + 1);
       Event entry = head.next;
       while (head.next != null) {
-        if (++steps > stepBudget) {
+        if (++steps > stepBudget || seen.size() * bytesPerConfig > MEMO_BYTES_BUDGET) {
           return new KeyResult(key, ops.size(), Outcome.UNKNOWN,
-              "    gave up after " + stepBudget + " search steps");
+              "    gave up after " + steps + " search steps and " + seen.size() + " explored configurations");
         }
         if (entry.call) {
           Operation op = ops.get(entry.op);

@@ -34,9 +34,14 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Read leases stay linearizable whatever happens to the messages between the sequencer and the
- * lease holders: lease answers (the pushes) and the lease pushes riding on token and tail answers
- * dropped, delayed or duplicated, and lease requests duplicated (as a client's re-sent request
- * is). In process, over the in-JVM transport and its fault rules.
+ * lease holders: lease answers (the pushes) and the lease pushes riding on token, tail and write
+ * answers dropped, delayed or duplicated, lease requests duplicated (as a client's re-sent request
+ * is), and a holder's TCP connection reset. In process, over the in-JVM transport and its fault
+ * rules, and over loopback TCP for the resets.
+ *
+ * <p>The deterministic scenario loses "the lease answer carrying a token on S": it selects that
+ * answer by its content ({@code ReadLeaseResponse.streams}); a protocol that moves pushes to
+ * another message must select the message that carries them now.
  */
 class ReadLeaseFaultTest {
   private static final Endpoint NODE = Endpoint.parse("lease-faults:9000");
