@@ -236,6 +236,11 @@ final class ReadLease {
           generation++;
           covered.clear();
           globalCovered = false;
+          synchronized (this) {
+            // Acknowledge only what this incarnation's answers carried: a restarted sequencer may
+            // issue an address again that an earlier one had pushed.
+            applied = -1;
+          }
         }
       }
       // Streams before the global tail: a reader that sees the new global tail sees these too.
