@@ -319,7 +319,10 @@ public final class ReadLeases implements AutoCloseable {
       if (h == null || !h.live(now)) {
         return null;
       }
-      return tokens(h).setLeaseMs(0).setStable(stableFor(client, now)).build();
+      long stable = stableFor(client, now);
+      h.pushedTop = Math.max(h.pushedTop, h.unackedGlobal);
+      h.sentStable = Math.max(h.sentStable, stable);
+      return tokens(h).setLeaseMs(0).setStable(stable).build();
     }
   }
 
