@@ -424,7 +424,10 @@ public final class ClusterStreamLog implements StreamLog {
       return tailBatcher.tails(streams);
     }
     if (lease.covers(streams)) {
-      return CompletableFuture.completedFuture(knownTails(streams));
+      Tails known = stableKnownTails(streams);
+      if (known != null) {
+        return CompletableFuture.completedFuture(known);
+      }
     }
     long generation = lease.generationIfValid();
     return tailBatcher.tails(streams).thenApply(t -> {
@@ -433,17 +436,32 @@ public final class ClusterStreamLog implements StreamLog {
     });
   }
 
-  /** The tails this client knows: the global tail read first, so every stream tail is at least as new. */
-  private Tails knownTails(Collection<StreamId> streams) {
+  /**
+   * The tails this client knows, if every token they come from is at or below the lease's stable
+   * point (every other holder knows it too), else null: answering with a newer token would reveal a
+   * write another holder may still miss (see {@link ReadLease}). Read in the opposite order to how
+   * they are learnt (stable point, global tail, stream tails), so every stream tail is at least as
+   * new as the global tail. With streams asked for, the global tail answered is capped at the
+   * stable point: every entry of those streams up to it is within their tails, and every later one
+   * lies beyond it.
+   */
+  private Tails stableKnownTails(Collection<StreamId> streams) {
+    long stable = lease.stable();
     long global = knownGlobalTail.get();
+    if (streams.isEmpty()) {
+      return global <= stable ? new Tails(global, Map.of(), Map.of()) : null;
+    }
     Map<StreamId, Long> tails = new HashMap<>();
     Map<StreamId, Long> lastGlobal = new HashMap<>();
     for (StreamId s : streams) {
       KnownTail k = known(s);
+      if (k.lastGlobal() > stable) {
+        return null;
+      }
       tails.put(s, k.tail());
       lastGlobal.put(s, k.lastGlobal());
     }
-    return new Tails(global, tails, lastGlobal);
+    return new Tails(Math.min(global, stable), tails, lastGlobal);
   }
 
   /** Whether this client holds a usable read lease now (for tests and diagnostics). */
