@@ -55,7 +55,7 @@ class AppendAfterFailureTest {
   private ClusterStreamLog writer() {
     return cluster.client(
         StreamLogOptions.defaults()
-            .withRpc(ClientOptions.defaults().withRequestTimeout(Duration.ofMillis(100))));
+            .withRpc(ClientOptions.defaults().withRequestTimeout(Duration.ofMillis(300))));
   }
 
   @Test

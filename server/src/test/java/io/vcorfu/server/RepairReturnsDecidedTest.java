@@ -51,11 +51,11 @@ class RepairReturnsDecidedTest {
     cluster.close();
   }
 
-  private ClusterStreamLog reader() {
+  private ClusterStreamLog reader(Duration requestTimeout) {
     return cluster.client(
         StreamLogOptions.defaults()
             .withRepairAfter(REPAIR_AFTER)
-            .withRpc(ClientOptions.defaults().withRequestTimeout(Duration.ofMillis(150))));
+            .withRpc(ClientOptions.defaults().withRequestTimeout(requestTimeout)));
   }
 
   @Test
@@ -91,7 +91,7 @@ class RepairReturnsDecidedTest {
             .when(q -> q.getStreamFill().getAbort())
             .drop());
     long address = slots(e, middle).get(0).getStreamAddress();
-    CompletableFuture<List<StreamEntry>> read = reader().readStream(earlier, address, address);
+    CompletableFuture<List<StreamEntry>> read = reader(Duration.ofMillis(300)).readStream(earlier, address, address);
     try {
       StreamEntry got = read.get(20, TimeUnit.SECONDS).get(0);
       assertThat(got.isHole()).as("an aborted entry read back as data").isTrue();
@@ -102,8 +102,8 @@ class RepairReturnsDecidedTest {
     transport.faults().remove(loseAbortFills);
 
     // Once the messages get through, every reader sees the hole.
-    assertThat(reader().readStream(earlier, address, address).get(20, TimeUnit.SECONDS).get(0).isHole()).isTrue();
-    assertThat(reader().readGlobal(e.getGlobalAddress()).get(20, TimeUnit.SECONDS).isHole()).isTrue();
+    assertThat(reader(Duration.ofSeconds(5)).readStream(earlier, address, address).get(20, TimeUnit.SECONDS).get(0).isHole()).isTrue();
+    assertThat(reader(Duration.ofSeconds(5)).readGlobal(e.getGlobalAddress()).get(20, TimeUnit.SECONDS).isHole()).isTrue();
   }
 
   private static List<StreamSlot> slots(LogEntryMsg e, ChainPlan.Visit v) {

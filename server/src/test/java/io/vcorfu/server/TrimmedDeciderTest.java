@@ -76,7 +76,7 @@ class TrimmedDeciderTest {
     FaultRule dropCommits =
         transport.faults().add(FaultRule.requests()
             .ofCase(Request.PayloadCase.LOG_COMMIT, Request.PayloadCase.STREAM_COMMIT).drop());
-    ClusterStreamLog writer = client(Duration.ofMillis(200));
+    ClusterStreamLog writer = client(Duration.ofSeconds(1));
     AppendResult r = writer.append(streams, "atomic".getBytes(StandardCharsets.UTF_8)).join();
     await().atMost(Duration.ofSeconds(5)).until(() -> dropCommits.hits() >= 2);
     transport.faults().remove(dropCommits);
@@ -111,7 +111,7 @@ class TrimmedDeciderTest {
               return !trimmed.get();
             })
             .drop());
-    ClusterStreamLog writer = client(Duration.ofMillis(300));
+    ClusterStreamLog writer = client(Duration.ofSeconds(1));
     CompletableFuture<AppendResult> append =
         writer.append(streams, "once".getBytes(StandardCharsets.UTF_8));
     await().atMost(Duration.ofSeconds(5)).until(() -> loseReplies.hits() >= 1);
@@ -135,11 +135,11 @@ class TrimmedDeciderTest {
     FaultRule dropCommits =
         transport.faults().add(FaultRule.requests()
             .ofCase(Request.PayloadCase.LOG_COMMIT, Request.PayloadCase.STREAM_COMMIT).drop());
-    ClusterStreamLog writer = client(Duration.ofMillis(100));
+    ClusterStreamLog writer = client(Duration.ofMillis(500));
     AppendResult r = writer.append(streams, "kept".getBytes(StandardCharsets.UTF_8)).join();
     long onDeciding = r.streamAddresses().get(deciding);
 
-    CompletableFuture<Long> trim = client(Duration.ofMillis(100)).trimStream(deciding, onDeciding + 1);
+    CompletableFuture<Long> trim = client(Duration.ofMillis(200)).trimStream(deciding, onDeciding + 1);
     assertThat(trim).failsWithin(Duration.ofSeconds(10))
         .withThrowableOfType(java.util.concurrent.ExecutionException.class)
         .withCauseInstanceOf(io.vcorfu.protocol.RpcTimeoutException.class);
