@@ -251,6 +251,11 @@ public final class StreamReplica implements AutoCloseable {
   /**
    * Prefix trim of one stream: releases every stream address below {@code before}. The mark never
    * goes back; UnknownStreamException for a stream never held here.
+   *
+   * <p>A trim never makes the stream unwritable: the mark may be at most the next address after
+   * the highest one held here (every token the sequencer issues later lies at or above it), and
+   * is at least 0. A mark outside that range is refused with BadRequestException naming the
+   * stream, the mark and the tail, and nothing is trimmed.
    */
   public CompletableFuture<StreamTrimResponse> trim(StreamTrimRequest request) {
     return LogReplica.call(() -> {
@@ -261,11 +266,29 @@ public final class StreamReplica implements AutoCloseable {
         if (!engine.knows(stream)) {
           throw new UnknownStreamException(stream);
         }
+        checkTrimMark("stream " + stream, request.getBefore(), engine.maxAddress(stream));
         mark = engine.trim(stream, request.getBefore());
         barrier = engine.barrier();
       }
       return barrier.thenApply(v -> StreamTrimResponse.newBuilder().setTrimMark(mark).build());
     });
+  }
+
+  /**
+   * Refuses a trim mark below 0 or above {@code tail + 1} (the next address after the highest one
+   * held), with a message naming {@code what}.
+   */
+  static void checkTrimMark(String what, long before, long tail) {
+    if (before < 0) {
+      throw new BadRequestException("cannot trim " + what + " below " + before
+          + ": a trim mark is an address, at least 0");
+    }
+    if (before > tail + 1) {
+      throw new BadRequestException("cannot trim " + what + " below " + before + ": its tail is " + tail
+          + (tail < 0 ? " (nothing written yet)" : "")
+          + ", so the highest trim mark allowed is " + (tail + 1)
+          + " (a mark past the tail would release addresses not written yet)");
+    }
   }
 
   /** What opening this replica found on disk (for operators and tests). */

@@ -456,16 +456,26 @@ public final class ClusterStreamLog implements StreamLog {
     return ops.viewCall(chain.get(chain.size() - 1), request);
   }
 
+  /**
+   * Trims the chain's last replica first: it holds the fewest slots (a chain is written in order),
+   * so when it accepts the mark (at most its tail + 1, see {@code StreamReplica.trim}) every other
+   * replica accepts it too, and a refused mark trims nothing anywhere.
+   */
   @Override
   public CompletableFuture<Long> trimStream(StreamId stream, long before) {
-    writeCache.trim(stream, before);
     List<Endpoint> chain = layout().current().streamChain(stream);
-    List<CompletableFuture<Long>> trims = new ArrayList<>();
-    for (Endpoint replica : chain) {
-      trims.add(ops.streamTrim(replica, stream, before));
-    }
-    return CompletableFuture.allOf(trims.toArray(CompletableFuture[]::new))
-        .thenApply(v -> trims.stream().mapToLong(CompletableFuture::join).min().orElse(before));
+    Endpoint last = chain.get(chain.size() - 1);
+    return ops.streamTrim(last, stream, before).thenCompose(lastMark -> {
+      List<CompletableFuture<Long>> trims = new ArrayList<>();
+      for (Endpoint replica : chain.subList(0, chain.size() - 1)) {
+        trims.add(ops.streamTrim(replica, stream, before));
+      }
+      return CompletableFuture.allOf(trims.toArray(CompletableFuture[]::new))
+          .thenApply(v -> {
+            writeCache.trim(stream, before);
+            return Math.min(lastMark, trims.stream().mapToLong(CompletableFuture::join).min().orElse(lastMark));
+          });
+    });
   }
 
   @Override
