@@ -174,6 +174,9 @@ final class LogCommands {
           throw new IllegalArgumentException(
               refused.getMessage().replace("stream " + id, "stream '" + stream + "'"), refused);
         }
+        if (e.getCause() instanceof io.vcorfu.protocol.UnknownStreamException unknown) {
+          throw new IllegalArgumentException("stream '" + stream + "' has never been written", unknown);
+        }
         throw e;
       }
       out.println(stream + " trimmed below " + mark);
