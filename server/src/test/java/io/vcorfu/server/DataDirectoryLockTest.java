@@ -1,8 +1,11 @@
 package io.vcorfu.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.vcorfu.protocol.Endpoint;
 import io.vcorfu.protocol.StreamId;
+import io.vcorfu.protocol.inmemory.InJvmTransport;
 import io.vcorfu.protocol.netty.NettyTransport;
 import io.vcorfu.runtime.stream.AppendResult;
 import io.vcorfu.runtime.stream.StreamEntry;
@@ -64,6 +67,30 @@ class DataDirectoryLockTest {
       List<StreamEntry> entries = log.readStream(S, 0, 1).join();
       assertThat(entries).extracting(e -> new String(e.payload(), StandardCharsets.UTF_8))
           .containsExactly("before", "after");
+    }
+  }
+
+  @Test
+  void aSecondNodeInTheSameProcessIsRefusedTooAndTheDirectoryIsFreeAfterClose() throws Exception {
+    Path data = tmp.resolve("data");
+    Endpoint a = new Endpoint("a", 1);
+    Endpoint b = new Endpoint("b", 2);
+    try (InJvmTransport transport = new InJvmTransport()) {
+      try (Node first = Node.start(NodeConfig.durable(a, data), transport)) {
+        first.ready().join();
+        byte[] layout = Files.readAllBytes(data.resolve("layout.json"));
+        assertThatThrownBy(() -> Node.start(NodeConfig.durable(b, data), transport))
+            .isInstanceOfSatisfying(DataDirectoryInUseException.class, e -> {
+              assertThat(e.directory()).isEqualTo(data);
+              assertThat(e.holderPid()).hasValue(ProcessHandle.current().pid());
+            })
+            .hasMessageContaining(data.toString());
+        assertThat(Files.readAllBytes(data.resolve("layout.json"))).isEqualTo(layout);
+      }
+      try (Node second = Node.start(NodeConfig.durable(b, data), transport)) {
+        second.ready().join();
+        assertThat(second.endpoint()).isEqualTo(b);
+      }
     }
   }
 }
