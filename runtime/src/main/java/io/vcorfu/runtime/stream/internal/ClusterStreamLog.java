@@ -493,24 +493,33 @@ public final class ClusterStreamLog implements StreamLog {
   /**
    * {@inheritDoc}
    *
-   * <p>Before any replica trims, every entry of the stream below {@code before} is decided and
-   * every committed one whose deciding replica is this stream's is committed at all its other
-   * copies ({@link RepairingReader#settleBelow}), so trimming this stream never changes what the
-   * entry's other streams and the log read (the rule is in {@link EntryDriver}). If that cannot be
-   * done (a copy's replica does not answer) nothing is trimmed and the error is returned.
+   * <p>A mark below 0 or past the stream's tail + 1 is refused with {@link
+   * io.vcorfu.protocol.BadRequestException} before anything is done. Before any replica trims,
+   * every entry of the stream below {@code before} is decided and every committed one whose
+   * deciding replica is this stream's is committed at all its other copies ({@link
+   * RepairingReader#settleBelow}), so trimming this stream never changes what the entry's other
+   * streams and the log read (the rule is in {@link EntryDriver}). If that cannot be done (a copy's
+   * replica does not answer) nothing is trimmed and the error is returned. Then the chain's last
+   * replica trims first: it holds the fewest slots (a chain is written in order), so when it
+   * accepts the mark every other replica accepts it too.
    */
   @Override
   public CompletableFuture<Long> trimStream(StreamId stream, long before) {
-    writeCache.trim(stream, before);
     List<Endpoint> chain = layout().current().streamChain(stream);
-    return reader.settleBelow(stream, before).thenCompose(settled -> {
-      List<CompletableFuture<Long>> trims = new ArrayList<>();
-      for (Endpoint replica : chain) {
-        trims.add(ops.streamTrim(replica, stream, before));
-      }
-      return CompletableFuture.allOf(trims.toArray(CompletableFuture[]::new))
-          .thenApply(v -> trims.stream().mapToLong(CompletableFuture::join).min().orElse(before));
-    });
+    Endpoint last = chain.get(chain.size() - 1);
+    return reader.settleBelow(stream, before)
+        .thenCompose(settled -> ops.streamTrim(last, stream, before))
+        .thenCompose(lastMark -> {
+          List<CompletableFuture<Long>> trims = new ArrayList<>();
+          for (Endpoint replica : chain.subList(0, chain.size() - 1)) {
+            trims.add(ops.streamTrim(replica, stream, before));
+          }
+          return CompletableFuture.allOf(trims.toArray(CompletableFuture[]::new))
+              .thenApply(v -> {
+                writeCache.trim(stream, before);
+                return Math.min(lastMark, trims.stream().mapToLong(CompletableFuture::join).min().orElse(lastMark));
+              });
+        });
   }
 
   @Override

@@ -2,6 +2,7 @@ package io.vcorfu.runtime.stream.internal;
 
 import io.vcorfu.protocol.Endpoint;
 import io.vcorfu.protocol.StreamId;
+import io.vcorfu.protocol.TrimBounds;
 import io.vcorfu.protocol.TrimmedException;
 import io.vcorfu.protocol.UnknownStreamException;
 import io.vcorfu.protocol.proto.EntryKind;
@@ -225,6 +226,8 @@ public final class RepairingReader {
               if (t.getTailsCount() == 0 || t.getTails(0).getTail() < 0) {
                 return CompletableFuture.failedFuture(new UnknownStreamException(stream));
               }
+              // The replica refuses such a mark anyway; refusing it here settles nothing first.
+              TrimBounds.check("stream " + stream, before, t.getTails(0).getTail());
               return settlePages(stream, Math.max(0, t.getTails(0).getTrimMark()), before - 1);
             });
   }
