@@ -7,7 +7,10 @@ package io.vcorfu.logunit.internal;
 final class Op {
   static final byte ENTRY = 1;
   static final byte COMMIT = 2;
-  /** Per-namespace marks: trim mark, highest address, its global address, engine max global. */
+  /**
+   * Per-namespace marks: trim mark, highest address, global address of the last DATA record below
+   * the trim mark (-1 when none), engine max global.
+   */
   static final byte MARKS = 3;
 
   final byte type;

@@ -103,10 +103,32 @@ public final class StorageEngine implements AutoCloseable {
     return n == null ? -1 : n.maxAddress;
   }
 
-  /** Global address of the record at {@link #maxAddress}, -1 for a hole or none. */
+  /**
+   * Global address of the highest-addressed DATA record ever stored in {@code ns} (holes after it
+   * are skipped, and trimming it away does not forget it), or -1 when {@code ns} never held data.
+   * This is the backpointer the stream's next entry must carry.
+   */
   public synchronized long lastGlobal(StreamId ns) {
     NamespaceIndex n = namespaces.get(ns);
-    return n == null ? -1 : n.lastGlobal;
+    if (n == null) {
+      return -1;
+    }
+    if (n.lastDataStale) {
+      int s = n.lastDataSlot(n.lastDataAddress, HOLE);
+      n.lastDataAddress = s < 0 ? -1 : n.address[s];
+      n.lastDataGlobal = s < 0 ? -1 : n.global[s];
+      n.lastDataStale = false;
+    }
+    return n.lastDataAddress >= 0 ? n.lastDataGlobal : n.floorGlobal;
+  }
+
+  /** Global address of the last DATA record of {@code n} below {@code limit}, as trim records it. */
+  private static long lastGlobalBelow(NamespaceIndex n, long limit) {
+    if (!n.lastDataStale && n.lastDataAddress >= 0 && n.lastDataAddress < limit) {
+      return n.lastDataGlobal;
+    }
+    int s = n.lastDataSlot(limit, HOLE);
+    return s < 0 ? n.floorGlobal : n.global[s];
   }
 
   /** Highest global address of any DATA record ever stored, or -1. */
@@ -150,7 +172,8 @@ public final class StorageEngine implements AutoCloseable {
     checkOpen();
     NamespaceIndex n = namespace(ns);
     if (before > n.trimMark) {
-      log(Op.marks(ns.msb(), ns.lsb(), before, n.maxAddress, n.lastGlobal, maxGlobal));
+      log(Op.marks(ns.msb(), ns.lsb(), before, n.maxAddress, lastGlobalBelow(n, before),
+          maxGlobal));
     }
     return trimMark(ns);
   }
@@ -294,9 +317,16 @@ public final class StorageEngine implements AutoCloseable {
         n.payload[s] = op.payload;
       }
       retain(segment);
-      if (address >= n.maxAddress) {
-        n.maxAddress = address;
-        n.lastGlobal = (op.flags & HOLE) != 0 ? -1 : op.global;
+      n.maxAddress = Math.max(n.maxAddress, address);
+      if ((op.flags & HOLE) == 0) {
+        if (address >= n.lastDataAddress) {
+          n.lastDataAddress = address;
+          n.lastDataGlobal = op.global;
+          n.lastDataStale = false;
+        }
+      } else if (address == n.lastDataAddress) {
+        // The last DATA record became a hole (an abort): the last one is now further down.
+        n.lastDataStale = true;
       }
     }
     if ((op.flags & HOLE) == 0) {
@@ -322,14 +352,17 @@ public final class StorageEngine implements AutoCloseable {
 
   private void applyMarks(Op op) {
     NamespaceIndex n = namespace(new StreamId(op.keys[0], op.keys[1]));
-    if (op.maxAddress > n.maxAddress) {
-      n.maxAddress = op.maxAddress;
-      n.lastGlobal = op.lastGlobal;
-    }
+    n.maxAddress = Math.max(n.maxAddress, op.maxAddress);
     maxGlobal = Math.max(maxGlobal, op.maxGlobal);
     if (op.trimMark > n.trimMark) {
       n.trimMark = op.trimMark;
+      n.floorGlobal = op.lastGlobal;
       n.removeBelow(op.trimMark, s -> release(n, s));
+      if (!n.lastDataStale && n.lastDataAddress < op.trimMark) {
+        // The last DATA record, if any, was trimmed away: floorGlobal now names it.
+        n.lastDataAddress = -1;
+        n.lastDataGlobal = -1;
+      }
     }
   }
 
@@ -409,7 +442,8 @@ public final class StorageEngine implements AutoCloseable {
     try {
       for (NamespaceIndex n : new ArrayList<>(namespaces.values())) {
         if (n.trimMark > 0) {
-          log(Op.marks(n.id.msb(), n.id.lsb(), n.trimMark, n.maxAddress, n.lastGlobal, maxGlobal));
+          log(Op.marks(n.id.msb(), n.id.lsb(), n.trimMark, n.maxAddress, n.floorGlobal,
+              maxGlobal));
         }
       }
     } finally {
