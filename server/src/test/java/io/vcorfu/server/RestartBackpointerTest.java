@@ -34,8 +34,9 @@ class RestartBackpointerTest {
     StreamId s = StreamId.of("restart-backpointer");
     long lastData;
     try (NettyTransport transport = new NettyTransport()) {
-      try (ServerProcess server = ServerProcess.start(port, data, null).awaitReady();
-          ClusterStreamLog log = ClusterStreamLog.connect(transport, server.endpoint(), OPTIONS)) {
+      try (ServerProcess server = ServerProcess.start(port, data, null);
+          ClusterStreamLog log =
+              ClusterStreamLog.connect(transport, server.awaitReady().endpoint(), OPTIONS)) {
         log.append(List.of(s), bytes("first")).join();
         lastData = log.append(List.of(s), bytes("second")).join().globalAddress();
         // A writer takes the stream's next slot and dies: a reader fills it with a hole.
@@ -45,8 +46,10 @@ class RestartBackpointerTest {
         assertThat(filled.isHole()).as("the abandoned slot became a hole").isTrue();
         server.kill9();
       }
-      try (ServerProcess restarted = ServerProcess.start(port, data, null).awaitReady();
-          ClusterStreamLog log = ClusterStreamLog.connect(transport, restarted.endpoint(), OPTIONS)) {
+      // Started before waiting, so that the process is ended even if it never becomes ready.
+      try (ServerProcess restarted = ServerProcess.start(port, data, null);
+          ClusterStreamLog log =
+              ClusterStreamLog.connect(transport, restarted.awaitReady().endpoint(), OPTIONS)) {
         AppendResult next = log.append(List.of(s), bytes("after restart")).join();
         long address = next.streamAddresses().get(s);
         assertThat(address).as("the next entry lands after the hole").isEqualTo(3);

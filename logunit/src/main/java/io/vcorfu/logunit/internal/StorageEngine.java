@@ -41,6 +41,8 @@ public final class StorageEngine implements AutoCloseable {
   private long activeOffset;
   private IndexFile activeIndex = new IndexFile();
   private boolean writingMarks;
+  /** The last {@link SegmentWriter#forcedPosition()} written into the segments, or -1. */
+  private long markedForced = -1;
   private NamespaceIndex lastNamespace;
   /** Set once in {@link #open}, before the engine is shared. */
   private volatile SegmentWriter writer;
@@ -57,12 +59,14 @@ public final class StorageEngine implements AutoCloseable {
     StorageEngine engine = new StorageEngine(options);
     if (engine.durable) {
       synchronized (engine) {
-        SegmentRecovery.Result r = new SegmentRecovery(options.directory(), engine).recover();
+        SegmentRecovery.Result r = new SegmentRecovery(options.directory(), options.directorySync(),
+            engine).recover();
         engine.activeSegment = r.activeSegment();
         engine.activeOffset = r.activeLength();
         engine.recoveryStats = r.stats();
-        engine.writer = new SegmentWriter(options.directory(), options.fsyncPolicy(),
-            options.fsyncInterval().toMillis(), r.activeSegment(), r.channels());
+        engine.writer = new SegmentWriter(options.directory(), options.directorySync(),
+            options.fsyncPolicy(), options.fsyncInterval().toMillis(), r.activeSegment(),
+            r.activeLength(), r.channels());
       }
     }
     return engine;
@@ -150,8 +154,13 @@ public final class StorageEngine implements AutoCloseable {
     if (durable) {
       byte[] frame = RecordCodec.frame(op);
       long at = reserve(frame.length);
+      byte[] marker = forcedMarker();
+      if (marker != null) {
+        at += marker.length;
+        activeOffset += marker.length;
+      }
       op.payloadPos = at + RecordCodec.payloadOffsetInFrame(op);
-      markWritten(op, writer.append(frame));
+      markWritten(op, writer.append(marker, frame));
       activeIndex.add(op);
     }
     apply(op, activeSegment, false);
@@ -182,10 +191,29 @@ public final class StorageEngine implements AutoCloseable {
     if (durable) {
       byte[] frame = RecordCodec.frame(op);
       reserve(frame.length);
-      markWritten(op, writer.append(frame));
+      byte[] marker = forcedMarker();
+      if (marker != null) {
+        activeOffset += marker.length;
+      }
+      markWritten(op, writer.append(marker, frame));
       activeIndex.add(op);
     }
     apply(op, activeSegment, false);
+  }
+
+  /**
+   * A FORCED record to write just before the next record of the active segment, when the writer
+   * forced more of that segment since the last one; null otherwise. It goes in the same writer
+   * item as the record, so it never costs a force of its own, and there is at most one per force.
+   */
+  private byte[] forcedMarker() {
+    long forced = writer.forcedPosition();
+    if (SegmentPosition.segment(forced) != activeSegment || SegmentPosition.offset(forced) == 0
+        || forced <= markedForced) {
+      return null;
+    }
+    markedForced = forced;
+    return RecordCodec.frame(Op.forced(SegmentPosition.offset(forced)));
   }
 
   /**
