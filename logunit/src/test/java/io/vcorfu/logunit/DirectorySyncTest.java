@@ -33,8 +33,8 @@ import org.junit.jupiter.api.io.TempDir;
 class DirectorySyncTest {
   @TempDir Path dir;
 
-  /** One directory force: the directory's file names then, and the store's forces so far. */
-  record Force(Set<String> files, long forcedWrites) {}
+  /** One directory force: the directory, its file names then, and the store's forces so far. */
+  record Force(Path directory, Set<String> files, long forcedWrites) {}
 
   /** Records every directory force; a closed gate holds forces back until it opens. */
   static final class Recorder implements DirectorySync {
@@ -55,7 +55,7 @@ class DirectorySyncTest {
         waiting.decrementAndGet();
       }
       ReplicaStore s = store.get();
-      forces.add(new Force(list(directory), s == null ? -1 : s.forcedWrites()));
+      forces.add(new Force(directory, list(directory), s == null ? -1 : s.forcedWrites()));
       DirectorySync.FSYNC.force(directory);
     }
 
@@ -110,6 +110,28 @@ class DirectorySyncTest {
         sync.gate.countDown(); // never leave the writer held, whatever failed
       }
       assertThat(held).as("some write rolled to a second segment").isTrue();
+    }
+  }
+
+  @Test
+  void openingANewDataDirectoryForcesEveryDirectoryEntryItCreated() throws IOException {
+    Recorder sync = new Recorder();
+    Path data = dir.resolve("a").resolve("b");
+    StorageOptions o = StorageOptions.builder().mode(StorageMode.DURABLE).directory(data)
+        .directorySync(sync).build();
+    try (ReplicaStore store = ReplicaStore.open(o)) {
+      assertThat(sync.forces).anySatisfy(f -> {
+        assertThat(f.directory()).isEqualTo(dir);
+        assertThat(f.files()).contains("a");
+      });
+      assertThat(sync.forces).anySatisfy(f -> {
+        assertThat(f.directory()).isEqualTo(dir.resolve("a"));
+        assertThat(f.files()).contains("b");
+      });
+      assertThat(sync.forces).anySatisfy(f -> {
+        assertThat(f.directory()).isEqualTo(data);
+        assertThat(f.files()).contains("segment-000001.log");
+      });
     }
   }
 

@@ -55,9 +55,14 @@ final class SegmentRecovery {
   }
 
   Result recover() throws IOException {
-    if (!Files.isDirectory(dir)) {
-      Files.createDirectories(dir);
-      Path parent = dir.toAbsolutePath().getParent();
+    List<Path> createdDirs = new ArrayList<>();
+    for (Path p = dir.toAbsolutePath(); p != null && !Files.exists(p); p = p.getParent()) {
+      createdDirs.add(p);
+    }
+    Files.createDirectories(dir);
+    // Every directory created here gets its entry forced in its parent, top down.
+    for (int i = createdDirs.size() - 1; i >= 0; i--) {
+      Path parent = createdDirs.get(i).getParent();
       if (parent != null) {
         directorySync.force(parent);
       }
