@@ -7,6 +7,7 @@ import io.vcorfu.protocol.proto.ReadLeaseResponse;
 import io.vcorfu.protocol.proto.StreamSlot;
 import io.vcorfu.protocol.proto.Token;
 import io.vcorfu.protocol.proto.TokenResponse;
+import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -25,25 +26,46 @@ import java.util.function.LongSupplier;
  * every read linearizable.
  *
  * <p>A client holding a lease keeps the tails of the streams it reads in memory and answers its own
- * tail queries from them. That is linearizable if the client has learnt every token whose write
- * could have been acknowledged, or observed by anyone, before its read began. The sequencer
- * guarantees it: every token issued is pushed to every lease holder ({@link #issued}), and a
- * response that reveals a token to a client (a token, a tail answer, a sequenced write) is released
- * only once every client holding a lease has applied the push of that token, or its lease has run
- * out ({@link #visibleTo}). A write is acknowledged only after its token response, and a value is
- * observed only after a tail answer that covers it, so both happen after every lease holder knows
- * the token. A recipient that holds a lease itself is not waited for: its answer carries every
- * token it has not acknowledged yet ({@link #pushFor}), which it applies before the answer. So a
- * holder that learns a global tail from an answer knows every token up to it, and the tails of all
- * the streams its lease covers are at least as new as that global tail (a transaction's snapshot
- * taken from memory misses nothing).
+ * tail queries from them. Two rules make that linearizable:
+ *
+ * <ol>
+ *   <li><b>Nothing is revealed before every holder knows it.</b> Every token issued is pushed to
+ *       every holder ({@link #issued}), and a response that reveals a token to a client (a token, a
+ *       tail answer, a sequenced write) is released only once every <em>other</em> client holding
+ *       a lease has applied that token, or its lease has run out ({@link #visibleTo}). A write is
+ *       acknowledged only after its token response, and a value is observed only after a tail
+ *       answer that covers it, so both happen after every holder knows the token.
+ *   <li><b>A holder reveals nothing that others may not know yet.</b> A pushed token is not yet
+ *       known to every holder, so answering from memory with it would let this holder observe a
+ *       write that another holder, asked a moment later, still misses. Every answer to a holder
+ *       carries a <em>stable</em> point: every other live holder has applied every token up to it
+ *       ({@link #stableFor}). A holder answers from memory only tails whose tokens are at or below
+ *       the stable point it knows, and asks the sequencer otherwise (whose answer waits as in rule
+ *       1). When the stable point passes tokens already pushed to a parked holder, the sequencer
+ *       answers its parked request so that it can use them.
+ * </ol>
+ *
+ * <p>So: once a token is revealed to anyone, every live holder has applied it, and each holder's
+ * answer from memory includes every token revealed before the query began. A recipient that holds
+ * a lease itself is not waited for: its answer carries every token it has not acknowledged yet
+ * ({@link #pushFor}), which it applies before the answer, so a holder that learns a global tail
+ * from an answer knows every token up to it.
+ *
+ * <p><b>Lost, duplicated and reordered messages.</b> Every answer to a holder carries <em>all</em>
+ * the tokens it has not acknowledged (not just those since the last answer): an answer that never
+ * arrives loses nothing, because the next one repeats it, and a duplicated or late one repeats what
+ * the client already merged. An acknowledgement ({@code applied}) covers every token up to it only
+ * because of that. Each record of a lease has an {@link Holder#incarnation} carried by every
+ * answer: when the sequencer lets a lease run out it forgets the holder and pushes it nothing, and
+ * the client, on seeing a new incarnation, forgets what its memory covered.
  *
  * <p>Pushes ride on the client's one outstanding {@link ReadLeaseRequest}: the sequencer answers it
- * with the tokens issued since the last answer as soon as there are any, or after a third of the
- * lease with nothing, prompting the renewal. The next request acknowledges the push ({@code
- * applied}) and renews the lease from the time the client sent it. The client counts its lease from
- * when it sent the request and stops using it a margin before the end; the sequencer counts from
- * when it received the request, later, so the client always stops first.
+ * at once when the client has tokens it has not acknowledged, else when a token is issued, when the
+ * stable point passes tokens pushed to it, or after a third of the lease with nothing. The next
+ * request acknowledges the answer ({@code applied}) and renews the lease from the time the client
+ * sent it. The client counts its lease from when it sent the request and stops using it a margin
+ * before the end; the sequencer counts from when it received the request, later, so the client
+ * always stops first.
  *
  * <p>A client that dies or stalls holds up others' token and tail responses until its lease runs
  * out ({@link #MAX_LEASE} at most). After a restart the sequencer does not know who held a lease:
@@ -70,19 +92,46 @@ public final class ReadLeases implements AutoCloseable {
   // Written under this; read without it on the fast path of visibleTo.
   private volatile boolean anyHolder;
 
-  /** Client state of one lease holder. */
+  /** Sequencer state of one lease holder. Guarded by the enclosing {@link ReadLeases}. */
   private static final class Holder {
+    final StreamId client;
+    final long incarnation = newIncarnation();
     long expiresAt;
+    // Every token up to here is known to the client (acknowledged, or issued before the lease).
     long applied;
-    long pendingGlobal = -1;
-    final Map<StreamId, long[]> pendingStreams = new HashMap<>();
-    // Pushed but not acknowledged yet: resent with every revealing answer to this holder.
+    // Tokens not acknowledged yet, pushed or not: every answer to this holder carries them all.
     long unackedGlobal = -1;
     final Map<StreamId, long[]> unackedStreams = new HashMap<>();
+    // The highest token pushed in a lease answer, and the highest stable point sent.
+    long pushedTop = -1;
+    long sentStable = -1;
     CompletableFuture<ReadLeaseResponse> parked;
     ScheduledFuture<?> parkTimer;
     int leaseMs;
+
+    Holder(StreamId client) {
+      this.client = client;
+    }
+
+    boolean live(long now) {
+      return expiresAt - now > 0;
+    }
+
+    /** Pushed tokens the client may not answer from memory yet, waiting for the stable point. */
+    boolean waitsForStable() {
+      return sentStable < pushedTop;
+    }
   }
+
+  private static long newIncarnation() {
+    long id;
+    do {
+      id = RANDOM.nextLong();
+    } while (id == 0);
+    return id;
+  }
+
+  private static final SecureRandom RANDOM = new SecureRandom();
 
   private record Gate(StreamId recipient, long address, CompletableFuture<Void> done) {}
 
@@ -118,7 +167,7 @@ public final class ReadLeases implements AutoCloseable {
     return serving;
   }
 
-  /** Records tokens just issued: each holder's next push carries them. Call in issue order. */
+  /** Records tokens just issued: each holder's next answer carries them. Call in issue order. */
   public void issued(TokenResponse response) {
     List<Runnable> completions = new ArrayList<>();
     synchronized (this) {
@@ -134,13 +183,13 @@ public final class ReadLeases implements AutoCloseable {
       dropExpired(now, completions);
       for (Holder h : holders.values()) {
         for (Token t : response.getTokensList()) {
-          h.pendingGlobal = Math.max(h.pendingGlobal, t.getGlobalAddress());
+          h.unackedGlobal = Math.max(h.unackedGlobal, t.getGlobalAddress());
           for (StreamSlot slot : t.getSlotsList()) {
-            merge(h.pendingStreams, StreamId.fromMsg(slot.getStream()), slot.getStreamAddress(), t.getGlobalAddress());
+            merge(h.unackedStreams, StreamId.fromMsg(slot.getStream()), slot.getStreamAddress(), t.getGlobalAddress());
           }
         }
         if (h.parked != null) {
-          completions.add(answer(h, false));
+          completions.add(answer(h, now));
         }
       }
       anyHolder = !holders.isEmpty();
@@ -173,8 +222,9 @@ public final class ReadLeases implements AutoCloseable {
 
   /**
    * Grants or renews {@code client}'s lease and records its acknowledgement; the answer carries
-   * the tokens issued since the last one. Answered at once when there is something to push (or the
-   * lease is new), else when a token is issued or a third of the lease has passed.
+   * every token the client has not acknowledged and the stable point. Answered at once when there
+   * is such a token (or the lease is new), else when a token is issued, when the stable point
+   * passes tokens already pushed, or when a third of the lease has passed.
    */
   public CompletableFuture<ReadLeaseResponse> lease(StreamId client, ReadLeaseRequest request) {
     if (client == null) {
@@ -199,13 +249,14 @@ public final class ReadLeases implements AutoCloseable {
       }
       long now = nanoTime.getAsLong();
       Holder h = holders.get(client);
-      boolean fresh = h == null || h.expiresAt - now <= 0;
+      boolean fresh = h == null || !h.live(now);
       if (fresh) {
         if (h != null) {
-          drop(h, completions);
+          drop(h, now, completions);
         }
-        h = new Holder();
-        // Every token issued so far is in any tail answer served from now on.
+        h = new Holder(client);
+        // Every token issued so far is in any tail answer served from now on; the client learns
+        // from the new incarnation that nothing it knew before is covered.
         h.applied = issuedTail;
         holders.put(client, h);
         anyHolder = true;
@@ -216,15 +267,19 @@ public final class ReadLeases implements AutoCloseable {
       h.expiresAt = now + TimeUnit.MILLISECONDS.toNanos(leaseMs);
       h.leaseMs = leaseMs;
       if (h.parked != null) {
-        completions.add(answer(h, false));
+        // An earlier request still parked (its answer will not be awaited): answer it, so only
+        // the newest one is held.
+        completions.add(answer(h, now));
       }
       h.parked = out;
-      if (fresh || h.pendingGlobal >= 0) {
-        completions.add(answer(h, fresh));
+      if (fresh || h.unackedGlobal >= 0) {
+        completions.add(answer(h, now));
       } else {
         Holder parkedHolder = h;
         h.parkTimer = timer.schedule(() -> renewalPrompt(parkedHolder, out), Math.max(1, leaseMs / 3), TimeUnit.MILLISECONDS);
       }
+      // This acknowledgement may have moved the others' stable point.
+      pushStable(now, completions);
       releaseGates(now, completions);
     }
     completions.forEach(Runnable::run);
@@ -249,42 +304,67 @@ public final class ReadLeases implements AutoCloseable {
   }
 
   /**
-   * For an answer to {@code client} revealing tokens up to {@code address}: null when the client
-   * holds no lease or has applied them all, else every token it has not acknowledged (pushed or
-   * not), for it to apply before the answer (so answers to a holder need not wait for its ack).
+   * The lease part of an answer to {@code client} revealing tokens up to {@code address} (call
+   * after {@link #visibleTo} completed): null when the client holds no lease, else every token it
+   * has not acknowledged, for it to apply before the answer (so answers to a holder need not wait
+   * for its acknowledgement), and the stable point, at least {@code address} by then.
    */
   public ReadLeaseResponse pushFor(StreamId client, long address) {
     if (client == null || !anyHolder) {
       return null;
     }
     synchronized (this) {
+      long now = nanoTime.getAsLong();
       Holder h = holders.get(client);
-      if (h == null || h.applied >= address || h.expiresAt - nanoTime.getAsLong() <= 0) {
+      if (h == null || !h.live(now)) {
         return null;
       }
-      Map<StreamId, long[]> all = new HashMap<>();
-      h.unackedStreams.forEach((stream, v) -> merge(all, stream, v[0], v[1]));
-      h.pendingStreams.forEach((stream, v) -> merge(all, stream, v[0], v[1]));
-      ReadLeaseResponse.Builder b = ReadLeaseResponse.newBuilder()
-          .setLeaseMs(0).setGlobalTail(Math.max(h.unackedGlobal, h.pendingGlobal));
-      all.forEach((stream, v) -> b.addStreams(stream.toMsg()).addStreamTails(v[0]).addStreamLastGlobal(v[1]));
-      return b.build();
+      long stable = stableFor(client, now);
+      h.pushedTop = Math.max(h.pushedTop, h.unackedGlobal);
+      h.sentStable = Math.max(h.sentStable, stable);
+      return tokens(h).setLeaseMs(0).setStable(stable).build();
     }
+  }
+
+  /** Every token {@code h} has not acknowledged. Caller holds the lock. */
+  private static ReadLeaseResponse.Builder tokens(Holder h) {
+    ReadLeaseResponse.Builder b = ReadLeaseResponse.newBuilder().setGlobalTail(h.unackedGlobal);
+    for (Map.Entry<StreamId, long[]> e : h.unackedStreams.entrySet()) {
+      b.addStreams(e.getKey().toMsg()).addStreamTails(e.getValue()[0]).addStreamLastGlobal(e.getValue()[1]);
+    }
+    return b;
+  }
+
+  /**
+   * The stable point for {@code client}: every live holder other than it has applied every token
+   * up to the returned address. Caller holds the lock.
+   */
+  private long stableFor(StreamId client, long now) {
+    long stable = issuedTail;
+    for (Map.Entry<StreamId, Holder> e : holders.entrySet()) {
+      Holder other = e.getValue();
+      if (other.live(now) && !e.getKey().equals(client)) {
+        stable = Math.min(stable, other.applied);
+      }
+    }
+    return stable;
   }
 
   /** Ends {@code client}'s lease at once: nobody waits for it any more. */
   private ReadLeaseResponse release(StreamId client) {
     List<Runnable> completions = new ArrayList<>();
     synchronized (this) {
+      long now = nanoTime.getAsLong();
       Holder h = holders.remove(client);
       if (h != null) {
-        drop(h, completions);
+        drop(h, now, completions);
       }
       anyHolder = !holders.isEmpty();
-      releaseGates(nanoTime.getAsLong(), completions);
+      pushStable(now, completions);
+      releaseGates(now, completions);
     }
     completions.forEach(Runnable::run);
-    return ReadLeaseResponse.newBuilder().setLeaseMs(0).setGlobalTail(-1).build();
+    return ReadLeaseResponse.newBuilder().setLeaseMs(0).setGlobalTail(-1).setStable(-1).build();
   }
 
   private void renewalPrompt(Holder h, CompletableFuture<ReadLeaseResponse> parked) {
@@ -293,47 +373,57 @@ public final class ReadLeases implements AutoCloseable {
       if (h.parked != parked) {
         return;
       }
-      r = answer(h, false);
+      r = answer(h, nanoTime.getAsLong());
     }
     r.run();
   }
 
-  /** Takes {@code h}'s pending tokens into the answer to its parked request. Caller holds the lock. */
-  private Runnable answer(Holder h, boolean fresh) {
-    ReadLeaseResponse.Builder b = ReadLeaseResponse.newBuilder()
-        .setLeaseMs(h.leaseMs).setFresh(fresh).setGlobalTail(h.pendingGlobal);
-    for (Map.Entry<StreamId, long[]> e : h.pendingStreams.entrySet()) {
-      b.addStreams(e.getKey().toMsg()).addStreamTails(e.getValue()[0]).addStreamLastGlobal(e.getValue()[1]);
-    }
-    h.unackedGlobal = Math.max(h.unackedGlobal, h.pendingGlobal);
-    h.pendingStreams.forEach((stream, v) -> merge(h.unackedStreams, stream, v[0], v[1]));
-    h.pendingGlobal = -1;
-    h.pendingStreams.clear();
+  /**
+   * Answers {@code h}'s parked request with every token it has not acknowledged and its stable
+   * point. Caller holds the lock.
+   */
+  private Runnable answer(Holder h, long now) {
+    long stable = stableFor(h.client, now);
+    ReadLeaseResponse response = tokens(h)
+        .setLeaseMs(h.leaseMs).setIncarnation(h.incarnation).setStable(stable).build();
+    h.pushedTop = Math.max(h.pushedTop, h.unackedGlobal);
+    h.sentStable = Math.max(h.sentStable, stable);
     CompletableFuture<ReadLeaseResponse> parked = h.parked;
     h.parked = null;
     if (h.parkTimer != null) {
       h.parkTimer.cancel(false);
       h.parkTimer = null;
     }
-    ReadLeaseResponse response = b.build();
     return () -> parked.complete(response);
+  }
+
+  /**
+   * Answers the parked request of every holder whose stable point has passed what it was last told
+   * while tokens pushed to it wait for it. Caller holds the lock.
+   */
+  private void pushStable(long now, List<Runnable> completions) {
+    for (Holder h : holders.values()) {
+      if (h.parked != null && h.live(now) && h.waitsForStable() && stableFor(h.client, now) > h.sentStable) {
+        completions.add(answer(h, now));
+      }
+    }
   }
 
   /** Forgets every holder whose lease has run out. Caller holds the lock. */
   private void dropExpired(long now, List<Runnable> completions) {
     for (Iterator<Holder> it = holders.values().iterator(); it.hasNext(); ) {
       Holder h = it.next();
-      if (h.expiresAt - now <= 0) {
-        drop(h, completions);
+      if (!h.live(now)) {
+        drop(h, now, completions);
         it.remove();
       }
     }
   }
 
-  /** Forgets an expired holder, answering its parked request (it will find its lease fresh next time). */
-  private void drop(Holder h, List<Runnable> completions) {
+  /** Forgets an expired holder, answering its parked request (its next request starts a new incarnation). */
+  private void drop(Holder h, long now, List<Runnable> completions) {
     if (h.parked != null) {
-      completions.add(answer(h, false));
+      completions.add(answer(h, now));
     }
   }
 
@@ -345,7 +435,7 @@ public final class ReadLeases implements AutoCloseable {
     long earliest = Long.MAX_VALUE;
     for (Map.Entry<StreamId, Holder> e : holders.entrySet()) {
       Holder h = e.getValue();
-      if (h.expiresAt - now > 0 && h.applied < address && !e.getKey().equals(recipient)) {
+      if (h.live(now) && h.applied < address && !e.getKey().equals(recipient)) {
         earliest = Math.min(earliest, h.expiresAt);
       }
     }
@@ -389,6 +479,7 @@ public final class ReadLeases implements AutoCloseable {
       long now = nanoTime.getAsLong();
       dropExpired(now, completions);
       anyHolder = !holders.isEmpty();
+      pushStable(now, completions);
       releaseGates(now, completions);
     }
     completions.forEach(Runnable::run);
@@ -397,7 +488,7 @@ public final class ReadLeases implements AutoCloseable {
   /** Clients currently holding a lease (for tests and diagnostics). */
   public synchronized int holders() {
     long now = nanoTime.getAsLong();
-    return (int) holders.values().stream().filter(h -> h.expiresAt - now > 0).count();
+    return (int) holders.values().stream().filter(h -> h.live(now)).count();
   }
 
   @Override
@@ -405,8 +496,9 @@ public final class ReadLeases implements AutoCloseable {
     List<Runnable> completions = new ArrayList<>();
     synchronized (this) {
       closed = true;
+      long now = nanoTime.getAsLong();
       for (Holder h : holders.values()) {
-        drop(h, completions);
+        drop(h, now, completions);
       }
       holders.clear();
       anyHolder = false;

@@ -50,16 +50,17 @@ class ReadLeasesTest {
   }
 
   @Test
-  void aNewLeaseIsAnsweredAtOnceAsFreshThenParksUntilATokenIsIssued() throws Exception {
+  void aNewLeaseIsAnsweredAtOnceWithItsIncarnationThenParksUntilATokenIsIssued() throws Exception {
     ReadLeaseResponse first = leases.lease(A, ask(-1)).get(1, TimeUnit.SECONDS);
-    assertThat(first.getFresh()).isTrue();
+    assertThat(first.getIncarnation()).isNotZero();
     assertThat(first.getLeaseMs()).isEqualTo(LEASE_MS);
 
     CompletableFuture<ReadLeaseResponse> parked = leases.lease(A, ask(-1));
     assertThat(parked).isNotDone();
     leases.issued(token(7, 3));
     ReadLeaseResponse push = parked.get(1, TimeUnit.SECONDS);
-    assertThat(push.getFresh()).isFalse();
+    assertThat(push.getIncarnation()).as("the same lease, renewed").isEqualTo(first.getIncarnation());
+    assertThat(push.getStable()).as("no other holder: every token is stable").isEqualTo(7);
     assertThat(push.getGlobalTail()).isEqualTo(7);
     assertThat(push.getStreamsList()).containsExactly(S.toMsg());
     assertThat(push.getStreamTails(0)).isEqualTo(3);
@@ -107,13 +108,14 @@ class ReadLeasesTest {
     assertThat(leases.pushFor(W, 2)).as("not a holder").isNull();
 
     leases.lease(A, ask(2));
-    assertThat(leases.pushFor(A, 2)).as("acknowledged").isNull();
+    assertThat(leases.pushFor(A, 2).getStreamsCount()).as("acknowledged").isZero();
+    assertThat(leases.pushFor(A, 2).getGlobalTail()).isEqualTo(-1);
     assertThat(leases.visibleTo(W, 2)).isDone();
   }
 
   @Test
   void anAnswerWaitsAtMostUntilTheSilentHoldersLeaseRunsOut() throws Exception {
-    leases.lease(A, ask(-1)).join();
+    ReadLeaseResponse first = leases.lease(A, ask(-1)).join();
     leases.issued(token(2, 0));
     CompletableFuture<Void> toWriter = leases.visibleTo(W, 2);
     assertThat(toWriter).isNotDone();
@@ -121,7 +123,8 @@ class ReadLeasesTest {
     // The timer re-checks at the lease end (real time); the fake clock is already past it.
     toWriter.get(5, TimeUnit.SECONDS);
     assertThat(leases.holders()).isZero();
-    assertThat(leases.lease(A, ask(2)).get(1, TimeUnit.SECONDS).getFresh()).as("the lease had ended").isTrue();
+    assertThat(leases.lease(A, ask(2)).get(1, TimeUnit.SECONDS).getIncarnation())
+        .as("the lease had ended: a new incarnation").isNotEqualTo(first.getIncarnation());
   }
 
   @Test
@@ -181,5 +184,61 @@ class ReadLeasesTest {
     Path file = Files.writeString(tmp.resolve("read-leases"), "not a number");
     assertThatThrownBy(() -> new LeaseMarker(file)).isInstanceOf(IllegalStateException.class)
         .hasMessageContaining(file.toString()).hasMessageContaining("corrupt");
+  }
+
+  @Test
+  void anAnswerThatNeverArrivedIsRepeatedByTheNextOne() throws Exception {
+    StreamId t = StreamId.of("t");
+    leases.lease(A, ask(-1)).join();
+    CompletableFuture<ReadLeaseResponse> lost = leases.lease(A, ask(-1));
+    leases.issued(token(1, 0));
+    assertThat(lost).as("answered, but the answer is lost on the way").isDone();
+    leases.issued(TokenResponse.newBuilder().addTokens(Token.newBuilder().setGlobalAddress(2)
+        .addSlots(StreamSlot.newBuilder().setStream(t.toMsg()).setStreamAddress(0))).build());
+    // The client re-sends, still acknowledging nothing: the answer carries both tokens.
+    ReadLeaseResponse again = leases.lease(A, ask(-1)).get(1, TimeUnit.SECONDS);
+    assertThat(again.getGlobalTail()).isEqualTo(2);
+    assertThat(again.getStreamsList()).containsExactlyInAnyOrder(S.toMsg(), t.toMsg());
+    // A duplicate of the first answer arriving late changes nothing: acknowledging 2 covers both.
+    CompletableFuture<ReadLeaseResponse> parked = leases.lease(A, ask(2));
+    assertThat(parked).as("nothing left to push").isNotDone();
+    assertThat(leases.visibleTo(W, 2)).isDone();
+  }
+
+  @Test
+  void aPushedTokenBecomesStableOnlyOnceEveryOtherHolderAppliedIt() throws Exception {
+    leases.lease(A, ask(-1)).join();
+    leases.lease(B, ask(-1)).join();
+    CompletableFuture<ReadLeaseResponse> parkedA = leases.lease(A, ask(-1));
+    CompletableFuture<ReadLeaseResponse> parkedB = leases.lease(B, ask(-1));
+    leases.issued(token(4, 0));
+    ReadLeaseResponse pushA = parkedA.get(1, TimeUnit.SECONDS);
+    assertThat(pushA.getGlobalTail()).isEqualTo(4);
+    assertThat(pushA.getStable()).as("B has not applied 4").isLessThan(4);
+    assertThat(parkedB.get(1, TimeUnit.SECONDS).getStable()).as("A has not applied 4").isLessThan(4);
+
+    CompletableFuture<ReadLeaseResponse> nextA = leases.lease(A, ask(4));
+    assertThat(nextA).as("nothing new for A while B has not applied 4").isNotDone();
+    CompletableFuture<ReadLeaseResponse> nextB = leases.lease(B, ask(4));
+    // B's acknowledgement makes 4 stable for A, which is told at once; B learns it from A's.
+    assertThat(nextA.get(1, TimeUnit.SECONDS).getStable()).isEqualTo(4);
+    assertThat(nextB.get(1, TimeUnit.SECONDS).getStable()).isEqualTo(4);
+    // Once told, neither is answered again until something changes.
+    assertThat(leases.lease(A, ask(4))).isNotDone();
+    assertThat(leases.lease(B, ask(4))).isNotDone();
+  }
+
+  @Test
+  void theStablePointAnsweredWithARevealingResponseCoversWhatItReveals() {
+    leases.lease(A, ask(-1)).join();
+    leases.lease(B, ask(-1)).join();
+    leases.issued(token(6, 0));
+    CompletableFuture<Void> toA = leases.visibleTo(A, 6);
+    assertThat(toA).isNotDone();
+    leases.lease(B, ask(6));
+    assertThat(toA).isDone();
+    ReadLeaseResponse push = leases.pushFor(A, 6);
+    assertThat(push.getGlobalTail()).isEqualTo(6);
+    assertThat(push.getStable()).isGreaterThanOrEqualTo(6);
   }
 }

@@ -8,6 +8,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -18,19 +19,24 @@ import org.slf4j.LoggerFactory;
  * request, and stay linearizable.
  *
  * <p>The sequencer pushes every token it issues to lease holders, and releases no response that
- * reveals a token to anyone (this client included) before each holder has applied that push. So,
- * while the lease is valid, the known tail of a <em>covered</em> stream is at least the tail of
- * every write that has been acknowledged or observed, and at least as new as any global tail this
- * client has learnt. A stream becomes covered when a tail answer for it arrives for a
- * request sent while the lease was already held (so every later token is pushed); every stream is
- * uncovered again when a lease starts afresh (the sequencer had let the previous one run out, so
- * pushes may have been missed). The global tail is covered likewise, by the first tail answer
- * under the current lease.
+ * reveals a token to anyone (this client included) before every other holder has applied it. So,
+ * while the lease is valid, the known tail of a <em>covered</em> stream includes every write that
+ * has been acknowledged or observed before the query. The converse matters as much: a pushed token
+ * may not be known to the other holders yet, and answering with it would let this client observe a
+ * write that another holder, asked a moment later, still misses. So an answer from memory may use
+ * only tokens at or below the <em>stable point</em> ({@link #stable}: every other holder has
+ * applied every token up to it, as the sequencer last said); a tail newer than that is asked for.
  *
- * <p>The lease is kept by one long-polling request at a time: the answer carries the pushed tokens
- * and the next request acknowledges them and renews the lease. The lease is counted from when
- * the request was sent, and used only until a safety margin before its end. Renewal stops after
- * {@link #IDLE_STOP} without a tail query, and resumes with the next one.
+ * <p>A stream becomes covered when a tail answer for it arrives for a request sent under the
+ * current lease incarnation (so every later token is pushed); the global tail is covered likewise,
+ * by the first tail answer under it. Every stream is uncovered again when an answer names a new
+ * incarnation: the sequencer had let the lease run out (or restarted) and pushed nothing meanwhile.
+ *
+ * <p>The lease is kept by one long-polling request at a time: every answer carries every token not
+ * acknowledged yet (so a lost answer loses nothing), and the next request acknowledges it and
+ * renews the lease. The lease is counted from when the request was sent, and used only until a
+ * safety margin before its end. Renewal stops after {@link #IDLE_STOP} without a tail query, and
+ * resumes with the next one.
  *
  * <p>Thread-safe.
  */
@@ -69,6 +75,10 @@ final class ReadLease {
   private volatile long lastUse;
   // Whether the known global tail is covered: set by the first tail answer under the current lease.
   private volatile boolean globalCovered;
+  // The incarnation of the lease the covered streams were learnt under (0: none yet). Guarded by coverLock.
+  private long incarnation;
+  // Every other holder has applied every token up to here (monotonic: it only ever grows).
+  private final AtomicLong stable = new AtomicLong(-1);
   // Guarded by this:
   private long applied = -1;
   private boolean renewing;
@@ -126,6 +136,14 @@ final class ReadLease {
         globalCovered = true;
       }
     }
+  }
+
+  /**
+   * The stable point: every other lease holder has applied every token up to this global address.
+   * A tail known from a token above it must not be answered from memory.
+   */
+  long stable() {
+    return stable.get();
   }
 
   /** Whether this client currently holds a usable lease (for tests and diagnostics). */
@@ -189,7 +207,12 @@ final class ReadLease {
     learn(push);
   }
 
-  /** Records pushed tails: streams first, then the global tail. */
+  /**
+   * Records pushed tails: streams first, then the global tail, then the stable point, so a reader
+   * that reads them in the opposite order never pairs a stable point with older tails. The answer
+   * carries every token not acknowledged, so after it this client knows every token up to its
+   * global tail, and acknowledges that.
+   */
   private void learn(ReadLeaseResponse r) {
     for (int i = 0; i < r.getStreamsCount(); i++) {
       channel.learnStream(StreamId.fromMsg(r.getStreams(i)), r.getStreamTails(i), r.getStreamLastGlobal(i));
@@ -200,16 +223,24 @@ final class ReadLease {
         applied = Math.max(applied, r.getGlobalTail());
       }
     }
+    stable.accumulateAndGet(r.getStable(), Math::max);
   }
 
   private void answered(long sentAt, ReadLeaseResponse r, Throwable error) {
     if (error == null) {
-      if (r.getFresh()) {
-        // The sequencer had let the lease end: pushes may have been missed, nothing is covered.
-        synchronized (coverLock) {
+      synchronized (coverLock) {
+        if (r.getIncarnation() != incarnation) {
+          // A new lease (the sequencer had let the last one end, or restarted): tokens issued in
+          // between were not pushed, so nothing learnt before is covered.
+          incarnation = r.getIncarnation();
           generation++;
           covered.clear();
           globalCovered = false;
+          synchronized (this) {
+            // Acknowledge only what this incarnation's answers carried: a restarted sequencer may
+            // issue an address again that an earlier one had pushed.
+            applied = -1;
+          }
         }
       }
       // Streams before the global tail: a reader that sees the new global tail sees these too.
