@@ -13,13 +13,14 @@ public enum FsyncPolicy {
   ALWAYS,
   /**
    * Futures complete once the record is written to the operating system; the file is forced every
-   * {@link StorageOptions#fsyncInterval()}. A process crash loses nothing, but a machine crash or
-   * power loss can lose the acknowledged writes of the last interval.
+   * {@link StorageOptions#fsyncInterval()}, and before a segment is deleted (so the trim that
+   * covers it is durable first). A process crash loses nothing, but a machine crash or power loss
+   * can lose the acknowledged writes of the last interval.
    */
   INTERVAL,
   /**
-   * Never forces except on close. For tests and benchmarks: a machine crash can lose any amount of
-   * acknowledged writes.
+   * Never forces except on close and before deleting a segment. For tests and benchmarks: a
+   * machine crash can lose any amount of acknowledged writes.
    */
   NONE
 }

@@ -17,6 +17,7 @@ public final class StorageOptions {
   private final Duration fsyncInterval;
   private final long segmentSize;
   private final int maxEntrySize;
+  private final DirectorySync directorySync;
 
   private StorageOptions(Builder b) {
     this.mode = b.mode;
@@ -25,6 +26,7 @@ public final class StorageOptions {
     this.fsyncInterval = b.fsyncInterval;
     this.segmentSize = b.segmentSize;
     this.maxEntrySize = b.maxEntrySize;
+    this.directorySync = b.directorySync;
   }
 
   public static Builder builder() {
@@ -69,6 +71,11 @@ public final class StorageOptions {
     return maxEntrySize;
   }
 
+  /** How directory entries are made durable ({@link DirectorySync#FSYNC} unless replaced). */
+  public DirectorySync directorySync() {
+    return directorySync;
+  }
+
   public Builder toBuilder() {
     return new Builder()
         .mode(mode)
@@ -76,7 +83,8 @@ public final class StorageOptions {
         .fsyncPolicy(fsyncPolicy)
         .fsyncInterval(fsyncInterval)
         .segmentSize(segmentSize)
-        .maxEntrySize(maxEntrySize);
+        .maxEntrySize(maxEntrySize)
+        .directorySync(directorySync);
   }
 
   @Override
@@ -94,6 +102,7 @@ public final class StorageOptions {
     private Duration fsyncInterval = Duration.ofMillis(10);
     private long segmentSize = DEFAULT_SEGMENT_SIZE;
     private int maxEntrySize = DEFAULT_MAX_ENTRY_SIZE;
+    private DirectorySync directorySync = DirectorySync.FSYNC;
 
     private Builder() {}
 
@@ -124,6 +133,12 @@ public final class StorageOptions {
 
     public Builder maxEntrySize(int bytes) {
       this.maxEntrySize = bytes;
+      return this;
+    }
+
+    /** Replaces how the data directory's entries are forced (tests observe it this way). */
+    public Builder directorySync(DirectorySync sync) {
+      this.directorySync = Objects.requireNonNull(sync, "sync");
       return this;
     }
 

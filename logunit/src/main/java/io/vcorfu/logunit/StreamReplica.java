@@ -219,8 +219,9 @@ public final class StreamReplica implements AutoCloseable {
   /**
    * Per stream (the requested ones, or every stream held when {@code all} is set): the highest
    * stream address held (-1 when none; trimming does not lower it), the global address of the
-   * entry there (-1 for a hole) and the trim mark; plus the highest global address of any entry
-   * held. A sequencer rebuilds its tails from this after a restart.
+   * stream's last DATA entry (holes after it skipped; -1 when the stream never held data, the
+   * next entry's backpointer either way) and the trim mark; plus the highest global address of
+   * any entry held. A sequencer rebuilds its tails from this after a restart.
    */
   public CompletableFuture<StreamTailResponse> tail(StreamTailRequest request) {
     return LogReplica.call(() -> {

@@ -163,7 +163,46 @@ class StreamReplicaTest {
     assertThat(a.getTail()).isEqualTo(1);
     assertThat(a.getLastGlobal()).isEqualTo(12);
     assertThat(b.getTail()).isEqualTo(1);
-    assertThat(b.getLastGlobal()).isEqualTo(-1);
+    // B's last slot is a hole: its last global address is that of the DATA entry before it.
+    assertThat(b.getLastGlobal()).isEqualTo(12);
+  }
+
+  private StreamTailEntry tailOf(StreamId s) {
+    return get(replica.tail(StreamTailRequest.newBuilder().addStreams(s.toMsg()).build()))
+        .getTails(0);
+  }
+
+  @ParameterizedTest
+  @EnumSource(StorageMode.class)
+  void lastGlobalSkipsHolesAbortsAndTrimsAndSurvivesReopen(StorageMode mode) throws IOException {
+    open(mode);
+    get(replica.write(write(data(5, "a0", slot(A, 0)), true)));
+    get(replica.write(write(data(9, "a1", slot(A, 1)), true)));
+    fill(A, 2, false, true);
+    fill(A, 3, false, true);
+    assertThat(tailOf(A).getTail()).isEqualTo(3);
+    assertThat(tailOf(A).getLastGlobal()).isEqualTo(9);
+    // An uncommitted entry at the end is aborted into a hole: the one before it is the last.
+    get(replica.write(write(data(14, "a4", slot(A, 4)), false)));
+    assertThat(tailOf(A).getLastGlobal()).isEqualTo(14);
+    fill(A, 4, true, true);
+    assertThat(tailOf(A).getLastGlobal()).isEqualTo(9);
+    // Trimming the last DATA entry away does not forget it; holes only above the mark.
+    get(replica.trim(StreamTrimRequest.newBuilder().setStream(A.toMsg()).setBefore(3).build()));
+    assertThat(tailOf(A).getLastGlobal()).isEqualTo(9);
+    // A stream of holes only has no last global address.
+    fill(B, 0, false, true);
+    assertThat(tailOf(B).getTail()).isZero();
+    assertThat(tailOf(B).getLastGlobal()).isEqualTo(-1);
+    if (mode == StorageMode.DURABLE) {
+      replica.close();
+      open(mode);
+      assertThat(tailOf(A).getTail()).isEqualTo(4);
+      assertThat(tailOf(A).getLastGlobal()).isEqualTo(9);
+      assertThat(tailOf(B).getLastGlobal()).isEqualTo(-1);
+    }
+    get(replica.write(write(data(20, "a5", slot(A, 5)), true)));
+    assertThat(tailOf(A).getLastGlobal()).isEqualTo(20);
   }
 
   @ParameterizedTest

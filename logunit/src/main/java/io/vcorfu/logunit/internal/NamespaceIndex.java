@@ -17,8 +17,19 @@ final class NamespaceIndex {
   final StreamId id;
   long trimMark;
   long maxAddress = -1;
-  /** Global address of the record at {@link #maxAddress}, -1 for a hole or none. */
-  long lastGlobal = -1;
+  /**
+   * Global address of the last DATA record below {@link #trimMark} (the records the index no
+   * longer holds), as the trim that dropped them recorded it; -1 when there is none.
+   */
+  long floorGlobal = -1;
+  /**
+   * Address and global address of the highest-addressed DATA record in the index, -1 when there
+   * is none. When {@link #lastDataStale} is set the DATA record there was replaced by a hole and
+   * the true one is somewhere below {@link #lastDataAddress}: recompute with {@link #lastDataSlot}.
+   */
+  long lastDataAddress = -1;
+  long lastDataGlobal = -1;
+  boolean lastDataStale;
   /** The writer sequence number of the last record that touched this namespace (0: none since open). */
   long lastSeq;
 
@@ -60,6 +71,18 @@ final class NamespaceIndex {
 
   int size() {
     return size;
+  }
+
+  /** The slot of the highest-addressed DATA record with an address below {@code limit}, or -1. */
+  int lastDataSlot(long limit, byte holeFlag) {
+    int best = -1;
+    for (int s = 0; s < size; s++) {
+      if ((flags[s] & holeFlag) == 0 && address[s] < limit
+          && (best < 0 || address[s] > address[best])) {
+        best = s;
+      }
+    }
+    return best;
   }
 
   /** The slot holding {@code addr}, or -1. */

@@ -7,8 +7,17 @@ package io.vcorfu.logunit.internal;
 final class Op {
   static final byte ENTRY = 1;
   static final byte COMMIT = 2;
-  /** Per-namespace marks: trim mark, highest address, its global address, engine max global. */
+  /**
+   * Per-namespace marks: trim mark, highest address, global address of the last DATA record below
+   * the trim mark (-1 when none), engine max global.
+   */
   static final byte MARKS = 3;
+  /**
+   * "Every byte of this segment before {@code forcedTo} was forced to disk before this record was
+   * written." Never indexed: start-up uses it to tell a torn tail from corruption. A readable one
+   * is true whether or not it was itself forced, since it is written only after that force.
+   */
+  static final byte FORCED = 4;
 
   final byte type;
   final long[] keys;
@@ -24,9 +33,16 @@ final class Op {
   final long maxAddress;
   final long lastGlobal;
   final long maxGlobal;
+  // FORCED
+  final long forcedTo;
 
   private Op(byte type, long[] keys, byte flags, long global, int hash, byte[] payload,
       long trimMark, long maxAddress, long lastGlobal, long maxGlobal) {
+    this(type, keys, flags, global, hash, payload, trimMark, maxAddress, lastGlobal, maxGlobal, 0);
+  }
+
+  private Op(byte type, long[] keys, byte flags, long global, int hash, byte[] payload,
+      long trimMark, long maxAddress, long lastGlobal, long maxGlobal, long forcedTo) {
     this.type = type;
     this.keys = keys;
     this.flags = flags;
@@ -38,6 +54,7 @@ final class Op {
     this.maxAddress = maxAddress;
     this.lastGlobal = lastGlobal;
     this.maxGlobal = maxGlobal;
+    this.forcedTo = forcedTo;
   }
 
   static Op entry(byte flags, long global, int hash, long[] keys, byte[] payload) {
@@ -59,6 +76,11 @@ final class Op {
   static Op marks(long msb, long lsb, long trimMark, long maxAddress, long lastGlobal, long maxGlobal) {
     return new Op(MARKS, new long[] {msb, lsb, 0}, (byte) 0, 0, 0, null,
         trimMark, maxAddress, lastGlobal, maxGlobal);
+  }
+
+  /** A FORCED record: the segment is forced up to byte {@code forcedTo}. */
+  static Op forced(long forcedTo) {
+    return new Op(FORCED, new long[0], (byte) 0, 0, 0, null, 0, 0, 0, 0, forcedTo);
   }
 
   int keyCount() {

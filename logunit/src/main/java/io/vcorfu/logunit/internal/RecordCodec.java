@@ -13,6 +13,7 @@ import java.util.zip.CRC32C;
  *       payload[len]
  *   <li>COMMIT: n:int, n × (msb, lsb, address)
  *   <li>MARKS: msb, lsb, trimMark, maxAddress, lastGlobal, maxGlobal: long
+ *   <li>FORCED: forcedTo: long (segments only, never in index files; see {@link Op#FORCED})
  * </ul>
  * Index-file ops are bodies too, with an ENTRY's payload replaced by {@code pos:long, len:int}.
  */
@@ -49,6 +50,7 @@ final class RecordCodec {
       case Op.ENTRY -> 1 + 1 + 8 + 4 + 4 + 24 * op.keyCount() + (index ? 12 : 4 + op.payloadLen);
       case Op.COMMIT -> 1 + 4 + 24 * op.keyCount();
       case Op.MARKS -> 1 + 6 * 8;
+      case Op.FORCED -> 1 + 8;
       default -> throw new IllegalStateException("unknown op type " + op.type);
     };
   }
@@ -68,6 +70,7 @@ final class RecordCodec {
       case Op.COMMIT -> putKeys(b, op.keys);
       case Op.MARKS -> b.putLong(op.keys[0]).putLong(op.keys[1]).putLong(op.trimMark)
           .putLong(op.maxAddress).putLong(op.lastGlobal).putLong(op.maxGlobal);
+      case Op.FORCED -> b.putLong(op.forcedTo);
       default -> throw new IllegalStateException("unknown op type " + op.type);
     }
   }
@@ -103,6 +106,9 @@ final class RecordCodec {
       }
       case Op.MARKS -> {
         return Op.marks(b.getLong(), b.getLong(), b.getLong(), b.getLong(), b.getLong(), b.getLong());
+      }
+      case Op.FORCED -> {
+        return Op.forced(b.getLong());
       }
       default -> throw new IllegalArgumentException("unknown record type " + type);
     }

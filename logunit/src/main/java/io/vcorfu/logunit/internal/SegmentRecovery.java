@@ -1,6 +1,7 @@
 package io.vcorfu.logunit.internal;
 
 import io.vcorfu.logunit.CorruptSegmentException;
+import io.vcorfu.logunit.DirectorySync;
 import io.vcorfu.logunit.RecoveryStats;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -21,8 +22,20 @@ import org.slf4j.LoggerFactory;
 /**
  * Rebuilds the engine's index from a data directory on open. Sealed segments are restored from
  * their index files when those are intact and match the segment's length, and scanned otherwise;
- * the last (active) segment is always scanned. Only the end of the last segment may be damaged (an
- * interrupted write): it is truncated. Damage anywhere else stops start-up.
+ * the last (active) segment is always scanned.
+ *
+ * <p>Torn tail or corruption: a power loss can leave the part of the last segment written after
+ * its last force damaged in any pattern (its pages reach the disk in any order), but nothing
+ * before that force. The segment records how far it was forced in {@link Op#FORCED} records, each
+ * true once readable. So a damaged record in the last segment at or after the highest forced
+ * position any readable FORCED record claims is a torn tail: the segment is truncated there,
+ * dropping whatever follows (none of it was acknowledged under {@link
+ * io.vcorfu.logunit.FsyncPolicy#ALWAYS}, since acknowledging waits for a force that would have
+ * moved the claim past it). Damage before that position, or anywhere in a sealed segment, is
+ * corruption and stops start-up naming the file and offset.
+ *
+ * <p>Before returning, the active segment and the directory are forced, so what recovery kept is
+ * durable before anything is served from it and the writer may treat it as forced.
  */
 final class SegmentRecovery {
   private static final Logger log = LoggerFactory.getLogger(SegmentRecovery.class);
@@ -32,15 +45,28 @@ final class SegmentRecovery {
       RecoveryStats stats) {}
 
   private final Path dir;
+  private final DirectorySync directorySync;
   private final StorageEngine engine;
 
-  SegmentRecovery(Path dir, StorageEngine engine) {
+  SegmentRecovery(Path dir, DirectorySync directorySync, StorageEngine engine) {
     this.dir = dir;
+    this.directorySync = directorySync;
     this.engine = engine;
   }
 
   Result recover() throws IOException {
+    List<Path> createdDirs = new ArrayList<>();
+    for (Path p = dir.toAbsolutePath(); p != null && !Files.exists(p); p = p.getParent()) {
+      createdDirs.add(p);
+    }
     Files.createDirectories(dir);
+    // Every directory created here gets its entry forced in its parent, top down.
+    for (int i = createdDirs.size() - 1; i >= 0; i--) {
+      Path parent = createdDirs.get(i).getParent();
+      if (parent != null) {
+        directorySync.force(parent);
+      }
+    }
     List<Integer> ids = segmentIds();
     int fromIndex = 0;
     int scanned = 0;
@@ -66,16 +92,18 @@ final class SegmentRecovery {
         scanned++;
         torn = Files.size(activeFile) - length;
       }
+      boolean created = ids.isEmpty();
       FileChannel ch = FileChannel.open(activeFile, StandardOpenOption.CREATE,
           StandardOpenOption.READ, StandardOpenOption.WRITE);
+      channels.put(active, ch);
       if (torn > 0) {
         log.warn("Truncated {} bytes of an interrupted write at the end of {} (offset {})",
             torn, activeFile, length);
         ch.truncate(length);
-        ch.force(true);
       }
+      // A process crash leaves unforced writes in the page cache, readable now but not durable.
+      ch.force(true);
       ch.position(length);
-      channels.put(active, ch);
       List<Integer> sealed = ids.isEmpty() ? List.of() : ids.subList(0, ids.size() - 1);
       List<Integer> dead = engine.deadSegments(sealed);
       for (int id : sealed) {
@@ -89,6 +117,9 @@ final class SegmentRecovery {
       }
       if (!dead.isEmpty()) {
         log.info("Deleted {} segments of {} that hold nothing live", dead.size(), dir);
+      }
+      if (created || !dead.isEmpty()) {
+        directorySync.force(dir);
       }
       log.info("Recovered {}: {} segments from index files, {} scanned, active segment {}",
           dir, fromIndex, scanned, active);
@@ -136,11 +167,13 @@ final class SegmentRecovery {
 
   /**
    * Scans one segment, applying every valid record; returns the length of its valid prefix. For
-   * the last segment a damaged end is tolerated when nothing valid follows it.
+   * the last segment a damaged record is a torn tail (see the class comment) unless a readable
+   * FORCED record, before or after it, says it lies in forced bytes.
    */
   private long scan(int id, Path file, boolean last) throws IOException {
     byte[] data = Files.readAllBytes(file);
     ByteBuffer b = ByteBuffer.wrap(data);
+    long forced = 0;
     int at = 0;
     while (at < data.length) {
       int frameLength = validFrameAt(data, at);
@@ -149,30 +182,91 @@ final class SegmentRecovery {
           throw new CorruptSegmentException(file, at,
               "a sealed segment holds a truncated or damaged record");
         }
-        int next = nextValidFrame(data, at + 1);
-        if (next >= 0) {
-          throw new CorruptSegmentException(file, at, "a damaged record is followed by valid "
-              + "records (first at offset " + next + "), so this is not an interrupted write");
+        After after = readableAfter(file, data, at);
+        long claimed = Math.max(forced, after.forced());
+        if (at < claimed) {
+          throw new CorruptSegmentException(file, at, "a damaged record lies before offset "
+              + claimed + ", up to which the segment was forced to disk, so this is not an "
+              + "interrupted write");
+        }
+        if (after.records() > 0) {
+          log.warn("{}: the damaged record at offset {} lies after the last forced position the "
+              + "segment records ({}); the {} readable records after it were written after that "
+              + "force and reached the disk out of order: dropping them with the torn tail",
+              file, at, claimed, after.records());
         }
         return at;
       }
-      int bodyLen = frameLength - RecordCodec.FRAME_HEADER;
-      b.limit(at + frameLength).position(at + RecordCodec.FRAME_HEADER);
-      Op op;
-      try {
-        op = RecordCodec.readBody(b, false, at + RecordCodec.FRAME_HEADER);
-      } catch (RuntimeException e) {
-        throw new CorruptSegmentException(file, at, "a record with a valid checksum cannot be "
-            + "decoded (" + e.getMessage() + ")");
+      Op op = decode(file, b, data.length, at, frameLength);
+      if (op.type == Op.FORCED) {
+        forced = Math.max(forced, op.forcedTo);
+      } else {
+        engine.apply(op, id, last);
       }
-      if (b.position() != at + RecordCodec.FRAME_HEADER + bodyLen) {
-        throw new CorruptSegmentException(file, at, "a record is longer than its content");
-      }
-      b.limit(data.length);
-      engine.apply(op, id, last);
       at += frameLength;
     }
     return at;
+  }
+
+  private static Op decode(Path file, ByteBuffer b, int dataLength, int at, int frameLength)
+      throws CorruptSegmentException {
+    int bodyLen = frameLength - RecordCodec.FRAME_HEADER;
+    b.limit(at + frameLength).position(at + RecordCodec.FRAME_HEADER);
+    Op op;
+    try {
+      op = RecordCodec.readBody(b, false, at + RecordCodec.FRAME_HEADER);
+    } catch (RuntimeException e) {
+      throw new CorruptSegmentException(file, at, "a record with a valid checksum cannot be "
+          + "decoded (" + e.getMessage() + ")");
+    }
+    if (b.position() != at + RecordCodec.FRAME_HEADER + bodyLen) {
+      throw new CorruptSegmentException(file, at, "a record is longer than its content");
+    }
+    if (op.type == Op.FORCED && (op.forcedTo < 0 || op.forcedTo > at)) {
+      throw new CorruptSegmentException(file, at, "a record claims the segment was forced up to "
+          + "offset " + op.forcedTo + ", past the record itself");
+    }
+    b.limit(dataLength);
+    return op;
+  }
+
+  /**
+   * What is readable after the damaged record at {@code damaged}, walked record by record and
+   * resynchronizing on the next valid record after each damaged stretch (something that only looks
+   * like a record is skipped as garbage).
+   *
+   * @param forced the highest forced position a FORCED record there claims, 0 when none
+   * @param records how many other records are readable there
+   */
+  private record After(long forced, int records) {}
+
+  private static After readableAfter(Path file, byte[] data, int damaged) {
+    ByteBuffer b = ByteBuffer.wrap(data);
+    long forced = 0;
+    int records = 0;
+    int at = nextValidFrame(data, damaged + 1);
+    while (at >= 0 && at < data.length) {
+      int frameLength = validFrameAt(data, at);
+      Op op = null;
+      if (frameLength > 0) {
+        try {
+          op = decode(file, b, data.length, at, frameLength);
+        } catch (CorruptSegmentException e) {
+          b.limit(data.length);
+        }
+      }
+      if (op == null) {
+        at = nextValidFrame(data, at + 1);
+        continue;
+      }
+      if (op.type == Op.FORCED) {
+        forced = Math.max(forced, op.forcedTo);
+      } else {
+        records++;
+      }
+      at += frameLength;
+    }
+    return new After(forced, records);
   }
 
   /** The whole length of a valid frame at {@code at}, or -1. */

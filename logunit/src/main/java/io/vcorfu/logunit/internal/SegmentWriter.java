@@ -1,5 +1,6 @@
 package io.vcorfu.logunit.internal;
 
+import io.vcorfu.logunit.DirectorySync;
 import io.vcorfu.logunit.FsyncPolicy;
 import io.vcorfu.protocol.ServerErrorException;
 import java.io.IOException;
@@ -25,8 +26,21 @@ import org.slf4j.LoggerFactory;
  * The single thread that appends records to the active segment, forces it, seals segments (with
  * their index file) and deletes dead ones. Work items are executed strictly in queue order, so a
  * barrier completes only after every record queued before it is written (and, under
- * {@link FsyncPolicy#ALWAYS}, forced). Deletions are done after the force of their batch, so a
- * segment never disappears before the trim that killed it is durable.
+ * {@link FsyncPolicy#ALWAYS}, forced).
+ *
+ * <p>Safety invariants, whatever the policy:
+ * <ul>
+ *   <li>A segment is deleted only after a force that covers every record queued before the
+ *       deletion, so it never disappears before the trim that killed it is durable; the data
+ *       directory is forced after the deletions of a batch.
+ *   <li>A new segment's directory entry (and the index file renamed into place when sealing the
+ *       previous one) is forced before any record in the new segment is written, so before any
+ *       write in it is acknowledged ({@link FsyncPolicy#NONE}: at close).
+ *   <li>{@link #forcedPosition()} only ever names bytes that a completed force covered; the
+ *       engine writes it into the segment as {@link Op#FORCED} records, and {@link #close} ends a
+ *       segment it wrote to with one covering all of it, so recovery knows which damage is a torn
+ *       tail and which is corruption.
+ * </ul>
  *
  * <p>Callers enqueue under the engine's monitor, which fixes the file order; barrier futures are
  * completed on a separate thread so that callbacks never stall the writer.
@@ -37,7 +51,8 @@ final class SegmentWriter implements AutoCloseable {
 
   private sealed interface Item permits Append, Roll, Delete, Barrier, Stop, Group {}
 
-  private record Append(byte[] frame, long seq) implements Item {}
+  /** A record, preceded by a FORCED record when {@code marker} is not null. */
+  private record Append(byte[] marker, byte[] frame, long seq) implements Item {}
 
   private record Roll(int sealed, long sealedLength, byte[] index, int next) implements Item {}
 
@@ -51,6 +66,7 @@ final class SegmentWriter implements AutoCloseable {
   private record Group(List<Item> items) implements Item {}
 
   private final Path directory;
+  private final DirectorySync directorySync;
   private final FsyncPolicy policy;
   private final long intervalNanos;
   private final LinkedBlockingQueue<Item> queue = new LinkedBlockingQueue<>();
@@ -59,25 +75,43 @@ final class SegmentWriter implements AutoCloseable {
   private final Thread thread;
   private final ByteBuffer buffer = ByteBuffer.allocate(BUFFER);
   private FileChannel active;
+  private int activeId;
+  /** Bytes of the active segment handed to the operating system so far. */
+  private long written;
+  /** Something was appended since open, so close ends the segment with a FORCED record. */
+  private boolean appended;
+  /** The directory has entries created, renamed or deleted since it was last forced. */
+  private boolean directoryDirty;
   private boolean dirty;
   private long lastForce = System.nanoTime();
   private volatile Throwable failure;
   private volatile long forces;
   /** Every record with a sequence number up to this is in the file and durable per the policy. */
   private volatile long durableSeq;
+  /** Segment and offset (a {@link SegmentPosition}) up to which the active segment is forced. */
+  private volatile long forcedPosition;
   // Producer side, guarded by the engine's monitor.
   private long lastSeq;
   // Producer side, guarded by the engine's monitor (every caller enqueues under it).
   private List<Item> held;
   private int holds;
 
-  SegmentWriter(Path directory, FsyncPolicy policy, long intervalMillis, int activeSegment,
+  /**
+   * Starts the writer on {@code activeSegment}, whose first {@code activeLength} bytes recovery
+   * has already forced.
+   */
+  SegmentWriter(Path directory, DirectorySync directorySync, FsyncPolicy policy,
+      long intervalMillis, int activeSegment, long activeLength,
       Map<Integer, FileChannel> openChannels) {
     this.directory = directory;
+    this.directorySync = directorySync;
     this.policy = policy;
     this.intervalNanos = TimeUnit.MILLISECONDS.toNanos(intervalMillis);
     this.channels.putAll(openChannels);
     this.active = channels.get(activeSegment);
+    this.activeId = activeSegment;
+    this.written = activeLength;
+    this.forcedPosition = SegmentPosition.of(activeSegment, activeLength);
     String name = "vcorfu-segments-" + directory.getFileName();
     this.completer = Executors.newSingleThreadExecutor(r -> daemon(r, name + "-complete"));
     this.thread = daemon(this::run, name);
@@ -113,11 +147,23 @@ final class SegmentWriter implements AutoCloseable {
     return channels.get(segment);
   }
 
-  /** Queues a record; returns its sequence number (see {@link #durableSeq}). */
-  long append(byte[] frame) {
+  /**
+   * Queues a record, preceded by the FORCED record {@code marker} unless it is null (both go in
+   * one item, so they are written and forced together); returns its sequence number (see
+   * {@link #durableSeq}).
+   */
+  long append(byte[] marker, byte[] frame) {
     long seq = ++lastSeq;
-    enqueue(new Append(frame, seq));
+    enqueue(new Append(marker, frame, seq));
     return seq;
+  }
+
+  /**
+   * How far the active segment is known forced, as a {@link SegmentPosition}: every byte of that
+   * segment before that offset was covered by a completed force.
+   */
+  long forcedPosition() {
+    return forcedPosition;
   }
 
   /**
@@ -237,7 +283,11 @@ final class SegmentWriter implements AutoCloseable {
     long highestSeq = 0;
     for (Item item : flatten(batch)) {
       if (item instanceof Append a) {
+        if (a.marker() != null) {
+          write(a.marker());
+        }
         write(a.frame());
+        appended = true;
         highestSeq = a.seq();
       } else if (item instanceof Roll r) {
         seal(r);
@@ -250,13 +300,21 @@ final class SegmentWriter implements AutoCloseable {
       }
     }
     flush();
-    if (policy == FsyncPolicy.ALWAYS || stop) {
+    if (policy == FsyncPolicy.ALWAYS || stop || !deletes.isEmpty()) {
+      // Deletions wait for a force whatever the policy: the trim that killed a segment must be
+      // durable before the segment is gone (a deletion is rare: once per segment).
       force();
     } else {
       forceIfIntervalElapsed();
     }
     for (int segment : deletes) {
       deleteSegment(segment);
+    }
+    if (!deletes.isEmpty()) {
+      forceDirectory();
+    }
+    if (stop) {
+      markClosed();
     }
     if (highestSeq > 0) {
       durableSeq = highestSeq;
@@ -271,6 +329,7 @@ final class SegmentWriter implements AutoCloseable {
     if (frame.length > buffer.remaining()) {
       flush();
       if (frame.length > buffer.capacity()) {
+        written += frame.length;
         writeFully(active, ByteBuffer.wrap(frame));
         dirty = true;
         return;
@@ -282,6 +341,7 @@ final class SegmentWriter implements AutoCloseable {
   private void flush() throws IOException {
     if (buffer.position() > 0) {
       buffer.flip();
+      written += buffer.remaining();
       writeFully(active, buffer);
       buffer.clear();
       dirty = true;
@@ -300,7 +360,30 @@ final class SegmentWriter implements AutoCloseable {
       dirty = false;
       forces++;
     }
+    // Everything written is covered now (when nothing was dirty, an earlier force covered it).
+    forcedPosition = SegmentPosition.of(activeId, written);
     lastForce = System.nanoTime();
+  }
+
+  private void forceDirectory() throws IOException {
+    directorySync.force(directory);
+    directoryDirty = false;
+  }
+
+  /**
+   * On close, after the final force: ends the active segment with a FORCED record covering all of
+   * it (forced too), so damage anywhere in it is known to be corruption on the next start, and
+   * forces the directory if an entry changed since it last was.
+   */
+  private void markClosed() throws IOException {
+    if (appended && written > 0) {
+      write(RecordCodec.frame(Op.forced(written)));
+      flush();
+      force();
+    }
+    if (directoryDirty) {
+      forceDirectory();
+    }
   }
 
   private void forceIfIntervalElapsed() throws IOException {
@@ -330,7 +413,14 @@ final class SegmentWriter implements AutoCloseable {
     active = FileChannel.open(segmentPath(directory, r.next()), StandardOpenOption.CREATE_NEW,
         StandardOpenOption.READ, StandardOpenOption.WRITE);
     channels.put(r.next(), active);
+    activeId = r.next();
+    written = 0;
     dirty = true;
+    directoryDirty = true;
+    if (policy != FsyncPolicy.NONE) {
+      // Before any record of the new segment is written, so before any is acknowledged.
+      forceDirectory();
+    }
     log.debug("Sealed segment {} ({} bytes) in {}", r.sealed(), r.sealedLength(), directory);
   }
 
@@ -341,6 +431,7 @@ final class SegmentWriter implements AutoCloseable {
     }
     Files.deleteIfExists(indexPath(directory, segment));
     Files.deleteIfExists(segmentPath(directory, segment));
+    directoryDirty = true;
     log.debug("Deleted segment {} of {}: nothing in it is live", segment, directory);
   }
 

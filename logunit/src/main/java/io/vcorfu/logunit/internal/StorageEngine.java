@@ -41,6 +41,8 @@ public final class StorageEngine implements AutoCloseable {
   private long activeOffset;
   private IndexFile activeIndex = new IndexFile();
   private boolean writingMarks;
+  /** The last {@link SegmentWriter#forcedPosition()} written into the segments, or -1. */
+  private long markedForced = -1;
   private NamespaceIndex lastNamespace;
   /** Set once in {@link #open}, before the engine is shared. */
   private volatile SegmentWriter writer;
@@ -57,12 +59,14 @@ public final class StorageEngine implements AutoCloseable {
     StorageEngine engine = new StorageEngine(options);
     if (engine.durable) {
       synchronized (engine) {
-        SegmentRecovery.Result r = new SegmentRecovery(options.directory(), engine).recover();
+        SegmentRecovery.Result r = new SegmentRecovery(options.directory(), options.directorySync(),
+            engine).recover();
         engine.activeSegment = r.activeSegment();
         engine.activeOffset = r.activeLength();
         engine.recoveryStats = r.stats();
-        engine.writer = new SegmentWriter(options.directory(), options.fsyncPolicy(),
-            options.fsyncInterval().toMillis(), r.activeSegment(), r.channels());
+        engine.writer = new SegmentWriter(options.directory(), options.directorySync(),
+            options.fsyncPolicy(), options.fsyncInterval().toMillis(), r.activeSegment(),
+            r.activeLength(), r.channels());
       }
     }
     return engine;
@@ -103,10 +107,32 @@ public final class StorageEngine implements AutoCloseable {
     return n == null ? -1 : n.maxAddress;
   }
 
-  /** Global address of the record at {@link #maxAddress}, -1 for a hole or none. */
+  /**
+   * Global address of the highest-addressed DATA record ever stored in {@code ns} (holes after it
+   * are skipped, and trimming it away does not forget it), or -1 when {@code ns} never held data.
+   * This is the backpointer the stream's next entry must carry.
+   */
   public synchronized long lastGlobal(StreamId ns) {
     NamespaceIndex n = namespaces.get(ns);
-    return n == null ? -1 : n.lastGlobal;
+    if (n == null) {
+      return -1;
+    }
+    if (n.lastDataStale) {
+      int s = n.lastDataSlot(n.lastDataAddress, HOLE);
+      n.lastDataAddress = s < 0 ? -1 : n.address[s];
+      n.lastDataGlobal = s < 0 ? -1 : n.global[s];
+      n.lastDataStale = false;
+    }
+    return n.lastDataAddress >= 0 ? n.lastDataGlobal : n.floorGlobal;
+  }
+
+  /** Global address of the last DATA record of {@code n} below {@code limit}, as trim records it. */
+  private static long lastGlobalBelow(NamespaceIndex n, long limit) {
+    if (!n.lastDataStale && n.lastDataAddress >= 0 && n.lastDataAddress < limit) {
+      return n.lastDataGlobal;
+    }
+    int s = n.lastDataSlot(limit, HOLE);
+    return s < 0 ? n.floorGlobal : n.global[s];
   }
 
   /** Highest global address of any DATA record ever stored, or -1. */
@@ -128,8 +154,13 @@ public final class StorageEngine implements AutoCloseable {
     if (durable) {
       byte[] frame = RecordCodec.frame(op);
       long at = reserve(frame.length);
+      byte[] marker = forcedMarker();
+      if (marker != null) {
+        at += marker.length;
+        activeOffset += marker.length;
+      }
       op.payloadPos = at + RecordCodec.payloadOffsetInFrame(op);
-      markWritten(op, writer.append(frame));
+      markWritten(op, writer.append(marker, frame));
       activeIndex.add(op);
     }
     apply(op, activeSegment, false);
@@ -150,7 +181,8 @@ public final class StorageEngine implements AutoCloseable {
     checkOpen();
     NamespaceIndex n = namespace(ns);
     if (before > n.trimMark) {
-      log(Op.marks(ns.msb(), ns.lsb(), before, n.maxAddress, n.lastGlobal, maxGlobal));
+      log(Op.marks(ns.msb(), ns.lsb(), before, n.maxAddress, lastGlobalBelow(n, before),
+          maxGlobal));
     }
     return trimMark(ns);
   }
@@ -159,10 +191,29 @@ public final class StorageEngine implements AutoCloseable {
     if (durable) {
       byte[] frame = RecordCodec.frame(op);
       reserve(frame.length);
-      markWritten(op, writer.append(frame));
+      byte[] marker = forcedMarker();
+      if (marker != null) {
+        activeOffset += marker.length;
+      }
+      markWritten(op, writer.append(marker, frame));
       activeIndex.add(op);
     }
     apply(op, activeSegment, false);
+  }
+
+  /**
+   * A FORCED record to write just before the next record of the active segment, when the writer
+   * forced more of that segment since the last one; null otherwise. It goes in the same writer
+   * item as the record, so it never costs a force of its own, and there is at most one per force.
+   */
+  private byte[] forcedMarker() {
+    long forced = writer.forcedPosition();
+    if (SegmentPosition.segment(forced) != activeSegment || SegmentPosition.offset(forced) == 0
+        || forced <= markedForced) {
+      return null;
+    }
+    markedForced = forced;
+    return RecordCodec.frame(Op.forced(SegmentPosition.offset(forced)));
   }
 
   /**
@@ -294,9 +345,16 @@ public final class StorageEngine implements AutoCloseable {
         n.payload[s] = op.payload;
       }
       retain(segment);
-      if (address >= n.maxAddress) {
-        n.maxAddress = address;
-        n.lastGlobal = (op.flags & HOLE) != 0 ? -1 : op.global;
+      n.maxAddress = Math.max(n.maxAddress, address);
+      if ((op.flags & HOLE) == 0) {
+        if (address >= n.lastDataAddress) {
+          n.lastDataAddress = address;
+          n.lastDataGlobal = op.global;
+          n.lastDataStale = false;
+        }
+      } else if (address == n.lastDataAddress) {
+        // The last DATA record became a hole (an abort): the last one is now further down.
+        n.lastDataStale = true;
       }
     }
     if ((op.flags & HOLE) == 0) {
@@ -322,14 +380,17 @@ public final class StorageEngine implements AutoCloseable {
 
   private void applyMarks(Op op) {
     NamespaceIndex n = namespace(new StreamId(op.keys[0], op.keys[1]));
-    if (op.maxAddress > n.maxAddress) {
-      n.maxAddress = op.maxAddress;
-      n.lastGlobal = op.lastGlobal;
-    }
+    n.maxAddress = Math.max(n.maxAddress, op.maxAddress);
     maxGlobal = Math.max(maxGlobal, op.maxGlobal);
     if (op.trimMark > n.trimMark) {
       n.trimMark = op.trimMark;
+      n.floorGlobal = op.lastGlobal;
       n.removeBelow(op.trimMark, s -> release(n, s));
+      if (!n.lastDataStale && n.lastDataAddress < op.trimMark) {
+        // The last DATA record, if any, was trimmed away: floorGlobal now names it.
+        n.lastDataAddress = -1;
+        n.lastDataGlobal = -1;
+      }
     }
   }
 
@@ -409,7 +470,8 @@ public final class StorageEngine implements AutoCloseable {
     try {
       for (NamespaceIndex n : new ArrayList<>(namespaces.values())) {
         if (n.trimMark > 0) {
-          log(Op.marks(n.id.msb(), n.id.lsb(), n.trimMark, n.maxAddress, n.lastGlobal, maxGlobal));
+          log(Op.marks(n.id.msb(), n.id.lsb(), n.trimMark, n.maxAddress, n.floorGlobal,
+              maxGlobal));
         }
       }
     } finally {
