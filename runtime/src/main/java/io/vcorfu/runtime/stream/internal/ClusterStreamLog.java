@@ -4,6 +4,7 @@ import com.google.protobuf.ByteString;
 import io.vcorfu.protocol.Endpoint;
 import io.vcorfu.protocol.RpcClient;
 import io.vcorfu.protocol.StreamId;
+import io.vcorfu.protocol.TokenRefusedException;
 import io.vcorfu.protocol.TooLargeException;
 import io.vcorfu.protocol.Transport;
 import io.vcorfu.protocol.TrimmedException;
@@ -154,6 +155,12 @@ public final class ClusterStreamLog implements StreamLog {
     return ops.rpc().layout();
   }
 
+  /** The epoch of the layout this client uses now; refreshed when a server answers WrongEpoch. */
+  @Override
+  public long epoch() {
+    return layout().current().epoch();
+  }
+
   /** Typed access to the replicas, for tools (CLI, benchmarks) that need the raw operations. */
   public ReplicaOps ops() {
     return ops;
@@ -182,13 +189,13 @@ public final class ClusterStreamLog implements StreamLog {
             ? ops.sequencedWrite(streams, tx, payload, nonce)
                 .thenApply(
                     r -> {
-                      LogEntryMsg entry = entry(r.getToken().getTokens(0), payload, layout().current().epoch(), nonce);
+                      LogEntryMsg entry = entry(r.getToken().getTokens(0), payload, r.getToken().getEpoch(), nonce);
                       return new Written(entry, driver.afterWholeChain(entry, r.getWrite()));
                     })
             : ops.token(streams, tx, 1)
                 .thenApply(
                     r -> {
-                      LogEntryMsg entry = entry(r.getTokens(0), payload, layout().current().epoch(), nonce);
+                      LogEntryMsg entry = entry(r.getTokens(0), payload, r.getEpoch(), nonce);
                       return new Written(entry, driver.drive(entry));
                     });
     return written
@@ -209,6 +216,12 @@ public final class ClusterStreamLog implements StreamLog {
                           AppendResult r = result(entry);
                           writeCache.put(r.streamAddresses(), r.globalAddress(), payload);
                           return CompletableFuture.completedFuture(r);
+                        }
+                        if (tx != null && tx.getReadSetCount() > 0 && entry.getEpoch() < epoch()) {
+                          // The token was fenced by a sequencer restart (see EpochFence): the
+                          // snapshot it was judged against predates the restart.
+                          return CompletableFuture.failedFuture(TokenRefusedException.sequencerRestarted(
+                              StreamId.fromMsg(tx.getReadSet(0).getStream())));
                         }
                         if (tx != null && tx.getReadSetCount() > 0) {
                           // A conditional write's token was judged against its snapshot; a

@@ -94,6 +94,16 @@ public final class ReplicaOps {
         .thenApply(r -> r.getReadLease());
   }
 
+  /**
+   * Asks {@code node} to seal every epoch below {@code epoch} (any role honours it; see {@code
+   * SealRequest}); returns the node's epoch afterwards, which is later than {@code epoch} when the
+   * node had already been sealed further.
+   */
+  public CompletableFuture<Long> seal(Endpoint node, long epoch) {
+    return rpc.call(node, Request.newBuilder().setSeal(io.vcorfu.protocol.proto.SealRequest.newBuilder().setEpoch(epoch)))
+        .thenApply(r -> r.getSeal().getEpoch());
+  }
+
   public CompletableFuture<TailResponse> tail(Collection<StreamId> streams) {
     TailRequest.Builder b = TailRequest.newBuilder();
     streams.forEach(s -> b.addStreams(s.toMsg()));
