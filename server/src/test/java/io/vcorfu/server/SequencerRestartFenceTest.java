@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
 import com.google.protobuf.ByteString;
+import io.vcorfu.protocol.ClientOptions;
 import io.vcorfu.protocol.Endpoint;
 import io.vcorfu.protocol.StreamId;
 import io.vcorfu.protocol.netty.NettyTransport;
@@ -24,12 +25,14 @@ import io.vcorfu.runtime.stream.internal.Rpc;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletionException;
 import java.util.function.Supplier;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -74,6 +77,47 @@ class SequencerRestartFenceTest {
     ServerProcess first = ServerProcess.start(port, tmp.resolve("node"), null).awaitReady();
     try {
       scenario(first.endpoint(), first, () -> ServerProcess.start(port, tmp.resolve("node"), null));
+    } finally {
+      first.close();
+    }
+  }
+
+  /**
+   * A client holding a read lease learns the new epoch (from the restarted node, which seals before
+   * it waits out the leases it may have granted) while its lease granted before the restart still
+   * answers tails from memory: a transaction begun then has a snapshot from before the restart,
+   * and aborts saying so.
+   */
+  @Test
+  void aLeaseHoldersSnapshotFromBeforeTheRestartAbortsEvenIfTakenAfterItLearntTheNewEpoch(@TempDir Path tmp) throws Exception {
+    int port = ServerProcess.freePort();
+    ServerProcess first = ServerProcess.start(port, tmp.resolve("node"), null).awaitReady();
+    StreamLogOptions leased = StreamLogOptions.defaults()
+        .withReadLease(Duration.ofSeconds(12))
+        .withRpc(ClientOptions.defaults().withRequestTimeout(Duration.ofSeconds(40)));
+    try (NettyTransport transport = new NettyTransport()) {
+      ClusterStreamLog log = ClusterStreamLog.connect(transport, first.endpoint(), leased);
+      VCorfuRuntime rt = VCorfuRuntime.using(log); // closes the log
+      try (rt) {
+        Counter counter = rt.objects().open("leased-counter", Counter.class);
+        counter.add(1);
+        Awaitility.await().atMost(Duration.ofSeconds(30)).until(log::holdsReadLease);
+        long before = log.layout().current().epoch();
+
+        first.kill9();
+        try (ServerProcess restarted = ServerProcess.start(port, tmp.resolve("node"), null).awaitReady()) {
+          assertThat(log.layout().refresh().join().epoch()).as("the restarted node sealed a new epoch").isGreaterThan(before);
+          assertThat(log.holdsReadLease()).as("the lease granted before the restart is still running").isTrue();
+          rt.TXBegin();
+          assertThat(counter.get()).isEqualTo(1);
+          counter.add(5);
+          Throwable aborted = catchThrowable(rt::TXEnd);
+          assertThat(aborted).isInstanceOf(TransactionAbortedException.class);
+          assertThat(((TransactionAbortedException) aborted).reason().name()).isEqualTo("SEQUENCER_RESTARTED");
+          counter.add(2);
+          assertThat(counter.get()).isEqualTo(3);
+        }
+      }
     } finally {
       first.close();
     }

@@ -63,6 +63,11 @@ public final class ClusterStreamLog implements StreamLog {
   private final ReadLease lease;
 
   private final AtomicLong knownGlobalTail = new AtomicLong(-1);
+  /**
+   * The epoch the sequencer answered the last lease request in: the lease's knowledge comes from
+   * that epoch (a sequencer of a later epoch starts every lease afresh).
+   */
+  private final AtomicLong leaseEpoch = new AtomicLong(0);
   /** A transport this log created for itself and closes with itself, or null. */
   private volatile Transport ownedTransport;
 
@@ -77,7 +82,7 @@ public final class ClusterStreamLog implements StreamLog {
     this.lease = options.readLease().isZero() ? null : new ReadLease(new ReadLease.Channel() {
       @Override
       public CompletableFuture<ReadLeaseResponse> request(int leaseMs, long applied) {
-        return ops.readLease(leaseMs, applied);
+        return ops.readLease(leaseMs, applied, leaseEpoch::set);
       }
 
       @Override
@@ -155,10 +160,16 @@ public final class ClusterStreamLog implements StreamLog {
     return ops.rpc().layout();
   }
 
-  /** The epoch of the layout this client uses now; refreshed when a server answers WrongEpoch. */
+  /**
+   * The epoch of the layout this client uses now (refreshed when a server answers WrongEpoch); while
+   * a read lease answers tails from memory, no later than the epoch that lease's knowledge comes
+   * from, so a snapshot answered from a lease granted before a sequencer restart is never labelled
+   * with the epoch after it.
+   */
   @Override
   public long epoch() {
-    return layout().current().epoch();
+    long current = layout().current().epoch();
+    return lease != null && lease.valid() ? Math.min(current, leaseEpoch.get()) : current;
   }
 
   /** Typed access to the replicas, for tools (CLI, benchmarks) that need the raw operations. */

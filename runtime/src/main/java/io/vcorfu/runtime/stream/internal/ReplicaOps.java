@@ -83,9 +83,21 @@ public final class ReplicaOps {
 
   /** Asks the sequencer for (or renews) a read lease, acknowledging pushes up to {@code applied}. */
   public CompletableFuture<ReadLeaseResponse> readLease(int leaseMs, long applied) {
+    return readLease(leaseMs, applied, epoch -> {});
+  }
+
+  /**
+   * {@link #readLease(int, long)}, telling {@code answeredAt} the epoch the sequencer answered in
+   * before the answer completes the future.
+   */
+  public CompletableFuture<ReadLeaseResponse> readLease(int leaseMs, long applied, java.util.function.LongConsumer answeredAt) {
     return rpc.call(sequencer(), Request.newBuilder().setReadLease(
             ReadLeaseRequest.newBuilder().setLeaseMs(leaseMs).setApplied(applied)))
-        .thenApply(r -> r.getReadLease());
+        .thenApply(r -> {
+          // The response carries the request's epoch, which the sequencer checked against its own.
+          answeredAt.accept(r.getHeader().getEpoch());
+          return r.getReadLease();
+        });
   }
 
   /** Ends this client's read lease at the sequencer. */
