@@ -1,5 +1,6 @@
 package io.vcorfu.server;
 
+import io.vcorfu.layout.EpochFence;
 import io.vcorfu.layout.FileLayoutStore;
 import io.vcorfu.layout.Layout;
 import io.vcorfu.layout.LayoutNotFoundException;

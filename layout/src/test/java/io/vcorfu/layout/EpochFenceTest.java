@@ -1,4 +1,4 @@
-package io.vcorfu.server;
+package io.vcorfu.layout;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

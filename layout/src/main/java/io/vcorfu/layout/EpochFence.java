@@ -1,4 +1,4 @@
-package io.vcorfu.server;
+package io.vcorfu.layout;
 
 import io.vcorfu.protocol.SealedException;
 import java.util.ArrayList;
@@ -20,7 +20,7 @@ import java.util.function.Supplier;
  *
  * <p>Thread-safe: all state under this object's monitor.
  */
-final class EpochFence {
+public final class EpochFence {
   private long epoch;
   /** Writes admitted at the current epoch that have not finished. */
   private int current;
@@ -29,11 +29,13 @@ final class EpochFence {
   /** Seals waiting for {@link #older} to reach 0. */
   private final List<CompletableFuture<Void>> drains = new ArrayList<>();
 
-  EpochFence(long epoch) {
+  /** A fence admitting entries of {@code epoch} and later. */
+  public EpochFence(long epoch) {
     this.epoch = epoch;
   }
 
-  synchronized long epoch() {
+  /** The lowest epoch a write is admitted at. */
+  public synchronized long epoch() {
     return epoch;
   }
 
@@ -41,7 +43,7 @@ final class EpochFence {
    * Runs {@code write} if {@code entryEpoch} is not sealed, else fails with {@link
    * SealedException}; a seal waits for the write's future to complete.
    */
-  <T> CompletableFuture<T> admit(long entryEpoch, Supplier<CompletableFuture<T>> write) {
+  public <T> CompletableFuture<T> admit(long entryEpoch, Supplier<CompletableFuture<T>> write) {
     long admittedAt;
     synchronized (this) {
       if (entryEpoch < epoch) {
@@ -64,7 +66,7 @@ final class EpochFence {
    * Raises the epoch to {@code next} (no change if it is not higher) and returns a future that
    * completes once every write admitted under an older epoch has finished.
    */
-  synchronized CompletableFuture<Void> seal(long next) {
+  public synchronized CompletableFuture<Void> seal(long next) {
     if (next > epoch) {
       epoch = next;
       older += current;
