@@ -9,6 +9,7 @@ import io.vcorfu.logunit.internal.Stored;
 import io.vcorfu.protocol.BadRequestException;
 import io.vcorfu.protocol.OverwrittenException;
 import io.vcorfu.protocol.StreamId;
+import io.vcorfu.protocol.TrimBounds;
 import io.vcorfu.protocol.TrimmedException;
 import io.vcorfu.protocol.VCorfuException;
 import io.vcorfu.protocol.proto.EntryKind;
@@ -196,13 +197,16 @@ public final class LogReplica implements AutoCloseable {
 
   /**
    * Prefix trim: releases every address below {@code before}. The mark never goes back; the
-   * answer carries the mark in force afterwards.
+   * answer carries the mark in force afterwards. As for a stream ({@link StreamReplica#trim}), the
+   * mark must lie in [0, highest address held + 1], else BadRequestException and nothing is
+   * trimmed: a mark past the tail would refuse every later write below it.
    */
   public CompletableFuture<LogTrimResponse> trim(LogTrimRequest request) {
     return call(() -> {
       long mark;
       CompletableFuture<Void> barrier;
       synchronized (engine) {
+        TrimBounds.check("the log", request.getBefore(), engine.maxAddress(LOG));
         mark = engine.trim(LOG, request.getBefore());
         barrier = engine.barrier();
       }

@@ -7,6 +7,7 @@ import io.vcorfu.logunit.internal.ReplicaSupport;
 import io.vcorfu.logunit.internal.StorageEngine;
 import io.vcorfu.logunit.internal.Stored;
 import io.vcorfu.protocol.BadRequestException;
+import io.vcorfu.protocol.TrimBounds;
 import io.vcorfu.protocol.OverwrittenException;
 import io.vcorfu.protocol.StreamId;
 import io.vcorfu.protocol.TrimmedException;
@@ -251,6 +252,11 @@ public final class StreamReplica implements AutoCloseable {
   /**
    * Prefix trim of one stream: releases every stream address below {@code before}. The mark never
    * goes back; UnknownStreamException for a stream never held here.
+   *
+   * <p>A trim never makes the stream unwritable: the mark may be at most the next address after
+   * the highest one held here (every token the sequencer issues later lies at or above it), and
+   * is at least 0. A mark outside that range is refused with BadRequestException naming the
+   * stream, the mark and the tail, and nothing is trimmed.
    */
   public CompletableFuture<StreamTrimResponse> trim(StreamTrimRequest request) {
     return LogReplica.call(() -> {
@@ -261,6 +267,7 @@ public final class StreamReplica implements AutoCloseable {
         if (!engine.knows(stream)) {
           throw new UnknownStreamException(stream);
         }
+        TrimBounds.check("stream " + stream, request.getBefore(), engine.maxAddress(stream));
         mark = engine.trim(stream, request.getBefore());
         barrier = engine.barrier();
       }

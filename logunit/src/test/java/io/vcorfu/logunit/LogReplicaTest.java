@@ -172,6 +172,27 @@ class LogReplicaTest {
 
   @ParameterizedTest
   @EnumSource(StorageMode.class)
+  void trimPastTheTailOrBelowZeroIsRefusedAndTheLogStaysWritable(StorageMode mode) throws IOException {
+    open(mode);
+    for (int i = 0; i < 3; i++) {
+      get(replica.write(write(data(i, "e" + i), true)));
+    }
+    BadRequestException past = failure(replica.trim(LogTrimRequest.newBuilder().setBefore(100).build()),
+        BadRequestException.class);
+    assertThat(past.getMessage()).contains("100").contains("tail is 2");
+    BadRequestException negative = failure(replica.trim(LogTrimRequest.newBuilder().setBefore(-5).build()),
+        BadRequestException.class);
+    assertThat(negative.getMessage()).contains("-5");
+    var tail = get(replica.tail(LogTailRequest.getDefaultInstance()));
+    assertThat(tail.getTrimMark()).isZero();
+    get(replica.write(write(data(3, "e3"), true)));
+    assertThat(get(replica.trim(LogTrimRequest.newBuilder().setBefore(4).build())).getTrimMark()).isEqualTo(4);
+    get(replica.write(write(data(4, "e4"), true)));
+    assertThat(readOne(4).getStatus()).isEqualTo(Status.COMMITTED);
+  }
+
+  @ParameterizedTest
+  @EnumSource(StorageMode.class)
   void tailIsHighestAddressOfAnyStatus(StorageMode mode) throws IOException {
     open(mode);
     assertThat(get(replica.tail(LogTailRequest.getDefaultInstance())).getTail()).isEqualTo(-1);

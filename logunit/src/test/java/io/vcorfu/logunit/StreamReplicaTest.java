@@ -185,6 +185,40 @@ class StreamReplicaTest {
         .build())).getTrimMark()).isEqualTo(4);
   }
 
+  private StreamTrimRequest trim(StreamId s, long before) {
+    return StreamTrimRequest.newBuilder().setStream(s.toMsg()).setBefore(before).build();
+  }
+
+  @ParameterizedTest
+  @EnumSource(StorageMode.class)
+  void trimPastTheTailIsRefusedNamingStreamMarkAndTail(StorageMode mode) throws IOException {
+    open(mode);
+    get(replica.write(write(data(0, "e0", slot(A, 0)), true)));
+    get(replica.write(write(data(1, "e1", slot(A, 1)), true)));
+    BadRequestException e = failure(replica.trim(trim(A, 100)), BadRequestException.class);
+    assertThat(e.getMessage()).contains(A.toString()).contains("100").contains("tail is 1");
+    // Nothing was trimmed, and the next slot can still be written.
+    assertThat(read(A, 0, 1)).extracting(ReadResult::getStatus)
+        .containsExactly(Status.COMMITTED, Status.COMMITTED);
+    get(replica.write(write(data(2, "e2", slot(A, 2)), true)));
+    // The next address after the tail is the highest mark allowed: it releases the whole stream.
+    assertThat(get(replica.trim(trim(A, 3))).getTrimMark()).isEqualTo(3);
+    get(replica.write(write(data(3, "e3", slot(A, 3)), true)));
+    assertThat(read(A, 3, 3).get(0).getStatus()).isEqualTo(Status.COMMITTED);
+  }
+
+  @ParameterizedTest
+  @EnumSource(StorageMode.class)
+  void negativeTrimMarkIsRefused(StorageMode mode) throws IOException {
+    open(mode);
+    get(replica.write(write(data(0, "e0", slot(A, 0)), true)));
+    BadRequestException e = failure(replica.trim(trim(A, -5)), BadRequestException.class);
+    assertThat(e.getMessage()).contains(A.toString()).contains("-5");
+    get(replica.write(write(data(1, "e1", slot(A, 1)), true)));
+    assertThat(read(A, 0, 1)).extracting(ReadResult::getStatus)
+        .containsExactly(Status.COMMITTED, Status.COMMITTED);
+  }
+
   @ParameterizedTest
   @EnumSource(StorageMode.class)
   void duplicateStreamInOneWriteIsBadRequest(StorageMode mode) throws IOException {

@@ -20,7 +20,7 @@ import java.nio.file.StandardOpenOption;
  * rewritten at most about once per slack period while leases are in use: write to a temporary
  * file, force it, rename it over the marker, force the directory. A missing file means no lease was
  * ever granted; an unreadable one is refused with an error naming the file, since guessing could
- * break the leases' guarantee. Thread-safe.
+ * break the leases' guarantee. An {@link #inMemory} marker has no file. Thread-safe.
  */
 public final class LeaseMarker {
   /** How far beyond the grant being covered the marker is written. */
@@ -34,6 +34,21 @@ public final class LeaseMarker {
     this.recordedUntil = read(file);
   }
 
+  private LeaseMarker(long untilMillis) {
+    this.file = null;
+    this.recordedUntil = untilMillis;
+  }
+
+  /**
+   * A marker kept only in memory, for a sequencer without a data directory whose leases can
+   * outlive it (its replicas, and so its clients' leased memories, live on other nodes): it cannot
+   * know what an earlier run granted, so it starts at {@code untilMillis}, the latest end any such
+   * lease can have, and records later grants in memory only.
+   */
+  public static LeaseMarker inMemory(long untilMillis) {
+    return new LeaseMarker(untilMillis);
+  }
+
   /** The recorded end, or 0 when no lease was ever granted. */
   public synchronized long recordedUntilMillis() {
     return recordedUntil;
@@ -42,6 +57,10 @@ public final class LeaseMarker {
   /** Makes sure the marker reaches at least {@code untilMillis}, writing it (durably) if not. */
   public synchronized void cover(long untilMillis) {
     if (untilMillis <= recordedUntil) {
+      return;
+    }
+    if (file == null) {
+      recordedUntil = untilMillis;
       return;
     }
     long value = untilMillis + SLACK_MILLIS;

@@ -45,7 +45,8 @@ import org.slf4j.LoggerFactory;
  * <p>Every request passes one epoch check (the {@link RequestDispatcher}) before any role sees it.
  * A sequencer role does not issue tokens until it has sealed the previous epoch on every node of
  * the layout and rebuilt its tails from the replicas named in it ({@link SequencerBootstrap});
- * requests that arrive earlier wait for it.
+ * requests that arrive earlier wait for it. A restarted sequencer also waits out the read leases
+ * it may have granted before ({@link #leaseMarker}).
  *
  * <p>Sealing: a {@code Seal{epoch}} request (any role honours it) raises this node's epoch. The
  * node records the new epoch in its layout store first (when it has a data directory, so the seal
@@ -53,6 +54,9 @@ import org.slf4j.LoggerFactory;
  * layout file's), then rejects requests stamped with an older epoch and, through its {@link
  * EpochFence}, writes of entries whose token was issued in an older epoch; it answers once every
  * write admitted under an older epoch has finished.
+ *
+ * <p>A node with a data directory holds it exclusively for its whole life ({@link
+ * DataDirectoryLock}); a second node on the same directory refuses to start, before touching it.
  */
 public final class Node implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(Node.class);
@@ -63,6 +67,7 @@ public final class Node implements AutoCloseable {
   private final AtomicReference<Layout> layout = new AtomicReference<>();
   private final EpochFence fence = new EpochFence(0);
   private Transport.ServerBinding binding;
+  private DataDirectoryLock dataDirLock;
   private LayoutStore layoutStore;
   private ReplicaStore store;
   private LogReplica logReplica;
@@ -111,6 +116,11 @@ public final class Node implements AutoCloseable {
 
   private void startRoles() {
     lifeCycle.transition(LifeCycle.State.STARTING);
+    if (config.durable()) {
+      // Before anything else touches the directory (or the port): a second node on it must not
+      // rewrite its layout or open its replicas.
+      dataDirLock = DataDirectoryLock.acquire(config.dataDir());
+    }
     RequestDispatcher dispatcher =
         RequestDispatcher.builder(() -> layout.get() == null ? 0 : layout.get().epoch())
             .on(PayloadCase.PING, r -> done(Response.newBuilder().setPing(PingResponse.newBuilder().setNodeId(String.valueOf(binding.endpoint()))).build()))
@@ -142,7 +152,7 @@ public final class Node implements AutoCloseable {
     }
     if (chosen.sequencer().equals(me)) {
       sequencer = new SequencerService(new io.vcorfu.sequencer.Sequencer());
-      leases = new ReadLeases(config.durable() ? new LeaseMarker(config.dataDir().resolve("read-leases")) : null);
+      leases = new ReadLeases(leaseMarker(chosen, me));
       sequencer.onIssued(leases::issued);
       peers = transport.newClient(ClientOptions.defaults());
       bootstrap = new SequencerBootstrap(peers, chosen, sequencer);
@@ -157,6 +167,23 @@ public final class Node implements AutoCloseable {
         logReplica != null ? " log-replica" : "",
         streamReplica != null ? " stream-replica" : "",
         views != null ? " remote-view-host" : "");
+  }
+
+  /**
+   * Where the sequencer learns which read leases it may have granted before this start. With a
+   * data directory, the marker file there. Without one, the sequencer cannot know: when every
+   * replica is on this node too, nothing it served outlives the process, so no wait; otherwise the
+   * replicas (and the clients' leased memories of them) outlive it, so it waits out the longest
+   * lease from now, unless the config vouches that there was no earlier run.
+   */
+  private LeaseMarker leaseMarker(Layout chosen, Endpoint me) {
+    if (config.durable()) {
+      return new LeaseMarker(config.dataDir().resolve("read-leases"));
+    }
+    if (config.noEarlierLeases() || chosen.allServers().equals(Set.of(me))) {
+      return null;
+    }
+    return LeaseMarker.inMemory(System.currentTimeMillis() + ReadLeases.MAX_LEASE.toMillis());
   }
 
   /** Every endpoint that appears in a log chain of {@code layout}. */
@@ -318,6 +345,9 @@ public final class Node implements AutoCloseable {
     closeQuietly(store);
     if (layoutStore != null) {
       layoutStore.close();
+    }
+    if (dataDirLock != null) {
+      dataDirLock.close();
     }
     lifeCycle.transition(LifeCycle.State.CLOSED);
   }

@@ -19,9 +19,14 @@ import java.util.List;
  *     of its stream were played since its last checkpoint
  * @param checkpointInterval the remote-view host also checkpoints, at this interval, every hosted
  *     object that changed since its last checkpoint
+ * @param noEarlierLeases the caller vouches that no client holds a read lease from an earlier run
+ *     of this node's sequencer (it starts a new in-memory cluster). Only matters without a data
+ *     directory in a multi-node layout: such a sequencer otherwise waits out the longest lease
+ *     ({@code ReadLeases.MAX_LEASE}) after it starts before it reveals any token, since it cannot
+ *     know what it granted before. False by default.
  */
 public record NodeConfig(Endpoint listen, Path dataDir, Path layoutFile, Duration fsyncInterval,
-    List<Path> classpath, long checkpointEvery, Duration checkpointInterval) {
+    List<Path> classpath, long checkpointEvery, Duration checkpointInterval, boolean noEarlierLeases) {
   public static final long DEFAULT_CHECKPOINT_EVERY = 10_000;
   public static final Duration DEFAULT_CHECKPOINT_INTERVAL = Duration.ofMinutes(1);
 
@@ -37,7 +42,7 @@ public record NodeConfig(Endpoint listen, Path dataDir, Path layoutFile, Duratio
 
   /** A node with the remote-view host's defaults. */
   public NodeConfig(Endpoint listen, Path dataDir, Path layoutFile, Duration fsyncInterval) {
-    this(listen, dataDir, layoutFile, fsyncInterval, null, DEFAULT_CHECKPOINT_EVERY, DEFAULT_CHECKPOINT_INTERVAL);
+    this(listen, dataDir, layoutFile, fsyncInterval, null, DEFAULT_CHECKPOINT_EVERY, DEFAULT_CHECKPOINT_INTERVAL, false);
   }
 
   public static NodeConfig inMemory(Endpoint listen) {
@@ -49,12 +54,20 @@ public record NodeConfig(Endpoint listen, Path dataDir, Path layoutFile, Duratio
   }
 
   public NodeConfig withLayout(Path file) {
-    return new NodeConfig(listen, dataDir, file, fsyncInterval, classpath, checkpointEvery, checkpointInterval);
+    return new NodeConfig(
+        listen, dataDir, file, fsyncInterval, classpath, checkpointEvery, checkpointInterval, noEarlierLeases);
   }
 
   /** The same node with the remote-view host's class path and checkpoint policy replaced. */
   public NodeConfig withViews(List<Path> classpath, long checkpointEvery, Duration checkpointInterval) {
-    return new NodeConfig(listen, dataDir, layoutFile, fsyncInterval, classpath, checkpointEvery, checkpointInterval);
+    return new NodeConfig(
+        listen, dataDir, layoutFile, fsyncInterval, classpath, checkpointEvery, checkpointInterval, noEarlierLeases);
+  }
+
+  /** The same node, vouching that no client holds a read lease from an earlier run of it. */
+  public NodeConfig withNoEarlierLeases() {
+    return new NodeConfig(
+        listen, dataDir, layoutFile, fsyncInterval, classpath, checkpointEvery, checkpointInterval, true);
   }
 
   public boolean durable() {

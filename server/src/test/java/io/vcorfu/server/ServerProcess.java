@@ -22,11 +22,12 @@ public final class ServerProcess implements AutoCloseable {
   private final Process process;
   private final List<String> output = new CopyOnWriteArrayList<>();
   private final Endpoint endpoint;
+  private final Thread pump;
 
   private ServerProcess(Process process, Endpoint endpoint) {
     this.process = process;
     this.endpoint = endpoint;
-    Thread pump =
+    pump =
         new Thread(
             () -> {
               try (BufferedReader r =
@@ -43,8 +44,18 @@ public final class ServerProcess implements AutoCloseable {
     pump.start();
   }
 
-  /** Starts {@code vcorfu server --port P --data-dir DIR [--layout FILE]} and waits for its ready line. */
+  /** Starts {@code vcorfu server --port P --data-dir DIR [--layout FILE]}; see {@link #awaitReady}. */
   public static ServerProcess start(int port, Path dataDir, Path layout) {
+    List<String> args = new ArrayList<>(List.of("--data-dir", dataDir.toString()));
+    if (layout != null) {
+      args.add("--layout");
+      args.add(layout.toString());
+    }
+    return start(port, args);
+  }
+
+  /** Starts {@code vcorfu server --port P ARGS...}; see {@link #awaitReady}. */
+  public static ServerProcess start(int port, List<String> args) {
     List<String> cmd = new ArrayList<>();
     cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     cmd.add("-Xmx512m");
@@ -54,12 +65,7 @@ public final class ServerProcess implements AutoCloseable {
     cmd.add("server");
     cmd.add("--port");
     cmd.add(Integer.toString(port));
-    cmd.add("--data-dir");
-    cmd.add(dataDir.toString());
-    if (layout != null) {
-      cmd.add("--layout");
-      cmd.add(layout.toString());
-    }
+    cmd.addAll(args);
     try {
       Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
       ServerProcess server = new ServerProcess(p, new Endpoint("127.0.0.1", port));
@@ -82,6 +88,24 @@ public final class ServerProcess implements AutoCloseable {
               return output.stream().anyMatch(l -> l.contains("ready"));
             });
     return this;
+  }
+
+  /** Waits until the process exited (or fails naming what it printed); returns its exit code. */
+  public int awaitExit(Duration within) throws InterruptedException {
+    if (!process.waitFor(within.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS)) {
+      throw new IllegalStateException("server " + endpoint + " still running after " + within + ": " + output);
+    }
+    // The output pump may still be reading the last lines the process wrote.
+    Awaitility.await("output of " + endpoint + " read").atMost(Duration.ofSeconds(10))
+        .until(() -> !pump.isAlive());
+    return process.exitValue();
+  }
+
+
+  /** The {@code vcorfu: ...} line the process printed (fails naming the output if there is none). */
+  public static String errorLine(ServerProcess server) {
+    return server.output().stream().filter(l -> l.startsWith("vcorfu: ")).findFirst()
+        .orElseThrow(() -> new AssertionError("no 'vcorfu: ' line in " + server.output()));
   }
 
   public Endpoint endpoint() {

@@ -54,7 +54,7 @@ public final class TestCluster implements AutoCloseable {
       Path file = Files.writeString(tmp.resolve("layout-" + System.nanoTime() + ".json"), layoutJson);
       TestCluster cluster = new TestCluster(transport, file);
       for (Endpoint e : Node.readLayout(file).allServers()) {
-        cluster.startNode(e, dataRoot == null ? null : dataRoot.resolve(e.host() + "-" + e.port()));
+        cluster.startNode(e, dataRoot == null ? null : dataRoot.resolve(e.host() + "-" + e.port()), true);
       }
       for (Node n : cluster.nodes) {
         n.ready().join();
@@ -65,8 +65,14 @@ public final class TestCluster implements AutoCloseable {
     }
   }
 
+  /** (Re)starts the node at {@code endpoint}: an in-memory sequencer waits out earlier leases. */
   public Node startNode(Endpoint endpoint, Path dataDir) {
-    Node node = Node.start(new NodeConfig(endpoint, dataDir, layoutFile, null), transport);
+    return startNode(endpoint, dataDir, false);
+  }
+
+  private Node startNode(Endpoint endpoint, Path dataDir, boolean newCluster) {
+    NodeConfig config = new NodeConfig(endpoint, dataDir, layoutFile, null);
+    Node node = Node.start(newCluster ? config.withNoEarlierLeases() : config, transport);
     nodes.add(node);
     return node;
   }

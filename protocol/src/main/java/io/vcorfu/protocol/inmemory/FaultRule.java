@@ -2,6 +2,7 @@ package io.vcorfu.protocol.inmemory;
 
 import io.vcorfu.protocol.Endpoint;
 import io.vcorfu.protocol.proto.Request;
+import io.vcorfu.protocol.proto.Response;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumSet;
@@ -15,20 +16,28 @@ import java.util.function.Predicate;
  * One fault the {@link InJvmTransport} injects into matching messages.
  *
  * <p>A rule matches a message by direction (requests, responses, or both for partitions), by
- * target server endpoint, by the request's payload case and by a predicate on the request (for a
- * response: the request it answers). Unset criteria match everything. Built fluently:
+ * target server endpoint, by the request's payload case, by a predicate on the request (for a
+ * response: the request it answers) and, for responses, by a predicate on the response itself
+ * (for example: only answers carrying a lease push). Unset criteria match everything. A rule may
+ * act on a limited number of messages ({@link Matcher#limit}) and match nothing after that. Built
+ * fluently:
  *
  * <pre>{@code
  * FaultRule.requests().to(sequencer).ofCase(Request.PayloadCase.TOKEN).drop();
  * FaultRule.responses().to(replica).delay(Duration.ofMillis(200));
  * FaultRule.requests().to(replica).reorder(3);
  * FaultRule.partition(replica);
+ * FaultRule.responses().ofCase(Request.PayloadCase.READ_LEASE).whenAnswer(r -> ...).limit(1).drop();
+ * FaultRule.requests().ofCase(Request.PayloadCase.READ_LEASE).duplicate();
  * }</pre>
  *
  * Actions: {@link Action#DROP} loses the message (the call times out); {@link Action#DELAY}
  * delivers it after a fixed time; {@link Action#REORDER} holds matching messages until {@code
  * batch} of them are held, then releases them in reverse arrival order (removing the rule releases
- * whatever it holds, also reversed); {@link Action#PARTITION} makes the endpoint unreachable: a
+ * whatever it holds, also reversed); {@link Action#DUPLICATE} delivers the message twice (a
+ * duplicated request is handled twice, and the server's second answer is ignored by the client,
+ * which has its answer already, as it ignores any answer to a request id it no longer waits for; a
+ * duplicated response is likewise ignored); {@link Action#PARTITION} makes the endpoint unreachable: a
  * request fails at once with {@code TransportException}, and a response in flight is lost with the
  * same error for its call. Thread-safe.
  */
@@ -46,6 +55,7 @@ public final class FaultRule {
     DROP,
     DELAY,
     REORDER,
+    DUPLICATE,
     PARTITION
   }
 
@@ -53,6 +63,8 @@ public final class FaultRule {
   private final Endpoint target;
   private final Set<Request.PayloadCase> cases;
   private final Predicate<Request> predicate;
+  private final Predicate<Response> answerPredicate;
+  private final long limit;
   private final Action action;
   private final Duration delay;
   private final int batch;
@@ -64,6 +76,8 @@ public final class FaultRule {
     this.target = m.target;
     this.cases = m.cases;
     this.predicate = m.predicate;
+    this.answerPredicate = m.answerPredicate;
+    this.limit = m.limit;
     this.action = action;
     this.delay = delay;
     this.batch = batch;
@@ -106,7 +120,11 @@ public final class FaultRule {
     return delay;
   }
 
-  boolean matches(Direction dir, Endpoint to, Request request) {
+  /**
+   * Whether this rule matches a message: a request ({@code response} null) or the response to
+   * {@code request}. Does not count the message: see {@link #tryHit}.
+   */
+  boolean matches(Direction dir, Endpoint to, Request request, Response response) {
     if (direction != Direction.BOTH && direction != dir) {
       return false;
     }
@@ -116,11 +134,23 @@ public final class FaultRule {
     if (cases != null && !cases.contains(request.getPayloadCase())) {
       return false;
     }
+    if (answerPredicate != null && (response == null || !answerPredicate.test(response))) {
+      return false;
+    }
     return predicate == null || predicate.test(request);
   }
 
-  void hit() {
-    hits.incrementAndGet();
+  /** Counts one more message acted on; false (and nothing counted) once the limit is reached. */
+  boolean tryHit() {
+    while (true) {
+      long h = hits.get();
+      if (h >= limit) {
+        return false;
+      }
+      if (hits.compareAndSet(h, h + 1)) {
+        return true;
+      }
+    }
   }
 
   /** Holds {@code delivery}; once {@code batch} are held, runs them all in reverse order. */
@@ -163,7 +193,9 @@ public final class FaultRule {
         + (target == null ? "" : " to " + target)
         + (cases == null ? "" : " of " + cases)
         + (action == Action.DELAY ? " by " + delay.toMillis() + " ms" : "")
-        + (action == Action.REORDER ? " in batches of " + batch : "");
+        + (answerPredicate == null ? "" : " (selected answers)")
+        + (action == Action.REORDER ? " in batches of " + batch : "")
+        + (limit == Long.MAX_VALUE ? "" : ", at most " + limit + " messages");
   }
 
   /** The matching half of a rule; one of the action methods finishes it. */
@@ -172,6 +204,8 @@ public final class FaultRule {
     private Endpoint target;
     private Set<Request.PayloadCase> cases;
     private Predicate<Request> predicate;
+    private Predicate<Response> answerPredicate;
+    private long limit = Long.MAX_VALUE;
 
     private Matcher(Direction direction) {
       this.direction = direction;
@@ -195,6 +229,24 @@ public final class FaultRule {
       return this;
     }
 
+    /** Only responses satisfying {@code test} (a rule on requests with this never matches). */
+    public Matcher whenAnswer(Predicate<Response> test) {
+      if (direction != Direction.RESPONSE) {
+        throw new IllegalStateException("only a rule on responses can select them by their content");
+      }
+      this.answerPredicate = answerPredicate == null ? test : answerPredicate.and(test);
+      return this;
+    }
+
+    /** Acts on the first {@code messages} matching messages only, then matches nothing. */
+    public Matcher limit(long messages) {
+      if (messages < 1) {
+        throw new IllegalArgumentException("a rule must act on at least 1 message, got " + messages);
+      }
+      this.limit = messages;
+      return this;
+    }
+
     public FaultRule drop() {
       return new FaultRule(this, Action.DROP, Duration.ZERO, 0);
     }
@@ -214,7 +266,15 @@ public final class FaultRule {
       return new FaultRule(this, Action.REORDER, Duration.ZERO, batch);
     }
 
+    /** Delivers each matching message twice. */
+    public FaultRule duplicate() {
+      return new FaultRule(this, Action.DUPLICATE, Duration.ZERO, 0);
+    }
+
     public FaultRule partition() {
+      if (limit != Long.MAX_VALUE || answerPredicate != null) {
+        throw new IllegalStateException("a partition cuts every message to an endpoint; it takes no limit or answer selection");
+      }
       return new FaultRule(this, Action.PARTITION, Duration.ZERO, 0);
     }
   }

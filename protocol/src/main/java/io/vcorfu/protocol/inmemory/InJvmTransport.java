@@ -187,7 +187,7 @@ public final class InJvmTransport implements Transport {
         return future;
       }
       Link link = links.computeIfAbsent(target, t -> new Link());
-      route(FaultRule.Direction.REQUEST, target, tagged, future, link.requests,
+      route(FaultRule.Direction.REQUEST, target, tagged, null, future, link.requests,
           () -> deliverRequest(target, bytes, link, future));
       return future;
     }
@@ -197,17 +197,21 @@ public final class InJvmTransport implements Transport {
         FaultRule.Direction direction,
         Endpoint target,
         Request request,
+        Response response,
         CompletableFuture<Response> future,
         SerialExecutor lane,
         Runnable delivery) {
-      FaultRule rule = faults.match(direction, target, request);
+      FaultRule rule = faults.match(direction, target, request, response);
       if (rule == null) {
         lane.execute(delivery);
         return;
       }
-      rule.hit();
       switch (rule.action()) {
         case DROP -> { }
+        case DUPLICATE -> {
+          lane.execute(delivery);
+          lane.execute(delivery);
+        }
         case PARTITION -> future.completeExceptionally(
             new TransportException(
                 direction == FaultRule.Direction.REQUEST
@@ -248,7 +252,7 @@ public final class InJvmTransport implements Transport {
               response -> {
                 Response limited = HandlerCalls.limitSize(request, response, serverMaxFrameBytes);
                 byte[] out = limited.toByteArray();
-                route(FaultRule.Direction.RESPONSE, target, request, future, link.responses,
+                route(FaultRule.Direction.RESPONSE, target, request, limited, future, link.responses,
                     () -> deliverResponse(server, request, out, future));
               });
     }

@@ -126,6 +126,45 @@ class InJvmTransportTest {
   }
 
   @Test
+  void aDuplicatedRequestIsHandledTwiceAndItsCallCompletesOnce() {
+    FaultRule rule = transport.faults().add(FaultRule.requests().ofCase(Request.PayloadCase.LOG_READ).duplicate());
+    assertThat(Messages.number(client.call(server.endpoint(), Messages.numbered(3)).join())).isEqualTo(3);
+    await().atMost(Duration.ofSeconds(5)).until(() -> receivedNumbers().size() == 2);
+    assertThat(receivedNumbers()).containsExactly(3L, 3L);
+    assertThat(rule.hits()).isEqualTo(1);
+  }
+
+  @Test
+  void aDuplicatedResponseCompletesItsCallOnce() {
+    transport.faults().add(FaultRule.responses().duplicate());
+    assertThat(Messages.number(client.call(server.endpoint(), Messages.numbered(5)).join())).isEqualTo(5);
+    assertThat(Messages.number(client.call(server.endpoint(), Messages.numbered(6)).join())).isEqualTo(6);
+    assertThat(receivedNumbers()).containsExactly(5L, 6L);
+  }
+
+  @Test
+  void anAnswerPredicateSelectsResponsesByTheirContent() {
+    FaultRule rule = transport.faults().add(
+        FaultRule.responses().whenAnswer(r -> Messages.number(r) == 2).drop());
+    assertThat(Messages.number(client.call(server.endpoint(), Messages.numbered(1)).join())).isEqualTo(1);
+    assertThat(failure(client.call(server.endpoint(), Messages.numbered(2)))).isInstanceOf(RpcTimeoutException.class);
+    assertThat(rule.hits()).isEqualTo(1);
+    assertThat(receivedNumbers()).containsExactly(1L, 2L);
+    assertThatThrownBy(() -> FaultRule.requests().whenAnswer(r -> true)).isInstanceOf(IllegalStateException.class);
+  }
+
+  @Test
+  void aLimitedRuleActsOnItsFirstMessagesOnly() {
+    FaultRule rule = transport.faults().add(FaultRule.requests().ofCase(Request.PayloadCase.LOG_READ).limit(2).drop());
+    assertThat(failure(client.call(server.endpoint(), Messages.numbered(1)))).isInstanceOf(RpcTimeoutException.class);
+    assertThat(failure(client.call(server.endpoint(), Messages.numbered(2)))).isInstanceOf(RpcTimeoutException.class);
+    assertThat(Messages.number(client.call(server.endpoint(), Messages.numbered(3)).join())).isEqualTo(3);
+    assertThat(rule.hits()).isEqualTo(2);
+    assertThat(receivedNumbers()).containsExactly(3L);
+    assertThatThrownBy(() -> FaultRule.requests().limit(0)).isInstanceOf(IllegalArgumentException.class);
+  }
+
+  @Test
   void aDelayedRequestArrivesNoSoonerThanTheDelay() {
     RpcClient patient = transport.newClient(ClientOptions.defaults());
     transport.faults().add(FaultRule.requests().to(server.endpoint()).delay(Duration.ofMillis(250)));

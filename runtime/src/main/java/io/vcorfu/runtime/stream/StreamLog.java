@@ -23,6 +23,12 @@ public interface StreamLog extends AutoCloseable {
    * Appends {@code payload} atomically to every stream in {@code streams} under one global address.
    * Retries with a fresh token when a slot was taken (write-once) or junked by a reader, so the
    * addresses in the result may be later than the first token's.
+   *
+   * <p>When a write of the entry fails part-way (a replica does not answer), the append asks the
+   * entry's deciding replica for its outcome and reports that: the entry's addresses if it
+   * committed, a fresh attempt if it aborted. If the outcome cannot be learned it fails with
+   * {@link AppendOutcomeUnknownException} (the entry may or may not be in the log): retrying then
+   * may append it twice.
    */
   CompletableFuture<AppendResult> append(Collection<StreamId> streams, byte[] payload);
 

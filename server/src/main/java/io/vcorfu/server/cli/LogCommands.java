@@ -164,7 +164,21 @@ final class LogCommands {
 
     @Override
     int run(ClusterStreamLog log, PrintWriter out) {
-      long mark = log.trimStream(StreamId.of(stream), before).join();
+      StreamId id = StreamId.of(stream);
+      long mark;
+      try {
+        mark = log.trimStream(id, before).join();
+      } catch (java.util.concurrent.CompletionException e) {
+        if (e.getCause() instanceof io.vcorfu.protocol.BadRequestException refused) {
+          // The replica names the stream by its id; the user named it.
+          throw new IllegalArgumentException(
+              refused.getMessage().replace("stream " + id, "stream '" + stream + "'"), refused);
+        }
+        if (e.getCause() instanceof io.vcorfu.protocol.UnknownStreamException unknown) {
+          throw new IllegalArgumentException("stream '" + stream + "' has never been written", unknown);
+        }
+        throw e;
+      }
       out.println(stream + " trimmed below " + mark);
       return 0;
     }

@@ -21,6 +21,7 @@ import io.vcorfu.protocol.proto.TxResolution;
 import io.vcorfu.protocol.proto.ViewCallRequest;
 import io.vcorfu.protocol.proto.ViewCallResponse;
 import io.vcorfu.runtime.stream.AppendAbortedException;
+import io.vcorfu.runtime.stream.AppendOutcomeUnknownException;
 import io.vcorfu.runtime.stream.AppendResult;
 import io.vcorfu.runtime.stream.GlobalEntry;
 import io.vcorfu.runtime.stream.StreamEntry;
@@ -209,49 +210,82 @@ public final class ClusterStreamLog implements StreamLog {
                       LogEntryMsg entry = entry(r.getTokens(0), payload, r.getEpoch(), nonce);
                       return new Written(entry, driver.drive(entry));
                     });
-    return written
-        .thenCompose(
-            w -> {
-              LogEntryMsg entry = w.entry();
-              return w.outcome()
-                  .exceptionallyCompose(
-                      error -> {
-                        // Leave no slot of this entry undecided before reporting the failure.
-                        Throwable cause = Rpc.unwrap(error);
-                        return driver.decide(entry).handle((o, e) -> null)
-                            .thenCompose(v -> CompletableFuture.failedFuture(cause));
-                      })
-                  .thenCompose(
-                      outcome -> {
-                        if (outcome == EntryDriver.Outcome.COMMITTED) {
-                          AppendResult r = result(entry);
-                          writeCache.put(r.streamAddresses(), r.globalAddress(), payload);
-                          return CompletableFuture.completedFuture(r);
-                        }
-                        if (tx != null && tx.getReadSetCount() > 0 && entry.getEpoch() < epoch()) {
-                          // The token was fenced by a sequencer restart (see EpochFence): the
-                          // snapshot it was judged against predates the restart.
-                          return CompletableFuture.failedFuture(TokenRefusedException.sequencerRestarted(
-                              StreamId.fromMsg(tx.getReadSet(0).getStream())));
-                        }
-                        if (tx != null && tx.getReadSetCount() > 0) {
-                          // A conditional write's token was judged against its snapshot; a
-                          // fresh token would need a fresh judgement, so the caller decides.
-                          return CompletableFuture.failedFuture(
-                              new AppendAbortedException(
-                                  entry.getGlobalAddress(), "a reader filled one of its slots first"));
-                        }
-                        if (attempt >= options.maxAppendAttempts()) {
-                          return CompletableFuture.failedFuture(
-                              new AppendAbortedException(
-                                  entry.getGlobalAddress(),
-                                  "gave up after " + attempt + " attempts, each aborted by the chain"));
-                        }
-                        // Without reads to re-check (a plain or keyed blind write) a fresh token
-                        // is as good as the first.
-                        return appendAttempt(streams, payload, tx, attempt + 1);
-                      });
-            });
+    return written.thenCompose(
+        w -> {
+          LogEntryMsg entry = w.entry();
+          return w.outcome()
+              .handle(
+                  (outcome, error) -> {
+                    if (error == null) {
+                      return settled(streams, payload, tx, attempt, entry, outcome, null);
+                    }
+                    // The write failed somewhere along the chain: ask the decider what became of
+                    // the entry (this also leaves no slot of it undecided) and report that.
+                    Throwable cause = Rpc.unwrap(error);
+                    return driver.decide(entry)
+                        .handle(
+                            (decided, undecidable) -> {
+                              if (undecidable != null) {
+                                AppendOutcomeUnknownException unknown =
+                                    new AppendOutcomeUnknownException(
+                                        entry.getGlobalAddress(), Rpc.unwrap(undecidable));
+                                unknown.addSuppressed(cause);
+                                return CompletableFuture.<AppendResult>failedFuture(unknown);
+                              }
+                              return settled(streams, payload, tx, attempt, entry, decided, cause);
+                            })
+                        .thenCompose(f -> f);
+                  })
+              .thenCompose(f -> f);
+        });
+  }
+
+  /**
+   * What an append attempt reports once its entry's outcome is decided: the entry's addresses when
+   * it committed (even after a failed write: the decider holds it); when it aborted, a fresh attempt
+   * for a blind append, else AppendAbortedException. An attempt whose write failed with a
+   * non-transient error ({@code failure}, e.g. an entry the replica refuses) reports that error
+   * instead of retrying: a fresh token would meet it again.
+   */
+  private CompletableFuture<AppendResult> settled(
+      List<StreamId> streams,
+      byte[] payload,
+      TxResolution tx,
+      int attempt,
+      LogEntryMsg entry,
+      EntryDriver.Outcome outcome,
+      Throwable failure) {
+    if (outcome == EntryDriver.Outcome.COMMITTED) {
+      AppendResult r = result(entry);
+      writeCache.put(r.streamAddresses(), r.globalAddress(), payload);
+      return CompletableFuture.completedFuture(r);
+    }
+    if (failure != null && !EntryDriver.isTransient(failure)) {
+      return CompletableFuture.failedFuture(failure);
+    }
+    String why =
+        failure == null
+            ? "a reader filled one of its slots first"
+            : "its write failed (" + failure.getMessage() + ") and the chain then aborted it";
+    if (tx != null && tx.getReadSetCount() > 0 && entry.getEpoch() < epoch()) {
+      // The token was fenced by a sequencer restart (see EpochFence): the snapshot it was judged
+      // against predates the restart.
+      return CompletableFuture.failedFuture(
+          TokenRefusedException.sequencerRestarted(StreamId.fromMsg(tx.getReadSet(0).getStream())));
+    }
+    if (tx != null && tx.getReadSetCount() > 0) {
+      // A conditional write's token was judged against its snapshot; a fresh token would need a
+      // fresh judgement, so the caller decides.
+      return CompletableFuture.failedFuture(new AppendAbortedException(entry.getGlobalAddress(), why));
+    }
+    if (attempt >= options.maxAppendAttempts()) {
+      return CompletableFuture.failedFuture(
+          new AppendAbortedException(
+              entry.getGlobalAddress(),
+              "gave up after " + attempt + " attempts, each aborted by the chain (the last: " + why + ")"));
+    }
+    // Without reads to re-check (a plain or keyed blind write) a fresh token is as good as the first.
+    return appendAttempt(streams, payload, tx, attempt + 1);
   }
 
   /** An entry and the future of its drive through the chain. */
@@ -480,16 +514,36 @@ public final class ClusterStreamLog implements StreamLog {
     return ops.viewCall(chain.get(chain.size() - 1), request);
   }
 
+  /**
+   * {@inheritDoc}
+   *
+   * <p>A mark below 0 or past the stream's tail + 1 is refused with {@link
+   * io.vcorfu.protocol.BadRequestException} before anything is done. Before any replica trims,
+   * every entry of the stream below {@code before} is decided and every committed one whose
+   * deciding replica is this stream's is committed at all its other copies ({@link
+   * RepairingReader#settleBelow}), so trimming this stream never changes what the entry's other
+   * streams and the log read (the rule is in {@link EntryDriver}). If that cannot be done (a copy's
+   * replica does not answer) nothing is trimmed and the error is returned. Then the chain's last
+   * replica trims first: it holds the fewest slots (a chain is written in order), so when it
+   * accepts the mark every other replica accepts it too.
+   */
   @Override
   public CompletableFuture<Long> trimStream(StreamId stream, long before) {
-    writeCache.trim(stream, before);
     List<Endpoint> chain = layout().current().streamChain(stream);
-    List<CompletableFuture<Long>> trims = new ArrayList<>();
-    for (Endpoint replica : chain) {
-      trims.add(ops.streamTrim(replica, stream, before));
-    }
-    return CompletableFuture.allOf(trims.toArray(CompletableFuture[]::new))
-        .thenApply(v -> trims.stream().mapToLong(CompletableFuture::join).min().orElse(before));
+    Endpoint last = chain.get(chain.size() - 1);
+    return reader.settleBelow(stream, before)
+        .thenCompose(settled -> ops.streamTrim(last, stream, before))
+        .thenCompose(lastMark -> {
+          List<CompletableFuture<Long>> trims = new ArrayList<>();
+          for (Endpoint replica : chain.subList(0, chain.size() - 1)) {
+            trims.add(ops.streamTrim(replica, stream, before));
+          }
+          return CompletableFuture.allOf(trims.toArray(CompletableFuture[]::new))
+              .thenApply(v -> {
+                writeCache.trim(stream, before);
+                return Math.min(lastMark, trims.stream().mapToLong(CompletableFuture::join).min().orElse(lastMark));
+              });
+        });
   }
 
   @Override

@@ -8,6 +8,7 @@ import io.vcorfu.protocol.SealedException;
 import io.vcorfu.protocol.StreamId;
 import io.vcorfu.protocol.TransportException;
 import io.vcorfu.protocol.TrimmedException;
+import io.vcorfu.protocol.UnknownStreamException;
 import io.vcorfu.protocol.proto.ChainStep;
 import io.vcorfu.protocol.proto.ChainWriteResponse;
 import io.vcorfu.protocol.proto.EntryKind;
@@ -39,6 +40,17 @@ import java.util.concurrent.TimeUnit;
  * entry. Commit messages to the earlier replicas are sent without waiting for them; until one
  * arrives, a reader of such a replica sees the entry uncommitted, waits briefly and, if needed,
  * confirms the decision with the last replica (see {@link RepairingReader}).
+ *
+ * <p><b>Trimmed deciders.</b> The deciding slot can be trimmed away (its stream trimmed past it)
+ * while earlier copies of the entry, on other streams or in the log, are still uncommitted. Safety
+ * then rests on one rule, kept by every stream trim ({@link RepairingReader#settleBelow}):
+ * <em>before any replica of a stream trims below an address, every entry that stream's replica
+ * decides below it is decided, and every committed one is committed at every copy.</em> Hence,
+ * when the decider answers TRIMMED, the remaining copies tell the outcome: a copy that holds the
+ * entry committed means COMMITTED; any other untrimmed copy (empty, uncommitted, a hole) means the
+ * entry never committed, and it is aborted. If every copy is trimmed the outcome cannot be learned
+ * and the decision fails with {@link TrimmedException}: nobody can read the entry any more, but a
+ * writer must not be told it aborted. A trimmed decider therefore never turns data into a hole.
  */
 public final class EntryDriver {
   /** How a drive ended. */
@@ -235,8 +247,130 @@ public final class EntryDriver {
               if (holds(result, entry)) {
                 return commitEarlier(entry, plan, plan.visits().size() - 1).thenApply(v -> Outcome.COMMITTED);
               }
+              if (result.getStatus() == ReadResult.Status.TRIMMED) {
+                return decideFromCopies(entry, plan, copies(entry, plan), 0);
+              }
               return abortEarlier(entry, plan).thenApply(v -> Outcome.ABORTED);
             });
+  }
+
+  /** One copy of an entry: a log replica's (slot null) or one stream slot on a stream replica. */
+  private record Copy(ChainPlan.Visit visit, StreamSlot slot) {}
+
+  /** Every copy of the entry except the deciding slot itself, in chain order. */
+  private static List<Copy> copies(LogEntryMsg entry, ChainPlan plan) {
+    List<Copy> copies = new ArrayList<>();
+    List<ChainPlan.Visit> visits = plan.visits();
+    for (int i = 0; i < visits.size(); i++) {
+      ChainPlan.Visit v = visits.get(i);
+      if (v.role() == ChainPlan.Role.LOG) {
+        if (i < visits.size() - 1) {
+          copies.add(new Copy(v, null));
+        }
+        continue;
+      }
+      List<StreamSlot> slots = slotsFor(entry, v);
+      // The decider's first slot is the one abort-filled; its other slots were written with it.
+      for (int k = i == visits.size() - 1 ? 1 : 0; k < slots.size(); k++) {
+        copies.add(new Copy(v, slots.get(k)));
+      }
+    }
+    return copies;
+  }
+
+  /**
+   * The outcome of an entry whose deciding slot is trimmed, from its first untrimmed copy (see the
+   * class comment for why that copy is enough).
+   */
+  private CompletableFuture<Outcome> decideFromCopies(LogEntryMsg entry, ChainPlan plan, List<Copy> copies, int i) {
+    if (i == copies.size()) {
+      if (plan.last().role() == ChainPlan.Role.LOG) {
+        return CompletableFuture.failedFuture(new TrimmedException(entry.getGlobalAddress() + 1, null));
+      }
+      StreamSlot decided = slotsFor(entry, plan.last()).get(0);
+      return CompletableFuture.failedFuture(
+          new TrimmedException(decided.getStreamAddress() + 1, StreamId.fromMsg(decided.getStream())));
+    }
+    return readCopy(copies.get(i), entry, 0)
+        .thenCompose(
+            r -> {
+              if (r.getStatus() == ReadResult.Status.TRIMMED) {
+                return decideFromCopies(entry, plan, copies, i + 1);
+              }
+              if (r.getStatus() == ReadResult.Status.COMMITTED && holds(r, entry)) {
+                return commitEarlier(entry, plan, plan.visits().size() - 1).thenApply(v -> Outcome.COMMITTED);
+              }
+              return abortEarlier(entry, plan).thenApply(v -> Outcome.ABORTED);
+            });
+  }
+
+  /** What one copy's slot holds; a replica that never held the stream holds nothing there. */
+  private CompletableFuture<ReadResult> readCopy(Copy copy, LogEntryMsg entry, int attempt) {
+    CompletableFuture<List<ReadResult>> read =
+        copy.slot() == null
+            ? ops.logRead(copy.visit().endpoint(), entry.getGlobalAddress(), entry.getGlobalAddress())
+            : ops.streamRead(
+                copy.visit().endpoint(),
+                StreamId.fromMsg(copy.slot().getStream()),
+                copy.slot().getStreamAddress(),
+                copy.slot().getStreamAddress());
+    return read.handle(
+            (l, error) -> {
+              if (error == null) {
+                return CompletableFuture.completedFuture(l.get(0));
+              }
+              Throwable cause = Rpc.unwrap(error);
+              if (cause instanceof UnknownStreamException) {
+                return CompletableFuture.completedFuture(
+                    ReadResult.newBuilder().setStatus(ReadResult.Status.EMPTY).build());
+              }
+              if (isTransient(cause) && attempt < TRANSIENT_RETRIES) {
+                return CompletableFuture.supplyAsync(() -> null, delayed)
+                    .thenCompose(v -> readCopy(copy, entry, attempt + 1));
+              }
+              return CompletableFuture.<ReadResult>failedFuture(cause);
+            })
+        .thenCompose(f -> f);
+  }
+
+  /**
+   * Commits a committed entry at every copy before its decider and completes only when each has
+   * acknowledged (retrying transient failures): after this, a trim of the decider's slot leaves the
+   * outcome readable from any other copy (see the class comment).
+   */
+  public CompletableFuture<Void> commitEveryCopy(LogEntryMsg entry) {
+    ChainPlan plan = plan(entry);
+    List<ChainPlan.Visit> visits = plan.visits();
+    List<CompletableFuture<Void>> commits = new ArrayList<>();
+    for (int i = 0; i < visits.size() - 1; i++) {
+      commits.add(commitAt(entry, visits.get(i), 0));
+    }
+    return CompletableFuture.allOf(commits.toArray(CompletableFuture[]::new));
+  }
+
+  /** True if {@code stream}'s slot of {@code entry} is on the entry's deciding replica. */
+  public boolean decidedBy(LogEntryMsg entry, StreamId stream) {
+    return plan(entry).last().streams().contains(stream);
+  }
+
+  private CompletableFuture<Void> commitAt(LogEntryMsg entry, ChainPlan.Visit v, int attempt) {
+    CompletableFuture<Void> c =
+        v.role() == ChainPlan.Role.LOG
+            ? ops.logCommit(v.endpoint(), entry.getGlobalAddress())
+            : ops.streamCommit(v.endpoint(), slotsFor(entry, v));
+    return c.handle(
+            (ok, error) -> {
+              if (error == null) {
+                return CompletableFuture.<Void>completedFuture(null);
+              }
+              Throwable cause = Rpc.unwrap(error);
+              if (isTransient(cause) && attempt < TRANSIENT_RETRIES) {
+                return CompletableFuture.supplyAsync(() -> null, delayed)
+                    .thenCompose(x -> commitAt(entry, v, attempt + 1));
+              }
+              return CompletableFuture.<Void>failedFuture(cause);
+            })
+        .thenCompose(f -> f);
   }
 
   /** An abort-fill of the visit's first slot of the entry; returns what the slot holds afterwards. */

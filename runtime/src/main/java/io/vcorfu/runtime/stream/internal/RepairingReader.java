@@ -2,15 +2,19 @@ package io.vcorfu.runtime.stream.internal;
 
 import io.vcorfu.protocol.Endpoint;
 import io.vcorfu.protocol.StreamId;
+import io.vcorfu.protocol.TrimBounds;
 import io.vcorfu.protocol.TrimmedException;
 import io.vcorfu.protocol.UnknownStreamException;
 import io.vcorfu.protocol.proto.EntryKind;
+import io.vcorfu.protocol.proto.LogEntryMsg;
 import io.vcorfu.protocol.proto.ReadResult;
+import io.vcorfu.runtime.stream.RepairIncompleteException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BiFunction;
 import java.util.function.Function;
 
 /**
@@ -22,6 +26,13 @@ import java.util.function.Function;
  * its chain in order (a replica that turns out to hold an entry switches the repair to driving
  * that entry). A reader therefore never waits much longer than {@code repairAfter} for a dead
  * writer, and every reader sees the same outcome for every slot.
+ *
+ * <p>A reader returns only decided slots: committed data, a committed hole, or a typed error. A
+ * repaired entry's value is the decision of its drive, never a re-read of a copy the drive may not
+ * have reached: a committed entry is returned as the entry driven; an aborted one only once the
+ * slot read holds its hole (the reader abort-fills it itself, and a failure of that fill fails the
+ * read). A slot that ends trimmed fails with {@link TrimmedException}, and one still undecided with
+ * {@link RepairIncompleteException}.
  */
 public final class RepairingReader {
   /** Largest range one read request asks for; longer reads are split. */
@@ -42,6 +53,9 @@ public final class RepairingReader {
     CompletableFuture<List<ReadResult>> read(long from, long to);
 
     CompletableFuture<ReadResult> repair(long address);
+
+    /** Abort-fills the slot as read (the chain's last replica) if it holds the entry {@code nonce}. */
+    CompletableFuture<ReadResult> abort(long address, long nonce);
   }
 
   /** Decided results for stream addresses [from, to] of {@code stream}. */
@@ -72,8 +86,14 @@ public final class RepairingReader {
       @Override
       public CompletableFuture<ReadResult> repair(long address) {
         List<Endpoint> chain = ops.rpc().layout().current().streamChain(stream);
-        return fillChain(chain, 0, r -> ops.streamFill(r, stream, address, false, 0))
-            .thenCompose(r -> r == null ? read(address, address).thenApply(l -> l.get(0)) : done(r));
+        return fillChain(chain, 0, r -> ops.streamFill(r, stream, address, false, 0),
+            (entry, outcome) -> settle(this, address, entry, outcome));
+      }
+
+      @Override
+      public CompletableFuture<ReadResult> abort(long address, long nonce) {
+        List<Endpoint> chain = ops.rpc().layout().current().streamChain(stream);
+        return ops.streamFill(chain.get(chain.size() - 1), stream, address, true, nonce);
       }
     };
   }
@@ -109,8 +129,14 @@ public final class RepairingReader {
       @Override
       public CompletableFuture<ReadResult> repair(long address) {
         List<Endpoint> chain = ops.rpc().layout().current().logChain(address);
-        return fillChain(chain, 0, r -> ops.logFill(r, address, false, 0))
-            .thenCompose(r -> r == null ? read(address, address).thenApply(l -> l.get(0)) : done(r));
+        return fillChain(chain, 0, r -> ops.logFill(r, address, false, 0),
+            (entry, outcome) -> settle(this, address, entry, outcome));
+      }
+
+      @Override
+      public CompletableFuture<ReadResult> abort(long address, long nonce) {
+        List<Endpoint> chain = ops.rpc().layout().current().logChain(address);
+        return ops.logFill(chain.get(chain.size() - 1), address, true, nonce);
       }
     };
   }
@@ -138,11 +164,14 @@ public final class RepairingReader {
 
   /**
    * Fills an address through {@code chain} in order. Returns a committed hole when every replica
-   * holds a hole, the decided result when a replica holds a committed entry, or null after driving
-   * an uncommitted entry found on the way (the caller re-reads the decided slot).
+   * holds a hole, the decided result when a replica holds a committed entry, or, for an
+   * uncommitted entry found on the way, what {@code settle} makes of the outcome of driving it.
    */
   private CompletableFuture<ReadResult> fillChain(
-      List<Endpoint> chain, int i, Function<Endpoint, CompletableFuture<ReadResult>> fill) {
+      List<Endpoint> chain,
+      int i,
+      Function<Endpoint, CompletableFuture<ReadResult>> fill,
+      BiFunction<LogEntryMsg, EntryDriver.Outcome, CompletableFuture<ReadResult>> settle) {
     return fill.apply(chain.get(i))
         .thenCompose(
             r -> {
@@ -153,13 +182,83 @@ public final class RepairingReader {
                 if (r.getStatus() == ReadResult.Status.COMMITTED) {
                   return done(r);
                 }
-                return driver.drive(r.getEntry()).thenApply(o -> (ReadResult) null);
+                return driver.drive(r.getEntry()).thenCompose(o -> settle.apply(r.getEntry(), o));
               }
               if (i + 1 < chain.size()) {
-                return fillChain(chain, i + 1, fill);
+                return fillChain(chain, i + 1, fill, settle);
               }
               return done(r);
             });
+  }
+
+  /**
+   * The slot at {@code address}, which held {@code entry}, once the entry's drive decided {@code
+   * outcome}: the entry itself if it committed; if it aborted, the hole that replaces it in the
+   * slot as read, written here if the drive's own abort-fill did not reach it.
+   */
+  private CompletableFuture<ReadResult> settle(
+      Slots slots, long address, LogEntryMsg entry, EntryDriver.Outcome outcome) {
+    if (outcome == EntryDriver.Outcome.COMMITTED) {
+      return done(
+          ReadResult.newBuilder()
+              .setStatus(ReadResult.Status.COMMITTED)
+              .setAddress(address)
+              .setEntry(entry)
+              .build());
+    }
+    return slots.abort(address, entry.getNonce())
+        .thenApply(r -> r.getAddress() == address ? r : r.toBuilder().setAddress(address).build());
+  }
+
+  /**
+   * Settles every entry of {@code stream} below {@code before} for a trim of the stream (the rule
+   * in {@link EntryDriver}'s class comment): each slot from the stream's trim mark up is read until
+   * decided (repairing as any read does), and each committed entry whose deciding replica is this
+   * stream's is committed at every other copy, all acknowledged. Pages are settled one after
+   * another. Fails with {@link UnknownStreamException} when the stream's last replica holds
+   * nothing of it.
+   */
+  public CompletableFuture<Void> settleBelow(StreamId stream, long before) {
+    List<Endpoint> chain = ops.rpc().layout().current().streamChain(stream);
+    return ops.streamTail(chain.get(chain.size() - 1), List.of(stream), false)
+        .thenCompose(
+            t -> {
+              if (t.getTailsCount() == 0 || t.getTails(0).getTail() < 0) {
+                return CompletableFuture.failedFuture(new UnknownStreamException(stream));
+              }
+              // The replica refuses such a mark anyway; refusing it here settles nothing first.
+              TrimBounds.check("stream " + stream, before, t.getTails(0).getTail());
+              return settlePages(stream, Math.max(0, t.getTails(0).getTrimMark()), before - 1);
+            });
+  }
+
+  private CompletableFuture<Void> settlePages(StreamId stream, long from, long to) {
+    if (from > to) {
+      return CompletableFuture.completedFuture(null);
+    }
+    long end = Math.min(to, from + PAGE - 1);
+    return readRange(streamSlots(stream), from, end)
+        .handle(
+            (results, error) -> {
+              if (error != null) {
+                Throwable cause = Rpc.unwrap(error);
+                if (cause instanceof TrimmedException t && t.trimMark() > from) {
+                  // Another trim got there first: what it covers it settled.
+                  return settlePages(stream, t.trimMark(), to);
+                }
+                return CompletableFuture.<Void>failedFuture(cause);
+              }
+              List<CompletableFuture<Void>> commits = new ArrayList<>();
+              for (ReadResult r : results) {
+                LogEntryMsg e = r.getEntry();
+                if (e.getKind() == EntryKind.DATA && driver.decidedBy(e, stream)) {
+                  commits.add(driver.commitEveryCopy(e));
+                }
+              }
+              return CompletableFuture.allOf(commits.toArray(CompletableFuture[]::new))
+                  .thenCompose(v -> settlePages(stream, end + 1, to));
+            })
+        .thenCompose(f -> f);
   }
 
   private CompletableFuture<List<ReadResult>> readRange(Slots slots, long from, long to) {
@@ -246,21 +345,27 @@ public final class RepairingReader {
         repairs.add(done(r));
       } else if (r.getStatus() == ReadResult.Status.UNCOMMITTED) {
         long address = r.getAddress();
-        repairs.add(
-            driver
-                .drive(r.getEntry())
-                .thenCompose(o -> slots.read(address, address))
-                .thenCompose(l -> decided(l.get(0)) ? done(l.get(0)) : slots.repair(address)));
+        repairs.add(driver.drive(r.getEntry()).thenCompose(o -> settle(slots, address, r.getEntry(), o)));
       } else {
         repairs.add(slots.repair(r.getAddress()));
       }
     }
     return CompletableFuture.allOf(repairs.toArray(CompletableFuture[]::new))
-        .thenApply(
+        .thenCompose(
             v -> {
               List<ReadResult> out = new ArrayList<>();
-              repairs.forEach(f -> out.add(f.join()));
-              return out;
+              for (CompletableFuture<ReadResult> f : repairs) {
+                ReadResult r = f.join();
+                if (r.getStatus() == ReadResult.Status.TRIMMED) {
+                  return CompletableFuture.failedFuture(new TrimmedException(r.getAddress() + 1, null));
+                }
+                if (!decided(r)) {
+                  return CompletableFuture.failedFuture(
+                      new RepairIncompleteException(r.getAddress(), "it still reads " + r.getStatus()));
+                }
+                out.add(r);
+              }
+              return CompletableFuture.completedFuture(out);
             });
   }
 

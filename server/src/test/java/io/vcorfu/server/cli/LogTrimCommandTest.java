@@ -1,0 +1,97 @@
+package io.vcorfu.server.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.vcorfu.protocol.Endpoint;
+import io.vcorfu.protocol.netty.NettyTransport;
+import io.vcorfu.server.Node;
+import io.vcorfu.server.NodeConfig;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code vcorfu log trim} against a durable node on loopback: marks past the stream's tail and
+ * negative marks are refused with one clear line, and the stream stays writable.
+ */
+class LogTrimCommandTest {
+  @TempDir Path tmp;
+  private NettyTransport transport;
+  private Node node;
+
+  @BeforeEach
+  void start() {
+    transport = new NettyTransport();
+    node = Node.start(NodeConfig.durable(new Endpoint("127.0.0.1", 0), tmp.resolve("data")), transport);
+    node.ready().join();
+  }
+
+  @AfterEach
+  void stop() {
+    node.close();
+    transport.close();
+  }
+
+  private record Run(int code, String out, String err) {}
+
+  private Run log(String... args) {
+    StringWriter out = new StringWriter();
+    StringWriter err = new StringWriter();
+    var cli = VcorfuCli.newCommandLine();
+    cli.setOut(new PrintWriter(out));
+    cli.setErr(new PrintWriter(err));
+    List<String> all = new ArrayList<>(List.of("log", args[0], "--endpoint", node.endpoint().toString()));
+    all.addAll(List.of(args).subList(1, args.length));
+    int code = cli.execute(all.toArray(String[]::new));
+    return new Run(code, out.toString().strip(), err.toString().strip());
+  }
+
+  private void appendTwice() {
+    assertThat(log("append", "--stream", "s1", "a").code()).isZero();
+    assertThat(log("append", "--stream", "s1", "b").code()).isZero();
+  }
+
+  @Test
+  void aTrimPastTheTailIsRefusedAndTheStreamStaysWritable() {
+    appendTwice();
+    Run trim = log("trim", "--stream", "s1", "--before", "100");
+    assertThat(trim.code()).isEqualTo(1);
+    assertThat(trim.out()).isEmpty();
+    assertThat(trim.err()).startsWith("vcorfu: ").contains("s1").contains("100").contains("tail is 1")
+        .doesNotContain("Exception");
+    Run append = log("append", "--stream", "s1", "c");
+    assertThat(append.code()).as(append.err()).isZero();
+    assertThat(append.out()).contains("s1 2");
+    assertThat(log("read", "--stream", "s1").out().lines().map(l -> l.substring(l.lastIndexOf(' ') + 1)))
+        .containsExactly("a", "b", "c");
+  }
+
+  @Test
+  void aNegativeTrimMarkIsRefusedAndTheStreamStaysWritable() {
+    appendTwice();
+    Run trim = log("trim", "--stream", "s1", "--before", "-5");
+    assertThat(trim.code()).isEqualTo(1);
+    assertThat(trim.err()).startsWith("vcorfu: ").contains("s1").contains("-5").doesNotContain("Exception");
+    Run append = log("append", "--stream", "s1", "c");
+    assertThat(append.code()).as(append.err()).isZero();
+    assertThat(append.out()).contains("s1 2");
+  }
+
+  @Test
+  void aTrimUpToTheNextAddressReleasesTheWholeStreamAndItStaysWritable() {
+    appendTwice();
+    Run trim = log("trim", "--stream", "s1", "--before", "2");
+    assertThat(trim.code()).as(trim.err()).isZero();
+    assertThat(trim.out()).isEqualTo("s1 trimmed below 2");
+    Run append = log("append", "--stream", "s1", "c");
+    assertThat(append.code()).as(append.err()).isZero();
+    assertThat(append.out()).contains("s1 2");
+    assertThat(log("read", "--stream", "s1", "--from", "2").out()).endsWith(" c");
+  }
+}
