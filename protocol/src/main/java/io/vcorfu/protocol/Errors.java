@@ -55,9 +55,11 @@ public final class Errors {
               .setConflictKey(ByteString.copyFrom(e.conflictKey()))
               .setConflictAddress(e.conflictAddress())
               .setCause(
-                  e.snapshotTooOld()
-                      ? TransactionAborted.Cause.SNAPSHOT_TOO_OLD
-                      : TransactionAborted.Cause.CONFLICT);
+                  switch (e.refusal()) {
+                    case SNAPSHOT_TOO_OLD -> TransactionAborted.Cause.SNAPSHOT_TOO_OLD;
+                    case SEQUENCER_RESTARTED -> TransactionAborted.Cause.SEQUENCER_RESTARTED;
+                    case CONFLICT -> TransactionAborted.Cause.CONFLICT;
+                  });
       if (e.stream() != null) {
         t.setStream(e.stream().toMsg());
       }
@@ -103,7 +105,11 @@ public final class Errors {
             t.hasStream() ? StreamId.fromMsg(t.getStream()) : null,
             t.getConflictKey().toByteArray(),
             t.getConflictAddress(),
-            t.getCause() == TransactionAborted.Cause.SNAPSHOT_TOO_OLD);
+            switch (t.getCause()) {
+              case SNAPSHOT_TOO_OLD -> TokenRefusedException.Cause.SNAPSHOT_TOO_OLD;
+              case SEQUENCER_RESTARTED -> TokenRefusedException.Cause.SEQUENCER_RESTARTED;
+              default -> TokenRefusedException.Cause.CONFLICT;
+            });
       }
       case SEALED -> new SealedException(msg.getSealed().getSealedEpoch());
       case SERVER_ERROR, ERROR_NOT_SET -> new ServerErrorException(m.isEmpty() ? "server error" : m);

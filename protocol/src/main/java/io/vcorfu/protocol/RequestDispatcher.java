@@ -15,7 +15,8 @@ import java.util.function.LongSupplier;
  *
  * <p>The epoch is checked here and nowhere else: a request whose header epoch differs from {@code
  * currentEpoch} is answered with {@code WrongEpoch{current_epoch}} before any handler runs, except
- * {@code PING} and {@code GET_LAYOUT}, which cross epochs. A request with no payload is answered
+ * {@code PING}, {@code GET_LAYOUT} and {@code SEAL}, which cross epochs (a seal is how a node
+ * learns a newer epoch). A request with no payload is answered
  * {@code BadRequest}; a payload case with no handler is answered {@code NotServing} naming the role
  * that case belongs to. A handler's {@link VCorfuException} (thrown or completing its future)
  * becomes its wire error; any other exception is logged and answered {@code ServerError}.
@@ -66,9 +67,11 @@ public final class RequestDispatcher implements RpcHandler {
     return future.exceptionally(error -> HandlerCalls.failure(request, error));
   }
 
-  /** True for the requests served whatever epoch they carry: PING and GET_LAYOUT. */
+  /** True for the requests served whatever epoch they carry: PING, GET_LAYOUT and SEAL. */
   public static boolean crossesEpochs(Request.PayloadCase kind) {
-    return kind == Request.PayloadCase.PING || kind == Request.PayloadCase.GET_LAYOUT;
+    return kind == Request.PayloadCase.PING
+        || kind == Request.PayloadCase.GET_LAYOUT
+        || kind == Request.PayloadCase.SEAL;
   }
 
   /**

@@ -1,6 +1,10 @@
 package io.vcorfu.protocol;
 
-/** The server sealed its epoch during reconfiguration. */
+/**
+ * The server refused a write because it has sealed the epoch the write's token was issued in
+ * ({@code sealedEpoch} is the server's current epoch): the sequencer restarted (or the layout
+ * changed) since the token was issued. The writer needs a fresh token.
+ */
 public final class SealedException extends VCorfuException {
   private final long sealedEpoch;
 
@@ -8,7 +12,8 @@ public final class SealedException extends VCorfuException {
     return sealedEpoch;
   }
   public SealedException(long sealedEpoch) {
-    super("epoch " + sealedEpoch + " is sealed; a new layout is being installed");
+    super("the entry's token was issued before epoch " + sealedEpoch
+        + " sealed it (the sequencer restarted since); take a fresh token");
     this.sealedEpoch = sealedEpoch;
   }
 }

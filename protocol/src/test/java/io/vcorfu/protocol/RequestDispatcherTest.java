@@ -8,6 +8,8 @@ import io.vcorfu.protocol.proto.GetLayoutRequest;
 import io.vcorfu.protocol.proto.GetLayoutResponse;
 import io.vcorfu.protocol.proto.Request;
 import io.vcorfu.protocol.proto.Response;
+import io.vcorfu.protocol.proto.SealRequest;
+import io.vcorfu.protocol.proto.SealResponse;
 import io.vcorfu.protocol.proto.TokenResponse;
 import io.vcorfu.protocol.testing.EchoHandler;
 import io.vcorfu.protocol.testing.Messages;
@@ -79,6 +81,31 @@ class RequestDispatcherTest {
     assertThat(d.handle(Messages.ping(99)).join().hasPing()).isTrue();
     Request layout = Request.newBuilder().setHeader(Messages.header(1)).setGetLayout(GetLayoutRequest.getDefaultInstance()).build();
     assertThat(d.handle(layout).join().getGetLayout().getEpoch()).isEqualTo(5);
+  }
+
+  @Test
+  void aSealCrossesEpochsSinceItIsHowANodeLearnsANewerOne() {
+    RequestDispatcher d = RequestDispatcher.builder(epoch::get)
+        .on(Request.PayloadCase.SEAL, r -> CompletableFuture.completedFuture(Response.newBuilder()
+            .setSeal(SealResponse.newBuilder().setEpoch(Math.max(epoch.get(), r.getSeal().getEpoch()))).build()))
+        .build();
+    Request seal = Request.newBuilder().setHeader(Messages.header(1)).setSeal(SealRequest.newBuilder().setEpoch(9)).build();
+    assertThat(d.handle(seal).join().getSeal().getEpoch()).isEqualTo(9);
+    assertThat(RequestDispatcher.crossesEpochs(Request.PayloadCase.SEAL)).isTrue();
+    assertThat(RequestDispatcher.roleOf(Request.PayloadCase.SEAL)).isEqualTo("layout");
+  }
+
+  @Test
+  void aRefusalBecauseTheSequencerRestartedKeepsItsCauseOnTheWire() {
+    StreamId s = StreamId.of("s");
+    VCorfuException back = Errors.toException(Errors.toMsg(TokenRefusedException.sequencerRestarted(s)));
+    assertThat(back).isInstanceOfSatisfying(TokenRefusedException.class, e -> {
+      assertThat(e.refusal()).isEqualTo(TokenRefusedException.Cause.SEQUENCER_RESTARTED);
+      assertThat(e.stream()).isEqualTo(s);
+      assertThat(e.snapshotTooOld()).isFalse();
+    });
+    VCorfuException sealed = Errors.toException(Errors.toMsg(new SealedException(7)));
+    assertThat(sealed).isInstanceOfSatisfying(SealedException.class, e -> assertThat(e.sealedEpoch()).isEqualTo(7));
   }
 
   @Test

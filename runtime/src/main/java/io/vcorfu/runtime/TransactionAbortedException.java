@@ -16,6 +16,12 @@ public final class TransactionAbortedException extends RuntimeException {
     CONFLICT,
     /** The sequencer could not judge the snapshot (failover, evicted key) and refused conservatively. */
     SNAPSHOT_TOO_OLD,
+    /**
+     * The sequencer restarted since the snapshot was taken: tokens issued before the restart were
+     * fenced and addresses may be issued again, so the snapshot cannot be judged. A retry takes a
+     * fresh snapshot.
+     */
+    SEQUENCER_RESTARTED,
     /** An object read by the transaction cannot be served as of the snapshot (its history is trimmed). */
     TRIMMED,
     /** The caller aborted it ({@code TXAbort} inside a flattened nested transaction). */

@@ -36,6 +36,14 @@ import java.util.Set;
  * snapshot predates the bootstrap point abort conservatively, because the writes between their
  * snapshot and the bootstrap are unknown to this sequencer.
  *
+ * <p>Restarts: a sequencer that starts after another (or itself) may have issued tokens is
+ * bootstrapped at a new epoch, after every replica sealed the older ones (see the server's
+ * sequencer bootstrap), so no token issued before the restart is written after it. Every token
+ * response carries the epoch. A transaction whose snapshot was taken at an older epoch ({@code
+ * TxResolution.snapshot_epoch}) may cover tokens that were fenced, and addresses at or below its
+ * snapshot may be issued again in this epoch, so it is refused with {@link
+ * TokenRefusedException.Cause#SEQUENCER_RESTARTED} whenever it read anything.
+ *
  * <p>Conflict rules for a conditional request (one with {@code tx}): a read of a whole object
  * (empty key) conflicts with any write to its stream after the snapshot; a keyed read conflicts
  * with a later write of the same key or a later whole-object write of its stream. Writes recorded
@@ -111,6 +119,11 @@ public final class Sequencer {
   /** Last issued global address, -1 when none. */
   public long globalTail() {
     return globalTail;
+  }
+
+  /** The epoch stamped on issued tokens; transactions whose snapshot is older are refused. */
+  public long epoch() {
+    return epoch;
   }
 
   /** The global tail at the last bootstrap; older snapshots are refused as too old. */
@@ -213,6 +226,9 @@ public final class Sequencer {
 
   private void checkConflicts(TxResolution tx) {
     long snapshot = tx.getSnapshot();
+    if (tx.getReadSetCount() > 0 && tx.getSnapshotEpoch() < epoch) {
+      throw TokenRefusedException.sequencerRestarted(StreamId.fromMsg(tx.getReadSet(0).getStream()));
+    }
     for (ConflictKey read : tx.getReadSetList()) {
       StreamId stream = StreamId.fromMsg(read.getStream());
       ByteString key = read.getKey();

@@ -50,8 +50,14 @@ class SequencerTest {
   }
 
   static TokenRequest tx(long snapshot, List<ConflictKey> reads, List<ConflictKey> writes, StreamId... streams) {
+    return txAt(0, snapshot, reads, writes, streams);
+  }
+
+  /** A transaction whose snapshot was taken at {@code epoch}. */
+  static TokenRequest txAt(long epoch, long snapshot, List<ConflictKey> reads, List<ConflictKey> writes, StreamId... streams) {
     return req(streams).toBuilder()
-        .setTx(TxResolution.newBuilder().setSnapshot(snapshot).addAllReadSet(reads).addAllWriteSet(writes))
+        .setTx(TxResolution.newBuilder().setSnapshot(snapshot).setSnapshotEpoch(epoch)
+            .addAllReadSet(reads).addAllWriteSet(writes))
         .build();
   }
 
@@ -267,18 +273,37 @@ class SequencerTest {
   @Test
   void snapshotBeforeTheBootstrapPointAbortsConservatively() {
     seq.bootstrap(3, 100, Map.of(A, new StreamTailInfo(9, 99)));
-    assertThatThrownBy(() -> seq.issue(tx(50, List.of(whole(C)), List.of(), C)))
+    assertThatThrownBy(() -> seq.issue(txAt(3, 50, List.of(whole(C)), List.of(), C)))
         .isInstanceOfSatisfying(
             TokenRefusedException.class,
             e -> {
               assertThat(e.snapshotTooOld()).isTrue();
               assertThat(e.conflictAddress()).isEqualTo(-1);
             });
-    TokenResponse ok = seq.issue(tx(100, List.of(whole(A)), List.of(), A));
+    TokenResponse ok = seq.issue(txAt(3, 100, List.of(whole(A)), List.of(), A));
     assertThat(ok.getEpoch()).isEqualTo(3);
     assertThat(ok.getTokens(0).getGlobalAddress()).isEqualTo(101);
     assertThat(ok.getTokens(0).getSlots(0).getStreamAddress()).isEqualTo(10);
     assertThat(ok.getTokens(0).getSlots(0).getBackpointer()).isEqualTo(99);
+  }
+
+  @Test
+  void snapshotTakenBeforeARestartAbortsSayingTheSequencerRestarted() {
+    seq.bootstrap(4, 100, Map.of(A, new StreamTailInfo(9, 99)));
+    // Even a snapshot above the bootstrap point: tokens of the earlier epoch may have been fenced
+    // and their addresses issued again.
+    assertThatThrownBy(() -> seq.issue(txAt(3, 120, List.of(whole(A)), List.of(), A)))
+        .isInstanceOfSatisfying(
+            TokenRefusedException.class,
+            e -> {
+              assertThat(e.refusal()).isEqualTo(TokenRefusedException.Cause.SEQUENCER_RESTARTED);
+              assertThat(e.stream()).isEqualTo(A);
+              assertThat(e.getMessage()).contains("sequencer restarted since the snapshot");
+            });
+    assertThat(seq.globalTail()).as("a refusal issues nothing").isEqualTo(100);
+    assertThat(seq.issue(txAt(3, 120, List.of(), List.of(key(A, "k")), A)).getTokens(0).getGlobalAddress())
+        .as("a blind write reads nothing, so an old snapshot does not matter").isEqualTo(101);
+    assertThat(seq.issue(txAt(4, 101, List.of(whole(A)), List.of(), A)).getEpoch()).isEqualTo(4);
   }
 
   @Test

@@ -1,5 +1,6 @@
 package io.vcorfu.server;
 
+import io.vcorfu.layout.EpochFence;
 import io.vcorfu.layout.FileLayoutStore;
 import io.vcorfu.layout.Layout;
 import io.vcorfu.layout.LayoutNotFoundException;
@@ -42,9 +43,17 @@ import org.slf4j.LoggerFactory;
  * every role.
  *
  * <p>Every request passes one epoch check (the {@link RequestDispatcher}) before any role sees it.
- * A sequencer role does not issue tokens until it has rebuilt its tails from the replicas named in
- * the layout ({@link SequencerBootstrap}); requests that arrive earlier wait for it. A restarted
- * sequencer also waits out the read leases it may have granted before ({@link #leaseMarker}).
+ * A sequencer role does not issue tokens until it has sealed the previous epoch on every node of
+ * the layout and rebuilt its tails from the replicas named in it ({@link SequencerBootstrap});
+ * requests that arrive earlier wait for it. A restarted sequencer also waits out the read leases
+ * it may have granted before ({@link #leaseMarker}).
+ *
+ * <p>Sealing: a {@code Seal{epoch}} request (any role honours it) raises this node's epoch. The
+ * node records the new epoch in its layout store first (when it has a data directory, so the seal
+ * survives its restarts: a restarted node serves the stored layout when its epoch is newer than the
+ * layout file's), then rejects requests stamped with an older epoch and, through its {@link
+ * EpochFence}, writes of entries whose token was issued in an older epoch; it answers once every
+ * write admitted under an older epoch has finished.
  *
  * <p>A node with a data directory holds it exclusively for its whole life ({@link
  * DataDirectoryLock}); a second node on the same directory refuses to start, before touching it.
@@ -56,6 +65,7 @@ public final class Node implements AutoCloseable {
   private final NodeConfig config;
   private final Transport transport;
   private final AtomicReference<Layout> layout = new AtomicReference<>();
+  private final EpochFence fence = new EpochFence(0);
   private Transport.ServerBinding binding;
   private DataDirectoryLock dataDirLock;
   private LayoutStore layoutStore;
@@ -115,10 +125,12 @@ public final class Node implements AutoCloseable {
         RequestDispatcher.builder(() -> layout.get() == null ? 0 : layout.get().epoch())
             .on(PayloadCase.PING, r -> done(Response.newBuilder().setPing(PingResponse.newBuilder().setNodeId(String.valueOf(binding.endpoint()))).build()))
             .on(PayloadCase.GET_LAYOUT, r -> done(layoutResponse()))
+            .on(PayloadCase.SEAL, r -> seal(r.getSeal().getEpoch()))
             .onAll(roleHandlers())
             .build();
     binding = transport.bind(config.listen(), dispatcher);
     Layout chosen = chooseLayout(binding.endpoint());
+    fence.seal(chosen.epoch());
     layout.set(chosen);
     Endpoint me = binding.endpoint();
     try {
@@ -191,7 +203,31 @@ public final class Node implements AutoCloseable {
   private java.util.Map<PayloadCase, io.vcorfu.protocol.RpcHandler> roleHandlers() {
     return RoleHandlers.table(
         () -> sequencer, () -> leases, () -> bootstrap, () -> logReplica, () -> streamReplica, () -> store, () -> views,
-        layout::get);
+        layout::get, () -> fence);
+  }
+
+  /**
+   * Seals every epoch below {@code epoch}: records it durably, then serves it, and answers once
+   * every write admitted under an older epoch has finished (see the class comment).
+   */
+  private synchronized CompletableFuture<Response> seal(long epoch) {
+    Layout current = layout.get();
+    if (current == null) {
+      return CompletableFuture.failedFuture(new io.vcorfu.protocol.NotServingException("layout"));
+    }
+    if (epoch > current.epoch()) {
+      Layout next = current.withEpoch(epoch);
+      if (layoutStore != null) {
+        Versioned<Layout> v = storedLayout();
+        layoutStore.compareAndSet(v == null ? LayoutStore.NO_VERSION : v.version(), next).join();
+      }
+      layout.set(next);
+      current = next;
+      LOG.info("node {} sealed every epoch below {}", binding.endpoint(), epoch);
+    }
+    long now = current.epoch();
+    return fence.seal(now).thenApply(v -> Response.newBuilder()
+        .setSeal(io.vcorfu.protocol.proto.SealResponse.newBuilder().setEpoch(now)).build());
   }
 
   private Response layoutResponse() {

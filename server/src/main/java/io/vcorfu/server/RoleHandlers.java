@@ -1,5 +1,6 @@
 package io.vcorfu.server;
 
+import io.vcorfu.layout.EpochFence;
 import io.vcorfu.layout.Layout;
 import io.vcorfu.logunit.LogReplica;
 import io.vcorfu.logunit.ReplicaStore;
@@ -33,7 +34,8 @@ final class RoleHandlers {
       Supplier<StreamReplica> stream,
       Supplier<ReplicaStore> store,
       Supplier<ObjectViewService> views,
-      Supplier<Layout> layout) {
+      Supplier<Layout> layout,
+      Supplier<EpochFence> fence) {
     Map<PayloadCase, RpcHandler> t = new EnumMap<>(PayloadCase.class);
     // The sequencer answers once it has bootstrapped and every read lease granted before a restart
     // has run out; every answer revealing a token waits until every other lease holder knows it.
@@ -54,7 +56,9 @@ final class RoleHandlers {
             layout.get(), role(sequencer, "sequencer"), role(store, "replica store"), r.getSequencedWrite()))
         .thenCompose(x -> revealing(leases, r, lastAddress(x.getToken()), Response.newBuilder().setSequencedWrite(x))));
 
-    t.put(PayloadCase.LOG_WRITE, r -> role(log, "log replica").write(r.getLogWrite())
+    // Writes of entries whose token epoch is sealed are refused (see EpochFence).
+    t.put(PayloadCase.LOG_WRITE, r -> fence.get().admit(r.getLogWrite().getEntry().getEpoch(),
+            () -> role(log, "log replica").write(r.getLogWrite()))
         .thenApply(x -> Response.newBuilder().setLogWrite(x).build()));
     t.put(PayloadCase.LOG_COMMIT, r -> role(log, "log replica").commit(r.getLogCommit())
         .thenApply(x -> Response.newBuilder().setLogCommit(x).build()));
@@ -75,11 +79,13 @@ final class RoleHandlers {
       if (r.getChainWrite().getStepsList().stream().anyMatch(s -> !s.getLog())) {
         role(stream, "stream replica");
       }
-      return role(store, "replica store").chainWrite(r.getChainWrite())
+      return fence.get().admit(r.getChainWrite().getEntry().getEpoch(),
+              () -> role(store, "replica store").chainWrite(r.getChainWrite()))
           .thenApply(x -> Response.newBuilder().setChainWrite(x).build());
     });
 
-    t.put(PayloadCase.STREAM_WRITE, r -> role(stream, "stream replica").write(r.getStreamWrite())
+    t.put(PayloadCase.STREAM_WRITE, r -> fence.get().admit(r.getStreamWrite().getEntry().getEpoch(),
+            () -> role(stream, "stream replica").write(r.getStreamWrite()))
         .thenApply(x -> Response.newBuilder().setStreamWrite(x).build()));
     t.put(PayloadCase.STREAM_COMMIT, r -> role(stream, "stream replica").commit(r.getStreamCommit())
         .thenApply(x -> Response.newBuilder().setStreamCommit(x).build()));

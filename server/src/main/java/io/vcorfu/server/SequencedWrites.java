@@ -49,7 +49,7 @@ final class SequencedWrites {
     return sequencer.token(token.toBuilder().setCount(1).build())
         .thenCompose(issued -> {
           Token t = issued.getTokens(0);
-          LogEntryMsg entry = EntryDriver.dataEntry(t, request.getPayload(), layout.epoch(), request.getNonce());
+          LogEntryMsg entry = EntryDriver.dataEntry(t, request.getPayload(), issued.getEpoch(), request.getNonce());
           ChainPlan plan = layout.chainPlan(t.getGlobalAddress(), streams);
           for (ChainPlan.Visit v : plan.visits()) {
             if (!v.endpoint().equals(layout.sequencer())) {

@@ -24,16 +24,30 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Rebuilds a new sequencer's state from the replicas before it issues a token: the global tail from
- * every log replica (and the highest global address any stream replica holds), each stream's tail
- * and last global address from the stream replicas. Retries every 200 ms until every replica named
- * in the layout has answered, so nodes of a cluster may start in any order.
+ * Fences the tokens of every earlier sequencer, then rebuilds a new sequencer's state from the
+ * replicas before it issues a token.
+ *
+ * <p>First it seals: it proposes an epoch above the layout's and sends {@code Seal{epoch}} to every
+ * node of the layout; a node already at a later epoch answers with it, and the proposal starts
+ * again above the highest answer. Once every node has sealed the proposal (durably, and with every
+ * write admitted under an older epoch finished; see {@link EpochFence}), no token issued before
+ * this start can be written any more. Only then it reads the tails: the global tail from every log
+ * replica (and the highest global address any stream replica holds), each stream's tail and last
+ * global address from the stream replicas, at the new epoch. So the rebuilt tails cover every entry
+ * an earlier token ever wrote (tails never move backwards past an acknowledged write, and no
+ * address holding an entry is issued again), and the sequencer serves the new epoch. Retries every
+ * 200 ms until every node named in the layout has answered, so nodes of a cluster may start in any
+ * order.
  */
 final class SequencerBootstrap implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(SequencerBootstrap.class);
 
-  private final ReplicaOps ops;
+  private final RpcClient peers;
   private final Layout layout;
+  /** The epoch proposed to seal; then the one sealed. Confined to the retry thread. */
+  private long proposed;
+  /** Operations at the sealed epoch; null until every node sealed it. Confined to the retry thread. */
+  private ReplicaOps ops;
   private final SequencerService sequencer;
   private final CompletableFuture<Void> done = new CompletableFuture<>();
   private final ScheduledExecutorService retry =
@@ -45,9 +59,14 @@ final class SequencerBootstrap implements AutoCloseable {
           });
 
   SequencerBootstrap(RpcClient peers, Layout layout, SequencerService sequencer) {
+    this.peers = peers;
     this.layout = layout;
     this.sequencer = sequencer;
-    this.ops = new ReplicaOps(new Rpc(peers, LayoutView.of(peers, layout), StreamId.of("sequencer")));
+    this.proposed = layout.epoch() + 1;
+  }
+
+  private ReplicaOps opsAt(Layout l) {
+    return new ReplicaOps(new Rpc(peers, LayoutView.of(peers, l), StreamId.of("sequencer")));
   }
 
   CompletableFuture<Void> done() {
@@ -59,6 +78,10 @@ final class SequencerBootstrap implements AutoCloseable {
   }
 
   private void attempt() {
+    if (ops == null) {
+      seal();
+      return;
+    }
     List<CompletableFuture<LogTailResponse>> logs = new ArrayList<>();
     for (Endpoint e : Node.logServers(layout)) {
       logs.add(ops.logTail(e));
@@ -93,10 +116,41 @@ final class SequencerBootstrap implements AutoCloseable {
                   tails.merge(s, info, (a, b) -> a.tail() >= b.tail() ? a : b);
                 }
               }
-              sequencer.bootstrap(globalTail, tails).join();
-              LOG.info("sequencer ready: global tail {}, {} streams", globalTail, tails.size());
+              sequencer.bootstrap(proposed, globalTail, tails).join();
+              LOG.info("sequencer ready at epoch {}: global tail {}, {} streams", proposed, globalTail, tails.size());
               done.complete(null);
             });
+  }
+
+  /** Seals {@link #proposed} on every node of the layout, then reads the tails at it. */
+  private void seal() {
+    ReplicaOps sealing = opsAt(layout);
+    long epoch = proposed;
+    List<CompletableFuture<Long>> seals = new ArrayList<>();
+    for (Endpoint e : layout.allServers()) {
+      seals.add(sealing.seal(e, epoch));
+    }
+    CompletableFuture.allOf(seals.toArray(CompletableFuture[]::new))
+        .whenCompleteAsync(
+            (v, error) -> {
+              if (error != null) {
+                if (!retry.isShutdown()) {
+                  LOG.debug("sequencer waiting to seal epoch {}: {}", epoch, Rpc.unwrap(error).getMessage());
+                  retry.schedule(this::attempt, 200, TimeUnit.MILLISECONDS);
+                }
+                return;
+              }
+              long highest = seals.stream().mapToLong(CompletableFuture::join).max().orElse(epoch);
+              if (highest > epoch) {
+                // Some node was sealed further already (an earlier start got that far): go above it.
+                proposed = highest + 1;
+              } else {
+                LOG.info("sequencer sealed every epoch below {} on {} nodes", epoch, seals.size());
+                ops = opsAt(layout.withEpoch(epoch));
+              }
+              attempt();
+            },
+            retry);
   }
 
   @Override

@@ -54,8 +54,11 @@ public final class Transactions {
       return;
     }
     sweepDeadThreads();
+    // The epoch is read first: the snapshot then comes from that epoch or a later one, so a
+    // sequencer restarted since the snapshot always sees an older epoch and refuses the commit.
+    long epoch = core.log().epoch();
     long snapshot = core.await(core.log().tails(List.of())).globalTail();
-    tx = new TxContext(Thread.currentThread(), snapshot, readOnly);
+    tx = new TxContext(Thread.currentThread(), snapshot, epoch, readOnly);
     current.set(tx);
     open.put(Thread.currentThread(), tx);
   }
@@ -84,7 +87,11 @@ public final class Transactions {
       AppendResult r = core.await(core.log().appendConditional(tx.writeStreams(), tx.commitPayload(), tx.resolution()));
       return r.globalAddress();
     } catch (TokenRefusedException e) {
-      Reason reason = e.snapshotTooOld() ? Reason.SNAPSHOT_TOO_OLD : Reason.CONFLICT;
+      Reason reason = switch (e.refusal()) {
+        case SNAPSHOT_TOO_OLD -> Reason.SNAPSHOT_TOO_OLD;
+        case SEQUENCER_RESTARTED -> Reason.SEQUENCER_RESTARTED;
+        case CONFLICT -> Reason.CONFLICT;
+      };
       throw new TransactionAbortedException(reason, tx.snapshot, e.stream(), e.conflictKey(),
           e.conflictAddress(), "the transaction with snapshot " + tx.snapshot + " aborted: " + e.getMessage(), e);
     }

@@ -41,6 +41,8 @@ final class TxContext {
 
   final Thread owner;
   final long snapshot;
+  /** The log's epoch when the snapshot was taken (see {@link io.vcorfu.runtime.stream.StreamLog#epoch()}). */
+  final long snapshotEpoch;
   int depth = 1;
   boolean readOnly;
   boolean rollbackOnly;
@@ -49,9 +51,10 @@ final class TxContext {
   private final List<Pending> writes = new ArrayList<>();
   private final Map<StreamView, Object> privateStates = new HashMap<>();
 
-  TxContext(Thread owner, long snapshot, boolean readOnly) {
+  TxContext(Thread owner, long snapshot, long snapshotEpoch, boolean readOnly) {
     this.owner = owner;
     this.snapshot = snapshot;
+    this.snapshotEpoch = snapshotEpoch;
     this.readOnly = readOnly;
   }
 
@@ -200,7 +203,7 @@ final class TxContext {
 
   /** What the sequencer needs to judge the commit. */
   TxResolution resolution() {
-    TxResolution.Builder b = TxResolution.newBuilder().setSnapshot(snapshot);
+    TxResolution.Builder b = TxResolution.newBuilder().setSnapshot(snapshot).setSnapshotEpoch(snapshotEpoch);
     readSet.forEach(k -> b.addReadSet(k.toMsg()));
     writeSet.forEach(k -> b.addWriteSet(k.toMsg()));
     return b.build();

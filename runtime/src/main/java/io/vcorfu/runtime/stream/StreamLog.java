@@ -64,6 +64,15 @@ public interface StreamLog extends AutoCloseable {
    */
   CompletableFuture<Tails> tails(Collection<StreamId> streams);
 
+  /**
+   * The epoch of the sequencer this log talks to, as far as the log knows now (0 for a log without
+   * epochs). A transaction records it with its snapshot ({@code TxResolution.snapshot_epoch}); a
+   * sequencer at a later epoch restarted since, and refuses the transaction.
+   */
+  default long epoch() {
+    return 0;
+  }
+
   /** Releases every entry of {@code stream} below stream address {@code before}. */
   CompletableFuture<Long> trimStream(StreamId stream, long before);
 

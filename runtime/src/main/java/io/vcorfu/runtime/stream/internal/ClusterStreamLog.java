@@ -4,6 +4,7 @@ import com.google.protobuf.ByteString;
 import io.vcorfu.protocol.Endpoint;
 import io.vcorfu.protocol.RpcClient;
 import io.vcorfu.protocol.StreamId;
+import io.vcorfu.protocol.TokenRefusedException;
 import io.vcorfu.protocol.TooLargeException;
 import io.vcorfu.protocol.Transport;
 import io.vcorfu.protocol.TrimmedException;
@@ -63,6 +64,11 @@ public final class ClusterStreamLog implements StreamLog {
   private final ReadLease lease;
 
   private final AtomicLong knownGlobalTail = new AtomicLong(-1);
+  /**
+   * The epoch the sequencer answered the last lease request in: the lease's knowledge comes from
+   * that epoch (a sequencer of a later epoch starts every lease afresh).
+   */
+  private final AtomicLong leaseEpoch = new AtomicLong(0);
   /** A transport this log created for itself and closes with itself, or null. */
   private volatile Transport ownedTransport;
 
@@ -77,7 +83,7 @@ public final class ClusterStreamLog implements StreamLog {
     this.lease = options.readLease().isZero() ? null : new ReadLease(new ReadLease.Channel() {
       @Override
       public CompletableFuture<ReadLeaseResponse> request(int leaseMs, long applied) {
-        return ops.readLease(leaseMs, applied);
+        return ops.readLease(leaseMs, applied, leaseEpoch::set);
       }
 
       @Override
@@ -155,6 +161,18 @@ public final class ClusterStreamLog implements StreamLog {
     return ops.rpc().layout();
   }
 
+  /**
+   * The epoch of the layout this client uses now (refreshed when a server answers WrongEpoch); while
+   * a read lease answers tails from memory, no later than the epoch that lease's knowledge comes
+   * from, so a snapshot answered from a lease granted before a sequencer restart is never labelled
+   * with the epoch after it.
+   */
+  @Override
+  public long epoch() {
+    long current = layout().current().epoch();
+    return lease != null && lease.valid() ? Math.min(current, leaseEpoch.get()) : current;
+  }
+
   /** Typed access to the replicas, for tools (CLI, benchmarks) that need the raw operations. */
   public ReplicaOps ops() {
     return ops;
@@ -183,13 +201,13 @@ public final class ClusterStreamLog implements StreamLog {
             ? ops.sequencedWrite(streams, tx, payload, nonce)
                 .thenApply(
                     r -> {
-                      LogEntryMsg entry = entry(r.getToken().getTokens(0), payload, layout().current().epoch(), nonce);
+                      LogEntryMsg entry = entry(r.getToken().getTokens(0), payload, r.getToken().getEpoch(), nonce);
                       return new Written(entry, driver.afterWholeChain(entry, r.getWrite()));
                     })
             : ops.token(streams, tx, 1)
                 .thenApply(
                     r -> {
-                      LogEntryMsg entry = entry(r.getTokens(0), payload, layout().current().epoch(), nonce);
+                      LogEntryMsg entry = entry(r.getTokens(0), payload, r.getEpoch(), nonce);
                       return new Written(entry, driver.drive(entry));
                     });
     return written.thenCompose(
@@ -249,6 +267,12 @@ public final class ClusterStreamLog implements StreamLog {
         failure == null
             ? "a reader filled one of its slots first"
             : "its write failed (" + failure.getMessage() + ") and the chain then aborted it";
+    if (tx != null && tx.getReadSetCount() > 0 && entry.getEpoch() < epoch()) {
+      // The token was fenced by a sequencer restart (see EpochFence): the snapshot it was judged
+      // against predates the restart.
+      return CompletableFuture.failedFuture(
+          TokenRefusedException.sequencerRestarted(StreamId.fromMsg(tx.getReadSet(0).getStream())));
+    }
     if (tx != null && tx.getReadSetCount() > 0) {
       // A conditional write's token was judged against its snapshot; a fresh token would need a
       // fresh judgement, so the caller decides.

@@ -4,6 +4,7 @@ import io.vcorfu.layout.ChainPlan;
 import io.vcorfu.protocol.Errors;
 import io.vcorfu.protocol.OverwrittenException;
 import io.vcorfu.protocol.RpcTimeoutException;
+import io.vcorfu.protocol.SealedException;
 import io.vcorfu.protocol.StreamId;
 import io.vcorfu.protocol.TransportException;
 import io.vcorfu.protocol.TrimmedException;
@@ -195,7 +196,9 @@ public final class EntryDriver {
   private CompletableFuture<Outcome> afterFailure(
       LogEntryMsg entry, ChainPlan plan, int i, int attempt, Throwable error) {
     Throwable cause = Rpc.unwrap(error);
-    if (cause instanceof OverwrittenException || cause instanceof TrimmedException) {
+    // Sealed: the entry's token was issued before a sequencer restart; its missing copies can never
+    // be written, so it is decided by the copies written before the fence.
+    if (cause instanceof OverwrittenException || cause instanceof TrimmedException || cause instanceof SealedException) {
       return decide(entry, plan);
     }
     if (isTransient(cause) && attempt < TRANSIENT_RETRIES) {

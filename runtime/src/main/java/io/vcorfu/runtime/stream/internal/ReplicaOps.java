@@ -83,15 +83,37 @@ public final class ReplicaOps {
 
   /** Asks the sequencer for (or renews) a read lease, acknowledging pushes up to {@code applied}. */
   public CompletableFuture<ReadLeaseResponse> readLease(int leaseMs, long applied) {
+    return readLease(leaseMs, applied, epoch -> {});
+  }
+
+  /**
+   * {@link #readLease(int, long)}, telling {@code answeredAt} the epoch the sequencer answered in
+   * before the answer completes the future.
+   */
+  public CompletableFuture<ReadLeaseResponse> readLease(int leaseMs, long applied, java.util.function.LongConsumer answeredAt) {
     return rpc.call(sequencer(), Request.newBuilder().setReadLease(
             ReadLeaseRequest.newBuilder().setLeaseMs(leaseMs).setApplied(applied)))
-        .thenApply(r -> r.getReadLease());
+        .thenApply(r -> {
+          // The response carries the request's epoch, which the sequencer checked against its own.
+          answeredAt.accept(r.getHeader().getEpoch());
+          return r.getReadLease();
+        });
   }
 
   /** Ends this client's read lease at the sequencer. */
   public CompletableFuture<ReadLeaseResponse> releaseReadLease() {
     return rpc.call(sequencer(), Request.newBuilder().setReadLease(ReadLeaseRequest.newBuilder().setRelease(true)))
         .thenApply(r -> r.getReadLease());
+  }
+
+  /**
+   * Asks {@code node} to seal every epoch below {@code epoch} (any role honours it; see {@code
+   * SealRequest}); returns the node's epoch afterwards, which is later than {@code epoch} when the
+   * node had already been sealed further.
+   */
+  public CompletableFuture<Long> seal(Endpoint node, long epoch) {
+    return rpc.call(node, Request.newBuilder().setSeal(io.vcorfu.protocol.proto.SealRequest.newBuilder().setEpoch(epoch)))
+        .thenApply(r -> r.getSeal().getEpoch());
   }
 
   public CompletableFuture<TailResponse> tail(Collection<StreamId> streams) {
