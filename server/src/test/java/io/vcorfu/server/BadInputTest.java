@@ -25,15 +25,12 @@ import io.vcorfu.runtime.stream.internal.ClusterStreamLog;
 import io.vcorfu.server.cli.VcorfuCli;
 import java.io.OutputStream;
 import java.io.PrintWriter;
-import java.io.RandomAccessFile;
 import java.io.StringWriter;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.CompletionException;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -207,17 +204,7 @@ class BadInputTest {
           }
         }
       }
-      Path segment;
-      try (Stream<Path> files = Files.list(data.resolve("replicas"))) {
-        segment = files.filter(p -> p.getFileName().toString().endsWith(".log")).sorted().findFirst().orElseThrow();
-      }
-      long middle = Files.size(segment) / 2;
-      try (RandomAccessFile f = new RandomAccessFile(segment.toFile(), "rw")) {
-        f.seek(middle);
-        int b = f.read();
-        f.seek(middle);
-        f.write(b ^ 0x5a);
-      }
+      Path segment = SegmentDamage.flipMiddleByteOfFirstSegment(data);
       assertThatThrownBy(() -> Node.start(NodeConfig.durable(NODE, data), transport))
           .hasRootCauseInstanceOf(CorruptSegmentException.class)
           .rootCause()

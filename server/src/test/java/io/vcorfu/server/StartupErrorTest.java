@@ -6,13 +6,10 @@ import io.vcorfu.protocol.StreamId;
 import io.vcorfu.protocol.netty.NettyTransport;
 import io.vcorfu.runtime.stream.StreamLogOptions;
 import io.vcorfu.runtime.stream.internal.ClusterStreamLog;
-import java.io.RandomAccessFile;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -31,17 +28,7 @@ class StartupErrorTest {
         log.append(List.of(StreamId.of("c")), ("value-" + i).getBytes(StandardCharsets.UTF_8)).join();
       }
     }
-    Path segment;
-    try (Stream<Path> files = Files.list(data.resolve("replicas"))) {
-      segment = files.filter(p -> p.getFileName().toString().endsWith(".log")).sorted().findFirst().orElseThrow();
-    }
-    long middle = Files.size(segment) / 2;
-    try (RandomAccessFile f = new RandomAccessFile(segment.toFile(), "rw")) {
-      f.seek(middle);
-      int b = f.read();
-      f.seek(middle);
-      f.write(b ^ 0x5a);
-    }
+    Path segment = SegmentDamage.flipMiddleByteOfFirstSegment(data);
     try (ServerProcess server = ServerProcess.start(port, data, null)) {
       assertThat(server.awaitExit(Duration.ofSeconds(60))).isNotZero();
       String out = ServerProcess.errorLine(server);
