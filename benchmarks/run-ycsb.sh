@@ -1,17 +1,25 @@
 #!/usr/bin/env bash
 # YCSB core workloads A-F on vcorfu, Redis and etcd side by side in one run, on 127.0.0.1, then a
-# markdown summary: per workload the run-phase throughput of each database, the 99th percentile
-# latency of each operation type, and the ratios vcorfu/redis and vcorfu/etcd.
+# markdown summary: per workload the run-phase throughput of each database, cold (the first
+# seconds of a fresh client JVM against freshly started servers), warm (the run phase after its
+# warm-up) and overall, the 99th percentile latency of each operation type, and the ratios
+# vcorfu/redis and vcorfu/etcd.
 #
 # Usage:
-#   benchmarks/run-ycsb.sh [--quick] [--out FILE] [--records N] [--operations M] [--threads T]
-#                          [--workloads a,b,c,d,e,f] [--buckets B] [--workdir DIR] [--base-port P]
+#   benchmarks/run-ycsb.sh [--quick] [--out FILE] [--records N] [--operations M] [--seconds S]
+#                          [--threads T] [--workloads a,b,c,d,e,f] [--buckets B] [--workdir DIR]
+#                          [--base-port P] [--cold-seconds C] [--warm-after W]
 #
 #   --quick          smoke run: 500 records, 2000 operations (unless --records/--operations given)
 #   --out FILE       the summary and every database's raw YCSB output (default
 #                    benchmarks/target/ycsb-run.md)
 #   --records N      records loaded per workload and database (default 10000)
-#   --operations M   operations in each run phase (default 100000)
+#   --operations M   operations in each run phase (default 100000; with --seconds, 1000000000)
+#   --seconds S      end each run phase after S seconds (YCSB's maxexecutiontime), so every database
+#                    runs for the same time; the phase also ends after M operations
+#   --cold-seconds C the cold figure: the first C seconds of each run phase (default 10)
+#   --warm-after W   the warm figure: each run phase after W seconds, reported when the phase runs on
+#                    for at least 5 s more (default 30)
 #   --threads T      YCSB client threads (default 8)
 #   --workloads LIST comma-separated core workloads (default a,b,c,d,e,f)
 #   --buckets B      buckets of each vcorfu table's CSMRMap (-p vcorfu.buckets=B, default 100)
@@ -19,19 +27,23 @@
 #                    lease: every read asks the sequencer for its bucket's tail)
 #   --workdir DIR    scratch directory (default: a fresh mktemp -d, removed at the end)
 #   --base-port P    vcorfu on P, redis on P+1, etcd on P+2 (client) and P+3 (peer); default 19200
-#   --warmup-ops W   operations of an unreported workload-B run (1000 records, table "warmup") that
-#                    warm the vcorfu node's JIT before the measured pairs (default 200000; --quick
-#                    2000; 0 = none). Redis and etcd are native code and need no warm-up.
+#   --warmup-ops W   operations of an unreported workload-B run (1000 records, table "warmup") on
+#                    each fresh vcorfu node before its measured pair (default 0: none, so the cold
+#                    figure is a fresh node's; with W > 0 it is a warmed node's).
 #
 # Servers: one durable vcorfu node (fresh data directory, default group-commit fsync, -Xmx2g),
 # redis-server with appendonly yes / appendfsync everysec (peers/redis.sh start) and a one-member
 # etcd that fsyncs its log before acknowledging writes (peers/etcd.sh start). All three are started
-# at the beginning and stay up; each (workload, database) pair then runs on its own, one after the
+# fresh (new data directories) for every workload and stopped after it, so each workload's cold
+# figure is that of fresh servers. Each (workload, database) pair runs on its own, one after the
 # other: `BenchCli ycsb --db DB --workload X --records N --operations M --threads T --endpoint H:P
 # -p table=usertable_X` (YCSB's default 10 fields of 100 bytes for every database; vcorfu also gets
-# -p vcorfu.buckets=B). Every workload writes to its own table (usertable_a, ...), so no workload
-# sees the records of another. The workloads are interleaved (vcorfu, redis, etcd for A, then for B,
-# ...) so that a change of machine load hits the three databases alike.
+# -p vcorfu.buckets=B and its read lease). The workloads are interleaved (vcorfu, redis, etcd for A,
+# then for B, ...) so that a change of machine load hits the three databases alike. Every database
+# gets the same T client threads, each binding in its usual configuration: vcorfu's T threads share
+# one client runtime (one connection), redis's each hold one connection (Jedis), etcd's share one
+# jetcd client (one gRPC connection). The run phase is a fresh client JVM; it prints a status line
+# every second, from which come the cold figure (its first C seconds) and the warm one (after W s).
 #
 # Run time: --quick over all six workloads takes about 4 minutes (measured on a shared 2-core
 # machine; mostly JVM start-ups, two client JVMs per pair). The default run (10000 records, 100000
@@ -69,6 +81,9 @@ read_lease_ms=1000
 workdir=""
 base_port=19200
 warmup_ops=""
+seconds=""
+cold_seconds=10
+warm_after=30
 while (($#)); do
   case "$1" in
     --quick) quick=true; shift ;;
@@ -82,15 +97,24 @@ while (($#)); do
     --workdir) workdir=${2:?--workdir needs a value}; shift 2 ;;
     --base-port) base_port=${2:?--base-port needs a value}; shift 2 ;;
     --warmup-ops) warmup_ops=${2:?--warmup-ops needs a value}; shift 2 ;;
+    --seconds) seconds=${2:?--seconds needs a value}; shift 2 ;;
+    --cold-seconds) cold_seconds=${2:?--cold-seconds needs a value}; shift 2 ;;
+    --warm-after) warm_after=${2:?--warm-after needs a value}; shift 2 ;;
     -h | --help) usage ;;
     *) echo "unknown argument: $1" >&2; usage ;;
   esac
 done
-if [[ "$quick" == true ]]; then
-  records=${records:-500}; operations=${operations:-2000}; warmup_ops=${warmup_ops:-2000}
-else
-  records=${records:-10000}; operations=${operations:-100000}; warmup_ops=${warmup_ops:-200000}
+if [[ -n "$seconds" ]]; then
+  peers_require_uint --seconds "$seconds"
+  operations=${operations:-1000000000}
 fi
+if [[ "$quick" == true ]]; then
+  records=${records:-500}; operations=${operations:-2000}; warmup_ops=${warmup_ops:-0}
+else
+  records=${records:-10000}; operations=${operations:-100000}; warmup_ops=${warmup_ops:-0}
+fi
+peers_require_uint --cold-seconds "$cold_seconds"
+peers_require_uint --warm-after "$warm_after"
 [[ "$warmup_ops" =~ ^[0-9]+$ ]] || peers_die "--warmup-ops must be 0 or a positive integer, got '$warmup_ops'"
 peers_require_uint --records "$records"
 peers_require_uint --operations "$operations"
@@ -164,7 +188,8 @@ run_pair() {
   local w=$1 db=$2 base=$workdir/raw/$1-$2 status=0
   local cmd=(java "${java_opts[@]}" -cp "$jar" io.vcorfu.benchmarks.BenchCli ycsb --db "$db" --workload "$w"
     --records "$records" --operations "$operations" --threads "$threads" --endpoint "$(endpoint_of "$db")"
-    -p "table=usertable_$w")
+    --cold-seconds "$cold_seconds" --warm-after "$warm_after" -p "table=usertable_$w")
+  [[ -n "$seconds" ]] && cmd+=(-p "maxexecutiontime=$seconds")
   [[ "$db" == vcorfu ]] && cmd+=(-p "vcorfu.buckets=$buckets" -p "vcorfu.read-lease-ms=$read_lease_ms")
   peers_log "workload $w, $db: ${cmd[*]:4}"
   echo "\$ ${cmd[*]:4}" >"$base.cmd"
@@ -185,10 +210,12 @@ summarize() {
   local w db
   echo "# YCSB: vcorfu vs redis vs etcd$([[ "$quick" == true ]] && echo " (--quick smoke run)")"
   echo
-  echo "$records records of 10 fields x 100 bytes, $operations operations, $threads client threads per" \
-    "(workload, database); vcorfu: one durable node, $buckets buckets per table, client read lease" \
-    "$read_lease_ms ms; redis: appendfsync" \
-    "everysec; etcd: one member, fsync per write batch. Run phase figures only. Ratios: vcorfu divided" \
+  echo "$records records of 10 fields x 100 bytes, $operations operations$([[ -n "$seconds" ]] && echo " or $seconds s, whichever ends first"), $threads client threads per" \
+    "(workload, database); fresh servers for every workload; vcorfu: one durable node, $buckets buckets per table, client read lease" \
+    "$read_lease_ms ms, the $threads threads share one client runtime (one connection); redis: appendfsync" \
+    "everysec, one connection per thread; etcd: one member, fsync per write batch, one jetcd client (one connection)." \
+    "Run phase figures only: cold = its first $cold_seconds s (a fresh client JVM), warm = after $warm_after s" \
+    "(n/a when the phase did not run on for 5 s more), overall = the whole phase. Ratios: vcorfu divided" \
     "by the peer, so a throughput ratio above 1 and a p99 ratio below 1 favour vcorfu."
   echo
   for w in "${letters[@]}"; do
@@ -205,6 +232,11 @@ summarize() {
     }
     /^[a-f] (vcorfu|redis|etcd) / && NF == 3 { w = $1; db = $2; status[w, db] = $3; phase = ""; next }
     /^ycsb: run phase/ { phase = "run"; next }
+    /^ycsb summary: / {
+      if (match($0, /run cold \(first [0-9]+ s\) [0-9.]+ ops\/s/)) { c = substr($0, RSTART, RLENGTH); sub(/ ops\/s$/, "", c); sub(/.* /, "", c); cold[w, db] = sprintf("%.1f", c) }
+      if (match($0, /run warm \(after [0-9]+ s\) [0-9.]+ ops\/s/)) { c = substr($0, RSTART, RLENGTH); sub(/ ops\/s$/, "", c); sub(/.* /, "", c); warm[w, db] = sprintf("%.1f", c) }
+      next
+    }
     /^ycsb: / { next }
     phase == "run" && /^\[/ {
       n = split($0, f, /, */)
@@ -221,11 +253,17 @@ summarize() {
       nd = split(dbs, d, " "); nw = split(workloads, wl, " ")
       print "## Throughput (ops/s)"
       print ""
-      print "| workload | vcorfu | redis | etcd | vcorfu/redis | vcorfu/etcd |"
-      print "| --- | ---: | ---: | ---: | ---: | ---: |"
+      print "| workload | figure | vcorfu | redis | etcd | vcorfu/redis | vcorfu/etcd |"
+      print "| --- | --- | ---: | ---: | ---: | ---: | ---: |"
       for (i = 1; i <= nw; i++) {
         w = wl[i]
-        printf "| %s | %s | %s | %s | %s | %s |\n", toupper(w), cell(w, "vcorfu", tput[w, "vcorfu"]),
+        printf "| %s | cold | %s | %s | %s | %s | %s |\n", toupper(w), cell(w, "vcorfu", cold[w, "vcorfu"]),
+          cell(w, "redis", cold[w, "redis"]), cell(w, "etcd", cold[w, "etcd"]),
+          ratio(w, "redis", cold[w, "vcorfu"], cold[w, "redis"]), ratio(w, "etcd", cold[w, "vcorfu"], cold[w, "etcd"])
+        printf "| %s | warm | %s | %s | %s | %s | %s |\n", toupper(w), cell(w, "vcorfu", warm[w, "vcorfu"]),
+          cell(w, "redis", warm[w, "redis"]), cell(w, "etcd", warm[w, "etcd"]),
+          ratio(w, "redis", warm[w, "vcorfu"], warm[w, "redis"]), ratio(w, "etcd", warm[w, "vcorfu"], warm[w, "etcd"])
+        printf "| %s | overall | %s | %s | %s | %s | %s |\n", toupper(w), cell(w, "vcorfu", tput[w, "vcorfu"]),
           cell(w, "redis", tput[w, "redis"]), cell(w, "etcd", tput[w, "etcd"]),
           ratio(w, "redis", tput[w, "vcorfu"], tput[w, "redis"]), ratio(w, "etcd", tput[w, "vcorfu"], tput[w, "etcd"])
       }
@@ -264,26 +302,36 @@ peers_require_cmd etcd "run benchmarks/peers/install.sh"
 load_start=$(cut -d' ' -f1-3 /proc/loadavg)
 started=$(date -u +%FT%TZ)
 
-vcorfu_start_node "$workdir/vcorfu" "$vcorfu_port" "${java_opts[@]}" -Xmx2g -cp "$jar" -- \
-  --data-dir "$workdir/vcorfu/data"
-"${redis[@]}" start
-"${etcd[@]}" start
+# start_servers W: a fresh vcorfu node, redis and etcd (new data directories) for workload W; with
+# --warmup-ops, the vcorfu node's JIT is then warmed with reads and updates on a table of its own.
+start_servers() {
+  rm -rf "$workdir/vcorfu"
+  vcorfu_start_node "$workdir/vcorfu" "$vcorfu_port" "${java_opts[@]}" -Xmx2g -cp "$jar" -- \
+    --data-dir "$workdir/vcorfu/data"
+  "${redis[@]}" start
+  "${etcd[@]}" start
+  if ((warmup_ops > 0)); then
+    peers_log "warming up the vcorfu node: workload b, $warmup_ops operations on table warmup"
+    java "${java_opts[@]}" -cp "$jar" io.vcorfu.benchmarks.BenchCli ycsb --db vcorfu --workload b --records 1000 \
+      --operations "$warmup_ops" --threads "$threads" --endpoint "$(endpoint_of vcorfu)" -p table=warmup \
+      -p "vcorfu.buckets=$buckets" -p "vcorfu.read-lease-ms=$read_lease_ms" >"$workdir/raw/warmup-$1-vcorfu.out" 2>&1 \
+      || peers_die "the vcorfu warm-up failed; see $workdir/raw/warmup-$1-vcorfu.out"
+    grep -E '^ycsb summary:' "$workdir/raw/warmup-$1-vcorfu.out" >&2 || true
+  fi
+}
 
-# The vcorfu node is a JVM: warm its JIT with reads and updates on a table of its own (not
-# reported), as Redis and etcd (native code) need no warm-up.
-if ((warmup_ops > 0)); then
-  peers_log "warming up the vcorfu node: workload b, $warmup_ops operations on table warmup"
-  java "${java_opts[@]}" -cp "$jar" io.vcorfu.benchmarks.BenchCli ycsb --db vcorfu --workload b --records 1000 \
-    --operations "$warmup_ops" --threads "$threads" --endpoint "$(endpoint_of vcorfu)" -p table=warmup \
-    -p "vcorfu.buckets=$buckets" -p "vcorfu.read-lease-ms=$read_lease_ms" >"$workdir/raw/warmup-vcorfu.out" 2>&1 \
-    || peers_die "the vcorfu warm-up failed; see $workdir/raw/warmup-vcorfu.out"
-  grep -E '^ycsb summary:' "$workdir/raw/warmup-vcorfu.out" >&2 || true
-fi
+stop_servers() {
+  peers_stop "$vcorfu_pidfile" vcorfu
+  "${redis[@]}" stop
+  "${etcd[@]}" stop
+}
 
 for w in "${letters[@]}"; do
+  start_servers "$w"
   for db in "${dbs[@]}"; do
     run_pair "$w" "$db"
   done
+  stop_servers
 done
 load_end=$(cut -d' ' -f1-3 /proc/loadavg)
 finished=$(date -u +%FT%TZ)

@@ -17,7 +17,8 @@
 #   --peer-port PORT    peer port on 127.0.0.1 (default 2390)
 #   --size B            value size in bytes (default 256)
 #   --clients C         gRPC clients of the load generator (default 50)
-#   --conns C           gRPC connections they share (default 10)
+#   --conns C           gRPC connections they share (default 1, the client library's default:
+#                       one client holds one connection)
 #   --total N           requests per measurement (default 20000)
 #   --key-space K       bench-put: number of distinct keys the puts go to (default N); random
 #                       keys are drawn uniformly from them
@@ -32,11 +33,11 @@
 #   puts of one server lifetime total well under 2 GiB (restart it between large runs).
 # stop: stops the server by its recorded PID (SIGTERM, SIGKILL after 20 s).
 # bench-put: etcd-bench put; prints
-#   etcd put ops/s: X p50_ms: Y p99_ms: Z
+#   etcd put ops/s: X p50_ms: Y p99_ms: Z clients: C conns: K total: N seconds: S
 # bench-get: writes one key holding B bytes, then runs etcd-bench range on it; prints
-#   etcd get ops/s: X p50_ms: Y p99_ms: Z
-# Figures come from the load generator's summary (Requests/sec and its latency distribution,
-# converted from seconds to milliseconds).
+#   etcd get ops/s: X p50_ms: Y p99_ms: Z clients: C conns: K total: N seconds: S
+# Figures come from the load generator's summary (Requests/sec, Total seconds and its latency
+# distribution, converted from seconds to milliseconds).
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -53,7 +54,7 @@ port=2389
 peer_port=2390
 size=256
 clients=50
-conns=10
+conns=1
 total=20000
 key_space=""
 sequential=false
@@ -117,15 +118,16 @@ healthy() {
   [[ "$reply" == *'"health":"true"'* ]]
 }
 
-# summarize OUTPUT: print "rps p50_ms p99_ms" from the load generator's report.
+# summarize OUTPUT: print "rps p50_ms p99_ms seconds" from the load generator's report.
 summarize() {
   awk '
     /Requests\/sec:/ { rps = $2 }
+    /^ *Total:/ { secs = $2 }
     /^ *50% in / { p50 = $3 * 1000 }
     /^ *99% in / { p99 = $3 * 1000 }
     END {
-      if (rps == "" || p50 == "" || p99 == "") exit 3
-      printf "%.2f %.3f %.3f\n", rps, p50, p99
+      if (rps == "" || p50 == "" || p99 == "" || secs == "") exit 3
+      printf "%.2f %.3f %.3f %.1f\n", rps, p50, p99, secs
     }' <<<"$1" || peers_die "unexpected etcd-bench output: $1"
 }
 
@@ -170,14 +172,14 @@ case "$command" in
     require_running
     args=(put --total "$total" --val-size "$size" --key-space-size "$key_space")
     [[ "$sequential" == true ]] && args+=(--sequential-keys)
-    read -r rps p50 p99 < <(run_bench "${args[@]}")
-    echo "etcd put ops/s: $rps p50_ms: $p50 p99_ms: $p99"
+    read -r rps p50 p99 secs < <(run_bench "${args[@]}")
+    echo "etcd put ops/s: $rps p50_ms: $p50 p99_ms: $p99 clients: $clients conns: $conns total: $total seconds: $secs"
     ;;
   bench-get)
     require_running
     peers_require_cmd etcdctl "run benchmarks/peers/install.sh"
     peers_value "$size" | ETCDCTL_API=3 etcdctl --endpoints "$endpoint" put "$get_key" >/dev/null
-    read -r rps p50 p99 < <(run_bench range "$get_key" --total "$total" --consistency "$consistency")
-    echo "etcd get ops/s: $rps p50_ms: $p50 p99_ms: $p99"
+    read -r rps p50 p99 secs < <(run_bench range "$get_key" --total "$total" --consistency "$consistency")
+    echo "etcd get ops/s: $rps p50_ms: $p50 p99_ms: $p99 clients: $clients conns: $conns total: $total seconds: $secs"
     ;;
 esac

@@ -4,7 +4,7 @@
 # Usage:
 #   redis.sh [--workdir DIR] [--port PORT] start
 #   redis.sh [--workdir DIR] [--port PORT] stop [--keep-data]
-#   redis.sh [--workdir DIR] [--port PORT] bench-incr [--clients C] [--requests N]
+#   redis.sh [--workdir DIR] [--port PORT] bench-incr [--clients C] [--pipeline P] [--requests N]
 #   redis.sh [--workdir DIR] [--port PORT] bench-stream [--size B] [--clients C] [--requests N] [--batch K]
 #
 # Options (accepted before or after the command):
@@ -12,6 +12,8 @@
 #                   log and data directory under DIR/redis/
 #   --port PORT     TCP port on 127.0.0.1 (default 6390)
 #   --clients C     parallel connections of redis-benchmark (default 50)
+#   --pipeline P    bench-incr: requests in flight per connection (redis-benchmark -P; default 1, no
+#                   pipelining)
 #   --requests N    requests per measurement (default 500000 for bench-incr, 100000 for bench-stream)
 #   --size B        stream entry value size in bytes (default 256, at most 131071 because the value
 #                   travels as one command-line argument)
@@ -22,12 +24,13 @@
 #   (appendonly yes, appendfsync everysec), RDB snapshots disabled (save ""), no unix socket,
 #   protected mode on. Any data directory left from an earlier run is wiped first.
 # stop: stops the server by its recorded PID (SIGTERM, SIGKILL after 20 s).
-# bench-incr: redis-benchmark -t incr; prints
-#   redis incr ops/s: X p50_ms: Y p99_ms: Z
+# bench-incr: redis-benchmark -t incr -c C -P P -n N; prints
+#   redis incr ops/s: X p50_ms: Y p99_ms: Z clients: C pipeline: P requests: N seconds: S
+#   (S = N / X, the length of the measurement)
 # bench-stream: deletes the stream, appends N entries of one field holding B bytes with
 #   XADD <stream> * f <value>, then runs ceil(N/K) calls of XRANGE <stream> - + COUNT K (each
 #   reads the first K entries of the stream); prints
-#   redis xadd ops/s: X p50_ms: Y p99_ms: Z
+#   redis xadd ops/s: X p50_ms: Y p99_ms: Z clients: C
 #   redis xrange entries/s: X calls/s: R p50_ms: Y p99_ms: Z batch: K
 #   entries/s is calls/s times the entries each call returns (min(K, stream length)).
 # Throughput and percentiles come from redis-benchmark's --csv summary (latencies in ms).
@@ -45,6 +48,7 @@ usage() {
 workdir=$PEERS_DEFAULT_WORKDIR
 port=6390
 clients=50
+pipeline=1
 requests=""
 size=256
 batch=100
@@ -57,6 +61,7 @@ while (($#)); do
     --workdir) workdir=${2:?--workdir needs a value}; shift 2 ;;
     --port) port=${2:?--port needs a value}; shift 2 ;;
     --clients) clients=${2:?--clients needs a value}; shift 2 ;;
+    --pipeline | -P) pipeline=${2:?--pipeline needs a value}; shift 2 ;;
     --requests | -n) requests=${2:?--requests needs a value}; shift 2 ;;
     --size) size=${2:?--size needs a value}; shift 2 ;;
     --batch) batch=${2:?--batch needs a value}; shift 2 ;;
@@ -71,6 +76,7 @@ done
 [[ -n "$command" ]] || usage
 peers_require_uint --port "$port"
 peers_require_uint --clients "$clients"
+peers_require_uint --pipeline "$pipeline"
 peers_require_uint --size "$size"
 peers_require_uint --batch "$batch"
 ((size <= 131071)) || peers_die "--size must be at most 131071 bytes (it is passed as one command-line argument)"
@@ -136,8 +142,9 @@ case "$command" in
     require_running
     requests=${requests:-500000}
     peers_require_uint --requests "$requests"
-    read -r rps p50 p99 < <(bench_csv -t incr -c "$clients" -n "$requests")
-    echo "redis incr ops/s: $rps p50_ms: $p50 p99_ms: $p99"
+    read -r rps p50 p99 < <(bench_csv -t incr -c "$clients" -P "$pipeline" -n "$requests")
+    seconds=$(awk -v n="$requests" -v r="$rps" 'BEGIN { printf "%.1f", (r > 0 ? n / r : 0) }')
+    echo "redis incr ops/s: $rps p50_ms: $p50 p99_ms: $p99 clients: $clients pipeline: $pipeline requests: $requests seconds: $seconds"
     ;;
   bench-stream)
     require_running
@@ -146,7 +153,7 @@ case "$command" in
     cli DEL "$stream_key" >/dev/null
     value=$(peers_value "$size")
     read -r rps p50 p99 < <(bench_csv -c "$clients" -n "$requests" XADD "$stream_key" '*' f "$value")
-    echo "redis xadd ops/s: $rps p50_ms: $p50 p99_ms: $p99"
+    echo "redis xadd ops/s: $rps p50_ms: $p50 p99_ms: $p99 clients: $clients"
     length=$(cli XLEN "$stream_key")
     per_call=$((length < batch ? length : batch))
     ((per_call > 0)) || peers_die "the stream is empty after the XADD run"

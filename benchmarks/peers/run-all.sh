@@ -14,11 +14,11 @@
 #
 # Ports are the defaults of redis.sh (6390) and etcd.sh (2389, 2390). Output: the result lines of
 # redis.sh and etcd.sh on standard output, in this order:
-#   redis incr ops/s: X p50_ms: Y p99_ms: Z
-#   redis xadd ops/s: X p50_ms: Y p99_ms: Z
+#   redis incr ops/s: X p50_ms: Y p99_ms: Z clients: C pipeline: 1 requests: N seconds: S
+#   redis xadd ops/s: X p50_ms: Y p99_ms: Z clients: C
 #   redis xrange entries/s: X calls/s: R p50_ms: Y p99_ms: Z batch: K
-#   etcd put ops/s: X p50_ms: Y p99_ms: Z
-#   etcd get ops/s: X p50_ms: Y p99_ms: Z
+#   etcd put ops/s: X p50_ms: Y p99_ms: Z clients: C conns: C total: N seconds: S
+#   etcd get ops/s: X p50_ms: Y p99_ms: Z clients: C conns: C total: N seconds: S
 # Progress messages go to standard error.
 set -euo pipefail
 

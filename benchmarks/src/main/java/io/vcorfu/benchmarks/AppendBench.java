@@ -1,10 +1,8 @@
 package io.vcorfu.benchmarks;
 
-import io.vcorfu.protocol.Endpoint;
 import io.vcorfu.protocol.StreamId;
 import io.vcorfu.protocol.netty.NettyTransport;
 import io.vcorfu.runtime.stream.AppendResult;
-import io.vcorfu.runtime.stream.StreamLogOptions;
 import io.vcorfu.runtime.stream.internal.ClusterStreamLog;
 import java.io.BufferedWriter;
 import java.io.IOException;
@@ -23,6 +21,12 @@ import picocli.CommandLine.Option;
  * to one of K streams (round robin), waits for the acknowledgement, records the latency, and
  * (with --ack-log) writes one flushed line per acknowledged append. A failure (the server went away)
  * stops that thread; the run still prints its summary and exits 0.
+ *
+ * <p>By default the threads share one client (one connection per node), as the threads of an
+ * application do; {@code --conns C} gives them C independent clients, for comparisons with tools that
+ * open one connection per client (etcd's benchmark with {@code --conns}, redis-benchmark). The warm
+ * line covers {@code --duration} seconds after {@code --warmup} seconds of load; {@code --cold S}
+ * adds a cold line (the first S seconds of load) and a per-second timeline, see {@link LoadWindows}.
  */
 @Command(name = "append", description = "Append throughput and latency against a node or cluster.")
 final class AppendBench extends ClusterBench {
@@ -40,67 +44,80 @@ final class AppendBench extends ClusterBench {
   String prefix;
 
   @Option(names = "--warmup", defaultValue = "0", description = "Seconds of the same load before the measured --duration, "
-      + "in this process (its JIT warms up); not counted (default ${DEFAULT-VALUE}).")
+      + "in this process (its JIT warms up); not counted in the warm figure (default ${DEFAULT-VALUE}).")
   double warmup;
+
+  @Option(names = "--cold", defaultValue = "0", description = "Also report the first S seconds of load on their own "
+      + "(a fresh client JVM: the cold figure), and the appends of every second (default ${DEFAULT-VALUE}: no cold line).")
+  double cold;
+
+  @Option(names = "--conns", defaultValue = "1", description = "Client connections the threads share; thread t uses "
+      + "connection t mod C (default ${DEFAULT-VALUE}: one client, one connection, as an application has).")
+  int conns;
 
   @Override
   public Integer call() throws Exception {
     BufferedWriter acks = ackLog == null ? null : Files.newBufferedWriter(ackLog, StandardCharsets.UTF_8);
-    AtomicLong appended = new AtomicLong();
     AtomicLong failed = new AtomicLong();
     AtomicReference<Throwable> firstError = new AtomicReference<>();
-    List<LatencyRecorder> recorders = new ArrayList<>();
     String runId = Long.toString(System.nanoTime() % 1_000_000_000L, 36);
-    try (NettyTransport transport = new NettyTransport();
-        ClusterStreamLog log =
-            ClusterStreamLog.connect(transport, Endpoint.parse(endpoint), StreamLogOptions.defaults())) {
-      long measureFrom = System.nanoTime() + (long) (warmup * 1e9);
-      long deadline = measureFrom + (long) (duration * 1e9);
-      List<Thread> workers = new ArrayList<>();
-      for (int t = 0; t < threads; t++) {
-        LatencyRecorder rec = new LatencyRecorder();
-        recorders.add(rec);
-        int thread = t;
-        Thread w =
-            new Thread(
-                () -> {
-                  long seq = 0;
-                  while (System.nanoTime() < deadline) {
-                    int k = (int) ((seq * threads + thread) % streams);
-                    String name = prefix + "-" + k;
-                    String value = value(runId, thread, seq++);
-                    long t0 = System.nanoTime();
-                    try {
-                      AppendResult r =
-                          log.append(List.of(StreamId.of(name)), value.getBytes(StandardCharsets.US_ASCII)).join();
-                      if (t0 >= measureFrom) {
-                        rec.record(System.nanoTime() - t0);
-                        appended.incrementAndGet();
+    String label = String.format("append threads %d conns %d streams %d size %d", threads, conns, streams, size);
+    try (NettyTransport transport = new NettyTransport()) {
+      List<ClusterStreamLog> logs = connectAll(transport, endpoint, conns);
+      try {
+        LoadWindows windows = new LoadWindows(cold, warmup, duration);
+        List<Thread> workers = new ArrayList<>();
+        for (int t = 0; t < threads; t++) {
+          LoadWindows.Slot slot = windows.newSlot();
+          int thread = t;
+          ClusterStreamLog log = logs.get(t % conns);
+          Thread w =
+              new Thread(
+                  () -> {
+                    long seq = 0;
+                    while (windows.running()) {
+                      int k = (int) ((seq * threads + thread) % streams);
+                      String name = prefix + "-" + k;
+                      String value = value(runId, thread, seq++);
+                      long t0 = System.nanoTime();
+                      try {
+                        AppendResult r =
+                            log.append(List.of(StreamId.of(name)), value.getBytes(StandardCharsets.US_ASCII)).join();
+                        windows.completed(slot, t0, System.nanoTime(), 1);
+                        if (acks != null) {
+                          writeAck(acks, name + " " + r.streamAddresses().get(StreamId.of(name)) + " " + r.globalAddress() + " " + value);
+                        }
+                      } catch (RuntimeException e) {
+                        failed.incrementAndGet();
+                        firstError.compareAndSet(null, e);
+                        return;
                       }
-                      if (acks != null) {
-                        writeAck(acks, name + " " + r.streamAddresses().get(StreamId.of(name)) + " " + r.globalAddress() + " " + value);
-                      }
-                    } catch (RuntimeException e) {
-                      failed.incrementAndGet();
-                      firstError.compareAndSet(null, e);
-                      return;
                     }
-                  }
-                },
-                "append-" + t);
-        workers.add(w);
-        w.start();
-      }
-      for (Thread w : workers) {
-        w.join();
-      }
-      double seconds = Math.max(1e-9, (System.nanoTime() - measureFrom) / 1e9);
-      System.out.printf(
-          "append threads %d streams %d size %d: %d appends in %.1f s = %.0f appends/s (%.2f MB/s), %s%n",
-          threads, streams, size, appended.get(), seconds, appended.get() / seconds,
-          appended.get() * (double) size / seconds / 1e6, LatencyRecorder.summary(recorders));
-      if (firstError.get() != null) {
-        System.out.println("stopped early: " + failed.get() + " appender(s) failed, first: " + firstError.get().getMessage());
+                  },
+                  "append-" + t);
+          workers.add(w);
+          w.start();
+        }
+        for (Thread w : workers) {
+          w.join();
+        }
+        double seconds = windows.warmSeconds();
+        long appended = windows.warmUnits();
+        String coldLine = windows.coldLine(label, "appends");
+        if (coldLine != null) {
+          System.out.println(coldLine);
+        }
+        System.out.printf(
+            "%s: %d appends in %.1f s = %.0f appends/s (%.2f MB/s), %s%n",
+            label, appended, seconds, appended / seconds, appended * (double) size / seconds / 1e6, windows.warmLatency());
+        if (coldLine != null) {
+          System.out.println(windows.timelineLine(label, "appends"));
+        }
+        if (firstError.get() != null) {
+          System.out.println("stopped early: " + failed.get() + " appender(s) failed, first: " + firstError.get().getMessage());
+        }
+      } finally {
+        closeAll(logs);
       }
     } catch (RuntimeException e) {
       System.out.println("append: could not run: " + e.getMessage());

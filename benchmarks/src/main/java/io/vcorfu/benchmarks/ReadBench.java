@@ -1,10 +1,8 @@
 package io.vcorfu.benchmarks;
 
-import io.vcorfu.protocol.Endpoint;
 import io.vcorfu.protocol.StreamId;
 import io.vcorfu.protocol.netty.NettyTransport;
 import io.vcorfu.runtime.stream.StreamEntry;
-import io.vcorfu.runtime.stream.StreamLogOptions;
 import io.vcorfu.runtime.stream.Tails;
 import io.vcorfu.runtime.stream.internal.ClusterStreamLog;
 import java.util.ArrayList;
@@ -33,6 +31,10 @@ final class ReadBench extends ClusterBench {
   @Option(names = "--prefix", defaultValue = "bench", description = "Stream name prefix (default ${DEFAULT-VALUE}).")
   String prefix;
 
+  @Option(names = "--conns", defaultValue = "1", description = "Client connections the threads share; thread t uses "
+      + "connection t mod C (default ${DEFAULT-VALUE}).")
+  int conns;
+
   @Option(names = "--batch", defaultValue = "1000", description = "Stream addresses per read call (default ${DEFAULT-VALUE}).")
   int batch;
 
@@ -56,72 +58,76 @@ final class ReadBench extends ClusterBench {
     AtomicLong calls = new AtomicLong();
     AtomicReference<Throwable> firstError = new AtomicReference<>();
     List<LatencyRecorder> recorders = new ArrayList<>();
-    try (NettyTransport transport = new NettyTransport();
-        ClusterStreamLog log =
-            ClusterStreamLog.connect(transport, Endpoint.parse(endpoint), StreamLogOptions.defaults())) {
-      Tails tails = log.tails(ids).join();
-      long[] tailOf = new long[ids.size()];
-      long stored = 0;
-      for (int i = 0; i < ids.size(); i++) {
-        tailOf[i] = tails.streamTails().get(ids.get(i));
-        stored += tailOf[i] + 1;
-      }
-      if (stored == 0) {
-        System.out.println("read: nothing to read: the " + ids.size() + " stream(s) are empty");
-        return 0;
-      }
-      long deadline = System.nanoTime() + (long) (duration * 1e9);
-      List<Thread> workers = new ArrayList<>();
-      long start = System.nanoTime();
-      for (int t = 0; t < threads; t++) {
-        LatencyRecorder rec = new LatencyRecorder();
-        recorders.add(rec);
-        int first = t % ids.size();
-        Thread w =
-            new Thread(
-                () -> {
-                  int s = first;
-                  long from = 0;
-                  try {
-                    while (System.nanoTime() < deadline) {
-                      if (from > tailOf[s]) {
-                        s = (s + 1) % ids.size();
-                        from = 0;
-                        continue;
-                      }
-                      long to = Math.min(tailOf[s], from + batch - 1);
-                      long t0 = System.nanoTime();
-                      List<StreamEntry> got = log.readStream(ids.get(s), from, to).join();
-                      rec.record(System.nanoTime() - t0);
-                      calls.incrementAndGet();
-                      for (StreamEntry e : got) {
-                        if (e.isHole()) {
-                          holes.incrementAndGet();
-                        } else {
-                          entries.incrementAndGet();
-                          bytes.addAndGet(e.payload().length);
+    try (NettyTransport transport = new NettyTransport()) {
+      List<ClusterStreamLog> logs = connectAll(transport, endpoint, conns);
+      try {
+        Tails tails = logs.get(0).tails(ids).join();
+        long[] tailOf = new long[ids.size()];
+        long stored = 0;
+        for (int i = 0; i < ids.size(); i++) {
+          tailOf[i] = tails.streamTails().get(ids.get(i));
+          stored += tailOf[i] + 1;
+        }
+        if (stored == 0) {
+          System.out.println("read: nothing to read: the " + ids.size() + " stream(s) are empty");
+          return 0;
+        }
+        long deadline = System.nanoTime() + (long) (duration * 1e9);
+        List<Thread> workers = new ArrayList<>();
+        long start = System.nanoTime();
+        for (int t = 0; t < threads; t++) {
+          LatencyRecorder rec = new LatencyRecorder();
+          recorders.add(rec);
+          int first = t % ids.size();
+          ClusterStreamLog log = logs.get(t % conns);
+          Thread w =
+              new Thread(
+                  () -> {
+                    int s = first;
+                    long from = 0;
+                    try {
+                      while (System.nanoTime() < deadline) {
+                        if (from > tailOf[s]) {
+                          s = (s + 1) % ids.size();
+                          from = 0;
+                          continue;
                         }
+                        long to = Math.min(tailOf[s], from + batch - 1);
+                        long t0 = System.nanoTime();
+                        List<StreamEntry> got = log.readStream(ids.get(s), from, to).join();
+                        rec.record(System.nanoTime() - t0);
+                        calls.incrementAndGet();
+                        for (StreamEntry e : got) {
+                          if (e.isHole()) {
+                            holes.incrementAndGet();
+                          } else {
+                            entries.incrementAndGet();
+                            bytes.addAndGet(e.payload().length);
+                          }
+                        }
+                        from = got.isEmpty() ? to + 1 : got.get(got.size() - 1).streamAddress() + 1;
                       }
-                      from = got.isEmpty() ? to + 1 : got.get(got.size() - 1).streamAddress() + 1;
+                    } catch (RuntimeException e) {
+                      firstError.compareAndSet(null, e);
                     }
-                  } catch (RuntimeException e) {
-                    firstError.compareAndSet(null, e);
-                  }
-                },
-                "read-" + t);
-        workers.add(w);
-        w.start();
-      }
-      for (Thread w : workers) {
-        w.join();
-      }
-      double seconds = (System.nanoTime() - start) / 1e9;
-      System.out.printf(
-          "read threads %d streams %d batch %d (%d stream addresses): %d entries in %.1f s = %.0f entries/s (%.2f MB/s), %d holes, %d calls, call %s%n",
-          threads, ids.size(), batch, stored, entries.get(), seconds, entries.get() / seconds,
-          bytes.get() / seconds / 1e6, holes.get(), calls.get(), LatencyRecorder.summary(recorders));
-      if (firstError.get() != null) {
-        System.out.println("stopped early: first error: " + firstError.get().getMessage());
+                  },
+                  "read-" + t);
+          workers.add(w);
+          w.start();
+        }
+        for (Thread w : workers) {
+          w.join();
+        }
+        double seconds = (System.nanoTime() - start) / 1e9;
+        System.out.printf(
+            "read threads %d conns %d streams %d batch %d (%d stream addresses): %d entries in %.1f s = %.0f entries/s (%.2f MB/s), %d holes, %d calls, call %s%n",
+            threads, conns, ids.size(), batch, stored, entries.get(), seconds, entries.get() / seconds,
+            bytes.get() / seconds / 1e6, holes.get(), calls.get(), LatencyRecorder.summary(recorders));
+        if (firstError.get() != null) {
+          System.out.println("stopped early: first error: " + firstError.get().getMessage());
+        }
+      } finally {
+        closeAll(logs);
       }
     } catch (RuntimeException e) {
       System.out.println("read: could not run: " + e.getMessage());

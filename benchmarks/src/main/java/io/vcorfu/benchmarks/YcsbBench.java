@@ -11,7 +11,9 @@ import picocli.CommandLine.Option;
 /**
  * {@code vcorfu bench ycsb}: YCSB's own client, load phase then transaction phase, against a binding
  * ({@code redis}, {@code etcd}; {@code vcorfu} once the collections module has its CSMRMap) and one of
- * the standard core workloads A to F. Prints YCSB's report for each phase and a one-line summary.
+ * the standard core workloads A to F. Prints YCSB's report for each phase and a one-line summary with
+ * the run phase's overall, cold (first {@code --cold-seconds}) and warm (after {@code --warm-after})
+ * rates. {@code -p maxexecutiontime=S} ends the run phase after S seconds.
  */
 @Command(
     name = "ycsb",
@@ -48,13 +50,21 @@ final class YcsbBench implements Callable<Integer> {
   @Option(names = "--phase-timeout", defaultValue = "3600", description = "Seconds each phase may take before it is stopped (default ${DEFAULT-VALUE}).")
   long phaseTimeoutSeconds;
 
+  @Option(names = "--cold-seconds", defaultValue = "10", description = "The cold figure: the run phase's first S seconds, a fresh client JVM (default ${DEFAULT-VALUE}).")
+  long coldSeconds;
+
+  @Option(names = "--warm-after", defaultValue = "30", description = "The warm figure: the run phase after S seconds (default ${DEFAULT-VALUE}; "
+      + "reported when the phase runs on for at least 5 s more).")
+  long warmAfterSeconds;
+
   @Override
   public Integer call() throws Exception {
     YcsbRun run =
         new YcsbRun(
             new YcsbRun.Settings(
                 db, workload, records, operations, threads, endpoint, fieldCount, fieldLength, properties,
-                Duration.ofSeconds(phaseTimeoutSeconds)));
+                Duration.ofSeconds(phaseTimeoutSeconds)),
+            coldSeconds, warmAfterSeconds);
     return run.execute(System.out, System.err);
   }
 }

@@ -47,6 +47,11 @@ public final class YcsbReport {
     return throughput == null ? OptionalDouble.empty() : OptionalDouble.of(throughput);
   }
 
+  /** {@code [OVERALL], RunTime(ms)} in seconds, or 0 if the report did not have it. */
+  public double runtimeSeconds() {
+    return runtimeMs == null ? 0 : runtimeMs / 1000.0;
+  }
+
   /**
    * Operations completed per report section: YCSB counts an operation type's successes under its name
    * ({@code READ}) and its failures under {@code READ-FAILED}.

@@ -15,6 +15,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.OptionalDouble;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
@@ -27,7 +28,10 @@ import java.util.function.Consumer;
  * also keeps its measurements and status thread in static fields, so two phases in one JVM would mix
  * their figures. A child per phase gives each phase a fresh client and lets this JVM go on. The
  * child's standard output (YCSB's report) is copied line by line to {@code out}, its standard error
- * (YCSB's progress lines, the binding's errors) to {@code err}.
+ * (YCSB's progress lines, the binding's errors) to {@code err}. The run phase prints a status line
+ * every second ({@code -s}); the summary line reports, besides each phase's overall rate, the run
+ * phase's cold figure (its first seconds: a fresh client JVM) and warm figure (the rest of the phase
+ * after a warm-up), see {@link YcsbProgress}.
  *
  * <p>A phase that has not finished within {@link Settings#phaseTimeout()} is stopped (by its process
  * handle) and the run fails. Not thread-safe; run one benchmark at a time per instance.
@@ -96,13 +100,45 @@ public final class YcsbRun {
     }
   }
 
+  /** Default length of the cold window: the first seconds of the run phase. */
+  public static final long DEFAULT_COLD_SECONDS = 10;
+
+  /** Default start of the warm window: the run phase after this many seconds. */
+  public static final long DEFAULT_WARM_AFTER_SECONDS = 30;
+
+  /** The warm window must last at least this long to be reported. */
+  static final double MIN_WARM_SECONDS = 5;
+
   private final Settings settings;
   private final YcsbBindings.Binding binding;
+  private final long coldSeconds;
+  private final long warmAfterSeconds;
 
-  /** @throws IllegalArgumentException if the binding does not exist or cannot run in this build */
+  /**
+   * A run whose summary reports the cold and warm figures with the default windows.
+   *
+   * @throws IllegalArgumentException if the binding does not exist or cannot run in this build
+   */
   public YcsbRun(Settings settings) {
+    this(settings, DEFAULT_COLD_SECONDS, DEFAULT_WARM_AFTER_SECONDS);
+  }
+
+  /**
+   * A run whose summary reports the cold figure (the run phase's first {@code coldSeconds} seconds, a
+   * fresh client JVM) and the warm figure (the run phase after {@code warmAfterSeconds} seconds).
+   *
+   * @throws IllegalArgumentException if the binding does not exist or cannot run in this build, or a
+   *     window is not positive
+   */
+  public YcsbRun(Settings settings, long coldSeconds, long warmAfterSeconds) {
+    if (coldSeconds < 1 || warmAfterSeconds < 1) {
+      throw new IllegalArgumentException(
+          "--cold-seconds and --warm-after must be at least 1, not " + coldSeconds + " and " + warmAfterSeconds + ".");
+    }
     this.settings = settings;
     this.binding = YcsbBindings.resolve(settings.db());
+    this.coldSeconds = coldSeconds;
+    this.warmAfterSeconds = warmAfterSeconds;
   }
 
   /** The arguments of {@code site.ycsb.Client} for one phase, reading the workload from {@code workloadFile}. */
@@ -122,11 +158,18 @@ public final class YcsbRun {
     args.add(binding.dbClass());
     args.add("-P");
     args.add(workloadFile.toString());
+    if (phase == Phase.RUN) {
+      // Status lines every second on standard error: the run phase's cold and warm figures.
+      props.put("status.interval", "1");
+    }
     props.forEach(
         (k, v) -> {
           args.add("-p");
           args.add(k + "=" + v);
         });
+    if (phase == Phase.RUN) {
+      args.add("-s");
+    }
     args.add("-threads");
     args.add(Integer.toString(settings.threads()));
     return args;
@@ -147,6 +190,7 @@ public final class YcsbRun {
     Path workloadFile = YcsbWorkloads.extract(settings.workload(), dir);
     try {
       Map<Phase, YcsbReport> reports = new LinkedHashMap<>();
+      YcsbProgress progress = new YcsbProgress();
       for (Phase phase : Phase.values()) {
         out.println("ycsb: " + phase.label() + " phase");
         out.flush();
@@ -154,7 +198,12 @@ public final class YcsbRun {
         int status = runChild(clientArguments(phase, workloadFile), line -> {
           out.println(line);
           report.accept(line);
-        }, err);
+        }, line -> {
+          err.println(line);
+          if (phase == Phase.RUN) {
+            progress.accept(line);
+          }
+        });
         out.flush();
         String failure = failure(phase, status, report);
         if (failure != null) {
@@ -163,7 +212,7 @@ public final class YcsbRun {
         }
         reports.put(phase, report);
       }
-      out.println(summary(reports));
+      out.println(summary(reports, progress));
       return reports.values().stream().anyMatch(r -> r.totalErrors() > 0) ? 1 : 0;
     } finally {
       Files.deleteIfExists(workloadFile);
@@ -187,7 +236,7 @@ public final class YcsbRun {
     return null;
   }
 
-  private String summary(Map<Phase, YcsbReport> reports) {
+  private String summary(Map<Phase, YcsbReport> reports, YcsbProgress progress) {
     StringBuilder b = new StringBuilder("ycsb summary: db ").append(binding.name())
         .append(" workload ").append(settings.workload());
     reports.forEach(
@@ -195,12 +244,21 @@ public final class YcsbRun {
             b.append(String.format(
                 ", %s %d ops at %.1f ops/s (%d errors)",
                 phase.label(), r.completedOperations(), r.throughput().orElse(0), r.totalErrors())));
+    YcsbReport run = reports.get(Phase.RUN);
+    OptionalDouble cold = progress.coldRate(coldSeconds);
+    OptionalDouble warm =
+        progress.warmRate(warmAfterSeconds, run.completedOperations(), run.runtimeSeconds(), MIN_WARM_SECONDS);
+    b.append(String.format(", run cold (first %d s) %s", coldSeconds,
+        cold.isPresent() ? String.format("%.1f ops/s", cold.getAsDouble()) : "n/a (the run phase was shorter)"));
+    b.append(String.format(", run warm (after %d s) %s", warmAfterSeconds,
+        warm.isPresent() ? String.format("%.1f ops/s", warm.getAsDouble())
+            : String.format("n/a (the run phase lasted less than %.0f s more)", MIN_WARM_SECONDS)));
     return b.toString();
   }
 
   private static final int TIMED_OUT = Integer.MIN_VALUE;
 
-  private int runChild(List<String> clientArgs, Consumer<String> stdout, PrintStream err)
+  private int runChild(List<String> clientArgs, Consumer<String> stdout, Consumer<String> stderr)
       throws IOException, InterruptedException {
     List<String> command = new ArrayList<>();
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
@@ -216,7 +274,7 @@ public final class YcsbRun {
     Process child = new ProcessBuilder(command).redirectInput(ProcessBuilder.Redirect.PIPE).start();
     child.getOutputStream().close();
     Thread outCopier = copier(child.getInputStream(), stdout, "ycsb-stdout");
-    Thread errCopier = copier(child.getErrorStream(), err::println, "ycsb-stderr");
+    Thread errCopier = copier(child.getErrorStream(), stderr, "ycsb-stderr");
     try {
       if (!child.waitFor(settings.phaseTimeout().toMillis(), TimeUnit.MILLISECONDS)) {
         stop(child);

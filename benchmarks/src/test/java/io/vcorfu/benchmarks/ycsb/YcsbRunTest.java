@@ -34,6 +34,13 @@ class YcsbRunTest {
   }
 
   @Test
+  void theRunPhasePrintsAStatusLineEverySecondForTheColdAndWarmFigures() {
+    YcsbRun run = new YcsbRun(settings("redis", null, Map.of()));
+    assertThat(run.clientArguments(YcsbRun.Phase.RUN, Path.of("w"))).contains("-s", "status.interval=1");
+    assertThat(run.clientArguments(YcsbRun.Phase.LOAD, Path.of("w"))).doesNotContain("-s", "status.interval=1");
+  }
+
+  @Test
   void withoutEndpointTheBindingKeepsItsDefaults() {
     YcsbRun run = new YcsbRun(settings("etcd", null, Map.of()));
     assertThat(run.clientArguments(YcsbRun.Phase.LOAD, Path.of("w"))).noneMatch(a -> a.startsWith("etcd."));
@@ -85,7 +92,8 @@ class YcsbRunTest {
       assertThat(text)
           .contains("ycsb: load phase", "[INSERT], Return=OK, 100", "ycsb: run phase", "[OVERALL], Throughput(ops/sec)",
               "[READ], 99thPercentileLatency(us)", "[UPDATE], 99thPercentileLatency(us)")
-          .containsPattern("ycsb summary: db redis workload a, load 100 ops at [0-9.]+ ops/s \\(0 errors\\), run 400 ops at [0-9.]+ ops/s \\(0 errors\\)");
+          .containsPattern("ycsb summary: db redis workload a, load 100 ops at [0-9.]+ ops/s \\(0 errors\\), run 400 ops at [0-9.]+ ops/s \\(0 errors\\)"
+              + ", run cold \\(first 10 s\\) n/a \\(the run phase was shorter\\), run warm \\(after 30 s\\) n/a");
     }
 
     @Test

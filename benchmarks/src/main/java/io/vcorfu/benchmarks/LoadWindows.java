@@ -1,0 +1,146 @@
+package io.vcorfu.benchmarks;
+
+import java.lang.management.ManagementFactory;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicLongArray;
+
+/**
+ * The time windows of one load run, measured from the moment the load starts (after connecting):
+ *
+ * <ul>
+ *   <li>cold: the first {@code cold} seconds of load. In a fresh client JVM against a fresh node this
+ *       is what a user sees first (class loading, interpreted and C1 code, connection set-up);
+ *   <li>warm: {@code duration} seconds that start {@code warmup} seconds after the load started.
+ *       Operations that start before it are not counted in it;
+ *   <li>per second: the units completed in each second of the whole run, so the ramp-up shows.
+ * </ul>
+ *
+ * <p>The windows may overlap (a cold window longer than the warm-up). An operation counts in the cold
+ * window when it completed inside it, in the warm window when it started inside it. Thread-safe:
+ * counters are atomic, and each {@link Slot}'s recorders are locked while recording, so completions of
+ * one slot may arrive on several threads.
+ */
+final class LoadWindows {
+  private final long loadStart;
+  private final long coldEnd;
+  private final long measureFrom;
+  private final long deadline;
+  private final double coldSeconds;
+  private final double jvmUptimeAtStart;
+  private final AtomicLongArray perSecond;
+  private final AtomicLong coldUnits = new AtomicLong();
+  private final AtomicLong warmUnits = new AtomicLong();
+  private final AtomicLong lastWarmEnd = new AtomicLong(Long.MIN_VALUE);
+  private final List<LatencyRecorder> coldLatency = new CopyOnWriteArrayList<>();
+  private final List<LatencyRecorder> warmLatency = new CopyOnWriteArrayList<>();
+
+  /** The recorders of one load thread. */
+  static final class Slot {
+    private final LatencyRecorder cold = new LatencyRecorder();
+    private final LatencyRecorder warm = new LatencyRecorder();
+  }
+
+  /**
+   * Starts the clock: the load starts now.
+   *
+   * @throws IllegalArgumentException if a length is negative, or the duration is not positive
+   */
+  LoadWindows(double cold, double warmup, double duration) {
+    this(cold, warmup, duration, System.nanoTime());
+  }
+
+  /** Windows of a load that started at {@code loadStart} ({@link System#nanoTime()} time). */
+  LoadWindows(double cold, double warmup, double duration, long loadStart) {
+    if (!(cold >= 0) || !(warmup >= 0) || !(duration > 0)) {
+      throw new IllegalArgumentException(
+          "--cold and --warmup must be 0 or more seconds and --duration more than 0, got " + cold + ", " + warmup + ", "
+              + duration);
+    }
+    this.coldSeconds = cold;
+    this.jvmUptimeAtStart = ManagementFactory.getRuntimeMXBean().getUptime() / 1000.0;
+    this.loadStart = loadStart;
+    this.coldEnd = loadStart + (long) (cold * 1e9);
+    this.measureFrom = loadStart + (long) (warmup * 1e9);
+    this.deadline = measureFrom + (long) (duration * 1e9);
+    this.perSecond = new AtomicLongArray((int) Math.ceil(Math.max(cold, warmup + duration)) + 2);
+  }
+
+  /** A new slot for one load thread. */
+  Slot newSlot() {
+    Slot s = new Slot();
+    coldLatency.add(s.cold);
+    warmLatency.add(s.warm);
+    return s;
+  }
+
+  /** True until the warm window has ended (and the cold one, if it is longer). */
+  boolean running() {
+    return System.nanoTime() < Math.max(deadline, coldEnd);
+  }
+
+  /** Records one operation of {@code slot} that started at {@code t0}, ended at {@code t1} and did {@code units}. */
+  void completed(Slot slot, long t0, long t1, long units) {
+    long second = (t1 - loadStart) / 1_000_000_000L;
+    if (second >= 0 && second < perSecond.length()) {
+      perSecond.addAndGet((int) second, units);
+    }
+    if (t1 < coldEnd) {
+      synchronized (slot.cold) {
+        slot.cold.record(t1 - t0);
+      }
+      coldUnits.addAndGet(units);
+    }
+    if (t0 >= measureFrom && t0 < deadline) {
+      synchronized (slot.warm) {
+        slot.warm.record(t1 - t0);
+      }
+      warmUnits.addAndGet(units);
+      lastWarmEnd.accumulateAndGet(t1, Math::max);
+    }
+  }
+
+  /** Units counted in the warm window. */
+  long warmUnits() {
+    return warmUnits.get();
+  }
+
+  /**
+   * Length of the warm window in seconds: from its start to its end, or to the completion of the last
+   * operation it counted if that came later (call after the load has ended).
+   */
+  double warmSeconds() {
+    long end = Math.max(deadline, lastWarmEnd.get());
+    return Math.max(1e-9, (end - measureFrom) / 1e9);
+  }
+
+  /** Percentiles of the warm window's operations. */
+  String warmLatency() {
+    return LatencyRecorder.summary(warmLatency);
+  }
+
+  /**
+   * The cold line, or null without a cold window: {@code cold LABEL: first C s of load, J s after
+   * JVM start: N UNIT = R UNIT/s, latency_ms ...}.
+   */
+  String coldLine(String label, String unit) {
+    if (coldSeconds <= 0) {
+      return null;
+    }
+    return String.format(
+        "cold %s: first %.1f s of load, %.1f s after JVM start: %d %s = %.0f %s/s, %s",
+        label, coldSeconds, jvmUptimeAtStart, coldUnits.get(), unit, coldUnits.get() / coldSeconds, unit,
+        LatencyRecorder.summary(coldLatency));
+  }
+
+  /** {@code timeline LABEL: UNIT per second of load: a b c ...} (whole seconds that had any load). */
+  String timelineLine(String label, String unit) {
+    long elapsed = (System.nanoTime() - loadStart) / 1_000_000_000L;
+    StringBuilder b = new StringBuilder("timeline ").append(label).append(": ").append(unit).append(" per second of load:");
+    for (int i = 0; i < perSecond.length() && i < elapsed; i++) {
+      b.append(' ').append(perSecond.get(i));
+    }
+    return b.toString();
+  }
+}
