@@ -18,15 +18,16 @@ import picocli.CommandLine.Option;
 
 /**
  * {@code vcorfu bench append}: closed-loop appenders. Each thread appends a unique printable value
- * to one of K streams (round robin), waits for the acknowledgement, records the latency, and
- * (with --ack-log) writes one flushed line per acknowledged append. A failure (the server went away)
+ * to one of K streams (round robin), waits for the acknowledgement, records the latency, and (with
+ * --ack-log) writes one flushed line per acknowledged append. A failure (the server went away)
  * stops that thread; the run still prints its summary and exits 0.
  *
  * <p>By default the threads share one client (one connection per node), as the threads of an
- * application do; {@code --conns C} gives them C independent clients, for comparisons with tools that
- * open one connection per client (etcd's benchmark with {@code --conns}, redis-benchmark). The warm
- * line covers {@code --duration} seconds after {@code --warmup} seconds of load; {@code --cold S}
- * adds a cold line (the first S seconds of load) and a per-second timeline, see {@link LoadWindows}.
+ * application do; {@code --conns C} gives them C independent clients, for comparisons with tools
+ * that open one connection per client (etcd's benchmark with {@code --conns}, redis-benchmark). The
+ * warm line covers {@code --duration} seconds after {@code --warmup} seconds of load; {@code --cold
+ * S} adds a cold line (the first S seconds of load) and a per-second timeline, see {@link
+ * LoadWindows}.
  */
 @Command(name = "append", description = "Append throughput and latency against a node or cluster.")
 final class AppendBench extends ClusterBench {
@@ -37,31 +38,53 @@ final class AppendBench extends ClusterBench {
   @Option(names = "--size", defaultValue = "32", description = "Value size in bytes.")
   int size;
 
-  @Option(names = "--ack-log", description = "Write STREAM_NAME STREAM_ADDRESS GLOBAL_ADDRESS VALUE per acknowledged append.")
+  @Option(
+      names = "--ack-log",
+      description =
+          "Write STREAM_NAME STREAM_ADDRESS GLOBAL_ADDRESS VALUE per acknowledged append.")
   Path ackLog;
 
-  @Option(names = "--prefix", defaultValue = "bench", description = "Stream name prefix (streams are PREFIX-0 .. PREFIX-K-1).")
+  @Option(
+      names = "--prefix",
+      defaultValue = "bench",
+      description = "Stream name prefix (streams are PREFIX-0 .. PREFIX-K-1).")
   String prefix;
 
-  @Option(names = "--warmup", defaultValue = "0", description = "Seconds of the same load before the measured --duration, "
-      + "in this process (its JIT warms up); not counted in the warm figure (default ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--warmup",
+      defaultValue = "0",
+      description =
+          "Seconds of the same load before the measured --duration, in this process (its JIT warms"
+              + " up); not counted in the warm figure (default ${DEFAULT-VALUE}).")
   double warmup;
 
-  @Option(names = "--cold", defaultValue = "0", description = "Also report the first S seconds of load on their own "
-      + "(a fresh client JVM: the cold figure), and the appends of every second (default ${DEFAULT-VALUE}: no cold line).")
+  @Option(
+      names = "--cold",
+      defaultValue = "0",
+      description =
+          "Also report the first S seconds of load on their own (a fresh client JVM: the cold"
+              + " figure), and the appends of every second (default ${DEFAULT-VALUE}: no cold"
+              + " line).")
   double cold;
 
-  @Option(names = "--conns", defaultValue = "1", description = "Client connections the threads share; thread t uses "
-      + "connection t mod C (default ${DEFAULT-VALUE}: one client, one connection, as an application has).")
+  @Option(
+      names = "--conns",
+      defaultValue = "1",
+      description =
+          "Client connections the threads share; thread t uses connection t mod C (default"
+              + " ${DEFAULT-VALUE}: one client, one connection, as an application has).")
   int conns;
 
   @Override
   public Integer call() throws Exception {
-    BufferedWriter acks = ackLog == null ? null : Files.newBufferedWriter(ackLog, StandardCharsets.UTF_8);
+    BufferedWriter acks =
+        ackLog == null ? null : Files.newBufferedWriter(ackLog, StandardCharsets.UTF_8);
     AtomicLong failed = new AtomicLong();
     AtomicReference<Throwable> firstError = new AtomicReference<>();
     String runId = Long.toString(System.nanoTime() % 1_000_000_000L, 36);
-    String label = String.format("append threads %d conns %d streams %d size %d", threads, conns, streams, size);
+    String label =
+        String.format(
+            "append threads %d conns %d streams %d size %d", threads, conns, streams, size);
     try (NettyTransport transport = new NettyTransport()) {
       List<ClusterStreamLog> logs = connectAll(transport, endpoint, conns);
       try {
@@ -82,10 +105,21 @@ final class AppendBench extends ClusterBench {
                       long t0 = System.nanoTime();
                       try {
                         AppendResult r =
-                            log.append(List.of(StreamId.of(name)), value.getBytes(StandardCharsets.US_ASCII)).join();
+                            log.append(
+                                    List.of(StreamId.of(name)),
+                                    value.getBytes(StandardCharsets.US_ASCII))
+                                .join();
                         windows.completed(slot, t0, System.nanoTime(), 1);
                         if (acks != null) {
-                          writeAck(acks, name + " " + r.streamAddresses().get(StreamId.of(name)) + " " + r.globalAddress() + " " + value);
+                          writeAck(
+                              acks,
+                              name
+                                  + " "
+                                  + r.streamAddresses().get(StreamId.of(name))
+                                  + " "
+                                  + r.globalAddress()
+                                  + " "
+                                  + value);
                         }
                       } catch (RuntimeException e) {
                         failed.incrementAndGet();
@@ -109,12 +143,21 @@ final class AppendBench extends ClusterBench {
         }
         System.out.printf(
             "%s: %d appends in %.1f s = %.0f appends/s (%.2f MB/s), %s%n",
-            label, appended, seconds, appended / seconds, appended * (double) size / seconds / 1e6, windows.warmLatency());
+            label,
+            appended,
+            seconds,
+            appended / seconds,
+            appended * (double) size / seconds / 1e6,
+            windows.warmLatency());
         if (coldLine != null) {
           System.out.println(windows.timelineLine(label, "appends"));
         }
         if (firstError.get() != null) {
-          System.out.println("stopped early: " + failed.get() + " appender(s) failed, first: " + firstError.get().getMessage());
+          System.out.println(
+              "stopped early: "
+                  + failed.get()
+                  + " appender(s) failed, first: "
+                  + firstError.get().getMessage());
         }
       } finally {
         closeAll(logs);

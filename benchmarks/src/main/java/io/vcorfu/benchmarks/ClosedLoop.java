@@ -7,9 +7,9 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.IntFunction;
 
 /**
- * Runs T closed-loop threads until a deadline. Each thread repeatedly calls its own {@link Op}, which
- * records whatever latency it measures into the thread's recorder. A thread whose operation throws
- * stops; the run goes on with the others and reports the first failure.
+ * Runs T closed-loop threads until a deadline. Each thread repeatedly calls its own {@link Op},
+ * which records whatever latency it measures into the thread's recorder. A thread whose operation
+ * throws stops; the run goes on with the others and reports the first failure.
  */
 final class ClosedLoop {
   /** One operation of one thread; returns true when it completed one counted operation. */
@@ -18,7 +18,12 @@ final class ClosedLoop {
   }
 
   /** What a run did. */
-  record Result(long ops, double seconds, List<LatencyRecorder> recorders, long failedThreads, Throwable firstError) {
+  record Result(
+      long ops,
+      double seconds,
+      List<LatencyRecorder> recorders,
+      long failedThreads,
+      Throwable firstError) {
     double opsPerSecond() {
       return seconds <= 0 ? 0 : ops / seconds;
     }
@@ -27,12 +32,17 @@ final class ClosedLoop {
   private ClosedLoop() {}
 
   /**
-   * Builds one operation per thread with {@code opForThread} (on the calling thread, before the clock
-   * starts), runs them for {@code warmupSeconds} unrecorded and uncounted (their side effects stay),
-   * then for {@code durationSeconds} measured.
+   * Builds one operation per thread with {@code opForThread} (on the calling thread, before the
+   * clock starts), runs them for {@code warmupSeconds} unrecorded and uncounted (their side effects
+   * stay), then for {@code durationSeconds} measured.
    */
-  static Result run(int threads, double warmupSeconds, double durationSeconds, String name,
-      IntFunction<Op> opForThread) throws InterruptedException {
+  static Result run(
+      int threads,
+      double warmupSeconds,
+      double durationSeconds,
+      String name,
+      IntFunction<Op> opForThread)
+      throws InterruptedException {
     List<Op> ops = new ArrayList<>();
     for (int t = 0; t < threads; t++) {
       ops.add(opForThread.apply(t));
@@ -49,25 +59,28 @@ final class ClosedLoop {
       LatencyRecorder rec = new LatencyRecorder();
       recorders.add(rec);
       Op op = ops.get(t);
-      Thread w = new Thread(() -> {
-        long mine = 0;
-        try {
-          LatencyRecorder scratch = new LatencyRecorder();
-          while (System.nanoTime() < warmupEnd) {
-            op.run(scratch);
-          }
-          while (System.nanoTime() < deadline) {
-            if (op.run(rec)) {
-              mine++;
-            }
-          }
-        } catch (Exception | Error e) {
-          failed.incrementAndGet();
-          firstError.compareAndSet(null, e);
-        } finally {
-          done.addAndGet(mine);
-        }
-      }, name + "-" + t);
+      Thread w =
+          new Thread(
+              () -> {
+                long mine = 0;
+                try {
+                  LatencyRecorder scratch = new LatencyRecorder();
+                  while (System.nanoTime() < warmupEnd) {
+                    op.run(scratch);
+                  }
+                  while (System.nanoTime() < deadline) {
+                    if (op.run(rec)) {
+                      mine++;
+                    }
+                  }
+                } catch (Exception | Error e) {
+                  failed.incrementAndGet();
+                  firstError.compareAndSet(null, e);
+                } finally {
+                  done.addAndGet(mine);
+                }
+              },
+              name + "-" + t);
       workers.add(w);
       w.start();
     }

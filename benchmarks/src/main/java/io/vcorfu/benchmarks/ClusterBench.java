@@ -14,19 +14,28 @@ import picocli.CommandLine.Option;
  * threads, and for how long.
  */
 abstract class ClusterBench implements Callable<Integer> {
-  @Option(names = "--endpoint", defaultValue = "127.0.0.1:9000", description = "Any node of the cluster (default ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--endpoint",
+      defaultValue = "127.0.0.1:9000",
+      description = "Any node of the cluster (default ${DEFAULT-VALUE}).")
   String endpoint;
 
-  @Option(names = "--threads", defaultValue = "1", description = "Client threads (default ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--threads",
+      defaultValue = "1",
+      description = "Client threads (default ${DEFAULT-VALUE}).")
   int threads;
 
-  @Option(names = "--duration", defaultValue = "10", description = "Seconds (default ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--duration",
+      defaultValue = "10",
+      description = "Seconds (default ${DEFAULT-VALUE}).")
   double duration;
 
   /**
-   * Opens {@code conns} independent clients of the cluster at {@code endpoint} on {@code transport}:
-   * each has its own connection to every node it talks to. On failure the ones already open are
-   * closed.
+   * Opens {@code conns} independent clients of the cluster at {@code endpoint} on {@code
+   * transport}: each has its own connection to every node it talks to. On failure the ones already
+   * open are closed.
    *
    * @throws IllegalArgumentException if {@code conns} is not positive
    */
@@ -37,7 +46,9 @@ abstract class ClusterBench implements Callable<Integer> {
     List<ClusterStreamLog> logs = new ArrayList<>();
     try {
       for (int c = 0; c < conns; c++) {
-        logs.add(ClusterStreamLog.connect(transport, Endpoint.parse(endpoint), StreamLogOptions.defaults()));
+        logs.add(
+            ClusterStreamLog.connect(
+                transport, Endpoint.parse(endpoint), StreamLogOptions.defaults()));
       }
     } catch (RuntimeException e) {
       closeAll(logs);

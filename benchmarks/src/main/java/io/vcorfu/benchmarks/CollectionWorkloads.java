@@ -16,14 +16,23 @@ import java.util.function.Consumer;
  * The workloads behind {@code vcorfu bench collections}. Every configuration (map kind, bucket
  * count, key distribution ...) uses fresh map names under the run's prefix, so no configuration
  * plays back another's updates. Each finished measurement is handed to {@code out} as one line at
- * once (a long run shows progress). A configuration that fails prints {@code could not run} and
- * the others go on.
+ * once (a long run shows progress). A configuration that fails prints {@code could not run} and the
+ * others go on.
  */
 final class CollectionWorkloads {
   /** Everything a run is parameterized by. */
-  record Setup(String endpoint, String prefix, List<MapKind> kinds, List<Integer> buckets,
-      List<KeyGenerator.Distribution> dists, long keys, int valueSize, int fillThreads, int reps,
-      long seed, Consumer<String> out) {}
+  record Setup(
+      String endpoint,
+      String prefix,
+      List<MapKind> kinds,
+      List<Integer> buckets,
+      List<KeyGenerator.Distribution> dists,
+      long keys,
+      int valueSize,
+      int fillThreads,
+      int reps,
+      long seed,
+      Consumer<String> out) {}
 
   private final Setup s;
 
@@ -52,8 +61,13 @@ final class CollectionWorkloads {
       for (MapKind kind : s.kinds()) {
         for (int buckets : bucketsOf(kind)) {
           for (KeyGenerator.Distribution dist : s.dists()) {
-            String head = String.format(Locale.ROOT, "collections mode=open kind=%s buckets=%d dist=%s",
-                kind.label(), buckets, dist.label());
+            String head =
+                String.format(
+                    Locale.ROOT,
+                    "collections mode=open kind=%s buckets=%d dist=%s",
+                    kind.label(),
+                    buckets,
+                    dist.label());
             try {
               openOne(kind, buckets, dist, steps, fill, head);
             } catch (RuntimeException e) {
@@ -65,8 +79,14 @@ final class CollectionWorkloads {
     }
   }
 
-  private void openOne(MapKind kind, int buckets, KeyGenerator.Distribution dist, List<Long> steps,
-      MapFill fill, String head) throws InterruptedException {
+  private void openOne(
+      MapKind kind,
+      int buckets,
+      KeyGenerator.Distribution dist,
+      List<Long> steps,
+      MapFill fill,
+      String head)
+      throws InterruptedException {
     String name = name("open", kind, buckets, dist.label());
     Set<Long> written = ConcurrentHashMap.newKeySet();
     KeyGenerator readKeys = dist.generator(s.keys(), s.seed() ^ 0x5eedL);
@@ -89,17 +109,26 @@ final class CollectionWorkloads {
             }
           }
         }
-        s.out().accept(String.format(Locale.ROOT, "%s updates=%d mb=%.1f reps=%d open_read_ms %s wrong=%d",
-            head, done, done * (double) s.valueSize() / (1 << 20), s.reps(), p50Max(nanos), wrong));
+        s.out()
+            .accept(
+                String.format(
+                    Locale.ROOT,
+                    "%s updates=%d mb=%.1f reps=%d open_read_ms %s wrong=%d",
+                    head,
+                    done,
+                    done * (double) s.valueSize() / (1 << 20),
+                    s.reps(),
+                    p50Max(nanos),
+                    wrong));
       }
     }
   }
 
   /**
-   * Figure 16 (bottom). For each configuration and writer count, {@code writers} threads, each
-   * with its own runtime (its own client, as in the paper) and its own local view, run
-   * transactions for {@code duration} seconds: read two keys, {@code fastPut} a third, all drawn
-   * from the distribution; an aborted transaction is counted and the thread goes on with new keys.
+   * Figure 16 (bottom). For each configuration and writer count, {@code writers} threads, each with
+   * its own runtime (its own client, as in the paper) and its own local view, run transactions for
+   * {@code duration} seconds: read two keys, {@code fastPut} a third, all drawn from the
+   * distribution; an aborted transaction is counted and the thread goes on with new keys.
    * Afterwards a fresh runtime checks that the map's keys are exactly those written by committed
    * transactions. Prints {@code collections mode=aborts ... committed=C aborted=A abort_rate=R%}.
    */
@@ -108,8 +137,14 @@ final class CollectionWorkloads {
       for (int buckets : bucketsOf(kind)) {
         for (KeyGenerator.Distribution dist : s.dists()) {
           for (int writers : writerCounts) {
-            String head = String.format(Locale.ROOT, "collections mode=aborts kind=%s buckets=%d dist=%s writers=%d",
-                kind.label(), buckets, dist.label(), writers);
+            String head =
+                String.format(
+                    Locale.ROOT,
+                    "collections mode=aborts kind=%s buckets=%d dist=%s writers=%d",
+                    kind.label(),
+                    buckets,
+                    dist.label(),
+                    writers);
             try {
               abortsOne(kind, buckets, dist, writers, duration, head);
             } catch (RuntimeException e) {
@@ -121,8 +156,14 @@ final class CollectionWorkloads {
     }
   }
 
-  private void abortsOne(MapKind kind, int buckets, KeyGenerator.Distribution dist, int writers,
-      double duration, String head) throws InterruptedException {
+  private void abortsOne(
+      MapKind kind,
+      int buckets,
+      KeyGenerator.Distribution dist,
+      int writers,
+      double duration,
+      String head)
+      throws InterruptedException {
     String name = name("aborts", kind, buckets, dist.label() + "-w" + writers);
     List<VCorfuRuntime> runtimes = new ArrayList<>();
     try (MapFill values = new MapFill(1, s.valueSize())) {
@@ -136,36 +177,42 @@ final class CollectionWorkloads {
       }
       LongAdder aborted = new LongAdder();
       Set<Long> committedKeys = ConcurrentHashMap.newKeySet();
-      ClosedLoop.Result r = ClosedLoop.run(writers, 0, duration, "tx", t -> {
-        VCorfuRuntime rt = runtimes.get(t);
-        MapKind.Opened v = views.get(t);
-        KeyGenerator gen = dist.generator(s.keys(), s.seed() + 31L * t);
-        long[] salt = {s.seed() * 7919 + t};
-        return rec -> {
-          long a = gen.next();
-          long b = gen.next();
-          long c = gen.next();
-          byte[] value = values.value(c, salt[0]++);
-          long t0 = System.nanoTime();
-          rt.TXBegin();
-          try {
-            v.map().get(MapFill.key(a));
-            v.map().get(MapFill.key(b));
-            v.fastPut().put(MapFill.key(c), value);
-            rt.TXEnd();
-          } catch (TransactionAbortedException e) {
-            aborted.increment();
-            return false;
-          } finally {
-            if (rt.inTransaction()) {
-              rt.TXAbort();
-            }
-          }
-          rec.record(System.nanoTime() - t0);
-          committedKeys.add(c);
-          return true;
-        };
-      });
+      ClosedLoop.Result r =
+          ClosedLoop.run(
+              writers,
+              0,
+              duration,
+              "tx",
+              t -> {
+                VCorfuRuntime rt = runtimes.get(t);
+                MapKind.Opened v = views.get(t);
+                KeyGenerator gen = dist.generator(s.keys(), s.seed() + 31L * t);
+                long[] salt = {s.seed() * 7919 + t};
+                return rec -> {
+                  long a = gen.next();
+                  long b = gen.next();
+                  long c = gen.next();
+                  byte[] value = values.value(c, salt[0]++);
+                  long t0 = System.nanoTime();
+                  rt.TXBegin();
+                  try {
+                    v.map().get(MapFill.key(a));
+                    v.map().get(MapFill.key(b));
+                    v.fastPut().put(MapFill.key(c), value);
+                    rt.TXEnd();
+                  } catch (TransactionAbortedException e) {
+                    aborted.increment();
+                    return false;
+                  } finally {
+                    if (rt.inTransaction()) {
+                      rt.TXAbort();
+                    }
+                  }
+                  rec.record(System.nanoTime() - t0);
+                  committedKeys.add(c);
+                  return true;
+                };
+              });
       String check;
       try (VCorfuRuntime fresh = VCorfuRuntime.connect(s.endpoint())) {
         Set<String> want = new HashSet<>();
@@ -174,13 +221,30 @@ final class CollectionWorkloads {
         check = r.firstError() != null ? "skipped" : got.equals(want) ? "ok" : "FAILED";
       }
       long attempts = r.ops() + aborted.sum();
-      s.out().accept(String.format(Locale.ROOT,
-          "%s keys=%d seconds=%.1f committed=%d aborted=%d abort_rate=%.2f%% commits_per_s=%.0f keys_check=%s %s",
-          head, s.keys(), r.seconds(), r.ops(), aborted.sum(), attempts == 0 ? 0.0 : 100.0 * aborted.sum() / attempts,
-          r.opsPerSecond(), check, LatencyRecorder.summary(r.recorders())));
+      s.out()
+          .accept(
+              String.format(
+                  Locale.ROOT,
+                  "%s keys=%d seconds=%.1f committed=%d aborted=%d abort_rate=%.2f%%"
+                      + " commits_per_s=%.0f keys_check=%s %s",
+                  head,
+                  s.keys(),
+                  r.seconds(),
+                  r.ops(),
+                  aborted.sum(),
+                  attempts == 0 ? 0.0 : 100.0 * aborted.sum() / attempts,
+                  r.opsPerSecond(),
+                  check,
+                  LatencyRecorder.summary(r.recorders())));
       if (r.firstError() != null) {
-        s.out().accept("stopped early " + head.substring("collections ".length()) + ": " + r.failedThreads()
-            + " thread(s) failed, first: " + r.firstError());
+        s.out()
+            .accept(
+                "stopped early "
+                    + head.substring("collections ".length())
+                    + ": "
+                    + r.failedThreads()
+                    + " thread(s) failed, first: "
+                    + r.firstError());
       }
     } finally {
       for (VCorfuRuntime rt : runtimes) {
@@ -190,12 +254,12 @@ final class CollectionWorkloads {
   }
 
   /**
-   * Figure 17. For each configuration and view (local, remote): fills the map with {@code
-   * prefill} distinct keys, then, {@code reps} times, a fresh runtime opens the view and calls
-   * {@code clear()} then {@code size()} (the map is filled again, untimed, before every repetition
-   * after the first). The open, the clear and the size are timed. Prints {@code collections
-   * mode=clear ... clear_ms p50 X max Y size_ms ... total_ms ... wrong=W} where total includes
-   * opening the view and wrong counts sizes that were not 0.
+   * Figure 17. For each configuration and view (local, remote): fills the map with {@code prefill}
+   * distinct keys, then, {@code reps} times, a fresh runtime opens the view and calls {@code
+   * clear()} then {@code size()} (the map is filled again, untimed, before every repetition after
+   * the first). The open, the clear and the size are timed. Prints {@code collections mode=clear
+   * ... clear_ms p50 X max Y size_ms ... total_ms ... wrong=W} where total includes opening the
+   * view and wrong counts sizes that were not 0.
    */
   void clear(int prefill) throws InterruptedException {
     try (MapFill fill = new MapFill(s.fillThreads(), s.valueSize())) {
@@ -203,8 +267,13 @@ final class CollectionWorkloads {
         for (int buckets : bucketsOf(kind)) {
           for (boolean remote : new boolean[] {false, true}) {
             String view = remote ? "remote" : "local";
-            String head = String.format(Locale.ROOT, "collections mode=clear kind=%s buckets=%d view=%s",
-                kind.label(), buckets, view);
+            String head =
+                String.format(
+                    Locale.ROOT,
+                    "collections mode=clear kind=%s buckets=%d view=%s",
+                    kind.label(),
+                    buckets,
+                    view);
             try {
               clearOne(kind, buckets, remote, prefill, fill, head);
             } catch (RuntimeException e) {
@@ -216,7 +285,8 @@ final class CollectionWorkloads {
     }
   }
 
-  private void clearOne(MapKind kind, int buckets, boolean remote, int prefill, MapFill fill, String head) {
+  private void clearOne(
+      MapKind kind, int buckets, boolean remote, int prefill, MapFill fill, String head) {
     String name = name("clear", kind, buckets, remote ? "remote" : "local");
     long[] open = new long[s.reps()];
     long[] clear = new long[s.reps()];
@@ -247,9 +317,19 @@ final class CollectionWorkloads {
         }
       }
     }
-    s.out().accept(String.format(Locale.ROOT,
-        "%s keys=%d reps=%d open_ms %s clear_ms %s size_ms %s total_ms %s wrong=%d",
-        head, prefill, s.reps(), p50Max(open), p50Max(clear), p50Max(size), p50Max(total), wrong));
+    s.out()
+        .accept(
+            String.format(
+                Locale.ROOT,
+                "%s keys=%d reps=%d open_ms %s clear_ms %s size_ms %s total_ms %s wrong=%d",
+                head,
+                prefill,
+                s.reps(),
+                p50Max(open),
+                p50Max(clear),
+                p50Max(size),
+                p50Max(total),
+                wrong));
   }
 
   /** {@code "p50 X max Y"} in milliseconds, the median being the lower middle sample. */
@@ -259,19 +339,21 @@ final class CollectionWorkloads {
     }
     long[] sorted = nanos.clone();
     Arrays.sort(sorted);
-    return String.format(Locale.ROOT, "p50 %.3f max %.3f", sorted[(sorted.length - 1) / 2] / 1e6,
+    return String.format(
+        Locale.ROOT,
+        "p50 %.3f max %.3f",
+        sorted[(sorted.length - 1) / 2] / 1e6,
         sorted[sorted.length - 1] / 1e6);
   }
 
   /**
-   * Cumulative update counts for the open mode: {@code count} decades ending at {@code max}
-   * ({@code max / 10^(count-1)}, ..., {@code max / 10}, {@code max}), ascending, without zeros or
-   * repeats.
+   * Cumulative update counts for the open mode: {@code count} decades ending at {@code max} ({@code
+   * max / 10^(count-1)}, ..., {@code max / 10}, {@code max}), ascending, without zeros or repeats.
    */
   static List<Long> decades(long max, int count) {
     if (max < 1 || count < 1) {
-      throw new IllegalArgumentException("need at least one update and one step, not max " + max
-          + " and " + count + " steps");
+      throw new IllegalArgumentException(
+          "need at least one update and one step, not max " + max + " and " + count + " steps");
     }
     List<Long> steps = new ArrayList<>();
     long divisor = 1;

@@ -59,12 +59,18 @@ final class CollectionsSummary {
 
   /** The markdown summary of every result line in {@code lines}. */
   static String markdown(List<String> lines) {
-    Table open = new Table("Open a local view and read one key (ms, p50 / max) by updates written",
-        "kind | buckets | dist");
-    Table aborts = new Table("Abort rate of 2-read 1-write transactions (committed / aborted) by writers",
-        "kind | buckets | dist");
-    Table clear = new Table("clear() then size() (ms, p50 of open + clear + size; clear and size p50) by view",
-        "kind | buckets");
+    Table open =
+        new Table(
+            "Open a local view and read one key (ms, p50 / max) by updates written",
+            "kind | buckets | dist");
+    Table aborts =
+        new Table(
+            "Abort rate of 2-read 1-write transactions (committed / aborted) by writers",
+            "kind | buckets | dist");
+    Table clear =
+        new Table(
+            "clear() then size() (ms, p50 of open + clear + size; clear and size p50) by view",
+            "kind | buckets");
     List<String> failed = new ArrayList<>();
     for (String line : lines) {
       if (!line.startsWith(PREFIX)) {
@@ -78,14 +84,33 @@ final class CollectionsSummary {
       String mode = f.getOrDefault("mode", "");
       String kb = f.get("kind") + " | " + f.get("buckets");
       switch (mode) {
-        case "open" -> open.put(kb + " | " + f.get("dist"), Long.parseLong(f.get("updates")),
-            f.get("open_read_ms.p50") + " / " + f.get("open_read_ms.max") + wrong(f));
-        case "aborts" -> aborts.put(kb + " | " + f.get("dist"), Long.parseLong(f.get("writers")),
-            f.get("abort_rate") + " (" + f.get("committed") + " / " + f.get("aborted") + ")"
-                + ("ok".equals(f.get("keys_check")) ? "" : " check " + f.get("keys_check")));
-        case "clear" -> clear.put(kb, "local".equals(f.get("view")) ? 0 : 1,
-            f.get("total_ms.p50") + " (clear " + f.get("clear_ms.p50") + ", size " + f.get("size_ms.p50") + ")"
-                + wrong(f));
+        case "open" ->
+            open.put(
+                kb + " | " + f.get("dist"),
+                Long.parseLong(f.get("updates")),
+                f.get("open_read_ms.p50") + " / " + f.get("open_read_ms.max") + wrong(f));
+        case "aborts" ->
+            aborts.put(
+                kb + " | " + f.get("dist"),
+                Long.parseLong(f.get("writers")),
+                f.get("abort_rate")
+                    + " ("
+                    + f.get("committed")
+                    + " / "
+                    + f.get("aborted")
+                    + ")"
+                    + ("ok".equals(f.get("keys_check")) ? "" : " check " + f.get("keys_check")));
+        case "clear" ->
+            clear.put(
+                kb,
+                "local".equals(f.get("view")) ? 0 : 1,
+                f.get("total_ms.p50")
+                    + " (clear "
+                    + f.get("clear_ms.p50")
+                    + ", size "
+                    + f.get("size_ms.p50")
+                    + ")"
+                    + wrong(f));
         default -> failed.add("unrecognized: " + line);
       }
     }

@@ -40,7 +40,8 @@ interface KeyGenerator {
           return d;
         }
       }
-      throw new IllegalArgumentException("unknown key distribution '" + s + "'; use uniform or zipf");
+      throw new IllegalArgumentException(
+          "unknown key distribution '" + s + "'; use uniform or zipf");
     }
   }
 

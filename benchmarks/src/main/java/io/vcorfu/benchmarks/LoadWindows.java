@@ -10,17 +10,17 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * The time windows of one load run, measured from the moment the load starts (after connecting):
  *
  * <ul>
- *   <li>cold: the first {@code cold} seconds of load. In a fresh client JVM against a fresh node this
- *       is what a user sees first (class loading, interpreted and C1 code, connection set-up);
+ *   <li>cold: the first {@code cold} seconds of load. In a fresh client JVM against a fresh node
+ *       this is what a user sees first (class loading, interpreted and C1 code, connection set-up);
  *   <li>warm: {@code duration} seconds that start {@code warmup} seconds after the load started.
  *       Operations that start before it are not counted in it;
  *   <li>per second: the units completed in each second of the whole run, so the ramp-up shows.
  * </ul>
  *
- * <p>The windows may overlap (a cold window longer than the warm-up). An operation counts in the cold
- * window when it completed inside it, in the warm window when it started inside it. Thread-safe:
- * counters are atomic, and each {@link Slot}'s recorders are locked while recording, so completions of
- * one slot may arrive on several threads.
+ * <p>The windows may overlap (a cold window longer than the warm-up). An operation counts in the
+ * cold window when it completed inside it, in the warm window when it started inside it.
+ * Thread-safe: counters are atomic, and each {@link Slot}'s recorders are locked while recording,
+ * so completions of one slot may arrive on several threads.
  */
 final class LoadWindows {
   private final long loadStart;
@@ -55,7 +55,11 @@ final class LoadWindows {
   LoadWindows(double cold, double warmup, double duration, long loadStart) {
     if (!(cold >= 0) || !(warmup >= 0) || !(duration > 0)) {
       throw new IllegalArgumentException(
-          "--cold and --warmup must be 0 or more seconds and --duration more than 0, got " + cold + ", " + warmup + ", "
+          "--cold and --warmup must be 0 or more seconds and --duration more than 0, got "
+              + cold
+              + ", "
+              + warmup
+              + ", "
               + duration);
     }
     this.coldSeconds = cold;
@@ -80,7 +84,10 @@ final class LoadWindows {
     return System.nanoTime() < Math.max(deadline, coldEnd);
   }
 
-  /** Records one operation of {@code slot} that started at {@code t0}, ended at {@code t1} and did {@code units}. */
+  /**
+   * Records one operation of {@code slot} that started at {@code t0}, ended at {@code t1} and did
+   * {@code units}.
+   */
   void completed(Slot slot, long t0, long t1, long units) {
     long second = (t1 - loadStart) / 1_000_000_000L;
     if (second >= 0 && second < perSecond.length()) {
@@ -107,8 +114,8 @@ final class LoadWindows {
   }
 
   /**
-   * Length of the warm window in seconds: from its start to its end, or to the completion of the last
-   * operation it counted if that came later (call after the load has ended).
+   * Length of the warm window in seconds: from its start to its end, or to the completion of the
+   * last operation it counted if that came later (call after the load has ended).
    */
   double warmSeconds() {
     long end = Math.max(deadline, lastWarmEnd.get());
@@ -130,14 +137,27 @@ final class LoadWindows {
     }
     return String.format(
         "cold %s: first %.1f s of load, %.1f s after JVM start: %d %s = %.0f %s/s, %s",
-        label, coldSeconds, jvmUptimeAtStart, coldUnits.get(), unit, coldUnits.get() / coldSeconds, unit,
+        label,
+        coldSeconds,
+        jvmUptimeAtStart,
+        coldUnits.get(),
+        unit,
+        coldUnits.get() / coldSeconds,
+        unit,
         LatencyRecorder.summary(coldLatency));
   }
 
-  /** {@code timeline LABEL: UNIT per second of load: a b c ...} (whole seconds that had any load). */
+  /**
+   * {@code timeline LABEL: UNIT per second of load: a b c ...} (whole seconds that had any load).
+   */
   String timelineLine(String label, String unit) {
     long elapsed = (System.nanoTime() - loadStart) / 1_000_000_000L;
-    StringBuilder b = new StringBuilder("timeline ").append(label).append(": ").append(unit).append(" per second of load:");
+    StringBuilder b =
+        new StringBuilder("timeline ")
+            .append(label)
+            .append(": ")
+            .append(unit)
+            .append(" per second of load:");
     for (int i = 0; i < perSecond.length() && i < elapsed; i++) {
       b.append(' ').append(perSecond.get(i));
     }

@@ -11,9 +11,9 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 
 /**
- * Writes keyed values into a benchmark map with {@code fastPut} from several threads, and names
- * and checks those keys and values. A value is {@code valueSize} bytes that start with the key
- * index, so a read can tell whether it got the value of the key it asked for. Thread-safe; {@link
+ * Writes keyed values into a benchmark map with {@code fastPut} from several threads, and names and
+ * checks those keys and values. A value is {@code valueSize} bytes that start with the key index,
+ * so a read can tell whether it got the value of the key it asked for. Thread-safe; {@link
  * #close()} stops the writer threads.
  */
 final class MapFill implements AutoCloseable {
@@ -23,16 +23,19 @@ final class MapFill implements AutoCloseable {
 
   MapFill(int threads, int valueSize) {
     if (threads < 1 || valueSize < Long.BYTES) {
-      throw new IllegalArgumentException("a fill needs at least one thread and values of at least "
-          + Long.BYTES + " bytes");
+      throw new IllegalArgumentException(
+          "a fill needs at least one thread and values of at least " + Long.BYTES + " bytes");
     }
     this.threads = threads;
     this.valueSize = valueSize;
-    this.pool = Executors.newFixedThreadPool(threads, r -> {
-      Thread t = new Thread(r, "map-fill");
-      t.setDaemon(true);
-      return t;
-    });
+    this.pool =
+        Executors.newFixedThreadPool(
+            threads,
+            r -> {
+              Thread t = new Thread(r, "map-fill");
+              t.setDaemon(true);
+              return t;
+            });
   }
 
   static String key(long index) {
@@ -62,11 +65,17 @@ final class MapFill implements AutoCloseable {
 
   /**
    * Writes {@code count} values with {@code fastPut}, split over the threads; thread {@code t}
-   * draws its keys from {@code dist} seeded with {@code seed + t}. Adds every key written to
-   * {@code written}. Returns when every write has returned; the first failure is rethrown.
+   * draws its keys from {@code dist} seeded with {@code seed + t}. Adds every key written to {@code
+   * written}. Returns when every write has returned; the first failure is rethrown.
    */
-  void fill(MapKind.Opened map, long count, KeyGenerator.Distribution dist, long keys, long seed,
-      Set<Long> written) throws InterruptedException {
+  void fill(
+      MapKind.Opened map,
+      long count,
+      KeyGenerator.Distribution dist,
+      long keys,
+      long seed,
+      Set<Long> written)
+      throws InterruptedException {
     List<Future<?>> parts = new ArrayList<>();
     for (int t = 0; t < threads; t++) {
       long share = count / threads + (t < count % threads ? 1 : 0);
@@ -74,16 +83,18 @@ final class MapFill implements AutoCloseable {
       if (share == 0) {
         continue;
       }
-      parts.add(pool.submit(() -> {
-        KeyGenerator gen = dist.generator(keys, threadSeed);
-        SplittableRandom salts = new SplittableRandom(threadSeed);
-        for (long i = 0; i < share; i++) {
-          long k = gen.next();
-          map.fastPut().put(key(k), value(k, salts.nextLong()));
-          written.add(k);
-        }
-        return null;
-      }));
+      parts.add(
+          pool.submit(
+              () -> {
+                KeyGenerator gen = dist.generator(keys, threadSeed);
+                SplittableRandom salts = new SplittableRandom(threadSeed);
+                for (long i = 0; i < share; i++) {
+                  long k = gen.next();
+                  map.fastPut().put(key(k), value(k, salts.nextLong()));
+                  written.add(k);
+                }
+                return null;
+              }));
     }
     for (Future<?> f : parts) {
       try {

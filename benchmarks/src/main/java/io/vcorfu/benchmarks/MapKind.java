@@ -17,21 +17,23 @@ enum MapKind {
     @Override
     @SuppressWarnings("unchecked")
     Opened open(VCorfuRuntime rt, String name, int buckets, boolean remote) {
-      SMRMap<String, byte[]> m = remote
-          ? rt.objects().builder(name, SMRMap.class).remote().open()
-          : rt.objects().open(name, SMRMap.class);
+      SMRMap<String, byte[]> m =
+          remote
+              ? rt.objects().builder(name, SMRMap.class).remote().open()
+              : rt.objects().open(name, SMRMap.class);
       return new Opened(m, m::fastPut);
     }
   },
   /**
-   * {@link CSMRMap}: {@code buckets} bucket maps, each on its own stream; reading one key plays back
-   * (or asks the host of) one bucket only. A remote view makes every bucket a remote view.
+   * {@link CSMRMap}: {@code buckets} bucket maps, each on its own stream; reading one key plays
+   * back (or asks the host of) one bucket only. A remote view makes every bucket a remote view.
    */
   CSMR(true) {
     @Override
     Opened open(VCorfuRuntime rt, String name, int buckets, boolean remote) {
-      CSMRMap<String, byte[]> m = CSMRMap.open(rt, name, buckets,
-          remote ? CSMRMap.BucketViews.REMOTE : CSMRMap.BucketViews.LOCAL);
+      CSMRMap<String, byte[]> m =
+          CSMRMap.open(
+              rt, name, buckets, remote ? CSMRMap.BucketViews.REMOTE : CSMRMap.BucketViews.LOCAL);
       return new Opened(m, m::fastPut);
     }
   };

@@ -27,6 +27,7 @@ import java.util.concurrent.atomic.LongAdder;
 final class ObjectWorkloads {
   /** Deposits made into every account before the read-only modes run. */
   private static final int POPULATE_ROUNDS = 4;
+
   /** Balance of every account before the tx mode runs. */
   private static final long INITIAL_BALANCE = 100;
 
@@ -64,24 +65,37 @@ final class ObjectWorkloads {
       String name = prefix + "-counter";
       connect().objects().open(name, BenchCounter.class).add(1);
       VCorfuRuntime reader = connect();
-      BenchCounter view = remote
-          ? reader.objects().builder(name, BenchCounter.class).remote().open()
-          : reader.objects().open(name, BenchCounter.class);
+      BenchCounter view =
+          remote
+              ? reader.objects().builder(name, BenchCounter.class).remote().open()
+              : reader.objects().open(name, BenchCounter.class);
       long t0 = System.nanoTime();
       long first = view.get();
-      String firstCall = String.format(java.util.Locale.ROOT,
-          "first call after opening the view took %.1f ms and returned %d", (System.nanoTime() - t0) / 1e6, first);
+      String firstCall =
+          String.format(
+              java.util.Locale.ROOT,
+              "first call after opening the view took %.1f ms and returned %d",
+              (System.nanoTime() - t0) / 1e6,
+              first);
       LongAdder calls = new LongAdder();
       LongAdder wrong = new LongAdder();
-      ClosedLoop.Result r = ClosedLoop.run(threads, warmup(duration), duration, "accessor", t -> rec -> {
-        long v = ClosedLoop.timed(rec, view::get);
-        calls.increment();
-        if (v != 1) {
-          wrong.increment();
-        }
-        return true;
-      });
-      return new Outcome(r, 0, List.of(valueCheck(calls.sum(), wrong.sum(), "the counter's value 1"), firstCall));
+      ClosedLoop.Result r =
+          ClosedLoop.run(
+              threads,
+              warmup(duration),
+              duration,
+              "accessor",
+              t ->
+                  rec -> {
+                    long v = ClosedLoop.timed(rec, view::get);
+                    calls.increment();
+                    if (v != 1) {
+                      wrong.increment();
+                    }
+                    return true;
+                  });
+      return new Outcome(
+          r, 0, List.of(valueCheck(calls.sum(), wrong.sum(), "the counter's value 1"), firstCall));
     } finally {
       closeAll();
     }
@@ -103,24 +117,33 @@ final class ObjectWorkloads {
       LongAdder wrong = new LongAdder();
       List<Callable<Void>> batch = new ArrayList<>();
       for (int i = 0; i < behind; i++) {
-        batch.add(() -> {
-          writer.add(1);
-          return null;
-        });
+        batch.add(
+            () -> {
+              writer.add(1);
+              return null;
+            });
       }
-      ClosedLoop.Result r = ClosedLoop.run(1, warmup(duration), duration, "behind", t -> rec -> {
-        for (Future<Void> f : pool.invokeAll(batch)) {
-          f.get();
-        }
-        long want = expected.addAndGet(behind);
-        long v = ClosedLoop.timed(rec, reader::get);
-        calls.increment();
-        if (v != want) {
-          wrong.increment();
-        }
-        return true;
-      });
-      return new Outcome(r, 0, List.of(valueCheck(calls.sum(), wrong.sum(), "every update appended before it")));
+      ClosedLoop.Result r =
+          ClosedLoop.run(
+              1,
+              warmup(duration),
+              duration,
+              "behind",
+              t ->
+                  rec -> {
+                    for (Future<Void> f : pool.invokeAll(batch)) {
+                      f.get();
+                    }
+                    long want = expected.addAndGet(behind);
+                    long v = ClosedLoop.timed(rec, reader::get);
+                    calls.increment();
+                    if (v != want) {
+                      wrong.increment();
+                    }
+                    return true;
+                  });
+      return new Outcome(
+          r, 0, List.of(valueCheck(calls.sum(), wrong.sum(), "every update appended before it")));
     } finally {
       pool.shutdownNow();
       closeAll();
@@ -136,24 +159,31 @@ final class ObjectWorkloads {
         counters[k] = rt.objects().open(prefix + "-counter-" + k, BenchCounter.class);
       }
       LongAdder acked = new LongAdder();
-      ClosedLoop.Result r = ClosedLoop.run(threads, warmup(duration), duration, "mutator", t -> {
-        long[] seq = {t};
-        return rec -> {
-          BenchCounter c = counters[(int) (seq[0] % objects)];
-          seq[0] += threads;
-          long t0 = System.nanoTime();
-          c.add(1);
-          rec.record(System.nanoTime() - t0);
-          acked.increment();
-          return true;
-        };
-      });
+      ClosedLoop.Result r =
+          ClosedLoop.run(
+              threads,
+              warmup(duration),
+              duration,
+              "mutator",
+              t -> {
+                long[] seq = {t};
+                return rec -> {
+                  BenchCounter c = counters[(int) (seq[0] % objects)];
+                  seq[0] += threads;
+                  long t0 = System.nanoTime();
+                  c.add(1);
+                  rec.record(System.nanoTime() - t0);
+                  acked.increment();
+                  return true;
+                };
+              });
       long sum = 0;
       VCorfuRuntime fresh = connect();
       for (int k = 0; k < objects; k++) {
         sum += fresh.objects().open(prefix + "-counter-" + k, BenchCounter.class).get();
       }
-      return new Outcome(r, 0, List.of(sumCheck("counters", sum, acked.sum(), r.firstError() == null)));
+      return new Outcome(
+          r, 0, List.of(sumCheck("counters", sum, acked.sum(), r.firstError() == null)));
     } finally {
       closeAll();
     }
@@ -181,51 +211,64 @@ final class ObjectWorkloads {
         writers.add(rt);
         views.add(openAccounts(rt, false));
       }
-      ClosedLoop.Result r = ClosedLoop.run(threads, 0, duration, "tx", t -> {
-        VCorfuRuntime rt = writers.get(t);
-        BenchAccount[] acct = views.get(t);
-        SplittableRandom rnd = new SplittableRandom(1000L + t);
-        int[] pending = {-1, -1};
-        long[] firstAttempt = {0};
-        return rec -> {
-          if (pending[0] < 0) {
-            pending[0] = rnd.nextInt(objects);
-            pending[1] = (pending[0] + 1 + rnd.nextInt(objects - 1)) % objects;
-            firstAttempt[0] = System.nanoTime();
-          }
-          rt.TXBegin();
-          try {
-            long a = acct[pending[0]].balance();
-            long b = acct[pending[1]].balance();
-            if (a < 0 || b < 0) {
-              throw new IllegalStateException("an account went negative: " + a + ", " + b);
-            }
-            acct[pending[0]].deposit(1);
-            rt.TXEnd();
-          } catch (TransactionAbortedException e) {
-            aborts.increment();
-            reasons.computeIfAbsent(e.reason(), x -> new LongAdder()).increment();
-            return false;
-          } finally {
-            if (rt.inTransaction()) {
-              rt.TXAbort();
-            }
-          }
-          rec.record(System.nanoTime() - firstAttempt[0]);
-          commits.increment();
-          pending[0] = -1;
-          return true;
-        };
-      });
+      ClosedLoop.Result r =
+          ClosedLoop.run(
+              threads,
+              0,
+              duration,
+              "tx",
+              t -> {
+                VCorfuRuntime rt = writers.get(t);
+                BenchAccount[] acct = views.get(t);
+                SplittableRandom rnd = new SplittableRandom(1000L + t);
+                int[] pending = {-1, -1};
+                long[] firstAttempt = {0};
+                return rec -> {
+                  if (pending[0] < 0) {
+                    pending[0] = rnd.nextInt(objects);
+                    pending[1] = (pending[0] + 1 + rnd.nextInt(objects - 1)) % objects;
+                    firstAttempt[0] = System.nanoTime();
+                  }
+                  rt.TXBegin();
+                  try {
+                    long a = acct[pending[0]].balance();
+                    long b = acct[pending[1]].balance();
+                    if (a < 0 || b < 0) {
+                      throw new IllegalStateException("an account went negative: " + a + ", " + b);
+                    }
+                    acct[pending[0]].deposit(1);
+                    rt.TXEnd();
+                  } catch (TransactionAbortedException e) {
+                    aborts.increment();
+                    reasons.computeIfAbsent(e.reason(), x -> new LongAdder()).increment();
+                    return false;
+                  } finally {
+                    if (rt.inTransaction()) {
+                      rt.TXAbort();
+                    }
+                  }
+                  rec.record(System.nanoTime() - firstAttempt[0]);
+                  commits.increment();
+                  pending[0] = -1;
+                  return true;
+                };
+              });
       long sum = 0;
       for (BenchAccount a : openAccounts(connect(), false)) {
         sum += a.balance();
       }
       Map<String, Long> byReason = new TreeMap<>();
       reasons.forEach((k, v) -> byReason.put(k.name(), v.sum()));
-      return new Outcome(r, aborts.sum(), List.of(
-          sumCheck("balances", sum, INITIAL_BALANCE * objects + commits.sum(), r.firstError() == null),
-          "aborts by reason " + byReason));
+      return new Outcome(
+          r,
+          aborts.sum(),
+          List.of(
+              sumCheck(
+                  "balances",
+                  sum,
+                  INITIAL_BALANCE * objects + commits.sum(),
+                  r.firstError() == null),
+              "aborts by reason " + byReason));
     } finally {
       closeAll();
     }
@@ -267,42 +310,58 @@ final class ObjectWorkloads {
       LongAdder readsDone = new LongAdder();
       LongAdder wrong = new LongAdder();
       LongAdder aborts = new LongAdder();
-      ClosedLoop.Result r = ClosedLoop.run(threads, warmup(duration), duration, "ro-tx", t -> {
-        VCorfuRuntime rt = readers.get(t);
-        BenchAccount[] acct = views.get(t);
-        SplittableRandom rnd = new SplittableRandom(2000L + t);
-        return rec -> {
-          long t0 = System.nanoTime();
-          if (randomSnapshot) {
-            long at = lo + rnd.nextLong(hi - lo + 1);
-            for (int i = 0; i < reads; i++) {
-              int k = rnd.nextInt(objects);
-              var b = rt.objects().builder(account(k), BenchAccount.class).asOf(at);
-              long v = (remote ? b.remote() : b).open().balance();
-              expect(v, depositsAtOrBelow(depositAt[k], at), readsDone, wrong);
-            }
-          } else {
-            rt.TXBegin();
-            try {
-              for (int i = 0; i < reads; i++) {
-                expect(acct[rnd.nextInt(objects)].balance(), POPULATE_ROUNDS, readsDone, wrong);
-              }
-              rt.TXEnd();
-            } catch (TransactionAbortedException e) {
-              aborts.increment();
-              return false;
-            } finally {
-              if (rt.inTransaction()) {
-                rt.TXAbort();
-              }
-            }
-          }
-          rec.record(System.nanoTime() - t0);
-          return true;
-        };
-      });
-      return new Outcome(r, aborts.sum(), List.of(valueCheck(readsDone.sum(), wrong.sum(),
-          "the deposits committed at or below the address read")));
+      ClosedLoop.Result r =
+          ClosedLoop.run(
+              threads,
+              warmup(duration),
+              duration,
+              "ro-tx",
+              t -> {
+                VCorfuRuntime rt = readers.get(t);
+                BenchAccount[] acct = views.get(t);
+                SplittableRandom rnd = new SplittableRandom(2000L + t);
+                return rec -> {
+                  long t0 = System.nanoTime();
+                  if (randomSnapshot) {
+                    long at = lo + rnd.nextLong(hi - lo + 1);
+                    for (int i = 0; i < reads; i++) {
+                      int k = rnd.nextInt(objects);
+                      var b = rt.objects().builder(account(k), BenchAccount.class).asOf(at);
+                      long v = (remote ? b.remote() : b).open().balance();
+                      expect(v, depositsAtOrBelow(depositAt[k], at), readsDone, wrong);
+                    }
+                  } else {
+                    rt.TXBegin();
+                    try {
+                      for (int i = 0; i < reads; i++) {
+                        expect(
+                            acct[rnd.nextInt(objects)].balance(),
+                            POPULATE_ROUNDS,
+                            readsDone,
+                            wrong);
+                      }
+                      rt.TXEnd();
+                    } catch (TransactionAbortedException e) {
+                      aborts.increment();
+                      return false;
+                    } finally {
+                      if (rt.inTransaction()) {
+                        rt.TXAbort();
+                      }
+                    }
+                  }
+                  rec.record(System.nanoTime() - t0);
+                  return true;
+                };
+              });
+      return new Outcome(
+          r,
+          aborts.sum(),
+          List.of(
+              valueCheck(
+                  readsDone.sum(),
+                  wrong.sum(),
+                  "the deposits committed at or below the address read")));
     } finally {
       closeAll();
     }
@@ -315,9 +374,10 @@ final class ObjectWorkloads {
   private BenchAccount[] openAccounts(VCorfuRuntime rt, boolean remote) {
     BenchAccount[] a = new BenchAccount[objects];
     for (int k = 0; k < objects; k++) {
-      a[k] = remote
-          ? rt.objects().builder(account(k), BenchAccount.class).remote().open()
-          : rt.objects().open(account(k), BenchAccount.class);
+      a[k] =
+          remote
+              ? rt.objects().builder(account(k), BenchAccount.class).remote().open()
+              : rt.objects().open(account(k), BenchAccount.class);
     }
     return a;
   }
@@ -342,7 +402,11 @@ final class ObjectWorkloads {
 
   private static String sumCheck(String what, long got, long want, boolean complete) {
     if (!complete) {
-      return "skipped: a thread failed, so the sum of " + what + " cannot be predicted (got " + got + ")";
+      return "skipped: a thread failed, so the sum of "
+          + what
+          + " cannot be predicted (got "
+          + got
+          + ")";
     }
     return got == want
         ? "ok: sum of " + what + " " + got + " matches the acknowledged updates"

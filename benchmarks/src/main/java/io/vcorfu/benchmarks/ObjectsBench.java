@@ -37,26 +37,50 @@ import picocli.CommandLine.Parameters;
       ""
     })
 final class ObjectsBench extends ClusterBench {
-  static final List<String> MODES = List.of("accessor-local", "accessor-remote", "accessor-behind",
-      "mutator", "tx", "ro-tx-local", "ro-tx-remote");
+  static final List<String> MODES =
+      List.of(
+          "accessor-local",
+          "accessor-remote",
+          "accessor-behind",
+          "mutator",
+          "tx",
+          "ro-tx-local",
+          "ro-tx-remote");
 
-  @Parameters(index = "0", paramLabel = "MODE", completionCandidates = ModeNames.class,
+  @Parameters(
+      index = "0",
+      paramLabel = "MODE",
+      completionCandidates = ModeNames.class,
       description = "One of: ${COMPLETION-CANDIDATES}.")
   String mode;
 
-  @Option(names = "--objects", defaultValue = "16", description = "Objects K for mutator, tx and ro-tx (default ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--objects",
+      defaultValue = "16",
+      description = "Objects K for mutator, tx and ro-tx (default ${DEFAULT-VALUE}).")
   int objects;
 
-  @Option(names = "--behind", defaultValue = "10", description = "Updates appended before each accessor-behind call (default ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--behind",
+      defaultValue = "10",
+      description = "Updates appended before each accessor-behind call (default ${DEFAULT-VALUE}).")
   int behind;
 
-  @Option(names = "--appenders", defaultValue = "8", description = "Parallel appends the accessor-behind writer uses (default ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--appenders",
+      defaultValue = "8",
+      description = "Parallel appends the accessor-behind writer uses (default ${DEFAULT-VALUE}).")
   int appenders;
 
-  @Option(names = "--reads", defaultValue = "3", description = "Objects read per read-only transaction (default ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--reads",
+      defaultValue = "3",
+      description = "Objects read per read-only transaction (default ${DEFAULT-VALUE}).")
   int reads;
 
-  @Option(names = "--random-snapshot", description = "ro-tx modes: read at a random past address through snapshot views.")
+  @Option(
+      names = "--random-snapshot",
+      description = "ro-tx modes: read at a random past address through snapshot views.")
   boolean randomSnapshot;
 
   @Option(names = "--prefix", description = "Object name prefix (default: a fresh one per run).")
@@ -76,26 +100,32 @@ final class ObjectsBench extends ClusterBench {
   @Override
   public Integer call() throws Exception {
     if (!MODES.contains(mode)) {
-      throw new IllegalArgumentException("unknown mode '" + mode + "'; the modes are " + String.join(", ", MODES));
+      throw new IllegalArgumentException(
+          "unknown mode '" + mode + "'; the modes are " + String.join(", ", MODES));
     }
     if (threads < 1 || objects < 2 || behind < 0 || reads < 1 || appenders < 1 || duration <= 0) {
-      throw new IllegalArgumentException("need --threads >= 1, --objects >= 2, --behind >= 0, --reads >= 1, "
-          + "--appenders >= 1 and a positive --duration");
+      throw new IllegalArgumentException(
+          "need --threads >= 1, --objects >= 2, --behind >= 0, --reads >= 1, "
+              + "--appenders >= 1 and a positive --duration");
     }
-    String names = prefix != null ? prefix : "objbench-" + Long.toString(System.nanoTime() % 1_000_000_000L, 36);
+    String names =
+        prefix != null
+            ? prefix
+            : "objbench-" + Long.toString(System.nanoTime() % 1_000_000_000L, 36);
     ObjectWorkloads w = new ObjectWorkloads(endpoint, names, objects);
     Outcome o;
     try {
-      o = switch (mode) {
-        case "accessor-local" -> w.accessor(threads, duration, false);
-        case "accessor-remote" -> w.accessor(threads, duration, true);
-        case "accessor-behind" -> w.accessorBehind(duration, behind, appenders);
-        case "mutator" -> w.mutator(threads, duration);
-        case "tx" -> w.transactions(threads, duration);
-        case "ro-tx-local" -> w.readOnly(threads, duration, reads, false, randomSnapshot);
-        case "ro-tx-remote" -> w.readOnly(threads, duration, reads, true, randomSnapshot);
-        default -> throw new IllegalStateException(mode);
-      };
+      o =
+          switch (mode) {
+            case "accessor-local" -> w.accessor(threads, duration, false);
+            case "accessor-remote" -> w.accessor(threads, duration, true);
+            case "accessor-behind" -> w.accessorBehind(duration, behind, appenders);
+            case "mutator" -> w.mutator(threads, duration);
+            case "tx" -> w.transactions(threads, duration);
+            case "ro-tx-local" -> w.readOnly(threads, duration, reads, false, randomSnapshot);
+            case "ro-tx-remote" -> w.readOnly(threads, duration, reads, true, randomSnapshot);
+            default -> throw new IllegalStateException(mode);
+          };
     } catch (RuntimeException e) {
       System.out.println("objects mode=" + mode + ": could not run: " + e);
       return 0;
@@ -109,18 +139,33 @@ final class ObjectsBench extends ClusterBench {
     String variant = mode.startsWith("ro-tx") && randomSnapshot ? mode + "-snap" : mode;
     int shownThreads = mode.equals("accessor-behind") ? 1 : threads;
     long attempts = r.ops() + o.aborts();
-    System.out.println(String.format(Locale.ROOT,
-        "objects mode=%s threads=%d objects=%d behind=%d reads=%d ops=%d seconds=%.1f ops_per_s=%.0f aborts=%d "
-            + "abort_rate=%.2f%% %s",
-        variant, shownThreads, mode.startsWith("accessor") ? 1 : objects, mode.equals("accessor-behind") ? behind : 0,
-        mode.startsWith("ro-tx") ? reads : mode.equals("tx") ? 2 : 0, r.ops(), r.seconds(), r.opsPerSecond(),
-        o.aborts(), attempts == 0 ? 0.0 : 100.0 * o.aborts() / attempts, LatencyRecorder.summary(r.recorders())));
+    System.out.println(
+        String.format(
+            Locale.ROOT,
+            "objects mode=%s threads=%d objects=%d behind=%d reads=%d ops=%d seconds=%.1f"
+                + " ops_per_s=%.0f aborts=%d abort_rate=%.2f%% %s",
+            variant,
+            shownThreads,
+            mode.startsWith("accessor") ? 1 : objects,
+            mode.equals("accessor-behind") ? behind : 0,
+            mode.startsWith("ro-tx") ? reads : mode.equals("tx") ? 2 : 0,
+            r.ops(),
+            r.seconds(),
+            r.opsPerSecond(),
+            o.aborts(),
+            attempts == 0 ? 0.0 : 100.0 * o.aborts() / attempts,
+            LatencyRecorder.summary(r.recorders())));
     for (String c : o.checks()) {
       System.out.println("check " + variant + ": " + c);
     }
     if (r.firstError() != null) {
-      System.out.println("stopped early " + variant + ": " + r.failedThreads() + " thread(s) failed, first: "
-          + r.firstError());
+      System.out.println(
+          "stopped early "
+              + variant
+              + ": "
+              + r.failedThreads()
+              + " thread(s) failed, first: "
+              + r.firstError());
     }
   }
 }

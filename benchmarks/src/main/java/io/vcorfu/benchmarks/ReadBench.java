@@ -16,26 +16,41 @@ import picocli.CommandLine.Option;
  * {@code vcorfu bench read}: bulk stream read rate. Reads already-written streams from stream
  * address 0 to the tail the sequencer reported at the start, in batches of {@code --batch}
  * addresses, over and over until the duration ends. Thread {@code t} starts at stream {@code t} and
- * walks the streams round robin. Only data entries actually returned are counted (holes are
- * counted separately); latency is per batch call.
+ * walks the streams round robin. Only data entries actually returned are counted (holes are counted
+ * separately); latency is per batch call.
  */
-@Command(name = "read", description = "Bulk stream read rate (entries/s and MB/s) over written streams.")
+@Command(
+    name = "read",
+    description = "Bulk stream read rate (entries/s and MB/s) over written streams.")
 final class ReadBench extends ClusterBench {
 
   @Option(names = "--stream", description = "Read this one stream.")
   String stream;
 
-  @Option(names = "--streams", defaultValue = "1", description = "Read PREFIX-0 .. PREFIX-K-1 (without --stream).")
+  @Option(
+      names = "--streams",
+      defaultValue = "1",
+      description = "Read PREFIX-0 .. PREFIX-K-1 (without --stream).")
   int streams;
 
-  @Option(names = "--prefix", defaultValue = "bench", description = "Stream name prefix (default ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--prefix",
+      defaultValue = "bench",
+      description = "Stream name prefix (default ${DEFAULT-VALUE}).")
   String prefix;
 
-  @Option(names = "--conns", defaultValue = "1", description = "Client connections the threads share; thread t uses "
-      + "connection t mod C (default ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--conns",
+      defaultValue = "1",
+      description =
+          "Client connections the threads share; thread t uses "
+              + "connection t mod C (default ${DEFAULT-VALUE}).")
   int conns;
 
-  @Option(names = "--batch", defaultValue = "1000", description = "Stream addresses per read call (default ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--batch",
+      defaultValue = "1000",
+      description = "Stream addresses per read call (default ${DEFAULT-VALUE}).")
   int batch;
 
   @Override
@@ -120,9 +135,20 @@ final class ReadBench extends ClusterBench {
         }
         double seconds = (System.nanoTime() - start) / 1e9;
         System.out.printf(
-            "read threads %d conns %d streams %d batch %d (%d stream addresses): %d entries in %.1f s = %.0f entries/s (%.2f MB/s), %d holes, %d calls, call %s%n",
-            threads, conns, ids.size(), batch, stored, entries.get(), seconds, entries.get() / seconds,
-            bytes.get() / seconds / 1e6, holes.get(), calls.get(), LatencyRecorder.summary(recorders));
+            "read threads %d conns %d streams %d batch %d (%d stream addresses): %d entries in %.1f"
+                + " s = %.0f entries/s (%.2f MB/s), %d holes, %d calls, call %s%n",
+            threads,
+            conns,
+            ids.size(),
+            batch,
+            stored,
+            entries.get(),
+            seconds,
+            entries.get() / seconds,
+            bytes.get() / seconds / 1e6,
+            holes.get(),
+            calls.get(),
+            LatencyRecorder.summary(recorders));
         if (firstError.get() != null) {
           System.out.println("stopped early: first error: " + firstError.get().getMessage());
         }

@@ -15,20 +15,20 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
- * {@code vcorfu bench tokens}: tokens per second from the sequencer. Each thread keeps
- * {@code --pipeline} requests in flight, each asking for {@code --batch} consecutive tokens for one
- * of K streams. Thread {@code t} sends on connection {@code t mod --conns}. {@code --in-process}
- * drives a sequencer in this JVM instead of a server.
+ * {@code vcorfu bench tokens}: tokens per second from the sequencer. Each thread keeps {@code
+ * --pipeline} requests in flight, each asking for {@code --batch} consecutive tokens for one of K
+ * streams. Thread {@code t} sends on connection {@code t mod --conns}. {@code --in-process} drives
+ * a sequencer in this JVM instead of a server.
  *
- * <p>To compare with {@code redis-benchmark -t incr -c C [-P P]} (one counter increment per request,
- * C connections, P requests in flight per connection) use {@code --threads C --conns C --pipeline P
- * --batch 1}: the same requests in flight on the same number of connections. A {@code --batch} above
- * 1 hands out several tokens per request, which INCR does not, so its rate is not comparable with
- * INCR's.
+ * <p>To compare with {@code redis-benchmark -t incr -c C [-P P]} (one counter increment per
+ * request, C connections, P requests in flight per connection) use {@code --threads C --conns C
+ * --pipeline P --batch 1}: the same requests in flight on the same number of connections. A {@code
+ * --batch} above 1 hands out several tokens per request, which INCR does not, so its rate is not
+ * comparable with INCR's.
  *
- * <p>Prints the warm line ({@code tokens ...}: the {@code --duration} seconds after {@code --warmup}
- * seconds of load), and with {@code --cold S} a cold line (the first S seconds of load) and a
- * timeline (tokens in each second of load); see {@link LoadWindows}. Latency is per request.
+ * <p>Prints the warm line ({@code tokens ...}: the {@code --duration} seconds after {@code
+ * --warmup} seconds of load), and with {@code --cold S} a cold line (the first S seconds of load)
+ * and a timeline (tokens in each second of load); see {@link LoadWindows}. Latency is per request.
  */
 @Command(name = "tokens", description = "Sequencer token throughput.")
 final class TokensBench extends ClusterBench {
@@ -36,21 +36,39 @@ final class TokensBench extends ClusterBench {
   @Option(names = "--streams", defaultValue = "1")
   int streams;
 
-  @Option(names = "--batch", defaultValue = "1", description = "Tokens per request (default ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--batch",
+      defaultValue = "1",
+      description = "Tokens per request (default ${DEFAULT-VALUE}).")
   int batch;
 
-  @Option(names = "--pipeline", defaultValue = "32", description = "Requests in flight per thread (default ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--pipeline",
+      defaultValue = "32",
+      description = "Requests in flight per thread (default ${DEFAULT-VALUE}).")
   int pipeline;
 
-  @Option(names = "--conns", defaultValue = "1", description = "Client connections the threads share (default ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--conns",
+      defaultValue = "1",
+      description = "Client connections the threads share (default ${DEFAULT-VALUE}).")
   int conns;
 
-  @Option(names = "--warmup", defaultValue = "0", description = "Seconds of the same load before the measured --duration, "
-      + "in this process; not counted in the warm figure (default ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--warmup",
+      defaultValue = "0",
+      description =
+          "Seconds of the same load before the measured --duration, "
+              + "in this process; not counted in the warm figure (default ${DEFAULT-VALUE}).")
   double warmup;
 
-  @Option(names = "--cold", defaultValue = "0", description = "Also report the first S seconds of load on their own "
-      + "(a fresh client JVM: the cold figure), and the tokens of every second (default ${DEFAULT-VALUE}: no cold line).")
+  @Option(
+      names = "--cold",
+      defaultValue = "0",
+      description =
+          "Also report the first S seconds of load on their own (a fresh client JVM: the cold"
+              + " figure), and the tokens of every second (default ${DEFAULT-VALUE}: no cold"
+              + " line).")
   double cold;
 
   @Option(names = "--in-process", description = "Measure a sequencer inside this JVM (no network).")
@@ -59,7 +77,8 @@ final class TokensBench extends ClusterBench {
   @Override
   public Integer call() throws Exception {
     if (batch < 1 || pipeline < 1 || threads < 1 || streams < 1) {
-      throw new IllegalArgumentException("--batch, --pipeline, --threads and --streams must be at least 1");
+      throw new IllegalArgumentException(
+          "--batch, --pipeline, --threads and --streams must be at least 1");
     }
     List<StreamId> ids = new ArrayList<>();
     for (int k = 0; k < streams; k++) {
@@ -76,10 +95,17 @@ final class TokensBench extends ClusterBench {
       List<ClusterStreamLog> logs = connectAll(transport, endpoint, conns);
       try {
         List<ReplicaOps> ops = logs.stream().map(ClusterStreamLog::ops).toList();
-        run("loopback", conns, ids,
-            (conn, r) -> ops.get(conn)
-                .token(r.getStreamsList().stream().map(StreamId::fromMsg).toList(), null, r.getCount())
-                .thenApply(x -> null));
+        run(
+            "loopback",
+            conns,
+            ids,
+            (conn, r) ->
+                ops.get(conn)
+                    .token(
+                        r.getStreamsList().stream().map(StreamId::fromMsg).toList(),
+                        null,
+                        r.getCount())
+                    .thenApply(x -> null));
       } finally {
         closeAll(logs);
       }
@@ -87,14 +113,20 @@ final class TokensBench extends ClusterBench {
     return 0;
   }
 
-  private void run(String where, int connections, List<StreamId> ids,
-      BiFunction<Integer, TokenRequest, CompletableFuture<Void>> call) throws InterruptedException {
+  private void run(
+      String where,
+      int connections,
+      List<StreamId> ids,
+      BiFunction<Integer, TokenRequest, CompletableFuture<Void>> call)
+      throws InterruptedException {
     List<TokenRequest> requests = new ArrayList<>();
     for (StreamId id : ids) {
       requests.add(TokenRequest.newBuilder().addStreams(id.toMsg()).setCount(batch).build());
     }
-    String label = String.format("tokens %s threads %d conns %d streams %d batch %d pipeline %d",
-        where, threads, connections, streams, batch, pipeline);
+    String label =
+        String.format(
+            "tokens %s threads %d conns %d streams %d batch %d pipeline %d",
+            where, threads, connections, streams, batch, pipeline);
     LoadWindows windows = new LoadWindows(cold, warmup, duration);
     List<Thread> workers = new ArrayList<>();
     for (int t = 0; t < threads; t++) {
@@ -134,7 +166,8 @@ final class TokensBench extends ClusterBench {
     if (coldLine != null) {
       System.out.println(coldLine);
     }
-    System.out.printf("%s: %d tokens in %.1f s = %.0f tokens/s, request %s%n",
+    System.out.printf(
+        "%s: %d tokens in %.1f s = %.0f tokens/s, request %s%n",
         label, tokens, seconds, tokens / seconds, windows.warmLatency());
     if (coldLine != null) {
       System.out.println(windows.timelineLine(label, "tokens"));

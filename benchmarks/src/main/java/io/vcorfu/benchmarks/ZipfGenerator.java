@@ -3,11 +3,11 @@ package io.vcorfu.benchmarks;
 import java.util.SplittableRandom;
 
 /**
- * Zipf-distributed key indexes: index {@code i} (0-based) is drawn with probability proportional
- * to {@code 1 / (i + 1)^theta}. Uses the constant-time inversion of Gray et al., "Quickly
- * generating billion-record synthetic databases" (SIGMOD 1994), which needs the generalized
- * harmonic number {@code zeta(n, theta)} once per generator (O(n) to build). Index 0 is the
- * hottest key; indexes are not scrambled (callers spread them by name or hash). Not thread-safe.
+ * Zipf-distributed key indexes: index {@code i} (0-based) is drawn with probability proportional to
+ * {@code 1 / (i + 1)^theta}. Uses the constant-time inversion of Gray et al., "Quickly generating
+ * billion-record synthetic databases" (SIGMOD 1994), which needs the generalized harmonic number
+ * {@code zeta(n, theta)} once per generator (O(n) to build). Index 0 is the hottest key; indexes
+ * are not scrambled (callers spread them by name or hash). Not thread-safe.
  */
 final class ZipfGenerator implements KeyGenerator {
   /** The skew the YCSB workloads and the vCorfu paper's Figure 16 use. */
@@ -26,7 +26,8 @@ final class ZipfGenerator implements KeyGenerator {
       throw new IllegalArgumentException("a Zipf generator needs at least two keys, not " + keys);
     }
     if (!(theta > 0 && theta < 1)) {
-      throw new IllegalArgumentException("Zipf theta must be strictly between 0 and 1, not " + theta);
+      throw new IllegalArgumentException(
+          "Zipf theta must be strictly between 0 and 1, not " + theta);
     }
     this.keys = keys;
     this.theta = theta;

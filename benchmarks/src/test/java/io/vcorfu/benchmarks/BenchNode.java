@@ -48,8 +48,8 @@ final class BenchNode implements BeforeAllCallback, AfterAllCallback {
   }
 
   /**
-   * Runs {@code command} with the space-separated {@code args} plus {@code --endpoint} of this node,
-   * echoes what it printed, asserts it exited 0 and returns its output lines.
+   * Runs {@code command} with the space-separated {@code args} plus {@code --endpoint} of this
+   * node, echoes what it printed, asserts it exited 0 and returns its output lines.
    */
   List<String> run(Object command, String args) {
     List<String> argv = new ArrayList<>(List.of(args.split(" ")));

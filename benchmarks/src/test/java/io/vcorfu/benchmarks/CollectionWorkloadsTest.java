@@ -9,19 +9,22 @@ import org.junit.jupiter.api.Test;
 class CollectionWorkloadsTest {
   @Test
   void decadesEndAtTheMaximumAndAscend() {
-    assertThat(CollectionWorkloads.decades(102_400, 4)).containsExactly(102L, 1024L, 10_240L, 102_400L);
+    assertThat(CollectionWorkloads.decades(102_400, 4))
+        .containsExactly(102L, 1024L, 10_240L, 102_400L);
     assertThat(CollectionWorkloads.decades(2000, 3)).containsExactly(20L, 200L, 2000L);
     assertThat(CollectionWorkloads.decades(2000, 1)).containsExactly(2000L);
     assertThat(CollectionWorkloads.decades(5, 3)).containsExactly(5L);
     assertThat(CollectionWorkloads.decades(15, 3)).containsExactly(1L, 15L);
-    assertThatThrownBy(() -> CollectionWorkloads.decades(0, 3)).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> CollectionWorkloads.decades(0, 3))
+        .isInstanceOf(IllegalArgumentException.class);
   }
 
   @Test
   void p50MaxReportsTheLowerMedianAndTheMaximumInMilliseconds() {
     assertThat(CollectionWorkloads.p50Max(new long[] {3_000_000, 1_000_000, 2_000_000}))
         .isEqualTo("p50 2.000 max 3.000");
-    assertThat(CollectionWorkloads.p50Max(new long[] {4_000_000, 1_000_000})).isEqualTo("p50 1.000 max 4.000");
+    assertThat(CollectionWorkloads.p50Max(new long[] {4_000_000, 1_000_000}))
+        .isEqualTo("p50 1.000 max 4.000");
     assertThat(CollectionWorkloads.p50Max(new long[0])).isEqualTo("p50 - max -");
   }
 

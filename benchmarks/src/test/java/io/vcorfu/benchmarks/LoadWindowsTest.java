@@ -16,12 +16,16 @@ class LoadWindowsTest {
     LoadWindows.Slot slot = w.newSlot();
     w.completed(slot, start, start + S / 2, 2); // cold, second 0
     w.completed(slot, start + S, start + S + S / 2, 4); // cold, second 1
-    w.completed(slot, start + S + S / 2, start + 2 * S + 1, 8); // ends after the cold window: neither
-    w.completed(slot, start + 5 * S - 1, start + 5 * S + S / 2, 16); // started before the warm window
+    w.completed(
+        slot, start + S + S / 2, start + 2 * S + 1, 8); // ends after the cold window: neither
+    w.completed(
+        slot, start + 5 * S - 1, start + 5 * S + S / 2, 16); // started before the warm window
     w.completed(slot, start + 5 * S, start + 6 * S, 32); // warm
     w.completed(slot, start + 8 * S - 1, start + 8 * S + S / 2, 64); // warm, ends after the window
 
-    assertThat(w.coldLine("x", "units")).startsWith("cold x: first 2.0 s of load").contains(": 6 units = 3 units/s");
+    assertThat(w.coldLine("x", "units"))
+        .startsWith("cold x: first 2.0 s of load")
+        .contains(": 6 units = 3 units/s");
     assertThat(w.warmUnits()).isEqualTo(96);
     assertThat(w.warmSeconds()).isEqualTo(3.5);
   }

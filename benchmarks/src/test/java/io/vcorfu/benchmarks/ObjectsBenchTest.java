@@ -11,26 +11,40 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import picocli.CommandLine;
 
-/** Every {@code bench objects} mode runs against a real node, does work, and its state checks pass. */
+/**
+ * Every {@code bench objects} mode runs against a real node, does work, and its state checks pass.
+ */
 class ObjectsBenchTest {
   @RegisterExtension static final BenchNode NODE = new BenchNode();
 
   @ParameterizedTest
-  @ValueSource(strings = {
-    "accessor-local", "accessor-remote", "accessor-behind --behind 3", "mutator --threads 2",
-    "tx --threads 3 --objects 4", "ro-tx-local --threads 2", "ro-tx-remote --threads 2",
-    "ro-tx-local --random-snapshot", "ro-tx-remote --random-snapshot"
-  })
+  @ValueSource(
+      strings = {
+        "accessor-local",
+        "accessor-remote",
+        "accessor-behind --behind 3",
+        "mutator --threads 2",
+        "tx --threads 3 --objects 4",
+        "ro-tx-local --threads 2",
+        "ro-tx-remote --threads 2",
+        "ro-tx-local --random-snapshot",
+        "ro-tx-remote --random-snapshot"
+      })
   void modeDoesWorkAndItsStateChecksPass(String args) {
     List<String> lines = run(args + " --duration 0.5");
     String mode = args.split(" ")[0] + (args.contains("--random-snapshot") ? "-snap" : "");
-    String summary = lines.stream().filter(l -> l.startsWith("objects mode=" + mode + " ")).findFirst().orElseThrow(
-        () -> new AssertionError("no summary line for " + mode + " in " + lines));
+    String summary =
+        lines.stream()
+            .filter(l -> l.startsWith("objects mode=" + mode + " "))
+            .findFirst()
+            .orElseThrow(() -> new AssertionError("no summary line for " + mode + " in " + lines));
     Matcher ops = Pattern.compile(" ops=(\\d+) ").matcher(summary);
     assertThat(ops.find()).isTrue();
     assertThat(Long.parseLong(ops.group(1))).as(summary).isPositive();
     assertThat(summary).contains("latency_ms p50 ").doesNotContain("p50 -");
-    assertThat(lines).filteredOn(l -> l.startsWith("check ")).isNotEmpty()
+    assertThat(lines)
+        .filteredOn(l -> l.startsWith("check "))
+        .isNotEmpty()
         .allSatisfy(l -> assertThat(l).doesNotContain("FAILED"));
     assertThat(lines).noneMatch(l -> l.startsWith("stopped early") || l.contains("could not run"));
   }
@@ -38,7 +52,8 @@ class ObjectsBenchTest {
   @Test
   void transactionsUnderContentionCountAborts() {
     List<String> lines = run("tx --threads 4 --objects 2 --duration 1");
-    String summary = lines.stream().filter(l -> l.startsWith("objects mode=tx ")).findFirst().orElseThrow();
+    String summary =
+        lines.stream().filter(l -> l.startsWith("objects mode=tx ")).findFirst().orElseThrow();
     Matcher aborts = Pattern.compile(" aborts=(\\d+) ").matcher(summary);
     assertThat(aborts.find()).isTrue();
     assertThat(Long.parseLong(aborts.group(1))).as(summary).isPositive();

@@ -24,7 +24,9 @@ import org.junit.jupiter.api.Test;
 
 class ReadBenchTest {
   private static final Pattern SUMMARY =
-      Pattern.compile("\\((\\d+) stream addresses\\): (\\d+) entries in .* \\(([0-9.]+) MB/s\\), (\\d+) holes, (\\d+) calls");
+      Pattern.compile(
+          "\\((\\d+) stream addresses\\): (\\d+) entries in .* \\(([0-9.]+) MB/s\\), (\\d+) holes,"
+              + " (\\d+) calls");
 
   private NettyTransport transport;
   private Node node;
@@ -51,13 +53,16 @@ class ReadBenchTest {
   @Test
   void readsWholeStreamsInBatchesAndCountsOnlyReturnedEntries() {
     try (ClusterStreamLog log =
-        ClusterStreamLog.connect(transport, Endpoint.parse(endpoint), StreamLogOptions.defaults())) {
+        ClusterStreamLog.connect(
+            transport, Endpoint.parse(endpoint), StreamLogOptions.defaults())) {
       for (int i = 0; i < 250; i++) {
-        log.append(List.of(StreamId.of("r-0")), "0123456789".getBytes(StandardCharsets.US_ASCII)).join();
+        log.append(List.of(StreamId.of("r-0")), "0123456789".getBytes(StandardCharsets.US_ASCII))
+            .join();
       }
     }
 
-    String out = run("--endpoint", endpoint, "--stream", "r-0", "--batch", "100", "--duration", "2");
+    String out =
+        run("--endpoint", endpoint, "--stream", "r-0", "--batch", "100", "--duration", "2");
 
     Matcher m = SUMMARY.matcher(out);
     assertThat(m.find()).as(out).isTrue();
@@ -76,7 +81,16 @@ class ReadBenchTest {
 
   @Test
   void emptyStreamsAreReportedInsteadOfMeasured() {
-    String out = run("--endpoint", endpoint, "--streams", "3", "--prefix", "never-written", "--duration", "1");
+    String out =
+        run(
+            "--endpoint",
+            endpoint,
+            "--streams",
+            "3",
+            "--prefix",
+            "never-written",
+            "--duration",
+            "1");
 
     assertThat(out).contains("nothing to read: the 3 stream(s) are empty");
   }

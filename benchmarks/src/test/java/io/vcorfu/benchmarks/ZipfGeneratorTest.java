@@ -76,8 +76,11 @@ class ZipfGeneratorTest {
   void distributionsParseByNameAndBadArgumentsAreRefused() {
     assertThat(KeyGenerator.Distribution.parse("Zipf")).isEqualTo(KeyGenerator.Distribution.ZIPF);
     assertThat(KeyGenerator.Distribution.parse("uniform").generator(5, 1).keys()).isEqualTo(5);
-    assertThatThrownBy(() -> KeyGenerator.Distribution.parse("normal")).hasMessageContaining("uniform or zipf");
-    assertThatThrownBy(() -> new ZipfGenerator(1, 0.99, 1)).isInstanceOf(IllegalArgumentException.class);
-    assertThatThrownBy(() -> new ZipfGenerator(10, 1.0, 1)).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> KeyGenerator.Distribution.parse("normal"))
+        .hasMessageContaining("uniform or zipf");
+    assertThatThrownBy(() -> new ZipfGenerator(1, 0.99, 1))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> new ZipfGenerator(10, 1.0, 1))
+        .isInstanceOf(IllegalArgumentException.class);
   }
 }

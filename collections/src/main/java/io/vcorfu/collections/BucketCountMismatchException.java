@@ -10,8 +10,16 @@ public final class BucketCountMismatchException extends IllegalArgumentException
   private final int requestedBuckets;
 
   public BucketCountMismatchException(String mapName, int storedBuckets, int requestedBuckets) {
-    super("map " + mapName + " was created with " + storedBuckets + " buckets, but was opened with "
-        + requestedBuckets + "; open it with " + storedBuckets + " buckets, or without a bucket count to use the stored one");
+    super(
+        "map "
+            + mapName
+            + " was created with "
+            + storedBuckets
+            + " buckets, but was opened with "
+            + requestedBuckets
+            + "; open it with "
+            + storedBuckets
+            + " buckets, or without a bucket count to use the stored one");
     this.mapName = mapName;
     this.storedBuckets = storedBuckets;
     this.requestedBuckets = requestedBuckets;

@@ -52,7 +52,8 @@ final class BucketSnapshot<K, V> extends AbstractMap<K, V> {
       public Iterator<Map.Entry<K, V>> iterator() {
         return new Iterator<>() {
           private int part;
-          private Iterator<Map.Entry<K, V>> current = parts.isEmpty() ? null : parts.get(0).entrySet().iterator();
+          private Iterator<Map.Entry<K, V>> current =
+              parts.isEmpty() ? null : parts.get(0).entrySet().iterator();
 
           @Override
           public boolean hasNext() {

@@ -50,12 +50,13 @@ import java.util.function.Function;
  *
  * <p><b>Semantics</b> follow {@link java.util.TreeMap} with natural ordering, as documented for
  * {@link SMRRangeMap}: null keys and values are refused with {@link NullPointerException}, views
- * are live and write through, iterators walk one snapshot. Keys and values must be encodable by
- * the runtime's serializer.
+ * are live and write through, iterators walk one snapshot. Keys and values must be encodable by the
+ * runtime's serializer.
  *
  * <p>Thread-safe.
  */
-public final class CSMRBTree<K extends Comparable<? super K>, V> extends ForwardingNavigableMap<K, V> {
+public final class CSMRBTree<K extends Comparable<? super K>, V>
+    extends ForwardingNavigableMap<K, V> {
   public static final int DEFAULT_FANOUT = 32;
   public static final int MIN_FANOUT = 3;
   public static final int MAX_FANOUT = 4096;
@@ -79,17 +80,18 @@ public final class CSMRBTree<K extends Comparable<? super K>, V> extends Forward
     this.asOf = asOf;
     this.meta = meta;
     this.fanout = fanout;
-    this.nodes = new BTreeSession.Nodes() {
-      @Override
-      public BTreeNode open(StreamId id) {
-        return opened.computeIfAbsent(id, CSMRBTree.this::openNode);
-      }
+    this.nodes =
+        new BTreeSession.Nodes() {
+          @Override
+          public BTreeNode open(StreamId id) {
+            return opened.computeIfAbsent(id, CSMRBTree.this::openNode);
+          }
 
-      @Override
-      public StreamId newId() {
-        return StreamId.of(name + "/btree/node/" + UUID.randomUUID());
-      }
-    };
+          @Override
+          public StreamId newId() {
+            return StreamId.of(name + "/btree/node/" + UUID.randomUUID());
+          }
+        };
     this.all = RangeMapView.of(new Store());
   }
 
@@ -98,8 +100,12 @@ public final class CSMRBTree<K extends Comparable<? super K>, V> extends Forward
     return StreamId.of(name + "/btree");
   }
 
-  /** Opens the tree called {@code name}, creating it with {@value #DEFAULT_FANOUT} if it does not exist. */
-  public static <K extends Comparable<? super K>, V> CSMRBTree<K, V> open(VCorfuRuntime rt, String name) {
+  /**
+   * Opens the tree called {@code name}, creating it with {@value #DEFAULT_FANOUT} if it does not
+   * exist.
+   */
+  public static <K extends Comparable<? super K>, V> CSMRBTree<K, V> open(
+      VCorfuRuntime rt, String name) {
     return openLive(rt, name, 0);
   }
 
@@ -110,32 +116,49 @@ public final class CSMRBTree<K extends Comparable<? super K>, V> extends Forward
    * @throws IllegalArgumentException if {@code fanout} is outside {@value #MIN_FANOUT}..{@value
    *     #MAX_FANOUT}, or the tree exists with another fanout
    */
-  public static <K extends Comparable<? super K>, V> CSMRBTree<K, V> open(VCorfuRuntime rt, String name, int fanout) {
+  public static <K extends Comparable<? super K>, V> CSMRBTree<K, V> open(
+      VCorfuRuntime rt, String name, int fanout) {
     if (fanout < MIN_FANOUT || fanout > MAX_FANOUT) {
-      throw new IllegalArgumentException("a B-tree's fanout must lie between " + MIN_FANOUT + " and " + MAX_FANOUT
-          + ", not " + fanout);
+      throw new IllegalArgumentException(
+          "a B-tree's fanout must lie between "
+              + MIN_FANOUT
+              + " and "
+              + MAX_FANOUT
+              + ", not "
+              + fanout);
     }
     return openLive(rt, name, fanout);
   }
 
-  private static <K extends Comparable<? super K>, V> CSMRBTree<K, V> openLive(VCorfuRuntime rt, String name, int wanted) {
+  private static <K extends Comparable<? super K>, V> CSMRBTree<K, V> openLive(
+      VCorfuRuntime rt, String name, int wanted) {
     Objects.requireNonNull(rt, "rt");
     Objects.requireNonNull(name, "name");
     BTreeMeta meta = rt.objects().builder(rootObjectStream(name), BTreeMeta.class).open();
     int chosen = wanted == 0 ? DEFAULT_FANOUT : wanted;
-    TreeInfo info = rt.transaction(() -> {
-      TreeInfo existing = meta.info();
-      if (existing != null) {
-        return existing;
-      }
-      StreamId root = StreamId.of(name + "/btree/node/" + UUID.randomUUID());
-      rt.objects().builder(root, BTreeNode.class).open().replace(0, List.of(), List.of(), List.of());
-      meta.create(root, chosen);
-      return new TreeInfo(root, 0, chosen);
-    });
+    TreeInfo info =
+        rt.transaction(
+            () -> {
+              TreeInfo existing = meta.info();
+              if (existing != null) {
+                return existing;
+              }
+              StreamId root = StreamId.of(name + "/btree/node/" + UUID.randomUUID());
+              rt.objects()
+                  .builder(root, BTreeNode.class)
+                  .open()
+                  .replace(0, List.of(), List.of(), List.of());
+              meta.create(root, chosen);
+              return new TreeInfo(root, 0, chosen);
+            });
     if (wanted != 0 && info.fanout() != wanted) {
-      throw new IllegalArgumentException("the B-tree " + name + " exists with fanout " + info.fanout()
-          + ", so it cannot be opened with fanout " + wanted);
+      throw new IllegalArgumentException(
+          "the B-tree "
+              + name
+              + " exists with fanout "
+              + info.fanout()
+              + ", so it cannot be opened with fanout "
+              + wanted);
     }
     return new CSMRBTree<>(rt, name, LIVE, meta, info.fanout());
   }
@@ -147,14 +170,17 @@ public final class CSMRBTree<K extends Comparable<? super K>, V> extends Forward
    *
    * @throws IllegalStateException if the tree did not exist at {@code address}
    */
-  public static <K extends Comparable<? super K>, V> CSMRBTree<K, V> openAsOf(VCorfuRuntime rt, String name, long address) {
+  public static <K extends Comparable<? super K>, V> CSMRBTree<K, V> openAsOf(
+      VCorfuRuntime rt, String name, long address) {
     if (address < -1) {
       throw new IllegalArgumentException("a snapshot address must be -1 or more, not " + address);
     }
-    BTreeMeta meta = rt.objects().builder(rootObjectStream(name), BTreeMeta.class).asOf(address).open();
+    BTreeMeta meta =
+        rt.objects().builder(rootObjectStream(name), BTreeMeta.class).asOf(address).open();
     TreeInfo info = meta.info();
     if (info == null) {
-      throw new IllegalStateException("the B-tree " + name + " did not exist at global address " + address);
+      throw new IllegalStateException(
+          "the B-tree " + name + " did not exist at global address " + address);
     }
     return new CSMRBTree<>(rt, name, address, meta, info.fanout());
   }
@@ -193,8 +219,12 @@ public final class CSMRBTree<K extends Comparable<? super K>, V> extends Forward
 
   private <T> T write(Function<BTreeSession<K, V>, T> body) {
     if (asOf != LIVE) {
-      throw new ReadOnlyViewException("the B-tree " + name + " was opened as a snapshot as of global address "
-          + asOf + ", so it cannot change");
+      throw new ReadOnlyViewException(
+          "the B-tree "
+              + name
+              + " was opened as a snapshot as of global address "
+              + asOf
+              + ", so it cannot change");
     }
     return run(body);
   }
@@ -243,27 +273,29 @@ public final class CSMRBTree<K extends Comparable<? super K>, V> extends Forward
 
     @Override
     public Map.Entry<K, V> poll(KeyRange<K> range, boolean last) {
-      return write(s -> {
-        Map.Entry<K, V> e = last ? s.last(range) : s.first(range);
-        if (e != null) {
-          s.remove(e.getKey());
-        }
-        return e;
-      });
+      return write(
+          s -> {
+            Map.Entry<K, V> e = last ? s.last(range) : s.first(range);
+            if (e != null) {
+              s.remove(e.getKey());
+            }
+            return e;
+          });
     }
 
     @Override
     public void clear(KeyRange<K> range) {
-      write(s -> {
-        if (!range.hasLo() && !range.hasHi()) {
-          s.clearAll();
-        } else {
-          for (Map.Entry<K, V> e : s.entries(range, false)) {
-            s.remove(e.getKey());
-          }
-        }
-        return null;
-      });
+      write(
+          s -> {
+            if (!range.hasLo() && !range.hasHi()) {
+              s.clearAll();
+            } else {
+              for (Map.Entry<K, V> e : s.entries(range, false)) {
+                s.remove(e.getKey());
+              }
+            }
+            return null;
+          });
     }
   }
 

@@ -78,7 +78,10 @@ public final class CSMRMap<K, V> extends AbstractMap<K, V> implements SnapshotMa
     this.buckets = new AtomicReferenceArray<>(bucketCount);
   }
 
-  /** Opens (creating it if new) the map called {@code name} with {@code buckets} buckets, local views. */
+  /**
+   * Opens (creating it if new) the map called {@code name} with {@code buckets} buckets, local
+   * views.
+   */
   public static <K, V> CSMRMap<K, V> open(VCorfuRuntime rt, String name, int buckets) {
     return open(rt, name, buckets, BucketViews.LOCAL);
   }
@@ -91,7 +94,8 @@ public final class CSMRMap<K, V> extends AbstractMap<K, V> implements SnapshotMa
    * @throws BucketCountMismatchException if the map exists with another bucket count
    * @throws IllegalArgumentException if {@code buckets} is below 1
    */
-  public static <K, V> CSMRMap<K, V> open(VCorfuRuntime rt, String name, int buckets, BucketViews views) {
+  public static <K, V> CSMRMap<K, V> open(
+      VCorfuRuntime rt, String name, int buckets, BucketViews views) {
     if (buckets < 1) {
       throw new IllegalArgumentException("a CSMRMap needs at least 1 bucket, not " + buckets);
     }
@@ -119,8 +123,13 @@ public final class CSMRMap<K, V> extends AbstractMap<K, V> implements SnapshotMa
   public static <K, V> CSMRMap<K, V> open(VCorfuRuntime rt, String name, BucketViews views) {
     int stored = layout(rt, name).buckets();
     if (stored == 0) {
-      throw new ObjectOpenException("map " + name + " has not been created: open it once with a bucket count, "
-          + "CSMRMap.open(rt, \"" + name + "\", buckets)");
+      throw new ObjectOpenException(
+          "map "
+              + name
+              + " has not been created: open it once with a bucket count, "
+              + "CSMRMap.open(rt, \""
+              + name
+              + "\", buckets)");
     }
     return new CSMRMap<>(rt, name, stored, Objects.requireNonNull(views, "views"));
   }
@@ -144,7 +153,8 @@ public final class CSMRMap<K, V> extends AbstractMap<K, V> implements SnapshotMa
 
   /** The bucket {@code key} lives in (0 to {@link #bucketCount()} - 1); see the class comment. */
   public int bucketOf(Object key) {
-    long hash = FeistelPermutation.stableHash(serializer.serialize(Objects.requireNonNull(key, "key")));
+    long hash =
+        FeistelPermutation.stableHash(serializer.serialize(Objects.requireNonNull(key, "key")));
     return (int) Long.remainderUnsigned(FeistelPermutation.BUCKETS.permute(hash), bucketCount);
   }
 
@@ -154,9 +164,10 @@ public final class CSMRMap<K, V> extends AbstractMap<K, V> implements SnapshotMa
     SMRMap<K, V> b = buckets.get(index);
     if (b == null) {
       String stream = bucketStreamName(name, index);
-      b = views == BucketViews.REMOTE
-          ? rt.objects().builder(stream, SMRMap.class).remote().open()
-          : rt.objects().open(stream, SMRMap.class);
+      b =
+          views == BucketViews.REMOTE
+              ? rt.objects().builder(stream, SMRMap.class).remote().open()
+              : rt.objects().open(stream, SMRMap.class);
       buckets.compareAndSet(index, null, b);
       b = buckets.get(index);
     }
@@ -190,7 +201,10 @@ public final class CSMRMap<K, V> extends AbstractMap<K, V> implements SnapshotMa
     return bucketFor(key).put(key, value);
   }
 
-  /** Maps {@code key} to {@code value} with a blind write: one append, no read (see {@link SMRMap#fastPut}). */
+  /**
+   * Maps {@code key} to {@code value} with a blind write: one append, no read (see {@link
+   * SMRMap#fastPut}).
+   */
   public void fastPut(K key, V value) {
     Objects.requireNonNull(value, "value");
     bucketFor(key).fastPut(key, value);
@@ -227,7 +241,8 @@ public final class CSMRMap<K, V> extends AbstractMap<K, V> implements SnapshotMa
   }
 
   @Override
-  public V computeIfPresent(K key, BiFunction<? super K, ? super V, ? extends V> remappingFunction) {
+  public V computeIfPresent(
+      K key, BiFunction<? super K, ? super V, ? extends V> remappingFunction) {
     return bucketFor(key).computeIfPresent(key, remappingFunction);
   }
 
@@ -243,51 +258,60 @@ public final class CSMRMap<K, V> extends AbstractMap<K, V> implements SnapshotMa
 
   // ---- every bucket, one transaction
 
-  /** The number of entries, summed over every bucket at one snapshot (capped at {@code Integer.MAX_VALUE}). */
+  /**
+   * The number of entries, summed over every bucket at one snapshot (capped at {@code
+   * Integer.MAX_VALUE}).
+   */
   @Override
   public int size() {
-    return rt.transaction(() -> {
-      long total = 0;
-      for (int i = 0; i < bucketCount; i++) {
-        total += bucket(i).size();
-      }
-      return (int) Math.min(total, Integer.MAX_VALUE);
-    });
+    return rt.transaction(
+        () -> {
+          long total = 0;
+          for (int i = 0; i < bucketCount; i++) {
+            total += bucket(i).size();
+          }
+          return (int) Math.min(total, Integer.MAX_VALUE);
+        });
   }
 
   @Override
   public boolean isEmpty() {
-    return rt.transaction(() -> {
-      for (int i = 0; i < bucketCount; i++) {
-        if (!bucket(i).isEmpty()) {
-          return false;
-        }
-      }
-      return true;
-    });
+    return rt.transaction(
+        () -> {
+          for (int i = 0; i < bucketCount; i++) {
+            if (!bucket(i).isEmpty()) {
+              return false;
+            }
+          }
+          return true;
+        });
   }
 
   @Override
   public boolean containsValue(Object value) {
     Objects.requireNonNull(value, "value");
-    return rt.transaction(() -> {
-      for (int i = 0; i < bucketCount; i++) {
-        if (bucket(i).containsValue(value)) {
-          return true;
-        }
-      }
-      return false;
-    });
+    return rt.transaction(
+        () -> {
+          for (int i = 0; i < bucketCount; i++) {
+            if (bucket(i).containsValue(value)) {
+              return true;
+            }
+          }
+          return false;
+        });
   }
 
-  /** Removes every entry of every bucket, atomically (one commit entry on every bucket's stream). */
+  /**
+   * Removes every entry of every bucket, atomically (one commit entry on every bucket's stream).
+   */
   @Override
   public void clear() {
-    rt.transaction(() -> {
-      for (int i = 0; i < bucketCount; i++) {
-        bucket(i).clear();
-      }
-    });
+    rt.transaction(
+        () -> {
+          for (int i = 0; i < bucketCount; i++) {
+            bucket(i).clear();
+          }
+        });
   }
 
   /** Puts every entry of {@code m}, atomically: one update per bucket touched, one commit entry. */
@@ -308,11 +332,12 @@ public final class CSMRMap<K, V> extends AbstractMap<K, V> implements SnapshotMa
   @Override
   public void replaceAll(BiFunction<? super K, ? super V, ? extends V> function) {
     Objects.requireNonNull(function, "function");
-    rt.transaction(() -> {
-      for (int i = 0; i < bucketCount; i++) {
-        bucket(i).replaceAll(function);
-      }
-    });
+    rt.transaction(
+        () -> {
+          for (int i = 0; i < bucketCount; i++) {
+            bucket(i).replaceAll(function);
+          }
+        });
   }
 
   /**
@@ -321,13 +346,14 @@ public final class CSMRMap<K, V> extends AbstractMap<K, V> implements SnapshotMa
    * shared, not copied.
    */
   public Map<K, V> snapshot() {
-    return rt.transaction(() -> {
-      List<Map<K, V>> parts = new ArrayList<>(bucketCount);
-      for (int i = 0; i < bucketCount; i++) {
-        parts.add(bucket(i).snapshot());
-      }
-      return new BucketSnapshot<>(parts, this::bucketOf);
-    });
+    return rt.transaction(
+        () -> {
+          List<Map<K, V>> parts = new ArrayList<>(bucketCount);
+          for (int i = 0; i < bucketCount; i++) {
+            parts.add(bucket(i).snapshot());
+          }
+          return new BucketSnapshot<>(parts, this::bucketOf);
+        });
   }
 
   @Override

@@ -16,9 +16,9 @@ import java.util.function.UnaryOperator;
  * {@code sort}): code cannot travel on the log, so each is evaluated here on one version of the
  * list and its result sent as a version-bound update, which the list applies only onto that same
  * version. When another update got in first, the update changes nothing and the operation is
- * evaluated again on the newer version; every retry follows an update that did take effect, so
- * the loop ends as soon as the list is quiet. Inside a transaction the version is the
- * transaction's and the update commits with it (or the transaction aborts), so no retry happens.
+ * evaluated again on the newer version; every retry follows an update that did take effect, so the
+ * loop ends as soon as the list is quiet. Inside a transaction the version is the transaction's and
+ * the update commits with it (or the transaction aborts), so no retry happens.
  */
 final class ListRewrites {
   private ListRewrites() {}
@@ -47,22 +47,26 @@ final class ListRewrites {
   }
 
   static <E> void replaceAll(SMRList<E> list, UnaryOperator<E> operator) {
-    rewrite(list, elements -> {
-      List<E> out = new ArrayList<>(elements.size());
-      for (E e : elements) {
-        out.add(Objects.requireNonNull(operator.apply(e), "SMRList refuses null elements"));
-      }
-      return out;
-    });
+    rewrite(
+        list,
+        elements -> {
+          List<E> out = new ArrayList<>(elements.size());
+          for (E e : elements) {
+            out.add(Objects.requireNonNull(operator.apply(e), "SMRList refuses null elements"));
+          }
+          return out;
+        });
   }
 
   static <E> void sort(SMRList<E> list, Comparator<? super E> c) {
-    rewrite(list, elements -> {
-      @SuppressWarnings("unchecked")
-      E[] a = (E[]) elements.toArray();
-      Arrays.sort(a, c);
-      return new ArrayList<>(Arrays.asList(a));
-    });
+    rewrite(
+        list,
+        elements -> {
+          @SuppressWarnings("unchecked")
+          E[] a = (E[]) elements.toArray();
+          Arrays.sort(a, c);
+          return new ArrayList<>(Arrays.asList(a));
+        });
   }
 
   private static <E> void rewrite(SMRList<E> list, Function<List<E>, List<E>> f) {

@@ -49,7 +49,8 @@ final class MapViews {
     @Override
     public void remove() {
       if (last == null) {
-        throw new IllegalStateException("next() was not called, or remove() was already called for this element");
+        throw new IllegalStateException(
+            "next() was not called, or remove() was already called for this element");
       }
       map.remove(last.getKey());
       last = null;

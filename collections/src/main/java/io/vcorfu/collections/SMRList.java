@@ -22,18 +22,18 @@ import java.util.function.Predicate;
 import java.util.function.UnaryOperator;
 
 /**
- * A replicated list that is at the same time a {@link List}, a {@link java.util.Queue} and a
- * {@link Deque} (a stack through {@link #push}/{@link #pop}): one stream, one state, many views.
- * Open it like any object: {@code rt.objects().open("jobs", SMRList.class)}.
+ * A replicated list that is at the same time a {@link List}, a {@link java.util.Queue} and a {@link
+ * Deque} (a stack through {@link #push}/{@link #pop}): one stream, one state, many views. Open it
+ * like any object: {@code rt.objects().open("jobs", SMRList.class)}.
  *
  * <p><b>State.</b> The elements live in a {@link PersistentSequence}, an AVL tree ordered by
- * position with subtree sizes and path copying. Reading or updating any index, both ends
- * included, costs O(log n), and each update leaves the previous version intact while sharing all
- * but O(log n) of its nodes. That makes {@link Versioned} capture O(1), so snapshot reads, {@code
- * asOf} views and transaction copies never copy or replay the list, and it lets iterators, list
- * iterators and sub-lists read one consistent version for as long as they live at no cost. An
- * array would make every captured version an O(n) copy; a linked list would make indexed access
- * O(n). Checkpoints hold the {@link ListVersion} record (change count and elements as a list).
+ * position with subtree sizes and path copying. Reading or updating any index, both ends included,
+ * costs O(log n), and each update leaves the previous version intact while sharing all but O(log n)
+ * of its nodes. That makes {@link Versioned} capture O(1), so snapshot reads, {@code asOf} views
+ * and transaction copies never copy or replay the list, and it lets iterators, list iterators and
+ * sub-lists read one consistent version for as long as they live at no cost. An array would make
+ * every captured version an O(n) copy; a linked list would make indexed access O(n). Checkpoints
+ * hold the {@link ListVersion} record (change count and elements as a list).
  *
  * <p><b>Semantics.</b> Element updates are appended to the log; operations that depend on the state
  * at their log position are {@code @MutatorAccessor}s and return (or throw) what they produced
@@ -60,8 +60,8 @@ import java.util.function.UnaryOperator;
  * one did, the write changes nothing and throws {@link ConcurrentModificationException}, the
  * replicated form of {@code java.util}'s fail-fast iterators. {@link #removeIf}, {@link
  * #removeAll}, {@link #retainAll}, {@link #replaceAll} and {@link #sort} evaluate their argument
- * here on one version and apply the result only onto that version, retrying on a newer version
- * when another update got in first, so each takes effect atomically.
+ * here on one version and apply the result only onto that version, retrying on a newer version when
+ * another update got in first, so each takes effect atomically.
  *
  * <p>{@link #equals} and {@link #hashCode} follow the {@link List} contract (element-wise, one
  * version). On a remote view, exceptions raised on the host arrive as {@code RemoteCallException}.
@@ -71,13 +71,17 @@ import java.util.function.UnaryOperator;
  */
 public class SMRList<E> implements List<E>, Deque<E>, Versioned<ListVersion<E>> {
   private PersistentSequence<E> elements = PersistentSequence.empty();
+
   /** How many updates changed the list (see {@link ListVersion#changes()}). */
   private long changes;
 
   /** For the runtime: lists are opened through a {@link VCorfuRuntime}, not constructed. */
   protected SMRList() {}
 
-  /** Opens the list called {@code name} in {@code rt} (a typed shortcut for {@code rt.objects().open}). */
+  /**
+   * Opens the list called {@code name} in {@code rt} (a typed shortcut for {@code
+   * rt.objects().open}).
+   */
   @SuppressWarnings("unchecked")
   public static <E> SMRList<E> open(VCorfuRuntime rt, String name) {
     return rt.objects().open(name, SMRList.class);
@@ -203,7 +207,9 @@ public class SMRList<E> implements List<E>, Deque<E>, Versioned<ListVersion<E>> 
     return currentVersion().sequence().spliterator();
   }
 
-  /** An iterator over the current version; {@code remove} writes through (see the class comment). */
+  /**
+   * An iterator over the current version; {@code remove} writes through (see the class comment).
+   */
   @Override
   public Iterator<E> iterator() {
     return view().iterator();
@@ -501,7 +507,10 @@ public class SMRList<E> implements List<E>, Deque<E>, Versioned<ListVersion<E>> 
     insertAt(index, e);
   }
 
-  /** Removes positions {@code from} (inclusive) to {@code to} (exclusive), only from version {@code version}. */
+  /**
+   * Removes positions {@code from} (inclusive) to {@code to} (exclusive), only from version {@code
+   * version}.
+   */
   @MutatorAccessor
   protected void removeRangeIfVersion(long version, int from, int to) {
     requireVersion(version);
@@ -511,7 +520,9 @@ public class SMRList<E> implements List<E>, Deque<E>, Versioned<ListVersion<E>> 
     }
   }
 
-  /** Removes the positions {@code ascending} (sorted, distinct), only from version {@code version}. */
+  /**
+   * Removes the positions {@code ascending} (sorted, distinct), only from version {@code version}.
+   */
   @MutatorAccessor
   protected void removeIndexesIfVersion(long version, List<Integer> ascending) {
     requireVersion(version);
@@ -532,14 +543,19 @@ public class SMRList<E> implements List<E>, Deque<E>, Versioned<ListVersion<E>> 
 
   private void requireVersion(long version) {
     if (changes != version) {
-      throw new ConcurrentModificationException("the list changed after the version this write was made for: "
-          + "it has seen " + changes + " changes, the write expected " + version);
+      throw new ConcurrentModificationException(
+          "the list changed after the version this write was made for: "
+              + "it has seen "
+              + changes
+              + " changes, the write expected "
+              + version);
     }
   }
 
   private static int checkIndex(int index, int bound) {
     if (index < 0 || index >= bound) {
-      throw new IndexOutOfBoundsException("index " + index + " is outside 0.." + (bound - 1) + " for this list");
+      throw new IndexOutOfBoundsException(
+          "index " + index + " is outside 0.." + (bound - 1) + " for this list");
     }
     return index;
   }

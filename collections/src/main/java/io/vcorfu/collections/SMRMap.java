@@ -28,20 +28,20 @@ import java.util.function.Function;
  * appended without reading anything and returns at once. {@link #clear} and {@link #putAll} are
  * mutators. Every keyed method conflicts on its key ({@code @ConflictParameter}): transactions on
  * different keys of one map do not abort each other, and a put or fastPut outside a transaction
- * aborts only the transactions that read its key (or the whole map: size, iteration, equality).
- * The {@code Map} default methods that read then write ({@link #putIfAbsent}, {@link #compute},
- * {@link #merge}, {@link #replace}, conditional {@link #remove(Object, Object)}, {@link
- * #replaceAll} ...) are {@code @TransactionalMethod}s, so each is atomic; their function arguments
- * run locally and may run again when the transaction retries after a conflict.
+ * aborts only the transactions that read its key (or the whole map: size, iteration, equality). The
+ * {@code Map} default methods that read then write ({@link #putIfAbsent}, {@link #compute}, {@link
+ * #merge}, {@link #replace}, conditional {@link #remove(Object, Object)}, {@link #replaceAll} ...)
+ * are {@code @TransactionalMethod}s, so each is atomic; their function arguments run locally and
+ * may run again when the transaction retries after a conflict.
  *
  * <p><b>Views and iteration.</b> {@link #keySet}, {@link #values} and {@link #entrySet} are live
- * views like {@code java.util}'s: their size and membership tests ask the map, and {@code
- * remove}, {@code Iterator.remove} and {@code Entry.setValue} write through to it. An iterator
- * walks one consistent version of the map (the version current when it was created, or the
- * transaction's snapshot inside a transaction) and never throws {@link
- * java.util.ConcurrentModificationException}: changes made after it was created, through it or
- * by anyone else, are not seen by it. {@code equals}, {@code hashCode} and {@code toString} follow
- * the {@code Map} contract and read one consistent version.
+ * views like {@code java.util}'s: their size and membership tests ask the map, and {@code remove},
+ * {@code Iterator.remove} and {@code Entry.setValue} write through to it. An iterator walks one
+ * consistent version of the map (the version current when it was created, or the transaction's
+ * snapshot inside a transaction) and never throws {@link
+ * java.util.ConcurrentModificationException}: changes made after it was created, through it or by
+ * anyone else, are not seen by it. {@code equals}, {@code hashCode} and {@code toString} follow the
+ * {@code Map} contract and read one consistent version.
  *
  * <p><b>Nulls.</b> Null keys and values are refused with {@link NullPointerException} before
  * anything is appended, like {@code Map.of}; {@code get}, {@code containsKey}, {@code
@@ -59,12 +59,12 @@ import java.util.function.Function;
  * the map are the map's own instances: treat them as immutable.
  *
  * <p><b>Versions.</b> The state is a persistent hash map ({@link PersistentHashMap}: an immutable
- * hash trie whose updates copy only the O(log n) path to the changed entry and share the rest),
- * and the class implements {@link Versioned}. The runtime keeps the version after every update, so
- * a read at a transaction's snapshot, a transaction's private copy and an {@code asOf} snapshot
- * view start from a kept version in O(1), without copying or replaying the map, and then cost
- * O(log n) per operation; a mutable map would have to be rebuilt by replaying its history for each
- * of them. Checkpoints hold the entries as a {@code java.util.Map}.
+ * hash trie whose updates copy only the O(log n) path to the changed entry and share the rest), and
+ * the class implements {@link Versioned}. The runtime keeps the version after every update, so a
+ * read at a transaction's snapshot, a transaction's private copy and an {@code asOf} snapshot view
+ * start from a kept version in O(1), without copying or replaying the map, and then cost O(log n)
+ * per operation; a mutable map would have to be rebuilt by replaying its history for each of them.
+ * Checkpoints hold the entries as a {@code java.util.Map}.
  *
  * <p>Thread-safe, like every object the runtime opens.
  */
@@ -74,7 +74,10 @@ public class SMRMap<K, V> implements SnapshotMap<K, V>, Versioned<PersistentHash
   /** For the runtime: maps are opened through a {@link VCorfuRuntime}, not constructed. */
   protected SMRMap() {}
 
-  /** Opens the map called {@code name} in {@code rt} (a typed shortcut for {@code rt.objects().open}). */
+  /**
+   * Opens the map called {@code name} in {@code rt} (a typed shortcut for {@code
+   * rt.objects().open}).
+   */
   @SuppressWarnings("unchecked")
   public static <K, V> SMRMap<K, V> open(VCorfuRuntime rt, String name) {
     return rt.objects().open(name, SMRMap.class);
@@ -114,8 +117,8 @@ public class SMRMap<K, V> implements SnapshotMap<K, V>, Versioned<PersistentHash
 
   /**
    * An immutable map of every entry, as one version: the current one, or the transaction's snapshot
-   * (with its own writes) inside a transaction. O(1) on a local view: the version itself, shared.
-   * A whole-map read for conflict detection.
+   * (with its own writes) inside a transaction. O(1) on a local view: the version itself, shared. A
+   * whole-map read for conflict detection.
    */
   @Accessor
   public Map<K, V> snapshot() {
@@ -161,7 +164,8 @@ public class SMRMap<K, V> implements SnapshotMap<K, V>, Versioned<PersistentHash
   public void putAll(Map<? extends K, ? extends V> m) {
     Map<K, V> copy = new LinkedHashMap<>();
     for (Map.Entry<? extends K, ? extends V> e : m.entrySet()) {
-      copy.put(Objects.requireNonNull(e.getKey(), "key"), Objects.requireNonNull(e.getValue(), "value"));
+      copy.put(
+          Objects.requireNonNull(e.getKey(), "key"), Objects.requireNonNull(e.getValue(), "value"));
     }
     if (!copy.isEmpty()) {
       putEntries(copy);
@@ -263,7 +267,8 @@ public class SMRMap<K, V> implements SnapshotMap<K, V>, Versioned<PersistentHash
 
   @Override
   @TransactionalMethod
-  public V computeIfPresent(K key, BiFunction<? super K, ? super V, ? extends V> remappingFunction) {
+  public V computeIfPresent(
+      K key, BiFunction<? super K, ? super V, ? extends V> remappingFunction) {
     Objects.requireNonNull(remappingFunction, "remappingFunction");
     V current = get(key);
     if (current == null) {
@@ -298,7 +303,10 @@ public class SMRMap<K, V> implements SnapshotMap<K, V>, Versioned<PersistentHash
   public void replaceAll(BiFunction<? super K, ? super V, ? extends V> function) {
     Objects.requireNonNull(function, "function");
     for (Map.Entry<K, V> e : snapshot().entrySet()) {
-      put(e.getKey(), Objects.requireNonNull(function.apply(e.getKey(), e.getValue()), "the function's result"));
+      put(
+          e.getKey(),
+          Objects.requireNonNull(
+              function.apply(e.getKey(), e.getValue()), "the function's result"));
     }
   }
 
@@ -332,7 +340,10 @@ public class SMRMap<K, V> implements SnapshotMap<K, V>, Versioned<PersistentHash
     return new MapViews.Entries<>(this);
   }
 
-  /** True when {@code o} is a {@code Map} with the same entries (compared with one version of this map). */
+  /**
+   * True when {@code o} is a {@code Map} with the same entries (compared with one version of this
+   * map).
+   */
   @Override
   public boolean equals(Object o) {
     return SnapshotMap.sameEntries(this, o);

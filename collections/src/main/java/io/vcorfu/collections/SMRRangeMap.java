@@ -17,9 +17,9 @@ import java.util.NavigableMap;
 import java.util.Objects;
 
 /**
- * A replicated sorted map (SMR: its whole history is one stream), usable as a {@link
- * NavigableMap}. Open it like any vcorfu object: {@code rt.objects().open("name",
- * SMRRangeMap.class)}; {@code builder(...).asOf(address)} gives a read-only snapshot.
+ * A replicated sorted map (SMR: its whole history is one stream), usable as a {@link NavigableMap}.
+ * Open it like any vcorfu object: {@code rt.objects().open("name", SMRRangeMap.class)}; {@code
+ * builder(...).asOf(address)} gives a read-only snapshot.
  *
  * <p><b>State.</b> The map's state is one {@link PersistentSortedMap}: a persistent AVL tree with
  * path copying, so an update costs O(log n) and leaves every older version intact. The class
@@ -42,9 +42,9 @@ import java.util.Objects;
  * #entrySet()} write through on {@code setValue}.
  *
  * <p><b>Transactions and conflicts.</b> {@code get}, {@code containsKey}, {@code put}, {@code
- * fastPut} and {@code remove} conflict per key: transactions touching different keys of one map
- * do not abort each other. Every other read (size, navigation, iteration, views) and {@code
- * clear}, {@code pollFirstEntry}, {@code pollLastEntry} conflict with any write to the map.
+ * fastPut} and {@code remove} conflict per key: transactions touching different keys of one map do
+ * not abort each other. Every other read (size, navigation, iteration, views) and {@code clear},
+ * {@code pollFirstEntry}, {@code pollLastEntry} conflict with any write to the map.
  *
  * <p><b>Costs and limits.</b> {@code put} and {@code remove} append their call and wait until the
  * view has applied it (they return the previous value); {@link #fastPut} appends without waiting.
@@ -104,7 +104,8 @@ public class SMRRangeMap<K extends Comparable<? super K>, V> extends ForwardingN
   }
 
   @MutatorAccessor
-  protected Map.Entry<K, V> pollEntry(K lo, boolean loInclusive, K hi, boolean hiInclusive, boolean last) {
+  protected Map.Entry<K, V> pollEntry(
+      K lo, boolean loInclusive, K hi, boolean hiInclusive, boolean last) {
     KeyRange<K> r = new KeyRange<>(lo, loInclusive, hi, hiInclusive);
     Map.Entry<K, V> e = last ? tree.last(r) : tree.first(r);
     if (e != null) {

@@ -12,7 +12,8 @@ interface SnapshotMap<K, V> extends Map<K, V> {
 
   /**
    * The {@code Map.equals} of a snapshot map: true when {@code o} is a {@code Map} with the same
-   * entries as one version of {@code map}; another snapshot map is compared by one version of its own.
+   * entries as one version of {@code map}; another snapshot map is compared by one version of its
+   * own.
    */
   static boolean sameEntries(SnapshotMap<?, ?> map, Object o) {
     if (o == map) {

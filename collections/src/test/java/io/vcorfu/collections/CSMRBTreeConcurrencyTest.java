@@ -33,7 +33,10 @@ class CSMRBTreeConcurrencyTest {
   private static final int OPS_PER_CLIENT = 60;
   private static final int MAX_ATTEMPTS = 500;
 
-  /** One committed operation: at {@code address}, {@code key} was set to {@code value} (null: removed). */
+  /**
+   * One committed operation: at {@code address}, {@code key} was set to {@code value} (null:
+   * removed).
+   */
   private record Op(long address, boolean wrote, long key, String value, String result) {}
 
   private final Harness harness = new Harness();
@@ -47,10 +50,12 @@ class CSMRBTreeConcurrencyTest {
   }
 
   private VCorfuRuntime runtime() {
-    return harness.runtime(RuntimeOptions.defaults().withBackoff(Duration.ZERO, Duration.ofMillis(2)));
+    return harness.runtime(
+        RuntimeOptions.defaults().withBackoff(Duration.ZERO, Duration.ofMillis(2)));
   }
 
-  private static final java.util.concurrent.atomic.AtomicInteger ABORTS = new java.util.concurrent.atomic.AtomicInteger();
+  private static final java.util.concurrent.atomic.AtomicInteger ABORTS =
+      new java.util.concurrent.atomic.AtomicInteger();
 
   private static List<Op> client(VCorfuRuntime rt, String name, long seed, int id) {
     CSMRBTree<Long, String> tree = CSMRBTree.open(rt, name, 4);
@@ -70,7 +75,15 @@ class CSMRBTreeConcurrencyTest {
         } catch (TransactionAbortedException e) {
           ABORTS.incrementAndGet();
           if (attempt == MAX_ATTEMPTS) {
-            throw new AssertionError("client " + id + " could not commit operation " + i + " in " + MAX_ATTEMPTS + " attempts", e);
+            throw new AssertionError(
+                "client "
+                    + id
+                    + " could not commit operation "
+                    + i
+                    + " in "
+                    + MAX_ATTEMPTS
+                    + " attempts",
+                e);
           }
         } catch (RuntimeException e) {
           if (rt.inTransaction()) {
@@ -85,7 +98,8 @@ class CSMRBTreeConcurrencyTest {
 
   @ParameterizedTest
   @ValueSource(longs = {8L, 31337L})
-  void concurrentClientsProduceTheTreeOfTheirCommittedOperationsInLogOrder(long seed) throws Exception {
+  void concurrentClientsProduceTheTreeOfTheirCommittedOperationsInLogOrder(long seed)
+      throws Exception {
     LOG.info("seed {}", seed);
     String name = "concurrent-" + seed;
     CSMRBTree.open(runtime(), name, 4);
@@ -108,7 +122,9 @@ class CSMRBTreeConcurrencyTest {
     List<TreeMap<Long, String>> models = new ArrayList<>();
     for (Op op : ops) {
       String before = model.get(op.key());
-      assertThat(op.result()).as("seed %d: result of %s against the model in log order", seed, op).isEqualTo(before);
+      assertThat(op.result())
+          .as("seed %d: result of %s against the model in log order", seed, op)
+          .isEqualTo(before);
       if (op.wrote()) {
         if (op.value() == null) {
           model.remove(op.key());
@@ -122,17 +138,24 @@ class CSMRBTreeConcurrencyTest {
     assertThat(commits).as("commit addresses are distinct").doesNotHaveDuplicates();
     VCorfuRuntime reader = runtime();
     CSMRBTree<Long, String> tree = CSMRBTree.open(reader, name);
-    assertThat(new ArrayList<>(tree.entrySet())).as("seed %d: final contents", seed)
+    assertThat(new ArrayList<>(tree.entrySet()))
+        .as("seed %d: final contents", seed)
         .containsExactlyElementsOf(model.entrySet());
     CSMRBTree.Shape shape = tree.checkStructure();
     assertThat(shape.entries()).isEqualTo(model.size());
     assertThat(shape.depth()).as("the workload split the root").isGreaterThan(1);
-    LOG.info("seed {}: {} commits, {} aborted attempts so far, final shape {}", seed, commits.size(), ABORTS.get(), shape);
+    LOG.info(
+        "seed {}: {} commits, {} aborted attempts so far, final shape {}",
+        seed,
+        commits.size(),
+        ABORTS.get(),
+        shape);
     Random pick = new Random(seed);
     for (int i = 0; i < 5; i++) {
       int at = pick.nextInt(commits.size());
       CSMRBTree<Long, String> snapshot = CSMRBTree.openAsOf(reader, name, commits.get(at));
-      assertThat(new ArrayList<>(snapshot.entrySet())).as("seed %d: the tree as of %d", seed, commits.get(at))
+      assertThat(new ArrayList<>(snapshot.entrySet()))
+          .as("seed %d: the tree as of %d", seed, commits.get(at))
           .containsExactlyElementsOf(models.get(at).entrySet());
     }
   }

@@ -34,7 +34,9 @@ class CSMRBTreeTest {
   private static int maxDepth(long n, int fanout) {
     int min = (fanout + 1) / 2;
     int depth = 1;
-    for (double leaves = Math.max(1, Math.ceil((double) n / min)); leaves > 1; leaves = Math.ceil(leaves / min)) {
+    for (double leaves = Math.max(1, Math.ceil((double) n / min));
+        leaves > 1;
+        leaves = Math.ceil(leaves / min)) {
       depth++;
     }
     return depth;
@@ -62,18 +64,22 @@ class CSMRBTreeTest {
       for (int i = 0; i < 250; i++) {
         long k = random.nextInt(150);
         if (random.nextInt(100) < insertPercent) {
-          assertThat(tree.put(k, "v" + i)).as("seed %d put(%d)", seed, k).isEqualTo(model.put(k, "v" + i));
+          assertThat(tree.put(k, "v" + i))
+              .as("seed %d put(%d)", seed, k)
+              .isEqualTo(model.put(k, "v" + i));
         } else {
           assertThat(tree.remove(k)).as("seed %d remove(%d)", seed, k).isEqualTo(model.remove(k));
         }
         if (i % 25 == 24) {
           CSMRBTree.Shape shape = tree.checkStructure();
           assertThat(shape.entries()).as("seed %d entries", seed).isEqualTo(model.size());
-          assertThat(shape.depth()).as("seed %d depth of %d entries", seed, model.size())
+          assertThat(shape.depth())
+              .as("seed %d depth of %d entries", seed, model.size())
               .isLessThanOrEqualTo(maxDepth(model.size(), fanout));
         }
       }
-      assertThat(new ArrayList<>(tree.entrySet())).as("seed %d phase %d", seed, phase)
+      assertThat(new ArrayList<>(tree.entrySet()))
+          .as("seed %d phase %d", seed, phase)
           .containsExactlyElementsOf(model.entrySet());
     }
     VCorfuRuntime other = runtime();
@@ -96,9 +102,13 @@ class CSMRBTreeTest {
     NodeState child = node(rt, firstChild);
     List<Object> reversed = new ArrayList<>(child.keys());
     java.util.Collections.reverse(reversed);
-    rt.objects().builder(firstChild, BTreeNode.class).open()
+    rt.objects()
+        .builder(firstChild, BTreeNode.class)
+        .open()
         .replace(child.level(), reversed, child.values(), child.children());
-    assertThatThrownBy(tree::checkStructure).isInstanceOf(IllegalStateException.class).hasMessageContaining("ascending");
+    assertThatThrownBy(tree::checkStructure)
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("ascending");
   }
 
   @Test
@@ -114,7 +124,9 @@ class CSMRBTreeTest {
     assertThat(before.rootLevel()).isGreaterThanOrEqualTo(1);
     tree.put(0L, "updated");
     tree.put(2L, "updated");
-    assertThat(node(rt, before.root())).as("in-place updates never touch the root").isEqualTo(rootBefore);
+    assertThat(node(rt, before.root()))
+        .as("in-place updates never touch the root")
+        .isEqualTo(rootBefore);
     for (long k = 1; k < 40; k += 2) {
       tree.put(k, "v");
     }
@@ -122,7 +134,8 @@ class CSMRBTreeTest {
     List<StreamId> everyNode = new ArrayList<>();
     collect(rt, after.root(), after.rootLevel(), everyNode);
     assertThat(everyNode.size()).as("the inserts split nodes").isGreaterThan(nodesBefore.size());
-    assertThat(everyNode).as("every node that existed before the splits is still in the tree under its own stream")
+    assertThat(everyNode)
+        .as("every node that existed before the splits is still in the tree under its own stream")
         .containsAll(nodesBefore);
     assertThat(tree.checkStructure().entries()).isEqualTo(40);
   }
@@ -150,10 +163,13 @@ class CSMRBTreeTest {
     created.put(1L, "one");
     assertThat(CSMRBTree.<Long, String>open(b, "fanout").fanout()).isEqualTo(5);
     assertThat(CSMRBTree.<Long, String>open(b, "fanout", 5).get(1L)).isEqualTo("one");
-    assertThatThrownBy(() -> CSMRBTree.open(b, "fanout", 6)).isInstanceOf(IllegalArgumentException.class)
+    assertThatThrownBy(() -> CSMRBTree.open(b, "fanout", 6))
+        .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("fanout 5");
-    assertThatThrownBy(() -> CSMRBTree.open(b, "other", 2)).isInstanceOf(IllegalArgumentException.class);
-    assertThat(CSMRBTree.<Long, String>open(b, "default").fanout()).isEqualTo(CSMRBTree.DEFAULT_FANOUT);
+    assertThatThrownBy(() -> CSMRBTree.open(b, "other", 2))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThat(CSMRBTree.<Long, String>open(b, "default").fanout())
+        .isEqualTo(CSMRBTree.DEFAULT_FANOUT);
   }
 
   @Test
@@ -166,7 +182,8 @@ class CSMRBTreeTest {
     VCorfuRuntime reader = runtime();
     for (int i = 0; i < addresses.size(); i += 7) {
       CSMRBTree<Long, String> snapshot = CSMRBTree.openAsOf(reader, "history", addresses.get(i));
-      assertThat(new ArrayList<>(snapshot.entrySet())).as("as of %d", addresses.get(i))
+      assertThat(new ArrayList<>(snapshot.entrySet()))
+          .as("as of %d", addresses.get(i))
           .containsExactlyElementsOf(models.get(i).entrySet());
       assertThat(snapshot.checkStructure().entries()).isEqualTo(models.get(i).size());
     }
@@ -187,11 +204,12 @@ class CSMRBTreeTest {
     assertThat(tree.size()).as("reads inside the transaction see its own writes").isEqualTo(12);
     rt.TXAbort();
     assertThat(tree).as("an aborted transaction leaves nothing behind").isEmpty();
-    rt.transaction(() -> {
-      for (long k = 0; k < 12; k++) {
-        tree.put(k, "v" + k);
-      }
-    });
+    rt.transaction(
+        () -> {
+          for (long k = 0; k < 12; k++) {
+            tree.put(k, "v" + k);
+          }
+        });
     assertThat(tree).hasSize(12);
     assertThat(tree.checkStructure().entries()).isEqualTo(12);
   }
@@ -218,12 +236,16 @@ class CSMRBTreeTest {
     r2.TXBegin();
     assertThat(t1.put(1L, "a")).isEqualTo("v1");
     assertThat(t2.put(2L, "b")).isEqualTo("v2");
-    assertThat(new boolean[] {commits(r1), commits(r2)}).as("in-place updates of keys 1 and 2").containsExactly(true, true);
+    assertThat(new boolean[] {commits(r1), commits(r2)})
+        .as("in-place updates of keys 1 and 2")
+        .containsExactly(true, true);
     r1.TXBegin();
     r2.TXBegin();
     t1.put(5L, "new");
     t2.put(6L, "new");
-    assertThat(new boolean[] {commits(r1), commits(r2)}).as("inserts of keys 5 and 6 into one leaf").containsExactly(true, false);
+    assertThat(new boolean[] {commits(r1), commits(r2)})
+        .as("inserts of keys 5 and 6 into one leaf")
+        .containsExactly(true, false);
     assertThat(t2).isEqualTo(java.util.Map.of(1L, "a", 2L, "b", 3L, "v3", 4L, "v4", 5L, "new"));
   }
 }

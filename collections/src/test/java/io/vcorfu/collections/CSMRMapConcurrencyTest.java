@@ -23,7 +23,10 @@ import org.junit.jupiter.params.provider.ValueSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** Several runtimes mutating one CSMRMap: the result is the committed operations replayed in log order. */
+/**
+ * Several runtimes mutating one CSMRMap: the result is the committed operations replayed in log
+ * order.
+ */
 class CSMRMapConcurrencyTest {
   private static final Logger LOG = LoggerFactory.getLogger(CSMRMapConcurrencyTest.class);
   private static final long DEADLINE_MS = 60_000;
@@ -53,42 +56,44 @@ class CSMRMapConcurrencyTest {
     for (int t = 0; t < 6; t++) {
       VCorfuRuntime rt = t < 3 ? harness.runtime() : null;
       int worker = t;
-      futures.add(pool.submit(() -> {
-        VCorfuRuntime mine = rt != null ? rt : harness.runtime();
-        CSMRMap<String, Integer> map = CSMRMap.open(mine, name);
-        Random random = new Random(seed * 97 + worker);
-        for (int i = 0; i < 60 && System.currentTimeMillis() < deadline; i++) {
-          String k = "k" + random.nextInt(25);
-          int v = worker * 1000 + i;
-          int dice = random.nextInt(20);
-          Runnable op;
-          Consumer<Map<String, Integer>> effect;
-          String what;
-          if (dice < 8) {
-            op = () -> map.put(k, v);
-            effect = m -> m.put(k, v);
-            what = "put " + k + "=" + v;
-          } else if (dice < 12) {
-            op = () -> map.fastPut(k, v);
-            effect = m -> m.put(k, v);
-            what = "fastPut " + k + "=" + v;
-          } else if (dice < 17) {
-            op = () -> map.remove(k);
-            effect = m -> m.remove(k);
-            what = "remove " + k;
-          } else if (dice < 19) {
-            Map<String, Integer> batch = Map.of(k, v, k + "x", v + 1);
-            op = () -> map.putAll(batch);
-            effect = m -> m.putAll(batch);
-            what = "putAll " + batch;
-          } else {
-            op = map::clear;
-            effect = Map::clear;
-            what = "clear";
-          }
-          log.add(new Committed(commit(mine, op), what, effect));
-        }
-      }));
+      futures.add(
+          pool.submit(
+              () -> {
+                VCorfuRuntime mine = rt != null ? rt : harness.runtime();
+                CSMRMap<String, Integer> map = CSMRMap.open(mine, name);
+                Random random = new Random(seed * 97 + worker);
+                for (int i = 0; i < 60 && System.currentTimeMillis() < deadline; i++) {
+                  String k = "k" + random.nextInt(25);
+                  int v = worker * 1000 + i;
+                  int dice = random.nextInt(20);
+                  Runnable op;
+                  Consumer<Map<String, Integer>> effect;
+                  String what;
+                  if (dice < 8) {
+                    op = () -> map.put(k, v);
+                    effect = m -> m.put(k, v);
+                    what = "put " + k + "=" + v;
+                  } else if (dice < 12) {
+                    op = () -> map.fastPut(k, v);
+                    effect = m -> m.put(k, v);
+                    what = "fastPut " + k + "=" + v;
+                  } else if (dice < 17) {
+                    op = () -> map.remove(k);
+                    effect = m -> m.remove(k);
+                    what = "remove " + k;
+                  } else if (dice < 19) {
+                    Map<String, Integer> batch = Map.of(k, v, k + "x", v + 1);
+                    op = () -> map.putAll(batch);
+                    effect = m -> m.putAll(batch);
+                    what = "putAll " + batch;
+                  } else {
+                    op = map::clear;
+                    effect = Map::clear;
+                    what = "clear";
+                  }
+                  log.add(new Committed(commit(mine, op), what, effect));
+                }
+              }));
     }
     for (Future<?> f : futures) {
       f.get(DEADLINE_MS + 10_000, TimeUnit.MILLISECONDS);
@@ -106,7 +111,9 @@ class CSMRMapConcurrencyTest {
     assertThat(fresh.size()).isEqualTo(model.size());
   }
 
-  /** Runs {@code op} in its own transaction until it commits; returns the commit's global address. */
+  /**
+   * Runs {@code op} in its own transaction until it commits; returns the commit's global address.
+   */
   private static long commit(VCorfuRuntime rt, Runnable op) {
     for (int attempt = 0; attempt < 1_000; attempt++) {
       rt.TXBegin();

@@ -38,12 +38,15 @@ class CSMRMapTest {
   void openingWithAnotherBucketCountFailsNamingBothCounts() {
     CSMRMap.open(harness.runtime(), name, 10);
     assertThatThrownBy(() -> CSMRMap.open(harness.runtime(), name, 12))
-        .isInstanceOfSatisfying(BucketCountMismatchException.class, e -> {
-          assertThat(e.mapName()).isEqualTo(name);
-          assertThat(e.storedBuckets()).isEqualTo(10);
-          assertThat(e.requestedBuckets()).isEqualTo(12);
-        })
-        .hasMessageContaining("created with 10 buckets").hasMessageContaining("opened with 12");
+        .isInstanceOfSatisfying(
+            BucketCountMismatchException.class,
+            e -> {
+              assertThat(e.mapName()).isEqualTo(name);
+              assertThat(e.storedBuckets()).isEqualTo(10);
+              assertThat(e.requestedBuckets()).isEqualTo(12);
+            })
+        .hasMessageContaining("created with 10 buckets")
+        .hasMessageContaining("opened with 12");
     assertThatThrownBy(() -> CSMRMap.open(harness.runtime(), name + "-x", 0))
         .isInstanceOf(IllegalArgumentException.class);
   }
@@ -56,7 +59,8 @@ class CSMRMapTest {
     assertThat(adopted.bucketCount()).isEqualTo(13);
     assertThat(adopted.get("k")).isEqualTo(1);
     assertThatThrownBy(() -> CSMRMap.open(harness.runtime(), name + "-never"))
-        .isInstanceOf(ObjectOpenException.class).hasMessageContaining("has not been created");
+        .isInstanceOf(ObjectOpenException.class)
+        .hasMessageContaining("has not been created");
   }
 
   @Test
@@ -65,7 +69,8 @@ class CSMRMapTest {
     VCorfuRuntime b = harness.runtime();
     // b has not read the layout when a creates the map; b's creation comes second in the log.
     CSMRMap.open(a, name, 4);
-    assertThatThrownBy(() -> CSMRMap.open(b, name, 5)).isInstanceOf(BucketCountMismatchException.class);
+    assertThatThrownBy(() -> CSMRMap.open(b, name, 5))
+        .isInstanceOf(BucketCountMismatchException.class);
     assertThat(CSMRMap.open(b, name, 4).bucketCount()).isEqualTo(4);
   }
 
@@ -99,9 +104,13 @@ class CSMRMapTest {
       CSMRMap<String, Integer> map = CSMRMap.open(fresh, name);
       assertThat(map.get("k42")).isEqualTo(42);
       assertThat(map.put("k42", 420)).isEqualTo(42);
-      Set<StreamId> allowed = Set.of(StreamId.of(name + "/layout"),
-          StreamId.of(CSMRMap.bucketStreamName(name, map.bucketOf("k42"))));
-      assertThat(counting.lowestReadFromByStream.keySet()).as("streams read").isSubsetOf(allowed)
+      Set<StreamId> allowed =
+          Set.of(
+              StreamId.of(name + "/layout"),
+              StreamId.of(CSMRMap.bucketStreamName(name, map.bucketOf("k42"))));
+      assertThat(counting.lowestReadFromByStream.keySet())
+          .as("streams read")
+          .isSubsetOf(allowed)
           .contains(StreamId.of(CSMRMap.bucketStreamName(name, map.bucketOf("k42"))));
     }
   }
@@ -165,12 +174,14 @@ class CSMRMapTest {
   @Test
   void remoteBucketViewsServeTheSameMap() {
     assumeThat(System.getProperty(TestCluster.BACKEND_PROPERTY))
-        .as("remote views need real nodes (the server module's run)").isNotNull();
+        .as("remote views need real nodes (the server module's run)")
+        .isNotNull();
     CSMRMap<String, Integer> local = CSMRMap.open(harness.runtime(), name, 6);
     for (int i = 0; i < 30; i++) {
       local.put("k" + i, i);
     }
-    CSMRMap<String, Integer> remote = CSMRMap.open(harness.runtime(), name, CSMRMap.BucketViews.REMOTE);
+    CSMRMap<String, Integer> remote =
+        CSMRMap.open(harness.runtime(), name, CSMRMap.BucketViews.REMOTE);
     assertThat(remote.get("k7")).isEqualTo(7);
     assertThat(remote.size()).isEqualTo(30);
     remote.put("k30", 30);

@@ -12,8 +12,9 @@ import org.junit.jupiter.api.extension.AfterEachCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
- * One test cluster and the runtimes a test opened on it; closes them all. Registered with {@code
- * @RegisterExtension} it closes itself after each test; {@link #close} may be called more than once.
+ * One test cluster and the runtimes a test opened on it; closes them all. Registered with
+ * {@code @RegisterExtension} it closes itself after each test; {@link #close} may be called more
+ * than once.
  */
 final class Harness implements AutoCloseable, AfterEachCallback {
   private final TestCluster cluster = TestCluster.create();
@@ -22,8 +23,10 @@ final class Harness implements AutoCloseable, AfterEachCallback {
 
   /** A new runtime (a new client of the cluster) that retries transactions patiently. */
   VCorfuRuntime runtime() {
-    return runtime(RuntimeOptions.defaults()
-        .withMaxTransactionAttempts(1_000).withBackoff(Duration.ZERO, Duration.ofMillis(5)));
+    return runtime(
+        RuntimeOptions.defaults()
+            .withMaxTransactionAttempts(1_000)
+            .withBackoff(Duration.ZERO, Duration.ofMillis(5)));
   }
 
   /** A new runtime with the cluster's default options; closed with this harness. */

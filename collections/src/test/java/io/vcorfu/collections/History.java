@@ -16,7 +16,8 @@ record History(List<Long> addresses, List<TreeMap<Long, String>> models) {
    * Commits {@code transactions} transactions on {@code map} through {@code rt}, transaction i
    * putting {@code "v" + i} or (one time in three) removing a random key below {@code keys}.
    */
-  static History write(VCorfuRuntime rt, Map<Long, String> map, Random random, int transactions, int keys) {
+  static History write(
+      VCorfuRuntime rt, Map<Long, String> map, Random random, int transactions, int keys) {
     TreeMap<Long, String> model = new TreeMap<>();
     List<Long> addresses = new ArrayList<>();
     List<TreeMap<Long, String>> models = new ArrayList<>();

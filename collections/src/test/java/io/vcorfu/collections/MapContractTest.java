@@ -30,11 +30,11 @@ import org.slf4j.LoggerFactory;
  * concrete test supplies only {@link #openMap}; the cluster comes from {@link TestCluster}, so the
  * same suite runs on the in-memory log and against real nodes.
  *
- * <p>What the suite holds every replicated map to, beyond the {@code Map} interface: null keys
- * and values are refused with {@link NullPointerException} (views answer {@code contains(null)}
- * with false); views are live and write through; an iterator walks the version of the map that was
- * current when it was created, never throws {@link java.util.ConcurrentModificationException},
- * and its {@code remove} removes the last key it returned from the map.
+ * <p>What the suite holds every replicated map to, beyond the {@code Map} interface: null keys and
+ * values are refused with {@link NullPointerException} (views answer {@code contains(null)} with
+ * false); views are live and write through; an iterator walks the version of the map that was
+ * current when it was created, never throws {@link java.util.ConcurrentModificationException}, and
+ * its {@code remove} removes the last key it returned from the map.
  */
 public abstract class MapContractTest {
   private static final Logger LOG = LoggerFactory.getLogger(MapContractTest.class);
@@ -76,7 +76,8 @@ public abstract class MapContractTest {
   @ParameterizedTest(name = "seed={0}")
   @MethodSource("seeds")
   void randomPutsGetsAndRemovesBehaveLikeAHashMap(long seed) {
-    LOG.info("{} randomPutsGetsAndRemovesBehaveLikeAHashMap seed={}", getClass().getSimpleName(), seed);
+    LOG.info(
+        "{} randomPutsGetsAndRemovesBehaveLikeAHashMap seed={}", getClass().getSimpleName(), seed);
     Random random = new Random(seed);
     Map<String, Integer> model = new HashMap<>();
     for (int op = 0; op < 400; op++) {
@@ -84,9 +85,13 @@ public abstract class MapContractTest {
       int dice = random.nextInt(10);
       if (dice < 5) {
         int v = random.nextInt(100);
-        assertThat(map.put(k, v)).as("seed %d op %d: put %s", seed, op, k).isEqualTo(model.put(k, v));
+        assertThat(map.put(k, v))
+            .as("seed %d op %d: put %s", seed, op, k)
+            .isEqualTo(model.put(k, v));
       } else if (dice < 8) {
-        assertThat(map.remove(k)).as("seed %d op %d: remove %s", seed, op, k).isEqualTo(model.remove(k));
+        assertThat(map.remove(k))
+            .as("seed %d op %d: remove %s", seed, op, k)
+            .isEqualTo(model.remove(k));
       } else {
         assertThat(map.get(k)).as("seed %d op %d: get %s", seed, op, k).isEqualTo(model.get(k));
         assertThat(map.containsKey(k)).isEqualTo(model.containsKey(k));
@@ -118,14 +123,25 @@ public abstract class MapContractTest {
     assertThat(map.replace("b", 2, 30)).isEqualTo(model.replace("b", 2, 30)).isFalse();
     assertThat(map.remove("c", 99)).isEqualTo(model.remove("c", 99)).isFalse();
     assertThat(map.remove("c", 3)).isEqualTo(model.remove("c", 3)).isTrue();
-    assertThat(map.computeIfAbsent("e", k -> 5)).isEqualTo(model.computeIfAbsent("e", k -> 5)).isEqualTo(5);
-    assertThat(map.computeIfAbsent("e", k -> 50)).isEqualTo(model.computeIfAbsent("e", k -> 50)).isEqualTo(5);
-    assertThat(map.computeIfAbsent("f", k -> null)).isEqualTo(model.computeIfAbsent("f", k -> null)).isNull();
-    assertThat(map.computeIfPresent("e", (k, v) -> v + 1)).isEqualTo(model.computeIfPresent("e", (k, v) -> v + 1));
-    assertThat(map.computeIfPresent("e", (k, v) -> null)).isEqualTo(model.computeIfPresent("e", (k, v) -> null));
-    assertThat(map.computeIfPresent("zz", (k, v) -> 1)).isEqualTo(model.computeIfPresent("zz", (k, v) -> 1));
-    assertThat(map.compute("a", (k, v) -> v == null ? 0 : v * 2)).isEqualTo(model.compute("a", (k, v) -> v == null ? 0 : v * 2));
-    assertThat(map.compute("g", (k, v) -> v == null ? 7 : v)).isEqualTo(model.compute("g", (k, v) -> v == null ? 7 : v));
+    assertThat(map.computeIfAbsent("e", k -> 5))
+        .isEqualTo(model.computeIfAbsent("e", k -> 5))
+        .isEqualTo(5);
+    assertThat(map.computeIfAbsent("e", k -> 50))
+        .isEqualTo(model.computeIfAbsent("e", k -> 50))
+        .isEqualTo(5);
+    assertThat(map.computeIfAbsent("f", k -> null))
+        .isEqualTo(model.computeIfAbsent("f", k -> null))
+        .isNull();
+    assertThat(map.computeIfPresent("e", (k, v) -> v + 1))
+        .isEqualTo(model.computeIfPresent("e", (k, v) -> v + 1));
+    assertThat(map.computeIfPresent("e", (k, v) -> null))
+        .isEqualTo(model.computeIfPresent("e", (k, v) -> null));
+    assertThat(map.computeIfPresent("zz", (k, v) -> 1))
+        .isEqualTo(model.computeIfPresent("zz", (k, v) -> 1));
+    assertThat(map.compute("a", (k, v) -> v == null ? 0 : v * 2))
+        .isEqualTo(model.compute("a", (k, v) -> v == null ? 0 : v * 2));
+    assertThat(map.compute("g", (k, v) -> v == null ? 7 : v))
+        .isEqualTo(model.compute("g", (k, v) -> v == null ? 7 : v));
     assertThat(map.compute("g", (k, v) -> null)).isEqualTo(model.compute("g", (k, v) -> null));
     assertThat(map.merge("a", 5, Integer::sum)).isEqualTo(model.merge("a", 5, Integer::sum));
     assertThat(map.merge("h", 5, Integer::sum)).isEqualTo(model.merge("h", 5, Integer::sum));
@@ -179,7 +195,9 @@ public abstract class MapContractTest {
       seen.put(e.getKey(), e.getValue());
       map.put("x" + e.getKey(), 0);
     }
-    assertThat(seen).as("the version the iterator was created on").isEqualTo(Map.of("a", 1, "b", 2, "c", 3));
+    assertThat(seen)
+        .as("the version the iterator was created on")
+        .isEqualTo(Map.of("a", 1, "b", 2, "c", 3));
     assertThatThrownBy(it::next).isInstanceOf(NoSuchElementException.class);
     assertThat(map).containsOnlyKeys("b", "c", "d", "xa", "xb", "xc");
   }
@@ -282,12 +300,14 @@ public abstract class MapContractTest {
     assertThatThrownBy(() -> map.containsValue(null)).isInstanceOf(NullPointerException.class);
     assertThatThrownBy(() -> map.remove(null)).isInstanceOf(NullPointerException.class);
     assertThatThrownBy(() -> map.putIfAbsent("b", null)).isInstanceOf(NullPointerException.class);
-    assertThatThrownBy(() -> map.merge("a", null, Integer::sum)).isInstanceOf(NullPointerException.class);
+    assertThatThrownBy(() -> map.merge("a", null, Integer::sum))
+        .isInstanceOf(NullPointerException.class);
     Map<String, Integer> withNull = new HashMap<>();
     withNull.put("c", 3);
     withNull.put("d", null);
     assertThatThrownBy(() -> map.putAll(withNull)).isInstanceOf(NullPointerException.class);
-    assertThatThrownBy(() -> map.entrySet().iterator().next().setValue(null)).isInstanceOf(NullPointerException.class);
+    assertThatThrownBy(() -> map.entrySet().iterator().next().setValue(null))
+        .isInstanceOf(NullPointerException.class);
     assertThat(map).isEqualTo(Map.of("a", 1));
   }
 

@@ -37,7 +37,8 @@ public abstract class NavigableMapContract {
     return 300;
   }
 
-  private static Object outcome(Function<NavigableMap<Long, String>, Object> op, NavigableMap<Long, String> m) {
+  private static Object outcome(
+      Function<NavigableMap<Long, String>, Object> op, NavigableMap<Long, String> m) {
     try {
       Object r = op.apply(m);
       return r instanceof Map.Entry<?, ?> e ? Map.entry(e.getKey(), e.getValue()) : r;
@@ -54,7 +55,8 @@ public abstract class NavigableMapContract {
     return out;
   }
 
-  private static void fill(Random random, NavigableMap<Long, String> map, TreeMap<Long, String> model, int n, int keys) {
+  private static void fill(
+      Random random, NavigableMap<Long, String> map, TreeMap<Long, String> model, int n, int keys) {
     for (int i = 0; i < n; i++) {
       long k = random.nextInt(keys);
       map.put(k, "v" + i);
@@ -62,15 +64,32 @@ public abstract class NavigableMapContract {
     }
   }
 
-  /** Compares every read of the java.util surface on {@code map} and {@code model} at key {@code k}. */
-  private static void assertSameReads(String what, NavigableMap<Long, String> map, NavigableMap<Long, String> model, long k) {
-    List<Function<NavigableMap<Long, String>, Object>> reads = List.of(
-        m -> m.get(k), m -> m.containsKey(k), m -> m.size(), m -> m.isEmpty(),
-        m -> m.floorEntry(k), m -> m.floorKey(k), m -> m.ceilingEntry(k), m -> m.ceilingKey(k),
-        m -> m.lowerEntry(k), m -> m.lowerKey(k), m -> m.higherEntry(k), m -> m.higherKey(k),
-        m -> m.firstEntry(), m -> m.lastEntry(), m -> m.firstKey(), m -> m.lastKey());
+  /**
+   * Compares every read of the java.util surface on {@code map} and {@code model} at key {@code k}.
+   */
+  private static void assertSameReads(
+      String what, NavigableMap<Long, String> map, NavigableMap<Long, String> model, long k) {
+    List<Function<NavigableMap<Long, String>, Object>> reads =
+        List.of(
+            m -> m.get(k),
+            m -> m.containsKey(k),
+            m -> m.size(),
+            m -> m.isEmpty(),
+            m -> m.floorEntry(k),
+            m -> m.floorKey(k),
+            m -> m.ceilingEntry(k),
+            m -> m.ceilingKey(k),
+            m -> m.lowerEntry(k),
+            m -> m.lowerKey(k),
+            m -> m.higherEntry(k),
+            m -> m.higherKey(k),
+            m -> m.firstEntry(),
+            m -> m.lastEntry(),
+            m -> m.firstKey(),
+            m -> m.lastKey());
     for (int i = 0; i < reads.size(); i++) {
-      assertThat(outcome(reads.get(i), map)).as("%s: read #%d at key %d", what, i, k)
+      assertThat(outcome(reads.get(i), map))
+          .as("%s: read #%d at key %d", what, i, k)
           .isEqualTo(outcome(reads.get(i), model));
     }
   }
@@ -89,7 +108,8 @@ public abstract class NavigableMapContract {
     assertThat(map.hashCode()).isZero();
     assertThat(map.toString()).isEqualTo("{}");
     assertThat(map.entrySet().iterator().hasNext()).isFalse();
-    assertThatThrownBy(() -> map.entrySet().iterator().next()).isInstanceOf(NoSuchElementException.class);
+    assertThatThrownBy(() -> map.entrySet().iterator().next())
+        .isInstanceOf(NoSuchElementException.class);
     assertThat(map.comparator()).isNull();
   }
 
@@ -109,15 +129,19 @@ public abstract class NavigableMapContract {
       } else if (op < 8) {
         assertThat(map.remove(k)).as("%s remove(%d)", what, k).isEqualTo(model.remove(k));
       } else if (op == 8) {
-        assertThat(outcome(NavigableMap::pollFirstEntry, map)).as("%s pollFirst", what)
+        assertThat(outcome(NavigableMap::pollFirstEntry, map))
+            .as("%s pollFirst", what)
             .isEqualTo(outcome(NavigableMap::pollFirstEntry, model));
       } else {
-        assertThat(outcome(NavigableMap::pollLastEntry, map)).as("%s pollLast", what)
+        assertThat(outcome(NavigableMap::pollLastEntry, map))
+            .as("%s pollLast", what)
             .isEqualTo(outcome(NavigableMap::pollLastEntry, model));
       }
       assertSameReads(what, map, model, random.nextInt(64) - 2);
     }
-    assertThat(entries(map)).as("seed %d: final entries in order", seed).containsExactlyElementsOf(model.entrySet());
+    assertThat(entries(map))
+        .as("seed %d: final entries in order", seed)
+        .containsExactlyElementsOf(model.entrySet());
     assertThat(map).isEqualTo(model);
     assertThat(model).isEqualTo(map);
     assertThat(map.hashCode()).isEqualTo(model.hashCode());
@@ -137,30 +161,44 @@ public abstract class NavigableMapContract {
       long b = a + random.nextInt(30);
       boolean ai = random.nextBoolean();
       boolean bi = random.nextBoolean();
-      List<Function<NavigableMap<Long, String>, NavigableMap<Long, String>>> views = List.of(
-          m -> m.subMap(a, ai, b, bi), m -> m.headMap(b, bi), m -> m.tailMap(a, ai), NavigableMap::descendingMap,
-          m -> m.descendingMap().subMap(b, bi, a, ai), m -> m.subMap(a, ai, b, bi).descendingMap().headMap(a + 5, true),
-          m -> (NavigableMap<Long, String>) m.subMap(a, b).tailMap(a + 3 > b ? a : a + 3));
+      List<Function<NavigableMap<Long, String>, NavigableMap<Long, String>>> views =
+          List.of(
+              m -> m.subMap(a, ai, b, bi),
+              m -> m.headMap(b, bi),
+              m -> m.tailMap(a, ai),
+              NavigableMap::descendingMap,
+              m -> m.descendingMap().subMap(b, bi, a, ai),
+              m -> m.subMap(a, ai, b, bi).descendingMap().headMap(a + 5, true),
+              m -> (NavigableMap<Long, String>) m.subMap(a, b).tailMap(a + 3 > b ? a : a + 3));
       for (int v = 0; v < views.size(); v++) {
         String what = "seed " + seed + " step " + i + " view " + v + " [" + a + "," + b + "]";
         Function<NavigableMap<Long, String>, Object> make = views.get(v)::apply;
         Object expectedView = outcome(make, model);
         if (expectedView instanceof Class<?>) {
-          assertThat(outcome(make, map)).as("%s: the view is refused like TreeMap's", what).isEqualTo(expectedView);
+          assertThat(outcome(make, map))
+              .as("%s: the view is refused like TreeMap's", what)
+              .isEqualTo(expectedView);
           continue;
         }
         @SuppressWarnings("unchecked")
         NavigableMap<Long, String> expected = (NavigableMap<Long, String>) expectedView;
         NavigableMap<Long, String> view = views.get(v).apply(map);
         assertThat(entries(view)).as(what).containsExactlyElementsOf(expected.entrySet());
-        assertThat(new ArrayList<>(view.navigableKeySet())).as(what).isEqualTo(new ArrayList<>(expected.navigableKeySet()));
-        assertThat(new ArrayList<>(view.descendingKeySet())).as(what).isEqualTo(new ArrayList<>(expected.descendingKeySet()));
-        assertThat(new ArrayList<>(view.values())).as(what).isEqualTo(new ArrayList<>(expected.values()));
+        assertThat(new ArrayList<>(view.navigableKeySet()))
+            .as(what)
+            .isEqualTo(new ArrayList<>(expected.navigableKeySet()));
+        assertThat(new ArrayList<>(view.descendingKeySet()))
+            .as(what)
+            .isEqualTo(new ArrayList<>(expected.descendingKeySet()));
+        assertThat(new ArrayList<>(view.values()))
+            .as(what)
+            .isEqualTo(new ArrayList<>(expected.values()));
         assertThat(view).as(what).isEqualTo(expected);
         assertThat(view.hashCode()).as(what).isEqualTo(expected.hashCode());
         assertSameReads(what, view, expected, random.nextInt(54) - 2);
         long outside = random.nextInt(60) - 5;
-        assertThat(outcome(m -> m.put(outside, "x"), view)).as("%s put(%d)", what, outside)
+        assertThat(outcome(m -> m.put(outside, "x"), view))
+            .as("%s put(%d)", what, outside)
             .isEqualTo(outcome(m -> m.put(outside, "x"), expected));
         assertThat(map).as(what + " after a put through the view").isEqualTo(model);
       }
@@ -199,11 +237,13 @@ public abstract class NavigableMapContract {
     values.next();
     values.remove();
     assertThat(map.containsKey(0L)).isFalse();
-    assertThatThrownBy(() -> map.navigableKeySet().add(100L)).isInstanceOf(UnsupportedOperationException.class);
+    assertThatThrownBy(() -> map.navigableKeySet().add(100L))
+        .isInstanceOf(UnsupportedOperationException.class);
     assertThat(map.entrySet().remove(Map.entry(1L, "wrong"))).isFalse();
     assertThat(map.entrySet().remove(Map.entry(1L, "v1"))).isTrue();
     map.subMap(2L, 8L).clear();
-    assertThat(map.navigableKeySet()).containsExactly(8L, 10L, 11L, 12L, 13L, 14L, 15L, 17L, 18L, 19L);
+    assertThat(map.navigableKeySet())
+        .containsExactly(8L, 10L, 11L, 12L, 13L, 14L, 15L, 17L, 18L, 19L);
     map.descendingMap().headMap(17L).clear();
     assertThat(map.navigableKeySet()).containsExactly(8L, 10L, 11L, 12L, 13L, 14L, 15L, 17L);
   }
@@ -216,15 +256,25 @@ public abstract class NavigableMapContract {
       map.put(k, "v");
       model.put(k, "v");
     }
-    List<Function<NavigableMap<Long, String>, Object>> calls = List.of(
-        m -> m.subMap(5L, 2L), m -> m.subMap(2L, false, 2L, false).size(), m -> m.subMap(2L, 6L).subMap(1L, 4L),
-        m -> m.subMap(2L, 6L).subMap(3L, 6L).size(), m -> m.subMap(2L, true, 6L, false).subMap(3L, true, 6L, true),
-        m -> m.headMap(5L, false).tailMap(5L, false).size(), m -> m.headMap(5L, false).tailMap(5L, true),
-        m -> m.tailMap(5L, false).headMap(5L, false).size(), m -> m.descendingMap().subMap(2L, 5L),
-        m -> m.descendingMap().subMap(5L, 2L).size(), m -> m.headMap(3L).headMap(4L),
-        m -> m.navigableKeySet().subSet(2L, 6L).headSet(7L), m -> m.navigableKeySet().subSet(2L, 6L).headSet(6L).size());
+    List<Function<NavigableMap<Long, String>, Object>> calls =
+        List.of(
+            m -> m.subMap(5L, 2L),
+            m -> m.subMap(2L, false, 2L, false).size(),
+            m -> m.subMap(2L, 6L).subMap(1L, 4L),
+            m -> m.subMap(2L, 6L).subMap(3L, 6L).size(),
+            m -> m.subMap(2L, true, 6L, false).subMap(3L, true, 6L, true),
+            m -> m.headMap(5L, false).tailMap(5L, false).size(),
+            m -> m.headMap(5L, false).tailMap(5L, true),
+            m -> m.tailMap(5L, false).headMap(5L, false).size(),
+            m -> m.descendingMap().subMap(2L, 5L),
+            m -> m.descendingMap().subMap(5L, 2L).size(),
+            m -> m.headMap(3L).headMap(4L),
+            m -> m.navigableKeySet().subSet(2L, 6L).headSet(7L),
+            m -> m.navigableKeySet().subSet(2L, 6L).headSet(6L).size());
     for (int i = 0; i < calls.size(); i++) {
-      assertThat(outcome(calls.get(i), map)).as("call #%d", i).isEqualTo(outcome(calls.get(i), model));
+      assertThat(outcome(calls.get(i), map))
+          .as("call #%d", i)
+          .isEqualTo(outcome(calls.get(i), model));
     }
   }
 
@@ -242,7 +292,9 @@ public abstract class NavigableMapContract {
     map.put(100L, "late");
     List<Long> rest = new ArrayList<>();
     keys.forEachRemaining(rest::add);
-    assertThat(rest).as("the iterator keeps walking the version it started on").containsExactly(1L, 2L, 3L, 4L);
+    assertThat(rest)
+        .as("the iterator keeps walking the version it started on")
+        .containsExactly(1L, 2L, 3L, 4L);
     assertThatThrownBy(keys::next).isInstanceOf(NoSuchElementException.class);
     assertThat(map.navigableKeySet()).containsExactly(1L, 2L, 3L, 4L, 100L);
     Iterator<Long> down = map.navigableKeySet().descendingIterator();
@@ -254,13 +306,26 @@ public abstract class NavigableMapContract {
   void nullKeysAndValuesAreRefusedWithNullPointerException() {
     NavigableMap<Long, String> map = newMap();
     map.put(1L, "one");
-    List<Function<NavigableMap<Long, String>, Object>> calls = List.of(
-        m -> m.put(null, "x"), m -> m.put(2L, null), m -> m.get(null), m -> m.containsKey(null),
-        m -> m.remove(null), m -> m.floorKey(null), m -> m.ceilingEntry(null), m -> m.lowerKey(null),
-        m -> m.higherEntry(null), m -> m.containsValue(null), m -> m.subMap(null, 2L), m -> m.headMap(null),
-        m -> m.tailMap(null, true), m -> m.subMap(0L, 5L).put(null, "x"));
+    List<Function<NavigableMap<Long, String>, Object>> calls =
+        List.of(
+            m -> m.put(null, "x"),
+            m -> m.put(2L, null),
+            m -> m.get(null),
+            m -> m.containsKey(null),
+            m -> m.remove(null),
+            m -> m.floorKey(null),
+            m -> m.ceilingEntry(null),
+            m -> m.lowerKey(null),
+            m -> m.higherEntry(null),
+            m -> m.containsValue(null),
+            m -> m.subMap(null, 2L),
+            m -> m.headMap(null),
+            m -> m.tailMap(null, true),
+            m -> m.subMap(0L, 5L).put(null, "x"));
     for (int i = 0; i < calls.size(); i++) {
-      assertThat(outcome(calls.get(i), map)).as("call #%d", i).isEqualTo(NullPointerException.class);
+      assertThat(outcome(calls.get(i), map))
+          .as("call #%d", i)
+          .isEqualTo(NullPointerException.class);
     }
     assertThat(map).as("refused calls change nothing").isEqualTo(Map.of(1L, "one"));
   }
@@ -302,7 +367,9 @@ public abstract class NavigableMapContract {
     }
     map.putAll(source);
     assertThat(map).isEqualTo(source);
-    assertThat(map.descendingMap().comparator().compare(1L, 2L)).as("descending order").isPositive();
+    assertThat(map.descendingMap().comparator().compare(1L, 2L))
+        .as("descending order")
+        .isPositive();
     map.clear();
     assertThat(map).isEmpty();
     assertThat(map.size()).isZero();

@@ -53,29 +53,33 @@ class SMRListConcurrencyTest {
       SMRList<Integer> queue = Harness.list(rts[p], name);
       Random random = new Random(seed * 31 + p);
       int first = p * items / 2;
-      futures.add(pool.submit(() -> {
-        for (int i = first; i < first + items / 2; i++) {
-          if (random.nextBoolean()) {
-            queue.offer(i);
-          } else {
-            queue.offerFirst(i);
-          }
-          produced.incrementAndGet();
-        }
-      }));
+      futures.add(
+          pool.submit(
+              () -> {
+                for (int i = first; i < first + items / 2; i++) {
+                  if (random.nextBoolean()) {
+                    queue.offer(i);
+                  } else {
+                    queue.offerFirst(i);
+                  }
+                  produced.incrementAndGet();
+                }
+              }));
     }
     // Two consumers per runtime, polling from both ends until every item was taken.
     for (int c = 0; c < 4; c++) {
       SMRList<Integer> queue = Harness.list(rts[c % 2], name);
       boolean fromBack = c >= 2;
-      futures.add(pool.submit(() -> {
-        while (polled.size() < items && System.currentTimeMillis() < deadline) {
-          Integer item = fromBack ? queue.pollLast() : queue.poll();
-          if (item != null) {
-            polled.add(item);
-          }
-        }
-      }));
+      futures.add(
+          pool.submit(
+              () -> {
+                while (polled.size() < items && System.currentTimeMillis() < deadline) {
+                  Integer item = fromBack ? queue.pollLast() : queue.poll();
+                  if (item != null) {
+                    polled.add(item);
+                  }
+                }
+              }));
     }
     for (Future<?> f : futures) {
       f.get(DEADLINE_MS + 10_000, TimeUnit.MILLISECONDS);
@@ -101,21 +105,24 @@ class SMRListConcurrencyTest {
     for (int t = 0; t < 3; t++) {
       VCorfuRuntime rt = harness.runtime();
       Random random = new Random(seed + t);
-      futures.add(pool.submit(() -> {
-        SMRList<Integer> a = Harness.list(rt, name + "-left");
-        SMRList<Integer> b = Harness.list(rt, name + "-right");
-        for (int i = 0; i < 30; i++) {
-          boolean leftToRight = random.nextBoolean();
-          rt.transaction(() -> {
-            SMRList<Integer> from = leftToRight ? a : b;
-            SMRList<Integer> to = leftToRight ? b : a;
-            Integer item = from.pollFirst();
-            if (item != null) {
-              to.addLast(item);
-            }
-          });
-        }
-      }));
+      futures.add(
+          pool.submit(
+              () -> {
+                SMRList<Integer> a = Harness.list(rt, name + "-left");
+                SMRList<Integer> b = Harness.list(rt, name + "-right");
+                for (int i = 0; i < 30; i++) {
+                  boolean leftToRight = random.nextBoolean();
+                  rt.transaction(
+                      () -> {
+                        SMRList<Integer> from = leftToRight ? a : b;
+                        SMRList<Integer> to = leftToRight ? b : a;
+                        Integer item = from.pollFirst();
+                        if (item != null) {
+                          to.addLast(item);
+                        }
+                      });
+                }
+              }));
     }
     for (Future<?> f : futures) {
       f.get(DEADLINE_MS, TimeUnit.MILLISECONDS);

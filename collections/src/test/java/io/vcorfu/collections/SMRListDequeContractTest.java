@@ -21,7 +21,10 @@ import org.junit.jupiter.params.provider.ValueSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** The {@link Deque}, {@link Queue} and stack contracts, checked on {@link SMRList} against {@link ArrayDeque}. */
+/**
+ * The {@link Deque}, {@link Queue} and stack contracts, checked on {@link SMRList} against {@link
+ * ArrayDeque}.
+ */
 class SMRListDequeContractTest {
   private static final Logger LOG = LoggerFactory.getLogger(SMRListDequeContractTest.class);
 
@@ -38,8 +41,8 @@ class SMRListDequeContractTest {
   void randomDequeOperationsThroughTwoClientsMatchArrayDeque(long seed) {
     LOG.info("seed {}", seed);
     Random random = new Random(seed);
-    List<SMRList<Integer>> clients = List.of(Harness.list(harness.runtime(), name),
-        Harness.list(harness.runtime(), name));
+    List<SMRList<Integer>> clients =
+        List.of(Harness.list(harness.runtime(), name), Harness.list(harness.runtime(), name));
     Deque<Integer> model = new ArrayDeque<>();
     for (int step = 0; step < 400; step++) {
       SMRList<Integer> deque = clients.get(random.nextInt(2));
@@ -63,37 +66,62 @@ class SMRListDequeContractTest {
 
   private static Outcome apply(Deque<Integer> d, int op, int e) {
     switch (op) {
-      case 0: return Outcome.of(() -> d.offerFirst(e));
-      case 1: return Outcome.of(() -> d.offerLast(e));
-      case 2: return Outcome.of(() -> d.offer(e));
-      case 3: return Outcome.of(() -> d.add(e));
-      case 4: return Outcome.of(() -> {
-        d.addFirst(e);
-        return null;
-      });
-      case 5: return Outcome.of(() -> {
-        d.addLast(e);
-        return null;
-      });
-      case 6: return Outcome.of(() -> {
-        d.push(e);
-        return null;
-      });
-      case 7: return Outcome.of(d::peekFirst);
-      case 8: return Outcome.of(d::peekLast);
-      case 9: return Outcome.of(d::peek);
-      case 10: return Outcome.of(d::pollFirst);
-      case 11: return Outcome.of(d::pollLast);
-      case 12: return Outcome.of(d::poll);
-      case 13: return Outcome.of(d::pop);
-      case 14: return Outcome.of(d::removeFirst);
-      case 15: return Outcome.of(d::removeLast);
-      case 16: return Outcome.of(d::remove);
-      case 17: return Outcome.of(() -> List.of(d.getFirst(), d.getLast(), d.element()));
-      case 18: return Outcome.of(() -> d.removeFirstOccurrence(e));
-      case 19: return Outcome.of(() -> d.removeLastOccurrence(e));
-      case 20: return Outcome.of(() -> List.of(d.contains(e), d.size(), d.isEmpty()));
-      default: return Outcome.of(() -> d.remove((Object) e));
+      case 0:
+        return Outcome.of(() -> d.offerFirst(e));
+      case 1:
+        return Outcome.of(() -> d.offerLast(e));
+      case 2:
+        return Outcome.of(() -> d.offer(e));
+      case 3:
+        return Outcome.of(() -> d.add(e));
+      case 4:
+        return Outcome.of(
+            () -> {
+              d.addFirst(e);
+              return null;
+            });
+      case 5:
+        return Outcome.of(
+            () -> {
+              d.addLast(e);
+              return null;
+            });
+      case 6:
+        return Outcome.of(
+            () -> {
+              d.push(e);
+              return null;
+            });
+      case 7:
+        return Outcome.of(d::peekFirst);
+      case 8:
+        return Outcome.of(d::peekLast);
+      case 9:
+        return Outcome.of(d::peek);
+      case 10:
+        return Outcome.of(d::pollFirst);
+      case 11:
+        return Outcome.of(d::pollLast);
+      case 12:
+        return Outcome.of(d::poll);
+      case 13:
+        return Outcome.of(d::pop);
+      case 14:
+        return Outcome.of(d::removeFirst);
+      case 15:
+        return Outcome.of(d::removeLast);
+      case 16:
+        return Outcome.of(d::remove);
+      case 17:
+        return Outcome.of(() -> List.of(d.getFirst(), d.getLast(), d.element()));
+      case 18:
+        return Outcome.of(() -> d.removeFirstOccurrence(e));
+      case 19:
+        return Outcome.of(() -> d.removeLastOccurrence(e));
+      case 20:
+        return Outcome.of(() -> List.of(d.contains(e), d.size(), d.isEmpty()));
+      default:
+        return Outcome.of(() -> d.remove((Object) e));
     }
   }
 
@@ -107,7 +135,8 @@ class SMRListDequeContractTest {
     assertThatThrownBy(d::getFirst).isInstanceOf(NoSuchElementException.class);
     assertThatThrownBy(d::getLast).isInstanceOf(NoSuchElementException.class);
     assertThatThrownBy(d::element).isInstanceOf(NoSuchElementException.class);
-    assertThatThrownBy(() -> d.descendingIterator().next()).isInstanceOf(NoSuchElementException.class);
+    assertThatThrownBy(() -> d.descendingIterator().next())
+        .isInstanceOf(NoSuchElementException.class);
     assertThat(d.pollFirst()).isNull();
     assertThat(d.pollLast()).isNull();
     assertThat(d.poll()).isNull();

@@ -41,8 +41,8 @@ class SMRListListContractTest {
   void randomListOperationsThroughTwoClientsMatchArrayList(long seed) {
     LOG.info("seed {}", seed);
     Random random = new Random(seed);
-    List<SMRList<Integer>> clients = List.of(Harness.list(harness.runtime(), name),
-        Harness.list(harness.runtime(), name));
+    List<SMRList<Integer>> clients =
+        List.of(Harness.list(harness.runtime(), name), Harness.list(harness.runtime(), name));
     List<Integer> model = new ArrayList<>();
     for (int step = 0; step < 300; step++) {
       SMRList<Integer> list = clients.get(random.nextInt(2));
@@ -51,8 +51,7 @@ class SMRListListContractTest {
       int i = random.nextInt(model.size() + 3) - 1;
       long order = random.nextLong();
       String what = "step " + step + " op " + op + " e " + e + " i " + i;
-      assertThat(apply(list, op, e, i, order))
-          .as(what).isEqualTo(apply(model, op, e, i, order));
+      assertThat(apply(list, op, e, i, order)).as(what).isEqualTo(apply(model, op, e, i, order));
       if (step % 25 == 0) {
         for (SMRList<Integer> c : clients) {
           assertThat(c).as(what).containsExactlyElementsOf(model);
@@ -66,64 +65,97 @@ class SMRListListContractTest {
     assertThat(clients.get(0)).isEqualTo(clients.get(1)).isEqualTo(model);
   }
 
-  /** Runs operation {@code op} on {@code list}; the same arguments give the same outcome on a correct list. */
+  /**
+   * Runs operation {@code op} on {@code list}; the same arguments give the same outcome on a
+   * correct list.
+   */
   private static Outcome apply(List<Integer> list, int op, int e, int i, long seed) {
     switch (op) {
-      case 0: case 1: case 2: return Outcome.of(() -> list.add(e));
-      case 3: case 4: return Outcome.of(() -> {
-        list.add(i, e);
-        return null;
-      });
-      case 5: return Outcome.of(() -> list.set(i, e));
-      case 6: return Outcome.of(() -> list.remove(i));
-      case 7: return Outcome.of(() -> list.remove(Integer.valueOf(e)));
-      case 8: return Outcome.of(() -> list.get(i));
-      case 9: return Outcome.of(() -> List.of(list.indexOf(e), list.lastIndexOf(e), list.contains(e)));
-      case 10: return Outcome.of(() -> list.addAll(List.of(e, e + 1, e + 2)));
-      case 11: return Outcome.of(() -> list.addAll(i, List.of(e, e + 3)));
-      case 12: return Outcome.of(() -> list.removeAll(Set.of(e, e + 1)));
-      case 13: return Outcome.of(() -> list.retainAll(range(e, e + 9)));
-      case 14: return Outcome.of(() -> list.removeIf(x -> x % 5 == e % 5));
-      case 15: return Outcome.of(() -> {
-        list.subList(Math.max(0, i), Math.min(list.size(), Math.max(0, i) + 2)).clear();
-        return null;
-      });
-      case 16: return Outcome.of(() -> {
-        // Remove every element equal to e through the iterator.
-        for (Iterator<Integer> it = list.iterator(); it.hasNext(); ) {
-          if (it.next() == e) {
-            it.remove();
-          }
-        }
-        return null;
-      });
-      case 17: return Outcome.of(() -> {
-        // Insert e after each element below e, and double those above it, through a list iterator.
-        for (ListIterator<Integer> it = list.listIterator(); it.hasNext(); ) {
-          int x = it.next();
-          if (x < e) {
-            it.add(e);
-          } else if (x > e && x < 1000) {
-            it.set(x * 2);
-          }
-        }
-        return null;
-      });
-      case 18: return Outcome.of(() -> {
-        list.replaceAll(x -> (x + e) % 17);
-        return null;
-      });
-      case 19: return Outcome.of(() -> {
-        list.sort(seed % 2 == 0 ? null : Comparator.reverseOrder());
-        return null;
-      });
-      case 20: return Outcome.of(() -> List.copyOf(list.subList(Math.max(0, i), list.size())));
-      default: return Outcome.of(() -> {
-        if (e == 0) {
-          list.clear();
-        }
-        return list.isEmpty();
-      });
+      case 0:
+      case 1:
+      case 2:
+        return Outcome.of(() -> list.add(e));
+      case 3:
+      case 4:
+        return Outcome.of(
+            () -> {
+              list.add(i, e);
+              return null;
+            });
+      case 5:
+        return Outcome.of(() -> list.set(i, e));
+      case 6:
+        return Outcome.of(() -> list.remove(i));
+      case 7:
+        return Outcome.of(() -> list.remove(Integer.valueOf(e)));
+      case 8:
+        return Outcome.of(() -> list.get(i));
+      case 9:
+        return Outcome.of(() -> List.of(list.indexOf(e), list.lastIndexOf(e), list.contains(e)));
+      case 10:
+        return Outcome.of(() -> list.addAll(List.of(e, e + 1, e + 2)));
+      case 11:
+        return Outcome.of(() -> list.addAll(i, List.of(e, e + 3)));
+      case 12:
+        return Outcome.of(() -> list.removeAll(Set.of(e, e + 1)));
+      case 13:
+        return Outcome.of(() -> list.retainAll(range(e, e + 9)));
+      case 14:
+        return Outcome.of(() -> list.removeIf(x -> x % 5 == e % 5));
+      case 15:
+        return Outcome.of(
+            () -> {
+              list.subList(Math.max(0, i), Math.min(list.size(), Math.max(0, i) + 2)).clear();
+              return null;
+            });
+      case 16:
+        return Outcome.of(
+            () -> {
+              // Remove every element equal to e through the iterator.
+              for (Iterator<Integer> it = list.iterator(); it.hasNext(); ) {
+                if (it.next() == e) {
+                  it.remove();
+                }
+              }
+              return null;
+            });
+      case 17:
+        return Outcome.of(
+            () -> {
+              // Insert e after each element below e, and double those above it, through a list
+              // iterator.
+              for (ListIterator<Integer> it = list.listIterator(); it.hasNext(); ) {
+                int x = it.next();
+                if (x < e) {
+                  it.add(e);
+                } else if (x > e && x < 1000) {
+                  it.set(x * 2);
+                }
+              }
+              return null;
+            });
+      case 18:
+        return Outcome.of(
+            () -> {
+              list.replaceAll(x -> (x + e) % 17);
+              return null;
+            });
+      case 19:
+        return Outcome.of(
+            () -> {
+              list.sort(seed % 2 == 0 ? null : Comparator.reverseOrder());
+              return null;
+            });
+      case 20:
+        return Outcome.of(() -> List.copyOf(list.subList(Math.max(0, i), list.size())));
+      default:
+        return Outcome.of(
+            () -> {
+              if (e == 0) {
+                list.clear();
+              }
+              return list.isEmpty();
+            });
     }
   }
 
@@ -146,7 +178,9 @@ class SMRListListContractTest {
     assertThat(new ArrayList<>(List.of("a", "b", "a")).equals(list)).isTrue();
     assertThat(list.equals(other)).isTrue();
     assertThat(other.equals(list)).isTrue();
-    assertThat(list.hashCode()).isEqualTo(List.of("a", "b", "a").hashCode()).isEqualTo(other.hashCode());
+    assertThat(list.hashCode())
+        .isEqualTo(List.of("a", "b", "a").hashCode())
+        .isEqualTo(other.hashCode());
     assertThat(list.equals(List.of("a", "a", "b"))).isFalse();
     assertThat(list.equals(List.of("a", "b"))).isFalse();
     assertThat(list.equals(Set.of("a", "b"))).isFalse();
@@ -162,10 +196,13 @@ class SMRListListContractTest {
     assertThatThrownBy(() -> list.add(null)).isInstanceOf(NullPointerException.class);
     assertThatThrownBy(() -> list.add(0, null)).isInstanceOf(NullPointerException.class);
     assertThatThrownBy(() -> list.set(0, null)).isInstanceOf(NullPointerException.class);
-    assertThatThrownBy(() -> list.addAll(Arrays.asList("y", null))).isInstanceOf(NullPointerException.class);
-    assertThatThrownBy(() -> list.addAll(0, Arrays.asList(null, "y"))).isInstanceOf(NullPointerException.class);
+    assertThatThrownBy(() -> list.addAll(Arrays.asList("y", null)))
+        .isInstanceOf(NullPointerException.class);
+    assertThatThrownBy(() -> list.addAll(0, Arrays.asList(null, "y")))
+        .isInstanceOf(NullPointerException.class);
     assertThatThrownBy(() -> list.replaceAll(x -> null)).isInstanceOf(NullPointerException.class);
-    assertThatThrownBy(() -> list.listIterator().add(null)).isInstanceOf(NullPointerException.class);
+    assertThatThrownBy(() -> list.listIterator().add(null))
+        .isInstanceOf(NullPointerException.class);
     assertThat(list.contains(null)).isFalse();
     assertThat(list.indexOf(null)).isEqualTo(-1);
     assertThat(list.lastIndexOf(null)).isEqualTo(-1);
@@ -187,7 +224,8 @@ class SMRListListContractTest {
     assertThatThrownBy(() -> stale.add(4, "x")).isInstanceOf(IndexOutOfBoundsException.class);
     assertThatThrownBy(() -> stale.add(-1, "x")).isInstanceOf(IndexOutOfBoundsException.class);
     assertThatThrownBy(() -> stale.remove(3)).isInstanceOf(IndexOutOfBoundsException.class);
-    assertThatThrownBy(() -> stale.addAll(5, List.of("x"))).isInstanceOf(IndexOutOfBoundsException.class);
+    assertThatThrownBy(() -> stale.addAll(5, List.of("x")))
+        .isInstanceOf(IndexOutOfBoundsException.class);
     assertThatThrownBy(() -> stale.get(3)).isInstanceOf(IndexOutOfBoundsException.class);
     assertThat(writer).containsExactly("b", "C", "d");
   }
@@ -296,7 +334,8 @@ class SMRListListContractTest {
     @SuppressWarnings("unchecked")
     SMRList<String> atFirst = rt.objects().builder(name, SMRList.class).asOf(first).open();
     @SuppressWarnings("unchecked")
-    SMRList<String> atSecond = harness.runtime().objects().builder(name, SMRList.class).asOf(second).open();
+    SMRList<String> atSecond =
+        harness.runtime().objects().builder(name, SMRList.class).asOf(second).open();
     assertThat(atFirst).containsExactly("a", "b");
     assertThat(atSecond).containsExactly("b", "c");
     assertThat(list).isEmpty();

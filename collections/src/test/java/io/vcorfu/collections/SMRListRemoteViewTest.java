@@ -21,7 +21,8 @@ class SMRListRemoteViewTest {
   @BeforeEach
   void needsRealNodes() {
     assumeThat(System.getProperty(TestCluster.BACKEND_PROPERTY))
-        .as("remote views need real nodes (the server module's run)").isNotNull();
+        .as("remote views need real nodes (the server module's run)")
+        .isNotNull();
   }
 
   @AfterEach
@@ -47,7 +48,8 @@ class SMRListRemoteViewTest {
     assertThat(local).containsExactly("b", "c");
     assertThat(remote).isEqualTo(local);
     org.assertj.core.api.Assertions.assertThatThrownBy(() -> remote.remove(5))
-        .isInstanceOfSatisfying(RemoteCallException.class,
+        .isInstanceOfSatisfying(
+            RemoteCallException.class,
             e -> assertThat(e.getMessage()).contains("IndexOutOfBoundsException"));
   }
 }

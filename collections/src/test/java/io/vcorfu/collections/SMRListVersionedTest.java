@@ -6,7 +6,9 @@ import io.vcorfu.collections.internal.ListVersion;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-/** {@link SMRList} as a {@link io.vcorfu.runtime.Versioned} state, on plain (unopened) instances. */
+/**
+ * {@link SMRList} as a {@link io.vcorfu.runtime.Versioned} state, on plain (unopened) instances.
+ */
 class SMRListVersionedTest {
 
   @Test
@@ -30,7 +32,9 @@ class SMRListVersionedTest {
     assertThat(restored.captureVersion()).isEqualTo(v1);
     restored.insertLast("c");
     assertThat(restored).containsExactly("a", "b", "c");
-    assertThat(v1.elements()).as("updates after a restore leave the version alone").containsExactly("a", "b");
+    assertThat(v1.elements())
+        .as("updates after a restore leave the version alone")
+        .containsExactly("a", "b");
   }
 
   @Test
@@ -43,7 +47,8 @@ class SMRListVersionedTest {
   @Test
   void aVersionMadeFromAPlainListHoldsAPersistentSequence() {
     ListVersion<Integer> decoded = new ListVersion<>(5, new java.util.ArrayList<>(List.of(1, 2)));
-    assertThat(decoded.elements()).isInstanceOf(io.vcorfu.collections.internal.PersistentSequence.class);
+    assertThat(decoded.elements())
+        .isInstanceOf(io.vcorfu.collections.internal.PersistentSequence.class);
     SMRList<Integer> state = new SMRList<>();
     state.restoreVersion(decoded);
     state.insertLast(3);

@@ -24,7 +24,8 @@ class SMRMapConflictTest {
   private static final int THREADS_PER_RUNTIME = 2;
   private final Harness harness = new Harness();
   private final List<VCorfuRuntime> runtimes = new ArrayList<>();
-  private final ExecutorService pool = Executors.newFixedThreadPool(RUNTIMES * THREADS_PER_RUNTIME + 1);
+  private final ExecutorService pool =
+      Executors.newFixedThreadPool(RUNTIMES * THREADS_PER_RUNTIME + 1);
 
   private List<SMRMap<String, Integer>> maps(String name, RuntimeOptions options) {
     List<SMRMap<String, Integer>> out = new ArrayList<>();
@@ -61,31 +62,35 @@ class SMRMapConflictTest {
       SMRMap<String, Integer> map = maps.get(r);
       for (int t = 0; t < THREADS_PER_RUNTIME; t++) {
         String key = "key-" + r + "-" + t;
-        futures.add(pool.submit(() -> {
-          for (int i = 0; i < rounds; i++) {
-            rt.TXBegin();
-            int v = map.getOrDefault(key, 0);
-            map.put(key, v + 1);
-            map.fastPut(key + "-shadow", v + 1);
-            try {
-              rt.TXEnd();
-              commits.incrementAndGet();
-            } catch (TransactionAbortedException e) {
-              aborts.incrementAndGet();
-            }
-          }
-          return null;
-        }));
+        futures.add(
+            pool.submit(
+                () -> {
+                  for (int i = 0; i < rounds; i++) {
+                    rt.TXBegin();
+                    int v = map.getOrDefault(key, 0);
+                    map.put(key, v + 1);
+                    map.fastPut(key + "-shadow", v + 1);
+                    try {
+                      rt.TXEnd();
+                      commits.incrementAndGet();
+                    } catch (TransactionAbortedException e) {
+                      aborts.incrementAndGet();
+                    }
+                  }
+                  return null;
+                }));
       }
     }
     // Blind writes of yet other keys, outside transactions, at the same time.
     SMRMap<String, Integer> blind = maps.get(0);
-    futures.add(pool.submit(() -> {
-      for (int i = 0; i < rounds; i++) {
-        blind.fastPut("blind", i);
-      }
-      return null;
-    }));
+    futures.add(
+        pool.submit(
+            () -> {
+              for (int i = 0; i < rounds; i++) {
+                blind.fastPut("blind", i);
+              }
+              return null;
+            }));
     awaitAll(futures);
 
     assertThat(aborts.get()).as("aborts of transactions on disjoint keys").isZero();
@@ -116,27 +121,31 @@ class SMRMapConflictTest {
       VCorfuRuntime rt = runtimes.get(r);
       SMRMap<String, Integer> map = maps.get(r);
       for (int t = 0; t < THREADS_PER_RUNTIME; t++) {
-        futures.add(pool.submit(() -> {
-          for (int i = 0; i < rounds; i++) {
-            rt.TXBegin();
-            int v = map.getOrDefault("shared", 0);
-            barrier.await(60, TimeUnit.SECONDS); // every transaction of the round has read
-            map.put("shared", v + 1);
-            try {
-              rt.TXEnd();
-              commits.incrementAndGet();
-            } catch (TransactionAbortedException e) {
-              aborts.incrementAndGet();
-            }
-            barrier.await(60, TimeUnit.SECONDS); // the round is decided
-          }
-          return null;
-        }));
+        futures.add(
+            pool.submit(
+                () -> {
+                  for (int i = 0; i < rounds; i++) {
+                    rt.TXBegin();
+                    int v = map.getOrDefault("shared", 0);
+                    barrier.await(60, TimeUnit.SECONDS); // every transaction of the round has read
+                    map.put("shared", v + 1);
+                    try {
+                      rt.TXEnd();
+                      commits.incrementAndGet();
+                    } catch (TransactionAbortedException e) {
+                      aborts.incrementAndGet();
+                    }
+                    barrier.await(60, TimeUnit.SECONDS); // the round is decided
+                  }
+                  return null;
+                }));
       }
     }
     awaitAll(futures);
     assertThat(commits.get()).as("one commit per round").isEqualTo(rounds);
-    assertThat(aborts.get()).as("every other transaction of a round aborts").isEqualTo(rounds * (threads - 1));
+    assertThat(aborts.get())
+        .as("every other transaction of a round aborts")
+        .isEqualTo(rounds * (threads - 1));
     for (SMRMap<String, Integer> map : maps) {
       assertThat(map.get("shared")).isEqualTo(rounds);
     }
@@ -144,20 +153,24 @@ class SMRMapConflictTest {
 
   @Test
   void retriedTransactionsOnOneSharedKeyLoseNoIncrement() throws Exception {
-    RuntimeOptions options = RuntimeOptions.defaults().withMaxTransactionAttempts(500)
-        .withBackoff(Duration.ofMillis(1), Duration.ofMillis(20));
+    RuntimeOptions options =
+        RuntimeOptions.defaults()
+            .withMaxTransactionAttempts(500)
+            .withBackoff(Duration.ofMillis(1), Duration.ofMillis(20));
     List<SMRMap<String, Integer>> maps = maps("counter", options);
     int increments = 15;
     List<Future<?>> futures = new ArrayList<>();
     for (int r = 0; r < RUNTIMES; r++) {
       SMRMap<String, Integer> map = maps.get(r);
       for (int t = 0; t < THREADS_PER_RUNTIME; t++) {
-        futures.add(pool.submit(() -> {
-          for (int i = 0; i < increments; i++) {
-            map.merge("count", 1, Integer::sum);
-          }
-          return null;
-        }));
+        futures.add(
+            pool.submit(
+                () -> {
+                  for (int i = 0; i < increments; i++) {
+                    map.merge("count", 1, Integer::sum);
+                  }
+                  return null;
+                }));
       }
     }
     awaitAll(futures);

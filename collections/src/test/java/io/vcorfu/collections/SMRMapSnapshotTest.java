@@ -82,10 +82,12 @@ class SMRMapSnapshotTest {
     VCorfuRuntime other = runtime();
     for (int i = 0; i < addresses.size(); i++) {
       long at = addresses.get(i);
-      assertThat(asOf(rt, name, at)).as("seed %d: from the local view's versions, as of %d", seed, at)
+      assertThat(asOf(rt, name, at))
+          .as("seed %d: from the local view's versions, as of %d", seed, at)
           .isEqualTo(expected.get(i));
       if (i % 10 == 0) {
-        assertThat(asOf(other, name, at)).as("seed %d: played from the log, as of %d", seed, at)
+        assertThat(asOf(other, name, at))
+            .as("seed %d: played from the log, as of %d", seed, at)
             .isEqualTo(expected.get(i));
       }
     }

@@ -14,7 +14,9 @@ import java.util.OptionalLong;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-/** SMRMap behaviour beyond the Map contract: blind writes, log positions, checkpoints, key types. */
+/**
+ * SMRMap behaviour beyond the Map contract: blind writes, log positions, checkpoints, key types.
+ */
 class SMRMapTest {
   @RegisterExtension final Harness harness = new Harness();
 
@@ -76,7 +78,9 @@ class SMRMapTest {
     mine.size();
     theirs.fastPut("z", 1);
     mine.put("c", 100);
-    assertThatThrownBy(rt::TXEnd).as("size reads the whole map").isInstanceOf(TransactionAbortedException.class);
+    assertThatThrownBy(rt::TXEnd)
+        .as("size reads the whole map")
+        .isInstanceOf(TransactionAbortedException.class);
   }
 
   @Test
@@ -151,7 +155,8 @@ class SMRMapTest {
   void recordKeysWorkOnceTheSerializerAdmitsThem() {
     VCorfuRuntime rt = runtime();
     SMRMap<Point, String> map = SMRMap.open(rt, "points");
-    assertThatThrownBy(() -> map.put(new Point(1, 2), "a")).isInstanceOf(UnsupportedTypeException.class);
+    assertThatThrownBy(() -> map.put(new Point(1, 2), "a"))
+        .isInstanceOf(UnsupportedTypeException.class);
     ((DefaultSerializer) rt.options().serializer()).allow(Point.class);
     map.put(new Point(1, 2), "a");
     VCorfuRuntime other = runtime();

@@ -43,7 +43,8 @@ class SMRRangeMapTest {
   }
 
   /** Runs two transactions interleaved (both read, then both write); returns which committed. */
-  private static boolean[] interleave(VCorfuRuntime r1, Consumer<Boolean> first, VCorfuRuntime r2, Consumer<Boolean> second) {
+  private static boolean[] interleave(
+      VCorfuRuntime r1, Consumer<Boolean> first, VCorfuRuntime r2, Consumer<Boolean> second) {
     r1.TXBegin();
     r2.TXBegin();
     first.accept(false);
@@ -73,20 +74,67 @@ class SMRRangeMapTest {
     SMRRangeMap<Long, String> m2 = open(r2, "conflicts");
     m1.put(1L, "a");
     m1.put(2L, "b");
-    boolean[] disjoint = interleave(
-        r1, write -> { if (write) { m1.put(1L, m1.get(1L) + "1"); } else { m1.get(1L); } },
-        r2, write -> { if (write) { m2.put(2L, m2.get(2L) + "2"); } else { m2.containsKey(2L); } });
+    boolean[] disjoint =
+        interleave(
+            r1,
+                write -> {
+                  if (write) {
+                    m1.put(1L, m1.get(1L) + "1");
+                  } else {
+                    m1.get(1L);
+                  }
+                },
+            r2,
+                write -> {
+                  if (write) {
+                    m2.put(2L, m2.get(2L) + "2");
+                  } else {
+                    m2.containsKey(2L);
+                  }
+                });
     assertThat(disjoint).as("transactions on keys 1 and 2").containsExactly(true, true);
     assertThat(m2.get(1L)).isEqualTo("a1");
     assertThat(m1.get(2L)).isEqualTo("b2");
-    boolean[] sameKey = interleave(
-        r1, write -> { if (write) { m1.put(1L, "x"); } else { m1.get(1L); } },
-        r2, write -> { if (write) { m2.put(1L, "y"); } else { m2.get(1L); } });
+    boolean[] sameKey =
+        interleave(
+            r1,
+                write -> {
+                  if (write) {
+                    m1.put(1L, "x");
+                  } else {
+                    m1.get(1L);
+                  }
+                },
+            r2,
+                write -> {
+                  if (write) {
+                    m2.put(1L, "y");
+                  } else {
+                    m2.get(1L);
+                  }
+                });
     assertThat(sameKey).as("transactions on key 1 both").containsExactly(true, false);
-    boolean[] range = interleave(
-        r1, write -> { if (write) { m1.put(7L, "seven"); } else { m1.get(7L); } },
-        r2, write -> { if (write) { m2.put(8L, "eight"); } else { m2.ceilingKey(5L); } });
-    assertThat(range).as("a navigation read against a write of another key").containsExactly(true, false);
+    boolean[] range =
+        interleave(
+            r1,
+                write -> {
+                  if (write) {
+                    m1.put(7L, "seven");
+                  } else {
+                    m1.get(7L);
+                  }
+                },
+            r2,
+                write -> {
+                  if (write) {
+                    m2.put(8L, "eight");
+                  } else {
+                    m2.ceilingKey(5L);
+                  }
+                });
+    assertThat(range)
+        .as("a navigation read against a write of another key")
+        .containsExactly(true, false);
     assertThat(m2).isEqualTo(Map.of(1L, "x", 2L, "b2", 7L, "seven"));
   }
 
@@ -115,8 +163,10 @@ class SMRRangeMapTest {
     VCorfuRuntime other = runtime();
     for (int i = 0; i < addresses.size(); i += 9) {
       @SuppressWarnings("unchecked")
-      SMRRangeMap<Long, String> old = other.objects().builder("history", SMRRangeMap.class).asOf(addresses.get(i)).open();
-      assertThat(new ArrayList<>(old.entrySet())).as("as of %d", addresses.get(i))
+      SMRRangeMap<Long, String> old =
+          other.objects().builder("history", SMRRangeMap.class).asOf(addresses.get(i)).open();
+      assertThat(new ArrayList<>(old.entrySet()))
+          .as("as of %d", addresses.get(i))
           .containsExactlyElementsOf(models.get(i).entrySet());
       assertThat(old.subMap(5L, 15L)).isEqualTo(models.get(i).subMap(5L, 15L));
       assertThatThrownBy(() -> old.put(1L, "x")).isInstanceOf(ReadOnlyViewException.class);

@@ -55,8 +55,8 @@ public record ChainPlan(long globalAddress, List<Visit> visits) {
   }
 
   /**
-   * The plan for an entry at {@code globalAddress} written to {@code streams} (no duplicates; may be
-   * empty: then only the log chain is visited).
+   * The plan for an entry at {@code globalAddress} written to {@code streams} (no duplicates; may
+   * be empty: then only the log chain is visited).
    */
   public static ChainPlan of(Layout layout, long globalAddress, List<StreamId> streams) {
     Set<StreamId> distinct = new HashSet<>(streams);

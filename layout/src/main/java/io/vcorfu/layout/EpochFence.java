@@ -22,10 +22,13 @@ import java.util.function.Supplier;
  */
 public final class EpochFence {
   private long epoch;
+
   /** Writes admitted at the current epoch that have not finished. */
   private int current;
+
   /** Writes admitted before the last seal that have not finished. */
   private int older;
+
   /** Seals waiting for {@link #older} to reach 0. */
   private final List<CompletableFuture<Void>> drains = new ArrayList<>();
 

@@ -27,10 +27,10 @@ import java.util.function.Supplier;
  *
  * <p>Updates write a temporary file beside the target, fsync it, rename it over the target
  * atomically and fsync the directory, so a crash leaves either the old or the new document. Every
- * read and compare-and-set holds an exclusive lock on a sibling {@code <file>.lock} (an OS file lock
- * against other processes, plus a per-path lock inside this JVM, where OS locks do not exclude), so
- * two stores on the same file never both win a compare-and-set. I/O runs on one thread per store;
- * futures complete on it.
+ * read and compare-and-set holds an exclusive lock on a sibling {@code <file>.lock} (an OS file
+ * lock against other processes, plus a per-path lock inside this JVM, where OS locks do not
+ * exclude), so two stores on the same file never both win a compare-and-set. I/O runs on one thread
+ * per store; futures complete on it.
  */
 public final class FileLayoutStore implements LayoutStore {
   private static final ConcurrentHashMap<Path, ReentrantLock> JVM_LOCKS = new ConcurrentHashMap<>();
@@ -99,7 +99,7 @@ public final class FileLayoutStore implements LayoutStore {
     try {
       Files.createDirectories(file.getParent());
       try (FileChannel ch =
-              FileChannel.open(lockFile, StandardOpenOption.CREATE, StandardOpenOption.WRITE)) {
+          FileChannel.open(lockFile, StandardOpenOption.CREATE, StandardOpenOption.WRITE)) {
         FileLock lock = ch.lock();
         try {
           return body.get();
@@ -167,7 +167,10 @@ public final class FileLayoutStore implements LayoutStore {
         Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
       } catch (AtomicMoveNotSupportedException e) {
         throw new LayoutException(
-            "The file system of " + file + " cannot replace files atomically; the layout store needs it.", e);
+            "The file system of "
+                + file
+                + " cannot replace files atomically; the layout store needs it.",
+            e);
       }
       try (FileChannel dir = FileChannel.open(file.getParent(), StandardOpenOption.READ)) {
         dir.force(true);

@@ -48,7 +48,9 @@ public record Layout(String clusterId, long epoch, Endpoint sequencer, List<Segm
         List.of(new Segment(0, Segment.OPEN, List.of(List.of(node)), List.of(List.of(node)))));
   }
 
-  /** Parses and validates a layout document; throws {@link LayoutException} saying what is wrong. */
+  /**
+   * Parses and validates a layout document; throws {@link LayoutException} saying what is wrong.
+   */
   public static Layout fromJson(String json) {
     return LayoutJson.parse(json);
   }
@@ -115,7 +117,8 @@ public record Layout(String clusterId, long epoch, Endpoint sequencer, List<Segm
   public boolean sequencerHostsEveryChain() {
     Segment current = currentSegment();
     List<Endpoint> alone = List.of(sequencer);
-    return current.log().stream().allMatch(alone::equals) && current.stream().stream().allMatch(alone::equals);
+    return current.log().stream().allMatch(alone::equals)
+        && current.stream().stream().allMatch(alone::equals);
   }
 
   /** Every server named anywhere in this layout, sequencer first, in document order. */

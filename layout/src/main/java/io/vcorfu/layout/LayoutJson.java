@@ -14,7 +14,8 @@ import java.util.Set;
 /** Reads and writes the layout JSON document with Jackson's tree model, naming every bad field. */
 final class LayoutJson {
   private static final ObjectMapper MAPPER = new ObjectMapper();
-  private static final Set<String> LAYOUT_FIELDS = Set.of("clusterId", "epoch", "sequencer", "segments");
+  private static final Set<String> LAYOUT_FIELDS =
+      Set.of("clusterId", "epoch", "sequencer", "segments");
   private static final Set<String> SEGMENT_FIELDS = Set.of("start", "end", "log", "stream");
 
   private LayoutJson() {}
@@ -74,7 +75,8 @@ final class LayoutJson {
       throw new LayoutException("The layout field 'clusterId' must be a string.");
     }
     long epoch = integer(root, "epoch", "The layout");
-    Endpoint sequencer = endpoint(required(root, "sequencer", "The layout"), "The layout field 'sequencer'");
+    Endpoint sequencer =
+        endpoint(required(root, "sequencer", "The layout"), "The layout field 'sequencer'");
     JsonNode segs = required(root, "segments", "The layout");
     if (!segs.isArray()) {
       throw new LayoutException("The layout field 'segments' must be an array.");
@@ -118,7 +120,8 @@ final class LayoutJson {
   private static long integer(JsonNode node, String field, String where) {
     JsonNode v = required(node, field, where);
     if (!v.isIntegralNumber() || !v.canConvertToLong()) {
-      throw new LayoutException(where + " field '" + field + "' must be an integer, got " + v + ".");
+      throw new LayoutException(
+          where + " field '" + field + "' must be an integer, got " + v + ".");
     }
     return v.asLong();
   }
@@ -131,7 +134,8 @@ final class LayoutJson {
     for (int c = 0; c < node.size(); c++) {
       JsonNode chain = node.get(c);
       if (!chain.isArray()) {
-        throw new LayoutException(where + " chain " + c + " must be an array of \"host:port\" strings.");
+        throw new LayoutException(
+            where + " chain " + c + " must be an array of \"host:port\" strings.");
       }
       List<Endpoint> endpoints = new ArrayList<>();
       for (int e = 0; e < chain.size(); e++) {

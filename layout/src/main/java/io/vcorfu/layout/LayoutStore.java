@@ -7,10 +7,10 @@ import java.util.concurrent.CompletableFuture;
  * compare-and-set. One implementation per backend (a local file for a single node; ZooKeeper for a
  * cluster).
  *
- * <p>Versions start at 0 for the first stored layout and grow by exactly one per successful
- * update. Implementations are thread-safe. When a returned future completes successfully the value
- * is durable in the backend. Nobody retries on the caller's behalf: a lost compare-and-set fails
- * with {@link LayoutVersionMismatchException} and the caller re-reads and re-decides.
+ * <p>Versions start at 0 for the first stored layout and grow by exactly one per successful update.
+ * Implementations are thread-safe. When a returned future completes successfully the value is
+ * durable in the backend. Nobody retries on the caller's behalf: a lost compare-and-set fails with
+ * {@link LayoutVersionMismatchException} and the caller re-reads and re-decides.
  */
 public interface LayoutStore extends AutoCloseable {
   /** The {@code expectedVersion} meaning "the store holds no layout yet". */

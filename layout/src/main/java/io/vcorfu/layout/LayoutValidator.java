@@ -34,7 +34,10 @@ final class LayoutValidator {
       boolean last = i == segments.size() - 1;
       if (last && !s.isOpen()) {
         throw new LayoutException(
-            where + " is the last segment and must be open-ended (end -1), but ends at " + s.end() + ".");
+            where
+                + " is the last segment and must be open-ended (end -1), but ends at "
+                + s.end()
+                + ".");
       }
       if (!last && s.isOpen()) {
         throw new LayoutException(
@@ -48,13 +51,27 @@ final class LayoutValidator {
         long prevEnd = segments.get(i - 1).end();
         if (s.start() > prevEnd) {
           throw new LayoutException(
-              "There is a gap between segment " + (i - 1) + " (ending at " + prevEnd + ") and segment "
-                  + i + " (starting at " + s.start() + "); addresses in between have no replicas.");
+              "There is a gap between segment "
+                  + (i - 1)
+                  + " (ending at "
+                  + prevEnd
+                  + ") and segment "
+                  + i
+                  + " (starting at "
+                  + s.start()
+                  + "); addresses in between have no replicas.");
         }
         if (s.start() < prevEnd) {
           throw new LayoutException(
-              "Segment " + (i - 1) + " (ending at " + prevEnd + ") overlaps segment " + i
-                  + " (starting at " + s.start() + ").");
+              "Segment "
+                  + (i - 1)
+                  + " (ending at "
+                  + prevEnd
+                  + ") overlaps segment "
+                  + i
+                  + " (starting at "
+                  + s.start()
+                  + ").");
         }
       }
       checkChains(where, "log", s.log());
@@ -74,7 +91,8 @@ final class LayoutValidator {
       Set<Endpoint> seen = new HashSet<>();
       for (Endpoint e : chain) {
         if (e == null) {
-          throw new LayoutException(where + " " + kind + " chain " + c + " contains a null endpoint.");
+          throw new LayoutException(
+              where + " " + kind + " chain " + c + " contains a null endpoint.");
         }
         if (!seen.add(e)) {
           throw new LayoutException(

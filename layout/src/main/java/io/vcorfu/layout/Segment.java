@@ -8,8 +8,8 @@ import java.util.List;
  * means open-ended (only the last segment of a layout).
  *
  * @param log the log chains; a global address {@code g} goes to chain {@code g mod log.size()}
- * @param stream the stream chains; a stream {@code s} goes to chain {@code
- *     s.placementHash() mod stream.size()}
+ * @param stream the stream chains; a stream {@code s} goes to chain {@code s.placementHash() mod
+ *     stream.size()}
  */
 public record Segment(long start, long end, List<List<Endpoint>> log, List<List<Endpoint>> stream) {
   /** The {@code end} of an open-ended segment. */

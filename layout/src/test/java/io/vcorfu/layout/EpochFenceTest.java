@@ -12,19 +12,26 @@ class EpochFenceTest {
   void aWriteWhoseTokenEpochIsSealedIsRefusedWithoutRunning() {
     EpochFence fence = new EpochFence(3);
     boolean[] ran = new boolean[1];
-    CompletableFuture<String> f = fence.admit(2, () -> {
-      ran[0] = true;
-      return CompletableFuture.completedFuture("written");
-    });
+    CompletableFuture<String> f =
+        fence.admit(
+            2,
+            () -> {
+              ran[0] = true;
+              return CompletableFuture.completedFuture("written");
+            });
     assertThat(f).isCompletedExceptionally();
     assertThat(ran[0]).isFalse();
     try {
       f.join();
     } catch (CompletionException e) {
-      assertThat(e.getCause()).isInstanceOfSatisfying(SealedException.class, s -> assertThat(s.sealedEpoch()).isEqualTo(3));
+      assertThat(e.getCause())
+          .isInstanceOfSatisfying(
+              SealedException.class, s -> assertThat(s.sealedEpoch()).isEqualTo(3));
     }
-    assertThat(fence.admit(3, () -> CompletableFuture.completedFuture("ok")).join()).isEqualTo("ok");
-    assertThat(fence.admit(4, () -> CompletableFuture.completedFuture("newer")).join()).isEqualTo("newer");
+    assertThat(fence.admit(3, () -> CompletableFuture.completedFuture("ok")).join())
+        .isEqualTo("ok");
+    assertThat(fence.admit(4, () -> CompletableFuture.completedFuture("newer")).join())
+        .isEqualTo("newer");
   }
 
   @Test
@@ -34,7 +41,8 @@ class EpochFenceTest {
     CompletableFuture<String> admitted = fence.admit(1, () -> slow);
     CompletableFuture<Void> sealed = fence.seal(2);
     assertThat(sealed).as("the write admitted at epoch 1 is still running").isNotDone();
-    assertThat(fence.admit(1, () -> CompletableFuture.completedFuture("late"))).isCompletedExceptionally();
+    assertThat(fence.admit(1, () -> CompletableFuture.completedFuture("late")))
+        .isCompletedExceptionally();
     // A write at the new epoch neither blocks the seal nor is blocked by it.
     CompletableFuture<String> current = new CompletableFuture<>();
     fence.admit(2, () -> current);

@@ -4,8 +4,8 @@ import java.nio.file.Path;
 import java.util.concurrent.CompletionException;
 
 /**
- * Child-process body for {@link FileLayoutStoreProcessTest}: repeatedly reads the store and tries to
- * advance it by one version; prints how many of its compare-and-sets won.
+ * Child-process body for {@link FileLayoutStoreProcessTest}: repeatedly reads the store and tries
+ * to advance it by one version; prints how many of its compare-and-sets won.
  *
  * <p>Arguments: {@code file attempts}.
  */
@@ -18,7 +18,10 @@ public final class FileLayoutStoreCasWorker {
       for (int i = 0; i < attempts; i++) {
         Versioned<Layout> current = store.get().join();
         try {
-          store.compareAndSet(current.version(), current.value().withEpoch(current.value().epoch() + 1)).join();
+          store
+              .compareAndSet(
+                  current.version(), current.value().withEpoch(current.value().epoch() + 1))
+              .join();
           wins++;
         } catch (CompletionException e) {
           if (!(e.getCause() instanceof LayoutVersionMismatchException)) {

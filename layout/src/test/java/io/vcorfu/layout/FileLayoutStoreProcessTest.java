@@ -3,7 +3,6 @@ package io.vcorfu.layout;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.vcorfu.protocol.Endpoint;
-import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;

@@ -6,16 +6,16 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.vcorfu.protocol.Endpoint;
 import java.util.List;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
-import org.junit.jupiter.api.Test;
 
 class LayoutJsonTest {
   static final String EXAMPLE =
       "{\"clusterId\": \"c1\", \"epoch\": 1, \"sequencer\": \"127.0.0.1:9000\",\n"
-          + " \"segments\": [{\"start\": 0, \"end\": -1, \"log\": [[\"127.0.0.1:9001\"], [\"127.0.0.1:9002\"]],"
-          + " \"stream\": [[\"127.0.0.1:9003\"], [\"127.0.0.1:9004\"]]}]}";
+          + " \"segments\": [{\"start\": 0, \"end\": -1, \"log\": [[\"127.0.0.1:9001\"],"
+          + " [\"127.0.0.1:9002\"]], \"stream\": [[\"127.0.0.1:9003\"], [\"127.0.0.1:9004\"]]}]}";
 
   static Endpoint ep(int port) {
     return new Endpoint("127.0.0.1", port);
@@ -46,7 +46,8 @@ class LayoutJsonTest {
             ep(1),
             List.of(
                 new Segment(0, 100, List.of(List.of(ep(2), ep(3))), List.of(List.of(ep(4)))),
-                new Segment(100, -1, List.of(List.of(ep(5))), List.of(List.of(ep(6)), List.of(ep(7))))));
+                new Segment(
+                    100, -1, List.of(List.of(ep(5))), List.of(List.of(ep(6)), List.of(ep(7))))));
     assertThat(Layout.fromJson(multi.toJson())).isEqualTo(multi);
   }
 
@@ -73,45 +74,70 @@ class LayoutJsonTest {
     return Stream.of(
         Arguments.of("not json", "not valid JSON"),
         Arguments.of("[1]", "must be a JSON object"),
-        Arguments.of("{\"clusterId\": \"c\", \"epoch\": 1, \"sequencer\": \"h:1\", \"segments\": []}",
+        Arguments.of(
+            "{\"clusterId\": \"c\", \"epoch\": 1, \"sequencer\": \"h:1\", \"segments\": []}",
             "has no segments"),
-        Arguments.of("{\"clusterId\": \"c\", \"epoch\": -1, \"sequencer\": \"h:1\", \"segments\": [" + seg + "]}",
+        Arguments.of(
+            "{\"clusterId\": \"c\", \"epoch\": -1, \"sequencer\": \"h:1\", \"segments\": ["
+                + seg
+                + "]}",
             "must not be negative"),
-        Arguments.of("{\"epoch\": 1, \"sequencer\": \"h:1\", \"segments\": [" + seg + "]}",
+        Arguments.of(
+            "{\"epoch\": 1, \"sequencer\": \"h:1\", \"segments\": [" + seg + "]}",
             "missing the field 'clusterId'"),
-        Arguments.of("{\"clusterId\": \"c\", \"epoch\": 1, \"sequencer\": \"nohostport\", \"segments\": [" + seg + "]}",
+        Arguments.of(
+            "{\"clusterId\": \"c\", \"epoch\": 1, \"sequencer\": \"nohostport\", \"segments\": ["
+                + seg
+                + "]}",
             "'sequencer' is not a valid endpoint"),
-        Arguments.of("{\"clusterId\": \"c\", \"epoch\": 1, \"sequencer\": \"h:1\", \"segments\": ["
-            + "{\"start\": 0, \"end\": -1, \"log\": [[\"h:99999\"]], \"stream\": [[\"h:2\"]]}]}",
+        Arguments.of(
+            "{\"clusterId\": \"c\", \"epoch\": 1, \"sequencer\": \"h:1\", \"segments\":"
+                + " [{\"start\": 0, \"end\": -1, \"log\": [[\"h:99999\"]], \"stream\":"
+                + " [[\"h:2\"]]}]}",
             "field 'log' chain 0 entry 0 is not a valid endpoint"),
-        Arguments.of("{\"clusterId\": \"c\", \"epoch\": 1, \"sequencer\": \"h:1\", \"segments\": ["
-            + "{\"start\": 0, \"end\": -1, \"log\": [[\"h:1\"], []], \"stream\": [[\"h:2\"]]}]}",
+        Arguments.of(
+            "{\"clusterId\": \"c\", \"epoch\": 1, \"sequencer\": \"h:1\", \"segments\":"
+                + " [{\"start\": 0, \"end\": -1, \"log\": [[\"h:1\"], []], \"stream\":"
+                + " [[\"h:2\"]]}]}",
             "empty log chain at index 1"),
-        Arguments.of("{\"clusterId\": \"c\", \"epoch\": 1, \"sequencer\": \"h:1\", \"segments\": ["
-            + "{\"start\": 0, \"end\": -1, \"log\": [[\"h:1\"]], \"stream\": []}]}",
+        Arguments.of(
+            "{\"clusterId\": \"c\", \"epoch\": 1, \"sequencer\": \"h:1\", \"segments\": ["
+                + "{\"start\": 0, \"end\": -1, \"log\": [[\"h:1\"]], \"stream\": []}]}",
             "has no stream chains"),
-        Arguments.of("{\"clusterId\": \"c\", \"epoch\": 1, \"sequencer\": \"h:1\", \"segments\": ["
-            + "{\"start\": 0, \"end\": 10, \"log\": [[\"h:1\"]], \"stream\": [[\"h:2\"]]},"
-            + "{\"start\": 12, \"end\": -1, \"log\": [[\"h:1\"]], \"stream\": [[\"h:2\"]]}]}",
+        Arguments.of(
+            "{\"clusterId\": \"c\", \"epoch\": 1, \"sequencer\": \"h:1\", \"segments\": ["
+                + "{\"start\": 0, \"end\": 10, \"log\": [[\"h:1\"]], \"stream\": [[\"h:2\"]]},"
+                + "{\"start\": 12, \"end\": -1, \"log\": [[\"h:1\"]], \"stream\": [[\"h:2\"]]}]}",
             "gap between segment 0"),
-        Arguments.of("{\"clusterId\": \"c\", \"epoch\": 1, \"sequencer\": \"h:1\", \"segments\": ["
-            + "{\"start\": 0, \"end\": 10, \"log\": [[\"h:1\"]], \"stream\": [[\"h:2\"]]},"
-            + "{\"start\": 5, \"end\": -1, \"log\": [[\"h:1\"]], \"stream\": [[\"h:2\"]]}]}",
+        Arguments.of(
+            "{\"clusterId\": \"c\", \"epoch\": 1, \"sequencer\": \"h:1\", \"segments\": ["
+                + "{\"start\": 0, \"end\": 10, \"log\": [[\"h:1\"]], \"stream\": [[\"h:2\"]]},"
+                + "{\"start\": 5, \"end\": -1, \"log\": [[\"h:1\"]], \"stream\": [[\"h:2\"]]}]}",
             "overlaps segment 1"),
-        Arguments.of("{\"clusterId\": \"c\", \"epoch\": 1, \"sequencer\": \"h:1\", \"segments\": ["
-            + "{\"start\": 0, \"end\": -1, \"log\": [[\"h:1\"]], \"stream\": [[\"h:2\"]]},"
-            + "{\"start\": 5, \"end\": -1, \"log\": [[\"h:1\"]], \"stream\": [[\"h:2\"]]}]}",
+        Arguments.of(
+            "{\"clusterId\": \"c\", \"epoch\": 1, \"sequencer\": \"h:1\", \"segments\": ["
+                + "{\"start\": 0, \"end\": -1, \"log\": [[\"h:1\"]], \"stream\": [[\"h:2\"]]},"
+                + "{\"start\": 5, \"end\": -1, \"log\": [[\"h:1\"]], \"stream\": [[\"h:2\"]]}]}",
             "only the last segment may be"),
-        Arguments.of("{\"clusterId\": \"c\", \"epoch\": 1, \"sequencer\": \"h:1\", \"segments\": ["
-            + "{\"start\": 0, \"end\": 10, \"log\": [[\"h:1\"]], \"stream\": [[\"h:2\"]]}]}",
+        Arguments.of(
+            "{\"clusterId\": \"c\", \"epoch\": 1, \"sequencer\": \"h:1\", \"segments\": ["
+                + "{\"start\": 0, \"end\": 10, \"log\": [[\"h:1\"]], \"stream\": [[\"h:2\"]]}]}",
             "must be open-ended"),
-        Arguments.of("{\"clusterId\": \"c\", \"epoch\": 1, \"sequencer\": \"h:1\", \"segments\": ["
-            + "{\"start\": 0, \"end\": -1, \"log\": [[\"h:1\", \"h:1\"]], \"stream\": [[\"h:2\"]]}]}",
+        Arguments.of(
+            "{\"clusterId\": \"c\", \"epoch\": 1, \"sequencer\": \"h:1\", \"segments\":"
+                + " [{\"start\": 0, \"end\": -1, \"log\": [[\"h:1\", \"h:1\"]], \"stream\":"
+                + " [[\"h:2\"]]}]}",
             "lists h:1 more than once"),
-        Arguments.of("{\"clusterId\": \"c\", \"epoch\": 1, \"sequencer\": \"h:1\", \"sequencers\": \"h:1\", \"segments\": ["
-            + seg + "]}",
+        Arguments.of(
+            "{\"clusterId\": \"c\", \"epoch\": 1, \"sequencer\": \"h:1\", \"sequencers\": \"h:1\","
+                + " \"segments\": ["
+                + seg
+                + "]}",
             "unknown field 'sequencers'"),
-        Arguments.of("{\"clusterId\": \"c\", \"epoch\": \"one\", \"sequencer\": \"h:1\", \"segments\": [" + seg + "]}",
+        Arguments.of(
+            "{\"clusterId\": \"c\", \"epoch\": \"one\", \"sequencer\": \"h:1\", \"segments\": ["
+                + seg
+                + "]}",
             "'epoch' must be an integer"));
   }
 

@@ -21,7 +21,9 @@ class PlacementTest {
           "fig3",
           1,
           new Endpoint("10.0.0.1", 9000),
-          List.of(new Segment(0, -1, List.of(List.of(L0), List.of(L1)), List.of(List.of(S0), List.of(S1)))));
+          List.of(
+              new Segment(
+                  0, -1, List.of(List.of(L0), List.of(L1)), List.of(List.of(S0), List.of(S1)))));
 
   /** A stream whose placement hash is congruent to {@code residue} mod {@code modulus}. */
   static StreamId streamWithHash(int residue, int modulus, String prefix) {
@@ -128,7 +130,12 @@ class PlacementTest {
             "c",
             1,
             log,
-            List.of(new Segment(0, -1, List.of(List.of(log)), List.of(List.of(shared), List.of(other, shared)))));
+            List.of(
+                new Segment(
+                    0,
+                    -1,
+                    List.of(List.of(log)),
+                    List.of(List.of(shared), List.of(other, shared)))));
     StreamId on0 = streamWithHash(0, 2, "p");
     StreamId on1 = streamWithHash(1, 2, "q");
 

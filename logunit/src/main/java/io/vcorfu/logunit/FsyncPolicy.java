@@ -19,8 +19,8 @@ public enum FsyncPolicy {
    */
   INTERVAL,
   /**
-   * Never forces except on close and before deleting a segment. For tests and benchmarks: a
-   * machine crash can lose any amount of acknowledged writes.
+   * Never forces except on close and before deleting a segment. For tests and benchmarks: a machine
+   * crash can lose any amount of acknowledged writes.
    */
   NONE
 }

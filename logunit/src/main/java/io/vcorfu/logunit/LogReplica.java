@@ -37,8 +37,8 @@ import java.util.function.Supplier;
  * trim.
  *
  * <p>Thread-safe and linearizable: every call checks and changes the state while holding the
- * engine's monitor. Every future completes only when what the call did (and everything before
- * it) is durable per the {@link FsyncPolicy}; errors are typed {@link VCorfuException}s delivered
+ * engine's monitor. Every future completes only when what the call did (and everything before it)
+ * is durable per the {@link FsyncPolicy}; errors are typed {@link VCorfuException}s delivered
  * through the future. Nothing here retries: callers (writers and repairing readers) do.
  */
 public final class LogReplica implements AutoCloseable {
@@ -70,92 +70,111 @@ public final class LogReplica implements AutoCloseable {
    * fails with OverwrittenException, below the trim mark with TrimmedException.
    */
   public CompletableFuture<LogWriteResponse> write(LogWriteRequest request) {
-    return call(() -> {
-      LogEntryMsg entry = request.getEntry();
-      long address = entry.getGlobalAddress();
-      if (!request.hasEntry() || address < 0 || entry.getKind() != EntryKind.DATA) {
-        throw new BadRequestException("A log write needs a DATA entry with a global address "
-            + "of 0 or more; holes are written by fill.");
-      }
-      byte[] bytes = ReplicaSupport.serialize(engine, entry);
-      int hash = ReplicaSupport.contentHash(entry);
-      CompletableFuture<Void> barrier;
-      synchronized (engine) {
-        long trim = engine.trimMark(LOG);
-        if (address < trim) {
-          throw new TrimmedException(trim, null);
-        }
-        Stored held = engine.lookup(LOG, address);
-        if (held == null) {
-          engine.put(key(LOG, address), address, hash,
-              request.getCommit() ? StorageEngine.COMMITTED : 0, bytes);
-        } else if (!held.hole() && held.global() == address && held.hash() == hash) {
-          if (request.getCommit() && !held.committed()) {
-            engine.commit(key(LOG, address));
+    return call(
+        () -> {
+          LogEntryMsg entry = request.getEntry();
+          long address = entry.getGlobalAddress();
+          if (!request.hasEntry() || address < 0 || entry.getKind() != EntryKind.DATA) {
+            throw new BadRequestException(
+                "A log write needs a DATA entry with a global address "
+                    + "of 0 or more; holes are written by fill.");
           }
-        } else {
-          throw new OverwrittenException(address, null, held.hole(), held.hole() ? -1 : held.global());
-        }
-        barrier = engine.barrier();
-      }
-      return barrier.thenApply(v -> LogWriteResponse.getDefaultInstance());
-    });
+          byte[] bytes = ReplicaSupport.serialize(engine, entry);
+          int hash = ReplicaSupport.contentHash(entry);
+          CompletableFuture<Void> barrier;
+          synchronized (engine) {
+            long trim = engine.trimMark(LOG);
+            if (address < trim) {
+              throw new TrimmedException(trim, null);
+            }
+            Stored held = engine.lookup(LOG, address);
+            if (held == null) {
+              engine.put(
+                  key(LOG, address),
+                  address,
+                  hash,
+                  request.getCommit() ? StorageEngine.COMMITTED : 0,
+                  bytes);
+            } else if (!held.hole() && held.global() == address && held.hash() == hash) {
+              if (request.getCommit() && !held.committed()) {
+                engine.commit(key(LOG, address));
+              }
+            } else {
+              throw new OverwrittenException(
+                  address, null, held.hole(), held.hole() ? -1 : held.global());
+            }
+            barrier = engine.barrier();
+          }
+          return barrier.thenApply(v -> LogWriteResponse.getDefaultInstance());
+        });
   }
 
   /**
-   * Commits DATA entries. An address holding nothing fails the whole call with
-   * BadRequestException (nothing is committed); committed entries, holes and trimmed addresses are
-   * left as they are.
+   * Commits DATA entries. An address holding nothing fails the whole call with BadRequestException
+   * (nothing is committed); committed entries, holes and trimmed addresses are left as they are.
    */
   public CompletableFuture<LogCommitResponse> commit(LogCommitRequest request) {
-    return call(() -> {
-      CompletableFuture<Void> barrier;
-      synchronized (engine) {
-        long trim = engine.trimMark(LOG);
-        List<Long> toCommit = new ArrayList<>();
-        for (long address : request.getAddressesList()) {
-          if (address < trim) {
-            continue;
+    return call(
+        () -> {
+          CompletableFuture<Void> barrier;
+          synchronized (engine) {
+            long trim = engine.trimMark(LOG);
+            List<Long> toCommit = new ArrayList<>();
+            for (long address : request.getAddressesList()) {
+              if (address < trim) {
+                continue;
+              }
+              Stored held = engine.lookup(LOG, address);
+              if (held == null) {
+                throw new BadRequestException(
+                    "Global address " + address + " holds nothing, so there is nothing to commit.");
+              }
+              if (!held.hole() && !held.committed()) {
+                toCommit.add(address);
+              }
+            }
+            if (!toCommit.isEmpty()) {
+              long[] keys = new long[toCommit.size() * 3];
+              for (int i = 0; i < toCommit.size(); i++) {
+                System.arraycopy(key(LOG, toCommit.get(i)), 0, keys, i * 3, 3);
+              }
+              engine.commit(keys);
+            }
+            barrier = engine.barrier();
           }
-          Stored held = engine.lookup(LOG, address);
-          if (held == null) {
-            throw new BadRequestException("Global address " + address
-                + " holds nothing, so there is nothing to commit.");
-          }
-          if (!held.hole() && !held.committed()) {
-            toCommit.add(address);
-          }
-        }
-        if (!toCommit.isEmpty()) {
-          long[] keys = new long[toCommit.size() * 3];
-          for (int i = 0; i < toCommit.size(); i++) {
-            System.arraycopy(key(LOG, toCommit.get(i)), 0, keys, i * 3, 3);
-          }
-          engine.commit(keys);
-        }
-        barrier = engine.barrier();
-      }
-      return barrier.thenApply(v -> LogCommitResponse.getDefaultInstance());
-    });
+          return barrier.thenApply(v -> LogCommitResponse.getDefaultInstance());
+        });
   }
 
   /**
    * Repairs an address: an empty one gets a HOLE (committed iff {@code commit}); an uncommitted
-   * entry is replaced by a committed HOLE when {@code abort} is set and {@code abort_nonce} names it (or is 0); anything else is left as it
-   * is. Returns what the address holds afterwards.
+   * entry is replaced by a committed HOLE when {@code abort} is set and {@code abort_nonce} names
+   * it (or is 0); anything else is left as it is. Returns what the address holds afterwards.
    */
   public CompletableFuture<LogFillResponse> fill(LogFillRequest request) {
-    return call(() -> {
-      long address = request.getAddress();
-      if (address < 0) {
-        throw new BadRequestException("Cannot fill the negative address " + address + ".");
-      }
-      byte[] hole = LogEntryMsg.newBuilder().setGlobalAddress(address)
-          .setKind(EntryKind.HOLE).build().toByteArray();
-      return ReplicaSupport.fill(engine, LOG, address, address, hole, request.getAbort(),
-              request.getAbortNonce(), request.getCommit())
-          .thenApply(r -> LogFillResponse.newBuilder().setResult(r).build());
-    });
+    return call(
+        () -> {
+          long address = request.getAddress();
+          if (address < 0) {
+            throw new BadRequestException("Cannot fill the negative address " + address + ".");
+          }
+          byte[] hole =
+              LogEntryMsg.newBuilder()
+                  .setGlobalAddress(address)
+                  .setKind(EntryKind.HOLE)
+                  .build()
+                  .toByteArray();
+          return ReplicaSupport.fill(
+                  engine,
+                  LOG,
+                  address,
+                  address,
+                  hole,
+                  request.getAbort(),
+                  request.getAbortNonce(),
+                  request.getCommit())
+              .thenApply(r -> LogFillResponse.newBuilder().setResult(r).build());
+        });
   }
 
   /**
@@ -163,55 +182,61 @@ public final class LogReplica implements AutoCloseable {
    * UNCOMMITTED, COMMITTED (a fill is a HOLE entry) or TRIMMED.
    */
   public CompletableFuture<LogReadResponse> read(LogReadRequest request) {
-    return call(() -> {
-      ReplicaSupport.checkRange(request.getFrom(), request.getTo());
-      List<Planned> plans = new ArrayList<>();
-      CompletableFuture<Void> barrier;
-      synchronized (engine) {
-        for (long a = request.getFrom(); a <= request.getTo(); a++) {
-          plans.add(ReplicaSupport.plan(engine, LOG, a));
-        }
-        barrier = engine.barrier();
-      }
-      return ReplicaSupport.answer(engine, barrier, plans)
-          .thenApply(r -> LogReadResponse.newBuilder().addAllResults(r).build());
-    });
+    return call(
+        () -> {
+          ReplicaSupport.checkRange(request.getFrom(), request.getTo());
+          List<Planned> plans = new ArrayList<>();
+          CompletableFuture<Void> barrier;
+          synchronized (engine) {
+            for (long a = request.getFrom(); a <= request.getTo(); a++) {
+              plans.add(ReplicaSupport.plan(engine, LOG, a));
+            }
+            barrier = engine.barrier();
+          }
+          return ReplicaSupport.answer(engine, barrier, plans)
+              .thenApply(r -> LogReadResponse.newBuilder().addAllResults(r).build());
+        });
   }
 
   /**
-   * The highest address ever written (any status, -1 when none; trimming does not lower it) and
-   * the trim mark.
+   * The highest address ever written (any status, -1 when none; trimming does not lower it) and the
+   * trim mark.
    */
   public CompletableFuture<LogTailResponse> tail(LogTailRequest request) {
-    return call(() -> {
-      LogTailResponse response;
-      CompletableFuture<Void> barrier;
-      synchronized (engine) {
-        response = LogTailResponse.newBuilder().setTail(engine.maxAddress(LOG))
-            .setTrimMark(engine.trimMark(LOG)).build();
-        barrier = engine.barrier();
-      }
-      return barrier.thenApply(v -> response);
-    });
+    return call(
+        () -> {
+          LogTailResponse response;
+          CompletableFuture<Void> barrier;
+          synchronized (engine) {
+            response =
+                LogTailResponse.newBuilder()
+                    .setTail(engine.maxAddress(LOG))
+                    .setTrimMark(engine.trimMark(LOG))
+                    .build();
+            barrier = engine.barrier();
+          }
+          return barrier.thenApply(v -> response);
+        });
   }
 
   /**
-   * Prefix trim: releases every address below {@code before}. The mark never goes back; the
-   * answer carries the mark in force afterwards. As for a stream ({@link StreamReplica#trim}), the
-   * mark must lie in [0, highest address held + 1], else BadRequestException and nothing is
-   * trimmed: a mark past the tail would refuse every later write below it.
+   * Prefix trim: releases every address below {@code before}. The mark never goes back; the answer
+   * carries the mark in force afterwards. As for a stream ({@link StreamReplica#trim}), the mark
+   * must lie in [0, highest address held + 1], else BadRequestException and nothing is trimmed: a
+   * mark past the tail would refuse every later write below it.
    */
   public CompletableFuture<LogTrimResponse> trim(LogTrimRequest request) {
-    return call(() -> {
-      long mark;
-      CompletableFuture<Void> barrier;
-      synchronized (engine) {
-        TrimBounds.check("the log", request.getBefore(), engine.maxAddress(LOG));
-        mark = engine.trim(LOG, request.getBefore());
-        barrier = engine.barrier();
-      }
-      return barrier.thenApply(v -> LogTrimResponse.newBuilder().setTrimMark(mark).build());
-    });
+    return call(
+        () -> {
+          long mark;
+          CompletableFuture<Void> barrier;
+          synchronized (engine) {
+            TrimBounds.check("the log", request.getBefore(), engine.maxAddress(LOG));
+            mark = engine.trim(LOG, request.getBefore());
+            barrier = engine.barrier();
+          }
+          return barrier.thenApply(v -> LogTrimResponse.newBuilder().setTrimMark(mark).build());
+        });
   }
 
   /** What opening this replica found on disk (for operators and tests). */

@@ -19,8 +19,8 @@ import java.util.concurrent.CompletionException;
 /**
  * The storage of one node: a single storage engine shared by the node's log replica and stream
  * replica. Their records go to the same segment files in the order they were made, so one forced
- * write covers both, and a stream record is never durable while the log record written before it
- * is not.
+ * write covers both, and a stream record is never durable while the log record written before it is
+ * not.
  *
  * <p>{@link #chainWrite} runs the consecutive visits of one entry's chain that land on this node
  * (log replica, then stream replica) as one call: one message, one fsync.
@@ -70,10 +70,10 @@ public final class ReplicaStore implements AutoCloseable {
 
   /**
    * Runs the steps in order, each exactly as the matching {@link LogReplica#write} or {@link
-   * StreamReplica#write} would, stopping at the first that fails; with {@code commit_earlier},
-   * once every step succeeded, commits the steps before the last. Completes once everything
-   * written is durable per the fsync policy, with the number of steps that succeeded and, if one
-   * failed, its typed error. Only a failure of the store itself fails the future.
+   * StreamReplica#write} would, stopping at the first that fails; with {@code commit_earlier}, once
+   * every step succeeded, commits the steps before the last. Completes once everything written is
+   * durable per the fsync policy, with the number of steps that succeeded and, if one failed, its
+   * typed error. Only a failure of the store itself fails the future.
    */
   public CompletableFuture<ChainWriteResponse> chainWrite(ChainWriteRequest request) {
     if (request.getStepsCount() == 0 || !request.hasEntry()) {
@@ -92,17 +92,18 @@ public final class ReplicaStore implements AutoCloseable {
     int attempted = run.attempted();
     Throwable stepFailure = run.failure();
     return CompletableFuture.allOf(written.toArray(CompletableFuture[]::new))
-        .handle((v, error) -> {
-          if (error != null) {
-            // A write accepted in memory failed to become durable: the store itself failed.
-            throw error instanceof CompletionException ce ? ce : new CompletionException(error);
-          }
-          ChainWriteResponse.Builder b = ChainWriteResponse.newBuilder().setDone(attempted);
-          if (stepFailure != null) {
-            b.setError(Errors.toMsg(stepFailure));
-          }
-          return b.build();
-        });
+        .handle(
+            (v, error) -> {
+              if (error != null) {
+                // A write accepted in memory failed to become durable: the store itself failed.
+                throw error instanceof CompletionException ce ? ce : new CompletionException(error);
+              }
+              ChainWriteResponse.Builder b = ChainWriteResponse.newBuilder().setDone(attempted);
+              if (stepFailure != null) {
+                b.setError(Errors.toMsg(stepFailure));
+              }
+              return b.build();
+            });
   }
 
   /** What running a chain write's steps did: the futures of what was written, and the failure. */
@@ -112,10 +113,19 @@ public final class ReplicaStore implements AutoCloseable {
     List<CompletableFuture<?>> written = new ArrayList<>();
     Throwable failure = null;
     for (ChainStep step : request.getStepsList()) {
-      CompletableFuture<?> f = step.getLog()
-          ? log.write(LogWriteRequest.newBuilder().setEntry(request.getEntry()).setCommit(step.getCommit()).build())
-          : streams.write(StreamWriteRequest.newBuilder().setEntry(request.getEntry())
-              .addAllSlots(step.getSlotsList()).setCommit(step.getCommit()).build());
+      CompletableFuture<?> f =
+          step.getLog()
+              ? log.write(
+                  LogWriteRequest.newBuilder()
+                      .setEntry(request.getEntry())
+                      .setCommit(step.getCommit())
+                      .build())
+              : streams.write(
+                  StreamWriteRequest.newBuilder()
+                      .setEntry(request.getEntry())
+                      .addAllSlots(step.getSlotsList())
+                      .setCommit(step.getCommit())
+                      .build());
       if (f.isCompletedExceptionally()) {
         failure = causeOf(f);
         break;
@@ -125,9 +135,14 @@ public final class ReplicaStore implements AutoCloseable {
     int attempted = written.size();
     if (failure == null && request.getCommitEarlier()) {
       for (ChainStep step : request.getStepsList().subList(0, attempted - 1)) {
-        written.add(step.getLog()
-            ? log.commit(LogCommitRequest.newBuilder().addAddresses(request.getEntry().getGlobalAddress()).build())
-            : streams.commit(StreamCommitRequest.newBuilder().addAllSlots(step.getSlotsList()).build()));
+        written.add(
+            step.getLog()
+                ? log.commit(
+                    LogCommitRequest.newBuilder()
+                        .addAddresses(request.getEntry().getGlobalAddress())
+                        .build())
+                : streams.commit(
+                    StreamCommitRequest.newBuilder().addAllSlots(step.getSlotsList()).build()));
       }
     }
     return new Steps(written, attempted, failure);

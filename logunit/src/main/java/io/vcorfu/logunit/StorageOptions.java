@@ -8,6 +8,7 @@ import java.util.Objects;
 public final class StorageOptions {
   public static final long DEFAULT_SEGMENT_SIZE = 64L << 20;
   public static final int DEFAULT_MAX_ENTRY_SIZE = 4 << 20;
+
   /** Segments are read whole during recovery, so they are capped well below 2 GiB. */
   public static final long MAX_SEGMENT_SIZE = 1L << 30;
 
@@ -89,9 +90,19 @@ public final class StorageOptions {
 
   @Override
   public String toString() {
-    return "StorageOptions{mode=" + mode + ", directory=" + directory + ", fsync=" + fsyncPolicy
-        + ", fsyncInterval=" + fsyncInterval + ", segmentSize=" + segmentSize
-        + ", maxEntrySize=" + maxEntrySize + "}";
+    return "StorageOptions{mode="
+        + mode
+        + ", directory="
+        + directory
+        + ", fsync="
+        + fsyncPolicy
+        + ", fsyncInterval="
+        + fsyncInterval
+        + ", segmentSize="
+        + segmentSize
+        + ", maxEntrySize="
+        + maxEntrySize
+        + "}";
   }
 
   /** Builder; defaults: MEMORY, ALWAYS, 10 ms interval, 64 MiB segments, 4 MiB entries. */
@@ -148,13 +159,18 @@ public final class StorageOptions {
       }
       if (segmentSize < 4096 || segmentSize > MAX_SEGMENT_SIZE) {
         throw new IllegalArgumentException(
-            "segment size must be between 4096 and " + MAX_SEGMENT_SIZE + " bytes, not " + segmentSize);
+            "segment size must be between 4096 and "
+                + MAX_SEGMENT_SIZE
+                + " bytes, not "
+                + segmentSize);
       }
       if (maxEntrySize < 1) {
-        throw new IllegalArgumentException("the maximum entry size must be positive, not " + maxEntrySize);
+        throw new IllegalArgumentException(
+            "the maximum entry size must be positive, not " + maxEntrySize);
       }
       if (fsyncInterval.isNegative() || fsyncInterval.isZero()) {
-        throw new IllegalArgumentException("the fsync interval must be positive, not " + fsyncInterval);
+        throw new IllegalArgumentException(
+            "the fsync interval must be positive, not " + fsyncInterval);
       }
       return new StorageOptions(this);
     }

@@ -7,9 +7,9 @@ import io.vcorfu.logunit.internal.ReplicaSupport;
 import io.vcorfu.logunit.internal.StorageEngine;
 import io.vcorfu.logunit.internal.Stored;
 import io.vcorfu.protocol.BadRequestException;
-import io.vcorfu.protocol.TrimBounds;
 import io.vcorfu.protocol.OverwrittenException;
 import io.vcorfu.protocol.StreamId;
+import io.vcorfu.protocol.TrimBounds;
 import io.vcorfu.protocol.TrimmedException;
 import io.vcorfu.protocol.UnknownStreamException;
 import io.vcorfu.protocol.VCorfuException;
@@ -42,8 +42,8 @@ import java.util.concurrent.CompletableFuture;
  * write-once, with commit bits, fills and per-stream prefix trim.
  *
  * <p>Thread-safe and linearizable: every call checks and changes the state while holding the
- * engine's monitor. Every future completes only when what the call did (and everything before
- * it) is durable per the {@link FsyncPolicy}; errors are typed {@link VCorfuException}s delivered
+ * engine's monitor. Every future completes only when what the call did (and everything before it)
+ * is durable per the {@link FsyncPolicy}; errors are typed {@link VCorfuException}s delivered
  * through the future. Nothing here retries: callers (writers and repairing readers) do.
  */
 public final class StreamReplica implements AutoCloseable {
@@ -56,8 +56,8 @@ public final class StreamReplica implements AutoCloseable {
   }
 
   /**
-   * Opens (and in durable mode recovers) a stream replica with a storage engine of its own. A
-   * node that also hosts a log replica opens a {@link ReplicaStore} instead, so both share one.
+   * Opens (and in durable mode recovers) a stream replica with a storage engine of its own. A node
+   * that also hosts a log replica opens a {@link ReplicaStore} instead, so both share one.
    */
   public static StreamReplica open(StorageOptions options) throws IOException {
     return new StreamReplica(StorageEngine.open(options), true);
@@ -67,8 +67,11 @@ public final class StreamReplica implements AutoCloseable {
   private static StreamId streamOf(StreamIdMsg msg) {
     StreamId id = StreamId.fromMsg(msg);
     if (id.equals(LogReplica.LOG)) {
-      throw new BadRequestException("Stream id " + id + " is reserved for the global log; "
-          + "stream ids are version-3 UUIDs of stream names.");
+      throw new BadRequestException(
+          "Stream id "
+              + id
+              + " is reserved for the global log; "
+              + "stream ids are version-3 UUIDs of stream names.");
     }
     return id;
   }
@@ -80,115 +83,147 @@ public final class StreamReplica implements AutoCloseable {
    * OverwrittenException for that slot, a slot below its stream's trim mark with TrimmedException.
    */
   public CompletableFuture<StreamWriteResponse> write(StreamWriteRequest request) {
-    return LogReplica.call(() -> {
-      LogEntryMsg entry = request.getEntry();
-      long global = entry.getGlobalAddress();
-      if (!request.hasEntry() || global < 0 || entry.getKind() != EntryKind.DATA
-          || request.getSlotsCount() == 0) {
-        throw new BadRequestException("A stream write needs a DATA entry with a global address "
-            + "of 0 or more and at least one stream slot; holes are written by fill.");
-      }
-      Set<StreamId> seen = new HashSet<>();
-      for (StreamSlot slot : request.getSlotsList()) {
-        if (slot.getStreamAddress() < 0 || !seen.add(streamOf(slot.getStream()))) {
-          throw new BadRequestException("Each slot of a stream write must name a different stream "
-              + "and an address of 0 or more; slot " + slot.getStreamAddress() + " of stream "
-              + streamOf(slot.getStream()) + " does not.");
-        }
-      }
-      byte[] bytes = ReplicaSupport.serialize(engine, entry);
-      int hash = ReplicaSupport.contentHash(entry);
-      CompletableFuture<Void> barrier;
-      synchronized (engine) {
-        List<long[]> toPut = new ArrayList<>();
-        List<long[]> toCommit = new ArrayList<>();
-        for (StreamSlot slot : request.getSlotsList()) {
-          StreamId stream = streamOf(slot.getStream());
-          long address = slot.getStreamAddress();
-          long trim = engine.trimMark(stream);
-          if (address < trim) {
-            throw new TrimmedException(trim, stream);
+    return LogReplica.call(
+        () -> {
+          LogEntryMsg entry = request.getEntry();
+          long global = entry.getGlobalAddress();
+          if (!request.hasEntry()
+              || global < 0
+              || entry.getKind() != EntryKind.DATA
+              || request.getSlotsCount() == 0) {
+            throw new BadRequestException(
+                "A stream write needs a DATA entry with a global address "
+                    + "of 0 or more and at least one stream slot; holes are written by fill.");
           }
-          Stored held = engine.lookup(stream, address);
-          if (held == null) {
-            toPut.add(key(stream, address));
-          } else if (!held.hole() && held.global() == global && held.hash() == hash) {
-            if (request.getCommit() && !held.committed()) {
-              toCommit.add(key(stream, address));
+          Set<StreamId> seen = new HashSet<>();
+          for (StreamSlot slot : request.getSlotsList()) {
+            if (slot.getStreamAddress() < 0 || !seen.add(streamOf(slot.getStream()))) {
+              throw new BadRequestException(
+                  "Each slot of a stream write must name a different stream "
+                      + "and an address of 0 or more; slot "
+                      + slot.getStreamAddress()
+                      + " of stream "
+                      + streamOf(slot.getStream())
+                      + " does not.");
             }
-          } else {
-            throw new OverwrittenException(address, stream, held.hole(),
-                held.hole() ? -1 : held.global());
           }
-        }
-        if (!toPut.isEmpty()) {
-          engine.put(flatten(toPut), global, hash,
-              request.getCommit() ? StorageEngine.COMMITTED : 0, bytes);
-        }
-        if (!toCommit.isEmpty()) {
-          engine.commit(flatten(toCommit));
-        }
-        barrier = engine.barrier();
-      }
-      return barrier.thenApply(v -> StreamWriteResponse.getDefaultInstance());
-    });
+          byte[] bytes = ReplicaSupport.serialize(engine, entry);
+          int hash = ReplicaSupport.contentHash(entry);
+          CompletableFuture<Void> barrier;
+          synchronized (engine) {
+            List<long[]> toPut = new ArrayList<>();
+            List<long[]> toCommit = new ArrayList<>();
+            for (StreamSlot slot : request.getSlotsList()) {
+              StreamId stream = streamOf(slot.getStream());
+              long address = slot.getStreamAddress();
+              long trim = engine.trimMark(stream);
+              if (address < trim) {
+                throw new TrimmedException(trim, stream);
+              }
+              Stored held = engine.lookup(stream, address);
+              if (held == null) {
+                toPut.add(key(stream, address));
+              } else if (!held.hole() && held.global() == global && held.hash() == hash) {
+                if (request.getCommit() && !held.committed()) {
+                  toCommit.add(key(stream, address));
+                }
+              } else {
+                throw new OverwrittenException(
+                    address, stream, held.hole(), held.hole() ? -1 : held.global());
+              }
+            }
+            if (!toPut.isEmpty()) {
+              engine.put(
+                  flatten(toPut),
+                  global,
+                  hash,
+                  request.getCommit() ? StorageEngine.COMMITTED : 0,
+                  bytes);
+            }
+            if (!toCommit.isEmpty()) {
+              engine.commit(flatten(toCommit));
+            }
+            barrier = engine.barrier();
+          }
+          return barrier.thenApply(v -> StreamWriteResponse.getDefaultInstance());
+        });
   }
 
   /**
    * Commits DATA entries in the given slots. A slot holding nothing fails the whole call with
-   * BadRequestException (nothing is committed); committed entries, holes and trimmed slots are
-   * left as they are.
+   * BadRequestException (nothing is committed); committed entries, holes and trimmed slots are left
+   * as they are.
    */
   public CompletableFuture<StreamCommitResponse> commit(StreamCommitRequest request) {
-    return LogReplica.call(() -> {
-      CompletableFuture<Void> barrier;
-      synchronized (engine) {
-        List<long[]> toCommit = new ArrayList<>();
-        for (StreamSlot slot : request.getSlotsList()) {
-          StreamId stream = streamOf(slot.getStream());
-          long address = slot.getStreamAddress();
-          if (address < engine.trimMark(stream)) {
-            continue;
+    return LogReplica.call(
+        () -> {
+          CompletableFuture<Void> barrier;
+          synchronized (engine) {
+            List<long[]> toCommit = new ArrayList<>();
+            for (StreamSlot slot : request.getSlotsList()) {
+              StreamId stream = streamOf(slot.getStream());
+              long address = slot.getStreamAddress();
+              if (address < engine.trimMark(stream)) {
+                continue;
+              }
+              Stored held = engine.lookup(stream, address);
+              if (held == null) {
+                throw new BadRequestException(
+                    "Address "
+                        + address
+                        + " of stream "
+                        + stream
+                        + " holds nothing, so there is nothing to commit.");
+              }
+              if (!held.hole() && !held.committed()) {
+                toCommit.add(key(stream, address));
+              }
+            }
+            if (!toCommit.isEmpty()) {
+              engine.commit(flatten(toCommit));
+            }
+            barrier = engine.barrier();
           }
-          Stored held = engine.lookup(stream, address);
-          if (held == null) {
-            throw new BadRequestException("Address " + address + " of stream " + stream
-                + " holds nothing, so there is nothing to commit.");
-          }
-          if (!held.hole() && !held.committed()) {
-            toCommit.add(key(stream, address));
-          }
-        }
-        if (!toCommit.isEmpty()) {
-          engine.commit(flatten(toCommit));
-        }
-        barrier = engine.barrier();
-      }
-      return barrier.thenApply(v -> StreamCommitResponse.getDefaultInstance());
-    });
+          return barrier.thenApply(v -> StreamCommitResponse.getDefaultInstance());
+        });
   }
 
   /**
    * Repairs a slot: an empty one gets a HOLE (committed iff {@code commit}); an uncommitted entry
-   * is replaced by a committed HOLE when {@code abort} is set and {@code abort_nonce} names it (or is 0); anything else is left as it is.
-   * Returns what the slot holds afterwards.
+   * is replaced by a committed HOLE when {@code abort} is set and {@code abort_nonce} names it (or
+   * is 0); anything else is left as it is. Returns what the slot holds afterwards.
    */
   public CompletableFuture<StreamFillResponse> fill(StreamFillRequest request) {
-    return LogReplica.call(() -> {
-      StreamId stream = streamOf(request.getStream());
-      long address = request.getStreamAddress();
-      if (address < 0) {
-        throw new BadRequestException("Cannot fill the negative address " + address
-            + " of stream " + stream + ".");
-      }
-      byte[] hole = LogEntryMsg.newBuilder().setGlobalAddress(-1).setKind(EntryKind.HOLE)
-          .addSlots(StreamSlot.newBuilder().setStream(request.getStream())
-              .setStreamAddress(address).setBackpointer(-1))
-          .build().toByteArray();
-      return ReplicaSupport.fill(engine, stream, address, -1, hole, request.getAbort(),
-              request.getAbortNonce(), request.getCommit())
-          .thenApply(r -> StreamFillResponse.newBuilder().setResult(r).build());
-    });
+    return LogReplica.call(
+        () -> {
+          StreamId stream = streamOf(request.getStream());
+          long address = request.getStreamAddress();
+          if (address < 0) {
+            throw new BadRequestException(
+                "Cannot fill the negative address " + address + " of stream " + stream + ".");
+          }
+          byte[] hole =
+              LogEntryMsg.newBuilder()
+                  .setGlobalAddress(-1)
+                  .setKind(EntryKind.HOLE)
+                  .addSlots(
+                      StreamSlot.newBuilder()
+                          .setStream(request.getStream())
+                          .setStreamAddress(address)
+                          .setBackpointer(-1))
+                  .build()
+                  .toByteArray();
+          return ReplicaSupport.fill(
+                  engine,
+                  stream,
+                  address,
+                  -1,
+                  hole,
+                  request.getAbort(),
+                  request.getAbortNonce(),
+                  request.getCommit())
+              .thenApply(r -> StreamFillResponse.newBuilder().setResult(r).build());
+        });
   }
 
   /**
@@ -196,84 +231,91 @@ public final class StreamReplica implements AutoCloseable {
    * when this replica never held anything for the stream.
    */
   public CompletableFuture<StreamReadResponse> read(StreamReadRequest request) {
-    return LogReplica.call(() -> {
-      StreamId stream = streamOf(request.getStream());
-      ReplicaSupport.checkRange(request.getFrom(), request.getTo());
-      List<Planned> plans = new ArrayList<>();
-      CompletableFuture<Void> barrier;
-      synchronized (engine) {
-        if (!engine.knows(stream)) {
-          throw new UnknownStreamException(stream);
-        }
-        for (long a = request.getFrom(); a <= request.getTo(); a++) {
-          plans.add(ReplicaSupport.plan(engine, stream, a));
-        }
-        // Waits only if a record of this stream is not durable yet, not for other streams' writes.
-        barrier = engine.barrierFor(stream);
-      }
-      return ReplicaSupport.answer(engine, barrier, plans)
-          .thenApply(r -> StreamReadResponse.newBuilder().addAllResults(r).build());
-    });
+    return LogReplica.call(
+        () -> {
+          StreamId stream = streamOf(request.getStream());
+          ReplicaSupport.checkRange(request.getFrom(), request.getTo());
+          List<Planned> plans = new ArrayList<>();
+          CompletableFuture<Void> barrier;
+          synchronized (engine) {
+            if (!engine.knows(stream)) {
+              throw new UnknownStreamException(stream);
+            }
+            for (long a = request.getFrom(); a <= request.getTo(); a++) {
+              plans.add(ReplicaSupport.plan(engine, stream, a));
+            }
+            // Waits only if a record of this stream is not durable yet, not for other streams'
+            // writes.
+            barrier = engine.barrierFor(stream);
+          }
+          return ReplicaSupport.answer(engine, barrier, plans)
+              .thenApply(r -> StreamReadResponse.newBuilder().addAllResults(r).build());
+        });
   }
 
   /**
    * Per stream (the requested ones, or every stream held when {@code all} is set): the highest
    * stream address held (-1 when none; trimming does not lower it), the global address of the
-   * stream's last DATA entry (holes after it skipped; -1 when the stream never held data, the
-   * next entry's backpointer either way) and the trim mark; plus the highest global address of
-   * any entry held. A sequencer rebuilds its tails from this after a restart.
+   * stream's last DATA entry (holes after it skipped; -1 when the stream never held data, the next
+   * entry's backpointer either way) and the trim mark; plus the highest global address of any entry
+   * held. A sequencer rebuilds its tails from this after a restart.
    */
   public CompletableFuture<StreamTailResponse> tail(StreamTailRequest request) {
-    return LogReplica.call(() -> {
-      StreamTailResponse.Builder response = StreamTailResponse.newBuilder();
-      CompletableFuture<Void> barrier;
-      synchronized (engine) {
-        List<StreamId> streams = new ArrayList<>();
-        if (request.getAll()) {
-          streams.addAll(engine.namespaces());
-          streams.remove(LogReplica.LOG);
-          streams.sort(null);
-        } else {
-          for (StreamIdMsg s : request.getStreamsList()) {
-            streams.add(streamOf(s));
+    return LogReplica.call(
+        () -> {
+          StreamTailResponse.Builder response = StreamTailResponse.newBuilder();
+          CompletableFuture<Void> barrier;
+          synchronized (engine) {
+            List<StreamId> streams = new ArrayList<>();
+            if (request.getAll()) {
+              streams.addAll(engine.namespaces());
+              streams.remove(LogReplica.LOG);
+              streams.sort(null);
+            } else {
+              for (StreamIdMsg s : request.getStreamsList()) {
+                streams.add(streamOf(s));
+              }
+            }
+            for (StreamId s : streams) {
+              response.addTails(
+                  StreamTailEntry.newBuilder()
+                      .setStream(s.toMsg())
+                      .setTail(engine.maxAddress(s))
+                      .setLastGlobal(engine.lastGlobal(s))
+                      .setTrimMark(engine.trimMark(s)));
+            }
+            response.setMaxGlobal(engine.maxGlobal());
+            barrier = engine.barrier();
           }
-        }
-        for (StreamId s : streams) {
-          response.addTails(StreamTailEntry.newBuilder().setStream(s.toMsg())
-              .setTail(engine.maxAddress(s)).setLastGlobal(engine.lastGlobal(s))
-              .setTrimMark(engine.trimMark(s)));
-        }
-        response.setMaxGlobal(engine.maxGlobal());
-        barrier = engine.barrier();
-      }
-      return barrier.thenApply(v -> response.build());
-    });
+          return barrier.thenApply(v -> response.build());
+        });
   }
 
   /**
    * Prefix trim of one stream: releases every stream address below {@code before}. The mark never
    * goes back; UnknownStreamException for a stream never held here.
    *
-   * <p>A trim never makes the stream unwritable: the mark may be at most the next address after
-   * the highest one held here (every token the sequencer issues later lies at or above it), and
-   * is at least 0. A mark outside that range is refused with BadRequestException naming the
-   * stream, the mark and the tail, and nothing is trimmed.
+   * <p>A trim never makes the stream unwritable: the mark may be at most the next address after the
+   * highest one held here (every token the sequencer issues later lies at or above it), and is at
+   * least 0. A mark outside that range is refused with BadRequestException naming the stream, the
+   * mark and the tail, and nothing is trimmed.
    */
   public CompletableFuture<StreamTrimResponse> trim(StreamTrimRequest request) {
-    return LogReplica.call(() -> {
-      StreamId stream = streamOf(request.getStream());
-      long mark;
-      CompletableFuture<Void> barrier;
-      synchronized (engine) {
-        if (!engine.knows(stream)) {
-          throw new UnknownStreamException(stream);
-        }
-        TrimBounds.check("stream " + stream, request.getBefore(), engine.maxAddress(stream));
-        mark = engine.trim(stream, request.getBefore());
-        barrier = engine.barrier();
-      }
-      return barrier.thenApply(v -> StreamTrimResponse.newBuilder().setTrimMark(mark).build());
-    });
+    return LogReplica.call(
+        () -> {
+          StreamId stream = streamOf(request.getStream());
+          long mark;
+          CompletableFuture<Void> barrier;
+          synchronized (engine) {
+            if (!engine.knows(stream)) {
+              throw new UnknownStreamException(stream);
+            }
+            TrimBounds.check("stream " + stream, request.getBefore(), engine.maxAddress(stream));
+            mark = engine.trim(stream, request.getBefore());
+            barrier = engine.barrier();
+          }
+          return barrier.thenApply(v -> StreamTrimResponse.newBuilder().setTrimMark(mark).build());
+        });
   }
 
   /** What opening this replica found on disk (for operators and tests). */

@@ -29,7 +29,11 @@ class AbortNonceTest {
     return LogEntryMsg.newBuilder()
         .setGlobalAddress(global)
         .setKind(EntryKind.DATA)
-        .addSlots(StreamSlot.newBuilder().setStream(stream.toMsg()).setStreamAddress(0).setBackpointer(-1))
+        .addSlots(
+            StreamSlot.newBuilder()
+                .setStream(stream.toMsg())
+                .setStreamAddress(0)
+                .setBackpointer(-1))
         .setPayload(ByteString.copyFromUtf8("v" + nonce))
         .setNonce(nonce)
         .build();
@@ -44,11 +48,31 @@ class AbortNonceTest {
       // Re-drive of the same attempt: idempotent.
       replica.write(LogWriteRequest.newBuilder().setEntry(entry(7, 111, s)).build()).join();
 
-      ReadResult other = replica.fill(LogFillRequest.newBuilder().setAddress(7).setAbort(true).setAbortNonce(222).setCommit(true).build()).join().getResult();
+      ReadResult other =
+          replica
+              .fill(
+                  LogFillRequest.newBuilder()
+                      .setAddress(7)
+                      .setAbort(true)
+                      .setAbortNonce(222)
+                      .setCommit(true)
+                      .build())
+              .join()
+              .getResult();
       assertThat(other.getStatus()).isEqualTo(ReadResult.Status.UNCOMMITTED);
       assertThat(other.getEntry().getNonce()).isEqualTo(111);
 
-      ReadResult own = replica.fill(LogFillRequest.newBuilder().setAddress(7).setAbort(true).setAbortNonce(111).setCommit(true).build()).join().getResult();
+      ReadResult own =
+          replica
+              .fill(
+                  LogFillRequest.newBuilder()
+                      .setAddress(7)
+                      .setAbort(true)
+                      .setAbortNonce(111)
+                      .setCommit(true)
+                      .build())
+              .join()
+              .getResult();
       assertThat(own.getStatus()).isEqualTo(ReadResult.Status.COMMITTED);
       assertThat(own.getEntry().getKind()).isEqualTo(EntryKind.HOLE);
     }
@@ -60,9 +84,16 @@ class AbortNonceTest {
     try (StreamReplica replica = StreamReplica.open(Fixtures.options(mode, dir))) {
       StreamId s = StreamId.of("s");
       LogEntryMsg e = entry(7, 111, s);
-      replica.write(StreamWriteRequest.newBuilder().setEntry(e).addAllSlots(e.getSlotsList()).build()).join();
+      replica
+          .write(StreamWriteRequest.newBuilder().setEntry(e).addAllSlots(e.getSlotsList()).build())
+          .join();
 
-      StreamFillRequest.Builder fill = StreamFillRequest.newBuilder().setStream(s.toMsg()).setStreamAddress(0).setAbort(true).setCommit(true);
+      StreamFillRequest.Builder fill =
+          StreamFillRequest.newBuilder()
+              .setStream(s.toMsg())
+              .setStreamAddress(0)
+              .setAbort(true)
+              .setCommit(true);
       ReadResult other = replica.fill(fill.setAbortNonce(222).build()).join().getResult();
       assertThat(other.getStatus()).isEqualTo(ReadResult.Status.UNCOMMITTED);
       assertThat(other.getEntry().getNonce()).isEqualTo(111);

@@ -67,13 +67,21 @@ class DirectorySyncTest {
   }
 
   private StorageOptions options(Recorder sync, FsyncPolicy policy) {
-    return StorageOptions.builder().mode(StorageMode.DURABLE).directory(dir).segmentSize(4096)
-        .fsyncPolicy(policy).fsyncInterval(Duration.ofHours(1)).directorySync(sync).build();
+    return StorageOptions.builder()
+        .mode(StorageMode.DURABLE)
+        .directory(dir)
+        .segmentSize(4096)
+        .fsyncPolicy(policy)
+        .fsyncInterval(Duration.ofHours(1))
+        .directorySync(sync)
+        .build();
   }
 
   private static LogWriteRequest write(long address) {
-    return LogWriteRequest.newBuilder().setEntry(data(address, "entry-" + address + "-"
-        + "p".repeat(100))).setCommit(true).build();
+    return LogWriteRequest.newBuilder()
+        .setEntry(data(address, "entry-" + address + "-" + "p".repeat(100)))
+        .setCommit(true)
+        .build();
   }
 
   @Test
@@ -81,7 +89,8 @@ class DirectorySyncTest {
       throws IOException {
     Recorder sync = new Recorder();
     try (ReplicaStore store = ReplicaStore.open(options(sync, FsyncPolicy.ALWAYS))) {
-      assertThat(sync.forces).as("the first segment's creation is forced on open")
+      assertThat(sync.forces)
+          .as("the first segment's creation is forced on open")
           .anyMatch(f -> f.files().contains("segment-000001.log"));
       Path second = dir.resolve("segment-000002.log");
       boolean held = false;
@@ -89,16 +98,22 @@ class DirectorySyncTest {
       try {
         for (long a = 0; a < 100 && !held; a++) {
           CompletableFuture<LogWriteResponse> f = store.logReplica().write(write(a));
-          Awaitility.await().atMost(Duration.ofSeconds(30))
+          Awaitility.await()
+              .atMost(Duration.ofSeconds(30))
               .until(() -> f.isDone() || sync.waiting.get() > 0);
           if (sync.waiting.get() == 0) {
-            assertThat(second).as("write %d was acknowledged in a new segment whose directory entry "
-                + "was never forced", a).doesNotExist();
+            assertThat(second)
+                .as(
+                    "write %d was acknowledged in a new segment whose directory entry "
+                        + "was never forced",
+                    a)
+                .doesNotExist();
             continue;
           }
           held = true;
           assertThat(second).exists();
-          assertThat(f).as("a write in the new segment while its directory entry is not forced")
+          assertThat(f)
+              .as("a write in the new segment while its directory entry is not forced")
               .isNotDone();
           sync.gate.countDown();
           get(f);
@@ -117,21 +132,31 @@ class DirectorySyncTest {
   void openingANewDataDirectoryForcesEveryDirectoryEntryItCreated() throws IOException {
     Recorder sync = new Recorder();
     Path data = dir.resolve("a").resolve("b");
-    StorageOptions o = StorageOptions.builder().mode(StorageMode.DURABLE).directory(data)
-        .directorySync(sync).build();
+    StorageOptions o =
+        StorageOptions.builder()
+            .mode(StorageMode.DURABLE)
+            .directory(data)
+            .directorySync(sync)
+            .build();
     try (ReplicaStore store = ReplicaStore.open(o)) {
-      assertThat(sync.forces).anySatisfy(f -> {
-        assertThat(f.directory()).isEqualTo(dir);
-        assertThat(f.files()).contains("a");
-      });
-      assertThat(sync.forces).anySatisfy(f -> {
-        assertThat(f.directory()).isEqualTo(dir.resolve("a"));
-        assertThat(f.files()).contains("b");
-      });
-      assertThat(sync.forces).anySatisfy(f -> {
-        assertThat(f.directory()).isEqualTo(data);
-        assertThat(f.files()).contains("segment-000001.log");
-      });
+      assertThat(sync.forces)
+          .anySatisfy(
+              f -> {
+                assertThat(f.directory()).isEqualTo(dir);
+                assertThat(f.files()).contains("a");
+              });
+      assertThat(sync.forces)
+          .anySatisfy(
+              f -> {
+                assertThat(f.directory()).isEqualTo(dir.resolve("a"));
+                assertThat(f.files()).contains("b");
+              });
+      assertThat(sync.forces)
+          .anySatisfy(
+              f -> {
+                assertThat(f.directory()).isEqualTo(data);
+                assertThat(f.files()).contains("segment-000001.log");
+              });
     }
   }
 
@@ -144,12 +169,13 @@ class DirectorySyncTest {
       }
       List<String> indexes;
       try (Stream<Path> files = Files.list(dir)) {
-        indexes = files.map(p -> p.getFileName().toString()).filter(n -> n.endsWith(".idx"))
-            .toList();
+        indexes =
+            files.map(p -> p.getFileName().toString()).filter(n -> n.endsWith(".idx")).toList();
       }
       assertThat(indexes).hasSizeGreaterThan(3);
       for (String idx : indexes) {
-        assertThat(sync.forces).as("a directory force after %s was renamed into place", idx)
+        assertThat(sync.forces)
+            .as("a directory force after %s was renamed into place", idx)
             .anyMatch(f -> f.files().contains(idx));
       }
       get(store.logReplica().trim(LogTrimRequest.newBuilder().setBefore(250).build()));
@@ -172,9 +198,12 @@ class DirectorySyncTest {
       long forcedBefore = store.forcedWrites();
       get(store.logReplica().trim(LogTrimRequest.newBuilder().setBefore(90).build()));
       assertThat(dir.resolve("segment-000001.log")).doesNotExist();
-      Force first = sync.forces.stream()
-          .filter(f -> !f.files().contains("segment-000001.log")).findFirst().orElseThrow(
-              () -> new AssertionError("segment 1 was deleted without a directory force"));
+      Force first =
+          sync.forces.stream()
+              .filter(f -> !f.files().contains("segment-000001.log"))
+              .findFirst()
+              .orElseThrow(
+                  () -> new AssertionError("segment 1 was deleted without a directory force"));
       assertThat(first.forcedWrites())
           .as("forces of the active segment before segment 1 was deleted (the trim record's)")
           .isGreaterThan(forcedBefore);

@@ -37,13 +37,19 @@ class DurableRecoveryTest {
   @TempDir Path dir;
 
   private StorageOptions small() {
-    return StorageOptions.builder().mode(StorageMode.DURABLE).directory(dir).segmentSize(4096)
-        .fsyncPolicy(FsyncPolicy.NONE).build();
+    return StorageOptions.builder()
+        .mode(StorageMode.DURABLE)
+        .directory(dir)
+        .segmentSize(4096)
+        .fsyncPolicy(FsyncPolicy.NONE)
+        .build();
   }
 
   private static LogWriteRequest write(long address, boolean commit) {
-    return LogWriteRequest.newBuilder().setEntry(data(address, "entry-" + address + "-"
-        + "p".repeat(100))).setCommit(commit).build();
+    return LogWriteRequest.newBuilder()
+        .setEntry(data(address, "entry-" + address + "-" + "p".repeat(100)))
+        .setCommit(commit)
+        .build();
   }
 
   private static void writeRange(LogReplica r, long from, long to) {
@@ -53,7 +59,8 @@ class DurableRecoveryTest {
   }
 
   private static List<ReadResult> read(LogReplica r, long from, long to) {
-    return get(r.read(LogReadRequest.newBuilder().setFrom(from).setTo(to).build())).getResultsList();
+    return get(r.read(LogReadRequest.newBuilder().setFrom(from).setTo(to).build()))
+        .getResultsList();
   }
 
   private List<Path> files(String suffix) throws IOException {
@@ -99,21 +106,43 @@ class DurableRecoveryTest {
     try (StreamReplica r = StreamReplica.open(small())) {
       for (int i = 0; i < 40; i++) {
         LogEntryMsg e = data(100 + i, "x".repeat(80), slot(a, i), slot(b, i));
-        get(r.write(StreamWriteRequest.newBuilder().setEntry(e).addAllSlots(e.getSlotsList())
-            .setCommit(i % 2 == 0).build()));
+        get(
+            r.write(
+                StreamWriteRequest.newBuilder()
+                    .setEntry(e)
+                    .addAllSlots(e.getSlotsList())
+                    .setCommit(i % 2 == 0)
+                    .build()));
       }
-      get(r.fill(StreamFillRequest.newBuilder().setStream(b.toMsg()).setStreamAddress(40)
-          .setCommit(true).build()));
+      get(
+          r.fill(
+              StreamFillRequest.newBuilder()
+                  .setStream(b.toMsg())
+                  .setStreamAddress(40)
+                  .setCommit(true)
+                  .build()));
       get(r.trim(StreamTrimRequest.newBuilder().setStream(a.toMsg()).setBefore(30).build()));
     }
     try (StreamReplica r = StreamReplica.open(small())) {
-      var ra = get(r.read(StreamReadRequest.newBuilder().setStream(a.toMsg()).setFrom(29).setTo(31)
-          .build())).getResultsList();
-      assertThat(ra).extracting(ReadResult::getStatus)
+      var ra =
+          get(r.read(
+                  StreamReadRequest.newBuilder()
+                      .setStream(a.toMsg())
+                      .setFrom(29)
+                      .setTo(31)
+                      .build()))
+              .getResultsList();
+      assertThat(ra)
+          .extracting(ReadResult::getStatus)
           .containsExactly(Status.TRIMMED, Status.COMMITTED, Status.UNCOMMITTED);
       assertThat(ra.get(1).getEntry().getGlobalAddress()).isEqualTo(130);
-      var tails = get(r.tail(StreamTailRequest.newBuilder().addStreams(a.toMsg())
-          .addStreams(b.toMsg()).build()));
+      var tails =
+          get(
+              r.tail(
+                  StreamTailRequest.newBuilder()
+                      .addStreams(a.toMsg())
+                      .addStreams(b.toMsg())
+                      .build()));
       assertThat(tails.getMaxGlobal()).isEqualTo(139);
       assertThat(tails.getTails(0).getTail()).isEqualTo(39);
       assertThat(tails.getTails(0).getLastGlobal()).isEqualTo(139);
@@ -188,7 +217,9 @@ class DurableRecoveryTest {
     }
     Path last = files(".log").get(0);
     long size = Files.size(last);
-    Files.write(last, new byte[] {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17},
+    Files.write(
+        last,
+        new byte[] {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17},
         java.nio.file.StandardOpenOption.APPEND);
     try (LogReplica r = LogReplica.open(small())) {
       assertThat(r.recoveryStats().tornBytesTruncated()).isEqualTo(17);
@@ -205,11 +236,13 @@ class DurableRecoveryTest {
     Path last = files(".log").get(0);
     flipByte(last, 60);
     assertThatThrownBy(() -> LogReplica.open(small()))
-        .isInstanceOfSatisfying(CorruptSegmentException.class, e -> {
-          assertThat(e.file()).isEqualTo(last);
-          assertThat(e.offset()).isZero();
-          assertThat(e.getMessage()).contains(last.toString()).contains("byte offset 0");
-        });
+        .isInstanceOfSatisfying(
+            CorruptSegmentException.class,
+            e -> {
+              assertThat(e.file()).isEqualTo(last);
+              assertThat(e.offset()).isZero();
+              assertThat(e.getMessage()).contains(last.toString()).contains("byte offset 0");
+            });
   }
 
   @Test
@@ -223,8 +256,8 @@ class DurableRecoveryTest {
       f.setLength(size - 3);
     }
     assertThatThrownBy(() -> LogReplica.open(small()))
-        .isInstanceOfSatisfying(CorruptSegmentException.class,
-            e -> assertThat(e.file()).isEqualTo(first));
+        .isInstanceOfSatisfying(
+            CorruptSegmentException.class, e -> assertThat(e.file()).isEqualTo(first));
   }
 
   @Test
@@ -261,7 +294,8 @@ class DurableRecoveryTest {
   void oversizeEntryWritesNothingToDisk() throws IOException {
     StorageOptions o = small().toBuilder().maxEntrySize(512).build();
     try (LogReplica r = LogReplica.open(o)) {
-      failure(r.write(LogWriteRequest.newBuilder().setEntry(data(0, "z".repeat(600))).build()),
+      failure(
+          r.write(LogWriteRequest.newBuilder().setEntry(data(0, "z".repeat(600))).build()),
           TooLargeException.class);
       assertThat(Files.size(files(".log").get(0))).isZero();
     }

@@ -20,19 +20,28 @@ final class Fixtures {
   private Fixtures() {}
 
   static StorageOptions options(StorageMode mode, Path dir) {
-    return StorageOptions.builder().mode(mode).directory(mode == StorageMode.DURABLE ? dir : null)
+    return StorageOptions.builder()
+        .mode(mode)
+        .directory(mode == StorageMode.DURABLE ? dir : null)
         .build();
   }
 
   static LogEntryMsg data(long global, String payload, StreamSlot... slots) {
-    return LogEntryMsg.newBuilder().setGlobalAddress(global).setKind(EntryKind.DATA)
-        .setPayload(ByteString.copyFrom(payload, StandardCharsets.UTF_8)).setEpoch(1)
-        .addAllSlots(java.util.List.of(slots)).build();
+    return LogEntryMsg.newBuilder()
+        .setGlobalAddress(global)
+        .setKind(EntryKind.DATA)
+        .setPayload(ByteString.copyFrom(payload, StandardCharsets.UTF_8))
+        .setEpoch(1)
+        .addAllSlots(java.util.List.of(slots))
+        .build();
   }
 
   static StreamSlot slot(StreamId stream, long address) {
-    return StreamSlot.newBuilder().setStream(stream.toMsg()).setStreamAddress(address)
-        .setBackpointer(-1).build();
+    return StreamSlot.newBuilder()
+        .setStream(stream.toMsg())
+        .setStreamAddress(address)
+        .setBackpointer(-1)
+        .build();
   }
 
   static <T> T get(CompletableFuture<T> f) {

@@ -39,23 +39,35 @@ class GroupCommitTest {
   @ParameterizedTest
   @EnumSource(FsyncPolicy.class)
   void concurrentWritersAllCompleteAndSurviveReopen(FsyncPolicy policy) throws Exception {
-    StorageOptions o = StorageOptions.builder().mode(StorageMode.DURABLE).directory(dir)
-        .fsyncPolicy(policy).fsyncInterval(Duration.ofMillis(5)).segmentSize(64 << 10).build();
+    StorageOptions o =
+        StorageOptions.builder()
+            .mode(StorageMode.DURABLE)
+            .directory(dir)
+            .fsyncPolicy(policy)
+            .fsyncInterval(Duration.ofMillis(5))
+            .segmentSize(64 << 10)
+            .build();
     try (LogReplica r = LogReplica.open(o)) {
       ExecutorService pool = Executors.newFixedThreadPool(THREADS);
       try {
         List<Future<List<CompletableFuture<LogWriteResponse>>>> submitted = new ArrayList<>();
         for (int t = 0; t < THREADS; t++) {
           int thread = t;
-          submitted.add(pool.submit(() -> {
-            List<CompletableFuture<LogWriteResponse>> mine = new ArrayList<>();
-            for (int i = 0; i < PER_THREAD; i++) {
-              long address = (long) i * THREADS + thread;
-              mine.add(r.write(LogWriteRequest.newBuilder()
-                  .setEntry(data(address, "w" + address)).setCommit(true).build()));
-            }
-            return mine;
-          }));
+          submitted.add(
+              pool.submit(
+                  () -> {
+                    List<CompletableFuture<LogWriteResponse>> mine = new ArrayList<>();
+                    for (int i = 0; i < PER_THREAD; i++) {
+                      long address = (long) i * THREADS + thread;
+                      mine.add(
+                          r.write(
+                              LogWriteRequest.newBuilder()
+                                  .setEntry(data(address, "w" + address))
+                                  .setCommit(true)
+                                  .build()));
+                    }
+                    return mine;
+                  }));
         }
         for (Future<List<CompletableFuture<LogWriteResponse>>> f : submitted) {
           CompletableFuture.allOf(f.get(60, TimeUnit.SECONDS).toArray(CompletableFuture[]::new))
@@ -67,8 +79,9 @@ class GroupCommitTest {
     }
     try (LogReplica r = LogReplica.open(o)) {
       int total = THREADS * PER_THREAD;
-      List<ReadResult> all = get(r.read(LogReadRequest.newBuilder().setFrom(0).setTo(total - 1)
-          .build())).getResultsList();
+      List<ReadResult> all =
+          get(r.read(LogReadRequest.newBuilder().setFrom(0).setTo(total - 1).build()))
+              .getResultsList();
       assertThat(all).hasSize(total).allMatch(x -> x.getStatus() == Status.COMMITTED);
       assertThat(all.get(1234).getEntry().getPayload().toStringUtf8()).isEqualTo("w1234");
     }
@@ -76,8 +89,12 @@ class GroupCommitTest {
 
   @Test
   void concurrentStreamWritersToManyStreamsSurviveReopen() throws Exception {
-    StorageOptions o = StorageOptions.builder().mode(StorageMode.DURABLE).directory(dir)
-        .segmentSize(32 << 10).build();
+    StorageOptions o =
+        StorageOptions.builder()
+            .mode(StorageMode.DURABLE)
+            .directory(dir)
+            .segmentSize(32 << 10)
+            .build();
     List<StreamId> streams = new ArrayList<>();
     for (int s = 0; s < THREADS; s++) {
       streams.add(StreamId.of("s" + s));
@@ -89,16 +106,23 @@ class GroupCommitTest {
         for (int t = 0; t < THREADS; t++) {
           StreamId mine = streams.get(t);
           int thread = t;
-          done.add(pool.submit(() -> {
-            List<CompletableFuture<?>> writes = new ArrayList<>();
-            for (int i = 0; i < 100; i++) {
-              LogEntryMsg e = data((long) i * THREADS + thread, "v" + i, slot(mine, i));
-              writes.add(r.write(StreamWriteRequest.newBuilder().setEntry(e)
-                  .addAllSlots(e.getSlotsList()).setCommit(true).build()));
-            }
-            CompletableFuture.allOf(writes.toArray(CompletableFuture[]::new)).join();
-            return null;
-          }));
+          done.add(
+              pool.submit(
+                  () -> {
+                    List<CompletableFuture<?>> writes = new ArrayList<>();
+                    for (int i = 0; i < 100; i++) {
+                      LogEntryMsg e = data((long) i * THREADS + thread, "v" + i, slot(mine, i));
+                      writes.add(
+                          r.write(
+                              StreamWriteRequest.newBuilder()
+                                  .setEntry(e)
+                                  .addAllSlots(e.getSlotsList())
+                                  .setCommit(true)
+                                  .build()));
+                    }
+                    CompletableFuture.allOf(writes.toArray(CompletableFuture[]::new)).join();
+                    return null;
+                  }));
         }
         for (Future<?> f : done) {
           f.get(60, TimeUnit.SECONDS);
@@ -109,8 +133,14 @@ class GroupCommitTest {
     }
     try (StreamReplica r = StreamReplica.open(o)) {
       for (StreamId s : streams) {
-        List<ReadResult> res = get(r.read(StreamReadRequest.newBuilder().setStream(s.toMsg())
-            .setFrom(0).setTo(99).build())).getResultsList();
+        List<ReadResult> res =
+            get(r.read(
+                    StreamReadRequest.newBuilder()
+                        .setStream(s.toMsg())
+                        .setFrom(0)
+                        .setTo(99)
+                        .build()))
+                .getResultsList();
         assertThat(res).allMatch(x -> x.getStatus() == Status.COMMITTED);
       }
     }
@@ -120,8 +150,9 @@ class GroupCommitTest {
   void writeFutureCompletesOnlyAfterItIsOnDisk() throws IOException {
     StorageOptions o = StorageOptions.durable(dir);
     try (LogReplica r = LogReplica.open(o)) {
-      get(r.write(LogWriteRequest.newBuilder().setEntry(data(0, "durable")).setCommit(true)
-          .build()));
+      get(
+          r.write(
+              LogWriteRequest.newBuilder().setEntry(data(0, "durable")).setCommit(true).build()));
       // A completed write is already in the segment file, before any close.
       assertThat(java.nio.file.Files.size(dir.resolve("segment-000001.log"))).isPositive();
     }

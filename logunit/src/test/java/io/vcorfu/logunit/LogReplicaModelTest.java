@@ -46,9 +46,13 @@ class LogReplicaModelTest {
   void replicaMatchesModel(StorageMode mode, long seed) throws Exception {
     log.info("random seed {} ({})", seed, mode);
     Random rnd = new Random(seed);
-    StorageOptions options = StorageOptions.builder().mode(mode)
-        .directory(mode == StorageMode.DURABLE ? dir : null).segmentSize(4096)
-        .fsyncPolicy(FsyncPolicy.NONE).build();
+    StorageOptions options =
+        StorageOptions.builder()
+            .mode(mode)
+            .directory(mode == StorageMode.DURABLE ? dir : null)
+            .segmentSize(4096)
+            .fsyncPolicy(FsyncPolicy.NONE)
+            .build();
     Map<Long, Held> model = new HashMap<>();
     long trim = 0;
     LogReplica r = LogReplica.open(options);
@@ -60,8 +64,12 @@ class LogReplicaModelTest {
         if (op < 50) {
           String payload = "p" + a + "-" + rnd.nextInt(2) + "-" + "x".repeat(rnd.nextInt(200));
           boolean commit = rnd.nextBoolean();
-          var f = r.write(LogWriteRequest.newBuilder().setEntry(data(a, payload))
-              .setCommit(commit).build());
+          var f =
+              r.write(
+                  LogWriteRequest.newBuilder()
+                      .setEntry(data(a, payload))
+                      .setCommit(commit)
+                      .build());
           if (a < trim) {
             failure(f, TrimmedException.class);
           } else if (held == null) {
@@ -86,8 +94,13 @@ class LogReplicaModelTest {
         } else if (op < 90) {
           boolean abort = rnd.nextBoolean();
           boolean commit = rnd.nextBoolean();
-          get(r.fill(LogFillRequest.newBuilder().setAddress(a).setAbort(abort).setCommit(commit)
-              .build()));
+          get(
+              r.fill(
+                  LogFillRequest.newBuilder()
+                      .setAddress(a)
+                      .setAbort(abort)
+                      .setCommit(commit)
+                      .build()));
           if (a >= trim) {
             if (held == null) {
               model.put(a, new Held(true, commit, null));
@@ -99,8 +112,9 @@ class LogReplicaModelTest {
           }
         } else if (op < 93) {
           long before = Math.min(ADDRESSES, trim + rnd.nextInt(40));
-          assertThat(get(r.trim(LogTrimRequest.newBuilder().setBefore(before).build()))
-              .getTrimMark()).isEqualTo(Math.max(trim, before));
+          assertThat(
+                  get(r.trim(LogTrimRequest.newBuilder().setBefore(before).build())).getTrimMark())
+              .isEqualTo(Math.max(trim, before));
           trim = Math.max(trim, before);
         } else {
           if (mode == StorageMode.DURABLE) {
@@ -117,8 +131,9 @@ class LogReplicaModelTest {
   }
 
   private static void check(LogReplica r, Map<Long, Held> model, long trim, long seed, int step) {
-    List<ReadResult> all = get(r.read(LogReadRequest.newBuilder().setFrom(0)
-        .setTo(ADDRESSES - 1).build())).getResultsList();
+    List<ReadResult> all =
+        get(r.read(LogReadRequest.newBuilder().setFrom(0).setTo(ADDRESSES - 1).build()))
+            .getResultsList();
     for (long a = 0; a < ADDRESSES; a++) {
       ReadResult got = all.get((int) a);
       String where = "address " + a + " after step " + step + " (seed " + seed + ")";
@@ -128,12 +143,15 @@ class LogReplicaModelTest {
       } else if (want == null) {
         assertThat(got.getStatus()).as(where).isEqualTo(Status.EMPTY);
       } else {
-        assertThat(got.getStatus()).as(where)
+        assertThat(got.getStatus())
+            .as(where)
             .isEqualTo(want.committed() ? Status.COMMITTED : Status.UNCOMMITTED);
-        assertThat(got.getEntry().getKind()).as(where)
+        assertThat(got.getEntry().getKind())
+            .as(where)
             .isEqualTo(want.hole() ? EntryKind.HOLE : EntryKind.DATA);
         if (!want.hole()) {
-          assertThat(got.getEntry().getPayload().toStringUtf8()).as(where)
+          assertThat(got.getEntry().getPayload().toStringUtf8())
+              .as(where)
               .isEqualTo(want.payload());
         }
       }

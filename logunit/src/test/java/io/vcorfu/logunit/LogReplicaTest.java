@@ -54,8 +54,13 @@ class LogReplicaTest {
   }
 
   private ReadResult fill(long address, boolean abort, boolean commit) {
-    return get(replica.fill(LogFillRequest.newBuilder().setAddress(address).setAbort(abort)
-        .setCommit(commit).build())).getResult();
+    return get(replica.fill(
+            LogFillRequest.newBuilder()
+                .setAddress(address)
+                .setAbort(abort)
+                .setCommit(commit)
+                .build()))
+        .getResult();
   }
 
   @ParameterizedTest
@@ -64,9 +69,10 @@ class LogReplicaTest {
     open(mode);
     get(replica.write(write(data(0, "a"), true)));
     get(replica.write(write(data(1, "b"), false)));
-    List<ReadResult> r = get(replica.read(LogReadRequest.newBuilder().setFrom(0).setTo(2).build()))
-        .getResultsList();
-    assertThat(r).extracting(ReadResult::getStatus)
+    List<ReadResult> r =
+        get(replica.read(LogReadRequest.newBuilder().setFrom(0).setTo(2).build())).getResultsList();
+    assertThat(r)
+        .extracting(ReadResult::getStatus)
         .containsExactly(Status.COMMITTED, Status.UNCOMMITTED, Status.EMPTY);
     assertThat(r.get(0).getEntry()).isEqualTo(data(0, "a"));
     assertThat(r.get(1).getEntry()).isEqualTo(data(1, "b"));
@@ -81,7 +87,8 @@ class LogReplicaTest {
     get(replica.commit(LogCommitRequest.newBuilder().addAddresses(3).build()));
     assertThat(readOne(3).getStatus()).isEqualTo(Status.COMMITTED);
     get(replica.commit(LogCommitRequest.newBuilder().addAddresses(3).build()));
-    failure(replica.commit(LogCommitRequest.newBuilder().addAddresses(4).build()),
+    failure(
+        replica.commit(LogCommitRequest.newBuilder().addAddresses(4).build()),
         BadRequestException.class);
   }
 
@@ -99,8 +106,8 @@ class LogReplicaTest {
   void writingDifferentEntryOrOverHoleIsOverwritten(StorageMode mode) throws IOException {
     open(mode);
     get(replica.write(write(data(1, "first"), true)));
-    OverwrittenException e = failure(replica.write(write(data(1, "second"), true)),
-        OverwrittenException.class);
+    OverwrittenException e =
+        failure(replica.write(write(data(1, "second"), true)), OverwrittenException.class);
     assertThat(e.address()).isEqualTo(1);
     assertThat(e.stream()).isNull();
     assertThat(e.holdsHole()).isFalse();
@@ -108,8 +115,8 @@ class LogReplicaTest {
     assertThat(readOne(1).getEntry()).isEqualTo(data(1, "first"));
 
     fill(2, false, true);
-    OverwrittenException h = failure(replica.write(write(data(2, "late"), true)),
-        OverwrittenException.class);
+    OverwrittenException h =
+        failure(replica.write(write(data(2, "late"), true)), OverwrittenException.class);
     assertThat(h.holdsHole()).isTrue();
   }
 
@@ -140,12 +147,16 @@ class LogReplicaTest {
   @EnumSource(StorageMode.class)
   void readRejectsBadRanges(StorageMode mode) throws IOException {
     open(mode);
-    failure(replica.read(LogReadRequest.newBuilder().setFrom(5).setTo(4).build()),
+    failure(
+        replica.read(LogReadRequest.newBuilder().setFrom(5).setTo(4).build()),
         BadRequestException.class);
-    failure(replica.read(LogReadRequest.newBuilder().setFrom(0).setTo(4096).build()),
+    failure(
+        replica.read(LogReadRequest.newBuilder().setFrom(0).setTo(4096).build()),
         BadRequestException.class);
-    assertThat(get(replica.read(LogReadRequest.newBuilder().setFrom(0).setTo(4095).build()))
-        .getResultsCount()).isEqualTo(4096);
+    assertThat(
+            get(replica.read(LogReadRequest.newBuilder().setFrom(0).setTo(4095).build()))
+                .getResultsCount())
+        .isEqualTo(4096);
   }
 
   @ParameterizedTest
@@ -161,8 +172,8 @@ class LogReplicaTest {
         .isEqualTo(5);
     assertThat(readOne(4).getStatus()).isEqualTo(Status.TRIMMED);
     assertThat(readOne(5).getStatus()).isEqualTo(Status.COMMITTED);
-    TrimmedException t = failure(replica.write(write(data(3, "late"), true)),
-        TrimmedException.class);
+    TrimmedException t =
+        failure(replica.write(write(data(3, "late"), true)), TrimmedException.class);
     assertThat(t.trimMark()).isEqualTo(5);
     assertThat(fill(1, true, true).getStatus()).isEqualTo(Status.TRIMMED);
     var tail = get(replica.tail(LogTailRequest.getDefaultInstance()));
@@ -172,21 +183,27 @@ class LogReplicaTest {
 
   @ParameterizedTest
   @EnumSource(StorageMode.class)
-  void trimPastTheTailOrBelowZeroIsRefusedAndTheLogStaysWritable(StorageMode mode) throws IOException {
+  void trimPastTheTailOrBelowZeroIsRefusedAndTheLogStaysWritable(StorageMode mode)
+      throws IOException {
     open(mode);
     for (int i = 0; i < 3; i++) {
       get(replica.write(write(data(i, "e" + i), true)));
     }
-    BadRequestException past = failure(replica.trim(LogTrimRequest.newBuilder().setBefore(100).build()),
-        BadRequestException.class);
+    BadRequestException past =
+        failure(
+            replica.trim(LogTrimRequest.newBuilder().setBefore(100).build()),
+            BadRequestException.class);
     assertThat(past.getMessage()).contains("100").contains("tail is 2");
-    BadRequestException negative = failure(replica.trim(LogTrimRequest.newBuilder().setBefore(-5).build()),
-        BadRequestException.class);
+    BadRequestException negative =
+        failure(
+            replica.trim(LogTrimRequest.newBuilder().setBefore(-5).build()),
+            BadRequestException.class);
     assertThat(negative.getMessage()).contains("-5");
     var tail = get(replica.tail(LogTailRequest.getDefaultInstance()));
     assertThat(tail.getTrimMark()).isZero();
     get(replica.write(write(data(3, "e3"), true)));
-    assertThat(get(replica.trim(LogTrimRequest.newBuilder().setBefore(4).build())).getTrimMark()).isEqualTo(4);
+    assertThat(get(replica.trim(LogTrimRequest.newBuilder().setBefore(4).build())).getTrimMark())
+        .isEqualTo(4);
     get(replica.write(write(data(4, "e4"), true)));
     assertThat(readOne(4).getStatus()).isEqualTo(Status.COMMITTED);
   }
@@ -206,8 +223,8 @@ class LogReplicaTest {
   void oversizeEntryIsRejectedAndNothingWritten(StorageMode mode) throws IOException {
     replica = LogReplica.open(Fixtures.options(mode, dir).toBuilder().maxEntrySize(1000).build());
     String big = "x".repeat(2000);
-    TooLargeException e = failure(replica.write(write(data(0, big), true)),
-        TooLargeException.class);
+    TooLargeException e =
+        failure(replica.write(write(data(0, big), true)), TooLargeException.class);
     assertThat(e.limit()).isEqualTo(1000);
     assertThat(readOne(0).getStatus()).isEqualTo(Status.EMPTY);
     assertThat(get(replica.tail(LogTailRequest.getDefaultInstance())).getTail()).isEqualTo(-1);

@@ -29,15 +29,17 @@ class ReadBarrierTest {
     try (StorageEngine engine = StorageEngine.open(Fixtures.options(StorageMode.DURABLE, dir))) {
       engine.put(key(A, 0), 0, 1, StorageEngine.COMMITTED, new byte[] {1});
       engine.barrier().get(10, TimeUnit.SECONDS);
-      CompletableFuture<?> laterB = engine.group(() -> {
-        // Held: B's record and its commit mark have not reached the writer yet.
-        engine.put(key(B, 0), 1, 2, (byte) 0, new byte[] {2});
-        engine.commit(key(B, 0));
-        assertThat(engine.barrierFor(A)).as("A holds only durable records").isDone();
-        assertThat(engine.barrierFor(B)).as("B's record is not durable yet").isNotDone();
-        assertThat(engine.barrier()).as("the engine-wide barrier").isNotDone();
-        return engine.barrierFor(B);
-      });
+      CompletableFuture<?> laterB =
+          engine.group(
+              () -> {
+                // Held: B's record and its commit mark have not reached the writer yet.
+                engine.put(key(B, 0), 1, 2, (byte) 0, new byte[] {2});
+                engine.commit(key(B, 0));
+                assertThat(engine.barrierFor(A)).as("A holds only durable records").isDone();
+                assertThat(engine.barrierFor(B)).as("B's record is not durable yet").isNotDone();
+                assertThat(engine.barrier()).as("the engine-wide barrier").isNotDone();
+                return engine.barrierFor(B);
+              });
       laterB.get(10, TimeUnit.SECONDS);
       assertThat(engine.barrierFor(B)).as("once written, B needs no wait either").isDone();
       assertThat(engine.barrierFor(StreamId.of("never-written"))).isDone();
@@ -49,12 +51,13 @@ class ReadBarrierTest {
     try (StorageEngine engine = StorageEngine.open(Fixtures.options(StorageMode.DURABLE, dir))) {
       engine.put(key(A, 0), 0, 1, (byte) 0, new byte[] {1});
       engine.barrier().get(10, TimeUnit.SECONDS);
-      engine.group(() -> {
-        engine.commit(key(A, 0));
-        // A reader must not see the commit flag before the commit mark is durable.
-        assertThat(engine.barrierFor(A)).isNotDone();
-        return null;
-      });
+      engine.group(
+          () -> {
+            engine.commit(key(A, 0));
+            // A reader must not see the commit flag before the commit mark is durable.
+            assertThat(engine.barrierFor(A)).isNotDone();
+            return null;
+          });
     }
   }
 }

@@ -49,20 +49,31 @@ class ReplicaStoreTest {
   }
 
   private static ChainWriteRequest logThenStreams(LogEntryMsg e, boolean commitEarlier) {
-    return ChainWriteRequest.newBuilder().setEntry(e)
+    return ChainWriteRequest.newBuilder()
+        .setEntry(e)
         .addSteps(ChainStep.newBuilder().setLog(true))
         .addSteps(ChainStep.newBuilder().addAllSlots(e.getSlotsList()).setCommit(true))
-        .setCommitEarlier(commitEarlier).build();
+        .setCommitEarlier(commitEarlier)
+        .build();
   }
 
   private ReadResult logAt(long address) {
-    return get(store.logReplica().read(LogReadRequest.newBuilder().setFrom(address).setTo(address).build()))
+    return get(store
+            .logReplica()
+            .read(LogReadRequest.newBuilder().setFrom(address).setTo(address).build()))
         .getResults(0);
   }
 
   private ReadResult streamAt(StreamId s, long address) {
-    return get(store.streamReplica().read(StreamReadRequest.newBuilder().setStream(s.toMsg())
-        .setFrom(address).setTo(address).build())).getResults(0);
+    return get(store
+            .streamReplica()
+            .read(
+                StreamReadRequest.newBuilder()
+                    .setStream(s.toMsg())
+                    .setFrom(address)
+                    .setTo(address)
+                    .build()))
+        .getResults(0);
   }
 
   @ParameterizedTest
@@ -85,7 +96,8 @@ class ReplicaStoreTest {
     long before = store.forcedWrites();
     for (int i = 0; i < 50; i++) {
       // Log step, stream step for two streams, and the log step's commit: all in one force.
-      ChainWriteResponse r = get(store.chainWrite(logThenStreams(data(i, "v" + i, slot(A, i), slot(B, i)), true)));
+      ChainWriteResponse r =
+          get(store.chainWrite(logThenStreams(data(i, "v" + i, slot(A, i), slot(B, i)), true)));
       assertThat(r.hasError()).isFalse();
     }
     assertThat(store.forcedWrites() - before).isEqualTo(50);
@@ -105,8 +117,15 @@ class ReplicaStoreTest {
   void aFailedStepStopsTheWriteAndReportsItsTypedError() throws IOException {
     open(StorageMode.MEMORY);
     // Someone filled the stream slot first (a reader repairing a presumed-dead writer).
-    get(store.streamReplica().fill(StreamFillRequest.newBuilder().setStream(A.toMsg()).setStreamAddress(0)
-        .setCommit(true).build()));
+    get(
+        store
+            .streamReplica()
+            .fill(
+                StreamFillRequest.newBuilder()
+                    .setStream(A.toMsg())
+                    .setStreamAddress(0)
+                    .setCommit(true)
+                    .build()));
     LogEntryMsg e = data(0, "late", slot(A, 0));
     ChainWriteResponse r = get(store.chainWrite(logThenStreams(e, true)));
     assertThat(r.getDone()).isEqualTo(1);
@@ -114,26 +133,44 @@ class ReplicaStoreTest {
     // The log step ran, but nothing after the failed step did: the log entry is not committed.
     assertThat(logAt(0).getStatus()).isEqualTo(Status.UNCOMMITTED);
     assertThat(streamAt(A, 0).getStatus()).isEqualTo(Status.COMMITTED);
-    assertThat(streamAt(A, 0).getEntry().getKind()).isEqualTo(io.vcorfu.protocol.proto.EntryKind.HOLE);
+    assertThat(streamAt(A, 0).getEntry().getKind())
+        .isEqualTo(io.vcorfu.protocol.proto.EntryKind.HOLE);
   }
 
   @Test
   void aFailedFirstStepWritesNothing() throws IOException {
     open(StorageMode.MEMORY);
-    get(store.logReplica().write(io.vcorfu.protocol.proto.LogWriteRequest.newBuilder()
-        .setEntry(data(0, "other", slot(B, 0))).setCommit(true).build()));
+    get(
+        store
+            .logReplica()
+            .write(
+                io.vcorfu.protocol.proto.LogWriteRequest.newBuilder()
+                    .setEntry(data(0, "other", slot(B, 0)))
+                    .setCommit(true)
+                    .build()));
     ChainWriteResponse r = get(store.chainWrite(logThenStreams(data(0, "mine", slot(A, 0)), true)));
     assertThat(r.getDone()).isZero();
     assertThat(Errors.toException(r.getError())).isInstanceOf(OverwrittenException.class);
     // The stream step never ran: the stream replica has never heard of stream A.
-    assertThat(failure(store.streamReplica().read(StreamReadRequest.newBuilder().setStream(A.toMsg())
-        .setFrom(0).setTo(0).build()))).isInstanceOf(io.vcorfu.protocol.UnknownStreamException.class);
+    assertThat(
+            failure(
+                store
+                    .streamReplica()
+                    .read(
+                        StreamReadRequest.newBuilder()
+                            .setStream(A.toMsg())
+                            .setFrom(0)
+                            .setTo(0)
+                            .build())))
+        .isInstanceOf(io.vcorfu.protocol.UnknownStreamException.class);
   }
 
   @Test
   void aChainWriteWithNoStepsIsABadRequest() throws IOException {
     open(StorageMode.MEMORY);
-    assertThat(failure(store.chainWrite(ChainWriteRequest.newBuilder().setEntry(data(0, "x")).build())))
+    assertThat(
+            failure(
+                store.chainWrite(ChainWriteRequest.newBuilder().setEntry(data(0, "x")).build())))
         .isInstanceOf(BadRequestException.class);
   }
 
@@ -141,7 +178,9 @@ class ReplicaStoreTest {
   void bothRolesRecoverFromTheSharedEngineAfterRestart() throws IOException {
     open(StorageMode.DURABLE);
     for (int g = 0; g < 20; g++) {
-      get(store.chainWrite(logThenStreams(data(g, "v" + g, slot(g % 2 == 0 ? A : B, g / 2)), true)));
+      get(
+          store.chainWrite(
+              logThenStreams(data(g, "v" + g, slot(g % 2 == 0 ? A : B, g / 2)), true)));
     }
     store.close();
     store = ReplicaStore.open(Fixtures.options(StorageMode.DURABLE, dir));
@@ -150,7 +189,9 @@ class ReplicaStoreTest {
       assertThat(streamAt(g % 2 == 0 ? A : B, g / 2).getEntry().getGlobalAddress()).isEqualTo(g);
     }
     // The stream replica lists streams only, never the log's namespace.
-    assertThat(get(store.streamReplica().tail(StreamTailRequest.newBuilder().setAll(true).build())).getTailsList())
+    assertThat(
+            get(store.streamReplica().tail(StreamTailRequest.newBuilder().setAll(true).build()))
+                .getTailsList())
         .extracting(t -> StreamId.fromMsg(t.getStream()))
         .containsExactlyInAnyOrder(A, B);
   }
@@ -159,8 +200,15 @@ class ReplicaStoreTest {
   void theLogsReservedNamespaceIsNotAStream() throws IOException {
     open(StorageMode.MEMORY);
     LogEntryMsg e = data(0, "x", slot(new StreamId(0, 0), 0));
-    assertThat(failure(store.streamReplica().write(StreamWriteRequest.newBuilder().setEntry(e)
-        .addAllSlots(e.getSlotsList()).build())))
+    assertThat(
+            failure(
+                store
+                    .streamReplica()
+                    .write(
+                        StreamWriteRequest.newBuilder()
+                            .setEntry(e)
+                            .addAllSlots(e.getSlotsList())
+                            .build())))
         .isInstanceOf(BadRequestException.class)
         .hasMessageContaining("reserved for the global log");
   }

@@ -52,18 +52,28 @@ class StreamReplicaTest {
   }
 
   private static StreamWriteRequest write(LogEntryMsg e, boolean commit) {
-    return StreamWriteRequest.newBuilder().setEntry(e).addAllSlots(e.getSlotsList())
-        .setCommit(commit).build();
+    return StreamWriteRequest.newBuilder()
+        .setEntry(e)
+        .addAllSlots(e.getSlotsList())
+        .setCommit(commit)
+        .build();
   }
 
   private List<ReadResult> read(StreamId s, long from, long to) {
-    return get(replica.read(StreamReadRequest.newBuilder().setStream(s.toMsg()).setFrom(from)
-        .setTo(to).build())).getResultsList();
+    return get(replica.read(
+            StreamReadRequest.newBuilder().setStream(s.toMsg()).setFrom(from).setTo(to).build()))
+        .getResultsList();
   }
 
   private ReadResult fill(StreamId s, long address, boolean abort, boolean commit) {
-    return get(replica.fill(StreamFillRequest.newBuilder().setStream(s.toMsg())
-        .setStreamAddress(address).setAbort(abort).setCommit(commit).build())).getResult();
+    return get(replica.fill(
+            StreamFillRequest.newBuilder()
+                .setStream(s.toMsg())
+                .setStreamAddress(address)
+                .setAbort(abort)
+                .setCommit(commit)
+                .build()))
+        .getResult();
   }
 
   @ParameterizedTest
@@ -82,15 +92,18 @@ class StreamReplicaTest {
   void takenSlotFailsWholeWriteAndWritesNothing(StorageMode mode) throws IOException {
     open(mode);
     get(replica.write(write(data(1, "first", slot(B, 0)), true)));
-    OverwrittenException e = failure(
-        replica.write(write(data(2, "second", slot(A, 0), slot(B, 0)), true)),
-        OverwrittenException.class);
+    OverwrittenException e =
+        failure(
+            replica.write(write(data(2, "second", slot(A, 0), slot(B, 0)), true)),
+            OverwrittenException.class);
     assertThat(e.stream()).isEqualTo(B);
     assertThat(e.address()).isEqualTo(0);
     assertThat(e.holderGlobalAddress()).isEqualTo(1);
     assertThat(e.holdsHole()).isFalse();
-    failure(replica.read(StreamReadRequest.newBuilder().setStream(A.toMsg()).setFrom(0).setTo(0)
-        .build()), UnknownStreamException.class);
+    failure(
+        replica.read(
+            StreamReadRequest.newBuilder().setStream(A.toMsg()).setFrom(0).setTo(0).build()),
+        UnknownStreamException.class);
   }
 
   @ParameterizedTest
@@ -109,8 +122,10 @@ class StreamReplicaTest {
   void commitMarksSlotsAndRejectsEmptySlot(StorageMode mode) throws IOException {
     open(mode);
     get(replica.write(write(data(4, "x", slot(A, 0)), false)));
-    failure(replica.commit(StreamCommitRequest.newBuilder().addSlots(slot(A, 0))
-        .addSlots(slot(A, 1)).build()), BadRequestException.class);
+    failure(
+        replica.commit(
+            StreamCommitRequest.newBuilder().addSlots(slot(A, 0)).addSlots(slot(A, 1)).build()),
+        BadRequestException.class);
     assertThat(read(A, 0, 0).get(0).getStatus()).isEqualTo(Status.UNCOMMITTED);
     get(replica.commit(StreamCommitRequest.newBuilder().addSlots(slot(A, 0)).build()));
     assertThat(read(A, 0, 0).get(0).getStatus()).isEqualTo(Status.COMMITTED);
@@ -123,8 +138,9 @@ class StreamReplicaTest {
     ReadResult hole = fill(A, 0, false, true);
     assertThat(hole.getStatus()).isEqualTo(Status.COMMITTED);
     assertThat(hole.getEntry().getKind()).isEqualTo(EntryKind.HOLE);
-    OverwrittenException e = failure(replica.write(write(data(3, "late", slot(A, 0)), true)),
-        OverwrittenException.class);
+    OverwrittenException e =
+        failure(
+            replica.write(write(data(3, "late", slot(A, 0)), true)), OverwrittenException.class);
     assertThat(e.holdsHole()).isTrue();
     assertThat(e.holderGlobalAddress()).isEqualTo(-1);
 
@@ -139,9 +155,12 @@ class StreamReplicaTest {
   @EnumSource(StorageMode.class)
   void unknownStreamIsReportedForReadAndTrim(StorageMode mode) throws IOException {
     open(mode);
-    failure(replica.read(StreamReadRequest.newBuilder().setStream(A.toMsg()).setFrom(0).setTo(3)
-        .build()), UnknownStreamException.class);
-    failure(replica.trim(StreamTrimRequest.newBuilder().setStream(A.toMsg()).setBefore(3).build()),
+    failure(
+        replica.read(
+            StreamReadRequest.newBuilder().setStream(A.toMsg()).setFrom(0).setTo(3).build()),
+        UnknownStreamException.class);
+    failure(
+        replica.trim(StreamTrimRequest.newBuilder().setStream(A.toMsg()).setBefore(3).build()),
         UnknownStreamException.class);
   }
 
@@ -154,10 +173,16 @@ class StreamReplicaTest {
     fill(B, 1, false, false);
     StreamTailResponse all = get(replica.tail(StreamTailRequest.newBuilder().setAll(true).build()));
     assertThat(all.getMaxGlobal()).isEqualTo(12);
-    assertThat(all.getTailsList()).extracting(t -> StreamId.fromMsg(t.getStream()))
+    assertThat(all.getTailsList())
+        .extracting(t -> StreamId.fromMsg(t.getStream()))
         .containsExactlyInAnyOrder(A, B);
-    StreamTailResponse some = get(replica.tail(StreamTailRequest.newBuilder()
-        .addStreams(A.toMsg()).addStreams(B.toMsg()).build()));
+    StreamTailResponse some =
+        get(
+            replica.tail(
+                StreamTailRequest.newBuilder()
+                    .addStreams(A.toMsg())
+                    .addStreams(B.toMsg())
+                    .build()));
     StreamTailEntry a = some.getTails(0);
     StreamTailEntry b = some.getTails(1);
     assertThat(a.getTail()).isEqualTo(1);
@@ -212,16 +237,23 @@ class StreamReplicaTest {
     for (int i = 0; i < 6; i++) {
       get(replica.write(write(data(i, "e" + i, slot(A, i), slot(B, i)), true)));
     }
-    assertThat(get(replica.trim(StreamTrimRequest.newBuilder().setStream(A.toMsg()).setBefore(4)
-        .build())).getTrimMark()).isEqualTo(4);
-    assertThat(read(A, 2, 4)).extracting(ReadResult::getStatus)
+    assertThat(
+            get(replica.trim(
+                    StreamTrimRequest.newBuilder().setStream(A.toMsg()).setBefore(4).build()))
+                .getTrimMark())
+        .isEqualTo(4);
+    assertThat(read(A, 2, 4))
+        .extracting(ReadResult::getStatus)
         .containsExactly(Status.TRIMMED, Status.TRIMMED, Status.COMMITTED);
     assertThat(read(B, 2, 2).get(0).getStatus()).isEqualTo(Status.COMMITTED);
-    TrimmedException t = failure(replica.write(write(data(9, "old", slot(A, 1)), true)),
-        TrimmedException.class);
+    TrimmedException t =
+        failure(replica.write(write(data(9, "old", slot(A, 1)), true)), TrimmedException.class);
     assertThat(t.stream()).isEqualTo(A);
-    assertThat(get(replica.trim(StreamTrimRequest.newBuilder().setStream(A.toMsg()).setBefore(1)
-        .build())).getTrimMark()).isEqualTo(4);
+    assertThat(
+            get(replica.trim(
+                    StreamTrimRequest.newBuilder().setStream(A.toMsg()).setBefore(1).build()))
+                .getTrimMark())
+        .isEqualTo(4);
   }
 
   private StreamTrimRequest trim(StreamId s, long before) {
@@ -237,7 +269,8 @@ class StreamReplicaTest {
     BadRequestException e = failure(replica.trim(trim(A, 100)), BadRequestException.class);
     assertThat(e.getMessage()).contains(A.toString()).contains("100").contains("tail is 1");
     // Nothing was trimmed, and the next slot can still be written.
-    assertThat(read(A, 0, 1)).extracting(ReadResult::getStatus)
+    assertThat(read(A, 0, 1))
+        .extracting(ReadResult::getStatus)
         .containsExactly(Status.COMMITTED, Status.COMMITTED);
     get(replica.write(write(data(2, "e2", slot(A, 2)), true)));
     // The next address after the tail is the highest mark allowed: it releases the whole stream.
@@ -254,7 +287,8 @@ class StreamReplicaTest {
     BadRequestException e = failure(replica.trim(trim(A, -5)), BadRequestException.class);
     assertThat(e.getMessage()).contains(A.toString()).contains("-5");
     get(replica.write(write(data(1, "e1", slot(A, 1)), true)));
-    assertThat(read(A, 0, 1)).extracting(ReadResult::getStatus)
+    assertThat(read(A, 0, 1))
+        .extracting(ReadResult::getStatus)
         .containsExactly(Status.COMMITTED, Status.COMMITTED);
   }
 
@@ -264,7 +298,14 @@ class StreamReplicaTest {
     open(mode);
     StreamSlot s0 = slot(A, 0);
     StreamSlot s1 = slot(A, 1);
-    failure(replica.write(StreamWriteRequest.newBuilder().setEntry(data(1, "d", s0, s1))
-        .addSlots(s0).addSlots(s1).setCommit(true).build()), BadRequestException.class);
+    failure(
+        replica.write(
+            StreamWriteRequest.newBuilder()
+                .setEntry(data(1, "d", s0, s1))
+                .addSlots(s0)
+                .addSlots(s1)
+                .setCommit(true)
+                .build()),
+        BadRequestException.class);
   }
 }

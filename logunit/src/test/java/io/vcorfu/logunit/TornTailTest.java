@@ -25,10 +25,10 @@ import org.junit.jupiter.params.provider.ValueSource;
  * a damaged record followed by valid ones. Start-up treats damage after the last position the
  * segment durably records as forced as a torn tail, and damage before it as corruption.
  *
- * <p>The crash image is built from real files: ten records written and forced (then a clean
- * close), ten more written under a one-hour fsync interval (so nothing forces them), the file's
- * bytes taken as the operating system holds them, and one record's bytes zeroed as if its page
- * never reached the disk.
+ * <p>The crash image is built from real files: ten records written and forced (then a clean close),
+ * ten more written under a one-hour fsync interval (so nothing forces them), the file's bytes taken
+ * as the operating system holds them, and one record's bytes zeroed as if its page never reached
+ * the disk.
  */
 class TornTailTest {
   private static final Path SEGMENT = Path.of("segment-000001.log");
@@ -36,21 +36,30 @@ class TornTailTest {
   @TempDir Path dir;
 
   private StorageOptions forced() {
-    return StorageOptions.builder().mode(StorageMode.DURABLE).directory(dir)
-        .fsyncPolicy(FsyncPolicy.ALWAYS).build();
+    return StorageOptions.builder()
+        .mode(StorageMode.DURABLE)
+        .directory(dir)
+        .fsyncPolicy(FsyncPolicy.ALWAYS)
+        .build();
   }
 
   private StorageOptions unforced() {
-    return forced().toBuilder().fsyncPolicy(FsyncPolicy.INTERVAL)
-        .fsyncInterval(Duration.ofHours(1)).build();
+    return forced().toBuilder()
+        .fsyncPolicy(FsyncPolicy.INTERVAL)
+        .fsyncInterval(Duration.ofHours(1))
+        .build();
   }
 
   private static LogWriteRequest write(long address) {
-    return LogWriteRequest.newBuilder().setEntry(data(address, "entry-" + address + "-"
-        + "p".repeat(300))).setCommit(true).build();
+    return LogWriteRequest.newBuilder()
+        .setEntry(data(address, "entry-" + address + "-" + "p".repeat(300)))
+        .setCommit(true)
+        .build();
   }
 
-  /** End offsets in the segment of records 0..19 (each with whatever follows it before the next). */
+  /**
+   * End offsets in the segment of records 0..19 (each with whatever follows it before the next).
+   */
   private final long[] ends = new long[20];
 
   /** The segment as the OS held it after 10 forced and 10 unforced records. */
@@ -73,7 +82,9 @@ class TornTailTest {
     return image;
   }
 
-  /** Start of the record holding byte {@code pos}: the last record magic ("VCRG") at or before it. */
+  /**
+   * Start of the record holding byte {@code pos}: the last record magic ("VCRG") at or before it.
+   */
   private static int frameStart(byte[] image, int pos) {
     for (int i = pos; i >= 0; i--) {
       if (image[i] == 'V' && image[i + 1] == 'C' && image[i + 2] == 'R' && image[i + 3] == 'G') {
@@ -117,11 +128,13 @@ class TornTailTest {
     Path segment = dir.resolve(SEGMENT);
     Files.write(segment, image);
     assertThatThrownBy(() -> LogReplica.open(forced()))
-        .isInstanceOfSatisfying(CorruptSegmentException.class, e -> {
-          assertThat(e.file()).isEqualTo(segment);
-          assertThat(e.offset()).isEqualTo(at);
-          assertThat(e.getMessage()).contains(segment.toString()).contains("byte offset " + at);
-        });
+        .isInstanceOfSatisfying(
+            CorruptSegmentException.class,
+            e -> {
+              assertThat(e.file()).isEqualTo(segment);
+              assertThat(e.offset()).isEqualTo(at);
+              assertThat(e.getMessage()).contains(segment.toString()).contains("byte offset " + at);
+            });
   }
 
   @Test
@@ -141,7 +154,7 @@ class TornTailTest {
     image[(int) ends[8] + 40] ^= 0x5a;
     Files.write(segment, image);
     assertThatThrownBy(() -> LogReplica.open(forced()))
-        .isInstanceOfSatisfying(CorruptSegmentException.class,
-            e -> assertThat(e.offset()).isEqualTo(at));
+        .isInstanceOfSatisfying(
+            CorruptSegmentException.class, e -> assertThat(e.offset()).isEqualTo(at));
   }
 }

@@ -21,7 +21,8 @@ public final class Errors {
   /** The wire form of {@code error}; anything not a {@link VCorfuException} becomes ServerError. */
   public static ErrorMsg toMsg(Throwable error) {
     ErrorMsg.Builder b = ErrorMsg.newBuilder();
-    String message = error.getMessage() == null ? error.getClass().getSimpleName() : error.getMessage();
+    String message =
+        error.getMessage() == null ? error.getClass().getSimpleName() : error.getMessage();
     b.setMessage(message);
     if (error instanceof WrongEpochException e) {
       b.setWrongEpoch(WrongEpoch.newBuilder().setCurrentEpoch(e.currentEpoch()));
@@ -95,8 +96,10 @@ public final class Errors {
         yield new TrimmedException(
             t.getTrimMark(), t.hasStream() ? StreamId.fromMsg(t.getStream()) : null);
       }
-      case TOO_LARGE -> new TooLargeException(msg.getTooLarge().getSize(), msg.getTooLarge().getLimit());
-      case UNKNOWN_STREAM -> new UnknownStreamException(StreamId.fromMsg(msg.getUnknownStream().getStream()));
+      case TOO_LARGE ->
+          new TooLargeException(msg.getTooLarge().getSize(), msg.getTooLarge().getLimit());
+      case UNKNOWN_STREAM ->
+          new UnknownStreamException(StreamId.fromMsg(msg.getUnknownStream().getStream()));
       case BAD_REQUEST -> new BadRequestException(m);
       case NOT_SERVING -> new NotServingException(msg.getNotServing().getRole());
       case TX_ABORTED -> {
@@ -112,7 +115,8 @@ public final class Errors {
             });
       }
       case SEALED -> new SealedException(msg.getSealed().getSealedEpoch());
-      case SERVER_ERROR, ERROR_NOT_SET -> new ServerErrorException(m.isEmpty() ? "server error" : m);
+      case SERVER_ERROR, ERROR_NOT_SET ->
+          new ServerErrorException(m.isEmpty() ? "server error" : m);
     };
   }
 

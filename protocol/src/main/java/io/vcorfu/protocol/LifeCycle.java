@@ -7,8 +7,8 @@ import java.util.Set;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
- * The lifecycle of a server or role, checked on every change: a transition not in the table
- * throws {@link IllegalStateException} naming both states.
+ * The lifecycle of a server or role, checked on every change: a transition not in the table throws
+ * {@link IllegalStateException} naming both states.
  *
  * <pre>
  * NEW -> STARTING | CLOSING | CLOSED
@@ -122,7 +122,14 @@ public final class LifeCycle {
   private void check(State from, State to) {
     if (!from.canTransitionTo(to)) {
       throw new IllegalStateException(
-          name + " cannot move from " + from + " to " + to + " (allowed: " + TRANSITIONS.get(from) + ")");
+          name
+              + " cannot move from "
+              + from
+              + " to "
+              + to
+              + " (allowed: "
+              + TRANSITIONS.get(from)
+              + ")");
     }
   }
 

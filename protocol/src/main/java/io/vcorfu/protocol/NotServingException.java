@@ -7,6 +7,7 @@ public final class NotServingException extends VCorfuException {
   public String role() {
     return role;
   }
+
   public NotServingException(String role) {
     super("this server does not host the " + role + " role in the current layout");
     this.role = role;

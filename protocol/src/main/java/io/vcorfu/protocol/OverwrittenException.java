@@ -24,8 +24,13 @@ public final class OverwrittenException extends VCorfuException {
   public long holderGlobalAddress() {
     return holderGlobalAddress;
   }
-  public OverwrittenException(long address, StreamId stream, boolean holdsHole, long holderGlobalAddress) {
-    super((stream == null ? "global address " + address : "stream " + stream + " address " + address) + " is already written" + (holdsHole ? " (filled as a hole)" : ""));
+
+  public OverwrittenException(
+      long address, StreamId stream, boolean holdsHole, long holderGlobalAddress) {
+    super(
+        (stream == null ? "global address " + address : "stream " + stream + " address " + address)
+            + " is already written"
+            + (holdsHole ? " (filled as a hole)" : ""));
     this.address = address;
     this.stream = stream;
     this.holdsHole = holdsHole;

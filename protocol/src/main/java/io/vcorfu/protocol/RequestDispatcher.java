@@ -16,10 +16,10 @@ import java.util.function.LongSupplier;
  * <p>The epoch is checked here and nowhere else: a request whose header epoch differs from {@code
  * currentEpoch} is answered with {@code WrongEpoch{current_epoch}} before any handler runs, except
  * {@code PING}, {@code GET_LAYOUT} and {@code SEAL}, which cross epochs (a seal is how a node
- * learns a newer epoch). A request with no payload is answered
- * {@code BadRequest}; a payload case with no handler is answered {@code NotServing} naming the role
- * that case belongs to. A handler's {@link VCorfuException} (thrown or completing its future)
- * becomes its wire error; any other exception is logged and answered {@code ServerError}.
+ * learns a newer epoch). A request with no payload is answered {@code BadRequest}; a payload case
+ * with no handler is answered {@code NotServing} naming the role that case belongs to. A handler's
+ * {@link VCorfuException} (thrown or completing its future) becomes its wire error; any other
+ * exception is logged and answered {@code ServerError}.
  *
  * <p>Immutable after {@link Builder#build()}; thread-safe if the handlers and the epoch supplier
  * are.
@@ -28,7 +28,8 @@ public final class RequestDispatcher implements RpcHandler {
   private final LongSupplier currentEpoch;
   private final Map<Request.PayloadCase, RpcHandler> handlers;
 
-  private RequestDispatcher(LongSupplier currentEpoch, Map<Request.PayloadCase, RpcHandler> handlers) {
+  private RequestDispatcher(
+      LongSupplier currentEpoch, Map<Request.PayloadCase, RpcHandler> handlers) {
     this.currentEpoch = currentEpoch;
     this.handlers = handlers;
   }
@@ -116,7 +117,8 @@ public final class RequestDispatcher implements RpcHandler {
     public Builder on(Request.PayloadCase kind, RpcHandler handler) {
       Objects.requireNonNull(handler, "handler");
       if (kind == Request.PayloadCase.PAYLOAD_NOT_SET) {
-        throw new IllegalArgumentException("cannot register a handler for requests with no payload");
+        throw new IllegalArgumentException(
+            "cannot register a handler for requests with no payload");
       }
       if (handlers.putIfAbsent(kind, handler) != null) {
         throw new IllegalArgumentException("a handler for " + kind + " is already registered");

@@ -11,9 +11,12 @@ public final class SealedException extends VCorfuException {
   public long sealedEpoch() {
     return sealedEpoch;
   }
+
   public SealedException(long sealedEpoch) {
-    super("the entry's token was issued before epoch " + sealedEpoch
-        + " sealed it (the sequencer restarted since); take a fresh token");
+    super(
+        "the entry's token was issued before epoch "
+            + sealedEpoch
+            + " sealed it (the sequencer restarted since); take a fresh token");
     this.sealedEpoch = sealedEpoch;
   }
 }

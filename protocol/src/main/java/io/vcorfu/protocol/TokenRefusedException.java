@@ -2,15 +2,18 @@ package io.vcorfu.protocol;
 
 /**
  * The sequencer refused a conditional token: something in the read set changed after the snapshot,
- * the sequencer cannot judge the snapshot (too old), or the snapshot was taken before the
- * sequencer restarted (its epoch is older than the sequencer's).
+ * the sequencer cannot judge the snapshot (too old), or the snapshot was taken before the sequencer
+ * restarted (its epoch is older than the sequencer's).
  */
 public final class TokenRefusedException extends VCorfuException {
   /** Why the token was refused. */
   public enum Cause {
     /** A read-set entry was written after the snapshot. */
     CONFLICT,
-    /** The sequencer could not judge the snapshot (failover, evicted key) and refused conservatively. */
+    /**
+     * The sequencer could not judge the snapshot (failover, evicted key) and refused
+     * conservatively.
+     */
     SNAPSHOT_TOO_OLD,
     /**
      * The snapshot was taken in an earlier epoch: the sequencer restarted since, and the tokens
@@ -39,7 +42,10 @@ public final class TokenRefusedException extends VCorfuException {
     return conflictAddress;
   }
 
-  /** True when the sequencer could not judge the snapshot (failover, evicted key) and refused conservatively. */
+  /**
+   * True when the sequencer could not judge the snapshot (failover, evicted key) and refused
+   * conservatively.
+   */
   public boolean snapshotTooOld() {
     return cause == Cause.SNAPSHOT_TOO_OLD;
   }
@@ -49,11 +55,17 @@ public final class TokenRefusedException extends VCorfuException {
     return cause;
   }
 
-  public TokenRefusedException(StreamId stream, byte[] conflictKey, long conflictAddress, boolean snapshotTooOld) {
-    this(stream, conflictKey, conflictAddress, snapshotTooOld ? Cause.SNAPSHOT_TOO_OLD : Cause.CONFLICT);
+  public TokenRefusedException(
+      StreamId stream, byte[] conflictKey, long conflictAddress, boolean snapshotTooOld) {
+    this(
+        stream,
+        conflictKey,
+        conflictAddress,
+        snapshotTooOld ? Cause.SNAPSHOT_TOO_OLD : Cause.CONFLICT);
   }
 
-  public TokenRefusedException(StreamId stream, byte[] conflictKey, long conflictAddress, Cause cause) {
+  public TokenRefusedException(
+      StreamId stream, byte[] conflictKey, long conflictAddress, Cause cause) {
     super(message(stream, conflictKey, conflictAddress, cause));
     this.stream = stream;
     this.conflictKey = conflictKey == null ? new byte[0] : conflictKey.clone();
@@ -66,14 +78,23 @@ public final class TokenRefusedException extends VCorfuException {
     return new TokenRefusedException(stream, new byte[0], -1, Cause.SEQUENCER_RESTARTED);
   }
 
-  private static String message(StreamId stream, byte[] conflictKey, long conflictAddress, Cause cause) {
+  private static String message(
+      StreamId stream, byte[] conflictKey, long conflictAddress, Cause cause) {
     return switch (cause) {
       case SNAPSHOT_TOO_OLD -> "snapshot too old to judge conflicts on stream " + stream;
-      case SEQUENCER_RESTARTED -> "the sequencer restarted since the snapshot was taken (it read stream "
-          + stream + "); tokens issued before the restart are fenced, so the snapshot cannot be judged";
-      case CONFLICT -> "stream " + stream
-          + (conflictKey != null && conflictKey.length > 0 ? " key of " + conflictKey.length + " bytes" : "")
-          + " was written at global address " + conflictAddress + " after the snapshot";
+      case SEQUENCER_RESTARTED ->
+          "the sequencer restarted since the snapshot was taken (it read stream "
+              + stream
+              + "); tokens issued before the restart are fenced, so the snapshot cannot be judged";
+      case CONFLICT ->
+          "stream "
+              + stream
+              + (conflictKey != null && conflictKey.length > 0
+                  ? " key of " + conflictKey.length + " bytes"
+                  : "")
+              + " was written at global address "
+              + conflictAddress
+              + " after the snapshot";
     };
   }
 }

@@ -12,6 +12,7 @@ public final class TooLargeException extends VCorfuException {
   public long limit() {
     return limit;
   }
+
   public TooLargeException(long size, long limit) {
     super("entry of " + size + " bytes exceeds the limit of " + limit + " bytes");
     this.size = size;

@@ -1,8 +1,8 @@
 package io.vcorfu.protocol;
 
 /**
- * A way to move requests between clients and servers: Netty/TCP in production, an in-JVM
- * transport that still serializes every message (with fault rules) in tests.
+ * A way to move requests between clients and servers: Netty/TCP in production, an in-JVM transport
+ * that still serializes every message (with fault rules) in tests.
  */
 public interface Transport extends AutoCloseable {
 

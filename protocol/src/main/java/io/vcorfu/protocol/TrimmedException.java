@@ -14,8 +14,12 @@ public final class TrimmedException extends VCorfuException {
   public StreamId stream() {
     return stream;
   }
+
   public TrimmedException(long trimMark, StreamId stream) {
-    super((stream == null ? "the global log" : "stream " + stream) + " is trimmed below address " + trimMark);
+    super(
+        (stream == null ? "the global log" : "stream " + stream)
+            + " is trimmed below address "
+            + trimMark);
     this.trimMark = trimMark;
     this.stream = stream;
   }

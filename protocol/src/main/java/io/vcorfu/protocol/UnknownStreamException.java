@@ -7,6 +7,7 @@ public final class UnknownStreamException extends VCorfuException {
   public StreamId stream() {
     return stream;
   }
+
   public UnknownStreamException(StreamId stream) {
     super("stream " + stream + " is not known here");
     this.stream = stream;

@@ -12,8 +12,14 @@ public final class WrongEpochException extends VCorfuException {
   public long requestEpoch() {
     return requestEpoch;
   }
+
   public WrongEpochException(long requestEpoch, long currentEpoch) {
-    super("request carries epoch " + requestEpoch + " but the current layout epoch is " + currentEpoch + "; fetch the layout and retry");
+    super(
+        "request carries epoch "
+            + requestEpoch
+            + " but the current layout epoch is "
+            + currentEpoch
+            + "; fetch the layout and retry");
     this.currentEpoch = currentEpoch;
     this.requestEpoch = requestEpoch;
   }

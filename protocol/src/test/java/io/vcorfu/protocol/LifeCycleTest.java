@@ -23,25 +23,34 @@ class LifeCycleTest {
   /** Drives a fresh lifecycle to {@code target} along legal transitions. */
   private static LifeCycle at(State target) {
     LifeCycle lc = new LifeCycle("server");
-    List<State> path = switch (target) {
-      case NEW -> List.of();
-      case STARTING -> List.of(State.STARTING);
-      case RUNNING -> List.of(State.STARTING, State.RUNNING);
-      case CLOSING -> List.of(State.STARTING, State.RUNNING, State.CLOSING);
-      case CLOSED -> List.of(State.STARTING, State.RUNNING, State.CLOSING, State.CLOSED);
-      case EXCEPTION -> List.of(State.STARTING, State.EXCEPTION);
-    };
+    List<State> path =
+        switch (target) {
+          case NEW -> List.of();
+          case STARTING -> List.of(State.STARTING);
+          case RUNNING -> List.of(State.STARTING, State.RUNNING);
+          case CLOSING -> List.of(State.STARTING, State.RUNNING, State.CLOSING);
+          case CLOSED -> List.of(State.STARTING, State.RUNNING, State.CLOSING, State.CLOSED);
+          case EXCEPTION -> List.of(State.STARTING, State.EXCEPTION);
+        };
     path.forEach(lc::transition);
     assertThat(lc.get()).isEqualTo(target);
     return lc;
   }
 
-  private static final Set<List<State>> LEGAL = Set.of(
-      List.of(State.NEW, State.STARTING), List.of(State.NEW, State.CLOSING), List.of(State.NEW, State.CLOSED),
-      List.of(State.STARTING, State.RUNNING), List.of(State.STARTING, State.CLOSING), List.of(State.STARTING, State.EXCEPTION),
-      List.of(State.RUNNING, State.CLOSING), List.of(State.RUNNING, State.EXCEPTION),
-      List.of(State.EXCEPTION, State.CLOSING), List.of(State.EXCEPTION, State.CLOSED),
-      List.of(State.CLOSING, State.CLOSED), List.of(State.CLOSING, State.EXCEPTION));
+  private static final Set<List<State>> LEGAL =
+      Set.of(
+          List.of(State.NEW, State.STARTING),
+          List.of(State.NEW, State.CLOSING),
+          List.of(State.NEW, State.CLOSED),
+          List.of(State.STARTING, State.RUNNING),
+          List.of(State.STARTING, State.CLOSING),
+          List.of(State.STARTING, State.EXCEPTION),
+          List.of(State.RUNNING, State.CLOSING),
+          List.of(State.RUNNING, State.EXCEPTION),
+          List.of(State.EXCEPTION, State.CLOSING),
+          List.of(State.EXCEPTION, State.CLOSED),
+          List.of(State.CLOSING, State.CLOSED),
+          List.of(State.CLOSING, State.EXCEPTION));
 
   static Stream<Arguments> allPairs() {
     return EnumSet.allOf(State.class).stream()
@@ -69,7 +78,8 @@ class LifeCycleTest {
     assertThat(lc.compareAndTransition(State.RUNNING, State.CLOSING)).isFalse();
     assertThat(lc.get()).isEqualTo(State.STARTING);
     assertThat(lc.compareAndTransition(State.STARTING, State.RUNNING)).isTrue();
-    assertThatThrownBy(() -> lc.compareAndTransition(State.RUNNING, State.NEW)).isInstanceOf(IllegalStateException.class);
+    assertThatThrownBy(() -> lc.compareAndTransition(State.RUNNING, State.NEW))
+        .isInstanceOf(IllegalStateException.class);
   }
 
   @Test
@@ -88,10 +98,16 @@ class LifeCycleTest {
       ExecutorService pool = Executors.newFixedThreadPool(threads);
       CountDownLatch go = new CountDownLatch(1);
       try {
-        List<Future<Boolean>> results = Stream.generate(() -> pool.submit(() -> {
-          go.await();
-          return lc.startClosing();
-        })).limit(threads).toList();
+        List<Future<Boolean>> results =
+            Stream.generate(
+                    () ->
+                        pool.submit(
+                            () -> {
+                              go.await();
+                              return lc.startClosing();
+                            }))
+                .limit(threads)
+                .toList();
         go.countDown();
         int winners = 0;
         for (Future<Boolean> f : results) {

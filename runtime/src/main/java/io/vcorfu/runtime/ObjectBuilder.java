@@ -38,9 +38,9 @@ public final class ObjectBuilder<T> {
 
   /**
    * A remote view: the state lives on the server holding the last replica of the object's stream
-   * (the host), which keeps the object materialized and checkpoints it periodically. The class
-   * must be on the host's class path ({@code vcorfu server --classpath}); the host uses its
-   * runtime's default serializer, so a remote view cannot take {@link #serializer(Serializer)}.
+   * (the host), which keeps the object materialized and checkpoints it periodically. The class must
+   * be on the host's class path ({@code vcorfu server --classpath}); the host uses its runtime's
+   * default serializer, so a remote view cannot take {@link #serializer(Serializer)}.
    *
    * <p>Semantics, call by call:
    *
@@ -57,16 +57,16 @@ public final class ObjectBuilder<T> {
    *       transaction: buffered, and its result computed by the host on the snapshot plus the
    *       earlier buffered updates.
    *   <li>{@code @TransactionalMethod}: runs here, in a transaction, as for a local view.
-   *   <li>Methods without annotations run here on this proxy, which holds only the class's
-   *       initial state.
+   *   <li>Methods without annotations run here on this proxy, which holds only the class's initial
+   *       state.
    * </ul>
    *
-   * An exception thrown by the object's method on the host arrives as a {@link
-   * RemoteCallException} carrying the exception's class name and message. A host that cannot load
-   * the class answers with {@link io.vcorfu.protocol.BadRequestException} naming it. A stream log
-   * without servers (an in-memory one) fails every remote call with {@link
-   * io.vcorfu.protocol.NotServingException}. Combine with {@link #asOf(long)} for a remote
-   * snapshot view (read-only: accessors run on the host's state as of that address).
+   * An exception thrown by the object's method on the host arrives as a {@link RemoteCallException}
+   * carrying the exception's class name and message. A host that cannot load the class answers with
+   * {@link io.vcorfu.protocol.BadRequestException} naming it. A stream log without servers (an
+   * in-memory one) fails every remote call with {@link io.vcorfu.protocol.NotServingException}.
+   * Combine with {@link #asOf(long)} for a remote snapshot view (read-only: accessors run on the
+   * host's state as of that address).
    */
   public ObjectBuilder<T> remote() {
     this.remote = true;
@@ -75,17 +75,18 @@ public final class ObjectBuilder<T> {
 
   /**
    * A snapshot view: the object exactly as of global address {@code address} (every update at or
-   * below it applied, none above; -1 = before any write). The view is read-only: mutators fail
-   * with {@link ReadOnlyViewException}. Each call to {@link #open()} makes a new view.
+   * below it applied, none above; -1 = before any write). The view is read-only: mutators fail with
+   * {@link ReadOnlyViewException}. Each call to {@link #open()} makes a new view.
    *
    * <p>Cost: when this runtime has the object open locally and its class implements {@link
    * Versioned}, the snapshot is the version the local view captured at or below {@code address},
    * restored in O(1) with nothing replayed or copied (as long as the view still keeps a version
    * that old, see {@link RuntimeOptions#retainedVersions}). For other classes open locally, the
    * snapshot is rebuilt in memory by replaying the local view's retained history up to {@code
-   * address} onto the initial state (or checkpoint) it started from, with no log reads. Otherwise the view plays the stream from the log
-   * up to {@code address}, once, on first use. Snapshots older than the checkpoint a local view
-   * started from are also played from the log (the stream is never trimmed by a checkpoint).
+   * address} onto the initial state (or checkpoint) it started from, with no log reads. Otherwise
+   * the view plays the stream from the log up to {@code address}, once, on first use. Snapshots
+   * older than the checkpoint a local view started from are also played from the log (the stream is
+   * never trimmed by a checkpoint).
    */
   public ObjectBuilder<T> asOf(long address) {
     if (address < -1) {
@@ -103,8 +104,11 @@ public final class ObjectBuilder<T> {
   public T open() {
     if (remote) {
       if (serializer != null) {
-        throw new ObjectOpenException("a remote view of stream " + stream + " cannot take its own serializer: "
-            + "the host encodes results with its runtime's default serializer");
+        throw new ObjectOpenException(
+            "a remote view of stream "
+                + stream
+                + " cannot take its own serializer: "
+                + "the host encodes results with its runtime's default serializer");
       }
       return directory.openRemote(stream, type, null, asOf == Long.MIN_VALUE ? -2 : asOf);
     }

@@ -4,9 +4,9 @@ import io.vcorfu.protocol.StreamId;
 import io.vcorfu.protocol.VCorfuException;
 
 /**
- * A method of a remote view threw on the host. Carries the class name and message of the
- * exception the object's code threw there; the object's state is unaffected (the host only runs
- * methods on its copy of the state, or on a private one).
+ * A method of a remote view threw on the host. Carries the class name and message of the exception
+ * the object's code threw there; the object's state is unaffected (the host only runs methods on
+ * its copy of the state, or on a private one).
  */
 public final class RemoteCallException extends VCorfuException {
   private final String remoteType;
@@ -14,9 +14,16 @@ public final class RemoteCallException extends VCorfuException {
   private final StreamId stream;
   private final String method;
 
-  public RemoteCallException(StreamId stream, String method, String remoteType, String remoteMessage) {
-    super("method " + method + " of the remote view of stream " + stream + " threw " + remoteType
-        + (remoteMessage.isEmpty() ? "" : ": " + remoteMessage));
+  public RemoteCallException(
+      StreamId stream, String method, String remoteType, String remoteMessage) {
+    super(
+        "method "
+            + method
+            + " of the remote view of stream "
+            + stream
+            + " threw "
+            + remoteType
+            + (remoteMessage.isEmpty() ? "" : ": " + remoteMessage));
     this.stream = stream;
     this.method = method;
     this.remoteType = remoteType;

@@ -26,8 +26,13 @@ import java.util.Objects;
  *     about what its update copied (O(log n) nodes) plus an index entry. Snapshots older than the
  *     oldest kept version are rebuilt by replay, as for other objects; 0 turns capturing off
  */
-public record RuntimeOptions(Serializer serializer, int maxTransactionAttempts,
-    Duration backoffInitial, Duration backoffMax, Duration ioTimeout, long retainedHistoryBytes,
+public record RuntimeOptions(
+    Serializer serializer,
+    int maxTransactionAttempts,
+    Duration backoffInitial,
+    Duration backoffMax,
+    Duration ioTimeout,
+    long retainedHistoryBytes,
     int retainedVersions) {
 
   public RuntimeOptions {
@@ -54,32 +59,79 @@ public record RuntimeOptions(Serializer serializer, int maxTransactionAttempts,
    * timeout, 64 MiB of retained history and 16,384 captured versions per object.
    */
   public static RuntimeOptions defaults() {
-    return new RuntimeOptions(new DefaultSerializer(), 20, Duration.ofMillis(1),
-        Duration.ofMillis(100), Duration.ofSeconds(30), 64L << 20, 16_384);
+    return new RuntimeOptions(
+        new DefaultSerializer(),
+        20,
+        Duration.ofMillis(1),
+        Duration.ofMillis(100),
+        Duration.ofSeconds(30),
+        64L << 20,
+        16_384);
   }
 
   public RuntimeOptions withSerializer(Serializer s) {
-    return new RuntimeOptions(s, maxTransactionAttempts, backoffInitial, backoffMax, ioTimeout, retainedHistoryBytes, retainedVersions);
+    return new RuntimeOptions(
+        s,
+        maxTransactionAttempts,
+        backoffInitial,
+        backoffMax,
+        ioTimeout,
+        retainedHistoryBytes,
+        retainedVersions);
   }
 
   public RuntimeOptions withMaxTransactionAttempts(int n) {
-    return new RuntimeOptions(serializer, n, backoffInitial, backoffMax, ioTimeout, retainedHistoryBytes, retainedVersions);
+    return new RuntimeOptions(
+        serializer,
+        n,
+        backoffInitial,
+        backoffMax,
+        ioTimeout,
+        retainedHistoryBytes,
+        retainedVersions);
   }
 
   public RuntimeOptions withBackoff(Duration initial, Duration max) {
-    return new RuntimeOptions(serializer, maxTransactionAttempts, initial, max, ioTimeout, retainedHistoryBytes, retainedVersions);
+    return new RuntimeOptions(
+        serializer,
+        maxTransactionAttempts,
+        initial,
+        max,
+        ioTimeout,
+        retainedHistoryBytes,
+        retainedVersions);
   }
 
   public RuntimeOptions withIoTimeout(Duration timeout) {
-    return new RuntimeOptions(serializer, maxTransactionAttempts, backoffInitial, backoffMax, timeout, retainedHistoryBytes, retainedVersions);
+    return new RuntimeOptions(
+        serializer,
+        maxTransactionAttempts,
+        backoffInitial,
+        backoffMax,
+        timeout,
+        retainedHistoryBytes,
+        retainedVersions);
   }
 
   public RuntimeOptions withRetainedHistoryBytes(long bytes) {
-    return new RuntimeOptions(serializer, maxTransactionAttempts, backoffInitial, backoffMax, ioTimeout, bytes, retainedVersions);
+    return new RuntimeOptions(
+        serializer,
+        maxTransactionAttempts,
+        backoffInitial,
+        backoffMax,
+        ioTimeout,
+        bytes,
+        retainedVersions);
   }
 
   public RuntimeOptions withRetainedVersions(int versions) {
-    return new RuntimeOptions(serializer, maxTransactionAttempts, backoffInitial, backoffMax, ioTimeout,
-        retainedHistoryBytes, versions);
+    return new RuntimeOptions(
+        serializer,
+        maxTransactionAttempts,
+        backoffInitial,
+        backoffMax,
+        ioTimeout,
+        retainedHistoryBytes,
+        versions);
   }
 }

@@ -14,7 +14,10 @@ public final class TransactionAbortedException extends RuntimeException {
   public enum Reason {
     /** Something the transaction read was written after its snapshot. */
     CONFLICT,
-    /** The sequencer could not judge the snapshot (failover, evicted key) and refused conservatively. */
+    /**
+     * The sequencer could not judge the snapshot (failover, evicted key) and refused
+     * conservatively.
+     */
     SNAPSHOT_TOO_OLD,
     /**
      * The sequencer restarted since the snapshot was taken: tokens issued before the restart were
@@ -22,7 +25,10 @@ public final class TransactionAbortedException extends RuntimeException {
      * fresh snapshot.
      */
     SEQUENCER_RESTARTED,
-    /** An object read by the transaction cannot be served as of the snapshot (its history is trimmed). */
+    /**
+     * An object read by the transaction cannot be served as of the snapshot (its history is
+     * trimmed).
+     */
     TRIMMED,
     /** The caller aborted it ({@code TXAbort} inside a flattened nested transaction). */
     ABORTED_BY_CALLER
@@ -34,8 +40,14 @@ public final class TransactionAbortedException extends RuntimeException {
   private final byte[] conflictKey;
   private final long conflictAddress;
 
-  public TransactionAbortedException(Reason reason, long snapshot, StreamId stream,
-      byte[] conflictKey, long conflictAddress, String message, Throwable cause) {
+  public TransactionAbortedException(
+      Reason reason,
+      long snapshot,
+      StreamId stream,
+      byte[] conflictKey,
+      long conflictAddress,
+      String message,
+      Throwable cause) {
     super(message, cause);
     this.reason = reason;
     this.snapshot = snapshot;
@@ -58,7 +70,9 @@ public final class TransactionAbortedException extends RuntimeException {
     return stream;
   }
 
-  /** The serialized conflict key inside {@link #stream()}; empty when the whole object conflicted. */
+  /**
+   * The serialized conflict key inside {@link #stream()}; empty when the whole object conflicted.
+   */
   public byte[] conflictKey() {
     return conflictKey.clone();
   }

@@ -19,19 +19,18 @@ import java.util.function.Supplier;
  *
  * <p>Thread-safe. Objects opened through a runtime may be used from any thread; transactions are
  * per thread (a transaction begun on one thread is invisible to others) and cover the objects
- * opened through this runtime. Closing the runtime
- * closes its stream log; any later call on the runtime or its objects fails with {@link
- * RuntimeClosedException}.
+ * opened through this runtime. Closing the runtime closes its stream log; any later call on the
+ * runtime or its objects fails with {@link RuntimeClosedException}.
  *
- * <p>Transactions are optimistic. {@link #TXBegin()} takes the current global tail as the
- * snapshot; every read in the transaction sees the objects exactly as of that snapshot plus the
- * transaction's own buffered writes. {@link #TXEnd()} commits: with no writes it returns at once,
- * without any request; otherwise it asks the sequencer for a conditional token, which is refused if
- * anything the transaction read was written after the snapshot, so an aborted transaction never
- * reaches the log. Transactions nest by flattening into the outermost one.
+ * <p>Transactions are optimistic. {@link #TXBegin()} takes the current global tail as the snapshot;
+ * every read in the transaction sees the objects exactly as of that snapshot plus the transaction's
+ * own buffered writes. {@link #TXEnd()} commits: with no writes it returns at once, without any
+ * request; otherwise it asks the sequencer for a conditional token, which is refused if anything
+ * the transaction read was written after the snapshot, so an aborted transaction never reaches the
+ * log. Transactions nest by flattening into the outermost one.
  *
- * <p>Costs inside a transaction: a read of an object the local view has not moved past the
- * snapshot runs on the live state; otherwise on an older version rebuilt by replay (see {@link
+ * <p>Costs inside a transaction: a read of an object the local view has not moved past the snapshot
+ * runs on the live state; otherwise on an older version rebuilt by replay (see {@link
  * ObjectBuilder#asOf}). A read of an object the transaction already wrote runs on a private copy:
  * the snapshot's state rebuilt by replay plus the buffered writes, built once per object per
  * transaction, so its cost grows with the object's history since its base (initial state or
@@ -68,7 +67,8 @@ public final class VCorfuRuntime implements AutoCloseable {
    * Like {@link #connect(String)}, with runtime options and stream-layer options (timeouts, the
    * write cache, a read lease: see {@link StreamLogOptions}).
    */
-  public static VCorfuRuntime connect(String hostPort, RuntimeOptions options, StreamLogOptions logOptions) {
+  public static VCorfuRuntime connect(
+      String hostPort, RuntimeOptions options, StreamLogOptions logOptions) {
     return using(ClusterStreamLog.connect(Endpoint.parse(hostPort), logOptions), options);
   }
 
@@ -79,7 +79,8 @@ public final class VCorfuRuntime implements AutoCloseable {
 
   /** A runtime on {@code log}. The runtime owns the log and closes it. */
   public static VCorfuRuntime using(StreamLog log, RuntimeOptions options) {
-    return new VCorfuRuntime(Objects.requireNonNull(log, "log"), Objects.requireNonNull(options, "options"));
+    return new VCorfuRuntime(
+        Objects.requireNonNull(log, "log"), Objects.requireNonNull(options, "options"));
   }
 
   /**
@@ -105,8 +106,9 @@ public final class VCorfuRuntime implements AutoCloseable {
     if (object instanceof SmrProxy proxy && proxy.getVcorfuHandle$() != null) {
       return proxy.getVcorfuHandle$();
     }
-    throw new IllegalArgumentException((object == null ? "null" : "an instance of " + object.getClass().getName())
-        + " is not an object opened by a vcorfu runtime");
+    throw new IllegalArgumentException(
+        (object == null ? "null" : "an instance of " + object.getClass().getName())
+            + " is not an object opened by a vcorfu runtime");
   }
 
   /** Opens objects: {@code rt.objects().open("name", Type.class)}. */
@@ -121,8 +123,8 @@ public final class VCorfuRuntime implements AutoCloseable {
 
   /**
    * Writes a checkpoint of {@code object}, a local view opened by this runtime, as of the version
-   * its state currently reflects (it is not synced first): every non-static, non-transient field
-   * of the object's class, each encoded by the object's serializer, together with that version's
+   * its state currently reflects (it is not synced first): every non-static, non-transient field of
+   * the object's class, each encoded by the object's serializer, together with that version's
    * global address and stream position, appended to the object's checkpoint stream ({@code
    * StreamId.of(objectStream + "/checkpoint")}). Views opened later (by any runtime) start from the
    * latest checkpoint and play only the stream after it. The object's stream itself is unchanged:
@@ -177,9 +179,9 @@ public final class VCorfuRuntime implements AutoCloseable {
    * Runs {@code body} in a transaction and returns its result. Aborts are retried with exponential
    * backoff up to {@link RuntimeOptions#maxTransactionAttempts()}; the last abort is then thrown.
    * Aborts a retry cannot fix ({@link TransactionAbortedException.Reason#ABORTED_BY_CALLER}, {@link
-   * TransactionAbortedException.Reason#TRIMMED}) are thrown at once.
-   * Any other exception aborts the transaction and propagates. Inside an open transaction the body
-   * simply joins it and is not retried on its own.
+   * TransactionAbortedException.Reason#TRIMMED}) are thrown at once. Any other exception aborts the
+   * transaction and propagates. Inside an open transaction the body simply joins it and is not
+   * retried on its own.
    */
   public <T> T transaction(Supplier<T> body) {
     core.checkOpen();
@@ -189,10 +191,12 @@ public final class VCorfuRuntime implements AutoCloseable {
   /** Like {@link #transaction(Supplier)} for a body without a result. */
   public void transaction(Runnable body) {
     core.checkOpen();
-    core.transactions().run(() -> {
-      body.run();
-      return null;
-    });
+    core.transactions()
+        .run(
+            () -> {
+              body.run();
+              return null;
+            });
   }
 
   /**

@@ -12,9 +12,9 @@ package io.vcorfu.runtime;
  * version: nothing is copied or replayed. Classes that do not implement this interface are served
  * by replaying their history onto a fresh instance.
  *
- * <p>Checkpoints ({@code VCorfuRuntime.checkpoint}) of such an object hold one value instead of
- * its fields: {@link #toCheckpoint} of its current version, encoded by the object's serializer;
- * a view opened from the checkpoint gets it back through {@link #fromCheckpoint} and {@link
+ * <p>Checkpoints ({@code VCorfuRuntime.checkpoint}) of such an object hold one value instead of its
+ * fields: {@link #toCheckpoint} of its current version, encoded by the object's serializer; a view
+ * opened from the checkpoint gets it back through {@link #fromCheckpoint} and {@link
  * #restoreVersion}. The defaults pass the version through unchanged, which suits versions the
  * serializer encodes as they are (records, lists, maps of allowed values).
  *
@@ -39,14 +39,16 @@ public interface Versioned<V> {
 
   /**
    * {@code version} as a value the object's serializer can encode (for example a {@code
-   * java.util.Map} of the entries of a persistent map), for a checkpoint. Default: {@code
-   * version} itself.
+   * java.util.Map} of the entries of a persistent map), for a checkpoint. Default: {@code version}
+   * itself.
    */
   default Object toCheckpoint(V version) {
     return version;
   }
 
-  /** The version {@link #toCheckpoint} was given, rebuilt from what it returned (after decoding). */
+  /**
+   * The version {@link #toCheckpoint} was given, rebuilt from what it returned (after decoding).
+   */
   @SuppressWarnings("unchecked")
   default V fromCheckpoint(Object checkpoint) {
     return (V) checkpoint;

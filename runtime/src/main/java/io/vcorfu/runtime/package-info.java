@@ -9,13 +9,13 @@
  * <p>An object class is an ordinary, non-final class with a non-private no-argument constructor
  * whose methods carry the annotations of {@link io.vcorfu.runtime.annotations}. The runtime
  * generates one subclass (proxy) per class that intercepts exactly the annotated methods. Methods
- * without annotations run directly on the local view's state as it is, without syncing with the
- * log and without the view's lock: use them for fields that never change after the first write
- * (like the name in the paper's {@code User}) or for references to other objects.
+ * without annotations run directly on the local view's state as it is, without syncing with the log
+ * and without the view's lock: use them for fields that never change after the first write (like
+ * the name in the paper's {@code User}) or for references to other objects.
  *
- * <p>Views: a local view (the default) keeps the state in this client; {@code
- * builder(name, Type.class).remote().open()} gives a remote view, whose state lives on the server
- * holding the stream's last replica and whose accessors travel there as requests (see {@link
+ * <p>Views: a local view (the default) keeps the state in this client; {@code builder(name,
+ * Type.class).remote().open()} gives a remote view, whose state lives on the server holding the
+ * stream's last replica and whose accessors travel there as requests (see {@link
  * io.vcorfu.runtime.ObjectBuilder#remote()}); {@code asOf(address)} gives a read-only snapshot of
  * either. {@link io.vcorfu.runtime.VCorfuRuntime#checkpoint(Object)} writes an object's fields to
  * its checkpoint stream, and local views open from the latest checkpoint instead of replaying the

@@ -17,10 +17,10 @@ import java.nio.file.StandardOpenOption;
  * token (see {@link ReadLeases#serving}).
  *
  * <p>Written ahead of the grants it covers, with some slack ({@link #SLACK_MILLIS}) so that it is
- * rewritten at most about once per slack period while leases are in use: write to a temporary
- * file, force it, rename it over the marker, force the directory. A missing file means no lease was
- * ever granted; an unreadable one is refused with an error naming the file, since guessing could
- * break the leases' guarantee. An {@link #inMemory} marker has no file. Thread-safe.
+ * rewritten at most about once per slack period while leases are in use: write to a temporary file,
+ * force it, rename it over the marker, force the directory. A missing file means no lease was ever
+ * granted; an unreadable one is refused with an error naming the file, since guessing could break
+ * the leases' guarantee. An {@link #inMemory} marker has no file. Thread-safe.
  */
 public final class LeaseMarker {
   /** How far beyond the grant being covered the marker is written. */
@@ -40,10 +40,10 @@ public final class LeaseMarker {
   }
 
   /**
-   * A marker kept only in memory, for a sequencer without a data directory whose leases can
-   * outlive it (its replicas, and so its clients' leased memories, live on other nodes): it cannot
-   * know what an earlier run granted, so it starts at {@code untilMillis}, the latest end any such
-   * lease can have, and records later grants in memory only.
+   * A marker kept only in memory, for a sequencer without a data directory whose leases can outlive
+   * it (its replicas, and so its clients' leased memories, live on other nodes): it cannot know
+   * what an earlier run granted, so it starts at {@code untilMillis}, the latest end any such lease
+   * can have, and records later grants in memory only.
    */
   public static LeaseMarker inMemory(long untilMillis) {
     return new LeaseMarker(untilMillis);
@@ -66,8 +66,12 @@ public final class LeaseMarker {
     long value = untilMillis + SLACK_MILLIS;
     Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
     try {
-      try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
-          StandardOpenOption.TRUNCATE_EXISTING)) {
+      try (FileChannel ch =
+          FileChannel.open(
+              tmp,
+              StandardOpenOption.CREATE,
+              StandardOpenOption.WRITE,
+              StandardOpenOption.TRUNCATE_EXISTING)) {
         ch.write(ByteBuffer.wrap((value + "\n").getBytes(StandardCharsets.US_ASCII)));
         ch.force(true);
       }
@@ -76,7 +80,8 @@ public final class LeaseMarker {
       } catch (AtomicMoveNotSupportedException e) {
         Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING);
       }
-      try (FileChannel dir = FileChannel.open(file.toAbsolutePath().getParent(), StandardOpenOption.READ)) {
+      try (FileChannel dir =
+          FileChannel.open(file.toAbsolutePath().getParent(), StandardOpenOption.READ)) {
         dir.force(true);
       } catch (IOException ignored) {
         // Some file systems cannot open a directory for forcing; the rename is still atomic.
@@ -97,9 +102,12 @@ public final class LeaseMarker {
     } catch (IOException e) {
       throw new UncheckedIOException("cannot read the read-lease marker " + file, e);
     } catch (NumberFormatException e) {
-      throw new IllegalStateException("the read-lease marker " + file + " is corrupt (expected a number of"
-          + " milliseconds since the epoch); if no client can still hold a read lease from this sequencer,"
-          + " delete the file", e);
+      throw new IllegalStateException(
+          "the read-lease marker "
+              + file
+              + " is corrupt (expected a number of milliseconds since the epoch); if no client can"
+              + " still hold a read lease from this sequencer, delete the file",
+          e);
     }
   }
 }

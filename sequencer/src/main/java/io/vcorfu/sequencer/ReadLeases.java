@@ -31,8 +31,8 @@ import java.util.function.LongSupplier;
  * <ol>
  *   <li><b>Nothing is revealed before every holder knows it.</b> Every token issued is pushed to
  *       every holder ({@link #issued}), and a response that reveals a token to a client (a token, a
- *       tail answer, a sequenced write) is released only once every <em>other</em> client holding
- *       a lease has applied that token, or its lease has run out ({@link #visibleTo}). A write is
+ *       tail answer, a sequenced write) is released only once every <em>other</em> client holding a
+ *       lease has applied that token, or its lease has run out ({@link #visibleTo}). A write is
  *       acknowledged only after its token response, and a value is observed only after a tail
  *       answer that covers it, so both happen after every holder knows the token.
  *   <li><b>A holder reveals nothing that others may not know yet.</b> A pushed token is not yet
@@ -46,8 +46,8 @@ import java.util.function.LongSupplier;
  * </ol>
  *
  * <p>So: once a token is revealed to anyone, every live holder has applied it, and each holder's
- * answer from memory includes every token revealed before the query began. A recipient that holds
- * a lease itself is not waited for: its answer carries every token it has not acknowledged yet
+ * answer from memory includes every token revealed before the query began. A recipient that holds a
+ * lease itself is not waited for: its answer carries every token it has not acknowledged yet
  * ({@link #pushFor}), which it applies before the answer, so a holder that learns a global tail
  * from an answer knows every token up to it.
  *
@@ -136,8 +136,8 @@ public final class ReadLeases implements AutoCloseable {
   private record Gate(StreamId recipient, long address, CompletableFuture<Void> done) {}
 
   /**
-   * Leases whose grants are recorded in {@code marker} (null: none, for a sequencer whose state does
-   * not outlive the process anyway). Starts serving once the marker's recorded end has passed.
+   * Leases whose grants are recorded in {@code marker} (null: none, for a sequencer whose state
+   * does not outlive the process anyway). Starts serving once the marker's recorded end has passed.
    */
   public ReadLeases(LeaseMarker marker) {
     this(marker, System::nanoTime);
@@ -146,11 +146,13 @@ public final class ReadLeases implements AutoCloseable {
   ReadLeases(LeaseMarker marker, LongSupplier nanoTime) {
     this.marker = marker;
     this.nanoTime = nanoTime;
-    this.timer = Executors.newSingleThreadScheduledExecutor(r -> {
-      Thread t = new Thread(r, "read-leases");
-      t.setDaemon(true);
-      return t;
-    });
+    this.timer =
+        Executors.newSingleThreadScheduledExecutor(
+            r -> {
+              Thread t = new Thread(r, "read-leases");
+              t.setDaemon(true);
+              return t;
+            });
     long waitMs = marker == null ? 0 : marker.recordedUntilMillis() - System.currentTimeMillis();
     if (waitMs <= 0) {
       serving.complete(null);
@@ -185,7 +187,11 @@ public final class ReadLeases implements AutoCloseable {
         for (Token t : response.getTokensList()) {
           h.unackedGlobal = Math.max(h.unackedGlobal, t.getGlobalAddress());
           for (StreamSlot slot : t.getSlotsList()) {
-            merge(h.unackedStreams, StreamId.fromMsg(slot.getStream()), slot.getStreamAddress(), t.getGlobalAddress());
+            merge(
+                h.unackedStreams,
+                StreamId.fromMsg(slot.getStream()),
+                slot.getStreamAddress(),
+                t.getGlobalAddress());
           }
         }
         if (h.parked != null) {
@@ -276,7 +282,11 @@ public final class ReadLeases implements AutoCloseable {
         completions.add(answer(h, now));
       } else {
         Holder parkedHolder = h;
-        h.parkTimer = timer.schedule(() -> renewalPrompt(parkedHolder, out), Math.max(1, leaseMs / 3), TimeUnit.MILLISECONDS);
+        h.parkTimer =
+            timer.schedule(
+                () -> renewalPrompt(parkedHolder, out),
+                Math.max(1, leaseMs / 3),
+                TimeUnit.MILLISECONDS);
       }
       // This acknowledgement may have moved the others' stable point.
       pushStable(now, completions);
@@ -286,7 +296,8 @@ public final class ReadLeases implements AutoCloseable {
     return out;
   }
 
-  private static void merge(Map<StreamId, long[]> into, StreamId stream, long tail, long lastGlobal) {
+  private static void merge(
+      Map<StreamId, long[]> into, StreamId stream, long tail, long lastGlobal) {
     long[] v = into.computeIfAbsent(stream, s -> new long[] {-1, -1});
     if (tail > v[0]) {
       v[0] = tail;
@@ -330,14 +341,16 @@ public final class ReadLeases implements AutoCloseable {
   private static ReadLeaseResponse.Builder tokens(Holder h) {
     ReadLeaseResponse.Builder b = ReadLeaseResponse.newBuilder().setGlobalTail(h.unackedGlobal);
     for (Map.Entry<StreamId, long[]> e : h.unackedStreams.entrySet()) {
-      b.addStreams(e.getKey().toMsg()).addStreamTails(e.getValue()[0]).addStreamLastGlobal(e.getValue()[1]);
+      b.addStreams(e.getKey().toMsg())
+          .addStreamTails(e.getValue()[0])
+          .addStreamLastGlobal(e.getValue()[1]);
     }
     return b;
   }
 
   /**
-   * The stable point for {@code client}: every live holder other than it has applied every token
-   * up to the returned address. Caller holds the lock.
+   * The stable point for {@code client}: every live holder other than it has applied every token up
+   * to the returned address. Caller holds the lock.
    */
   private long stableFor(StreamId client, long now) {
     long stable = issuedTail;
@@ -384,8 +397,8 @@ public final class ReadLeases implements AutoCloseable {
    */
   private Runnable answer(Holder h, long now) {
     long stable = stableFor(h.client, now);
-    ReadLeaseResponse response = tokens(h)
-        .setLeaseMs(h.leaseMs).setIncarnation(h.incarnation).setStable(stable).build();
+    ReadLeaseResponse response =
+        tokens(h).setLeaseMs(h.leaseMs).setIncarnation(h.incarnation).setStable(stable).build();
     h.pushedTop = Math.max(h.pushedTop, h.unackedGlobal);
     h.sentStable = Math.max(h.sentStable, stable);
     CompletableFuture<ReadLeaseResponse> parked = h.parked;
@@ -403,7 +416,10 @@ public final class ReadLeases implements AutoCloseable {
    */
   private void pushStable(long now, List<Runnable> completions) {
     for (Holder h : holders.values()) {
-      if (h.parked != null && h.live(now) && h.waitsForStable() && stableFor(h.client, now) > h.sentStable) {
+      if (h.parked != null
+          && h.live(now)
+          && h.waitsForStable()
+          && stableFor(h.client, now) > h.sentStable) {
         completions.add(answer(h, now));
       }
     }
@@ -420,7 +436,10 @@ public final class ReadLeases implements AutoCloseable {
     }
   }
 
-  /** Forgets an expired holder, answering its parked request (its next request starts a new incarnation). */
+  /**
+   * Forgets an expired holder, answering its parked request (its next request starts a new
+   * incarnation).
+   */
   private void drop(Holder h, long now, List<Runnable> completions) {
     if (h.parked != null) {
       completions.add(answer(h, now));
@@ -429,7 +448,8 @@ public final class ReadLeases implements AutoCloseable {
 
   /**
    * The earliest lease end (nanoTime) among the holders other than {@code recipient} that have not
-   * applied {@code address} yet, or {@link Long#MAX_VALUE} when none is left. Caller holds the lock.
+   * applied {@code address} yet, or {@link Long#MAX_VALUE} when none is left. Caller holds the
+   * lock.
    */
   private long blocking(StreamId recipient, long address, long now) {
     long earliest = Long.MAX_VALUE;
@@ -456,20 +476,25 @@ public final class ReadLeases implements AutoCloseable {
     }
   }
 
-  /** Re-checks the gates when the earliest lease that blocks one of them runs out. Caller holds the lock. */
+  /**
+   * Re-checks the gates when the earliest lease that blocks one of them runs out. Caller holds the
+   * lock.
+   */
   private void scheduleExpiryCheck(long now) {
     long at = Long.MAX_VALUE;
     for (Gate g : gates) {
       at = Math.min(at, blocking(g.recipient(), g.address(), now));
     }
-    if (at == Long.MAX_VALUE || (expiryCheck != null && expiryCheckAt - at <= 0 && !expiryCheck.isDone())) {
+    if (at == Long.MAX_VALUE
+        || (expiryCheck != null && expiryCheckAt - at <= 0 && !expiryCheck.isDone())) {
       return;
     }
     if (expiryCheck != null) {
       expiryCheck.cancel(false);
     }
     expiryCheckAt = at;
-    expiryCheck = timer.schedule(this::expiryCheck, Math.max(0, at - now) + 1_000, TimeUnit.NANOSECONDS);
+    expiryCheck =
+        timer.schedule(this::expiryCheck, Math.max(0, at - now) + 1_000, TimeUnit.NANOSECONDS);
   }
 
   private void expiryCheck() {
@@ -503,7 +528,11 @@ public final class ReadLeases implements AutoCloseable {
       holders.clear();
       anyHolder = false;
       for (Gate g : gates) {
-        completions.add(() -> g.done().completeExceptionally(new io.vcorfu.protocol.NotServingException("sequencer")));
+        completions.add(
+            () ->
+                g.done()
+                    .completeExceptionally(
+                        new io.vcorfu.protocol.NotServingException("sequencer")));
       }
       gates.clear();
     }

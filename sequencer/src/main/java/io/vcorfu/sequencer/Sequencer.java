@@ -54,6 +54,7 @@ import java.util.Set;
 public final class Sequencer {
   /** Default number of (stream, key) last-write addresses remembered. */
   public static final int DEFAULT_KEY_CACHE_CAPACITY = 1_000_000;
+
   /** Most tokens one request may ask for. */
   public static final int MAX_TOKENS_PER_REQUEST = 65_536;
 
@@ -70,7 +71,9 @@ public final class Sequencer {
     this(DEFAULT_KEY_CACHE_CAPACITY);
   }
 
-  /** An unbootstrapped sequencer remembering the last write of up to {@code keyCacheCapacity} keys. */
+  /**
+   * An unbootstrapped sequencer remembering the last write of up to {@code keyCacheCapacity} keys.
+   */
   public Sequencer(int keyCacheCapacity) {
     this.keyWrites =
         new KeyWriteCache(
@@ -132,8 +135,8 @@ public final class Sequencer {
   }
 
   /**
-   * Issues {@code request.count} (0 means 1) consecutive tokens for the request's streams, or, for a
-   * conditional request, refuses with {@link TokenRefusedException} and changes nothing.
+   * Issues {@code request.count} (0 means 1) consecutive tokens for the request's streams, or, for
+   * a conditional request, refuses with {@link TokenRefusedException} and changes nothing.
    *
    * @throws BadRequestException for duplicate streams or a count above {@link
    *     #MAX_TOKENS_PER_REQUEST}
@@ -150,8 +153,11 @@ public final class Sequencer {
     int count = request.getCount() == 0 ? 1 : request.getCount();
     if (count < 0 || count > MAX_TOKENS_PER_REQUEST) {
       throw new BadRequestException(
-          "A token request may ask for at most " + MAX_TOKENS_PER_REQUEST + " tokens, not "
-              + Integer.toUnsignedString(request.getCount()) + ".");
+          "A token request may ask for at most "
+              + MAX_TOKENS_PER_REQUEST
+              + " tokens, not "
+              + Integer.toUnsignedString(request.getCount())
+              + ".");
     }
     if (request.hasTx()) {
       checkConflicts(request.getTx());
@@ -227,7 +233,8 @@ public final class Sequencer {
   private void checkConflicts(TxResolution tx) {
     long snapshot = tx.getSnapshot();
     if (tx.getReadSetCount() > 0 && tx.getSnapshotEpoch() < epoch) {
-      throw TokenRefusedException.sequencerRestarted(StreamId.fromMsg(tx.getReadSet(0).getStream()));
+      throw TokenRefusedException.sequencerRestarted(
+          StreamId.fromMsg(tx.getReadSet(0).getStream()));
     }
     for (ConflictKey read : tx.getReadSetList()) {
       StreamId stream = StreamId.fromMsg(read.getStream());

@@ -25,16 +25,16 @@ import java.util.function.Function;
  * <p>Two ways to serialize access, chosen at construction:
  *
  * <ul>
- *   <li>{@link Mode#LOCKED} (the default): the calling thread applies its request under one lock and
- *       gets an already completed future; no request changes threads. Measured in-process on a
+ *   <li>{@link Mode#LOCKED} (the default): the calling thread applies its request under one lock
+ *       and gets an already completed future; no request changes threads. Measured in-process on a
  *       2-core machine shared with other load, 8 caller threads, one stream per token ({@code
  *       SequencerThroughput} in the tests, after warm-up): 1.5 to 2.4 million tokens/s for callers
  *       that wait for each reply and about 1.5 million/s for callers keeping 128 requests
  *       outstanding, against 0.1 and 1.0 million/s for {@link Mode#BATCHED}, whose per-request
  *       thread handoff dominates.
  *   <li>{@link Mode#BATCHED}: requests go into a lock-free multi-producer queue drained in batches
- *       by one dedicated thread (parked when idle) to which the sequencer state is confined. Futures
- *       complete on that thread, so dependent stages must not block (use the {@code *Async}
+ *       by one dedicated thread (parked when idle) to which the sequencer state is confined.
+ *       Futures complete on that thread, so dependent stages must not block (use the {@code *Async}
  *       variants for slow work). Useful when callers must never run sequencer work themselves.
  * </ul>
  */
@@ -86,11 +86,12 @@ public final class SequencerService implements AutoCloseable {
 
   /** Issues tokens (see {@link Sequencer#issue}). */
   public CompletableFuture<TokenResponse> token(TokenRequest request) {
-    return submit(s -> {
-      TokenResponse r = s.issue(request);
-      issuedListener.accept(r);
-      return r;
-    });
+    return submit(
+        s -> {
+          TokenResponse r = s.issue(request);
+          issuedListener.accept(r);
+          return r;
+        });
   }
 
   /**
@@ -107,7 +108,8 @@ public final class SequencerService implements AutoCloseable {
   }
 
   /** Bootstraps the sequencer, ordered after every request submitted before it. */
-  public CompletableFuture<Void> bootstrap(long globalTail, Map<StreamId, StreamTailInfo> streamTails) {
+  public CompletableFuture<Void> bootstrap(
+      long globalTail, Map<StreamId, StreamTailInfo> streamTails) {
     Map<StreamId, StreamTailInfo> copy = Map.copyOf(streamTails);
     return submit(
         s -> {
@@ -197,7 +199,8 @@ public final class SequencerService implements AutoCloseable {
       }
       int n = 0;
       do {
-        assert Thread.currentThread() == drainer : "sequencer state touched outside its drainer thread";
+        assert Thread.currentThread() == drainer
+            : "sequencer state touched outside its drainer thread";
         op.run(sequencer);
       } while (++n < BATCH && (op = queue.poll()) != null);
     }

@@ -4,8 +4,8 @@ package io.vcorfu.sequencer;
  * What the replicas know about one stream's end, used to bootstrap a sequencer.
  *
  * @param tail the stream's last written stream address (-1 when the stream is empty)
- * @param lastGlobal the global address of the stream's last DATA entry, skipping holes after it
- *     (-1 when the stream holds no data: it is empty or holds only holes)
+ * @param lastGlobal the global address of the stream's last DATA entry, skipping holes after it (-1
+ *     when the stream holds no data: it is empty or holds only holes)
  */
 public record StreamTailInfo(long tail, long lastGlobal) {
   public StreamTailInfo {

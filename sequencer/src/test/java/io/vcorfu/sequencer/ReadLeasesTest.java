@@ -41,8 +41,13 @@ class ReadLeasesTest {
   }
 
   private static TokenResponse token(long global, long streamAddress) {
-    return TokenResponse.newBuilder().addTokens(Token.newBuilder().setGlobalAddress(global)
-        .addSlots(StreamSlot.newBuilder().setStream(S.toMsg()).setStreamAddress(streamAddress))).build();
+    return TokenResponse.newBuilder()
+        .addTokens(
+            Token.newBuilder()
+                .setGlobalAddress(global)
+                .addSlots(
+                    StreamSlot.newBuilder().setStream(S.toMsg()).setStreamAddress(streamAddress)))
+        .build();
   }
 
   private void advanceMillis(long ms) {
@@ -59,7 +64,9 @@ class ReadLeasesTest {
     assertThat(parked).isNotDone();
     leases.issued(token(7, 3));
     ReadLeaseResponse push = parked.get(1, TimeUnit.SECONDS);
-    assertThat(push.getIncarnation()).as("the same lease, renewed").isEqualTo(first.getIncarnation());
+    assertThat(push.getIncarnation())
+        .as("the same lease, renewed")
+        .isEqualTo(first.getIncarnation());
     assertThat(push.getStable()).as("no other holder: every token is stable").isEqualTo(7);
     assertThat(push.getGlobalTail()).isEqualTo(7);
     assertThat(push.getStreamsList()).containsExactly(S.toMsg());
@@ -97,8 +104,13 @@ class ReadLeasesTest {
     CompletableFuture<ReadLeaseResponse> parked = leases.lease(A, ask(-1));
     leases.issued(token(1, 0));
     assertThat(parked).as("pushed, but not acknowledged yet").isDone();
-    leases.issued(TokenResponse.newBuilder().addTokens(Token.newBuilder().setGlobalAddress(2)
-        .addSlots(StreamSlot.newBuilder().setStream(t.toMsg()).setStreamAddress(0))).build());
+    leases.issued(
+        TokenResponse.newBuilder()
+            .addTokens(
+                Token.newBuilder()
+                    .setGlobalAddress(2)
+                    .addSlots(StreamSlot.newBuilder().setStream(t.toMsg()).setStreamAddress(0)))
+            .build());
     // Not waited for, since the answer carries what it lacks: the pushed token and the pending one.
     assertThat(leases.visibleTo(A, 2)).isDone();
     assertThat(leases.visibleTo(W, 2)).isNotDone();
@@ -124,7 +136,8 @@ class ReadLeasesTest {
     toWriter.get(5, TimeUnit.SECONDS);
     assertThat(leases.holders()).isZero();
     assertThat(leases.lease(A, ask(2)).get(1, TimeUnit.SECONDS).getIncarnation())
-        .as("the lease had ended: a new incarnation").isNotEqualTo(first.getIncarnation());
+        .as("the lease had ended: a new incarnation")
+        .isNotEqualTo(first.getIncarnation());
   }
 
   @Test
@@ -142,7 +155,8 @@ class ReadLeasesTest {
     leases.issued(token(3, 0));
     CompletableFuture<Void> toWriter = leases.visibleTo(W, 3);
     assertThat(toWriter).isNotDone();
-    ReadLeaseResponse r = leases.lease(A, ReadLeaseRequest.newBuilder().setRelease(true).build()).join();
+    ReadLeaseResponse r =
+        leases.lease(A, ReadLeaseRequest.newBuilder().setRelease(true).build()).join();
     assertThat(r.getLeaseMs()).isZero();
     assertThat(toWriter).isDone();
     assertThat(leases.holders()).isZero();
@@ -150,15 +164,18 @@ class ReadLeasesTest {
 
   @Test
   void requestsWithoutAClientOrALengthAreRefused() {
-    assertThatThrownBy(() -> leases.lease(null, ask(-1))).isInstanceOf(BadRequestException.class)
+    assertThatThrownBy(() -> leases.lease(null, ask(-1)))
+        .isInstanceOf(BadRequestException.class)
         .hasMessageContaining("client id");
     assertThatThrownBy(() -> leases.lease(A, ReadLeaseRequest.newBuilder().setApplied(-1).build()))
-        .isInstanceOf(BadRequestException.class).hasMessageContaining("at least 1 ms");
+        .isInstanceOf(BadRequestException.class)
+        .hasMessageContaining("at least 1 ms");
   }
 
   @Test
   void leasesLongerThanTheMaximumAreCut() {
-    ReadLeaseResponse r = leases.lease(A, ReadLeaseRequest.newBuilder().setLeaseMs(1_000_000).build()).join();
+    ReadLeaseResponse r =
+        leases.lease(A, ReadLeaseRequest.newBuilder().setLeaseMs(1_000_000).build()).join();
     assertThat(r.getLeaseMs()).isEqualTo((int) ReadLeases.MAX_LEASE.toMillis());
   }
 
@@ -173,17 +190,22 @@ class ReadLeasesTest {
       assertThat(recorded).isGreaterThanOrEqualTo(before + LEASE_MS);
     }
     try (ReadLeases restarted = new ReadLeases(new LeaseMarker(file))) {
-      assertThat(restarted.serving()).as("a lease granted before the restart may still run").isNotDone();
+      assertThat(restarted.serving())
+          .as("a lease granted before the restart may still run")
+          .isNotDone();
       restarted.serving().get(10, TimeUnit.SECONDS);
-      assertThat(System.currentTimeMillis()).isGreaterThanOrEqualTo(Long.parseLong(Files.readString(file).trim()));
+      assertThat(System.currentTimeMillis())
+          .isGreaterThanOrEqualTo(Long.parseLong(Files.readString(file).trim()));
     }
   }
 
   @Test
   void aCorruptMarkerIsRefusedNamingTheFile() throws Exception {
     Path file = Files.writeString(tmp.resolve("read-leases"), "not a number");
-    assertThatThrownBy(() -> new LeaseMarker(file)).isInstanceOf(IllegalStateException.class)
-        .hasMessageContaining(file.toString()).hasMessageContaining("corrupt");
+    assertThatThrownBy(() -> new LeaseMarker(file))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining(file.toString())
+        .hasMessageContaining("corrupt");
   }
 
   @Test
@@ -193,8 +215,13 @@ class ReadLeasesTest {
     CompletableFuture<ReadLeaseResponse> lost = leases.lease(A, ask(-1));
     leases.issued(token(1, 0));
     assertThat(lost).as("answered, but the answer is lost on the way").isDone();
-    leases.issued(TokenResponse.newBuilder().addTokens(Token.newBuilder().setGlobalAddress(2)
-        .addSlots(StreamSlot.newBuilder().setStream(t.toMsg()).setStreamAddress(0))).build());
+    leases.issued(
+        TokenResponse.newBuilder()
+            .addTokens(
+                Token.newBuilder()
+                    .setGlobalAddress(2)
+                    .addSlots(StreamSlot.newBuilder().setStream(t.toMsg()).setStreamAddress(0)))
+            .build());
     // The client re-sends, still acknowledging nothing: the answer carries both tokens.
     ReadLeaseResponse again = leases.lease(A, ask(-1)).get(1, TimeUnit.SECONDS);
     assertThat(again.getGlobalTail()).isEqualTo(2);
@@ -215,7 +242,9 @@ class ReadLeasesTest {
     ReadLeaseResponse pushA = parkedA.get(1, TimeUnit.SECONDS);
     assertThat(pushA.getGlobalTail()).isEqualTo(4);
     assertThat(pushA.getStable()).as("B has not applied 4").isLessThan(4);
-    assertThat(parkedB.get(1, TimeUnit.SECONDS).getStable()).as("A has not applied 4").isLessThan(4);
+    assertThat(parkedB.get(1, TimeUnit.SECONDS).getStable())
+        .as("A has not applied 4")
+        .isLessThan(4);
 
     CompletableFuture<ReadLeaseResponse> nextA = leases.lease(A, ask(4));
     assertThat(nextA).as("nothing new for A while B has not applied 4").isNotDone();

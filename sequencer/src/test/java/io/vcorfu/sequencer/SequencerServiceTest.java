@@ -31,7 +31,12 @@ class SequencerServiceTest {
   static final int THREADS = 8;
   static final int TOKENS_PER_THREAD = 10_000;
   static final List<StreamId> STREAMS =
-      List.of(StreamId.of("s0"), StreamId.of("s1"), StreamId.of("s2"), StreamId.of("s3"), StreamId.of("s4"));
+      List.of(
+          StreamId.of("s0"),
+          StreamId.of("s1"),
+          StreamId.of("s2"),
+          StreamId.of("s3"),
+          StreamId.of("s4"));
 
   static SequencerService started(SequencerService.Mode mode) {
     SequencerService service = new SequencerService(new Sequencer(1000), mode);
@@ -83,7 +88,12 @@ class SequencerServiceTest {
           for (Token token : r.getTokensList()) {
             globals.add(token.getGlobalAddress());
             for (StreamSlot s : token.getSlotsList()) {
-              issued.add(new Issued(token.getGlobalAddress(), StreamId.fromMsg(s.getStream()), s.getStreamAddress(), s.getBackpointer()));
+              issued.add(
+                  new Issued(
+                      token.getGlobalAddress(),
+                      StreamId.fromMsg(s.getStream()),
+                      s.getStreamAddress(),
+                      s.getBackpointer()));
             }
           }
         }
@@ -109,7 +119,9 @@ class SequencerServiceTest {
       long expected = 0;
       long previousGlobal = -1;
       for (Issued i : e.getValue().values()) {
-        assertThat(i.streamAddress()).as("stream %s in global order", e.getKey()).isEqualTo(expected++);
+        assertThat(i.streamAddress())
+            .as("stream %s in global order", e.getKey())
+            .isEqualTo(expected++);
         assertThat(i.backpointer()).isEqualTo(previousGlobal);
         previousGlobal = i.global();
       }
@@ -121,11 +133,13 @@ class SequencerServiceTest {
   void errorsCompleteTheFutureWithTheTypedException(SequencerService.Mode mode) {
     try (SequencerService service = started(mode)) {
       StreamId s = StreamId.of("x");
-      TokenRequest dup = TokenRequest.newBuilder().addStreams(s.toMsg()).addStreams(s.toMsg()).build();
+      TokenRequest dup =
+          TokenRequest.newBuilder().addStreams(s.toMsg()).addStreams(s.toMsg()).build();
       assertThatThrownBy(() -> service.token(dup).join())
           .isInstanceOf(CompletionException.class)
           .hasCauseInstanceOf(BadRequestException.class);
-      TokenResponse ok = service.token(TokenRequest.newBuilder().addStreams(s.toMsg()).build()).join();
+      TokenResponse ok =
+          service.token(TokenRequest.newBuilder().addStreams(s.toMsg()).build()).join();
       assertThat(ok.getTokens(0).getGlobalAddress()).isZero();
     }
   }
@@ -135,13 +149,15 @@ class SequencerServiceTest {
   void requestsBeforeBootstrapAreNotServedAndBootstrapIsOrdered(SequencerService.Mode mode) {
     try (SequencerService service = new SequencerService(new Sequencer(10), mode)) {
       TokenRequest req = TokenRequest.newBuilder().addStreams(StreamId.of("x").toMsg()).build();
-      assertThatThrownBy(() -> service.token(req).join()).hasCauseInstanceOf(NotServingException.class);
+      assertThatThrownBy(() -> service.token(req).join())
+          .hasCauseInstanceOf(NotServingException.class);
       CompletableFuture<Void> boot = service.bootstrap(2, 41, Map.of());
       CompletableFuture<TokenResponse> after = service.token(req);
       boot.join();
       assertThat(after.join().getTokens(0).getGlobalAddress()).isEqualTo(42);
       assertThat(after.join().getEpoch()).isEqualTo(2);
-      assertThat(service.tail(TailRequest.getDefaultInstance()).join().getGlobalTail()).isEqualTo(42);
+      assertThat(service.tail(TailRequest.getDefaultInstance()).join().getGlobalTail())
+          .isEqualTo(42);
     }
   }
 

@@ -49,15 +49,25 @@ class SequencerTest {
     return ConflictKey.newBuilder().setStream(s.toMsg()).setKey(ByteString.copyFromUtf8(k)).build();
   }
 
-  static TokenRequest tx(long snapshot, List<ConflictKey> reads, List<ConflictKey> writes, StreamId... streams) {
+  static TokenRequest tx(
+      long snapshot, List<ConflictKey> reads, List<ConflictKey> writes, StreamId... streams) {
     return txAt(0, snapshot, reads, writes, streams);
   }
 
   /** A transaction whose snapshot was taken at {@code epoch}. */
-  static TokenRequest txAt(long epoch, long snapshot, List<ConflictKey> reads, List<ConflictKey> writes, StreamId... streams) {
+  static TokenRequest txAt(
+      long epoch,
+      long snapshot,
+      List<ConflictKey> reads,
+      List<ConflictKey> writes,
+      StreamId... streams) {
     return req(streams).toBuilder()
-        .setTx(TxResolution.newBuilder().setSnapshot(snapshot).setSnapshotEpoch(epoch)
-            .addAllReadSet(reads).addAllWriteSet(writes))
+        .setTx(
+            TxResolution.newBuilder()
+                .setSnapshot(snapshot)
+                .setSnapshotEpoch(epoch)
+                .addAllReadSet(reads)
+                .addAllWriteSet(writes))
         .build();
   }
 
@@ -96,7 +106,10 @@ class SequencerTest {
     Token t = seq.issue(req(C, A, B)).getTokens(0);
     assertThat(t.getGlobalAddress()).isEqualTo(1);
     assertThat(t.getSlotsList())
-        .extracting(s -> StreamId.fromMsg(s.getStream()), StreamSlot::getStreamAddress, StreamSlot::getBackpointer)
+        .extracting(
+            s -> StreamId.fromMsg(s.getStream()),
+            StreamSlot::getStreamAddress,
+            StreamSlot::getBackpointer)
         .containsExactly(
             org.assertj.core.groups.Tuple.tuple(C, 0L, -1L),
             org.assertj.core.groups.Tuple.tuple(A, 1L, 0L),
@@ -123,8 +136,12 @@ class SequencerTest {
     append(A);
     TokenResponse r = seq.issue(req(A).toBuilder().setCount(3).build());
     assertThat(r.getTokensList()).extracting(Token::getGlobalAddress).containsExactly(1L, 2L, 3L);
-    assertThat(r.getTokensList()).extracting(t -> t.getSlots(0).getStreamAddress()).containsExactly(1L, 2L, 3L);
-    assertThat(r.getTokensList()).extracting(t -> t.getSlots(0).getBackpointer()).containsExactly(0L, 1L, 2L);
+    assertThat(r.getTokensList())
+        .extracting(t -> t.getSlots(0).getStreamAddress())
+        .containsExactly(1L, 2L, 3L);
+    assertThat(r.getTokensList())
+        .extracting(t -> t.getSlots(0).getBackpointer())
+        .containsExactly(0L, 1L, 2L);
     assertThat(seq.issue(req(A).toBuilder().setCount(0).build()).getTokensCount()).isEqualTo(1);
   }
 
@@ -141,7 +158,10 @@ class SequencerTest {
     assertThatThrownBy(() -> seq.issue(req(A, B, A)))
         .isInstanceOf(BadRequestException.class)
         .hasMessageContaining("more than once");
-    assertThatThrownBy(() -> seq.issue(req(A).toBuilder().setCount(Sequencer.MAX_TOKENS_PER_REQUEST + 1).build()))
+    assertThatThrownBy(
+            () ->
+                seq.issue(
+                    req(A).toBuilder().setCount(Sequencer.MAX_TOKENS_PER_REQUEST + 1).build()))
         .isInstanceOf(BadRequestException.class);
     assertThat(seq.globalTail()).isEqualTo(-1);
   }
@@ -152,7 +172,12 @@ class SequencerTest {
     append(A, B);
     append(C);
     TailResponse r =
-        seq.tails(TailRequest.newBuilder().addStreams(A.toMsg()).addStreams(B.toMsg()).addStreams(StreamId.of("none").toMsg()).build());
+        seq.tails(
+            TailRequest.newBuilder()
+                .addStreams(A.toMsg())
+                .addStreams(B.toMsg())
+                .addStreams(StreamId.of("none").toMsg())
+                .build());
     assertThat(r.getGlobalTail()).isEqualTo(2);
     assertThat(r.getStreamTailsList()).containsExactly(1L, 0L, -1L);
     assertThat(r.getStreamLastGlobalList()).containsExactly(1L, 1L, -1L);
@@ -196,7 +221,10 @@ class SequencerTest {
   @Test
   void transactionWritesAreSeenByLaterTransactions() {
     long snapshot = append(A);
-    long committed = seq.issue(tx(snapshot, List.of(whole(A)), List.of(whole(A)), A)).getTokens(0).getGlobalAddress();
+    long committed =
+        seq.issue(tx(snapshot, List.of(whole(A)), List.of(whole(A)), A))
+            .getTokens(0)
+            .getGlobalAddress();
     assertThatThrownBy(() -> seq.issue(tx(snapshot, List.of(whole(A)), List.of(), B)))
         .isInstanceOfSatisfying(
             TokenRefusedException.class, e -> assertThat(e.conflictAddress()).isEqualTo(committed));
@@ -213,13 +241,17 @@ class SequencerTest {
   @Test
   void sameKeyAborts() {
     long snapshot = append(A);
-    long first = seq.issue(tx(snapshot, List.of(key(A, "x")), List.of(key(A, "x")), A)).getTokens(0).getGlobalAddress();
+    long first =
+        seq.issue(tx(snapshot, List.of(key(A, "x")), List.of(key(A, "x")), A))
+            .getTokens(0)
+            .getGlobalAddress();
     assertThatThrownBy(() -> seq.issue(tx(snapshot, List.of(key(A, "x")), List.of(key(A, "x")), A)))
         .isInstanceOfSatisfying(
             TokenRefusedException.class,
             e -> {
               assertThat(e.stream()).isEqualTo(A);
-              assertThat(e.conflictKey()).isEqualTo("x".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+              assertThat(e.conflictKey())
+                  .isEqualTo("x".getBytes(java.nio.charset.StandardCharsets.UTF_8));
               assertThat(e.conflictAddress()).isEqualTo(first);
             });
   }
@@ -247,7 +279,8 @@ class SequencerTest {
     seq.issue(tx(snapshot, List.of(), List.of(key(B, "k")), A, B));
     assertThatThrownBy(() -> seq.issue(tx(snapshot, List.of(key(A, "other")), List.of(), C)))
         .isInstanceOf(TokenRefusedException.class);
-    assertThat(seq.issue(tx(snapshot, List.of(key(B, "other")), List.of(), C)).getTokensCount()).isEqualTo(1);
+    assertThat(seq.issue(tx(snapshot, List.of(key(B, "other")), List.of(), C)).getTokensCount())
+        .isEqualTo(1);
   }
 
   @Test
@@ -258,7 +291,8 @@ class SequencerTest {
     small.issue(tx(snapshot, List.of(), List.of(key(A, "k1")), A));
     small.issue(tx(snapshot, List.of(), List.of(key(A, "k2")), A));
     small.issue(tx(snapshot, List.of(), List.of(key(A, "k3")), A)); // evicts k1 (written at 1)
-    assertThatThrownBy(() -> small.issue(tx(snapshot, List.of(key(A, "never-written")), List.of(), C)))
+    assertThatThrownBy(
+            () -> small.issue(tx(snapshot, List.of(key(A, "never-written")), List.of(), C)))
         .isInstanceOfSatisfying(
             TokenRefusedException.class,
             e -> {
@@ -267,7 +301,9 @@ class SequencerTest {
               assertThat(e.stream()).isEqualTo(A);
             });
     long after = small.globalTail();
-    assertThat(small.issue(tx(after, List.of(key(A, "never-written")), List.of(), C)).getTokensCount()).isEqualTo(1);
+    assertThat(
+            small.issue(tx(after, List.of(key(A, "never-written")), List.of(), C)).getTokensCount())
+        .isEqualTo(1);
   }
 
   @Test
@@ -301,8 +337,12 @@ class SequencerTest {
               assertThat(e.getMessage()).contains("sequencer restarted since the snapshot");
             });
     assertThat(seq.globalTail()).as("a refusal issues nothing").isEqualTo(100);
-    assertThat(seq.issue(txAt(3, 120, List.of(), List.of(key(A, "k")), A)).getTokens(0).getGlobalAddress())
-        .as("a blind write reads nothing, so an old snapshot does not matter").isEqualTo(101);
+    assertThat(
+            seq.issue(txAt(3, 120, List.of(), List.of(key(A, "k")), A))
+                .getTokens(0)
+                .getGlobalAddress())
+        .as("a blind write reads nothing, so an old snapshot does not matter")
+        .isEqualTo(101);
     assertThat(seq.issue(txAt(4, 101, List.of(whole(A)), List.of(), A)).getEpoch()).isEqualTo(4);
   }
 
@@ -311,7 +351,8 @@ class SequencerTest {
     seq.bootstrap(5, Map.of(A, new StreamTailInfo(2, 8), B, new StreamTailInfo(0, 3)));
     assertThat(seq.globalTail()).isEqualTo(8);
     assertThat(seq.bootstrapPoint()).isEqualTo(8);
-    TailResponse r = seq.tails(TailRequest.newBuilder().addStreams(A.toMsg()).addStreams(B.toMsg()).build());
+    TailResponse r =
+        seq.tails(TailRequest.newBuilder().addStreams(A.toMsg()).addStreams(B.toMsg()).build());
     assertThat(r.getStreamTailsList()).containsExactly(2L, 0L);
     assertThat(r.getStreamLastGlobalList()).containsExactly(8L, 3L);
     assertThat(append(B)).isEqualTo(9);

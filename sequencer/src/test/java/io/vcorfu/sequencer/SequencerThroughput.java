@@ -36,14 +36,22 @@ public final class SequencerThroughput {
           double rate = run(mode, pipelined, threads, seconds, requests);
           System.out.printf(
               "%s%-8s %-9s %d threads: %,.0f tokens/s%n",
-              round == 0 ? "(warm-up) " : "", mode, pipelined ? "pipelined" : "sync", threads, rate);
+              round == 0 ? "(warm-up) " : "",
+              mode,
+              pipelined ? "pipelined" : "sync",
+              threads,
+              rate);
         }
       }
     }
   }
 
   private static double run(
-      SequencerService.Mode mode, boolean pipelined, int threads, double seconds, TokenRequest[] requests)
+      SequencerService.Mode mode,
+      boolean pipelined,
+      int threads,
+      double seconds,
+      TokenRequest[] requests)
       throws InterruptedException {
     Sequencer sequencer = new Sequencer();
     sequencer.bootstrap(-1, Map.of());
@@ -60,8 +68,10 @@ public final class SequencerThroughput {
                   long n = 0;
                   int next = seed * 7919;
                   ArrayDeque<CompletableFuture<TokenResponse>> window = new ArrayDeque<>();
-                  while (n < MAX_TOKENS_PER_THREAD && ((n & 255) != 0 || System.nanoTime() < deadline)) {
-                    CompletableFuture<TokenResponse> f = service.token(requests[Math.floorMod(next++, STREAMS)]);
+                  while (n < MAX_TOKENS_PER_THREAD
+                      && ((n & 255) != 0 || System.nanoTime() < deadline)) {
+                    CompletableFuture<TokenResponse> f =
+                        service.token(requests[Math.floorMod(next++, STREAMS)]);
                     if (pipelined) {
                       window.add(f);
                       if (window.size() >= WINDOW) {

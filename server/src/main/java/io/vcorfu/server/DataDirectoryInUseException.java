@@ -9,9 +9,12 @@ public final class DataDirectoryInUseException extends RuntimeException {
   private final OptionalLong holderPid;
 
   public DataDirectoryInUseException(Path directory, OptionalLong holderPid) {
-    super("data directory " + directory + " is in use by another vcorfu node"
-        + (holderPid.isPresent() ? " (process " + holderPid.getAsLong() + ")" : "")
-        + "; stop that node or give this one another --data-dir");
+    super(
+        "data directory "
+            + directory
+            + " is in use by another vcorfu node"
+            + (holderPid.isPresent() ? " (process " + holderPid.getAsLong() + ")" : "")
+            + "; stop that node or give this one another --data-dir");
     this.directory = directory;
     this.holderPid = holderPid;
   }

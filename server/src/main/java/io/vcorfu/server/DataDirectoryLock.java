@@ -21,9 +21,9 @@ import java.util.OptionalLong;
  * within one process. Two nodes on one directory would each append to the same segments and issue
  * the same addresses, and the second would rewrite the first's layout, so a node takes this lock
  * before it reads or writes anything in the directory, and releases it only after it has closed
- * every file there. The OS drops the lock when the process dies, so a killed node never blocks
- * its restart. The lock file is never deleted (deleting it would let two nodes lock two different
- * files of the same name).
+ * every file there. The OS drops the lock when the process dies, so a killed node never blocks its
+ * restart. The lock file is never deleted (deleting it would let two nodes lock two different files
+ * of the same name).
  */
 final class DataDirectoryLock implements AutoCloseable {
   static final String FILE_NAME = "node.lock";
@@ -45,9 +45,12 @@ final class DataDirectoryLock implements AutoCloseable {
     FileChannel ch;
     try {
       Files.createDirectories(dir);
-      ch = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.READ, StandardOpenOption.WRITE);
+      ch =
+          FileChannel.open(
+              file, StandardOpenOption.CREATE, StandardOpenOption.READ, StandardOpenOption.WRITE);
     } catch (IOException e) {
-      throw new UncheckedIOException("cannot lock data directory " + dir + ": " + e.getMessage(), e);
+      throw new UncheckedIOException(
+          "cannot lock data directory " + dir + ": " + e.getMessage(), e);
     }
     try {
       FileLock lock;
@@ -62,12 +65,16 @@ final class DataDirectoryLock implements AutoCloseable {
         throw new DataDirectoryInUseException(dir, holder);
       }
       ch.truncate(0);
-      ch.write(ByteBuffer.wrap((ProcessHandle.current().pid() + "\n").getBytes(StandardCharsets.US_ASCII)), 0);
+      ch.write(
+          ByteBuffer.wrap(
+              (ProcessHandle.current().pid() + "\n").getBytes(StandardCharsets.US_ASCII)),
+          0);
       ch.force(true);
       return new DataDirectoryLock(ch, lock);
     } catch (IOException e) {
       closeQuietly(ch);
-      throw new UncheckedIOException("cannot lock data directory " + dir + ": " + e.getMessage(), e);
+      throw new UncheckedIOException(
+          "cannot lock data directory " + dir + ": " + e.getMessage(), e);
     }
   }
 

@@ -9,8 +9,8 @@ import io.vcorfu.layout.Versioned;
 import io.vcorfu.logunit.FsyncPolicy;
 import io.vcorfu.logunit.LogReplica;
 import io.vcorfu.logunit.ReplicaStore;
-import io.vcorfu.logunit.StorageOptions;
 import io.vcorfu.logunit.StorageMode;
+import io.vcorfu.logunit.StorageOptions;
 import io.vcorfu.logunit.StreamReplica;
 import io.vcorfu.protocol.ClientOptions;
 import io.vcorfu.protocol.Endpoint;
@@ -39,14 +39,14 @@ import org.slf4j.LoggerFactory;
 /**
  * One vcorfu server process: hosts whichever roles its layout gives its endpoint (sequencer, log
  * replica, stream replica; a node holding stream replicas also hosts the remote views of their
- * streams, see {@link ObjectViewService}) behind one listening socket. With no layout it is a single node hosting
- * every role.
+ * streams, see {@link ObjectViewService}) behind one listening socket. With no layout it is a
+ * single node hosting every role.
  *
  * <p>Every request passes one epoch check (the {@link RequestDispatcher}) before any role sees it.
  * A sequencer role does not issue tokens until it has sealed the previous epoch on every node of
  * the layout and rebuilt its tails from the replicas named in it ({@link SequencerBootstrap});
- * requests that arrive earlier wait for it. A restarted sequencer also waits out the read leases
- * it may have granted before ({@link #leaseMarker}).
+ * requests that arrive earlier wait for it. A restarted sequencer also waits out the read leases it
+ * may have granted before ({@link #leaseMarker}).
  *
  * <p>Sealing: a {@code Seal{epoch}} request (any role honours it) raises this node's epoch. The
  * node records the new epoch in its layout store first (when it has a data directory, so the seal
@@ -103,7 +103,9 @@ public final class Node implements AutoCloseable {
     return layout.get();
   }
 
-  /** Clients holding a read lease from this node's sequencer now (0 when it is not the sequencer). */
+  /**
+   * Clients holding a read lease from this node's sequencer now (0 when it is not the sequencer).
+   */
   public int readLeaseHolders() {
     ReadLeases l = leases;
     return l == null ? 0 : l.holders();
@@ -123,7 +125,15 @@ public final class Node implements AutoCloseable {
     }
     RequestDispatcher dispatcher =
         RequestDispatcher.builder(() -> layout.get() == null ? 0 : layout.get().epoch())
-            .on(PayloadCase.PING, r -> done(Response.newBuilder().setPing(PingResponse.newBuilder().setNodeId(String.valueOf(binding.endpoint()))).build()))
+            .on(
+                PayloadCase.PING,
+                r ->
+                    done(
+                        Response.newBuilder()
+                            .setPing(
+                                PingResponse.newBuilder()
+                                    .setNodeId(String.valueOf(binding.endpoint())))
+                            .build()))
             .on(PayloadCase.GET_LAYOUT, r -> done(layoutResponse()))
             .on(PayloadCase.SEAL, r -> seal(r.getSeal().getEpoch()))
             .onAll(roleHandlers())
@@ -170,11 +180,11 @@ public final class Node implements AutoCloseable {
   }
 
   /**
-   * Where the sequencer learns which read leases it may have granted before this start. With a
-   * data directory, the marker file there. Without one, the sequencer cannot know: when every
-   * replica is on this node too, nothing it served outlives the process, so no wait; otherwise the
-   * replicas (and the clients' leased memories of them) outlive it, so it waits out the longest
-   * lease from now, unless the config vouches that there was no earlier run.
+   * Where the sequencer learns which read leases it may have granted before this start. With a data
+   * directory, the marker file there. Without one, the sequencer cannot know: when every replica is
+   * on this node too, nothing it served outlives the process, so no wait; otherwise the replicas
+   * (and the clients' leased memories of them) outlive it, so it waits out the longest lease from
+   * now, unless the config vouches that there was no earlier run.
    */
   private LeaseMarker leaseMarker(Layout chosen, Endpoint me) {
     if (config.durable()) {
@@ -202,8 +212,15 @@ public final class Node implements AutoCloseable {
 
   private java.util.Map<PayloadCase, io.vcorfu.protocol.RpcHandler> roleHandlers() {
     return RoleHandlers.table(
-        () -> sequencer, () -> leases, () -> bootstrap, () -> logReplica, () -> streamReplica, () -> store, () -> views,
-        layout::get, () -> fence);
+        () -> sequencer,
+        () -> leases,
+        () -> bootstrap,
+        () -> logReplica,
+        () -> streamReplica,
+        () -> store,
+        () -> views,
+        layout::get,
+        () -> fence);
   }
 
   /**
@@ -226,8 +243,13 @@ public final class Node implements AutoCloseable {
       LOG.info("node {} sealed every epoch below {}", binding.endpoint(), epoch);
     }
     long now = current.epoch();
-    return fence.seal(now).thenApply(v -> Response.newBuilder()
-        .setSeal(io.vcorfu.protocol.proto.SealResponse.newBuilder().setEpoch(now)).build());
+    return fence
+        .seal(now)
+        .thenApply(
+            v ->
+                Response.newBuilder()
+                    .setSeal(io.vcorfu.protocol.proto.SealResponse.newBuilder().setEpoch(now))
+                    .build());
   }
 
   private Response layoutResponse() {
@@ -246,7 +268,9 @@ public final class Node implements AutoCloseable {
       return StorageOptions.memory();
     }
     StorageOptions.Builder b =
-        StorageOptions.builder().mode(StorageMode.DURABLE).directory(config.dataDir().resolve("replicas"));
+        StorageOptions.builder()
+            .mode(StorageMode.DURABLE)
+            .directory(config.dataDir().resolve("replicas"));
     if (config.fsyncInterval() != null) {
       b.fsyncPolicy(FsyncPolicy.INTERVAL).fsyncInterval(config.fsyncInterval());
     }
@@ -276,11 +300,16 @@ public final class Node implements AutoCloseable {
       chosen = stored != null && stored.epoch() > given.epoch() ? stored : given;
       if (!chosen.allServers().contains(bound)) {
         throw new IllegalArgumentException(
-            "this node listens on " + bound + " but the layout in " + config.layoutFile() + " does not name it");
+            "this node listens on "
+                + bound
+                + " but the layout in "
+                + config.layoutFile()
+                + " does not name it");
       }
     } else {
       long epoch = stored == null ? 1 : stored.epoch();
-      chosen = Layout.singleNode(bound, stored == null ? "vcorfu" : stored.clusterId()).withEpoch(epoch);
+      chosen =
+          Layout.singleNode(bound, stored == null ? "vcorfu" : stored.clusterId()).withEpoch(epoch);
     }
     if (layoutStore != null) {
       Versioned<Layout> v = storedLayout();

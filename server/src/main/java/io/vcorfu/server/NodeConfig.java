@@ -8,15 +8,16 @@ import java.util.List;
 /**
  * How to run one node.
  *
- * @param listen where to serve; port 0 picks a free port (single-node layouts then name the real one)
+ * @param listen where to serve; port 0 picks a free port (single-node layouts then name the real
+ *     one)
  * @param dataDir where durable state lives; null keeps everything in memory
  * @param layoutFile a layout to adopt; null = a single node hosting every role
  * @param fsyncInterval null = group-committed fsync before every acknowledgement (the default);
  *     otherwise acknowledge after the write and fsync at this interval
  * @param classpath where the remote-view host loads object classes from (directories and jars);
  *     null = the server's own class path
- * @param checkpointEvery the remote-view host checkpoints a hosted object once this many entries
- *     of its stream were played since its last checkpoint
+ * @param checkpointEvery the remote-view host checkpoints a hosted object once this many entries of
+ *     its stream were played since its last checkpoint
  * @param checkpointInterval the remote-view host also checkpoints, at this interval, every hosted
  *     object that changed since its last checkpoint
  * @param noEarlierLeases the caller vouches that no client holds a read lease from an earlier run
@@ -25,24 +26,43 @@ import java.util.List;
  *     ({@code ReadLeases.MAX_LEASE}) after it starts before it reveals any token, since it cannot
  *     know what it granted before. False by default.
  */
-public record NodeConfig(Endpoint listen, Path dataDir, Path layoutFile, Duration fsyncInterval,
-    List<Path> classpath, long checkpointEvery, Duration checkpointInterval, boolean noEarlierLeases) {
+public record NodeConfig(
+    Endpoint listen,
+    Path dataDir,
+    Path layoutFile,
+    Duration fsyncInterval,
+    List<Path> classpath,
+    long checkpointEvery,
+    Duration checkpointInterval,
+    boolean noEarlierLeases) {
   public static final long DEFAULT_CHECKPOINT_EVERY = 10_000;
   public static final Duration DEFAULT_CHECKPOINT_INTERVAL = Duration.ofMinutes(1);
 
   public NodeConfig {
     classpath = classpath == null ? null : List.copyOf(classpath);
     if (checkpointEvery < 1) {
-      throw new IllegalArgumentException("checkpoints must be at least 1 update apart, not " + checkpointEvery);
+      throw new IllegalArgumentException(
+          "checkpoints must be at least 1 update apart, not " + checkpointEvery);
     }
-    if (checkpointInterval == null || checkpointInterval.isNegative() || checkpointInterval.isZero()) {
-      throw new IllegalArgumentException("the checkpoint interval must be positive, not " + checkpointInterval);
+    if (checkpointInterval == null
+        || checkpointInterval.isNegative()
+        || checkpointInterval.isZero()) {
+      throw new IllegalArgumentException(
+          "the checkpoint interval must be positive, not " + checkpointInterval);
     }
   }
 
   /** A node with the remote-view host's defaults. */
   public NodeConfig(Endpoint listen, Path dataDir, Path layoutFile, Duration fsyncInterval) {
-    this(listen, dataDir, layoutFile, fsyncInterval, null, DEFAULT_CHECKPOINT_EVERY, DEFAULT_CHECKPOINT_INTERVAL, false);
+    this(
+        listen,
+        dataDir,
+        layoutFile,
+        fsyncInterval,
+        null,
+        DEFAULT_CHECKPOINT_EVERY,
+        DEFAULT_CHECKPOINT_INTERVAL,
+        false);
   }
 
   public static NodeConfig inMemory(Endpoint listen) {
@@ -55,19 +75,41 @@ public record NodeConfig(Endpoint listen, Path dataDir, Path layoutFile, Duratio
 
   public NodeConfig withLayout(Path file) {
     return new NodeConfig(
-        listen, dataDir, file, fsyncInterval, classpath, checkpointEvery, checkpointInterval, noEarlierLeases);
+        listen,
+        dataDir,
+        file,
+        fsyncInterval,
+        classpath,
+        checkpointEvery,
+        checkpointInterval,
+        noEarlierLeases);
   }
 
   /** The same node with the remote-view host's class path and checkpoint policy replaced. */
-  public NodeConfig withViews(List<Path> classpath, long checkpointEvery, Duration checkpointInterval) {
+  public NodeConfig withViews(
+      List<Path> classpath, long checkpointEvery, Duration checkpointInterval) {
     return new NodeConfig(
-        listen, dataDir, layoutFile, fsyncInterval, classpath, checkpointEvery, checkpointInterval, noEarlierLeases);
+        listen,
+        dataDir,
+        layoutFile,
+        fsyncInterval,
+        classpath,
+        checkpointEvery,
+        checkpointInterval,
+        noEarlierLeases);
   }
 
   /** The same node, vouching that no client holds a read lease from an earlier run of it. */
   public NodeConfig withNoEarlierLeases() {
     return new NodeConfig(
-        listen, dataDir, layoutFile, fsyncInterval, classpath, checkpointEvery, checkpointInterval, true);
+        listen,
+        dataDir,
+        layoutFile,
+        fsyncInterval,
+        classpath,
+        checkpointEvery,
+        checkpointInterval,
+        true);
   }
 
   public boolean durable() {

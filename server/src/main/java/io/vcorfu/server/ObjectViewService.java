@@ -47,11 +47,14 @@ final class ObjectViewService implements AutoCloseable {
     this.self = self;
     this.config = config;
     AtomicInteger n = new AtomicInteger();
-    this.pool = Executors.newFixedThreadPool(THREADS, r -> {
-      Thread t = new Thread(r, "vcorfu-views-" + n.incrementAndGet());
-      t.setDaemon(true);
-      return t;
-    });
+    this.pool =
+        Executors.newFixedThreadPool(
+            THREADS,
+            r -> {
+              Thread t = new Thread(r, "vcorfu-views-" + n.incrementAndGet());
+              t.setDaemon(true);
+              return t;
+            });
   }
 
   /** Runs {@code request} on this service's threads. */
@@ -65,12 +68,18 @@ final class ObjectViewService implements AutoCloseable {
     }
     if (executor == null) {
       ClassLoader classes = loader();
-      VCorfuRuntime runtime = VCorfuRuntime.using(
-          ClusterStreamLog.connect(transport, self.get(), StreamLogOptions.defaults()));
-      executor = new RemoteCallExecutor(runtime, classes, config.checkpointEvery(), config.checkpointInterval());
-      LOG.info("node {} hosts remote views (classes from {}; checkpoints every {} updates and every {})",
-          self.get(), config.classpath() == null ? "the server's class path" : config.classpath(),
-          config.checkpointEvery(), config.checkpointInterval());
+      VCorfuRuntime runtime =
+          VCorfuRuntime.using(
+              ClusterStreamLog.connect(transport, self.get(), StreamLogOptions.defaults()));
+      executor =
+          new RemoteCallExecutor(
+              runtime, classes, config.checkpointEvery(), config.checkpointInterval());
+      LOG.info(
+          "node {} hosts remote views (classes from {}; checkpoints every {} updates and every {})",
+          self.get(),
+          config.classpath() == null ? "the server's class path" : config.classpath(),
+          config.checkpointEvery(),
+          config.checkpointInterval());
     }
     return executor;
   }

@@ -7,11 +7,11 @@ import io.vcorfu.logunit.ReplicaStore;
 import io.vcorfu.logunit.StreamReplica;
 import io.vcorfu.protocol.NotServingException;
 import io.vcorfu.protocol.RpcHandler;
+import io.vcorfu.protocol.StreamId;
+import io.vcorfu.protocol.proto.ReadLeaseResponse;
 import io.vcorfu.protocol.proto.Request;
 import io.vcorfu.protocol.proto.Request.PayloadCase;
 import io.vcorfu.protocol.proto.Response;
-import io.vcorfu.protocol.StreamId;
-import io.vcorfu.protocol.proto.ReadLeaseResponse;
 import io.vcorfu.protocol.proto.Token;
 import io.vcorfu.protocol.proto.TokenResponse;
 import io.vcorfu.sequencer.ReadLeases;
@@ -22,7 +22,9 @@ import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
 import java.util.function.Supplier;
 
-/** The request table of a node: one entry per payload case, each bound to the role that serves it. */
+/**
+ * The request table of a node: one entry per payload case, each bound to the role that serves it.
+ */
 final class RoleHandlers {
   private RoleHandlers() {}
 
@@ -40,66 +42,167 @@ final class RoleHandlers {
     // The sequencer answers once it has bootstrapped and every read lease granted before a restart
     // has run out; every answer revealing a token waits until every other lease holder knows it.
     Function<Request, CompletableFuture<Void>> ready =
-        r -> (bootstrap.get() == null ? CompletableFuture.<Void>completedFuture(null) : bootstrap.get().done())
-            .thenCompose(v -> leases.get() == null ? CompletableFuture.completedFuture(null) : leases.get().serving());
+        r ->
+            (bootstrap.get() == null
+                    ? CompletableFuture.<Void>completedFuture(null)
+                    : bootstrap.get().done())
+                .thenCompose(
+                    v ->
+                        leases.get() == null
+                            ? CompletableFuture.completedFuture(null)
+                            : leases.get().serving());
 
-    t.put(PayloadCase.TOKEN, r -> ready.apply(r).thenCompose(v -> role(sequencer, "sequencer").token(r.getToken()))
-        .thenCompose(x -> revealing(leases, r, lastAddress(x), Response.newBuilder().setToken(x))));
-    t.put(PayloadCase.TAIL, r -> ready.apply(r).thenCompose(v -> role(sequencer, "sequencer").tail(r.getTail()))
-        .thenCompose(x -> revealing(leases, r, x.getGlobalTail(), Response.newBuilder().setTail(x))));
-    t.put(PayloadCase.READ_LEASE, r -> ready.apply(r)
-        .thenCompose(v -> role(leases, "sequencer").lease(clientOf(r), r.getReadLease()))
-        .thenApply(x -> Response.newBuilder().setReadLease(x).build()));
+    t.put(
+        PayloadCase.TOKEN,
+        r ->
+            ready
+                .apply(r)
+                .thenCompose(v -> role(sequencer, "sequencer").token(r.getToken()))
+                .thenCompose(
+                    x -> revealing(leases, r, lastAddress(x), Response.newBuilder().setToken(x))));
+    t.put(
+        PayloadCase.TAIL,
+        r ->
+            ready
+                .apply(r)
+                .thenCompose(v -> role(sequencer, "sequencer").tail(r.getTail()))
+                .thenCompose(
+                    x ->
+                        revealing(leases, r, x.getGlobalTail(), Response.newBuilder().setTail(x))));
+    t.put(
+        PayloadCase.READ_LEASE,
+        r ->
+            ready
+                .apply(r)
+                .thenCompose(v -> role(leases, "sequencer").lease(clientOf(r), r.getReadLease()))
+                .thenApply(x -> Response.newBuilder().setReadLease(x).build()));
 
     // Token and whole chain in one request: only on a node that is the sequencer and every replica.
-    t.put(PayloadCase.SEQUENCED_WRITE, r -> ready.apply(r).thenCompose(v -> SequencedWrites.write(
-            layout.get(), role(sequencer, "sequencer"), role(store, "replica store"), r.getSequencedWrite()))
-        .thenCompose(x -> revealing(leases, r, lastAddress(x.getToken()), Response.newBuilder().setSequencedWrite(x))));
+    t.put(
+        PayloadCase.SEQUENCED_WRITE,
+        r ->
+            ready
+                .apply(r)
+                .thenCompose(
+                    v ->
+                        SequencedWrites.write(
+                            layout.get(),
+                            role(sequencer, "sequencer"),
+                            role(store, "replica store"),
+                            r.getSequencedWrite()))
+                .thenCompose(
+                    x ->
+                        revealing(
+                            leases,
+                            r,
+                            lastAddress(x.getToken()),
+                            Response.newBuilder().setSequencedWrite(x))));
 
     // Writes of entries whose token epoch is sealed are refused (see EpochFence).
-    t.put(PayloadCase.LOG_WRITE, r -> fence.get().admit(r.getLogWrite().getEntry().getEpoch(),
-            () -> role(log, "log replica").write(r.getLogWrite()))
-        .thenApply(x -> Response.newBuilder().setLogWrite(x).build()));
-    t.put(PayloadCase.LOG_COMMIT, r -> role(log, "log replica").commit(r.getLogCommit())
-        .thenApply(x -> Response.newBuilder().setLogCommit(x).build()));
-    t.put(PayloadCase.LOG_FILL, r -> role(log, "log replica").fill(r.getLogFill())
-        .thenApply(x -> Response.newBuilder().setLogFill(x).build()));
-    t.put(PayloadCase.LOG_READ, r -> role(log, "log replica").read(r.getLogRead())
-        .thenApply(x -> Response.newBuilder().setLogRead(x).build()));
-    t.put(PayloadCase.LOG_TAIL, r -> role(log, "log replica").tail(r.getLogTail())
-        .thenApply(x -> Response.newBuilder().setLogTail(x).build()));
-    t.put(PayloadCase.LOG_TRIM, r -> role(log, "log replica").trim(r.getLogTrim())
-        .thenApply(x -> Response.newBuilder().setLogTrim(x).build()));
+    t.put(
+        PayloadCase.LOG_WRITE,
+        r ->
+            fence
+                .get()
+                .admit(
+                    r.getLogWrite().getEntry().getEpoch(),
+                    () -> role(log, "log replica").write(r.getLogWrite()))
+                .thenApply(x -> Response.newBuilder().setLogWrite(x).build()));
+    t.put(
+        PayloadCase.LOG_COMMIT,
+        r ->
+            role(log, "log replica")
+                .commit(r.getLogCommit())
+                .thenApply(x -> Response.newBuilder().setLogCommit(x).build()));
+    t.put(
+        PayloadCase.LOG_FILL,
+        r ->
+            role(log, "log replica")
+                .fill(r.getLogFill())
+                .thenApply(x -> Response.newBuilder().setLogFill(x).build()));
+    t.put(
+        PayloadCase.LOG_READ,
+        r ->
+            role(log, "log replica")
+                .read(r.getLogRead())
+                .thenApply(x -> Response.newBuilder().setLogRead(x).build()));
+    t.put(
+        PayloadCase.LOG_TAIL,
+        r ->
+            role(log, "log replica")
+                .tail(r.getLogTail())
+                .thenApply(x -> Response.newBuilder().setLogTail(x).build()));
+    t.put(
+        PayloadCase.LOG_TRIM,
+        r ->
+            role(log, "log replica")
+                .trim(r.getLogTrim())
+                .thenApply(x -> Response.newBuilder().setLogTrim(x).build()));
 
     // Consecutive chain visits on this node: only valid when it hosts every role the steps name.
-    t.put(PayloadCase.CHAIN_WRITE, r -> {
-      if (r.getChainWrite().getStepsList().stream().anyMatch(s -> s.getLog())) {
-        role(log, "log replica");
-      }
-      if (r.getChainWrite().getStepsList().stream().anyMatch(s -> !s.getLog())) {
-        role(stream, "stream replica");
-      }
-      return fence.get().admit(r.getChainWrite().getEntry().getEpoch(),
-              () -> role(store, "replica store").chainWrite(r.getChainWrite()))
-          .thenApply(x -> Response.newBuilder().setChainWrite(x).build());
-    });
+    t.put(
+        PayloadCase.CHAIN_WRITE,
+        r -> {
+          if (r.getChainWrite().getStepsList().stream().anyMatch(s -> s.getLog())) {
+            role(log, "log replica");
+          }
+          if (r.getChainWrite().getStepsList().stream().anyMatch(s -> !s.getLog())) {
+            role(stream, "stream replica");
+          }
+          return fence
+              .get()
+              .admit(
+                  r.getChainWrite().getEntry().getEpoch(),
+                  () -> role(store, "replica store").chainWrite(r.getChainWrite()))
+              .thenApply(x -> Response.newBuilder().setChainWrite(x).build());
+        });
 
-    t.put(PayloadCase.STREAM_WRITE, r -> fence.get().admit(r.getStreamWrite().getEntry().getEpoch(),
-            () -> role(stream, "stream replica").write(r.getStreamWrite()))
-        .thenApply(x -> Response.newBuilder().setStreamWrite(x).build()));
-    t.put(PayloadCase.STREAM_COMMIT, r -> role(stream, "stream replica").commit(r.getStreamCommit())
-        .thenApply(x -> Response.newBuilder().setStreamCommit(x).build()));
-    t.put(PayloadCase.STREAM_FILL, r -> role(stream, "stream replica").fill(r.getStreamFill())
-        .thenApply(x -> Response.newBuilder().setStreamFill(x).build()));
-    t.put(PayloadCase.STREAM_READ, r -> role(stream, "stream replica").read(r.getStreamRead())
-        .thenApply(x -> Response.newBuilder().setStreamRead(x).build()));
-    t.put(PayloadCase.STREAM_TAIL, r -> role(stream, "stream replica").tail(r.getStreamTail())
-        .thenApply(x -> Response.newBuilder().setStreamTail(x).build()));
-    t.put(PayloadCase.STREAM_TRIM, r -> role(stream, "stream replica").trim(r.getStreamTrim())
-        .thenApply(x -> Response.newBuilder().setStreamTrim(x).build()));
+    t.put(
+        PayloadCase.STREAM_WRITE,
+        r ->
+            fence
+                .get()
+                .admit(
+                    r.getStreamWrite().getEntry().getEpoch(),
+                    () -> role(stream, "stream replica").write(r.getStreamWrite()))
+                .thenApply(x -> Response.newBuilder().setStreamWrite(x).build()));
+    t.put(
+        PayloadCase.STREAM_COMMIT,
+        r ->
+            role(stream, "stream replica")
+                .commit(r.getStreamCommit())
+                .thenApply(x -> Response.newBuilder().setStreamCommit(x).build()));
+    t.put(
+        PayloadCase.STREAM_FILL,
+        r ->
+            role(stream, "stream replica")
+                .fill(r.getStreamFill())
+                .thenApply(x -> Response.newBuilder().setStreamFill(x).build()));
+    t.put(
+        PayloadCase.STREAM_READ,
+        r ->
+            role(stream, "stream replica")
+                .read(r.getStreamRead())
+                .thenApply(x -> Response.newBuilder().setStreamRead(x).build()));
+    t.put(
+        PayloadCase.STREAM_TAIL,
+        r ->
+            role(stream, "stream replica")
+                .tail(r.getStreamTail())
+                .thenApply(x -> Response.newBuilder().setStreamTail(x).build()));
+    t.put(
+        PayloadCase.STREAM_TRIM,
+        r ->
+            role(stream, "stream replica")
+                .trim(r.getStreamTrim())
+                .thenApply(x -> Response.newBuilder().setStreamTrim(x).build()));
 
-    t.put(PayloadCase.VIEW_CALL, r -> role(views, "remote-view host").call(r.getViewCall())
-        .thenApply(x -> Response.newBuilder().setViewCall(x).build()));
+    t.put(
+        PayloadCase.VIEW_CALL,
+        r ->
+            role(views, "remote-view host")
+                .call(r.getViewCall())
+                .thenApply(x -> Response.newBuilder().setViewCall(x).build()));
     return t;
   }
 
@@ -116,9 +219,9 @@ final class RoleHandlers {
   }
 
   /**
-   * {@code response}, revealing tokens up to {@code address} to {@code r}'s sender, once every other
-   * lease holder knows them; a sender holding a lease gets the tokens it has not acknowledged with
-   * it (see {@link ReadLeases#visibleTo}).
+   * {@code response}, revealing tokens up to {@code address} to {@code r}'s sender, once every
+   * other lease holder knows them; a sender holding a lease gets the tokens it has not acknowledged
+   * with it (see {@link ReadLeases#visibleTo}).
    */
   private static CompletableFuture<Response> revealing(
       Supplier<ReadLeases> leases, Request r, long address, Response.Builder response) {
@@ -127,13 +230,15 @@ final class RoleHandlers {
       return CompletableFuture.completedFuture(response.build());
     }
     StreamId client = clientOf(r);
-    return l.visibleTo(client, address).thenApply(v -> {
-      ReadLeaseResponse push = l.pushFor(client, address);
-      if (push != null) {
-        response.setLeasePush(push);
-      }
-      return response.build();
-    });
+    return l.visibleTo(client, address)
+        .thenApply(
+            v -> {
+              ReadLeaseResponse push = l.pushFor(client, address);
+              if (push != null) {
+                response.setLeasePush(push);
+              }
+              return response.build();
+            });
   }
 
   private static <T> T role(Supplier<T> role, String name) {

@@ -18,10 +18,10 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * Appends in one round trip on a node that is the sequencer and the only replica of every chain
- * (a one-node layout): the node issues the token, then writes the entry to its log replica and
- * stream replica exactly as a client's chain write would (same plan, same steps, the last visit
- * committed and the earlier ones committed with it) and answers once that is durable.
+ * Appends in one round trip on a node that is the sequencer and the only replica of every chain (a
+ * one-node layout): the node issues the token, then writes the entry to its log replica and stream
+ * replica exactly as a client's chain write would (same plan, same steps, the last visit committed
+ * and the earlier ones committed with it) and answers once that is durable.
  *
  * <p>Failure handling stays with the client: the answer carries the token and the chain-write
  * result, and a failed step (a reader filled the slot first, a trimmed address, an oversize entry)
@@ -33,37 +33,56 @@ final class SequencedWrites {
   private SequencedWrites() {}
 
   static CompletableFuture<SequencedWriteResponse> write(
-      Layout layout, SequencerService sequencer, ReplicaStore store, SequencedWriteRequest request) {
+      Layout layout,
+      SequencerService sequencer,
+      ReplicaStore store,
+      SequencedWriteRequest request) {
     if (!layout.sequencerHostsEveryChain()) {
-      throw new BadRequestException("This node's layout (epoch " + layout.epoch() + ") places chains on"
-          + " other nodes, so it cannot write an entry by itself: ask the sequencer for a token and"
-          + " write the chain instead.");
+      throw new BadRequestException(
+          "This node's layout (epoch "
+              + layout.epoch()
+              + ") places chains on other nodes, so it cannot write an entry by itself: ask the"
+              + " sequencer for a token and write the chain instead.");
     }
     TokenRequest token = request.getToken();
     if (token.getCount() > 1) {
-      throw new BadRequestException("A sequenced write appends one entry, but its token request asks for "
-          + token.getCount() + " tokens.");
+      throw new BadRequestException(
+          "A sequenced write appends one entry, but its token request asks for "
+              + token.getCount()
+              + " tokens.");
     }
     List<StreamId> streams = new ArrayList<>(token.getStreamsCount());
     token.getStreamsList().forEach(s -> streams.add(StreamId.fromMsg(s)));
-    return sequencer.token(token.toBuilder().setCount(1).build())
-        .thenCompose(issued -> {
-          Token t = issued.getTokens(0);
-          LogEntryMsg entry = EntryDriver.dataEntry(t, request.getPayload(), issued.getEpoch(), request.getNonce());
-          ChainPlan plan = layout.chainPlan(t.getGlobalAddress(), streams);
-          for (ChainPlan.Visit v : plan.visits()) {
-            if (!v.endpoint().equals(layout.sequencer())) {
-              throw new IllegalStateException("global address " + t.getGlobalAddress()
-                  + " is placed on " + v.endpoint() + ", not on this node");
-            }
-          }
-          ChainWriteRequest chain = ChainWriteRequest.newBuilder()
-              .setEntry(entry)
-              .addAllSteps(EntryDriver.steps(entry, plan, 0, plan.visits().size()))
-              .setCommitEarlier(true)
-              .build();
-          return store.chainWrite(chain)
-              .thenApply(w -> SequencedWriteResponse.newBuilder().setToken(issued).setWrite(w).build());
-        });
+    return sequencer
+        .token(token.toBuilder().setCount(1).build())
+        .thenCompose(
+            issued -> {
+              Token t = issued.getTokens(0);
+              LogEntryMsg entry =
+                  EntryDriver.dataEntry(
+                      t, request.getPayload(), issued.getEpoch(), request.getNonce());
+              ChainPlan plan = layout.chainPlan(t.getGlobalAddress(), streams);
+              for (ChainPlan.Visit v : plan.visits()) {
+                if (!v.endpoint().equals(layout.sequencer())) {
+                  throw new IllegalStateException(
+                      "global address "
+                          + t.getGlobalAddress()
+                          + " is placed on "
+                          + v.endpoint()
+                          + ", not on this node");
+                }
+              }
+              ChainWriteRequest chain =
+                  ChainWriteRequest.newBuilder()
+                      .setEntry(entry)
+                      .addAllSteps(EntryDriver.steps(entry, plan, 0, plan.visits().size()))
+                      .setCommitEarlier(true)
+                      .build();
+              return store
+                  .chainWrite(chain)
+                  .thenApply(
+                      w ->
+                          SequencedWriteResponse.newBuilder().setToken(issued).setWrite(w).build());
+            });
   }
 }

@@ -44,10 +44,15 @@ final class SequencerBootstrap implements AutoCloseable {
 
   private final RpcClient peers;
   private final Layout layout;
+
   /** The epoch proposed to seal; then the one sealed. Confined to the retry thread. */
   private long proposed;
-  /** Operations at the sealed epoch; null until every node sealed it. Confined to the retry thread. */
+
+  /**
+   * Operations at the sealed epoch; null until every node sealed it. Confined to the retry thread.
+   */
   private ReplicaOps ops;
+
   private final SequencerService sequencer;
   private final CompletableFuture<Void> done = new CompletableFuture<>();
   private final ScheduledExecutorService retry =
@@ -97,7 +102,9 @@ final class SequencerBootstrap implements AutoCloseable {
             (v, error) -> {
               if (error != null) {
                 if (!retry.isShutdown()) {
-                  LOG.debug("sequencer bootstrap waiting for replicas: {}", Rpc.unwrap(error).getMessage());
+                  LOG.debug(
+                      "sequencer bootstrap waiting for replicas: {}",
+                      Rpc.unwrap(error).getMessage());
                   retry.schedule(this::attempt, 200, TimeUnit.MILLISECONDS);
                 }
                 return;
@@ -117,7 +124,11 @@ final class SequencerBootstrap implements AutoCloseable {
                 }
               }
               sequencer.bootstrap(proposed, globalTail, tails).join();
-              LOG.info("sequencer ready at epoch {}: global tail {}, {} streams", proposed, globalTail, tails.size());
+              LOG.info(
+                  "sequencer ready at epoch {}: global tail {}, {} streams",
+                  proposed,
+                  globalTail,
+                  tails.size());
               done.complete(null);
             });
   }
@@ -135,14 +146,18 @@ final class SequencerBootstrap implements AutoCloseable {
             (v, error) -> {
               if (error != null) {
                 if (!retry.isShutdown()) {
-                  LOG.debug("sequencer waiting to seal epoch {}: {}", epoch, Rpc.unwrap(error).getMessage());
+                  LOG.debug(
+                      "sequencer waiting to seal epoch {}: {}",
+                      epoch,
+                      Rpc.unwrap(error).getMessage());
                   retry.schedule(this::attempt, 200, TimeUnit.MILLISECONDS);
                 }
                 return;
               }
               long highest = seals.stream().mapToLong(CompletableFuture::join).max().orElse(epoch);
               if (highest > epoch) {
-                // Some node was sealed further already (an earlier start got that far): go above it.
+                // Some node was sealed further already (an earlier start got that far): go above
+                // it.
                 proposed = highest + 1;
               } else {
                 LOG.info("sequencer sealed every epoch below {} on {} nodes", epoch, seals.size());
@@ -156,6 +171,7 @@ final class SequencerBootstrap implements AutoCloseable {
   @Override
   public void close() {
     retry.shutdownNow();
-    done.completeExceptionally(new IllegalStateException("node closed before the sequencer was ready"));
+    done.completeExceptionally(
+        new IllegalStateException("node closed before the sequencer was ready"));
   }
 }

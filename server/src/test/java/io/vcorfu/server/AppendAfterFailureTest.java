@@ -62,15 +62,24 @@ class AppendAfterFailureTest {
   void appendWhoseDecidingRepliesAreLostReportsTheCommittedEntry() throws Exception {
     AtomicLong written = new AtomicLong(-1);
     FaultRule loseReplies =
-        transport.faults().add(FaultRule.responses().to(decider)
-            .ofCase(Request.PayloadCase.STREAM_WRITE)
-            .when(q -> {
-              written.compareAndSet(-1, q.getStreamWrite().getEntry().getGlobalAddress());
-              return true;
-            })
-            .drop());
+        transport
+            .faults()
+            .add(
+                FaultRule.responses()
+                    .to(decider)
+                    .ofCase(Request.PayloadCase.STREAM_WRITE)
+                    .when(
+                        q -> {
+                          written.compareAndSet(
+                              -1, q.getStreamWrite().getEntry().getGlobalAddress());
+                          return true;
+                        })
+                    .drop());
 
-    AppendResult r = writer().append(streams, "acked".getBytes(StandardCharsets.UTF_8)).get(20, TimeUnit.SECONDS);
+    AppendResult r =
+        writer()
+            .append(streams, "acked".getBytes(StandardCharsets.UTF_8))
+            .get(20, TimeUnit.SECONDS);
 
     assertThat(loseReplies.hits()).isPositive();
     transport.faults().remove(loseReplies);
@@ -83,16 +92,24 @@ class AppendAfterFailureTest {
     AtomicLong lost = new AtomicLong(-1);
     // The first entry's deciding write never arrives; the decision then finds no entry there.
     FaultRule loseFirstWrite =
-        transport.faults().add(FaultRule.requests().to(decider)
-            .ofCase(Request.PayloadCase.STREAM_WRITE)
-            .when(q -> {
-              long g = q.getStreamWrite().getEntry().getGlobalAddress();
-              lost.compareAndSet(-1, g);
-              return lost.get() == g;
-            })
-            .drop());
+        transport
+            .faults()
+            .add(
+                FaultRule.requests()
+                    .to(decider)
+                    .ofCase(Request.PayloadCase.STREAM_WRITE)
+                    .when(
+                        q -> {
+                          long g = q.getStreamWrite().getEntry().getGlobalAddress();
+                          lost.compareAndSet(-1, g);
+                          return lost.get() == g;
+                        })
+                    .drop());
 
-    AppendResult r = writer().append(streams, "retried".getBytes(StandardCharsets.UTF_8)).get(20, TimeUnit.SECONDS);
+    AppendResult r =
+        writer()
+            .append(streams, "retried".getBytes(StandardCharsets.UTF_8))
+            .get(20, TimeUnit.SECONDS);
 
     transport.faults().remove(loseFirstWrite);
     assertThat(loseFirstWrite.hits()).isPositive();
@@ -105,10 +122,19 @@ class AppendAfterFailureTest {
   @Test
   void appendThatCannotLearnItsOutcomeSaysSo() {
     FaultRule cutDecider =
-        transport.faults().add(FaultRule.requests().to(decider)
-            .ofCase(Request.PayloadCase.STREAM_WRITE, Request.PayloadCase.STREAM_FILL).drop());
+        transport
+            .faults()
+            .add(
+                FaultRule.requests()
+                    .to(decider)
+                    .ofCase(Request.PayloadCase.STREAM_WRITE, Request.PayloadCase.STREAM_FILL)
+                    .drop());
 
-    assertThatThrownBy(() -> writer().append(streams, "unknown".getBytes(StandardCharsets.UTF_8)).get(20, TimeUnit.SECONDS))
+    assertThatThrownBy(
+            () ->
+                writer()
+                    .append(streams, "unknown".getBytes(StandardCharsets.UTF_8))
+                    .get(20, TimeUnit.SECONDS))
         .isInstanceOf(ExecutionException.class)
         .cause()
         .isInstanceOf(AppendOutcomeUnknownException.class)

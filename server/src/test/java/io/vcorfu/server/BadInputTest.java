@@ -59,9 +59,15 @@ class BadInputTest {
     try (InJvmTransport transport = new InJvmTransport();
         Node node = Node.start(NodeConfig.inMemory(NODE), transport)) {
       node.ready().join();
-      try (ClusterStreamLog log = ClusterStreamLog.connect(transport, NODE, StreamLogOptions.defaults())) {
+      try (ClusterStreamLog log =
+          ClusterStreamLog.connect(transport, NODE, StreamLogOptions.defaults())) {
         StreamId s = StreamId.of("big");
-        assertThat(failure(() -> log.append(List.of(s), new byte[StreamLogOptions.DEFAULT_MAX_ENTRY_BYTES + 1]).join()))
+        assertThat(
+                failure(
+                    () ->
+                        log.append(
+                                List.of(s), new byte[StreamLogOptions.DEFAULT_MAX_ENTRY_BYTES + 1])
+                            .join()))
             .isInstanceOf(TooLargeException.class)
             .hasMessageContaining("exceeds the limit");
         assertThat(log.tails(List.of(s)).join().globalTail()).isEqualTo(-1);
@@ -76,7 +82,8 @@ class BadInputTest {
     try (InJvmTransport transport = new InJvmTransport(2, 64 << 20);
         Node node = Node.start(NodeConfig.inMemory(NODE), transport)) {
       node.ready().join();
-      StreamLogOptions lax = StreamLogOptions.defaults().withMaxEntryBytes(32 << 20).withMaxAppendAttempts(4);
+      StreamLogOptions lax =
+          StreamLogOptions.defaults().withMaxEntryBytes(32 << 20).withMaxAppendAttempts(4);
       try (ClusterStreamLog log = ClusterStreamLog.connect(transport, NODE, lax)) {
         StreamId s = StreamId.of("big-on-server");
         assertThat(failure(() -> log.append(List.of(s), new byte[5 << 20]).join()))
@@ -103,7 +110,8 @@ class BadInputTest {
               .build();
       assertThatThrownBy(() -> Errors.check(client.call(NODE, stale).join()))
           .isInstanceOfSatisfying(
-              WrongEpochException.class, e -> assertThat(e.currentEpoch()).isEqualTo(node.layout().epoch()))
+              WrongEpochException.class,
+              e -> assertThat(e.currentEpoch()).isEqualTo(node.layout().epoch()))
           .hasMessageContaining("current layout epoch is " + node.layout().epoch());
     }
   }
@@ -113,7 +121,8 @@ class BadInputTest {
     try (InJvmTransport transport = new InJvmTransport();
         Node node = Node.start(NodeConfig.inMemory(NODE), transport)) {
       node.ready().join();
-      try (ClusterStreamLog log = ClusterStreamLog.connect(transport, NODE, StreamLogOptions.defaults())) {
+      try (ClusterStreamLog log =
+          ClusterStreamLog.connect(transport, NODE, StreamLogOptions.defaults())) {
         StreamId s = StreamId.of("trimmed");
         for (int i = 0; i < 10; i++) {
           log.append(List.of(s), text("v" + i)).join();
@@ -136,7 +145,8 @@ class BadInputTest {
   void unknownStreamIsATypedError() {
     try (InJvmTransport transport = new InJvmTransport();
         Node node = Node.start(NodeConfig.inMemory(NODE), transport);
-        ClusterStreamLog log = ClusterStreamLog.connect(transport, NODE, StreamLogOptions.defaults())) {
+        ClusterStreamLog log =
+            ClusterStreamLog.connect(transport, NODE, StreamLogOptions.defaults())) {
       node.ready().join();
       StreamId s = StreamId.of("never-written");
       assertThat(failure(() -> log.readStream(s, 0, 10).join()))
@@ -149,7 +159,8 @@ class BadInputTest {
         Request read =
             Request.newBuilder()
                 .setHeader(Header.newBuilder().setEpoch(node.layout().epoch()))
-                .setStreamRead(StreamReadRequest.newBuilder().setStream(s.toMsg()).setFrom(0).setTo(0))
+                .setStreamRead(
+                    StreamReadRequest.newBuilder().setStream(s.toMsg()).setFrom(0).setTo(0))
                 .build();
         assertThatThrownBy(() -> Errors.check(client.call(NODE, read).join()))
             .isInstanceOf(UnknownStreamException.class);
@@ -162,12 +173,14 @@ class BadInputTest {
     try (NettyTransport transport = new NettyTransport();
         Node node = Node.start(NodeConfig.inMemory(new Endpoint("127.0.0.1", 0)), transport)) {
       node.ready().join();
-      try (ClusterStreamLog log = ClusterStreamLog.connect(transport, node.endpoint(), StreamLogOptions.defaults())) {
+      try (ClusterStreamLog log =
+          ClusterStreamLog.connect(transport, node.endpoint(), StreamLogOptions.defaults())) {
         StreamId s = StreamId.of("garbage");
         log.append(List.of(s), text("before")).join();
         try (Socket raw = new Socket(node.endpoint().host(), node.endpoint().port())) {
           OutputStream out = raw.getOutputStream();
-          out.write(new byte[] {0, 0, 0, 12, 'n', 'o', 't', ' ', 'p', 'r', 'o', 't', 'o', 'b', 'u', 'f'});
+          out.write(
+              new byte[] {0, 0, 0, 12, 'n', 'o', 't', ' ', 'p', 'r', 'o', 't', 'o', 'b', 'u', 'f'});
           out.write(new byte[] {(byte) 0xff, (byte) 0xff, (byte) 0xff, (byte) 0x7f});
           out.flush();
           // The server closes that connection: the read sees end of stream, or a reset when the
@@ -175,7 +188,8 @@ class BadInputTest {
           assertThat(closedByPeer(raw)).isTrue();
         }
         log.append(List.of(s), text("after")).join();
-        assertThat(log.readStream(s, 0, 1).join()).extracting(e -> new String(e.payload(), StandardCharsets.UTF_8))
+        assertThat(log.readStream(s, 0, 1).join())
+            .extracting(e -> new String(e.payload(), StandardCharsets.UTF_8))
             .containsExactly("before", "after");
       }
     }
@@ -198,7 +212,8 @@ class BadInputTest {
     try (InJvmTransport transport = new InJvmTransport()) {
       try (Node node = Node.start(NodeConfig.durable(NODE, data), transport)) {
         node.ready().join();
-        try (ClusterStreamLog log = ClusterStreamLog.connect(transport, NODE, StreamLogOptions.defaults())) {
+        try (ClusterStreamLog log =
+            ClusterStreamLog.connect(transport, NODE, StreamLogOptions.defaults())) {
           for (int i = 0; i < 50; i++) {
             log.append(List.of(StreamId.of("c")), text("value-" + i)).join();
           }
@@ -223,7 +238,18 @@ class BadInputTest {
       var cli = VcorfuCli.newCommandLine();
       cli.setErr(new PrintWriter(err));
       cli.setOut(new PrintWriter(out));
-      int code = cli.execute("log", "read", "--endpoint", node.endpoint().toString(), "--stream", "nope", "--from", "0", "--to", "3");
+      int code =
+          cli.execute(
+              "log",
+              "read",
+              "--endpoint",
+              node.endpoint().toString(),
+              "--stream",
+              "nope",
+              "--from",
+              "0",
+              "--to",
+              "3");
       assertThat(code).isEqualTo(1);
       assertThat(err.toString().strip()).isEqualTo("vcorfu: stream 'nope' has never been written");
       assertThat(err.toString()).doesNotContain("\tat ");

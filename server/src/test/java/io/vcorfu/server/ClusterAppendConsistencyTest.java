@@ -62,7 +62,8 @@ class ClusterAppendConsistencyTest {
                       }
                     }
                     String value = "t" + thread + "-" + i;
-                    AppendResult r = log.append(streams, value.getBytes(StandardCharsets.UTF_8)).join();
+                    AppendResult r =
+                        log.append(streams, value.getBytes(StandardCharsets.UTF_8)).join();
                     acks.add(new Ack(streams, value, r));
                   }
                   return null;
@@ -76,7 +77,9 @@ class ClusterAppendConsistencyTest {
 
       Map<Long, Ack> byGlobal = new HashMap<>();
       for (Ack a : acks) {
-        assertThat(byGlobal.put(a.result().globalAddress(), a)).as("global address issued twice").isNull();
+        assertThat(byGlobal.put(a.result().globalAddress(), a))
+            .as("global address issued twice")
+            .isNull();
       }
 
       long globalTail = log.tails(List.of()).join().globalTail();
@@ -105,12 +108,16 @@ class ClusterAppendConsistencyTest {
         for (int i = 0; i < entries.size(); i++) {
           StreamEntry e = entries.get(i);
           assertThat(e.streamAddress()).as("dense stream").isEqualTo(i);
-          assertThat(e.isHole()).as("no holes without faults, stream %s address %d", s, i).isFalse();
+          assertThat(e.isHole())
+              .as("no holes without faults, stream %s address %d", s, i)
+              .isFalse();
           Ack a = byGlobal.get(e.globalAddress());
           assertThat(a).isNotNull();
           assertThat(a.result().streamAddresses().get(s)).isEqualTo(e.streamAddress());
           assertThat(new String(e.payload(), StandardCharsets.UTF_8)).isEqualTo(a.value());
-          assertThat(e.globalAddress()).as("stream order agrees with global order").isGreaterThan(previousGlobal);
+          assertThat(e.globalAddress())
+              .as("stream order agrees with global order")
+              .isGreaterThan(previousGlobal);
           previousGlobal = e.globalAddress();
         }
         long acked = acks.stream().filter(a -> a.streams().contains(s)).count();

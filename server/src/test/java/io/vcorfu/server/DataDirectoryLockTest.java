@@ -30,7 +30,8 @@ class DataDirectoryLockTest {
 
   private static AppendResult append(ServerProcess server, String value) {
     try (NettyTransport transport = new NettyTransport();
-        ClusterStreamLog log = ClusterStreamLog.connect(transport, server.endpoint(), StreamLogOptions.defaults())) {
+        ClusterStreamLog log =
+            ClusterStreamLog.connect(transport, server.endpoint(), StreamLogOptions.defaults())) {
       return log.append(List.of(S), value.getBytes(StandardCharsets.UTF_8)).join();
     }
   }
@@ -63,9 +64,11 @@ class DataDirectoryLockTest {
 
     try (ServerProcess again = ServerProcess.start(firstPort, data, null).awaitReady();
         NettyTransport transport = new NettyTransport();
-        ClusterStreamLog log = ClusterStreamLog.connect(transport, again.endpoint(), StreamLogOptions.defaults())) {
+        ClusterStreamLog log =
+            ClusterStreamLog.connect(transport, again.endpoint(), StreamLogOptions.defaults())) {
       List<StreamEntry> entries = log.readStream(S, 0, 1).join();
-      assertThat(entries).extracting(e -> new String(e.payload(), StandardCharsets.UTF_8))
+      assertThat(entries)
+          .extracting(e -> new String(e.payload(), StandardCharsets.UTF_8))
           .containsExactly("before", "after");
     }
   }
@@ -80,10 +83,12 @@ class DataDirectoryLockTest {
         first.ready().join();
         byte[] layout = Files.readAllBytes(data.resolve("layout.json"));
         assertThatThrownBy(() -> Node.start(NodeConfig.durable(b, data), transport))
-            .isInstanceOfSatisfying(DataDirectoryInUseException.class, e -> {
-              assertThat(e.directory()).isEqualTo(data);
-              assertThat(e.holderPid()).hasValue(ProcessHandle.current().pid());
-            })
+            .isInstanceOfSatisfying(
+                DataDirectoryInUseException.class,
+                e -> {
+                  assertThat(e.directory()).isEqualTo(data);
+                  assertThat(e.holderPid()).hasValue(ProcessHandle.current().pid());
+                })
             .hasMessageContaining(data.toString());
         assertThat(Files.readAllBytes(data.resolve("layout.json"))).isEqualTo(layout);
       }

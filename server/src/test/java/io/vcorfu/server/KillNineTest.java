@@ -33,7 +33,13 @@ class KillNineTest {
   record Ack(String stream, long streamAddress, long global, String value) {}
 
   /** Appends from several threads until {@code stop}; records only acknowledged appends. */
-  private static List<Thread> writers(ClusterStreamLog log, String tag, Map<String, Ack> acks, AtomicBoolean stop, AtomicInteger failures, long deadlineNanos) {
+  private static List<Thread> writers(
+      ClusterStreamLog log,
+      String tag,
+      Map<String, Ack> acks,
+      AtomicBoolean stop,
+      AtomicInteger failures,
+      long deadlineNanos) {
     List<Thread> threads = new ArrayList<>();
     for (int t = 0; t < 4; t++) {
       int thread = t;
@@ -44,8 +50,18 @@ class KillNineTest {
                   String stream = "kill-" + ((i + thread) % STREAMS);
                   String value = tag + "-" + thread + "-" + i;
                   try {
-                    AppendResult r = log.append(List.of(StreamId.of(stream)), value.getBytes(StandardCharsets.UTF_8)).join();
-                    acks.put(value, new Ack(stream, r.streamAddresses().get(StreamId.of(stream)), r.globalAddress(), value));
+                    AppendResult r =
+                        log.append(
+                                List.of(StreamId.of(stream)),
+                                value.getBytes(StandardCharsets.UTF_8))
+                            .join();
+                    acks.put(
+                        value,
+                        new Ack(
+                            stream,
+                            r.streamAddresses().get(StreamId.of(stream)),
+                            r.globalAddress(),
+                            value));
                   } catch (RuntimeException e) {
                     failures.incrementAndGet();
                     return; // the server went away: stop this writer
@@ -72,7 +88,9 @@ class KillNineTest {
           continue;
         }
         StreamEntry e = byAddress.get(a.streamAddress());
-        assertThat(e).as("acknowledged %s at %s/%d lost", a.value(), stream, a.streamAddress()).isNotNull();
+        assertThat(e)
+            .as("acknowledged %s at %s/%d lost", a.value(), stream, a.streamAddress())
+            .isNotNull();
         assertThat(e.isHole()).as("acknowledged %s became a hole", a.value()).isFalse();
         assertThat(new String(e.payload(), StandardCharsets.UTF_8)).isEqualTo(a.value());
         assertThat(e.globalAddress()).isEqualTo(a.global());
@@ -80,26 +98,37 @@ class KillNineTest {
     }
   }
 
-  private static void runUntilKilled(ClusterStreamLog log, ServerProcess victim, Map<String, Ack> acks, String tag) throws Exception {
+  private static void runUntilKilled(
+      ClusterStreamLog log, ServerProcess victim, Map<String, Ack> acks, String tag)
+      throws Exception {
     AtomicBoolean stop = new AtomicBoolean();
     AtomicInteger failures = new AtomicInteger();
     int before = acks.size();
-    List<Thread> ws = writers(log, tag, acks, stop, failures, System.nanoTime() + Duration.ofSeconds(60).toNanos());
+    List<Thread> ws =
+        writers(
+            log, tag, acks, stop, failures, System.nanoTime() + Duration.ofSeconds(60).toNanos());
     Awaitility.await().atMost(Duration.ofSeconds(120)).until(() -> acks.size() >= before + 500);
     victim.kill9();
-    Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> ws.stream().noneMatch(Thread::isAlive) || failures.get() > 0);
+    Awaitility.await()
+        .atMost(Duration.ofSeconds(60))
+        .until(() -> ws.stream().noneMatch(Thread::isAlive) || failures.get() > 0);
     stop.set(true);
     for (Thread w : ws) {
       w.join();
     }
   }
 
-  private static void appendMore(ClusterStreamLog log, Map<String, Ack> acks, String tag) throws Exception {
+  private static void appendMore(ClusterStreamLog log, Map<String, Ack> acks, String tag)
+      throws Exception {
     AtomicBoolean stop = new AtomicBoolean();
     AtomicInteger failures = new AtomicInteger();
     int before = acks.size();
-    List<Thread> ws = writers(log, tag, acks, stop, failures, System.nanoTime() + Duration.ofSeconds(60).toNanos());
-    Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> acks.size() >= before + 500 || failures.get() > 0);
+    List<Thread> ws =
+        writers(
+            log, tag, acks, stop, failures, System.nanoTime() + Duration.ofSeconds(60).toNanos());
+    Awaitility.await()
+        .atMost(Duration.ofSeconds(60))
+        .until(() -> acks.size() >= before + 500 || failures.get() > 0);
     stop.set(true);
     for (Thread w : ws) {
       w.join();
@@ -114,11 +143,14 @@ class KillNineTest {
     Map<String, Ack> acks = new ConcurrentHashMap<>();
     try (NettyTransport transport = new NettyTransport()) {
       ServerProcess server = ServerProcess.start(port, data, null).awaitReady();
-      try (ClusterStreamLog log = ClusterStreamLog.connect(transport, server.endpoint(), StreamLogOptions.defaults())) {
+      try (ClusterStreamLog log =
+          ClusterStreamLog.connect(transport, server.endpoint(), StreamLogOptions.defaults())) {
         runUntilKilled(log, server, acks, "before");
       }
       try (ServerProcess restarted = ServerProcess.start(port, data, null).awaitReady();
-          ClusterStreamLog log = ClusterStreamLog.connect(transport, restarted.endpoint(), StreamLogOptions.defaults())) {
+          ClusterStreamLog log =
+              ClusterStreamLog.connect(
+                  transport, restarted.endpoint(), StreamLogOptions.defaults())) {
         verify(log, acks);
         appendMore(log, acks, "after");
         verify(log, acks);
@@ -127,7 +159,8 @@ class KillNineTest {
   }
 
   @Test
-  void fiveProcessLayoutSurvivesKillNineOfALogReplicaAndTheSequencer(@TempDir Path tmp) throws Exception {
+  void fiveProcessLayoutSurvivesKillNineOfALogReplicaAndTheSequencer(@TempDir Path tmp)
+      throws Exception {
     int[] ports = new int[5];
     for (int i = 0; i < 5; i++) {
       ports[i] = ServerProcess.freePort();
@@ -136,7 +169,9 @@ class KillNineTest {
     for (int i = 0; i < 5; i++) {
       e[i] = new Endpoint("127.0.0.1", ports[i]);
     }
-    Path layout = Files.writeString(tmp.resolve("layout.json"), TestCluster.fiveNodeLayout(e[0], e[1], e[2], e[3], e[4]));
+    Path layout =
+        Files.writeString(
+            tmp.resolve("layout.json"), TestCluster.fiveNodeLayout(e[0], e[1], e[2], e[3], e[4]));
     List<ServerProcess> servers = new ArrayList<>();
     Map<String, Ack> acks = new ConcurrentHashMap<>();
     try (NettyTransport transport = new NettyTransport()) {
@@ -146,7 +181,8 @@ class KillNineTest {
       for (ServerProcess s : servers) {
         s.awaitReady();
       }
-      try (ClusterStreamLog log = ClusterStreamLog.connect(transport, e[0], StreamLogOptions.defaults())) {
+      try (ClusterStreamLog log =
+          ClusterStreamLog.connect(transport, e[0], StreamLogOptions.defaults())) {
         // A log replica dies mid-run and comes back.
         runUntilKilled(log, servers.get(1), acks, "log");
         servers.set(1, ServerProcess.start(ports[1], tmp.resolve("n1"), layout).awaitReady());

@@ -30,7 +30,8 @@ class MemorySequencerLeaseWaitTest {
   @TempDir Path tmp;
 
   private static final StreamLogOptions PATIENT =
-      StreamLogOptions.defaults().withRpc(ClientOptions.defaults().withRequestTimeout(Duration.ofSeconds(60)));
+      StreamLogOptions.defaults()
+          .withRpc(ClientOptions.defaults().withRequestTimeout(Duration.ofSeconds(60)));
 
   private static long appendMillis(InJvmTransport transport, Endpoint via) {
     try (ClusterStreamLog log = ClusterStreamLog.connect(transport, via, PATIENT)) {
@@ -41,10 +42,13 @@ class MemorySequencerLeaseWaitTest {
   }
 
   private Path layout() throws Exception {
-    return Files.writeString(tmp.resolve("layout.json"), """
+    return Files.writeString(
+        tmp.resolve("layout.json"),
+        """
         {"clusterId": "t", "epoch": 1, "sequencer": "%s",
          "segments": [{"start": 0, "end": -1, "log": [["%s"]], "stream": [["%s"]]}]}
-        """.formatted(SEQ, LOG, STREAM));
+        """
+            .formatted(SEQ, LOG, STREAM));
   }
 
   @Test
@@ -69,7 +73,8 @@ class MemorySequencerLeaseWaitTest {
     try (InJvmTransport transport = new InJvmTransport();
         Node log = Node.start(new NodeConfig(LOG, null, layout, null), transport);
         Node stream = Node.start(new NodeConfig(STREAM, null, layout, null), transport);
-        Node seq = Node.start(new NodeConfig(SEQ, null, layout, null).withNoEarlierLeases(), transport)) {
+        Node seq =
+            Node.start(new NodeConfig(SEQ, null, layout, null).withNoEarlierLeases(), transport)) {
       seq.ready().join();
       assertThat(appendMillis(transport, SEQ)).isLessThan(ReadLeases.MAX_LEASE.toMillis());
     }

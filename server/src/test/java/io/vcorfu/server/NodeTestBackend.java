@@ -27,7 +27,10 @@ public class NodeTestBackend implements TestCluster.Backend {
   /** A node whose clients connect with {@code options}. */
   protected NodeTestBackend(StreamLogOptions options) {
     this.options = options;
-    node = Node.start(NodeConfig.inMemory(new Endpoint("runtime-test-" + NEXT.incrementAndGet(), 9000)), TRANSPORT);
+    node =
+        Node.start(
+            NodeConfig.inMemory(new Endpoint("runtime-test-" + NEXT.incrementAndGet(), 9000)),
+            TRANSPORT);
     node.ready().join();
   }
 

@@ -43,18 +43,25 @@ class ReadLeaseTest {
   @TempDir Path tmp;
 
   private static ClusterStreamLog client(InJvmTransport transport, Duration lease) {
-    return ClusterStreamLog.connect(transport, NODE, StreamLogOptions.defaults().withReadLease(lease));
+    return ClusterStreamLog.connect(
+        transport, NODE, StreamLogOptions.defaults().withReadLease(lease));
   }
 
-  /** Queries {@code s}'s tail until the lease covers it, so that the next query is answered from memory. */
+  /**
+   * Queries {@code s}'s tail until the lease covers it, so that the next query is answered from
+   * memory.
+   */
   private static void leaseCovering(ClusterStreamLog log, StreamId s, FaultRule tails) {
-    Awaitility.await("the read lease covers " + s).atMost(Duration.ofSeconds(10)).pollDelay(Duration.ZERO)
-        .until(() -> {
-          log.tails(List.of(s)).join();
-          long before = tails.hits();
-          log.tails(List.of(s)).join();
-          return tails.hits() == before;
-        });
+    Awaitility.await("the read lease covers " + s)
+        .atMost(Duration.ofSeconds(10))
+        .pollDelay(Duration.ZERO)
+        .until(
+            () -> {
+              log.tails(List.of(s)).join();
+              long before = tails.hits();
+              log.tails(List.of(s)).join();
+              return tails.hits() == before;
+            });
   }
 
   private static byte[] bytes(String s) {
@@ -62,13 +69,14 @@ class ReadLeaseTest {
   }
 
   /**
-   * A durable node, a counter of the tail requests it gets, a client without a lease that wrote
-   * the first entry of {@link #S}, and a lease holder whose lease covers {@link #S}.
+   * A durable node, a counter of the tail requests it gets, a client without a lease that wrote the
+   * first entry of {@link #S}, and a lease holder whose lease covers {@link #S}.
    */
   private final class Fixture implements AutoCloseable {
     final InJvmTransport transport = new InJvmTransport();
     final Node node = Node.start(NodeConfig.durable(NODE, tmp.resolve("data")), transport);
-    final FaultRule tails = transport.faults().add(FaultRule.requests().ofCase(PayloadCase.TAIL).delay(Duration.ZERO));
+    final FaultRule tails =
+        transport.faults().add(FaultRule.requests().ofCase(PayloadCase.TAIL).delay(Duration.ZERO));
     final ClusterStreamLog writer;
     final ClusterStreamLog holder;
 
@@ -104,19 +112,25 @@ class ReadLeaseTest {
           if (tails.hits() == before) {
             fromMemory++;
             // Answered from memory: it must already include the acknowledged write.
-            assertThat(t.streamTails().get(S)).as("stream tail after write %d", i).isEqualTo(w.streamAddresses().get(S));
+            assertThat(t.streamTails().get(S))
+                .as("stream tail after write %d", i)
+                .isEqualTo(w.streamAddresses().get(S));
             assertThat(t.globalTail()).isGreaterThanOrEqualTo(w.globalAddress());
             assertThat(t.streamLastGlobal().get(S)).isEqualTo(w.globalAddress());
           } else {
             assertThat(t.streamTails().get(S)).isGreaterThanOrEqualTo(w.streamAddresses().get(S));
           }
         }
-        assertThat(fromMemory).as("queries answered from memory right after another client's write").isGreaterThan(100);
+        assertThat(fromMemory)
+            .as("queries answered from memory right after another client's write")
+            .isGreaterThan(100);
         long before = tails.hits();
         for (int i = 0; i < 100; i++) {
           holder.tails(List.of(S)).join();
         }
-        assertThat(tails.hits() - before).as("tail requests for 100 queries under a lease").isLessThan(100);
+        assertThat(tails.hits() - before)
+            .as("tail requests for 100 queries under a lease")
+            .isLessThan(100);
         assertThat(holder.holdsReadLease()).isTrue();
       }
     }
@@ -126,7 +140,10 @@ class ReadLeaseTest {
   void onAFiveNodeLayoutTokenAnswersWaitForTheHolderToo() throws Exception {
     try (TestCluster cluster = TestCluster.fiveNodes(tmp)) {
       InJvmTransport transport = (InJvmTransport) cluster.transport();
-      FaultRule tails = transport.faults().add(FaultRule.requests().ofCase(PayloadCase.TAIL).delay(Duration.ZERO));
+      FaultRule tails =
+          transport
+              .faults()
+              .add(FaultRule.requests().ofCase(PayloadCase.TAIL).delay(Duration.ZERO));
       ClusterStreamLog holder = cluster.client(StreamLogOptions.defaults().withReadLease(LEASE));
       ClusterStreamLog writer = cluster.client();
       writer.append(List.of(S), bytes("first")).join();
@@ -160,24 +177,33 @@ class ReadLeaseTest {
       ClusterStreamLog w1 = f.writer;
       // The second writer holds a lease too (it queries tails): answers to it carry its pushes.
       try (ClusterStreamLog w2 = client(f.transport, LEASE)) {
-        java.util.concurrent.atomic.AtomicLong ackedStream = new java.util.concurrent.atomic.AtomicLong(-1);
-        java.util.concurrent.atomic.AtomicLong ackedGlobal = new java.util.concurrent.atomic.AtomicLong(-1);
-        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(2);
+        java.util.concurrent.atomic.AtomicLong ackedStream =
+            new java.util.concurrent.atomic.AtomicLong(-1);
+        java.util.concurrent.atomic.AtomicLong ackedGlobal =
+            new java.util.concurrent.atomic.AtomicLong(-1);
+        java.util.concurrent.ExecutorService pool =
+            java.util.concurrent.Executors.newFixedThreadPool(2);
         java.util.Random random = new java.util.Random(seed);
         List<java.util.concurrent.Future<?>> writers = new java.util.ArrayList<>();
         for (ClusterStreamLog w : List.of(w1, w2)) {
           boolean both = random.nextBoolean();
-          writers.add(pool.submit(() -> {
-            for (int i = 0; i < 300; i++) {
-              if (w == w2) {
-                w.tails(List.of(S, other)).join();
-              }
-              AppendResult r = w.append(both && i % 3 == 0 ? List.of(S, other) : List.of(S), bytes("w" + i)).join();
-              ackedStream.accumulateAndGet(r.streamAddresses().get(S), Math::max);
-              ackedGlobal.accumulateAndGet(r.globalAddress(), Math::max);
-            }
-            return null;
-          }));
+          writers.add(
+              pool.submit(
+                  () -> {
+                    for (int i = 0; i < 300; i++) {
+                      if (w == w2) {
+                        w.tails(List.of(S, other)).join();
+                      }
+                      AppendResult r =
+                          w.append(
+                                  both && i % 3 == 0 ? List.of(S, other) : List.of(S),
+                                  bytes("w" + i))
+                              .join();
+                      ackedStream.accumulateAndGet(r.streamAddresses().get(S), Math::max);
+                      ackedGlobal.accumulateAndGet(r.globalAddress(), Math::max);
+                    }
+                    return null;
+                  }));
         }
         int queries = 0;
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
@@ -185,7 +211,9 @@ class ReadLeaseTest {
           long floorStream = ackedStream.get();
           long floorGlobal = ackedGlobal.get();
           Tails t = holder.tails(List.of(S)).join();
-          assertThat(t.streamTails().get(S)).as("query %d", queries).isGreaterThanOrEqualTo(floorStream);
+          assertThat(t.streamTails().get(S))
+              .as("query %d", queries)
+              .isGreaterThanOrEqualTo(floorStream);
           assertThat(t.globalTail()).as("query %d", queries).isGreaterThanOrEqualTo(floorGlobal);
           queries++;
         }
@@ -214,7 +242,9 @@ class ReadLeaseTest {
         assertThat(holder.holdsReadLease()).isFalse();
         long before = tails.hits();
         Tails t = holder.tails(List.of(S)).join();
-        assertThat(tails.hits()).as("a query without a valid lease is a request").isGreaterThan(before);
+        assertThat(tails.hits())
+            .as("a query without a valid lease is a request")
+            .isGreaterThan(before);
         assertThat(t.streamTails().get(S)).isEqualTo(w.streamAddresses().get(S));
       }
     }
@@ -225,7 +255,10 @@ class ReadLeaseTest {
     try (InJvmTransport transport = new InJvmTransport();
         Node node = Node.start(NodeConfig.durable(NODE, tmp.resolve("data")), transport)) {
       node.ready().join();
-      FaultRule tails = transport.faults().add(FaultRule.requests().ofCase(PayloadCase.TAIL).delay(Duration.ZERO));
+      FaultRule tails =
+          transport
+              .faults()
+              .add(FaultRule.requests().ofCase(PayloadCase.TAIL).delay(Duration.ZERO));
       ClusterStreamLog holder = client(transport, Duration.ofSeconds(10));
       holder.append(List.of(S), bytes("first")).join();
       leaseCovering(holder, S, tails);
@@ -240,7 +273,10 @@ class ReadLeaseTest {
   void aRestartedSequencerWaitsOutTheLeasesItGrantedBeforeIssuingTokens() throws Exception {
     Path data = tmp.resolve("data");
     try (InJvmTransport transport = new InJvmTransport()) {
-      FaultRule tails = transport.faults().add(FaultRule.requests().ofCase(PayloadCase.TAIL).delay(Duration.ZERO));
+      FaultRule tails =
+          transport
+              .faults()
+              .add(FaultRule.requests().ofCase(PayloadCase.TAIL).delay(Duration.ZERO));
       try (Node node = Node.start(NodeConfig.durable(NODE, data), transport);
           ClusterStreamLog holder = client(transport, LEASE)) {
         node.ready().join();
@@ -252,7 +288,9 @@ class ReadLeaseTest {
       try (Node node = Node.start(NodeConfig.durable(NODE, data), transport);
           ClusterStreamLog writer = client(transport, Duration.ZERO)) {
         writer.append(List.of(S), bytes("after restart")).get(20, TimeUnit.SECONDS);
-        assertThat(System.currentTimeMillis()).as("first token after the recorded lease end").isGreaterThanOrEqualTo(recorded);
+        assertThat(System.currentTimeMillis())
+            .as("first token after the recorded lease end")
+            .isGreaterThanOrEqualTo(recorded);
       }
     }
   }
@@ -263,23 +301,35 @@ class ReadLeaseTest {
         Node node = Node.start(NodeConfig.inMemory(NODE), transport);
         RpcClient raw = transport.newClient(ClientOptions.defaults())) {
       node.ready().join();
-      Header.Builder header = Header.newBuilder().setEpoch(node.layout().epoch())
-          .setClusterId(node.layout().clusterId()).setProtocolVersion(1);
-      Request noClient = Request.newBuilder().setHeader(header)
-          .setReadLease(ReadLeaseRequest.newBuilder().setLeaseMs(500).setApplied(-1)).build();
+      Header.Builder header =
+          Header.newBuilder()
+              .setEpoch(node.layout().epoch())
+              .setClusterId(node.layout().clusterId())
+              .setProtocolVersion(1);
+      Request noClient =
+          Request.newBuilder()
+              .setHeader(header)
+              .setReadLease(ReadLeaseRequest.newBuilder().setLeaseMs(500).setApplied(-1))
+              .build();
       assertThatThrownBy(() -> Errors.check(raw.call(NODE, noClient).get(5, TimeUnit.SECONDS)))
-          .isInstanceOf(BadRequestException.class).hasMessageContaining("client id");
-      Request noLength = Request.newBuilder().setHeader(header.clone().setClientId(StreamId.of("c").toMsg()))
-          .setReadLease(ReadLeaseRequest.newBuilder().setApplied(-1)).build();
+          .isInstanceOf(BadRequestException.class)
+          .hasMessageContaining("client id");
+      Request noLength =
+          Request.newBuilder()
+              .setHeader(header.clone().setClientId(StreamId.of("c").toMsg()))
+              .setReadLease(ReadLeaseRequest.newBuilder().setApplied(-1))
+              .build();
       assertThatThrownBy(() -> Errors.check(raw.call(NODE, noLength).get(5, TimeUnit.SECONDS)))
-          .isInstanceOf(BadRequestException.class).hasMessageContaining("at least 1 ms");
+          .isInstanceOf(BadRequestException.class)
+          .hasMessageContaining("at least 1 ms");
     }
   }
 
   @Test
   void leaseLengthsOutsideTheAllowedRangeAreRefusedByTheClientOptions() {
     assertThatThrownBy(() -> StreamLogOptions.defaults().withReadLease(Duration.ofMillis(5)))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("at least 10 ms");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("at least 10 ms");
     assertThatThrownBy(() -> StreamLogOptions.defaults().withReadLease(Duration.ofMillis(-1)))
         .isInstanceOf(IllegalArgumentException.class);
   }

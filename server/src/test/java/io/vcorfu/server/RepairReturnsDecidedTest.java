@@ -62,17 +62,19 @@ class RepairReturnsDecidedTest {
   void anAbortedEntryWhoseAbortFillIsLostIsNeverReturnedAsData() throws Exception {
     ClusterStreamLog setup = cluster.client();
     ReplicaOps ops = setup.ops();
-    List<StreamId> streams = ChainFaults.earlierAndDeciding(setup.layout().current(), "aborted-read");
+    List<StreamId> streams =
+        ChainFaults.earlierAndDeciding(setup.layout().current(), "aborted-read");
     StreamId earlier = streams.get(0);
     Token token = ops.token(streams, null, 1).join().getTokens(0);
-    LogEntryMsg e = LogEntryMsg.newBuilder()
-        .setGlobalAddress(token.getGlobalAddress())
-        .setKind(EntryKind.DATA)
-        .addAllSlots(token.getSlotsList())
-        .setPayload(ByteString.copyFromUtf8("doomed"))
-        .setEpoch(setup.layout().current().epoch())
-        .setNonce(0x5eed_0003L)
-        .build();
+    LogEntryMsg e =
+        LogEntryMsg.newBuilder()
+            .setGlobalAddress(token.getGlobalAddress())
+            .setKind(EntryKind.DATA)
+            .addAllSlots(token.getSlotsList())
+            .setPayload(ByteString.copyFromUtf8("doomed"))
+            .setEpoch(setup.layout().current().epoch())
+            .setNonce(0x5eed_0003L)
+            .build();
     ChainPlan plan = ChainPlan.of(setup.layout().current(), e.getGlobalAddress(), streams);
     assertThat(plan.visits()).hasSize(3);
     // The writer wrote the log copy and the earlier stream's copy, then died; a reader of the
@@ -81,17 +83,27 @@ class RepairReturnsDecidedTest {
     ChainPlan.Visit middle = plan.visits().get(1);
     ops.streamWrite(middle.endpoint(), e, slots(e, middle), false).join();
     StreamSlot decided = slots(e, plan.last()).get(0);
-    ops.streamFill(plan.last().endpoint(), StreamId.fromMsg(decided.getStream()), decided.getStreamAddress(), false, 0)
+    ops.streamFill(
+            plan.last().endpoint(),
+            StreamId.fromMsg(decided.getStream()),
+            decided.getStreamAddress(),
+            false,
+            0)
         .join();
 
     // Abort-fills to the earlier stream's replica are lost; plain fills get through.
     FaultRule loseAbortFills =
-        transport.faults().add(FaultRule.requests().to(middle.endpoint())
-            .ofCase(Request.PayloadCase.STREAM_FILL)
-            .when(q -> q.getStreamFill().getAbort())
-            .drop());
+        transport
+            .faults()
+            .add(
+                FaultRule.requests()
+                    .to(middle.endpoint())
+                    .ofCase(Request.PayloadCase.STREAM_FILL)
+                    .when(q -> q.getStreamFill().getAbort())
+                    .drop());
     long address = slots(e, middle).get(0).getStreamAddress();
-    CompletableFuture<List<StreamEntry>> read = reader(Duration.ofMillis(300)).readStream(earlier, address, address);
+    CompletableFuture<List<StreamEntry>> read =
+        reader(Duration.ofMillis(300)).readStream(earlier, address, address);
     try {
       StreamEntry got = read.get(20, TimeUnit.SECONDS).get(0);
       assertThat(got.isHole()).as("an aborted entry read back as data").isTrue();
@@ -102,13 +114,26 @@ class RepairReturnsDecidedTest {
     transport.faults().remove(loseAbortFills);
 
     // Once the messages get through, every reader sees the hole.
-    assertThat(reader(Duration.ofSeconds(5)).readStream(earlier, address, address).get(20, TimeUnit.SECONDS).get(0).isHole()).isTrue();
-    assertThat(reader(Duration.ofSeconds(5)).readGlobal(e.getGlobalAddress()).get(20, TimeUnit.SECONDS).isHole()).isTrue();
+    assertThat(
+            reader(Duration.ofSeconds(5))
+                .readStream(earlier, address, address)
+                .get(20, TimeUnit.SECONDS)
+                .get(0)
+                .isHole())
+        .isTrue();
+    assertThat(
+            reader(Duration.ofSeconds(5))
+                .readGlobal(e.getGlobalAddress())
+                .get(20, TimeUnit.SECONDS)
+                .isHole())
+        .isTrue();
   }
 
   private static List<StreamSlot> slots(LogEntryMsg e, ChainPlan.Visit v) {
     Set<StreamId> hosted = new HashSet<>(v.streams());
-    return e.getSlotsList().stream().filter(s -> hosted.contains(StreamId.fromMsg(s.getStream()))).toList();
+    return e.getSlotsList().stream()
+        .filter(s -> hosted.contains(StreamId.fromMsg(s.getStream())))
+        .toList();
   }
 
   static String text(StreamEntry e) {

@@ -33,8 +33,13 @@ class SealTest {
   }
 
   private static TestCluster cluster(Path tmp) {
-    String json = TestCluster.fiveNodeLayout(
-        TestCluster.SEQUENCER, TestCluster.LOG_A, TestCluster.LOG_B, TestCluster.STREAM_A, TestCluster.STREAM_B);
+    String json =
+        TestCluster.fiveNodeLayout(
+            TestCluster.SEQUENCER,
+            TestCluster.LOG_A,
+            TestCluster.LOG_B,
+            TestCluster.STREAM_A,
+            TestCluster.STREAM_B);
     return TestCluster.start(new InJvmTransport(), tmp, json, tmp.resolve(DATA));
   }
 
@@ -43,15 +48,18 @@ class SealTest {
     c.startNode(e, dir(tmp.resolve(DATA), e)).ready().join();
   }
 
-  private static long epochOf(TestCluster c, Path tmp, io.vcorfu.protocol.Endpoint e) throws Exception {
+  private static long epochOf(TestCluster c, Path tmp, io.vcorfu.protocol.Endpoint e)
+      throws Exception {
     // The epoch a node serves after a restart is the one in its layout store.
-    try (var store = new io.vcorfu.layout.FileLayoutStore(dir(tmp.resolve(DATA), e).resolve("layout.json"))) {
+    try (var store =
+        new io.vcorfu.layout.FileLayoutStore(dir(tmp.resolve(DATA), e).resolve("layout.json"))) {
       return store.get().join().value().epoch();
     }
   }
 
   @Test
-  void everyNodeRecordsTheSealedEpochDurablyAndRefusesOldTokensAfterItsOwnRestart(@TempDir Path tmp) throws Exception {
+  void everyNodeRecordsTheSealedEpochDurablyAndRefusesOldTokensAfterItsOwnRestart(@TempDir Path tmp)
+      throws Exception {
     try (TestCluster c = cluster(tmp)) {
       ClusterStreamLog log = c.client();
       StreamId s = StreamId.of("sealed");
@@ -60,26 +68,41 @@ class SealTest {
       assertThat(old.getEpoch()).as("the first start sealed the file's epoch 1").isEqualTo(2);
 
       restart(c, tmp, TestCluster.SEQUENCER);
-      for (var e : List.of(TestCluster.SEQUENCER, TestCluster.LOG_A, TestCluster.LOG_B, TestCluster.STREAM_A, TestCluster.STREAM_B)) {
+      for (var e :
+          List.of(
+              TestCluster.SEQUENCER,
+              TestCluster.LOG_A,
+              TestCluster.LOG_B,
+              TestCluster.STREAM_A,
+              TestCluster.STREAM_B)) {
         assertThat(epochOf(c, tmp, e)).as("epoch stored by %s", e).isEqualTo(3);
       }
       // A log replica restarts from the layout file (epoch 1) and its store (epoch 3): it keeps 3.
-      var logReplica = TestCluster.LOG_A.equals(log.layout().current().logChain(old.getTokens(0).getGlobalAddress()).get(0))
-          ? TestCluster.LOG_A : TestCluster.LOG_B;
+      var logReplica =
+          TestCluster.LOG_A.equals(
+                  log.layout().current().logChain(old.getTokens(0).getGlobalAddress()).get(0))
+              ? TestCluster.LOG_A
+              : TestCluster.LOG_B;
       restart(c, tmp, logReplica);
-      LogEntryMsg entry = EntryDriver.dataEntry(old.getTokens(0), ByteString.copyFromUtf8("old"), old.getEpoch(), 99);
+      LogEntryMsg entry =
+          EntryDriver.dataEntry(
+              old.getTokens(0), ByteString.copyFromUtf8("old"), old.getEpoch(), 99);
       assertThatThrownBy(() -> log.ops().logWrite(logReplica, entry, false).join())
           .isInstanceOf(CompletionException.class)
           .hasCauseInstanceOf(SealedException.class)
           .hasMessageContaining("sequencer restarted");
-      assertThat(log.layout().current().epoch()).as("the client learnt the new epoch from a node").isEqualTo(3);
+      assertThat(log.layout().current().epoch())
+          .as("the client learnt the new epoch from a node")
+          .isEqualTo(3);
       assertThat(log.append(List.of(s), new byte[] {2}).join().streamAddresses().get(s))
-          .as("a fresh token after the restart").isEqualTo(1);
+          .as("a fresh token after the restart")
+          .isEqualTo(1);
     }
   }
 
   @Test
-  void aSequencerThatLostItsEpochSealsAboveTheHighestAnyNodeHolds(@TempDir Path tmp) throws Exception {
+  void aSequencerThatLostItsEpochSealsAboveTheHighestAnyNodeHolds(@TempDir Path tmp)
+      throws Exception {
     try (TestCluster c = cluster(tmp)) {
       restart(c, tmp, TestCluster.SEQUENCER);
       restart(c, tmp, TestCluster.SEQUENCER);
@@ -89,12 +112,21 @@ class SealTest {
         files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
       }
       // It starts from the file's epoch 1, proposes 2, hears 4 from the replicas and seals 5.
-      c.startNode(TestCluster.SEQUENCER, dir(tmp.resolve(DATA), TestCluster.SEQUENCER)).ready().join();
-      for (var e : List.of(TestCluster.SEQUENCER, TestCluster.LOG_A, TestCluster.LOG_B, TestCluster.STREAM_A, TestCluster.STREAM_B)) {
+      c.startNode(TestCluster.SEQUENCER, dir(tmp.resolve(DATA), TestCluster.SEQUENCER))
+          .ready()
+          .join();
+      for (var e :
+          List.of(
+              TestCluster.SEQUENCER,
+              TestCluster.LOG_A,
+              TestCluster.LOG_B,
+              TestCluster.STREAM_A,
+              TestCluster.STREAM_B)) {
         assertThat(epochOf(c, tmp, e)).as("epoch stored by %s", e).isEqualTo(5);
       }
       ClusterStreamLog log = c.client();
-      assertThat(log.ops().token(List.of(StreamId.of("x")), null, 1).join().getEpoch()).isEqualTo(5);
+      assertThat(log.ops().token(List.of(StreamId.of("x")), null, 1).join().getEpoch())
+          .isEqualTo(5);
     }
   }
 }

@@ -10,11 +10,19 @@ import java.util.stream.Stream;
 final class SegmentDamage {
   private SegmentDamage() {}
 
-  /** Flips bits of the byte in the middle of the first segment under {@code dataDir}; returns that segment. */
+  /**
+   * Flips bits of the byte in the middle of the first segment under {@code dataDir}; returns that
+   * segment.
+   */
   static Path flipMiddleByteOfFirstSegment(Path dataDir) throws IOException {
     Path segment;
     try (Stream<Path> files = Files.list(dataDir.resolve("replicas"))) {
-      segment = files.filter(p -> p.getFileName().toString().endsWith(".log")).sorted().findFirst().orElseThrow();
+      segment =
+          files
+              .filter(p -> p.getFileName().toString().endsWith(".log"))
+              .sorted()
+              .findFirst()
+              .orElseThrow();
     }
     long middle = Files.size(segment) / 2;
     try (RandomAccessFile f = new RandomAccessFile(segment.toFile(), "rw")) {

@@ -31,7 +31,8 @@ public final class ServerProcess implements AutoCloseable {
         new Thread(
             () -> {
               try (BufferedReader r =
-                  new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+                  new BufferedReader(
+                      new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
                 for (String line = r.readLine(); line != null; line = r.readLine()) {
                   output.add(line);
                 }
@@ -44,7 +45,9 @@ public final class ServerProcess implements AutoCloseable {
     pump.start();
   }
 
-  /** Starts {@code vcorfu server --port P --data-dir DIR [--layout FILE]}; see {@link #awaitReady}. */
+  /**
+   * Starts {@code vcorfu server --port P --data-dir DIR [--layout FILE]}; see {@link #awaitReady}.
+   */
   public static ServerProcess start(int port, Path dataDir, Path layout) {
     List<String> args = new ArrayList<>(List.of("--data-dir", dataDir.toString()));
     if (layout != null) {
@@ -93,18 +96,23 @@ public final class ServerProcess implements AutoCloseable {
   /** Waits until the process exited (or fails naming what it printed); returns its exit code. */
   public int awaitExit(Duration within) throws InterruptedException {
     if (!process.waitFor(within.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS)) {
-      throw new IllegalStateException("server " + endpoint + " still running after " + within + ": " + output);
+      throw new IllegalStateException(
+          "server " + endpoint + " still running after " + within + ": " + output);
     }
     // The output pump may still be reading the last lines the process wrote.
-    Awaitility.await("output of " + endpoint + " read").atMost(Duration.ofSeconds(10))
+    Awaitility.await("output of " + endpoint + " read")
+        .atMost(Duration.ofSeconds(10))
         .until(() -> !pump.isAlive());
     return process.exitValue();
   }
 
-
-  /** The {@code vcorfu: ...} line the process printed (fails naming the output if there is none). */
+  /**
+   * The {@code vcorfu: ...} line the process printed (fails naming the output if there is none).
+   */
   public static String errorLine(ServerProcess server) {
-    return server.output().stream().filter(l -> l.startsWith("vcorfu: ")).findFirst()
+    return server.output().stream()
+        .filter(l -> l.startsWith("vcorfu: "))
+        .findFirst()
         .orElseThrow(() -> new AssertionError("no 'vcorfu: ' line in " + server.output()));
   }
 

@@ -13,7 +13,10 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** A real {@code vcorfu server} that cannot start prints why: the root cause, not an exception class. */
+/**
+ * A real {@code vcorfu server} that cannot start prints why: the root cause, not an exception
+ * class.
+ */
 class StartupErrorTest {
   @TempDir Path tmp;
 
@@ -23,16 +26,19 @@ class StartupErrorTest {
     int port = ServerProcess.freePort();
     try (ServerProcess server = ServerProcess.start(port, data, null).awaitReady();
         NettyTransport transport = new NettyTransport();
-        ClusterStreamLog log = ClusterStreamLog.connect(transport, server.endpoint(), StreamLogOptions.defaults())) {
+        ClusterStreamLog log =
+            ClusterStreamLog.connect(transport, server.endpoint(), StreamLogOptions.defaults())) {
       for (int i = 0; i < 50; i++) {
-        log.append(List.of(StreamId.of("c")), ("value-" + i).getBytes(StandardCharsets.UTF_8)).join();
+        log.append(List.of(StreamId.of("c")), ("value-" + i).getBytes(StandardCharsets.UTF_8))
+            .join();
       }
     }
     Path segment = SegmentDamage.flipMiddleByteOfFirstSegment(data);
     try (ServerProcess server = ServerProcess.start(port, data, null)) {
       assertThat(server.awaitExit(Duration.ofSeconds(60))).isNotZero();
       String out = ServerProcess.errorLine(server);
-      assertThat(out).as(out)
+      assertThat(out)
+          .as(out)
           .contains(segment.toString())
           .containsPattern("offset \\d+")
           .doesNotContain("UncheckedIOException")
@@ -43,10 +49,13 @@ class StartupErrorTest {
   @Test
   void aMissingLayoutFilePrintsTheReason() throws Exception {
     Path missing = tmp.resolve("no-such-layout.json");
-    try (ServerProcess server = ServerProcess.start(ServerProcess.freePort(), List.of("--memory", "--layout", missing.toString()))) {
+    try (ServerProcess server =
+        ServerProcess.start(
+            ServerProcess.freePort(), List.of("--memory", "--layout", missing.toString()))) {
       assertThat(server.awaitExit(Duration.ofSeconds(60))).isNotZero();
       String out = ServerProcess.errorLine(server);
-      assertThat(out).as(out)
+      assertThat(out)
+          .as(out)
           .contains(missing.toString())
           .containsIgnoringCase("no such file")
           .doesNotContain("Exception");

@@ -33,28 +33,41 @@ public final class TestCluster implements AutoCloseable {
     this.layoutFile = layoutFile;
   }
 
-  /** The five-node layout of the paper's Figure 3: one sequencer, two log chains, two stream chains. */
-  public static String fiveNodeLayout(Endpoint seq, Endpoint logA, Endpoint logB, Endpoint streamA, Endpoint streamB) {
+  /**
+   * The five-node layout of the paper's Figure 3: one sequencer, two log chains, two stream chains.
+   */
+  public static String fiveNodeLayout(
+      Endpoint seq, Endpoint logA, Endpoint logB, Endpoint streamA, Endpoint streamB) {
     return """
-        {"clusterId": "test", "epoch": 1, "sequencer": "%s",
-         "segments": [{"start": 0, "end": -1,
-                       "log": [["%s"], ["%s"]],
-                       "stream": [["%s"], ["%s"]]}]}
-        """.formatted(seq, logA, logB, streamA, streamB);
+    {"clusterId": "test", "epoch": 1, "sequencer": "%s",
+     "segments": [{"start": 0, "end": -1,
+                   "log": [["%s"], ["%s"]],
+                   "stream": [["%s"], ["%s"]]}]}
+    """
+        .formatted(seq, logA, logB, streamA, streamB);
   }
 
   /** Five in-memory nodes on an in-JVM transport. */
   public static TestCluster fiveNodes(Path tmp) {
-    return start(new InJvmTransport(), tmp, fiveNodeLayout(SEQUENCER, LOG_A, LOG_B, STREAM_A, STREAM_B), null);
+    return start(
+        new InJvmTransport(),
+        tmp,
+        fiveNodeLayout(SEQUENCER, LOG_A, LOG_B, STREAM_A, STREAM_B),
+        null);
   }
 
-  /** Nodes for every endpoint of {@code layoutJson}; durable under {@code dataRoot} when it is not null. */
+  /**
+   * Nodes for every endpoint of {@code layoutJson}; durable under {@code dataRoot} when it is not
+   * null.
+   */
   public static TestCluster start(Transport transport, Path tmp, String layoutJson, Path dataRoot) {
     try {
-      Path file = Files.writeString(tmp.resolve("layout-" + System.nanoTime() + ".json"), layoutJson);
+      Path file =
+          Files.writeString(tmp.resolve("layout-" + System.nanoTime() + ".json"), layoutJson);
       TestCluster cluster = new TestCluster(transport, file);
       for (Endpoint e : Node.readLayout(file).allServers()) {
-        cluster.startNode(e, dataRoot == null ? null : dataRoot.resolve(e.host() + "-" + e.port()), true);
+        cluster.startNode(
+            e, dataRoot == null ? null : dataRoot.resolve(e.host() + "-" + e.port()), true);
       }
       for (Node n : cluster.nodes) {
         n.ready().join();
@@ -95,7 +108,11 @@ public final class TestCluster implements AutoCloseable {
   }
 
   public ClusterStreamLog client(StreamLogOptions options) {
-    ClusterStreamLog c = ClusterStreamLog.connect(transport, SEQUENCER.equals(nodes.get(0).endpoint()) ? SEQUENCER : nodes.get(0).endpoint(), options);
+    ClusterStreamLog c =
+        ClusterStreamLog.connect(
+            transport,
+            SEQUENCER.equals(nodes.get(0).endpoint()) ? SEQUENCER : nodes.get(0).endpoint(),
+            options);
     clients.add(c);
     return c;
   }

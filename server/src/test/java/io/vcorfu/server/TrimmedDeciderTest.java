@@ -74,8 +74,12 @@ class TrimmedDeciderTest {
     // The writer's commits to the earlier copies (log and the earlier stream) are lost: the entry
     // is committed by the decider alone.
     FaultRule dropCommits =
-        transport.faults().add(FaultRule.requests()
-            .ofCase(Request.PayloadCase.LOG_COMMIT, Request.PayloadCase.STREAM_COMMIT).drop());
+        transport
+            .faults()
+            .add(
+                FaultRule.requests()
+                    .ofCase(Request.PayloadCase.LOG_COMMIT, Request.PayloadCase.STREAM_COMMIT)
+                    .drop());
     ClusterStreamLog writer = client(Duration.ofSeconds(1));
     AppendResult r = writer.append(streams, "atomic".getBytes(StandardCharsets.UTF_8)).join();
     await().atMost(Duration.ofSeconds(5)).until(() -> dropCommits.hits() >= 2);
@@ -91,7 +95,8 @@ class TrimmedDeciderTest {
     // A fresh reader of the other stream, and of the log, still sees the committed entry.
     ClusterStreamLog reader = client(Duration.ofSeconds(2));
     long onEarlier = r.streamAddresses().get(earlier);
-    assertThat(text(reader.readStream(earlier, onEarlier, onEarlier).get(10, TimeUnit.SECONDS).get(0)))
+    assertThat(
+            text(reader.readStream(earlier, onEarlier, onEarlier).get(10, TimeUnit.SECONDS).get(0)))
         .isEqualTo("atomic");
     var global = reader.readGlobal(r.globalAddress()).get(10, TimeUnit.SECONDS);
     assertThat(global.isHole()).isFalse();
@@ -104,13 +109,19 @@ class TrimmedDeciderTest {
     AtomicLong firstGlobal = new AtomicLong(-1);
     // The decider takes the write, but its answers are lost until the deciding stream is trimmed.
     FaultRule loseReplies =
-        transport.faults().add(FaultRule.responses().to(decider)
-            .ofCase(Request.PayloadCase.STREAM_WRITE)
-            .when(q -> {
-              firstGlobal.compareAndSet(-1, q.getStreamWrite().getEntry().getGlobalAddress());
-              return !trimmed.get();
-            })
-            .drop());
+        transport
+            .faults()
+            .add(
+                FaultRule.responses()
+                    .to(decider)
+                    .ofCase(Request.PayloadCase.STREAM_WRITE)
+                    .when(
+                        q -> {
+                          firstGlobal.compareAndSet(
+                              -1, q.getStreamWrite().getEntry().getGlobalAddress());
+                          return !trimmed.get();
+                        })
+                    .drop());
     ClusterStreamLog writer = client(Duration.ofSeconds(1));
     CompletableFuture<AppendResult> append =
         writer.append(streams, "once".getBytes(StandardCharsets.UTF_8));
@@ -124,32 +135,48 @@ class TrimmedDeciderTest {
     transport.faults().remove(loseReplies);
     assertThat(r.globalAddress()).as("the entry the decider took").isEqualTo(firstGlobal.get());
     ClusterStreamLog reader = client(Duration.ofSeconds(2));
-    assertThat(ChainFaults.copiesInLog(reader, "once")).as("copies of the entry in the log").isEqualTo(1);
+    assertThat(ChainFaults.copiesInLog(reader, "once"))
+        .as("copies of the entry in the log")
+        .isEqualTo(1);
     long onEarlier = r.streamAddresses().get(earlier);
-    assertThat(text(reader.readStream(earlier, onEarlier, onEarlier).get(10, TimeUnit.SECONDS).get(0)))
+    assertThat(
+            text(reader.readStream(earlier, onEarlier, onEarlier).get(10, TimeUnit.SECONDS).get(0)))
         .isEqualTo("once");
   }
 
   @Test
   void aTrimThatCannotCommitEveryCopyTrimsNothing() throws Exception {
     FaultRule dropCommits =
-        transport.faults().add(FaultRule.requests()
-            .ofCase(Request.PayloadCase.LOG_COMMIT, Request.PayloadCase.STREAM_COMMIT).drop());
+        transport
+            .faults()
+            .add(
+                FaultRule.requests()
+                    .ofCase(Request.PayloadCase.LOG_COMMIT, Request.PayloadCase.STREAM_COMMIT)
+                    .drop());
     ClusterStreamLog writer = client(Duration.ofMillis(500));
     AppendResult r = writer.append(streams, "kept".getBytes(StandardCharsets.UTF_8)).join();
     long onDeciding = r.streamAddresses().get(deciding);
 
-    CompletableFuture<Long> trim = client(Duration.ofMillis(200)).trimStream(deciding, onDeciding + 1);
-    assertThat(trim).failsWithin(Duration.ofSeconds(10))
+    CompletableFuture<Long> trim =
+        client(Duration.ofMillis(200)).trimStream(deciding, onDeciding + 1);
+    assertThat(trim)
+        .failsWithin(Duration.ofSeconds(10))
         .withThrowableOfType(java.util.concurrent.ExecutionException.class)
         .withCauseInstanceOf(io.vcorfu.protocol.RpcTimeoutException.class);
     transport.faults().remove(dropCommits);
 
     ClusterStreamLog reader = client(Duration.ofSeconds(2));
-    assertThat(text(reader.readStream(deciding, onDeciding, onDeciding).get(10, TimeUnit.SECONDS).get(0)))
-        .as("the deciding stream was not trimmed").isEqualTo("kept");
+    assertThat(
+            text(
+                reader
+                    .readStream(deciding, onDeciding, onDeciding)
+                    .get(10, TimeUnit.SECONDS)
+                    .get(0)))
+        .as("the deciding stream was not trimmed")
+        .isEqualTo("kept");
     long onEarlier = r.streamAddresses().get(earlier);
-    assertThat(text(reader.readStream(earlier, onEarlier, onEarlier).get(10, TimeUnit.SECONDS).get(0)))
+    assertThat(
+            text(reader.readStream(earlier, onEarlier, onEarlier).get(10, TimeUnit.SECONDS).get(0)))
         .isEqualTo("kept");
   }
 
@@ -160,24 +187,36 @@ class TrimmedDeciderTest {
     // A committed entry first, so the deciding stream exists on its replica.
     setup.append(List.of(deciding), "before".getBytes(StandardCharsets.UTF_8)).join();
     var token = ops.token(streams, null, 1).join().getTokens(0);
-    var e = io.vcorfu.runtime.stream.internal.EntryDriver.dataEntry(
-        token, com.google.protobuf.ByteString.copyFromUtf8("stalled"), setup.layout().current().epoch(), 0x5eed_0007L);
-    var plan = io.vcorfu.layout.ChainPlan.of(setup.layout().current(), e.getGlobalAddress(), streams);
+    var e =
+        io.vcorfu.runtime.stream.internal.EntryDriver.dataEntry(
+            token,
+            com.google.protobuf.ByteString.copyFromUtf8("stalled"),
+            setup.layout().current().epoch(),
+            0x5eed_0007L);
+    var plan =
+        io.vcorfu.layout.ChainPlan.of(setup.layout().current(), e.getGlobalAddress(), streams);
     // The writer wrote the log copy and the earlier stream's copy, then stalled; a reader filled
     // the deciding slot, and the deciding stream was trimmed past it.
     ops.logWrite(plan.visits().get(0).endpoint(), e, false).join();
     var middle = plan.visits().get(1);
-    var earlierSlot = e.getSlotsList().stream()
-        .filter(x -> io.vcorfu.protocol.StreamId.fromMsg(x.getStream()).equals(earlier)).findFirst().orElseThrow();
-    var decidingSlot = e.getSlotsList().stream()
-        .filter(x -> io.vcorfu.protocol.StreamId.fromMsg(x.getStream()).equals(deciding)).findFirst().orElseThrow();
+    var earlierSlot =
+        e.getSlotsList().stream()
+            .filter(x -> io.vcorfu.protocol.StreamId.fromMsg(x.getStream()).equals(earlier))
+            .findFirst()
+            .orElseThrow();
+    var decidingSlot =
+        e.getSlotsList().stream()
+            .filter(x -> io.vcorfu.protocol.StreamId.fromMsg(x.getStream()).equals(deciding))
+            .findFirst()
+            .orElseThrow();
     ops.streamWrite(middle.endpoint(), e, List.of(earlierSlot), false).join();
     ops.streamFill(decider, deciding, decidingSlot.getStreamAddress(), false, 0).join();
     setup.trimStream(deciding, decidingSlot.getStreamAddress() + 1).get(10, TimeUnit.SECONDS);
 
     ClusterStreamLog reader = client(Duration.ofSeconds(2));
     long onEarlier = earlierSlot.getStreamAddress();
-    assertThat(text(reader.readStream(earlier, onEarlier, onEarlier).get(10, TimeUnit.SECONDS).get(0)))
+    assertThat(
+            text(reader.readStream(earlier, onEarlier, onEarlier).get(10, TimeUnit.SECONDS).get(0)))
         .isEqualTo("HOLE");
     assertThat(reader.readGlobal(e.getGlobalAddress()).get(10, TimeUnit.SECONDS).isHole()).isTrue();
   }

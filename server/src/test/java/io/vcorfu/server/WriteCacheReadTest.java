@@ -42,7 +42,10 @@ class WriteCacheReadTest {
     transport = new InJvmTransport();
     node = Node.start(NodeConfig.durable(NODE, tmp.resolve("data")), transport);
     node.ready().join();
-    streamReads = transport.faults().add(FaultRule.requests().ofCase(PayloadCase.STREAM_READ).delay(Duration.ZERO));
+    streamReads =
+        transport
+            .faults()
+            .add(FaultRule.requests().ofCase(PayloadCase.STREAM_READ).delay(Duration.ZERO));
   }
 
   @AfterEach
@@ -52,7 +55,8 @@ class WriteCacheReadTest {
   }
 
   private ClusterStreamLog client(long cacheBytes) {
-    return ClusterStreamLog.connect(transport, NODE, StreamLogOptions.defaults().withWriteCacheBytes(cacheBytes));
+    return ClusterStreamLog.connect(
+        transport, NODE, StreamLogOptions.defaults().withWriteCacheBytes(cacheBytes));
   }
 
   private static byte[] bytes(String s) {
@@ -91,8 +95,12 @@ class WriteCacheReadTest {
       List<StreamEntry> t = writer.readStream(T, 0, 9).join();
       assertThat(streamReads.hits()).isEqualTo(before);
 
-      assertThat(s).extracting(e -> new String(e.payload(), StandardCharsets.UTF_8))
-          .containsExactly(java.util.stream.IntStream.range(0, 30).mapToObj(i -> "v" + i).toArray(String[]::new));
+      assertThat(s)
+          .extracting(e -> new String(e.payload(), StandardCharsets.UTF_8))
+          .containsExactly(
+              java.util.stream.IntStream.range(0, 30)
+                  .mapToObj(i -> "v" + i)
+                  .toArray(String[]::new));
       assertSameEntries(s, fromNode(S, 0, 29));
       assertSameEntries(t, fromNode(T, 0, 9));
     }
@@ -109,7 +117,9 @@ class WriteCacheReadTest {
       List<StreamEntry> all = writer.readStream(S, 0, 9).join();
       assertThat(streamReads.hits()).isGreaterThan(before);
       assertSameEntries(all, fromNode(S, 0, 9));
-      assertThat(all).extracting(StreamEntry::streamAddress).containsExactly(0L, 1L, 2L, 3L, 4L, 5L, 6L, 7L, 8L, 9L);
+      assertThat(all)
+          .extracting(StreamEntry::streamAddress)
+          .containsExactly(0L, 1L, 2L, 3L, 4L, 5L, 6L, 7L, 8L, 9L);
 
       before = streamReads.hits();
       List<StreamEntry> own = writer.readStream(S, 0, 4).join();
@@ -157,7 +167,8 @@ class WriteCacheReadTest {
       writer.trimStream(S, 4).join();
       assertThatThrownBy(() -> writer.readStream(S, 2, 5).join())
           .isInstanceOf(CompletionException.class)
-          .cause().isInstanceOf(TrimmedException.class);
+          .cause()
+          .isInstanceOf(TrimmedException.class);
       assertSameEntries(writer.readStream(S, 4, 5).join(), fromNode(S, 4, 5));
     }
   }

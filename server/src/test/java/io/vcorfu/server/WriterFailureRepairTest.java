@@ -37,6 +37,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class WriterFailureRepairTest {
   private static final Duration REPAIR_AFTER = Duration.ofMillis(150);
+
   /** Generous multiple of the repair delay: readers must finish well inside it. */
   private static final long READER_BOUND_MS = 5_000;
 
@@ -74,7 +75,11 @@ class WriterFailureRepairTest {
 
   /** What every reader concluded: the value, or null for a hole. */
   private Set<String> outcomes(List<StreamId> streams, Token token) throws Exception {
-    List<ClusterStreamLog> readers = List.of(log, cluster.client(StreamLogOptions.defaults().withRepairAfter(REPAIR_AFTER)), cluster.client(StreamLogOptions.defaults().withRepairAfter(REPAIR_AFTER)));
+    List<ClusterStreamLog> readers =
+        List.of(
+            log,
+            cluster.client(StreamLogOptions.defaults().withRepairAfter(REPAIR_AFTER)),
+            cluster.client(StreamLogOptions.defaults().withRepairAfter(REPAIR_AFTER)));
     List<CompletableFuture<String>> views = new ArrayList<>();
     for (ClusterStreamLog r : readers) {
       views.add(r.readGlobal(token.getGlobalAddress()).thenApply(WriterFailureRepairTest::text));
@@ -106,7 +111,8 @@ class WriterFailureRepairTest {
     assertThat(outcomes(streams, token)).containsExactly("HOLE");
     // The stream goes on: the next append lands right after the hole.
     var next = log.append(streams, "next".getBytes(StandardCharsets.UTF_8)).join();
-    assertThat(next.streamAddresses().get(streams.get(0))).isEqualTo(token.getSlots(0).getStreamAddress() + 1);
+    assertThat(next.streamAddresses().get(streams.get(0)))
+        .isEqualTo(token.getSlots(0).getStreamAddress() + 1);
   }
 
   @Test
@@ -168,7 +174,9 @@ class WriterFailureRepairTest {
     ClusterStreamLog writer =
         cluster.client(
             StreamLogOptions.defaults()
-                .withRpc(io.vcorfu.protocol.ClientOptions.defaults().withRequestTimeout(Duration.ofMillis(200))));
+                .withRpc(
+                    io.vcorfu.protocol.ClientOptions.defaults()
+                        .withRequestTimeout(Duration.ofMillis(200))));
     List<StreamId> streams = List.of(StreamId.of("lost-commit"));
     var r = writer.append(streams, "kept".getBytes(StandardCharsets.UTF_8)).join();
     transport.faults().remove(dropCommits);
@@ -180,7 +188,8 @@ class WriterFailureRepairTest {
 
   private static List<io.vcorfu.protocol.proto.StreamSlot> slots(LogEntryMsg e, ChainPlan.Visit v) {
     Set<StreamId> hosted = new HashSet<>(v.streams());
-    return e.getSlotsList().stream().filter(s -> hosted.contains(StreamId.fromMsg(s.getStream()))).toList();
+    return e.getSlotsList().stream()
+        .filter(s -> hosted.contains(StreamId.fromMsg(s.getStream())))
+        .toList();
   }
-
 }

@@ -7,9 +7,9 @@ import java.util.Map;
 
 /**
  * The value encoding of one YCSB record stored under one etcd key: a version byte, the field count,
- * then per field its UTF-8 name and its value bytes, each preceded by its length. Counts and lengths
- * are unsigned LEB128 varints, so a record of ten 100-byte fields costs about 1 + 1 + 10 * (1 + 6 +
- * 1 + 100) bytes. Field order is preserved. Stateless and thread-safe.
+ * then per field its UTF-8 name and its value bytes, each preceded by its length. Counts and
+ * lengths are unsigned LEB128 varints, so a record of ten 100-byte fields costs about 1 + 1 + 10 *
+ * (1 + 6 + 1 + 100) bytes. Field order is preserved. Stateless and thread-safe.
  */
 public final class EtcdRecordCodec {
   /** The only format version written and accepted. */
@@ -43,7 +43,11 @@ public final class EtcdRecordCodec {
     int version = in.readByte();
     if (version != VERSION) {
       throw new IllegalArgumentException(
-          "The etcd record has format version " + version + " but only version " + VERSION + " is understood.");
+          "The etcd record has format version "
+              + version
+              + " but only version "
+              + VERSION
+              + " is understood.");
     }
     int count = in.readLength();
     LinkedHashMap<String, byte[]> fields = new LinkedHashMap<>();
@@ -90,7 +94,10 @@ public final class EtcdRecordCodec {
         if ((b & 0x80) == 0) {
           if (value > bytes.length - position) {
             throw new IllegalArgumentException(
-                "The etcd record declares a length of " + value + " but only " + (bytes.length - position)
+                "The etcd record declares a length of "
+                    + value
+                    + " but only "
+                    + (bytes.length - position)
                     + " bytes remain.");
           }
           return (int) value;

@@ -29,19 +29,20 @@ import site.ycsb.DBException;
 import site.ycsb.Status;
 
 /**
- * YCSB binding for etcd (v3 API through jetcd). A record of table T and key K is the single etcd key
- * {@code T/K} whose value is the whole field map in {@link EtcdRecordCodec}'s encoding.
+ * YCSB binding for etcd (v3 API through jetcd). A record of table T and key K is the single etcd
+ * key {@code T/K} whose value is the whole field map in {@link EtcdRecordCodec}'s encoding.
  *
  * <ul>
  *   <li>read: one get, then the requested fields are picked from the decoded map;
  *   <li>scan: one range get from {@code T/start} to the end of the table's key space, sorted by key
  *       ascending, limited to the requested count;
  *   <li>insert: one put of the full record;
- *   <li>update: read-modify-write. YCSB updates carry a subset of the fields (one field by default),
- *       so the record is read, the new fields merged into it, and the result written by a transaction
- *       conditional on the record's mod revision being unchanged; on a conflict the whole cycle is
- *       retried, up to {@value #UPDATE_ATTEMPTS} times. Updating a missing record reports NOT_FOUND.
- *       This costs two round trips but never loses another client's concurrent field update;
+ *   <li>update: read-modify-write. YCSB updates carry a subset of the fields (one field by
+ *       default), so the record is read, the new fields merged into it, and the result written by a
+ *       transaction conditional on the record's mod revision being unchanged; on a conflict the
+ *       whole cycle is retried, up to {@value #UPDATE_ATTEMPTS} times. Updating a missing record
+ *       reports NOT_FOUND. This costs two round trips but never loses another client's concurrent
+ *       field update;
  *   <li>delete: one delete; NOT_FOUND if nothing was deleted.
  * </ul>
  *
@@ -49,10 +50,10 @@ import site.ycsb.Status;
  * {@code etcd.timeout.ms} (per request, default 10000).
  *
  * <p>Thread-safety: YCSB creates one instance per client thread. The instances of one JVM that name
- * the same endpoints share one jetcd client (one gRPC channel, whose HTTP/2 connection carries every
- * thread's requests concurrently); it is opened by the first {@link #init} and closed by the last
- * {@link #cleanup}. jetcd retries requests that failed with transient gRPC errors; a request still
- * unanswered after the timeout reports {@link Status#ERROR}.
+ * the same endpoints share one jetcd client (one gRPC channel, whose HTTP/2 connection carries
+ * every thread's requests concurrently); it is opened by the first {@link #init} and closed by the
+ * last {@link #cleanup}. jetcd retries requests that failed with transient gRPC errors; a request
+ * still unanswered after the timeout reports {@link Status#ERROR}.
  */
 public final class EtcdYcsbClient extends DB {
   public static final String ENDPOINTS_PROPERTY = "etcd.endpoints";
@@ -72,12 +73,18 @@ public final class EtcdYcsbClient extends DB {
   public void init() throws DBException {
     endpoints = getProperties().getProperty(ENDPOINTS_PROPERTY, DEFAULT_ENDPOINTS);
     timeoutMs = YcsbProperties.intProperty(getProperties(), TIMEOUT_PROPERTY, 10_000);
-    String[] urls = Arrays.stream(endpoints.split(",")).map(String::trim).filter(s -> !s.isEmpty()).toArray(String[]::new);
+    String[] urls =
+        Arrays.stream(endpoints.split(","))
+            .map(String::trim)
+            .filter(s -> !s.isEmpty())
+            .toArray(String[]::new);
     if (urls.length == 0) {
       throw new DBException("The property " + ENDPOINTS_PROPERTY + " names no etcd endpoint.");
     }
     synchronized (SHARED) {
-      shared = SHARED.computeIfAbsent(endpoints, e -> new SharedClient(Client.builder().endpoints(urls).build()));
+      shared =
+          SHARED.computeIfAbsent(
+              endpoints, e -> new SharedClient(Client.builder().endpoints(urls).build()));
       shared.users++;
     }
     kv = shared.client.getKVClient();
@@ -104,7 +111,8 @@ public final class EtcdYcsbClient extends DB {
   }
 
   @Override
-  public Status read(String table, String key, Set<String> fields, Map<String, ByteIterator> result) {
+  public Status read(
+      String table, String key, Set<String> fields, Map<String, ByteIterator> result) {
     try {
       List<KeyValue> kvs = await(kv.get(recordKey(table, key))).getKvs();
       if (kvs.isEmpty()) {
@@ -119,7 +127,11 @@ public final class EtcdYcsbClient extends DB {
 
   @Override
   public Status scan(
-      String table, String startkey, int recordcount, Set<String> fields, Vector<HashMap<String, ByteIterator>> result) {
+      String table,
+      String startkey,
+      int recordcount,
+      Set<String> fields,
+      Vector<HashMap<String, ByteIterator>> result) {
     GetOption range =
         GetOption.builder()
             .withRange(tableEnd(table))
@@ -155,8 +167,16 @@ public final class EtcdYcsbClient extends DB {
         boolean written =
             await(
                     kv.txn()
-                        .If(new Cmp(recordKey, Cmp.Op.EQUAL, CmpTarget.modRevision(record.getModRevision())))
-                        .Then(Op.put(recordKey, ByteSequence.from(EtcdRecordCodec.encode(merged)), PutOption.DEFAULT))
+                        .If(
+                            new Cmp(
+                                recordKey,
+                                Cmp.Op.EQUAL,
+                                CmpTarget.modRevision(record.getModRevision())))
+                        .Then(
+                            Op.put(
+                                recordKey,
+                                ByteSequence.from(EtcdRecordCodec.encode(merged)),
+                                PutOption.DEFAULT))
                         .commit())
                 .isSucceeded();
         if (written) {
@@ -172,7 +192,9 @@ public final class EtcdYcsbClient extends DB {
   @Override
   public Status insert(String table, String key, Map<String, ByteIterator> values) {
     try {
-      await(kv.put(recordKey(table, key), ByteSequence.from(EtcdRecordCodec.encode(toBytes(values)))));
+      await(
+          kv.put(
+              recordKey(table, key), ByteSequence.from(EtcdRecordCodec.encode(toBytes(values)))));
       return Status.OK;
     } catch (EtcdFailure e) {
       return Status.ERROR;
@@ -182,7 +204,9 @@ public final class EtcdYcsbClient extends DB {
   @Override
   public Status delete(String table, String key) {
     try {
-      return await(kv.delete(recordKey(table, key))).getDeleted() > 0 ? Status.OK : Status.NOT_FOUND;
+      return await(kv.delete(recordKey(table, key))).getDeleted() > 0
+          ? Status.OK
+          : Status.NOT_FOUND;
     } catch (EtcdFailure e) {
       return Status.ERROR;
     }
@@ -203,7 +227,8 @@ public final class EtcdYcsbClient extends DB {
     }
   }
 
-  private static void copyFields(Map<String, byte[]> record, Set<String> fields, Map<String, ByteIterator> out) {
+  private static void copyFields(
+      Map<String, byte[]> record, Set<String> fields, Map<String, ByteIterator> out) {
     if (fields == null) {
       record.forEach((name, value) -> out.put(name, new ByteArrayByteIterator(value)));
       return;

@@ -22,20 +22,21 @@ import site.ycsb.Status;
 
 /**
  * YCSB binding for Redis. A record of table T and key K is the hash {@code T:K} (one hash field per
- * YCSB field); every record key K is also a member of the sorted set {@code T#index} with score 0, so
- * a scan is {@code ZRANGEBYLEX T#index [start + LIMIT 0 n} followed by one pipelined read per key.
+ * YCSB field); every record key K is also a member of the sorted set {@code T#index} with score 0,
+ * so a scan is {@code ZRANGEBYLEX T#index [start + LIMIT 0 n} followed by one pipelined read per
+ * key.
  *
- * <p>Insert and update write the hash fields and the index member in one MULTI/EXEC transaction, so a
- * hash is never visible without its index entry; an update merges the given fields into the record
- * (Redis hashes keep the other fields). Delete removes both in one transaction. A scan that meets a
- * key whose hash was deleted after the index read skips it.
+ * <p>Insert and update write the hash fields and the index member in one MULTI/EXEC transaction, so
+ * a hash is never visible without its index entry; an update merges the given fields into the
+ * record (Redis hashes keep the other fields). Delete removes both in one transaction. A scan that
+ * meets a key whose hash was deleted after the index read skips it.
  *
- * <p>Properties: {@code redis.host} (default 127.0.0.1), {@code redis.port} (default 6390),
- * {@code redis.timeout.ms} (connect and socket timeout, default 10000).
+ * <p>Properties: {@code redis.host} (default 127.0.0.1), {@code redis.port} (default 6390), {@code
+ * redis.timeout.ms} (connect and socket timeout, default 10000).
  *
- * <p>Thread-safety: YCSB creates one instance per client thread; each instance owns a pool holding one
- * connection, which it re-opens if the server closes it. Failed commands are not retried here: the
- * operation reports {@link Status#ERROR} and YCSB counts it.
+ * <p>Thread-safety: YCSB creates one instance per client thread; each instance owns a pool holding
+ * one connection, which it re-opens if the server closes it. Failed commands are not retried here:
+ * the operation reports {@link Status#ERROR} and YCSB counts it.
  */
 public final class RedisYcsbClient extends DB {
   public static final String HOST_PROPERTY = "redis.host";
@@ -63,7 +64,8 @@ public final class RedisYcsbClient extends DB {
       if (redis != null) {
         redis.close();
       }
-      throw new DBException("Could not reach Redis at " + host + ":" + port + ": " + e.getMessage(), e);
+      throw new DBException(
+          "Could not reach Redis at " + host + ":" + port + ": " + e.getMessage(), e);
     }
   }
 
@@ -75,7 +77,8 @@ public final class RedisYcsbClient extends DB {
   }
 
   @Override
-  public Status read(String table, String key, Set<String> fields, Map<String, ByteIterator> result) {
+  public Status read(
+      String table, String key, Set<String> fields, Map<String, ByteIterator> result) {
     try {
       return readInto(recordKey(table, key), fields, result) ? Status.OK : Status.NOT_FOUND;
     } catch (JedisException e) {
@@ -85,7 +88,11 @@ public final class RedisYcsbClient extends DB {
 
   @Override
   public Status scan(
-      String table, String startkey, int recordcount, Set<String> fields, Vector<HashMap<String, ByteIterator>> result) {
+      String table,
+      String startkey,
+      int recordcount,
+      Set<String> fields,
+      Vector<HashMap<String, ByteIterator>> result) {
     try {
       List<String> keys = redis.zrangeByLex(indexKey(table), "[" + startkey, "+", 0, recordcount);
       List<Response<Map<byte[], byte[]>>> whole = new ArrayList<>();
@@ -164,7 +171,9 @@ public final class RedisYcsbClient extends DB {
   /** Copies an HGETALL reply into {@code row}; false if the record does not exist. */
   private static boolean allFields(Map<byte[], byte[]> reply, Map<String, ByteIterator> row) {
     for (Map.Entry<byte[], byte[]> field : reply.entrySet()) {
-      row.put(new String(field.getKey(), StandardCharsets.UTF_8), new ByteArrayByteIterator(field.getValue()));
+      row.put(
+          new String(field.getKey(), StandardCharsets.UTF_8),
+          new ByteArrayByteIterator(field.getValue()));
     }
     return !reply.isEmpty();
   }
@@ -173,7 +182,8 @@ public final class RedisYcsbClient extends DB {
    * Copies an HMGET reply (one value or null per name of {@code fields}, in iteration order) into
    * {@code row}; false if none of the fields exists, which is how a missing record answers.
    */
-  private static boolean selectedFields(Set<String> fields, List<byte[]> reply, Map<String, ByteIterator> row) {
+  private static boolean selectedFields(
+      Set<String> fields, List<byte[]> reply, Map<String, ByteIterator> row) {
     int i = 0;
     boolean any = false;
     for (String name : fields) {

@@ -72,7 +72,8 @@ public final class VcorfuYcsbClient extends DB {
     }
   }
 
-  private record Table(CSMRMap<String, Map<String, byte[]>> records, SMRRangeMap<String, Boolean> index) {}
+  private record Table(
+      CSMRMap<String, Map<String, byte[]>> records, SMRRangeMap<String, Boolean> index) {}
 
   private static final Map<String, Shared> SHARED = new HashMap<>();
 
@@ -100,12 +101,15 @@ public final class VcorfuYcsbClient extends DB {
       Shared s = SHARED.get(endpoint);
       if (s == null) {
         try {
-          int leaseMs = YcsbProperties.intProperty(getProperties(), LEASE_PROPERTY, DEFAULT_LEASE_MS);
-          StreamLogOptions options = StreamLogOptions.defaults()
-              .withReadLease(leaseMs == 0 ? Duration.ZERO : Duration.ofMillis(leaseMs));
+          int leaseMs =
+              YcsbProperties.intProperty(getProperties(), LEASE_PROPERTY, DEFAULT_LEASE_MS);
+          StreamLogOptions options =
+              StreamLogOptions.defaults()
+                  .withReadLease(leaseMs == 0 ? Duration.ZERO : Duration.ofMillis(leaseMs));
           s = new Shared(VCorfuRuntime.connect(endpoint, RuntimeOptions.defaults(), options));
         } catch (RuntimeException e) {
-          throw new DBException("Could not connect to vcorfu at " + endpoint + ": " + e.getMessage(), e);
+          throw new DBException(
+              "Could not connect to vcorfu at " + endpoint + ": " + e.getMessage(), e);
         }
         SHARED.put(endpoint, s);
       }
@@ -127,13 +131,17 @@ public final class VcorfuYcsbClient extends DB {
 
   @SuppressWarnings("unchecked")
   private Table table(String name) {
-    return shared.tables.computeIfAbsent(name, n -> new Table(
-        CSMRMap.open(shared.rt, "ycsb/" + n, buckets, views),
-        shared.rt.objects().open("ycsb/" + n + "#index", SMRRangeMap.class)));
+    return shared.tables.computeIfAbsent(
+        name,
+        n ->
+            new Table(
+                CSMRMap.open(shared.rt, "ycsb/" + n, buckets, views),
+                shared.rt.objects().open("ycsb/" + n + "#index", SMRRangeMap.class)));
   }
 
   @Override
-  public Status read(String table, String key, Set<String> fields, Map<String, ByteIterator> result) {
+  public Status read(
+      String table, String key, Set<String> fields, Map<String, ByteIterator> result) {
     try {
       Map<String, byte[]> record = table(table).records().get(key);
       if (record == null) {
@@ -148,7 +156,11 @@ public final class VcorfuYcsbClient extends DB {
 
   @Override
   public Status scan(
-      String table, String startkey, int recordcount, Set<String> fields, Vector<HashMap<String, ByteIterator>> result) {
+      String table,
+      String startkey,
+      int recordcount,
+      Set<String> fields,
+      Vector<HashMap<String, ByteIterator>> result) {
     try {
       Table t = table(table);
       int taken = 0;
@@ -174,10 +186,11 @@ public final class VcorfuYcsbClient extends DB {
     try {
       Table t = table(table);
       Map<String, byte[]> record = toRecord(values);
-      shared.rt.transaction(() -> {
-        t.records().fastPut(key, record);
-        t.index().fastPut(key, Boolean.TRUE);
-      });
+      shared.rt.transaction(
+          () -> {
+            t.records().fastPut(key, record);
+            t.index().fastPut(key, Boolean.TRUE);
+          });
       return Status.OK;
     } catch (RuntimeException e) {
       return Status.ERROR;
@@ -190,14 +203,16 @@ public final class VcorfuYcsbClient extends DB {
       Table t = table(table);
       Map<String, byte[]> changes = toRecord(values);
       if (transactionalUpdates) {
-        boolean found = shared.rt.transaction(() -> {
-          Map<String, byte[]> current = t.records().get(key);
-          if (current == null) {
-            return false;
-          }
-          t.records().put(key, merged(current, changes));
-          return true;
-        });
+        boolean found =
+            shared.rt.transaction(
+                () -> {
+                  Map<String, byte[]> current = t.records().get(key);
+                  if (current == null) {
+                    return false;
+                  }
+                  t.records().put(key, merged(current, changes));
+                  return true;
+                });
         return found ? Status.OK : Status.NOT_FOUND;
       }
       Map<String, byte[]> current = t.records().get(key);
@@ -215,11 +230,13 @@ public final class VcorfuYcsbClient extends DB {
   public Status delete(String table, String key) {
     try {
       Table t = table(table);
-      boolean removed = shared.rt.transaction(() -> {
-        boolean had = t.records().remove(key) != null;
-        t.index().remove(key);
-        return had;
-      });
+      boolean removed =
+          shared.rt.transaction(
+              () -> {
+                boolean had = t.records().remove(key) != null;
+                t.index().remove(key);
+                return had;
+              });
       return removed ? Status.OK : Status.NOT_FOUND;
     } catch (RuntimeException e) {
       return Status.ERROR;
@@ -234,13 +251,15 @@ public final class VcorfuYcsbClient extends DB {
     return out;
   }
 
-  private static Map<String, byte[]> merged(Map<String, byte[]> current, Map<String, byte[]> changes) {
+  private static Map<String, byte[]> merged(
+      Map<String, byte[]> current, Map<String, byte[]> changes) {
     Map<String, byte[]> out = new LinkedHashMap<>(current);
     out.putAll(changes);
     return out;
   }
 
-  private static void copy(Map<String, byte[]> record, Set<String> fields, Map<String, ByteIterator> into) {
+  private static void copy(
+      Map<String, byte[]> record, Set<String> fields, Map<String, ByteIterator> into) {
     for (Map.Entry<String, byte[]> f : record.entrySet()) {
       if (fields == null || fields.contains(f.getKey())) {
         into.put(f.getKey(), new ByteArrayByteIterator(f.getValue()));

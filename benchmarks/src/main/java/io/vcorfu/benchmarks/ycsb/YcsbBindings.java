@@ -6,24 +6,27 @@ import java.util.Set;
 import java.util.function.Function;
 
 /**
- * The YCSB bindings {@code vcorfu bench ycsb --db NAME} knows: each name maps to the {@code site.ycsb.DB}
- * class YCSB instantiates (once per client thread) and to how {@code --endpoint HOST:PORT} becomes that
- * binding's properties. Adding a binding is one entry in {@link #BINDINGS}.
+ * The YCSB bindings {@code vcorfu bench ycsb --db NAME} knows: each name maps to the {@code
+ * site.ycsb.DB} class YCSB instantiates (once per client thread) and to how {@code --endpoint
+ * HOST:PORT} becomes that binding's properties. Adding a binding is one entry in {@link #BINDINGS}.
  */
 public final class YcsbBindings {
   /**
    * One binding.
    *
    * @param name the {@code --db} name
-   * @param dbClass the fully qualified {@code site.ycsb.DB} subclass, public with a public no-argument
-   *     constructor
-   * @param endpointProperties YCSB properties pointing the binding at an endpoint given as HOST:PORT
+   * @param dbClass the fully qualified {@code site.ycsb.DB} subclass, public with a public
+   *     no-argument constructor
+   * @param endpointProperties YCSB properties pointing the binding at an endpoint given as
+   *     HOST:PORT
    */
-  public record Binding(String name, String dbClass, Function<String, Map<String, String>> endpointProperties) {}
+  public record Binding(
+      String name, String dbClass, Function<String, Map<String, String>> endpointProperties) {}
 
   private static final Map<String, Binding> BINDINGS =
       register(
-          new Binding("vcorfu", VcorfuYcsbClient.class.getName(), VcorfuYcsbClient::endpointProperties),
+          new Binding(
+              "vcorfu", VcorfuYcsbClient.class.getName(), VcorfuYcsbClient::endpointProperties),
           new Binding("redis", RedisYcsbClient.class.getName(), YcsbBindings::redisEndpoint),
           new Binding("etcd", EtcdYcsbClient.class.getName(), YcsbBindings::etcdEndpoint));
 
@@ -40,7 +43,11 @@ public final class YcsbBindings {
       return binding;
     }
     throw new IllegalArgumentException(
-        "There is no YCSB binding called '" + name + "'; the bindings are " + String.join(", ", names()) + ".");
+        "There is no YCSB binding called '"
+            + name
+            + "'; the bindings are "
+            + String.join(", ", names())
+            + ".");
   }
 
   /** The names of the bindings that can run, in registration order. */
@@ -74,16 +81,19 @@ public final class YcsbBindings {
     static HostPort parse(String endpoint) {
       int colon = endpoint.lastIndexOf(':');
       if (colon <= 0 || colon == endpoint.length() - 1) {
-        throw new IllegalArgumentException("The endpoint '" + endpoint + "' is not of the form HOST:PORT.");
+        throw new IllegalArgumentException(
+            "The endpoint '" + endpoint + "' is not of the form HOST:PORT.");
       }
       int port;
       try {
         port = Integer.parseInt(endpoint.substring(colon + 1));
       } catch (NumberFormatException e) {
-        throw new IllegalArgumentException("The endpoint '" + endpoint + "' has a port that is not a number.", e);
+        throw new IllegalArgumentException(
+            "The endpoint '" + endpoint + "' has a port that is not a number.", e);
       }
       if (port < 1 || port > 65535) {
-        throw new IllegalArgumentException("The endpoint '" + endpoint + "' has a port outside 1..65535.");
+        throw new IllegalArgumentException(
+            "The endpoint '" + endpoint + "' has a port outside 1..65535.");
       }
       return new HostPort(endpoint.substring(0, colon), port);
     }

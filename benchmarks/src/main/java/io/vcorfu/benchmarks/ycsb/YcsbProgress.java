@@ -41,10 +41,11 @@ public final class YcsbProgress {
 
   /**
    * Operations per second from second {@code after} of the phase to its end, given the phase's
-   * completed operations and run time (YCSB's report), or empty if the phase had no status line at or
-   * after that second or ran on for less than {@code minSeconds} after it.
+   * completed operations and run time (YCSB's report), or empty if the phase had no status line at
+   * or after that second or ran on for less than {@code minSeconds} after it.
    */
-  public synchronized OptionalDouble warmRate(long after, long totalOperations, double runSeconds, double minSeconds) {
+  public synchronized OptionalDouble warmRate(
+      long after, long totalOperations, double runSeconds, double minSeconds) {
     Map.Entry<Long, Long> at = operationsAt.ceilingEntry(after);
     if (at == null) {
       return OptionalDouble.empty();

@@ -14,7 +14,8 @@ final class YcsbProperties {
     try {
       return Integer.parseInt(value.trim());
     } catch (NumberFormatException e) {
-      throw new IllegalArgumentException("The property " + name + " must be an integer, not '" + value + "'.", e);
+      throw new IllegalArgumentException(
+          "The property " + name + " must be an integer, not '" + value + "'.", e);
     }
   }
 }

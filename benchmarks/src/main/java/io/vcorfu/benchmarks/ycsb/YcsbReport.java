@@ -53,8 +53,8 @@ public final class YcsbReport {
   }
 
   /**
-   * Operations completed per report section: YCSB counts an operation type's successes under its name
-   * ({@code READ}) and its failures under {@code READ-FAILED}.
+   * Operations completed per report section: YCSB counts an operation type's successes under its
+   * name ({@code READ}) and its failures under {@code READ-FAILED}.
    */
   public Map<String, Long> operations() {
     return operations;
@@ -62,8 +62,9 @@ public final class YcsbReport {
 
   /**
    * The operations the phase completed, successful or not. YCSB prints no such total (a
-   * read-modify-write is counted under READ, UPDATE and READ-MODIFY-WRITE alike), but it computes its
-   * overall throughput as operations * 1000 / RunTime(ms), so the total is recovered from those two.
+   * read-modify-write is counted under READ, UPDATE and READ-MODIFY-WRITE alike), but it computes
+   * its overall throughput as operations * 1000 / RunTime(ms), so the total is recovered from those
+   * two.
    */
   public long completedOperations() {
     if (throughput == null || runtimeMs == null) {

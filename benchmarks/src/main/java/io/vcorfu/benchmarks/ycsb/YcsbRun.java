@@ -20,21 +20,21 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
 /**
- * One YCSB benchmark: the load phase ({@code -load}) then the transaction phase ({@code -t}) of YCSB's
- * own client, {@code site.ycsb.Client}, against one binding and one core workload.
+ * One YCSB benchmark: the load phase ({@code -load}) then the transaction phase ({@code -t}) of
+ * YCSB's own client, {@code site.ycsb.Client}, against one binding and one core workload.
  *
  * <p>Each phase runs in a child JVM started with this JVM's class path and {@code -X} options. YCSB
  * 0.17.0's client has only {@code main} as an entry point, and it ends with {@code System.exit}; it
- * also keeps its measurements and status thread in static fields, so two phases in one JVM would mix
- * their figures. A child per phase gives each phase a fresh client and lets this JVM go on. The
+ * also keeps its measurements and status thread in static fields, so two phases in one JVM would
+ * mix their figures. A child per phase gives each phase a fresh client and lets this JVM go on. The
  * child's standard output (YCSB's report) is copied line by line to {@code out}, its standard error
  * (YCSB's progress lines, the binding's errors) to {@code err}. The run phase prints a status line
  * every second ({@code -s}); the summary line reports, besides each phase's overall rate, the run
- * phase's cold figure (its first seconds: a fresh client JVM) and warm figure (the rest of the phase
- * after a warm-up), see {@link YcsbProgress}.
+ * phase's cold figure (its first seconds: a fresh client JVM) and warm figure (the rest of the
+ * phase after a warm-up), see {@link YcsbProgress}.
  *
- * <p>A phase that has not finished within {@link Settings#phaseTimeout()} is stopped (by its process
- * handle) and the run fails. Not thread-safe; run one benchmark at a time per instance.
+ * <p>A phase that has not finished within {@link Settings#phaseTimeout()} is stopped (by its
+ * process handle) and the run fails. Not thread-safe; run one benchmark at a time per instance.
  */
 public final class YcsbRun {
   /** The YCSB client's main class. */
@@ -124,16 +124,20 @@ public final class YcsbRun {
   }
 
   /**
-   * A run whose summary reports the cold figure (the run phase's first {@code coldSeconds} seconds, a
-   * fresh client JVM) and the warm figure (the run phase after {@code warmAfterSeconds} seconds).
+   * A run whose summary reports the cold figure (the run phase's first {@code coldSeconds} seconds,
+   * a fresh client JVM) and the warm figure (the run phase after {@code warmAfterSeconds} seconds).
    *
-   * @throws IllegalArgumentException if the binding does not exist or cannot run in this build, or a
-   *     window is not positive
+   * @throws IllegalArgumentException if the binding does not exist or cannot run in this build, or
+   *     a window is not positive
    */
   public YcsbRun(Settings settings, long coldSeconds, long warmAfterSeconds) {
     if (coldSeconds < 1 || warmAfterSeconds < 1) {
       throw new IllegalArgumentException(
-          "--cold-seconds and --warm-after must be at least 1, not " + coldSeconds + " and " + warmAfterSeconds + ".");
+          "--cold-seconds and --warm-after must be at least 1, not "
+              + coldSeconds
+              + " and "
+              + warmAfterSeconds
+              + ".");
     }
     this.settings = settings;
     this.binding = YcsbBindings.resolve(settings.db());
@@ -141,7 +145,10 @@ public final class YcsbRun {
     this.warmAfterSeconds = warmAfterSeconds;
   }
 
-  /** The arguments of {@code site.ycsb.Client} for one phase, reading the workload from {@code workloadFile}. */
+  /**
+   * The arguments of {@code site.ycsb.Client} for one phase, reading the workload from {@code
+   * workloadFile}.
+   */
   public List<String> clientArguments(Phase phase, Path workloadFile) {
     Map<String, String> props = new LinkedHashMap<>();
     props.put("recordcount", Long.toString(settings.records()));
@@ -182,9 +189,16 @@ public final class YcsbRun {
    */
   public int execute(PrintStream out, PrintStream err) throws IOException, InterruptedException {
     out.printf(
-        "ycsb: db %s (%s), workload %s, %d records, %d operations, %d threads, %d fields of %d bytes%s%n",
-        binding.name(), binding.dbClass(), settings.workload(), settings.records(), settings.operations(),
-        settings.threads(), settings.fieldCount(), settings.fieldLength(),
+        "ycsb: db %s (%s), workload %s, %d records, %d operations, %d threads, %d fields of %d"
+            + " bytes%s%n",
+        binding.name(),
+        binding.dbClass(),
+        settings.workload(),
+        settings.records(),
+        settings.operations(),
+        settings.threads(),
+        settings.fieldCount(),
+        settings.fieldLength(),
         settings.endpoint() == null ? "" : ", endpoint " + settings.endpoint());
     Path dir = Files.createTempDirectory("vcorfu-ycsb-");
     Path workloadFile = YcsbWorkloads.extract(settings.workload(), dir);
@@ -195,15 +209,19 @@ public final class YcsbRun {
         out.println("ycsb: " + phase.label() + " phase");
         out.flush();
         YcsbReport report = new YcsbReport();
-        int status = runChild(clientArguments(phase, workloadFile), line -> {
-          out.println(line);
-          report.accept(line);
-        }, line -> {
-          err.println(line);
-          if (phase == Phase.RUN) {
-            progress.accept(line);
-          }
-        });
+        int status =
+            runChild(
+                clientArguments(phase, workloadFile),
+                line -> {
+                  out.println(line);
+                  report.accept(line);
+                },
+                line -> {
+                  err.println(line);
+                  if (phase == Phase.RUN) {
+                    progress.accept(line);
+                  }
+                });
         out.flush();
         String failure = failure(phase, status, report);
         if (failure != null) {
@@ -223,36 +241,67 @@ public final class YcsbRun {
   private String failure(Phase phase, int status, YcsbReport report) {
     String next = phase == Phase.LOAD ? "; the run phase was skipped." : ".";
     if (status == TIMED_OUT) {
-      return "the " + phase.label() + " phase did not finish within " + settings.phaseTimeout().toSeconds()
-          + " s and was stopped" + next;
+      return "the "
+          + phase.label()
+          + " phase did not finish within "
+          + settings.phaseTimeout().toSeconds()
+          + " s and was stopped"
+          + next;
     }
     if (status != 0) {
-      return "the " + phase.label() + " phase failed (YCSB exited with status " + status + ")" + next;
+      return "the "
+          + phase.label()
+          + " phase failed (YCSB exited with status "
+          + status
+          + ")"
+          + next;
     }
     if (report.completedOperations() == 0) {
-      return "the " + phase.label() + " phase completed no operation (the " + binding.name()
-          + " binding could not start; see the errors above)" + next;
+      return "the "
+          + phase.label()
+          + " phase completed no operation (the "
+          + binding.name()
+          + " binding could not start; see the errors above)"
+          + next;
     }
     return null;
   }
 
   private String summary(Map<Phase, YcsbReport> reports, YcsbProgress progress) {
-    StringBuilder b = new StringBuilder("ycsb summary: db ").append(binding.name())
-        .append(" workload ").append(settings.workload());
+    StringBuilder b =
+        new StringBuilder("ycsb summary: db ")
+            .append(binding.name())
+            .append(" workload ")
+            .append(settings.workload());
     reports.forEach(
         (phase, r) ->
-            b.append(String.format(
-                ", %s %d ops at %.1f ops/s (%d errors)",
-                phase.label(), r.completedOperations(), r.throughput().orElse(0), r.totalErrors())));
+            b.append(
+                String.format(
+                    ", %s %d ops at %.1f ops/s (%d errors)",
+                    phase.label(),
+                    r.completedOperations(),
+                    r.throughput().orElse(0),
+                    r.totalErrors())));
     YcsbReport run = reports.get(Phase.RUN);
     OptionalDouble cold = progress.coldRate(coldSeconds);
     OptionalDouble warm =
-        progress.warmRate(warmAfterSeconds, run.completedOperations(), run.runtimeSeconds(), MIN_WARM_SECONDS);
-    b.append(String.format(", run cold (first %d s) %s", coldSeconds,
-        cold.isPresent() ? String.format("%.1f ops/s", cold.getAsDouble()) : "n/a (the run phase was shorter)"));
-    b.append(String.format(", run warm (after %d s) %s", warmAfterSeconds,
-        warm.isPresent() ? String.format("%.1f ops/s", warm.getAsDouble())
-            : String.format("n/a (the run phase lasted less than %.0f s more)", MIN_WARM_SECONDS)));
+        progress.warmRate(
+            warmAfterSeconds, run.completedOperations(), run.runtimeSeconds(), MIN_WARM_SECONDS);
+    b.append(
+        String.format(
+            ", run cold (first %d s) %s",
+            coldSeconds,
+            cold.isPresent()
+                ? String.format("%.1f ops/s", cold.getAsDouble())
+                : "n/a (the run phase was shorter)"));
+    b.append(
+        String.format(
+            ", run warm (after %d s) %s",
+            warmAfterSeconds,
+            warm.isPresent()
+                ? String.format("%.1f ops/s", warm.getAsDouble())
+                : String.format(
+                    "n/a (the run phase lasted less than %.0f s more)", MIN_WARM_SECONDS)));
     return b.toString();
   }
 
@@ -302,7 +351,8 @@ public final class YcsbRun {
     Thread t =
         new Thread(
             () -> {
-              try (BufferedReader r = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8))) {
+              try (BufferedReader r =
+                  new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8))) {
                 for (String line = r.readLine(); line != null; line = r.readLine()) {
                   sink.accept(line);
                 }

@@ -11,9 +11,9 @@ import java.util.Locale;
 import java.util.Properties;
 
 /**
- * The standard YCSB core workloads A to F, shipped as class-path resources {@code ycsb/workloada} ..
- * {@code ycsb/workloadf} (the same files as {@code benchmarks/ycsb/workloads/} in the source tree), so
- * the distribution jar runs them without the repository.
+ * The standard YCSB core workloads A to F, shipped as class-path resources {@code ycsb/workloada}
+ * .. {@code ycsb/workloadf} (the same files as {@code benchmarks/ycsb/workloads/} in the source
+ * tree), so the distribution jar runs them without the repository.
  */
 public final class YcsbWorkloads {
   /** The workload letters, in order. */
@@ -33,7 +33,8 @@ public final class YcsbWorkloads {
       n = n.substring("workload".length());
     }
     if (!LETTERS.contains(n)) {
-      throw new IllegalArgumentException("There is no YCSB workload '" + name + "'; choose one of a, b, c, d, e, f.");
+      throw new IllegalArgumentException(
+          "There is no YCSB workload '" + name + "'; choose one of a, b, c, d, e, f.");
     }
     return n;
   }
@@ -55,8 +56,8 @@ public final class YcsbWorkloads {
   }
 
   /**
-   * Copies workload {@code letter} to a new file in {@code dir} (YCSB's {@code -P} wants a file) and
-   * returns it. The caller deletes it.
+   * Copies workload {@code letter} to a new file in {@code dir} (YCSB's {@code -P} wants a file)
+   * and returns it. The caller deletes it.
    */
   public static Path extract(String letter, Path dir) throws IOException {
     Path file = Files.createTempFile(dir, "workload" + letter(letter) + "-", ".properties");
@@ -70,7 +71,8 @@ public final class YcsbWorkloads {
     String resource = resource(letter);
     InputStream in = YcsbWorkloads.class.getClassLoader().getResourceAsStream(resource);
     if (in == null) {
-      throw new IllegalStateException("The workload resource " + resource + " is missing from the class path.");
+      throw new IllegalStateException(
+          "The workload resource " + resource + " is missing from the class path.");
     }
     return in;
   }

@@ -8,9 +8,9 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Random;
 import java.util.stream.LongStream;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
-import org.junit.jupiter.api.Test;
 
 class EtcdRecordCodecTest {
   static LongStream seeds() {
@@ -29,15 +29,18 @@ class EtcdRecordCodecTest {
       StringBuilder name = new StringBuilder();
       int nameLength = random.nextInt(20);
       for (int c = 0; c < nameLength; c++) {
-        name.append((char) (random.nextBoolean() ? 'a' + random.nextInt(26) : 0x3B1 + random.nextInt(20)));
+        name.append(
+            (char) (random.nextBoolean() ? 'a' + random.nextInt(26) : 0x3B1 + random.nextInt(20)));
       }
-      byte[] value = new byte[random.nextInt(3) == 0 ? random.nextInt(20_000) : random.nextInt(200)];
+      byte[] value =
+          new byte[random.nextInt(3) == 0 ? random.nextInt(20_000) : random.nextInt(200)];
       random.nextBytes(value);
       record.put(name.toString(), value);
     }
     LinkedHashMap<String, byte[]> decoded = EtcdRecordCodec.decode(EtcdRecordCodec.encode(record));
     assertThat(decoded.keySet()).containsExactlyElementsOf(record.keySet());
-    record.forEach((name, value) -> assertThat(decoded.get(name)).as("field %s", name).isEqualTo(value));
+    record.forEach(
+        (name, value) -> assertThat(decoded.get(name)).as("field %s", name).isEqualTo(value));
   }
 
   @Test
@@ -60,7 +63,8 @@ class EtcdRecordCodecTest {
     byte[] full = EtcdRecordCodec.encode(Map.of("field0", new byte[] {1, 2, 3}));
     for (int length = 0; length < full.length; length++) {
       byte[] cut = Arrays.copyOf(full, length);
-      assertThatThrownBy(() -> EtcdRecordCodec.decode(cut)).isInstanceOf(IllegalArgumentException.class);
+      assertThatThrownBy(() -> EtcdRecordCodec.decode(cut))
+          .isInstanceOf(IllegalArgumentException.class);
     }
   }
 

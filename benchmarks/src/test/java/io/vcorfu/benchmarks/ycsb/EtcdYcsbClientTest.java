@@ -72,7 +72,8 @@ class EtcdYcsbClientTest extends YcsbBindingContract {
     }
     Map<String, ByteIterator> row = new HashMap<>();
     a.read(table(), "user1", null, row);
-    assertThat(strings(row)).isEqualTo(Map.of("field0", "field0-" + (rounds - 1), "field1", "field1-" + (rounds - 1)));
+    assertThat(strings(row))
+        .isEqualTo(Map.of("field0", "field0-" + (rounds - 1), "field1", "field1-" + (rounds - 1)));
   }
 
   private Void updateRounds(DB db, String field, int rounds) {

@@ -41,17 +41,34 @@ final class PeerServer implements AutoCloseable {
   static void assumeInstalled(Path binary) {
     boolean installed = Files.isExecutable(binary);
     if (!installed) {
-      System.err.println("Skipping: " + binary + " is not installed, so there is no server to test against.");
+      System.err.println(
+          "Skipping: " + binary + " is not installed, so there is no server to test against.");
     }
-    Assumptions.assumeTrue(installed, binary + " is not installed, so there is no server to test against.");
+    Assumptions.assumeTrue(
+        installed, binary + " is not installed, so there is no server to test against.");
   }
 
   static PeerServer redis(Path dir) throws IOException {
     int port = freePort();
     return start(
-        List.of(REDIS_SERVER.toString(), "--port", Integer.toString(port), "--bind", "127.0.0.1", "--dir", dir.toString(),
-            "--save", "", "--appendonly", "no", "--daemonize", "no", "--protected-mode", "yes"),
-        dir, port);
+        List.of(
+            REDIS_SERVER.toString(),
+            "--port",
+            Integer.toString(port),
+            "--bind",
+            "127.0.0.1",
+            "--dir",
+            dir.toString(),
+            "--save",
+            "",
+            "--appendonly",
+            "no",
+            "--daemonize",
+            "no",
+            "--protected-mode",
+            "yes"),
+        dir,
+        port);
   }
 
   static PeerServer etcd(Path dir) throws IOException {
@@ -60,16 +77,32 @@ final class PeerServer implements AutoCloseable {
     String client = "http://127.0.0.1:" + port;
     String peer = "http://127.0.0.1:" + peerPort;
     return start(
-        List.of(ETCD.toString(), "--name", "ycsb-test", "--data-dir", dir.resolve("data").toString(),
-            "--listen-client-urls", client, "--advertise-client-urls", client,
-            "--listen-peer-urls", peer, "--initial-advertise-peer-urls", peer,
-            "--initial-cluster", "ycsb-test=" + peer),
-        dir, port);
+        List.of(
+            ETCD.toString(),
+            "--name",
+            "ycsb-test",
+            "--data-dir",
+            dir.resolve("data").toString(),
+            "--listen-client-urls",
+            client,
+            "--advertise-client-urls",
+            client,
+            "--listen-peer-urls",
+            peer,
+            "--initial-advertise-peer-urls",
+            peer,
+            "--initial-cluster",
+            "ycsb-test=" + peer),
+        dir,
+        port);
   }
 
   private static PeerServer start(List<String> command, Path dir, int port) throws IOException {
     Process process =
-        new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(dir.resolve("server.log").toFile()).start();
+        new ProcessBuilder(command)
+            .redirectErrorStream(true)
+            .redirectOutput(dir.resolve("server.log").toFile())
+            .start();
     PeerServer server = new PeerServer(process, port);
     try {
       await("server listening on 127.0.0.1:" + port)
@@ -77,8 +110,12 @@ final class PeerServer implements AutoCloseable {
           .pollInterval(Duration.ofMillis(50))
           .until(() -> !process.isAlive() || accepts(port));
       if (!process.isAlive()) {
-        throw new IOException(command.get(0) + " exited with status " + process.exitValue() + "; see "
-            + dir.resolve("server.log"));
+        throw new IOException(
+            command.get(0)
+                + " exited with status "
+                + process.exitValue()
+                + "; see "
+                + dir.resolve("server.log"));
       }
     } catch (RuntimeException | IOException e) {
       server.close();

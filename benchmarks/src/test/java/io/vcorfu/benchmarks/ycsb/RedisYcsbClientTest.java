@@ -11,7 +11,9 @@ import org.junit.jupiter.api.io.TempDir;
 import site.ycsb.DB;
 import site.ycsb.DBException;
 
-/** {@link RedisYcsbClient} against a redis-server this class starts (skipped if none is installed). */
+/**
+ * {@link RedisYcsbClient} against a redis-server this class starts (skipped if none is installed).
+ */
 class RedisYcsbClientTest extends YcsbBindingContract {
   @TempDir static Path dir;
   private static PeerServer server;
@@ -49,6 +51,8 @@ class RedisYcsbClientTest extends YcsbBindingContract {
     p.setProperty(RedisYcsbClient.PORT_PROPERTY, Integer.toString(PeerServer.freePort()));
     p.setProperty(RedisYcsbClient.TIMEOUT_PROPERTY, "1000");
     db.setProperties(p);
-    assertThatThrownBy(db::init).isInstanceOf(DBException.class).hasMessageContaining("Could not reach Redis at 127.0.0.1:");
+    assertThatThrownBy(db::init)
+        .isInstanceOf(DBException.class)
+        .hasMessageContaining("Could not reach Redis at 127.0.0.1:");
   }
 }

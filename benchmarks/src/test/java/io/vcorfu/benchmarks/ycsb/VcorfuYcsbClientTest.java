@@ -61,8 +61,8 @@ class VcorfuYcsbClientTest extends YcsbBindingContract {
     first.insert(table(), "k", fields("a", "0", "b", "0"));
     ExecutorService pool = Executors.newFixedThreadPool(2);
     try {
-      List<Future<?>> writers = List.of(
-          pool.submit(() -> updateAll(p, "a")), pool.submit(() -> updateAll(p, "b")));
+      List<Future<?>> writers =
+          List.of(pool.submit(() -> updateAll(p, "a")), pool.submit(() -> updateAll(p, "b")));
       for (Future<?> f : writers) {
         f.get();
       }
@@ -94,6 +94,8 @@ class VcorfuYcsbClientTest extends YcsbBindingContract {
     Properties p = serverProperties();
     p.setProperty(VcorfuYcsbClient.UPDATE_PROPERTY, "sometimes");
     db.setProperties(p);
-    assertThatThrownBy(db::init).isInstanceOf(DBException.class).hasMessageContaining("fastput or transaction");
+    assertThatThrownBy(db::init)
+        .isInstanceOf(DBException.class)
+        .hasMessageContaining("fastput or transaction");
   }
 }

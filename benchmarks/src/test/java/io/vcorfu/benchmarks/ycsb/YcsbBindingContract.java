@@ -73,7 +73,8 @@ abstract class YcsbBindingContract {
   @Test
   void insertedRecordReadsBackWithAllFields() throws Exception {
     DB db = open();
-    assertThat(db.insert(table, "user1", fields("field0", "a", "field1", "b"))).isEqualTo(Status.OK);
+    assertThat(db.insert(table, "user1", fields("field0", "a", "field1", "b")))
+        .isEqualTo(Status.OK);
     Map<String, ByteIterator> row = new HashMap<>();
     assertThat(db.read(table, "user1", null, row)).isEqualTo(Status.OK);
     assertThat(strings(row)).isEqualTo(Map.of("field0", "a", "field1", "b"));
@@ -98,7 +99,8 @@ abstract class YcsbBindingContract {
   void updateChangesGivenFieldsAndKeepsTheOthers() throws Exception {
     DB db = open();
     db.insert(table, "user1", fields("field0", "a", "field1", "b"));
-    assertThat(db.update(table, "user1", fields("field1", "B", "field2", "C"))).isEqualTo(Status.OK);
+    assertThat(db.update(table, "user1", fields("field1", "B", "field2", "C")))
+        .isEqualTo(Status.OK);
     Map<String, ByteIterator> row = new HashMap<>();
     db.read(table, "user1", null, row);
     assertThat(strings(row)).isEqualTo(Map.of("field0", "a", "field1", "B", "field2", "C"));
@@ -112,7 +114,9 @@ abstract class YcsbBindingContract {
     }
     Vector<HashMap<String, ByteIterator>> rows = new Vector<>();
     assertThat(db.scan(table, "user2", 3, null, rows)).isEqualTo(Status.OK);
-    assertThat(rows).extracting(r -> strings(r).get("field0")).containsExactly("v-user2", "v-user3", "v-user4");
+    assertThat(rows)
+        .extracting(r -> strings(r).get("field0"))
+        .containsExactly("v-user2", "v-user3", "v-user4");
   }
 
   @Test

@@ -12,7 +12,8 @@ class YcsbBindingsTest {
   void unknownBindingNamesTheKnownOnes() {
     assertThatThrownBy(() -> YcsbBindings.resolve("mongodb"))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessage("There is no YCSB binding called 'mongodb'; the bindings are vcorfu, redis, etcd.");
+        .hasMessage(
+            "There is no YCSB binding called 'mongodb'; the bindings are vcorfu, redis, etcd.");
   }
 
   @Test
@@ -39,6 +40,7 @@ class YcsbBindingsTest {
     var redis = YcsbBindings.resolve("redis").endpointProperties();
     assertThatThrownBy(() -> redis.apply("localhost")).hasMessageContaining("HOST:PORT");
     assertThatThrownBy(() -> redis.apply("localhost:http")).hasMessageContaining("not a number");
-    assertThatThrownBy(() -> redis.apply("localhost:70000")).hasMessageContaining("outside 1..65535");
+    assertThatThrownBy(() -> redis.apply("localhost:70000"))
+        .hasMessageContaining("outside 1..65535");
   }
 }

@@ -12,8 +12,17 @@ class YcsbProgressTest {
     long total = 0;
     for (int s = 0; s < operationsPerSecond.length; s++) {
       total += operationsPerSecond[s];
-      p.accept("2026-11-24 11:40:0" + (s % 10) + ":001 " + (s + 1) + " sec: " + total + " operations; "
-          + operationsPerSecond[s] + " current ops/sec; est completion in 1 minute [READ: Count=12, Max=3, Min=1, Avg=2]");
+      p.accept(
+          "2026-11-24 11:40:0"
+              + (s % 10)
+              + ":001 "
+              + (s + 1)
+              + " sec: "
+              + total
+              + " operations; "
+              + operationsPerSecond[s]
+              + " current ops/sec; est completion in 1 minute [READ: Count=12, Max=3, Min=1,"
+              + " Avg=2]");
     }
     return p;
   }

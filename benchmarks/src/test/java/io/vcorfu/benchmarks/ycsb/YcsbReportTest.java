@@ -26,7 +26,10 @@ class YcsbReportTest {
     assertThat(r.throughput()).hasValue(150.0);
     assertThat(r.completedOperations()).isEqualTo(300);
     assertThat(r.totalErrors()).isEqualTo(2);
-    assertThat(r.operations()).containsEntry("READ", 140L).containsEntry("UPDATE-FAILED", 2L).doesNotContainKey("CLEANUP");
+    assertThat(r.operations())
+        .containsEntry("READ", 140L)
+        .containsEntry("UPDATE-FAILED", 2L)
+        .doesNotContainKey("CLEANUP");
   }
 
   @Test

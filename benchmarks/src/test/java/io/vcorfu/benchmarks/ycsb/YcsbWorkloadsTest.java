@@ -26,14 +26,32 @@ class YcsbWorkloadsTest {
     "f, 0.5, 0, 0, 0, 0.5, zipfian"
   })
   void workloadHasTheStandardProportionsAndDistribution(
-      String letter, double read, double update, double scan, double insert, double rmw, String distribution) {
+      String letter,
+      double read,
+      double update,
+      double scan,
+      double insert,
+      double rmw,
+      String distribution) {
     Properties p = YcsbWorkloads.load(letter);
     assertThat(p.getProperty("workload")).isEqualTo(CoreWorkload.class.getName());
     Map<String, Double> proportions =
-        Map.of("readproportion", read, "updateproportion", update, "scanproportion", scan,
-            "insertproportion", insert, "readmodifywriteproportion", rmw);
-    proportions.forEach((name, value) -> assertThat(Double.parseDouble(p.getProperty(name))).as(name).isEqualTo(value));
-    assertThat(proportions.values().stream().mapToDouble(Double::doubleValue).sum()).isCloseTo(1.0, org.assertj.core.data.Offset.offset(1e-9));
+        Map.of(
+            "readproportion",
+            read,
+            "updateproportion",
+            update,
+            "scanproportion",
+            scan,
+            "insertproportion",
+            insert,
+            "readmodifywriteproportion",
+            rmw);
+    proportions.forEach(
+        (name, value) ->
+            assertThat(Double.parseDouble(p.getProperty(name))).as(name).isEqualTo(value));
+    assertThat(proportions.values().stream().mapToDouble(Double::doubleValue).sum())
+        .isCloseTo(1.0, org.assertj.core.data.Offset.offset(1e-9));
     assertThat(p.getProperty("requestdistribution")).isEqualTo(distribution);
   }
 
@@ -50,7 +68,8 @@ class YcsbWorkloadsTest {
     Properties p = YcsbWorkloads.load(letter);
     site.ycsb.measurements.Measurements.setProperties(p);
     CoreWorkload workload = new CoreWorkload();
-    org.assertj.core.api.Assertions.assertThatCode(() -> workload.init(p)).doesNotThrowAnyException();
+    org.assertj.core.api.Assertions.assertThatCode(() -> workload.init(p))
+        .doesNotThrowAnyException();
     workload.cleanup();
   }
 
@@ -58,8 +77,10 @@ class YcsbWorkloadsTest {
   @ValueSource(strings = {"a", "b", "c", "d", "e", "f"})
   void resourceIsTheFileInTheSourceTree(String letter) throws Exception {
     Path source = Path.of("ycsb", "workloads", "workload" + letter);
-    org.junit.jupiter.api.Assumptions.assumeTrue(Files.exists(source), "tests run outside the benchmarks module directory");
-    try (var in = YcsbWorkloads.class.getClassLoader().getResourceAsStream(YcsbWorkloads.resource(letter))) {
+    org.junit.jupiter.api.Assumptions.assumeTrue(
+        Files.exists(source), "tests run outside the benchmarks module directory");
+    try (var in =
+        YcsbWorkloads.class.getClassLoader().getResourceAsStream(YcsbWorkloads.resource(letter))) {
       assertThat(in.readAllBytes()).isEqualTo(Files.readAllBytes(source));
     }
   }

@@ -32,7 +32,8 @@ final class AvlNode<K extends Comparable<? super K>, V> implements Map.Entry<K, 
     return n == null ? 0 : n.size;
   }
 
-  static <K extends Comparable<? super K>, V> AvlNode<K, V> insert(AvlNode<K, V> n, K key, V value) {
+  static <K extends Comparable<? super K>, V> AvlNode<K, V> insert(
+      AvlNode<K, V> n, K key, V value) {
     if (n == null) {
       return new AvlNode<>(key, value, null, null);
     }
@@ -82,7 +83,8 @@ final class AvlNode<K extends Comparable<? super K>, V> implements Map.Entry<K, 
   }
 
   /** A node for (key, value) over subtrees whose heights differ by at most two, rebalanced. */
-  private static <K extends Comparable<? super K>, V> AvlNode<K, V> balance(K key, V value, AvlNode<K, V> l, AvlNode<K, V> r) {
+  private static <K extends Comparable<? super K>, V> AvlNode<K, V> balance(
+      K key, V value, AvlNode<K, V> l, AvlNode<K, V> r) {
     int hl = height(l);
     int hr = height(r);
     if (hl > hr + 1) {
@@ -90,7 +92,10 @@ final class AvlNode<K extends Comparable<? super K>, V> implements Map.Entry<K, 
         return new AvlNode<>(l.key, l.value, l.left, new AvlNode<>(key, value, l.right, r));
       }
       AvlNode<K, V> lr = l.right;
-      return new AvlNode<>(lr.key, lr.value, new AvlNode<>(l.key, l.value, l.left, lr.left),
+      return new AvlNode<>(
+          lr.key,
+          lr.value,
+          new AvlNode<>(l.key, l.value, l.left, lr.left),
           new AvlNode<>(key, value, lr.right, r));
     }
     if (hr > hl + 1) {
@@ -98,31 +103,45 @@ final class AvlNode<K extends Comparable<? super K>, V> implements Map.Entry<K, 
         return new AvlNode<>(r.key, r.value, new AvlNode<>(key, value, l, r.left), r.right);
       }
       AvlNode<K, V> rl = r.left;
-      return new AvlNode<>(rl.key, rl.value, new AvlNode<>(key, value, l, rl.left),
+      return new AvlNode<>(
+          rl.key,
+          rl.value,
+          new AvlNode<>(key, value, l, rl.left),
           new AvlNode<>(r.key, r.value, rl.right, r.right));
     }
     return new AvlNode<>(key, value, l, r);
   }
 
-  /** Checks the subtree at {@code n}, whose keys must lie strictly between lo and hi (null: unbounded). */
+  /**
+   * Checks the subtree at {@code n}, whose keys must lie strictly between lo and hi (null:
+   * unbounded).
+   */
   static <K extends Comparable<? super K>, V> void check(AvlNode<K, V> n, K lo, K hi) {
     if (n == null) {
       return;
     }
     if ((lo != null && n.key.compareTo(lo) <= 0) || (hi != null && n.key.compareTo(hi) >= 0)) {
-      throw new IllegalStateException("key " + n.key + " is out of order: it must lie between " + lo + " and " + hi);
+      throw new IllegalStateException(
+          "key " + n.key + " is out of order: it must lie between " + lo + " and " + hi);
     }
     check(n.left, lo, n.key);
     check(n.right, n.key, hi);
     if (n.height != 1 + Math.max(height(n.left), height(n.right))) {
-      throw new IllegalStateException("the node of key " + n.key + " records height " + n.height + ", which is wrong");
+      throw new IllegalStateException(
+          "the node of key " + n.key + " records height " + n.height + ", which is wrong");
     }
     if (n.size != 1 + size(n.left) + size(n.right)) {
-      throw new IllegalStateException("the node of key " + n.key + " records size " + n.size + ", which is wrong");
+      throw new IllegalStateException(
+          "the node of key " + n.key + " records size " + n.size + ", which is wrong");
     }
     if (Math.abs(height(n.left) - height(n.right)) > 1) {
-      throw new IllegalStateException("the node of key " + n.key + " is unbalanced: subtree heights "
-          + height(n.left) + " and " + height(n.right));
+      throw new IllegalStateException(
+          "the node of key "
+              + n.key
+              + " is unbalanced: subtree heights "
+              + height(n.left)
+              + " and "
+              + height(n.right));
     }
   }
 
@@ -138,12 +157,15 @@ final class AvlNode<K extends Comparable<? super K>, V> implements Map.Entry<K, 
 
   @Override
   public V setValue(V v) {
-    throw new UnsupportedOperationException("this entry belongs to an immutable version of the map; use put");
+    throw new UnsupportedOperationException(
+        "this entry belongs to an immutable version of the map; use put");
   }
 
   @Override
   public boolean equals(Object o) {
-    return o instanceof Map.Entry<?, ?> e && key.equals(e.getKey()) && Objects.equals(value, e.getValue());
+    return o instanceof Map.Entry<?, ?> e
+        && key.equals(e.getKey())
+        && Objects.equals(value, e.getValue());
   }
 
   @Override

@@ -7,8 +7,8 @@ import io.vcorfu.runtime.annotations.Mutator;
 
 /**
  * The root object of one {@code CSMRBTree}, in its own stream: which node is the root and the
- * tree's fanout. Written only when the tree is created and when the root changes (a root split
- * adds a level, a root left with one child hands over to it), so ordinary updates never touch it.
+ * tree's fanout. Written only when the tree is created and when the root changes (a root split adds
+ * a level, a root left with one child hands over to it), so ordinary updates never touch it.
  */
 public class BTreeMeta implements Versioned<TreeInfo> {
   /** The state before the tree is created (a captured version is never null). */

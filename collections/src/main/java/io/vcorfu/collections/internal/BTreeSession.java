@@ -11,14 +11,13 @@ import java.util.Map;
 
 /**
  * One operation on a {@code CSMRBTree}: the B+-tree algorithms over node objects. The caller runs
- * it inside one transaction (or over snapshot views), so every read sees one version of every
- * node.
+ * it inside one transaction (or over snapshot views), so every read sees one version of every node.
  *
  * <p>A session reads each node at most once and keeps what it read, and what it wrote, in a cache,
  * so it never reads back its own writes through the runtime. Reads of internal nodes and of whole
  * leaves conflict with any write to those nodes; a lookup or an in-place update of a key in a leaf
- * conflicts on that key only. Structure changes (split, borrow, merge) rewrite whole nodes, so
- * they conflict with every concurrent operation that passed through them.
+ * conflicts on that key only. Structure changes (split, borrow, merge) rewrite whole nodes, so they
+ * conflict with every concurrent operation that passed through them.
  *
  * <p>Shape: leaves hold {@code min..fanout} entries and internal nodes {@code min..fanout}
  * children, {@code min = (fanout + 1) / 2}, except the root (a leaf with 0..fanout entries or an
@@ -62,7 +61,8 @@ public final class BTreeSession<K extends Comparable<? super K>, V> {
     if (info == null) {
       info = meta.info();
       if (info == null) {
-        throw new IllegalStateException("the B-tree's root object holds no root node: the tree was never created");
+        throw new IllegalStateException(
+            "the B-tree's root object holds no root node: the tree was never created");
       }
     }
     return info;
@@ -99,7 +99,9 @@ public final class BTreeSession<K extends Comparable<? super K>, V> {
     info = new TreeInfo(root, level, info().fanout());
   }
 
-  /** The leaf whose interval holds {@code key}; fills {@code path} with the internal nodes above it. */
+  /**
+   * The leaf whose interval holds {@code key}; fills {@code path} with the internal nodes above it.
+   */
   private StreamId descend(Object key, Deque<Step> path) {
     StreamId id = info().root();
     for (int level = info().rootLevel(); level > 0; level--) {
@@ -167,7 +169,9 @@ public final class BTreeSession<K extends Comparable<? super K>, V> {
     setRoot(root, 0);
   }
 
-  /** Splits overfull {@code node} (stored as {@code id}) and, while they overflow, its ancestors. */
+  /**
+   * Splits overfull {@code node} (stored as {@code id}) and, while they overflow, its ancestors.
+   */
   private void split(StreamId id, NodeState node, Deque<Step> path) {
     while (true) {
       int h = (node.size() + 1) / 2;
@@ -176,18 +180,26 @@ public final class BTreeSession<K extends Comparable<? super K>, V> {
       Object sep;
       if (node.isLeaf()) {
         left = NodeState.leaf(node.keys().subList(0, h), node.values().subList(0, h));
-        right = NodeState.leaf(node.keys().subList(h, node.size()), node.values().subList(h, node.size()));
+        right =
+            NodeState.leaf(
+                node.keys().subList(h, node.size()), node.values().subList(h, node.size()));
         sep = node.keys().get(h);
       } else {
-        left = NodeState.internal(node.level(), node.keys().subList(0, h - 1), node.children().subList(0, h));
-        right = NodeState.internal(node.level(), node.keys().subList(h, node.keys().size()),
-            node.children().subList(h, node.size()));
+        left =
+            NodeState.internal(
+                node.level(), node.keys().subList(0, h - 1), node.children().subList(0, h));
+        right =
+            NodeState.internal(
+                node.level(),
+                node.keys().subList(h, node.keys().size()),
+                node.children().subList(h, node.size()));
         sep = node.keys().get(h - 1);
       }
       write(id, left);
       StreamId rightId = create(right);
       if (path.isEmpty()) {
-        StreamId root = create(NodeState.internal(node.level() + 1, List.of(sep), List.of(id, rightId)));
+        StreamId root =
+            create(NodeState.internal(node.level() + 1, List.of(sep), List.of(id, rightId)));
         setRoot(root, node.level() + 1);
         return;
       }
@@ -207,7 +219,9 @@ public final class BTreeSession<K extends Comparable<? super K>, V> {
     }
   }
 
-  /** Stores {@code node} (the new state of {@code id}), borrowing or merging while nodes underflow. */
+  /**
+   * Stores {@code node} (the new state of {@code id}), borrowing or merging while nodes underflow.
+   */
   private void rebalance(StreamId id, NodeState node, Deque<Step> path) {
     while (true) {
       if (path.isEmpty()) {
@@ -236,7 +250,8 @@ public final class BTreeSession<K extends Comparable<? super K>, V> {
       Object sep = ps.keys().get(sepIndex);
       List<Object> parentKeys = new ArrayList<>(ps.keys());
       if (sibling.size() > min) {
-        NodeMoves.Moved moved = siblingOnLeft ? NodeMoves.shiftRight(l, r, sep) : NodeMoves.shiftLeft(l, r, sep);
+        NodeMoves.Moved moved =
+            siblingOnLeft ? NodeMoves.shiftRight(l, r, sep) : NodeMoves.shiftLeft(l, r, sep);
         write(leftId, moved.left());
         write(rightId, moved.right());
         parentKeys.set(sepIndex, moved.separator());
@@ -320,8 +335,11 @@ public final class BTreeSession<K extends Comparable<? super K>, V> {
     return null;
   }
 
-  /** True when every key child {@code i} of internal node {@code s} can hold is below {@code range}. */
-  private static <K extends Comparable<? super K>> boolean belowRange(NodeState s, int i, KeyRange<K> range) {
+  /**
+   * True when every key child {@code i} of internal node {@code s} can hold is below {@code range}.
+   */
+  private static <K extends Comparable<? super K>> boolean belowRange(
+      NodeState s, int i, KeyRange<K> range) {
     return i < s.size() - 1 && range.hasLo() && NodeState.compare(s.keys().get(i), range.lo()) <= 0;
   }
 

@@ -10,7 +10,9 @@ import java.util.Set;
  * give them, node sizes within the fanout bounds, and no node reachable twice.
  */
 public final class BTreeVerifier {
-  /** What a successful check found: depth (levels, 1 for a lone leaf), node count and entry count. */
+  /**
+   * What a successful check found: depth (levels, 1 for a lone leaf), node count and entry count.
+   */
   public record Shape(int depth, int nodes, long entries) {}
 
   private final BTreeSession<?, ?> session;
@@ -38,37 +40,68 @@ public final class BTreeVerifier {
     }
     NodeState s = session.read(id);
     if (s.level() != level) {
-      throw new IllegalStateException("node " + id + " is at level " + s.level() + " but its parent expects level " + level);
+      throw new IllegalStateException(
+          "node " + id + " is at level " + s.level() + " but its parent expects level " + level);
     }
     for (int i = 0; i < s.keys().size(); i++) {
       Object k = s.keys().get(i);
       if (i > 0 && NodeState.compare(s.keys().get(i - 1), k) >= 0) {
-        throw new IllegalStateException("the keys of node " + id + " are not strictly ascending at " + k);
+        throw new IllegalStateException(
+            "the keys of node " + id + " are not strictly ascending at " + k);
       }
-      if ((lo != null && NodeState.compare(k, lo) < 0) || (hi != null && NodeState.compare(k, hi) >= 0)) {
-        throw new IllegalStateException("key " + k + " of node " + id + " lies outside its interval [" + lo + ", " + hi + ")");
+      if ((lo != null && NodeState.compare(k, lo) < 0)
+          || (hi != null && NodeState.compare(k, hi) >= 0)) {
+        throw new IllegalStateException(
+            "key " + k + " of node " + id + " lies outside its interval [" + lo + ", " + hi + ")");
       }
     }
     int size = s.size();
     int min = root ? (s.isLeaf() ? 0 : 2) : session.min();
     if (size < min || size > session.fanout()) {
-      throw new IllegalStateException("node " + id + " holds " + size + (s.isLeaf() ? " entries" : " children")
-          + ", outside the bounds " + min + ".." + session.fanout());
+      throw new IllegalStateException(
+          "node "
+              + id
+              + " holds "
+              + size
+              + (s.isLeaf() ? " entries" : " children")
+              + ", outside the bounds "
+              + min
+              + ".."
+              + session.fanout());
     }
     if (s.isLeaf()) {
       if (s.values().size() != s.keys().size() || !s.children().isEmpty()) {
-        throw new IllegalStateException("leaf " + id + " holds " + s.keys().size() + " keys but "
-            + s.values().size() + " values and " + s.children().size() + " children");
+        throw new IllegalStateException(
+            "leaf "
+                + id
+                + " holds "
+                + s.keys().size()
+                + " keys but "
+                + s.values().size()
+                + " values and "
+                + s.children().size()
+                + " children");
       }
       entries += size;
       return;
     }
     if (s.keys().size() != size - 1 || !s.values().isEmpty()) {
-      throw new IllegalStateException("internal node " + id + " holds " + size + " children but "
-          + s.keys().size() + " separators");
+      throw new IllegalStateException(
+          "internal node "
+              + id
+              + " holds "
+              + size
+              + " children but "
+              + s.keys().size()
+              + " separators");
     }
     for (int i = 0; i < size; i++) {
-      walk(s.children().get(i), level - 1, i == 0 ? lo : s.keys().get(i - 1), i == size - 1 ? hi : s.keys().get(i), false);
+      walk(
+          s.children().get(i),
+          level - 1,
+          i == 0 ? lo : s.keys().get(i - 1),
+          i == size - 1 ? hi : s.keys().get(i),
+          false);
     }
   }
 }

@@ -21,8 +21,8 @@ public class CSMRMapLayout {
   }
 
   /**
-   * Creates the map with {@code requested} buckets unless an earlier update in the log already
-   * did; returns the bucket count in force after this update (the earlier one, if any).
+   * Creates the map with {@code requested} buckets unless an earlier update in the log already did;
+   * returns the bucket count in force after this update (the earlier one, if any).
    */
   @MutatorAccessor
   public int create(int requested) {

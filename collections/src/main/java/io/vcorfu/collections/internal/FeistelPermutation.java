@@ -31,10 +31,12 @@ public final class FeistelPermutation {
    */
   public FeistelPermutation(int halfBits, int[] roundKeys) {
     if (halfBits < 1 || halfBits > 32) {
-      throw new IllegalArgumentException("a Feistel half must be 1 to 32 bits wide, not " + halfBits);
+      throw new IllegalArgumentException(
+          "a Feistel half must be 1 to 32 bits wide, not " + halfBits);
     }
     if (roundKeys.length < 3) {
-      throw new IllegalArgumentException("a Luby-Rackoff permutation needs at least 3 rounds, not " + roundKeys.length);
+      throw new IllegalArgumentException(
+          "a Luby-Rackoff permutation needs at least 3 rounds, not " + roundKeys.length);
     }
     this.halfBits = halfBits;
     this.mask = halfBits == 32 ? 0xFFFF_FFFFL : (1L << halfBits) - 1;
@@ -65,7 +67,10 @@ public final class FeistelPermutation {
     return (left << halfBits) | right;
   }
 
-  /** The round function: a multiply-xorshift mix of the half and the round key, cut to the half's width. */
+  /**
+   * The round function: a multiply-xorshift mix of the half and the round key, cut to the half's
+   * width.
+   */
   private long round(long half, int key) {
     int x = (int) half ^ key;
     x *= 0x9E3779B1;

@@ -7,10 +7,10 @@ import java.util.Objects;
  * One immutable node of a {@link PersistentHashMap}'s trie (a compressed hash-array mapped trie).
  *
  * <p>A {@link Branch} consumes 5 bits of the key's 32-bit hash per level, lowest bits first. It
- * holds entries (a bit set in {@code dataMap}) and sub-nodes (a bit set in {@code nodeMap}) for
- * the 32 possible values of its 5 bits, packed in one array: every entry's key and value first,
- * then the sub-nodes, each group in bit order. Once the 32 bits are used up (level 7), keys whose
- * hashes are equal share a {@link Collision} node.
+ * holds entries (a bit set in {@code dataMap}) and sub-nodes (a bit set in {@code nodeMap}) for the
+ * 32 possible values of its 5 bits, packed in one array: every entry's key and value first, then
+ * the sub-nodes, each group in bit order. Once the 32 bits are used up (level 7), keys whose hashes
+ * are equal share a {@link Collision} node.
  *
  * <p>Canonical shape: below the root, a branch holds at least two entries, or at least one
  * sub-node; removal inlines a sub-node left with one entry into its parent. Updates copy only the
@@ -152,7 +152,8 @@ abstract sealed class HamtNode permits HamtNode.Branch, HamtNode.Collision {
       System.arraycopy(slots, 0, copy, 0, 2 * i);
       System.arraycopy(slots, 2 * i + 2, copy, 2 * i, newNodeSlot - 2 * i);
       copy[newNodeSlot] = sub;
-      System.arraycopy(slots, newNodeSlot + 2, copy, newNodeSlot + 1, slots.length - newNodeSlot - 2);
+      System.arraycopy(
+          slots, newNodeSlot + 2, copy, newNodeSlot + 1, slots.length - newNodeSlot - 2);
       return new Branch(dataMap ^ bit, nodeMap | bit, copy);
     }
 
@@ -165,7 +166,8 @@ abstract sealed class HamtNode permits HamtNode.Branch, HamtNode.Collision {
       copy[2 * i] = key;
       copy[2 * i + 1] = value;
       System.arraycopy(slots, 2 * i, copy, 2 * i + 2, oldNodeSlot - 2 * i);
-      System.arraycopy(slots, oldNodeSlot + 1, copy, oldNodeSlot + 2, slots.length - oldNodeSlot - 1);
+      System.arraycopy(
+          slots, oldNodeSlot + 1, copy, oldNodeSlot + 2, slots.length - oldNodeSlot - 1);
       return new Branch(dataMap | bit, nodeMap ^ bit, copy);
     }
 

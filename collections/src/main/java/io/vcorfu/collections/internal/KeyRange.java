@@ -7,7 +7,8 @@ import java.util.Objects;
  * inclusive or exclusive. A null bound means unbounded on that side (keys are never null).
  * Immutable.
  */
-public record KeyRange<K extends Comparable<? super K>>(K lo, boolean loInclusive, K hi, boolean hiInclusive) {
+public record KeyRange<K extends Comparable<? super K>>(
+    K lo, boolean loInclusive, K hi, boolean hiInclusive) {
   private static final KeyRange<?> ALL = new KeyRange<>(null, false, null, false);
 
   /** Every key. */
@@ -102,7 +103,8 @@ public record KeyRange<K extends Comparable<? super K>>(K lo, boolean loInclusiv
 
   @Override
   public String toString() {
-    return (lo == null ? "(-inf" : (loInclusive ? "[" : "(") + lo) + ", "
+    return (lo == null ? "(-inf" : (loInclusive ? "[" : "(") + lo)
+        + ", "
         + (hi == null ? "+inf)" : hi + (hiInclusive ? "]" : ")"));
   }
 }

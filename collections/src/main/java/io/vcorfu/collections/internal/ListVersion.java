@@ -7,8 +7,8 @@ import java.util.List;
  *
  * <p>{@code changes} counts the updates that changed the list, from 0 for the empty list at its
  * start; every client playing the same stream computes the same count at the same address, so a
- * count names one version of one list everywhere (iterators and views use it to write back
- * only onto the version they read).
+ * count names one version of one list everywhere (iterators and views use it to write back only
+ * onto the version they read).
  *
  * @param changes how many updates changed the list up to this version
  * @param elements the elements, always a {@link PersistentSequence} (a decoded plain list is

@@ -4,7 +4,10 @@ import io.vcorfu.protocol.StreamId;
 import java.util.ArrayList;
 import java.util.List;
 
-/** Moving entries or children between two adjacent sibling nodes (left, right) around their separator. */
+/**
+ * Moving entries or children between two adjacent sibling nodes (left, right) around their
+ * separator.
+ */
 final class NodeMoves {
   /** Two siblings after a move and the separator that now lies between them in their parent. */
   record Moved(NodeState left, NodeState right, Object separator) {}
@@ -28,7 +31,8 @@ final class NodeMoves {
     rc.add(0, lc.remove(lc.size() - 1));
     rk.add(0, sep);
     Object up = lk.remove(lk.size() - 1);
-    return new Moved(NodeState.internal(l.level(), lk, lc), NodeState.internal(r.level(), rk, rc), up);
+    return new Moved(
+        NodeState.internal(l.level(), lk, lc), NodeState.internal(r.level(), rk, rc), up);
   }
 
   /** Moves the first entry (or child) of {@code r} to the end of {@code l}. */
@@ -47,7 +51,8 @@ final class NodeMoves {
     lc.add(rc.remove(0));
     lk.add(sep);
     Object up = rk.remove(0);
-    return new Moved(NodeState.internal(l.level(), lk, lc), NodeState.internal(r.level(), rk, rc), up);
+    return new Moved(
+        NodeState.internal(l.level(), lk, lc), NodeState.internal(r.level(), rk, rc), up);
   }
 
   /** One node holding everything of {@code l}, then {@code r}. */

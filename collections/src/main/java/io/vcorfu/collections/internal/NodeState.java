@@ -6,14 +6,15 @@ import java.util.List;
 
 /**
  * The whole content of one B-tree node, immutable. A leaf ({@code level} 0) holds sorted keys and
- * their values; an internal node at level L holds {@code children} (stream ids of nodes at level
- * L - 1) and {@code keys.size() == children.size() - 1} separators: child i holds the keys k with
+ * their values; an internal node at level L holds {@code children} (stream ids of nodes at level L
+ * - 1) and {@code keys.size() == children.size() - 1} separators: child i holds the keys k with
  * {@code keys[i-1] <= k < keys[i]}.
  *
- * <p>Updates copy the node's arrays (O(fanout), constant in the tree's size), so every version of
- * a node stays intact.
+ * <p>Updates copy the node's arrays (O(fanout), constant in the tree's size), so every version of a
+ * node stays intact.
  */
-public record NodeState(int level, List<Object> keys, List<Object> values, List<StreamId> children) {
+public record NodeState(
+    int level, List<Object> keys, List<Object> values, List<StreamId> children) {
   public static final NodeState EMPTY_LEAF = new NodeState(0, List.of(), List.of(), List.of());
 
   public NodeState {
@@ -62,7 +63,10 @@ public record NodeState(int level, List<Object> keys, List<Object> values, List<
     return -(lo + 1);
   }
 
-  /** The index of the child whose key interval holds {@code key}: the number of separators at or below it. */
+  /**
+   * The index of the child whose key interval holds {@code key}: the number of separators at or
+   * below it.
+   */
   public int childIndex(Object key) {
     int i = search(key);
     return i >= 0 ? i + 1 : -(i + 1);

@@ -12,13 +12,13 @@ import java.util.Set;
 /**
  * An immutable hash map with structure sharing (a compressed hash-array mapped trie, see {@link
  * HamtNode}): {@link #plus} and {@link #minus} return a new map in O(log32 n) time and space,
- * copying only the path to the changed entry, and leave this map unchanged. Lookups cost O(log32
- * n) (at most 7 levels, plus a linear scan of keys whose 32-bit hashes are equal).
+ * copying only the path to the changed entry, and leave this map unchanged. Lookups cost O(log32 n)
+ * (at most 7 levels, plus a linear scan of keys whose 32-bit hashes are equal).
  *
  * <p>As a {@link java.util.Map} it is read-only (mutators throw {@link
- * UnsupportedOperationException}); {@code equals}, {@code hashCode} and {@code toString} follow
- * the {@code Map} contract. Iteration order follows the keys' hash bits, not insertion order.
- * Null keys and values are refused with {@link NullPointerException}. Immutable and thread-safe.
+ * UnsupportedOperationException}); {@code equals}, {@code hashCode} and {@code toString} follow the
+ * {@code Map} contract. Iteration order follows the keys' hash bits, not insertion order. Null keys
+ * and values are refused with {@link NullPointerException}. Immutable and thread-safe.
  */
 public final class PersistentHashMap<K, V> extends AbstractMap<K, V> {
   private static final PersistentHashMap<?, ?> EMPTY = new PersistentHashMap<>(HamtNode.EMPTY, 0);

@@ -11,15 +11,15 @@ import java.util.Objects;
 /**
  * An immutable, persistent indexed sequence: an AVL tree ordered by position, each node carrying
  * its subtree's size. Every update ({@link #with}, {@link #insert}, {@link #delete}) copies only
- * the O(log n) nodes on the path from the root to the position and shares every other node with
- * the version it started from, so a new version costs O(log n) time and space and every older
- * version stays intact and readable.
+ * the O(log n) nodes on the path from the root to the position and shares every other node with the
+ * version it started from, so a new version costs O(log n) time and space and every older version
+ * stays intact and readable.
  *
  * <p>Costs, n the length: {@link #get}, {@link #with}, {@link #insert}, {@link #delete} at any
  * index (both ends included) O(log n); {@link #copyOf} O(n) (a perfectly balanced tree is built
  * directly); {@link #insertAll} and {@link #deleteRange} of k elements O(k log n); iteration O(1)
- * amortized per element, from any starting index after an O(log n)
- * descent; {@link #indexOf}/{@link #contains} O(n).
+ * amortized per element, from any starting index after an O(log n) descent; {@link #indexOf}/{@link
+ * #contains} O(n).
  *
  * <p>It is a read-only {@link List} (the {@code java.util} mutators throw {@link
  * UnsupportedOperationException}), so a version can be handed out to readers, compared with any
@@ -137,7 +137,10 @@ public final class PersistentSequence<E> extends AbstractList<E> {
     return new PersistentSequence<>(r);
   }
 
-  /** This sequence without the elements at positions {@code from} (inclusive) to {@code to} (exclusive). */
+  /**
+   * This sequence without the elements at positions {@code from} (inclusive) to {@code to}
+   * (exclusive).
+   */
   public PersistentSequence<E> deleteRange(int from, int to) {
     Objects.checkFromToIndex(from, to, size());
     if (from == 0 && to == size()) {
@@ -316,7 +319,8 @@ public final class PersistentSequence<E> extends AbstractList<E> {
         return new Node<>(new Node<>(l, v, r.left), r.value, r.right);
       }
       Node<E> rl = r.left;
-      return new Node<>(new Node<>(l, v, rl.left), rl.value, new Node<>(rl.right, r.value, r.right));
+      return new Node<>(
+          new Node<>(l, v, rl.left), rl.value, new Node<>(rl.right, r.value, r.right));
     }
     return new Node<>(l, v, r);
   }

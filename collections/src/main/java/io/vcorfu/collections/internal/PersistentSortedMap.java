@@ -175,7 +175,8 @@ public final class PersistentSortedMap<K extends Comparable<? super K>, V> {
     AvlNode.check(root, null, null);
   }
 
-  private static final class RangeIterator<K extends Comparable<? super K>, V> implements Iterator<Map.Entry<K, V>> {
+  private static final class RangeIterator<K extends Comparable<? super K>, V>
+      implements Iterator<Map.Entry<K, V>> {
     private final ArrayDeque<AvlNode<K, V>> stack = new ArrayDeque<>();
     private final KeyRange<K> range;
     private final boolean descending;
@@ -206,7 +207,9 @@ public final class PersistentSortedMap<K extends Comparable<? super K>, V> {
         throw new NoSuchElementException("no more entries in " + range);
       }
       AvlNode<K, V> n = stack.pop();
-      for (AvlNode<K, V> c = descending ? n.left : n.right; c != null; c = descending ? c.right : c.left) {
+      for (AvlNode<K, V> c = descending ? n.left : n.right;
+          c != null;
+          c = descending ? c.right : c.left) {
         stack.push(c);
       }
       return n;

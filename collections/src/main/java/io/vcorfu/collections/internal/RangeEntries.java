@@ -16,9 +16,11 @@ import java.util.function.Function;
 final class RangeEntries {
   private RangeEntries() {}
 
-  /** Iterates {@code entries} (one version of {@code store}) with write-through removal and entries. */
-  static <K extends Comparable<? super K>, V> Iterator<Map.Entry<K, V>> iterator(RangeStore<K, V> store,
-      Iterator<Map.Entry<K, V>> entries) {
+  /**
+   * Iterates {@code entries} (one version of {@code store}) with write-through removal and entries.
+   */
+  static <K extends Comparable<? super K>, V> Iterator<Map.Entry<K, V>> iterator(
+      RangeStore<K, V> store, Iterator<Map.Entry<K, V>> entries) {
     return new Iterator<>() {
       private K last;
 
@@ -37,7 +39,8 @@ final class RangeEntries {
       @Override
       public void remove() {
         if (last == null) {
-          throw new IllegalStateException("next() has not returned an entry since the last remove()");
+          throw new IllegalStateException(
+              "next() has not returned an entry since the last remove()");
         }
         store.remove(last);
         last = null;
@@ -65,7 +68,8 @@ final class RangeEntries {
     };
   }
 
-  private static final class WriteThroughEntry<K extends Comparable<? super K>, V> implements Map.Entry<K, V> {
+  private static final class WriteThroughEntry<K extends Comparable<? super K>, V>
+      implements Map.Entry<K, V> {
     private final RangeStore<K, V> store;
     private final K key;
     private V value;
@@ -111,7 +115,8 @@ final class RangeEntries {
     }
   }
 
-  static <K extends Comparable<? super K>, V> Set<Map.Entry<K, V>> entrySet(RangeMapView<K, V> map) {
+  static <K extends Comparable<? super K>, V> Set<Map.Entry<K, V>> entrySet(
+      RangeMapView<K, V> map) {
     return new AbstractSet<>() {
       @Override
       public Iterator<Map.Entry<K, V>> iterator() {

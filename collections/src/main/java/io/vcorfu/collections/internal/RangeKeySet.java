@@ -15,7 +15,8 @@ import java.util.SortedSet;
  * java.util.TreeMap#navigableKeySet()}: removals write through to the map, {@code add} is not
  * supported, and every call reads one consistent version.
  */
-final class RangeKeySet<K extends Comparable<? super K>> extends AbstractSet<K> implements NavigableSet<K> {
+final class RangeKeySet<K extends Comparable<? super K>> extends AbstractSet<K>
+    implements NavigableSet<K> {
   private final RangeMapView<K, ?> map;
 
   RangeKeySet(RangeMapView<K, ?> map) {

@@ -155,7 +155,9 @@ public final class RangeMapView<K extends Comparable<? super K>, V> implements N
     return store.poll(range, !descending);
   }
 
-  /** The greatest entry below (or at, when {@code inclusive}) {@code key} in ascending key order. */
+  /**
+   * The greatest entry below (or at, when {@code inclusive}) {@code key} in ascending key order.
+   */
   private Map.Entry<K, V> below(Object key, boolean inclusive) {
     return store.last(range.capHigh(key(key), inclusive));
   }
@@ -227,13 +229,18 @@ public final class RangeMapView<K extends Comparable<? super K>, V> implements N
 
   private KeyRange<K> narrowed(K lo, boolean loInclusive, K hi, boolean hiInclusive) {
     if (lo != null && !range.admitsBound(lo, loInclusive)) {
-      throw new IllegalArgumentException("bound " + lo + " lies outside this view's range " + range);
+      throw new IllegalArgumentException(
+          "bound " + lo + " lies outside this view's range " + range);
     }
     if (hi != null && !range.admitsBound(hi, hiInclusive)) {
-      throw new IllegalArgumentException("bound " + hi + " lies outside this view's range " + range);
+      throw new IllegalArgumentException(
+          "bound " + hi + " lies outside this view's range " + range);
     }
-    return new KeyRange<>(lo == null ? range.lo() : lo, lo == null ? range.loInclusive() : loInclusive,
-        hi == null ? range.hi() : hi, hi == null ? range.hiInclusive() : hiInclusive);
+    return new KeyRange<>(
+        lo == null ? range.lo() : lo,
+        lo == null ? range.loInclusive() : loInclusive,
+        hi == null ? range.hi() : hi,
+        hi == null ? range.hiInclusive() : hiInclusive);
   }
 
   @Override
@@ -242,25 +249,33 @@ public final class RangeMapView<K extends Comparable<? super K>, V> implements N
     Objects.requireNonNull(toKey, "toKey");
     int order = descending ? toKey.compareTo(fromKey) : fromKey.compareTo(toKey);
     if (order > 0) {
-      throw new IllegalArgumentException("fromKey " + fromKey + " comes after toKey " + toKey + " in this map's order");
+      throw new IllegalArgumentException(
+          "fromKey " + fromKey + " comes after toKey " + toKey + " in this map's order");
     }
-    KeyRange<K> r = descending
-        ? narrowed(toKey, toInclusive, fromKey, fromInclusive)
-        : narrowed(fromKey, fromInclusive, toKey, toInclusive);
+    KeyRange<K> r =
+        descending
+            ? narrowed(toKey, toInclusive, fromKey, fromInclusive)
+            : narrowed(fromKey, fromInclusive, toKey, toInclusive);
     return new RangeMapView<>(store, r, descending);
   }
 
   @Override
   public NavigableMap<K, V> headMap(K toKey, boolean inclusive) {
     Objects.requireNonNull(toKey, "toKey");
-    KeyRange<K> r = descending ? narrowed(toKey, inclusive, null, false) : narrowed(null, false, toKey, inclusive);
+    KeyRange<K> r =
+        descending
+            ? narrowed(toKey, inclusive, null, false)
+            : narrowed(null, false, toKey, inclusive);
     return new RangeMapView<>(store, r, descending);
   }
 
   @Override
   public NavigableMap<K, V> tailMap(K fromKey, boolean inclusive) {
     Objects.requireNonNull(fromKey, "fromKey");
-    KeyRange<K> r = descending ? narrowed(null, false, fromKey, inclusive) : narrowed(fromKey, inclusive, null, false);
+    KeyRange<K> r =
+        descending
+            ? narrowed(null, false, fromKey, inclusive)
+            : narrowed(fromKey, inclusive, null, false);
     return new RangeMapView<>(store, r, descending);
   }
 

@@ -30,7 +30,10 @@ public interface RangeStore<K extends Comparable<? super K>, V> {
   /** Removes {@code key}; returns its value or null. */
   V remove(K key);
 
-  /** Removes and returns the lowest (or, with {@code last}, highest) entry of {@code range}, or null. */
+  /**
+   * Removes and returns the lowest (or, with {@code last}, highest) entry of {@code range}, or
+   * null.
+   */
   Map.Entry<K, V> poll(KeyRange<K> range, boolean last);
 
   /** Removes every key of {@code range}. */

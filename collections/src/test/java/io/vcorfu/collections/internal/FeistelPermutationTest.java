@@ -18,7 +18,8 @@ class FeistelPermutationTest {
   @ParameterizedTest
   @ValueSource(ints = {1, 4, 8, 10})
   void isABijectionOnItsWholeDomain(int halfBits) {
-    FeistelPermutation p = new FeistelPermutation(halfBits, new int[] {0x243F6A88, 0x85A308D3, 0x13198A2E});
+    FeistelPermutation p =
+        new FeistelPermutation(halfBits, new int[] {0x243F6A88, 0x85A308D3, 0x13198A2E});
     int domain = 1 << (2 * halfBits);
     BitSet hit = new BitSet(domain);
     int outside = 0;
@@ -35,7 +36,9 @@ class FeistelPermutationTest {
       }
     }
     assertThat(outside).as("images outside the domain").isZero();
-    assertThat(hit.cardinality()).as("distinct images (a bijection hits every value once)").isEqualTo(domain);
+    assertThat(hit.cardinality())
+        .as("distinct images (a bijection hits every value once)")
+        .isEqualTo(domain);
     assertThat(notInverted).as("values invert() does not bring back").isZero();
   }
 
@@ -58,7 +61,8 @@ class FeistelPermutationTest {
   @Test
   void needsThreeRoundsAndAHalfOfOneToThirtyTwoBits() {
     assertThatThrownBy(() -> new FeistelPermutation(32, new int[] {1, 2}))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("at least 3 rounds");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("at least 3 rounds");
     assertThatThrownBy(() -> new FeistelPermutation(33, new int[] {1, 2, 3}))
         .isInstanceOf(IllegalArgumentException.class);
   }
@@ -67,7 +71,9 @@ class FeistelPermutationTest {
   void stableHashIsSixtyFourBitFnv1a() {
     // Published FNV-1a 64-bit test vectors.
     assertThat(FeistelPermutation.stableHash(new byte[0])).isEqualTo(0xcbf29ce484222325L);
-    assertThat(FeistelPermutation.stableHash("a".getBytes(StandardCharsets.UTF_8))).isEqualTo(0xaf63dc4c8601ec8cL);
-    assertThat(FeistelPermutation.stableHash("foobar".getBytes(StandardCharsets.UTF_8))).isEqualTo(0x85944171f73967e8L);
+    assertThat(FeistelPermutation.stableHash("a".getBytes(StandardCharsets.UTF_8)))
+        .isEqualTo(0xaf63dc4c8601ec8cL);
+    assertThat(FeistelPermutation.stableHash("foobar".getBytes(StandardCharsets.UTF_8)))
+        .isEqualTo(0x85944171f73967e8L);
   }
 }

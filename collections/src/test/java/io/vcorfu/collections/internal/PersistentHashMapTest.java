@@ -87,14 +87,20 @@ class PersistentHashMapTest {
         Integer v = random.nextInt(1000);
         Integer before = map.get(k);
         PersistentHashMap<Key, Integer> next = map.plus(k, v);
-        assertThat(before).as("seed %d op %d: previous value of %s", seed, op, k).isEqualTo(model.put(k, v));
+        assertThat(before)
+            .as("seed %d op %d: previous value of %s", seed, op, k)
+            .isEqualTo(model.put(k, v));
         map = next;
       } else if (dice < 9) {
         Integer before = map.get(k);
         map = map.minus(k);
-        assertThat(before).as("seed %d op %d: removed value of %s", seed, op, k).isEqualTo(model.remove(k));
+        assertThat(before)
+            .as("seed %d op %d: removed value of %s", seed, op, k)
+            .isEqualTo(model.remove(k));
       } else {
-        assertThat(map.containsKey(k)).as("seed %d op %d", seed, op).isEqualTo(model.containsKey(k));
+        assertThat(map.containsKey(k))
+            .as("seed %d op %d", seed, op)
+            .isEqualTo(model.containsKey(k));
       }
       assertThat(map.size()).as("seed %d op %d: size", seed, op).isEqualTo(model.size());
       assertThat(map.get(k)).as("seed %d op %d: get", seed, op).isEqualTo(model.get(k));
@@ -115,7 +121,8 @@ class PersistentHashMapTest {
     assertThat(map.entrySet().iterator()).isExhausted();
   }
 
-  private static void assertSameContents(PersistentHashMap<Key, Integer> map, Map<Key, Integer> model, long seed) {
+  private static void assertSameContents(
+      PersistentHashMap<Key, Integer> map, Map<Key, Integer> model, long seed) {
     assertThat(map).as("seed %d: equals the HashMap", seed).isEqualTo(model);
     assertThat(model).as("seed %d: the HashMap equals it", seed).isEqualTo(map);
     assertThat(map.hashCode()).as("seed %d: hashCode", seed).isEqualTo(model.hashCode());

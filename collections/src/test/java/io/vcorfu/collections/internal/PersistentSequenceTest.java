@@ -93,7 +93,8 @@ class PersistentSequenceTest {
 
   @Test
   void isAReadOnlyListThatEqualsAnyListWithTheSameElements() {
-    PersistentSequence<String> seq = PersistentSequence.<String>empty().insert(0, "a").insert(1, "b").insert(1, "a");
+    PersistentSequence<String> seq =
+        PersistentSequence.<String>empty().insert(0, "a").insert(1, "b").insert(1, "a");
     assertThat(seq).isEqualTo(List.of("a", "a", "b"));
     assertThat(List.of("a", "a", "b")).isEqualTo(seq);
     assertThat(seq.hashCode()).isEqualTo(List.of("a", "a", "b").hashCode());

@@ -19,7 +19,8 @@ import org.slf4j.LoggerFactory;
 class PersistentSortedMapTest {
   private static final Logger LOG = LoggerFactory.getLogger(PersistentSortedMapTest.class);
 
-  private static List<Map.Entry<Integer, Integer>> drain(Iterator<? extends Map.Entry<Integer, Integer>> it) {
+  private static List<Map.Entry<Integer, Integer>> drain(
+      Iterator<? extends Map.Entry<Integer, Integer>> it) {
     List<Map.Entry<Integer, Integer>> out = new ArrayList<>();
     it.forEachRemaining(e -> out.add(Map.entry(e.getKey(), e.getValue())));
     return out;
@@ -36,7 +37,8 @@ class PersistentSortedMapTest {
     return new KeyRange<>(lo, random.nextBoolean(), hi, random.nextBoolean());
   }
 
-  private static NavigableMap<Integer, Integer> slice(TreeMap<Integer, Integer> model, KeyRange<Integer> r) {
+  private static NavigableMap<Integer, Integer> slice(
+      TreeMap<Integer, Integer> model, KeyRange<Integer> r) {
     if (r.isEmptyInterval()) {
       return new TreeMap<>();
     }
@@ -77,18 +79,27 @@ class PersistentSortedMapTest {
       assertThat(map.size()).as("seed %d step %d size", seed, i).isEqualTo(model.size());
       if (i % 50 == 0) {
         map.checkInvariants();
-        assertThat(map.height()).as("seed %d: height within the AVL bound", seed)
+        assertThat(map.height())
+            .as("seed %d: height within the AVL bound", seed)
             .isLessThanOrEqualTo((int) Math.ceil(1.45 * (Math.log(map.size() + 2) / Math.log(2))));
       }
       KeyRange<Integer> r = randomRange(random, keySpace);
       NavigableMap<Integer, Integer> expected = slice(model, r);
-      assertThat(map.count(r)).as("seed %d step %d count %s", seed, i, r).isEqualTo(expected.size());
-      assertThat(map.first(r)).as("seed %d step %d first %s", seed, i, r).isEqualTo(expected.firstEntry());
-      assertThat(map.last(r)).as("seed %d step %d last %s", seed, i, r).isEqualTo(expected.lastEntry());
+      assertThat(map.count(r))
+          .as("seed %d step %d count %s", seed, i, r)
+          .isEqualTo(expected.size());
+      assertThat(map.first(r))
+          .as("seed %d step %d first %s", seed, i, r)
+          .isEqualTo(expected.firstEntry());
+      assertThat(map.last(r))
+          .as("seed %d step %d last %s", seed, i, r)
+          .isEqualTo(expected.lastEntry());
       if (i % 25 == 0) {
-        assertThat(drain(map.iterator(r, false))).as("seed %d ascending %s", seed, r)
+        assertThat(drain(map.iterator(r, false)))
+            .as("seed %d ascending %s", seed, r)
             .containsExactlyElementsOf(expected.entrySet());
-        assertThat(drain(map.iterator(r, true))).as("seed %d descending %s", seed, r)
+        assertThat(drain(map.iterator(r, true)))
+            .as("seed %d descending %s", seed, r)
             .containsExactlyElementsOf(expected.descendingMap().entrySet());
       }
     }
@@ -117,15 +128,18 @@ class PersistentSortedMapTest {
       models.add(new TreeMap<>(model));
     }
     for (int i = 0; i < versions.size(); i++) {
-      assertThat(drain(versions.get(i).iterator(KeyRange.all(), false))).as("seed %d version %d", seed, i)
+      assertThat(drain(versions.get(i).iterator(KeyRange.all(), false)))
+          .as("seed %d version %d", seed, i)
           .containsExactlyElementsOf(models.get(i).entrySet());
     }
   }
 
   @Test
   void entriesAreImmutableAndNullsAreRefused() {
-    PersistentSortedMap<Integer, Integer> map = PersistentSortedMap.<Integer, Integer>empty().put(1, 2);
-    assertThatThrownBy(() -> map.first(KeyRange.all()).setValue(3)).isInstanceOf(UnsupportedOperationException.class);
+    PersistentSortedMap<Integer, Integer> map =
+        PersistentSortedMap.<Integer, Integer>empty().put(1, 2);
+    assertThatThrownBy(() -> map.first(KeyRange.all()).setValue(3))
+        .isInstanceOf(UnsupportedOperationException.class);
     assertThatThrownBy(() -> map.put(null, 1)).isInstanceOf(NullPointerException.class);
     assertThatThrownBy(() -> map.put(1, null)).isInstanceOf(NullPointerException.class);
     assertThat(map.remove(7)).as("removing an absent key returns the same version").isSameAs(map);

@@ -6,10 +6,10 @@ import java.util.function.Consumer;
 import java.util.zip.CRC32C;
 
 /**
- * The index file of a sealed segment: the segment's ops without payloads, so a restart replays
- * them instead of reading the data. Layout: {@code magic:int, version:int, segment:int,
- * segmentLength:long, opCount:int, ops..., crc32c:int} with the CRC over everything before it.
- * Also serves as the growable buffer that collects the active segment's ops.
+ * The index file of a sealed segment: the segment's ops without payloads, so a restart replays them
+ * instead of reading the data. Layout: {@code magic:int, version:int, segment:int,
+ * segmentLength:long, opCount:int, ops..., crc32c:int} with the CRC over everything before it. Also
+ * serves as the growable buffer that collects the active segment's ops.
  */
 final class IndexFile {
   private static final int MAGIC = 0x56434958; // "VCIX"
@@ -33,8 +33,12 @@ final class IndexFile {
 
   /** The file contents for segment {@code segment} of {@code segmentLength} bytes. */
   byte[] finish(int segment, long segmentLength) {
-    ByteBuffer.wrap(bytes, 0, HEADER).putInt(MAGIC).putInt(VERSION).putInt(segment)
-        .putLong(segmentLength).putInt(ops);
+    ByteBuffer.wrap(bytes, 0, HEADER)
+        .putInt(MAGIC)
+        .putInt(VERSION)
+        .putInt(segment)
+        .putLong(segmentLength)
+        .putInt(ops);
     CRC32C crc = new CRC32C();
     crc.update(bytes, 0, length);
     byte[] out = Arrays.copyOf(bytes, length + 4);
@@ -56,7 +60,9 @@ final class IndexFile {
     if ((int) crc.getValue() != b.getInt(file.length - 4)) {
       return false;
     }
-    if (b.getInt() != MAGIC || b.getInt() != VERSION || b.getInt() != segment
+    if (b.getInt() != MAGIC
+        || b.getInt() != VERSION
+        || b.getInt() != segment
         || b.getLong() != segmentLength) {
       return false;
     }

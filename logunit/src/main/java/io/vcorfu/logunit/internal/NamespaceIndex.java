@@ -5,9 +5,9 @@ import java.util.Arrays;
 import java.util.function.IntConsumer;
 
 /**
- * The records of one namespace, kept compact: an open-addressing map from address to slot, and
- * one primitive array per field indexed by slot (about 61 bytes per record at worst, no boxing). Payload
- * bytes live here only in memory mode; durable mode keeps their segment position instead.
+ * The records of one namespace, kept compact: an open-addressing map from address to slot, and one
+ * primitive array per field indexed by slot (about 61 bytes per record at worst, no boxing).
+ * Payload bytes live here only in memory mode; durable mode keeps their segment position instead.
  *
  * <p>Not thread-safe: guarded by the owning {@link StorageEngine}'s monitor.
  */
@@ -17,20 +17,26 @@ final class NamespaceIndex {
   final StreamId id;
   long trimMark;
   long maxAddress = -1;
+
   /**
-   * Global address of the last DATA record below {@link #trimMark} (the records the index no
-   * longer holds), as the trim that dropped them recorded it; -1 when there is none.
+   * Global address of the last DATA record below {@link #trimMark} (the records the index no longer
+   * holds), as the trim that dropped them recorded it; -1 when there is none.
    */
   long floorGlobal = -1;
+
   /**
-   * Address and global address of the highest-addressed DATA record in the index, -1 when there
-   * is none. When {@link #lastDataStale} is set the DATA record there was replaced by a hole and
-   * the true one is somewhere below {@link #lastDataAddress}: recompute with {@link #lastDataSlot}.
+   * Address and global address of the highest-addressed DATA record in the index, -1 when there is
+   * none. When {@link #lastDataStale} is set the DATA record there was replaced by a hole and the
+   * true one is somewhere below {@link #lastDataAddress}: recompute with {@link #lastDataSlot}.
    */
   long lastDataAddress = -1;
+
   long lastDataGlobal = -1;
   boolean lastDataStale;
-  /** The writer sequence number of the last record that touched this namespace (0: none since open). */
+
+  /**
+   * The writer sequence number of the last record that touched this namespace (0: none since open).
+   */
   long lastSeq;
 
   private long[] tableKeys;
@@ -43,8 +49,10 @@ final class NamespaceIndex {
   byte[] flags;
   long[] global;
   int[] hash;
+
   /** Segment of the commit record when it differs from the entry's, else -1. */
   int[] commitSegment;
+
   byte[][] payload;
   private final boolean inMemory;
 
@@ -77,7 +85,8 @@ final class NamespaceIndex {
   int lastDataSlot(long limit, byte holeFlag) {
     int best = -1;
     for (int s = 0; s < size; s++) {
-      if ((flags[s] & holeFlag) == 0 && address[s] < limit
+      if ((flags[s] & holeFlag) == 0
+          && address[s] < limit
           && (best < 0 || address[s] > address[best])) {
         best = s;
       }

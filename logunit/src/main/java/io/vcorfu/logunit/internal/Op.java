@@ -1,17 +1,19 @@
 package io.vcorfu.logunit.internal;
 
 /**
- * One change to the index, as written to a segment (with its payload) or to an index file (with
- * the payload's position instead). Keys are flattened triples {@code (msb, lsb, address)}.
+ * One change to the index, as written to a segment (with its payload) or to an index file (with the
+ * payload's position instead). Keys are flattened triples {@code (msb, lsb, address)}.
  */
 final class Op {
   static final byte ENTRY = 1;
   static final byte COMMIT = 2;
+
   /**
    * Per-namespace marks: trim mark, highest address, global address of the last DATA record below
    * the trim mark (-1 when none), engine max global.
    */
   static final byte MARKS = 3;
+
   /**
    * "Every byte of this segment before {@code forcedTo} was forced to disk before this record was
    * written." Never indexed: start-up uses it to tell a torn tail from corruption. A readable one
@@ -36,13 +38,32 @@ final class Op {
   // FORCED
   final long forcedTo;
 
-  private Op(byte type, long[] keys, byte flags, long global, int hash, byte[] payload,
-      long trimMark, long maxAddress, long lastGlobal, long maxGlobal) {
+  private Op(
+      byte type,
+      long[] keys,
+      byte flags,
+      long global,
+      int hash,
+      byte[] payload,
+      long trimMark,
+      long maxAddress,
+      long lastGlobal,
+      long maxGlobal) {
     this(type, keys, flags, global, hash, payload, trimMark, maxAddress, lastGlobal, maxGlobal, 0);
   }
 
-  private Op(byte type, long[] keys, byte flags, long global, int hash, byte[] payload,
-      long trimMark, long maxAddress, long lastGlobal, long maxGlobal, long forcedTo) {
+  private Op(
+      byte type,
+      long[] keys,
+      byte flags,
+      long global,
+      int hash,
+      byte[] payload,
+      long trimMark,
+      long maxAddress,
+      long lastGlobal,
+      long maxGlobal,
+      long forcedTo) {
     this.type = type;
     this.keys = keys;
     this.flags = flags;
@@ -73,9 +94,19 @@ final class Op {
     return new Op(COMMIT, keys, (byte) 0, 0, 0, null, 0, 0, 0, 0);
   }
 
-  static Op marks(long msb, long lsb, long trimMark, long maxAddress, long lastGlobal, long maxGlobal) {
-    return new Op(MARKS, new long[] {msb, lsb, 0}, (byte) 0, 0, 0, null,
-        trimMark, maxAddress, lastGlobal, maxGlobal);
+  static Op marks(
+      long msb, long lsb, long trimMark, long maxAddress, long lastGlobal, long maxGlobal) {
+    return new Op(
+        MARKS,
+        new long[] {msb, lsb, 0},
+        (byte) 0,
+        0,
+        0,
+        null,
+        trimMark,
+        maxAddress,
+        lastGlobal,
+        maxGlobal);
   }
 
   /** A FORCED record: the segment is forced up to byte {@code forcedTo}. */

@@ -8,6 +8,7 @@ import java.util.zip.CRC32C;
  *
  * <p>A segment record is a frame: {@code magic:int, length:int, crc:int, body[length]}, where the
  * CRC32C covers the length field and the body. Bodies start with the op type:
+ *
  * <ul>
  *   <li>ENTRY: flags:byte, global:long, hash:int, n:int, n × (msb, lsb, address):long, len:int,
  *       payload[len]
@@ -15,6 +16,7 @@ import java.util.zip.CRC32C;
  *   <li>MARKS: msb, lsb, trimMark, maxAddress, lastGlobal, maxGlobal: long
  *   <li>FORCED: forcedTo: long (segments only, never in index files; see {@link Op#FORCED})
  * </ul>
+ *
  * Index-file ops are bodies too, with an ENTRY's payload replaced by {@code pos:long, len:int}.
  */
 final class RecordCodec {
@@ -68,8 +70,13 @@ final class RecordCodec {
         }
       }
       case Op.COMMIT -> putKeys(b, op.keys);
-      case Op.MARKS -> b.putLong(op.keys[0]).putLong(op.keys[1]).putLong(op.trimMark)
-          .putLong(op.maxAddress).putLong(op.lastGlobal).putLong(op.maxGlobal);
+      case Op.MARKS ->
+          b.putLong(op.keys[0])
+              .putLong(op.keys[1])
+              .putLong(op.trimMark)
+              .putLong(op.maxAddress)
+              .putLong(op.lastGlobal)
+              .putLong(op.maxGlobal);
       case Op.FORCED -> b.putLong(op.forcedTo);
       default -> throw new IllegalStateException("unknown op type " + op.type);
     }
@@ -105,7 +112,8 @@ final class RecordCodec {
         return Op.commit(getKeys(b));
       }
       case Op.MARKS -> {
-        return Op.marks(b.getLong(), b.getLong(), b.getLong(), b.getLong(), b.getLong(), b.getLong());
+        return Op.marks(
+            b.getLong(), b.getLong(), b.getLong(), b.getLong(), b.getLong(), b.getLong());
       }
       case Op.FORCED -> {
         return Op.forced(b.getLong());

@@ -50,11 +50,18 @@ public final class ReplicaSupport {
   /**
    * Repairs one slot of {@code ns}: an empty slot gets {@code hole} (committed iff {@code commit});
    * an uncommitted entry is replaced by a committed hole when {@code abort} is set and {@code
-   * abortNonce} names it (or is 0); a hole is committed when {@code commit} is set; anything else is
-   * left as it is. Completes with what the slot holds afterwards, once that is durable.
+   * abortNonce} names it (or is 0); a hole is committed when {@code commit} is set; anything else
+   * is left as it is. Completes with what the slot holds afterwards, once that is durable.
    */
-  public static CompletableFuture<ReadResult> fill(StorageEngine engine, StreamId ns, long address,
-      long holeGlobal, byte[] hole, boolean abort, long abortNonce, boolean commit) {
+  public static CompletableFuture<ReadResult> fill(
+      StorageEngine engine,
+      StreamId ns,
+      long address,
+      long holeGlobal,
+      byte[] hole,
+      boolean abort,
+      long abortNonce,
+      boolean commit) {
     Planned plan;
     CompletableFuture<Void> barrier;
     synchronized (engine) {
@@ -63,8 +70,12 @@ public final class ReplicaSupport {
         if (held == null
             || (!held.hole() && !held.committed() && abort && abortMatches(held, abortNonce))) {
           boolean committed = held != null || commit;
-          engine.put(key(ns, address), holeGlobal, 0,
-              (byte) (StorageEngine.HOLE | (committed ? StorageEngine.COMMITTED : 0)), hole);
+          engine.put(
+              key(ns, address),
+              holeGlobal,
+              0,
+              (byte) (StorageEngine.HOLE | (committed ? StorageEngine.COMMITTED : 0)),
+              hole);
         } else if (held.hole() && !held.committed() && commit) {
           engine.commit(key(ns, address));
         }
@@ -95,12 +106,18 @@ public final class ReplicaSupport {
       throw new BadRequestException("A read cannot start at the negative address " + from + ".");
     }
     if (from > to) {
-      throw new BadRequestException("A read from address " + from + " to " + to
-          + " is empty: the start is after the end.");
+      throw new BadRequestException(
+          "A read from address " + from + " to " + to + " is empty: the start is after the end.");
     }
     if (to - from + 1 > MAX_READ_RANGE) {
-      throw new BadRequestException("A read may cover at most " + MAX_READ_RANGE
-          + " addresses; page through " + from + ".." + to + " instead.");
+      throw new BadRequestException(
+          "A read may cover at most "
+              + MAX_READ_RANGE
+              + " addresses; page through "
+              + from
+              + ".."
+              + to
+              + " instead.");
     }
   }
 
@@ -114,8 +131,8 @@ public final class ReplicaSupport {
     if (s == null) {
       return new Planned(address, ReadResult.Status.EMPTY, null);
     }
-    return new Planned(address,
-        s.committed() ? ReadResult.Status.COMMITTED : ReadResult.Status.UNCOMMITTED, s);
+    return new Planned(
+        address, s.committed() ? ReadResult.Status.COMMITTED : ReadResult.Status.UNCOMMITTED, s);
   }
 
   /** Answers planned reads once {@code barrier} completes, loading bytes off the writer thread. */
@@ -151,8 +168,8 @@ public final class ReplicaSupport {
     try {
       return r.setEntry(LogEntryMsg.parseFrom(bytes)).build();
     } catch (InvalidProtocolBufferException e) {
-      throw new ServerErrorException("A stored entry at address " + p.address()
-          + " cannot be decoded: " + e.getMessage(), e);
+      throw new ServerErrorException(
+          "A stored entry at address " + p.address() + " cannot be decoded: " + e.getMessage(), e);
     }
   }
 }

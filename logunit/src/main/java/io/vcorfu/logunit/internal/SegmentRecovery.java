@@ -24,15 +24,15 @@ import org.slf4j.LoggerFactory;
  * their index files when those are intact and match the segment's length, and scanned otherwise;
  * the last (active) segment is always scanned.
  *
- * <p>Torn tail or corruption: a power loss can leave the part of the last segment written after
- * its last force damaged in any pattern (its pages reach the disk in any order), but nothing
- * before that force. The segment records how far it was forced in {@link Op#FORCED} records, each
- * true once readable. So a damaged record in the last segment at or after the highest forced
- * position any readable FORCED record claims is a torn tail: the segment is truncated there,
- * dropping whatever follows (none of it was acknowledged under {@link
- * io.vcorfu.logunit.FsyncPolicy#ALWAYS}, since acknowledging waits for a force that would have
- * moved the claim past it). Damage before that position, or anywhere in a sealed segment, is
- * corruption and stops start-up naming the file and offset.
+ * <p>Torn tail or corruption: a power loss can leave the part of the last segment written after its
+ * last force damaged in any pattern (its pages reach the disk in any order), but nothing before
+ * that force. The segment records how far it was forced in {@link Op#FORCED} records, each true
+ * once readable. So a damaged record in the last segment at or after the highest forced position
+ * any readable FORCED record claims is a torn tail: the segment is truncated there, dropping
+ * whatever follows (none of it was acknowledged under {@link io.vcorfu.logunit.FsyncPolicy#ALWAYS},
+ * since acknowledging waits for a force that would have moved the claim past it). Damage before
+ * that position, or anywhere in a sealed segment, is corruption and stops start-up naming the file
+ * and offset.
  *
  * <p>Before returning, the active segment and the directory are forced, so what recovery kept is
  * durable before anything is served from it and the writer may treat it as forced.
@@ -41,7 +41,10 @@ final class SegmentRecovery {
   private static final Logger log = LoggerFactory.getLogger(SegmentRecovery.class);
   private static final Pattern SEGMENT = Pattern.compile("segment-(\\d{6,})\\.log");
 
-  record Result(int activeSegment, long activeLength, Map<Integer, FileChannel> channels,
+  record Result(
+      int activeSegment,
+      long activeLength,
+      Map<Integer, FileChannel> channels,
       RecoveryStats stats) {}
 
   private final Path dir;
@@ -93,12 +96,19 @@ final class SegmentRecovery {
         torn = Files.size(activeFile) - length;
       }
       boolean created = ids.isEmpty();
-      FileChannel ch = FileChannel.open(activeFile, StandardOpenOption.CREATE,
-          StandardOpenOption.READ, StandardOpenOption.WRITE);
+      FileChannel ch =
+          FileChannel.open(
+              activeFile,
+              StandardOpenOption.CREATE,
+              StandardOpenOption.READ,
+              StandardOpenOption.WRITE);
       channels.put(active, ch);
       if (torn > 0) {
-        log.warn("Truncated {} bytes of an interrupted write at the end of {} (offset {})",
-            torn, activeFile, length);
+        log.warn(
+            "Truncated {} bytes of an interrupted write at the end of {} (offset {})",
+            torn,
+            activeFile,
+            length);
         ch.truncate(length);
       }
       // A process crash leaves unforced writes in the page cache, readable now but not durable.
@@ -111,8 +121,8 @@ final class SegmentRecovery {
           Files.deleteIfExists(SegmentWriter.indexPath(dir, id));
           Files.deleteIfExists(SegmentWriter.segmentPath(dir, id));
         } else {
-          channels.put(id, FileChannel.open(SegmentWriter.segmentPath(dir, id),
-              StandardOpenOption.READ));
+          channels.put(
+              id, FileChannel.open(SegmentWriter.segmentPath(dir, id), StandardOpenOption.READ));
         }
       }
       if (!dead.isEmpty()) {
@@ -121,10 +131,14 @@ final class SegmentRecovery {
       if (created || !dead.isEmpty()) {
         directorySync.force(dir);
       }
-      log.info("Recovered {}: {} segments from index files, {} scanned, active segment {}",
-          dir, fromIndex, scanned, active);
-      return new Result(active, length, channels,
-          new RecoveryStats(fromIndex, scanned, torn, dead.size()));
+      log.info(
+          "Recovered {}: {} segments from index files, {} scanned, active segment {}",
+          dir,
+          fromIndex,
+          scanned,
+          active);
+      return new Result(
+          active, length, channels, new RecoveryStats(fromIndex, scanned, torn, dead.size()));
     } catch (IOException | RuntimeException e) {
       for (FileChannel ch : channels.values()) {
         ch.close();
@@ -136,12 +150,13 @@ final class SegmentRecovery {
   private List<Integer> segmentIds() throws IOException {
     List<Integer> ids = new ArrayList<>();
     try (Stream<Path> files = Files.list(dir)) {
-      files.forEach(p -> {
-        Matcher m = SEGMENT.matcher(p.getFileName().toString());
-        if (m.matches()) {
-          ids.add(Integer.parseInt(m.group(1)));
-        }
-      });
+      files.forEach(
+          p -> {
+            Matcher m = SEGMENT.matcher(p.getFileName().toString());
+            if (m.matches()) {
+              ids.add(Integer.parseInt(m.group(1)));
+            }
+          });
     }
     ids.sort(null);
     return ids;
@@ -166,9 +181,9 @@ final class SegmentRecovery {
   }
 
   /**
-   * Scans one segment, applying every valid record; returns the length of its valid prefix. For
-   * the last segment a damaged record is a torn tail (see the class comment) unless a readable
-   * FORCED record, before or after it, says it lies in forced bytes.
+   * Scans one segment, applying every valid record; returns the length of its valid prefix. For the
+   * last segment a damaged record is a torn tail (see the class comment) unless a readable FORCED
+   * record, before or after it, says it lies in forced bytes.
    */
   private long scan(int id, Path file, boolean last) throws IOException {
     byte[] data = Files.readAllBytes(file);
@@ -179,21 +194,29 @@ final class SegmentRecovery {
       int frameLength = validFrameAt(data, at);
       if (frameLength < 0) {
         if (!last) {
-          throw new CorruptSegmentException(file, at,
-              "a sealed segment holds a truncated or damaged record");
+          throw new CorruptSegmentException(
+              file, at, "a sealed segment holds a truncated or damaged record");
         }
         After after = readableAfter(file, data, at);
         long claimed = Math.max(forced, after.forced());
         if (at < claimed) {
-          throw new CorruptSegmentException(file, at, "a damaged record lies before offset "
-              + claimed + ", up to which the segment was forced to disk, so this is not an "
-              + "interrupted write");
+          throw new CorruptSegmentException(
+              file,
+              at,
+              "a damaged record lies before offset "
+                  + claimed
+                  + ", up to which the segment was forced to disk, so this is not an "
+                  + "interrupted write");
         }
         if (after.records() > 0) {
-          log.warn("{}: the damaged record at offset {} lies after the last forced position the "
-              + "segment records ({}); the {} readable records after it were written after that "
-              + "force and reached the disk out of order: dropping them with the torn tail",
-              file, at, claimed, after.records());
+          log.warn(
+              "{}: the damaged record at offset {} lies after the last forced position the segment"
+                  + " records ({}); the {} readable records after it were written after that force"
+                  + " and reached the disk out of order: dropping them with the torn tail",
+              file,
+              at,
+              claimed,
+              after.records());
         }
         return at;
       }
@@ -216,15 +239,22 @@ final class SegmentRecovery {
     try {
       op = RecordCodec.readBody(b, false, at + RecordCodec.FRAME_HEADER);
     } catch (RuntimeException e) {
-      throw new CorruptSegmentException(file, at, "a record with a valid checksum cannot be "
-          + "decoded (" + e.getMessage() + ")");
+      throw new CorruptSegmentException(
+          file,
+          at,
+          "a record with a valid checksum cannot be " + "decoded (" + e.getMessage() + ")");
     }
     if (b.position() != at + RecordCodec.FRAME_HEADER + bodyLen) {
       throw new CorruptSegmentException(file, at, "a record is longer than its content");
     }
     if (op.type == Op.FORCED && (op.forcedTo < 0 || op.forcedTo > at)) {
-      throw new CorruptSegmentException(file, at, "a record claims the segment was forced up to "
-          + "offset " + op.forcedTo + ", past the record itself");
+      throw new CorruptSegmentException(
+          file,
+          at,
+          "a record claims the segment was forced up to "
+              + "offset "
+              + op.forcedTo
+              + ", past the record itself");
     }
     b.limit(dataLength);
     return op;

@@ -25,10 +25,11 @@ import org.slf4j.LoggerFactory;
 /**
  * The single thread that appends records to the active segment, forces it, seals segments (with
  * their index file) and deletes dead ones. Work items are executed strictly in queue order, so a
- * barrier completes only after every record queued before it is written (and, under
- * {@link FsyncPolicy#ALWAYS}, forced).
+ * barrier completes only after every record queued before it is written (and, under {@link
+ * FsyncPolicy#ALWAYS}, forced).
  *
  * <p>Safety invariants, whatever the policy:
+ *
  * <ul>
  *   <li>A segment is deleted only after a force that covers every record queued before the
  *       deletion, so it never disappears before the trim that killed it is durable; the data
@@ -36,10 +37,10 @@ import org.slf4j.LoggerFactory;
  *   <li>A new segment's directory entry (and the index file renamed into place when sealing the
  *       previous one) is forced before any record in the new segment is written, so before any
  *       write in it is acknowledged ({@link FsyncPolicy#NONE}: at close).
- *   <li>{@link #forcedPosition()} only ever names bytes that a completed force covered; the
- *       engine writes it into the segment as {@link Op#FORCED} records, and {@link #close} ends a
- *       segment it wrote to with one covering all of it, so recovery knows which damage is a torn
- *       tail and which is corruption.
+ *   <li>{@link #forcedPosition()} only ever names bytes that a completed force covered; the engine
+ *       writes it into the segment as {@link Op#FORCED} records, and {@link #close} ends a segment
+ *       it wrote to with one covering all of it, so recovery knows which damage is a torn tail and
+ *       which is corruption.
  * </ul>
  *
  * <p>Callers enqueue under the engine's monitor, which fixes the file order; barrier futures are
@@ -76,20 +77,27 @@ final class SegmentWriter implements AutoCloseable {
   private final ByteBuffer buffer = ByteBuffer.allocate(BUFFER);
   private FileChannel active;
   private int activeId;
+
   /** Bytes of the active segment handed to the operating system so far. */
   private long written;
+
   /** Something was appended since open, so close ends the segment with a FORCED record. */
   private boolean appended;
+
   /** The directory has entries created, renamed or deleted since it was last forced. */
   private boolean directoryDirty;
+
   private boolean dirty;
   private long lastForce = System.nanoTime();
   private volatile Throwable failure;
   private volatile long forces;
+
   /** Every record with a sequence number up to this is in the file and durable per the policy. */
   private volatile long durableSeq;
+
   /** Segment and offset (a {@link SegmentPosition}) up to which the active segment is forced. */
   private volatile long forcedPosition;
+
   // Producer side, guarded by the engine's monitor.
   private long lastSeq;
   // Producer side, guarded by the engine's monitor (every caller enqueues under it).
@@ -97,11 +105,16 @@ final class SegmentWriter implements AutoCloseable {
   private int holds;
 
   /**
-   * Starts the writer on {@code activeSegment}, whose first {@code activeLength} bytes recovery
-   * has already forced.
+   * Starts the writer on {@code activeSegment}, whose first {@code activeLength} bytes recovery has
+   * already forced.
    */
-  SegmentWriter(Path directory, DirectorySync directorySync, FsyncPolicy policy,
-      long intervalMillis, int activeSegment, long activeLength,
+  SegmentWriter(
+      Path directory,
+      DirectorySync directorySync,
+      FsyncPolicy policy,
+      long intervalMillis,
+      int activeSegment,
+      long activeLength,
       Map<Integer, FileChannel> openChannels) {
     this.directory = directory;
     this.directorySync = directorySync;
@@ -148,9 +161,9 @@ final class SegmentWriter implements AutoCloseable {
   }
 
   /**
-   * Queues a record, preceded by the FORCED record {@code marker} unless it is null (both go in
-   * one item, so they are written and forced together); returns its sequence number (see
-   * {@link #durableSeq}).
+   * Queues a record, preceded by the FORCED record {@code marker} unless it is null (both go in one
+   * item, so they are written and forced together); returns its sequence number (see {@link
+   * #durableSeq}).
    */
   long append(byte[] marker, byte[] frame) {
     long seq = ++lastSeq;
@@ -167,8 +180,8 @@ final class SegmentWriter implements AutoCloseable {
   }
 
   /**
-   * The highest record sequence number such that it and every record before it are written to
-   * the file and durable per the policy (what a barrier completing would promise).
+   * The highest record sequence number such that it and every record before it are written to the
+   * file and durable per the policy (what a barrier completing would promise).
    */
   long durableSeq() {
     return durableSeq;
@@ -230,8 +243,10 @@ final class SegmentWriter implements AutoCloseable {
     List<Item> batch = new ArrayList<>();
     try {
       while (true) {
-        Item first = policy == FsyncPolicy.INTERVAL
-            ? queue.poll(intervalNanos, TimeUnit.NANOSECONDS) : queue.take();
+        Item first =
+            policy == FsyncPolicy.INTERVAL
+                ? queue.poll(intervalNanos, TimeUnit.NANOSECONDS)
+                : queue.take();
         if (first == null) {
           forceIfIntervalElapsed();
           continue;
@@ -395,23 +410,36 @@ final class SegmentWriter implements AutoCloseable {
   private void seal(Roll r) throws IOException {
     flush();
     if (active.size() != r.sealedLength()) {
-      throw new IOException("segment " + r.sealed() + " has " + active.size()
-          + " bytes but the index expects " + r.sealedLength());
+      throw new IOException(
+          "segment "
+              + r.sealed()
+              + " has "
+              + active.size()
+              + " bytes but the index expects "
+              + r.sealedLength());
     }
     if (policy != FsyncPolicy.NONE) {
       force();
     }
     Path tmp = directory.resolve(indexPath(directory, r.sealed()).getFileName() + ".tmp");
-    try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.CREATE,
-        StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.WRITE)) {
+    try (FileChannel ch =
+        FileChannel.open(
+            tmp,
+            StandardOpenOption.CREATE,
+            StandardOpenOption.TRUNCATE_EXISTING,
+            StandardOpenOption.WRITE)) {
       writeFully(ch, ByteBuffer.wrap(r.index()));
       if (policy != FsyncPolicy.NONE) {
         ch.force(true);
       }
     }
     Files.move(tmp, indexPath(directory, r.sealed()), StandardCopyOption.ATOMIC_MOVE);
-    active = FileChannel.open(segmentPath(directory, r.next()), StandardOpenOption.CREATE_NEW,
-        StandardOpenOption.READ, StandardOpenOption.WRITE);
+    active =
+        FileChannel.open(
+            segmentPath(directory, r.next()),
+            StandardOpenOption.CREATE_NEW,
+            StandardOpenOption.READ,
+            StandardOpenOption.WRITE);
     channels.put(r.next(), active);
     activeId = r.next();
     written = 0;
@@ -436,8 +464,9 @@ final class SegmentWriter implements AutoCloseable {
   }
 
   static ServerErrorException storageFailed(Throwable t) {
-    return new ServerErrorException("The storage of this replica failed and it accepts no more "
-        + "writes: " + t.getMessage(), t);
+    return new ServerErrorException(
+        "The storage of this replica failed and it accepts no more " + "writes: " + t.getMessage(),
+        t);
   }
 
   /** Writes and forces everything queued, then stops the thread and closes all files. */

@@ -18,14 +18,14 @@ import java.util.concurrent.CompletableFuture;
 /**
  * The storage engine both replica kinds run on: records keyed by (namespace, address), each with
  * entry bytes and flags (committed, hole). In memory mode the bytes stay in the index; in durable
- * mode every change is appended as a checksummed record to the active segment by a
- * {@link SegmentWriter}, and the index keeps only positions.
+ * mode every change is appended as a checksummed record to the active segment by a {@link
+ * SegmentWriter}, and the index keeps only positions.
  *
  * <p>The engine does not enforce write-once: replicas check, then write, while holding this
- * engine's monitor (all methods here are synchronized on it). Mutations are visible at once;
- * {@link #barrier()} returns a future that completes when everything done so far is durable per
- * the fsync policy, and replicas complete every call through it, so nobody is told about state
- * that a crash could still take back.
+ * engine's monitor (all methods here are synchronized on it). Mutations are visible at once; {@link
+ * #barrier()} returns a future that completes when everything done so far is durable per the fsync
+ * policy, and replicas complete every call through it, so nobody is told about state that a crash
+ * could still take back.
  */
 public final class StorageEngine implements AutoCloseable {
   public static final byte COMMITTED = 1;
@@ -41,11 +41,15 @@ public final class StorageEngine implements AutoCloseable {
   private long activeOffset;
   private IndexFile activeIndex = new IndexFile();
   private boolean writingMarks;
+
   /** The last {@link SegmentWriter#forcedPosition()} written into the segments, or -1. */
   private long markedForced = -1;
+
   private NamespaceIndex lastNamespace;
+
   /** Set once in {@link #open}, before the engine is shared. */
   private volatile SegmentWriter writer;
+
   private RecoveryStats recoveryStats = RecoveryStats.NONE;
   private boolean closed;
 
@@ -59,14 +63,20 @@ public final class StorageEngine implements AutoCloseable {
     StorageEngine engine = new StorageEngine(options);
     if (engine.durable) {
       synchronized (engine) {
-        SegmentRecovery.Result r = new SegmentRecovery(options.directory(), options.directorySync(),
-            engine).recover();
+        SegmentRecovery.Result r =
+            new SegmentRecovery(options.directory(), options.directorySync(), engine).recover();
         engine.activeSegment = r.activeSegment();
         engine.activeOffset = r.activeLength();
         engine.recoveryStats = r.stats();
-        engine.writer = new SegmentWriter(options.directory(), options.directorySync(),
-            options.fsyncPolicy(), options.fsyncInterval().toMillis(), r.activeSegment(),
-            r.activeLength(), r.channels());
+        engine.writer =
+            new SegmentWriter(
+                options.directory(),
+                options.directorySync(),
+                options.fsyncPolicy(),
+                options.fsyncInterval().toMillis(),
+                r.activeSegment(),
+                r.activeLength(),
+                r.channels());
       }
     }
     return engine;
@@ -87,7 +97,13 @@ public final class StorageEngine implements AutoCloseable {
     if (s < 0) {
       return null;
     }
-    return new Stored(address, n.flags[s], n.global[s], n.hash[s], n.pos[s], n.len[s],
+    return new Stored(
+        address,
+        n.flags[s],
+        n.global[s],
+        n.hash[s],
+        n.pos[s],
+        n.len[s],
         durable ? null : n.payload[s]);
   }
 
@@ -126,7 +142,9 @@ public final class StorageEngine implements AutoCloseable {
     return n.lastDataAddress >= 0 ? n.lastDataGlobal : n.floorGlobal;
   }
 
-  /** Global address of the last DATA record of {@code n} below {@code limit}, as trim records it. */
+  /**
+   * Global address of the last DATA record of {@code n} below {@code limit}, as trim records it.
+   */
   private static long lastGlobalBelow(NamespaceIndex n, long limit) {
     if (!n.lastDataStale && n.lastDataAddress >= 0 && n.lastDataAddress < limit) {
       return n.lastDataGlobal;
@@ -145,8 +163,8 @@ public final class StorageEngine implements AutoCloseable {
   }
 
   /**
-   * Stores one record under every key (flattened (msb, lsb, address) triples) in one atomic
-   * record, replacing what any of the keys held.
+   * Stores one record under every key (flattened (msb, lsb, address) triples) in one atomic record,
+   * replacing what any of the keys held.
    */
   public synchronized void put(long[] keys, long global, int hash, byte flags, byte[] payload) {
     checkOpen();
@@ -181,8 +199,9 @@ public final class StorageEngine implements AutoCloseable {
     checkOpen();
     NamespaceIndex n = namespace(ns);
     if (before > n.trimMark) {
-      log(Op.marks(ns.msb(), ns.lsb(), before, n.maxAddress, lastGlobalBelow(n, before),
-          maxGlobal));
+      log(
+          Op.marks(
+              ns.msb(), ns.lsb(), before, n.maxAddress, lastGlobalBelow(n, before), maxGlobal));
     }
     return trimMark(ns);
   }
@@ -203,12 +222,13 @@ public final class StorageEngine implements AutoCloseable {
 
   /**
    * A FORCED record to write just before the next record of the active segment, when the writer
-   * forced more of that segment since the last one; null otherwise. It goes in the same writer
-   * item as the record, so it never costs a force of its own, and there is at most one per force.
+   * forced more of that segment since the last one; null otherwise. It goes in the same writer item
+   * as the record, so it never costs a force of its own, and there is at most one per force.
    */
   private byte[] forcedMarker() {
     long forced = writer.forcedPosition();
-    if (SegmentPosition.segment(forced) != activeSegment || SegmentPosition.offset(forced) == 0
+    if (SegmentPosition.segment(forced) != activeSegment
+        || SegmentPosition.offset(forced) == 0
         || forced <= markedForced) {
       return null;
     }
@@ -217,8 +237,8 @@ public final class StorageEngine implements AutoCloseable {
   }
 
   /**
-   * Runs {@code body} (which calls this engine) under the engine's monitor with the writer held,
-   * so everything it writes is forced in one batch; in memory mode it just runs it.
+   * Runs {@code body} (which calls this engine) under the engine's monitor with the writer held, so
+   * everything it writes is forced in one batch; in memory mode it just runs it.
    */
   public synchronized <T> T group(java.util.function.Supplier<T> body) {
     if (!durable) {
@@ -248,8 +268,8 @@ public final class StorageEngine implements AutoCloseable {
 
   /**
    * Like {@link #barrier()}, for a reader of namespace {@code ns} only: completes at once when
-   * every record that touched {@code ns} is already durable per the policy (and in the file), so
-   * a read does not wait for other namespaces' pending writes.
+   * every record that touched {@code ns} is already durable per the policy (and in the file), so a
+   * read does not wait for other namespaces' pending writes.
    */
   public synchronized CompletableFuture<Void> barrierFor(StreamId ns) {
     if (durable && !closed) {
@@ -264,7 +284,8 @@ public final class StorageEngine implements AutoCloseable {
   /** Completes when everything done so far is durable per the fsync policy. */
   public synchronized CompletableFuture<Void> barrier() {
     if (!durable) {
-      return closed ? CompletableFuture.failedFuture(closedError())
+      return closed
+          ? CompletableFuture.failedFuture(closedError())
           : CompletableFuture.completedFuture(null);
     }
     checkOpen();
@@ -290,14 +311,16 @@ public final class StorageEngine implements AutoCloseable {
       while (b.hasRemaining()) {
         int n = ch.read(b, at + b.position());
         if (n < 0) {
-          throw new ServerErrorException("A segment file ended before a record it holds; "
-              + "the data directory was changed behind the replica's back.");
+          throw new ServerErrorException(
+              "A segment file ended before a record it holds; "
+                  + "the data directory was changed behind the replica's back.");
         }
       }
     } catch (ClosedChannelException e) {
       return null;
     } catch (IOException e) {
-      throw new ServerErrorException("Reading a record from its segment failed: " + e.getMessage(), e);
+      throw new ServerErrorException(
+          "Reading a record from its segment failed: " + e.getMessage(), e);
     }
     return b.array();
   }
@@ -305,8 +328,8 @@ public final class StorageEngine implements AutoCloseable {
   // ---------------------------------------------------------------- index maintenance
 
   /**
-   * Applies one op to the index. Used for live changes and by recovery ({@code collectForIndex} also
-   * collects the op for the active segment's future index file).
+   * Applies one op to the index. Used for live changes and by recovery ({@code collectForIndex}
+   * also collects the op for the active segment's future index file).
    */
   void apply(Op op, int segment, boolean collectForIndex) {
     assert Thread.holdsLock(this) : "the index is changed only under the engine's monitor";
@@ -470,8 +493,7 @@ public final class StorageEngine implements AutoCloseable {
     try {
       for (NamespaceIndex n : new ArrayList<>(namespaces.values())) {
         if (n.trimMark > 0) {
-          log(Op.marks(n.id.msb(), n.id.lsb(), n.trimMark, n.maxAddress, n.floorGlobal,
-              maxGlobal));
+          log(Op.marks(n.id.msb(), n.id.lsb(), n.trimMark, n.maxAddress, n.floorGlobal, maxGlobal));
         }
       }
     } finally {

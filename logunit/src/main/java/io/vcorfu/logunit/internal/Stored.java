@@ -1,8 +1,8 @@
 package io.vcorfu.logunit.internal;
 
 /**
- * A snapshot of one record's index fields, taken under the engine's monitor. {@code payload} is
- * set in memory mode; in durable mode the bytes are read with {@link StorageEngine#load(Stored)}.
+ * A snapshot of one record's index fields, taken under the engine's monitor. {@code payload} is set
+ * in memory mode; in durable mode the bytes are read with {@link StorageEngine#load(Stored)}.
  */
 public record Stored(
     long address, byte flags, long global, int hash, long pos, int len, byte[] payload) {

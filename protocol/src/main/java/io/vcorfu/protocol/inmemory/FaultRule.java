@@ -15,12 +15,11 @@ import java.util.function.Predicate;
 /**
  * One fault the {@link InJvmTransport} injects into matching messages.
  *
- * <p>A rule matches a message by direction (requests, responses, or both for partitions), by
- * target server endpoint, by the request's payload case, by a predicate on the request (for a
- * response: the request it answers) and, for responses, by a predicate on the response itself
- * (for example: only answers carrying a lease push). Unset criteria match everything. A rule may
- * act on a limited number of messages ({@link Matcher#limit}) and match nothing after that. Built
- * fluently:
+ * <p>A rule matches a message by direction (requests, responses, or both for partitions), by target
+ * server endpoint, by the request's payload case, by a predicate on the request (for a response:
+ * the request it answers) and, for responses, by a predicate on the response itself (for example:
+ * only answers carrying a lease push). Unset criteria match everything. A rule may act on a limited
+ * number of messages ({@link Matcher#limit}) and match nothing after that. Built fluently:
  *
  * <pre>{@code
  * FaultRule.requests().to(sequencer).ofCase(Request.PayloadCase.TOKEN).drop();
@@ -37,9 +36,9 @@ import java.util.function.Predicate;
  * whatever it holds, also reversed); {@link Action#DUPLICATE} delivers the message twice (a
  * duplicated request is handled twice, and the server's second answer is ignored by the client,
  * which has its answer already, as it ignores any answer to a request id it no longer waits for; a
- * duplicated response is likewise ignored); {@link Action#PARTITION} makes the endpoint unreachable: a
- * request fails at once with {@code TransportException}, and a response in flight is lost with the
- * same error for its call. Thread-safe.
+ * duplicated response is likewise ignored); {@link Action#PARTITION} makes the endpoint
+ * unreachable: a request fails at once with {@code TransportException}, and a response in flight is
+ * lost with the same error for its call. Thread-safe.
  */
 public final class FaultRule {
 
@@ -232,7 +231,8 @@ public final class FaultRule {
     /** Only responses satisfying {@code test} (a rule on requests with this never matches). */
     public Matcher whenAnswer(Predicate<Response> test) {
       if (direction != Direction.RESPONSE) {
-        throw new IllegalStateException("only a rule on responses can select them by their content");
+        throw new IllegalStateException(
+            "only a rule on responses can select them by their content");
       }
       this.answerPredicate = answerPredicate == null ? test : answerPredicate.and(test);
       return this;
@@ -241,7 +241,8 @@ public final class FaultRule {
     /** Acts on the first {@code messages} matching messages only, then matches nothing. */
     public Matcher limit(long messages) {
       if (messages < 1) {
-        throw new IllegalArgumentException("a rule must act on at least 1 message, got " + messages);
+        throw new IllegalArgumentException(
+            "a rule must act on at least 1 message, got " + messages);
       }
       this.limit = messages;
       return this;
@@ -261,7 +262,8 @@ public final class FaultRule {
     /** Holds matching messages until {@code batch} are held, then delivers them reversed. */
     public FaultRule reorder(int batch) {
       if (batch < 2) {
-        throw new IllegalArgumentException("reordering needs batches of at least 2 messages, got " + batch);
+        throw new IllegalArgumentException(
+            "reordering needs batches of at least 2 messages, got " + batch);
       }
       return new FaultRule(this, Action.REORDER, Duration.ZERO, batch);
     }
@@ -273,7 +275,8 @@ public final class FaultRule {
 
     public FaultRule partition() {
       if (limit != Long.MAX_VALUE || answerPredicate != null) {
-        throw new IllegalStateException("a partition cuts every message to an endpoint; it takes no limit or answer selection");
+        throw new IllegalStateException(
+            "a partition cuts every message to an endpoint; it takes no limit or answer selection");
       }
       return new FaultRule(this, Action.PARTITION, Duration.ZERO, 0);
     }

@@ -9,8 +9,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 /**
  * The live set of {@link FaultRule}s of an {@link InJvmTransport}; tests add and remove rules at
  * any time. For each message the first matching rule, in the order added, that has not reached its
- * limit decides its fate.
- * Thread-safe.
+ * limit decides its fate. Thread-safe.
  */
 public final class FaultRules {
   private final List<FaultRule> rules = new CopyOnWriteArrayList<>();
@@ -43,7 +42,8 @@ public final class FaultRules {
   /** True if a PARTITION rule cuts this message (checked again when a message is delivered). */
   boolean partitioned(FaultRule.Direction direction, Endpoint target, Request request) {
     for (FaultRule rule : rules) {
-      if (rule.action() == FaultRule.Action.PARTITION && rule.matches(direction, target, request, null)) {
+      if (rule.action() == FaultRule.Action.PARTITION
+          && rule.matches(direction, target, request, null)) {
         return true;
       }
     }
@@ -54,7 +54,8 @@ public final class FaultRules {
    * The first rule matching the message (a request, or the {@code response} to {@code request}),
    * counted as a hit of that rule; or null.
    */
-  FaultRule match(FaultRule.Direction direction, Endpoint target, Request request, Response response) {
+  FaultRule match(
+      FaultRule.Direction direction, Endpoint target, Request request, Response response) {
     for (FaultRule rule : rules) {
       if (rule.matches(direction, target, request, response) && rule.tryHit()) {
         return rule;

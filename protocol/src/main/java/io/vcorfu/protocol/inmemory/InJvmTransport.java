@@ -24,14 +24,14 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * A transport inside one JVM for tests: no sockets, but every request and response is serialized
- * to bytes and parsed back, and {@link #faults()} can drop, delay, reorder or partition messages
- * while the test runs.
+ * A transport inside one JVM for tests: no sockets, but every request and response is serialized to
+ * bytes and parsed back, and {@link #faults()} can drop, delay, reorder or partition messages while
+ * the test runs.
  *
- * <p>Like a TCP connection, each (client, server) pair delivers requests to the server in the
- * order sent and responses to the client in the order produced, unless a fault rule interferes.
- * Delivery and handler calls happen on this transport's daemon threads, never on the caller's.
- * Request timeouts and frame limits of {@link ClientOptions} apply as over TCP. Thread-safe.
+ * <p>Like a TCP connection, each (client, server) pair delivers requests to the server in the order
+ * sent and responses to the client in the order produced, unless a fault rule interferes. Delivery
+ * and handler calls happen on this transport's daemon threads, never on the caller's. Request
+ * timeouts and frame limits of {@link ClientOptions} apply as over TCP. Thread-safe.
  */
 public final class InJvmTransport implements Transport {
   private static final AtomicInteger NEXT_PORT = new AtomicInteger(20_000);
@@ -77,13 +77,17 @@ public final class InJvmTransport implements Transport {
     Objects.requireNonNull(handler, "handler");
     checkOpen();
     while (true) {
-      Endpoint at = endpoint.port() == 0 ? new Endpoint(endpoint.host(), NEXT_PORT.incrementAndGet()) : endpoint;
+      Endpoint at =
+          endpoint.port() == 0
+              ? new Endpoint(endpoint.host(), NEXT_PORT.incrementAndGet())
+              : endpoint;
       Server server = new Server(at, handler);
       if (servers.putIfAbsent(at, server) == null) {
         return server;
       }
       if (endpoint.port() != 0) {
-        throw new TransportException("cannot listen on " + endpoint + ": a server is already bound there");
+        throw new TransportException(
+            "cannot listen on " + endpoint + ": a server is already bound there");
       }
     }
   }
@@ -164,7 +168,8 @@ public final class InJvmTransport implements Transport {
           request.toBuilder().setHeader(request.getHeader().toBuilder().setRequestId(id)).build();
       byte[] bytes = tagged.toByteArray();
       if (bytes.length > options.maxFrameBytes()) {
-        return CompletableFuture.failedFuture(new TooLargeException(bytes.length, options.maxFrameBytes()));
+        return CompletableFuture.failedFuture(
+            new TooLargeException(bytes.length, options.maxFrameBytes()));
       }
       CompletableFuture<Response> future = new CompletableFuture<>();
       pending.put(id, future);
@@ -173,8 +178,15 @@ public final class InJvmTransport implements Transport {
               () ->
                   future.completeExceptionally(
                       new RpcTimeoutException(
-                          "no response from " + target + " to " + tagged.getPayloadCase() + " request "
-                              + id + " within " + options.requestTimeout().toMillis() + " ms")),
+                          "no response from "
+                              + target
+                              + " to "
+                              + tagged.getPayloadCase()
+                              + " request "
+                              + id
+                              + " within "
+                              + options.requestTimeout().toMillis()
+                              + " ms")),
               options.requestTimeout().toNanos(),
               TimeUnit.NANOSECONDS);
       future.whenComplete(
@@ -187,7 +199,13 @@ public final class InJvmTransport implements Transport {
         return future;
       }
       Link link = links.computeIfAbsent(target, t -> new Link());
-      route(FaultRule.Direction.REQUEST, target, tagged, null, future, link.requests,
+      route(
+          FaultRule.Direction.REQUEST,
+          target,
+          tagged,
+          null,
+          future,
+          link.requests,
           () -> deliverRequest(target, bytes, link, future));
       return future;
     }
@@ -207,19 +225,23 @@ public final class InJvmTransport implements Transport {
         return;
       }
       switch (rule.action()) {
-        case DROP -> { }
+        case DROP -> {}
         case DUPLICATE -> {
           lane.execute(delivery);
           lane.execute(delivery);
         }
-        case PARTITION -> future.completeExceptionally(
-            new TransportException(
-                direction == FaultRule.Direction.REQUEST
-                    ? "cannot reach " + target + ": the network to it is partitioned"
-                    : "the connection to " + target + " was lost to a network partition before the response arrived"));
+        case PARTITION ->
+            future.completeExceptionally(
+                new TransportException(
+                    direction == FaultRule.Direction.REQUEST
+                        ? "cannot reach " + target + ": the network to it is partitioned"
+                        : "the connection to "
+                            + target
+                            + " was lost to a network partition before the response arrived"));
         case DELAY -> {
           try {
-            executor.schedule(() -> lane.execute(delivery), rule.delay().toNanos(), TimeUnit.NANOSECONDS);
+            executor.schedule(
+                () -> lane.execute(delivery), rule.delay().toNanos(), TimeUnit.NANOSECONDS);
           } catch (RejectedExecutionException e) {
             future.completeExceptionally(new TransportException("the in-JVM transport is closed"));
           }
@@ -228,23 +250,27 @@ public final class InJvmTransport implements Transport {
       }
     }
 
-    private void deliverRequest(Endpoint target, byte[] bytes, Link link, CompletableFuture<Response> future) {
+    private void deliverRequest(
+        Endpoint target, byte[] bytes, Link link, CompletableFuture<Response> future) {
       Server server = servers.get(target);
       if (server == null || server.closed) {
         future.completeExceptionally(
-            new TransportException("cannot connect to " + target + ": no server is listening there"));
+            new TransportException(
+                "cannot connect to " + target + ": no server is listening there"));
         return;
       }
       Request request;
       try {
         request = Request.parseFrom(bytes);
       } catch (InvalidProtocolBufferException e) {
-        future.completeExceptionally(new TransportException("request bytes did not parse: " + e.getMessage(), e));
+        future.completeExceptionally(
+            new TransportException("request bytes did not parse: " + e.getMessage(), e));
         return;
       }
       if (faults.partitioned(FaultRule.Direction.REQUEST, target, request)) {
         future.completeExceptionally(
-            new TransportException("cannot reach " + target + ": the network to it is partitioned"));
+            new TransportException(
+                "cannot reach " + target + ": the network to it is partitioned"));
         return;
       }
       HandlerCalls.invoke(server.handler, request)
@@ -252,7 +278,13 @@ public final class InJvmTransport implements Transport {
               response -> {
                 Response limited = HandlerCalls.limitSize(request, response, serverMaxFrameBytes);
                 byte[] out = limited.toByteArray();
-                route(FaultRule.Direction.RESPONSE, target, request, limited, future, link.responses,
+                route(
+                    FaultRule.Direction.RESPONSE,
+                    target,
+                    request,
+                    limited,
+                    future,
+                    link.responses,
                     () -> deliverResponse(server, request, out, future));
               });
     }
@@ -262,26 +294,34 @@ public final class InJvmTransport implements Transport {
       if (faults.partitioned(FaultRule.Direction.RESPONSE, server.endpoint, request)) {
         future.completeExceptionally(
             new TransportException(
-                "the connection to " + server.endpoint
+                "the connection to "
+                    + server.endpoint
                     + " was lost to a network partition before the response arrived"));
         return;
       }
       if (server.closed) {
         future.completeExceptionally(
-            new TransportException("the connection to " + server.endpoint + " closed before the response arrived"));
+            new TransportException(
+                "the connection to " + server.endpoint + " closed before the response arrived"));
         return;
       }
       if (bytes.length > options.maxFrameBytes()) {
         future.completeExceptionally(
             new TransportException(
-                "the response from " + server.endpoint + " is " + bytes.length
-                    + " bytes, over this client's " + options.maxFrameBytes() + "-byte frame limit"));
+                "the response from "
+                    + server.endpoint
+                    + " is "
+                    + bytes.length
+                    + " bytes, over this client's "
+                    + options.maxFrameBytes()
+                    + "-byte frame limit"));
         return;
       }
       try {
         future.complete(Response.parseFrom(bytes));
       } catch (InvalidProtocolBufferException e) {
-        future.completeExceptionally(new TransportException("response bytes did not parse: " + e.getMessage(), e));
+        future.completeExceptionally(
+            new TransportException("response bytes did not parse: " + e.getMessage(), e));
       }
     }
 
@@ -289,7 +329,8 @@ public final class InJvmTransport implements Transport {
     public void close() {
       closed = true;
       for (CompletableFuture<Response> f : pending.values()) {
-        f.completeExceptionally(new TransportException("the RPC client was closed with this call outstanding"));
+        f.completeExceptionally(
+            new TransportException("the RPC client was closed with this call outstanding"));
       }
       clients.remove(this);
     }

@@ -27,7 +27,8 @@ public final class Framing {
    */
   public static LengthFieldBasedFrameDecoder newFrameDecoder(int maxFrameBytes) {
     if (maxFrameBytes <= 0) {
-      throw new IllegalArgumentException("maximum frame size must be positive, got " + maxFrameBytes);
+      throw new IllegalArgumentException(
+          "maximum frame size must be positive, got " + maxFrameBytes);
     }
     return new LimitedFrameDecoder(maxFrameBytes);
   }

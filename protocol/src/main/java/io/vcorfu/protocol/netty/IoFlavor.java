@@ -26,7 +26,9 @@ enum IoFlavor {
       !Boolean.getBoolean("vcorfu.netty.nio") && Epoll.isAvailable() ? EPOLL : NIO;
 
   EventLoopGroup group(int threads, ThreadFactory factory) {
-    return this == EPOLL ? new EpollEventLoopGroup(threads, factory) : new NioEventLoopGroup(threads, factory);
+    return this == EPOLL
+        ? new EpollEventLoopGroup(threads, factory)
+        : new NioEventLoopGroup(threads, factory);
   }
 
   Class<? extends ServerChannel> serverChannel() {

@@ -59,7 +59,11 @@ final class NettyRpcClient implements RpcClient {
   private final ConcurrentHashMap<Endpoint, Connection> connections = new ConcurrentHashMap<>();
   private volatile boolean closed;
 
-  NettyRpcClient(ClientOptions options, EventLoopGroup group, IoFlavor flavor, Timer timer,
+  NettyRpcClient(
+      ClientOptions options,
+      EventLoopGroup group,
+      IoFlavor flavor,
+      Timer timer,
       Consumer<NettyRpcClient> onClose) {
     this.options = options;
     this.timer = timer;
@@ -96,7 +100,9 @@ final class NettyRpcClient implements RpcClient {
   public void close() {
     closed = true;
     for (Connection c : connections.values()) {
-      c.fail(new TransportException("the RPC client was closed with calls to " + c.endpoint + " outstanding"));
+      c.fail(
+          new TransportException(
+              "the RPC client was closed with calls to " + c.endpoint + " outstanding"));
       if (c.channel != null) {
         c.channel.close();
       }
@@ -180,12 +186,16 @@ final class NettyRpcClient implements RpcClient {
               // Linux can connect a socket to itself when nothing listens on a local port in the
               // ephemeral range; such a connection would hold the port and echo our own requests.
               channel.close();
-              fail(new TransportException("cannot connect to " + endpoint + ": nothing listens there"));
+              fail(
+                  new TransportException(
+                      "cannot connect to " + endpoint + ": nothing listens there"));
             } else if (done.isSuccess()) {
               scheduleDrain();
             } else {
               Throwable cause = done.cause();
-              fail(new TransportException("cannot connect to " + endpoint + ": " + cause.getMessage(), cause));
+              fail(
+                  new TransportException(
+                      "cannot connect to " + endpoint + ": " + cause.getMessage(), cause));
             }
           });
     }
@@ -196,11 +206,16 @@ final class NettyRpcClient implements RpcClient {
 
     void send(PendingCall call, Request request) {
       call.timeout =
-          timer.newTimeout(t -> expire(call), options.requestTimeout().toNanos(), TimeUnit.NANOSECONDS);
+          timer.newTimeout(
+              t -> expire(call), options.requestTimeout().toNanos(), TimeUnit.NANOSECONDS);
       pending.put(call.id, call);
       if (closed) {
         TransportException why = failure;
-        failCall(call, why != null ? why : new TransportException("the connection to " + endpoint + " is closed"));
+        failCall(
+            call,
+            why != null
+                ? why
+                : new TransportException("the connection to " + endpoint + " is closed"));
         return;
       }
       outbox.add(request);
@@ -276,8 +291,10 @@ final class NettyRpcClient implements RpcClient {
     protected void channelRead0(ChannelHandlerContext ctx, Response response) {
       PendingCall call = pending.remove(response.getHeader().getRequestId());
       if (call == null) {
-        LOG.debug("Response {} from {} matches no outstanding call (timed out?)",
-            response.getHeader().getRequestId(), endpoint);
+        LOG.debug(
+            "Response {} from {} matches no outstanding call (timed out?)",
+            response.getHeader().getRequestId(),
+            endpoint);
         return;
       }
       call.timeout.cancel();
@@ -286,21 +303,27 @@ final class NettyRpcClient implements RpcClient {
 
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
-      fail(new TransportException("the connection to " + endpoint + " closed before the response arrived"));
+      fail(
+          new TransportException(
+              "the connection to " + endpoint + " closed before the response arrived"));
       ctx.fireChannelInactive();
     }
 
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
       if (cause instanceof DecoderException) {
-        LOG.warn("Closing connection to {}: it sent bytes that are not a vcorfu response frame: {}",
-            endpoint, cause.getMessage());
+        LOG.warn(
+            "Closing connection to {}: it sent bytes that are not a vcorfu response frame: {}",
+            endpoint,
+            cause.getMessage());
       } else if (cause instanceof IOException) {
         LOG.debug("Connection to {} failed: {}", endpoint, cause.toString());
       } else {
         LOG.warn("Closing connection to {} after an unexpected error", endpoint, cause);
       }
-      fail(new TransportException("the connection to " + endpoint + " failed: " + cause.getMessage(), cause));
+      fail(
+          new TransportException(
+              "the connection to " + endpoint + " failed: " + cause.getMessage(), cause));
       ctx.close();
     }
   }

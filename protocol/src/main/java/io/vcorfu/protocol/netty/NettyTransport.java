@@ -74,7 +74,8 @@ public final class NettyTransport implements Transport {
     this.serverGroup = flavor.group(ioThreads, new DefaultThreadFactory("vcorfu-server-io", true));
     this.clientGroup = flavor.group(ioThreads, new DefaultThreadFactory("vcorfu-client-io", true));
     this.timer =
-        new HashedWheelTimer(new DefaultThreadFactory("vcorfu-rpc-timeout", true), 10, TimeUnit.MILLISECONDS);
+        new HashedWheelTimer(
+            new DefaultThreadFactory("vcorfu-rpc-timeout", true), 10, TimeUnit.MILLISECONDS);
   }
 
   /**
@@ -87,7 +88,8 @@ public final class NettyTransport implements Transport {
   public ServerBinding bind(Endpoint endpoint, RpcHandler handler) {
     Objects.requireNonNull(handler, "handler");
     checkOpen();
-    ChannelGroup children = new DefaultChannelGroup("vcorfu-server-" + endpoint, GlobalEventExecutor.INSTANCE);
+    ChannelGroup children =
+        new DefaultChannelGroup("vcorfu-server-" + endpoint, GlobalEventExecutor.INSTANCE);
     ServerRequestHandler requests = new ServerRequestHandler(handler, serverMaxFrameBytes);
     ServerBootstrap bootstrap =
         new ServerBootstrap()
@@ -127,7 +129,8 @@ public final class NettyTransport implements Transport {
   public RpcClient newClient(ClientOptions options) {
     Objects.requireNonNull(options, "options");
     checkOpen();
-    NettyRpcClient client = new NettyRpcClient(options, clientGroup, flavor, timer, clients::remove);
+    NettyRpcClient client =
+        new NettyRpcClient(options, clientGroup, flavor, timer, clients::remove);
     clients.add(client);
     return client;
   }

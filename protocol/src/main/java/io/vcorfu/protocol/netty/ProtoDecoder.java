@@ -20,7 +20,8 @@ import java.util.List;
 @Sharable
 public final class ProtoDecoder<T extends MessageLite> extends MessageToMessageDecoder<ByteBuf> {
   /** Server side: frames carry {@link Request}s. */
-  public static final ProtoDecoder<Request> REQUESTS = new ProtoDecoder<>(Request.parser(), "request");
+  public static final ProtoDecoder<Request> REQUESTS =
+      new ProtoDecoder<>(Request.parser(), "request");
 
   /** Client side: frames carry {@link Response}s. */
   public static final ProtoDecoder<Response> RESPONSES =
@@ -40,7 +41,8 @@ public final class ProtoDecoder<T extends MessageLite> extends MessageToMessageD
     try {
       T message;
       if (frame.hasArray()) {
-        message = parser.parseFrom(frame.array(), frame.arrayOffset() + frame.readerIndex(), length);
+        message =
+            parser.parseFrom(frame.array(), frame.arrayOffset() + frame.readerIndex(), length);
       } else if (frame.nioBufferCount() == 1) {
         message = parser.parseFrom(frame.nioBuffer(frame.readerIndex(), length));
       } else {
@@ -52,7 +54,8 @@ public final class ProtoDecoder<T extends MessageLite> extends MessageToMessageD
       out.add(message);
     } catch (InvalidProtocolBufferException e) {
       throw new CorruptedFrameException(
-          "a " + length + "-byte frame is not a valid vcorfu " + what + " (" + e.getMessage() + ")", e);
+          "a " + length + "-byte frame is not a valid vcorfu " + what + " (" + e.getMessage() + ")",
+          e);
     }
   }
 }

@@ -12,10 +12,10 @@ import java.nio.ByteBuffer;
 import java.util.List;
 
 /**
- * Writes protobuf messages as frames: each one a 4-byte big-endian length followed by the
- * message's bytes (the bytes a {@code LengthFieldPrepender(4)} would produce), built in one buffer of
- * exactly the right size. A {@link Batch} of messages becomes one buffer holding all their frames,
- * so a burst of pipelined requests costs one allocation and one write. Other objects pass through.
+ * Writes protobuf messages as frames: each one a 4-byte big-endian length followed by the message's
+ * bytes (the bytes a {@code LengthFieldPrepender(4)} would produce), built in one buffer of exactly
+ * the right size. A {@link Batch} of messages becomes one buffer holding all their frames, so a
+ * burst of pipelined requests costs one allocation and one write. Other objects pass through.
  * Stateless and shared by every channel.
  */
 @Sharable
@@ -28,7 +28,8 @@ public final class ProtoEncoder extends ChannelOutboundHandlerAdapter {
   private ProtoEncoder() {}
 
   @Override
-  public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) throws IOException {
+  public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise)
+      throws IOException {
     if (msg instanceof MessageLite message) {
       ctx.write(encode(ctx, List.of(message)), promise);
     } else if (msg instanceof Batch batch) {

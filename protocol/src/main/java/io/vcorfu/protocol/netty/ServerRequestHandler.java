@@ -17,8 +17,8 @@ import org.slf4j.LoggerFactory;
  * response back, tagged with the request's id. Responses complete in any order; the client
  * correlates them by id.
  *
- * <p>A connection that sends bytes which are not a vcorfu frame (an oversize length prefix, a
- * frame that does not parse) is logged once, naming the peer and the problem, and closed; other
+ * <p>A connection that sends bytes which are not a vcorfu frame (an oversize length prefix, a frame
+ * that does not parse) is logged once, naming the peer and the problem, and closed; other
  * connections are unaffected. Stateless and shared by every connection of one server.
  */
 @Sharable
@@ -60,7 +60,10 @@ final class ServerRequestHandler extends SimpleChannelInboundHandler<Request> {
     } else if (cause instanceof IOException) {
       LOG.debug("Connection from {} failed: {}", ctx.channel().remoteAddress(), cause.toString());
     } else {
-      LOG.warn("Closing connection from {} after an unexpected error", ctx.channel().remoteAddress(), cause);
+      LOG.warn(
+          "Closing connection from {} after an unexpected error",
+          ctx.channel().remoteAddress(),
+          cause);
     }
     ctx.close();
   }

@@ -37,7 +37,8 @@ class InJvmTransportTest {
     transport = new InJvmTransport();
     echo = new EchoHandler("mem").recording();
     server = transport.bind(new Endpoint("node-a", 0), echo);
-    client = transport.newClient(ClientOptions.defaults().withRequestTimeout(Duration.ofMillis(300)));
+    client =
+        transport.newClient(ClientOptions.defaults().withRequestTimeout(Duration.ofMillis(300)));
   }
 
   @AfterEach
@@ -57,7 +58,10 @@ class InJvmTransportTest {
   }
 
   private List<Long> receivedNumbers() {
-    return echo.received().stream().filter(Request::hasLogRead).map(r -> r.getLogRead().getFrom()).toList();
+    return echo.received().stream()
+        .filter(Request::hasLogRead)
+        .map(r -> r.getLogRead().getFrom())
+        .toList();
   }
 
   @Test
@@ -73,7 +77,8 @@ class InJvmTransportTest {
   void roundTripCarriesTheRequestIdAndTheServersAnswer() {
     Response r = client.call(server.endpoint(), Messages.ping(4)).join();
     assertThat(r.getPing().getNodeId()).isEqualTo("mem");
-    assertThat(r.getHeader().getRequestId()).isEqualTo(echo.received().get(0).getHeader().getRequestId());
+    assertThat(r.getHeader().getRequestId())
+        .isEqualTo(echo.received().get(0).getHeader().getRequestId());
     assertThat(r.getHeader().getEpoch()).isEqualTo(4);
   }
 
@@ -91,26 +96,40 @@ class InJvmTransportTest {
 
   @Test
   void aDroppedRequestNeverReachesTheServerAndTimesOut() {
-    FaultRule rule = transport.faults().add(FaultRule.requests().to(server.endpoint()).ofCase(Request.PayloadCase.LOG_READ).drop());
-    assertThat(failure(client.call(server.endpoint(), Messages.numbered(1)))).isInstanceOf(RpcTimeoutException.class);
-    assertThat(client.call(server.endpoint(), Messages.ping()).join().hasPing()).as("other cases pass").isTrue();
+    FaultRule rule =
+        transport
+            .faults()
+            .add(
+                FaultRule.requests()
+                    .to(server.endpoint())
+                    .ofCase(Request.PayloadCase.LOG_READ)
+                    .drop());
+    assertThat(failure(client.call(server.endpoint(), Messages.numbered(1))))
+        .isInstanceOf(RpcTimeoutException.class);
+    assertThat(client.call(server.endpoint(), Messages.ping()).join().hasPing())
+        .as("other cases pass")
+        .isTrue();
     assertThat(rule.hits()).isEqualTo(1);
     assertThat(receivedNumbers()).isEmpty();
 
     transport.faults().remove(rule);
-    assertThat(Messages.number(client.call(server.endpoint(), Messages.numbered(2)).join())).isEqualTo(2);
+    assertThat(Messages.number(client.call(server.endpoint(), Messages.numbered(2)).join()))
+        .isEqualTo(2);
   }
 
   @Test
   void aDroppedResponseTimesOutAfterTheServerHandledTheRequest() {
     transport.faults().add(FaultRule.responses().to(server.endpoint()).drop());
-    assertThat(failure(client.call(server.endpoint(), Messages.numbered(7)))).isInstanceOf(RpcTimeoutException.class);
+    assertThat(failure(client.call(server.endpoint(), Messages.numbered(7))))
+        .isInstanceOf(RpcTimeoutException.class);
     assertThat(receivedNumbers()).containsExactly(7L);
   }
 
   @Test
   void aPredicateSelectsWhichRequestsAreDropped() {
-    transport.faults().add(FaultRule.requests().when(r -> r.getLogRead().getFrom() % 2 == 1).drop());
+    transport
+        .faults()
+        .add(FaultRule.requests().when(r -> r.getLogRead().getFrom() % 2 == 1).drop());
     List<CompletableFuture<Response>> calls = new ArrayList<>();
     for (int i = 0; i < 6; i++) {
       calls.add(client.call(server.endpoint(), Messages.numbered(i)));
@@ -127,8 +146,12 @@ class InJvmTransportTest {
 
   @Test
   void aDuplicatedRequestIsHandledTwiceAndItsCallCompletesOnce() {
-    FaultRule rule = transport.faults().add(FaultRule.requests().ofCase(Request.PayloadCase.LOG_READ).duplicate());
-    assertThat(Messages.number(client.call(server.endpoint(), Messages.numbered(3)).join())).isEqualTo(3);
+    FaultRule rule =
+        transport
+            .faults()
+            .add(FaultRule.requests().ofCase(Request.PayloadCase.LOG_READ).duplicate());
+    assertThat(Messages.number(client.call(server.endpoint(), Messages.numbered(3)).join()))
+        .isEqualTo(3);
     await().atMost(Duration.ofSeconds(5)).until(() -> receivedNumbers().size() == 2);
     assertThat(receivedNumbers()).containsExactly(3L, 3L);
     assertThat(rule.hits()).isEqualTo(1);
@@ -137,46 +160,64 @@ class InJvmTransportTest {
   @Test
   void aDuplicatedResponseCompletesItsCallOnce() {
     transport.faults().add(FaultRule.responses().duplicate());
-    assertThat(Messages.number(client.call(server.endpoint(), Messages.numbered(5)).join())).isEqualTo(5);
-    assertThat(Messages.number(client.call(server.endpoint(), Messages.numbered(6)).join())).isEqualTo(6);
+    assertThat(Messages.number(client.call(server.endpoint(), Messages.numbered(5)).join()))
+        .isEqualTo(5);
+    assertThat(Messages.number(client.call(server.endpoint(), Messages.numbered(6)).join()))
+        .isEqualTo(6);
     assertThat(receivedNumbers()).containsExactly(5L, 6L);
   }
 
   @Test
   void anAnswerPredicateSelectsResponsesByTheirContent() {
-    FaultRule rule = transport.faults().add(
-        FaultRule.responses().whenAnswer(r -> Messages.number(r) == 2).drop());
-    assertThat(Messages.number(client.call(server.endpoint(), Messages.numbered(1)).join())).isEqualTo(1);
-    assertThat(failure(client.call(server.endpoint(), Messages.numbered(2)))).isInstanceOf(RpcTimeoutException.class);
+    FaultRule rule =
+        transport
+            .faults()
+            .add(FaultRule.responses().whenAnswer(r -> Messages.number(r) == 2).drop());
+    assertThat(Messages.number(client.call(server.endpoint(), Messages.numbered(1)).join()))
+        .isEqualTo(1);
+    assertThat(failure(client.call(server.endpoint(), Messages.numbered(2))))
+        .isInstanceOf(RpcTimeoutException.class);
     assertThat(rule.hits()).isEqualTo(1);
     assertThat(receivedNumbers()).containsExactly(1L, 2L);
-    assertThatThrownBy(() -> FaultRule.requests().whenAnswer(r -> true)).isInstanceOf(IllegalStateException.class);
+    assertThatThrownBy(() -> FaultRule.requests().whenAnswer(r -> true))
+        .isInstanceOf(IllegalStateException.class);
   }
 
   @Test
   void aLimitedRuleActsOnItsFirstMessagesOnly() {
-    FaultRule rule = transport.faults().add(FaultRule.requests().ofCase(Request.PayloadCase.LOG_READ).limit(2).drop());
-    assertThat(failure(client.call(server.endpoint(), Messages.numbered(1)))).isInstanceOf(RpcTimeoutException.class);
-    assertThat(failure(client.call(server.endpoint(), Messages.numbered(2)))).isInstanceOf(RpcTimeoutException.class);
-    assertThat(Messages.number(client.call(server.endpoint(), Messages.numbered(3)).join())).isEqualTo(3);
+    FaultRule rule =
+        transport
+            .faults()
+            .add(FaultRule.requests().ofCase(Request.PayloadCase.LOG_READ).limit(2).drop());
+    assertThat(failure(client.call(server.endpoint(), Messages.numbered(1))))
+        .isInstanceOf(RpcTimeoutException.class);
+    assertThat(failure(client.call(server.endpoint(), Messages.numbered(2))))
+        .isInstanceOf(RpcTimeoutException.class);
+    assertThat(Messages.number(client.call(server.endpoint(), Messages.numbered(3)).join()))
+        .isEqualTo(3);
     assertThat(rule.hits()).isEqualTo(2);
     assertThat(receivedNumbers()).containsExactly(3L);
-    assertThatThrownBy(() -> FaultRule.requests().limit(0)).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> FaultRule.requests().limit(0))
+        .isInstanceOf(IllegalArgumentException.class);
   }
 
   @Test
   void aDelayedRequestArrivesNoSoonerThanTheDelay() {
     RpcClient patient = transport.newClient(ClientOptions.defaults());
-    transport.faults().add(FaultRule.requests().to(server.endpoint()).delay(Duration.ofMillis(250)));
+    transport
+        .faults()
+        .add(FaultRule.requests().to(server.endpoint()).delay(Duration.ofMillis(250)));
     long start = System.nanoTime();
     assertThat(patient.call(server.endpoint(), Messages.ping()).join().hasPing()).isTrue();
-    assertThat(Duration.ofNanos(System.nanoTime() - start)).isGreaterThanOrEqualTo(Duration.ofMillis(250));
+    assertThat(Duration.ofNanos(System.nanoTime() - start))
+        .isGreaterThanOrEqualTo(Duration.ofMillis(250));
   }
 
   @Test
   void aDelayLongerThanTheTimeoutTimesOut() {
     transport.faults().add(FaultRule.responses().delay(Duration.ofSeconds(2)));
-    assertThat(failure(client.call(server.endpoint(), Messages.ping()))).isInstanceOf(RpcTimeoutException.class);
+    assertThat(failure(client.call(server.endpoint(), Messages.ping())))
+        .isInstanceOf(RpcTimeoutException.class);
   }
 
   @Test
@@ -214,7 +255,10 @@ class InJvmTransportTest {
     List<Integer> completionOrder = new java.util.concurrent.CopyOnWriteArrayList<>();
     for (int i = 0; i < 4; i++) {
       int n = i;
-      calls.add(patient.call(server.endpoint(), Messages.numbered(i)).whenComplete((r, e) -> completionOrder.add(n)));
+      calls.add(
+          patient
+              .call(server.endpoint(), Messages.numbered(i))
+              .whenComplete((r, e) -> completionOrder.add(n)));
     }
     for (int i = 0; i < 4; i++) {
       assertThat(Messages.number(calls.get(i).join())).isEqualTo(i);
@@ -232,7 +276,8 @@ class InJvmTransportTest {
     assertThat(echo.calls()).isZero();
 
     ServerBinding other = transport.bind(new Endpoint("node-b", 0), new EchoHandler("b"));
-    assertThat(client.call(other.endpoint(), Messages.ping()).join().getPing().getNodeId()).isEqualTo("b");
+    assertThat(client.call(other.endpoint(), Messages.ping()).join().getPing().getNodeId())
+        .isEqualTo("b");
 
     transport.faults().remove(cut);
     assertThat(client.call(server.endpoint(), Messages.ping()).join().hasPing()).isTrue();
@@ -255,13 +300,16 @@ class InJvmTransportTest {
         .isInstanceOf(TransportException.class)
         .hasMessageContaining("no server is listening");
     server.close();
-    assertThat(failure(client.call(server.endpoint(), Messages.ping()))).isInstanceOf(TransportException.class);
+    assertThat(failure(client.call(server.endpoint(), Messages.ping())))
+        .isInstanceOf(TransportException.class);
   }
 
   @Test
   void theClientRefusesARequestOverItsFrameLimit() {
-    RpcClient small = transport.newClient(new ClientOptions(Duration.ofSeconds(1), Duration.ofSeconds(1), 500));
-    assertThat(failure(small.call(server.endpoint(), Messages.ofSize(1000)))).isInstanceOf(TooLargeException.class);
+    RpcClient small =
+        transport.newClient(new ClientOptions(Duration.ofSeconds(1), Duration.ofSeconds(1), 500));
+    assertThat(failure(small.call(server.endpoint(), Messages.ofSize(1000))))
+        .isInstanceOf(TooLargeException.class);
     assertThat(echo.calls()).isZero();
   }
 
@@ -276,8 +324,12 @@ class InJvmTransportTest {
 
   @Test
   void handlerFailuresBecomeTypedErrorResponses() {
-    ServerBinding failing = transport.bind(new Endpoint("node-f", 0),
-        r -> CompletableFuture.failedFuture(new io.vcorfu.protocol.NotServingException("sequencer")));
+    ServerBinding failing =
+        transport.bind(
+            new Endpoint("node-f", 0),
+            r ->
+                CompletableFuture.failedFuture(
+                    new io.vcorfu.protocol.NotServingException("sequencer")));
     Response r = client.call(failing.endpoint(), Messages.token(0)).join();
     assertThatThrownBy(() -> io.vcorfu.protocol.Errors.check(r))
         .isInstanceOf(io.vcorfu.protocol.NotServingException.class);

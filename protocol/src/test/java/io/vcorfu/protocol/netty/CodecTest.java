@@ -53,7 +53,9 @@ class CodecTest {
   }
 
   private static List<Request> sample(int n) {
-    return LongStream.range(0, n).mapToObj(i -> i % 3 == 0 ? Messages.ping(i) : Messages.numbered(i, i * 7)).toList();
+    return LongStream.range(0, n)
+        .mapToObj(i -> i % 3 == 0 ? Messages.ping(i) : Messages.numbered(i, i * 7))
+        .toList();
   }
 
   @Test
@@ -106,10 +108,11 @@ class CodecTest {
 
   @Test
   void responsesRoundTripThroughTheClientDecoder() {
-    Response response = Response.newBuilder()
-        .setHeader(Messages.header(3).toBuilder().setRequestId(99))
-        .setPing(io.vcorfu.protocol.proto.PingResponse.newBuilder().setNodeId("n1"))
-        .build();
+    Response response =
+        Response.newBuilder()
+            .setHeader(Messages.header(3).toBuilder().setRequestId(99))
+            .setPing(io.vcorfu.protocol.proto.PingResponse.newBuilder().setNodeId("n1"))
+            .build();
     EmbeddedChannel out = new EmbeddedChannel(ProtoEncoder.INSTANCE);
     out.writeOutbound(response);
     EmbeddedChannel in = new EmbeddedChannel(Framing.newFrameDecoder(1024), ProtoDecoder.RESPONSES);
@@ -174,7 +177,11 @@ class CodecTest {
   @Test
   void aFrameThatIsNotAProtobufRequestIsACorruptedFrame() {
     EmbeddedChannel in = serverInbound(1024);
-    ByteBuf garbage = Unpooled.buffer().writeInt(5).writeBytes(new byte[] {(byte) 0xff, (byte) 0xff, (byte) 0xff, (byte) 0xff, (byte) 0xff});
+    ByteBuf garbage =
+        Unpooled.buffer()
+            .writeInt(5)
+            .writeBytes(
+                new byte[] {(byte) 0xff, (byte) 0xff, (byte) 0xff, (byte) 0xff, (byte) 0xff});
     assertThatThrownBy(() -> in.writeInbound(garbage))
         .isInstanceOf(CorruptedFrameException.class)
         .hasMessageContaining("5-byte frame is not a valid vcorfu request");
@@ -193,6 +200,7 @@ class CodecTest {
 
   @Test
   void frameDecoderRejectsANonPositiveLimit() {
-    assertThatThrownBy(() -> Framing.newFrameDecoder(0)).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> Framing.newFrameDecoder(0))
+        .isInstanceOf(IllegalArgumentException.class);
   }
 }

@@ -6,8 +6,8 @@ import io.netty.channel.epoll.Epoll;
 import org.junit.jupiter.api.Test;
 
 /**
- * Every transport test again on the portable JDK NIO sockets (what a non-Linux machine, or
- * {@code -Dvcorfu.netty.nio=true}, runs on).
+ * Every transport test again on the portable JDK NIO sockets (what a non-Linux machine, or {@code
+ * -Dvcorfu.netty.nio=true}, runs on).
  */
 class NettyTransportNioTest extends NettyTransportTest {
   @Override
@@ -18,6 +18,7 @@ class NettyTransportNioTest extends NettyTransportTest {
   @Test
   void linuxRunsOnNativeEpollUnlessNioIsForced() {
     boolean forced = Boolean.getBoolean("vcorfu.netty.nio");
-    assertThat(IoFlavor.CURRENT).isEqualTo(Epoll.isAvailable() && !forced ? IoFlavor.EPOLL : IoFlavor.NIO);
+    assertThat(IoFlavor.CURRENT)
+        .isEqualTo(Epoll.isAvailable() && !forced ? IoFlavor.EPOLL : IoFlavor.NIO);
   }
 }

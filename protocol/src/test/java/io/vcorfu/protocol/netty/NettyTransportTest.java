@@ -88,7 +88,8 @@ class NettyTransportTest {
     EchoHandler echo = new EchoHandler("n");
     ServerBinding server = transport.bind(ANY_PORT, echo);
     ExecutorService pool = Executors.newFixedThreadPool(threads);
-    try (RpcClient client = transport.newClient(ClientOptions.defaults().withRequestTimeout(Duration.ofSeconds(30)))) {
+    try (RpcClient client =
+        transport.newClient(ClientOptions.defaults().withRequestTimeout(Duration.ofSeconds(30)))) {
       List<Future<Integer>> results = new ArrayList<>();
       for (int t = 0; t < threads; t++) {
         int base = t * perThread;
@@ -115,7 +116,9 @@ class NettyTransportTest {
       }
       assertThat(matched).isEqualTo(threads * perThread);
       assertThat(echo.calls()).isEqualTo(threads * perThread);
-      assertThat(((NettyRpcClient) client).connectionCount()).as("one shared connection").isEqualTo(1);
+      assertThat(((NettyRpcClient) client).connectionCount())
+          .as("one shared connection")
+          .isEqualTo(1);
     } finally {
       pool.shutdownNow();
     }
@@ -124,11 +127,15 @@ class NettyTransportTest {
   @Test
   void aCallTheServerNeverAnswersTimesOut() {
     ServerBinding server = transport.bind(ANY_PORT, EchoHandler.neverAnswers());
-    try (RpcClient client = transport.newClient(ClientOptions.defaults().withRequestTimeout(Duration.ofMillis(200)))) {
+    try (RpcClient client =
+        transport.newClient(ClientOptions.defaults().withRequestTimeout(Duration.ofMillis(200)))) {
       long start = System.nanoTime();
       Throwable error = failure(client.call(server.endpoint(), Messages.ping()));
-      assertThat(error).isInstanceOf(RpcTimeoutException.class).hasMessageContaining("within 200 ms");
-      assertThat(Duration.ofNanos(System.nanoTime() - start)).isGreaterThanOrEqualTo(Duration.ofMillis(190));
+      assertThat(error)
+          .isInstanceOf(RpcTimeoutException.class)
+          .hasMessageContaining("within 200 ms");
+      assertThat(Duration.ofNanos(System.nanoTime() - start))
+          .isGreaterThanOrEqualTo(Duration.ofMillis(190));
     }
   }
 
@@ -147,12 +154,14 @@ class NettyTransportTest {
   @Test
   void closingTheServerFailsOutstandingCallsWithTransportException() {
     CountDownLatch received = new CountDownLatch(3);
-    RpcHandler holdsForever = request -> {
-      received.countDown();
-      return new CompletableFuture<>();
-    };
+    RpcHandler holdsForever =
+        request -> {
+          received.countDown();
+          return new CompletableFuture<>();
+        };
     ServerBinding server = transport.bind(ANY_PORT, holdsForever);
-    try (RpcClient client = transport.newClient(ClientOptions.defaults().withRequestTimeout(Duration.ofSeconds(30)))) {
+    try (RpcClient client =
+        transport.newClient(ClientOptions.defaults().withRequestTimeout(Duration.ofSeconds(30)))) {
       List<CompletableFuture<Response>> calls = new ArrayList<>();
       for (int i = 0; i < 3; i++) {
         calls.add(client.call(server.endpoint(), Messages.ping()));
@@ -160,7 +169,9 @@ class NettyTransportTest {
       await().atMost(Duration.ofSeconds(10)).until(() -> received.getCount() == 0);
       server.close();
       for (CompletableFuture<Response> call : calls) {
-        assertThat(failure(call)).isInstanceOf(TransportException.class).hasMessageContaining("closed");
+        assertThat(failure(call))
+            .isInstanceOf(TransportException.class)
+            .hasMessageContaining("closed");
       }
     }
   }
@@ -175,19 +186,22 @@ class NettyTransportTest {
       assertThat(failure(client.call(at, Messages.ping()))).isInstanceOf(TransportException.class);
 
       // Another process may briefly hold the freed port (e.g. as an ephemeral source port): retry.
-      java.util.concurrent.atomic.AtomicReference<ServerBinding> rebound = new java.util.concurrent.atomic.AtomicReference<>();
+      java.util.concurrent.atomic.AtomicReference<ServerBinding> rebound =
+          new java.util.concurrent.atomic.AtomicReference<>();
       await()
           .atMost(Duration.ofSeconds(30))
           .ignoreExceptionsInstanceOf(TransportException.class)
-          .until(() -> {
-            rebound.set(transport.bind(at, new EchoHandler("second")));
-            return true;
-          });
+          .until(
+              () -> {
+                rebound.set(transport.bind(at, new EchoHandler("second")));
+                return true;
+              });
       assertThat(rebound.get().endpoint()).isEqualTo(at);
       await()
           .atMost(Duration.ofSeconds(10))
           .ignoreExceptionsInstanceOf(CompletionException.class)
-          .until(() -> client.call(at, Messages.ping()).join().getPing().getNodeId().equals("second"));
+          .until(
+              () -> client.call(at, Messages.ping()).join().getPing().getNodeId().equals("second"));
     }
   }
 
@@ -220,7 +234,8 @@ class NettyTransportTest {
         Socket raw = new Socket(at.host(), at.port())) {
       client.call(at, Messages.ping()).join();
       raw.setSoTimeout(10_000);
-      raw.getOutputStream().write(new byte[] {0, 0, 0, 4, (byte) 0xff, (byte) 0xff, (byte) 0xff, (byte) 0xff});
+      raw.getOutputStream()
+          .write(new byte[] {0, 0, 0, 4, (byte) 0xff, (byte) 0xff, (byte) 0xff, (byte) 0xff});
       raw.getOutputStream().flush();
       assertThat(raw.getInputStream().read()).isEqualTo(-1);
       assertThat(client.call(at, Messages.ping()).join().getPing().getNodeId()).isEqualTo("n");
@@ -261,23 +276,28 @@ class NettyTransportTest {
     ServerBinding server = transport.bind(ANY_PORT, new EchoHandler("n"));
     try (RpcClient client = transport.newClient(ClientOptions.defaults())) {
       Response r = client.call(server.endpoint(), Messages.token(0)).join();
-      assertThatThrownBy(() -> Errors.check(r)).isInstanceOf(io.vcorfu.protocol.BadRequestException.class);
+      assertThatThrownBy(() -> Errors.check(r))
+          .isInstanceOf(io.vcorfu.protocol.BadRequestException.class);
     }
   }
 
   @Test
   void callsOnAClosedClientFailAndItsOutstandingCallsFail() {
     AtomicInteger seen = new AtomicInteger();
-    ServerBinding server = transport.bind(ANY_PORT, r -> {
-      seen.incrementAndGet();
-      return new CompletableFuture<>();
-    });
+    ServerBinding server =
+        transport.bind(
+            ANY_PORT,
+            r -> {
+              seen.incrementAndGet();
+              return new CompletableFuture<>();
+            });
     RpcClient client = transport.newClient(ClientOptions.defaults());
     CompletableFuture<Response> outstanding = client.call(server.endpoint(), Messages.ping());
     await().atMost(Duration.ofSeconds(10)).until(() -> seen.get() == 1);
     client.close();
     assertThat(failure(outstanding)).isInstanceOf(TransportException.class);
-    assertThat(failure(client.call(server.endpoint(), Messages.ping()))).isInstanceOf(TransportException.class);
+    assertThat(failure(client.call(server.endpoint(), Messages.ping())))
+        .isInstanceOf(TransportException.class);
   }
 
   @Test

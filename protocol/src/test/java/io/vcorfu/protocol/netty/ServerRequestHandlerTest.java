@@ -7,9 +7,9 @@ import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.vcorfu.protocol.Errors;
 import io.vcorfu.protocol.RpcHandler;
+import io.vcorfu.protocol.StreamId;
 import io.vcorfu.protocol.TooLargeException;
 import io.vcorfu.protocol.UnknownStreamException;
-import io.vcorfu.protocol.StreamId;
 import io.vcorfu.protocol.proto.ErrorMsg;
 import io.vcorfu.protocol.proto.Request;
 import io.vcorfu.protocol.proto.Response;
@@ -70,7 +70,8 @@ class ServerRequestHandlerTest {
   @Test
   void aFailedHandlerFutureIsAnsweredWithItsTypedError() throws Exception {
     StreamId s = StreamId.of("missing");
-    EmbeddedChannel ch = server(r -> CompletableFuture.failedFuture(new UnknownStreamException(s)), 1024);
+    EmbeddedChannel ch =
+        server(r -> CompletableFuture.failedFuture(new UnknownStreamException(s)), 1024);
     ch.writeInbound(frame(withId(Messages.ping(), 3)));
     Response response = readResponse(ch);
     assertThat(response.getHeader().getRequestId()).isEqualTo(3);
@@ -81,7 +82,12 @@ class ServerRequestHandlerTest {
 
   @Test
   void aHandlerThatThrowsIsAnsweredWithServerError() throws Exception {
-    EmbeddedChannel ch = server(r -> { throw new IllegalStateException("disk on fire"); }, 1024);
+    EmbeddedChannel ch =
+        server(
+            r -> {
+              throw new IllegalStateException("disk on fire");
+            },
+            1024);
     ch.writeInbound(frame(withId(Messages.ping(), 4)));
     Response response = readResponse(ch);
     assertThat(response.getError().getErrorCase()).isEqualTo(ErrorMsg.ErrorCase.SERVER_ERROR);
@@ -91,9 +97,10 @@ class ServerRequestHandlerTest {
 
   @Test
   void aResponseAboveTheFrameLimitIsReplacedByTooLarge() throws Exception {
-    Response huge = Response.newBuilder()
-        .setPing(io.vcorfu.protocol.proto.PingResponse.newBuilder().setNodeId("x".repeat(500)))
-        .build();
+    Response huge =
+        Response.newBuilder()
+            .setPing(io.vcorfu.protocol.proto.PingResponse.newBuilder().setNodeId("x".repeat(500)))
+            .build();
     EmbeddedChannel ch = server(r -> CompletableFuture.completedFuture(huge), 200);
     ch.writeInbound(frame(withId(Messages.ping(), 9)));
     Response response = readResponse(ch);
@@ -109,7 +116,10 @@ class ServerRequestHandlerTest {
     ch.writeInbound(frame(withId(Messages.ping(), 11)));
     Object early = ch.readOutbound();
     assertThat(early).isNull();
-    later.complete(Response.newBuilder().setPing(io.vcorfu.protocol.proto.PingResponse.getDefaultInstance()).build());
+    later.complete(
+        Response.newBuilder()
+            .setPing(io.vcorfu.protocol.proto.PingResponse.getDefaultInstance())
+            .build());
     ch.runPendingTasks();
     assertThat(readResponse(ch).getHeader().getRequestId()).isEqualTo(11);
     assertThat(ch.finish()).isFalse();
@@ -119,7 +129,9 @@ class ServerRequestHandlerTest {
   void garbageBytesCloseTheConnection() {
     EchoHandler echo = new EchoHandler("n");
     EmbeddedChannel ch = server(echo, 1024);
-    ch.writeInbound(Unpooled.wrappedBuffer("GET / HTTP/1.1\r\n\r\n".getBytes(java.nio.charset.StandardCharsets.US_ASCII)));
+    ch.writeInbound(
+        Unpooled.wrappedBuffer(
+            "GET / HTTP/1.1\r\n\r\n".getBytes(java.nio.charset.StandardCharsets.US_ASCII)));
     assertThat(ch.isOpen()).isFalse();
     assertThat(echo.calls()).isZero();
     ch.finishAndReleaseAll();
@@ -129,7 +141,10 @@ class ServerRequestHandlerTest {
   void anUnparsableFrameClosesTheConnection() {
     EchoHandler echo = new EchoHandler("n");
     EmbeddedChannel ch = server(echo, 1024);
-    ch.writeInbound(Unpooled.buffer().writeInt(3).writeBytes(new byte[] {(byte) 0xff, (byte) 0xff, (byte) 0xff}));
+    ch.writeInbound(
+        Unpooled.buffer()
+            .writeInt(3)
+            .writeBytes(new byte[] {(byte) 0xff, (byte) 0xff, (byte) 0xff}));
     assertThat(ch.isOpen()).isFalse();
     assertThat(echo.calls()).isZero();
     ch.finishAndReleaseAll();

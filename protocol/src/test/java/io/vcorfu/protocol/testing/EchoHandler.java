@@ -43,12 +43,16 @@ public final class EchoHandler implements RpcHandler {
 
   private Response answer(Request request) {
     return switch (request.getPayloadCase()) {
-      case PING -> Response.newBuilder().setPing(PingResponse.newBuilder().setNodeId(nodeId)).build();
-      case LOG_READ -> Response.newBuilder()
-          .setLogTail(LogTailResponse.newBuilder().setTail(request.getLogRead().getFrom()))
-          .build();
-      default -> Errors.toResponse(
-          new BadRequestException("the echo server does not answer " + request.getPayloadCase()));
+      case PING ->
+          Response.newBuilder().setPing(PingResponse.newBuilder().setNodeId(nodeId)).build();
+      case LOG_READ ->
+          Response.newBuilder()
+              .setLogTail(LogTailResponse.newBuilder().setTail(request.getLogRead().getFrom()))
+              .build();
+      default ->
+          Errors.toResponse(
+              new BadRequestException(
+                  "the echo server does not answer " + request.getPayloadCase()));
     };
   }
 

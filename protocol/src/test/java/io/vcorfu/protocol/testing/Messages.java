@@ -19,12 +19,15 @@ public final class Messages {
   }
 
   public static Request ping(long epoch) {
-    return Request.newBuilder().setHeader(header(epoch)).setPing(PingRequest.getDefaultInstance()).build();
+    return Request.newBuilder()
+        .setHeader(header(epoch))
+        .setPing(PingRequest.getDefaultInstance())
+        .build();
   }
 
   /**
-   * A request carrying {@code n}, answered by {@link EchoHandler} with a response carrying {@code n}
-   * back: lets a test check that every response matches its own request.
+   * A request carrying {@code n}, answered by {@link EchoHandler} with a response carrying {@code
+   * n} back: lets a test check that every response matches its own request.
    */
   public static Request numbered(long n) {
     return numbered(0, n);

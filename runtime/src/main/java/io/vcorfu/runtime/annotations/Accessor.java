@@ -7,9 +7,9 @@ import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;
 
 /**
- * Marks a method that only reads the object. Calling it brings the view up to the stream's tail
- * (a single tail check when nothing changed) and runs the body on the view's state. An accessor
- * must not change the state.
+ * Marks a method that only reads the object. Calling it brings the view up to the stream's tail (a
+ * single tail check when nothing changed) and runs the body on the view's state. An accessor must
+ * not change the state.
  */
 @Documented
 @Retention(RetentionPolicy.RUNTIME)

@@ -8,8 +8,8 @@ import java.lang.annotation.Target;
 
 /**
  * Marks a parameter of a {@link Mutator}, {@link Accessor} or {@link MutatorAccessor} as the key
- * that transactions conflict on: two transactions touching different keys of the same object do
- * not conflict. Without it, conflicts are detected per object. The key sent to the sequencer is the
+ * that transactions conflict on: two transactions touching different keys of the same object do not
+ * conflict. Without it, conflicts are detected per object. The key sent to the sequencer is the
  * serialized parameter value (several marked parameters: the serialized list of their values), so
  * it must serialize to the same bytes in every JVM; the default serializer guarantees that.
  *

@@ -19,13 +19,17 @@ final class Calls {
    * Serializes a call. Every argument goes through {@code serializer} here, at the call site, so a
    * value the serializer rejects fails before anything is appended.
    */
-  static SmrRecord.Update toUpdate(StreamId stream, MethodModel m, Object[] args, Serializer serializer) {
+  static SmrRecord.Update toUpdate(
+      StreamId stream, MethodModel m, Object[] args, Serializer serializer) {
     byte[][] encoded = new byte[args.length][];
     for (int i = 0; i < args.length; i++) {
       encoded[i] = serializer.serialize(args[i]);
     }
     byte[] key = conflictKey(m, args, serializer);
-    return new SmrRecord.Update(stream, m.signature(), encoded,
+    return new SmrRecord.Update(
+        stream,
+        m.signature(),
+        encoded,
         key.length == 0 && m.conflictParameters().length == 0 ? List.of() : List.of(key));
   }
 
@@ -51,8 +55,8 @@ final class Calls {
   /**
    * Appends one update made outside a transaction, alone in its entry. An update with a conflict
    * key is a keyed blind write: the sequencer records only that key of the stream as written (no
-   * read is checked), so it aborts exactly the transactions that read that key or the whole
-   * object. An update without one is a whole-object write.
+   * read is checked), so it aborts exactly the transactions that read that key or the whole object.
+   * An update without one is a whole-object write.
    */
   static AppendResult appendAlone(RuntimeCore core, SmrRecord.Update update) {
     byte[] payload = SmrRecord.encode(List.of(update));
@@ -62,8 +66,10 @@ final class Calls {
     }
     TxResolution.Builder keyed = TxResolution.newBuilder().setSnapshot(-1);
     for (byte[] key : update.conflictKeys()) {
-      keyed.addWriteSet(ConflictKey.newBuilder().setStream(update.stream().toMsg())
-          .setKey(ByteString.copyFrom(key)));
+      keyed.addWriteSet(
+          ConflictKey.newBuilder()
+              .setStream(update.stream().toMsg())
+              .setKey(ByteString.copyFrom(key)));
     }
     return core.await(core.log().appendConditional(streams, payload, keyed.build()));
   }

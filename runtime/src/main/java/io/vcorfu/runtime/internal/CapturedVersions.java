@@ -6,17 +6,16 @@ import java.util.TreeMap;
 
 /**
  * The versions a view of a {@link Versioned} object captured: one after its base and one after
- * every log entry it applied, by global address. The newest are kept, at most {@code limit} of
- * them and at most {@code byteBudget} estimated bytes: an old version keeps alive what later
- * updates replaced, which is estimated as its entry's serialized arguments plus {@value
- * #PATH_BYTES} bytes for the copied path of the persistent structure.
+ * every log entry it applied, by global address. The newest are kept, at most {@code limit} of them
+ * and at most {@code byteBudget} estimated bytes: an old version keeps alive what later updates
+ * replaced, which is estimated as its entry's serialized arguments plus {@value #PATH_BYTES} bytes
+ * for the copied path of the persistent structure.
  *
- * <p>Because a version is captured after every applied entry, the version as of any address S at
- * or above the oldest kept one is the one captured at the greatest address at or below S: no
- * update between them touched the object. Serving it costs a lookup and a {@link
- * Versioned#restoreVersion} on a new instance: O(log k) in the number of kept versions, with
- * nothing replayed or copied. Addresses below the oldest kept version are not served here (the
- * view replays them instead).
+ * <p>Because a version is captured after every applied entry, the version as of any address S at or
+ * above the oldest kept one is the one captured at the greatest address at or below S: no update
+ * between them touched the object. Serving it costs a lookup and a {@link Versioned#restoreVersion}
+ * on a new instance: O(log k) in the number of kept versions, with nothing replayed or copied.
+ * Addresses below the oldest kept version are not served here (the view replays them instead).
  *
  * <p>Not thread-safe: used under its {@link StreamView}'s lock.
  */

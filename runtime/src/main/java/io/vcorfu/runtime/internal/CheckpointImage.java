@@ -70,19 +70,26 @@ public final class CheckpointImage {
    *     be encoded by {@code serializer}
    */
   @SuppressWarnings("unchecked")
-  static CheckpointImage ofVersion(Class<?> type, Object state, Object version, Serializer serializer) {
+  static CheckpointImage ofVersion(
+      Class<?> type, Object state, Object version, Serializer serializer) {
     Object form = ((Versioned<Object>) state).toCheckpoint(version);
     return new CheckpointImage(type.getName(), Map.of(VERSION_KEY, serializer.serialize(form)));
   }
 
-  /** Sets the fields of {@code state} (a new instance in the class's initial state) from the image. */
+  /**
+   * Sets the fields of {@code state} (a new instance in the class's initial state) from the image.
+   */
   @SuppressWarnings("unchecked")
   void restoreInto(Object state, Serializer serializer) {
     byte[] version = values.get(VERSION_KEY);
     if (version != null) {
       if (!(state instanceof Versioned<?>)) {
-        throw new IllegalArgumentException("the checkpoint holds a version of " + typeName + ", but a "
-            + state.getClass().getName() + " does not implement Versioned");
+        throw new IllegalArgumentException(
+            "the checkpoint holds a version of "
+                + typeName
+                + ", but a "
+                + state.getClass().getName()
+                + " does not implement Versioned");
       }
       Versioned<Object> v = (Versioned<Object>) state;
       v.restoreVersion(v.fromCheckpoint(serializer.deserialize(version)));
@@ -93,8 +100,11 @@ public final class CheckpointImage {
       type = type.getSuperclass();
     }
     if (type == null) {
-      throw new IllegalArgumentException("a checkpoint of " + typeName + " cannot be restored into a "
-          + state.getClass().getName());
+      throw new IllegalArgumentException(
+          "a checkpoint of "
+              + typeName
+              + " cannot be restored into a "
+              + state.getClass().getName());
     }
     for (Field f : fieldsOf(type)) {
       byte[] bytes = values.get(key(f));
@@ -105,8 +115,8 @@ public final class CheckpointImage {
       try {
         f.set(state, serializer.deserialize(bytes));
       } catch (IllegalAccessException | IllegalArgumentException e) {
-        throw new IllegalArgumentException("cannot restore field " + key(f) + " from the checkpoint: "
-            + e.getMessage(), e);
+        throw new IllegalArgumentException(
+            "cannot restore field " + key(f) + " from the checkpoint: " + e.getMessage(), e);
       }
     }
   }

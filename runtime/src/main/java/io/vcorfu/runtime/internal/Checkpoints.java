@@ -33,16 +33,18 @@ import org.slf4j.LoggerFactory;
  *               count:varint (field:string value:bytes){count}   see {@link CheckpointImage}
  * </pre>
  *
- * A {@link Versioned} object's checkpoint holds one pair: its version's checkpoint form (see
- * {@link CheckpointImage}). Writing one holds the view's lock only to capture the version.
+ * A {@link Versioned} object's checkpoint holds one pair: its version's checkpoint form (see {@link
+ * CheckpointImage}). Writing one holds the view's lock only to capture the version.
  *
- * Thread-safe.
+ * <p>Thread-safe.
  */
 public final class Checkpoints {
   private static final Logger LOG = LoggerFactory.getLogger(Checkpoints.class);
   static final int FORMAT = 1;
+
   /** How many trailing checkpoint-stream addresses are tried when the last ones are holes. */
   private static final int LOOKBACK = 8;
+
   private static final Set<String> REPORTED = ConcurrentHashMap.newKeySet();
 
   private Checkpoints() {}
@@ -63,10 +65,10 @@ public final class Checkpoints {
   }
 
   /**
-   * Writes a checkpoint of the local view behind {@code proxy} (a live view opened by {@code core}'s
-   * runtime) as of the view's current version, without syncing it first. Returns that version, or
-   * empty when a field of the object's class cannot be encoded by its serializer (logged once per
-   * class); nothing is written then.
+   * Writes a checkpoint of the local view behind {@code proxy} (a live view opened by {@code
+   * core}'s runtime) as of the view's current version, without syncing it first. Returns that
+   * version, or empty when a field of the object's class cannot be encoded by its serializer
+   * (logged once per class); nothing is written then.
    */
   public static OptionalLong write(RuntimeCore core, Object proxy) {
     ViewHandle handle = liveView(proxy);
@@ -79,18 +81,29 @@ public final class Checkpoints {
     long version;
     try {
       // A Versioned object's state is captured in O(1) under the lock and encoded outside it.
-      Object[] captured = view.inspect((state, v, pos) -> new Object[] {
-          state instanceof Versioned<?> vs ? vs.captureVersion() : CheckpointImage.capture(type, state, view.serializer()),
-          v, pos});
+      Object[] captured =
+          view.inspect(
+              (state, v, pos) ->
+                  new Object[] {
+                    state instanceof Versioned<?> vs
+                        ? vs.captureVersion()
+                        : CheckpointImage.capture(type, state, view.serializer()),
+                    v,
+                    pos
+                  });
       version = (Long) captured[1];
-      CheckpointImage image = proxy instanceof Versioned<?>
-          ? CheckpointImage.ofVersion(type, proxy, captured[0], view.serializer())
-          : (CheckpointImage) captured[0];
+      CheckpointImage image =
+          proxy instanceof Versioned<?>
+              ? CheckpointImage.ofVersion(type, proxy, captured[0], view.serializer())
+              : (CheckpointImage) captured[0];
       payload = encode(view.stream(), image, version, (Long) captured[2]);
     } catch (UnsupportedTypeException e) {
       if (REPORTED.add(type.getName())) {
-        LOG.warn("Objects of class {} are not checkpointed: a field's value cannot be encoded by the "
-            + "object's serializer ({})", type.getName(), e.getMessage());
+        LOG.warn(
+            "Objects of class {} are not checkpointed: a field's value cannot be encoded by the "
+                + "object's serializer ({})",
+            type.getName(),
+            e.getMessage());
       }
       return OptionalLong.empty();
     }
@@ -102,7 +115,8 @@ public final class Checkpoints {
    * The base to open {@code stream} from: its latest readable checkpoint of the same class, or the
    * initial state when there is none (or it cannot be restored, which is logged).
    */
-  static StreamView.Base latest(RuntimeCore core, StreamId stream, ClassModel model, Serializer serializer) {
+  static StreamView.Base latest(
+      RuntimeCore core, StreamId stream, ClassModel model, Serializer serializer) {
     StreamId cp = streamOf(stream);
     long tail = core.await(core.log().tails(List.of(cp))).streamTails().getOrDefault(cp, -1L);
     for (long pos = tail; pos >= 0 && pos > tail - LOOKBACK; pos--) {
@@ -114,14 +128,21 @@ public final class Checkpoints {
         try {
           StreamView.Base base = decode(e.payload(), stream);
           if (!base.image().typeName().equals(model.type().getName())) {
-            LOG.info("Opening stream {} from its start: its latest checkpoint holds a {}, not a {}",
-                stream, base.image().typeName(), model.type().getName());
+            LOG.info(
+                "Opening stream {} from its start: its latest checkpoint holds a {}, not a {}",
+                stream,
+                base.image().typeName(),
+                model.type().getName());
             return StreamView.Base.INITIAL;
           }
           base.image().restoreInto(model.newState(), serializer);
           return base;
         } catch (RuntimeException ex) {
-          LOG.warn("Skipping the checkpoint at stream address {} of stream {}: {}", pos, stream, ex.getMessage());
+          LOG.warn(
+              "Skipping the checkpoint at stream address {} of stream {}: {}",
+              pos,
+              stream,
+              ex.getMessage());
         }
       }
     }
@@ -147,7 +168,8 @@ public final class Checkpoints {
     }
     StreamId stream = new StreamId(r.readFixedLong(), r.readFixedLong());
     if (!stream.equals(expected)) {
-      throw new SerializationException("the checkpoint is of stream " + stream + ", not " + expected);
+      throw new SerializationException(
+          "the checkpoint is of stream " + stream + ", not " + expected);
     }
     String type = r.readString();
     long version = r.readFixedLong();
@@ -162,7 +184,9 @@ public final class Checkpoints {
   }
 
   private static ViewHandle liveView(Object proxy) {
-    if (proxy instanceof SmrProxy p && p.getVcorfuHandle$() instanceof ViewHandle h && !h.snapshot()) {
+    if (proxy instanceof SmrProxy p
+        && p.getVcorfuHandle$() instanceof ViewHandle h
+        && !h.snapshot()) {
       return h;
     }
     throw new IllegalArgumentException("only a live local view can be checkpointed, not " + proxy);

@@ -42,29 +42,46 @@ public final class ClassModel {
     this.byMethod = Collections.unmodifiableMap(byM);
   }
 
-  /** Inspects {@code type}; fails with {@link ObjectOpenException} naming the problem if it cannot be proxied. */
+  /**
+   * Inspects {@code type}; fails with {@link ObjectOpenException} naming the problem if it cannot
+   * be proxied.
+   */
   public static ClassModel of(Class<?> type) {
     String name = type.getName();
-    if (type.isInterface() || type.isPrimitive() || type.isArray() || type.isEnum() || type.isRecord()) {
-      throw new ObjectOpenException(name + " cannot be opened as an object: only ordinary classes can be proxied");
+    if (type.isInterface()
+        || type.isPrimitive()
+        || type.isArray()
+        || type.isEnum()
+        || type.isRecord()) {
+      throw new ObjectOpenException(
+          name + " cannot be opened as an object: only ordinary classes can be proxied");
     }
     if (Modifier.isFinal(type.getModifiers())) {
-      throw new ObjectOpenException("class " + name + " is final, so it cannot be proxied; remove the final modifier");
+      throw new ObjectOpenException(
+          "class " + name + " is final, so it cannot be proxied; remove the final modifier");
     }
     if (Modifier.isAbstract(type.getModifiers())) {
       throw new ObjectOpenException("class " + name + " is abstract; open a concrete class");
     }
     if (type.isMemberClass() && !Modifier.isStatic(type.getModifiers())) {
-      throw new ObjectOpenException("class " + name + " is an inner (non-static) class; make it static");
+      throw new ObjectOpenException(
+          "class " + name + " is an inner (non-static) class; make it static");
     }
     Constructor<?> ctor;
     try {
       ctor = type.getDeclaredConstructor();
     } catch (NoSuchMethodException e) {
-      throw new ObjectOpenException("class " + name + " has no no-argument constructor, so the runtime cannot create its initial state; add one");
+      throw new ObjectOpenException(
+          "class "
+              + name
+              + " has no no-argument constructor, so the runtime cannot create its initial state;"
+              + " add one");
     }
     if (Modifier.isPrivate(ctor.getModifiers())) {
-      throw new ObjectOpenException("the no-argument constructor of class " + name + " is private, so it cannot be proxied; make it at least package-private");
+      throw new ObjectOpenException(
+          "the no-argument constructor of class "
+              + name
+              + " is private, so it cannot be proxied; make it at least package-private");
     }
     ctor.setAccessible(true);
     return new ClassModel(type, ctor, annotatedMethods(type));
@@ -87,16 +104,27 @@ public final class ClassModel {
         String where = "method " + signature + " of " + c.getName();
         int mod = m.getModifiers();
         if (Modifier.isFinal(mod)) {
-          throw new ObjectOpenException(where + " is annotated but final, so it cannot be intercepted; remove the final modifier");
+          throw new ObjectOpenException(
+              where
+                  + " is annotated but final, so it cannot be intercepted; remove the final"
+                  + " modifier");
         }
         if (Modifier.isStatic(mod) || Modifier.isPrivate(mod)) {
-          throw new ObjectOpenException(where + " is annotated but " + (Modifier.isStatic(mod) ? "static" : "private") + ", so it cannot be intercepted");
+          throw new ObjectOpenException(
+              where
+                  + " is annotated but "
+                  + (Modifier.isStatic(mod) ? "static" : "private")
+                  + ", so it cannot be intercepted");
         }
         if (kind == MethodKind.MUTATOR && m.getReturnType() != void.class) {
-          throw new ObjectOpenException(where + " is a @Mutator but returns a value; mark it @MutatorAccessor to get the value the call produced");
+          throw new ObjectOpenException(
+              where
+                  + " is a @Mutator but returns a value; mark it @MutatorAccessor to get the value"
+                  + " the call produced");
         }
         m.setAccessible(true);
-        out.add(new MethodModel(m, signature, kind, conflictParameters(m, kind, where), readOnly(m)));
+        out.add(
+            new MethodModel(m, signature, kind, conflictParameters(m, kind, where), readOnly(m)));
       }
     }
     return out;
@@ -117,8 +145,13 @@ public final class ClassModel {
       kinds.add(MethodKind.TRANSACTIONAL);
     }
     if (kinds.size() > 1) {
-      throw new ObjectOpenException("method " + MethodModel.signatureOf(m) + " of " + m.getDeclaringClass().getName()
-          + " carries several of @Mutator, @Accessor, @MutatorAccessor, @TransactionalMethod; keep one");
+      throw new ObjectOpenException(
+          "method "
+              + MethodModel.signatureOf(m)
+              + " of "
+              + m.getDeclaringClass().getName()
+              + " carries several of @Mutator, @Accessor, @MutatorAccessor, @TransactionalMethod;"
+              + " keep one");
     }
     return kinds.isEmpty() ? null : kinds.get(0);
   }
@@ -134,7 +167,10 @@ public final class ClassModel {
       }
     }
     if (!idx.isEmpty() && kind == MethodKind.TRANSACTIONAL) {
-      throw new ObjectOpenException(where + " is a @TransactionalMethod; @ConflictParameter applies only to mutators and accessors");
+      throw new ObjectOpenException(
+          where
+              + " is a @TransactionalMethod; @ConflictParameter applies only to mutators and"
+              + " accessors");
     }
     return idx.stream().mapToInt(Integer::intValue).toArray();
   }
@@ -166,7 +202,8 @@ public final class ClassModel {
     try {
       return constructor.newInstance();
     } catch (InvocationTargetException e) {
-      throw new IllegalStateException("the constructor of " + type.getName() + " failed", e.getCause());
+      throw new IllegalStateException(
+          "the constructor of " + type.getName() + " failed", e.getCause());
     } catch (ReflectiveOperationException e) {
       throw new IllegalStateException("cannot create an instance of " + type.getName(), e);
     }

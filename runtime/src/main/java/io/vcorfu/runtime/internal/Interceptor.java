@@ -9,7 +9,10 @@ import net.bytebuddy.implementation.bind.annotation.RuntimeType;
 import net.bytebuddy.implementation.bind.annotation.SuperCall;
 import net.bytebuddy.implementation.bind.annotation.This;
 
-/** The target every annotated method of a generated proxy class delegates to. Not for application use. */
+/**
+ * The target every annotated method of a generated proxy class delegates to. Not for application
+ * use.
+ */
 public final class Interceptor {
   private final Map<Method, MethodModel> methods;
 
@@ -18,8 +21,12 @@ public final class Interceptor {
   }
 
   @RuntimeType
-  public Object intercept(@This Object self, @Origin Method method, @AllArguments Object[] args,
-      @SuperCall(serializableProxy = false) Callable<Object> body) throws Exception {
+  public Object intercept(
+      @This Object self,
+      @Origin Method method,
+      @AllArguments Object[] args,
+      @SuperCall(serializableProxy = false) Callable<Object> body)
+      throws Exception {
     ObjectHandle handle = ((SmrProxy) self).getVcorfuHandle$();
     if (handle == null || Upcalls.inUpcall(self)) {
       return body.call();

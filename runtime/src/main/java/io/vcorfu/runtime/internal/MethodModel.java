@@ -12,13 +12,15 @@ import java.util.stream.Collectors;
  * @param conflictParameters indexes of the parameters marked {@code @ConflictParameter}
  * @param readOnly for a transactional method, whether it declared itself read-only
  */
-public record MethodModel(Method method, String signature, MethodKind kind,
-    int[] conflictParameters, boolean readOnly) {
+public record MethodModel(
+    Method method, String signature, MethodKind kind, int[] conflictParameters, boolean readOnly) {
 
   /** The stable signature of {@code m}. */
   public static String signatureOf(Method m) {
-    return m.getName() + Arrays.stream(m.getParameterTypes())
-        .map(Class::getTypeName).collect(Collectors.joining(",", "(", ")"));
+    return m.getName()
+        + Arrays.stream(m.getParameterTypes())
+            .map(Class::getTypeName)
+            .collect(Collectors.joining(",", "(", ")"));
   }
 
   public boolean writes() {

@@ -34,7 +34,9 @@ public final class ObjectDirectory {
     if (!live.containsKey(stream)) {
       core.checkOpen();
       ProxyFactory.Proxied proxied = ProxyFactory.forClass(type);
-      base = Checkpoints.latest(core, stream, proxied.model(), serializerFor(proxied.model(), serializer));
+      base =
+          Checkpoints.latest(
+              core, stream, proxied.model(), serializerFor(proxied.model(), serializer));
       TxContext tx = core.transactions().current();
       if (tx != null && base.version() > tx.snapshot) {
         // The open transaction must be able to read the object as of its older snapshot.
@@ -44,23 +46,36 @@ public final class ObjectDirectory {
     return openLocal(stream, type, serializer, base);
   }
 
-  /** Like {@link #openLocal(StreamId, Class, Serializer)}, starting a newly opened view from {@code base}. */
+  /**
+   * Like {@link #openLocal(StreamId, Class, Serializer)}, starting a newly opened view from {@code
+   * base}.
+   */
   <T> T openLocal(StreamId stream, Class<T> type, Serializer serializer, StreamView.Base base) {
     core.checkOpen();
     ProxyFactory.Proxied proxied = ProxyFactory.forClass(type);
-    Opened o = live.computeIfAbsent(stream, s -> {
-      Serializer ser = serializerFor(proxied.model(), serializer);
-      StreamView view = new StreamView(core, s, proxied.model(), ser, StreamView.TAIL, base);
-      Object proxy = proxied.newInstance(new ViewHandle(core, view, -2));
-      view.attach(proxy);
-      return new Opened(type, ser, proxy, view);
-    });
+    Opened o =
+        live.computeIfAbsent(
+            stream,
+            s -> {
+              Serializer ser = serializerFor(proxied.model(), serializer);
+              StreamView view =
+                  new StreamView(core, s, proxied.model(), ser, StreamView.TAIL, base);
+              Object proxy = proxied.newInstance(new ViewHandle(core, view, -2));
+              view.attach(proxy);
+              return new Opened(type, ser, proxy, view);
+            });
     if (o.type() != type) {
-      throw new ObjectOpenException("stream " + stream + " is already open in this runtime as "
-          + o.type().getName() + ", not " + type.getName());
+      throw new ObjectOpenException(
+          "stream "
+              + stream
+              + " is already open in this runtime as "
+              + o.type().getName()
+              + ", not "
+              + type.getName());
     }
     if (serializer != null && o.serializer() != serializer) {
-      throw new ObjectOpenException("stream " + stream + " is already open in this runtime with another serializer");
+      throw new ObjectOpenException(
+          "stream " + stream + " is already open in this runtime with another serializer");
     }
     return type.cast(o.proxy());
   }
@@ -75,21 +90,24 @@ public final class ObjectDirectory {
   public <T> T openSnapshot(StreamId stream, Class<T> type, Serializer serializer, long asOf) {
     core.checkOpen();
     if (asOf < -1) {
-      throw new IllegalArgumentException("a snapshot address must be -1 (before any write) or more, not " + asOf);
+      throw new IllegalArgumentException(
+          "a snapshot address must be -1 (before any write) or more, not " + asOf);
     }
     ProxyFactory.Proxied proxied = ProxyFactory.forClass(type);
     Serializer ser = serializerFor(proxied.model(), serializer);
     Opened local = live.get(stream);
     if (local != null && local.type() == type) {
-      StreamView frozen = new StreamView(core, stream, proxied.model(), ser, asOf,
-          new StreamView.Base(asOf, 0, List.of()));
+      StreamView frozen =
+          new StreamView(
+              core, stream, proxied.model(), ser, asOf, new StreamView.Base(asOf, 0, List.of()));
       Object proxy = proxied.newInstance(new ViewHandle(core, frozen, asOf));
       if (local.view().buildInto(proxy, asOf)) {
         frozen.attach(proxy);
         return type.cast(proxy);
       }
     }
-    StreamView view = new StreamView(core, stream, proxied.model(), ser, asOf, StreamView.Base.INITIAL);
+    StreamView view =
+        new StreamView(core, stream, proxied.model(), ser, asOf, StreamView.Base.INITIAL);
     Object proxy = proxied.newInstance(new ViewHandle(core, view, asOf));
     view.attach(proxy);
     return type.cast(proxy);
@@ -102,11 +120,13 @@ public final class ObjectDirectory {
   public <T> T openRemote(StreamId stream, Class<T> type, Serializer serializer, long asOf) {
     core.checkOpen();
     if (asOf < -1 && asOf != RemoteHandle.LATEST) {
-      throw new IllegalArgumentException("a snapshot address must be -1 (before any write) or more, not " + asOf);
+      throw new IllegalArgumentException(
+          "a snapshot address must be -1 (before any write) or more, not " + asOf);
     }
     ProxyFactory.Proxied proxied = ProxyFactory.forClass(type);
     Serializer ser = serializerFor(proxied.model(), serializer);
-    return type.cast(proxied.newInstance(new RemoteHandle(core, stream, proxied.model(), ser, asOf)));
+    return type.cast(
+        proxied.newInstance(new RemoteHandle(core, stream, proxied.model(), ser, asOf)));
   }
 
   private Serializer serializerFor(ClassModel model, Serializer chosen) {

@@ -9,7 +9,8 @@ public interface ObjectHandle {
    * Runs an annotated call made on {@code self}. {@code body} runs the original method on {@code
    * self} (the view's own state) and may only be called as an upcall (see {@link Upcalls}).
    */
-  Object invoke(Object self, MethodModel method, Object[] args, Callable<Object> body) throws Exception;
+  Object invoke(Object self, MethodModel method, Object[] args, Callable<Object> body)
+      throws Exception;
 
   /** The stream the view plays. */
   StreamId stream();

@@ -32,7 +32,8 @@ public final class ProxyFactory {
         ((SmrProxy) p).setVcorfuHandle$(handle);
         return p;
       } catch (ReflectiveOperationException e) {
-        throw new IllegalStateException("cannot instantiate the proxy of " + model.type().getName(), e);
+        throw new IllegalStateException(
+            "cannot instantiate the proxy of " + model.type().getName(), e);
       }
     }
   }
@@ -55,30 +56,35 @@ public final class ProxyFactory {
     Class<?> type = model.type();
     Map<Method, MethodModel> methods = model.methodsByReflection();
     try {
-      Class<?> proxy = new ByteBuddy()
-          .subclass(type)
-          .name(type.getName() + "$VCorfuProxy")
-          .defineField(HANDLE_FIELD, ObjectHandle.class, Visibility.PRIVATE)
-          .implement(SmrProxy.class)
-          .method(ElementMatchers.named("getVcorfuHandle$").or(ElementMatchers.named("setVcorfuHandle$")))
-          .intercept(FieldAccessor.ofField(HANDLE_FIELD))
-          .method(anyOf(methods.keySet().toArray(new Method[0])))
-          .intercept(MethodDelegation.to(new Interceptor(methods)))
-          .make()
-          .load(type.getClassLoader(), loadingStrategy(type))
-          .getLoaded();
+      Class<?> proxy =
+          new ByteBuddy()
+              .subclass(type)
+              .name(type.getName() + "$VCorfuProxy")
+              .defineField(HANDLE_FIELD, ObjectHandle.class, Visibility.PRIVATE)
+              .implement(SmrProxy.class)
+              .method(
+                  ElementMatchers.named("getVcorfuHandle$")
+                      .or(ElementMatchers.named("setVcorfuHandle$")))
+              .intercept(FieldAccessor.ofField(HANDLE_FIELD))
+              .method(anyOf(methods.keySet().toArray(new Method[0])))
+              .intercept(MethodDelegation.to(new Interceptor(methods)))
+              .make()
+              .load(type.getClassLoader(), loadingStrategy(type))
+              .getLoaded();
       Constructor<?> c = proxy.getDeclaredConstructor();
       c.setAccessible(true);
       return new Proxied(model, c);
     } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
-      throw new ObjectOpenException("cannot generate a proxy for class " + type.getName() + ": " + e.getMessage(), e);
+      throw new ObjectOpenException(
+          "cannot generate a proxy for class " + type.getName() + ": " + e.getMessage(), e);
     }
   }
 
   private static ClassLoadingStrategy<ClassLoader> loadingStrategy(Class<?> type) {
     if (ClassInjector.UsingLookup.isAvailable()) {
       try {
-        return ClassLoadingStrategy.UsingLookup.of(MethodHandles.privateLookupIn(type, MethodHandles.lookup()));
+        return ClassLoadingStrategy.UsingLookup.of(
+            MethodHandles.privateLookupIn(type, MethodHandles.lookup()));
       } catch (IllegalAccessException e) {
         // The class's module does not open its package to the runtime: fall back to a child loader.
       }

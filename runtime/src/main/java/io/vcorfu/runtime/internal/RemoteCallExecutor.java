@@ -22,15 +22,15 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Runs remote-view calls on the host: keeps a local view of every object asked for (opened on
- * first use, from its latest checkpoint) on the host's own runtime, and checkpoints each one every
- * {@code checkpointEvery} stream entries played and on a timer.
+ * Runs remote-view calls on the host: keeps a local view of every object asked for (opened on first
+ * use, from its latest checkpoint) on the host's own runtime, and checkpoints each one every {@code
+ * checkpointEvery} stream entries played and on a timer.
  *
  * <p>A call for the latest state runs the accessor through the live view, which syncs to the
  * stream's tail first (linearizable). A call as of a global address runs on a private copy: the
  * object as of that address (rebuilt from the live view's retained history when it can be), with
- * the request's pending updates applied in order on top. An exception the object's method throws
- * is returned in the response; errors of the host itself fail the call with a typed exception.
+ * the request's pending updates applied in order on top. An exception the object's method throws is
+ * returned in the response; errors of the host itself fail the call with a typed exception.
  *
  * <p>Thread-safe. Calls block on the stream log: run them off any I/O thread. Owns the runtime and
  * closes it with itself.
@@ -64,18 +64,25 @@ public final class RemoteCallExecutor implements AutoCloseable {
    * @param checkpointInterval also checkpoint, at this interval, every hosted object that played
    *     anything since its last checkpoint
    */
-  public RemoteCallExecutor(VCorfuRuntime runtime, ClassLoader classes, long checkpointEvery, Duration checkpointInterval) {
+  public RemoteCallExecutor(
+      VCorfuRuntime runtime,
+      ClassLoader classes,
+      long checkpointEvery,
+      Duration checkpointInterval) {
     if (checkpointEvery < 1) {
-      throw new IllegalArgumentException("checkpoints must be at least 1 update apart, not " + checkpointEvery);
+      throw new IllegalArgumentException(
+          "checkpoints must be at least 1 update apart, not " + checkpointEvery);
     }
     this.runtime = runtime;
     this.classes = classes;
     this.checkpointEvery = checkpointEvery;
-    this.timer = Executors.newSingleThreadScheduledExecutor(r -> {
-      Thread t = new Thread(r, "vcorfu-view-checkpoints");
-      t.setDaemon(true);
-      return t;
-    });
+    this.timer =
+        Executors.newSingleThreadScheduledExecutor(
+            r -> {
+              Thread t = new Thread(r, "vcorfu-view-checkpoints");
+              t.setDaemon(true);
+              return t;
+            });
     long ms = checkpointInterval.toMillis();
     timer.scheduleWithFixedDelay(this::checkpointChanged, ms, ms, TimeUnit.MILLISECONDS);
   }
@@ -92,7 +99,8 @@ public final class RemoteCallExecutor implements AutoCloseable {
     Hosted h = host(stream, type);
     MethodModel m = h.model.method(request.getMethod());
     if (m == null || m.kind() == MethodKind.TRANSACTIONAL) {
-      throw new BadRequestException("class " + type.getName() + " has no accessor or mutator " + request.getMethod());
+      throw new BadRequestException(
+          "class " + type.getName() + " has no accessor or mutator " + request.getMethod());
     }
     Serializer ser = runtime.options().serializer();
     Object[] args = new Object[request.getArgsCount()];
@@ -114,16 +122,21 @@ public final class RemoteCallExecutor implements AutoCloseable {
     } catch (VCorfuException e) {
       throw e;
     } catch (Exception e) {
-      out.setFailureType(e.getClass().getName()).setFailureMessage(e.getMessage() == null ? "" : e.getMessage());
+      out.setFailureType(e.getClass().getName())
+          .setFailureMessage(e.getMessage() == null ? "" : e.getMessage());
     }
     maybeCheckpoint(h, checkpointEvery);
     return out.build();
   }
 
-  private Object latest(Hosted h, MethodModel m, Object[] args, ViewCallRequest request) throws Exception {
+  private Object latest(Hosted h, MethodModel m, Object[] args, ViewCallRequest request)
+      throws Exception {
     if (m.kind() != MethodKind.ACCESSOR || request.getPendingCount() > 0) {
-      throw new BadRequestException("method " + m.signature() + " can run on the latest state only as an "
-          + "accessor without pending updates; send it with a snapshot address");
+      throw new BadRequestException(
+          "method "
+              + m.signature()
+              + " can run on the latest state only as an "
+              + "accessor without pending updates; send it with a snapshot address");
     }
     try {
       return m.method().invoke(h.proxy, args);
@@ -152,8 +165,14 @@ public final class RemoteCallExecutor implements AutoCloseable {
     return out;
   }
 
-  private Object asOf(StreamId stream, Class<?> type, MethodModel m, Object[] args, long at,
-      List<SmrRecord.Update> pending) throws Exception {
+  private Object asOf(
+      StreamId stream,
+      Class<?> type,
+      MethodModel m,
+      Object[] args,
+      long at,
+      List<SmrRecord.Update> pending)
+      throws Exception {
     if (at < -1) {
       throw new BadRequestException("a snapshot address must be -1 or more, not " + at);
     }
@@ -163,8 +182,11 @@ public final class RemoteCallExecutor implements AutoCloseable {
     for (SmrRecord.Update u : pending) {
       MethodModel pm = model.method(u.signature());
       if (pm == null || !pm.writes()) {
-        throw new BadRequestException("a pending update calls " + u.signature() + ", which is not a mutator of "
-            + type.getName());
+        throw new BadRequestException(
+            "a pending update calls "
+                + u.signature()
+                + ", which is not a mutator of "
+                + type.getName());
       }
       try {
         Upcalls.apply(state, pm, Calls.decodeArgs(u.args(), ser));
@@ -181,8 +203,12 @@ public final class RemoteCallExecutor implements AutoCloseable {
     try {
       return Class.forName(name, true, classes);
     } catch (ClassNotFoundException | LinkageError e) {
-      throw new BadRequestException("the remote-view host cannot load class " + name + " (" + e
-          + "); start the server with --classpath naming where the class is");
+      throw new BadRequestException(
+          "the remote-view host cannot load class "
+              + name
+              + " ("
+              + e
+              + "); start the server with --classpath naming where the class is");
     }
   }
 
@@ -192,7 +218,8 @@ public final class RemoteCallExecutor implements AutoCloseable {
       return h;
     }
     Object proxy = runtime.objects().builder(stream, type).open();
-    return hosted.computeIfAbsent(stream,
+    return hosted.computeIfAbsent(
+        stream,
         s -> new Hosted(proxy, ProxyFactory.forClass(type).model(), Checkpoints.position(proxy)));
   }
 

@@ -37,7 +37,8 @@ final class RemoteHandle implements ObjectHandle {
     return core;
   }
 
-  RemoteHandle(RuntimeCore core, StreamId stream, ClassModel model, Serializer serializer, long asOf) {
+  RemoteHandle(
+      RuntimeCore core, StreamId stream, ClassModel model, Serializer serializer, long asOf) {
     this.core = core;
     this.stream = stream;
     this.model = model;
@@ -50,47 +51,60 @@ final class RemoteHandle implements ObjectHandle {
   }
 
   @Override
-  public Object invoke(Object self, MethodModel m, Object[] args, Callable<Object> body) throws Exception {
+  public Object invoke(Object self, MethodModel m, Object[] args, Callable<Object> body)
+      throws Exception {
     core.checkOpen();
     switch (m.kind()) {
       case TRANSACTIONAL:
         return core.transactions().runMethod(m.readOnly(), body);
-      case ACCESSOR: {
-        TxContext tx = core.transactions().current();
-        if (tx == null || snapshot()) {
-          return call(m, args, asOf, List.of());
+      case ACCESSOR:
+        {
+          TxContext tx = core.transactions().current();
+          if (tx == null || snapshot()) {
+            return call(m, args, asOf, List.of());
+          }
+          tx.readRemote(stream, Calls.conflictKey(m, args, serializer));
+          return call(m, args, tx.snapshot, tx.bufferedFor(stream));
         }
-        tx.readRemote(stream, Calls.conflictKey(m, args, serializer));
-        return call(m, args, tx.snapshot, tx.bufferedFor(stream));
-      }
       case MUTATOR:
-      case MUTATOR_ACCESSOR: {
-        if (snapshot()) {
-          throw new ReadOnlyViewException("method " + m.signature() + " changes the object, but this is a "
-              + "remote snapshot view of stream " + stream + " as of global address " + asOf);
+      case MUTATOR_ACCESSOR:
+        {
+          if (snapshot()) {
+            throw new ReadOnlyViewException(
+                "method "
+                    + m.signature()
+                    + " changes the object, but this is a "
+                    + "remote snapshot view of stream "
+                    + stream
+                    + " as of global address "
+                    + asOf);
+          }
+          SmrRecord.Update update = Calls.toUpdate(stream, m, args, serializer);
+          TxContext tx = core.transactions().current();
+          if (tx != null) {
+            List<SmrRecord.Update> before = tx.bufferedFor(stream);
+            tx.writeRemote(m, update);
+            return m.kind() == MethodKind.MUTATOR ? null : call(m, args, tx.snapshot, before);
+          }
+          long address = Calls.appendAlone(core, update).globalAddress();
+          return m.kind() == MethodKind.MUTATOR ? null : call(m, args, address - 1, List.of());
         }
-        SmrRecord.Update update = Calls.toUpdate(stream, m, args, serializer);
-        TxContext tx = core.transactions().current();
-        if (tx != null) {
-          List<SmrRecord.Update> before = tx.bufferedFor(stream);
-          tx.writeRemote(m, update);
-          return m.kind() == MethodKind.MUTATOR ? null : call(m, args, tx.snapshot, before);
-        }
-        long address = Calls.appendAlone(core, update).globalAddress();
-        return m.kind() == MethodKind.MUTATOR ? null : call(m, args, address - 1, List.of());
-      }
       default:
         throw new IllegalStateException("unknown method kind " + m.kind());
     }
   }
 
-  /** Asks the host to run {@code m} on the state as of {@code at} with {@code pending} applied on top. */
+  /**
+   * Asks the host to run {@code m} on the state as of {@code at} with {@code pending} applied on
+   * top.
+   */
   private Object call(MethodModel m, Object[] args, long at, List<SmrRecord.Update> pending) {
-    ViewCallRequest.Builder b = ViewCallRequest.newBuilder()
-        .setStream(stream.toMsg())
-        .setType(model.type().getName())
-        .setMethod(m.signature())
-        .setAsOf(at);
+    ViewCallRequest.Builder b =
+        ViewCallRequest.newBuilder()
+            .setStream(stream.toMsg())
+            .setType(model.type().getName())
+            .setMethod(m.signature())
+            .setAsOf(at);
     for (Object a : args) {
       b.addArgs(ByteString.copyFrom(serializer.serialize(a)));
     }
@@ -99,7 +113,8 @@ final class RemoteHandle implements ObjectHandle {
     }
     ViewCallResponse r = core.await(core.log().viewCall(b.build()));
     if (!r.getFailureType().isEmpty()) {
-      throw new RemoteCallException(stream, m.signature(), r.getFailureType(), r.getFailureMessage());
+      throw new RemoteCallException(
+          stream, m.signature(), r.getFailureType(), r.getFailureMessage());
     }
     return serializer.deserialize(r.getResult().toByteArray());
   }

@@ -13,7 +13,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 
-/** State shared by everything one runtime opened: the stream log, the options, the open/closed flag. */
+/**
+ * State shared by everything one runtime opened: the stream log, the options, the open/closed flag.
+ */
 public final class RuntimeCore {
   private final StreamLog log;
   private final RuntimeOptions options;
@@ -48,7 +50,8 @@ public final class RuntimeCore {
   /** Fails with {@link RuntimeClosedException} once the runtime is closed. */
   public void checkOpen() {
     if (closed.get()) {
-      throw new RuntimeClosedException("this vcorfu runtime is closed; open a new one to use objects again");
+      throw new RuntimeClosedException(
+          "this vcorfu runtime is closed; open a new one to use objects again");
     }
   }
 
@@ -69,7 +72,8 @@ public final class RuntimeCore {
       throw new VCorfuException("interrupted while waiting for the stream log", e);
     } catch (TimeoutException e) {
       future.cancel(false);
-      throw new RpcTimeoutException("the stream log did not answer within " + options.ioTimeout(), e);
+      throw new RpcTimeoutException(
+          "the stream log did not answer within " + options.ioTimeout(), e);
     } catch (CancellationException e) {
       throw new VCorfuException("the stream-log request was cancelled", e);
     } catch (ExecutionException e) {

@@ -30,7 +30,8 @@ public final class SmrRecord {
   static final int VERSION = 1;
 
   /** One serialized method call on one stream. */
-  public record Update(StreamId stream, String signature, byte[][] args, List<byte[]> conflictKeys) {}
+  public record Update(
+      StreamId stream, String signature, byte[][] args, List<byte[]> conflictKeys) {}
 
   private SmrRecord() {}
 

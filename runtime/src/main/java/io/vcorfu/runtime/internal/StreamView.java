@@ -16,29 +16,28 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The SMR engine of one view of one stream: a state instance (the view's proxy) and the position
- * it has been played to.
+ * The SMR engine of one view of one stream: a state instance (the view's proxy) and the position it
+ * has been played to.
  *
  * <p><b>Positions.</b> {@code version} is a global address such that every update of the stream
  * with an address up to it has been applied (and none after it); {@code streamPos} is the next
- * stream address to read. Both only move forward, so an upcall never runs twice for one address
- * in one view.
+ * stream address to read. Both only move forward, so an upcall never runs twice for one address in
+ * one view.
  *
- * <p><b>Old versions.</b> The view starts from a {@link Base} (the class's initial state at
- * address -1, or a checkpoint: a state and the address it reflects). Snapshot reads ({@link
- * #readAt}), transaction private copies ({@link #freshAt}) and snapshot views ({@link #buildInto})
- * need the state as of an older address:
+ * <p><b>Old versions.</b> The view starts from a {@link Base} (the class's initial state at address
+ * -1, or a checkpoint: a state and the address it reflects). Snapshot reads ({@link #readAt}),
+ * transaction private copies ({@link #freshAt}) and snapshot views ({@link #buildInto}) need the
+ * state as of an older address:
  *
  * <ul>
- *   <li>For a class implementing {@link Versioned}, the view captures a version
- *       after the base and after every entry it applies ({@link CapturedVersions}, bounded by
- *       {@code RuntimeOptions.retainedVersions} and {@code retainedHistoryBytes}); an old version is then a new instance restored
- *       to the captured version at or below the address: O(1) to set up, nothing replayed or
- *       copied, whatever the object's size.
+ *   <li>For a class implementing {@link Versioned}, the view captures a version after the base and
+ *       after every entry it applies ({@link CapturedVersions}, bounded by {@code
+ *       RuntimeOptions.retainedVersions} and {@code retainedHistoryBytes}); an old version is then
+ *       a new instance restored to the captured version at or below the address: O(1) to set up,
+ *       nothing replayed or copied, whatever the object's size.
  *   <li>Otherwise (and for addresses older than every captured version) its {@link ViewHistory}
- *       replays retained updates (or, for objects that outgrew the retention bound, the stream
- *       from the log) onto a fresh instance brought to the base, with a small cache of rebuilt
- *       versions.
+ *       replays retained updates (or, for objects that outgrew the retention bound, the stream from
+ *       the log) onto a fresh instance brought to the base, with a small cache of rebuilt versions.
  * </ul>
  *
  * <p>Thread-safe: one lock guards the state and positions; upcalls and accessors on the live state
@@ -51,12 +50,13 @@ public final class StreamView {
 
   /**
    * Where a view starts: the state that reflects every update of the stream up to global address
-   * {@code version}, given as the updates that rebuild it from the class's initial state, or as
-   * a checkpoint {@code image} of the object's fields (restored first) followed by those updates,
-   * with the stream already consumed below stream address {@code streamPos}.
-   * Versions older than the base cannot be served.
+   * {@code version}, given as the updates that rebuild it from the class's initial state, or as a
+   * checkpoint {@code image} of the object's fields (restored first) followed by those updates,
+   * with the stream already consumed below stream address {@code streamPos}. Versions older than
+   * the base cannot be served.
    */
-  public record Base(long version, long streamPos, List<SmrRecord.Update> state, CheckpointImage image) {
+  public record Base(
+      long version, long streamPos, List<SmrRecord.Update> state, CheckpointImage image) {
     /** The class's initial state, before any write. */
     public static final Base INITIAL = new Base(-1, 0, List.of());
 
@@ -96,15 +96,24 @@ public final class StreamView {
    * A view that plays {@code stream} up to {@code limit} ({@link #TAIL} for a live local view, the
    * as-of address for a snapshot view), starting from {@code base}.
    */
-  StreamView(RuntimeCore core, StreamId stream, ClassModel model, Serializer serializer, long limit, Base base) {
+  StreamView(
+      RuntimeCore core,
+      StreamId stream,
+      ClassModel model,
+      Serializer serializer,
+      long limit,
+      Base base) {
     this.core = core;
     this.stream = stream;
     this.model = model;
     this.serializer = serializer;
     this.limit = limit;
     this.history = new ViewHistory(core, stream, model, serializer, base);
-    this.captured = Versioned.class.isAssignableFrom(model.type())
-        ? new CapturedVersions(core.options().retainedVersions(), core.options().retainedHistoryBytes()) : null;
+    this.captured =
+        Versioned.class.isAssignableFrom(model.type())
+            ? new CapturedVersions(
+                core.options().retainedVersions(), core.options().retainedHistoryBytes())
+            : null;
     this.version = base.version();
     this.lastApplied = base.version();
     this.streamPos = base.streamPos();
@@ -139,7 +148,10 @@ public final class StreamView {
     return model;
   }
 
-  /** Runs {@code reader} on the live state and its positions, under the view's lock, without syncing. */
+  /**
+   * Runs {@code reader} on the live state and its positions, under the view's lock, without
+   * syncing.
+   */
   <R> R inspect(StateReader<R> reader) {
     lock.lock();
     try {
@@ -200,8 +212,12 @@ public final class StreamView {
         lock.unlock();
       }
       if (o == null) {
-        throw new VCorfuException("the update appended at global address " + address + " to stream "
-            + stream + " was not applied by this view");
+        throw new VCorfuException(
+            "the update appended at global address "
+                + address
+                + " to stream "
+                + stream
+                + " was not applied by this view");
       }
       if (o.failure() != null) {
         throw o.failure();
@@ -231,7 +247,8 @@ public final class StreamView {
    *
    * @throws TrimmedException when the view cannot go back to {@code snapshot}
    */
-  Object readAt(long snapshot, MethodModel m, Object[] args, Callable<Object> body) throws Exception {
+  Object readAt(long snapshot, MethodModel m, Object[] args, Callable<Object> body)
+      throws Exception {
     lock.lock();
     try {
       requireServable(snapshot);
@@ -275,8 +292,8 @@ public final class StreamView {
   }
 
   /**
-   * Brings {@code target}, a new instance of the class in its initial state (a plain instance or
-   * a snapshot view's proxy), to the state as of {@code snapshot}; syncs this view up to {@code
+   * Brings {@code target}, a new instance of the class in its initial state (a plain instance or a
+   * snapshot view's proxy), to the state as of {@code snapshot}; syncs this view up to {@code
    * snapshot} first if it is behind. A {@code Versioned} class's target is restored to the captured
    * version at or below {@code snapshot} when one is kept (O(1)); otherwise the base and the
    * updates up to {@code snapshot} are replayed onto it. Returns false, leaving {@code target}
@@ -303,7 +320,10 @@ public final class StreamView {
     }
   }
 
-  /** Applies a serialized update to a plain instance; returns the upcall's result or throws its failure. */
+  /**
+   * Applies a serialized update to a plain instance; returns the upcall's result or throws its
+   * failure.
+   */
   Object applyTo(Object state, MethodModel m, byte[][] args) throws Exception {
     return history.applyTo(state, m, args);
   }
@@ -327,8 +347,8 @@ public final class StreamView {
    * Brings the live state up to min(target, limit, {@code t}'s global tail), reading the stream up
    * to {@code t}'s tail of it. {@code t} may be older than the view (another caller synced further
    * meanwhile): positions never move back, and every entry of the stream past {@code t}'s stream
-   * tail has a global address past {@code t}'s global tail (the sequencer issues both together),
-   * so nothing the bound covers is missed. Caller holds the lock.
+   * tail has a global address past {@code t}'s global tail (the sequencer issues both together), so
+   * nothing the bound covers is missed. Caller holds the lock.
    */
   private void syncWith(long target, Tails t) {
     long bound = Math.min(Math.min(target, limit), t.globalTail());
@@ -341,7 +361,8 @@ public final class StreamView {
       long to = Math.min(streamTail, streamPos + READ_BATCH - 1);
       List<StreamEntry> entries = core.await(core.log().readStream(stream, streamPos, to));
       if (entries.isEmpty()) {
-        throw new VCorfuException("stream " + stream + " returned nothing for addresses " + streamPos + ".." + to);
+        throw new VCorfuException(
+            "stream " + stream + " returned nothing for addresses " + streamPos + ".." + to);
       }
       for (StreamEntry e : entries) {
         if (e.streamAddress() < streamPos) {
@@ -372,8 +393,12 @@ public final class StreamView {
       try {
         args = Calls.decodeArgs(a.args(), serializer);
       } catch (SerializationException ex) {
-        LOG.warn("Skipping update {} at global address {} of stream {}: {}",
-            a.method().signature(), e.globalAddress(), stream, ex.getMessage());
+        LOG.warn(
+            "Skipping update {} at global address {} of stream {}: {}",
+            a.method().signature(),
+            e.globalAddress(),
+            stream,
+            ex.getMessage());
         continue;
       }
       history.retain(a);

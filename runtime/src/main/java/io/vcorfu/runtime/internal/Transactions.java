@@ -76,24 +76,39 @@ public final class Transactions {
     }
     finish(tx);
     if (tx.rollbackOnly) {
-      throw new TransactionAbortedException(Reason.ABORTED_BY_CALLER, tx.snapshot, null, null, -1,
-          "the transaction was aborted by TXAbort in a nested transaction", null);
+      throw new TransactionAbortedException(
+          Reason.ABORTED_BY_CALLER,
+          tx.snapshot,
+          null,
+          null,
+          -1,
+          "the transaction was aborted by TXAbort in a nested transaction",
+          null);
     }
     if (!tx.hasWrites()) {
       return tx.snapshot;
     }
     core.checkOpen();
     try {
-      AppendResult r = core.await(core.log().appendConditional(tx.writeStreams(), tx.commitPayload(), tx.resolution()));
+      AppendResult r =
+          core.await(
+              core.log().appendConditional(tx.writeStreams(), tx.commitPayload(), tx.resolution()));
       return r.globalAddress();
     } catch (TokenRefusedException e) {
-      Reason reason = switch (e.refusal()) {
-        case SNAPSHOT_TOO_OLD -> Reason.SNAPSHOT_TOO_OLD;
-        case SEQUENCER_RESTARTED -> Reason.SEQUENCER_RESTARTED;
-        case CONFLICT -> Reason.CONFLICT;
-      };
-      throw new TransactionAbortedException(reason, tx.snapshot, e.stream(), e.conflictKey(),
-          e.conflictAddress(), "the transaction with snapshot " + tx.snapshot + " aborted: " + e.getMessage(), e);
+      Reason reason =
+          switch (e.refusal()) {
+            case SNAPSHOT_TOO_OLD -> Reason.SNAPSHOT_TOO_OLD;
+            case SEQUENCER_RESTARTED -> Reason.SEQUENCER_RESTARTED;
+            case CONFLICT -> Reason.CONFLICT;
+          };
+      throw new TransactionAbortedException(
+          reason,
+          tx.snapshot,
+          e.stream(),
+          e.conflictKey(),
+          e.conflictAddress(),
+          "the transaction with snapshot " + tx.snapshot + " aborted: " + e.getMessage(),
+          e);
     }
   }
 
@@ -114,8 +129,11 @@ public final class Transactions {
   private TxContext requireOpen(String call) {
     TxContext tx = current.get();
     if (tx == null) {
-      throw new TransactionStateException(call + " was called on thread " + Thread.currentThread().getName()
-          + ", which has no open transaction; call TXBegin first");
+      throw new TransactionStateException(
+          call
+              + " was called on thread "
+              + Thread.currentThread().getName()
+              + ", which has no open transaction; call TXBegin first");
     }
     return tx;
   }
@@ -162,7 +180,9 @@ public final class Transactions {
         return value;
       } catch (TransactionAbortedException e) {
         discard();
-        if (attempt >= attempts || e.reason() == Reason.ABORTED_BY_CALLER || e.reason() == Reason.TRIMMED) {
+        if (attempt >= attempts
+            || e.reason() == Reason.ABORTED_BY_CALLER
+            || e.reason() == Reason.TRIMMED) {
           throw e;
         }
         LOG.debug("Transaction attempt {} aborted, retrying: {}", attempt, e.getMessage());
@@ -192,15 +212,20 @@ public final class Transactions {
       TimeUnit.NANOSECONDS.sleep(pause);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      throw new TransactionStateException("interrupted while backing off before retrying a transaction");
+      throw new TransactionStateException(
+          "interrupted while backing off before retrying a transaction");
     }
   }
 
   private synchronized void sweepDeadThreads() {
     for (Map.Entry<Thread, TxContext> e : open.entrySet()) {
       if (!e.getKey().isAlive() && open.remove(e.getKey(), e.getValue())) {
-        String what = "thread " + e.getKey().getName() + " ended with a transaction open (snapshot "
-            + e.getValue().snapshot + "); its buffered writes were discarded";
+        String what =
+            "thread "
+                + e.getKey().getName()
+                + " ended with a transaction open (snapshot "
+                + e.getValue().snapshot
+                + "); its buffered writes were discarded";
         LOG.warn("{}", what);
         abandoned.add(what);
       }
@@ -215,12 +240,17 @@ public final class Transactions {
     sweepDeadThreads();
     List<String> problems = new ArrayList<>(abandoned);
     for (Map.Entry<Thread, TxContext> e : open.entrySet()) {
-      problems.add("thread " + e.getKey().getName() + " still has a transaction open (snapshot "
-          + e.getValue().snapshot + ")");
+      problems.add(
+          "thread "
+              + e.getKey().getName()
+              + " still has a transaction open (snapshot "
+              + e.getValue().snapshot
+              + ")");
     }
     abandoned.clear();
     if (!problems.isEmpty()) {
-      throw new TransactionStateException("transactions were left open: " + String.join("; ", problems));
+      throw new TransactionStateException(
+          "transactions were left open: " + String.join("; ", problems));
     }
   }
 }

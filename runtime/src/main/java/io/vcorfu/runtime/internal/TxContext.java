@@ -41,8 +41,13 @@ final class TxContext {
 
   final Thread owner;
   final long snapshot;
-  /** The log's epoch when the snapshot was taken (see {@link io.vcorfu.runtime.stream.StreamLog#epoch()}). */
+
+  /**
+   * The log's epoch when the snapshot was taken (see {@link
+   * io.vcorfu.runtime.stream.StreamLog#epoch()}).
+   */
   final long snapshotEpoch;
+
   int depth = 1;
   boolean readOnly;
   boolean rollbackOnly;
@@ -63,7 +68,8 @@ final class TxContext {
   }
 
   /** An accessor call inside the transaction. */
-  Object read(StreamView view, MethodModel m, Object[] args, Callable<Object> body) throws Exception {
+  Object read(StreamView view, MethodModel m, Object[] args, Callable<Object> body)
+      throws Exception {
     readSet.add(key(view, m, args));
     if (privateStates.containsKey(view) || wrote(view)) {
       return Upcalls.apply(privateState(view), m, args);
@@ -81,7 +87,8 @@ final class TxContext {
    */
   Object write(StreamView view, MethodModel m, SmrRecord.Update update) throws Exception {
     if (readOnly) {
-      throw new TransactionStateException("mutator " + m.signature() + " was called inside a read-only transaction");
+      throw new TransactionStateException(
+          "mutator " + m.signature() + " was called inside a read-only transaction");
     }
     Object state = null;
     if (m.kind() == MethodKind.MUTATOR_ACCESSOR) {
@@ -112,7 +119,8 @@ final class TxContext {
    */
   void writeRemote(MethodModel m, SmrRecord.Update update) {
     if (readOnly) {
-      throw new TransactionStateException("mutator " + m.signature() + " was called inside a read-only transaction");
+      throw new TransactionStateException(
+          "mutator " + m.signature() + " was called inside a read-only transaction");
     }
     if (m.kind() == MethodKind.MUTATOR_ACCESSOR) {
       readSet.add(new Key(update.stream(), keyOf(update)));
@@ -161,7 +169,8 @@ final class TxContext {
         try {
           view.applyTo(state, p.method(), p.update().args());
         } catch (Exception e) {
-          LOG.debug("Buffered upcall {} threw on the transaction's copy", p.method().signature(), e);
+          LOG.debug(
+              "Buffered upcall {} threw on the transaction's copy", p.method().signature(), e);
         }
       }
     }
@@ -170,17 +179,31 @@ final class TxContext {
   }
 
   private static ByteString keyOf(SmrRecord.Update u) {
-    return u.conflictKeys().isEmpty() ? ByteString.EMPTY : ByteString.copyFrom(u.conflictKeys().get(0));
+    return u.conflictKeys().isEmpty()
+        ? ByteString.EMPTY
+        : ByteString.copyFrom(u.conflictKeys().get(0));
   }
 
   private static Key key(StreamView view, MethodModel m, Object[] args) {
-    return new Key(view.stream(), ByteString.copyFrom(Calls.conflictKey(m, args, view.serializer())));
+    return new Key(
+        view.stream(), ByteString.copyFrom(Calls.conflictKey(m, args, view.serializer())));
   }
 
   private TransactionAbortedException trimmed(StreamView view, TrimmedException e) {
-    return new TransactionAbortedException(TransactionAbortedException.Reason.TRIMMED, snapshot,
-        view.stream(), null, -1, "the transaction aborted: stream " + view.stream()
-        + " cannot be read as of its snapshot " + snapshot + " (trimmed below " + e.trimMark() + ")", e);
+    return new TransactionAbortedException(
+        TransactionAbortedException.Reason.TRIMMED,
+        snapshot,
+        view.stream(),
+        null,
+        -1,
+        "the transaction aborted: stream "
+            + view.stream()
+            + " cannot be read as of its snapshot "
+            + snapshot
+            + " (trimmed below "
+            + e.trimMark()
+            + ")",
+        e);
   }
 
   /** Streams written, in first-write order. */
@@ -203,7 +226,8 @@ final class TxContext {
 
   /** What the sequencer needs to judge the commit. */
   TxResolution resolution() {
-    TxResolution.Builder b = TxResolution.newBuilder().setSnapshot(snapshot).setSnapshotEpoch(snapshotEpoch);
+    TxResolution.Builder b =
+        TxResolution.newBuilder().setSnapshot(snapshot).setSnapshotEpoch(snapshotEpoch);
     readSet.forEach(k -> b.addReadSet(k.toMsg()));
     writeSet.forEach(k -> b.addWriteSet(k.toMsg()));
     return b.build();

@@ -31,17 +31,19 @@ public final class Upcalls {
 
   /** Applies {@code method} with {@code args} to {@code state} (a proxy or a plain instance). */
   static Object apply(Object state, MethodModel method, Object[] args) throws Exception {
-    return run(state, () -> {
-      try {
-        return method.method().invoke(state, args);
-      } catch (InvocationTargetException e) {
-        Throwable cause = e.getCause();
-        if (cause instanceof Exception ex) {
-          throw ex;
-        }
-        throw (Error) cause;
-      }
-    });
+    return run(
+        state,
+        () -> {
+          try {
+            return method.method().invoke(state, args);
+          } catch (InvocationTargetException e) {
+            Throwable cause = e.getCause();
+            if (cause instanceof Exception ex) {
+              throw ex;
+            }
+            throw (Error) cause;
+          }
+        });
   }
 
   /** Rethrows any throwable without wrapping (checked exceptions declared by user methods). */

@@ -5,9 +5,9 @@ import io.vcorfu.runtime.ReadOnlyViewException;
 import java.util.concurrent.Callable;
 
 /**
- * Routes a proxy's annotated calls: to the view's SMR engine outside a transaction, to the
- * calling thread's transaction inside one. A snapshot view serves accessors at its fixed address
- * (inside a transaction too, without joining the read set) and refuses mutators.
+ * Routes a proxy's annotated calls: to the view's SMR engine outside a transaction, to the calling
+ * thread's transaction inside one. A snapshot view serves accessors at its fixed address (inside a
+ * transaction too, without joining the read set) and refuses mutators.
  */
 final class ViewHandle implements ObjectHandle {
   private final RuntimeCore core;
@@ -40,35 +40,44 @@ final class ViewHandle implements ObjectHandle {
   }
 
   @Override
-  public Object invoke(Object self, MethodModel m, Object[] args, Callable<Object> body) throws Exception {
+  public Object invoke(Object self, MethodModel m, Object[] args, Callable<Object> body)
+      throws Exception {
     core.checkOpen();
     switch (m.kind()) {
       case TRANSACTIONAL:
         return core.transactions().runMethod(m.readOnly(), body);
-      case ACCESSOR: {
-        TxContext tx = core.transactions().current();
-        if (tx == null || snapshot()) {
-          return view.access(body);
+      case ACCESSOR:
+        {
+          TxContext tx = core.transactions().current();
+          if (tx == null || snapshot()) {
+            return view.access(body);
+          }
+          return tx.read(view, m, args, body);
         }
-        return tx.read(view, m, args, body);
-      }
       case MUTATOR:
-      case MUTATOR_ACCESSOR: {
-        if (snapshot()) {
-          throw new ReadOnlyViewException("method " + m.signature() + " changes the object, but this is a "
-              + "snapshot view of stream " + view.stream() + " as of global address " + asOf);
+      case MUTATOR_ACCESSOR:
+        {
+          if (snapshot()) {
+            throw new ReadOnlyViewException(
+                "method "
+                    + m.signature()
+                    + " changes the object, but this is a "
+                    + "snapshot view of stream "
+                    + view.stream()
+                    + " as of global address "
+                    + asOf);
+          }
+          SmrRecord.Update update = Calls.toUpdate(view.stream(), m, args, view.serializer());
+          TxContext tx = core.transactions().current();
+          if (tx != null) {
+            return tx.write(view, m, update);
+          }
+          if (m.kind() == MethodKind.MUTATOR) {
+            view.append(update);
+            return null;
+          }
+          return view.appendAndApply(update);
         }
-        SmrRecord.Update update = Calls.toUpdate(view.stream(), m, args, view.serializer());
-        TxContext tx = core.transactions().current();
-        if (tx != null) {
-          return tx.write(view, m, update);
-        }
-        if (m.kind() == MethodKind.MUTATOR) {
-          view.append(update);
-          return null;
-        }
-        return view.appendAndApply(update);
-      }
       default:
         throw new IllegalStateException("unknown method kind " + m.kind());
     }

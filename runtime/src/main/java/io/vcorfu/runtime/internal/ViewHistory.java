@@ -19,8 +19,8 @@ import org.slf4j.LoggerFactory;
  * <p>A version as of global address S is a fresh instance of the class brought to the base, then
  * every update up to S replayed onto it: from the retained history (no log reads), or, once the
  * object outgrew the retention bound and the history was dropped, from the stream on the log.
- * Cached versions make repeated reads of one old version (transactions sharing a snapshot) cost
- * one rebuild.
+ * Cached versions make repeated reads of one old version (transactions sharing a snapshot) cost one
+ * rebuild.
  *
  * <p>Objects of a {@link io.vcorfu.runtime.Versioned} class are served from their view's {@link
  * CapturedVersions} instead (O(1), no replay); this history serves them only for addresses older
@@ -48,7 +48,12 @@ final class ViewHistory {
   private long retainedBytes;
   private final ArrayDeque<Version> versions = new ArrayDeque<>();
 
-  ViewHistory(RuntimeCore core, StreamId stream, ClassModel model, Serializer serializer, StreamView.Base base) {
+  ViewHistory(
+      RuntimeCore core,
+      StreamId stream,
+      ClassModel model,
+      Serializer serializer,
+      StreamView.Base base) {
     this.core = core;
     this.stream = stream;
     this.model = model;
@@ -60,14 +65,20 @@ final class ViewHistory {
     return base.version();
   }
 
-  /** The updates of a log entry addressed to this stream, in order; malformed ones are skipped with a warning. */
+  /**
+   * The updates of a log entry addressed to this stream, in order; malformed ones are skipped with
+   * a warning.
+   */
   List<Applied> updatesOf(StreamEntry e) {
     List<SmrRecord.Update> updates;
     try {
       updates = SmrRecord.decode(e.payload());
     } catch (SerializationException ex) {
-      LOG.warn("Skipping the entry at global address {} of stream {}: not an SMR entry ({})",
-          e.globalAddress(), stream, ex.getMessage());
+      LOG.warn(
+          "Skipping the entry at global address {} of stream {}: not an SMR entry ({})",
+          e.globalAddress(),
+          stream,
+          ex.getMessage());
       return List.of();
     }
     List<Applied> out = new ArrayList<>(updates.size());
@@ -77,8 +88,12 @@ final class ViewHistory {
       }
       MethodModel m = model.method(u.signature());
       if (m == null || !m.writes()) {
-        LOG.warn("Skipping update {} at global address {} of stream {}: {} has no such mutator",
-            u.signature(), e.globalAddress(), stream, model.type().getName());
+        LOG.warn(
+            "Skipping update {} at global address {} of stream {}: {} has no such mutator",
+            u.signature(),
+            e.globalAddress(),
+            stream,
+            model.type().getName());
         continue;
       }
       out.add(new Applied(e.globalAddress(), m, u.args()));
@@ -86,7 +101,10 @@ final class ViewHistory {
     return out;
   }
 
-  /** Applies a serialized update to {@code state}; returns the upcall's result or throws its failure. */
+  /**
+   * Applies a serialized update to {@code state}; returns the upcall's result or throws its
+   * failure.
+   */
   Object applyTo(Object state, MethodModel m, byte[][] args) throws Exception {
     return Upcalls.apply(state, m, Calls.decodeArgs(args, serializer));
   }
@@ -99,14 +117,21 @@ final class ViewHistory {
     for (SmrRecord.Update u : base.state()) {
       MethodModel m = model.method(u.signature());
       if (m == null || !m.writes()) {
-        throw new IllegalArgumentException("the base state of stream " + stream + " calls " + u.signature()
-            + ", which is not a mutator of " + model.type().getName());
+        throw new IllegalArgumentException(
+            "the base state of stream "
+                + stream
+                + " calls "
+                + u.signature()
+                + ", which is not a mutator of "
+                + model.type().getName());
       }
       replay(state, new Applied(base.version(), m, u.args()));
     }
   }
 
-  /** Records an update the live state applied; drops the whole history once it outgrows the bound. */
+  /**
+   * Records an update the live state applied; drops the whole history once it outgrows the bound.
+   */
   void retain(Applied a) {
     if (!complete) {
       return;
@@ -117,8 +142,11 @@ final class ViewHistory {
       retainedBytes += arg.length + 16;
     }
     if (retainedBytes > core.options().retainedHistoryBytes()) {
-      LOG.info("Stream {} outgrew the retained history of {} bytes; its old versions will be replayed from the log",
-          stream, core.options().retainedHistoryBytes());
+      LOG.info(
+          "Stream {} outgrew the retained history of {} bytes; its old versions will be replayed"
+              + " from the log",
+          stream,
+          core.options().retainedHistoryBytes());
       retained = new ArrayList<>();
       complete = false;
     }
@@ -173,7 +201,8 @@ final class ViewHistory {
       long to = Math.min(streamPos - 1, pos + READ_BATCH - 1);
       List<StreamEntry> entries = core.await(core.log().readStream(stream, pos, to));
       if (entries.isEmpty()) {
-        throw new VCorfuException("stream " + stream + " returned nothing for addresses " + pos + ".." + to);
+        throw new VCorfuException(
+            "stream " + stream + " returned nothing for addresses " + pos + ".." + to);
       }
       for (StreamEntry e : entries) {
         if (e.streamAddress() < pos) {

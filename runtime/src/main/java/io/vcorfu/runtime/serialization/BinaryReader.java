@@ -30,7 +30,12 @@ public final class BinaryReader {
   private void need(long n) {
     if (n < 0 || n > remaining()) {
       throw new SerializationException(
-          "the payload is truncated: " + n + " more bytes needed at offset " + pos + " of " + buf.length);
+          "the payload is truncated: "
+              + n
+              + " more bytes needed at offset "
+              + pos
+              + " of "
+              + buf.length);
     }
   }
 
@@ -65,7 +70,9 @@ public final class BinaryReader {
     return v;
   }
 
-  /** A length that must fit in what is left of the payload (each counted item takes a byte or more). */
+  /**
+   * A length that must fit in what is left of the payload (each counted item takes a byte or more).
+   */
   public int readLength() {
     long n = readVarLong();
     need(n);

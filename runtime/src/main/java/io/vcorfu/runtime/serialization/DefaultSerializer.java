@@ -33,10 +33,10 @@ import java.util.concurrent.ConcurrentHashMap;
  * as varint), 9 double (raw long bits, fixed 8 bytes), 10 string (varint length + UTF-8), 11 bytes
  * (varint length + bytes), 12 list (varint count + values), 13 set (varint count + values sorted by
  * their encoded bytes), 14 map (varint count + key/value pairs sorted by encoded key), 15 record
- * (class name, varint count, component values in declaration order), 16 enum (class name,
- * constant name), 17 instant (zig-zag seconds, varint nanos), 18 registered type (registered name,
- * varint length + codec bytes), 19 uuid (two fixed longs). Sorting sets and maps makes equal values
- * encode to equal bytes in every JVM, whatever their iteration order.
+ * (class name, varint count, component values in declaration order), 16 enum (class name, constant
+ * name), 17 instant (zig-zag seconds, varint nanos), 18 registered type (registered name, varint
+ * length + codec bytes), 19 uuid (two fixed longs). Sorting sets and maps makes equal values encode
+ * to equal bytes in every JVM, whatever their iteration order.
  *
  * <p>Thread-safe. Decoding is bounded: nesting deeper than {@value #MAX_DEPTH} levels, truncated
  * input and counts larger than the remaining input are rejected.
@@ -61,7 +61,8 @@ public final class DefaultSerializer implements Serializer {
    * unchanged across versions of the class). Returns this serializer.
    */
   @SuppressWarnings("unchecked")
-  public synchronized <T> DefaultSerializer register(Class<T> type, String name, TypeCodec<T> codec) {
+  public synchronized <T> DefaultSerializer register(
+      Class<T> type, String name, TypeCodec<T> codec) {
     Registered previous = registeredByName.get(name);
     if (previous != null && previous.type() != type) {
       throw new IllegalArgumentException(
@@ -73,11 +74,14 @@ public final class DefaultSerializer implements Serializer {
     return this;
   }
 
-  /** Admits a record or enum type (and, for a record, the records and enums its components declare). */
+  /**
+   * Admits a record or enum type (and, for a record, the records and enums its components declare).
+   */
   public DefaultSerializer allow(Class<?> type) {
     if (!type.isRecord() && !type.isEnum()) {
       throw new IllegalArgumentException(
-          type.getName() + " is neither a record nor an enum; register it with a TypeCodec instead");
+          type.getName()
+              + " is neither a record nor an enum; register it with a TypeCodec instead");
     }
     permit(type);
     return this;
@@ -160,7 +164,8 @@ public final class DefaultSerializer implements Serializer {
     } else if (v instanceof Instant i) {
       out.writeByte(INSTANT).writeSignedVarLong(i.getEpochSecond()).writeVarLong(i.getNano());
     } else if (v instanceof UUID u) {
-      out.writeByte(UUID_TAG).writeFixedLong(u.getMostSignificantBits())
+      out.writeByte(UUID_TAG)
+          .writeFixedLong(u.getMostSignificantBits())
           .writeFixedLong(u.getLeastSignificantBits());
     } else if (registeredByType.containsKey(v.getClass())) {
       Registered r = registeredByType.get(v.getClass());
@@ -186,10 +191,13 @@ public final class DefaultSerializer implements Serializer {
     } else if (v instanceof Record r) {
       encodeRecord(r, out, depth);
     } else {
-      throw new UnsupportedTypeException(v.getClass().getName(), "values of type "
-          + v.getClass().getName() + " cannot be serialized: allowed are primitives, strings, "
-          + "byte arrays, Instant, UUID, lists, sets and maps of allowed values, records and enums "
-          + "declared by the object's methods, and types registered with a TypeCodec");
+      throw new UnsupportedTypeException(
+          v.getClass().getName(),
+          "values of type "
+              + v.getClass().getName()
+              + " cannot be serialized: allowed are primitives, strings, byte arrays, Instant,"
+              + " UUID, lists, sets and maps of allowed values, records and enums declared by the"
+              + " object's methods, and types registered with a TypeCodec");
     }
   }
 
@@ -241,9 +249,14 @@ public final class DefaultSerializer implements Serializer {
 
   private void requireAdmitted(Class<?> type) {
     if (admittedByName.get(type.getName()) != type) {
-      throw new UnsupportedTypeException(type.getName(), (type.isEnum() ? "enum " : "record ")
-          + type.getName() + " is not allowed: it is not declared by any opened object's methods; "
-          + "admit it with DefaultSerializer.allow(" + type.getSimpleName() + ".class)");
+      throw new UnsupportedTypeException(
+          type.getName(),
+          (type.isEnum() ? "enum " : "record ")
+              + type.getName()
+              + " is not allowed: it is not declared by any opened object's methods; "
+              + "admit it with DefaultSerializer.allow("
+              + type.getSimpleName()
+              + ".class)");
     }
   }
 
@@ -261,47 +274,67 @@ public final class DefaultSerializer implements Serializer {
   private Object decodeTagged(BinaryReader in) {
     int tag = in.readByte();
     switch (tag) {
-      case NULL: return null;
-      case FALSE: return Boolean.FALSE;
-      case TRUE: return Boolean.TRUE;
-      case BYTE: return (byte) in.readByte();
-      case SHORT: return (short) in.readSignedVarLong();
-      case CHAR: return (char) in.readVarLong();
-      case INT: return (int) in.readSignedVarLong();
-      case LONG: return in.readSignedVarLong();
-      case FLOAT: return Float.intBitsToFloat((int) in.readVarLong());
-      case DOUBLE: return Double.longBitsToDouble(in.readFixedLong());
-      case STRING: return in.readString();
-      case BYTES: return in.readBytes();
-      case INSTANT: return Instant.ofEpochSecond(in.readSignedVarLong(), in.readVarLong());
-      case UUID_TAG: return new UUID(in.readFixedLong(), in.readFixedLong());
-      case LIST: {
-        int n = in.readLength();
-        List<Object> list = new ArrayList<>(n);
-        for (int i = 0; i < n; i++) {
-          list.add(decode(in));
+      case NULL:
+        return null;
+      case FALSE:
+        return Boolean.FALSE;
+      case TRUE:
+        return Boolean.TRUE;
+      case BYTE:
+        return (byte) in.readByte();
+      case SHORT:
+        return (short) in.readSignedVarLong();
+      case CHAR:
+        return (char) in.readVarLong();
+      case INT:
+        return (int) in.readSignedVarLong();
+      case LONG:
+        return in.readSignedVarLong();
+      case FLOAT:
+        return Float.intBitsToFloat((int) in.readVarLong());
+      case DOUBLE:
+        return Double.longBitsToDouble(in.readFixedLong());
+      case STRING:
+        return in.readString();
+      case BYTES:
+        return in.readBytes();
+      case INSTANT:
+        return Instant.ofEpochSecond(in.readSignedVarLong(), in.readVarLong());
+      case UUID_TAG:
+        return new UUID(in.readFixedLong(), in.readFixedLong());
+      case LIST:
+        {
+          int n = in.readLength();
+          List<Object> list = new ArrayList<>(n);
+          for (int i = 0; i < n; i++) {
+            list.add(decode(in));
+          }
+          return list;
         }
-        return list;
-      }
-      case SET: {
-        int n = in.readLength();
-        java.util.Set<Object> set = new LinkedHashSet<>();
-        for (int i = 0; i < n; i++) {
-          set.add(decode(in));
+      case SET:
+        {
+          int n = in.readLength();
+          java.util.Set<Object> set = new LinkedHashSet<>();
+          for (int i = 0; i < n; i++) {
+            set.add(decode(in));
+          }
+          return set;
         }
-        return set;
-      }
-      case MAP: {
-        int n = in.readLength();
-        Map<Object, Object> map = new LinkedHashMap<>();
-        for (int i = 0; i < n; i++) {
-          map.put(decode(in), decode(in));
+      case MAP:
+        {
+          int n = in.readLength();
+          Map<Object, Object> map = new LinkedHashMap<>();
+          for (int i = 0; i < n; i++) {
+            map.put(decode(in), decode(in));
+          }
+          return map;
         }
-        return map;
-      }
-      case ENUM: return decodeEnum(in);
-      case RECORD: return decodeRecord(in);
-      case USER: return decodeRegistered(in);
+      case ENUM:
+        return decodeEnum(in);
+      case RECORD:
+        return decodeRecord(in);
+      case USER:
+        return decodeRegistered(in);
       default:
         throw new SerializationException("unknown type tag " + tag + " in the payload");
     }
@@ -311,7 +344,8 @@ public final class DefaultSerializer implements Serializer {
     String name = in.readString();
     Class<?> type = admittedByName.get(name);
     if (type == null || !type.isEnum()) {
-      throw new UnsupportedTypeException(name, "the payload names enum " + name + ", which is not allowed here");
+      throw new UnsupportedTypeException(
+          name, "the payload names enum " + name + ", which is not allowed here");
     }
     String constant = in.readString();
     for (Object c : type.getEnumConstants()) {
@@ -326,20 +360,27 @@ public final class DefaultSerializer implements Serializer {
     String name = in.readString();
     Class<?> type = admittedByName.get(name);
     if (type == null || !type.isRecord()) {
-      throw new UnsupportedTypeException(name, "the payload names record " + name + ", which is not allowed here");
+      throw new UnsupportedTypeException(
+          name, "the payload names record " + name + ", which is not allowed here");
     }
     RecordComponent[] components = type.getRecordComponents();
     int n = in.readLength();
     if (n != components.length) {
-      throw new SerializationException("record " + name + " has " + components.length
-          + " components but the payload carries " + n);
+      throw new SerializationException(
+          "record "
+              + name
+              + " has "
+              + components.length
+              + " components but the payload carries "
+              + n);
     }
     Object[] args = new Object[n];
     for (int i = 0; i < n; i++) {
       args[i] = decode(in);
     }
     try {
-      return recordConstructors.computeIfAbsent(type, DefaultSerializer::canonicalConstructor)
+      return recordConstructors
+          .computeIfAbsent(type, DefaultSerializer::canonicalConstructor)
           .newInstance(args);
     } catch (ReflectiveOperationException | IllegalArgumentException e) {
       throw new SerializationException("cannot rebuild record " + name + " from the payload", e);
@@ -347,14 +388,17 @@ public final class DefaultSerializer implements Serializer {
   }
 
   private static Constructor<?> canonicalConstructor(Class<?> type) {
-    Class<?>[] types = Arrays.stream(type.getRecordComponents())
-        .map(RecordComponent::getType).toArray(Class<?>[]::new);
+    Class<?>[] types =
+        Arrays.stream(type.getRecordComponents())
+            .map(RecordComponent::getType)
+            .toArray(Class<?>[]::new);
     try {
       Constructor<?> c = type.getDeclaredConstructor(types);
       c.setAccessible(true);
       return c;
     } catch (ReflectiveOperationException | RuntimeException e) {
-      throw new SerializationException("record " + type.getName() + " has no usable canonical constructor", e);
+      throw new SerializationException(
+          "record " + type.getName() + " has no usable canonical constructor", e);
     }
   }
 
@@ -362,8 +406,11 @@ public final class DefaultSerializer implements Serializer {
     String name = in.readString();
     Registered r = registeredByName.get(name);
     if (r == null) {
-      throw new UnsupportedTypeException(name, "the payload names registered type " + name
-          + ", which is not registered with this serializer");
+      throw new UnsupportedTypeException(
+          name,
+          "the payload names registered type "
+              + name
+              + ", which is not registered with this serializer");
     }
     BinaryReader body = new BinaryReader(in.readBytes(), this);
     Object v = r.codec().read(body);

@@ -11,8 +11,12 @@ public final class RepairIncompleteException extends VCorfuException {
   private final long address;
 
   public RepairIncompleteException(long address, String what) {
-    super("the read of address " + address + " could not finish repairing it: " + what
-        + "; read it again once the replicas answer");
+    super(
+        "the read of address "
+            + address
+            + " could not finish repairing it: "
+            + what
+            + "; read it again once the replicas answer");
     this.address = address;
   }
 

@@ -2,20 +2,20 @@ package io.vcorfu.runtime.stream;
 
 import io.vcorfu.protocol.NotServingException;
 import io.vcorfu.protocol.StreamId;
+import io.vcorfu.protocol.proto.TxResolution;
 import io.vcorfu.protocol.proto.ViewCallRequest;
 import io.vcorfu.protocol.proto.ViewCallResponse;
-import io.vcorfu.protocol.proto.TxResolution;
 import java.util.Collection;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * The client's view of the stream store: the write path (token, log chain, stream chains,
- * commits) and the readers, with bounded waiting and repair of incomplete writes.
+ * The client's view of the stream store: the write path (token, log chain, stream chains, commits)
+ * and the readers, with bounded waiting and repair of incomplete writes.
  *
- * <p>Every method is asynchronous and thread-safe. A future completes only with committed
- * outcomes: an append's future completes once the entry is committed on its whole chain (durable
- * by each replica's policy); a read returns only committed entries and fills.
+ * <p>Every method is asynchronous and thread-safe. A future completes only with committed outcomes:
+ * an append's future completes once the entry is committed on its whole chain (durable by each
+ * replica's policy); a read returns only committed entries and fills.
  */
 public interface StreamLog extends AutoCloseable {
 
@@ -26,28 +26,28 @@ public interface StreamLog extends AutoCloseable {
    *
    * <p>When a write of the entry fails part-way (a replica does not answer), the append asks the
    * entry's deciding replica for its outcome and reports that: the entry's addresses if it
-   * committed, a fresh attempt if it aborted. If the outcome cannot be learned it fails with
-   * {@link AppendOutcomeUnknownException} (the entry may or may not be in the log): retrying then
-   * may append it twice.
+   * committed, a fresh attempt if it aborted. If the outcome cannot be learned it fails with {@link
+   * AppendOutcomeUnknownException} (the entry may or may not be in the log): retrying then may
+   * append it twice.
    */
   CompletableFuture<AppendResult> append(Collection<StreamId> streams, byte[] payload);
 
   /**
    * Like {@link #append}, but the sequencer issues the token only if nothing in {@code tx}'s read
    * set was written after its snapshot; otherwise the future fails with {@link
-   * io.vcorfu.protocol.TokenRefusedException} and nothing reaches the log. The keys of {@code
-   * tx}'s write set are recorded as written at the entry's address (a stream written without a key
-   * in the write set counts as written whole). With an empty read set nothing is checked: that is a
-   * keyed blind write, retried with fresh tokens like {@link #append}; with reads, an entry the
-   * chain aborted fails with {@link AppendAbortedException} and is not retried.
+   * io.vcorfu.protocol.TokenRefusedException} and nothing reaches the log. The keys of {@code tx}'s
+   * write set are recorded as written at the entry's address (a stream written without a key in the
+   * write set counts as written whole). With an empty read set nothing is checked: that is a keyed
+   * blind write, retried with fresh tokens like {@link #append}; with reads, an entry the chain
+   * aborted fails with {@link AppendAbortedException} and is not retried.
    */
   CompletableFuture<AppendResult> appendConditional(
       Collection<StreamId> streams, byte[] payload, TxResolution tx);
 
   /**
    * Committed entries of {@code stream} with stream addresses in [{@code from}, {@code to}]
-   * inclusive, in stream order. Fills (holes) are returned with {@link StreamEntry#isHole()} true so
-   * callers see every address decided. Waits up to the repair bound for in-flight writes, then
+   * inclusive, in stream order. Fills (holes) are returned with {@link StreamEntry#isHole()} true
+   * so callers see every address decided. Waits up to the repair bound for in-flight writes, then
    * repairs them.
    */
   CompletableFuture<List<StreamEntry>> readStream(StreamId stream, long from, long to);

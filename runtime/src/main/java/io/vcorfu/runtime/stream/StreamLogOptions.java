@@ -37,38 +37,50 @@ public record StreamLogOptions(
       throw new IllegalArgumentException("writeCacheBytes must be >= 0, got " + writeCacheBytes);
     }
     if (readLease.isNegative() || (!readLease.isZero() && readLease.toMillis() < 10)) {
-      throw new IllegalArgumentException("readLease must be zero (none) or at least 10 ms, got " + readLease);
+      throw new IllegalArgumentException(
+          "readLease must be zero (none) or at least 10 ms, got " + readLease);
     }
   }
 
   public static StreamLogOptions defaults() {
     return new StreamLogOptions(
-        DEFAULT_REPAIR_AFTER, DEFAULT_MAX_ENTRY_BYTES, 16, ClientOptions.defaults(), DEFAULT_WRITE_CACHE_BYTES, Duration.ZERO);
+        DEFAULT_REPAIR_AFTER,
+        DEFAULT_MAX_ENTRY_BYTES,
+        16,
+        ClientOptions.defaults(),
+        DEFAULT_WRITE_CACHE_BYTES,
+        Duration.ZERO);
   }
 
   public StreamLogOptions withRepairAfter(Duration d) {
-    return new StreamLogOptions(d, maxEntryBytes, maxAppendAttempts, rpc, writeCacheBytes, readLease);
+    return new StreamLogOptions(
+        d, maxEntryBytes, maxAppendAttempts, rpc, writeCacheBytes, readLease);
   }
 
   public StreamLogOptions withRpc(ClientOptions options) {
-    return new StreamLogOptions(repairAfter, maxEntryBytes, maxAppendAttempts, options, writeCacheBytes, readLease);
+    return new StreamLogOptions(
+        repairAfter, maxEntryBytes, maxAppendAttempts, options, writeCacheBytes, readLease);
   }
 
   public StreamLogOptions withMaxEntryBytes(int bytes) {
-    return new StreamLogOptions(repairAfter, bytes, maxAppendAttempts, rpc, writeCacheBytes, readLease);
+    return new StreamLogOptions(
+        repairAfter, bytes, maxAppendAttempts, rpc, writeCacheBytes, readLease);
   }
 
   public StreamLogOptions withMaxAppendAttempts(int attempts) {
-    return new StreamLogOptions(repairAfter, maxEntryBytes, attempts, rpc, writeCacheBytes, readLease);
+    return new StreamLogOptions(
+        repairAfter, maxEntryBytes, attempts, rpc, writeCacheBytes, readLease);
   }
 
   /** The same options with a read lease of {@code lease} ({@link Duration#ZERO}: none). */
   public StreamLogOptions withReadLease(Duration lease) {
-    return new StreamLogOptions(repairAfter, maxEntryBytes, maxAppendAttempts, rpc, writeCacheBytes, lease);
+    return new StreamLogOptions(
+        repairAfter, maxEntryBytes, maxAppendAttempts, rpc, writeCacheBytes, lease);
   }
 
   /** The same options with a write cache of {@code bytes} (0: reads always go to the replicas). */
   public StreamLogOptions withWriteCacheBytes(long bytes) {
-    return new StreamLogOptions(repairAfter, maxEntryBytes, maxAppendAttempts, rpc, bytes, readLease);
+    return new StreamLogOptions(
+        repairAfter, maxEntryBytes, maxAppendAttempts, rpc, bytes, readLease);
   }
 }

@@ -31,8 +31,9 @@ class ViewBaseTest {
     }
     // A checkpoint of the first 60 updates: one add(60) reflecting every update up to the 60th.
     DefaultSerializer ser = new DefaultSerializer();
-    SmrRecord.Update add60 = new SmrRecord.Update(StreamId.of("big"), "add(long)",
-        new byte[][] {ser.serialize(60L)}, List.of());
+    SmrRecord.Update add60 =
+        new SmrRecord.Update(
+            StreamId.of("big"), "add(long)", new byte[][] {ser.serialize(60L)}, List.of());
     StreamView.Base base = new StreamView.Base(addressOf[59], 60, List.of(add60));
 
     CountingStreamLog log = new CountingStreamLog(cluster.newLog());
@@ -66,11 +67,13 @@ class ViewBaseTest {
     try (VCorfuRuntime rt = cluster.newRuntime()) {
       Counter c = rt.objects().open("trimmed", Counter.class);
       assertThatThrownBy(() -> rt.transaction(c::get))
-          .isInstanceOfSatisfying(TransactionAbortedException.class, e -> {
-            assertThat(e.reason()).isEqualTo(TransactionAbortedException.Reason.TRIMMED);
-            assertThat(e.stream()).isEqualTo(StreamId.of("trimmed"));
-            assertThat(e.getCause()).isInstanceOf(TrimmedException.class);
-          });
+          .isInstanceOfSatisfying(
+              TransactionAbortedException.class,
+              e -> {
+                assertThat(e.reason()).isEqualTo(TransactionAbortedException.Reason.TRIMMED);
+                assertThat(e.stream()).isEqualTo(StreamId.of("trimmed"));
+                assertThat(e.getCause()).isInstanceOf(TrimmedException.class);
+              });
       assertThatThrownBy(c::get).isInstanceOf(TrimmedException.class);
     }
   }

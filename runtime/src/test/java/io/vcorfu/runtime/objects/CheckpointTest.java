@@ -51,7 +51,9 @@ class CheckpointTest {
     Counter opened = reader.objects().open("cp", Counter.class);
     assertThat(opened.get()).isEqualTo(311);
     assertThat(opened.upcalls()).isEqualTo(302);
-    assertThat(log.lowestReadFromByStream.get(StreamId.of("cp"))).as("played from the checkpoint's position").isEqualTo(301);
+    assertThat(log.lowestReadFromByStream.get(StreamId.of("cp")))
+        .as("played from the checkpoint's position")
+        .isEqualTo(301);
 
     Counter old = reader.objects().builder("cp", Counter.class).asOf(early).open();
     assertThat(old.get()).as("a snapshot older than the checkpoint").isEqualTo(300);
@@ -72,7 +74,8 @@ class CheckpointTest {
     VCorfuRuntime reader = VCorfuRuntime.using(log);
     runtimes.add(reader);
     assertThat(reader.objects().open("cp-account", Account.class).balance()).isEqualTo(12);
-    assertThat(log.lowestReadFromByStream).as("the newest checkpoint covers the whole stream: nothing to read")
+    assertThat(log.lowestReadFromByStream)
+        .as("the newest checkpoint covers the whole stream: nothing to read")
         .doesNotContainKey(StreamId.of("cp-account"));
   }
 
@@ -93,7 +96,8 @@ class CheckpointTest {
     Counter snapshot = rt.objects().builder("cp-live", Counter.class).asOf(-1).open();
     assertThatThrownBy(() -> rt.checkpoint(snapshot)).isInstanceOf(IllegalArgumentException.class);
     assertThatThrownBy(() -> runtime().checkpoint(c)).isInstanceOf(IllegalArgumentException.class);
-    assertThatThrownBy(() -> rt.checkpoint(new Counter())).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> rt.checkpoint(new Counter()))
+        .isInstanceOf(IllegalArgumentException.class);
   }
 
   @Test

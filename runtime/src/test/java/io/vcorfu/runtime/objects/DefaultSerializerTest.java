@@ -27,7 +27,10 @@ class DefaultSerializerTest {
 
   record Shape(String name, List<Point> points, Color color) {}
 
-  enum Color { RED, GREEN }
+  enum Color {
+    RED,
+    GREEN
+  }
 
   /** A registered user type. */
   static final class Money {
@@ -46,9 +49,26 @@ class DefaultSerializerTest {
 
   @Test
   void primitivesStringsBytesAndTimeRoundTrip() {
-    for (Object v : new Object[] {null, true, false, (byte) -3, (short) 300, 'x', 7, -7, Integer.MIN_VALUE,
-        Long.MAX_VALUE, Long.MIN_VALUE, 1.5f, -0.0d, Double.NaN, "héllo", Instant.parse("2026-11-22T10:00:00.123Z"),
-        UUID.randomUUID()}) {
+    for (Object v :
+        new Object[] {
+          null,
+          true,
+          false,
+          (byte) -3,
+          (short) 300,
+          'x',
+          7,
+          -7,
+          Integer.MIN_VALUE,
+          Long.MAX_VALUE,
+          Long.MIN_VALUE,
+          1.5f,
+          -0.0d,
+          Double.NaN,
+          "héllo",
+          Instant.parse("2026-11-22T10:00:00.123Z"),
+          UUID.randomUUID()
+        }) {
       assertThat(roundTrip(v)).isEqualTo(v);
     }
     assertThat((byte[]) roundTrip(new byte[] {1, 2, 3})).containsExactly(1, 2, 3);
@@ -82,9 +102,11 @@ class DefaultSerializerTest {
   @Test
   void typesNotOnTheAllowListAreRejected() {
     assertThatThrownBy(() -> s.serialize(new BigDecimal("1.5")))
-        .isInstanceOf(UnsupportedTypeException.class).hasMessageContaining("java.math.BigDecimal");
+        .isInstanceOf(UnsupportedTypeException.class)
+        .hasMessageContaining("java.math.BigDecimal");
     assertThatThrownBy(() -> s.serialize(new Point(1, 2)))
-        .isInstanceOf(UnsupportedTypeException.class).hasMessageContaining("Point");
+        .isInstanceOf(UnsupportedTypeException.class)
+        .hasMessageContaining("Point");
     assertThatThrownBy(() -> s.serialize(List.of(new Object())))
         .isInstanceOf(UnsupportedTypeException.class);
     assertThatThrownBy(() -> s.serialize(new int[] {1}))
@@ -96,41 +118,51 @@ class DefaultSerializerTest {
     DefaultSerializer writer = new DefaultSerializer().allow(Point.class);
     byte[] bytes = writer.serialize(new Point(1, 2));
     assertThatThrownBy(() -> s.deserialize(bytes))
-        .isInstanceOf(UnsupportedTypeException.class).hasMessageContaining("Point");
+        .isInstanceOf(UnsupportedTypeException.class)
+        .hasMessageContaining("Point");
   }
 
   @Test
   void malformedPayloadsFailWithSerializationErrors() {
     byte[] good = s.serialize(List.of("abc", 12L));
     assertThatThrownBy(() -> s.deserialize(Arrays.copyOf(good, good.length - 1)))
-        .isInstanceOf(SerializationException.class).hasMessageContaining("truncated");
+        .isInstanceOf(SerializationException.class)
+        .hasMessageContaining("truncated");
     // A list claiming two billion elements in a few bytes.
-    assertThatThrownBy(() -> s.deserialize(new byte[] {12, (byte) 0x80, (byte) 0x80, (byte) 0x80, (byte) 0x80, 0x08}))
+    assertThatThrownBy(
+            () ->
+                s.deserialize(
+                    new byte[] {12, (byte) 0x80, (byte) 0x80, (byte) 0x80, (byte) 0x80, 0x08}))
         .isInstanceOf(SerializationException.class);
     assertThatThrownBy(() -> s.deserialize(new byte[] {99}))
-        .isInstanceOf(SerializationException.class).hasMessageContaining("tag");
+        .isInstanceOf(SerializationException.class)
+        .hasMessageContaining("tag");
     byte[] deep = new byte[200];
     Arrays.fill(deep, (byte) 12);
     for (int i = 1; i < deep.length; i += 2) {
       deep[i] = 1;
     }
     assertThatThrownBy(() -> s.deserialize(deep))
-        .isInstanceOf(SerializationException.class).hasMessageContaining("deeper than");
+        .isInstanceOf(SerializationException.class)
+        .hasMessageContaining("deeper than");
   }
 
   @Test
   void registeredTypesUseTheirCodec() {
-    s.register(Money.class, "test.Money", new TypeCodec<>() {
-      @Override
-      public void write(Money value, BinaryWriter out) {
-        out.writeSignedVarLong(value.cents);
-      }
+    s.register(
+        Money.class,
+        "test.Money",
+        new TypeCodec<>() {
+          @Override
+          public void write(Money value, BinaryWriter out) {
+            out.writeSignedVarLong(value.cents);
+          }
 
-      @Override
-      public Money read(BinaryReader in) {
-        return new Money(in.readSignedVarLong());
-      }
-    });
+          @Override
+          public Money read(BinaryReader in) {
+            return new Money(in.readSignedVarLong());
+          }
+        });
     Object back = roundTrip(List.of(new Money(-250)));
     assertThat(((Money) ((List<?>) back).get(0)).cents).isEqualTo(-250);
   }
@@ -147,6 +179,8 @@ class DefaultSerializerTest {
     s.allow(Color.class);
     byte[] red = s.serialize(Color.RED);
     assertThat(red[0]).isEqualTo((byte) 16);
-    assertThat(new String(red, java.nio.charset.StandardCharsets.UTF_8)).contains(Color.class.getName()).endsWith("RED");
+    assertThat(new String(red, java.nio.charset.StandardCharsets.UTF_8))
+        .contains(Color.class.getName())
+        .endsWith("RED");
   }
 }

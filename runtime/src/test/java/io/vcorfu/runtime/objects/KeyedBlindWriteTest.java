@@ -11,8 +11,8 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * A mutator with a {@code @ConflictParameter} called outside a transaction writes only its key:
- * it aborts the transactions that read that key or the whole object, and no others.
+ * A mutator with a {@code @ConflictParameter} called outside a transaction writes only its key: it
+ * aborts the transactions that read that key or the whole object, and no others.
  */
 class KeyedBlindWriteTest {
   private final TestCluster cluster = TestCluster.create();
@@ -55,8 +55,10 @@ class KeyedBlindWriteTest {
     assertThat(mine.get("a")).isEqualTo(1);
     theirs.put("a", 2);
     mine.put("c", 3);
-    assertThatThrownBy(reader::TXEnd).isInstanceOfSatisfying(TransactionAbortedException.class,
-        e -> assertThat(e.reason()).isEqualTo(TransactionAbortedException.Reason.CONFLICT));
+    assertThatThrownBy(reader::TXEnd)
+        .isInstanceOfSatisfying(
+            TransactionAbortedException.class,
+            e -> assertThat(e.reason()).isEqualTo(TransactionAbortedException.Reason.CONFLICT));
     assertThat(mine.get("c")).as("the aborted write").isZero();
   }
 

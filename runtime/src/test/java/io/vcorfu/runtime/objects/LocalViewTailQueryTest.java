@@ -24,7 +24,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-/** How reads of a local view query the tails: before the view's lock, fresh, and only when needed. */
+/**
+ * How reads of a local view query the tails: before the view's lock, fresh, and only when needed.
+ */
 class LocalViewTailQueryTest {
   private static final Duration WAIT = Duration.ofSeconds(20);
   private final TestCluster cluster = TestCluster.create();
@@ -108,12 +110,14 @@ class LocalViewTailQueryTest {
     assertThat(old.get()).isEqualTo(5);
     int tails = counting.tails.get();
     assertThat(old.get()).isEqualTo(5);
-    assertThat(counting.tails.get()).as("no tail query once the view reached its limit").isEqualTo(tails);
+    assertThat(counting.tails.get())
+        .as("no tail query once the view reached its limit")
+        .isEqualTo(tails);
   }
 
   /**
-   * Delegates to a stream log; the next {@code n} tail queries are made at once but their
-   * answers are held until {@link #releaseAll}.
+   * Delegates to a stream log; the next {@code n} tail queries are made at once but their answers
+   * are held until {@link #releaseAll}.
    */
   private static final class HoldingStreamLog extends ForwardingStreamLog {
     private final AtomicInteger toHold = new AtomicInteger();

@@ -69,10 +69,13 @@ class ObjectRuntimeTest {
     List<GlobalEntry> entries = reader.readGlobalRange(0, 1).join();
     List<SmrRecord.Update> first = SmrRecord.decode(entries.get(0).payload());
     List<SmrRecord.Update> second = SmrRecord.decode(entries.get(1).payload());
-    assertThat(first).singleElement().satisfies(u -> {
-      assertThat(u.stream()).isEqualTo(StreamId.of("user-2"));
-      assertThat(u.signature()).isEqualTo("register(java.lang.String,java.lang.String)");
-    });
+    assertThat(first)
+        .singleElement()
+        .satisfies(
+            u -> {
+              assertThat(u.stream()).isEqualTo(StreamId.of("user-2"));
+              assertThat(u.signature()).isEqualTo("register(java.lang.String,java.lang.String)");
+            });
     assertThat(second.get(0).signature()).isEqualTo("login(java.lang.String,java.time.Instant)");
     assertThat(entries.get(0).streamAddresses()).containsOnlyKeys(StreamId.of("user-2"));
     reader.close();
@@ -110,7 +113,8 @@ class ObjectRuntimeTest {
   }
 
   @Test
-  void mutatorAccessorReturnsTheValueAtItsOwnPositionAndUpcallsRunOncePerAddress() throws Exception {
+  void mutatorAccessorReturnsTheValueAtItsOwnPositionAndUpcallsRunOncePerAddress()
+      throws Exception {
     VCorfuRuntime a = runtime();
     VCorfuRuntime b = runtime();
     Counter ca = a.objects().open("shared-counter", Counter.class);
@@ -122,14 +126,16 @@ class ObjectRuntimeTest {
       List<Future<List<Long>>> results = new ArrayList<>();
       for (int t = 0; t < threads; t++) {
         Counter c = t % 2 == 0 ? ca : cb;
-        results.add(pool.submit(() -> {
-          List<Long> seen = new ArrayList<>();
-          for (int i = 0; i < perThread; i++) {
-            seen.add(c.addAndGet(1));
-            c.get();
-          }
-          return seen;
-        }));
+        results.add(
+            pool.submit(
+                () -> {
+                  List<Long> seen = new ArrayList<>();
+                  for (int i = 0; i < perThread; i++) {
+                    seen.add(c.addAndGet(1));
+                    c.get();
+                  }
+                  return seen;
+                }));
       }
       Set<Long> all = new HashSet<>();
       for (Future<List<Long>> f : results) {
@@ -194,7 +200,8 @@ class ObjectRuntimeTest {
     assertThat(other.doubled()).isEqualTo(8);
     assertThat(other.upcalls()).isEqualTo(-1);
     other.add(1);
-    // upcalls() no longer syncs: runtime a's local view has applied nothing yet (mutators only append).
+    // upcalls() no longer syncs: runtime a's local view has applied nothing yet (mutators only
+    // append).
     assertThat(c.upcalls()).isEqualTo(0);
     assertThat(c.get()).isEqualTo(5);
     assertThat(c.upcalls()).isEqualTo(-2);
@@ -207,6 +214,7 @@ class ObjectRuntimeTest {
     assertThat(VCorfuRuntime.runtimeOf(c)).isSameAs(rt);
     assertThat(VCorfuRuntime.streamOf(c)).isEqualTo(StreamId.of("who-am-i"));
     assertThatThrownBy(() -> VCorfuRuntime.streamOf(new Counter()))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("not an object opened");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("not an object opened");
   }
 }

@@ -22,24 +22,28 @@ class ProxyRulesTest {
   void finalClassFailsAtOpenNamingTheProblem() {
     assertThatThrownBy(() -> rt.objects().open("x", Unproxyable.FinalClass.class))
         .isInstanceOf(ObjectOpenException.class)
-        .hasMessageContaining("FinalClass").hasMessageContaining("is final");
+        .hasMessageContaining("FinalClass")
+        .hasMessageContaining("is final");
   }
 
   @Test
   void classWithoutNoArgConstructorFailsAtOpenNamingTheProblem() {
     assertThatThrownBy(() -> rt.objects().open("x", Unproxyable.NoDefaultConstructor.class))
         .isInstanceOf(ObjectOpenException.class)
-        .hasMessageContaining("NoDefaultConstructor").hasMessageContaining("no no-argument constructor");
+        .hasMessageContaining("NoDefaultConstructor")
+        .hasMessageContaining("no no-argument constructor");
     assertThatThrownBy(() -> rt.objects().open("x", Unproxyable.PrivateConstructor.class))
         .isInstanceOf(ObjectOpenException.class)
-        .hasMessageContaining("constructor").hasMessageContaining("private");
+        .hasMessageContaining("constructor")
+        .hasMessageContaining("private");
   }
 
   @Test
   void finalAnnotatedMethodFailsAtOpenNamingTheMethod() {
     assertThatThrownBy(() -> rt.objects().open("x", Unproxyable.FinalAnnotatedMethod.class))
         .isInstanceOf(ObjectOpenException.class)
-        .hasMessageContaining("set(int)").hasMessageContaining("final");
+        .hasMessageContaining("set(int)")
+        .hasMessageContaining("final");
   }
 
   @Test

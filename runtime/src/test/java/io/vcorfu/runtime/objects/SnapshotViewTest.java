@@ -13,9 +13,9 @@ import java.util.TreeMap;
 import java.util.concurrent.FutureTask;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.junit.jupiter.api.Test;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -57,10 +57,16 @@ class SnapshotViewTest {
         Counter fromHistory = rt.objects().builder("history", Counter.class).asOf(address).open();
         Counter played = fromLog.objects().builder("history", Counter.class).asOf(address).open();
         long want = valueAt.floorEntry(address).getValue();
-        assertThat(fromHistory.get()).as("value as of global address %d from history", address).isEqualTo(want);
-        assertThat(played.get()).as("value as of global address %d from the log", address).isEqualTo(want);
+        assertThat(fromHistory.get())
+            .as("value as of global address %d from history", address)
+            .isEqualTo(want);
+        assertThat(played.get())
+            .as("value as of global address %d from the log", address)
+            .isEqualTo(want);
         if (address >= 0) {
-          assertThat(counting.streamReads.get()).as("the log-played view read the stream").isGreaterThan(readsBefore);
+          assertThat(counting.streamReads.get())
+              .as("the log-played view read the stream")
+              .isGreaterThan(readsBefore);
         }
       }
     }
@@ -88,19 +94,22 @@ class SnapshotViewTest {
   void snapshotViewRefusesMutatorsAndIgnoresLaterWrites() {
     Counter c = rt.objects().open("frozen", Counter.class);
     c.add(3);
-    long at = c.addAndGet(4) == 7 ? cluster.newLog().tails(java.util.List.of()).join().globalTail() : -2;
+    long at =
+        c.addAndGet(4) == 7 ? cluster.newLog().tails(java.util.List.of()).join().globalTail() : -2;
     Counter old = rt.objects().builder("frozen", Counter.class).asOf(at).open();
     c.add(100);
     assertThat(old.get()).isEqualTo(7);
     assertThat(c.get()).isEqualTo(107);
-    assertThatThrownBy(() -> old.add(1)).isInstanceOf(ReadOnlyViewException.class)
+    assertThatThrownBy(() -> old.add(1))
+        .isInstanceOf(ReadOnlyViewException.class)
         .hasMessageContaining("snapshot view");
   }
 
   @Test
   void objectsThatOutgrowTheRetainedHistoryReplayOldVersionsFromTheLog() throws Exception {
     CountingStreamLog log = new CountingStreamLog(cluster.newLog());
-    try (VCorfuRuntime small = VCorfuRuntime.using(log, RuntimeOptions.defaults().withRetainedHistoryBytes(2_000))) {
+    try (VCorfuRuntime small =
+        VCorfuRuntime.using(log, RuntimeOptions.defaults().withRetainedHistoryBytes(2_000))) {
       Counter c = small.objects().open("long-lived", Counter.class);
       long[] valueAfter = new long[200];
       long sum = 0;
@@ -120,10 +129,13 @@ class SnapshotViewTest {
 
       // A transaction whose snapshot the live view has moved past reads the old version too.
       small.TXBegin();
-      FutureTask<Void> mover = new FutureTask<>(() -> {
-        c.add(1_000);
-        assertThat(c.get()).isEqualTo(valueAfter[199] + 1_000);
-      }, null);
+      FutureTask<Void> mover =
+          new FutureTask<>(
+              () -> {
+                c.add(1_000);
+                assertThat(c.get()).isEqualTo(valueAfter[199] + 1_000);
+              },
+              null);
       new Thread(mover).start();
       mover.get(30, TimeUnit.SECONDS);
       assertThat(c.get()).isEqualTo(valueAfter[199]);

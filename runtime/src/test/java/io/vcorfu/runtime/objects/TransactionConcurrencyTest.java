@@ -39,8 +39,11 @@ class TransactionConcurrencyTest {
   private final ExecutorService pool = Executors.newFixedThreadPool(10);
 
   private VCorfuRuntime runtime() {
-    VCorfuRuntime rt = cluster.newRuntime(RuntimeOptions.defaults()
-        .withMaxTransactionAttempts(10_000).withBackoff(Duration.ZERO, Duration.ofMillis(2)));
+    VCorfuRuntime rt =
+        cluster.newRuntime(
+            RuntimeOptions.defaults()
+                .withMaxTransactionAttempts(10_000)
+                .withBackoff(Duration.ZERO, Duration.ofMillis(2)));
     runtimes.add(rt);
     return rt;
   }
@@ -71,44 +74,48 @@ class TransactionConcurrencyTest {
     for (int t = 0; t < 6; t++) {
       VCorfuRuntime rt = rts[t % 2];
       Random random = new Random(seed * 31 + t);
-      futures.add(pool.submit(() -> {
-        Account a = rt.objects().open("a", Account.class);
-        Account b = rt.objects().open("b", Account.class);
-        for (int i = 0; i < 300; i++) {
-          boolean checked = false;
-          rt.TXBegin();
-          try {
-            long x = a.balance();
-            long y = b.balance();
-            checked = true;
-            if (x + y != 100) {
-              broken.incrementAndGet();
-            }
-            long amount = random.nextInt(10);
-            if (random.nextBoolean() && x >= amount) {
-              a.withdraw(amount);
-              b.deposit(amount);
-            } else if (y >= amount) {
-              b.withdraw(amount);
-              a.deposit(amount);
-            }
-            if (a.balance() + b.balance() != 100) {
-              broken.incrementAndGet();
-            }
-            rt.TXEnd();
-          } catch (TransactionAbortedException e) {
-            aborted.incrementAndGet();
-            if (checked) {
-              abortedThatChecked.incrementAndGet();
-            }
-          }
-        }
-        return null;
-      }));
+      futures.add(
+          pool.submit(
+              () -> {
+                Account a = rt.objects().open("a", Account.class);
+                Account b = rt.objects().open("b", Account.class);
+                for (int i = 0; i < 300; i++) {
+                  boolean checked = false;
+                  rt.TXBegin();
+                  try {
+                    long x = a.balance();
+                    long y = b.balance();
+                    checked = true;
+                    if (x + y != 100) {
+                      broken.incrementAndGet();
+                    }
+                    long amount = random.nextInt(10);
+                    if (random.nextBoolean() && x >= amount) {
+                      a.withdraw(amount);
+                      b.deposit(amount);
+                    } else if (y >= amount) {
+                      b.withdraw(amount);
+                      a.deposit(amount);
+                    }
+                    if (a.balance() + b.balance() != 100) {
+                      broken.incrementAndGet();
+                    }
+                    rt.TXEnd();
+                  } catch (TransactionAbortedException e) {
+                    aborted.incrementAndGet();
+                    if (checked) {
+                      abortedThatChecked.incrementAndGet();
+                    }
+                  }
+                }
+                return null;
+              }));
     }
     awaitAll(futures);
     assertThat(broken.get()).isZero();
-    assertThat(abortedThatChecked.get()).as("transactions that aborted after checking").isPositive();
+    assertThat(abortedThatChecked.get())
+        .as("transactions that aborted after checking")
+        .isPositive();
     Account a = rts[1].objects().open("a", Account.class);
     Account b = rts[1].objects().open("b", Account.class);
     assertThat(a.balance() + b.balance()).isEqualTo(100);
@@ -117,16 +124,18 @@ class TransactionConcurrencyTest {
 
   @ParameterizedTest
   @ValueSource(longs = {99L})
-  void transfersAreSerializableTotalConservedAtEverySnapshotAndReadOnlyNeverAborts(long seed) throws Exception {
+  void transfersAreSerializableTotalConservedAtEverySnapshotAndReadOnlyNeverAborts(long seed)
+      throws Exception {
     LOG.info("seed {}", seed);
     int accounts = 20;
     long initial = 1000;
     VCorfuRuntime[] rts = {runtime(), runtime()};
-    rts[0].transaction(() -> {
-      for (int i = 0; i < accounts; i++) {
-        rts[0].objects().open("acct-" + i, Account.class).deposit(initial);
-      }
-    });
+    rts[0].transaction(
+        () -> {
+          for (int i = 0; i < accounts; i++) {
+            rts[0].objects().open("acct-" + i, Account.class).deposit(initial);
+          }
+        });
     long total = accounts * initial;
     AtomicInteger attempts = new AtomicInteger();
     AtomicInteger committed = new AtomicInteger();
@@ -139,48 +148,55 @@ class TransactionConcurrencyTest {
     for (int t = 0; t < 8; t++) {
       VCorfuRuntime rt = rts[t % 2];
       Random random = new Random(seed * 17 + t);
-      writers.add(pool.submit(() -> {
-        Account[] acct = open(rt, accounts);
-        for (int i = 0; i < 1000; i++) {
-          int from = random.nextInt(accounts);
-          int to = (from + 1 + random.nextInt(accounts - 1)) % accounts;
-          long amount = 1 + random.nextInt(100);
-          rt.transaction(() -> {
-            attempts.incrementAndGet();
-            if (acct[from].balance() >= amount) {
-              acct[from].withdraw(amount);
-              acct[to].deposit(amount);
-            }
-          });
-          committed.incrementAndGet();
-        }
-        return null;
-      }));
+      writers.add(
+          pool.submit(
+              () -> {
+                Account[] acct = open(rt, accounts);
+                for (int i = 0; i < 1000; i++) {
+                  int from = random.nextInt(accounts);
+                  int to = (from + 1 + random.nextInt(accounts - 1)) % accounts;
+                  long amount = 1 + random.nextInt(100);
+                  rt.transaction(
+                      () -> {
+                        attempts.incrementAndGet();
+                        if (acct[from].balance() >= amount) {
+                          acct[from].withdraw(amount);
+                          acct[to].deposit(amount);
+                        }
+                      });
+                  committed.incrementAndGet();
+                }
+                return null;
+              }));
     }
     List<Future<?>> readers = new ArrayList<>();
     for (int t = 0; t < 2; t++) {
       VCorfuRuntime rt = rts[t];
-      readers.add(pool.submit(() -> {
-        Account[] acct = open(rt, accounts);
-        long until = System.currentTimeMillis() + DEADLINE_MS;
-        while (!writersDone.get() && readOnlyRuns.get() < 100_000 && System.currentTimeMillis() < until) {
-          rt.TXBegin();
-          long sum = 0;
-          for (Account a : acct) {
-            sum += a.balance();
-          }
-          try {
-            rt.TXEnd();
-          } catch (TransactionAbortedException e) {
-            readOnlyAborts.incrementAndGet();
-          }
-          if (sum != total) {
-            badSums.incrementAndGet();
-          }
-          readOnlyRuns.incrementAndGet();
-        }
-        return null;
-      }));
+      readers.add(
+          pool.submit(
+              () -> {
+                Account[] acct = open(rt, accounts);
+                long until = System.currentTimeMillis() + DEADLINE_MS;
+                while (!writersDone.get()
+                    && readOnlyRuns.get() < 100_000
+                    && System.currentTimeMillis() < until) {
+                  rt.TXBegin();
+                  long sum = 0;
+                  for (Account a : acct) {
+                    sum += a.balance();
+                  }
+                  try {
+                    rt.TXEnd();
+                  } catch (TransactionAbortedException e) {
+                    readOnlyAborts.incrementAndGet();
+                  }
+                  if (sum != total) {
+                    badSums.incrementAndGet();
+                  }
+                  readOnlyRuns.incrementAndGet();
+                }
+                return null;
+              }));
     }
     awaitAll(writers);
     writersDone.set(true);
@@ -200,7 +216,10 @@ class TransactionConcurrencyTest {
     }
     assertThat(sum).isEqualTo(total);
     assertConservedAtEveryAddress(accounts, total, finalView);
-    LOG.info("bank run: {} attempts for 8000 transfers, {} read-only transactions", attempts.get(), readOnlyRuns.get());
+    LOG.info(
+        "bank run: {} attempts for 8000 transfers, {} read-only transactions",
+        attempts.get(),
+        readOnlyRuns.get());
   }
 
   private static Account[] open(VCorfuRuntime rt, int n) {
@@ -211,7 +230,10 @@ class TransactionConcurrencyTest {
     return acct;
   }
 
-  /** Replays the whole global log independently of the runtime, checking the total after every entry. */
+  /**
+   * Replays the whole global log independently of the runtime, checking the total after every
+   * entry.
+   */
   private void assertConservedAtEveryAddress(int accounts, long total, Account[] finalView) {
     Map<StreamId, Integer> index = new HashMap<>();
     for (int i = 0; i < accounts; i++) {
@@ -227,7 +249,9 @@ class TransactionConcurrencyTest {
           long amount = (Long) ser.deserialize(u.args()[0]);
           int i = index.get(u.stream());
           balance[i] += u.signature().equals("deposit(long)") ? amount : -amount;
-          assertThat(balance[i]).as("balance of account %d at address %d", i, e.globalAddress()).isNotNegative();
+          assertThat(balance[i])
+              .as("balance of account %d at address %d", i, e.globalAddress())
+              .isNotNegative();
         }
         long sum = 0;
         for (long b : balance) {

@@ -79,17 +79,23 @@ class TransactionTest {
     VCorfuRuntime rt = runtime();
     Account a = rt.objects().open("acct-a", Account.class);
     Account b = rt.objects().open("acct-b", Account.class);
-    long commit = rt.transaction(() -> {
-      a.deposit(30);
-      b.deposit(70);
-      return rt.inTransaction();
-    }) ? globalTail() : -1;
+    long commit =
+        rt.transaction(
+                () -> {
+                  a.deposit(30);
+                  b.deposit(70);
+                  return rt.inTransaction();
+                })
+            ? globalTail()
+            : -1;
 
     StreamLog reader = cluster.newLog();
     GlobalEntry entry = reader.readGlobal(commit).join();
     reader.close();
-    assertThat(entry.streamAddresses()).containsOnlyKeys(StreamId.of("acct-a"), StreamId.of("acct-b"));
-    assertThat(SmrRecord.decode(entry.payload())).extracting(SmrRecord.Update::signature)
+    assertThat(entry.streamAddresses())
+        .containsOnlyKeys(StreamId.of("acct-a"), StreamId.of("acct-b"));
+    assertThat(SmrRecord.decode(entry.payload()))
+        .extracting(SmrRecord.Update::signature)
         .containsExactly("deposit(long)", "deposit(long)");
     assertThat(a.balance() + b.balance()).isEqualTo(100);
   }
@@ -124,13 +130,15 @@ class TransactionTest {
     long conflictAt = globalTail();
     c.add(seen * 2);
     assertThatThrownBy(rt::TXEnd)
-        .isInstanceOfSatisfying(TransactionAbortedException.class, e -> {
-          assertThat(e.reason()).isEqualTo(TransactionAbortedException.Reason.CONFLICT);
-          assertThat(e.stream()).isEqualTo(StreamId.of("contended"));
-          assertThat(e.conflictAddress()).isEqualTo(conflictAt);
-          assertThat(e.conflictKey()).isEmpty();
-          assertThat(e.getCause()).isInstanceOf(TokenRefusedException.class);
-        });
+        .isInstanceOfSatisfying(
+            TransactionAbortedException.class,
+            e -> {
+              assertThat(e.reason()).isEqualTo(TransactionAbortedException.Reason.CONFLICT);
+              assertThat(e.stream()).isEqualTo(StreamId.of("contended"));
+              assertThat(e.conflictAddress()).isEqualTo(conflictAt);
+              assertThat(e.conflictKey()).isEmpty();
+              assertThat(e.getCause()).isInstanceOf(TokenRefusedException.class);
+            });
     assertThat(globalTail()).isEqualTo(conflictAt);
     assertThat(rt.inTransaction()).isFalse();
     assertThat(c.get()).isEqualTo(101);
@@ -139,19 +147,28 @@ class TransactionTest {
   @Test
   void endOrAbortWithoutBeginAndThreadsEndingWithOpenTransactionsAreTypedErrors() throws Exception {
     VCorfuRuntime rt = cluster.newRuntime();
-    assertThatThrownBy(rt::TXEnd).isInstanceOf(TransactionStateException.class).hasMessageContaining("TXBegin");
-    assertThatThrownBy(rt::TXAbort).isInstanceOf(TransactionStateException.class).hasMessageContaining("TXBegin");
+    assertThatThrownBy(rt::TXEnd)
+        .isInstanceOf(TransactionStateException.class)
+        .hasMessageContaining("TXBegin");
+    assertThatThrownBy(rt::TXAbort)
+        .isInstanceOf(TransactionStateException.class)
+        .hasMessageContaining("TXBegin");
 
     Counter c = rt.objects().open("left-open", Counter.class);
-    Thread t = new Thread(() -> {
-      rt.TXBegin();
-      c.add(1);
-    }, "forgetful-writer");
+    Thread t =
+        new Thread(
+            () -> {
+              rt.TXBegin();
+              c.add(1);
+            },
+            "forgetful-writer");
     t.start();
     t.join(10_000);
     assertThat(t.isAlive()).isFalse();
-    assertThatThrownBy(rt::close).isInstanceOf(TransactionStateException.class)
-        .hasMessageContaining("forgetful-writer").hasMessageContaining("ended with a transaction open");
+    assertThatThrownBy(rt::close)
+        .isInstanceOf(TransactionStateException.class)
+        .hasMessageContaining("forgetful-writer")
+        .hasMessageContaining("ended with a transaction open");
     assertThat(globalTail()).isEqualTo(-1);
   }
 
@@ -177,8 +194,12 @@ class TransactionTest {
     rt.TXBegin();
     c.add(20);
     rt.TXAbort();
-    assertThatThrownBy(rt::TXEnd).isInstanceOfSatisfying(TransactionAbortedException.class,
-        e -> assertThat(e.reason()).isEqualTo(TransactionAbortedException.Reason.ABORTED_BY_CALLER));
+    assertThatThrownBy(rt::TXEnd)
+        .isInstanceOfSatisfying(
+            TransactionAbortedException.class,
+            e ->
+                assertThat(e.reason())
+                    .isEqualTo(TransactionAbortedException.Reason.ABORTED_BY_CALLER));
     assertThat(c.get()).isEqualTo(3);
     assertThat(globalTail()).isEqualTo(0);
 
@@ -211,10 +232,13 @@ class TransactionTest {
     rt1.TXBegin();
     inv1.put("apple", inv1.get("apple") + 1);
     rt2.transaction(() -> inv2.put("apple", inv2.get("apple") + 10));
-    assertThatThrownBy(rt1::TXEnd).isInstanceOfSatisfying(TransactionAbortedException.class, e -> {
-      assertThat(e.stream()).isEqualTo(StreamId.of("stock"));
-      assertThat(e.conflictKey()).isEqualTo(new DefaultSerializer().serialize("apple"));
-    });
+    assertThatThrownBy(rt1::TXEnd)
+        .isInstanceOfSatisfying(
+            TransactionAbortedException.class,
+            e -> {
+              assertThat(e.stream()).isEqualTo(StreamId.of("stock"));
+              assertThat(e.conflictKey()).isEqualTo(new DefaultSerializer().serialize("apple"));
+            });
     assertThat(inv1.get("apple")).isEqualTo(12);
   }
 
@@ -222,7 +246,10 @@ class TransactionTest {
   void transactionalMethodsRunInATransactionAndReadOnlyOnesRefuseWrites() {
     VCorfuRuntime rt = runtime();
     Bank bank = rt.objects().open("bank", Bank.class);
-    bank.accounts = new Account[] {rt.objects().open("b0", Account.class), rt.objects().open("b1", Account.class)};
+    bank.accounts =
+        new Account[] {
+          rt.objects().open("b0", Account.class), rt.objects().open("b1", Account.class)
+        };
     bank.accounts[0].deposit(50);
 
     assertThat(bank.transfer(0, 1, 20)).isTrue();
@@ -230,11 +257,13 @@ class TransactionTest {
     assertThat(bank.total()).isEqualTo(50);
     assertThat(bank.accounts[1].balance()).isEqualTo(20);
     assertThat(rt.inTransaction()).isFalse();
-    assertThatThrownBy(bank::illegalWrite).isInstanceOf(TransactionStateException.class)
+    assertThatThrownBy(bank::illegalWrite)
+        .isInstanceOf(TransactionStateException.class)
         .hasMessageContaining("read-only");
     assertThat(rt.inTransaction()).isFalse();
 
-    assertThatThrownBy(() -> bank.depositThenFail(1000)).isInstanceOf(java.io.IOException.class)
+    assertThatThrownBy(() -> bank.depositThenFail(1000))
+        .isInstanceOf(java.io.IOException.class)
         .hasMessageContaining("offline");
     assertThat(rt.inTransaction()).isFalse();
     assertThat(bank.accounts[0].balance()).isEqualTo(30);
@@ -249,31 +278,38 @@ class TransactionTest {
 
   @Test
   void transactionRetriesAbortsUpToTheLimit() {
-    VCorfuRuntime rt = VCorfuRuntime.using(cluster.newLog(),
-        io.vcorfu.runtime.RuntimeOptions.defaults().withMaxTransactionAttempts(3));
+    VCorfuRuntime rt =
+        VCorfuRuntime.using(
+            cluster.newLog(),
+            io.vcorfu.runtime.RuntimeOptions.defaults().withMaxTransactionAttempts(3));
     runtimes.add(rt);
     VCorfuRuntime other = runtime();
     Counter c = rt.objects().open("retry", Counter.class);
     Counter intruder = other.objects().open("retry", Counter.class);
     AtomicInteger attempts = new AtomicInteger();
 
-    rt.transaction(() -> {
-      long v = c.get();
-      if (attempts.incrementAndGet() < 3) {
-        intruder.add(1);
-      }
-      c.add(v + 1000);
-    });
+    rt.transaction(
+        () -> {
+          long v = c.get();
+          if (attempts.incrementAndGet() < 3) {
+            intruder.add(1);
+          }
+          c.add(v + 1000);
+        });
     assertThat(attempts.get()).isEqualTo(3);
     assertThat(c.get()).isEqualTo(2 + 2 + 1000);
 
     attempts.set(0);
-    assertThatThrownBy(() -> rt.transaction(() -> {
-      attempts.incrementAndGet();
-      long v = c.get();
-      intruder.add(1);
-      c.add(v);
-    })).isInstanceOf(TransactionAbortedException.class);
+    assertThatThrownBy(
+            () ->
+                rt.transaction(
+                    () -> {
+                      attempts.incrementAndGet();
+                      long v = c.get();
+                      intruder.add(1);
+                      c.add(v);
+                    }))
+        .isInstanceOf(TransactionAbortedException.class);
     assertThat(attempts.get()).isEqualTo(3);
     assertThat(rt.inTransaction()).isFalse();
   }
@@ -288,11 +324,12 @@ class TransactionTest {
 
     rt.TXBegin();
     assertThat(other.get()).isEqualTo(1);
-    onAnotherThread(() -> {
-      c.add(10);
-      assertThat(c.get()).isEqualTo(11);
-      assertThat(rt.inTransaction()).isFalse();
-    });
+    onAnotherThread(
+        () -> {
+          c.add(10);
+          assertThat(c.get()).isEqualTo(11);
+          assertThat(rt.inTransaction()).isFalse();
+        });
     // The shared local view is at 11 now; the transaction still reads its snapshot.
     assertThat(c.get()).isEqualTo(1);
     assertThat(c.addAndGet(2)).isEqualTo(3);
@@ -307,10 +344,11 @@ class TransactionTest {
     Counter c = rt.objects().open("per-thread", Counter.class);
     rt.TXBegin();
     c.add(1);
-    onAnotherThread(() -> {
-      assertThat(rt.inTransaction()).isFalse();
-      c.add(100);
-    });
+    onAnotherThread(
+        () -> {
+          assertThat(rt.inTransaction()).isFalse();
+          c.add(100);
+        });
     // The other thread's write went straight to the log; this thread's is still buffered.
     assertThat(globalTail()).isEqualTo(0);
     assertThat(rt.TXEnd()).isEqualTo(1);

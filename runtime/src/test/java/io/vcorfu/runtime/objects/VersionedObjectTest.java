@@ -13,7 +13,9 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-/** Objects implementing Versioned: old versions are restored from captured versions, never replayed. */
+/**
+ * Objects implementing Versioned: old versions are restored from captured versions, never replayed.
+ */
 class VersionedObjectTest {
   private final TestCluster cluster = TestCluster.create();
   private final List<VCorfuRuntime> runtimes = new ArrayList<>();
@@ -42,7 +44,9 @@ class VersionedObjectTest {
     return out;
   }
 
-  /** Adds {@code n} lines one by one; returns the global address after each (index i = i + 1 lines). */
+  /**
+   * Adds {@code n} lines one by one; returns the global address after each (index i = i + 1 lines).
+   */
   private long[] fill(VCorfuRuntime rt, Journal j, int n) {
     long[] after = new long[n + 1];
     after[0] = tail(rt);
@@ -81,12 +85,14 @@ class VersionedObjectTest {
     rt.TXBegin();
     try {
       // Writes after the snapshot, by another thread: the transaction must read the older version.
-      CompletableFuture.runAsync(() -> {
-        for (int i = 0; i < 50; i++) {
-          j.add("late " + i);
-        }
-        assertThat(j.size()).as("the live view moved past the snapshot").isEqualTo(2_050);
-      }).get(30, TimeUnit.SECONDS);
+      CompletableFuture.runAsync(
+              () -> {
+                for (int i = 0; i < 50; i++) {
+                  j.add("late " + i);
+                }
+                assertThat(j.size()).as("the live view moved past the snapshot").isEqualTo(2_050);
+              })
+          .get(30, TimeUnit.SECONDS);
       long before = Journal.UPCALLS.get();
       assertThat(j.size()).as("read at the snapshot").isEqualTo(2_000);
       assertThat(j.lines()).hasSize(2_000).endsWith("line 1999");
@@ -109,7 +115,8 @@ class VersionedObjectTest {
       assertThat(j.size()).as("read-own-writes on the private copy").isEqualTo(5_001);
       assertThat(j.lines()).endsWith("line 4999", "mine");
       assertThat(Journal.UPCALLS.get() - before)
-          .as("upcalls: only the buffered write, applied to the private copy").isEqualTo(1);
+          .as("upcalls: only the buffered write, applied to the private copy")
+          .isEqualTo(1);
     } finally {
       rt.TXAbort();
     }
@@ -167,9 +174,12 @@ class VersionedObjectTest {
     List<String> expected = linesUpTo(150);
     expected.add("after the checkpoint");
     assertThat(opened.lines()).isEqualTo(expected);
-    assertThat(Journal.UPCALLS.get() - before).as("only the update after the checkpoint is played").isEqualTo(1);
+    assertThat(Journal.UPCALLS.get() - before)
+        .as("only the update after the checkpoint is played")
+        .isEqualTo(1);
 
-    Journal atCheckpoint = reader.objects().builder("journal-cp", Journal.class).asOf(at.getAsLong()).open();
+    Journal atCheckpoint =
+        reader.objects().builder("journal-cp", Journal.class).asOf(at.getAsLong()).open();
     assertThat(atCheckpoint.lines()).isEqualTo(linesUpTo(150));
   }
 }

@@ -19,10 +19,14 @@ public final class CountingStreamLog extends ForwardingStreamLog {
   public final AtomicInteger tails = new AtomicInteger();
   public final AtomicInteger closes = new AtomicInteger();
   public final AtomicInteger viewCalls = new AtomicInteger();
+
   /** The lowest stream address any read of each stream started at. */
-  public final java.util.Map<StreamId, Long> lowestReadFromByStream = new java.util.concurrent.ConcurrentHashMap<>();
+  public final java.util.Map<StreamId, Long> lowestReadFromByStream =
+      new java.util.concurrent.ConcurrentHashMap<>();
+
   /** The lowest stream address any stream read started at. */
-  public final java.util.concurrent.atomic.AtomicLong lowestStreamReadFrom = new java.util.concurrent.atomic.AtomicLong(Long.MAX_VALUE);
+  public final java.util.concurrent.atomic.AtomicLong lowestStreamReadFrom =
+      new java.util.concurrent.atomic.AtomicLong(Long.MAX_VALUE);
 
   public CountingStreamLog(StreamLog delegate) {
     super(delegate);
@@ -40,7 +44,8 @@ public final class CountingStreamLog extends ForwardingStreamLog {
   }
 
   @Override
-  public CompletableFuture<AppendResult> appendConditional(Collection<StreamId> streams, byte[] payload, TxResolution tx) {
+  public CompletableFuture<AppendResult> appendConditional(
+      Collection<StreamId> streams, byte[] payload, TxResolution tx) {
     conditionalAppends.incrementAndGet();
     return delegate.appendConditional(streams, payload, tx);
   }
@@ -60,7 +65,8 @@ public final class CountingStreamLog extends ForwardingStreamLog {
   }
 
   @Override
-  public CompletableFuture<io.vcorfu.protocol.proto.ViewCallResponse> viewCall(io.vcorfu.protocol.proto.ViewCallRequest request) {
+  public CompletableFuture<io.vcorfu.protocol.proto.ViewCallResponse> viewCall(
+      io.vcorfu.protocol.proto.ViewCallRequest request) {
     viewCalls.incrementAndGet();
     return delegate.viewCall(request);
   }

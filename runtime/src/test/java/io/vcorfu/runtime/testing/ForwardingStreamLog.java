@@ -13,7 +13,9 @@ import java.util.Collection;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
-/** A stream log that passes every call to another; tests override the calls they observe or delay. */
+/**
+ * A stream log that passes every call to another; tests override the calls they observe or delay.
+ */
 public abstract class ForwardingStreamLog implements StreamLog {
   protected final StreamLog delegate;
 
@@ -27,7 +29,8 @@ public abstract class ForwardingStreamLog implements StreamLog {
   }
 
   @Override
-  public CompletableFuture<AppendResult> appendConditional(Collection<StreamId> streams, byte[] payload, TxResolution tx) {
+  public CompletableFuture<AppendResult> appendConditional(
+      Collection<StreamId> streams, byte[] payload, TxResolution tx) {
     return delegate.appendConditional(streams, payload, tx);
   }
 

@@ -54,9 +54,12 @@ public final class InMemoryStreamLog {
       if (tx != null) {
         for (ConflictKey ck : tx.getReadSetList()) {
           StreamId s = StreamId.fromMsg(ck.getStream());
-          long last = ck.getKey().isEmpty()
-              ? lastAnyWrite.getOrDefault(s, -1L)
-              : Math.max(lastWholeWrite.getOrDefault(s, -1L), lastKeyWrite.getOrDefault(new Key(s, ck.getKey()), -1L));
+          long last =
+              ck.getKey().isEmpty()
+                  ? lastAnyWrite.getOrDefault(s, -1L)
+                  : Math.max(
+                      lastWholeWrite.getOrDefault(s, -1L),
+                      lastKeyWrite.getOrDefault(new Key(s, ck.getKey()), -1L));
           if (last > tx.getSnapshot()) {
             throw new TokenRefusedException(s, ck.getKey().toByteArray(), last, false);
           }
@@ -142,7 +145,8 @@ public final class InMemoryStreamLog {
 
     private <T> CompletableFuture<T> run(java.util.function.Supplier<T> op) {
       if (closed) {
-        return CompletableFuture.failedFuture(new VCorfuException("this stream-log client is closed"));
+        return CompletableFuture.failedFuture(
+            new VCorfuException("this stream-log client is closed"));
       }
       try {
         return CompletableFuture.completedFuture(op.get());
@@ -157,7 +161,8 @@ public final class InMemoryStreamLog {
     }
 
     @Override
-    public CompletableFuture<AppendResult> appendConditional(Collection<StreamId> s, byte[] payload, TxResolution tx) {
+    public CompletableFuture<AppendResult> appendConditional(
+        Collection<StreamId> s, byte[] payload, TxResolution tx) {
       return run(() -> doAppend(s, payload, tx));
     }
 
@@ -168,13 +173,14 @@ public final class InMemoryStreamLog {
 
     @Override
     public CompletableFuture<GlobalEntry> readGlobal(long address) {
-      return run(() -> {
-        List<GlobalEntry> e = doReadGlobal(address, address);
-        if (e.isEmpty()) {
-          throw new VCorfuException("nothing is written at global address " + address);
-        }
-        return e.get(0);
-      });
+      return run(
+          () -> {
+            List<GlobalEntry> e = doReadGlobal(address, address);
+            if (e.isEmpty()) {
+              throw new VCorfuException("nothing is written at global address " + address);
+            }
+            return e.get(0);
+          });
     }
 
     @Override

@@ -5,9 +5,9 @@ import io.vcorfu.runtime.VCorfuRuntime;
 import io.vcorfu.runtime.stream.StreamLog;
 
 /**
- * The one place runtime tests get their stream logs from. Every client of one cluster sees the
- * same log. Today the cluster is an {@link InMemoryStreamLog}; pointing this factory at a real
- * node runs the same tests unchanged.
+ * The one place runtime tests get their stream logs from. Every client of one cluster sees the same
+ * log. Today the cluster is an {@link InMemoryStreamLog}; pointing this factory at a real node runs
+ * the same tests unchanged.
  */
 public final class TestCluster implements AutoCloseable {
   /**

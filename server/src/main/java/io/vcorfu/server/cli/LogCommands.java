@@ -15,10 +15,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
-import picocli.CommandLine.Model.CommandSpec;
 
 /** {@code vcorfu log ...}: append to, read, tail and trim streams and the global log. */
 @Command(
@@ -36,11 +36,15 @@ final class LogCommands {
 
   /** Options shared by every log subcommand. */
   static class Connection {
-    @Option(names = "--endpoint", defaultValue = "127.0.0.1:9000", description = "A node of the cluster (default ${DEFAULT-VALUE}).")
+    @Option(
+        names = "--endpoint",
+        defaultValue = "127.0.0.1:9000",
+        description = "A node of the cluster (default ${DEFAULT-VALUE}).")
     String endpoint;
 
     ClusterStreamLog open(NettyTransport transport) {
-      return ClusterStreamLog.connect(transport, Endpoint.parse(endpoint), StreamLogOptions.defaults());
+      return ClusterStreamLog.connect(
+          transport, Endpoint.parse(endpoint), StreamLogOptions.defaults());
     }
   }
 
@@ -62,9 +66,16 @@ final class LogCommands {
     }
   }
 
-  @Command(name = "append", description = "Append VALUE atomically to every --stream; prints the global address and each stream address.")
+  @Command(
+      name = "append",
+      description =
+          "Append VALUE atomically to every --stream; prints the global address and each stream"
+              + " address.")
   static final class Append extends LogCommand {
-    @Option(names = "--stream", required = true, description = "Stream name (repeat for an atomic multi-stream append).")
+    @Option(
+        names = "--stream",
+        required = true,
+        description = "Stream name (repeat for an atomic multi-stream append).")
     List<String> streams = new ArrayList<>();
 
     @Parameters(index = "0", description = "The value (UTF-8 text).")
@@ -82,7 +93,11 @@ final class LogCommands {
     }
   }
 
-  @Command(name = "read", description = "Read a stream (STREAM_ADDRESS GLOBAL_ADDRESS VALUE per line) or the global log (--global: GLOBAL_ADDRESS VALUE, or HOLE).")
+  @Command(
+      name = "read",
+      description =
+          "Read a stream (STREAM_ADDRESS GLOBAL_ADDRESS VALUE per line) or the global log"
+              + " (--global: GLOBAL_ADDRESS VALUE, or HOLE).")
   static final class Read extends LogCommand {
     @Option(names = "--stream", description = "Stream name.")
     String stream;
@@ -93,13 +108,18 @@ final class LogCommands {
     @Option(names = "--from", defaultValue = "0", description = "First address (default 0).")
     long from;
 
-    @Option(names = "--to", defaultValue = "-1", description = "Last address, inclusive (default: the tail).")
+    @Option(
+        names = "--to",
+        defaultValue = "-1",
+        description = "Last address, inclusive (default: the tail).")
     long to;
 
     @Override
     int run(ClusterStreamLog log, PrintWriter out) {
       if (global == (stream != null)) {
-        spec.commandLine().getErr().println("vcorfu log read: give exactly one of --stream NAME or --global");
+        spec.commandLine()
+            .getErr()
+            .println("vcorfu log read: give exactly one of --stream NAME or --global");
         return 2;
       }
       if (global) {
@@ -128,7 +148,14 @@ final class LogCommands {
       } catch (java.util.concurrent.CompletionException e) {
         if (e.getCause() instanceof io.vcorfu.protocol.TrimmedException t) {
           throw new IllegalArgumentException(
-              "stream '" + stream + "' is trimmed below address " + t.trimMark() + "; read from " + t.trimMark() + " on", t);
+              "stream '"
+                  + stream
+                  + "' is trimmed below address "
+                  + t.trimMark()
+                  + "; read from "
+                  + t.trimMark()
+                  + " on",
+              t);
         }
         throw e;
       }
@@ -149,12 +176,15 @@ final class LogCommands {
       }
       StreamId id = StreamId.of(stream);
       Tails t = log.tails(List.of(id)).join();
-      out.println(stream + " " + t.streamTails().get(id) + " global " + t.streamLastGlobal().get(id));
+      out.println(
+          stream + " " + t.streamTails().get(id) + " global " + t.streamLastGlobal().get(id));
       return 0;
     }
   }
 
-  @Command(name = "trim", description = "Release every entry of --stream below stream address --before.")
+  @Command(
+      name = "trim",
+      description = "Release every entry of --stream below stream address --before.")
   static final class Trim extends LogCommand {
     @Option(names = "--stream", required = true)
     String stream;
@@ -175,7 +205,8 @@ final class LogCommands {
               refused.getMessage().replace("stream " + id, "stream '" + stream + "'"), refused);
         }
         if (e.getCause() instanceof io.vcorfu.protocol.UnknownStreamException unknown) {
-          throw new IllegalArgumentException("stream '" + stream + "' has never been written", unknown);
+          throw new IllegalArgumentException(
+              "stream '" + stream + "' has never been written", unknown);
         }
         throw e;
       }
@@ -187,5 +218,4 @@ final class LogCommands {
   static String text(byte[] payload) {
     return new String(payload, StandardCharsets.UTF_8);
   }
-
 }

@@ -29,7 +29,9 @@ import picocli.CommandLine.Spec;
  */
 @Command(
     name = "map",
-    description = "Put, get, remove and scan the keys of a CSMRMap of text keys and values, and show every version of a key.",
+    description =
+        "Put, get, remove and scan the keys of a CSMRMap of text keys and values, and show every"
+            + " version of a key.",
     subcommands = {
       MapCommands.Put.class,
       MapCommands.Get.class,
@@ -44,18 +46,26 @@ final class MapCommands {
   private MapCommands() {}
 
   abstract static class MapCommand implements Callable<Integer> {
-    @Option(names = "--endpoint", defaultValue = "127.0.0.1:9000", description = "A node of the cluster (default ${DEFAULT-VALUE}).")
+    @Option(
+        names = "--endpoint",
+        defaultValue = "127.0.0.1:9000",
+        description = "A node of the cluster (default ${DEFAULT-VALUE}).")
     String endpoint;
 
     @Option(names = "--map", required = true, description = "The map's name.")
     String map;
 
-    @Option(names = "--buckets", description = "Bucket count: creates the map with it, or checks it against the stored one.")
+    @Option(
+        names = "--buckets",
+        description = "Bucket count: creates the map with it, or checks it against the stored one.")
     Integer buckets;
 
     @Spec CommandSpec spec;
 
-    /** Whether a map that does not exist yet is created (with {@value #DEFAULT_BUCKETS} buckets unless --buckets). */
+    /**
+     * Whether a map that does not exist yet is created (with {@value #DEFAULT_BUCKETS} buckets
+     * unless --buckets).
+     */
     boolean creates() {
       return false;
     }
@@ -85,12 +95,16 @@ final class MapCommands {
         if (creates()) {
           return CSMRMap.open(rt, map, DEFAULT_BUCKETS);
         }
-        throw new IllegalArgumentException("map '" + map + "' does not exist; create it with vcorfu map put", e);
+        throw new IllegalArgumentException(
+            "map '" + map + "' does not exist; create it with vcorfu map put", e);
       }
     }
   }
 
-  @Command(name = "put", description = "Set KEY to VALUE (creating the map if needed); prints the previous value, or (none).")
+  @Command(
+      name = "put",
+      description =
+          "Set KEY to VALUE (creating the map if needed); prints the previous value, or (none).")
   static final class Put extends MapCommand {
     @Parameters(index = "0", description = "The key.")
     String key;
@@ -98,7 +112,9 @@ final class MapCommands {
     @Parameters(index = "1", description = "The value.")
     String value;
 
-    @Option(names = "--fast", description = "Blind write (fastPut): does not read or print the previous value.")
+    @Option(
+        names = "--fast",
+        description = "Blind write (fastPut): does not read or print the previous value.")
     boolean fast;
 
     @Override
@@ -117,12 +133,18 @@ final class MapCommands {
     }
   }
 
-  /** A command on one existing key: prints the value {@link #apply} returns, or fails when there was none. */
+  /**
+   * A command on one existing key: prints the value {@link #apply} returns, or fails when there was
+   * none.
+   */
   abstract static class KeyCommand extends MapCommand {
     @Parameters(index = "0", description = "The key.")
     String key;
 
-    /** Reads or changes {@code key} in {@code m}; returns its value, or null when the map had no such key. */
+    /**
+     * Reads or changes {@code key} in {@code m}; returns its value, or null when the map had no
+     * such key.
+     */
     abstract String apply(CSMRMap<String, String> m, String key);
 
     @Override
@@ -143,7 +165,9 @@ final class MapCommands {
     }
   }
 
-  @Command(name = "remove", description = "Remove KEY; prints the value it had; exits 1 if the map has no such key.")
+  @Command(
+      name = "remove",
+      description = "Remove KEY; prints the value it had; exits 1 if the map has no such key.")
   static final class Remove extends KeyCommand {
     @Override
     String apply(CSMRMap<String, String> m, String key) {
@@ -151,19 +175,26 @@ final class MapCommands {
     }
   }
 
-  @Command(name = "scan", description = "Print KEY VALUE per line in key order, from one consistent snapshot of every bucket.")
+  @Command(
+      name = "scan",
+      description =
+          "Print KEY VALUE per line in key order, from one consistent snapshot of every bucket.")
   static final class Scan extends MapCommand {
     @Option(names = "--from", description = "First key (inclusive; default: the smallest).")
     String from;
 
-    @Option(names = "--limit", defaultValue = "-1", description = "At most this many keys (default: all).")
+    @Option(
+        names = "--limit",
+        defaultValue = "-1",
+        description = "At most this many keys (default: all).")
     int limit;
 
     @Override
     void run(VCorfuRuntime rt, CSMRMap<String, String> m, PrintWriter out) {
       TreeMap<String, String> sorted = new TreeMap<>(m.snapshot());
       int printed = 0;
-      for (Map.Entry<String, String> e : (from == null ? sorted : sorted.tailMap(from, true)).entrySet()) {
+      for (Map.Entry<String, String> e :
+          (from == null ? sorted : sorted.tailMap(from, true)).entrySet()) {
         if (limit >= 0 && printed++ == limit) {
           break;
         }
@@ -172,7 +203,11 @@ final class MapCommands {
     }
   }
 
-  @Command(name = "history", description = "Every version of --key: GLOBAL_ADDRESS VALUE per line, oldest first; (removed) where it was removed.")
+  @Command(
+      name = "history",
+      description =
+          "Every version of --key: GLOBAL_ADDRESS VALUE per line, oldest first; (removed) where it"
+              + " was removed.")
   static final class History extends MapCommand {
     @Option(names = "--key", required = true, description = "The key.")
     String key;
@@ -189,18 +224,21 @@ final class MapCommands {
   record Version(long address, String value) {}
 
   /**
-   * The versions of {@code key}: the key's bucket is read as of every address where its stream
-   * has an entry, and each change of the key's value is one version. The bucket's live view is
-   * opened first, so each snapshot starts from a version it captured instead of a replay.
+   * The versions of {@code key}: the key's bucket is read as of every address where its stream has
+   * an entry, and each change of the key's value is one version. The bucket's live view is opened
+   * first, so each snapshot starts from a version it captured instead of a replay.
    */
   @SuppressWarnings("unchecked")
-  static List<Version> history(VCorfuRuntime rt, CSMRMap<String, String> m, String key, String endpoint) {
+  static List<Version> history(
+      VCorfuRuntime rt, CSMRMap<String, String> m, String key, String endpoint) {
     StreamId bucket = StreamId.of(CSMRMap.bucketStreamName(m.name(), m.bucketOf(key)));
     SMRMap<String, String> live = rt.objects().builder(bucket, SMRMap.class).open();
     live.size();
     List<Long> addresses = new ArrayList<>();
     try (NettyTransport transport = new NettyTransport();
-        ClusterStreamLog log = ClusterStreamLog.connect(transport, Endpoint.parse(endpoint), StreamLogOptions.defaults())) {
+        ClusterStreamLog log =
+            ClusterStreamLog.connect(
+                transport, Endpoint.parse(endpoint), StreamLogOptions.defaults())) {
       long tail = log.tails(List.of(bucket)).join().streamTails().getOrDefault(bucket, -1L);
       for (long start = 0; start <= tail; start += 4096) {
         for (StreamEntry e : log.readStream(bucket, start, Math.min(tail, start + 4095)).join()) {

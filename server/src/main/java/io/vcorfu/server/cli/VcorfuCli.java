@@ -52,7 +52,8 @@ public final class VcorfuCli {
    */
   public static String describe(Throwable error) {
     StringBuilder out = new StringBuilder();
-    java.util.Set<Throwable> seen = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+    java.util.Set<Throwable> seen =
+        java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
     for (Throwable t = error; t != null && seen.add(t); t = t.getCause()) {
       String m = ownMessage(t, out);
       if (m == null || out.indexOf(m) >= 0) {
@@ -71,7 +72,9 @@ public final class VcorfuCli {
       while (root.getCause() != null && root.getCause() != root) {
         root = root.getCause();
       }
-      return "unexpected " + root.getClass().getSimpleName() + " (no details; the server log may say more)";
+      return "unexpected "
+          + root.getClass().getSimpleName()
+          + " (no details; the server log may say more)";
     }
     return out.toString();
   }
@@ -79,12 +82,16 @@ public final class VcorfuCli {
   /** {@code t}'s own words, or null when it only wraps its cause or says nothing. */
   private static String ownMessage(Throwable t, CharSequence saidSoFar) {
     if (t instanceof FileSystemException f && f.getReason() == null) {
-      String what = t instanceof NoSuchFileException ? "no such file"
-          : t instanceof AccessDeniedException ? "permission denied"
-          : t instanceof FileAlreadyExistsException ? "file already exists"
-          : t instanceof NotDirectoryException ? "not a directory"
-          : t instanceof DirectoryNotEmptyException ? "directory not empty"
-          : null;
+      String what =
+          t instanceof NoSuchFileException
+              ? "no such file"
+              : t instanceof AccessDeniedException
+                  ? "permission denied"
+                  : t instanceof FileAlreadyExistsException
+                      ? "file already exists"
+                      : t instanceof NotDirectoryException
+                          ? "not a directory"
+                          : t instanceof DirectoryNotEmptyException ? "directory not empty" : null;
       if (what != null) {
         String file = f.getFile();
         return file == null || saidSoFar.toString().contains(file) ? what : what + ": " + file;

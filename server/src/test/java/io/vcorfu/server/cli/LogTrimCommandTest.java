@@ -28,7 +28,9 @@ class LogTrimCommandTest {
   @BeforeEach
   void start() {
     transport = new NettyTransport();
-    node = Node.start(NodeConfig.durable(new Endpoint("127.0.0.1", 0), tmp.resolve("data")), transport);
+    node =
+        Node.start(
+            NodeConfig.durable(new Endpoint("127.0.0.1", 0), tmp.resolve("data")), transport);
     node.ready().join();
   }
 
@@ -46,7 +48,8 @@ class LogTrimCommandTest {
     var cli = VcorfuCli.newCommandLine();
     cli.setOut(new PrintWriter(out));
     cli.setErr(new PrintWriter(err));
-    List<String> all = new ArrayList<>(List.of("log", args[0], "--endpoint", node.endpoint().toString()));
+    List<String> all =
+        new ArrayList<>(List.of("log", args[0], "--endpoint", node.endpoint().toString()));
     all.addAll(List.of(args).subList(1, args.length));
     int code = cli.execute(all.toArray(String[]::new));
     return new Run(code, out.toString().strip(), err.toString().strip());
@@ -63,12 +66,20 @@ class LogTrimCommandTest {
     Run trim = log("trim", "--stream", "s1", "--before", "100");
     assertThat(trim.code()).isEqualTo(1);
     assertThat(trim.out()).isEmpty();
-    assertThat(trim.err()).startsWith("vcorfu: ").contains("s1").contains("100").contains("tail is 1")
+    assertThat(trim.err())
+        .startsWith("vcorfu: ")
+        .contains("s1")
+        .contains("100")
+        .contains("tail is 1")
         .doesNotContain("Exception");
     Run append = log("append", "--stream", "s1", "c");
     assertThat(append.code()).as(append.err()).isZero();
     assertThat(append.out()).contains("s1 2");
-    assertThat(log("read", "--stream", "s1").out().lines().map(l -> l.substring(l.lastIndexOf(' ') + 1)))
+    assertThat(
+            log("read", "--stream", "s1")
+                .out()
+                .lines()
+                .map(l -> l.substring(l.lastIndexOf(' ') + 1)))
         .containsExactly("a", "b", "c");
   }
 
@@ -77,7 +88,11 @@ class LogTrimCommandTest {
     appendTwice();
     Run trim = log("trim", "--stream", "s1", "--before", "-5");
     assertThat(trim.code()).isEqualTo(1);
-    assertThat(trim.err()).startsWith("vcorfu: ").contains("s1").contains("-5").doesNotContain("Exception");
+    assertThat(trim.err())
+        .startsWith("vcorfu: ")
+        .contains("s1")
+        .contains("-5")
+        .doesNotContain("Exception");
     Run append = log("append", "--stream", "s1", "c");
     assertThat(append.code()).as(append.err()).isZero();
     assertThat(append.out()).contains("s1 2");

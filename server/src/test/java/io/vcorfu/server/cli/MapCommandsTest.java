@@ -44,7 +44,8 @@ class MapCommandsTest {
     var cli = VcorfuCli.newCommandLine();
     cli.setOut(new PrintWriter(out));
     cli.setErr(new PrintWriter(err));
-    List<String> all = new ArrayList<>(List.of("map", args[0], "--endpoint", node.endpoint().toString()));
+    List<String> all =
+        new ArrayList<>(List.of("map", args[0], "--endpoint", node.endpoint().toString()));
     all.addAll(List.of(args).subList(1, args.length));
     int code = cli.execute(all.toArray(String[]::new));
     return new Run(code, out.toString(), err.toString());
@@ -52,13 +53,15 @@ class MapCommandsTest {
 
   @Test
   void putGetRemoveAndScanBehaveLikeAMap() {
-    assertThat(map("put", "--map", "m1", "--buckets", "4", "b", "2").lines()).containsExactly("(none)");
+    assertThat(map("put", "--map", "m1", "--buckets", "4", "b", "2").lines())
+        .containsExactly("(none)");
     assertThat(map("put", "--map", "m1", "a", "1").lines()).containsExactly("(none)");
     assertThat(map("put", "--map", "m1", "a", "one").lines()).containsExactly("1");
     assertThat(map("put", "--map", "m1", "--fast", "c", "3").code()).isZero();
     assertThat(map("get", "--map", "m1", "a").lines()).containsExactly("one");
     assertThat(map("scan", "--map", "m1").lines()).containsExactly("a one", "b 2", "c 3");
-    assertThat(map("scan", "--map", "m1", "--from", "b", "--limit", "1").lines()).containsExactly("b 2");
+    assertThat(map("scan", "--map", "m1", "--from", "b", "--limit", "1").lines())
+        .containsExactly("b 2");
     assertThat(map("remove", "--map", "m1", "b").lines()).containsExactly("2");
     assertThat(map("scan", "--map", "m1").lines()).containsExactly("a one", "c 3");
   }
@@ -74,8 +77,11 @@ class MapCommandsTest {
     assertThat(r.code()).isZero();
     List<String> lines = r.lines();
     assertThat(lines).hasSize(4);
-    assertThat(lines).extracting(l -> l.substring(l.indexOf(' ') + 1)).containsExactly("v1", "v2", "(removed)", "v3");
-    List<Long> addresses = lines.stream().map(l -> Long.parseLong(l.substring(0, l.indexOf(' ')))).toList();
+    assertThat(lines)
+        .extracting(l -> l.substring(l.indexOf(' ') + 1))
+        .containsExactly("v1", "v2", "(removed)", "v3");
+    List<Long> addresses =
+        lines.stream().map(l -> Long.parseLong(l.substring(0, l.indexOf(' ')))).toList();
     assertThat(addresses).isSorted().doesNotHaveDuplicates();
   }
 
@@ -88,10 +94,15 @@ class MapCommandsTest {
 
     Run missingMap = map("get", "--map", "never-made", "k");
     assertThat(missingMap.code()).isEqualTo(1);
-    assertThat(missingMap.err().strip()).isEqualTo("vcorfu: map 'never-made' does not exist; create it with vcorfu map put");
+    assertThat(missingMap.err().strip())
+        .isEqualTo("vcorfu: map 'never-made' does not exist; create it with vcorfu map put");
 
     Run mismatch = map("get", "--map", "e", "--buckets", "5", "k");
     assertThat(mismatch.code()).isEqualTo(1);
-    assertThat(mismatch.err()).startsWith("vcorfu: ").contains("3").contains("5").doesNotContain("\tat ");
+    assertThat(mismatch.err())
+        .startsWith("vcorfu: ")
+        .contains("3")
+        .contains("5")
+        .doesNotContain("\tat ");
   }
 }

@@ -15,8 +15,15 @@ class ServerCommandOptionsTest {
 
   @Test
   void classPathIsSplitOnThePlatformsPathSeparator() {
-    ServerCommand cmd = parse("server", "--classpath", "objects.jar" + File.pathSeparator + "more/classes",
-        "--checkpoint-every", "500", "--checkpoint-interval-ms", "2000");
+    ServerCommand cmd =
+        parse(
+            "server",
+            "--classpath",
+            "objects.jar" + File.pathSeparator + "more/classes",
+            "--checkpoint-every",
+            "500",
+            "--checkpoint-interval-ms",
+            "2000");
     assertThat(cmd.classpath).containsExactly(Path.of("objects.jar"), Path.of("more/classes"));
     assertThat(cmd.checkpointEvery).isEqualTo(500);
     assertThat(cmd.checkpointIntervalMs).isEqualTo(2000);
@@ -38,6 +45,7 @@ class ServerCommandOptionsTest {
     int code = cl.execute("server", "--memory", "--checkpoint-every", "0");
     assertThat(code).isEqualTo(2);
     assertThat(err.toString().strip())
-        .isEqualTo("vcorfu server: --checkpoint-every and --checkpoint-interval-ms must be at least 1");
+        .isEqualTo(
+            "vcorfu server: --checkpoint-every and --checkpoint-interval-ms must be at least 1");
   }
 }

@@ -8,8 +8,8 @@ import io.vcorfu.protocol.netty.NettyTransport;
 import io.vcorfu.runtime.RuntimeOptions;
 import io.vcorfu.runtime.TransactionAbortedException;
 import io.vcorfu.runtime.VCorfuRuntime;
-import io.vcorfu.server.Node;
 import io.vcorfu.runtime.stream.StreamLogOptions;
+import io.vcorfu.server.Node;
 import io.vcorfu.server.NodeConfig;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -49,14 +49,18 @@ class ReadmeExampleTest {
     }
   }
 
-  /** The README's read-lease snippet, over TCP: the leased reader sees each write once it returned. */
+  /**
+   * The README's read-lease snippet, over TCP: the leased reader sees each write once it returned.
+   */
   @Test
   void aReaderWithALeaseSeesEveryWriteOfAnotherClientOnceItReturned() {
     try (NettyTransport transport = new NettyTransport();
         Node node = Node.start(NodeConfig.inMemory(new Endpoint("127.0.0.1", 0)), transport)) {
       node.ready().join();
       StreamLogOptions withLease = StreamLogOptions.defaults().withReadLease(Duration.ofSeconds(1));
-      try (VCorfuRuntime reader = VCorfuRuntime.connect(node.endpoint().toString(), RuntimeOptions.defaults(), withLease);
+      try (VCorfuRuntime reader =
+              VCorfuRuntime.connect(
+                  node.endpoint().toString(), RuntimeOptions.defaults(), withLease);
           VCorfuRuntime writer = VCorfuRuntime.connect(node.endpoint().toString())) {
         User w = writer.objects().open("user-bob", User.class);
         w.register("bob", "pw");
@@ -125,5 +129,4 @@ class ReadmeExampleTest {
       }
     }
   }
-
 }

@@ -28,8 +28,11 @@ class SnapshotBelowTrimTest {
       node.ready().join();
       StreamId stream = StreamId.of("trimmed-counter");
       List<Long> addresses = new ArrayList<>();
-      try (ClusterStreamLog admin = ClusterStreamLog.connect(transport, NODE, StreamLogOptions.defaults());
-          VCorfuRuntime writer = VCorfuRuntime.using(ClusterStreamLog.connect(transport, NODE, StreamLogOptions.defaults()))) {
+      try (ClusterStreamLog admin =
+              ClusterStreamLog.connect(transport, NODE, StreamLogOptions.defaults());
+          VCorfuRuntime writer =
+              VCorfuRuntime.using(
+                  ClusterStreamLog.connect(transport, NODE, StreamLogOptions.defaults()))) {
         Counter c = writer.objects().open("trimmed-counter", Counter.class);
         for (int i = 0; i < 10; i++) {
           c.add(1);
@@ -37,8 +40,15 @@ class SnapshotBelowTrimTest {
         }
         admin.trimStream(stream, 5).join();
       }
-      try (VCorfuRuntime reader = VCorfuRuntime.using(ClusterStreamLog.connect(transport, NODE, StreamLogOptions.defaults()))) {
-        Counter old = reader.objects().builder("trimmed-counter", Counter.class).asOf(addresses.get(2)).open();
+      try (VCorfuRuntime reader =
+          VCorfuRuntime.using(
+              ClusterStreamLog.connect(transport, NODE, StreamLogOptions.defaults()))) {
+        Counter old =
+            reader
+                .objects()
+                .builder("trimmed-counter", Counter.class)
+                .asOf(addresses.get(2))
+                .open();
         Throwable t = catchThrowable(old::get);
         assertThat(t).isInstanceOf(TrimmedException.class);
         assertThat(((TrimmedException) t).stream()).isEqualTo(stream);

@@ -14,10 +14,9 @@ import java.util.Set;
 
 /**
  * Decides whether a recorded history of register operations is linearizable: whether every
- * completed call can be given a point between its invocation and its return, and every pending
- * call a point after its invocation or none, such that the calls in that order are a legal
- * sequential run of registers (each get returns the value of the latest set before it, or the
- * initial null).
+ * completed call can be given a point between its invocation and its return, and every pending call
+ * a point after its invocation or none, such that the calls in that order are a legal sequential
+ * run of registers (each get returns the value of the latest set before it, or the initial null).
  *
  * <p>Linearizability is compositional (Herlihy and Wing), so each register is checked on its own.
  * For one register this is the search of Wing and Gong: walk the history's call and return events
@@ -38,7 +37,11 @@ import java.util.Set;
 public final class LinearizabilityChecker {
   /** Search steps per register before giving up with {@link Outcome#UNKNOWN}. */
   public static final long DEFAULT_STEP_BUDGET = 20_000_000L;
-  /** Bytes of explored configurations kept per register before giving up with {@link Outcome#UNKNOWN}. */
+
+  /**
+   * Bytes of explored configurations kept per register before giving up with {@link
+   * Outcome#UNKNOWN}.
+   */
   private static final long MEMO_BYTES_BUDGET = 512L * 1024 * 1024;
 
   private final long stepBudget;
@@ -93,11 +96,22 @@ public final class LinearizabilityChecker {
     public String summary() {
       StringBuilder b = new StringBuilder();
       int ops = keys.stream().mapToInt(KeyResult::operations).sum();
-      b.append(outcome()).append(": ").append(keys.size()).append(" registers, ").append(ops).append(" operations");
+      b.append(outcome())
+          .append(": ")
+          .append(keys.size())
+          .append(" registers, ")
+          .append(ops)
+          .append(" operations");
       for (KeyResult k : keys) {
         if (k.outcome() != Outcome.LINEARIZABLE) {
-          b.append("\n  register ").append(k.key()).append(" (").append(k.operations()).append(" operations): ")
-              .append(k.outcome()).append("\n").append(k.explanation());
+          b.append("\n  register ")
+              .append(k.key())
+              .append(" (")
+              .append(k.operations())
+              .append(" operations): ")
+              .append(k.outcome())
+              .append("\n")
+              .append(k.explanation());
         }
       }
       return b.toString();
@@ -163,8 +177,12 @@ public final class LinearizabilityChecker {
         events.add(call);
         events.add(ret);
       }
-      // Time order; at equal times calls first (so they overlap), then by operation for determinism.
-      events.sort(Comparator.comparingLong((Event e) -> e.time).thenComparing(e -> !e.call).thenComparingInt(e -> e.op));
+      // Time order; at equal times calls first (so they overlap), then by operation for
+      // determinism.
+      events.sort(
+          Comparator.comparingLong((Event e) -> e.time)
+              .thenComparing(e -> !e.call)
+              .thenComparingInt(e -> e.op));
       Event last = head;
       for (Event e : events) {
         last.next = e;
@@ -185,8 +203,15 @@ public final class LinearizabilityChecker {
       Event entry = head.next;
       while (head.next != null) {
         if (++steps > stepBudget || seen.size() * bytesPerConfig > MEMO_BYTES_BUDGET) {
-          return new KeyResult(key, ops.size(), Outcome.UNKNOWN,
-              "    gave up after " + steps + " search steps and " + seen.size() + " explored configurations");
+          return new KeyResult(
+              key,
+              ops.size(),
+              Outcome.UNKNOWN,
+              "    gave up after "
+                  + steps
+                  + " search steps and "
+                  + seen.size()
+                  + " explored configurations");
         }
         if (entry.call) {
           Operation op = ops.get(entry.op);
@@ -211,7 +236,8 @@ public final class LinearizabilityChecker {
             stuckAt = entry;
           }
           if (stack.isEmpty()) {
-            return new KeyResult(key, ops.size(), Outcome.NOT_LINEARIZABLE, explain(stuckAt, deepest));
+            return new KeyResult(
+                key, ops.size(), Outcome.NOT_LINEARIZABLE, explain(stuckAt, deepest));
           }
           Frame f = stack.pop();
           state = f.stateBefore();
@@ -236,7 +262,9 @@ public final class LinearizabilityChecker {
       }
     }
 
-    /** Puts back what {@link #lift} removed (in reverse order: the removed nodes kept their links). */
+    /**
+     * Puts back what {@link #lift} removed (in reverse order: the removed nodes kept their links).
+     */
     void unlift(Event call) {
       Event ret = call.match;
       ret.prev.next = ret;
@@ -250,9 +278,14 @@ public final class LinearizabilityChecker {
     String explain(Event stuck, int deepest) {
       Operation blocked = ops.get(stuck.op);
       StringBuilder b = new StringBuilder();
-      b.append("    at most ").append(deepest).append(" of ").append(ops.size())
+      b.append("    at most ")
+          .append(deepest)
+          .append(" of ")
+          .append(ops.size())
           .append(" operations could be linearized; no order places this one before it returned:\n")
-          .append("      ").append(blocked).append('\n')
+          .append("      ")
+          .append(blocked)
+          .append('\n')
           .append("    operations overlapping it, and the latest sets and gets before it:\n");
       List<Operation> sorted = new ArrayList<>(ops);
       sorted.sort(Comparator.comparingLong(Operation::invoked));
@@ -278,7 +311,10 @@ public final class LinearizabilityChecker {
 
   private static final String STUCK = new String("stuck");
 
-  /** The register's value after {@code op} from {@code state}, or {@link #STUCK} if {@code op} is illegal there. */
+  /**
+   * The register's value after {@code op} from {@code state}, or {@link #STUCK} if {@code op} is
+   * illegal there.
+   */
   private static String step(String state, Operation op) {
     return switch (op.kind()) {
       case SET -> op.value();

@@ -35,17 +35,30 @@ class LinearizabilityCheckerTest {
 
   @Test
   void sequentialHistoriesAreLinearizableExactlyWhenEachGetSeesTheLatestSet() {
-    assertThat(check(get("a", null, 0, 1), set("a", "x", 2, 3), get("b", "x", 4, 5))).isEqualTo(Outcome.LINEARIZABLE);
-    assertThat(check(set("a", "x", 0, 1), set("a", "y", 2, 3), get("b", "x", 4, 5))).isEqualTo(Outcome.NOT_LINEARIZABLE);
-    assertThat(check(set("a", "x", 0, 1), get("b", null, 2, 3))).isEqualTo(Outcome.NOT_LINEARIZABLE);
+    assertThat(check(get("a", null, 0, 1), set("a", "x", 2, 3), get("b", "x", 4, 5)))
+        .isEqualTo(Outcome.LINEARIZABLE);
+    assertThat(check(set("a", "x", 0, 1), set("a", "y", 2, 3), get("b", "x", 4, 5)))
+        .isEqualTo(Outcome.NOT_LINEARIZABLE);
+    assertThat(check(set("a", "x", 0, 1), get("b", null, 2, 3)))
+        .isEqualTo(Outcome.NOT_LINEARIZABLE);
   }
 
   @Test
   void concurrentOperationsMayTakeEffectInEitherOrder() {
     // set(y) overlaps both gets: the first may see x and the second y, or both x.
-    assertThat(check(set("a", "x", 0, 1), set("a", "y", 2, 10), get("b", "x", 3, 4), get("c", "y", 5, 6)))
+    assertThat(
+            check(
+                set("a", "x", 0, 1),
+                set("a", "y", 2, 10),
+                get("b", "x", 3, 4),
+                get("c", "y", 5, 6)))
         .isEqualTo(Outcome.LINEARIZABLE);
-    assertThat(check(set("a", "x", 0, 1), set("a", "y", 2, 10), get("b", "y", 3, 4), get("c", "y", 5, 6)))
+    assertThat(
+            check(
+                set("a", "x", 0, 1),
+                set("a", "y", 2, 10),
+                get("b", "y", 3, 4),
+                get("c", "y", 5, 6)))
         .isEqualTo(Outcome.LINEARIZABLE);
     // Events at the same instant overlap.
     assertThat(check(set("a", "x", 0, 5), get("b", null, 5, 6))).isEqualTo(Outcome.LINEARIZABLE);
@@ -71,32 +84,44 @@ class LinearizabilityCheckerTest {
   @Test
   void aPendingSetMayTakeEffectAnyTimeAfterItsInvocationOrNever() {
     // Seen by a later read: it took effect.
-    assertThat(check(set("a", "x", 0, 1), set("a", "y", 2, PENDING), get("b", "y", 50, 60))).isEqualTo(Outcome.LINEARIZABLE);
+    assertThat(check(set("a", "x", 0, 1), set("a", "y", 2, PENDING), get("b", "y", 50, 60)))
+        .isEqualTo(Outcome.LINEARIZABLE);
     // Never seen: it may not have taken effect.
-    assertThat(check(set("a", "x", 0, 1), set("a", "y", 2, PENDING), get("b", "x", 50, 60))).isEqualTo(Outcome.LINEARIZABLE);
+    assertThat(check(set("a", "x", 0, 1), set("a", "y", 2, PENDING), get("b", "x", 50, 60)))
+        .isEqualTo(Outcome.LINEARIZABLE);
     // Seen, then unseen: not linearizable, pending or not.
-    assertThat(check(set("a", "x", 0, 1), set("a", "y", 2, PENDING), get("b", "y", 50, 60), get("b", "x", 70, 80)))
+    assertThat(
+            check(
+                set("a", "x", 0, 1),
+                set("a", "y", 2, PENDING),
+                get("b", "y", 50, 60),
+                get("b", "x", 70, 80)))
         .isEqualTo(Outcome.NOT_LINEARIZABLE);
     // It cannot take effect before it was invoked.
-    assertThat(check(get("b", "y", 0, 1), set("a", "y", 2, PENDING))).isEqualTo(Outcome.NOT_LINEARIZABLE);
+    assertThat(check(get("b", "y", 0, 1), set("a", "y", 2, PENDING)))
+        .isEqualTo(Outcome.NOT_LINEARIZABLE);
     // A pending get constrains nothing.
-    assertThat(check(set("a", "x", 0, 1), get("b", "nonsense", 2, PENDING))).isEqualTo(Outcome.LINEARIZABLE);
+    assertThat(check(set("a", "x", 0, 1), get("b", "nonsense", 2, PENDING)))
+        .isEqualTo(Outcome.LINEARIZABLE);
   }
 
   @Test
   void registersAreCheckedIndependently() {
-    List<Operation> history = List.of(
-        Operation.set("a", "k1", "x", 0, 1), Operation.get("b", "k2", null, 2, 3),
-        Operation.get("b", "k1", "x", 4, 5), Operation.get("b", "k2", "x", 6, 7));
+    List<Operation> history =
+        List.of(
+            Operation.set("a", "k1", "x", 0, 1), Operation.get("b", "k2", null, 2, 3),
+            Operation.get("b", "k1", "x", 4, 5), Operation.get("b", "k2", "x", 6, 7));
     var result = checker.check(history);
     assertThat(result.outcome()).isEqualTo(Outcome.NOT_LINEARIZABLE);
-    assertThat(result.keys()).extracting(LinearizabilityChecker.KeyResult::outcome)
+    assertThat(result.keys())
+        .extracting(LinearizabilityChecker.KeyResult::outcome)
         .containsExactly(Outcome.LINEARIZABLE, Outcome.NOT_LINEARIZABLE);
   }
 
   @Test
   void historiesRoundTripThroughTheirTextForm() {
-    for (Operation op : List.of(set("p-1", "v1", 3, 9), get("p-2", null, 4, 5), set("p", "v2", 7, PENDING))) {
+    for (Operation op :
+        List.of(set("p-1", "v1", 3, 9), get("p-2", null, 4, 5), set("p", "v2", 7, PENDING))) {
       assertThat(Operation.parse(op.format())).isEqualTo(op);
     }
   }
@@ -112,7 +137,8 @@ class LinearizabilityCheckerTest {
     long[] free = new long[8];
     String value = null;
     long t = 0;
-    // Each call takes effect at t, inside an interval around t that starts after its process's previous call returned.
+    // Each call takes effect at t, inside an interval around t that starts after its process's
+    // previous call returned.
     for (int i = 0; i < 5_000; i++) {
       t += 1 + random.nextInt(3);
       int p = random.nextInt(8);
@@ -129,8 +155,10 @@ class LinearizabilityCheckerTest {
         ops.add(get("p" + p, value, from, to));
       }
     }
-    // A read in the middle of the history that returns the first value set, overwritten long before.
-    Operation first = ops.stream().filter(o -> o.kind() == Operation.Kind.SET).findFirst().orElseThrow();
+    // A read in the middle of the history that returns the first value set, overwritten long
+    // before.
+    Operation first =
+        ops.stream().filter(o -> o.kind() == Operation.Kind.SET).findFirst().orElseThrow();
     Operation middle = ops.get(ops.size() / 2);
     Operation stale = get("p-stale", first.value(), middle.invoked(), middle.invoked() + 1);
     assertThat(checker.check(ops).outcome()).isEqualTo(Outcome.LINEARIZABLE);
@@ -155,7 +183,8 @@ class LinearizabilityCheckerTest {
       List<Operation> ops = randomHistory(random);
       boolean expected = BruteForce.linearizable(ops);
       Outcome actual = checker.check(ops).outcome();
-      assertThat(actual).as("seed %d round %d history %s", seed, round, ops)
+      assertThat(actual)
+          .as("seed %d round %d history %s", seed, round, ops)
           .isEqualTo(expected ? Outcome.LINEARIZABLE : Outcome.NOT_LINEARIZABLE);
       linearizable += expected ? 1 : 0;
     }
@@ -184,7 +213,12 @@ class LinearizabilityCheckerTest {
     for (Operation op : ops) {
       if (op.kind() == Operation.Kind.GET) {
         int pick = random.nextInt(values.size() + 1);
-        out.add(get(op.process(), pick == values.size() ? null : values.get(pick), op.invoked(), op.returned()));
+        out.add(
+            get(
+                op.process(),
+                pick == values.size() ? null : values.get(pick),
+                op.invoked(),
+                op.returned()));
       } else {
         out.add(op);
       }

@@ -19,7 +19,8 @@ import java.util.Objects;
  * @param invoked when the call began
  * @param returned when it returned, or {@link #PENDING}
  */
-public record Operation(String process, String key, Kind kind, String value, long invoked, long returned) {
+public record Operation(
+    String process, String key, Kind kind, String value, long invoked, long returned) {
   /** The return time of a call that did not complete. */
   public static final long PENDING = Long.MAX_VALUE;
 
@@ -36,15 +37,18 @@ public record Operation(String process, String key, Kind kind, String value, lon
     Objects.requireNonNull(key, "key");
     Objects.requireNonNull(kind, "kind");
     if (returned < invoked) {
-      throw new IllegalArgumentException("an operation cannot return (" + returned + ") before it is invoked (" + invoked + ")");
+      throw new IllegalArgumentException(
+          "an operation cannot return (" + returned + ") before it is invoked (" + invoked + ")");
     }
   }
 
-  public static Operation get(String process, String key, String returnedValue, long invoked, long returned) {
+  public static Operation get(
+      String process, String key, String returnedValue, long invoked, long returned) {
     return new Operation(process, key, Kind.GET, returnedValue, invoked, returned);
   }
 
-  public static Operation set(String process, String key, String value, long invoked, long returned) {
+  public static Operation set(
+      String process, String key, String value, long invoked, long returned) {
     return new Operation(process, key, Kind.SET, value, invoked, returned);
   }
 
@@ -59,24 +63,44 @@ public record Operation(String process, String key, Kind kind, String value, lon
 
   /** One line, without spaces inside fields: {@code process key kind value invoked returned}. */
   public String format() {
-    return String.join(" ", process, key, kind.name(), value == null ? NULL : value,
-        Long.toString(invoked), pending() ? "pending" : Long.toString(returned));
+    return String.join(
+        " ",
+        process,
+        key,
+        kind.name(),
+        value == null ? NULL : value,
+        Long.toString(invoked),
+        pending() ? "pending" : Long.toString(returned));
   }
 
   /** Parses a line written by {@link #format}. */
   public static Operation parse(String line) {
     String[] f = line.trim().split(" ");
     if (f.length != 6) {
-      throw new IllegalArgumentException("a history line has 6 fields, got " + f.length + ": " + line);
+      throw new IllegalArgumentException(
+          "a history line has 6 fields, got " + f.length + ": " + line);
     }
-    return new Operation(f[0], f[1], Kind.valueOf(f[2]), f[3].equals(NULL) ? null : f[3],
-        Long.parseLong(f[4]), f[5].equals("pending") ? PENDING : Long.parseLong(f[5]));
+    return new Operation(
+        f[0],
+        f[1],
+        Kind.valueOf(f[2]),
+        f[3].equals(NULL) ? null : f[3],
+        Long.parseLong(f[4]),
+        f[5].equals("pending") ? PENDING : Long.parseLong(f[5]));
   }
 
   @Override
   public String toString() {
     String v = value == null ? "(initial)" : value;
-    return process + " " + (kind == Kind.GET ? "get() -> " + v : "set(" + v + ")") + " on " + key
-        + " [" + invoked + ", " + (pending() ? "pending" : Long.toString(returned)) + "]";
+    return process
+        + " "
+        + (kind == Kind.GET ? "get() -> " + v : "set(" + v + ")")
+        + " on "
+        + key
+        + " ["
+        + invoked
+        + ", "
+        + (pending() ? "pending" : Long.toString(returned))
+        + "]";
   }
 }

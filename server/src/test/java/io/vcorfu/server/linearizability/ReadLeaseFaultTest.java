@@ -46,22 +46,27 @@ import org.junit.jupiter.params.provider.MethodSource;
 class ReadLeaseFaultTest {
   private static final Endpoint NODE = Endpoint.parse("lease-faults:9000");
   private static final Duration LEASE = Duration.ofSeconds(1);
+
   /** Short request timeouts: a lost answer is re-asked for soon. */
-  private static final ClientOptions RPC = ClientOptions.defaults().withRequestTimeout(Duration.ofMillis(400));
+  private static final ClientOptions RPC =
+      ClientOptions.defaults().withRequestTimeout(Duration.ofMillis(400));
 
   private static StreamLogOptions leased() {
     return StreamLogOptions.defaults().withRpc(RPC).withReadLease(LEASE);
   }
 
-  /** Writers without a lease: default timeouts, so a write gated on a holder that re-asks does not time out. */
+  /**
+   * Writers without a lease: default timeouts, so a write gated on a holder that re-asks does not
+   * time out.
+   */
   private static StreamLogOptions unleased() {
     return StreamLogOptions.defaults();
   }
 
   /**
    * The issue's scenario: holder H covers streams S and T. Writer W1 takes token G on S and the
-   * push of G to H is lost. W2 takes G+1 on T; H applies and acknowledges that push; W1's write
-   * is acknowledged. Then H's tail for S must include G, a read-only transaction on H whose snapshot
+   * push of G to H is lost. W2 takes G+1 on T; H applies and acknowledges that push; W1's write is
+   * acknowledged. Then H's tail for S must include G, a read-only transaction on H whose snapshot
    * includes G+1 must see W1's write, and so must a plain read on H.
    */
   @Test
@@ -71,8 +76,10 @@ class ReadLeaseFaultTest {
       node.ready().join();
       ClusterStreamLog holderLog = ClusterStreamLog.connect(transport, NODE, leased());
       try (VCorfuRuntime holder = VCorfuRuntime.using(holderLog);
-          VCorfuRuntime w1 = VCorfuRuntime.using(ClusterStreamLog.connect(transport, NODE, unleased()));
-          VCorfuRuntime w2 = VCorfuRuntime.using(ClusterStreamLog.connect(transport, NODE, unleased()));
+          VCorfuRuntime w1 =
+              VCorfuRuntime.using(ClusterStreamLog.connect(transport, NODE, unleased()));
+          VCorfuRuntime w2 =
+              VCorfuRuntime.using(ClusterStreamLog.connect(transport, NODE, unleased()));
           ClusterStreamLog observer = ClusterStreamLog.connect(transport, NODE, unleased())) {
         Register s1 = w1.objects().open("register-s", Register.class);
         Register t2 = w2.objects().open("register-t", Register.class);
@@ -81,23 +88,38 @@ class ReadLeaseFaultTest {
         Register sH = holder.objects().open("register-s", Register.class);
         Register tH = holder.objects().open("register-t", Register.class);
         StreamId s = VCorfuRuntime.streamOf(sH);
-        FaultRule tailRequests = transport.faults().add(FaultRule.requests().ofCase(PayloadCase.TAIL).delay(Duration.ZERO));
+        FaultRule tailRequests =
+            transport
+                .faults()
+                .add(FaultRule.requests().ofCase(PayloadCase.TAIL).delay(Duration.ZERO));
         // Until H answers both registers' reads from memory: its lease covers S and T.
-        Awaitility.await("the holder's lease covers both streams").atMost(Duration.ofSeconds(10)).pollDelay(Duration.ZERO)
-            .until(() -> {
-              sH.get();
-              tH.get();
-              long before = tailRequests.hits();
-              assertThat(sH.get()).isEqualTo("s0");
-              assertThat(tH.get()).isEqualTo("t0");
-              return tailRequests.hits() == before;
-            });
+        Awaitility.await("the holder's lease covers both streams")
+            .atMost(Duration.ofSeconds(10))
+            .pollDelay(Duration.ZERO)
+            .until(
+                () -> {
+                  sH.get();
+                  tH.get();
+                  long before = tailRequests.hits();
+                  assertThat(sH.get()).isEqualTo("s0");
+                  assertThat(tH.get()).isEqualTo("t0");
+                  return tailRequests.hits() == before;
+                });
 
         // The next lease answer that carries a token on S never reaches H.
-        FaultRule lost = transport.faults().add(FaultRule.responses().ofCase(PayloadCase.READ_LEASE)
-            .whenAnswer(r -> r.getReadLease().getStreamsList().contains(s.toMsg())).limit(1).drop());
+        FaultRule lost =
+            transport
+                .faults()
+                .add(
+                    FaultRule.responses()
+                        .ofCase(PayloadCase.READ_LEASE)
+                        .whenAnswer(r -> r.getReadLease().getStreamsList().contains(s.toMsg()))
+                        .limit(1)
+                        .drop());
         CompletableFuture<Void> w1Write = CompletableFuture.runAsync(() -> s1.set("w1"));
-        Awaitility.await("the push of W1's token to H is lost").atMost(Duration.ofSeconds(10)).until(() -> lost.hits() == 1);
+        Awaitility.await("the push of W1's token to H is lost")
+            .atMost(Duration.ofSeconds(10))
+            .until(() -> lost.hits() == 1);
         CompletableFuture.runAsync(() -> t2.set("w2")).get(20, TimeUnit.SECONDS);
         w1Write.get(20, TimeUnit.SECONDS);
 
@@ -105,11 +127,14 @@ class ReadLeaseFaultTest {
         long sTail = observer.tails(List.of(s)).get(10, TimeUnit.SECONDS).streamTails().get(s);
         SoftAssertions soft = new SoftAssertions();
         soft.assertThat(holderLog.tails(List.of(s)).get(10, TimeUnit.SECONDS).streamTails().get(s))
-            .as("H's tail of S after W1's write was acknowledged").isEqualTo(sTail);
+            .as("H's tail of S after W1's write was acknowledged")
+            .isEqualTo(sTail);
         holder.TXBegin();
         try {
           soft.assertThat(tH.get()).as("T in H's read-only transaction").isEqualTo("w2");
-          soft.assertThat(sH.get()).as("S in H's read-only transaction (snapshot after G+1)").isEqualTo("w1");
+          soft.assertThat(sH.get())
+              .as("S in H's read-only transaction (snapshot after G+1)")
+              .isEqualTo("w1");
         } finally {
           holder.TXEnd();
         }
@@ -119,7 +144,10 @@ class ReadLeaseFaultTest {
     }
   }
 
-  /** Run {@code i} drops, delays or duplicates lease answers in turn; the rest of its faults follow its seed. */
+  /**
+   * Run {@code i} drops, delays or duplicates lease answers in turn; the rest of its faults follow
+   * its seed.
+   */
   static Stream<Arguments> runs() {
     long base = System.nanoTime();
     return IntStream.range(0, 9).mapToObj(i -> Arguments.of(i, base + 104_729L * i));
@@ -136,13 +164,17 @@ class ReadLeaseFaultTest {
    */
   @ParameterizedTest(name = "run {0}, seed {1}")
   @MethodSource("runs")
-  void historiesStayLinearizableWhenLeaseMessagesAreLostDelayedOrDuplicated(int run, long seed) throws Exception {
+  void historiesStayLinearizableWhenLeaseMessagesAreLostDelayedOrDuplicated(int run, long seed)
+      throws Exception {
     String leaseAnswers = LEASE_ANSWER_FAULTS[run % LEASE_ANSWER_FAULTS.length];
-    assertTwoHolderHistoryLinearizable(seed, transport -> {
-      List<String> pattern = new ArrayList<>();
-      addRandomRules(transport, leaseAnswers, new Random(seed), new Random(seed ^ 0x5DEECE66DL), pattern);
-      return pattern.toString();
-    });
+    assertTwoHolderHistoryLinearizable(
+        seed,
+        transport -> {
+          List<String> pattern = new ArrayList<>();
+          addRandomRules(
+              transport, leaseAnswers, new Random(seed), new Random(seed ^ 0x5DEECE66DL), pattern);
+          return pattern.toString();
+        });
   }
 
   /** The same two holders in this JVM with no fault: a baseline for the runs above. */
@@ -152,41 +184,51 @@ class ReadLeaseFaultTest {
   }
 
   /**
-   * Runs two leased runtimes' workloads on one in-process node, with the faults {@code faults}
-   * adds once the registers are open (it returns their description), and checks the history.
+   * Runs two leased runtimes' workloads on one in-process node, with the faults {@code faults} adds
+   * once the registers are open (it returns their description), and checks the history.
    */
-  private static void assertTwoHolderHistoryLinearizable(long seed, Function<InJvmTransport, String> faults)
-      throws Exception {
+  private static void assertTwoHolderHistoryLinearizable(
+      long seed, Function<InJvmTransport, String> faults) throws Exception {
     try (InJvmTransport transport = new InJvmTransport();
         Node node = Node.start(NodeConfig.inMemory(NODE), transport)) {
       node.ready().join();
-      try (VCorfuRuntime a = VCorfuRuntime.using(ClusterStreamLog.connect(transport, NODE, leased()));
-          VCorfuRuntime b = VCorfuRuntime.using(ClusterStreamLog.connect(transport, NODE, leased()))) {
+      try (VCorfuRuntime a =
+              VCorfuRuntime.using(ClusterStreamLog.connect(transport, NODE, leased()));
+          VCorfuRuntime b =
+              VCorfuRuntime.using(ClusterStreamLog.connect(transport, NODE, leased()))) {
         RegisterWorkload wa = new RegisterWorkload("a", 3, 8, 2_000, Duration.ofSeconds(3));
         RegisterWorkload wb = new RegisterWorkload("b", 3, 8, 2_000, Duration.ofSeconds(3));
         List<Register> ra = wa.open(a);
         List<Register> rb = wb.open(b);
         String pattern = faults.apply(transport);
         System.out.println("two lease holders in one JVM, seed " + seed + ": " + pattern);
-        CompletableFuture<List<Operation>> ha = CompletableFuture.supplyAsync(() -> run(wa, ra, seed));
-        CompletableFuture<List<Operation>> hb = CompletableFuture.supplyAsync(() -> run(wb, rb, seed + 1));
+        CompletableFuture<List<Operation>> ha =
+            CompletableFuture.supplyAsync(() -> run(wa, ra, seed));
+        CompletableFuture<List<Operation>> hb =
+            CompletableFuture.supplyAsync(() -> run(wb, rb, seed + 1));
         List<Operation> history = new ArrayList<>(ha.get(120, TimeUnit.SECONDS));
         history.addAll(hb.get(120, TimeUnit.SECONDS));
         long completed = history.stream().filter(op -> !op.pending()).count();
-        System.out.println("  " + history.size() + " calls, " + completed + " completed; fault hits "
-            + transport.faults().list().stream().map(r -> r + ": " + r.hits()).toList());
+        System.out.println(
+            "  "
+                + history.size()
+                + " calls, "
+                + completed
+                + " completed; fault hits "
+                + transport.faults().list().stream().map(r -> r + ": " + r.hits()).toList());
         // Lost lease answers hold writers up until the holder re-asks: few calls, but some.
         assertThat(completed).as("calls that completed").isGreaterThan(20);
         var result = new LinearizabilityChecker().check(history);
-        assertThat(result.outcome()).as("seed %d, faults %s: %s", seed, pattern, result.summary())
+        assertThat(result.outcome())
+            .as("seed %d, faults %s: %s", seed, pattern, result.summary())
             .isEqualTo(LinearizabilityChecker.Outcome.LINEARIZABLE);
       }
     }
   }
 
   /**
-   * Over TCP: two leased runtimes on loopback connections to a node; the connections of one of
-   * them are reset a few times while it runs (its outstanding lease request, and any answer the
+   * Over TCP: two leased runtimes on loopback connections to a node; the connections of one of them
+   * are reset a few times while it runs (its outstanding lease request, and any answer the
    * sequencer was sending on it, are lost). The recorded history must be linearizable.
    */
   @Test
@@ -198,20 +240,26 @@ class ReadLeaseFaultTest {
         ResettableTransport resettable = new ResettableTransport(new NettyTransport());
         NettyTransport steady = new NettyTransport()) {
       node.ready().join();
-      try (VCorfuRuntime a = VCorfuRuntime.using(ClusterStreamLog.connect(resettable, node.endpoint(), leased()));
-          VCorfuRuntime b = VCorfuRuntime.using(ClusterStreamLog.connect(steady, node.endpoint(), leased()))) {
+      try (VCorfuRuntime a =
+              VCorfuRuntime.using(ClusterStreamLog.connect(resettable, node.endpoint(), leased()));
+          VCorfuRuntime b =
+              VCorfuRuntime.using(ClusterStreamLog.connect(steady, node.endpoint(), leased()))) {
         RegisterWorkload wa = new RegisterWorkload("a", 3, 8, 5_000, Duration.ofSeconds(4));
         RegisterWorkload wb = new RegisterWorkload("b", 3, 8, 5_000, Duration.ofSeconds(4));
         List<Register> ra = wa.open(a);
         List<Register> rb = wb.open(b);
-        CompletableFuture<List<Operation>> ha = CompletableFuture.supplyAsync(() -> run(wa, ra, seed));
-        CompletableFuture<List<Operation>> hb = CompletableFuture.supplyAsync(() -> run(wb, rb, seed + 1));
+        CompletableFuture<List<Operation>> ha =
+            CompletableFuture.supplyAsync(() -> run(wa, ra, seed));
+        CompletableFuture<List<Operation>> hb =
+            CompletableFuture.supplyAsync(() -> run(wb, rb, seed + 1));
         Random random = new Random(seed);
         int resets = 0;
         while (!ha.isDone() && resets < 6) {
           // Wait a random 100-600 ms of the run (bounded by the run's end), then reset.
           long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(100 + random.nextInt(500));
-          Awaitility.await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(10))
+          Awaitility.await()
+              .atMost(Duration.ofSeconds(5))
+              .pollInterval(Duration.ofMillis(10))
               .until(() -> ha.isDone() || System.nanoTime() - until >= 0);
           if (!ha.isDone()) {
             resettable.resetConnections();
@@ -221,17 +269,20 @@ class ReadLeaseFaultTest {
         List<Operation> history = new ArrayList<>(ha.get(120, TimeUnit.SECONDS));
         history.addAll(hb.get(120, TimeUnit.SECONDS));
         long completed = history.stream().filter(op -> !op.pending()).count();
-        System.out.println("  " + history.size() + " calls, " + completed + " completed, " + resets + " resets");
+        System.out.println(
+            "  " + history.size() + " calls, " + completed + " completed, " + resets + " resets");
         assertThat(resets).as("connection resets during the run").isPositive();
         assertThat(completed).as("calls that completed").isGreaterThan(100);
         var result = new LinearizabilityChecker().check(history);
-        assertThat(result.outcome()).as("seed %d: %s", seed, result.summary())
+        assertThat(result.outcome())
+            .as("seed %d: %s", seed, result.summary())
             .isEqualTo(LinearizabilityChecker.Outcome.LINEARIZABLE);
       }
     }
   }
 
-  private static List<Operation> run(RegisterWorkload workload, List<Register> registers, long seed) {
+  private static List<Operation> run(
+      RegisterWorkload workload, List<Register> registers, long seed) {
     try {
       return workload.run(registers, seed);
     } catch (Exception e) {
@@ -246,28 +297,58 @@ class ReadLeaseFaultTest {
   private static final String[] LEASE_ANSWER_FAULTS = {"drop", "delay", "duplicate"};
 
   private static void addRandomRules(
-      InJvmTransport transport, String leaseAnswers, Random random, Random faults, List<String> pattern) {
+      InJvmTransport transport,
+      String leaseAnswers,
+      Random random,
+      Random faults,
+      List<String> pattern) {
     Predicate<Response> carriesPush = Response::hasLeasePush;
     // Lease answers: the pushes themselves.
-    double share = leaseAnswers.equals("drop") ? 0.02 + 0.18 * random.nextDouble() : 0.05 + 0.45 * random.nextDouble();
+    double share =
+        leaseAnswers.equals("drop")
+            ? 0.02 + 0.18 * random.nextDouble()
+            : 0.05 + 0.45 * random.nextDouble();
     pattern.add("lease answers: " + leaseAnswers + " " + percent(share));
-    transport.faults().add(action(FaultRule.responses().ofCase(PayloadCase.READ_LEASE)
-        .when(r -> faults.nextDouble() < share), leaseAnswers, random));
+    transport
+        .faults()
+        .add(
+            action(
+                FaultRule.responses()
+                    .ofCase(PayloadCase.READ_LEASE)
+                    .when(r -> faults.nextDouble() < share),
+                leaseAnswers,
+                random));
     // Lease requests: the acknowledgements (a duplicate is a re-sent request).
     String leaseRequests = new String[] {"delay", "duplicate", "none"}[random.nextInt(3)];
     double requestShare = 0.05 + 0.45 * random.nextDouble();
     pattern.add("lease requests: " + leaseRequests + " " + percent(requestShare));
     if (!leaseRequests.equals("none")) {
-      transport.faults().add(action(FaultRule.requests().ofCase(PayloadCase.READ_LEASE)
-          .when(r -> faults.nextDouble() < requestShare), leaseRequests, random));
+      transport
+          .faults()
+          .add(
+              action(
+                  FaultRule.requests()
+                      .ofCase(PayloadCase.READ_LEASE)
+                      .when(r -> faults.nextDouble() < requestShare),
+                  leaseRequests,
+                  random));
     }
     // Token, tail and sequenced-write answers carrying a push.
     String piggyback = new String[] {"drop", "delay", "none"}[random.nextInt(3)];
     double pushShare = 0.1 + 0.5 * random.nextDouble();
-    pattern.add("token, tail and write answers with a push: " + piggyback + " " + percent(pushShare));
+    pattern.add(
+        "token, tail and write answers with a push: " + piggyback + " " + percent(pushShare));
     if (!piggyback.equals("none")) {
-      transport.faults().add(action(FaultRule.responses().ofCase(PayloadCase.TOKEN, PayloadCase.TAIL, PayloadCase.SEQUENCED_WRITE)
-          .whenAnswer(carriesPush).when(r -> faults.nextDouble() < pushShare), piggyback, random));
+      transport
+          .faults()
+          .add(
+              action(
+                  FaultRule.responses()
+                      .ofCase(PayloadCase.TOKEN, PayloadCase.TAIL, PayloadCase.SEQUENCED_WRITE)
+                      .whenAnswer(carriesPush)
+                      .when(r -> faults.nextDouble() < pushShare),
+                  piggyback,
+                  random));
     }
   }
 

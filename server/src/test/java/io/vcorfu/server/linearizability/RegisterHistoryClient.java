@@ -12,8 +12,8 @@ import java.time.Duration;
 import java.util.List;
 
 /**
- * A client process of {@link LeasedRegisterHistoryTest}: runs a {@link RegisterWorkload} through its
- * own runtime and writes the calls it made to a file, one {@link Operation#format} line each.
+ * A client process of {@link LeasedRegisterHistoryTest}: runs a {@link RegisterWorkload} through
+ * its own runtime and writes the calls it made to a file, one {@link Operation#format} line each.
  *
  * <p>Protocol on standard streams: prints {@code clock <nanoTime>} first (the test checks that the
  * clocks of the processes compare), then {@code ready} once its registers are open, waits for a
@@ -29,17 +29,24 @@ public final class RegisterHistoryClient {
     System.out.println("clock " + System.nanoTime());
     String node = args[0];
     long leaseMs = Long.parseLong(args[1]);
-    RegisterWorkload workload = new RegisterWorkload(args[2], Integer.parseInt(args[3]), Integer.parseInt(args[4]),
-        Integer.parseInt(args[5]), Duration.ofMillis(Long.parseLong(args[6])));
+    RegisterWorkload workload =
+        new RegisterWorkload(
+            args[2],
+            Integer.parseInt(args[3]),
+            Integer.parseInt(args[4]),
+            Integer.parseInt(args[5]),
+            Duration.ofMillis(Long.parseLong(args[6])));
     long seed = Long.parseLong(args[7]);
     Path out = Path.of(args[8]);
-    StreamLogOptions log = leaseMs == 0
-        ? StreamLogOptions.defaults()
-        : StreamLogOptions.defaults().withReadLease(Duration.ofMillis(leaseMs));
+    StreamLogOptions log =
+        leaseMs == 0
+            ? StreamLogOptions.defaults()
+            : StreamLogOptions.defaults().withReadLease(Duration.ofMillis(leaseMs));
     try (VCorfuRuntime rt = VCorfuRuntime.connect(node, RuntimeOptions.defaults(), log)) {
       List<Register> registers = workload.open(rt);
       System.out.println("ready");
-      BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+      BufferedReader in =
+          new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
       for (String line = in.readLine(); !"go".equals(line); line = in.readLine()) {
         if (line == null) {
           System.out.println("standard input closed before go");

@@ -14,8 +14,8 @@ import java.util.concurrent.TimeUnit;
 /**
  * Threads calling {@code get} or {@code set} (50/50, at random) on registers opened as local views
  * of one runtime, each call recorded with {@code System.nanoTime()} before it begins and after it
- * returns. Set values are unique ({@code <process>.<thread>.<n>}). A call that throws is recorded as
- * pending: it may have taken effect. Bounded by a count of calls per thread and by time.
+ * returns. Set values are unique ({@code <process>.<thread>.<n>}). A call that throws is recorded
+ * as pending: it may have taken effect. Bounded by a count of calls per thread and by time.
  *
  * @param process a name for the process, unique in the history
  * @param threads how many calling threads
@@ -23,13 +23,16 @@ import java.util.concurrent.TimeUnit;
  * @param callsPerThread the most calls each thread makes
  * @param duration the longest time the threads call for
  */
-public record RegisterWorkload(String process, int threads, int keys, int callsPerThread, Duration duration) {
+public record RegisterWorkload(
+    String process, int threads, int keys, int callsPerThread, Duration duration) {
   /** The name of register {@code k}. */
   public static String registerName(int k) {
     return "linz-register-" + k;
   }
 
-  /** Opens the registers on {@code rt} and reads each once (so a read lease covers their streams). */
+  /**
+   * Opens the registers on {@code rt} and reads each once (so a read lease covers their streams).
+   */
   public List<Register> open(VCorfuRuntime rt) {
     List<Register> registers = new ArrayList<>();
     for (int k = 0; k < keys; k++) {
@@ -50,34 +53,36 @@ public record RegisterWorkload(String process, int threads, int keys, int callsP
       for (int t = 0; t < threads; t++) {
         String caller = process + "." + t;
         Random random = new Random(seed + t);
-        running.add(pool.submit(() -> {
-          for (int n = 0; n < callsPerThread && System.nanoTime() - end < 0; n++) {
-            int k = random.nextInt(keys);
-            String key = Integer.toString(k);
-            Register r = registers.get(k);
-            if (random.nextBoolean()) {
-              String v = caller + "." + n;
-              long start = System.nanoTime();
-              long returned;
-              try {
-                r.set(v);
-                returned = System.nanoTime();
-              } catch (RuntimeException e) {
-                returned = Operation.PENDING;
-              }
-              history.add(Operation.set(caller, key, v, start, returned));
-            } else {
-              long start = System.nanoTime();
-              try {
-                String v = r.get();
-                history.add(Operation.get(caller, key, v, start, System.nanoTime()));
-              } catch (RuntimeException e) {
-                history.add(Operation.get(caller, key, null, start, Operation.PENDING));
-              }
-            }
-          }
-          return null;
-        }));
+        running.add(
+            pool.submit(
+                () -> {
+                  for (int n = 0; n < callsPerThread && System.nanoTime() - end < 0; n++) {
+                    int k = random.nextInt(keys);
+                    String key = Integer.toString(k);
+                    Register r = registers.get(k);
+                    if (random.nextBoolean()) {
+                      String v = caller + "." + n;
+                      long start = System.nanoTime();
+                      long returned;
+                      try {
+                        r.set(v);
+                        returned = System.nanoTime();
+                      } catch (RuntimeException e) {
+                        returned = Operation.PENDING;
+                      }
+                      history.add(Operation.set(caller, key, v, start, returned));
+                    } else {
+                      long start = System.nanoTime();
+                      try {
+                        String v = r.get();
+                        history.add(Operation.get(caller, key, v, start, System.nanoTime()));
+                      } catch (RuntimeException e) {
+                        history.add(Operation.get(caller, key, null, start, Operation.PENDING));
+                      }
+                    }
+                  }
+                  return null;
+                }));
       }
       for (Future<?> f : running) {
         f.get(duration.toMillis() + 120_000, TimeUnit.MILLISECONDS);

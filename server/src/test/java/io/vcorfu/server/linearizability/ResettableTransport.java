@@ -15,8 +15,8 @@ import java.util.concurrent.CopyOnWriteArrayList;
 /**
  * A transport whose clients' connections a test can reset: {@link #resetConnections} closes every
  * connection of every client made by it (their outstanding calls fail, and the servers' answers
- * still to come are lost, as when a TCP connection resets) and later calls open new ones. Wraps
- * a real transport (the Netty one over loopback). Thread-safe.
+ * still to come are lost, as when a TCP connection resets) and later calls open new ones. Wraps a
+ * real transport (the Netty one over loopback). Thread-safe.
  */
 final class ResettableTransport implements Transport {
   private final Transport delegate;

@@ -24,7 +24,9 @@ import java.util.OptionalLong;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-/** Object checkpoints, written by a runtime or by the remote-view host, and views opened from them. */
+/**
+ * Object checkpoints, written by a runtime or by the remote-view host, and views opened from them.
+ */
 class CheckpointTest {
   private final InJvmTransport transport = new InJvmTransport();
   private final List<AutoCloseable> closing = new ArrayList<>();
@@ -38,15 +40,19 @@ class CheckpointTest {
   }
 
   private Node node(String host, long checkpointEvery, Duration checkpointInterval) {
-    Node node = Node.start(NodeConfig.inMemory(new Endpoint(host, 9000))
-        .withViews(null, checkpointEvery, checkpointInterval), transport);
+    Node node =
+        Node.start(
+            NodeConfig.inMemory(new Endpoint(host, 9000))
+                .withViews(null, checkpointEvery, checkpointInterval),
+            transport);
     closing.add(node);
     node.ready().join();
     return node;
   }
 
   private ClusterStreamLog log(Node node) {
-    ClusterStreamLog log = ClusterStreamLog.connect(transport, node.endpoint(), StreamLogOptions.defaults());
+    ClusterStreamLog log =
+        ClusterStreamLog.connect(transport, node.endpoint(), StreamLogOptions.defaults());
     closing.add(log);
     return log;
   }
@@ -64,7 +70,8 @@ class CheckpointTest {
 
   @Test
   void objectWithManyUpdatesOpensFromItsCheckpointReadingAHandfulOfEntries() {
-    Node node = node("checkpoint-round-trip", NodeConfig.DEFAULT_CHECKPOINT_EVERY, Duration.ofHours(1));
+    Node node =
+        node("checkpoint-round-trip", NodeConfig.DEFAULT_CHECKPOINT_EVERY, Duration.ofHours(1));
     VCorfuRuntime writer = runtime(log(node));
     Counter c = writer.objects().open("many", Counter.class);
     long addressOf100th = -1;
@@ -85,11 +92,15 @@ class CheckpointTest {
     Counter opened = reader.objects().open("many", Counter.class);
     assertThat(opened.get()).isEqualTo(5_005);
     assertThat(opened.upcalls()).as("the restored fields, then two updates").isEqualTo(5_002);
-    assertThat(counting.entriesRead(StreamId.of("many"))).as("entries of the object's stream read").isLessThanOrEqualTo(5);
+    assertThat(counting.entriesRead(StreamId.of("many")))
+        .as("entries of the object's stream read")
+        .isLessThanOrEqualTo(5);
     assertThat(counting.entriesRead(Checkpoints.streamOf(StreamId.of("many")))).isEqualTo(1);
 
     Counter before = reader.objects().builder("many", Counter.class).asOf(addressOf100th).open();
-    assertThat(before.get()).as("a snapshot older than the checkpoint, played from the log").isEqualTo(100);
+    assertThat(before.get())
+        .as("a snapshot older than the checkpoint, played from the log")
+        .isEqualTo(100);
   }
 
   @Test
@@ -110,14 +121,18 @@ class CheckpointTest {
 
   @Test
   void aClassWhoseFieldsCannotBeEncodedIsNotCheckpointed() throws Exception {
-    Node node = node("checkpoint-refused", NodeConfig.DEFAULT_CHECKPOINT_EVERY, Duration.ofHours(1));
+    Node node =
+        node("checkpoint-refused", NodeConfig.DEFAULT_CHECKPOINT_EVERY, Duration.ofHours(1));
     ClusterStreamLog log = log(node);
     VCorfuRuntime rt = runtime(log(node));
     Bank bank = rt.objects().open("bank", Bank.class);
     java.lang.reflect.Field accounts = Bank.class.getDeclaredField("accounts");
     accounts.setAccessible(true);
-    accounts.set(bank, new io.vcorfu.runtime.objects.Account[] {
-        rt.objects().open("a0", io.vcorfu.runtime.objects.Account.class)});
+    accounts.set(
+        bank,
+        new io.vcorfu.runtime.objects.Account[] {
+          rt.objects().open("a0", io.vcorfu.runtime.objects.Account.class)
+        });
     bank.marker();
     assertThat(rt.checkpoint(bank)).isEmpty();
     assertThat(checkpointTail(log, "bank")).isEqualTo(-1);
@@ -133,7 +148,9 @@ class CheckpointTest {
       c.add(1);
     }
     assertThat(c.get()).isEqualTo(30);
-    assertThat(checkpointTail(probe, "hosted")).as("fewer than N updates: no checkpoint").isEqualTo(-1);
+    assertThat(checkpointTail(probe, "hosted"))
+        .as("fewer than N updates: no checkpoint")
+        .isEqualTo(-1);
     for (int i = 0; i < 90; i++) {
       c.add(1);
     }
@@ -143,7 +160,9 @@ class CheckpointTest {
     EntryCountingLog counting = new EntryCountingLog(log(node));
     Counter opened = runtime(counting).objects().open("hosted", Counter.class);
     assertThat(opened.get()).isEqualTo(120);
-    assertThat(counting.entriesRead(StreamId.of("hosted"))).as("opened from the host's checkpoint").isZero();
+    assertThat(counting.entriesRead(StreamId.of("hosted")))
+        .as("opened from the host's checkpoint")
+        .isZero();
   }
 
   @Test

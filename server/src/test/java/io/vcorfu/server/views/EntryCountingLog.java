@@ -25,9 +25,14 @@ final class EntryCountingLog extends ForwardingStreamLog {
 
   @Override
   public CompletableFuture<List<StreamEntry>> readStream(StreamId stream, long from, long to) {
-    return delegate.readStream(stream, from, to).thenApply(entries -> {
-      entriesRead.computeIfAbsent(stream, s -> new AtomicInteger()).addAndGet(entries.size());
-      return entries;
-    });
+    return delegate
+        .readStream(stream, from, to)
+        .thenApply(
+            entries -> {
+              entriesRead
+                  .computeIfAbsent(stream, s -> new AtomicInteger())
+                  .addAndGet(entries.size());
+              return entries;
+            });
   }
 }

@@ -27,7 +27,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** The remote-view host loads object classes from the class path it was started with. */
 class HostClassPathTest {
-  private static final String SOURCE = """
+  private static final String SOURCE =
+      """
       package plugin;
 
       import io.vcorfu.runtime.annotations.Accessor;
@@ -48,14 +49,25 @@ class HostClassPathTest {
       }
       """;
 
-  /** Compiles {@code plugin.Tally} into {@code dir}, a class the server's own class path does not have. */
+  /**
+   * Compiles {@code plugin.Tally} into {@code dir}, a class the server's own class path does not
+   * have.
+   */
   private static void compile(Path dir) throws Exception {
     Path src = Files.createDirectories(dir.resolve("src/plugin")).resolve("Tally.java");
     Files.writeString(src, SOURCE);
     JavaCompiler javac = ToolProvider.getSystemJavaCompiler();
     ByteArrayOutputStream err = new ByteArrayOutputStream();
-    int rc = javac.run(null, null, err, "-d", dir.resolve("classes").toString(),
-        "-classpath", System.getProperty("java.class.path"), src.toString());
+    int rc =
+        javac.run(
+            null,
+            null,
+            err,
+            "-d",
+            dir.resolve("classes").toString(),
+            "-classpath",
+            System.getProperty("java.class.path"),
+            src.toString());
     assertThat(rc).as(err.toString(StandardCharsets.UTF_8)).isZero();
   }
 
@@ -76,17 +88,28 @@ class HostClassPathTest {
   void hostLoadsObjectClassesFromItsConfiguredClassPathOnly(@TempDir Path tmp) throws Throwable {
     compile(tmp);
     Path classes = tmp.resolve("classes");
-    assertThatThrownBy(() -> Class.forName("plugin.Tally")).isInstanceOf(ClassNotFoundException.class);
+    assertThatThrownBy(() -> Class.forName("plugin.Tally"))
+        .isInstanceOf(ClassNotFoundException.class);
     try (InJvmTransport transport = new InJvmTransport();
-        URLClassLoader client = new URLClassLoader(new URL[] {classes.toUri().toURL()}, getClass().getClassLoader());
-        Node with = Node.start(NodeConfig.inMemory(new Endpoint("with-plugin", 9000))
-            .withViews(List.of(classes), NodeConfig.DEFAULT_CHECKPOINT_EVERY, Duration.ofHours(1)), transport);
-        Node without = Node.start(NodeConfig.inMemory(new Endpoint("without-plugin", 9000)), transport)) {
+        URLClassLoader client =
+            new URLClassLoader(new URL[] {classes.toUri().toURL()}, getClass().getClassLoader());
+        Node with =
+            Node.start(
+                NodeConfig.inMemory(new Endpoint("with-plugin", 9000))
+                    .withViews(
+                        List.of(classes), NodeConfig.DEFAULT_CHECKPOINT_EVERY, Duration.ofHours(1)),
+                transport);
+        Node without =
+            Node.start(NodeConfig.inMemory(new Endpoint("without-plugin", 9000)), transport)) {
       Class<?> tally = client.loadClass("plugin.Tally");
-      try (VCorfuRuntime rt = VCorfuRuntime.using(
-              ClusterStreamLog.connect(transport, with.endpoint(), StreamLogOptions.defaults()));
-          VCorfuRuntime other = VCorfuRuntime.using(
-              ClusterStreamLog.connect(transport, without.endpoint(), StreamLogOptions.defaults()))) {
+      try (VCorfuRuntime rt =
+              VCorfuRuntime.using(
+                  ClusterStreamLog.connect(
+                      transport, with.endpoint(), StreamLogOptions.defaults()));
+          VCorfuRuntime other =
+              VCorfuRuntime.using(
+                  ClusterStreamLog.connect(
+                      transport, without.endpoint(), StreamLogOptions.defaults()))) {
         Object remote = rt.objects().builder("tally", tally).remote().open();
         call(remote, "add", 4L);
         call(remote, "add", 5L);

@@ -34,7 +34,10 @@ import org.junit.jupiter.params.provider.ValueSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** Remote views against a five-node in-process cluster (the objects are hosted by the stream replicas). */
+/**
+ * Remote views against a five-node in-process cluster (the objects are hosted by the stream
+ * replicas).
+ */
 class RemoteViewTest {
   private static final Logger LOG = LoggerFactory.getLogger(RemoteViewTest.class);
 
@@ -58,8 +61,10 @@ class RemoteViewTest {
   }
 
   private VCorfuRuntime runtime() {
-    VCorfuRuntime rt = VCorfuRuntime.using(ClusterStreamLog.connect(cluster.transport(), TestCluster.SEQUENCER,
-        StreamLogOptions.defaults()));
+    VCorfuRuntime rt =
+        VCorfuRuntime.using(
+            ClusterStreamLog.connect(
+                cluster.transport(), TestCluster.SEQUENCER, StreamLogOptions.defaults()));
     runtimes.add(rt);
     return rt;
   }
@@ -114,13 +119,16 @@ class RemoteViewTest {
           c.add(d);
           refC.add(d);
         }
-        case 1 -> assertThat(c.addAndGet(d)).as("addAndGet at step %d", i).isEqualTo(refC.addAndGet(d));
+        case 1 ->
+            assertThat(c.addAndGet(d)).as("addAndGet at step %d", i).isEqualTo(refC.addAndGet(d));
         case 2 -> {
           a.deposit(Math.abs(d));
           refA.deposit(Math.abs(d));
         }
-        case 3 -> assertThat(a.tryWithdraw(Math.abs(d))).as("tryWithdraw at step %d", i)
-            .isEqualTo(refA.tryWithdraw(Math.abs(d)));
+        case 3 ->
+            assertThat(a.tryWithdraw(Math.abs(d)))
+                .as("tryWithdraw at step %d", i)
+                .isEqualTo(refA.tryWithdraw(Math.abs(d)));
         case 4 -> {
           a.withdraw(1);
           refA.withdraw(1);
@@ -129,26 +137,40 @@ class RemoteViewTest {
           u.register("ada", pass);
           refU.register("ada", pass);
         }
-        case 6 -> assertThat(outcome(() -> u.login(pass, when))).as("login at step %d", i)
-            .isEqualTo(outcome(() -> refU.login(pass, when)));
+        case 6 ->
+            assertThat(outcome(() -> u.login(pass, when)))
+                .as("login at step %d", i)
+                .isEqualTo(outcome(() -> refU.login(pass, when)));
         default -> {
           u.logout(when);
           refU.logout(when);
         }
       }
-      assertThat(rc.get()).as("remote counter at step %d", i).isEqualTo(refC.get()).isEqualTo(lc.get());
+      assertThat(rc.get())
+          .as("remote counter at step %d", i)
+          .isEqualTo(refC.get())
+          .isEqualTo(lc.get());
       assertThat(rc.upcalls()).isEqualTo(refC.upcalls()).isEqualTo(lc.upcalls());
-      assertThat(ra.balance()).as("remote balance at step %d", i).isEqualTo(refA.balance()).isEqualTo(la.balance());
+      assertThat(ra.balance())
+          .as("remote balance at step %d", i)
+          .isEqualTo(refA.balance())
+          .isEqualTo(la.balance());
       if (i % 25 == 0) {
-        snapshots.add(new Expected(probe.tails(List.of()).join().globalTail(), refC.get(), refA.balance()));
+        snapshots.add(
+            new Expected(probe.tails(List.of()).join().globalTail(), refC.get(), refA.balance()));
       }
     }
 
     for (Expected e : snapshots) {
-      Counter remoteAt = remoteRt.objects().builder("counter", Counter.class).remote().asOf(e.address()).open();
-      Counter localAt = localRt.objects().builder("counter", Counter.class).asOf(e.address()).open();
-      Account accountAt = remoteRt.objects().builder("account", Account.class).remote().asOf(e.address()).open();
-      assertThat(remoteAt.get()).as("remote snapshot as of %d", e.address()).isEqualTo(e.counter())
+      Counter remoteAt =
+          remoteRt.objects().builder("counter", Counter.class).remote().asOf(e.address()).open();
+      Counter localAt =
+          localRt.objects().builder("counter", Counter.class).asOf(e.address()).open();
+      Account accountAt =
+          remoteRt.objects().builder("account", Account.class).remote().asOf(e.address()).open();
+      assertThat(remoteAt.get())
+          .as("remote snapshot as of %d", e.address())
+          .isEqualTo(e.counter())
           .isEqualTo(localAt.get());
       assertThat(accountAt.balance()).isEqualTo(e.balance());
       assertThatThrownBy(() -> remoteAt.add(1)).isInstanceOf(ReadOnlyViewException.class);
@@ -168,8 +190,11 @@ class RemoteViewTest {
     assertThat(c.get()).as("the transaction's snapshot").isEqualTo(10);
     c.add(3);
     assertThat(c.get()).as("its own buffered write").isEqualTo(13);
-    assertThat(c.addAndGet(2)).as("a mutator-accessor on the snapshot plus the buffered writes").isEqualTo(15);
-    assertThatThrownBy(rt::TXEnd).as("the remote read joined the read set")
+    assertThat(c.addAndGet(2))
+        .as("a mutator-accessor on the snapshot plus the buffered writes")
+        .isEqualTo(15);
+    assertThatThrownBy(rt::TXEnd)
+        .as("the remote read joined the read set")
         .isInstanceOf(TransactionAbortedException.class);
     assertThat(c.get()).isEqualTo(15);
 
@@ -187,23 +212,26 @@ class RemoteViewTest {
     VCorfuRuntime rt = runtime();
     Thermometer t = remote(rt, "thermometer", Thermometer.class);
     assertThatThrownBy(t::read)
-        .isInstanceOfSatisfying(RemoteCallException.class, e -> {
-          assertThat(e.remoteType()).isEqualTo(IllegalStateException.class.getName());
-          assertThat(e.remoteMessage()).isEqualTo("no reading was recorded yet");
-          assertThat(e.method()).isEqualTo("read()");
-        });
+        .isInstanceOfSatisfying(
+            RemoteCallException.class,
+            e -> {
+              assertThat(e.remoteType()).isEqualTo(IllegalStateException.class.getName());
+              assertThat(e.remoteMessage()).isEqualTo("no reading was recorded yet");
+              assertThat(e.method()).isEqualTo("read()");
+            });
     t.record(21.5);
     assertThat(t.read()).isEqualTo(21.5);
   }
 
   @Test
   void aTypeTheHostCannotLoadFailsWithAMessageNamingIt() {
-    ViewCallRequest request = ViewCallRequest.newBuilder()
-        .setStream(StreamId.of("ghost").toMsg())
-        .setType("com.example.NoSuchObject")
-        .setMethod("get()")
-        .setAsOf(-2)
-        .build();
+    ViewCallRequest request =
+        ViewCallRequest.newBuilder()
+            .setStream(StreamId.of("ghost").toMsg())
+            .setType("com.example.NoSuchObject")
+            .setMethod("get()")
+            .setAsOf(-2)
+            .build();
     assertThatThrownBy(() -> log().viewCall(request).join())
         .isInstanceOf(CompletionException.class)
         .cause()
@@ -213,12 +241,13 @@ class RemoteViewTest {
 
   @Test
   void aNodeWithoutStreamReplicasDoesNotServeViewCalls() {
-    ViewCallRequest request = ViewCallRequest.newBuilder()
-        .setStream(StreamId.of("counter").toMsg())
-        .setType(Counter.class.getName())
-        .setMethod("get()")
-        .setAsOf(-2)
-        .build();
+    ViewCallRequest request =
+        ViewCallRequest.newBuilder()
+            .setStream(StreamId.of("counter").toMsg())
+            .setType(Counter.class.getName())
+            .setMethod("get()")
+            .setAsOf(-2)
+            .build();
     assertThatThrownBy(() -> log().ops().viewCall(TestCluster.SEQUENCER, request).join())
         .cause()
         .isInstanceOf(NotServingException.class);
@@ -230,8 +259,13 @@ class RemoteViewTest {
   @Test
   void aRemoteViewTakesNoSerializerOfItsOwn() {
     VCorfuRuntime rt = runtime();
-    assertThatThrownBy(() -> rt.objects().builder("s", Counter.class).remote()
-        .serializer(new io.vcorfu.runtime.serialization.DefaultSerializer()).open())
+    assertThatThrownBy(
+            () ->
+                rt.objects()
+                    .builder("s", Counter.class)
+                    .remote()
+                    .serializer(new io.vcorfu.runtime.serialization.DefaultSerializer())
+                    .open())
         .hasMessageContaining("cannot take its own serializer");
     assertThat(Objects.requireNonNull(remote(rt, "s", Counter.class)).get()).isZero();
   }

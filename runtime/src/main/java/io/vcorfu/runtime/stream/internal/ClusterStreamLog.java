@@ -39,8 +39,8 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The stream layer over a cluster described by a layout: token from the sequencer, writes through
@@ -55,20 +55,24 @@ public final class ClusterStreamLog implements StreamLog {
   private final StreamLogOptions options;
   private final TailBatcher tailBatcher = new TailBatcher(this::sendTail);
   private final WriteCache writeCache;
+
   /**
    * Highest stream tail this client has seen per stream, with the global address of the entry
    * there; reads never go past it (no fills beyond a tail).
    */
   private final Map<StreamId, KnownTail> knownTails = new ConcurrentHashMap<>();
+
   /** The read lease, or null when the options ask for none. */
   private final ReadLease lease;
 
   private final AtomicLong knownGlobalTail = new AtomicLong(-1);
+
   /**
    * The epoch the sequencer answered the last lease request in: the lease's knowledge comes from
    * that epoch (a sequencer of a later epoch starts every lease afresh).
    */
   private final AtomicLong leaseEpoch = new AtomicLong(0);
+
   /** A transport this log created for itself and closes with itself, or null. */
   private volatile Transport ownedTransport;
 
@@ -80,32 +84,39 @@ public final class ClusterStreamLog implements StreamLog {
     this.driver = new EntryDriver(ops);
     this.reader = new RepairingReader(ops, driver, options.repairAfter());
     this.writeCache = new WriteCache(options.writeCacheBytes());
-    this.lease = options.readLease().isZero() ? null : new ReadLease(new ReadLease.Channel() {
-      @Override
-      public CompletableFuture<ReadLeaseResponse> request(int leaseMs, long applied) {
-        return ops.readLease(leaseMs, applied, leaseEpoch::set);
-      }
+    this.lease =
+        options.readLease().isZero()
+            ? null
+            : new ReadLease(
+                new ReadLease.Channel() {
+                  @Override
+                  public CompletableFuture<ReadLeaseResponse> request(int leaseMs, long applied) {
+                    return ops.readLease(leaseMs, applied, leaseEpoch::set);
+                  }
 
-      @Override
-      public CompletableFuture<ReadLeaseResponse> release() {
-        return ops.releaseReadLease();
-      }
+                  @Override
+                  public CompletableFuture<ReadLeaseResponse> release() {
+                    return ops.releaseReadLease();
+                  }
 
-      @Override
-      public void learnStream(StreamId stream, long tail, long lastGlobal) {
-        learn(stream, tail, lastGlobal);
-      }
+                  @Override
+                  public void learnStream(StreamId stream, long tail, long lastGlobal) {
+                    learn(stream, tail, lastGlobal);
+                  }
 
-      @Override
-      public void learnGlobal(long globalTail) {
-        learnGlobalTail(globalTail);
-      }
+                  @Override
+                  public void learnGlobal(long globalTail) {
+                    learnGlobalTail(globalTail);
+                  }
 
-      @Override
-      public void schedule(Runnable task, long delayNanos) {
-        CompletableFuture.delayedExecutor(delayNanos, TimeUnit.NANOSECONDS).execute(task);
-      }
-    }, options.readLease(), System::nanoTime);
+                  @Override
+                  public void schedule(Runnable task, long delayNanos) {
+                    CompletableFuture.delayedExecutor(delayNanos, TimeUnit.NANOSECONDS)
+                        .execute(task);
+                  }
+                },
+                options.readLease(),
+                System::nanoTime);
     if (lease != null) {
       ops.rpc().onLeasePush(lease::pushedWithAnswer);
     }
@@ -116,9 +127,13 @@ public final class ClusterStreamLog implements StreamLog {
     static final KnownTail NONE = new KnownTail(-1, -1);
   }
 
-  /** Records that {@code stream}'s tail is at least {@code tail}, its entry there at {@code lastGlobal}. */
+  /**
+   * Records that {@code stream}'s tail is at least {@code tail}, its entry there at {@code
+   * lastGlobal}.
+   */
   private void learn(StreamId stream, long tail, long lastGlobal) {
-    knownTails.merge(stream, new KnownTail(tail, lastGlobal), (old, now) -> now.tail() > old.tail() ? now : old);
+    knownTails.merge(
+        stream, new KnownTail(tail, lastGlobal), (old, now) -> now.tail() > old.tail() ? now : old);
   }
 
   private KnownTail known(StreamId stream) {
@@ -129,9 +144,9 @@ public final class ClusterStreamLog implements StreamLog {
     knownGlobalTail.accumulateAndGet(globalTail, Math::max);
   }
 
-
   /** Connects through {@code transport}, reading the layout from {@code seed}. */
-  public static ClusterStreamLog connect(Transport transport, Endpoint seed, StreamLogOptions options) {
+  public static ClusterStreamLog connect(
+      Transport transport, Endpoint seed, StreamLogOptions options) {
     RpcClient client = transport.newClient(options.rpc());
     try {
       return new ClusterStreamLog(client, LayoutView.fetch(client, seed), options);
@@ -142,8 +157,8 @@ public final class ClusterStreamLog implements StreamLog {
   }
 
   /**
-   * Connects over TCP (a transport of its own, closed with the log), reading the layout from
-   * {@code seed}.
+   * Connects over TCP (a transport of its own, closed with the log), reading the layout from {@code
+   * seed}.
    */
   public static ClusterStreamLog connect(Endpoint seed, StreamLogOptions options) {
     Transport transport = new NettyTransport();
@@ -162,10 +177,10 @@ public final class ClusterStreamLog implements StreamLog {
   }
 
   /**
-   * The epoch of the layout this client uses now (refreshed when a server answers WrongEpoch); while
-   * a read lease answers tails from memory, no later than the epoch that lease's knowledge comes
-   * from, so a snapshot answered from a lease granted before a sequencer restart is never labelled
-   * with the epoch after it.
+   * The epoch of the layout this client uses now (refreshed when a server answers WrongEpoch);
+   * while a read lease answers tails from memory, no later than the epoch that lease's knowledge
+   * comes from, so a snapshot answered from a lease granted before a sequencer restart is never
+   * labelled with the epoch after it.
    */
   @Override
   public long epoch() {
@@ -192,7 +207,8 @@ public final class ClusterStreamLog implements StreamLog {
   private CompletableFuture<AppendResult> appendAttempt(
       List<StreamId> streams, byte[] payload, TxResolution tx, int attempt) {
     if (payload.length > options.maxEntryBytes()) {
-      return CompletableFuture.failedFuture(new TooLargeException(payload.length, options.maxEntryBytes()));
+      return CompletableFuture.failedFuture(
+          new TooLargeException(payload.length, options.maxEntryBytes()));
     }
     long nonce = ThreadLocalRandom.current().nextLong() | 1L;
     CompletableFuture<Written> written =
@@ -201,7 +217,8 @@ public final class ClusterStreamLog implements StreamLog {
             ? ops.sequencedWrite(streams, tx, payload, nonce)
                 .thenApply(
                     r -> {
-                      LogEntryMsg entry = entry(r.getToken().getTokens(0), payload, r.getToken().getEpoch(), nonce);
+                      LogEntryMsg entry =
+                          entry(r.getToken().getTokens(0), payload, r.getToken().getEpoch(), nonce);
                       return new Written(entry, driver.afterWholeChain(entry, r.getWrite()));
                     })
             : ops.token(streams, tx, 1)
@@ -222,7 +239,8 @@ public final class ClusterStreamLog implements StreamLog {
                     // The write failed somewhere along the chain: ask the decider what became of
                     // the entry (this also leaves no slot of it undecided) and report that.
                     Throwable cause = Rpc.unwrap(error);
-                    return driver.decide(entry)
+                    return driver
+                        .decide(entry)
                         .handle(
                             (decided, undecidable) -> {
                               if (undecidable != null) {
@@ -242,8 +260,8 @@ public final class ClusterStreamLog implements StreamLog {
 
   /**
    * What an append attempt reports once its entry's outcome is decided: the entry's addresses when
-   * it committed (even after a failed write: the decider holds it); when it aborted, a fresh attempt
-   * for a blind append, else AppendAbortedException. An attempt whose write failed with a
+   * it committed (even after a failed write: the decider holds it); when it aborted, a fresh
+   * attempt for a blind append, else AppendAbortedException. An attempt whose write failed with a
    * non-transient error ({@code failure}, e.g. an entry the replica refuses) reports that error
    * instead of retrying: a fresh token would meet it again.
    */
@@ -276,15 +294,21 @@ public final class ClusterStreamLog implements StreamLog {
     if (tx != null && tx.getReadSetCount() > 0) {
       // A conditional write's token was judged against its snapshot; a fresh token would need a
       // fresh judgement, so the caller decides.
-      return CompletableFuture.failedFuture(new AppendAbortedException(entry.getGlobalAddress(), why));
+      return CompletableFuture.failedFuture(
+          new AppendAbortedException(entry.getGlobalAddress(), why));
     }
     if (attempt >= options.maxAppendAttempts()) {
       return CompletableFuture.failedFuture(
           new AppendAbortedException(
               entry.getGlobalAddress(),
-              "gave up after " + attempt + " attempts, each aborted by the chain (the last: " + why + ")"));
+              "gave up after "
+                  + attempt
+                  + " attempts, each aborted by the chain (the last: "
+                  + why
+                  + ")"));
     }
-    // Without reads to re-check (a plain or keyed blind write) a fresh token is as good as the first.
+    // Without reads to re-check (a plain or keyed blind write) a fresh token is as good as the
+    // first.
     return appendAttempt(streams, payload, tx, attempt + 1);
   }
 
@@ -315,9 +339,9 @@ public final class ClusterStreamLog implements StreamLog {
    *
    * <p>Entries this client appended are served from its write cache ({@link
    * StreamLogOptions#writeCacheBytes()}) while they are retained: the leading run of cached
-   * addresses needs no request, and only the rest of the range is read from the replicas. A
-   * cached entry is the committed one, so the result is the same; only an entry trimmed by another
-   * client can still be returned from the cache instead of failing with {@link TrimmedException}.
+   * addresses needs no request, and only the rest of the range is read from the replicas. A cached
+   * entry is the committed one, so the result is the same; only an entry trimmed by another client
+   * can still be returned from the cache instead of failing with {@link TrimmedException}.
    */
   @Override
   public CompletableFuture<List<StreamEntry>> readStream(StreamId stream, long from, long to) {
@@ -344,7 +368,9 @@ public final class ClusterStreamLog implements StreamLog {
                 return CompletableFuture.completedFuture(cached);
               }
               CompletableFuture<List<StreamEntry>> rest =
-                  reader.readStream(stream, next, end).thenApply(results -> toStreamEntries(stream, results));
+                  reader
+                      .readStream(stream, next, end)
+                      .thenApply(results -> toStreamEntries(stream, results));
               return cached.isEmpty() ? rest : rest.thenApply(r -> concat(cached, r));
             })
         .exceptionallyCompose(
@@ -352,7 +378,8 @@ public final class ClusterStreamLog implements StreamLog {
               Throwable cause = Rpc.unwrap(error);
               if (cause instanceof TrimmedException) {
                 return trimMark(stream)
-                    .thenCompose(mark -> CompletableFuture.failedFuture(new TrimmedException(mark, stream)));
+                    .thenCompose(
+                        mark -> CompletableFuture.failedFuture(new TrimmedException(mark, stream)));
               }
               return CompletableFuture.failedFuture(cause);
             });
@@ -454,10 +481,13 @@ public final class ClusterStreamLog implements StreamLog {
       }
     }
     long generation = lease.generationIfValid();
-    return tailBatcher.tails(streams).thenApply(t -> {
-      lease.learnt(generation, streams);
-      return t;
-    });
+    return tailBatcher
+        .tails(streams)
+        .thenApply(
+            t -> {
+              lease.learnt(generation, streams);
+              return t;
+            });
   }
 
   /**
@@ -498,7 +528,10 @@ public final class ClusterStreamLog implements StreamLog {
     return ops.tail(streams)
         .thenApply(
             t -> {
-              int n = Math.min(streams.size(), Math.min(t.getStreamTailsCount(), t.getStreamLastGlobalCount()));
+              int n =
+                  Math.min(
+                      streams.size(),
+                      Math.min(t.getStreamTailsCount(), t.getStreamLastGlobalCount()));
               for (int i = 0; i < n; i++) {
                 learn(streams.get(i), t.getStreamTails(i), t.getStreamLastGlobal(i));
               }
@@ -531,19 +564,27 @@ public final class ClusterStreamLog implements StreamLog {
   public CompletableFuture<Long> trimStream(StreamId stream, long before) {
     List<Endpoint> chain = layout().current().streamChain(stream);
     Endpoint last = chain.get(chain.size() - 1);
-    return reader.settleBelow(stream, before)
+    return reader
+        .settleBelow(stream, before)
         .thenCompose(settled -> ops.streamTrim(last, stream, before))
-        .thenCompose(lastMark -> {
-          List<CompletableFuture<Long>> trims = new ArrayList<>();
-          for (Endpoint replica : chain.subList(0, chain.size() - 1)) {
-            trims.add(ops.streamTrim(replica, stream, before));
-          }
-          return CompletableFuture.allOf(trims.toArray(CompletableFuture[]::new))
-              .thenApply(v -> {
-                writeCache.trim(stream, before);
-                return Math.min(lastMark, trims.stream().mapToLong(CompletableFuture::join).min().orElse(lastMark));
-              });
-        });
+        .thenCompose(
+            lastMark -> {
+              List<CompletableFuture<Long>> trims = new ArrayList<>();
+              for (Endpoint replica : chain.subList(0, chain.size() - 1)) {
+                trims.add(ops.streamTrim(replica, stream, before));
+              }
+              return CompletableFuture.allOf(trims.toArray(CompletableFuture[]::new))
+                  .thenApply(
+                      v -> {
+                        writeCache.trim(stream, before);
+                        return Math.min(
+                            lastMark,
+                            trims.stream()
+                                .mapToLong(CompletableFuture::join)
+                                .min()
+                                .orElse(lastMark));
+                      });
+            });
   }
 
   @Override

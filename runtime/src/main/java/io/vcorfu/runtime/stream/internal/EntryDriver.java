@@ -1,5 +1,6 @@
 package io.vcorfu.runtime.stream.internal;
 
+import com.google.protobuf.ByteString;
 import io.vcorfu.layout.ChainPlan;
 import io.vcorfu.protocol.Errors;
 import io.vcorfu.protocol.OverwrittenException;
@@ -16,7 +17,6 @@ import io.vcorfu.protocol.proto.LogEntryMsg;
 import io.vcorfu.protocol.proto.ReadResult;
 import io.vcorfu.protocol.proto.StreamSlot;
 import io.vcorfu.protocol.proto.Token;
-import com.google.protobuf.ByteString;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -32,9 +32,9 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>The rule: <em>the last replica of the chain decides.</em> Writes go to each replica of the
  * chain in order (log replicas, then stream replicas); the last write is also its commit. If any
- * write finds its slot taken by something else, the driver asks the deciding replica: an
- * abort-fill there either finds the entry (it committed: someone else finished it) or leaves a
- * hole (it aborted everywhere, and the earlier replicas' copies are replaced by holes).
+ * write finds its slot taken by something else, the driver asks the deciding replica: an abort-fill
+ * there either finds the entry (it committed: someone else finished it) or leaves a hole (it
+ * aborted everywhere, and the earlier replicas' copies are replaced by holes).
  *
  * <p>A drive completes as soon as the outcome is decided: COMMITTED once the last replica holds the
  * entry. Commit messages to the earlier replicas are sent without waiting for them; until one
@@ -45,11 +45,11 @@ import java.util.concurrent.TimeUnit;
  * while earlier copies of the entry, on other streams or in the log, are still uncommitted. Safety
  * then rests on one rule, kept by every stream trim ({@link RepairingReader#settleBelow}):
  * <em>before any replica of a stream trims below an address, every entry that stream's replica
- * decides below it is decided, and every committed one is committed at every copy.</em> Hence,
- * when the decider answers TRIMMED, the remaining copies tell the outcome: a copy that holds the
- * entry committed means COMMITTED; any other untrimmed copy (empty, uncommitted, a hole) means the
- * entry never committed, and it is aborted. If every copy is trimmed the outcome cannot be learned
- * and the decision fails with {@link TrimmedException}: nobody can read the entry any more, but a
+ * decides below it is decided, and every committed one is committed at every copy.</em> Hence, when
+ * the decider answers TRIMMED, the remaining copies tell the outcome: a copy that holds the entry
+ * committed means COMMITTED; any other untrimmed copy (empty, uncommitted, a hole) means the entry
+ * never committed, and it is aborted. If every copy is trimmed the outcome cannot be learned and
+ * the decision fails with {@link TrimmedException}: nobody can read the entry any more, but a
  * writer must not be told it aborted. A trimmed decider therefore never turns data into a hole.
  */
 public final class EntryDriver {
@@ -62,8 +62,7 @@ public final class EntryDriver {
   private static final int TRANSIENT_RETRIES = 5;
 
   private final ReplicaOps ops;
-  private final Executor delayed =
-      CompletableFuture.delayedExecutor(20, TimeUnit.MILLISECONDS);
+  private final Executor delayed = CompletableFuture.delayedExecutor(20, TimeUnit.MILLISECONDS);
 
   public EntryDriver(ReplicaOps ops) {
     this.ops = ops;
@@ -83,12 +82,16 @@ public final class EntryDriver {
     return writeFrom(entry, plan, 0, 0);
   }
 
-  /** Decides {@code entry} without writing it anywhere new: commit if the decider holds it, else abort. */
+  /**
+   * Decides {@code entry} without writing it anywhere new: commit if the decider holds it, else
+   * abort.
+   */
   public CompletableFuture<Outcome> decide(LogEntryMsg entry) {
     return decide(entry, plan(entry));
   }
 
-  private CompletableFuture<Outcome> writeFrom(LogEntryMsg entry, ChainPlan plan, int i, int attempt) {
+  private CompletableFuture<Outcome> writeFrom(
+      LogEntryMsg entry, ChainPlan plan, int i, int attempt) {
     List<ChainPlan.Visit> visits = plan.visits();
     if (i == visits.size()) {
       // The last replica holds the entry: it is committed. The commit messages to the earlier
@@ -102,7 +105,11 @@ public final class EntryDriver {
     }
     boolean last = i == visits.size() - 1;
     return write(entry, visits.get(i), last)
-        .handle((ok, error) -> error == null ? writeFrom(entry, plan, i + 1, 0) : afterFailure(entry, plan, i, attempt, error))
+        .handle(
+            (ok, error) ->
+                error == null
+                    ? writeFrom(entry, plan, i + 1, 0)
+                    : afterFailure(entry, plan, i, attempt, error))
         .thenCompose(f -> f);
   }
 
@@ -120,7 +127,8 @@ public final class EntryDriver {
    * order and stops at the first failure, which is then handled as if that visit had been written
    * alone. When the run ends the chain, the node also commits the run's earlier visits.
    */
-  private CompletableFuture<Outcome> writeRun(LogEntryMsg entry, ChainPlan plan, int i, int end, int attempt) {
+  private CompletableFuture<Outcome> writeRun(
+      LogEntryMsg entry, ChainPlan plan, int i, int end, int attempt) {
     List<ChainPlan.Visit> visits = plan.visits();
     boolean endsChain = end == visits.size();
     return ops.chainWrite(visits.get(i).endpoint(), entry, steps(entry, plan, i, end), endsChain)
@@ -137,7 +145,12 @@ public final class EntryDriver {
                 }
                 return writeFrom(entry, plan, end, 0);
               }
-              return afterFailure(entry, plan, failed, failed == i ? attempt : 0, Errors.toException(response.getError()));
+              return afterFailure(
+                  entry,
+                  plan,
+                  failed,
+                  failed == i ? attempt : 0,
+                  Errors.toException(response.getError()));
             })
         .thenCompose(f -> f);
   }
@@ -155,8 +168,8 @@ public final class EntryDriver {
   }
 
   /**
-   * The chain-write steps for visits {@code from..to-1} of {@code plan}, in chain order; the chain's
-   * last visit is written committed.
+   * The chain-write steps for visits {@code from..to-1} of {@code plan}, in chain order; the
+   * chain's last visit is written committed.
    */
   public static List<ChainStep> steps(LogEntryMsg entry, ChainPlan plan, int from, int to) {
     List<ChainPlan.Visit> visits = plan.visits();
@@ -179,17 +192,25 @@ public final class EntryDriver {
    * token (see {@link ReplicaOps#sequencedWrite}): committed if every step succeeded, else the
    * failed step is handled exactly as if this driver had sent it.
    */
-  public CompletableFuture<Outcome> afterWholeChain(LogEntryMsg entry, ChainWriteResponse response) {
+  public CompletableFuture<Outcome> afterWholeChain(
+      LogEntryMsg entry, ChainWriteResponse response) {
     ChainPlan plan = plan(entry);
     if (!response.hasError()) {
       if (response.getDone() != plan.visits().size()) {
-        return CompletableFuture.failedFuture(new IllegalStateException("the node wrote "
-            + response.getDone() + " of the " + plan.visits().size() + " visits of the entry at "
-            + entry.getGlobalAddress() + " and reported no error"));
+        return CompletableFuture.failedFuture(
+            new IllegalStateException(
+                "the node wrote "
+                    + response.getDone()
+                    + " of the "
+                    + plan.visits().size()
+                    + " visits of the entry at "
+                    + entry.getGlobalAddress()
+                    + " and reported no error"));
       }
       return CompletableFuture.completedFuture(Outcome.COMMITTED);
     }
-    return afterFailure(entry, plan, response.getDone(), 0, Errors.toException(response.getError()));
+    return afterFailure(
+        entry, plan, response.getDone(), 0, Errors.toException(response.getError()));
   }
 
   /** What to do when writing from visit {@code i} failed with {@code error}. */
@@ -198,7 +219,9 @@ public final class EntryDriver {
     Throwable cause = Rpc.unwrap(error);
     // Sealed: the entry's token was issued before a sequencer restart; its missing copies can never
     // be written, so it is decided by the copies written before the fence.
-    if (cause instanceof OverwrittenException || cause instanceof TrimmedException || cause instanceof SealedException) {
+    if (cause instanceof OverwrittenException
+        || cause instanceof TrimmedException
+        || cause instanceof SealedException) {
       return decide(entry, plan);
     }
     if (isTransient(cause) && attempt < TRANSIENT_RETRIES) {
@@ -245,7 +268,8 @@ public final class EntryDriver {
         .thenCompose(
             result -> {
               if (holds(result, entry)) {
-                return commitEarlier(entry, plan, plan.visits().size() - 1).thenApply(v -> Outcome.COMMITTED);
+                return commitEarlier(entry, plan, plan.visits().size() - 1)
+                    .thenApply(v -> Outcome.COMMITTED);
               }
               if (result.getStatus() == ReadResult.Status.TRIMMED) {
                 return decideFromCopies(entry, plan, copies(entry, plan), 0);
@@ -282,14 +306,17 @@ public final class EntryDriver {
    * The outcome of an entry whose deciding slot is trimmed, from its first untrimmed copy (see the
    * class comment for why that copy is enough).
    */
-  private CompletableFuture<Outcome> decideFromCopies(LogEntryMsg entry, ChainPlan plan, List<Copy> copies, int i) {
+  private CompletableFuture<Outcome> decideFromCopies(
+      LogEntryMsg entry, ChainPlan plan, List<Copy> copies, int i) {
     if (i == copies.size()) {
       if (plan.last().role() == ChainPlan.Role.LOG) {
-        return CompletableFuture.failedFuture(new TrimmedException(entry.getGlobalAddress() + 1, null));
+        return CompletableFuture.failedFuture(
+            new TrimmedException(entry.getGlobalAddress() + 1, null));
       }
       StreamSlot decided = slotsFor(entry, plan.last()).get(0);
       return CompletableFuture.failedFuture(
-          new TrimmedException(decided.getStreamAddress() + 1, StreamId.fromMsg(decided.getStream())));
+          new TrimmedException(
+              decided.getStreamAddress() + 1, StreamId.fromMsg(decided.getStream())));
     }
     return readCopy(copies.get(i), entry, 0)
         .thenCompose(
@@ -298,7 +325,8 @@ public final class EntryDriver {
                 return decideFromCopies(entry, plan, copies, i + 1);
               }
               if (r.getStatus() == ReadResult.Status.COMMITTED && holds(r, entry)) {
-                return commitEarlier(entry, plan, plan.visits().size() - 1).thenApply(v -> Outcome.COMMITTED);
+                return commitEarlier(entry, plan, plan.visits().size() - 1)
+                    .thenApply(v -> Outcome.COMMITTED);
               }
               return abortEarlier(entry, plan).thenApply(v -> Outcome.ABORTED);
             });
@@ -308,7 +336,8 @@ public final class EntryDriver {
   private CompletableFuture<ReadResult> readCopy(Copy copy, LogEntryMsg entry, int attempt) {
     CompletableFuture<List<ReadResult>> read =
         copy.slot() == null
-            ? ops.logRead(copy.visit().endpoint(), entry.getGlobalAddress(), entry.getGlobalAddress())
+            ? ops.logRead(
+                copy.visit().endpoint(), entry.getGlobalAddress(), entry.getGlobalAddress())
             : ops.streamRead(
                 copy.visit().endpoint(),
                 StreamId.fromMsg(copy.slot().getStream()),
@@ -373,8 +402,11 @@ public final class EntryDriver {
         .thenCompose(f -> f);
   }
 
-  /** An abort-fill of the visit's first slot of the entry; returns what the slot holds afterwards. */
-  private CompletableFuture<ReadResult> abortFill(LogEntryMsg entry, ChainPlan.Visit visit, int attempt) {
+  /**
+   * An abort-fill of the visit's first slot of the entry; returns what the slot holds afterwards.
+   */
+  private CompletableFuture<ReadResult> abortFill(
+      LogEntryMsg entry, ChainPlan.Visit visit, int attempt) {
     CompletableFuture<ReadResult> fill;
     if (visit.role() == ChainPlan.Role.LOG) {
       fill = ops.logFill(visit.endpoint(), entry.getGlobalAddress(), true, entry.getNonce());
@@ -432,7 +464,9 @@ public final class EntryDriver {
     for (int i = 0; i < visits.size(); i++) {
       ChainPlan.Visit v = visits.get(i);
       if (v.role() == ChainPlan.Role.LOG) {
-        fills.add(ops.logFill(v.endpoint(), entry.getGlobalAddress(), true, entry.getNonce()).exceptionally(e -> null));
+        fills.add(
+            ops.logFill(v.endpoint(), entry.getGlobalAddress(), true, entry.getNonce())
+                .exceptionally(e -> null));
       } else {
         for (StreamSlot slot : slotsFor(entry, v)) {
           fills.add(

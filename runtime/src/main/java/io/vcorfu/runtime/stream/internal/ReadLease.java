@@ -42,8 +42,10 @@ import org.slf4j.LoggerFactory;
  */
 final class ReadLease {
   private static final Logger LOG = LoggerFactory.getLogger(ReadLease.class);
+
   /** No renewal after this long without a tail query. */
   static final Duration IDLE_STOP = Duration.ofSeconds(10);
+
   private static final long RETRY_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
 
   /** Where the lease's requests go and where pushed tails are recorded. */
@@ -75,7 +77,8 @@ final class ReadLease {
   private volatile long lastUse;
   // Whether the known global tail is covered: set by the first tail answer under the current lease.
   private volatile boolean globalCovered;
-  // The incarnation of the lease the covered streams were learnt under (0: none yet). Guarded by coverLock.
+  // The incarnation of the lease the covered streams were learnt under (0: none yet). Guarded by
+  // coverLock.
   private long incarnation;
   // Every other holder has applied every token up to here (monotonic: it only ever grows).
   private final AtomicLong stable = new AtomicLong(-1);
@@ -139,8 +142,8 @@ final class ReadLease {
   }
 
   /**
-   * The stable point: every other lease holder has applied every token up to this global address.
-   * A tail known from a token above it must not be answered from memory.
+   * The stable point: every other lease holder has applied every token up to this global address. A
+   * tail known from a token above it must not be answered from memory.
    */
   long stable() {
     return stable.get();
@@ -199,9 +202,9 @@ final class ReadLease {
   }
 
   /**
-   * Applies the tokens an answer to this client carried because it has not acknowledged them
-   * (see the sequencer's {@code ReadLeases.pushFor}): before the answer itself is seen, so that
-   * every covered stream's tail is at least as new as the global tail the answer reveals.
+   * Applies the tokens an answer to this client carried because it has not acknowledged them (see
+   * the sequencer's {@code ReadLeases.pushFor}): before the answer itself is seen, so that every
+   * covered stream's tail is at least as new as the global tail the answer reveals.
    */
   void pushedWithAnswer(ReadLeaseResponse push) {
     learn(push);
@@ -215,7 +218,8 @@ final class ReadLease {
    */
   private void learn(ReadLeaseResponse r) {
     for (int i = 0; i < r.getStreamsCount(); i++) {
-      channel.learnStream(StreamId.fromMsg(r.getStreams(i)), r.getStreamTails(i), r.getStreamLastGlobal(i));
+      channel.learnStream(
+          StreamId.fromMsg(r.getStreams(i)), r.getStreamTails(i), r.getStreamLastGlobal(i));
     }
     if (r.getGlobalTail() >= 0) {
       channel.learnGlobal(r.getGlobalTail());

@@ -22,10 +22,10 @@ import java.util.function.Function;
  *
  * <p>A slot that is empty or holds an uncommitted entry is re-read with a growing back-off until
  * {@code repairAfter} has passed since the read began; then the reader repairs it: an uncommitted
- * entry is driven to its decision ({@link EntryDriver}), an empty slot is filled with a hole through
- * its chain in order (a replica that turns out to hold an entry switches the repair to driving
- * that entry). A reader therefore never waits much longer than {@code repairAfter} for a dead
- * writer, and every reader sees the same outcome for every slot.
+ * entry is driven to its decision ({@link EntryDriver}), an empty slot is filled with a hole
+ * through its chain in order (a replica that turns out to hold an entry switches the repair to
+ * driving that entry). A reader therefore never waits much longer than {@code repairAfter} for a
+ * dead writer, and every reader sees the same outcome for every slot.
  *
  * <p>A reader returns only decided slots: committed data, a committed hole, or a typed error. A
  * repaired entry's value is the decision of its drive, never a re-read of a copy the drive may not
@@ -54,7 +54,9 @@ public final class RepairingReader {
 
     CompletableFuture<ReadResult> repair(long address);
 
-    /** Abort-fills the slot as read (the chain's last replica) if it holds the entry {@code nonce}. */
+    /**
+     * Abort-fills the slot as read (the chain's last replica) if it holds the entry {@code nonce}.
+     */
     CompletableFuture<ReadResult> abort(long address, long nonce);
   }
 
@@ -86,7 +88,10 @@ public final class RepairingReader {
       @Override
       public CompletableFuture<ReadResult> repair(long address) {
         List<Endpoint> chain = ops.rpc().layout().current().streamChain(stream);
-        return fillChain(chain, 0, r -> ops.streamFill(r, stream, address, false, 0),
+        return fillChain(
+            chain,
+            0,
+            r -> ops.streamFill(r, stream, address, false, 0),
             (entry, outcome) -> settle(this, address, entry, outcome));
       }
 
@@ -113,7 +118,9 @@ public final class RepairingReader {
           owner.add(chain);
           byChain.computeIfAbsent(
               chain,
-              c -> ops.logRead(c.get(c.size() - 1), from, to).thenApply(l -> withAddresses(l, from)));
+              c ->
+                  ops.logRead(c.get(c.size() - 1), from, to)
+                      .thenApply(l -> withAddresses(l, from)));
         }
         return CompletableFuture.allOf(byChain.values().toArray(CompletableFuture[]::new))
             .thenApply(
@@ -129,7 +136,10 @@ public final class RepairingReader {
       @Override
       public CompletableFuture<ReadResult> repair(long address) {
         List<Endpoint> chain = ops.rpc().layout().current().logChain(address);
-        return fillChain(chain, 0, r -> ops.logFill(r, address, false, 0),
+        return fillChain(
+            chain,
+            0,
+            r -> ops.logFill(r, address, false, 0),
             (entry, outcome) -> settle(this, address, entry, outcome));
       }
 
@@ -164,8 +174,8 @@ public final class RepairingReader {
 
   /**
    * Fills an address through {@code chain} in order. Returns a committed hole when every replica
-   * holds a hole, the decided result when a replica holds a committed entry, or, for an
-   * uncommitted entry found on the way, what {@code settle} makes of the outcome of driving it.
+   * holds a hole, the decided result when a replica holds a committed entry, or, for an uncommitted
+   * entry found on the way, what {@code settle} makes of the outcome of driving it.
    */
   private CompletableFuture<ReadResult> fillChain(
       List<Endpoint> chain,
@@ -206,7 +216,8 @@ public final class RepairingReader {
               .setEntry(entry)
               .build());
     }
-    return slots.abort(address, entry.getNonce())
+    return slots
+        .abort(address, entry.getNonce())
         .thenApply(r -> r.getAddress() == address ? r : r.toBuilder().setAddress(address).build());
   }
 
@@ -215,8 +226,8 @@ public final class RepairingReader {
    * in {@link EntryDriver}'s class comment): each slot from the stream's trim mark up is read until
    * decided (repairing as any read does), and each committed entry whose deciding replica is this
    * stream's is committed at every other copy, all acknowledged. Pages are settled one after
-   * another. Fails with {@link UnknownStreamException} when the stream's last replica holds
-   * nothing of it.
+   * another. Fails with {@link UnknownStreamException} when the stream's last replica holds nothing
+   * of it.
    */
   public CompletableFuture<Void> settleBelow(StreamId stream, long before) {
     List<Endpoint> chain = ops.rpc().layout().current().streamChain(stream);
@@ -281,14 +292,16 @@ public final class RepairingReader {
 
   private CompletableFuture<List<ReadResult>> readPage(
       Slots slots, long from, long to, long startedNanos, int round) {
-    return slots.read(from, to)
+    return slots
+        .read(from, to)
         .thenCompose(
             results -> {
               long firstPending = -1;
               long lastPending = -1;
               for (ReadResult r : results) {
                 if (r.getStatus() == ReadResult.Status.TRIMMED) {
-                  return CompletableFuture.failedFuture(new TrimmedException(trimMarkOf(results), null));
+                  return CompletableFuture.failedFuture(
+                      new TrimmedException(trimMarkOf(results), null));
                 }
                 if (!decided(r)) {
                   if (firstPending < 0) {
@@ -345,7 +358,8 @@ public final class RepairingReader {
         repairs.add(done(r));
       } else if (r.getStatus() == ReadResult.Status.UNCOMMITTED) {
         long address = r.getAddress();
-        repairs.add(driver.drive(r.getEntry()).thenCompose(o -> settle(slots, address, r.getEntry(), o)));
+        repairs.add(
+            driver.drive(r.getEntry()).thenCompose(o -> settle(slots, address, r.getEntry(), o)));
       } else {
         repairs.add(slots.repair(r.getAddress()));
       }
@@ -357,11 +371,13 @@ public final class RepairingReader {
               for (CompletableFuture<ReadResult> f : repairs) {
                 ReadResult r = f.join();
                 if (r.getStatus() == ReadResult.Status.TRIMMED) {
-                  return CompletableFuture.failedFuture(new TrimmedException(r.getAddress() + 1, null));
+                  return CompletableFuture.failedFuture(
+                      new TrimmedException(r.getAddress() + 1, null));
                 }
                 if (!decided(r)) {
                   return CompletableFuture.failedFuture(
-                      new RepairIncompleteException(r.getAddress(), "it still reads " + r.getStatus()));
+                      new RepairIncompleteException(
+                          r.getAddress(), "it still reads " + r.getStatus()));
                 }
                 out.add(r);
               }

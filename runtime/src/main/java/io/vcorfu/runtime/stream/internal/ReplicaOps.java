@@ -1,5 +1,6 @@
 package io.vcorfu.runtime.stream.internal;
 
+import com.google.protobuf.ByteString;
 import io.vcorfu.protocol.Endpoint;
 import io.vcorfu.protocol.StreamId;
 import io.vcorfu.protocol.proto.ChainStep;
@@ -13,9 +14,9 @@ import io.vcorfu.protocol.proto.LogTailRequest;
 import io.vcorfu.protocol.proto.LogTailResponse;
 import io.vcorfu.protocol.proto.LogTrimRequest;
 import io.vcorfu.protocol.proto.LogWriteRequest;
-import io.vcorfu.protocol.proto.ReadResult;
 import io.vcorfu.protocol.proto.ReadLeaseRequest;
 import io.vcorfu.protocol.proto.ReadLeaseResponse;
+import io.vcorfu.protocol.proto.ReadResult;
 import io.vcorfu.protocol.proto.Request;
 import io.vcorfu.protocol.proto.SequencedWriteRequest;
 import io.vcorfu.protocol.proto.SequencedWriteResponse;
@@ -34,7 +35,6 @@ import io.vcorfu.protocol.proto.TokenResponse;
 import io.vcorfu.protocol.proto.TxResolution;
 import io.vcorfu.protocol.proto.ViewCallRequest;
 import io.vcorfu.protocol.proto.ViewCallResponse;
-import com.google.protobuf.ByteString;
 import java.util.Collection;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -77,11 +77,17 @@ public final class ReplicaOps {
       token.setTx(tx);
     }
     SequencedWriteRequest.Builder b =
-        SequencedWriteRequest.newBuilder().setToken(token).setPayload(ByteString.copyFrom(payload)).setNonce(nonce);
-    return rpc.call(sequencer(), Request.newBuilder().setSequencedWrite(b)).thenApply(r -> r.getSequencedWrite());
+        SequencedWriteRequest.newBuilder()
+            .setToken(token)
+            .setPayload(ByteString.copyFrom(payload))
+            .setNonce(nonce);
+    return rpc.call(sequencer(), Request.newBuilder().setSequencedWrite(b))
+        .thenApply(r -> r.getSequencedWrite());
   }
 
-  /** Asks the sequencer for (or renews) a read lease, acknowledging pushes up to {@code applied}. */
+  /**
+   * Asks the sequencer for (or renews) a read lease, acknowledging pushes up to {@code applied}.
+   */
   public CompletableFuture<ReadLeaseResponse> readLease(int leaseMs, long applied) {
     return readLease(leaseMs, applied, epoch -> {});
   }
@@ -90,19 +96,27 @@ public final class ReplicaOps {
    * {@link #readLease(int, long)}, telling {@code answeredAt} the epoch the sequencer answered in
    * before the answer completes the future.
    */
-  public CompletableFuture<ReadLeaseResponse> readLease(int leaseMs, long applied, java.util.function.LongConsumer answeredAt) {
-    return rpc.call(sequencer(), Request.newBuilder().setReadLease(
-            ReadLeaseRequest.newBuilder().setLeaseMs(leaseMs).setApplied(applied)))
-        .thenApply(r -> {
-          // The response carries the request's epoch, which the sequencer checked against its own.
-          answeredAt.accept(r.getHeader().getEpoch());
-          return r.getReadLease();
-        });
+  public CompletableFuture<ReadLeaseResponse> readLease(
+      int leaseMs, long applied, java.util.function.LongConsumer answeredAt) {
+    return rpc.call(
+            sequencer(),
+            Request.newBuilder()
+                .setReadLease(
+                    ReadLeaseRequest.newBuilder().setLeaseMs(leaseMs).setApplied(applied)))
+        .thenApply(
+            r -> {
+              // The response carries the request's epoch, which the sequencer checked against its
+              // own.
+              answeredAt.accept(r.getHeader().getEpoch());
+              return r.getReadLease();
+            });
   }
 
   /** Ends this client's read lease at the sequencer. */
   public CompletableFuture<ReadLeaseResponse> releaseReadLease() {
-    return rpc.call(sequencer(), Request.newBuilder().setReadLease(ReadLeaseRequest.newBuilder().setRelease(true)))
+    return rpc.call(
+            sequencer(),
+            Request.newBuilder().setReadLease(ReadLeaseRequest.newBuilder().setRelease(true)))
         .thenApply(r -> r.getReadLease());
   }
 
@@ -112,7 +126,10 @@ public final class ReplicaOps {
    * node had already been sealed further.
    */
   public CompletableFuture<Long> seal(Endpoint node, long epoch) {
-    return rpc.call(node, Request.newBuilder().setSeal(io.vcorfu.protocol.proto.SealRequest.newBuilder().setEpoch(epoch)))
+    return rpc.call(
+            node,
+            Request.newBuilder()
+                .setSeal(io.vcorfu.protocol.proto.SealRequest.newBuilder().setEpoch(epoch)))
         .thenApply(r -> r.getSeal().getEpoch());
   }
 
@@ -125,13 +142,15 @@ public final class ReplicaOps {
   public CompletableFuture<Void> logWrite(Endpoint replica, LogEntryMsg entry, boolean commit) {
     return rpc.call(
             replica,
-            Request.newBuilder().setLogWrite(LogWriteRequest.newBuilder().setEntry(entry).setCommit(commit)))
+            Request.newBuilder()
+                .setLogWrite(LogWriteRequest.newBuilder().setEntry(entry).setCommit(commit)))
         .thenApply(r -> null);
   }
 
   public CompletableFuture<Void> logCommit(Endpoint replica, long address) {
     return rpc.call(
-            replica, Request.newBuilder().setLogCommit(LogCommitRequest.newBuilder().addAddresses(address)))
+            replica,
+            Request.newBuilder().setLogCommit(LogCommitRequest.newBuilder().addAddresses(address)))
         .thenApply(r -> null);
   }
 
@@ -151,7 +170,8 @@ public final class ReplicaOps {
 
   public CompletableFuture<List<ReadResult>> logRead(Endpoint replica, long from, long to) {
     return rpc.call(
-            replica, Request.newBuilder().setLogRead(LogReadRequest.newBuilder().setFrom(from).setTo(to)))
+            replica,
+            Request.newBuilder().setLogRead(LogReadRequest.newBuilder().setFrom(from).setTo(to)))
         .thenApply(r -> r.getLogRead().getResultsList());
   }
 
@@ -161,7 +181,8 @@ public final class ReplicaOps {
   }
 
   public CompletableFuture<Long> logTrim(Endpoint replica, long before) {
-    return rpc.call(replica, Request.newBuilder().setLogTrim(LogTrimRequest.newBuilder().setBefore(before)))
+    return rpc.call(
+            replica, Request.newBuilder().setLogTrim(LogTrimRequest.newBuilder().setBefore(before)))
         .thenApply(r -> r.getLogTrim().getTrimMark());
   }
 
@@ -171,7 +192,10 @@ public final class ReplicaOps {
             replica,
             Request.newBuilder()
                 .setStreamWrite(
-                    StreamWriteRequest.newBuilder().setEntry(entry).addAllSlots(slots).setCommit(commit)))
+                    StreamWriteRequest.newBuilder()
+                        .setEntry(entry)
+                        .addAllSlots(slots)
+                        .setCommit(commit)))
         .thenApply(r -> null);
   }
 
@@ -182,13 +206,18 @@ public final class ReplicaOps {
             node,
             Request.newBuilder()
                 .setChainWrite(
-                    ChainWriteRequest.newBuilder().setEntry(entry).addAllSteps(steps).setCommitEarlier(commitEarlier)))
+                    ChainWriteRequest.newBuilder()
+                        .setEntry(entry)
+                        .addAllSteps(steps)
+                        .setCommitEarlier(commitEarlier)))
         .thenApply(r -> r.getChainWrite());
   }
 
   public CompletableFuture<Void> streamCommit(Endpoint replica, List<StreamSlot> slots) {
     return rpc.call(
-            replica, Request.newBuilder().setStreamCommit(StreamCommitRequest.newBuilder().addAllSlots(slots)))
+            replica,
+            Request.newBuilder()
+                .setStreamCommit(StreamCommitRequest.newBuilder().addAllSlots(slots)))
         .thenApply(r -> null);
   }
 
@@ -213,7 +242,10 @@ public final class ReplicaOps {
             replica,
             Request.newBuilder()
                 .setStreamRead(
-                    StreamReadRequest.newBuilder().setStream(stream.toMsg()).setFrom(from).setTo(to)))
+                    StreamReadRequest.newBuilder()
+                        .setStream(stream.toMsg())
+                        .setFrom(from)
+                        .setTo(to)))
         .thenApply(r -> r.getStreamRead().getResultsList());
   }
 
@@ -221,19 +253,22 @@ public final class ReplicaOps {
       Endpoint replica, Collection<StreamId> streams, boolean all) {
     StreamTailRequest.Builder b = StreamTailRequest.newBuilder().setAll(all);
     streams.forEach(s -> b.addStreams(s.toMsg()));
-    return rpc.call(replica, Request.newBuilder().setStreamTail(b)).thenApply(r -> r.getStreamTail());
+    return rpc.call(replica, Request.newBuilder().setStreamTail(b))
+        .thenApply(r -> r.getStreamTail());
   }
 
   public CompletableFuture<Long> streamTrim(Endpoint replica, StreamId stream, long before) {
     return rpc.call(
             replica,
             Request.newBuilder()
-                .setStreamTrim(StreamTrimRequest.newBuilder().setStream(stream.toMsg()).setBefore(before)))
+                .setStreamTrim(
+                    StreamTrimRequest.newBuilder().setStream(stream.toMsg()).setBefore(before)))
         .thenApply(r -> r.getStreamTrim().getTrimMark());
   }
 
   /** Runs a remote-view call on {@code host}. */
   public CompletableFuture<ViewCallResponse> viewCall(Endpoint host, ViewCallRequest request) {
-    return rpc.call(host, Request.newBuilder().setViewCall(request)).thenApply(r -> r.getViewCall());
+    return rpc.call(host, Request.newBuilder().setViewCall(request))
+        .thenApply(r -> r.getViewCall());
   }
 }

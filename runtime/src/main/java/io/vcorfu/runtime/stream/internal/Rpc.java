@@ -48,7 +48,8 @@ public final class Rpc {
     return send(target, request, true);
   }
 
-  private CompletableFuture<Response> send(Endpoint target, Request.Builder request, boolean retry) {
+  private CompletableFuture<Response> send(
+      Endpoint target, Request.Builder request, boolean retry) {
     var current = layout.current();
     request.setHeader(
         Header.newBuilder()

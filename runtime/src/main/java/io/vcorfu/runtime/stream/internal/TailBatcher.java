@@ -35,9 +35,9 @@ import java.util.function.Function;
  * <p><b>Failures.</b> A failed request fails every caller of its batch with the request's cause
  * (unwrapped from completion wrappers); the batch queued behind it is still sent.
  *
- * <p>Thread-safe. Completions run on whatever thread completes the request's future (for a
- * cluster, the network I/O thread); nothing here blocks. One monitor guards the in-flight flag
- * and the queue, held only to test or swap them.
+ * <p>Thread-safe. Completions run on whatever thread completes the request's future (for a cluster,
+ * the network I/O thread); nothing here blocks. One monitor guards the in-flight flag and the
+ * queue, held only to test or swap them.
  */
 final class TailBatcher {
   /** One caller: the streams it asked for and its answer. */
@@ -133,12 +133,20 @@ final class TailBatcher {
     return List.copyOf(all);
   }
 
-  private static void answer(List<Waiter> batch, List<StreamId> union, TailResponse response, Throwable error) {
+  private static void answer(
+      List<Waiter> batch, List<StreamId> union, TailResponse response, Throwable error) {
     if (error == null
-        && (response.getStreamTailsCount() != union.size() || response.getStreamLastGlobalCount() != union.size())) {
-      error = new ServerErrorException("the sequencer answered a tail request for " + union.size()
-          + " streams with " + response.getStreamTailsCount() + " stream tails and "
-          + response.getStreamLastGlobalCount() + " last global addresses");
+        && (response.getStreamTailsCount() != union.size()
+            || response.getStreamLastGlobalCount() != union.size())) {
+      error =
+          new ServerErrorException(
+              "the sequencer answered a tail request for "
+                  + union.size()
+                  + " streams with "
+                  + response.getStreamTailsCount()
+                  + " stream tails and "
+                  + response.getStreamLastGlobalCount()
+                  + " last global addresses");
     }
     if (error != null) {
       Throwable cause = Rpc.unwrap(error);

@@ -35,12 +35,16 @@ final class WriteCache {
 
   WriteCache(long capacityBytes) {
     if (capacityBytes < 0) {
-      throw new IllegalArgumentException("write cache capacity must be >= 0 bytes, got " + capacityBytes);
+      throw new IllegalArgumentException(
+          "write cache capacity must be >= 0 bytes, got " + capacityBytes);
     }
     this.capacityBytes = capacityBytes;
   }
 
-  /** Records a committed data entry: {@code payload} at {@code globalAddress}, in each stream at its address. */
+  /**
+   * Records a committed data entry: {@code payload} at {@code globalAddress}, in each stream at its
+   * address.
+   */
   void put(Map<StreamId, Long> streamAddresses, long globalAddress, byte[] payload) {
     long size = payload.length + (long) ENTRY_OVERHEAD_BYTES;
     if (capacityBytes == 0 || size * streamAddresses.size() > capacityBytes) {
@@ -50,7 +54,10 @@ final class WriteCache {
     synchronized (this) {
       for (Map.Entry<StreamId, Long> slot : streamAddresses.entrySet()) {
         StreamEntry e = new StreamEntry(slot.getKey(), slot.getValue(), globalAddress, false, copy);
-        StreamEntry old = byStream.computeIfAbsent(e.stream(), s -> new TreeMap<>()).putIfAbsent(e.streamAddress(), e);
+        StreamEntry old =
+            byStream
+                .computeIfAbsent(e.stream(), s -> new TreeMap<>())
+                .putIfAbsent(e.streamAddress(), e);
         if (old == null) {
           oldestFirst.addLast(e);
           bytes += size;
@@ -63,9 +70,9 @@ final class WriteCache {
   }
 
   /**
-   * The cached entries of {@code stream} at consecutive stream addresses {@code from}, {@code
-   * from + 1}, ... up to {@code to} inclusive, stopping at the first address not cached (empty
-   * when {@code from} is not).
+   * The cached entries of {@code stream} at consecutive stream addresses {@code from}, {@code from
+   * + 1}, ... up to {@code to} inclusive, stopping at the first address not cached (empty when
+   * {@code from} is not).
    */
   synchronized List<StreamEntry> run(StreamId stream, long from, long to) {
     NavigableMap<Long, StreamEntry> entries = byStream.get(stream);
@@ -83,7 +90,10 @@ final class WriteCache {
     return out;
   }
 
-  /** Forgets the entries of {@code stream} below stream address {@code before} (the stream was trimmed there). */
+  /**
+   * Forgets the entries of {@code stream} below stream address {@code before} (the stream was
+   * trimmed there).
+   */
   synchronized void trim(StreamId stream, long before) {
     NavigableMap<Long, StreamEntry> entries = byStream.get(stream);
     if (entries == null) {

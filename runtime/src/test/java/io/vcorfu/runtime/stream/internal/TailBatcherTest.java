@@ -91,7 +91,8 @@ class TailBatcherTest {
 
     sender.get(1).answer().complete(response(9, 1, 2, 4));
     assertThat(second).isCompletedWithValue(new Tails(9, Map.of(B, 1L), Map.of(B, 1001L)));
-    assertThat(third).isCompletedWithValue(new Tails(9, Map.of(C, 2L, A, 4L), Map.of(C, 1002L, A, 1004L)));
+    assertThat(third)
+        .isCompletedWithValue(new Tails(9, Map.of(C, 2L, A, 4L), Map.of(C, 1002L, A, 1004L)));
     assertThat(globalOnly).isCompletedWithValue(new Tails(9, Map.of(), Map.of()));
     assertThat(sender.sent).hasSize(2);
   }
@@ -125,9 +126,13 @@ class TailBatcherTest {
     CompletableFuture<Tails> second = batcher.tails(List.of(B));
     CompletableFuture<Tails> third = batcher.tails(List.of(C));
 
-    sender.get(0).answer().completeExceptionally(
-        new CompletionException(new TransportException("the sequencer connection dropped")));
-    assertThat(first).failsWithin(Duration.ZERO)
+    sender
+        .get(0)
+        .answer()
+        .completeExceptionally(
+            new CompletionException(new TransportException("the sequencer connection dropped")));
+    assertThat(first)
+        .failsWithin(Duration.ZERO)
         .withThrowableOfType(ExecutionException.class)
         .havingCause()
         .isInstanceOf(TransportException.class);
@@ -139,7 +144,8 @@ class TailBatcherTest {
     CompletableFuture<Tails> fourth = batcher.tails(List.of(A));
     sender.get(1).answer().completeExceptionally(new WrongEpochException(3, 4));
     for (CompletableFuture<Tails> f : List.of(second, third)) {
-      assertThat(f).failsWithin(Duration.ZERO)
+      assertThat(f)
+          .failsWithin(Duration.ZERO)
           .withThrowableOfType(ExecutionException.class)
           .havingCause()
           .isInstanceOf(WrongEpochException.class);
@@ -155,17 +161,21 @@ class TailBatcherTest {
   @Test
   void aSenderThatThrowsFailsTheCallerAndLeavesNothingInFlight() {
     AtomicInteger calls = new AtomicInteger();
-    TailBatcher batcher = new TailBatcher(streams -> {
-      if (calls.incrementAndGet() == 1) {
-        throw new TransportException("no connection to the sequencer");
-      }
-      return CompletableFuture.completedFuture(response(4, 2));
-    });
-    assertThat(batcher.tails(List.of(A))).failsWithin(Duration.ZERO)
+    TailBatcher batcher =
+        new TailBatcher(
+            streams -> {
+              if (calls.incrementAndGet() == 1) {
+                throw new TransportException("no connection to the sequencer");
+              }
+              return CompletableFuture.completedFuture(response(4, 2));
+            });
+    assertThat(batcher.tails(List.of(A)))
+        .failsWithin(Duration.ZERO)
         .withThrowableOfType(ExecutionException.class)
         .havingCause()
         .isInstanceOf(TransportException.class);
-    assertThat(batcher.tails(List.of(A))).isCompletedWithValue(new Tails(4, Map.of(A, 2L), Map.of(A, 1002L)));
+    assertThat(batcher.tails(List.of(A)))
+        .isCompletedWithValue(new Tails(4, Map.of(A, 2L), Map.of(A, 1002L)));
     assertThat(calls).hasValue(2);
   }
 
@@ -175,17 +185,18 @@ class TailBatcherTest {
     TailBatcher batcher = new TailBatcher(sender::send);
     CompletableFuture<Tails> f = batcher.tails(List.of(A, B));
     sender.get(0).answer().complete(response(4, 2));
-    assertThat(f).failsWithin(Duration.ZERO)
+    assertThat(f)
+        .failsWithin(Duration.ZERO)
         .withThrowableOfType(ExecutionException.class)
         .havingCause()
         .isInstanceOf(ServerErrorException.class);
   }
 
   /**
-   * 8 threads x 1,000 calls for random subsets of five streams; one thread answers requests in
-   * the order they are sent. Request n answers global tail n and, for pool stream i, stream tail
-   * 10n + i. Every caller must get exactly its streams, from a request sent after its call began,
-   * and the calls must share requests.
+   * 8 threads x 1,000 calls for random subsets of five streams; one thread answers requests in the
+   * order they are sent. Request n answers global tail n and, for pool stream i, stream tail 10n +
+   * i. Every caller must get exactly its streams, from a request sent after its call began, and the
+   * calls must share requests.
    */
   @ParameterizedTest(name = "seed {0}")
   @ValueSource(longs = {1L, 20240607L, 987654321L})
@@ -203,66 +214,89 @@ class TailBatcherTest {
     ConcurrentLinkedQueue<String> requestDefects = new ConcurrentLinkedQueue<>();
     record Numbered(long n, Sent sent) {}
     BlockingQueue<Numbered> toAnswer = new LinkedBlockingQueue<>();
-    TailBatcher batcher = new TailBatcher(streams -> {
-      if (inFlight.incrementAndGet() > 1) {
-        overlapped.set(true);
-      }
-      if (new LinkedHashSet<>(streams).size() != streams.size()) {
-        requestDefects.add("a request named a stream twice: " + streams);
-      }
-      Sent s = new Sent(List.copyOf(streams), new CompletableFuture<>());
-      toAnswer.add(new Numbered(requestsSent.incrementAndGet(), s));
-      return s.answer();
-    });
+    TailBatcher batcher =
+        new TailBatcher(
+            streams -> {
+              if (inFlight.incrementAndGet() > 1) {
+                overlapped.set(true);
+              }
+              if (new LinkedHashSet<>(streams).size() != streams.size()) {
+                requestDefects.add("a request named a stream twice: " + streams);
+              }
+              Sent s = new Sent(List.copyOf(streams), new CompletableFuture<>());
+              toAnswer.add(new Numbered(requestsSent.incrementAndGet(), s));
+              return s.answer();
+            });
 
     ExecutorService pool8 = Executors.newFixedThreadPool(threads + 1);
     try {
       AtomicBoolean done = new AtomicBoolean();
-      Future<?> answerer = pool8.submit(() -> {
-        while (!done.get()) {
-          Numbered r = toAnswer.poll(50, TimeUnit.MILLISECONDS);
-          if (r == null) {
-            continue;
-          }
-          TailResponse.Builder b = TailResponse.newBuilder().setGlobalTail(r.n());
-          for (StreamId s : r.sent().streams()) {
-            long t = 10 * r.n() + pool.indexOf(s);
-            b.addStreamTails(t).addStreamLastGlobal(-t);
-          }
-          inFlight.decrementAndGet();
-          r.sent().answer().complete(b.build());
-        }
-        return null;
-      });
+      Future<?> answerer =
+          pool8.submit(
+              () -> {
+                while (!done.get()) {
+                  Numbered r = toAnswer.poll(50, TimeUnit.MILLISECONDS);
+                  if (r == null) {
+                    continue;
+                  }
+                  TailResponse.Builder b = TailResponse.newBuilder().setGlobalTail(r.n());
+                  for (StreamId s : r.sent().streams()) {
+                    long t = 10 * r.n() + pool.indexOf(s);
+                    b.addStreamTails(t).addStreamLastGlobal(-t);
+                  }
+                  inFlight.decrementAndGet();
+                  r.sent().answer().complete(b.build());
+                }
+                return null;
+              });
       List<Future<List<String>>> callers = new ArrayList<>();
       for (int t = 0; t < threads; t++) {
         Random random = new Random(seed * 31 + t);
-        callers.add(pool8.submit(() -> {
-          List<String> defects = new ArrayList<>();
-          for (int c = 0; c < callsPerThread; c++) {
-            LinkedHashSet<StreamId> asked = new LinkedHashSet<>();
-            int k = random.nextInt(pool.size() + 1);
-            for (int j = 0; j < k; j++) {
-              asked.add(pool.get(random.nextInt(pool.size())));
-            }
-            long sentBefore = requestsSent.get();
-            Tails tails = batcher.tails(List.copyOf(asked)).get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
-            long n = tails.globalTail();
-            if (n <= sentBefore) {
-              defects.add("answered by request " + n + " though " + sentBefore + " were sent before the call");
-            }
-            if (!tails.streamTails().keySet().equals(asked) || !tails.streamLastGlobal().keySet().equals(asked)) {
-              defects.add("asked for " + asked + " but got " + tails.streamTails().keySet());
-            }
-            for (StreamId s : asked) {
-              long expected = 10 * n + pool.indexOf(s);
-              if (tails.streamTails().get(s) != expected || tails.streamLastGlobal().get(s) != -expected) {
-                defects.add("stream " + s + " of request " + n + " has tail " + tails.streamTails().get(s));
-              }
-            }
-          }
-          return defects;
-        }));
+        callers.add(
+            pool8.submit(
+                () -> {
+                  List<String> defects = new ArrayList<>();
+                  for (int c = 0; c < callsPerThread; c++) {
+                    LinkedHashSet<StreamId> asked = new LinkedHashSet<>();
+                    int k = random.nextInt(pool.size() + 1);
+                    for (int j = 0; j < k; j++) {
+                      asked.add(pool.get(random.nextInt(pool.size())));
+                    }
+                    long sentBefore = requestsSent.get();
+                    Tails tails =
+                        batcher
+                            .tails(List.copyOf(asked))
+                            .get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
+                    long n = tails.globalTail();
+                    if (n <= sentBefore) {
+                      defects.add(
+                          "answered by request "
+                              + n
+                              + " though "
+                              + sentBefore
+                              + " were sent before the call");
+                    }
+                    if (!tails.streamTails().keySet().equals(asked)
+                        || !tails.streamLastGlobal().keySet().equals(asked)) {
+                      defects.add(
+                          "asked for " + asked + " but got " + tails.streamTails().keySet());
+                    }
+                    for (StreamId s : asked) {
+                      long expected = 10 * n + pool.indexOf(s);
+                      if (tails.streamTails().get(s) != expected
+                          || tails.streamLastGlobal().get(s) != -expected) {
+                        defects.add(
+                            "stream "
+                                + s
+                                + " of request "
+                                + n
+                                + " has tail "
+                                + tails.streamTails().get(s));
+                      }
+                    }
+                  }
+                  return defects;
+                }));
       }
       List<String> defects = new ArrayList<>();
       for (Future<List<String>> f : callers) {

@@ -29,11 +29,14 @@ class WriteCacheTest {
     c.put(Map.of(A, 3L), 13, payload(3));
 
     assertThat(c.run(A, 0, 5)).extracting(StreamEntry::streamAddress).containsExactly(0L, 1L);
-    assertThat(c.run(A, 1, 1)).singleElement().satisfies(e -> {
-      assertThat(e.globalAddress()).isEqualTo(11);
-      assertThat(e.isHole()).isFalse();
-      assertThat(e.payload()).isEqualTo(payload(1));
-    });
+    assertThat(c.run(A, 1, 1))
+        .singleElement()
+        .satisfies(
+            e -> {
+              assertThat(e.globalAddress()).isEqualTo(11);
+              assertThat(e.isHole()).isFalse();
+              assertThat(e.payload()).isEqualTo(payload(1));
+            });
     assertThat(c.run(A, 2, 5)).isEmpty();
     assertThat(c.run(A, 3, 3)).hasSize(1);
     assertThat(c.run(B, 0, 5)).isEmpty();
@@ -48,11 +51,16 @@ class WriteCacheTest {
     slots.put(B, 0L);
     c.put(slots, 7, payload(7));
 
-    assertThat(c.run(A, 4, 4)).singleElement().satisfies(e -> assertThat(e.globalAddress()).isEqualTo(7));
-    assertThat(c.run(B, 0, 0)).singleElement().satisfies(e -> {
-      assertThat(e.stream()).isEqualTo(B);
-      assertThat(e.globalAddress()).isEqualTo(7);
-    });
+    assertThat(c.run(A, 4, 4))
+        .singleElement()
+        .satisfies(e -> assertThat(e.globalAddress()).isEqualTo(7));
+    assertThat(c.run(B, 0, 0))
+        .singleElement()
+        .satisfies(
+            e -> {
+              assertThat(e.stream()).isEqualTo(B);
+              assertThat(e.globalAddress()).isEqualTo(7);
+            });
     assertThat(c.bytes()).isEqualTo(2L * ENTRY);
   }
 
@@ -78,7 +86,8 @@ class WriteCacheTest {
     off.put(Map.of(A, 0L), 0, payload(0));
     assertThat(off.run(A, 0, 0)).isEmpty();
 
-    assertThatThrownBy(() -> new WriteCache(-1)).isInstanceOf(IllegalArgumentException.class)
+    assertThatThrownBy(() -> new WriteCache(-1))
+        .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining(">= 0");
   }
 
