@@ -121,6 +121,20 @@ public record Layout(String clusterId, long epoch, Endpoint sequencer, List<Segm
         && current.stream().stream().allMatch(alone::equals);
   }
 
+  /** Every server that appears in a log chain of any segment, in document order. */
+  public Set<Endpoint> logServers() {
+    Set<Endpoint> out = new LinkedHashSet<>();
+    segments.forEach(s -> s.log().forEach(out::addAll));
+    return Collections.unmodifiableSet(out);
+  }
+
+  /** Every server that appears in a stream chain of any segment, in document order. */
+  public Set<Endpoint> streamServers() {
+    Set<Endpoint> out = new LinkedHashSet<>();
+    segments.forEach(s -> s.stream().forEach(out::addAll));
+    return Collections.unmodifiableSet(out);
+  }
+
   /** Every server named anywhere in this layout, sequencer first, in document order. */
   public Set<Endpoint> allServers() {
     Set<Endpoint> all = new LinkedHashSet<>();

@@ -1,11 +1,13 @@
 package io.vcorfu.logunit;
 
-import static io.vcorfu.logunit.internal.ReplicaSupport.key;
+import static io.vcorfu.logunit.internal.EntryRecords.key;
 
-import io.vcorfu.logunit.internal.Planned;
-import io.vcorfu.logunit.internal.ReplicaSupport;
+import io.vcorfu.logunit.internal.EntryRecords;
+import io.vcorfu.logunit.internal.HoleFill;
+import io.vcorfu.logunit.internal.IndexedRecord;
+import io.vcorfu.logunit.internal.PlannedRead;
+import io.vcorfu.logunit.internal.ReadPlanning;
 import io.vcorfu.logunit.internal.StorageEngine;
-import io.vcorfu.logunit.internal.Stored;
 import io.vcorfu.protocol.BadRequestException;
 import io.vcorfu.protocol.OverwrittenException;
 import io.vcorfu.protocol.StreamId;
@@ -26,6 +28,7 @@ import io.vcorfu.protocol.proto.LogTrimRequest;
 import io.vcorfu.protocol.proto.LogTrimResponse;
 import io.vcorfu.protocol.proto.LogWriteRequest;
 import io.vcorfu.protocol.proto.LogWriteResponse;
+import io.vcorfu.protocol.proto.ReadResult;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -35,6 +38,10 @@ import java.util.function.Supplier;
 /**
  * A log replica: entries indexed by global address, write-once, with commit bits, fills and prefix
  * trim.
+ *
+ * <p>Each operation has a Java form taking vcorfu values (the node's own callers, such as {@link
+ * ReplicaStore#chainWrite}, use it in-process) and a form taking the wire request, which only
+ * converts onto it.
  *
  * <p>Thread-safe and linearizable: every call checks and changes the state while holding the
  * engine's monitor. Every future completes only when what the call did (and everything before it)
@@ -69,34 +76,29 @@ public final class LogReplica implements AutoCloseable {
    * the last of the chain). Re-driving the same entry is idempotent; anything else at the address
    * fails with OverwrittenException, below the trim mark with TrimmedException.
    */
-  public CompletableFuture<LogWriteResponse> write(LogWriteRequest request) {
+  public CompletableFuture<Void> write(LogEntryMsg entry, boolean commit) {
     return call(
         () -> {
-          LogEntryMsg entry = request.getEntry();
-          long address = entry.getGlobalAddress();
-          if (!request.hasEntry() || address < 0 || entry.getKind() != EntryKind.DATA) {
+          if (entry == null || entry.getGlobalAddress() < 0 || entry.getKind() != EntryKind.DATA) {
             throw new BadRequestException(
                 "A log write needs a DATA entry with a global address "
                     + "of 0 or more; holes are written by fill.");
           }
-          byte[] bytes = ReplicaSupport.serialize(engine, entry);
-          int hash = ReplicaSupport.contentHash(entry);
+          long address = entry.getGlobalAddress();
+          byte[] bytes = EntryRecords.serialize(engine, entry);
+          int hash = EntryRecords.contentHash(entry);
           CompletableFuture<Void> barrier;
           synchronized (engine) {
             long trim = engine.trimMark(LOG);
             if (address < trim) {
               throw new TrimmedException(trim, null);
             }
-            Stored held = engine.lookup(LOG, address);
+            IndexedRecord held = engine.lookup(LOG, address);
             if (held == null) {
               engine.put(
-                  key(LOG, address),
-                  address,
-                  hash,
-                  request.getCommit() ? StorageEngine.COMMITTED : 0,
-                  bytes);
+                  key(LOG, address), address, hash, commit ? StorageEngine.COMMITTED : 0, bytes);
             } else if (!held.hole() && held.global() == address && held.hash() == hash) {
-              if (request.getCommit() && !held.committed()) {
+              if (commit && !held.committed()) {
                 engine.commit(key(LOG, address));
               }
             } else {
@@ -105,26 +107,32 @@ public final class LogReplica implements AutoCloseable {
             }
             barrier = engine.barrier();
           }
-          return barrier.thenApply(v -> LogWriteResponse.getDefaultInstance());
+          return barrier.thenApply(v -> v);
         });
+  }
+
+  /** {@link #write(LogEntryMsg, boolean)} for a request from the wire. */
+  public CompletableFuture<LogWriteResponse> write(LogWriteRequest request) {
+    return write(request.hasEntry() ? request.getEntry() : null, request.getCommit())
+        .thenApply(v -> LogWriteResponse.getDefaultInstance());
   }
 
   /**
    * Commits DATA entries. An address holding nothing fails the whole call with BadRequestException
    * (nothing is committed); committed entries, holes and trimmed addresses are left as they are.
    */
-  public CompletableFuture<LogCommitResponse> commit(LogCommitRequest request) {
+  public CompletableFuture<Void> commit(List<Long> addresses) {
     return call(
         () -> {
           CompletableFuture<Void> barrier;
           synchronized (engine) {
             long trim = engine.trimMark(LOG);
             List<Long> toCommit = new ArrayList<>();
-            for (long address : request.getAddressesList()) {
+            for (long address : addresses) {
               if (address < trim) {
                 continue;
               }
-              Stored held = engine.lookup(LOG, address);
+              IndexedRecord held = engine.lookup(LOG, address);
               if (held == null) {
                 throw new BadRequestException(
                     "Global address " + address + " holds nothing, so there is nothing to commit.");
@@ -142,8 +150,14 @@ public final class LogReplica implements AutoCloseable {
             }
             barrier = engine.barrier();
           }
-          return barrier.thenApply(v -> LogCommitResponse.getDefaultInstance());
+          return barrier.thenApply(v -> v);
         });
+  }
+
+  /** {@link #commit(List)} for a request from the wire. */
+  public CompletableFuture<LogCommitResponse> commit(LogCommitRequest request) {
+    return commit(request.getAddressesList())
+        .thenApply(v -> LogCommitResponse.getDefaultInstance());
   }
 
   /**
@@ -151,10 +165,10 @@ public final class LogReplica implements AutoCloseable {
    * entry is replaced by a committed HOLE when {@code abort} is set and {@code abort_nonce} names
    * it (or is 0); anything else is left as it is. Returns what the address holds afterwards.
    */
-  public CompletableFuture<LogFillResponse> fill(LogFillRequest request) {
+  public CompletableFuture<ReadResult> fill(
+      long address, boolean abort, long abortNonce, boolean commit) {
     return call(
         () -> {
-          long address = request.getAddress();
           if (address < 0) {
             throw new BadRequestException("Cannot fill the negative address " + address + ".");
           }
@@ -164,38 +178,41 @@ public final class LogReplica implements AutoCloseable {
                   .setKind(EntryKind.HOLE)
                   .build()
                   .toByteArray();
-          return ReplicaSupport.fill(
-                  engine,
-                  LOG,
-                  address,
-                  address,
-                  hole,
-                  request.getAbort(),
-                  request.getAbortNonce(),
-                  request.getCommit())
-              .thenApply(r -> LogFillResponse.newBuilder().setResult(r).build());
+          return HoleFill.fill(engine, LOG, address, address, hole, abort, abortNonce, commit);
         });
+  }
+
+  /** {@link #fill(long, boolean, long, boolean)} for a request from the wire. */
+  public CompletableFuture<LogFillResponse> fill(LogFillRequest request) {
+    return fill(
+            request.getAddress(), request.getAbort(), request.getAbortNonce(), request.getCommit())
+        .thenApply(r -> LogFillResponse.newBuilder().setResult(r).build());
   }
 
   /**
    * Reads {@code [from, to]} inclusive (at most 4,096 addresses): one result per address, EMPTY,
    * UNCOMMITTED, COMMITTED (a fill is a HOLE entry) or TRIMMED.
    */
-  public CompletableFuture<LogReadResponse> read(LogReadRequest request) {
+  public CompletableFuture<List<ReadResult>> read(long from, long to) {
     return call(
         () -> {
-          ReplicaSupport.checkRange(request.getFrom(), request.getTo());
-          List<Planned> plans = new ArrayList<>();
+          ReadPlanning.checkRange(from, to);
+          List<PlannedRead> plans = new ArrayList<>();
           CompletableFuture<Void> barrier;
           synchronized (engine) {
-            for (long a = request.getFrom(); a <= request.getTo(); a++) {
-              plans.add(ReplicaSupport.plan(engine, LOG, a));
+            for (long a = from; a <= to; a++) {
+              plans.add(ReadPlanning.plan(engine, LOG, a));
             }
             barrier = engine.barrier();
           }
-          return ReplicaSupport.answer(engine, barrier, plans)
-              .thenApply(r -> LogReadResponse.newBuilder().addAllResults(r).build());
+          return ReadPlanning.answer(engine, barrier, plans);
         });
+  }
+
+  /** {@link #read(long, long)} for a request from the wire. */
+  public CompletableFuture<LogReadResponse> read(LogReadRequest request) {
+    return read(request.getFrom(), request.getTo())
+        .thenApply(r -> LogReadResponse.newBuilder().addAllResults(r).build());
   }
 
   /**
@@ -225,18 +242,24 @@ public final class LogReplica implements AutoCloseable {
    * must lie in [0, highest address held + 1], else BadRequestException and nothing is trimmed: a
    * mark past the tail would refuse every later write below it.
    */
-  public CompletableFuture<LogTrimResponse> trim(LogTrimRequest request) {
+  public CompletableFuture<Long> trim(long before) {
     return call(
         () -> {
           long mark;
           CompletableFuture<Void> barrier;
           synchronized (engine) {
-            TrimBounds.check("the log", request.getBefore(), engine.maxAddress(LOG));
-            mark = engine.trim(LOG, request.getBefore());
+            TrimBounds.check("the log", before, engine.maxAddress(LOG));
+            mark = engine.trim(LOG, before);
             barrier = engine.barrier();
           }
-          return barrier.thenApply(v -> LogTrimResponse.newBuilder().setTrimMark(mark).build());
+          return barrier.thenApply(v -> mark);
         });
+  }
+
+  /** {@link #trim(long)} for a request from the wire. */
+  public CompletableFuture<LogTrimResponse> trim(LogTrimRequest request) {
+    return trim(request.getBefore())
+        .thenApply(mark -> LogTrimResponse.newBuilder().setTrimMark(mark).build());
   }
 
   /** What opening this replica found on disk (for operators and tests). */

@@ -6,10 +6,7 @@ import io.vcorfu.protocol.Errors;
 import io.vcorfu.protocol.proto.ChainStep;
 import io.vcorfu.protocol.proto.ChainWriteRequest;
 import io.vcorfu.protocol.proto.ChainWriteResponse;
-import io.vcorfu.protocol.proto.LogCommitRequest;
-import io.vcorfu.protocol.proto.LogWriteRequest;
-import io.vcorfu.protocol.proto.StreamCommitRequest;
-import io.vcorfu.protocol.proto.StreamWriteRequest;
+import io.vcorfu.protocol.proto.LogEntryMsg;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -69,11 +66,12 @@ public final class ReplicaStore implements AutoCloseable {
   }
 
   /**
-   * Runs the steps in order, each exactly as the matching {@link LogReplica#write} or {@link
-   * StreamReplica#write} would, stopping at the first that fails; with {@code commit_earlier}, once
-   * every step succeeded, commits the steps before the last. Completes once everything written is
-   * durable per the fsync policy, with the number of steps that succeeded and, if one failed, its
-   * typed error. Only a failure of the store itself fails the future.
+   * Runs the steps in order, each a call of the replica's Java API ({@link
+   * LogReplica#write(LogEntryMsg, boolean)} or {@link StreamReplica#write(LogEntryMsg, List,
+   * boolean)}), stopping at the first that fails; with {@code commit_earlier}, once every step
+   * succeeded, commits the steps before the last. Completes once everything written is durable per
+   * the fsync policy, with the number of steps that succeeded and, if one failed, its typed error.
+   * Only a failure of the store itself fails the future.
    */
   public CompletableFuture<ChainWriteResponse> chainWrite(ChainWriteRequest request) {
     if (request.getStepsCount() == 0 || !request.hasEntry()) {
@@ -112,20 +110,12 @@ public final class ReplicaStore implements AutoCloseable {
   private Steps runSteps(ChainWriteRequest request) {
     List<CompletableFuture<?>> written = new ArrayList<>();
     Throwable failure = null;
+    LogEntryMsg entry = request.getEntry();
     for (ChainStep step : request.getStepsList()) {
       CompletableFuture<?> f =
           step.getLog()
-              ? log.write(
-                  LogWriteRequest.newBuilder()
-                      .setEntry(request.getEntry())
-                      .setCommit(step.getCommit())
-                      .build())
-              : streams.write(
-                  StreamWriteRequest.newBuilder()
-                      .setEntry(request.getEntry())
-                      .addAllSlots(step.getSlotsList())
-                      .setCommit(step.getCommit())
-                      .build());
+              ? log.write(entry, step.getCommit())
+              : streams.write(entry, StreamReplica.Slot.of(step.getSlotsList()), step.getCommit());
       if (f.isCompletedExceptionally()) {
         failure = causeOf(f);
         break;
@@ -137,12 +127,8 @@ public final class ReplicaStore implements AutoCloseable {
       for (ChainStep step : request.getStepsList().subList(0, attempted - 1)) {
         written.add(
             step.getLog()
-                ? log.commit(
-                    LogCommitRequest.newBuilder()
-                        .addAddresses(request.getEntry().getGlobalAddress())
-                        .build())
-                : streams.commit(
-                    StreamCommitRequest.newBuilder().addAllSlots(step.getSlotsList()).build()));
+                ? log.commit(List.of(entry.getGlobalAddress()))
+                : streams.commit(StreamReplica.Slot.of(step.getSlotsList())));
       }
     }
     return new Steps(written, attempted, failure);

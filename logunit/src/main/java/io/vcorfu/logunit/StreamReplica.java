@@ -1,11 +1,13 @@
 package io.vcorfu.logunit;
 
-import static io.vcorfu.logunit.internal.ReplicaSupport.key;
+import static io.vcorfu.logunit.internal.EntryRecords.key;
 
-import io.vcorfu.logunit.internal.Planned;
-import io.vcorfu.logunit.internal.ReplicaSupport;
+import io.vcorfu.logunit.internal.EntryRecords;
+import io.vcorfu.logunit.internal.HoleFill;
+import io.vcorfu.logunit.internal.IndexedRecord;
+import io.vcorfu.logunit.internal.PlannedRead;
+import io.vcorfu.logunit.internal.ReadPlanning;
 import io.vcorfu.logunit.internal.StorageEngine;
-import io.vcorfu.logunit.internal.Stored;
 import io.vcorfu.protocol.BadRequestException;
 import io.vcorfu.protocol.OverwrittenException;
 import io.vcorfu.protocol.StreamId;
@@ -15,6 +17,7 @@ import io.vcorfu.protocol.UnknownStreamException;
 import io.vcorfu.protocol.VCorfuException;
 import io.vcorfu.protocol.proto.EntryKind;
 import io.vcorfu.protocol.proto.LogEntryMsg;
+import io.vcorfu.protocol.proto.ReadResult;
 import io.vcorfu.protocol.proto.StreamCommitRequest;
 import io.vcorfu.protocol.proto.StreamCommitResponse;
 import io.vcorfu.protocol.proto.StreamFillRequest;
@@ -41,6 +44,14 @@ import java.util.concurrent.CompletableFuture;
  * A stream replica: materialized streams, entries indexed by (stream id, stream address), each slot
  * write-once, with commit bits, fills and per-stream prefix trim.
  *
+ * <p>Backpointers are not stored: entries written today carry none, and nothing reads them. An
+ * entry written by an older version may still carry one in its stream slots; it loads and is
+ * returned unchanged, like any other field of the stored entry.
+ *
+ * <p>Each operation has a Java form taking vcorfu values (the node's own callers, such as {@link
+ * ReplicaStore#chainWrite}, use it in-process) and a form taking the wire request, which only
+ * converts onto it.
+ *
  * <p>Thread-safe and linearizable: every call checks and changes the state while holding the
  * engine's monitor. Every future completes only when what the call did (and everything before it)
  * is durable per the {@link FsyncPolicy}; errors are typed {@link VCorfuException}s delivered
@@ -63,9 +74,28 @@ public final class StreamReplica implements AutoCloseable {
     return new StreamReplica(StorageEngine.open(options), true);
   }
 
+  /** One slot of a stream: a stream address of one stream. */
+  public record Slot(StreamId stream, long address) {
+    /** The slot a wire {@code StreamSlot} names. */
+    public static Slot of(StreamSlot slot) {
+      return new Slot(StreamId.fromMsg(slot.getStream()), slot.getStreamAddress());
+    }
+
+    /** The slots wire {@code StreamSlot}s name, in order. */
+    public static List<Slot> of(List<StreamSlot> slots) {
+      List<Slot> out = new ArrayList<>(slots.size());
+      slots.forEach(s -> out.add(of(s)));
+      return out;
+    }
+  }
+
   /** The stream named by {@code msg}; the log's reserved namespace is refused. */
   private static StreamId streamOf(StreamIdMsg msg) {
-    StreamId id = StreamId.fromMsg(msg);
+    return checked(StreamId.fromMsg(msg));
+  }
+
+  /** {@code id}, unless it is the log's reserved namespace. */
+  private static StreamId checked(StreamId id) {
     if (id.equals(LogReplica.LOG)) {
       throw new BadRequestException(
           "Stream id "
@@ -82,49 +112,48 @@ public final class StreamReplica implements AutoCloseable {
    * re-drive and succeeds; a slot holding anything else fails the whole write with
    * OverwrittenException for that slot, a slot below its stream's trim mark with TrimmedException.
    */
-  public CompletableFuture<StreamWriteResponse> write(StreamWriteRequest request) {
+  public CompletableFuture<Void> write(LogEntryMsg entry, List<Slot> slots, boolean commit) {
     return LogReplica.call(
         () -> {
-          LogEntryMsg entry = request.getEntry();
-          long global = entry.getGlobalAddress();
-          if (!request.hasEntry()
-              || global < 0
+          if (entry == null
+              || entry.getGlobalAddress() < 0
               || entry.getKind() != EntryKind.DATA
-              || request.getSlotsCount() == 0) {
+              || slots.isEmpty()) {
             throw new BadRequestException(
                 "A stream write needs a DATA entry with a global address "
                     + "of 0 or more and at least one stream slot; holes are written by fill.");
           }
+          long global = entry.getGlobalAddress();
           Set<StreamId> seen = new HashSet<>();
-          for (StreamSlot slot : request.getSlotsList()) {
-            if (slot.getStreamAddress() < 0 || !seen.add(streamOf(slot.getStream()))) {
+          for (Slot slot : slots) {
+            if (slot.address() < 0 || !seen.add(checked(slot.stream()))) {
               throw new BadRequestException(
                   "Each slot of a stream write must name a different stream "
                       + "and an address of 0 or more; slot "
-                      + slot.getStreamAddress()
+                      + slot.address()
                       + " of stream "
-                      + streamOf(slot.getStream())
+                      + slot.stream()
                       + " does not.");
             }
           }
-          byte[] bytes = ReplicaSupport.serialize(engine, entry);
-          int hash = ReplicaSupport.contentHash(entry);
+          byte[] bytes = EntryRecords.serialize(engine, entry);
+          int hash = EntryRecords.contentHash(entry);
           CompletableFuture<Void> barrier;
           synchronized (engine) {
             List<long[]> toPut = new ArrayList<>();
             List<long[]> toCommit = new ArrayList<>();
-            for (StreamSlot slot : request.getSlotsList()) {
-              StreamId stream = streamOf(slot.getStream());
-              long address = slot.getStreamAddress();
+            for (Slot slot : slots) {
+              StreamId stream = slot.stream();
+              long address = slot.address();
               long trim = engine.trimMark(stream);
               if (address < trim) {
                 throw new TrimmedException(trim, stream);
               }
-              Stored held = engine.lookup(stream, address);
+              IndexedRecord held = engine.lookup(stream, address);
               if (held == null) {
                 toPut.add(key(stream, address));
               } else if (!held.hole() && held.global() == global && held.hash() == hash) {
-                if (request.getCommit() && !held.committed()) {
+                if (commit && !held.committed()) {
                   toCommit.add(key(stream, address));
                 }
               } else {
@@ -134,19 +163,30 @@ public final class StreamReplica implements AutoCloseable {
             }
             if (!toPut.isEmpty()) {
               engine.put(
-                  flatten(toPut),
+                  EntryRecords.flatten(toPut),
                   global,
                   hash,
-                  request.getCommit() ? StorageEngine.COMMITTED : 0,
+                  commit ? StorageEngine.COMMITTED : 0,
                   bytes);
             }
             if (!toCommit.isEmpty()) {
-              engine.commit(flatten(toCommit));
+              engine.commit(EntryRecords.flatten(toCommit));
             }
             barrier = engine.barrier();
           }
-          return barrier.thenApply(v -> StreamWriteResponse.getDefaultInstance());
+          return barrier.thenApply(v -> v);
         });
+  }
+
+  /** {@link #write(LogEntryMsg, List, boolean)} for a request from the wire. */
+  public CompletableFuture<StreamWriteResponse> write(StreamWriteRequest request) {
+    return LogReplica.call(
+            () ->
+                write(
+                    request.hasEntry() ? request.getEntry() : null,
+                    Slot.of(request.getSlotsList()),
+                    request.getCommit()))
+        .thenApply(v -> StreamWriteResponse.getDefaultInstance());
   }
 
   /**
@@ -154,19 +194,19 @@ public final class StreamReplica implements AutoCloseable {
    * BadRequestException (nothing is committed); committed entries, holes and trimmed slots are left
    * as they are.
    */
-  public CompletableFuture<StreamCommitResponse> commit(StreamCommitRequest request) {
+  public CompletableFuture<Void> commit(List<Slot> slots) {
     return LogReplica.call(
         () -> {
           CompletableFuture<Void> barrier;
           synchronized (engine) {
             List<long[]> toCommit = new ArrayList<>();
-            for (StreamSlot slot : request.getSlotsList()) {
-              StreamId stream = streamOf(slot.getStream());
-              long address = slot.getStreamAddress();
+            for (Slot slot : slots) {
+              StreamId stream = checked(slot.stream());
+              long address = slot.address();
               if (address < engine.trimMark(stream)) {
                 continue;
               }
-              Stored held = engine.lookup(stream, address);
+              IndexedRecord held = engine.lookup(stream, address);
               if (held == null) {
                 throw new BadRequestException(
                     "Address "
@@ -180,12 +220,18 @@ public final class StreamReplica implements AutoCloseable {
               }
             }
             if (!toCommit.isEmpty()) {
-              engine.commit(flatten(toCommit));
+              engine.commit(EntryRecords.flatten(toCommit));
             }
             barrier = engine.barrier();
           }
-          return barrier.thenApply(v -> StreamCommitResponse.getDefaultInstance());
+          return barrier.thenApply(v -> v);
         });
+  }
+
+  /** {@link #commit(List)} for a request from the wire. */
+  public CompletableFuture<StreamCommitResponse> commit(StreamCommitRequest request) {
+    return LogReplica.call(() -> commit(Slot.of(request.getSlotsList())))
+        .thenApply(v -> StreamCommitResponse.getDefaultInstance());
   }
 
   /**
@@ -193,11 +239,11 @@ public final class StreamReplica implements AutoCloseable {
    * is replaced by a committed HOLE when {@code abort} is set and {@code abort_nonce} names it (or
    * is 0); anything else is left as it is. Returns what the slot holds afterwards.
    */
-  public CompletableFuture<StreamFillResponse> fill(StreamFillRequest request) {
+  public CompletableFuture<ReadResult> fill(
+      StreamId stream, long address, boolean abort, long abortNonce, boolean commit) {
     return LogReplica.call(
         () -> {
-          StreamId stream = streamOf(request.getStream());
-          long address = request.getStreamAddress();
+          checked(stream);
           if (address < 0) {
             throw new BadRequestException(
                 "Cannot fill the negative address " + address + " of stream " + stream + ".");
@@ -207,58 +253,65 @@ public final class StreamReplica implements AutoCloseable {
                   .setGlobalAddress(-1)
                   .setKind(EntryKind.HOLE)
                   .addSlots(
-                      StreamSlot.newBuilder()
-                          .setStream(request.getStream())
-                          .setStreamAddress(address)
-                          .setBackpointer(-1))
+                      StreamSlot.newBuilder().setStream(stream.toMsg()).setStreamAddress(address))
                   .build()
                   .toByteArray();
-          return ReplicaSupport.fill(
-                  engine,
-                  stream,
-                  address,
-                  -1,
-                  hole,
-                  request.getAbort(),
-                  request.getAbortNonce(),
-                  request.getCommit())
-              .thenApply(r -> StreamFillResponse.newBuilder().setResult(r).build());
+          return HoleFill.fill(engine, stream, address, -1, hole, abort, abortNonce, commit);
         });
+  }
+
+  /** {@link #fill(StreamId, long, boolean, long, boolean)} for a request from the wire. */
+  public CompletableFuture<StreamFillResponse> fill(StreamFillRequest request) {
+    return LogReplica.call(
+            () ->
+                fill(
+                    StreamId.fromMsg(request.getStream()),
+                    request.getStreamAddress(),
+                    request.getAbort(),
+                    request.getAbortNonce(),
+                    request.getCommit()))
+        .thenApply(r -> StreamFillResponse.newBuilder().setResult(r).build());
   }
 
   /**
    * Reads stream addresses {@code [from, to]} inclusive (at most 4,096); UnknownStreamException
    * when this replica never held anything for the stream.
    */
-  public CompletableFuture<StreamReadResponse> read(StreamReadRequest request) {
+  public CompletableFuture<List<ReadResult>> read(StreamId stream, long from, long to) {
     return LogReplica.call(
         () -> {
-          StreamId stream = streamOf(request.getStream());
-          ReplicaSupport.checkRange(request.getFrom(), request.getTo());
-          List<Planned> plans = new ArrayList<>();
+          checked(stream);
+          ReadPlanning.checkRange(from, to);
+          List<PlannedRead> plans = new ArrayList<>();
           CompletableFuture<Void> barrier;
           synchronized (engine) {
             if (!engine.knows(stream)) {
               throw new UnknownStreamException(stream);
             }
-            for (long a = request.getFrom(); a <= request.getTo(); a++) {
-              plans.add(ReplicaSupport.plan(engine, stream, a));
+            for (long a = from; a <= to; a++) {
+              plans.add(ReadPlanning.plan(engine, stream, a));
             }
             // Waits only if a record of this stream is not durable yet, not for other streams'
             // writes.
             barrier = engine.barrierFor(stream);
           }
-          return ReplicaSupport.answer(engine, barrier, plans)
-              .thenApply(r -> StreamReadResponse.newBuilder().addAllResults(r).build());
+          return ReadPlanning.answer(engine, barrier, plans);
         });
+  }
+
+  /** {@link #read(StreamId, long, long)} for a request from the wire. */
+  public CompletableFuture<StreamReadResponse> read(StreamReadRequest request) {
+    return LogReplica.call(
+            () -> read(StreamId.fromMsg(request.getStream()), request.getFrom(), request.getTo()))
+        .thenApply(r -> StreamReadResponse.newBuilder().addAllResults(r).build());
   }
 
   /**
    * Per stream (the requested ones, or every stream held when {@code all} is set): the highest
    * stream address held (-1 when none; trimming does not lower it), the global address of the
    * stream's last DATA entry (holes after it skipped; -1 when the stream never held data, the next
-   * entry's backpointer either way) and the trim mark; plus the highest global address of any entry
-   * held. A sequencer rebuilds its tails from this after a restart.
+   * one the sequencer rebuilds at bootstrap) and the trim mark; plus the highest global address of
+   * any entry held. A sequencer rebuilds its tails from this after a restart.
    */
   public CompletableFuture<StreamTailResponse> tail(StreamTailRequest request) {
     return LogReplica.call(
@@ -300,22 +353,28 @@ public final class StreamReplica implements AutoCloseable {
    * least 0. A mark outside that range is refused with BadRequestException naming the stream, the
    * mark and the tail, and nothing is trimmed.
    */
-  public CompletableFuture<StreamTrimResponse> trim(StreamTrimRequest request) {
+  public CompletableFuture<Long> trim(StreamId stream, long before) {
     return LogReplica.call(
         () -> {
-          StreamId stream = streamOf(request.getStream());
+          checked(stream);
           long mark;
           CompletableFuture<Void> barrier;
           synchronized (engine) {
             if (!engine.knows(stream)) {
               throw new UnknownStreamException(stream);
             }
-            TrimBounds.check("stream " + stream, request.getBefore(), engine.maxAddress(stream));
-            mark = engine.trim(stream, request.getBefore());
+            TrimBounds.check("stream " + stream, before, engine.maxAddress(stream));
+            mark = engine.trim(stream, before);
             barrier = engine.barrier();
           }
-          return barrier.thenApply(v -> StreamTrimResponse.newBuilder().setTrimMark(mark).build());
+          return barrier.thenApply(v -> mark);
         });
+  }
+
+  /** {@link #trim(StreamId, long)} for a request from the wire. */
+  public CompletableFuture<StreamTrimResponse> trim(StreamTrimRequest request) {
+    return LogReplica.call(() -> trim(StreamId.fromMsg(request.getStream()), request.getBefore()))
+        .thenApply(mark -> StreamTrimResponse.newBuilder().setTrimMark(mark).build());
   }
 
   /** What opening this replica found on disk (for operators and tests). */
@@ -336,13 +395,5 @@ public final class StreamReplica implements AutoCloseable {
     if (ownsEngine) {
       engine.close();
     }
-  }
-
-  private static long[] flatten(List<long[]> keys) {
-    long[] out = new long[keys.size() * 3];
-    for (int i = 0; i < keys.size(); i++) {
-      System.arraycopy(keys.get(i), 0, out, i * 3, 3);
-    }
-    return out;
   }
 }

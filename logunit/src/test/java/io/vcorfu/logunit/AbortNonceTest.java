@@ -29,11 +29,7 @@ class AbortNonceTest {
     return LogEntryMsg.newBuilder()
         .setGlobalAddress(global)
         .setKind(EntryKind.DATA)
-        .addSlots(
-            StreamSlot.newBuilder()
-                .setStream(stream.toMsg())
-                .setStreamAddress(0)
-                .setBackpointer(-1))
+        .addSlots(StreamSlot.newBuilder().setStream(stream.toMsg()).setStreamAddress(0))
         .setPayload(ByteString.copyFromUtf8("v" + nonce))
         .setNonce(nonce)
         .build();

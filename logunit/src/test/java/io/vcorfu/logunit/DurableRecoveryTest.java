@@ -99,6 +99,34 @@ class DurableRecoveryTest {
     }
   }
 
+  /**
+   * Backpointers are no longer issued or stored, but an entry written by an older version with one
+   * in its slot is accepted, survives a restart and reads back unchanged.
+   */
+  @Test
+  void entryCarryingABackpointerFromAnOlderVersionStillLoads() throws IOException {
+    StreamId a = StreamId.of("a");
+    LogEntryMsg old = data(7, "old", slot(a, 0).toBuilder().setBackpointer(3).build());
+    try (StreamReplica r = StreamReplica.open(small())) {
+      get(
+          r.write(
+              StreamWriteRequest.newBuilder()
+                  .setEntry(old)
+                  .addAllSlots(old.getSlotsList())
+                  .setCommit(true)
+                  .build()));
+    }
+    try (StreamReplica r = StreamReplica.open(small())) {
+      ReadResult read =
+          get(r.read(
+                  StreamReadRequest.newBuilder().setStream(a.toMsg()).setFrom(0).setTo(0).build()))
+              .getResults(0);
+      assertThat(read.getStatus()).isEqualTo(Status.COMMITTED);
+      assertThat(read.getEntry()).isEqualTo(old);
+      assertThat(read.getEntry().getSlots(0).getBackpointer()).isEqualTo(3);
+    }
+  }
+
   @Test
   void streamReplicaReopenRestoresSlotsTailsAndTrim() throws IOException {
     StreamId a = StreamId.of("a");

@@ -37,11 +37,7 @@ final class Fixtures {
   }
 
   static StreamSlot slot(StreamId stream, long address) {
-    return StreamSlot.newBuilder()
-        .setStream(stream.toMsg())
-        .setStreamAddress(address)
-        .setBackpointer(-1)
-        .build();
+    return StreamSlot.newBuilder().setStream(stream.toMsg()).setStreamAddress(address).build();
   }
 
   static <T> T get(CompletableFuture<T> f) {

@@ -1,11 +1,9 @@
 package io.vcorfu.sequencer;
 
-import com.google.protobuf.ByteString;
 import io.vcorfu.protocol.BadRequestException;
 import io.vcorfu.protocol.NotServingException;
 import io.vcorfu.protocol.StreamId;
 import io.vcorfu.protocol.TokenRefusedException;
-import io.vcorfu.protocol.proto.ConflictKey;
 import io.vcorfu.protocol.proto.StreamIdMsg;
 import io.vcorfu.protocol.proto.StreamSlot;
 import io.vcorfu.protocol.proto.TailRequest;
@@ -13,9 +11,6 @@ import io.vcorfu.protocol.proto.TailResponse;
 import io.vcorfu.protocol.proto.Token;
 import io.vcorfu.protocol.proto.TokenRequest;
 import io.vcorfu.protocol.proto.TokenResponse;
-import io.vcorfu.protocol.proto.TxResolution;
-import io.vcorfu.sequencer.internal.KeyWriteCache;
-import io.vcorfu.sequencer.internal.StreamState;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -44,12 +39,13 @@ import java.util.Set;
  * snapshot may be issued again in this epoch, so it is refused with {@link
  * TokenRefusedException.Cause#SEQUENCER_RESTARTED} whenever it read anything.
  *
- * <p>Conflict rules for a conditional request (one with {@code tx}): a read of a whole object
- * (empty key) conflicts with any write to its stream after the snapshot; a keyed read conflicts
- * with a later write of the same key or a later whole-object write of its stream. Writes recorded
- * when tokens are issued: a non-transactional append is a whole-object write of each of its
- * streams; a transaction writes each key of its write set (empty key = whole object), and a token
- * stream the write set does not mention is a whole-object write.
+ * <p>Tokens carry no backpointers: nothing in vcorfu reads a stream by walking the log backwards
+ * (every stream has a stream replica holding it densely), so the slot field is left unset. The
+ * sequencer still knows each stream's last global address, which it reports with the tails (read
+ * leases use it) and rebuilds at bootstrap.
+ *
+ * <p>A conditional request (one with {@code tx}) is decided by {@link ConditionalIssuance}, which
+ * also records the writes of every issued request.
  */
 public final class Sequencer {
   /** Default number of (stream, key) last-write addresses remembered. */
@@ -59,8 +55,8 @@ public final class Sequencer {
   public static final int MAX_TOKENS_PER_REQUEST = 65_536;
 
   // Guarded by SequencerService's one lock (LOCKED) or confined to its drainer thread (BATCHED).
-  private final Map<StreamId, StreamState> streams = new HashMap<>();
-  private final KeyWriteCache keyWrites;
+  private final Map<StreamId, StreamIssuance> streams = new HashMap<>();
+  private final ConditionalIssuance conditional;
   private long globalTail = -1;
   private long bootstrapPoint = -1;
   private long epoch;
@@ -75,17 +71,11 @@ public final class Sequencer {
    * An unbootstrapped sequencer remembering the last write of up to {@code keyCacheCapacity} keys.
    */
   public Sequencer(int keyCacheCapacity) {
-    this.keyWrites =
-        new KeyWriteCache(
-            keyCacheCapacity,
-            (stream, address) -> {
-              StreamState s = state(stream);
-              s.evictedWatermark = Math.max(s.evictedWatermark, address);
-            });
+    this.conditional = new ConditionalIssuance(keyCacheCapacity, streams, this::state);
   }
 
   /** Same as {@link #bootstrap(long, long, Map)} keeping the current epoch. */
-  public void bootstrap(long globalTail, Map<StreamId, StreamTailInfo> streamTails) {
+  public void bootstrap(long globalTail, Map<StreamId, StreamTail> streamTails) {
     bootstrap(epoch, globalTail, streamTails);
   }
 
@@ -95,15 +85,15 @@ public final class Sequencer {
    * address known; transactions with an older snapshot are refused as too old. Issued responses are
    * stamped with {@code epoch}.
    */
-  public void bootstrap(long epoch, long globalTail, Map<StreamId, StreamTailInfo> streamTails) {
+  public void bootstrap(long epoch, long globalTail, Map<StreamId, StreamTail> streamTails) {
     if (globalTail < -1) {
       throw new IllegalArgumentException("global tail must be >= -1, got " + globalTail);
     }
     streams.clear();
-    keyWrites.clear();
+    conditional.clear();
     long tail = globalTail;
-    for (Map.Entry<StreamId, StreamTailInfo> e : streamTails.entrySet()) {
-      StreamState s = state(e.getKey());
+    for (Map.Entry<StreamId, StreamTail> e : streamTails.entrySet()) {
+      StreamIssuance s = state(e.getKey());
       s.tail = e.getValue().tail();
       s.lastGlobal = e.getValue().lastGlobal();
       tail = Math.max(tail, s.lastGlobal);
@@ -160,9 +150,9 @@ public final class Sequencer {
               + ".");
     }
     if (request.hasTx()) {
-      checkConflicts(request.getTx());
+      conditional.check(request.getTx(), epoch, bootstrapPoint);
     }
-    StreamState[] states = new StreamState[n];
+    StreamIssuance[] states = new StreamIssuance[n];
     for (int i = 0; i < n; i++) {
       states[i] = state(ids[i]);
     }
@@ -171,17 +161,13 @@ public final class Sequencer {
       long g = ++globalTail;
       Token.Builder token = Token.newBuilder().setGlobalAddress(g);
       for (int i = 0; i < n; i++) {
-        StreamState s = states[i];
-        token.addSlots(
-            StreamSlot.newBuilder()
-                .setStream(msgs.get(i))
-                .setStreamAddress(++s.tail)
-                .setBackpointer(s.lastGlobal));
+        StreamIssuance s = states[i];
+        token.addSlots(StreamSlot.newBuilder().setStream(msgs.get(i)).setStreamAddress(++s.tail));
         s.lastGlobal = g;
       }
       out.addTokens(token);
     }
-    recordWrites(request, states, globalTail);
+    conditional.record(request, states, globalTail);
     return out.build();
   }
 
@@ -190,7 +176,7 @@ public final class Sequencer {
     checkServing();
     TailResponse.Builder out = TailResponse.newBuilder().setGlobalTail(globalTail);
     for (StreamIdMsg msg : request.getStreamsList()) {
-      StreamState s = streams.get(StreamId.fromMsg(msg));
+      StreamIssuance s = streams.get(StreamId.fromMsg(msg));
       out.addStreamTails(s == null ? -1 : s.tail);
       out.addStreamLastGlobal(s == null ? -1 : s.lastGlobal);
     }
@@ -230,72 +216,7 @@ public final class Sequencer {
         "The token request lists stream " + id + " more than once; list each stream once.");
   }
 
-  private void checkConflicts(TxResolution tx) {
-    long snapshot = tx.getSnapshot();
-    if (tx.getReadSetCount() > 0 && tx.getSnapshotEpoch() < epoch) {
-      throw TokenRefusedException.sequencerRestarted(
-          StreamId.fromMsg(tx.getReadSet(0).getStream()));
-    }
-    for (ConflictKey read : tx.getReadSetList()) {
-      StreamId stream = StreamId.fromMsg(read.getStream());
-      ByteString key = read.getKey();
-      if (snapshot < bootstrapPoint) {
-        throw new TokenRefusedException(stream, key.toByteArray(), -1, true);
-      }
-      StreamState s = streams.get(stream);
-      if (s == null) {
-        continue;
-      }
-      if (key.isEmpty()) {
-        if (s.lastAnyWrite > snapshot) {
-          throw new TokenRefusedException(stream, new byte[0], s.lastAnyWrite, false);
-        }
-        continue;
-      }
-      if (s.lastWholeWrite > snapshot) {
-        throw new TokenRefusedException(stream, new byte[0], s.lastWholeWrite, false);
-      }
-      long keyWrite = keyWrites.lastWrite(stream, key);
-      if (keyWrite > snapshot) {
-        throw new TokenRefusedException(stream, key.toByteArray(), keyWrite, false);
-      }
-      if (keyWrite == -1 && s.evictedWatermark > snapshot) {
-        throw new TokenRefusedException(stream, key.toByteArray(), -1, true);
-      }
-    }
-  }
-
-  private void recordWrites(TokenRequest request, StreamState[] states, long address) {
-    if (!request.hasTx()) {
-      for (StreamState s : states) {
-        s.lastAnyWrite = address;
-        s.lastWholeWrite = address;
-      }
-      return;
-    }
-    List<ConflictKey> writeSet = request.getTx().getWriteSetList();
-    Set<StreamId> mentioned = new HashSet<>();
-    for (ConflictKey w : writeSet) {
-      StreamId stream = StreamId.fromMsg(w.getStream());
-      mentioned.add(stream);
-      StreamState s = state(stream);
-      s.lastAnyWrite = address;
-      if (w.getKey().isEmpty()) {
-        s.lastWholeWrite = address;
-      } else {
-        keyWrites.recordWrite(stream, w.getKey(), address);
-      }
-    }
-    List<StreamIdMsg> msgs = request.getStreamsList();
-    for (int i = 0; i < states.length; i++) {
-      states[i].lastAnyWrite = address;
-      if (!mentioned.contains(StreamId.fromMsg(msgs.get(i)))) {
-        states[i].lastWholeWrite = address;
-      }
-    }
-  }
-
-  private StreamState state(StreamId stream) {
-    return streams.computeIfAbsent(stream, k -> new StreamState());
+  private StreamIssuance state(StreamId stream) {
+    return streams.computeIfAbsent(stream, k -> new StreamIssuance());
   }
 }

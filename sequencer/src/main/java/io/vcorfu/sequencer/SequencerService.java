@@ -108,9 +108,8 @@ public final class SequencerService implements AutoCloseable {
   }
 
   /** Bootstraps the sequencer, ordered after every request submitted before it. */
-  public CompletableFuture<Void> bootstrap(
-      long globalTail, Map<StreamId, StreamTailInfo> streamTails) {
-    Map<StreamId, StreamTailInfo> copy = Map.copyOf(streamTails);
+  public CompletableFuture<Void> bootstrap(long globalTail, Map<StreamId, StreamTail> streamTails) {
+    Map<StreamId, StreamTail> copy = Map.copyOf(streamTails);
     return submit(
         s -> {
           s.bootstrap(globalTail, copy);
@@ -120,8 +119,8 @@ public final class SequencerService implements AutoCloseable {
 
   /** Bootstraps the sequencer at a new epoch (see {@link Sequencer#bootstrap(long, long, Map)}). */
   public CompletableFuture<Void> bootstrap(
-      long epoch, long globalTail, Map<StreamId, StreamTailInfo> streamTails) {
-    Map<StreamId, StreamTailInfo> copy = Map.copyOf(streamTails);
+      long epoch, long globalTail, Map<StreamId, StreamTail> streamTails) {
+    Map<StreamId, StreamTail> copy = Map.copyOf(streamTails);
     return submit(
         s -> {
           s.bootstrap(epoch, globalTail, copy);

@@ -106,29 +106,31 @@ class SequencerTest {
     Token t = seq.issue(req(C, A, B)).getTokens(0);
     assertThat(t.getGlobalAddress()).isEqualTo(1);
     assertThat(t.getSlotsList())
-        .extracting(
-            s -> StreamId.fromMsg(s.getStream()),
-            StreamSlot::getStreamAddress,
-            StreamSlot::getBackpointer)
+        .extracting(s -> StreamId.fromMsg(s.getStream()), StreamSlot::getStreamAddress)
         .containsExactly(
-            org.assertj.core.groups.Tuple.tuple(C, 0L, -1L),
-            org.assertj.core.groups.Tuple.tuple(A, 1L, 0L),
-            org.assertj.core.groups.Tuple.tuple(B, 0L, -1L));
+            org.assertj.core.groups.Tuple.tuple(C, 0L),
+            org.assertj.core.groups.Tuple.tuple(A, 1L),
+            org.assertj.core.groups.Tuple.tuple(B, 0L));
+    assertThat(t.getSlotsList())
+        .as("tokens carry no backpointers")
+        .allSatisfy(s -> assertThat(s).isEqualTo(s.toBuilder().clearBackpointer().build()));
   }
 
   @Test
-  void backpointersChainEachStreamsEntries() {
+  void tailsReportEachStreamsLastGlobalAddress() {
     long a0 = append(A);
     append(B);
     long ab = append(A, B);
     append(C);
-    Token t = seq.issue(req(A)).getTokens(0);
-    assertThat(slot(t, 0).getBackpointer()).isEqualTo(ab);
-    Token t2 = seq.issue(req(B)).getTokens(0);
-    assertThat(slot(t2, 0).getBackpointer()).isEqualTo(ab);
+    assertThat(lastGlobal(A)).isEqualTo(ab);
+    assertThat(lastGlobal(B)).isEqualTo(ab);
     assertThat(a0).isZero();
-    Token first = seq.issue(req(StreamId.of("new"))).getTokens(0);
-    assertThat(slot(first, 0).getBackpointer()).isEqualTo(-1);
+    assertThat(lastGlobal(StreamId.of("new"))).isEqualTo(-1);
+  }
+
+  private long lastGlobal(StreamId stream) {
+    return seq.tails(TailRequest.newBuilder().addStreams(stream.toMsg()).build())
+        .getStreamLastGlobal(0);
   }
 
   @Test
@@ -139,9 +141,7 @@ class SequencerTest {
     assertThat(r.getTokensList())
         .extracting(t -> t.getSlots(0).getStreamAddress())
         .containsExactly(1L, 2L, 3L);
-    assertThat(r.getTokensList())
-        .extracting(t -> t.getSlots(0).getBackpointer())
-        .containsExactly(0L, 1L, 2L);
+    assertThat(lastGlobal(A)).isEqualTo(3);
     assertThat(seq.issue(req(A).toBuilder().setCount(0).build()).getTokensCount()).isEqualTo(1);
   }
 
@@ -308,7 +308,7 @@ class SequencerTest {
 
   @Test
   void snapshotBeforeTheBootstrapPointAbortsConservatively() {
-    seq.bootstrap(3, 100, Map.of(A, new StreamTailInfo(9, 99)));
+    seq.bootstrap(3, 100, Map.of(A, new StreamTail(9, 99)));
     assertThatThrownBy(() -> seq.issue(txAt(3, 50, List.of(whole(C)), List.of(), C)))
         .isInstanceOfSatisfying(
             TokenRefusedException.class,
@@ -316,16 +316,17 @@ class SequencerTest {
               assertThat(e.snapshotTooOld()).isTrue();
               assertThat(e.conflictAddress()).isEqualTo(-1);
             });
+    assertThat(lastGlobal(A)).isEqualTo(99);
     TokenResponse ok = seq.issue(txAt(3, 100, List.of(whole(A)), List.of(), A));
     assertThat(ok.getEpoch()).isEqualTo(3);
     assertThat(ok.getTokens(0).getGlobalAddress()).isEqualTo(101);
     assertThat(ok.getTokens(0).getSlots(0).getStreamAddress()).isEqualTo(10);
-    assertThat(ok.getTokens(0).getSlots(0).getBackpointer()).isEqualTo(99);
+    assertThat(lastGlobal(A)).isEqualTo(101);
   }
 
   @Test
   void snapshotTakenBeforeARestartAbortsSayingTheSequencerRestarted() {
-    seq.bootstrap(4, 100, Map.of(A, new StreamTailInfo(9, 99)));
+    seq.bootstrap(4, 100, Map.of(A, new StreamTail(9, 99)));
     // Even a snapshot above the bootstrap point: tokens of the earlier epoch may have been fenced
     // and their addresses issued again.
     assertThatThrownBy(() -> seq.issue(txAt(3, 120, List.of(whole(A)), List.of(), A)))
@@ -348,7 +349,7 @@ class SequencerTest {
 
   @Test
   void bootstrapTakesTheHighestKnownAddressAsGlobalTail() {
-    seq.bootstrap(5, Map.of(A, new StreamTailInfo(2, 8), B, new StreamTailInfo(0, 3)));
+    seq.bootstrap(5, Map.of(A, new StreamTail(2, 8), B, new StreamTail(0, 3)));
     assertThat(seq.globalTail()).isEqualTo(8);
     assertThat(seq.bootstrapPoint()).isEqualTo(8);
     TailResponse r =

@@ -17,6 +17,7 @@ import io.vcorfu.protocol.Endpoint;
 import io.vcorfu.protocol.LifeCycle;
 import io.vcorfu.protocol.RequestDispatcher;
 import io.vcorfu.protocol.RpcClient;
+import io.vcorfu.protocol.RpcHandler;
 import io.vcorfu.protocol.Transport;
 import io.vcorfu.protocol.proto.GetLayoutResponse;
 import io.vcorfu.protocol.proto.PingResponse;
@@ -24,12 +25,13 @@ import io.vcorfu.protocol.proto.Request.PayloadCase;
 import io.vcorfu.protocol.proto.Response;
 import io.vcorfu.sequencer.LeaseMarker;
 import io.vcorfu.sequencer.ReadLeases;
+import io.vcorfu.sequencer.SequencerBootstrap;
 import io.vcorfu.sequencer.SequencerService;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.LinkedHashSet;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicReference;
@@ -66,6 +68,10 @@ public final class Node implements AutoCloseable {
   private final Transport transport;
   private final AtomicReference<Layout> layout = new AtomicReference<>();
   private final EpochFence fence = new EpochFence(0);
+
+  /** Answers NotServing until the roles are open, then routes to them. */
+  private volatile RpcHandler dispatcher = RequestDispatcher.builder(() -> 0).build();
+
   private Transport.ServerBinding binding;
   private DataDirectoryLock dataDirLock;
   private LayoutStore layoutStore;
@@ -123,29 +129,53 @@ public final class Node implements AutoCloseable {
       // rewrite its layout or open its replicas.
       dataDirLock = DataDirectoryLock.acquire(config.dataDir());
     }
-    RequestDispatcher dispatcher =
-        RequestDispatcher.builder(() -> layout.get() == null ? 0 : layout.get().epoch())
-            .on(
-                PayloadCase.PING,
-                r ->
-                    done(
-                        Response.newBuilder()
-                            .setPing(
-                                PingResponse.newBuilder()
-                                    .setNodeId(String.valueOf(binding.endpoint())))
-                            .build()))
-            .on(PayloadCase.GET_LAYOUT, r -> done(layoutResponse()))
-            .on(PayloadCase.SEAL, r -> seal(r.getSeal().getEpoch()))
-            .onAll(roleHandlers())
-            .build();
-    binding = transport.bind(config.listen(), dispatcher);
-    Layout chosen = chooseLayout(binding.endpoint());
+    // The port is bound first (port 0 picks one, and the layout's roles depend on it). Until the
+    // layout is chosen every request is answered NotServing; while the roles open, only the node's
+    // own requests (ping, layout, seal) are served; then the dispatcher is bound to the open roles.
+    binding = transport.bind(config.listen(), r -> dispatcher.handle(r));
+    Endpoint me = binding.endpoint();
+    Layout chosen = chooseLayout(me);
     fence.seal(chosen.epoch());
     layout.set(chosen);
-    Endpoint me = binding.endpoint();
+    dispatcher = dispatcher(me, Map.of());
+    openRoles(chosen, me);
+    Roles roles = new Roles(sequencer, leases, bootstrap, logReplica, streamReplica, store, views);
+    dispatcher = dispatcher(me, RoleHandlers.table(roles, layout::get, fence));
+    if (bootstrap != null) {
+      bootstrap.start();
+    }
+    lifeCycle.transition(LifeCycle.State.RUNNING);
+    LOG.info(
+        "node {} serving epoch {} as{}{}{}{}",
+        me,
+        chosen.epoch(),
+        sequencer != null ? " sequencer" : "",
+        logReplica != null ? " log-replica" : "",
+        streamReplica != null ? " stream-replica" : "",
+        views != null ? " remote-view-host" : "");
+  }
+
+  /** The node's own requests (ping, layout, seal), then {@code roles}, behind the epoch check. */
+  private RequestDispatcher dispatcher(Endpoint me, Map<PayloadCase, RpcHandler> roles) {
+    return RequestDispatcher.builder(() -> layout.get().epoch())
+        .on(
+            PayloadCase.PING,
+            r ->
+                done(
+                    Response.newBuilder()
+                        .setPing(PingResponse.newBuilder().setNodeId(String.valueOf(me)))
+                        .build()))
+        .on(PayloadCase.GET_LAYOUT, r -> done(layoutResponse()))
+        .on(PayloadCase.SEAL, r -> seal(r.getSeal().getEpoch()))
+        .onAll(roles)
+        .build();
+  }
+
+  /** Opens the roles {@code chosen} gives {@code me}; the sequencer's bootstrap is not started. */
+  private void openRoles(Layout chosen, Endpoint me) {
     try {
-      boolean hostsLog = logServers(chosen).contains(me);
-      boolean hostsStreams = streamServers(chosen).contains(me);
+      boolean hostsLog = chosen.logServers().contains(me);
+      boolean hostsStreams = chosen.streamServers().contains(me);
       if (hostsLog || hostsStreams) {
         // One engine for both replica roles: a write visiting both on this node is forced once.
         store = ReplicaStore.open(storage());
@@ -165,18 +195,8 @@ public final class Node implements AutoCloseable {
       leases = new ReadLeases(leaseMarker(chosen, me));
       sequencer.onIssued(leases::issued);
       peers = transport.newClient(ClientOptions.defaults());
-      bootstrap = new SequencerBootstrap(peers, chosen, sequencer);
-      bootstrap.start();
+      bootstrap = new SequencerBootstrap(new BootstrapPeers(peers, chosen), chosen, sequencer);
     }
-    lifeCycle.transition(LifeCycle.State.RUNNING);
-    LOG.info(
-        "node {} serving epoch {} as{}{}{}{}",
-        me,
-        chosen.epoch(),
-        sequencer != null ? " sequencer" : "",
-        logReplica != null ? " log-replica" : "",
-        streamReplica != null ? " stream-replica" : "",
-        views != null ? " remote-view-host" : "");
   }
 
   /**
@@ -194,33 +214,6 @@ public final class Node implements AutoCloseable {
       return null;
     }
     return LeaseMarker.inMemory(System.currentTimeMillis() + ReadLeases.MAX_LEASE.toMillis());
-  }
-
-  /** Every endpoint that appears in a log chain of {@code layout}. */
-  static Set<Endpoint> logServers(Layout layout) {
-    Set<Endpoint> out = new LinkedHashSet<>();
-    layout.segments().forEach(s -> s.log().forEach(out::addAll));
-    return out;
-  }
-
-  /** Every endpoint that appears in a stream chain of {@code layout}. */
-  static Set<Endpoint> streamServers(Layout layout) {
-    Set<Endpoint> out = new LinkedHashSet<>();
-    layout.segments().forEach(s -> s.stream().forEach(out::addAll));
-    return out;
-  }
-
-  private java.util.Map<PayloadCase, io.vcorfu.protocol.RpcHandler> roleHandlers() {
-    return RoleHandlers.table(
-        () -> sequencer,
-        () -> leases,
-        () -> bootstrap,
-        () -> logReplica,
-        () -> streamReplica,
-        () -> store,
-        () -> views,
-        layout::get,
-        () -> fence);
   }
 
   /**

@@ -15,6 +15,7 @@ import io.vcorfu.protocol.proto.Response;
 import io.vcorfu.protocol.proto.Token;
 import io.vcorfu.protocol.proto.TokenResponse;
 import io.vcorfu.sequencer.ReadLeases;
+import io.vcorfu.sequencer.SequencerBootstrap;
 import io.vcorfu.sequencer.SequencerService;
 import java.util.EnumMap;
 import java.util.Map;
@@ -28,29 +29,30 @@ import java.util.function.Supplier;
 final class RoleHandlers {
   private RoleHandlers() {}
 
+  /**
+   * The handlers of {@code roles}; a request for a role this node does not host is answered {@code
+   * NotServing}. {@code layout} is read per request (a seal changes it); writes pass {@code fence}.
+   */
   static Map<PayloadCase, RpcHandler> table(
-      Supplier<SequencerService> sequencer,
-      Supplier<ReadLeases> leases,
-      Supplier<SequencerBootstrap> bootstrap,
-      Supplier<LogReplica> log,
-      Supplier<StreamReplica> stream,
-      Supplier<ReplicaStore> store,
-      Supplier<ObjectViewService> views,
-      Supplier<Layout> layout,
-      Supplier<EpochFence> fence) {
+      Roles roles, Supplier<Layout> layout, EpochFence fence) {
+    SequencerService sequencer = roles.sequencer();
+    ReadLeases leases = roles.leases();
+    SequencerBootstrap bootstrap = roles.bootstrap();
+    LogReplica log = roles.log();
+    StreamReplica stream = roles.stream();
+    ReplicaStore store = roles.store();
+    ObjectViewService views = roles.views();
     Map<PayloadCase, RpcHandler> t = new EnumMap<>(PayloadCase.class);
     // The sequencer answers once it has bootstrapped and every read lease granted before a restart
     // has run out; every answer revealing a token waits until every other lease holder knows it.
     Function<Request, CompletableFuture<Void>> ready =
         r ->
-            (bootstrap.get() == null
-                    ? CompletableFuture.<Void>completedFuture(null)
-                    : bootstrap.get().done())
+            (bootstrap == null ? CompletableFuture.<Void>completedFuture(null) : bootstrap.done())
                 .thenCompose(
                     v ->
-                        leases.get() == null
+                        leases == null
                             ? CompletableFuture.completedFuture(null)
-                            : leases.get().serving());
+                            : leases.serving());
 
     t.put(
         PayloadCase.TOKEN,
@@ -103,7 +105,6 @@ final class RoleHandlers {
         PayloadCase.LOG_WRITE,
         r ->
             fence
-                .get()
                 .admit(
                     r.getLogWrite().getEntry().getEpoch(),
                     () -> role(log, "log replica").write(r.getLogWrite()))
@@ -150,7 +151,6 @@ final class RoleHandlers {
             role(stream, "stream replica");
           }
           return fence
-              .get()
               .admit(
                   r.getChainWrite().getEntry().getEpoch(),
                   () -> role(store, "replica store").chainWrite(r.getChainWrite()))
@@ -161,7 +161,6 @@ final class RoleHandlers {
         PayloadCase.STREAM_WRITE,
         r ->
             fence
-                .get()
                 .admit(
                     r.getStreamWrite().getEntry().getEpoch(),
                     () -> role(stream, "stream replica").write(r.getStreamWrite()))
@@ -224,8 +223,7 @@ final class RoleHandlers {
    * with it (see {@link ReadLeases#visibleTo}).
    */
   private static CompletableFuture<Response> revealing(
-      Supplier<ReadLeases> leases, Request r, long address, Response.Builder response) {
-    ReadLeases l = leases.get();
+      ReadLeases l, Request r, long address, Response.Builder response) {
     if (l == null || address < 0) {
       return CompletableFuture.completedFuture(response.build());
     }
@@ -241,11 +239,10 @@ final class RoleHandlers {
             });
   }
 
-  private static <T> T role(Supplier<T> role, String name) {
-    T r = role.get();
-    if (r == null) {
+  private static <T> T role(T role, String name) {
+    if (role == null) {
       throw new NotServingException(name);
     }
-    return r;
+    return role;
   }
 }

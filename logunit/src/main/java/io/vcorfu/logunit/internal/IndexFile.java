@@ -20,7 +20,7 @@ final class IndexFile {
   private int length = HEADER;
   private int ops;
 
-  void add(Op op) {
+  void add(SegmentRecord op) {
     int need = RecordCodec.bodyLength(op, true);
     if (length + need + 4 > bytes.length) {
       bytes = Arrays.copyOf(bytes, Math.max(bytes.length * 2, length + need + 4));
@@ -50,7 +50,8 @@ final class IndexFile {
    * Replays a stored index file into {@code sink}, or returns false (replaying nothing) when the
    * file is damaged or does not describe {@code segment} at {@code segmentLength} bytes.
    */
-  static boolean replay(byte[] file, int segment, long segmentLength, Consumer<Op> sink) {
+  static boolean replay(
+      byte[] file, int segment, long segmentLength, Consumer<SegmentRecord> sink) {
     if (file.length < HEADER + 4) {
       return false;
     }
@@ -68,7 +69,7 @@ final class IndexFile {
     }
     int count = b.getInt();
     b.limit(file.length - 4);
-    Op[] parsed = new Op[count];
+    SegmentRecord[] parsed = new SegmentRecord[count];
     try {
       for (int i = 0; i < count; i++) {
         parsed[i] = RecordCodec.readBody(b, true, 0);
@@ -79,7 +80,7 @@ final class IndexFile {
     if (b.hasRemaining()) {
       return false;
     }
-    for (Op op : parsed) {
+    for (SegmentRecord op : parsed) {
       sink.accept(op);
     }
     return true;

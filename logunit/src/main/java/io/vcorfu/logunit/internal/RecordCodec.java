@@ -14,7 +14,8 @@ import java.util.zip.CRC32C;
  *       payload[len]
  *   <li>COMMIT: n:int, n × (msb, lsb, address)
  *   <li>MARKS: msb, lsb, trimMark, maxAddress, lastGlobal, maxGlobal: long
- *   <li>FORCED: forcedTo: long (segments only, never in index files; see {@link Op#FORCED})
+ *   <li>FORCED: forcedTo: long (segments only, never in index files; see {@link
+ *       SegmentRecord#FORCED})
  * </ul>
  *
  * Index-file ops are bodies too, with an ENTRY's payload replaced by {@code pos:long, len:int}.
@@ -26,7 +27,7 @@ final class RecordCodec {
   private RecordCodec() {}
 
   /** The whole frame of {@code op}, ready to append. */
-  static byte[] frame(Op op) {
+  static byte[] frame(SegmentRecord op) {
     int bodyLen = bodyLength(op, false);
     ByteBuffer b = ByteBuffer.allocate(FRAME_HEADER + bodyLen);
     b.putInt(MAGIC).putInt(bodyLen).putInt(0);
@@ -36,7 +37,7 @@ final class RecordCodec {
   }
 
   /** Offset of the payload of an ENTRY op inside its frame. */
-  static int payloadOffsetInFrame(Op op) {
+  static int payloadOffsetInFrame(SegmentRecord op) {
     return FRAME_HEADER + 1 + 1 + 8 + 4 + 4 + 24 * op.keyCount() + 4;
   }
 
@@ -47,20 +48,21 @@ final class RecordCodec {
     return (int) c.getValue();
   }
 
-  static int bodyLength(Op op, boolean index) {
+  static int bodyLength(SegmentRecord op, boolean index) {
     return switch (op.type) {
-      case Op.ENTRY -> 1 + 1 + 8 + 4 + 4 + 24 * op.keyCount() + (index ? 12 : 4 + op.payloadLen);
-      case Op.COMMIT -> 1 + 4 + 24 * op.keyCount();
-      case Op.MARKS -> 1 + 6 * 8;
-      case Op.FORCED -> 1 + 8;
+      case SegmentRecord.ENTRY ->
+          1 + 1 + 8 + 4 + 4 + 24 * op.keyCount() + (index ? 12 : 4 + op.payloadLen);
+      case SegmentRecord.COMMIT -> 1 + 4 + 24 * op.keyCount();
+      case SegmentRecord.MARKS -> 1 + 6 * 8;
+      case SegmentRecord.FORCED -> 1 + 8;
       default -> throw new IllegalStateException("unknown op type " + op.type);
     };
   }
 
-  static void writeBody(ByteBuffer b, Op op, boolean index) {
+  static void writeBody(ByteBuffer b, SegmentRecord op, boolean index) {
     b.put(op.type);
     switch (op.type) {
-      case Op.ENTRY -> {
+      case SegmentRecord.ENTRY -> {
         b.put(op.flags).putLong(op.global).putInt(op.hash);
         putKeys(b, op.keys);
         if (index) {
@@ -69,15 +71,15 @@ final class RecordCodec {
           b.putInt(op.payload.length).put(op.payload);
         }
       }
-      case Op.COMMIT -> putKeys(b, op.keys);
-      case Op.MARKS ->
+      case SegmentRecord.COMMIT -> putKeys(b, op.keys);
+      case SegmentRecord.MARKS ->
           b.putLong(op.keys[0])
               .putLong(op.keys[1])
               .putLong(op.trimMark)
               .putLong(op.maxAddress)
               .putLong(op.lastGlobal)
               .putLong(op.maxGlobal);
-      case Op.FORCED -> b.putLong(op.forcedTo);
+      case SegmentRecord.FORCED -> b.putLong(op.forcedTo);
       default -> throw new IllegalStateException("unknown op type " + op.type);
     }
   }
@@ -86,11 +88,11 @@ final class RecordCodec {
    * Reads one body. In a segment ({@code index == false}) the payload is not copied: its position
    * is {@code bodyFilePos} plus its offset in the body.
    */
-  static Op readBody(ByteBuffer b, boolean index, long bodyFilePos) {
+  static SegmentRecord readBody(ByteBuffer b, boolean index, long bodyFilePos) {
     int start = b.position();
     byte type = b.get();
     switch (type) {
-      case Op.ENTRY -> {
+      case SegmentRecord.ENTRY -> {
         byte flags = b.get();
         long global = b.getLong();
         int hash = b.getInt();
@@ -98,7 +100,7 @@ final class RecordCodec {
         if (index) {
           long pos = b.getLong();
           int len = b.getInt();
-          return Op.entryAt(flags, global, hash, keys, pos, len);
+          return SegmentRecord.entryAt(flags, global, hash, keys, pos, len);
         }
         int len = b.getInt();
         if (len < 0 || len > b.remaining()) {
@@ -106,17 +108,17 @@ final class RecordCodec {
         }
         long pos = bodyFilePos + (b.position() - start);
         b.position(b.position() + len);
-        return Op.entryAt(flags, global, hash, keys, pos, len);
+        return SegmentRecord.entryAt(flags, global, hash, keys, pos, len);
       }
-      case Op.COMMIT -> {
-        return Op.commit(getKeys(b));
+      case SegmentRecord.COMMIT -> {
+        return SegmentRecord.commit(getKeys(b));
       }
-      case Op.MARKS -> {
-        return Op.marks(
+      case SegmentRecord.MARKS -> {
+        return SegmentRecord.marks(
             b.getLong(), b.getLong(), b.getLong(), b.getLong(), b.getLong(), b.getLong());
       }
-      case Op.FORCED -> {
-        return Op.forced(b.getLong());
+      case SegmentRecord.FORCED -> {
+        return SegmentRecord.forced(b.getLong());
       }
       default -> throw new IllegalArgumentException("unknown record type " + type);
     }

@@ -26,13 +26,13 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Torn tail or corruption: a power loss can leave the part of the last segment written after its
  * last force damaged in any pattern (its pages reach the disk in any order), but nothing before
- * that force. The segment records how far it was forced in {@link Op#FORCED} records, each true
- * once readable. So a damaged record in the last segment at or after the highest forced position
- * any readable FORCED record claims is a torn tail: the segment is truncated there, dropping
- * whatever follows (none of it was acknowledged under {@link io.vcorfu.logunit.FsyncPolicy#ALWAYS},
- * since acknowledging waits for a force that would have moved the claim past it). Damage before
- * that position, or anywhere in a sealed segment, is corruption and stops start-up naming the file
- * and offset.
+ * that force. The segment records how far it was forced in {@link SegmentRecord#FORCED} records,
+ * each true once readable. So a damaged record in the last segment at or after the highest forced
+ * position any readable FORCED record claims is a torn tail: the segment is truncated there,
+ * dropping whatever follows (none of it was acknowledged under {@link
+ * io.vcorfu.logunit.FsyncPolicy#ALWAYS}, since acknowledging waits for a force that would have
+ * moved the claim past it). Damage before that position, or anywhere in a sealed segment, is
+ * corruption and stops start-up naming the file and offset.
  *
  * <p>Before returning, the active segment and the directory are forced, so what recovery kept is
  * durable before anything is served from it and the writer may treat it as forced.
@@ -220,8 +220,8 @@ final class SegmentRecovery {
         }
         return at;
       }
-      Op op = decode(file, b, data.length, at, frameLength);
-      if (op.type == Op.FORCED) {
+      SegmentRecord op = decode(file, b, data.length, at, frameLength);
+      if (op.type == SegmentRecord.FORCED) {
         forced = Math.max(forced, op.forcedTo);
       } else {
         engine.apply(op, id, last);
@@ -231,11 +231,12 @@ final class SegmentRecovery {
     return at;
   }
 
-  private static Op decode(Path file, ByteBuffer b, int dataLength, int at, int frameLength)
+  private static SegmentRecord decode(
+      Path file, ByteBuffer b, int dataLength, int at, int frameLength)
       throws CorruptSegmentException {
     int bodyLen = frameLength - RecordCodec.FRAME_HEADER;
     b.limit(at + frameLength).position(at + RecordCodec.FRAME_HEADER);
-    Op op;
+    SegmentRecord op;
     try {
       op = RecordCodec.readBody(b, false, at + RecordCodec.FRAME_HEADER);
     } catch (RuntimeException e) {
@@ -247,7 +248,7 @@ final class SegmentRecovery {
     if (b.position() != at + RecordCodec.FRAME_HEADER + bodyLen) {
       throw new CorruptSegmentException(file, at, "a record is longer than its content");
     }
-    if (op.type == Op.FORCED && (op.forcedTo < 0 || op.forcedTo > at)) {
+    if (op.type == SegmentRecord.FORCED && (op.forcedTo < 0 || op.forcedTo > at)) {
       throw new CorruptSegmentException(
           file,
           at,
@@ -277,7 +278,7 @@ final class SegmentRecovery {
     int at = nextValidFrame(data, damaged + 1);
     while (at >= 0 && at < data.length) {
       int frameLength = validFrameAt(data, at);
-      Op op = null;
+      SegmentRecord op = null;
       if (frameLength > 0) {
         try {
           op = decode(file, b, data.length, at, frameLength);
@@ -289,7 +290,7 @@ final class SegmentRecovery {
         at = nextValidFrame(data, at + 1);
         continue;
       }
-      if (op.type == Op.FORCED) {
+      if (op.type == SegmentRecord.FORCED) {
         forced = Math.max(forced, op.forcedTo);
       } else {
         records++;

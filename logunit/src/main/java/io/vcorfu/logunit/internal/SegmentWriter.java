@@ -38,9 +38,9 @@ import org.slf4j.LoggerFactory;
  *       previous one) is forced before any record in the new segment is written, so before any
  *       write in it is acknowledged ({@link FsyncPolicy#NONE}: at close).
  *   <li>{@link #forcedPosition()} only ever names bytes that a completed force covered; the engine
- *       writes it into the segment as {@link Op#FORCED} records, and {@link #close} ends a segment
- *       it wrote to with one covering all of it, so recovery knows which damage is a torn tail and
- *       which is corruption.
+ *       writes it into the segment as {@link SegmentRecord#FORCED} records, and {@link #close} ends
+ *       a segment it wrote to with one covering all of it, so recovery knows which damage is a torn
+ *       tail and which is corruption.
  * </ul>
  *
  * <p>Callers enqueue under the engine's monitor, which fixes the file order; barrier futures are
@@ -392,7 +392,7 @@ final class SegmentWriter implements AutoCloseable {
    */
   private void markClosed() throws IOException {
     if (appended && written > 0) {
-      write(RecordCodec.frame(Op.forced(written)));
+      write(RecordCodec.frame(SegmentRecord.forced(written)));
       flush();
       force();
     }

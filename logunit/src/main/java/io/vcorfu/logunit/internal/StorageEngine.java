@@ -91,13 +91,13 @@ public final class StorageEngine implements AutoCloseable {
   }
 
   /** The record at {@code address} of {@code ns}, or null when there is none (or it is trimmed). */
-  public synchronized Stored lookup(StreamId ns, long address) {
+  public synchronized IndexedRecord lookup(StreamId ns, long address) {
     NamespaceIndex n = namespaces.get(ns);
     int s = n == null ? -1 : n.find(address);
     if (s < 0) {
       return null;
     }
-    return new Stored(
+    return new IndexedRecord(
         address,
         n.flags[s],
         n.global[s],
@@ -125,8 +125,8 @@ public final class StorageEngine implements AutoCloseable {
 
   /**
    * Global address of the highest-addressed DATA record ever stored in {@code ns} (holes after it
-   * are skipped, and trimming it away does not forget it), or -1 when {@code ns} never held data.
-   * This is the backpointer the stream's next entry must carry.
+   * are skipped, and trimming it away does not forget it), or -1 when {@code ns} never held data. A
+   * restarted sequencer rebuilds the stream's last global address from it.
    */
   public synchronized long lastGlobal(StreamId ns) {
     NamespaceIndex n = namespaces.get(ns);
@@ -168,7 +168,7 @@ public final class StorageEngine implements AutoCloseable {
    */
   public synchronized void put(long[] keys, long global, int hash, byte flags, byte[] payload) {
     checkOpen();
-    Op op = Op.entry(flags, global, hash, keys, payload);
+    SegmentRecord op = SegmentRecord.entry(flags, global, hash, keys, payload);
     if (durable) {
       byte[] frame = RecordCodec.frame(op);
       long at = reserve(frame.length);
@@ -187,7 +187,7 @@ public final class StorageEngine implements AutoCloseable {
   /** Sets the committed flag of the records at {@code keys}. */
   public synchronized void commit(long[] keys) {
     checkOpen();
-    log(Op.commit(keys));
+    log(SegmentRecord.commit(keys));
   }
 
   /** Drops every record of {@code ns} below {@code before}; the mark never goes back. */
@@ -200,13 +200,13 @@ public final class StorageEngine implements AutoCloseable {
     NamespaceIndex n = namespace(ns);
     if (before > n.trimMark) {
       log(
-          Op.marks(
+          SegmentRecord.marks(
               ns.msb(), ns.lsb(), before, n.maxAddress, lastGlobalBelow(n, before), maxGlobal));
     }
     return trimMark(ns);
   }
 
-  private void log(Op op) {
+  private void log(SegmentRecord op) {
     if (durable) {
       byte[] frame = RecordCodec.frame(op);
       reserve(frame.length);
@@ -233,7 +233,7 @@ public final class StorageEngine implements AutoCloseable {
       return null;
     }
     markedForced = forced;
-    return RecordCodec.frame(Op.forced(SegmentPosition.offset(forced)));
+    return RecordCodec.frame(SegmentRecord.forced(SegmentPosition.offset(forced)));
   }
 
   /**
@@ -260,7 +260,7 @@ public final class StorageEngine implements AutoCloseable {
   }
 
   /** Records that the namespaces {@code op} touches were last written by record {@code seq}. */
-  private void markWritten(Op op, long seq) {
+  private void markWritten(SegmentRecord op, long seq) {
     for (int i = 0; i + 2 < op.keys.length; i += 3) {
       namespace(op.keys[i], op.keys[i + 1]).lastSeq = seq;
     }
@@ -296,7 +296,7 @@ public final class StorageEngine implements AutoCloseable {
    * The bytes of a record found by {@link #lookup}; call after a {@link #barrier()} taken after the
    * lookup. Null when the record's segment was deleted meanwhile (it was trimmed).
    */
-  public byte[] load(Stored s) {
+  public byte[] load(IndexedRecord s) {
     if (s.payload() != null) {
       return s.payload();
     }
@@ -331,20 +331,20 @@ public final class StorageEngine implements AutoCloseable {
    * Applies one op to the index. Used for live changes and by recovery ({@code collectForIndex}
    * also collects the op for the active segment's future index file).
    */
-  void apply(Op op, int segment, boolean collectForIndex) {
+  void apply(SegmentRecord op, int segment, boolean collectForIndex) {
     assert Thread.holdsLock(this) : "the index is changed only under the engine's monitor";
     if (collectForIndex) {
       activeIndex.add(op);
     }
     switch (op.type) {
-      case Op.ENTRY -> applyEntry(op, segment);
-      case Op.COMMIT -> applyCommit(op, segment);
-      case Op.MARKS -> applyMarks(op);
+      case SegmentRecord.ENTRY -> applyEntry(op, segment);
+      case SegmentRecord.COMMIT -> applyCommit(op, segment);
+      case SegmentRecord.MARKS -> applyMarks(op);
       default -> throw new IllegalStateException("unknown op type " + op.type);
     }
   }
 
-  private void applyEntry(Op op, int segment) {
+  private void applyEntry(SegmentRecord op, int segment) {
     long[] k = op.keys;
     for (int i = 0; i < k.length; i += 3) {
       NamespaceIndex n = namespace(k[i], k[i + 1]);
@@ -385,7 +385,7 @@ public final class StorageEngine implements AutoCloseable {
     }
   }
 
-  private void applyCommit(Op op, int segment) {
+  private void applyCommit(SegmentRecord op, int segment) {
     long[] k = op.keys;
     for (int i = 0; i < k.length; i += 3) {
       NamespaceIndex n = namespaces.get(new StreamId(k[i], k[i + 1]));
@@ -401,7 +401,7 @@ public final class StorageEngine implements AutoCloseable {
     }
   }
 
-  private void applyMarks(Op op) {
+  private void applyMarks(SegmentRecord op) {
     NamespaceIndex n = namespace(new StreamId(op.keys[0], op.keys[1]));
     n.maxAddress = Math.max(n.maxAddress, op.maxAddress);
     maxGlobal = Math.max(maxGlobal, op.maxGlobal);
@@ -493,7 +493,9 @@ public final class StorageEngine implements AutoCloseable {
     try {
       for (NamespaceIndex n : new ArrayList<>(namespaces.values())) {
         if (n.trimMark > 0) {
-          log(Op.marks(n.id.msb(), n.id.lsb(), n.trimMark, n.maxAddress, n.floorGlobal, maxGlobal));
+          log(
+              SegmentRecord.marks(
+                  n.id.msb(), n.id.lsb(), n.trimMark, n.maxAddress, n.floorGlobal, maxGlobal));
         }
       }
     } finally {

@@ -4,7 +4,7 @@ package io.vcorfu.logunit.internal;
  * One change to the index, as written to a segment (with its payload) or to an index file (with the
  * payload's position instead). Keys are flattened triples {@code (msb, lsb, address)}.
  */
-final class Op {
+final class SegmentRecord {
   static final byte ENTRY = 1;
   static final byte COMMIT = 2;
 
@@ -38,7 +38,7 @@ final class Op {
   // FORCED
   final long forcedTo;
 
-  private Op(
+  private SegmentRecord(
       byte type,
       long[] keys,
       byte flags,
@@ -52,7 +52,7 @@ final class Op {
     this(type, keys, flags, global, hash, payload, trimMark, maxAddress, lastGlobal, maxGlobal, 0);
   }
 
-  private Op(
+  private SegmentRecord(
       byte type,
       long[] keys,
       byte flags,
@@ -78,25 +78,25 @@ final class Op {
     this.forcedTo = forcedTo;
   }
 
-  static Op entry(byte flags, long global, int hash, long[] keys, byte[] payload) {
-    return new Op(ENTRY, keys, flags, global, hash, payload, 0, 0, 0, 0);
+  static SegmentRecord entry(byte flags, long global, int hash, long[] keys, byte[] payload) {
+    return new SegmentRecord(ENTRY, keys, flags, global, hash, payload, 0, 0, 0, 0);
   }
 
   /** An entry restored from an index file: payload in the segment at {@code pos}. */
-  static Op entryAt(byte flags, long global, int hash, long[] keys, long pos, int len) {
-    Op op = new Op(ENTRY, keys, flags, global, hash, null, 0, 0, 0, 0);
+  static SegmentRecord entryAt(byte flags, long global, int hash, long[] keys, long pos, int len) {
+    SegmentRecord op = new SegmentRecord(ENTRY, keys, flags, global, hash, null, 0, 0, 0, 0);
     op.payloadPos = pos;
     op.payloadLen = len;
     return op;
   }
 
-  static Op commit(long[] keys) {
-    return new Op(COMMIT, keys, (byte) 0, 0, 0, null, 0, 0, 0, 0);
+  static SegmentRecord commit(long[] keys) {
+    return new SegmentRecord(COMMIT, keys, (byte) 0, 0, 0, null, 0, 0, 0, 0);
   }
 
-  static Op marks(
+  static SegmentRecord marks(
       long msb, long lsb, long trimMark, long maxAddress, long lastGlobal, long maxGlobal) {
-    return new Op(
+    return new SegmentRecord(
         MARKS,
         new long[] {msb, lsb, 0},
         (byte) 0,
@@ -110,8 +110,8 @@ final class Op {
   }
 
   /** A FORCED record: the segment is forced up to byte {@code forcedTo}. */
-  static Op forced(long forcedTo) {
-    return new Op(FORCED, new long[0], (byte) 0, 0, 0, null, 0, 0, 0, 0, forcedTo);
+  static SegmentRecord forced(long forcedTo) {
+    return new SegmentRecord(FORCED, new long[0], (byte) 0, 0, 0, null, 0, 0, 0, 0, forcedTo);
   }
 
   int keyCount() {

@@ -7,8 +7,8 @@ package io.vcorfu.sequencer;
  * @param lastGlobal the global address of the stream's last DATA entry, skipping holes after it (-1
  *     when the stream holds no data: it is empty or holds only holes)
  */
-public record StreamTailInfo(long tail, long lastGlobal) {
-  public StreamTailInfo {
+public record StreamTail(long tail, long lastGlobal) {
+  public StreamTail {
     if (tail < -1 || lastGlobal < -1) {
       throw new IllegalArgumentException(
           "stream tail and last global address must be >= -1, got " + tail + " and " + lastGlobal);

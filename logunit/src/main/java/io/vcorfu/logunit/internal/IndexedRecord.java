@@ -2,9 +2,10 @@ package io.vcorfu.logunit.internal;
 
 /**
  * A snapshot of one record's index fields, taken under the engine's monitor. {@code payload} is set
- * in memory mode; in durable mode the bytes are read with {@link StorageEngine#load(Stored)}.
+ * in memory mode; in durable mode the bytes are read with {@link
+ * StorageEngine#load(IndexedRecord)}.
  */
-public record Stored(
+public record IndexedRecord(
     long address, byte flags, long global, int hash, long pos, int len, byte[] payload) {
 
   public boolean committed() {

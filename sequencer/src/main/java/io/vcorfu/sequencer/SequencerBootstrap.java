@@ -1,22 +1,15 @@
-package io.vcorfu.server;
+package io.vcorfu.sequencer;
 
+import io.vcorfu.layout.EpochFence;
 import io.vcorfu.layout.Layout;
 import io.vcorfu.protocol.Endpoint;
-import io.vcorfu.protocol.RpcClient;
 import io.vcorfu.protocol.StreamId;
-import io.vcorfu.protocol.proto.LogTailResponse;
-import io.vcorfu.protocol.proto.StreamTailEntry;
-import io.vcorfu.protocol.proto.StreamTailResponse;
-import io.vcorfu.runtime.stream.internal.LayoutView;
-import io.vcorfu.runtime.stream.internal.ReplicaOps;
-import io.vcorfu.runtime.stream.internal.Rpc;
-import io.vcorfu.sequencer.SequencerService;
-import io.vcorfu.sequencer.StreamTailInfo;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -38,20 +31,46 @@ import org.slf4j.LoggerFactory;
  * address holding an entry is issued again), and the sequencer serves the new epoch. Retries every
  * 200 ms until every node named in the layout has answered, so nodes of a cluster may start in any
  * order.
+ *
+ * <p>What it asks of the other nodes goes through {@link Peers}; the server implements it over its
+ * RPC client.
  */
-final class SequencerBootstrap implements AutoCloseable {
+public final class SequencerBootstrap implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(SequencerBootstrap.class);
 
-  private final RpcClient peers;
+  /** What a sequencer's bootstrap asks of the nodes of its layout. */
+  public interface Peers {
+    /**
+     * Seals every epoch below {@code epoch} on {@code node}; completes with the node's epoch after
+     * the seal (above {@code epoch} when the node was already sealed further).
+     */
+    CompletableFuture<Long> seal(Endpoint node, long epoch);
+
+    /**
+     * The last global address {@code node}'s log replica holds (-1 when none), at {@code epoch}.
+     */
+    CompletableFuture<Long> logTail(Endpoint node, long epoch);
+
+    /** Every stream tail {@code node}'s stream replica holds, at {@code epoch}. */
+    CompletableFuture<StreamReplicaTails> streamTails(Endpoint node, long epoch);
+  }
+
+  /**
+   * What one stream replica reports for a bootstrap.
+   *
+   * @param maxGlobal the highest global address the replica holds, -1 when none
+   * @param streams the tail of each stream the replica holds
+   */
+  public record StreamReplicaTails(long maxGlobal, Map<StreamId, StreamTail> streams) {}
+
+  private final Peers peers;
   private final Layout layout;
 
   /** The epoch proposed to seal; then the one sealed. Confined to the retry thread. */
   private long proposed;
 
-  /**
-   * Operations at the sealed epoch; null until every node sealed it. Confined to the retry thread.
-   */
-  private ReplicaOps ops;
+  /** True once every node sealed {@link #proposed}. Confined to the retry thread. */
+  private boolean sealed;
 
   private final SequencerService sequencer;
   private final CompletableFuture<Void> done = new CompletableFuture<>();
@@ -63,37 +82,36 @@ final class SequencerBootstrap implements AutoCloseable {
             return t;
           });
 
-  SequencerBootstrap(RpcClient peers, Layout layout, SequencerService sequencer) {
+  public SequencerBootstrap(Peers peers, Layout layout, SequencerService sequencer) {
     this.peers = peers;
     this.layout = layout;
     this.sequencer = sequencer;
     this.proposed = layout.epoch() + 1;
   }
 
-  private ReplicaOps opsAt(Layout l) {
-    return new ReplicaOps(new Rpc(peers, LayoutView.of(peers, l), StreamId.of("sequencer")));
-  }
-
-  CompletableFuture<Void> done() {
+  /** Completes once the sequencer serves the new epoch. */
+  public CompletableFuture<Void> done() {
     return done;
   }
 
-  void start() {
+  /** Starts sealing and reading tails, in the background. */
+  public void start() {
     retry.execute(this::attempt);
   }
 
   private void attempt() {
-    if (ops == null) {
+    if (!sealed) {
       seal();
       return;
     }
-    List<CompletableFuture<LogTailResponse>> logs = new ArrayList<>();
-    for (Endpoint e : Node.logServers(layout)) {
-      logs.add(ops.logTail(e));
+    long epoch = proposed;
+    List<CompletableFuture<Long>> logs = new ArrayList<>();
+    for (Endpoint e : layout.logServers()) {
+      logs.add(peers.logTail(e, epoch));
     }
-    List<CompletableFuture<StreamTailResponse>> streams = new ArrayList<>();
-    for (Endpoint e : Node.streamServers(layout)) {
-      streams.add(ops.streamTail(e, List.of(), true));
+    List<CompletableFuture<StreamReplicaTails>> streams = new ArrayList<>();
+    for (Endpoint e : layout.streamServers()) {
+      streams.add(peers.streamTails(e, epoch));
     }
     List<CompletableFuture<?>> all = new ArrayList<>(logs);
     all.addAll(streams);
@@ -103,30 +121,26 @@ final class SequencerBootstrap implements AutoCloseable {
               if (error != null) {
                 if (!retry.isShutdown()) {
                   LOG.debug(
-                      "sequencer bootstrap waiting for replicas: {}",
-                      Rpc.unwrap(error).getMessage());
+                      "sequencer bootstrap waiting for replicas: {}", unwrap(error).getMessage());
                   retry.schedule(this::attempt, 200, TimeUnit.MILLISECONDS);
                 }
                 return;
               }
               long globalTail = -1;
               for (var f : logs) {
-                globalTail = Math.max(globalTail, f.join().getTail());
+                globalTail = Math.max(globalTail, f.join());
               }
-              Map<StreamId, StreamTailInfo> tails = new HashMap<>();
+              Map<StreamId, StreamTail> tails = new HashMap<>();
               for (var f : streams) {
-                StreamTailResponse r = f.join();
-                globalTail = Math.max(globalTail, r.getMaxGlobal());
-                for (StreamTailEntry t : r.getTailsList()) {
-                  StreamId s = StreamId.fromMsg(t.getStream());
-                  StreamTailInfo info = new StreamTailInfo(t.getTail(), t.getLastGlobal());
-                  tails.merge(s, info, (a, b) -> a.tail() >= b.tail() ? a : b);
-                }
+                StreamReplicaTails r = f.join();
+                globalTail = Math.max(globalTail, r.maxGlobal());
+                r.streams()
+                    .forEach((s, t) -> tails.merge(s, t, (a, b) -> a.tail() >= b.tail() ? a : b));
               }
-              sequencer.bootstrap(proposed, globalTail, tails).join();
+              sequencer.bootstrap(epoch, globalTail, tails).join();
               LOG.info(
                   "sequencer ready at epoch {}: global tail {}, {} streams",
-                  proposed,
+                  epoch,
                   globalTail,
                   tails.size());
               done.complete(null);
@@ -135,11 +149,10 @@ final class SequencerBootstrap implements AutoCloseable {
 
   /** Seals {@link #proposed} on every node of the layout, then reads the tails at it. */
   private void seal() {
-    ReplicaOps sealing = opsAt(layout);
     long epoch = proposed;
     List<CompletableFuture<Long>> seals = new ArrayList<>();
     for (Endpoint e : layout.allServers()) {
-      seals.add(sealing.seal(e, epoch));
+      seals.add(peers.seal(e, epoch));
     }
     CompletableFuture.allOf(seals.toArray(CompletableFuture[]::new))
         .whenCompleteAsync(
@@ -147,9 +160,7 @@ final class SequencerBootstrap implements AutoCloseable {
               if (error != null) {
                 if (!retry.isShutdown()) {
                   LOG.debug(
-                      "sequencer waiting to seal epoch {}: {}",
-                      epoch,
-                      Rpc.unwrap(error).getMessage());
+                      "sequencer waiting to seal epoch {}: {}", epoch, unwrap(error).getMessage());
                   retry.schedule(this::attempt, 200, TimeUnit.MILLISECONDS);
                 }
                 return;
@@ -161,11 +172,18 @@ final class SequencerBootstrap implements AutoCloseable {
                 proposed = highest + 1;
               } else {
                 LOG.info("sequencer sealed every epoch below {} on {} nodes", epoch, seals.size());
-                ops = opsAt(layout.withEpoch(epoch));
+                sealed = true;
               }
               attempt();
             },
             retry);
+  }
+
+  private static Throwable unwrap(Throwable t) {
+    while (t instanceof CompletionException && t.getCause() != null) {
+      t = t.getCause();
+    }
+    return t;
   }
 
   @Override

@@ -1,0 +1,96 @@
+package io.vcorfu.logunit.internal;
+
+import com.google.protobuf.InvalidProtocolBufferException;
+import io.vcorfu.protocol.BadRequestException;
+import io.vcorfu.protocol.ServerErrorException;
+import io.vcorfu.protocol.StreamId;
+import io.vcorfu.protocol.proto.LogEntryMsg;
+import io.vcorfu.protocol.proto.ReadResult;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ForkJoinPool;
+
+/**
+ * How the replicas answer reads: what each address answers is decided under the engine's monitor
+ * ({@link #plan}), and the bytes are loaded once the engine's barrier says they are durable, off
+ * the writer's thread ({@link #answer}).
+ */
+public final class ReadPlanning {
+  /** Largest range one read may ask for; clients page through longer ones. */
+  public static final int MAX_READ_RANGE = 4096;
+
+  private ReadPlanning() {}
+
+  public static void checkRange(long from, long to) {
+    if (from < 0) {
+      throw new BadRequestException("A read cannot start at the negative address " + from + ".");
+    }
+    if (from > to) {
+      throw new BadRequestException(
+          "A read from address " + from + " to " + to + " is empty: the start is after the end.");
+    }
+    if (to - from + 1 > MAX_READ_RANGE) {
+      throw new BadRequestException(
+          "A read may cover at most "
+              + MAX_READ_RANGE
+              + " addresses; page through "
+              + from
+              + ".."
+              + to
+              + " instead.");
+    }
+  }
+
+  /** Decides what {@code address} of {@code ns} answers; call under the engine's monitor. */
+  public static PlannedRead plan(StorageEngine engine, StreamId ns, long address) {
+    assert Thread.holdsLock(engine) : "reads are planned under the engine's monitor";
+    if (address < engine.trimMark(ns)) {
+      return new PlannedRead(address, ReadResult.Status.TRIMMED, null);
+    }
+    IndexedRecord s = engine.lookup(ns, address);
+    if (s == null) {
+      return new PlannedRead(address, ReadResult.Status.EMPTY, null);
+    }
+    return new PlannedRead(
+        address, s.committed() ? ReadResult.Status.COMMITTED : ReadResult.Status.UNCOMMITTED, s);
+  }
+
+  /** Answers planned reads once {@code barrier} completes, loading bytes off the writer thread. */
+  public static CompletableFuture<List<ReadResult>> answer(
+      StorageEngine engine, CompletableFuture<Void> barrier, List<PlannedRead> plans) {
+    if (barrier.isDone() && !barrier.isCompletedExceptionally()) {
+      try {
+        return CompletableFuture.completedFuture(results(engine, plans));
+      } catch (RuntimeException e) {
+        return CompletableFuture.failedFuture(e);
+      }
+    }
+    return barrier.thenApplyAsync(v -> results(engine, plans), ForkJoinPool.commonPool());
+  }
+
+  private static List<ReadResult> results(StorageEngine engine, List<PlannedRead> plans) {
+    List<ReadResult> out = new ArrayList<>(plans.size());
+    for (PlannedRead p : plans) {
+      out.add(result(engine, p));
+    }
+    return out;
+  }
+
+  private static ReadResult result(StorageEngine engine, PlannedRead p) {
+    ReadResult.Builder r = ReadResult.newBuilder().setAddress(p.address()).setStatus(p.status());
+    if (p.record() == null) {
+      return r.build();
+    }
+    byte[] bytes = engine.load(p.record());
+    if (bytes == null) {
+      return r.setStatus(ReadResult.Status.TRIMMED).build();
+    }
+    try {
+      return r.setEntry(LogEntryMsg.parseFrom(bytes)).build();
+    } catch (InvalidProtocolBufferException e) {
+      throw new ServerErrorException(
+          "A stored entry at address " + p.address() + " cannot be decoded: " + e.getMessage(), e);
+    }
+  }
+}

@@ -1,0 +1,59 @@
+package io.vcorfu.server;
+
+import io.vcorfu.layout.Layout;
+import io.vcorfu.protocol.Endpoint;
+import io.vcorfu.protocol.RpcClient;
+import io.vcorfu.protocol.StreamId;
+import io.vcorfu.protocol.proto.StreamTailEntry;
+import io.vcorfu.runtime.stream.internal.LayoutView;
+import io.vcorfu.runtime.stream.internal.ReplicaOps;
+import io.vcorfu.runtime.stream.internal.Rpc;
+import io.vcorfu.sequencer.SequencerBootstrap;
+import io.vcorfu.sequencer.StreamTail;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+
+/** What a sequencer's bootstrap asks of the nodes of its layout, over the client's replica RPCs. */
+final class BootstrapPeers implements SequencerBootstrap.Peers {
+  private final RpcClient peers;
+  private final Layout layout;
+
+  BootstrapPeers(RpcClient peers, Layout layout) {
+    this.peers = peers;
+    this.layout = layout;
+  }
+
+  private ReplicaOps opsAt(Layout l) {
+    return new ReplicaOps(new Rpc(peers, LayoutView.of(peers, l), StreamId.of("sequencer")));
+  }
+
+  @Override
+  public CompletableFuture<Long> seal(Endpoint node, long epoch) {
+    return opsAt(layout).seal(node, epoch);
+  }
+
+  @Override
+  public CompletableFuture<Long> logTail(Endpoint node, long epoch) {
+    return opsAt(layout.withEpoch(epoch)).logTail(node).thenApply(r -> r.getTail());
+  }
+
+  @Override
+  public CompletableFuture<SequencerBootstrap.StreamReplicaTails> streamTails(
+      Endpoint node, long epoch) {
+    return opsAt(layout.withEpoch(epoch))
+        .streamTail(node, List.of(), true)
+        .thenApply(
+            r -> {
+              Map<StreamId, StreamTail> tails = new HashMap<>();
+              for (StreamTailEntry t : r.getTailsList()) {
+                tails.merge(
+                    StreamId.fromMsg(t.getStream()),
+                    new StreamTail(t.getTail(), t.getLastGlobal()),
+                    (a, b) -> a.tail() >= b.tail() ? a : b);
+              }
+              return new SequencerBootstrap.StreamReplicaTails(r.getMaxGlobal(), tails);
+            });
+  }
+}
