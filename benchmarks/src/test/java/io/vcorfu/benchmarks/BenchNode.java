@@ -2,15 +2,10 @@ package io.vcorfu.benchmarks;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.vcorfu.protocol.Endpoint;
-import io.vcorfu.protocol.netty.NettyTransport;
-import io.vcorfu.server.Node;
-import io.vcorfu.server.NodeConfig;
+import io.vcorfu.server.LocalNode;
 import io.vcorfu.server.cli.VcorfuCli;
 import java.io.ByteArrayOutputStream;
-import java.io.IOException;
 import java.io.PrintStream;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -19,27 +14,20 @@ import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
- * One in-memory node on a free 127.0.0.1 port for a benchmark test class, and a way to run a bench
- * command against it. Register it as a static {@code @RegisterExtension} field: it starts the node
- * before the class's tests and stops it after them. Not thread-safe: {@link #run} swaps {@code
- * System.out} while the command runs.
+ * One in-memory node on a free 127.0.0.1 port for a benchmark test class (the server's {@link
+ * LocalNode}), and a way to run a bench command against it. Register it as a static
+ * {@code @RegisterExtension} field: it starts the node before the class's tests and stops it after
+ * them. Not thread-safe: {@link #run} swaps {@code System.out} while the command runs.
  */
 final class BenchNode implements BeforeAllCallback, AfterAllCallback {
-  private NettyTransport transport;
-  private Node node;
+  private LocalNode node;
   private String endpoint;
 
   /** Starts the node and waits until it serves. */
   @Override
-  public void beforeAll(ExtensionContext context) throws IOException {
-    int port;
-    try (ServerSocket s = new ServerSocket(0)) {
-      port = s.getLocalPort();
-    }
-    endpoint = "127.0.0.1:" + port;
-    transport = new NettyTransport();
-    node = Node.start(NodeConfig.inMemory(Endpoint.parse(endpoint)), transport);
-    node.ready().join();
+  public void beforeAll(ExtensionContext context) {
+    node = LocalNode.start();
+    endpoint = node.endpoint().toString();
   }
 
   /** The node's {@code host:port}. */
@@ -72,6 +60,5 @@ final class BenchNode implements BeforeAllCallback, AfterAllCallback {
   @Override
   public void afterAll(ExtensionContext context) {
     node.close();
-    transport.close();
   }
 }

@@ -7,13 +7,10 @@ import io.vcorfu.protocol.StreamId;
 import io.vcorfu.protocol.netty.NettyTransport;
 import io.vcorfu.runtime.stream.StreamLogOptions;
 import io.vcorfu.runtime.stream.internal.ClusterStreamLog;
-import io.vcorfu.server.Node;
-import io.vcorfu.server.NodeConfig;
+import io.vcorfu.server.LocalNode;
 import io.vcorfu.server.cli.VcorfuCli;
 import java.io.ByteArrayOutputStream;
-import java.io.IOException;
 import java.io.PrintStream;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.regex.Matcher;
@@ -21,6 +18,7 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 class ReadBenchTest {
   private static final Pattern SUMMARY =
@@ -28,25 +26,21 @@ class ReadBenchTest {
           "\\((\\d+) stream addresses\\): (\\d+) entries in .* \\(([0-9.]+) MB/s\\), (\\d+) holes,"
               + " (\\d+) calls");
 
+  @RegisterExtension final LocalNode node = new LocalNode();
+
+  /** The test's own client transport. */
   private NettyTransport transport;
-  private Node node;
+
   private String endpoint;
 
   @BeforeEach
-  void startNode() throws IOException {
-    int port;
-    try (ServerSocket s = new ServerSocket(0)) {
-      port = s.getLocalPort();
-    }
+  void startClient() {
     transport = new NettyTransport();
-    node = Node.start(NodeConfig.inMemory(new Endpoint("127.0.0.1", port)), transport);
-    node.ready().join();
-    endpoint = "127.0.0.1:" + port;
+    endpoint = node.endpoint().toString();
   }
 
   @AfterEach
-  void stopNode() {
-    node.close();
+  void stopClient() {
     transport.close();
   }
 

@@ -1,15 +1,20 @@
 package io.vcorfu.logunit;
 
+import io.vcorfu.layout.ChainPlan;
 import io.vcorfu.logunit.internal.StorageEngine;
 import io.vcorfu.protocol.BadRequestException;
 import io.vcorfu.protocol.Errors;
+import io.vcorfu.protocol.StreamId;
 import io.vcorfu.protocol.proto.ChainStep;
 import io.vcorfu.protocol.proto.ChainWriteRequest;
 import io.vcorfu.protocol.proto.ChainWriteResponse;
 import io.vcorfu.protocol.proto.LogEntryMsg;
+import io.vcorfu.protocol.proto.StreamSlot;
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 
@@ -66,15 +71,61 @@ public final class ReplicaStore implements AutoCloseable {
   }
 
   /**
+   * One visit of an entry's chain on this node: its log replica, or its stream replica with the
+   * entry's slots that replica hosts; {@code commit} for the last visit of the chain.
+   */
+  public record Step(boolean log, List<StreamReplica.Slot> slots, boolean commit) {
+    public Step {
+      slots = List.copyOf(slots);
+    }
+
+    /** The step for {@code visit} of {@code entry}'s chain plan. */
+    public static Step of(LogEntryMsg entry, ChainPlan.Visit visit, boolean commit) {
+      if (visit.role() == ChainPlan.Role.LOG) {
+        return new Step(true, List.of(), commit);
+      }
+      Set<StreamId> hosted = new HashSet<>(visit.streams());
+      List<StreamReplica.Slot> slots = new ArrayList<>();
+      for (StreamSlot slot : entry.getSlotsList()) {
+        StreamReplica.Slot s = StreamReplica.Slot.of(slot);
+        if (hosted.contains(s.stream())) {
+          slots.add(s);
+        }
+      }
+      return new Step(false, slots, commit);
+    }
+
+    private static Step of(ChainStep step) {
+      return new Step(step.getLog(), StreamReplica.Slot.of(step.getSlotsList()), step.getCommit());
+    }
+  }
+
+  /**
+   * What a chain write did: how many steps succeeded and, if one failed, its typed error (null when
+   * every step succeeded).
+   */
+  public record ChainWriteResult(int done, Throwable failure) {
+    /** This result as the wire answer. */
+    public ChainWriteResponse toResponse() {
+      ChainWriteResponse.Builder b = ChainWriteResponse.newBuilder().setDone(done);
+      if (failure != null) {
+        b.setError(Errors.toMsg(failure));
+      }
+      return b.build();
+    }
+  }
+
+  /**
    * Runs the steps in order, each a call of the replica's Java API ({@link
    * LogReplica#write(LogEntryMsg, boolean)} or {@link StreamReplica#write(LogEntryMsg, List,
-   * boolean)}), stopping at the first that fails; with {@code commit_earlier}, once every step
+   * boolean)}), stopping at the first that fails; with {@code commitEarlier}, once every step
    * succeeded, commits the steps before the last. Completes once everything written is durable per
    * the fsync policy, with the number of steps that succeeded and, if one failed, its typed error.
    * Only a failure of the store itself fails the future.
    */
-  public CompletableFuture<ChainWriteResponse> chainWrite(ChainWriteRequest request) {
-    if (request.getStepsCount() == 0 || !request.hasEntry()) {
+  public CompletableFuture<ChainWriteResult> chainWrite(
+      LogEntryMsg entry, List<Step> steps, boolean commitEarlier) {
+    if (steps.isEmpty() || entry == null) {
       return CompletableFuture.failedFuture(
           new BadRequestException("A chain write needs an entry and at least one step."));
     }
@@ -82,13 +133,11 @@ public final class ReplicaStore implements AutoCloseable {
     // for the first step and another for the rest.
     Steps run;
     try {
-      run = engine.group(() -> runSteps(request));
+      run = engine.group(() -> runSteps(entry, steps, commitEarlier));
     } catch (RuntimeException e) {
       return CompletableFuture.failedFuture(e);
     }
     List<CompletableFuture<?>> written = run.written();
-    int attempted = run.attempted();
-    Throwable stepFailure = run.failure();
     return CompletableFuture.allOf(written.toArray(CompletableFuture[]::new))
         .handle(
             (v, error) -> {
@@ -96,26 +145,30 @@ public final class ReplicaStore implements AutoCloseable {
                 // A write accepted in memory failed to become durable: the store itself failed.
                 throw error instanceof CompletionException ce ? ce : new CompletionException(error);
               }
-              ChainWriteResponse.Builder b = ChainWriteResponse.newBuilder().setDone(attempted);
-              if (stepFailure != null) {
-                b.setError(Errors.toMsg(stepFailure));
-              }
-              return b.build();
+              return new ChainWriteResult(run.attempted(), run.failure());
             });
+  }
+
+  /** {@link #chainWrite(LogEntryMsg, List, boolean)} for a request from the wire. */
+  public CompletableFuture<ChainWriteResponse> chainWrite(ChainWriteRequest request) {
+    List<Step> steps = new ArrayList<>(request.getStepsCount());
+    request.getStepsList().forEach(s -> steps.add(Step.of(s)));
+    return chainWrite(
+            request.hasEntry() ? request.getEntry() : null, steps, request.getCommitEarlier())
+        .thenApply(ChainWriteResult::toResponse);
   }
 
   /** What running a chain write's steps did: the futures of what was written, and the failure. */
   private record Steps(List<CompletableFuture<?>> written, int attempted, Throwable failure) {}
 
-  private Steps runSteps(ChainWriteRequest request) {
+  private Steps runSteps(LogEntryMsg entry, List<Step> steps, boolean commitEarlier) {
     List<CompletableFuture<?>> written = new ArrayList<>();
     Throwable failure = null;
-    LogEntryMsg entry = request.getEntry();
-    for (ChainStep step : request.getStepsList()) {
+    for (Step step : steps) {
       CompletableFuture<?> f =
-          step.getLog()
-              ? log.write(entry, step.getCommit())
-              : streams.write(entry, StreamReplica.Slot.of(step.getSlotsList()), step.getCommit());
+          step.log()
+              ? log.write(entry, step.commit())
+              : streams.write(entry, step.slots(), step.commit());
       if (f.isCompletedExceptionally()) {
         failure = causeOf(f);
         break;
@@ -123,12 +176,12 @@ public final class ReplicaStore implements AutoCloseable {
       written.add(f);
     }
     int attempted = written.size();
-    if (failure == null && request.getCommitEarlier()) {
-      for (ChainStep step : request.getStepsList().subList(0, attempted - 1)) {
+    if (failure == null && commitEarlier) {
+      for (Step step : steps.subList(0, attempted - 1)) {
         written.add(
-            step.getLog()
+            step.log()
                 ? log.commit(List.of(entry.getGlobalAddress()))
-                : streams.commit(StreamReplica.Slot.of(step.getSlotsList())));
+                : streams.commit(step.slots()));
       }
     }
     return new Steps(written, attempted, failure);

@@ -5,7 +5,6 @@ import io.vcorfu.layout.Layout;
 import io.vcorfu.logunit.ReplicaStore;
 import io.vcorfu.protocol.BadRequestException;
 import io.vcorfu.protocol.StreamId;
-import io.vcorfu.protocol.proto.ChainWriteRequest;
 import io.vcorfu.protocol.proto.LogEntryMsg;
 import io.vcorfu.protocol.proto.SequencedWriteRequest;
 import io.vcorfu.protocol.proto.SequencedWriteResponse;
@@ -21,7 +20,8 @@ import java.util.concurrent.CompletableFuture;
  * Appends in one round trip on a node that is the sequencer and the only replica of every chain (a
  * one-node layout): the node issues the token, then writes the entry to its log replica and stream
  * replica exactly as a client's chain write would (same plan, same steps, the last visit committed
- * and the earlier ones committed with it) and answers once that is durable.
+ * and the earlier ones committed with it), through the replica store's Java API, and answers once
+ * that is durable.
  *
  * <p>Failure handling stays with the client: the answer carries the token and the chain-write
  * result, and a failed step (a reader filled the slot first, a trimmed address, an oversize entry)
@@ -72,17 +72,20 @@ final class SequencedWrites {
                           + ", not on this node");
                 }
               }
-              ChainWriteRequest chain =
-                  ChainWriteRequest.newBuilder()
-                      .setEntry(entry)
-                      .addAllSteps(EntryDriver.steps(entry, plan, 0, plan.visits().size()))
-                      .setCommitEarlier(true)
-                      .build();
+              List<ReplicaStore.Step> steps = new ArrayList<>(plan.visits().size());
+              for (int k = 0; k < plan.visits().size(); k++) {
+                steps.add(
+                    ReplicaStore.Step.of(
+                        entry, plan.visits().get(k), k == plan.visits().size() - 1));
+              }
               return store
-                  .chainWrite(chain)
+                  .chainWrite(entry, steps, true)
                   .thenApply(
                       w ->
-                          SequencedWriteResponse.newBuilder().setToken(issued).setWrite(w).build());
+                          SequencedWriteResponse.newBuilder()
+                              .setToken(issued)
+                              .setWrite(w.toResponse())
+                              .build());
             });
   }
 }

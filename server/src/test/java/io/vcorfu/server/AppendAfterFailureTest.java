@@ -32,14 +32,14 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class AppendAfterFailureTest {
   @TempDir Path tmp;
-  TestCluster cluster;
+  InProcessCluster cluster;
   InJvmTransport transport;
   List<StreamId> streams;
   Endpoint decider;
 
   @BeforeEach
   void start() {
-    cluster = TestCluster.fiveNodes(tmp);
+    cluster = InProcessCluster.fiveNodes(tmp);
     transport = (InJvmTransport) cluster.transport();
     ClusterStreamLog probe = cluster.client();
     streams = ChainFaults.earlierAndDeciding(probe.layout().current(), "after-failure");

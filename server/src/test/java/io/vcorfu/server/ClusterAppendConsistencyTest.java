@@ -41,7 +41,7 @@ class ClusterAppendConsistencyTest {
   void acknowledgedAppendsReadBackByGlobalAndStreamAddress(@TempDir Path tmp) throws Exception {
     long seed = System.nanoTime();
     LOG.info("seed {}", seed);
-    try (TestCluster cluster = TestCluster.fiveNodes(tmp)) {
+    try (InProcessCluster cluster = InProcessCluster.fiveNodes(tmp)) {
       ClusterStreamLog log = cluster.client();
       ConcurrentLinkedQueue<Ack> acks = new ConcurrentLinkedQueue<>();
       ExecutorService pool = Executors.newFixedThreadPool(THREADS);

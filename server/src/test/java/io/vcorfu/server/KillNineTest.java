@@ -171,7 +171,8 @@ class KillNineTest {
     }
     Path layout =
         Files.writeString(
-            tmp.resolve("layout.json"), TestCluster.fiveNodeLayout(e[0], e[1], e[2], e[3], e[4]));
+            tmp.resolve("layout.json"),
+            InProcessCluster.fiveNodeLayout(e[0], e[1], e[2], e[3], e[4]));
     List<ServerProcess> servers = new ArrayList<>();
     Map<String, Ack> acks = new ConcurrentHashMap<>();
     try (NettyTransport transport = new NettyTransport()) {

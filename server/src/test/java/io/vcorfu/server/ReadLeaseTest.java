@@ -138,7 +138,7 @@ class ReadLeaseTest {
 
   @Test
   void onAFiveNodeLayoutTokenAnswersWaitForTheHolderToo() throws Exception {
-    try (TestCluster cluster = TestCluster.fiveNodes(tmp)) {
+    try (InProcessCluster cluster = InProcessCluster.fiveNodes(tmp)) {
       InJvmTransport transport = (InJvmTransport) cluster.transport();
       FaultRule tails =
           transport

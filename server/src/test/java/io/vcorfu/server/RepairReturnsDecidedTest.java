@@ -37,12 +37,12 @@ class RepairReturnsDecidedTest {
   private static final Duration REPAIR_AFTER = Duration.ofMillis(100);
 
   @TempDir Path tmp;
-  TestCluster cluster;
+  InProcessCluster cluster;
   InJvmTransport transport;
 
   @BeforeEach
   void start() {
-    cluster = TestCluster.fiveNodes(tmp);
+    cluster = InProcessCluster.fiveNodes(tmp);
     transport = (InJvmTransport) cluster.transport();
   }
 

@@ -32,23 +32,23 @@ class SealTest {
     return root.resolve(e.host() + "-" + e.port());
   }
 
-  private static TestCluster cluster(Path tmp) {
+  private static InProcessCluster cluster(Path tmp) {
     String json =
-        TestCluster.fiveNodeLayout(
-            TestCluster.SEQUENCER,
-            TestCluster.LOG_A,
-            TestCluster.LOG_B,
-            TestCluster.STREAM_A,
-            TestCluster.STREAM_B);
-    return TestCluster.start(new InJvmTransport(), tmp, json, tmp.resolve(DATA));
+        InProcessCluster.fiveNodeLayout(
+            InProcessCluster.SEQUENCER,
+            InProcessCluster.LOG_A,
+            InProcessCluster.LOG_B,
+            InProcessCluster.STREAM_A,
+            InProcessCluster.STREAM_B);
+    return InProcessCluster.start(new InJvmTransport(), tmp, json, tmp.resolve(DATA));
   }
 
-  private static void restart(TestCluster c, Path tmp, io.vcorfu.protocol.Endpoint e) {
+  private static void restart(InProcessCluster c, Path tmp, io.vcorfu.protocol.Endpoint e) {
     c.stopNode(e);
     c.startNode(e, dir(tmp.resolve(DATA), e)).ready().join();
   }
 
-  private static long epochOf(TestCluster c, Path tmp, io.vcorfu.protocol.Endpoint e)
+  private static long epochOf(InProcessCluster c, Path tmp, io.vcorfu.protocol.Endpoint e)
       throws Exception {
     // The epoch a node serves after a restart is the one in its layout store.
     try (var store =
@@ -60,29 +60,29 @@ class SealTest {
   @Test
   void everyNodeRecordsTheSealedEpochDurablyAndRefusesOldTokensAfterItsOwnRestart(@TempDir Path tmp)
       throws Exception {
-    try (TestCluster c = cluster(tmp)) {
+    try (InProcessCluster c = cluster(tmp)) {
       ClusterStreamLog log = c.client();
       StreamId s = StreamId.of("sealed");
       log.append(List.of(s), new byte[] {1}).join();
       TokenResponse old = log.ops().token(List.of(s), null, 1).join();
       assertThat(old.getEpoch()).as("the first start sealed the file's epoch 1").isEqualTo(2);
 
-      restart(c, tmp, TestCluster.SEQUENCER);
+      restart(c, tmp, InProcessCluster.SEQUENCER);
       for (var e :
           List.of(
-              TestCluster.SEQUENCER,
-              TestCluster.LOG_A,
-              TestCluster.LOG_B,
-              TestCluster.STREAM_A,
-              TestCluster.STREAM_B)) {
+              InProcessCluster.SEQUENCER,
+              InProcessCluster.LOG_A,
+              InProcessCluster.LOG_B,
+              InProcessCluster.STREAM_A,
+              InProcessCluster.STREAM_B)) {
         assertThat(epochOf(c, tmp, e)).as("epoch stored by %s", e).isEqualTo(3);
       }
       // A log replica restarts from the layout file (epoch 1) and its store (epoch 3): it keeps 3.
       var logReplica =
-          TestCluster.LOG_A.equals(
+          InProcessCluster.LOG_A.equals(
                   log.layout().current().logChain(old.getTokens(0).getGlobalAddress()).get(0))
-              ? TestCluster.LOG_A
-              : TestCluster.LOG_B;
+              ? InProcessCluster.LOG_A
+              : InProcessCluster.LOG_B;
       restart(c, tmp, logReplica);
       LogEntryMsg entry =
           EntryDriver.dataEntry(
@@ -103,25 +103,25 @@ class SealTest {
   @Test
   void aSequencerThatLostItsEpochSealsAboveTheHighestAnyNodeHolds(@TempDir Path tmp)
       throws Exception {
-    try (TestCluster c = cluster(tmp)) {
-      restart(c, tmp, TestCluster.SEQUENCER);
-      restart(c, tmp, TestCluster.SEQUENCER);
-      assertThat(epochOf(c, tmp, TestCluster.LOG_B)).isEqualTo(4);
-      c.stopNode(TestCluster.SEQUENCER);
-      try (Stream<Path> files = Files.walk(dir(tmp.resolve(DATA), TestCluster.SEQUENCER))) {
+    try (InProcessCluster c = cluster(tmp)) {
+      restart(c, tmp, InProcessCluster.SEQUENCER);
+      restart(c, tmp, InProcessCluster.SEQUENCER);
+      assertThat(epochOf(c, tmp, InProcessCluster.LOG_B)).isEqualTo(4);
+      c.stopNode(InProcessCluster.SEQUENCER);
+      try (Stream<Path> files = Files.walk(dir(tmp.resolve(DATA), InProcessCluster.SEQUENCER))) {
         files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
       }
       // It starts from the file's epoch 1, proposes 2, hears 4 from the replicas and seals 5.
-      c.startNode(TestCluster.SEQUENCER, dir(tmp.resolve(DATA), TestCluster.SEQUENCER))
+      c.startNode(InProcessCluster.SEQUENCER, dir(tmp.resolve(DATA), InProcessCluster.SEQUENCER))
           .ready()
           .join();
       for (var e :
           List.of(
-              TestCluster.SEQUENCER,
-              TestCluster.LOG_A,
-              TestCluster.LOG_B,
-              TestCluster.STREAM_A,
-              TestCluster.STREAM_B)) {
+              InProcessCluster.SEQUENCER,
+              InProcessCluster.LOG_A,
+              InProcessCluster.LOG_B,
+              InProcessCluster.STREAM_A,
+              InProcessCluster.STREAM_B)) {
         assertThat(epochOf(c, tmp, e)).as("epoch stored by %s", e).isEqualTo(5);
       }
       ClusterStreamLog log = c.client();

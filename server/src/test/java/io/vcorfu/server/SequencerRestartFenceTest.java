@@ -57,7 +57,8 @@ class SequencerRestartFenceTest {
     }
     Path layout =
         Files.writeString(
-            tmp.resolve("layout.json"), TestCluster.fiveNodeLayout(e[0], e[1], e[2], e[3], e[4]));
+            tmp.resolve("layout.json"),
+            InProcessCluster.fiveNodeLayout(e[0], e[1], e[2], e[3], e[4]));
     List<ServerProcess> servers = new ArrayList<>();
     try {
       for (int i = 0; i < 5; i++) {

@@ -172,7 +172,8 @@ class SingleNodeWritePathTest {
         """
             .formatted(sequencer, NODE, NODE);
     try (InJvmTransport transport = new InJvmTransport();
-        TestCluster cluster = TestCluster.start(transport, tmp, layout, tmp.resolve("data"))) {
+        InProcessCluster cluster =
+            InProcessCluster.start(transport, tmp, layout, tmp.resolve("data"))) {
       java.util.concurrent.atomic.AtomicBoolean first =
           new java.util.concurrent.atomic.AtomicBoolean(true);
       // The writer's first chain write arrives long after a reader gave up waiting for it.

@@ -34,7 +34,7 @@ class TrimmedDeciderTest {
   private static final Duration REPAIR_AFTER = Duration.ofMillis(150);
 
   @TempDir Path tmp;
-  TestCluster cluster;
+  InProcessCluster cluster;
   InJvmTransport transport;
   List<StreamId> streams;
   StreamId earlier;
@@ -43,7 +43,7 @@ class TrimmedDeciderTest {
 
   @BeforeEach
   void start() {
-    cluster = TestCluster.fiveNodes(tmp);
+    cluster = InProcessCluster.fiveNodes(tmp);
     transport = (InJvmTransport) cluster.transport();
     ClusterStreamLog probe = cluster.client();
     streams = ChainFaults.earlierAndDeciding(probe.layout().current(), "trimmed-decider");

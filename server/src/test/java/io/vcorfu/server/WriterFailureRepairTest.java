@@ -42,13 +42,13 @@ class WriterFailureRepairTest {
   private static final long READER_BOUND_MS = 5_000;
 
   @TempDir Path tmp;
-  TestCluster cluster;
+  InProcessCluster cluster;
   ClusterStreamLog log;
   ReplicaOps ops;
 
   @BeforeEach
   void start() {
-    cluster = TestCluster.fiveNodes(tmp);
+    cluster = InProcessCluster.fiveNodes(tmp);
     log = cluster.client(StreamLogOptions.defaults().withRepairAfter(REPAIR_AFTER));
     ops = log.ops();
   }

@@ -3,10 +3,7 @@ package io.vcorfu.benchmarks.ycsb;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.vcorfu.protocol.Endpoint;
-import io.vcorfu.protocol.netty.NettyTransport;
-import io.vcorfu.server.Node;
-import io.vcorfu.server.NodeConfig;
+import io.vcorfu.server.LocalNode;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -14,9 +11,8 @@ import java.util.Properties;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import site.ycsb.ByteIterator;
 import site.ycsb.DB;
 import site.ycsb.DBException;
@@ -24,26 +20,12 @@ import site.ycsb.Status;
 
 /** {@link VcorfuYcsbClient} against a vcorfu node this class starts on loopback. */
 class VcorfuYcsbClientTest extends YcsbBindingContract {
-  private static NettyTransport transport;
-  private static Node node;
-
-  @BeforeAll
-  static void startNode() {
-    transport = new NettyTransport();
-    node = Node.start(NodeConfig.inMemory(new Endpoint("127.0.0.1", 0)), transport);
-    node.ready().join();
-  }
-
-  @AfterAll
-  static void stopNode() {
-    node.close();
-    transport.close();
-  }
+  @RegisterExtension static final LocalNode NODE = new LocalNode();
 
   @Override
   Properties serverProperties() {
     Properties p = new Properties();
-    p.setProperty(VcorfuYcsbClient.ENDPOINT_PROPERTY, node.endpoint().toString());
+    p.setProperty(VcorfuYcsbClient.ENDPOINT_PROPERTY, NODE.endpoint().toString());
     p.setProperty(VcorfuYcsbClient.BUCKETS_PROPERTY, "8");
     return p;
   }

@@ -9,10 +9,7 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.ClosedChannelException;
 import java.nio.channels.FileChannel;
-import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -20,6 +17,11 @@ import java.util.concurrent.CompletableFuture;
  * entry bytes and flags (committed, hole). In memory mode the bytes stay in the index; in durable
  * mode every change is appended as a checksummed record to the active segment by a {@link
  * SegmentWriter}, and the index keeps only positions.
+ *
+ * <p>Its parts: the {@link RecordIndex} (what each address holds), the segment lifecycle ({@link
+ * SegmentRefs}: which segments are still live; rolling to a new segment happens here, as it
+ * writes), and recovery ({@link SegmentRecovery}, which rebuilds the index from the segments on
+ * open). The engine itself is the write path and the monitor every part is guarded by.
  *
  * <p>The engine does not enforce write-once: replicas check, then write, while holding this
  * engine's monitor (all methods here are synchronized on it). Mutations are visible at once; {@link
@@ -34,9 +36,8 @@ public final class StorageEngine implements AutoCloseable {
   // All fields below are guarded by this engine's monitor.
   private final StorageOptions options;
   private final boolean durable;
-  private final Map<StreamId, NamespaceIndex> namespaces = new HashMap<>();
-  private final Map<Integer, int[]> liveRecords = new HashMap<>();
-  private long maxGlobal = -1;
+  private final SegmentRefs segments;
+  private final RecordIndex index;
   private int activeSegment;
   private long activeOffset;
   private IndexFile activeIndex = new IndexFile();
@@ -44,8 +45,6 @@ public final class StorageEngine implements AutoCloseable {
 
   /** The last {@link SegmentWriter#forcedPosition()} written into the segments, or -1. */
   private long markedForced = -1;
-
-  private NamespaceIndex lastNamespace;
 
   /** Set once in {@link #open}, before the engine is shared. */
   private volatile SegmentWriter writer;
@@ -56,6 +55,8 @@ public final class StorageEngine implements AutoCloseable {
   private StorageEngine(StorageOptions options) {
     this.options = options;
     this.durable = options.mode() == StorageMode.DURABLE;
+    this.segments = new SegmentRefs(durable, () -> activeSegment, () -> writer);
+    this.index = new RecordIndex(durable, segments);
   }
 
   /** Opens the engine; in durable mode recovers the data directory first. */
@@ -92,35 +93,21 @@ public final class StorageEngine implements AutoCloseable {
 
   /** The record at {@code address} of {@code ns}, or null when there is none (or it is trimmed). */
   public synchronized IndexedRecord lookup(StreamId ns, long address) {
-    NamespaceIndex n = namespaces.get(ns);
-    int s = n == null ? -1 : n.find(address);
-    if (s < 0) {
-      return null;
-    }
-    return new IndexedRecord(
-        address,
-        n.flags[s],
-        n.global[s],
-        n.hash[s],
-        n.pos[s],
-        n.len[s],
-        durable ? null : n.payload[s]);
+    return index.lookup(ns, address);
   }
 
   /** True once anything (a record or a trim) was ever stored for {@code ns}. */
   public synchronized boolean knows(StreamId ns) {
-    return namespaces.containsKey(ns);
+    return index.knows(ns);
   }
 
   public synchronized long trimMark(StreamId ns) {
-    NamespaceIndex n = namespaces.get(ns);
-    return n == null ? 0 : n.trimMark;
+    return index.trimMark(ns);
   }
 
   /** Highest address ever stored in {@code ns} (trimming does not lower it), or -1. */
   public synchronized long maxAddress(StreamId ns) {
-    NamespaceIndex n = namespaces.get(ns);
-    return n == null ? -1 : n.maxAddress;
+    return index.maxAddress(ns);
   }
 
   /**
@@ -129,37 +116,16 @@ public final class StorageEngine implements AutoCloseable {
    * restarted sequencer rebuilds the stream's last global address from it.
    */
   public synchronized long lastGlobal(StreamId ns) {
-    NamespaceIndex n = namespaces.get(ns);
-    if (n == null) {
-      return -1;
-    }
-    if (n.lastDataStale) {
-      int s = n.lastDataSlot(n.lastDataAddress, HOLE);
-      n.lastDataAddress = s < 0 ? -1 : n.address[s];
-      n.lastDataGlobal = s < 0 ? -1 : n.global[s];
-      n.lastDataStale = false;
-    }
-    return n.lastDataAddress >= 0 ? n.lastDataGlobal : n.floorGlobal;
-  }
-
-  /**
-   * Global address of the last DATA record of {@code n} below {@code limit}, as trim records it.
-   */
-  private static long lastGlobalBelow(NamespaceIndex n, long limit) {
-    if (!n.lastDataStale && n.lastDataAddress >= 0 && n.lastDataAddress < limit) {
-      return n.lastDataGlobal;
-    }
-    int s = n.lastDataSlot(limit, HOLE);
-    return s < 0 ? n.floorGlobal : n.global[s];
+    return index.lastGlobal(ns);
   }
 
   /** Highest global address of any DATA record ever stored, or -1. */
   public synchronized long maxGlobal() {
-    return maxGlobal;
+    return index.maxGlobal();
   }
 
   public synchronized List<StreamId> namespaces() {
-    return new ArrayList<>(namespaces.keySet());
+    return index.namespaces();
   }
 
   /**
@@ -190,18 +156,22 @@ public final class StorageEngine implements AutoCloseable {
     log(SegmentRecord.commit(keys));
   }
 
-  /** Drops every record of {@code ns} below {@code before}; the mark never goes back. */
   /**
    * Raises {@code ns}'s trim mark to {@code before}; a mark never goes back, and a call that would
    * not raise it writes nothing. Returns the mark in force afterwards.
    */
   public synchronized long trim(StreamId ns, long before) {
     checkOpen();
-    NamespaceIndex n = namespace(ns);
+    NamespaceIndex n = index.namespace(ns);
     if (before > n.trimMark) {
       log(
           SegmentRecord.marks(
-              ns.msb(), ns.lsb(), before, n.maxAddress, lastGlobalBelow(n, before), maxGlobal));
+              ns.msb(),
+              ns.lsb(),
+              before,
+              n.maxAddress,
+              RecordIndex.lastGlobalBelow(n, before),
+              index.maxGlobal()));
     }
     return trimMark(ns);
   }
@@ -262,7 +232,7 @@ public final class StorageEngine implements AutoCloseable {
   /** Records that the namespaces {@code op} touches were last written by record {@code seq}. */
   private void markWritten(SegmentRecord op, long seq) {
     for (int i = 0; i + 2 < op.keys.length; i += 3) {
-      namespace(op.keys[i], op.keys[i + 1]).lastSeq = seq;
+      index.namespace(op.keys[i], op.keys[i + 1]).lastSeq = seq;
     }
   }
 
@@ -273,7 +243,7 @@ public final class StorageEngine implements AutoCloseable {
    */
   public synchronized CompletableFuture<Void> barrierFor(StreamId ns) {
     if (durable && !closed) {
-      NamespaceIndex n = namespaces.get(ns);
+      NamespaceIndex n = index.knows(ns) ? index.namespace(ns) : null;
       if (n == null || n.lastSeq <= writer.durableSeq()) {
         return CompletableFuture.completedFuture(null);
       }
@@ -328,145 +298,20 @@ public final class StorageEngine implements AutoCloseable {
   // ---------------------------------------------------------------- index maintenance
 
   /**
-   * Applies one op to the index. Used for live changes and by recovery ({@code collectForIndex}
-   * also collects the op for the active segment's future index file).
+   * Applies one record to the index. Used for live changes and by recovery ({@code collectForIndex}
+   * also collects the record for the active segment's future index file).
    */
   void apply(SegmentRecord op, int segment, boolean collectForIndex) {
     assert Thread.holdsLock(this) : "the index is changed only under the engine's monitor";
     if (collectForIndex) {
       activeIndex.add(op);
     }
-    switch (op.type) {
-      case SegmentRecord.ENTRY -> applyEntry(op, segment);
-      case SegmentRecord.COMMIT -> applyCommit(op, segment);
-      case SegmentRecord.MARKS -> applyMarks(op);
-      default -> throw new IllegalStateException("unknown op type " + op.type);
-    }
-  }
-
-  private void applyEntry(SegmentRecord op, int segment) {
-    long[] k = op.keys;
-    for (int i = 0; i < k.length; i += 3) {
-      NamespaceIndex n = namespace(k[i], k[i + 1]);
-      long address = k[i + 2];
-      if (address < n.trimMark) {
-        continue;
-      }
-      int s = n.find(address);
-      if (s >= 0) {
-        release(n, s);
-      } else {
-        s = n.insert(address);
-      }
-      n.pos[s] = SegmentPosition.of(segment, op.payloadPos);
-      n.len[s] = op.payloadLen;
-      n.flags[s] = op.flags;
-      n.global[s] = op.global;
-      n.hash[s] = op.hash;
-      n.commitSegment[s] = -1;
-      if (!durable) {
-        n.payload[s] = op.payload;
-      }
-      retain(segment);
-      n.maxAddress = Math.max(n.maxAddress, address);
-      if ((op.flags & HOLE) == 0) {
-        if (address >= n.lastDataAddress) {
-          n.lastDataAddress = address;
-          n.lastDataGlobal = op.global;
-          n.lastDataStale = false;
-        }
-      } else if (address == n.lastDataAddress) {
-        // The last DATA record became a hole (an abort): the last one is now further down.
-        n.lastDataStale = true;
-      }
-    }
-    if ((op.flags & HOLE) == 0) {
-      maxGlobal = Math.max(maxGlobal, op.global);
-    }
-  }
-
-  private void applyCommit(SegmentRecord op, int segment) {
-    long[] k = op.keys;
-    for (int i = 0; i < k.length; i += 3) {
-      NamespaceIndex n = namespaces.get(new StreamId(k[i], k[i + 1]));
-      int s = n == null ? -1 : n.find(k[i + 2]);
-      if (s < 0 || (n.flags[s] & COMMITTED) != 0) {
-        continue;
-      }
-      n.flags[s] |= COMMITTED;
-      if (durable && SegmentPosition.segment(n.pos[s]) != segment) {
-        n.commitSegment[s] = segment;
-        retain(segment);
-      }
-    }
-  }
-
-  private void applyMarks(SegmentRecord op) {
-    NamespaceIndex n = namespace(new StreamId(op.keys[0], op.keys[1]));
-    n.maxAddress = Math.max(n.maxAddress, op.maxAddress);
-    maxGlobal = Math.max(maxGlobal, op.maxGlobal);
-    if (op.trimMark > n.trimMark) {
-      n.trimMark = op.trimMark;
-      n.floorGlobal = op.lastGlobal;
-      n.removeBelow(op.trimMark, s -> release(n, s));
-      if (!n.lastDataStale && n.lastDataAddress < op.trimMark) {
-        // The last DATA record, if any, was trimmed away: floorGlobal now names it.
-        n.lastDataAddress = -1;
-        n.lastDataGlobal = -1;
-      }
-    }
-  }
-
-  private NamespaceIndex namespace(StreamId id) {
-    return namespaces.computeIfAbsent(id, i -> new NamespaceIndex(i, !durable));
-  }
-
-  /** Like {@link #namespace(StreamId)}, remembering the last one (replays hit it nearly always). */
-  private NamespaceIndex namespace(long msb, long lsb) {
-    NamespaceIndex n = lastNamespace;
-    if (n == null || n.id.msb() != msb || n.id.lsb() != lsb) {
-      n = namespace(new StreamId(msb, lsb));
-      lastNamespace = n;
-    }
-    return n;
-  }
-
-  private void retain(int segment) {
-    if (durable) {
-      liveRecords.computeIfAbsent(segment, x -> new int[1])[0]++;
-    }
-  }
-
-  /** Forgets what slot {@code s} keeps alive; deletes segments left with nothing live. */
-  private void release(NamespaceIndex n, int s) {
-    if (!durable) {
-      return;
-    }
-    unref(SegmentPosition.segment(n.pos[s]));
-    if (n.commitSegment[s] >= 0) {
-      unref(n.commitSegment[s]);
-    }
-  }
-
-  private void unref(int segment) {
-    int[] c = liveRecords.get(segment);
-    if (c != null && --c[0] <= 0) {
-      liveRecords.remove(segment);
-      if (segment != activeSegment && writer != null) {
-        writer.delete(segment);
-      }
-    }
+    index.apply(op, segment);
   }
 
   /** Sealed segments holding nothing live (recovery deletes them). */
   List<Integer> deadSegments(List<Integer> sealed) {
-    List<Integer> dead = new ArrayList<>();
-    for (int id : sealed) {
-      if (!liveRecords.containsKey(id)) {
-        dead.add(id);
-      }
-    }
-    return dead;
+    return segments.dead(sealed);
   }
 
   /** Reserves {@code length} bytes in the active segment, rolling first when it is full. */
@@ -485,17 +330,22 @@ public final class StorageEngine implements AutoCloseable {
     activeSegment = sealed + 1;
     activeOffset = 0;
     activeIndex = new IndexFile();
-    if (!liveRecords.containsKey(sealed)) {
+    if (!segments.live(sealed)) {
       writer.delete(sealed);
     }
     // Trim marks must outlive the segments that recorded them: repeat them in every new segment.
     writingMarks = true;
     try {
-      for (NamespaceIndex n : new ArrayList<>(namespaces.values())) {
+      for (NamespaceIndex n : index.all()) {
         if (n.trimMark > 0) {
           log(
               SegmentRecord.marks(
-                  n.id.msb(), n.id.lsb(), n.trimMark, n.maxAddress, n.floorGlobal, maxGlobal));
+                  n.id.msb(),
+                  n.id.lsb(),
+                  n.trimMark,
+                  n.maxAddress,
+                  n.floorGlobal,
+                  index.maxGlobal()));
         }
       }
     } finally {

@@ -16,7 +16,7 @@ import io.vcorfu.runtime.objects.Counter;
 import io.vcorfu.runtime.objects.User;
 import io.vcorfu.runtime.stream.StreamLogOptions;
 import io.vcorfu.runtime.stream.internal.ClusterStreamLog;
-import io.vcorfu.server.TestCluster;
+import io.vcorfu.server.InProcessCluster;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -42,12 +42,12 @@ class RemoteViewTest {
   private static final Logger LOG = LoggerFactory.getLogger(RemoteViewTest.class);
 
   @TempDir Path tmp;
-  private TestCluster cluster;
+  private InProcessCluster cluster;
   private final List<VCorfuRuntime> runtimes = new ArrayList<>();
 
   @BeforeEach
   void start() {
-    cluster = TestCluster.fiveNodes(tmp);
+    cluster = InProcessCluster.fiveNodes(tmp);
   }
 
   @AfterEach
@@ -64,7 +64,7 @@ class RemoteViewTest {
     VCorfuRuntime rt =
         VCorfuRuntime.using(
             ClusterStreamLog.connect(
-                cluster.transport(), TestCluster.SEQUENCER, StreamLogOptions.defaults()));
+                cluster.transport(), InProcessCluster.SEQUENCER, StreamLogOptions.defaults()));
     runtimes.add(rt);
     return rt;
   }
@@ -248,10 +248,10 @@ class RemoteViewTest {
             .setMethod("get()")
             .setAsOf(-2)
             .build();
-    assertThatThrownBy(() -> log().ops().viewCall(TestCluster.SEQUENCER, request).join())
+    assertThatThrownBy(() -> log().ops().viewCall(InProcessCluster.SEQUENCER, request).join())
         .cause()
         .isInstanceOf(NotServingException.class);
-    assertThatThrownBy(() -> log().ops().viewCall(TestCluster.LOG_A, request).join())
+    assertThatThrownBy(() -> log().ops().viewCall(InProcessCluster.LOG_A, request).join())
         .cause()
         .isInstanceOf(NotServingException.class);
   }

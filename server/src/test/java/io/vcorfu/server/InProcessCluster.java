@@ -16,7 +16,7 @@ import java.util.List;
  * An in-process cluster: one node per endpoint of a layout, all on one transport (by default the
  * in-JVM transport, which serializes every message and takes fault rules).
  */
-public final class TestCluster implements AutoCloseable {
+public final class InProcessCluster implements AutoCloseable {
   public static final Endpoint SEQUENCER = new Endpoint("sequencer", 9000);
   public static final Endpoint LOG_A = new Endpoint("log-a", 9001);
   public static final Endpoint LOG_B = new Endpoint("log-b", 9002);
@@ -28,7 +28,7 @@ public final class TestCluster implements AutoCloseable {
   private final List<ClusterStreamLog> clients = new ArrayList<>();
   private final Path layoutFile;
 
-  private TestCluster(Transport transport, Path layoutFile) {
+  private InProcessCluster(Transport transport, Path layoutFile) {
     this.transport = transport;
     this.layoutFile = layoutFile;
   }
@@ -48,7 +48,7 @@ public final class TestCluster implements AutoCloseable {
   }
 
   /** Five in-memory nodes on an in-JVM transport. */
-  public static TestCluster fiveNodes(Path tmp) {
+  public static InProcessCluster fiveNodes(Path tmp) {
     return start(
         new InJvmTransport(),
         tmp,
@@ -60,11 +60,12 @@ public final class TestCluster implements AutoCloseable {
    * Nodes for every endpoint of {@code layoutJson}; durable under {@code dataRoot} when it is not
    * null.
    */
-  public static TestCluster start(Transport transport, Path tmp, String layoutJson, Path dataRoot) {
+  public static InProcessCluster start(
+      Transport transport, Path tmp, String layoutJson, Path dataRoot) {
     try {
       Path file =
           Files.writeString(tmp.resolve("layout-" + System.nanoTime() + ".json"), layoutJson);
-      TestCluster cluster = new TestCluster(transport, file);
+      InProcessCluster cluster = new InProcessCluster(transport, file);
       for (Endpoint e : Node.readLayout(file).allServers()) {
         cluster.startNode(
             e, dataRoot == null ? null : dataRoot.resolve(e.host() + "-" + e.port()), true);

@@ -1,0 +1,202 @@
+package io.vcorfu.logunit.internal;
+
+import io.vcorfu.protocol.StreamId;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The record index of a storage engine: per namespace (the log, or one stream), which address holds
+ * which record (its flags, global address, content hash and where its bytes are), the trim mark,
+ * the highest address and the last DATA record's global address; plus the highest global address of
+ * any DATA record. Changed only by applying {@link SegmentRecord}s, live or replayed by recovery,
+ * so a restart rebuilds exactly what was there.
+ *
+ * <p>Not thread-safe: guarded by the owning {@link StorageEngine}'s monitor.
+ */
+final class RecordIndex {
+  private final boolean durable;
+  private final SegmentRefs segments;
+  private final Map<StreamId, NamespaceIndex> namespaces = new HashMap<>();
+  private long maxGlobal = -1;
+  private NamespaceIndex lastNamespace;
+
+  /** An empty index; in memory mode ({@code !durable}) it keeps the records' bytes itself. */
+  RecordIndex(boolean durable, SegmentRefs segments) {
+    this.durable = durable;
+    this.segments = segments;
+  }
+
+  /** The record at {@code address} of {@code ns}, or null when there is none (or it is trimmed). */
+  IndexedRecord lookup(StreamId ns, long address) {
+    NamespaceIndex n = namespaces.get(ns);
+    int s = n == null ? -1 : n.find(address);
+    if (s < 0) {
+      return null;
+    }
+    return new IndexedRecord(
+        address,
+        n.flags[s],
+        n.global[s],
+        n.hash[s],
+        n.pos[s],
+        n.len[s],
+        durable ? null : n.payload[s]);
+  }
+
+  /** True once anything (a record or a trim) was ever stored for {@code ns}. */
+  boolean knows(StreamId ns) {
+    return namespaces.containsKey(ns);
+  }
+
+  long trimMark(StreamId ns) {
+    NamespaceIndex n = namespaces.get(ns);
+    return n == null ? 0 : n.trimMark;
+  }
+
+  /** Highest address ever stored in {@code ns} (trimming does not lower it), or -1. */
+  long maxAddress(StreamId ns) {
+    NamespaceIndex n = namespaces.get(ns);
+    return n == null ? -1 : n.maxAddress;
+  }
+
+  /** See {@link StorageEngine#lastGlobal}. */
+  long lastGlobal(StreamId ns) {
+    NamespaceIndex n = namespaces.get(ns);
+    if (n == null) {
+      return -1;
+    }
+    if (n.lastDataStale) {
+      int s = n.lastDataSlot(n.lastDataAddress, StorageEngine.HOLE);
+      n.lastDataAddress = s < 0 ? -1 : n.address[s];
+      n.lastDataGlobal = s < 0 ? -1 : n.global[s];
+      n.lastDataStale = false;
+    }
+    return n.lastDataAddress >= 0 ? n.lastDataGlobal : n.floorGlobal;
+  }
+
+  /**
+   * Global address of the last DATA record of {@code n} below {@code limit}, as trim records it.
+   */
+  static long lastGlobalBelow(NamespaceIndex n, long limit) {
+    if (!n.lastDataStale && n.lastDataAddress >= 0 && n.lastDataAddress < limit) {
+      return n.lastDataGlobal;
+    }
+    int s = n.lastDataSlot(limit, StorageEngine.HOLE);
+    return s < 0 ? n.floorGlobal : n.global[s];
+  }
+
+  /** Highest global address of any DATA record ever stored, or -1. */
+  long maxGlobal() {
+    return maxGlobal;
+  }
+
+  List<StreamId> namespaces() {
+    return new ArrayList<>(namespaces.keySet());
+  }
+
+  /** A copy of every namespace's index (for repeating trim marks in a new segment). */
+  Collection<NamespaceIndex> all() {
+    return new ArrayList<>(namespaces.values());
+  }
+
+  /** Applies one record, live or replayed, whose frame lies in {@code segment}. */
+  void apply(SegmentRecord op, int segment) {
+    switch (op.type) {
+      case SegmentRecord.ENTRY -> applyEntry(op, segment);
+      case SegmentRecord.COMMIT -> applyCommit(op, segment);
+      case SegmentRecord.MARKS -> applyMarks(op);
+      default -> throw new IllegalStateException("unknown op type " + op.type);
+    }
+  }
+
+  private void applyEntry(SegmentRecord op, int segment) {
+    long[] k = op.keys;
+    for (int i = 0; i < k.length; i += 3) {
+      NamespaceIndex n = namespace(k[i], k[i + 1]);
+      long address = k[i + 2];
+      if (address < n.trimMark) {
+        continue;
+      }
+      int s = n.find(address);
+      if (s >= 0) {
+        segments.release(n, s);
+      } else {
+        s = n.insert(address);
+      }
+      n.pos[s] = SegmentPosition.of(segment, op.payloadPos);
+      n.len[s] = op.payloadLen;
+      n.flags[s] = op.flags;
+      n.global[s] = op.global;
+      n.hash[s] = op.hash;
+      n.commitSegment[s] = -1;
+      if (!durable) {
+        n.payload[s] = op.payload;
+      }
+      segments.retain(segment);
+      n.maxAddress = Math.max(n.maxAddress, address);
+      if ((op.flags & StorageEngine.HOLE) == 0) {
+        if (address >= n.lastDataAddress) {
+          n.lastDataAddress = address;
+          n.lastDataGlobal = op.global;
+          n.lastDataStale = false;
+        }
+      } else if (address == n.lastDataAddress) {
+        // The last DATA record became a hole (an abort): the last one is now further down.
+        n.lastDataStale = true;
+      }
+    }
+    if ((op.flags & StorageEngine.HOLE) == 0) {
+      maxGlobal = Math.max(maxGlobal, op.global);
+    }
+  }
+
+  private void applyCommit(SegmentRecord op, int segment) {
+    long[] k = op.keys;
+    for (int i = 0; i < k.length; i += 3) {
+      NamespaceIndex n = namespaces.get(new StreamId(k[i], k[i + 1]));
+      int s = n == null ? -1 : n.find(k[i + 2]);
+      if (s < 0 || (n.flags[s] & StorageEngine.COMMITTED) != 0) {
+        continue;
+      }
+      n.flags[s] |= StorageEngine.COMMITTED;
+      if (durable && SegmentPosition.segment(n.pos[s]) != segment) {
+        n.commitSegment[s] = segment;
+        segments.retain(segment);
+      }
+    }
+  }
+
+  private void applyMarks(SegmentRecord op) {
+    NamespaceIndex n = namespace(new StreamId(op.keys[0], op.keys[1]));
+    n.maxAddress = Math.max(n.maxAddress, op.maxAddress);
+    maxGlobal = Math.max(maxGlobal, op.maxGlobal);
+    if (op.trimMark > n.trimMark) {
+      n.trimMark = op.trimMark;
+      n.floorGlobal = op.lastGlobal;
+      n.removeBelow(op.trimMark, s -> segments.release(n, s));
+      if (!n.lastDataStale && n.lastDataAddress < op.trimMark) {
+        // The last DATA record, if any, was trimmed away: floorGlobal now names it.
+        n.lastDataAddress = -1;
+        n.lastDataGlobal = -1;
+      }
+    }
+  }
+
+  /** The index of {@code id}, created empty when absent. */
+  NamespaceIndex namespace(StreamId id) {
+    return namespaces.computeIfAbsent(id, i -> new NamespaceIndex(i, !durable));
+  }
+
+  /** Like {@link #namespace(StreamId)}, remembering the last one (replays hit it nearly always). */
+  NamespaceIndex namespace(long msb, long lsb) {
+    NamespaceIndex n = lastNamespace;
+    if (n == null || n.id.msb() != msb || n.id.lsb() != lsb) {
+      n = namespace(new StreamId(msb, lsb));
+      lastNamespace = n;
+    }
+    return n;
+  }
+}

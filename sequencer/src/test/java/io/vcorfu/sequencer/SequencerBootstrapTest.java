@@ -1,0 +1,77 @@
+package io.vcorfu.sequencer;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.vcorfu.layout.Layout;
+import io.vcorfu.protocol.Endpoint;
+import io.vcorfu.protocol.StreamId;
+import io.vcorfu.protocol.proto.Token;
+import io.vcorfu.protocol.proto.TokenRequest;
+import io.vcorfu.protocol.proto.TokenResponse;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+
+/** The sequencer's bootstrap against peers faked through {@link SequencerBootstrap.Peers}. */
+class SequencerBootstrapTest {
+  private static final Endpoint NODE = new Endpoint("node", 9000);
+  private static final StreamId A = StreamId.of("a");
+
+  /** A node already sealed at epoch 7, whose log replica fails its first tail query. */
+  private static final class FakePeers implements SequencerBootstrap.Peers {
+    final List<Long> sealsAsked = Collections.synchronizedList(new ArrayList<>());
+    final List<Long> tailsAskedAt = Collections.synchronizedList(new ArrayList<>());
+    final AtomicInteger logTailCalls = new AtomicInteger();
+
+    @Override
+    public CompletableFuture<Long> seal(Endpoint node, long epoch) {
+      sealsAsked.add(epoch);
+      return CompletableFuture.completedFuture(Math.max(epoch, 7));
+    }
+
+    @Override
+    public CompletableFuture<Long> logTail(Endpoint node, long epoch) {
+      tailsAskedAt.add(epoch);
+      if (logTailCalls.getAndIncrement() == 0) {
+        return CompletableFuture.failedFuture(new IllegalStateException("not up yet"));
+      }
+      return CompletableFuture.completedFuture(10L);
+    }
+
+    @Override
+    public CompletableFuture<SequencerBootstrap.StreamReplicaTails> streamTails(
+        Endpoint node, long epoch) {
+      tailsAskedAt.add(epoch);
+      return CompletableFuture.completedFuture(
+          new SequencerBootstrap.StreamReplicaTails(12, Map.of(A, new StreamTail(3, 12))));
+    }
+  }
+
+  @Test
+  void sealsAboveTheHighestEpochSeenThenServesTheReplicasTails() throws Exception {
+    FakePeers peers = new FakePeers();
+    try (SequencerService sequencer = new SequencerService(new Sequencer(100));
+        SequencerBootstrap bootstrap =
+            new SequencerBootstrap(peers, Layout.singleNode(NODE, "test"), sequencer)) {
+      bootstrap.start();
+      bootstrap.done().get(10, TimeUnit.SECONDS);
+
+      assertThat(peers.sealsAsked)
+          .as("epoch 2 proposed, then above the 7 answered")
+          .contains(2L, 8L);
+      assertThat(peers.tailsAskedAt).as("tails read at the sealed epoch only").containsOnly(8L);
+      assertThat(peers.logTailCalls.get()).as("a failed tail query is retried").isGreaterThan(1);
+      TokenResponse r =
+          sequencer.token(TokenRequest.newBuilder().addStreams(A.toMsg()).build()).join();
+      Token t = r.getTokens(0);
+      assertThat(r.getEpoch()).isEqualTo(8);
+      assertThat(t.getGlobalAddress()).isEqualTo(13);
+      assertThat(t.getSlots(0).getStreamAddress()).isEqualTo(4);
+    }
+  }
+}
