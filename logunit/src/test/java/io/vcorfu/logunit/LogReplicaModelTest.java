@@ -33,7 +33,7 @@ import org.slf4j.LoggerFactory;
  * exercised against the same expectations.
  */
 class LogReplicaModelTest {
-  private static final Logger log = LoggerFactory.getLogger(LogReplicaModelTest.class);
+  private static final Logger LOG = LoggerFactory.getLogger(LogReplicaModelTest.class);
   private static final int ADDRESSES = 300;
   private static final int OPS = 1500;
 
@@ -44,7 +44,7 @@ class LogReplicaModelTest {
   @ParameterizedTest(name = "{0} seed {1}")
   @CsvSource({"MEMORY, 11", "DURABLE, 11", "DURABLE, 12", "DURABLE, 13", "DURABLE, 14"})
   void replicaMatchesModel(StorageMode mode, long seed) throws Exception {
-    log.info("random seed {} ({})", seed, mode);
+    LOG.info("random seed {} ({})", seed, mode);
     Random rnd = new Random(seed);
     StorageOptions options =
         StorageOptions.builder()

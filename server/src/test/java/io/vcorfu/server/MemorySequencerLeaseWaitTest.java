@@ -52,6 +52,8 @@ class MemorySequencerLeaseWaitTest {
   }
 
   @Test
+  // The try block holds the resource open for its duration; the body does not name it.
+  @SuppressWarnings("try")
   void aRestartedMemorySequencerInAMultiNodeLayoutWaitsOutTheLongestLease() throws Exception {
     Path layout = layout();
     try (InJvmTransport transport = new InJvmTransport();
@@ -68,6 +70,8 @@ class MemorySequencerLeaseWaitTest {
   }
 
   @Test
+  // The try block holds the resource open for its duration; the body does not name it.
+  @SuppressWarnings("try")
   void aMemorySequencerVouchedToStartANewClusterServesAtOnce() throws Exception {
     Path layout = layout();
     try (InJvmTransport transport = new InJvmTransport();

@@ -94,6 +94,8 @@ class SequencerRestartFenceTest {
    * aborts saying so.
    */
   @Test
+  // The try block holds the resource open for its duration; the body does not name it.
+  @SuppressWarnings("try")
   void aLeaseHoldersSnapshotFromBeforeTheRestartAbortsEvenIfTakenAfterItLearntTheNewEpoch(
       @TempDir Path tmp) throws Exception {
     int port = ServerProcess.freePort();
@@ -136,6 +138,8 @@ class SequencerRestartFenceTest {
     }
   }
 
+  // The try block holds the resource open for its duration; the body does not name it.
+  @SuppressWarnings("try")
   private static void scenario(
       Endpoint seed, ServerProcess sequencer, Supplier<ServerProcess> restart) throws Exception {
     try (NettyTransport transport = new NettyTransport();

@@ -161,6 +161,8 @@ class SingleNodeWritePathTest {
   }
 
   @Test
+  // The try block holds the resource open for its duration; the body does not name it.
+  @SuppressWarnings("try")
   void aChainWriteOvertakenByARepairingReaderAbortsAndTheAppendRetries() throws Exception {
     // The sequencer on its own node, both replicas on another: appends take a token, then send
     // both visits to the replica node as one chain write.

@@ -38,7 +38,7 @@ import org.slf4j.LoggerFactory;
  * durable before anything is served from it and the writer may treat it as forced.
  */
 final class SegmentRecovery {
-  private static final Logger log = LoggerFactory.getLogger(SegmentRecovery.class);
+  private static final Logger LOG = LoggerFactory.getLogger(SegmentRecovery.class);
   private static final Pattern SEGMENT = Pattern.compile("segment-(\\d{6,})\\.log");
 
   record Result(
@@ -104,7 +104,7 @@ final class SegmentRecovery {
               StandardOpenOption.WRITE);
       channels.put(active, ch);
       if (torn > 0) {
-        log.warn(
+        LOG.warn(
             "Truncated {} bytes of an interrupted write at the end of {} (offset {})",
             torn,
             activeFile,
@@ -126,12 +126,12 @@ final class SegmentRecovery {
         }
       }
       if (!dead.isEmpty()) {
-        log.info("Deleted {} segments of {} that hold nothing live", dead.size(), dir);
+        LOG.info("Deleted {} segments of {} that hold nothing live", dead.size(), dir);
       }
       if (created || !dead.isEmpty()) {
         directorySync.force(dir);
       }
-      log.info(
+      LOG.info(
           "Recovered {}: {} segments from index files, {} scanned, active segment {}",
           dir,
           fromIndex,
@@ -165,7 +165,7 @@ final class SegmentRecovery {
   private boolean replayIndex(int id, long segmentLength) {
     Path idx = SegmentWriter.indexPath(dir, id);
     if (!Files.exists(idx)) {
-      log.info("Segment {} of {} has no index file; scanning it", id, dir);
+      LOG.info("Segment {} of {} has no index file; scanning it", id, dir);
       return false;
     }
     try {
@@ -174,9 +174,9 @@ final class SegmentRecovery {
         return true;
       }
     } catch (IOException e) {
-      log.warn("Cannot read index file {}: {}", idx, e.getMessage());
+      LOG.warn("Cannot read index file {}: {}", idx, e.getMessage());
     }
-    log.warn("Index file {} is damaged or stale; scanning its segment instead", idx);
+    LOG.warn("Index file {} is damaged or stale; scanning its segment instead", idx);
     return false;
   }
 
@@ -209,7 +209,7 @@ final class SegmentRecovery {
                   + "interrupted write");
         }
         if (after.records() > 0) {
-          log.warn(
+          LOG.warn(
               "{}: the damaged record at offset {} lies after the last forced position the segment"
                   + " records ({}); the {} readable records after it were written after that force"
                   + " and reached the disk out of order: dropping them with the torn tail",

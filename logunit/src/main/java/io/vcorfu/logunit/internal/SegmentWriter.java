@@ -47,7 +47,7 @@ import org.slf4j.LoggerFactory;
  * completed on a separate thread so that callbacks never stall the writer.
  */
 final class SegmentWriter implements AutoCloseable {
-  private static final Logger log = LoggerFactory.getLogger(SegmentWriter.class);
+  private static final Logger LOG = LoggerFactory.getLogger(SegmentWriter.class);
   private static final int BUFFER = 1 << 20;
 
   private sealed interface Item permits Append, Roll, Delete, Barrier, Stop, Group {}
@@ -260,7 +260,7 @@ final class SegmentWriter implements AutoCloseable {
       }
     } catch (Throwable t) {
       failure = t;
-      log.error("Storage writer for {} failed; the replica stops accepting writes", directory, t);
+      LOG.error("Storage writer for {} failed; the replica stops accepting writes", directory, t);
       List<Item> rest = new ArrayList<>(batch);
       queue.drainTo(rest);
       for (Item item : flatten(rest)) {
@@ -449,7 +449,7 @@ final class SegmentWriter implements AutoCloseable {
       // Before any record of the new segment is written, so before any is acknowledged.
       forceDirectory();
     }
-    log.debug("Sealed segment {} ({} bytes) in {}", r.sealed(), r.sealedLength(), directory);
+    LOG.debug("Sealed segment {} ({} bytes) in {}", r.sealed(), r.sealedLength(), directory);
   }
 
   private void deleteSegment(int segment) throws IOException {
@@ -460,7 +460,7 @@ final class SegmentWriter implements AutoCloseable {
     Files.deleteIfExists(indexPath(directory, segment));
     Files.deleteIfExists(segmentPath(directory, segment));
     directoryDirty = true;
-    log.debug("Deleted segment {} of {}: nothing in it is live", segment, directory);
+    LOG.debug("Deleted segment {} of {}: nothing in it is live", segment, directory);
   }
 
   static ServerErrorException storageFailed(Throwable t) {

@@ -26,7 +26,8 @@ import java.util.function.Predicate;
  * FaultRule.responses().to(replica).delay(Duration.ofMillis(200));
  * FaultRule.requests().to(replica).reorder(3);
  * FaultRule.partition(replica);
- * FaultRule.responses().ofCase(Request.PayloadCase.READ_LEASE).whenAnswer(r -> ...).limit(1).drop();
+ * FaultRule.responses().ofCase(Request.PayloadCase.READ_LEASE).whenAnswer(r -> ...).limit(1)
+ *     .drop();
  * FaultRule.requests().ofCase(Request.PayloadCase.READ_LEASE).duplicate();
  * }</pre>
  *

@@ -44,9 +44,25 @@ import java.util.concurrent.ConcurrentHashMap;
 public final class DefaultSerializer implements Serializer {
   static final int MAX_DEPTH = 64;
 
-  private static final int NULL = 0, FALSE = 1, TRUE = 2, BYTE = 3, SHORT = 4, CHAR = 5, INT = 6;
-  private static final int LONG = 7, FLOAT = 8, DOUBLE = 9, STRING = 10, BYTES = 11, LIST = 12;
-  private static final int SET = 13, MAP = 14, RECORD = 15, ENUM = 16, INSTANT = 17, USER = 18;
+  private static final int NULL = 0;
+  private static final int FALSE = 1;
+  private static final int TRUE = 2;
+  private static final int BYTE = 3;
+  private static final int SHORT = 4;
+  private static final int CHAR = 5;
+  private static final int INT = 6;
+  private static final int LONG = 7;
+  private static final int FLOAT = 8;
+  private static final int DOUBLE = 9;
+  private static final int STRING = 10;
+  private static final int BYTES = 11;
+  private static final int LIST = 12;
+  private static final int SET = 13;
+  private static final int MAP = 14;
+  private static final int RECORD = 15;
+  private static final int ENUM = 16;
+  private static final int INSTANT = 17;
+  private static final int USER = 18;
   private static final int UUID_TAG = 19;
 
   private record Registered(String name, Class<?> type, TypeCodec<Object> codec) {}

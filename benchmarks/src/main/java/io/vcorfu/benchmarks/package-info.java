@@ -1,0 +1,6 @@
+/**
+ * The benchmark harness behind {@code vcorfu bench}: closed-loop drivers for appends, stream reads,
+ * token issuance, replicated objects and collections against in-process or remote clusters, with
+ * latency recording, load windows, key generators (uniform and Zipfian) and result summaries.
+ */
+package io.vcorfu.benchmarks;
