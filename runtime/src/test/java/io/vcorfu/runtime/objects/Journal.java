@@ -1,6 +1,6 @@
 package io.vcorfu.runtime.objects;
 
-import io.vcorfu.runtime.Versioned;
+import io.vcorfu.runtime.VersionCapturing;
 import io.vcorfu.runtime.annotations.Accessor;
 import io.vcorfu.runtime.annotations.Mutator;
 import java.util.ArrayList;
@@ -13,7 +13,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * lines), so the runtime captures one version per update. {@link #UPCALLS} counts every upcall of
  * {@link #add} in this JVM, on any instance: a read that replays history moves it.
  */
-public class Journal implements Versioned<Journal.Line> {
+public class Journal implements VersionCapturing<Journal.Line> {
   public static final AtomicLong UPCALLS = new AtomicLong();
 
   /** One line and every line before it. */

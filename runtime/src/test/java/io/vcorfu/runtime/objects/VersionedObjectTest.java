@@ -14,7 +14,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Objects implementing Versioned: old versions are restored from captured versions, never replayed.
+ * Objects implementing VersionCapturing: old versions are restored from captured versions, never
+ * replayed.
  */
 class VersionedObjectTest {
   private final TestCluster cluster = TestCluster.create();

@@ -7,7 +7,7 @@ import io.vcorfu.protocol.Endpoint;
 import io.vcorfu.protocol.StreamId;
 import io.vcorfu.protocol.inmemory.InJvmTransport;
 import io.vcorfu.runtime.VCorfuRuntime;
-import io.vcorfu.runtime.internal.Checkpoints;
+import io.vcorfu.runtime.checkpoint.Checkpoints;
 import io.vcorfu.runtime.objects.Bank;
 import io.vcorfu.runtime.objects.Counter;
 import io.vcorfu.runtime.objects.User;

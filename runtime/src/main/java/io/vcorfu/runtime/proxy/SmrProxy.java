@@ -1,0 +1,11 @@
+package io.vcorfu.runtime.proxy;
+
+/**
+ * Implemented by every generated proxy class: the proxy instance carries the handle of the view it
+ * belongs to. Not for application use.
+ */
+public interface SmrProxy {
+  ObjectHandle getVcorfuHandle$();
+
+  void setVcorfuHandle$(ObjectHandle handle);
+}
