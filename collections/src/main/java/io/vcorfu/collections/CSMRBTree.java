@@ -6,7 +6,7 @@ import io.vcorfu.collections.internal.BTreeSession;
 import io.vcorfu.collections.internal.BTreeVerifier;
 import io.vcorfu.collections.internal.ForwardingNavigableMap;
 import io.vcorfu.collections.internal.KeyRange;
-import io.vcorfu.collections.internal.RangeMapView;
+import io.vcorfu.collections.internal.RangeNavigableMap;
 import io.vcorfu.collections.internal.RangeStore;
 import io.vcorfu.collections.internal.TreeInfo;
 import io.vcorfu.protocol.StreamId;
@@ -72,7 +72,7 @@ public final class CSMRBTree<K extends Comparable<? super K>, V>
   private final int fanout;
   private final Map<StreamId, BTreeNode> opened = new ConcurrentHashMap<>();
   private final BTreeSession.Nodes nodes;
-  private final RangeMapView<K, V> all;
+  private final RangeNavigableMap<K, V> all;
 
   private CSMRBTree(VCorfuRuntime rt, String name, Version asOf, BTreeMeta meta, int fanout) {
     this.rt = rt;
@@ -92,7 +92,7 @@ public final class CSMRBTree<K extends Comparable<? super K>, V>
             return StreamId.of(name + "/btree/node/" + UUID.randomUUID());
           }
         };
-    this.all = RangeMapView.of(new Store());
+    this.all = RangeNavigableMap.of(new Store());
   }
 
   /** The stream of the root object of the tree called {@code name}. */

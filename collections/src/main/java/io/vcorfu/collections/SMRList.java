@@ -212,33 +212,33 @@ public class SMRList<E> implements List<E>, Deque<E>, VersionCapturing<ListVersi
    */
   @Override
   public Iterator<E> iterator() {
-    return view().iterator();
+    return boundToCurrentVersion().iterator();
   }
 
   @Override
   public ListIterator<E> listIterator() {
-    return view().listIterator();
+    return boundToCurrentVersion().listIterator();
   }
 
   @Override
   public ListIterator<E> listIterator(int index) {
-    return view().listIterator(index);
+    return boundToCurrentVersion().listIterator(index);
   }
 
   /** Last to first over the current version; {@code remove} writes through. */
   @Override
   public Iterator<E> descendingIterator() {
-    return view().descendingIterator();
+    return boundToCurrentVersion().descendingIterator();
   }
 
   /** The range of the current version; reads see that version, writes go through to this list. */
   @Override
   public List<E> subList(int fromIndex, int toIndex) {
-    return view().subList(fromIndex, toIndex);
+    return boundToCurrentVersion().subList(fromIndex, toIndex);
   }
 
-  private SMRListView<E> view() {
-    return new SMRListView<>(this, currentVersion());
+  private VersionBoundList<E> boundToCurrentVersion() {
+    return new VersionBoundList<>(this, currentVersion());
   }
 
   @Override

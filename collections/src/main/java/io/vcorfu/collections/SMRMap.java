@@ -325,19 +325,19 @@ public class SMRMap<K, V> implements SnapshotMap<K, V>, VersionCapturing<Persist
   /** A live view of the keys; see the class comment for iteration and write-through. */
   @Override
   public Set<K> keySet() {
-    return new MapViews.Keys<>(this);
+    return new MapCollections.Keys<>(this);
   }
 
   /** A live view of the values; see the class comment for iteration and write-through. */
   @Override
   public Collection<V> values() {
-    return new MapViews.Values<>(this);
+    return new MapCollections.Values<>(this);
   }
 
   /** A live view of the entries; {@code Entry.setValue} puts the new value into the map. */
   @Override
   public Set<Map.Entry<K, V>> entrySet() {
-    return new MapViews.Entries<>(this);
+    return new MapCollections.Entries<>(this);
   }
 
   /**

@@ -3,7 +3,7 @@ package io.vcorfu.collections;
 import io.vcorfu.collections.internal.ForwardingNavigableMap;
 import io.vcorfu.collections.internal.KeyRange;
 import io.vcorfu.collections.internal.PersistentSortedMap;
-import io.vcorfu.collections.internal.RangeMapView;
+import io.vcorfu.collections.internal.RangeNavigableMap;
 import io.vcorfu.collections.internal.RangeStore;
 import io.vcorfu.runtime.VersionCapturing;
 import io.vcorfu.runtime.annotations.Accessor;
@@ -61,7 +61,7 @@ import java.util.Objects;
 public class SMRRangeMap<K extends Comparable<? super K>, V> extends ForwardingNavigableMap<K, V>
     implements VersionCapturing<PersistentSortedMap<K, V>> {
   private PersistentSortedMap<K, V> tree = PersistentSortedMap.empty();
-  private final transient RangeMapView<K, V> all = RangeMapView.of(new Store());
+  private final transient RangeNavigableMap<K, V> all = RangeNavigableMap.of(new Store());
 
   /** The initial (empty) state; applications open the map through a runtime instead. */
   public SMRRangeMap() {}

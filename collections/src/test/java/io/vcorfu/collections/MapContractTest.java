@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.vcorfu.runtime.VCorfuRuntime;
-import io.vcorfu.runtime.testing.TestCluster;
+import io.vcorfu.runtime.testing.TestStreamLogs;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -27,8 +27,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The {@code java.util.Map} contract for a replicated map, checked against {@link HashMap}. A
- * concrete test supplies only {@link #openMap}; the cluster comes from {@link TestCluster}, so the
- * same suite runs on the in-memory log and against real nodes.
+ * concrete test supplies only {@link #openMap}; the cluster comes from {@link TestStreamLogs}, so
+ * the same suite runs on the in-memory log and against real nodes.
  *
  * <p>What the suite holds every replicated map to, beyond the {@code Map} interface: null keys and
  * values are refused with {@link NullPointerException} (views answer {@code contains(null)} with
@@ -39,7 +39,7 @@ import org.slf4j.LoggerFactory;
 public abstract class MapContractTest {
   private static final Logger LOG = LoggerFactory.getLogger(MapContractTest.class);
 
-  protected TestCluster cluster;
+  protected TestStreamLogs cluster;
   protected VCorfuRuntime rt;
   protected String name;
   protected Map<String, Integer> map;
@@ -50,7 +50,7 @@ public abstract class MapContractTest {
 
   @BeforeEach
   void openCluster() {
-    cluster = TestCluster.create();
+    cluster = TestStreamLogs.create();
     rt = newRuntime();
     name = "contract-" + UUID.randomUUID();
     map = openMap(rt, name);

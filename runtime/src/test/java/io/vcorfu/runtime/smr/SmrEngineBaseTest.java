@@ -8,17 +8,17 @@ import io.vcorfu.protocol.TrimmedException;
 import io.vcorfu.runtime.RuntimeOptions;
 import io.vcorfu.runtime.TransactionAbortedException;
 import io.vcorfu.runtime.VCorfuRuntime;
-import io.vcorfu.runtime.objects.Counter;
+import io.vcorfu.runtime.example.Counter;
 import io.vcorfu.runtime.serialization.DefaultSerializer;
 import io.vcorfu.runtime.stream.StreamLog;
 import io.vcorfu.runtime.testing.CountingStreamLog;
-import io.vcorfu.runtime.testing.TestCluster;
+import io.vcorfu.runtime.testing.TestStreamLogs;
 import io.vcorfu.runtime.view.ObjectDirectory;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-class ViewBaseTest {
-  private final TestCluster cluster = TestCluster.create();
+class SmrEngineBaseTest {
+  private final TestStreamLogs cluster = TestStreamLogs.create();
 
   @Test
   void viewStartsFromAStateAndAddressAndReadsOnlyTheRestOfTheStream() {

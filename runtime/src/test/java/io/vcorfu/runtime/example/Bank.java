@@ -1,4 +1,4 @@
-package io.vcorfu.runtime.objects;
+package io.vcorfu.runtime.example;
 
 import io.vcorfu.runtime.annotations.Accessor;
 import io.vcorfu.runtime.annotations.TransactionalMethod;
@@ -8,7 +8,7 @@ import io.vcorfu.runtime.annotations.TransactionalMethod;
  * TransactionalMethod} path). Holds only references to other objects.
  */
 public class Bank {
-  Account[] accounts;
+  public Account[] accounts;
 
   @TransactionalMethod
   public boolean transfer(int from, int to, long amount) {

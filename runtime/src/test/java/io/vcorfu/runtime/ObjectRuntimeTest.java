@@ -1,17 +1,19 @@
-package io.vcorfu.runtime.objects;
+package io.vcorfu.runtime;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.vcorfu.protocol.StreamId;
-import io.vcorfu.runtime.RuntimeClosedException;
-import io.vcorfu.runtime.VCorfuRuntime;
+import io.vcorfu.runtime.example.Counter;
+import io.vcorfu.runtime.example.DoublingCounter;
+import io.vcorfu.runtime.example.Inventory;
+import io.vcorfu.runtime.example.User;
 import io.vcorfu.runtime.serialization.UnsupportedTypeException;
 import io.vcorfu.runtime.smr.SmrRecord;
 import io.vcorfu.runtime.stream.GlobalEntry;
 import io.vcorfu.runtime.stream.StreamLog;
 import io.vcorfu.runtime.testing.CountingStreamLog;
-import io.vcorfu.runtime.testing.TestCluster;
+import io.vcorfu.runtime.testing.TestRuntimes;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -21,23 +23,14 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 class ObjectRuntimeTest {
-  private final TestCluster cluster = TestCluster.create();
-  private final List<VCorfuRuntime> runtimes = new ArrayList<>();
+  @RegisterExtension final TestRuntimes runtimes = new TestRuntimes();
 
   private VCorfuRuntime runtime() {
-    VCorfuRuntime rt = cluster.newRuntime();
-    runtimes.add(rt);
-    return rt;
-  }
-
-  @AfterEach
-  void closeAll() {
-    runtimes.forEach(VCorfuRuntime::close);
-    cluster.close();
+    return runtimes.runtime();
   }
 
   @Test
@@ -54,8 +47,8 @@ class ObjectRuntimeTest {
     User again = runtime().objects().open("user-1", User.class);
     assertThat(again.login("secret", t1.plusSeconds(120))).isTrue();
     assertThat(again.getName()).isEqualTo("alice");
-    assertThat(again.lastLogout).isEqualTo(t1.plusSeconds(60));
-    assertThat(again.lastLogin).isEqualTo(t1.plusSeconds(120));
+    assertThat(again.getLastLogout()).isEqualTo(t1.plusSeconds(60));
+    assertThat(again.getLastLogin()).isEqualTo(t1.plusSeconds(120));
   }
 
   @Test
@@ -65,7 +58,7 @@ class ObjectRuntimeTest {
     user.register("bob", "pw");
     user.login("pw", Instant.EPOCH);
 
-    StreamLog reader = cluster.newLog();
+    StreamLog reader = runtimes.newLog();
     List<GlobalEntry> entries = reader.readGlobalRange(0, 1).join();
     List<SmrRecord.Update> first = SmrRecord.decode(entries.get(0).payload());
     List<SmrRecord.Update> second = SmrRecord.decode(entries.get(1).payload());
@@ -98,9 +91,9 @@ class ObjectRuntimeTest {
 
   @Test
   void accessorOnAnUnchangedObjectCostsOneTailCheckAndNoRead() {
-    CountingStreamLog log = new CountingStreamLog(cluster.newLog());
+    CountingStreamLog log = new CountingStreamLog(runtimes.newLog());
     VCorfuRuntime rt = VCorfuRuntime.using(log);
-    runtimes.add(rt);
+    runtimes.register(rt);
     Counter c = rt.objects().open("quiet", Counter.class);
     c.add(1);
     assertThat(c.get()).isEqualTo(1);
@@ -158,7 +151,7 @@ class ObjectRuntimeTest {
   void unserializableArgumentIsRejectedAtTheCallSiteWithNothingAppended() {
     VCorfuRuntime rt = runtime();
     Inventory inv = rt.objects().open("inventory", Inventory.class);
-    StreamLog probe = cluster.newLog();
+    StreamLog probe = runtimes.newLog();
     List<Inventory.Item> items = new ArrayList<>();
     items.add(new Inventory.Item("apple", 3));
     inv.putAll(items);
@@ -178,7 +171,7 @@ class ObjectRuntimeTest {
 
   @Test
   void closedRuntimeFailsWithATypedErrorAndClosesItsLog() {
-    CountingStreamLog log = new CountingStreamLog(cluster.newLog());
+    CountingStreamLog log = new CountingStreamLog(runtimes.newLog());
     VCorfuRuntime rt = VCorfuRuntime.using(log);
     Counter c = rt.objects().open("closing", Counter.class);
     rt.close();

@@ -1,4 +1,4 @@
-package io.vcorfu.runtime.objects;
+package io.vcorfu.runtime.checkpoint;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -6,29 +6,21 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.vcorfu.protocol.NotServingException;
 import io.vcorfu.protocol.StreamId;
 import io.vcorfu.runtime.VCorfuRuntime;
+import io.vcorfu.runtime.example.Account;
+import io.vcorfu.runtime.example.Counter;
 import io.vcorfu.runtime.testing.CountingStreamLog;
 import io.vcorfu.runtime.testing.InMemoryStreamLog;
-import io.vcorfu.runtime.testing.TestCluster;
-import java.util.ArrayList;
+import io.vcorfu.runtime.testing.TestRuntimes;
 import java.util.List;
 import java.util.OptionalLong;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 class CheckpointTest {
-  private final TestCluster cluster = TestCluster.create();
-  private final List<VCorfuRuntime> runtimes = new ArrayList<>();
+  @RegisterExtension final TestRuntimes runtimes = new TestRuntimes();
 
   private VCorfuRuntime runtime() {
-    VCorfuRuntime rt = cluster.newRuntime();
-    runtimes.add(rt);
-    return rt;
-  }
-
-  @AfterEach
-  void close() {
-    runtimes.forEach(VCorfuRuntime::close);
-    cluster.close();
+    return runtimes.runtime();
   }
 
   @Test
@@ -38,16 +30,16 @@ class CheckpointTest {
     for (int i = 0; i < 300; i++) {
       c.add(1);
     }
-    long early = cluster.newLog().tails(List.of()).join().globalTail();
+    long early = runtimes.newLog().tails(List.of()).join().globalTail();
     c.add(1);
     assertThat(c.get()).isEqualTo(301);
-    long synced = cluster.newLog().tails(List.of()).join().globalTail();
+    long synced = runtimes.newLog().tails(List.of()).join().globalTail();
     assertThat(writer.checkpoint(c)).as("the version the view reflects").hasValue(synced);
     c.add(10);
 
-    CountingStreamLog log = new CountingStreamLog(cluster.newLog());
+    CountingStreamLog log = new CountingStreamLog(runtimes.newLog());
     VCorfuRuntime reader = VCorfuRuntime.using(log);
-    runtimes.add(reader);
+    runtimes.register(reader);
     Counter opened = reader.objects().open("cp", Counter.class);
     assertThat(opened.get()).isEqualTo(311);
     assertThat(opened.upcalls()).isEqualTo(302);
@@ -70,9 +62,9 @@ class CheckpointTest {
     assertThat(a.balance()).isEqualTo(12);
     OptionalLong second = writer.checkpoint(a);
     assertThat(second).isPresent();
-    CountingStreamLog log = new CountingStreamLog(cluster.newLog());
+    CountingStreamLog log = new CountingStreamLog(runtimes.newLog());
     VCorfuRuntime reader = VCorfuRuntime.using(log);
-    runtimes.add(reader);
+    runtimes.register(reader);
     assertThat(reader.objects().open("cp-account", Account.class).balance()).isEqualTo(12);
     assertThat(log.lowestReadFromByStream)
         .as("the newest checkpoint covers the whole stream: nothing to read")

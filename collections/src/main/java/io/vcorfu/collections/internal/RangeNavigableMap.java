@@ -25,20 +25,22 @@ import java.util.SortedMap;
  *
  * <p>Thread-safe when the store is.
  */
-public final class RangeMapView<K extends Comparable<? super K>, V> implements NavigableMap<K, V> {
+public final class RangeNavigableMap<K extends Comparable<? super K>, V>
+    implements NavigableMap<K, V> {
   private final RangeStore<K, V> store;
   private final KeyRange<K> range;
   private final boolean descending;
 
-  public RangeMapView(RangeStore<K, V> store, KeyRange<K> range, boolean descending) {
+  public RangeNavigableMap(RangeStore<K, V> store, KeyRange<K> range, boolean descending) {
     this.store = store;
     this.range = range;
     this.descending = descending;
   }
 
   /** The whole store, ascending. */
-  public static <K extends Comparable<? super K>, V> RangeMapView<K, V> of(RangeStore<K, V> store) {
-    return new RangeMapView<>(store, KeyRange.all(), false);
+  public static <K extends Comparable<? super K>, V> RangeNavigableMap<K, V> of(
+      RangeStore<K, V> store) {
+    return new RangeNavigableMap<>(store, KeyRange.all(), false);
   }
 
   @SuppressWarnings("unchecked")
@@ -209,7 +211,7 @@ public final class RangeMapView<K extends Comparable<? super K>, V> implements N
 
   @Override
   public NavigableMap<K, V> descendingMap() {
-    return new RangeMapView<>(store, range, !descending);
+    return new RangeNavigableMap<>(store, range, !descending);
   }
 
   @Override
@@ -256,7 +258,7 @@ public final class RangeMapView<K extends Comparable<? super K>, V> implements N
         descending
             ? narrowed(toKey, toInclusive, fromKey, fromInclusive)
             : narrowed(fromKey, fromInclusive, toKey, toInclusive);
-    return new RangeMapView<>(store, r, descending);
+    return new RangeNavigableMap<>(store, r, descending);
   }
 
   @Override
@@ -266,7 +268,7 @@ public final class RangeMapView<K extends Comparable<? super K>, V> implements N
         descending
             ? narrowed(toKey, inclusive, null, false)
             : narrowed(null, false, toKey, inclusive);
-    return new RangeMapView<>(store, r, descending);
+    return new RangeNavigableMap<>(store, r, descending);
   }
 
   @Override
@@ -276,7 +278,7 @@ public final class RangeMapView<K extends Comparable<? super K>, V> implements N
         descending
             ? narrowed(null, false, fromKey, inclusive)
             : narrowed(fromKey, inclusive, null, false);
-    return new RangeMapView<>(store, r, descending);
+    return new RangeNavigableMap<>(store, r, descending);
   }
 
   @Override

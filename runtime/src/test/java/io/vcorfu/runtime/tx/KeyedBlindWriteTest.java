@@ -1,11 +1,12 @@
-package io.vcorfu.runtime.objects;
+package io.vcorfu.runtime.tx;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.vcorfu.runtime.TransactionAbortedException;
 import io.vcorfu.runtime.VCorfuRuntime;
-import io.vcorfu.runtime.testing.TestCluster;
+import io.vcorfu.runtime.example.Inventory;
+import io.vcorfu.runtime.testing.TestStreamLogs;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -15,7 +16,7 @@ import org.junit.jupiter.api.Test;
  * aborts the transactions that read that key or the whole object, and no others.
  */
 class KeyedBlindWriteTest {
-  private final TestCluster cluster = TestCluster.create();
+  private final TestStreamLogs cluster = TestStreamLogs.create();
   private VCorfuRuntime reader;
   private VCorfuRuntime writer;
   private Inventory mine;

@@ -10,14 +10,14 @@ import java.util.Objects;
 import java.util.function.Function;
 
 /**
- * The key, value and entry views of a replicated map ({@link SMRMap}, {@link CSMRMap}). Size and
- * membership ask the map; removal writes through. Each iterator walks the one version {@link
- * SnapshotMap#snapshot()} returned when it was created, so it never sees a half-applied change and
- * never throws {@link java.util.ConcurrentModificationException}; its {@code remove} removes the
- * last key it returned from the map.
+ * The key set, value collection and entry set of a replicated map ({@link SMRMap}, {@link
+ * CSMRMap}). Size and membership ask the map; removal writes through. Each iterator walks the one
+ * version {@link SnapshotMap#snapshot()} returned when it was created, so it never sees a
+ * half-applied change and never throws {@link java.util.ConcurrentModificationException}; its
+ * {@code remove} removes the last key it returned from the map.
  */
-final class MapViews {
-  private MapViews() {}
+final class MapCollections {
+  private MapCollections() {}
 
   /** Iterates one version of {@code map}, projecting each entry; {@code remove} writes through. */
   private static final class VersionIterator<K, V, T> implements Iterator<T> {

@@ -1,4 +1,4 @@
-package io.vcorfu.runtime.objects;
+package io.vcorfu.runtime.tx;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -6,11 +6,12 @@ import io.vcorfu.protocol.StreamId;
 import io.vcorfu.runtime.RuntimeOptions;
 import io.vcorfu.runtime.TransactionAbortedException;
 import io.vcorfu.runtime.VCorfuRuntime;
+import io.vcorfu.runtime.example.Account;
 import io.vcorfu.runtime.serialization.DefaultSerializer;
 import io.vcorfu.runtime.smr.SmrRecord;
 import io.vcorfu.runtime.stream.GlobalEntry;
 import io.vcorfu.runtime.stream.StreamLog;
-import io.vcorfu.runtime.testing.TestCluster;
+import io.vcorfu.runtime.testing.TestStreamLogs;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -34,7 +35,7 @@ class TransactionConcurrencyTest {
   private static final Logger LOG = LoggerFactory.getLogger(TransactionConcurrencyTest.class);
   private static final long DEADLINE_MS = 120_000;
 
-  private final TestCluster cluster = TestCluster.create();
+  private final TestStreamLogs cluster = TestStreamLogs.create();
   private final List<VCorfuRuntime> runtimes = new ArrayList<>();
   private final ExecutorService pool = Executors.newFixedThreadPool(10);
 

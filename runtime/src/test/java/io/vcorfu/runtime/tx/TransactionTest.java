@@ -1,4 +1,4 @@
-package io.vcorfu.runtime.objects;
+package io.vcorfu.runtime.tx;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -8,33 +8,28 @@ import io.vcorfu.protocol.TokenRefusedException;
 import io.vcorfu.runtime.TransactionAbortedException;
 import io.vcorfu.runtime.TransactionStateException;
 import io.vcorfu.runtime.VCorfuRuntime;
+import io.vcorfu.runtime.example.Account;
+import io.vcorfu.runtime.example.Bank;
+import io.vcorfu.runtime.example.Counter;
+import io.vcorfu.runtime.example.Inventory;
 import io.vcorfu.runtime.serialization.DefaultSerializer;
 import io.vcorfu.runtime.smr.SmrRecord;
 import io.vcorfu.runtime.stream.GlobalEntry;
 import io.vcorfu.runtime.stream.StreamLog;
 import io.vcorfu.runtime.testing.CountingStreamLog;
-import io.vcorfu.runtime.testing.TestCluster;
-import java.util.ArrayList;
+import io.vcorfu.runtime.testing.TestRuntimes;
 import java.util.List;
 import java.util.concurrent.FutureTask;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 class TransactionTest {
-  private final TestCluster cluster = TestCluster.create();
-  private final List<VCorfuRuntime> runtimes = new ArrayList<>();
+  @RegisterExtension final TestRuntimes runtimes = new TestRuntimes();
 
   private VCorfuRuntime runtime() {
-    VCorfuRuntime rt = cluster.newRuntime();
-    runtimes.add(rt);
-    return rt;
-  }
-
-  @AfterEach
-  void closeAll() {
-    runtimes.forEach(VCorfuRuntime::close);
+    return runtimes.runtime();
   }
 
   /** Runs {@code body} on a new thread and rethrows what it threw. */
@@ -45,7 +40,7 @@ class TransactionTest {
   }
 
   private long globalTail() {
-    StreamLog probe = cluster.newLog();
+    StreamLog probe = runtimes.newLog();
     try {
       return probe.tails(List.of()).join().globalTail();
     } finally {
@@ -89,7 +84,7 @@ class TransactionTest {
             ? globalTail()
             : -1;
 
-    StreamLog reader = cluster.newLog();
+    StreamLog reader = runtimes.newLog();
     GlobalEntry entry = reader.readGlobal(commit).join();
     reader.close();
     assertThat(entry.streamAddresses())
@@ -102,9 +97,9 @@ class TransactionTest {
 
   @Test
   void readOnlyTransactionCommitsWithoutAnyRequest() {
-    CountingStreamLog log = new CountingStreamLog(cluster.newLog());
+    CountingStreamLog log = new CountingStreamLog(runtimes.newLog());
     VCorfuRuntime rt = VCorfuRuntime.using(log);
-    runtimes.add(rt);
+    runtimes.register(rt);
     Counter c = rt.objects().open("ro", Counter.class);
     c.add(2);
     rt.TXBegin();
@@ -146,7 +141,7 @@ class TransactionTest {
 
   @Test
   void endOrAbortWithoutBeginAndThreadsEndingWithOpenTransactionsAreTypedErrors() throws Exception {
-    VCorfuRuntime rt = cluster.newRuntime();
+    VCorfuRuntime rt = VCorfuRuntime.using(runtimes.newLog());
     assertThatThrownBy(rt::TXEnd)
         .isInstanceOf(TransactionStateException.class)
         .hasMessageContaining("TXBegin");
@@ -280,9 +275,9 @@ class TransactionTest {
   void transactionRetriesAbortsUpToTheLimit() {
     VCorfuRuntime rt =
         VCorfuRuntime.using(
-            cluster.newLog(),
+            runtimes.newLog(),
             io.vcorfu.runtime.RuntimeOptions.defaults().withMaxTransactionAttempts(3));
-    runtimes.add(rt);
+    runtimes.register(rt);
     VCorfuRuntime other = runtime();
     Counter c = rt.objects().open("retry", Counter.class);
     Counter intruder = other.objects().open("retry", Counter.class);

@@ -1,4 +1,4 @@
-package io.vcorfu.runtime.objects;
+package io.vcorfu.runtime.view;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -6,8 +6,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.vcorfu.runtime.ReadOnlyViewException;
 import io.vcorfu.runtime.RuntimeOptions;
 import io.vcorfu.runtime.VCorfuRuntime;
+import io.vcorfu.runtime.example.Counter;
 import io.vcorfu.runtime.testing.CountingStreamLog;
-import io.vcorfu.runtime.testing.TestCluster;
+import io.vcorfu.runtime.testing.TestStreamLogs;
 import java.util.Random;
 import java.util.TreeMap;
 import java.util.concurrent.FutureTask;
@@ -21,7 +22,7 @@ import org.slf4j.LoggerFactory;
 
 class SnapshotViewTest {
   private static final Logger LOG = LoggerFactory.getLogger(SnapshotViewTest.class);
-  private final TestCluster cluster = TestCluster.create();
+  private final TestStreamLogs cluster = TestStreamLogs.create();
   private final VCorfuRuntime rt = cluster.newRuntime();
 
   @AfterEach

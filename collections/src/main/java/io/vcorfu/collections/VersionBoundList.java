@@ -9,24 +9,25 @@ import java.util.NoSuchElementException;
 import java.util.Objects;
 
 /**
- * One version of an {@link SMRList}, read locally, with writes that go through to the replicated
- * list. The iterators, list iterators and sub-lists of {@code SMRList} are this view's.
+ * A list bound to one version of an {@link SMRList}, read locally, with writes that go through to
+ * the replicated list. The iterators, list iterators and sub-lists of {@code SMRList} are backed by
+ * one.
  *
- * <p>Reads are served from the version the view was made from plus the view's own writes: no
- * request, never a mix of versions. Each write is sent as a version-bound update that the list
- * applies only if its change count still equals the view's, so it lands exactly where the view
- * says; otherwise the list is untouched and the write throws {@link
- * ConcurrentModificationException}. After a write the view holds exactly the list's new version
- * (the update changed the view's version and nothing else), so it can keep writing.
+ * <p>Reads are served from the version the list was bound to plus its own writes: no request, never
+ * a mix of versions. Each write is sent as a version-bound update that the list applies only if its
+ * change count still equals this one's, so it lands exactly where this list says; otherwise the
+ * list is untouched and the write throws {@link ConcurrentModificationException}. After a write
+ * this list holds exactly the list's new version (the update changed its version and nothing else),
+ * so it can keep writing.
  *
  * <p>Not thread-safe, like the {@code java.util} iterators and views it backs.
  */
-final class SMRListView<E> extends AbstractList<E> {
+final class VersionBoundList<E> extends AbstractList<E> {
   private final SMRList<E> list;
   private PersistentSequence<E> elements;
   private long changes;
 
-  SMRListView(SMRList<E> list, ListVersion<E> version) {
+  VersionBoundList(SMRList<E> list, ListVersion<E> version) {
     this.list = list;
     this.elements = version.sequence();
     this.changes = version.changes();
@@ -112,7 +113,7 @@ final class SMRListView<E> extends AbstractList<E> {
         if (modCount != expectedModCount) {
           throw new ConcurrentModificationException();
         }
-        SMRListView.this.remove(last);
+        VersionBoundList.this.remove(last);
         last = -1;
         expectedModCount = modCount;
       }

@@ -1,40 +1,30 @@
-package io.vcorfu.runtime.objects;
+package io.vcorfu.runtime;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.vcorfu.runtime.RuntimeOptions;
-import io.vcorfu.runtime.VCorfuRuntime;
-import io.vcorfu.runtime.testing.TestCluster;
+import io.vcorfu.runtime.example.Journal;
+import io.vcorfu.runtime.testing.TestRuntimes;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Objects implementing VersionCapturing: old versions are restored from captured versions, never
  * replayed.
  */
-class VersionedObjectTest {
-  private final TestCluster cluster = TestCluster.create();
-  private final List<VCorfuRuntime> runtimes = new ArrayList<>();
+class VersionCapturingTest {
+  @RegisterExtension final TestRuntimes runtimes = new TestRuntimes();
 
   private VCorfuRuntime runtime(RuntimeOptions options) {
-    VCorfuRuntime rt = cluster.newRuntime(options);
-    runtimes.add(rt);
-    return rt;
+    return runtimes.runtime(options);
   }
 
   private VCorfuRuntime runtime() {
-    return runtime(RuntimeOptions.defaults());
-  }
-
-  @AfterEach
-  void close() {
-    runtimes.forEach(VCorfuRuntime::close);
-    cluster.close();
+    return runtimes.runtime();
   }
 
   private static List<String> linesUpTo(int n) {

@@ -1,11 +1,15 @@
-package io.vcorfu.server.example;
+package io.vcorfu.runtime.example;
 
 import io.vcorfu.runtime.annotations.Accessor;
 import io.vcorfu.runtime.annotations.Mutator;
 import io.vcorfu.runtime.annotations.MutatorAccessor;
 import java.time.Instant;
 
-/** The README's example class (the paper's Figure 5). */
+/**
+ * The User class of the vCorfu paper's Figure 5 and the README's example, with its typos fixed and
+ * java.time.Instant for DateTime. The figure gives no way to set the name and password; {@link
+ * #register} is the one addition, and the accessors of the login and logout times.
+ */
 public class User {
   String name;
   String password;
@@ -15,6 +19,11 @@ public class User {
   @Accessor
   public String getName() {
     return name;
+  }
+
+  @Accessor
+  public Instant getLastLogin() {
+    return lastLogin;
   }
 
   @Accessor

@@ -1,16 +1,19 @@
-package io.vcorfu.runtime.objects;
+package io.vcorfu.runtime.proxy;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.vcorfu.runtime.ObjectOpenException;
 import io.vcorfu.runtime.VCorfuRuntime;
-import io.vcorfu.runtime.testing.TestCluster;
+import io.vcorfu.runtime.example.Account;
+import io.vcorfu.runtime.example.Counter;
+import io.vcorfu.runtime.example.Unproxyable;
+import io.vcorfu.runtime.testing.TestStreamLogs;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 class ProxyRulesTest {
-  private final TestCluster cluster = TestCluster.create();
+  private final TestStreamLogs cluster = TestStreamLogs.create();
   private final VCorfuRuntime rt = cluster.newRuntime();
 
   @AfterEach

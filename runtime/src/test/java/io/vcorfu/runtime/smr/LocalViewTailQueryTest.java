@@ -1,15 +1,16 @@
-package io.vcorfu.runtime.objects;
+package io.vcorfu.runtime.smr;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.vcorfu.protocol.StreamId;
 import io.vcorfu.runtime.VCorfuRuntime;
+import io.vcorfu.runtime.example.Counter;
 import io.vcorfu.runtime.stream.StreamLog;
 import io.vcorfu.runtime.stream.Tails;
 import io.vcorfu.runtime.testing.CountingStreamLog;
 import io.vcorfu.runtime.testing.ForwardingStreamLog;
-import io.vcorfu.runtime.testing.TestCluster;
+import io.vcorfu.runtime.testing.TestStreamLogs;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -29,7 +30,7 @@ import org.junit.jupiter.api.Test;
  */
 class LocalViewTailQueryTest {
   private static final Duration WAIT = Duration.ofSeconds(20);
-  private final TestCluster cluster = TestCluster.create();
+  private final TestStreamLogs cluster = TestStreamLogs.create();
   private final List<VCorfuRuntime> runtimes = new ArrayList<>();
   private final ExecutorService executor = Executors.newFixedThreadPool(4);
 

@@ -1,14 +1,8 @@
-package io.vcorfu.runtime.objects;
+package io.vcorfu.runtime.serialization;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.vcorfu.runtime.serialization.BinaryReader;
-import io.vcorfu.runtime.serialization.BinaryWriter;
-import io.vcorfu.runtime.serialization.DefaultSerializer;
-import io.vcorfu.runtime.serialization.SerializationException;
-import io.vcorfu.runtime.serialization.TypeCodec;
-import io.vcorfu.runtime.serialization.UnsupportedTypeException;
 import java.math.BigDecimal;
 import java.time.Instant;
 import java.util.Arrays;

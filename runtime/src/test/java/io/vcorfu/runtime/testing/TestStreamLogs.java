@@ -5,11 +5,13 @@ import io.vcorfu.runtime.VCorfuRuntime;
 import io.vcorfu.runtime.stream.StreamLog;
 
 /**
- * The one place runtime tests get their stream logs from. Every client of one cluster sees the same
- * log. Today the cluster is an {@link InMemoryStreamLog}; pointing this factory at a real node runs
- * the same tests unchanged.
+ * The one place runtime tests get their stream logs from: every client of one {@code
+ * TestStreamLogs} sees the same log. By default an {@link InMemoryStreamLog}; the {@value
+ * #BACKEND_PROPERTY} system property points it at real nodes, so the same tests run unchanged
+ * against a server. (The server's own {@code TestCluster} is a cluster of nodes; this is only a
+ * source of stream-log clients.)
  */
-public final class TestCluster implements AutoCloseable {
+public final class TestStreamLogs implements AutoCloseable {
   /**
    * System property naming a {@link Backend} class with a no-argument constructor; unset = the
    * in-memory stream log. The server module sets it to run these tests against real nodes.
@@ -27,15 +29,15 @@ public final class TestCluster implements AutoCloseable {
 
   private final Backend backend;
 
-  private TestCluster(Backend backend) {
+  private TestStreamLogs(Backend backend) {
     this.backend = backend;
   }
 
-  public static TestCluster create() {
+  public static TestStreamLogs create() {
     String name = System.getProperty(BACKEND_PROPERTY);
     if (name == null || name.isEmpty()) {
       InMemoryStreamLog store = new InMemoryStreamLog();
-      return new TestCluster(
+      return new TestStreamLogs(
           new Backend() {
             @Override
             public StreamLog newLog() {
@@ -49,7 +51,8 @@ public final class TestCluster implements AutoCloseable {
           });
     }
     try {
-      return new TestCluster((Backend) Class.forName(name).getDeclaredConstructor().newInstance());
+      return new TestStreamLogs(
+          (Backend) Class.forName(name).getDeclaredConstructor().newInstance());
     } catch (ReflectiveOperationException e) {
       throw new IllegalStateException("cannot create test backend " + name, e);
     }

@@ -1,4 +1,4 @@
-package io.vcorfu.runtime.objects;
+package io.vcorfu.runtime.example;
 
 import io.vcorfu.runtime.annotations.Accessor;
 import io.vcorfu.runtime.annotations.Mutator;
