@@ -10,9 +10,8 @@ import io.vcorfu.runtime.stream.StreamLog;
 import io.vcorfu.runtime.stream.Tails;
 import io.vcorfu.runtime.testing.CountingStreamLog;
 import io.vcorfu.runtime.testing.ForwardingStreamLog;
-import io.vcorfu.runtime.testing.TestStreamLogs;
+import io.vcorfu.runtime.testing.TestRuntimes;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -24,33 +23,29 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * How reads of a local view query the tails: before the view's lock, fresh, and only when needed.
  */
 class LocalViewTailQueryTest {
   private static final Duration WAIT = Duration.ofSeconds(20);
-  private final TestStreamLogs cluster = TestStreamLogs.create();
-  private final List<VCorfuRuntime> runtimes = new ArrayList<>();
+  @RegisterExtension final TestRuntimes runtimes = new TestRuntimes();
   private final ExecutorService executor = Executors.newFixedThreadPool(4);
 
   @AfterEach
   void closeAll() throws InterruptedException {
     executor.shutdownNow();
     assertThat(executor.awaitTermination(WAIT.toMillis(), TimeUnit.MILLISECONDS)).isTrue();
-    runtimes.forEach(VCorfuRuntime::close);
-    cluster.close();
   }
 
   private VCorfuRuntime runtime(StreamLog log) {
-    VCorfuRuntime rt = VCorfuRuntime.using(log);
-    runtimes.add(rt);
-    return rt;
+    return runtimes.runtime(log);
   }
 
   @Test
   void concurrentReadersOfOneViewQueryTheTailsBeforeTakingTheViewLock() throws Exception {
-    HoldingStreamLog log = new HoldingStreamLog(cluster.newLog());
+    HoldingStreamLog log = new HoldingStreamLog(runtimes.newLog());
     Counter c = runtime(log).objects().open("shared-reads", Counter.class);
     c.add(5);
     log.holdNext(2);
@@ -69,7 +64,7 @@ class LocalViewTailQueryTest {
 
   @Test
   void aTailAnswerOlderThanTheViewNeitherMovesItBackNorReappliesAnUpdate() throws Exception {
-    HoldingStreamLog log = new HoldingStreamLog(cluster.newLog());
+    HoldingStreamLog log = new HoldingStreamLog(runtimes.newLog());
     Counter c = runtime(log).objects().open("stale-answer", Counter.class);
     c.add(1);
     log.holdNext(1);
@@ -77,7 +72,7 @@ class LocalViewTailQueryTest {
     Future<Long> slow = executor.submit(c::get);
     await().atMost(WAIT).until(() -> log.held.size() == 1 && log.held.get(0).isDone());
 
-    Counter other = runtime(cluster.newLog()).objects().open("stale-answer", Counter.class);
+    Counter other = runtime(runtimes.newLog()).objects().open("stale-answer", Counter.class);
     other.add(10);
     assertThat(c.get()).as("a reader after the write sees it").isEqualTo(11);
     log.releaseAll();
@@ -91,8 +86,8 @@ class LocalViewTailQueryTest {
 
   @Test
   void aReadSeesEveryWriteCompletedBeforeItBeganFromAnotherClient() {
-    Counter reader = runtime(cluster.newLog()).objects().open("fresh", Counter.class);
-    Counter writer = runtime(cluster.newLog()).objects().open("fresh", Counter.class);
+    Counter reader = runtime(runtimes.newLog()).objects().open("fresh", Counter.class);
+    Counter writer = runtime(runtimes.newLog()).objects().open("fresh", Counter.class);
     for (int i = 1; i <= 50; i++) {
       writer.add(1);
       assertThat(reader.get()).isEqualTo(i);
@@ -101,12 +96,12 @@ class LocalViewTailQueryTest {
 
   @Test
   void aSnapshotViewAtItsLimitMakesNoTailQuery() {
-    Counter c = runtime(cluster.newLog()).objects().open("limited", Counter.class);
+    Counter c = runtime(runtimes.newLog()).objects().open("limited", Counter.class);
     c.add(2);
-    long at = c.addAndGet(3) == 5 ? cluster.newLog().tails(List.of()).join().globalTail() : -2;
+    long at = c.addAndGet(3) == 5 ? runtimes.newLog().tails(List.of()).join().globalTail() : -2;
     c.add(100);
 
-    CountingStreamLog counting = new CountingStreamLog(cluster.newLog());
+    CountingStreamLog counting = new CountingStreamLog(runtimes.newLog());
     Counter old = runtime(counting).objects().builder("limited", Counter.class).asOf(at).open();
     assertThat(old.get()).isEqualTo(5);
     int tails = counting.tails.get();

@@ -11,7 +11,7 @@ import io.vcorfu.runtime.serialization.DefaultSerializer;
 import io.vcorfu.runtime.smr.SmrRecord;
 import io.vcorfu.runtime.stream.GlobalEntry;
 import io.vcorfu.runtime.stream.StreamLog;
-import io.vcorfu.runtime.testing.TestStreamLogs;
+import io.vcorfu.runtime.testing.TestRuntimes;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -26,6 +26,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.slf4j.Logger;
@@ -35,25 +36,20 @@ class TransactionConcurrencyTest {
   private static final Logger LOG = LoggerFactory.getLogger(TransactionConcurrencyTest.class);
   private static final long DEADLINE_MS = 120_000;
 
-  private final TestStreamLogs cluster = TestStreamLogs.create();
-  private final List<VCorfuRuntime> runtimes = new ArrayList<>();
+  @RegisterExtension final TestRuntimes runtimes = new TestRuntimes();
   private final ExecutorService pool = Executors.newFixedThreadPool(10);
 
   private VCorfuRuntime runtime() {
-    VCorfuRuntime rt =
-        cluster.newRuntime(
-            RuntimeOptions.defaults()
-                .withMaxTransactionAttempts(10_000)
-                .withBackoff(Duration.ZERO, Duration.ofMillis(2)));
-    runtimes.add(rt);
-    return rt;
+    return runtimes.runtime(
+        RuntimeOptions.defaults()
+            .withMaxTransactionAttempts(10_000)
+            .withBackoff(Duration.ZERO, Duration.ofMillis(2)));
   }
 
   @AfterEach
   void closeAll() throws InterruptedException {
     pool.shutdownNow();
     pool.awaitTermination(30, TimeUnit.SECONDS);
-    runtimes.forEach(VCorfuRuntime::close);
   }
 
   private static void awaitAll(List<Future<?>> futures) throws Exception {
@@ -242,7 +238,7 @@ class TransactionConcurrencyTest {
     }
     DefaultSerializer ser = new DefaultSerializer();
     long[] balance = new long[accounts];
-    StreamLog reader = cluster.newLog();
+    StreamLog reader = runtimes.newLog();
     long tail = reader.tails(List.of()).join().globalTail();
     for (long from = 0; from <= tail; from += 1000) {
       for (GlobalEntry e : reader.readGlobalRange(from, Math.min(tail, from + 999)).join()) {
