@@ -6,12 +6,13 @@ import io.vcorfu.collections.internal.BTreeSession;
 import io.vcorfu.collections.internal.BTreeVerifier;
 import io.vcorfu.collections.internal.ForwardingNavigableMap;
 import io.vcorfu.collections.internal.KeyRange;
-import io.vcorfu.collections.internal.RangeMapView;
+import io.vcorfu.collections.internal.RangeNavigableMap;
 import io.vcorfu.collections.internal.RangeStore;
 import io.vcorfu.collections.internal.TreeInfo;
 import io.vcorfu.protocol.StreamId;
 import io.vcorfu.runtime.ReadOnlyViewException;
 import io.vcorfu.runtime.VCorfuRuntime;
+import io.vcorfu.runtime.Version;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
@@ -60,21 +61,20 @@ public final class CSMRBTree<K extends Comparable<? super K>, V>
   public static final int DEFAULT_FANOUT = 32;
   public static final int MIN_FANOUT = 3;
   public static final int MAX_FANOUT = 4096;
-  private static final long LIVE = -2;
 
   /** What {@link #checkStructure()} found: levels (1 for a lone leaf), nodes and entries. */
   public record Shape(int depth, int nodes, long entries) {}
 
   private final VCorfuRuntime rt;
   private final String name;
-  private final long asOf;
+  private final Version asOf;
   private final BTreeMeta meta;
   private final int fanout;
   private final Map<StreamId, BTreeNode> opened = new ConcurrentHashMap<>();
   private final BTreeSession.Nodes nodes;
-  private final RangeMapView<K, V> all;
+  private final RangeNavigableMap<K, V> all;
 
-  private CSMRBTree(VCorfuRuntime rt, String name, long asOf, BTreeMeta meta, int fanout) {
+  private CSMRBTree(VCorfuRuntime rt, String name, Version asOf, BTreeMeta meta, int fanout) {
     this.rt = rt;
     this.name = name;
     this.asOf = asOf;
@@ -92,7 +92,7 @@ public final class CSMRBTree<K extends Comparable<? super K>, V>
             return StreamId.of(name + "/btree/node/" + UUID.randomUUID());
           }
         };
-    this.all = RangeMapView.of(new Store());
+    this.all = RangeNavigableMap.of(new Store());
   }
 
   /** The stream of the root object of the tree called {@code name}. */
@@ -160,7 +160,7 @@ public final class CSMRBTree<K extends Comparable<? super K>, V>
               + ", so it cannot be opened with fanout "
               + wanted);
     }
-    return new CSMRBTree<>(rt, name, LIVE, meta, info.fanout());
+    return new CSMRBTree<>(rt, name, Version.LIVE, meta, info.fanout());
   }
 
   /**
@@ -172,22 +172,20 @@ public final class CSMRBTree<K extends Comparable<? super K>, V>
    */
   public static <K extends Comparable<? super K>, V> CSMRBTree<K, V> openAsOf(
       VCorfuRuntime rt, String name, long address) {
-    if (address < -1) {
-      throw new IllegalArgumentException("a snapshot address must be -1 or more, not " + address);
-    }
+    Version version = Version.at(address);
     BTreeMeta meta =
-        rt.objects().builder(rootObjectStream(name), BTreeMeta.class).asOf(address).open();
+        rt.objects().builder(rootObjectStream(name), BTreeMeta.class).asOf(version).open();
     TreeInfo info = meta.info();
     if (info == null) {
       throw new IllegalStateException(
           "the B-tree " + name + " did not exist at global address " + address);
     }
-    return new CSMRBTree<>(rt, name, address, meta, info.fanout());
+    return new CSMRBTree<>(rt, name, version, meta, info.fanout());
   }
 
   private BTreeNode openNode(StreamId id) {
     var b = rt.objects().builder(id, BTreeNode.class);
-    return asOf == LIVE ? b.open() : b.asOf(asOf).open();
+    return b.asOf(asOf).open();
   }
 
   public String name() {
@@ -211,19 +209,19 @@ public final class CSMRBTree<K extends Comparable<? super K>, V>
   }
 
   private <T> T run(Function<BTreeSession<K, V>, T> body) {
-    if (asOf != LIVE) {
+    if (!asOf.isLive()) {
       return body.apply(new BTreeSession<>(meta, nodes, fanout));
     }
     return rt.transaction(() -> body.apply(new BTreeSession<>(meta, nodes, fanout)));
   }
 
   private <T> T write(Function<BTreeSession<K, V>, T> body) {
-    if (asOf != LIVE) {
+    if (!asOf.isLive()) {
       throw new ReadOnlyViewException(
           "the B-tree "
               + name
               + " was opened as a snapshot as of global address "
-              + asOf
+              + asOf.address()
               + ", so it cannot change");
     }
     return run(body);

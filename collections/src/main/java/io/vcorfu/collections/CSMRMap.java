@@ -364,17 +364,17 @@ public final class CSMRMap<K, V> extends AbstractMap<K, V> implements SnapshotMa
 
   @Override
   public Set<Map.Entry<K, V>> entrySet() {
-    return new MapViews.Entries<>(this);
+    return new MapCollections.Entries<>(this);
   }
 
   @Override
   public Set<K> keySet() {
-    return new MapViews.Keys<>(this);
+    return new MapCollections.Keys<>(this);
   }
 
   @Override
   public Collection<V> values() {
-    return new MapViews.Values<>(this);
+    return new MapCollections.Values<>(this);
   }
 
   @Override

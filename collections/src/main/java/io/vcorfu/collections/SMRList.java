@@ -3,7 +3,7 @@ package io.vcorfu.collections;
 import io.vcorfu.collections.internal.ListVersion;
 import io.vcorfu.collections.internal.PersistentSequence;
 import io.vcorfu.runtime.VCorfuRuntime;
-import io.vcorfu.runtime.Versioned;
+import io.vcorfu.runtime.VersionCapturing;
 import io.vcorfu.runtime.annotations.Accessor;
 import io.vcorfu.runtime.annotations.Mutator;
 import io.vcorfu.runtime.annotations.MutatorAccessor;
@@ -29,11 +29,11 @@ import java.util.function.UnaryOperator;
  * <p><b>State.</b> The elements live in a {@link PersistentSequence}, an AVL tree ordered by
  * position with subtree sizes and path copying. Reading or updating any index, both ends included,
  * costs O(log n), and each update leaves the previous version intact while sharing all but O(log n)
- * of its nodes. That makes {@link Versioned} capture O(1), so snapshot reads, {@code asOf} views
- * and transaction copies never copy or replay the list, and it lets iterators, list iterators and
- * sub-lists read one consistent version for as long as they live at no cost. An array would make
- * every captured version an O(n) copy; a linked list would make indexed access O(n). Checkpoints
- * hold the {@link ListVersion} record (change count and elements as a list).
+ * of its nodes. That makes {@link VersionCapturing} capture O(1), so snapshot reads, {@code asOf}
+ * views and transaction copies never copy or replay the list, and it lets iterators, list iterators
+ * and sub-lists read one consistent version for as long as they live at no cost. An array would
+ * make every captured version an O(n) copy; a linked list would make indexed access O(n).
+ * Checkpoints hold the {@link ListVersion} record (change count and elements as a list).
  *
  * <p><b>Semantics.</b> Element updates are appended to the log; operations that depend on the state
  * at their log position are {@code @MutatorAccessor}s and return (or throw) what they produced
@@ -69,7 +69,7 @@ import java.util.function.UnaryOperator;
  * #restoreVersion} are for the runtime: called on an opened list they read or replace the local
  * state without syncing.
  */
-public class SMRList<E> implements List<E>, Deque<E>, Versioned<ListVersion<E>> {
+public class SMRList<E> implements List<E>, Deque<E>, VersionCapturing<ListVersion<E>> {
   private PersistentSequence<E> elements = PersistentSequence.empty();
 
   /** How many updates changed the list (see {@link ListVersion#changes()}). */
@@ -212,33 +212,33 @@ public class SMRList<E> implements List<E>, Deque<E>, Versioned<ListVersion<E>> 
    */
   @Override
   public Iterator<E> iterator() {
-    return view().iterator();
+    return boundToCurrentVersion().iterator();
   }
 
   @Override
   public ListIterator<E> listIterator() {
-    return view().listIterator();
+    return boundToCurrentVersion().listIterator();
   }
 
   @Override
   public ListIterator<E> listIterator(int index) {
-    return view().listIterator(index);
+    return boundToCurrentVersion().listIterator(index);
   }
 
   /** Last to first over the current version; {@code remove} writes through. */
   @Override
   public Iterator<E> descendingIterator() {
-    return view().descendingIterator();
+    return boundToCurrentVersion().descendingIterator();
   }
 
   /** The range of the current version; reads see that version, writes go through to this list. */
   @Override
   public List<E> subList(int fromIndex, int toIndex) {
-    return view().subList(fromIndex, toIndex);
+    return boundToCurrentVersion().subList(fromIndex, toIndex);
   }
 
-  private SMRListView<E> view() {
-    return new SMRListView<>(this, currentVersion());
+  private VersionBoundList<E> boundToCurrentVersion() {
+    return new VersionBoundList<>(this, currentVersion());
   }
 
   @Override

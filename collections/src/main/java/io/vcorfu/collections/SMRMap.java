@@ -2,7 +2,7 @@ package io.vcorfu.collections;
 
 import io.vcorfu.collections.internal.PersistentHashMap;
 import io.vcorfu.runtime.VCorfuRuntime;
-import io.vcorfu.runtime.Versioned;
+import io.vcorfu.runtime.VersionCapturing;
 import io.vcorfu.runtime.annotations.Accessor;
 import io.vcorfu.runtime.annotations.ConflictParameter;
 import io.vcorfu.runtime.annotations.Mutator;
@@ -60,15 +60,15 @@ import java.util.function.Function;
  *
  * <p><b>Versions.</b> The state is a persistent hash map ({@link PersistentHashMap}: an immutable
  * hash trie whose updates copy only the O(log n) path to the changed entry and share the rest), and
- * the class implements {@link Versioned}. The runtime keeps the version after every update, so a
- * read at a transaction's snapshot, a transaction's private copy and an {@code asOf} snapshot view
- * start from a kept version in O(1), without copying or replaying the map, and then cost O(log n)
- * per operation; a mutable map would have to be rebuilt by replaying its history for each of them.
- * Checkpoints hold the entries as a {@code java.util.Map}.
+ * the class implements {@link VersionCapturing}. The runtime keeps the version after every update,
+ * so a read at a transaction's snapshot, a transaction's private copy and an {@code asOf} snapshot
+ * view start from a kept version in O(1), without copying or replaying the map, and then cost O(log
+ * n) per operation; a mutable map would have to be rebuilt by replaying its history for each of
+ * them. Checkpoints hold the entries as a {@code java.util.Map}.
  *
  * <p>Thread-safe, like every object the runtime opens.
  */
-public class SMRMap<K, V> implements SnapshotMap<K, V>, Versioned<PersistentHashMap<K, V>> {
+public class SMRMap<K, V> implements SnapshotMap<K, V>, VersionCapturing<PersistentHashMap<K, V>> {
   private PersistentHashMap<K, V> entries = PersistentHashMap.empty();
 
   /** For the runtime: maps are opened through a {@link VCorfuRuntime}, not constructed. */
@@ -325,19 +325,19 @@ public class SMRMap<K, V> implements SnapshotMap<K, V>, Versioned<PersistentHash
   /** A live view of the keys; see the class comment for iteration and write-through. */
   @Override
   public Set<K> keySet() {
-    return new MapViews.Keys<>(this);
+    return new MapCollections.Keys<>(this);
   }
 
   /** A live view of the values; see the class comment for iteration and write-through. */
   @Override
   public Collection<V> values() {
-    return new MapViews.Values<>(this);
+    return new MapCollections.Values<>(this);
   }
 
   /** A live view of the entries; {@code Entry.setValue} puts the new value into the map. */
   @Override
   public Set<Map.Entry<K, V>> entrySet() {
-    return new MapViews.Entries<>(this);
+    return new MapCollections.Entries<>(this);
   }
 
   /**

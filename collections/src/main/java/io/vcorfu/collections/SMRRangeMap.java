@@ -3,9 +3,9 @@ package io.vcorfu.collections;
 import io.vcorfu.collections.internal.ForwardingNavigableMap;
 import io.vcorfu.collections.internal.KeyRange;
 import io.vcorfu.collections.internal.PersistentSortedMap;
-import io.vcorfu.collections.internal.RangeMapView;
+import io.vcorfu.collections.internal.RangeNavigableMap;
 import io.vcorfu.collections.internal.RangeStore;
-import io.vcorfu.runtime.Versioned;
+import io.vcorfu.runtime.VersionCapturing;
 import io.vcorfu.runtime.annotations.Accessor;
 import io.vcorfu.runtime.annotations.ConflictParameter;
 import io.vcorfu.runtime.annotations.Mutator;
@@ -23,9 +23,9 @@ import java.util.Objects;
  *
  * <p><b>State.</b> The map's state is one {@link PersistentSortedMap}: a persistent AVL tree with
  * path copying, so an update costs O(log n) and leaves every older version intact. The class
- * implements {@link Versioned}, so the runtime keeps the version after every update and serves
- * snapshot reads, {@code asOf} views and transaction copies from it without copying or replaying
- * the map. Reads are O(log n) (counting a range included); iteration is O(1) per entry.
+ * implements {@link VersionCapturing}, so the runtime keeps the version after every update and
+ * serves snapshot reads, {@code asOf} views and transaction copies from it without copying or
+ * replaying the map. Reads are O(log n) (counting a range included); iteration is O(1) per entry.
  *
  * <p><b>Semantics.</b> Like {@link java.util.TreeMap} with natural ordering, with these
  * differences: null keys and null values are refused with {@link NullPointerException} (by every
@@ -59,9 +59,9 @@ import java.util.Objects;
  * @param <V> value type
  */
 public class SMRRangeMap<K extends Comparable<? super K>, V> extends ForwardingNavigableMap<K, V>
-    implements Versioned<PersistentSortedMap<K, V>> {
+    implements VersionCapturing<PersistentSortedMap<K, V>> {
   private PersistentSortedMap<K, V> tree = PersistentSortedMap.empty();
-  private final transient RangeMapView<K, V> all = RangeMapView.of(new Store());
+  private final transient RangeNavigableMap<K, V> all = RangeNavigableMap.of(new Store());
 
   /** The initial (empty) state; applications open the map through a runtime instead. */
   public SMRRangeMap() {}

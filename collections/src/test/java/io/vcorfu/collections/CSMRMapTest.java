@@ -8,7 +8,7 @@ import io.vcorfu.protocol.StreamId;
 import io.vcorfu.runtime.ObjectOpenException;
 import io.vcorfu.runtime.VCorfuRuntime;
 import io.vcorfu.runtime.testing.CountingStreamLog;
-import io.vcorfu.runtime.testing.TestCluster;
+import io.vcorfu.runtime.testing.TestStreamLogs;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -173,7 +173,7 @@ class CSMRMapTest {
 
   @Test
   void remoteBucketViewsServeTheSameMap() {
-    assumeThat(System.getProperty(TestCluster.BACKEND_PROPERTY))
+    assumeThat(System.getProperty(TestStreamLogs.BACKEND_PROPERTY))
         .as("remote views need real nodes (the server module's run)")
         .isNotNull();
     CSMRMap<String, Integer> local = CSMRMap.open(harness.runtime(), name, 6);

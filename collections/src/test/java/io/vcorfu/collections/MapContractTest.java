@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.vcorfu.runtime.VCorfuRuntime;
-import io.vcorfu.runtime.testing.TestCluster;
+import io.vcorfu.runtime.testing.TestRuntimes;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -17,9 +17,9 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.stream.LongStream;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.slf4j.Logger;
@@ -27,7 +27,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The {@code java.util.Map} contract for a replicated map, checked against {@link HashMap}. A
- * concrete test supplies only {@link #openMap}; the cluster comes from {@link TestCluster}, so the
+ * concrete test supplies only {@link #openMap}; the runtimes come from {@link TestRuntimes}, so the
  * same suite runs on the in-memory log and against real nodes.
  *
  * <p>What the suite holds every replicated map to, beyond the {@code Map} interface: null keys and
@@ -39,33 +39,23 @@ import org.slf4j.LoggerFactory;
 public abstract class MapContractTest {
   private static final Logger LOG = LoggerFactory.getLogger(MapContractTest.class);
 
-  protected TestCluster cluster;
+  @RegisterExtension final TestRuntimes runtimes = new TestRuntimes();
   protected VCorfuRuntime rt;
   protected String name;
   protected Map<String, Integer> map;
-  private final List<VCorfuRuntime> runtimes = new ArrayList<>();
 
   /** Opens the replicated map called {@code name} through {@code rt} (new names start empty). */
   protected abstract Map<String, Integer> openMap(VCorfuRuntime rt, String name);
 
   @BeforeEach
-  void openCluster() {
-    cluster = TestCluster.create();
+  void openFirstMap() {
     rt = newRuntime();
     name = "contract-" + UUID.randomUUID();
     map = openMap(rt, name);
   }
 
   protected VCorfuRuntime newRuntime() {
-    VCorfuRuntime r = cluster.newRuntime();
-    runtimes.add(r);
-    return r;
-  }
-
-  @AfterEach
-  void closeCluster() {
-    runtimes.forEach(VCorfuRuntime::close);
-    cluster.close();
+    return runtimes.runtime();
   }
 
   static Stream<Long> seeds() {

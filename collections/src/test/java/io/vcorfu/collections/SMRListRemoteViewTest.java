@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assumptions.assumeThat;
 
 import io.vcorfu.runtime.RemoteCallException;
 import io.vcorfu.runtime.VCorfuRuntime;
-import io.vcorfu.runtime.testing.TestCluster;
+import io.vcorfu.runtime.testing.TestStreamLogs;
 import java.util.Iterator;
 import java.util.List;
 import java.util.UUID;
@@ -20,7 +20,7 @@ class SMRListRemoteViewTest {
 
   @BeforeEach
   void needsRealNodes() {
-    assumeThat(System.getProperty(TestCluster.BACKEND_PROPERTY))
+    assumeThat(System.getProperty(TestStreamLogs.BACKEND_PROPERTY))
         .as("remote views need real nodes (the server module's run)")
         .isNotNull();
   }

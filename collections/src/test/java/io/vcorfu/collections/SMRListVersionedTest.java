@@ -7,7 +7,8 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@link SMRList} as a {@link io.vcorfu.runtime.Versioned} state, on plain (unopened) instances.
+ * {@link SMRList} as a {@link io.vcorfu.runtime.VersionCapturing} state, on plain (unopened)
+ * instances.
  */
 class SMRListVersionedTest {
 

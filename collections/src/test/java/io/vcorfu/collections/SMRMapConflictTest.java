@@ -17,12 +17,13 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** Per-key conflict detection of SMRMap under concurrent transactions from several runtimes. */
 class SMRMapConflictTest {
   private static final int RUNTIMES = 3;
   private static final int THREADS_PER_RUNTIME = 2;
-  private final Harness harness = new Harness();
+  @RegisterExtension final Harness harness = new Harness();
   private final List<VCorfuRuntime> runtimes = new ArrayList<>();
   private final ExecutorService pool =
       Executors.newFixedThreadPool(RUNTIMES * THREADS_PER_RUNTIME + 1);
@@ -41,7 +42,6 @@ class SMRMapConflictTest {
   void close() throws InterruptedException {
     pool.shutdownNow();
     assertThat(pool.awaitTermination(30, TimeUnit.SECONDS)).isTrue();
-    harness.close();
   }
 
   private static void awaitAll(List<Future<?>> futures) throws Exception {

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.vcorfu.protocol.NotServingException;
 import io.vcorfu.runtime.VCorfuRuntime;
-import io.vcorfu.runtime.testing.TestCluster;
+import io.vcorfu.runtime.testing.TestStreamLogs;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Map;
@@ -26,7 +26,7 @@ class SMRMapRemoteViewTest {
   }
 
   private static boolean realNodes() {
-    String backend = System.getProperty(TestCluster.BACKEND_PROPERTY);
+    String backend = System.getProperty(TestStreamLogs.BACKEND_PROPERTY);
     return backend != null && !backend.isEmpty();
   }
 

@@ -1,8 +1,8 @@
 package io.vcorfu.runtime;
 
 import io.vcorfu.protocol.StreamId;
-import io.vcorfu.runtime.internal.ObjectDirectory;
 import io.vcorfu.runtime.serialization.Serializer;
+import io.vcorfu.runtime.view.ObjectDirectory;
 import java.util.Objects;
 
 /**
@@ -14,7 +14,7 @@ public final class ObjectBuilder<T> {
   private final StreamId stream;
   private final Class<T> type;
   private Serializer serializer;
-  private long asOf = Long.MIN_VALUE;
+  private Version asOf = Version.LIVE;
   private boolean remote;
 
   ObjectBuilder(ObjectDirectory directory, StreamId stream, Class<T> type) {
@@ -31,7 +31,7 @@ public final class ObjectBuilder<T> {
 
   /** A local view: the state lives in this client and follows the stream's tail (the default). */
   public ObjectBuilder<T> local() {
-    this.asOf = Long.MIN_VALUE;
+    this.asOf = Version.LIVE;
     this.remote = false;
     return this;
   }
@@ -79,20 +79,26 @@ public final class ObjectBuilder<T> {
    * {@link ReadOnlyViewException}. Each call to {@link #open()} makes a new view.
    *
    * <p>Cost: when this runtime has the object open locally and its class implements {@link
-   * Versioned}, the snapshot is the version the local view captured at or below {@code address},
-   * restored in O(1) with nothing replayed or copied (as long as the view still keeps a version
-   * that old, see {@link RuntimeOptions#retainedVersions}). For other classes open locally, the
-   * snapshot is rebuilt in memory by replaying the local view's retained history up to {@code
+   * VersionCapturing}, the snapshot is the version the local view captured at or below {@code
+   * address}, restored in O(1) with nothing replayed or copied (as long as the view still keeps a
+   * version that old, see {@link RuntimeOptions#retainedVersions}). For other classes open locally,
+   * the snapshot is rebuilt in memory by replaying the local view's retained history up to {@code
    * address} onto the initial state (or checkpoint) it started from, with no log reads. Otherwise
    * the view plays the stream from the log up to {@code address}, once, on first use. Snapshots
    * older than the checkpoint a local view started from are also played from the log (the stream is
    * never trimmed by a checkpoint).
    */
   public ObjectBuilder<T> asOf(long address) {
-    if (address < -1) {
-      throw new IllegalArgumentException("a snapshot address must be -1 or more, not " + address);
-    }
-    this.asOf = address;
+    this.asOf = Version.at(address);
+    return this;
+  }
+
+  /**
+   * The version to open: {@link Version#LIVE} (the default, as after {@link #local()} or for a
+   * remote view of the latest state) or a snapshot version, as {@link #asOf(long)}.
+   */
+  public ObjectBuilder<T> asOf(Version version) {
+    this.asOf = Objects.requireNonNull(version, "version");
     return this;
   }
 
@@ -110,9 +116,9 @@ public final class ObjectBuilder<T> {
                 + " cannot take its own serializer: "
                 + "the host encodes results with its runtime's default serializer");
       }
-      return directory.openRemote(stream, type, null, asOf == Long.MIN_VALUE ? -2 : asOf);
+      return directory.openRemote(stream, type, null, asOf);
     }
-    if (asOf == Long.MIN_VALUE) {
+    if (asOf.isLive()) {
       return directory.openLocal(stream, type, serializer);
     }
     return directory.openSnapshot(stream, type, serializer, asOf);

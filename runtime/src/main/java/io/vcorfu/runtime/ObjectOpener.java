@@ -1,8 +1,8 @@
 package io.vcorfu.runtime;
 
 import io.vcorfu.protocol.StreamId;
-import io.vcorfu.runtime.internal.ObjectDirectory;
-import io.vcorfu.runtime.internal.RuntimeCore;
+import io.vcorfu.runtime.smr.RuntimeCore;
+import io.vcorfu.runtime.view.ObjectDirectory;
 
 /**
  * Opens objects of one runtime. An object's stream id is derived from its name by {@link

@@ -18,13 +18,13 @@ import java.util.Objects;
  * @param retainedHistoryBytes how many bytes of serialized updates a local view keeps in memory to
  *     rebuild old versions (transaction snapshots, snapshot views) without log reads; once an
  *     object's history outgrows it, that view drops it and rebuilds old versions by replaying its
- *     stream from the log instead. It also bounds the captured versions of a {@link Versioned}
- *     object, each estimated at its update's serialized arguments (the values it replaced stay
- *     reachable from older versions) plus 256 bytes for the copied path
- * @param retainedVersions how many captured versions a local view of a {@link Versioned} object
- *     keeps at most (one per applied entry, newest kept); versions share structure, so each costs
- *     about what its update copied (O(log n) nodes) plus an index entry. Snapshots older than the
- *     oldest kept version are rebuilt by replay, as for other objects; 0 turns capturing off
+ *     stream from the log instead. It also bounds the captured versions of a {@link
+ *     VersionCapturing} object, each estimated at its update's serialized arguments (the values it
+ *     replaced stay reachable from older versions) plus 256 bytes for the copied path
+ * @param retainedVersions how many captured versions a local view of a {@link VersionCapturing}
+ *     object keeps at most (one per applied entry, newest kept); versions share structure, so each
+ *     costs about what its update copied (O(log n) nodes) plus an index entry. Snapshots older than
+ *     the oldest kept version are rebuilt by replay, as for other objects; 0 turns capturing off
  */
 public record RuntimeOptions(
     Serializer serializer,

@@ -2,14 +2,14 @@ package io.vcorfu.runtime;
 
 import io.vcorfu.protocol.Endpoint;
 import io.vcorfu.protocol.StreamId;
-import io.vcorfu.runtime.internal.Checkpoints;
-import io.vcorfu.runtime.internal.ObjectDirectory;
-import io.vcorfu.runtime.internal.ObjectHandle;
-import io.vcorfu.runtime.internal.RuntimeCore;
-import io.vcorfu.runtime.internal.SmrProxy;
+import io.vcorfu.runtime.checkpoint.Checkpoints;
+import io.vcorfu.runtime.proxy.ObjectHandle;
+import io.vcorfu.runtime.proxy.SmrProxy;
+import io.vcorfu.runtime.smr.RuntimeCore;
 import io.vcorfu.runtime.stream.StreamLog;
 import io.vcorfu.runtime.stream.StreamLogOptions;
 import io.vcorfu.runtime.stream.internal.ClusterStreamLog;
+import io.vcorfu.runtime.view.ObjectDirectory;
 import java.util.Objects;
 import java.util.function.Supplier;
 
@@ -34,8 +34,8 @@ import java.util.function.Supplier;
  * ObjectBuilder#asOf}). A read of an object the transaction already wrote runs on a private copy:
  * the snapshot's state rebuilt by replay plus the buffered writes, built once per object per
  * transaction, so its cost grows with the object's history since its base (initial state or
- * checkpoint). Objects of a {@link Versioned} class skip the replay: both kinds of read start from
- * the version the local view captured at or below the snapshot, in O(1).
+ * checkpoint). Objects of a {@link VersionCapturing} class skip the replay: both kinds of read
+ * start from the version the local view captured at or below the snapshot, in O(1).
  *
  * <p>Writes outside a transaction: a mutator whose method has a {@code @ConflictParameter} counts
  * at the sequencer as a write of that key only, so it aborts the open transactions that read that

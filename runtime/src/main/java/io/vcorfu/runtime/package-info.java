@@ -22,7 +22,7 @@
  * whole stream; remote-view hosts checkpoint the objects they host periodically.
  *
  * <p>Each update on the log is an SMR entry in the format documented on {@link
- * io.vcorfu.runtime.internal.SmrRecord}: the target stream, the method's stable signature, the
- * arguments serialized one by one, and the conflict keys.
+ * io.vcorfu.runtime.smr.SmrRecord}: the target stream, the method's stable signature, the arguments
+ * serialized one by one, and the conflict keys.
  */
 package io.vcorfu.runtime;

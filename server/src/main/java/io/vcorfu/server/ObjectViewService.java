@@ -4,8 +4,8 @@ import io.vcorfu.protocol.Endpoint;
 import io.vcorfu.protocol.Transport;
 import io.vcorfu.protocol.proto.ViewCallRequest;
 import io.vcorfu.protocol.proto.ViewCallResponse;
+import io.vcorfu.runtime.RemoteViewCalls;
 import io.vcorfu.runtime.VCorfuRuntime;
-import io.vcorfu.runtime.internal.RemoteCallExecutor;
 import io.vcorfu.runtime.stream.StreamLogOptions;
 import io.vcorfu.runtime.stream.internal.ClusterStreamLog;
 import java.io.IOException;
@@ -38,7 +38,7 @@ final class ObjectViewService implements AutoCloseable {
   private final Supplier<Endpoint> self;
   private final NodeConfig config;
   private final ExecutorService pool;
-  private RemoteCallExecutor executor; // guarded by this
+  private RemoteViewCalls executor; // guarded by this
   private URLClassLoader ownLoader; // guarded by this
   private boolean closed; // guarded by this
 
@@ -62,7 +62,7 @@ final class ObjectViewService implements AutoCloseable {
     return CompletableFuture.supplyAsync(() -> executor().execute(request), pool);
   }
 
-  private synchronized RemoteCallExecutor executor() {
+  private synchronized RemoteViewCalls executor() {
     if (closed) {
       throw new io.vcorfu.protocol.NotServingException("remote-view host");
     }
@@ -72,7 +72,7 @@ final class ObjectViewService implements AutoCloseable {
           VCorfuRuntime.using(
               ClusterStreamLog.connect(transport, self.get(), StreamLogOptions.defaults()));
       executor =
-          new RemoteCallExecutor(
+          new RemoteViewCalls(
               runtime, classes, config.checkpointEvery(), config.checkpointInterval());
       LOG.info(
           "node {} hosts remote views (classes from {}; checkpoints every {} updates and every {})",

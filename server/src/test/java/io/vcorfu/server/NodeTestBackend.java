@@ -5,7 +5,7 @@ import io.vcorfu.protocol.inmemory.InJvmTransport;
 import io.vcorfu.runtime.stream.StreamLog;
 import io.vcorfu.runtime.stream.StreamLogOptions;
 import io.vcorfu.runtime.stream.internal.ClusterStreamLog;
-import io.vcorfu.runtime.testing.TestCluster;
+import io.vcorfu.runtime.testing.TestStreamLogs;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -13,7 +13,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * cluster, reached through the in-JVM transport (every message serialized). Selected with the
  * {@code vcorfu.test.backend} system property.
  */
-public class NodeTestBackend implements TestCluster.Backend {
+public class NodeTestBackend implements TestStreamLogs.Backend {
   private static final InJvmTransport TRANSPORT = new InJvmTransport();
   private static final AtomicInteger NEXT = new AtomicInteger();
 

@@ -13,7 +13,7 @@ import io.vcorfu.protocol.proto.Token;
 import io.vcorfu.protocol.proto.TokenResponse;
 import io.vcorfu.runtime.TransactionAbortedException;
 import io.vcorfu.runtime.VCorfuRuntime;
-import io.vcorfu.runtime.objects.Counter;
+import io.vcorfu.runtime.example.Counter;
 import io.vcorfu.runtime.stream.AppendResult;
 import io.vcorfu.runtime.stream.GlobalEntry;
 import io.vcorfu.runtime.stream.StreamEntry;

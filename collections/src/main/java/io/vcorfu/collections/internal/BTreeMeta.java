@@ -1,7 +1,7 @@
 package io.vcorfu.collections.internal;
 
 import io.vcorfu.protocol.StreamId;
-import io.vcorfu.runtime.Versioned;
+import io.vcorfu.runtime.VersionCapturing;
 import io.vcorfu.runtime.annotations.Accessor;
 import io.vcorfu.runtime.annotations.Mutator;
 
@@ -10,7 +10,7 @@ import io.vcorfu.runtime.annotations.Mutator;
  * tree's fanout. Written only when the tree is created and when the root changes (a root split adds
  * a level, a root left with one child hands over to it), so ordinary updates never touch it.
  */
-public class BTreeMeta implements Versioned<TreeInfo> {
+public class BTreeMeta implements VersionCapturing<TreeInfo> {
   /** The state before the tree is created (a captured version is never null). */
   private static final TreeInfo UNCREATED = new TreeInfo(null, -1, 0);
 

@@ -1,7 +1,7 @@
 package io.vcorfu.collections.internal;
 
 import io.vcorfu.protocol.StreamId;
-import io.vcorfu.runtime.Versioned;
+import io.vcorfu.runtime.VersionCapturing;
 import io.vcorfu.runtime.annotations.Accessor;
 import io.vcorfu.runtime.annotations.ConflictParameter;
 import io.vcorfu.runtime.annotations.Mutator;
@@ -16,7 +16,7 @@ import java.util.List;
  * updating different keys of one leaf do not conflict; {@link #state} and {@link #replace} cover
  * the whole node (structure changes conflict with everything that read the node).
  */
-public class BTreeNode implements Versioned<NodeState> {
+public class BTreeNode implements VersionCapturing<NodeState> {
   private NodeState state = NodeState.EMPTY_LEAF;
 
   public BTreeNode() {}

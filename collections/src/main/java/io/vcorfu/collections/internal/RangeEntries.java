@@ -10,8 +10,8 @@ import java.util.Set;
 import java.util.function.Function;
 
 /**
- * The entry set and value collection of a {@link RangeMapView}, and its iterators: they walk one
- * version of the store; {@code remove} and {@code setValue} write through to it.
+ * The entry set and value collection of a {@link RangeNavigableMap}, and its iterators: they walk
+ * one version of the store; {@code remove} and {@code setValue} write through to it.
  */
 final class RangeEntries {
   private RangeEntries() {}
@@ -116,7 +116,7 @@ final class RangeEntries {
   }
 
   static <K extends Comparable<? super K>, V> Set<Map.Entry<K, V>> entrySet(
-      RangeMapView<K, V> map) {
+      RangeNavigableMap<K, V> map) {
     return new AbstractSet<>() {
       @Override
       public Iterator<Map.Entry<K, V>> iterator() {
@@ -157,7 +157,7 @@ final class RangeEntries {
     };
   }
 
-  static <K extends Comparable<? super K>, V> Collection<V> values(RangeMapView<K, V> map) {
+  static <K extends Comparable<? super K>, V> Collection<V> values(RangeNavigableMap<K, V> map) {
     return new AbstractCollection<>() {
       @Override
       public Iterator<V> iterator() {

@@ -11,15 +11,15 @@ import java.util.Set;
 import java.util.SortedSet;
 
 /**
- * The keys of a {@link RangeMapView} as a {@link NavigableSet}, like {@link
+ * The keys of a {@link RangeNavigableMap} as a {@link NavigableSet}, like {@link
  * java.util.TreeMap#navigableKeySet()}: removals write through to the map, {@code add} is not
  * supported, and every call reads one consistent version.
  */
 final class RangeKeySet<K extends Comparable<? super K>> extends AbstractSet<K>
     implements NavigableSet<K> {
-  private final RangeMapView<K, ?> map;
+  private final RangeNavigableMap<K, ?> map;
 
-  RangeKeySet(RangeMapView<K, ?> map) {
+  RangeKeySet(RangeNavigableMap<K, ?> map) {
     this.map = map;
   }
 
@@ -109,22 +109,23 @@ final class RangeKeySet<K extends Comparable<? super K>> extends AbstractSet<K>
 
   @Override
   public NavigableSet<K> descendingSet() {
-    return new RangeKeySet<>((RangeMapView<K, ?>) map.descendingMap());
+    return new RangeKeySet<>((RangeNavigableMap<K, ?>) map.descendingMap());
   }
 
   @Override
   public NavigableSet<K> subSet(K from, boolean fromInclusive, K to, boolean toInclusive) {
-    return new RangeKeySet<>((RangeMapView<K, ?>) map.subMap(from, fromInclusive, to, toInclusive));
+    return new RangeKeySet<>(
+        (RangeNavigableMap<K, ?>) map.subMap(from, fromInclusive, to, toInclusive));
   }
 
   @Override
   public NavigableSet<K> headSet(K to, boolean inclusive) {
-    return new RangeKeySet<>((RangeMapView<K, ?>) map.headMap(to, inclusive));
+    return new RangeKeySet<>((RangeNavigableMap<K, ?>) map.headMap(to, inclusive));
   }
 
   @Override
   public NavigableSet<K> tailSet(K from, boolean inclusive) {
-    return new RangeKeySet<>((RangeMapView<K, ?>) map.tailMap(from, inclusive));
+    return new RangeKeySet<>((RangeNavigableMap<K, ?>) map.tailMap(from, inclusive));
   }
 
   @Override

@@ -4,9 +4,9 @@ import java.util.Iterator;
 import java.util.Map;
 
 /**
- * The primitive operations a replicated sorted map offers to its {@link RangeMapView}s. Each call
- * is atomic: it reads (or changes) one consistent version of the map. Keys and values are never
- * null here; the views check that first.
+ * The primitive operations a replicated sorted map offers to its {@link RangeNavigableMap}s. Each
+ * call is atomic: it reads (or changes) one consistent version of the map. Keys and values are
+ * never null here; the views check that first.
  */
 public interface RangeStore<K extends Comparable<? super K>, V> {
   V get(K key);

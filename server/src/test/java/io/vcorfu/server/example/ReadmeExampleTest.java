@@ -8,6 +8,7 @@ import io.vcorfu.protocol.netty.NettyTransport;
 import io.vcorfu.runtime.RuntimeOptions;
 import io.vcorfu.runtime.TransactionAbortedException;
 import io.vcorfu.runtime.VCorfuRuntime;
+import io.vcorfu.runtime.example.User;
 import io.vcorfu.runtime.stream.StreamLogOptions;
 import io.vcorfu.server.Node;
 import io.vcorfu.server.NodeConfig;

@@ -1,6 +1,7 @@
 package io.vcorfu.server.example;
 
 import io.vcorfu.runtime.VCorfuRuntime;
+import io.vcorfu.runtime.example.User;
 
 /** A separate client process: registers a user through its own runtime, then prints "done". */
 public final class RegisterUser {

@@ -8,7 +8,7 @@ import io.vcorfu.protocol.StreamId;
 import io.vcorfu.protocol.TrimmedException;
 import io.vcorfu.protocol.inmemory.InJvmTransport;
 import io.vcorfu.runtime.VCorfuRuntime;
-import io.vcorfu.runtime.objects.Counter;
+import io.vcorfu.runtime.example.Counter;
 import io.vcorfu.runtime.stream.StreamLogOptions;
 import io.vcorfu.runtime.stream.internal.ClusterStreamLog;
 import io.vcorfu.server.Node;

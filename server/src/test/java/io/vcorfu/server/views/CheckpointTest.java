@@ -7,10 +7,10 @@ import io.vcorfu.protocol.Endpoint;
 import io.vcorfu.protocol.StreamId;
 import io.vcorfu.protocol.inmemory.InJvmTransport;
 import io.vcorfu.runtime.VCorfuRuntime;
-import io.vcorfu.runtime.internal.Checkpoints;
-import io.vcorfu.runtime.objects.Bank;
-import io.vcorfu.runtime.objects.Counter;
-import io.vcorfu.runtime.objects.User;
+import io.vcorfu.runtime.checkpoint.Checkpoints;
+import io.vcorfu.runtime.example.Bank;
+import io.vcorfu.runtime.example.Counter;
+import io.vcorfu.runtime.example.User;
 import io.vcorfu.runtime.stream.StreamLog;
 import io.vcorfu.runtime.stream.StreamLogOptions;
 import io.vcorfu.runtime.stream.internal.ClusterStreamLog;
@@ -130,8 +130,8 @@ class CheckpointTest {
     accounts.setAccessible(true);
     accounts.set(
         bank,
-        new io.vcorfu.runtime.objects.Account[] {
-          rt.objects().open("a0", io.vcorfu.runtime.objects.Account.class)
+        new io.vcorfu.runtime.example.Account[] {
+          rt.objects().open("a0", io.vcorfu.runtime.example.Account.class)
         });
     bank.marker();
     assertThat(rt.checkpoint(bank)).isEmpty();

@@ -1,0 +1,200 @@
+package io.vcorfu.runtime.checkpoint;
+
+import io.vcorfu.protocol.StreamId;
+import io.vcorfu.runtime.VersionCapturing;
+import io.vcorfu.runtime.proxy.ClassModel;
+import io.vcorfu.runtime.proxy.SmrProxy;
+import io.vcorfu.runtime.serialization.BinaryReader;
+import io.vcorfu.runtime.serialization.BinaryWriter;
+import io.vcorfu.runtime.serialization.SerializationException;
+import io.vcorfu.runtime.serialization.Serializer;
+import io.vcorfu.runtime.serialization.UnsupportedTypeException;
+import io.vcorfu.runtime.smr.RuntimeCore;
+import io.vcorfu.runtime.smr.SmrEngine;
+import io.vcorfu.runtime.stream.StreamEntry;
+import io.vcorfu.runtime.view.LocalViewHandle;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalLong;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Checkpoints of objects: an object's fields as of a version, written to the object's checkpoint
+ * stream, so a view opens from the latest checkpoint instead of replaying the stream from its
+ * start.
+ *
+ * <p>The checkpoint stream of object stream S is {@code StreamId.of(S + "/checkpoint")} (S in its
+ * UUID form). Each of its entries is one checkpoint (varints unsigned LEB128, "bytes" a varint
+ * length then the bytes, "string" bytes of UTF-8):
+ *
+ * <pre>
+ * checkpoint := format:byte(=1) stream.msb:fixed64 stream.lsb:fixed64 type:string
+ *               version:fixed64   every update of S up to this global address is reflected
+ *               streamPos:fixed64 the next stream address of S to play
+ *               count:varint (field:string value:bytes){count}   see {@link CheckpointImage}
+ * </pre>
+ *
+ * A {@link VersionCapturing} object's checkpoint holds one pair: its version's checkpoint form (see
+ * {@link CheckpointImage}). Writing one holds the view's lock only to capture the version.
+ *
+ * <p>Thread-safe.
+ */
+public final class Checkpoints {
+  private static final Logger LOG = LoggerFactory.getLogger(Checkpoints.class);
+  static final int FORMAT = 1;
+
+  /** How many trailing checkpoint-stream addresses are tried when the last ones are holes. */
+  private static final int LOOKBACK = 8;
+
+  private static final Set<String> REPORTED = ConcurrentHashMap.newKeySet();
+
+  private Checkpoints() {}
+
+  /** The checkpoint stream of object stream {@code object}. */
+  public static StreamId streamOf(StreamId object) {
+    return StreamId.of(object + "/checkpoint");
+  }
+
+  /** The next stream address the local view behind {@code proxy} will play. */
+  public static long position(Object proxy) {
+    return liveView(proxy).view().inspect((state, version, pos) -> pos);
+  }
+
+  /** The global address the state of the local view behind {@code proxy} reflects. */
+  public static long version(Object proxy) {
+    return liveView(proxy).view().inspect((state, version, pos) -> version);
+  }
+
+  /**
+   * Writes a checkpoint of the local view behind {@code proxy} (a live view opened by {@code
+   * core}'s runtime) as of the view's current version, without syncing it first. Returns that
+   * version, or empty when a field of the object's class cannot be encoded by its serializer
+   * (logged once per class); nothing is written then.
+   */
+  public static OptionalLong write(RuntimeCore core, Object proxy) {
+    LocalViewHandle handle = liveView(proxy);
+    if (handle.core() != core) {
+      throw new IllegalArgumentException("the object was not opened by this runtime");
+    }
+    SmrEngine view = handle.view();
+    Class<?> type = view.model().type();
+    byte[] payload;
+    long version;
+    try {
+      // A VersionCapturing object's state is captured in O(1) under the lock and encoded outside
+      // it.
+      Object[] captured =
+          view.inspect(
+              (state, v, pos) ->
+                  new Object[] {
+                    state instanceof VersionCapturing<?> vs
+                        ? vs.captureVersion()
+                        : CheckpointImage.capture(type, state, view.serializer()),
+                    v,
+                    pos
+                  });
+      version = (Long) captured[1];
+      CheckpointImage image =
+          proxy instanceof VersionCapturing<?>
+              ? CheckpointImage.ofVersion(type, proxy, captured[0], view.serializer())
+              : (CheckpointImage) captured[0];
+      payload = encode(view.stream(), image, version, (Long) captured[2]);
+    } catch (UnsupportedTypeException e) {
+      if (REPORTED.add(type.getName())) {
+        LOG.warn(
+            "Objects of class {} are not checkpointed: a field's value cannot be encoded by the "
+                + "object's serializer ({})",
+            type.getName(),
+            e.getMessage());
+      }
+      return OptionalLong.empty();
+    }
+    core.await(core.log().append(List.of(streamOf(view.stream())), payload));
+    return OptionalLong.of(version);
+  }
+
+  /**
+   * The base to open {@code stream} from: its latest readable checkpoint of the same class, or the
+   * initial state when there is none (or it cannot be restored, which is logged).
+   */
+  public static SmrEngine.Base latest(
+      RuntimeCore core, StreamId stream, ClassModel model, Serializer serializer) {
+    StreamId cp = streamOf(stream);
+    long tail = core.await(core.log().tails(List.of(cp))).streamTails().getOrDefault(cp, -1L);
+    for (long pos = tail; pos >= 0 && pos > tail - LOOKBACK; pos--) {
+      List<StreamEntry> entries = core.await(core.log().readStream(cp, pos, pos));
+      for (StreamEntry e : entries) {
+        if (e.streamAddress() != pos || e.isHole()) {
+          continue;
+        }
+        try {
+          SmrEngine.Base base = decode(e.payload(), stream);
+          if (!base.image().typeName().equals(model.type().getName())) {
+            LOG.info(
+                "Opening stream {} from its start: its latest checkpoint holds a {}, not a {}",
+                stream,
+                base.image().typeName(),
+                model.type().getName());
+            return SmrEngine.Base.INITIAL;
+          }
+          base.image().restoreInto(model.newState(), serializer);
+          return base;
+        } catch (RuntimeException ex) {
+          LOG.warn(
+              "Skipping the checkpoint at stream address {} of stream {}: {}",
+              pos,
+              stream,
+              ex.getMessage());
+        }
+      }
+    }
+    return SmrEngine.Base.INITIAL;
+  }
+
+  static byte[] encode(StreamId stream, CheckpointImage image, long version, long streamPos) {
+    BinaryWriter w = new BinaryWriter();
+    w.writeByte(FORMAT).writeFixedLong(stream.msb()).writeFixedLong(stream.lsb());
+    w.writeString(image.typeName()).writeFixedLong(version).writeFixedLong(streamPos);
+    w.writeVarLong(image.values().size());
+    for (Map.Entry<String, byte[]> f : image.values().entrySet()) {
+      w.writeString(f.getKey()).writeBytes(f.getValue());
+    }
+    return w.toByteArray();
+  }
+
+  static SmrEngine.Base decode(byte[] payload, StreamId expected) {
+    BinaryReader r = new BinaryReader(payload);
+    int format = r.readByte();
+    if (format != FORMAT) {
+      throw new SerializationException("unknown checkpoint format " + format);
+    }
+    StreamId stream = new StreamId(r.readFixedLong(), r.readFixedLong());
+    if (!stream.equals(expected)) {
+      throw new SerializationException(
+          "the checkpoint is of stream " + stream + ", not " + expected);
+    }
+    String type = r.readString();
+    long version = r.readFixedLong();
+    long streamPos = r.readFixedLong();
+    int n = r.readLength();
+    Map<String, byte[]> values = new LinkedHashMap<>();
+    for (int i = 0; i < n; i++) {
+      values.put(r.readString(), r.readBytes());
+    }
+    r.expectEnd();
+    return new SmrEngine.Base(version, streamPos, List.of(), new CheckpointImage(type, values));
+  }
+
+  private static LocalViewHandle liveView(Object proxy) {
+    if (proxy instanceof SmrProxy p
+        && p.getVcorfuHandle$() instanceof LocalViewHandle h
+        && !h.snapshot()) {
+      return h;
+    }
+    throw new IllegalArgumentException("only a live local view can be checkpointed, not " + proxy);
+  }
+}

@@ -1,0 +1,91 @@
+package io.vcorfu.runtime.smr;
+
+import io.vcorfu.protocol.RpcTimeoutException;
+import io.vcorfu.protocol.VCorfuException;
+import io.vcorfu.runtime.RuntimeClosedException;
+import io.vcorfu.runtime.RuntimeOptions;
+import io.vcorfu.runtime.VCorfuRuntime;
+import io.vcorfu.runtime.stream.StreamLog;
+import io.vcorfu.runtime.tx.Transactions;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * State shared by everything one runtime opened: the stream log, the options, the open/closed flag.
+ */
+public final class RuntimeCore {
+  private final StreamLog log;
+  private final RuntimeOptions options;
+  private final AtomicBoolean closed = new AtomicBoolean();
+  private final Transactions transactions;
+  private final VCorfuRuntime owner;
+
+  /** {@code owner} is the public runtime these internals belong to (null in tests of internals). */
+  public RuntimeCore(StreamLog log, RuntimeOptions options, VCorfuRuntime owner) {
+    this.log = log;
+    this.options = options;
+    this.owner = owner;
+    this.transactions = new Transactions(this);
+  }
+
+  public VCorfuRuntime owner() {
+    return owner;
+  }
+
+  public StreamLog log() {
+    return log;
+  }
+
+  public RuntimeOptions options() {
+    return options;
+  }
+
+  public Transactions transactions() {
+    return transactions;
+  }
+
+  /** Fails with {@link RuntimeClosedException} once the runtime is closed. */
+  public void checkOpen() {
+    if (closed.get()) {
+      throw new RuntimeClosedException(
+          "this vcorfu runtime is closed; open a new one to use objects again");
+    }
+  }
+
+  /** Marks the runtime closed; true on the first call only. */
+  public boolean markClosed() {
+    return closed.compareAndSet(false, true);
+  }
+
+  /**
+   * Waits for a stream-log future within the I/O timeout, rethrowing its failure unwrapped (typed
+   * vcorfu errors stay typed).
+   */
+  public <T> T await(CompletableFuture<T> future) {
+    try {
+      return future.get(options.ioTimeout().toMillis(), TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new VCorfuException("interrupted while waiting for the stream log", e);
+    } catch (TimeoutException e) {
+      future.cancel(false);
+      throw new RpcTimeoutException(
+          "the stream log did not answer within " + options.ioTimeout(), e);
+    } catch (CancellationException e) {
+      throw new VCorfuException("the stream-log request was cancelled", e);
+    } catch (ExecutionException e) {
+      Throwable cause = e.getCause();
+      if (cause instanceof RuntimeException re) {
+        throw re;
+      }
+      if (cause instanceof Error err) {
+        throw err;
+      }
+      throw new VCorfuException("the stream log failed: " + cause, cause);
+    }
+  }
+}

@@ -1,0 +1,81 @@
+package io.vcorfu.runtime.smr;
+
+import io.vcorfu.protocol.StreamId;
+import io.vcorfu.runtime.serialization.BinaryReader;
+import io.vcorfu.runtime.serialization.BinaryWriter;
+import io.vcorfu.runtime.serialization.SerializationException;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The payload of an SMR log entry: one or more updates, each addressed to one stream. A plain
+ * mutator call writes one update; a transaction commit writes all of its buffered updates, for all
+ * of its streams, as one atomic multi-stream entry, in the order they were made.
+ *
+ * <p>Binary format (varints are unsigned LEB128; "bytes" is a varint length then the bytes;
+ * "string" is bytes of UTF-8):
+ *
+ * <pre>
+ * entry   := version:byte(=1) count:varint update{count}
+ * update  := stream.msb:fixed64-BE stream.lsb:fixed64-BE
+ *            signature:string            e.g. "login(java.lang.String,java.time.Instant)"
+ *            argc:varint arg:bytes{argc} each argument encoded alone by the object's serializer
+ *            keyc:varint key:bytes{keyc} conflict keys (the serialized @ConflictParameter values);
+ *                                        none = the update conflicts on the whole object
+ * </pre>
+ *
+ * A view applies, in order, only the updates addressed to its own stream.
+ */
+public final class SmrRecord {
+  static final int VERSION = 1;
+
+  /** One serialized method call on one stream. */
+  public record Update(
+      StreamId stream, String signature, byte[][] args, List<byte[]> conflictKeys) {}
+
+  private SmrRecord() {}
+
+  public static byte[] encode(List<Update> updates) {
+    BinaryWriter w = new BinaryWriter();
+    w.writeByte(VERSION).writeVarLong(updates.size());
+    for (Update u : updates) {
+      w.writeFixedLong(u.stream().msb()).writeFixedLong(u.stream().lsb());
+      w.writeString(u.signature());
+      w.writeVarLong(u.args().length);
+      for (byte[] a : u.args()) {
+        w.writeBytes(a);
+      }
+      w.writeVarLong(u.conflictKeys().size());
+      for (byte[] k : u.conflictKeys()) {
+        w.writeBytes(k);
+      }
+    }
+    return w.toByteArray();
+  }
+
+  public static List<Update> decode(byte[] payload) {
+    BinaryReader r = new BinaryReader(payload);
+    int version = r.readByte();
+    if (version != VERSION) {
+      throw new SerializationException("unknown SMR entry format version " + version);
+    }
+    int n = r.readLength();
+    List<Update> out = new ArrayList<>(n);
+    for (int i = 0; i < n; i++) {
+      StreamId stream = new StreamId(r.readFixedLong(), r.readFixedLong());
+      String signature = r.readString();
+      byte[][] args = new byte[r.readLength()][];
+      for (int a = 0; a < args.length; a++) {
+        args[a] = r.readBytes();
+      }
+      int keys = r.readLength();
+      List<byte[]> conflictKeys = new ArrayList<>(keys);
+      for (int k = 0; k < keys; k++) {
+        conflictKeys.add(r.readBytes());
+      }
+      out.add(new Update(stream, signature, args, conflictKeys));
+    }
+    r.expectEnd();
+    return out;
+  }
+}

@@ -1,0 +1,258 @@
+package io.vcorfu.runtime.tx;
+
+import io.vcorfu.protocol.TokenRefusedException;
+import io.vcorfu.runtime.TransactionAbortedException;
+import io.vcorfu.runtime.TransactionAbortedException.Reason;
+import io.vcorfu.runtime.TransactionStateException;
+import io.vcorfu.runtime.smr.RuntimeCore;
+import io.vcorfu.runtime.smr.UpcallRunner;
+import io.vcorfu.runtime.stream.AppendResult;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The transactions of one runtime: one optional open transaction per thread. Thread-safe; each
+ * transaction is confined to the thread that began it.
+ */
+public final class Transactions {
+  private static final Logger LOG = LoggerFactory.getLogger(Transactions.class);
+
+  private final RuntimeCore core;
+  private final ThreadLocal<TxContext> current = new ThreadLocal<>();
+  private final Map<Thread, TxContext> open = new ConcurrentHashMap<>();
+  private final List<String> abandoned = new ArrayList<>();
+
+  public Transactions(RuntimeCore core) {
+    this.core = core;
+  }
+
+  /** The calling thread's open transaction, or null. */
+  public TxContext current() {
+    return current.get();
+  }
+
+  public boolean inTransaction() {
+    return current.get() != null;
+  }
+
+  /** Begins a transaction, or joins the open one (flattening). */
+  public void begin() {
+    begin(false);
+  }
+
+  private void begin(boolean readOnly) {
+    core.checkOpen();
+    TxContext tx = current.get();
+    if (tx != null) {
+      tx.depth++;
+      return;
+    }
+    sweepDeadThreads();
+    // The epoch is read first: the snapshot then comes from that epoch or a later one, so a
+    // sequencer restarted since the snapshot always sees an older epoch and refuses the commit.
+    long epoch = core.log().epoch();
+    long snapshot = core.await(core.log().tails(List.of())).globalTail();
+    tx = new TxContext(Thread.currentThread(), snapshot, epoch, readOnly);
+    current.set(tx);
+    open.put(Thread.currentThread(), tx);
+  }
+
+  /**
+   * Ends the calling thread's transaction level. An inner level returns -1 (the outermost decides);
+   * the outermost commits and returns the commit's global address, or the snapshot when it wrote
+   * nothing (no request is sent then).
+   */
+  public long end() {
+    TxContext tx = requireOpen("TXEnd");
+    if (tx.depth > 1) {
+      tx.depth--;
+      return -1;
+    }
+    finish(tx);
+    if (tx.rollbackOnly) {
+      throw new TransactionAbortedException(
+          Reason.ABORTED_BY_CALLER,
+          tx.snapshot,
+          null,
+          null,
+          -1,
+          "the transaction was aborted by TXAbort in a nested transaction",
+          null);
+    }
+    if (!tx.hasWrites()) {
+      return tx.snapshot;
+    }
+    core.checkOpen();
+    try {
+      AppendResult r =
+          core.await(
+              core.log().appendConditional(tx.writeStreams(), tx.commitPayload(), tx.resolution()));
+      return r.globalAddress();
+    } catch (TokenRefusedException e) {
+      Reason reason =
+          switch (e.refusal()) {
+            case SNAPSHOT_TOO_OLD -> Reason.SNAPSHOT_TOO_OLD;
+            case SEQUENCER_RESTARTED -> Reason.SEQUENCER_RESTARTED;
+            case CONFLICT -> Reason.CONFLICT;
+          };
+      throw new TransactionAbortedException(
+          reason,
+          tx.snapshot,
+          e.stream(),
+          e.conflictKey(),
+          e.conflictAddress(),
+          "the transaction with snapshot " + tx.snapshot + " aborted: " + e.getMessage(),
+          e);
+    }
+  }
+
+  /**
+   * Aborts. At the outermost level the transaction is discarded; at an inner level the whole
+   * flattened transaction is marked to abort when the outermost level ends.
+   */
+  public void abort() {
+    TxContext tx = requireOpen("TXAbort");
+    if (tx.depth > 1) {
+      tx.depth--;
+      tx.rollbackOnly = true;
+      return;
+    }
+    finish(tx);
+  }
+
+  private TxContext requireOpen(String call) {
+    TxContext tx = current.get();
+    if (tx == null) {
+      throw new TransactionStateException(
+          call
+              + " was called on thread "
+              + Thread.currentThread().getName()
+              + ", which has no open transaction; call TXBegin first");
+    }
+    return tx;
+  }
+
+  private void finish(TxContext tx) {
+    current.remove();
+    open.remove(tx.owner);
+  }
+
+  /** Discards the calling thread's transaction, whatever its depth. */
+  private void discard() {
+    TxContext tx = current.get();
+    if (tx != null) {
+      finish(tx);
+    }
+  }
+
+  /**
+   * Runs {@code body} in a transaction. Inside an open transaction it simply joins it (an abort
+   * then surfaces at the outermost level). Otherwise aborts are retried, with exponential backoff
+   * and jitter, up to the configured number of attempts; the last abort is then thrown. Aborts a
+   * retry cannot fix (the caller's own abort, a trimmed history) are thrown at once. Any other
+   * exception from {@code body} aborts the transaction and is rethrown.
+   */
+  public <T> T run(Supplier<T> body) {
+    return runCallable(body::get, false);
+  }
+
+  /** Runs a {@code @TransactionalMethod} body like {@link #run}. */
+  public Object runMethod(boolean readOnly, Callable<Object> body) throws Exception {
+    return runCallable(body, readOnly);
+  }
+
+  private <T> T runCallable(Callable<T> body, boolean readOnly) {
+    if (inTransaction()) {
+      return call(body);
+    }
+    int attempts = core.options().maxTransactionAttempts();
+    for (int attempt = 1; ; attempt++) {
+      begin(readOnly);
+      try {
+        T value = call(body);
+        end();
+        return value;
+      } catch (TransactionAbortedException e) {
+        discard();
+        if (attempt >= attempts
+            || e.reason() == Reason.ABORTED_BY_CALLER
+            || e.reason() == Reason.TRIMMED) {
+          throw e;
+        }
+        LOG.debug("Transaction attempt {} aborted, retrying: {}", attempt, e.getMessage());
+        backoff(attempt);
+      } catch (Throwable e) {
+        // Includes checked exceptions a @TransactionalMethod body declares (rethrown unwrapped).
+        discard();
+        throw UpcallRunner.sneakyThrow(e);
+      }
+    }
+  }
+
+  private static <T> T call(Callable<T> body) {
+    try {
+      return body.call();
+    } catch (Exception e) {
+      throw UpcallRunner.sneakyThrow(e);
+    }
+  }
+
+  private void backoff(int attempt) {
+    long initial = core.options().backoffInitial().toNanos();
+    long max = core.options().backoffMax().toNanos();
+    long pause = Math.min(max, initial << Math.min(attempt - 1, 30));
+    pause += ThreadLocalRandom.current().nextLong(pause / 2 + 1);
+    try {
+      TimeUnit.NANOSECONDS.sleep(pause);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new TransactionStateException(
+          "interrupted while backing off before retrying a transaction");
+    }
+  }
+
+  private synchronized void sweepDeadThreads() {
+    for (Map.Entry<Thread, TxContext> e : open.entrySet()) {
+      if (!e.getKey().isAlive() && open.remove(e.getKey(), e.getValue())) {
+        String what =
+            "thread "
+                + e.getKey().getName()
+                + " ended with a transaction open (snapshot "
+                + e.getValue().snapshot
+                + "); its buffered writes were discarded";
+        LOG.warn("{}", what);
+        abandoned.add(what);
+      }
+    }
+  }
+
+  /**
+   * Called when the runtime closes: fails with {@link TransactionStateException} naming every
+   * thread that ended (or is still running) with a transaction open.
+   */
+  public synchronized void checkNoneLeftOpen() {
+    sweepDeadThreads();
+    List<String> problems = new ArrayList<>(abandoned);
+    for (Map.Entry<Thread, TxContext> e : open.entrySet()) {
+      problems.add(
+          "thread "
+              + e.getKey().getName()
+              + " still has a transaction open (snapshot "
+              + e.getValue().snapshot
+              + ")");
+    }
+    abandoned.clear();
+    if (!problems.isEmpty()) {
+      throw new TransactionStateException(
+          "transactions were left open: " + String.join("; ", problems));
+    }
+  }
+}

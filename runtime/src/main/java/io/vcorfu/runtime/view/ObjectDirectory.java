@@ -1,0 +1,149 @@
+package io.vcorfu.runtime.view;
+
+import io.vcorfu.protocol.StreamId;
+import io.vcorfu.runtime.ObjectOpenException;
+import io.vcorfu.runtime.Version;
+import io.vcorfu.runtime.checkpoint.Checkpoints;
+import io.vcorfu.runtime.proxy.ClassModel;
+import io.vcorfu.runtime.proxy.MethodModel;
+import io.vcorfu.runtime.proxy.ProxyFactory;
+import io.vcorfu.runtime.serialization.Serializer;
+import io.vcorfu.runtime.smr.RuntimeCore;
+import io.vcorfu.runtime.smr.SmrEngine;
+import io.vcorfu.runtime.tx.TxContext;
+import java.lang.reflect.Method;
+import java.lang.reflect.Type;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Opens views for one runtime. Live local views are shared: opening the same stream again returns
+ * the same proxy; a newly opened one starts from the stream's latest checkpoint (see {@link
+ * Checkpoints}), if any. Snapshot and remote views are new each time. Thread-safe.
+ */
+public final class ObjectDirectory {
+  private record Opened(Class<?> type, Serializer serializer, Object proxy, SmrEngine view) {}
+
+  private final RuntimeCore core;
+  private final Map<StreamId, Opened> live = new ConcurrentHashMap<>();
+
+  public ObjectDirectory(RuntimeCore core) {
+    this.core = core;
+  }
+
+  /**
+   * The local view of {@code stream} as a {@code type}, opened on first use.
+   *
+   * @param serializer the object's serializer, or null for the runtime's default
+   */
+  public <T> T openLocal(StreamId stream, Class<T> type, Serializer serializer) {
+    SmrEngine.Base base = SmrEngine.Base.INITIAL;
+    if (!live.containsKey(stream)) {
+      core.checkOpen();
+      ProxyFactory.Proxied proxied = ProxyFactory.forClass(type);
+      base =
+          Checkpoints.latest(
+              core, stream, proxied.model(), serializerFor(proxied.model(), serializer));
+      TxContext tx = core.transactions().current();
+      if (tx != null && base.version() > tx.snapshot()) {
+        // The open transaction must be able to read the object as of its older snapshot.
+        base = SmrEngine.Base.INITIAL;
+      }
+    }
+    return openLocal(stream, type, serializer, base);
+  }
+
+  /**
+   * Like {@link #openLocal(StreamId, Class, Serializer)}, starting a newly opened view from {@code
+   * base}.
+   */
+  public <T> T openLocal(
+      StreamId stream, Class<T> type, Serializer serializer, SmrEngine.Base base) {
+    core.checkOpen();
+    ProxyFactory.Proxied proxied = ProxyFactory.forClass(type);
+    Opened o =
+        live.computeIfAbsent(
+            stream,
+            s -> {
+              Serializer ser = serializerFor(proxied.model(), serializer);
+              SmrEngine view = new SmrEngine(core, s, proxied.model(), ser, Version.LIVE, base);
+              Object proxy = proxied.newInstance(new LocalViewHandle(core, view, Version.LIVE));
+              view.attach(proxy);
+              return new Opened(type, ser, proxy, view);
+            });
+    if (o.type() != type) {
+      throw new ObjectOpenException(
+          "stream "
+              + stream
+              + " is already open in this runtime as "
+              + o.type().getName()
+              + ", not "
+              + type.getName());
+    }
+    if (serializer != null && o.serializer() != serializer) {
+      throw new ObjectOpenException(
+          "stream " + stream + " is already open in this runtime with another serializer");
+    }
+    return type.cast(o.proxy());
+  }
+
+  /**
+   * A read-only view of {@code stream} as of global address {@code asOf}. When the stream is open
+   * locally in this runtime as the same type and that view can serve {@code asOf}, the snapshot is
+   * built from the local view without reading the log (restored from a captured version for a
+   * {@code VersionCapturing} class, replayed from the retained history otherwise); otherwise the
+   * new view plays the stream from the log up to {@code asOf} on first use.
+   */
+  public <T> T openSnapshot(
+      StreamId stream, Class<T> type, Serializer serializer, Version version) {
+    core.checkOpen();
+    if (version.isLive()) {
+      throw new IllegalArgumentException("a snapshot view needs an address, not the live version");
+    }
+    long asOf = version.address();
+    ProxyFactory.Proxied proxied = ProxyFactory.forClass(type);
+    Serializer ser = serializerFor(proxied.model(), serializer);
+    Opened local = live.get(stream);
+    if (local != null && local.type() == type) {
+      SmrEngine frozen =
+          new SmrEngine(
+              core, stream, proxied.model(), ser, version, new SmrEngine.Base(asOf, 0, List.of()));
+      Object proxy = proxied.newInstance(new LocalViewHandle(core, frozen, version));
+      if (local.view().buildInto(proxy, asOf)) {
+        frozen.attach(proxy);
+        return type.cast(proxy);
+      }
+    }
+    SmrEngine view =
+        new SmrEngine(core, stream, proxied.model(), ser, version, SmrEngine.Base.INITIAL);
+    Object proxy = proxied.newInstance(new LocalViewHandle(core, view, version));
+    view.attach(proxy);
+    return type.cast(proxy);
+  }
+
+  /**
+   * A remote view of {@code stream} as a {@code type}: a new proxy holding no state, whose calls go
+   * to the stream's host. {@code asOf} is {@link Version#LIVE} for the latest state, or a snapshot
+   * version.
+   */
+  public <T> T openRemote(StreamId stream, Class<T> type, Serializer serializer, Version asOf) {
+    core.checkOpen();
+    ProxyFactory.Proxied proxied = ProxyFactory.forClass(type);
+    Serializer ser = serializerFor(proxied.model(), serializer);
+    return type.cast(
+        proxied.newInstance(new RemoteViewHandle(core, stream, proxied.model(), ser, asOf)));
+  }
+
+  private Serializer serializerFor(ClassModel model, Serializer chosen) {
+    Serializer ser = chosen != null ? chosen : core.options().serializer();
+    for (MethodModel m : model.methods()) {
+      Method method = m.method();
+      for (Type t : method.getGenericParameterTypes()) {
+        ser.permit(t);
+      }
+      ser.permit(method.getGenericReturnType());
+    }
+    return ser;
+  }
+}

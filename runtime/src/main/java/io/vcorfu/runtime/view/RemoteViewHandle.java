@@ -1,0 +1,131 @@
+package io.vcorfu.runtime.view;
+
+import com.google.protobuf.ByteString;
+import io.vcorfu.protocol.StreamId;
+import io.vcorfu.protocol.proto.ViewCallRequest;
+import io.vcorfu.protocol.proto.ViewCallResponse;
+import io.vcorfu.runtime.ReadOnlyViewException;
+import io.vcorfu.runtime.RemoteCallException;
+import io.vcorfu.runtime.Version;
+import io.vcorfu.runtime.proxy.ClassModel;
+import io.vcorfu.runtime.proxy.MethodKind;
+import io.vcorfu.runtime.proxy.MethodModel;
+import io.vcorfu.runtime.proxy.ObjectHandle;
+import io.vcorfu.runtime.serialization.Serializer;
+import io.vcorfu.runtime.smr.RuntimeCore;
+import io.vcorfu.runtime.smr.SmrRecord;
+import io.vcorfu.runtime.smr.UpdateCodec;
+import io.vcorfu.runtime.tx.TxContext;
+import java.util.List;
+import java.util.concurrent.Callable;
+
+/**
+ * Routes a remote view's annotated calls: accessors travel to the stream's host as view calls,
+ * mutators append to the log (or buffer into the calling thread's transaction), and a
+ * mutator-accessor appends at address A and then asks the host what its upcall produced there (the
+ * method run on the state as of A - 1). Holds no state of the object. Thread-safe.
+ */
+public final class RemoteViewHandle implements ObjectHandle {
+  private final RuntimeCore core;
+  private final StreamId stream;
+  private final ClassModel model;
+  private final Serializer serializer;
+  private final Version asOf;
+
+  @Override
+  public StreamId stream() {
+    return stream;
+  }
+
+  @Override
+  public RuntimeCore core() {
+    return core;
+  }
+
+  /** {@code asOf} is {@link Version#LIVE}, or the version of a remote snapshot view. */
+  public RemoteViewHandle(
+      RuntimeCore core, StreamId stream, ClassModel model, Serializer serializer, Version asOf) {
+    this.core = core;
+    this.stream = stream;
+    this.model = model;
+    this.serializer = serializer;
+    this.asOf = asOf;
+  }
+
+  private boolean snapshot() {
+    return !asOf.isLive();
+  }
+
+  @Override
+  public Object invoke(Object self, MethodModel m, Object[] args, Callable<Object> body)
+      throws Exception {
+    core.checkOpen();
+    switch (m.kind()) {
+      case TRANSACTIONAL:
+        return core.transactions().runMethod(m.readOnly(), body);
+      case ACCESSOR:
+        {
+          TxContext tx = core.transactions().current();
+          if (tx == null || snapshot()) {
+            return call(m, args, asOf, List.of());
+          }
+          tx.readRemote(stream, UpdateCodec.conflictKey(m, args, serializer));
+          return call(m, args, Version.at(tx.snapshot()), tx.bufferedFor(stream));
+        }
+      case MUTATOR:
+      case MUTATOR_ACCESSOR:
+        {
+          if (snapshot()) {
+            throw new ReadOnlyViewException(
+                "method "
+                    + m.signature()
+                    + " changes the object, but this is a "
+                    + "remote snapshot view of stream "
+                    + stream
+                    + " as of global address "
+                    + asOf.address());
+          }
+          SmrRecord.Update update = UpdateCodec.toUpdate(stream, m, args, serializer);
+          TxContext tx = core.transactions().current();
+          if (tx != null) {
+            List<SmrRecord.Update> before = tx.bufferedFor(stream);
+            tx.writeRemote(m, update);
+            return m.kind() == MethodKind.MUTATOR
+                ? null
+                : call(m, args, Version.at(tx.snapshot()), before);
+          }
+          long address = UpdateCodec.appendAlone(core, update).globalAddress();
+          return m.kind() == MethodKind.MUTATOR
+              ? null
+              : call(m, args, Version.at(address - 1), List.of());
+        }
+      default:
+        throw new IllegalStateException("unknown method kind " + m.kind());
+    }
+  }
+
+  /**
+   * Asks the host to run {@code m} on the state as of {@code at} with {@code pending} applied on
+   * top.
+   */
+  private Object call(MethodModel m, Object[] args, Version at, List<SmrRecord.Update> pending) {
+    ViewCallRequest.Builder b =
+        ViewCallRequest.newBuilder()
+            .setStream(stream.toMsg())
+            .setType(model.type().getName())
+            .setMethod(m.signature())
+            .setAsOf(at.toWire());
+    for (Object a : args) {
+      b.addArgs(ByteString.copyFrom(serializer.serialize(a)));
+    }
+    for (SmrRecord.Update u : pending) {
+      b.addPending(ByteString.copyFrom(SmrRecord.encode(List.of(u))));
+    }
+    ViewCallResponse r = core.await(core.log().viewCall(b.build()));
+    if (!r.getFailureType().isEmpty()) {
+      throw new RemoteCallException(
+          stream, m.signature(), r.getFailureType(), r.getFailureMessage());
+    }
+    return serializer.deserialize(r.getResult().toByteArray());
+  }
+}

@@ -1,0 +1,176 @@
+package io.vcorfu.runtime;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.vcorfu.runtime.example.Journal;
+import io.vcorfu.runtime.testing.TestRuntimes;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.OptionalLong;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * Objects implementing VersionCapturing: old versions are restored from captured versions, never
+ * replayed.
+ */
+class VersionCapturingTest {
+  @RegisterExtension final TestRuntimes runtimes = new TestRuntimes();
+
+  private VCorfuRuntime runtime(RuntimeOptions options) {
+    return runtimes.runtime(options);
+  }
+
+  private VCorfuRuntime runtime() {
+    return runtimes.runtime();
+  }
+
+  private static List<String> linesUpTo(int n) {
+    List<String> out = new ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      out.add("line " + i);
+    }
+    return out;
+  }
+
+  /**
+   * Adds {@code n} lines one by one; returns the global address after each (index i = i + 1 lines).
+   */
+  private long[] fill(VCorfuRuntime rt, Journal j, int n) {
+    long[] after = new long[n + 1];
+    after[0] = tail(rt);
+    for (int i = 0; i < n; i++) {
+      j.add("line " + i);
+      after[i + 1] = tail(rt);
+    }
+    return after;
+  }
+
+  private long tail(VCorfuRuntime rt) {
+    rt.TXBegin();
+    return rt.TXEnd();
+  }
+
+  @Test
+  void snapshotViewsOfEveryOldVersionAreExactAndReplayNothing() {
+    VCorfuRuntime rt = runtime();
+    Journal j = rt.objects().open("journal-asof", Journal.class);
+    long[] after = fill(rt, j, 300);
+    assertThat(j.size()).isEqualTo(300);
+
+    long before = Journal.UPCALLS.get();
+    for (int n = 0; n <= 300; n += 7) {
+      Journal old = rt.objects().builder("journal-asof", Journal.class).asOf(after[n]).open();
+      assertThat(old.lines()).as("the journal as of address %d", after[n]).isEqualTo(linesUpTo(n));
+    }
+    assertThat(Journal.UPCALLS.get() - before).as("upcalls run to build old versions").isZero();
+  }
+
+  @Test
+  void transactionReadsAtAnOldSnapshotReplayNothing() throws Exception {
+    VCorfuRuntime rt = runtime();
+    Journal j = rt.objects().open("journal-tx", Journal.class);
+    fill(rt, j, 2_000);
+    rt.TXBegin();
+    try {
+      // Writes after the snapshot, by another thread: the transaction must read the older version.
+      CompletableFuture.runAsync(
+              () -> {
+                for (int i = 0; i < 50; i++) {
+                  j.add("late " + i);
+                }
+                assertThat(j.size()).as("the live view moved past the snapshot").isEqualTo(2_050);
+              })
+          .get(30, TimeUnit.SECONDS);
+      long before = Journal.UPCALLS.get();
+      assertThat(j.size()).as("read at the snapshot").isEqualTo(2_000);
+      assertThat(j.lines()).hasSize(2_000).endsWith("line 1999");
+      assertThat(Journal.UPCALLS.get() - before).as("upcalls run for snapshot reads").isZero();
+    } finally {
+      rt.TXAbort();
+    }
+  }
+
+  @Test
+  void aTransactionsPrivateCopyOfALargeObjectIsNotReplayed() {
+    VCorfuRuntime rt = runtime();
+    Journal j = rt.objects().open("journal-copy", Journal.class);
+    fill(rt, j, 5_000);
+    assertThat(j.size()).isEqualTo(5_000);
+    long before = Journal.UPCALLS.get();
+    rt.TXBegin();
+    try {
+      j.add("mine");
+      assertThat(j.size()).as("read-own-writes on the private copy").isEqualTo(5_001);
+      assertThat(j.lines()).endsWith("line 4999", "mine");
+      assertThat(Journal.UPCALLS.get() - before)
+          .as("upcalls: only the buffered write, applied to the private copy")
+          .isEqualTo(1);
+    } finally {
+      rt.TXAbort();
+    }
+    assertThat(j.size()).as("the aborted write never reached the object").isEqualTo(5_000);
+  }
+
+  @Test
+  void versionsOlderThanTheRetainedOnesFallBackToReplayAndStayExact() {
+    VCorfuRuntime rt = runtime(RuntimeOptions.defaults().withRetainedVersions(10));
+    Journal j = rt.objects().open("journal-bounded", Journal.class);
+    long[] after = fill(rt, j, 100);
+    assertThat(j.size()).isEqualTo(100);
+
+    long before = Journal.UPCALLS.get();
+    Journal recent = rt.objects().builder("journal-bounded", Journal.class).asOf(after[95]).open();
+    assertThat(recent.lines()).isEqualTo(linesUpTo(95));
+    assertThat(Journal.UPCALLS.get() - before).as("a retained version is restored").isZero();
+
+    Journal old = rt.objects().builder("journal-bounded", Journal.class).asOf(after[20]).open();
+    assertThat(old.lines()).isEqualTo(linesUpTo(20));
+    assertThat(Journal.UPCALLS.get() - before).as("an evicted version is replayed").isEqualTo(20);
+  }
+
+  @Test
+  void capturedVersionsAreBoundedByTheirEstimatedBytes() {
+    // About 266 bytes per version: the newest dozen or so fit in 4 KiB.
+    VCorfuRuntime rt = runtime(RuntimeOptions.defaults().withRetainedHistoryBytes(4096));
+    Journal j = rt.objects().open("journal-bytes", Journal.class);
+    long[] after = fill(rt, j, 100);
+    assertThat(j.size()).isEqualTo(100);
+
+    long before = Journal.UPCALLS.get();
+    Journal recent = rt.objects().builder("journal-bytes", Journal.class).asOf(after[98]).open();
+    assertThat(recent.lines()).isEqualTo(linesUpTo(98));
+    assertThat(Journal.UPCALLS.get() - before).as("a retained version is restored").isZero();
+
+    Journal old = rt.objects().builder("journal-bytes", Journal.class).asOf(after[30]).open();
+    assertThat(old.lines()).isEqualTo(linesUpTo(30));
+    assertThat(Journal.UPCALLS.get() - before).as("an evicted version is replayed").isEqualTo(30);
+  }
+
+  @Test
+  void aCheckpointOfAVersionedObjectRoundTripsThroughItsCheckpointForm() {
+    VCorfuRuntime writer = runtime();
+    Journal j = writer.objects().open("journal-cp", Journal.class);
+    fill(writer, j, 150);
+    assertThat(j.size()).isEqualTo(150);
+    OptionalLong at = writer.checkpoint(j);
+    assertThat(at).as("the checkpoint was written").isPresent();
+    j.add("after the checkpoint");
+
+    long before = Journal.UPCALLS.get();
+    VCorfuRuntime reader = runtime();
+    Journal opened = reader.objects().open("journal-cp", Journal.class);
+    List<String> expected = linesUpTo(150);
+    expected.add("after the checkpoint");
+    assertThat(opened.lines()).isEqualTo(expected);
+    assertThat(Journal.UPCALLS.get() - before)
+        .as("only the update after the checkpoint is played")
+        .isEqualTo(1);
+
+    Journal atCheckpoint =
+        reader.objects().builder("journal-cp", Journal.class).asOf(at.getAsLong()).open();
+    assertThat(atCheckpoint.lines()).isEqualTo(linesUpTo(150));
+  }
+}
