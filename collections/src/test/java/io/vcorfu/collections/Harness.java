@@ -1,8 +1,8 @@
 package io.vcorfu.collections;
 
+import io.vcorfu.client.StreamLog;
 import io.vcorfu.runtime.RuntimeOptions;
 import io.vcorfu.runtime.VCorfuRuntime;
-import io.vcorfu.runtime.stream.StreamLog;
 import io.vcorfu.runtime.testing.TestCluster;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -1,5 +1,8 @@
 package io.vcorfu.runtime;
 
+import io.vcorfu.client.ClusterStreamLog;
+import io.vcorfu.client.StreamLog;
+import io.vcorfu.client.StreamLogOptions;
 import io.vcorfu.protocol.Endpoint;
 import io.vcorfu.protocol.StreamId;
 import io.vcorfu.runtime.internal.Checkpoints;
@@ -7,9 +10,6 @@ import io.vcorfu.runtime.internal.ObjectDirectory;
 import io.vcorfu.runtime.internal.ObjectHandle;
 import io.vcorfu.runtime.internal.RuntimeCore;
 import io.vcorfu.runtime.internal.SmrProxy;
-import io.vcorfu.runtime.stream.StreamLog;
-import io.vcorfu.runtime.stream.StreamLogOptions;
-import io.vcorfu.runtime.stream.internal.ClusterStreamLog;
 import java.util.Objects;
 import java.util.function.Supplier;
 

@@ -1,5 +1,8 @@
 package io.vcorfu.server;
 
+import io.vcorfu.client.layout.LayoutCache;
+import io.vcorfu.client.rpc.EpochRpc;
+import io.vcorfu.client.rpc.ReplicaClient;
 import io.vcorfu.layout.Layout;
 import io.vcorfu.protocol.Endpoint;
 import io.vcorfu.protocol.RpcClient;
@@ -7,9 +10,6 @@ import io.vcorfu.protocol.StreamId;
 import io.vcorfu.protocol.proto.LogTailResponse;
 import io.vcorfu.protocol.proto.StreamTailEntry;
 import io.vcorfu.protocol.proto.StreamTailResponse;
-import io.vcorfu.runtime.stream.internal.LayoutView;
-import io.vcorfu.runtime.stream.internal.ReplicaOps;
-import io.vcorfu.runtime.stream.internal.Rpc;
 import io.vcorfu.sequencer.SequencerService;
 import io.vcorfu.sequencer.StreamTailInfo;
 import java.util.ArrayList;
@@ -51,7 +51,7 @@ final class SequencerBootstrap implements AutoCloseable {
   /**
    * Operations at the sealed epoch; null until every node sealed it. Confined to the retry thread.
    */
-  private ReplicaOps ops;
+  private ReplicaClient ops;
 
   private final SequencerService sequencer;
   private final CompletableFuture<Void> done = new CompletableFuture<>();
@@ -70,8 +70,9 @@ final class SequencerBootstrap implements AutoCloseable {
     this.proposed = layout.epoch() + 1;
   }
 
-  private ReplicaOps opsAt(Layout l) {
-    return new ReplicaOps(new Rpc(peers, LayoutView.of(peers, l), StreamId.of("sequencer")));
+  private ReplicaClient opsAt(Layout l) {
+    return new ReplicaClient(
+        new EpochRpc(peers, LayoutCache.of(peers, l), StreamId.of("sequencer")));
   }
 
   CompletableFuture<Void> done() {
@@ -104,7 +105,7 @@ final class SequencerBootstrap implements AutoCloseable {
                 if (!retry.isShutdown()) {
                   LOG.debug(
                       "sequencer bootstrap waiting for replicas: {}",
-                      Rpc.unwrap(error).getMessage());
+                      EpochRpc.unwrap(error).getMessage());
                   retry.schedule(this::attempt, 200, TimeUnit.MILLISECONDS);
                 }
                 return;
@@ -135,7 +136,7 @@ final class SequencerBootstrap implements AutoCloseable {
 
   /** Seals {@link #proposed} on every node of the layout, then reads the tails at it. */
   private void seal() {
-    ReplicaOps sealing = opsAt(layout);
+    ReplicaClient sealing = opsAt(layout);
     long epoch = proposed;
     List<CompletableFuture<Long>> seals = new ArrayList<>();
     for (Endpoint e : layout.allServers()) {
@@ -149,7 +150,7 @@ final class SequencerBootstrap implements AutoCloseable {
                   LOG.debug(
                       "sequencer waiting to seal epoch {}: {}",
                       epoch,
-                      Rpc.unwrap(error).getMessage());
+                      EpochRpc.unwrap(error).getMessage());
                   retry.schedule(this::attempt, 200, TimeUnit.MILLISECONDS);
                 }
                 return;

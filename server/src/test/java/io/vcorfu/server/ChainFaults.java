@@ -1,9 +1,9 @@
 package io.vcorfu.server;
 
+import io.vcorfu.client.GlobalEntry;
+import io.vcorfu.client.StreamLog;
 import io.vcorfu.layout.Layout;
 import io.vcorfu.protocol.StreamId;
-import io.vcorfu.runtime.stream.GlobalEntry;
-import io.vcorfu.runtime.stream.StreamLog;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 

@@ -2,11 +2,11 @@ package io.vcorfu.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.vcorfu.client.AppendResult;
+import io.vcorfu.client.ClusterStreamLog;
+import io.vcorfu.client.GlobalEntry;
+import io.vcorfu.client.StreamEntry;
 import io.vcorfu.protocol.StreamId;
-import io.vcorfu.runtime.stream.AppendResult;
-import io.vcorfu.runtime.stream.GlobalEntry;
-import io.vcorfu.runtime.stream.StreamEntry;
-import io.vcorfu.runtime.stream.internal.ClusterStreamLog;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;

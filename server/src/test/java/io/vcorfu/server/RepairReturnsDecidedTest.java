@@ -3,6 +3,10 @@ package io.vcorfu.server;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.google.protobuf.ByteString;
+import io.vcorfu.client.ClusterStreamLog;
+import io.vcorfu.client.StreamEntry;
+import io.vcorfu.client.StreamLogOptions;
+import io.vcorfu.client.rpc.ReplicaClient;
 import io.vcorfu.layout.ChainPlan;
 import io.vcorfu.protocol.ClientOptions;
 import io.vcorfu.protocol.StreamId;
@@ -14,10 +18,6 @@ import io.vcorfu.protocol.proto.LogEntryMsg;
 import io.vcorfu.protocol.proto.Request;
 import io.vcorfu.protocol.proto.StreamSlot;
 import io.vcorfu.protocol.proto.Token;
-import io.vcorfu.runtime.stream.StreamEntry;
-import io.vcorfu.runtime.stream.StreamLogOptions;
-import io.vcorfu.runtime.stream.internal.ClusterStreamLog;
-import io.vcorfu.runtime.stream.internal.ReplicaOps;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -61,7 +61,7 @@ class RepairReturnsDecidedTest {
   @Test
   void anAbortedEntryWhoseAbortFillIsLostIsNeverReturnedAsData() throws Exception {
     ClusterStreamLog setup = cluster.client();
-    ReplicaOps ops = setup.ops();
+    ReplicaClient ops = setup.ops();
     List<StreamId> streams =
         ChainFaults.earlierAndDeciding(setup.layout().current(), "aborted-read");
     StreamId earlier = streams.get(0);

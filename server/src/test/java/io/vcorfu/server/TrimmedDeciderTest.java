@@ -3,16 +3,16 @@ package io.vcorfu.server;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.vcorfu.client.AppendResult;
+import io.vcorfu.client.ClusterStreamLog;
+import io.vcorfu.client.StreamEntry;
+import io.vcorfu.client.StreamLogOptions;
 import io.vcorfu.protocol.ClientOptions;
 import io.vcorfu.protocol.Endpoint;
 import io.vcorfu.protocol.StreamId;
 import io.vcorfu.protocol.inmemory.FaultRule;
 import io.vcorfu.protocol.inmemory.InJvmTransport;
 import io.vcorfu.protocol.proto.Request;
-import io.vcorfu.runtime.stream.AppendResult;
-import io.vcorfu.runtime.stream.StreamEntry;
-import io.vcorfu.runtime.stream.StreamLogOptions;
-import io.vcorfu.runtime.stream.internal.ClusterStreamLog;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -28,7 +28,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Trimming the stream whose replica decides a multi-stream entry never turns the entry into a hole
- * on its other streams, and never makes its writer append it twice (see {@code EntryDriver}).
+ * on its other streams, and never makes its writer append it twice (see {@code ChainWriter}).
  */
 class TrimmedDeciderTest {
   private static final Duration REPAIR_AFTER = Duration.ofMillis(150);
@@ -188,7 +188,7 @@ class TrimmedDeciderTest {
     setup.append(List.of(deciding), "before".getBytes(StandardCharsets.UTF_8)).join();
     var token = ops.token(streams, null, 1).join().getTokens(0);
     var e =
-        io.vcorfu.runtime.stream.internal.EntryDriver.dataEntry(
+        io.vcorfu.client.chain.ChainWriter.dataEntry(
             token,
             com.google.protobuf.ByteString.copyFromUtf8("stalled"),
             setup.layout().current().epoch(),

@@ -3,6 +3,11 @@ package io.vcorfu.server;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.google.protobuf.ByteString;
+import io.vcorfu.client.ClusterStreamLog;
+import io.vcorfu.client.GlobalEntry;
+import io.vcorfu.client.StreamEntry;
+import io.vcorfu.client.StreamLogOptions;
+import io.vcorfu.client.rpc.ReplicaClient;
 import io.vcorfu.layout.ChainPlan;
 import io.vcorfu.layout.Layout;
 import io.vcorfu.protocol.StreamId;
@@ -12,11 +17,6 @@ import io.vcorfu.protocol.proto.EntryKind;
 import io.vcorfu.protocol.proto.LogEntryMsg;
 import io.vcorfu.protocol.proto.Request;
 import io.vcorfu.protocol.proto.Token;
-import io.vcorfu.runtime.stream.GlobalEntry;
-import io.vcorfu.runtime.stream.StreamEntry;
-import io.vcorfu.runtime.stream.StreamLogOptions;
-import io.vcorfu.runtime.stream.internal.ClusterStreamLog;
-import io.vcorfu.runtime.stream.internal.ReplicaOps;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -44,7 +44,7 @@ class WriterFailureRepairTest {
   @TempDir Path tmp;
   TestCluster cluster;
   ClusterStreamLog log;
-  ReplicaOps ops;
+  ReplicaClient ops;
 
   @BeforeEach
   void start() {

@@ -1,11 +1,11 @@
 package io.vcorfu.runtime.internal;
 
 import com.google.protobuf.ByteString;
+import io.vcorfu.client.AppendResult;
 import io.vcorfu.protocol.StreamId;
 import io.vcorfu.protocol.proto.ConflictKey;
 import io.vcorfu.protocol.proto.TxResolution;
 import io.vcorfu.runtime.serialization.Serializer;
-import io.vcorfu.runtime.stream.AppendResult;
 import java.util.ArrayList;
 import java.util.List;
 

@@ -1,5 +1,6 @@
 package io.vcorfu.runtime.internal;
 
+import io.vcorfu.client.StreamEntry;
 import io.vcorfu.protocol.StreamId;
 import io.vcorfu.runtime.Versioned;
 import io.vcorfu.runtime.serialization.BinaryReader;
@@ -7,7 +8,6 @@ import io.vcorfu.runtime.serialization.BinaryWriter;
 import io.vcorfu.runtime.serialization.SerializationException;
 import io.vcorfu.runtime.serialization.Serializer;
 import io.vcorfu.runtime.serialization.UnsupportedTypeException;
-import io.vcorfu.runtime.stream.StreamEntry;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;

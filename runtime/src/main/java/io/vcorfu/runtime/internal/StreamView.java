@@ -1,13 +1,13 @@
 package io.vcorfu.runtime.internal;
 
+import io.vcorfu.client.StreamEntry;
+import io.vcorfu.client.Tails;
 import io.vcorfu.protocol.StreamId;
 import io.vcorfu.protocol.TrimmedException;
 import io.vcorfu.protocol.VCorfuException;
 import io.vcorfu.runtime.Versioned;
 import io.vcorfu.runtime.serialization.SerializationException;
 import io.vcorfu.runtime.serialization.Serializer;
-import io.vcorfu.runtime.stream.StreamEntry;
-import io.vcorfu.runtime.stream.Tails;
 import java.util.List;
 import java.util.TreeMap;
 import java.util.concurrent.Callable;

@@ -1,10 +1,10 @@
 package io.vcorfu.runtime.internal;
 
+import io.vcorfu.client.AppendResult;
 import io.vcorfu.protocol.TokenRefusedException;
 import io.vcorfu.runtime.TransactionAbortedException;
 import io.vcorfu.runtime.TransactionAbortedException.Reason;
 import io.vcorfu.runtime.TransactionStateException;
-import io.vcorfu.runtime.stream.AppendResult;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;

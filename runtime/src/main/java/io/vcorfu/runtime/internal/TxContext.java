@@ -43,8 +43,7 @@ final class TxContext {
   final long snapshot;
 
   /**
-   * The log's epoch when the snapshot was taken (see {@link
-   * io.vcorfu.runtime.stream.StreamLog#epoch()}).
+   * The log's epoch when the snapshot was taken (see {@link io.vcorfu.client.StreamLog#epoch()}).
    */
   final long snapshotEpoch;
 

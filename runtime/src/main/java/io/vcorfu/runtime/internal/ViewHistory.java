@@ -1,10 +1,10 @@
 package io.vcorfu.runtime.internal;
 
+import io.vcorfu.client.StreamEntry;
 import io.vcorfu.protocol.StreamId;
 import io.vcorfu.protocol.VCorfuException;
 import io.vcorfu.runtime.serialization.SerializationException;
 import io.vcorfu.runtime.serialization.Serializer;
-import io.vcorfu.runtime.stream.StreamEntry;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;

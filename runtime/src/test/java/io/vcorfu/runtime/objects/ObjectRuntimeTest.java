@@ -3,13 +3,13 @@ package io.vcorfu.runtime.objects;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.vcorfu.client.GlobalEntry;
+import io.vcorfu.client.StreamLog;
 import io.vcorfu.protocol.StreamId;
 import io.vcorfu.runtime.RuntimeClosedException;
 import io.vcorfu.runtime.VCorfuRuntime;
 import io.vcorfu.runtime.internal.SmrRecord;
 import io.vcorfu.runtime.serialization.UnsupportedTypeException;
-import io.vcorfu.runtime.stream.GlobalEntry;
-import io.vcorfu.runtime.stream.StreamLog;
 import io.vcorfu.runtime.testing.CountingStreamLog;
 import io.vcorfu.runtime.testing.TestCluster;
 import java.time.Instant;

@@ -3,6 +3,8 @@ package io.vcorfu.runtime.objects;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.vcorfu.client.GlobalEntry;
+import io.vcorfu.client.StreamLog;
 import io.vcorfu.protocol.StreamId;
 import io.vcorfu.protocol.TokenRefusedException;
 import io.vcorfu.runtime.TransactionAbortedException;
@@ -10,8 +12,6 @@ import io.vcorfu.runtime.TransactionStateException;
 import io.vcorfu.runtime.VCorfuRuntime;
 import io.vcorfu.runtime.internal.SmrRecord;
 import io.vcorfu.runtime.serialization.DefaultSerializer;
-import io.vcorfu.runtime.stream.GlobalEntry;
-import io.vcorfu.runtime.stream.StreamLog;
 import io.vcorfu.runtime.testing.CountingStreamLog;
 import io.vcorfu.runtime.testing.TestCluster;
 import java.util.ArrayList;

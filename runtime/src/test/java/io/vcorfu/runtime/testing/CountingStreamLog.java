@@ -1,11 +1,11 @@
 package io.vcorfu.runtime.testing;
 
+import io.vcorfu.client.AppendResult;
+import io.vcorfu.client.StreamEntry;
+import io.vcorfu.client.StreamLog;
+import io.vcorfu.client.Tails;
 import io.vcorfu.protocol.StreamId;
 import io.vcorfu.protocol.proto.TxResolution;
-import io.vcorfu.runtime.stream.AppendResult;
-import io.vcorfu.runtime.stream.StreamEntry;
-import io.vcorfu.runtime.stream.StreamLog;
-import io.vcorfu.runtime.stream.Tails;
 import java.util.Collection;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;

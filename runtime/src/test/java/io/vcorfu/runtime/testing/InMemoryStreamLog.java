@@ -1,17 +1,17 @@
 package io.vcorfu.runtime.testing;
 
 import com.google.protobuf.ByteString;
+import io.vcorfu.client.AppendResult;
+import io.vcorfu.client.GlobalEntry;
+import io.vcorfu.client.StreamEntry;
+import io.vcorfu.client.StreamLog;
+import io.vcorfu.client.Tails;
 import io.vcorfu.protocol.StreamId;
 import io.vcorfu.protocol.TokenRefusedException;
 import io.vcorfu.protocol.TrimmedException;
 import io.vcorfu.protocol.VCorfuException;
 import io.vcorfu.protocol.proto.ConflictKey;
 import io.vcorfu.protocol.proto.TxResolution;
-import io.vcorfu.runtime.stream.AppendResult;
-import io.vcorfu.runtime.stream.GlobalEntry;
-import io.vcorfu.runtime.stream.StreamEntry;
-import io.vcorfu.runtime.stream.StreamLog;
-import io.vcorfu.runtime.stream.Tails;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;

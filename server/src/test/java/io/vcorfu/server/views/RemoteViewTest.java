@@ -3,6 +3,8 @@ package io.vcorfu.server.views;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.vcorfu.client.ClusterStreamLog;
+import io.vcorfu.client.StreamLogOptions;
 import io.vcorfu.protocol.BadRequestException;
 import io.vcorfu.protocol.NotServingException;
 import io.vcorfu.protocol.StreamId;
@@ -14,8 +16,6 @@ import io.vcorfu.runtime.VCorfuRuntime;
 import io.vcorfu.runtime.objects.Account;
 import io.vcorfu.runtime.objects.Counter;
 import io.vcorfu.runtime.objects.User;
-import io.vcorfu.runtime.stream.StreamLogOptions;
-import io.vcorfu.runtime.stream.internal.ClusterStreamLog;
 import io.vcorfu.server.TestCluster;
 import java.nio.file.Path;
 import java.time.Instant;

@@ -1,6 +1,9 @@
-package io.vcorfu.runtime.stream.internal;
+package io.vcorfu.client.chain;
 
 import com.google.protobuf.ByteString;
+import io.vcorfu.client.read.RepairingReader;
+import io.vcorfu.client.rpc.EpochRpc;
+import io.vcorfu.client.rpc.ReplicaClient;
 import io.vcorfu.layout.ChainPlan;
 import io.vcorfu.protocol.Errors;
 import io.vcorfu.protocol.OverwrittenException;
@@ -52,7 +55,7 @@ import java.util.concurrent.TimeUnit;
  * the decision fails with {@link TrimmedException}: nobody can read the entry any more, but a
  * writer must not be told it aborted. A trimmed decider therefore never turns data into a hole.
  */
-public final class EntryDriver {
+public final class ChainWriter {
   /** How a drive ended. */
   public enum Outcome {
     COMMITTED,
@@ -61,10 +64,10 @@ public final class EntryDriver {
 
   private static final int TRANSIENT_RETRIES = 5;
 
-  private final ReplicaOps ops;
+  private final ReplicaClient ops;
   private final Executor delayed = CompletableFuture.delayedExecutor(20, TimeUnit.MILLISECONDS);
 
-  public EntryDriver(ReplicaOps ops) {
+  public ChainWriter(ReplicaClient ops) {
     this.ops = ops;
   }
 
@@ -189,7 +192,7 @@ public final class EntryDriver {
 
   /**
    * Finishes an entry whose whole chain was written in one message by the node that issued its
-   * token (see {@link ReplicaOps#sequencedWrite}): committed if every step succeeded, else the
+   * token (see {@link ReplicaClient#sequencedWrite}): committed if every step succeeded, else the
    * failed step is handled exactly as if this driver had sent it.
    */
   public CompletableFuture<Outcome> afterWholeChain(
@@ -216,7 +219,7 @@ public final class EntryDriver {
   /** What to do when writing from visit {@code i} failed with {@code error}. */
   private CompletableFuture<Outcome> afterFailure(
       LogEntryMsg entry, ChainPlan plan, int i, int attempt, Throwable error) {
-    Throwable cause = Rpc.unwrap(error);
+    Throwable cause = EpochRpc.unwrap(error);
     // Sealed: the entry's token was issued before a sequencer restart; its missing copies can never
     // be written, so it is decided by the copies written before the fence.
     if (cause instanceof OverwrittenException
@@ -231,7 +234,7 @@ public final class EntryDriver {
     return CompletableFuture.<Outcome>failedFuture(cause);
   }
 
-  static boolean isTransient(Throwable t) {
+  public static boolean isTransient(Throwable t) {
     return t instanceof RpcTimeoutException || t instanceof TransportException;
   }
 
@@ -242,7 +245,7 @@ public final class EntryDriver {
     return ops.streamWrite(visit.endpoint(), entry, slotsFor(entry, visit), last);
   }
 
-  static List<StreamSlot> slotsFor(LogEntryMsg entry, ChainPlan.Visit visit) {
+  public static List<StreamSlot> slotsFor(LogEntryMsg entry, ChainPlan.Visit visit) {
     Set<StreamId> hosted = new HashSet<>(visit.streams());
     List<StreamSlot> slots = new ArrayList<>();
     for (StreamSlot slot : entry.getSlotsList()) {
@@ -254,7 +257,7 @@ public final class EntryDriver {
   }
 
   /** True if {@code result} holds exactly this entry (same global address and writer nonce). */
-  static boolean holds(ReadResult result, LogEntryMsg entry) {
+  public static boolean holds(ReadResult result, LogEntryMsg entry) {
     return result.getStatus() != ReadResult.Status.EMPTY
         && result.getStatus() != ReadResult.Status.TRIMMED
         && result.getEntry().getKind() == EntryKind.DATA
@@ -348,7 +351,7 @@ public final class EntryDriver {
               if (error == null) {
                 return CompletableFuture.completedFuture(l.get(0));
               }
-              Throwable cause = Rpc.unwrap(error);
+              Throwable cause = EpochRpc.unwrap(error);
               if (cause instanceof UnknownStreamException) {
                 return CompletableFuture.completedFuture(
                     ReadResult.newBuilder().setStatus(ReadResult.Status.EMPTY).build());
@@ -392,7 +395,7 @@ public final class EntryDriver {
               if (error == null) {
                 return CompletableFuture.<Void>completedFuture(null);
               }
-              Throwable cause = Rpc.unwrap(error);
+              Throwable cause = EpochRpc.unwrap(error);
               if (isTransient(cause) && attempt < TRANSIENT_RETRIES) {
                 return CompletableFuture.supplyAsync(() -> null, delayed)
                     .thenCompose(x -> commitAt(entry, v, attempt + 1));
@@ -425,7 +428,7 @@ public final class EntryDriver {
               if (error == null) {
                 return CompletableFuture.completedFuture(r);
               }
-              Throwable cause = Rpc.unwrap(error);
+              Throwable cause = EpochRpc.unwrap(error);
               if (cause instanceof TrimmedException) {
                 return CompletableFuture.completedFuture(
                     ReadResult.newBuilder().setStatus(ReadResult.Status.TRIMMED).build());

@@ -1,13 +1,13 @@
-package io.vcorfu.runtime.stream.internal;
+package io.vcorfu.client.tails;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.vcorfu.client.Tails;
 import io.vcorfu.protocol.ServerErrorException;
 import io.vcorfu.protocol.StreamId;
 import io.vcorfu.protocol.TransportException;
 import io.vcorfu.protocol.WrongEpochException;
 import io.vcorfu.protocol.proto.TailResponse;
-import io.vcorfu.runtime.stream.Tails;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;

@@ -1,5 +1,6 @@
-package io.vcorfu.runtime.stream.internal;
+package io.vcorfu.client.tails;
 
+import io.vcorfu.client.rpc.EpochRpc;
 import io.vcorfu.protocol.StreamId;
 import io.vcorfu.protocol.proto.ReadLeaseResponse;
 import java.time.Duration;
@@ -40,7 +41,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Thread-safe.
  */
-final class ReadLease {
+public final class ReadLease {
   private static final Logger LOG = LoggerFactory.getLogger(ReadLease.class);
 
   /** No renewal after this long without a tail query. */
@@ -49,7 +50,7 @@ final class ReadLease {
   private static final long RETRY_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
 
   /** Where the lease's requests go and where pushed tails are recorded. */
-  interface Channel {
+  public interface Channel {
     CompletableFuture<ReadLeaseResponse> request(int leaseMs, long applied);
 
     /** Ends the lease at the sequencer. */
@@ -87,7 +88,7 @@ final class ReadLease {
   private boolean renewing;
   private boolean closed;
 
-  ReadLease(Channel channel, Duration lease, LongSupplier nanoTime) {
+  public ReadLease(Channel channel, Duration lease, LongSupplier nanoTime) {
     if (lease.toMillis() < 10 || lease.toMillis() > Integer.MAX_VALUE) {
       throw new IllegalArgumentException("a read lease must be at least 10 ms, got " + lease);
     }
@@ -101,7 +102,7 @@ final class ReadLease {
    * True when tail queries for {@code streams} may be answered from memory now: the lease is valid
    * and covers each of them. Starts the lease (or resumes renewing it) if it is not held.
    */
-  boolean covers(Collection<StreamId> streams) {
+  public boolean covers(Collection<StreamId> streams) {
     long now = nanoTime.getAsLong();
     lastUse = now;
     if (validUntil - now <= 0) {
@@ -123,12 +124,12 @@ final class ReadLease {
    * The lease generation if the lease is valid now, else -1. A tail request sent after this
    * returned a generation may cover its streams with {@link #learnt} once answered.
    */
-  long generationIfValid() {
+  public long generationIfValid() {
     return validUntil - nanoTime.getAsLong() > 0 ? generation : -1;
   }
 
   /** {@code streams}' tails were answered by a request sent under lease generation {@code gen}. */
-  void learnt(long gen, Collection<StreamId> streams) {
+  public void learnt(long gen, Collection<StreamId> streams) {
     if (gen < 0) {
       return;
     }
@@ -145,17 +146,17 @@ final class ReadLease {
    * The stable point: every other lease holder has applied every token up to this global address. A
    * tail known from a token above it must not be answered from memory.
    */
-  long stable() {
+  public long stable() {
     return stable.get();
   }
 
   /** Whether this client currently holds a usable lease (for tests and diagnostics). */
-  boolean valid() {
+  public boolean valid() {
     return validUntil - nanoTime.getAsLong() > 0;
   }
 
   /** Streams currently answered from memory (for tests and diagnostics). */
-  int coveredStreams() {
+  public int coveredStreams() {
     return covered.size();
   }
 
@@ -163,7 +164,7 @@ final class ReadLease {
    * Stops using and renewing the lease and ends it at the sequencer, so that other clients' writes
    * do not wait for it to run out; waits up to {@code wait} for the sequencer to confirm.
    */
-  void close(Duration wait) {
+  public void close(Duration wait) {
     boolean held;
     synchronized (this) {
       closed = true;
@@ -206,7 +207,7 @@ final class ReadLease {
    * the sequencer's {@code ReadLeases.pushFor}): before the answer itself is seen, so that every
    * covered stream's tail is at least as new as the global tail the answer reveals.
    */
-  void pushedWithAnswer(ReadLeaseResponse push) {
+  public void pushedWithAnswer(ReadLeaseResponse push) {
     learn(push);
   }
 
@@ -253,7 +254,7 @@ final class ReadLease {
         validUntil = sentAt + usableNanos(r.getLeaseMs());
       }
     } else {
-      LOG.debug("read lease request failed: {}", Rpc.unwrap(error).toString());
+      LOG.debug("read lease request failed: {}", EpochRpc.unwrap(error).toString());
     }
     long now = nanoTime.getAsLong();
     synchronized (this) {

@@ -1,5 +1,9 @@
-package io.vcorfu.runtime.stream.internal;
+package io.vcorfu.client.read;
 
+import io.vcorfu.client.RepairIncompleteException;
+import io.vcorfu.client.chain.ChainWriter;
+import io.vcorfu.client.rpc.EpochRpc;
+import io.vcorfu.client.rpc.ReplicaClient;
 import io.vcorfu.protocol.Endpoint;
 import io.vcorfu.protocol.StreamId;
 import io.vcorfu.protocol.TrimBounds;
@@ -8,7 +12,6 @@ import io.vcorfu.protocol.UnknownStreamException;
 import io.vcorfu.protocol.proto.EntryKind;
 import io.vcorfu.protocol.proto.LogEntryMsg;
 import io.vcorfu.protocol.proto.ReadResult;
-import io.vcorfu.runtime.stream.RepairIncompleteException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -22,7 +25,7 @@ import java.util.function.Function;
  *
  * <p>A slot that is empty or holds an uncommitted entry is re-read with a growing back-off until
  * {@code repairAfter} has passed since the read began; then the reader repairs it: an uncommitted
- * entry is driven to its decision ({@link EntryDriver}), an empty slot is filled with a hole
+ * entry is driven to its decision ({@link ChainWriter}), an empty slot is filled with a hole
  * through its chain in order (a replica that turns out to hold an entry switches the repair to
  * driving that entry). A reader therefore never waits much longer than {@code repairAfter} for a
  * dead writer, and every reader sees the same outcome for every slot.
@@ -38,11 +41,11 @@ public final class RepairingReader {
   /** Largest range one read request asks for; longer reads are split. */
   public static final int PAGE = 1024;
 
-  private final ReplicaOps ops;
-  private final EntryDriver driver;
+  private final ReplicaClient ops;
+  private final ChainWriter driver;
   private final long repairAfterNanos;
 
-  public RepairingReader(ReplicaOps ops, EntryDriver driver, Duration repairAfter) {
+  public RepairingReader(ReplicaClient ops, ChainWriter driver, Duration repairAfter) {
     this.ops = ops;
     this.driver = driver;
     this.repairAfterNanos = repairAfter.toNanos();
@@ -78,10 +81,10 @@ public final class RepairingReader {
         return ops.streamRead(chain.get(chain.size() - 1), stream, from, to)
             .exceptionallyCompose(
                 e -> {
-                  if (Rpc.unwrap(e) instanceof UnknownStreamException) {
+                  if (EpochRpc.unwrap(e) instanceof UnknownStreamException) {
                     return CompletableFuture.completedFuture(empties(from, to));
                   }
-                  return CompletableFuture.failedFuture(Rpc.unwrap(e));
+                  return CompletableFuture.failedFuture(EpochRpc.unwrap(e));
                 });
       }
 
@@ -181,7 +184,7 @@ public final class RepairingReader {
       List<Endpoint> chain,
       int i,
       Function<Endpoint, CompletableFuture<ReadResult>> fill,
-      BiFunction<LogEntryMsg, EntryDriver.Outcome, CompletableFuture<ReadResult>> settle) {
+      BiFunction<LogEntryMsg, ChainWriter.Outcome, CompletableFuture<ReadResult>> settle) {
     return fill.apply(chain.get(i))
         .thenCompose(
             r -> {
@@ -207,8 +210,8 @@ public final class RepairingReader {
    * slot as read, written here if the drive's own abort-fill did not reach it.
    */
   private CompletableFuture<ReadResult> settle(
-      Slots slots, long address, LogEntryMsg entry, EntryDriver.Outcome outcome) {
-    if (outcome == EntryDriver.Outcome.COMMITTED) {
+      Slots slots, long address, LogEntryMsg entry, ChainWriter.Outcome outcome) {
+    if (outcome == ChainWriter.Outcome.COMMITTED) {
       return done(
           ReadResult.newBuilder()
               .setStatus(ReadResult.Status.COMMITTED)
@@ -223,7 +226,7 @@ public final class RepairingReader {
 
   /**
    * Settles every entry of {@code stream} below {@code before} for a trim of the stream (the rule
-   * in {@link EntryDriver}'s class comment): each slot from the stream's trim mark up is read until
+   * in {@link ChainWriter}'s class comment): each slot from the stream's trim mark up is read until
    * decided (repairing as any read does), and each committed entry whose deciding replica is this
    * stream's is committed at every other copy, all acknowledged. Pages are settled one after
    * another. Fails with {@link UnknownStreamException} when the stream's last replica holds nothing
@@ -252,7 +255,7 @@ public final class RepairingReader {
         .handle(
             (results, error) -> {
               if (error != null) {
-                Throwable cause = Rpc.unwrap(error);
+                Throwable cause = EpochRpc.unwrap(error);
                 if (cause instanceof TrimmedException t && t.trimMark() > from) {
                   // Another trim got there first: what it covers it settled.
                   return settlePages(stream, t.trimMark(), to);

@@ -1,10 +1,10 @@
-package io.vcorfu.runtime.stream.internal;
+package io.vcorfu.client.read;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.vcorfu.client.StreamEntry;
 import io.vcorfu.protocol.StreamId;
-import io.vcorfu.runtime.stream.StreamEntry;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;

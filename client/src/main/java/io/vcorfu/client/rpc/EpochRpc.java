@@ -1,5 +1,6 @@
-package io.vcorfu.runtime.stream.internal;
+package io.vcorfu.client.rpc;
 
+import io.vcorfu.client.layout.LayoutCache;
 import io.vcorfu.protocol.Endpoint;
 import io.vcorfu.protocol.Errors;
 import io.vcorfu.protocol.RpcClient;
@@ -16,22 +17,22 @@ import java.util.concurrent.CompletionException;
  * Sends requests stamped with the current layout's epoch and maps error responses to typed
  * exceptions. A request rejected for a wrong epoch is retried once after the layout is refreshed.
  */
-public final class Rpc {
+public final class EpochRpc {
   /** Protocol version this client speaks. */
   public static final int PROTOCOL_VERSION = 1;
 
   private final RpcClient client;
-  private final LayoutView layout;
+  private final LayoutCache layout;
   private final StreamId clientId;
   private volatile java.util.function.Consumer<ReadLeaseResponse> leasePushes = p -> {};
 
-  public Rpc(RpcClient client, LayoutView layout, StreamId clientId) {
+  public EpochRpc(RpcClient client, LayoutCache layout, StreamId clientId) {
     this.client = client;
     this.layout = layout;
     this.clientId = clientId;
   }
 
-  public LayoutView layout() {
+  public LayoutCache layout() {
     return layout;
   }
 

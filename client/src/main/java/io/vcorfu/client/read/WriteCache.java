@@ -1,7 +1,7 @@
-package io.vcorfu.runtime.stream.internal;
+package io.vcorfu.client.read;
 
+import io.vcorfu.client.StreamEntry;
 import io.vcorfu.protocol.StreamId;
-import io.vcorfu.runtime.stream.StreamEntry;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -24,7 +24,7 @@ import java.util.TreeMap;
  * cache. Payload arrays are copied in and handed out shared: callers must not modify them.
  * Thread-safe.
  */
-final class WriteCache {
+public final class WriteCache {
   /** Accounted per cached (stream, address) besides its payload: map nodes, the entry record. */
   static final int ENTRY_OVERHEAD_BYTES = 96;
 
@@ -33,7 +33,7 @@ final class WriteCache {
   private final ArrayDeque<StreamEntry> oldestFirst = new ArrayDeque<>();
   private long bytes;
 
-  WriteCache(long capacityBytes) {
+  public WriteCache(long capacityBytes) {
     if (capacityBytes < 0) {
       throw new IllegalArgumentException(
           "write cache capacity must be >= 0 bytes, got " + capacityBytes);
@@ -45,7 +45,7 @@ final class WriteCache {
    * Records a committed data entry: {@code payload} at {@code globalAddress}, in each stream at its
    * address.
    */
-  void put(Map<StreamId, Long> streamAddresses, long globalAddress, byte[] payload) {
+  public void put(Map<StreamId, Long> streamAddresses, long globalAddress, byte[] payload) {
     long size = payload.length + (long) ENTRY_OVERHEAD_BYTES;
     if (capacityBytes == 0 || size * streamAddresses.size() > capacityBytes) {
       return;
@@ -74,7 +74,7 @@ final class WriteCache {
    * + 1}, ... up to {@code to} inclusive, stopping at the first address not cached (empty when
    * {@code from} is not).
    */
-  synchronized List<StreamEntry> run(StreamId stream, long from, long to) {
+  public synchronized List<StreamEntry> run(StreamId stream, long from, long to) {
     NavigableMap<Long, StreamEntry> entries = byStream.get(stream);
     if (entries == null || from > to) {
       return List.of();
@@ -94,7 +94,7 @@ final class WriteCache {
    * Forgets the entries of {@code stream} below stream address {@code before} (the stream was
    * trimmed there).
    */
-  synchronized void trim(StreamId stream, long before) {
+  public synchronized void trim(StreamId stream, long before) {
     NavigableMap<Long, StreamEntry> entries = byStream.get(stream);
     if (entries == null) {
       return;
@@ -111,7 +111,7 @@ final class WriteCache {
   }
 
   /** Bytes currently accounted. */
-  synchronized long bytes() {
+  public synchronized long bytes() {
     return bytes;
   }
 

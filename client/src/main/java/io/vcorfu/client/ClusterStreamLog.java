@@ -1,6 +1,14 @@
-package io.vcorfu.runtime.stream.internal;
+package io.vcorfu.client;
 
 import com.google.protobuf.ByteString;
+import io.vcorfu.client.chain.ChainWriter;
+import io.vcorfu.client.layout.LayoutCache;
+import io.vcorfu.client.read.RepairingReader;
+import io.vcorfu.client.read.WriteCache;
+import io.vcorfu.client.rpc.EpochRpc;
+import io.vcorfu.client.rpc.ReplicaClient;
+import io.vcorfu.client.tails.ReadLease;
+import io.vcorfu.client.tails.TailBatcher;
 import io.vcorfu.protocol.Endpoint;
 import io.vcorfu.protocol.RpcClient;
 import io.vcorfu.protocol.StreamId;
@@ -20,14 +28,6 @@ import io.vcorfu.protocol.proto.Token;
 import io.vcorfu.protocol.proto.TxResolution;
 import io.vcorfu.protocol.proto.ViewCallRequest;
 import io.vcorfu.protocol.proto.ViewCallResponse;
-import io.vcorfu.runtime.stream.AppendAbortedException;
-import io.vcorfu.runtime.stream.AppendOutcomeUnknownException;
-import io.vcorfu.runtime.stream.AppendResult;
-import io.vcorfu.runtime.stream.GlobalEntry;
-import io.vcorfu.runtime.stream.StreamEntry;
-import io.vcorfu.runtime.stream.StreamLog;
-import io.vcorfu.runtime.stream.StreamLogOptions;
-import io.vcorfu.runtime.stream.Tails;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -49,8 +49,8 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 public final class ClusterStreamLog implements StreamLog {
   private final RpcClient client;
-  private final ReplicaOps ops;
-  private final EntryDriver driver;
+  private final ReplicaClient ops;
+  private final ChainWriter driver;
   private final RepairingReader reader;
   private final StreamLogOptions options;
   private final TailBatcher tailBatcher = new TailBatcher(this::sendTail);
@@ -76,12 +76,12 @@ public final class ClusterStreamLog implements StreamLog {
   /** A transport this log created for itself and closes with itself, or null. */
   private volatile Transport ownedTransport;
 
-  private ClusterStreamLog(RpcClient client, LayoutView layout, StreamLogOptions options) {
+  private ClusterStreamLog(RpcClient client, LayoutCache layout, StreamLogOptions options) {
     this.client = client;
     this.options = options;
     StreamId clientId = StreamId.of(UUID.randomUUID().toString());
-    this.ops = new ReplicaOps(new Rpc(client, layout, clientId));
-    this.driver = new EntryDriver(ops);
+    this.ops = new ReplicaClient(new EpochRpc(client, layout, clientId));
+    this.driver = new ChainWriter(ops);
     this.reader = new RepairingReader(ops, driver, options.repairAfter());
     this.writeCache = new WriteCache(options.writeCacheBytes());
     this.lease =
@@ -149,7 +149,7 @@ public final class ClusterStreamLog implements StreamLog {
       Transport transport, Endpoint seed, StreamLogOptions options) {
     RpcClient client = transport.newClient(options.rpc());
     try {
-      return new ClusterStreamLog(client, LayoutView.fetch(client, seed), options);
+      return new ClusterStreamLog(client, LayoutCache.fetch(client, seed), options);
     } catch (RuntimeException e) {
       client.close();
       throw e;
@@ -172,7 +172,7 @@ public final class ClusterStreamLog implements StreamLog {
     }
   }
 
-  public LayoutView layout() {
+  public LayoutCache layout() {
     return ops.rpc().layout();
   }
 
@@ -189,7 +189,7 @@ public final class ClusterStreamLog implements StreamLog {
   }
 
   /** Typed access to the replicas, for tools (CLI, benchmarks) that need the raw operations. */
-  public ReplicaOps ops() {
+  public ReplicaClient ops() {
     return ops;
   }
 
@@ -238,7 +238,7 @@ public final class ClusterStreamLog implements StreamLog {
                     }
                     // The write failed somewhere along the chain: ask the decider what became of
                     // the entry (this also leaves no slot of it undecided) and report that.
-                    Throwable cause = Rpc.unwrap(error);
+                    Throwable cause = EpochRpc.unwrap(error);
                     return driver
                         .decide(entry)
                         .handle(
@@ -246,7 +246,7 @@ public final class ClusterStreamLog implements StreamLog {
                               if (undecidable != null) {
                                 AppendOutcomeUnknownException unknown =
                                     new AppendOutcomeUnknownException(
-                                        entry.getGlobalAddress(), Rpc.unwrap(undecidable));
+                                        entry.getGlobalAddress(), EpochRpc.unwrap(undecidable));
                                 unknown.addSuppressed(cause);
                                 return CompletableFuture.<AppendResult>failedFuture(unknown);
                               }
@@ -271,14 +271,14 @@ public final class ClusterStreamLog implements StreamLog {
       TxResolution tx,
       int attempt,
       LogEntryMsg entry,
-      EntryDriver.Outcome outcome,
+      ChainWriter.Outcome outcome,
       Throwable failure) {
-    if (outcome == EntryDriver.Outcome.COMMITTED) {
+    if (outcome == ChainWriter.Outcome.COMMITTED) {
       AppendResult r = result(entry);
       writeCache.put(r.streamAddresses(), r.globalAddress(), payload);
       return CompletableFuture.completedFuture(r);
     }
-    if (failure != null && !EntryDriver.isTransient(failure)) {
+    if (failure != null && !ChainWriter.isTransient(failure)) {
       return CompletableFuture.failedFuture(failure);
     }
     String why =
@@ -313,10 +313,10 @@ public final class ClusterStreamLog implements StreamLog {
   }
 
   /** An entry and the future of its drive through the chain. */
-  private record Written(LogEntryMsg entry, CompletableFuture<EntryDriver.Outcome> outcome) {}
+  private record Written(LogEntryMsg entry, CompletableFuture<ChainWriter.Outcome> outcome) {}
 
   private static LogEntryMsg entry(Token token, byte[] payload, long epoch, long nonce) {
-    return EntryDriver.dataEntry(token, ByteString.copyFrom(payload), epoch, nonce);
+    return ChainWriter.dataEntry(token, ByteString.copyFrom(payload), epoch, nonce);
   }
 
   private AppendResult result(LogEntryMsg entry) {
@@ -375,7 +375,7 @@ public final class ClusterStreamLog implements StreamLog {
             })
         .exceptionallyCompose(
             error -> {
-              Throwable cause = Rpc.unwrap(error);
+              Throwable cause = EpochRpc.unwrap(error);
               if (cause instanceof TrimmedException) {
                 return trimMark(stream)
                     .thenCompose(
@@ -555,7 +555,7 @@ public final class ClusterStreamLog implements StreamLog {
    * every entry of the stream below {@code before} is decided and every committed one whose
    * deciding replica is this stream's is committed at all its other copies ({@link
    * RepairingReader#settleBelow}), so trimming this stream never changes what the entry's other
-   * streams and the log read (the rule is in {@link EntryDriver}). If that cannot be done (a copy's
+   * streams and the log read (the rule is in {@link ChainWriter}). If that cannot be done (a copy's
    * replica does not answer) nothing is trimmed and the error is returned. Then the chain's last
    * replica trims first: it holds the fewest slots (a chain is written in order), so when it
    * accepts the mark every other replica accepts it too.

@@ -1,4 +1,4 @@
-package io.vcorfu.runtime.stream.internal;
+package io.vcorfu.client.rpc;
 
 import com.google.protobuf.ByteString;
 import io.vcorfu.protocol.Endpoint;
@@ -40,14 +40,14 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
 /** Typed asynchronous calls to the sequencer and the replicas. Thread-safe. */
-public final class ReplicaOps {
-  private final Rpc rpc;
+public final class ReplicaClient {
+  private final EpochRpc rpc;
 
-  public ReplicaOps(Rpc rpc) {
+  public ReplicaClient(EpochRpc rpc) {
     this.rpc = rpc;
   }
 
-  public Rpc rpc() {
+  public EpochRpc rpc() {
     return rpc;
   }
 

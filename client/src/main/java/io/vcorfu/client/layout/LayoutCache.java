@@ -1,5 +1,6 @@
-package io.vcorfu.runtime.stream.internal;
+package io.vcorfu.client.layout;
 
+import io.vcorfu.client.rpc.EpochRpc;
 import io.vcorfu.layout.Layout;
 import io.vcorfu.protocol.Endpoint;
 import io.vcorfu.protocol.Errors;
@@ -20,26 +21,26 @@ import java.util.concurrent.CompletionException;
  * The client's current layout. Refreshed from any known server when a request is rejected for a
  * wrong epoch; a refresh never moves to an older epoch. Thread-safe.
  */
-public final class LayoutView {
+public final class LayoutCache {
   private final RpcClient rpc;
   private final Set<Endpoint> seeds = new LinkedHashSet<>();
   private volatile Layout current;
 
-  private LayoutView(RpcClient rpc, Layout initial, List<Endpoint> seeds) {
+  private LayoutCache(RpcClient rpc, Layout initial, List<Endpoint> seeds) {
     this.rpc = rpc;
     this.current = initial;
     this.seeds.addAll(seeds);
   }
 
   /** Fetches the layout from {@code seed} and keeps it as the starting point. */
-  public static LayoutView fetch(RpcClient rpc, Endpoint seed) {
+  public static LayoutCache fetch(RpcClient rpc, Endpoint seed) {
     Layout layout = fetchFrom(rpc, seed).join();
-    return new LayoutView(rpc, layout, List.of(seed));
+    return new LayoutCache(rpc, layout, List.of(seed));
   }
 
   /** A view starting from a known layout. */
-  public static LayoutView of(RpcClient rpc, Layout layout) {
-    return new LayoutView(rpc, layout, List.of());
+  public static LayoutCache of(RpcClient rpc, Layout layout) {
+    return new LayoutCache(rpc, layout, List.of());
   }
 
   public Layout current() {
@@ -80,7 +81,7 @@ public final class LayoutView {
   static CompletableFuture<Layout> fetchFrom(RpcClient rpc, Endpoint endpoint) {
     Request request =
         Request.newBuilder()
-            .setHeader(Header.newBuilder().setProtocolVersion(Rpc.PROTOCOL_VERSION))
+            .setHeader(Header.newBuilder().setProtocolVersion(EpochRpc.PROTOCOL_VERSION))
             .setGetLayout(GetLayoutRequest.getDefaultInstance())
             .build();
     return rpc.call(endpoint, request)

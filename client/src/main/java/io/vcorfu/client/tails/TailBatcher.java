@@ -1,9 +1,10 @@
-package io.vcorfu.runtime.stream.internal;
+package io.vcorfu.client.tails;
 
+import io.vcorfu.client.Tails;
+import io.vcorfu.client.rpc.EpochRpc;
 import io.vcorfu.protocol.ServerErrorException;
 import io.vcorfu.protocol.StreamId;
 import io.vcorfu.protocol.proto.TailResponse;
-import io.vcorfu.runtime.stream.Tails;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -39,7 +40,7 @@ import java.util.function.Function;
  * the network I/O thread); nothing here blocks. One monitor guards the in-flight flag and the
  * queue, held only to test or swap them.
  */
-final class TailBatcher {
+public final class TailBatcher {
   /** One caller: the streams it asked for and its answer. */
   private record Waiter(List<StreamId> streams, CompletableFuture<Tails> answer) {}
 
@@ -53,7 +54,7 @@ final class TailBatcher {
    * @param send sends one tail request for the given streams (an empty list asks for the global
    *     tail only) and returns the sequencer's answer, its stream tails in request order
    */
-  TailBatcher(Function<List<StreamId>, CompletableFuture<TailResponse>> send) {
+  public TailBatcher(Function<List<StreamId>, CompletableFuture<TailResponse>> send) {
     this.send = send;
   }
 
@@ -61,7 +62,7 @@ final class TailBatcher {
    * The tails of {@code streams} and the global tail, from a request sent after this call began.
    * Fails with the typed cause of the request's failure.
    */
-  CompletableFuture<Tails> tails(Collection<StreamId> streams) {
+  public CompletableFuture<Tails> tails(Collection<StreamId> streams) {
     Waiter waiter = new Waiter(List.copyOf(streams), new CompletableFuture<>());
     synchronized (monitor) {
       if (inFlight) {
@@ -149,7 +150,7 @@ final class TailBatcher {
                   + " last global addresses");
     }
     if (error != null) {
-      Throwable cause = Rpc.unwrap(error);
+      Throwable cause = EpochRpc.unwrap(error);
       for (Waiter w : batch) {
         w.answer().completeExceptionally(cause);
       }

@@ -1,4 +1,4 @@
-package io.vcorfu.runtime.stream;
+package io.vcorfu.client;
 
 import io.vcorfu.protocol.VCorfuException;
 
