@@ -2,9 +2,6 @@ package io.vcorfu.client;
 
 import io.vcorfu.protocol.NotServingException;
 import io.vcorfu.protocol.StreamId;
-import io.vcorfu.protocol.proto.TxResolution;
-import io.vcorfu.protocol.proto.ViewCallRequest;
-import io.vcorfu.protocol.proto.ViewCallResponse;
 import java.util.Collection;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -33,16 +30,16 @@ public interface StreamLog extends AutoCloseable {
   CompletableFuture<AppendResult> append(Collection<StreamId> streams, byte[] payload);
 
   /**
-   * Like {@link #append}, but the sequencer issues the token only if nothing in {@code tx}'s read
-   * set was written after its snapshot; otherwise the future fails with {@link
-   * io.vcorfu.protocol.TokenRefusedException} and nothing reaches the log. The keys of {@code tx}'s
+   * Like {@link #append}, but the sequencer issues the token only if nothing in {@code condition}'s
+   * read set was written after its snapshot (conditional issuance); otherwise the future fails with
+   * {@link io.vcorfu.protocol.TokenRefusedException} and nothing reaches the log. The keys of its
    * write set are recorded as written at the entry's address (a stream written without a key in the
    * write set counts as written whole). With an empty read set nothing is checked: that is a keyed
    * blind write, retried with fresh tokens like {@link #append}; with reads, an entry the chain
    * aborted fails with {@link AppendAbortedException} and is not retried.
    */
   CompletableFuture<AppendResult> appendConditional(
-      Collection<StreamId> streams, byte[] payload, TxResolution tx);
+      Collection<StreamId> streams, byte[] payload, IssueCondition condition);
 
   /**
    * Committed entries of {@code stream} with stream addresses in [{@code from}, {@code to}]
@@ -66,7 +63,7 @@ public interface StreamLog extends AutoCloseable {
 
   /**
    * The epoch of the sequencer this log talks to, as far as the log knows now (0 for a log without
-   * epochs). A transaction records it with its snapshot ({@code TxResolution.snapshot_epoch}); a
+   * epochs). A transaction records it with its snapshot ({@link IssueCondition#snapshotEpoch()}); a
    * sequencer at a later epoch restarted since, and refuses the transaction.
    */
   default long epoch() {
@@ -78,11 +75,11 @@ public interface StreamLog extends AutoCloseable {
 
   /**
    * Runs one method of a remotely hosted object on the server holding the last replica of {@code
-   * request}'s stream (see {@code ObjectBuilder.remote()}). Not retried: a failed call may be sent
+   * call}'s stream (see {@code ObjectBuilder.remote()}). Not retried: a failed call may be sent
    * again by the caller, since the host only reads. The default fails with {@link
    * NotServingException}: a log without servers hosts no remote views.
    */
-  default CompletableFuture<ViewCallResponse> viewCall(ViewCallRequest request) {
+  default CompletableFuture<ViewCallResult> viewCall(ViewCall call) {
     return CompletableFuture.failedFuture(new NotServingException("remote-view host"));
   }
 

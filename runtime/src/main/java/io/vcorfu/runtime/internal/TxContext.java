@@ -1,10 +1,10 @@
 package io.vcorfu.runtime.internal;
 
 import com.google.protobuf.ByteString;
+import io.vcorfu.client.ConflictKey;
+import io.vcorfu.client.IssueCondition;
 import io.vcorfu.protocol.StreamId;
 import io.vcorfu.protocol.TrimmedException;
-import io.vcorfu.protocol.proto.ConflictKey;
-import io.vcorfu.protocol.proto.TxResolution;
 import io.vcorfu.runtime.TransactionAbortedException;
 import io.vcorfu.runtime.TransactionStateException;
 import java.util.ArrayList;
@@ -31,8 +31,8 @@ final class TxContext {
   private static final Logger LOG = LoggerFactory.getLogger(TxContext.class);
 
   record Key(StreamId stream, ByteString key) {
-    ConflictKey toMsg() {
-      return ConflictKey.newBuilder().setStream(stream.toMsg()).setKey(key).build();
+    ConflictKey toConflictKey() {
+      return new ConflictKey(stream, key.toByteArray());
     }
   }
 
@@ -224,11 +224,11 @@ final class TxContext {
   }
 
   /** What the sequencer needs to judge the commit. */
-  TxResolution resolution() {
-    TxResolution.Builder b =
-        TxResolution.newBuilder().setSnapshot(snapshot).setSnapshotEpoch(snapshotEpoch);
-    readSet.forEach(k -> b.addReadSet(k.toMsg()));
-    writeSet.forEach(k -> b.addWriteSet(k.toMsg()));
-    return b.build();
+  IssueCondition resolution() {
+    return new IssueCondition(
+        snapshot,
+        snapshotEpoch,
+        readSet.stream().map(Key::toConflictKey).toList(),
+        writeSet.stream().map(Key::toConflictKey).toList());
   }
 }

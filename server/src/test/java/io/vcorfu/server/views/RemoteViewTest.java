@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.vcorfu.client.ClusterStreamLog;
 import io.vcorfu.client.StreamLogOptions;
+import io.vcorfu.client.ViewCall;
 import io.vcorfu.protocol.BadRequestException;
 import io.vcorfu.protocol.NotServingException;
 import io.vcorfu.protocol.StreamId;
@@ -225,14 +226,10 @@ class RemoteViewTest {
 
   @Test
   void aTypeTheHostCannotLoadFailsWithAMessageNamingIt() {
-    ViewCallRequest request =
-        ViewCallRequest.newBuilder()
-            .setStream(StreamId.of("ghost").toMsg())
-            .setType("com.example.NoSuchObject")
-            .setMethod("get()")
-            .setAsOf(-2)
-            .build();
-    assertThatThrownBy(() -> log().viewCall(request).join())
+    ViewCall call =
+        new ViewCall(
+            StreamId.of("ghost"), "com.example.NoSuchObject", "get()", List.of(), -2, List.of());
+    assertThatThrownBy(() -> log().viewCall(call).join())
         .isInstanceOf(CompletionException.class)
         .cause()
         .isInstanceOf(BadRequestException.class)
