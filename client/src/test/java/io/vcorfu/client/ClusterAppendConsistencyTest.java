@@ -1,14 +1,10 @@
-package io.vcorfu.server;
+package io.vcorfu.client;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.vcorfu.client.AppendResult;
-import io.vcorfu.client.ClusterStreamLog;
-import io.vcorfu.client.GlobalEntry;
-import io.vcorfu.client.StreamEntry;
+import io.vcorfu.client.testing.InJvmCluster;
 import io.vcorfu.protocol.StreamId;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -20,7 +16,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -38,10 +33,10 @@ class ClusterAppendConsistencyTest {
   record Ack(List<StreamId> streams, String value, AppendResult result) {}
 
   @Test
-  void acknowledgedAppendsReadBackByGlobalAndStreamAddress(@TempDir Path tmp) throws Exception {
+  void acknowledgedAppendsReadBackByGlobalAndStreamAddress() throws Exception {
     long seed = System.nanoTime();
     LOG.info("seed {}", seed);
-    try (TestCluster cluster = TestCluster.fiveNodes(tmp)) {
+    try (InJvmCluster cluster = InJvmCluster.fiveNodes()) {
       ClusterStreamLog log = cluster.client();
       ConcurrentLinkedQueue<Ack> acks = new ConcurrentLinkedQueue<>();
       ExecutorService pool = Executors.newFixedThreadPool(THREADS);

@@ -1,4 +1,4 @@
-package io.vcorfu.server;
+package io.vcorfu.client.read;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -7,6 +7,8 @@ import io.vcorfu.client.ClusterStreamLog;
 import io.vcorfu.client.StreamEntry;
 import io.vcorfu.client.StreamLogOptions;
 import io.vcorfu.client.rpc.ReplicaClient;
+import io.vcorfu.client.testing.ChainFaults;
+import io.vcorfu.client.testing.InJvmCluster;
 import io.vcorfu.layout.ChainPlan;
 import io.vcorfu.protocol.ClientOptions;
 import io.vcorfu.protocol.StreamId;
@@ -19,7 +21,6 @@ import io.vcorfu.protocol.proto.Request;
 import io.vcorfu.protocol.proto.StreamSlot;
 import io.vcorfu.protocol.proto.Token;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashSet;
 import java.util.List;
@@ -30,19 +31,17 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /** A reader that repairs an entry returns only what the chain decided, or a typed error. */
 class RepairReturnsDecidedTest {
   private static final Duration REPAIR_AFTER = Duration.ofMillis(100);
 
-  @TempDir Path tmp;
-  TestCluster cluster;
+  InJvmCluster cluster;
   InJvmTransport transport;
 
   @BeforeEach
   void start() {
-    cluster = TestCluster.fiveNodes(tmp);
+    cluster = InJvmCluster.fiveNodes();
     transport = (InJvmTransport) cluster.transport();
   }
 

@@ -1,4 +1,4 @@
-package io.vcorfu.server;
+package io.vcorfu.client.chain;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -7,6 +7,8 @@ import io.vcorfu.client.AppendOutcomeUnknownException;
 import io.vcorfu.client.AppendResult;
 import io.vcorfu.client.ClusterStreamLog;
 import io.vcorfu.client.StreamLogOptions;
+import io.vcorfu.client.testing.ChainFaults;
+import io.vcorfu.client.testing.InJvmCluster;
 import io.vcorfu.protocol.ClientOptions;
 import io.vcorfu.protocol.Endpoint;
 import io.vcorfu.protocol.StreamId;
@@ -14,7 +16,6 @@ import io.vcorfu.protocol.inmemory.FaultRule;
 import io.vcorfu.protocol.inmemory.InJvmTransport;
 import io.vcorfu.protocol.proto.Request;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.ExecutionException;
@@ -23,7 +24,6 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * An append whose chain write fails asks the decider what became of its entry and reports that:
@@ -31,15 +31,14 @@ import org.junit.jupiter.api.io.TempDir;
  * error when the decider cannot be asked.
  */
 class AppendAfterFailureTest {
-  @TempDir Path tmp;
-  TestCluster cluster;
+  InJvmCluster cluster;
   InJvmTransport transport;
   List<StreamId> streams;
   Endpoint decider;
 
   @BeforeEach
   void start() {
-    cluster = TestCluster.fiveNodes(tmp);
+    cluster = InJvmCluster.fiveNodes();
     transport = (InJvmTransport) cluster.transport();
     ClusterStreamLog probe = cluster.client();
     streams = ChainFaults.earlierAndDeciding(probe.layout().current(), "after-failure");

@@ -1,4 +1,4 @@
-package io.vcorfu.server;
+package io.vcorfu.client.testing;
 
 import io.vcorfu.client.GlobalEntry;
 import io.vcorfu.client.StreamLog;
@@ -8,14 +8,14 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 
 /** Helpers shared by the tests that break the chain protocol's messages on purpose. */
-final class ChainFaults {
+public final class ChainFaults {
   private ChainFaults() {}
 
   /**
    * Two streams named {@code prefix-...} on different stream chains, the first on a lower chain
    * index: an entry written to both is decided by the second stream's replica.
    */
-  static List<StreamId> earlierAndDeciding(Layout layout, String prefix) {
+  public static List<StreamId> earlierAndDeciding(Layout layout, String prefix) {
     StreamId a = StreamId.of(prefix + "-0");
     for (int i = 1; ; i++) {
       StreamId b = StreamId.of(prefix + "-" + i);
@@ -31,7 +31,7 @@ final class ChainFaults {
   }
 
   /** How many entries of the global log, from 0 up to its tail, hold {@code value}. */
-  static long copiesInLog(StreamLog log, String value) {
+  public static long copiesInLog(StreamLog log, String value) {
     long tail = log.tails(List.of()).join().globalTail();
     if (tail < 0) {
       return 0;

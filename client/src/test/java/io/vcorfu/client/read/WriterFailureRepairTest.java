@@ -1,4 +1,4 @@
-package io.vcorfu.server;
+package io.vcorfu.client.read;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -8,6 +8,7 @@ import io.vcorfu.client.GlobalEntry;
 import io.vcorfu.client.StreamEntry;
 import io.vcorfu.client.StreamLogOptions;
 import io.vcorfu.client.rpc.ReplicaClient;
+import io.vcorfu.client.testing.InJvmCluster;
 import io.vcorfu.layout.ChainPlan;
 import io.vcorfu.layout.Layout;
 import io.vcorfu.protocol.StreamId;
@@ -18,7 +19,6 @@ import io.vcorfu.protocol.proto.LogEntryMsg;
 import io.vcorfu.protocol.proto.Request;
 import io.vcorfu.protocol.proto.Token;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -29,7 +29,6 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A writer that dies at each step of the write path: readers finish within a bound of the repair
@@ -41,14 +40,13 @@ class WriterFailureRepairTest {
   /** Generous multiple of the repair delay: readers must finish well inside it. */
   private static final long READER_BOUND_MS = 5_000;
 
-  @TempDir Path tmp;
-  TestCluster cluster;
+  InJvmCluster cluster;
   ClusterStreamLog log;
   ReplicaClient ops;
 
   @BeforeEach
   void start() {
-    cluster = TestCluster.fiveNodes(tmp);
+    cluster = InJvmCluster.fiveNodes();
     log = cluster.client(StreamLogOptions.defaults().withRepairAfter(REPAIR_AFTER));
     ops = log.ops();
   }

@@ -1,4 +1,4 @@
-package io.vcorfu.server;
+package io.vcorfu.client.chain;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -7,6 +7,8 @@ import io.vcorfu.client.AppendResult;
 import io.vcorfu.client.ClusterStreamLog;
 import io.vcorfu.client.StreamEntry;
 import io.vcorfu.client.StreamLogOptions;
+import io.vcorfu.client.testing.ChainFaults;
+import io.vcorfu.client.testing.InJvmCluster;
 import io.vcorfu.protocol.ClientOptions;
 import io.vcorfu.protocol.Endpoint;
 import io.vcorfu.protocol.StreamId;
@@ -14,7 +16,6 @@ import io.vcorfu.protocol.inmemory.FaultRule;
 import io.vcorfu.protocol.inmemory.InJvmTransport;
 import io.vcorfu.protocol.proto.Request;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -24,7 +25,6 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Trimming the stream whose replica decides a multi-stream entry never turns the entry into a hole
@@ -33,8 +33,7 @@ import org.junit.jupiter.api.io.TempDir;
 class TrimmedDeciderTest {
   private static final Duration REPAIR_AFTER = Duration.ofMillis(150);
 
-  @TempDir Path tmp;
-  TestCluster cluster;
+  InJvmCluster cluster;
   InJvmTransport transport;
   List<StreamId> streams;
   StreamId earlier;
@@ -43,7 +42,7 @@ class TrimmedDeciderTest {
 
   @BeforeEach
   void start() {
-    cluster = TestCluster.fiveNodes(tmp);
+    cluster = InJvmCluster.fiveNodes();
     transport = (InJvmTransport) cluster.transport();
     ClusterStreamLog probe = cluster.client();
     streams = ChainFaults.earlierAndDeciding(probe.layout().current(), "trimmed-decider");
