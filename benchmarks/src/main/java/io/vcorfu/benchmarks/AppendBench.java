@@ -1,9 +1,9 @@
 package io.vcorfu.benchmarks;
 
+import io.vcorfu.client.AppendResult;
+import io.vcorfu.client.ClusterStreamLog;
 import io.vcorfu.protocol.StreamId;
 import io.vcorfu.protocol.netty.NettyTransport;
-import io.vcorfu.runtime.stream.AppendResult;
-import io.vcorfu.runtime.stream.internal.ClusterStreamLog;
 import java.io.BufferedWriter;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;

@@ -1,9 +1,9 @@
 package io.vcorfu.benchmarks;
 
+import io.vcorfu.client.ClusterStreamLog;
+import io.vcorfu.client.StreamLogOptions;
 import io.vcorfu.protocol.Endpoint;
 import io.vcorfu.protocol.Transport;
-import io.vcorfu.runtime.stream.StreamLogOptions;
-import io.vcorfu.runtime.stream.internal.ClusterStreamLog;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;

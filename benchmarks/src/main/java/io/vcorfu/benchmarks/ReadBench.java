@@ -1,10 +1,10 @@
 package io.vcorfu.benchmarks;
 
+import io.vcorfu.client.ClusterStreamLog;
+import io.vcorfu.client.StreamEntry;
+import io.vcorfu.client.Tails;
 import io.vcorfu.protocol.StreamId;
 import io.vcorfu.protocol.netty.NettyTransport;
-import io.vcorfu.runtime.stream.StreamEntry;
-import io.vcorfu.runtime.stream.Tails;
-import io.vcorfu.runtime.stream.internal.ClusterStreamLog;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;

@@ -1,10 +1,10 @@
 package io.vcorfu.benchmarks;
 
+import io.vcorfu.client.ClusterStreamLog;
+import io.vcorfu.client.rpc.ReplicaClient;
 import io.vcorfu.protocol.StreamId;
 import io.vcorfu.protocol.netty.NettyTransport;
 import io.vcorfu.protocol.proto.TokenRequest;
-import io.vcorfu.runtime.stream.internal.ClusterStreamLog;
-import io.vcorfu.runtime.stream.internal.ReplicaOps;
 import io.vcorfu.sequencer.SequencerService;
 import java.util.ArrayList;
 import java.util.List;
@@ -94,7 +94,7 @@ final class TokensBench extends ClusterBench {
     try (NettyTransport transport = new NettyTransport()) {
       List<ClusterStreamLog> logs = connectAll(transport, endpoint, conns);
       try {
-        List<ReplicaOps> ops = logs.stream().map(ClusterStreamLog::ops).toList();
+        List<ReplicaClient> ops = logs.stream().map(ClusterStreamLog::ops).toList();
         run(
             "loopback",
             conns,

@@ -2,11 +2,11 @@ package io.vcorfu.benchmarks;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.vcorfu.client.ClusterStreamLog;
+import io.vcorfu.client.StreamLogOptions;
 import io.vcorfu.protocol.Endpoint;
 import io.vcorfu.protocol.StreamId;
 import io.vcorfu.protocol.netty.NettyTransport;
-import io.vcorfu.runtime.stream.StreamLogOptions;
-import io.vcorfu.runtime.stream.internal.ClusterStreamLog;
 import io.vcorfu.server.LocalNode;
 import io.vcorfu.server.cli.VcorfuCli;
 import java.io.ByteArrayOutputStream;

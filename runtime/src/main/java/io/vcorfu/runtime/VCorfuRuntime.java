@@ -1,14 +1,14 @@
 package io.vcorfu.runtime;
 
+import io.vcorfu.client.ClusterStreamLog;
+import io.vcorfu.client.StreamLog;
+import io.vcorfu.client.StreamLogOptions;
 import io.vcorfu.protocol.Endpoint;
 import io.vcorfu.protocol.StreamId;
 import io.vcorfu.runtime.checkpoint.Checkpoints;
 import io.vcorfu.runtime.proxy.ObjectHandle;
 import io.vcorfu.runtime.proxy.SmrProxy;
 import io.vcorfu.runtime.smr.RuntimeCore;
-import io.vcorfu.runtime.stream.StreamLog;
-import io.vcorfu.runtime.stream.StreamLogOptions;
-import io.vcorfu.runtime.stream.internal.ClusterStreamLog;
 import io.vcorfu.runtime.view.ObjectDirectory;
 import java.util.Objects;
 import java.util.function.Supplier;

@@ -3,6 +3,8 @@ package io.vcorfu.runtime;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.vcorfu.client.GlobalEntry;
+import io.vcorfu.client.StreamLog;
 import io.vcorfu.protocol.StreamId;
 import io.vcorfu.runtime.example.Counter;
 import io.vcorfu.runtime.example.DoublingCounter;
@@ -10,8 +12,6 @@ import io.vcorfu.runtime.example.Inventory;
 import io.vcorfu.runtime.example.User;
 import io.vcorfu.runtime.serialization.UnsupportedTypeException;
 import io.vcorfu.runtime.smr.SmrRecord;
-import io.vcorfu.runtime.stream.GlobalEntry;
-import io.vcorfu.runtime.stream.StreamLog;
 import io.vcorfu.runtime.testing.CountingStreamLog;
 import io.vcorfu.runtime.testing.TestRuntimes;
 import java.time.Instant;

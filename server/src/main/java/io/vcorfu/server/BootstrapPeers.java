@@ -1,13 +1,13 @@
 package io.vcorfu.server;
 
+import io.vcorfu.client.layout.LayoutCache;
+import io.vcorfu.client.rpc.EpochRpc;
+import io.vcorfu.client.rpc.ReplicaClient;
 import io.vcorfu.layout.Layout;
 import io.vcorfu.protocol.Endpoint;
 import io.vcorfu.protocol.RpcClient;
 import io.vcorfu.protocol.StreamId;
 import io.vcorfu.protocol.proto.StreamTailEntry;
-import io.vcorfu.runtime.stream.internal.LayoutView;
-import io.vcorfu.runtime.stream.internal.ReplicaOps;
-import io.vcorfu.runtime.stream.internal.Rpc;
 import io.vcorfu.sequencer.SequencerBootstrap;
 import io.vcorfu.sequencer.StreamTail;
 import java.util.HashMap;
@@ -25,8 +25,9 @@ final class BootstrapPeers implements SequencerBootstrap.Peers {
     this.layout = layout;
   }
 
-  private ReplicaOps opsAt(Layout l) {
-    return new ReplicaOps(new Rpc(peers, LayoutView.of(peers, l), StreamId.of("sequencer")));
+  private ReplicaClient opsAt(Layout l) {
+    return new ReplicaClient(
+        new EpochRpc(peers, LayoutCache.of(peers, l), StreamId.of("sequencer")));
   }
 
   @Override

@@ -1,13 +1,13 @@
 package io.vcorfu.server;
 
+import io.vcorfu.client.ClusterStreamLog;
+import io.vcorfu.client.StreamLogOptions;
 import io.vcorfu.protocol.Endpoint;
 import io.vcorfu.protocol.Transport;
 import io.vcorfu.protocol.proto.ViewCallRequest;
 import io.vcorfu.protocol.proto.ViewCallResponse;
 import io.vcorfu.runtime.RemoteViewCalls;
 import io.vcorfu.runtime.VCorfuRuntime;
-import io.vcorfu.runtime.stream.StreamLogOptions;
-import io.vcorfu.runtime.stream.internal.ClusterStreamLog;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URL;

@@ -1,5 +1,6 @@
 package io.vcorfu.server;
 
+import io.vcorfu.client.chain.ChainWriter;
 import io.vcorfu.layout.ChainPlan;
 import io.vcorfu.layout.Layout;
 import io.vcorfu.logunit.ReplicaStore;
@@ -10,7 +11,6 @@ import io.vcorfu.protocol.proto.SequencedWriteRequest;
 import io.vcorfu.protocol.proto.SequencedWriteResponse;
 import io.vcorfu.protocol.proto.Token;
 import io.vcorfu.protocol.proto.TokenRequest;
-import io.vcorfu.runtime.stream.internal.EntryDriver;
 import io.vcorfu.sequencer.SequencerService;
 import java.util.ArrayList;
 import java.util.List;
@@ -25,7 +25,7 @@ import java.util.concurrent.CompletableFuture;
  *
  * <p>Failure handling stays with the client: the answer carries the token and the chain-write
  * result, and a failed step (a reader filled the slot first, a trimmed address, an oversize entry)
- * is handled by the client's {@link EntryDriver} as if it had sent that step itself. If the node
+ * is handled by the client's {@link ChainWriter} as if it had sent that step itself. If the node
  * dies between issuing the token and writing, the address is a hole that readers fill after their
  * bounded wait, as for any writer that dies after its token.
  */
@@ -59,7 +59,7 @@ final class SequencedWrites {
             issued -> {
               Token t = issued.getTokens(0);
               LogEntryMsg entry =
-                  EntryDriver.dataEntry(
+                  ChainWriter.dataEntry(
                       t, request.getPayload(), issued.getEpoch(), request.getNonce());
               ChainPlan plan = layout.chainPlan(t.getGlobalAddress(), streams);
               for (ChainPlan.Visit v : plan.visits()) {

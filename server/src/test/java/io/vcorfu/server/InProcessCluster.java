@@ -1,10 +1,10 @@
 package io.vcorfu.server;
 
+import io.vcorfu.client.ClusterStreamLog;
+import io.vcorfu.client.StreamLogOptions;
 import io.vcorfu.protocol.Endpoint;
 import io.vcorfu.protocol.Transport;
 import io.vcorfu.protocol.inmemory.InJvmTransport;
-import io.vcorfu.runtime.stream.StreamLogOptions;
-import io.vcorfu.runtime.stream.internal.ClusterStreamLog;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;

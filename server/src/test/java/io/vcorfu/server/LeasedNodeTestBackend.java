@@ -1,6 +1,6 @@
 package io.vcorfu.server;
 
-import io.vcorfu.runtime.stream.StreamLogOptions;
+import io.vcorfu.client.StreamLogOptions;
 import java.time.Duration;
 
 /**

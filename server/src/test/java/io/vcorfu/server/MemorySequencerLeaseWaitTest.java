@@ -2,12 +2,12 @@ package io.vcorfu.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.vcorfu.client.ClusterStreamLog;
+import io.vcorfu.client.StreamLogOptions;
 import io.vcorfu.protocol.ClientOptions;
 import io.vcorfu.protocol.Endpoint;
 import io.vcorfu.protocol.StreamId;
 import io.vcorfu.protocol.inmemory.InJvmTransport;
-import io.vcorfu.runtime.stream.StreamLogOptions;
-import io.vcorfu.runtime.stream.internal.ClusterStreamLog;
 import io.vcorfu.sequencer.ReadLeases;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

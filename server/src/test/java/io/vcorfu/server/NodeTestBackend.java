@@ -1,10 +1,10 @@
 package io.vcorfu.server;
 
+import io.vcorfu.client.ClusterStreamLog;
+import io.vcorfu.client.StreamLog;
+import io.vcorfu.client.StreamLogOptions;
 import io.vcorfu.protocol.Endpoint;
 import io.vcorfu.protocol.inmemory.InJvmTransport;
-import io.vcorfu.runtime.stream.StreamLog;
-import io.vcorfu.runtime.stream.StreamLogOptions;
-import io.vcorfu.runtime.stream.internal.ClusterStreamLog;
 import io.vcorfu.runtime.testing.TestStreamLogs;
 import java.util.concurrent.atomic.AtomicInteger;
 

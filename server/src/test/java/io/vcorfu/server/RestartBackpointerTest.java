@@ -2,14 +2,14 @@ package io.vcorfu.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.vcorfu.client.AppendResult;
+import io.vcorfu.client.ClusterStreamLog;
+import io.vcorfu.client.StreamEntry;
+import io.vcorfu.client.StreamLogOptions;
 import io.vcorfu.protocol.StreamId;
 import io.vcorfu.protocol.netty.NettyTransport;
 import io.vcorfu.protocol.proto.ReadResult;
 import io.vcorfu.protocol.proto.Token;
-import io.vcorfu.runtime.stream.AppendResult;
-import io.vcorfu.runtime.stream.StreamEntry;
-import io.vcorfu.runtime.stream.StreamLogOptions;
-import io.vcorfu.runtime.stream.internal.ClusterStreamLog;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;

@@ -4,13 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.google.protobuf.ByteString;
+import io.vcorfu.client.ClusterStreamLog;
+import io.vcorfu.client.chain.ChainWriter;
 import io.vcorfu.protocol.SealedException;
 import io.vcorfu.protocol.StreamId;
 import io.vcorfu.protocol.inmemory.InJvmTransport;
 import io.vcorfu.protocol.proto.LogEntryMsg;
 import io.vcorfu.protocol.proto.TokenResponse;
-import io.vcorfu.runtime.stream.internal.ClusterStreamLog;
-import io.vcorfu.runtime.stream.internal.EntryDriver;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Comparator;
@@ -85,7 +85,7 @@ class SealTest {
               : InProcessCluster.LOG_B;
       restart(c, tmp, logReplica);
       LogEntryMsg entry =
-          EntryDriver.dataEntry(
+          ChainWriter.dataEntry(
               old.getTokens(0), ByteString.copyFromUtf8("old"), old.getEpoch(), 99);
       assertThatThrownBy(() -> log.ops().logWrite(logReplica, entry, false).join())
           .isInstanceOf(CompletionException.class)

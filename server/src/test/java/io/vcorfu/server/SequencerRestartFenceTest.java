@@ -4,6 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
 import com.google.protobuf.ByteString;
+import io.vcorfu.client.AppendResult;
+import io.vcorfu.client.ClusterStreamLog;
+import io.vcorfu.client.GlobalEntry;
+import io.vcorfu.client.StreamEntry;
+import io.vcorfu.client.StreamLogOptions;
+import io.vcorfu.client.Tails;
+import io.vcorfu.client.chain.ChainWriter;
+import io.vcorfu.client.rpc.EpochRpc;
 import io.vcorfu.protocol.ClientOptions;
 import io.vcorfu.protocol.Endpoint;
 import io.vcorfu.protocol.StreamId;
@@ -14,14 +22,6 @@ import io.vcorfu.protocol.proto.TokenResponse;
 import io.vcorfu.runtime.TransactionAbortedException;
 import io.vcorfu.runtime.VCorfuRuntime;
 import io.vcorfu.runtime.example.Counter;
-import io.vcorfu.runtime.stream.AppendResult;
-import io.vcorfu.runtime.stream.GlobalEntry;
-import io.vcorfu.runtime.stream.StreamEntry;
-import io.vcorfu.runtime.stream.StreamLogOptions;
-import io.vcorfu.runtime.stream.Tails;
-import io.vcorfu.runtime.stream.internal.ClusterStreamLog;
-import io.vcorfu.runtime.stream.internal.EntryDriver;
-import io.vcorfu.runtime.stream.internal.Rpc;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -170,17 +170,17 @@ class SequencerRestartFenceTest {
       try (ServerProcess restarted = restart.get().awaitReady()) {
         // W wakes up and writes with its old token.
         LogEntryMsg wEntry =
-            EntryDriver.dataEntry(
+            ChainWriter.dataEntry(
                 token, ByteString.copyFromUtf8("stalled-writer"), wToken.getEpoch(), 0x5eed1L);
-        EntryDriver.Outcome outcome;
+        ChainWriter.Outcome outcome;
         Throwable wError = null;
         try {
-          outcome = new EntryDriver(log.ops()).drive(wEntry).join();
+          outcome = new ChainWriter(log.ops()).drive(wEntry).join();
         } catch (CompletionException ex) {
           outcome = null;
-          wError = Rpc.unwrap(ex);
+          wError = EpochRpc.unwrap(ex);
         }
-        boolean wCommitted = outcome == EntryDriver.Outcome.COMMITTED;
+        boolean wCommitted = outcome == ChainWriter.Outcome.COMMITTED;
         assertThat(wCommitted)
             .as(
                 "a token issued before the restart, not written before it, is rejected after it"

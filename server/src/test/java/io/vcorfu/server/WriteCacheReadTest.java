@@ -3,15 +3,15 @@ package io.vcorfu.server;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.vcorfu.client.ClusterStreamLog;
+import io.vcorfu.client.StreamEntry;
+import io.vcorfu.client.StreamLogOptions;
 import io.vcorfu.protocol.Endpoint;
 import io.vcorfu.protocol.StreamId;
 import io.vcorfu.protocol.TrimmedException;
 import io.vcorfu.protocol.inmemory.FaultRule;
 import io.vcorfu.protocol.inmemory.InJvmTransport;
 import io.vcorfu.protocol.proto.Request.PayloadCase;
-import io.vcorfu.runtime.stream.StreamEntry;
-import io.vcorfu.runtime.stream.StreamLogOptions;
-import io.vcorfu.runtime.stream.internal.ClusterStreamLog;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;

@@ -1,10 +1,10 @@
 package io.vcorfu.benchmarks.ycsb;
 
+import io.vcorfu.client.StreamLogOptions;
 import io.vcorfu.collections.CSMRMap;
 import io.vcorfu.collections.SMRRangeMap;
 import io.vcorfu.runtime.RuntimeOptions;
 import io.vcorfu.runtime.VCorfuRuntime;
-import io.vcorfu.runtime.stream.StreamLogOptions;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.LinkedHashMap;

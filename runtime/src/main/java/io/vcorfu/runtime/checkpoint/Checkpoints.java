@@ -1,5 +1,6 @@
 package io.vcorfu.runtime.checkpoint;
 
+import io.vcorfu.client.StreamEntry;
 import io.vcorfu.protocol.StreamId;
 import io.vcorfu.runtime.VersionCapturing;
 import io.vcorfu.runtime.proxy.ClassModel;
@@ -11,7 +12,6 @@ import io.vcorfu.runtime.serialization.Serializer;
 import io.vcorfu.runtime.serialization.UnsupportedTypeException;
 import io.vcorfu.runtime.smr.RuntimeCore;
 import io.vcorfu.runtime.smr.SmrEngine;
-import io.vcorfu.runtime.stream.StreamEntry;
 import io.vcorfu.runtime.view.LocalViewHandle;
 import java.util.LinkedHashMap;
 import java.util.List;

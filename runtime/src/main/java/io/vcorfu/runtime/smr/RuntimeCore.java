@@ -1,11 +1,11 @@
 package io.vcorfu.runtime.smr;
 
+import io.vcorfu.client.StreamLog;
 import io.vcorfu.protocol.RpcTimeoutException;
 import io.vcorfu.protocol.VCorfuException;
 import io.vcorfu.runtime.RuntimeClosedException;
 import io.vcorfu.runtime.RuntimeOptions;
 import io.vcorfu.runtime.VCorfuRuntime;
-import io.vcorfu.runtime.stream.StreamLog;
 import io.vcorfu.runtime.tx.Transactions;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;

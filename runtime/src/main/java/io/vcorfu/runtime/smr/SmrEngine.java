@@ -1,5 +1,7 @@
 package io.vcorfu.runtime.smr;
 
+import io.vcorfu.client.StreamEntry;
+import io.vcorfu.client.Tails;
 import io.vcorfu.protocol.StreamId;
 import io.vcorfu.protocol.TrimmedException;
 import io.vcorfu.protocol.VCorfuException;
@@ -10,8 +12,6 @@ import io.vcorfu.runtime.proxy.MethodKind;
 import io.vcorfu.runtime.proxy.MethodModel;
 import io.vcorfu.runtime.serialization.SerializationException;
 import io.vcorfu.runtime.serialization.Serializer;
-import io.vcorfu.runtime.stream.StreamEntry;
-import io.vcorfu.runtime.stream.Tails;
 import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.locks.ReentrantLock;

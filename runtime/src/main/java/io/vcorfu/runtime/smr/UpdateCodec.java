@@ -1,12 +1,11 @@
 package io.vcorfu.runtime.smr;
 
-import com.google.protobuf.ByteString;
+import io.vcorfu.client.AppendResult;
+import io.vcorfu.client.ConflictKey;
+import io.vcorfu.client.IssueCondition;
 import io.vcorfu.protocol.StreamId;
-import io.vcorfu.protocol.proto.ConflictKey;
-import io.vcorfu.protocol.proto.TxResolution;
 import io.vcorfu.runtime.proxy.MethodModel;
 import io.vcorfu.runtime.serialization.Serializer;
-import io.vcorfu.runtime.stream.AppendResult;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -65,14 +64,12 @@ public final class UpdateCodec {
     if (update.conflictKeys().isEmpty()) {
       return core.await(core.log().append(streams, payload));
     }
-    TxResolution.Builder keyed = TxResolution.newBuilder().setSnapshot(-1);
+    List<ConflictKey> keys = new ArrayList<>();
     for (byte[] key : update.conflictKeys()) {
-      keyed.addWriteSet(
-          ConflictKey.newBuilder()
-              .setStream(update.stream().toMsg())
-              .setKey(ByteString.copyFrom(key)));
+      keys.add(new ConflictKey(update.stream(), key));
     }
-    return core.await(core.log().appendConditional(streams, payload, keyed.build()));
+    return core.await(
+        core.log().appendConditional(streams, payload, new IssueCondition(-1, 0, List.of(), keys)));
   }
 
   public static Object[] decodeArgs(byte[][] args, Serializer serializer) {

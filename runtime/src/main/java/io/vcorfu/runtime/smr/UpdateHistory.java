@@ -1,12 +1,12 @@
 package io.vcorfu.runtime.smr;
 
+import io.vcorfu.client.StreamEntry;
 import io.vcorfu.protocol.StreamId;
 import io.vcorfu.protocol.VCorfuException;
 import io.vcorfu.runtime.proxy.ClassModel;
 import io.vcorfu.runtime.proxy.MethodModel;
 import io.vcorfu.runtime.serialization.SerializationException;
 import io.vcorfu.runtime.serialization.Serializer;
-import io.vcorfu.runtime.stream.StreamEntry;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,12 +1,12 @@
 package io.vcorfu.runtime.tx;
 
+import io.vcorfu.client.AppendResult;
 import io.vcorfu.protocol.TokenRefusedException;
 import io.vcorfu.runtime.TransactionAbortedException;
 import io.vcorfu.runtime.TransactionAbortedException.Reason;
 import io.vcorfu.runtime.TransactionStateException;
 import io.vcorfu.runtime.smr.RuntimeCore;
 import io.vcorfu.runtime.smr.UpcallRunner;
-import io.vcorfu.runtime.stream.AppendResult;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;

@@ -1,10 +1,10 @@
 package io.vcorfu.runtime.tx;
 
 import com.google.protobuf.ByteString;
+import io.vcorfu.client.ConflictKey;
+import io.vcorfu.client.IssueCondition;
 import io.vcorfu.protocol.StreamId;
 import io.vcorfu.protocol.TrimmedException;
-import io.vcorfu.protocol.proto.ConflictKey;
-import io.vcorfu.protocol.proto.TxResolution;
 import io.vcorfu.runtime.TransactionAbortedException;
 import io.vcorfu.runtime.TransactionStateException;
 import io.vcorfu.runtime.proxy.MethodKind;
@@ -37,8 +37,8 @@ public final class TxContext {
   private static final Logger LOG = LoggerFactory.getLogger(TxContext.class);
 
   record Key(StreamId stream, ByteString key) {
-    ConflictKey toMsg() {
-      return ConflictKey.newBuilder().setStream(stream.toMsg()).setKey(key).build();
+    ConflictKey toConflictKey() {
+      return new ConflictKey(stream, key.toByteArray());
     }
   }
 
@@ -49,8 +49,7 @@ public final class TxContext {
   final long snapshot;
 
   /**
-   * The log's epoch when the snapshot was taken (see {@link
-   * io.vcorfu.runtime.stream.StreamLog#epoch()}).
+   * The log's epoch when the snapshot was taken (see {@link io.vcorfu.client.StreamLog#epoch()}).
    */
   final long snapshotEpoch;
 
@@ -236,11 +235,11 @@ public final class TxContext {
   }
 
   /** What the sequencer needs to judge the commit. */
-  TxResolution resolution() {
-    TxResolution.Builder b =
-        TxResolution.newBuilder().setSnapshot(snapshot).setSnapshotEpoch(snapshotEpoch);
-    readSet.forEach(k -> b.addReadSet(k.toMsg()));
-    writeSet.forEach(k -> b.addWriteSet(k.toMsg()));
-    return b.build();
+  IssueCondition resolution() {
+    return new IssueCondition(
+        snapshot,
+        snapshotEpoch,
+        readSet.stream().map(Key::toConflictKey).toList(),
+        writeSet.stream().map(Key::toConflictKey).toList());
   }
 }

@@ -1,9 +1,8 @@
 package io.vcorfu.runtime.view;
 
-import com.google.protobuf.ByteString;
+import io.vcorfu.client.ViewCall;
+import io.vcorfu.client.ViewCallResult;
 import io.vcorfu.protocol.StreamId;
-import io.vcorfu.protocol.proto.ViewCallRequest;
-import io.vcorfu.protocol.proto.ViewCallResponse;
 import io.vcorfu.runtime.ReadOnlyViewException;
 import io.vcorfu.runtime.RemoteCallException;
 import io.vcorfu.runtime.Version;
@@ -16,6 +15,7 @@ import io.vcorfu.runtime.smr.RuntimeCore;
 import io.vcorfu.runtime.smr.SmrRecord;
 import io.vcorfu.runtime.smr.UpdateCodec;
 import io.vcorfu.runtime.tx.TxContext;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
 
@@ -109,23 +109,26 @@ public final class RemoteViewHandle implements ObjectHandle {
    * top.
    */
   private Object call(MethodModel m, Object[] args, Version at, List<SmrRecord.Update> pending) {
-    ViewCallRequest.Builder b =
-        ViewCallRequest.newBuilder()
-            .setStream(stream.toMsg())
-            .setType(model.type().getName())
-            .setMethod(m.signature())
-            .setAsOf(at.toWire());
+    List<byte[]> encodedArgs = new ArrayList<>();
     for (Object a : args) {
-      b.addArgs(ByteString.copyFrom(serializer.serialize(a)));
+      encodedArgs.add(serializer.serialize(a));
     }
+    List<byte[]> encodedPending = new ArrayList<>();
     for (SmrRecord.Update u : pending) {
-      b.addPending(ByteString.copyFrom(SmrRecord.encode(List.of(u))));
+      encodedPending.add(SmrRecord.encode(List.of(u)));
     }
-    ViewCallResponse r = core.await(core.log().viewCall(b.build()));
-    if (!r.getFailureType().isEmpty()) {
-      throw new RemoteCallException(
-          stream, m.signature(), r.getFailureType(), r.getFailureMessage());
+    ViewCall call =
+        new ViewCall(
+            stream,
+            model.type().getName(),
+            m.signature(),
+            encodedArgs,
+            at.toWire(),
+            encodedPending);
+    ViewCallResult r = core.await(core.log().viewCall(call));
+    if (r.failed()) {
+      throw new RemoteCallException(stream, m.signature(), r.failureType(), r.failureMessage());
     }
-    return serializer.deserialize(r.getResult().toByteArray());
+    return serializer.deserialize(r.result());
   }
 }

@@ -3,11 +3,11 @@ package io.vcorfu.runtime.smr;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.vcorfu.client.StreamLog;
+import io.vcorfu.client.Tails;
 import io.vcorfu.protocol.StreamId;
 import io.vcorfu.runtime.VCorfuRuntime;
 import io.vcorfu.runtime.example.Counter;
-import io.vcorfu.runtime.stream.StreamLog;
-import io.vcorfu.runtime.stream.Tails;
 import io.vcorfu.runtime.testing.CountingStreamLog;
 import io.vcorfu.runtime.testing.ForwardingStreamLog;
 import io.vcorfu.runtime.testing.TestRuntimes;

@@ -3,6 +3,7 @@ package io.vcorfu.runtime.smr;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.vcorfu.client.StreamLog;
 import io.vcorfu.protocol.StreamId;
 import io.vcorfu.protocol.TrimmedException;
 import io.vcorfu.runtime.RuntimeOptions;
@@ -10,7 +11,6 @@ import io.vcorfu.runtime.TransactionAbortedException;
 import io.vcorfu.runtime.VCorfuRuntime;
 import io.vcorfu.runtime.example.Counter;
 import io.vcorfu.runtime.serialization.DefaultSerializer;
-import io.vcorfu.runtime.stream.StreamLog;
 import io.vcorfu.runtime.testing.CountingStreamLog;
 import io.vcorfu.runtime.testing.TestStreamLogs;
 import io.vcorfu.runtime.view.ObjectDirectory;

@@ -1,11 +1,11 @@
 package io.vcorfu.runtime.testing;
 
+import io.vcorfu.client.AppendResult;
+import io.vcorfu.client.IssueCondition;
+import io.vcorfu.client.StreamEntry;
+import io.vcorfu.client.StreamLog;
+import io.vcorfu.client.Tails;
 import io.vcorfu.protocol.StreamId;
-import io.vcorfu.protocol.proto.TxResolution;
-import io.vcorfu.runtime.stream.AppendResult;
-import io.vcorfu.runtime.stream.StreamEntry;
-import io.vcorfu.runtime.stream.StreamLog;
-import io.vcorfu.runtime.stream.Tails;
 import java.util.Collection;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -45,7 +45,7 @@ public final class CountingStreamLog extends ForwardingStreamLog {
 
   @Override
   public CompletableFuture<AppendResult> appendConditional(
-      Collection<StreamId> streams, byte[] payload, TxResolution tx) {
+      Collection<StreamId> streams, byte[] payload, IssueCondition tx) {
     conditionalAppends.incrementAndGet();
     return delegate.appendConditional(streams, payload, tx);
   }
@@ -65,8 +65,8 @@ public final class CountingStreamLog extends ForwardingStreamLog {
   }
 
   @Override
-  public CompletableFuture<io.vcorfu.protocol.proto.ViewCallResponse> viewCall(
-      io.vcorfu.protocol.proto.ViewCallRequest request) {
+  public CompletableFuture<io.vcorfu.client.ViewCallResult> viewCall(
+      io.vcorfu.client.ViewCall request) {
     viewCalls.incrementAndGet();
     return delegate.viewCall(request);
   }

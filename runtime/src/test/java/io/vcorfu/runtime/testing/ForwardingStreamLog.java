@@ -1,14 +1,14 @@
 package io.vcorfu.runtime.testing;
 
+import io.vcorfu.client.AppendResult;
+import io.vcorfu.client.GlobalEntry;
+import io.vcorfu.client.IssueCondition;
+import io.vcorfu.client.StreamEntry;
+import io.vcorfu.client.StreamLog;
+import io.vcorfu.client.Tails;
+import io.vcorfu.client.ViewCall;
+import io.vcorfu.client.ViewCallResult;
 import io.vcorfu.protocol.StreamId;
-import io.vcorfu.protocol.proto.TxResolution;
-import io.vcorfu.protocol.proto.ViewCallRequest;
-import io.vcorfu.protocol.proto.ViewCallResponse;
-import io.vcorfu.runtime.stream.AppendResult;
-import io.vcorfu.runtime.stream.GlobalEntry;
-import io.vcorfu.runtime.stream.StreamEntry;
-import io.vcorfu.runtime.stream.StreamLog;
-import io.vcorfu.runtime.stream.Tails;
 import java.util.Collection;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -30,7 +30,7 @@ public abstract class ForwardingStreamLog implements StreamLog {
 
   @Override
   public CompletableFuture<AppendResult> appendConditional(
-      Collection<StreamId> streams, byte[] payload, TxResolution tx) {
+      Collection<StreamId> streams, byte[] payload, IssueCondition tx) {
     return delegate.appendConditional(streams, payload, tx);
   }
 
@@ -60,7 +60,7 @@ public abstract class ForwardingStreamLog implements StreamLog {
   }
 
   @Override
-  public CompletableFuture<ViewCallResponse> viewCall(ViewCallRequest request) {
+  public CompletableFuture<ViewCallResult> viewCall(ViewCall request) {
     return delegate.viewCall(request);
   }
 

@@ -1,17 +1,17 @@
 package io.vcorfu.runtime.testing;
 
 import com.google.protobuf.ByteString;
+import io.vcorfu.client.AppendResult;
+import io.vcorfu.client.ConflictKey;
+import io.vcorfu.client.GlobalEntry;
+import io.vcorfu.client.IssueCondition;
+import io.vcorfu.client.StreamEntry;
+import io.vcorfu.client.StreamLog;
+import io.vcorfu.client.Tails;
 import io.vcorfu.protocol.StreamId;
 import io.vcorfu.protocol.TokenRefusedException;
 import io.vcorfu.protocol.TrimmedException;
 import io.vcorfu.protocol.VCorfuException;
-import io.vcorfu.protocol.proto.ConflictKey;
-import io.vcorfu.protocol.proto.TxResolution;
-import io.vcorfu.runtime.stream.AppendResult;
-import io.vcorfu.runtime.stream.GlobalEntry;
-import io.vcorfu.runtime.stream.StreamEntry;
-import io.vcorfu.runtime.stream.StreamLog;
-import io.vcorfu.runtime.stream.Tails;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -49,19 +49,19 @@ public final class InMemoryStreamLog {
     return new Client();
   }
 
-  private AppendResult doAppend(Collection<StreamId> targets, byte[] payload, TxResolution tx) {
+  private AppendResult doAppend(Collection<StreamId> targets, byte[] payload, IssueCondition tx) {
     synchronized (lock) {
       if (tx != null) {
-        for (ConflictKey ck : tx.getReadSetList()) {
-          StreamId s = StreamId.fromMsg(ck.getStream());
+        for (ConflictKey ck : tx.readSet()) {
+          StreamId s = ck.stream();
           long last =
-              ck.getKey().isEmpty()
+              ck.key().length == 0
                   ? lastAnyWrite.getOrDefault(s, -1L)
                   : Math.max(
                       lastWholeWrite.getOrDefault(s, -1L),
-                      lastKeyWrite.getOrDefault(new Key(s, ck.getKey()), -1L));
-          if (last > tx.getSnapshot()) {
-            throw new TokenRefusedException(s, ck.getKey().toByteArray(), last, false);
+                      lastKeyWrite.getOrDefault(new Key(s, ByteString.copyFrom(ck.key())), -1L));
+          if (last > tx.snapshot()) {
+            throw new TokenRefusedException(s, ck.key(), last, false);
           }
         }
       }
@@ -76,12 +76,12 @@ public final class InMemoryStreamLog {
       global.add(new GlobalEntry(address, false, Map.copyOf(slots), payload.clone()));
       Map<StreamId, Boolean> keyed = new HashMap<>();
       if (tx != null) {
-        for (ConflictKey ck : tx.getWriteSetList()) {
-          StreamId s = StreamId.fromMsg(ck.getStream());
-          if (ck.getKey().isEmpty()) {
+        for (ConflictKey ck : tx.writeSet()) {
+          StreamId s = ck.stream();
+          if (ck.key().length == 0) {
             lastWholeWrite.put(s, address);
           } else {
-            lastKeyWrite.put(new Key(s, ck.getKey()), address);
+            lastKeyWrite.put(new Key(s, ByteString.copyFrom(ck.key())), address);
           }
           keyed.put(s, Boolean.TRUE);
         }
@@ -162,7 +162,7 @@ public final class InMemoryStreamLog {
 
     @Override
     public CompletableFuture<AppendResult> appendConditional(
-        Collection<StreamId> s, byte[] payload, TxResolution tx) {
+        Collection<StreamId> s, byte[] payload, IssueCondition tx) {
       return run(() -> doAppend(s, payload, tx));
     }
 

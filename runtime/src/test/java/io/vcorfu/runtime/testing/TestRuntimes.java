@@ -1,8 +1,8 @@
 package io.vcorfu.runtime.testing;
 
+import io.vcorfu.client.StreamLog;
 import io.vcorfu.runtime.RuntimeOptions;
 import io.vcorfu.runtime.VCorfuRuntime;
-import io.vcorfu.runtime.stream.StreamLog;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.extension.AfterEachCallback;

@@ -1,8 +1,8 @@
 package io.vcorfu.runtime.testing;
 
+import io.vcorfu.client.StreamLog;
 import io.vcorfu.runtime.RuntimeOptions;
 import io.vcorfu.runtime.VCorfuRuntime;
-import io.vcorfu.runtime.stream.StreamLog;
 
 /**
  * The one place runtime tests get their stream logs from: every client of one {@code

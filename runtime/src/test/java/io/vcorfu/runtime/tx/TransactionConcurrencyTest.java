@@ -2,6 +2,8 @@ package io.vcorfu.runtime.tx;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.vcorfu.client.GlobalEntry;
+import io.vcorfu.client.StreamLog;
 import io.vcorfu.protocol.StreamId;
 import io.vcorfu.runtime.RuntimeOptions;
 import io.vcorfu.runtime.TransactionAbortedException;
@@ -9,8 +11,6 @@ import io.vcorfu.runtime.VCorfuRuntime;
 import io.vcorfu.runtime.example.Account;
 import io.vcorfu.runtime.serialization.DefaultSerializer;
 import io.vcorfu.runtime.smr.SmrRecord;
-import io.vcorfu.runtime.stream.GlobalEntry;
-import io.vcorfu.runtime.stream.StreamLog;
 import io.vcorfu.runtime.testing.TestRuntimes;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -3,6 +3,8 @@ package io.vcorfu.runtime.tx;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.vcorfu.client.GlobalEntry;
+import io.vcorfu.client.StreamLog;
 import io.vcorfu.protocol.StreamId;
 import io.vcorfu.protocol.TokenRefusedException;
 import io.vcorfu.runtime.TransactionAbortedException;
@@ -14,8 +16,6 @@ import io.vcorfu.runtime.example.Counter;
 import io.vcorfu.runtime.example.Inventory;
 import io.vcorfu.runtime.serialization.DefaultSerializer;
 import io.vcorfu.runtime.smr.SmrRecord;
-import io.vcorfu.runtime.stream.GlobalEntry;
-import io.vcorfu.runtime.stream.StreamLog;
 import io.vcorfu.runtime.testing.CountingStreamLog;
 import io.vcorfu.runtime.testing.TestRuntimes;
 import java.util.List;

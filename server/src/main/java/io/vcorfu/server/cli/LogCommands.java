@@ -1,14 +1,14 @@
 package io.vcorfu.server.cli;
 
+import io.vcorfu.client.AppendResult;
+import io.vcorfu.client.ClusterStreamLog;
+import io.vcorfu.client.GlobalEntry;
+import io.vcorfu.client.StreamEntry;
+import io.vcorfu.client.StreamLogOptions;
+import io.vcorfu.client.Tails;
 import io.vcorfu.protocol.Endpoint;
 import io.vcorfu.protocol.StreamId;
 import io.vcorfu.protocol.netty.NettyTransport;
-import io.vcorfu.runtime.stream.AppendResult;
-import io.vcorfu.runtime.stream.GlobalEntry;
-import io.vcorfu.runtime.stream.StreamEntry;
-import io.vcorfu.runtime.stream.StreamLogOptions;
-import io.vcorfu.runtime.stream.Tails;
-import io.vcorfu.runtime.stream.internal.ClusterStreamLog;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;

@@ -1,5 +1,8 @@
 package io.vcorfu.server.cli;
 
+import io.vcorfu.client.ClusterStreamLog;
+import io.vcorfu.client.StreamEntry;
+import io.vcorfu.client.StreamLogOptions;
 import io.vcorfu.collections.CSMRMap;
 import io.vcorfu.collections.SMRMap;
 import io.vcorfu.protocol.Endpoint;
@@ -7,9 +10,6 @@ import io.vcorfu.protocol.StreamId;
 import io.vcorfu.protocol.netty.NettyTransport;
 import io.vcorfu.runtime.ObjectOpenException;
 import io.vcorfu.runtime.VCorfuRuntime;
-import io.vcorfu.runtime.stream.StreamEntry;
-import io.vcorfu.runtime.stream.StreamLogOptions;
-import io.vcorfu.runtime.stream.internal.ClusterStreamLog;
 import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.List;

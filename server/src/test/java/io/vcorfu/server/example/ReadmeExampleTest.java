@@ -3,13 +3,13 @@ package io.vcorfu.server.example;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.vcorfu.client.StreamLogOptions;
 import io.vcorfu.protocol.Endpoint;
 import io.vcorfu.protocol.netty.NettyTransport;
 import io.vcorfu.runtime.RuntimeOptions;
 import io.vcorfu.runtime.TransactionAbortedException;
 import io.vcorfu.runtime.VCorfuRuntime;
 import io.vcorfu.runtime.example.User;
-import io.vcorfu.runtime.stream.StreamLogOptions;
 import io.vcorfu.server.Node;
 import io.vcorfu.server.NodeConfig;
 import java.nio.charset.StandardCharsets;

@@ -2,6 +2,8 @@ package io.vcorfu.server.linearizability;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.vcorfu.client.ClusterStreamLog;
+import io.vcorfu.client.StreamLogOptions;
 import io.vcorfu.protocol.ClientOptions;
 import io.vcorfu.protocol.Endpoint;
 import io.vcorfu.protocol.StreamId;
@@ -11,8 +13,6 @@ import io.vcorfu.protocol.netty.NettyTransport;
 import io.vcorfu.protocol.proto.Request.PayloadCase;
 import io.vcorfu.protocol.proto.Response;
 import io.vcorfu.runtime.VCorfuRuntime;
-import io.vcorfu.runtime.stream.StreamLogOptions;
-import io.vcorfu.runtime.stream.internal.ClusterStreamLog;
 import io.vcorfu.server.Node;
 import io.vcorfu.server.NodeConfig;
 import java.time.Duration;

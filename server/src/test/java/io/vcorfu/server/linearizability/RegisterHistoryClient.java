@@ -1,8 +1,8 @@
 package io.vcorfu.server.linearizability;
 
+import io.vcorfu.client.StreamLogOptions;
 import io.vcorfu.runtime.RuntimeOptions;
 import io.vcorfu.runtime.VCorfuRuntime;
-import io.vcorfu.runtime.stream.StreamLogOptions;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;

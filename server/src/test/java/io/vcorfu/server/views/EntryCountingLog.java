@@ -1,8 +1,8 @@
 package io.vcorfu.server.views;
 
+import io.vcorfu.client.StreamEntry;
+import io.vcorfu.client.StreamLog;
 import io.vcorfu.protocol.StreamId;
-import io.vcorfu.runtime.stream.StreamEntry;
-import io.vcorfu.runtime.stream.StreamLog;
 import io.vcorfu.runtime.testing.ForwardingStreamLog;
 import java.util.List;
 import java.util.Map;

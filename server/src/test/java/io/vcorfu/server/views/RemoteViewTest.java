@@ -3,6 +3,9 @@ package io.vcorfu.server.views;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.vcorfu.client.ClusterStreamLog;
+import io.vcorfu.client.StreamLogOptions;
+import io.vcorfu.client.ViewCall;
 import io.vcorfu.protocol.BadRequestException;
 import io.vcorfu.protocol.NotServingException;
 import io.vcorfu.protocol.StreamId;
@@ -14,8 +17,6 @@ import io.vcorfu.runtime.VCorfuRuntime;
 import io.vcorfu.runtime.example.Account;
 import io.vcorfu.runtime.example.Counter;
 import io.vcorfu.runtime.example.User;
-import io.vcorfu.runtime.stream.StreamLogOptions;
-import io.vcorfu.runtime.stream.internal.ClusterStreamLog;
 import io.vcorfu.server.InProcessCluster;
 import java.nio.file.Path;
 import java.time.Instant;
@@ -225,14 +226,10 @@ class RemoteViewTest {
 
   @Test
   void aTypeTheHostCannotLoadFailsWithAMessageNamingIt() {
-    ViewCallRequest request =
-        ViewCallRequest.newBuilder()
-            .setStream(StreamId.of("ghost").toMsg())
-            .setType("com.example.NoSuchObject")
-            .setMethod("get()")
-            .setAsOf(-2)
-            .build();
-    assertThatThrownBy(() -> log().viewCall(request).join())
+    ViewCall call =
+        new ViewCall(
+            StreamId.of("ghost"), "com.example.NoSuchObject", "get()", List.of(), -2, List.of());
+    assertThatThrownBy(() -> log().viewCall(call).join())
         .isInstanceOf(CompletionException.class)
         .cause()
         .isInstanceOf(BadRequestException.class)

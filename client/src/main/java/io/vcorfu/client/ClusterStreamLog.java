@@ -1,0 +1,294 @@
+package io.vcorfu.client;
+
+import io.vcorfu.client.chain.Appender;
+import io.vcorfu.client.chain.ChainWriter;
+import io.vcorfu.client.layout.LayoutCache;
+import io.vcorfu.client.read.RepairingReader;
+import io.vcorfu.client.read.WriteCache;
+import io.vcorfu.client.rpc.EpochRpc;
+import io.vcorfu.client.rpc.Messages;
+import io.vcorfu.client.rpc.ReplicaClient;
+import io.vcorfu.client.tails.TailKnowledge;
+import io.vcorfu.protocol.Endpoint;
+import io.vcorfu.protocol.RpcClient;
+import io.vcorfu.protocol.StreamId;
+import io.vcorfu.protocol.Transport;
+import io.vcorfu.protocol.TrimmedException;
+import io.vcorfu.protocol.UnknownStreamException;
+import io.vcorfu.protocol.netty.NettyTransport;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * The stream layer over a cluster described by a layout: the paper's Table 1 (see {@link
+ * StreamLog}) put together from its parts: the {@link Appender} and {@link ChainWriter} (write
+ * path), the {@link RepairingReader} and {@link WriteCache} (read path), {@link TailKnowledge}
+ * (tails and read leases), all calling the replicas through one {@link ReplicaClient}. Open one
+ * with {@link #connect}. Thread-safe.
+ */
+public final class ClusterStreamLog implements StreamLog {
+  private final RpcClient client;
+  private final ReplicaClient ops;
+  private final Appender appender;
+  private final RepairingReader reader;
+  private final WriteCache writeCache;
+  private final TailKnowledge tails;
+
+  /** A transport this log created for itself and closes with itself, or null. */
+  private volatile Transport ownedTransport;
+
+  private ClusterStreamLog(RpcClient client, LayoutCache layout, StreamLogOptions options) {
+    this.client = client;
+    StreamId clientId = StreamId.of(UUID.randomUUID().toString());
+    this.ops = new ReplicaClient(new EpochRpc(client, layout, clientId));
+    ChainWriter writer = new ChainWriter(ops);
+    this.reader = new RepairingReader(ops, writer, options.repairAfter());
+    this.writeCache = new WriteCache(options.writeCacheBytes());
+    this.tails = new TailKnowledge(ops, options.readLease());
+    this.appender =
+        new Appender(
+            ops,
+            writer,
+            options.maxEntryBytes(),
+            options.maxAppendAttempts(),
+            this::epoch,
+            this::committed);
+  }
+
+  /** Learns the tails a committed append reveals and keeps its payload for reads. */
+  private void committed(AppendResult r, byte[] payload) {
+    r.streamAddresses().forEach((s, a) -> tails.learn(s, a, r.globalAddress()));
+    tails.learnGlobalTail(r.globalAddress());
+    writeCache.put(r.streamAddresses(), r.globalAddress(), payload);
+  }
+
+  /** Connects through {@code transport}, reading the layout from {@code seed}. */
+  public static ClusterStreamLog connect(
+      Transport transport, Endpoint seed, StreamLogOptions options) {
+    RpcClient client = transport.newClient(options.rpc());
+    try {
+      return new ClusterStreamLog(client, LayoutCache.fetch(client, seed), options);
+    } catch (RuntimeException e) {
+      client.close();
+      throw e;
+    }
+  }
+
+  /**
+   * Connects over TCP (a transport of its own, closed with the log), reading the layout from {@code
+   * seed}.
+   */
+  public static ClusterStreamLog connect(Endpoint seed, StreamLogOptions options) {
+    Transport transport = new NettyTransport();
+    try {
+      ClusterStreamLog log = connect(transport, seed, options);
+      log.ownedTransport = transport;
+      return log;
+    } catch (RuntimeException e) {
+      transport.close();
+      throw e;
+    }
+  }
+
+  public LayoutCache layout() {
+    return ops.rpc().layout();
+  }
+
+  /**
+   * The epoch of the layout this client uses now (refreshed when a server answers WrongEpoch);
+   * while a read lease answers tails from memory, no later than the epoch that lease's knowledge
+   * comes from, so a snapshot answered from a lease granted before a sequencer restart is never
+   * labelled with the epoch after it.
+   */
+  @Override
+  public long epoch() {
+    return tails.epoch(layout().current().epoch());
+  }
+
+  /** Typed access to the replicas, for tools (CLI, benchmarks) that need the raw operations. */
+  public ReplicaClient ops() {
+    return ops;
+  }
+
+  @Override
+  public CompletableFuture<AppendResult> append(Collection<StreamId> streams, byte[] payload) {
+    return appender.append(List.copyOf(streams), payload, null);
+  }
+
+  @Override
+  public CompletableFuture<AppendResult> appendConditional(
+      Collection<StreamId> streams, byte[] payload, IssueCondition condition) {
+    return appender.append(List.copyOf(streams), payload, condition);
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>Fails with {@link UnknownStreamException} when the stream has never been written, and with
+   * {@link TrimmedException} (carrying the stream and its exact trim mark) when the range starts
+   * below the trim mark. Reads never go past the stream's tail: a range beyond it is cut short.
+   *
+   * <p>Entries this client appended are served from its write cache ({@link
+   * StreamLogOptions#writeCacheBytes()}) while they are retained: the leading run of cached
+   * addresses needs no request, and only the rest of the range is read from the replicas. A cached
+   * entry is the committed one, so the result is the same; only an entry trimmed by another client
+   * can still be returned from the cache instead of failing with {@link TrimmedException}.
+   */
+  @Override
+  public CompletableFuture<List<StreamEntry>> readStream(StreamId stream, long from, long to) {
+    long known = tails.knownTail(stream);
+    CompletableFuture<Long> limit =
+        to <= known
+            ? CompletableFuture.completedFuture(to)
+            : tails(List.of(stream))
+                .thenApply(
+                    t -> {
+                      long tail = t.streamTails().get(stream);
+                      if (tail < 0) {
+                        throw new UnknownStreamException(stream);
+                      }
+                      return Math.min(to, tail);
+                    });
+    long start = Math.max(0, from);
+    return limit
+        .thenCompose(
+            end -> {
+              List<StreamEntry> cached = writeCache.run(stream, start, end);
+              long next = start + cached.size();
+              if (!cached.isEmpty() && next > end) {
+                return CompletableFuture.completedFuture(cached);
+              }
+              CompletableFuture<List<StreamEntry>> rest =
+                  reader
+                      .readStream(stream, next, end)
+                      .thenApply(results -> Messages.streamEntries(stream, results));
+              return cached.isEmpty() ? rest : rest.thenApply(r -> concat(cached, r));
+            })
+        .exceptionallyCompose(
+            error -> {
+              Throwable cause = EpochRpc.unwrap(error);
+              if (cause instanceof TrimmedException) {
+                return trimMark(stream)
+                    .thenCompose(
+                        mark -> CompletableFuture.failedFuture(new TrimmedException(mark, stream)));
+              }
+              return CompletableFuture.failedFuture(cause);
+            });
+  }
+
+  private static List<StreamEntry> concat(List<StreamEntry> a, List<StreamEntry> b) {
+    List<StreamEntry> out = new ArrayList<>(a.size() + b.size());
+    out.addAll(a);
+    out.addAll(b);
+    return out;
+  }
+
+  /** The stream's trim mark, from the last replica of its chain. */
+  private CompletableFuture<Long> trimMark(StreamId stream) {
+    List<Endpoint> chain = layout().current().streamChain(stream);
+    return ops.streamTail(chain.get(chain.size() - 1), List.of(stream), false)
+        .thenApply(r -> r.getTailsCount() == 0 ? 0L : r.getTails(0).getTrimMark());
+  }
+
+  @Override
+  public CompletableFuture<GlobalEntry> readGlobal(long address) {
+    return readGlobalRange(address, address)
+        .thenApply(
+            l -> {
+              if (l.isEmpty()) {
+                throw new IllegalArgumentException(
+                    "global address " + address + " is beyond the log tail");
+              }
+              return l.get(0);
+            });
+  }
+
+  @Override
+  public CompletableFuture<List<GlobalEntry>> readGlobalRange(long from, long to) {
+    CompletableFuture<Long> limit =
+        to <= tails.knownGlobalTail()
+            ? CompletableFuture.completedFuture(to)
+            : tails(List.of()).thenApply(t -> Math.min(to, t.globalTail()));
+    return limit.thenCompose(
+        end -> reader.readGlobal(Math.max(0, from), end).thenApply(Messages::globalEntries));
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>Concurrent calls share requests, and with a read lease ({@link
+   * StreamLogOptions#readLease()}) covering every stream asked for the answer comes from memory
+   * (see {@link TailKnowledge#tails}).
+   */
+  @Override
+  public CompletableFuture<Tails> tails(Collection<StreamId> streams) {
+    return tails.tails(streams);
+  }
+
+  /** Whether this client holds a usable read lease now (for tests and diagnostics). */
+  public boolean holdsReadLease() {
+    return tails.holdsReadLease();
+  }
+
+  /** Sent to the last replica of the stream's chain, which hosts the stream's remote views. */
+  @Override
+  public CompletableFuture<ViewCallResult> viewCall(ViewCall call) {
+    List<Endpoint> chain = layout().current().streamChain(call.stream());
+    return ops.viewCall(chain.get(chain.size() - 1), Messages.toMsg(call))
+        .thenApply(Messages::fromMsg);
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>A mark below 0 or past the stream's tail + 1 is refused with {@link
+   * io.vcorfu.protocol.BadRequestException} before anything is done. Before any replica trims,
+   * every entry of the stream below {@code before} is decided and every committed one whose
+   * deciding replica is this stream's is committed at all its other copies ({@link
+   * RepairingReader#settleBelow}), so trimming this stream never changes what the entry's other
+   * streams and the log read (the rule is in {@link ChainWriter}). If that cannot be done (a copy's
+   * replica does not answer) nothing is trimmed and the error is returned. Then the chain's last
+   * replica trims first: it holds the fewest slots (a chain is written in order), so when it
+   * accepts the mark every other replica accepts it too.
+   */
+  @Override
+  public CompletableFuture<Long> trimStream(StreamId stream, long before) {
+    List<Endpoint> chain = layout().current().streamChain(stream);
+    Endpoint last = chain.get(chain.size() - 1);
+    return reader
+        .settleBelow(stream, before)
+        .thenCompose(settled -> ops.streamTrim(last, stream, before))
+        .thenCompose(
+            lastMark -> {
+              List<CompletableFuture<Long>> trims = new ArrayList<>();
+              for (Endpoint replica : chain.subList(0, chain.size() - 1)) {
+                trims.add(ops.streamTrim(replica, stream, before));
+              }
+              return CompletableFuture.allOf(trims.toArray(CompletableFuture[]::new))
+                  .thenApply(
+                      v -> {
+                        writeCache.trim(stream, before);
+                        return Math.min(
+                            lastMark,
+                            trims.stream()
+                                .mapToLong(CompletableFuture::join)
+                                .min()
+                                .orElse(lastMark));
+                      });
+            });
+  }
+
+  @Override
+  public void close() {
+    tails.close(Duration.ofSeconds(1));
+    client.close();
+    Transport owned = ownedTransport;
+    if (owned != null) {
+      owned.close();
+    }
+  }
+}

@@ -1,0 +1,88 @@
+package io.vcorfu.client;
+
+import io.vcorfu.protocol.NotServingException;
+import io.vcorfu.protocol.StreamId;
+import java.util.Collection;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * The client's view of the stream store: the write path (token, log chain, stream chains, commits)
+ * and the readers, with bounded waiting and repair of incomplete writes.
+ *
+ * <p>Every method is asynchronous and thread-safe. A future completes only with committed outcomes:
+ * an append's future completes once the entry is committed on its whole chain (durable by each
+ * replica's policy); a read returns only committed entries and fills.
+ */
+public interface StreamLog extends AutoCloseable {
+
+  /**
+   * Appends {@code payload} atomically to every stream in {@code streams} under one global address.
+   * Retries with a fresh token when a slot was taken (write-once) or junked by a reader, so the
+   * addresses in the result may be later than the first token's.
+   *
+   * <p>When a write of the entry fails part-way (a replica does not answer), the append asks the
+   * entry's deciding replica for its outcome and reports that: the entry's addresses if it
+   * committed, a fresh attempt if it aborted. If the outcome cannot be learned it fails with {@link
+   * AppendOutcomeUnknownException} (the entry may or may not be in the log): retrying then may
+   * append it twice.
+   */
+  CompletableFuture<AppendResult> append(Collection<StreamId> streams, byte[] payload);
+
+  /**
+   * Like {@link #append}, but the sequencer issues the token only if nothing in {@code condition}'s
+   * read set was written after its snapshot (conditional issuance); otherwise the future fails with
+   * {@link io.vcorfu.protocol.TokenRefusedException} and nothing reaches the log. The keys of its
+   * write set are recorded as written at the entry's address (a stream written without a key in the
+   * write set counts as written whole). With an empty read set nothing is checked: that is a keyed
+   * blind write, retried with fresh tokens like {@link #append}; with reads, an entry the chain
+   * aborted fails with {@link AppendAbortedException} and is not retried.
+   */
+  CompletableFuture<AppendResult> appendConditional(
+      Collection<StreamId> streams, byte[] payload, IssueCondition condition);
+
+  /**
+   * Committed entries of {@code stream} with stream addresses in [{@code from}, {@code to}]
+   * inclusive, in stream order. Fills (holes) are returned with {@link StreamEntry#isHole()} true
+   * so callers see every address decided. Waits up to the repair bound for in-flight writes, then
+   * repairs them.
+   */
+  CompletableFuture<List<StreamEntry>> readStream(StreamId stream, long from, long to);
+
+  /** The committed entry at a global address (a hole if it was filled). */
+  CompletableFuture<GlobalEntry> readGlobal(long address);
+
+  /** Committed entries at global addresses [{@code from}, {@code to}] inclusive. */
+  CompletableFuture<List<GlobalEntry>> readGlobalRange(long from, long to);
+
+  /**
+   * The sequencer's tails ({@code check}): the global tail and, per requested stream, the last
+   * issued stream address and the global address of that stream's last entry.
+   */
+  CompletableFuture<Tails> tails(Collection<StreamId> streams);
+
+  /**
+   * The epoch of the sequencer this log talks to, as far as the log knows now (0 for a log without
+   * epochs). A transaction records it with its snapshot ({@link IssueCondition#snapshotEpoch()}); a
+   * sequencer at a later epoch restarted since, and refuses the transaction.
+   */
+  default long epoch() {
+    return 0;
+  }
+
+  /** Releases every entry of {@code stream} below stream address {@code before}. */
+  CompletableFuture<Long> trimStream(StreamId stream, long before);
+
+  /**
+   * Runs one method of a remotely hosted object on the server holding the last replica of {@code
+   * call}'s stream (see {@code ObjectBuilder.remote()}). Not retried: a failed call may be sent
+   * again by the caller, since the host only reads. The default fails with {@link
+   * NotServingException}: a log without servers hosts no remote views.
+   */
+  default CompletableFuture<ViewCallResult> viewCall(ViewCall call) {
+    return CompletableFuture.failedFuture(new NotServingException("remote-view host"));
+  }
+
+  @Override
+  void close();
+}

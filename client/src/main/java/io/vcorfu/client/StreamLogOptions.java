@@ -1,0 +1,86 @@
+package io.vcorfu.client;
+
+import io.vcorfu.protocol.ClientOptions;
+import java.time.Duration;
+
+/**
+ * Client settings of the stream layer.
+ *
+ * @param repairAfter how long a reader waits for an in-flight write before repairing it (finishing
+ *     or filling it); bounds how long a dead writer can stall readers
+ * @param maxEntryBytes largest payload accepted, checked before a token is taken
+ * @param maxAppendAttempts how many fresh tokens an append tries before failing
+ * @param rpc transport settings (timeouts, frame size)
+ * @param writeCacheBytes how many bytes of this client's own committed appends it keeps to serve
+ *     reads of them without a request (oldest evicted first; 0 disables). A local view of an object
+ *     this client updates then syncs past its own updates from memory.
+ * @param readLease length of the read lease this client keeps while it queries tails ({@link
+ *     Duration#ZERO}, the default: none). With a lease, linearizable tail queries (every local-view
+ *     read) are answered from memory; the price is paid by writers: the sequencer answers another
+ *     client's token or tail query only after every lease holder has learnt the tokens it reveals,
+ *     or after the holder's lease ran out if it does not answer.
+ */
+public record StreamLogOptions(
+    Duration repairAfter,
+    int maxEntryBytes,
+    int maxAppendAttempts,
+    ClientOptions rpc,
+    long writeCacheBytes,
+    Duration readLease) {
+
+  public static final Duration DEFAULT_REPAIR_AFTER = Duration.ofMillis(250);
+  public static final int DEFAULT_MAX_ENTRY_BYTES = 4 * 1024 * 1024;
+  public static final long DEFAULT_WRITE_CACHE_BYTES = 32L * 1024 * 1024;
+
+  public StreamLogOptions {
+    if (writeCacheBytes < 0) {
+      throw new IllegalArgumentException("writeCacheBytes must be >= 0, got " + writeCacheBytes);
+    }
+    if (readLease.isNegative() || (!readLease.isZero() && readLease.toMillis() < 10)) {
+      throw new IllegalArgumentException(
+          "readLease must be zero (none) or at least 10 ms, got " + readLease);
+    }
+  }
+
+  public static StreamLogOptions defaults() {
+    return new StreamLogOptions(
+        DEFAULT_REPAIR_AFTER,
+        DEFAULT_MAX_ENTRY_BYTES,
+        16,
+        ClientOptions.defaults(),
+        DEFAULT_WRITE_CACHE_BYTES,
+        Duration.ZERO);
+  }
+
+  public StreamLogOptions withRepairAfter(Duration d) {
+    return new StreamLogOptions(
+        d, maxEntryBytes, maxAppendAttempts, rpc, writeCacheBytes, readLease);
+  }
+
+  public StreamLogOptions withRpc(ClientOptions options) {
+    return new StreamLogOptions(
+        repairAfter, maxEntryBytes, maxAppendAttempts, options, writeCacheBytes, readLease);
+  }
+
+  public StreamLogOptions withMaxEntryBytes(int bytes) {
+    return new StreamLogOptions(
+        repairAfter, bytes, maxAppendAttempts, rpc, writeCacheBytes, readLease);
+  }
+
+  public StreamLogOptions withMaxAppendAttempts(int attempts) {
+    return new StreamLogOptions(
+        repairAfter, maxEntryBytes, attempts, rpc, writeCacheBytes, readLease);
+  }
+
+  /** The same options with a read lease of {@code lease} ({@link Duration#ZERO}: none). */
+  public StreamLogOptions withReadLease(Duration lease) {
+    return new StreamLogOptions(
+        repairAfter, maxEntryBytes, maxAppendAttempts, rpc, writeCacheBytes, lease);
+  }
+
+  /** The same options with a write cache of {@code bytes} (0: reads always go to the replicas). */
+  public StreamLogOptions withWriteCacheBytes(long bytes) {
+    return new StreamLogOptions(
+        repairAfter, maxEntryBytes, maxAppendAttempts, rpc, bytes, readLease);
+  }
+}

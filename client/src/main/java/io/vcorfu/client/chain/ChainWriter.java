@@ -1,0 +1,489 @@
+package io.vcorfu.client.chain;
+
+import com.google.protobuf.ByteString;
+import io.vcorfu.client.read.RepairingReader;
+import io.vcorfu.client.rpc.EpochRpc;
+import io.vcorfu.client.rpc.ReplicaClient;
+import io.vcorfu.layout.ChainPlan;
+import io.vcorfu.protocol.Errors;
+import io.vcorfu.protocol.OverwrittenException;
+import io.vcorfu.protocol.RpcTimeoutException;
+import io.vcorfu.protocol.SealedException;
+import io.vcorfu.protocol.StreamId;
+import io.vcorfu.protocol.TransportException;
+import io.vcorfu.protocol.TrimmedException;
+import io.vcorfu.protocol.UnknownStreamException;
+import io.vcorfu.protocol.proto.ChainStep;
+import io.vcorfu.protocol.proto.ChainWriteResponse;
+import io.vcorfu.protocol.proto.EntryKind;
+import io.vcorfu.protocol.proto.LogEntryMsg;
+import io.vcorfu.protocol.proto.ReadResult;
+import io.vcorfu.protocol.proto.StreamSlot;
+import io.vcorfu.protocol.proto.Token;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Drives one entry through its chain to a decision. Used by writers (the normal write path) and by
+ * readers repairing an incomplete write: both run the same idempotent steps, so any number of
+ * parties may drive one entry concurrently.
+ *
+ * <p>The rule: <em>the last replica of the chain decides.</em> Writes go to each replica of the
+ * chain in order (log replicas, then stream replicas); the last write is also its commit. If any
+ * write finds its slot taken by something else, the driver asks the deciding replica: an abort-fill
+ * there either finds the entry (it committed: someone else finished it) or leaves a hole (it
+ * aborted everywhere, and the earlier replicas' copies are replaced by holes).
+ *
+ * <p>A drive completes as soon as the outcome is decided: COMMITTED once the last replica holds the
+ * entry. Commit messages to the earlier replicas are sent without waiting for them; until one
+ * arrives, a reader of such a replica sees the entry uncommitted, waits briefly and, if needed,
+ * confirms the decision with the last replica (see {@link RepairingReader}).
+ *
+ * <p><b>Trimmed deciders.</b> The deciding slot can be trimmed away (its stream trimmed past it)
+ * while earlier copies of the entry, on other streams or in the log, are still uncommitted. Safety
+ * then rests on one rule, kept by every stream trim ({@link RepairingReader#settleBelow}):
+ * <em>before any replica of a stream trims below an address, every entry that stream's replica
+ * decides below it is decided, and every committed one is committed at every copy.</em> Hence, when
+ * the decider answers TRIMMED, the remaining copies tell the outcome: a copy that holds the entry
+ * committed means COMMITTED; any other untrimmed copy (empty, uncommitted, a hole) means the entry
+ * never committed, and it is aborted. If every copy is trimmed the outcome cannot be learned and
+ * the decision fails with {@link TrimmedException}: nobody can read the entry any more, but a
+ * writer must not be told it aborted. A trimmed decider therefore never turns data into a hole.
+ */
+public final class ChainWriter {
+  /** How a drive ended. */
+  public enum Outcome {
+    COMMITTED,
+    ABORTED
+  }
+
+  private static final int TRANSIENT_RETRIES = 5;
+
+  private final ReplicaClient ops;
+  private final Executor delayed = CompletableFuture.delayedExecutor(20, TimeUnit.MILLISECONDS);
+
+  public ChainWriter(ReplicaClient ops) {
+    this.ops = ops;
+  }
+
+  public ChainPlan plan(LogEntryMsg entry) {
+    List<StreamId> streams = new ArrayList<>(entry.getSlotsCount());
+    for (StreamSlot slot : entry.getSlotsList()) {
+      streams.add(StreamId.fromMsg(slot.getStream()));
+    }
+    return ChainPlan.of(ops.rpc().layout().current(), entry.getGlobalAddress(), streams);
+  }
+
+  /** Writes {@code entry} through its chain, or finishes a write someone else started. */
+  public CompletableFuture<Outcome> drive(LogEntryMsg entry) {
+    ChainPlan plan = plan(entry);
+    return writeFrom(entry, plan, 0, 0);
+  }
+
+  /**
+   * Decides {@code entry} without writing it anywhere new: commit if the decider holds it, else
+   * abort.
+   */
+  public CompletableFuture<Outcome> decide(LogEntryMsg entry) {
+    return decide(entry, plan(entry));
+  }
+
+  private CompletableFuture<Outcome> writeFrom(
+      LogEntryMsg entry, ChainPlan plan, int i, int attempt) {
+    List<ChainPlan.Visit> visits = plan.visits();
+    if (i == visits.size()) {
+      // The last replica holds the entry: it is committed. The commit messages to the earlier
+      // replicas only let them serve it without asking; they go out without holding up the writer.
+      commitEarlier(entry, plan, visits.size() - 1);
+      return CompletableFuture.completedFuture(Outcome.COMMITTED);
+    }
+    int end = runEnd(visits, i);
+    if (end - i > 1) {
+      return writeRun(entry, plan, i, end, attempt);
+    }
+    boolean last = i == visits.size() - 1;
+    return write(entry, visits.get(i), last)
+        .handle(
+            (ok, error) ->
+                error == null
+                    ? writeFrom(entry, plan, i + 1, 0)
+                    : afterFailure(entry, plan, i, attempt, error))
+        .thenCompose(f -> f);
+  }
+
+  /** The end (exclusive) of the run of consecutive visits from {@code i} on one endpoint. */
+  private static int runEnd(List<ChainPlan.Visit> visits, int i) {
+    int end = i + 1;
+    while (end < visits.size() && visits.get(end).endpoint().equals(visits.get(i).endpoint())) {
+      end++;
+    }
+    return end;
+  }
+
+  /**
+   * Writes visits {@code i..end-1}, all on one node, in one message: the node runs them in chain
+   * order and stops at the first failure, which is then handled as if that visit had been written
+   * alone. When the run ends the chain, the node also commits the run's earlier visits.
+   */
+  private CompletableFuture<Outcome> writeRun(
+      LogEntryMsg entry, ChainPlan plan, int i, int end, int attempt) {
+    List<ChainPlan.Visit> visits = plan.visits();
+    boolean endsChain = end == visits.size();
+    return ops.chainWrite(visits.get(i).endpoint(), entry, steps(entry, plan, i, end), endsChain)
+        .handle(
+            (response, error) -> {
+              if (error != null) {
+                return afterFailure(entry, plan, i, attempt, error);
+              }
+              int failed = i + response.getDone();
+              if (!response.hasError()) {
+                if (endsChain) {
+                  commitEarlier(entry, plan, i);
+                  return CompletableFuture.completedFuture(Outcome.COMMITTED);
+                }
+                return writeFrom(entry, plan, end, 0);
+              }
+              return afterFailure(
+                  entry,
+                  plan,
+                  failed,
+                  failed == i ? attempt : 0,
+                  Errors.toException(response.getError()));
+            })
+        .thenCompose(f -> f);
+  }
+
+  /** The DATA entry a writer stamps on the address and slots of {@code token}. */
+  public static LogEntryMsg dataEntry(Token token, ByteString payload, long epoch, long nonce) {
+    return LogEntryMsg.newBuilder()
+        .setGlobalAddress(token.getGlobalAddress())
+        .setKind(EntryKind.DATA)
+        .addAllSlots(token.getSlotsList())
+        .setPayload(payload)
+        .setEpoch(epoch)
+        .setNonce(nonce)
+        .build();
+  }
+
+  /**
+   * The chain-write steps for visits {@code from..to-1} of {@code plan}, in chain order; the
+   * chain's last visit is written committed.
+   */
+  public static List<ChainStep> steps(LogEntryMsg entry, ChainPlan plan, int from, int to) {
+    List<ChainPlan.Visit> visits = plan.visits();
+    List<ChainStep> steps = new ArrayList<>(to - from);
+    for (int k = from; k < to; k++) {
+      ChainPlan.Visit v = visits.get(k);
+      ChainStep.Builder step = ChainStep.newBuilder().setCommit(k == visits.size() - 1);
+      if (v.role() == ChainPlan.Role.LOG) {
+        step.setLog(true);
+      } else {
+        step.addAllSlots(slotsFor(entry, v));
+      }
+      steps.add(step.build());
+    }
+    return steps;
+  }
+
+  /**
+   * Finishes an entry whose whole chain was written in one message by the node that issued its
+   * token (see {@link ReplicaClient#sequencedWrite}): committed if every step succeeded, else the
+   * failed step is handled exactly as if this driver had sent it.
+   */
+  public CompletableFuture<Outcome> afterWholeChain(
+      LogEntryMsg entry, ChainWriteResponse response) {
+    ChainPlan plan = plan(entry);
+    if (!response.hasError()) {
+      if (response.getDone() != plan.visits().size()) {
+        return CompletableFuture.failedFuture(
+            new IllegalStateException(
+                "the node wrote "
+                    + response.getDone()
+                    + " of the "
+                    + plan.visits().size()
+                    + " visits of the entry at "
+                    + entry.getGlobalAddress()
+                    + " and reported no error"));
+      }
+      return CompletableFuture.completedFuture(Outcome.COMMITTED);
+    }
+    return afterFailure(
+        entry, plan, response.getDone(), 0, Errors.toException(response.getError()));
+  }
+
+  /** What to do when writing from visit {@code i} failed with {@code error}. */
+  private CompletableFuture<Outcome> afterFailure(
+      LogEntryMsg entry, ChainPlan plan, int i, int attempt, Throwable error) {
+    Throwable cause = EpochRpc.unwrap(error);
+    // Sealed: the entry's token was issued before a sequencer restart; its missing copies can never
+    // be written, so it is decided by the copies written before the fence.
+    if (cause instanceof OverwrittenException
+        || cause instanceof TrimmedException
+        || cause instanceof SealedException) {
+      return decide(entry, plan);
+    }
+    if (isTransient(cause) && attempt < TRANSIENT_RETRIES) {
+      return CompletableFuture.supplyAsync(() -> null, delayed)
+          .thenCompose(v -> writeFrom(entry, plan, i, attempt + 1));
+    }
+    return CompletableFuture.<Outcome>failedFuture(cause);
+  }
+
+  public static boolean isTransient(Throwable t) {
+    return t instanceof RpcTimeoutException || t instanceof TransportException;
+  }
+
+  private CompletableFuture<Void> write(LogEntryMsg entry, ChainPlan.Visit visit, boolean last) {
+    if (visit.role() == ChainPlan.Role.LOG) {
+      return ops.logWrite(visit.endpoint(), entry, last);
+    }
+    return ops.streamWrite(visit.endpoint(), entry, slotsFor(entry, visit), last);
+  }
+
+  public static List<StreamSlot> slotsFor(LogEntryMsg entry, ChainPlan.Visit visit) {
+    Set<StreamId> hosted = new HashSet<>(visit.streams());
+    List<StreamSlot> slots = new ArrayList<>();
+    for (StreamSlot slot : entry.getSlotsList()) {
+      if (hosted.contains(StreamId.fromMsg(slot.getStream()))) {
+        slots.add(slot);
+      }
+    }
+    return slots;
+  }
+
+  /** True if {@code result} holds exactly this entry (same global address and writer nonce). */
+  public static boolean holds(ReadResult result, LogEntryMsg entry) {
+    return result.getStatus() != ReadResult.Status.EMPTY
+        && result.getStatus() != ReadResult.Status.TRIMMED
+        && result.getEntry().getKind() == EntryKind.DATA
+        && result.getEntry().getGlobalAddress() == entry.getGlobalAddress()
+        && result.getEntry().getNonce() == entry.getNonce();
+  }
+
+  private CompletableFuture<Outcome> decide(LogEntryMsg entry, ChainPlan plan) {
+    ChainPlan.Visit decider = plan.last();
+    return abortFill(entry, decider, 0)
+        .thenCompose(
+            result -> {
+              if (holds(result, entry)) {
+                return commitEarlier(entry, plan, plan.visits().size() - 1)
+                    .thenApply(v -> Outcome.COMMITTED);
+              }
+              if (result.getStatus() == ReadResult.Status.TRIMMED) {
+                return decideFromCopies(entry, plan, copies(entry, plan), 0);
+              }
+              return abortEarlier(entry, plan).thenApply(v -> Outcome.ABORTED);
+            });
+  }
+
+  /** One copy of an entry: a log replica's (slot null) or one stream slot on a stream replica. */
+  private record Copy(ChainPlan.Visit visit, StreamSlot slot) {}
+
+  /** Every copy of the entry except the deciding slot itself, in chain order. */
+  private static List<Copy> copies(LogEntryMsg entry, ChainPlan plan) {
+    List<Copy> copies = new ArrayList<>();
+    List<ChainPlan.Visit> visits = plan.visits();
+    for (int i = 0; i < visits.size(); i++) {
+      ChainPlan.Visit v = visits.get(i);
+      if (v.role() == ChainPlan.Role.LOG) {
+        if (i < visits.size() - 1) {
+          copies.add(new Copy(v, null));
+        }
+        continue;
+      }
+      List<StreamSlot> slots = slotsFor(entry, v);
+      // The decider's first slot is the one abort-filled; its other slots were written with it.
+      for (int k = i == visits.size() - 1 ? 1 : 0; k < slots.size(); k++) {
+        copies.add(new Copy(v, slots.get(k)));
+      }
+    }
+    return copies;
+  }
+
+  /**
+   * The outcome of an entry whose deciding slot is trimmed, from its first untrimmed copy (see the
+   * class comment for why that copy is enough).
+   */
+  private CompletableFuture<Outcome> decideFromCopies(
+      LogEntryMsg entry, ChainPlan plan, List<Copy> copies, int i) {
+    if (i == copies.size()) {
+      if (plan.last().role() == ChainPlan.Role.LOG) {
+        return CompletableFuture.failedFuture(
+            new TrimmedException(entry.getGlobalAddress() + 1, null));
+      }
+      StreamSlot decided = slotsFor(entry, plan.last()).get(0);
+      return CompletableFuture.failedFuture(
+          new TrimmedException(
+              decided.getStreamAddress() + 1, StreamId.fromMsg(decided.getStream())));
+    }
+    return readCopy(copies.get(i), entry, 0)
+        .thenCompose(
+            r -> {
+              if (r.getStatus() == ReadResult.Status.TRIMMED) {
+                return decideFromCopies(entry, plan, copies, i + 1);
+              }
+              if (r.getStatus() == ReadResult.Status.COMMITTED && holds(r, entry)) {
+                return commitEarlier(entry, plan, plan.visits().size() - 1)
+                    .thenApply(v -> Outcome.COMMITTED);
+              }
+              return abortEarlier(entry, plan).thenApply(v -> Outcome.ABORTED);
+            });
+  }
+
+  /** What one copy's slot holds; a replica that never held the stream holds nothing there. */
+  private CompletableFuture<ReadResult> readCopy(Copy copy, LogEntryMsg entry, int attempt) {
+    CompletableFuture<List<ReadResult>> read =
+        copy.slot() == null
+            ? ops.logRead(
+                copy.visit().endpoint(), entry.getGlobalAddress(), entry.getGlobalAddress())
+            : ops.streamRead(
+                copy.visit().endpoint(),
+                StreamId.fromMsg(copy.slot().getStream()),
+                copy.slot().getStreamAddress(),
+                copy.slot().getStreamAddress());
+    return read.handle(
+            (l, error) -> {
+              if (error == null) {
+                return CompletableFuture.completedFuture(l.get(0));
+              }
+              Throwable cause = EpochRpc.unwrap(error);
+              if (cause instanceof UnknownStreamException) {
+                return CompletableFuture.completedFuture(
+                    ReadResult.newBuilder().setStatus(ReadResult.Status.EMPTY).build());
+              }
+              if (isTransient(cause) && attempt < TRANSIENT_RETRIES) {
+                return CompletableFuture.supplyAsync(() -> null, delayed)
+                    .thenCompose(v -> readCopy(copy, entry, attempt + 1));
+              }
+              return CompletableFuture.<ReadResult>failedFuture(cause);
+            })
+        .thenCompose(f -> f);
+  }
+
+  /**
+   * Commits a committed entry at every copy before its decider and completes only when each has
+   * acknowledged (retrying transient failures): after this, a trim of the decider's slot leaves the
+   * outcome readable from any other copy (see the class comment).
+   */
+  public CompletableFuture<Void> commitEveryCopy(LogEntryMsg entry) {
+    ChainPlan plan = plan(entry);
+    List<ChainPlan.Visit> visits = plan.visits();
+    List<CompletableFuture<Void>> commits = new ArrayList<>();
+    for (int i = 0; i < visits.size() - 1; i++) {
+      commits.add(commitAt(entry, visits.get(i), 0));
+    }
+    return CompletableFuture.allOf(commits.toArray(CompletableFuture[]::new));
+  }
+
+  /** True if {@code stream}'s slot of {@code entry} is on the entry's deciding replica. */
+  public boolean decidedBy(LogEntryMsg entry, StreamId stream) {
+    return plan(entry).last().streams().contains(stream);
+  }
+
+  private CompletableFuture<Void> commitAt(LogEntryMsg entry, ChainPlan.Visit v, int attempt) {
+    CompletableFuture<Void> c =
+        v.role() == ChainPlan.Role.LOG
+            ? ops.logCommit(v.endpoint(), entry.getGlobalAddress())
+            : ops.streamCommit(v.endpoint(), slotsFor(entry, v));
+    return c.handle(
+            (ok, error) -> {
+              if (error == null) {
+                return CompletableFuture.<Void>completedFuture(null);
+              }
+              Throwable cause = EpochRpc.unwrap(error);
+              if (isTransient(cause) && attempt < TRANSIENT_RETRIES) {
+                return CompletableFuture.supplyAsync(() -> null, delayed)
+                    .thenCompose(x -> commitAt(entry, v, attempt + 1));
+              }
+              return CompletableFuture.<Void>failedFuture(cause);
+            })
+        .thenCompose(f -> f);
+  }
+
+  /**
+   * An abort-fill of the visit's first slot of the entry; returns what the slot holds afterwards.
+   */
+  private CompletableFuture<ReadResult> abortFill(
+      LogEntryMsg entry, ChainPlan.Visit visit, int attempt) {
+    CompletableFuture<ReadResult> fill;
+    if (visit.role() == ChainPlan.Role.LOG) {
+      fill = ops.logFill(visit.endpoint(), entry.getGlobalAddress(), true, entry.getNonce());
+    } else {
+      StreamSlot slot = slotsFor(entry, visit).get(0);
+      fill =
+          ops.streamFill(
+              visit.endpoint(),
+              StreamId.fromMsg(slot.getStream()),
+              slot.getStreamAddress(),
+              true,
+              entry.getNonce());
+    }
+    return fill.handle(
+            (r, error) -> {
+              if (error == null) {
+                return CompletableFuture.completedFuture(r);
+              }
+              Throwable cause = EpochRpc.unwrap(error);
+              if (cause instanceof TrimmedException) {
+                return CompletableFuture.completedFuture(
+                    ReadResult.newBuilder().setStatus(ReadResult.Status.TRIMMED).build());
+              }
+              if (isTransient(cause) && attempt < TRANSIENT_RETRIES) {
+                return CompletableFuture.supplyAsync(() -> null, delayed)
+                    .thenCompose(v -> abortFill(entry, visit, attempt + 1));
+              }
+              return CompletableFuture.<ReadResult>failedFuture(cause);
+            })
+        .thenCompose(f -> f);
+  }
+
+  /**
+   * Sends commits to the visits before {@code upTo}, a visit index no greater than the last one's
+   * (visits from {@code upTo} on were committed by the node that wrote them in one message).
+   */
+  private CompletableFuture<Void> commitEarlier(LogEntryMsg entry, ChainPlan plan, int upTo) {
+    List<ChainPlan.Visit> visits = plan.visits();
+    List<CompletableFuture<?>> commits = new ArrayList<>();
+    for (int i = 0; i < upTo; i++) {
+      ChainPlan.Visit v = visits.get(i);
+      CompletableFuture<Void> c =
+          v.role() == ChainPlan.Role.LOG
+              ? ops.logCommit(v.endpoint(), entry.getGlobalAddress())
+              : ops.streamCommit(v.endpoint(), slotsFor(entry, v));
+      // A lost commit is harmless: the decider holds the entry, and readers finish the commit.
+      commits.add(c.exceptionally(e -> null));
+    }
+    return CompletableFuture.allOf(commits.toArray(CompletableFuture[]::new));
+  }
+
+  private CompletableFuture<Void> abortEarlier(LogEntryMsg entry, ChainPlan plan) {
+    List<ChainPlan.Visit> visits = plan.visits();
+    List<CompletableFuture<?>> fills = new ArrayList<>();
+    for (int i = 0; i < visits.size(); i++) {
+      ChainPlan.Visit v = visits.get(i);
+      if (v.role() == ChainPlan.Role.LOG) {
+        fills.add(
+            ops.logFill(v.endpoint(), entry.getGlobalAddress(), true, entry.getNonce())
+                .exceptionally(e -> null));
+      } else {
+        for (StreamSlot slot : slotsFor(entry, v)) {
+          fills.add(
+              ops.streamFill(
+                      v.endpoint(),
+                      StreamId.fromMsg(slot.getStream()),
+                      slot.getStreamAddress(),
+                      true,
+                      entry.getNonce())
+                  .exceptionally(e -> null));
+        }
+      }
+    }
+    // A lost abort-fill is harmless: the decider holds a hole, and readers finish the abort.
+    return CompletableFuture.allOf(fills.toArray(CompletableFuture[]::new));
+  }
+}

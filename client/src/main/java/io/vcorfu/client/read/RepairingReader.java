@@ -1,0 +1,394 @@
+package io.vcorfu.client.read;
+
+import io.vcorfu.client.RepairIncompleteException;
+import io.vcorfu.client.chain.ChainWriter;
+import io.vcorfu.client.rpc.EpochRpc;
+import io.vcorfu.client.rpc.ReplicaClient;
+import io.vcorfu.protocol.Endpoint;
+import io.vcorfu.protocol.StreamId;
+import io.vcorfu.protocol.TrimBounds;
+import io.vcorfu.protocol.TrimmedException;
+import io.vcorfu.protocol.UnknownStreamException;
+import io.vcorfu.protocol.proto.EntryKind;
+import io.vcorfu.protocol.proto.LogEntryMsg;
+import io.vcorfu.protocol.proto.ReadResult;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BiFunction;
+import java.util.function.Function;
+
+/**
+ * Reads committed slots, waiting a bounded time for in-flight writes and then repairing them.
+ *
+ * <p>A slot that is empty or holds an uncommitted entry is re-read with a growing back-off until
+ * {@code repairAfter} has passed since the read began; then the reader repairs it: an uncommitted
+ * entry is driven to its decision ({@link ChainWriter}), an empty slot is filled with a hole
+ * through its chain in order (a replica that turns out to hold an entry switches the repair to
+ * driving that entry). A reader therefore never waits much longer than {@code repairAfter} for a
+ * dead writer, and every reader sees the same outcome for every slot.
+ *
+ * <p>A reader returns only decided slots: committed data, a committed hole, or a typed error. A
+ * repaired entry's value is the decision of its drive, never a re-read of a copy the drive may not
+ * have reached: a committed entry is returned as the entry driven; an aborted one only once the
+ * slot read holds its hole (the reader abort-fills it itself, and a failure of that fill fails the
+ * read). A slot that ends trimmed fails with {@link TrimmedException}, and one still undecided with
+ * {@link RepairIncompleteException}.
+ */
+public final class RepairingReader {
+  /** Largest range one read request asks for; longer reads are split. */
+  public static final int PAGE = 1024;
+
+  private final ReplicaClient ops;
+  private final ChainWriter driver;
+  private final long repairAfterNanos;
+
+  public RepairingReader(ReplicaClient ops, ChainWriter driver, Duration repairAfter) {
+    this.ops = ops;
+    this.driver = driver;
+    this.repairAfterNanos = repairAfter.toNanos();
+  }
+
+  /** A source of slots: a replica chain read by range, and a way to repair one address. */
+  private interface Slots {
+    CompletableFuture<List<ReadResult>> read(long from, long to);
+
+    CompletableFuture<ReadResult> repair(long address);
+
+    /**
+     * Abort-fills the slot as read (the chain's last replica) if it holds the entry {@code nonce}.
+     */
+    CompletableFuture<ReadResult> abort(long address, long nonce);
+  }
+
+  /** Decided results for stream addresses [from, to] of {@code stream}. */
+  public CompletableFuture<List<ReadResult>> readStream(StreamId stream, long from, long to) {
+    return readRange(streamSlots(stream), from, to);
+  }
+
+  /** Decided results for global addresses [from, to]. */
+  public CompletableFuture<List<ReadResult>> readGlobal(long from, long to) {
+    return readRange(globalSlots(), from, to);
+  }
+
+  private Slots streamSlots(StreamId stream) {
+    return new Slots() {
+      @Override
+      public CompletableFuture<List<ReadResult>> read(long from, long to) {
+        List<Endpoint> chain = ops.rpc().layout().current().streamChain(stream);
+        return ops.streamRead(chain.get(chain.size() - 1), stream, from, to)
+            .exceptionallyCompose(
+                e -> {
+                  if (EpochRpc.unwrap(e) instanceof UnknownStreamException) {
+                    return CompletableFuture.completedFuture(empties(from, to));
+                  }
+                  return CompletableFuture.failedFuture(EpochRpc.unwrap(e));
+                });
+      }
+
+      @Override
+      public CompletableFuture<ReadResult> repair(long address) {
+        List<Endpoint> chain = ops.rpc().layout().current().streamChain(stream);
+        return fillChain(
+            chain,
+            0,
+            r -> ops.streamFill(r, stream, address, false, 0),
+            (entry, outcome) -> settle(this, address, entry, outcome));
+      }
+
+      @Override
+      public CompletableFuture<ReadResult> abort(long address, long nonce) {
+        List<Endpoint> chain = ops.rpc().layout().current().streamChain(stream);
+        return ops.streamFill(chain.get(chain.size() - 1), stream, address, true, nonce);
+      }
+    };
+  }
+
+  private Slots globalSlots() {
+    return new Slots() {
+      @Override
+      public CompletableFuture<List<ReadResult>> read(long from, long to) {
+        // Addresses are spread over log chains; ask every chain that owns part of the range for the
+        // whole range and keep from each only the addresses it owns.
+        var layout = ops.rpc().layout().current();
+        java.util.Map<List<Endpoint>, CompletableFuture<List<ReadResult>>> byChain =
+            new java.util.LinkedHashMap<>();
+        List<List<Endpoint>> owner = new ArrayList<>((int) (to - from + 1));
+        for (long a = from; a <= to; a++) {
+          List<Endpoint> chain = layout.logChain(a);
+          owner.add(chain);
+          byChain.computeIfAbsent(
+              chain,
+              c ->
+                  ops.logRead(c.get(c.size() - 1), from, to)
+                      .thenApply(l -> withAddresses(l, from)));
+        }
+        return CompletableFuture.allOf(byChain.values().toArray(CompletableFuture[]::new))
+            .thenApply(
+                v -> {
+                  List<ReadResult> out = new ArrayList<>(owner.size());
+                  for (int i = 0; i < owner.size(); i++) {
+                    out.add(byChain.get(owner.get(i)).join().get(i));
+                  }
+                  return out;
+                });
+      }
+
+      @Override
+      public CompletableFuture<ReadResult> repair(long address) {
+        List<Endpoint> chain = ops.rpc().layout().current().logChain(address);
+        return fillChain(
+            chain,
+            0,
+            r -> ops.logFill(r, address, false, 0),
+            (entry, outcome) -> settle(this, address, entry, outcome));
+      }
+
+      @Override
+      public CompletableFuture<ReadResult> abort(long address, long nonce) {
+        List<Endpoint> chain = ops.rpc().layout().current().logChain(address);
+        return ops.logFill(chain.get(chain.size() - 1), address, true, nonce);
+      }
+    };
+  }
+
+  private static List<ReadResult> withAddresses(List<ReadResult> results, long from) {
+    List<ReadResult> out = new ArrayList<>(results.size());
+    for (int i = 0; i < results.size(); i++) {
+      ReadResult r = results.get(i);
+      out.add(r.getAddress() == from + i ? r : r.toBuilder().setAddress(from + i).build());
+    }
+    return out;
+  }
+
+  private static CompletableFuture<ReadResult> done(ReadResult r) {
+    return CompletableFuture.completedFuture(r);
+  }
+
+  private static List<ReadResult> empties(long from, long to) {
+    List<ReadResult> out = new ArrayList<>();
+    for (long a = from; a <= to; a++) {
+      out.add(ReadResult.newBuilder().setStatus(ReadResult.Status.EMPTY).setAddress(a).build());
+    }
+    return out;
+  }
+
+  /**
+   * Fills an address through {@code chain} in order. Returns a committed hole when every replica
+   * holds a hole, the decided result when a replica holds a committed entry, or, for an uncommitted
+   * entry found on the way, what {@code settle} makes of the outcome of driving it.
+   */
+  private CompletableFuture<ReadResult> fillChain(
+      List<Endpoint> chain,
+      int i,
+      Function<Endpoint, CompletableFuture<ReadResult>> fill,
+      BiFunction<LogEntryMsg, ChainWriter.Outcome, CompletableFuture<ReadResult>> settle) {
+    return fill.apply(chain.get(i))
+        .thenCompose(
+            r -> {
+              if (r.getStatus() == ReadResult.Status.TRIMMED) {
+                return done(r);
+              }
+              if (r.getEntry().getKind() == EntryKind.DATA) {
+                if (r.getStatus() == ReadResult.Status.COMMITTED) {
+                  return done(r);
+                }
+                return driver.drive(r.getEntry()).thenCompose(o -> settle.apply(r.getEntry(), o));
+              }
+              if (i + 1 < chain.size()) {
+                return fillChain(chain, i + 1, fill, settle);
+              }
+              return done(r);
+            });
+  }
+
+  /**
+   * The slot at {@code address}, which held {@code entry}, once the entry's drive decided {@code
+   * outcome}: the entry itself if it committed; if it aborted, the hole that replaces it in the
+   * slot as read, written here if the drive's own abort-fill did not reach it.
+   */
+  private CompletableFuture<ReadResult> settle(
+      Slots slots, long address, LogEntryMsg entry, ChainWriter.Outcome outcome) {
+    if (outcome == ChainWriter.Outcome.COMMITTED) {
+      return done(
+          ReadResult.newBuilder()
+              .setStatus(ReadResult.Status.COMMITTED)
+              .setAddress(address)
+              .setEntry(entry)
+              .build());
+    }
+    return slots
+        .abort(address, entry.getNonce())
+        .thenApply(r -> r.getAddress() == address ? r : r.toBuilder().setAddress(address).build());
+  }
+
+  /**
+   * Settles every entry of {@code stream} below {@code before} for a trim of the stream (the rule
+   * in {@link ChainWriter}'s class comment): each slot from the stream's trim mark up is read until
+   * decided (repairing as any read does), and each committed entry whose deciding replica is this
+   * stream's is committed at every other copy, all acknowledged. Pages are settled one after
+   * another. Fails with {@link UnknownStreamException} when the stream's last replica holds nothing
+   * of it.
+   */
+  public CompletableFuture<Void> settleBelow(StreamId stream, long before) {
+    List<Endpoint> chain = ops.rpc().layout().current().streamChain(stream);
+    return ops.streamTail(chain.get(chain.size() - 1), List.of(stream), false)
+        .thenCompose(
+            t -> {
+              if (t.getTailsCount() == 0 || t.getTails(0).getTail() < 0) {
+                return CompletableFuture.failedFuture(new UnknownStreamException(stream));
+              }
+              // The replica refuses such a mark anyway; refusing it here settles nothing first.
+              TrimBounds.check("stream " + stream, before, t.getTails(0).getTail());
+              return settlePages(stream, Math.max(0, t.getTails(0).getTrimMark()), before - 1);
+            });
+  }
+
+  private CompletableFuture<Void> settlePages(StreamId stream, long from, long to) {
+    if (from > to) {
+      return CompletableFuture.completedFuture(null);
+    }
+    long end = Math.min(to, from + PAGE - 1);
+    return readRange(streamSlots(stream), from, end)
+        .handle(
+            (results, error) -> {
+              if (error != null) {
+                Throwable cause = EpochRpc.unwrap(error);
+                if (cause instanceof TrimmedException t && t.trimMark() > from) {
+                  // Another trim got there first: what it covers it settled.
+                  return settlePages(stream, t.trimMark(), to);
+                }
+                return CompletableFuture.<Void>failedFuture(cause);
+              }
+              List<CompletableFuture<Void>> commits = new ArrayList<>();
+              for (ReadResult r : results) {
+                LogEntryMsg e = r.getEntry();
+                if (e.getKind() == EntryKind.DATA && driver.decidedBy(e, stream)) {
+                  commits.add(driver.commitEveryCopy(e));
+                }
+              }
+              return CompletableFuture.allOf(commits.toArray(CompletableFuture[]::new))
+                  .thenCompose(v -> settlePages(stream, end + 1, to));
+            })
+        .thenCompose(f -> f);
+  }
+
+  private CompletableFuture<List<ReadResult>> readRange(Slots slots, long from, long to) {
+    if (from > to) {
+      return CompletableFuture.completedFuture(List.of());
+    }
+    List<CompletableFuture<List<ReadResult>>> pages = new ArrayList<>();
+    for (long start = from; start <= to; start += PAGE) {
+      long end = Math.min(to, start + PAGE - 1);
+      pages.add(readPage(slots, start, end, System.nanoTime(), 0));
+    }
+    return CompletableFuture.allOf(pages.toArray(CompletableFuture[]::new))
+        .thenApply(
+            v -> {
+              List<ReadResult> all = new ArrayList<>((int) (to - from + 1));
+              pages.forEach(p -> all.addAll(p.join()));
+              return all;
+            });
+  }
+
+  private CompletableFuture<List<ReadResult>> readPage(
+      Slots slots, long from, long to, long startedNanos, int round) {
+    return slots
+        .read(from, to)
+        .thenCompose(
+            results -> {
+              long firstPending = -1;
+              long lastPending = -1;
+              for (ReadResult r : results) {
+                if (r.getStatus() == ReadResult.Status.TRIMMED) {
+                  return CompletableFuture.failedFuture(
+                      new TrimmedException(trimMarkOf(results), null));
+                }
+                if (!decided(r)) {
+                  if (firstPending < 0) {
+                    firstPending = r.getAddress();
+                  }
+                  lastPending = r.getAddress();
+                }
+              }
+              if (firstPending < 0) {
+                return CompletableFuture.completedFuture(results);
+              }
+              long fp = firstPending;
+              long lp = lastPending;
+              CompletableFuture<List<ReadResult>> pending;
+              if (System.nanoTime() - startedNanos < repairAfterNanos) {
+                long delayMicros = Math.min(20_000, 100L << Math.min(round, 8));
+                pending =
+                    CompletableFuture.supplyAsync(
+                            () -> null,
+                            CompletableFuture.delayedExecutor(delayMicros, TimeUnit.MICROSECONDS))
+                        .thenCompose(v -> readPage(slots, fp, lp, startedNanos, round + 1));
+              } else {
+                pending = repairAll(slots, results, fp, lp);
+              }
+              return pending.thenApply(
+                  fixed -> {
+                    List<ReadResult> merged = new ArrayList<>(results);
+                    for (ReadResult r : fixed) {
+                      merged.set((int) (r.getAddress() - from), r);
+                    }
+                    return merged;
+                  });
+            });
+  }
+
+  private static long trimMarkOf(List<ReadResult> results) {
+    long mark = -1;
+    for (ReadResult r : results) {
+      if (r.getStatus() == ReadResult.Status.TRIMMED) {
+        mark = r.getAddress() + 1;
+      }
+    }
+    return mark;
+  }
+
+  private CompletableFuture<List<ReadResult>> repairAll(
+      Slots slots, List<ReadResult> results, long fp, long lp) {
+    List<CompletableFuture<ReadResult>> repairs = new ArrayList<>();
+    for (ReadResult r : results) {
+      if (r.getAddress() < fp || r.getAddress() > lp) {
+        continue;
+      }
+      if (decided(r)) {
+        repairs.add(done(r));
+      } else if (r.getStatus() == ReadResult.Status.UNCOMMITTED) {
+        long address = r.getAddress();
+        repairs.add(
+            driver.drive(r.getEntry()).thenCompose(o -> settle(slots, address, r.getEntry(), o)));
+      } else {
+        repairs.add(slots.repair(r.getAddress()));
+      }
+    }
+    return CompletableFuture.allOf(repairs.toArray(CompletableFuture[]::new))
+        .thenCompose(
+            v -> {
+              List<ReadResult> out = new ArrayList<>();
+              for (CompletableFuture<ReadResult> f : repairs) {
+                ReadResult r = f.join();
+                if (r.getStatus() == ReadResult.Status.TRIMMED) {
+                  return CompletableFuture.failedFuture(
+                      new TrimmedException(r.getAddress() + 1, null));
+                }
+                if (!decided(r)) {
+                  return CompletableFuture.failedFuture(
+                      new RepairIncompleteException(
+                          r.getAddress(), "it still reads " + r.getStatus()));
+                }
+                out.add(r);
+              }
+              return CompletableFuture.completedFuture(out);
+            });
+  }
+
+  private static boolean decided(ReadResult r) {
+    return r.getStatus() == ReadResult.Status.COMMITTED;
+  }
+}

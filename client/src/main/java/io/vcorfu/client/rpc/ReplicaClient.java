@@ -1,0 +1,274 @@
+package io.vcorfu.client.rpc;
+
+import com.google.protobuf.ByteString;
+import io.vcorfu.protocol.Endpoint;
+import io.vcorfu.protocol.StreamId;
+import io.vcorfu.protocol.proto.ChainStep;
+import io.vcorfu.protocol.proto.ChainWriteRequest;
+import io.vcorfu.protocol.proto.ChainWriteResponse;
+import io.vcorfu.protocol.proto.LogCommitRequest;
+import io.vcorfu.protocol.proto.LogEntryMsg;
+import io.vcorfu.protocol.proto.LogFillRequest;
+import io.vcorfu.protocol.proto.LogReadRequest;
+import io.vcorfu.protocol.proto.LogTailRequest;
+import io.vcorfu.protocol.proto.LogTailResponse;
+import io.vcorfu.protocol.proto.LogTrimRequest;
+import io.vcorfu.protocol.proto.LogWriteRequest;
+import io.vcorfu.protocol.proto.ReadLeaseRequest;
+import io.vcorfu.protocol.proto.ReadLeaseResponse;
+import io.vcorfu.protocol.proto.ReadResult;
+import io.vcorfu.protocol.proto.Request;
+import io.vcorfu.protocol.proto.SequencedWriteRequest;
+import io.vcorfu.protocol.proto.SequencedWriteResponse;
+import io.vcorfu.protocol.proto.StreamCommitRequest;
+import io.vcorfu.protocol.proto.StreamFillRequest;
+import io.vcorfu.protocol.proto.StreamReadRequest;
+import io.vcorfu.protocol.proto.StreamSlot;
+import io.vcorfu.protocol.proto.StreamTailRequest;
+import io.vcorfu.protocol.proto.StreamTailResponse;
+import io.vcorfu.protocol.proto.StreamTrimRequest;
+import io.vcorfu.protocol.proto.StreamWriteRequest;
+import io.vcorfu.protocol.proto.TailRequest;
+import io.vcorfu.protocol.proto.TailResponse;
+import io.vcorfu.protocol.proto.TokenRequest;
+import io.vcorfu.protocol.proto.TokenResponse;
+import io.vcorfu.protocol.proto.TxResolution;
+import io.vcorfu.protocol.proto.ViewCallRequest;
+import io.vcorfu.protocol.proto.ViewCallResponse;
+import java.util.Collection;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+/** Typed asynchronous calls to the sequencer and the replicas. Thread-safe. */
+public final class ReplicaClient {
+  private final EpochRpc rpc;
+
+  public ReplicaClient(EpochRpc rpc) {
+    this.rpc = rpc;
+  }
+
+  public EpochRpc rpc() {
+    return rpc;
+  }
+
+  private Endpoint sequencer() {
+    return rpc.layout().current().sequencer();
+  }
+
+  public CompletableFuture<TokenResponse> token(
+      Collection<StreamId> streams, TxResolution tx, int count) {
+    TokenRequest.Builder b = TokenRequest.newBuilder().setCount(count);
+    streams.forEach(s -> b.addStreams(s.toMsg()));
+    if (tx != null) {
+      b.setTx(tx);
+    }
+    return rpc.call(sequencer(), Request.newBuilder().setToken(b)).thenApply(r -> r.getToken());
+  }
+
+  /**
+   * Token and chain write in one request to a sequencer that hosts every chain (see {@link
+   * io.vcorfu.layout.Layout#sequencerHostsEveryChain}).
+   */
+  public CompletableFuture<SequencedWriteResponse> sequencedWrite(
+      Collection<StreamId> streams, TxResolution tx, byte[] payload, long nonce) {
+    TokenRequest.Builder token = TokenRequest.newBuilder().setCount(1);
+    streams.forEach(s -> token.addStreams(s.toMsg()));
+    if (tx != null) {
+      token.setTx(tx);
+    }
+    SequencedWriteRequest.Builder b =
+        SequencedWriteRequest.newBuilder()
+            .setToken(token)
+            .setPayload(ByteString.copyFrom(payload))
+            .setNonce(nonce);
+    return rpc.call(sequencer(), Request.newBuilder().setSequencedWrite(b))
+        .thenApply(r -> r.getSequencedWrite());
+  }
+
+  /**
+   * Asks the sequencer for (or renews) a read lease, acknowledging pushes up to {@code applied}.
+   */
+  public CompletableFuture<ReadLeaseResponse> readLease(int leaseMs, long applied) {
+    return readLease(leaseMs, applied, epoch -> {});
+  }
+
+  /**
+   * {@link #readLease(int, long)}, telling {@code answeredAt} the epoch the sequencer answered in
+   * before the answer completes the future.
+   */
+  public CompletableFuture<ReadLeaseResponse> readLease(
+      int leaseMs, long applied, java.util.function.LongConsumer answeredAt) {
+    return rpc.call(
+            sequencer(),
+            Request.newBuilder()
+                .setReadLease(
+                    ReadLeaseRequest.newBuilder().setLeaseMs(leaseMs).setApplied(applied)))
+        .thenApply(
+            r -> {
+              // The response carries the request's epoch, which the sequencer checked against its
+              // own.
+              answeredAt.accept(r.getHeader().getEpoch());
+              return r.getReadLease();
+            });
+  }
+
+  /** Ends this client's read lease at the sequencer. */
+  public CompletableFuture<ReadLeaseResponse> releaseReadLease() {
+    return rpc.call(
+            sequencer(),
+            Request.newBuilder().setReadLease(ReadLeaseRequest.newBuilder().setRelease(true)))
+        .thenApply(r -> r.getReadLease());
+  }
+
+  /**
+   * Asks {@code node} to seal every epoch below {@code epoch} (any role honours it; see {@code
+   * SealRequest}); returns the node's epoch afterwards, which is later than {@code epoch} when the
+   * node had already been sealed further.
+   */
+  public CompletableFuture<Long> seal(Endpoint node, long epoch) {
+    return rpc.call(
+            node,
+            Request.newBuilder()
+                .setSeal(io.vcorfu.protocol.proto.SealRequest.newBuilder().setEpoch(epoch)))
+        .thenApply(r -> r.getSeal().getEpoch());
+  }
+
+  public CompletableFuture<TailResponse> tail(Collection<StreamId> streams) {
+    TailRequest.Builder b = TailRequest.newBuilder();
+    streams.forEach(s -> b.addStreams(s.toMsg()));
+    return rpc.call(sequencer(), Request.newBuilder().setTail(b)).thenApply(r -> r.getTail());
+  }
+
+  public CompletableFuture<Void> logWrite(Endpoint replica, LogEntryMsg entry, boolean commit) {
+    return rpc.call(
+            replica,
+            Request.newBuilder()
+                .setLogWrite(LogWriteRequest.newBuilder().setEntry(entry).setCommit(commit)))
+        .thenApply(r -> null);
+  }
+
+  public CompletableFuture<Void> logCommit(Endpoint replica, long address) {
+    return rpc.call(
+            replica,
+            Request.newBuilder().setLogCommit(LogCommitRequest.newBuilder().addAddresses(address)))
+        .thenApply(r -> null);
+  }
+
+  public CompletableFuture<ReadResult> logFill(
+      Endpoint replica, long address, boolean abort, long abortNonce) {
+    return rpc.call(
+            replica,
+            Request.newBuilder()
+                .setLogFill(
+                    LogFillRequest.newBuilder()
+                        .setAddress(address)
+                        .setAbort(abort)
+                        .setAbortNonce(abortNonce)
+                        .setCommit(true)))
+        .thenApply(r -> r.getLogFill().getResult());
+  }
+
+  public CompletableFuture<List<ReadResult>> logRead(Endpoint replica, long from, long to) {
+    return rpc.call(
+            replica,
+            Request.newBuilder().setLogRead(LogReadRequest.newBuilder().setFrom(from).setTo(to)))
+        .thenApply(r -> r.getLogRead().getResultsList());
+  }
+
+  public CompletableFuture<LogTailResponse> logTail(Endpoint replica) {
+    return rpc.call(replica, Request.newBuilder().setLogTail(LogTailRequest.getDefaultInstance()))
+        .thenApply(r -> r.getLogTail());
+  }
+
+  public CompletableFuture<Long> logTrim(Endpoint replica, long before) {
+    return rpc.call(
+            replica, Request.newBuilder().setLogTrim(LogTrimRequest.newBuilder().setBefore(before)))
+        .thenApply(r -> r.getLogTrim().getTrimMark());
+  }
+
+  public CompletableFuture<Void> streamWrite(
+      Endpoint replica, LogEntryMsg entry, List<StreamSlot> slots, boolean commit) {
+    return rpc.call(
+            replica,
+            Request.newBuilder()
+                .setStreamWrite(
+                    StreamWriteRequest.newBuilder()
+                        .setEntry(entry)
+                        .addAllSlots(slots)
+                        .setCommit(commit)))
+        .thenApply(r -> null);
+  }
+
+  /** Consecutive chain visits on one node in one message; see {@code ChainWriteRequest}. */
+  public CompletableFuture<ChainWriteResponse> chainWrite(
+      Endpoint node, LogEntryMsg entry, List<ChainStep> steps, boolean commitEarlier) {
+    return rpc.call(
+            node,
+            Request.newBuilder()
+                .setChainWrite(
+                    ChainWriteRequest.newBuilder()
+                        .setEntry(entry)
+                        .addAllSteps(steps)
+                        .setCommitEarlier(commitEarlier)))
+        .thenApply(r -> r.getChainWrite());
+  }
+
+  public CompletableFuture<Void> streamCommit(Endpoint replica, List<StreamSlot> slots) {
+    return rpc.call(
+            replica,
+            Request.newBuilder()
+                .setStreamCommit(StreamCommitRequest.newBuilder().addAllSlots(slots)))
+        .thenApply(r -> null);
+  }
+
+  public CompletableFuture<ReadResult> streamFill(
+      Endpoint replica, StreamId stream, long address, boolean abort, long abortNonce) {
+    return rpc.call(
+            replica,
+            Request.newBuilder()
+                .setStreamFill(
+                    StreamFillRequest.newBuilder()
+                        .setStream(stream.toMsg())
+                        .setStreamAddress(address)
+                        .setAbort(abort)
+                        .setAbortNonce(abortNonce)
+                        .setCommit(true)))
+        .thenApply(r -> r.getStreamFill().getResult());
+  }
+
+  public CompletableFuture<List<ReadResult>> streamRead(
+      Endpoint replica, StreamId stream, long from, long to) {
+    return rpc.call(
+            replica,
+            Request.newBuilder()
+                .setStreamRead(
+                    StreamReadRequest.newBuilder()
+                        .setStream(stream.toMsg())
+                        .setFrom(from)
+                        .setTo(to)))
+        .thenApply(r -> r.getStreamRead().getResultsList());
+  }
+
+  public CompletableFuture<StreamTailResponse> streamTail(
+      Endpoint replica, Collection<StreamId> streams, boolean all) {
+    StreamTailRequest.Builder b = StreamTailRequest.newBuilder().setAll(all);
+    streams.forEach(s -> b.addStreams(s.toMsg()));
+    return rpc.call(replica, Request.newBuilder().setStreamTail(b))
+        .thenApply(r -> r.getStreamTail());
+  }
+
+  public CompletableFuture<Long> streamTrim(Endpoint replica, StreamId stream, long before) {
+    return rpc.call(
+            replica,
+            Request.newBuilder()
+                .setStreamTrim(
+                    StreamTrimRequest.newBuilder().setStream(stream.toMsg()).setBefore(before)))
+        .thenApply(r -> r.getStreamTrim().getTrimMark());
+  }
+
+  /** Runs a remote-view call on {@code host}. */
+  public CompletableFuture<ViewCallResponse> viewCall(Endpoint host, ViewCallRequest request) {
+    return rpc.call(host, Request.newBuilder().setViewCall(request))
+        .thenApply(r -> r.getViewCall());
+  }
+}
