@@ -185,7 +185,6 @@ public final class Node implements AutoCloseable {
       }
       if (hostsStreams) {
         streamReplica = store.streamReplica();
-        views = new ObjectViewService(transport, () -> binding.endpoint(), config);
       }
     } catch (IOException e) {
       throw new UncheckedIOException("cannot open the replica storage of " + me, e);
@@ -196,6 +195,28 @@ public final class Node implements AutoCloseable {
       sequencer.onIssued(leases::issued);
       peers = transport.newClient(ClientOptions.defaults());
       bootstrap = new SequencerBootstrap(new BootstrapPeers(peers, chosen), chosen, sequencer);
+    }
+    if (streamReplica != null) {
+      // The remote-view host reads what this node holds (its stream replica, its sequencer's
+      // tails) in process, and only the rest over the network.
+      StreamReplica replica = streamReplica;
+      SequencerService localSequencer = sequencer;
+      SequencerBootstrap localBootstrap = bootstrap;
+      ReadLeases localLeases = leases;
+      views =
+          new ObjectViewService(
+              transport,
+              () -> binding.endpoint(),
+              config,
+              cluster ->
+                  new LocalReplicaLog(
+                      cluster,
+                      me,
+                      layout::get,
+                      replica,
+                      localSequencer,
+                      localBootstrap,
+                      localLeases));
     }
   }
 

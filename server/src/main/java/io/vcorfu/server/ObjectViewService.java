@@ -1,12 +1,12 @@
 package io.vcorfu.server;
 
 import io.vcorfu.client.ClusterStreamLog;
+import io.vcorfu.client.StreamLog;
 import io.vcorfu.client.StreamLogOptions;
 import io.vcorfu.protocol.Endpoint;
 import io.vcorfu.protocol.Transport;
 import io.vcorfu.protocol.proto.ViewCallRequest;
 import io.vcorfu.protocol.proto.ViewCallResponse;
-import io.vcorfu.runtime.RemoteViewCalls;
 import io.vcorfu.runtime.VCorfuRuntime;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -19,6 +19,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
+import java.util.function.UnaryOperator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -37,15 +38,25 @@ final class ObjectViewService implements AutoCloseable {
   private final Transport transport;
   private final Supplier<Endpoint> self;
   private final NodeConfig config;
+  private final UnaryOperator<StreamLog> overLocalRoles;
   private final ExecutorService pool;
-  private RemoteViewCalls executor; // guarded by this
+  private RemoteViewExecutor executor; // guarded by this
   private URLClassLoader ownLoader; // guarded by this
   private boolean closed; // guarded by this
 
-  ObjectViewService(Transport transport, Supplier<Endpoint> self, NodeConfig config) {
+  /**
+   * A host whose runtime reaches the cluster through {@code transport} from {@code self}, with the
+   * cluster log wrapped by {@code overLocalRoles} so that what this node holds is read in process.
+   */
+  ObjectViewService(
+      Transport transport,
+      Supplier<Endpoint> self,
+      NodeConfig config,
+      UnaryOperator<StreamLog> overLocalRoles) {
     this.transport = transport;
     this.self = self;
     this.config = config;
+    this.overLocalRoles = overLocalRoles;
     AtomicInteger n = new AtomicInteger();
     this.pool =
         Executors.newFixedThreadPool(
@@ -62,7 +73,7 @@ final class ObjectViewService implements AutoCloseable {
     return CompletableFuture.supplyAsync(() -> executor().execute(request), pool);
   }
 
-  private synchronized RemoteViewCalls executor() {
+  private synchronized RemoteViewExecutor executor() {
     if (closed) {
       throw new io.vcorfu.protocol.NotServingException("remote-view host");
     }
@@ -70,9 +81,10 @@ final class ObjectViewService implements AutoCloseable {
       ClassLoader classes = loader();
       VCorfuRuntime runtime =
           VCorfuRuntime.using(
-              ClusterStreamLog.connect(transport, self.get(), StreamLogOptions.defaults()));
+              overLocalRoles.apply(
+                  ClusterStreamLog.connect(transport, self.get(), StreamLogOptions.defaults())));
       executor =
-          new RemoteViewCalls(
+          new RemoteViewExecutor(
               runtime, classes, config.checkpointEvery(), config.checkpointInterval());
       LOG.info(
           "node {} hosts remote views (classes from {}; checkpoints every {} updates and every {})",

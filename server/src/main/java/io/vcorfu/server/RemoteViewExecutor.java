@@ -1,4 +1,4 @@
-package io.vcorfu.runtime;
+package io.vcorfu.server;
 
 import com.google.protobuf.ByteString;
 import io.vcorfu.protocol.BadRequestException;
@@ -6,6 +6,8 @@ import io.vcorfu.protocol.StreamId;
 import io.vcorfu.protocol.VCorfuException;
 import io.vcorfu.protocol.proto.ViewCallRequest;
 import io.vcorfu.protocol.proto.ViewCallResponse;
+import io.vcorfu.runtime.VCorfuRuntime;
+import io.vcorfu.runtime.Version;
 import io.vcorfu.runtime.checkpoint.Checkpoints;
 import io.vcorfu.runtime.proxy.ClassModel;
 import io.vcorfu.runtime.proxy.MethodKind;
@@ -42,8 +44,8 @@ import org.slf4j.LoggerFactory;
  * <p>Thread-safe. Calls block on the stream log: run them off any I/O thread. Owns the runtime and
  * closes it with itself.
  */
-public final class RemoteViewCalls implements AutoCloseable {
-  private static final Logger LOG = LoggerFactory.getLogger(RemoteViewCalls.class);
+final class RemoteViewExecutor implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(RemoteViewExecutor.class);
 
   /** One hosted object: its live view and the stream position of its last checkpoint. */
   private static final class Hosted {
@@ -71,7 +73,7 @@ public final class RemoteViewCalls implements AutoCloseable {
    * @param checkpointInterval also checkpoint, at this interval, every hosted object that played
    *     anything since its last checkpoint
    */
-  public RemoteViewCalls(
+  RemoteViewExecutor(
       VCorfuRuntime runtime,
       ClassLoader classes,
       long checkpointEvery,

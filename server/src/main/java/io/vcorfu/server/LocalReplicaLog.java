@@ -1,0 +1,205 @@
+package io.vcorfu.server;
+
+import io.vcorfu.client.AppendResult;
+import io.vcorfu.client.GlobalEntry;
+import io.vcorfu.client.IssueCondition;
+import io.vcorfu.client.StreamEntry;
+import io.vcorfu.client.StreamLog;
+import io.vcorfu.client.Tails;
+import io.vcorfu.client.rpc.Messages;
+import io.vcorfu.layout.Layout;
+import io.vcorfu.logunit.StreamReplica;
+import io.vcorfu.protocol.Endpoint;
+import io.vcorfu.protocol.StreamId;
+import io.vcorfu.protocol.proto.ReadResult;
+import io.vcorfu.protocol.proto.TailRequest;
+import io.vcorfu.protocol.proto.TailResponse;
+import io.vcorfu.sequencer.ReadLeases;
+import io.vcorfu.sequencer.SequencerBootstrap;
+import io.vcorfu.sequencer.SequencerService;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Supplier;
+
+/**
+ * The stream log of a node's remote-view host: stream reads come from the node's own stream replica
+ * and tails from its own sequencer, in process; whatever this node cannot answer by itself goes to
+ * the cluster like any client's request.
+ *
+ * <p>Invariant: answers are the ones the cluster would give. A stream read returns the slots the
+ * local replica holds committed (a committed slot is final: the chain decided it, and no replica
+ * can ever answer differently); from the first slot that is not committed here (empty, in flight,
+ * trimmed, or a stream this replica does not hold) the rest of the range is read through the
+ * cluster's repairing reader, which waits for or repairs it. Tails come from the local sequencer
+ * only while the current layout names this node the sequencer, and only under the same rules as a
+ * tail request over the network: after the sequencer has bootstrapped, after every read lease from
+ * before a restart has run out, and once every lease holder has been shown the tokens the answer
+ * reveals. Appends, trims and global reads are the cluster's.
+ *
+ * <p>Thread-safe.
+ */
+final class LocalReplicaLog implements StreamLog {
+  private final StreamLog cluster;
+  private final Endpoint self;
+  private final Supplier<Layout> layout;
+  private final StreamReplica replica;
+  private final SequencerService sequencer;
+  private final SequencerBootstrap bootstrap;
+  private final ReadLeases leases;
+  private final LongAdder localReads = new LongAdder();
+  private final LongAdder localTails = new LongAdder();
+
+  /**
+   * A log over {@code cluster} that answers from {@code replica} and {@code sequencer} where it
+   * can; {@code replica}, {@code sequencer}, {@code bootstrap} and {@code leases} are null when
+   * this node does not host that role.
+   */
+  LocalReplicaLog(
+      StreamLog cluster,
+      Endpoint self,
+      Supplier<Layout> layout,
+      StreamReplica replica,
+      SequencerService sequencer,
+      SequencerBootstrap bootstrap,
+      ReadLeases leases) {
+    this.cluster = cluster;
+    this.self = self;
+    this.layout = layout;
+    this.replica = replica;
+    this.sequencer = sequencer;
+    this.bootstrap = bootstrap;
+    this.leases = leases;
+  }
+
+  @Override
+  public CompletableFuture<List<StreamEntry>> readStream(StreamId stream, long from, long to) {
+    if (replica == null || from > to || from < 0) {
+      return cluster.readStream(stream, from, to);
+    }
+    long end = Math.min(to, from + MAX_LOCAL_RANGE - 1);
+    return replica
+        .read(stream, from, end)
+        .handle(
+            (results, error) -> {
+              if (error != null) {
+                // Not held here, or not readable here: the cluster decides.
+                return cluster.readStream(stream, from, to);
+              }
+              List<ReadResult> committed = committedPrefix(results);
+              localReads.add(committed.size());
+              List<StreamEntry> head = Messages.streamEntries(stream, committed);
+              long next = from + committed.size();
+              if (next > to) {
+                return CompletableFuture.completedFuture(head);
+              }
+              CompletableFuture<List<StreamEntry>> rest =
+                  committed.isEmpty()
+                      ? cluster.readStream(stream, next, to)
+                      : readStream(stream, next, to);
+              return rest.thenApply(
+                  tail -> {
+                    List<StreamEntry> all = new ArrayList<>(head.size() + tail.size());
+                    all.addAll(head);
+                    all.addAll(tail);
+                    return all;
+                  });
+            })
+        .thenCompose(f -> f);
+  }
+
+  /** The most slots read from the local replica in one go (the replica's own range limit). */
+  private static final int MAX_LOCAL_RANGE = 4096;
+
+  private static List<ReadResult> committedPrefix(List<ReadResult> results) {
+    int n = 0;
+    while (n < results.size() && results.get(n).getStatus() == ReadResult.Status.COMMITTED) {
+      n++;
+    }
+    return results.subList(0, n);
+  }
+
+  @Override
+  public CompletableFuture<Tails> tails(Collection<StreamId> streams) {
+    if (sequencer == null || !self.equals(layout.get().sequencer())) {
+      return cluster.tails(streams);
+    }
+    List<StreamId> asked = List.copyOf(streams);
+    TailRequest.Builder request = TailRequest.newBuilder();
+    asked.forEach(s -> request.addStreams(s.toMsg()));
+    CompletableFuture<Void> ready =
+        bootstrap == null ? CompletableFuture.completedFuture(null) : bootstrap.done();
+    if (leases != null) {
+      ready = ready.thenCompose(v -> leases.serving());
+    }
+    return ready
+        .thenCompose(v -> sequencer.tail(request.build()))
+        .thenCompose(
+            t ->
+                (leases == null || t.getGlobalTail() < 0
+                        ? CompletableFuture.<Void>completedFuture(null)
+                        : leases.visibleTo(null, t.getGlobalTail()))
+                    .thenApply(v -> tailsOf(asked, t)));
+  }
+
+  private Tails tailsOf(List<StreamId> asked, TailResponse t) {
+    localTails.increment();
+    Map<StreamId, Long> tails = new HashMap<>();
+    Map<StreamId, Long> lastGlobal = new HashMap<>();
+    for (int i = 0; i < asked.size(); i++) {
+      tails.put(asked.get(i), t.getStreamTails(i));
+      lastGlobal.put(asked.get(i), t.getStreamLastGlobal(i));
+    }
+    return new Tails(t.getGlobalTail(), tails, lastGlobal);
+  }
+
+  /** Stream slots this log read from the node's own replica so far. */
+  long localReads() {
+    return localReads.sum();
+  }
+
+  /** Tail queries this log answered from the node's own sequencer so far. */
+  long localTails() {
+    return localTails.sum();
+  }
+
+  @Override
+  public CompletableFuture<AppendResult> append(Collection<StreamId> streams, byte[] payload) {
+    return cluster.append(streams, payload);
+  }
+
+  @Override
+  public CompletableFuture<AppendResult> appendConditional(
+      Collection<StreamId> streams, byte[] payload, IssueCondition condition) {
+    return cluster.appendConditional(streams, payload, condition);
+  }
+
+  @Override
+  public CompletableFuture<GlobalEntry> readGlobal(long address) {
+    return cluster.readGlobal(address);
+  }
+
+  @Override
+  public CompletableFuture<List<GlobalEntry>> readGlobalRange(long from, long to) {
+    return cluster.readGlobalRange(from, to);
+  }
+
+  @Override
+  public long epoch() {
+    return cluster.epoch();
+  }
+
+  @Override
+  public CompletableFuture<Long> trimStream(StreamId stream, long before) {
+    return cluster.trimStream(stream, before);
+  }
+
+  @Override
+  public void close() {
+    cluster.close();
+  }
+}
