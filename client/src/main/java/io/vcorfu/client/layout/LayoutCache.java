@@ -5,6 +5,7 @@ import io.vcorfu.layout.Layout;
 import io.vcorfu.protocol.Endpoint;
 import io.vcorfu.protocol.Errors;
 import io.vcorfu.protocol.RpcClient;
+import io.vcorfu.protocol.RpcTimeoutException;
 import io.vcorfu.protocol.TransportException;
 import io.vcorfu.protocol.proto.GetLayoutRequest;
 import io.vcorfu.protocol.proto.Header;
@@ -32,10 +33,25 @@ public final class LayoutCache {
     this.seeds.addAll(seeds);
   }
 
-  /** Fetches the layout from {@code seed} and keeps it as the starting point. */
+  /** How many times a connecting client asks its seed for the layout when answers time out. */
+  static final int FETCH_ATTEMPTS = 3;
+
+  /**
+   * Fetches the layout from {@code seed} and keeps it as the starting point. Reading the layout
+   * changes nothing, so a request that times out (a slow or lost answer) is asked again, up to
+   * {@link #FETCH_ATTEMPTS} times in all; any other failure is reported at once.
+   */
   public static LayoutCache fetch(RpcClient rpc, Endpoint seed) {
-    Layout layout = fetchFrom(rpc, seed).join();
-    return new LayoutCache(rpc, layout, List.of(seed));
+    for (int attempt = 1; ; attempt++) {
+      try {
+        Layout layout = fetchFrom(rpc, seed).join();
+        return new LayoutCache(rpc, layout, List.of(seed));
+      } catch (CompletionException e) {
+        if (!(e.getCause() instanceof RpcTimeoutException) || attempt >= FETCH_ATTEMPTS) {
+          throw e;
+        }
+      }
+    }
   }
 
   /** A view starting from a known layout. */
