@@ -208,6 +208,28 @@ public final class ClusterStreamLog implements StreamLog {
   }
 
   @Override
+  public CompletableFuture<GlobalEntry> fill(long address) {
+    if (address < 0) {
+      return CompletableFuture.failedFuture(
+          new IllegalArgumentException("a global address is 0 or more, not " + address));
+    }
+    CompletableFuture<Long> tail =
+        address <= tails.knownGlobalTail()
+            ? CompletableFuture.completedFuture(address)
+            : tails(List.of()).thenApply(Tails::globalTail);
+    return tail.thenCompose(
+        t -> {
+          if (address > t) {
+            throw new IllegalArgumentException(
+                "global address " + address + " is beyond the log tail " + t);
+          }
+          return reader
+              .fillGlobal(address)
+              .thenApply(r -> Messages.globalEntries(List.of(r)).get(0));
+        });
+  }
+
+  @Override
   public CompletableFuture<List<GlobalEntry>> readGlobalRange(long from, long to) {
     CompletableFuture<Long> limit =
         to <= tails.knownGlobalTail()

@@ -56,6 +56,16 @@ public interface StreamLog extends AutoCloseable {
   CompletableFuture<List<GlobalEntry>> readGlobalRange(long from, long to);
 
   /**
+   * Decides global address {@code address} now, without the readers' bounded wait ({@code
+   * fillhole}): an address nothing was written to is filled with a hole on its whole log chain (a
+   * writer still holding its token then finds the address taken and retries with a fresh one); an
+   * incomplete write found there is finished; a committed entry stays. Returns what the address
+   * holds once decided. Fails with {@link IllegalArgumentException} for an address beyond the log's
+   * tail, which no token has named yet.
+   */
+  CompletableFuture<GlobalEntry> fill(long address);
+
+  /**
    * The sequencer's tails ({@code check}): the global tail and, per requested stream, the last
    * issued stream address and the global address of that stream's last entry.
    */

@@ -189,6 +189,11 @@ final class LocalReplicaLog implements StreamLog {
   }
 
   @Override
+  public CompletableFuture<GlobalEntry> fill(long address) {
+    return cluster.fill(address);
+  }
+
+  @Override
   public long epoch() {
     return cluster.epoch();
   }

@@ -41,8 +41,8 @@ import org.slf4j.LoggerFactory;
 /**
  * One vcorfu server process: hosts whichever roles its layout gives its endpoint (sequencer, log
  * replica, stream replica; a node holding stream replicas also hosts the remote views of their
- * streams, see {@link ObjectViewService}) behind one listening socket. With no layout it is a
- * single node hosting every role.
+ * streams, see {@link RemoteViewHost}) behind one listening socket. With no layout it is a single
+ * node hosting every role.
  *
  * <p>Every request passes one epoch check (the {@link RequestDispatcher}) before any role sees it.
  * A sequencer role does not issue tokens until it has sealed the previous epoch on every node of
@@ -82,7 +82,7 @@ public final class Node implements AutoCloseable {
   private ReadLeases leases;
   private RpcClient peers;
   private SequencerBootstrap bootstrap;
-  private ObjectViewService views;
+  private RemoteViewHost views;
 
   private Node(NodeConfig config, Transport transport) {
     this.config = config;
@@ -204,7 +204,7 @@ public final class Node implements AutoCloseable {
       SequencerBootstrap localBootstrap = bootstrap;
       ReadLeases localLeases = leases;
       views =
-          new ObjectViewService(
+          new RemoteViewHost(
               transport,
               () -> binding.endpoint(),
               config,

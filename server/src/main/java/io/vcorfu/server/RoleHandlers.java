@@ -41,7 +41,7 @@ final class RoleHandlers {
     LogReplica log = roles.log();
     StreamReplica stream = roles.stream();
     ReplicaStore store = roles.store();
-    ObjectViewService views = roles.views();
+    RemoteViewHost views = roles.views();
     Map<PayloadCase, RpcHandler> t = new EnumMap<>(PayloadCase.class);
     // The sequencer answers once it has bootstrapped and every read lease granted before a restart
     // has run out; every answer revealing a token waits until every other lease holder knows it.

@@ -24,4 +24,4 @@ record Roles(
     LogReplica log,
     StreamReplica stream,
     ReplicaStore store,
-    ObjectViewService views) {}
+    RemoteViewHost views) {}

@@ -1,6 +1,7 @@
 package io.vcorfu.client.read;
 
 import io.vcorfu.client.RepairIncompleteException;
+import io.vcorfu.client.StreamLog;
 import io.vcorfu.client.chain.ChainWriter;
 import io.vcorfu.client.rpc.EpochRpc;
 import io.vcorfu.client.rpc.ReplicaClient;
@@ -71,6 +72,14 @@ public final class RepairingReader {
   /** Decided results for global addresses [from, to]. */
   public CompletableFuture<List<ReadResult>> readGlobal(long from, long to) {
     return readRange(globalSlots(), from, to);
+  }
+
+  /**
+   * Decides global address {@code address} at once (no wait): fills it through the log chain,
+   * finishing an incomplete write found on the way (see {@link StreamLog#fill}).
+   */
+  public CompletableFuture<ReadResult> fillGlobal(long address) {
+    return globalSlots().repair(address);
   }
 
   private Slots streamSlots(StreamId stream) {

@@ -45,6 +45,11 @@ public abstract class ForwardingStreamLog implements StreamLog {
   }
 
   @Override
+  public CompletableFuture<GlobalEntry> fill(long address) {
+    return delegate.fill(address);
+  }
+
+  @Override
   public CompletableFuture<List<GlobalEntry>> readGlobalRange(long from, long to) {
     return delegate.readGlobalRange(from, to);
   }

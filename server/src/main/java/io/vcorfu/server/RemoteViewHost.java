@@ -31,8 +31,8 @@ import org.slf4j.LoggerFactory;
  * <p>Calls block on the stream log, so they run on this service's own threads, never on the
  * transport's. Thread-safe.
  */
-final class ObjectViewService implements AutoCloseable {
-  private static final Logger LOG = LoggerFactory.getLogger(ObjectViewService.class);
+final class RemoteViewHost implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(RemoteViewHost.class);
   private static final int THREADS = 4;
 
   private final Transport transport;
@@ -48,7 +48,7 @@ final class ObjectViewService implements AutoCloseable {
    * A host whose runtime reaches the cluster through {@code transport} from {@code self}, with the
    * cluster log wrapped by {@code overLocalRoles} so that what this node holds is read in process.
    */
-  ObjectViewService(
+  RemoteViewHost(
       Transport transport,
       Supplier<Endpoint> self,
       NodeConfig config,
@@ -97,7 +97,7 @@ final class ObjectViewService implements AutoCloseable {
   }
 
   private ClassLoader loader() {
-    ClassLoader parent = ObjectViewService.class.getClassLoader();
+    ClassLoader parent = RemoteViewHost.class.getClassLoader();
     List<Path> paths = config.classpath();
     if (paths == null) {
       return parent;
