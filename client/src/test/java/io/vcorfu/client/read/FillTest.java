@@ -8,12 +8,12 @@ import io.vcorfu.client.AppendResult;
 import io.vcorfu.client.ClusterStreamLog;
 import io.vcorfu.client.GlobalEntry;
 import io.vcorfu.client.StreamLogOptions;
+import io.vcorfu.client.chain.ChainWriter;
 import io.vcorfu.client.rpc.ReplicaClient;
 import io.vcorfu.client.testing.InJvmCluster;
 import io.vcorfu.layout.ChainPlan;
 import io.vcorfu.protocol.OverwrittenException;
 import io.vcorfu.protocol.StreamId;
-import io.vcorfu.protocol.proto.EntryKind;
 import io.vcorfu.protocol.proto.LogEntryMsg;
 import io.vcorfu.protocol.proto.Token;
 import java.nio.charset.StandardCharsets;
@@ -51,14 +51,8 @@ class FillTest {
   }
 
   private LogEntryMsg entryFor(Token token, String value) {
-    return LogEntryMsg.newBuilder()
-        .setGlobalAddress(token.getGlobalAddress())
-        .setKind(EntryKind.DATA)
-        .addAllSlots(token.getSlotsList())
-        .setPayload(ByteString.copyFromUtf8(value))
-        .setEpoch(log.layout().current().epoch())
-        .setNonce(0x0f11_0001L)
-        .build();
+    return ChainWriter.dataEntry(
+        token, ByteString.copyFromUtf8(value), log.layout().current().epoch(), 0x0f11_0001L);
   }
 
   @Test

@@ -7,6 +7,7 @@ import io.vcorfu.client.ClusterStreamLog;
 import io.vcorfu.client.GlobalEntry;
 import io.vcorfu.client.StreamEntry;
 import io.vcorfu.client.StreamLogOptions;
+import io.vcorfu.client.chain.ChainWriter;
 import io.vcorfu.client.rpc.ReplicaClient;
 import io.vcorfu.client.testing.InJvmCluster;
 import io.vcorfu.layout.ChainPlan;
@@ -14,7 +15,6 @@ import io.vcorfu.layout.Layout;
 import io.vcorfu.protocol.StreamId;
 import io.vcorfu.protocol.inmemory.FaultRule;
 import io.vcorfu.protocol.inmemory.InJvmTransport;
-import io.vcorfu.protocol.proto.EntryKind;
 import io.vcorfu.protocol.proto.LogEntryMsg;
 import io.vcorfu.protocol.proto.Request;
 import io.vcorfu.protocol.proto.Token;
@@ -57,14 +57,8 @@ class WriterFailureRepairTest {
   }
 
   private LogEntryMsg entryFor(Token token, String value) {
-    return LogEntryMsg.newBuilder()
-        .setGlobalAddress(token.getGlobalAddress())
-        .setKind(EntryKind.DATA)
-        .addAllSlots(token.getSlotsList())
-        .setPayload(ByteString.copyFromUtf8(value))
-        .setEpoch(log.layout().current().epoch())
-        .setNonce(0x5eed_0001L)
-        .build();
+    return ChainWriter.dataEntry(
+        token, ByteString.copyFromUtf8(value), log.layout().current().epoch(), 0x5eed_0001L);
   }
 
   private ChainPlan plan(LogEntryMsg e, List<StreamId> streams) {
