@@ -23,7 +23,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Supplier;
 
 /**
@@ -44,6 +43,9 @@ import java.util.function.Supplier;
  * <p>Thread-safe.
  */
 final class LocalReplicaLog implements StreamLog {
+  /** The most slots read from the local replica in one go (the replica's own range limit). */
+  private static final int MAX_LOCAL_RANGE = 4096;
+
   private final StreamLog cluster;
   private final Endpoint self;
   private final Supplier<Layout> layout;
@@ -51,8 +53,6 @@ final class LocalReplicaLog implements StreamLog {
   private final SequencerService sequencer;
   private final SequencerBootstrap bootstrap;
   private final ReadLeases leases;
-  private final LongAdder localReads = new LongAdder();
-  private final LongAdder localTails = new LongAdder();
 
   /**
    * A log over {@code cluster} that answers from {@code replica} and {@code sequencer} where it
@@ -91,7 +91,6 @@ final class LocalReplicaLog implements StreamLog {
                 return cluster.readStream(stream, from, to);
               }
               List<ReadResult> committed = committedPrefix(results);
-              localReads.add(committed.size());
               List<StreamEntry> head = Messages.streamEntries(stream, committed);
               long next = from + committed.size();
               if (next > to) {
@@ -111,9 +110,6 @@ final class LocalReplicaLog implements StreamLog {
             })
         .thenCompose(f -> f);
   }
-
-  /** The most slots read from the local replica in one go (the replica's own range limit). */
-  private static final int MAX_LOCAL_RANGE = 4096;
 
   private static List<ReadResult> committedPrefix(List<ReadResult> results) {
     int n = 0;
@@ -147,7 +143,6 @@ final class LocalReplicaLog implements StreamLog {
   }
 
   private Tails tailsOf(List<StreamId> asked, TailResponse t) {
-    localTails.increment();
     Map<StreamId, Long> tails = new HashMap<>();
     Map<StreamId, Long> lastGlobal = new HashMap<>();
     for (int i = 0; i < asked.size(); i++) {
@@ -155,16 +150,6 @@ final class LocalReplicaLog implements StreamLog {
       lastGlobal.put(asked.get(i), t.getStreamLastGlobal(i));
     }
     return new Tails(t.getGlobalTail(), tails, lastGlobal);
-  }
-
-  /** Stream slots this log read from the node's own replica so far. */
-  long localReads() {
-    return localReads.sum();
-  }
-
-  /** Tail queries this log answered from the node's own sequencer so far. */
-  long localTails() {
-    return localTails.sum();
   }
 
   @Override
