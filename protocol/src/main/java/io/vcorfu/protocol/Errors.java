@@ -101,7 +101,10 @@ public final class Errors {
       case UNKNOWN_STREAM ->
           new UnknownStreamException(StreamId.fromMsg(msg.getUnknownStream().getStream()));
       case BAD_REQUEST -> new BadRequestException(m);
-      case NOT_SERVING -> new NotServingException(msg.getNotServing().getRole());
+      case NOT_SERVING ->
+          m.isEmpty()
+              ? new NotServingException(msg.getNotServing().getRole())
+              : new NotServingException(msg.getNotServing().getRole(), m);
       case TX_ABORTED -> {
         TransactionAborted t = msg.getTxAborted();
         yield new TokenRefusedException(

@@ -12,4 +12,13 @@ public final class NotServingException extends VCorfuException {
     super("this server does not host the " + role + " role in the current layout");
     this.role = role;
   }
+
+  /**
+   * The server hosts no role for now, for {@code reason} (a person's sentence: a cluster node that
+   * has no layout yet, is sealed ahead of its layout, or whose layout lease ran out).
+   */
+  public NotServingException(String role, String reason) {
+    super(reason);
+    this.role = role;
+  }
 }

@@ -10,6 +10,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.util.function.LongConsumer;
 
 /**
  * A file recording the wall-clock time (milliseconds since the epoch) until which read leases this
@@ -27,16 +28,30 @@ public final class LeaseMarker {
   public static final long SLACK_MILLIS = 2_000;
 
   private final Path file;
+  private final LongConsumer recorder;
   private long recordedUntil;
 
   public LeaseMarker(Path file) {
     this.file = file;
+    this.recorder = null;
     this.recordedUntil = read(file);
   }
 
-  private LeaseMarker(long untilMillis) {
+  private LeaseMarker(long untilMillis, LongConsumer recorder) {
     this.file = null;
+    this.recorder = recorder;
     this.recordedUntil = untilMillis;
+  }
+
+  /**
+   * A marker recorded elsewhere: it starts at {@code untilMillis} (what the record says earlier
+   * sequencers may have granted), and before a grant that reaches past what it has recorded it calls
+   * {@code recorder} with the new end, which must make the record durable (or throw, failing the
+   * grant). A cluster's sequencer records in ZooKeeper that leases were granted, so that the next
+   * sequencer knows to wait them out.
+   */
+  public static LeaseMarker recordedBy(long untilMillis, LongConsumer recorder) {
+    return new LeaseMarker(untilMillis, java.util.Objects.requireNonNull(recorder, "recorder"));
   }
 
   /**
@@ -46,7 +61,7 @@ public final class LeaseMarker {
    * can have, and records later grants in memory only.
    */
   public static LeaseMarker inMemory(long untilMillis) {
-    return new LeaseMarker(untilMillis);
+    return new LeaseMarker(untilMillis, null);
   }
 
   /** The recorded end, or 0 when no lease was ever granted. */
@@ -57,6 +72,12 @@ public final class LeaseMarker {
   /** Makes sure the marker reaches at least {@code untilMillis}, writing it (durably) if not. */
   public synchronized void cover(long untilMillis) {
     if (untilMillis <= recordedUntil) {
+      return;
+    }
+    if (recorder != null) {
+      long value = untilMillis + SLACK_MILLIS;
+      recorder.accept(value);
+      recordedUntil = value;
       return;
     }
     if (file == null) {

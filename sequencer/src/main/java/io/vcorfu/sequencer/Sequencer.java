@@ -104,6 +104,24 @@ public final class Sequencer {
     this.bootstrapped = true;
   }
 
+  /**
+   * Moves a bootstrapped sequencer to a later epoch of its cluster's layout, keeping every tail: it
+   * stays the sequencer across a layout change, so what it issued is still what it knows. Tokens it
+   * issued in older epochs are fenced by the sealed replicas and their addresses become holes;
+   * because the tails still count them, none is issued again. A transaction whose snapshot epoch is
+   * older is refused ({@code SEQUENCER_RESTARTED}), as after a bootstrap.
+   *
+   * @throws IllegalArgumentException if {@code newEpoch} is not above the current epoch
+   */
+  public void advanceEpoch(long newEpoch) {
+    checkServing();
+    if (newEpoch <= epoch) {
+      throw new IllegalArgumentException(
+          "the sequencer is at epoch " + epoch + "; it cannot move to epoch " + newEpoch);
+    }
+    epoch = newEpoch;
+  }
+
   /** True once {@link #bootstrap} has run. */
   public boolean isBootstrapped() {
     return bootstrapped;

@@ -32,6 +32,12 @@ import org.slf4j.LoggerFactory;
  * 200 ms until every node named in the layout has answered, so nodes of a cluster may start in any
  * order.
  *
+ * <p>In a cluster whose layout is agreed elsewhere ({@link #atEpoch}), the epoch is the agreed
+ * layout's and is never raised here: the bootstrap seals exactly that epoch on every node of the
+ * layout (idempotent: the change that made the layout has usually sealed them already) and reads the
+ * tails at it. A node already sealed at a later epoch means a newer layout exists; the bootstrap
+ * then stops, and the node replaces this sequencer role when that layout arrives.
+ *
  * <p>What it asks of the other nodes goes through {@link Peers}; the server implements it over its
  * RPC client.
  */
@@ -72,6 +78,9 @@ public final class SequencerBootstrap implements AutoCloseable {
   /** True once every node sealed {@link #proposed}. Confined to the retry thread. */
   private boolean sealed;
 
+  /** True when the epoch is the agreed layout's and must not be raised. */
+  private final boolean fixedEpoch;
+
   private final SequencerService sequencer;
   private final CompletableFuture<Void> done = new CompletableFuture<>();
   private final ScheduledExecutorService retry =
@@ -82,11 +91,27 @@ public final class SequencerBootstrap implements AutoCloseable {
             return t;
           });
 
+  /** A bootstrap that raises the epoch above {@code layout}'s on every node (a static layout). */
   public SequencerBootstrap(Peers peers, Layout layout, SequencerService sequencer) {
+    this(peers, layout, sequencer, false);
+  }
+
+  private SequencerBootstrap(
+      Peers peers, Layout layout, SequencerService sequencer, boolean fixedEpoch) {
     this.peers = peers;
     this.layout = layout;
     this.sequencer = sequencer;
-    this.proposed = layout.epoch() + 1;
+    this.fixedEpoch = fixedEpoch;
+    this.proposed = fixedEpoch ? layout.epoch() : layout.epoch() + 1;
+  }
+
+  /**
+   * A bootstrap at the epoch of {@code layout}, an agreed cluster layout naming this sequencer: it
+   * seals that epoch (never a higher one) and rebuilds the tails at it.
+   */
+  public static SequencerBootstrap atEpoch(
+      Peers peers, Layout layout, SequencerService sequencer) {
+    return new SequencerBootstrap(peers, layout, sequencer, true);
   }
 
   /** Completes once the sequencer serves the new epoch. */
@@ -166,6 +191,14 @@ public final class SequencerBootstrap implements AutoCloseable {
                 return;
               }
               long highest = seals.stream().mapToLong(CompletableFuture::join).max().orElse(epoch);
+              if (highest > epoch && fixedEpoch) {
+                LOG.info(
+                    "sequencer bootstrap at epoch {} stops: a node is sealed at epoch {}, so a newer"
+                        + " layout exists",
+                    epoch,
+                    highest);
+                return;
+              }
               if (highest > epoch) {
                 // Some node was sealed further already (an earlier start got that far): go above
                 // it.

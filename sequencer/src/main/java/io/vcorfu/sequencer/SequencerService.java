@@ -129,6 +129,18 @@ public final class SequencerService implements AutoCloseable {
   }
 
   /**
+   * Moves the sequencer to a later epoch keeping its tails (see {@link Sequencer#advanceEpoch}),
+   * ordered after every request submitted before it.
+   */
+  public CompletableFuture<Void> advanceEpoch(long newEpoch) {
+    return submit(
+        s -> {
+          s.advanceEpoch(newEpoch);
+          return null;
+        });
+  }
+
+  /**
    * Stops serving: requests not yet applied, and all later ones, fail with {@link
    * NotServingException}. Waits for the drainer thread to finish its current batch.
    */

@@ -15,8 +15,6 @@ import io.vcorfu.protocol.proto.ReadResult;
 import io.vcorfu.protocol.proto.TailRequest;
 import io.vcorfu.protocol.proto.TailResponse;
 import io.vcorfu.sequencer.ReadLeases;
-import io.vcorfu.sequencer.SequencerBootstrap;
-import io.vcorfu.sequencer.SequencerService;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -50,30 +48,24 @@ final class LocalReplicaLog implements StreamLog {
   private final Endpoint self;
   private final Supplier<Layout> layout;
   private final StreamReplica replica;
-  private final SequencerService sequencer;
-  private final SequencerBootstrap bootstrap;
-  private final ReadLeases leases;
+  private final Supplier<SequencerRole> sequencer;
 
   /**
-   * A log over {@code cluster} that answers from {@code replica} and {@code sequencer} where it
-   * can; {@code replica}, {@code sequencer}, {@code bootstrap} and {@code leases} are null when
-   * this node does not host that role.
+   * A log over {@code cluster} that answers from {@code replica} and the node's current sequencer
+   * role where it can; {@code replica} is null when this node hosts no stream replica, and {@code
+   * sequencer} supplies null while it hosts no sequencer.
    */
   LocalReplicaLog(
       StreamLog cluster,
       Endpoint self,
       Supplier<Layout> layout,
       StreamReplica replica,
-      SequencerService sequencer,
-      SequencerBootstrap bootstrap,
-      ReadLeases leases) {
+      Supplier<SequencerRole> sequencer) {
     this.cluster = cluster;
     this.self = self;
     this.layout = layout;
     this.replica = replica;
     this.sequencer = sequencer;
-    this.bootstrap = bootstrap;
-    this.leases = leases;
   }
 
   @Override
@@ -121,19 +113,16 @@ final class LocalReplicaLog implements StreamLog {
 
   @Override
   public CompletableFuture<Tails> tails(Collection<StreamId> streams) {
-    if (sequencer == null || !self.equals(layout.get().sequencer())) {
+    SequencerRole role = sequencer.get();
+    if (role == null || !self.equals(layout.get().sequencer())) {
       return cluster.tails(streams);
     }
     List<StreamId> asked = List.copyOf(streams);
     TailRequest.Builder request = TailRequest.newBuilder();
     asked.forEach(s -> request.addStreams(s.toMsg()));
-    CompletableFuture<Void> ready =
-        bootstrap == null ? CompletableFuture.completedFuture(null) : bootstrap.done();
-    if (leases != null) {
-      ready = ready.thenCompose(v -> leases.serving());
-    }
-    return ready
-        .thenCompose(v -> sequencer.tail(request.build()))
+    ReadLeases leases = role.leases();
+    return role.ready()
+        .thenCompose(v -> role.sequencer().tail(request.build()))
         .thenCompose(
             t ->
                 (leases == null || t.getGlobalTail() < 0

@@ -26,7 +26,11 @@ import io.vcorfu.protocol.proto.Response;
 import io.vcorfu.sequencer.LeaseMarker;
 import io.vcorfu.sequencer.ReadLeases;
 import io.vcorfu.sequencer.SequencerBootstrap;
+import io.vcorfu.sequencer.Sequencer;
 import io.vcorfu.sequencer.SequencerService;
+import io.vcorfu.server.cluster.ClusterManager;
+import io.vcorfu.server.cluster.ClusterMembership;
+import io.vcorfu.server.cluster.SealedEpoch;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -78,11 +82,20 @@ public final class Node implements AutoCloseable {
   private ReplicaStore store;
   private LogReplica logReplica;
   private StreamReplica streamReplica;
-  private SequencerService sequencer;
-  private ReadLeases leases;
+  /** The sequencer role while the layout names this node the sequencer; else null. */
+  private volatile SequencerRole sequencerRole;
+
   private RpcClient peers;
-  private SequencerBootstrap bootstrap;
   private RemoteViewHost views;
+
+  /** Cluster mode: the epoch this node is sealed at, kept durably; null for a static layout. */
+  private SealedEpoch sealedEpoch;
+
+  /** Cluster mode: the link to the agreed layout; null for a static layout. */
+  private ClusterMembership membership;
+
+  /** Cluster mode: this node's run for manager; null for a static layout. */
+  private ClusterManager manager;
 
   private Node(NodeConfig config, Transport transport) {
     this.config = config;
@@ -113,17 +126,37 @@ public final class Node implements AutoCloseable {
    * Clients holding a read lease from this node's sequencer now (0 when it is not the sequencer).
    */
   public int readLeaseHolders() {
-    ReadLeases l = leases;
-    return l == null ? 0 : l.holders();
+    SequencerRole role = sequencerRole;
+    return role == null || role.leases() == null ? 0 : role.leases().holders();
   }
 
-  /** Completes when every role this node hosts is serving (the sequencer has bootstrapped). */
+  /**
+   * Completes when every role this node hosts is serving (the sequencer has bootstrapped). A cluster
+   * node is ready once it listens, whether or not it is in the layout yet.
+   */
   public CompletableFuture<Void> ready() {
-    return bootstrap == null ? CompletableFuture.completedFuture(null) : bootstrap.done();
+    SequencerRole role = sequencerRole;
+    return membership != null || role == null || role.bootstrap() == null
+        ? CompletableFuture.completedFuture(null)
+        : role.bootstrap().done();
+  }
+
+  /** True when this node follows a cluster's agreed layout. */
+  public boolean clustered() {
+    return config.cluster() != null;
+  }
+
+  /** Cluster mode: true while this node is the cluster's manager. */
+  public boolean managing() {
+    return manager != null && manager.leading();
   }
 
   private void startRoles() {
     lifeCycle.transition(LifeCycle.State.STARTING);
+    if (config.cluster() != null) {
+      startClustered();
+      return;
+    }
     if (config.durable()) {
       // Before anything else touches the directory (or the port): a second node on it must not
       // rewrite its layout or open its replicas.
@@ -139,35 +172,321 @@ public final class Node implements AutoCloseable {
     layout.set(chosen);
     dispatcher = dispatcher(me, Map.of());
     openRoles(chosen, me);
-    Roles roles = new Roles(sequencer, leases, bootstrap, logReplica, streamReplica, store, views);
-    dispatcher = dispatcher(me, RoleHandlers.table(roles, layout::get, fence));
-    if (bootstrap != null) {
-      bootstrap.start();
+    dispatcher = dispatcher(me, RoleHandlers.table(roles(), layout::get, fence));
+    SequencerRole role = sequencerRole;
+    if (role != null) {
+      role.start();
     }
     lifeCycle.transition(LifeCycle.State.RUNNING);
     LOG.info(
         "node {} serving epoch {} as{}{}{}{}",
         me,
         chosen.epoch(),
-        sequencer != null ? " sequencer" : "",
+        role != null ? " sequencer" : "",
         logReplica != null ? " log-replica" : "",
         streamReplica != null ? " stream-replica" : "",
         views != null ? " remote-view-host" : "");
   }
 
+  private Roles roles() {
+    return new Roles(sequencerRole, logReplica, streamReplica, store, views);
+  }
+
+  /**
+   * Cluster mode: the node binds, opens both replica roles and the remote-view host (any node may
+   * be given any role by a later layout), takes the layout and sealed epoch it recorded before, and
+   * starts following the agreed layout; it serves role requests only once it has adopted a layout
+   * naming it, at the epoch it is sealed at, under a valid layout lease.
+   */
+  private void startClustered() {
+    if (config.durable()) {
+      dataDirLock = DataDirectoryLock.acquire(config.dataDir());
+    }
+    binding = transport.bind(config.listen(), r -> dispatcher.handle(r));
+    Endpoint me = binding.endpoint();
+    Layout stored = null;
+    if (config.durable()) {
+      try {
+        Files.createDirectories(config.dataDir());
+      } catch (IOException e) {
+        throw new UncheckedIOException("cannot create data directory " + config.dataDir(), e);
+      }
+      layoutStore = new FileLayoutStore(config.dataDir().resolve("layout.json"));
+      Versioned<Layout> v = storedLayout();
+      stored = v == null ? null : v.value();
+      sealedEpoch = SealedEpoch.open(config.dataDir().resolve("sealed-epoch"));
+    } else {
+      sealedEpoch = SealedEpoch.inMemory();
+    }
+    String cluster = config.cluster().name();
+    if (stored != null && !stored.clusterId().equals(cluster)) {
+      throw new IllegalStateException(
+          "the data directory "
+              + config.dataDir()
+              + " belongs to cluster '"
+              + stored.clusterId()
+              + "', not '"
+              + cluster
+              + "'");
+    }
+    fence.seal(Math.max(sealedEpoch.get(), stored == null ? 0 : stored.epoch()));
+    layout.set(stored);
+    try {
+      store = ReplicaStore.open(storage());
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot open the replica storage of " + me, e);
+    }
+    logReplica = store.logReplica();
+    streamReplica = store.streamReplica();
+    peers = transport.newClient(ClientOptions.defaults());
+    openViews(me);
+    dispatcher = clusterDispatcher(me);
+    membership = ClusterMembership.start(config.cluster(), this::adopt);
+    manager =
+        ClusterManager.start(
+            me,
+            config.cluster(),
+            membership.store(),
+            new io.vcorfu.server.cluster.NodeCalls(peers));
+    lifeCycle.transition(LifeCycle.State.RUNNING);
+    LOG.info(
+        "node {} joined cluster {} at ZooKeeper {}{}",
+        me,
+        cluster,
+        config.cluster().zookeeper(),
+        stored == null ? " (no layout recorded yet)" : " (last layout: epoch " + stored.epoch() + ")");
+  }
+
+  /**
+   * Cluster mode: the dispatcher. The epoch check is against the epoch this node is sealed at, so a
+   * request of an older epoch is refused with {@code WrongEpoch} as soon as the seal is recorded;
+   * every role request also passes {@link #gated}.
+   */
+  private RequestDispatcher clusterDispatcher(Endpoint me) {
+    Map<PayloadCase, RpcHandler> gated = new java.util.EnumMap<>(PayloadCase.class);
+    RoleHandlers.table(roles(), layout::get, fence).forEach((k, h) -> gated.put(k, gated(me, h)));
+    return RequestDispatcher.builder(fence::epoch)
+        .on(PayloadCase.PING, r -> done(pingResponse(me)))
+        .on(PayloadCase.GET_LAYOUT, r -> done(layoutResponse()))
+        .on(PayloadCase.SEAL, r -> seal(r.getSeal().getEpoch()))
+        .onAll(gated)
+        .build();
+  }
+
+  /**
+   * {@code handler}, run only while this node may serve, and answered only if it still may when the
+   * answer is ready (a node paused in between finds its layout lease expired; see {@link
+   * io.vcorfu.server.cluster.LayoutLease}).
+   */
+  private RpcHandler gated(Endpoint me, RpcHandler handler) {
+    return r -> {
+      String role = RequestDispatcher.roleOf(r.getPayloadCase());
+      String why = notServingReason(me);
+      if (why != null) {
+        return CompletableFuture.failedFuture(
+            new io.vcorfu.protocol.NotServingException(role, why));
+      }
+      return handler
+          .handle(r)
+          .thenApply(
+              response -> {
+                String after = notServingReason(me);
+                if (after != null) {
+                  throw new io.vcorfu.protocol.NotServingException(role, after);
+                }
+                return response;
+              });
+    };
+  }
+
+  /** Cluster mode: why this node does not serve role requests now; null when it does. */
+  private String notServingReason(Endpoint me) {
+    Layout l = layout.get();
+    if (l == null) {
+      return "node " + me + " has no layout of cluster " + config.cluster().name() + " yet";
+    }
+    long sealed = fence.epoch();
+    if (sealed > l.epoch()) {
+      return "node " + me + " is sealed at epoch " + sealed + " and waits for that epoch's layout";
+    }
+    if (!l.allServers().contains(me)) {
+      return "node "
+          + me
+          + " is not in the layout of epoch "
+          + l.epoch()
+          + (l.removed().contains(me) ? " (it was removed)" : "");
+    }
+    ClusterMembership m = membership;
+    String lease = m == null ? "it has not joined its cluster yet" : m.lease().whyNotValid();
+    return lease == null ? null : "node " + me + " does not serve: " + lease;
+  }
+
+  /**
+   * Cluster mode: seals every epoch below {@code epoch}, recording it durably first; answers once
+   * every write admitted under an older epoch has finished, with this node's epoch and log tail.
+   */
+  private CompletableFuture<Response> sealClustered(long epoch) {
+    if (epoch > sealedEpoch.get()) {
+      sealedEpoch.raise(epoch);
+      LOG.info("node {} sealed every epoch below {}", binding.endpoint(), epoch);
+    }
+    return fence
+        .seal(epoch)
+        .thenCompose(v -> logReplica.tail(io.vcorfu.protocol.proto.LogTailRequest.getDefaultInstance()))
+        .thenApply(
+            t ->
+                Response.newBuilder()
+                    .setSeal(
+                        io.vcorfu.protocol.proto.SealResponse.newBuilder()
+                            .setEpoch(fence.epoch())
+                            .setLogTail(t.getTail()))
+                    .build());
+  }
+
+  /**
+   * Cluster mode: adopts an agreed layout (see {@link ClusterMembership.Follower#adopt}). A newer
+   * epoch is recorded durably and sealed before it is served. The sequencer role follows the
+   * layout: kept (with its tails and leases) when this node stays the sequencer, bootstrapped when
+   * it becomes the sequencer, closed when it stops being it. A process that finds itself the
+   * sequencer of the layout it starts with first commits that layout at the next epoch, fencing any
+   * token an earlier run of it issued; it takes the role when that epoch arrives.
+   */
+  private synchronized void adopt(Layout next, long version, boolean initial) {
+    Endpoint me = binding.endpoint();
+    Layout current = layout.get();
+    if (!next.clusterId().equals(config.cluster().name())) {
+      LOG.error(
+          "node {} ignores a layout of cluster '{}': it belongs to cluster '{}'",
+          me,
+          next.clusterId(),
+          config.cluster().name());
+      return;
+    }
+    if (current != null && next.epoch() < current.epoch()) {
+      LOG.warn(
+          "node {} ignores the layout of epoch {}: it has adopted epoch {}",
+          me,
+          next.epoch(),
+          current.epoch());
+      return;
+    }
+    boolean newer = current == null || next.epoch() > current.epoch();
+    if (newer) {
+      if (layoutStore != null) {
+        Versioned<Layout> v = storedLayout();
+        layoutStore.compareAndSet(v == null ? LayoutStore.NO_VERSION : v.version(), next).join();
+      }
+      sealedEpoch.raise(next.epoch());
+      fence.seal(next.epoch());
+      layout.set(next);
+      LOG.info(
+          "node {} adopted the layout of epoch {} (sequencer {}{})",
+          me,
+          next.epoch(),
+          next.sequencer(),
+          next.allServers().contains(me) ? "" : "; this node is not in it");
+    }
+    boolean mine = next.sequencer().equals(me);
+    if (initial && mine) {
+      closeSequencerRole();
+      LOG.info(
+          "node {} starts as the sequencer of epoch {}: committing epoch {} first, so that no"
+              + " token an earlier run issued can be written",
+          me,
+          next.epoch(),
+          next.epoch() + 1);
+      membership
+          .nextEpoch(next, version)
+          .whenComplete(
+              (v, e) -> {
+                if (e != null) {
+                  LOG.info("node {}: epoch {} not committed: {}", me, next.epoch() + 1, e.toString());
+                }
+              });
+    } else if (newer || (mine && sequencerRole == null)) {
+      followSequencer(next, mine);
+    }
+    dispatcher = clusterDispatcher(me);
+  }
+
+  /** Cluster mode: keeps, opens or closes the sequencer role for {@code next}. */
+  private void followSequencer(Layout next, boolean mine) {
+    SequencerRole old = sequencerRole;
+    if (!mine) {
+      if (old != null) {
+        closeSequencerRole();
+        LOG.info("node {} is no longer the sequencer (epoch {})", binding.endpoint(), next.epoch());
+      }
+      return;
+    }
+    long notBefore = System.nanoTime() + config.cluster().layoutLease().toNanos();
+    if (old != null && old.ready().isDone() && !old.ready().isCompletedExceptionally()) {
+      // Staying the sequencer: what it issued is still what it knows.
+      sequencerRole =
+          new SequencerRole(
+              old.sequencer(),
+              old.leases(),
+              old.sequencer().advanceEpoch(next.epoch()),
+              notBefore);
+      return;
+    }
+    closeSequencerRole();
+    SequencerService sequencer = new SequencerService(new Sequencer());
+    ClusterMembership m = membership;
+    ReadLeases leases =
+        new ReadLeases(
+            LeaseMarker.recordedBy(
+                System.currentTimeMillis() + leaseWaitMillis(m), until -> m.recordReadLeases()));
+    sequencer.onIssued(leases::issued);
+    SequencerRole role =
+        new SequencerRole(
+            sequencer,
+            leases,
+            SequencerBootstrap.atEpoch(new BootstrapPeers(peers, next), next, sequencer),
+            notBefore);
+    sequencerRole = role;
+    role.start();
+    LOG.info("node {} takes over as the sequencer of epoch {}", binding.endpoint(), next.epoch());
+  }
+
+  /**
+   * How long a sequencer that takes over waits for read leases an earlier sequencer may have
+   * granted: none when the cluster's clients never asked for one (recorded in ZooKeeper before the
+   * first grant), else the longest lease.
+   */
+  private static long leaseWaitMillis(ClusterMembership m) {
+    return m.readLeasesGranted() ? ReadLeases.MAX_LEASE.toMillis() : 0;
+  }
+
+  private void closeSequencerRole() {
+    SequencerRole old = sequencerRole;
+    sequencerRole = null;
+    if (old != null) {
+      old.close();
+    }
+  }
+
   /** The node's own requests (ping, layout, seal), then {@code roles}, behind the epoch check. */
   private RequestDispatcher dispatcher(Endpoint me, Map<PayloadCase, RpcHandler> roles) {
     return RequestDispatcher.builder(() -> layout.get().epoch())
-        .on(
-            PayloadCase.PING,
-            r ->
-                done(
-                    Response.newBuilder()
-                        .setPing(PingResponse.newBuilder().setNodeId(String.valueOf(me)))
-                        .build()))
+        .on(PayloadCase.PING, r -> done(pingResponse(me)))
         .on(PayloadCase.GET_LAYOUT, r -> done(layoutResponse()))
         .on(PayloadCase.SEAL, r -> seal(r.getSeal().getEpoch()))
         .onAll(roles)
+        .build();
+  }
+
+  private Response pingResponse(Endpoint me) {
+    Layout l = layout.get();
+    String why = clustered() ? notServingReason(me) : null;
+    return Response.newBuilder()
+        .setPing(
+            PingResponse.newBuilder()
+                .setNodeId(String.valueOf(me))
+                .setEpoch(l == null ? 0 : l.epoch())
+                .setSealedEpoch(fence.epoch())
+                .setServing(why == null)
+                .setNotServingReason(why == null ? "" : why))
         .build();
   }
 
@@ -190,34 +509,34 @@ public final class Node implements AutoCloseable {
       throw new UncheckedIOException("cannot open the replica storage of " + me, e);
     }
     if (chosen.sequencer().equals(me)) {
-      sequencer = new SequencerService(new io.vcorfu.sequencer.Sequencer());
-      leases = new ReadLeases(leaseMarker(chosen, me));
+      SequencerService sequencer = new SequencerService(new Sequencer());
+      ReadLeases leases = new ReadLeases(leaseMarker(chosen, me));
       sequencer.onIssued(leases::issued);
       peers = transport.newClient(ClientOptions.defaults());
-      bootstrap = new SequencerBootstrap(new BootstrapPeers(peers, chosen), chosen, sequencer);
+      sequencerRole =
+          new SequencerRole(
+              sequencer,
+              leases,
+              new SequencerBootstrap(new BootstrapPeers(peers, chosen), chosen, sequencer),
+              0);
     }
     if (streamReplica != null) {
-      // The remote-view host reads what this node holds (its stream replica, its sequencer's
-      // tails) in process, and only the rest over the network.
-      StreamReplica replica = streamReplica;
-      SequencerService localSequencer = sequencer;
-      SequencerBootstrap localBootstrap = bootstrap;
-      ReadLeases localLeases = leases;
-      views =
-          new RemoteViewHost(
-              transport,
-              () -> binding.endpoint(),
-              config,
-              cluster ->
-                  new LocalReplicaLog(
-                      cluster,
-                      me,
-                      layout::get,
-                      replica,
-                      localSequencer,
-                      localBootstrap,
-                      localLeases));
+      openViews(me);
     }
+  }
+
+  /**
+   * The remote-view host: it reads what this node holds (its stream replica, its sequencer's tails)
+   * in process, and only the rest over the network.
+   */
+  private void openViews(Endpoint me) {
+    StreamReplica replica = streamReplica;
+    views =
+        new RemoteViewHost(
+            transport,
+            () -> binding.endpoint(),
+            config,
+            cluster -> new LocalReplicaLog(cluster, me, layout::get, replica, () -> sequencerRole));
   }
 
   /**
@@ -242,6 +561,9 @@ public final class Node implements AutoCloseable {
    * every write admitted under an older epoch has finished (see the class comment).
    */
   private synchronized CompletableFuture<Response> seal(long epoch) {
+    if (clustered()) {
+      return sealClustered(epoch);
+    }
     Layout current = layout.get();
     if (current == null) {
       return CompletableFuture.failedFuture(new io.vcorfu.protocol.NotServingException("layout"));
@@ -268,6 +590,10 @@ public final class Node implements AutoCloseable {
 
   private Response layoutResponse() {
     Layout l = layout.get();
+    if (l == null) {
+      throw new io.vcorfu.protocol.NotServingException(
+          "layout", "node " + binding.endpoint() + " has no layout yet");
+    }
     return Response.newBuilder()
         .setGetLayout(GetLayoutResponse.newBuilder().setLayoutJson(l.toJson()).setEpoch(l.epoch()))
         .build();
@@ -369,18 +695,15 @@ public final class Node implements AutoCloseable {
     if (!lifeCycle.startClosing()) {
       return;
     }
+    closeQuietly(manager);
+    closeQuietly(membership);
     closeQuietly(views);
     if (binding != null) {
       binding.close();
     }
-    if (bootstrap != null) {
-      bootstrap.close();
-    }
-    if (leases != null) {
-      leases.close();
-    }
-    if (sequencer != null) {
-      sequencer.close();
+    SequencerRole role = sequencerRole;
+    if (role != null) {
+      role.close();
     }
     if (peers != null) {
       peers.close();

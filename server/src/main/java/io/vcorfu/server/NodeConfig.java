@@ -1,6 +1,7 @@
 package io.vcorfu.server;
 
 import io.vcorfu.protocol.Endpoint;
+import io.vcorfu.server.cluster.ClusterConfig;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -25,6 +26,8 @@ import java.util.List;
  *     directory in a multi-node layout: such a sequencer otherwise waits out the longest lease
  *     ({@code ReadLeases.MAX_LEASE}) after it starts before it reveals any token, since it cannot
  *     know what it granted before. False by default.
+ * @param cluster null for a node serving a static layout (its {@code layoutFile}, or a single node);
+ *     otherwise the cluster whose layout, agreed in ZooKeeper, the node follows
  */
 public record NodeConfig(
     Endpoint listen,
@@ -34,7 +37,8 @@ public record NodeConfig(
     List<Path> classpath,
     long checkpointEvery,
     Duration checkpointInterval,
-    boolean noEarlierLeases) {
+    boolean noEarlierLeases,
+    ClusterConfig cluster) {
   public static final long DEFAULT_CHECKPOINT_EVERY = 10_000;
   public static final Duration DEFAULT_CHECKPOINT_INTERVAL = Duration.ofMinutes(1);
 
@@ -62,7 +66,8 @@ public record NodeConfig(
         null,
         DEFAULT_CHECKPOINT_EVERY,
         DEFAULT_CHECKPOINT_INTERVAL,
-        false);
+        false,
+        null);
   }
 
   public static NodeConfig inMemory(Endpoint listen) {
@@ -82,7 +87,8 @@ public record NodeConfig(
         classpath,
         checkpointEvery,
         checkpointInterval,
-        noEarlierLeases);
+        noEarlierLeases,
+        cluster);
   }
 
   /** The same node with the remote-view host's class path and checkpoint policy replaced. */
@@ -96,7 +102,8 @@ public record NodeConfig(
         classpath,
         checkpointEvery,
         checkpointInterval,
-        noEarlierLeases);
+        noEarlierLeases,
+        cluster);
   }
 
   /** The same node, vouching that no client holds a read lease from an earlier run of it. */
@@ -109,7 +116,26 @@ public record NodeConfig(
         classpath,
         checkpointEvery,
         checkpointInterval,
-        true);
+        true,
+        cluster);
+  }
+
+  /** The same node, following the agreed layout of a cluster instead of a static one. */
+  public NodeConfig inCluster(ClusterConfig clusterConfig) {
+    if (layoutFile != null) {
+      throw new IllegalArgumentException(
+          "a cluster node follows its cluster's agreed layout; it takes no layout file");
+    }
+    return new NodeConfig(
+        listen,
+        dataDir,
+        layoutFile,
+        fsyncInterval,
+        classpath,
+        checkpointEvery,
+        checkpointInterval,
+        noEarlierLeases,
+        clusterConfig);
   }
 
   public boolean durable() {

@@ -15,7 +15,6 @@ import io.vcorfu.protocol.proto.Response;
 import io.vcorfu.protocol.proto.Token;
 import io.vcorfu.protocol.proto.TokenResponse;
 import io.vcorfu.sequencer.ReadLeases;
-import io.vcorfu.sequencer.SequencerBootstrap;
 import io.vcorfu.sequencer.SequencerService;
 import java.util.EnumMap;
 import java.util.Map;
@@ -35,9 +34,9 @@ final class RoleHandlers {
    */
   static Map<PayloadCase, RpcHandler> table(
       Roles roles, Supplier<Layout> layout, EpochFence fence) {
-    SequencerService sequencer = roles.sequencer();
-    ReadLeases leases = roles.leases();
-    SequencerBootstrap bootstrap = roles.bootstrap();
+    SequencerRole sequencerRole = roles.sequencer();
+    SequencerService sequencer = sequencerRole == null ? null : sequencerRole.sequencer();
+    ReadLeases leases = sequencerRole == null ? null : sequencerRole.leases();
     LogReplica log = roles.log();
     StreamReplica stream = roles.stream();
     ReplicaStore store = roles.store();
@@ -47,12 +46,9 @@ final class RoleHandlers {
     // has run out; every answer revealing a token waits until every other lease holder knows it.
     Function<Request, CompletableFuture<Void>> ready =
         r ->
-            (bootstrap == null ? CompletableFuture.<Void>completedFuture(null) : bootstrap.done())
-                .thenCompose(
-                    v ->
-                        leases == null
-                            ? CompletableFuture.completedFuture(null)
-                            : leases.serving());
+            sequencerRole == null
+                ? CompletableFuture.<Void>completedFuture(null)
+                : sequencerRole.ready();
 
     t.put(
         PayloadCase.TOKEN,

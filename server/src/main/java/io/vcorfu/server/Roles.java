@@ -3,9 +3,6 @@ package io.vcorfu.server;
 import io.vcorfu.logunit.LogReplica;
 import io.vcorfu.logunit.ReplicaStore;
 import io.vcorfu.logunit.StreamReplica;
-import io.vcorfu.sequencer.ReadLeases;
-import io.vcorfu.sequencer.SequencerBootstrap;
-import io.vcorfu.sequencer.SequencerService;
 
 /**
  * The roles one node hosts, opened before its dispatcher is bound to them; a role the node does not
@@ -18,9 +15,7 @@ import io.vcorfu.sequencer.SequencerService;
  * @param views the remote-view host, on a node holding stream replicas
  */
 record Roles(
-    SequencerService sequencer,
-    ReadLeases leases,
-    SequencerBootstrap bootstrap,
+    SequencerRole sequencer,
     LogReplica log,
     StreamReplica stream,
     ReplicaStore store,

@@ -59,15 +59,22 @@ public final class ServerProcess implements AutoCloseable {
 
   /** Starts {@code vcorfu server --port P ARGS...}; see {@link #awaitReady}. */
   public static ServerProcess start(int port, List<String> args) {
+    List<String> cli = new ArrayList<>(List.of("server", "--port", Integer.toString(port)));
+    cli.addAll(args);
+    return startCli(port, cli);
+  }
+
+  /**
+   * Starts {@code vcorfu ARGS...} (any command that serves on 127.0.0.1:{@code port}, such as
+   * {@code server} or {@code zookeeper}); see {@link #awaitReady}.
+   */
+  public static ServerProcess startCli(int port, List<String> args) {
     List<String> cmd = new ArrayList<>();
     cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     cmd.add("-Xmx512m");
     cmd.add("-cp");
     cmd.add(System.getProperty("java.class.path"));
     cmd.add("io.vcorfu.server.cli.VcorfuCli");
-    cmd.add("server");
-    cmd.add("--port");
-    cmd.add(Integer.toString(port));
     cmd.addAll(args);
     try {
       Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
@@ -126,6 +133,26 @@ public final class ServerProcess implements AutoCloseable {
 
   public List<String> output() {
     return List.copyOf(output);
+  }
+
+  /** SIGSTOP to this process (and only this one): it stops running, its sockets stay open. */
+  public void pause() throws IOException, InterruptedException {
+    signal("STOP");
+  }
+
+  /** SIGCONT to this process, paused by {@link #pause}. */
+  public void resume() throws IOException, InterruptedException {
+    signal("CONT");
+  }
+
+  private void signal(String name) throws IOException, InterruptedException {
+    Process kill =
+        new ProcessBuilder("kill", "-" + name, Long.toString(process.pid()))
+            .redirectErrorStream(true)
+            .start();
+    if (kill.waitFor() != 0) {
+      throw new IOException("kill -" + name + " " + process.pid() + " failed");
+    }
   }
 
   /** SIGKILL to this process (and only this one); waits until it is gone. */

@@ -3,6 +3,7 @@ package io.vcorfu.server.cli;
 import io.vcorfu.protocol.Endpoint;
 import io.vcorfu.protocol.netty.NettyTransport;
 import io.vcorfu.server.Node;
+import io.vcorfu.server.cluster.ClusterConfig;
 import io.vcorfu.server.NodeConfig;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -73,6 +74,40 @@ final class ServerCommand implements Callable<Integer> {
           "Also checkpoint changed hosted objects at this interval (default ${DEFAULT-VALUE}).")
   long checkpointIntervalMs;
 
+  @Option(
+      names = "--zookeeper",
+      description =
+          "Run as a node of a cluster whose layout is agreed in this ZooKeeper ensemble"
+              + " (host:port[,host:port...]); needs --cluster, excludes --layout.")
+  String zookeeper;
+
+  @Option(names = "--cluster", description = "The cluster's name (with --zookeeper).")
+  String cluster;
+
+  @Option(
+      names = "--probe-interval-ms",
+      defaultValue = "300",
+      description =
+          "Cluster mode: how often the manager probes every node (default ${DEFAULT-VALUE}).")
+  long probeIntervalMs;
+
+  @Option(
+      names = "--failure-timeout-ms",
+      defaultValue = "1500",
+      description =
+          "Cluster mode: how long a node may leave probes unanswered before the manager removes it"
+              + " from the layout (default ${DEFAULT-VALUE}).")
+  long failureTimeoutMs;
+
+  @Option(
+      names = "--layout-lease-ms",
+      defaultValue = "1000",
+      description =
+          "Cluster mode: a node serves only while it has confirmed its layout with ZooKeeper within"
+              + " this time; a new sequencer waits as long before issuing (default"
+              + " ${DEFAULT-VALUE}).")
+  long layoutLeaseMs;
+
   @Spec CommandSpec spec;
 
   @Override
@@ -90,6 +125,20 @@ final class ServerCommand implements Callable<Integer> {
               "vcorfu server: --checkpoint-every and --checkpoint-interval-ms must be at least 1");
       return 2;
     }
+    if ((zookeeper == null) != (cluster == null)) {
+      spec.commandLine()
+          .getErr()
+          .println("vcorfu server: --zookeeper and --cluster go together");
+      return 2;
+    }
+    if (zookeeper != null && layout != null) {
+      spec.commandLine()
+          .getErr()
+          .println(
+              "vcorfu server: a cluster node (--zookeeper) follows its cluster's agreed layout and"
+                  + " takes no --layout file");
+      return 2;
+    }
     Path dir = memory ? null : (dataDir != null ? dataDir : Path.of("vcorfu-data"));
     NodeConfig config =
         new NodeConfig(
@@ -98,6 +147,19 @@ final class ServerCommand implements Callable<Integer> {
                 layout,
                 fsyncIntervalMs == null ? null : Duration.ofMillis(fsyncIntervalMs))
             .withViews(classpath, checkpointEvery, Duration.ofMillis(checkpointIntervalMs));
+    if (zookeeper != null) {
+      try {
+        config =
+            config.inCluster(
+                ClusterConfig.of(zookeeper, cluster)
+                    .withProbing(
+                        Duration.ofMillis(probeIntervalMs), Duration.ofMillis(failureTimeoutMs))
+                    .withLayoutLease(Duration.ofMillis(layoutLeaseMs)));
+      } catch (IllegalArgumentException e) {
+        spec.commandLine().getErr().println("vcorfu server: " + e.getMessage());
+        return 2;
+      }
+    }
     NettyTransport transport = new NettyTransport();
     Node node = Node.start(config, transport);
     CountDownLatch stopped = new CountDownLatch(1);
@@ -111,14 +173,22 @@ final class ServerCommand implements Callable<Integer> {
                 },
                 "vcorfu-shutdown"));
     node.ready().join();
-    System.out.println(
-        "vcorfu node "
-            + node.endpoint()
-            + " ready (epoch "
-            + node.layout().epoch()
-            + ", "
-            + (dir == null ? "in memory" : "data in " + dir.toAbsolutePath())
-            + ")");
+    String where = dir == null ? "in memory" : "data in " + dir.toAbsolutePath();
+    if (node.clustered()) {
+      System.out.println(
+          "vcorfu node "
+              + node.endpoint()
+              + " ready (cluster "
+              + cluster
+              + " at ZooKeeper "
+              + zookeeper
+              + ", "
+              + where
+              + ")");
+    } else {
+      System.out.println(
+          "vcorfu node " + node.endpoint() + " ready (epoch " + node.layout().epoch() + ", " + where + ")");
+    }
     System.out.flush();
     stopped.await();
     return 0;

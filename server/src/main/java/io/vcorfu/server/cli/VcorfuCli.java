@@ -15,7 +15,13 @@ import picocli.CommandLine.Command;
     name = "vcorfu",
     mixinStandardHelpOptions = true,
     description = "vcorfu: a strongly consistent object store on a materialized shared log.",
-    subcommands = {ServerCommand.class, LogCommands.class, MapCommands.class})
+    subcommands = {
+      ServerCommand.class,
+      LogCommands.class,
+      MapCommands.class,
+      ClusterCommands.class,
+      ZooKeeperCommand.class
+    })
 public final class VcorfuCli {
   private VcorfuCli() {}
 

@@ -1,0 +1,111 @@
+package io.vcorfu.server;
+
+import io.vcorfu.sequencer.ReadLeases;
+import io.vcorfu.sequencer.SequencerBootstrap;
+import io.vcorfu.sequencer.SequencerService;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The sequencer role of a node: the sequencer, its read leases and its bootstrap, and the moment
+ * before which it reveals nothing.
+ *
+ * <p>Invariant: no token, tail or lease is answered before {@link #ready()} completes, which is once
+ * the bootstrap has rebuilt the tails, every read lease that may have been granted before this role
+ * took over has run out, and {@code notBefore} has passed (in a cluster: the layout lease of every
+ * node of older layouts, see {@code docs/cluster.md}). Thread-safe.
+ */
+final class SequencerRole implements AutoCloseable {
+  private final SequencerService sequencer;
+  private final ReadLeases leases;
+  private final SequencerBootstrap bootstrap;
+  private final CompletableFuture<Void> ready;
+
+  /** A role whose sequencer is rebuilt by {@code bootstrap}. */
+  SequencerRole(
+      SequencerService sequencer,
+      ReadLeases leases,
+      SequencerBootstrap bootstrap,
+      long notBeforeNanos) {
+    this(sequencer, leases, bootstrap, bootstrap.done(), notBeforeNanos);
+  }
+
+  /**
+   * A role whose sequencer is (or will be, once {@code booted} completes) ready without a
+   * bootstrap: a new cluster's, or one kept across a layout change.
+   */
+  SequencerRole(
+      SequencerService sequencer,
+      ReadLeases leases,
+      CompletableFuture<Void> booted,
+      long notBeforeNanos) {
+    this(sequencer, leases, null, booted, notBeforeNanos);
+  }
+
+  /**
+   * @param bootstrap null when the sequencer needs none
+   * @param notBeforeNanos {@link System#nanoTime()} before which nothing is revealed (0: no wait)
+   */
+  private SequencerRole(
+      SequencerService sequencer,
+      ReadLeases leases,
+      SequencerBootstrap bootstrap,
+      CompletableFuture<Void> booted,
+      long notBeforeNanos) {
+    this.sequencer = sequencer;
+    this.leases = leases;
+    this.bootstrap = bootstrap;
+    long waitNanos = notBeforeNanos == 0 ? 0 : notBeforeNanos - System.nanoTime();
+    CompletableFuture<Void> waited =
+        waitNanos <= 0
+            ? booted
+            : booted.thenCompose(
+                v ->
+                    CompletableFuture.runAsync(
+                        () -> {},
+                        CompletableFuture.delayedExecutor(
+                            Math.max(0, notBeforeNanos - System.nanoTime()),
+                            TimeUnit.NANOSECONDS)));
+    this.ready = leases == null ? waited : waited.thenCompose(v -> leases.serving());
+  }
+
+  SequencerService sequencer() {
+    return sequencer;
+  }
+
+  ReadLeases leases() {
+    return leases;
+  }
+
+  SequencerBootstrap bootstrap() {
+    return bootstrap;
+  }
+
+  /** Completes once this role may reveal tokens (see the class comment). */
+  CompletableFuture<Void> ready() {
+    return ready;
+  }
+
+  /** Starts the bootstrap, if any. */
+  void start() {
+    if (bootstrap != null) {
+      bootstrap.start();
+    }
+  }
+
+  /** Stops the bootstrap and the sequencer; the read leases are the caller's to close. */
+  void closeSequencer() {
+    if (bootstrap != null) {
+      bootstrap.close();
+    }
+    sequencer.close();
+  }
+
+  @Override
+  public void close() {
+    closeSequencer();
+    if (leases != null) {
+      leases.close();
+    }
+  }
+}

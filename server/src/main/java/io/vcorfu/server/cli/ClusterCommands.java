@@ -1,0 +1,338 @@
+package io.vcorfu.server.cli;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.vcorfu.client.ClusterStreamLog;
+import io.vcorfu.client.StreamLogOptions;
+import io.vcorfu.layout.Layout;
+import io.vcorfu.layout.LayoutChanges;
+import io.vcorfu.layout.LayoutVersionMismatchException;
+import io.vcorfu.layout.LayoutStore;
+import io.vcorfu.layout.Segment;
+import io.vcorfu.layout.Versioned;
+import io.vcorfu.layout.ZkLayoutStore;
+import io.vcorfu.protocol.ClientOptions;
+import io.vcorfu.protocol.Endpoint;
+import io.vcorfu.protocol.RpcClient;
+import io.vcorfu.protocol.netty.NettyTransport;
+import io.vcorfu.protocol.proto.PingResponse;
+import io.vcorfu.server.cluster.NodeCalls;
+import java.io.PrintWriter;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.TimeUnit;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/** {@code vcorfu cluster}: create a cluster's first layout, and show a cluster's state. */
+@Command(
+    name = "cluster",
+    mixinStandardHelpOptions = true,
+    description = "Create a cluster and show its state.",
+    subcommands = {ClusterCommands.Init.class, ClusterCommands.Status.class})
+final class ClusterCommands {
+  private ClusterCommands() {}
+
+  static List<Endpoint> endpoints(String list) {
+    List<Endpoint> out = new ArrayList<>();
+    for (String part : list.split(",")) {
+      String p = part.trim();
+      if (!p.isEmpty()) {
+        out.add(Endpoint.parse(p));
+      }
+    }
+    if (out.isEmpty()) {
+      throw new IllegalArgumentException("no endpoint given in '" + list + "'");
+    }
+    return out;
+  }
+
+  /** {@code vcorfu cluster init}. */
+  @Command(
+      name = "init",
+      mixinStandardHelpOptions = true,
+      description =
+          "Write a new cluster's first layout to ZooKeeper and wait until its sequencer serves."
+              + " Refuses if the cluster exists. The first node is the sequencer; every node heads"
+              + " one log chain and one stream chain of R replicas.")
+  static final class Init implements Callable<Integer> {
+    @Option(
+        names = "--zookeeper",
+        required = true,
+        description = "ZooKeeper connect string (host:port[,host:port...]).")
+    String zookeeper;
+
+    @Option(names = "--cluster", required = true, description = "The cluster's name.")
+    String cluster;
+
+    @Option(
+        names = "--nodes",
+        required = true,
+        description = "The cluster's nodes, host:port[,host:port...], each running `vcorfu server`.")
+    String nodes;
+
+    @Option(
+        names = "--replication",
+        description = "Replicas per chain (default: the number of nodes, at most 3).")
+    Integer replication;
+
+    @Option(
+        names = "--timeout-ms",
+        defaultValue = "60000",
+        description = "How long to wait for the sequencer to serve (default ${DEFAULT-VALUE}).")
+    long timeoutMs;
+
+    @Spec CommandSpec spec;
+
+    @Override
+    public Integer call() throws Exception {
+      List<Endpoint> members;
+      Layout first;
+      try {
+        members = endpoints(nodes);
+        int r = replication != null ? replication : Math.min(3, members.size());
+        first = LayoutChanges.initial(cluster, members, r);
+      } catch (IllegalArgumentException e) {
+        spec.commandLine().getErr().println("vcorfu cluster init: " + e.getMessage());
+        return 2;
+      }
+      try (ZkLayoutStore store =
+          ZkLayoutStore.connect(zookeeper, cluster, Duration.ofSeconds(10))) {
+        try {
+          store
+              .compareAndSet(LayoutStore.NO_VERSION, first)
+              .get(timeoutMs, TimeUnit.MILLISECONDS);
+        } catch (java.util.concurrent.ExecutionException e) {
+          if (e.getCause() instanceof LayoutVersionMismatchException) {
+            Versioned<Layout> existing = store.get().join();
+            spec.commandLine()
+                .getErr()
+                .println(
+                    "vcorfu: cluster "
+                        + cluster
+                        + " exists already (epoch "
+                        + existing.value().epoch()
+                        + ", sequencer "
+                        + existing.value().sequencer()
+                        + "); nothing was changed");
+            return 1;
+          }
+          throw e;
+        }
+      }
+      PrintWriter out = spec.commandLine().getOut();
+      out.println(
+          "cluster "
+              + cluster
+              + " created: epoch "
+              + first.epoch()
+              + ", sequencer "
+              + first.sequencer()
+              + ", "
+              + members.size()
+              + " nodes, replication "
+              + first.replication());
+      out.flush();
+      awaitSequencer(members, Duration.ofMillis(timeoutMs));
+      out.println("sequencer serving");
+      return 0;
+    }
+
+    /** Waits until a token-free request to the sequencer (a tail query) is answered. */
+    private static void awaitSequencer(List<Endpoint> members, Duration timeout) throws Exception {
+      long deadline = System.nanoTime() + timeout.toNanos();
+      StreamLogOptions options =
+          StreamLogOptions.defaults().withRpc(ClientOptions.defaults().withRequestTimeout(Duration.ofSeconds(2)));
+      Throwable last = null;
+      while (System.nanoTime() - deadline < 0) {
+        for (Endpoint e : members) {
+          try (ClusterStreamLog log = ClusterStreamLog.connect(e, options)) {
+            log.tails(List.of()).get(2, TimeUnit.SECONDS);
+            return;
+          } catch (Exception error) {
+            last = error;
+          }
+        }
+        Thread.sleep(200);
+      }
+      throw new IllegalStateException(
+          "the cluster's sequencer did not serve within " + timeout.toMillis() + " ms", last);
+    }
+  }
+
+  /** {@code vcorfu cluster status}. */
+  @Command(
+      name = "status",
+      mixinStandardHelpOptions = true,
+      description =
+          "Show a cluster's epoch, sequencer, chains and the state of every node (serving,"
+              + " not-serving, unresponsive, removed).")
+  static final class Status implements Callable<Integer> {
+    @Option(
+        names = "--endpoint",
+        defaultValue = "127.0.0.1:9000",
+        description =
+            "Nodes to ask, host:port[,host:port...]; any reachable one will do (default"
+                + " ${DEFAULT-VALUE}).")
+    String endpoint;
+
+    @Option(
+        names = "--output",
+        defaultValue = "text",
+        description = "text or json (default ${DEFAULT-VALUE}).")
+    String output;
+
+    @Spec CommandSpec spec;
+
+    @Override
+    public Integer call() throws Exception {
+      if (!output.equals("text") && !output.equals("json")) {
+        spec.commandLine().getErr().println("vcorfu cluster status: --output is text or json");
+        return 2;
+      }
+      List<Endpoint> asked;
+      try {
+        asked = endpoints(endpoint);
+      } catch (IllegalArgumentException e) {
+        spec.commandLine().getErr().println("vcorfu cluster status: " + e.getMessage());
+        return 2;
+      }
+      try (NettyTransport transport = new NettyTransport();
+          RpcClient rpc =
+              transport.newClient(
+                  ClientOptions.defaults().withRequestTimeout(Duration.ofSeconds(2)))) {
+        NodeCalls calls = new NodeCalls(rpc);
+        Layout layout = newestLayout(calls, asked);
+        Set<Endpoint> nodes = new LinkedHashSet<>(layout.allServers());
+        nodes.addAll(layout.removed());
+        Map<Endpoint, CompletableFuture<PingResponse>> pings = new LinkedHashMap<>();
+        for (Endpoint n : nodes) {
+          pings.put(n, layout.removed().contains(n) ? null : calls.ping(n));
+        }
+        Map<Endpoint, NodeState> states = new LinkedHashMap<>();
+        for (Map.Entry<Endpoint, CompletableFuture<PingResponse>> e : pings.entrySet()) {
+          states.put(e.getKey(), NodeState.of(e.getValue()));
+        }
+        PrintWriter out = spec.commandLine().getOut();
+        if (output.equals("json")) {
+          out.println(json(layout, states));
+        } else {
+          text(out, layout, states);
+        }
+        out.flush();
+      }
+      return 0;
+    }
+
+    private static Layout newestLayout(NodeCalls calls, List<Endpoint> asked) {
+      Layout newest = null;
+      Throwable last = null;
+      List<CompletableFuture<String>> answers = new ArrayList<>();
+      for (Endpoint e : asked) {
+        answers.add(calls.layoutJson(e));
+      }
+      for (CompletableFuture<String> f : answers) {
+        try {
+          Layout l = Layout.fromJson(f.join());
+          if (newest == null || l.epoch() > newest.epoch()) {
+            newest = l;
+          }
+        } catch (CompletionException e) {
+          last = e.getCause();
+        }
+      }
+      if (newest == null) {
+        throw new IllegalStateException(
+            "no node of " + asked + " answered with a layout", last);
+      }
+      return newest;
+    }
+
+    private static void text(PrintWriter out, Layout layout, Map<Endpoint, NodeState> states) {
+      out.println("cluster " + layout.clusterId());
+      out.println("epoch " + layout.epoch());
+      out.println("sequencer " + layout.sequencer());
+      if (layout.replication() > 0) {
+        out.println("replication " + layout.replication());
+      }
+      for (Segment s : layout.segments()) {
+        String range = "[" + s.start() + ", " + (s.isOpen() ? "open" : s.end() + ")");
+        for (int i = 0; i < s.log().size(); i++) {
+          out.println("segment " + range + " log chain " + i + " " + chain(s.log().get(i)));
+        }
+        for (int i = 0; i < s.stream().size(); i++) {
+          out.println("segment " + range + " stream chain " + i + " " + chain(s.stream().get(i)));
+        }
+      }
+      states.forEach(
+          (node, st) ->
+              out.println(
+                  "node "
+                      + node
+                      + " "
+                      + st.state()
+                      + (st.detail().isEmpty() ? "" : " (" + st.detail() + ")")));
+    }
+
+    private static String chain(List<Endpoint> chain) {
+      StringBuilder b = new StringBuilder();
+      for (Endpoint e : chain) {
+        b.append(b.length() == 0 ? "" : " -> ").append(e);
+      }
+      return b.toString();
+    }
+
+    private static String json(Layout layout, Map<Endpoint, NodeState> states) throws Exception {
+      ObjectMapper m = new ObjectMapper();
+      ObjectNode root = m.createObjectNode();
+      root.put("cluster", layout.clusterId());
+      root.put("epoch", layout.epoch());
+      root.put("sequencer", layout.sequencer().toString());
+      root.put("replication", layout.replication());
+      root.set("layout", m.readTree(layout.toJson()));
+      ArrayNode nodes = root.putArray("nodes");
+      states.forEach(
+          (node, st) -> {
+            ObjectNode n = nodes.addObject();
+            n.put("endpoint", node.toString());
+            n.put("state", st.state());
+            if (st.ping() != null) {
+              n.put("epoch", st.ping().getEpoch());
+              n.put("sealedEpoch", st.ping().getSealedEpoch());
+            }
+            if (!st.detail().isEmpty()) {
+              n.put("detail", st.detail());
+            }
+          });
+      return m.writerWithDefaultPrettyPrinter().writeValueAsString(root);
+    }
+  }
+
+  /** What one node's probe said. */
+  record NodeState(String state, String detail, PingResponse ping) {
+    static NodeState of(CompletableFuture<PingResponse> ping) {
+      if (ping == null) {
+        return new NodeState("removed", "", null);
+      }
+      try {
+        PingResponse p = ping.join();
+        return p.getServing()
+            ? new NodeState("serving", "epoch " + p.getEpoch(), p)
+            : new NodeState("not-serving", p.getNotServingReason(), p);
+      } catch (CompletionException e) {
+        return new NodeState("unresponsive", VcorfuCli.describe(e.getCause()), null);
+      }
+    }
+  }
+}

@@ -1,0 +1,118 @@
+package io.vcorfu.server.cli;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+import java.util.concurrent.atomic.AtomicReference;
+import org.apache.zookeeper.server.ServerConfig;
+import org.apache.zookeeper.server.ZooKeeperServerMain;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code vcorfu zookeeper}: a real single-server ZooKeeper (ZooKeeper's own server) for development
+ * and tests, listening on one address. Production clusters point their nodes at their own ensemble.
+ */
+@Command(
+    name = "zookeeper",
+    mixinStandardHelpOptions = true,
+    description =
+        "Run a single-server ZooKeeper for development and tests (production clusters use their"
+            + " own ensemble). Prints a line containing 'ready' once it serves.")
+final class ZooKeeperCommand implements Callable<Integer> {
+  @Option(
+      names = "--host",
+      defaultValue = "127.0.0.1",
+      description = "Address to listen on (default ${DEFAULT-VALUE}).")
+  String host;
+
+  @Option(
+      names = "--port",
+      defaultValue = "2181",
+      description = "Port to listen on (default ${DEFAULT-VALUE}).")
+  int port;
+
+  @Option(
+      names = "--data-dir",
+      defaultValue = "vcorfu-zookeeper",
+      description = "Where ZooKeeper keeps its snapshots and log (default ./${DEFAULT-VALUE}).")
+  Path dataDir;
+
+  @Override
+  public Integer call() throws Exception {
+    Files.createDirectories(dataDir);
+    Path cfg = dataDir.resolve("zoo.cfg");
+    Files.writeString(
+        cfg,
+        String.join(
+            "\n",
+            "tickTime=2000",
+            "initLimit=10",
+            "syncLimit=5",
+            "dataDir=" + dataDir.toAbsolutePath(),
+            "clientPort=" + port,
+            "clientPortAddress=" + host,
+            "admin.enableServer=false",
+            "4lw.commands.whitelist=ruok,srvr,stat",
+            ""));
+    // The admin server (an HTTP port of its own) is off: this ZooKeeper listens on one port only.
+    System.setProperty("zookeeper.admin.enableServer", "false");
+    ServerConfig config = new ServerConfig();
+    config.parse(cfg.toString());
+    ZooKeeperServerMain server = new ZooKeeperServerMain();
+    AtomicReference<Throwable> failure = new AtomicReference<>();
+    Thread main =
+        new Thread(
+            () -> {
+              try {
+                server.runFromConfig(config);
+              } catch (Exception e) {
+                failure.set(e);
+              }
+            },
+            "zookeeper");
+    main.start();
+    long deadline = System.nanoTime() + 60_000_000_000L;
+    while (!listening()) {
+      if (!main.isAlive() || System.nanoTime() > deadline) {
+        Throwable e = failure.get();
+        System.err.println(
+            "vcorfu: ZooKeeper did not start on "
+                + host
+                + ":"
+                + port
+                + (e == null ? "" : ": " + VcorfuCli.describe(e)));
+        return 1;
+      }
+      Thread.sleep(50);
+    }
+    System.out.println(
+        "vcorfu zookeeper "
+            + host
+            + ":"
+            + port
+            + " ready (data in "
+            + dataDir.toAbsolutePath()
+            + ")");
+    System.out.flush();
+    main.join();
+    Throwable e = failure.get();
+    if (e != null) {
+      System.err.println("vcorfu: ZooKeeper stopped: " + VcorfuCli.describe(e));
+      return 1;
+    }
+    return 0;
+  }
+
+  private boolean listening() {
+    try (Socket s = new Socket()) {
+      s.connect(new InetSocketAddress(host, port), 200);
+      return true;
+    } catch (IOException e) {
+      return false;
+    }
+  }
+}

@@ -1,0 +1,74 @@
+package io.vcorfu.server.cluster;
+
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * How a node takes part in a cluster whose layout is agreed in ZooKeeper.
+ *
+ * @param zookeeper the ZooKeeper connect string ({@code host:port[,host:port...]})
+ * @param name the cluster's name; its layout lives at {@code /vcorfu/<name>/layout}
+ * @param layoutLease how long a confirmation of the layout with ZooKeeper lets the node serve (see
+ *     {@link LayoutLease}); also how long a sequencer waits after adopting a new epoch before it
+ *     issues a token
+ * @param probeInterval how often the manager probes every node
+ * @param failureTimeout how long a node may leave probes unanswered before the manager removes it
+ * @param sessionTimeout the ZooKeeper session timeout
+ */
+public record ClusterConfig(
+    String zookeeper,
+    String name,
+    Duration layoutLease,
+    Duration probeInterval,
+    Duration failureTimeout,
+    Duration sessionTimeout) {
+  public static final Duration DEFAULT_LAYOUT_LEASE = Duration.ofMillis(1000);
+  public static final Duration DEFAULT_PROBE_INTERVAL = Duration.ofMillis(300);
+  public static final Duration DEFAULT_FAILURE_TIMEOUT = Duration.ofMillis(1500);
+  public static final Duration DEFAULT_SESSION_TIMEOUT = Duration.ofSeconds(10);
+
+  public ClusterConfig {
+    Objects.requireNonNull(zookeeper, "zookeeper");
+    Objects.requireNonNull(name, "name");
+    positive("layout lease", layoutLease);
+    positive("probe interval", probeInterval);
+    positive("failure timeout", failureTimeout);
+    positive("session timeout", sessionTimeout);
+    if (failureTimeout.compareTo(probeInterval) < 0) {
+      throw new IllegalArgumentException(
+          "the failure timeout ("
+              + failureTimeout.toMillis()
+              + " ms) must be at least the probe interval ("
+              + probeInterval.toMillis()
+              + " ms)");
+    }
+  }
+
+  /** A node of cluster {@code name} at {@code zookeeper}, with the default timings. */
+  public static ClusterConfig of(String zookeeper, String name) {
+    return new ClusterConfig(
+        zookeeper,
+        name,
+        DEFAULT_LAYOUT_LEASE,
+        DEFAULT_PROBE_INTERVAL,
+        DEFAULT_FAILURE_TIMEOUT,
+        DEFAULT_SESSION_TIMEOUT);
+  }
+
+  /** The same with other failure-detection timings. */
+  public ClusterConfig withProbing(Duration probeInterval, Duration failureTimeout) {
+    return new ClusterConfig(
+        zookeeper, name, layoutLease, probeInterval, failureTimeout, sessionTimeout);
+  }
+
+  /** The same with another layout lease. */
+  public ClusterConfig withLayoutLease(Duration lease) {
+    return new ClusterConfig(zookeeper, name, lease, probeInterval, failureTimeout, sessionTimeout);
+  }
+
+  private static void positive(String what, Duration d) {
+    if (d == null || d.isNegative() || d.isZero()) {
+      throw new IllegalArgumentException("the " + what + " must be positive, not " + d);
+    }
+  }
+}

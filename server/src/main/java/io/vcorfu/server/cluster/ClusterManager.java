@@ -1,0 +1,319 @@
+package io.vcorfu.server.cluster;
+
+import io.vcorfu.layout.ChainLostException;
+import io.vcorfu.layout.Layout;
+import io.vcorfu.layout.LayoutChanges;
+import io.vcorfu.layout.LayoutVersionMismatchException;
+import io.vcorfu.layout.Versioned;
+import io.vcorfu.layout.ZkLayoutStore;
+import io.vcorfu.protocol.Endpoint;
+import io.vcorfu.protocol.proto.PingResponse;
+import io.vcorfu.protocol.proto.SealResponse;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.apache.curator.framework.recipes.leader.LeaderLatch;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The cluster's manager: every node runs for it (a Curator {@link LeaderLatch}); the leader probes
+ * every node of the layout and, when one stays silent past the failure timeout, takes it out of the
+ * layout.
+ *
+ * <p>Leadership decides only who acts. Safety comes from sealing and the compare-and-set on the
+ * layout znode: a change (1) reads the layout and its version, (2) seals the next epoch on every
+ * node that stays, learning their log tails once every older-epoch write they admitted has
+ * finished, (3) closes the current segment after the highest of those tails and (4) commits the
+ * new layout with a compare-and-set at the version read. Two managers at once may both seal (epochs
+ * only grow, sealing twice is harmless) but only one compare-and-set at a version succeeds; the
+ * loser re-reads and decides again. One change at a time; a failed attempt is retried on a later
+ * probe round, with back-off, from a fresh read of the layout.
+ *
+ * <p>A node sealed ahead of the agreed layout (a manager died between sealing and committing) is
+ * unstuck by committing the agreed layout again at that node's sealed epoch.
+ *
+ * <p>All decisions run on the manager's one thread.
+ */
+public final class ClusterManager implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(ClusterManager.class);
+
+  private final Endpoint self;
+  private final ClusterConfig config;
+  private final ZkLayoutStore store;
+  private final NodeCalls calls;
+  private final LeaderLatch latch;
+  private final ScheduledExecutorService thread;
+
+  /** When each node last answered a probe (the probe's send time), nanoTime; confined. */
+  private final Map<Endpoint, Long> lastHeard = new HashMap<>();
+
+  /** The latest answer of each node; confined. */
+  private final Map<Endpoint, PingResponse> lastAnswer = new HashMap<>();
+
+  /** Nodes reported as holding the only copy of some chain; confined (logged once each). */
+  private final Set<Endpoint> reportedLost = new HashSet<>();
+
+  private boolean leading;
+  private long backoffUntilNanos;
+  private long backoffMillis;
+
+  private ClusterManager(
+      Endpoint self, ClusterConfig config, ZkLayoutStore store, NodeCalls calls) {
+    this.self = self;
+    this.config = config;
+    this.store = store;
+    this.calls = calls;
+    this.latch = new LeaderLatch(store.client(), "/vcorfu/" + config.name() + "/manager", "" + self);
+    this.thread =
+        Executors.newSingleThreadScheduledExecutor(
+            r -> {
+              Thread t = new Thread(r, "cluster-manager");
+              t.setDaemon(true);
+              return t;
+            });
+  }
+
+  /** Runs for manager of {@code config}'s cluster as {@code self}. */
+  public static ClusterManager start(
+      Endpoint self, ClusterConfig config, ZkLayoutStore store, NodeCalls calls) {
+    ClusterManager m = new ClusterManager(self, config, store, calls);
+    try {
+      m.latch.start();
+    } catch (Exception e) {
+      throw new IllegalStateException("cannot run for manager of cluster " + config.name(), e);
+    }
+    m.thread.scheduleWithFixedDelay(
+        m::round, 0, config.probeInterval().toMillis(), TimeUnit.MILLISECONDS);
+    return m;
+  }
+
+  /** True while this node is the manager. */
+  public boolean leading() {
+    return latch.hasLeadership();
+  }
+
+  private void round() {
+    try {
+      if (!latch.hasLeadership()) {
+        if (leading) {
+          LOG.info("node {} is no longer the manager of cluster {}", self, config.name());
+        }
+        leading = false;
+        lastHeard.clear();
+        lastAnswer.clear();
+        return;
+      }
+      if (!leading) {
+        leading = true;
+        LOG.info("node {} is the manager of cluster {}", self, config.name());
+      }
+      Versioned<Layout> current = store.get().get(timeoutMillis(), TimeUnit.MILLISECONDS);
+      probe(current.value());
+      if (System.nanoTime() - backoffUntilNanos < 0) {
+        return;
+      }
+      act(current);
+    } catch (Exception e) {
+      LOG.debug("manager round failed: {}", e.toString());
+    }
+  }
+
+  private long timeoutMillis() {
+    return Math.max(1000, config.failureTimeout().toMillis());
+  }
+
+  /** Pings every node of {@code layout} and records who answered, waiting one probe interval. */
+  private void probe(Layout layout) {
+    long sent = System.nanoTime();
+    Map<Endpoint, CompletableFuture<PingResponse>> pings = new HashMap<>();
+    for (Endpoint node : layout.allServers()) {
+      lastHeard.putIfAbsent(node, sent);
+      pings.put(node, calls.ping(node));
+    }
+    lastHeard.keySet().retainAll(layout.allServers());
+    lastAnswer.keySet().retainAll(layout.allServers());
+    try {
+      CompletableFuture.allOf(pings.values().toArray(CompletableFuture[]::new))
+          .get(config.probeInterval().toMillis(), TimeUnit.MILLISECONDS);
+    } catch (Exception e) {
+      // Some did not answer in time; they are judged by when they last did.
+    }
+    pings.forEach(
+        (node, f) -> {
+          if (f.isDone() && !f.isCompletedExceptionally()) {
+            lastHeard.put(node, sent);
+            lastAnswer.put(node, f.join());
+          }
+        });
+  }
+
+  private void act(Versioned<Layout> current) {
+    Layout layout = current.value();
+    long now = System.nanoTime();
+    List<Endpoint> silent = new ArrayList<>();
+    for (Endpoint node : layout.allServers()) {
+      if (now - lastHeard.getOrDefault(node, now) > config.failureTimeout().toNanos()) {
+        silent.add(node);
+      }
+    }
+    List<Endpoint> removable = new ArrayList<>();
+    for (Endpoint dead : silent) {
+      List<Endpoint> trial = new ArrayList<>(removable);
+      trial.add(dead);
+      try {
+        without(layout, trial, 0);
+        removable.add(dead);
+      } catch (ChainLostException e) {
+        if (reportedLost.add(dead)) {
+          LOG.warn(
+              "node {} is unresponsive but cannot be removed: {}; waiting for it to return",
+              dead,
+              e.getMessage());
+        }
+      }
+    }
+    reportedLost.retainAll(silent);
+    if (!removable.isEmpty()) {
+      remove(current, removable);
+      return;
+    }
+    long sealedAhead = layout.epoch();
+    for (PingResponse p : lastAnswer.values()) {
+      sealedAhead = Math.max(sealedAhead, p.getSealedEpoch());
+    }
+    if (sealedAhead > layout.epoch()) {
+      recommit(current, sealedAhead);
+    }
+  }
+
+  /**
+   * {@code layout} at the next epoch without every node of {@code dead}, the current segment closed
+   * at {@code newSegmentStart} (see {@link LayoutChanges#withoutNode}).
+   */
+  private static Layout without(Layout layout, List<Endpoint> dead, long newSegmentStart) {
+    Layout next = layout;
+    for (int i = 0; i < dead.size(); i++) {
+      next = LayoutChanges.withoutNode(next, dead.get(i), i == 0 ? newSegmentStart : 0);
+    }
+    return next.withEpoch(layout.epoch() + 1);
+  }
+
+  /** Takes the {@code dead} nodes out of the layout in one change (see the class comment). */
+  private void remove(Versioned<Layout> current, List<Endpoint> dead) {
+    Layout layout = current.value();
+    Layout survivors = without(layout, dead, 0);
+    long epoch = survivors.epoch();
+    LOG.info(
+        "manager {}: {} unresponsive for over {} ms; removing (epoch {} -> {})",
+        self,
+        dead,
+        config.failureTimeout().toMillis(),
+        layout.epoch(),
+        epoch);
+    try {
+      long logTail = sealAll(survivors.allServers(), epoch, survivors.logServers());
+      Layout next = without(layout, dead, logTail + 1);
+      store.compareAndSet(current.version(), next).get(timeoutMillis(), TimeUnit.MILLISECONDS);
+      LOG.info(
+          "manager {}: committed the layout of epoch {} without {} (sequencer {}, new segment at"
+              + " {})",
+          self,
+          next.epoch(),
+          dead,
+          next.sequencer(),
+          logTail + 1);
+      succeeded();
+    } catch (Exception e) {
+      failed("removing " + dead, e);
+    }
+  }
+
+  /** Commits the agreed layout again at {@code epoch}, where some node is already sealed. */
+  private void recommit(Versioned<Layout> current, long epoch) {
+    Layout layout = current.value();
+    LOG.info(
+        "manager {}: a node is sealed at epoch {} but the agreed layout is at epoch {};"
+            + " committing the layout again at epoch {}",
+        self,
+        epoch,
+        layout.epoch(),
+        epoch);
+    try {
+      sealAll(layout.allServers(), epoch, layout.logServers());
+      store
+          .compareAndSet(current.version(), layout.withEpoch(epoch))
+          .get(timeoutMillis(), TimeUnit.MILLISECONDS);
+      succeeded();
+    } catch (Exception e) {
+      failed("committing epoch " + epoch, e);
+    }
+  }
+
+  /**
+   * Seals {@code epoch} on every node of {@code nodes}; returns the highest log tail reported by
+   * {@code logServers}. Fails if any node does not answer or is sealed further already.
+   */
+  private long sealAll(Set<Endpoint> nodes, long epoch, Set<Endpoint> logServers)
+      throws Exception {
+    Map<Endpoint, CompletableFuture<SealResponse>> seals = new HashMap<>();
+    for (Endpoint n : nodes) {
+      seals.put(n, calls.seal(n, epoch));
+    }
+    CompletableFuture.allOf(seals.values().toArray(CompletableFuture[]::new))
+        .get(timeoutMillis(), TimeUnit.MILLISECONDS);
+    long tail = -1;
+    for (Map.Entry<Endpoint, CompletableFuture<SealResponse>> e : seals.entrySet()) {
+      SealResponse r = e.getValue().join();
+      if (r.getEpoch() > epoch) {
+        throw new IllegalStateException(
+            "node " + e.getKey() + " is sealed at epoch " + r.getEpoch() + " already");
+      }
+      if (logServers.contains(e.getKey())) {
+        tail = Math.max(tail, r.getLogTail());
+      }
+    }
+    return tail;
+  }
+
+  private void succeeded() {
+    backoffMillis = 0;
+    backoffUntilNanos = System.nanoTime();
+  }
+
+  private void failed(String what, Exception e) {
+    Throwable cause = e;
+    while ((cause instanceof CompletionException
+            || cause instanceof java.util.concurrent.ExecutionException)
+        && cause.getCause() != null) {
+      cause = cause.getCause();
+    }
+    backoffMillis =
+        Math.min(5_000, backoffMillis == 0 ? config.probeInterval().toMillis() : backoffMillis * 2);
+    backoffUntilNanos = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(backoffMillis);
+    if (cause instanceof LayoutVersionMismatchException) {
+      LOG.info("manager {}: {} lost to a concurrent change; re-reading the layout", self, what);
+    } else {
+      LOG.warn(
+          "manager {}: {} failed ({}); retrying in {} ms", self, what, cause.toString(), backoffMillis);
+    }
+  }
+
+  @Override
+  public void close() {
+    thread.shutdownNow();
+    try {
+      latch.close();
+    } catch (Exception e) {
+      LOG.debug("leaving the manager election: {}", e.toString());
+    }
+  }
+}

@@ -1,0 +1,175 @@
+package io.vcorfu.server.cluster;
+
+import io.vcorfu.layout.Layout;
+import io.vcorfu.layout.Versioned;
+import io.vcorfu.layout.ZkLayoutStore;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A node's link to its cluster's agreed layout: watches the layout znode and hands every new
+ * layout to the node, in version order, on one thread; renews the node's {@link LayoutLease} a few
+ * times per lease period.
+ *
+ * <p>Every layout is delivered on the membership's own thread, one at a time, so the node adopts
+ * layouts in order and never concurrently. The first delivery after start is flagged {@code
+ * initial}: that layout may have been committed before this process started.
+ */
+public final class ClusterMembership implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(ClusterMembership.class);
+
+  /** What the node does with the layouts it is handed. */
+  public interface Follower {
+    /**
+     * Adopts {@code layout}, committed at znode version {@code version}; {@code initial} for the
+     * first layout after this process started. Layouts arrive in version order, one at a time.
+     */
+    void adopt(Layout layout, long version, boolean initial);
+  }
+
+  private final ClusterConfig config;
+  private final ZkLayoutStore store;
+  private final LayoutLease lease;
+  private final Follower follower;
+  private final ScheduledExecutorService thread;
+  private AutoCloseable watch;
+  private boolean delivered;
+  private long lastVersion = -1;
+  private volatile boolean leasesRecorded;
+
+  private ClusterMembership(ClusterConfig config, ZkLayoutStore store, Follower follower) {
+    this.config = config;
+    this.store = store;
+    this.follower = follower;
+    this.lease = new LayoutLease(config.layoutLease());
+    this.thread =
+        Executors.newSingleThreadScheduledExecutor(
+            r -> {
+              Thread t = new Thread(r, "cluster-membership");
+              t.setDaemon(true);
+              return t;
+            });
+  }
+
+  /** Connects to ZooKeeper and starts following the layout of {@code config}'s cluster. */
+  public static ClusterMembership start(ClusterConfig config, Follower follower) {
+    ZkLayoutStore store =
+        ZkLayoutStore.connect(config.zookeeper(), config.name(), config.sessionTimeout());
+    ClusterMembership m = new ClusterMembership(config, store, follower);
+    try {
+      m.watch = store.watch(v -> m.thread.execute(() -> m.deliver(v)));
+      long period = Math.max(1, config.layoutLease().toMillis() / 4);
+      m.thread.scheduleWithFixedDelay(m::renew, 0, period, TimeUnit.MILLISECONDS);
+      return m;
+    } catch (RuntimeException e) {
+      m.close();
+      throw e;
+    }
+  }
+
+  public ZkLayoutStore store() {
+    return store;
+  }
+
+  public LayoutLease lease() {
+    return lease;
+  }
+
+  public ClusterConfig config() {
+    return config;
+  }
+
+  /**
+   * Commits {@code layout} again at the next epoch, if the znode is still at {@code version}: how
+   * a sequencer that restarted fences every token an earlier run of it may have issued.
+   */
+  public CompletableFuture<Versioned<Layout>> nextEpoch(Layout layout, long version) {
+    return store.compareAndSet(version, layout.withEpoch(layout.epoch() + 1));
+  }
+
+  /** The znode recording that a sequencer of this cluster granted read leases. */
+  private String leaseRecordPath() {
+    return "/vcorfu/" + config.name() + "/read-leases";
+  }
+
+  /**
+   * True if some sequencer of this cluster has recorded that it granted read leases (a sequencer
+   * that takes over must then wait them out). Fails if ZooKeeper cannot tell.
+   */
+  public boolean readLeasesGranted() {
+    try {
+      CompletableFuture<Void> synced = new CompletableFuture<>();
+      store.client().sync().inBackground((c, e) -> synced.complete(null)).forPath(leaseRecordPath());
+      synced.get(config.sessionTimeout().toMillis(), TimeUnit.MILLISECONDS);
+      return store.client().checkExists().forPath(leaseRecordPath()) != null;
+    } catch (Exception e) {
+      throw new IllegalStateException(
+          "cannot learn from ZooKeeper whether read leases were granted", e);
+    }
+  }
+
+  /** Records, durably in ZooKeeper, that this cluster's sequencer grants read leases. */
+  public void recordReadLeases() {
+    if (leasesRecorded) {
+      return;
+    }
+    try {
+      store.client().create().orSetData().creatingParentsIfNeeded().forPath(leaseRecordPath());
+      leasesRecorded = true;
+    } catch (Exception e) {
+      throw new IllegalStateException("cannot record a read-lease grant in ZooKeeper", e);
+    }
+  }
+
+  private void deliver(Versioned<Layout> v) {
+    if (v.version() <= lastVersion) {
+      return;
+    }
+    lastVersion = v.version();
+    boolean initial = !delivered;
+    delivered = true;
+    try {
+      follower.adopt(v.value(), v.version(), initial);
+      lease.adopted(v.version());
+    } catch (RuntimeException e) {
+      LOG.error(
+          "could not adopt the layout of epoch {} (znode version {}): {}",
+          v.value().epoch(),
+          v.version(),
+          e.toString(),
+          e);
+    }
+    renew();
+  }
+
+  private void renew() {
+    long sent = System.nanoTime();
+    store
+        .currentVersion()
+        .whenComplete(
+            (version, error) -> {
+              if (error == null) {
+                lease.confirmed(sent, version);
+              } else {
+                LOG.debug("layout lease not renewed: {}", error.toString());
+              }
+            });
+  }
+
+  @Override
+  public void close() {
+    thread.shutdownNow();
+    if (watch != null) {
+      try {
+        watch.close();
+      } catch (Exception e) {
+        LOG.debug("closing the layout watch: {}", e.toString());
+      }
+    }
+    store.close();
+  }
+}

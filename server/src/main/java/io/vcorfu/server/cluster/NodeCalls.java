@@ -1,0 +1,55 @@
+package io.vcorfu.server.cluster;
+
+import io.vcorfu.protocol.Endpoint;
+import io.vcorfu.protocol.Errors;
+import io.vcorfu.protocol.RpcClient;
+import io.vcorfu.protocol.proto.GetLayoutRequest;
+import io.vcorfu.protocol.proto.Header;
+import io.vcorfu.protocol.proto.PingRequest;
+import io.vcorfu.protocol.proto.PingResponse;
+import io.vcorfu.protocol.proto.Request;
+import io.vcorfu.protocol.proto.SealRequest;
+import io.vcorfu.protocol.proto.SealResponse;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * The requests that cross epochs, as the manager and the cluster tools send them: ping, seal and
+ * get-layout. Each completes with the typed answer or fails with the typed error.
+ */
+public final class NodeCalls {
+  /** The protocol version these requests are stamped with. */
+  static final int PROTOCOL_VERSION = 1;
+
+  private final RpcClient rpc;
+
+  public NodeCalls(RpcClient rpc) {
+    this.rpc = rpc;
+  }
+
+  /** The node's state: its adopted and sealed epochs and whether it serves. */
+  public CompletableFuture<PingResponse> ping(Endpoint node) {
+    return call(node, Request.newBuilder().setPing(PingRequest.getDefaultInstance()))
+        .thenApply(r -> r.getPing());
+  }
+
+  /**
+   * Seals every epoch below {@code epoch} on {@code node}; completes, once every write the node
+   * admitted under an older epoch has finished, with its epoch and its log tail.
+   */
+  public CompletableFuture<SealResponse> seal(Endpoint node, long epoch) {
+    return call(node, Request.newBuilder().setSeal(SealRequest.newBuilder().setEpoch(epoch)))
+        .thenApply(r -> r.getSeal());
+  }
+
+  /** The layout {@code node} has adopted, as its JSON document. */
+  public CompletableFuture<String> layoutJson(Endpoint node) {
+    return call(node, Request.newBuilder().setGetLayout(GetLayoutRequest.getDefaultInstance()))
+        .thenApply(r -> r.getGetLayout().getLayoutJson());
+  }
+
+  private CompletableFuture<io.vcorfu.protocol.proto.Response> call(
+      Endpoint node, Request.Builder request) {
+    request.setHeader(Header.newBuilder().setProtocolVersion(PROTOCOL_VERSION));
+    return rpc.call(node, request.build()).thenApply(Errors::check);
+  }
+}

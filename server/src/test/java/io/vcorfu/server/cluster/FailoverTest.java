@@ -1,0 +1,152 @@
+package io.vcorfu.server.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.vcorfu.client.AppendResult;
+import io.vcorfu.client.ClusterStreamLog;
+import io.vcorfu.client.StreamEntry;
+import io.vcorfu.layout.Layout;
+import io.vcorfu.protocol.ClientOptions;
+import io.vcorfu.protocol.Endpoint;
+import io.vcorfu.protocol.RpcClient;
+import io.vcorfu.protocol.StreamId;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A three-node cluster with replication 3 keeps serving when a node dies: the manager removes it
+ * from every chain (and moves the sequencer when it was the sequencer), and every write
+ * acknowledged before, during and after the change reads back at the addresses it was acknowledged
+ * at.
+ */
+class FailoverTest {
+  private static final StreamId STREAM = StreamId.of("failover");
+
+  @TempDir Path tmp;
+
+  /** One acknowledged append. */
+  private record Acked(String value, long globalAddress, long streamAddress) {}
+
+  @Test
+  void aStartingSequencerCommitsTheNextEpochBeforeItServes() throws Exception {
+    try (ZkCluster c = ZkCluster.start(tmp, 3, 3)) {
+      Layout l = c.awaitLayout("epoch 2", x -> x.epoch() >= 2);
+      assertThat(l.sequencer()).isEqualTo(c.endpoints().get(0));
+      List<Acked> acked = new ArrayList<>();
+      appendUntil(c, acked, 20);
+      assertEveryAckedReadable(c, acked);
+    }
+  }
+
+  @Test
+  void killingAReplicaShrinksEveryChainAndLosesNoAcknowledgedWrite() throws Exception {
+    try (ZkCluster c = ZkCluster.start(tmp, 3, 3)) {
+      c.awaitLayout("epoch 2", x -> x.epoch() >= 2);
+      List<Acked> acked = new ArrayList<>();
+      appendUntil(c, acked, 30);
+      Endpoint victim = c.endpoints().get(2);
+      c.kill(victim);
+      Layout after = c.awaitLayout("without " + victim, x -> x.removed().contains(victim));
+      assertThat(after.allServers()).doesNotContain(victim);
+      after
+          .currentSegment()
+          .log()
+          .forEach(chain -> assertThat(chain).hasSize(2).doesNotContain(victim));
+      appendUntil(c, acked, 60);
+      assertEveryAckedReadable(c, acked);
+    }
+  }
+
+  @Test
+  void killingTheSequencerMovesItAndLosesNoAcknowledgedWrite() throws Exception {
+    try (ZkCluster c = ZkCluster.start(tmp, 3, 3)) {
+      c.awaitLayout("epoch 2", x -> x.epoch() >= 2);
+      List<Acked> acked = new ArrayList<>();
+      appendUntil(c, acked, 30);
+      Endpoint sequencer = c.agreed().value().sequencer();
+      c.kill(sequencer);
+      Layout after = c.awaitLayout("without " + sequencer, x -> x.removed().contains(sequencer));
+      assertThat(after.sequencer()).isNotEqualTo(sequencer);
+      appendUntil(c, acked, 60);
+      assertEveryAckedReadable(c, acked);
+      // Global addresses of acknowledged writes are never issued twice.
+      assertThat(acked.stream().map(Acked::globalAddress).distinct().count())
+          .isEqualTo(acked.size());
+    }
+  }
+
+  @Test
+  void aSealedEpochSurvivesARestart() throws Exception {
+    try (ZkCluster c = ZkCluster.start(tmp, 3, 3)) {
+      Layout l = c.awaitLayout("epoch 2", x -> x.epoch() >= 2);
+      Endpoint node = c.endpoints().get(1);
+      try (RpcClient rpc =
+          c.transport().newClient(ClientOptions.defaults().withRequestTimeout(Duration.ofSeconds(5)))) {
+        NodeCalls calls = new NodeCalls(rpc);
+        long sealed = l.epoch() + 5;
+        assertThat(calls.seal(node, sealed).get(10, TimeUnit.SECONDS).getEpoch()).isEqualTo(sealed);
+        c.restart(node);
+        Awaitility.await("restarted " + node)
+            .atMost(Duration.ofSeconds(30))
+            .ignoreExceptions()
+            .until(() -> calls.ping(node).get(1, TimeUnit.SECONDS).getSealedEpoch() >= sealed);
+      }
+    }
+  }
+
+  /**
+   * Appends until {@code acked} holds {@code total} acknowledged values, each with a fresh client
+   * after a failure (an append that failed may or may not have committed; it is not counted).
+   */
+  private static void appendUntil(ZkCluster c, List<Acked> acked, int total) {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    ClusterStreamLog log = null;
+    int attempt = 0;
+    while (acked.size() < total) {
+      assertThat(System.nanoTime() - deadline).as("appends kept failing").isNegative();
+      String value = "v" + acked.size() + "-" + attempt++;
+      try {
+        if (log == null) {
+          log = c.client(anyLive(c));
+        }
+        AppendResult r =
+            log.append(List.of(STREAM), value.getBytes(StandardCharsets.UTF_8))
+                .get(10, TimeUnit.SECONDS);
+        acked.add(new Acked(value, r.globalAddress(), r.streamAddresses().get(STREAM)));
+      } catch (Exception e) {
+        log = null;
+      }
+    }
+  }
+
+  private static Endpoint anyLive(ZkCluster c) {
+    Layout l = c.agreed().value();
+    return l.allServers().stream().filter(e -> c.node(e) != null).findFirst().orElseThrow();
+  }
+
+  private static void assertEveryAckedReadable(ZkCluster c, List<Acked> acked) {
+    Awaitility.await("every acknowledged write readable")
+        .atMost(Duration.ofSeconds(30))
+        .ignoreExceptions()
+        .untilAsserted(
+            () -> {
+              ClusterStreamLog log = c.client(anyLive(c));
+              long last = acked.stream().mapToLong(Acked::streamAddress).max().orElse(-1);
+              List<StreamEntry> entries = log.readStream(STREAM, 0, last).get(10, TimeUnit.SECONDS);
+              assertThat(entries).hasSize((int) last + 1);
+              for (Acked a : acked) {
+                StreamEntry e = entries.get((int) a.streamAddress());
+                assertThat(e.isHole()).as("slot of %s", a).isFalse();
+                assertThat(new String(e.payload(), StandardCharsets.UTF_8)).isEqualTo(a.value());
+                assertThat(e.globalAddress()).isEqualTo(a.globalAddress());
+              }
+            });
+  }
+}
