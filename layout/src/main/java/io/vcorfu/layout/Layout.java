@@ -26,12 +26,43 @@ import java.util.Set;
  * starting where the previous one ends; only the last is open-ended ({@code "end": -1}) and it must
  * be. A chain is an ordered list of {@code host:port} endpoints, written in order; the last one of
  * an entry's whole chain decides (see {@link ChainPlan}).
+ *
+ * <p>Two optional fields serve cluster mode (see {@link LayoutChanges}): {@code "replication"}, the
+ * cluster's replication factor R (no chain is longer; 0, the default and never written, means a
+ * static layout that sets none), and {@code "removed"}, the nodes taken out of the layout in the
+ * order they were removed (none of them may appear in a chain or as the sequencer; written only
+ * when not empty).
+ *
+ * @param replication the replication factor R, or 0 when the layout sets none
+ * @param removed the nodes removed from the cluster, oldest first
  */
-public record Layout(String clusterId, long epoch, Endpoint sequencer, List<Segment> segments) {
+public record Layout(
+    String clusterId,
+    long epoch,
+    Endpoint sequencer,
+    List<Segment> segments,
+    int replication,
+    List<Endpoint> removed) {
 
   public Layout {
     segments = segments == null ? List.of() : List.copyOf(segments);
-    LayoutValidator.validate(clusterId, epoch, sequencer, segments);
+    removed = copyRemoved(removed);
+    LayoutValidator.validate(clusterId, epoch, sequencer, segments, replication, removed);
+  }
+
+  /** A layout that sets no replication factor and has removed no node (a static layout). */
+  public Layout(String clusterId, long epoch, Endpoint sequencer, List<Segment> segments) {
+    this(clusterId, epoch, sequencer, segments, 0, List.of());
+  }
+
+  private static List<Endpoint> copyRemoved(List<Endpoint> removed) {
+    if (removed == null) {
+      return List.of();
+    }
+    if (removed.stream().anyMatch(Objects::isNull)) {
+      throw new LayoutException("The layout's removed nodes must not contain a null endpoint.");
+    }
+    return List.copyOf(removed);
   }
 
   /**
@@ -60,9 +91,9 @@ public record Layout(String clusterId, long epoch, Endpoint sequencer, List<Segm
     return LayoutJson.write(this);
   }
 
-  /** The same layout stamped with another epoch. */
+  /** The same layout stamped with another epoch (replication and removed nodes kept). */
   public Layout withEpoch(long newEpoch) {
-    return new Layout(clusterId, newEpoch, sequencer, segments);
+    return new Layout(clusterId, newEpoch, sequencer, segments, replication, removed);
   }
 
   /** The segment holding {@code globalAddress}; throws {@link LayoutException} if none does. */
@@ -135,7 +166,10 @@ public record Layout(String clusterId, long epoch, Endpoint sequencer, List<Segm
     return Collections.unmodifiableSet(out);
   }
 
-  /** Every server named anywhere in this layout, sequencer first, in document order. */
+  /**
+   * Every server named as sequencer or in a chain of any segment, sequencer first, then in document
+   * order (segments oldest first, log chains before stream chains). Removed nodes are not named.
+   */
   public Set<Endpoint> allServers() {
     Set<Endpoint> all = new LinkedHashSet<>();
     all.add(sequencer);

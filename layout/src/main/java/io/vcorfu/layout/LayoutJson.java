@@ -15,7 +15,7 @@ import java.util.Set;
 final class LayoutJson {
   private static final ObjectMapper MAPPER = new ObjectMapper();
   private static final Set<String> LAYOUT_FIELDS =
-      Set.of("clusterId", "epoch", "sequencer", "segments");
+      Set.of("clusterId", "epoch", "sequencer", "segments", "replication", "removed");
   private static final Set<String> SEGMENT_FIELDS = Set.of("start", "end", "log", "stream");
 
   private LayoutJson() {}
@@ -44,6 +44,13 @@ final class LayoutJson {
       seg.put("end", s.end());
       writeChains(seg.putArray("log"), s.log());
       writeChains(seg.putArray("stream"), s.stream());
+    }
+    if (layout.replication() > 0) {
+      root.put("replication", layout.replication());
+    }
+    if (!layout.removed().isEmpty()) {
+      ArrayNode removed = root.putArray("removed");
+      layout.removed().forEach(e -> removed.add(e.toString()));
     }
     return root;
   }
@@ -96,7 +103,36 @@ final class LayoutJson {
               chains(required(seg, "log", where), where + " field 'log'"),
               chains(required(seg, "stream", where), where + " field 'stream'")));
     }
-    return new Layout(clusterId.asText(), epoch, sequencer, segments);
+    return new Layout(
+        clusterId.asText(), epoch, sequencer, segments, replication(root), removed(root));
+  }
+
+  private static int replication(JsonNode root) {
+    JsonNode v = root.get("replication");
+    if (v == null || v.isNull()) {
+      return 0;
+    }
+    if (!v.isIntegralNumber() || !v.canConvertToInt()) {
+      throw new LayoutException(
+          "The layout field 'replication' must be an integer, got " + v + ".");
+    }
+    return v.asInt();
+  }
+
+  private static List<Endpoint> removed(JsonNode root) {
+    JsonNode v = root.get("removed");
+    if (v == null || v.isNull()) {
+      return List.of();
+    }
+    if (!v.isArray()) {
+      throw new LayoutException(
+          "The layout field 'removed' must be an array of \"host:port\" strings.");
+    }
+    List<Endpoint> out = new ArrayList<>();
+    for (int i = 0; i < v.size(); i++) {
+      out.add(endpoint(v.get(i), "The layout field 'removed' entry " + i));
+    }
+    return out;
   }
 
   private static void checkFields(JsonNode node, Set<String> known, String where) {

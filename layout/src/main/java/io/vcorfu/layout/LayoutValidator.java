@@ -9,7 +9,13 @@ import java.util.Set;
 final class LayoutValidator {
   private LayoutValidator() {}
 
-  static void validate(String clusterId, long epoch, Endpoint sequencer, List<Segment> segments) {
+  static void validate(
+      String clusterId,
+      long epoch,
+      Endpoint sequencer,
+      List<Segment> segments,
+      int replication,
+      List<Endpoint> removed) {
     if (clusterId == null || clusterId.isBlank()) {
       throw new LayoutException("The layout has no clusterId; it must name the cluster.");
     }
@@ -74,12 +80,51 @@ final class LayoutValidator {
                   + ").");
         }
       }
-      checkChains(where, "log", s.log());
-      checkChains(where, "stream", s.stream());
+      checkChains(where, "log", s.log(), replication);
+      checkChains(where, "stream", s.stream(), replication);
+    }
+    checkRemoved(sequencer, segments, replication, removed);
+  }
+
+  private static void checkRemoved(
+      Endpoint sequencer, List<Segment> segments, int replication, List<Endpoint> removed) {
+    if (replication < 0) {
+      throw new LayoutException(
+          "The layout's replication is "
+              + replication
+              + " but it must be at least 1 (or absent, 0, for a layout that sets none).");
+    }
+    Set<Endpoint> seen = new HashSet<>();
+    for (Endpoint r : removed) {
+      if (!seen.add(r)) {
+        throw new LayoutException("The layout lists " + r + " among its removed nodes twice.");
+      }
+    }
+    if (seen.contains(sequencer)) {
+      throw new LayoutException(
+          "The layout's sequencer " + sequencer + " is listed among its removed nodes.");
+    }
+    for (int i = 0; i < segments.size(); i++) {
+      Segment s = segments.get(i);
+      checkNoneRemoved("Segment " + i + " log", s.log(), seen);
+      checkNoneRemoved("Segment " + i + " stream", s.stream(), seen);
     }
   }
 
-  private static void checkChains(String where, String kind, List<List<Endpoint>> chains) {
+  private static void checkNoneRemoved(
+      String where, List<List<Endpoint>> chains, Set<Endpoint> removed) {
+    for (int c = 0; c < chains.size(); c++) {
+      for (Endpoint e : chains.get(c)) {
+        if (removed.contains(e)) {
+          throw new LayoutException(
+              where + " chain " + c + " names " + e + ", which the layout lists as removed.");
+        }
+      }
+    }
+  }
+
+  private static void checkChains(
+      String where, String kind, List<List<Endpoint>> chains, int replication) {
     if (chains.isEmpty()) {
       throw new LayoutException(where + " has no " + kind + " chains; it needs at least one.");
     }
@@ -87,6 +132,19 @@ final class LayoutValidator {
       List<Endpoint> chain = chains.get(c);
       if (chain.isEmpty()) {
         throw new LayoutException(where + " has an empty " + kind + " chain at index " + c + ".");
+      }
+      if (replication > 0 && chain.size() > replication) {
+        throw new LayoutException(
+            where
+                + " "
+                + kind
+                + " chain "
+                + c
+                + " has "
+                + chain.size()
+                + " replicas, more than the layout's replication "
+                + replication
+                + ".");
       }
       Set<Endpoint> seen = new HashSet<>();
       for (Endpoint e : chain) {

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.vcorfu.protocol.Endpoint;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
@@ -67,6 +68,74 @@ class LayoutJsonTest {
     assertThat(layout.logChain(12345)).containsExactly(ep(9000));
     assertThat(layout.streamChain(io.vcorfu.protocol.StreamId.of("x"))).containsExactly(ep(9000));
     assertThat(Layout.fromJson(layout.toJson())).isEqualTo(layout);
+  }
+
+  @Test
+  void replicationAndRemovedRoundTripAndAreWrittenOnlyWhenSet() {
+    Layout plain = Layout.fromJson(EXAMPLE);
+    assertThat(plain.replication()).isZero();
+    assertThat(plain.removed()).isEmpty();
+    assertThat(plain.toJson()).doesNotContain("replication").doesNotContain("removed");
+
+    Layout cluster =
+        new Layout(
+            "c3",
+            4,
+            ep(1),
+            List.of(
+                new Segment(
+                    0,
+                    -1,
+                    List.of(List.of(ep(1), ep(3)), List.of(ep(3), ep(1))),
+                    List.of(List.of(ep(3)), List.of(ep(1))))),
+            2,
+            List.of(ep(2), ep(4)));
+    String json = cluster.toJson();
+    assertThat(json)
+        .contains("\"replication\":2")
+        .contains("\"removed\":[\"127.0.0.1:2\",\"127.0.0.1:4\"]");
+    assertThat(Layout.fromJson(json)).isEqualTo(cluster);
+    assertThat(cluster.withEpoch(5).replication()).isEqualTo(2);
+    assertThat(cluster.withEpoch(5).removed()).containsExactly(ep(2), ep(4));
+  }
+
+  static Stream<Arguments> invalidNewFields() {
+    String head =
+        "{\"clusterId\": \"c\", \"epoch\": 1, \"sequencer\": \"h:1\", \"segments\": [{\"start\": 0,"
+            + " \"end\": -1, \"log\": [[\"h:1\", \"h:2\"]], \"stream\": [[\"h:2\"]]}]";
+    return Stream.of(
+        Arguments.of(head + ", \"replication\": \"two\"}", "'replication' must be an integer"),
+        Arguments.of(head + ", \"replication\": -1}", "replication is -1"),
+        Arguments.of(
+            head + ", \"replication\": 1}", "has 2 replicas, more than the layout's replication 1"),
+        Arguments.of(head + ", \"removed\": \"h:3\"}", "'removed' must be an array"),
+        Arguments.of(
+            head + ", \"removed\": [\"nohostport\"]}", "'removed' entry 0 is not a valid endpoint"),
+        Arguments.of(
+            head + ", \"removed\": [\"h:3\", \"h:3\"]}", "lists h:3 among its removed nodes twice"),
+        Arguments.of(
+            head + ", \"removed\": [\"h:2\"]}",
+            "log chain 0 names h:2, which the layout lists as removed"),
+        Arguments.of(
+            head + ", \"removed\": [\"h:1\"]}", "sequencer h:1 is listed among its removed nodes"));
+  }
+
+  @Test
+  void theConstructorRefusesARemovedNodeInAChain() {
+    List<Endpoint> removed = new ArrayList<>(List.of(ep(3)));
+    List<Segment> segments =
+        List.of(new Segment(0, -1, List.of(List.of(ep(1))), List.of(List.of(ep(3)))));
+    assertThatThrownBy(() -> new Layout("c", 1, ep(1), segments, 1, removed))
+        .isInstanceOf(LayoutException.class)
+        .hasMessageContaining("Segment 0 stream chain 0 names " + ep(3));
+  }
+
+  @ParameterizedTest
+  @MethodSource("invalidNewFields")
+  void invalidNewFieldsAreRejectedWithAClearMessage(String json, String expectedMessagePart) {
+    assertThatThrownBy(() -> Layout.fromJson(json))
+        .isInstanceOf(LayoutException.class)
+        .hasMessageContaining(expectedMessagePart);
   }
 
   static Stream<Arguments> invalidDocuments() {
