@@ -45,10 +45,10 @@ public final class LeaseMarker {
 
   /**
    * A marker recorded elsewhere: it starts at {@code untilMillis} (what the record says earlier
-   * sequencers may have granted), and before a grant that reaches past what it has recorded it calls
-   * {@code recorder} with the new end, which must make the record durable (or throw, failing the
-   * grant). A cluster's sequencer records in ZooKeeper that leases were granted, so that the next
-   * sequencer knows to wait them out.
+   * sequencers may have granted), and before a grant that reaches past what it has recorded it
+   * calls {@code recorder} with the new end, which must make the record durable (or throw, failing
+   * the grant). A cluster's sequencer records in ZooKeeper that leases were granted, so that the
+   * next sequencer knows to wait them out.
    */
   public static LeaseMarker recordedBy(long untilMillis, LongConsumer recorder) {
     return new LeaseMarker(untilMillis, java.util.Objects.requireNonNull(recorder, "recorder"));

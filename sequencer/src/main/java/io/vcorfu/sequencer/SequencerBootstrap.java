@@ -34,9 +34,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>In a cluster whose layout is agreed elsewhere ({@link #atEpoch}), the epoch is the agreed
  * layout's and is never raised here: the bootstrap seals exactly that epoch on every node of the
- * layout (idempotent: the change that made the layout has usually sealed them already) and reads the
- * tails at it. A node already sealed at a later epoch means a newer layout exists; the bootstrap
- * then stops, and the node replaces this sequencer role when that layout arrives.
+ * layout (idempotent: the change that made the layout has usually sealed them already) and reads
+ * the tails at it. A node already sealed at a later epoch means a newer layout exists; the
+ * bootstrap then stops, and the node replaces this sequencer role when that layout arrives.
  *
  * <p>What it asks of the other nodes goes through {@link Peers}; the server implements it over its
  * RPC client.
@@ -109,8 +109,7 @@ public final class SequencerBootstrap implements AutoCloseable {
    * A bootstrap at the epoch of {@code layout}, an agreed cluster layout naming this sequencer: it
    * seals that epoch (never a higher one) and rebuilds the tails at it.
    */
-  public static SequencerBootstrap atEpoch(
-      Peers peers, Layout layout, SequencerService sequencer) {
+  public static SequencerBootstrap atEpoch(Peers peers, Layout layout, SequencerService sequencer) {
     return new SequencerBootstrap(peers, layout, sequencer, true);
   }
 
@@ -193,8 +192,8 @@ public final class SequencerBootstrap implements AutoCloseable {
               long highest = seals.stream().mapToLong(CompletableFuture::join).max().orElse(epoch);
               if (highest > epoch && fixedEpoch) {
                 LOG.info(
-                    "sequencer bootstrap at epoch {} stops: a node is sealed at epoch {}, so a newer"
-                        + " layout exists",
+                    "sequencer bootstrap at epoch {} stops: a node is sealed at epoch {}, so a"
+                        + " newer layout exists",
                     epoch,
                     highest);
                 return;

@@ -25,8 +25,8 @@ import io.vcorfu.protocol.proto.Request.PayloadCase;
 import io.vcorfu.protocol.proto.Response;
 import io.vcorfu.sequencer.LeaseMarker;
 import io.vcorfu.sequencer.ReadLeases;
-import io.vcorfu.sequencer.SequencerBootstrap;
 import io.vcorfu.sequencer.Sequencer;
+import io.vcorfu.sequencer.SequencerBootstrap;
 import io.vcorfu.sequencer.SequencerService;
 import io.vcorfu.server.cluster.ClusterManager;
 import io.vcorfu.server.cluster.ClusterMembership;
@@ -82,6 +82,7 @@ public final class Node implements AutoCloseable {
   private ReplicaStore store;
   private LogReplica logReplica;
   private StreamReplica streamReplica;
+
   /** The sequencer role while the layout names this node the sequencer; else null. */
   private volatile SequencerRole sequencerRole;
 
@@ -131,8 +132,8 @@ public final class Node implements AutoCloseable {
   }
 
   /**
-   * Completes when every role this node hosts is serving (the sequencer has bootstrapped). A cluster
-   * node is ready once it listens, whether or not it is in the layout yet.
+   * Completes when every role this node hosts is serving (the sequencer has bootstrapped). A
+   * cluster node is ready once it listens, whether or not it is in the layout yet.
    */
   public CompletableFuture<Void> ready() {
     SequencerRole role = sequencerRole;
@@ -254,7 +255,9 @@ public final class Node implements AutoCloseable {
         me,
         cluster,
         config.cluster().zookeeper(),
-        stored == null ? " (no layout recorded yet)" : " (last layout: epoch " + stored.epoch() + ")");
+        stored == null
+            ? " (no layout recorded yet)"
+            : " (last layout: epoch " + stored.epoch() + ")");
   }
 
   /**
@@ -332,7 +335,8 @@ public final class Node implements AutoCloseable {
     }
     return fence
         .seal(epoch)
-        .thenCompose(v -> logReplica.tail(io.vcorfu.protocol.proto.LogTailRequest.getDefaultInstance()))
+        .thenCompose(
+            v -> logReplica.tail(io.vcorfu.protocol.proto.LogTailRequest.getDefaultInstance()))
         .thenApply(
             t ->
                 Response.newBuilder()
@@ -400,7 +404,8 @@ public final class Node implements AutoCloseable {
           .whenComplete(
               (v, e) -> {
                 if (e != null) {
-                  LOG.info("node {}: epoch {} not committed: {}", me, next.epoch() + 1, e.toString());
+                  LOG.info(
+                      "node {}: epoch {} not committed: {}", me, next.epoch() + 1, e.toString());
                 }
               });
     } else if (newer || (mine && sequencerRole == null)) {
@@ -424,10 +429,7 @@ public final class Node implements AutoCloseable {
       // Staying the sequencer: what it issued is still what it knows.
       sequencerRole =
           new SequencerRole(
-              old.sequencer(),
-              old.leases(),
-              old.sequencer().advanceEpoch(next.epoch()),
-              notBefore);
+              old.sequencer(), old.leases(), old.sequencer().advanceEpoch(next.epoch()), notBefore);
       return;
     }
     closeSequencerRole();

@@ -26,8 +26,8 @@ import java.util.List;
  *     directory in a multi-node layout: such a sequencer otherwise waits out the longest lease
  *     ({@code ReadLeases.MAX_LEASE}) after it starts before it reveals any token, since it cannot
  *     know what it granted before. False by default.
- * @param cluster null for a node serving a static layout (its {@code layoutFile}, or a single node);
- *     otherwise the cluster whose layout, agreed in ZooKeeper, the node follows
+ * @param cluster null for a node serving a static layout (its {@code layoutFile}, or a single
+ *     node); otherwise the cluster whose layout, agreed in ZooKeeper, the node follows
  */
 public record NodeConfig(
     Endpoint listen,

@@ -10,10 +10,10 @@ import java.util.concurrent.TimeUnit;
  * The sequencer role of a node: the sequencer, its read leases and its bootstrap, and the moment
  * before which it reveals nothing.
  *
- * <p>Invariant: no token, tail or lease is answered before {@link #ready()} completes, which is once
- * the bootstrap has rebuilt the tails, every read lease that may have been granted before this role
- * took over has run out, and {@code notBefore} has passed (in a cluster: the layout lease of every
- * node of older layouts, see {@code docs/cluster.md}). Thread-safe.
+ * <p>Invariant: no token, tail or lease is answered before {@link #ready()} completes, which is
+ * once the bootstrap has rebuilt the tails, every read lease that may have been granted before this
+ * role took over has run out, and {@code notBefore} has passed (in a cluster: the layout lease of
+ * every node of older layouts, see {@code docs/cluster.md}). Thread-safe.
  */
 final class SequencerRole implements AutoCloseable {
   private final SequencerService sequencer;

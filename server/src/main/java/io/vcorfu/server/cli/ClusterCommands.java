@@ -7,8 +7,8 @@ import io.vcorfu.client.ClusterStreamLog;
 import io.vcorfu.client.StreamLogOptions;
 import io.vcorfu.layout.Layout;
 import io.vcorfu.layout.LayoutChanges;
-import io.vcorfu.layout.LayoutVersionMismatchException;
 import io.vcorfu.layout.LayoutStore;
+import io.vcorfu.layout.LayoutVersionMismatchException;
 import io.vcorfu.layout.Segment;
 import io.vcorfu.layout.Versioned;
 import io.vcorfu.layout.ZkLayoutStore;
@@ -79,7 +79,8 @@ final class ClusterCommands {
     @Option(
         names = "--nodes",
         required = true,
-        description = "The cluster's nodes, host:port[,host:port...], each running `vcorfu server`.")
+        description =
+            "The cluster's nodes, host:port[,host:port...], each running `vcorfu server`.")
     String nodes;
 
     @Option(
@@ -110,9 +111,7 @@ final class ClusterCommands {
       try (ZkLayoutStore store =
           ZkLayoutStore.connect(zookeeper, cluster, Duration.ofSeconds(10))) {
         try {
-          store
-              .compareAndSet(LayoutStore.NO_VERSION, first)
-              .get(timeoutMs, TimeUnit.MILLISECONDS);
+          store.compareAndSet(LayoutStore.NO_VERSION, first).get(timeoutMs, TimeUnit.MILLISECONDS);
         } catch (java.util.concurrent.ExecutionException e) {
           if (e.getCause() instanceof LayoutVersionMismatchException) {
             Versioned<Layout> existing = store.get().join();
@@ -153,7 +152,8 @@ final class ClusterCommands {
     private static void awaitSequencer(List<Endpoint> members, Duration timeout) throws Exception {
       long deadline = System.nanoTime() + timeout.toNanos();
       StreamLogOptions options =
-          StreamLogOptions.defaults().withRpc(ClientOptions.defaults().withRequestTimeout(Duration.ofSeconds(2)));
+          StreamLogOptions.defaults()
+              .withRpc(ClientOptions.defaults().withRequestTimeout(Duration.ofSeconds(2)));
       Throwable last = null;
       while (System.nanoTime() - deadline < 0) {
         for (Endpoint e : members) {
@@ -253,8 +253,7 @@ final class ClusterCommands {
         }
       }
       if (newest == null) {
-        throw new IllegalStateException(
-            "no node of " + asked + " answered with a layout", last);
+        throw new IllegalStateException("no node of " + asked + " answered with a layout", last);
       }
       return newest;
     }

@@ -3,8 +3,8 @@ package io.vcorfu.server.cli;
 import io.vcorfu.protocol.Endpoint;
 import io.vcorfu.protocol.netty.NettyTransport;
 import io.vcorfu.server.Node;
-import io.vcorfu.server.cluster.ClusterConfig;
 import io.vcorfu.server.NodeConfig;
+import io.vcorfu.server.cluster.ClusterConfig;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.Callable;
@@ -126,9 +126,7 @@ final class ServerCommand implements Callable<Integer> {
       return 2;
     }
     if ((zookeeper == null) != (cluster == null)) {
-      spec.commandLine()
-          .getErr()
-          .println("vcorfu server: --zookeeper and --cluster go together");
+      spec.commandLine().getErr().println("vcorfu server: --zookeeper and --cluster go together");
       return 2;
     }
     if (zookeeper != null && layout != null) {
@@ -187,7 +185,13 @@ final class ServerCommand implements Callable<Integer> {
               + ")");
     } else {
       System.out.println(
-          "vcorfu node " + node.endpoint() + " ready (epoch " + node.layout().epoch() + ", " + where + ")");
+          "vcorfu node "
+              + node.endpoint()
+              + " ready (epoch "
+              + node.layout().epoch()
+              + ", "
+              + where
+              + ")");
     }
     System.out.flush();
     stopped.await();

@@ -32,8 +32,8 @@ import org.slf4j.LoggerFactory;
  * <p>Leadership decides only who acts. Safety comes from sealing and the compare-and-set on the
  * layout znode: a change (1) reads the layout and its version, (2) seals the next epoch on every
  * node that stays, learning their log tails once every older-epoch write they admitted has
- * finished, (3) closes the current segment after the highest of those tails and (4) commits the
- * new layout with a compare-and-set at the version read. Two managers at once may both seal (epochs
+ * finished, (3) closes the current segment after the highest of those tails and (4) commits the new
+ * layout with a compare-and-set at the version read. Two managers at once may both seal (epochs
  * only grow, sealing twice is harmless) but only one compare-and-set at a version succeeds; the
  * loser re-reads and decides again. One change at a time; a failed attempt is retried on a later
  * probe round, with back-off, from a fresh read of the layout.
@@ -72,7 +72,8 @@ public final class ClusterManager implements AutoCloseable {
     this.config = config;
     this.store = store;
     this.calls = calls;
-    this.latch = new LeaderLatch(store.client(), "/vcorfu/" + config.name() + "/manager", "" + self);
+    this.latch =
+        new LeaderLatch(store.client(), "/vcorfu/" + config.name() + "/manager", "" + self);
     this.thread =
         Executors.newSingleThreadScheduledExecutor(
             r -> {
@@ -262,8 +263,7 @@ public final class ClusterManager implements AutoCloseable {
    * Seals {@code epoch} on every node of {@code nodes}; returns the highest log tail reported by
    * {@code logServers}. Fails if any node does not answer or is sealed further already.
    */
-  private long sealAll(Set<Endpoint> nodes, long epoch, Set<Endpoint> logServers)
-      throws Exception {
+  private long sealAll(Set<Endpoint> nodes, long epoch, Set<Endpoint> logServers) throws Exception {
     Map<Endpoint, CompletableFuture<SealResponse>> seals = new HashMap<>();
     for (Endpoint n : nodes) {
       seals.put(n, calls.seal(n, epoch));
@@ -303,7 +303,11 @@ public final class ClusterManager implements AutoCloseable {
       LOG.info("manager {}: {} lost to a concurrent change; re-reading the layout", self, what);
     } else {
       LOG.warn(
-          "manager {}: {} failed ({}); retrying in {} ms", self, what, cause.toString(), backoffMillis);
+          "manager {}: {} failed ({}); retrying in {} ms",
+          self,
+          what,
+          cause.toString(),
+          backoffMillis);
     }
   }
 

@@ -11,9 +11,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A node's link to its cluster's agreed layout: watches the layout znode and hands every new
- * layout to the node, in version order, on one thread; renews the node's {@link LayoutLease} a few
- * times per lease period.
+ * A node's link to its cluster's agreed layout: watches the layout znode and hands every new layout
+ * to the node, in version order, on one thread; renews the node's {@link LayoutLease} a few times
+ * per lease period.
  *
  * <p>Every layout is delivered on the membership's own thread, one at a time, so the node adopts
  * layouts in order and never concurrently. The first delivery after start is flagged {@code
@@ -84,8 +84,8 @@ public final class ClusterMembership implements AutoCloseable {
   }
 
   /**
-   * Commits {@code layout} again at the next epoch, if the znode is still at {@code version}: how
-   * a sequencer that restarted fences every token an earlier run of it may have issued.
+   * Commits {@code layout} again at the next epoch, if the znode is still at {@code version}: how a
+   * sequencer that restarted fences every token an earlier run of it may have issued.
    */
   public CompletableFuture<Versioned<Layout>> nextEpoch(Layout layout, long version) {
     return store.compareAndSet(version, layout.withEpoch(layout.epoch() + 1));
@@ -103,7 +103,11 @@ public final class ClusterMembership implements AutoCloseable {
   public boolean readLeasesGranted() {
     try {
       CompletableFuture<Void> synced = new CompletableFuture<>();
-      store.client().sync().inBackground((c, e) -> synced.complete(null)).forPath(leaseRecordPath());
+      store
+          .client()
+          .sync()
+          .inBackground((c, e) -> synced.complete(null))
+          .forPath(leaseRecordPath());
       synced.get(config.sessionTimeout().toMillis(), TimeUnit.MILLISECONDS);
       return store.client().checkExists().forPath(leaseRecordPath()) != null;
     } catch (Exception e) {

@@ -10,11 +10,11 @@ import java.util.function.LongSupplier;
  * <p>Invariant: the lease is valid at time {@code t} (this node's monotonic clock) only if some
  * read of the layout's znode version, <em>sent</em> at {@code s > t - lease}, found a version no
  * newer than the one adopted. A layout committed after that read takes effect (its sequencer issues
- * a token) only {@code lease} after its sequencer adopted it, so later than {@code s + lease}: while
- * this lease is valid, nothing the node serves can be stale. A process paused (SIGSTOP, a long GC)
- * past its lease finds it expired when it resumes, whatever it believed before the pause, because
- * the monotonic clock runs on during the pause. Requests are checked both when they arrive and when
- * their answer is ready.
+ * a token) only {@code lease} after its sequencer adopted it, so later than {@code s + lease}:
+ * while this lease is valid, nothing the node serves can be stale. A process paused (SIGSTOP, a
+ * long GC) past its lease finds it expired when it resumes, whatever it believed before the pause,
+ * because the monotonic clock runs on during the pause. Requests are checked both when they arrive
+ * and when their answer is ready.
  *
  * <p>Thread-safe.
  */

@@ -88,7 +88,8 @@ class FailoverTest {
       Layout l = c.awaitLayout("epoch 2", x -> x.epoch() >= 2);
       Endpoint node = c.endpoints().get(1);
       try (RpcClient rpc =
-          c.transport().newClient(ClientOptions.defaults().withRequestTimeout(Duration.ofSeconds(5)))) {
+          c.transport()
+              .newClient(ClientOptions.defaults().withRequestTimeout(Duration.ofSeconds(5)))) {
         NodeCalls calls = new NodeCalls(rpc);
         long sealed = l.epoch() + 5;
         assertThat(calls.seal(node, sealed).get(10, TimeUnit.SECONDS).getEpoch()).isEqualTo(sealed);

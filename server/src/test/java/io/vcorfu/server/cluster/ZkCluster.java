@@ -22,8 +22,8 @@ import org.apache.curator.test.TestingServer;
 import org.awaitility.Awaitility;
 
 /**
- * A cluster of durable nodes in this JVM, on the in-JVM transport (every message serialized,
- * fault rules available), following a layout agreed in a real in-process ZooKeeper ({@link
+ * A cluster of durable nodes in this JVM, on the in-JVM transport (every message serialized, fault
+ * rules available), following a layout agreed in a real in-process ZooKeeper ({@link
  * TestingServer}). A node is "killed" by closing it abruptly; {@link #restart} starts it again on
  * its data directory.
  */
@@ -36,7 +36,7 @@ final class ZkCluster implements AutoCloseable {
   private final ClusterConfig config;
   private final List<Endpoint> endpoints = new ArrayList<>();
   private final Map<Endpoint, Node> nodes = new LinkedHashMap<>();
-  private final List<AutoCloseable> clients = new ArrayList<>();
+  private final List<ClusterStreamLog> clients = new ArrayList<>();
   private final ZkLayoutStore store;
 
   private ZkCluster(TestingServer zk, Path tmp, int n) {
@@ -129,8 +129,8 @@ final class ZkCluster implements AutoCloseable {
   }
 
   @Override
-  public void close() throws Exception {
-    for (AutoCloseable c : clients) {
+  public void close() throws java.io.IOException {
+    for (ClusterStreamLog c : clients) {
       c.close();
     }
     for (Node n : nodes.values()) {
