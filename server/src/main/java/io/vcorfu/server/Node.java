@@ -30,6 +30,7 @@ import io.vcorfu.sequencer.SequencerBootstrap;
 import io.vcorfu.sequencer.SequencerService;
 import io.vcorfu.server.cluster.ClusterManager;
 import io.vcorfu.server.cluster.ClusterMembership;
+import io.vcorfu.server.cluster.NodeCalls;
 import io.vcorfu.server.cluster.SealedEpoch;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -242,13 +243,9 @@ public final class Node implements AutoCloseable {
     peers = transport.newClient(ClientOptions.defaults());
     openViews(me);
     dispatcher = clusterDispatcher(me);
-    membership = ClusterMembership.start(config.cluster(), this::adopt);
-    manager =
-        ClusterManager.start(
-            me,
-            config.cluster(),
-            membership.store(),
-            new io.vcorfu.server.cluster.NodeCalls(peers));
+    NodeCalls calls = new NodeCalls(peers);
+    membership = ClusterMembership.start(config.cluster(), me, calls, fence::epoch, this::adopt);
+    manager = ClusterManager.start(me, config.cluster(), membership.store(), calls);
     lifeCycle.transition(LifeCycle.State.RUNNING);
     LOG.info(
         "node {} joined cluster {} at ZooKeeper {}{}",

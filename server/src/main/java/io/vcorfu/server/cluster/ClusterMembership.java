@@ -3,10 +3,15 @@ package io.vcorfu.server.cluster;
 import io.vcorfu.layout.Layout;
 import io.vcorfu.layout.Versioned;
 import io.vcorfu.layout.ZkLayoutStore;
+import io.vcorfu.protocol.Endpoint;
+import io.vcorfu.protocol.proto.PingResponse;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -32,6 +37,9 @@ public final class ClusterMembership implements AutoCloseable {
   }
 
   private final ClusterConfig config;
+  private final Endpoint self;
+  private final NodeCalls peers;
+  private final LongSupplier sealedEpoch;
   private final ZkLayoutStore store;
   private final LayoutLease lease;
   private final Follower follower;
@@ -41,8 +49,20 @@ public final class ClusterMembership implements AutoCloseable {
   private long lastVersion = -1;
   private volatile boolean leasesRecorded;
 
-  private ClusterMembership(ClusterConfig config, ZkLayoutStore store, Follower follower) {
+  /** The layout last handed to the follower; confined to the membership thread. */
+  private volatile Layout adopted;
+
+  private ClusterMembership(
+      ClusterConfig config,
+      Endpoint self,
+      NodeCalls peers,
+      LongSupplier sealedEpoch,
+      ZkLayoutStore store,
+      Follower follower) {
     this.config = config;
+    this.self = self;
+    this.peers = peers;
+    this.sealedEpoch = sealedEpoch;
     this.store = store;
     this.follower = follower;
     this.lease = new LayoutLease(config.layoutLease());
@@ -55,11 +75,20 @@ public final class ClusterMembership implements AutoCloseable {
             });
   }
 
-  /** Connects to ZooKeeper and starts following the layout of {@code config}'s cluster. */
-  public static ClusterMembership start(ClusterConfig config, Follower follower) {
+  /**
+   * Connects to ZooKeeper and starts following the layout of {@code config}'s cluster as node
+   * {@code self}, whose sealed epoch {@code sealedEpoch} reads; {@code peers} reaches the other
+   * nodes when ZooKeeper cannot renew the layout lease.
+   */
+  public static ClusterMembership start(
+      ClusterConfig config,
+      Endpoint self,
+      NodeCalls peers,
+      LongSupplier sealedEpoch,
+      Follower follower) {
     ZkLayoutStore store =
         ZkLayoutStore.connect(config.zookeeper(), config.name(), config.sessionTimeout());
-    ClusterMembership m = new ClusterMembership(config, store, follower);
+    ClusterMembership m = new ClusterMembership(config, self, peers, sealedEpoch, store, follower);
     try {
       m.watch = store.watch(v -> m.thread.execute(() -> m.deliver(v)));
       long period = Math.max(1, config.layoutLease().toMillis() / 4);
@@ -139,6 +168,10 @@ public final class ClusterMembership implements AutoCloseable {
     try {
       follower.adopt(v.value(), v.version(), initial);
       lease.adopted(v.version());
+      Layout before = adopted;
+      if (before == null || v.value().epoch() > before.epoch()) {
+        adopted = v.value();
+      }
     } catch (RuntimeException e) {
       LOG.error(
           "could not adopt the layout of epoch {} (znode version {}): {}",
@@ -150,17 +183,55 @@ public final class ClusterMembership implements AutoCloseable {
     renew();
   }
 
+  /**
+   * Renews the lease with ZooKeeper; if ZooKeeper does not answer within half a lease, with every
+   * other node of the adopted layout (see {@link LayoutLease}).
+   */
   private void renew() {
     long sent = System.nanoTime();
+    long half = Math.max(1, config.layoutLease().toMillis() / 2);
     store
         .currentVersion()
+        .orTimeout(half, TimeUnit.MILLISECONDS)
         .whenComplete(
             (version, error) -> {
               if (error == null) {
                 lease.confirmed(sent, version);
               } else {
-                LOG.debug("layout lease not renewed: {}", error.toString());
+                LOG.debug("layout lease not renewed by ZooKeeper: {}", error.toString());
+                renewWithPeers(sent);
               }
+            });
+  }
+
+  private void renewWithPeers(long sent) {
+    Layout layout = adopted;
+    if (layout == null || !layout.allServers().contains(self)) {
+      return;
+    }
+    long mine = sealedEpoch.getAsLong();
+    if (mine != layout.epoch()) {
+      return;
+    }
+    List<CompletableFuture<PingResponse>> pings = new ArrayList<>();
+    for (Endpoint node : layout.allServers()) {
+      if (!node.equals(self)) {
+        pings.add(peers.ping(node));
+      }
+    }
+    CompletableFuture.allOf(pings.toArray(CompletableFuture[]::new))
+        .whenComplete(
+            (v, error) -> {
+              if (error != null) {
+                LOG.debug("layout lease not renewed by the peers: {}", error.toString());
+                return;
+              }
+              for (CompletableFuture<PingResponse> p : pings) {
+                if (p.join().getSealedEpoch() > mine) {
+                  return;
+                }
+              }
+              lease.confirmedByPeers(sent);
             });
   }
 

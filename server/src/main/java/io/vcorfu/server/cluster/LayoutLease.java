@@ -58,6 +58,19 @@ public final class LayoutLease {
     }
   }
 
+  /**
+   * Every other node of the adopted layout answered a probe sent at {@code sentNanos} with a sealed
+   * epoch no later than this node's: renews the lease as a confirmation from ZooKeeper would.
+   */
+  public synchronized void confirmedByPeers(long sentNanos) {
+    long until = sentNanos + leaseNanos;
+    if (!confirmed || until - validUntilNanos > 0) {
+      validUntilNanos = until;
+      lastConfirmedNanos = sentNanos;
+      confirmed = true;
+    }
+  }
+
   /** True while the node may serve (see the class comment). */
   public boolean valid() {
     return confirmed && nanoTime.getAsLong() - validUntilNanos < 0;
@@ -72,7 +85,8 @@ public final class LayoutLease {
     if (now - validUntilNanos < 0) {
       return null;
     }
-    return "its layout lease ran out: it last confirmed its layout with ZooKeeper "
+    return "its layout lease ran out: it last confirmed its layout (with ZooKeeper or with every"
+        + " other node of the layout) "
         + (now - lastConfirmedNanos) / 1_000_000
         + " ms ago";
   }

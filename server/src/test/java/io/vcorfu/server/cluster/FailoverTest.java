@@ -83,6 +83,32 @@ class FailoverTest {
   }
 
   @Test
+  void whileZooKeeperIsDownTheDataPathKeepsServing() throws Exception {
+    try (ZkCluster c = ZkCluster.start(tmp, 3, 3)) {
+      c.awaitLayout("epoch 2", x -> x.epoch() >= 2);
+      List<Acked> acked = new ArrayList<>();
+      appendUntil(c, acked, 20);
+      c.stopZooKeeper();
+      // Well past the layout lease (500 ms): every node has had to renew it with its peers.
+      long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(3);
+      ClusterStreamLog log = c.client(c.endpoints().get(1));
+      int n = 0;
+      while (System.nanoTime() - until < 0 || n < 20) {
+        String value = "zk-down-" + n++;
+        AppendResult r =
+            log.append(List.of(STREAM), value.getBytes(StandardCharsets.UTF_8))
+                .get(10, TimeUnit.SECONDS);
+        acked.add(new Acked(value, r.globalAddress(), r.streamAddresses().get(STREAM)));
+        assertThat(n).as("appends bounded").isLessThan(100_000);
+      }
+      assertEveryAckedReadable(c, acked);
+      c.restartZooKeeper();
+      appendUntil(c, acked, acked.size() + 10);
+      assertEveryAckedReadable(c, acked);
+    }
+  }
+
+  @Test
   void aSealedEpochSurvivesARestart() throws Exception {
     try (ZkCluster c = ZkCluster.start(tmp, 3, 3)) {
       Layout l = c.awaitLayout("epoch 2", x -> x.epoch() >= 2);
@@ -127,9 +153,13 @@ class FailoverTest {
     }
   }
 
+  /** A running node (asked of the nodes, not of ZooKeeper, which may be down). */
   private static Endpoint anyLive(ZkCluster c) {
-    Layout l = c.agreed().value();
-    return l.allServers().stream().filter(e -> c.node(e) != null).findFirst().orElseThrow();
+    return c.endpoints().stream()
+        .filter(e -> c.node(e) != null && c.node(e).layout() != null)
+        .filter(e -> c.node(e).layout().allServers().contains(e))
+        .findFirst()
+        .orElseThrow();
   }
 
   private static void assertEveryAckedReadable(ZkCluster c, List<Acked> acked) {

@@ -108,6 +108,15 @@ final class ZkCluster implements AutoCloseable {
     return store;
   }
 
+  /** Stops the ZooKeeper server (its data stays); {@link #restartZooKeeper} brings it back. */
+  void stopZooKeeper() throws java.io.IOException {
+    zk.stop();
+  }
+
+  void restartZooKeeper() throws Exception {
+    zk.restart();
+  }
+
   /** Waits until the agreed layout satisfies {@code condition}; returns it. */
   Layout awaitLayout(String what, java.util.function.Predicate<Layout> condition) {
     return Awaitility.await(what)
