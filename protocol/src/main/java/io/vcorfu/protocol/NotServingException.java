@@ -12,4 +12,13 @@ public final class NotServingException extends VCorfuException {
     super("this server does not host the " + role + " role in the current layout");
     this.role = role;
   }
+
+  /**
+   * The same refusal told in {@code message}, caused by {@code cause} (for a client that retried
+   * and reports the refusal it gave up on).
+   */
+  public NotServingException(String role, String message, Throwable cause) {
+    super(message, cause);
+    this.role = role;
+  }
 }
