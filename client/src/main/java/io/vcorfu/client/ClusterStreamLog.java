@@ -2,6 +2,7 @@ package io.vcorfu.client;
 
 import io.vcorfu.client.chain.Appender;
 import io.vcorfu.client.chain.ChainWriter;
+import io.vcorfu.client.layout.Failover;
 import io.vcorfu.client.layout.LayoutCache;
 import io.vcorfu.client.read.RepairingReader;
 import io.vcorfu.client.read.WriteCache;
@@ -28,7 +29,14 @@ import java.util.concurrent.CompletableFuture;
  * StreamLog}) put together from its parts: the {@link Appender} and {@link ChainWriter} (write
  * path), the {@link RepairingReader} and {@link WriteCache} (read path), {@link TailKnowledge}
  * (tails and read leases), all calling the replicas through one {@link ReplicaClient}. Open one
- * with {@link #connect}. Thread-safe.
+ * with {@link #connect}, naming one or more nodes of the cluster. Thread-safe.
+ *
+ * <p><b>Layout changes.</b> Every operation rides through a layout change (a node removed, the
+ * sequencer moved) within {@link StreamLogOptions#failoverTimeout()} (see {@link Failover}): reads,
+ * tails, fills, trims and remote-view calls change nothing a second run would repeat wrongly, and
+ * run again whole against the refreshed layout's nodes; an append repeats only its token request
+ * and the decision of an entry whose write failed (see {@link Appender}). Errors no layout change
+ * cures are returned at once.
  */
 public final class ClusterStreamLog implements StreamLog {
   private final RpcClient client;
@@ -37,6 +45,7 @@ public final class ClusterStreamLog implements StreamLog {
   private final RepairingReader reader;
   private final WriteCache writeCache;
   private final TailKnowledge tails;
+  private final Failover failover;
 
   /** A transport this log created for itself and closes with itself, or null. */
   private volatile Transport ownedTransport;
@@ -49,6 +58,7 @@ public final class ClusterStreamLog implements StreamLog {
     this.reader = new RepairingReader(ops, writer, options.repairAfter());
     this.writeCache = new WriteCache(options.writeCacheBytes());
     this.tails = new TailKnowledge(ops, options.readLease());
+    this.failover = new Failover(layout, options.failoverTimeout());
     this.appender =
         new Appender(
             ops,
@@ -56,7 +66,8 @@ public final class ClusterStreamLog implements StreamLog {
             options.maxEntryBytes(),
             options.maxAppendAttempts(),
             this::epoch,
-            this::committed);
+            this::committed,
+            failover);
   }
 
   /** Learns the tails a committed append reveals and keeps its payload for reads. */
@@ -69,9 +80,24 @@ public final class ClusterStreamLog implements StreamLog {
   /** Connects through {@code transport}, reading the layout from {@code seed}. */
   public static ClusterStreamLog connect(
       Transport transport, Endpoint seed, StreamLogOptions options) {
+    return connect(transport, List.of(seed), options);
+  }
+
+  /**
+   * Connects through {@code transport}, reading the layout from the first of {@code seeds} that
+   * answers (in order; see {@link LayoutCache#fetch(RpcClient, List)}). Every seed stays a place to
+   * refresh the layout from, beside the servers the layout names.
+   *
+   * @throws IllegalArgumentException if {@code seeds} is empty
+   */
+  public static ClusterStreamLog connect(
+      Transport transport, List<Endpoint> seeds, StreamLogOptions options) {
+    if (seeds.isEmpty()) {
+      throw new IllegalArgumentException("no endpoint to connect to");
+    }
     RpcClient client = transport.newClient(options.rpc());
     try {
-      return new ClusterStreamLog(client, LayoutCache.fetch(client, seed), options);
+      return new ClusterStreamLog(client, LayoutCache.fetch(client, seeds), options);
     } catch (RuntimeException e) {
       client.close();
       throw e;
@@ -83,9 +109,17 @@ public final class ClusterStreamLog implements StreamLog {
    * seed}.
    */
   public static ClusterStreamLog connect(Endpoint seed, StreamLogOptions options) {
+    return connect(List.of(seed), options);
+  }
+
+  /**
+   * Connects over TCP (a transport of its own, closed with the log), reading the layout from the
+   * first of {@code seeds} that answers.
+   */
+  public static ClusterStreamLog connect(List<Endpoint> seeds, StreamLogOptions options) {
     Transport transport = new NettyTransport();
     try {
-      ClusterStreamLog log = connect(transport, seed, options);
+      ClusterStreamLog log = connect(transport, seeds, options);
       log.ownedTransport = transport;
       return log;
     } catch (RuntimeException e) {
@@ -140,11 +174,16 @@ public final class ClusterStreamLog implements StreamLog {
    */
   @Override
   public CompletableFuture<List<StreamEntry>> readStream(StreamId stream, long from, long to) {
+    return failover.idempotent(() -> readStreamOnce(stream, from, to));
+  }
+
+  private CompletableFuture<List<StreamEntry>> readStreamOnce(StreamId stream, long from, long to) {
     long known = tails.knownTail(stream);
     CompletableFuture<Long> limit =
         to <= known
             ? CompletableFuture.completedFuture(to)
-            : tails(List.of(stream))
+            : tails
+                .tails(List.of(stream))
                 .thenApply(
                     t -> {
                       long tail = t.streamTails().get(stream);
@@ -213,10 +252,14 @@ public final class ClusterStreamLog implements StreamLog {
       return CompletableFuture.failedFuture(
           new IllegalArgumentException("a global address is 0 or more, not " + address));
     }
+    return failover.idempotent(() -> fillOnce(address));
+  }
+
+  private CompletableFuture<GlobalEntry> fillOnce(long address) {
     CompletableFuture<Long> tail =
         address <= tails.knownGlobalTail()
             ? CompletableFuture.completedFuture(address)
-            : tails(List.of()).thenApply(Tails::globalTail);
+            : tails.tails(List.of()).thenApply(Tails::globalTail);
     return tail.thenCompose(
         t -> {
           if (address > t) {
@@ -231,10 +274,14 @@ public final class ClusterStreamLog implements StreamLog {
 
   @Override
   public CompletableFuture<List<GlobalEntry>> readGlobalRange(long from, long to) {
+    return failover.idempotent(() -> readGlobalRangeOnce(from, to));
+  }
+
+  private CompletableFuture<List<GlobalEntry>> readGlobalRangeOnce(long from, long to) {
     CompletableFuture<Long> limit =
         to <= tails.knownGlobalTail()
             ? CompletableFuture.completedFuture(to)
-            : tails(List.of()).thenApply(t -> Math.min(to, t.globalTail()));
+            : tails.tails(List.of()).thenApply(t -> Math.min(to, t.globalTail()));
     return limit.thenCompose(
         end -> reader.readGlobal(Math.max(0, from), end).thenApply(Messages::globalEntries));
   }
@@ -248,7 +295,7 @@ public final class ClusterStreamLog implements StreamLog {
    */
   @Override
   public CompletableFuture<Tails> tails(Collection<StreamId> streams) {
-    return tails.tails(streams);
+    return failover.idempotent(() -> tails.tails(streams));
   }
 
   /** Whether this client holds a usable read lease now (for tests and diagnostics). */
@@ -256,12 +303,19 @@ public final class ClusterStreamLog implements StreamLog {
     return tails.holdsReadLease();
   }
 
-  /** Sent to the last replica of the stream's chain, which hosts the stream's remote views. */
+  /**
+   * Sent to the last replica of the stream's chain, which hosts the stream's remote views; the host
+   * only reads, so a call is sent again through layout changes like a read (to the last replica of
+   * the refreshed layout's chain).
+   */
   @Override
   public CompletableFuture<ViewCallResult> viewCall(ViewCall call) {
-    List<Endpoint> chain = layout().current().streamChain(call.stream());
-    return ops.viewCall(chain.get(chain.size() - 1), Messages.toMsg(call))
-        .thenApply(Messages::fromMsg);
+    return failover.idempotent(
+        () -> {
+          List<Endpoint> chain = layout().current().streamChain(call.stream());
+          return ops.viewCall(chain.get(chain.size() - 1), Messages.toMsg(call))
+              .thenApply(Messages::fromMsg);
+        });
   }
 
   /**
@@ -279,6 +333,10 @@ public final class ClusterStreamLog implements StreamLog {
    */
   @Override
   public CompletableFuture<Long> trimStream(StreamId stream, long before) {
+    return failover.idempotent(() -> trimStreamOnce(stream, before));
+  }
+
+  private CompletableFuture<Long> trimStreamOnce(StreamId stream, long before) {
     List<Endpoint> chain = layout().current().streamChain(stream);
     Endpoint last = chain.get(chain.size() - 1);
     return reader

@@ -13,6 +13,12 @@ import java.util.concurrent.CompletableFuture;
  * <p>Every method is asynchronous and thread-safe. A future completes only with committed outcomes:
  * an append's future completes once the entry is committed on its whole chain (durable by each
  * replica's policy); a read returns only committed entries and fills.
+ *
+ * <p>A log over a cluster ({@link ClusterStreamLog}) rides through layout changes: an operation
+ * that fails because a node cannot be reached, does not answer, refuses its epoch or waits for its
+ * new layout is retried against the refreshed layout until {@link
+ * StreamLogOptions#failoverTimeout()} has passed since it began, and then fails with its last
+ * error, saying so.
  */
 public interface StreamLog extends AutoCloseable {
 
@@ -25,7 +31,9 @@ public interface StreamLog extends AutoCloseable {
    * entry's deciding replica for its outcome and reports that: the entry's addresses if it
    * committed, a fresh attempt if it aborted. If the outcome cannot be learned it fails with {@link
    * AppendOutcomeUnknownException} (the entry may or may not be in the log): retrying then may
-   * append it twice.
+   * append it twice. A log over a cluster asks the decider of each newer layout until the failover
+   * timeout before it says so, so a decider that died is replaced by the one its chain has without
+   * it.
    */
   CompletableFuture<AppendResult> append(Collection<StreamId> streams, byte[] payload);
 
@@ -85,9 +93,9 @@ public interface StreamLog extends AutoCloseable {
 
   /**
    * Runs one method of a remotely hosted object on the server holding the last replica of {@code
-   * call}'s stream (see {@code ObjectBuilder.remote()}). Not retried: a failed call may be sent
-   * again by the caller, since the host only reads. The default fails with {@link
-   * NotServingException}: a log without servers hosts no remote views.
+   * call}'s stream (see {@code ObjectBuilder.remote()}). The host only reads, so a call may be sent
+   * again: a log over a cluster retries it through layout changes like a read. The default fails
+   * with {@link NotServingException}: a log without servers hosts no remote views.
    */
   default CompletableFuture<ViewCallResult> viewCall(ViewCall call) {
     return CompletableFuture.failedFuture(new NotServingException("remote-view host"));

@@ -9,7 +9,8 @@ import java.time.Duration;
  * @param repairAfter how long a reader waits for an in-flight write before repairing it (finishing
  *     or filling it); bounds how long a dead writer can stall readers
  * @param maxEntryBytes largest payload accepted, checked before a token is taken
- * @param maxAppendAttempts how many fresh tokens an append tries before failing
+ * @param maxAppendAttempts how many fresh tokens an append tries before failing when readers keep
+ *     filling its slots (attempts aborted by a failover are bounded by {@code failoverTimeout})
  * @param rpc transport settings (timeouts, frame size)
  * @param writeCacheBytes how many bytes of this client's own committed appends it keeps to serve
  *     reads of them without a request (oldest evicted first; 0 disables). A local view of an object
@@ -19,6 +20,10 @@ import java.time.Duration;
  *     read) are answered from memory; the price is paid by writers: the sequencer answers another
  *     client's token or tail query only after every lease holder has learnt the tokens it reveals,
  *     or after the holder's lease ran out if it does not answer.
+ * @param failoverTimeout how long one operation keeps retrying errors that a layout change cures (a
+ *     node that cannot be reached or does not answer, a refused epoch, a node waiting for its new
+ *     layout), refreshing the layout between attempts; see {@link StreamLog} for what is retried.
+ *     {@link Duration#ZERO} retries nothing.
  */
 public record StreamLogOptions(
     Duration repairAfter,
@@ -26,11 +31,13 @@ public record StreamLogOptions(
     int maxAppendAttempts,
     ClientOptions rpc,
     long writeCacheBytes,
-    Duration readLease) {
+    Duration readLease,
+    Duration failoverTimeout) {
 
   public static final Duration DEFAULT_REPAIR_AFTER = Duration.ofMillis(250);
   public static final int DEFAULT_MAX_ENTRY_BYTES = 4 * 1024 * 1024;
   public static final long DEFAULT_WRITE_CACHE_BYTES = 32L * 1024 * 1024;
+  public static final Duration DEFAULT_FAILOVER_TIMEOUT = Duration.ofSeconds(30);
 
   public StreamLogOptions {
     if (writeCacheBytes < 0) {
@@ -39,6 +46,10 @@ public record StreamLogOptions(
     if (readLease.isNegative() || (!readLease.isZero() && readLease.toMillis() < 10)) {
       throw new IllegalArgumentException(
           "readLease must be zero (none) or at least 10 ms, got " + readLease);
+    }
+    if (failoverTimeout.isNegative()) {
+      throw new IllegalArgumentException(
+          "failoverTimeout must be zero (no retries) or more, got " + failoverTimeout);
     }
   }
 
@@ -49,38 +60,60 @@ public record StreamLogOptions(
         16,
         ClientOptions.defaults(),
         DEFAULT_WRITE_CACHE_BYTES,
-        Duration.ZERO);
+        Duration.ZERO,
+        DEFAULT_FAILOVER_TIMEOUT);
   }
 
   public StreamLogOptions withRepairAfter(Duration d) {
     return new StreamLogOptions(
-        d, maxEntryBytes, maxAppendAttempts, rpc, writeCacheBytes, readLease);
+        d, maxEntryBytes, maxAppendAttempts, rpc, writeCacheBytes, readLease, failoverTimeout);
   }
 
   public StreamLogOptions withRpc(ClientOptions options) {
     return new StreamLogOptions(
-        repairAfter, maxEntryBytes, maxAppendAttempts, options, writeCacheBytes, readLease);
+        repairAfter,
+        maxEntryBytes,
+        maxAppendAttempts,
+        options,
+        writeCacheBytes,
+        readLease,
+        failoverTimeout);
   }
 
   public StreamLogOptions withMaxEntryBytes(int bytes) {
     return new StreamLogOptions(
-        repairAfter, bytes, maxAppendAttempts, rpc, writeCacheBytes, readLease);
+        repairAfter, bytes, maxAppendAttempts, rpc, writeCacheBytes, readLease, failoverTimeout);
   }
 
   public StreamLogOptions withMaxAppendAttempts(int attempts) {
     return new StreamLogOptions(
-        repairAfter, maxEntryBytes, attempts, rpc, writeCacheBytes, readLease);
+        repairAfter, maxEntryBytes, attempts, rpc, writeCacheBytes, readLease, failoverTimeout);
   }
 
   /** The same options with a read lease of {@code lease} ({@link Duration#ZERO}: none). */
   public StreamLogOptions withReadLease(Duration lease) {
     return new StreamLogOptions(
-        repairAfter, maxEntryBytes, maxAppendAttempts, rpc, writeCacheBytes, lease);
+        repairAfter,
+        maxEntryBytes,
+        maxAppendAttempts,
+        rpc,
+        writeCacheBytes,
+        lease,
+        failoverTimeout);
   }
 
   /** The same options with a write cache of {@code bytes} (0: reads always go to the replicas). */
   public StreamLogOptions withWriteCacheBytes(long bytes) {
     return new StreamLogOptions(
-        repairAfter, maxEntryBytes, maxAppendAttempts, rpc, bytes, readLease);
+        repairAfter, maxEntryBytes, maxAppendAttempts, rpc, bytes, readLease, failoverTimeout);
+  }
+
+  /**
+   * The same options with operations retrying through layout changes for up to {@code timeout}
+   * ({@link Duration#ZERO}: an operation fails at its first error).
+   */
+  public StreamLogOptions withFailoverTimeout(Duration timeout) {
+    return new StreamLogOptions(
+        repairAfter, maxEntryBytes, maxAppendAttempts, rpc, writeCacheBytes, readLease, timeout);
   }
 }

@@ -1,5 +1,9 @@
 package io.vcorfu.protocol;
 
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+
 /** A server address, written {@code host:port}. */
 public record Endpoint(String host, int port) {
 
@@ -23,6 +27,41 @@ public record Endpoint(String host, int port) {
     } catch (NumberFormatException e) {
       throw new IllegalArgumentException("endpoint port is not a number in '" + text + "'", e);
     }
+  }
+
+  /**
+   * Parses a comma-separated list of endpoints, {@code host:port,host:port,...}, in order; spaces
+   * around each endpoint are ignored and an endpoint named twice is kept once, where it first
+   * appears.
+   *
+   * @throws IllegalArgumentException naming the list and the offending element when the list is
+   *     empty, an element is empty (two commas in a row, a leading or trailing comma) or an element
+   *     is not {@code host:port}
+   */
+  public static List<Endpoint> parseList(String text) {
+    if (text == null || text.isBlank()) {
+      throw new IllegalArgumentException("no endpoint given: expected host:port[,host:port...]");
+    }
+    String[] parts = text.split(",", -1);
+    Set<Endpoint> out = new LinkedHashSet<>();
+    for (int i = 0; i < parts.length; i++) {
+      String part = parts[i].strip();
+      if (part.isEmpty()) {
+        throw new IllegalArgumentException(
+            "endpoint "
+                + (i + 1)
+                + " of '"
+                + text
+                + "' is empty: expected host:port[,host:port...]");
+      }
+      try {
+        out.add(parse(part));
+      } catch (IllegalArgumentException e) {
+        throw new IllegalArgumentException(
+            "endpoint " + (i + 1) + " of '" + text + "': " + e.getMessage(), e);
+      }
+    }
+    return List.copyOf(out);
   }
 
   @Override

@@ -21,4 +21,13 @@ public final class NotServingException extends VCorfuException {
     super(reason);
     this.role = role;
   }
+
+  /**
+   * The same refusal told in {@code message}, caused by {@code cause} (for a client that retried
+   * and reports the refusal it gave up on).
+   */
+  public NotServingException(String role, String message, Throwable cause) {
+    super(message, cause);
+    this.role = role;
+  }
 }

@@ -19,4 +19,13 @@ public final class SealedException extends VCorfuException {
             + " sealed it (the sequencer restarted since); take a fresh token");
     this.sealedEpoch = sealedEpoch;
   }
+
+  /**
+   * The same refusal told in {@code message}, caused by {@code cause} (for a client that retried
+   * and reports the refusal it gave up on).
+   */
+  public SealedException(long sealedEpoch, String message, Throwable cause) {
+    super(message, cause);
+    this.sealedEpoch = sealedEpoch;
+  }
 }

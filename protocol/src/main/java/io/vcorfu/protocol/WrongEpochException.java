@@ -23,4 +23,15 @@ public final class WrongEpochException extends VCorfuException {
     this.currentEpoch = currentEpoch;
     this.requestEpoch = requestEpoch;
   }
+
+  /**
+   * The same refusal told in {@code message}, caused by {@code cause} (for a client that retried
+   * and reports the refusal it gave up on).
+   */
+  public WrongEpochException(
+      long requestEpoch, long currentEpoch, String message, Throwable cause) {
+    super(message, cause);
+    this.currentEpoch = currentEpoch;
+    this.requestEpoch = requestEpoch;
+  }
 }

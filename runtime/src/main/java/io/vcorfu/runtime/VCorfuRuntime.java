@@ -51,8 +51,13 @@ public final class VCorfuRuntime implements AutoCloseable {
   }
 
   /**
-   * Connects to the cluster a node belongs to: reads the layout from {@code hostPort} (written
-   * {@code host:port}) and talks to every server it names over TCP.
+   * Connects to the cluster a node belongs to: reads the layout from {@code hostPort}, one node
+   * ({@code host:port}) or several ({@code host:port,host:port,...}, asked in order until one
+   * answers), and talks to every server the layout names over TCP. Every node named stays a place
+   * the client refreshes its layout from; calls ride through layout changes within {@link
+   * StreamLogOptions#failoverTimeout()}.
+   *
+   * @throws IllegalArgumentException if {@code hostPort} is not a list of {@code host:port}
    */
   public static VCorfuRuntime connect(String hostPort) {
     return connect(hostPort, RuntimeOptions.defaults());
@@ -69,7 +74,7 @@ public final class VCorfuRuntime implements AutoCloseable {
    */
   public static VCorfuRuntime connect(
       String hostPort, RuntimeOptions options, StreamLogOptions logOptions) {
-    return using(ClusterStreamLog.connect(Endpoint.parse(hostPort), logOptions), options);
+    return using(ClusterStreamLog.connect(Endpoint.parseList(hostPort), logOptions), options);
   }
 
   /** A runtime on {@code log} with default options. The runtime owns the log and closes it. */

@@ -7,7 +7,6 @@ import io.vcorfu.client.rpc.ReplicaClient;
 import io.vcorfu.layout.ChainPlan;
 import io.vcorfu.protocol.Errors;
 import io.vcorfu.protocol.OverwrittenException;
-import io.vcorfu.protocol.RpcTimeoutException;
 import io.vcorfu.protocol.SealedException;
 import io.vcorfu.protocol.StreamId;
 import io.vcorfu.protocol.TransportException;
@@ -54,6 +53,20 @@ import java.util.concurrent.TimeUnit;
  * never committed, and it is aborted. If every copy is trimmed the outcome cannot be learned and
  * the decision fails with {@link TrimmedException}: nobody can read the entry any more, but a
  * writer must not be told it aborted. A trimmed decider therefore never turns data into a hole.
+ *
+ * <p><b>Layout changes.</b> A decision asks the decider of the layout held <em>now</em>, with a
+ * fill that never aborts what the slot holds. Normally the decider's copy is committed (its write
+ * is the commit), but once a layout change has taken a chain's last replica away, the new last
+ * replica may hold an uncommitted copy while the removed one had committed it and readers had read
+ * it. The new decider holds a copy whenever the old one held one (a chain is written in order), so
+ * a copy found there is committed, never aborted; an empty slot there means the old decider held
+ * nothing either, and the entry is aborted. An entry stamped with an epoch the replicas have sealed
+ * is never written anywhere new ({@link SealedException}): it is decided by the copies that landed.
+ *
+ * <p><b>Retries.</b> A request that fails to reach its node ({@link TransportException}) is sent
+ * again a few times, 20 ms apart. One that gets no answer in time is not: the node may be paused or
+ * gone, and the caller's failover (refresh the layout, then decide) copes with that without waiting
+ * out another request timeout per step.
  */
 public final class ChainWriter {
   /** How a drive ended. */
@@ -225,7 +238,9 @@ public final class ChainWriter {
     if (cause instanceof OverwrittenException
         || cause instanceof TrimmedException
         || cause instanceof SealedException) {
-      return decide(entry, plan);
+      // Asked of the decider of the layout held now: after a sealed epoch, the chain may have lost
+      // the planned decider.
+      return decide(entry, plan(entry));
     }
     if (isTransient(cause) && attempt < TRANSIENT_RETRIES) {
       return CompletableFuture.supplyAsync(() -> null, delayed)
@@ -234,8 +249,12 @@ public final class ChainWriter {
     return CompletableFuture.<Outcome>failedFuture(cause);
   }
 
+  /**
+   * True for a failure worth sending the same request to the same node again at once: the node
+   * could not be reached or its connection dropped. Not a timeout: see the class comment.
+   */
   public static boolean isTransient(Throwable t) {
-    return t instanceof RpcTimeoutException || t instanceof TransportException;
+    return t instanceof TransportException;
   }
 
   private CompletableFuture<Void> write(LogEntryMsg entry, ChainPlan.Visit visit, boolean last) {
@@ -267,11 +286,18 @@ public final class ChainWriter {
 
   private CompletableFuture<Outcome> decide(LogEntryMsg entry, ChainPlan plan) {
     ChainPlan.Visit decider = plan.last();
-    return abortFill(entry, decider, 0)
+    return askDecider(entry, decider, 0)
         .thenCompose(
             result -> {
               if (holds(result, entry)) {
-                return commitEarlier(entry, plan, plan.visits().size() - 1)
+                // Uncommitted only where a layout change made this replica the decider (see the
+                // class comment): committed there first, so the decider's slot tells from now on.
+                CompletableFuture<Void> atDecider =
+                    result.getStatus() == ReadResult.Status.COMMITTED
+                        ? CompletableFuture.completedFuture(null)
+                        : commitAt(entry, decider, 0);
+                return atDecider
+                    .thenCompose(v -> commitEarlier(entry, plan, plan.visits().size() - 1))
                     .thenApply(v -> Outcome.COMMITTED);
               }
               if (result.getStatus() == ReadResult.Status.TRIMMED) {
@@ -406,13 +432,14 @@ public final class ChainWriter {
   }
 
   /**
-   * An abort-fill of the visit's first slot of the entry; returns what the slot holds afterwards.
+   * A fill of the decider's first slot of the entry that keeps whatever the slot holds (an empty
+   * slot gets a committed hole); returns what the slot holds afterwards.
    */
-  private CompletableFuture<ReadResult> abortFill(
+  private CompletableFuture<ReadResult> askDecider(
       LogEntryMsg entry, ChainPlan.Visit visit, int attempt) {
     CompletableFuture<ReadResult> fill;
     if (visit.role() == ChainPlan.Role.LOG) {
-      fill = ops.logFill(visit.endpoint(), entry.getGlobalAddress(), true, entry.getNonce());
+      fill = ops.logFill(visit.endpoint(), entry.getGlobalAddress(), false, 0);
     } else {
       StreamSlot slot = slotsFor(entry, visit).get(0);
       fill =
@@ -420,8 +447,8 @@ public final class ChainWriter {
               visit.endpoint(),
               StreamId.fromMsg(slot.getStream()),
               slot.getStreamAddress(),
-              true,
-              entry.getNonce());
+              false,
+              0);
     }
     return fill.handle(
             (r, error) -> {
@@ -435,7 +462,7 @@ public final class ChainWriter {
               }
               if (isTransient(cause) && attempt < TRANSIENT_RETRIES) {
                 return CompletableFuture.supplyAsync(() -> null, delayed)
-                    .thenCompose(v -> abortFill(entry, visit, attempt + 1));
+                    .thenCompose(v -> askDecider(entry, visit, attempt + 1));
               }
               return CompletableFuture.<ReadResult>failedFuture(cause);
             })

@@ -17,41 +17,83 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
- * The client's current layout. Refreshed from any known server when a request is rejected for a
- * wrong epoch; a refresh never moves to an older epoch. Thread-safe.
+ * The client's current layout. Refreshed from any known server (the seeds it was opened with and
+ * every server of the layout it holds) when a request is refused for its epoch or a node cannot be
+ * reached; a refresh never moves to an older epoch. Thread-safe.
  */
 public final class LayoutCache {
   private final RpcClient rpc;
-  private final Set<Endpoint> seeds = new LinkedHashSet<>();
+  private final List<Endpoint> seeds;
   private volatile Layout current;
+
+  private final Object monitor = new Object();
+  // Guarded by monitor: whether a refresh round is running, and the answer of the round queued
+  // behind it (null when nobody waits for one).
+  private boolean refreshing;
+  private CompletableFuture<Layout> queued;
 
   private LayoutCache(RpcClient rpc, Layout initial, List<Endpoint> seeds) {
     this.rpc = rpc;
     this.current = initial;
-    this.seeds.addAll(seeds);
+    this.seeds = List.copyOf(seeds);
   }
 
-  /** How many times a connecting client asks its seed for the layout when answers time out. */
+  /** How many times a connecting client asks a seed for the layout when answers time out. */
   static final int FETCH_ATTEMPTS = 3;
 
-  /**
-   * Fetches the layout from {@code seed} and keeps it as the starting point. Reading the layout
-   * changes nothing, so a request that times out (a slow or lost answer) is asked again, up to
-   * {@link #FETCH_ATTEMPTS} times in all; any other failure is reported at once.
-   */
+  /** {@link #fetch(RpcClient, List)} with one seed. */
   public static LayoutCache fetch(RpcClient rpc, Endpoint seed) {
-    for (int attempt = 1; ; attempt++) {
-      try {
-        Layout layout = fetchFrom(rpc, seed).join();
-        return new LayoutCache(rpc, layout, List.of(seed));
-      } catch (CompletionException e) {
-        if (!(e.getCause() instanceof RpcTimeoutException) || attempt >= FETCH_ATTEMPTS) {
-          throw e;
+    return fetch(rpc, List.of(seed));
+  }
+
+  /**
+   * Fetches the layout from the first of {@code seeds} that answers and keeps it as the starting
+   * point; every seed stays a candidate for later refreshes. Seeds are asked one after another, in
+   * order, so a seed that is down costs one failed connection (at most the connect timeout) before
+   * the next is asked. Reading the layout changes nothing, so a seed whose answer timed out (a slow
+   * or lost answer) is asked again after the others, up to {@link #FETCH_ATTEMPTS} times in all; a
+   * seed that failed otherwise is not asked again. When no seed answers, fails with the last error
+   * (one seed), or with a {@link TransportException} naming each seed's error (several).
+   *
+   * @throws IllegalArgumentException if {@code seeds} is empty
+   * @throws CompletionException whose cause is the typed error, when no seed answered
+   */
+  public static LayoutCache fetch(RpcClient rpc, List<Endpoint> seeds) {
+    if (seeds.isEmpty()) {
+      throw new IllegalArgumentException("no seed endpoint to read the layout from");
+    }
+    List<Endpoint> ask = new ArrayList<>(new LinkedHashSet<>(seeds));
+    List<String> errors = new ArrayList<>();
+    CompletionException last = null;
+    for (int round = 1; round <= FETCH_ATTEMPTS && !ask.isEmpty(); round++) {
+      List<Endpoint> timedOut = new ArrayList<>();
+      for (Endpoint seed : ask) {
+        try {
+          return new LayoutCache(rpc, fetchFrom(rpc, seed).join(), seeds);
+        } catch (CompletionException e) {
+          last = e;
+          if (e.getCause() instanceof RpcTimeoutException) {
+            timedOut.add(seed);
+          }
+          if (round == 1) {
+            errors.add(seed + " (" + EpochRpc.unwrap(e).getMessage() + ")");
+          }
         }
       }
+      ask = timedOut;
     }
+    if (seeds.size() == 1) {
+      throw last;
+    }
+    throw new CompletionException(
+        new TransportException(
+            "no seed answered a layout request: " + String.join(", ", errors),
+            EpochRpc.unwrap(last)));
   }
 
   /** A view starting from a known layout. */
@@ -63,29 +105,95 @@ public final class LayoutCache {
     return current;
   }
 
-  /** Re-reads the layout from the servers it names (and the seeds); keeps the newest epoch. */
+  /**
+   * Re-reads the layout from the seeds and every server of the layout held now, all at once, and
+   * keeps the newest epoch any of them reports. Completes with the layout held afterwards: as soon
+   * as one server reports an epoch newer than the one held when the refresh began, else once every
+   * server has answered or failed; fails with {@link TransportException} when none answered.
+   * Answers arriving after that are still adopted if newer.
+   *
+   * <p>Asking every server at once keeps a refresh as quick as the quickest server that knows the
+   * new layout: a dead server (one connect timeout) or a paused one (one request timeout) holds up
+   * only a refresh that finds nothing newer, and then once, not once per dead server.
+   *
+   * <p>Concurrent calls share rounds: at most one round is in flight, and a call made while one is
+   * in flight is answered by the next round, sent when that one completes, so every answer comes
+   * from requests sent after the call began. Each call gets a future of its own: completing or
+   * bounding it leaves the round and the other callers alone.
+   */
   public CompletableFuture<Layout> refresh() {
-    Layout known = current;
-    List<Endpoint> candidates = new ArrayList<>(seeds);
-    candidates.addAll(known.allServers());
-    return tryRefresh(candidates, 0, null);
+    synchronized (monitor) {
+      if (refreshing) {
+        if (queued == null) {
+          queued = new CompletableFuture<>();
+        }
+        return queued.copy();
+      }
+      refreshing = true;
+    }
+    CompletableFuture<Layout> answer = new CompletableFuture<>();
+    round(answer);
+    return answer.copy();
   }
 
-  private CompletableFuture<Layout> tryRefresh(List<Endpoint> candidates, int i, Throwable last) {
-    if (i >= candidates.size()) {
-      return CompletableFuture.failedFuture(
-          new TransportException("no server answered a layout request", last));
-    }
-    return fetchFrom(rpc, candidates.get(i))
-        .handle(
-            (layout, error) -> {
-              if (error != null) {
-                return tryRefresh(candidates, i + 1, error);
-              }
+  /**
+   * One refresh round: asks every candidate and completes {@code answer} (see {@link #refresh}).
+   */
+  private void round(CompletableFuture<Layout> answer) {
+    Layout known = current;
+    Set<Endpoint> candidates = new LinkedHashSet<>(seeds);
+    candidates.addAll(known.allServers());
+    AtomicInteger pending = new AtomicInteger(candidates.size());
+    AtomicBoolean answered = new AtomicBoolean();
+    AtomicReference<Throwable> lastError = new AtomicReference<>();
+    for (Endpoint candidate : candidates) {
+      CompletableFuture<Layout> fetched;
+      try {
+        fetched = fetchFrom(rpc, candidate);
+      } catch (RuntimeException e) {
+        fetched = CompletableFuture.failedFuture(e);
+      }
+      fetched.whenComplete(
+          (layout, error) -> {
+            if (error == null) {
               adopt(layout);
-              return CompletableFuture.completedFuture(current);
-            })
-        .thenCompose(f -> f);
+              answered.set(true);
+              if (layout.epoch() > known.epoch()) {
+                finish(answer, null);
+              }
+            } else {
+              lastError.set(EpochRpc.unwrap(error));
+            }
+            if (pending.decrementAndGet() == 0) {
+              finish(
+                  answer,
+                  answered.get()
+                      ? null
+                      : new TransportException(
+                          "no server answered a layout request (asked " + candidates + ")",
+                          lastError.get()));
+            }
+          });
+    }
+  }
+
+  /** Completes a round's answer (once), then starts the round queued behind it, if any. */
+  private void finish(CompletableFuture<Layout> answer, Throwable error) {
+    boolean first = error == null ? answer.complete(current) : answer.completeExceptionally(error);
+    if (!first) {
+      return;
+    }
+    CompletableFuture<Layout> next;
+    synchronized (monitor) {
+      next = queued;
+      queued = null;
+      if (next == null) {
+        refreshing = false;
+      }
+    }
+    if (next != null) {
+      round(next);
+    }
   }
 
   private synchronized void adopt(Layout layout) {

@@ -1,21 +1,28 @@
 package io.vcorfu.client.rpc;
 
 import io.vcorfu.client.layout.LayoutCache;
+import io.vcorfu.layout.Layout;
 import io.vcorfu.protocol.Endpoint;
 import io.vcorfu.protocol.Errors;
 import io.vcorfu.protocol.RpcClient;
 import io.vcorfu.protocol.StreamId;
-import io.vcorfu.protocol.WrongEpochException;
 import io.vcorfu.protocol.proto.Header;
 import io.vcorfu.protocol.proto.ReadLeaseResponse;
 import io.vcorfu.protocol.proto.Request;
 import io.vcorfu.protocol.proto.Response;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.function.Consumer;
+import java.util.function.Function;
 
 /**
  * Sends requests stamped with the current layout's epoch and maps error responses to typed
- * exceptions. A request rejected for a wrong epoch is retried once after the layout is refreshed.
+ * exceptions. A request refused for a wrong epoch refreshes the layout and is sent once more, with
+ * the new epoch, if the refreshed layout still gives it a target: the same node when it is named a
+ * fixed endpoint and the refreshed layout still names that node (a node a layout change keeps holds
+ * the same slots: changes only take nodes out of chains), else the role's node in the refreshed
+ * layout. Otherwise it fails with {@link io.vcorfu.protocol.WrongEpochException}, and the caller
+ * (see {@link io.vcorfu.client.layout.Failover}) computes its targets again.
  */
 public final class EpochRpc {
   /** Protocol version this client speaks. */
@@ -24,7 +31,7 @@ public final class EpochRpc {
   private final RpcClient client;
   private final LayoutCache layout;
   private final StreamId clientId;
-  private volatile java.util.function.Consumer<ReadLeaseResponse> leasePushes = p -> {};
+  private volatile Consumer<ReadLeaseResponse> leasePushes = p -> {};
 
   public EpochRpc(RpcClient client, LayoutCache layout, StreamId clientId) {
     this.client = client;
@@ -40,18 +47,31 @@ public final class EpochRpc {
    * Sets who applies the tokens a read-lease holder receives with an answer ({@code
    * Response.lease_push}); called before the answer completes its future.
    */
-  public void onLeasePush(java.util.function.Consumer<ReadLeaseResponse> listener) {
+  public void onLeasePush(Consumer<ReadLeaseResponse> listener) {
     this.leasePushes = listener;
   }
 
-  /** Sends {@code request} (its header is replaced) and returns the non-error response. */
+  /** Sends {@code request} (its header is replaced) to {@code target} and returns the answer. */
   public CompletableFuture<Response> call(Endpoint target, Request.Builder request) {
-    return send(target, request, true);
+    return send(l -> target, l -> l.allServers().contains(target) ? target : null, request, true);
+  }
+
+  /**
+   * Sends {@code request} to the node {@code role} names in the current layout (the sequencer, for
+   * example), and after a wrong epoch to the node it names in the refreshed layout.
+   */
+  public CompletableFuture<Response> call(
+      Function<Layout, Endpoint> role, Request.Builder request) {
+    return send(role, role, request, true);
   }
 
   private CompletableFuture<Response> send(
-      Endpoint target, Request.Builder request, boolean retry) {
-    var current = layout.current();
+      Function<Layout, Endpoint> target,
+      Function<Layout, Endpoint> retryTarget,
+      Request.Builder request,
+      boolean retry) {
+    Layout current = layout.current();
+    Endpoint to = target.apply(current);
     request.setHeader(
         Header.newBuilder()
             .setEpoch(current.epoch())
@@ -59,7 +79,7 @@ public final class EpochRpc {
             .setClientId(clientId.toMsg())
             .setProtocolVersion(PROTOCOL_VERSION));
     return client
-        .call(target, request.build())
+        .call(to, request.build())
         .thenCompose(
             response -> {
               if (response.hasLeasePush()) {
@@ -68,12 +88,21 @@ public final class EpochRpc {
               if (response.getPayloadCase() == Response.PayloadCase.ERROR
                   && response.getError().hasWrongEpoch()
                   && retry) {
-                return layout.refresh().thenCompose(l -> send(target, request, false));
+                RuntimeException refused = Errors.toException(response.getError());
+                return layout
+                    .refresh()
+                    .handle(
+                        (refreshed, error) -> {
+                          Endpoint again = error == null ? retryTarget.apply(refreshed) : null;
+                          if (again == null) {
+                            return CompletableFuture.<Response>failedFuture(refused);
+                          }
+                          return send(l -> again, retryTarget, request, false);
+                        })
+                    .thenCompose(f -> f);
               }
               try {
                 return CompletableFuture.completedFuture(Errors.check(response));
-              } catch (WrongEpochException e) {
-                return CompletableFuture.failedFuture(e);
               } catch (RuntimeException e) {
                 return CompletableFuture.failedFuture(e);
               }

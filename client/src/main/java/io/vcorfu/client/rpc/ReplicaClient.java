@@ -1,6 +1,7 @@
 package io.vcorfu.client.rpc;
 
 import com.google.protobuf.ByteString;
+import io.vcorfu.layout.Layout;
 import io.vcorfu.protocol.Endpoint;
 import io.vcorfu.protocol.StreamId;
 import io.vcorfu.protocol.proto.ChainStep;
@@ -51,10 +52,6 @@ public final class ReplicaClient {
     return rpc;
   }
 
-  private Endpoint sequencer() {
-    return rpc.layout().current().sequencer();
-  }
-
   public CompletableFuture<TokenResponse> token(
       Collection<StreamId> streams, TxResolution tx, int count) {
     TokenRequest.Builder b = TokenRequest.newBuilder().setCount(count);
@@ -62,7 +59,8 @@ public final class ReplicaClient {
     if (tx != null) {
       b.setTx(tx);
     }
-    return rpc.call(sequencer(), Request.newBuilder().setToken(b)).thenApply(r -> r.getToken());
+    return rpc.call(Layout::sequencer, Request.newBuilder().setToken(b))
+        .thenApply(r -> r.getToken());
   }
 
   /**
@@ -81,7 +79,7 @@ public final class ReplicaClient {
             .setToken(token)
             .setPayload(ByteString.copyFrom(payload))
             .setNonce(nonce);
-    return rpc.call(sequencer(), Request.newBuilder().setSequencedWrite(b))
+    return rpc.call(Layout::sequencer, Request.newBuilder().setSequencedWrite(b))
         .thenApply(r -> r.getSequencedWrite());
   }
 
@@ -99,7 +97,7 @@ public final class ReplicaClient {
   public CompletableFuture<ReadLeaseResponse> readLease(
       int leaseMs, long applied, java.util.function.LongConsumer answeredAt) {
     return rpc.call(
-            sequencer(),
+            Layout::sequencer,
             Request.newBuilder()
                 .setReadLease(
                     ReadLeaseRequest.newBuilder().setLeaseMs(leaseMs).setApplied(applied)))
@@ -115,7 +113,7 @@ public final class ReplicaClient {
   /** Ends this client's read lease at the sequencer. */
   public CompletableFuture<ReadLeaseResponse> releaseReadLease() {
     return rpc.call(
-            sequencer(),
+            Layout::sequencer,
             Request.newBuilder().setReadLease(ReadLeaseRequest.newBuilder().setRelease(true)))
         .thenApply(r -> r.getReadLease());
   }
@@ -136,7 +134,7 @@ public final class ReplicaClient {
   public CompletableFuture<TailResponse> tail(Collection<StreamId> streams) {
     TailRequest.Builder b = TailRequest.newBuilder();
     streams.forEach(s -> b.addStreams(s.toMsg()));
-    return rpc.call(sequencer(), Request.newBuilder().setTail(b)).thenApply(r -> r.getTail());
+    return rpc.call(Layout::sequencer, Request.newBuilder().setTail(b)).thenApply(r -> r.getTail());
   }
 
   public CompletableFuture<Void> logWrite(Endpoint replica, LogEntryMsg entry, boolean commit) {

@@ -143,6 +143,20 @@ public final class ReadLease {
   }
 
   /**
+   * Uncovers every stream: what this client knows may not cover tokens issued from now on, as when
+   * the sequencer that granted the lease left the layout or restarted. Streams are covered again by
+   * tail answers to requests sent after this call under a valid lease, exactly as under a new
+   * incarnation.
+   */
+  public void uncoverAll() {
+    synchronized (coverLock) {
+      generation++;
+      covered.clear();
+      globalCovered = false;
+    }
+  }
+
+  /**
    * The stable point: every other lease holder has applied every token up to this global address. A
    * tail known from a token above it must not be answered from memory.
    */

@@ -1,6 +1,7 @@
 package io.vcorfu.client.tails;
 
 import io.vcorfu.client.Tails;
+import io.vcorfu.client.layout.Failover;
 import io.vcorfu.client.rpc.ReplicaClient;
 import io.vcorfu.protocol.StreamId;
 import io.vcorfu.protocol.proto.ReadLeaseResponse;
@@ -59,7 +60,16 @@ public final class TailKnowledge {
                 new ReadLease.Channel() {
                   @Override
                   public CompletableFuture<ReadLeaseResponse> request(int leaseMs, long applied) {
-                    return ops.readLease(leaseMs, applied, leaseEpoch::set);
+                    return ops.readLease(leaseMs, applied, TailKnowledge.this::leaseAnsweredAt)
+                        .whenComplete(
+                            (r, error) -> {
+                              if (error != null && Failover.retryable(error, true)) {
+                                // The sequencer may be gone: learn the layout that names its
+                                // successor, which stops answering from this lease's memory and
+                                // sends the next renewal there.
+                                ops.rpc().layout().refresh();
+                              }
+                            });
                   }
 
                   @Override
@@ -88,6 +98,18 @@ public final class TailKnowledge {
     if (lease != null) {
       ops.rpc().onLeasePush(lease::pushedWithAnswer);
     }
+  }
+
+  /**
+   * A lease request was answered by the sequencer of {@code epoch}. An answer from a later epoch
+   * than the lease's knowledge uncovers every stream before the epoch is recorded, so no tail query
+   * sees the new epoch paired with coverage learnt under the old one.
+   */
+  private void leaseAnsweredAt(long epoch) {
+    if (epoch > leaseEpoch.get()) {
+      lease.uncoverAll();
+    }
+    leaseEpoch.accumulateAndGet(epoch, Math::max);
   }
 
   /**
@@ -135,15 +157,21 @@ public final class TailKnowledge {
    * never older than those that existed when the call was made.
    *
    * <p>With a read lease that covers every stream asked for, the answer comes from memory with no
-   * request, and is just as current (see {@link ReadLease}).
+   * request, and is just as current (see {@link ReadLease}). Only while the lease's knowledge comes
+   * from the epoch of the layout this client holds, or a later one: once the client has learnt a
+   * newer layout (the sequencer that granted the lease may be gone, and a new one issues tokens
+   * this client is not told of), tails are asked for until a sequencer of the new epoch has renewed
+   * the lease, which uncovers every stream (see {@link ReadLease#uncoverAll}).
    */
   public CompletableFuture<Tails> tails(Collection<StreamId> streams) {
     if (lease == null) {
       return tailBatcher.tails(streams);
     }
-    if (lease.covers(streams)) {
+    long knowledgeEpoch = leaseEpoch.get();
+    boolean current = knowledgeEpoch >= ops.rpc().layout().current().epoch();
+    if (lease.covers(streams) && current) {
       Tails known = stableKnownTails(streams);
-      if (known != null) {
+      if (known != null && leaseEpoch.get() == knowledgeEpoch) {
         return CompletableFuture.completedFuture(known);
       }
     }

@@ -51,10 +51,12 @@ class AppendAfterFailureTest {
     cluster.close();
   }
 
+  /** A writer that asks a decider that does not answer again for one second before it gives up. */
   private ClusterStreamLog writer() {
     return cluster.client(
         StreamLogOptions.defaults()
-            .withRpc(ClientOptions.defaults().withRequestTimeout(Duration.ofMillis(300))));
+            .withRpc(ClientOptions.defaults().withRequestTimeout(Duration.ofMillis(300)))
+            .withFailoverTimeout(Duration.ofSeconds(1)));
   }
 
   @Test
@@ -137,7 +139,8 @@ class AppendAfterFailureTest {
         .isInstanceOf(ExecutionException.class)
         .cause()
         .isInstanceOf(AppendOutcomeUnknownException.class)
-        .hasMessageContaining("may or may not have committed");
+        .hasMessageContaining("may or may not have committed")
+        .hasMessageContaining("retried for");
     assertThat(cutDecider.hits()).isPositive();
   }
 }

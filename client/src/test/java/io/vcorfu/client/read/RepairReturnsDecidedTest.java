@@ -50,11 +50,13 @@ class RepairReturnsDecidedTest {
     cluster.close();
   }
 
+  /** A reader that retries lost messages for one second (see Failover) before it gives up. */
   private ClusterStreamLog reader(Duration requestTimeout) {
     return cluster.client(
         StreamLogOptions.defaults()
             .withRepairAfter(REPAIR_AFTER)
-            .withRpc(ClientOptions.defaults().withRequestTimeout(requestTimeout)));
+            .withRpc(ClientOptions.defaults().withRequestTimeout(requestTimeout))
+            .withFailoverTimeout(Duration.ofSeconds(1)));
   }
 
   @Test

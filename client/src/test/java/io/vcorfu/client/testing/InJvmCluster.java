@@ -1,35 +1,66 @@
 package io.vcorfu.client.testing;
 
+import com.google.protobuf.ByteString;
 import io.vcorfu.client.ClusterStreamLog;
 import io.vcorfu.client.StreamLogOptions;
 import io.vcorfu.layout.EpochFence;
 import io.vcorfu.layout.Layout;
+import io.vcorfu.layout.Segment;
 import io.vcorfu.logunit.ReplicaStore;
 import io.vcorfu.logunit.StorageOptions;
 import io.vcorfu.protocol.Endpoint;
+import io.vcorfu.protocol.NotServingException;
 import io.vcorfu.protocol.RequestDispatcher;
 import io.vcorfu.protocol.RpcHandler;
+import io.vcorfu.protocol.StreamId;
 import io.vcorfu.protocol.Transport;
+import io.vcorfu.protocol.inmemory.FaultRule;
 import io.vcorfu.protocol.inmemory.InJvmTransport;
 import io.vcorfu.protocol.proto.GetLayoutResponse;
+import io.vcorfu.protocol.proto.LogTailRequest;
+import io.vcorfu.protocol.proto.ReadLeaseResponse;
+import io.vcorfu.protocol.proto.Request;
 import io.vcorfu.protocol.proto.Request.PayloadCase;
 import io.vcorfu.protocol.proto.Response;
+import io.vcorfu.protocol.proto.StreamTailEntry;
+import io.vcorfu.protocol.proto.StreamTailRequest;
+import io.vcorfu.protocol.proto.StreamTailResponse;
+import io.vcorfu.protocol.proto.Token;
+import io.vcorfu.protocol.proto.TokenResponse;
+import io.vcorfu.protocol.proto.ViewCallResponse;
+import io.vcorfu.sequencer.ReadLeases;
 import io.vcorfu.sequencer.Sequencer;
 import io.vcorfu.sequencer.SequencerService;
+import io.vcorfu.sequencer.StreamTail;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.BiFunction;
 import java.util.function.Function;
+import java.util.function.Supplier;
 
 /**
- * The five roles of the paper's Figure 3 (one sequencer, two log chains, two stream chains) served
- * in-process on the in-JVM transport (which serializes every message and takes fault rules) by the
- * sequencer and replica services themselves, with no server node around them: no read leases, no
- * remote views, no restarts. Enough to test the client's write and read paths against real
- * replicas.
+ * A cluster served in-process on the in-JVM transport (which serializes every message and takes
+ * fault rules) by the sequencer, read-lease and replica services themselves, with no server node
+ * around them: no remote views (a stand-in answers every view call with its own endpoint), no
+ * restarts. Enough to test the client's write and read paths against real replicas.
+ *
+ * <p>Every endpoint is a node that can host the sequencer and a replica store (both replica roles),
+ * as its layout says. Each node checks epochs as a server does: a request stamped with another
+ * epoch than the node's sealed one is answered {@code WrongEpoch}, and a node sealed at an epoch
+ * whose layout it has not adopted yet answers {@code NotServing}. The test plays the cluster's
+ * manager: {@link #kill} takes a node away (requests to it fail to connect), {@link #changeLayout}
+ * (or {@link #seal} then {@link #adopt}) moves the cluster to a new layout, typically {@link
+ * #withoutNode}: a node taken out of every chain and, if it was the sequencer, the sequencer moved
+ * to a fresh sequencer service on the first surviving node, bootstrapped from the replicas' tails.
  */
 public final class InJvmCluster implements AutoCloseable {
   public static final Endpoint SEQUENCER = new Endpoint("sequencer", 9000);
@@ -39,149 +70,66 @@ public final class InJvmCluster implements AutoCloseable {
   public static final Endpoint STREAM_B = new Endpoint("stream-b", 9004);
 
   private final InJvmTransport transport = new InJvmTransport();
-  private final Layout layout;
-  private final List<AutoCloseable> resources = new ArrayList<>();
-  private final List<ClusterStreamLog> clients = new ArrayList<>();
+  private final Map<Endpoint, Node> nodes = new LinkedHashMap<>();
+  private final List<ClusterStreamLog> clients = new CopyOnWriteArrayList<>();
+  private final List<AutoCloseable> resources = new CopyOnWriteArrayList<>();
+
+  /** The newest layout any node has adopted. */
+  private volatile Layout layout;
 
   private InJvmCluster(Layout layout) {
     this.layout = layout;
   }
 
-  /** The five roles, each on its own endpoint, replicas in memory. */
+  /** The five roles of the paper's Figure 3, each on its own endpoint, chains of one replica. */
   public static InJvmCluster fiveNodes() {
-    Layout layout =
-        Layout.fromJson(
-            """
-            {"clusterId": "test", "epoch": 1, "sequencer": "%s",
-             "segments": [{"start": 0, "end": -1,
-                           "log": [["%s"], ["%s"]],
-                           "stream": [["%s"], ["%s"]]}]}
-            """
-                .formatted(SEQUENCER, LOG_A, LOG_B, STREAM_A, STREAM_B));
+    return serving(
+        """
+        {"clusterId": "test", "epoch": 1, "sequencer": "%s",
+         "segments": [{"start": 0, "end": -1,
+                       "log": [["%s"], ["%s"]],
+                       "stream": [["%s"], ["%s"]]}]}
+        """
+            .formatted(SEQUENCER, LOG_A, LOG_B, STREAM_A, STREAM_B));
+  }
+
+  /**
+   * The same five endpoints with every entry kept twice: one log chain {@code [log-a, log-b]} and
+   * one stream chain {@code [stream-a, stream-b]}, so any one replica may be taken away.
+   */
+  public static InJvmCluster replicated() {
+    return serving(
+        """
+        {"clusterId": "test", "epoch": 1, "sequencer": "%s",
+         "segments": [{"start": 0, "end": -1,
+                       "log": [["%s", "%s"]],
+                       "stream": [["%s", "%s"]]}]}
+        """
+            .formatted(SEQUENCER, LOG_A, LOG_B, STREAM_A, STREAM_B));
+  }
+
+  private static InJvmCluster serving(String json) {
+    Layout layout = Layout.fromJson(json);
     InJvmCluster cluster = new InJvmCluster(layout);
-    cluster.serveSequencer();
-    for (Endpoint replica : List.of(LOG_A, LOG_B, STREAM_A, STREAM_B)) {
-      cluster.serveReplica(replica);
+    for (Endpoint e : layout.allServers()) {
+      boolean replica = layout.logServers().contains(e) || layout.streamServers().contains(e);
+      cluster.nodes.put(e, cluster.new Node(e, layout, replica));
     }
+    // A new cluster: nothing was issued before, so the sequencer starts from empty tails.
+    cluster.node(layout.sequencer()).startSequencer(layout.epoch(), -1, Map.of());
+    cluster.nodes.values().forEach(Node::bind);
     return cluster;
   }
 
-  private RequestDispatcher.Builder dispatcher() {
-    return RequestDispatcher.builder(layout::epoch)
-        .on(
-            PayloadCase.GET_LAYOUT,
-            r ->
-                done(
-                    Response.newBuilder()
-                        .setGetLayout(
-                            GetLayoutResponse.newBuilder()
-                                .setLayoutJson(layout.toJson())
-                                .setEpoch(layout.epoch()))
-                        .build()));
-  }
-
-  private void serveSequencer() {
-    SequencerService sequencer = new SequencerService(new Sequencer());
-    resources.add(sequencer::close);
-    // A new cluster: nothing was issued before, so the sequencer starts from empty tails.
-    sequencer.bootstrap(layout.epoch(), -1, Map.of()).join();
-    bind(
-        SEQUENCER,
-        dispatcher()
-            .on(
-                PayloadCase.TOKEN,
-                r -> sequencer.token(r.getToken()).thenApply(x -> ok(b -> b.setToken(x))))
-            .on(
-                PayloadCase.TAIL,
-                r -> sequencer.tail(r.getTail()).thenApply(x -> ok(b -> b.setTail(x))))
-            .build());
-  }
-
-  private void serveReplica(Endpoint endpoint) {
-    ReplicaStore store;
-    try {
-      store = ReplicaStore.open(StorageOptions.memory());
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
+  private synchronized Node node(Endpoint e) {
+    Node n = nodes.get(e);
+    if (n == null) {
+      throw new IllegalArgumentException(e + " is not a node of this cluster");
     }
-    resources.add(store::close);
-    EpochFence fence = new EpochFence(layout.epoch());
-    var log = store.logReplica();
-    var stream = store.streamReplica();
-    bind(
-        endpoint,
-        dispatcher()
-            .on(
-                PayloadCase.CHAIN_WRITE,
-                r ->
-                    fence
-                        .admit(
-                            r.getChainWrite().getEntry().getEpoch(),
-                            () -> store.chainWrite(r.getChainWrite()))
-                        .thenApply(x -> ok(b -> b.setChainWrite(x))))
-            .on(
-                PayloadCase.LOG_WRITE,
-                r ->
-                    fence
-                        .admit(
-                            r.getLogWrite().getEntry().getEpoch(), () -> log.write(r.getLogWrite()))
-                        .thenApply(x -> ok(b -> b.setLogWrite(x))))
-            .on(
-                PayloadCase.LOG_COMMIT,
-                r -> log.commit(r.getLogCommit()).thenApply(x -> ok(b -> b.setLogCommit(x))))
-            .on(
-                PayloadCase.LOG_FILL,
-                r -> log.fill(r.getLogFill()).thenApply(x -> ok(b -> b.setLogFill(x))))
-            .on(
-                PayloadCase.LOG_READ,
-                r -> log.read(r.getLogRead()).thenApply(x -> ok(b -> b.setLogRead(x))))
-            .on(
-                PayloadCase.LOG_TAIL,
-                r -> log.tail(r.getLogTail()).thenApply(x -> ok(b -> b.setLogTail(x))))
-            .on(
-                PayloadCase.LOG_TRIM,
-                r -> log.trim(r.getLogTrim()).thenApply(x -> ok(b -> b.setLogTrim(x))))
-            .on(
-                PayloadCase.STREAM_WRITE,
-                r ->
-                    fence
-                        .admit(
-                            r.getStreamWrite().getEntry().getEpoch(),
-                            () -> stream.write(r.getStreamWrite()))
-                        .thenApply(x -> ok(b -> b.setStreamWrite(x))))
-            .on(
-                PayloadCase.STREAM_COMMIT,
-                r ->
-                    stream
-                        .commit(r.getStreamCommit())
-                        .thenApply(x -> ok(b -> b.setStreamCommit(x))))
-            .on(
-                PayloadCase.STREAM_FILL,
-                r -> stream.fill(r.getStreamFill()).thenApply(x -> ok(b -> b.setStreamFill(x))))
-            .on(
-                PayloadCase.STREAM_READ,
-                r -> stream.read(r.getStreamRead()).thenApply(x -> ok(b -> b.setStreamRead(x))))
-            .on(
-                PayloadCase.STREAM_TAIL,
-                r -> stream.tail(r.getStreamTail()).thenApply(x -> ok(b -> b.setStreamTail(x))))
-            .on(
-                PayloadCase.STREAM_TRIM,
-                r -> stream.trim(r.getStreamTrim()).thenApply(x -> ok(b -> b.setStreamTrim(x))))
-            .build());
+    return n;
   }
 
-  private void bind(Endpoint endpoint, RpcHandler handler) {
-    resources.add(0, transport.bind(endpoint, handler)::close);
-  }
-
-  private static Response ok(Function<Response.Builder, Response.Builder> payload) {
-    return payload.apply(Response.newBuilder()).build();
-  }
-
-  private static CompletableFuture<Response> done(Response r) {
-    return CompletableFuture.completedFuture(r);
-  }
-
+  /** The newest layout any node of the cluster has adopted. */
   public Layout layout() {
     return layout;
   }
@@ -194,12 +142,134 @@ public final class InJvmCluster implements AutoCloseable {
     return transport;
   }
 
+  /**
+   * Takes {@code endpoint} away as a process that died: it stops listening, so a request to it
+   * fails to connect and one it was answering loses its connection. Returns a rule that only counts
+   * the requests sent to it from now on (they still fail to connect), for tests that wait until a
+   * client has met the dead node.
+   */
+  public FaultRule kill(Endpoint endpoint) {
+    FaultRule seen = transport.faults().add(FaultRule.requests().to(endpoint).delay(Duration.ZERO));
+    node(endpoint).unbind();
+    return seen;
+  }
+
+  /**
+   * The current layout without {@code dead}, at the next epoch: {@code dead} taken out of every
+   * chain of every segment and, if it was the sequencer, the sequencer moved to the first other
+   * node the layout names.
+   *
+   * @throws IllegalStateException if a chain would be left empty
+   */
+  public Layout withoutNode(Endpoint dead) {
+    Layout from = layout;
+    List<Segment> segments = new ArrayList<>();
+    for (Segment s : from.segments()) {
+      segments.add(
+          new Segment(s.start(), s.end(), without(s.log(), dead), without(s.stream(), dead)));
+    }
+    Endpoint sequencer = from.sequencer();
+    if (sequencer.equals(dead)) {
+      sequencer =
+          from.allServers().stream()
+              .filter(e -> !e.equals(dead))
+              .findFirst()
+              .orElseThrow(() -> new IllegalStateException("no node would be left"));
+    }
+    return new Layout(from.clusterId(), from.epoch() + 1, sequencer, segments);
+  }
+
+  private static List<List<Endpoint>> without(List<List<Endpoint>> chains, Endpoint dead) {
+    List<List<Endpoint>> out = new ArrayList<>();
+    for (List<Endpoint> chain : chains) {
+      List<Endpoint> kept = chain.stream().filter(e -> !e.equals(dead)).toList();
+      if (kept.isEmpty()) {
+        throw new IllegalStateException("removing " + dead + " would leave the chain " + chain);
+      }
+      out.add(kept);
+    }
+    return out;
+  }
+
+  /** {@link #seal} then {@link #adopt} on every node of {@code next}. */
+  public void changeLayout(Layout next) {
+    seal(next);
+    adopt(next, List.copyOf(next.allServers()));
+  }
+
+  /**
+   * The first half of a layout change: seals {@code next}'s epoch on every node of {@code next}
+   * that is alive (each finishes the writes it admitted under older epochs; from then on requests
+   * of older epochs are refused and requests of the new one wait, {@code NotServing}, for the
+   * layout), then starts a fresh sequencer service on {@code next}'s sequencer, bootstrapped at the
+   * new epoch from the tails of every replica of {@code next}; the old sequencer stops.
+   */
+  public synchronized void seal(Layout next) {
+    for (Endpoint e : next.allServers()) {
+      Node n = node(e);
+      if (n.alive()) {
+        n.fence.seal(next.epoch()).join();
+      }
+    }
+    long globalTail = -1;
+    Map<StreamId, StreamTail> tails = new HashMap<>();
+    for (Endpoint e : next.logServers()) {
+      globalTail =
+          Math.max(
+              globalTail,
+              node(e)
+                  .store
+                  .logReplica()
+                  .tail(LogTailRequest.getDefaultInstance())
+                  .join()
+                  .getTail());
+    }
+    for (Endpoint e : next.streamServers()) {
+      StreamTailResponse r =
+          node(e)
+              .store
+              .streamReplica()
+              .tail(StreamTailRequest.newBuilder().setAll(true).build())
+              .join();
+      globalTail = Math.max(globalTail, r.getMaxGlobal());
+      for (StreamTailEntry t : r.getTailsList()) {
+        tails.merge(
+            StreamId.fromMsg(t.getStream()),
+            new StreamTail(t.getTail(), t.getLastGlobal()),
+            (a, b) -> a.tail() >= b.tail() ? a : b);
+      }
+    }
+    nodes.values().forEach(Node::stopSequencer);
+    node(next.sequencer()).startSequencer(next.epoch(), globalTail, tails);
+  }
+
+  /**
+   * The second half of a layout change: {@code adopting} (nodes of {@code next}) adopt it: they
+   * answer layout requests with it and serve its epoch.
+   */
+  public synchronized void adopt(Layout next, List<Endpoint> adopting) {
+    for (Endpoint e : adopting) {
+      node(e).adopted = next;
+    }
+    if (next.epoch() > layout.epoch()) {
+      layout = next;
+    }
+  }
+
   public ClusterStreamLog client() {
     return client(StreamLogOptions.defaults());
   }
 
+  /** A client that knows every node of the first layout as a seed, the sequencer first. */
   public ClusterStreamLog client(StreamLogOptions options) {
-    ClusterStreamLog c = ClusterStreamLog.connect(transport, SEQUENCER, options);
+    ClusterStreamLog c = ClusterStreamLog.connect(transport, List.copyOf(nodes.keySet()), options);
+    clients.add(c);
+    return c;
+  }
+
+  /** A client that knows only {@code seeds}. */
+  public ClusterStreamLog client(List<Endpoint> seeds, StreamLogOptions options) {
+    ClusterStreamLog c = ClusterStreamLog.connect(transport, seeds, options);
     clients.add(c);
     return c;
   }
@@ -207,6 +277,7 @@ public final class InJvmCluster implements AutoCloseable {
   @Override
   public void close() {
     clients.forEach(ClusterStreamLog::close);
+    nodes.values().forEach(Node::unbind);
     for (AutoCloseable r : resources) {
       try {
         r.close();
@@ -215,5 +286,295 @@ public final class InJvmCluster implements AutoCloseable {
       }
     }
     transport.close();
+  }
+
+  /** One endpoint: its epoch fence, its adopted layout, the roles it hosts. */
+  private final class Node {
+    final Endpoint endpoint;
+    final EpochFence fence;
+    final ReplicaStore store;
+    volatile Layout adopted;
+    volatile SequencerRole sequencer;
+    private Transport.ServerBinding binding;
+
+    Node(Endpoint endpoint, Layout layout, boolean replica) {
+      this.endpoint = endpoint;
+      this.fence = new EpochFence(layout.epoch());
+      this.adopted = layout;
+      if (replica) {
+        try {
+          store = ReplicaStore.open(StorageOptions.memory());
+        } catch (IOException e) {
+          throw new UncheckedIOException(e);
+        }
+        resources.add(store::close);
+      } else {
+        store = null;
+      }
+    }
+
+    synchronized boolean alive() {
+      return binding != null;
+    }
+
+    synchronized void bind() {
+      binding = transport.bind(endpoint, handler());
+    }
+
+    synchronized void unbind() {
+      if (binding != null) {
+        binding.close();
+        binding = null;
+      }
+    }
+
+    void startSequencer(long epoch, long globalTail, Map<StreamId, StreamTail> tails) {
+      SequencerService s = new SequencerService(new Sequencer());
+      // No marker: a fresh sequencer here serves at once, without waiting out leases an earlier
+      // sequencer granted, so a client that answered tails from such a lease would be caught.
+      ReadLeases leases = new ReadLeases(null);
+      s.onIssued(leases::issued);
+      resources.add(s::close);
+      resources.add(leases::close);
+      s.bootstrap(epoch, globalTail, tails).join();
+      sequencer = new SequencerRole(s, leases);
+    }
+
+    void stopSequencer() {
+      SequencerRole s = sequencer;
+      sequencer = null;
+      if (s != null) {
+        s.service().close();
+        s.leases().close();
+      }
+    }
+
+    /** Runs {@code call} if this node serves its sealed epoch and hosts {@code role}. */
+    private CompletableFuture<Response> serving(
+        String role, boolean hosted, Supplier<CompletableFuture<Response>> call) {
+      if (adopted.epoch() < fence.epoch() || !hosted) {
+        return CompletableFuture.failedFuture(new NotServingException(role));
+      }
+      return call.get();
+    }
+
+    private RpcHandler sequencerCall(
+        BiFunction<SequencerRole, Request, CompletableFuture<Response>> call) {
+      return r -> {
+        SequencerRole s = sequencer;
+        return serving("sequencer", s != null, () -> call.apply(s, r));
+      };
+    }
+
+    private RpcHandler replicaCall(
+        String role, BiFunction<ReplicaStore, Request, CompletableFuture<Response>> call) {
+      return r -> serving(role, store != null, () -> call.apply(store, r));
+    }
+
+    private RpcHandler handler() {
+      String log = "log replica";
+      String stream = "stream replica";
+      return RequestDispatcher.builder(fence::epoch)
+          .on(PayloadCase.GET_LAYOUT, r -> done(layoutResponse(adopted)))
+          .on(
+              PayloadCase.TOKEN,
+              sequencerCall(
+                  (s, r) ->
+                      s.service()
+                          .token(r.getToken())
+                          .thenCompose(
+                              x ->
+                                  s.revealing(
+                                      r, lastAddress(x), Response.newBuilder().setToken(x)))))
+          .on(
+              PayloadCase.TAIL,
+              sequencerCall(
+                  (s, r) ->
+                      s.service()
+                          .tail(r.getTail())
+                          .thenCompose(
+                              x ->
+                                  s.revealing(
+                                      r, x.getGlobalTail(), Response.newBuilder().setTail(x)))))
+          .on(
+              PayloadCase.READ_LEASE,
+              sequencerCall(
+                  (s, r) ->
+                      s.leases()
+                          .lease(clientOf(r), r.getReadLease())
+                          .thenApply(x -> ok(b -> b.setReadLease(x)))))
+          .on(
+              PayloadCase.CHAIN_WRITE,
+              replicaCall(
+                  log,
+                  (st, r) ->
+                      fence
+                          .admit(
+                              r.getChainWrite().getEntry().getEpoch(),
+                              () -> st.chainWrite(r.getChainWrite()))
+                          .thenApply(x -> ok(b -> b.setChainWrite(x)))))
+          .on(
+              PayloadCase.LOG_WRITE,
+              replicaCall(
+                  log,
+                  (st, r) ->
+                      fence
+                          .admit(
+                              r.getLogWrite().getEntry().getEpoch(),
+                              () -> st.logReplica().write(r.getLogWrite()))
+                          .thenApply(x -> ok(b -> b.setLogWrite(x)))))
+          .on(
+              PayloadCase.LOG_COMMIT,
+              replicaCall(
+                  log,
+                  (st, r) ->
+                      st.logReplica()
+                          .commit(r.getLogCommit())
+                          .thenApply(x -> ok(b -> b.setLogCommit(x)))))
+          .on(
+              PayloadCase.LOG_FILL,
+              replicaCall(
+                  log,
+                  (st, r) ->
+                      st.logReplica()
+                          .fill(r.getLogFill())
+                          .thenApply(x -> ok(b -> b.setLogFill(x)))))
+          .on(
+              PayloadCase.LOG_READ,
+              replicaCall(
+                  log,
+                  (st, r) ->
+                      st.logReplica()
+                          .read(r.getLogRead())
+                          .thenApply(x -> ok(b -> b.setLogRead(x)))))
+          .on(
+              PayloadCase.LOG_TAIL,
+              replicaCall(
+                  log,
+                  (st, r) ->
+                      st.logReplica()
+                          .tail(r.getLogTail())
+                          .thenApply(x -> ok(b -> b.setLogTail(x)))))
+          .on(
+              PayloadCase.LOG_TRIM,
+              replicaCall(
+                  log,
+                  (st, r) ->
+                      st.logReplica()
+                          .trim(r.getLogTrim())
+                          .thenApply(x -> ok(b -> b.setLogTrim(x)))))
+          .on(
+              PayloadCase.STREAM_WRITE,
+              replicaCall(
+                  stream,
+                  (st, r) ->
+                      fence
+                          .admit(
+                              r.getStreamWrite().getEntry().getEpoch(),
+                              () -> st.streamReplica().write(r.getStreamWrite()))
+                          .thenApply(x -> ok(b -> b.setStreamWrite(x)))))
+          .on(
+              PayloadCase.STREAM_COMMIT,
+              replicaCall(
+                  stream,
+                  (st, r) ->
+                      st.streamReplica()
+                          .commit(r.getStreamCommit())
+                          .thenApply(x -> ok(b -> b.setStreamCommit(x)))))
+          .on(
+              PayloadCase.STREAM_FILL,
+              replicaCall(
+                  stream,
+                  (st, r) ->
+                      st.streamReplica()
+                          .fill(r.getStreamFill())
+                          .thenApply(x -> ok(b -> b.setStreamFill(x)))))
+          .on(
+              PayloadCase.STREAM_READ,
+              replicaCall(
+                  stream,
+                  (st, r) ->
+                      st.streamReplica()
+                          .read(r.getStreamRead())
+                          .thenApply(x -> ok(b -> b.setStreamRead(x)))))
+          .on(
+              PayloadCase.STREAM_TAIL,
+              replicaCall(
+                  stream,
+                  (st, r) ->
+                      st.streamReplica()
+                          .tail(r.getStreamTail())
+                          .thenApply(x -> ok(b -> b.setStreamTail(x)))))
+          .on(
+              PayloadCase.STREAM_TRIM,
+              replicaCall(
+                  stream,
+                  (st, r) ->
+                      st.streamReplica()
+                          .trim(r.getStreamTrim())
+                          .thenApply(x -> ok(b -> b.setStreamTrim(x)))))
+          .on(
+              PayloadCase.VIEW_CALL,
+              replicaCall(
+                  "object view", (st, r) -> done(ok(b -> b.setViewCall(hostAnswer(endpoint))))))
+          .build();
+    }
+  }
+
+  /** A sequencer service and the read leases it grants. */
+  private record SequencerRole(SequencerService service, ReadLeases leases) {
+    /**
+     * {@code response}, revealing tokens up to {@code address} to {@code r}'s sender once every
+     * other lease holder knows them, with the tokens the sender has not acknowledged if it holds a
+     * lease (as a node's sequencer answers).
+     */
+    CompletableFuture<Response> revealing(Request r, long address, Response.Builder response) {
+      if (address < 0) {
+        return done(response.build());
+      }
+      StreamId client = clientOf(r);
+      return leases
+          .visibleTo(client, address)
+          .thenApply(
+              v -> {
+                ReadLeaseResponse push = leases.pushFor(client, address);
+                if (push != null) {
+                  response.setLeasePush(push);
+                }
+                return response.build();
+              });
+    }
+  }
+
+  private static StreamId clientOf(Request r) {
+    return r.getHeader().hasClientId() ? StreamId.fromMsg(r.getHeader().getClientId()) : null;
+  }
+
+  private static long lastAddress(TokenResponse r) {
+    long last = -1;
+    for (Token t : r.getTokensList()) {
+      last = Math.max(last, t.getGlobalAddress());
+    }
+    return last;
+  }
+
+  private static Response layoutResponse(Layout l) {
+    return Response.newBuilder()
+        .setGetLayout(GetLayoutResponse.newBuilder().setLayoutJson(l.toJson()).setEpoch(l.epoch()))
+        .build();
+  }
+
+  private static Response ok(Function<Response.Builder, Response.Builder> payload) {
+    return payload.apply(Response.newBuilder()).build();
+  }
+
+  private static CompletableFuture<Response> done(Response r) {
+    return CompletableFuture.completedFuture(r);
+  }
+
+  static ViewCallResponse hostAnswer(Endpoint host) {
+    return ViewCallResponse.newBuilder()
+        .setResult(ByteString.copyFrom(host.toString(), StandardCharsets.UTF_8))
+        .build();
   }
 }

@@ -24,6 +24,10 @@ import java.util.concurrent.Callable;
  * mutators append to the log (or buffer into the calling thread's transaction), and a
  * mutator-accessor appends at address A and then asks the host what its upcall produced there (the
  * method run on the state as of A - 1). Holds no state of the object. Thread-safe.
+ *
+ * <p>A view call only reads, so the stream log sends it again when its host cannot be reached, does
+ * not answer or refuses its epoch, to the host the refreshed layout names, within the log's
+ * failover timeout (see {@link io.vcorfu.client.StreamLog#viewCall}).
  */
 public final class RemoteViewHandle implements ObjectHandle {
   private final RuntimeCore core;

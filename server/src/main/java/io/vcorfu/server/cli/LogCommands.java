@@ -39,12 +39,15 @@ final class LogCommands {
     @Option(
         names = "--endpoint",
         defaultValue = "127.0.0.1:9000",
-        description = "A node of the cluster (default ${DEFAULT-VALUE}).")
+        paramLabel = "H:P[,H:P...]",
+        description =
+            "A node of the cluster, or several separated by commas, asked in order until one"
+                + " answers (default ${DEFAULT-VALUE}).")
     String endpoint;
 
     ClusterStreamLog open(NettyTransport transport) {
       return ClusterStreamLog.connect(
-          transport, Endpoint.parse(endpoint), StreamLogOptions.defaults());
+          transport, Endpoint.parseList(endpoint), StreamLogOptions.defaults());
     }
   }
 

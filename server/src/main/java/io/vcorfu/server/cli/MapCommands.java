@@ -49,7 +49,10 @@ final class MapCommands {
     @Option(
         names = "--endpoint",
         defaultValue = "127.0.0.1:9000",
-        description = "A node of the cluster (default ${DEFAULT-VALUE}).")
+        paramLabel = "H:P[,H:P...]",
+        description =
+            "A node of the cluster, or several separated by commas, asked in order until one"
+                + " answers (default ${DEFAULT-VALUE}).")
     String endpoint;
 
     @Option(names = "--map", required = true, description = "The map's name.")
@@ -238,7 +241,7 @@ final class MapCommands {
     try (NettyTransport transport = new NettyTransport();
         ClusterStreamLog log =
             ClusterStreamLog.connect(
-                transport, Endpoint.parse(endpoint), StreamLogOptions.defaults())) {
+                transport, Endpoint.parseList(endpoint), StreamLogOptions.defaults())) {
       long tail = log.tails(List.of(bucket)).join().streamTails().getOrDefault(bucket, -1L);
       for (long start = 0; start <= tail; start += 4096) {
         for (StreamEntry e : log.readStream(bucket, start, Math.min(tail, start + 4095)).join()) {
