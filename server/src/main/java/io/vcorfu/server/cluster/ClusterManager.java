@@ -63,6 +63,7 @@ public final class ClusterManager implements AutoCloseable {
   private final Set<Endpoint> reportedLost = new HashSet<>();
 
   private boolean leading;
+  private long lastRoundNanos;
   private long backoffUntilNanos;
   private long backoffMillis;
 
@@ -117,6 +118,13 @@ public final class ClusterManager implements AutoCloseable {
         leading = true;
         LOG.info("node {} is the manager of cluster {}", self, config.name());
       }
+      long now = System.nanoTime();
+      if (now - lastRoundNanos > config.failureTimeout().toNanos() / 2) {
+        // This manager did not run for a while (a pause, a long GC): what it last heard says
+        // nothing about the others now, so they get a full failure timeout again.
+        lastHeard.clear();
+      }
+      lastRoundNanos = now;
       Versioned<Layout> current = store.get().get(timeoutMillis(), TimeUnit.MILLISECONDS);
       probe(current.value());
       if (System.nanoTime() - backoffUntilNanos < 0) {
@@ -132,29 +140,34 @@ public final class ClusterManager implements AutoCloseable {
     return Math.max(1000, config.failureTimeout().toMillis());
   }
 
-  /** Pings every node of {@code layout} and records who answered, waiting one probe interval. */
+  /**
+   * Pings every node of {@code layout}. An answer, whenever it comes, records that the node was
+   * alive when the ping was sent; the round waits one probe interval for answers.
+   */
   private void probe(Layout layout) {
     long sent = System.nanoTime();
-    Map<Endpoint, CompletableFuture<PingResponse>> pings = new HashMap<>();
+    List<CompletableFuture<PingResponse>> pings = new ArrayList<>();
     for (Endpoint node : layout.allServers()) {
       lastHeard.putIfAbsent(node, sent);
-      pings.put(node, calls.ping(node));
+      CompletableFuture<PingResponse> ping = calls.ping(node);
+      pings.add(ping);
+      ping.whenCompleteAsync(
+          (answer, error) -> {
+            if (error == null && lastHeard.containsKey(node)) {
+              lastHeard.merge(node, sent, (a, b) -> b - a > 0 ? b : a);
+              lastAnswer.put(node, answer);
+            }
+          },
+          thread);
     }
     lastHeard.keySet().retainAll(layout.allServers());
     lastAnswer.keySet().retainAll(layout.allServers());
     try {
-      CompletableFuture.allOf(pings.values().toArray(CompletableFuture[]::new))
+      CompletableFuture.allOf(pings.toArray(CompletableFuture[]::new))
           .get(config.probeInterval().toMillis(), TimeUnit.MILLISECONDS);
     } catch (Exception e) {
       // Some did not answer in time; they are judged by when they last did.
     }
-    pings.forEach(
-        (node, f) -> {
-          if (f.isDone() && !f.isCompletedExceptionally()) {
-            lastHeard.put(node, sent);
-            lastAnswer.put(node, f.join());
-          }
-        });
   }
 
   private void act(Versioned<Layout> current) {
@@ -183,6 +196,19 @@ public final class ClusterManager implements AutoCloseable {
       }
     }
     reportedLost.retainAll(silent);
+    int answering = layout.allServers().size() - silent.size();
+    if (!removable.isEmpty() && 2 * answering < layout.allServers().size()) {
+      // Fewer than half of the nodes answer this manager: more likely it is the one cut off (or
+      // too slow) than that most of the cluster died. Removing them would leave a cluster too
+      // small to survive; it waits instead.
+      LOG.warn(
+          "manager {}: only {} of {} nodes answer; not removing {}",
+          self,
+          answering,
+          layout.allServers().size(),
+          silent);
+      return;
+    }
     if (!removable.isEmpty()) {
       remove(current, removable);
       return;

@@ -82,7 +82,7 @@ class ClusterProcessTest {
                   "--probe-interval-ms",
                   "100",
                   "--failure-timeout-ms",
-                  "1000",
+                  "1500",
                   "--layout-lease-ms",
                   "500"));
       processes.add(p);

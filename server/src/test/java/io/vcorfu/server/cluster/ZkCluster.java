@@ -44,7 +44,7 @@ final class ZkCluster implements AutoCloseable {
     this.tmp = tmp;
     this.config =
         ClusterConfig.of(zk.getConnectString(), NAME)
-            .withProbing(Duration.ofMillis(100), Duration.ofMillis(600))
+            .withProbing(Duration.ofMillis(100), Duration.ofMillis(1000))
             .withLayoutLease(Duration.ofMillis(500));
     for (int i = 1; i <= n; i++) {
       endpoints.add(new Endpoint("node-" + i, 9000 + i));
