@@ -301,6 +301,87 @@ class FailoverTest {
   }
 
   /**
+   * An abort is seen only once it cannot be undone: the entry reached the log replicas and the
+   * first stream replica but not the deciding one; its abort cannot replace the first stream
+   * replica's copy (those fills are lost), so the decider's hole stays uncommitted and no reader
+   * may take it for a decision. Then the decider dies and the layout drops it: whatever anyone saw
+   * of the address before (if anything) is what everyone sees after, and the writer's report
+   * agrees. Were the decider's hole visible before every copy was replaced, a reader would have
+   * seen a hole that the surviving copy turns into data.
+   */
+  @Test
+  void anAbortIsVisibleOnlyOnceNoSurvivingCopyCanTurnItIntoData() throws Exception {
+    cluster = InJvmCluster.replicated();
+    StreamId stream = StreamId.of("abort-then-decider-dies");
+    AtomicLong address = new AtomicLong(-1);
+    FaultRule lostAtDecider =
+        cluster
+            .inJvmTransport()
+            .faults()
+            .add(
+                FaultRule.requests()
+                    .to(InJvmCluster.STREAM_B)
+                    .ofCase(PayloadCase.STREAM_WRITE)
+                    .when(
+                        q -> {
+                          address.compareAndSet(
+                              -1, q.getStreamWrite().getEntry().getGlobalAddress());
+                          return true;
+                        })
+                    .limit(1)
+                    .drop());
+    FaultRule lostAborts =
+        cluster
+            .inJvmTransport()
+            .faults()
+            .add(
+                FaultRule.requests()
+                    .to(InJvmCluster.STREAM_A)
+                    .ofCase(PayloadCase.STREAM_FILL)
+                    .when(q -> q.getStreamFill().getAbort())
+                    .drop());
+    ClusterStreamLog writer = cluster.client(options().withFailoverTimeout(WAIT));
+    CompletableFuture<AppendResult> append = writer.append(List.of(stream), bytes("maybe"));
+    await().atMost(WAIT).until(() -> lostAtDecider.hits() == 1 && lostAborts.hits() > 0);
+    long g = address.get();
+
+    // Before the decider dies: a reader either sees a decided slot, or nothing.
+    ClusterStreamLog early = cluster.client(options().withFailoverTimeout(Duration.ofSeconds(2)));
+    String before = null;
+    try {
+      GlobalEntry e = early.readGlobal(g).get(10, TimeUnit.SECONDS);
+      before = e.isHole() ? "HOLE" : new String(e.payload(), StandardCharsets.UTF_8);
+    } catch (java.util.concurrent.ExecutionException e) {
+      // undecided: nothing was seen
+    }
+
+    cluster.kill(InJvmCluster.STREAM_B);
+    cluster.changeLayout(cluster.withoutNode(InJvmCluster.STREAM_B));
+    cluster.inJvmTransport().faults().remove(lostAborts);
+
+    AppendResult r = append.get(30, TimeUnit.SECONDS);
+    ClusterStreamLog late = cluster.client(options());
+    GlobalEntry after = late.readGlobal(g).get(10, TimeUnit.SECONDS);
+    String seen = after.isHole() ? "HOLE" : new String(after.payload(), StandardCharsets.UTF_8);
+    if (before != null) {
+      assertThat(seen).as("address %s read before and after the decider died", g).isEqualTo(before);
+    }
+    assertThat(seen)
+        .as(
+            "the writer was told the entry %s address %s",
+            r.globalAddress() == g ? "is at" : "is not at", g)
+        .isEqualTo(r.globalAddress() == g ? "maybe" : "HOLE");
+    assertThat(ChainFaults.copiesInLog(late, "maybe")).isEqualTo(1);
+    // The stream tells the same story as the log: the entry once, at the address reported.
+    long tail = late.tails(List.of(stream)).get(10, TimeUnit.SECONDS).streamTails().get(stream);
+    List<StreamEntry> entries = late.readStream(stream, 0, tail).get(10, TimeUnit.SECONDS);
+    assertThat(
+            entries.stream().filter(e -> text(e).equals("maybe")).map(StreamEntry::globalAddress))
+        .as("stream entries holding the value")
+        .containsExactly(r.globalAddress());
+  }
+
+  /**
    * A node sealed at the new epoch whose layout has not arrived answers NotServing; the client
    * waits for it and succeeds once it has adopted the layout.
    */

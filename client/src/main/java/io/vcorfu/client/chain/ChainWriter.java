@@ -63,6 +63,16 @@ import java.util.concurrent.TimeUnit;
  * nothing either, and the entry is aborted. An entry stamped with an epoch the replicas have sealed
  * is never written anywhere new ({@link SealedException}): it is decided by the copies that landed.
  *
+ * <p><b>Aborts that no failure undoes.</b> For every address, the replicas of a chain that hold a
+ * hole form a prefix of it and agree (writes and fills go head first), so a chain that loses any
+ * replica still decides the same way. An abort keeps this: it leaves an <em>uncommitted</em> hole
+ * at the decider (which no reader takes for a decision), replaces the entry's copies in the
+ * decider's own chain by holes head first, and only then commits the decider's hole; the entry's
+ * copies in other chains (the log, other streams) are replaced after that. Were the decider's hole
+ * committed first, a reader could see the abort while an earlier replica still held the entry, and
+ * the death of the decider would turn that replica's copy into the decision. A reader that meets an
+ * uncommitted hole finishes the abort (see {@link io.vcorfu.client.read.RepairingReader}).
+ *
  * <p><b>Retries.</b> A request that fails to reach its node ({@link TransportException}) is sent
  * again a few times, 20 ms apart. One that gets no answer in time is not: the node may be paused or
  * gone, and the caller's failover (refresh the layout, then decide) copes with that without waiting
@@ -303,8 +313,99 @@ public final class ChainWriter {
               if (result.getStatus() == ReadResult.Status.TRIMMED) {
                 return decideFromCopies(entry, plan, copies(entry, plan), 0);
               }
-              return abortEarlier(entry, plan).thenApply(v -> Outcome.ABORTED);
+              if (result.getStatus() == ReadResult.Status.COMMITTED) {
+                // Decided already: the hole was committed only after every copy was replaced.
+                return abortEarlier(entry, plan).thenApply(v -> Outcome.ABORTED);
+              }
+              // The decider holds an uncommitted hole: an abort in progress (this one's, or
+              // another party's that this one finishes). The copies in the decider's own chain
+              // are replaced, head first, before the decider's hole is committed, so no later
+              // decider of that chain can hold the entry once the abort can be seen; the copies
+              // elsewhere (the log, other streams) only after, so none shows a hole first.
+              return replaceCopies(entry, decidingChain(entry, plan), 0)
+                  .thenCompose(v -> commitHole(entry, decider))
+                  .thenCompose(v -> abortEarlier(entry, plan))
+                  .thenApply(v -> Outcome.ABORTED);
             });
+  }
+
+  /**
+   * The copies of the entry in the decider's own chain, in chain order: the log copies when the
+   * decider is a log replica, else the copies of the decider's first stream.
+   */
+  private static List<Copy> decidingChain(LogEntryMsg entry, ChainPlan plan) {
+    ChainPlan.Visit decider = plan.last();
+    StreamId decided =
+        decider.role() == ChainPlan.Role.LOG
+            ? null
+            : StreamId.fromMsg(slotsFor(entry, decider).get(0).getStream());
+    List<Copy> out = new ArrayList<>();
+    for (Copy c : copies(entry, plan)) {
+      boolean same =
+          decided == null
+              ? c.slot() == null
+              : c.slot() != null && StreamId.fromMsg(c.slot().getStream()).equals(decided);
+      if (same) {
+        out.add(c);
+      }
+    }
+    return out;
+  }
+
+  /**
+   * Replaces copies {@code i..} of an aborted entry by holes, one after another in chain order;
+   * fails if a copy cannot be replaced (the abort then stays uncommitted at the decider, and a
+   * later decision, against a layout without the unreachable replica, finishes it).
+   */
+  private CompletableFuture<Void> replaceCopies(LogEntryMsg entry, List<Copy> copies, int i) {
+    if (i == copies.size()) {
+      return CompletableFuture.completedFuture(null);
+    }
+    Copy c = copies.get(i);
+    return fillCopy(entry, c, true, 0).thenCompose(r -> replaceCopies(entry, copies, i + 1));
+  }
+
+  /** Commits the hole an abort left uncommitted at the decider's first slot of the entry. */
+  private CompletableFuture<Void> commitHole(LogEntryMsg entry, ChainPlan.Visit decider) {
+    StreamSlot first =
+        decider.role() == ChainPlan.Role.LOG ? null : slotsFor(entry, decider).get(0);
+    return fillCopy(entry, new Copy(decider, first), false, 0).thenApply(r -> null);
+  }
+
+  /**
+   * A committed fill of one copy's slot: an abort-fill of the entry ({@code abort}) replaces its
+   * uncommitted copy by a hole; without it, an uncommitted hole is committed. Transport failures
+   * are retried a few times.
+   */
+  private CompletableFuture<ReadResult> fillCopy(
+      LogEntryMsg entry, Copy copy, boolean abort, int attempt) {
+    long nonce = abort ? entry.getNonce() : 0;
+    CompletableFuture<ReadResult> fill =
+        copy.slot() == null
+            ? ops.logFill(copy.visit().endpoint(), entry.getGlobalAddress(), abort, nonce)
+            : ops.streamFill(
+                copy.visit().endpoint(),
+                StreamId.fromMsg(copy.slot().getStream()),
+                copy.slot().getStreamAddress(),
+                abort,
+                nonce);
+    return fill.handle(
+            (r, error) -> {
+              if (error == null) {
+                return CompletableFuture.completedFuture(r);
+              }
+              Throwable cause = EpochRpc.unwrap(error);
+              if (cause instanceof TrimmedException) {
+                return CompletableFuture.completedFuture(
+                    ReadResult.newBuilder().setStatus(ReadResult.Status.TRIMMED).build());
+              }
+              if (isTransient(cause) && attempt < TRANSIENT_RETRIES) {
+                return CompletableFuture.supplyAsync(() -> null, delayed)
+                    .thenCompose(v -> fillCopy(entry, copy, abort, attempt + 1));
+              }
+              return CompletableFuture.<ReadResult>failedFuture(cause);
+            })
+        .thenCompose(f -> f);
   }
 
   /** One copy of an entry: a log replica's (slot null) or one stream slot on a stream replica. */
@@ -432,14 +533,16 @@ public final class ChainWriter {
   }
 
   /**
-   * A fill of the decider's first slot of the entry that keeps whatever the slot holds (an empty
-   * slot gets a committed hole); returns what the slot holds afterwards.
+   * A fill of the decider's first slot of the entry that keeps whatever the slot holds; an empty
+   * slot gets an <em>uncommitted</em> hole, which no reader takes for a decision until every copy
+   * of the entry has been replaced by a hole and the decider's hole committed (see {@link
+   * #decide}). Returns what the slot holds afterwards.
    */
   private CompletableFuture<ReadResult> askDecider(
       LogEntryMsg entry, ChainPlan.Visit visit, int attempt) {
     CompletableFuture<ReadResult> fill;
     if (visit.role() == ChainPlan.Role.LOG) {
-      fill = ops.logFill(visit.endpoint(), entry.getGlobalAddress(), false, 0);
+      fill = ops.logFill(visit.endpoint(), entry.getGlobalAddress(), false, 0, false);
     } else {
       StreamSlot slot = slotsFor(entry, visit).get(0);
       fill =
@@ -448,7 +551,8 @@ public final class ChainWriter {
               StreamId.fromMsg(slot.getStream()),
               slot.getStreamAddress(),
               false,
-              0);
+              0,
+              false);
     }
     return fill.handle(
             (r, error) -> {

@@ -368,11 +368,14 @@ public final class RepairingReader {
       }
       if (decided(r)) {
         repairs.add(done(r));
-      } else if (r.getStatus() == ReadResult.Status.UNCOMMITTED) {
+      } else if (r.getStatus() == ReadResult.Status.UNCOMMITTED
+          && r.getEntry().getKind() == EntryKind.DATA) {
         long address = r.getAddress();
         repairs.add(
             driver.drive(r.getEntry()).thenCompose(o -> settle(slots, address, r.getEntry(), o)));
       } else {
+        // Empty, or an uncommitted hole: an abort in progress, finished by filling the chain head
+        // first (a copy of the aborted entry found on the way is driven to its decision).
         repairs.add(slots.repair(r.getAddress()));
       }
     }

@@ -152,8 +152,18 @@ public final class ReplicaClient {
         .thenApply(r -> null);
   }
 
+  /** A committed fill of global address {@code address} (see {@code LogFillRequest}). */
   public CompletableFuture<ReadResult> logFill(
       Endpoint replica, long address, boolean abort, long abortNonce) {
+    return logFill(replica, address, abort, abortNonce, true);
+  }
+
+  /**
+   * A fill of global address {@code address}: an empty slot gets a hole, committed iff {@code
+   * commit} (see {@code LogFillRequest}).
+   */
+  public CompletableFuture<ReadResult> logFill(
+      Endpoint replica, long address, boolean abort, long abortNonce, boolean commit) {
     return rpc.call(
             replica,
             Request.newBuilder()
@@ -162,7 +172,7 @@ public final class ReplicaClient {
                         .setAddress(address)
                         .setAbort(abort)
                         .setAbortNonce(abortNonce)
-                        .setCommit(true)))
+                        .setCommit(commit)))
         .thenApply(r -> r.getLogFill().getResult());
   }
 
@@ -219,8 +229,23 @@ public final class ReplicaClient {
         .thenApply(r -> null);
   }
 
+  /** A committed fill of one stream slot (see {@code StreamFillRequest}). */
   public CompletableFuture<ReadResult> streamFill(
       Endpoint replica, StreamId stream, long address, boolean abort, long abortNonce) {
+    return streamFill(replica, stream, address, abort, abortNonce, true);
+  }
+
+  /**
+   * A fill of one stream slot: an empty slot gets a hole, committed iff {@code commit} (see {@code
+   * StreamFillRequest}).
+   */
+  public CompletableFuture<ReadResult> streamFill(
+      Endpoint replica,
+      StreamId stream,
+      long address,
+      boolean abort,
+      long abortNonce,
+      boolean commit) {
     return rpc.call(
             replica,
             Request.newBuilder()
@@ -230,7 +255,7 @@ public final class ReplicaClient {
                         .setStreamAddress(address)
                         .setAbort(abort)
                         .setAbortNonce(abortNonce)
-                        .setCommit(true)))
+                        .setCommit(commit)))
         .thenApply(r -> r.getStreamFill().getResult());
   }
 
