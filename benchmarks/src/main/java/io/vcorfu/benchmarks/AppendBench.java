@@ -1,7 +1,9 @@
 package io.vcorfu.benchmarks;
 
+import io.vcorfu.client.AppendOutcomeUnknownException;
 import io.vcorfu.client.AppendResult;
 import io.vcorfu.client.ClusterStreamLog;
+import io.vcorfu.client.layout.Failover;
 import io.vcorfu.protocol.StreamId;
 import io.vcorfu.protocol.netty.NettyTransport;
 import java.io.BufferedWriter;
@@ -11,6 +13,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import picocli.CommandLine.Command;
@@ -19,8 +25,12 @@ import picocli.CommandLine.Option;
 /**
  * {@code vcorfu bench append}: closed-loop appenders. Each thread appends a unique printable value
  * to one of K streams (round robin), waits for the acknowledgement, records the latency, and (with
- * --ack-log) writes one flushed line per acknowledged append. A failure (the server went away)
- * stops that thread; the run still prints its summary and exits 0.
+ * --ack-log) writes one flushed line per acknowledged append and prints a progress line every
+ * second. The clients ride through layout changes (a node gone, the sequencer moved) for {@code
+ * --failover-timeout}; an append that still fails after it is counted as an error and the thread
+ * goes on, so a run keeps going across a failover and shows it as a pause. An error no layout
+ * change cures (a refused entry) stops that thread. The run prints its summary and exits 0 either
+ * way.
  *
  * <p>By default the threads share one client (one connection per node), as the threads of an
  * application do; {@code --conns C} gives them C independent clients, for comparisons with tools
@@ -41,7 +51,8 @@ final class AppendBench extends ClusterBench {
   @Option(
       names = "--ack-log",
       description =
-          "Write STREAM_NAME STREAM_ADDRESS GLOBAL_ADDRESS VALUE per acknowledged append.")
+          "Write STREAM_NAME STREAM_ADDRESS GLOBAL_ADDRESS VALUE per acknowledged append, and print"
+              + " 'progress SECONDS acked N total N errors N' every second.")
   Path ackLog;
 
   @Option(
@@ -79,14 +90,18 @@ final class AppendBench extends ClusterBench {
   public Integer call() throws Exception {
     BufferedWriter acks =
         ackLog == null ? null : Files.newBufferedWriter(ackLog, StandardCharsets.UTF_8);
-    AtomicLong failed = new AtomicLong();
+    AtomicLong acked = new AtomicLong();
+    AtomicLong errors = new AtomicLong();
+    AtomicLong stopped = new AtomicLong();
     AtomicReference<Throwable> firstError = new AtomicReference<>();
+    AtomicReference<Throwable> firstStop = new AtomicReference<>();
     String runId = Long.toString(System.nanoTime() % 1_000_000_000L, 36);
     String label =
         String.format(
             "append threads %d conns %d streams %d size %d", threads, conns, streams, size);
     try (NettyTransport transport = new NettyTransport()) {
-      List<ClusterStreamLog> logs = connectAll(transport, endpoint, conns);
+      List<ClusterStreamLog> logs = connectAll(transport, endpoint, conns, logOptions());
+      ScheduledExecutorService progress = acks == null ? null : progress(acked, errors);
       try {
         LoadWindows windows = new LoadWindows(cold, warmup, duration);
         List<Thread> workers = new ArrayList<>();
@@ -110,6 +125,7 @@ final class AppendBench extends ClusterBench {
                                     value.getBytes(StandardCharsets.US_ASCII))
                                 .join();
                         windows.completed(slot, t0, System.nanoTime(), 1);
+                        acked.incrementAndGet();
                         if (acks != null) {
                           writeAck(
                               acks,
@@ -122,8 +138,16 @@ final class AppendBench extends ClusterBench {
                                   + value);
                         }
                       } catch (RuntimeException e) {
-                        failed.incrementAndGet();
-                        firstError.compareAndSet(null, e);
+                        Throwable cause = unwrap(e);
+                        if (outlastsFailover(cause)) {
+                          // The client retried through its failover timeout: one failed append,
+                          // and the load goes on (the cluster may come back).
+                          errors.incrementAndGet();
+                          firstError.compareAndSet(null, cause);
+                          continue;
+                        }
+                        stopped.incrementAndGet();
+                        firstStop.compareAndSet(null, cause);
                         return;
                       }
                     }
@@ -134,6 +158,9 @@ final class AppendBench extends ClusterBench {
         }
         for (Thread w : workers) {
           w.join();
+        }
+        if (progress != null) {
+          progress.shutdownNow();
         }
         double seconds = windows.warmSeconds();
         long appended = windows.warmUnits();
@@ -152,14 +179,24 @@ final class AppendBench extends ClusterBench {
         if (coldLine != null) {
           System.out.println(windows.timelineLine(label, "appends"));
         }
-        if (firstError.get() != null) {
+        if (errors.get() > 0) {
           System.out.println(
-              "stopped early: "
-                  + failed.get()
-                  + " appender(s) failed, first: "
+              "errors: "
+                  + errors.get()
+                  + " append(s) failed while the cluster did not answer, first: "
                   + firstError.get().getMessage());
         }
+        if (firstStop.get() != null) {
+          System.out.println(
+              "stopped early: "
+                  + stopped.get()
+                  + " appender(s) failed, first: "
+                  + firstStop.get().getMessage());
+        }
       } finally {
+        if (progress != null) {
+          progress.shutdownNow();
+        }
         closeAll(logs);
       }
     } catch (RuntimeException e) {
@@ -170,6 +207,56 @@ final class AppendBench extends ClusterBench {
       }
     }
     return 0;
+  }
+
+  /**
+   * Prints {@code progress SECONDS acked N_THIS_SECOND total N errors N} once a second, so a pause
+   * (a failover) shows as seconds with nothing acknowledged.
+   */
+  private static ScheduledExecutorService progress(AtomicLong acked, AtomicLong errors) {
+    ScheduledExecutorService timer =
+        Executors.newSingleThreadScheduledExecutor(
+            r -> {
+              Thread t = new Thread(r, "append-progress");
+              t.setDaemon(true);
+              return t;
+            });
+    long[] last = new long[2]; // seconds printed, total at the last line; confined to the timer
+    timer.scheduleAtFixedRate(
+        () -> {
+          long total = acked.get();
+          last[0]++;
+          System.out.println(
+              "progress "
+                  + last[0]
+                  + " acked "
+                  + (total - last[1])
+                  + " total "
+                  + total
+                  + " errors "
+                  + errors.get());
+          last[1] = total;
+        },
+        1,
+        1,
+        TimeUnit.SECONDS);
+    return timer;
+  }
+
+  /**
+   * True for a failure the client had already retried through its failover timeout (a node gone or
+   * silent, a layout that did not settle, an append whose outcome stayed unknown): the cluster may
+   * recover, so the load goes on. Anything else would fail every append alike.
+   */
+  private static boolean outlastsFailover(Throwable cause) {
+    return Failover.retryable(cause, true) || cause instanceof AppendOutcomeUnknownException;
+  }
+
+  private static Throwable unwrap(Throwable t) {
+    while (t instanceof CompletionException && t.getCause() != null) {
+      t = t.getCause();
+    }
+    return t;
   }
 
   private String value(String runId, int thread, long seq) {

@@ -4,6 +4,7 @@ import io.vcorfu.client.ClusterStreamLog;
 import io.vcorfu.client.StreamLogOptions;
 import io.vcorfu.protocol.Endpoint;
 import io.vcorfu.protocol.Transport;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -11,13 +12,16 @@ import picocli.CommandLine.Option;
 
 /**
  * The options every load command against a cluster shares: where to connect, how many client
- * threads, and for how long.
+ * threads, for how long, and how long a client rides through a layout change.
  */
 abstract class ClusterBench implements Callable<Integer> {
   @Option(
       names = "--endpoint",
       defaultValue = "127.0.0.1:9000",
-      description = "Any node of the cluster (default ${DEFAULT-VALUE}).")
+      paramLabel = "H:P[,H:P...]",
+      description =
+          "A node of the cluster, or several separated by commas, asked in order until one"
+              + " answers (default ${DEFAULT-VALUE}).")
   String endpoint;
 
   @Option(
@@ -32,23 +36,42 @@ abstract class ClusterBench implements Callable<Integer> {
       description = "Seconds (default ${DEFAULT-VALUE}).")
   double duration;
 
+  @Option(
+      names = "--failover-timeout",
+      defaultValue = "30",
+      description =
+          "Seconds an operation keeps retrying through a layout change (a node gone, the"
+              + " sequencer moved) before it fails (default ${DEFAULT-VALUE}).")
+  double failoverTimeout;
+
+  /** The stream-layer options of this command's clients. */
+  StreamLogOptions logOptions() {
+    if (!(failoverTimeout >= 0)) {
+      throw new IllegalArgumentException(
+          "--failover-timeout must be 0 or more seconds, got " + failoverTimeout);
+    }
+    return StreamLogOptions.defaults()
+        .withFailoverTimeout(Duration.ofMillis((long) (failoverTimeout * 1000)));
+  }
+
   /**
-   * Opens {@code conns} independent clients of the cluster at {@code endpoint} on {@code
-   * transport}: each has its own connection to every node it talks to. On failure the ones already
-   * open are closed.
+   * Opens {@code conns} independent clients of the cluster at {@code endpoints} (one node or a
+   * comma-separated list) on {@code transport}, with {@code options}: each has its own connection
+   * to every node it talks to. On failure the ones already open are closed.
    *
-   * @throws IllegalArgumentException if {@code conns} is not positive
+   * @throws IllegalArgumentException if {@code conns} is not positive or {@code endpoints} is not a
+   *     list of {@code host:port}
    */
-  static List<ClusterStreamLog> connectAll(Transport transport, String endpoint, int conns) {
+  static List<ClusterStreamLog> connectAll(
+      Transport transport, String endpoints, int conns, StreamLogOptions options) {
     if (conns < 1) {
       throw new IllegalArgumentException("--conns must be at least 1, got " + conns);
     }
+    List<Endpoint> seeds = Endpoint.parseList(endpoints);
     List<ClusterStreamLog> logs = new ArrayList<>();
     try {
       for (int c = 0; c < conns; c++) {
-        logs.add(
-            ClusterStreamLog.connect(
-                transport, Endpoint.parse(endpoint), StreamLogOptions.defaults()));
+        logs.add(ClusterStreamLog.connect(transport, seeds, options));
       }
     } catch (RuntimeException e) {
       closeAll(logs);

@@ -1,5 +1,7 @@
 package io.vcorfu.benchmarks;
 
+import io.vcorfu.client.StreamLogOptions;
+import io.vcorfu.runtime.RuntimeOptions;
 import io.vcorfu.runtime.TransactionAbortedException;
 import io.vcorfu.runtime.VCorfuRuntime;
 import java.util.ArrayList;
@@ -23,6 +25,7 @@ final class CollectionWorkloads {
   /** Everything a run is parameterized by. */
   record Setup(
       String endpoint,
+      StreamLogOptions logOptions,
       String prefix,
       List<MapKind> kinds,
       List<Integer> buckets,
@@ -38,6 +41,11 @@ final class CollectionWorkloads {
 
   CollectionWorkloads(Setup setup) {
     this.s = setup;
+  }
+
+  /** A runtime of its own on the cluster of the run. */
+  private VCorfuRuntime connect() {
+    return VCorfuRuntime.connect(s.endpoint(), RuntimeOptions.defaults(), s.logOptions());
   }
 
   /** The bucket counts a kind runs with: the chosen ones if it is bucketed, else just 1. */
@@ -90,7 +98,7 @@ final class CollectionWorkloads {
     String name = name("open", kind, buckets, dist.label());
     Set<Long> written = ConcurrentHashMap.newKeySet();
     KeyGenerator readKeys = dist.generator(s.keys(), s.seed() ^ 0x5eedL);
-    try (VCorfuRuntime writer = VCorfuRuntime.connect(s.endpoint())) {
+    try (VCorfuRuntime writer = connect()) {
       MapKind.Opened w = kind.open(writer, name, buckets, false);
       long done = 0;
       for (long step : steps) {
@@ -100,7 +108,7 @@ final class CollectionWorkloads {
         int wrong = 0;
         for (int r = 0; r < s.reps(); r++) {
           long k = readKeys.next();
-          try (VCorfuRuntime fresh = VCorfuRuntime.connect(s.endpoint())) {
+          try (VCorfuRuntime fresh = connect()) {
             long t0 = System.nanoTime();
             byte[] got = kind.open(fresh, name, buckets, false).map().get(MapFill.key(k));
             nanos[r] = System.nanoTime() - t0;
@@ -169,7 +177,7 @@ final class CollectionWorkloads {
     try (MapFill values = new MapFill(1, s.valueSize())) {
       List<MapKind.Opened> views = new ArrayList<>();
       for (int t = 0; t < writers; t++) {
-        VCorfuRuntime rt = VCorfuRuntime.connect(s.endpoint());
+        VCorfuRuntime rt = connect();
         runtimes.add(rt);
         MapKind.Opened v = kind.open(rt, name, buckets, false);
         v.map().size(); // opens every bucket's view before the clock starts
@@ -214,7 +222,7 @@ final class CollectionWorkloads {
                 };
               });
       String check;
-      try (VCorfuRuntime fresh = VCorfuRuntime.connect(s.endpoint())) {
+      try (VCorfuRuntime fresh = connect()) {
         Set<String> want = new HashSet<>();
         committedKeys.forEach(k -> want.add(MapFill.key(k)));
         Set<String> got = new HashSet<>(kind.open(fresh, name, buckets, false).map().keySet());
@@ -293,13 +301,13 @@ final class CollectionWorkloads {
     long[] size = new long[s.reps()];
     long[] total = new long[s.reps()];
     int wrong = 0;
-    try (VCorfuRuntime writer = VCorfuRuntime.connect(s.endpoint())) {
+    try (VCorfuRuntime writer = connect()) {
       MapKind.Opened w = kind.open(writer, name, buckets, false);
       for (int r = 0; r < s.reps(); r++) {
         for (long k = 0; k < prefill; k++) {
           w.fastPut().put(MapFill.key(k), fill.value(k, s.seed() + k));
         }
-        try (VCorfuRuntime fresh = VCorfuRuntime.connect(s.endpoint())) {
+        try (VCorfuRuntime fresh = connect()) {
           long t0 = System.nanoTime();
           MapKind.Opened v = kind.open(fresh, name, buckets, remote);
           long t1 = System.nanoTime();

@@ -147,6 +147,7 @@ final class CollectionsBench extends ClusterBench {
         new CollectionWorkloads(
             new CollectionWorkloads.Setup(
                 endpoint,
+                logOptions(),
                 names,
                 parseAll(kinds, MapKind::parse),
                 buckets,

@@ -3,6 +3,8 @@ package io.vcorfu.benchmarks;
 import io.vcorfu.benchmarks.ObjectsBench.Outcome;
 import io.vcorfu.benchmarks.objects.BenchAccount;
 import io.vcorfu.benchmarks.objects.BenchCounter;
+import io.vcorfu.client.StreamLogOptions;
+import io.vcorfu.runtime.RuntimeOptions;
 import io.vcorfu.runtime.TransactionAbortedException;
 import io.vcorfu.runtime.VCorfuRuntime;
 import java.util.ArrayList;
@@ -32,18 +34,20 @@ final class ObjectWorkloads {
   private static final long INITIAL_BALANCE = 100;
 
   private final String endpoint;
+  private final StreamLogOptions logOptions;
   private final String prefix;
   private final int objects;
   private final List<VCorfuRuntime> runtimes = new ArrayList<>();
 
-  ObjectWorkloads(String endpoint, String prefix, int objects) {
+  ObjectWorkloads(String endpoint, StreamLogOptions logOptions, String prefix, int objects) {
     this.endpoint = endpoint;
+    this.logOptions = logOptions;
     this.prefix = prefix;
     this.objects = objects;
   }
 
   private VCorfuRuntime connect() {
-    VCorfuRuntime rt = VCorfuRuntime.connect(endpoint);
+    VCorfuRuntime rt = VCorfuRuntime.connect(endpoint, RuntimeOptions.defaults(), logOptions);
     runtimes.add(rt);
     return rt;
   }

@@ -112,7 +112,7 @@ final class ObjectsBench extends ClusterBench {
         prefix != null
             ? prefix
             : "objbench-" + Long.toString(System.nanoTime() % 1_000_000_000L, 36);
-    ObjectWorkloads w = new ObjectWorkloads(endpoint, names, objects);
+    ObjectWorkloads w = new ObjectWorkloads(endpoint, logOptions(), names, objects);
     Outcome o;
     try {
       o =

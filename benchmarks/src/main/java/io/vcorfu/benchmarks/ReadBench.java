@@ -74,7 +74,7 @@ final class ReadBench extends ClusterBench {
     AtomicReference<Throwable> firstError = new AtomicReference<>();
     List<LatencyRecorder> recorders = new ArrayList<>();
     try (NettyTransport transport = new NettyTransport()) {
-      List<ClusterStreamLog> logs = connectAll(transport, endpoint, conns);
+      List<ClusterStreamLog> logs = connectAll(transport, endpoint, conns, logOptions());
       try {
         Tails tails = logs.get(0).tails(ids).join();
         long[] tailOf = new long[ids.size()];

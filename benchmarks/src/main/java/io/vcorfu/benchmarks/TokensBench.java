@@ -92,7 +92,7 @@ final class TokensBench extends ClusterBench {
       return 0;
     }
     try (NettyTransport transport = new NettyTransport()) {
-      List<ClusterStreamLog> logs = connectAll(transport, endpoint, conns);
+      List<ClusterStreamLog> logs = connectAll(transport, endpoint, conns, logOptions());
       try {
         List<ReplicaClient> ops = logs.stream().map(ClusterStreamLog::ops).toList();
         run(

@@ -47,8 +47,9 @@ final class YcsbBench implements Callable<Integer> {
   @Option(
       names = "--endpoint",
       description =
-          "HOST:PORT of the server (default: the binding's, vcorfu 127.0.0.1:9000, redis"
-              + " 127.0.0.1:6390, etcd 127.0.0.1:2389).")
+          "HOST:PORT of the server; for vcorfu also several nodes separated by commas"
+              + " (default: the binding's, vcorfu 127.0.0.1:9000, redis 127.0.0.1:6390, etcd"
+              + " 127.0.0.1:2389).")
   String endpoint;
 
   @Option(

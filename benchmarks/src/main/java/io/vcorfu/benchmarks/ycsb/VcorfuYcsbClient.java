@@ -39,13 +39,14 @@ import site.ycsb.Status;
  *   <li>delete: the record and its index key removed in one transaction.
  * </ul>
  *
- * <p>Properties: {@code vcorfu.endpoint} (HOST:PORT of any node, default 127.0.0.1:9000), {@code
- * vcorfu.buckets} (bucket count when the table's map is created, default 100; an existing map keeps
- * its own), {@code vcorfu.views} ({@code local}, the default, or {@code remote}: the buckets are
- * materialized on the nodes hosting their streams), {@code vcorfu.update} (see above), {@code
- * vcorfu.read-lease-ms} (the runtime's read lease, default 1000; 0 = none): with a lease, a
- * local-view read of a bucket nobody else wrote since needs no request at all and is still
- * linearizable (see {@code StreamLogOptions.readLease}).
+ * <p>Properties: {@code vcorfu.endpoint} (HOST:PORT of any node, or several separated by commas,
+ * asked in order until one answers; default 127.0.0.1:9000), {@code vcorfu.buckets} (bucket count
+ * when the table's map is created, default 100; an existing map keeps its own), {@code
+ * vcorfu.views} ({@code local}, the default, or {@code remote}: the buckets are materialized on the
+ * nodes hosting their streams), {@code vcorfu.update} (see above), {@code vcorfu.read-lease-ms}
+ * (the runtime's read lease, default 1000; 0 = none): with a lease, a local-view read of a bucket
+ * nobody else wrote since needs no request at all and is still linearizable (see {@code
+ * StreamLogOptions.readLease}).
  *
  * <p>Thread-safety: YCSB creates one instance per client thread; the instances of one JVM share one
  * runtime per endpoint (so one set of local views), opened by the first {@link #init} and closed by

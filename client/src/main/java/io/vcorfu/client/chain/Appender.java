@@ -14,6 +14,7 @@ import io.vcorfu.protocol.SealedException;
 import io.vcorfu.protocol.StreamId;
 import io.vcorfu.protocol.TokenRefusedException;
 import io.vcorfu.protocol.TooLargeException;
+import io.vcorfu.protocol.TransportException;
 import io.vcorfu.protocol.WrongEpochException;
 import io.vcorfu.protocol.proto.LogEntryMsg;
 import io.vcorfu.protocol.proto.Token;
@@ -37,8 +38,9 @@ import java.util.function.LongSupplier;
  *   <li>a token request that failed ({@link Failover#retryable}, timeouts included: a token issued
  *       but never written becomes a hole); conditional ones too, since the sequencer judges the
  *       request sent again against the same snapshot, and refuses it if its epoch changed;
- *   <li>a sequenced write (token and chain in one request) only when the node refused it before
- *       doing anything (wrong epoch, not serving): a dropped connection may have written it;
+ *   <li>a sequenced write (token and chain in one request) only when the node did not take it: it
+ *       refused it before doing anything (wrong epoch, not serving) or the request was never sent
+ *       (no connection could be made); an answer lost on a dropped connection may follow a write;
  *   <li>the decision of an entry whose write failed: asked again, of the decider of the layout held
  *       then, until it is reached (so a dead decider is replaced by the new layout's); committed is
  *       success, aborted means a fresh token (for blind appends) after the back-off;
@@ -141,6 +143,7 @@ public final class Appender {
                       ? cause instanceof WrongEpochException
                           || cause instanceof NotServingException
                           || cause instanceof SealedException
+                          || (cause instanceof TransportException t && t.wasNeverSent())
                       : Failover.retryable(cause, true);
               if (!again) {
                 return CompletableFuture.<AppendResult>failedFuture(cause);

@@ -232,10 +232,11 @@ public final class InJvmTransport implements Transport {
         }
         case PARTITION ->
             future.completeExceptionally(
-                new TransportException(
-                    direction == FaultRule.Direction.REQUEST
-                        ? "cannot reach " + target + ": the network to it is partitioned"
-                        : "the connection to "
+                direction == FaultRule.Direction.REQUEST
+                    ? TransportException.neverSent(
+                        "cannot reach " + target + ": the network to it is partitioned", null)
+                    : new TransportException(
+                        "the connection to "
                             + target
                             + " was lost to a network partition before the response arrived"));
         case DELAY -> {
@@ -255,8 +256,8 @@ public final class InJvmTransport implements Transport {
       Server server = servers.get(target);
       if (server == null || server.closed) {
         future.completeExceptionally(
-            new TransportException(
-                "cannot connect to " + target + ": no server is listening there"));
+            TransportException.neverSent(
+                "cannot connect to " + target + ": no server is listening there", null));
         return;
       }
       Request request;
@@ -269,8 +270,8 @@ public final class InJvmTransport implements Transport {
       }
       if (faults.partitioned(FaultRule.Direction.REQUEST, target, request)) {
         future.completeExceptionally(
-            new TransportException(
-                "cannot reach " + target + ": the network to it is partitioned"));
+            TransportException.neverSent(
+                "cannot reach " + target + ": the network to it is partitioned", null));
         return;
       }
       HandlerCalls.invoke(server.handler, request)

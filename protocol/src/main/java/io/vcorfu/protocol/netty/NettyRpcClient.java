@@ -187,14 +187,15 @@ final class NettyRpcClient implements RpcClient {
               // ephemeral range; such a connection would hold the port and echo our own requests.
               channel.close();
               fail(
-                  new TransportException(
-                      "cannot connect to " + endpoint + ": nothing listens there"));
+                  TransportException.neverSent(
+                      "cannot connect to " + endpoint + ": nothing listens there", null));
             } else if (done.isSuccess()) {
               scheduleDrain();
             } else {
               Throwable cause = done.cause();
+              // Nothing was sent on a connection that never opened.
               fail(
-                  new TransportException(
+                  TransportException.neverSent(
                       "cannot connect to " + endpoint + ": " + cause.getMessage(), cause));
             }
           });

@@ -272,7 +272,8 @@ class InJvmTransportTest {
     FaultRule cut = transport.faults().add(FaultRule.partition(server.endpoint()));
     assertThat(failure(client.call(server.endpoint(), Messages.ping())))
         .isInstanceOf(TransportException.class)
-        .hasMessageContaining("partitioned");
+        .hasMessageContaining("partitioned")
+        .matches(e -> ((TransportException) e).wasNeverSent(), "never sent");
     assertThat(echo.calls()).isZero();
 
     ServerBinding other = transport.bind(new Endpoint("node-b", 0), new EchoHandler("b"));
@@ -291,14 +292,17 @@ class InJvmTransportTest {
     await().atMost(Duration.ofSeconds(5)).until(() -> hold.heldCount() == 1);
     transport.faults().add(FaultRule.partition(server.endpoint()));
     transport.faults().remove(hold);
-    assertThat(failure(call)).isInstanceOf(TransportException.class);
+    assertThat(failure(call))
+        .isInstanceOf(TransportException.class)
+        .matches(e -> !((TransportException) e).wasNeverSent(), "may have been applied");
   }
 
   @Test
   void callsToAnUnboundEndpointFailWithTransportException() {
     assertThat(failure(client.call(new Endpoint("nowhere", 1), Messages.ping())))
         .isInstanceOf(TransportException.class)
-        .hasMessageContaining("no server is listening");
+        .hasMessageContaining("no server is listening")
+        .matches(e -> ((TransportException) e).wasNeverSent(), "never sent");
     server.close();
     assertThat(failure(client.call(server.endpoint(), Messages.ping())))
         .isInstanceOf(TransportException.class);

@@ -147,7 +147,8 @@ class NettyTransportTest {
     try (RpcClient client = transport.newClient(ClientOptions.defaults())) {
       assertThat(failure(client.call(gone, Messages.ping())))
           .isInstanceOf(TransportException.class)
-          .hasMessageContaining(gone.toString());
+          .hasMessageContaining(gone.toString())
+          .matches(e -> ((TransportException) e).wasNeverSent(), "never sent");
     }
   }
 
@@ -171,7 +172,8 @@ class NettyTransportTest {
       for (CompletableFuture<Response> call : calls) {
         assertThat(failure(call))
             .isInstanceOf(TransportException.class)
-            .hasMessageContaining("closed");
+            .hasMessageContaining("closed")
+            .matches(e -> !((TransportException) e).wasNeverSent(), "may have been applied");
       }
     }
   }
