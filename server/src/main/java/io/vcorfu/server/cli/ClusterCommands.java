@@ -266,7 +266,7 @@ final class ClusterCommands {
         out.println("replication " + layout.replication());
       }
       for (Segment s : layout.segments()) {
-        String range = "[" + s.start() + ", " + (s.isOpen() ? "open" : s.end() + ")");
+        String range = "[" + s.start() + ", " + (s.isOpen() ? "open" : s.end()) + ")";
         for (int i = 0; i < s.log().size(); i++) {
           out.println("segment " + range + " log chain " + i + " " + chain(s.log().get(i)));
         }

@@ -86,14 +86,14 @@ final class ServerCommand implements Callable<Integer> {
 
   @Option(
       names = "--probe-interval-ms",
-      defaultValue = "300",
+      defaultValue = "250",
       description =
           "Cluster mode: how often the manager probes every node (default ${DEFAULT-VALUE}).")
   long probeIntervalMs;
 
   @Option(
       names = "--failure-timeout-ms",
-      defaultValue = "1500",
+      defaultValue = "1000",
       description =
           "Cluster mode: how long a node may leave probes unanswered before the manager removes it"
               + " from the layout (default ${DEFAULT-VALUE}).")
@@ -101,7 +101,7 @@ final class ServerCommand implements Callable<Integer> {
 
   @Option(
       names = "--layout-lease-ms",
-      defaultValue = "1000",
+      defaultValue = "500",
       description =
           "Cluster mode: a node serves only while it has confirmed its layout with ZooKeeper within"
               + " this time; a new sequencer waits as long before issuing (default"

@@ -44,7 +44,7 @@ final class ZooKeeperCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     Files.createDirectories(dataDir);
-    Path cfg = dataDir.resolve("zoo.cfg");
+    Path cfg = dataDir.toAbsolutePath().resolve("zoo.cfg");
     Files.writeString(
         cfg,
         String.join(

@@ -22,9 +22,9 @@ public record ClusterConfig(
     Duration probeInterval,
     Duration failureTimeout,
     Duration sessionTimeout) {
-  public static final Duration DEFAULT_LAYOUT_LEASE = Duration.ofMillis(1000);
-  public static final Duration DEFAULT_PROBE_INTERVAL = Duration.ofMillis(300);
-  public static final Duration DEFAULT_FAILURE_TIMEOUT = Duration.ofMillis(1500);
+  public static final Duration DEFAULT_LAYOUT_LEASE = Duration.ofMillis(500);
+  public static final Duration DEFAULT_PROBE_INTERVAL = Duration.ofMillis(250);
+  public static final Duration DEFAULT_FAILURE_TIMEOUT = Duration.ofMillis(1000);
   public static final Duration DEFAULT_SESSION_TIMEOUT = Duration.ofSeconds(10);
 
   public ClusterConfig {

@@ -27,7 +27,8 @@ import org.slf4j.LoggerFactory;
 /**
  * The cluster's manager: every node runs for it (a Curator {@link LeaderLatch}); the leader probes
  * every node of the layout and, when one stays silent past the failure timeout, takes it out of the
- * layout.
+ * layout. Every node probes too, and acts in the leader's place while the leader itself is silent
+ * (its election outlives it by a ZooKeeper session timeout).
  *
  * <p>Leadership decides only who acts. Safety comes from sealing and the compare-and-set on the
  * layout znode: a change (1) reads the layout and its version, (2) seals the next epoch on every
@@ -105,28 +106,27 @@ public final class ClusterManager implements AutoCloseable {
 
   private void round() {
     try {
-      if (!latch.hasLeadership()) {
-        if (leading) {
-          LOG.info("node {} is no longer the manager of cluster {}", self, config.name());
-        }
-        leading = false;
-        lastHeard.clear();
-        lastAnswer.clear();
-        return;
-      }
-      if (!leading) {
-        leading = true;
-        LOG.info("node {} is the manager of cluster {}", self, config.name());
+      boolean leader = latch.hasLeadership();
+      if (leader != leading) {
+        LOG.info(
+            "node {} {} the manager of cluster {}",
+            self,
+            leader ? "is" : "is no longer",
+            config.name());
+        leading = leader;
       }
       long now = System.nanoTime();
       if (now - lastRoundNanos > config.failureTimeout().toNanos() / 2) {
-        // This manager did not run for a while (a pause, a long GC): what it last heard says
+        // This node did not run for a while (a pause, a long GC): what it last heard says
         // nothing about the others now, so they get a full failure timeout again.
         lastHeard.clear();
       }
       lastRoundNanos = now;
       Versioned<Layout> current = store.get().get(timeoutMillis(), TimeUnit.MILLISECONDS);
       probe(current.value());
+      if (!leader && !leaderGone(current.value())) {
+        return;
+      }
       if (System.nanoTime() - backoffUntilNanos < 0) {
         return;
       }
@@ -134,6 +134,26 @@ public final class ClusterManager implements AutoCloseable {
     } catch (Exception e) {
       LOG.debug("manager round failed: {}", e.toString());
     }
+  }
+
+  /**
+   * True when the elected manager cannot act: no node leads, or the leader is not in the layout or
+   * has not answered for the failure timeout. Its election lasts until its ZooKeeper session
+   * expires, which may be much longer; meanwhile every node that sees it gone acts in its place
+   * (acting at once is safe, see the class comment).
+   */
+  private boolean leaderGone(Layout layout) {
+    Endpoint leader;
+    try {
+      leader = Endpoint.parse(latch.getLeader().getId());
+    } catch (Exception e) {
+      return true;
+    }
+    if (!layout.allServers().contains(leader)) {
+      return true;
+    }
+    Long heard = lastHeard.get(leader);
+    return heard != null && System.nanoTime() - heard > config.failureTimeout().toNanos();
   }
 
   private long timeoutMillis() {
