@@ -127,6 +127,10 @@ public final class ServerProcess implements AutoCloseable {
     return endpoint;
   }
 
+  public boolean isAlive() {
+    return process.isAlive();
+  }
+
   public long pid() {
     return process.pid();
   }
