@@ -4,7 +4,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.charset.StandardCharsets;
@@ -12,7 +11,6 @@ import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -148,32 +146,16 @@ public final class FileLayoutStore implements LayoutStore {
     ObjectNode root = LayoutJson.mapper().createObjectNode();
     root.put("version", v.version());
     root.set("layout", LayoutJson.toTree(v.value()));
-    Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
     try {
       byte[] bytes = LayoutJson.mapper().writeValueAsBytes(root);
-      try (FileChannel ch =
-          FileChannel.open(
-              tmp,
-              StandardOpenOption.CREATE,
-              StandardOpenOption.WRITE,
-              StandardOpenOption.TRUNCATE_EXISTING)) {
-        ByteBuffer buf = ByteBuffer.wrap(bytes);
-        while (buf.hasRemaining()) {
-          ch.write(buf);
-        }
-        ch.force(true);
-      }
       try {
-        Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        DurableFile.replace(file, bytes);
       } catch (AtomicMoveNotSupportedException e) {
         throw new LayoutException(
             "The file system of "
                 + file
                 + " cannot replace files atomically; the layout store needs it.",
             e);
-      }
-      try (FileChannel dir = FileChannel.open(file.getParent(), StandardOpenOption.READ)) {
-        dir.force(true);
       }
     } catch (IOException e) {
       throw new UncheckedIOException("Could not write the layout store file " + file, e);

@@ -1,15 +1,11 @@
 package io.vcorfu.sequencer;
 
+import io.vcorfu.layout.DurableFile;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
 import java.util.function.LongConsumer;
 
 /**
@@ -85,28 +81,8 @@ public final class LeaseMarker {
       return;
     }
     long value = untilMillis + SLACK_MILLIS;
-    Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
     try {
-      try (FileChannel ch =
-          FileChannel.open(
-              tmp,
-              StandardOpenOption.CREATE,
-              StandardOpenOption.WRITE,
-              StandardOpenOption.TRUNCATE_EXISTING)) {
-        ch.write(ByteBuffer.wrap((value + "\n").getBytes(StandardCharsets.US_ASCII)));
-        ch.force(true);
-      }
-      try {
-        Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-      } catch (AtomicMoveNotSupportedException e) {
-        Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING);
-      }
-      try (FileChannel dir =
-          FileChannel.open(file.toAbsolutePath().getParent(), StandardOpenOption.READ)) {
-        dir.force(true);
-      } catch (IOException ignored) {
-        // Some file systems cannot open a directory for forcing; the rename is still atomic.
-      }
+      DurableFile.replace(file, (value + "\n").getBytes(StandardCharsets.US_ASCII));
     } catch (IOException e) {
       throw new UncheckedIOException("cannot record read leases in " + file, e);
     }

@@ -1,15 +1,11 @@
 package io.vcorfu.server.cluster;
 
+import io.vcorfu.layout.DurableFile;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
 
 /**
  * The highest epoch a cluster node has been sealed at, kept in one file of its data directory (or
@@ -78,26 +74,8 @@ public final class SealedEpoch {
   }
 
   private void write(long value) {
-    Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
     try {
-      try (FileChannel ch =
-          FileChannel.open(
-              tmp,
-              StandardOpenOption.CREATE,
-              StandardOpenOption.WRITE,
-              StandardOpenOption.TRUNCATE_EXISTING)) {
-        ch.write(ByteBuffer.wrap((value + "\n").getBytes(StandardCharsets.US_ASCII)));
-        ch.force(true);
-      }
-      try {
-        Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-      } catch (AtomicMoveNotSupportedException e) {
-        Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING);
-      }
-      try (FileChannel dir =
-          FileChannel.open(file.toAbsolutePath().getParent(), StandardOpenOption.READ)) {
-        dir.force(true);
-      }
+      DurableFile.replace(file, (value + "\n").getBytes(StandardCharsets.US_ASCII));
     } catch (IOException e) {
       throw new UncheckedIOException("cannot record sealed epoch " + value + " in " + file, e);
     }
