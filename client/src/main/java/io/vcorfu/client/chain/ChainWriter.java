@@ -296,7 +296,7 @@ public final class ChainWriter {
 
   private CompletableFuture<Outcome> decide(LogEntryMsg entry, ChainPlan plan) {
     ChainPlan.Visit decider = plan.last();
-    return askDecider(entry, decider, 0)
+    return askDecider(entry, decider)
         .thenCompose(
             result -> {
               if (holds(result, entry)) {
@@ -362,33 +362,39 @@ public final class ChainWriter {
       return CompletableFuture.completedFuture(null);
     }
     Copy c = copies.get(i);
-    return fillCopy(entry, c, true, 0).thenCompose(r -> replaceCopies(entry, copies, i + 1));
+    return fillCopy(entry, c, true, true, 0).thenCompose(r -> replaceCopies(entry, copies, i + 1));
   }
 
   /** Commits the hole an abort left uncommitted at the decider's first slot of the entry. */
   private CompletableFuture<Void> commitHole(LogEntryMsg entry, ChainPlan.Visit decider) {
-    StreamSlot first =
-        decider.role() == ChainPlan.Role.LOG ? null : slotsFor(entry, decider).get(0);
-    return fillCopy(entry, new Copy(decider, first), false, 0).thenApply(r -> null);
+    return fillCopy(entry, deciding(entry, decider), false, true, 0).thenApply(r -> null);
+  }
+
+  /** The deciding copy: the decider's first slot of the entry (its log slot for a log replica). */
+  private static Copy deciding(LogEntryMsg entry, ChainPlan.Visit decider) {
+    return new Copy(
+        decider, decider.role() == ChainPlan.Role.LOG ? null : slotsFor(entry, decider).get(0));
   }
 
   /**
-   * A committed fill of one copy's slot: an abort-fill of the entry ({@code abort}) replaces its
-   * uncommitted copy by a hole; without it, an uncommitted hole is committed. Transport failures
-   * are retried a few times.
+   * A fill of one copy's slot; returns what the slot holds afterwards (TRIMMED when trimmed). An
+   * abort-fill of the entry ({@code abort}) replaces its uncommitted copy by a hole; an empty slot
+   * gets a hole, committed iff {@code commit}; with {@code commit}, an uncommitted hole is
+   * committed. Transport failures are retried a few times.
    */
   private CompletableFuture<ReadResult> fillCopy(
-      LogEntryMsg entry, Copy copy, boolean abort, int attempt) {
+      LogEntryMsg entry, Copy copy, boolean abort, boolean commit, int attempt) {
     long nonce = abort ? entry.getNonce() : 0;
     CompletableFuture<ReadResult> fill =
         copy.slot() == null
-            ? ops.logFill(copy.visit().endpoint(), entry.getGlobalAddress(), abort, nonce)
+            ? ops.logFill(copy.visit().endpoint(), entry.getGlobalAddress(), abort, nonce, commit)
             : ops.streamFill(
                 copy.visit().endpoint(),
                 StreamId.fromMsg(copy.slot().getStream()),
                 copy.slot().getStreamAddress(),
                 abort,
-                nonce);
+                nonce,
+                commit);
     return fill.handle(
             (r, error) -> {
               if (error == null) {
@@ -401,7 +407,7 @@ public final class ChainWriter {
               }
               if (isTransient(cause) && attempt < TRANSIENT_RETRIES) {
                 return CompletableFuture.supplyAsync(() -> null, delayed)
-                    .thenCompose(v -> fillCopy(entry, copy, abort, attempt + 1));
+                    .thenCompose(v -> fillCopy(entry, copy, abort, commit, attempt + 1));
               }
               return CompletableFuture.<ReadResult>failedFuture(cause);
             })
@@ -538,39 +544,8 @@ public final class ChainWriter {
    * of the entry has been replaced by a hole and the decider's hole committed (see {@link
    * #decide}). Returns what the slot holds afterwards.
    */
-  private CompletableFuture<ReadResult> askDecider(
-      LogEntryMsg entry, ChainPlan.Visit visit, int attempt) {
-    CompletableFuture<ReadResult> fill;
-    if (visit.role() == ChainPlan.Role.LOG) {
-      fill = ops.logFill(visit.endpoint(), entry.getGlobalAddress(), false, 0, false);
-    } else {
-      StreamSlot slot = slotsFor(entry, visit).get(0);
-      fill =
-          ops.streamFill(
-              visit.endpoint(),
-              StreamId.fromMsg(slot.getStream()),
-              slot.getStreamAddress(),
-              false,
-              0,
-              false);
-    }
-    return fill.handle(
-            (r, error) -> {
-              if (error == null) {
-                return CompletableFuture.completedFuture(r);
-              }
-              Throwable cause = EpochRpc.unwrap(error);
-              if (cause instanceof TrimmedException) {
-                return CompletableFuture.completedFuture(
-                    ReadResult.newBuilder().setStatus(ReadResult.Status.TRIMMED).build());
-              }
-              if (isTransient(cause) && attempt < TRANSIENT_RETRIES) {
-                return CompletableFuture.supplyAsync(() -> null, delayed)
-                    .thenCompose(v -> askDecider(entry, visit, attempt + 1));
-              }
-              return CompletableFuture.<ReadResult>failedFuture(cause);
-            })
-        .thenCompose(f -> f);
+  private CompletableFuture<ReadResult> askDecider(LogEntryMsg entry, ChainPlan.Visit decider) {
+    return fillCopy(entry, deciding(entry, decider), false, false, 0);
   }
 
   /**
