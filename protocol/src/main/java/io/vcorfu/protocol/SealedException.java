@@ -16,7 +16,8 @@ public final class SealedException extends VCorfuException {
     super(
         "the entry's token was issued before epoch "
             + sealedEpoch
-            + " sealed it (the sequencer restarted since); take a fresh token");
+            + " sealed it (the sequencer restarted or the layout changed since); take a fresh"
+            + " token");
     this.sealedEpoch = sealedEpoch;
   }
 

@@ -83,9 +83,10 @@ public final class TokenRefusedException extends VCorfuException {
     return switch (cause) {
       case SNAPSHOT_TOO_OLD -> "snapshot too old to judge conflicts on stream " + stream;
       case SEQUENCER_RESTARTED ->
-          "the sequencer restarted since the snapshot was taken (it read stream "
+          "a new epoch began since the snapshot was taken (the sequencer restarted or failed over"
+              + " to another node, or the layout changed; it read stream "
               + stream
-              + "); tokens issued before the restart are fenced, so the snapshot cannot be judged";
+              + "); tokens issued before it are fenced, so the snapshot cannot be judged";
       case CONFLICT ->
           "stream "
               + stream

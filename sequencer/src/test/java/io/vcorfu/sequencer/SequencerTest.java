@@ -335,7 +335,7 @@ class SequencerTest {
             e -> {
               assertThat(e.refusal()).isEqualTo(TokenRefusedException.Cause.SEQUENCER_RESTARTED);
               assertThat(e.stream()).isEqualTo(A);
-              assertThat(e.getMessage()).contains("sequencer restarted since the snapshot");
+              assertThat(e.getMessage()).contains("a new epoch began since the snapshot was taken");
             });
     assertThat(seq.globalTail()).as("a refusal issues nothing").isEqualTo(100);
     assertThat(
