@@ -31,7 +31,14 @@ public final class TransactionAbortedException extends RuntimeException {
      */
     TRIMMED,
     /** The caller aborted it ({@code TXAbort} inside a flattened nested transaction). */
-    ABORTED_BY_CALLER
+    ABORTED_BY_CALLER,
+    /**
+     * The sequencer granted the commit, but its entry was aborted on its chain before it committed:
+     * a replica failed part-way through the write (a failover), or a reader repaired the entry's
+     * slot as a hole because the writer was slower than the repair bound. Nothing was written; a
+     * retry takes a fresh snapshot and is judged again.
+     */
+    COMMIT_ABORTED
   }
 
   private final Reason reason;

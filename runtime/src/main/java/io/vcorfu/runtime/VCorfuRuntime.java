@@ -156,7 +156,9 @@ public final class VCorfuRuntime implements AutoCloseable {
    * the commit entry, or the snapshot address when the transaction wrote nothing. For a nested
    * level: returns -1 (the outermost level commits).
    *
-   * @throws TransactionAbortedException if the sequencer refused the commit; nothing was written
+   * @throws TransactionAbortedException if the sequencer refused the commit, or the commit entry
+   *     was aborted on its chain ({@link TransactionAbortedException.Reason#COMMIT_ABORTED});
+   *     nothing was written
    * @throws TransactionStateException if no transaction is open on this thread
    */
   @SuppressWarnings("checkstyle:MethodName")

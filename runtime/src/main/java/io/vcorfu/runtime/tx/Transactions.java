@@ -1,5 +1,6 @@
 package io.vcorfu.runtime.tx;
 
+import io.vcorfu.client.AppendAbortedException;
 import io.vcorfu.client.AppendResult;
 import io.vcorfu.protocol.TokenRefusedException;
 import io.vcorfu.runtime.TransactionAbortedException;
@@ -110,6 +111,16 @@ public final class Transactions {
           e.conflictKey(),
           e.conflictAddress(),
           "the transaction with snapshot " + tx.snapshot + " aborted: " + e.getMessage(),
+          e);
+    } catch (AppendAbortedException e) {
+      // The commit entry became a hole: nothing of the transaction reached the log.
+      throw new TransactionAbortedException(
+          Reason.COMMIT_ABORTED,
+          tx.snapshot,
+          null,
+          null,
+          -1,
+          "the transaction with snapshot " + tx.snapshot + " aborted: its commit " + e.getMessage(),
           e);
     }
   }

@@ -60,6 +60,11 @@ public abstract class ForwardingStreamLog implements StreamLog {
   }
 
   @Override
+  public long epoch() {
+    return delegate.epoch();
+  }
+
+  @Override
   public CompletableFuture<Long> trimStream(StreamId stream, long before) {
     return delegate.trimStream(stream, before);
   }

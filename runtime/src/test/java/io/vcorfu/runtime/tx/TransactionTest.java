@@ -3,7 +3,10 @@ package io.vcorfu.runtime.tx;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.vcorfu.client.AppendAbortedException;
+import io.vcorfu.client.AppendResult;
 import io.vcorfu.client.GlobalEntry;
+import io.vcorfu.client.IssueCondition;
 import io.vcorfu.client.StreamLog;
 import io.vcorfu.protocol.StreamId;
 import io.vcorfu.protocol.TokenRefusedException;
@@ -17,8 +20,11 @@ import io.vcorfu.runtime.example.Inventory;
 import io.vcorfu.runtime.serialization.DefaultSerializer;
 import io.vcorfu.runtime.smr.SmrRecord;
 import io.vcorfu.runtime.testing.CountingStreamLog;
+import io.vcorfu.runtime.testing.ForwardingStreamLog;
 import io.vcorfu.runtime.testing.TestRuntimes;
+import java.util.Collection;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.FutureTask;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -137,6 +143,52 @@ class TransactionTest {
     assertThat(globalTail()).isEqualTo(conflictAt);
     assertThat(rt.inTransaction()).isFalse();
     assertThat(c.get()).isEqualTo(101);
+  }
+
+  /**
+   * A commit the sequencer granted but whose entry its chain then aborted (a replica failed
+   * part-way, or a reader filled the slot first) wrote nothing: TXEnd says so as an abort, and
+   * {@code transaction} retries it like any other abort.
+   */
+  @Test
+  void aCommitAbortedOnItsChainIsAnAbortThatTransactionRetries() {
+    AtomicInteger toAbort = new AtomicInteger(2);
+    StreamLog log =
+        new ForwardingStreamLog(runtimes.newLog()) {
+          @Override
+          public CompletableFuture<AppendResult> appendConditional(
+              Collection<StreamId> streams, byte[] payload, IssueCondition tx) {
+            if (toAbort.getAndDecrement() > 0) {
+              return CompletableFuture.failedFuture(
+                  new AppendAbortedException(7, "its write failed and the chain then aborted it"));
+            }
+            return super.appendConditional(streams, payload, tx);
+          }
+        };
+    VCorfuRuntime rt = runtimes.register(VCorfuRuntime.using(log));
+    Counter c = rt.objects().open("chain-aborted", Counter.class);
+    c.add(1);
+
+    rt.TXBegin();
+    c.add(c.get());
+    assertThatThrownBy(rt::TXEnd)
+        .isInstanceOfSatisfying(
+            TransactionAbortedException.class,
+            e -> {
+              assertThat(e.reason()).isEqualTo(TransactionAbortedException.Reason.COMMIT_ABORTED);
+              assertThat(e.getCause()).isInstanceOf(AppendAbortedException.class);
+            });
+    assertThat(rt.inTransaction()).isFalse();
+    assertThat(c.get()).isEqualTo(1);
+
+    AtomicInteger attempts = new AtomicInteger();
+    rt.transaction(
+        () -> {
+          attempts.incrementAndGet();
+          c.add(c.get());
+        });
+    assertThat(attempts).hasValue(2);
+    assertThat(c.get()).isEqualTo(2);
   }
 
   @Test

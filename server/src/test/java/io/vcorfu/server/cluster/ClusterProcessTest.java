@@ -17,9 +17,6 @@ import io.vcorfu.protocol.proto.Request;
 import io.vcorfu.protocol.proto.Response;
 import io.vcorfu.protocol.proto.TailRequest;
 import io.vcorfu.server.ServerProcess;
-import io.vcorfu.server.cli.VcorfuCli;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -31,7 +28,6 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
 
 /**
  * Real processes: {@code vcorfu zookeeper}, three {@code vcorfu server} cluster nodes, {@code
@@ -44,80 +40,20 @@ class ClusterProcessTest {
 
   @TempDir Path tmp;
 
-  private final List<ServerProcess> processes = new ArrayList<>();
-  private final List<Endpoint> nodes = new ArrayList<>();
-  private final List<ServerProcess> nodeProcesses = new ArrayList<>();
+  private ProcessCluster cluster;
   private NettyTransport transport;
-  private String zookeeper;
 
   private record Acked(String value, long globalAddress, long streamAddress) {}
 
   @BeforeEach
   void startCluster() {
-    transport = new NettyTransport();
-    int zkPort = ServerProcess.freePort();
-    zookeeper = "127.0.0.1:" + zkPort;
-    processes.add(
-        ServerProcess.startCli(
-                zkPort,
-                List.of(
-                    "zookeeper",
-                    "--port",
-                    Integer.toString(zkPort),
-                    "--data-dir",
-                    tmp.resolve("zk").toString()))
-            .awaitReady());
-    for (int i = 0; i < 3; i++) {
-      int port = ServerProcess.freePort();
-      ServerProcess p =
-          ServerProcess.start(
-              port,
-              List.of(
-                  "--data-dir",
-                  tmp.resolve("node-" + i).toString(),
-                  "--zookeeper",
-                  zookeeper,
-                  "--cluster",
-                  "procs",
-                  "--probe-interval-ms",
-                  "100",
-                  "--failure-timeout-ms",
-                  "1500",
-                  "--layout-lease-ms",
-                  "500"));
-      processes.add(p);
-      nodeProcesses.add(p);
-      nodes.add(p.endpoint());
-    }
-    nodeProcesses.forEach(ServerProcess::awaitReady);
-    StringWriter out = new StringWriter();
-    CommandLine cli = VcorfuCli.newCommandLine();
-    cli.setOut(new PrintWriter(out));
-    int code =
-        cli.execute(
-            "cluster",
-            "init",
-            "--zookeeper",
-            zookeeper,
-            "--cluster",
-            "procs",
-            "--nodes",
-            String.join(",", nodes.stream().map(Endpoint::toString).toList()));
-    assertThat(code).as("cluster init said: %s", out).isZero();
-    assertThat(out.toString()).contains("sequencer serving");
+    cluster = ProcessCluster.start(tmp, "procs", 3);
+    transport = cluster.transport();
   }
 
   @AfterEach
   void stop() {
-    for (ServerProcess p : processes) {
-      try {
-        p.resume();
-      } catch (Exception e) {
-        // it has exited already
-      }
-      p.close();
-    }
-    transport.close();
+    cluster.close();
   }
 
   @Test
@@ -194,41 +130,19 @@ class ClusterProcessTest {
   }
 
   private Endpoint otherThan(Endpoint e) {
-    return nodes.stream().filter(n -> !n.equals(e)).findFirst().orElseThrow();
+    return cluster.otherThan(e);
   }
 
   private ServerProcess processOf(Endpoint e) {
-    return nodeProcesses.stream().filter(p -> p.endpoint().equals(e)).findFirst().orElseThrow();
+    return cluster.processOf(e);
   }
 
   private Layout newestLayout() throws Exception {
-    try (RpcClient rpc =
-        transport.newClient(ClientOptions.defaults().withRequestTimeout(Duration.ofSeconds(1)))) {
-      NodeCalls calls = new NodeCalls(rpc);
-      Layout newest = null;
-      for (Endpoint n : nodes) {
-        try {
-          Layout l = Layout.fromJson(calls.layoutJson(n).get(2, TimeUnit.SECONDS));
-          if (newest == null || l.epoch() > newest.epoch()) {
-            newest = l;
-          }
-        } catch (Exception e) {
-          // dead or paused
-        }
-      }
-      if (newest == null) {
-        throw new IllegalStateException("no node answered with a layout");
-      }
-      return newest;
-    }
+    return cluster.newestLayout();
   }
 
   private Layout awaitLayout(java.util.function.Predicate<Layout> condition) {
-    return Awaitility.await("layout change")
-        .atMost(Duration.ofSeconds(60))
-        .pollInterval(Duration.ofMillis(100))
-        .ignoreExceptions()
-        .until(this::newestLayout, condition);
+    return cluster.awaitLayout(condition);
   }
 
   private ClusterStreamLog client() throws Exception {

@@ -10,6 +10,7 @@ import io.vcorfu.layout.ZkLayoutStore;
 import io.vcorfu.protocol.ClientOptions;
 import io.vcorfu.protocol.Endpoint;
 import io.vcorfu.protocol.inmemory.InJvmTransport;
+import io.vcorfu.runtime.VCorfuRuntime;
 import io.vcorfu.server.Node;
 import io.vcorfu.server.NodeConfig;
 import java.nio.file.Path;
@@ -135,6 +136,14 @@ final class ZkCluster implements AutoCloseable {
                 .withRpc(ClientOptions.defaults().withRequestTimeout(Duration.ofSeconds(2))));
     clients.add(log);
     return log;
+  }
+
+  /**
+   * A runtime over the cluster, connected through every node this cluster started (the first that
+   * answers gives the layout), with {@code options}; the caller closes it.
+   */
+  VCorfuRuntime runtime(StreamLogOptions options) {
+    return VCorfuRuntime.using(ClusterStreamLog.connect(transport, endpoints, options));
   }
 
   @Override

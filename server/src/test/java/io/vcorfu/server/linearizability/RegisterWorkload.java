@@ -10,12 +10,14 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Threads calling {@code get} or {@code set} (50/50, at random) on registers opened as local views
  * of one runtime, each call recorded with {@code System.nanoTime()} before it begins and after it
  * returns. Set values are unique ({@code <process>.<thread>.<n>}). A call that throws is recorded
- * as pending: it may have taken effect. Bounded by a count of calls per thread and by time.
+ * as pending: it may have taken effect. Bounded by a count of calls per thread and by time, and
+ * stopped early when the caller asks ({@link #run(List, long, Progress)}).
  *
  * @param process a name for the process, unique in the history
  * @param threads how many calling threads
@@ -43,8 +45,46 @@ public record RegisterWorkload(
     return registers;
   }
 
+  /**
+   * What a run has done so far, and a way to stop it early; shared with threads that watch it.
+   * Thread-safe.
+   */
+  public static final class Progress {
+    private final AtomicLong completed = new AtomicLong();
+    private final AtomicLong failed = new AtomicLong();
+    private volatile boolean stopRequested;
+
+    /** Calls that returned. */
+    public long completed() {
+      return completed.get();
+    }
+
+    /** Calls that threw (recorded as pending). */
+    public long failed() {
+      return failed.get();
+    }
+
+    /** Asks the calling threads to stop after the call each is making. */
+    public void stop() {
+      stopRequested = true;
+    }
+
+    boolean stopped() {
+      return stopRequested;
+    }
+  }
+
   /** Runs the calls on {@code registers} (from {@link #open}); returns every call made. */
   public List<Operation> run(List<Register> registers, long seed) throws Exception {
+    return run(registers, seed, new Progress());
+  }
+
+  /**
+   * Like {@link #run(List, long)}, counting the calls in {@code progress} as they end and stopping
+   * early once {@link Progress#stop} is called.
+   */
+  public List<Operation> run(List<Register> registers, long seed, Progress progress)
+      throws Exception {
     ExecutorService pool = Executors.newFixedThreadPool(threads);
     List<Operation> history = Collections.synchronizedList(new ArrayList<>());
     long end = System.nanoTime() + duration.toNanos();
@@ -56,7 +96,9 @@ public record RegisterWorkload(
         running.add(
             pool.submit(
                 () -> {
-                  for (int n = 0; n < callsPerThread && System.nanoTime() - end < 0; n++) {
+                  for (int n = 0;
+                      n < callsPerThread && System.nanoTime() - end < 0 && !progress.stopped();
+                      n++) {
                     int k = random.nextInt(keys);
                     String key = Integer.toString(k);
                     Register r = registers.get(k);
@@ -67,8 +109,10 @@ public record RegisterWorkload(
                       try {
                         r.set(v);
                         returned = System.nanoTime();
+                        progress.completed.incrementAndGet();
                       } catch (RuntimeException e) {
                         returned = Operation.PENDING;
+                        progress.failed.incrementAndGet();
                       }
                       history.add(Operation.set(caller, key, v, start, returned));
                     } else {
@@ -76,8 +120,10 @@ public record RegisterWorkload(
                       try {
                         String v = r.get();
                         history.add(Operation.get(caller, key, v, start, System.nanoTime()));
+                        progress.completed.incrementAndGet();
                       } catch (RuntimeException e) {
                         history.add(Operation.get(caller, key, null, start, Operation.PENDING));
+                        progress.failed.incrementAndGet();
                       }
                     }
                   }

@@ -1,0 +1,182 @@
+package io.vcorfu.server.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.vcorfu.layout.Layout;
+import io.vcorfu.protocol.ClientOptions;
+import io.vcorfu.protocol.Endpoint;
+import io.vcorfu.protocol.RpcClient;
+import io.vcorfu.protocol.netty.NettyTransport;
+import io.vcorfu.server.ServerProcess;
+import io.vcorfu.server.cli.VcorfuCli;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
+import java.util.stream.Collectors;
+import org.awaitility.Awaitility;
+import picocli.CommandLine;
+
+/**
+ * A cluster of real processes on loopback: {@code vcorfu zookeeper}, {@code n} {@code vcorfu
+ * server} cluster nodes with short timings (probes every 100 ms, removal after 1.5 s of silence,
+ * layout leases of 500 ms) and {@code vcorfu cluster init}. Only the processes it started are ever
+ * signalled or ended, each by its own handle; {@link #close} resumes paused ones before ending
+ * them.
+ */
+final class ProcessCluster implements AutoCloseable {
+  private final String name;
+  private final List<ServerProcess> processes = new ArrayList<>();
+  private final List<ServerProcess> nodeProcesses = new ArrayList<>();
+  private final List<Endpoint> nodes = new ArrayList<>();
+  private final NettyTransport transport = new NettyTransport();
+  private String zookeeper;
+
+  private ProcessCluster(String name) {
+    this.name = name;
+  }
+
+  /**
+   * Starts ZooKeeper and {@code n} nodes under {@code tmp}, and initializes cluster {@code name}.
+   */
+  static ProcessCluster start(Path tmp, String name, int n) {
+    ProcessCluster c = new ProcessCluster(name);
+    try {
+      c.startProcesses(tmp, n);
+      c.init();
+      return c;
+    } catch (RuntimeException | Error e) {
+      c.close();
+      throw e;
+    }
+  }
+
+  private void startProcesses(Path tmp, int n) {
+    int zkPort = ServerProcess.freePort();
+    zookeeper = "127.0.0.1:" + zkPort;
+    processes.add(
+        ServerProcess.startCli(
+                zkPort,
+                List.of(
+                    "zookeeper",
+                    "--port",
+                    Integer.toString(zkPort),
+                    "--data-dir",
+                    tmp.resolve("zk").toString()))
+            .awaitReady());
+    for (int i = 0; i < n; i++) {
+      int port = ServerProcess.freePort();
+      ServerProcess p =
+          ServerProcess.start(
+              port,
+              List.of(
+                  "--data-dir",
+                  tmp.resolve("node-" + i).toString(),
+                  "--zookeeper",
+                  zookeeper,
+                  "--cluster",
+                  name,
+                  "--probe-interval-ms",
+                  "100",
+                  "--failure-timeout-ms",
+                  "1500",
+                  "--layout-lease-ms",
+                  "500"));
+      processes.add(p);
+      nodeProcesses.add(p);
+      nodes.add(p.endpoint());
+    }
+    nodeProcesses.forEach(ServerProcess::awaitReady);
+  }
+
+  private void init() {
+    StringWriter out = new StringWriter();
+    CommandLine cli = VcorfuCli.newCommandLine();
+    cli.setOut(new PrintWriter(out));
+    int code =
+        cli.execute(
+            "cluster",
+            "init",
+            "--zookeeper",
+            zookeeper,
+            "--cluster",
+            name,
+            "--nodes",
+            endpointList());
+    assertThat(code).as("cluster init said: %s", out).isZero();
+    assertThat(out.toString()).contains("sequencer serving");
+  }
+
+  /** The nodes, in the order they were started (the first layout's order). */
+  List<Endpoint> nodes() {
+    return List.copyOf(nodes);
+  }
+
+  /** Every node as {@code host:port,host:port,...}. */
+  String endpointList() {
+    return nodes.stream().map(Endpoint::toString).collect(Collectors.joining(","));
+  }
+
+  NettyTransport transport() {
+    return transport;
+  }
+
+  /** The process of node {@code e}. */
+  ServerProcess processOf(Endpoint e) {
+    return nodeProcesses.stream().filter(p -> p.endpoint().equals(e)).findFirst().orElseThrow();
+  }
+
+  /** A node other than {@code e}. */
+  Endpoint otherThan(Endpoint e) {
+    return nodes.stream().filter(n -> !n.equals(e)).findFirst().orElseThrow();
+  }
+
+  /** The newest layout any node answers with (dead and paused nodes do not answer). */
+  Layout newestLayout() throws Exception {
+    try (RpcClient rpc =
+        transport.newClient(ClientOptions.defaults().withRequestTimeout(Duration.ofSeconds(1)))) {
+      NodeCalls calls = new NodeCalls(rpc);
+      Layout newest = null;
+      for (Endpoint n : nodes) {
+        try {
+          Layout l = Layout.fromJson(calls.layoutJson(n).get(2, TimeUnit.SECONDS));
+          if (newest == null || l.epoch() > newest.epoch()) {
+            newest = l;
+          }
+        } catch (Exception e) {
+          // dead or paused
+        }
+      }
+      if (newest == null) {
+        throw new IllegalStateException("no node answered with a layout");
+      }
+      return newest;
+    }
+  }
+
+  /** Waits (up to 60 s) until the newest layout satisfies {@code condition}; returns it. */
+  Layout awaitLayout(Predicate<Layout> condition) {
+    return Awaitility.await("layout change")
+        .atMost(Duration.ofSeconds(60))
+        .pollInterval(Duration.ofMillis(100))
+        .ignoreExceptions()
+        .until(this::newestLayout, condition);
+  }
+
+  @Override
+  public void close() {
+    for (ServerProcess p : processes) {
+      try {
+        p.resume();
+      } catch (Exception e) {
+        // it has exited already
+      }
+      p.close();
+    }
+    transport.close();
+  }
+}
