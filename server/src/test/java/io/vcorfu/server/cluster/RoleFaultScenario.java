@@ -151,7 +151,7 @@ final class RoleFaultScenario {
     return candidates.get(rnd.nextInt(candidates.size()));
   }
 
-  private static void awaitProgress(FaultWorkload w, int appends, int txs, String when) {
+  static void awaitProgress(FaultWorkload w, int appends, int txs, String when) {
     Awaitility.await(
             (APPENDS_PER_PHASE + " appends and " + TX_PER_PHASE + " transactions " + when)
                 + " (so far: "
@@ -166,7 +166,7 @@ final class RoleFaultScenario {
   }
 
   /** Every acknowledged append reads back through a client, at its stream addresses. */
-  private static void assertEveryAppendReadsBack(
+  static void assertEveryAppendReadsBack(
       ZkCluster c, Layout layout, List<StreamId> streams, List<Acked> appends) throws Exception {
     ClusterStreamLog log = c.client(layout.sequencer());
     for (StreamId s : streams) {
@@ -199,8 +199,7 @@ final class RoleFaultScenario {
    * plain put; neither key of an aborted transaction; both or neither of a transaction whose
    * outcome is unknown.
    */
-  private static void assertMapHoldsEveryCommittedUpdate(
-      ZkCluster c, Layout layout, FaultWorkload w) {
+  static void assertMapHoldsEveryCommittedUpdate(ZkCluster c, Layout layout, FaultWorkload w) {
     try (VCorfuRuntime rt =
         VCorfuRuntime.using(
             ClusterStreamLog.connect(
