@@ -42,6 +42,12 @@ import org.slf4j.LoggerFactory;
  * <p>A node sealed ahead of the agreed layout (a manager died between sealing and committing) is
  * unstuck by committing the agreed layout again at that node's sealed epoch.
  *
+ * <p>A manager that fewer than half of the nodes answer removes nobody: more likely it is the one
+ * cut off. It steps down instead (leaves the election and joins it again, last in line) when other
+ * nodes run for manager, so that a node still connected to ZooKeeper but cut off from the other
+ * nodes does not hold the management, and with it every layout change, for as long as it is cut
+ * off.
+ *
  * <p>All decisions run on the manager's one thread.
  */
 public final class ClusterManager implements AutoCloseable {
@@ -51,8 +57,12 @@ public final class ClusterManager implements AutoCloseable {
   private final ClusterConfig config;
   private final ZkLayoutStore store;
   private final NodeCalls calls;
-  private final LeaderLatch latch;
   private final ScheduledExecutorService thread;
+
+  /** This node's place in the election; replaced when the manager steps down (guarded by this). */
+  private volatile LeaderLatch latch;
+
+  private boolean closed;
 
   /** When each node last answered a probe (the probe's send time), nanoTime; confined. */
   private final Map<Endpoint, Long> lastHeard = new HashMap<>();
@@ -74,8 +84,7 @@ public final class ClusterManager implements AutoCloseable {
     this.config = config;
     this.store = store;
     this.calls = calls;
-    this.latch =
-        new LeaderLatch(store.client(), "/vcorfu/" + config.name() + "/manager", "" + self);
+    this.latch = newLatch();
     this.thread =
         Executors.newSingleThreadScheduledExecutor(
             r -> {
@@ -97,6 +106,10 @@ public final class ClusterManager implements AutoCloseable {
     m.thread.scheduleWithFixedDelay(
         m::round, 0, config.probeInterval().toMillis(), TimeUnit.MILLISECONDS);
     return m;
+  }
+
+  private LeaderLatch newLatch() {
+    return new LeaderLatch(store.client(), "/vcorfu/" + config.name() + "/manager", "" + self);
   }
 
   /** True while this node is the manager. */
@@ -217,16 +230,18 @@ public final class ClusterManager implements AutoCloseable {
     }
     reportedLost.retainAll(silent);
     int answering = layout.allServers().size() - silent.size();
-    if (!removable.isEmpty() && 2 * answering < layout.allServers().size()) {
+    if (2 * answering < layout.allServers().size()) {
       // Fewer than half of the nodes answer this manager: more likely it is the one cut off (or
       // too slow) than that most of the cluster died. Removing them would leave a cluster too
-      // small to survive; it waits instead.
+      // small to survive; it removes nobody, and leaves the management to a node that may hear
+      // more of them.
       LOG.warn(
           "manager {}: only {} of {} nodes answer; not removing {}",
           self,
           answering,
           layout.allServers().size(),
           silent);
+      stepDown();
       return;
     }
     if (!removable.isEmpty()) {
@@ -330,6 +345,29 @@ public final class ClusterManager implements AutoCloseable {
     return tail;
   }
 
+  /**
+   * Leaves the election and joins it again, last in line, if another node runs for manager; else
+   * stays (no node could do better).
+   */
+  private synchronized void stepDown() {
+    if (closed) {
+      return;
+    }
+    try {
+      if (latch.getParticipants().size() < 2) {
+        return;
+      }
+      LeaderLatch next = newLatch();
+      next.start();
+      LeaderLatch old = latch;
+      latch = next;
+      old.close();
+      LOG.warn("manager {}: stepped down, so that a node that hears more nodes manages", self);
+    } catch (Exception e) {
+      LOG.warn("manager {}: could not step down: {}", self, e.toString());
+    }
+  }
+
   private void succeeded() {
     backoffMillis = 0;
     backoffUntilNanos = System.nanoTime();
@@ -361,6 +399,9 @@ public final class ClusterManager implements AutoCloseable {
   public void close() {
     thread.shutdownNow();
     try {
+      synchronized (this) {
+        closed = true;
+      }
       latch.close();
     } catch (Exception e) {
       LOG.debug("leaving the manager election: {}", e.toString());

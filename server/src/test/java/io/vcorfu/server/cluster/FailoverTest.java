@@ -82,6 +82,32 @@ class FailoverTest {
     }
   }
 
+  /**
+   * The manager cut off from the other nodes, but not from ZooKeeper, hears nobody: it must not
+   * keep the management (and with it every layout change) to itself. Another node takes over and
+   * removes it.
+   */
+  @Test
+  void aManagerCutOffFromTheOtherNodesHandsOverAndIsRemoved() throws Exception {
+    try (ZkCluster c = ZkCluster.start(tmp, 3, 3)) {
+      c.awaitLayout("epoch 2", x -> x.epoch() >= 2);
+      c.awaitAdopted(2);
+      List<Acked> acked = new ArrayList<>();
+      appendUntil(c, acked, 20);
+      Endpoint manager =
+          Awaitility.await("a manager")
+              .atMost(Duration.ofSeconds(30))
+              .until(c::manager, java.util.Optional::isPresent)
+              .orElseThrow();
+      c.partition(manager);
+      Layout after = c.awaitLayout("without " + manager, x -> x.removed().contains(manager));
+      assertThat(after.removed()).containsExactly(manager);
+      assertThat(c.manager()).isPresent().get().isNotEqualTo(manager);
+      appendUntil(c, acked, 40);
+      assertEveryAckedReadable(c, acked);
+    }
+  }
+
   @Test
   void whileZooKeeperIsDownTheDataPathKeepsServing() throws Exception {
     try (ZkCluster c = ZkCluster.start(tmp, 3, 3)) {

@@ -9,53 +9,90 @@ import io.vcorfu.layout.Versioned;
 import io.vcorfu.layout.ZkLayoutStore;
 import io.vcorfu.protocol.ClientOptions;
 import io.vcorfu.protocol.Endpoint;
+import io.vcorfu.protocol.inmemory.FaultRule;
 import io.vcorfu.protocol.inmemory.InJvmTransport;
 import io.vcorfu.runtime.VCorfuRuntime;
 import io.vcorfu.server.Node;
 import io.vcorfu.server.NodeConfig;
+import java.io.Closeable;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import org.apache.curator.test.TestingCluster;
 import org.apache.curator.test.TestingServer;
 import org.awaitility.Awaitility;
 
 /**
  * A cluster of durable nodes in this JVM, on the in-JVM transport (every message serialized, fault
  * rules available), following a layout agreed in a real in-process ZooKeeper ({@link
- * TestingServer}). A node is "killed" by closing it abruptly; {@link #restart} starts it again on
- * its data directory.
+ * TestingServer}, or a {@link TestingCluster} ensemble). A node is "killed" by closing it abruptly;
+ * {@link #restart} starts it again on its data directory; {@link #partition} cuts it off the
+ * network (not from ZooKeeper) until {@link #heal}.
  */
 final class ZkCluster implements AutoCloseable {
   static final String NAME = "test";
 
-  private final TestingServer zk;
+  /** The ZooKeeper session timeout of the nodes on an ensemble (a standalone server: 10 s). */
+  static final Duration ENSEMBLE_SESSION = Duration.ofSeconds(3);
+
+  private final Closeable zk;
+  private final String connectString;
   private final InJvmTransport transport = new InJvmTransport();
   private final Path tmp;
   private final ClusterConfig config;
   private final List<Endpoint> endpoints = new ArrayList<>();
-  private final Map<Endpoint, Node> nodes = new LinkedHashMap<>();
+  private final Map<Endpoint, Node> nodes = new ConcurrentHashMap<>();
   private final List<ClusterStreamLog> clients = new ArrayList<>();
+  private final Set<Endpoint> cut = ConcurrentHashMap.newKeySet();
+  private final Map<Endpoint, List<FaultRule>> partitions = new LinkedHashMap<>();
   private final ZkLayoutStore store;
 
-  private ZkCluster(TestingServer zk, Path tmp, int n) {
+  private ZkCluster(Closeable zk, String connectString, Duration session, Path tmp, int n) {
     this.zk = zk;
+    this.connectString = connectString;
     this.tmp = tmp;
-    this.config =
-        ClusterConfig.of(zk.getConnectString(), NAME)
+    ClusterConfig probing =
+        ClusterConfig.of(connectString, NAME)
             .withProbing(Duration.ofMillis(100), Duration.ofMillis(1000))
             .withLayoutLease(Duration.ofMillis(500));
+    this.config =
+        new ClusterConfig(
+            connectString,
+            NAME,
+            probing.layoutLease(),
+            probing.probeInterval(),
+            probing.failureTimeout(),
+            session);
     for (int i = 1; i <= n; i++) {
       endpoints.add(new Endpoint("node-" + i, 9000 + i));
     }
-    this.store = ZkLayoutStore.connect(zk.getConnectString(), NAME, Duration.ofSeconds(10));
+    this.store = ZkLayoutStore.connect(connectString, NAME, Duration.ofSeconds(10));
   }
 
   /** {@code n} nodes started, and the first layout (replication {@code r}) committed. */
   static ZkCluster start(Path tmp, int n, int r) throws Exception {
-    ZkCluster c = new ZkCluster(new TestingServer(true), tmp, n);
+    TestingServer server = new TestingServer(true);
+    return start(
+        new ZkCluster(
+            server, server.getConnectString(), ClusterConfig.DEFAULT_SESSION_TIMEOUT, tmp, n),
+        r);
+  }
+
+  /**
+   * {@code n} nodes on a started ZooKeeper {@code ensemble} (closed with the cluster), with a
+   * session timeout of {@link #ENSEMBLE_SESSION}, and the first layout committed.
+   */
+  static ZkCluster startOnEnsemble(TestingCluster ensemble, Path tmp, int n, int r)
+      throws Exception {
+    return start(new ZkCluster(ensemble, ensemble.getConnectString(), ENSEMBLE_SESSION, tmp, n), r);
+  }
+
+  private static ZkCluster start(ZkCluster c, int r) throws Exception {
     try {
       for (Endpoint e : c.endpoints) {
         c.startNode(e);
@@ -73,7 +110,7 @@ final class ZkCluster implements AutoCloseable {
   private void startNode(Endpoint e) {
     NodeConfig cfg =
         NodeConfig.durable(e, tmp.resolve(e.host())).withNoEarlierLeases().inCluster(config);
-    nodes.put(e, Node.start(cfg, transport));
+    nodes.put(e, Node.start(cfg, new NodeLinks(transport, e, cut)));
   }
 
   List<Endpoint> endpoints() {
@@ -101,6 +138,41 @@ final class ZkCluster implements AutoCloseable {
     startNode(e);
   }
 
+  /**
+   * Cuts {@code e} off the network: every request to it and every answer from it is dropped, and
+   * its own calls to other nodes time out. Its ZooKeeper session is not touched.
+   */
+  synchronized void partition(Endpoint e) {
+    List<FaultRule> rules =
+        List.of(
+            transport.faults().add(FaultRule.requests().to(e).drop()),
+            transport.faults().add(FaultRule.responses().to(e).drop()));
+    partitions.put(e, rules);
+    cut.add(e);
+  }
+
+  /** Ends the partition of {@code e}. */
+  synchronized void heal(Endpoint e) {
+    cut.remove(e);
+    List<FaultRule> rules = partitions.remove(e);
+    if (rules != null) {
+      rules.forEach(transport.faults()::remove);
+    }
+  }
+
+  /** The ZooKeeper connect string the nodes use. */
+  String connectString() {
+    return connectString;
+  }
+
+  /** The node that is the cluster's manager now, if any. */
+  java.util.Optional<Endpoint> manager() {
+    return nodes.entrySet().stream()
+        .filter(x -> x.getValue().managing())
+        .map(Map.Entry::getKey)
+        .findFirst();
+  }
+
   Versioned<Layout> agreed() {
     return store.get().join();
   }
@@ -111,11 +183,11 @@ final class ZkCluster implements AutoCloseable {
 
   /** Stops the ZooKeeper server (its data stays); {@link #restartZooKeeper} brings it back. */
   void stopZooKeeper() throws java.io.IOException {
-    zk.stop();
+    ((TestingServer) zk).stop();
   }
 
   void restartZooKeeper() throws Exception {
-    zk.restart();
+    ((TestingServer) zk).restart();
   }
 
   /** Waits until the agreed layout satisfies {@code condition}; returns it. */
@@ -126,15 +198,34 @@ final class ZkCluster implements AutoCloseable {
         .until(() -> agreed().value(), condition);
   }
 
+  /** Waits until every running node has adopted a layout of {@code epoch} or later. */
+  void awaitAdopted(long epoch) {
+    Awaitility.await("every node at epoch " + epoch)
+        .atMost(Duration.ofSeconds(30))
+        .pollInterval(Duration.ofMillis(20))
+        .until(
+            () ->
+                nodes.values().stream()
+                    .allMatch(n -> n.layout() != null && n.layout().epoch() >= epoch));
+  }
+
   /** A client connected through {@code seed}; closed with the cluster. */
   ClusterStreamLog client(Endpoint seed) {
-    ClusterStreamLog log =
-        ClusterStreamLog.connect(
-            transport,
-            seed,
-            StreamLogOptions.defaults()
-                .withRpc(ClientOptions.defaults().withRequestTimeout(Duration.ofSeconds(2))));
-    clients.add(log);
+    return client(seed, clientOptions());
+  }
+
+  /** The options of {@link #client(Endpoint)}: requests time out after 2 s. */
+  static StreamLogOptions clientOptions() {
+    return StreamLogOptions.defaults()
+        .withRpc(ClientOptions.defaults().withRequestTimeout(Duration.ofSeconds(2)));
+  }
+
+  /** A client connected through {@code seed} with {@code options}; closed with the cluster. */
+  ClusterStreamLog client(Endpoint seed, StreamLogOptions options) {
+    ClusterStreamLog log = ClusterStreamLog.connect(transport, seed, options);
+    synchronized (clients) {
+      clients.add(log);
+    }
     return log;
   }
 
@@ -148,8 +239,10 @@ final class ZkCluster implements AutoCloseable {
 
   @Override
   public void close() throws java.io.IOException {
-    for (ClusterStreamLog c : clients) {
-      c.close();
+    synchronized (clients) {
+      for (ClusterStreamLog c : clients) {
+        c.close();
+      }
     }
     for (Node n : nodes.values()) {
       n.close();

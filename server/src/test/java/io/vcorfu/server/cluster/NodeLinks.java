@@ -1,0 +1,80 @@
+package io.vcorfu.server.cluster;
+
+import io.vcorfu.protocol.ClientOptions;
+import io.vcorfu.protocol.Endpoint;
+import io.vcorfu.protocol.RpcClient;
+import io.vcorfu.protocol.RpcHandler;
+import io.vcorfu.protocol.RpcTimeoutException;
+import io.vcorfu.protocol.Transport;
+import io.vcorfu.protocol.proto.Request;
+import io.vcorfu.protocol.proto.Response;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * One node's view of the shared in-JVM network: the node's own calls to other nodes are lost (they
+ * time out, as dropped messages do) while the node is in the {@code cut} set. The fault rules of
+ * the shared transport cut the other half of a partition: requests to the node and its answers.
+ */
+final class NodeLinks implements Transport {
+  private final Transport network;
+  private final Endpoint self;
+  private final Set<Endpoint> cut;
+
+  NodeLinks(Transport network, Endpoint self, Set<Endpoint> cut) {
+    this.network = network;
+    this.self = self;
+    this.cut = cut;
+  }
+
+  @Override
+  public ServerBinding bind(Endpoint endpoint, RpcHandler handler) {
+    return network.bind(endpoint, handler);
+  }
+
+  @Override
+  public RpcClient newClient(ClientOptions options) {
+    RpcClient rpc = network.newClient(options);
+    return new RpcClient() {
+      @Override
+      public CompletableFuture<Response> call(Endpoint target, Request request) {
+        if (!target.equals(self) && cut.contains(self)) {
+          return lost(target, request, options);
+        }
+        return rpc.call(target, request);
+      }
+
+      @Override
+      public void close() {
+        rpc.close();
+      }
+    };
+  }
+
+  /** A call whose request the network dropped: it fails when the client's timeout runs out. */
+  private CompletableFuture<Response> lost(
+      Endpoint target, Request request, ClientOptions options) {
+    CompletableFuture<Response> f = new CompletableFuture<>();
+    long ms = options.requestTimeout().toMillis();
+    CompletableFuture.delayedExecutor(ms, TimeUnit.MILLISECONDS)
+        .execute(
+            () ->
+                f.completeExceptionally(
+                    new RpcTimeoutException(
+                        "no response from "
+                            + target
+                            + " to "
+                            + request.getPayloadCase()
+                            + " within "
+                            + ms
+                            + " ms: "
+                            + self
+                            + " is cut off from the network")));
+    return f;
+  }
+
+  /** The network is the cluster's; closing one node's view of it closes nothing. */
+  @Override
+  public void close() {}
+}
