@@ -8,7 +8,9 @@ import io.vcorfu.protocol.proto.PingResponse;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
@@ -23,6 +25,12 @@ import org.slf4j.LoggerFactory;
  * <p>Every layout is delivered on the membership's own thread, one at a time, so the node adopts
  * layouts in order and never concurrently. The first delivery after start is flagged {@code
  * initial}: that layout may have been committed before this process started.
+ *
+ * <p>The lease is renewed on the membership thread, but the ZooKeeper client is called on a thread
+ * of its own: the client may block its caller (it closes and reopens its connection in the caller's
+ * thread when a session expires), and a renewal must not wait for it, since the peers can renew the
+ * lease meanwhile. At most one ZooKeeper read is in flight; while one is, renewals ask the peers at
+ * once.
  */
 public final class ClusterMembership implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(ClusterMembership.class);
@@ -44,6 +52,13 @@ public final class ClusterMembership implements AutoCloseable {
   private final LayoutLease lease;
   private final Follower follower;
   private final ScheduledExecutorService thread;
+
+  /** Where the ZooKeeper client is called for lease renewals, so that it blocks nobody else. */
+  private final ExecutorService zooKeeperReads;
+
+  /** The ZooKeeper read of the layout's version last sent; confined to the membership thread. */
+  private CompletableFuture<Long> versionRead = CompletableFuture.completedFuture(null);
+
   private AutoCloseable watch;
   private boolean delivered;
   private long lastVersion = -1;
@@ -70,6 +85,13 @@ public final class ClusterMembership implements AutoCloseable {
         Executors.newSingleThreadScheduledExecutor(
             r -> {
               Thread t = new Thread(r, "cluster-membership");
+              t.setDaemon(true);
+              return t;
+            });
+    this.zooKeeperReads =
+        Executors.newSingleThreadExecutor(
+            r -> {
+              Thread t = new Thread(r, "cluster-membership-zookeeper");
               t.setDaemon(true);
               return t;
             });
@@ -185,19 +207,31 @@ public final class ClusterMembership implements AutoCloseable {
 
   /**
    * Renews the lease with ZooKeeper; if ZooKeeper does not answer within half a lease, with every
-   * other node of the adopted layout (see {@link LayoutLease}).
+   * other node of the adopted layout (see {@link LayoutLease}). While the ZooKeeper read of an
+   * earlier renewal is still unanswered, ZooKeeper is slow or away: the peers are asked at once
+   * (and that read, if it is answered, still renews the lease from the time it was sent).
    */
   private void renew() {
     long sent = System.nanoTime();
     long half = Math.max(1, config.layoutLease().toMillis() / 2);
-    store
-        .currentVersion()
+    if (!versionRead.isDone()) {
+      renewWithPeers(sent);
+      return;
+    }
+    CompletableFuture<Long> read;
+    try {
+      read =
+          CompletableFuture.supplyAsync(store::currentVersion, zooKeeperReads).thenCompose(f -> f);
+    } catch (RejectedExecutionException e) {
+      return; // closed
+    }
+    read.thenAccept(version -> lease.confirmed(sent, version));
+    versionRead = read;
+    read.copy()
         .orTimeout(half, TimeUnit.MILLISECONDS)
         .whenComplete(
             (version, error) -> {
-              if (error == null) {
-                lease.confirmed(sent, version);
-              } else {
+              if (error != null) {
                 LOG.debug("layout lease not renewed by ZooKeeper: {}", error.toString());
                 renewWithPeers(sent);
               }
@@ -238,6 +272,7 @@ public final class ClusterMembership implements AutoCloseable {
   @Override
   public void close() {
     thread.shutdownNow();
+    zooKeeperReads.shutdownNow();
     if (watch != null) {
       try {
         watch.close();

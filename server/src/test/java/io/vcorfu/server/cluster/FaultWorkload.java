@@ -34,7 +34,7 @@ final class FaultWorkload implements AutoCloseable {
   record Tx(int n, long commitAddress) {}
 
   static final String MAP = "fault-map";
-  private static final int MAX_OPERATIONS = 2000;
+  private static final int MAX_OPERATIONS = 20_000;
   private static final StreamLogOptions OPTIONS =
       ZkCluster.clientOptions().withFailoverTimeout(Duration.ofSeconds(8));
 
@@ -51,6 +51,9 @@ final class FaultWorkload implements AutoCloseable {
 
   /** Transactions whose outcome is unknown (an error other than an abort). */
   final List<Integer> unknown = new CopyOnWriteArrayList<>();
+
+  /** The first errors seen, for the report. */
+  final List<String> errors = new CopyOnWriteArrayList<>();
 
   /** Plain puts ({@code put<n> = n}) acknowledged. */
   final List<Integer> puts = new CopyOnWriteArrayList<>();
@@ -92,6 +95,7 @@ final class FaultWorkload implements AutoCloseable {
         appends.add(new Acked(value, r.globalAddress(), Map.copyOf(r.streamAddresses())));
       } catch (Exception e) {
         appendErrors.incrementAndGet();
+        note("append " + value, e);
       }
     }
   }
@@ -119,10 +123,23 @@ final class FaultWorkload implements AutoCloseable {
           if (n % 3 != 2) {
             unknown.add(n);
           }
+          note("object operation " + n, e);
         }
       }
     } catch (RuntimeException e) {
       // Closing the runtime after an error in the last operation: that operation is recorded.
+    }
+  }
+
+  private void note(String what, Exception e) {
+    if (errors.size() < 5) {
+      errors.add(
+          java.time.LocalTime.now()
+              + " "
+              + what
+              + ": "
+              + io.vcorfu.client.rpc.EpochRpc.unwrap(
+                  e instanceof java.util.concurrent.ExecutionException ? e.getCause() : e));
     }
   }
 
@@ -159,6 +176,7 @@ final class FaultWorkload implements AutoCloseable {
         + unknown.size()
         + " unknown; "
         + puts.size()
-        + " plain puts";
+        + " plain puts"
+        + (errors.isEmpty() ? "" : "; first errors: " + errors);
   }
 }
