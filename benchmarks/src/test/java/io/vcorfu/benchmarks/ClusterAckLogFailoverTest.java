@@ -9,15 +9,9 @@ import io.vcorfu.client.StreamLogOptions;
 import io.vcorfu.layout.Layout;
 import io.vcorfu.protocol.ClientOptions;
 import io.vcorfu.protocol.Endpoint;
-import io.vcorfu.protocol.RpcClient;
 import io.vcorfu.protocol.StreamId;
-import io.vcorfu.protocol.netty.NettyTransport;
-import io.vcorfu.server.ServerProcess;
-import io.vcorfu.server.cli.VcorfuCli;
-import io.vcorfu.server.cluster.NodeCalls;
+import io.vcorfu.server.cluster.ProcessCluster;
 import java.io.IOException;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -28,10 +22,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.awaitility.Awaitility;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
 
 /**
  * Real processes: {@code vcorfu zookeeper}, three cluster nodes (replication 3) and {@code vcorfu
@@ -44,57 +36,16 @@ import picocli.CommandLine;
 class ClusterAckLogFailoverTest {
   @TempDir Path tmp;
 
-  private final List<ServerProcess> processes = new ArrayList<>();
-
-  @AfterEach
-  void stop() {
-    processes.forEach(ServerProcess::close);
-  }
-
   @Test
   void killNineOfTheSequencerAndThenOfAReplicaDuringBenchAppendLosesNoAcknowledgedAppend()
       throws Exception {
-    int zkPort = ServerProcess.freePort();
-    String zookeeper = "127.0.0.1:" + zkPort;
-    processes.add(
-        ServerProcess.startCli(
-                zkPort,
-                List.of(
-                    "zookeeper",
-                    "--port",
-                    Integer.toString(zkPort),
-                    "--data-dir",
-                    tmp.resolve("zk").toString()))
-            .awaitReady());
-    List<ServerProcess> nodes = new ArrayList<>();
-    for (int i = 0; i < 3; i++) {
-      int port = ServerProcess.freePort();
-      ServerProcess p =
-          ServerProcess.start(
-              port,
-              List.of(
-                  "--data-dir",
-                  tmp.resolve("node-" + i).toString(),
-                  "--zookeeper",
-                  zookeeper,
-                  "--cluster",
-                  "bench",
-                  "--failure-timeout-ms",
-                  "1500"));
-      processes.add(p);
-      nodes.add(p);
+    try (ProcessCluster cluster = ProcessCluster.start(tmp, "bench", 3)) {
+      run(cluster);
     }
-    nodes.forEach(ServerProcess::awaitReady);
-    String list = String.join(",", nodes.stream().map(p -> p.endpoint().toString()).toList());
-    StringWriter out = new StringWriter();
-    CommandLine cli = VcorfuCli.newCommandLine();
-    cli.setOut(new PrintWriter(out));
-    assertThat(
-            cli.execute(
-                "cluster", "init", "--zookeeper", zookeeper, "--cluster", "bench", "--nodes", list))
-        .as("cluster init: %s", out)
-        .isZero();
+  }
 
+  private void run(ProcessCluster cluster) throws Exception {
+    String list = cluster.endpointList();
     Path acks = tmp.resolve("acks");
     Process bench =
         new ProcessBuilder(
@@ -125,17 +76,16 @@ class ClusterAckLogFailoverTest {
             .start();
     try {
       awaitAcks(acks, 200);
-      Endpoint sequencer = newestLayout(nodes).sequencer();
-      processOf(nodes, sequencer).kill9();
+      cluster.processOf(cluster.newestLayout().sequencer()).kill9();
       int before = lines(acks);
       awaitAcks(acks, before + 200);
-      Layout now = newestLayout(nodes);
+      Layout now = cluster.newestLayout();
       Endpoint replica =
           now.allServers().stream()
               .filter(e -> !e.equals(now.sequencer()))
               .findFirst()
               .orElseThrow();
-      processOf(nodes, replica).kill9();
+      cluster.processOf(replica).kill9();
       before = lines(acks);
       awaitAcks(acks, before + 200);
     } finally {
@@ -150,14 +100,13 @@ class ClusterAckLogFailoverTest {
             .toList();
     assertThat(progress).as("one progress line a second").hasSizeGreaterThan(3);
 
-    ServerProcess survivor = nodes.stream().filter(p -> p.isAlive()).findFirst().orElseThrow();
-    try (NettyTransport transport = new NettyTransport();
-        ClusterStreamLog log =
-            ClusterStreamLog.connect(
-                transport,
-                List.of(survivor.endpoint()),
-                StreamLogOptions.defaults()
-                    .withRpc(ClientOptions.defaults().withRequestTimeout(Duration.ofSeconds(5))))) {
+    Endpoint survivor = cluster.newestLayout().sequencer();
+    try (ClusterStreamLog log =
+        ClusterStreamLog.connect(
+            cluster.transport(),
+            List.of(survivor),
+            StreamLogOptions.defaults()
+                .withRpc(ClientOptions.defaults().withRequestTimeout(Duration.ofSeconds(5))))) {
       Map<String, Long> highest = new HashMap<>();
       List<String[]> acked = new ArrayList<>();
       for (String line : Files.readAllLines(acks)) {
@@ -191,10 +140,6 @@ class ClusterAckLogFailoverTest {
     }
   }
 
-  private static ServerProcess processOf(List<ServerProcess> nodes, Endpoint e) {
-    return nodes.stream().filter(p -> p.endpoint().equals(e)).findFirst().orElseThrow();
-  }
-
   private static int lines(Path file) throws IOException {
     return Files.exists(file) ? Files.readAllLines(file).size() : 0;
   }
@@ -204,25 +149,5 @@ class ClusterAckLogFailoverTest {
         .atMost(Duration.ofSeconds(60))
         .pollInterval(Duration.ofMillis(100))
         .until(() -> lines(acks) >= atLeast);
-  }
-
-  private static Layout newestLayout(List<ServerProcess> nodes) throws Exception {
-    try (NettyTransport transport = new NettyTransport();
-        RpcClient rpc =
-            transport.newClient(
-                ClientOptions.defaults().withRequestTimeout(Duration.ofSeconds(1)))) {
-      NodeCalls calls = new NodeCalls(rpc);
-      Layout newest = null;
-      for (ServerProcess p : nodes) {
-        if (!p.isAlive()) {
-          continue;
-        }
-        Layout l = Layout.fromJson(calls.layoutJson(p.endpoint()).get(2, TimeUnit.SECONDS));
-        if (newest == null || l.epoch() > newest.epoch()) {
-          newest = l;
-        }
-      }
-      return newest;
-    }
   }
 }

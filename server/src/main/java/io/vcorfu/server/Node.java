@@ -208,14 +208,7 @@ public final class Node implements AutoCloseable {
     Endpoint me = binding.endpoint();
     Layout stored = null;
     if (config.durable()) {
-      try {
-        Files.createDirectories(config.dataDir());
-      } catch (IOException e) {
-        throw new UncheckedIOException("cannot create data directory " + config.dataDir(), e);
-      }
-      layoutStore = new FileLayoutStore(config.dataDir().resolve("layout.json"));
-      Versioned<Layout> v = storedLayout();
-      stored = v == null ? null : v.value();
+      stored = openLayoutStore();
       sealedEpoch = SealedEpoch.open(config.dataDir().resolve("sealed-epoch"));
     } else {
       sealedEpoch = SealedEpoch.inMemory();
@@ -624,14 +617,7 @@ public final class Node implements AutoCloseable {
   private Layout chooseLayout(Endpoint bound) {
     Layout stored = null;
     if (config.durable()) {
-      try {
-        Files.createDirectories(config.dataDir());
-      } catch (IOException e) {
-        throw new UncheckedIOException("cannot create data directory " + config.dataDir(), e);
-      }
-      layoutStore = new FileLayoutStore(config.dataDir().resolve("layout.json"));
-      Versioned<Layout> v = storedLayout();
-      stored = v == null ? null : v.value();
+      stored = openLayoutStore();
     }
     Layout chosen;
     if (config.layoutFile() != null) {
@@ -657,6 +643,21 @@ public final class Node implements AutoCloseable {
       }
     }
     return chosen;
+  }
+
+  /**
+   * Creates the data directory if needed and opens the layout store in it; returns the layout it
+   * holds (null when none).
+   */
+  private Layout openLayoutStore() {
+    try {
+      Files.createDirectories(config.dataDir());
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot create data directory " + config.dataDir(), e);
+    }
+    layoutStore = new FileLayoutStore(config.dataDir().resolve("layout.json"));
+    Versioned<Layout> v = storedLayout();
+    return v == null ? null : v.value();
   }
 
   private Versioned<Layout> storedLayout() {

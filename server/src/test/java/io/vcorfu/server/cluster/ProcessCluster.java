@@ -26,9 +26,9 @@ import picocli.CommandLine;
  * server} cluster nodes with short timings (probes every 100 ms, removal after 1.5 s of silence,
  * layout leases of 500 ms) and {@code vcorfu cluster init}. Only the processes it started are ever
  * signalled or ended, each by its own handle; {@link #close} resumes paused ones before ending
- * them.
+ * them. Shared with other modules' tests through the server's test-jar.
  */
-final class ProcessCluster implements AutoCloseable {
+public final class ProcessCluster implements AutoCloseable {
   private final String name;
   private final List<ServerProcess> processes = new ArrayList<>();
   private final List<ServerProcess> nodeProcesses = new ArrayList<>();
@@ -43,7 +43,7 @@ final class ProcessCluster implements AutoCloseable {
   /**
    * Starts ZooKeeper and {@code n} nodes under {@code tmp}, and initializes cluster {@code name}.
    */
-  static ProcessCluster start(Path tmp, String name, int n) {
+  public static ProcessCluster start(Path tmp, String name, int n) {
     ProcessCluster c = new ProcessCluster(name);
     try {
       c.startProcesses(tmp, n);
@@ -112,31 +112,31 @@ final class ProcessCluster implements AutoCloseable {
   }
 
   /** The nodes, in the order they were started (the first layout's order). */
-  List<Endpoint> nodes() {
+  public List<Endpoint> nodes() {
     return List.copyOf(nodes);
   }
 
   /** Every node as {@code host:port,host:port,...}. */
-  String endpointList() {
+  public String endpointList() {
     return nodes.stream().map(Endpoint::toString).collect(Collectors.joining(","));
   }
 
-  NettyTransport transport() {
+  public NettyTransport transport() {
     return transport;
   }
 
   /** The process of node {@code e}. */
-  ServerProcess processOf(Endpoint e) {
+  public ServerProcess processOf(Endpoint e) {
     return nodeProcesses.stream().filter(p -> p.endpoint().equals(e)).findFirst().orElseThrow();
   }
 
   /** A node other than {@code e}. */
-  Endpoint otherThan(Endpoint e) {
+  public Endpoint otherThan(Endpoint e) {
     return nodes.stream().filter(n -> !n.equals(e)).findFirst().orElseThrow();
   }
 
   /** The newest layout any node answers with (dead and paused nodes do not answer). */
-  Layout newestLayout() throws Exception {
+  public Layout newestLayout() throws Exception {
     try (RpcClient rpc =
         transport.newClient(ClientOptions.defaults().withRequestTimeout(Duration.ofSeconds(1)))) {
       NodeCalls calls = new NodeCalls(rpc);
@@ -159,7 +159,7 @@ final class ProcessCluster implements AutoCloseable {
   }
 
   /** Waits (up to 60 s) until the newest layout satisfies {@code condition}; returns it. */
-  Layout awaitLayout(Predicate<Layout> condition) {
+  public Layout awaitLayout(Predicate<Layout> condition) {
     return Awaitility.await("layout change")
         .atMost(Duration.ofSeconds(60))
         .pollInterval(Duration.ofMillis(100))
