@@ -37,8 +37,9 @@ import picocli.CommandLine;
  * Real processes: {@code vcorfu zookeeper}, three cluster nodes (replication 3) and {@code vcorfu
  * bench append --ack-log} as a client process. The test kills the sequencer with {@code kill -9},
  * waits until appends are acknowledged again, then kills a node that is not the sequencer (a log
- * and a stream replica of every chain); appends resume again. Afterwards every acknowledged append reads back, by stream
- * address and by global address, with the value and addresses it was acknowledged with.
+ * and a stream replica of every chain); appends resume again. Afterwards every acknowledged append
+ * reads back, by stream address and by global address, with the value and addresses it was
+ * acknowledged with.
  */
 class ClusterAckLogFailoverTest {
   @TempDir Path tmp;
@@ -130,7 +131,10 @@ class ClusterAckLogFailoverTest {
       awaitAcks(acks, before + 200);
       Layout now = newestLayout(nodes);
       Endpoint replica =
-          now.allServers().stream().filter(e -> !e.equals(now.sequencer())).findFirst().orElseThrow();
+          now.allServers().stream()
+              .filter(e -> !e.equals(now.sequencer()))
+              .findFirst()
+              .orElseThrow();
       processOf(nodes, replica).kill9();
       before = lines(acks);
       awaitAcks(acks, before + 200);
@@ -146,8 +150,7 @@ class ClusterAckLogFailoverTest {
             .toList();
     assertThat(progress).as("one progress line a second").hasSizeGreaterThan(3);
 
-    ServerProcess survivor =
-        nodes.stream().filter(p -> p.isAlive()).findFirst().orElseThrow();
+    ServerProcess survivor = nodes.stream().filter(p -> p.isAlive()).findFirst().orElseThrow();
     try (NettyTransport transport = new NettyTransport();
         ClusterStreamLog log =
             ClusterStreamLog.connect(
