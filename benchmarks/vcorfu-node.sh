@@ -23,24 +23,49 @@ vcorfu_build_jar() {
 # line. JAVA_ARGS must include the class path (-cp JAR). Fails, showing the log tail, if the node
 # exits or does not become ready; the caller stops it with peers_stop DIR/server.pid NAME.
 vcorfu_start_node() {
-  local dir=$1 port=$2 i
+  vcorfu_launch_node "$@"
+  vcorfu_await_ready "$1"
+}
+
+# vcorfu_launch_node DIR PORT JAVA_ARGS... -- SERVER_ARGS...: vcorfu_start_node without the wait,
+# so that several nodes start at once; wait for each with vcorfu_await_ready DIR.
+vcorfu_launch_node() {
+  local dir=$1 port=$2
   shift 2
   local java_args=()
   while (($#)) && [[ "$1" != -- ]]; do
     java_args+=("$1")
     shift
   done
-  (($#)) || peers_die "vcorfu_start_node: missing -- before the server arguments"
+  (($#)) || peers_die "vcorfu_launch_node: missing -- before the server arguments"
   shift
   mkdir -p "$dir"
   peers_port_free 127.0.0.1 "$port"
   peers_start "$dir/server.pid" "$dir/server.log" java "${java_args[@]}" \
     io.vcorfu.server.cli.VcorfuCli server --host 127.0.0.1 --port "$port" "$@"
+}
+
+# vcorfu_start_zookeeper DIR PORT JAVA_ARGS...: start `VcorfuCli zookeeper` (a single-server
+# ZooKeeper for a cluster on this machine) on 127.0.0.1:PORT with its data in DIR/data, PID file
+# DIR/server.pid and log DIR/server.log, and wait for its "ready" line.
+vcorfu_start_zookeeper() {
+  local dir=$1 port=$2
+  shift 2
+  mkdir -p "$dir"
+  peers_port_free 127.0.0.1 "$port"
+  peers_start "$dir/server.pid" "$dir/server.log" java "$@" \
+    io.vcorfu.server.cli.VcorfuCli zookeeper --host 127.0.0.1 --port "$port" --data-dir "$dir/data"
+  vcorfu_await_ready "$dir"
+}
+
+# vcorfu_await_ready DIR: wait up to 60 s for the "ready" line of the process started in DIR.
+vcorfu_await_ready() {
+  local dir=$1 i
   for ((i = 0; i < 600; i++)); do
     grep -q ' ready ' "$dir/server.log" 2>/dev/null && return 0
-    peers_running "$dir/server.pid" || { tail -n 20 "$dir/server.log" >&2; peers_die "vcorfu node $dir exited during start-up"; }
+    peers_running "$dir/server.pid" || { tail -n 20 "$dir/server.log" >&2; peers_die "vcorfu process $dir exited during start-up"; }
     sleep 0.1
   done
   tail -n 20 "$dir/server.log" >&2
-  peers_die "vcorfu node $dir did not print ready within 60 s"
+  peers_die "vcorfu process $dir did not print ready within 60 s"
 }

@@ -14,7 +14,8 @@ import picocli.CommandLine.Command;
       ReadBench.class,
       ObjectsBench.class,
       CollectionsBench.class,
-      YcsbBench.class
+      YcsbBench.class,
+      FailoverBench.class
     })
 public final class BenchCli {
   private BenchCli() {}

@@ -47,7 +47,8 @@ final class YcsbBench implements Callable<Integer> {
   @Option(
       names = "--endpoint",
       description =
-          "HOST:PORT of the server; for vcorfu also several nodes separated by commas"
+          "HOST:PORT of the server; for vcorfu and etcd also several nodes (members) separated"
+              + " by commas"
               + " (default: the binding's, vcorfu 127.0.0.1:9000, redis 127.0.0.1:6390, etcd"
               + " 127.0.0.1:2389).")
   String endpoint;

@@ -301,6 +301,77 @@ class FailoverTest {
   }
 
   /**
+   * The decision of an aborted entry taken against a newer layout is followed at once by the fresh
+   * token: the layout change the append's back-off waited for has happened, so a further back-off
+   * (by then at its cap, 500 ms) would only leave the new layout idle. The writer retried against
+   * the dead decider long enough for its back-off to reach the cap before the layout changed.
+   */
+  @Test
+  void anAppendAbortedAgainstANewerLayoutAsksForItsFreshTokenWithoutAnotherBackOff()
+      throws Exception {
+    cluster = InJvmCluster.replicated();
+    StreamId stream = StreamId.of("no-idle-back-off");
+    ClusterStreamLog writer = cluster.client(options());
+    cluster.kill(InJvmCluster.STREAM_B);
+    FaultRule lostWrite =
+        cluster
+            .inJvmTransport()
+            .faults()
+            .add(
+                FaultRule.requests()
+                    .to(InJvmCluster.STREAM_A)
+                    .ofCase(PayloadCase.STREAM_WRITE)
+                    .limit(1)
+                    .drop());
+    FaultRule refreshes =
+        cluster
+            .inJvmTransport()
+            .faults()
+            .add(
+                FaultRule.requests()
+                    .to(InJvmCluster.SEQUENCER)
+                    .ofCase(PayloadCase.GET_LAYOUT)
+                    .delay(Duration.ZERO));
+    // Every other request (the dead node's are counted by the kill's rule), with when it was sent.
+    List<Object[]> sent = Collections.synchronizedList(new ArrayList<>());
+    cluster
+        .inJvmTransport()
+        .faults()
+        .add(
+            FaultRule.requests()
+                .when(q -> sent.add(new Object[] {q.getPayloadCase(), System.nanoTime()}))
+                .delay(Duration.ZERO));
+    CompletableFuture<AppendResult> append = writer.append(List.of(stream), bytes("once"));
+    // Back-offs of 20, 40, 80, 160 and 320 ms, each followed by a refresh: the next is 500 ms.
+    await().atMost(WAIT).until(() -> lostWrite.hits() == 1 && refreshes.hits() >= 6);
+    int before = sent.size();
+    cluster.changeLayout(cluster.withoutNode(InJvmCluster.STREAM_B));
+
+    append.get(30, TimeUnit.SECONDS);
+    List<Object[]> after;
+    synchronized (sent) {
+      after = new ArrayList<>(sent.subList(before, sent.size()));
+    }
+    int token = -1;
+    for (int i = 0; i < after.size(); i++) {
+      if (after.get(i)[0] == PayloadCase.TOKEN) {
+        token = i;
+        break;
+      }
+    }
+    assertThat(token).as("a fresh token after the layout change").isPositive();
+    long lastDecisionStep = -1;
+    for (int i = token - 1; i >= 0 && lastDecisionStep < 0; i--) {
+      if (after.get(i)[0] != PayloadCase.GET_LAYOUT) {
+        lastDecisionStep = (long) after.get(i)[1];
+      }
+    }
+    assertThat(lastDecisionStep).as("a step of the decision before the token").isPositive();
+    long idleMs = ((long) after.get(token)[1] - lastDecisionStep) / 1_000_000;
+    assertThat(idleMs).as("ms from the decision's last step to the fresh token").isLessThan(250);
+  }
+
+  /**
    * An abort is seen only once it cannot be undone: the entry reached the log replicas and the
    * first stream replica but not the deciding one; its abort cannot replace the first stream
    * replica's copy (those fills are lost), so the decider's hole stays uncommitted and no reader

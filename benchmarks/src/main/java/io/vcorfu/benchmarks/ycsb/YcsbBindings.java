@@ -1,6 +1,8 @@
 package io.vcorfu.benchmarks.ycsb;
 
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.Function;
@@ -8,7 +10,8 @@ import java.util.function.Function;
 /**
  * The YCSB bindings {@code vcorfu bench ycsb --db NAME} knows: each name maps to the {@code
  * site.ycsb.DB} class YCSB instantiates (once per client thread) and to how {@code --endpoint
- * HOST:PORT} becomes that binding's properties. Adding a binding is one entry in {@link #BINDINGS}.
+ * HOST:PORT} becomes that binding's properties (vcorfu and etcd also take several, separated by
+ * commas). Adding a binding is one entry in {@link #BINDINGS}.
  */
 public final class YcsbBindings {
   /**
@@ -71,9 +74,14 @@ public final class YcsbBindings {
     return props;
   }
 
+  /** One member {@code HOST:PORT}, or several separated by commas: one jetcd client over all. */
   private static Map<String, String> etcdEndpoint(String endpoint) {
-    HostPort hp = HostPort.parse(endpoint);
-    return Map.of(EtcdYcsbClient.ENDPOINTS_PROPERTY, "http://" + hp.host() + ":" + hp.port());
+    List<String> urls = new ArrayList<>();
+    for (String member : endpoint.split(",", -1)) {
+      HostPort hp = HostPort.parse(member.strip());
+      urls.add("http://" + hp.host() + ":" + hp.port());
+    }
+    return Map.of(EtcdYcsbClient.ENDPOINTS_PROPERTY, String.join(",", urls));
   }
 
   /** A HOST:PORT pair; IPv6 hosts are written in brackets. */

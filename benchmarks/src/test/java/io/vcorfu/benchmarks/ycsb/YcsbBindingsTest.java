@@ -31,6 +31,14 @@ class YcsbBindingsTest {
         .isEqualTo(Map.of("redis.host", "10.1.2.3", "redis.port", "7000"));
     assertThat(YcsbBindings.resolve("etcd").endpointProperties().apply("127.0.0.1:2389"))
         .isEqualTo(Map.of("etcd.endpoints", "http://127.0.0.1:2389"));
+    assertThat(
+            YcsbBindings.resolve("etcd")
+                .endpointProperties()
+                .apply("127.0.0.1:2389, 127.0.0.1:2391,127.0.0.1:2393"))
+        .isEqualTo(
+            Map.of(
+                "etcd.endpoints",
+                "http://127.0.0.1:2389,http://127.0.0.1:2391,http://127.0.0.1:2393"));
     assertThat(YcsbBindings.resolve("vcorfu").endpointProperties().apply("127.0.0.1:9000"))
         .isEqualTo(Map.of("vcorfu.endpoint", "127.0.0.1:9000"));
   }
@@ -42,5 +50,7 @@ class YcsbBindingsTest {
     assertThatThrownBy(() -> redis.apply("localhost:http")).hasMessageContaining("not a number");
     assertThatThrownBy(() -> redis.apply("localhost:70000"))
         .hasMessageContaining("outside 1..65535");
+    var etcd = YcsbBindings.resolve("etcd").endpointProperties();
+    assertThatThrownBy(() -> etcd.apply("127.0.0.1:2389,")).hasMessageContaining("HOST:PORT");
   }
 }

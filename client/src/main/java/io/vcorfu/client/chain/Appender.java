@@ -43,7 +43,8 @@ import java.util.function.LongSupplier;
  *       (no connection could be made); an answer lost on a dropped connection may follow a write;
  *   <li>the decision of an entry whose write failed: asked again, of the decider of the layout held
  *       then, until it is reached (so a dead decider is replaced by the new layout's); committed is
- *       success, aborted means a fresh token (for blind appends) after the back-off;
+ *       success, aborted means a fresh token (for blind appends) after the back-off, or at once
+ *       when the layout held by then is newer than the entry's token;
  * </ul>
  *
  * Only when no decision can be reached in time does the append fail with {@link
@@ -243,6 +244,12 @@ public final class Appender {
       // had time to change.
       if (!req.failover().mayRetry()) {
         return CompletableFuture.failedFuture(req.failover().giveUp(failure));
+      }
+      if (entry.getEpoch() < ops.rpc().layout().current().epoch()) {
+        // The layout held now is newer than the entry's token: the change the back-off waits for
+        // has happened (the decision was taken against it). The new layout's sequencer answers
+        // the fresh token as soon as it serves; another back-off would only add up to its cap.
+        return attempt(req, attempt);
       }
       return req.failover().backOff().thenCompose(v -> attempt(req, attempt));
     }
