@@ -8,8 +8,9 @@
 #                             [--workdir DIR] [--base-port P] [--cold S] [--warmup S] [--duration S]
 #                             [--ycsb-seconds S] [--records N]
 #
-#   --quick           smoke run (about 4 minutes): 1 failover run per role, appends --cold 2
-#                     --warmup 3 --duration 2, YCSB 1000 records and 12 s run phases
+#   --quick           smoke run, about 3 minutes (the full run takes about 10): 1 failover run
+#                     per role, appends --cold 2 --warmup 3 --duration 2, YCSB 1000 records and
+#                     12 s run phases
 #   --parts LIST      which parts to run, comma-separated (default failover,append,ycsb)
 #   --runs N          failover runs per role (default 5; --quick 1)
 #   --cold S          appends: the cold window, the first S s of load of a fresh client JVM against a
