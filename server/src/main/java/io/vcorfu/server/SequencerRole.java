@@ -93,17 +93,13 @@ final class SequencerRole implements AutoCloseable {
     }
   }
 
-  /** Stops the bootstrap and the sequencer; the read leases are the caller's to close. */
-  void closeSequencer() {
+  /** Stops the bootstrap, the sequencer and its read leases. */
+  @Override
+  public void close() {
     if (bootstrap != null) {
       bootstrap.close();
     }
     sequencer.close();
-  }
-
-  @Override
-  public void close() {
-    closeSequencer();
     if (leases != null) {
       leases.close();
     }

@@ -1,6 +1,7 @@
 package io.vcorfu.server.cluster;
 
 import io.vcorfu.layout.Layout;
+import io.vcorfu.layout.LayoutChanges;
 import io.vcorfu.layout.Versioned;
 import io.vcorfu.layout.ZkLayoutStore;
 import io.vcorfu.protocol.Endpoint;
@@ -139,7 +140,7 @@ public final class ClusterMembership implements AutoCloseable {
    * sequencer that restarted fences every token an earlier run of it may have issued.
    */
   public CompletableFuture<Versioned<Layout>> nextEpoch(Layout layout, long version) {
-    return store.compareAndSet(version, layout.withEpoch(layout.epoch() + 1));
+    return store.compareAndSet(version, LayoutChanges.nextEpoch(layout));
   }
 
   /** The znode recording that a sequencer of this cluster granted read leases. */
