@@ -3,8 +3,10 @@ package io.vcorfu.layout;
 import io.vcorfu.protocol.Endpoint;
 import io.vcorfu.protocol.StreamId;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 
@@ -31,10 +33,14 @@ import java.util.Set;
  * cluster's replication factor R (no chain is longer; 0, the default and never written, means a
  * static layout that sets none), and {@code "removed"}, the nodes taken out of the layout in the
  * order they were removed (none of them may appear in a chain or as the sequencer; written only
- * when not empty).
+ * when not empty), and {@code "incarnations"}, for each node of the layout that has claimed its
+ * place, the incarnation of the data directory it serves from ({@code {"host:port": "id"}}; a node
+ * whose data directory is not that incarnation, because it was wiped or swapped, must not serve the
+ * data the layout counts on it for; written only when not empty).
  *
  * @param replication the replication factor R, or 0 when the layout sets none
  * @param removed the nodes removed from the cluster, oldest first
+ * @param incarnations the data-directory incarnation each node claimed its place with
  */
 public record Layout(
     String clusterId,
@@ -42,12 +48,26 @@ public record Layout(
     Endpoint sequencer,
     List<Segment> segments,
     int replication,
-    List<Endpoint> removed) {
+    List<Endpoint> removed,
+    Map<Endpoint, String> incarnations) {
 
   public Layout {
     segments = segments == null ? List.of() : List.copyOf(segments);
     removed = copyRemoved(removed);
+    incarnations = incarnations == null ? Map.of() : Map.copyOf(incarnations);
     LayoutValidator.validate(clusterId, epoch, sequencer, segments, replication, removed);
+    LayoutValidator.checkIncarnations(incarnations, removed);
+  }
+
+  /** A layout whose nodes have claimed no incarnation yet. */
+  public Layout(
+      String clusterId,
+      long epoch,
+      Endpoint sequencer,
+      List<Segment> segments,
+      int replication,
+      List<Endpoint> removed) {
+    this(clusterId, epoch, sequencer, segments, replication, removed, Map.of());
   }
 
   /** A layout that sets no replication factor and has removed no node (a static layout). */
@@ -91,9 +111,19 @@ public record Layout(
     return LayoutJson.write(this);
   }
 
-  /** The same layout stamped with another epoch (replication and removed nodes kept). */
+  /** The same layout stamped with another epoch (replication, removed nodes, incarnations kept). */
   public Layout withEpoch(long newEpoch) {
-    return new Layout(clusterId, newEpoch, sequencer, segments, replication, removed);
+    return new Layout(clusterId, newEpoch, sequencer, segments, replication, removed, incarnations);
+  }
+
+  /**
+   * The same layout, same epoch, recording that {@code node} serves from the data directory
+   * incarnation {@code incarnation}.
+   */
+  public Layout withIncarnation(Endpoint node, String incarnation) {
+    Map<Endpoint, String> next = new HashMap<>(incarnations);
+    next.put(node, incarnation);
+    return new Layout(clusterId, epoch, sequencer, segments, replication, removed, next);
   }
 
   /** The segment holding {@code globalAddress}; throws {@link LayoutException} if none does. */

@@ -3,8 +3,10 @@ package io.vcorfu.layout;
 import io.vcorfu.layout.ChainLostException.ChainKind;
 import io.vcorfu.protocol.Endpoint;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 
@@ -95,7 +97,8 @@ public final class LayoutChanges {
    *   <li>If {@code dead} was the sequencer, the new sequencer is the first node of {@link
    *       Layout#allServers()} other than {@code dead}: the first surviving replica in document
    *       order (oldest segment first, log chains before stream chains, each chain head first).
-   *   <li>{@code dead} is appended to {@link Layout#removed()}; replication is kept.
+   *   <li>{@code dead} is appended to {@link Layout#removed()} and its incarnation forgotten;
+   *       replication and the other nodes' incarnations are kept.
    * </ul>
    *
    * @param newSegmentStart the first global address the new chains alone serve: one above the
@@ -146,8 +149,16 @@ public final class LayoutChanges {
     }
     List<Endpoint> removed = new ArrayList<>(layout.removed());
     removed.add(dead);
+    Map<Endpoint, String> incarnations = new HashMap<>(layout.incarnations());
+    incarnations.remove(dead);
     return new Layout(
-        layout.clusterId(), layout.epoch() + 1, sequencer, segments, layout.replication(), removed);
+        layout.clusterId(),
+        layout.epoch() + 1,
+        sequencer,
+        segments,
+        layout.replication(),
+        removed,
+        incarnations);
   }
 
   /**

@@ -7,15 +7,19 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.vcorfu.protocol.Endpoint;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 
 /** Reads and writes the layout JSON document with Jackson's tree model, naming every bad field. */
 final class LayoutJson {
   private static final ObjectMapper MAPPER = new ObjectMapper();
   private static final Set<String> LAYOUT_FIELDS =
-      Set.of("clusterId", "epoch", "sequencer", "segments", "replication", "removed");
+      Set.of(
+          "clusterId", "epoch", "sequencer", "segments", "replication", "removed", "incarnations");
   private static final Set<String> SEGMENT_FIELDS = Set.of("start", "end", "log", "stream");
 
   private LayoutJson() {}
@@ -51,6 +55,12 @@ final class LayoutJson {
     if (!layout.removed().isEmpty()) {
       ArrayNode removed = root.putArray("removed");
       layout.removed().forEach(e -> removed.add(e.toString()));
+    }
+    if (!layout.incarnations().isEmpty()) {
+      ObjectNode incarnations = root.putObject("incarnations");
+      Map<String, String> sorted = new TreeMap<>();
+      layout.incarnations().forEach((node, id) -> sorted.put(node.toString(), id));
+      sorted.forEach(incarnations::put);
     }
     return root;
   }
@@ -104,7 +114,40 @@ final class LayoutJson {
               chains(required(seg, "stream", where), where + " field 'stream'")));
     }
     return new Layout(
-        clusterId.asText(), epoch, sequencer, segments, replication(root), removed(root));
+        clusterId.asText(),
+        epoch,
+        sequencer,
+        segments,
+        replication(root),
+        removed(root),
+        incarnations(root));
+  }
+
+  private static Map<Endpoint, String> incarnations(JsonNode root) {
+    JsonNode v = root.get("incarnations");
+    if (v == null || v.isNull()) {
+      return Map.of();
+    }
+    if (!v.isObject()) {
+      throw new LayoutException(
+          "The layout field 'incarnations' must be an object of \"host:port\": \"id\" pairs.");
+    }
+    Map<Endpoint, String> out = new HashMap<>();
+    for (Iterator<Map.Entry<String, JsonNode>> it = v.fields(); it.hasNext(); ) {
+      Map.Entry<String, JsonNode> e = it.next();
+      String where = "The layout field 'incarnations' entry '" + e.getKey() + "'";
+      Endpoint node;
+      try {
+        node = Endpoint.parse(e.getKey());
+      } catch (IllegalArgumentException bad) {
+        throw new LayoutException(where + " is not a \"host:port\" endpoint.");
+      }
+      if (!e.getValue().isTextual()) {
+        throw new LayoutException(where + " must be a string.");
+      }
+      out.put(node, e.getValue().asText());
+    }
+    return out;
   }
 
   private static int replication(JsonNode root) {

@@ -3,6 +3,7 @@ package io.vcorfu.layout;
 import io.vcorfu.protocol.Endpoint;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 /** The rules every {@link Layout} obeys; each violation is a {@link LayoutException} sentence. */
@@ -156,6 +157,19 @@ final class LayoutValidator {
           throw new LayoutException(
               where + " " + kind + " chain " + c + " lists " + e + " more than once.");
         }
+      }
+    }
+  }
+
+  static void checkIncarnations(Map<Endpoint, String> incarnations, List<Endpoint> removed) {
+    for (Map.Entry<Endpoint, String> e : incarnations.entrySet()) {
+      if (e.getValue() == null || e.getValue().isBlank()) {
+        throw new LayoutException(
+            "The layout's incarnation of " + e.getKey() + " must be a non-empty string.");
+      }
+      if (removed.contains(e.getKey())) {
+        throw new LayoutException(
+            "The layout records an incarnation of " + e.getKey() + ", which it lists as removed.");
       }
     }
   }

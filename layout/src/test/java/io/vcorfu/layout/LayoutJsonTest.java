@@ -97,6 +97,14 @@ class LayoutJsonTest {
     assertThat(Layout.fromJson(json)).isEqualTo(cluster);
     assertThat(cluster.withEpoch(5).replication()).isEqualTo(2);
     assertThat(cluster.withEpoch(5).removed()).containsExactly(ep(2), ep(4));
+    assertThat(json).doesNotContain("incarnations");
+
+    Layout claimed = cluster.withIncarnation(ep(1), "i-1").withIncarnation(ep(3), "i-3");
+    assertThat(claimed.toJson())
+        .contains("\"incarnations\":{\"127.0.0.1:1\":\"i-1\",\"127.0.0.1:3\":\"i-3\"}");
+    assertThat(Layout.fromJson(claimed.toJson())).isEqualTo(claimed);
+    assertThat(claimed.withEpoch(5).incarnations()).containsEntry(ep(1), "i-1");
+    assertThat(claimed.epoch()).isEqualTo(cluster.epoch());
   }
 
   static Stream<Arguments> invalidNewFields() {
@@ -117,7 +125,16 @@ class LayoutJsonTest {
             head + ", \"removed\": [\"h:2\"]}",
             "log chain 0 names h:2, which the layout lists as removed"),
         Arguments.of(
-            head + ", \"removed\": [\"h:1\"]}", "sequencer h:1 is listed among its removed nodes"));
+            head + ", \"removed\": [\"h:1\"]}", "sequencer h:1 is listed among its removed nodes"),
+        Arguments.of(head + ", \"incarnations\": [\"x\"]}", "'incarnations' must be an object"),
+        Arguments.of(
+            head + ", \"incarnations\": {\"nohostport\": \"x\"}}",
+            "entry 'nohostport' is not a \"host:port\" endpoint"),
+        Arguments.of(head + ", \"incarnations\": {\"h:1\": 7}}", "entry 'h:1' must be a string"),
+        Arguments.of(head + ", \"incarnations\": {\"h:1\": \" \"}}", "must be a non-empty string"),
+        Arguments.of(
+            head + ", \"removed\": [\"h:3\"], \"incarnations\": {\"h:3\": \"x\"}}",
+            "records an incarnation of h:3, which it lists as removed"));
   }
 
   @Test

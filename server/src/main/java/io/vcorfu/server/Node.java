@@ -3,6 +3,7 @@ package io.vcorfu.server;
 import io.vcorfu.layout.EpochFence;
 import io.vcorfu.layout.FileLayoutStore;
 import io.vcorfu.layout.Layout;
+import io.vcorfu.layout.LayoutChanges;
 import io.vcorfu.layout.LayoutNotFoundException;
 import io.vcorfu.layout.LayoutStore;
 import io.vcorfu.layout.Versioned;
@@ -31,6 +32,7 @@ import io.vcorfu.sequencer.SequencerService;
 import io.vcorfu.server.cluster.ClusterManager;
 import io.vcorfu.server.cluster.ClusterMembership;
 import io.vcorfu.server.cluster.NodeCalls;
+import io.vcorfu.server.cluster.NodeIdentity;
 import io.vcorfu.server.cluster.SealedEpoch;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -98,6 +100,24 @@ public final class Node implements AutoCloseable {
 
   /** Cluster mode: this node's run for manager; null for a static layout. */
   private ClusterManager manager;
+
+  /** Cluster mode: whose data this node's directory holds (see {@link NodeIdentity}). */
+  private NodeIdentity identity;
+
+  /**
+   * Cluster mode: why the latest agreed layout does not trust this node's data (it records another
+   * incarnation of it, or none yet); null when it does. Judged on every layout delivered.
+   */
+  private volatile String untrusted = "no layout has been delivered yet";
+
+  /** Cluster mode: true when the latest agreed layout records another incarnation of this node. */
+  private volatile boolean foreign;
+
+  /**
+   * Cluster mode: the epoch of the first layout this process was delivered; it takes the sequencer
+   * role only at a later epoch, so that no token an earlier run of it issued can still be written.
+   */
+  private long firstEpoch = -1;
 
   private Node(NodeConfig config, Transport transport) {
     this.config = config;
@@ -206,6 +226,10 @@ public final class Node implements AutoCloseable {
     }
     binding = transport.bind(config.listen(), r -> dispatcher.handle(r));
     Endpoint me = binding.endpoint();
+    identity =
+        config.durable()
+            ? NodeIdentity.open(config.dataDir(), config.cluster().name(), me)
+            : NodeIdentity.inMemory(config.cluster().name(), me);
     Layout stored = null;
     if (config.durable()) {
       stored = openLayoutStore();
@@ -241,13 +265,15 @@ public final class Node implements AutoCloseable {
     manager = ClusterManager.start(me, config.cluster(), membership.store(), calls);
     lifeCycle.transition(LifeCycle.State.RUNNING);
     LOG.info(
-        "node {} joined cluster {} at ZooKeeper {}{}",
+        "node {} joined cluster {} at ZooKeeper {}{}; data directory incarnation {}{}",
         me,
         cluster,
         config.cluster().zookeeper(),
         stored == null
             ? " (no layout recorded yet)"
-            : " (last layout: epoch " + stored.epoch() + ")");
+            : " (last layout: epoch " + stored.epoch() + ")",
+        identity.incarnation(),
+        identity.fresh() ? " (new)" : "");
   }
 
   /**
@@ -309,6 +335,10 @@ public final class Node implements AutoCloseable {
           + l.epoch()
           + (l.removed().contains(me) ? " (it was removed)" : "");
     }
+    String distrust = untrusted;
+    if (distrust != null) {
+      return distrust;
+    }
     ClusterMembership m = membership;
     String lease = m == null ? "it has not joined its cluster yet" : m.lease().whyNotValid();
     return lease == null ? null : "node " + me + " does not serve: " + lease;
@@ -365,6 +395,14 @@ public final class Node implements AutoCloseable {
       return;
     }
     boolean newer = current == null || next.epoch() > current.epoch();
+    // Every layout delivered, newer or not (a claim changes the layout, not its epoch), says
+    // whether this node's data is the data the cluster counts on.
+    untrusted = identity.whyNotTrusted(next);
+    foreign = next.incarnations().containsKey(me) && untrusted != null;
+    if (foreign) {
+      LOG.warn("node {}: {}", me, untrusted);
+    }
+    Layout claimed = identity.claim(next);
     if (newer) {
       if (layoutStore != null) {
         Versioned<Layout> v = storedLayout();
@@ -380,8 +418,13 @@ public final class Node implements AutoCloseable {
           next.sequencer(),
           next.allServers().contains(me) ? "" : "; this node is not in it");
     }
+    if (initial) {
+      firstEpoch = next.epoch();
+    }
     boolean mine = next.sequencer().equals(me);
-    if (initial && mine) {
+    if (mine && next.epoch() <= firstEpoch) {
+      // Also when an earlier attempt lost its compare-and-set (to a claim, say): every delivery
+      // of the first epoch tries again, until a later epoch arrives.
       closeSequencerRole();
       LOG.info(
           "node {} starts as the sequencer of epoch {}: committing epoch {} first, so that no"
@@ -389,19 +432,42 @@ public final class Node implements AutoCloseable {
           me,
           next.epoch(),
           next.epoch() + 1);
-      membership
-          .nextEpoch(next, version)
-          .whenComplete(
-              (v, e) -> {
-                if (e != null) {
-                  LOG.info(
-                      "node {}: epoch {} not committed: {}", me, next.epoch() + 1, e.toString());
-                }
-              });
-    } else if (newer || (mine && sequencerRole == null)) {
-      followSequencer(next, mine);
+      propose(LayoutChanges.nextEpoch(claimed != null ? claimed : next), version);
+    } else {
+      if (claimed != null) {
+        LOG.info(
+            "node {} records its data directory incarnation {} in the layout of epoch {}",
+            me,
+            identity.incarnation(),
+            next.epoch());
+        propose(claimed, version);
+      }
+      if (newer || (mine && sequencerRole == null)) {
+        followSequencer(next, mine);
+      }
     }
     dispatcher = clusterDispatcher(me);
+  }
+
+  /**
+   * Cluster mode: compare-and-sets {@code next} at znode version {@code version}; a lost race is
+   * only logged (the winner's layout is delivered next, and judged again).
+   */
+  private void propose(Layout next, long version) {
+    Endpoint me = binding.endpoint();
+    membership
+        .store()
+        .compareAndSet(version, next)
+        .whenComplete(
+            (v, e) -> {
+              if (e != null) {
+                LOG.info(
+                    "node {}: layout of epoch {} not committed: {}",
+                    me,
+                    next.epoch(),
+                    e.toString());
+              }
+            });
   }
 
   /** Cluster mode: keeps, opens or closes the sequencer role for {@code next}. */
@@ -478,7 +544,8 @@ public final class Node implements AutoCloseable {
                 .setEpoch(l == null ? 0 : l.epoch())
                 .setSealedEpoch(fence.epoch())
                 .setServing(why == null)
-                .setNotServingReason(why == null ? "" : why))
+                .setNotServingReason(why == null ? "" : why)
+                .setUntrusted(clustered() && foreign))
         .build();
   }
 

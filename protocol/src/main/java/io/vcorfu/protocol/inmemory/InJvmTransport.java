@@ -256,7 +256,7 @@ public final class InJvmTransport implements Transport {
       Server server = servers.get(target);
       if (server == null || server.closed) {
         future.completeExceptionally(
-            TransportException.neverSent(
+            TransportException.refused(
                 "cannot connect to " + target + ": no server is listening there", null));
         return;
       }

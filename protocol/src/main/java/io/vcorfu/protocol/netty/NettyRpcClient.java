@@ -6,6 +6,7 @@ import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
+import io.netty.channel.ConnectTimeoutException;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.channel.socket.SocketChannel;
@@ -22,6 +23,7 @@ import io.vcorfu.protocol.TransportException;
 import io.vcorfu.protocol.proto.Request;
 import io.vcorfu.protocol.proto.Response;
 import java.io.IOException;
+import java.net.ConnectException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Queue;
@@ -187,18 +189,31 @@ final class NettyRpcClient implements RpcClient {
               // ephemeral range; such a connection would hold the port and echo our own requests.
               channel.close();
               fail(
-                  TransportException.neverSent(
+                  TransportException.refused(
                       "cannot connect to " + endpoint + ": nothing listens there", null));
             } else if (done.isSuccess()) {
               scheduleDrain();
             } else {
               Throwable cause = done.cause();
               // Nothing was sent on a connection that never opened.
+              String why = "cannot connect to " + endpoint + ": " + cause.getMessage();
               fail(
-                  TransportException.neverSent(
-                      "cannot connect to " + endpoint + ": " + cause.getMessage(), cause));
+                  isRefusal(cause)
+                      ? TransportException.refused(why, cause)
+                      : TransportException.neverSent(why, cause));
             }
           });
+    }
+
+    /**
+     * True when the host reset the connection attempt (nothing listens on the port), as opposed to
+     * an attempt that timed out or found no route: only the former says the process is gone.
+     */
+    private static boolean isRefusal(Throwable cause) {
+      return cause instanceof ConnectException
+          && !(cause instanceof ConnectTimeoutException)
+          && cause.getMessage() != null
+          && cause.getMessage().contains("Connection refused");
     }
 
     private static boolean isSelfConnection(io.netty.channel.Channel ch) {

@@ -148,7 +148,8 @@ class NettyTransportTest {
       assertThat(failure(client.call(gone, Messages.ping())))
           .isInstanceOf(TransportException.class)
           .hasMessageContaining(gone.toString())
-          .matches(e -> ((TransportException) e).wasNeverSent(), "never sent");
+          .matches(e -> ((TransportException) e).wasNeverSent(), "never sent")
+          .matches(e -> ((TransportException) e).wasRefused(), "refused: nothing listens");
     }
   }
 
@@ -173,7 +174,9 @@ class NettyTransportTest {
         assertThat(failure(call))
             .isInstanceOf(TransportException.class)
             .hasMessageContaining("closed")
-            .matches(e -> !((TransportException) e).wasNeverSent(), "may have been applied");
+            .matches(e -> !((TransportException) e).wasNeverSent(), "may have been applied")
+            .matches(
+                e -> !((TransportException) e).wasRefused(), "a dropped connection, not refused");
       }
     }
   }

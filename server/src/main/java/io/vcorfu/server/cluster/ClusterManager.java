@@ -1,5 +1,6 @@
 package io.vcorfu.server.cluster;
 
+import io.vcorfu.client.rpc.EpochRpc;
 import io.vcorfu.layout.ChainLostException;
 import io.vcorfu.layout.Layout;
 import io.vcorfu.layout.LayoutChanges;
@@ -7,6 +8,7 @@ import io.vcorfu.layout.LayoutVersionMismatchException;
 import io.vcorfu.layout.Versioned;
 import io.vcorfu.layout.ZkLayoutStore;
 import io.vcorfu.protocol.Endpoint;
+import io.vcorfu.protocol.TransportException;
 import io.vcorfu.protocol.proto.PingResponse;
 import io.vcorfu.protocol.proto.SealResponse;
 import java.util.ArrayList;
@@ -26,9 +28,12 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The cluster's manager: every node runs for it (a Curator {@link LeaderLatch}); the leader probes
- * every node of the layout and, when one stays silent past the failure timeout, takes it out of the
- * layout. Every node probes too, and acts in the leader's place while the leader itself is silent
- * (its election outlives it by a ZooKeeper session timeout).
+ * every node of the layout and, when one is down, takes it out of the layout. A node is down when
+ * it stays silent past the failure timeout (a paused, cut-off or crashed node looks like this), or
+ * at once when its port refuses connections (its process is gone; a paused or cut-off process would
+ * not refuse), or when it answers that its data directory is not the one the layout counts on (see
+ * {@link NodeIdentity}). Every node probes too, and acts in the leader's place while the leader
+ * itself is silent (its election outlives it by a ZooKeeper session timeout).
  *
  * <p>Leadership decides only who acts. Safety comes from sealing and the compare-and-set on the
  * layout znode: a change (1) reads the layout and its version, (2) seals the next epoch on every
@@ -66,6 +71,11 @@ public final class ClusterManager implements AutoCloseable {
 
   /** When each node last answered a probe (the probe's send time), nanoTime; confined. */
   private final Map<Endpoint, Long> lastHeard = new HashMap<>();
+
+  /**
+   * When a ping to each node last found its port closed (the ping's send time), nanoTime; confined.
+   */
+  private final Map<Endpoint, Long> refusedAt = new HashMap<>();
 
   /** The latest answer of each node; confined. */
   private final Map<Endpoint, PingResponse> lastAnswer = new HashMap<>();
@@ -133,6 +143,7 @@ public final class ClusterManager implements AutoCloseable {
         // This node did not run for a while (a pause, a long GC): what it last heard says
         // nothing about the others now, so they get a full failure timeout again.
         lastHeard.clear();
+        refusedAt.clear();
       }
       lastRoundNanos = now;
       Versioned<Layout> current = store.get().get(timeoutMillis(), TimeUnit.MILLISECONDS);
@@ -165,8 +176,7 @@ public final class ClusterManager implements AutoCloseable {
     if (!layout.allServers().contains(leader)) {
       return true;
     }
-    Long heard = lastHeard.get(leader);
-    return heard != null && System.nanoTime() - heard > config.failureTimeout().toNanos();
+    return lastHeard.containsKey(leader) && down(leader, System.nanoTime());
   }
 
   private long timeoutMillis() {
@@ -175,32 +185,70 @@ public final class ClusterManager implements AutoCloseable {
 
   /**
    * Pings every node of {@code layout}. An answer, whenever it comes, records that the node was
-   * alive when the ping was sent; the round waits one probe interval for answers.
+   * alive when the ping was sent; a refused connection, that its process was gone then. The round
+   * waits one probe interval for answers; those in by then count in this round.
    */
   private void probe(Layout layout) {
     long sent = System.nanoTime();
-    List<CompletableFuture<PingResponse>> pings = new ArrayList<>();
+    Map<Endpoint, CompletableFuture<PingResponse>> pings = new HashMap<>();
     for (Endpoint node : layout.allServers()) {
       lastHeard.putIfAbsent(node, sent);
-      CompletableFuture<PingResponse> ping = calls.ping(node);
-      pings.add(ping);
-      ping.whenCompleteAsync(
-          (answer, error) -> {
-            if (error == null && lastHeard.containsKey(node)) {
-              lastHeard.merge(node, sent, (a, b) -> b - a > 0 ? b : a);
-              lastAnswer.put(node, answer);
-            }
-          },
-          thread);
+      pings.put(node, calls.ping(node));
     }
     lastHeard.keySet().retainAll(layout.allServers());
     lastAnswer.keySet().retainAll(layout.allServers());
+    refusedAt.keySet().retainAll(layout.allServers());
     try {
-      CompletableFuture.allOf(pings.toArray(CompletableFuture[]::new))
+      CompletableFuture.allOf(pings.values().toArray(CompletableFuture[]::new))
           .get(config.probeInterval().toMillis(), TimeUnit.MILLISECONDS);
     } catch (Exception e) {
       // Some did not answer in time; they are judged by when they last did.
     }
+    pings.forEach(
+        (node, ping) -> {
+          if (ping.isDone()) {
+            ping.handle((answer, error) -> record(node, sent, answer, error));
+          } else {
+            ping.whenCompleteAsync((answer, error) -> record(node, sent, answer, error), thread);
+          }
+        });
+  }
+
+  /** Records what the ping sent to {@code node} at {@code sent} found; on the manager's thread. */
+  private Void record(Endpoint node, long sent, PingResponse answer, Throwable error) {
+    if (!lastHeard.containsKey(node)) {
+      return null;
+    }
+    if (error == null) {
+      lastHeard.merge(node, sent, (a, b) -> b - a > 0 ? b : a);
+      lastAnswer.put(node, answer);
+      Long refused = refusedAt.get(node);
+      if (refused != null && sent - refused > 0) {
+        refusedAt.remove(node);
+      }
+    } else if (EpochRpc.unwrap(error) instanceof TransportException t && t.wasRefused()) {
+      refusedAt.merge(node, sent, (a, b) -> b - a > 0 ? b : a);
+    }
+    return null;
+  }
+
+  /**
+   * True when {@code node} is down as of {@code now}: it has not answered for the failure timeout,
+   * or a connection to it was refused after its last answer (its process is gone: nothing listens
+   * on its port, which a paused or cut-off process would still do), or it answers that its data
+   * directory is not the incarnation the layout counts on (wiped or replaced).
+   */
+  private boolean down(Endpoint node, long now) {
+    long heard = lastHeard.getOrDefault(node, now);
+    if (now - heard > config.failureTimeout().toNanos()) {
+      return true;
+    }
+    Long refused = refusedAt.get(node);
+    if (refused != null && refused - heard > 0) {
+      return true;
+    }
+    PingResponse answer = lastAnswer.get(node);
+    return answer != null && answer.getUntrusted();
   }
 
   private void act(Versioned<Layout> current) {
@@ -208,7 +256,7 @@ public final class ClusterManager implements AutoCloseable {
     long now = System.nanoTime();
     List<Endpoint> silent = new ArrayList<>();
     for (Endpoint node : layout.allServers()) {
-      if (now - lastHeard.getOrDefault(node, now) > config.failureTimeout().toNanos()) {
+      if (down(node, now)) {
         silent.add(node);
       }
     }
@@ -269,16 +317,34 @@ public final class ClusterManager implements AutoCloseable {
     return next.withEpoch(layout.epoch() + 1);
   }
 
+  /** Why the {@code dead} nodes count as down, for the log. */
+  private String why(List<Endpoint> dead) {
+    long now = System.nanoTime();
+    List<String> reasons = new ArrayList<>();
+    for (Endpoint node : dead) {
+      long heard = lastHeard.getOrDefault(node, now);
+      PingResponse answer = lastAnswer.get(node);
+      reasons.add(
+          node
+              + (now - heard > config.failureTimeout().toNanos()
+                  ? " unresponsive for over " + config.failureTimeout().toMillis() + " ms"
+                  : answer != null && answer.getUntrusted()
+                      ? " runs on a wiped or replaced data directory"
+                      : " refuses connections: its process is gone"));
+    }
+    return String.join(", ", reasons);
+  }
+
   /** Takes the {@code dead} nodes out of the layout in one change (see the class comment). */
   private void remove(Versioned<Layout> current, List<Endpoint> dead) {
     Layout layout = current.value();
     Layout survivors = without(layout, dead, 0);
     long epoch = survivors.epoch();
     LOG.info(
-        "manager {}: {} unresponsive for over {} ms; removing (epoch {} -> {})",
+        "manager {}: {} down ({}); removing (epoch {} -> {})",
         self,
         dead,
-        config.failureTimeout().toMillis(),
+        why(dead),
         layout.epoch(),
         epoch);
     try {

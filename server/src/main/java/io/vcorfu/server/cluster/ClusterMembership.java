@@ -1,7 +1,6 @@
 package io.vcorfu.server.cluster;
 
 import io.vcorfu.layout.Layout;
-import io.vcorfu.layout.LayoutChanges;
 import io.vcorfu.layout.Versioned;
 import io.vcorfu.layout.ZkLayoutStore;
 import io.vcorfu.protocol.Endpoint;
@@ -133,14 +132,6 @@ public final class ClusterMembership implements AutoCloseable {
 
   public ClusterConfig config() {
     return config;
-  }
-
-  /**
-   * Commits {@code layout} again at the next epoch, if the znode is still at {@code version}: how a
-   * sequencer that restarted fences every token an earlier run of it may have issued.
-   */
-  public CompletableFuture<Versioned<Layout>> nextEpoch(Layout layout, long version) {
-    return store.compareAndSet(version, LayoutChanges.nextEpoch(layout));
   }
 
   /** The znode recording that a sequencer of this cluster granted read leases. */

@@ -10,12 +10,15 @@ import io.vcorfu.protocol.ClientOptions;
 import io.vcorfu.protocol.Endpoint;
 import io.vcorfu.protocol.RpcClient;
 import io.vcorfu.protocol.StreamId;
+import io.vcorfu.protocol.inmemory.FaultRule;
+import io.vcorfu.protocol.proto.Request;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -79,6 +82,90 @@ class FailoverTest {
       // Global addresses of acknowledged writes are never issued twice.
       assertThat(acked.stream().map(Acked::globalAddress).distinct().count())
           .isEqualTo(acked.size());
+    }
+  }
+
+  /**
+   * A node restarted at once on a wiped data directory (before any probe could miss it) holds none
+   * of the entries its chains count on it for. It must serve none of them: it runs on a new
+   * incarnation of its directory, which the layout does not record, so it answers NotServing and
+   * the manager removes it; every acknowledged write stays readable and appends go on. The node
+   * chosen is the last replica of the stream's chain, the one its readers read.
+   */
+  @Test
+  void aNodeRestartedOnAWipedDataDirectoryServesNothingAndIsRemoved() throws Exception {
+    try (ZkCluster c = ZkCluster.start(tmp, 3, 3)) {
+      c.awaitLayout("epoch 2", x -> x.epoch() >= 2);
+      Layout claimed = c.awaitLayout("every node's incarnation", x -> x.incarnations().size() == 3);
+      c.awaitAdopted(claimed.epoch());
+      List<Acked> acked = new ArrayList<>();
+      appendUntil(c, acked, 30);
+      List<Endpoint> chain = c.agreed().value().streamChain(STREAM);
+      Endpoint wiped = chain.get(chain.size() - 1);
+      assertThat(c.agreed().value().incarnations()).containsKey(wiped);
+
+      c.restartWiped(wiped);
+
+      Layout after = c.awaitLayout("without " + wiped, x -> x.removed().contains(wiped));
+      assertThat(after.allServers()).doesNotContain(wiped);
+      assertThat(after.incarnations()).doesNotContainKey(wiped);
+      assertEveryAckedReadable(c, acked);
+      appendUntil(c, acked, 50);
+      assertEveryAckedReadable(c, acked);
+    }
+  }
+
+  /**
+   * A node whose port refuses connections (its process is gone) is removed at once; one that only
+   * stays silent (cut off, or paused) is judged by the failure timeout. With a ten-minute failure
+   * timeout: a node cut off for as long as 60 probes of it stays in the layout (a one-second
+   * timeout would have removed it several times over); once it is back, another node is killed and
+   * is removed, which only its refused connections can have caused; appends go on throughout.
+   */
+  @Test
+  void aNodeThatRefusesConnectionsIsRemovedAtOnceASilentOneOnlyAfterTheFailureTimeout()
+      throws Exception {
+    try (ZkCluster c = ZkCluster.start(tmp, 3, 3, Duration.ofMinutes(10))) {
+      c.awaitLayout("epoch 2", x -> x.epoch() >= 2);
+      c.awaitAdopted(2);
+      List<Acked> acked = new ArrayList<>();
+      appendUntil(c, acked, 20);
+      Endpoint manager =
+          Awaitility.await("a manager")
+              .atMost(Duration.ofSeconds(30))
+              .until(c::manager, java.util.Optional::isPresent)
+              .orElseThrow();
+      List<Endpoint> others = new ArrayList<>(c.endpoints());
+      others.remove(manager);
+      Endpoint silent = others.get(0);
+      Endpoint killed = others.get(1);
+      long epoch = c.agreed().value().epoch();
+
+      AtomicInteger probes = new AtomicInteger();
+      FaultRule countProbes =
+          c.transport()
+              .faults()
+              .add(
+                  FaultRule.requests()
+                      .to(silent)
+                      .ofCase(Request.PayloadCase.PING)
+                      .when(q -> probes.incrementAndGet() > 0)
+                      .drop());
+      c.partition(silent);
+      Awaitility.await("60 unanswered probes of " + silent)
+          .atMost(Duration.ofSeconds(60))
+          .until(() -> probes.get() >= 60);
+      assertThat(c.agreed().value().epoch()).as("no layout change").isEqualTo(epoch);
+      assertThat(c.agreed().value().allServers()).contains(silent);
+      c.transport().faults().remove(countProbes);
+      c.heal(silent);
+
+      c.kill(killed);
+      Layout after = c.awaitLayout("without " + killed, x -> x.removed().contains(killed));
+      assertThat(after.removed()).containsExactly(killed);
+      assertThat(after.allServers()).contains(silent);
+      appendUntil(c, acked, 40);
+      assertEveryAckedReadable(c, acked);
     }
   }
 

@@ -53,12 +53,22 @@ final class ZkCluster implements AutoCloseable {
   private final ZkLayoutStore store;
 
   private ZkCluster(Closeable zk, String connectString, Duration session, Path tmp, int n) {
+    this(zk, connectString, session, tmp, n, Duration.ofMillis(1000));
+  }
+
+  private ZkCluster(
+      Closeable zk,
+      String connectString,
+      Duration session,
+      Path tmp,
+      int n,
+      Duration failureTimeout) {
     this.zk = zk;
     this.connectString = connectString;
     this.tmp = tmp;
     ClusterConfig probing =
         ClusterConfig.of(connectString, NAME)
-            .withProbing(Duration.ofMillis(100), Duration.ofMillis(1000))
+            .withProbing(Duration.ofMillis(100), failureTimeout)
             .withLayoutLease(Duration.ofMillis(500));
     this.config =
         new ClusterConfig(
@@ -80,6 +90,20 @@ final class ZkCluster implements AutoCloseable {
     return start(
         new ZkCluster(
             server, server.getConnectString(), ClusterConfig.DEFAULT_SESSION_TIMEOUT, tmp, n),
+        r);
+  }
+
+  /** As {@link #start(Path, int, int)}, the managers judging silence by {@code failureTimeout}. */
+  static ZkCluster start(Path tmp, int n, int r, Duration failureTimeout) throws Exception {
+    TestingServer server = new TestingServer(true);
+    return start(
+        new ZkCluster(
+            server,
+            server.getConnectString(),
+            ClusterConfig.DEFAULT_SESSION_TIMEOUT,
+            tmp,
+            n,
+            failureTimeout),
         r);
   }
 
@@ -135,6 +159,20 @@ final class ZkCluster implements AutoCloseable {
 
   void restart(Endpoint e) {
     kill(e);
+    startNode(e);
+  }
+
+  /** Kills {@code e}, deletes its data directory, and starts it again on an empty one. */
+  void restartWiped(Endpoint e) throws java.io.IOException {
+    kill(e);
+    Path dir = tmp.resolve(e.host());
+    if (java.nio.file.Files.exists(dir)) {
+      try (var paths = java.nio.file.Files.walk(dir)) {
+        for (Path p : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
+          java.nio.file.Files.delete(p);
+        }
+      }
+    }
     startNode(e);
   }
 
