@@ -125,11 +125,6 @@ public final class ReplicaStore implements AutoCloseable {
    */
   public CompletableFuture<ChainWriteResult> chainWrite(
       LogEntryMsg entry, List<Step> steps, boolean commitEarlier) {
-    return chainWrite(entry, steps, commitEarlier, () -> {});
-  }
-
-  private CompletableFuture<ChainWriteResult> chainWrite(
-      LogEntryMsg entry, List<Step> steps, boolean commitEarlier, Runnable first) {
     if (steps.isEmpty() || entry == null) {
       return CompletableFuture.failedFuture(
           new BadRequestException("A chain write needs an entry and at least one step."));
@@ -138,12 +133,7 @@ public final class ReplicaStore implements AutoCloseable {
     // for the first step and another for the rest.
     Steps run;
     try {
-      run =
-          engine.group(
-              () -> {
-                first.run();
-                return runSteps(entry, steps, commitEarlier);
-              });
+      run = engine.group(() -> runSteps(entry, steps, commitEarlier));
     } catch (RuntimeException e) {
       return CompletableFuture.failedFuture(e);
     }
@@ -159,33 +149,12 @@ public final class ReplicaStore implements AutoCloseable {
             });
   }
 
-  /**
-   * {@link #chainWrite(LogEntryMsg, List, boolean)} for a request from the wire, which may also
-   * carry commits of earlier entries' copies on this node: applied first, in the same forced write,
-   * best effort (see {@code ChainWriteRequest}).
-   */
+  /** {@link #chainWrite(LogEntryMsg, List, boolean)} for a request from the wire. */
   public CompletableFuture<ChainWriteResponse> chainWrite(ChainWriteRequest request) {
     List<Step> steps = new ArrayList<>(request.getStepsCount());
     request.getStepsList().forEach(s -> steps.add(Step.of(s)));
-    LogEntryMsg entry = request.hasEntry() ? request.getEntry() : null;
-    if (steps.isEmpty() || entry == null) {
-      return CompletableFuture.failedFuture(
-          new BadRequestException("A chain write needs an entry and at least one step."));
-    }
-    List<Long> logCommits = request.getLogCommitsList();
-    List<StreamReplica.Slot> streamCommits = StreamReplica.Slot.of(request.getStreamCommitsList());
     return chainWrite(
-            entry,
-            steps,
-            request.getCommitEarlier(),
-            () -> {
-              if (!logCommits.isEmpty()) {
-                log.commit(logCommits).exceptionally(e -> null);
-              }
-              if (!streamCommits.isEmpty()) {
-                streams.commit(streamCommits).exceptionally(e -> null);
-              }
-            })
+            request.hasEntry() ? request.getEntry() : null, steps, request.getCommitEarlier())
         .thenApply(ChainWriteResult::toResponse);
   }
 

@@ -5,7 +5,6 @@ import io.vcorfu.client.read.RepairingReader;
 import io.vcorfu.client.rpc.EpochRpc;
 import io.vcorfu.client.rpc.ReplicaClient;
 import io.vcorfu.layout.ChainPlan;
-import io.vcorfu.protocol.Endpoint;
 import io.vcorfu.protocol.Errors;
 import io.vcorfu.protocol.OverwrittenException;
 import io.vcorfu.protocol.SealedException;
@@ -40,8 +39,7 @@ import java.util.concurrent.TimeUnit;
  * aborted everywhere, and the earlier replicas' copies are replaced by holes).
  *
  * <p>A drive completes as soon as the outcome is decided: COMMITTED once the last replica holds the
- * entry. The commits of the earlier copies are not waited for: each rides on the next chain write
- * to its node, or goes on its own about a millisecond later ({@link CommitNotices}); until one
+ * entry. Commit messages to the earlier replicas are sent without waiting for them; until one
  * arrives, a reader of such a replica sees the entry uncommitted, waits briefly and, if needed,
  * confirms the decision with the last replica (see {@link RepairingReader}).
  *
@@ -90,12 +88,10 @@ public final class ChainWriter {
   private static final int TRANSIENT_RETRIES = 5;
 
   private final ReplicaClient ops;
-  private final CommitNotices notices;
   private final Executor delayed = CompletableFuture.delayedExecutor(20, TimeUnit.MILLISECONDS);
 
   public ChainWriter(ReplicaClient ops) {
     this.ops = ops;
-    this.notices = new CommitNotices(ops);
   }
 
   public ChainPlan plan(LogEntryMsg entry) {
@@ -124,9 +120,9 @@ public final class ChainWriter {
       LogEntryMsg entry, ChainPlan plan, int i, int attempt) {
     List<ChainPlan.Visit> visits = plan.visits();
     if (i == visits.size()) {
-      // The last replica holds the entry: it is committed. The commits of the earlier copies only
-      // let them serve it without asking; they go out later, without holding up the writer.
-      oweEarlier(entry, plan, visits.size() - 1);
+      // The last replica holds the entry: it is committed. The commit messages to the earlier
+      // replicas only let them serve it without asking; they go out without holding up the writer.
+      commitEarlier(entry, plan, visits.size() - 1);
       return CompletableFuture.completedFuture(Outcome.COMMITTED);
     }
     int end = runEnd(visits, i);
@@ -161,10 +157,7 @@ public final class ChainWriter {
       LogEntryMsg entry, ChainPlan plan, int i, int end, int attempt) {
     List<ChainPlan.Visit> visits = plan.visits();
     boolean endsChain = end == visits.size();
-    Endpoint node = visits.get(i).endpoint();
-    CommitNotices.Owed owed = notices.take(node);
-    return ops.chainWrite(
-            node, entry, steps(entry, plan, i, end), endsChain, owed.log(), owed.slots())
+    return ops.chainWrite(visits.get(i).endpoint(), entry, steps(entry, plan, i, end), endsChain)
         .handle(
             (response, error) -> {
               if (error != null) {
@@ -173,7 +166,7 @@ public final class ChainWriter {
               int failed = i + response.getDone();
               if (!response.hasError()) {
                 if (endsChain) {
-                  oweEarlier(entry, plan, i);
+                  commitEarlier(entry, plan, i);
                   return CompletableFuture.completedFuture(Outcome.COMMITTED);
                 }
                 return writeFrom(entry, plan, end, 0);
@@ -572,22 +565,6 @@ public final class ChainWriter {
       commits.add(c.exceptionally(e -> null));
     }
     return CompletableFuture.allOf(commits.toArray(CompletableFuture[]::new));
-  }
-
-  /**
-   * Owes the visits before {@code upTo} their commits (see {@link CommitNotices}): they travel with
-   * the next chain write to their node, or on their own shortly after.
-   */
-  private void oweEarlier(LogEntryMsg entry, ChainPlan plan, int upTo) {
-    List<ChainPlan.Visit> visits = plan.visits();
-    for (int i = 0; i < upTo; i++) {
-      ChainPlan.Visit v = visits.get(i);
-      if (v.role() == ChainPlan.Role.LOG) {
-        notices.log(v.endpoint(), entry.getGlobalAddress());
-      } else {
-        notices.stream(v.endpoint(), slotsFor(entry, v));
-      }
-    }
   }
 
   private CompletableFuture<Void> abortEarlier(LogEntryMsg entry, ChainPlan plan) {

@@ -210,21 +210,6 @@ public final class ReplicaClient {
   /** Consecutive chain visits on one node in one message; see {@code ChainWriteRequest}. */
   public CompletableFuture<ChainWriteResponse> chainWrite(
       Endpoint node, LogEntryMsg entry, List<ChainStep> steps, boolean commitEarlier) {
-    return chainWrite(node, entry, steps, commitEarlier, List.of(), List.of());
-  }
-
-  /**
-   * Consecutive chain visits on one node in one message, with commits of earlier entries' copies on
-   * that node ({@code logCommits} by global address, {@code streamCommits} by slot) carried along;
-   * see {@code ChainWriteRequest}.
-   */
-  public CompletableFuture<ChainWriteResponse> chainWrite(
-      Endpoint node,
-      LogEntryMsg entry,
-      List<ChainStep> steps,
-      boolean commitEarlier,
-      List<Long> logCommits,
-      List<StreamSlot> streamCommits) {
     return rpc.call(
             node,
             Request.newBuilder()
@@ -232,19 +217,8 @@ public final class ReplicaClient {
                     ChainWriteRequest.newBuilder()
                         .setEntry(entry)
                         .addAllSteps(steps)
-                        .setCommitEarlier(commitEarlier)
-                        .addAllLogCommits(logCommits)
-                        .addAllStreamCommits(streamCommits)))
+                        .setCommitEarlier(commitEarlier)))
         .thenApply(r -> r.getChainWrite());
-  }
-
-  /** Commits the copies at global addresses {@code addresses} on {@code replica}. */
-  public CompletableFuture<Void> logCommit(Endpoint replica, List<Long> addresses) {
-    return rpc.call(
-            replica,
-            Request.newBuilder()
-                .setLogCommit(LogCommitRequest.newBuilder().addAllAddresses(addresses)))
-        .thenApply(r -> null);
   }
 
   public CompletableFuture<Void> streamCommit(Endpoint replica, List<StreamSlot> slots) {
