@@ -68,11 +68,14 @@ public final class RequestDispatcher implements RpcHandler {
     return future.exceptionally(error -> HandlerCalls.failure(request, error));
   }
 
-  /** True for the requests served whatever epoch they carry: PING, GET_LAYOUT and SEAL. */
+  /**
+   * True for the requests served whatever epoch they carry: PING, GET_LAYOUT, SEAL and REMOVE_NODE.
+   */
   public static boolean crossesEpochs(Request.PayloadCase kind) {
     return kind == Request.PayloadCase.PING
         || kind == Request.PayloadCase.GET_LAYOUT
-        || kind == Request.PayloadCase.SEAL;
+        || kind == Request.PayloadCase.SEAL
+        || kind == Request.PayloadCase.REMOVE_NODE;
   }
 
   /**

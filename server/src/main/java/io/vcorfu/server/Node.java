@@ -288,8 +288,33 @@ public final class Node implements AutoCloseable {
         .on(PayloadCase.PING, r -> done(pingResponse(me)))
         .on(PayloadCase.GET_LAYOUT, r -> done(layoutResponse()))
         .on(PayloadCase.SEAL, r -> seal(r.getSeal().getEpoch()))
+        .on(PayloadCase.REMOVE_NODE, r -> removeNode(r.getRemoveNode().getNode()))
         .onAll(gated)
         .build();
+  }
+
+  /**
+   * Cluster mode: a planned removal, run by this node's manager (see {@code RemoveNodeRequest}).
+   */
+  private CompletableFuture<Response> removeNode(String node) {
+    Endpoint leaving;
+    try {
+      leaving = Endpoint.parse(node);
+    } catch (IllegalArgumentException e) {
+      return CompletableFuture.failedFuture(
+          new io.vcorfu.protocol.BadRequestException(
+              "The node to remove must be host:port, got '" + node + "'."));
+    }
+    return manager
+        .removeOnRequest(leaving)
+        .thenApply(
+            l ->
+                Response.newBuilder()
+                    .setRemoveNode(
+                        io.vcorfu.protocol.proto.RemoveNodeResponse.newBuilder()
+                            .setEpoch(l.epoch())
+                            .setLayoutJson(l.toJson()))
+                    .build());
   }
 
   /**

@@ -17,6 +17,7 @@ import io.vcorfu.protocol.Endpoint;
 import io.vcorfu.protocol.RpcClient;
 import io.vcorfu.protocol.netty.NettyTransport;
 import io.vcorfu.protocol.proto.PingResponse;
+import io.vcorfu.protocol.proto.RemoveNodeResponse;
 import io.vcorfu.server.cluster.NodeCalls;
 import java.io.PrintWriter;
 import java.time.Duration;
@@ -35,12 +36,18 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
-/** {@code vcorfu cluster}: create a cluster's first layout, and show a cluster's state. */
+/**
+ * {@code vcorfu cluster}: create a cluster's first layout, show a cluster's state, remove a node.
+ */
 @Command(
     name = "cluster",
     mixinStandardHelpOptions = true,
-    description = "Create a cluster and show its state.",
-    subcommands = {ClusterCommands.Init.class, ClusterCommands.Status.class})
+    description = "Create a cluster, show its state, and remove nodes from it.",
+    subcommands = {
+      ClusterCommands.Init.class,
+      ClusterCommands.Status.class,
+      ClusterCommands.RemoveNode.class
+    })
 final class ClusterCommands {
   private ClusterCommands() {}
 
@@ -176,8 +183,9 @@ final class ClusterCommands {
       name = "status",
       mixinStandardHelpOptions = true,
       description =
-          "Show a cluster's epoch, sequencer, chains and the state of every node (serving,"
-              + " not-serving, unresponsive, removed).")
+          "Show a cluster's epoch, sequencer, chains (a chain with fewer serving replicas than"
+              + " the replication factor is marked under-replicated) and the state of every node"
+              + " (serving, not-serving, untrusted, unresponsive, removed).")
   static final class Status implements Callable<Integer> {
     @Option(
         names = "--endpoint",
@@ -268,10 +276,24 @@ final class ClusterCommands {
       for (Segment s : layout.segments()) {
         String range = "[" + s.start() + ", " + (s.isOpen() ? "open" : s.end()) + ")";
         for (int i = 0; i < s.log().size(); i++) {
-          out.println("segment " + range + " log chain " + i + " " + chain(s.log().get(i)));
+          out.println(
+              "segment "
+                  + range
+                  + " log chain "
+                  + i
+                  + " "
+                  + chain(s.log().get(i))
+                  + health(layout, s.log().get(i), states));
         }
         for (int i = 0; i < s.stream().size(); i++) {
-          out.println("segment " + range + " stream chain " + i + " " + chain(s.stream().get(i)));
+          out.println(
+              "segment "
+                  + range
+                  + " stream chain "
+                  + i
+                  + " "
+                  + chain(s.stream().get(i))
+                  + health(layout, s.stream().get(i), states));
         }
       }
       states.forEach(
@@ -282,6 +304,31 @@ final class ClusterCommands {
                       + " "
                       + st.state()
                       + (st.detail().isEmpty() ? "" : " (" + st.detail() + ")")));
+    }
+
+    /** How many of {@code chain}'s replicas answer as serving. */
+    private static int serving(List<Endpoint> chain, Map<Endpoint, NodeState> states) {
+      int n = 0;
+      for (Endpoint e : chain) {
+        NodeState st = states.get(e);
+        if (st != null && st.state().equals("serving")) {
+          n++;
+        }
+      }
+      return n;
+    }
+
+    /**
+     * {@code " under-replicated (2 of 3 serving)"} when fewer of {@code chain}'s replicas serve
+     * than the cluster's replication factor; empty otherwise (or when the layout sets none).
+     */
+    private static String health(
+        Layout layout, List<Endpoint> chain, Map<Endpoint, NodeState> states) {
+      int serving = serving(chain, states);
+      if (layout.replication() == 0 || serving >= layout.replication()) {
+        return "";
+      }
+      return " under-replicated (" + serving + " of " + layout.replication() + " serving)";
     }
 
     private static String chain(List<Endpoint> chain) {
@@ -300,6 +347,23 @@ final class ClusterCommands {
       root.put("sequencer", layout.sequencer().toString());
       root.put("replication", layout.replication());
       root.set("layout", m.readTree(layout.toJson()));
+      ArrayNode under = root.putArray("underReplicated");
+      for (Segment s : layout.segments()) {
+        for (String kind : List.of("log", "stream")) {
+          List<List<Endpoint>> chains = kind.equals("log") ? s.log() : s.stream();
+          for (int i = 0; i < chains.size(); i++) {
+            int serving = serving(chains.get(i), states);
+            if (layout.replication() > 0 && serving < layout.replication()) {
+              ObjectNode c = under.addObject();
+              c.put("segmentStart", s.start());
+              c.put("kind", kind);
+              c.put("chain", i);
+              c.put("serving", serving);
+              c.put("replication", layout.replication());
+            }
+          }
+        }
+      }
       ArrayNode nodes = root.putArray("nodes");
       states.forEach(
           (node, st) -> {
@@ -318,6 +382,93 @@ final class ClusterCommands {
     }
   }
 
+  /** {@code vcorfu cluster remove-node}. */
+  @Command(
+      name = "remove-node",
+      mixinStandardHelpOptions = true,
+      description =
+          "Take a node out of the cluster (planned): every write it admitted finishes, then a new"
+              + " layout without it is committed (the sequencer moves if it was the sequencer);"
+              + " clients carry on through the change. Refused when the node holds the only copy"
+              + " of some chain. The node keeps running, serving nothing, until it is stopped.")
+  static final class RemoveNode implements Callable<Integer> {
+    @Option(
+        names = "--endpoint",
+        defaultValue = "127.0.0.1:9000",
+        description =
+            "Nodes to ask, host:port[,host:port...]; the first one that answers, other than the"
+                + " node leaving when another is listed, runs the change (default"
+                + " ${DEFAULT-VALUE}).")
+    String endpoint;
+
+    @picocli.CommandLine.Parameters(
+        index = "0",
+        paramLabel = "H:P",
+        description = "The node to remove, as the layout names it.")
+    String node;
+
+    @Option(
+        names = "--timeout-ms",
+        defaultValue = "30000",
+        description = "How long to wait for the change (default ${DEFAULT-VALUE}).")
+    long timeoutMs;
+
+    @Spec CommandSpec spec;
+
+    @Override
+    public Integer call() throws Exception {
+      List<Endpoint> asked;
+      Endpoint leaving;
+      try {
+        asked = endpoints(endpoint);
+        leaving = Endpoint.parse(node);
+      } catch (IllegalArgumentException e) {
+        spec.commandLine().getErr().println("vcorfu cluster remove-node: " + e.getMessage());
+        return 2;
+      }
+      List<Endpoint> order = new ArrayList<>(asked);
+      if (order.size() > 1 && order.remove(leaving)) {
+        order.add(leaving); // the leaving node only when no other answers
+      }
+      try (NettyTransport transport = new NettyTransport();
+          RpcClient rpc =
+              transport.newClient(
+                  ClientOptions.defaults().withRequestTimeout(Duration.ofMillis(timeoutMs)))) {
+        NodeCalls calls = new NodeCalls(rpc);
+        Throwable last = null;
+        for (Endpoint via : order) {
+          try {
+            RemoveNodeResponse r =
+                calls.removeNode(via, leaving).get(timeoutMs, TimeUnit.MILLISECONDS);
+            Layout next = Layout.fromJson(r.getLayoutJson());
+            PrintWriter out = spec.commandLine().getOut();
+            out.println(
+                "removed "
+                    + leaving
+                    + ": epoch "
+                    + r.getEpoch()
+                    + ", sequencer "
+                    + next.sequencer()
+                    + ", "
+                    + next.allServers().size()
+                    + " nodes left");
+            out.flush();
+            return 0;
+          } catch (java.util.concurrent.ExecutionException e) {
+            last = e.getCause();
+            if (!(last instanceof io.vcorfu.protocol.TransportException)) {
+              break; // the node answered: its answer is the cluster's
+            }
+          }
+        }
+        spec.commandLine()
+            .getErr()
+            .println("vcorfu cluster remove-node: " + VcorfuCli.describe(last));
+        return 1;
+      }
+    }
+  }
+
   /** What one node's probe said. */
   record NodeState(String state, String detail, PingResponse ping) {
     static NodeState of(CompletableFuture<PingResponse> ping) {
@@ -326,9 +477,11 @@ final class ClusterCommands {
       }
       try {
         PingResponse p = ping.join();
-        return p.getServing()
-            ? new NodeState("serving", "epoch " + p.getEpoch(), p)
-            : new NodeState("not-serving", p.getNotServingReason(), p);
+        if (p.getServing()) {
+          return new NodeState("serving", "epoch " + p.getEpoch(), p);
+        }
+        return new NodeState(
+            p.getUntrusted() ? "untrusted" : "not-serving", p.getNotServingReason(), p);
       } catch (CompletionException e) {
         return new NodeState("unresponsive", VcorfuCli.describe(e.getCause()), null);
       }

@@ -7,6 +7,7 @@ import io.vcorfu.layout.LayoutChanges;
 import io.vcorfu.layout.LayoutVersionMismatchException;
 import io.vcorfu.layout.Versioned;
 import io.vcorfu.layout.ZkLayoutStore;
+import io.vcorfu.protocol.BadRequestException;
 import io.vcorfu.protocol.Endpoint;
 import io.vcorfu.protocol.TransportException;
 import io.vcorfu.protocol.proto.PingResponse;
@@ -363,6 +364,95 @@ public final class ClusterManager implements AutoCloseable {
     } catch (Exception e) {
       failed("removing " + dead, e);
     }
+  }
+
+  /**
+   * A planned removal (see {@code RemoveNodeRequest}): takes {@code leaving} out of the layout as a
+   * failure would, except that the leaving node, still up, is sealed too, so every write it
+   * admitted finishes before the change and its log tail counts. Runs on the manager's thread, one
+   * change at a time with the failure handling; a lost compare-and-set is retried from a fresh
+   * read. Fails with {@link BadRequestException} when the node is not in the layout or removing it
+   * would leave a chain without replicas.
+   */
+  public CompletableFuture<Layout> removeOnRequest(Endpoint leaving) {
+    CompletableFuture<Layout> result = new CompletableFuture<>();
+    try {
+      thread.execute(() -> removeNow(leaving, result));
+    } catch (java.util.concurrent.RejectedExecutionException e) {
+      result.completeExceptionally(new IllegalStateException("the node is shutting down", e));
+    }
+    return result;
+  }
+
+  private void removeNow(Endpoint leaving, CompletableFuture<Layout> result) {
+    for (int attempt = 0; attempt < 10; attempt++) {
+      try {
+        Versioned<Layout> current = store.get().get(timeoutMillis(), TimeUnit.MILLISECONDS);
+        Layout layout = current.value();
+        if (!layout.allServers().contains(leaving)) {
+          throw new BadRequestException(
+              "Node "
+                  + leaving
+                  + " is not in the layout of cluster "
+                  + layout.clusterId()
+                  + " (epoch "
+                  + layout.epoch()
+                  + (layout.removed().contains(leaving) ? "; it was removed earlier)." : ")."));
+        }
+        Layout survivors;
+        try {
+          survivors = without(layout, List.of(leaving), 0);
+        } catch (ChainLostException e) {
+          throw new BadRequestException(
+              "Node " + leaving + " cannot be removed: " + e.getMessage());
+        }
+        long epoch = survivors.epoch();
+        LOG.info(
+            "manager {}: removing {} on request (epoch {} -> {})",
+            self,
+            leaving,
+            layout.epoch(),
+            epoch);
+        long logTail = sealAll(survivors.allServers(), epoch, survivors.logServers());
+        try {
+          SealResponse r = calls.seal(leaving, epoch).get(timeoutMillis(), TimeUnit.MILLISECONDS);
+          if (layout.logServers().contains(leaving)) {
+            logTail = Math.max(logTail, r.getLogTail());
+          }
+        } catch (Exception e) {
+          // Gone meanwhile: removed as a failed node would be.
+          LOG.info("manager {}: {} did not answer its seal: {}", self, leaving, e.toString());
+        }
+        Layout next = without(layout, List.of(leaving), logTail + 1);
+        store.compareAndSet(current.version(), next).get(timeoutMillis(), TimeUnit.MILLISECONDS);
+        LOG.info(
+            "manager {}: committed the layout of epoch {} without {} (removed on request;"
+                + " sequencer {})",
+            self,
+            next.epoch(),
+            leaving,
+            next.sequencer());
+        succeeded();
+        result.complete(next);
+        return;
+      } catch (BadRequestException e) {
+        result.completeExceptionally(e);
+        return;
+      } catch (Exception e) {
+        Throwable cause = e;
+        while ((cause instanceof CompletionException
+                || cause instanceof java.util.concurrent.ExecutionException)
+            && cause.getCause() != null) {
+          cause = cause.getCause();
+        }
+        if (!(cause instanceof LayoutVersionMismatchException)) {
+          result.completeExceptionally(cause);
+          return;
+        }
+      }
+    }
+    result.completeExceptionally(
+        new IllegalStateException("the layout kept changing; removing " + leaving + " gave up"));
   }
 
   /** Commits the agreed layout again at {@code epoch}, where some node is already sealed. */

@@ -7,14 +7,16 @@ import io.vcorfu.protocol.proto.GetLayoutRequest;
 import io.vcorfu.protocol.proto.Header;
 import io.vcorfu.protocol.proto.PingRequest;
 import io.vcorfu.protocol.proto.PingResponse;
+import io.vcorfu.protocol.proto.RemoveNodeRequest;
+import io.vcorfu.protocol.proto.RemoveNodeResponse;
 import io.vcorfu.protocol.proto.Request;
 import io.vcorfu.protocol.proto.SealRequest;
 import io.vcorfu.protocol.proto.SealResponse;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * The requests that cross epochs, as the manager and the cluster tools send them: ping, seal and
- * get-layout. Each completes with the typed answer or fails with the typed error.
+ * The requests that cross epochs, as the manager and the cluster tools send them: ping, seal,
+ * get-layout and remove-node. Each completes with the typed answer or fails with the typed error.
  */
 public final class NodeCalls {
   /** The protocol version these requests are stamped with. */
@@ -39,6 +41,18 @@ public final class NodeCalls {
   public CompletableFuture<SealResponse> seal(Endpoint node, long epoch) {
     return call(node, Request.newBuilder().setSeal(SealRequest.newBuilder().setEpoch(epoch)))
         .thenApply(r -> r.getSeal());
+  }
+
+  /**
+   * Asks {@code via} to take {@code leaving} out of the cluster (see {@code RemoveNodeRequest});
+   * completes with the layout committed without it.
+   */
+  public CompletableFuture<RemoveNodeResponse> removeNode(Endpoint via, Endpoint leaving) {
+    return call(
+            via,
+            Request.newBuilder()
+                .setRemoveNode(RemoveNodeRequest.newBuilder().setNode(leaving.toString())))
+        .thenApply(r -> r.getRemoveNode());
   }
 
   /** The layout {@code node} has adopted, as its JSON document. */

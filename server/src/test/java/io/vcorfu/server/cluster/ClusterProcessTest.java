@@ -2,6 +2,7 @@ package io.vcorfu.server.cluster;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.vcorfu.client.AppendResult;
 import io.vcorfu.client.ClusterStreamLog;
 import io.vcorfu.client.StreamEntry;
@@ -17,6 +18,9 @@ import io.vcorfu.protocol.proto.Request;
 import io.vcorfu.protocol.proto.Response;
 import io.vcorfu.protocol.proto.TailRequest;
 import io.vcorfu.server.ServerProcess;
+import io.vcorfu.server.cli.VcorfuCli;
+import java.io.PrintWriter;
+import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -72,6 +76,71 @@ class ClusterProcessTest {
     appendUntil(acked, 150);
     assertEveryAckedReadable(acked);
     assertThat(acked.stream().map(Acked::globalAddress).distinct().count()).isEqualTo(acked.size());
+  }
+
+  /**
+   * {@code vcorfu cluster remove-node} and {@code vcorfu cluster status} against real nodes: every
+   * chain at full strength first; then a planned removal of a live replica (exit 0, "removed"),
+   * after which the node keeps running but serves nothing, appends go on, every chain is marked
+   * under-replicated (2 of 3 serving) and the node is listed as removed, in text and in JSON; a
+   * second removal of it, or of a node of no layout, is refused with exit 1 and says why.
+   */
+  @Test
+  void removeNodeAndClusterStatusFromTheCommandLine() throws Exception {
+    List<Acked> acked = new ArrayList<>();
+    appendUntil(acked, 10);
+    String[] text = {"cluster", "status", "--endpoint", cluster.endpointList()};
+    Awaitility.await("every node serving")
+        .atMost(Duration.ofSeconds(30))
+        .until(
+            () ->
+                cli(text)
+                        .out()
+                        .lines()
+                        .filter(l -> l.matches("node .* serving \\(epoch \\d+\\)"))
+                        .count()
+                    == 3);
+    assertThat(cli(text).out()).doesNotContain("under-replicated");
+
+    ServerProcess replica = processOf(otherThan(newestLayout().sequencer()));
+    String leaving = replica.endpoint().toString();
+    Run removed = cli("cluster", "remove-node", "--endpoint", cluster.endpointList(), leaving);
+    assertThat(removed.code()).as(removed.err()).isZero();
+    assertThat(removed.out()).startsWith("removed " + leaving + ": epoch ");
+    assertThat(replica.isAlive()).as("a planned removal leaves the process running").isTrue();
+    appendUntil(acked, 30);
+    assertEveryAckedReadable(acked);
+
+    String out = cli(text).out();
+    List<String> chains = out.lines().filter(l -> l.contains(" chain ")).toList();
+    assertThat(chains).isNotEmpty().allMatch(l -> l.endsWith("under-replicated (2 of 3 serving)"));
+    assertThat(out).contains("node " + leaving + " removed");
+    Run json = cli("cluster", "status", "--endpoint", cluster.endpointList(), "--output", "json");
+    assertThat(json.code()).as(json.err()).isZero();
+    var root = new ObjectMapper().readTree(json.out());
+    assertThat(root.get("underReplicated")).isNotEmpty();
+    root.get("underReplicated").forEach(c -> assertThat(c.get("serving").asInt()).isEqualTo(2));
+
+    Run again = cli("cluster", "remove-node", "--endpoint", cluster.endpointList(), leaving);
+    assertThat(again.code()).isEqualTo(1);
+    assertThat(again.err()).contains("is not in the layout").contains("removed earlier");
+    Run unknown = cli("cluster", "remove-node", "--endpoint", cluster.endpointList(), "10.9.9.9:1");
+    assertThat(unknown.code()).isEqualTo(1);
+    assertThat(unknown.err()).contains("10.9.9.9:1 is not in the layout");
+    Run usage = cli("cluster", "remove-node", "--endpoint", cluster.endpointList(), "nohostport");
+    assertThat(usage.code()).isEqualTo(2);
+  }
+
+  private record Run(int code, String out, String err) {}
+
+  private static Run cli(String... args) {
+    StringWriter out = new StringWriter();
+    StringWriter err = new StringWriter();
+    var cli = VcorfuCli.newCommandLine();
+    cli.setOut(new PrintWriter(out));
+    cli.setErr(new PrintWriter(err));
+    int code = cli.execute(args);
+    return new Run(code, out.toString().strip(), err.toString().strip());
   }
 
   @Test

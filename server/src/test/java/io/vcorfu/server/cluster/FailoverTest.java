@@ -35,7 +35,7 @@ class FailoverTest {
   @TempDir Path tmp;
 
   /** One acknowledged append. */
-  private record Acked(String value, long globalAddress, long streamAddress) {}
+  record Acked(String value, long globalAddress, long streamAddress) {}
 
   @Test
   void aStartingSequencerCommitsTheNextEpochBeforeItServes() throws Exception {
@@ -95,9 +95,7 @@ class FailoverTest {
   @Test
   void aNodeRestartedOnAWipedDataDirectoryServesNothingAndIsRemoved() throws Exception {
     try (ZkCluster c = ZkCluster.start(tmp, 3, 3)) {
-      c.awaitLayout("epoch 2", x -> x.epoch() >= 2);
-      Layout claimed = c.awaitLayout("every node's incarnation", x -> x.incarnations().size() == 3);
-      c.awaitAdopted(claimed.epoch());
+      c.awaitAdopted(c.awaitStarted().epoch());
       List<Acked> acked = new ArrayList<>();
       appendUntil(c, acked, 30);
       List<Endpoint> chain = c.agreed().value().streamChain(STREAM);
@@ -248,7 +246,7 @@ class FailoverTest {
    * Appends until {@code acked} holds {@code total} acknowledged values, each with a fresh client
    * after a failure (an append that failed may or may not have committed; it is not counted).
    */
-  private static void appendUntil(ZkCluster c, List<Acked> acked, int total) {
+  static void appendUntil(ZkCluster c, List<Acked> acked, int total) {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
     ClusterStreamLog log = null;
     int attempt = 0;
@@ -278,7 +276,7 @@ class FailoverTest {
         .orElseThrow();
   }
 
-  private static void assertEveryAckedReadable(ZkCluster c, List<Acked> acked) {
+  static void assertEveryAckedReadable(ZkCluster c, List<Acked> acked) {
     Awaitility.await("every acknowledged write readable")
         .atMost(Duration.ofSeconds(30))
         .ignoreExceptions()

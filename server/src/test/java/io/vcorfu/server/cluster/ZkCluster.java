@@ -236,6 +236,16 @@ final class ZkCluster implements AutoCloseable {
         .until(() -> agreed().value(), condition);
   }
 
+  /**
+   * Waits until the sequencer's first epoch is committed and every node of the layout has recorded
+   * its data directory's incarnation in it; returns that layout.
+   */
+  Layout awaitStarted() {
+    return awaitLayout(
+        "epoch 2 with every node's incarnation",
+        x -> x.epoch() >= 2 && x.incarnations().keySet().containsAll(x.allServers()));
+  }
+
   /** Waits until every running node has adopted a layout of {@code epoch} or later. */
   void awaitAdopted(long epoch) {
     Awaitility.await("every node at epoch " + epoch)
