@@ -88,6 +88,15 @@ class ClusterAckLogFailoverTest {
       cluster.processOf(replica).kill9();
       before = lines(acks);
       awaitAcks(acks, before + 200);
+      // The bench prints a progress line a second while it runs (40 s here).
+      Path out = tmp.resolve("bench.out");
+      Awaitility.await("four progress lines")
+          .atMost(Duration.ofSeconds(30))
+          .pollInterval(Duration.ofMillis(100))
+          .until(
+              () ->
+                  Files.readAllLines(out).stream().filter(l -> l.startsWith("progress ")).count()
+                      >= 4);
     } finally {
       bench.destroy();
       if (!bench.waitFor(30, TimeUnit.SECONDS)) {
