@@ -250,7 +250,9 @@ class InJvmTransportTest {
   @Test
   void reorderedResponsesStillCompleteTheirOwnCalls() {
     RpcClient patient = transport.newClient(ClientOptions.defaults());
-    transport.faults().add(FaultRule.responses().reorder(4));
+    // Held until released by hand: the fourth response must not complete its call before this
+    // thread has attached the callback that records the order.
+    FaultRule reorder = transport.faults().add(FaultRule.responses().reorder(1000));
     List<CompletableFuture<Response>> calls = new ArrayList<>();
     List<Integer> completionOrder = new java.util.concurrent.CopyOnWriteArrayList<>();
     for (int i = 0; i < 4; i++) {
@@ -260,6 +262,8 @@ class InJvmTransportTest {
               .call(server.endpoint(), Messages.numbered(i))
               .whenComplete((r, e) -> completionOrder.add(n)));
     }
+    await().atMost(java.time.Duration.ofSeconds(10)).until(() -> reorder.heldCount() == 4);
+    reorder.releaseHeld();
     for (int i = 0; i < 4; i++) {
       assertThat(Messages.number(calls.get(i).join())).isEqualTo(i);
     }

@@ -141,9 +141,10 @@ class NettyTransportTest {
 
   @Test
   void aConnectionRefusedFailsWithTransportException() {
-    ServerBinding server = transport.bind(ANY_PORT, new EchoHandler("n"));
-    Endpoint gone = server.endpoint();
-    server.close();
+    // Port 1 on loopback: nothing listens there, and (below the ephemeral range) no client socket
+    // can take it as its own port and connect to itself, as one can to a freshly closed ephemeral
+    // port.
+    Endpoint gone = new Endpoint("127.0.0.1", 1);
     try (RpcClient client = transport.newClient(ClientOptions.defaults())) {
       assertThat(failure(client.call(gone, Messages.ping())))
           .isInstanceOf(TransportException.class)
