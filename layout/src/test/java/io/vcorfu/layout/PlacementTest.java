@@ -121,7 +121,7 @@ class PlacementTest {
   }
 
   @Test
-  void replicaInSeveralTouchedStreamChainsIsVisitedOnce() {
+  void theDecidingChainIsVisitedLastEvenWhereItsReplicasWereVisitedForOtherStreams() {
     Endpoint log = new Endpoint("l", 1);
     Endpoint shared = new Endpoint("s", 1);
     Endpoint other = new Endpoint("o", 1);
@@ -141,11 +141,13 @@ class PlacementTest {
 
     ChainPlan plan = layout.chainPlan(0, List.of(on1, on0));
 
+    // on0's chain [shared] first; then the deciding chain, on1's [other, shared], head first.
     assertThat(plan.visits())
         .containsExactly(
             new Visit(Role.LOG, log, List.of(on1, on0)),
-            new Visit(Role.STREAM, shared, List.of(on1, on0)),
-            new Visit(Role.STREAM, other, List.of(on1)));
+            new Visit(Role.STREAM, shared, List.of(on0)),
+            new Visit(Role.STREAM, other, List.of(on1)),
+            new Visit(Role.STREAM, shared, List.of(on1)));
   }
 
   @Test

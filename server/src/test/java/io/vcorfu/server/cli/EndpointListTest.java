@@ -7,8 +7,6 @@ import io.vcorfu.protocol.netty.NettyTransport;
 import io.vcorfu.server.Node;
 import io.vcorfu.server.NodeConfig;
 import java.io.IOException;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import org.junit.jupiter.api.AfterAll;
@@ -38,29 +36,21 @@ class EndpointListTest {
     transport.close();
   }
 
-  private record Run(int code, String out, String err) {}
-
-  private static Run cli(String... args) {
-    StringWriter out = new StringWriter();
-    StringWriter err = new StringWriter();
-    var cli = VcorfuCli.newCommandLine();
-    cli.setOut(new PrintWriter(out));
-    cli.setErr(new PrintWriter(err));
-    int code = cli.execute(args);
-    return new Run(code, out.toString().strip(), err.toString().strip());
+  private static CliRun cli(String... args) {
+    return CliRun.of(args);
   }
 
   @Test
   void logCommandsConnectThroughTheFirstNodeOfTheListThatAnswers() {
-    Run append = cli("log", "append", "--endpoint", deadThenAlive, "--stream", "listed", "v");
+    CliRun append = cli("log", "append", "--endpoint", deadThenAlive, "--stream", "listed", "v");
     assertThat(append.code()).as(append.err()).isZero();
-    Run read = cli("log", "read", "--endpoint", deadThenAlive, "--stream", "listed");
+    CliRun read = cli("log", "read", "--endpoint", deadThenAlive, "--stream", "listed");
     assertThat(read.out()).endsWith(" v");
   }
 
   @Test
   void mapCommandsConnectThroughTheFirstNodeOfTheListThatAnswers() {
-    Run put = cli("map", "put", "--endpoint", deadThenAlive, "--map", "listed", "k", "v");
+    CliRun put = cli("map", "put", "--endpoint", deadThenAlive, "--map", "listed", "k", "v");
     assertThat(put.code()).as(put.err()).isZero();
     assertThat(cli("map", "get", "--endpoint", deadThenAlive, "--map", "listed", "k").out())
         .isEqualTo("v");
@@ -68,13 +58,13 @@ class EndpointListTest {
 
   @Test
   void aMalformedListIsRefusedInOneLine() {
-    Run r = cli("log", "tail", "--endpoint", node.endpoint() + ",,127.0.0.1:1");
+    CliRun r = cli("log", "tail", "--endpoint", node.endpoint() + ",,127.0.0.1:1");
     assertThat(r.code()).isEqualTo(1);
     assertThat(r.err())
         .startsWith("vcorfu: endpoint 2 of")
         .contains("is empty")
         .doesNotContain("\n");
-    Run m = cli("map", "get", "--endpoint", "127.0.0.1", "--map", "x", "k");
+    CliRun m = cli("map", "get", "--endpoint", "127.0.0.1", "--map", "x", "k");
     assertThat(m.code()).isEqualTo(1);
     assertThat(m.err()).startsWith("vcorfu: endpoint 1 of '127.0.0.1'");
   }

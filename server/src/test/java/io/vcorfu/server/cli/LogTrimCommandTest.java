@@ -6,8 +6,6 @@ import io.vcorfu.protocol.Endpoint;
 import io.vcorfu.protocol.netty.NettyTransport;
 import io.vcorfu.server.Node;
 import io.vcorfu.server.NodeConfig;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -40,19 +38,11 @@ class LogTrimCommandTest {
     transport.close();
   }
 
-  private record Run(int code, String out, String err) {}
-
-  private Run log(String... args) {
-    StringWriter out = new StringWriter();
-    StringWriter err = new StringWriter();
-    var cli = VcorfuCli.newCommandLine();
-    cli.setOut(new PrintWriter(out));
-    cli.setErr(new PrintWriter(err));
+  private CliRun log(String... args) {
     List<String> all =
         new ArrayList<>(List.of("log", args[0], "--endpoint", node.endpoint().toString()));
     all.addAll(List.of(args).subList(1, args.length));
-    int code = cli.execute(all.toArray(String[]::new));
-    return new Run(code, out.toString().strip(), err.toString().strip());
+    return CliRun.of(all);
   }
 
   private void appendTwice() {
@@ -63,7 +53,7 @@ class LogTrimCommandTest {
   @Test
   void aTrimPastTheTailIsRefusedAndTheStreamStaysWritable() {
     appendTwice();
-    Run trim = log("trim", "--stream", "s1", "--before", "100");
+    CliRun trim = log("trim", "--stream", "s1", "--before", "100");
     assertThat(trim.code()).isEqualTo(1);
     assertThat(trim.out()).isEmpty();
     assertThat(trim.err())
@@ -72,7 +62,7 @@ class LogTrimCommandTest {
         .contains("100")
         .contains("tail is 1")
         .doesNotContain("Exception");
-    Run append = log("append", "--stream", "s1", "c");
+    CliRun append = log("append", "--stream", "s1", "c");
     assertThat(append.code()).as(append.err()).isZero();
     assertThat(append.out()).contains("s1 2");
     assertThat(
@@ -86,14 +76,14 @@ class LogTrimCommandTest {
   @Test
   void aNegativeTrimMarkIsRefusedAndTheStreamStaysWritable() {
     appendTwice();
-    Run trim = log("trim", "--stream", "s1", "--before", "-5");
+    CliRun trim = log("trim", "--stream", "s1", "--before", "-5");
     assertThat(trim.code()).isEqualTo(1);
     assertThat(trim.err())
         .startsWith("vcorfu: ")
         .contains("s1")
         .contains("-5")
         .doesNotContain("Exception");
-    Run append = log("append", "--stream", "s1", "c");
+    CliRun append = log("append", "--stream", "s1", "c");
     assertThat(append.code()).as(append.err()).isZero();
     assertThat(append.out()).contains("s1 2");
   }
@@ -101,10 +91,10 @@ class LogTrimCommandTest {
   @Test
   void aTrimUpToTheNextAddressReleasesTheWholeStreamAndItStaysWritable() {
     appendTwice();
-    Run trim = log("trim", "--stream", "s1", "--before", "2");
+    CliRun trim = log("trim", "--stream", "s1", "--before", "2");
     assertThat(trim.code()).as(trim.err()).isZero();
     assertThat(trim.out()).isEqualTo("s1 trimmed below 2");
-    Run append = log("append", "--stream", "s1", "c");
+    CliRun append = log("append", "--stream", "s1", "c");
     assertThat(append.code()).as(append.err()).isZero();
     assertThat(append.out()).contains("s1 2");
     assertThat(log("read", "--stream", "s1", "--from", "2").out()).endsWith(" c");

@@ -6,8 +6,6 @@ import io.vcorfu.protocol.Endpoint;
 import io.vcorfu.protocol.netty.NettyTransport;
 import io.vcorfu.server.Node;
 import io.vcorfu.server.NodeConfig;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.AfterAll;
@@ -32,23 +30,11 @@ class MapCommandsTest {
     transport.close();
   }
 
-  private record Run(int code, String out, String err) {
-    List<String> lines() {
-      return out.isBlank() ? List.of() : List.of(out.strip().split("\n"));
-    }
-  }
-
-  private static Run map(String... args) {
-    StringWriter out = new StringWriter();
-    StringWriter err = new StringWriter();
-    var cli = VcorfuCli.newCommandLine();
-    cli.setOut(new PrintWriter(out));
-    cli.setErr(new PrintWriter(err));
+  private static CliRun map(String... args) {
     List<String> all =
         new ArrayList<>(List.of("map", args[0], "--endpoint", node.endpoint().toString()));
     all.addAll(List.of(args).subList(1, args.length));
-    int code = cli.execute(all.toArray(String[]::new));
-    return new Run(code, out.toString(), err.toString());
+    return CliRun.of(all);
   }
 
   @Test
@@ -73,7 +59,7 @@ class MapCommandsTest {
     map("put", "--map", "h", "k", "v2");
     map("remove", "--map", "h", "k");
     map("put", "--map", "h", "k", "v3");
-    Run r = map("history", "--map", "h", "--key", "k");
+    CliRun r = map("history", "--map", "h", "--key", "k");
     assertThat(r.code()).isZero();
     List<String> lines = r.lines();
     assertThat(lines).hasSize(4);
@@ -88,16 +74,16 @@ class MapCommandsTest {
   @Test
   void missingKeysAndMapsAndBucketMismatchesAreOneClearLine() {
     map("put", "--map", "e", "--buckets", "3", "k", "v");
-    Run missingKey = map("get", "--map", "e", "nope");
+    CliRun missingKey = map("get", "--map", "e", "nope");
     assertThat(missingKey.code()).isEqualTo(1);
     assertThat(missingKey.err().strip()).isEqualTo("vcorfu: map 'e' has no key 'nope'");
 
-    Run missingMap = map("get", "--map", "never-made", "k");
+    CliRun missingMap = map("get", "--map", "never-made", "k");
     assertThat(missingMap.code()).isEqualTo(1);
     assertThat(missingMap.err().strip())
         .isEqualTo("vcorfu: map 'never-made' does not exist; create it with vcorfu map put");
 
-    Run mismatch = map("get", "--map", "e", "--buckets", "5", "k");
+    CliRun mismatch = map("get", "--map", "e", "--buckets", "5", "k");
     assertThat(mismatch.code()).isEqualTo(1);
     assertThat(mismatch.err())
         .startsWith("vcorfu: ")

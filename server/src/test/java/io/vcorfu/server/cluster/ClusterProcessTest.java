@@ -18,9 +18,7 @@ import io.vcorfu.protocol.proto.Request;
 import io.vcorfu.protocol.proto.Response;
 import io.vcorfu.protocol.proto.TailRequest;
 import io.vcorfu.server.ServerProcess;
-import io.vcorfu.server.cli.VcorfuCli;
-import java.io.PrintWriter;
-import java.io.StringWriter;
+import io.vcorfu.server.cli.CliRun;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -104,7 +102,7 @@ class ClusterProcessTest {
 
     ServerProcess replica = processOf(otherThan(newestLayout().sequencer()));
     String leaving = replica.endpoint().toString();
-    Run removed = cli("cluster", "remove-node", "--endpoint", cluster.endpointList(), leaving);
+    CliRun removed = cli("cluster", "remove-node", "--endpoint", cluster.endpointList(), leaving);
     assertThat(removed.code()).as(removed.err()).isZero();
     assertThat(removed.out()).startsWith("removed " + leaving + ": epoch ");
     assertThat(replica.isAlive()).as("a planned removal leaves the process running").isTrue();
@@ -115,32 +113,27 @@ class ClusterProcessTest {
     List<String> chains = out.lines().filter(l -> l.contains(" chain ")).toList();
     assertThat(chains).isNotEmpty().allMatch(l -> l.endsWith("under-replicated (2 of 3 serving)"));
     assertThat(out).contains("node " + leaving + " removed");
-    Run json = cli("cluster", "status", "--endpoint", cluster.endpointList(), "--output", "json");
+    CliRun json =
+        cli("cluster", "status", "--endpoint", cluster.endpointList(), "--output", "json");
     assertThat(json.code()).as(json.err()).isZero();
     var root = new ObjectMapper().readTree(json.out());
     assertThat(root.get("underReplicated")).isNotEmpty();
     root.get("underReplicated").forEach(c -> assertThat(c.get("serving").asInt()).isEqualTo(2));
 
-    Run again = cli("cluster", "remove-node", "--endpoint", cluster.endpointList(), leaving);
+    CliRun again = cli("cluster", "remove-node", "--endpoint", cluster.endpointList(), leaving);
     assertThat(again.code()).isEqualTo(1);
     assertThat(again.err()).contains("is not in the layout").contains("removed earlier");
-    Run unknown = cli("cluster", "remove-node", "--endpoint", cluster.endpointList(), "10.9.9.9:1");
+    CliRun unknown =
+        cli("cluster", "remove-node", "--endpoint", cluster.endpointList(), "10.9.9.9:1");
     assertThat(unknown.code()).isEqualTo(1);
     assertThat(unknown.err()).contains("10.9.9.9:1 is not in the layout");
-    Run usage = cli("cluster", "remove-node", "--endpoint", cluster.endpointList(), "nohostport");
+    CliRun usage =
+        cli("cluster", "remove-node", "--endpoint", cluster.endpointList(), "nohostport");
     assertThat(usage.code()).isEqualTo(2);
   }
 
-  private record Run(int code, String out, String err) {}
-
-  private static Run cli(String... args) {
-    StringWriter out = new StringWriter();
-    StringWriter err = new StringWriter();
-    var cli = VcorfuCli.newCommandLine();
-    cli.setOut(new PrintWriter(out));
-    cli.setErr(new PrintWriter(err));
-    int code = cli.execute(args);
-    return new Run(code, out.toString().strip(), err.toString().strip());
+  private static CliRun cli(String... args) {
+    return CliRun.of(args);
   }
 
   @Test

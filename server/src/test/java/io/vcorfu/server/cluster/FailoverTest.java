@@ -128,11 +128,7 @@ class FailoverTest {
       c.awaitAdopted(2);
       List<Acked> acked = new ArrayList<>();
       appendUntil(c, acked, 20);
-      Endpoint manager =
-          Awaitility.await("a manager")
-              .atMost(Duration.ofSeconds(30))
-              .until(c::manager, java.util.Optional::isPresent)
-              .orElseThrow();
+      Endpoint manager = awaitManager(c);
       List<Endpoint> others = new ArrayList<>(c.endpoints());
       others.remove(manager);
       Endpoint silent = others.get(0);
@@ -179,11 +175,7 @@ class FailoverTest {
       c.awaitAdopted(2);
       List<Acked> acked = new ArrayList<>();
       appendUntil(c, acked, 20);
-      Endpoint manager =
-          Awaitility.await("a manager")
-              .atMost(Duration.ofSeconds(30))
-              .until(c::manager, java.util.Optional::isPresent)
-              .orElseThrow();
+      Endpoint manager = awaitManager(c);
       c.partition(manager);
       Layout after = c.awaitLayout("without " + manager, x -> x.removed().contains(manager));
       assertThat(after.removed()).containsExactly(manager);
@@ -246,6 +238,14 @@ class FailoverTest {
    * Appends until {@code acked} holds {@code total} acknowledged values, each with a fresh client
    * after a failure (an append that failed may or may not have committed; it is not counted).
    */
+  /** Waits until some node of {@code c} is the manager; returns it. */
+  private static Endpoint awaitManager(ZkCluster c) {
+    return Awaitility.await("a manager")
+        .atMost(Duration.ofSeconds(30))
+        .until(c::manager, java.util.Optional::isPresent)
+        .orElseThrow();
+  }
+
   static void appendUntil(ZkCluster c, List<Acked> acked, int total) {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
     ClusterStreamLog log = null;

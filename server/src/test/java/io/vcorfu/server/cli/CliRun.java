@@ -1,0 +1,32 @@
+package io.vcorfu.server.cli;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.util.List;
+
+/**
+ * One run of the {@code vcorfu} command line in this JVM: its exit code and what it printed on
+ * standard output and standard error (each stripped of surrounding white space).
+ */
+public record CliRun(int code, String out, String err) {
+  /** Runs {@code vcorfu ARGS...} and captures what it printed. */
+  public static CliRun of(String... args) {
+    StringWriter out = new StringWriter();
+    StringWriter err = new StringWriter();
+    var cli = VcorfuCli.newCommandLine();
+    cli.setOut(new PrintWriter(out));
+    cli.setErr(new PrintWriter(err));
+    int code = cli.execute(args);
+    return new CliRun(code, out.toString().strip(), err.toString().strip());
+  }
+
+  /** Runs {@code vcorfu ARGS...}, the arguments given as a list. */
+  public static CliRun of(List<String> args) {
+    return of(args.toArray(String[]::new));
+  }
+
+  /** Standard output, line by line (none when it printed nothing). */
+  public List<String> lines() {
+    return out.isBlank() ? List.of() : List.of(out.split("\n"));
+  }
+}
