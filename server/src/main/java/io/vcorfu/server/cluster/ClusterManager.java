@@ -339,31 +339,56 @@ public final class ClusterManager implements AutoCloseable {
   /** Takes the {@code dead} nodes out of the layout in one change (see the class comment). */
   private void remove(Versioned<Layout> current, List<Endpoint> dead) {
     Layout layout = current.value();
-    Layout survivors = without(layout, dead, 0);
-    long epoch = survivors.epoch();
     LOG.info(
         "manager {}: {} down ({}); removing (epoch {} -> {})",
         self,
         dead,
         why(dead),
         layout.epoch(),
-        epoch);
+        layout.epoch() + 1);
     try {
-      long logTail = sealAll(survivors.allServers(), epoch, survivors.logServers());
-      Layout next = without(layout, dead, logTail + 1);
-      store.compareAndSet(current.version(), next).get(timeoutMillis(), TimeUnit.MILLISECONDS);
-      LOG.info(
-          "manager {}: committed the layout of epoch {} without {} (sequencer {}, new segment at"
-              + " {})",
-          self,
-          next.epoch(),
-          dead,
-          next.sequencer(),
-          logTail + 1);
+      commitWithout(current, dead, false);
       succeeded();
     } catch (Exception e) {
       failed("removing " + dead, e);
     }
+  }
+
+  /**
+   * Seals the next epoch on every node that stays (and, with {@code sealLeaving}, on each of {@code
+   * leaving} that answers: a planned removal, whose admitted writes finish first and whose log tail
+   * counts), closes the current segment after the highest log tail and commits the layout without
+   * {@code leaving} by compare-and-set at {@code current}'s version. Returns the committed layout.
+   */
+  private Layout commitWithout(
+      Versioned<Layout> current, List<Endpoint> leaving, boolean sealLeaving) throws Exception {
+    Layout layout = current.value();
+    Layout survivors = without(layout, leaving, 0);
+    long epoch = survivors.epoch();
+    long logTail = sealAll(survivors.allServers(), epoch, survivors.logServers());
+    if (sealLeaving) {
+      for (Endpoint node : leaving) {
+        try {
+          SealResponse r = calls.seal(node, epoch).get(timeoutMillis(), TimeUnit.MILLISECONDS);
+          if (layout.logServers().contains(node)) {
+            logTail = Math.max(logTail, r.getLogTail());
+          }
+        } catch (Exception e) {
+          // Gone meanwhile: removed as a failed node would be.
+          LOG.info("manager {}: {} did not answer its seal: {}", self, node, e.toString());
+        }
+      }
+    }
+    Layout next = without(layout, leaving, logTail + 1);
+    store.compareAndSet(current.version(), next).get(timeoutMillis(), TimeUnit.MILLISECONDS);
+    LOG.info(
+        "manager {}: committed the layout of epoch {} without {} (sequencer {}, new segment at {})",
+        self,
+        next.epoch(),
+        leaving,
+        next.sequencer(),
+        logTail + 1);
+    return next;
   }
 
   /**
@@ -399,39 +424,19 @@ public final class ClusterManager implements AutoCloseable {
                   + layout.epoch()
                   + (layout.removed().contains(leaving) ? "; it was removed earlier)." : ")."));
         }
-        Layout survivors;
         try {
-          survivors = without(layout, List.of(leaving), 0);
+          without(layout, List.of(leaving), 0);
         } catch (ChainLostException e) {
           throw new BadRequestException(
               "Node " + leaving + " cannot be removed: " + e.getMessage());
         }
-        long epoch = survivors.epoch();
         LOG.info(
             "manager {}: removing {} on request (epoch {} -> {})",
             self,
             leaving,
             layout.epoch(),
-            epoch);
-        long logTail = sealAll(survivors.allServers(), epoch, survivors.logServers());
-        try {
-          SealResponse r = calls.seal(leaving, epoch).get(timeoutMillis(), TimeUnit.MILLISECONDS);
-          if (layout.logServers().contains(leaving)) {
-            logTail = Math.max(logTail, r.getLogTail());
-          }
-        } catch (Exception e) {
-          // Gone meanwhile: removed as a failed node would be.
-          LOG.info("manager {}: {} did not answer its seal: {}", self, leaving, e.toString());
-        }
-        Layout next = without(layout, List.of(leaving), logTail + 1);
-        store.compareAndSet(current.version(), next).get(timeoutMillis(), TimeUnit.MILLISECONDS);
-        LOG.info(
-            "manager {}: committed the layout of epoch {} without {} (removed on request;"
-                + " sequencer {})",
-            self,
-            next.epoch(),
-            leaving,
-            next.sequencer());
+            layout.epoch() + 1);
+        Layout next = commitWithout(current, List.of(leaving), true);
         succeeded();
         result.complete(next);
         return;
@@ -439,12 +444,7 @@ public final class ClusterManager implements AutoCloseable {
         result.completeExceptionally(e);
         return;
       } catch (Exception e) {
-        Throwable cause = e;
-        while ((cause instanceof CompletionException
-                || cause instanceof java.util.concurrent.ExecutionException)
-            && cause.getCause() != null) {
-          cause = cause.getCause();
-        }
+        Throwable cause = unwrap(e);
         if (!(cause instanceof LayoutVersionMismatchException)) {
           result.completeExceptionally(cause);
           return;
@@ -529,13 +529,19 @@ public final class ClusterManager implements AutoCloseable {
     backoffUntilNanos = System.nanoTime();
   }
 
-  private void failed(String what, Exception e) {
+  /** {@code e} without the future wrappers around it. */
+  private static Throwable unwrap(Exception e) {
     Throwable cause = e;
     while ((cause instanceof CompletionException
             || cause instanceof java.util.concurrent.ExecutionException)
         && cause.getCause() != null) {
       cause = cause.getCause();
     }
+    return cause;
+  }
+
+  private void failed(String what, Exception e) {
+    Throwable cause = unwrap(e);
     backoffMillis =
         Math.min(5_000, backoffMillis == 0 ? config.probeInterval().toMillis() : backoffMillis * 2);
     backoffUntilNanos = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(backoffMillis);
