@@ -4,14 +4,15 @@
 # same machine; then markdown tables.
 #
 # Usage:
-#   benchmarks/run-cluster.sh [--quick] [--parts failover,append,ycsb] [--runs N] [--out FILE]
+#   benchmarks/run-cluster.sh [--quick] [--parts failover,pause,append,ycsb] [--runs N] [--out FILE]
 #                             [--workdir DIR] [--base-port P] [--cold S] [--warmup S] [--duration S]
 #                             [--ycsb-seconds S] [--records N]
 #
 #   --quick           smoke run, about 3 minutes (the full run takes about 10): 1 failover run
 #                     per role, appends --cold 2 --warmup 3 --duration 2, YCSB 1000 records and
 #                     12 s run phases
-#   --parts LIST      which parts to run, comma-separated (default failover,append,ycsb)
+#   --parts LIST      which parts to run, comma-separated (default failover,append,ycsb; pause on
+#                     request)
 #   --runs N          failover runs per role (default 5; --quick 1)
 #   --cold S          appends: the cold window, the first S s of load of a fresh client JVM against a
 #                     fresh cluster (default 10)
@@ -45,6 +46,10 @@
 #             the longest gap between consecutive acknowledgements around the kill. vcorfu's
 #             client has its defaults (failover timeout 30 s); etcd's jetcd client abandons a put
 #             after 200 ms and sends the next (see EtcdFailoverTarget).
+#   pause     as failover, but the process is paused (SIGSTOP, `bench failover --signal STOP`), as
+#             a partitioned or stalled server looks, and resumed (SIGCONT) once the measurement
+#             ends: a fresh vcorfu cluster and its sequencer paused; a fresh etcd cluster and its
+#             leader paused. Rows "sequencer-paused" and "leader-paused".
 #   append    durable 1 KB appends to 32 streams with T = 8 and T = 50 client threads on T
 #             connections: `bench append --threads T --conns T` (T independent clients, each with one
 #             connection per node) against `etcd.sh bench-put --clients T --conns T` (etcd-bench: T
@@ -114,7 +119,7 @@ done
 ((base_port + 16 <= 65535)) || peers_die "--base-port must leave room for 17 ports below 65536"
 IFS=, read -r -a part_list <<<"$parts"
 for p in "${part_list[@]}"; do
-  [[ "$p" == failover || "$p" == append || "$p" == ycsb ]] || peers_die "--parts takes failover, append and ycsb, got '$parts'"
+  [[ "$p" == failover || "$p" == pause || "$p" == append || "$p" == ycsb ]] || peers_die "--parts takes failover, pause, append and ycsb, got '$parts'"
 done
 has_part() { [[ ",$parts," == *",$1,"* ]]; }
 
@@ -261,6 +266,22 @@ if has_part failover; then
       --ack-times "$workdir/raw/acks-etcd-leader-$r.txt" || true
     "${etcd[@]}" stop
     echo "load | failover round $r $(cut -d' ' -f1-3 /proc/loadavg)" >>"$results"
+  done
+fi
+
+if has_part pause; then
+  for ((r = 1; r <= runs; r++)); do
+    cluster_up "pause-$r"
+    measure "failover vcorfu sequencer-paused $r" "${bench[@]}" failover --db vcorfu --endpoint "$vcorfu_endpoints" \
+      --pids "$node_pids" --kill sequencer --signal STOP --before 3 --after 2 \
+      --ack-times "$workdir/raw/acks-vcorfu-sequencer-paused-$r.txt" || true
+    cluster_down
+    "${etcd[@]}" start
+    measure "failover etcd leader-paused $r" "${bench[@]}" failover --db etcd --endpoint "$etcd_endpoints" \
+      --pids "$(etcd_pids)" --kill leader --signal STOP --before 3 --after 2 --request-timeout-ms 200 \
+      --ack-times "$workdir/raw/acks-etcd-leader-paused-$r.txt" || true
+    "${etcd[@]}" stop
+    echo "load | pause round $r $(cut -d' ' -f1-3 /proc/loadavg)" >>"$results"
   done
 fi
 

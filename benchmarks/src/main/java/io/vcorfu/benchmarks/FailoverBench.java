@@ -22,18 +22,18 @@ import picocli.CommandLine.Option;
 
 /**
  * {@code vcorfu bench failover}: how long a replicated store stops acknowledging writes when one of
- * its servers is killed with SIGKILL. One client thread writes values of {@code --size} bytes one
- * after another and stamps every write when it is issued and when it is acknowledged ({@link
- * System#nanoTime}); after {@code --before} seconds of acknowledged writes this process asks the
- * store which server plays {@code --kill} and sends SIGKILL to that server's process ({@code
- * --pids}, in the order of {@code --endpoint}), stamping the kill on the same clock; it waits for
- * the first acknowledged write issued after the kill (at most {@code --give-up} seconds), goes on
- * for {@code --after} seconds and prints one line:
+ * its servers is killed with SIGKILL (or paused with SIGSTOP, {@code --signal STOP}). One client
+ * thread writes values of {@code --size} bytes one after another and stamps every write when it is
+ * issued and when it is acknowledged ({@link System#nanoTime}); after {@code --before} seconds of
+ * acknowledged writes this process asks the store which server plays {@code --kill} and sends
+ * SIGKILL to that server's process ({@code --pids}, in the order of {@code --endpoint}), stamping
+ * the kill on the same clock; it waits for the first acknowledged write issued after the kill (at
+ * most {@code --give-up} seconds), goes on for {@code --after} seconds and prints one line:
  *
  * <pre>
- * failover db D kill ROLE endpoint H:P pid N size B kill_to_first_ack_ms X longest_gap_ms Y
- * longest_gap_start_ms Z last_ack_before_kill_ms W acks_before N acks_after N errors N kill_at
- * HH:MM:SS.mmm
+ * failover db D kill ROLE signal KILL|STOP endpoint H:P pid N size B kill_to_first_ack_ms X
+ * longest_gap_ms Y longest_gap_start_ms Z last_ack_before_kill_ms W acks_before N acks_after N
+ * errors N kill_at HH:MM:SS.mmm
  * </pre>
  *
  * (see {@link FailoverTimeline}; {@code none} where a figure does not exist). A write that fails is
@@ -58,6 +58,14 @@ final class FailoverBench implements Callable<Integer> {
 
   @Option(names = "--db", defaultValue = "vcorfu", description = "vcorfu or etcd.")
   String db;
+
+  @Option(
+      names = "--signal",
+      defaultValue = "KILL",
+      description =
+          "KILL (kill -9, the default) or STOP: pause the process (kill -STOP), as a partitioned"
+              + " or stalled server looks, and resume it (kill -CONT) once the measurement ends.")
+  String signal;
 
   @Option(
       names = "--endpoint",
@@ -137,6 +145,10 @@ final class FailoverBench implements Callable<Integer> {
               + " --request-timeout-ms at least 1");
     }
     List<Long> pidList = parsePids(pids);
+    if (!signal.equals("KILL") && !signal.equals("STOP")) {
+      throw new IllegalArgumentException("--signal is KILL or STOP, got '" + signal + "'");
+    }
+    boolean paused = signal.equals("STOP");
     try (FailoverTarget target = open()) {
       if (target.endpoints().size() != pidList.size()) {
         throw new IllegalArgumentException(
@@ -167,7 +179,11 @@ final class FailoverBench implements Callable<Integer> {
                 .orElseThrow(() -> new IllegalStateException("process " + pid + " is not running"));
         LocalTime killClock = LocalTime.now();
         long killNanos = System.nanoTime();
-        process.destroyForcibly();
+        if (paused) {
+          signal(pid, "STOP");
+        } else {
+          process.destroyForcibly();
+        }
         boolean recovered =
             awaitUntil(() -> writer.lastIssuedNanos() >= killNanos, seconds(giveUp));
         if (recovered) {
@@ -175,6 +191,9 @@ final class FailoverBench implements Callable<Integer> {
         }
         writer.stop();
         thread.join(TimeUnit.SECONDS.toMillis((long) failoverTimeout + 10));
+        if (paused) {
+          signal(pid, "CONT");
+        }
         Writer.Snapshot s = writer.snapshot();
         FailoverTimeline timeline =
             FailoverTimeline.of(
@@ -182,9 +201,11 @@ final class FailoverBench implements Callable<Integer> {
         System.out.println(
             String.format(
                 Locale.ROOT,
-                "failover db %s kill %s endpoint %s pid %d size %d %s errors %d kill_at %s",
+                "failover db %s kill %s signal %s endpoint %s pid %d size %d %s errors %d"
+                    + " kill_at %s",
                 db,
                 kill,
+                signal,
                 target.endpoints().get(victim),
                 pid,
                 size,
@@ -202,6 +223,14 @@ final class FailoverBench implements Callable<Integer> {
         writer.stop();
         thread.interrupt();
       }
+    }
+  }
+
+  /** Sends {@code kill -NAME pid}; fails if it cannot. */
+  private static void signal(long pid, String name) throws Exception {
+    Process p = new ProcessBuilder("kill", "-" + name, Long.toString(pid)).inheritIO().start();
+    if (!p.waitFor(10, TimeUnit.SECONDS) || p.exitValue() != 0) {
+      throw new IllegalStateException("kill -" + name + " " + pid + " failed");
     }
   }
 

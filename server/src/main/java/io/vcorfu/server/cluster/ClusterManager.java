@@ -85,7 +85,10 @@ public final class ClusterManager implements AutoCloseable {
   private final Set<Endpoint> reportedLost = new HashSet<>();
 
   private boolean leading;
-  private long lastRoundNanos;
+
+  /** When the last round ended, nanoTime (0: none yet); confined. */
+  private long lastRoundEndNanos;
+
   private long backoffUntilNanos;
   private long backoffMillis;
 
@@ -139,16 +142,24 @@ public final class ClusterManager implements AutoCloseable {
             config.name());
         leading = leader;
       }
-      long now = System.nanoTime();
-      if (now - lastRoundNanos > config.failureTimeout().toNanos() / 2) {
-        // This node did not run for a while (a pause, a long GC): what it last heard says
-        // nothing about the others now, so they get a full failure timeout again.
-        lastHeard.clear();
-        refusedAt.clear();
+      // A round starts a probe interval after the last one ended and waits at most a probe
+      // interval for answers. A gap or a wait much longer than that means this node did not run
+      // for a while (a pause, a long GC): what it last heard says nothing about the others now, so
+      // they get a full failure timeout again. (Comparing whole rounds instead would mistake the
+      // wait for a silent node's answer, which every round with a silent node spends, for a
+      // pause, and never let that node's silence add up.)
+      long slack = config.probeInterval().toNanos() + config.failureTimeout().toNanos() / 2;
+      long start = System.nanoTime();
+      if (lastRoundEndNanos != 0 && start - lastRoundEndNanos > slack) {
+        forgetWhatWasHeard();
       }
-      lastRoundNanos = now;
       Versioned<Layout> current = store.get().get(timeoutMillis(), TimeUnit.MILLISECONDS);
+      long probing = System.nanoTime();
       probe(current.value());
+      if (System.nanoTime() - probing > slack) {
+        forgetWhatWasHeard();
+        return;
+      }
       if (!leader && !leaderGone(current.value())) {
         return;
       }
@@ -158,7 +169,14 @@ public final class ClusterManager implements AutoCloseable {
       act(current);
     } catch (Exception e) {
       LOG.debug("manager round failed: {}", e.toString());
+    } finally {
+      lastRoundEndNanos = System.nanoTime();
     }
+  }
+
+  private void forgetWhatWasHeard() {
+    lastHeard.clear();
+    refusedAt.clear();
   }
 
   /**

@@ -164,6 +164,30 @@ class FailoverTest {
   }
 
   /**
+   * With the default probing (every 250 ms, failure timeout 1 s), a node that is silent without
+   * refusing connections (cut off here, as a paused node looks) is removed. Every manager round
+   * then waits out the probe interval for its answer; that wait must not be taken for a pause of
+   * the manager itself, or the silence never adds up to the failure timeout.
+   */
+  @Test
+  void withDefaultProbingASilentNodeIsRemoved() throws Exception {
+    ClusterConfig defaults = ClusterConfig.of("unused", "unused");
+    try (ZkCluster c =
+        ZkCluster.start(tmp, 3, 3, defaults.probeInterval(), defaults.failureTimeout())) {
+      c.awaitAdopted(c.awaitStarted().epoch());
+      List<Acked> acked = new ArrayList<>();
+      appendUntil(c, acked, 20);
+      Endpoint manager = awaitManager(c);
+      Endpoint silent = c.endpoints().stream().filter(e -> !e.equals(manager)).findFirst().get();
+      c.partition(silent);
+      Layout after = c.awaitLayout("without " + silent, x -> x.removed().contains(silent));
+      assertThat(after.allServers()).doesNotContain(silent);
+      appendUntil(c, acked, 40);
+      assertEveryAckedReadable(c, acked);
+    }
+  }
+
+  /**
    * The manager cut off from the other nodes, but not from ZooKeeper, hears nobody: it must not
    * keep the management (and with it every layout change) to itself. Another node takes over and
    * removes it.

@@ -53,7 +53,7 @@ final class ZkCluster implements AutoCloseable {
   private final ZkLayoutStore store;
 
   private ZkCluster(Closeable zk, String connectString, Duration session, Path tmp, int n) {
-    this(zk, connectString, session, tmp, n, Duration.ofMillis(1000));
+    this(zk, connectString, session, tmp, n, Duration.ofMillis(100), Duration.ofMillis(1000));
   }
 
   private ZkCluster(
@@ -62,13 +62,14 @@ final class ZkCluster implements AutoCloseable {
       Duration session,
       Path tmp,
       int n,
+      Duration probeInterval,
       Duration failureTimeout) {
     this.zk = zk;
     this.connectString = connectString;
     this.tmp = tmp;
     ClusterConfig probing =
         ClusterConfig.of(connectString, NAME)
-            .withProbing(Duration.ofMillis(100), failureTimeout)
+            .withProbing(probeInterval, failureTimeout)
             .withLayoutLease(Duration.ofMillis(500));
     this.config =
         new ClusterConfig(
@@ -95,6 +96,12 @@ final class ZkCluster implements AutoCloseable {
 
   /** As {@link #start(Path, int, int)}, the managers judging silence by {@code failureTimeout}. */
   static ZkCluster start(Path tmp, int n, int r, Duration failureTimeout) throws Exception {
+    return start(tmp, n, r, Duration.ofMillis(100), failureTimeout);
+  }
+
+  /** As {@link #start(Path, int, int)}, the managers probing every {@code probeInterval}. */
+  static ZkCluster start(Path tmp, int n, int r, Duration probeInterval, Duration failureTimeout)
+      throws Exception {
     TestingServer server = new TestingServer(true);
     return start(
         new ZkCluster(
@@ -103,6 +110,7 @@ final class ZkCluster implements AutoCloseable {
             ClusterConfig.DEFAULT_SESSION_TIMEOUT,
             tmp,
             n,
+            probeInterval,
             failureTimeout),
         r);
   }
