@@ -48,8 +48,10 @@
 #             after 200 ms and sends the next (see EtcdFailoverTarget).
 #   pause     as failover, but the process is paused (SIGSTOP, `bench failover --signal STOP`), as
 #             a partitioned or stalled server looks, and resumed (SIGCONT) once the measurement
-#             ends: a fresh vcorfu cluster and its sequencer paused; a fresh etcd cluster and its
-#             leader paused. Rows "sequencer-paused" and "leader-paused".
+#             ends: a fresh vcorfu cluster and its sequencer paused, with the client's default request
+#             timeout and with 200 ms (`--vcorfu-request-timeout-ms 200`, as etcd's client gets); a
+#             fresh etcd cluster and its leader paused. Rows "sequencer-paused",
+#             "sequencer-paused-200ms" and "leader-paused".
 #   append    durable 1 KB appends to 32 streams with T = 8 and T = 50 client threads on T
 #             connections: `bench append --threads T --conns T` (T independent clients, each with one
 #             connection per node) against `etcd.sh bench-put --clients T --conns T` (etcd-bench: T
@@ -275,6 +277,11 @@ if has_part pause; then
     measure "failover vcorfu sequencer-paused $r" "${bench[@]}" failover --db vcorfu --endpoint "$vcorfu_endpoints" \
       --pids "$node_pids" --kill sequencer --signal STOP --before 3 --after 2 \
       --ack-times "$workdir/raw/acks-vcorfu-sequencer-paused-$r.txt" || true
+    cluster_down
+    cluster_up "pause-$r-200"
+    measure "failover vcorfu sequencer-paused-200ms $r" "${bench[@]}" failover --db vcorfu --endpoint "$vcorfu_endpoints" \
+      --pids "$node_pids" --kill sequencer --signal STOP --before 3 --after 2 --vcorfu-request-timeout-ms 200 \
+      --ack-times "$workdir/raw/acks-vcorfu-sequencer-paused-200ms-$r.txt" || true
     cluster_down
     "${etcd[@]}" start
     measure "failover etcd leader-paused $r" "${bench[@]}" failover --db etcd --endpoint "$etcd_endpoints" \

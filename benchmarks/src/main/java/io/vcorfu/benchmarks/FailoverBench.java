@@ -1,6 +1,7 @@
 package io.vcorfu.benchmarks;
 
 import io.vcorfu.client.StreamLogOptions;
+import io.vcorfu.protocol.ClientOptions;
 import java.io.BufferedWriter;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -131,6 +132,14 @@ final class FailoverBench implements Callable<Integer> {
   long requestTimeoutMs;
 
   @Option(
+      names = "--vcorfu-request-timeout-ms",
+      defaultValue = "0",
+      description =
+          "vcorfu: milliseconds after which the client gives up waiting for one request's answer"
+              + " and goes on with its failover (0, the default: the client's own default).")
+  long vcorfuRequestTimeoutMs;
+
+  @Option(
       names = "--ack-times",
       paramLabel = "FILE",
       description =
@@ -240,8 +249,14 @@ final class FailoverBench implements Callable<Integer> {
           new VcorfuFailoverTarget(
               endpoint,
               size,
-              StreamLogOptions.defaults()
-                  .withFailoverTimeout(Duration.ofMillis((long) (failoverTimeout * 1000))));
+              vcorfuRequestTimeoutMs > 0
+                  ? StreamLogOptions.defaults()
+                      .withFailoverTimeout(Duration.ofMillis((long) (failoverTimeout * 1000)))
+                      .withRpc(
+                          ClientOptions.defaults()
+                              .withRequestTimeout(Duration.ofMillis(vcorfuRequestTimeoutMs)))
+                  : StreamLogOptions.defaults()
+                      .withFailoverTimeout(Duration.ofMillis((long) (failoverTimeout * 1000))));
       case "etcd" -> new EtcdFailoverTarget(endpoint, size, requestTimeoutMs);
       default -> throw new IllegalArgumentException("--db must be vcorfu or etcd, got " + db);
     };
