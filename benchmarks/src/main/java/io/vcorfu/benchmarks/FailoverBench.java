@@ -244,19 +244,17 @@ final class FailoverBench implements Callable<Integer> {
   }
 
   private FailoverTarget open() {
+    StreamLogOptions options =
+        StreamLogOptions.defaults()
+            .withFailoverTimeout(Duration.ofMillis((long) (failoverTimeout * 1000)));
+    if (vcorfuRequestTimeoutMs > 0) {
+      options =
+          options.withRpc(
+              ClientOptions.defaults()
+                  .withRequestTimeout(Duration.ofMillis(vcorfuRequestTimeoutMs)));
+    }
     return switch (db) {
-      case "vcorfu" ->
-          new VcorfuFailoverTarget(
-              endpoint,
-              size,
-              vcorfuRequestTimeoutMs > 0
-                  ? StreamLogOptions.defaults()
-                      .withFailoverTimeout(Duration.ofMillis((long) (failoverTimeout * 1000)))
-                      .withRpc(
-                          ClientOptions.defaults()
-                              .withRequestTimeout(Duration.ofMillis(vcorfuRequestTimeoutMs)))
-                  : StreamLogOptions.defaults()
-                      .withFailoverTimeout(Duration.ofMillis((long) (failoverTimeout * 1000))));
+      case "vcorfu" -> new VcorfuFailoverTarget(endpoint, size, options);
       case "etcd" -> new EtcdFailoverTarget(endpoint, size, requestTimeoutMs);
       default -> throw new IllegalArgumentException("--db must be vcorfu or etcd, got " + db);
     };
