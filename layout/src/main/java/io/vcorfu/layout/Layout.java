@@ -38,9 +38,18 @@ import java.util.Set;
  * whose data directory is not that incarnation, because it was wiped or swapped, must not serve the
  * data the layout counts on it for; written only when not empty).
  *
+ * <p>Two more serve healing (see {@link LayoutChanges#withRebuilding}): {@code "rebuilding"}, the
+ * nodes that joined chains as <em>rebuilding</em> replicas, each with the epoch it joined at
+ * ({@code {"host:port": epoch}}): such a replica takes every write of its chains from that epoch on
+ * but is never the last replica of a chain (it decides nothing and serves no reads) until a later
+ * layout promotes it; and {@code "spares"}, nodes added to the cluster that hold no place in a
+ * chain yet, ready to restore a chain that lost a replica. Both are written only when not empty.
+ *
  * @param replication the replication factor R, or 0 when the layout sets none
  * @param removed the nodes removed from the cluster, oldest first
  * @param incarnations the data-directory incarnation each node claimed its place with
+ * @param rebuilding the rebuilding replicas, each with the epoch it joined its chains at
+ * @param spares the nodes in no chain that may be given a place in one
  */
 public record Layout(
     String clusterId,
@@ -49,14 +58,40 @@ public record Layout(
     List<Segment> segments,
     int replication,
     List<Endpoint> removed,
-    Map<Endpoint, String> incarnations) {
+    Map<Endpoint, String> incarnations,
+    Map<Endpoint, Long> rebuilding,
+    List<Endpoint> spares) {
 
   public Layout {
     segments = segments == null ? List.of() : List.copyOf(segments);
     removed = copyRemoved(removed);
     incarnations = incarnations == null ? Map.of() : Map.copyOf(incarnations);
+    rebuilding = rebuilding == null ? Map.of() : Map.copyOf(rebuilding);
+    spares = copyRemoved(spares);
     LayoutValidator.validate(clusterId, epoch, sequencer, segments, replication, removed);
     LayoutValidator.checkIncarnations(incarnations, removed);
+    LayoutValidator.checkHealing(epoch, sequencer, segments, removed, rebuilding, spares);
+  }
+
+  /** A layout with no rebuilding replica and no spare. */
+  public Layout(
+      String clusterId,
+      long epoch,
+      Endpoint sequencer,
+      List<Segment> segments,
+      int replication,
+      List<Endpoint> removed,
+      Map<Endpoint, String> incarnations) {
+    this(
+        clusterId,
+        epoch,
+        sequencer,
+        segments,
+        replication,
+        removed,
+        incarnations,
+        Map.of(),
+        List.of());
   }
 
   /** A layout whose nodes have claimed no incarnation yet. */
@@ -80,7 +115,7 @@ public record Layout(
       return List.of();
     }
     if (removed.stream().anyMatch(Objects::isNull)) {
-      throw new LayoutException("The layout's removed nodes must not contain a null endpoint.");
+      throw new LayoutException("A layout's list of nodes must not contain a null endpoint.");
     }
     return List.copyOf(removed);
   }
@@ -111,9 +146,33 @@ public record Layout(
     return LayoutJson.write(this);
   }
 
-  /** The same layout stamped with another epoch (replication, removed nodes, incarnations kept). */
+  /** The same layout stamped with another epoch (everything else kept). */
   public Layout withEpoch(long newEpoch) {
-    return new Layout(clusterId, newEpoch, sequencer, segments, replication, removed, incarnations);
+    return new Layout(
+        clusterId,
+        newEpoch,
+        sequencer,
+        segments,
+        replication,
+        removed,
+        incarnations,
+        rebuilding,
+        spares);
+  }
+
+  /** True when {@code node} is a rebuilding replica (in chains, not yet promoted). */
+  public boolean isRebuilding(Endpoint node) {
+    return rebuilding.containsKey(node);
+  }
+
+  /**
+   * The nodes of {@code chain} that serve: every one but the rebuilding replicas. The last of them
+   * is the chain's decider.
+   */
+  public List<Endpoint> serving(List<Endpoint> chain) {
+    return rebuilding.isEmpty()
+        ? chain
+        : chain.stream().filter(e -> !rebuilding.containsKey(e)).toList();
   }
 
   /**
@@ -123,7 +182,8 @@ public record Layout(
   public Layout withIncarnation(Endpoint node, String incarnation) {
     Map<Endpoint, String> next = new HashMap<>(incarnations);
     next.put(node, incarnation);
-    return new Layout(clusterId, epoch, sequencer, segments, replication, removed, next);
+    return new Layout(
+        clusterId, epoch, sequencer, segments, replication, removed, next, rebuilding, spares);
   }
 
   /** The segment holding {@code globalAddress}; throws {@link LayoutException} if none does. */

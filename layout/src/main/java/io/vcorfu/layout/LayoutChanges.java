@@ -129,8 +129,8 @@ public final class LayoutChanges {
           new Segment(
               s.start(),
               s.end(),
-              without(s.log(), dead, ChainKind.LOG, s.start()),
-              without(s.stream(), dead, ChainKind.STREAM, s.start())));
+              without(layout, s.log(), dead, ChainKind.LOG, s.start()),
+              without(layout, s.stream(), dead, ChainKind.STREAM, s.start())));
     }
     int last = segments.size() - 1;
     Segment current = segments.get(last);
@@ -143,7 +143,7 @@ public final class LayoutChanges {
     if (sequencer.equals(dead)) {
       sequencer =
           layout.allServers().stream()
-              .filter(e -> !e.equals(dead))
+              .filter(e -> !e.equals(dead) && !layout.isRebuilding(e))
               .findFirst()
               .orElseThrow(() -> new IllegalStateException("no node survives " + dead));
     }
@@ -151,6 +151,8 @@ public final class LayoutChanges {
     removed.add(dead);
     Map<Endpoint, String> incarnations = new HashMap<>(layout.incarnations());
     incarnations.remove(dead);
+    Map<Endpoint, Long> rebuilding = new HashMap<>(layout.rebuilding());
+    rebuilding.remove(dead);
     return new Layout(
         layout.clusterId(),
         layout.epoch() + 1,
@@ -158,7 +160,201 @@ public final class LayoutChanges {
         segments,
         layout.replication(),
         removed,
-        incarnations);
+        incarnations,
+        rebuilding,
+        layout.spares());
+  }
+
+  /**
+   * {@code layout} at the next epoch with {@code node} joined, as a <em>rebuilding</em> replica, to
+   * every chain of the current segment that has fewer than R replicas and does not hold it already;
+   * it is put at the head of each, so it takes every write from the new epoch on and never decides.
+   * The current segment closes at {@code newSegmentStart} (as in {@link #withoutNode}), so the node
+   * holds a place only in chains of addresses written from the new epoch on; what the chains hold
+   * from before is copied to it and a later {@link #promoted} change makes it a full member. The
+   * node leaves {@link Layout#removed()} and {@link Layout#spares()}; its incarnation is forgotten
+   * (it claims its place again).
+   *
+   * @throws IllegalArgumentException if the node is in a chain or is the sequencer already, the
+   *     layout sets no replication factor, or no chain of the current segment lacks a replica
+   */
+  public static Layout withRebuilding(Layout layout, Endpoint node, long newSegmentStart) {
+    Objects.requireNonNull(layout, "layout");
+    Objects.requireNonNull(node, "node");
+    if (layout.allServers().contains(node)) {
+      throw new IllegalArgumentException(
+          node + " is in the layout of epoch " + layout.epoch() + " already.");
+    }
+    if (layout.replication() < 1) {
+      throw new IllegalArgumentException("The layout sets no replication factor to restore.");
+    }
+    if (underReplicated(layout).isEmpty()) {
+      throw new IllegalArgumentException(
+          "Every chain of the current segment has its "
+              + layout.replication()
+              + " replicas; there is nothing for "
+              + node
+              + " to restore.");
+    }
+    List<Segment> segments = new ArrayList<>(layout.segments());
+    int last = segments.size() - 1;
+    Segment current = segments.get(last);
+    List<List<Endpoint>> log = joined(current.log(), node, layout.replication());
+    List<List<Endpoint>> stream = joined(current.stream(), node, layout.replication());
+    if (newSegmentStart > current.start()) {
+      segments.set(
+          last, new Segment(current.start(), newSegmentStart, current.log(), current.stream()));
+      segments.add(new Segment(newSegmentStart, Segment.OPEN, log, stream));
+    } else {
+      segments.set(last, new Segment(current.start(), Segment.OPEN, log, stream));
+    }
+    long epoch = layout.epoch() + 1;
+    List<Endpoint> removed = new ArrayList<>(layout.removed());
+    removed.remove(node);
+    List<Endpoint> spares = new ArrayList<>(layout.spares());
+    spares.remove(node);
+    Map<Endpoint, String> incarnations = new HashMap<>(layout.incarnations());
+    incarnations.remove(node);
+    Map<Endpoint, Long> rebuilding = new HashMap<>(layout.rebuilding());
+    rebuilding.put(node, epoch);
+    return new Layout(
+        layout.clusterId(),
+        epoch,
+        layout.sequencer(),
+        segments,
+        layout.replication(),
+        removed,
+        incarnations,
+        rebuilding,
+        spares);
+  }
+
+  /**
+   * {@code layout} at the next epoch with the rebuilding replica {@code node} promoted: it is no
+   * longer rebuilding, and it joins, at the head, every chain of the closed segments that has fewer
+   * than R replicas and lacks it (their entries were copied to it). Chains keep their order
+   * otherwise, so the decider of every chain stays the same.
+   *
+   * @throws IllegalArgumentException if {@code node} is not rebuilding
+   */
+  public static Layout promoted(Layout layout, Endpoint node) {
+    if (!layout.isRebuilding(node)) {
+      throw new IllegalArgumentException(
+          node + " is not a rebuilding replica at epoch " + layout.epoch() + ".");
+    }
+    List<Segment> segments = new ArrayList<>(layout.segments().size());
+    int last = layout.segments().size() - 1;
+    for (int i = 0; i < layout.segments().size(); i++) {
+      Segment s = layout.segments().get(i);
+      segments.add(
+          i == last
+              ? s
+              : new Segment(
+                  s.start(),
+                  s.end(),
+                  joined(s.log(), node, layout.replication()),
+                  joined(s.stream(), node, layout.replication())));
+    }
+    Map<Endpoint, Long> rebuilding = new HashMap<>(layout.rebuilding());
+    rebuilding.remove(node);
+    return new Layout(
+        layout.clusterId(),
+        layout.epoch() + 1,
+        layout.sequencer(),
+        segments,
+        layout.replication(),
+        layout.removed(),
+        layout.incarnations(),
+        rebuilding,
+        layout.spares());
+  }
+
+  /**
+   * The closed segments' log chains {@link #promoted} would add {@code node} to, as (segment index,
+   * chain index) pairs: what a rebuild of {@code node} must copy from the log besides its streams.
+   */
+  public static List<int[]> closedLogChainsToCopy(Layout layout, Endpoint node) {
+    List<int[]> out = new ArrayList<>();
+    for (int i = 0; i < layout.segments().size() - 1; i++) {
+      List<List<Endpoint>> log = layout.segments().get(i).log();
+      for (int c = 0; c < log.size(); c++) {
+        if (log.get(c).size() < layout.replication() && !log.get(c).contains(node)) {
+          out.add(new int[] {i, c});
+        }
+      }
+    }
+    return out;
+  }
+
+  /**
+   * {@code layout}, same epoch, with {@code node} listed as a spare (see {@link Layout#spares()}).
+   * A node that was removed leaves {@link Layout#removed()}.
+   *
+   * @throws IllegalArgumentException if {@code node} is in the layout or a spare already
+   */
+  public static Layout withSpare(Layout layout, Endpoint node) {
+    if (layout.allServers().contains(node) || layout.spares().contains(node)) {
+      throw new IllegalArgumentException(
+          node
+              + " is "
+              + (layout.spares().contains(node) ? "a spare" : "in the layout")
+              + " of epoch "
+              + layout.epoch()
+              + " already.");
+    }
+    List<Endpoint> removed = new ArrayList<>(layout.removed());
+    removed.remove(node);
+    List<Endpoint> spares = new ArrayList<>(layout.spares());
+    spares.add(node);
+    return new Layout(
+        layout.clusterId(),
+        layout.epoch(),
+        layout.sequencer(),
+        layout.segments(),
+        layout.replication(),
+        removed,
+        layout.incarnations(),
+        layout.rebuilding(),
+        spares);
+  }
+
+  /**
+   * The chains of the current segment with fewer than R replicas (rebuilding ones count: they are
+   * on their way), as "log i" / "stream i"; empty for a layout that sets no R.
+   */
+  public static List<String> underReplicated(Layout layout) {
+    List<String> out = new ArrayList<>();
+    if (layout.replication() < 1) {
+      return out;
+    }
+    Segment current = layout.currentSegment();
+    for (int c = 0; c < current.log().size(); c++) {
+      if (current.log().get(c).size() < layout.replication()) {
+        out.add("log " + c);
+      }
+    }
+    for (int c = 0; c < current.stream().size(); c++) {
+      if (current.stream().get(c).size() < layout.replication()) {
+        out.add("stream " + c);
+      }
+    }
+    return out;
+  }
+
+  private static List<List<Endpoint>> joined(
+      List<List<Endpoint>> chains, Endpoint node, int replication) {
+    List<List<Endpoint>> out = new ArrayList<>(chains.size());
+    for (List<Endpoint> chain : chains) {
+      if (chain.size() < replication && !chain.contains(node)) {
+        List<Endpoint> next = new ArrayList<>(chain.size() + 1);
+        next.add(node);
+        next.addAll(chain);
+        out.add(next);
+      } else {
+        out.add(chain);
+      }
+    }
+    return out;
   }
 
   /**
@@ -171,11 +367,17 @@ public final class LayoutChanges {
   }
 
   private static List<List<Endpoint>> without(
-      List<List<Endpoint>> chains, Endpoint dead, ChainKind kind, long segmentStart) {
+      Layout layout,
+      List<List<Endpoint>> chains,
+      Endpoint dead,
+      ChainKind kind,
+      long segmentStart) {
     List<List<Endpoint>> out = new ArrayList<>(chains.size());
     for (int c = 0; c < chains.size(); c++) {
       List<Endpoint> chain = chains.get(c);
-      if (chain.size() == 1 && chain.get(0).equals(dead)) {
+      List<Endpoint> serving = layout.serving(chain);
+      if (serving.size() == 1 && serving.get(0).equals(dead)) {
+        // Its only serving replica: a rebuilding one holds only what was written since it joined.
         throw new ChainLostException(dead, kind, c, segmentStart);
       }
       out.add(chain.stream().filter(e -> !e.equals(dead)).toList());

@@ -19,7 +19,15 @@ final class LayoutJson {
   private static final ObjectMapper MAPPER = new ObjectMapper();
   private static final Set<String> LAYOUT_FIELDS =
       Set.of(
-          "clusterId", "epoch", "sequencer", "segments", "replication", "removed", "incarnations");
+          "clusterId",
+          "epoch",
+          "sequencer",
+          "segments",
+          "replication",
+          "removed",
+          "incarnations",
+          "rebuilding",
+          "spares");
   private static final Set<String> SEGMENT_FIELDS = Set.of("start", "end", "log", "stream");
 
   private LayoutJson() {}
@@ -61,6 +69,16 @@ final class LayoutJson {
       Map<String, String> sorted = new TreeMap<>();
       layout.incarnations().forEach((node, id) -> sorted.put(node.toString(), id));
       sorted.forEach(incarnations::put);
+    }
+    if (!layout.rebuilding().isEmpty()) {
+      ObjectNode rebuilding = root.putObject("rebuilding");
+      Map<String, Long> sorted = new TreeMap<>();
+      layout.rebuilding().forEach((node, since) -> sorted.put(node.toString(), since));
+      sorted.forEach(rebuilding::put);
+    }
+    if (!layout.spares().isEmpty()) {
+      ArrayNode spares = root.putArray("spares");
+      layout.spares().forEach(e -> spares.add(e.toString()));
     }
     return root;
   }
@@ -119,8 +137,37 @@ final class LayoutJson {
         sequencer,
         segments,
         replication(root),
-        removed(root),
-        incarnations(root));
+        endpoints(root, "removed"),
+        incarnations(root),
+        rebuilding(root),
+        endpoints(root, "spares"));
+  }
+
+  private static Map<Endpoint, Long> rebuilding(JsonNode root) {
+    JsonNode v = root.get("rebuilding");
+    if (v == null || v.isNull()) {
+      return Map.of();
+    }
+    if (!v.isObject()) {
+      throw new LayoutException(
+          "The layout field 'rebuilding' must be an object of \"host:port\": epoch pairs.");
+    }
+    Map<Endpoint, Long> out = new HashMap<>();
+    for (Iterator<Map.Entry<String, JsonNode>> it = v.fields(); it.hasNext(); ) {
+      Map.Entry<String, JsonNode> e = it.next();
+      String where = "The layout field 'rebuilding' entry '" + e.getKey() + "'";
+      Endpoint node;
+      try {
+        node = Endpoint.parse(e.getKey());
+      } catch (IllegalArgumentException bad) {
+        throw new LayoutException(where + " is not a \"host:port\" endpoint.");
+      }
+      if (!e.getValue().isIntegralNumber() || !e.getValue().canConvertToLong()) {
+        throw new LayoutException(where + " must be an epoch (an integer).");
+      }
+      out.put(node, e.getValue().asLong());
+    }
+    return out;
   }
 
   private static Map<Endpoint, String> incarnations(JsonNode root) {
@@ -162,18 +209,18 @@ final class LayoutJson {
     return v.asInt();
   }
 
-  private static List<Endpoint> removed(JsonNode root) {
-    JsonNode v = root.get("removed");
+  private static List<Endpoint> endpoints(JsonNode root, String field) {
+    JsonNode v = root.get(field);
     if (v == null || v.isNull()) {
       return List.of();
     }
     if (!v.isArray()) {
       throw new LayoutException(
-          "The layout field 'removed' must be an array of \"host:port\" strings.");
+          "The layout field '" + field + "' must be an array of \"host:port\" strings.");
     }
     List<Endpoint> out = new ArrayList<>();
     for (int i = 0; i < v.size(); i++) {
-      out.add(endpoint(v.get(i), "The layout field 'removed' entry " + i));
+      out.add(endpoint(v.get(i), "The layout field '" + field + "' entry " + i));
     }
     return out;
   }

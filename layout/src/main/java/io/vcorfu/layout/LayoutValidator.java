@@ -173,4 +173,68 @@ final class LayoutValidator {
       }
     }
   }
+
+  /**
+   * Rebuilding replicas are in a chain of the current segment, never the last replica of any chain,
+   * never the sequencer nor removed, and joined at an epoch from 1 to the layout's; spares are in
+   * no chain, not the sequencer, not removed, not rebuilding, and listed once.
+   */
+  static void checkHealing(
+      long epoch,
+      Endpoint sequencer,
+      List<Segment> segments,
+      List<Endpoint> removed,
+      Map<Endpoint, Long> rebuilding,
+      List<Endpoint> spares) {
+    Segment current = segments.get(segments.size() - 1);
+    for (Map.Entry<Endpoint, Long> e : rebuilding.entrySet()) {
+      Endpoint node = e.getKey();
+      String what = "The layout's rebuilding replica " + node;
+      if (e.getValue() == null || e.getValue() < 1 || e.getValue() > epoch) {
+        throw new LayoutException(
+            what + " joined at epoch " + e.getValue() + "; it must be from 1 to " + epoch + ".");
+      }
+      if (node.equals(sequencer) || removed.contains(node)) {
+        throw new LayoutException(what + " must be neither the sequencer nor a removed node.");
+      }
+      boolean inCurrent = false;
+      for (List<Endpoint> chain : concat(current.log(), current.stream())) {
+        inCurrent |= chain.contains(node);
+      }
+      if (!inCurrent) {
+        throw new LayoutException(what + " is in no chain of the current segment.");
+      }
+      for (Segment s : segments) {
+        for (List<Endpoint> chain : concat(s.log(), s.stream())) {
+          if (chain.get(chain.size() - 1).equals(node)) {
+            throw new LayoutException(
+                what + " is the last replica of a chain; a rebuilding replica never decides.");
+          }
+        }
+      }
+    }
+    Set<Endpoint> seen = new HashSet<>();
+    for (Endpoint spare : spares) {
+      String what = "The layout's spare " + spare;
+      if (!seen.add(spare)) {
+        throw new LayoutException(what + " is listed twice.");
+      }
+      if (spare.equals(sequencer) || removed.contains(spare) || rebuilding.containsKey(spare)) {
+        throw new LayoutException(what + " must not be the sequencer, removed or rebuilding.");
+      }
+      for (Segment s : segments) {
+        for (List<Endpoint> chain : concat(s.log(), s.stream())) {
+          if (chain.contains(spare)) {
+            throw new LayoutException(what + " is in a chain; a spare holds no place yet.");
+          }
+        }
+      }
+    }
+  }
+
+  private static List<List<Endpoint>> concat(List<List<Endpoint>> a, List<List<Endpoint>> b) {
+    List<List<Endpoint>> out = new java.util.ArrayList<>(a);
+    out.addAll(b);
+    return out;
+  }
 }
