@@ -56,11 +56,13 @@ public final class LogReplica implements AutoCloseable {
   static final StreamId LOG = new StreamId(0, 0);
 
   private final StorageEngine engine;
+  private final JoinState join;
   private final boolean ownsEngine;
 
-  LogReplica(StorageEngine engine, boolean ownsEngine) {
+  LogReplica(StorageEngine engine, boolean ownsEngine, JoinState join) {
     this.engine = engine;
     this.ownsEngine = ownsEngine;
+    this.join = join;
   }
 
   /**
@@ -68,7 +70,7 @@ public final class LogReplica implements AutoCloseable {
    * that also hosts a stream replica opens a {@link ReplicaStore} instead, so both share one.
    */
   public static LogReplica open(StorageOptions options) throws IOException {
-    return new LogReplica(StorageEngine.open(options), true);
+    return new LogReplica(StorageEngine.open(options), true, new JoinState());
   }
 
   /**
@@ -85,6 +87,9 @@ public final class LogReplica implements AutoCloseable {
                     + "of 0 or more; holes are written by fill.");
           }
           long address = entry.getGlobalAddress();
+          if (entry.getEpoch() < join.since()) {
+            return CompletableFuture.completedFuture(null); // see JoinState
+          }
           byte[] bytes = EntryRecords.serialize(engine, entry);
           int hash = EntryRecords.contentHash(entry);
           CompletableFuture<Void> barrier;
@@ -134,6 +139,9 @@ public final class LogReplica implements AutoCloseable {
               }
               IndexedRecord held = engine.lookup(LOG, address);
               if (held == null) {
+                if (join.rebuilding()) {
+                  continue; // see JoinState
+                }
                 throw new BadRequestException(
                     "Global address " + address + " holds nothing, so there is nothing to commit.");
               }
@@ -178,7 +186,8 @@ public final class LogReplica implements AutoCloseable {
                   .setKind(EntryKind.HOLE)
                   .build()
                   .toByteArray();
-          return HoleFill.fill(engine, LOG, address, address, hole, abort, abortNonce, commit);
+          return HoleFill.fill(
+              engine, LOG, address, address, hole, abort, abortNonce, commit, join.rebuilding());
         });
   }
 
@@ -196,6 +205,7 @@ public final class LogReplica implements AutoCloseable {
   public CompletableFuture<List<ReadResult>> read(long from, long to) {
     return call(
         () -> {
+          join.checkServesReads("log replica");
           ReadPlanning.checkRange(from, to);
           List<PlannedRead> plans = new ArrayList<>();
           CompletableFuture<Void> barrier;

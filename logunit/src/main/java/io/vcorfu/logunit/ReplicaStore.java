@@ -1,6 +1,8 @@
 package io.vcorfu.logunit;
 
 import io.vcorfu.layout.ChainPlan;
+import io.vcorfu.logunit.internal.EntryRecords;
+import io.vcorfu.logunit.internal.IndexedRecord;
 import io.vcorfu.logunit.internal.StorageEngine;
 import io.vcorfu.protocol.BadRequestException;
 import io.vcorfu.protocol.Errors;
@@ -8,7 +10,9 @@ import io.vcorfu.protocol.StreamId;
 import io.vcorfu.protocol.proto.ChainStep;
 import io.vcorfu.protocol.proto.ChainWriteRequest;
 import io.vcorfu.protocol.proto.ChainWriteResponse;
+import io.vcorfu.protocol.proto.EntryKind;
 import io.vcorfu.protocol.proto.LogEntryMsg;
+import io.vcorfu.protocol.proto.ReadResult;
 import io.vcorfu.protocol.proto.StreamSlot;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -34,11 +38,125 @@ public final class ReplicaStore implements AutoCloseable {
   private final StorageEngine engine;
   private final LogReplica log;
   private final StreamReplica streams;
+  private final JoinState join = new JoinState();
 
   private ReplicaStore(StorageEngine engine) {
     this.engine = engine;
-    this.log = new LogReplica(engine, false);
-    this.streams = new StreamReplica(engine, false);
+    this.log = new LogReplica(engine, false, join);
+    this.streams = new StreamReplica(engine, false, join);
+  }
+
+  /**
+   * Makes both replicas rebuilding replicas that joined their chains at epoch {@code since} (see
+   * {@link JoinState} for what that changes), or full members again with 0.
+   */
+  public void joinedAt(long since) {
+    join.set(since);
+  }
+
+  /** The epoch the replicas joined at as rebuilding replicas; 0 when they are full members. */
+  public long joinedAt() {
+    return join.since();
+  }
+
+  /**
+   * Replaces every uncommitted DATA record, log and streams, with an uncommitted hole; returns how
+   * many it replaced. A node rejoining its chains does this before it serves them: an uncommitted
+   * entry it kept from before it left was never acknowledged and its address may have been issued
+   * again since, so a reader must never find it here and finish it. (An uncommitted hole is
+   * harmless: it refuses a later write, which retries elsewhere, and a fill passes over it.)
+   */
+  public long purgeUncommittedData() {
+    long purged = 0;
+    synchronized (engine) {
+      for (StreamId ns : engine.namespaces()) {
+        boolean isLog = ns.equals(LogReplica.LOG);
+        for (long a = Math.max(0, engine.trimMark(ns)); a <= engine.maxAddress(ns); a++) {
+          IndexedRecord held = engine.lookup(ns, a);
+          if (held == null || held.hole() || held.committed()) {
+            continue;
+          }
+          LogEntryMsg.Builder hole =
+              LogEntryMsg.newBuilder().setKind(EntryKind.HOLE).setGlobalAddress(isLog ? a : -1);
+          if (!isLog) {
+            hole.addSlots(StreamSlot.newBuilder().setStream(ns.toMsg()).setStreamAddress(a));
+          }
+          engine.put(
+              EntryRecords.key(ns, a),
+              isLog ? a : -1,
+              0,
+              StorageEngine.HOLE,
+              hole.build().toByteArray());
+          purged++;
+        }
+      }
+    }
+    engine.barrier().join();
+    return purged;
+  }
+
+  /**
+   * How many addresses of {@code [from, to]} of {@code stream} (the global log when null) at or
+   * above its trim mark hold no committed record here: what a rebuild still has to copy.
+   */
+  public long missing(StreamId stream, long from, long to) {
+    StreamId ns = stream == null ? LogReplica.LOG : stream;
+    long missing = 0;
+    synchronized (engine) {
+      for (long a = Math.max(from, engine.trimMark(ns)); a <= to; a++) {
+        IndexedRecord held = engine.lookup(ns, a);
+        if (held == null || !held.committed()) {
+          missing++;
+        }
+      }
+    }
+    return missing;
+  }
+
+  /**
+   * Stores decided slots copied from a chain's decider: each COMMITTED result of {@code decided}
+   * (its address is the slot's address in {@code stream}, the global log when null) is written
+   * committed, replacing whatever uncommitted record the slot held; a slot already holding a
+   * committed record (a decision too) and results of any other status are left alone. Completes,
+   * once durable, with the number of payload bytes written.
+   */
+  public CompletableFuture<Long> install(StreamId stream, List<ReadResult> decided) {
+    StreamId ns = stream == null ? LogReplica.LOG : stream;
+    long bytes = 0;
+    CompletableFuture<Void> barrier;
+    synchronized (engine) {
+      for (ReadResult r : decided) {
+        long a = r.getAddress();
+        if (r.getStatus() != ReadResult.Status.COMMITTED || a < engine.trimMark(ns)) {
+          continue;
+        }
+        IndexedRecord held = engine.lookup(ns, a);
+        if (held != null && held.committed()) {
+          continue;
+        }
+        LogEntryMsg entry = r.getEntry();
+        byte[] payload = entry.toByteArray();
+        if (entry.getKind() == EntryKind.DATA) {
+          engine.put(
+              EntryRecords.key(ns, a),
+              entry.getGlobalAddress(),
+              EntryRecords.contentHash(entry),
+              StorageEngine.COMMITTED,
+              payload);
+        } else {
+          engine.put(
+              EntryRecords.key(ns, a),
+              stream == null ? a : -1,
+              0,
+              (byte) (StorageEngine.HOLE | StorageEngine.COMMITTED),
+              payload);
+        }
+        bytes += payload.length;
+      }
+      barrier = engine.barrier();
+    }
+    long written = bytes;
+    return barrier.thenApply(v -> written);
   }
 
   /** Opens (and in durable mode recovers) the node's storage in {@code options}' directory. */

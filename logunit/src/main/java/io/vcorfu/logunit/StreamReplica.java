@@ -59,9 +59,11 @@ import java.util.concurrent.CompletableFuture;
  */
 public final class StreamReplica implements AutoCloseable {
   private final StorageEngine engine;
+  private final JoinState join;
   private final boolean ownsEngine;
 
-  StreamReplica(StorageEngine engine, boolean ownsEngine) {
+  StreamReplica(StorageEngine engine, boolean ownsEngine, JoinState join) {
+    this.join = join;
     this.engine = engine;
     this.ownsEngine = ownsEngine;
   }
@@ -71,7 +73,7 @@ public final class StreamReplica implements AutoCloseable {
    * that also hosts a log replica opens a {@link ReplicaStore} instead, so both share one.
    */
   public static StreamReplica open(StorageOptions options) throws IOException {
-    return new StreamReplica(StorageEngine.open(options), true);
+    return new StreamReplica(StorageEngine.open(options), true, new JoinState());
   }
 
   /** One slot of a stream: a stream address of one stream. */
@@ -124,6 +126,9 @@ public final class StreamReplica implements AutoCloseable {
                     + "of 0 or more and at least one stream slot; holes are written by fill.");
           }
           long global = entry.getGlobalAddress();
+          if (entry.getEpoch() < join.since()) {
+            return CompletableFuture.completedFuture(null); // see JoinState
+          }
           Set<StreamId> seen = new HashSet<>();
           for (Slot slot : slots) {
             if (slot.address() < 0 || !seen.add(checked(slot.stream()))) {
@@ -208,6 +213,9 @@ public final class StreamReplica implements AutoCloseable {
               }
               IndexedRecord held = engine.lookup(stream, address);
               if (held == null) {
+                if (join.rebuilding()) {
+                  continue; // see JoinState
+                }
                 throw new BadRequestException(
                     "Address "
                         + address
@@ -256,7 +264,8 @@ public final class StreamReplica implements AutoCloseable {
                       StreamSlot.newBuilder().setStream(stream.toMsg()).setStreamAddress(address))
                   .build()
                   .toByteArray();
-          return HoleFill.fill(engine, stream, address, -1, hole, abort, abortNonce, commit);
+          return HoleFill.fill(
+              engine, stream, address, -1, hole, abort, abortNonce, commit, join.rebuilding());
         });
   }
 
@@ -280,6 +289,7 @@ public final class StreamReplica implements AutoCloseable {
   public CompletableFuture<List<ReadResult>> read(StreamId stream, long from, long to) {
     return LogReplica.call(
         () -> {
+          join.checkServesReads("stream replica");
           checked(stream);
           ReadPlanning.checkRange(from, to);
           List<PlannedRead> plans = new ArrayList<>();

@@ -21,7 +21,8 @@ public final class HoleFill {
    * Repairs one slot of {@code ns}: an empty slot gets {@code hole} (committed iff {@code commit});
    * an uncommitted entry is replaced by a committed hole when {@code abort} is set and {@code
    * abortNonce} names it (or is 0); a hole is committed when {@code commit} is set; anything else
-   * is left as it is. Completes with what the slot holds afterwards, once that is durable.
+   * is left as it is. Completes with what the slot holds afterwards, once that is durable. With
+   * {@code uncommittedOnly} (a rebuilding replica) no hole it writes or finds is committed.
    */
   public static CompletableFuture<ReadResult> fill(
       StorageEngine engine,
@@ -31,7 +32,8 @@ public final class HoleFill {
       byte[] hole,
       boolean abort,
       long abortNonce,
-      boolean commit) {
+      boolean commit,
+      boolean uncommittedOnly) {
     PlannedRead plan;
     CompletableFuture<Void> barrier;
     synchronized (engine) {
@@ -39,14 +41,14 @@ public final class HoleFill {
         IndexedRecord held = engine.lookup(ns, address);
         if (held == null
             || (!held.hole() && !held.committed() && abort && abortMatches(held, abortNonce))) {
-          boolean committed = held != null || commit;
+          boolean committed = !uncommittedOnly && (held != null || commit);
           engine.put(
               key(ns, address),
               holeGlobal,
               0,
               (byte) (StorageEngine.HOLE | (committed ? StorageEngine.COMMITTED : 0)),
               hole);
-        } else if (held.hole() && !held.committed() && commit) {
+        } else if (held.hole() && !held.committed() && commit && !uncommittedOnly) {
           engine.commit(key(ns, address));
         }
       }
