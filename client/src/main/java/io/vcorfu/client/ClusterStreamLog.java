@@ -177,6 +177,23 @@ public final class ClusterStreamLog implements StreamLog {
     return failover.idempotent(() -> readStreamOnce(stream, from, to));
   }
 
+  /**
+   * The decided slots {@code [from, to]} of {@code stream} as the replicas answer them (committed
+   * data or committed holes, each with its stream address), repairing undecided ones as any read
+   * does and riding through layout changes. Unlike {@link #readStream} it is not cut at the tail: a
+   * slot nobody wrote is filled with a hole after the repair wait. What a rebuild copies.
+   */
+  public CompletableFuture<List<io.vcorfu.protocol.proto.ReadResult>> decidedStream(
+      StreamId stream, long from, long to) {
+    return failover.idempotent(() -> reader.readStream(stream, from, to));
+  }
+
+  /** {@link #decidedStream} for global addresses {@code [from, to]}. */
+  public CompletableFuture<List<io.vcorfu.protocol.proto.ReadResult>> decidedGlobal(
+      long from, long to) {
+    return failover.idempotent(() -> reader.readGlobal(from, to));
+  }
+
   private CompletableFuture<List<StreamEntry>> readStreamOnce(StreamId stream, long from, long to) {
     long known = tails.knownTail(stream);
     CompletableFuture<Long> limit =

@@ -100,10 +100,19 @@ public final class ReplicaStore implements AutoCloseable {
    * above its trim mark hold no committed record here: what a rebuild still has to copy.
    */
   public long missing(StreamId stream, long from, long to) {
+    return missing(stream, from, to, a -> true);
+  }
+
+  /** {@link #missing(StreamId, long, long)} counting only the addresses {@code counted} accepts. */
+  public long missing(
+      StreamId stream, long from, long to, java.util.function.LongPredicate counted) {
     StreamId ns = stream == null ? LogReplica.LOG : stream;
     long missing = 0;
     synchronized (engine) {
       for (long a = Math.max(from, engine.trimMark(ns)); a <= to; a++) {
+        if (!counted.test(a)) {
+          continue;
+        }
         IndexedRecord held = engine.lookup(ns, a);
         if (held == null || !held.committed()) {
           missing++;

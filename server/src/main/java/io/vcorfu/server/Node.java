@@ -33,6 +33,7 @@ import io.vcorfu.server.cluster.ClusterManager;
 import io.vcorfu.server.cluster.ClusterMembership;
 import io.vcorfu.server.cluster.NodeCalls;
 import io.vcorfu.server.cluster.NodeIdentity;
+import io.vcorfu.server.cluster.Rejoin;
 import io.vcorfu.server.cluster.SealedEpoch;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -100,6 +101,9 @@ public final class Node implements AutoCloseable {
 
   /** Cluster mode: this node's run for manager; null for a static layout. */
   private ClusterManager manager;
+
+  /** Cluster mode: rebuilding-replica duties (see {@link Rejoin}); null for a static layout. */
+  private Rejoin rejoin;
 
   /** Cluster mode: whose data this node's directory holds (see {@link NodeIdentity}). */
   private NodeIdentity identity;
@@ -258,6 +262,13 @@ public final class Node implements AutoCloseable {
     logReplica = store.logReplica();
     streamReplica = store.streamReplica();
     peers = transport.newClient(ClientOptions.defaults());
+    rejoin =
+        new Rejoin(
+            me,
+            store,
+            transport,
+            config.durable() ? config.dataDir() : null,
+            config.cluster().rebuildBytesPerSecond());
     openViews(me);
     dispatcher = clusterDispatcher(me);
     NodeCalls calls = new NodeCalls(peers);
@@ -289,6 +300,7 @@ public final class Node implements AutoCloseable {
         .on(PayloadCase.GET_LAYOUT, r -> done(layoutResponse()))
         .on(PayloadCase.SEAL, r -> seal(r.getSeal().getEpoch()))
         .on(PayloadCase.REMOVE_NODE, r -> removeNode(r.getRemoveNode().getNode()))
+        .on(PayloadCase.ADD_NODE, r -> addNode(r.getAddNode().getNode()))
         .onAll(gated)
         .build();
   }
@@ -312,6 +324,28 @@ public final class Node implements AutoCloseable {
                 Response.newBuilder()
                     .setRemoveNode(
                         io.vcorfu.protocol.proto.RemoveNodeResponse.newBuilder()
+                            .setEpoch(l.epoch())
+                            .setLayoutJson(l.toJson()))
+                    .build());
+  }
+
+  /** Cluster mode: adds a spare, run by this node's manager (see {@code AddNodeRequest}). */
+  private CompletableFuture<Response> addNode(String node) {
+    Endpoint joining;
+    try {
+      joining = Endpoint.parse(node);
+    } catch (IllegalArgumentException e) {
+      return CompletableFuture.failedFuture(
+          new io.vcorfu.protocol.BadRequestException(
+              "The node to add must be host:port, got '" + node + "'."));
+    }
+    return manager
+        .addOnRequest(joining)
+        .thenApply(
+            l ->
+                Response.newBuilder()
+                    .setAddNode(
+                        io.vcorfu.protocol.proto.AddNodeResponse.newBuilder()
                             .setEpoch(l.epoch())
                             .setLayoutJson(l.toJson()))
                     .build());
@@ -435,6 +469,7 @@ public final class Node implements AutoCloseable {
       }
       sealedEpoch.raise(next.epoch());
       fence.seal(next.epoch());
+      rejoin.follow(next);
       layout.set(next);
       LOG.info(
           "node {} adopted the layout of epoch {} (sequencer {}{})",
@@ -570,8 +605,15 @@ public final class Node implements AutoCloseable {
                 .setSealedEpoch(fence.epoch())
                 .setServing(why == null)
                 .setNotServingReason(why == null ? "" : why)
-                .setUntrusted(clustered() && foreign))
+                .setUntrusted(clustered() && foreign)
+                .setRebuild(rebuildProgress()))
         .build();
+  }
+
+  private io.vcorfu.protocol.proto.RebuildProgress rebuildProgress() {
+    Rejoin r = rejoin;
+    io.vcorfu.protocol.proto.RebuildProgress p = r == null ? null : r.progress();
+    return p == null ? io.vcorfu.protocol.proto.RebuildProgress.getDefaultInstance() : p;
   }
 
   /** Opens the roles {@code chosen} gives {@code me}; the sequencer's bootstrap is not started. */
@@ -789,6 +831,7 @@ public final class Node implements AutoCloseable {
     }
     closeQuietly(manager);
     closeQuietly(membership);
+    closeQuietly(rejoin);
     closeQuietly(views);
     if (binding != null) {
       binding.close();

@@ -42,11 +42,13 @@ import picocli.CommandLine.Spec;
 @Command(
     name = "cluster",
     mixinStandardHelpOptions = true,
-    description = "Create a cluster, show its state, and remove nodes from it.",
+    description = "Create a cluster, show its state, and add, remove and replace its nodes.",
     subcommands = {
       ClusterCommands.Init.class,
       ClusterCommands.Status.class,
-      ClusterCommands.RemoveNode.class
+      ClusterCommands.RemoveNode.class,
+      ClusterHealCommands.AddNode.class,
+      ClusterHealCommands.ReplaceNode.class
     })
 final class ClusterCommands {
   private ClusterCommands() {}
@@ -185,7 +187,8 @@ final class ClusterCommands {
       description =
           "Show a cluster's epoch, sequencer, chains (a chain with fewer serving replicas than"
               + " the replication factor is marked under-replicated) and the state of every node"
-              + " (serving, not-serving, untrusted, unresponsive, removed).")
+              + " (serving, rebuilding with its progress, spare, not-serving, untrusted,"
+              + " unresponsive, removed).")
   static final class Status implements Callable<Integer> {
     @Option(
         names = "--endpoint",
@@ -222,16 +225,7 @@ final class ClusterCommands {
                   ClientOptions.defaults().withRequestTimeout(Duration.ofSeconds(2)))) {
         NodeCalls calls = new NodeCalls(rpc);
         Layout layout = newestLayout(calls, asked);
-        Set<Endpoint> nodes = new LinkedHashSet<>(layout.allServers());
-        nodes.addAll(layout.removed());
-        Map<Endpoint, CompletableFuture<PingResponse>> pings = new LinkedHashMap<>();
-        for (Endpoint n : nodes) {
-          pings.put(n, layout.removed().contains(n) ? null : calls.ping(n));
-        }
-        Map<Endpoint, NodeState> states = new LinkedHashMap<>();
-        for (Map.Entry<Endpoint, CompletableFuture<PingResponse>> e : pings.entrySet()) {
-          states.put(e.getKey(), NodeState.of(e.getValue()));
-        }
+        Map<Endpoint, NodeState> states = states(calls, layout);
         PrintWriter out = spec.commandLine().getOut();
         if (output.equals("json")) {
           out.println(json(layout, states));
@@ -243,7 +237,23 @@ final class ClusterCommands {
       return 0;
     }
 
-    private static Layout newestLayout(NodeCalls calls, List<Endpoint> asked) {
+    /** Every node of {@code layout}, its spares and its removed nodes, with what a probe says. */
+    static Map<Endpoint, NodeState> states(NodeCalls calls, Layout layout) {
+      Set<Endpoint> nodes = new LinkedHashSet<>(layout.allServers());
+      nodes.addAll(layout.spares());
+      nodes.addAll(layout.removed());
+      Map<Endpoint, CompletableFuture<PingResponse>> pings = new LinkedHashMap<>();
+      for (Endpoint n : nodes) {
+        pings.put(n, layout.removed().contains(n) ? null : calls.ping(n));
+      }
+      Map<Endpoint, NodeState> states = new LinkedHashMap<>();
+      for (Map.Entry<Endpoint, CompletableFuture<PingResponse>> e : pings.entrySet()) {
+        states.put(e.getKey(), NodeState.of(layout, e.getKey(), e.getValue()));
+      }
+      return states;
+    }
+
+    static Layout newestLayout(NodeCalls calls, List<Endpoint> asked) {
       Layout newest = null;
       Throwable last = null;
       List<CompletableFuture<String>> answers = new ArrayList<>();
@@ -282,7 +292,7 @@ final class ClusterCommands {
                   + " log chain "
                   + i
                   + " "
-                  + chain(s.log().get(i))
+                  + chain(layout, s.log().get(i))
                   + health(layout, s.log().get(i), states));
         }
         for (int i = 0; i < s.stream().size(); i++) {
@@ -292,7 +302,7 @@ final class ClusterCommands {
                   + " stream chain "
                   + i
                   + " "
-                  + chain(s.stream().get(i))
+                  + chain(layout, s.stream().get(i))
                   + health(layout, s.stream().get(i), states));
         }
       }
@@ -339,6 +349,16 @@ final class ClusterCommands {
       return b.toString();
     }
 
+    private static String chain(Layout layout, List<Endpoint> chain) {
+      StringBuilder b = new StringBuilder();
+      for (Endpoint e : chain) {
+        b.append(b.length() == 0 ? "" : " -> ")
+            .append(e)
+            .append(layout.isRebuilding(e) ? " (rebuilding)" : "");
+      }
+      return b.toString();
+    }
+
     private static String json(Layout layout, Map<Endpoint, NodeState> states) throws Exception {
       ObjectMapper m = new ObjectMapper();
       ObjectNode root = m.createObjectNode();
@@ -373,6 +393,18 @@ final class ClusterCommands {
             if (st.ping() != null) {
               n.put("epoch", st.ping().getEpoch());
               n.put("sealedEpoch", st.ping().getSealedEpoch());
+              if (st.state().equals("rebuilding")) {
+                var r = st.ping().getRebuild();
+                ObjectNode rb = n.putObject("rebuild");
+                rb.put("sinceEpoch", r.getSinceEpoch());
+                rb.put("done", r.getDone());
+                rb.put("entriesCopied", r.getEntriesCopied());
+                rb.put("bytesCopied", r.getBytesCopied());
+                rb.put("entriesHeld", r.getEntriesHeld());
+                rb.put("entriesLeft", r.getEntriesLeft());
+                rb.put("bytesPerSecond", r.getBytesPerSecond());
+                rb.put("secondsLeft", r.getSecondsLeft());
+              }
             }
             if (!st.detail().isEmpty()) {
               n.put("detail", st.detail());
@@ -471,12 +503,18 @@ final class ClusterCommands {
 
   /** What one node's probe said. */
   record NodeState(String state, String detail, PingResponse ping) {
-    static NodeState of(CompletableFuture<PingResponse> ping) {
+    static NodeState of(Layout layout, Endpoint node, CompletableFuture<PingResponse> ping) {
       if (ping == null) {
         return new NodeState("removed", "", null);
       }
       try {
         PingResponse p = ping.join();
+        if (layout.spares().contains(node)) {
+          return new NodeState("spare", "answering", p);
+        }
+        if (layout.isRebuilding(node) && p.getServing()) {
+          return new NodeState("rebuilding", progress(p.getRebuild()), p);
+        }
         if (p.getServing()) {
           return new NodeState("serving", "epoch " + p.getEpoch(), p);
         }
@@ -485,6 +523,33 @@ final class ClusterCommands {
       } catch (CompletionException e) {
         return new NodeState("unresponsive", VcorfuCli.describe(e.getCause()), null);
       }
+    }
+
+    /** A rebuild's progress for people: slots and bytes copied, rate, time left. */
+    static String progress(io.vcorfu.protocol.proto.RebuildProgress r) {
+      if (r.getSinceEpoch() == 0) {
+        return "copy not started yet";
+      }
+      String copied =
+          r.getEntriesCopied()
+              + " slots copied ("
+              + String.format(java.util.Locale.ROOT, "%.1f", r.getBytesCopied() / 1048576.0)
+              + " MiB), "
+              + r.getEntriesHeld()
+              + " held already";
+      if (r.getDone()) {
+        return copied + "; copy done at epoch " + r.getEpoch() + ", awaiting promotion";
+      }
+      return copied
+          + ", "
+          + r.getEntriesLeft()
+          + " left, "
+          + String.format(java.util.Locale.ROOT, "%.1f", r.getBytesPerSecond() / 1048576.0)
+          + " MiB/s"
+          + (r.getSecondsLeft() >= 0
+              ? String.format(java.util.Locale.ROOT, ", about %.0f s left", r.getSecondsLeft())
+              : "")
+          + (r.getLastError().isEmpty() ? "" : "; last attempt failed: " + r.getLastError());
     }
   }
 }

@@ -14,6 +14,8 @@ import java.util.Objects;
  * @param probeInterval how often the manager probes every node
  * @param failureTimeout how long a node may leave probes unanswered before the manager removes it
  * @param sessionTimeout the ZooKeeper session timeout
+ * @param rebuildBytesPerSecond how fast a rebuilding replica on this node copies at most (see
+ *     {@link Rebuilder})
  */
 public record ClusterConfig(
     String zookeeper,
@@ -21,11 +23,13 @@ public record ClusterConfig(
     Duration layoutLease,
     Duration probeInterval,
     Duration failureTimeout,
-    Duration sessionTimeout) {
+    Duration sessionTimeout,
+    long rebuildBytesPerSecond) {
   public static final Duration DEFAULT_LAYOUT_LEASE = Duration.ofMillis(500);
   public static final Duration DEFAULT_PROBE_INTERVAL = Duration.ofMillis(250);
   public static final Duration DEFAULT_FAILURE_TIMEOUT = Duration.ofMillis(1000);
   public static final Duration DEFAULT_SESSION_TIMEOUT = Duration.ofSeconds(10);
+  public static final long DEFAULT_REBUILD_BYTES_PER_SECOND = 128L * 1024 * 1024;
 
   public ClusterConfig {
     Objects.requireNonNull(zookeeper, "zookeeper");
@@ -34,6 +38,10 @@ public record ClusterConfig(
     positive("probe interval", probeInterval);
     positive("failure timeout", failureTimeout);
     positive("session timeout", sessionTimeout);
+    if (rebuildBytesPerSecond < 1) {
+      throw new IllegalArgumentException(
+          "the rebuild rate must be at least 1 byte per second, not " + rebuildBytesPerSecond);
+    }
     if (failureTimeout.compareTo(probeInterval) < 0) {
       throw new IllegalArgumentException(
           "the failure timeout ("
@@ -42,6 +50,24 @@ public record ClusterConfig(
               + probeInterval.toMillis()
               + " ms)");
     }
+  }
+
+  /** A configuration with the default rebuild rate. */
+  public ClusterConfig(
+      String zookeeper,
+      String name,
+      Duration layoutLease,
+      Duration probeInterval,
+      Duration failureTimeout,
+      Duration sessionTimeout) {
+    this(
+        zookeeper,
+        name,
+        layoutLease,
+        probeInterval,
+        failureTimeout,
+        sessionTimeout,
+        DEFAULT_REBUILD_BYTES_PER_SECOND);
   }
 
   /** A node of cluster {@code name} at {@code zookeeper}, with the default timings. */
@@ -58,12 +84,37 @@ public record ClusterConfig(
   /** The same with other failure-detection timings. */
   public ClusterConfig withProbing(Duration probeInterval, Duration failureTimeout) {
     return new ClusterConfig(
-        zookeeper, name, layoutLease, probeInterval, failureTimeout, sessionTimeout);
+        zookeeper,
+        name,
+        layoutLease,
+        probeInterval,
+        failureTimeout,
+        sessionTimeout,
+        rebuildBytesPerSecond);
+  }
+
+  /** The same with another rebuild rate limit, in bytes per second. */
+  public ClusterConfig withRebuildRate(long bytesPerSecond) {
+    return new ClusterConfig(
+        zookeeper,
+        name,
+        layoutLease,
+        probeInterval,
+        failureTimeout,
+        sessionTimeout,
+        bytesPerSecond);
   }
 
   /** The same with another layout lease. */
   public ClusterConfig withLayoutLease(Duration lease) {
-    return new ClusterConfig(zookeeper, name, lease, probeInterval, failureTimeout, sessionTimeout);
+    return new ClusterConfig(
+        zookeeper,
+        name,
+        lease,
+        probeInterval,
+        failureTimeout,
+        sessionTimeout,
+        rebuildBytesPerSecond);
   }
 
   private static void positive(String what, Duration d) {

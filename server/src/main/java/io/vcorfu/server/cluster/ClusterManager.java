@@ -54,6 +54,13 @@ import org.slf4j.LoggerFactory;
  * nodes does not hold the management, and with it every layout change, for as long as it is cut
  * off.
  *
+ * <p>It also heals (see docs/cluster.md, "Healing"): while a chain of the current segment has fewer
+ * than R replicas and a spare or a removed node answers its probes, it joins that node to every
+ * such chain as a rebuilding replica ({@link LayoutChanges#withRebuilding}); once the node reports
+ * that its copy finished against the agreed layout's epoch, it promotes it ({@link
+ * LayoutChanges#promoted}). Both are layout changes like a removal: seal the next epoch on every
+ * node of the new layout, then compare-and-set. A removal always goes first.
+ *
  * <p>All decisions run on the manager's one thread.
  */
 public final class ClusterManager implements AutoCloseable {
@@ -210,13 +217,14 @@ public final class ClusterManager implements AutoCloseable {
   private void probe(Layout layout) {
     long sent = System.nanoTime();
     Map<Endpoint, CompletableFuture<PingResponse>> pings = new HashMap<>();
-    for (Endpoint node : layout.allServers()) {
+    Set<Endpoint> probed = probed(layout);
+    for (Endpoint node : probed) {
       lastHeard.putIfAbsent(node, sent);
       pings.put(node, calls.ping(node));
     }
-    lastHeard.keySet().retainAll(layout.allServers());
-    lastAnswer.keySet().retainAll(layout.allServers());
-    refusedAt.keySet().retainAll(layout.allServers());
+    lastHeard.keySet().retainAll(probed);
+    lastAnswer.keySet().retainAll(probed);
+    refusedAt.keySet().retainAll(probed);
     try {
       CompletableFuture.allOf(pings.values().toArray(CompletableFuture[]::new))
           .get(config.probeInterval().toMillis(), TimeUnit.MILLISECONDS);
@@ -231,6 +239,14 @@ public final class ClusterManager implements AutoCloseable {
             ping.whenCompleteAsync((answer, error) -> record(node, sent, answer, error), thread);
           }
         });
+  }
+
+  /** The layout's nodes, then its spares and removed nodes (candidates to restore a chain). */
+  private static Set<Endpoint> probed(Layout layout) {
+    Set<Endpoint> all = new java.util.LinkedHashSet<>(layout.allServers());
+    all.addAll(layout.spares());
+    all.addAll(layout.removed());
+    return all;
   }
 
   /** Records what the ping sent to {@code node} at {@code sent} found; on the manager's thread. */
@@ -321,7 +337,168 @@ public final class ClusterManager implements AutoCloseable {
     }
     if (sealedAhead > layout.epoch()) {
       recommit(current, sealedAhead);
+      return;
     }
+    heal(current, now);
+  }
+
+  /**
+   * One healing step, if one is due: promotes a rebuilding replica whose copy finished against this
+   * epoch, or else joins an answering spare or removed node to the chains that lack a replica.
+   */
+  private void heal(Versioned<Layout> current, long now) {
+    Layout layout = current.value();
+    for (Endpoint node : layout.rebuilding().keySet()) {
+      PingResponse answer = lastAnswer.get(node);
+      if (answer != null
+          && answer.getRebuild().getDone()
+          && answer.getRebuild().getEpoch() == layout.epoch()) {
+        LOG.info(
+            "manager {}: {} finished rebuilding ({} slots copied, {} bytes); promoting it"
+                + " (epoch {} -> {})",
+            self,
+            node,
+            answer.getRebuild().getEntriesCopied(),
+            answer.getRebuild().getBytesCopied(),
+            layout.epoch(),
+            layout.epoch() + 1);
+        try {
+          commitChange(current, tail -> LayoutChanges.promoted(layout, node));
+          succeeded();
+        } catch (Exception e) {
+          failed("promoting " + node, e);
+        }
+        return;
+      }
+    }
+    List<String> lacking = LayoutChanges.underReplicated(layout);
+    if (lacking.isEmpty()) {
+      return;
+    }
+    List<Endpoint> candidates = new ArrayList<>(layout.spares());
+    List<Endpoint> removed = new ArrayList<>(layout.removed());
+    java.util.Collections.reverse(removed); // the most recently removed first
+    candidates.addAll(removed);
+    for (Endpoint node : candidates) {
+      if (!answering(node, now)) {
+        continue;
+      }
+      LOG.info(
+          "manager {}: chains {} lack a replica; {} answers and joins them as a rebuilding replica"
+              + " (epoch {} -> {})",
+          self,
+          lacking,
+          node,
+          layout.epoch(),
+          layout.epoch() + 1);
+      try {
+        commitChange(current, tail -> LayoutChanges.withRebuilding(layout, node, tail + 1));
+        succeeded();
+      } catch (Exception e) {
+        failed("joining " + node, e);
+      }
+      return;
+    }
+  }
+
+  /**
+   * True when {@code node} answered a probe lately: within the failure timeout and with no refused
+   * connection since, and it does not say its data directory is foreign.
+   */
+  private boolean answering(Endpoint node, long now) {
+    return lastAnswer.containsKey(node) && lastHeard.containsKey(node) && !down(node, now);
+  }
+
+  /**
+   * Commits {@code change} applied to {@code current}'s layout: seals its epoch on every node of
+   * the new layout (computed first with a log tail of -1 to learn who they are), learns the highest
+   * log tail of the current layout's log replicas, and compare-and-sets the change computed with
+   * that tail.
+   */
+  private Layout commitChange(
+      Versioned<Layout> current, java.util.function.LongFunction<Layout> change) throws Exception {
+    Layout layout = current.value();
+    Layout trial = change.apply(-1);
+    long logTail = sealAll(trial.allServers(), trial.epoch(), layout.logServers());
+    Layout next = change.apply(logTail);
+    store.compareAndSet(current.version(), next).get(timeoutMillis(), TimeUnit.MILLISECONDS);
+    LOG.info(
+        "manager {}: committed the layout of epoch {} (rebuilding {}, spares {})",
+        self,
+        next.epoch(),
+        next.rebuilding().keySet(),
+        next.spares());
+    return next;
+  }
+
+  /**
+   * Adds {@code node} as a spare (see {@code AddNodeRequest}), one change at a time with the
+   * others: it must answer a ping and must not be in the layout or a spare already. The manager
+   * joins it to chains that lack a replica on a later round. Completes with the layout committed.
+   */
+  public CompletableFuture<Layout> addOnRequest(Endpoint node) {
+    CompletableFuture<Layout> result = new CompletableFuture<>();
+    try {
+      thread.execute(() -> addNow(node, result));
+    } catch (java.util.concurrent.RejectedExecutionException e) {
+      result.completeExceptionally(new IllegalStateException("the node is shutting down", e));
+    }
+    return result;
+  }
+
+  private void addNow(Endpoint node, CompletableFuture<Layout> result) {
+    for (int attempt = 0; attempt < 10; attempt++) {
+      try {
+        Versioned<Layout> current = store.get().get(timeoutMillis(), TimeUnit.MILLISECONDS);
+        Layout layout = current.value();
+        if (layout.allServers().contains(node) || layout.spares().contains(node)) {
+          throw new BadRequestException(
+              "Node "
+                  + node
+                  + " is "
+                  + (layout.spares().contains(node) ? "a spare" : "in the layout")
+                  + " of cluster "
+                  + layout.clusterId()
+                  + " already (epoch "
+                  + layout.epoch()
+                  + ").");
+        }
+        PingResponse answer;
+        try {
+          answer = calls.ping(node).get(timeoutMillis(), TimeUnit.MILLISECONDS);
+        } catch (Exception e) {
+          throw new BadRequestException(
+              "Node " + node + " does not answer (" + unwrap(e) + "); start it first.");
+        }
+        if (answer.getEpoch() > layout.epoch()) {
+          throw new BadRequestException(
+              "Node "
+                  + node
+                  + " follows a layout of epoch "
+                  + answer.getEpoch()
+                  + ", newer than"
+                  + " this cluster's "
+                  + layout.epoch()
+                  + "; is it a node of another cluster?");
+        }
+        Layout next = LayoutChanges.withSpare(layout, node);
+        store.compareAndSet(current.version(), next).get(timeoutMillis(), TimeUnit.MILLISECONDS);
+        LOG.info("manager {}: added {} as a spare (epoch {})", self, node, next.epoch());
+        result.complete(next);
+        return;
+      } catch (BadRequestException e) {
+        result.completeExceptionally(e);
+        return;
+      } catch (Exception e) {
+        Throwable cause = unwrap(e);
+        if (!(cause instanceof LayoutVersionMismatchException)) {
+          result.completeExceptionally(cause);
+          return;
+        }
+      }
+    }
+    result.completeExceptionally(
+        new IllegalStateException("the layout kept changing; adding " + node + " gave up"));
   }
 
   /**

@@ -55,6 +55,18 @@ public final class NodeCalls {
         .thenApply(r -> r.getRemoveNode());
   }
 
+  /** Asks {@code via} to add {@code joining} as a spare (see {@code AddNodeRequest}). */
+  public CompletableFuture<io.vcorfu.protocol.proto.AddNodeResponse> addNode(
+      Endpoint via, Endpoint joining) {
+    return call(
+            via,
+            Request.newBuilder()
+                .setAddNode(
+                    io.vcorfu.protocol.proto.AddNodeRequest.newBuilder()
+                        .setNode(joining.toString())))
+        .thenApply(r -> r.getAddNode());
+  }
+
   /** The layout {@code node} has adopted, as its JSON document. */
   public CompletableFuture<String> layoutJson(Endpoint node) {
     return call(node, Request.newBuilder().setGetLayout(GetLayoutRequest.getDefaultInstance()))

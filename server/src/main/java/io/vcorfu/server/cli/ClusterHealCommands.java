@@ -1,0 +1,253 @@
+package io.vcorfu.server.cli;
+
+import io.vcorfu.layout.Layout;
+import io.vcorfu.protocol.ClientOptions;
+import io.vcorfu.protocol.Endpoint;
+import io.vcorfu.protocol.RpcClient;
+import io.vcorfu.protocol.TransportException;
+import io.vcorfu.protocol.netty.NettyTransport;
+import io.vcorfu.server.cluster.NodeCalls;
+import java.io.PrintWriter;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+/** {@code vcorfu cluster add-node} and {@code replace-node}: growing back to full strength. */
+final class ClusterHealCommands {
+  private ClusterHealCommands() {}
+
+  /** The options every membership command shares. */
+  abstract static class MembershipCommand implements Callable<Integer> {
+    @Option(
+        names = "--endpoint",
+        defaultValue = "127.0.0.1:9000",
+        description =
+            "Nodes of the cluster to ask, host:port[,host:port...]; the first one that answers"
+                + " runs the change (default ${DEFAULT-VALUE}).")
+    String endpoint;
+
+    @Option(
+        names = "--timeout-ms",
+        defaultValue = "30000",
+        description =
+            "How long to wait for the change, and with --wait for the rebuild (default"
+                + " ${DEFAULT-VALUE}).")
+    long timeoutMs;
+
+    @Option(
+        names = "--wait",
+        description =
+            "Wait until the new node is a full member (rebuilt and promoted), printing the"
+                + " rebuild's progress every second.")
+    boolean await;
+
+    @Spec CommandSpec spec;
+
+    abstract String name();
+
+    /** Runs the command's changes through {@code calls}; returns the line to print. */
+    abstract String change(NodeCalls calls, List<Endpoint> asked) throws Exception;
+
+    /** The node that must end a full member for {@code --wait}. */
+    abstract Endpoint joining();
+
+    @Override
+    public Integer call() throws Exception {
+      List<Endpoint> asked;
+      try {
+        asked = ClusterCommands.endpoints(endpoint);
+        joining();
+      } catch (IllegalArgumentException e) {
+        spec.commandLine().getErr().println("vcorfu cluster " + name() + ": " + e.getMessage());
+        return 2;
+      }
+      try (NettyTransport transport = new NettyTransport();
+          RpcClient rpc =
+              transport.newClient(
+                  ClientOptions.defaults().withRequestTimeout(Duration.ofMillis(timeoutMs)))) {
+        NodeCalls calls = new NodeCalls(rpc);
+        PrintWriter out = spec.commandLine().getOut();
+        String line;
+        try {
+          line = change(calls, asked);
+        } catch (ExecutionException e) {
+          spec.commandLine()
+              .getErr()
+              .println("vcorfu cluster " + name() + ": " + VcorfuCli.describe(e.getCause()));
+          return 1;
+        }
+        out.println(line);
+        out.flush();
+        if (await) {
+          return awaitMember(calls, asked, out);
+        }
+      }
+      return 0;
+    }
+
+    /** Prints the joining node's state every second until it is a full member or time is up. */
+    private int awaitMember(NodeCalls calls, List<Endpoint> asked, PrintWriter out)
+        throws InterruptedException {
+      long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
+      Endpoint node = joining();
+      String last = "";
+      while (System.nanoTime() - deadline < 0) {
+        try {
+          Layout layout = ClusterCommands.Status.newestLayout(calls, asked);
+          ClusterCommands.NodeState st = ClusterCommands.Status.states(calls, layout).get(node);
+          if (layout.allServers().contains(node) && !layout.isRebuilding(node)) {
+            out.println(node + " is a full member (epoch " + layout.epoch() + ")");
+            out.flush();
+            return 0;
+          }
+          String now = st == null ? "not in the layout yet" : st.state() + " " + st.detail();
+          if (!now.equals(last)) {
+            out.println(node + " " + now);
+            out.flush();
+            last = now;
+          }
+        } catch (RuntimeException e) {
+          out.println("waiting: " + VcorfuCli.describe(e));
+          out.flush();
+        }
+        Thread.sleep(1000);
+      }
+      spec.commandLine()
+          .getErr()
+          .println(
+              "vcorfu cluster "
+                  + name()
+                  + ": "
+                  + node
+                  + " is not a full member after "
+                  + timeoutMs
+                  + " ms ("
+                  + last
+                  + ")");
+      return 1;
+    }
+
+    /**
+     * {@code request} sent to the nodes of {@code order} in turn until one answers (a node that
+     * answers, even with a refusal, speaks for the cluster; only unreachable ones are skipped).
+     */
+    <T> T firstAnswer(List<Endpoint> order, Function<Endpoint, CompletableFuture<T>> request)
+        throws Exception {
+      ExecutionException last = null;
+      for (Endpoint via : order) {
+        try {
+          return request.apply(via).get(timeoutMs, TimeUnit.MILLISECONDS);
+        } catch (ExecutionException e) {
+          last = e;
+          if (!(e.getCause() instanceof TransportException)) {
+            break;
+          }
+        }
+      }
+      throw last;
+    }
+  }
+
+  /** {@code vcorfu cluster add-node}. */
+  @Command(
+      name = "add-node",
+      mixinStandardHelpOptions = true,
+      description =
+          "Add a running node (started with the cluster's --zookeeper and --cluster) to the"
+              + " cluster as a spare. While a chain lacks a replica, the manager joins the spare to"
+              + " it as a rebuilding replica: it takes new writes at once, copies what the chain"
+              + " held before from the surviving replicas, and is then promoted to a full member"
+              + " (watch it with `vcorfu cluster status` or --wait). A spare waits for the next"
+              + " failure otherwise.")
+  static final class AddNode extends MembershipCommand {
+    @Parameters(index = "0", paramLabel = "H:P", description = "The node to add.")
+    String node;
+
+    @Override
+    String name() {
+      return "add-node";
+    }
+
+    @Override
+    Endpoint joining() {
+      return Endpoint.parse(node);
+    }
+
+    @Override
+    String change(NodeCalls calls, List<Endpoint> asked) throws Exception {
+      var r = firstAnswer(asked, via -> calls.addNode(via, joining()));
+      Layout next = Layout.fromJson(r.getLayoutJson());
+      return "added "
+          + node
+          + " as a spare (epoch "
+          + r.getEpoch()
+          + (io.vcorfu.layout.LayoutChanges.underReplicated(next).isEmpty()
+              ? "); every chain has its replicas, so it waits for the next failure"
+              : "); it joins the chains that lack a replica");
+    }
+  }
+
+  /** {@code vcorfu cluster replace-node}. */
+  @Command(
+      name = "replace-node",
+      mixinStandardHelpOptions = true,
+      description =
+          "Replace node OLD by the running node NEW: NEW is added as a spare, then OLD is removed"
+              + " as `remove-node` removes it (every write it admitted finishes first), and the"
+              + " manager joins NEW to every chain OLD left as a rebuilding replica, to be promoted"
+              + " once it has copied their data.")
+  static final class ReplaceNode extends MembershipCommand {
+    @Parameters(index = "0", paramLabel = "OLD", description = "The node to take out.")
+    String old;
+
+    @Parameters(index = "1", paramLabel = "NEW", description = "The node to put in its place.")
+    String replacement;
+
+    @Override
+    String name() {
+      return "replace-node";
+    }
+
+    @Override
+    Endpoint joining() {
+      Endpoint.parse(old);
+      return Endpoint.parse(replacement);
+    }
+
+    @Override
+    String change(NodeCalls calls, List<Endpoint> asked) throws Exception {
+      Endpoint leaving = Endpoint.parse(old);
+      Endpoint joining = joining();
+      List<Endpoint> order = new ArrayList<>(asked);
+      if (order.size() > 1 && order.remove(leaving)) {
+        order.add(leaving); // the leaving node only when no other answers
+      }
+      Layout current = ClusterCommands.Status.newestLayout(calls, order);
+      if (!current.spares().contains(joining)) {
+        firstAnswer(order, via -> calls.addNode(via, joining));
+      }
+      var r = firstAnswer(order, via -> calls.removeNode(via, leaving));
+      return "replaced "
+          + leaving
+          + " by "
+          + joining
+          + ": "
+          + leaving
+          + " removed at epoch "
+          + r.getEpoch()
+          + "; "
+          + joining
+          + " joins its chains as a rebuilding replica";
+    }
+  }
+}

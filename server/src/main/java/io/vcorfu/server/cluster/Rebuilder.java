@@ -1,0 +1,360 @@
+package io.vcorfu.server.cluster;
+
+import io.vcorfu.client.ClusterStreamLog;
+import io.vcorfu.client.StreamLogOptions;
+import io.vcorfu.client.rpc.EpochRpc;
+import io.vcorfu.layout.Layout;
+import io.vcorfu.layout.LayoutChanges;
+import io.vcorfu.layout.Segment;
+import io.vcorfu.logunit.ReplicaStore;
+import io.vcorfu.protocol.Endpoint;
+import io.vcorfu.protocol.StreamId;
+import io.vcorfu.protocol.Transport;
+import io.vcorfu.protocol.TrimmedException;
+import io.vcorfu.protocol.proto.ReadResult;
+import io.vcorfu.protocol.proto.RebuildProgress;
+import io.vcorfu.protocol.proto.StreamTailEntry;
+import io.vcorfu.protocol.proto.StreamTailResponse;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Copies to this node's rebuilding replicas what their chains decided before the node joined them
+ * (see {@link LayoutChanges#withRebuilding}): every slot of every stream whose chain now holds the
+ * node, up to the stream's tail when the copy starts, and every address of the closed segments' log
+ * chains the node will join when it is promoted ({@link LayoutChanges#closedLogChainsToCopy}). What
+ * the chains write from the join on reaches the node through the chains themselves.
+ *
+ * <p>Invariant: it writes only decisions, and only where the node holds no committed record. Each
+ * slot is read through its chain's decider (never this node: a rebuilding replica is never the last
+ * of a chain) as any reader reads it, waiting for and repairing undecided slots, so what it copies
+ * is the one outcome every reader sees; and a committed record already here is a decision too (see
+ * {@code JoinState}). So a copy is idempotent and resumable: a copy that stops (this node restarts,
+ * a source dies, the layout changes) is started again and skips, a page at a time, what is held.
+ *
+ * <p>The copy runs on one thread of its own, a page ({@value #PAGE} slots) at a time, held below
+ * {@code bytesPerSecond} so that foreground requests keep most of the disk and network, and never
+ * on a thread the node's failure detection or requests use. Once it finishes against the layout of
+ * some epoch, {@link #progress()} says so ({@code done} at that epoch) and the manager promotes the
+ * node with a second compare-and-set.
+ */
+public final class Rebuilder implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(Rebuilder.class);
+
+  /** Slots per read-and-install step. */
+  static final int PAGE = 1024;
+
+  private final Endpoint self;
+  private final ReplicaStore store;
+  private final Transport transport;
+  private final long bytesPerSecond;
+  private final ExecutorService thread;
+
+  private Future<?> running;
+  private long runningEpoch;
+  private volatile Run current;
+
+  /** What one copy against one layout did so far. */
+  private static final class Run {
+    final long since;
+    final long epoch;
+    final long startedNanos = System.nanoTime();
+    final AtomicLong copied = new AtomicLong();
+    final AtomicLong bytes = new AtomicLong();
+    final AtomicLong held = new AtomicLong();
+    final AtomicLong left = new AtomicLong();
+    volatile boolean done;
+    volatile boolean stopped;
+    volatile String lastError = "";
+
+    Run(long since, long epoch) {
+      this.since = since;
+      this.epoch = epoch;
+    }
+  }
+
+  public Rebuilder(Endpoint self, ReplicaStore store, Transport transport, long bytesPerSecond) {
+    this.self = self;
+    this.store = store;
+    this.transport = transport;
+    this.bytesPerSecond = bytesPerSecond;
+    this.thread =
+        Executors.newSingleThreadExecutor(
+            r -> {
+              Thread t = new Thread(r, "rebuild-" + self);
+              t.setDaemon(true);
+              return t;
+            });
+  }
+
+  /**
+   * Follows {@code layout}: starts a copy against it when it names this node rebuilding (stopping a
+   * copy against an older layout first); stops copying when it does not.
+   */
+  public synchronized void follow(Layout layout) {
+    Long since = layout.rebuilding().get(self);
+    if (since == null) {
+      stop();
+      current = null;
+      return;
+    }
+    if (running != null && !running.isDone() && runningEpoch == layout.epoch()) {
+      return;
+    }
+    stop();
+    Run run = new Run(since, layout.epoch());
+    current = run;
+    runningEpoch = layout.epoch();
+    running = thread.submit(() -> runUntilDone(layout, run));
+  }
+
+  private void stop() {
+    Run run = current;
+    if (run != null) {
+      run.stopped = true;
+    }
+    if (running != null) {
+      running.cancel(true);
+    }
+  }
+
+  /** How the copy goes, for ping answers; null when this node is not rebuilding. */
+  public RebuildProgress progress() {
+    Run run = current;
+    if (run == null) {
+      return null;
+    }
+    double seconds = Math.max(1e-3, (System.nanoTime() - run.startedNanos) / 1e9);
+    return RebuildProgress.newBuilder()
+        .setSinceEpoch(run.since)
+        .setEpoch(run.epoch)
+        .setDone(run.done)
+        .setEntriesCopied(run.copied.get())
+        .setBytesCopied(run.bytes.get())
+        .setEntriesHeld(run.held.get())
+        .setEntriesLeft(Math.max(0, run.left.get()))
+        .setBytesPerSecond(run.bytes.get() / seconds)
+        .setSecondsLeft(secondsLeft(run, seconds))
+        .setLastError(run.lastError)
+        .build();
+  }
+
+  private static double secondsLeft(Run run, double seconds) {
+    if (run.done) {
+      return 0;
+    }
+    double examinedPerSecond = (run.copied.get() + run.held.get()) / seconds;
+    return examinedPerSecond <= 0 ? -1 : Math.max(0, run.left.get()) / examinedPerSecond;
+  }
+
+  private void runUntilDone(Layout layout, Run run) {
+    long backoff = 100;
+    while (!run.stopped && !Thread.currentThread().isInterrupted()) {
+      try {
+        copy(layout, run);
+        run.done = true;
+        run.left.set(0);
+        LOG.info(
+            "node {} finished rebuilding against the layout of epoch {}: {} slots copied ({}"
+                + " bytes), {} held already",
+            self,
+            layout.epoch(),
+            run.copied.get(),
+            run.bytes.get(),
+            run.held.get());
+        return;
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return;
+      } catch (RuntimeException e) {
+        if (run.stopped) {
+          return;
+        }
+        Throwable cause = EpochRpc.unwrap(e);
+        run.lastError = String.valueOf(cause);
+        LOG.info("node {}: rebuild attempt failed ({}); retrying in {} ms", self, cause, backoff);
+        try {
+          Thread.sleep(backoff);
+        } catch (InterruptedException stopped) {
+          Thread.currentThread().interrupt();
+          return;
+        }
+        backoff = Math.min(5_000, backoff * 2);
+      }
+    }
+  }
+
+  private void copy(Layout layout, Run run) throws InterruptedException {
+    List<Endpoint> seeds = new ArrayList<>();
+    for (Endpoint e : layout.allServers()) {
+      if (!e.equals(self) && !layout.isRebuilding(e)) {
+        seeds.add(e);
+      }
+    }
+    try (ClusterStreamLog log =
+        ClusterStreamLog.connect(transport, seeds, StreamLogOptions.defaults())) {
+      Map<StreamId, long[]> streams = streamsToCopy(layout, log);
+      Map<Integer, Set<Integer>> logChains = new TreeMap<>();
+      for (int[] sc : LayoutChanges.closedLogChainsToCopy(layout, self)) {
+        logChains.computeIfAbsent(sc[0], k -> new HashSet<>()).add(sc[1]);
+      }
+      long left = 0;
+      for (long[] range : streams.values()) {
+        left += Math.max(0, range[1] - range[0] + 1);
+      }
+      for (int s : logChains.keySet()) {
+        Segment seg = layout.segments().get(s);
+        left += Math.max(0, seg.end() - seg.start());
+      }
+      run.left.set(left);
+      LOG.info(
+          "node {} rebuilds against the layout of epoch {}: {} streams, {} closed log segments,"
+              + " about {} slots to examine",
+          self,
+          layout.epoch(),
+          streams.size(),
+          logChains.size(),
+          left);
+      for (Map.Entry<StreamId, long[]> e : streams.entrySet()) {
+        copyRange(log, run, e.getKey(), e.getValue()[0], e.getValue()[1], null, 0);
+      }
+      for (Map.Entry<Integer, Set<Integer>> e : logChains.entrySet()) {
+        Segment seg = layout.segments().get(e.getKey());
+        copyRange(log, run, null, seg.start(), seg.end() - 1, e.getValue(), seg.log().size());
+      }
+    }
+  }
+
+  /**
+   * Every stream whose chain holds this node, with the range to copy: from its trim mark to its
+   * tail as the sequencer reports it now (every slot issued before the join is at or below it). The
+   * streams are those any serving replica of this node's stream chains knows.
+   */
+  private Map<StreamId, long[]> streamsToCopy(Layout layout, ClusterStreamLog log) {
+    Set<Endpoint> sources = new HashSet<>();
+    for (List<Endpoint> chain : layout.currentSegment().stream()) {
+      if (chain.contains(self)) {
+        sources.addAll(layout.serving(chain));
+      }
+    }
+    Map<StreamId, Long> trim = new HashMap<>();
+    for (Endpoint source : sources) {
+      StreamTailResponse r = log.ops().streamTail(source, List.of(), true).join();
+      for (StreamTailEntry t : r.getTailsList()) {
+        StreamId s = StreamId.fromMsg(t.getStream());
+        if (layout.streamChain(s).contains(self)) {
+          trim.merge(s, Math.max(0, t.getTrimMark()), Math::max);
+        }
+      }
+    }
+    Map<StreamId, long[]> out = new TreeMap<>();
+    if (trim.isEmpty()) {
+      return out;
+    }
+    Map<StreamId, Long> tails = log.tails(trim.keySet()).join().streamTails();
+    trim.forEach(
+        (s, mark) -> {
+          long tail = tails.getOrDefault(s, -1L);
+          if (tail >= mark) {
+            out.put(s, new long[] {mark, tail});
+          }
+        });
+    return out;
+  }
+
+  /**
+   * Copies {@code [from, to]} of {@code stream} (the global log when null; then only addresses of
+   * the log chains {@code chains} of a segment with {@code chainCount} chains), a page at a time.
+   */
+  private void copyRange(
+      ClusterStreamLog log,
+      Run run,
+      StreamId stream,
+      long from,
+      long to,
+      Set<Integer> chains,
+      int chainCount)
+      throws InterruptedException {
+    java.util.function.LongPredicate counted =
+        chains == null ? x -> true : x -> chains.contains((int) (x % chainCount));
+    long a = from;
+    while (a <= to) {
+      if (run.stopped || Thread.currentThread().isInterrupted()) {
+        throw new InterruptedException("the rebuild was stopped");
+      }
+      long end = Math.min(to, a + PAGE - 1);
+      long pageSlots = end - a + 1;
+      long missingBefore = store.missing(stream, a, end, counted);
+      if (missingBefore == 0) {
+        run.held.addAndGet(pageSlots);
+        run.left.addAndGet(-pageSlots);
+        a = end + 1;
+        continue;
+      }
+      List<ReadResult> decided;
+      try {
+        decided =
+            (stream == null ? log.decidedGlobal(a, end) : log.decidedStream(stream, a, end)).join();
+      } catch (RuntimeException e) {
+        if (EpochRpc.unwrap(e) instanceof TrimmedException t && t.trimMark() > a) {
+          // The chain trimmed below t.trimMark() meanwhile: so does this replica.
+          long mark = Math.min(t.trimMark(), to + 1);
+          trimHere(stream, mark);
+          run.left.addAndGet(-(mark - a));
+          a = mark;
+          continue;
+        }
+        throw e;
+      }
+      List<ReadResult> mine = new ArrayList<>();
+      for (ReadResult r : decided) {
+        if (counted.test(r.getAddress())) {
+          mine.add(r);
+        }
+      }
+      long bytes = store.install(stream, mine).join();
+      long installed = missingBefore - store.missing(stream, a, end, counted);
+      run.copied.addAndGet(installed);
+      run.held.addAndGet(pageSlots - installed);
+      run.bytes.addAndGet(bytes);
+      run.left.addAndGet(-pageSlots);
+      throttle(run);
+      a = end + 1;
+    }
+  }
+
+  private void trimHere(StreamId stream, long mark) {
+    if (stream == null) {
+      store.logReplica().trim(mark).join();
+    } else {
+      store.streamReplica().trim(stream, mark).join();
+    }
+  }
+
+  /** Sleeps while the copy is ahead of {@code bytesPerSecond} since it started. */
+  private void throttle(Run run) throws InterruptedException {
+    double aheadSeconds =
+        run.bytes.get() / (double) bytesPerSecond - (System.nanoTime() - run.startedNanos) / 1e9;
+    if (aheadSeconds > 0) {
+      TimeUnit.MICROSECONDS.sleep((long) (aheadSeconds * 1e6));
+    }
+  }
+
+  @Override
+  public synchronized void close() {
+    stop();
+    thread.shutdownNow();
+  }
+}

@@ -1,0 +1,80 @@
+package io.vcorfu.server.cluster;
+
+import io.vcorfu.layout.Layout;
+import io.vcorfu.logunit.ReplicaStore;
+import io.vcorfu.protocol.Endpoint;
+import io.vcorfu.protocol.Transport;
+import io.vcorfu.protocol.proto.RebuildProgress;
+import java.nio.file.Path;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A node's side of (re)joining chains as a rebuilding replica: every agreed layout is handed to
+ * {@link #follow} before the node serves it.
+ *
+ * <p>Invariant: before the node serves anything of a layout that names it rebuilding since epoch
+ * {@code e}, (1) every uncommitted DATA record it kept from before {@code e} has been replaced by
+ * an uncommitted hole, durably, exactly once per join (the join epoch is recorded in {@code
+ * DIR/rejoined-epoch} after the purge, so a restart in the middle of a rebuild does not purge what
+ * the chains wrote to it since); (2) its replicas follow the rebuilding rules (see {@code
+ * JoinState} in the log unit); and (3) a {@link Rebuilder} copies what the chains decided before
+ * {@code e}. A layout that no longer names it rebuilding (it was promoted) makes it a full member.
+ */
+public final class Rejoin implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(Rejoin.class);
+
+  private final Endpoint self;
+  private final ReplicaStore store;
+  private final SealedEpoch purgedFor;
+  private final Rebuilder rebuilder;
+
+  /**
+   * @param dataDir the node's data directory, or null for a node that keeps nothing on disk
+   */
+  public Rejoin(
+      Endpoint self, ReplicaStore store, Transport transport, Path dataDir, long bytesPerSecond) {
+    this.self = self;
+    this.store = store;
+    this.purgedFor =
+        dataDir == null
+            ? SealedEpoch.inMemory()
+            : SealedEpoch.open(dataDir.resolve("rejoined-epoch"));
+    this.rebuilder = new Rebuilder(self, store, transport, bytesPerSecond);
+  }
+
+  /** Follows {@code layout}; call before the node serves it. */
+  public synchronized void follow(Layout layout) {
+    long since = layout.rebuilding().getOrDefault(self, 0L);
+    if (since > 0 && store.joinedAt() != since) {
+      if (purgedFor.get() < since) {
+        long purged = store.purgeUncommittedData();
+        purgedFor.raise(since);
+        LOG.info(
+            "node {} joins its chains as a rebuilding replica at epoch {}; {} uncommitted entries"
+                + " it kept from before were replaced by holes",
+            self,
+            since,
+            purged);
+      }
+      store.joinedAt(since);
+    } else if (since == 0 && store.joinedAt() != 0) {
+      LOG.info(
+          "node {} is a full member of its chains again (promoted at epoch {})",
+          self,
+          layout.epoch());
+      store.joinedAt(0);
+    }
+    rebuilder.follow(layout);
+  }
+
+  /** The rebuild's progress; null when this node is not rebuilding. */
+  public RebuildProgress progress() {
+    return rebuilder.progress();
+  }
+
+  @Override
+  public void close() {
+    rebuilder.close();
+  }
+}
