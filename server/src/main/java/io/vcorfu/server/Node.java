@@ -610,6 +610,15 @@ public final class Node implements AutoCloseable {
         .build();
   }
 
+  /**
+   * Cluster mode: the last rebuild of this node's replicas that finished (kept after promotion);
+   * null when none did in this process.
+   */
+  public io.vcorfu.protocol.proto.RebuildProgress lastRebuild() {
+    Rejoin r = rejoin;
+    return r == null ? null : r.lastRebuild();
+  }
+
   private io.vcorfu.protocol.proto.RebuildProgress rebuildProgress() {
     Rejoin r = rejoin;
     io.vcorfu.protocol.proto.RebuildProgress p = r == null ? null : r.progress();

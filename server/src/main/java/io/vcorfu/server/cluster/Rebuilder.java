@@ -65,6 +65,7 @@ public final class Rebuilder implements AutoCloseable {
   private Future<?> running;
   private long runningEpoch;
   private volatile Run current;
+  private volatile RebuildProgress lastFinished;
 
   /** What one copy against one layout did so far. */
   private static final class Run {
@@ -151,6 +152,11 @@ public final class Rebuilder implements AutoCloseable {
         .build();
   }
 
+  /** The progress of the last copy that finished, kept after promotion; null when none did. */
+  public RebuildProgress lastFinished() {
+    return lastFinished;
+  }
+
   private static double secondsLeft(Run run, double seconds) {
     if (run.done) {
       return 0;
@@ -166,6 +172,7 @@ public final class Rebuilder implements AutoCloseable {
         copy(layout, run);
         run.done = true;
         run.left.set(0);
+        lastFinished = progress();
         LOG.info(
             "node {} finished rebuilding against the layout of epoch {}: {} slots copied ({}"
                 + " bytes), {} held already",

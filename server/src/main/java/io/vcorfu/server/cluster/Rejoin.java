@@ -73,6 +73,11 @@ public final class Rejoin implements AutoCloseable {
     return rebuilder.progress();
   }
 
+  /** The last rebuild that finished on this node, kept after promotion; null when none did. */
+  public RebuildProgress lastRebuild() {
+    return rebuilder.lastFinished();
+  }
+
   @Override
   public void close() {
     rebuilder.close();

@@ -145,6 +145,18 @@ final class ZkCluster implements AutoCloseable {
     nodes.put(e, Node.start(cfg, new NodeLinks(transport, e, cut)));
   }
 
+  /**
+   * Starts a node outside the layout (spare-1, spare-2, ...), following the cluster like any node;
+   * returns its endpoint.
+   */
+  Endpoint startSpare() {
+    Endpoint e = new Endpoint("spare-" + (++spares), 9100 + spares);
+    startNode(e);
+    return e;
+  }
+
+  private int spares;
+
   List<Endpoint> endpoints() {
     return List.copyOf(endpoints);
   }
