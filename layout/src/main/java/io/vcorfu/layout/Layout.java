@@ -44,12 +44,16 @@ import java.util.Set;
  * but is never the last replica of a chain (it decides nothing and serves no reads) until a later
  * layout promotes it; and {@code "spares"}, nodes added to the cluster that hold no place in a
  * chain yet, ready to restore a chain that lost a replica. Both are written only when not empty.
+ * Last, {@code "retired"}: the removed nodes that left on request ({@code vcorfu cluster
+ * remove-node}), which the manager never brings back by itself (a node removed because it failed is
+ * brought back as soon as it answers again); written only when not empty.
  *
  * @param replication the replication factor R, or 0 when the layout sets none
  * @param removed the nodes removed from the cluster, oldest first
  * @param incarnations the data-directory incarnation each node claimed its place with
  * @param rebuilding the rebuilding replicas, each with the epoch it joined its chains at
  * @param spares the nodes in no chain that may be given a place in one
+ * @param retired the removed nodes that left on request
  */
 public record Layout(
     String clusterId,
@@ -60,7 +64,8 @@ public record Layout(
     List<Endpoint> removed,
     Map<Endpoint, String> incarnations,
     Map<Endpoint, Long> rebuilding,
-    List<Endpoint> spares) {
+    List<Endpoint> spares,
+    List<Endpoint> retired) {
 
   public Layout {
     segments = segments == null ? List.of() : List.copyOf(segments);
@@ -68,6 +73,11 @@ public record Layout(
     incarnations = incarnations == null ? Map.of() : Map.copyOf(incarnations);
     rebuilding = rebuilding == null ? Map.of() : Map.copyOf(rebuilding);
     spares = copyRemoved(spares);
+    retired = copyRemoved(retired);
+    if (!removed.containsAll(retired)) {
+      throw new LayoutException(
+          "Every retired node must be listed among the removed ones; " + retired + " are not.");
+    }
     LayoutValidator.validate(clusterId, epoch, sequencer, segments, replication, removed);
     LayoutValidator.checkIncarnations(incarnations, removed);
     LayoutValidator.checkHealing(epoch, sequencer, segments, removed, rebuilding, spares);
@@ -91,6 +101,7 @@ public record Layout(
         removed,
         incarnations,
         Map.of(),
+        List.of(),
         List.of());
   }
 
@@ -157,7 +168,8 @@ public record Layout(
         removed,
         incarnations,
         rebuilding,
-        spares);
+        spares,
+        retired);
   }
 
   /** True when {@code node} is a rebuilding replica (in chains, not yet promoted). */
@@ -183,7 +195,16 @@ public record Layout(
     Map<Endpoint, String> next = new HashMap<>(incarnations);
     next.put(node, incarnation);
     return new Layout(
-        clusterId, epoch, sequencer, segments, replication, removed, next, rebuilding, spares);
+        clusterId,
+        epoch,
+        sequencer,
+        segments,
+        replication,
+        removed,
+        next,
+        rebuilding,
+        spares,
+        retired);
   }
 
   /** The segment holding {@code globalAddress}; throws {@link LayoutException} if none does. */

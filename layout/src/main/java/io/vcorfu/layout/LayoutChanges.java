@@ -162,7 +162,8 @@ public final class LayoutChanges {
         removed,
         incarnations,
         rebuilding,
-        layout.spares());
+        layout.spares(),
+        layout.retired());
   }
 
   /**
@@ -217,6 +218,8 @@ public final class LayoutChanges {
     incarnations.remove(node);
     Map<Endpoint, Long> rebuilding = new HashMap<>(layout.rebuilding());
     rebuilding.put(node, epoch);
+    List<Endpoint> retired = new ArrayList<>(layout.retired());
+    retired.remove(node);
     return new Layout(
         layout.clusterId(),
         epoch,
@@ -226,7 +229,8 @@ public final class LayoutChanges {
         removed,
         incarnations,
         rebuilding,
-        spares);
+        spares,
+        retired);
   }
 
   /**
@@ -266,7 +270,8 @@ public final class LayoutChanges {
         layout.removed(),
         layout.incarnations(),
         rebuilding,
-        layout.spares());
+        layout.spares(),
+        layout.retired());
   }
 
   /**
@@ -288,7 +293,7 @@ public final class LayoutChanges {
 
   /**
    * {@code layout}, same epoch, with {@code node} listed as a spare (see {@link Layout#spares()}).
-   * A node that was removed leaves {@link Layout#removed()}.
+   * A node that was removed leaves {@link Layout#removed()} (and {@link Layout#retired()}).
    *
    * @throws IllegalArgumentException if {@code node} is in the layout or a spare already
    */
@@ -306,6 +311,8 @@ public final class LayoutChanges {
     removed.remove(node);
     List<Endpoint> spares = new ArrayList<>(layout.spares());
     spares.add(node);
+    List<Endpoint> retired = new ArrayList<>(layout.retired());
+    retired.remove(node);
     return new Layout(
         layout.clusterId(),
         layout.epoch(),
@@ -315,7 +322,8 @@ public final class LayoutChanges {
         removed,
         layout.incarnations(),
         layout.rebuilding(),
-        spares);
+        spares,
+        retired);
   }
 
   /**

@@ -27,7 +27,8 @@ final class LayoutJson {
           "removed",
           "incarnations",
           "rebuilding",
-          "spares");
+          "spares",
+          "retired");
   private static final Set<String> SEGMENT_FIELDS = Set.of("start", "end", "log", "stream");
 
   private LayoutJson() {}
@@ -79,6 +80,10 @@ final class LayoutJson {
     if (!layout.spares().isEmpty()) {
       ArrayNode spares = root.putArray("spares");
       layout.spares().forEach(e -> spares.add(e.toString()));
+    }
+    if (!layout.retired().isEmpty()) {
+      ArrayNode retired = root.putArray("retired");
+      layout.retired().forEach(e -> retired.add(e.toString()));
     }
     return root;
   }
@@ -140,7 +145,8 @@ final class LayoutJson {
         endpoints(root, "removed"),
         incarnations(root),
         rebuilding(root),
-        endpoints(root, "spares"));
+        endpoints(root, "spares"),
+        endpoints(root, "retired"));
   }
 
   private static Map<Endpoint, Long> rebuilding(JsonNode root) {

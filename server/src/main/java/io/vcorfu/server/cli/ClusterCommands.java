@@ -505,7 +505,8 @@ final class ClusterCommands {
   record NodeState(String state, String detail, PingResponse ping) {
     static NodeState of(Layout layout, Endpoint node, CompletableFuture<PingResponse> ping) {
       if (ping == null) {
-        return new NodeState("removed", "", null);
+        return new NodeState(
+            "removed", layout.retired().contains(node) ? "left on request" : "", null);
       }
       try {
         PingResponse p = ping.join();

@@ -377,6 +377,7 @@ public final class ClusterManager implements AutoCloseable {
     }
     List<Endpoint> candidates = new ArrayList<>(layout.spares());
     List<Endpoint> removed = new ArrayList<>(layout.removed());
+    removed.removeAll(layout.retired()); // they left on request
     java.util.Collections.reverse(removed); // the most recently removed first
     candidates.addAll(removed);
     for (Endpoint node : candidates) {
@@ -513,6 +514,23 @@ public final class ClusterManager implements AutoCloseable {
     return next.withEpoch(layout.epoch() + 1);
   }
 
+  /** {@code layout} with the removed {@code node} also listed as retired. */
+  private static Layout retire(Layout layout, Endpoint node) {
+    List<Endpoint> retired = new ArrayList<>(layout.retired());
+    retired.add(node);
+    return new Layout(
+        layout.clusterId(),
+        layout.epoch(),
+        layout.sequencer(),
+        layout.segments(),
+        layout.replication(),
+        layout.removed(),
+        layout.incarnations(),
+        layout.rebuilding(),
+        layout.spares(),
+        retired);
+  }
+
   /** Why the {@code dead} nodes count as down, for the log. */
   private String why(List<Endpoint> dead) {
     long now = System.nanoTime();
@@ -575,6 +593,12 @@ public final class ClusterManager implements AutoCloseable {
       }
     }
     Layout next = without(layout, leaving, logTail + 1);
+    if (sealLeaving) {
+      // Left on request: listed as retired, so that healing does not bring it back.
+      for (Endpoint node : leaving) {
+        next = retire(next, node);
+      }
+    }
     store.compareAndSet(current.version(), next).get(timeoutMillis(), TimeUnit.MILLISECONDS);
     LOG.info(
         "manager {}: committed the layout of epoch {} without {} (sequencer {}, new segment at {})",
