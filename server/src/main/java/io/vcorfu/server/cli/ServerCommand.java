@@ -108,6 +108,15 @@ final class ServerCommand implements Callable<Integer> {
               + " ${DEFAULT-VALUE}).")
   long layoutLeaseMs;
 
+  @Option(
+      names = "--rebuild-rate-mb",
+      defaultValue = "128",
+      description =
+          "Cluster mode: how many MiB per second this node copies at most while it is a"
+              + " rebuilding replica, so that foreground requests keep most of the disk and network"
+              + " (default ${DEFAULT-VALUE}).")
+  long rebuildRateMb;
+
   @Spec CommandSpec spec;
 
   @Override
@@ -152,7 +161,8 @@ final class ServerCommand implements Callable<Integer> {
                 ClusterConfig.of(zookeeper, cluster)
                     .withProbing(
                         Duration.ofMillis(probeIntervalMs), Duration.ofMillis(failureTimeoutMs))
-                    .withLayoutLease(Duration.ofMillis(layoutLeaseMs)));
+                    .withLayoutLease(Duration.ofMillis(layoutLeaseMs))
+                    .withRebuildRate(Math.multiplyExact(rebuildRateMb, 1024L * 1024)));
       } catch (IllegalArgumentException e) {
         spec.commandLine().getErr().println("vcorfu server: " + e.getMessage());
         return 2;
