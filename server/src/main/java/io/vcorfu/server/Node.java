@@ -478,6 +478,11 @@ public final class Node implements AutoCloseable {
           next.sequencer(),
           next.allServers().contains(me) ? "" : "; this node is not in it");
     }
+    if (!newer) {
+      // A change at the same epoch (a claimed incarnation, a spare added) names the same chains:
+      // served as it is, and handed out as the newest layout.
+      layout.set(next);
+    }
     if (initial) {
       firstEpoch = next.epoch();
     }

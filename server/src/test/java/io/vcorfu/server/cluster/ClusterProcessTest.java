@@ -132,6 +132,93 @@ class ClusterProcessTest {
     assertThat(usage.code()).isEqualTo(2);
   }
 
+  /**
+   * A replica killed with {@code kill -9} during appends is removed; restarted on its data, and
+   * then (killed again) on a wiped directory, it rejoins as a rebuilding replica each time, is
+   * promoted, and the cluster is back at full strength with every acknowledged write readable.
+   */
+  @Test
+  void aKilledReplicaRestartedWithItsDataAndThenWipedRejoinsAndRestoresFullStrength()
+      throws Exception {
+    List<Acked> acked = new ArrayList<>();
+    appendUntil(acked, 40);
+    Endpoint victim = otherThan(newestLayout().sequencer());
+    for (boolean wiped : new boolean[] {false, true}) {
+      processOf(victim).kill9();
+      awaitLayout(l -> l.removed().contains(victim));
+      appendUntil(acked, acked.size() + 30);
+      cluster.restart(victim, wiped);
+      Layout healed = awaitLayout(l -> fullStrengthWith(l, victim));
+      assertThat(healed.removed()).isEmpty();
+      appendUntil(acked, acked.size() + 30);
+      assertEveryAckedReadable(acked);
+    }
+    String out = cli("cluster", "status", "--endpoint", cluster.endpointList()).out();
+    assertThat(out).doesNotContain("under-replicated").contains("node " + victim + " serving");
+  }
+
+  private static boolean fullStrengthWith(Layout l, Endpoint node) {
+    return l.allServers().contains(node)
+        && !l.isRebuilding(node)
+        && l.segments().stream()
+            .allMatch(
+                s ->
+                    s.log().stream().allMatch(c -> c.size() == l.replication())
+                        && s.stream().stream().allMatch(c -> c.size() == l.replication()));
+  }
+
+  /**
+   * {@code vcorfu cluster add-node} and {@code replace-node} against real nodes: a fourth node is
+   * added as a spare (status lists it as one); replacing a replica by it removes the replica (left
+   * on request, never brought back) and, with {@code --wait}, returns once the spare has been
+   * rebuilt and promoted; appends go on throughout and nothing acknowledged is lost. Adding a node
+   * that does not answer is refused (exit 1), a malformed one is a usage error (exit 2).
+   */
+  @Test
+  void addNodeAndReplaceNodeFromTheCommandLine() throws Exception {
+    List<Acked> acked = new ArrayList<>();
+    appendUntil(acked, 30);
+    ServerProcess spare = cluster.startExtraNode();
+    String joining = spare.endpoint().toString();
+    CliRun added = cli("cluster", "add-node", "--endpoint", cluster.endpointList(), joining);
+    assertThat(added.code()).as(added.err()).isZero();
+    assertThat(added.out()).contains("added " + joining + " as a spare");
+    assertThat(cli("cluster", "status", "--endpoint", cluster.endpointList()).out())
+        .contains("node " + joining + " spare (answering)");
+
+    Endpoint old = otherThan(newestLayout().sequencer());
+    CliRun replaced =
+        cli(
+            "cluster",
+            "replace-node",
+            "--endpoint",
+            cluster.endpointList(),
+            "--wait",
+            "--timeout-ms",
+            "60000",
+            old.toString(),
+            joining);
+    assertThat(replaced.code()).as(replaced.out() + replaced.err()).isZero();
+    assertThat(replaced.out())
+        .contains("replaced " + old + " by " + joining)
+        .contains(joining + " is a full member");
+    appendUntil(acked, 60);
+    assertEveryAckedReadable(acked);
+    Layout after = newestLayout();
+    assertThat(after.allServers()).contains(spare.endpoint()).doesNotContain(old);
+    assertThat(after.retired()).containsExactly(old);
+    String status = cli("cluster", "status", "--endpoint", cluster.endpointList()).out();
+    assertThat(status)
+        .doesNotContain("under-replicated")
+        .contains("node " + old + " removed (left on request)");
+
+    CliRun silent = cli("cluster", "add-node", "--endpoint", cluster.endpointList(), "127.0.0.1:1");
+    assertThat(silent.code()).isEqualTo(1);
+    assertThat(silent.err()).contains("127.0.0.1:1 does not answer");
+    assertThat(cli("cluster", "add-node", "--endpoint", cluster.endpointList(), "x").code())
+        .isEqualTo(2);
+  }
+
   private static CliRun cli(String... args) {
     return CliRun.of(args);
   }

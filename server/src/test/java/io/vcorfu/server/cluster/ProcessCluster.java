@@ -35,6 +35,9 @@ public final class ProcessCluster implements AutoCloseable {
   private final List<Endpoint> nodes = new ArrayList<>();
   private final NettyTransport transport = new NettyTransport();
   private String zookeeper;
+  private Path tmp;
+  private int started;
+  private final java.util.Map<Endpoint, Path> dataDirs = new java.util.HashMap<>();
 
   private ProcessCluster(String name) {
     this.name = name;
@@ -68,29 +71,64 @@ public final class ProcessCluster implements AutoCloseable {
                     "--data-dir",
                     tmp.resolve("zk").toString()))
             .awaitReady());
+    this.tmp = tmp;
     for (int i = 0; i < n; i++) {
-      int port = ServerProcess.freePort();
-      ServerProcess p =
-          ServerProcess.start(
-              port,
-              List.of(
-                  "--data-dir",
-                  tmp.resolve("node-" + i).toString(),
-                  "--zookeeper",
-                  zookeeper,
-                  "--cluster",
-                  name,
-                  "--probe-interval-ms",
-                  "100",
-                  "--failure-timeout-ms",
-                  "1500",
-                  "--layout-lease-ms",
-                  "500"));
-      processes.add(p);
-      nodeProcesses.add(p);
+      ServerProcess p = startNode(ServerProcess.freePort(), tmp.resolve("node-" + started++));
       nodes.add(p.endpoint());
     }
     nodeProcesses.forEach(ServerProcess::awaitReady);
+  }
+
+  private ServerProcess startNode(int port, Path dataDir) {
+    ServerProcess p =
+        ServerProcess.start(
+            port,
+            List.of(
+                "--data-dir",
+                dataDir.toString(),
+                "--zookeeper",
+                zookeeper,
+                "--cluster",
+                name,
+                "--probe-interval-ms",
+                "100",
+                "--failure-timeout-ms",
+                "1500",
+                "--layout-lease-ms",
+                "500"));
+    processes.add(p);
+    nodeProcesses.add(p);
+    dataDirs.put(p.endpoint(), dataDir);
+    return p;
+  }
+
+  /**
+   * Starts one more node of the cluster, outside its layout (a spare to add), on a data directory
+   * of its own; returns it once it is ready.
+   */
+  public ServerProcess startExtraNode() {
+    return startNode(ServerProcess.freePort(), tmp.resolve("node-" + started++)).awaitReady();
+  }
+
+  /**
+   * Starts the node at {@code e} again (its process must have exited), on its data directory, or on
+   * an empty one with {@code wiped}; returns it once it is ready.
+   */
+  public ServerProcess restart(Endpoint e, boolean wiped) throws java.io.IOException {
+    ServerProcess old = processOf(e);
+    if (old.isAlive()) {
+      throw new IllegalStateException(e + " is still running");
+    }
+    Path dir = dataDirs.get(e);
+    if (wiped && java.nio.file.Files.exists(dir)) {
+      try (var paths = java.nio.file.Files.walk(dir)) {
+        for (Path f : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
+          java.nio.file.Files.delete(f);
+        }
+      }
+    }
+    nodeProcesses.remove(old);
+    return startNode(e.port(), dir).awaitReady();
   }
 
   private void init() {
@@ -125,9 +163,12 @@ public final class ProcessCluster implements AutoCloseable {
     return transport;
   }
 
-  /** The process of node {@code e}. */
+  /** The (latest) process of node {@code e}. */
   public ServerProcess processOf(Endpoint e) {
-    return nodeProcesses.stream().filter(p -> p.endpoint().equals(e)).findFirst().orElseThrow();
+    return nodeProcesses.stream()
+        .filter(p -> p.endpoint().equals(e))
+        .reduce((a, b) -> b)
+        .orElseThrow();
   }
 
   /** A node other than {@code e}. */
