@@ -9,6 +9,7 @@ import io.vcorfu.layout.Segment;
 import io.vcorfu.logunit.ReplicaStore;
 import io.vcorfu.protocol.Endpoint;
 import io.vcorfu.protocol.StreamId;
+import io.vcorfu.protocol.TooLargeException;
 import io.vcorfu.protocol.Transport;
 import io.vcorfu.protocol.TrimmedException;
 import io.vcorfu.protocol.proto.ReadResult;
@@ -297,16 +298,16 @@ public final class Rebuilder implements AutoCloseable {
     java.util.function.LongPredicate counted =
         chains == null ? x -> true : x -> chains.contains((int) (x % chainCount));
     long a = from;
+    long pageSlots = PAGE;
     while (a <= to) {
       if (run.stopped || Thread.currentThread().isInterrupted()) {
         throw new InterruptedException("the rebuild was stopped");
       }
-      long end = Math.min(to, a + PAGE - 1);
-      long pageSlots = end - a + 1;
+      long end = Math.min(to, a + pageSlots - 1);
       long missingBefore = store.missing(stream, a, end, counted);
       if (missingBefore == 0) {
-        run.held.addAndGet(pageSlots);
-        run.left.addAndGet(-pageSlots);
+        run.held.addAndGet(end - a + 1);
+        run.left.addAndGet(-(end - a + 1));
         a = end + 1;
         continue;
       }
@@ -315,6 +316,11 @@ public final class Rebuilder implements AutoCloseable {
         decided =
             (stream == null ? log.decidedGlobal(a, end) : log.decidedStream(stream, a, end)).join();
       } catch (RuntimeException e) {
+        if (EpochRpc.unwrap(e) instanceof TooLargeException && end > a) {
+          // Large entries: the page's answer would not fit one message; ask for fewer slots.
+          pageSlots = Math.max(1, (end - a + 1) / 2);
+          continue;
+        }
         if (EpochRpc.unwrap(e) instanceof TrimmedException t && t.trimMark() > a) {
           // The chain trimmed below t.trimMark() meanwhile: so does this replica.
           long mark = Math.min(t.trimMark(), to + 1);
@@ -334,9 +340,9 @@ public final class Rebuilder implements AutoCloseable {
       long bytes = store.install(stream, mine).join();
       long installed = missingBefore - store.missing(stream, a, end, counted);
       run.copied.addAndGet(installed);
-      run.held.addAndGet(pageSlots - installed);
+      run.held.addAndGet(end - a + 1 - installed);
       run.bytes.addAndGet(bytes);
-      run.left.addAndGet(-pageSlots);
+      run.left.addAndGet(-(end - a + 1));
       throttle(run);
       a = end + 1;
     }

@@ -54,7 +54,7 @@ class HealTest {
 
       assertThat(healed.removed()).isEmpty();
       RebuildProgress rebuild = c.node(victim).lastRebuild();
-      assertThat(rebuild).isNotNull();
+      assertThat(rebuild).as("it copied its chains before it was promoted").isNotNull();
       assertThat(rebuild.getEntriesHeld())
           .as("slots it kept from before it was removed, not copied again")
           .isPositive();
@@ -101,6 +101,7 @@ class HealTest {
       Endpoint victim = c.endpoints().get(1);
       c.kill(victim);
       Layout healed = awaitFullStrength(c, spare, acked);
+      assertThat(c.node(spare).lastRebuild()).isNotNull();
 
       assertThat(healed.allServers()).doesNotContain(victim);
       assertThat(healed.removed()).containsExactly(victim);
@@ -108,6 +109,98 @@ class HealTest {
       assertEveryAckedReadable(c, acked);
       assertReplicasAgree(c, healed);
     }
+  }
+
+  /**
+   * A rebuild slowed to a crawl is interrupted twice: the replica it copies from is killed (the
+   * copy starts again from the survivor against the new layout), then the rebuilding replica itself
+   * (it is removed; restarted, it rejoins and resumes, keeping what it had copied). The rebuilding
+   * node was wiped, so it has everything to copy. Both nodes come back; the cluster ends at full
+   * strength with every replica agreeing.
+   */
+  @Test
+  void killingTheSourceAndThenTheRebuildingReplicaMidRebuildStillEndsAtFullStrength()
+      throws Exception {
+    try (ZkCluster c = ZkCluster.start(tmp, 3, 3);
+        RpcClient rpc = c.transport().newClient(ClientOptions.defaults())) {
+      c.awaitLayout("epoch 2", x -> x.epoch() >= 2);
+      List<Acked> acked = new ArrayList<>();
+      appendUntil(c, acked, 2_500); // three pages of the stream: the copy is slow for a while
+      Endpoint sequencer = c.agreed().value().sequencer();
+      List<Endpoint> others = c.endpoints().stream().filter(e -> !e.equals(sequencer)).toList();
+      Endpoint rebuilding = others.get(0);
+      Endpoint source = others.get(1);
+      c.kill(rebuilding);
+      c.awaitLayout("without " + rebuilding, x -> x.removed().contains(rebuilding));
+      appendUntil(c, acked, 2_520);
+
+      c.restart(rebuilding, true, 2_000); // wiped: it copies everything, slowly
+      awaitCopying(rpc, rebuilding);
+      c.kill(source);
+      c.awaitLayout("without " + source, x -> x.removed().contains(source));
+      appendUntil(c, acked, 2_540);
+      awaitCopying(rpc, rebuilding);
+      c.kill(rebuilding);
+      c.awaitLayout("without " + rebuilding, x -> x.removed().contains(rebuilding));
+      appendUntil(c, acked, 2_560);
+
+      c.restart(rebuilding);
+      c.restart(source);
+      awaitFullStrength(c, rebuilding, acked);
+      Layout healed = awaitFullStrength(c, source, acked);
+
+      assertThat(healed.removed()).isEmpty();
+      assertThat(c.node(rebuilding).lastRebuild().getEntriesHeld())
+          .as("what it copied before it was killed is not copied again")
+          .isPositive();
+      assertEveryAckedReadable(c, acked);
+      assertReplicasAgree(c, healed);
+    }
+  }
+
+  /** Killing the manager while a node rebuilds: another takes over, and the rebuild completes. */
+  @Test
+  void killingTheManagerWhileANodeRebuildsStillEndsAtFullStrength() throws Exception {
+    try (ZkCluster c = ZkCluster.start(tmp, 3, 3);
+        RpcClient rpc = c.transport().newClient(ClientOptions.defaults())) {
+      c.awaitLayout("epoch 2", x -> x.epoch() >= 2);
+      List<Acked> acked = new ArrayList<>();
+      appendUntil(c, acked, 100);
+      Endpoint manager =
+          Awaitility.await("a manager")
+              .atMost(Duration.ofSeconds(30))
+              .until(c::manager, m -> m.isPresent())
+              .orElseThrow();
+      Endpoint rebuilding =
+          c.endpoints().stream().filter(e -> !e.equals(manager)).findFirst().orElseThrow();
+      c.kill(rebuilding);
+      c.awaitLayout("without " + rebuilding, x -> x.removed().contains(rebuilding));
+      appendUntil(c, acked, 120);
+
+      c.restart(rebuilding, true, 2_000);
+      awaitCopying(rpc, rebuilding);
+      c.kill(manager);
+      c.awaitLayout("without " + manager, x -> x.removed().contains(manager));
+      appendUntil(c, acked, 140);
+      c.restart(rebuilding, false, 64L << 20);
+      c.restart(manager);
+      awaitFullStrength(c, rebuilding, acked);
+      Layout healed = awaitFullStrength(c, manager, acked);
+
+      assertEveryAckedReadable(c, acked);
+      assertReplicasAgree(c, healed);
+    }
+  }
+
+  /** Waits until {@code node} reports a rebuild under way that has copied something. */
+  private static void awaitCopying(RpcClient rpc, Endpoint node) {
+    NodeCalls calls = new NodeCalls(rpc);
+    Awaitility.await(node + " copying")
+        .atMost(Duration.ofSeconds(60))
+        .ignoreExceptions()
+        .until(
+            () -> calls.ping(node).get(5, TimeUnit.SECONDS).getRebuild(),
+            r -> r.getEntriesCopied() > 0 && !r.getDone());
   }
 
   /**
@@ -132,9 +225,6 @@ class HealTest {
                             .allMatch(
                                 s ->
                                     s.log().stream().allMatch(ch -> ch.size() == l.replication())));
-    assertThat(c.node(node).lastRebuild())
-        .as("it copied its chains as a rebuilding replica before it was promoted")
-        .isNotNull();
     return healed;
   }
 

@@ -140,6 +140,10 @@ final class ZkCluster implements AutoCloseable {
   }
 
   private void startNode(Endpoint e) {
+    startNode(e, config);
+  }
+
+  private void startNode(Endpoint e, ClusterConfig config) {
     NodeConfig cfg =
         NodeConfig.durable(e, tmp.resolve(e.host())).withNoEarlierLeases().inCluster(config);
     nodes.put(e, Node.start(cfg, new NodeLinks(transport, e, cut)));
@@ -182,9 +186,26 @@ final class ZkCluster implements AutoCloseable {
     startNode(e);
   }
 
+  /**
+   * Restarts {@code e} on its data directory (emptied first with {@code wiped}), copying at most
+   * {@code bytesPerSecond} while it rebuilds.
+   */
+  void restart(Endpoint e, boolean wiped, long bytesPerSecond) throws java.io.IOException {
+    kill(e);
+    if (wiped) {
+      wipe(e);
+    }
+    startNode(e, config.withRebuildRate(bytesPerSecond));
+  }
+
   /** Kills {@code e}, deletes its data directory, and starts it again on an empty one. */
   void restartWiped(Endpoint e) throws java.io.IOException {
     kill(e);
+    wipe(e);
+    startNode(e);
+  }
+
+  private void wipe(Endpoint e) throws java.io.IOException {
     Path dir = tmp.resolve(e.host());
     if (java.nio.file.Files.exists(dir)) {
       try (var paths = java.nio.file.Files.walk(dir)) {
@@ -193,7 +214,6 @@ final class ZkCluster implements AutoCloseable {
         }
       }
     }
-    startNode(e);
   }
 
   /**
