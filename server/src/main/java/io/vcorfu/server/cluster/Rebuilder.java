@@ -23,6 +23,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -56,6 +58,9 @@ public final class Rebuilder implements AutoCloseable {
 
   /** Slots per read-and-install step. */
   static final int PAGE = 1024;
+
+  /** Pages copied at once (streams, and slices of the closed log segments). */
+  static final int WORKERS = 4;
 
   private final Endpoint self;
   private final ReplicaStore store;
@@ -235,13 +240,62 @@ public final class Rebuilder implements AutoCloseable {
           streams.size(),
           logChains.size(),
           left);
+      List<Callable<Void>> tasks = new ArrayList<>();
       for (Map.Entry<StreamId, long[]> e : streams.entrySet()) {
-        copyRange(log, run, e.getKey(), e.getValue()[0], e.getValue()[1], null, 0);
+        tasks.add(
+            () -> {
+              copyRange(log, layout, run, e.getKey(), e.getValue()[0], e.getValue()[1], null, 0);
+              return null;
+            });
       }
       for (Map.Entry<Integer, Set<Integer>> e : logChains.entrySet()) {
         Segment seg = layout.segments().get(e.getKey());
-        copyRange(log, run, null, seg.start(), seg.end() - 1, e.getValue(), seg.log().size());
+        // A closed segment in slices, so that a long one is copied by every worker.
+        long slice = (long) PAGE * WORKERS;
+        for (long from = seg.start(); from < seg.end(); from += slice) {
+          long start = from;
+          long end = Math.min(seg.end() - 1, from + slice - 1);
+          tasks.add(
+              () -> {
+                copyRange(log, layout, run, null, start, end, e.getValue(), seg.log().size());
+                return null;
+              });
+        }
       }
+      runAll(tasks, run);
+    }
+  }
+
+  /** Runs {@code tasks} on {@value #WORKERS} threads; fails with the first failure, if any. */
+  private void runAll(List<Callable<Void>> tasks, Run run) throws InterruptedException {
+    ExecutorService workers =
+        Executors.newFixedThreadPool(
+            WORKERS,
+            r -> {
+              Thread t = new Thread(r, "rebuild-copy-" + self);
+              t.setDaemon(true);
+              return t;
+            });
+    try {
+      List<Future<Void>> done = new ArrayList<>();
+      for (Callable<Void> task : tasks) {
+        done.add(workers.submit(task));
+      }
+      for (Future<Void> f : done) {
+        try {
+          f.get();
+        } catch (ExecutionException e) {
+          Throwable cause = e.getCause();
+          if (cause instanceof InterruptedException stopped) {
+            throw stopped;
+          }
+          throw cause instanceof RuntimeException failure
+              ? failure
+              : new IllegalStateException(cause.toString(), cause);
+        }
+      }
+    } finally {
+      workers.shutdownNow();
     }
   }
 
@@ -288,6 +342,7 @@ public final class Rebuilder implements AutoCloseable {
    */
   private void copyRange(
       ClusterStreamLog log,
+      Layout layout,
       Run run,
       StreamId stream,
       long from,
@@ -314,7 +369,9 @@ public final class Rebuilder implements AutoCloseable {
       List<ReadResult> decided;
       try {
         decided =
-            (stream == null ? log.decidedGlobal(a, end) : log.decidedStream(stream, a, end)).join();
+            stream == null
+                ? decidedLog(log, layout, a, end, chains, chainCount)
+                : log.decidedStream(stream, a, end).join();
       } catch (RuntimeException e) {
         if (EpochRpc.unwrap(e) instanceof TooLargeException && end > a) {
           // Large entries: the page's answer would not fit one message; ask for fewer slots.
@@ -346,6 +403,44 @@ public final class Rebuilder implements AutoCloseable {
       throttle(run);
       a = end + 1;
     }
+  }
+
+  /**
+   * The decided log slots of {@code [from, to]} of the given chains: read once from one serving
+   * replica of those chains (committed DATA there is a decision: a commit bit is set only once the
+   * whole chain holds the entry); every other slot read again through the repairing reader, which
+   * decides it. (The repairing reader alone would ask every chain's last replica for the whole
+   * range.)
+   */
+  private static List<ReadResult> decidedLog(
+      ClusterStreamLog log, Layout layout, long from, long to, Set<Integer> chains, int count) {
+    List<Endpoint> chain = layout.logChain(from);
+    for (long a = from; a <= to && !chains.contains((int) (a % count)); a++) {
+      chain = layout.logChain(a + 1);
+    }
+    List<Endpoint> serving = layout.serving(chain);
+    Endpoint source = serving.get(serving.size() - 1);
+    List<ReadResult> raw = new ArrayList<>();
+    for (long a = from; a <= to; a += PAGE) {
+      raw.addAll(log.ops().logRead(source, a, Math.min(to, a + PAGE - 1)).join());
+    }
+    List<ReadResult> out = new ArrayList<>(raw.size());
+    for (int i = 0; i < raw.size(); i++) {
+      long address = from + i;
+      ReadResult r = raw.get(i);
+      if (!chains.contains((int) (address % count))) {
+        continue;
+      }
+      boolean decided =
+          r.getStatus() == ReadResult.Status.COMMITTED
+              && r.getEntry().getKind() == io.vcorfu.protocol.proto.EntryKind.DATA
+              && layout.logChain(address).contains(source);
+      out.add(
+          decided
+              ? r.toBuilder().setAddress(address).build()
+              : log.decidedGlobal(address, address).join().get(0));
+    }
+    return out;
   }
 
   private void trimHere(StreamId stream, long mark) {

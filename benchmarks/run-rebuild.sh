@@ -1,0 +1,241 @@
+#!/usr/bin/env bash
+# Healing, measured on a three-node vcorfu cluster (R = 3) on 127.0.0.1: how fast a replica is
+# rebuilt from its chain peers, what foreground appends keep meanwhile, and how long full
+# replication takes to come back after `kill -9` and restart of a node holding FILL_MB.
+#
+# Usage:
+#   benchmarks/run-rebuild.sh [--fill-mb 1024] [--value-size 65536] [--rebuild-rate-mb 128]
+#                             [--fg-threads 8] [--fg-size 1024] [--baseline-s 10]
+#                             [--workdir DIR] [--base-port 19600]
+#
+#   --fill-mb N          data written before the failure, in MiB (default 1024): durable appends of
+#                        --value-size bytes to 32 streams from 8 threads on 8 connections
+#   --rebuild-rate-mb N  every node's --rebuild-rate-mb (default 128, the server's default)
+#   --fg-threads T       the foreground load: `bench append --threads T --conns T --size
+#                        --fg-size --streams 32` (default 8 threads, 1 KiB values)
+#   --baseline-s S       seconds of foreground load measured before the failure (default 10)
+#
+# The run: fill; foreground baseline (S seconds, after 5 s of warm-up); `kill -9` of the third node
+# (not the sequencer) and wait until it is removed; then two cases, each with the foreground load
+# running from the restart until full strength is back:
+#   wiped   its data directory is deleted and it restarts empty: a rebuild copies everything
+#   kept    killed again, removed again, restarted on its data: it copies only what it missed
+# For each: time from restart to full strength (no rebuilding replica, no chain short of R), the
+# slots and bytes copied and the copy rate (from `cluster status --output json`, sampled every
+# 0.5 s), and foreground appends per second meanwhile as a fraction of the baseline. A per-second
+# timeline of the wiped case goes to WORKDIR/timeline.tsv.
+#
+# Every process this script starts is recorded by PID and stopped by that PID only.
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+root=$(cd "$here/.." && pwd)
+# shellcheck source=peers/lib.sh
+source "$here/peers/lib.sh"
+# shellcheck source=vcorfu-node.sh
+source "$here/vcorfu-node.sh"
+
+usage() {
+  sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed '$d' | sed 's/^# \{0,1\}//' >&2
+  exit 2
+}
+
+fill_mb=1024
+value_size=65536
+rebuild_rate_mb=128
+fg_threads=8
+fg_size=1024
+baseline_s=10
+workdir=""
+base_port=19600
+while (($#)); do
+  case "$1" in
+    --fill-mb) fill_mb=$2; shift 2 ;;
+    --value-size) value_size=$2; shift 2 ;;
+    --rebuild-rate-mb) rebuild_rate_mb=$2; shift 2 ;;
+    --fg-threads) fg_threads=$2; shift 2 ;;
+    --fg-size) fg_size=$2; shift 2 ;;
+    --baseline-s) baseline_s=$2; shift 2 ;;
+    --workdir) workdir=$2; shift 2 ;;
+    --base-port) base_port=$2; shift 2 ;;
+    -h | --help) usage ;;
+    *) echo "unknown option: $1" >&2; usage ;;
+  esac
+done
+for v in fill_mb value_size rebuild_rate_mb fg_threads fg_size baseline_s base_port; do
+  peers_require_uint "--${v//_/-}" "${!v}"
+done
+
+own_workdir=false
+if [[ -z "$workdir" ]]; then
+  workdir=$(mktemp -d /tmp/vcorfu-rebuild.XXXXXX)
+  own_workdir=true
+fi
+mkdir -p "$workdir"
+jar=$root/benchmarks/target/vcorfu-all.jar
+vcorfu_build_jar "$root" "$jar"
+java_opts=(-XX:+UseParallelGC)
+cli=(java "${java_opts[@]}" -cp "$jar" io.vcorfu.server.cli.VcorfuCli)
+bench=(java "${java_opts[@]}" -cp "$jar" io.vcorfu.benchmarks.BenchCli)
+host=127.0.0.1
+zk=$host:$base_port
+ports=($((base_port + 1)) $((base_port + 2)) $((base_port + 3)))
+endpoints=$host:${ports[0]},$host:${ports[1]},$host:${ports[2]}
+victim=$host:${ports[2]}
+bench_pid=""
+
+start_node() {
+  local i=$1
+  vcorfu_launch_node "$workdir/n$i" "${ports[$i]}" "${java_opts[@]}" -Xmx2g -cp "$jar" -- \
+    --data-dir "$workdir/n$i/data" --zookeeper "$zk" --cluster rebuild \
+    --rebuild-rate-mb "$rebuild_rate_mb"
+}
+
+stop_bench() {
+  local pid=$bench_pid
+  bench_pid=""
+  [[ -n "$pid" ]] && kill -0 "$pid" 2>/dev/null || return 0
+  kill -TERM "$pid" 2>/dev/null || true
+  wait "$pid" 2>/dev/null || true
+}
+
+cleanup() {
+  local IFS=$' \t\n' i
+  stop_bench
+  for i in 0 1 2; do
+    peers_stop "$workdir/n$i/server.pid" "vcorfu n$i" >/dev/null 2>&1 || true
+  done
+  peers_stop "$workdir/zk/server.pid" zookeeper >/dev/null 2>&1 || true
+  if [[ "$own_workdir" == true ]]; then rm -rf "$workdir"; fi
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+now() { date +%s.%N; }
+
+# status_json: the cluster's status as JSON (empty when no node answers).
+status_json() { "${cli[@]}" cluster status --endpoint "$endpoints" --output json 2>/dev/null || true; }
+
+# healthy JSON: true when no node rebuilds, none is removed and no chain is short.
+healthy() {
+  python3 -c 'import json,sys
+s=json.loads(sys.stdin.read() or "{}")
+l=s.get("layout",{})
+ok = bool(l) and not l.get("rebuilding") and not l.get("removed") and not s.get("underReplicated")
+sys.exit(0 if ok else 1)'
+}
+
+# removed JSON NODE: true when NODE is listed as removed.
+removed() {
+  python3 -c 'import json,sys
+s=json.loads(sys.stdin.read() or "{}")
+sys.exit(0 if sys.argv[1] in s.get("layout",{}).get("removed",[]) else 1)' "$1"
+}
+
+# progress JSON NODE: "copied bytes" of NODE's rebuild, or nothing.
+progress() {
+  python3 -c 'import json,sys
+s=json.loads(sys.stdin.read() or "{}")
+for n in s.get("nodes",[]):
+  if n["endpoint"]==sys.argv[1] and "rebuild" in n:
+    r=n["rebuild"]; print(r["entriesCopied"], r["bytesCopied"], r["done"])' "$1"
+}
+
+kill_victim_and_await_removal() {
+  local pid exe
+  IFS=" " read -r pid exe <"$workdir/n2/server.pid"
+  peers_log "kill -9 $victim (pid $pid)"
+  kill -9 "$pid"
+  for ((i = 0; i < 600; i++)); do
+    status_json | removed "$victim" && return 0
+    sleep 0.1
+  done
+  peers_die "$victim was not removed within 60 s"
+}
+
+# foreground SECONDS LOG: start the foreground load in the background (progress lines to LOG).
+foreground() {
+  "${bench[@]}" append --endpoint "$endpoints" --threads "$fg_threads" --conns "$fg_threads" \
+    --size "$fg_size" --streams 32 --prefix fg --duration "$1" --ack-log /dev/null >"$2" 2>&1 &
+  bench_pid=$!
+}
+
+# heal CASE: restart the victim (its directory deleted first for "wiped"), foreground load on,
+# sample the status until full strength; prints one result line.
+heal() {
+  local case=$1 t0 t_full="" t_first="" t_done="" copied=0 bytes=0 p s
+  if [[ "$case" == wiped ]]; then rm -rf "$workdir/n2/data"; fi
+  foreground 600 "$workdir/fg-$case.log"
+  sleep 2
+  t0=$(now)
+  start_node 2
+  : >"$workdir/samples-$case.tsv"
+  for ((i = 0; i < 7200; i++)); do
+    s=$(status_json)
+    p=$(progress "$victim" <<<"$s")
+    if [[ -n "$p" ]]; then
+      read -r c b d <<<"$p"
+      [[ -z "$t_first" && "$c" != 0 ]] && t_first=$(now)
+      if ((c >= copied)); then copied=$c; bytes=$b; fi
+      [[ "$d" == True && -z "$t_done" ]] && t_done=$(now)
+      printf '%s\t%s\t%s\n' "$(now)" "$c" "$b" >>"$workdir/samples-$case.tsv"
+    fi
+    if healthy <<<"$s"; then t_full=$(now); break; fi
+    sleep 0.5
+  done
+  stop_bench
+  [[ -n "$t_full" ]] || peers_die "full strength did not come back within an hour ($case)"
+  [[ -n "$t_done" ]] || t_done=$t_full
+  [[ -n "$t_first" ]] || t_first=$t0
+  python3 - "$case" "$t0" "$t_first" "$t_done" "$t_full" "$copied" "$bytes" "$baseline" \
+    "$workdir/fg-$case.log" <<'EOF'
+import sys
+case, t0, t1, td, tf, copied, nbytes, base, log = sys.argv[1:]
+t0, t1, td, tf, copied, nbytes, base = map(float, (t0, t1, td, tf, copied, nbytes, base))
+acks = []
+for line in open(log):
+    f = line.split()
+    if f and f[0] == "progress":
+        acks.append(float(f[3]))
+# The load started 2 s before the restart; count the seconds between restart and full strength.
+window = acks[2:2 + max(1, int(round(tf - t0)))]
+fg = sum(window) / len(window) if window else 0.0
+copy_s = max(td - t1, 1e-3)
+print("rebuild %s restart_to_full_s %.2f copied_slots %d copied_mb %.1f copy_mb_s %.1f "
+      "copy_slots_s %.0f foreground_appends_s %.0f baseline_appends_s %.0f fraction %.2f" % (
+      case, tf - t0, copied, nbytes / 1048576, nbytes / 1048576 / copy_s, copied / copy_s,
+      fg, base, fg / base if base else 0))
+EOF
+}
+
+peers_log "workdir $workdir"
+vcorfu_start_zookeeper "$workdir/zk" "$base_port" "${java_opts[@]}" -cp "$jar"
+for i in 0 1 2; do start_node "$i"; done
+for i in 0 1 2; do vcorfu_await_ready "$workdir/n$i"; done
+"${cli[@]}" cluster init --zookeeper "$zk" --cluster rebuild --nodes "$endpoints" >&2
+
+peers_log "filling ${fill_mb} MiB with ${value_size}-byte values"
+"${bench[@]}" append --endpoint "$endpoints" --threads 8 --conns 8 --size "$value_size" \
+  --streams 32 --prefix fill --duration 3600 --ack-log /dev/null >"$workdir/fill.log" 2>&1 &
+bench_pid=$!
+t_fill=$(now)
+while :; do
+  mb=$(du -sm "$workdir/n2/data" | cut -f1)
+  ((mb >= fill_mb)) && break
+  kill -0 "$bench_pid" 2>/dev/null || { cat "$workdir/fill.log" >&2; peers_die "the fill stopped"; }
+  sleep 1
+done
+stop_bench
+peers_log "filled ${mb} MiB per node in $(python3 -c "print(round($(now) - $t_fill))") s"
+
+peers_log "foreground baseline: ${baseline_s} s after 5 s of warm-up"
+baseline=$("${bench[@]}" append --endpoint "$endpoints" --threads "$fg_threads" \
+  --conns "$fg_threads" --size "$fg_size" --streams 32 --prefix fg --warmup 5 \
+  --duration "$baseline_s" | awk '/ops\/s|appends\/s/ { for (i = 1; i <= NF; i++) if ($i ~ /\/s$/) { print $(i-1); exit } }')
+[[ -n "$baseline" ]] || peers_die "no baseline figure"
+echo "baseline foreground appends_s $baseline (threads $fg_threads, ${fg_size} B values)"
+
+kill_victim_and_await_removal
+heal wiped
+kill_victim_and_await_removal
+heal kept
