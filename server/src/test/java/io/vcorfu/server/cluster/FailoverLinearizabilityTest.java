@@ -24,9 +24,11 @@ import org.junit.jupiter.api.io.TempDir;
  * ({@link RegisterHistoryProcess}), each a runtime connected through all three nodes with four
  * threads calling get and set at random on eight registers; meanwhile this test kills -9 a node
  * that is not the sequencer, waits until the layout has dropped it, then pauses (SIGSTOP) the
- * sequencer until the layout has moved the sequencer elsewhere, and resumes it (SIGCONT). The
- * merged history is checked by {@link LinearizabilityChecker}: a call that failed (after riding
- * through layout changes for the failover timeout) is pending, which may have taken effect or not.
+ * sequencer until the layout has moved the sequencer elsewhere, and resumes it (SIGCONT); or it
+ * heals: restarts a killed replica on its data, and then on a wiped directory, each time until it
+ * has been rebuilt and promoted. The merged history is checked by {@link LinearizabilityChecker}: a
+ * call that failed (after riding through layout changes for the failover timeout) is pending, which
+ * may have taken effect or not.
  *
  * <p>Not vacuous: after each fault the test waits until the clients report a few hundred more
  * completed calls, and then asserts, from the recorded times, that calls invoked after the fault
@@ -60,19 +62,111 @@ class FailoverLinearizabilityTest {
     assertLinearizableAcrossFailovers(1000);
   }
 
-  /** Times of the faults on this machine's monotonic clock (shared with the clients). */
-  private record Faults(
-      long killed, long removed, long paused, long moved, long resumed, long stopped) {}
-
+  /**
+   * The failover script: kill -9 of a replica, then SIGSTOP of the sequencer until the layout has
+   * moved it, and SIGCONT.
+   */
   private void assertLinearizableAcrossFailovers(long leaseMs) throws Exception {
+    assertLinearizableWhile(
+        "FailoverLinearizabilityTest lease " + leaseMs + " ms",
+        leaseMs,
+        (cluster, faults) -> {
+          Layout initial = cluster.newestLayout();
+          Endpoint replica = cluster.otherThan(initial.sequencer());
+          faults.mark("kill -9 of " + replica);
+          cluster.processOf(replica).kill9();
+          Layout withoutReplica = cluster.awaitLayout(l -> l.removed().contains(replica));
+          assertThat(withoutReplica.epoch()).isGreaterThan(initial.epoch());
+          faults.markAndAwaitCalls("epoch " + withoutReplica.epoch() + " without " + replica);
+
+          ServerProcess sequencer = cluster.processOf(withoutReplica.sequencer());
+          Endpoint sequencerEndpoint = sequencer.endpoint();
+          faults.mark("SIGSTOP of the sequencer " + sequencerEndpoint);
+          sequencer.pause();
+          Layout moved = cluster.awaitLayout(l -> !l.sequencer().equals(sequencerEndpoint));
+          assertThat(moved.epoch()).isGreaterThan(withoutReplica.epoch());
+          faults.mark("epoch " + moved.epoch() + " with sequencer " + moved.sequencer());
+          sequencer.resume();
+          faults.markAndAwaitCalls("SIGCONT of " + sequencerEndpoint);
+        });
+  }
+
+  /**
+   * The healing script: kill -9 of a replica; restarted on its data, it rejoins and is promoted;
+   * killed again and restarted on a wiped directory, it is rebuilt from scratch and promoted.
+   */
+  @Test
+  void theHistoryAcrossAReplicaKilledAndRestartedOnItsDataAndThenWipedIsLinearizable()
+      throws Exception {
+    assertLinearizableWhile(
+        "FailoverLinearizabilityTest healing",
+        0,
+        (cluster, faults) -> {
+          Endpoint replica = cluster.otherThan(cluster.newestLayout().sequencer());
+          for (boolean wiped : new boolean[] {false, true}) {
+            faults.mark("kill -9 of " + replica);
+            cluster.processOf(replica).kill9();
+            cluster.awaitLayout(l -> l.removed().contains(replica));
+            faults.markAndAwaitCalls("removed " + replica);
+            cluster.restart(replica, wiped);
+            faults.mark("restarted " + replica + (wiped ? " on a wiped directory" : ""));
+            Layout healed =
+                cluster.awaitLayout(
+                    l ->
+                        l.allServers().contains(replica)
+                            && !l.isRebuilding(replica)
+                            && io.vcorfu.layout.LayoutChanges.underReplicated(l).isEmpty());
+            faults.markAndAwaitCalls(
+                "epoch " + healed.epoch() + ": " + replica + " rebuilt and promoted");
+          }
+        });
+  }
+
+  /** What a test does to the cluster while the clients run. */
+  private interface FaultScript {
+    void run(ProcessCluster cluster, Faults faults) throws Exception;
+  }
+
+  /** The times of a script's steps on this machine's monotonic clock (shared with the clients). */
+  private static final class Faults {
+    private final String run;
+    private final LongSupplier completed;
+    final List<String> labels = new ArrayList<>();
+    final List<Long> times = new ArrayList<>();
+
+    /** The steps after which calls must complete: indexes into {@link #times}. */
+    final List<Integer> awaited = new ArrayList<>();
+
+    Faults(String run, LongSupplier completed) {
+      this.run = run;
+      this.completed = completed;
+    }
+
+    void mark(String label) {
+      System.out.println(run + ": " + label);
+      labels.add(label);
+      times.add(System.nanoTime());
+    }
+
+    /** Marks a step, then waits until the clients have completed more calls since it. */
+    void markAndAwaitCalls(String label) {
+      mark(label);
+      awaited.add(times.size() - 1);
+      awaitCompleted(completed, completed.getAsLong() + CALLS_AFTER_FAULT, "after " + label);
+    }
+  }
+
+  /**
+   * Runs two register clients against a fresh three-node process cluster while {@code script}
+   * injects faults; checks that calls invoked after each awaited step completed (the test is not
+   * vacuous) and that the merged history is linearizable.
+   */
+  private void assertLinearizableWhile(String run, long leaseMs, FaultScript script)
+      throws Exception {
     long seed = System.nanoTime();
-    String run = "FailoverLinearizabilityTest lease " + leaseMs + " ms";
     System.out.println(run + " seed " + seed);
     List<Operation> history = new ArrayList<>();
     Faults faults;
-    Layout initial;
-    Layout withoutReplica;
-    Layout movedSequencer;
     try (ProcessCluster cluster = ProcessCluster.start(tmp.resolve("cluster"), "linz", 3)) {
       List<RegisterHistoryProcess> clients = new ArrayList<>();
       try {
@@ -100,43 +194,12 @@ class FailoverLinearizabilityTest {
         LongSupplier completed =
             () -> clients.stream().mapToLong(RegisterHistoryProcess::completed).sum();
         awaitCompleted(completed, CALLS_AFTER_FAULT, "before any fault");
-
-        initial = cluster.newestLayout();
-        Endpoint replica = cluster.otherThan(initial.sequencer());
-        System.out.println(run + ": kill -9 of " + replica + " (epoch " + initial.epoch() + ")");
-        long killed = System.nanoTime();
-        cluster.processOf(replica).kill9();
-        withoutReplica = cluster.awaitLayout(l -> l.removed().contains(replica));
-        long removed = System.nanoTime();
-        System.out.println(
-            run + ": epoch " + withoutReplica.epoch() + " without " + replica + " agreed");
-        awaitCompleted(
-            completed, completed.getAsLong() + CALLS_AFTER_FAULT, "after the replica's removal");
-
-        ServerProcess sequencer = cluster.processOf(withoutReplica.sequencer());
-        Endpoint sequencerEndpoint = sequencer.endpoint();
-        System.out.println(run + ": SIGSTOP of the sequencer " + sequencerEndpoint);
-        long paused = System.nanoTime();
-        sequencer.pause();
-        movedSequencer = cluster.awaitLayout(l -> !l.sequencer().equals(sequencerEndpoint));
-        long moved = System.nanoTime();
-        System.out.println(
-            run
-                + ": epoch "
-                + movedSequencer.epoch()
-                + " with sequencer "
-                + movedSequencer.sequencer()
-                + " agreed; SIGCONT of "
-                + sequencerEndpoint);
-        sequencer.resume();
-        long resumed = System.nanoTime();
-        awaitCompleted(
-            completed, completed.getAsLong() + CALLS_AFTER_FAULT, "after the sequencer moved");
+        faults = new Faults(run, completed);
+        script.run(cluster, faults);
         for (RegisterHistoryProcess c : clients) {
           c.send("stop");
         }
-        long stopped = System.nanoTime();
-        faults = new Faults(killed, removed, paused, moved, resumed, stopped);
+        faults.mark("stop");
         for (RegisterHistoryProcess c : clients) {
           c.awaitExit(Duration.ofSeconds(60));
           history.addAll(c.history());
@@ -147,35 +210,23 @@ class FailoverLinearizabilityTest {
     }
 
     long pending = history.stream().filter(Operation::pending).count();
-    long beforeKill = completedBetween(history, Long.MIN_VALUE, faults.killed());
-    long duringRemoval = completedBetween(history, faults.killed(), faults.removed());
-    long afterRemoval = completedBetween(history, faults.removed(), faults.paused());
-    long duringPause = completedBetween(history, faults.paused(), faults.moved());
-    long afterResume = completedBetween(history, faults.resumed(), Long.MAX_VALUE);
+    StringBuilder phases = new StringBuilder();
+    long from = Long.MIN_VALUE;
+    for (int i = 0; i < faults.times.size(); i++) {
+      long to = faults.times.get(i);
+      phases.append(
+          String.format(
+              "; until %s: %d", faults.labels.get(i), completedBetween(history, from, to)));
+      from = to;
+    }
     System.out.printf(
-        "%s: %d calls, %d pending; completed calls invoked and returned before the kill %d,"
-            + " until the replica's removal (%d ms) %d, then until the pause (%d ms) %d, while the"
-            + " sequencer was paused until it moved (%d ms) %d, after the resume (%d ms) %d%n",
-        run,
-        history.size(),
-        pending,
-        beforeKill,
-        (faults.removed() - faults.killed()) / 1_000_000,
-        duringRemoval,
-        (faults.paused() - faults.removed()) / 1_000_000,
-        afterRemoval,
-        (faults.moved() - faults.paused()) / 1_000_000,
-        duringPause,
-        (faults.stopped() - faults.resumed()) / 1_000_000,
-        afterResume);
-    assertThat(withoutReplica.epoch()).isGreaterThan(initial.epoch());
-    assertThat(movedSequencer.epoch()).isGreaterThan(withoutReplica.epoch());
-    assertThat(afterRemoval)
-        .as("calls invoked after the replica's removal that completed before the pause")
-        .isGreaterThanOrEqualTo(MIN_CALLS_AFTER_FAULT);
-    assertThat(afterResume)
-        .as("calls invoked after the old sequencer resumed that completed")
-        .isGreaterThanOrEqualTo(MIN_CALLS_AFTER_FAULT);
+        "%s: %d calls, %d pending; completed calls invoked and returned%s%n",
+        run, history.size(), pending, phases);
+    for (int i : faults.awaited) {
+      assertThat(completedBetween(history, faults.times.get(i), faults.times.get(i + 1)))
+          .as("calls invoked after '%s' that completed before the next step", faults.labels.get(i))
+          .isGreaterThanOrEqualTo(MIN_CALLS_AFTER_FAULT);
+    }
 
     var result = new LinearizabilityChecker().check(history);
     System.out.println(run + ": " + result.outcome());
