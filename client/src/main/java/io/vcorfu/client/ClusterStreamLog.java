@@ -4,6 +4,7 @@ import io.vcorfu.client.chain.Appender;
 import io.vcorfu.client.chain.ChainWriter;
 import io.vcorfu.client.layout.Failover;
 import io.vcorfu.client.layout.LayoutCache;
+import io.vcorfu.client.read.DegradedReader;
 import io.vcorfu.client.read.RepairingReader;
 import io.vcorfu.client.read.WriteCache;
 import io.vcorfu.client.rpc.EpochRpc;
@@ -43,6 +44,7 @@ public final class ClusterStreamLog implements StreamLog {
   private final ReplicaClient ops;
   private final Appender appender;
   private final RepairingReader reader;
+  private final DegradedReader degraded;
   private final WriteCache writeCache;
   private final TailKnowledge tails;
   private final Failover failover;
@@ -56,6 +58,7 @@ public final class ClusterStreamLog implements StreamLog {
     this.ops = new ReplicaClient(new EpochRpc(client, layout, clientId));
     ChainWriter writer = new ChainWriter(ops);
     this.reader = new RepairingReader(ops, writer, options.repairAfter());
+    this.degraded = new DegradedReader(reader);
     this.writeCache = new WriteCache(options.writeCacheBytes());
     this.tails = new TailKnowledge(ops, options.readLease());
     this.failover = new Failover(layout, options.failoverTimeout());
@@ -221,6 +224,7 @@ public final class ClusterStreamLog implements StreamLog {
               CompletableFuture<List<StreamEntry>> rest =
                   reader
                       .readStream(stream, next, end)
+                      .exceptionallyCompose(e -> degradedOrFail(stream, next, end, e))
                       .thenApply(results -> Messages.streamEntries(stream, results));
               return cached.isEmpty() ? rest : rest.thenApply(r -> concat(cached, r));
             })
@@ -234,6 +238,34 @@ public final class ClusterStreamLog implements StreamLog {
               }
               return CompletableFuture.failedFuture(cause);
             });
+  }
+
+  /**
+   * When the stream's chain has a single serving replica and it cannot be reached (or does not
+   * serve), reads {@code [from, to]} from the log replicas instead ({@link DegradedReader}); any
+   * other failure is {@code error} again (a chain with another replica fails over as usual).
+   */
+  private CompletableFuture<List<io.vcorfu.protocol.proto.ReadResult>> degradedOrFail(
+      StreamId stream, long from, long to, Throwable error) {
+    Throwable cause = EpochRpc.unwrap(error);
+    var layout = layout().current();
+    boolean unreachable =
+        cause instanceof io.vcorfu.protocol.TransportException
+            || cause instanceof io.vcorfu.protocol.NotServingException;
+    if (!unreachable || layout.serving(layout.streamChain(stream)).size() > 1) {
+      return CompletableFuture.failedFuture(cause);
+    }
+    return tails
+        .tails(List.of(stream))
+        .thenCompose(
+            t ->
+                degraded.readStream(
+                    stream, from, to, t.streamLastGlobal().getOrDefault(stream, -1L)));
+  }
+
+  /** Global addresses read by degraded stream reads (from the log) since this client started. */
+  public long degradedReads() {
+    return degraded.scanned();
   }
 
   private static List<StreamEntry> concat(List<StreamEntry> a, List<StreamEntry> b) {

@@ -44,9 +44,8 @@ import java.util.concurrent.CompletableFuture;
  * A stream replica: materialized streams, entries indexed by (stream id, stream address), each slot
  * write-once, with commit bits, fills and per-stream prefix trim.
  *
- * <p>Backpointers are not stored: entries written today carry none, and nothing reads them. An
- * entry written by an older version may still carry one in its stream slots; it loads and is
- * returned unchanged, like any other field of the stored entry.
+ * <p>Entries are stored whole, backpointers in their stream slots included (a stream replica does
+ * not read them; readers of the log do, while a stream's replicas are gone).
  *
  * <p>Each operation has a Java form taking vcorfu values (the node's own callers, such as {@link
  * ReplicaStore#chainWrite}, use it in-process) and a form taking the wire request, which only

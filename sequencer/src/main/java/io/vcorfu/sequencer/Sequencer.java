@@ -39,10 +39,11 @@ import java.util.Set;
  * snapshot may be issued again in this epoch, so it is refused with {@link
  * TokenRefusedException.Cause#SEQUENCER_RESTARTED} whenever it read anything.
  *
- * <p>Tokens carry no backpointers: nothing in vcorfu reads a stream by walking the log backwards
- * (every stream has a stream replica holding it densely), so the slot field is left unset. The
- * sequencer still knows each stream's last global address, which it reports with the tails (read
- * leases use it) and rebuilds at bootstrap.
+ * <p>Every slot of a token carries a backpointer: the global address the sequencer issued last for
+ * that stream (-1 for the stream's first token), so that a stream can be read from the log alone
+ * while no replica of its stream chain serves (degraded reads, see the client's {@code
+ * DegradedReader}). After a bootstrap the last global address is rebuilt from the replicas (the
+ * stream's last DATA entry); the sequencer also reports it with the tails (read leases use it).
  *
  * <p>A conditional request (one with {@code tx}) is decided by {@link ConditionalIssuance}, which
  * also records the writes of every issued request.
@@ -180,7 +181,11 @@ public final class Sequencer {
       Token.Builder token = Token.newBuilder().setGlobalAddress(g);
       for (int i = 0; i < n; i++) {
         StreamIssuance s = states[i];
-        token.addSlots(StreamSlot.newBuilder().setStream(msgs.get(i)).setStreamAddress(++s.tail));
+        token.addSlots(
+            StreamSlot.newBuilder()
+                .setStream(msgs.get(i))
+                .setStreamAddress(++s.tail)
+                .setBackpointer(s.lastGlobal));
         s.lastGlobal = g;
       }
       out.addTokens(token);

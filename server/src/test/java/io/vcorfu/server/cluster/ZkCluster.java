@@ -124,14 +124,29 @@ final class ZkCluster implements AutoCloseable {
     return start(new ZkCluster(ensemble, ensemble.getConnectString(), ENSEMBLE_SESSION, tmp, n), r);
   }
 
+  /**
+   * {@code n} nodes started, and {@code first} of their endpoints committed as the first layout.
+   */
+  static ZkCluster start(Path tmp, int n, java.util.function.Function<List<Endpoint>, Layout> first)
+      throws Exception {
+    TestingServer server = new TestingServer(true);
+    return start(
+        new ZkCluster(
+            server, server.getConnectString(), ClusterConfig.DEFAULT_SESSION_TIMEOUT, tmp, n),
+        first);
+  }
+
   private static ZkCluster start(ZkCluster c, int r) throws Exception {
+    return start(c, nodes -> LayoutChanges.initial(NAME, nodes, r));
+  }
+
+  private static ZkCluster start(
+      ZkCluster c, java.util.function.Function<List<Endpoint>, Layout> first) throws Exception {
     try {
       for (Endpoint e : c.endpoints) {
         c.startNode(e);
       }
-      c.store
-          .compareAndSet(LayoutStore.NO_VERSION, LayoutChanges.initial(NAME, c.endpoints, r))
-          .join();
+      c.store.compareAndSet(LayoutStore.NO_VERSION, first.apply(c.endpoints)).join();
       return c;
     } catch (Exception e) {
       c.close();

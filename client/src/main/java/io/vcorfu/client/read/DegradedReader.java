@@ -1,0 +1,132 @@
+package io.vcorfu.client.read;
+
+import io.vcorfu.protocol.StreamId;
+import io.vcorfu.protocol.proto.EntryKind;
+import io.vcorfu.protocol.proto.LogEntryMsg;
+import io.vcorfu.protocol.proto.ReadResult;
+import io.vcorfu.protocol.proto.StreamSlot;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Reads a stream from the log replicas alone, for while no replica of the stream's chain can serve
+ * (the paper's degraded mode): from the stream's last global address (the sequencer knows it) it
+ * walks back along the backpointers the entries carry, each read a decided read of one global
+ * address ({@link RepairingReader#readGlobal}); where a backpointer leads to a hole (an aborted
+ * entry of the stream), it scans the log backwards, one address at a time, to the stream's previous
+ * entry.
+ *
+ * <p>Invariant: the result is what a read of the stream replica would return for the decided slots.
+ * Every token the sequencer issued for the stream is reached: a backpointer names the previous
+ * token's global address, committed (its entry names the slot) or aborted (a hole in the log, and a
+ * hole in the stream), and the scan past a hole finds the stream's previous committed entry, since
+ * every committed entry of the stream is in the log at its global address. A slot of the range that
+ * no committed entry names was aborted: it reads as a committed hole.
+ *
+ * <p>Cost: one round trip per entry of the stream from its tail down to the start of the range,
+ * plus one per global address scanned after a hole ({@link #scanned()} counts all of them).
+ */
+public final class DegradedReader {
+  private final RepairingReader reader;
+  private final AtomicLong scanned = new AtomicLong();
+
+  public DegradedReader(RepairingReader reader) {
+    this.reader = reader;
+  }
+
+  /** Global addresses read by degraded reads so far. */
+  public long scanned() {
+    return scanned.get();
+  }
+
+  /**
+   * Decided results for stream addresses {@code [from, to]} of {@code stream}, whose last global
+   * address is {@code lastGlobal} (-1: the stream holds nothing); slots above the stream's last
+   * entry are not returned.
+   */
+  public CompletableFuture<List<ReadResult>> readStream(
+      StreamId stream, long from, long to, long lastGlobal) {
+    ReadResult[] out = new ReadResult[(int) (to - from + 1)];
+    return walk(stream, from, to, lastGlobal, false, out, new long[] {-1})
+        .thenApply(
+            highest -> {
+              List<ReadResult> results = new ArrayList<>();
+              long last = Math.min(to, highest);
+              for (long a = from; a <= last; a++) {
+                ReadResult r = out[(int) (a - from)];
+                results.add(r != null ? r : hole(stream, a));
+              }
+              return results;
+            });
+  }
+
+  /**
+   * Reads global address {@code g} and goes on to the stream's previous entry; completes with the
+   * highest stream address seen (the stream's tail as the log shows it). {@code scanning} when
+   * {@code g} is a step of a scan past a hole rather than a backpointer.
+   */
+  private CompletableFuture<Long> walk(
+      StreamId stream,
+      long from,
+      long to,
+      long g,
+      boolean scanning,
+      ReadResult[] out,
+      long[] highest) {
+    if (g < 0) {
+      return CompletableFuture.completedFuture(highest[0]);
+    }
+    scanned.incrementAndGet();
+    return reader
+        .readGlobal(g, g)
+        .thenCompose(
+            results -> {
+              ReadResult r = results.get(0);
+              LogEntryMsg e = r.getEntry();
+              StreamSlot slot = e.getKind() == EntryKind.DATA ? slotOf(e, stream) : null;
+              if (slot == null) {
+                // A hole (an aborted entry of the stream, or, while scanning, anything else):
+                // scan back to the stream's previous entry.
+                return walk(stream, from, to, g - 1, true, out, highest);
+              }
+              long sa = slot.getStreamAddress();
+              highest[0] = Math.max(highest[0], sa);
+              if (sa < from) {
+                return CompletableFuture.completedFuture(highest[0]);
+              }
+              if (sa <= to) {
+                out[(int) (sa - from)] =
+                    ReadResult.newBuilder()
+                        .setAddress(sa)
+                        .setStatus(ReadResult.Status.COMMITTED)
+                        .setEntry(e)
+                        .build();
+              }
+              return walk(stream, from, to, slot.getBackpointer(), false, out, highest);
+            });
+  }
+
+  private static StreamSlot slotOf(LogEntryMsg e, StreamId stream) {
+    for (StreamSlot s : e.getSlotsList()) {
+      if (StreamId.fromMsg(s.getStream()).equals(stream)) {
+        return s;
+      }
+    }
+    return null;
+  }
+
+  private static ReadResult hole(StreamId stream, long address) {
+    return ReadResult.newBuilder()
+        .setAddress(address)
+        .setStatus(ReadResult.Status.COMMITTED)
+        .setEntry(
+            LogEntryMsg.newBuilder()
+                .setGlobalAddress(-1)
+                .setKind(EntryKind.HOLE)
+                .addSlots(
+                    StreamSlot.newBuilder().setStream(stream.toMsg()).setStreamAddress(address)))
+        .build();
+  }
+}
