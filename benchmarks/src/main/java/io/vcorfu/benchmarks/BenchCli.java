@@ -15,7 +15,8 @@ import picocli.CommandLine.Command;
       ObjectsBench.class,
       CollectionsBench.class,
       YcsbBench.class,
-      FailoverBench.class
+      FailoverBench.class,
+      DegradedBench.class
     })
 public final class BenchCli {
   private BenchCli() {}

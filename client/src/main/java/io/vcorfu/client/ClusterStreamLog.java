@@ -263,6 +263,33 @@ public final class ClusterStreamLog implements StreamLog {
                     stream, from, to, t.streamLastGlobal().getOrDefault(stream, -1L)));
   }
 
+  /**
+   * Reads {@code [from, to]} of {@code stream} from the log replicas alone, as a read does while no
+   * replica of the stream's chain serves ({@link DegradedReader}), whether or not one does: for
+   * audits of the log against the stream replicas, and to measure what degraded mode costs. Cut at
+   * the stream's tail; fails with {@link UnknownStreamException} for a stream never written.
+   */
+  public CompletableFuture<List<StreamEntry>> readStreamFromLog(
+      StreamId stream, long from, long to) {
+    return failover.idempotent(
+        () ->
+            tails
+                .tails(List.of(stream))
+                .thenCompose(
+                    t -> {
+                      long tail = t.streamTails().getOrDefault(stream, -1L);
+                      if (tail < 0) {
+                        throw new UnknownStreamException(stream);
+                      }
+                      return degraded.readStream(
+                          stream,
+                          Math.max(0, from),
+                          Math.min(to, tail),
+                          t.streamLastGlobal().getOrDefault(stream, -1L));
+                    })
+                .thenApply(results -> Messages.streamEntries(stream, results)));
+  }
+
   /** Global addresses read by degraded stream reads (from the log) since this client started. */
   public long degradedReads() {
     return degraded.scanned();
