@@ -445,6 +445,14 @@ final class ClusterCommands {
         description = "How long to wait for the change (default ${DEFAULT-VALUE}).")
     long timeoutMs;
 
+    @Option(
+        names = "--output",
+        defaultValue = "text",
+        description =
+            "text, or json: one object with the change's epoch and the layout it committed"
+                + " (default ${DEFAULT-VALUE}).")
+    String output;
+
     @Spec CommandSpec spec;
 
     @Override
@@ -454,6 +462,9 @@ final class ClusterCommands {
       try {
         asked = endpoints(endpoint);
         leaving = Endpoint.parse(node);
+        if (!output.equals("text") && !output.equals("json")) {
+          throw new IllegalArgumentException("--output is text or json, not " + output);
+        }
       } catch (IllegalArgumentException e) {
         spec.commandLine().getErr().println("vcorfu cluster remove-node: " + e.getMessage());
         return 2;
@@ -474,6 +485,17 @@ final class ClusterCommands {
                 calls.removeNode(via, leaving).get(timeoutMs, TimeUnit.MILLISECONDS);
             Layout next = Layout.fromJson(r.getLayoutJson());
             PrintWriter out = spec.commandLine().getOut();
+            if (output.equals("json")) {
+              ObjectMapper m = new ObjectMapper();
+              ObjectNode root = m.createObjectNode();
+              root.put("command", "remove-node");
+              root.put("node", leaving.toString());
+              root.put("epoch", r.getEpoch());
+              root.set("layout", m.readTree(r.getLayoutJson()));
+              out.println(m.writeValueAsString(root));
+              out.flush();
+              return 0;
+            }
             out.println(
                 "removed "
                     + leaving

@@ -45,6 +45,14 @@ final class ClusterHealCommands {
     long timeoutMs;
 
     @Option(
+        names = "--output",
+        defaultValue = "text",
+        description =
+            "text, or json: one object with the change's epoch and the layout it committed"
+                + " (default ${DEFAULT-VALUE}).")
+    String output;
+
+    @Option(
         names = "--wait",
         description =
             "Wait until the new node is a full member (rebuilt and promoted), printing the"
@@ -55,8 +63,11 @@ final class ClusterHealCommands {
 
     abstract String name();
 
-    /** Runs the command's changes through {@code calls}; returns the line to print. */
-    abstract String change(NodeCalls calls, List<Endpoint> asked) throws Exception;
+    /** What a change committed: its epoch, the layout, and a line for people. */
+    record Change(long epoch, String layoutJson, String line) {}
+
+    /** Runs the command's changes through {@code calls}. */
+    abstract Change change(NodeCalls calls, List<Endpoint> asked) throws Exception;
 
     /** The node that must end a full member for {@code --wait}. */
     abstract Endpoint joining();
@@ -67,6 +78,9 @@ final class ClusterHealCommands {
       try {
         asked = ClusterCommands.endpoints(endpoint);
         joining();
+        if (!output.equals("text") && !output.equals("json")) {
+          throw new IllegalArgumentException("--output is text or json, not " + output);
+        }
       } catch (IllegalArgumentException e) {
         spec.commandLine().getErr().println("vcorfu cluster " + name() + ": " + e.getMessage());
         return 2;
@@ -77,16 +91,26 @@ final class ClusterHealCommands {
                   ClientOptions.defaults().withRequestTimeout(Duration.ofMillis(timeoutMs)))) {
         NodeCalls calls = new NodeCalls(rpc);
         PrintWriter out = spec.commandLine().getOut();
-        String line;
+        Change done;
         try {
-          line = change(calls, asked);
+          done = change(calls, asked);
         } catch (ExecutionException e) {
           spec.commandLine()
               .getErr()
               .println("vcorfu cluster " + name() + ": " + VcorfuCli.describe(e.getCause()));
           return 1;
         }
-        out.println(line);
+        if (output.equals("json")) {
+          var m = new com.fasterxml.jackson.databind.ObjectMapper();
+          var root = m.createObjectNode();
+          root.put("command", name());
+          root.put("node", joining().toString());
+          root.put("epoch", done.epoch());
+          root.set("layout", m.readTree(done.layoutJson()));
+          out.println(m.writeValueAsString(root));
+        } else {
+          out.println(done.line());
+        }
         out.flush();
         if (await) {
           return awaitMember(calls, asked, out);
@@ -184,16 +208,18 @@ final class ClusterHealCommands {
     }
 
     @Override
-    String change(NodeCalls calls, List<Endpoint> asked) throws Exception {
+    Change change(NodeCalls calls, List<Endpoint> asked) throws Exception {
       var r = firstAnswer(asked, via -> calls.addNode(via, joining()));
       Layout next = Layout.fromJson(r.getLayoutJson());
-      return "added "
-          + node
-          + " as a spare (epoch "
-          + r.getEpoch()
-          + (io.vcorfu.layout.LayoutChanges.underReplicated(next).isEmpty()
-              ? "); every chain has its replicas, so it waits for the next failure"
-              : "); it joins the chains that lack a replica");
+      String line =
+          "added "
+              + node
+              + " as a spare (epoch "
+              + r.getEpoch()
+              + (io.vcorfu.layout.LayoutChanges.underReplicated(next).isEmpty()
+                  ? "); every chain has its replicas, so it waits for the next failure"
+                  : "); it joins the chains that lack a replica");
+      return new Change(r.getEpoch(), r.getLayoutJson(), line);
     }
   }
 
@@ -225,7 +251,7 @@ final class ClusterHealCommands {
     }
 
     @Override
-    String change(NodeCalls calls, List<Endpoint> asked) throws Exception {
+    Change change(NodeCalls calls, List<Endpoint> asked) throws Exception {
       Endpoint leaving = Endpoint.parse(old);
       Endpoint joining = joining();
       List<Endpoint> order = new ArrayList<>(asked);
@@ -237,17 +263,19 @@ final class ClusterHealCommands {
         firstAnswer(order, via -> calls.addNode(via, joining));
       }
       var r = firstAnswer(order, via -> calls.removeNode(via, leaving));
-      return "replaced "
-          + leaving
-          + " by "
-          + joining
-          + ": "
-          + leaving
-          + " removed at epoch "
-          + r.getEpoch()
-          + "; "
-          + joining
-          + " joins its chains as a rebuilding replica";
+      String line =
+          "replaced "
+              + leaving
+              + " by "
+              + joining
+              + ": "
+              + leaving
+              + " removed at epoch "
+              + r.getEpoch()
+              + "; "
+              + joining
+              + " joins its chains as a rebuilding replica";
+      return new Change(r.getEpoch(), r.getLayoutJson(), line);
     }
   }
 }

@@ -212,6 +212,21 @@ class ClusterProcessTest {
         .doesNotContain("under-replicated")
         .contains("node " + old + " removed (left on request)");
 
+    CliRun again =
+        cli(
+            "cluster",
+            "add-node",
+            "--endpoint",
+            cluster.endpointList(),
+            "--output",
+            "json",
+            old.toString());
+    assertThat(again.code()).as(again.err()).isZero();
+    var json = new ObjectMapper().readTree(again.out());
+    assertThat(json.get("command").asText()).isEqualTo("add-node");
+    assertThat(json.get("layout").get("spares").get(0).asText()).isEqualTo(old.toString());
+    assertThat(json.get("layout").has("retired")).as("added back: no longer retired").isFalse();
+
     CliRun silent = cli("cluster", "add-node", "--endpoint", cluster.endpointList(), "127.0.0.1:1");
     assertThat(silent.code()).isEqualTo(1);
     assertThat(silent.err()).contains("127.0.0.1:1 does not answer");
