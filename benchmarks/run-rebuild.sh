@@ -4,10 +4,14 @@
 # replication takes to come back after `kill -9` and restart of a node holding FILL_MB.
 #
 # Usage:
-#   benchmarks/run-rebuild.sh [--fill-mb 1024] [--value-size 65536] [--rebuild-rate-mb 128]
-#                             [--fg-threads 8] [--fg-size 1024] [--baseline-s 10]
-#                             [--workdir DIR] [--base-port 19600]
+#   benchmarks/run-rebuild.sh [--parts rebuild,degraded] [--fill-mb 1024] [--value-size 65536]
+#                             [--rebuild-rate-mb 128] [--fg-threads 8] [--fg-size 1024]
+#                             [--baseline-s 10] [--workdir DIR] [--base-port 19600]
 #
+#   --parts LIST         rebuild (below; the default) and/or degraded: `bench degraded` on the fresh
+#                        cluster, before any fill: for hole rates 0, 1, 5 and 10%, a stream of 2000
+#                        entries with 3 entries of other streams between two of its own, read from
+#                        the log by its backpointers (the paper's Figure 9: entries scanned)
 #   --fill-mb N          data written before the failure, in MiB (default 1024): durable appends of
 #                        --value-size bytes to 32 streams from 8 threads on 8 connections
 #   --rebuild-rate-mb N  every node's --rebuild-rate-mb (default 128, the server's default)
@@ -40,6 +44,7 @@ usage() {
   exit 2
 }
 
+parts=rebuild
 fill_mb=1024
 value_size=65536
 rebuild_rate_mb=128
@@ -50,6 +55,7 @@ workdir=""
 base_port=19600
 while (($#)); do
   case "$1" in
+    --parts) parts=$2; shift 2 ;;
     --fill-mb) fill_mb=$2; shift 2 ;;
     --value-size) value_size=$2; shift 2 ;;
     --rebuild-rate-mb) rebuild_rate_mb=$2; shift 2 ;;
@@ -213,6 +219,12 @@ vcorfu_start_zookeeper "$workdir/zk" "$base_port" "${java_opts[@]}" -cp "$jar"
 for i in 0 1 2; do start_node "$i"; done
 for i in 0 1 2; do vcorfu_await_ready "$workdir/n$i"; done
 "${cli[@]}" cluster init --zookeeper "$zk" --cluster rebuild --nodes "$endpoints" >&2
+
+if [[ ",$parts," == *",degraded,"* ]]; then
+  peers_log "degraded reads"
+  "${bench[@]}" degraded --endpoint "$endpoints"
+fi
+[[ ",$parts," == *",rebuild,"* ]] || exit 0
 
 peers_log "filling ${fill_mb} MiB with ${value_size}-byte values"
 "${bench[@]}" append --endpoint "$endpoints" --threads 8 --conns 8 --size "$value_size" \

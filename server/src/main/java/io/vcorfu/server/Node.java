@@ -611,6 +611,7 @@ public final class Node implements AutoCloseable {
                 .setServing(why == null)
                 .setNotServingReason(why == null ? "" : why)
                 .setUntrusted(clustered() && foreign)
+                .setCluster(clustered() ? config.cluster().name() : "")
                 .setRebuild(rebuildProgress()))
         .build();
   }

@@ -403,11 +403,16 @@ public final class ClusterManager implements AutoCloseable {
   }
 
   /**
-   * True when {@code node} answered a probe lately: within the failure timeout and with no refused
-   * connection since, and it does not say its data directory is foreign.
+   * True when {@code node} answered a probe lately, as a node of this cluster: within the failure
+   * timeout and with no refused connection since, and it does not say its data directory is
+   * foreign.
    */
   private boolean answering(Endpoint node, long now) {
-    return lastAnswer.containsKey(node) && lastHeard.containsKey(node) && !down(node, now);
+    PingResponse answer = lastAnswer.get(node);
+    return answer != null
+        && answer.getCluster().equals(config.name())
+        && lastHeard.containsKey(node)
+        && !down(node, now);
   }
 
   /**
@@ -471,16 +476,15 @@ public final class ClusterManager implements AutoCloseable {
           throw new BadRequestException(
               "Node " + node + " does not answer (" + unwrap(e) + "); start it first.");
         }
-        if (answer.getEpoch() > layout.epoch()) {
+        if (!answer.getCluster().equals(config.name())) {
           throw new BadRequestException(
               "Node "
                   + node
-                  + " follows a layout of epoch "
-                  + answer.getEpoch()
-                  + ", newer than"
-                  + " this cluster's "
-                  + layout.epoch()
-                  + "; is it a node of another cluster?");
+                  + (answer.getCluster().isEmpty()
+                      ? " is not a cluster node (start it with --zookeeper and --cluster "
+                      : " belongs to cluster '" + answer.getCluster() + "', not '")
+                  + config.name()
+                  + (answer.getCluster().isEmpty() ? ")." : "'."));
         }
         Layout next = LayoutChanges.withSpare(layout, node);
         store.compareAndSet(current.version(), next).get(timeoutMillis(), TimeUnit.MILLISECONDS);

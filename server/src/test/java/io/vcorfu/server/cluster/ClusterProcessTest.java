@@ -230,6 +230,18 @@ class ClusterProcessTest {
     CliRun silent = cli("cluster", "add-node", "--endpoint", cluster.endpointList(), "127.0.0.1:1");
     assertThat(silent.code()).isEqualTo(1);
     assertThat(silent.err()).contains("127.0.0.1:1 does not answer");
+    try (ServerProcess single =
+        ServerProcess.start(ServerProcess.freePort(), tmp.resolve("single"), null).awaitReady()) {
+      CliRun stranger =
+          cli(
+              "cluster",
+              "add-node",
+              "--endpoint",
+              cluster.endpointList(),
+              single.endpoint().toString());
+      assertThat(stranger.code()).isEqualTo(1);
+      assertThat(stranger.err()).contains("is not a cluster node");
+    }
     assertThat(cli("cluster", "add-node", "--endpoint", cluster.endpointList(), "x").code())
         .isEqualTo(2);
   }
