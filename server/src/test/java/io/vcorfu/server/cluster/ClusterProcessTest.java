@@ -377,6 +377,7 @@ class ClusterProcessTest {
                   assertThat(new String(e.payload(), StandardCharsets.UTF_8)).isEqualTo(a.value());
                   assertThat(e.globalAddress()).isEqualTo(a.globalAddress());
                 }
+                ReplicaAgreement.assertReplicasAgree(log, cluster.newestLayout(), List.of(STREAM));
               }
             });
   }

@@ -300,6 +300,10 @@ class FailoverTest {
         .orElseThrow();
   }
 
+  /**
+   * Every acknowledged write reads back at its addresses, and every replica of every chain (of the
+   * layout a live node has adopted) holds the same entries.
+   */
   static void assertEveryAckedReadable(ZkCluster c, List<Acked> acked) {
     Awaitility.await("every acknowledged write readable")
         .atMost(Duration.ofSeconds(30))
@@ -316,6 +320,9 @@ class FailoverTest {
                 assertThat(new String(e.payload(), StandardCharsets.UTF_8)).isEqualTo(a.value());
                 assertThat(e.globalAddress()).isEqualTo(a.globalAddress());
               }
+              Endpoint live = anyLive(c);
+              ReplicaAgreement.assertReplicasAgree(
+                  c.client(live), c.node(live).layout(), List.of(STREAM));
             });
   }
 }

@@ -4,24 +4,18 @@ import static io.vcorfu.server.cluster.FailoverTest.appendUntil;
 import static io.vcorfu.server.cluster.FailoverTest.assertEveryAckedReadable;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.vcorfu.client.ClusterStreamLog;
 import io.vcorfu.layout.Layout;
 import io.vcorfu.layout.LayoutChanges;
-import io.vcorfu.layout.Segment;
 import io.vcorfu.protocol.ClientOptions;
 import io.vcorfu.protocol.Endpoint;
 import io.vcorfu.protocol.RpcClient;
 import io.vcorfu.protocol.StreamId;
-import io.vcorfu.protocol.proto.EntryKind;
-import io.vcorfu.protocol.proto.LogEntryMsg;
-import io.vcorfu.protocol.proto.ReadResult;
 import io.vcorfu.protocol.proto.RebuildProgress;
 import io.vcorfu.server.cluster.FailoverTest.Acked;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
@@ -228,64 +222,7 @@ class HealTest {
     return healed;
   }
 
-  /**
-   * Every replica of every chain holds the same entries: each log chain over its segment's
-   * addresses up to the highest acknowledged one, each stream chain over the stream's slots. Commit
-   * bits may differ (earlier replicas learn them later); content, holes included, may not.
-   */
-  static void assertReplicasAgree(ZkCluster c, Layout layout) throws Exception {
-    Endpoint seed = layout.sequencer();
-    ClusterStreamLog log = c.client(seed);
-    long globalTail = log.tails(List.of()).get(30, TimeUnit.SECONDS).globalTail();
-    long streamTail =
-        log.tails(List.of(STREAM)).get(30, TimeUnit.SECONDS).streamTails().get(STREAM);
-    // Decide every slot first, as any reader would.
-    log.decidedGlobal(0, globalTail).get(60, TimeUnit.SECONDS);
-    log.decidedStream(STREAM, 0, streamTail).get(60, TimeUnit.SECONDS);
-    for (Segment s : layout.segments()) {
-      long end = s.isOpen() ? globalTail : Math.min(globalTail, s.end() - 1);
-      for (int i = 0; i < s.log().size(); i++) {
-        List<Endpoint> chain = s.log().get(i);
-        Map<Endpoint, List<String>> held = new java.util.LinkedHashMap<>();
-        for (Endpoint replica : chain) {
-          List<String> out = new ArrayList<>();
-          for (long a = s.start(); a <= end; a += 1024) {
-            long to = Math.min(end, a + 1023);
-            for (ReadResult r : log.ops().logRead(replica, a, to).get(30, TimeUnit.SECONDS)) {
-              if (r.getAddress() % s.log().size() == i) {
-                out.add(r.getAddress() + "=" + content(r));
-              }
-            }
-          }
-          held.put(replica, out);
-        }
-        assertThat(held.values().stream().distinct().count())
-            .as("log chain %s of segment %s: %s", i, s.start(), held)
-            .isEqualTo(1);
-      }
-    }
-    List<Endpoint> chain = layout.streamChain(STREAM);
-    Map<Endpoint, List<String>> held = new java.util.LinkedHashMap<>();
-    for (Endpoint replica : chain) {
-      List<String> out = new ArrayList<>();
-      for (ReadResult r :
-          log.ops().streamRead(replica, STREAM, 0, streamTail).get(30, TimeUnit.SECONDS)) {
-        out.add(r.getAddress() + "=" + content(r));
-      }
-      held.put(replica, out);
-    }
-    assertThat(held.values().stream().distinct().count())
-        .as("stream chain of %s: %s", STREAM, held)
-        .isEqualTo(1);
-  }
-
-  private static String content(ReadResult r) {
-    if (r.getStatus() == ReadResult.Status.EMPTY) {
-      return "empty";
-    }
-    LogEntryMsg e = r.getEntry();
-    return e.getKind() == EntryKind.HOLE
-        ? "hole"
-        : e.getGlobalAddress() + "/" + e.getNonce() + "/" + e.getPayload().toStringUtf8();
+  private static void assertReplicasAgree(ZkCluster c, Layout layout) throws Exception {
+    ReplicaAgreement.assertReplicasAgree(c.client(layout.sequencer()), layout, List.of(STREAM));
   }
 }

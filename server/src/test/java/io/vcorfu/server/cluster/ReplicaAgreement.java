@@ -1,0 +1,98 @@
+package io.vcorfu.server.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.vcorfu.client.ClusterStreamLog;
+import io.vcorfu.layout.Layout;
+import io.vcorfu.layout.Segment;
+import io.vcorfu.protocol.Endpoint;
+import io.vcorfu.protocol.StreamId;
+import io.vcorfu.protocol.proto.EntryKind;
+import io.vcorfu.protocol.proto.LogEntryMsg;
+import io.vcorfu.protocol.proto.ReadResult;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The check every fault test ends with: each replica of each chain holds the same entries. Every
+ * slot is decided first (as any reader would decide it); then each log chain of each segment is
+ * read from each of its replicas over the segment's addresses it owns, and each given stream from
+ * each replica of its chain. Commit bits may differ (earlier replicas learn them later); content,
+ * holes included, may not.
+ */
+final class ReplicaAgreement {
+  private static final int PAGE = 1024;
+
+  private ReplicaAgreement() {}
+
+  /** Checks {@code layout}'s chains through {@code log}, a client of the cluster. */
+  static void assertReplicasAgree(ClusterStreamLog log, Layout layout, List<StreamId> streams)
+      throws Exception {
+    long globalTail = log.tails(List.of()).get(30, TimeUnit.SECONDS).globalTail();
+    Map<StreamId, Long> tails = log.tails(streams).get(30, TimeUnit.SECONDS).streamTails();
+    for (long a = 0; a <= globalTail; a += PAGE) {
+      log.decidedGlobal(a, Math.min(globalTail, a + PAGE - 1)).get(60, TimeUnit.SECONDS);
+    }
+    for (StreamId s : streams) {
+      long tail = tails.getOrDefault(s, -1L);
+      for (long a = 0; a <= tail; a += PAGE) {
+        log.decidedStream(s, a, Math.min(tail, a + PAGE - 1)).get(60, TimeUnit.SECONDS);
+      }
+    }
+    for (Segment s : layout.segments()) {
+      long end = s.isOpen() ? globalTail : Math.min(globalTail, s.end() - 1);
+      for (int i = 0; i < s.log().size(); i++) {
+        Map<Endpoint, List<String>> held = new LinkedHashMap<>();
+        for (Endpoint replica : s.log().get(i)) {
+          List<String> out = new ArrayList<>();
+          for (long a = s.start(); a <= end; a += PAGE) {
+            for (ReadResult r :
+                log.ops()
+                    .logRead(replica, a, Math.min(end, a + PAGE - 1))
+                    .get(30, TimeUnit.SECONDS)) {
+              if (r.getAddress() % s.log().size() == i) {
+                out.add(r.getAddress() + "=" + content(r));
+              }
+            }
+          }
+          held.put(replica, out);
+        }
+        assertThat(held.values().stream().distinct().count())
+            .as("log chain %s of the segment starting at %s: %s", i, s.start(), held)
+            .isEqualTo(1);
+      }
+    }
+    for (StreamId stream : streams) {
+      long tail = tails.getOrDefault(stream, -1L);
+      Map<Endpoint, List<String>> held = new LinkedHashMap<>();
+      for (Endpoint replica : layout.streamChain(stream)) {
+        List<String> out = new ArrayList<>();
+        for (long a = 0; a <= tail; a += PAGE) {
+          for (ReadResult r :
+              log.ops()
+                  .streamRead(replica, stream, a, Math.min(tail, a + PAGE - 1))
+                  .get(30, TimeUnit.SECONDS)) {
+            out.add(r.getAddress() + "=" + content(r));
+          }
+        }
+        held.put(replica, out);
+      }
+      assertThat(held.values().stream().distinct().count())
+          .as("the chain of stream %s: %s", stream, held)
+          .isEqualTo(1);
+    }
+  }
+
+  private static String content(ReadResult r) {
+    if (r.getStatus() == ReadResult.Status.EMPTY) {
+      return "empty";
+    }
+    LogEntryMsg e = r.getEntry();
+    return e.getKind() == EntryKind.HOLE
+        ? "hole"
+        : e.getGlobalAddress() + "/" + e.getNonce() + "/" + e.getPayload().toStringUtf8();
+  }
+}
