@@ -8,7 +8,12 @@
 #                             [--rebuild-rate-mb 128] [--fg-threads 8] [--fg-size 1024]
 #                             [--baseline-s 10] [--workdir DIR] [--base-port 19600]
 #
-#   --parts LIST         rebuild (below; the default) and/or degraded: `bench degraded` on the fresh
+#   --parts LIST         rebuild (below; the default), timeline (after the rebuild part, or on its
+#                        own after the fill: the foreground load runs from 5 s before a kill -9 of
+#                        the third node, through its removal, its restart on a wiped directory, the
+#                        rebuild and the promotion, to 5 s after; per-second appends and rebuild
+#                        progress to WORKDIR/timeline.tsv and, with `bench plot`, timeline.png)
+#                        and/or degraded: `bench degraded` on the fresh
 #                        cluster, before any fill: for hole rates 0, 1, 5 and 10%, a stream of 2000
 #                        entries with 3 entries of other streams between two of its own, read from
 #                        the log by its backpointers (the paper's Figure 9: entries scanned)
@@ -108,6 +113,7 @@ stop_bench() {
 cleanup() {
   local IFS=$' \t\n' i
   stop_bench
+  [[ -n "$watch_pid" ]] && kill -TERM "$watch_pid" 2>/dev/null && wait "$watch_pid" 2>/dev/null || true
   for i in 0 1 2; do
     peers_stop "$workdir/n$i/server.pid" "vcorfu n$i" >/dev/null 2>&1 || true
   done
@@ -119,8 +125,26 @@ trap 'exit 130' INT TERM
 
 now() { date +%s.%N; }
 
-# status_json: the cluster's status as JSON (empty when no node answers).
-status_json() { "${cli[@]}" cluster status --endpoint "$endpoints" --output json 2>/dev/null || true; }
+# One `cluster status --watch-ms 250 --output json` process samples the cluster for the whole run
+# (one JVM, not one per sample, so that sampling does not eat the foreground's CPU).
+watch_pid=""
+watch_start() {
+  "${cli[@]}" cluster status --endpoint "$endpoints" --output json --watch-ms 250 \
+    >"$workdir/status.jsonl" 2>"$workdir/status.err" &
+  watch_pid=$!
+}
+
+# status_json: the cluster's latest sampled status as JSON (empty before the first sample); waits
+# for a sample newer than the call.
+status_json() {
+  local n
+  n=$(wc -l <"$workdir/status.jsonl" 2>/dev/null || echo 0)
+  for ((j = 0; j < 40; j++)); do
+    (($(wc -l <"$workdir/status.jsonl") > n)) && break
+    sleep 0.05
+  done
+  tail -n 1 "$workdir/status.jsonl"
+}
 
 # healthy JSON: true when no node rebuilds, none is removed and no chain is short.
 healthy() {
@@ -219,12 +243,13 @@ vcorfu_start_zookeeper "$workdir/zk" "$base_port" "${java_opts[@]}" -cp "$jar"
 for i in 0 1 2; do start_node "$i"; done
 for i in 0 1 2; do vcorfu_await_ready "$workdir/n$i"; done
 "${cli[@]}" cluster init --zookeeper "$zk" --cluster rebuild --nodes "$endpoints" >&2
+watch_start
 
 if [[ ",$parts," == *",degraded,"* ]]; then
   peers_log "degraded reads"
   "${bench[@]}" degraded --endpoint "$endpoints"
 fi
-[[ ",$parts," == *",rebuild,"* ]] || exit 0
+[[ ",$parts," == *",rebuild,"* || ",$parts," == *",timeline,"* ]] || exit 0
 
 peers_log "filling ${fill_mb} MiB with ${value_size}-byte values"
 "${bench[@]}" append --endpoint "$endpoints" --threads 8 --conns 8 --size "$value_size" \
@@ -247,7 +272,67 @@ baseline=$("${bench[@]}" append --endpoint "$endpoints" --threads "$fg_threads" 
 [[ -n "$baseline" ]] || peers_die "no baseline figure"
 echo "baseline foreground appends_s $baseline (threads $fg_threads, ${fg_size} B values)"
 
-kill_victim_and_await_removal
-heal wiped
-kill_victim_and_await_removal
-heal kept
+if [[ ",$parts," == *",rebuild,"* ]]; then
+  kill_victim_and_await_removal
+  heal wiped
+  kill_victim_and_await_removal
+  heal kept
+fi
+[[ ",$parts," == *",timeline,"* ]] || exit 0
+
+# The timeline: one foreground run across failure, removal, wiped restart, rebuild, promotion.
+peers_log "timeline: foreground load across kill -9, removal, wiped restart, rebuild, promotion"
+foreground 3600 "$workdir/fg-timeline.log"
+t_start=$(now)
+sleep 5
+events=()
+IFS=" " read -r pid exe <"$workdir/n2/server.pid"
+kill -9 "$pid"
+events+=("$(now) kill")
+until status_json | removed "$victim"; do sleep 0.1; done
+events+=("$(now) removed")
+rm -rf "$workdir/n2/data"
+start_node 2
+events+=("$(now) restart")
+: >"$workdir/samples-timeline.tsv"
+seen_copy=false
+seen_done=false
+for ((i = 0; i < 7200; i++)); do
+  s=$(status_json)
+  p=$(progress "$victim" <<<"$s")
+  if [[ -n "$p" ]]; then
+    read -r c b d <<<"$p"
+    printf '%s\t%s\t%s\n' "$(now)" "$c" "$b" >>"$workdir/samples-timeline.tsv"
+    if [[ $seen_copy == false && "$c" != 0 ]]; then events+=("$(now) copying"); seen_copy=true; fi
+    if [[ $seen_done == false && "$d" == True ]]; then events+=("$(now) copied"); seen_done=true; fi
+  fi
+  if healthy <<<"$s"; then events+=("$(now) promoted"); break; fi
+  sleep 0.5
+done
+sleep 5
+stop_bench
+printf '%s\n' "${events[@]}" >"$workdir/events.txt"
+python3 - "$t_start" "$workdir/fg-timeline.log" "$workdir/samples-timeline.tsv" \
+  "$workdir/events.txt" "$workdir/timeline.tsv" <<'EOF'
+import sys
+t_start, fg, samples, events, out = sys.argv[1:]
+t_start = float(t_start)
+acks = [float(l.split()[3]) for l in open(fg) if l.startswith("progress ")]
+mb = {}
+for line in open(samples):
+    t, c, b = line.split()
+    mb[int(float(t) - t_start)] = float(b) / 1048576
+ev = {}
+for line in open(events):
+    t, name = line.split()
+    ev.setdefault(int(float(t) - t_start), []).append(name)
+last = 0.0
+with open(out, "w") as f:
+    f.write("second\tappends\trebuild_mib\tevent\n")
+    for sec, a in enumerate(acks):
+        last = mb.get(sec, last)
+        f.write("%d\t%d\t%.1f\t%s\n" % (sec + 1, a, last, ",".join(ev.get(sec, []))))
+EOF
+cat "$workdir/timeline.tsv"
+"${bench[@]}" plot --input "$workdir/timeline.tsv" --output "$workdir/timeline.png" >&2 &&
+  peers_log "plot: $workdir/timeline.png"

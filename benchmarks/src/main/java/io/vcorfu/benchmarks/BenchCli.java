@@ -16,7 +16,8 @@ import picocli.CommandLine.Command;
       CollectionsBench.class,
       YcsbBench.class,
       FailoverBench.class,
-      DegradedBench.class
+      DegradedBench.class,
+      PlotCommand.class
     })
 public final class BenchCli {
   private BenchCli() {}

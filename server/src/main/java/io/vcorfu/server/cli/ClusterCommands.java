@@ -204,12 +204,25 @@ final class ClusterCommands {
         description = "text or json (default ${DEFAULT-VALUE}).")
     String output;
 
+    @Option(
+        names = "--watch-ms",
+        defaultValue = "0",
+        description =
+            "Print the status again every this many milliseconds until stopped (0, the default:"
+                + " once). With --output json each status is one line; text ones are separated by"
+                + " an empty line. A round no node answers prints its error and the watch goes on.")
+    long watchMs;
+
     @Spec CommandSpec spec;
 
     @Override
     public Integer call() throws Exception {
       if (!output.equals("text") && !output.equals("json")) {
         spec.commandLine().getErr().println("vcorfu cluster status: --output is text or json");
+        return 2;
+      }
+      if (watchMs < 0) {
+        spec.commandLine().getErr().println("vcorfu cluster status: --watch-ms must be 0 or more");
         return 2;
       }
       List<Endpoint> asked;
@@ -224,17 +237,42 @@ final class ClusterCommands {
               transport.newClient(
                   ClientOptions.defaults().withRequestTimeout(Duration.ofSeconds(2)))) {
         NodeCalls calls = new NodeCalls(rpc);
-        Layout layout = newestLayout(calls, asked);
-        Map<Endpoint, NodeState> states = states(calls, layout);
         PrintWriter out = spec.commandLine().getOut();
-        if (output.equals("json")) {
-          out.println(json(layout, states));
-        } else {
-          text(out, layout, states);
+        if (watchMs == 0) {
+          print(out, calls, asked);
+          return 0;
         }
-        out.flush();
+        while (!Thread.currentThread().isInterrupted()) {
+          try {
+            print(out, calls, asked);
+            if (output.equals("text")) {
+              out.println();
+              out.flush();
+            }
+          } catch (RuntimeException e) {
+            spec.commandLine().getErr().println("vcorfu cluster status: " + VcorfuCli.describe(e));
+            spec.commandLine().getErr().flush();
+          }
+          Thread.sleep(watchMs);
+        }
       }
       return 0;
+    }
+
+    private void print(PrintWriter out, NodeCalls calls, List<Endpoint> asked) throws Exception {
+      Layout layout = newestLayout(calls, asked);
+      Map<Endpoint, NodeState> states = states(calls, layout);
+      if (output.equals("json")) {
+        out.println(watchMs == 0 ? json(layout, states) : compact(json(layout, states)));
+      } else {
+        text(out, layout, states);
+      }
+      out.flush();
+    }
+
+    private static String compact(String json) throws Exception {
+      ObjectMapper m = new ObjectMapper();
+      return m.writeValueAsString(m.readTree(json));
     }
 
     /** Every node of {@code layout}, its spares and its removed nodes, with what a probe says. */
