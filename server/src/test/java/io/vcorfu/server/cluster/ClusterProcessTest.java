@@ -120,6 +120,26 @@ class ClusterProcessTest {
     assertThat(root.get("underReplicated")).isNotEmpty();
     root.get("underReplicated").forEach(c -> assertThat(c.get("serving").asInt()).isEqualTo(2));
 
+    try (ServerProcess watch =
+        ServerProcess.startCli(
+            0,
+            List.of(
+                "cluster",
+                "status",
+                "--endpoint",
+                cluster.endpointList(),
+                "--output",
+                "json",
+                "--watch-ms",
+                "100"))) {
+      Awaitility.await("three status lines")
+          .atMost(Duration.ofSeconds(60))
+          .until(() -> watch.output().stream().filter(l -> l.startsWith("{")).count() >= 3);
+      for (String line : watch.output().stream().filter(l -> l.startsWith("{")).toList()) {
+        assertThat(new ObjectMapper().readTree(line).get("nodes")).isNotEmpty();
+      }
+    }
+
     CliRun again = cli("cluster", "remove-node", "--endpoint", cluster.endpointList(), leaving);
     assertThat(again.code()).isEqualTo(1);
     assertThat(again.err()).contains("is not in the layout").contains("removed earlier");
