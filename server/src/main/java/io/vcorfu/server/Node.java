@@ -480,7 +480,9 @@ public final class Node implements AutoCloseable {
     }
     if (!newer) {
       // A change at the same epoch (a claimed incarnation, a spare added) names the same chains:
-      // served as it is, and handed out as the newest layout.
+      // served as it is, and handed out as the newest layout. After a restart the first layout
+      // delivered may be the one the node had stored: a rebuild it was doing resumes here.
+      rejoin.follow(next);
       layout.set(next);
     }
     if (initial) {

@@ -152,6 +152,38 @@ class HealTest {
     }
   }
 
+  /**
+   * A rebuilding replica restarted at once (on its data) resumes its copy, whether or not the
+   * manager noticed it was gone, keeps what it had copied, and is promoted.
+   */
+  @Test
+  void aRebuildingReplicaRestartedAtOnceResumesItsRebuild() throws Exception {
+    try (ZkCluster c = ZkCluster.start(tmp, 3, 3);
+        RpcClient rpc = c.transport().newClient(ClientOptions.defaults())) {
+      c.awaitLayout("epoch 2", x -> x.epoch() >= 2);
+      List<Acked> acked = new ArrayList<>();
+      appendUntil(c, acked, 2_500);
+      Endpoint rebuilding =
+          c.endpoints().stream()
+              .filter(e -> !e.equals(c.agreed().value().sequencer()))
+              .findFirst()
+              .orElseThrow();
+      c.kill(rebuilding);
+      c.awaitLayout("without " + rebuilding, x -> x.removed().contains(rebuilding));
+      c.restart(rebuilding, true, 2_000);
+      awaitCopying(rpc, rebuilding);
+
+      c.restart(rebuilding, false, 64L << 20);
+      Layout healed = awaitFullStrength(c, rebuilding, acked);
+
+      assertThat(c.node(rebuilding).lastRebuild().getEntriesHeld())
+          .as("what it copied before the restart is not copied again")
+          .isPositive();
+      assertEveryAckedReadable(c, acked);
+      assertReplicasAgree(c, healed);
+    }
+  }
+
   /** Killing the manager while a node rebuilds: another takes over, and the rebuild completes. */
   @Test
   void killingTheManagerWhileANodeRebuildsStillEndsAtFullStrength() throws Exception {
