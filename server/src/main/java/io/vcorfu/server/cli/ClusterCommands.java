@@ -17,7 +17,6 @@ import io.vcorfu.protocol.Endpoint;
 import io.vcorfu.protocol.RpcClient;
 import io.vcorfu.protocol.netty.NettyTransport;
 import io.vcorfu.protocol.proto.PingResponse;
-import io.vcorfu.protocol.proto.RemoveNodeResponse;
 import io.vcorfu.server.cluster.NodeCalls;
 import java.io.PrintWriter;
 import java.time.Duration;
@@ -46,7 +45,7 @@ import picocli.CommandLine.Spec;
     subcommands = {
       ClusterCommands.Init.class,
       ClusterCommands.Status.class,
-      ClusterCommands.RemoveNode.class,
+      ClusterHealCommands.RemoveNode.class,
       ClusterHealCommands.AddNode.class,
       ClusterHealCommands.ReplaceNode.class
     })
@@ -449,115 +448,6 @@ final class ClusterCommands {
             }
           });
       return m.writerWithDefaultPrettyPrinter().writeValueAsString(root);
-    }
-  }
-
-  /** {@code vcorfu cluster remove-node}. */
-  @Command(
-      name = "remove-node",
-      mixinStandardHelpOptions = true,
-      description =
-          "Take a node out of the cluster (planned): every write it admitted finishes, then a new"
-              + " layout without it is committed (the sequencer moves if it was the sequencer);"
-              + " clients carry on through the change. Refused when the node holds the only copy"
-              + " of some chain. The node keeps running, serving nothing, until it is stopped.")
-  static final class RemoveNode implements Callable<Integer> {
-    @Option(
-        names = "--endpoint",
-        defaultValue = "127.0.0.1:9000",
-        description =
-            "Nodes to ask, host:port[,host:port...]; the first one that answers, other than the"
-                + " node leaving when another is listed, runs the change (default"
-                + " ${DEFAULT-VALUE}).")
-    String endpoint;
-
-    @picocli.CommandLine.Parameters(
-        index = "0",
-        paramLabel = "H:P",
-        description = "The node to remove, as the layout names it.")
-    String node;
-
-    @Option(
-        names = "--timeout-ms",
-        defaultValue = "30000",
-        description = "How long to wait for the change (default ${DEFAULT-VALUE}).")
-    long timeoutMs;
-
-    @Option(
-        names = "--output",
-        defaultValue = "text",
-        description =
-            "text, or json: one object with the change's epoch and the layout it committed"
-                + " (default ${DEFAULT-VALUE}).")
-    String output;
-
-    @Spec CommandSpec spec;
-
-    @Override
-    public Integer call() throws Exception {
-      List<Endpoint> asked;
-      Endpoint leaving;
-      try {
-        asked = endpoints(endpoint);
-        leaving = Endpoint.parse(node);
-        if (!output.equals("text") && !output.equals("json")) {
-          throw new IllegalArgumentException("--output is text or json, not " + output);
-        }
-      } catch (IllegalArgumentException e) {
-        spec.commandLine().getErr().println("vcorfu cluster remove-node: " + e.getMessage());
-        return 2;
-      }
-      List<Endpoint> order = new ArrayList<>(asked);
-      if (order.size() > 1 && order.remove(leaving)) {
-        order.add(leaving); // the leaving node only when no other answers
-      }
-      try (NettyTransport transport = new NettyTransport();
-          RpcClient rpc =
-              transport.newClient(
-                  ClientOptions.defaults().withRequestTimeout(Duration.ofMillis(timeoutMs)))) {
-        NodeCalls calls = new NodeCalls(rpc);
-        Throwable last = null;
-        for (Endpoint via : order) {
-          try {
-            RemoveNodeResponse r =
-                calls.removeNode(via, leaving).get(timeoutMs, TimeUnit.MILLISECONDS);
-            Layout next = Layout.fromJson(r.getLayoutJson());
-            PrintWriter out = spec.commandLine().getOut();
-            if (output.equals("json")) {
-              ObjectMapper m = new ObjectMapper();
-              ObjectNode root = m.createObjectNode();
-              root.put("command", "remove-node");
-              root.put("node", leaving.toString());
-              root.put("epoch", r.getEpoch());
-              root.set("layout", m.readTree(r.getLayoutJson()));
-              out.println(m.writeValueAsString(root));
-              out.flush();
-              return 0;
-            }
-            out.println(
-                "removed "
-                    + leaving
-                    + ": epoch "
-                    + r.getEpoch()
-                    + ", sequencer "
-                    + next.sequencer()
-                    + ", "
-                    + next.allServers().size()
-                    + " nodes left");
-            out.flush();
-            return 0;
-          } catch (java.util.concurrent.ExecutionException e) {
-            last = e.getCause();
-            if (!(last instanceof io.vcorfu.protocol.TransportException)) {
-              break; // the node answered: its answer is the cluster's
-            }
-          }
-        }
-        spec.commandLine()
-            .getErr()
-            .println("vcorfu cluster remove-node: " + VcorfuCli.describe(last));
-        return 1;
-      }
     }
   }
 

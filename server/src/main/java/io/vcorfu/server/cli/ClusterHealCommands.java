@@ -22,11 +22,14 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
-/** {@code vcorfu cluster add-node} and {@code replace-node}: growing back to full strength. */
+/**
+ * {@code vcorfu cluster add-node}, {@code remove-node} and {@code replace-node}: the membership
+ * changes a person asks for.
+ */
 final class ClusterHealCommands {
   private ClusterHealCommands() {}
 
-  /** The options every membership command shares. */
+  /** The options and the flow every membership command shares. */
   abstract static class MembershipCommand implements Callable<Integer> {
     @Option(
         names = "--endpoint",
@@ -52,14 +55,12 @@ final class ClusterHealCommands {
                 + " (default ${DEFAULT-VALUE}).")
     String output;
 
-    @Option(
-        names = "--wait",
-        description =
-            "Wait until the new node is a full member (rebuilt and promoted), printing the"
-                + " rebuild's progress every second.")
-    boolean await;
-
     @Spec CommandSpec spec;
+
+    /** True when the command should wait until {@link #subject()} is a full member. */
+    boolean await() {
+      return false;
+    }
 
     abstract String name();
 
@@ -69,15 +70,15 @@ final class ClusterHealCommands {
     /** Runs the command's changes through {@code calls}. */
     abstract Change change(NodeCalls calls, List<Endpoint> asked) throws Exception;
 
-    /** The node that must end a full member for {@code --wait}. */
-    abstract Endpoint joining();
+    /** The node the command is about (parsed, so a malformed one is a usage error). */
+    abstract Endpoint subject();
 
     @Override
     public Integer call() throws Exception {
       List<Endpoint> asked;
       try {
         asked = ClusterCommands.endpoints(endpoint);
-        joining();
+        subject();
         if (!output.equals("text") && !output.equals("json")) {
           throw new IllegalArgumentException("--output is text or json, not " + output);
         }
@@ -104,7 +105,7 @@ final class ClusterHealCommands {
           var m = new com.fasterxml.jackson.databind.ObjectMapper();
           var root = m.createObjectNode();
           root.put("command", name());
-          root.put("node", joining().toString());
+          root.put("node", subject().toString());
           root.put("epoch", done.epoch());
           root.set("layout", m.readTree(done.layoutJson()));
           out.println(m.writeValueAsString(root));
@@ -112,7 +113,7 @@ final class ClusterHealCommands {
           out.println(done.line());
         }
         out.flush();
-        if (await) {
+        if (await()) {
           return awaitMember(calls, asked, out);
         }
       }
@@ -123,7 +124,7 @@ final class ClusterHealCommands {
     private int awaitMember(NodeCalls calls, List<Endpoint> asked, PrintWriter out)
         throws InterruptedException {
       long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
-      Endpoint node = joining();
+      Endpoint node = subject();
       String last = "";
       while (System.nanoTime() - deadline < 0) {
         try {
@@ -182,6 +183,77 @@ final class ClusterHealCommands {
     }
   }
 
+  /** A command that brings a node in, and can wait until it is a full member. */
+  abstract static class JoiningCommand extends MembershipCommand {
+    @Option(
+        names = "--wait",
+        description =
+            "Wait until the new node is a full member (rebuilt and promoted), printing the"
+                + " rebuild's progress every second.")
+    boolean await;
+
+    @Override
+    boolean await() {
+      return await;
+    }
+  }
+
+  /** {@code vcorfu cluster remove-node}. */
+  @Command(
+      name = "remove-node",
+      mixinStandardHelpOptions = true,
+      description =
+          "Take a node out of the cluster (planned): every write it admitted finishes, then a new"
+              + " layout without it is committed (the sequencer moves if it was the sequencer);"
+              + " clients carry on through the change. Refused when the node holds the only copy"
+              + " of some chain. The node keeps running, serving nothing, until it is stopped; it"
+              + " is never brought back by itself (add-node brings it back).")
+  static final class RemoveNode extends MembershipCommand {
+    @Parameters(
+        index = "0",
+        paramLabel = "H:P",
+        description = "The node to remove, as the layout names it.")
+    String node;
+
+    @Override
+    String name() {
+      return "remove-node";
+    }
+
+    @Override
+    Endpoint subject() {
+      return Endpoint.parse(node);
+    }
+
+    @Override
+    Change change(NodeCalls calls, List<Endpoint> asked) throws Exception {
+      Endpoint leaving = subject();
+      var r = firstAnswer(othersFirst(asked, leaving), via -> calls.removeNode(via, leaving));
+      Layout next = Layout.fromJson(r.getLayoutJson());
+      return new Change(
+          r.getEpoch(),
+          r.getLayoutJson(),
+          "removed "
+              + leaving
+              + ": epoch "
+              + r.getEpoch()
+              + ", sequencer "
+              + next.sequencer()
+              + ", "
+              + next.allServers().size()
+              + " nodes left");
+    }
+  }
+
+  /** {@code asked}, with {@code leaving} moved last: asked only when no other node answers. */
+  static List<Endpoint> othersFirst(List<Endpoint> asked, Endpoint leaving) {
+    List<Endpoint> order = new ArrayList<>(asked);
+    if (order.size() > 1 && order.remove(leaving)) {
+      order.add(leaving);
+    }
+    return order;
+  }
+
   /** {@code vcorfu cluster add-node}. */
   @Command(
       name = "add-node",
@@ -193,7 +265,7 @@ final class ClusterHealCommands {
               + " held before from the surviving replicas, and is then promoted to a full member"
               + " (watch it with `vcorfu cluster status` or --wait). A spare waits for the next"
               + " failure otherwise.")
-  static final class AddNode extends MembershipCommand {
+  static final class AddNode extends JoiningCommand {
     @Parameters(index = "0", paramLabel = "H:P", description = "The node to add.")
     String node;
 
@@ -203,13 +275,13 @@ final class ClusterHealCommands {
     }
 
     @Override
-    Endpoint joining() {
+    Endpoint subject() {
       return Endpoint.parse(node);
     }
 
     @Override
     Change change(NodeCalls calls, List<Endpoint> asked) throws Exception {
-      var r = firstAnswer(asked, via -> calls.addNode(via, joining()));
+      var r = firstAnswer(asked, via -> calls.addNode(via, subject()));
       Layout next = Layout.fromJson(r.getLayoutJson());
       String line =
           "added "
@@ -232,7 +304,7 @@ final class ClusterHealCommands {
               + " as `remove-node` removes it (every write it admitted finishes first), and the"
               + " manager joins NEW to every chain OLD left as a rebuilding replica, to be promoted"
               + " once it has copied their data.")
-  static final class ReplaceNode extends MembershipCommand {
+  static final class ReplaceNode extends JoiningCommand {
     @Parameters(index = "0", paramLabel = "OLD", description = "The node to take out.")
     String old;
 
@@ -245,7 +317,7 @@ final class ClusterHealCommands {
     }
 
     @Override
-    Endpoint joining() {
+    Endpoint subject() {
       Endpoint.parse(old);
       return Endpoint.parse(replacement);
     }
@@ -253,11 +325,8 @@ final class ClusterHealCommands {
     @Override
     Change change(NodeCalls calls, List<Endpoint> asked) throws Exception {
       Endpoint leaving = Endpoint.parse(old);
-      Endpoint joining = joining();
-      List<Endpoint> order = new ArrayList<>(asked);
-      if (order.size() > 1 && order.remove(leaving)) {
-        order.add(leaving); // the leaving node only when no other answers
-      }
+      Endpoint joining = subject();
+      List<Endpoint> order = othersFirst(asked, leaving);
       Layout current = ClusterCommands.Status.newestLayout(calls, order);
       if (!current.spares().contains(joining)) {
         firstAnswer(order, via -> calls.addNode(via, joining));

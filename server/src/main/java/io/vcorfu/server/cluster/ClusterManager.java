@@ -443,67 +443,85 @@ public final class ClusterManager implements AutoCloseable {
    * joins it to chains that lack a replica on a later round. Completes with the layout committed.
    */
   public CompletableFuture<Layout> addOnRequest(Endpoint node) {
-    CompletableFuture<Layout> result = new CompletableFuture<>();
+    return onRequest("adding " + node, current -> addNow(node, current));
+  }
+
+  private Layout addNow(Endpoint node, Versioned<Layout> current) throws Exception {
+    Layout layout = current.value();
+    if (layout.allServers().contains(node) || layout.spares().contains(node)) {
+      throw new BadRequestException(
+          "Node "
+              + node
+              + " is "
+              + (layout.spares().contains(node) ? "a spare" : "in the layout")
+              + " of cluster "
+              + layout.clusterId()
+              + " already (epoch "
+              + layout.epoch()
+              + ").");
+    }
+    PingResponse answer;
     try {
-      thread.execute(() -> addNow(node, result));
+      answer = calls.ping(node).get(timeoutMillis(), TimeUnit.MILLISECONDS);
+    } catch (Exception e) {
+      throw new BadRequestException(
+          "Node " + node + " does not answer (" + unwrap(e) + "); start it first.");
+    }
+    if (!answer.getCluster().equals(config.name())) {
+      throw new BadRequestException(
+          "Node "
+              + node
+              + (answer.getCluster().isEmpty()
+                  ? " is not a cluster node (start it with --zookeeper and --cluster "
+                  : " belongs to cluster '" + answer.getCluster() + "', not '")
+              + config.name()
+              + (answer.getCluster().isEmpty() ? ")." : "'."));
+    }
+    Layout next = LayoutChanges.withSpare(layout, node);
+    store.compareAndSet(current.version(), next).get(timeoutMillis(), TimeUnit.MILLISECONDS);
+    LOG.info("manager {}: added {} as a spare (epoch {})", self, node, next.epoch());
+    return next;
+  }
+
+  /** A change asked for by a client, computed and committed by {@code attempt}. */
+  private interface RequestedChange {
+    Layout attempt(Versioned<Layout> current) throws Exception;
+  }
+
+  /**
+   * Runs {@code change} on the manager's thread, one change at a time with the failure handling,
+   * from a fresh read of the layout; a lost compare-and-set is retried (ten times at most). A
+   * {@link BadRequestException} fails the request at once, with nothing changed.
+   */
+  private CompletableFuture<Layout> onRequest(String what, RequestedChange change) {
+    CompletableFuture<Layout> result = new CompletableFuture<>();
+    Runnable run =
+        () -> {
+          for (int attempt = 0; attempt < 10; attempt++) {
+            try {
+              Versioned<Layout> current = store.get().get(timeoutMillis(), TimeUnit.MILLISECONDS);
+              result.complete(change.attempt(current));
+              return;
+            } catch (BadRequestException e) {
+              result.completeExceptionally(e);
+              return;
+            } catch (Exception e) {
+              Throwable cause = unwrap(e);
+              if (!(cause instanceof LayoutVersionMismatchException)) {
+                result.completeExceptionally(cause);
+                return;
+              }
+            }
+          }
+          result.completeExceptionally(
+              new IllegalStateException("the layout kept changing; " + what + " gave up"));
+        };
+    try {
+      thread.execute(run);
     } catch (java.util.concurrent.RejectedExecutionException e) {
       result.completeExceptionally(new IllegalStateException("the node is shutting down", e));
     }
     return result;
-  }
-
-  private void addNow(Endpoint node, CompletableFuture<Layout> result) {
-    for (int attempt = 0; attempt < 10; attempt++) {
-      try {
-        Versioned<Layout> current = store.get().get(timeoutMillis(), TimeUnit.MILLISECONDS);
-        Layout layout = current.value();
-        if (layout.allServers().contains(node) || layout.spares().contains(node)) {
-          throw new BadRequestException(
-              "Node "
-                  + node
-                  + " is "
-                  + (layout.spares().contains(node) ? "a spare" : "in the layout")
-                  + " of cluster "
-                  + layout.clusterId()
-                  + " already (epoch "
-                  + layout.epoch()
-                  + ").");
-        }
-        PingResponse answer;
-        try {
-          answer = calls.ping(node).get(timeoutMillis(), TimeUnit.MILLISECONDS);
-        } catch (Exception e) {
-          throw new BadRequestException(
-              "Node " + node + " does not answer (" + unwrap(e) + "); start it first.");
-        }
-        if (!answer.getCluster().equals(config.name())) {
-          throw new BadRequestException(
-              "Node "
-                  + node
-                  + (answer.getCluster().isEmpty()
-                      ? " is not a cluster node (start it with --zookeeper and --cluster "
-                      : " belongs to cluster '" + answer.getCluster() + "', not '")
-                  + config.name()
-                  + (answer.getCluster().isEmpty() ? ")." : "'."));
-        }
-        Layout next = LayoutChanges.withSpare(layout, node);
-        store.compareAndSet(current.version(), next).get(timeoutMillis(), TimeUnit.MILLISECONDS);
-        LOG.info("manager {}: added {} as a spare (epoch {})", self, node, next.epoch());
-        result.complete(next);
-        return;
-      } catch (BadRequestException e) {
-        result.completeExceptionally(e);
-        return;
-      } catch (Exception e) {
-        Throwable cause = unwrap(e);
-        if (!(cause instanceof LayoutVersionMismatchException)) {
-          result.completeExceptionally(cause);
-          return;
-        }
-      }
-    }
-    result.completeExceptionally(
-        new IllegalStateException("the layout kept changing; adding " + node + " gave up"));
   }
 
   /**
@@ -623,59 +641,35 @@ public final class ClusterManager implements AutoCloseable {
    * would leave a chain without replicas.
    */
   public CompletableFuture<Layout> removeOnRequest(Endpoint leaving) {
-    CompletableFuture<Layout> result = new CompletableFuture<>();
-    try {
-      thread.execute(() -> removeNow(leaving, result));
-    } catch (java.util.concurrent.RejectedExecutionException e) {
-      result.completeExceptionally(new IllegalStateException("the node is shutting down", e));
-    }
-    return result;
+    return onRequest("removing " + leaving, current -> removeNow(leaving, current));
   }
 
-  private void removeNow(Endpoint leaving, CompletableFuture<Layout> result) {
-    for (int attempt = 0; attempt < 10; attempt++) {
-      try {
-        Versioned<Layout> current = store.get().get(timeoutMillis(), TimeUnit.MILLISECONDS);
-        Layout layout = current.value();
-        if (!layout.allServers().contains(leaving)) {
-          throw new BadRequestException(
-              "Node "
-                  + leaving
-                  + " is not in the layout of cluster "
-                  + layout.clusterId()
-                  + " (epoch "
-                  + layout.epoch()
-                  + (layout.removed().contains(leaving) ? "; it was removed earlier)." : ")."));
-        }
-        try {
-          without(layout, List.of(leaving), 0);
-        } catch (ChainLostException e) {
-          throw new BadRequestException(
-              "Node " + leaving + " cannot be removed: " + e.getMessage());
-        }
-        LOG.info(
-            "manager {}: removing {} on request (epoch {} -> {})",
-            self,
-            leaving,
-            layout.epoch(),
-            layout.epoch() + 1);
-        Layout next = commitWithout(current, List.of(leaving), true);
-        succeeded();
-        result.complete(next);
-        return;
-      } catch (BadRequestException e) {
-        result.completeExceptionally(e);
-        return;
-      } catch (Exception e) {
-        Throwable cause = unwrap(e);
-        if (!(cause instanceof LayoutVersionMismatchException)) {
-          result.completeExceptionally(cause);
-          return;
-        }
-      }
+  private Layout removeNow(Endpoint leaving, Versioned<Layout> current) throws Exception {
+    Layout layout = current.value();
+    if (!layout.allServers().contains(leaving)) {
+      throw new BadRequestException(
+          "Node "
+              + leaving
+              + " is not in the layout of cluster "
+              + layout.clusterId()
+              + " (epoch "
+              + layout.epoch()
+              + (layout.removed().contains(leaving) ? "; it was removed earlier)." : ")."));
     }
-    result.completeExceptionally(
-        new IllegalStateException("the layout kept changing; removing " + leaving + " gave up"));
+    try {
+      without(layout, List.of(leaving), 0);
+    } catch (ChainLostException e) {
+      throw new BadRequestException("Node " + leaving + " cannot be removed: " + e.getMessage());
+    }
+    LOG.info(
+        "manager {}: removing {} on request (epoch {} -> {})",
+        self,
+        leaving,
+        layout.epoch(),
+        layout.epoch() + 1);
+    Layout next = commitWithout(current, List.of(leaving), true);
+    succeeded();
+    return next;
   }
 
   /** Commits the agreed layout again at {@code epoch}, where some node is already sealed. */
