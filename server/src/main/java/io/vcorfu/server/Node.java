@@ -614,6 +614,8 @@ public final class Node implements AutoCloseable {
                 .setNotServingReason(why == null ? "" : why)
                 .setUntrusted(clustered() && foreign)
                 .setCluster(clustered() ? config.cluster().name() : "")
+                .setManager(manager == null ? "" : manager.participant())
+                .setManaging(managing())
                 .setRebuild(rebuildProgress()))
         .build();
   }

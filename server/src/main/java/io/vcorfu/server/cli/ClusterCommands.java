@@ -430,6 +430,7 @@ final class ClusterCommands {
             if (st.ping() != null) {
               n.put("epoch", st.ping().getEpoch());
               n.put("sealedEpoch", st.ping().getSealedEpoch());
+              n.put("manager", st.ping().getManaging());
               if (st.state().equals("rebuilding")) {
                 var r = st.ping().getRebuild();
                 ObjectNode rb = n.putObject("rebuild");

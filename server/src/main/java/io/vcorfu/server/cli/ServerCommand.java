@@ -117,6 +117,15 @@ final class ServerCommand implements Callable<Integer> {
               + " (default ${DEFAULT-VALUE}).")
   long rebuildRateMb;
 
+  @Option(
+      names = "--zookeeper-session-ms",
+      defaultValue = "10000",
+      description =
+          "Cluster mode: the node's ZooKeeper session timeout; a node that crashed keeps its place"
+              + " in the manager election this long, though the other nodes act in its place as"
+              + " soon as it is down (default ${DEFAULT-VALUE}).")
+  long zookeeperSessionMs;
+
   @Spec CommandSpec spec;
 
   @Override
@@ -162,7 +171,8 @@ final class ServerCommand implements Callable<Integer> {
                     .withProbing(
                         Duration.ofMillis(probeIntervalMs), Duration.ofMillis(failureTimeoutMs))
                     .withLayoutLease(Duration.ofMillis(layoutLeaseMs))
-                    .withRebuildRate(Math.multiplyExact(rebuildRateMb, 1024L * 1024)));
+                    .withRebuildRate(Math.multiplyExact(rebuildRateMb, 1024L * 1024))
+                    .withSessionTimeout(Duration.ofMillis(zookeeperSessionMs)));
       } catch (IllegalArgumentException e) {
         spec.commandLine().getErr().println("vcorfu server: " + e.getMessage());
         return 2;

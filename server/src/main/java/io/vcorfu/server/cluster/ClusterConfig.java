@@ -117,6 +117,18 @@ public record ClusterConfig(
         rebuildBytesPerSecond);
   }
 
+  /** The same with another ZooKeeper session timeout. */
+  public ClusterConfig withSessionTimeout(Duration session) {
+    return new ClusterConfig(
+        zookeeper,
+        name,
+        layoutLease,
+        probeInterval,
+        failureTimeout,
+        session,
+        rebuildBytesPerSecond);
+  }
+
   private static void positive(String what, Duration d) {
     if (d == null || d.isNegative() || d.isZero()) {
       throw new IllegalArgumentException("the " + what + " must be positive, not " + d);

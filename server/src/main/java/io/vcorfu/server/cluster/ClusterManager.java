@@ -71,6 +71,7 @@ public final class ClusterManager implements AutoCloseable {
   private final ZkLayoutStore store;
   private final NodeCalls calls;
   private final ScheduledExecutorService thread;
+  private final String participant;
 
   /** This node's place in the election; replaced when the manager steps down (guarded by this). */
   private volatile LeaderLatch latch;
@@ -105,6 +106,7 @@ public final class ClusterManager implements AutoCloseable {
     this.config = config;
     this.store = store;
     this.calls = calls;
+    this.participant = self + "#" + java.util.UUID.randomUUID();
     this.latch = newLatch();
     this.thread =
         Executors.newSingleThreadScheduledExecutor(
@@ -130,7 +132,17 @@ public final class ClusterManager implements AutoCloseable {
   }
 
   private LeaderLatch newLatch() {
-    return new LeaderLatch(store.client(), "/vcorfu/" + config.name() + "/manager", "" + self);
+    return new LeaderLatch(store.client(), "/vcorfu/" + config.name() + "/manager", participant);
+  }
+
+  /**
+   * This manager's name in the election: its endpoint and an id of this process's run ({@code
+   * host:port#run}), so that a node restarted at the same endpoint is told apart from the run that
+   * may still hold the election until its ZooKeeper session expires. Nodes say it in their ping
+   * answers.
+   */
+  public String participant() {
+    return participant;
   }
 
   /** True while this node is the manager. */
@@ -187,19 +199,27 @@ public final class ClusterManager implements AutoCloseable {
   }
 
   /**
-   * True when the elected manager cannot act: no node leads, or the leader is not in the layout or
-   * has not answered for the failure timeout. Its election lasts until its ZooKeeper session
-   * expires, which may be much longer; meanwhile every node that sees it gone acts in its place
-   * (acting at once is safe, see the class comment).
+   * True when the elected manager cannot act: no node leads, or the leader is not in the layout, or
+   * has not answered for the failure timeout, or its endpoint answers as another run of the node
+   * (it was restarted: the run that won the election is gone). Its election lasts until its
+   * ZooKeeper session expires, which may be much longer; meanwhile every node that sees it gone
+   * acts in its place (acting at once is safe, see the class comment).
    */
   private boolean leaderGone(Layout layout) {
+    String id;
     Endpoint leader;
     try {
-      leader = Endpoint.parse(latch.getLeader().getId());
+      id = latch.getLeader().getId();
+      int run = id.indexOf('#');
+      leader = Endpoint.parse(run < 0 ? id : id.substring(0, run));
     } catch (Exception e) {
       return true;
     }
     if (!layout.allServers().contains(leader)) {
+      return true;
+    }
+    PingResponse answer = lastAnswer.get(leader);
+    if (answer != null && !answer.getManager().isEmpty() && !answer.getManager().equals(id)) {
       return true;
     }
     return lastHeard.containsKey(leader) && down(leader, System.nanoTime());

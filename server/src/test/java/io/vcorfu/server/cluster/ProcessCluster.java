@@ -37,6 +37,7 @@ public final class ProcessCluster implements AutoCloseable {
   private String zookeeper;
   private Path tmp;
   private int started;
+  private List<String> nodeArgs = List.of();
   private final java.util.Map<Endpoint, Path> dataDirs = new java.util.HashMap<>();
 
   private ProcessCluster(String name) {
@@ -47,7 +48,13 @@ public final class ProcessCluster implements AutoCloseable {
    * Starts ZooKeeper and {@code n} nodes under {@code tmp}, and initializes cluster {@code name}.
    */
   public static ProcessCluster start(Path tmp, String name, int n) {
+    return start(tmp, name, n, List.of());
+  }
+
+  /** As {@link #start(Path, String, int)}, every node started with {@code nodeArgs} too. */
+  public static ProcessCluster start(Path tmp, String name, int n, List<String> nodeArgs) {
     ProcessCluster c = new ProcessCluster(name);
+    c.nodeArgs = List.copyOf(nodeArgs);
     try {
       c.startProcesses(tmp, n);
       c.init();
@@ -80,9 +87,8 @@ public final class ProcessCluster implements AutoCloseable {
   }
 
   private ServerProcess startNode(int port, Path dataDir) {
-    ServerProcess p =
-        ServerProcess.start(
-            port,
+    List<String> args =
+        new ArrayList<>(
             List.of(
                 "--data-dir",
                 dataDir.toString(),
@@ -96,6 +102,8 @@ public final class ProcessCluster implements AutoCloseable {
                 "1500",
                 "--layout-lease-ms",
                 "500"));
+    args.addAll(nodeArgs);
+    ServerProcess p = ServerProcess.start(port, args);
     processes.add(p);
     nodeProcesses.add(p);
     dataDirs.put(p.endpoint(), dataDir);
