@@ -218,23 +218,29 @@ heal() {
   [[ -n "$t_done" ]] || t_done=$t_full
   [[ -n "$t_first" ]] || t_first=$t0
   python3 - "$case" "$t0" "$t_first" "$t_done" "$t_full" "$copied" "$bytes" "$baseline" \
-    "$workdir/fg-$case.log" <<'EOF'
+    "$baseline_p99" "$workdir/fg-$case.log" <<'EOF'
 import sys
-case, t0, t1, td, tf, copied, nbytes, base, log = sys.argv[1:]
+case, t0, t1, td, tf, copied, nbytes, base, base_p99, log = sys.argv[1:]
 t0, t1, td, tf, copied, nbytes, base = map(float, (t0, t1, td, tf, copied, nbytes, base))
-acks = []
+acks, p99s = [], []
 for line in open(log):
     f = line.split()
     if f and f[0] == "progress":
         acks.append(float(f[3]))
+        p99s.append(float(f[9]) if len(f) > 9 and f[9] != "-" else None)
 # The load started 2 s before the restart; count the seconds between restart and full strength.
-window = acks[2:2 + max(1, int(round(tf - t0)))]
+n = max(1, int(round(tf - t0)))
+window = acks[2:2 + n]
 fg = sum(window) / len(window) if window else 0.0
+seconds_p99 = sorted(p for p in p99s[2:2 + n] if p is not None)
+p99_median = seconds_p99[len(seconds_p99) // 2] if seconds_p99 else float("nan")
+p99_worst = seconds_p99[-1] if seconds_p99 else float("nan")
 copy_s = max(td - t1, 1e-3)
 print("rebuild %s restart_to_full_s %.2f copied_slots %d copied_mb %.1f copy_mb_s %.1f "
-      "copy_slots_s %.0f foreground_appends_s %.0f baseline_appends_s %.0f fraction %.2f" % (
+      "copy_slots_s %.0f foreground_appends_s %.0f baseline_appends_s %.0f fraction %.2f "
+      "p99_ms_median_second %.1f p99_ms_worst_second %.1f baseline_p99_ms %s" % (
       case, tf - t0, copied, nbytes / 1048576, nbytes / 1048576 / copy_s, copied / copy_s,
-      fg, base, fg / base if base else 0))
+      fg, base, fg / base if base else 0, p99_median, p99_worst, base_p99))
 EOF
 }
 
@@ -266,11 +272,13 @@ stop_bench
 peers_log "filled ${mb} MiB per node in $(python3 -c "print(round($(now) - $t_fill))") s"
 
 peers_log "foreground baseline: ${baseline_s} s after 5 s of warm-up"
-baseline=$("${bench[@]}" append --endpoint "$endpoints" --threads "$fg_threads" \
+baseline_line=$("${bench[@]}" append --endpoint "$endpoints" --threads "$fg_threads" \
   --conns "$fg_threads" --size "$fg_size" --streams 32 --prefix fg --warmup 5 \
-  --duration "$baseline_s" | awk '/ops\/s|appends\/s/ { for (i = 1; i <= NF; i++) if ($i ~ /\/s$/) { print $(i-1); exit } }')
+  --duration "$baseline_s" | grep 'appends/s')
+baseline=$(awk '{ for (i = 1; i <= NF; i++) if ($i ~ /\/s$/) { print $(i-1); exit } }' <<<"$baseline_line")
+baseline_p99=$(awk '{ for (i = 1; i <= NF; i++) if ($i == "p99") { print $(i+1); exit } }' <<<"$baseline_line")
 [[ -n "$baseline" ]] || peers_die "no baseline figure"
-echo "baseline foreground appends_s $baseline (threads $fg_threads, ${fg_size} B values)"
+echo "baseline foreground appends_s $baseline p99_ms $baseline_p99 (threads $fg_threads, ${fg_size} B values)"
 
 if [[ ",$parts," == *",rebuild,"* ]]; then
   kill_victim_and_await_removal
@@ -317,7 +325,9 @@ python3 - "$t_start" "$workdir/fg-timeline.log" "$workdir/samples-timeline.tsv" 
 import sys
 t_start, fg, samples, events, out = sys.argv[1:]
 t_start = float(t_start)
-acks = [float(l.split()[3]) for l in open(fg) if l.startswith("progress ")]
+prog = [l.split() for l in open(fg) if l.startswith("progress ")]
+acks = [float(f[3]) for f in prog]
+p99 = [f[9] if len(f) > 9 else "-" for f in prog]
 mb = {}
 for line in open(samples):
     t, c, b = line.split()
@@ -328,10 +338,10 @@ for line in open(events):
     ev.setdefault(int(float(t) - t_start), []).append(name)
 last = 0.0
 with open(out, "w") as f:
-    f.write("second\tappends\trebuild_mib\tevent\n")
+    f.write("second\tappends\trebuild_mib\tevent\tp99_ms\n")
     for sec, a in enumerate(acks):
         last = mb.get(sec, last)
-        f.write("%d\t%d\t%.1f\t%s\n" % (sec + 1, a, last, ",".join(ev.get(sec, []))))
+        f.write("%d\t%d\t%.1f\t%s\t%s\n" % (sec + 1, a, last, ",".join(ev.get(sec, [])), p99[sec]))
 EOF
 cat "$workdir/timeline.tsv"
 "${bench[@]}" plot --input "$workdir/timeline.tsv" --output "$workdir/timeline.png" >&2 &&

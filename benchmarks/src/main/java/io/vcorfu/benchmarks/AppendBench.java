@@ -52,7 +52,8 @@ final class AppendBench extends ClusterBench {
       names = "--ack-log",
       description =
           "Write STREAM_NAME STREAM_ADDRESS GLOBAL_ADDRESS VALUE per acknowledged append, and print"
-              + " 'progress SECONDS acked N total N errors N' every second.")
+              + " 'progress SECONDS acked N total N errors N p99_ms X' every second (X: the 99th"
+              + " percentile latency of that second's acknowledged appends, - when none).")
   Path ackLog;
 
   @Option(
@@ -101,7 +102,9 @@ final class AppendBench extends ClusterBench {
             "append threads %d conns %d streams %d size %d", threads, conns, streams, size);
     try (NettyTransport transport = new NettyTransport()) {
       List<ClusterStreamLog> logs = connectAll(transport, endpoint, conns, logOptions());
-      ScheduledExecutorService progress = acks == null ? null : progress(acked, errors);
+      secondLatencies = acks == null ? null : new java.util.concurrent.ConcurrentLinkedQueue<>();
+      ScheduledExecutorService progress =
+          acks == null ? null : progress(acked, errors, secondLatencies);
       try {
         LoadWindows windows = new LoadWindows(cold, warmup, duration);
         List<Thread> workers = new ArrayList<>();
@@ -124,8 +127,12 @@ final class AppendBench extends ClusterBench {
                                     List.of(StreamId.of(name)),
                                     value.getBytes(StandardCharsets.US_ASCII))
                                 .join();
-                        windows.completed(slot, t0, System.nanoTime(), 1);
+                        long t1 = System.nanoTime();
+                        windows.completed(slot, t0, t1, 1);
                         acked.incrementAndGet();
+                        if (secondLatencies != null) {
+                          secondLatencies.add(t1 - t0);
+                        }
                         if (acks != null) {
                           writeAck(
                               acks,
@@ -209,11 +216,16 @@ final class AppendBench extends ClusterBench {
     return 0;
   }
 
+  /** Latencies of the appends acknowledged since the last progress line (with --ack-log). */
+  private java.util.concurrent.ConcurrentLinkedQueue<Long> secondLatencies;
+
   /**
-   * Prints {@code progress SECONDS acked N_THIS_SECOND total N errors N} once a second, so a pause
-   * (a failover) shows as seconds with nothing acknowledged.
+   * Prints {@code progress SECONDS acked N_THIS_SECOND total N errors N p99_ms X} once a second, so
+   * a pause (a failover) shows as seconds with nothing acknowledged, and a slowdown as a higher
+   * p99.
    */
-  private static ScheduledExecutorService progress(AtomicLong acked, AtomicLong errors) {
+  private static ScheduledExecutorService progress(
+      AtomicLong acked, AtomicLong errors, java.util.Queue<Long> latencies) {
     ScheduledExecutorService timer =
         Executors.newSingleThreadScheduledExecutor(
             r -> {
@@ -226,6 +238,18 @@ final class AppendBench extends ClusterBench {
         () -> {
           long total = acked.get();
           last[0]++;
+          List<Long> second = new ArrayList<>();
+          for (Long l = latencies.poll(); l != null; l = latencies.poll()) {
+            second.add(l);
+          }
+          second.sort(null);
+          String p99 =
+              second.isEmpty()
+                  ? "-"
+                  : String.format(
+                      java.util.Locale.ROOT,
+                      "%.2f",
+                      second.get((int) Math.min(second.size() - 1, second.size() * 0.99)) / 1e6);
           System.out.println(
               "progress "
                   + last[0]
@@ -234,7 +258,9 @@ final class AppendBench extends ClusterBench {
                   + " total "
                   + total
                   + " errors "
-                  + errors.get());
+                  + errors.get()
+                  + " p99_ms "
+                  + p99);
           last[1] = total;
         },
         1,
