@@ -28,7 +28,8 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class AppendAckLogTest {
   private static final Pattern PROGRESS =
-      Pattern.compile("^progress (\\d+) acked (\\d+) total (\\d+) errors (\\d+)$");
+      Pattern.compile(
+          "^progress (\\d+) acked (\\d+) total (\\d+) errors (\\d+) p99_ms (-|\\d+\\.\\d\\d)$");
 
   @TempDir Path tmp;
 
@@ -91,6 +92,8 @@ class AppendAckLogTest {
         sum += Long.parseLong(m.group(2));
         assertThat(Long.parseLong(m.group(3))).isEqualTo(sum);
         assertThat(m.group(4)).isEqualTo("0");
+        // A second with acknowledgements has their p99; one without says so.
+        assertThat(m.group(5).equals("-")).isEqualTo(m.group(2).equals("0"));
       }
       assertThat(sum).isPositive();
       assertThat(Files.readAllLines(acks)).hasSizeGreaterThanOrEqualTo((int) sum);
