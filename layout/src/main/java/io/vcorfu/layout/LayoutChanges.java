@@ -292,6 +292,31 @@ public final class LayoutChanges {
   }
 
   /**
+   * {@code layout}, same epoch, with the removed {@code node} also listed as retired (it left on
+   * request; healing does not bring it back).
+   *
+   * @throws IllegalArgumentException if {@code node} is not among the removed nodes
+   */
+  public static Layout retired(Layout layout, Endpoint node) {
+    if (!layout.removed().contains(node)) {
+      throw new IllegalArgumentException(node + " is not a removed node; only those retire.");
+    }
+    List<Endpoint> retired = new ArrayList<>(layout.retired());
+    retired.add(node);
+    return new Layout(
+        layout.clusterId(),
+        layout.epoch(),
+        layout.sequencer(),
+        layout.segments(),
+        layout.replication(),
+        layout.removed(),
+        layout.incarnations(),
+        layout.rebuilding(),
+        layout.spares(),
+        retired);
+  }
+
+  /**
    * {@code layout}, same epoch, with {@code node} listed as a spare (see {@link Layout#spares()}).
    * A node that was removed leaves {@link Layout#removed()} (and {@link Layout#retired()}).
    *

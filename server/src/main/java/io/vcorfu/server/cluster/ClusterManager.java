@@ -556,23 +556,6 @@ public final class ClusterManager implements AutoCloseable {
     return next.withEpoch(layout.epoch() + 1);
   }
 
-  /** {@code layout} with the removed {@code node} also listed as retired. */
-  private static Layout retire(Layout layout, Endpoint node) {
-    List<Endpoint> retired = new ArrayList<>(layout.retired());
-    retired.add(node);
-    return new Layout(
-        layout.clusterId(),
-        layout.epoch(),
-        layout.sequencer(),
-        layout.segments(),
-        layout.replication(),
-        layout.removed(),
-        layout.incarnations(),
-        layout.rebuilding(),
-        layout.spares(),
-        retired);
-  }
-
   /** Why the {@code dead} nodes count as down, for the log. */
   private String why(List<Endpoint> dead) {
     long now = System.nanoTime();
@@ -638,7 +621,7 @@ public final class ClusterManager implements AutoCloseable {
     if (sealLeaving) {
       // Left on request: listed as retired, so that healing does not bring it back.
       for (Endpoint node : leaving) {
-        next = retire(next, node);
+        next = LayoutChanges.retired(next, node);
       }
     }
     store.compareAndSet(current.version(), next).get(timeoutMillis(), TimeUnit.MILLISECONDS);
