@@ -80,7 +80,8 @@ public record Layout(
     }
     LayoutValidator.validate(clusterId, epoch, sequencer, segments, replication, removed);
     LayoutValidator.checkIncarnations(incarnations, removed);
-    LayoutValidator.checkHealing(epoch, sequencer, segments, removed, rebuilding, spares);
+    LayoutValidator.checkHealing(
+        epoch, sequencer, segments, replication, removed, rebuilding, spares);
   }
 
   /** A layout with no rebuilding replica and no spare. */

@@ -242,6 +242,40 @@ public final class LayoutChanges {
    * @throws IllegalArgumentException if {@code node} is not rebuilding
    */
   public static Layout promoted(Layout layout, Endpoint node) {
+    if (layout.isRebuilding(node)
+        && layout.currentSegment().log().stream().noneMatch(c -> c.contains(node))) {
+      throw new IllegalArgumentException(
+          node
+              + " joined to grow the cluster: its promotion stripes the log again and needs the"
+              + " new segment's start.");
+    }
+    return promoted(layout, node, 0);
+  }
+
+  /**
+   * {@code layout} at the next epoch with the rebuilding replica {@code node} promoted, as {@link
+   * #promoted(Layout, Endpoint)} says, and, when it joined to grow the cluster ({@link
+   * #withGrowth}), the growth finished in the same change:
+   *
+   * <ul>
+   *   <li>every chain of the current segment that holds more than R replicas loses one member other
+   *       than {@code node}: the one with the most places among the current segment's chains of
+   *       that kind (ties: the one nearer the chain's end). The others keep their order; what the
+   *       chain wrote is still on its survivors, head first, so its new last replica decides as the
+   *       old one would have (a member leaving a chain is safe as a removal is: the change seals
+   *       first);
+   *   <li>if {@code node} is in no log chain of the current segment, the log is striped again over
+   *       every node: the current segment closes at {@code newSegmentStart} and a new one opens
+   *       there with one log chain per node, chain {@code i} being the R nodes from node {@code i}
+   *       on, wrapping around (nodes in document order of the current segment, log chains first).
+   *       Addresses below it stay on the chains that wrote them. When {@code newSegmentStart} is
+   *       not after the current segment's start (nothing was written in it), the current segment's
+   *       log chains are replaced in place.
+   * </ul>
+   *
+   * @param newSegmentStart one above the highest log tail among the sealed log replicas
+   */
+  public static Layout promoted(Layout layout, Endpoint node, long newSegmentStart) {
     if (!layout.isRebuilding(node)) {
       throw new IllegalArgumentException(
           node + " is not a rebuilding replica at epoch " + layout.epoch() + ".");
@@ -259,6 +293,14 @@ public final class LayoutChanges {
                   joined(s.log(), node, layout.replication()),
                   joined(s.stream(), node, layout.replication())));
     }
+    int r = layout.replication();
+    Segment current = segments.get(last);
+    List<List<Endpoint>> log = trimmed(current.log(), node, r);
+    List<List<Endpoint>> stream = trimmed(current.stream(), node, r);
+    segments.set(last, new Segment(current.start(), current.end(), log, stream));
+    if (log.stream().noneMatch(c -> c.contains(node))) {
+      opened(segments, newSegmentStart, striped(members(log, stream), r), stream);
+    }
     Map<Endpoint, Long> rebuilding = new HashMap<>(layout.rebuilding());
     rebuilding.remove(node);
     return new Layout(
@@ -272,6 +314,196 @@ public final class LayoutChanges {
         rebuilding,
         layout.spares(),
         layout.retired());
+  }
+
+  /**
+   * Growth: {@code layout} at the next epoch with {@code node}, a new node, taking a share of the
+   * cluster's replicas. Streams never change chains (a stream is placed by its hash over the
+   * current segment's stream chains, and their number is the cluster's for life); what moves is
+   * membership. With N nodes in the current segment, P stream chains and R replicas each, the node
+   * joins {@code k = floor(P * R / (N + 1))} stream chains, at the head, as a <em>rebuilding</em>
+   * replica: each time the chain whose most-placed member has the most places (ties: the lower
+   * index), that member counting one place less from then on. Such a chain holds R + 1 replicas
+   * until {@link #promoted(Layout, Endpoint, long)} takes that member out of it again and stripes
+   * the log over every node, the new one included. The node copies what those chains hold (as any
+   * rebuilding replica does) before it is promoted. When {@code k} is 0 (more nodes than stream
+   * places), the node takes only log chains: the log is striped again at once (see {@link
+   * #promoted(Layout, Endpoint, long)}) and the node, which needs nothing copied, is a full member
+   * straight away.
+   *
+   * <p>The current segment closes at {@code newSegmentStart} (as in {@link #withoutNode}). The node
+   * leaves {@link Layout#spares()}, {@link Layout#removed()} and {@link Layout#retired()}; its
+   * incarnation is forgotten (it claims its place again).
+   *
+   * @throws IllegalArgumentException if the layout sets no replication factor, the node is in the
+   *     layout already, a replica is rebuilding, or a chain lacks a replica (restore those first:
+   *     {@link #withRebuilding})
+   */
+  public static Layout withGrowth(Layout layout, Endpoint node, long newSegmentStart) {
+    Objects.requireNonNull(layout, "layout");
+    Objects.requireNonNull(node, "node");
+    int r = layout.replication();
+    if (r < 1) {
+      throw new IllegalArgumentException("The layout sets no replication factor; it cannot grow.");
+    }
+    if (layout.allServers().contains(node)) {
+      throw new IllegalArgumentException(
+          node + " is in the layout of epoch " + layout.epoch() + " already.");
+    }
+    if (!layout.rebuilding().isEmpty()) {
+      throw new IllegalArgumentException(
+          "Replicas "
+              + layout.rebuilding().keySet()
+              + " are rebuilding; the cluster grows one node at a time, after they are promoted.");
+    }
+    if (!underReplicated(layout).isEmpty()) {
+      throw new IllegalArgumentException(
+          "Chains "
+              + underReplicated(layout)
+              + " lack a replica; a new node restores them first (as a spare) before the cluster"
+              + " grows.");
+    }
+    List<Segment> segments = new ArrayList<>(layout.segments());
+    Segment current = segments.get(segments.size() - 1);
+    List<Endpoint> members = members(current.log(), current.stream());
+    int k = current.stream().size() * r / (members.size() + 1);
+    long epoch = layout.epoch() + 1;
+    Map<Endpoint, Long> rebuilding = new HashMap<>(layout.rebuilding());
+    if (k == 0) {
+      List<Endpoint> all = new ArrayList<>(members);
+      all.add(node);
+      opened(segments, newSegmentStart, striped(all, r), current.stream());
+    } else {
+      Map<Endpoint, Integer> places = places(current.stream());
+      List<List<Endpoint>> stream = new ArrayList<>(current.stream());
+      for (int j = 0; j < k; j++) {
+        int best = -1;
+        Endpoint busiest = null;
+        for (int c = 0; c < stream.size(); c++) {
+          if (stream.get(c).contains(node)) {
+            continue;
+          }
+          Endpoint m = mostPlaced(stream.get(c), places, node);
+          if (best < 0 || places.get(m) > places.get(busiest)) {
+            best = c;
+            busiest = m;
+          }
+        }
+        places.merge(busiest, -1, Integer::sum);
+        List<Endpoint> chain = new ArrayList<>(stream.get(best).size() + 1);
+        chain.add(node);
+        chain.addAll(stream.get(best));
+        stream.set(best, chain);
+      }
+      opened(segments, newSegmentStart, current.log(), stream);
+      rebuilding.put(node, epoch);
+    }
+    List<Endpoint> removed = new ArrayList<>(layout.removed());
+    removed.remove(node);
+    List<Endpoint> spares = new ArrayList<>(layout.spares());
+    spares.remove(node);
+    Map<Endpoint, String> incarnations = new HashMap<>(layout.incarnations());
+    incarnations.remove(node);
+    List<Endpoint> retired = new ArrayList<>(layout.retired());
+    retired.remove(node);
+    return new Layout(
+        layout.clusterId(),
+        epoch,
+        layout.sequencer(),
+        segments,
+        r,
+        removed,
+        incarnations,
+        rebuilding,
+        spares,
+        retired);
+  }
+
+  /**
+   * Replaces the last (open) segment of {@code segments} by one with {@code log} and {@code stream}
+   * chains: closing it at {@code newSegmentStart} and opening a new one there when that is after
+   * its start, else in place (nothing was written in it).
+   */
+  private static void opened(
+      List<Segment> segments,
+      long newSegmentStart,
+      List<List<Endpoint>> log,
+      List<List<Endpoint>> stream) {
+    int last = segments.size() - 1;
+    Segment current = segments.get(last);
+    if (newSegmentStart > current.start()) {
+      segments.set(
+          last, new Segment(current.start(), newSegmentStart, current.log(), current.stream()));
+      segments.add(new Segment(newSegmentStart, Segment.OPEN, log, stream));
+    } else {
+      segments.set(last, new Segment(current.start(), Segment.OPEN, log, stream));
+    }
+  }
+
+  /** Every node of {@code log} and {@code stream} chains, once each, in document order. */
+  private static List<Endpoint> members(List<List<Endpoint>> log, List<List<Endpoint>> stream) {
+    Set<Endpoint> out = new java.util.LinkedHashSet<>();
+    log.forEach(out::addAll);
+    stream.forEach(out::addAll);
+    return new ArrayList<>(out);
+  }
+
+  /** One chain per node: chain {@code i} is the {@code r} nodes from {@code nodes[i]} on. */
+  private static List<List<Endpoint>> striped(List<Endpoint> nodes, int r) {
+    List<List<Endpoint>> out = new ArrayList<>(nodes.size());
+    for (int i = 0; i < nodes.size(); i++) {
+      List<Endpoint> chain = new ArrayList<>(r);
+      for (int j = 0; j < Math.min(r, nodes.size()); j++) {
+        chain.add(nodes.get((i + j) % nodes.size()));
+      }
+      out.add(chain);
+    }
+    return out;
+  }
+
+  /** How many of {@code chains} each node is in. */
+  private static Map<Endpoint, Integer> places(List<List<Endpoint>> chains) {
+    Map<Endpoint, Integer> out = new HashMap<>();
+    for (List<Endpoint> chain : chains) {
+      for (Endpoint e : chain) {
+        out.merge(e, 1, Integer::sum);
+      }
+    }
+    return out;
+  }
+
+  /** The member of {@code chain} other than {@code except} with the most places; ties: the last. */
+  private static Endpoint mostPlaced(
+      List<Endpoint> chain, Map<Endpoint, Integer> places, Endpoint except) {
+    Endpoint best = null;
+    for (Endpoint e : chain) {
+      if (!e.equals(except) && (best == null || places.get(e) >= places.get(best))) {
+        best = e;
+      }
+    }
+    return best;
+  }
+
+  /**
+   * {@code chains} with every chain longer than {@code r} that holds {@code node} short of one
+   * member: its most-placed member other than {@code node} (see {@link #mostPlaced}).
+   */
+  private static List<List<Endpoint>> trimmed(List<List<Endpoint>> chains, Endpoint node, int r) {
+    if (r < 1) {
+      return chains;
+    }
+    Map<Endpoint, Integer> places = places(chains);
+    List<List<Endpoint>> out = new ArrayList<>(chains.size());
+    for (List<Endpoint> chain : chains) {
+      if (chain.size() > r && chain.contains(node)) {
+        Endpoint leaving = mostPlaced(chain, places, node);
+        places.merge(leaving, -1, Integer::sum);
+        out.add(chain.stream().filter(e -> !e.equals(leaving)).toList());
+      } else {
+        out.add(chain);
+      }
+    }
+    return out;
   }
 
   /**

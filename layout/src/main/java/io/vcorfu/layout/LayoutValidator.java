@@ -81,8 +81,8 @@ final class LayoutValidator {
                   + ").");
         }
       }
-      checkChains(where, "log", s.log(), replication);
-      checkChains(where, "stream", s.stream(), replication);
+      checkChains(where, "log", s.log());
+      checkChains(where, "stream", s.stream());
     }
     checkRemoved(sequencer, segments, replication, removed);
   }
@@ -124,8 +124,7 @@ final class LayoutValidator {
     }
   }
 
-  private static void checkChains(
-      String where, String kind, List<List<Endpoint>> chains, int replication) {
+  private static void checkChains(String where, String kind, List<List<Endpoint>> chains) {
     if (chains.isEmpty()) {
       throw new LayoutException(where + " has no " + kind + " chains; it needs at least one.");
     }
@@ -133,19 +132,6 @@ final class LayoutValidator {
       List<Endpoint> chain = chains.get(c);
       if (chain.isEmpty()) {
         throw new LayoutException(where + " has an empty " + kind + " chain at index " + c + ".");
-      }
-      if (replication > 0 && chain.size() > replication) {
-        throw new LayoutException(
-            where
-                + " "
-                + kind
-                + " chain "
-                + c
-                + " has "
-                + chain.size()
-                + " replicas, more than the layout's replication "
-                + replication
-                + ".");
       }
       Set<Endpoint> seen = new HashSet<>();
       for (Endpoint e : chain) {
@@ -183,10 +169,17 @@ final class LayoutValidator {
       long epoch,
       Endpoint sequencer,
       List<Segment> segments,
+      int replication,
       List<Endpoint> removed,
       Map<Endpoint, Long> rebuilding,
       List<Endpoint> spares) {
     Segment current = segments.get(segments.size() - 1);
+    if (replication > 0) {
+      for (int i = 0; i < segments.size(); i++) {
+        checkLength("Segment " + i, "log", segments.get(i).log(), replication, rebuilding);
+        checkLength("Segment " + i, "stream", segments.get(i).stream(), replication, rebuilding);
+      }
+    }
     for (Map.Entry<Endpoint, Long> e : rebuilding.entrySet()) {
       Endpoint node = e.getKey();
       String what = "The layout's rebuilding replica " + node;
@@ -228,6 +221,38 @@ final class LayoutValidator {
             throw new LayoutException(what + " is in a chain; a spare holds no place yet.");
           }
         }
+      }
+    }
+  }
+
+  /**
+   * No chain has more than R replicas that serve; a chain may hold one more while a rebuilding
+   * replica joins it to take a place another member leaves once it is promoted (growth, see {@link
+   * LayoutChanges#withGrowth}).
+   */
+  private static void checkLength(
+      String where,
+      String kind,
+      List<List<Endpoint>> chains,
+      int replication,
+      Map<Endpoint, Long> rebuilding) {
+    for (int c = 0; c < chains.size(); c++) {
+      List<Endpoint> chain = chains.get(c);
+      long serving = chain.stream().filter(e -> !rebuilding.containsKey(e)).count();
+      if (serving > replication || chain.size() > replication + 1) {
+        throw new LayoutException(
+            where
+                + " "
+                + kind
+                + " chain "
+                + c
+                + " has "
+                + chain.size()
+                + " replicas, more than the layout's replication "
+                + replication
+                + (chain.size() > serving
+                    ? " (one more is allowed only while it is a rebuilding replica)."
+                    : "."));
       }
     }
   }

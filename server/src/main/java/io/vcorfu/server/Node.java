@@ -300,7 +300,7 @@ public final class Node implements AutoCloseable {
         .on(PayloadCase.GET_LAYOUT, r -> done(layoutResponse()))
         .on(PayloadCase.SEAL, r -> seal(r.getSeal().getEpoch()))
         .on(PayloadCase.REMOVE_NODE, r -> removeNode(r.getRemoveNode().getNode()))
-        .on(PayloadCase.ADD_NODE, r -> addNode(r.getAddNode().getNode()))
+        .on(PayloadCase.ADD_NODE, r -> addNode(r.getAddNode().getNode(), r.getAddNode().getGrow()))
         .onAll(gated)
         .build();
   }
@@ -329,8 +329,11 @@ public final class Node implements AutoCloseable {
                     .build());
   }
 
-  /** Cluster mode: adds a spare, run by this node's manager (see {@code AddNodeRequest}). */
-  private CompletableFuture<Response> addNode(String node) {
+  /**
+   * Cluster mode: adds a spare, or grows the cluster by a node, run by this node's manager (see
+   * {@code AddNodeRequest}).
+   */
+  private CompletableFuture<Response> addNode(String node, boolean grow) {
     Endpoint joining;
     try {
       joining = Endpoint.parse(node);
@@ -340,7 +343,7 @@ public final class Node implements AutoCloseable {
               "The node to add must be host:port, got '" + node + "'."));
     }
     return manager
-        .addOnRequest(joining)
+        .addOnRequest(joining, grow)
         .thenApply(
             l ->
                 Response.newBuilder()

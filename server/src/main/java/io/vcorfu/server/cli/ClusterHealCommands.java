@@ -264,10 +264,21 @@ final class ClusterHealCommands {
               + " it as a rebuilding replica: it takes new writes at once, copies what the chain"
               + " held before from the surviving replicas, and is then promoted to a full member"
               + " (watch it with `vcorfu cluster status` or --wait). A spare waits for the next"
-              + " failure otherwise.")
+              + " failure otherwise. With --grow the node takes a share of the cluster's replicas"
+              + " at once instead: it joins some stream chains as a rebuilding replica, each of"
+              + " which gives up one other member when it is promoted, and the log is then striped"
+              + " over every node.")
   static final class AddNode extends JoiningCommand {
     @Parameters(index = "0", paramLabel = "H:P", description = "The node to add.")
     String node;
+
+    @Option(
+        names = "--grow",
+        description =
+            "Grow the cluster: the node takes a share of the stream chains and of the log (one"
+                + " node at a time; refused while a replica is rebuilding). While a chain lacks a"
+                + " replica the node is added as a spare instead, which restores it.")
+    boolean grow;
 
     @Override
     String name() {
@@ -281,8 +292,26 @@ final class ClusterHealCommands {
 
     @Override
     Change change(NodeCalls calls, List<Endpoint> asked) throws Exception {
-      var r = firstAnswer(asked, via -> calls.addNode(via, subject()));
+      var r = firstAnswer(asked, via -> calls.addNode(via, subject(), grow));
       Layout next = Layout.fromJson(r.getLayoutJson());
+      if (next.allServers().contains(subject())) {
+        long chains =
+            next.currentSegment().stream().stream().filter(c -> c.contains(subject())).count();
+        String how =
+            next.isRebuilding(subject())
+                ? "it joins "
+                    + chains
+                    + " stream chains as a rebuilding replica and takes log chains once promoted"
+                : "it serves "
+                    + next.currentSegment().log().stream()
+                        .filter(c -> c.contains(subject()))
+                        .count()
+                    + " log chains of the new segment at once";
+        return new Change(
+            r.getEpoch(),
+            r.getLayoutJson(),
+            "added " + node + " to grow the cluster (epoch " + r.getEpoch() + "); " + how);
+      }
       String line =
           "added "
               + node

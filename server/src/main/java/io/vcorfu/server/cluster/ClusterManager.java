@@ -383,7 +383,7 @@ public final class ClusterManager implements AutoCloseable {
             layout.epoch(),
             layout.epoch() + 1);
         try {
-          commitChange(current, tail -> LayoutChanges.promoted(layout, node));
+          commitChange(current, tail -> LayoutChanges.promoted(layout, node, tail + 1));
           succeeded();
         } catch (Exception e) {
           failed("promoting " + node, e);
@@ -445,7 +445,10 @@ public final class ClusterManager implements AutoCloseable {
       Versioned<Layout> current, java.util.function.LongFunction<Layout> change) throws Exception {
     Layout layout = current.value();
     Layout trial = change.apply(-1);
-    long logTail = sealAll(trial.allServers(), trial.epoch(), layout.logServers());
+    // Every node of either layout: one that leaves a chain (growth) finishes its writes first.
+    Set<Endpoint> sealed = new java.util.LinkedHashSet<>(trial.allServers());
+    sealed.addAll(layout.allServers());
+    long logTail = sealAll(sealed, trial.epoch(), layout.logServers());
     Layout next = change.apply(logTail);
     store.compareAndSet(current.version(), next).get(timeoutMillis(), TimeUnit.MILLISECONDS);
     LOG.info(
@@ -463,10 +466,23 @@ public final class ClusterManager implements AutoCloseable {
    * joins it to chains that lack a replica on a later round. Completes with the layout committed.
    */
   public CompletableFuture<Layout> addOnRequest(Endpoint node) {
-    return onRequest("adding " + node, current -> addNow(node, current));
+    return addOnRequest(node, false);
   }
 
-  private Layout addNow(Endpoint node, Versioned<Layout> current) throws Exception {
+  /**
+   * Adds {@code node} as {@link #addOnRequest(Endpoint)} does, or with {@code grow} makes it take a
+   * share of the cluster's replicas at once ({@link LayoutChanges#withGrowth}: a layout change like
+   * a healing one, sealed first), unless a chain lacks a replica (then it is added as a spare,
+   * which restores the chain). Refused while a replica is rebuilding: the cluster grows by one node
+   * at a time.
+   */
+  public CompletableFuture<Layout> addOnRequest(Endpoint node, boolean grow) {
+    return onRequest(
+        (grow ? "growing the cluster by " : "adding ") + node,
+        current -> addNow(node, grow, current));
+  }
+
+  private Layout addNow(Endpoint node, boolean grow, Versioned<Layout> current) throws Exception {
     Layout layout = current.value();
     if (layout.allServers().contains(node) || layout.spares().contains(node)) {
       throw new BadRequestException(
@@ -496,6 +512,29 @@ public final class ClusterManager implements AutoCloseable {
                   : " belongs to cluster '" + answer.getCluster() + "', not '")
               + config.name()
               + (answer.getCluster().isEmpty() ? ")." : "'."));
+    }
+    if (grow && LayoutChanges.underReplicated(layout).isEmpty()) {
+      if (!layout.rebuilding().isEmpty()) {
+        throw new BadRequestException(
+            "Replicas "
+                + layout.rebuilding().keySet()
+                + " are rebuilding; the cluster grows by one node at a time. Add "
+                + node
+                + " again once they are full members (vcorfu cluster status).");
+      }
+      if (layout.replication() < 1) {
+        throw new BadRequestException(
+            "The layout of cluster " + layout.clusterId() + " sets no replication factor.");
+      }
+      LOG.info(
+          "manager {}: growing the cluster by {} (epoch {} -> {})",
+          self,
+          node,
+          layout.epoch(),
+          layout.epoch() + 1);
+      Layout next = commitChange(current, tail -> LayoutChanges.withGrowth(layout, node, tail + 1));
+      succeeded();
+      return next;
     }
     Layout next = LayoutChanges.withSpare(layout, node);
     store.compareAndSet(current.version(), next).get(timeoutMillis(), TimeUnit.MILLISECONDS);

@@ -58,12 +58,22 @@ public final class NodeCalls {
   /** Asks {@code via} to add {@code joining} as a spare (see {@code AddNodeRequest}). */
   public CompletableFuture<io.vcorfu.protocol.proto.AddNodeResponse> addNode(
       Endpoint via, Endpoint joining) {
+    return addNode(via, joining, false);
+  }
+
+  /**
+   * Asks {@code via} to add {@code joining}: as a spare, or with {@code grow} to take a share of
+   * the cluster's replicas (see {@code AddNodeRequest}).
+   */
+  public CompletableFuture<io.vcorfu.protocol.proto.AddNodeResponse> addNode(
+      Endpoint via, Endpoint joining, boolean grow) {
     return call(
             via,
             Request.newBuilder()
                 .setAddNode(
                     io.vcorfu.protocol.proto.AddNodeRequest.newBuilder()
-                        .setNode(joining.toString())))
+                        .setNode(joining.toString())
+                        .setGrow(grow)))
         .thenApply(r -> r.getAddNode());
   }
 
