@@ -174,6 +174,13 @@ final class ZkCluster implements AutoCloseable {
     return e;
   }
 
+  /** {@link #startSpare()}, copying at most {@code bytesPerSecond} when it rebuilds. */
+  Endpoint startSpare(long bytesPerSecond) {
+    Endpoint e = new Endpoint("spare-" + (++spares), 9100 + spares);
+    startNode(e, config.withRebuildRate(bytesPerSecond));
+    return e;
+  }
+
   private int spares;
 
   List<Endpoint> endpoints() {
