@@ -266,6 +266,47 @@ class ClusterProcessTest {
         .isEqualTo(2);
   }
 
+  /**
+   * {@code vcorfu cluster add-node --grow --wait} against real nodes while a client appends: the
+   * fourth node joins stream chains as a rebuilding replica, is promoted, and then serves log
+   * chains of a new segment (four log chains, R each); status shows it serving; nothing
+   * acknowledged is lost and every replica of every chain holds the same entries.
+   */
+  @Test
+  void addNodeWithGrowFromTheCommandLine() throws Exception {
+    List<Acked> acked = new ArrayList<>();
+    appendUntil(acked, 30);
+    ServerProcess extra = cluster.startExtraNode();
+    String joining = extra.endpoint().toString();
+    CliRun grown =
+        cli(
+            "cluster",
+            "add-node",
+            "--endpoint",
+            cluster.endpointList(),
+            "--grow",
+            "--wait",
+            "--timeout-ms",
+            "60000",
+            joining);
+    assertThat(grown.code()).as(grown.out() + grown.err()).isZero();
+    assertThat(grown.out())
+        .contains("added " + joining + " to grow the cluster")
+        .contains(joining + " is a full member");
+    appendUntil(acked, 60);
+    Layout after = newestLayout();
+    assertThat(after.currentSegment().log()).hasSize(4);
+    assertThat(after.currentSegment().log())
+        .filteredOn(c -> c.contains(extra.endpoint()))
+        .hasSize(after.replication());
+    assertThat(after.currentSegment().stream())
+        .allSatisfy(c -> assertThat(c).hasSize(after.replication()));
+    assertThat(cli("cluster", "status", "--endpoint", cluster.endpointList()).out())
+        .contains("node " + joining + " serving")
+        .doesNotContain("under-replicated");
+    assertEveryAckedReadable(acked);
+  }
+
   private static CliRun cli(String... args) {
     return CliRun.of(args);
   }
