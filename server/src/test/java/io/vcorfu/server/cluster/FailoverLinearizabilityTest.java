@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.vcorfu.layout.Layout;
 import io.vcorfu.protocol.Endpoint;
 import io.vcorfu.server.ServerProcess;
+import io.vcorfu.server.cli.CliRun;
 import io.vcorfu.server.linearizability.LinearizabilityChecker;
 import io.vcorfu.server.linearizability.Operation;
 import io.vcorfu.server.linearizability.RegisterHistoryClient;
@@ -119,6 +120,43 @@ class FailoverLinearizabilityTest {
             faults.markAndAwaitCalls(
                 "epoch " + healed.epoch() + ": " + replica + " rebuilt and promoted");
           }
+        });
+  }
+
+  /**
+   * The growth script: a fourth node grows the cluster ({@code cluster add-node --grow}), is
+   * rebuilt and promoted (stream chains give up a member, the log is striped over four nodes); then
+   * kill -9 of that node.
+   */
+  @Test
+  void theHistoryAcrossAGrowingClusterAndTheLossOfItsNewNodeIsLinearizable() throws Exception {
+    assertLinearizableWhile(
+        "FailoverLinearizabilityTest growth",
+        0,
+        (cluster, faults) -> {
+          ServerProcess extra = cluster.startExtraNode();
+          Endpoint fresh = extra.endpoint();
+          faults.mark("cluster add-node --grow " + fresh);
+          CliRun added =
+              CliRun.of(
+                  "cluster",
+                  "add-node",
+                  "--endpoint",
+                  cluster.endpointList(),
+                  "--grow",
+                  fresh.toString());
+          assertThat(added.code()).as(added.out() + added.err()).isZero();
+          Layout grown =
+              cluster.awaitLayout(
+                  l ->
+                      l.allServers().contains(fresh)
+                          && !l.isRebuilding(fresh)
+                          && l.currentSegment().log().size() == 4);
+          faults.markAndAwaitCalls("epoch " + grown.epoch() + ": grown by " + fresh);
+          faults.mark("kill -9 of " + fresh);
+          extra.kill9();
+          Layout without = cluster.awaitLayout(l -> l.removed().contains(fresh));
+          faults.markAndAwaitCalls("epoch " + without.epoch() + " without " + fresh);
         });
   }
 
