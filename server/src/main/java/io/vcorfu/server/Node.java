@@ -77,6 +77,24 @@ public final class Node implements AutoCloseable {
   private final AtomicReference<Layout> layout = new AtomicReference<>();
   private final EpochFence fence = new EpochFence(0);
 
+  /**
+   * The requests whose latency {@link #foregroundWrites} records: what a client's append waits for
+   * (reads are left out: a rebuild's own copy reads through them).
+   */
+  private static final java.util.Set<PayloadCase> FOREGROUND_WRITES =
+      java.util.EnumSet.of(
+          PayloadCase.TOKEN,
+          PayloadCase.SEQUENCED_WRITE,
+          PayloadCase.CHAIN_WRITE,
+          PayloadCase.LOG_WRITE,
+          PayloadCase.LOG_COMMIT,
+          PayloadCase.STREAM_WRITE,
+          PayloadCase.STREAM_COMMIT);
+
+  /** Cluster mode: the latency of the foreground writes this node served lately. */
+  private final io.vcorfu.server.cluster.LatencyWindow foregroundWrites =
+      new io.vcorfu.server.cluster.LatencyWindow();
+
   /** Answers NotServing until the roles are open, then routes to them. */
   private volatile RpcHandler dispatcher = RequestDispatcher.builder(() -> 0).build();
 
@@ -268,7 +286,8 @@ public final class Node implements AutoCloseable {
             store,
             transport,
             config.durable() ? config.dataDir() : null,
-            config.cluster().rebuildBytesPerSecond());
+            config.cluster().rebuildBytesPerSecond(),
+            config.cluster().rebuildForegroundP99());
     openViews(me);
     dispatcher = clusterDispatcher(me);
     NodeCalls calls = new NodeCalls(peers);
@@ -367,10 +386,16 @@ public final class Node implements AutoCloseable {
         return CompletableFuture.failedFuture(
             new io.vcorfu.protocol.NotServingException(role, why));
       }
+      long started = System.nanoTime();
+      boolean write = FOREGROUND_WRITES.contains(r.getPayloadCase());
       return handler
           .handle(r)
           .thenApply(
               response -> {
+                if (write) {
+                  long now = System.nanoTime();
+                  foregroundWrites.record(now - started, now);
+                }
                 String after = notServingReason(me);
                 if (after != null) {
                   throw new io.vcorfu.protocol.NotServingException(role, after);
@@ -606,6 +631,7 @@ public final class Node implements AutoCloseable {
 
   private Response pingResponse(Endpoint me) {
     Layout l = layout.get();
+    io.vcorfu.server.cluster.LatencyWindow.Snapshot writes = foregroundWrites.snapshot();
     String why = clustered() ? notServingReason(me) : null;
     return Response.newBuilder()
         .setPing(
@@ -619,6 +645,8 @@ public final class Node implements AutoCloseable {
                 .setCluster(clustered() ? config.cluster().name() : "")
                 .setManager(manager == null ? "" : manager.participant())
                 .setManaging(managing())
+                .setForegroundWrites(writes.requests())
+                .setForegroundP99Micros(writes.p99Micros())
                 .setRebuild(rebuildProgress()))
         .build();
   }

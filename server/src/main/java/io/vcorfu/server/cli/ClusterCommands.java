@@ -442,6 +442,8 @@ final class ClusterCommands {
                 rb.put("entriesLeft", r.getEntriesLeft());
                 rb.put("bytesPerSecond", r.getBytesPerSecond());
                 rb.put("secondsLeft", r.getSecondsLeft());
+                rb.put("rateLimitBytesPerSecond", r.getRateLimitBytesPerSecond());
+                rb.put("foregroundP99Micros", r.getForegroundP99Micros());
               }
             }
             if (!st.detail().isEmpty()) {
@@ -498,6 +500,13 @@ final class ClusterCommands {
           + " left, "
           + String.format(java.util.Locale.ROOT, "%.1f", r.getBytesPerSecond() / 1048576.0)
           + " MiB/s"
+          + (r.getRateLimitBytesPerSecond() > 0
+              ? String.format(
+                  java.util.Locale.ROOT,
+                  " (limit %.1f MiB/s, foreground p99 %.1f ms)",
+                  r.getRateLimitBytesPerSecond() / 1048576.0,
+                  r.getForegroundP99Micros() / 1000.0)
+              : "")
           + (r.getSecondsLeft() >= 0
               ? String.format(java.util.Locale.ROOT, ", about %.0f s left", r.getSecondsLeft())
               : "")

@@ -118,6 +118,17 @@ final class ServerCommand implements Callable<Integer> {
   long rebuildRateMb;
 
   @Option(
+      names = "--rebuild-max-p99-ms",
+      defaultValue = "20",
+      description =
+          "Cluster mode: while this node rebuilds a replica, it halves its copy rate whenever the"
+              + " 99th percentile of foreground writes (tokens, writes, commits) on the nodes it"
+              + " copies from or to rises above this many milliseconds, and raises it again, up to"
+              + " --rebuild-rate-mb, while it is below three quarters of it; 0 copies at"
+              + " --rebuild-rate-mb regardless (default ${DEFAULT-VALUE}).")
+  long rebuildMaxP99Ms;
+
+  @Option(
       names = "--zookeeper-session-ms",
       defaultValue = "10000",
       description =
@@ -172,6 +183,7 @@ final class ServerCommand implements Callable<Integer> {
                         Duration.ofMillis(probeIntervalMs), Duration.ofMillis(failureTimeoutMs))
                     .withLayoutLease(Duration.ofMillis(layoutLeaseMs))
                     .withRebuildRate(Math.multiplyExact(rebuildRateMb, 1024L * 1024))
+                    .withRebuildForegroundP99(Duration.ofMillis(rebuildMaxP99Ms))
                     .withSessionTimeout(Duration.ofMillis(zookeeperSessionMs)));
       } catch (IllegalArgumentException e) {
         spec.commandLine().getErr().println("vcorfu server: " + e.getMessage());

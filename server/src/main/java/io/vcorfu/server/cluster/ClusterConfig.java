@@ -16,6 +16,8 @@ import java.util.Objects;
  * @param sessionTimeout the ZooKeeper session timeout
  * @param rebuildBytesPerSecond how fast a rebuilding replica on this node copies at most (see
  *     {@link Rebuilder})
+ * @param rebuildForegroundP99 the 99th percentile of foreground writes a rebuilding replica on this
+ *     node slows its copy down to hold (see {@link RebuildPacer}); zero turns that off
  */
 public record ClusterConfig(
     String zookeeper,
@@ -24,12 +26,14 @@ public record ClusterConfig(
     Duration probeInterval,
     Duration failureTimeout,
     Duration sessionTimeout,
-    long rebuildBytesPerSecond) {
+    long rebuildBytesPerSecond,
+    Duration rebuildForegroundP99) {
   public static final Duration DEFAULT_LAYOUT_LEASE = Duration.ofMillis(500);
   public static final Duration DEFAULT_PROBE_INTERVAL = Duration.ofMillis(250);
   public static final Duration DEFAULT_FAILURE_TIMEOUT = Duration.ofMillis(1000);
   public static final Duration DEFAULT_SESSION_TIMEOUT = Duration.ofSeconds(10);
   public static final long DEFAULT_REBUILD_BYTES_PER_SECOND = 128L * 1024 * 1024;
+  public static final Duration DEFAULT_REBUILD_FOREGROUND_P99 = Duration.ofMillis(20);
 
   public ClusterConfig {
     Objects.requireNonNull(zookeeper, "zookeeper");
@@ -41,6 +45,11 @@ public record ClusterConfig(
     if (rebuildBytesPerSecond < 1) {
       throw new IllegalArgumentException(
           "the rebuild rate must be at least 1 byte per second, not " + rebuildBytesPerSecond);
+    }
+    if (rebuildForegroundP99 == null || rebuildForegroundP99.isNegative()) {
+      throw new IllegalArgumentException(
+          "the rebuild's foreground bound must be zero (off) or positive, not "
+              + rebuildForegroundP99);
     }
     if (failureTimeout.compareTo(probeInterval) < 0) {
       throw new IllegalArgumentException(
@@ -67,7 +76,8 @@ public record ClusterConfig(
         probeInterval,
         failureTimeout,
         sessionTimeout,
-        DEFAULT_REBUILD_BYTES_PER_SECOND);
+        DEFAULT_REBUILD_BYTES_PER_SECOND,
+        DEFAULT_REBUILD_FOREGROUND_P99);
   }
 
   /** A node of cluster {@code name} at {@code zookeeper}, with the default timings. */
@@ -90,7 +100,8 @@ public record ClusterConfig(
         probeInterval,
         failureTimeout,
         sessionTimeout,
-        rebuildBytesPerSecond);
+        rebuildBytesPerSecond,
+        rebuildForegroundP99);
   }
 
   /** The same with another rebuild rate limit, in bytes per second. */
@@ -102,7 +113,21 @@ public record ClusterConfig(
         probeInterval,
         failureTimeout,
         sessionTimeout,
-        bytesPerSecond);
+        bytesPerSecond,
+        rebuildForegroundP99);
+  }
+
+  /** The same with another foreground bound for rebuilds (zero: copy at the rate alone). */
+  public ClusterConfig withRebuildForegroundP99(Duration bound) {
+    return new ClusterConfig(
+        zookeeper,
+        name,
+        layoutLease,
+        probeInterval,
+        failureTimeout,
+        sessionTimeout,
+        rebuildBytesPerSecond,
+        bound);
   }
 
   /** The same with another layout lease. */
@@ -114,7 +139,8 @@ public record ClusterConfig(
         probeInterval,
         failureTimeout,
         sessionTimeout,
-        rebuildBytesPerSecond);
+        rebuildBytesPerSecond,
+        rebuildForegroundP99);
   }
 
   /** The same with another ZooKeeper session timeout. */
@@ -126,7 +152,8 @@ public record ClusterConfig(
         probeInterval,
         failureTimeout,
         session,
-        rebuildBytesPerSecond);
+        rebuildBytesPerSecond,
+        rebuildForegroundP99);
   }
 
   private static void positive(String what, Duration d) {

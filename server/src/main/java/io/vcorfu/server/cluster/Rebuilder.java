@@ -47,11 +47,13 @@ import org.slf4j.LoggerFactory;
  * {@code JoinState}). So a copy is idempotent and resumable: a copy that stops (this node restarts,
  * a source dies, the layout changes) is started again and skips, a page at a time, what is held.
  *
- * <p>The copy runs on one thread of its own, a page ({@value #PAGE} slots) at a time, held below
- * {@code bytesPerSecond} so that foreground requests keep most of the disk and network, and never
- * on a thread the node's failure detection or requests use. Once it finishes against the layout of
- * some epoch, {@link #progress()} says so ({@code done} at that epoch) and the manager promotes the
- * node with a second compare-and-set.
+ * <p>The copy runs on threads of its own, a page ({@value #PAGE} slots) at a time, never on a
+ * thread the node's failure detection or requests use. It is paced by a {@link RebuildPacer}: at
+ * most {@code bytesPerSecond}, and slower while the 99th percentile of foreground writes on the
+ * nodes it copies from or to (their ping answers, every 250 ms) is above the configured bound, so
+ * that foreground requests keep the disk, network and processors they need. Once it finishes
+ * against the layout of some epoch, {@link #progress()} says so ({@code done} at that epoch) and
+ * the manager promotes the node with a second compare-and-set.
  */
 public final class Rebuilder implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(Rebuilder.class);
@@ -66,7 +68,9 @@ public final class Rebuilder implements AutoCloseable {
   private final ReplicaStore store;
   private final Transport transport;
   private final long bytesPerSecond;
+  private final long foregroundBoundMicros;
   private final ExecutorService thread;
+  private final java.util.concurrent.ScheduledExecutorService observer;
 
   private Future<?> running;
   private long runningEpoch;
@@ -82,21 +86,46 @@ public final class Rebuilder implements AutoCloseable {
     final AtomicLong bytes = new AtomicLong();
     final AtomicLong held = new AtomicLong();
     final AtomicLong left = new AtomicLong();
+    final RebuildPacer pacer;
     volatile boolean done;
     volatile boolean stopped;
     volatile String lastError = "";
 
-    Run(long since, long epoch) {
+    Run(long since, long epoch, RebuildPacer pacer) {
       this.since = since;
       this.epoch = epoch;
+      this.pacer = pacer;
     }
   }
 
+  /** A rebuilder that copies at most {@code bytesPerSecond}, not paced by the foreground. */
   public Rebuilder(Endpoint self, ReplicaStore store, Transport transport, long bytesPerSecond) {
+    this(self, store, transport, bytesPerSecond, 0);
+  }
+
+  /**
+   * @param bytesPerSecond the most the copy runs at
+   * @param foregroundBoundMicros the 99th percentile of foreground writes the copy slows down to
+   *     hold (see {@link RebuildPacer}); 0 for none
+   */
+  public Rebuilder(
+      Endpoint self,
+      ReplicaStore store,
+      Transport transport,
+      long bytesPerSecond,
+      long foregroundBoundMicros) {
     this.self = self;
     this.store = store;
     this.transport = transport;
     this.bytesPerSecond = bytesPerSecond;
+    this.foregroundBoundMicros = foregroundBoundMicros;
+    this.observer =
+        Executors.newSingleThreadScheduledExecutor(
+            r -> {
+              Thread t = new Thread(r, "rebuild-pacer-" + self);
+              t.setDaemon(true);
+              return t;
+            });
     this.thread =
         Executors.newSingleThreadExecutor(
             r -> {
@@ -121,7 +150,11 @@ public final class Rebuilder implements AutoCloseable {
       return;
     }
     stop();
-    Run run = new Run(since, layout.epoch());
+    Run run =
+        new Run(
+            since,
+            layout.epoch(),
+            new RebuildPacer(bytesPerSecond, foregroundBoundMicros, System.nanoTime()));
     current = run;
     runningEpoch = layout.epoch();
     running = thread.submit(() -> runUntilDone(layout, run));
@@ -155,6 +188,8 @@ public final class Rebuilder implements AutoCloseable {
         .setBytesPerSecond(run.bytes.get() / seconds)
         .setSecondsLeft(secondsLeft(run, seconds))
         .setLastError(run.lastError)
+        .setRateLimitBytesPerSecond(run.pacer.bytesPerSecond())
+        .setForegroundP99Micros(run.pacer.lastP99Micros())
         .build();
   }
 
@@ -216,6 +251,7 @@ public final class Rebuilder implements AutoCloseable {
         seeds.add(e);
       }
     }
+    Runnable stopPacing = paceByForeground(layout, run);
     try (ClusterStreamLog log =
         ClusterStreamLog.connect(transport, seeds, StreamLogOptions.defaults())) {
       Map<StreamId, long[]> streams = streamsToCopy(layout, log);
@@ -263,7 +299,59 @@ public final class Rebuilder implements AutoCloseable {
         }
       }
       runAll(tasks, run);
+    } finally {
+      stopPacing.run();
     }
+  }
+
+  /**
+   * Every {@link RebuildPacer#ADJUST_NANOS}, asks this node and every serving node of {@code
+   * layout} for its foreground latency and tells {@code run}'s pacer the highest 99th percentile
+   * among those that served enough writes. Returns what stops it (nothing to stop when pacing by
+   * the foreground is off).
+   */
+  private Runnable paceByForeground(Layout layout, Run run) {
+    if (foregroundBoundMicros <= 0) {
+      return () -> {};
+    }
+    Set<Endpoint> nodes = new java.util.LinkedHashSet<>();
+    nodes.add(self);
+    for (Endpoint e : layout.allServers()) {
+      if (!layout.isRebuilding(e)) {
+        nodes.add(e);
+      }
+    }
+    io.vcorfu.protocol.RpcClient rpc =
+        transport.newClient(
+            io.vcorfu.protocol.ClientOptions.defaults()
+                .withRequestTimeout(java.time.Duration.ofMillis(200)));
+    NodeCalls calls = new NodeCalls(rpc);
+    long period = RebuildPacer.ADJUST_NANOS;
+    java.util.concurrent.ScheduledFuture<?> task =
+        observer.scheduleWithFixedDelay(
+            () -> {
+              long p99 = 0;
+              long requests = 0;
+              for (Endpoint node : nodes) {
+                try {
+                  var answer = calls.ping(node).get(250, TimeUnit.MILLISECONDS);
+                  if (answer.getForegroundWrites() >= RebuildPacer.MIN_REQUESTS) {
+                    p99 = Math.max(p99, answer.getForegroundP99Micros());
+                    requests = Math.max(requests, answer.getForegroundWrites());
+                  }
+                } catch (Exception e) {
+                  // A node that does not answer says nothing about the foreground.
+                }
+              }
+              run.pacer.observe(p99, requests);
+            },
+            period,
+            period,
+            TimeUnit.NANOSECONDS);
+    return () -> {
+      task.cancel(true);
+      rpc.close();
+    };
   }
 
   /** Runs {@code tasks} on {@value #WORKERS} threads; fails with the first failure, if any. */
@@ -400,7 +488,7 @@ public final class Rebuilder implements AutoCloseable {
       run.held.addAndGet(end - a + 1 - installed);
       run.bytes.addAndGet(bytes);
       run.left.addAndGet(-(end - a + 1));
-      throttle(run);
+      throttle(run, bytes);
       a = end + 1;
     }
   }
@@ -451,18 +539,15 @@ public final class Rebuilder implements AutoCloseable {
     }
   }
 
-  /** Sleeps while the copy is ahead of {@code bytesPerSecond} since it started. */
-  private void throttle(Run run) throws InterruptedException {
-    double aheadSeconds =
-        run.bytes.get() / (double) bytesPerSecond - (System.nanoTime() - run.startedNanos) / 1e9;
-    if (aheadSeconds > 0) {
-      TimeUnit.MICROSECONDS.sleep((long) (aheadSeconds * 1e6));
-    }
+  /** Waits while the copy is ahead of the rate its pacer allows now. */
+  private static void throttle(Run run, long bytes) throws InterruptedException {
+    run.pacer.pace(bytes);
   }
 
   @Override
   public synchronized void close() {
     stop();
     thread.shutdownNow();
+    observer.shutdownNow();
   }
 }

@@ -34,13 +34,33 @@ public final class Rejoin implements AutoCloseable {
    */
   public Rejoin(
       Endpoint self, ReplicaStore store, Transport transport, Path dataDir, long bytesPerSecond) {
+    this(self, store, transport, dataDir, bytesPerSecond, java.time.Duration.ZERO);
+  }
+
+  /**
+   * @param dataDir the node's data directory, or null for a node that keeps nothing on disk
+   * @param foregroundP99 the foreground 99th percentile the copy slows down to hold (zero: none)
+   */
+  public Rejoin(
+      Endpoint self,
+      ReplicaStore store,
+      Transport transport,
+      Path dataDir,
+      long bytesPerSecond,
+      java.time.Duration foregroundP99) {
     this.self = self;
     this.store = store;
     this.purgedFor =
         dataDir == null
             ? SealedEpoch.inMemory()
             : SealedEpoch.open(dataDir.resolve("rejoined-epoch"));
-    this.rebuilder = new Rebuilder(self, store, transport, bytesPerSecond);
+    this.rebuilder =
+        new Rebuilder(
+            self,
+            store,
+            transport,
+            bytesPerSecond,
+            java.util.concurrent.TimeUnit.NANOSECONDS.toMicros(foregroundP99.toNanos()));
   }
 
   /** Follows {@code layout}; call before the node serves it. */

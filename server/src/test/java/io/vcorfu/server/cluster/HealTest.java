@@ -4,6 +4,7 @@ import static io.vcorfu.server.cluster.FailoverTest.appendUntil;
 import static io.vcorfu.server.cluster.FailoverTest.assertEveryAckedReadable;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.vcorfu.client.ClusterStreamLog;
 import io.vcorfu.layout.Layout;
 import io.vcorfu.layout.LayoutChanges;
 import io.vcorfu.protocol.ClientOptions;
@@ -213,6 +214,52 @@ class HealTest {
       awaitFullStrength(c, rebuilding, acked);
       Layout healed = awaitFullStrength(c, manager, acked);
 
+      assertEveryAckedReadable(c, acked);
+      assertReplicasAgree(c, healed);
+    }
+  }
+
+  /**
+   * A rebuild paces itself by the foreground: with a bound every foreground write exceeds (1 µs), a
+   * copy configured for 4 MiB/s runs at its floor (1 MiB/s) while clients append, and the ping
+   * answers that paced it report the foreground's latency; the copy still finishes.
+   */
+  @Test
+  void aRebuildSlowsToItsFloorWhileTheForegroundIsAboveItsBound() throws Exception {
+    try (ZkCluster c = ZkCluster.start(tmp, 3, 3);
+        RpcClient rpc = c.transport().newClient(ClientOptions.defaults())) {
+      c.awaitLayout("epoch 2", x -> x.epoch() >= 2);
+      ClusterStreamLog log = c.client(c.endpoints().get(0));
+      byte[] value = new byte[4096];
+      for (int i = 0; i < 1_500; i++) {
+        log.append(List.of(StreamId.of("paced-" + (i % 8))), value).get(10, TimeUnit.SECONDS);
+      }
+      NodeCalls calls = new NodeCalls(rpc);
+      assertThat(calls.ping(c.endpoints().get(0)).get(5, TimeUnit.SECONDS).getForegroundWrites())
+          .as("writes of the last second or two")
+          .isPositive();
+      Endpoint victim = c.endpoints().get(2);
+      c.kill(victim);
+      c.awaitLayout("without " + victim, x -> x.removed().contains(victim));
+      List<Acked> acked = new ArrayList<>();
+      c.restart(
+          victim,
+          true,
+          k -> k.withRebuildRate(4L << 20).withRebuildForegroundP99(Duration.ofNanos(1_000)));
+      RebuildProgress paced =
+          Awaitility.await(victim + " copying at its floor")
+              .atMost(Duration.ofSeconds(60))
+              .pollInterval(Duration.ofMillis(50))
+              .ignoreExceptions()
+              .until(
+                  () -> {
+                    appendUntil(c, acked, acked.size() + 3);
+                    return calls.ping(victim).get(5, TimeUnit.SECONDS).getRebuild();
+                  },
+                  r -> r.getRateLimitBytesPerSecond() == 1L << 20 && !r.getDone());
+      assertThat(paced.getForegroundP99Micros()).isPositive();
+      Layout healed = awaitFullStrength(c, victim, acked);
+      assertThat(c.node(victim).lastRebuild().getBytesCopied()).isGreaterThan(1_500L * 4096);
       assertEveryAckedReadable(c, acked);
       assertReplicasAgree(c, healed);
     }

@@ -213,11 +213,19 @@ final class ZkCluster implements AutoCloseable {
    * {@code bytesPerSecond} while it rebuilds.
    */
   void restart(Endpoint e, boolean wiped, long bytesPerSecond) throws java.io.IOException {
+    restart(e, wiped, c -> c.withRebuildRate(bytesPerSecond));
+  }
+
+  /**
+   * Restarts {@code e} (emptied first with {@code wiped}) with the configuration {@code tweak}ed.
+   */
+  void restart(Endpoint e, boolean wiped, java.util.function.UnaryOperator<ClusterConfig> tweak)
+      throws java.io.IOException {
     kill(e);
     if (wiped) {
       wipe(e);
     }
-    startNode(e, config.withRebuildRate(bytesPerSecond));
+    startNode(e, tweak.apply(config));
   }
 
   /** Kills {@code e}, deletes its data directory, and starts it again on an empty one. */

@@ -1,0 +1,81 @@
+package io.vcorfu.server.cluster;
+
+import java.util.concurrent.TimeUnit;
+
+/**
+ * How fast a rebuild copies: at most the configured rate, and less while the foreground suffers.
+ * Every {@link #ADJUST_NANOS} the rebuild reports the highest 99th-percentile latency of foreground
+ * writes among the nodes it reads from and writes to ({@link LatencyWindow}, in their ping
+ * answers); the pacer halves its rate when that is above the bound, and raises it by a sixteenth of
+ * the configured rate when it is below three quarters of the bound (additive increase,
+ * multiplicative decrease). Nodes that served fewer than {@link #MIN_REQUESTS} writes in the window
+ * say nothing about the foreground. The rate never falls below {@link #MIN_BYTES_PER_SECOND} (or
+ * the configured rate, if lower), so a rebuild always finishes.
+ *
+ * <p>The copy calls {@link #pace} after each page with the bytes it wrote; the pacer lets the copy
+ * run at most 100 ms ahead of its rate (a token bucket). Thread-safe: the copy's workers share it.
+ */
+final class RebuildPacer {
+  static final long ADJUST_NANOS = TimeUnit.MILLISECONDS.toNanos(250);
+  static final long MIN_REQUESTS = 20;
+  static final long MIN_BYTES_PER_SECOND = 1L << 20;
+  private static final long BURST_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
+
+  private final long maxBytesPerSecond;
+  private final long minBytesPerSecond;
+  private final long boundMicros;
+  private double bytesPerSecond;
+  private long nextFreeNanos;
+  private long lastP99Micros;
+
+  /**
+   * @param maxBytesPerSecond the configured rate, the most the copy ever runs at
+   * @param boundMicros the foreground 99th percentile the pacer holds to; 0 turns pacing by the
+   *     foreground off (the copy runs at the configured rate)
+   */
+  RebuildPacer(long maxBytesPerSecond, long boundMicros, long nowNanos) {
+    this.maxBytesPerSecond = maxBytesPerSecond;
+    this.minBytesPerSecond = Math.min(maxBytesPerSecond, MIN_BYTES_PER_SECOND);
+    this.boundMicros = boundMicros;
+    this.bytesPerSecond = maxBytesPerSecond;
+    this.nextFreeNanos = nowNanos - BURST_NANOS;
+  }
+
+  /** Adjusts the rate to the foreground's {@code p99Micros} over {@code requests} writes. */
+  synchronized void observe(long p99Micros, long requests) {
+    if (boundMicros <= 0) {
+      return;
+    }
+    lastP99Micros = requests >= MIN_REQUESTS ? p99Micros : 0;
+    if (requests < MIN_REQUESTS || 4 * p99Micros < 3 * boundMicros) {
+      bytesPerSecond = Math.min(maxBytesPerSecond, bytesPerSecond + maxBytesPerSecond / 16.0);
+    } else if (p99Micros > boundMicros) {
+      bytesPerSecond = Math.max(minBytesPerSecond, bytesPerSecond / 2);
+    }
+  }
+
+  /** The rate the copy may run at now, in bytes per second. */
+  synchronized long bytesPerSecond() {
+    return (long) bytesPerSecond;
+  }
+
+  /** The foreground 99th percentile last observed, in microseconds (0: no foreground). */
+  synchronized long lastP99Micros() {
+    return lastP99Micros;
+  }
+
+  /** How long a copy that just wrote {@code bytes} at {@code nowNanos} must wait, in nanos. */
+  synchronized long delayNanos(long bytes, long nowNanos) {
+    nextFreeNanos = Math.max(nextFreeNanos, nowNanos - BURST_NANOS);
+    nextFreeNanos += (long) (bytes * 1e9 / bytesPerSecond);
+    return Math.max(0, nextFreeNanos - nowNanos);
+  }
+
+  /** Waits as long as {@link #delayNanos} says. */
+  void pace(long bytes) throws InterruptedException {
+    long wait = delayNanos(bytes, System.nanoTime());
+    if (wait > 0) {
+      TimeUnit.NANOSECONDS.sleep(wait);
+    }
+  }
+}

@@ -1,0 +1,66 @@
+package io.vcorfu.server.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import org.junit.jupiter.api.Test;
+
+/** The rebuild's pace: a token bucket at a rate that halves while the foreground's p99 is high. */
+class RebuildPacerTest {
+  private static final long MB = 1L << 20;
+  private static final long S = 1_000_000_000L;
+
+  @Test
+  void aFullRateCopyWaitsAsLongAsItsBytesTakeAtThatRate() {
+    RebuildPacer pacer = new RebuildPacer(100 * MB, 20_000, 0);
+    // 100 ms of burst is free; after that every 10 MiB costs 100 ms.
+    assertThat(pacer.delayNanos(10 * MB, 0)).isEqualTo(0);
+    assertThat(pacer.delayNanos(10 * MB, 0)).isEqualTo(S / 10);
+    assertThat(pacer.delayNanos(10 * MB, S / 10)).isEqualTo(S / 10);
+    // Idle for a second: the bucket holds at most 100 ms.
+    assertThat(pacer.delayNanos(10 * MB, 2 * S)).isEqualTo(0);
+    assertThat(pacer.delayNanos(10 * MB, 2 * S)).isEqualTo(S / 10);
+  }
+
+  @Test
+  void aForegroundAboveTheBoundHalvesTheRateDownToTheFloorAndAQuietOneRaisesItBack() {
+    RebuildPacer pacer = new RebuildPacer(128 * MB, 20_000, 0);
+    assertThat(pacer.bytesPerSecond()).isEqualTo(128 * MB);
+    pacer.observe(25_000, 1_000);
+    assertThat(pacer.bytesPerSecond()).isEqualTo(64 * MB);
+    assertThat(pacer.lastP99Micros()).isEqualTo(25_000);
+    for (int i = 0; i < 20; i++) {
+      pacer.observe(25_000, 1_000);
+    }
+    assertThat(pacer.bytesPerSecond()).isEqualTo(RebuildPacer.MIN_BYTES_PER_SECOND);
+    // Between three quarters of the bound and the bound: the rate holds.
+    pacer.observe(18_000, 1_000);
+    assertThat(pacer.bytesPerSecond()).isEqualTo(RebuildPacer.MIN_BYTES_PER_SECOND);
+    // Below three quarters: a sixteenth of the configured rate per observation, up to it.
+    pacer.observe(10_000, 1_000);
+    assertThat(pacer.bytesPerSecond()).isEqualTo(RebuildPacer.MIN_BYTES_PER_SECOND + 8 * MB);
+    for (int i = 0; i < 40; i++) {
+      pacer.observe(10_000, 1_000);
+    }
+    assertThat(pacer.bytesPerSecond()).isEqualTo(128 * MB);
+  }
+
+  @Test
+  void tooFewForegroundWritesSayNothingAndANoBoundPacerKeepsItsRate() {
+    RebuildPacer pacer = new RebuildPacer(128 * MB, 20_000, 0);
+    pacer.observe(25_000, 1_000);
+    pacer.observe(900_000, RebuildPacer.MIN_REQUESTS - 1);
+    assertThat(pacer.bytesPerSecond()).isEqualTo(72 * MB);
+    assertThat(pacer.lastP99Micros()).isZero();
+
+    RebuildPacer unbounded = new RebuildPacer(128 * MB, 0, 0);
+    unbounded.observe(900_000, 1_000);
+    assertThat(unbounded.bytesPerSecond()).isEqualTo(128 * MB);
+  }
+
+  @Test
+  void aConfiguredRateBelowTheFloorIsItsOwnFloor() {
+    RebuildPacer slow = new RebuildPacer(2_000, 20_000, 0);
+    slow.observe(25_000, 1_000);
+    assertThat(slow.bytesPerSecond()).isEqualTo(2_000);
+  }
+}
