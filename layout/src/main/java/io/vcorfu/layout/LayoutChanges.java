@@ -47,7 +47,26 @@ public final class LayoutChanges {
    *     twice, or R is not between 1 and N
    */
   public static Layout initial(String clusterId, List<Endpoint> nodes, int replication) {
+    return initial(clusterId, nodes, replication, nodes == null ? 0 : nodes.size());
+  }
+
+  /**
+   * The first layout as {@link #initial(String, List, int)} says, but with {@code streamChains}
+   * stream chains: chain {@code i} is the R nodes from {@code nodes[i mod N]} on. Streams are
+   * placed over the stream chains for the cluster's life; a cluster that will grow needs more
+   * stream chains than nodes for its new nodes to take a share of the streams (see {@link
+   * #withGrowth}): up to {@code streamChains * R} nodes hold stream replicas.
+   *
+   * @throws IllegalArgumentException as {@link #initial(String, List, int)}, or if {@code
+   *     streamChains} is below 1
+   */
+  public static Layout initial(
+      String clusterId, List<Endpoint> nodes, int replication, int streamChains) {
     Objects.requireNonNull(nodes, "nodes");
+    if (streamChains < 1 && !nodes.isEmpty()) {
+      throw new IllegalArgumentException(
+          "A cluster needs at least one stream chain, got " + streamChains + ".");
+    }
     if (nodes.isEmpty()) {
       throw new IllegalArgumentException("A cluster needs at least one node; the list is empty.");
     }
@@ -69,19 +88,16 @@ public final class LayoutChanges {
               + replication
               + ".");
     }
-    List<List<Endpoint>> chains = new ArrayList<>(n);
-    for (int i = 0; i < n; i++) {
-      List<Endpoint> chain = new ArrayList<>(replication);
-      for (int k = 0; k < replication; k++) {
-        chain.add(nodes.get((i + k) % n));
-      }
-      chains.add(chain);
+    List<List<Endpoint>> log = striped(nodes, replication);
+    List<List<Endpoint>> stream = new ArrayList<>(streamChains);
+    for (int i = 0; i < streamChains; i++) {
+      stream.add(log.get(i % n));
     }
     return new Layout(
         clusterId,
         1,
         nodes.get(0),
-        List.of(new Segment(0, Segment.OPEN, chains, chains)),
+        List.of(new Segment(0, Segment.OPEN, log, stream)),
         replication,
         List.of());
   }

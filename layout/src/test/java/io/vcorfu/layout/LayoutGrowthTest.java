@@ -118,7 +118,31 @@ class LayoutGrowthTest {
   static Stream<Arguments> sizes() {
     return IntStream.rangeClosed(1, 7)
         .boxed()
-        .flatMap(n -> IntStream.rangeClosed(1, Math.min(n, 3)).mapToObj(r -> Arguments.of(n, r)));
+        .flatMap(
+            n ->
+                IntStream.rangeClosed(1, Math.min(n, 3))
+                    .boxed()
+                    .flatMap(r -> Stream.of(Arguments.of(n, r, n), Arguments.of(n, r, 4 * n))));
+  }
+
+  @Test
+  void moreStreamChainsThanNodesRepeatTheRotationsAndLetMoreNodesHoldStreams() {
+    Layout three = LayoutChanges.initial("c", List.of(A, B, C), 2, 6);
+    assertThat(three.currentSegment().log()).hasSize(3);
+    assertThat(three.currentSegment().stream())
+        .containsExactly(
+            List.of(A, B),
+            List.of(B, C),
+            List.of(C, A),
+            List.of(A, B),
+            List.of(B, C),
+            List.of(C, A));
+    // floor(6 * 2 / 4) = 3 places for a fourth node.
+    Layout joined = LayoutChanges.withGrowth(three, D, 10);
+    assertThat(joined.currentSegment().stream()).filteredOn(c -> c.contains(D)).hasSize(3);
+    assertThatThrownBy(() -> LayoutChanges.initial("c", List.of(A), 1, 0))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("at least one stream chain");
   }
 
   /**
@@ -128,14 +152,14 @@ class LayoutGrowthTest {
    * exactly R log chains of the newest segment and the stream places differ by at most one;
    * addresses of closed segments keep their chains.
    */
-  @ParameterizedTest(name = "N = {0}, R = {1}")
+  @ParameterizedTest(name = "N = {0}, R = {1}, P = {2}")
   @MethodSource("sizes")
-  void repeatedGrowthKeepsOrderPlacementAndBalance(int n, int r) {
+  void repeatedGrowthKeepsOrderPlacementAndBalance(int n, int r, int p) {
     List<Endpoint> nodes = new ArrayList<>();
     for (int i = 0; i < n; i++) {
       nodes.add(node(i));
     }
-    Layout layout = LayoutChanges.initial("c", nodes, r);
+    Layout layout = LayoutChanges.initial("c", nodes, r, p);
     long next = 10;
     for (int added = 0; added < 3; added++) {
       Endpoint fresh = node(n + added);
@@ -157,7 +181,7 @@ class LayoutGrowthTest {
       assertThat(current.log()).hasSize(members.size());
       Map<Endpoint, Integer> logPlaces = places(current.log());
       assertThat(logPlaces.keySet()).containsExactlyInAnyOrderElementsOf(members);
-      assertThat(logPlaces.values()).allSatisfy(p -> assertThat(p).isEqualTo(r));
+      assertThat(logPlaces.values()).allSatisfy(k -> assertThat(k).isEqualTo(r));
       Map<Endpoint, Integer> streamPlaces = places(current.stream());
       int max = streamPlaces.values().stream().max(Integer::compare).orElseThrow();
       int min = members.stream().mapToInt(e -> streamPlaces.getOrDefault(e, 0)).min().orElseThrow();

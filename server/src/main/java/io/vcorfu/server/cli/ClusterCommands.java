@@ -73,7 +73,8 @@ final class ClusterCommands {
       description =
           "Write a new cluster's first layout to ZooKeeper and wait until its sequencer serves."
               + " Refuses if the cluster exists. The first node is the sequencer; every node heads"
-              + " one log chain and one stream chain of R replicas.")
+              + " one log chain of R replicas, and stream chain i is the log chain of node i mod"
+              + " N.")
   static final class Init implements Callable<Integer> {
     @Option(
         names = "--zookeeper",
@@ -97,6 +98,15 @@ final class ClusterCommands {
     Integer replication;
 
     @Option(
+        names = "--stream-chains",
+        description =
+            "Stream chains (default: the number of nodes). Streams stay on their chain for the"
+                + " cluster's life; nodes added later with `cluster add-node --grow` take places"
+                + " in existing chains, so up to stream-chains x R nodes hold stream replicas:"
+                + " give a cluster that will grow more chains than nodes.")
+    Integer streamChains;
+
+    @Option(
         names = "--timeout-ms",
         defaultValue = "60000",
         description = "How long to wait for the sequencer to serve (default ${DEFAULT-VALUE}).")
@@ -111,7 +121,9 @@ final class ClusterCommands {
       try {
         members = endpoints(nodes);
         int r = replication != null ? replication : Math.min(3, members.size());
-        first = LayoutChanges.initial(cluster, members, r);
+        first =
+            LayoutChanges.initial(
+                cluster, members, r, streamChains != null ? streamChains : members.size());
       } catch (IllegalArgumentException e) {
         spec.commandLine().getErr().println("vcorfu cluster init: " + e.getMessage());
         return 2;
@@ -149,7 +161,10 @@ final class ClusterCommands {
               + ", "
               + members.size()
               + " nodes, replication "
-              + first.replication());
+              + first.replication()
+              + ", "
+              + first.currentSegment().stream().size()
+              + " stream chains");
       out.flush();
       awaitSequencer(members, Duration.ofMillis(timeoutMs));
       out.println("sequencer serving");
