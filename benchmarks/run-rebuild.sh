@@ -5,7 +5,8 @@
 #
 # Usage:
 #   benchmarks/run-rebuild.sh [--parts rebuild,degraded] [--fill-mb 1024] [--value-size 65536]
-#                             [--rebuild-rate-mb 128] [--fg-threads 8] [--fg-size 1024]
+#                             [--rebuild-rate-mb 128] [--rebuild-max-p99-ms 20]
+#                             [--fg-threads 8] [--fg-size 1024]
 #                             [--baseline-s 10] [--workdir DIR] [--base-port 19600]
 #
 #   --parts LIST         rebuild (below; the default), timeline (after the rebuild part, or on its
@@ -20,6 +21,8 @@
 #   --fill-mb N          data written before the failure, in MiB (default 1024): durable appends of
 #                        --value-size bytes to 32 streams from 8 threads on 8 connections
 #   --rebuild-rate-mb N  every node's --rebuild-rate-mb (default 128, the server's default)
+#   --rebuild-max-p99-ms N  every node's --rebuild-max-p99-ms (default 20, the server's default;
+#                        0: the copy runs at --rebuild-rate-mb whatever the foreground's latency)
 #   --fg-threads T       the foreground load: `bench append --threads T --conns T --size
 #                        --fg-size --streams 32` (default 8 threads, 1 KiB values)
 #   --baseline-s S       seconds of foreground load measured before the failure (default 10)
@@ -53,6 +56,7 @@ parts=rebuild
 fill_mb=1024
 value_size=65536
 rebuild_rate_mb=128
+rebuild_max_p99_ms=20
 fg_threads=8
 fg_size=1024
 baseline_s=10
@@ -64,6 +68,7 @@ while (($#)); do
     --fill-mb) fill_mb=$2; shift 2 ;;
     --value-size) value_size=$2; shift 2 ;;
     --rebuild-rate-mb) rebuild_rate_mb=$2; shift 2 ;;
+    --rebuild-max-p99-ms) rebuild_max_p99_ms=$2; shift 2 ;;
     --fg-threads) fg_threads=$2; shift 2 ;;
     --fg-size) fg_size=$2; shift 2 ;;
     --baseline-s) baseline_s=$2; shift 2 ;;
@@ -73,7 +78,7 @@ while (($#)); do
     *) echo "unknown option: $1" >&2; usage ;;
   esac
 done
-for v in fill_mb value_size rebuild_rate_mb fg_threads fg_size baseline_s base_port; do
+for v in fill_mb value_size rebuild_rate_mb rebuild_max_p99_ms fg_threads fg_size baseline_s base_port; do
   peers_require_uint "--${v//_/-}" "${!v}"
 done
 
@@ -99,7 +104,7 @@ start_node() {
   local i=$1
   vcorfu_launch_node "$workdir/n$i" "${ports[$i]}" "${java_opts[@]}" -Xmx2g -cp "$jar" -- \
     --data-dir "$workdir/n$i/data" --zookeeper "$zk" --cluster rebuild \
-    --rebuild-rate-mb "$rebuild_rate_mb"
+    --rebuild-rate-mb "$rebuild_rate_mb" --rebuild-max-p99-ms "$rebuild_max_p99_ms"
 }
 
 stop_bench() {

@@ -477,12 +477,34 @@ public final class ClusterManager implements AutoCloseable {
    * at a time.
    */
   public CompletableFuture<Layout> addOnRequest(Endpoint node, boolean grow) {
-    return onRequest(
-        (grow ? "growing the cluster by " : "adding ") + node,
-        current -> addNow(node, grow, current));
+    // The node is asked first, off the manager's thread: a node still starting may take seconds
+    // to answer, and the manager's thread must not wait for it (failure detection runs there).
+    return calls
+        .ping(node)
+        .orTimeout(ADD_PING_TIMEOUT_MS, TimeUnit.MILLISECONDS)
+        .handle(
+            (answer, error) -> {
+              if (error != null) {
+                return CompletableFuture.<Layout>failedFuture(
+                    new BadRequestException(
+                        "Node "
+                            + node
+                            + " does not answer ("
+                            + unwrap(error)
+                            + "); start it first."));
+              }
+              return onRequest(
+                  (grow ? "growing the cluster by " : "adding ") + node,
+                  current -> addNow(node, grow, answer, current));
+            })
+        .thenCompose(f -> f);
   }
 
-  private Layout addNow(Endpoint node, boolean grow, Versioned<Layout> current) throws Exception {
+  /** How long a node to add has to answer its first ping. */
+  private static final long ADD_PING_TIMEOUT_MS = 10_000;
+
+  private Layout addNow(Endpoint node, boolean grow, PingResponse answer, Versioned<Layout> current)
+      throws Exception {
     Layout layout = current.value();
     if (layout.allServers().contains(node) || layout.spares().contains(node)) {
       throw new BadRequestException(
@@ -495,13 +517,6 @@ public final class ClusterManager implements AutoCloseable {
               + " already (epoch "
               + layout.epoch()
               + ").");
-    }
-    PingResponse answer;
-    try {
-      answer = calls.ping(node).get(timeoutMillis(), TimeUnit.MILLISECONDS);
-    } catch (Exception e) {
-      throw new BadRequestException(
-          "Node " + node + " does not answer (" + unwrap(e) + "); start it first.");
     }
     if (!answer.getCluster().equals(config.name())) {
       throw new BadRequestException(
@@ -556,6 +571,7 @@ public final class ClusterManager implements AutoCloseable {
     CompletableFuture<Layout> result = new CompletableFuture<>();
     Runnable run =
         () -> {
+          int timeouts = 0;
           for (int attempt = 0; attempt < 10; attempt++) {
             try {
               Versioned<Layout> current = store.get().get(timeoutMillis(), TimeUnit.MILLISECONDS);
@@ -566,7 +582,14 @@ public final class ClusterManager implements AutoCloseable {
               return;
             } catch (Exception e) {
               Throwable cause = unwrap(e);
-              if (!(cause instanceof LayoutVersionMismatchException)) {
+              // A lost compare-and-set is tried again from a fresh read; so, three times, is a
+              // node too slow to answer its seal (a change that sealed some nodes and then failed
+              // leaves them sealed ahead, which the next change or round commits).
+              boolean slow =
+                  cause instanceof java.util.concurrent.TimeoutException
+                      || cause instanceof TransportException;
+              if (!(cause instanceof LayoutVersionMismatchException)
+                  && !(slow && ++timeouts <= 3)) {
                 result.completeExceptionally(cause);
                 return;
               }
@@ -789,7 +812,7 @@ public final class ClusterManager implements AutoCloseable {
   }
 
   /** {@code e} without the future wrappers around it. */
-  private static Throwable unwrap(Exception e) {
+  private static Throwable unwrap(Throwable e) {
     Throwable cause = e;
     while ((cause instanceof CompletionException
             || cause instanceof java.util.concurrent.ExecutionException)
