@@ -78,7 +78,9 @@ while (($#)); do
     *) echo "unknown option: $1" >&2; usage ;;
   esac
 done
-for v in fill_mb value_size rebuild_rate_mb rebuild_max_p99_ms fg_threads fg_size baseline_s base_port; do
+[[ "$rebuild_max_p99_ms" =~ ^[0-9]+$ ]] ||
+  peers_die "--rebuild-max-p99-ms must be a whole number, got '$rebuild_max_p99_ms'"
+for v in fill_mb value_size rebuild_rate_mb fg_threads fg_size baseline_s base_port; do
   peers_require_uint "--${v//_/-}" "${!v}"
 done
 

@@ -225,6 +225,16 @@ public final class LayoutChanges {
     } else {
       segments.set(last, new Segment(current.start(), Segment.OPEN, log, stream));
     }
+    return joining(layout, node, segments, true);
+  }
+
+  /**
+   * {@code layout} at the next epoch with {@code segments}, in which {@code node} has taken places:
+   * it leaves the removed, spare and retired nodes, its incarnation is forgotten (it claims its
+   * place again), and with {@code rebuilding} it is listed rebuilding from the new epoch.
+   */
+  private static Layout joining(
+      Layout layout, Endpoint node, List<Segment> segments, boolean rebuilding) {
     long epoch = layout.epoch() + 1;
     List<Endpoint> removed = new ArrayList<>(layout.removed());
     removed.remove(node);
@@ -232,8 +242,10 @@ public final class LayoutChanges {
     spares.remove(node);
     Map<Endpoint, String> incarnations = new HashMap<>(layout.incarnations());
     incarnations.remove(node);
-    Map<Endpoint, Long> rebuilding = new HashMap<>(layout.rebuilding());
-    rebuilding.put(node, epoch);
+    Map<Endpoint, Long> joined = new HashMap<>(layout.rebuilding());
+    if (rebuilding) {
+      joined.put(node, epoch);
+    }
     List<Endpoint> retired = new ArrayList<>(layout.retired());
     retired.remove(node);
     return new Layout(
@@ -244,7 +256,7 @@ public final class LayoutChanges {
         layout.replication(),
         removed,
         incarnations,
-        rebuilding,
+        joined,
         spares,
         retired);
   }
@@ -383,8 +395,6 @@ public final class LayoutChanges {
     Segment current = segments.get(segments.size() - 1);
     List<Endpoint> members = members(current.log(), current.stream());
     int k = current.stream().size() * r / (members.size() + 1);
-    long epoch = layout.epoch() + 1;
-    Map<Endpoint, Long> rebuilding = new HashMap<>(layout.rebuilding());
     if (k == 0) {
       List<Endpoint> all = new ArrayList<>(members);
       all.add(node);
@@ -412,27 +422,8 @@ public final class LayoutChanges {
         stream.set(best, chain);
       }
       opened(segments, newSegmentStart, current.log(), stream);
-      rebuilding.put(node, epoch);
     }
-    List<Endpoint> removed = new ArrayList<>(layout.removed());
-    removed.remove(node);
-    List<Endpoint> spares = new ArrayList<>(layout.spares());
-    spares.remove(node);
-    Map<Endpoint, String> incarnations = new HashMap<>(layout.incarnations());
-    incarnations.remove(node);
-    List<Endpoint> retired = new ArrayList<>(layout.retired());
-    retired.remove(node);
-    return new Layout(
-        layout.clusterId(),
-        epoch,
-        layout.sequencer(),
-        segments,
-        r,
-        removed,
-        incarnations,
-        rebuilding,
-        spares,
-        retired);
+    return joining(layout, node, segments, k > 0);
   }
 
   /**

@@ -119,20 +119,8 @@ public final class Rebuilder implements AutoCloseable {
     this.transport = transport;
     this.bytesPerSecond = bytesPerSecond;
     this.foregroundBoundMicros = foregroundBoundMicros;
-    this.observer =
-        Executors.newSingleThreadScheduledExecutor(
-            r -> {
-              Thread t = new Thread(r, "rebuild-pacer-" + self);
-              t.setDaemon(true);
-              return t;
-            });
-    this.thread =
-        Executors.newSingleThreadExecutor(
-            r -> {
-              Thread t = new Thread(r, "rebuild-" + self);
-              t.setDaemon(true);
-              return t;
-            });
+    this.observer = Executors.newSingleThreadScheduledExecutor(daemon("rebuild-pacer-" + self));
+    this.thread = Executors.newSingleThreadExecutor(daemon("rebuild-" + self));
   }
 
   /**
@@ -168,6 +156,15 @@ public final class Rebuilder implements AutoCloseable {
     if (running != null) {
       running.cancel(true);
     }
+  }
+
+  /** Threads named {@code name} that do not keep the process alive. */
+  private static java.util.concurrent.ThreadFactory daemon(String name) {
+    return r -> {
+      Thread t = new Thread(r, name);
+      t.setDaemon(true);
+      return t;
+    };
   }
 
   /** How the copy goes, for ping answers; null when this node is not rebuilding. */
@@ -356,14 +353,7 @@ public final class Rebuilder implements AutoCloseable {
 
   /** Runs {@code tasks} on {@value #WORKERS} threads; fails with the first failure, if any. */
   private void runAll(List<Callable<Void>> tasks, Run run) throws InterruptedException {
-    ExecutorService workers =
-        Executors.newFixedThreadPool(
-            WORKERS,
-            r -> {
-              Thread t = new Thread(r, "rebuild-copy-" + self);
-              t.setDaemon(true);
-              return t;
-            });
+    ExecutorService workers = Executors.newFixedThreadPool(WORKERS, daemon("rebuild-copy-" + self));
     try {
       List<Future<Void>> done = new ArrayList<>();
       for (Callable<Void> task : tasks) {
