@@ -14,7 +14,11 @@
 #                        the third node, through its removal, its restart on a wiped directory, the
 #                        rebuild and the promotion, to 5 s after; per-second appends and rebuild
 #                        progress to WORKDIR/timeline.tsv and, with `bench plot`, timeline.png)
-#                        and/or degraded: `bench degraded` on the fresh
+#                        and/or grow (after the fill and the baseline, and after the other
+#                        parts: a fourth node is started empty and added with `cluster add-node
+#                        --grow` under the foreground load; reported like a rebuild, from the
+#                        add-node to the node's promotion, then the foreground's rate on four
+#                        nodes for --baseline-s seconds), and/or degraded: `bench degraded` on the fresh
 #                        cluster, before any fill: for hole rates 0, 1, 5 and 10%, a stream of 2000
 #                        entries with 3 entries of other streams between two of its own, read from
 #                        the log by its backpointers (the paper's Figure 9: entries scanned)
@@ -97,7 +101,7 @@ cli=(java "${java_opts[@]}" -cp "$jar" io.vcorfu.server.cli.VcorfuCli)
 bench=(java "${java_opts[@]}" -cp "$jar" io.vcorfu.benchmarks.BenchCli)
 host=127.0.0.1
 zk=$host:$base_port
-ports=($((base_port + 1)) $((base_port + 2)) $((base_port + 3)))
+ports=($((base_port + 1)) $((base_port + 2)) $((base_port + 3)) $((base_port + 4)))
 endpoints=$host:${ports[0]},$host:${ports[1]},$host:${ports[2]}
 victim=$host:${ports[2]}
 bench_pid=""
@@ -121,7 +125,8 @@ cleanup() {
   local IFS=$' \t\n' i
   stop_bench
   [[ -n "$watch_pid" ]] && kill -TERM "$watch_pid" 2>/dev/null && wait "$watch_pid" 2>/dev/null || true
-  for i in 0 1 2; do
+  for i in 0 1 2 3; do
+    [[ -f "$workdir/n$i/server.pid" ]] || continue
     peers_stop "$workdir/n$i/server.pid" "vcorfu n$i" >/dev/null 2>&1 || true
   done
   peers_stop "$workdir/zk/server.pid" zookeeper >/dev/null 2>&1 || true
@@ -222,6 +227,13 @@ heal() {
   done
   stop_bench
   [[ -n "$t_full" ]] || peers_die "full strength did not come back within an hour ($case)"
+  summarize "$case" "$t0" "$t_first" "$t_done" "$t_full" "$copied" "$bytes"
+}
+
+# summarize CASE T0 T_FIRST_COPY T_COPY_DONE T_FULL COPIED BYTES: the result line of a rebuild
+# (or growth) whose foreground load started 2 s before T0 and logged to WORKDIR/fg-CASE.log.
+summarize() {
+  local case=$1 t0=$2 t_first=$3 t_done=$4 t_full=$5 copied=$6 bytes=$7
   [[ -n "$t_done" ]] || t_done=$t_full
   [[ -n "$t_first" ]] || t_first=$t0
   python3 - "$case" "$t0" "$t_first" "$t_done" "$t_full" "$copied" "$bytes" "$baseline" \
@@ -251,6 +263,49 @@ print("rebuild %s restart_to_full_s %.2f copied_slots %d copied_mb %.1f copy_mb_
 EOF
 }
 
+# grow: a fourth node, empty, added with `cluster add-node --grow` under the foreground load;
+# sampled until it is a full member and nothing rebuilds; one result line "rebuild grow ...", then
+# the foreground on four nodes for --baseline-s seconds.
+grow() {
+  local fresh=$host:${ports[3]} t0 t_full="" t_first="" t_done="" copied=0 bytes=0 p s
+  start_node 3
+  vcorfu_await_ready "$workdir/n3"
+  foreground 600 "$workdir/fg-grow.log"
+  sleep 2
+  t0=$(now)
+  peers_log "cluster add-node --grow $fresh"
+  "${cli[@]}" cluster add-node --endpoint "$endpoints" --grow "$fresh" >&2
+  for ((i = 0; i < 7200; i++)); do
+    s=$(status_json)
+    p=$(progress "$fresh" <<<"$s")
+    if [[ -n "$p" ]]; then
+      read -r c b d <<<"$p"
+      [[ -z "$t_first" && "$c" != 0 ]] && t_first=$(now)
+      if ((c >= copied)); then copied=$c; bytes=$b; fi
+      [[ "$d" == True && -z "$t_done" ]] && t_done=$(now)
+    fi
+    if member "$fresh" <<<"$s" && healthy <<<"$s"; then t_full=$(now); break; fi
+    sleep 0.5
+  done
+  stop_bench
+  [[ -n "$t_full" ]] || peers_die "$fresh was not a full member within an hour"
+  summarize grow "$t0" "$t_first" "$t_done" "$t_full" "$copied" "$bytes"
+  local line
+  line=$("${bench[@]}" append --endpoint "$endpoints" --threads "$fg_threads" \
+    --conns "$fg_threads" --size "$fg_size" --streams 32 --prefix fg --warmup 5 \
+    --duration "$baseline_s" | grep 'appends/s')
+  echo "four nodes: $line"
+}
+
+# member JSON NODE: true when NODE is in a chain of the layout and not rebuilding.
+member() {
+  python3 -c 'import json,sys
+s=json.loads(sys.stdin.read() or "{}")
+l=s.get("layout",{})
+inchain=any(sys.argv[1] in c for seg in l.get("segments",[]) for c in seg.get("log",[])+seg.get("stream",[]))
+sys.exit(0 if inchain and sys.argv[1] not in l.get("rebuilding",{}) else 1)' "$1"
+}
+
 peers_log "workdir $workdir"
 vcorfu_start_zookeeper "$workdir/zk" "$base_port" "${java_opts[@]}" -cp "$jar"
 for i in 0 1 2; do start_node "$i"; done
@@ -262,7 +317,8 @@ if [[ ",$parts," == *",degraded,"* ]]; then
   peers_log "degraded reads"
   "${bench[@]}" degraded --endpoint "$endpoints"
 fi
-[[ ",$parts," == *",rebuild,"* || ",$parts," == *",timeline,"* ]] || exit 0
+[[ ",$parts," == *",rebuild,"* || ",$parts," == *",timeline,"* || ",$parts," == *",grow,"* ]] ||
+  exit 0
 
 peers_log "filling ${fill_mb} MiB with ${value_size}-byte values"
 "${bench[@]}" append --endpoint "$endpoints" --threads 8 --conns 8 --size "$value_size" \
@@ -292,6 +348,9 @@ if [[ ",$parts," == *",rebuild,"* ]]; then
   heal wiped
   kill_victim_and_await_removal
   heal kept
+fi
+if [[ ",$parts," == *",grow,"* ]]; then
+  grow
 fi
 [[ ",$parts," == *",timeline,"* ]] || exit 0
 
