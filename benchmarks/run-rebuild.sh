@@ -264,10 +264,16 @@ EOF
 }
 
 # grow: a fourth node, empty, added with `cluster add-node --grow` under the foreground load;
-# sampled until it is a full member and nothing rebuilds; one result line "rebuild grow ...", then
-# the foreground on four nodes for --baseline-s seconds.
+# sampled until it is a full member and nothing rebuilds; one result line "rebuild grow ...",
+# between the foreground's rate on three nodes just before and on four nodes just after (each
+# --baseline-s seconds after 5 s of warm-up).
 grow() {
-  local fresh=$host:${ports[3]} t0 t_full="" t_first="" t_done="" copied=0 bytes=0 p s
+  local fresh=$host:${ports[3]} t0 t_full="" t_first="" t_done="" copied=0 bytes=0 p s line
+  # Three nodes again, just before, with the same settings as the four-node figure after.
+  line=$("${bench[@]}" append --endpoint "$endpoints" --threads "$fg_threads" \
+    --conns "$fg_threads" --size "$fg_size" --streams 32 --prefix fg --warmup 5 \
+    --duration "$baseline_s" | grep 'appends/s')
+  echo "three nodes: $line"
   start_node 3
   vcorfu_await_ready "$workdir/n3"
   foreground 600 "$workdir/fg-grow.log"
@@ -290,7 +296,6 @@ grow() {
   stop_bench
   [[ -n "$t_full" ]] || peers_die "$fresh was not a full member within an hour"
   summarize grow "$t0" "$t_first" "$t_done" "$t_full" "$copied" "$bytes"
-  local line
   line=$("${bench[@]}" append --endpoint "$endpoints" --threads "$fg_threads" \
     --conns "$fg_threads" --size "$fg_size" --streams 32 --prefix fg --warmup 5 \
     --duration "$baseline_s" | grep 'appends/s')
