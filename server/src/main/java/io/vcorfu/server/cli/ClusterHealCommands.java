@@ -241,7 +241,24 @@ final class ClusterHealCommands {
               + next.sequencer()
               + ", "
               + next.allServers().size()
-              + " nodes left");
+              + " nodes left"
+              + shortChains(next));
+    }
+
+    /** What a removal left short of R, and what restores it; empty when nothing is short. */
+    private static String shortChains(Layout next) {
+      List<String> lacking = io.vcorfu.layout.LayoutChanges.underReplicated(next);
+      if (lacking.isEmpty()) {
+        return "";
+      }
+      return "; "
+          + lacking.size()
+          + " chains lack a replica ("
+          + String.join(", ", lacking)
+          + ")"
+          + (next.spares().isEmpty()
+              ? " until a node is added (vcorfu cluster add-node)"
+              : "; spare " + next.spares().get(0) + " restores them");
     }
   }
 
