@@ -18,7 +18,11 @@
 #                        parts: a fourth node is started empty and added with `cluster add-node
 #                        --grow` under the foreground load; reported like a rebuild, from the
 #                        add-node to the node's promotion, then the foreground's rate on four
-#                        nodes for --baseline-s seconds), and/or degraded: `bench degraded` on the fresh
+#                        nodes for --baseline-s seconds), detect (last; the cluster is not
+#                        usable after it: under the foreground load, kill -9 of the third node,
+#                        kill to removed; it restarts wiped, and once its copy is under way, kill -9
+#                        of the second node, kill to removed: whether failure detection keeps its
+#                        pace while a rebuild runs), and/or degraded: `bench degraded` on the fresh
 #                        cluster, before any fill: for hole rates 0, 1, 5 and 10%, a stream of 2000
 #                        entries with 3 entries of other streams between two of its own, read from
 #                        the log by its backpointers (the paper's Figure 9: entries scanned)
@@ -184,15 +188,53 @@ for n in s.get("nodes",[]):
 }
 
 kill_victim_and_await_removal() {
-  local pid exe
-  IFS=" " read -r pid exe <"$workdir/n2/server.pid"
-  peers_log "kill -9 $victim (pid $pid)"
+  kill_and_await_removal 2 >/dev/null
+}
+
+# kill_and_await_removal I: kill -9 node I and wait until the layout lists it removed; prints the
+# milliseconds from the kill to the first status sample that shows it removed.
+kill_and_await_removal() {
+  local i=$1 pid exe node t_kill
+  node=$host:${ports[$i]}
+  IFS=" " read -r pid exe <"$workdir/n$i/server.pid"
+  peers_log "kill -9 $node (pid $pid)"
+  t_kill=$(now)
   kill -9 "$pid"
-  for ((i = 0; i < 600; i++)); do
-    status_json | removed "$victim" && return 0
+  for ((j = 0; j < 600; j++)); do
+    if status_json | removed "$node"; then
+      python3 -c "print(round(($(now) - $t_kill) * 1000))"
+      return 0
+    fi
+    sleep 0.05
+  done
+  peers_die "$node was not removed within 60 s"
+}
+
+# detect: failure detection with and without a rebuild running. kill -9 of the third node on the
+# loaded, filled cluster (kill to removed); then it restarts wiped and, once its copy is under way
+# (at whatever rate the nodes' --rebuild-max-p99-ms allows), kill -9 of the second node (kill to
+# removed). Both under the foreground load; one result line.
+detect() {
+  local idle busy s p
+  foreground 600 "$workdir/fg-detect.log"
+  sleep 2
+  idle=$(kill_and_await_removal 2)
+  rm -rf "$workdir/n2/data"
+  start_node 2
+  for ((j = 0; j < 1200; j++)); do
+    s=$(status_json)
+    p=$(progress "$victim" <<<"$s")
+    if [[ -n "$p" ]]; then
+      read -r c b d <<<"$p"
+      ((c > 1000)) && [[ "$d" != True ]] && break
+    fi
     sleep 0.1
   done
-  peers_die "$victim was not removed within 60 s"
+  [[ -n "$p" && "$d" != True ]] || peers_die "no copy under way to measure against"
+  busy=$(kill_and_await_removal 1)
+  stop_bench
+  echo "detect kill_to_removed_ms_no_rebuild $idle kill_to_removed_ms_during_rebuild $busy" \
+    "rebuild_progress_at_kill $p"
 }
 
 # foreground SECONDS LOG: start the foreground load in the background (progress lines to LOG).
@@ -322,8 +364,7 @@ if [[ ",$parts," == *",degraded,"* ]]; then
   peers_log "degraded reads"
   "${bench[@]}" degraded --endpoint "$endpoints"
 fi
-[[ ",$parts," == *",rebuild,"* || ",$parts," == *",timeline,"* || ",$parts," == *",grow,"* ]] ||
-  exit 0
+[[ ",$parts," =~ ,(rebuild|timeline|grow|detect), ]] || exit 0
 
 peers_log "filling ${fill_mb} MiB with ${value_size}-byte values"
 "${bench[@]}" append --endpoint "$endpoints" --threads 8 --conns 8 --size "$value_size" \
@@ -356,6 +397,10 @@ if [[ ",$parts," == *",rebuild,"* ]]; then
 fi
 if [[ ",$parts," == *",grow,"* ]]; then
   grow
+fi
+if [[ ",$parts," == *",detect,"* ]]; then
+  detect
+  exit 0
 fi
 [[ ",$parts," == *",timeline,"* ]] || exit 0
 
