@@ -214,17 +214,12 @@ public final class LayoutChanges {
               + " to restore.");
     }
     List<Segment> segments = new ArrayList<>(layout.segments());
-    int last = segments.size() - 1;
-    Segment current = segments.get(last);
-    List<List<Endpoint>> log = joined(current.log(), node, layout.replication());
-    List<List<Endpoint>> stream = joined(current.stream(), node, layout.replication());
-    if (newSegmentStart > current.start()) {
-      segments.set(
-          last, new Segment(current.start(), newSegmentStart, current.log(), current.stream()));
-      segments.add(new Segment(newSegmentStart, Segment.OPEN, log, stream));
-    } else {
-      segments.set(last, new Segment(current.start(), Segment.OPEN, log, stream));
-    }
+    Segment current = layout.currentSegment();
+    opened(
+        segments,
+        newSegmentStart,
+        joined(current.log(), node, layout.replication()),
+        joined(current.stream(), node, layout.replication()));
     return joining(layout, node, segments, true);
   }
 
