@@ -38,7 +38,8 @@ import org.junit.jupiter.api.io.TempDir;
  * balances, refuse an overdraft, write both balances as absolute values, record the transfer's id
  * in the thread's {@link TransferJournal}); two more threads read every balance in read-only
  * transactions. Meanwhile the test kills a replica, waits until the layout has dropped it and
- * transfers have committed again, then kills the sequencer and waits the same way.
+ * transfers have committed again, then kills the sequencer and waits the same way; a second test
+ * grows the cluster by a fourth node and then kills that node.
  *
  * <p>Checked: every snapshot holds the initial total and no negative balance; no transfer fails
  * with a commit its chain aborted (that is an abort, retried by {@code transaction}); at the end,
@@ -92,34 +93,15 @@ class BankTransferFailoverTest {
       throws Exception {
     long seed = System.nanoTime();
     System.out.println("BankTransferFailoverTest seed " + seed);
-    Outcomes out = new Outcomes();
     long removedReplica;
     long killedSequencer;
     long movedSequencer;
     try (ZkCluster c = ZkCluster.start(tmp, 3, 3)) {
       Layout initial = c.awaitLayout("epoch 2", x -> x.epoch() >= 2);
-      try (VCorfuRuntime setup = c.runtime(LOG)) {
-        List<Account> accounts = openAccounts(setup);
-        setup.transaction(
-            () -> {
-              for (Account a : accounts) {
-                a.set(INITIAL);
-              }
-            });
-      }
-      ExecutorService pool = Executors.newFixedThreadPool(TRANSFER_THREADS + AUDIT_THREADS);
-      List<VCorfuRuntime> runtimes = List.of(c.runtime(LOG), c.runtime(LOG));
-      try {
-        List<Future<?>> running = new ArrayList<>();
-        for (int t = 0; t < TRANSFER_THREADS; t++) {
-          running.add(
-              pool.submit(transfers(runtimes.get(t % 2), t, new Random(seed + t), out), null));
-        }
-        for (int t = 0; t < AUDIT_THREADS; t++) {
-          running.add(pool.submit(audits(runtimes.get(t % 2), out), null));
-        }
-        LongSupplier committed = () -> out.succeeded.size();
-        awaitCommitted(committed, TRANSFERS_AFTER_FAULT, "before any fault", out);
+      Outcomes out;
+      try (Workload w = new Workload(c, seed)) {
+        out = w.out;
+        w.awaitMore("before any fault");
 
         Endpoint replica =
             c.endpoints().stream()
@@ -131,11 +113,7 @@ class BankTransferFailoverTest {
         Layout withoutReplica =
             c.awaitLayout("without " + replica, x -> x.removed().contains(replica));
         removedReplica = System.nanoTime();
-        awaitCommitted(
-            committed,
-            committed.getAsLong() + TRANSFERS_AFTER_FAULT,
-            "after the replica's removal",
-            out);
+        w.awaitMore("after the replica's removal");
 
         Endpoint sequencer = withoutReplica.sequencer();
         System.out.println("BankTransferFailoverTest: killing sequencer " + sequencer);
@@ -144,27 +122,8 @@ class BankTransferFailoverTest {
         Layout moved = c.awaitLayout("without " + sequencer, x -> x.removed().contains(sequencer));
         movedSequencer = System.nanoTime();
         assertThat(moved.sequencer()).isNotEqualTo(sequencer);
-        awaitCommitted(
-            committed,
-            committed.getAsLong() + TRANSFERS_AFTER_FAULT,
-            "after the sequencer moved",
-            out);
-        out.stop.set(true);
-        for (Future<?> f : running) {
-          f.get(60, TimeUnit.SECONDS);
-        }
-      } finally {
-        out.stop.set(true);
-        pool.shutdownNow();
-        assertThat(pool.awaitTermination(60, TimeUnit.SECONDS)).as("threads ended").isTrue();
-        for (VCorfuRuntime rt : runtimes) {
-          try {
-            rt.close();
-          } catch (RuntimeException e) {
-            // A thread cut short by a failure above left a transaction open; that failure matters.
-            System.out.println("BankTransferFailoverTest: closing a runtime: " + e);
-          }
-        }
+        w.awaitMore("after the sequencer moved");
+        w.stopAndJoin();
       }
 
       long afterRemoval =
@@ -174,34 +133,16 @@ class BankTransferFailoverTest {
       long afterMove =
           out.succeeded.values().stream().filter(t -> t.invoked() >= movedSequencer).count();
       long auditsAfterMove = out.auditTimes.stream().filter(t -> t >= movedSequencer).count();
-      System.out.printf(
-          "BankTransferFailoverTest: %d transfers committed in %d attempts (%d begun after the"
-              + " replica's removal and done before the sequencer was killed, %d begun after the"
-              + " sequencer moved), %d aborted, %d outcome unknown, %d refused for want of funds;"
-              + " %d snapshots audited (%d after the sequencer moved), %d failed; sequencer moved"
-              + " in %d ms%n",
-          out.succeeded.size(),
-          out.attempts.get(),
-          afterRemoval,
-          afterMove,
-          out.aborted.size(),
-          out.unknown.size(),
-          out.refused.get(),
-          out.auditTimes.size(),
-          auditsAfterMove,
-          out.auditErrors.get(),
-          (movedSequencer - killedSequencer) / 1_000_000);
-      if (!out.unknownErrors.isEmpty()) {
-        System.out.println(
-            "BankTransferFailoverTest: first errors of unknown outcome: "
-                + out.unknownErrors.subList(0, Math.min(3, out.unknownErrors.size())));
-      }
-      assertThat(out.violations).as("snapshots that broke the invariants").isEmpty();
-      assertThat(out.unknownErrors)
-          .as(
-              "a commit its chain aborted wrote nothing: it is an abort, which transaction"
-                  + " retries, not an error of unknown outcome")
-          .noneMatch(e -> e.startsWith(AppendAbortedException.class.getName()));
+      report(
+          out,
+          String.format(
+              "%d begun after the replica's removal and done before the sequencer was killed, %d"
+                  + " begun after the sequencer moved; %d snapshots audited after the sequencer"
+                  + " moved; sequencer moved in %d ms",
+              afterRemoval,
+              afterMove,
+              auditsAfterMove,
+              (movedSequencer - killedSequencer) / 1_000_000));
       assertThat(afterRemoval)
           .as("transfers begun after the replica's removal, done before the sequencer was killed")
           .isGreaterThanOrEqualTo(MIN_TRANSFERS_AFTER_FAULT);
@@ -214,6 +155,157 @@ class BankTransferFailoverTest {
         assertFinalState(check, out);
       }
     }
+  }
+
+  /**
+   * The same transfers and audits while the cluster grows by a fourth node ({@code add-node
+   * --grow}: it joins stream chains as a rebuilding replica, is promoted, one other member leaves
+   * each such chain and the log is striped over four nodes), and then while that node is killed.
+   */
+  @Test
+  void transfersAcrossAGrowthAndTheLossOfTheNewNodeConserveMoneyAndLoseNoCommit() throws Exception {
+    long seed = System.nanoTime();
+    System.out.println("BankTransferFailoverTest growth seed " + seed);
+    long grew;
+    long removed;
+    try (ZkCluster c = ZkCluster.start(tmp, 3, 3);
+        io.vcorfu.protocol.RpcClient rpc = c.transport().newClient(ClientOptions.defaults())) {
+      c.awaitLayout("epoch 2", x -> x.epoch() >= 2);
+      Outcomes out;
+      try (Workload w = new Workload(c, seed)) {
+        out = w.out;
+        w.awaitMore("before the growth");
+
+        Endpoint fresh = c.startSpare();
+        System.out.println("BankTransferFailoverTest: growing the cluster by " + fresh);
+        new NodeCalls(rpc).addNode(c.endpoints().get(0), fresh, true).get(30, TimeUnit.SECONDS);
+        c.awaitLayout(
+            fresh + " promoted, the log on four nodes",
+            x ->
+                x.allServers().contains(fresh)
+                    && !x.isRebuilding(fresh)
+                    && x.currentSegment().log().size() == 4);
+        grew = System.nanoTime();
+        w.awaitMore("after the growth");
+
+        System.out.println("BankTransferFailoverTest: killing " + fresh);
+        c.kill(fresh);
+        c.awaitLayout("without " + fresh, x -> x.removed().contains(fresh));
+        removed = System.nanoTime();
+        w.awaitMore("after the new node's removal");
+        w.stopAndJoin();
+      }
+
+      long afterGrowth = out.succeeded.values().stream().filter(t -> t.invoked() >= grew).count();
+      long afterRemoval =
+          out.succeeded.values().stream().filter(t -> t.invoked() >= removed).count();
+      report(
+          out,
+          String.format(
+              "%d begun after the growth, %d after the new node's removal",
+              afterGrowth, afterRemoval));
+      assertThat(afterGrowth)
+          .as("transfers begun after the growth")
+          .isGreaterThanOrEqualTo(MIN_TRANSFERS_AFTER_FAULT);
+      assertThat(afterRemoval)
+          .as("transfers begun after the new node's removal")
+          .isGreaterThanOrEqualTo(MIN_TRANSFERS_AFTER_FAULT);
+
+      try (VCorfuRuntime check = c.runtime(LOG)) {
+        assertFinalState(check, out);
+      }
+    }
+  }
+
+  /**
+   * The accounts funded, then {@value #TRANSFER_THREADS} transfer threads and {@value
+   * #AUDIT_THREADS} audit threads on two runtimes, until {@link #stopAndJoin} or close.
+   */
+  private static final class Workload implements AutoCloseable {
+    final Outcomes out = new Outcomes();
+    private final ExecutorService pool =
+        Executors.newFixedThreadPool(TRANSFER_THREADS + AUDIT_THREADS);
+    private final List<VCorfuRuntime> runtimes;
+    private final List<Future<?>> running = new ArrayList<>();
+
+    Workload(ZkCluster c, long seed) {
+      try (VCorfuRuntime setup = c.runtime(LOG)) {
+        List<Account> accounts = openAccounts(setup);
+        setup.transaction(
+            () -> {
+              for (Account a : accounts) {
+                a.set(INITIAL);
+              }
+            });
+      }
+      runtimes = List.of(c.runtime(LOG), c.runtime(LOG));
+      for (int t = 0; t < TRANSFER_THREADS; t++) {
+        running.add(
+            pool.submit(transfers(runtimes.get(t % 2), t, new Random(seed + t), out), null));
+      }
+      for (int t = 0; t < AUDIT_THREADS; t++) {
+        running.add(pool.submit(audits(runtimes.get(t % 2), out), null));
+      }
+    }
+
+    /** Waits until {@value #TRANSFERS_AFTER_FAULT} more transfers have committed. */
+    void awaitMore(String when) {
+      LongSupplier committed = () -> out.succeeded.size();
+      awaitCommitted(committed, committed.getAsLong() + TRANSFERS_AFTER_FAULT, when, out);
+    }
+
+    /** Stops the threads and waits for them; a thread's failure fails the call. */
+    void stopAndJoin() throws Exception {
+      out.stop.set(true);
+      for (Future<?> f : running) {
+        f.get(60, TimeUnit.SECONDS);
+      }
+    }
+
+    @Override
+    public void close() {
+      out.stop.set(true);
+      pool.shutdownNow();
+      try {
+        assertThat(pool.awaitTermination(60, TimeUnit.SECONDS)).as("threads ended").isTrue();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+      for (VCorfuRuntime rt : runtimes) {
+        try {
+          rt.close();
+        } catch (RuntimeException e) {
+          // A thread cut short by a failure above left a transaction open; that failure matters.
+          System.out.println("BankTransferFailoverTest: closing a runtime: " + e);
+        }
+      }
+    }
+  }
+
+  /** Prints what the threads saw ({@code more} about the faults) and checks the common rules. */
+  private static void report(Outcomes out, String more) {
+    System.out.printf(
+        "BankTransferFailoverTest: %d transfers committed in %d attempts (%s), %d aborted, %d"
+            + " outcome unknown, %d refused for want of funds; %d snapshots audited, %d failed%n",
+        out.succeeded.size(),
+        out.attempts.get(),
+        more,
+        out.aborted.size(),
+        out.unknown.size(),
+        out.refused.get(),
+        out.auditTimes.size(),
+        out.auditErrors.get());
+    if (!out.unknownErrors.isEmpty()) {
+      System.out.println(
+          "BankTransferFailoverTest: first errors of unknown outcome: "
+              + out.unknownErrors.subList(0, Math.min(3, out.unknownErrors.size())));
+    }
+    assertThat(out.violations).as("snapshots that broke the invariants").isEmpty();
+    assertThat(out.unknownErrors)
+        .as(
+            "a commit its chain aborted wrote nothing: it is an abort, which transaction"
+                + " retries, not an error of unknown outcome")
+        .noneMatch(e -> e.startsWith(AppendAbortedException.class.getName()));
   }
 
   private static List<Account> openAccounts(VCorfuRuntime rt) {
