@@ -529,17 +529,11 @@ public final class ClusterManager implements AutoCloseable {
               + (answer.getCluster().isEmpty() ? ")." : "'."));
     }
     if (grow && LayoutChanges.underReplicated(layout).isEmpty()) {
-      if (!layout.rebuilding().isEmpty()) {
+      try {
+        LayoutChanges.withGrowth(layout, node, 0); // refuses what cannot grow, before any seal
+      } catch (IllegalArgumentException e) {
         throw new BadRequestException(
-            "Replicas "
-                + layout.rebuilding().keySet()
-                + " are rebuilding; the cluster grows by one node at a time. Add "
-                + node
-                + " again once they are full members (vcorfu cluster status).");
-      }
-      if (layout.replication() < 1) {
-        throw new BadRequestException(
-            "The layout of cluster " + layout.clusterId() + " sets no replication factor.");
+            "Node " + node + " cannot grow the cluster: " + e.getMessage());
       }
       LOG.info(
           "manager {}: growing the cluster by {} (epoch {} -> {})",

@@ -36,11 +36,6 @@ public final class LatencyWindow {
     w.incrementAndGet(bucket(Math.max(1, nanos / 1000)));
   }
 
-  /** Records one request that took {@code nanos}, finishing now. */
-  public void record(long nanos) {
-    record(nanos, System.nanoTime());
-  }
-
   /** What the window holds at {@code nowNanos}: its request count and 99th percentile. */
   public Snapshot snapshot(long nowNanos) {
     long index = (nowNanos - origin) / WINDOW_NANOS;

@@ -1,5 +1,14 @@
 package io.vcorfu.server.cluster;
 
+import io.vcorfu.protocol.ClientOptions;
+import io.vcorfu.protocol.Endpoint;
+import io.vcorfu.protocol.RpcClient;
+import io.vcorfu.protocol.Transport;
+import io.vcorfu.protocol.proto.PingResponse;
+import java.time.Duration;
+import java.util.Set;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -69,6 +78,43 @@ final class RebuildPacer {
     nextFreeNanos = Math.max(nextFreeNanos, nowNanos - BURST_NANOS);
     nextFreeNanos += (long) (bytes * 1e9 / bytesPerSecond);
     return Math.max(0, nextFreeNanos - nowNanos);
+  }
+
+  /**
+   * Every {@link #ADJUST_NANOS}, pings each of {@code nodes} (on {@code scheduler}, 250 ms per
+   * answer at most) and {@linkplain #observe observes} the highest 99th percentile among those that
+   * served at least {@link #MIN_REQUESTS} foreground writes; a node that does not answer says
+   * nothing. Returns what stops it.
+   */
+  Runnable follow(Set<Endpoint> nodes, Transport transport, ScheduledExecutorService scheduler) {
+    RpcClient rpc =
+        transport.newClient(ClientOptions.defaults().withRequestTimeout(Duration.ofMillis(200)));
+    NodeCalls calls = new NodeCalls(rpc);
+    ScheduledFuture<?> task =
+        scheduler.scheduleWithFixedDelay(
+            () -> {
+              long p99 = 0;
+              long requests = 0;
+              for (Endpoint node : nodes) {
+                try {
+                  PingResponse answer = calls.ping(node).get(250, TimeUnit.MILLISECONDS);
+                  if (answer.getForegroundWrites() >= MIN_REQUESTS) {
+                    p99 = Math.max(p99, answer.getForegroundP99Micros());
+                    requests = Math.max(requests, answer.getForegroundWrites());
+                  }
+                } catch (Exception e) {
+                  // A node that does not answer says nothing about the foreground.
+                }
+              }
+              observe(p99, requests);
+            },
+            ADJUST_NANOS,
+            ADJUST_NANOS,
+            TimeUnit.NANOSECONDS);
+    return () -> {
+      task.cancel(true);
+      rpc.close();
+    };
   }
 
   /** Waits as long as {@link #delayNanos} says. */

@@ -28,7 +28,6 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -302,10 +301,8 @@ public final class Rebuilder implements AutoCloseable {
   }
 
   /**
-   * Every {@link RebuildPacer#ADJUST_NANOS}, asks this node and every serving node of {@code
-   * layout} for its foreground latency and tells {@code run}'s pacer the highest 99th percentile
-   * among those that served enough writes. Returns what stops it (nothing to stop when pacing by
-   * the foreground is off).
+   * Has {@code run}'s pacer follow the foreground latency of this node and every serving node of
+   * {@code layout}; returns what stops it (nothing to stop when pacing by the foreground is off).
    */
   private Runnable paceByForeground(Layout layout, Run run) {
     if (foregroundBoundMicros <= 0) {
@@ -318,37 +315,7 @@ public final class Rebuilder implements AutoCloseable {
         nodes.add(e);
       }
     }
-    io.vcorfu.protocol.RpcClient rpc =
-        transport.newClient(
-            io.vcorfu.protocol.ClientOptions.defaults()
-                .withRequestTimeout(java.time.Duration.ofMillis(200)));
-    NodeCalls calls = new NodeCalls(rpc);
-    long period = RebuildPacer.ADJUST_NANOS;
-    java.util.concurrent.ScheduledFuture<?> task =
-        observer.scheduleWithFixedDelay(
-            () -> {
-              long p99 = 0;
-              long requests = 0;
-              for (Endpoint node : nodes) {
-                try {
-                  var answer = calls.ping(node).get(250, TimeUnit.MILLISECONDS);
-                  if (answer.getForegroundWrites() >= RebuildPacer.MIN_REQUESTS) {
-                    p99 = Math.max(p99, answer.getForegroundP99Micros());
-                    requests = Math.max(requests, answer.getForegroundWrites());
-                  }
-                } catch (Exception e) {
-                  // A node that does not answer says nothing about the foreground.
-                }
-              }
-              run.pacer.observe(p99, requests);
-            },
-            period,
-            period,
-            TimeUnit.NANOSECONDS);
-    return () -> {
-      task.cancel(true);
-      rpc.close();
-    };
+    return run.pacer.follow(nodes, transport, observer);
   }
 
   /** Runs {@code tasks} on {@value #WORKERS} threads; fails with the first failure, if any. */
@@ -478,7 +445,7 @@ public final class Rebuilder implements AutoCloseable {
       run.held.addAndGet(end - a + 1 - installed);
       run.bytes.addAndGet(bytes);
       run.left.addAndGet(-(end - a + 1));
-      throttle(run, bytes);
+      run.pacer.pace(bytes);
       a = end + 1;
     }
   }
@@ -527,11 +494,6 @@ public final class Rebuilder implements AutoCloseable {
     } else {
       store.streamReplica().trim(stream, mark).join();
     }
-  }
-
-  /** Waits while the copy is ahead of the rate its pacer allows now. */
-  private static void throttle(Run run, long bytes) throws InterruptedException {
-    run.pacer.pace(bytes);
   }
 
   @Override

@@ -169,9 +169,7 @@ final class ZkCluster implements AutoCloseable {
    * returns its endpoint.
    */
   Endpoint startSpare() {
-    Endpoint e = new Endpoint("spare-" + (++spares), 9100 + spares);
-    startNode(e);
-    return e;
+    return startSpare(config.rebuildBytesPerSecond());
   }
 
   /** {@link #startSpare()}, copying at most {@code bytesPerSecond} when it rebuilds. */
