@@ -20,6 +20,7 @@ import io.vcorfu.protocol.proto.ReadResult;
 import io.vcorfu.protocol.proto.StreamSlot;
 import io.vcorfu.protocol.proto.Token;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -63,15 +64,21 @@ import java.util.concurrent.TimeUnit;
  * nothing either, and the entry is aborted. An entry stamped with an epoch the replicas have sealed
  * is never written anywhere new ({@link SealedException}): it is decided by the copies that landed.
  *
- * <p><b>Aborts that no failure undoes.</b> For every address, the replicas of a chain that hold a
- * hole form a prefix of it and agree (writes and fills go head first), so a chain that loses any
- * replica still decides the same way. An abort keeps this: it leaves an <em>uncommitted</em> hole
- * at the decider (which no reader takes for a decision), replaces the entry's copies in the
- * decider's own chain by holes head first, and only then commits the decider's hole; the entry's
- * copies in other chains (the log, other streams) are replaced after that. Were the decider's hole
- * committed first, a reader could see the abort while an earlier replica still held the entry, and
- * the death of the decider would turn that replica's copy into the decision. A reader that meets an
- * uncommitted hole finishes the abort (see {@link io.vcorfu.client.read.RepairingReader}).
+ * <p><b>Aborts that no failure undoes.</b> Invariant: for every entry, taking its copies in plan
+ * order ({@link ChainPlan}: the log chain, the other stream chains, the deciding chain last, each
+ * head first), the copies that hold the entry form a prefix and the copies an abort replaced by
+ * holes form a suffix. Writers keep it (they write head first and stop at the first slot taken); an
+ * abort keeps it by replacing copies <em>last first</em>: it leaves an <em>uncommitted</em> hole at
+ * the decider (which no reader takes for a decision), replaces every other copy by a hole in
+ * reverse plan order, and only then commits the decider's hole. So whichever replicas a layout
+ * change takes away, the new last replica of the deciding chain holds the entry only if every copy
+ * before it does (the entry commits there, consistently everywhere), and holds a hole only if every
+ * copy after it is a hole. Replacing head first instead would allow a chain of three holding hole,
+ * entry, uncommitted hole: losing the decider commits the entry at the middle replica, and losing
+ * that one too turns the committed entry back into a hole. A reader that meets an uncommitted hole
+ * finishes the abort (see {@link io.vcorfu.client.read.RepairingReader}); a copy that cannot be
+ * replaced (its replica is unreachable) leaves the abort unfinished until a layout without that
+ * replica lets a later reader finish it.
  *
  * <p><b>Retries.</b> A request that fails to reach its node ({@link TransportException}) is sent
  * again a few times, 20 ms apart. One that gets no answer in time is not: the node may be paused or
@@ -314,46 +321,23 @@ public final class ChainWriter {
                 return decideFromCopies(entry, plan, copies(entry, plan), 0);
               }
               if (result.getStatus() == ReadResult.Status.COMMITTED) {
-                // Decided already: the hole was committed only after every copy was replaced.
+                // Decided already: by an abort that finished, or by a fill of a stream slot found
+                // empty at every replica of its chain (the log's copy, if any, is replaced now).
                 return abortEarlier(entry, plan).thenApply(v -> Outcome.ABORTED);
               }
               // The decider holds an uncommitted hole: an abort in progress (this one's, or
-              // another party's that this one finishes). The copies in the decider's own chain
-              // are replaced, head first, before the decider's hole is committed, so no later
-              // decider of that chain can hold the entry once the abort can be seen; the copies
-              // elsewhere (the log, other streams) only after, so none shows a hole first.
-              return replaceCopies(entry, decidingChain(entry, plan), 0)
+              // another party's that this one finishes). Every other copy is replaced, last
+              // first, before the decider's hole is committed (see the class comment).
+              List<Copy> lastFirst = new ArrayList<>(copies(entry, plan));
+              Collections.reverse(lastFirst);
+              return replaceCopies(entry, lastFirst, 0)
                   .thenCompose(v -> commitHole(entry, decider))
-                  .thenCompose(v -> abortEarlier(entry, plan))
                   .thenApply(v -> Outcome.ABORTED);
             });
   }
 
   /**
-   * The copies of the entry in the decider's own chain, in chain order: the log copies when the
-   * decider is a log replica, else the copies of the decider's first stream.
-   */
-  private static List<Copy> decidingChain(LogEntryMsg entry, ChainPlan plan) {
-    ChainPlan.Visit decider = plan.last();
-    StreamId decided =
-        decider.role() == ChainPlan.Role.LOG
-            ? null
-            : StreamId.fromMsg(slotsFor(entry, decider).get(0).getStream());
-    List<Copy> out = new ArrayList<>();
-    for (Copy c : copies(entry, plan)) {
-      boolean same =
-          decided == null
-              ? c.slot() == null
-              : c.slot() != null && StreamId.fromMsg(c.slot().getStream()).equals(decided);
-      if (same) {
-        out.add(c);
-      }
-    }
-    return out;
-  }
-
-  /**
-   * Replaces copies {@code i..} of an aborted entry by holes, one after another in chain order;
+   * Replaces copies {@code i..} of an aborted entry by holes, one after another in list order;
    * fails if a copy cannot be replaced (the abort then stays uncommitted at the decider, and a
    * later decision, against a layout without the unreachable replica, finishes it).
    */

@@ -68,6 +68,7 @@ public final class InJvmCluster implements AutoCloseable {
   public static final Endpoint LOG_B = new Endpoint("log-b", 9002);
   public static final Endpoint STREAM_A = new Endpoint("stream-a", 9003);
   public static final Endpoint STREAM_B = new Endpoint("stream-b", 9004);
+  public static final Endpoint STREAM_C = new Endpoint("stream-c", 9005);
 
   private final InJvmTransport transport = new InJvmTransport();
   private final Map<Endpoint, Node> nodes = new LinkedHashMap<>();
@@ -106,6 +107,22 @@ public final class InJvmCluster implements AutoCloseable {
                        "stream": [["%s", "%s"]]}]}
         """
             .formatted(SEQUENCER, LOG_A, LOG_B, STREAM_A, STREAM_B));
+  }
+
+  /**
+   * Every entry kept twice in the log ({@code [log-a, log-b]}) and three times in its stream chain
+   * ({@code [stream-a, stream-b, stream-c]}), so two stream replicas may be taken away one after
+   * the other.
+   */
+  public static InJvmCluster threeStreamReplicas() {
+    return serving(
+        """
+        {"clusterId": "test", "epoch": 1, "sequencer": "%s",
+         "segments": [{"start": 0, "end": -1,
+                       "log": [["%s", "%s"]],
+                       "stream": [["%s", "%s", "%s"]]}]}
+        """
+            .formatted(SEQUENCER, LOG_A, LOG_B, STREAM_A, STREAM_B, STREAM_C));
   }
 
   private static InJvmCluster serving(String json) {
