@@ -46,7 +46,11 @@ import java.util.Set;
  * chain yet, ready to restore a chain that lost a replica. Both are written only when not empty.
  * Last, {@code "retired"}: the removed nodes that left on request ({@code vcorfu cluster
  * remove-node}), which the manager never brings back by itself (a node removed because it failed is
- * brought back as soon as it answers again); written only when not empty.
+ * brought back as soon as it answers again); written only when not empty. And {@code "replacing"}:
+ * for a rebuilding replica that takes another node's places (a drain, see {@link
+ * LayoutChanges#withReplacement}), the node it replaces ({@code {"new": "old"}}); the old node
+ * keeps serving until the new one is promoted, which takes it out of every chain in the same
+ * change; written only when not empty.
  *
  * @param replication the replication factor R, or 0 when the layout sets none
  * @param removed the nodes removed from the cluster, oldest first
@@ -54,6 +58,7 @@ import java.util.Set;
  * @param rebuilding the rebuilding replicas, each with the epoch it joined its chains at
  * @param spares the nodes in no chain that may be given a place in one
  * @param retired the removed nodes that left on request
+ * @param replacing the rebuilding replicas that take a leaving node's places, each with that node
  */
 public record Layout(
     String clusterId,
@@ -65,7 +70,8 @@ public record Layout(
     Map<Endpoint, String> incarnations,
     Map<Endpoint, Long> rebuilding,
     List<Endpoint> spares,
-    List<Endpoint> retired) {
+    List<Endpoint> retired,
+    Map<Endpoint, Endpoint> replacing) {
 
   public Layout {
     segments = segments == null ? List.of() : List.copyOf(segments);
@@ -82,6 +88,34 @@ public record Layout(
     LayoutValidator.checkIncarnations(incarnations, removed);
     LayoutValidator.checkHealing(
         epoch, sequencer, segments, replication, removed, rebuilding, spares);
+    replacing = replacing == null ? Map.of() : Map.copyOf(replacing);
+    LayoutValidator.checkReplacing(segments, removed, rebuilding, replacing);
+  }
+
+  /** A layout in which no node is being replaced. */
+  public Layout(
+      String clusterId,
+      long epoch,
+      Endpoint sequencer,
+      List<Segment> segments,
+      int replication,
+      List<Endpoint> removed,
+      Map<Endpoint, String> incarnations,
+      Map<Endpoint, Long> rebuilding,
+      List<Endpoint> spares,
+      List<Endpoint> retired) {
+    this(
+        clusterId,
+        epoch,
+        sequencer,
+        segments,
+        replication,
+        removed,
+        incarnations,
+        rebuilding,
+        spares,
+        retired,
+        Map.of());
   }
 
   /** A layout with no rebuilding replica and no spare. */
@@ -103,7 +137,8 @@ public record Layout(
         incarnations,
         Map.of(),
         List.of(),
-        List.of());
+        List.of(),
+        Map.of());
   }
 
   /** A layout whose nodes have claimed no incarnation yet. */
@@ -170,7 +205,8 @@ public record Layout(
         incarnations,
         rebuilding,
         spares,
-        retired);
+        retired,
+        replacing);
   }
 
   /** True when {@code node} is a rebuilding replica (in chains, not yet promoted). */
@@ -205,7 +241,8 @@ public record Layout(
         next,
         rebuilding,
         spares,
-        retired);
+        retired,
+        replacing);
   }
 
   /** The segment holding {@code globalAddress}; throws {@link LayoutException} if none does. */

@@ -169,6 +169,10 @@ public final class LayoutChanges {
     incarnations.remove(dead);
     Map<Endpoint, Long> rebuilding = new HashMap<>(layout.rebuilding());
     rebuilding.remove(dead);
+    // A drain ends with either side gone: without the replacement the old node stays; without the
+    // old node its replacement restores the chains it left short, as any rebuilding replica does.
+    Map<Endpoint, Endpoint> replacing = new HashMap<>(layout.replacing());
+    replacing.entrySet().removeIf(e -> e.getKey().equals(dead) || e.getValue().equals(dead));
     return new Layout(
         layout.clusterId(),
         layout.epoch() + 1,
@@ -179,7 +183,8 @@ public final class LayoutChanges {
         incarnations,
         rebuilding,
         layout.spares(),
-        layout.retired());
+        layout.retired(),
+        replacing);
   }
 
   /**
@@ -220,16 +225,92 @@ public final class LayoutChanges {
         newSegmentStart,
         joined(current.log(), node, layout.replication()),
         joined(current.stream(), node, layout.replication()));
-    return joining(layout, node, segments, true);
+    return joining(layout, node, segments, true, null);
+  }
+
+  /**
+   * A drain: {@code layout} at the next epoch with {@code node} joined, as a <em>rebuilding</em>
+   * replica, at the head of every chain of the current segment that holds {@code old} (such a chain
+   * holds R + 1 replicas for a while) and of every chain that lacks a replica, and recorded as
+   * {@code old}'s replacement ({@link Layout#replacing()}). {@code old} keeps serving: every chain
+   * keeps the replicas it had. The node copies what those chains hold, and what the closed
+   * segments' chains holding {@code old} hold ({@link #closedLogChainsToCopy}), as any rebuilding
+   * replica does; {@link #promoted(Layout, Endpoint, long)} then puts it in {@code old}'s place in
+   * every chain of every segment and takes {@code old} out of the layout in the same change. So no
+   * chain ever has fewer serving replicas than before. The current segment closes at {@code
+   * newSegmentStart} (as in {@link #withoutNode}).
+   *
+   * @throws IllegalArgumentException if the layout sets no replication factor, {@code node} is in
+   *     the layout already, {@code old} is in no chain of the current segment or is rebuilding, or
+   *     a replica is rebuilding already (one change of membership at a time)
+   */
+  public static Layout withReplacement(
+      Layout layout, Endpoint old, Endpoint node, long newSegmentStart) {
+    Objects.requireNonNull(layout, "layout");
+    Objects.requireNonNull(old, "old");
+    Objects.requireNonNull(node, "node");
+    int r = layout.replication();
+    if (r < 1) {
+      throw new IllegalArgumentException("The layout sets no replication factor.");
+    }
+    if (layout.allServers().contains(node)) {
+      throw new IllegalArgumentException(
+          node + " is in the layout of epoch " + layout.epoch() + " already.");
+    }
+    Segment current = layout.currentSegment();
+    boolean holds =
+        current.log().stream().anyMatch(c -> c.contains(old))
+            || current.stream().stream().anyMatch(c -> c.contains(old));
+    if (!holds || layout.isRebuilding(old)) {
+      throw new IllegalArgumentException(
+          old
+              + " holds no serving place in the current segment of epoch "
+              + layout.epoch()
+              + "; there is nothing to hand over.");
+    }
+    if (!layout.rebuilding().isEmpty()) {
+      throw new IllegalArgumentException(
+          "Replicas "
+              + layout.rebuilding().keySet()
+              + " are rebuilding; a node is replaced after they are promoted.");
+    }
+    List<Segment> segments = new ArrayList<>(layout.segments());
+    opened(
+        segments,
+        newSegmentStart,
+        inPlaceOf(current.log(), old, node, r),
+        inPlaceOf(current.stream(), old, node, r));
+    return joining(layout, node, segments, true, old);
+  }
+
+  /**
+   * {@code chains} with {@code node} at the head of every chain that holds {@code old} or has fewer
+   * than {@code r} replicas (and does not hold {@code node}).
+   */
+  private static List<List<Endpoint>> inPlaceOf(
+      List<List<Endpoint>> chains, Endpoint old, Endpoint node, int r) {
+    List<List<Endpoint>> out = new ArrayList<>(chains.size());
+    for (List<Endpoint> chain : chains) {
+      if ((chain.contains(old) || chain.size() < r) && !chain.contains(node)) {
+        List<Endpoint> next = new ArrayList<>(chain.size() + 1);
+        next.add(node);
+        next.addAll(chain);
+        out.add(next);
+      } else {
+        out.add(chain);
+      }
+    }
+    return out;
   }
 
   /**
    * {@code layout} at the next epoch with {@code segments}, in which {@code node} has taken places:
    * it leaves the removed, spare and retired nodes, its incarnation is forgotten (it claims its
-   * place again), and with {@code rebuilding} it is listed rebuilding from the new epoch.
+   * place again), with {@code rebuilding} it is listed rebuilding from the new epoch, and with a
+   * {@code replaces} node it is listed as that node's replacement.
    */
   private static Layout joining(
-      Layout layout, Endpoint node, List<Segment> segments, boolean rebuilding) {
+      Layout layout, Endpoint node, List<Segment> segments, boolean rebuilding, Endpoint replaces) {
     long epoch = layout.epoch() + 1;
     List<Endpoint> removed = new ArrayList<>(layout.removed());
     removed.remove(node);
@@ -243,6 +324,10 @@ public final class LayoutChanges {
     }
     List<Endpoint> retired = new ArrayList<>(layout.retired());
     retired.remove(node);
+    Map<Endpoint, Endpoint> replacing = new HashMap<>(layout.replacing());
+    if (replaces != null) {
+      replacing.put(node, replaces);
+    }
     return new Layout(
         layout.clusterId(),
         epoch,
@@ -253,7 +338,8 @@ public final class LayoutChanges {
         incarnations,
         joined,
         spares,
-        retired);
+        retired,
+        replacing);
   }
 
   /**
@@ -294,6 +380,11 @@ public final class LayoutChanges {
    *       Addresses below it stay on the chains that wrote them. When {@code newSegmentStart} is
    *       not after the current segment's start (nothing was written in it), the current segment's
    *       log chains are replaced in place.
+   *   <li>when it replaces a node ({@link #withReplacement}), it takes that node's place: it joins,
+   *       at the head, every chain of the closed segments that holds the old node or lacks a
+   *       replica; the old node leaves every chain of every segment and is listed removed and
+   *       retired; the sequencer moves to {@code node} if the old node was the sequencer. Every
+   *       chain keeps as many replicas as it served with before the drain began.
    * </ul>
    *
    * @param newSegmentStart one above the highest log tail among the sealed log replicas
@@ -303,20 +394,24 @@ public final class LayoutChanges {
       throw new IllegalArgumentException(
           node + " is not a rebuilding replica at epoch " + layout.epoch() + ".");
     }
+    Endpoint old = layout.replacing().get(node);
     List<Segment> segments = new ArrayList<>(layout.segments().size());
     int last = layout.segments().size() - 1;
+    int r = layout.replication();
     for (int i = 0; i < layout.segments().size(); i++) {
       Segment s = layout.segments().get(i);
-      segments.add(
-          i == last
-              ? s
-              : new Segment(
-                  s.start(),
-                  s.end(),
-                  joined(s.log(), node, layout.replication()),
-                  joined(s.stream(), node, layout.replication())));
+      List<List<Endpoint>> log = s.log();
+      List<List<Endpoint>> stream = s.stream();
+      if (i != last) {
+        log = old == null ? joined(log, node, r) : inPlaceOf(log, old, node, r);
+        stream = old == null ? joined(stream, node, r) : inPlaceOf(stream, old, node, r);
+      }
+      if (old != null) {
+        log = leaving(log, old);
+        stream = leaving(stream, old);
+      }
+      segments.add(new Segment(s.start(), s.end(), log, stream));
     }
-    int r = layout.replication();
     Segment current = segments.get(last);
     List<List<Endpoint>> log = trimmed(current.log(), node, r);
     List<List<Endpoint>> stream = trimmed(current.stream(), node, r);
@@ -326,17 +421,42 @@ public final class LayoutChanges {
     }
     Map<Endpoint, Long> rebuilding = new HashMap<>(layout.rebuilding());
     rebuilding.remove(node);
+    Map<Endpoint, Endpoint> replacing = new HashMap<>(layout.replacing());
+    replacing.remove(node);
+    Endpoint sequencer = layout.sequencer();
+    List<Endpoint> removed = new ArrayList<>(layout.removed());
+    List<Endpoint> retired = new ArrayList<>(layout.retired());
+    Map<Endpoint, String> incarnations = new HashMap<>(layout.incarnations());
+    if (old != null) {
+      // The drained node leaves on request: removed, and retired so healing never brings it back.
+      removed.add(old);
+      retired.add(old);
+      incarnations.remove(old);
+      if (sequencer.equals(old)) {
+        sequencer = node;
+      }
+    }
     return new Layout(
         layout.clusterId(),
         layout.epoch() + 1,
-        layout.sequencer(),
+        sequencer,
         segments,
-        layout.replication(),
-        layout.removed(),
-        layout.incarnations(),
+        r,
+        removed,
+        incarnations,
         rebuilding,
         layout.spares(),
-        layout.retired());
+        retired,
+        replacing);
+  }
+
+  /** {@code chains} without {@code old}; the other members keep their order. */
+  private static List<List<Endpoint>> leaving(List<List<Endpoint>> chains, Endpoint old) {
+    List<List<Endpoint>> out = new ArrayList<>(chains.size());
+    for (List<Endpoint> chain : chains) {
+      out.add(chain.stream().filter(e -> !e.equals(old)).toList());
+    }
+    return out;
   }
 
   /**
@@ -418,7 +538,7 @@ public final class LayoutChanges {
       }
       opened(segments, newSegmentStart, current.log(), stream);
     }
-    return joining(layout, node, segments, k > 0);
+    return joining(layout, node, segments, k > 0, null);
   }
 
   /**
@@ -514,10 +634,13 @@ public final class LayoutChanges {
    */
   public static List<int[]> closedLogChainsToCopy(Layout layout, Endpoint node) {
     List<int[]> out = new ArrayList<>();
+    Endpoint old = layout.replacing().get(node);
     for (int i = 0; i < layout.segments().size() - 1; i++) {
       List<List<Endpoint>> log = layout.segments().get(i).log();
       for (int c = 0; c < log.size(); c++) {
-        if (log.get(c).size() < layout.replication() && !log.get(c).contains(node)) {
+        List<Endpoint> chain = log.get(c);
+        boolean takes = chain.size() < layout.replication() || (old != null && chain.contains(old));
+        if (takes && !chain.contains(node)) {
           out.add(new int[] {i, c});
         }
       }
@@ -547,7 +670,8 @@ public final class LayoutChanges {
         layout.incarnations(),
         layout.rebuilding(),
         layout.spares(),
-        retired);
+        retired,
+        layout.replacing());
   }
 
   /**
@@ -582,7 +706,8 @@ public final class LayoutChanges {
         layout.incarnations(),
         layout.rebuilding(),
         spares,
-        retired);
+        retired,
+        layout.replacing());
   }
 
   /**

@@ -28,7 +28,8 @@ final class LayoutJson {
           "incarnations",
           "rebuilding",
           "spares",
-          "retired");
+          "retired",
+          "replacing");
   private static final Set<String> SEGMENT_FIELDS = Set.of("start", "end", "log", "stream");
 
   private LayoutJson() {}
@@ -84,6 +85,12 @@ final class LayoutJson {
     if (!layout.retired().isEmpty()) {
       ArrayNode retired = root.putArray("retired");
       layout.retired().forEach(e -> retired.add(e.toString()));
+    }
+    if (!layout.replacing().isEmpty()) {
+      ObjectNode replacing = root.putObject("replacing");
+      Map<String, String> sorted = new TreeMap<>();
+      layout.replacing().forEach((node, old) -> sorted.put(node.toString(), old.toString()));
+      sorted.forEach(replacing::put);
     }
     return root;
   }
@@ -146,7 +153,32 @@ final class LayoutJson {
         incarnations(root),
         rebuilding(root),
         endpoints(root, "spares"),
-        endpoints(root, "retired"));
+        endpoints(root, "retired"),
+        replacing(root));
+  }
+
+  private static Map<Endpoint, Endpoint> replacing(JsonNode root) {
+    JsonNode v = root.get("replacing");
+    if (v == null || v.isNull()) {
+      return Map.of();
+    }
+    if (!v.isObject()) {
+      throw new LayoutException(
+          "The layout field 'replacing' must be an object of \"host:port\": \"host:port\" pairs.");
+    }
+    Map<Endpoint, Endpoint> out = new HashMap<>();
+    for (Iterator<Map.Entry<String, JsonNode>> it = v.fields(); it.hasNext(); ) {
+      Map.Entry<String, JsonNode> e = it.next();
+      String where = "The layout field 'replacing' entry '" + e.getKey() + "'";
+      Endpoint node;
+      try {
+        node = Endpoint.parse(e.getKey());
+      } catch (IllegalArgumentException bad) {
+        throw new LayoutException(where + " is not a \"host:port\" endpoint.");
+      }
+      out.put(node, endpoint(e.getValue(), where));
+    }
+    return out;
   }
 
   private static Map<Endpoint, Long> rebuilding(JsonNode root) {

@@ -226,6 +226,39 @@ final class LayoutValidator {
   }
 
   /**
+   * Every node being replaced has a rebuilding replacement: each key of {@code replacing} is a
+   * rebuilding replica, and each value a node of the layout (in a chain of the current segment)
+   * that is neither rebuilding, removed, nor replaced twice.
+   */
+  static void checkReplacing(
+      List<Segment> segments,
+      List<Endpoint> removed,
+      Map<Endpoint, Long> rebuilding,
+      Map<Endpoint, Endpoint> replacing) {
+    Segment current = segments.get(segments.size() - 1);
+    Set<Endpoint> replaced = new HashSet<>();
+    for (Map.Entry<Endpoint, Endpoint> e : replacing.entrySet()) {
+      String what = "The layout's replacing entry " + e.getKey() + " -> " + e.getValue();
+      if (!rebuilding.containsKey(e.getKey())) {
+        throw new LayoutException(what + ": the replacement must be a rebuilding replica.");
+      }
+      Endpoint old = e.getValue();
+      if (rebuilding.containsKey(old) || removed.contains(old) || !replaced.add(old)) {
+        throw new LayoutException(
+            what + ": the node replaced must serve and be replaced by one node only.");
+      }
+      boolean inCurrent = false;
+      for (List<Endpoint> chain : concat(current.log(), current.stream())) {
+        inCurrent |= chain.contains(old);
+      }
+      if (!inCurrent) {
+        throw new LayoutException(
+            what + ": the node replaced is in no chain of the current segment.");
+      }
+    }
+  }
+
+  /**
    * No chain has more than R replicas that serve; a chain may hold one more while a rebuilding
    * replica joins it to take a place another member leaves once it is promoted (growth, see {@link
    * LayoutChanges#withGrowth}).

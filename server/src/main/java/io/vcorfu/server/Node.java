@@ -319,7 +319,7 @@ public final class Node implements AutoCloseable {
         .on(PayloadCase.GET_LAYOUT, r -> done(layoutResponse()))
         .on(PayloadCase.SEAL, r -> seal(r.getSeal().getEpoch()))
         .on(PayloadCase.REMOVE_NODE, r -> removeNode(r.getRemoveNode().getNode()))
-        .on(PayloadCase.ADD_NODE, r -> addNode(r.getAddNode().getNode(), r.getAddNode().getGrow()))
+        .on(PayloadCase.ADD_NODE, r -> addNode(r.getAddNode()))
         .onAll(gated)
         .build();
   }
@@ -352,17 +352,23 @@ public final class Node implements AutoCloseable {
    * Cluster mode: adds a spare, or grows the cluster by a node, run by this node's manager (see
    * {@code AddNodeRequest}).
    */
-  private CompletableFuture<Response> addNode(String node, boolean grow) {
+  private CompletableFuture<Response> addNode(io.vcorfu.protocol.proto.AddNodeRequest r) {
     Endpoint joining;
+    Endpoint replaces;
     try {
-      joining = Endpoint.parse(node);
+      joining = Endpoint.parse(r.getNode());
+      replaces = r.getReplaces().isEmpty() ? null : Endpoint.parse(r.getReplaces());
     } catch (IllegalArgumentException e) {
       return CompletableFuture.failedFuture(
           new io.vcorfu.protocol.BadRequestException(
-              "The node to add must be host:port, got '" + node + "'."));
+              "The nodes to add and to replace must be host:port, got '"
+                  + r.getNode()
+                  + "' and '"
+                  + r.getReplaces()
+                  + "'."));
     }
     return manager
-        .addOnRequest(joining, grow)
+        .addOnRequest(joining, r.getGrow(), replaces)
         .thenApply(
             l ->
                 Response.newBuilder()

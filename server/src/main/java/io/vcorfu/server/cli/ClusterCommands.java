@@ -481,10 +481,22 @@ final class ClusterCommands {
         if (layout.spares().contains(node)) {
           return new NodeState("spare", "answering", p);
         }
+        Endpoint replaces = layout.replacing().get(node);
         if (layout.isRebuilding(node) && p.getServing()) {
-          return new NodeState("rebuilding", progress(p.getRebuild()), p);
+          return new NodeState(
+              "rebuilding",
+              (replaces == null ? "" : "replacing " + replaces + ": ") + progress(p.getRebuild()),
+              p);
         }
         if (p.getServing()) {
+          for (var e : layout.replacing().entrySet()) {
+            if (e.getValue().equals(node)) {
+              return new NodeState(
+                  "serving",
+                  "epoch " + p.getEpoch() + "; leaving once " + e.getKey() + " is promoted",
+                  p);
+            }
+          }
           return new NodeState("serving", "epoch " + p.getEpoch(), p);
         }
         return new NodeState(

@@ -43,8 +43,8 @@ final class ClusterHealCommands {
         names = "--timeout-ms",
         defaultValue = "30000",
         description =
-            "How long to wait for the change, and with --wait for the rebuild (default"
-                + " ${DEFAULT-VALUE}).")
+            "How long to wait for the change, and then for the rebuild or drain the command"
+                + " waits for (default ${DEFAULT-VALUE}); the rebuild or drain goes on after it.")
     long timeoutMs;
 
     @Option(
@@ -57,9 +57,19 @@ final class ClusterHealCommands {
 
     @Spec CommandSpec spec;
 
-    /** True when the command should wait until {@link #subject()} is a full member. */
+    /** True when the command should wait until {@link #member()} is a full member. */
     boolean await() {
       return false;
+    }
+
+    /** The node whose promotion the command waits for: {@link #subject()} unless it says else. */
+    Endpoint member() {
+      return subject();
+    }
+
+    /** A node that must also have left the layout before the wait is over (a drain), or null. */
+    Endpoint leaving() {
+      return null;
     }
 
     abstract String name();
@@ -114,26 +124,58 @@ final class ClusterHealCommands {
         }
         out.flush();
         if (await()) {
-          return awaitMember(calls, asked, out);
+          return awaitMember(calls, asked, out, done.epoch());
         }
       }
       return 0;
     }
 
-    /** Prints the joining node's state every second until it is a full member or time is up. */
-    private int awaitMember(NodeCalls calls, List<Endpoint> asked, PrintWriter out)
+    /**
+     * Prints the joining node's state every second until it is a full member (and the node it
+     * replaces has left) or time is up; fails at once when a drain stopped (its replacement was
+     * removed, so the old node stays). Layouts older than {@code since} are not judged.
+     */
+    private int awaitMember(NodeCalls calls, List<Endpoint> asked, PrintWriter out, long since)
         throws InterruptedException {
       long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
-      Endpoint node = subject();
+      Endpoint node = member();
+      Endpoint old = leaving();
       String last = "";
       while (System.nanoTime() - deadline < 0) {
         try {
           Layout layout = ClusterCommands.Status.newestLayout(calls, asked);
           ClusterCommands.NodeState st = ClusterCommands.Status.states(calls, layout).get(node);
-          if (layout.allServers().contains(node) && !layout.isRebuilding(node)) {
-            out.println(node + " is a full member (epoch " + layout.epoch() + ")");
+          boolean member = layout.allServers().contains(node) && !layout.isRebuilding(node);
+          boolean gone = old == null || !layout.allServers().contains(old);
+          if (layout.epoch() >= since && member && gone) {
+            out.println(
+                node
+                    + " is a full member (epoch "
+                    + layout.epoch()
+                    + ")"
+                    + (old == null ? "" : "; " + old + " has left the cluster"));
             out.flush();
             return 0;
+          }
+          if (layout.epoch() >= since && !gone && !old.equals(layout.replacing().get(node))) {
+            spec.commandLine()
+                .getErr()
+                .println(
+                    "vcorfu cluster "
+                        + name()
+                        + ": the drain of "
+                        + old
+                        + " stopped at epoch "
+                        + layout.epoch()
+                        + " ("
+                        + node
+                        + (layout.allServers().contains(node)
+                            ? " is no longer its replacement"
+                            : " was removed")
+                        + "); "
+                        + old
+                        + " stays in the cluster");
+            return 1;
           }
           String now = st == null ? "not in the layout yet" : st.state() + " " + st.detail();
           if (!now.equals(last)) {
@@ -158,6 +200,7 @@ final class ClusterHealCommands {
                   + timeoutMs
                   + " ms ("
                   + last
+                  + (old == null ? "" : "; the drain of " + old + " goes on in the cluster")
                   + ")");
       return 1;
     }
@@ -203,17 +246,33 @@ final class ClusterHealCommands {
       name = "remove-node",
       mixinStandardHelpOptions = true,
       description =
-          "Take a node out of the cluster (planned): every write it admitted finishes, then a new"
-              + " layout without it is committed (the sequencer moves if it was the sequencer);"
-              + " clients carry on through the change. Refused when the node holds the only copy"
-              + " of some chain. The node keeps running, serving nothing, until it is stopped; it"
-              + " is never brought back by itself (add-node brings it back).")
+          "Take a node out of the cluster (planned). When the cluster has a spare that answers,"
+              + " the node is drained first: the spare joins every chain of the node as a"
+              + " rebuilding replica while the node keeps serving, copies what they hold, and its"
+              + " promotion takes the node out, so no chain serves with fewer replicas meanwhile;"
+              + " the command waits for that (see --no-wait). Without a spare the node is removed"
+              + " at once: every write it admitted finishes, then a new layout without it is"
+              + " committed (the sequencer moves if it was the sequencer), and its chains are short"
+              + " of a replica until a node is added; that is refused when the node holds the only"
+              + " copy of some chain. Clients carry on through either. The node keeps running,"
+              + " serving nothing, until it is stopped; it is never brought back by itself"
+              + " (add-node brings it back).")
   static final class RemoveNode extends MembershipCommand {
     @Parameters(
         index = "0",
         paramLabel = "H:P",
         description = "The node to remove, as the layout names it.")
     String node;
+
+    @Option(
+        names = "--no-wait",
+        description =
+            "When the node is drained onto a spare, return once the drain has started instead of"
+                + " waiting until the node has left.")
+    boolean noWait;
+
+    /** The spare the node is drained onto, once the change says so; null for a removal at once. */
+    private Endpoint drainedOnto;
 
     @Override
     String name() {
@@ -226,10 +285,48 @@ final class ClusterHealCommands {
     }
 
     @Override
+    boolean await() {
+      return drainedOnto != null && !noWait;
+    }
+
+    @Override
+    Endpoint member() {
+      return drainedOnto;
+    }
+
+    @Override
+    Endpoint leaving() {
+      return subject();
+    }
+
+    @Override
     Change change(NodeCalls calls, List<Endpoint> asked) throws Exception {
       Endpoint leaving = subject();
       var r = firstAnswer(othersFirst(asked, leaving), via -> calls.removeNode(via, leaving));
       Layout next = Layout.fromJson(r.getLayoutJson());
+      for (var e : next.replacing().entrySet()) {
+        if (e.getValue().equals(leaving)) {
+          drainedOnto = e.getKey();
+          return new Change(
+              r.getEpoch(),
+              r.getLayoutJson(),
+              "draining "
+                  + leaving
+                  + " onto the spare "
+                  + drainedOnto
+                  + " (epoch "
+                  + r.getEpoch()
+                  + "): "
+                  + drainedOnto
+                  + " joins its "
+                  + chainsOf(next, drainedOnto)
+                  + " chains as a rebuilding replica; "
+                  + leaving
+                  + " serves until "
+                  + drainedOnto
+                  + " is promoted, then leaves");
+        }
+      }
       return new Change(
           r.getEpoch(),
           r.getLayoutJson(),
@@ -341,15 +438,23 @@ final class ClusterHealCommands {
     }
   }
 
+  /** How many chains of the current segment hold {@code node}. */
+  static long chainsOf(Layout layout, Endpoint node) {
+    var current = layout.currentSegment();
+    return current.log().stream().filter(c -> c.contains(node)).count()
+        + current.stream().stream().filter(c -> c.contains(node)).count();
+  }
+
   /** {@code vcorfu cluster replace-node}. */
   @Command(
       name = "replace-node",
       mixinStandardHelpOptions = true,
       description =
-          "Replace node OLD by the running node NEW: NEW is added as a spare, then OLD is removed"
-              + " as `remove-node` removes it (every write it admitted finishes first), and the"
-              + " manager joins NEW to every chain OLD left as a rebuilding replica, to be promoted"
-              + " once it has copied their data.")
+          "Replace node OLD by the running node NEW (a drain): NEW joins every chain OLD is in as"
+              + " a rebuilding replica while OLD keeps serving, copies what those chains hold, and"
+              + " its promotion takes OLD out of the cluster in the same layout change, so no chain"
+              + " serves with fewer replicas meanwhile. Refused while another replica is"
+              + " rebuilding. With --wait, prints the copy's progress until OLD has left.")
   static final class ReplaceNode extends JoiningCommand {
     @Parameters(index = "0", paramLabel = "OLD", description = "The node to take out.")
     String old;
@@ -369,27 +474,33 @@ final class ClusterHealCommands {
     }
 
     @Override
+    Endpoint leaving() {
+      return Endpoint.parse(old);
+    }
+
+    @Override
     Change change(NodeCalls calls, List<Endpoint> asked) throws Exception {
       Endpoint leaving = Endpoint.parse(old);
       Endpoint joining = subject();
-      List<Endpoint> order = othersFirst(asked, leaving);
-      Layout current = ClusterCommands.Status.newestLayout(calls, order);
-      if (!current.spares().contains(joining)) {
-        firstAnswer(order, via -> calls.addNode(via, joining));
-      }
-      var r = firstAnswer(order, via -> calls.removeNode(via, leaving));
+      var r =
+          firstAnswer(othersFirst(asked, leaving), via -> calls.replaceNode(via, leaving, joining));
+      Layout next = Layout.fromJson(r.getLayoutJson());
       String line =
-          "replaced "
+          "replacing "
               + leaving
               + " by "
               + joining
-              + ": "
-              + leaving
-              + " removed at epoch "
+              + " (epoch "
               + r.getEpoch()
-              + "; "
+              + "): "
               + joining
-              + " joins its chains as a rebuilding replica";
+              + " joins its "
+              + chainsOf(next, joining)
+              + " chains as a rebuilding replica; "
+              + leaving
+              + " serves until "
+              + joining
+              + " is promoted, then leaves";
       return new Change(r.getEpoch(), r.getLayoutJson(), line);
     }
   }

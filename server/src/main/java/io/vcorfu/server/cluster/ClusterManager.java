@@ -477,6 +477,15 @@ public final class ClusterManager implements AutoCloseable {
    * at a time.
    */
   public CompletableFuture<Layout> addOnRequest(Endpoint node, boolean grow) {
+    return addOnRequest(node, grow, null);
+  }
+
+  /**
+   * Adds {@code node} as {@link #addOnRequest(Endpoint, boolean)} does or, with {@code replaces},
+   * as that node's replacement ({@link LayoutChanges#withReplacement}: a drain; the old node leaves
+   * when the new one is promoted). Refused while a replica is rebuilding.
+   */
+  public CompletableFuture<Layout> addOnRequest(Endpoint node, boolean grow, Endpoint replaces) {
     // The node is asked first, off the manager's thread: a node still starting may take seconds
     // to answer, and the manager's thread must not wait for it (failure detection runs there).
     return calls
@@ -493,6 +502,11 @@ public final class ClusterManager implements AutoCloseable {
                             + unwrap(error)
                             + "); start it first."));
               }
+              if (replaces != null) {
+                return onRequest(
+                    "replacing " + replaces + " by " + node,
+                    current -> replaceNow(replaces, node, answer, current));
+              }
               return onRequest(
                   (grow ? "growing the cluster by " : "adding ") + node,
                   current -> addNow(node, grow, answer, current));
@@ -502,6 +516,56 @@ public final class ClusterManager implements AutoCloseable {
 
   /** How long a node to add has to answer its first ping. */
   private static final long ADD_PING_TIMEOUT_MS = 10_000;
+
+  /** Checks that the node to add answered as a node of this cluster. */
+  private void checkCluster(Endpoint node, PingResponse answer) {
+    if (!answer.getCluster().equals(config.name())) {
+      throw new BadRequestException(
+          "Node "
+              + node
+              + (answer.getCluster().isEmpty()
+                  ? " is not a cluster node (start it with --zookeeper and --cluster "
+                  : " belongs to cluster '" + answer.getCluster() + "', not '")
+              + config.name()
+              + (answer.getCluster().isEmpty() ? ")." : "'."));
+    }
+  }
+
+  private Layout replaceNow(
+      Endpoint old, Endpoint node, PingResponse answer, Versioned<Layout> current)
+      throws Exception {
+    checkCluster(node, answer);
+    return drain(current, old, node);
+  }
+
+  /**
+   * Commits {@link LayoutChanges#withReplacement}: {@code node} joins {@code old}'s chains as a
+   * rebuilding replica; the healing round that promotes it takes {@code old} out.
+   */
+  private Layout drain(Versioned<Layout> current, Endpoint old, Endpoint node) throws Exception {
+    Layout layout = current.value();
+    try {
+      LayoutChanges.withReplacement(layout, old, node, 0); // refuses before any seal
+    } catch (IllegalArgumentException e) {
+      throw new BadRequestException(
+          "Node " + old + " cannot be replaced by " + node + ": " + e.getMessage());
+    }
+    LOG.info(
+        "manager {}: draining {} onto {}: {} joins its chains as a rebuilding replica and {}"
+            + " leaves when {} is promoted (epoch {} -> {})",
+        self,
+        old,
+        node,
+        node,
+        old,
+        node,
+        layout.epoch(),
+        layout.epoch() + 1);
+    Layout next =
+        commitChange(current, tail -> LayoutChanges.withReplacement(layout, old, node, tail + 1));
+    succeeded();
+    return next;
+  }
 
   private Layout addNow(Endpoint node, boolean grow, PingResponse answer, Versioned<Layout> current)
       throws Exception {
@@ -518,16 +582,7 @@ public final class ClusterManager implements AutoCloseable {
               + layout.epoch()
               + ").");
     }
-    if (!answer.getCluster().equals(config.name())) {
-      throw new BadRequestException(
-          "Node "
-              + node
-              + (answer.getCluster().isEmpty()
-                  ? " is not a cluster node (start it with --zookeeper and --cluster "
-                  : " belongs to cluster '" + answer.getCluster() + "', not '")
-              + config.name()
-              + (answer.getCluster().isEmpty() ? ")." : "'."));
-    }
+    checkCluster(node, answer);
     if (grow && LayoutChanges.underReplicated(layout).isEmpty()) {
       try {
         LayoutChanges.withGrowth(layout, node, 0); // refuses what cannot grow, before any seal
@@ -692,12 +747,14 @@ public final class ClusterManager implements AutoCloseable {
   }
 
   /**
-   * A planned removal (see {@code RemoveNodeRequest}): takes {@code leaving} out of the layout as a
-   * failure would, except that the leaving node, still up, is sealed too, so every write it
-   * admitted finishes before the change and its log tail counts. Runs on the manager's thread, one
-   * change at a time with the failure handling; a lost compare-and-set is retried from a fresh
-   * read. Fails with {@link BadRequestException} when the node is not in the layout or removing it
-   * would leave a chain without replicas.
+   * A planned removal (see {@code RemoveNodeRequest}): when a spare answers and no replica is
+   * rebuilding, drains {@code leaving} onto the spare ({@link LayoutChanges#withReplacement}; the
+   * node leaves when the spare is promoted) and completes with that layout. Otherwise takes {@code
+   * leaving} out of the layout as a failure would, except that the leaving node, still up, is
+   * sealed too, so every write it admitted finishes before the change and its log tail counts. Runs
+   * on the manager's thread, one change at a time with the failure handling; a lost compare-and-set
+   * is retried from a fresh read. Fails with {@link BadRequestException} when the node is not in
+   * the layout or removing it would leave a chain without replicas.
    */
   public CompletableFuture<Layout> removeOnRequest(Endpoint leaving) {
     return onRequest("removing " + leaving, current -> removeNow(leaving, current));
@@ -714,6 +771,15 @@ public final class ClusterManager implements AutoCloseable {
               + " (epoch "
               + layout.epoch()
               + (layout.removed().contains(leaving) ? "; it was removed earlier)." : ")."));
+    }
+    if (layout.rebuilding().isEmpty() && !layout.isRebuilding(leaving)) {
+      long now = System.nanoTime();
+      for (Endpoint spare : layout.spares()) {
+        if (answering(spare, now)) {
+          // Planned: drained onto the spare first, so no chain serves with fewer replicas.
+          return drain(current, leaving, spare);
+        }
+      }
     }
     try {
       without(layout, List.of(leaving), 0);

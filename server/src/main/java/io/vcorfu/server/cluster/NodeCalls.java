@@ -77,6 +77,22 @@ public final class NodeCalls {
         .thenApply(r -> r.getAddNode());
   }
 
+  /**
+   * Asks {@code via} to make {@code joining} take {@code old}'s places (a drain, see {@code
+   * AddNodeRequest.replaces}).
+   */
+  public CompletableFuture<io.vcorfu.protocol.proto.AddNodeResponse> replaceNode(
+      Endpoint via, Endpoint old, Endpoint joining) {
+    return call(
+            via,
+            Request.newBuilder()
+                .setAddNode(
+                    io.vcorfu.protocol.proto.AddNodeRequest.newBuilder()
+                        .setNode(joining.toString())
+                        .setReplaces(old.toString())))
+        .thenApply(r -> r.getAddNode());
+  }
+
   /** The layout {@code node} has adopted, as its JSON document. */
   public CompletableFuture<String> layoutJson(Endpoint node) {
     return call(node, Request.newBuilder().setGetLayout(GetLayoutRequest.getDefaultInstance()))

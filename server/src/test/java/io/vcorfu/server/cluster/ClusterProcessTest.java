@@ -223,8 +223,10 @@ class ClusterProcessTest {
             joining);
     assertThat(replaced.code()).as(replaced.out() + replaced.err()).isZero();
     assertThat(replaced.out())
-        .contains("replaced " + old + " by " + joining)
-        .contains(joining + " is a full member");
+        .contains("replacing " + old + " by " + joining)
+        .contains(old + " serves until " + joining + " is promoted")
+        .contains(joining + " is a full member")
+        .contains(old + " has left the cluster");
     appendUntil(acked, 60);
     assertEveryAckedReadable(acked);
     Layout after = newestLayout();
@@ -249,6 +251,31 @@ class ClusterProcessTest {
     assertThat(json.get("command").asText()).isEqualTo("add-node");
     assertThat(json.get("layout").get("spares").get(0).asText()).isEqualTo(old.toString());
     assertThat(json.get("layout").has("retired")).as("added back: no longer retired").isFalse();
+
+    // With a spare at hand, remove-node drains the node onto it and returns once it has left.
+    Layout now = newestLayout();
+    Endpoint drained =
+        now.allServers().stream()
+            .filter(e -> !e.equals(now.sequencer()) && !e.equals(spare.endpoint()))
+            .findFirst()
+            .orElseThrow();
+    CliRun removed =
+        cli(
+            "cluster",
+            "remove-node",
+            "--endpoint",
+            cluster.endpointList(),
+            "--timeout-ms",
+            "60000",
+            drained.toString());
+    assertThat(removed.code()).as(removed.out() + removed.err()).isZero();
+    assertThat(removed.out())
+        .contains("draining " + drained + " onto the spare " + old)
+        .contains(old + " is a full member")
+        .contains(drained + " has left the cluster");
+    appendUntil(acked, 90);
+    assertEveryAckedReadable(acked);
+    assertThat(newestLayout().retired()).containsExactly(drained);
 
     CliRun silent = cli("cluster", "add-node", "--endpoint", cluster.endpointList(), "127.0.0.1:1");
     assertThat(silent.code()).isEqualTo(1);

@@ -19,9 +19,10 @@ import java.util.concurrent.TimeUnit;
 /**
  * The check every fault test ends with: each replica of each chain holds the same entries. Every
  * slot is decided first (as any reader would decide it); then each log chain of each segment is
- * read from each of its replicas over the segment's addresses it owns, and each given stream from
- * each replica of its chain. Commit bits may differ (earlier replicas learn them later); content,
- * holes included, may not.
+ * read from each of its serving replicas over the segment's addresses it owns, and each given
+ * stream from each serving replica of its chain (a rebuilding replica serves no reads; its copy is
+ * checked once it is promoted). Commit bits may differ (earlier replicas learn them later);
+ * content, holes included, may not.
  */
 final class ReplicaAgreement {
   private static final int PAGE = 1024;
@@ -46,7 +47,7 @@ final class ReplicaAgreement {
       long end = s.isOpen() ? globalTail : Math.min(globalTail, s.end() - 1);
       for (int i = 0; i < s.log().size(); i++) {
         Map<Endpoint, List<String>> held = new LinkedHashMap<>();
-        for (Endpoint replica : s.log().get(i)) {
+        for (Endpoint replica : layout.serving(s.log().get(i))) {
           List<String> out = new ArrayList<>();
           for (long a = s.start(); a <= end; a += PAGE) {
             for (ReadResult r :
@@ -68,7 +69,7 @@ final class ReplicaAgreement {
     for (StreamId stream : streams) {
       long tail = tails.getOrDefault(stream, -1L);
       Map<Endpoint, List<String>> held = new LinkedHashMap<>();
-      for (Endpoint replica : layout.streamChain(stream)) {
+      for (Endpoint replica : layout.serving(layout.streamChain(stream))) {
         List<String> out = new ArrayList<>();
         for (long a = 0; a <= tail; a += PAGE) {
           for (ReadResult r :
