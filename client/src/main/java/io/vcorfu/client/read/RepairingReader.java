@@ -31,6 +31,17 @@ import java.util.function.Function;
  * driving that entry). A reader therefore never waits much longer than {@code repairAfter} for a
  * dead writer, and every reader sees the same outcome for every slot.
  *
+ * <p>A stream slot found empty (or holding an uncommitted hole) at its chain's last replica is not
+ * simply filled: its token may have written copies elsewhere first (the log, other streams' chains)
+ * and died before reaching this chain, and a hole decided here would then stand beside an entry
+ * those copies still hold; were the whole chain lost, the log would decide that entry committed. So
+ * the log decides first: the slot is read from the log ({@link DegradedReader}, from the stream's
+ * last global address back along backpointers), which decides every log address that could hold the
+ * slot's token; a committed entry found there is driven to its chains, and only a hole there lets
+ * the slot be filled with a hole here, head first. A slot above the stream's tail has no token and
+ * is filled at once. Invariant: a committed stream hole has no copy of an entry anywhere but as a
+ * hole.
+ *
  * <p>A reader returns only decided slots: committed data, a committed hole, or a typed error. A
  * repaired entry's value is the decision of its drive, never a re-read of a copy the drive may not
  * have reached: a committed entry is returned as the entry driven; an aborted one only once the
@@ -45,11 +56,13 @@ public final class RepairingReader {
   private final ReplicaClient ops;
   private final ChainWriter driver;
   private final long repairAfterNanos;
+  private final DegradedReader fromLog;
 
   public RepairingReader(ReplicaClient ops, ChainWriter driver, Duration repairAfter) {
     this.ops = ops;
     this.driver = driver;
     this.repairAfterNanos = repairAfter.toNanos();
+    this.fromLog = new DegradedReader(this);
   }
 
   /** A source of slots: a replica chain read by range, and a way to repair one address. */
@@ -99,12 +112,27 @@ public final class RepairingReader {
 
       @Override
       public CompletableFuture<ReadResult> repair(long address) {
-        List<Endpoint> chain = ops.rpc().layout().current().streamChain(stream);
-        return fillChain(
-            chain,
-            0,
-            r -> ops.streamFill(r, stream, address, false, 0),
-            (entry, outcome) -> settle(this, address, entry, outcome));
+        // The log decides first (see the class comment): the slot's token may have written copies
+        // outside this chain, which must not outlive a hole decided here.
+        return ops.tail(List.of(stream))
+            .thenCompose(
+                t ->
+                    address > t.getStreamTails(0)
+                        ? CompletableFuture.completedFuture(List.<ReadResult>of())
+                        : fromLog.readStream(stream, address, address, t.getStreamLastGlobal(0)))
+            .thenCompose(
+                logView -> {
+                  if (!logView.isEmpty() && logView.get(0).getEntry().getKind() == EntryKind.DATA) {
+                    LogEntryMsg e = logView.get(0).getEntry();
+                    return driver.drive(e).thenCompose(o -> settle(this, address, e, o));
+                  }
+                  List<Endpoint> chain = ops.rpc().layout().current().streamChain(stream);
+                  return fillChain(
+                      chain,
+                      0,
+                      r -> ops.streamFill(r, stream, address, false, 0),
+                      (entry, outcome) -> settle(this, address, entry, outcome));
+                });
       }
 
       @Override

@@ -120,6 +120,38 @@ class WriterFailureRepairTest {
     assertThat(seen).containsAnyOf("HOLE", "half-written");
   }
 
+  /**
+   * A stream reader that decides a slot whose writer wrote only the log copy leaves that copy
+   * agreeing with its decision, as stored: a stream hole never stands beside a log copy of the
+   * entry (were the stream's chain lost, the log would decide that entry committed). Here the
+   * reader finishes the write: the log holds the entry, and the stream reads it.
+   */
+  @Test
+  void aStreamSlotIsDecidedAsTheLogCopyIs() throws Exception {
+    List<StreamId> streams = List.of(StreamId.of("log-first"));
+    Token token = ops.token(streams, null, 1).join().getTokens(0);
+    LogEntryMsg e = entryFor(token, "log-only");
+    ChainPlan p = plan(e, streams);
+    ops.logWrite(p.visits().get(0).endpoint(), e, false).join();
+
+    long address = token.getSlots(0).getStreamAddress();
+    StreamEntry read =
+        log.readStream(streams.get(0), address, address)
+            .get(READER_BOUND_MS, TimeUnit.MILLISECONDS)
+            .get(0);
+    var copy =
+        ops.logRead(p.visits().get(0).endpoint(), e.getGlobalAddress(), e.getGlobalAddress())
+            .join()
+            .get(0);
+
+    assertThat(read.isHole()).isFalse();
+    assertThat(text(read)).isEqualTo("log-only");
+    assertThat(copy.getEntry().getKind())
+        .as("the log's copy of the entry, read as stored")
+        .isEqualTo(io.vcorfu.protocol.proto.EntryKind.DATA);
+    assertThat(outcomes(streams, token)).containsExactly("log-only");
+  }
+
   @Test
   void writerDiesBeforeCommitsReadersFinishTheCommit() throws Exception {
     List<StreamId> streams = List.of(StreamId.of("before-commit"));
