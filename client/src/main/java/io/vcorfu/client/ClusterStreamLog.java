@@ -305,6 +305,9 @@ public final class ClusterStreamLog implements StreamLog {
   /** The stream's trim mark, from the last replica of its chain. */
   private CompletableFuture<Long> trimMark(StreamId stream) {
     List<Endpoint> chain = layout().current().streamChain(stream);
+    if (chain.isEmpty()) {
+      return CompletableFuture.failedFuture(RepairingReader.noReplica(stream));
+    }
     return ops.streamTail(chain.get(chain.size() - 1), List.of(stream), false)
         .thenApply(r -> r.getTailsCount() == 0 ? 0L : r.getTails(0).getTrimMark());
   }
@@ -389,6 +392,9 @@ public final class ClusterStreamLog implements StreamLog {
     return failover.idempotent(
         () -> {
           List<Endpoint> chain = layout().current().streamChain(call.stream());
+          if (chain.isEmpty()) {
+            return CompletableFuture.failedFuture(RepairingReader.noReplica(call.stream()));
+          }
           return ops.viewCall(chain.get(chain.size() - 1), Messages.toMsg(call))
               .thenApply(Messages::fromMsg);
         });
@@ -414,6 +420,9 @@ public final class ClusterStreamLog implements StreamLog {
 
   private CompletableFuture<Long> trimStreamOnce(StreamId stream, long before) {
     List<Endpoint> chain = layout().current().streamChain(stream);
+    if (chain.isEmpty()) {
+      return CompletableFuture.failedFuture(RepairingReader.noReplica(stream));
+    }
     Endpoint last = chain.get(chain.size() - 1);
     return reader
         .settleBelow(stream, before)

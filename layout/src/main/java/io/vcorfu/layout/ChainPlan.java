@@ -64,10 +64,23 @@ public record ChainPlan(long globalAddress, List<Visit> visits) {
   }
 
   /**
-   * The plan for an entry at {@code globalAddress} written to {@code streams} (no duplicates; may
-   * be empty: then only the log chain is visited).
+   * The plan for an entry of the layout's epoch (or a later one) at {@code globalAddress} written
+   * to {@code streams}; see {@link #of(Layout, long, List, long)}.
    */
   public static ChainPlan of(Layout layout, long globalAddress, List<StreamId> streams) {
+    return of(layout, globalAddress, streams, Long.MAX_VALUE);
+  }
+
+  /**
+   * The plan for an entry stamped with {@code epoch} at {@code globalAddress} written to {@code
+   * streams} (no duplicates; may be empty: then only the log chain is visited). A stream chain that
+   * is empty (every replica it had is gone), or that was taken up again at an epoch later than the
+   * entry's ({@link Layout#streamChainSince}), is left out: the entry's slots in its streams are
+   * held by the log (and read from it) alone, and the entry is decided without that chain, as it
+   * was when it was written. So one entry's plan never gains a chain it was decided without.
+   */
+  public static ChainPlan of(
+      Layout layout, long globalAddress, List<StreamId> streams, long epoch) {
     Set<StreamId> distinct = new HashSet<>(streams);
     if (distinct.size() != streams.size()) {
       throw new IllegalArgumentException("an entry lists a stream more than once: " + streams);
@@ -76,14 +89,17 @@ public record ChainPlan(long globalAddress, List<Visit> visits) {
     for (Endpoint e : layout.logChain(globalAddress)) {
       visits.add(new Visit(Role.LOG, e, streams));
     }
+    List<List<Endpoint>> chains = layout.currentSegment().stream();
     TreeMap<Integer, List<StreamId>> byChain = new TreeMap<>();
     for (StreamId s : streams) {
-      byChain.computeIfAbsent(layout.streamChainIndex(s), k -> new ArrayList<>()).add(s);
+      int c = layout.streamChainIndex(s);
+      if (!chains.get(c).isEmpty() && layout.streamChainSince(c) <= epoch) {
+        byChain.computeIfAbsent(c, k -> new ArrayList<>()).add(s);
+      }
     }
     if (byChain.isEmpty()) {
       return new ChainPlan(globalAddress, visits);
     }
-    List<List<Endpoint>> chains = layout.currentSegment().stream();
     Map.Entry<Integer, List<StreamId>> deciding = byChain.pollLastEntry();
     Map<Endpoint, List<StreamId>> streamVisits = new LinkedHashMap<>();
     for (Map.Entry<Integer, List<StreamId>> chain : byChain.entrySet()) {

@@ -59,6 +59,8 @@ import java.util.Set;
  * @param spares the nodes in no chain that may be given a place in one
  * @param retired the removed nodes that left on request
  * @param replacing the rebuilding replicas that take a leaving node's places, each with that node
+ * @param streamSince for stream chains of the current segment taken up again after they were empty,
+ *     the epoch from which they take part in entries' chain plans
  */
 public record Layout(
     String clusterId,
@@ -71,7 +73,8 @@ public record Layout(
     Map<Endpoint, Long> rebuilding,
     List<Endpoint> spares,
     List<Endpoint> retired,
-    Map<Endpoint, Endpoint> replacing) {
+    Map<Endpoint, Endpoint> replacing,
+    Map<Integer, Long> streamSince) {
 
   public Layout {
     segments = segments == null ? List.of() : List.copyOf(segments);
@@ -90,6 +93,36 @@ public record Layout(
         epoch, sequencer, segments, replication, removed, rebuilding, spares);
     replacing = replacing == null ? Map.of() : Map.copyOf(replacing);
     LayoutValidator.checkReplacing(segments, removed, rebuilding, replacing);
+    streamSince = streamSince == null ? Map.of() : Map.copyOf(streamSince);
+    LayoutValidator.checkStreamChains(epoch, segments, replication, streamSince);
+  }
+
+  /** A layout whose stream chains all take part in every entry's plan. */
+  public Layout(
+      String clusterId,
+      long epoch,
+      Endpoint sequencer,
+      List<Segment> segments,
+      int replication,
+      List<Endpoint> removed,
+      Map<Endpoint, String> incarnations,
+      Map<Endpoint, Long> rebuilding,
+      List<Endpoint> spares,
+      List<Endpoint> retired,
+      Map<Endpoint, Endpoint> replacing) {
+    this(
+        clusterId,
+        epoch,
+        sequencer,
+        segments,
+        replication,
+        removed,
+        incarnations,
+        rebuilding,
+        spares,
+        retired,
+        replacing,
+        Map.of());
   }
 
   /** A layout in which no node is being replaced. */
@@ -115,6 +148,7 @@ public record Layout(
         rebuilding,
         spares,
         retired,
+        Map.of(),
         Map.of());
   }
 
@@ -206,7 +240,8 @@ public record Layout(
         rebuilding,
         spares,
         retired,
-        replacing);
+        replacing,
+        streamSince);
   }
 
   /** True when {@code node} is a rebuilding replica (in chains, not yet promoted). */
@@ -242,7 +277,8 @@ public record Layout(
         rebuilding,
         spares,
         retired,
-        replacing);
+        replacing,
+        streamSince);
   }
 
   /** The segment holding {@code globalAddress}; throws {@link LayoutException} if none does. */
@@ -277,6 +313,14 @@ public record Layout(
   /** The stream chain hosting {@code stream}: placed by the last (open) segment. */
   public List<Endpoint> streamChain(StreamId stream) {
     return currentSegment().stream().get(streamChainIndex(stream));
+  }
+
+  /**
+   * The epoch from which stream chain {@code index} of the current segment takes part in entries'
+   * chain plans: 0 unless the chain was taken up again after it was empty.
+   */
+  public long streamChainSince(int index) {
+    return streamSince.getOrDefault(index, 0L);
   }
 
   /** The replica visits for writing an entry at {@code globalAddress} to {@code streams}. */

@@ -173,6 +173,10 @@ public final class LayoutChanges {
     // old node its replacement restores the chains it left short, as any rebuilding replica does.
     Map<Endpoint, Endpoint> replacing = new HashMap<>(layout.replacing());
     replacing.entrySet().removeIf(e -> e.getKey().equals(dead) || e.getValue().equals(dead));
+    // A stream chain left empty takes part in no plan until it is taken up again.
+    Map<Integer, Long> since = new HashMap<>(layout.streamSince());
+    List<List<Endpoint>> stream = segments.get(segments.size() - 1).stream();
+    since.keySet().removeIf(c -> stream.get(c).isEmpty());
     return new Layout(
         layout.clusterId(),
         layout.epoch() + 1,
@@ -184,7 +188,8 @@ public final class LayoutChanges {
         rebuilding,
         layout.spares(),
         layout.retired(),
-        replacing);
+        replacing,
+        since);
   }
 
   /**
@@ -210,9 +215,9 @@ public final class LayoutChanges {
     if (layout.replication() < 1) {
       throw new IllegalArgumentException("The layout sets no replication factor to restore.");
     }
-    if (underReplicated(layout).isEmpty()) {
+    if (underReplicated(layout).size() == emptyStreamChains(layout).size()) {
       throw new IllegalArgumentException(
-          "Every chain of the current segment has its "
+          "Every chain of the current segment that has a replica has its "
               + layout.replication()
               + " replicas; there is nothing for "
               + node
@@ -226,6 +231,70 @@ public final class LayoutChanges {
         joined(current.log(), node, layout.replication()),
         joined(current.stream(), node, layout.replication()));
     return joining(layout, node, segments, true, null);
+  }
+
+  /**
+   * {@code layout} at the next epoch with {@code node}, a node in no chain (a spare, or a removed
+   * node that answers again), as the only replica of every empty stream chain of the current
+   * segment, each marked taken up at the new epoch ({@link Layout#streamChainSince}): the chain
+   * takes part in the plans of entries of that epoch on, and the node decides them from the start;
+   * entries of older epochs stay decided by the log. Before the node serves reads of those chains'
+   * streams it copies their older entries from the log (their decided slots, read along the
+   * backpointers), keeping the committed records it holds. The current segment closes at {@code
+   * newSegmentStart} (as in {@link #withoutNode}). The node leaves the spares, removed and retired
+   * nodes; its incarnation is forgotten (it claims its place again).
+   *
+   * @throws IllegalArgumentException if the node is in the layout already or no stream chain of the
+   *     current segment is empty
+   */
+  public static Layout withTakeover(Layout layout, Endpoint node, long newSegmentStart) {
+    Objects.requireNonNull(layout, "layout");
+    Objects.requireNonNull(node, "node");
+    if (layout.allServers().contains(node)) {
+      throw new IllegalArgumentException(
+          node + " is in the layout of epoch " + layout.epoch() + " already.");
+    }
+    Segment current = layout.currentSegment();
+    List<List<Endpoint>> stream = new ArrayList<>(current.stream());
+    Map<Integer, Long> since = new HashMap<>(layout.streamSince());
+    for (int c = 0; c < stream.size(); c++) {
+      if (stream.get(c).isEmpty()) {
+        stream.set(c, List.of(node));
+        since.put(c, layout.epoch() + 1);
+      }
+    }
+    if (since.equals(layout.streamSince())) {
+      throw new IllegalArgumentException(
+          "No stream chain of the current segment of epoch " + layout.epoch() + " is empty.");
+    }
+    List<Segment> segments = new ArrayList<>(layout.segments());
+    opened(segments, newSegmentStart, current.log(), stream);
+    Layout joined = joining(layout, node, segments, false, null);
+    return new Layout(
+        joined.clusterId(),
+        joined.epoch(),
+        joined.sequencer(),
+        joined.segments(),
+        joined.replication(),
+        joined.removed(),
+        joined.incarnations(),
+        joined.rebuilding(),
+        joined.spares(),
+        joined.retired(),
+        joined.replacing(),
+        since);
+  }
+
+  /** The indexes of the current segment's empty stream chains (every replica they had is gone). */
+  public static List<Integer> emptyStreamChains(Layout layout) {
+    List<Integer> out = new ArrayList<>();
+    List<List<Endpoint>> stream = layout.currentSegment().stream();
+    for (int c = 0; c < stream.size(); c++) {
+      if (stream.get(c).isEmpty()) {
+        out.add(c);
+      }
+    }
+    return out;
   }
 
   /**
@@ -291,7 +360,8 @@ public final class LayoutChanges {
       List<List<Endpoint>> chains, Endpoint old, Endpoint node, int r) {
     List<List<Endpoint>> out = new ArrayList<>(chains.size());
     for (List<Endpoint> chain : chains) {
-      if ((chain.contains(old) || chain.size() < r) && !chain.contains(node)) {
+      boolean takes = chain.contains(old) || (!chain.isEmpty() && chain.size() < r);
+      if (takes && !chain.contains(node)) {
         List<Endpoint> next = new ArrayList<>(chain.size() + 1);
         next.add(node);
         next.addAll(chain);
@@ -339,7 +409,8 @@ public final class LayoutChanges {
         joined,
         spares,
         retired,
-        replacing);
+        replacing,
+        layout.streamSince());
   }
 
   /**
@@ -447,7 +518,8 @@ public final class LayoutChanges {
         rebuilding,
         layout.spares(),
         retired,
-        replacing);
+        replacing,
+        layout.streamSince());
   }
 
   /** {@code chains} without {@code old}; the other members keep their order. */
@@ -671,7 +743,8 @@ public final class LayoutChanges {
         layout.rebuilding(),
         layout.spares(),
         retired,
-        layout.replacing());
+        layout.replacing(),
+        layout.streamSince());
   }
 
   /**
@@ -707,7 +780,8 @@ public final class LayoutChanges {
         layout.rebuilding(),
         spares,
         retired,
-        layout.replacing());
+        layout.replacing(),
+        layout.streamSince());
   }
 
   /**
@@ -737,7 +811,8 @@ public final class LayoutChanges {
       List<List<Endpoint>> chains, Endpoint node, int replication) {
     List<List<Endpoint>> out = new ArrayList<>(chains.size());
     for (List<Endpoint> chain : chains) {
-      if (chain.size() < replication && !chain.contains(node)) {
+      // An empty stream chain is taken up by withTakeover, never by a rebuilding replica.
+      if (!chain.isEmpty() && chain.size() < replication && !chain.contains(node)) {
         List<Endpoint> next = new ArrayList<>(chain.size() + 1);
         next.add(node);
         next.addAll(chain);
@@ -769,7 +844,14 @@ public final class LayoutChanges {
       List<Endpoint> chain = chains.get(c);
       List<Endpoint> serving = layout.serving(chain);
       if (serving.size() == 1 && serving.get(0).equals(dead)) {
-        // Its only serving replica: a rebuilding one holds only what was written since it joined.
+        if (kind == ChainKind.STREAM && chain.size() == 1 && layout.replication() > 0) {
+          // A stream chain's last replica: every entry of its streams is in the log too, which
+          // decides them from now on (degraded mode) until a node takes the chain up again.
+          out.add(List.of());
+          continue;
+        }
+        // Its only serving replica: a rebuilding one holds only what was written since it joined,
+        // and a log chain's entries are nowhere else in order.
         throw new ChainLostException(dead, kind, c, segmentStart);
       }
       out.add(chain.stream().filter(e -> !e.equals(dead)).toList());

@@ -29,7 +29,8 @@ final class LayoutJson {
           "rebuilding",
           "spares",
           "retired",
-          "replacing");
+          "replacing",
+          "streamSince");
   private static final Set<String> SEGMENT_FIELDS = Set.of("start", "end", "log", "stream");
 
   private LayoutJson() {}
@@ -91,6 +92,10 @@ final class LayoutJson {
       Map<String, String> sorted = new TreeMap<>();
       layout.replacing().forEach((node, old) -> sorted.put(node.toString(), old.toString()));
       sorted.forEach(replacing::put);
+    }
+    if (!layout.streamSince().isEmpty()) {
+      ObjectNode since = root.putObject("streamSince");
+      new TreeMap<>(layout.streamSince()).forEach((c, e) -> since.put(String.valueOf(c), e));
     }
     return root;
   }
@@ -154,7 +159,35 @@ final class LayoutJson {
         rebuilding(root),
         endpoints(root, "spares"),
         endpoints(root, "retired"),
-        replacing(root));
+        replacing(root),
+        streamSince(root));
+  }
+
+  private static Map<Integer, Long> streamSince(JsonNode root) {
+    JsonNode v = root.get("streamSince");
+    if (v == null || v.isNull()) {
+      return Map.of();
+    }
+    if (!v.isObject()) {
+      throw new LayoutException(
+          "The layout field 'streamSince' must be an object of \"chain index\": epoch pairs.");
+    }
+    Map<Integer, Long> out = new HashMap<>();
+    for (Iterator<Map.Entry<String, JsonNode>> it = v.fields(); it.hasNext(); ) {
+      Map.Entry<String, JsonNode> e = it.next();
+      String where = "The layout field 'streamSince' entry '" + e.getKey() + "'";
+      int chain;
+      try {
+        chain = Integer.parseInt(e.getKey());
+      } catch (NumberFormatException bad) {
+        throw new LayoutException(where + " is not a chain index.");
+      }
+      if (!e.getValue().isIntegralNumber() || !e.getValue().canConvertToLong()) {
+        throw new LayoutException(where + " must be an epoch (an integer).");
+      }
+      out.put(chain, e.getValue().asLong());
+    }
+    return out;
   }
 
   private static Map<Endpoint, Endpoint> replacing(JsonNode root) {

@@ -81,8 +81,9 @@ final class LayoutValidator {
                   + ").");
         }
       }
-      checkChains(where, "log", s.log());
-      checkChains(where, "stream", s.stream());
+      checkChains(where, "log", s.log(), false);
+      // In cluster mode a stream chain may lose every replica: the log decides its entries then.
+      checkChains(where, "stream", s.stream(), replication > 0);
     }
     checkRemoved(sequencer, segments, replication, removed);
   }
@@ -124,13 +125,14 @@ final class LayoutValidator {
     }
   }
 
-  private static void checkChains(String where, String kind, List<List<Endpoint>> chains) {
+  private static void checkChains(
+      String where, String kind, List<List<Endpoint>> chains, boolean mayBeEmpty) {
     if (chains.isEmpty()) {
       throw new LayoutException(where + " has no " + kind + " chains; it needs at least one.");
     }
     for (int c = 0; c < chains.size(); c++) {
       List<Endpoint> chain = chains.get(c);
-      if (chain.isEmpty()) {
+      if (chain.isEmpty() && !mayBeEmpty) {
         throw new LayoutException(where + " has an empty " + kind + " chain at index " + c + ".");
       }
       Set<Endpoint> seen = new HashSet<>();
@@ -199,7 +201,7 @@ final class LayoutValidator {
       }
       for (Segment s : segments) {
         for (List<Endpoint> chain : concat(s.log(), s.stream())) {
-          if (chain.get(chain.size() - 1).equals(node)) {
+          if (!chain.isEmpty() && chain.get(chain.size() - 1).equals(node)) {
             throw new LayoutException(
                 what + " is the last replica of a chain; a rebuilding replica never decides.");
           }
@@ -221,6 +223,31 @@ final class LayoutValidator {
             throw new LayoutException(what + " is in a chain; a spare holds no place yet.");
           }
         }
+      }
+    }
+  }
+
+  /**
+   * Each {@code streamSince} entry names a non-empty stream chain of the current segment and an
+   * epoch from 1 to the layout's; only a cluster-mode layout (R set) has any.
+   */
+  static void checkStreamChains(
+      long epoch, List<Segment> segments, int replication, Map<Integer, Long> streamSince) {
+    List<List<Endpoint>> stream = segments.get(segments.size() - 1).stream();
+    for (Map.Entry<Integer, Long> e : streamSince.entrySet()) {
+      String what = "The layout's streamSince entry for stream chain " + e.getKey();
+      if (replication < 1) {
+        throw new LayoutException(what + ": only a cluster layout (with replication) has one.");
+      }
+      if (e.getKey() == null || e.getKey() < 0 || e.getKey() >= stream.size()) {
+        throw new LayoutException(
+            what + ": the current segment has stream chains 0 to " + (stream.size() - 1) + ".");
+      }
+      if (stream.get(e.getKey()).isEmpty()) {
+        throw new LayoutException(what + ": the chain is empty.");
+      }
+      if (e.getValue() == null || e.getValue() < 1 || e.getValue() > epoch) {
+        throw new LayoutException(what + " must be an epoch from 1 to " + epoch + ".");
       }
     }
   }

@@ -25,6 +25,14 @@ package io.vcorfu.logunit;
 final class JoinState {
   private volatile long since;
 
+  /**
+   * The streams whose older entries the node is still copying from the log, after it took up their
+   * empty chain (see {@code Takeover} in the server); their reads fail with NotServing meanwhile.
+   */
+  private volatile java.util.function.Predicate<io.vcorfu.protocol.StreamId> copying = s -> false;
+
+  private volatile String copyingWhy = "";
+
   /** The epoch the replicas joined their chains at as rebuilding replicas; 0 when full members. */
   long since() {
     return since;
@@ -36,6 +44,22 @@ final class JoinState {
 
   void set(long epoch) {
     since = epoch;
+  }
+
+  void copying(java.util.function.Predicate<io.vcorfu.protocol.StreamId> streams, String why) {
+    copyingWhy = why;
+    copying = streams;
+  }
+
+  /**
+   * Fails with NotServing while rebuilding, or while {@code stream}'s older entries are still being
+   * copied from the log.
+   */
+  void checkServesReads(String role, io.vcorfu.protocol.StreamId stream) {
+    checkServesReads(role);
+    if (copying.test(stream)) {
+      throw new io.vcorfu.protocol.NotServingException(role, copyingWhy);
+    }
   }
 
   /** Fails with NotServing while rebuilding: a rebuilding replica serves no reads. */

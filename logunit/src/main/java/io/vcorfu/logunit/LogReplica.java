@@ -32,6 +32,7 @@ import io.vcorfu.protocol.proto.ReadResult;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Supplier;
 
@@ -58,6 +59,15 @@ public final class LogReplica implements AutoCloseable {
   private final StorageEngine engine;
   private final JoinState join;
   private final boolean ownsEngine;
+
+  /**
+   * Per stream, the highest stream address among the DATA entries held (any status) and that
+   * entry's global address; null until first asked for ({@link #streamTails}), then kept up to date
+   * by every write.
+   */
+  private volatile java.util.concurrent.ConcurrentHashMap<StreamId, long[]> streamIndex;
+
+  private CompletableFuture<Map<StreamId, long[]>> streamIndexBuilt;
 
   LogReplica(StorageEngine engine, boolean ownsEngine, JoinState join) {
     this.engine = engine;
@@ -102,6 +112,7 @@ public final class LogReplica implements AutoCloseable {
             if (held == null) {
               engine.put(
                   key(LOG, address), address, hash, commit ? StorageEngine.COMMITTED : 0, bytes);
+              note(streamIndex, entry);
             } else if (!held.hole() && held.global() == address && held.hash() == hash) {
               if (commit && !held.committed()) {
                 engine.commit(key(LOG, address));
@@ -206,17 +217,22 @@ public final class LogReplica implements AutoCloseable {
     return call(
         () -> {
           join.checkServesReads("log replica");
-          ReadPlanning.checkRange(from, to);
-          List<PlannedRead> plans = new ArrayList<>();
-          CompletableFuture<Void> barrier;
-          synchronized (engine) {
-            for (long a = from; a <= to; a++) {
-              plans.add(ReadPlanning.plan(engine, LOG, a));
-            }
-            barrier = engine.barrier();
-          }
-          return ReadPlanning.answer(engine, barrier, plans);
+          return held(from, to);
         });
+  }
+
+  /** What {@code [from, to]} holds, whether or not this replica serves reads. */
+  private CompletableFuture<List<ReadResult>> held(long from, long to) {
+    ReadPlanning.checkRange(from, to);
+    List<PlannedRead> plans = new ArrayList<>();
+    CompletableFuture<Void> barrier;
+    synchronized (engine) {
+      for (long a = from; a <= to; a++) {
+        plans.add(ReadPlanning.plan(engine, LOG, a));
+      }
+      barrier = engine.barrier();
+    }
+    return ReadPlanning.answer(engine, barrier, plans);
   }
 
   /** {@link #read(long, long)} for a request from the wire. */
@@ -242,8 +258,81 @@ public final class LogReplica implements AutoCloseable {
                     .build();
             barrier = engine.barrier();
           }
-          return barrier.thenApply(v -> response);
+          CompletableFuture<LogTailResponse> plain = barrier.thenApply(v -> response);
+          return request.getStreams() ? plain.thenCompose(this::withStreams) : plain;
         });
+  }
+
+  /** {@link #tail} with, when asked, every stream's tail as the entries held show it. */
+  private CompletableFuture<LogTailResponse> withStreams(LogTailResponse plain) {
+    return streamTails()
+        .thenApply(
+            tails -> {
+              LogTailResponse.Builder b = plain.toBuilder();
+              tails.forEach(
+                  (stream, t) ->
+                      b.addStreams(
+                          io.vcorfu.protocol.proto.StreamTailEntry.newBuilder()
+                              .setStream(stream.toMsg())
+                              .setTail(t[0])
+                              .setLastGlobal(t[1])));
+              return b.build();
+            });
+  }
+
+  /**
+   * Per stream, the highest stream address among the DATA entries this replica holds (committed or
+   * not) and that entry's global address. The first call reads every entry held, off the caller's
+   * thread; every write keeps the index up to date from the moment it exists, so entries written
+   * while it is built are counted too.
+   */
+  public synchronized CompletableFuture<Map<StreamId, long[]>> streamTails() {
+    if (streamIndexBuilt == null) {
+      var index = new java.util.concurrent.ConcurrentHashMap<StreamId, long[]>();
+      long from;
+      long to;
+      synchronized (engine) {
+        streamIndex = index;
+        from = Math.max(0, engine.trimMark(LOG));
+        to = engine.maxAddress(LOG);
+      }
+      streamIndexBuilt =
+          CompletableFuture.supplyAsync(() -> null)
+              .thenCompose(v -> scan(index, from, to))
+              .thenApply(v -> Map.copyOf(index));
+      return streamIndexBuilt;
+    }
+    return streamIndexBuilt.thenApply(v -> Map.copyOf(streamIndex));
+  }
+
+  /** Notes the stream slots of every entry held at {@code [from, to]} in {@code index}. */
+  private CompletableFuture<Void> scan(
+      java.util.concurrent.ConcurrentHashMap<StreamId, long[]> index, long from, long to) {
+    if (from > to) {
+      return CompletableFuture.completedFuture(null);
+    }
+    long end = Math.min(to, from + 4_095);
+    return call(() -> held(from, end))
+        .thenComposeAsync(
+            results -> {
+              for (ReadResult r : results) {
+                if (r.hasEntry() && r.getEntry().getKind() == EntryKind.DATA) {
+                  note(index, r.getEntry());
+                }
+              }
+              return scan(index, end + 1, to);
+            });
+  }
+
+  private static void note(
+      java.util.concurrent.ConcurrentHashMap<StreamId, long[]> index, LogEntryMsg entry) {
+    if (index == null) {
+      return;
+    }
+    for (io.vcorfu.protocol.proto.StreamSlot slot : entry.getSlotsList()) {
+      long[] seen = {slot.getStreamAddress(), entry.getGlobalAddress()};
+      index.merge(StreamId.fromMsg(slot.getStream()), seen, (a, b) -> a[0] >= b[0] ? a : b);
+    }
   }
 
   /**

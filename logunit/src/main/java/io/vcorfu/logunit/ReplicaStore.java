@@ -54,6 +54,15 @@ public final class ReplicaStore implements AutoCloseable {
     join.set(since);
   }
 
+  /**
+   * Refuses reads of the streams {@code streams} accepts (NotServing, saying {@code why}) until
+   * called again: while the node copies the older entries of a stream chain it took up from the
+   * log. Writes, fills and commits of those streams are served as usual.
+   */
+  public void copying(java.util.function.Predicate<StreamId> streams, String why) {
+    join.copying(streams, why);
+  }
+
   /** The epoch the replicas joined at as rebuilding replicas; 0 when they are full members. */
   public long joinedAt() {
     return join.since();

@@ -288,7 +288,7 @@ public final class StreamReplica implements AutoCloseable {
   public CompletableFuture<List<ReadResult>> read(StreamId stream, long from, long to) {
     return LogReplica.call(
         () -> {
-          join.checkServesReads("stream replica");
+          join.checkServesReads("stream replica", stream);
           checked(stream);
           ReadPlanning.checkRange(from, to);
           List<PlannedRead> plans = new ArrayList<>();

@@ -26,11 +26,12 @@ import org.slf4j.LoggerFactory;
  * write admitted under an older epoch finished; see {@link EpochFence}), no token issued before
  * this start can be written any more. Only then it reads the tails: the global tail from every log
  * replica (and the highest global address any stream replica holds), each stream's tail and last
- * global address from the stream replicas, at the new epoch. So the rebuilt tails cover every entry
- * an earlier token ever wrote (tails never move backwards past an acknowledged write, and no
- * address holding an entry is issued again), and the sequencer serves the new epoch. Retries every
- * 200 ms until every node named in the layout has answered, so nodes of a cluster may start in any
- * order.
+ * global address from the stream replicas, at the new epoch; while a stream chain has no replica or
+ * one still copying its streams from the log, each stream's tail as the log replicas' entries show
+ * it too (the highest of all counts). So the rebuilt tails cover every entry an earlier token ever
+ * wrote (tails never move backwards past an acknowledged write, and no address holding an entry is
+ * issued again), and the sequencer serves the new epoch. Retries every 200 ms until every node
+ * named in the layout has answered, so nodes of a cluster may start in any order.
  *
  * <p>In a cluster whose layout is agreed elsewhere ({@link #atEpoch}), the epoch is the agreed
  * layout's and is never raised here: the bootstrap seals exactly that epoch on every node of the
@@ -59,6 +60,23 @@ public final class SequencerBootstrap implements AutoCloseable {
 
     /** Every stream tail {@code node}'s stream replica holds, at {@code epoch}. */
     CompletableFuture<StreamReplicaTails> streamTails(Endpoint node, long epoch);
+
+    /**
+     * Every stream's tail as the entries {@code node}'s log replica holds show it, at {@code
+     * epoch}: asked only while some stream chain has no replica or one that is still copying its
+     * streams from the log (see {@link #needsLogStreamTails}).
+     */
+    CompletableFuture<StreamReplicaTails> logStreamTails(Endpoint node, long epoch);
+  }
+
+  /**
+   * True when the stream replicas alone may not know every stream's tail: a stream chain of the
+   * current segment is empty (its streams' entries are in the log alone), or was taken up again
+   * (its replica holds the older entries only once it has copied them from the log).
+   */
+  public static boolean needsLogStreamTails(Layout layout) {
+    return !layout.streamSince().isEmpty()
+        || layout.currentSegment().stream().stream().anyMatch(List::isEmpty);
   }
 
   /**
@@ -136,6 +154,11 @@ public final class SequencerBootstrap implements AutoCloseable {
     List<CompletableFuture<StreamReplicaTails>> streams = new ArrayList<>();
     for (Endpoint e : layout.streamServers()) {
       streams.add(peers.streamTails(e, epoch));
+    }
+    if (needsLogStreamTails(layout)) {
+      for (Endpoint e : layout.logServers()) {
+        streams.add(peers.logStreamTails(e, epoch));
+      }
     }
     List<CompletableFuture<?>> all = new ArrayList<>(logs);
     all.addAll(streams);

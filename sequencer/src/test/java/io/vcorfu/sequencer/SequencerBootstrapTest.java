@@ -50,6 +50,52 @@ class SequencerBootstrapTest {
       return CompletableFuture.completedFuture(
           new SequencerBootstrap.StreamReplicaTails(12, Map.of(A, new StreamTail(3, 12))));
     }
+
+    final AtomicInteger logStreamTailCalls = new AtomicInteger();
+
+    @Override
+    public CompletableFuture<SequencerBootstrap.StreamReplicaTails> logStreamTails(
+        Endpoint node, long epoch) {
+      logStreamTailCalls.incrementAndGet();
+      // The log holds a later entry of A than the stream replicas know, and B's entries only.
+      return CompletableFuture.completedFuture(
+          new SequencerBootstrap.StreamReplicaTails(
+              20, Map.of(A, new StreamTail(5, 18), B, new StreamTail(9, 20))));
+    }
+  }
+
+  private static final StreamId B = StreamId.of("b");
+
+  @Test
+  void readsStreamTailsFromTheLogOnlyWhileAStreamChainHasNoReplica() throws Exception {
+    Endpoint other = new Endpoint("other", 9000);
+    Layout degraded =
+        Layout.fromJson(
+            """
+            {"clusterId": "test", "epoch": 9, "sequencer": "%s", "replication": 1,
+             "segments": [{"start": 0, "end": -1, "log": [["%s"]], "stream": [["%s"], []]}]}
+            """
+                .formatted(NODE, NODE, other));
+    assertThat(SequencerBootstrap.needsLogStreamTails(degraded)).isTrue();
+    assertThat(SequencerBootstrap.needsLogStreamTails(Layout.singleNode(NODE, "test"))).isFalse();
+    FakePeers peers = new FakePeers();
+    try (SequencerService sequencer = new SequencerService(new Sequencer(100));
+        SequencerBootstrap bootstrap = SequencerBootstrap.atEpoch(peers, degraded, sequencer)) {
+      bootstrap.start();
+      bootstrap.done().get(10, TimeUnit.SECONDS);
+
+      assertThat(peers.logStreamTailCalls.get()).isPositive();
+      TokenResponse r =
+          sequencer
+              .token(TokenRequest.newBuilder().addStreams(A.toMsg()).addStreams(B.toMsg()).build())
+              .join();
+      Token t = r.getTokens(0);
+      assertThat(t.getGlobalAddress()).as("above the log's tail").isEqualTo(21);
+      assertThat(t.getSlots(0).getStreamAddress()).as("A after the log's entry 5").isEqualTo(6);
+      assertThat(t.getSlots(0).getBackpointer()).isEqualTo(18);
+      assertThat(t.getSlots(1).getStreamAddress()).as("B, known to the log alone").isEqualTo(10);
+      assertThat(t.getSlots(1).getBackpointer()).isEqualTo(20);
+    }
   }
 
   @Test

@@ -45,16 +45,26 @@ final class BootstrapPeers implements SequencerBootstrap.Peers {
       Endpoint node, long epoch) {
     return opsAt(layout.withEpoch(epoch))
         .streamTail(node, List.of(), true)
-        .thenApply(
-            r -> {
-              Map<StreamId, StreamTail> tails = new HashMap<>();
-              for (StreamTailEntry t : r.getTailsList()) {
-                tails.merge(
-                    StreamId.fromMsg(t.getStream()),
-                    new StreamTail(t.getTail(), t.getLastGlobal()),
-                    (a, b) -> a.tail() >= b.tail() ? a : b);
-              }
-              return new SequencerBootstrap.StreamReplicaTails(r.getMaxGlobal(), tails);
-            });
+        .thenApply(r -> tails(r.getMaxGlobal(), r.getTailsList()));
+  }
+
+  @Override
+  public CompletableFuture<SequencerBootstrap.StreamReplicaTails> logStreamTails(
+      Endpoint node, long epoch) {
+    return opsAt(layout.withEpoch(epoch))
+        .logTail(node, true)
+        .thenApply(r -> tails(r.getTail(), r.getStreamsList()));
+  }
+
+  private static SequencerBootstrap.StreamReplicaTails tails(
+      long maxGlobal, List<StreamTailEntry> entries) {
+    Map<StreamId, StreamTail> tails = new HashMap<>();
+    for (StreamTailEntry t : entries) {
+      tails.merge(
+          StreamId.fromMsg(t.getStream()),
+          new StreamTail(t.getTail(), t.getLastGlobal()),
+          (a, b) -> a.tail() >= b.tail() ? a : b);
+    }
+    return new SequencerBootstrap.StreamReplicaTails(maxGlobal, tails);
   }
 }

@@ -666,6 +666,15 @@ public final class Node implements AutoCloseable {
     return r == null ? null : r.lastRebuild();
   }
 
+  /**
+   * Cluster mode: slots this node copied from the log for stream chains it took up (see {@link
+   * io.vcorfu.server.cluster.Takeover}), since it started; 0 for a static layout.
+   */
+  public long takenUpFromLog() {
+    Rejoin r = rejoin;
+    return r == null ? 0 : r.takenUpFromLog();
+  }
+
   private io.vcorfu.protocol.proto.RebuildProgress rebuildProgress() {
     Rejoin r = rejoin;
     io.vcorfu.protocol.proto.RebuildProgress p = r == null ? null : r.progress();

@@ -106,7 +106,8 @@ public final class ChainWriter {
     for (StreamSlot slot : entry.getSlotsList()) {
       streams.add(StreamId.fromMsg(slot.getStream()));
     }
-    return ChainPlan.of(ops.rpc().layout().current(), entry.getGlobalAddress(), streams);
+    return ChainPlan.of(
+        ops.rpc().layout().current(), entry.getGlobalAddress(), streams, entry.getEpoch());
   }
 
   /** Writes {@code entry} through its chain, or finishes a write someone else started. */

@@ -100,6 +100,9 @@ public final class RepairingReader {
       @Override
       public CompletableFuture<List<ReadResult>> read(long from, long to) {
         List<Endpoint> chain = ops.rpc().layout().current().streamChain(stream);
+        if (chain.isEmpty()) {
+          return CompletableFuture.failedFuture(noReplica(stream));
+        }
         return ops.streamRead(chain.get(chain.size() - 1), stream, from, to)
             .exceptionallyCompose(
                 e -> {
@@ -127,6 +130,10 @@ public final class RepairingReader {
                     return driver.drive(e).thenCompose(o -> settle(this, address, e, o));
                   }
                   List<Endpoint> chain = ops.rpc().layout().current().streamChain(stream);
+                  if (chain.isEmpty()) {
+                    // Decided by the log alone: the slot is a hole.
+                    return done(streamHole(address));
+                  }
                   return fillChain(
                       chain,
                       0,
@@ -138,9 +145,34 @@ public final class RepairingReader {
       @Override
       public CompletableFuture<ReadResult> abort(long address, long nonce) {
         List<Endpoint> chain = ops.rpc().layout().current().streamChain(stream);
+        if (chain.isEmpty()) {
+          return done(streamHole(address));
+        }
         return ops.streamFill(chain.get(chain.size() - 1), stream, address, true, nonce);
       }
     };
+  }
+
+  /** A committed hole at stream address {@code address}, as a stream replica would answer it. */
+  private static ReadResult streamHole(long address) {
+    return ReadResult.newBuilder()
+        .setStatus(ReadResult.Status.COMMITTED)
+        .setAddress(address)
+        .setEntry(LogEntryMsg.newBuilder().setGlobalAddress(-1).setKind(EntryKind.HOLE))
+        .build();
+  }
+
+  /**
+   * The refusal for a stream whose chain has no replica: every replica it had is gone, and its
+   * entries are read from the log (degraded reads) until a node takes the chain up again.
+   */
+  public static io.vcorfu.protocol.NotServingException noReplica(StreamId stream) {
+    return new io.vcorfu.protocol.NotServingException(
+        "stream replica",
+        "The stream chain of stream "
+            + stream
+            + " has no replica: every one it had is gone. Its entries are read from the log until"
+            + " a node takes the chain up again.");
   }
 
   private Slots globalSlots() {
@@ -271,6 +303,9 @@ public final class RepairingReader {
    */
   public CompletableFuture<Void> settleBelow(StreamId stream, long before) {
     List<Endpoint> chain = ops.rpc().layout().current().streamChain(stream);
+    if (chain.isEmpty()) {
+      return CompletableFuture.failedFuture(noReplica(stream));
+    }
     return ops.streamTail(chain.get(chain.size() - 1), List.of(stream), false)
         .thenCompose(
             t -> {

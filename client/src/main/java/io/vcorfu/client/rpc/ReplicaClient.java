@@ -184,7 +184,14 @@ public final class ReplicaClient {
   }
 
   public CompletableFuture<LogTailResponse> logTail(Endpoint replica) {
-    return rpc.call(replica, Request.newBuilder().setLogTail(LogTailRequest.getDefaultInstance()))
+    return logTail(replica, false);
+  }
+
+  /** The log replica's tail and, with {@code streams}, every stream's tail as its entries show. */
+  public CompletableFuture<LogTailResponse> logTail(Endpoint replica, boolean streams) {
+    return rpc.call(
+            replica,
+            Request.newBuilder().setLogTail(LogTailRequest.newBuilder().setStreams(streams)))
         .thenApply(r -> r.getLogTail());
   }
 

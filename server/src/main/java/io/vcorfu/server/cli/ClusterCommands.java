@@ -348,6 +348,7 @@ final class ClusterCommands {
                   + health(layout, s.log().get(i), states));
         }
         for (int i = 0; i < s.stream().size(); i++) {
+          long since = s == layout.currentSegment() ? layout.streamChainSince(i) : 0;
           out.println(
               "segment "
                   + range
@@ -355,6 +356,7 @@ final class ClusterCommands {
                   + i
                   + " "
                   + chain(layout, s.stream().get(i))
+                  + (since > 0 ? " (taken up at epoch " + since + ")" : "")
                   + health(layout, s.stream().get(i), states));
         }
       }
@@ -389,6 +391,10 @@ final class ClusterCommands {
       int serving = serving(chain, states);
       if (layout.replication() == 0 || serving >= layout.replication()) {
         return "";
+      }
+      if (chain.isEmpty()) {
+        return "(no replica: its streams are read from the log and their entries decided by it,"
+            + " until a node takes the chain up)";
       }
       return " under-replicated (" + serving + " of " + layout.replication() + " serving)";
     }

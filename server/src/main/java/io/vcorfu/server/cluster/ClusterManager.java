@@ -400,6 +400,33 @@ public final class ClusterManager implements AutoCloseable {
     removed.removeAll(layout.retired()); // they left on request
     java.util.Collections.reverse(removed); // the most recently removed first
     candidates.addAll(removed);
+    List<Integer> empty = LayoutChanges.emptyStreamChains(layout);
+    if (!empty.isEmpty()) {
+      // A stream chain with no replica first: its streams are read from the log until taken up.
+      for (Endpoint node : candidates) {
+        if (!answering(node, now)) {
+          continue;
+        }
+        LOG.info(
+            "manager {}: stream chains {} have no replica; {} answers and takes them up (epoch {}"
+                + " -> {})",
+            self,
+            empty,
+            node,
+            layout.epoch(),
+            layout.epoch() + 1);
+        try {
+          commitChange(current, tail -> LayoutChanges.withTakeover(layout, node, tail + 1));
+          succeeded();
+        } catch (Exception e) {
+          failed("taking up stream chains " + empty + " by " + node, e);
+        }
+        return;
+      }
+    }
+    if (lacking.size() == empty.size()) {
+      return;
+    }
     for (Endpoint node : candidates) {
       if (!answering(node, now)) {
         continue;
@@ -781,10 +808,23 @@ public final class ClusterManager implements AutoCloseable {
         }
       }
     }
+    Layout trial;
     try {
-      without(layout, List.of(leaving), 0);
+      trial = without(layout, List.of(leaving), 0);
     } catch (ChainLostException e) {
       throw new BadRequestException("Node " + leaving + " cannot be removed: " + e.getMessage());
+    }
+    List<Integer> emptied = new ArrayList<>(LayoutChanges.emptyStreamChains(trial));
+    emptied.removeAll(LayoutChanges.emptyStreamChains(layout));
+    if (!emptied.isEmpty()) {
+      // A failure may leave a stream chain to the log (degraded mode); a planned removal does not.
+      throw new BadRequestException(
+          "Node "
+              + leaving
+              + " cannot be removed: it is the only replica of stream chains "
+              + emptied
+              + ", whose streams would then be read from the log alone. Add a spare first"
+              + " (remove-node then drains the node onto it), or use replace-node.");
     }
     LOG.info(
         "manager {}: removing {} on request (epoch {} -> {})",

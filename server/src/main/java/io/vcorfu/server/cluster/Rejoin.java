@@ -20,6 +20,8 @@ import org.slf4j.LoggerFactory;
  * the chains wrote to it since); (2) its replicas follow the rebuilding rules (see {@code
  * JoinState} in the log unit); and (3) a {@link Rebuilder} copies what the chains decided before
  * {@code e}. A layout that no longer names it rebuilding (it was promoted) makes it a full member.
+ * A node that takes up stream chains that had no replica does not rebuild; it copies their streams
+ * from the log ({@link Takeover}).
  */
 public final class Rejoin implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(Rejoin.class);
@@ -28,6 +30,7 @@ public final class Rejoin implements AutoCloseable {
   private final ReplicaStore store;
   private final SealedEpoch purgedFor;
   private final Rebuilder rebuilder;
+  private final Takeover takeover;
 
   /**
    * @param dataDir the node's data directory, or null for a node that keeps nothing on disk
@@ -54,6 +57,14 @@ public final class Rejoin implements AutoCloseable {
         dataDir == null
             ? SealedEpoch.inMemory()
             : SealedEpoch.open(dataDir.resolve("rejoined-epoch"));
+    this.takeover =
+        new Takeover(
+            self,
+            store,
+            transport,
+            dataDir == null
+                ? SealedEpoch.inMemory()
+                : SealedEpoch.open(dataDir.resolve("took-up-epoch")));
     this.rebuilder =
         new Rebuilder(
             self,
@@ -86,6 +97,12 @@ public final class Rejoin implements AutoCloseable {
       store.joinedAt(0);
     }
     rebuilder.follow(layout);
+    takeover.follow(layout);
+  }
+
+  /** Slots copied from the log for stream chains this node took up, since it started. */
+  public long takenUpFromLog() {
+    return takeover.copied();
   }
 
   /** The rebuild's progress; null when this node is not rebuilding. */
@@ -101,5 +118,6 @@ public final class Rejoin implements AutoCloseable {
   @Override
   public void close() {
     rebuilder.close();
+    takeover.close();
   }
 }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.vcorfu.client.AppendResult;
 import io.vcorfu.client.ClusterStreamLog;
 import io.vcorfu.client.StreamEntry;
+import io.vcorfu.protocol.Endpoint;
 import io.vcorfu.protocol.StreamId;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -37,6 +38,11 @@ final class AckedWrites {
 
   /** Every acknowledged write is in its stream at its address, with its global address. */
   static void assertEveryAckedReadable(ZkCluster c, List<Acked> acked) {
+    assertEveryAckedReadable(c, acked, c.endpoints().get(0));
+  }
+
+  /** As {@link #assertEveryAckedReadable(ZkCluster, List)}, read through {@code seed}. */
+  static void assertEveryAckedReadable(ZkCluster c, List<Acked> acked, Endpoint seed) {
     Map<StreamId, List<Acked>> byStream = new HashMap<>();
     acked.forEach(a -> byStream.computeIfAbsent(a.stream(), s -> new ArrayList<>()).add(a));
     Awaitility.await("every acknowledged write readable")
@@ -44,7 +50,7 @@ final class AckedWrites {
         .ignoreExceptions()
         .untilAsserted(
             () -> {
-              ClusterStreamLog log = c.client(c.endpoints().get(0));
+              ClusterStreamLog log = c.client(seed);
               for (Map.Entry<StreamId, List<Acked>> e : byStream.entrySet()) {
                 long last = e.getValue().stream().mapToLong(Acked::streamAddress).max().orElse(-1);
                 List<StreamEntry> entries =
@@ -72,6 +78,11 @@ final class AckedWrites {
     private final Thread thread;
 
     Writer(ZkCluster c, List<StreamId> streams, List<Acked> acked) {
+      this(c, streams, acked, c.endpoints().get(0));
+    }
+
+    /** A writer whose clients connect through {@code seed}. */
+    Writer(ZkCluster c, List<StreamId> streams, List<Acked> acked, Endpoint seed) {
       this.acked = acked;
       this.thread =
           new Thread(
@@ -87,7 +98,7 @@ final class AckedWrites {
                   String value = "w" + i + "-" + attempt++;
                   try {
                     if (log == null) {
-                      log = c.client(c.endpoints().get(0));
+                      log = c.client(seed);
                     }
                     AppendResult r =
                         log.append(List.of(s), value.getBytes(StandardCharsets.UTF_8))
