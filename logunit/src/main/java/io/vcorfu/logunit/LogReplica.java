@@ -324,6 +324,11 @@ public final class LogReplica implements AutoCloseable {
             });
   }
 
+  /** Counts {@code entry}, stored here by other means than a write (a rebuild), in the index. */
+  void noted(LogEntryMsg entry) {
+    note(streamIndex, entry);
+  }
+
   private static void note(
       java.util.concurrent.ConcurrentHashMap<StreamId, long[]> index, LogEntryMsg entry) {
     if (index == null) {

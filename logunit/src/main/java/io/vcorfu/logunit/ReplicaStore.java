@@ -161,6 +161,9 @@ public final class ReplicaStore implements AutoCloseable {
               EntryRecords.contentHash(entry),
               StorageEngine.COMMITTED,
               payload);
+          if (stream == null) {
+            log.noted(entry);
+          }
         } else {
           engine.put(
               EntryRecords.key(ns, a),

@@ -63,6 +63,56 @@ class LogReplicaTest {
         .getResult();
   }
 
+  private static LogEntryMsg onStreams(long address, long... slots) {
+    LogEntryMsg.Builder b = data(address, "e" + address).toBuilder().clearSlots();
+    for (int i = 0; i < slots.length; i += 2) {
+      b.addSlots(
+          io.vcorfu.protocol.proto.StreamSlot.newBuilder()
+              .setStream(io.vcorfu.protocol.StreamId.of("s" + slots[i]).toMsg())
+              .setStreamAddress(slots[i + 1]));
+    }
+    return b.build();
+  }
+
+  private java.util.Map<String, String> streamTails() {
+    java.util.Map<String, String> out = new java.util.TreeMap<>();
+    for (var t :
+        get(replica.tail(LogTailRequest.newBuilder().setStreams(true).build())).getStreamsList()) {
+      String name =
+          io.vcorfu.protocol.StreamId.fromMsg(t.getStream())
+                  .equals(io.vcorfu.protocol.StreamId.of("s1"))
+              ? "s1"
+              : "s2";
+      out.put(name, t.getTail() + "@" + t.getLastGlobal());
+    }
+    return out;
+  }
+
+  /**
+   * Asked for stream tails, the replica reads what it holds once (entries from before a restart
+   * too, committed or not), then counts every later write; holes count for nothing.
+   */
+  @ParameterizedTest
+  @EnumSource(StorageMode.class)
+  void streamTailsCoverEveryEntryHeldBeforeAndAfterTheFirstAsk(StorageMode mode)
+      throws IOException {
+    open(mode);
+    get(replica.write(write(onStreams(0, 1, 0), true)));
+    get(replica.write(write(onStreams(1, 1, 1, 2, 0), false)));
+    fill(2, false, true);
+    if (mode == StorageMode.DURABLE) {
+      replica.close();
+      open(mode);
+    }
+    assertThat(streamTails()).containsEntry("s1", "1@1").containsEntry("s2", "0@1").hasSize(2);
+    get(replica.write(write(onStreams(3, 2, 1), true)));
+    get(replica.write(write(onStreams(4, 1, 0), true))); // a lower address of s1 changes nothing
+    assertThat(streamTails()).containsEntry("s1", "1@1").containsEntry("s2", "1@3");
+    assertThat(get(replica.tail(LogTailRequest.getDefaultInstance())).getStreamsCount())
+        .as("not listed unless asked")
+        .isZero();
+  }
+
   @ParameterizedTest
   @EnumSource(StorageMode.class)
   void writeThenReadReturnsCommittedOrUncommittedEntry(StorageMode mode) throws IOException {

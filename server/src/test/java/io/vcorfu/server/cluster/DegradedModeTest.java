@@ -11,6 +11,7 @@ import io.vcorfu.protocol.Endpoint;
 import io.vcorfu.protocol.RpcClient;
 import io.vcorfu.protocol.StreamId;
 import io.vcorfu.protocol.proto.ReadResult;
+import io.vcorfu.runtime.VCorfuRuntime;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -67,9 +68,18 @@ class DegradedModeTest {
       List<StreamId> lost = streams.stream().filter(s -> first.streamChainIndex(s) == 0).toList();
       assertThat(lost).as("streams on the chain that will lose its replica").isNotEmpty();
       List<AckedWrites.Acked> acked = new ArrayList<>();
+      String accountName = objectOn(first, 0);
+      VCorfuRuntime objects = c.runtime(ZkCluster.clientOptions());
+      Account account = objects.objects().open(accountName, Account.class);
+      account.set(1);
       Endpoint spare;
       try (AckedWrites.Writer w = new AckedWrites.Writer(c, streams, acked, n2)) {
         w.awaitAcked(100);
+        // A planned removal never leaves a stream chain to the log; a failure may.
+        org.assertj.core.api.Assertions.assertThatThrownBy(
+                () -> new NodeCalls(rpc).removeNode(n2, n3).get(30, TimeUnit.SECONDS))
+            .hasCauseInstanceOf(io.vcorfu.protocol.BadRequestException.class)
+            .hasMessageContaining("only replica of stream chains [0]");
 
         c.kill(n3);
         Layout degraded =
@@ -85,6 +95,12 @@ class DegradedModeTest {
               .hasSize((int) tail + 1);
         }
         assertThat(reader.degradedReads()).as("reads of them came from the log").isPositive();
+        account.set(2);
+        try (VCorfuRuntime fresh = c.runtime(ZkCluster.clientOptions())) {
+          assertThat(fresh.objects().open(accountName, Account.class).balance())
+              .as("an object view of a stream with no replica, played from the log")
+              .isEqualTo(2);
+        }
 
         c.kill(n1);
         c.awaitLayout("the sequencer moved", l -> l.removed().contains(n1));
@@ -111,8 +127,16 @@ class DegradedModeTest {
         assertThat(c.node(spare).takenUpFromLog())
             .as("older entries copied from the log")
             .isPositive();
+        account.set(3);
+        try (VCorfuRuntime fresh = c.runtime(ZkCluster.clientOptions())) {
+          assertThat(fresh.objects().open(accountName, Account.class).balance())
+              .as("the same object view, played from the replica that took the chain up")
+              .isEqualTo(3);
+        }
         before = countOn(acked, lost);
         awaitAckedOn(acked, lost, before + 40, "appends after the takeover");
+      } finally {
+        objects.close();
       }
 
       assertNoStreamAddressTwice(acked);
@@ -135,6 +159,16 @@ class DegradedModeTest {
         }
       }
       ReplicaAgreement.assertReplicasAgree(log, c.agreed().value(), streams);
+    }
+  }
+
+  /** The name of an object whose stream is placed on stream chain {@code index}. */
+  private static String objectOn(Layout layout, int index) {
+    for (int i = 0; ; i++) {
+      String name = "degraded-account-" + i;
+      if (layout.streamChainIndex(StreamId.of(name)) == index) {
+        return name;
+      }
     }
   }
 
