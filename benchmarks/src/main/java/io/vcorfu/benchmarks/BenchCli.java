@@ -17,6 +17,7 @@ import picocli.CommandLine.Command;
       YcsbBench.class,
       FailoverBench.class,
       DegradedBench.class,
+      StreamTimelineBench.class,
       PlotCommand.class
     })
 public final class BenchCli {

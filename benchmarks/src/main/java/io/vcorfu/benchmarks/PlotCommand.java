@@ -19,8 +19,9 @@ import picocli.CommandLine.Option;
 
 /**
  * {@code vcorfu bench plot}: draws a timeline written by {@code benchmarks/run-rebuild.sh} (columns
- * second, appends, rebuild_mib, event) as a PNG: appends per second as a line (left axis), MiB
- * copied by the rebuild as a second line (right axis), and a labelled vertical mark per event.
+ * second, appends, rebuild_mib, event) or {@code benchmarks/run-degraded.sh} (second, appends,
+ * reads, event) as a PNG: the second column per second as a line (left axis), the third as a second
+ * line (right axis), and a labelled vertical mark per event.
  */
 @Command(name = "plot", description = "Draw a run-rebuild.sh timeline (TSV) as a PNG.")
 final class PlotCommand implements Callable<Integer> {
@@ -32,6 +33,18 @@ final class PlotCommand implements Callable<Integer> {
 
   @Option(names = "--title", defaultValue = "Appends per second across a failure and a rebuild")
   String title;
+
+  @Option(
+      names = "--left-label",
+      defaultValue = "appends/s",
+      description = "What the second column is (left axis; default ${DEFAULT-VALUE}).")
+  String leftLabel;
+
+  @Option(
+      names = "--right-label",
+      defaultValue = "MiB copied",
+      description = "What the third column is (right axis; default ${DEFAULT-VALUE}).")
+  String rightLabel;
 
   private record Row(int second, double appends, double rebuildMib, String event) {}
 
@@ -91,9 +104,9 @@ final class PlotCommand implements Callable<Integer> {
       g.drawString(s + " s", x - 8, top + plotH + 18);
     }
     g.setColor(Color.BLUE.darker());
-    g.drawString("appends/s", 8, top - 8);
+    g.drawString(leftLabel, 8, top - 8);
     g.setColor(new Color(200, 90, 0));
-    g.drawString("MiB copied", left + plotW - 10, top - 8);
+    g.drawString(rightLabel, left + plotW - 10, top - 8);
     int labelRow = 0;
     for (Row r : rows) {
       if (r.event().isEmpty()) {

@@ -103,6 +103,45 @@ public final class LayoutChanges {
   }
 
   /**
+   * The first layout of a cluster whose log and stream replicas are on different nodes: log chains
+   * striped over {@code logNodes} (chain {@code i} the R nodes from {@code logNodes[i]} on, so as
+   * many log chains as log nodes), {@code streamChains} stream chains striped the same way over
+   * {@code streamNodes}; {@code logNodes[0]} is the sequencer. A stream chain that loses every
+   * replica then leaves the log chains intact, and the log serves its streams (degraded mode).
+   *
+   * @throws IllegalArgumentException as {@link #initial(String, List, int, int)}, if a node is in
+   *     both lists, or R is more than the nodes of either list
+   */
+  public static Layout initial(
+      String clusterId,
+      List<Endpoint> logNodes,
+      List<Endpoint> streamNodes,
+      int replication,
+      int streamChains) {
+    Objects.requireNonNull(streamNodes, "streamNodes");
+    Layout logOnly = initial(clusterId, logNodes, replication, 1);
+    for (Endpoint e : streamNodes) {
+      if (logNodes.contains(e)) {
+        throw new IllegalArgumentException(
+            e + " is listed among both the log nodes and the stream nodes; list it once.");
+      }
+    }
+    Layout streamOnly = initial(clusterId, streamNodes, replication, streamChains);
+    return new Layout(
+        clusterId,
+        1,
+        logNodes.get(0),
+        List.of(
+            new Segment(
+                0,
+                Segment.OPEN,
+                logOnly.currentSegment().log(),
+                streamOnly.currentSegment().stream())),
+        replication,
+        List.of());
+  }
+
+  /**
    * {@code layout} without {@code dead}, at the next epoch.
    *
    * <ul>

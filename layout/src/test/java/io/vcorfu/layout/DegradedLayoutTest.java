@@ -112,6 +112,28 @@ class DegradedLayoutTest {
   }
 
   @Test
+  void aFirstLayoutMayPutTheStreamReplicasOnNodesOfTheirOwn() {
+    Layout one = LayoutChanges.initial("c", List.of(L1), List.of(S1), 1, 1);
+    assertThat(one.sequencer()).isEqualTo(L1);
+    assertThat(one.currentSegment().log()).containsExactly(List.of(L1));
+    assertThat(one.currentSegment().stream()).containsExactly(List.of(S1));
+
+    Layout two = LayoutChanges.initial("c", List.of(L1, L2), List.of(S1, S2), 2, 4);
+    assertThat(two.currentSegment().log()).containsExactly(List.of(L1, L2), List.of(L2, L1));
+    assertThat(two.currentSegment().stream())
+        .hasSize(4)
+        .allSatisfy(chain -> assertThat(chain).containsExactlyInAnyOrder(S1, S2));
+    assertThat(Layout.fromJson(two.toJson())).isEqualTo(two);
+
+    assertThatThrownBy(() -> LayoutChanges.initial("c", List.of(L1), List.of(L1), 1, 1))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("both the log nodes and the stream nodes");
+    assertThatThrownBy(() -> LayoutChanges.initial("c", List.of(L1, L2), List.of(S1), 2, 1))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("between 1 and the number of nodes (1)");
+  }
+
+  @Test
   void aStreamSinceMustNameATakenUpChainAtAnEpochNotAfterTheLayouts() {
     String base =
         """

@@ -107,6 +107,16 @@ final class ClusterCommands {
     Integer streamChains;
 
     @Option(
+        names = "--stream-nodes",
+        description =
+            "Nodes that hold the stream replicas, host:port[,host:port...], apart from --nodes,"
+                + " which then hold the log replicas and the sequencer (the paper's layout: a"
+                + " stream chain that loses every replica leaves the log intact, and its streams"
+                + " are served from the log meanwhile). Default: --nodes hold both. --stream-chains"
+                + " defaults to the number of stream nodes.")
+    String streamNodes;
+
+    @Option(
         names = "--timeout-ms",
         defaultValue = "60000",
         description = "How long to wait for the sequencer to serve (default ${DEFAULT-VALUE}).")
@@ -119,11 +129,25 @@ final class ClusterCommands {
       List<Endpoint> members;
       Layout first;
       try {
-        members = endpoints(nodes);
-        int r = replication != null ? replication : Math.min(3, members.size());
+        List<Endpoint> logNodes = endpoints(nodes);
+        List<Endpoint> streamHolders = streamNodes == null ? List.of() : endpoints(streamNodes);
+        members = new ArrayList<>(logNodes);
+        members.addAll(streamHolders);
+        int within =
+            streamHolders.isEmpty()
+                ? logNodes.size()
+                : Math.min(logNodes.size(), streamHolders.size());
+        int r = replication != null ? replication : Math.min(3, within);
         first =
-            LayoutChanges.initial(
-                cluster, members, r, streamChains != null ? streamChains : members.size());
+            streamHolders.isEmpty()
+                ? LayoutChanges.initial(
+                    cluster, logNodes, r, streamChains != null ? streamChains : logNodes.size())
+                : LayoutChanges.initial(
+                    cluster,
+                    logNodes,
+                    streamHolders,
+                    r,
+                    streamChains != null ? streamChains : streamHolders.size());
       } catch (IllegalArgumentException e) {
         spec.commandLine().getErr().println("vcorfu cluster init: " + e.getMessage());
         return 2;

@@ -53,11 +53,24 @@ public final class ProcessCluster implements AutoCloseable {
 
   /** As {@link #start(Path, String, int)}, every node started with {@code nodeArgs} too. */
   public static ProcessCluster start(Path tmp, String name, int n, List<String> nodeArgs) {
+    return start(tmp, name, n, nodeArgs, nodes -> List.of("--nodes", join(nodes)));
+  }
+
+  /**
+   * {@code n} node processes started, and the cluster initialised with {@code cluster init} and the
+   * arguments {@code layoutArgs} makes of the nodes (which nodes hold what).
+   */
+  public static ProcessCluster start(
+      Path tmp,
+      String name,
+      int n,
+      List<String> nodeArgs,
+      java.util.function.Function<List<Endpoint>, List<String>> layoutArgs) {
     ProcessCluster c = new ProcessCluster(name);
     c.nodeArgs = List.copyOf(nodeArgs);
     try {
       c.startProcesses(tmp, n);
-      c.init();
+      c.init(layoutArgs.apply(c.nodes()));
       return c;
     } catch (RuntimeException | Error e) {
       c.close();
@@ -139,20 +152,19 @@ public final class ProcessCluster implements AutoCloseable {
     return startNode(e.port(), dir).awaitReady();
   }
 
-  private void init() {
+  /** {@code nodes} as {@code host:port,host:port,...}. */
+  public static String join(List<Endpoint> nodes) {
+    return nodes.stream().map(Endpoint::toString).collect(Collectors.joining(","));
+  }
+
+  private void init(List<String> layoutArgs) {
     StringWriter out = new StringWriter();
     CommandLine cli = VcorfuCli.newCommandLine();
     cli.setOut(new PrintWriter(out));
-    int code =
-        cli.execute(
-            "cluster",
-            "init",
-            "--zookeeper",
-            zookeeper,
-            "--cluster",
-            name,
-            "--nodes",
-            endpointList());
+    List<String> args =
+        new ArrayList<>(List.of("cluster", "init", "--zookeeper", zookeeper, "--cluster", name));
+    args.addAll(layoutArgs);
+    int code = cli.execute(args.toArray(String[]::new));
     assertThat(code).as("cluster init said: %s", out).isZero();
     assertThat(out.toString()).contains("sequencer serving");
   }
