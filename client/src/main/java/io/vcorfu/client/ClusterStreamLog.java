@@ -225,7 +225,8 @@ public final class ClusterStreamLog implements StreamLog {
                   reader
                       .readStream(stream, next, end)
                       .exceptionallyCompose(e -> degradedOrFail(stream, next, end, e))
-                      .thenApply(results -> Messages.streamEntries(stream, results));
+                      .thenApply(
+                          results -> noteRead(stream, Messages.streamEntries(stream, results)));
               return cached.isEmpty() ? rest : rest.thenApply(r -> concat(cached, r));
             })
         .exceptionallyCompose(
@@ -255,12 +256,37 @@ public final class ClusterStreamLog implements StreamLog {
     if (!unreachable || layout.serving(layout.streamChain(stream)).size() > 1) {
       return CompletableFuture.failedFuture(cause);
     }
+    long[] known = lastRead.get(stream);
     return tails
         .tails(List.of(stream))
         .thenCompose(
             t ->
                 degraded.readStream(
-                    stream, from, to, t.streamLastGlobal().getOrDefault(stream, -1L)));
+                    stream,
+                    from,
+                    to,
+                    t.streamLastGlobal().getOrDefault(stream, -1L),
+                    known == null ? -1 : known[0],
+                    known == null ? -1 : known[1]));
+  }
+
+  /**
+   * Per stream, the highest committed entry this client has read (its stream address and global
+   * address): where a degraded read that follows the stream can start reading the log.
+   */
+  private final java.util.concurrent.ConcurrentHashMap<StreamId, long[]> lastRead =
+      new java.util.concurrent.ConcurrentHashMap<>();
+
+  private List<StreamEntry> noteRead(StreamId stream, List<StreamEntry> entries) {
+    for (int i = entries.size() - 1; i >= 0; i--) {
+      StreamEntry e = entries.get(i);
+      if (!e.isHole()) {
+        long[] seen = {e.streamAddress(), e.globalAddress()};
+        lastRead.merge(stream, seen, (a, b) -> a[0] >= b[0] ? a : b);
+        break;
+      }
+    }
+    return entries;
   }
 
   /**
@@ -293,6 +319,11 @@ public final class ClusterStreamLog implements StreamLog {
   /** Global addresses read by degraded stream reads (from the log) since this client started. */
   public long degradedReads() {
     return degraded.scanned();
+  }
+
+  /** Log reads (round trips) degraded stream reads made since this client started. */
+  public long degradedRequests() {
+    return degraded.requests();
   }
 
   private static List<StreamEntry> concat(List<StreamEntry> a, List<StreamEntry> b) {

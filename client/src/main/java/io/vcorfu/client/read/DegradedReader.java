@@ -26,7 +26,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * no committed entry names was aborted: it reads as a committed hole.
  *
  * <p>Cost: one round trip per entry of the stream from its tail down to the start of the range,
- * plus one per global address scanned after a hole ({@link #scanned()} counts all of them).
+ * plus one per global address scanned after a hole ({@link #scanned()} counts all of them); a
+ * reader that knows an earlier entry of the stream reads the log by pages instead where the stream
+ * is dense enough.
  */
 public final class DegradedReader {
   private final RepairingReader reader;
@@ -36,9 +38,16 @@ public final class DegradedReader {
     this.reader = reader;
   }
 
+  private final AtomicLong requests = new AtomicLong();
+
   /** Global addresses read by degraded reads so far. */
   public long scanned() {
     return scanned.get();
+  }
+
+  /** Log reads (round trips) degraded reads made so far: one per entry walked, one per page. */
+  public long requests() {
+    return requests.get();
   }
 
   /**
@@ -63,6 +72,78 @@ public final class DegradedReader {
   }
 
   /**
+   * {@link #readStream(StreamId, long, long, long)} for a reader that knows a committed entry of
+   * the stream: slot {@code knownSlot} (below {@code from}) at global address {@code knownGlobal}.
+   * Every token of a later slot up to the tail has a global address in {@code (knownGlobal,
+   * lastGlobal]}, so when the stream is dense enough there (at least one entry in {@value #DENSE}
+   * addresses, by the slots asked for), that range is read a page of {@value RepairingReader#PAGE}
+   * addresses at a time instead of walking the backpointers one entry at a time: what a reader that
+   * follows a stream (a local view) asks for. Otherwise it walks.
+   */
+  public CompletableFuture<List<ReadResult>> readStream(
+      StreamId stream, long from, long to, long lastGlobal, long knownSlot, long knownGlobal) {
+    long span = lastGlobal - knownGlobal;
+    if (knownSlot < 0 || knownSlot >= from || span <= 0 || span > DENSE * (to - knownSlot)) {
+      return readStream(stream, from, to, lastGlobal);
+    }
+    ReadResult[] out = new ReadResult[(int) (to - from + 1)];
+    long[] highest = {knownSlot};
+    return scan(stream, from, to, knownGlobal + 1, lastGlobal, out, highest)
+        .thenApply(
+            v -> {
+              List<ReadResult> results = new ArrayList<>();
+              long last = Math.min(to, highest[0]);
+              for (long a = from; a <= last; a++) {
+                ReadResult r = out[(int) (a - from)];
+                results.add(r != null ? r : hole(stream, a));
+              }
+              return results;
+            });
+  }
+
+  /** Global addresses per stream entry up to which a range read beats walking backpointers. */
+  static final int DENSE = 16;
+
+  private CompletableFuture<Void> scan(
+      StreamId stream,
+      long from,
+      long to,
+      long g,
+      long lastGlobal,
+      ReadResult[] out,
+      long[] highest) {
+    if (g > lastGlobal) {
+      return CompletableFuture.completedFuture(null);
+    }
+    long end = Math.min(lastGlobal, g + RepairingReader.PAGE - 1);
+    scanned.addAndGet(end - g + 1);
+    requests.incrementAndGet();
+    return reader
+        .readGlobal(g, end)
+        .thenCompose(
+            results -> {
+              for (ReadResult r : results) {
+                LogEntryMsg e = r.getEntry();
+                StreamSlot slot = e.getKind() == EntryKind.DATA ? slotOf(e, stream) : null;
+                if (slot == null) {
+                  continue;
+                }
+                long sa = slot.getStreamAddress();
+                highest[0] = Math.max(highest[0], sa);
+                if (sa >= from && sa <= to) {
+                  out[(int) (sa - from)] =
+                      ReadResult.newBuilder()
+                          .setAddress(sa)
+                          .setStatus(ReadResult.Status.COMMITTED)
+                          .setEntry(e)
+                          .build();
+                }
+              }
+              return scan(stream, from, to, end + 1, lastGlobal, out, highest);
+            });
+  }
+
+  /**
    * Reads global address {@code g} and goes on to the stream's previous entry; completes with the
    * highest stream address seen (the stream's tail as the log shows it). {@code scanning} when
    * {@code g} is a step of a scan past a hole rather than a backpointer.
@@ -79,6 +160,7 @@ public final class DegradedReader {
       return CompletableFuture.completedFuture(highest[0]);
     }
     scanned.incrementAndGet();
+    requests.incrementAndGet();
     return reader
         .readGlobal(g, g)
         .thenCompose(

@@ -196,6 +196,25 @@ public final class InJvmCluster implements AutoCloseable {
     return new Layout(from.clusterId(), from.epoch() + 1, sequencer, segments);
   }
 
+  /**
+   * The current layout at the next epoch, as a cluster layout (R = 1), with {@code dead}'s stream
+   * chains left empty and nothing else changed: what the manager commits when the only replica of a
+   * stream chain fails (degraded mode).
+   */
+  public Layout withEmptyStreamChainsOf(Endpoint dead) {
+    Layout from = layout;
+    List<Segment> segments = new ArrayList<>();
+    for (Segment s : from.segments()) {
+      List<List<Endpoint>> stream = new ArrayList<>();
+      for (List<Endpoint> chain : s.stream()) {
+        stream.add(chain.stream().filter(e -> !e.equals(dead)).toList());
+      }
+      segments.add(new Segment(s.start(), s.end(), s.log(), stream));
+    }
+    return new Layout(
+        from.clusterId(), from.epoch() + 1, from.sequencer(), segments, 1, List.of(dead));
+  }
+
   private static List<List<Endpoint>> without(List<List<Endpoint>> chains, Endpoint dead) {
     List<List<Endpoint>> out = new ArrayList<>();
     for (List<Endpoint> chain : chains) {
@@ -254,6 +273,20 @@ public final class InJvmCluster implements AutoCloseable {
             StreamId.fromMsg(t.getStream()),
             new StreamTail(t.getTail(), t.getLastGlobal()),
             (a, b) -> a.tail() >= b.tail() ? a : b);
+      }
+    }
+    if (io.vcorfu.sequencer.SequencerBootstrap.needsLogStreamTails(next)) {
+      // A stream chain with no replica: its streams' tails are in the log replicas' entries.
+      for (Endpoint e : next.logServers()) {
+        node(e)
+            .store
+            .logReplica()
+            .streamTails()
+            .join()
+            .forEach(
+                (s, t) ->
+                    tails.merge(
+                        s, new StreamTail(t[0], t[1]), (a, b) -> a.tail() >= b.tail() ? a : b));
       }
     }
     nodes.values().forEach(Node::stopSequencer);

@@ -35,7 +35,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Invariant: the node serves no read of a stream of a chain it took up at epoch {@code e} until
  * every slot of that stream up to the stream's tail when the copy started holds the log's decision
- * (the one every degraded reader sees: the entry the stream's backpointers lead to, or a hole where
+ * (the one every degraded reader sees: the committed entry that names the slot, or a hole where
  * none does), written only where the node held no committed record of its own (a committed record
  * of a stream is a decision already; an uncommitted one is replaced). Slots above that tail were
  * issued at epoch {@code e} or later and reach the node through its chain. The epoch whose chains
@@ -44,9 +44,13 @@ import org.slf4j.LoggerFactory;
  * idempotent. Meanwhile readers of those streams read them from the log (a replica that does not
  * serve reads sends them there).
  *
- * <p>The copy walks each stream from its last global address back along the backpointers, one
- * decided log read per entry (scanning the log past aborted entries), as a degraded read does, and
- * installs a page of slots at a time; it runs on a thread of its own and is not paced.
+ * <p>The copy reads the log once, a page of {@value #PAGE} global addresses at a time, each page
+ * decided as any reader decides it (undecided addresses are repaired), from the log's trim mark up
+ * to the global tail when the copy starts, and installs every entry of those chains' streams at its
+ * stream address; then every slot of those streams up to its tail that no committed entry named is
+ * a hole (its token was aborted), and a stream's slots below the log's trim mark are trimmed. One
+ * pass serves every stream of the chains at a round trip per page, where walking the backpointers
+ * would cost one per entry. It runs on a thread of its own and is not paced.
  */
 public final class Takeover implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(Takeover.class);
@@ -174,9 +178,12 @@ public final class Takeover implements AutoCloseable {
     try (ClusterStreamLog log =
         ClusterStreamLog.connect(transport, seeds, StreamLogOptions.defaults())) {
       Set<StreamId> streams = new TreeSet<>();
+      long logTrim = 0;
       for (Endpoint replica : layout.logServers()) {
-        for (StreamTailEntry t : log.ops().logTail(replica, true).join().getStreamsList()) {
-          StreamId s = StreamId.fromMsg(t.getStream());
+        var t = log.ops().logTail(replica, true).join();
+        logTrim = Math.max(logTrim, t.getTrimMark());
+        for (StreamTailEntry e : t.getStreamsList()) {
+          StreamId s = StreamId.fromMsg(e.getStream());
           if (chains.contains(layout.streamChainIndex(s))) {
             streams.add(s);
           }
@@ -191,87 +198,107 @@ public final class Takeover implements AutoCloseable {
         return 0;
       }
       Tails tails = log.tails(streams).join();
+      long globalTail = tails.globalTail();
+      Map<StreamId, List<ReadResult>> pending = new HashMap<>();
+      Map<StreamId, Long> lowest = new HashMap<>();
       long installed = 0;
+      long pageSlots = PAGE;
+      for (long from = Math.max(0, logTrim); from <= globalTail; ) {
+        if (stopped) {
+          throw new IllegalStateException("the copy was stopped");
+        }
+        long to = Math.min(globalTail, from + pageSlots - 1);
+        List<ReadResult> decided;
+        try {
+          decided = log.decidedGlobal(from, to).join();
+        } catch (RuntimeException e) {
+          if (EpochRpc.unwrap(e) instanceof io.vcorfu.protocol.TooLargeException && to > from) {
+            // Large entries: the page's answer would not fit one message; ask for fewer.
+            pageSlots = Math.max(1, (to - from + 1) / 2);
+            continue;
+          }
+          throw e;
+        }
+        from = to + 1;
+        for (ReadResult r : decided) {
+          LogEntryMsg e = r.getEntry();
+          if (e.getKind() != EntryKind.DATA) {
+            continue;
+          }
+          for (StreamSlot slot : e.getSlotsList()) {
+            StreamId s = StreamId.fromMsg(slot.getStream());
+            if (!streams.contains(s)) {
+              continue;
+            }
+            long sa = slot.getStreamAddress();
+            lowest.merge(s, sa, Math::min);
+            List<ReadResult> page = pending.computeIfAbsent(s, k -> new ArrayList<>());
+            page.add(
+                ReadResult.newBuilder()
+                    .setStatus(ReadResult.Status.COMMITTED)
+                    .setAddress(sa)
+                    .setEntry(e)
+                    .build());
+            if (page.size() >= PAGE) {
+              installed += install(s, page);
+            }
+          }
+        }
+      }
       for (StreamId s : streams) {
-        installed +=
-            copyStream(
-                log,
-                s,
-                tails.streamTails().getOrDefault(s, -1L),
-                tails.streamLastGlobal().getOrDefault(s, -1L));
+        installed += install(s, pending.getOrDefault(s, new ArrayList<>()));
+        long tail = tails.streamTails().getOrDefault(s, -1L);
+        // Below the log's trim mark the log holds nothing: so much of the stream is trimmed.
+        long start = logTrim > 0 ? lowest.getOrDefault(s, tail + 1) : 0;
+        if (start > 0) {
+          try {
+            store.streamReplica().trim(s, start).join();
+          } catch (RuntimeException e) {
+            // Nothing of the stream above the mark is held here: its reads below find the log
+            // trimmed, as they would have.
+            LOG.info("node {}: stream {} not trimmed at {}: {}", self, s, start, e.toString());
+          }
+        }
+        installed += holes(s, start, tail);
       }
       return installed;
     }
   }
 
-  /**
-   * Copies slots {@code [0, tail]} of {@code stream} from the log, walking back from {@code
-   * lastGlobal}; returns the slots installed.
-   */
-  private long copyStream(ClusterStreamLog log, StreamId stream, long tail, long lastGlobal) {
-    if (tail < 0) {
+  /** Installs the entries of {@code page} (decided, in the log); empties it. */
+  private long install(StreamId stream, List<ReadResult> page) {
+    if (page.isEmpty()) {
       return 0;
     }
-    long installed = 0;
-    long hi = tail;
-    long lo = Math.max(0, hi - PAGE + 1);
-    Map<Long, ReadResult> page = new HashMap<>();
-    long g = lastGlobal;
-    while (g >= 0) {
-      if (stopped) {
-        throw new IllegalStateException("the copy was stopped");
-      }
-      LogEntryMsg e = log.decidedGlobal(g, g).join().get(0).getEntry();
-      StreamSlot slot = e.getKind() == EntryKind.DATA ? slotOf(e, stream) : null;
-      if (slot == null) {
-        g--; // an aborted entry of the stream: scan back to its previous entry
-        continue;
-      }
-      long sa = slot.getStreamAddress();
-      while (sa < lo) {
-        installed += install(stream, lo, hi, page);
-        hi = lo - 1;
-        lo = Math.max(0, hi - PAGE + 1);
-      }
-      if (sa <= hi) {
-        page.put(
-            sa,
-            ReadResult.newBuilder()
-                .setStatus(ReadResult.Status.COMMITTED)
-                .setAddress(sa)
-                .setEntry(e)
-                .build());
-      }
-      if (sa == 0) {
-        break;
-      }
-      g = slot.getBackpointer();
-    }
-    // What is left below the last entry found was aborted: holes, as every degraded reader sees.
-    while (hi >= 0) {
-      installed += install(stream, lo, hi, page);
-      hi = lo - 1;
-      lo = Math.max(0, hi - PAGE + 1);
-    }
-    return installed;
+    store.install(stream, page).join();
+    long n = page.size();
+    copied.addAndGet(n);
+    page.clear();
+    return n;
   }
 
-  /** Installs {@code [lo, hi]}: the entries of {@code page}, holes elsewhere; clears the page. */
-  private long install(StreamId stream, long lo, long hi, Map<Long, ReadResult> page) {
-    long before = store.missing(stream, lo, hi);
-    if (before == 0) {
-      page.clear();
-      return 0;
+  /**
+   * Installs holes at the slots of {@code [from, to]} of {@code stream} that hold no committed
+   * record once every entry the log holds is installed: no committed entry names them, so their
+   * tokens were aborted, as every degraded reader sees.
+   */
+  private long holes(StreamId stream, long from, long to) {
+    long n = 0;
+    for (long lo = from; lo <= to; lo += PAGE) {
+      long hi = Math.min(to, lo + PAGE - 1);
+      long missing = store.missing(stream, lo, hi);
+      if (missing == 0) {
+        continue;
+      }
+      List<ReadResult> page = new ArrayList<>((int) (hi - lo + 1));
+      for (long a = lo; a <= hi; a++) {
+        page.add(hole(a));
+      }
+      store.install(stream, page).join();
+      long filled = missing - store.missing(stream, lo, hi);
+      copied.addAndGet(filled);
+      n += filled;
     }
-    List<ReadResult> decided = new ArrayList<>((int) (hi - lo + 1));
-    for (long a = lo; a <= hi; a++) {
-      ReadResult r = page.get(a);
-      decided.add(r != null ? r : hole(a));
-    }
-    store.install(stream, decided).join();
-    page.clear();
-    long n = before - store.missing(stream, lo, hi);
-    copied.addAndGet(n);
     return n;
   }
 
@@ -281,15 +308,6 @@ public final class Takeover implements AutoCloseable {
         .setAddress(address)
         .setEntry(LogEntryMsg.newBuilder().setGlobalAddress(-1).setKind(EntryKind.HOLE))
         .build();
-  }
-
-  private static StreamSlot slotOf(LogEntryMsg e, StreamId stream) {
-    for (StreamSlot s : e.getSlotsList()) {
-      if (StreamId.fromMsg(s.getStream()).equals(stream)) {
-        return s;
-      }
-    }
-    return null;
   }
 
   @Override
