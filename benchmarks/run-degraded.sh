@@ -130,8 +130,8 @@ until layout_has "l['segments'][-1]['stream'][0] == []"; do sleep 0.2; done
 events+=("$(now) degraded")
 sleep "$(python3 -c "print(max(0, $t_start + $before_s + $degraded_s - $(now)))")"
 peers_log "cluster add-node $n2"
-"${cli[@]}" cluster add-node --endpoint "$n0" "$n2" >&2
 events+=("$(now) add-node")
+"${cli[@]}" cluster add-node --endpoint "$n0" "$n2" >&2
 until layout_has "l['segments'][-1]['stream'][0] == ['$n2']"; do sleep 0.2; done
 events+=("$(now) taken-up")
 until grep -q "copied the older entries" "$workdir/n2/server.log"; do
@@ -142,20 +142,18 @@ events+=("$(now) copied")
 wait "$bench_pid" || peers_die "the load failed: $(tail -n 5 "$workdir/bench.err")"
 bench_pid=""
 printf '%s\n' "${events[@]}" >"$workdir/events.txt"
-python3 - "$t_start" "$workdir/timeline.log" "$workdir/events.txt" "$workdir/figure10.tsv" <<'EOF'
+python3 - "$workdir/timeline.log" "$workdir/events.txt" "$workdir/figure10.tsv" <<'EOF'
 import sys
-t_start, log, events, out = sys.argv[1:]
-t_start = float(t_start)
+log, events, out = sys.argv[1:]
+# "second N appends A reads R degraded_log_reads D failures F at T": T ends second N.
 rows = [l.split() for l in open(log) if l.startswith("second ")]
-ev = {}
-for line in open(events):
-    t, name = line.split()
-    ev.setdefault(int(float(t) - t_start), []).append(name)
+ev = [(float(t), name) for t, name in (line.split() for line in open(events))]
 with open(out, "w") as f:
     f.write("second\tappends\treads\tevent\tdegraded_log_reads\n")
     for r in rows:
-        sec = int(r[1])
-        f.write("%d\t%s\t%s\t%s\t%s\n" % (sec, r[3], r[5], ",".join(ev.get(sec - 1, [])), r[7]))
+        end = float(r[11])
+        names = [n for t, n in ev if end - 1 < t <= end]
+        f.write("%s\t%s\t%s\t%s\t%s\n" % (r[1], r[3], r[5], ",".join(names), r[7]))
 EOF
 cat "$workdir/figure10.tsv"
 "${bench[@]}" plot --input "$workdir/figure10.tsv" --output "$workdir/figure10.png" \

@@ -106,7 +106,7 @@ final class PlotCommand implements Callable<Integer> {
     g.setColor(Color.BLUE.darker());
     g.drawString(leftLabel, 8, top - 8);
     g.setColor(new Color(200, 90, 0));
-    g.drawString(rightLabel, left + plotW - 10, top - 8);
+    g.drawString(rightLabel, width - 4 - g.getFontMetrics().stringWidth(rightLabel), top - 8);
     int labelRow = 0;
     for (Row r : rows) {
       if (r.event().isEmpty()) {

@@ -19,9 +19,10 @@ import picocli.CommandLine.Spec;
  * {@code vcorfu bench stream-timeline}: the paper's Figure 10 workload. Writers append to one
  * stream while a reader follows it as a local view does (asks the stream's tail, reads what is new,
  * again), and one line per second says how many appends were acknowledged, how many entries the
- * reader read, and how many of its log reads were degraded reads (the stream read from the log by
- * its backpointers, while its stream chain has no replica that serves). Run it across a failure of
- * the stream's replica to see degraded mode and the chain's takeover.
+ * reader read, how many global addresses its degraded reads read (the stream read from the log by
+ * its backpointers or by pages, while its stream chain has no replica that serves), and the
+ * wall-clock time the second ended (Unix seconds). Run it across a failure of the stream's replica
+ * to see degraded mode and the chain's takeover.
  */
 @Command(
     name = "stream-timeline",
@@ -120,8 +121,13 @@ final class StreamTimelineBench extends ClusterBench {
           long r = reads.get();
           long d = reader.degradedReads();
           out.printf(
-              "second %d appends %d reads %d degraded_log_reads %d failures %d%n",
-              second, a - lastAppends, r - lastReads, d - lastDegraded, failures.get());
+              "second %d appends %d reads %d degraded_log_reads %d failures %d at %.3f%n",
+              second,
+              a - lastAppends,
+              r - lastReads,
+              d - lastDegraded,
+              failures.get(),
+              System.currentTimeMillis() / 1000.0);
           out.flush();
           lastAppends = a;
           lastReads = r;
