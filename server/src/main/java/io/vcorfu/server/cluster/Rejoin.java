@@ -64,7 +64,9 @@ public final class Rejoin implements AutoCloseable {
             transport,
             dataDir == null
                 ? SealedEpoch.inMemory()
-                : SealedEpoch.open(dataDir.resolve("took-up-epoch")));
+                : SealedEpoch.open(dataDir.resolve("took-up-epoch")),
+            bytesPerSecond,
+            java.util.concurrent.TimeUnit.NANOSECONDS.toMicros(foregroundP99.toNanos()));
     this.rebuilder =
         new Rebuilder(
             self,

@@ -50,7 +50,8 @@ import org.slf4j.LoggerFactory;
  * stream address; then every slot of those streams up to its tail that no committed entry named is
  * a hole (its token was aborted), and a stream's slots below the log's trim mark are trimmed. One
  * pass serves every stream of the chains at a round trip per page, where walking the backpointers
- * would cost one per entry. It runs on a thread of its own and is not paced.
+ * would cost one per entry. It runs on a thread of its own, paced as a rebuild is ({@link
+ * RebuildPacer}: at most {@code --rebuild-rate-mb}, slower while foreground writes are slow).
  */
 public final class Takeover implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(Takeover.class);
@@ -63,24 +64,46 @@ public final class Takeover implements AutoCloseable {
   private final Transport transport;
   private final SealedEpoch copiedFor;
   private final ExecutorService thread;
+  private final java.util.concurrent.ScheduledExecutorService observer;
+  private final long bytesPerSecond;
+  private final long foregroundBoundMicros;
   private final AtomicLong copied = new AtomicLong();
+
+  /** The pacer of the copy under way (see {@link RebuildPacer}). */
+  private volatile RebuildPacer pacer;
 
   private Future<?> running;
   private long runningFor;
   private volatile boolean stopped;
 
-  public Takeover(Endpoint self, ReplicaStore store, Transport transport, SealedEpoch copiedFor) {
+  /**
+   * @param bytesPerSecond the most the copy runs at
+   * @param foregroundBoundMicros the 99th percentile of foreground writes the copy slows down to
+   *     hold (see {@link RebuildPacer}); 0 for none
+   */
+  public Takeover(
+      Endpoint self,
+      ReplicaStore store,
+      Transport transport,
+      SealedEpoch copiedFor,
+      long bytesPerSecond,
+      long foregroundBoundMicros) {
     this.self = self;
     this.store = store;
     this.transport = transport;
     this.copiedFor = copiedFor;
-    this.thread =
-        Executors.newSingleThreadExecutor(
-            r -> {
-              Thread t = new Thread(r, "takeover-" + self);
-              t.setDaemon(true);
-              return t;
-            });
+    this.bytesPerSecond = bytesPerSecond;
+    this.foregroundBoundMicros = foregroundBoundMicros;
+    this.thread = Executors.newSingleThreadExecutor(daemon("takeover-" + self));
+    this.observer = Executors.newSingleThreadScheduledExecutor(daemon("takeover-pacer-" + self));
+  }
+
+  private static java.util.concurrent.ThreadFactory daemon(String name) {
+    return r -> {
+      Thread t = new Thread(r, name);
+      t.setDaemon(true);
+      return t;
+    };
   }
 
   /** Slots installed by copies from the log since this node started. */
@@ -175,6 +198,15 @@ public final class Takeover implements AutoCloseable {
   private long copy(Layout layout, Set<Integer> chains) {
     List<Endpoint> seeds = new ArrayList<>(layout.allServers());
     seeds.remove(self);
+    RebuildPacer paced = new RebuildPacer(bytesPerSecond, foregroundBoundMicros, System.nanoTime());
+    pacer = paced;
+    Runnable stopPacing = () -> {};
+    if (foregroundBoundMicros > 0) {
+      Set<Endpoint> nodes = new java.util.LinkedHashSet<>(layout.allServers());
+      nodes.removeIf(layout::isRebuilding);
+      nodes.add(self);
+      stopPacing = paced.follow(nodes, transport, observer);
+    }
     try (ClusterStreamLog log =
         ClusterStreamLog.connect(transport, seeds, StreamLogOptions.defaults())) {
       Set<StreamId> streams = new TreeSet<>();
@@ -262,6 +294,8 @@ public final class Takeover implements AutoCloseable {
         installed += holes(s, start, tail);
       }
       return installed;
+    } finally {
+      stopPacing.run();
     }
   }
 
@@ -270,11 +304,21 @@ public final class Takeover implements AutoCloseable {
     if (page.isEmpty()) {
       return 0;
     }
-    store.install(stream, page).join();
+    paced(store.install(stream, page).join());
     long n = page.size();
     copied.addAndGet(n);
     page.clear();
     return n;
+  }
+
+  /** Waits as long as the pacer says after {@code bytes} were written. */
+  private void paced(long bytes) {
+    try {
+      pacer.pace(bytes);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("the copy was stopped", e);
+    }
   }
 
   /**
@@ -294,7 +338,7 @@ public final class Takeover implements AutoCloseable {
       for (long a = lo; a <= hi; a++) {
         page.add(hole(a));
       }
-      store.install(stream, page).join();
+      paced(store.install(stream, page).join());
       long filled = missing - store.missing(stream, lo, hi);
       copied.addAndGet(filled);
       n += filled;
@@ -314,5 +358,6 @@ public final class Takeover implements AutoCloseable {
   public synchronized void close() {
     stopCopy();
     thread.shutdownNow();
+    observer.shutdownNow();
   }
 }

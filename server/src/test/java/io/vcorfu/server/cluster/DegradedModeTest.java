@@ -41,24 +41,7 @@ class DegradedModeTest {
 
   @Test
   void aStreamChainWithNoReplicaKeepsTakingAppendsAndIsTakenUpFromTheLog() throws Exception {
-    try (ZkCluster c =
-            ZkCluster.start(
-                tmp,
-                4,
-                nodes ->
-                    Layout.fromJson(
-                        """
-                        {"clusterId": "%s", "epoch": 1, "sequencer": "%s", "replication": 2,
-                         "segments": [{"start": 0, "end": -1, "log": [["%s", "%s"]],
-                                       "stream": [["%s"], ["%s"]]}]}
-                        """
-                            .formatted(
-                                ZkCluster.NAME,
-                                nodes.get(0),
-                                nodes.get(0),
-                                nodes.get(1),
-                                nodes.get(2),
-                                nodes.get(3))));
+    try (ZkCluster c = ZkCluster.start(tmp, 4, DegradedModeTest::separateRoles);
         RpcClient rpc = c.transport().newClient(ClientOptions.defaults())) {
       Endpoint n1 = c.endpoints().get(0);
       Endpoint n2 = c.endpoints().get(1);
@@ -142,23 +125,110 @@ class DegradedModeTest {
       assertNoStreamAddressTwice(acked);
       AckedWrites.assertEveryAckedReadable(c, acked, n2);
       ClusterStreamLog log = c.client(n2);
-      for (StreamId s : lost) {
-        long tail = log.tails(List.of(s)).get(10, TimeUnit.SECONDS).streamTails().get(s);
-        List<StreamEntry> fromLog = log.readStreamFromLog(s, 0, tail).get(30, TimeUnit.SECONDS);
-        List<ReadResult> held = log.ops().streamRead(spare, s, 0, tail).get(10, TimeUnit.SECONDS);
-        assertThat(held).hasSize(fromLog.size());
-        for (int i = 0; i < held.size(); i++) {
-          ReadResult r = held.get(i);
-          StreamEntry e = fromLog.get(i);
-          String mine =
-              r.getEntry().getKind() == io.vcorfu.protocol.proto.EntryKind.HOLE
-                  ? "hole"
-                  : r.getEntry().getPayload().toStringUtf8();
-          String logs = e.isHole() ? "hole" : new String(e.payload(), StandardCharsets.UTF_8);
-          assertThat(mine).as("slot %d of %s on %s against the log", i, s, spare).isEqualTo(logs);
-        }
-      }
+      assertReplicaHoldsWhatTheLogShows(log, spare, lost);
       ReplicaAgreement.assertReplicasAgree(log, c.agreed().value(), streams);
+    }
+  }
+
+  /** Log chain [n1, n2], stream chains [n3] and [n4], R = 2. */
+  private static Layout separateRoles(List<Endpoint> nodes) {
+    return Layout.fromJson(
+        """
+        {"clusterId": "%s", "epoch": 1, "sequencer": "%s", "replication": 2,
+         "segments": [{"start": 0, "end": -1, "log": [["%s", "%s"]], "stream": [["%s"], ["%s"]]}]}
+        """
+            .formatted(
+                ZkCluster.NAME,
+                nodes.get(0),
+                nodes.get(0),
+                nodes.get(1),
+                nodes.get(2),
+                nodes.get(3)));
+  }
+
+  /**
+   * The node taking an empty chain up dies while it copies from the log (slowly, at 2 kB/s): the
+   * chain is empty again, and the next node takes it up from the start; appends go on throughout,
+   * and the chain's new replica ends holding exactly what the log shows.
+   */
+  @Test
+  void aNodeKilledWhileItTakesAChainUpLeavesItToTheNext() throws Exception {
+    try (ZkCluster c = ZkCluster.start(tmp, 4, DegradedModeTest::separateRoles);
+        RpcClient rpc = c.transport().newClient(ClientOptions.defaults())) {
+      Endpoint n2 = c.endpoints().get(1);
+      Endpoint n3 = c.endpoints().get(2);
+      Layout first = c.awaitLayout("epoch 2", x -> x.epoch() >= 2);
+      List<StreamId> streams = AckedWrites.streams("taken-up-", STREAMS);
+      List<StreamId> lost = streams.stream().filter(s -> first.streamChainIndex(s) == 0).toList();
+      List<AckedWrites.Acked> acked = new ArrayList<>();
+      NodeCalls calls = new NodeCalls(rpc);
+      Endpoint second;
+      try (AckedWrites.Writer w = new AckedWrites.Writer(c, streams, acked, n2)) {
+        w.awaitAcked(300);
+        c.kill(n3);
+        c.awaitLayout("stream chain 0 empty", l -> l.currentSegment().stream().get(0).isEmpty());
+        Endpoint slow = c.startSpare(2_000);
+        calls.addNode(n2, slow).get(30, TimeUnit.SECONDS);
+        c.awaitLayout(
+            slow + " takes the chain up",
+            l -> l.currentSegment().stream().get(0).equals(List.of(slow)));
+        Awaitility.await(slow + " copying from the log")
+            .atMost(Duration.ofSeconds(60))
+            .until(() -> c.node(slow).takenUpFromLog() > 0);
+        org.assertj.core.api.Assertions.assertThatThrownBy(
+                () ->
+                    c.client(n2).ops().streamRead(slow, lost.get(0), 0, 0).get(5, TimeUnit.SECONDS))
+            .as("it serves no reads of the chain's streams before its copy is done")
+            .hasCauseInstanceOf(io.vcorfu.protocol.NotServingException.class);
+        c.kill(slow);
+        Layout again =
+            c.awaitLayout(
+                "stream chain 0 empty again",
+                l -> l.removed().contains(slow) && l.currentSegment().stream().get(0).isEmpty());
+        assertThat(again.streamSince()).isEmpty();
+        int before = countOn(acked, lost);
+        awaitAckedOn(acked, lost, before + 40, "appends while the chain is empty again");
+        second = c.startSpare();
+        calls.addNode(n2, second).get(30, TimeUnit.SECONDS);
+        c.awaitLayout(
+            second + " takes the chain up",
+            l -> l.currentSegment().stream().get(0).equals(List.of(second)));
+        Awaitility.await(second + " serves reads of the chain's streams")
+            .atMost(Duration.ofSeconds(60))
+            .ignoreExceptions()
+            .until(
+                () -> {
+                  c.client(n2).ops().streamRead(second, lost.get(0), 0, 0).get(5, TimeUnit.SECONDS);
+                  return true;
+                });
+        before = countOn(acked, lost);
+        awaitAckedOn(acked, lost, before + 40, "appends after the second takeover");
+      }
+      assertNoStreamAddressTwice(acked);
+      AckedWrites.assertEveryAckedReadable(c, acked, n2);
+      assertReplicaHoldsWhatTheLogShows(c.client(n2), second, lost);
+      ReplicaAgreement.assertReplicasAgree(c.client(n2), c.agreed().value(), streams);
+    }
+  }
+
+  /** {@code replica} holds, for every slot of {@code streams}, what a read from the log gives. */
+  private static void assertReplicaHoldsWhatTheLogShows(
+      ClusterStreamLog log, Endpoint replica, List<StreamId> streams) throws Exception {
+    for (StreamId s : streams) {
+      long tail = log.tails(List.of(s)).get(10, TimeUnit.SECONDS).streamTails().get(s);
+      List<StreamEntry> fromLog = log.readStreamFromLog(s, 0, tail).get(30, TimeUnit.SECONDS);
+      List<ReadResult> held = log.ops().streamRead(replica, s, 0, tail).get(10, TimeUnit.SECONDS);
+      assertThat(held).hasSize(fromLog.size());
+      for (int i = 0; i < held.size(); i++) {
+        ReadResult r = held.get(i);
+        StreamEntry e = fromLog.get(i);
+        String mine =
+            r.getEntry().getKind() == io.vcorfu.protocol.proto.EntryKind.HOLE
+                ? "hole"
+                : r.getEntry().getPayload().toStringUtf8();
+        String logs = e.isHole() ? "hole" : new String(e.payload(), StandardCharsets.UTF_8);
+        assertThat(mine).as("slot %d of %s on %s against the log", i, s, replica).isEqualTo(logs);
+      }
     }
   }
 
