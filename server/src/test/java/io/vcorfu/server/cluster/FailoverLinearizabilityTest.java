@@ -160,6 +160,51 @@ class FailoverLinearizabilityTest {
         });
   }
 
+  /**
+   * The degraded-mode script, on the paper's layout ({@code cluster init --nodes n0 --stream-nodes
+   * n1 --replication 1}: every register's stream on n1 alone): kill -9 of n1 leaves the stream
+   * chain empty and the log decides and serves the registers; then {@code cluster add-node} of n2,
+   * running outside the layout, hands it the chain, and it copies the streams from the log.
+   */
+  @Test
+  void theHistoryAcrossTheLossOfTheOnlyStreamReplicaAndItsTakeoverIsLinearizable()
+      throws Exception {
+    assertLinearizableWhile(
+        "FailoverLinearizabilityTest degraded",
+        0,
+        tmpDir ->
+            ProcessCluster.start(
+                tmpDir,
+                "linz",
+                3,
+                List.of(),
+                nodes ->
+                    List.of(
+                        "--nodes",
+                        nodes.get(0).toString(),
+                        "--stream-nodes",
+                        nodes.get(1).toString(),
+                        "--replication",
+                        "1")),
+        (cluster, faults) -> {
+          Endpoint streamReplica = cluster.nodes().get(1);
+          Endpoint spare = cluster.nodes().get(2);
+          faults.mark("kill -9 of " + streamReplica + ", the only stream replica");
+          cluster.processOf(streamReplica).kill9();
+          Layout degraded = cluster.awaitLayout(l -> l.currentSegment().stream().get(0).isEmpty());
+          faults.markAndAwaitCalls("epoch " + degraded.epoch() + ": the stream chain is empty");
+          faults.mark("cluster add-node " + spare);
+          CliRun added =
+              CliRun.of(
+                  "cluster", "add-node", "--endpoint", cluster.endpointList(), spare.toString());
+          assertThat(added.code()).as(added.out() + added.err()).isZero();
+          Layout takenUp =
+              cluster.awaitLayout(l -> l.currentSegment().stream().get(0).equals(List.of(spare)));
+          faults.markAndAwaitCalls(
+              "epoch " + takenUp.epoch() + ": " + spare + " took the chain up");
+        });
+  }
+
   /** What a test does to the cluster while the clients run. */
   private interface FaultScript {
     void run(ProcessCluster cluster, Faults faults) throws Exception;
@@ -201,11 +246,22 @@ class FailoverLinearizabilityTest {
    */
   private void assertLinearizableWhile(String run, long leaseMs, FaultScript script)
       throws Exception {
+    assertLinearizableWhile(
+        run, leaseMs, tmpDir -> ProcessCluster.start(tmpDir, "linz", 3), script);
+  }
+
+  /** As above, on the cluster {@code cluster} starts in the directory it is given. */
+  private void assertLinearizableWhile(
+      String run,
+      long leaseMs,
+      java.util.function.Function<java.nio.file.Path, ProcessCluster> start,
+      FaultScript script)
+      throws Exception {
     long seed = System.nanoTime();
     System.out.println(run + " seed " + seed);
     List<Operation> history = new ArrayList<>();
     Faults faults;
-    try (ProcessCluster cluster = ProcessCluster.start(tmp.resolve("cluster"), "linz", 3)) {
+    try (ProcessCluster cluster = start.apply(tmp.resolve("cluster"))) {
       List<RegisterHistoryProcess> clients = new ArrayList<>();
       try {
         for (int p = 1; p <= 2; p++) {
