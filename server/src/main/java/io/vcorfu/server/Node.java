@@ -653,7 +653,8 @@ public final class Node implements AutoCloseable {
                 .setManaging(managing())
                 .setForegroundWrites(writes.requests())
                 .setForegroundP99Micros(writes.p99Micros())
-                .setRebuild(rebuildProgress()))
+                .setRebuild(rebuildProgress())
+                .setTakeover(takeoverProgress()))
         .build();
   }
 
@@ -673,6 +674,12 @@ public final class Node implements AutoCloseable {
   public long takenUpFromLog() {
     Rejoin r = rejoin;
     return r == null ? 0 : r.takenUpFromLog();
+  }
+
+  private io.vcorfu.protocol.proto.RebuildProgress takeoverProgress() {
+    Rejoin r = rejoin;
+    io.vcorfu.protocol.proto.RebuildProgress p = r == null ? null : r.takeoverProgress();
+    return p == null ? io.vcorfu.protocol.proto.RebuildProgress.getDefaultInstance() : p;
   }
 
   private io.vcorfu.protocol.proto.RebuildProgress rebuildProgress() {

@@ -476,6 +476,14 @@ final class ClusterCommands {
               n.put("epoch", st.ping().getEpoch());
               n.put("sealedEpoch", st.ping().getSealedEpoch());
               n.put("manager", st.ping().getManaging());
+              if (st.ping().getTakeover().getSinceEpoch() > 0) {
+                var t = st.ping().getTakeover();
+                ObjectNode to = n.putObject("takeover");
+                to.put("sinceEpoch", t.getSinceEpoch());
+                to.put("entriesCopied", t.getEntriesCopied());
+                to.put("bytesCopied", t.getBytesCopied());
+                to.put("bytesPerSecond", t.getBytesPerSecond());
+              }
               if (st.state().equals("rebuilding")) {
                 var r = st.ping().getRebuild();
                 ObjectNode rb = n.putObject("rebuild");
@@ -516,6 +524,23 @@ final class ClusterCommands {
           return new NodeState(
               "rebuilding",
               (replaces == null ? "" : "replacing " + replaces + ": ") + progress(p.getRebuild()),
+              p);
+        }
+        if (p.getServing() && p.getTakeover().getSinceEpoch() > 0) {
+          var t = p.getTakeover();
+          return new NodeState(
+              "serving",
+              "epoch "
+                  + p.getEpoch()
+                  + "; copying the streams of the chains it took up at epoch "
+                  + t.getSinceEpoch()
+                  + " from the log, their reads served from the log meanwhile: "
+                  + t.getEntriesCopied()
+                  + " slots copied ("
+                  + String.format(java.util.Locale.ROOT, "%.1f", t.getBytesCopied() / 1048576.0)
+                  + " MiB), "
+                  + String.format(java.util.Locale.ROOT, "%.1f", t.getBytesPerSecond() / 1048576.0)
+                  + " MiB/s",
               p);
         }
         if (p.getServing()) {

@@ -102,6 +102,11 @@ public final class Rejoin implements AutoCloseable {
     takeover.follow(layout);
   }
 
+  /** The copy from the log of stream chains this node took up; null when none is under way. */
+  public RebuildProgress takeoverProgress() {
+    return takeover.progress();
+  }
+
   /** Slots copied from the log for stream chains this node took up, since it started. */
   public long takenUpFromLog() {
     return takeover.copied();

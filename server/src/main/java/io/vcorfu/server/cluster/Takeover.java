@@ -111,6 +111,34 @@ public final class Takeover implements AutoCloseable {
     return copied.get();
   }
 
+  private volatile long copyingFor;
+  private volatile long copyStartedNanos;
+  private final AtomicLong copyBytes = new AtomicLong();
+  private final AtomicLong copySlots = new AtomicLong();
+
+  /**
+   * The copy under way, for ping answers: the takeover epoch, slots and bytes copied, the rate and
+   * the pacer's limit; null when this node copies nothing.
+   */
+  public io.vcorfu.protocol.proto.RebuildProgress progress() {
+    long epoch = copyingFor;
+    if (epoch == 0) {
+      return null;
+    }
+    double seconds = Math.max(1e-3, (System.nanoTime() - copyStartedNanos) / 1e9);
+    RebuildPacer p = pacer;
+    return io.vcorfu.protocol.proto.RebuildProgress.newBuilder()
+        .setSinceEpoch(epoch)
+        .setEpoch(epoch)
+        .setEntriesCopied(copySlots.get())
+        .setBytesCopied(copyBytes.get())
+        .setBytesPerSecond(copyBytes.get() / seconds)
+        .setSecondsLeft(-1)
+        .setRateLimitBytesPerSecond(p == null ? 0 : p.bytesPerSecond())
+        .setForegroundP99Micros(p == null ? 0 : p.lastP99Micros())
+        .build();
+  }
+
   /**
    * Follows {@code layout}: refuses reads of the streams of every stream chain this node took up
    * after the last epoch it copied for, and copies them; serves them again once copied.
@@ -128,6 +156,7 @@ public final class Takeover implements AutoCloseable {
     }
     if (chains.isEmpty()) {
       stopCopy();
+      copyingFor = 0;
       store.copying(s -> false, "");
       return;
     }
@@ -144,6 +173,10 @@ public final class Takeover implements AutoCloseable {
     stopCopy();
     stopped = false;
     runningFor = epoch;
+    copyingFor = epoch;
+    copyStartedNanos = System.nanoTime();
+    copyBytes.set(0);
+    copySlots.set(0);
     running = thread.submit(() -> runUntilDone(layout, chains, epoch));
   }
 
@@ -164,6 +197,7 @@ public final class Takeover implements AutoCloseable {
             return;
           }
           copiedFor.raise(epoch);
+          copyingFor = 0;
           store.copying(s -> false, "");
         }
         LOG.info(
@@ -307,12 +341,14 @@ public final class Takeover implements AutoCloseable {
     paced(store.install(stream, page).join());
     long n = page.size();
     copied.addAndGet(n);
+    copySlots.addAndGet(n);
     page.clear();
     return n;
   }
 
   /** Waits as long as the pacer says after {@code bytes} were written. */
   private void paced(long bytes) {
+    copyBytes.addAndGet(bytes);
     try {
       pacer.pace(bytes);
     } catch (InterruptedException e) {
@@ -341,6 +377,7 @@ public final class Takeover implements AutoCloseable {
       paced(store.install(stream, page).join());
       long filled = missing - store.missing(stream, lo, hi);
       copied.addAndGet(filled);
+      copySlots.addAndGet(filled);
       n += filled;
     }
     return n;

@@ -174,7 +174,12 @@ class DegradedModeTest {
             l -> l.currentSegment().stream().get(0).equals(List.of(slow)));
         Awaitility.await(slow + " copying from the log")
             .atMost(Duration.ofSeconds(60))
-            .until(() -> c.node(slow).takenUpFromLog() > 0);
+            .until(
+                () ->
+                    calls.ping(slow).get(5, TimeUnit.SECONDS).getTakeover().getEntriesCopied() > 0);
+        assertThat(calls.ping(slow).get(5, TimeUnit.SECONDS).getTakeover().getSinceEpoch())
+            .as("its ping answer says what it copies, for `cluster status`")
+            .isEqualTo(c.agreed().value().streamChainSince(0));
         org.assertj.core.api.Assertions.assertThatThrownBy(
                 () ->
                     c.client(n2).ops().streamRead(slow, lost.get(0), 0, 0).get(5, TimeUnit.SECONDS))
