@@ -321,6 +321,11 @@ public final class ClusterStreamLog implements StreamLog {
     return degraded.scanned();
   }
 
+  /** Log reads made to decide stream slots found empty since this client started. */
+  public long logReadsForStreamRepairs() {
+    return reader.logReadsForStreamRepairs();
+  }
+
   /** Log reads (round trips) degraded stream reads made since this client started. */
   public long degradedRequests() {
     return degraded.requests();

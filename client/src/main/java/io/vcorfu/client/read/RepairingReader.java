@@ -77,6 +77,11 @@ public final class RepairingReader {
     CompletableFuture<ReadResult> abort(long address, long nonce);
   }
 
+  /** Log reads made to decide stream slots found empty (see the class comment), so far. */
+  public long logReadsForStreamRepairs() {
+    return fromLog.requests();
+  }
+
   /** Decided results for stream addresses [from, to] of {@code stream}. */
   public CompletableFuture<List<ReadResult>> readStream(StreamId stream, long from, long to) {
     return readRange(streamSlots(stream), from, to);
@@ -122,7 +127,14 @@ public final class RepairingReader {
                 t ->
                     address > t.getStreamTails(0)
                         ? CompletableFuture.completedFuture(List.<ReadResult>of())
-                        : fromLog.readStream(stream, address, address, t.getStreamLastGlobal(0)))
+                        : laterEntry(address, t.getStreamTails(0))
+                            .thenCompose(
+                                later ->
+                                    fromLog.readStream(
+                                        stream,
+                                        address,
+                                        address,
+                                        later >= 0 ? later : t.getStreamLastGlobal(0))))
             .thenCompose(
                 logView -> {
                   if (!logView.isEmpty() && logView.get(0).getEntry().getKind() == EntryKind.DATA) {
@@ -139,6 +151,34 @@ public final class RepairingReader {
                       0,
                       r -> ops.streamFill(r, stream, address, false, 0),
                       (entry, outcome) -> settle(this, address, entry, outcome));
+                });
+      }
+
+      /**
+       * The global address of the first committed entry of the stream after {@code address} (up to
+       * a page on, and to {@code tail}) that the chain's last replica holds, or -1: where a walk
+       * back to {@code address} along the backpointers can start instead of the stream's tail, so
+       * that deciding an old slot costs the gap to the next entry, not the stream's length since.
+       */
+      private CompletableFuture<Long> laterEntry(long address, long tail) {
+        List<Endpoint> chain = ops.rpc().layout().current().streamChain(stream);
+        if (chain.isEmpty() || address >= tail) {
+          return CompletableFuture.completedFuture(-1L);
+        }
+        return ops.streamRead(
+                chain.get(chain.size() - 1), stream, address + 1, Math.min(tail, address + PAGE))
+            .handle(
+                (results, error) -> {
+                  if (error != null) {
+                    return -1L;
+                  }
+                  for (ReadResult r : results) {
+                    if (r.getStatus() == ReadResult.Status.COMMITTED
+                        && r.getEntry().getKind() == EntryKind.DATA) {
+                      return r.getEntry().getGlobalAddress();
+                    }
+                  }
+                  return -1L;
                 });
       }
 

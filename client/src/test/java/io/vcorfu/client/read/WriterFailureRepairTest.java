@@ -107,6 +107,31 @@ class WriterFailureRepairTest {
         .isEqualTo(token.getSlots(0).getStreamAddress() + 1);
   }
 
+  /**
+   * An old slot whose writer died is decided from the stream's next entry back, not from the
+   * stream's tail: a few log reads, however long the stream has grown since.
+   */
+  @Test
+  void anOldEmptySlotIsDecidedFromTheNextEntryNotTheTail() throws Exception {
+    List<StreamId> streams = List.of(StreamId.of("old-slot"));
+    Token token = ops.token(streams, null, 1).join().getTokens(0);
+    for (int i = 0; i < 300; i++) {
+      log.append(streams, ("after-" + i).getBytes(StandardCharsets.UTF_8)).join();
+    }
+    ClusterStreamLog reader =
+        cluster.client(StreamLogOptions.defaults().withRepairAfter(REPAIR_AFTER));
+    long address = token.getSlots(0).getStreamAddress();
+
+    StreamEntry read =
+        reader
+            .readStream(streams.get(0), address, address)
+            .get(READER_BOUND_MS, TimeUnit.MILLISECONDS)
+            .get(0);
+
+    assertThat(read.isHole()).isTrue();
+    assertThat(reader.logReadsForStreamRepairs()).as("log reads to decide it").isLessThan(5);
+  }
+
   @Test
   void writerDiesAfterLogWriteEveryoneAgrees() throws Exception {
     List<StreamId> streams = List.of(StreamId.of("after-log"));
