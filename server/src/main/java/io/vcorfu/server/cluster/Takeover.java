@@ -74,7 +74,10 @@ public final class Takeover implements AutoCloseable {
 
   private Future<?> running;
   private long runningFor;
-  private volatile boolean stopped;
+
+  /** Set when the copy under way must stop; each copy has its own (a stopped one may linger). */
+  private volatile java.util.concurrent.atomic.AtomicBoolean stop =
+      new java.util.concurrent.atomic.AtomicBoolean(true);
 
   /**
    * @param bytesPerSecond the most the copy runs at
@@ -171,30 +174,36 @@ public final class Takeover implements AutoCloseable {
       return;
     }
     stopCopy();
-    stopped = false;
+    java.util.concurrent.atomic.AtomicBoolean mine =
+        new java.util.concurrent.atomic.AtomicBoolean();
+    stop = mine;
     runningFor = epoch;
     copyingFor = epoch;
     copyStartedNanos = System.nanoTime();
     copyBytes.set(0);
     copySlots.set(0);
-    running = thread.submit(() -> runUntilDone(layout, chains, epoch));
+    running = thread.submit(() -> runUntilDone(layout, chains, epoch, mine));
   }
 
   private void stopCopy() {
-    stopped = true;
+    stop.set(true);
     if (running != null) {
       running.cancel(true);
     }
   }
 
-  private void runUntilDone(Layout layout, Set<Integer> chains, long epoch) {
+  private void runUntilDone(
+      Layout layout,
+      Set<Integer> chains,
+      long epoch,
+      java.util.concurrent.atomic.AtomicBoolean stopped) {
     long backoff = 100;
-    while (!stopped && !Thread.currentThread().isInterrupted()) {
+    while (!stopped.get() && !Thread.currentThread().isInterrupted()) {
       try {
-        long n = copy(layout, chains);
+        long n = copy(layout, chains, stopped);
         synchronized (this) {
-          if (stopped) {
-            return;
+          if (stopped.get()) {
+            return; // a later layout's copy took over: its gate stays
           }
           copiedFor.raise(epoch);
           copyingFor = 0;
@@ -208,7 +217,7 @@ public final class Takeover implements AutoCloseable {
             n);
         return;
       } catch (RuntimeException e) {
-        if (stopped) {
+        if (stopped.get()) {
           return;
         }
         LOG.info(
@@ -229,7 +238,8 @@ public final class Takeover implements AutoCloseable {
   }
 
   /** Copies every stream of {@code chains} the log knows; returns the slots installed. */
-  private long copy(Layout layout, Set<Integer> chains) {
+  private long copy(
+      Layout layout, Set<Integer> chains, java.util.concurrent.atomic.AtomicBoolean stopped) {
     List<Endpoint> seeds = new ArrayList<>(layout.allServers());
     seeds.remove(self);
     RebuildPacer paced = new RebuildPacer(bytesPerSecond, foregroundBoundMicros, System.nanoTime());
@@ -270,7 +280,7 @@ public final class Takeover implements AutoCloseable {
       long installed = 0;
       long pageSlots = PAGE;
       for (long from = Math.max(0, logTrim); from <= globalTail; ) {
-        if (stopped) {
+        if (stopped.get()) {
           throw new IllegalStateException("the copy was stopped");
         }
         long to = Math.min(globalTail, from + pageSlots - 1);
