@@ -97,35 +97,7 @@ public record Layout(
     LayoutValidator.checkStreamChains(epoch, segments, replication, streamSince);
   }
 
-  /** A layout whose stream chains all take part in every entry's plan. */
-  public Layout(
-      String clusterId,
-      long epoch,
-      Endpoint sequencer,
-      List<Segment> segments,
-      int replication,
-      List<Endpoint> removed,
-      Map<Endpoint, String> incarnations,
-      Map<Endpoint, Long> rebuilding,
-      List<Endpoint> spares,
-      List<Endpoint> retired,
-      Map<Endpoint, Endpoint> replacing) {
-    this(
-        clusterId,
-        epoch,
-        sequencer,
-        segments,
-        replication,
-        removed,
-        incarnations,
-        rebuilding,
-        spares,
-        retired,
-        replacing,
-        Map.of());
-  }
-
-  /** A layout in which no node is being replaced. */
+  /** A layout in which no node is being replaced and every stream chain is in every plan. */
   public Layout(
       String clusterId,
       long epoch,
@@ -171,8 +143,7 @@ public record Layout(
         incarnations,
         Map.of(),
         List.of(),
-        List.of(),
-        Map.of());
+        List.of());
   }
 
   /** A layout whose nodes have claimed no incarnation yet. */

@@ -267,9 +267,9 @@ public final class LayoutChanges {
     opened(
         segments,
         newSegmentStart,
-        joined(current.log(), node, layout.replication()),
-        joined(current.stream(), node, layout.replication()));
-    return joining(layout, node, segments, true, null);
+        atHead(current.log(), node, layout.replication(), null),
+        atHead(current.stream(), node, layout.replication(), null));
+    return joining(layout, node, segments, true, null, layout.streamSince());
   }
 
   /**
@@ -278,8 +278,8 @@ public final class LayoutChanges {
    * segment, each marked taken up at the new epoch ({@link Layout#streamChainSince}): the chain
    * takes part in the plans of entries of that epoch on, and the node decides them from the start;
    * entries of older epochs stay decided by the log. Before the node serves reads of those chains'
-   * streams it copies their older entries from the log (their decided slots, read along the
-   * backpointers), keeping the committed records it holds. The current segment closes at {@code
+   * streams it copies their older entries from the log (one pass over the log by pages, every page
+   * decided), keeping the committed records it holds. The current segment closes at {@code
    * newSegmentStart} (as in {@link #withoutNode}). The node leaves the spares, removed and retired
    * nodes; its incarnation is forgotten (it claims its place again).
    *
@@ -308,20 +308,7 @@ public final class LayoutChanges {
     }
     List<Segment> segments = new ArrayList<>(layout.segments());
     opened(segments, newSegmentStart, current.log(), stream);
-    Layout joined = joining(layout, node, segments, false, null);
-    return new Layout(
-        joined.clusterId(),
-        joined.epoch(),
-        joined.sequencer(),
-        joined.segments(),
-        joined.replication(),
-        joined.removed(),
-        joined.incarnations(),
-        joined.rebuilding(),
-        joined.spares(),
-        joined.retired(),
-        joined.replacing(),
-        since);
+    return joining(layout, node, segments, false, null, since);
   }
 
   /** The indexes of the current segment's empty stream chains (every replica they had is gone). */
@@ -386,40 +373,25 @@ public final class LayoutChanges {
     opened(
         segments,
         newSegmentStart,
-        inPlaceOf(current.log(), old, node, r),
-        inPlaceOf(current.stream(), old, node, r));
-    return joining(layout, node, segments, true, old);
-  }
-
-  /**
-   * {@code chains} with {@code node} at the head of every chain that holds {@code old} or has fewer
-   * than {@code r} replicas (and does not hold {@code node}).
-   */
-  private static List<List<Endpoint>> inPlaceOf(
-      List<List<Endpoint>> chains, Endpoint old, Endpoint node, int r) {
-    List<List<Endpoint>> out = new ArrayList<>(chains.size());
-    for (List<Endpoint> chain : chains) {
-      boolean takes = chain.contains(old) || (!chain.isEmpty() && chain.size() < r);
-      if (takes && !chain.contains(node)) {
-        List<Endpoint> next = new ArrayList<>(chain.size() + 1);
-        next.add(node);
-        next.addAll(chain);
-        out.add(next);
-      } else {
-        out.add(chain);
-      }
-    }
-    return out;
+        atHead(current.log(), node, r, old),
+        atHead(current.stream(), node, r, old));
+    return joining(layout, node, segments, true, old, layout.streamSince());
   }
 
   /**
    * {@code layout} at the next epoch with {@code segments}, in which {@code node} has taken places:
    * it leaves the removed, spare and retired nodes, its incarnation is forgotten (it claims its
-   * place again), with {@code rebuilding} it is listed rebuilding from the new epoch, and with a
-   * {@code replaces} node it is listed as that node's replacement.
+   * place again), with {@code rebuilding} it is listed rebuilding from the new epoch, with a {@code
+   * replaces} node it is listed as that node's replacement, and the stream chains take part in
+   * plans from the epochs {@code streamSince} says.
    */
   private static Layout joining(
-      Layout layout, Endpoint node, List<Segment> segments, boolean rebuilding, Endpoint replaces) {
+      Layout layout,
+      Endpoint node,
+      List<Segment> segments,
+      boolean rebuilding,
+      Endpoint replaces,
+      Map<Integer, Long> streamSince) {
     long epoch = layout.epoch() + 1;
     List<Endpoint> removed = new ArrayList<>(layout.removed());
     removed.remove(node);
@@ -449,7 +421,7 @@ public final class LayoutChanges {
         spares,
         retired,
         replacing,
-        layout.streamSince());
+        streamSince);
   }
 
   /**
@@ -513,8 +485,8 @@ public final class LayoutChanges {
       List<List<Endpoint>> log = s.log();
       List<List<Endpoint>> stream = s.stream();
       if (i != last) {
-        log = old == null ? joined(log, node, r) : inPlaceOf(log, old, node, r);
-        stream = old == null ? joined(stream, node, r) : inPlaceOf(stream, old, node, r);
+        log = atHead(log, node, r, old);
+        stream = atHead(stream, node, r, old);
       }
       if (old != null) {
         log = leaving(log, old);
@@ -649,7 +621,7 @@ public final class LayoutChanges {
       }
       opened(segments, newSegmentStart, current.log(), stream);
     }
-    return joining(layout, node, segments, k > 0, null);
+    return joining(layout, node, segments, k > 0, null, layout.streamSince());
   }
 
   /**
@@ -846,12 +818,18 @@ public final class LayoutChanges {
     return out;
   }
 
-  private static List<List<Endpoint>> joined(
-      List<List<Endpoint>> chains, Endpoint node, int replication) {
+  /**
+   * {@code chains} with {@code node} at the head of every chain that lacks it and either holds
+   * {@code old} (a drain; null for none) or has replicas but fewer than {@code replication}. An
+   * empty stream chain is taken up by {@link #withTakeover}, never by a rebuilding replica.
+   */
+  private static List<List<Endpoint>> atHead(
+      List<List<Endpoint>> chains, Endpoint node, int replication, Endpoint old) {
     List<List<Endpoint>> out = new ArrayList<>(chains.size());
     for (List<Endpoint> chain : chains) {
-      // An empty stream chain is taken up by withTakeover, never by a rebuilding replica.
-      if (!chain.isEmpty() && chain.size() < replication && !chain.contains(node)) {
+      boolean lacking = !chain.isEmpty() && chain.size() < replication;
+      boolean takes = lacking || (old != null && chain.contains(old));
+      if (takes && !chain.contains(node)) {
         List<Endpoint> next = new ArrayList<>(chain.size() + 1);
         next.add(node);
         next.addAll(chain);

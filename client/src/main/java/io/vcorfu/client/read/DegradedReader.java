@@ -57,18 +57,8 @@ public final class DegradedReader {
    */
   public CompletableFuture<List<ReadResult>> readStream(
       StreamId stream, long from, long to, long lastGlobal) {
-    ReadResult[] out = new ReadResult[(int) (to - from + 1)];
-    return walk(stream, from, to, lastGlobal, false, out, new long[] {-1})
-        .thenApply(
-            highest -> {
-              List<ReadResult> results = new ArrayList<>();
-              long last = Math.min(to, highest);
-              for (long a = from; a <= last; a++) {
-                ReadResult r = out[(int) (a - from)];
-                results.add(r != null ? r : hole(stream, a));
-              }
-              return results;
-            });
+    Found found = new Found(stream, from, to, -1);
+    return walk(found, lastGlobal).thenApply(v -> found.results());
   }
 
   /**
@@ -86,32 +76,64 @@ public final class DegradedReader {
     if (knownSlot < 0 || knownSlot >= from || span <= 0 || span > DENSE * (to - knownSlot)) {
       return readStream(stream, from, to, lastGlobal);
     }
-    ReadResult[] out = new ReadResult[(int) (to - from + 1)];
-    long[] highest = {knownSlot};
-    return scan(stream, from, to, knownGlobal + 1, lastGlobal, out, highest)
-        .thenApply(
-            v -> {
-              List<ReadResult> results = new ArrayList<>();
-              long last = Math.min(to, highest[0]);
-              for (long a = from; a <= last; a++) {
-                ReadResult r = out[(int) (a - from)];
-                results.add(r != null ? r : hole(stream, a));
-              }
-              return results;
-            });
+    Found found = new Found(stream, from, to, knownSlot);
+    return scan(found, knownGlobal + 1, lastGlobal).thenApply(v -> found.results());
   }
 
   /** Global addresses per stream entry up to which a range read beats walking backpointers. */
   static final int DENSE = 16;
 
-  private CompletableFuture<Void> scan(
-      StreamId stream,
-      long from,
-      long to,
-      long g,
-      long lastGlobal,
-      ReadResult[] out,
-      long[] highest) {
+  /** What a degraded read of {@code [from, to]} of a stream found so far. */
+  private static final class Found {
+    final StreamId stream;
+    final long from;
+    final long to;
+    final ReadResult[] out;
+
+    /** The highest stream address seen (the stream's tail as the log shows it). */
+    long highest;
+
+    Found(StreamId stream, long from, long to, long highest) {
+      this.stream = stream;
+      this.from = from;
+      this.to = to;
+      this.out = new ReadResult[(int) (to - from + 1)];
+      this.highest = highest;
+    }
+
+    /** The stream's slot of {@code e}, noted when it is in range; null when {@code e} has none. */
+    StreamSlot note(LogEntryMsg e) {
+      StreamSlot slot = e.getKind() == EntryKind.DATA ? slotOf(e, stream) : null;
+      if (slot == null) {
+        return null;
+      }
+      long sa = slot.getStreamAddress();
+      highest = Math.max(highest, sa);
+      if (sa >= from && sa <= to) {
+        out[(int) (sa - from)] =
+            ReadResult.newBuilder()
+                .setAddress(sa)
+                .setStatus(ReadResult.Status.COMMITTED)
+                .setEntry(e)
+                .build();
+      }
+      return slot;
+    }
+
+    /** The slots up to the stream's tail: the entries found, holes where none names a slot. */
+    List<ReadResult> results() {
+      List<ReadResult> results = new ArrayList<>();
+      long last = Math.min(to, highest);
+      for (long a = from; a <= last; a++) {
+        ReadResult r = out[(int) (a - from)];
+        results.add(r != null ? r : hole(stream, a));
+      }
+      return results;
+    }
+  }
+
+  /** Reads global addresses {@code [g, lastGlobal]} a page at a time, noting the stream's slots. */
+  private CompletableFuture<Void> scan(Found found, long g, long lastGlobal) {
     if (g > lastGlobal) {
       return CompletableFuture.completedFuture(null);
     }
@@ -123,41 +145,20 @@ public final class DegradedReader {
         .thenCompose(
             results -> {
               for (ReadResult r : results) {
-                LogEntryMsg e = r.getEntry();
-                StreamSlot slot = e.getKind() == EntryKind.DATA ? slotOf(e, stream) : null;
-                if (slot == null) {
-                  continue;
-                }
-                long sa = slot.getStreamAddress();
-                highest[0] = Math.max(highest[0], sa);
-                if (sa >= from && sa <= to) {
-                  out[(int) (sa - from)] =
-                      ReadResult.newBuilder()
-                          .setAddress(sa)
-                          .setStatus(ReadResult.Status.COMMITTED)
-                          .setEntry(e)
-                          .build();
-                }
+                found.note(r.getEntry());
               }
-              return scan(stream, from, to, end + 1, lastGlobal, out, highest);
+              return scan(found, end + 1, lastGlobal);
             });
   }
 
   /**
-   * Reads global address {@code g} and goes on to the stream's previous entry; completes with the
-   * highest stream address seen (the stream's tail as the log shows it). {@code scanning} when
-   * {@code g} is a step of a scan past a hole rather than a backpointer.
+   * Reads global address {@code g} and goes on to the stream's previous entry, until below the
+   * range: along the backpointer of an entry of the stream, or, after a hole (an aborted entry of
+   * the stream, or, while scanning, anything else), to the address below.
    */
-  private CompletableFuture<Long> walk(
-      StreamId stream,
-      long from,
-      long to,
-      long g,
-      boolean scanning,
-      ReadResult[] out,
-      long[] highest) {
+  private CompletableFuture<Void> walk(Found found, long g) {
     if (g < 0) {
-      return CompletableFuture.completedFuture(highest[0]);
+      return CompletableFuture.completedFuture(null);
     }
     scanned.incrementAndGet();
     requests.incrementAndGet();
@@ -165,28 +166,14 @@ public final class DegradedReader {
         .readGlobal(g, g)
         .thenCompose(
             results -> {
-              ReadResult r = results.get(0);
-              LogEntryMsg e = r.getEntry();
-              StreamSlot slot = e.getKind() == EntryKind.DATA ? slotOf(e, stream) : null;
+              StreamSlot slot = found.note(results.get(0).getEntry());
               if (slot == null) {
-                // A hole (an aborted entry of the stream, or, while scanning, anything else):
-                // scan back to the stream's previous entry.
-                return walk(stream, from, to, g - 1, true, out, highest);
+                return walk(found, g - 1);
               }
-              long sa = slot.getStreamAddress();
-              highest[0] = Math.max(highest[0], sa);
-              if (sa < from) {
-                return CompletableFuture.completedFuture(highest[0]);
+              if (slot.getStreamAddress() < found.from) {
+                return CompletableFuture.completedFuture(null);
               }
-              if (sa <= to) {
-                out[(int) (sa - from)] =
-                    ReadResult.newBuilder()
-                        .setAddress(sa)
-                        .setStatus(ReadResult.Status.COMMITTED)
-                        .setEntry(e)
-                        .build();
-              }
-              return walk(stream, from, to, slot.getBackpointer(), false, out, highest);
+              return walk(found, slot.getBackpointer());
             });
   }
 

@@ -194,7 +194,7 @@ public final class RepairingReader {
   }
 
   /** A committed hole at stream address {@code address}, as a stream replica would answer it. */
-  private static ReadResult streamHole(long address) {
+  public static ReadResult streamHole(long address) {
     return ReadResult.newBuilder()
         .setStatus(ReadResult.Status.COMMITTED)
         .setAddress(address)

@@ -158,7 +158,7 @@ public final class Rebuilder implements AutoCloseable {
   }
 
   /** Threads named {@code name} that do not keep the process alive. */
-  private static java.util.concurrent.ThreadFactory daemon(String name) {
+  static java.util.concurrent.ThreadFactory daemon(String name) {
     return r -> {
       Thread t = new Thread(r, name);
       t.setDaemon(true);

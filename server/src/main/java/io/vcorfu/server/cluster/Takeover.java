@@ -97,16 +97,9 @@ public final class Takeover implements AutoCloseable {
     this.copiedFor = copiedFor;
     this.bytesPerSecond = bytesPerSecond;
     this.foregroundBoundMicros = foregroundBoundMicros;
-    this.thread = Executors.newSingleThreadExecutor(daemon("takeover-" + self));
-    this.observer = Executors.newSingleThreadScheduledExecutor(daemon("takeover-pacer-" + self));
-  }
-
-  private static java.util.concurrent.ThreadFactory daemon(String name) {
-    return r -> {
-      Thread t = new Thread(r, name);
-      t.setDaemon(true);
-      return t;
-    };
+    this.thread = Executors.newSingleThreadExecutor(Rebuilder.daemon("takeover-" + self));
+    this.observer =
+        Executors.newSingleThreadScheduledExecutor(Rebuilder.daemon("takeover-pacer-" + self));
   }
 
   /** Slots installed by copies from the log since this node started. */
@@ -382,7 +375,7 @@ public final class Takeover implements AutoCloseable {
       }
       List<ReadResult> page = new ArrayList<>((int) (hi - lo + 1));
       for (long a = lo; a <= hi; a++) {
-        page.add(hole(a));
+        page.add(io.vcorfu.client.read.RepairingReader.streamHole(a));
       }
       paced(store.install(stream, page).join());
       long filled = missing - store.missing(stream, lo, hi);
@@ -391,14 +384,6 @@ public final class Takeover implements AutoCloseable {
       n += filled;
     }
     return n;
-  }
-
-  private static ReadResult hole(long address) {
-    return ReadResult.newBuilder()
-        .setStatus(ReadResult.Status.COMMITTED)
-        .setAddress(address)
-        .setEntry(LogEntryMsg.newBuilder().setGlobalAddress(-1).setKind(EntryKind.HOLE))
-        .build();
   }
 
   @Override
