@@ -20,7 +20,6 @@ import io.vcorfu.protocol.proto.ReadResult;
 import io.vcorfu.protocol.proto.StreamSlot;
 import io.vcorfu.protocol.proto.Token;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -64,21 +63,28 @@ import java.util.concurrent.TimeUnit;
  * nothing either, and the entry is aborted. An entry stamped with an epoch the replicas have sealed
  * is never written anywhere new ({@link SealedException}): it is decided by the copies that landed.
  *
- * <p><b>Aborts that no failure undoes.</b> Invariant: for every entry, taking its copies in plan
+ * <p><b>Aborts that no failure undoes.</b> Invariant: for every entry, taking its visits in plan
  * order ({@link ChainPlan}: the log chain, the other stream chains, the deciding chain last, each
- * head first), the copies that hold the entry form a prefix and the copies an abort replaced by
- * holes form a suffix. Writers keep it (they write head first and stop at the first slot taken); an
- * abort keeps it by replacing copies <em>last first</em>: it leaves an <em>uncommitted</em> hole at
- * the decider (which no reader takes for a decision), replaces every other copy by a hole in
- * reverse plan order, and only then commits the decider's hole. So whichever replicas a layout
- * change takes away, the new last replica of the deciding chain holds the entry only if every copy
- * before it does (the entry commits there, consistently everywhere), and holds a hole only if every
- * copy after it is a hole. Replacing head first instead would allow a chain of three holding hole,
- * entry, uncommitted hole: losing the decider commits the entry at the middle replica, and losing
- * that one too turns the committed entry back into a hole. A reader that meets an uncommitted hole
- * finishes the abort (see {@link io.vcorfu.client.read.RepairingReader}); a copy that cannot be
- * replaced (its replica is unreachable) leaves the abort unfinished until a layout without that
- * replica lets a later reader finish it.
+ * head first), the visits that hold the entry form a prefix and the visits an abort replaced by
+ * holes form a suffix; a visit part way through its replacement has its first slot (the one that
+ * decides, should its replica become the last) replaced already. Writers keep it (a visit's slots
+ * are written at once, head first, stopping at the first slot taken); an abort keeps it by
+ * replacing copies <em>last first</em>: it leaves an <em>uncommitted</em> hole at the decider's
+ * first slot (which no reader takes for a decision), replaces the slots of every earlier visit by
+ * holes in reverse visit order (within a visit, its first slot first), commits the decider's hole,
+ * and only then replaces the decider's other slots (an entry of several streams placed on one chain
+ * has several). So whichever replicas a layout change takes away, the new last replica of the
+ * deciding chain holds the entry in its first slot only if it holds it in every slot and every
+ * visit before it does (the entry commits there, consistently in every stream and the log), and
+ * holds a hole there only if every visit after it is a hole; and no slot of the entry shows a
+ * committed hole before the decision is committed. (Replacing the decider's other slots first, or a
+ * visit's last slot first, would let a removal commit the entry in one stream while another
+ * stream's slot had been read as a committed hole.) Replacing head first instead would allow a
+ * chain of three holding hole, entry, uncommitted hole: losing the decider commits the entry at the
+ * middle replica, and losing that one too turns the committed entry back into a hole. A reader that
+ * meets an uncommitted hole finishes the abort (see {@link io.vcorfu.client.read.RepairingReader});
+ * a copy that cannot be replaced (its replica is unreachable) leaves the abort unfinished until a
+ * layout without that replica lets a later reader finish it.
  *
  * <p><b>Retries.</b> A request that fails to reach its node ({@link TransportException}) is sent
  * again a few times, 20 ms apart. One that gets no answer in time is not: the node may be paused or
@@ -327,12 +333,12 @@ public final class ChainWriter {
                 return abortEarlier(entry, plan).thenApply(v -> Outcome.ABORTED);
               }
               // The decider holds an uncommitted hole: an abort in progress (this one's, or
-              // another party's that this one finishes). Every other copy is replaced, last
-              // first, before the decider's hole is committed (see the class comment).
-              List<Copy> lastFirst = new ArrayList<>(copies(entry, plan));
-              Collections.reverse(lastFirst);
-              return replaceCopies(entry, lastFirst, 0)
+              // another party's that this one finishes). The copies of every earlier visit are
+              // replaced, last visit first, before the decider's hole is committed, and the
+              // decider's other slots only after it (see the class comment).
+              return replaceCopies(entry, abortOrder(entry, plan), 0)
                   .thenCompose(v -> commitHole(entry, decider))
+                  .thenCompose(v -> abortEarlier(entry, plan))
                   .thenApply(v -> Outcome.ABORTED);
             });
   }
@@ -401,6 +407,28 @@ public final class ChainWriter {
 
   /** One copy of an entry: a log replica's (slot null) or one stream slot on a stream replica. */
   private record Copy(ChainPlan.Visit visit, StreamSlot slot) {}
+
+  /**
+   * The copies an abort replaces before it commits the decider's hole: every slot of every visit
+   * before the decider's, the last visit first and, within a visit, its first slot first (the slot
+   * that decides should that visit's replica become the chain's last). The decider's own other
+   * slots are not among them: they become holes only once the decision is committed.
+   */
+  private static List<Copy> abortOrder(LogEntryMsg entry, ChainPlan plan) {
+    List<Copy> out = new ArrayList<>();
+    List<ChainPlan.Visit> visits = plan.visits();
+    for (int i = visits.size() - 2; i >= 0; i--) {
+      ChainPlan.Visit v = visits.get(i);
+      if (v.role() == ChainPlan.Role.LOG) {
+        out.add(new Copy(v, null));
+      } else {
+        for (StreamSlot slot : slotsFor(entry, v)) {
+          out.add(new Copy(v, slot));
+        }
+      }
+    }
+    return out;
+  }
 
   /** Every copy of the entry except the deciding slot itself, in chain order. */
   private static List<Copy> copies(LogEntryMsg entry, ChainPlan plan) {

@@ -65,12 +65,17 @@ class AbortOrderTest {
 
   static Stream<Arguments> cases() {
     List<Arguments> out = new ArrayList<>();
-    for (int written = 1; written <= 4; written++) {
-      for (int replaced = 0; replaced <= 4; replaced++) {
-        for (Endpoint first : STREAM_REPLICAS) {
-          for (Endpoint second : STREAM_REPLICAS) {
-            if (!first.equals(second)) {
-              out.add(Arguments.of(written, replaced, first, second));
+    for (int streams = 1; streams <= 2; streams++) {
+      // Copies an abort replaces before it commits the decider's hole: the two log copies and
+      // the slots of the two stream visits before the decider.
+      int copies = 2 + 2 * streams;
+      for (int written = 1; written <= 4; written++) {
+        for (int replaced = 0; replaced <= copies; replaced++) {
+          for (Endpoint first : STREAM_REPLICAS) {
+            for (Endpoint second : STREAM_REPLICAS) {
+              if (!first.equals(second)) {
+                out.add(Arguments.of(streams, written, replaced, first, second));
+              }
             }
           }
         }
@@ -79,13 +84,17 @@ class AbortOrderTest {
     return out.stream();
   }
 
-  @ParameterizedTest(name = "written {0}, replaced {1}, removed {2} then {3}")
+  @ParameterizedTest(name = "{0} streams, written {1}, replaced {2}, removed {3} then {4}")
   @MethodSource("cases")
-  void aDecisionSurvivesTwoRemovals(int written, int replaced, Endpoint first, Endpoint second)
+  void aDecisionSurvivesTwoRemovals(
+      int streamCount, int written, int replaced, Endpoint first, Endpoint second)
       throws Exception {
     ClusterStreamLog writer = cluster.client();
     ReplicaClient ops = writer.ops();
-    List<StreamId> streams = List.of(StreamId.of("abort-order"));
+    List<StreamId> streams =
+        streamCount == 1
+            ? List.of(StreamId.of("abort-order"))
+            : List.of(StreamId.of("abort-order"), StreamId.of("abort-order-2"));
     Token token = ops.token(streams, null, 1).join().getTokens(0);
     LogEntryMsg entry =
         ChainWriter.dataEntry(
@@ -124,9 +133,9 @@ class AbortOrderTest {
     aborter.close();
 
     cluster.changeLayout(cluster.withoutNode(first));
-    Set<String> afterFirst = outcomes(streams.get(0), token);
+    Set<String> afterFirst = outcomes(streams, token);
     cluster.changeLayout(cluster.withoutNode(second));
-    Set<String> afterSecond = outcomes(streams.get(0), token);
+    Set<String> afterSecond = outcomes(streams, token);
 
     assertThat(afterFirst).as("readers after the first removal agree").hasSize(1);
     assertThat(afterSecond)
@@ -161,16 +170,24 @@ class AbortOrderTest {
     }
   }
 
-  /** What two fresh readers make of the slot, by global and by stream address. */
-  private Set<String> outcomes(StreamId stream, Token token) throws Exception {
+  /** What two fresh readers make of the entry, by global address and by each stream slot. */
+  private Set<String> outcomes(List<StreamId> streams, Token token) throws Exception {
     Set<String> seen = new HashSet<>();
-    long address = token.getSlots(0).getStreamAddress();
     for (int i = 0; i < 2; i++) {
       ClusterStreamLog reader =
           cluster.client(StreamLogOptions.defaults().withRepairAfter(REPAIR_AFTER));
-      GlobalEntry g = reader.readGlobal(token.getGlobalAddress()).get(10, TimeUnit.SECONDS);
-      seen.add(g.isHole() ? "HOLE" : new String(g.payload(), StandardCharsets.UTF_8));
-      seen.add(streamSlot(reader, stream, address));
+      // Stream slots first in one reader, the global address first in the other.
+      if (i == 1) {
+        GlobalEntry g = reader.readGlobal(token.getGlobalAddress()).get(10, TimeUnit.SECONDS);
+        seen.add(g.isHole() ? "HOLE" : new String(g.payload(), StandardCharsets.UTF_8));
+      }
+      for (int k = 0; k < streams.size(); k++) {
+        seen.add(streamSlot(reader, streams.get(k), token.getSlots(k).getStreamAddress()));
+      }
+      if (i == 0) {
+        GlobalEntry g = reader.readGlobal(token.getGlobalAddress()).get(10, TimeUnit.SECONDS);
+        seen.add(g.isHole() ? "HOLE" : new String(g.payload(), StandardCharsets.UTF_8));
+      }
       reader.close();
     }
     return seen;
