@@ -17,13 +17,14 @@ import java.util.TreeMap;
  *
  * <p>Order: every endpoint of the log chain for the entry's global address (role {@link Role#LOG},
  * carrying all of the entry's streams); then, for each distinct stream chain the entry touches in
- * increasing chain index except the highest, every endpoint of that chain (role {@link
- * Role#STREAM}) with the entry's streams that chain hosts, in the entry's order, a replica that
- * belongs to several of these chains visited once, at its first position, with all of its streams;
- * last, the <em>deciding chain</em> (the touched chain of highest index), every endpoint head first
- * with the entry's streams of that chain only, even a replica already visited for other streams.
- * The plan depends only on the layout, the global address and the entry's stream list, so every
- * client computes the same plan for the same entry.
+ * {@link Layout#streamChainOrder() chain order} (the chain index order unless stream chains were
+ * split) except the last, every endpoint of that chain (role {@link Role#STREAM}) with the entry's
+ * streams that chain hosts, in the entry's order, a replica that belongs to several of these chains
+ * visited once, at its first position, with all of its streams; last, the <em>deciding chain</em>
+ * (the touched chain last in that order), every endpoint head first with the entry's streams of
+ * that chain only, even a replica already visited for other streams. The plan depends only on the
+ * layout, the global address and the entry's stream list, so every client computes the same plan
+ * for the same entry.
  *
  * <p>Invariant: every visit of the deciding stream chain comes after every visit outside it. Any
  * replica of that chain may become the decider when the ones after it are removed, and a decider
@@ -90,7 +91,8 @@ public record ChainPlan(long globalAddress, List<Visit> visits) {
       visits.add(new Visit(Role.LOG, e, streams));
     }
     List<List<Endpoint>> chains = layout.currentSegment().stream();
-    TreeMap<Integer, List<StreamId>> byChain = new TreeMap<>();
+    // Chains in plan order (see Layout#streamChainOrder: a split never reorders them).
+    TreeMap<Integer, List<StreamId>> byChain = new TreeMap<>(layout.streamChainOrder());
     for (StreamId s : streams) {
       int c = layout.streamChainIndex(s);
       if (!chains.get(c).isEmpty() && layout.streamChainSince(c) <= epoch) {

@@ -3,6 +3,7 @@ package io.vcorfu.layout;
 import io.vcorfu.protocol.Endpoint;
 import io.vcorfu.protocol.StreamId;
 import java.util.Collections;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -61,6 +62,10 @@ import java.util.Set;
  * @param replacing the rebuilding replicas that take a leaving node's places, each with that node
  * @param streamSince for stream chains of the current segment taken up again after they were empty,
  *     the epoch from which they take part in entries' chain plans
+ * @param streamSplits how many times the stream chains were split in two as the cluster grew
+ *     ({@code "streamSplits"}, written only when not 0; see {@link LayoutChanges#withGrowth}): the
+ *     current segment's stream chains descend from {@code P / 2^streamSplits} root chains, and
+ *     {@link #streamChainOrder()} orders them so that a split never reorders chains in a plan
  */
 public record Layout(
     String clusterId,
@@ -74,7 +79,8 @@ public record Layout(
     List<Endpoint> spares,
     List<Endpoint> retired,
     Map<Endpoint, Endpoint> replacing,
-    Map<Integer, Long> streamSince) {
+    Map<Integer, Long> streamSince,
+    int streamSplits) {
 
   public Layout {
     segments = segments == null ? List.of() : List.copyOf(segments);
@@ -95,6 +101,7 @@ public record Layout(
     LayoutValidator.checkReplacing(segments, removed, rebuilding, replacing);
     streamSince = streamSince == null ? Map.of() : Map.copyOf(streamSince);
     LayoutValidator.checkStreamChains(epoch, segments, replication, streamSince);
+    LayoutValidator.checkStreamSplits(segments, replication, streamSplits);
   }
 
   /** A layout in which no node is being replaced and every stream chain is in every plan. */
@@ -121,7 +128,8 @@ public record Layout(
         spares,
         retired,
         Map.of(),
-        Map.of());
+        Map.of(),
+        0);
   }
 
   /** A layout with no rebuilding replica and no spare. */
@@ -212,7 +220,8 @@ public record Layout(
         spares,
         retired,
         replacing,
-        streamSince);
+        streamSince,
+        streamSplits);
   }
 
   /** True when {@code node} is a rebuilding replica (in chains, not yet promoted). */
@@ -249,7 +258,8 @@ public record Layout(
         spares,
         retired,
         replacing,
-        streamSince);
+        streamSince,
+        streamSplits);
   }
 
   /** The segment holding {@code globalAddress}; throws {@link LayoutException} if none does. */
@@ -284,6 +294,36 @@ public record Layout(
   /** The stream chain hosting {@code stream}: placed by the last (open) segment. */
   public List<Endpoint> streamChain(StreamId stream) {
     return currentSegment().stream().get(streamChainIndex(stream));
+  }
+
+  /**
+   * The order in which an entry's plan visits the stream chains of the current segment (the last
+   * one decides). Chains descend from {@code P / 2^streamSplits} root chains by splits: a split
+   * gives chain {@code i} of {@code P} a child {@code i + P} (see {@link
+   * LayoutChanges#withGrowth}). Chains are ordered by root ({@code i mod roots}), then, for each
+   * split from the first on, parent before child. So a child sorts right after its parent and
+   * before every chain its parent sorted before: a split never changes the relative order of two
+   * streams' chains (it only parts two streams that shared one), and an entry written before a
+   * split keeps its deciding chain. With no split this is the chain index order.
+   */
+  public Comparator<Integer> streamChainOrder() {
+    int roots = currentSegment().stream().size() >> streamSplits;
+    int splits = streamSplits;
+    return (a, b) -> {
+      int byRoot = Integer.compare(a % roots, b % roots);
+      if (byRoot != 0 || splits == 0) {
+        return byRoot;
+      }
+      int qa = a / roots;
+      int qb = b / roots;
+      for (int j = 0; j < splits; j++) {
+        int bit = Integer.compare((qa >> j) & 1, (qb >> j) & 1);
+        if (bit != 0) {
+          return bit;
+        }
+      }
+      return 0;
+    };
   }
 
   /**

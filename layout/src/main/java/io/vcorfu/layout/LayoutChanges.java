@@ -228,7 +228,8 @@ public final class LayoutChanges {
         layout.spares(),
         layout.retired(),
         replacing,
-        since);
+        since,
+        layout.streamSplits());
   }
 
   /**
@@ -269,7 +270,7 @@ public final class LayoutChanges {
         newSegmentStart,
         atHead(current.log(), node, layout.replication(), null),
         atHead(current.stream(), node, layout.replication(), null));
-    return joining(layout, node, segments, true, null, layout.streamSince());
+    return joining(layout, node, segments, true, null, layout.streamSince(), layout.streamSplits());
   }
 
   /**
@@ -308,7 +309,7 @@ public final class LayoutChanges {
     }
     List<Segment> segments = new ArrayList<>(layout.segments());
     opened(segments, newSegmentStart, current.log(), stream);
-    return joining(layout, node, segments, false, null, since);
+    return joining(layout, node, segments, false, null, since, layout.streamSplits());
   }
 
   /** The indexes of the current segment's empty stream chains (every replica they had is gone). */
@@ -375,7 +376,7 @@ public final class LayoutChanges {
         newSegmentStart,
         atHead(current.log(), node, r, old),
         atHead(current.stream(), node, r, old));
-    return joining(layout, node, segments, true, old, layout.streamSince());
+    return joining(layout, node, segments, true, old, layout.streamSince(), layout.streamSplits());
   }
 
   /**
@@ -391,7 +392,8 @@ public final class LayoutChanges {
       List<Segment> segments,
       boolean rebuilding,
       Endpoint replaces,
-      Map<Integer, Long> streamSince) {
+      Map<Integer, Long> streamSince,
+      int streamSplits) {
     long epoch = layout.epoch() + 1;
     List<Endpoint> removed = new ArrayList<>(layout.removed());
     removed.remove(node);
@@ -421,7 +423,8 @@ public final class LayoutChanges {
         spares,
         retired,
         replacing,
-        streamSince);
+        streamSince,
+        streamSplits);
   }
 
   /**
@@ -530,7 +533,8 @@ public final class LayoutChanges {
         layout.spares(),
         retired,
         replacing,
-        layout.streamSince());
+        layout.streamSince(),
+        layout.streamSplits());
   }
 
   /** {@code chains} without {@code old}; the other members keep their order. */
@@ -544,18 +548,26 @@ public final class LayoutChanges {
 
   /**
    * Growth: {@code layout} at the next epoch with {@code node}, a new node, taking a share of the
-   * cluster's replicas. Streams never change chains (a stream is placed by its hash over the
-   * current segment's stream chains, and their number is the cluster's for life); what moves is
-   * membership. With N nodes in the current segment, P stream chains and R replicas each, the node
-   * joins {@code k = floor(P * R / (N + 1))} stream chains, at the head, as a <em>rebuilding</em>
-   * replica: each time the chain whose most-placed member has the most places (ties: the lower
-   * index), that member counting one place less from then on. Such a chain holds R + 1 replicas
-   * until {@link #promoted(Layout, Endpoint, long)} takes that member out of it again and stripes
-   * the log over every node, the new one included. The node copies what those chains hold (as any
-   * rebuilding replica does) before it is promoted. When {@code k} is 0 (more nodes than stream
-   * places), the node takes only log chains: the log is striped again at once (see {@link
-   * #promoted(Layout, Endpoint, long)}) and the node, which needs nothing copied, is a full member
-   * straight away.
+   * cluster's replicas. A stream is placed by its hash over the current segment's stream chains
+   * ({@code hash mod P}).
+   *
+   * <p><b>Splits.</b> When the grown cluster would have more nodes than stream chains ({@code P < N
+   * + 1}), every stream chain first splits in two: chain {@code i} gets a child {@code i + P} with
+   * the same members in the same order, and the streams whose {@code hash mod 2P} is {@code i + P}
+   * move to it; {@link Layout#streamSplits()} counts the splits. A child's members hold every entry
+   * of its streams (they held them as the parent's members), its last replica is the parent's, and
+   * {@link Layout#streamChainOrder()} puts it right after its parent, so no entry's plan changes
+   * its deciding replica or the order of its chains: a split is as safe as a layout change that
+   * keeps every chain. A child inherits its parent's {@link Layout#streamChainSince}.
+   *
+   * <p><b>Places.</b> With N nodes in the current segment, P stream chains (after any split) and R
+   * replicas each, the node joins {@code k = floor(P * R / (N + 1))} stream chains, at the head, as
+   * a <em>rebuilding</em> replica: each time the chain whose most-placed member has the most places
+   * (ties: the lower index), that member counting one place less from then on. Such a chain holds R
+   * + 1 replicas until {@link #promoted(Layout, Endpoint, long)} takes that member out of it again
+   * and stripes the log over every node, the new one included. The node copies what those chains
+   * hold (as any rebuilding replica does) before it is promoted. Since {@code P >= N + 1} after any
+   * split, {@code k} is at least R.
    *
    * <p>The current segment closes at {@code newSegmentStart} (as in {@link #withoutNode}). The node
    * leaves {@link Layout#spares()}, {@link Layout#removed()} and {@link Layout#retired()}; its
@@ -592,36 +604,45 @@ public final class LayoutChanges {
     List<Segment> segments = new ArrayList<>(layout.segments());
     Segment current = segments.get(segments.size() - 1);
     List<Endpoint> members = members(current.log(), current.stream());
-    int k = current.stream().size() * r / (members.size() + 1);
-    if (k == 0) {
-      List<Endpoint> all = new ArrayList<>(members);
-      all.add(node);
-      opened(segments, newSegmentStart, striped(all, r), current.stream());
-    } else {
-      Map<Endpoint, Integer> places = places(current.stream());
-      List<List<Endpoint>> stream = new ArrayList<>(current.stream());
-      for (int j = 0; j < k; j++) {
-        int best = -1;
-        Endpoint busiest = null;
-        for (int c = 0; c < stream.size(); c++) {
-          if (stream.get(c).contains(node)) {
-            continue;
-          }
-          Endpoint m = mostPlaced(stream.get(c), places, node);
-          if (best < 0 || places.get(m) > places.get(busiest)) {
-            best = c;
-            busiest = m;
-          }
+    List<List<Endpoint>> stream = new ArrayList<>(current.stream());
+    Map<Integer, Long> since = layout.streamSince();
+    int splits = layout.streamSplits();
+    if (stream.size() < members.size() + 1) {
+      int p = stream.size();
+      Map<Integer, Long> inherited = new HashMap<>(since);
+      for (int c = 0; c < p; c++) {
+        stream.add(stream.get(c));
+        if (since.containsKey(c)) {
+          inherited.put(c + p, since.get(c));
         }
-        places.merge(busiest, -1, Integer::sum);
-        List<Endpoint> chain = new ArrayList<>(stream.get(best).size() + 1);
-        chain.add(node);
-        chain.addAll(stream.get(best));
-        stream.set(best, chain);
       }
-      opened(segments, newSegmentStart, current.log(), stream);
+      since = inherited;
+      splits++;
     }
-    return joining(layout, node, segments, k > 0, null, layout.streamSince());
+    // At least R places: P >= N + 1 now.
+    int k = stream.size() * r / (members.size() + 1);
+    Map<Endpoint, Integer> places = places(stream);
+    for (int j = 0; j < k; j++) {
+      int best = -1;
+      Endpoint busiest = null;
+      for (int c = 0; c < stream.size(); c++) {
+        if (stream.get(c).contains(node)) {
+          continue;
+        }
+        Endpoint m = mostPlaced(stream.get(c), places, node);
+        if (best < 0 || places.get(m) > places.get(busiest)) {
+          best = c;
+          busiest = m;
+        }
+      }
+      places.merge(busiest, -1, Integer::sum);
+      List<Endpoint> chain = new ArrayList<>(stream.get(best).size() + 1);
+      chain.add(node);
+      chain.addAll(stream.get(best));
+      stream.set(best, chain);
+    }
+    opened(segments, newSegmentStart, current.log(), stream);
+    return joining(layout, node, segments, true, null, since, splits);
   }
 
   /**
@@ -755,7 +776,8 @@ public final class LayoutChanges {
         layout.spares(),
         retired,
         layout.replacing(),
-        layout.streamSince());
+        layout.streamSince(),
+        layout.streamSplits());
   }
 
   /**
@@ -792,7 +814,8 @@ public final class LayoutChanges {
         spares,
         retired,
         layout.replacing(),
-        layout.streamSince());
+        layout.streamSince(),
+        layout.streamSplits());
   }
 
   /**

@@ -30,7 +30,8 @@ final class LayoutJson {
           "spares",
           "retired",
           "replacing",
-          "streamSince");
+          "streamSince",
+          "streamSplits");
   private static final Set<String> SEGMENT_FIELDS = Set.of("start", "end", "log", "stream");
 
   private LayoutJson() {}
@@ -97,6 +98,9 @@ final class LayoutJson {
       ObjectNode since = root.putObject("streamSince");
       new TreeMap<>(layout.streamSince()).forEach((c, e) -> since.put(String.valueOf(c), e));
     }
+    if (layout.streamSplits() > 0) {
+      root.put("streamSplits", layout.streamSplits());
+    }
     return root;
   }
 
@@ -160,7 +164,21 @@ final class LayoutJson {
         endpoints(root, "spares"),
         endpoints(root, "retired"),
         replacing(root),
-        streamSince(root));
+        streamSince(root),
+        streamSplits(root));
+  }
+
+  private static int streamSplits(JsonNode root) {
+    JsonNode v = root.get("streamSplits");
+    if (v == null || v.isNull()) {
+      return 0;
+    }
+    if (!v.isIntegralNumber() || !v.canConvertToInt()) {
+      throw new LayoutException(
+          "The layout field 'streamSplits' must be a whole number (how many times the stream"
+              + " chains were split).");
+    }
+    return v.asInt();
   }
 
   private static Map<Integer, Long> streamSince(JsonNode root) {

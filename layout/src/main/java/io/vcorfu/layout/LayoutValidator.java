@@ -253,6 +253,36 @@ final class LayoutValidator {
   }
 
   /**
+   * {@code streamSplits} is 0, or, in a cluster-mode layout, at most 20 and such that the current
+   * segment's stream chains are {@code 2^streamSplits} times a whole number of root chains.
+   */
+  static void checkStreamSplits(List<Segment> segments, int replication, int streamSplits) {
+    if (streamSplits == 0) {
+      return;
+    }
+    int chains = segments.get(segments.size() - 1).stream().size();
+    if (streamSplits < 0 || streamSplits > 20) {
+      throw new LayoutException(
+          "The layout field 'streamSplits' must be from 0 to 20; it is " + streamSplits + ".");
+    }
+    if (replication < 1) {
+      throw new LayoutException(
+          "The layout field 'streamSplits' is set, but only a cluster layout (with replication)"
+              + " splits its stream chains.");
+    }
+    if (chains == 0 || chains % (1 << streamSplits) != 0) {
+      throw new LayoutException(
+          "The current segment has "
+              + chains
+              + " stream chains, which "
+              + streamSplits
+              + " splits in two cannot have made: the count must be a multiple of "
+              + (1 << streamSplits)
+              + ".");
+    }
+  }
+
+  /**
    * Every node being replaced has a rebuilding replacement: each key of {@code replacing} is a
    * rebuilding replica, and each value a node of the layout (in a chain of the current segment)
    * that is neither rebuilding, removed, nor replaced twice.

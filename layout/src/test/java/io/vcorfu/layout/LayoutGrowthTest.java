@@ -14,10 +14,12 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * Growth: a new node takes a share of the stream chains as a rebuilding replica, and its promotion
- * takes one other member out of each such chain and stripes the log over every node.
+ * Growth: a new node takes a share of the stream chains as a rebuilding replica (the chains split
+ * in two first when there would be more nodes than chains), and its promotion takes one other
+ * member out of each such chain and stripes the log over every node.
  */
 class LayoutGrowthTest {
   static final Endpoint A = new Endpoint("10.0.0.1", 9000);
@@ -30,7 +32,7 @@ class LayoutGrowthTest {
   }
 
   @Test
-  void threeNodesWithThreeReplicasGrowToFour() {
+  void threeNodesWithThreeReplicasGrowToFourBySplittingEveryStreamChain() {
     Layout three = LayoutChanges.initial("c", List.of(A, B, C), 3);
 
     Layout joined = LayoutChanges.withGrowth(three, D, 40);
@@ -42,44 +44,145 @@ class LayoutGrowthTest {
     Segment open = joined.currentSegment();
     assertThat(open.start()).isEqualTo(40);
     assertThat(open.log()).isEqualTo(three.currentSegment().log());
-    // floor(3 chains * 3 replicas / 4 nodes) = 2 chains, D at the head of each.
-    assertThat(open.stream()).filteredOn(c -> c.contains(D)).hasSize(2);
+    // Four nodes, three stream chains: each splits in two (chain i + 3 is chain i's child).
+    assertThat(joined.streamSplits()).isEqualTo(1);
+    assertThat(open.stream()).hasSize(6);
+    for (int c = 0; c < 6; c++) {
+      List<Endpoint> parent = three.currentSegment().stream().get(c % 3);
+      assertThat(joined.serving(open.stream().get(c))).isEqualTo(parent);
+    }
+    // floor(6 chains * 3 replicas / 4 nodes) = 4 chains, D at the head of each.
+    assertThat(open.stream()).filteredOn(c -> c.contains(D)).hasSize(4);
     assertThat(open.stream())
         .filteredOn(c -> c.contains(D))
         .allSatisfy(c -> assertThat(c).hasSize(4).first().isEqualTo(D));
     assertThat(LayoutChanges.underReplicated(joined)).isEmpty();
     assertThat(Layout.fromJson(joined.toJson())).isEqualTo(joined);
+    assertThat(joined.toJson()).contains("\"streamSplits\"");
 
     Layout grown = LayoutChanges.promoted(joined, D, 90);
 
     assertThat(grown.epoch()).isEqualTo(3);
     assertThat(grown.rebuilding()).isEmpty();
+    assertThat(grown.streamSplits()).isEqualTo(1);
     assertThat(grown.segments()).hasSize(3);
     assertThat(grown.segments().get(1).end()).isEqualTo(90);
     Segment last = grown.currentSegment();
     assertThat(last.start()).isEqualTo(90);
     assertThat(last.log())
         .containsExactly(List.of(A, B, C), List.of(B, C, D), List.of(C, D, A), List.of(D, A, B));
-    assertThat(last.stream()).hasSize(3).allSatisfy(c -> assertThat(c).hasSize(3));
+    assertThat(last.stream()).hasSize(6).allSatisfy(c -> assertThat(c).hasSize(3));
     Map<Endpoint, Integer> places = places(last.stream());
-    assertThat(places.get(D)).isEqualTo(2);
-    assertThat(places.values()).allSatisfy(n -> assertThat(n).isBetween(2, 3));
+    assertThat(places.get(D)).isEqualTo(4);
+    assertThat(places.values()).allSatisfy(n -> assertThat(n).isBetween(4, 5));
     assertThat(Layout.fromJson(grown.toJson())).isEqualTo(grown);
   }
 
   @Test
-  void aGrowingNodeThatCanTakeNoStreamChainServesTheLogAtOnce() {
-    // R = 1, three chains of one: floor(3 / 4) = 0 stream chains for the fourth node.
+  void withOneReplicaASplitHandsTheNewNodeWholeChains() {
     Layout three = LayoutChanges.initial("c", List.of(A, B, C), 1);
 
-    Layout grown = LayoutChanges.withGrowth(three, D, 7);
+    Layout joined = LayoutChanges.withGrowth(three, D, 7);
 
-    assertThat(grown.rebuilding()).isEmpty();
-    assertThat(grown.currentSegment().start()).isEqualTo(7);
+    // Six chains of one; floor(6 / 4) = 1 of them gets D at its head, then D alone.
+    assertThat(joined.currentSegment().stream()).hasSize(6);
+    assertThat(joined.currentSegment().stream()).filteredOn(c -> c.contains(D)).hasSize(1);
+    Layout grown = LayoutChanges.promoted(joined, D, 9);
+    assertThat(grown.currentSegment().stream()).contains(List.of(D));
     assertThat(grown.currentSegment().log())
         .containsExactly(List.of(A), List.of(B), List.of(C), List.of(D));
-    assertThat(grown.currentSegment().stream()).isEqualTo(three.currentSegment().stream());
     assertThat(grown.segments().get(0).log()).isEqualTo(three.currentSegment().log());
+  }
+
+  @Test
+  void enoughStreamChainsMeanNoSplit() {
+    Layout three = LayoutChanges.initial("c", List.of(A, B, C), 3, 12);
+
+    Layout joined = LayoutChanges.withGrowth(three, D, 7);
+
+    assertThat(joined.streamSplits()).isZero();
+    assertThat(joined.currentSegment().stream()).hasSize(12);
+    assertThat(joined.toJson()).doesNotContain("streamSplits");
+  }
+
+  /**
+   * A split never reorders two streams' chains in a plan: for every pair of chains after a split
+   * whose parents differ, the order is their parents' order; a child comes right after its parent;
+   * and with no split the order is the index order. Checked through two, three and four splits of
+   * one to five root chains.
+   */
+  @ParameterizedTest(name = "{0} root chains")
+  @ValueSource(ints = {1, 2, 3, 4, 5})
+  void splitsKeepTheChainOrder(int roots) {
+    List<Endpoint> nodes = new ArrayList<>();
+    for (int i = 0; i < 100; i++) {
+      nodes.add(node(i));
+    }
+    Layout layout = LayoutChanges.initial("c", nodes.subList(0, roots), 1, roots);
+    java.util.Comparator<Integer> before = layout.streamChainOrder();
+    for (int a = 0; a < roots; a++) {
+      for (int b = 0; b < roots; b++) {
+        assertThat(Integer.signum(before.compare(a, b))).isEqualTo(Integer.signum(a - b));
+      }
+    }
+    int members = roots;
+    for (int split = 1; split <= 4; split++) {
+      int p = layout.currentSegment().stream().size();
+      // Grow until the next split happens.
+      Layout grown = layout;
+      while (grown.streamSplits() < split) {
+        Endpoint fresh = nodes.get(members++);
+        Layout joined = LayoutChanges.withGrowth(grown, fresh, 0);
+        grown = LayoutChanges.promoted(joined, fresh, 0);
+      }
+      assertThat(grown.currentSegment().stream()).hasSize(2 * p);
+      java.util.Comparator<Integer> after = grown.streamChainOrder();
+      for (int a = 0; a < 2 * p; a++) {
+        for (int b = 0; b < 2 * p; b++) {
+          if (a % p != b % p) {
+            assertThat(Integer.signum(after.compare(a, b)))
+                .as("chains %d and %d of %d after split %d", a, b, 2 * p, split)
+                .isEqualTo(Integer.signum(before.compare(a % p, b % p)));
+          }
+        }
+        if (a < p) {
+          assertThat(after.compare(a, a + p)).as("parent %d before child", a).isNegative();
+        }
+      }
+      layout = grown;
+      before = after;
+    }
+  }
+
+  /**
+   * Entries of one to three streams keep their deciding replica through a split (its last replica
+   * is the parent's), and every stream's chain after the split is served by the members that held
+   * it before.
+   */
+  @Test
+  void aSplitKeepsEveryEntrysDeciderAndEveryStreamsReplicas() {
+    Layout three = LayoutChanges.initial("c", List.of(A, B, C), 2);
+    Layout joined = LayoutChanges.withGrowth(three, D, 10);
+    java.util.Random random = new java.util.Random(20261127L);
+    for (int i = 0; i < 2000; i++) {
+      List<io.vcorfu.protocol.StreamId> streams = new ArrayList<>();
+      int n = 1 + random.nextInt(3);
+      while (streams.size() < n) {
+        io.vcorfu.protocol.StreamId s = io.vcorfu.protocol.StreamId.of("s" + random.nextInt(500));
+        if (!streams.contains(s)) {
+          streams.add(s);
+        }
+      }
+      long g = 10 + random.nextInt(1000);
+      ChainPlan old = ChainPlan.of(three, g, streams);
+      ChainPlan now = ChainPlan.of(joined, g, streams);
+      assertThat(now.last().endpoint())
+          .as("decider of %s", streams)
+          .isEqualTo(old.last().endpoint());
+      for (io.vcorfu.protocol.StreamId s : streams) {
+        assertThat(joined.serving(joined.streamChain(s))).isEqualTo(three.streamChain(s));
+      }
+    }
   }
 
   @Test
@@ -148,9 +251,9 @@ class LayoutGrowthTest {
   /**
    * From N nodes with R replicas, three nodes join one after another (join, then promotion): every
    * layout is valid; a chain's survivors keep their order (so its last replica still holds what the
-   * chain wrote); streams never change chains; every chain ends with R replicas; every node ends in
-   * exactly R log chains of the newest segment and the stream places differ by at most one;
-   * addresses of closed segments keep their chains.
+   * chain wrote); a split child holds its parent's members; every chain ends with R replicas; every
+   * node ends in exactly R log chains of the newest segment and the stream places differ by at most
+   * one; addresses of closed segments keep their chains.
    */
   @ParameterizedTest(name = "N = {0}, R = {1}, P = {2}")
   @MethodSource("sizes")
@@ -167,9 +270,10 @@ class LayoutGrowthTest {
       Layout joined = LayoutChanges.withGrowth(before, fresh, next);
       next += 10;
       assertKeepsOrder(before.currentSegment().stream(), joined.currentSegment().stream(), fresh);
-      assertThat(joined.currentSegment().stream()).hasSameSizeAs(before.currentSegment().stream());
-      Layout grown =
-          joined.isRebuilding(fresh) ? LayoutChanges.promoted(joined, fresh, next) : joined;
+      int chains = before.currentSegment().stream().size();
+      int n1 = n + added + 1;
+      assertThat(joined.currentSegment().stream()).hasSize(chains < n1 ? 2 * chains : chains);
+      Layout grown = LayoutChanges.promoted(joined, fresh, next);
       next += 10;
       assertKeepsOrder(joined.currentSegment().stream(), grown.currentSegment().stream(), fresh);
       Segment current = grown.currentSegment();
@@ -195,15 +299,19 @@ class LayoutGrowthTest {
     }
   }
 
-  /** Each chain of {@code after} is {@code before}'s chain with {@code fresh} maybe put first. */
+  /**
+   * Each chain of {@code after} is {@code before}'s chain with {@code fresh} maybe put first (a
+   * split's child, chain {@code c} of more chains than before, is compared with its parent, chain
+   * {@code c mod P}).
+   */
   private static void assertKeepsOrder(
       List<List<Endpoint>> before, List<List<Endpoint>> after, Endpoint fresh) {
-    for (int c = 0; c < before.size(); c++) {
+    for (int c = 0; c < after.size(); c++) {
       List<Endpoint> candidates = new ArrayList<>();
       candidates.add(fresh);
-      candidates.addAll(before.get(c));
+      candidates.addAll(before.get(c % before.size()));
       assertThat(isSubsequence(after.get(c), candidates))
-          .as("chain %d %s -> %s keeps its order", c, before.get(c), after.get(c))
+          .as("chain %d %s -> %s keeps its order", c, before.get(c % before.size()), after.get(c))
           .isTrue();
     }
   }

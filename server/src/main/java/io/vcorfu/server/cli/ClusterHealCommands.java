@@ -379,9 +379,11 @@ final class ClusterHealCommands {
               + " held before from the surviving replicas, and is then promoted to a full member"
               + " (watch it with `vcorfu cluster status` or --wait). A spare waits for the next"
               + " failure otherwise. With --grow the node takes a share of the cluster's replicas"
-              + " at once instead: it joins some stream chains as a rebuilding replica, each of"
-              + " which gives up one other member when it is promoted, and the log is then striped"
-              + " over every node.")
+              + " at once instead: when the cluster would have more nodes than stream chains,"
+              + " every stream chain first splits in two (half of its streams move to a new chain"
+              + " with the same members); the node joins some stream chains as a rebuilding"
+              + " replica, each of which gives up one other member when it is promoted, and the"
+              + " log is then striped over every node.")
   static final class AddNode extends JoiningCommand {
     @Parameters(index = "0", paramLabel = "H:P", description = "The node to add.")
     String node;
@@ -415,6 +417,8 @@ final class ClusterHealCommands {
             next.isRebuilding(subject())
                 ? "it joins "
                     + chains
+                    + " of the "
+                    + next.currentSegment().stream().size()
                     + " stream chains as a rebuilding replica and takes log chains once promoted"
                 : "it serves "
                     + next.currentSegment().log().stream()

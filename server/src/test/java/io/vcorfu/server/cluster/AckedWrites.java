@@ -83,6 +83,20 @@ final class AckedWrites {
 
     /** A writer whose clients connect through {@code seed}. */
     Writer(ZkCluster c, List<StreamId> streams, List<Acked> acked, Endpoint seed) {
+      this(c, streams, acked, seed, 1);
+    }
+
+    /**
+     * A writer whose every append is one entry in two streams, the {@code i}-th and the next (a
+     * transaction's shape: one entry, one global address, a slot in each stream), recorded once per
+     * stream.
+     */
+    static Writer pairs(ZkCluster c, List<StreamId> streams, List<Acked> acked) {
+      return new Writer(c, streams, acked, c.endpoints().get(0), 2);
+    }
+
+    private Writer(
+        ZkCluster c, List<StreamId> streams, List<Acked> acked, Endpoint seed, int width) {
       this.acked = acked;
       this.thread =
           new Thread(
@@ -94,17 +108,23 @@ final class AckedWrites {
                   if (System.nanoTime() - deadline > 0) {
                     return;
                   }
-                  StreamId s = streams.get(i % streams.size());
-                  String value = "w" + i + "-" + attempt++;
+                  List<StreamId> to = new ArrayList<>(width);
+                  for (int k = 0; k < width; k++) {
+                    to.add(streams.get((i + k) % streams.size()));
+                  }
+                  String value = (width == 1 ? "w" : "p") + i + "-" + attempt++;
                   try {
                     if (log == null) {
                       log = c.client(seed);
                     }
                     AppendResult r =
-                        log.append(List.of(s), value.getBytes(StandardCharsets.UTF_8))
+                        log.append(to, value.getBytes(StandardCharsets.UTF_8))
                             .get(10, TimeUnit.SECONDS);
                     synchronized (acked) {
-                      acked.add(new Acked(s, value, r.globalAddress(), r.streamAddresses().get(s)));
+                      for (StreamId s : to) {
+                        acked.add(
+                            new Acked(s, value, r.globalAddress(), r.streamAddresses().get(s)));
+                      }
                     }
                   } catch (Exception e) {
                     log = null;

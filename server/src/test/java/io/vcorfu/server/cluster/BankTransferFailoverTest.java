@@ -159,8 +159,10 @@ class BankTransferFailoverTest {
 
   /**
    * The same transfers and audits while the cluster grows by a fourth node ({@code add-node
-   * --grow}: it joins stream chains as a rebuilding replica, is promoted, one other member leaves
-   * each such chain and the log is striped over four nodes), and then while that node is killed.
+   * --grow}: the three stream chains split into six, so accounts that shared a chain may part, and
+   * each transfer's entry keeps its deciding replica; the node joins stream chains as a rebuilding
+   * replica, is promoted, one other member leaves each such chain and the log is striped over four
+   * nodes), and then while that node is killed.
    */
   @Test
   void transfersAcrossAGrowthAndTheLossOfTheNewNodeConserveMoneyAndLoseNoCommit() throws Exception {

@@ -22,10 +22,13 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Growth in process (real nodes, real ZooKeeper): a fourth node added with {@code grow} while
- * clients append to many streams joins some stream chains as a rebuilding replica, copies them, is
- * promoted (each such chain gives up one other member) and serves log chains of a new segment;
- * every acknowledged write reads back from the grown cluster and every replica of every chain holds
- * the same entries. Killing the growing node mid-copy leaves the cluster as it was, serving.
+ * clients append to many streams (entries of one stream, and entries of two) first splits the three
+ * stream chains in two (half of each chain's streams move to its child, which starts with the same
+ * members), joins some of the six as a rebuilding replica, copies them, is promoted (each such
+ * chain gives up one other member) and serves log chains of a new segment; every acknowledged write
+ * reads back from the grown cluster, in every stream it was written to, and every replica of every
+ * chain holds the same entries. Killing the growing node mid-copy leaves the cluster as it was,
+ * serving.
  */
 class GrowTest {
   private static final int STREAMS = 12;
@@ -39,7 +42,8 @@ class GrowTest {
         RpcClient rpc = c.transport().newClient(ClientOptions.defaults())) {
       Layout first = c.awaitLayout("epoch 2", x -> x.epoch() >= 2);
       List<AckedWrites.Acked> acked = new ArrayList<>();
-      try (AckedWrites.Writer w = new AckedWrites.Writer(c, streams(), acked)) {
+      try (AckedWrites.Writer w = new AckedWrites.Writer(c, streams(), acked);
+          AckedWrites.Writer pairs = AckedWrites.Writer.pairs(c, streams(), acked)) {
         w.awaitAcked(60);
         Endpoint d = c.startSpare();
         Layout joined =
@@ -48,7 +52,12 @@ class GrowTest {
                     .addNode(c.endpoints().get(0), d, true)
                     .get(30, TimeUnit.SECONDS)
                     .getLayoutJson());
-        int k = first.currentSegment().stream().size() * r / 4;
+        // Three stream chains for four nodes: each splits in two first.
+        int p = first.currentSegment().stream().size();
+        assertThat(p).isEqualTo(3);
+        assertThat(joined.streamSplits()).isEqualTo(1);
+        assertThat(joined.currentSegment().stream()).hasSize(2 * p);
+        int k = 2 * p * r / 4;
         assertThat(joined.isRebuilding(d)).isTrue();
         assertThat(joined.currentSegment().stream()).filteredOn(ch -> ch.contains(d)).hasSize(k);
 
@@ -67,6 +76,9 @@ class GrowTest {
         assertThat(grown.currentSegment().stream()).allSatisfy(ch -> assertThat(ch).hasSize(r));
         assertThat(grown.currentSegment().stream()).filteredOn(ch -> ch.contains(d)).hasSize(k);
         assertThat(grown.currentSegment().log()).filteredOn(ch -> ch.contains(d)).hasSize(r);
+        assertThat(streams())
+            .as("some streams moved to the split's new chains")
+            .anyMatch(s -> grown.streamChainIndex(s) >= p);
         int before = w.count();
         w.awaitAcked(before + 60);
       }
