@@ -42,9 +42,11 @@ class GrowTest {
         RpcClient rpc = c.transport().newClient(ClientOptions.defaults())) {
       Layout first = c.awaitLayout("epoch 2", x -> x.epoch() >= 2);
       List<AckedWrites.Acked> acked = new ArrayList<>();
+      List<AckedWrites.Acked> ackedPairs = new ArrayList<>();
       try (AckedWrites.Writer w = new AckedWrites.Writer(c, streams(), acked);
-          AckedWrites.Writer pairs = AckedWrites.Writer.pairs(c, streams(), acked)) {
+          AckedWrites.Writer pairs = AckedWrites.Writer.pairs(c, streams(), ackedPairs)) {
         w.awaitAcked(60);
+        pairs.awaitAcked(60);
         Endpoint d = c.startSpare();
         Layout joined =
             Layout.fromJson(
@@ -81,7 +83,9 @@ class GrowTest {
             .anyMatch(s -> grown.streamChainIndex(s) >= p);
         int before = w.count();
         w.awaitAcked(before + 60);
+        pairs.awaitAcked(pairs.count() + 60);
       }
+      acked.addAll(ackedPairs);
       AckedWrites.assertEveryAckedReadable(c, acked);
       ReplicaAgreement.assertReplicasAgree(
           c.client(c.endpoints().get(0)), c.agreed().value(), streams());
