@@ -157,7 +157,7 @@ final class LayoutJson {
         epoch,
         sequencer,
         segments,
-        replication(root),
+        wholeNumber(root, "replication"),
         endpoints(root, "removed"),
         incarnations(root),
         rebuilding(root),
@@ -165,20 +165,7 @@ final class LayoutJson {
         endpoints(root, "retired"),
         replacing(root),
         streamSince(root),
-        streamSplits(root));
-  }
-
-  private static int streamSplits(JsonNode root) {
-    JsonNode v = root.get("streamSplits");
-    if (v == null || v.isNull()) {
-      return 0;
-    }
-    if (!v.isIntegralNumber() || !v.canConvertToInt()) {
-      throw new LayoutException(
-          "The layout field 'streamSplits' must be a whole number (how many times the stream"
-              + " chains were split).");
-    }
-    return v.asInt();
+        wholeNumber(root, "streamSplits"));
   }
 
   private static Map<Integer, Long> streamSince(JsonNode root) {
@@ -286,14 +273,15 @@ final class LayoutJson {
     return out;
   }
 
-  private static int replication(JsonNode root) {
-    JsonNode v = root.get("replication");
+  /** The optional whole-number field {@code name}; 0 when absent. */
+  private static int wholeNumber(JsonNode root, String name) {
+    JsonNode v = root.get(name);
     if (v == null || v.isNull()) {
       return 0;
     }
     if (!v.isIntegralNumber() || !v.canConvertToInt()) {
       throw new LayoutException(
-          "The layout field 'replication' must be an integer, got " + v + ".");
+          "The layout field '" + name + "' must be an integer, got " + v + ".");
     }
     return v.asInt();
   }

@@ -113,6 +113,13 @@ class LayoutJsonTest {
             + " \"end\": -1, \"log\": [[\"h:1\", \"h:2\"]], \"stream\": [[\"h:2\"]]}]";
     return Stream.of(
         Arguments.of(head + ", \"replication\": \"two\"}", "'replication' must be an integer"),
+        Arguments.of(head + ", \"streamSplits\": \"one\"}", "'streamSplits' must be an integer"),
+        Arguments.of(head + ", \"streamSplits\": 1}", "only a cluster layout"),
+        Arguments.of(
+            head + ", \"replication\": 2, \"streamSplits\": 1}",
+            "1 stream chains, which 1 splits in two cannot have made"),
+        Arguments.of(
+            head + ", \"replication\": 2, \"streamSplits\": 21}", "'streamSplits' must be from 0"),
         Arguments.of(head + ", \"replication\": -1}", "replication is -1"),
         Arguments.of(
             head + ", \"replication\": 1}", "has 2 replicas, more than the layout's replication 1"),
