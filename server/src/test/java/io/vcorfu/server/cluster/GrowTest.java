@@ -133,6 +133,62 @@ class GrowTest {
     }
   }
 
+  /**
+   * An old member killed while the growing node copies the split chains from it: the cluster takes
+   * the dead node out (every chain keeps the members it had besides it, a split child's as well),
+   * the new node goes on copying from the survivors and is promoted; entries of one and of two
+   * streams acknowledged throughout read back, and every replica agrees.
+   */
+  @ParameterizedTest(name = "R = {0}")
+  @ValueSource(ints = {3})
+  void anOldMemberKilledWhileTheNewNodeCopiesLosesNothing(int r) throws Exception {
+    try (ZkCluster c = ZkCluster.start(tmp, 3, r);
+        RpcClient rpc = c.transport().newClient(ClientOptions.defaults())) {
+      c.awaitLayout("epoch 2", x -> x.epoch() >= 2);
+      List<AckedWrites.Acked> acked = new ArrayList<>();
+      List<AckedWrites.Acked> ackedPairs = new ArrayList<>();
+      try (AckedWrites.Writer w = new AckedWrites.Writer(c, streams(), acked);
+          AckedWrites.Writer pairs = AckedWrites.Writer.pairs(c, streams(), ackedPairs)) {
+        w.awaitAcked(200);
+        pairs.awaitAcked(100);
+        Endpoint d = c.startSpare(2_000);
+        NodeCalls calls = new NodeCalls(rpc);
+        Layout joined =
+            Layout.fromJson(
+                calls
+                    .addNode(c.endpoints().get(0), d, true)
+                    .get(30, TimeUnit.SECONDS)
+                    .getLayoutJson());
+        assertThat(joined.streamSplits()).isEqualTo(1);
+        Awaitility.await(d + " copying")
+            .atMost(Duration.ofSeconds(60))
+            .ignoreExceptions()
+            .until(
+                () -> calls.ping(d).get(5, TimeUnit.SECONDS).getRebuild(),
+                p -> p.getEntriesCopied() > 0 && !p.getDone());
+        // Not the sequencer (the writers' seed): the last node, in every chain of the three.
+        Endpoint victim = c.endpoints().get(2);
+        c.kill(victim);
+        Layout after =
+            c.awaitLayout(
+                victim + " removed and " + d + " promoted",
+                l ->
+                    l.removed().contains(victim)
+                        && l.allServers().contains(d)
+                        && !l.isRebuilding(d));
+        assertThat(after.allServers()).doesNotContain(victim);
+        assertThat(after.currentSegment().stream()).hasSize(6);
+        int before = w.count();
+        w.awaitAcked(before + 60);
+        pairs.awaitAcked(pairs.count() + 30);
+      }
+      acked.addAll(ackedPairs);
+      AckedWrites.assertEveryAckedReadable(c, acked);
+      ReplicaAgreement.assertReplicasAgree(
+          c.client(c.endpoints().get(0)), c.agreed().value(), streams());
+    }
+  }
+
   private static List<StreamId> streams() {
     return AckedWrites.streams("grow-", STREAMS);
   }
