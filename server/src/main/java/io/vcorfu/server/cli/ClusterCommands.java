@@ -358,6 +358,7 @@ final class ClusterCommands {
       out.println("sequencer " + layout.sequencer());
       if (layout.replication() > 0) {
         out.println("replication " + layout.replication());
+        out.println(streamChains(layout));
       }
       for (Segment s : layout.segments()) {
         String range = "[" + s.start() + ", " + (s.isOpen() ? "open" : s.end()) + ")";
@@ -441,6 +442,25 @@ final class ClusterCommands {
       return b.toString();
     }
 
+    /**
+     * "stream chains P", and where growth split them, from how many root chains and how often: a
+     * stream is placed on chain {@code hash mod P}.
+     */
+    static String streamChains(Layout layout) {
+      int p = layout.currentSegment().stream().size();
+      int splits = layout.streamSplits();
+      if (splits == 0) {
+        return "stream chains " + p;
+      }
+      return "stream chains "
+          + p
+          + " ("
+          + (p >> splits)
+          + " split in two "
+          + (splits == 1 ? "once" : splits + " times")
+          + " as the cluster grew)";
+    }
+
     private static String json(Layout layout, Map<Endpoint, NodeState> states) throws Exception {
       ObjectMapper m = new ObjectMapper();
       ObjectNode root = m.createObjectNode();
@@ -448,6 +468,8 @@ final class ClusterCommands {
       root.put("epoch", layout.epoch());
       root.put("sequencer", layout.sequencer().toString());
       root.put("replication", layout.replication());
+      root.put("streamChains", layout.currentSegment().stream().size());
+      root.put("streamSplits", layout.streamSplits());
       root.set("layout", m.readTree(layout.toJson()));
       ArrayNode under = root.putArray("underReplicated");
       for (Segment s : layout.segments()) {

@@ -322,6 +322,7 @@ class ClusterProcessTest {
     assertThat(grown.code()).as(grown.out() + grown.err()).isZero();
     assertThat(grown.out())
         .contains("added " + joining + " to grow the cluster")
+        .contains("of the 6 stream chains")
         .contains(joining + " is a full member");
     appendUntil(acked, 60);
     Layout after = newestLayout();
@@ -331,7 +332,9 @@ class ClusterProcessTest {
         .hasSize(after.replication());
     assertThat(after.currentSegment().stream())
         .allSatisfy(c -> assertThat(c).hasSize(after.replication()));
+    assertThat(after.currentSegment().stream()).hasSize(6);
     assertThat(cli("cluster", "status", "--endpoint", cluster.endpointList()).out())
+        .contains("stream chains 6 (3 split in two once as the cluster grew)")
         .contains("node " + joining + " serving")
         .doesNotContain("under-replicated");
     assertEveryAckedReadable(acked);
