@@ -105,6 +105,41 @@ class LayoutGrowthTest {
     assertThat(joined.toJson()).doesNotContain("streamSplits");
   }
 
+  /** Every later change (a removal, a heal, a drain, another growth) keeps the splits made. */
+  @Test
+  void laterChangesKeepTheSplits() {
+    Layout grown =
+        LayoutChanges.promoted(
+            LayoutChanges.withGrowth(LayoutChanges.initial("c", List.of(A, B, C), 3), D, 10),
+            D,
+            20);
+    assertThat(grown.streamSplits()).isEqualTo(1);
+    Endpoint e = new Endpoint("10.0.0.5", 9000);
+    Endpoint f = new Endpoint("10.0.0.6", 9000);
+
+    Layout shrunk = LayoutChanges.withoutNode(grown, B, 30);
+    Layout healing = LayoutChanges.withRebuilding(shrunk, e, 40);
+    Layout healed = LayoutChanges.promoted(healing, e);
+    Layout draining = LayoutChanges.withReplacement(healed, A, f, 50);
+    Layout drained = LayoutChanges.promoted(draining, f, 60);
+    for (Layout l : List.of(shrunk, healing, healed, draining, drained)) {
+      assertThat(l.streamSplits()).as("epoch %d", l.epoch()).isEqualTo(1);
+      assertThat(l.currentSegment().stream()).hasSize(6);
+      assertThat(Layout.fromJson(l.toJson())).isEqualTo(l);
+    }
+    // Six chains for five nodes: the next growth does not split again, the one after does.
+    Endpoint g = new Endpoint("10.0.0.7", 9000);
+    Layout five = LayoutChanges.promoted(LayoutChanges.withGrowth(drained, g, 70), g, 80);
+    assertThat(five.streamSplits()).isEqualTo(1);
+    Endpoint h = new Endpoint("10.0.0.8", 9000);
+    Layout six = LayoutChanges.promoted(LayoutChanges.withGrowth(five, h, 90), h, 100);
+    assertThat(six.streamSplits()).isEqualTo(1);
+    Endpoint i = new Endpoint("10.0.0.9", 9000);
+    Layout seven = LayoutChanges.withGrowth(six, i, 110);
+    assertThat(seven.streamSplits()).isEqualTo(2);
+    assertThat(seven.currentSegment().stream()).hasSize(12);
+  }
+
   /**
    * A split never reorders two streams' chains in a plan: for every pair of chains after a split
    * whose parents differ, the order is their parents' order; a child comes right after its parent;
