@@ -338,7 +338,7 @@ public final class ChainWriter {
               // decider's other slots only after it (see the class comment).
               return replaceCopies(entry, abortOrder(entry, plan), 0)
                   .thenCompose(v -> commitHole(entry, decider))
-                  .thenCompose(v -> abortEarlier(entry, plan))
+                  .thenCompose(v -> replaceDecidersOtherSlots(entry, decider))
                   .thenApply(v -> Outcome.ABORTED);
             });
   }
@@ -354,6 +354,24 @@ public final class ChainWriter {
     }
     Copy c = copies.get(i);
     return fillCopy(entry, c, true, true, 0).thenCompose(r -> replaceCopies(entry, copies, i + 1));
+  }
+
+  /**
+   * Once an abort is committed, replaces the decider's slots of the entry other than the deciding
+   * one; one that cannot be replaced now is harmless (the decision is committed, and a reader of
+   * that slot finishes the abort).
+   */
+  private CompletableFuture<Void> replaceDecidersOtherSlots(
+      LogEntryMsg entry, ChainPlan.Visit decider) {
+    if (decider.role() == ChainPlan.Role.LOG) {
+      return CompletableFuture.completedFuture(null);
+    }
+    List<StreamSlot> slots = slotsFor(entry, decider);
+    List<Copy> others = new ArrayList<>();
+    for (StreamSlot slot : slots.subList(1, slots.size())) {
+      others.add(new Copy(decider, slot));
+    }
+    return replaceCopies(entry, others, 0).exceptionally(e -> null);
   }
 
   /** Commits the hole an abort left uncommitted at the decider's first slot of the entry. */
