@@ -135,12 +135,7 @@ class DrainTest {
         w.awaitAcked(200);
         Endpoint d = c.startSpare(2_000);
         calls.replaceNode(c.endpoints().get(0), old, d).get(30, TimeUnit.SECONDS);
-        Awaitility.await(d + " copying")
-            .atMost(Duration.ofSeconds(60))
-            .ignoreExceptions()
-            .until(
-                () -> calls.ping(d).get(5, TimeUnit.SECONDS).getRebuild(),
-                p -> p.getEntriesCopied() > 0 && !p.getDone());
+        RebuildWait.awaitCopying(calls, d);
         Endpoint victim = dies.equals("old") ? old : d;
         Endpoint survivor = dies.equals("old") ? d : old;
         c.kill(victim);

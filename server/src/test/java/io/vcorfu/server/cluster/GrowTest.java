@@ -85,10 +85,7 @@ class GrowTest {
         w.awaitAcked(before + 60);
         pairs.awaitAcked(pairs.count() + 60);
       }
-      acked.addAll(ackedPairs);
-      AckedWrites.assertEveryAckedReadable(c, acked);
-      ReplicaAgreement.assertReplicasAgree(
-          c.client(c.endpoints().get(0)), c.agreed().value(), streams());
+      assertEverythingReadsBackAndAgrees(c, acked, ackedPairs);
     }
   }
 
@@ -104,12 +101,7 @@ class GrowTest {
         Endpoint d = c.startSpare(2_000);
         NodeCalls calls = new NodeCalls(rpc);
         calls.addNode(c.endpoints().get(0), d, true).get(30, TimeUnit.SECONDS);
-        Awaitility.await(d + " copying")
-            .atMost(Duration.ofSeconds(60))
-            .ignoreExceptions()
-            .until(
-                () -> calls.ping(d).get(5, TimeUnit.SECONDS).getRebuild(),
-                p -> p.getEntriesCopied() > 0 && !p.getDone());
+        RebuildWait.awaitCopying(calls, d);
         // A second node cannot grow the cluster while the first one rebuilds.
         Endpoint e = c.startSpare();
         ExecutionException refused =
@@ -160,12 +152,7 @@ class GrowTest {
                     .get(30, TimeUnit.SECONDS)
                     .getLayoutJson());
         assertThat(joined.streamSplits()).isEqualTo(1);
-        Awaitility.await(d + " copying")
-            .atMost(Duration.ofSeconds(60))
-            .ignoreExceptions()
-            .until(
-                () -> calls.ping(d).get(5, TimeUnit.SECONDS).getRebuild(),
-                p -> p.getEntriesCopied() > 0 && !p.getDone());
+        RebuildWait.awaitCopying(calls, d);
         // Not the sequencer (the writers' seed): the last node, in every chain of the three.
         Endpoint victim = c.endpoints().get(2);
         c.kill(victim);
@@ -182,11 +169,22 @@ class GrowTest {
         w.awaitAcked(before + 60);
         pairs.awaitAcked(pairs.count() + 30);
       }
-      acked.addAll(ackedPairs);
-      AckedWrites.assertEveryAckedReadable(c, acked);
-      ReplicaAgreement.assertReplicasAgree(
-          c.client(c.endpoints().get(0)), c.agreed().value(), streams());
+      assertEverythingReadsBackAndAgrees(c, acked, ackedPairs);
     }
+  }
+
+  /**
+   * Every acknowledged append, of one stream or two, reads back where it was acknowledged, and
+   * every replica of every chain holds the same entries.
+   */
+  private static void assertEverythingReadsBackAndAgrees(
+      ZkCluster c, List<AckedWrites.Acked> acked, List<AckedWrites.Acked> ackedPairs)
+      throws Exception {
+    List<AckedWrites.Acked> all = new ArrayList<>(acked);
+    all.addAll(ackedPairs);
+    AckedWrites.assertEveryAckedReadable(c, all);
+    ReplicaAgreement.assertReplicasAgree(
+        c.client(c.endpoints().get(0)), c.agreed().value(), streams());
   }
 
   private static List<StreamId> streams() {

@@ -130,11 +130,11 @@ class HealTest {
       appendUntil(c, acked, 2_520);
 
       c.restart(rebuilding, true, 2_000); // wiped: it copies everything, slowly
-      awaitCopying(rpc, rebuilding);
+      RebuildWait.awaitCopying(new NodeCalls(rpc), rebuilding);
       c.kill(source);
       c.awaitLayout("without " + source, x -> x.removed().contains(source));
       appendUntil(c, acked, 2_540);
-      awaitCopying(rpc, rebuilding);
+      RebuildWait.awaitCopying(new NodeCalls(rpc), rebuilding);
       c.kill(rebuilding);
       c.awaitLayout("without " + rebuilding, x -> x.removed().contains(rebuilding));
       appendUntil(c, acked, 2_560);
@@ -172,7 +172,7 @@ class HealTest {
       c.kill(rebuilding);
       c.awaitLayout("without " + rebuilding, x -> x.removed().contains(rebuilding));
       c.restart(rebuilding, true, 2_000);
-      awaitCopying(rpc, rebuilding);
+      RebuildWait.awaitCopying(new NodeCalls(rpc), rebuilding);
 
       c.restart(rebuilding, false, 64L << 20);
       Layout healed = awaitFullStrength(c, rebuilding, acked);
@@ -205,7 +205,7 @@ class HealTest {
       appendUntil(c, acked, 120);
 
       c.restart(rebuilding, true, 2_000);
-      awaitCopying(rpc, rebuilding);
+      RebuildWait.awaitCopying(new NodeCalls(rpc), rebuilding);
       c.kill(manager);
       c.awaitLayout("without " + manager, x -> x.removed().contains(manager));
       appendUntil(c, acked, 140);
@@ -263,17 +263,6 @@ class HealTest {
       assertEveryAckedReadable(c, acked);
       assertReplicasAgree(c, healed);
     }
-  }
-
-  /** Waits until {@code node} reports a rebuild under way that has copied something. */
-  private static void awaitCopying(RpcClient rpc, Endpoint node) {
-    NodeCalls calls = new NodeCalls(rpc);
-    Awaitility.await(node + " copying")
-        .atMost(Duration.ofSeconds(60))
-        .ignoreExceptions()
-        .until(
-            () -> calls.ping(node).get(5, TimeUnit.SECONDS).getRebuild(),
-            r -> r.getEntriesCopied() > 0 && !r.getDone());
   }
 
   /**
