@@ -382,12 +382,8 @@ public final class ClusterManager implements AutoCloseable {
             answer.getRebuild().getBytesCopied(),
             layout.epoch(),
             layout.epoch() + 1);
-        try {
-          commitChange(current, tail -> LayoutChanges.promoted(layout, node, tail + 1));
-          succeeded();
-        } catch (Exception e) {
-          failed("promoting " + node, e);
-        }
+        healingStep(
+            current, "promoting " + node, tail -> LayoutChanges.promoted(layout, node, tail + 1));
         return;
       }
     }
@@ -400,52 +396,57 @@ public final class ClusterManager implements AutoCloseable {
     removed.removeAll(layout.retired()); // they left on request
     java.util.Collections.reverse(removed); // the most recently removed first
     candidates.addAll(removed);
+    Endpoint node = firstAnswering(candidates, now);
+    if (node == null) {
+      return;
+    }
     List<Integer> empty = LayoutChanges.emptyStreamChains(layout);
     if (!empty.isEmpty()) {
       // A stream chain with no replica first: its streams are read from the log until taken up.
-      for (Endpoint node : candidates) {
-        if (!answering(node, now)) {
-          continue;
-        }
-        LOG.info(
-            "manager {}: stream chains {} have no replica; {} answers and takes them up (epoch {}"
-                + " -> {})",
-            self,
-            empty,
-            node,
-            layout.epoch(),
-            layout.epoch() + 1);
-        try {
-          commitChange(current, tail -> LayoutChanges.withTakeover(layout, node, tail + 1));
-          succeeded();
-        } catch (Exception e) {
-          failed("taking up stream chains " + empty + " by " + node, e);
-        }
-        return;
-      }
-    }
-    if (lacking.size() == empty.size()) {
-      return;
-    }
-    for (Endpoint node : candidates) {
-      if (!answering(node, now)) {
-        continue;
-      }
       LOG.info(
-          "manager {}: chains {} lack a replica; {} answers and joins them as a rebuilding replica"
-              + " (epoch {} -> {})",
+          "manager {}: stream chains {} have no replica; {} answers and takes them up (epoch {}"
+              + " -> {})",
           self,
-          lacking,
+          empty,
           node,
           layout.epoch(),
           layout.epoch() + 1);
-      try {
-        commitChange(current, tail -> LayoutChanges.withRebuilding(layout, node, tail + 1));
-        succeeded();
-      } catch (Exception e) {
-        failed("joining " + node, e);
-      }
+      healingStep(
+          current,
+          "taking up stream chains " + empty + " by " + node,
+          tail -> LayoutChanges.withTakeover(layout, node, tail + 1));
       return;
+    }
+    LOG.info(
+        "manager {}: chains {} lack a replica; {} answers and joins them as a rebuilding replica"
+            + " (epoch {} -> {})",
+        self,
+        lacking,
+        node,
+        layout.epoch(),
+        layout.epoch() + 1);
+    healingStep(
+        current, "joining " + node, tail -> LayoutChanges.withRebuilding(layout, node, tail + 1));
+  }
+
+  /** The first of {@code candidates} that answers, or null. */
+  private Endpoint firstAnswering(List<Endpoint> candidates, long now) {
+    for (Endpoint node : candidates) {
+      if (answering(node, now)) {
+        return node;
+      }
+    }
+    return null;
+  }
+
+  /** Commits one healing change, recording its success or failure (see {@link #failed}). */
+  private void healingStep(
+      Versioned<Layout> current, String what, java.util.function.LongFunction<Layout> change) {
+    try {
+      commitChange(current, change);
+      succeeded();
+    } catch (Exception e) {
+      failed(what, e);
     }
   }
 

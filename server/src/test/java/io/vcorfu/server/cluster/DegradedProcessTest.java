@@ -37,20 +37,7 @@ class DegradedProcessTest {
 
   @Test
   void theOnlyStreamReplicaKilledAppendsGoOnAndASpareTakesTheChainUp() throws Exception {
-    try (ProcessCluster cluster =
-        ProcessCluster.start(
-            tmp,
-            "degraded-procs",
-            3,
-            List.of(),
-            nodes ->
-                List.of(
-                    "--nodes",
-                    nodes.get(0).toString(),
-                    "--stream-nodes",
-                    nodes.get(1).toString(),
-                    "--replication",
-                    "1"))) {
+    try (ProcessCluster cluster = ProcessCluster.startWithOneStreamNode(tmp, "degraded-procs")) {
       List<Endpoint> nodes = cluster.nodes();
       Endpoint n1 = nodes.get(1);
       Endpoint n2 = nodes.get(2);

@@ -172,20 +172,7 @@ class FailoverLinearizabilityTest {
     assertLinearizableWhile(
         "FailoverLinearizabilityTest degraded",
         0,
-        tmpDir ->
-            ProcessCluster.start(
-                tmpDir,
-                "linz",
-                3,
-                List.of(),
-                nodes ->
-                    List.of(
-                        "--nodes",
-                        nodes.get(0).toString(),
-                        "--stream-nodes",
-                        nodes.get(1).toString(),
-                        "--replication",
-                        "1")),
+        tmpDir -> ProcessCluster.startWithOneStreamNode(tmpDir, "linz"),
         (cluster, faults) -> {
           Endpoint streamReplica = cluster.nodes().get(1);
           Endpoint spare = cluster.nodes().get(2);

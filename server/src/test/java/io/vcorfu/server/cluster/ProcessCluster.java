@@ -57,6 +57,27 @@ public final class ProcessCluster implements AutoCloseable {
   }
 
   /**
+   * Three node processes in the paper's degraded-mode layout, R = 1: the first holds the log and
+   * sequences, the second is the only stream replica ({@code cluster init --stream-nodes}), the
+   * third is in no chain (it answers, so the manager can hand it an emptied stream chain).
+   */
+  public static ProcessCluster startWithOneStreamNode(Path tmp, String name) {
+    return start(
+        tmp,
+        name,
+        3,
+        List.of(),
+        nodes ->
+            List.of(
+                "--nodes",
+                nodes.get(0).toString(),
+                "--stream-nodes",
+                nodes.get(1).toString(),
+                "--replication",
+                "1"));
+  }
+
+  /**
    * {@code n} node processes started, and the cluster initialised with {@code cluster init} and the
    * arguments {@code layoutArgs} makes of the nodes (which nodes hold what).
    */
