@@ -253,7 +253,7 @@ public final class ClusterStreamLog implements StreamLog {
     boolean unreachable =
         cause instanceof io.vcorfu.protocol.TransportException
             || cause instanceof io.vcorfu.protocol.NotServingException;
-    if (!unreachable || layout.serving(layout.streamChain(stream)).size() > 1) {
+    if (!unreachable || layout.servingStream(layout.streamChainIndex(stream)).size() > 1) {
       return CompletableFuture.failedFuture(cause);
     }
     long[] known = lastRead.get(stream);

@@ -66,6 +66,11 @@ import java.util.Set;
  *     ({@code "streamSplits"}, written only when not 0; see {@link LayoutChanges#withGrowth}): the
  *     current segment's stream chains descend from {@code P / 2^streamSplits} root chains, and
  *     {@link #streamChainOrder()} orders them so that a split never reorders chains in a plan
+ * @param rebuildingChains for a rebuilding replica that keeps serving its other chains (it joined
+ *     chains that lacked a replica while it was a member of others, see {@link
+ *     LayoutChanges#withMemberRebuilding}), the chains it rebuilds ({@code "rebuildingChains":
+ *     {"host:port": {"from": 1200, "log": [1], "stream": [0, 3]}}}, written only when not empty); a
+ *     rebuilding replica without an entry rebuilds every chain it is in
  */
 public record Layout(
     String clusterId,
@@ -80,7 +85,8 @@ public record Layout(
     List<Endpoint> retired,
     Map<Endpoint, Endpoint> replacing,
     Map<Integer, Long> streamSince,
-    int streamSplits) {
+    int streamSplits,
+    Map<Endpoint, JoinedChains> rebuildingChains) {
 
   public Layout {
     segments = segments == null ? List.of() : List.copyOf(segments);
@@ -95,13 +101,47 @@ public record Layout(
     }
     LayoutValidator.validate(clusterId, epoch, sequencer, segments, replication, removed);
     LayoutValidator.checkIncarnations(incarnations, removed);
+    rebuildingChains = rebuildingChains == null ? Map.of() : Map.copyOf(rebuildingChains);
     LayoutValidator.checkHealing(
-        epoch, sequencer, segments, replication, removed, rebuilding, spares);
+        epoch, sequencer, segments, replication, removed, rebuilding, spares, rebuildingChains);
     replacing = replacing == null ? Map.of() : Map.copyOf(replacing);
     LayoutValidator.checkReplacing(segments, removed, rebuilding, replacing);
     streamSince = streamSince == null ? Map.of() : Map.copyOf(streamSince);
     LayoutValidator.checkStreamChains(epoch, segments, replication, streamSince);
     LayoutValidator.checkStreamSplits(segments, replication, streamSplits);
+    LayoutValidator.checkRebuildingChains(segments, rebuilding, rebuildingChains);
+  }
+
+  /** A layout in which every rebuilding replica rebuilds every chain it is in. */
+  public Layout(
+      String clusterId,
+      long epoch,
+      Endpoint sequencer,
+      List<Segment> segments,
+      int replication,
+      List<Endpoint> removed,
+      Map<Endpoint, String> incarnations,
+      Map<Endpoint, Long> rebuilding,
+      List<Endpoint> spares,
+      List<Endpoint> retired,
+      Map<Endpoint, Endpoint> replacing,
+      Map<Integer, Long> streamSince,
+      int streamSplits) {
+    this(
+        clusterId,
+        epoch,
+        sequencer,
+        segments,
+        replication,
+        removed,
+        incarnations,
+        rebuilding,
+        spares,
+        retired,
+        replacing,
+        streamSince,
+        streamSplits,
+        Map.of());
   }
 
   /** A layout in which no node is being replaced and every stream chain is in every plan. */
@@ -221,7 +261,8 @@ public record Layout(
         retired,
         replacing,
         streamSince,
-        streamSplits);
+        streamSplits,
+        rebuildingChains);
   }
 
   /** True when {@code node} is a rebuilding replica (in chains, not yet promoted). */
@@ -230,13 +271,62 @@ public record Layout(
   }
 
   /**
-   * The nodes of {@code chain} that serve: every one but the rebuilding replicas. The last of them
-   * is the chain's decider.
+   * True when {@code node} rebuilds every chain it is in: it joined as a spare, a returning node or
+   * a growing node, serves no reads at all and decides nothing until it is promoted.
    */
-  public List<Endpoint> serving(List<Endpoint> chain) {
+  public boolean rebuildsAll(Endpoint node) {
+    return rebuilding.containsKey(node) && !rebuildingChains.containsKey(node);
+  }
+
+  /**
+   * True when {@code node} is a rebuilding replica of chain {@code index} of {@code segment} (a log
+   * chain with {@code log}, else a stream chain): it takes that chain's writes but decides nothing
+   * and serves no reads of it.
+   */
+  public boolean rebuildsIn(Endpoint node, Segment segment, boolean log, int index) {
+    return LayoutValidator.rebuilds(rebuilding, rebuildingChains, node, segment, log, index);
+  }
+
+  /** True when {@code node} is a rebuilding replica of the log chain of {@code globalAddress}. */
+  public boolean rebuildsLog(Endpoint node, long globalAddress) {
+    if (!rebuilding.containsKey(node)) {
+      return false;
+    }
+    Segment s = segmentOf(globalAddress);
+    return rebuildsIn(node, s, true, (int) (globalAddress % s.log().size()));
+  }
+
+  /**
+   * True when {@code node} is a rebuilding replica of stream chain {@code index} of the current
+   * segment.
+   */
+  public boolean rebuildsStream(Endpoint node, int index) {
+    return rebuildsIn(node, currentSegment(), false, index);
+  }
+
+  /**
+   * The replicas of chain {@code index} of {@code segment} (a log chain with {@code log}) that
+   * serve: every one but its rebuilding replicas. The last of them is the chain's decider.
+   */
+  public List<Endpoint> serving(Segment segment, boolean log, int index) {
+    List<Endpoint> chain = (log ? segment.log() : segment.stream()).get(index);
     return rebuilding.isEmpty()
         ? chain
-        : chain.stream().filter(e -> !rebuilding.containsKey(e)).toList();
+        : chain.stream().filter(e -> !rebuildsIn(e, segment, log, index)).toList();
+  }
+
+  /** The replicas of the log chain of {@code globalAddress} that serve (see {@link #serving}). */
+  public List<Endpoint> servingLog(long globalAddress) {
+    Segment s = segmentOf(globalAddress);
+    return serving(s, true, (int) (globalAddress % s.log().size()));
+  }
+
+  /**
+   * The replicas of stream chain {@code index} of the current segment that serve (see {@link
+   * #serving}).
+   */
+  public List<Endpoint> servingStream(int index) {
+    return serving(currentSegment(), false, index);
   }
 
   /**
@@ -259,7 +349,8 @@ public record Layout(
         retired,
         replacing,
         streamSince,
-        streamSplits);
+        streamSplits,
+        rebuildingChains);
   }
 
   /** The segment holding {@code globalAddress}; throws {@link LayoutException} if none does. */

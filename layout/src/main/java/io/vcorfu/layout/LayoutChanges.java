@@ -184,8 +184,8 @@ public final class LayoutChanges {
           new Segment(
               s.start(),
               s.end(),
-              without(layout, s.log(), dead, ChainKind.LOG, s.start()),
-              without(layout, s.stream(), dead, ChainKind.STREAM, s.start())));
+              without(layout, s, dead, ChainKind.LOG),
+              without(layout, s, dead, ChainKind.STREAM)));
     }
     int last = segments.size() - 1;
     Segment current = segments.get(last);
@@ -229,7 +229,15 @@ public final class LayoutChanges {
         layout.retired(),
         replacing,
         since,
-        layout.streamSplits());
+        layout.streamSplits(),
+        without(layout.rebuildingChains(), dead));
+  }
+
+  /** {@code map} without {@code key}. */
+  private static <V> Map<Endpoint, V> without(Map<Endpoint, V> map, Endpoint key) {
+    Map<Endpoint, V> out = new HashMap<>(map);
+    out.remove(key);
+    return out;
   }
 
   /**
@@ -271,6 +279,133 @@ public final class LayoutChanges {
         atHead(current.log(), node, layout.replication(), null),
         atHead(current.stream(), node, layout.replication(), null));
     return joining(layout, node, segments, true, null, layout.streamSince(), layout.streamSplits());
+  }
+
+  /**
+   * Healing onto a member: {@code layout} at the next epoch with {@code node}, a node that serves
+   * chains of the current segment already, joined as a <em>rebuilding</em> replica at the head of
+   * the chains {@link #memberJoins} names (every chain of the current segment that has replicas but
+   * fewer than R, does not hold the node, and is of a kind, log or stream, the node serves). It
+   * keeps serving, and deciding, every chain it was in; only the joined chains are recorded in
+   * {@link Layout#rebuildingChains()} (from the start of the segment this change opens), so it
+   * takes their writes from the new epoch on, decides none of them and serves no reads of them
+   * until {@link #promoted} makes it a full member there too. The current segment closes at {@code
+   * newSegmentStart} (as in {@link #withoutNode}); the node keeps its incarnation.
+   *
+   * <p>This is how a cluster with more nodes than R restores R with no spare: the chains a failed
+   * node left short are rebuilt on the nodes that were not in them.
+   *
+   * @throws IllegalArgumentException if the layout sets no replication factor, a replica is
+   *     rebuilding already (one at a time), {@code node} is the sequencer or in no chain of the
+   *     current segment, or there is no chain for it to join
+   */
+  public static Layout withMemberRebuilding(Layout layout, Endpoint node, long newSegmentStart) {
+    Objects.requireNonNull(layout, "layout");
+    Objects.requireNonNull(node, "node");
+    if (layout.replication() < 1) {
+      throw new IllegalArgumentException("The layout sets no replication factor to restore.");
+    }
+    if (!layout.rebuilding().isEmpty()) {
+      throw new IllegalArgumentException(
+          "Replicas "
+              + layout.rebuilding().keySet()
+              + " are rebuilding; a member joins more chains after they are promoted.");
+    }
+    if (node.equals(layout.sequencer())) {
+      throw new IllegalArgumentException(
+          node + " is the sequencer; it does not take more chains while it sequences.");
+    }
+    Segment current = layout.currentSegment();
+    Set<Integer> log = joinable(current.log(), node, layout.replication());
+    Set<Integer> stream = joinable(current.stream(), node, layout.replication());
+    if (log.isEmpty() && stream.isEmpty()) {
+      throw new IllegalArgumentException(
+          node
+              + " serves no chain of the current segment of epoch "
+              + layout.epoch()
+              + " that it could join, or no chain of the kinds it serves lacks a replica.");
+    }
+    List<Segment> segments = new ArrayList<>(layout.segments());
+    opened(
+        segments,
+        newSegmentStart,
+        prepended(current.log(), node, log),
+        prepended(current.stream(), node, stream));
+    long epoch = layout.epoch() + 1;
+    Map<Endpoint, Long> rebuilding = new HashMap<>(layout.rebuilding());
+    rebuilding.put(node, epoch);
+    Map<Endpoint, JoinedChains> chains = new HashMap<>(layout.rebuildingChains());
+    chains.put(node, new JoinedChains(segments.get(segments.size() - 1).start(), log, stream));
+    return new Layout(
+        layout.clusterId(),
+        epoch,
+        layout.sequencer(),
+        segments,
+        layout.replication(),
+        layout.removed(),
+        layout.incarnations(),
+        rebuilding,
+        layout.spares(),
+        layout.retired(),
+        layout.replacing(),
+        layout.streamSince(),
+        layout.streamSplits(),
+        chains);
+  }
+
+  /**
+   * The chains of the current segment {@link #withMemberRebuilding} would join {@code node} to, as
+   * "log i" / "stream i": none when it is in no chain (then it is a spare or a returning node, see
+   * {@link #withRebuilding}).
+   */
+  public static List<String> memberJoins(Layout layout, Endpoint node) {
+    List<String> out = new ArrayList<>();
+    if (layout.replication() < 1) {
+      return out;
+    }
+    Segment current = layout.currentSegment();
+    joinable(current.log(), node, layout.replication()).stream()
+        .sorted()
+        .forEach(c -> out.add("log " + c));
+    joinable(current.stream(), node, layout.replication()).stream()
+        .sorted()
+        .forEach(c -> out.add("stream " + c));
+    return out;
+  }
+
+  /**
+   * The indexes of {@code chains} that have replicas but fewer than {@code r} and lack {@code
+   * node}, when {@code node} is in one of them (it serves this kind of chain); else none.
+   */
+  private static Set<Integer> joinable(List<List<Endpoint>> chains, Endpoint node, int r) {
+    Set<Integer> out = new java.util.TreeSet<>();
+    if (chains.stream().noneMatch(c -> c.contains(node))) {
+      return out;
+    }
+    for (int c = 0; c < chains.size(); c++) {
+      List<Endpoint> chain = chains.get(c);
+      if (!chain.isEmpty() && chain.size() < r && !chain.contains(node)) {
+        out.add(c);
+      }
+    }
+    return out;
+  }
+
+  /** {@code chains} with {@code node} at the head of those whose index is in {@code which}. */
+  private static List<List<Endpoint>> prepended(
+      List<List<Endpoint>> chains, Endpoint node, Set<Integer> which) {
+    List<List<Endpoint>> out = new ArrayList<>(chains.size());
+    for (int c = 0; c < chains.size(); c++) {
+      if (which.contains(c)) {
+        List<Endpoint> next = new ArrayList<>(chains.get(c).size() + 1);
+        next.add(node);
+        next.addAll(chains.get(c));
+        out.add(next);
+      } else {
+        out.add(chains.get(c));
+      }
+    }
+    return out;
   }
 
   /**
@@ -424,7 +559,8 @@ public final class LayoutChanges {
         retired,
         replacing,
         streamSince,
-        streamSplits);
+        streamSplits,
+        layout.rebuildingChains());
   }
 
   /**
@@ -436,7 +572,7 @@ public final class LayoutChanges {
    * @throws IllegalArgumentException if {@code node} is not rebuilding
    */
   public static Layout promoted(Layout layout, Endpoint node) {
-    if (layout.isRebuilding(node)
+    if (layout.rebuildsAll(node)
         && layout.currentSegment().log().stream().noneMatch(c -> c.contains(node))) {
       throw new IllegalArgumentException(
           node
@@ -480,6 +616,7 @@ public final class LayoutChanges {
           node + " is not a rebuilding replica at epoch " + layout.epoch() + ".");
     }
     Endpoint old = layout.replacing().get(node);
+    JoinedChains joined = layout.rebuildingChains().get(node);
     List<Segment> segments = new ArrayList<>(layout.segments().size());
     int last = layout.segments().size() - 1;
     int r = layout.replication();
@@ -488,8 +625,13 @@ public final class LayoutChanges {
       List<List<Endpoint>> log = s.log();
       List<List<Endpoint>> stream = s.stream();
       if (i != last) {
-        log = atHead(log, node, r, old);
-        stream = atHead(stream, node, r, old);
+        // A member that rebuilt chains of one kind only joins closed chains of that kind only.
+        if (joined == null || !joined.log().isEmpty()) {
+          log = atHead(log, node, r, old);
+        }
+        if (joined == null || !joined.stream().isEmpty()) {
+          stream = atHead(stream, node, r, old);
+        }
       }
       if (old != null) {
         log = leaving(log, old);
@@ -501,7 +643,7 @@ public final class LayoutChanges {
     List<List<Endpoint>> log = trimmed(current.log(), node, r);
     List<List<Endpoint>> stream = trimmed(current.stream(), node, r);
     segments.set(last, new Segment(current.start(), current.end(), log, stream));
-    if (log.stream().noneMatch(c -> c.contains(node))) {
+    if (joined == null && log.stream().noneMatch(c -> c.contains(node))) {
       opened(segments, newSegmentStart, striped(members(log, stream), r), stream);
     }
     Map<Endpoint, Long> rebuilding = new HashMap<>(layout.rebuilding());
@@ -534,7 +676,8 @@ public final class LayoutChanges {
         retired,
         replacing,
         layout.streamSince(),
-        layout.streamSplits());
+        layout.streamSplits(),
+        without(layout.rebuildingChains(), node));
   }
 
   /** {@code chains} without {@code old}; the other members keep their order. */
@@ -738,6 +881,10 @@ public final class LayoutChanges {
    */
   public static List<int[]> closedLogChainsToCopy(Layout layout, Endpoint node) {
     List<int[]> out = new ArrayList<>();
+    JoinedChains joined = layout.rebuildingChains().get(node);
+    if (joined != null && joined.log().isEmpty()) {
+      return out; // a member that rebuilds stream chains only joins no closed log chain
+    }
     Endpoint old = layout.replacing().get(node);
     for (int i = 0; i < layout.segments().size() - 1; i++) {
       List<List<Endpoint>> log = layout.segments().get(i).log();
@@ -777,7 +924,8 @@ public final class LayoutChanges {
         retired,
         layout.replacing(),
         layout.streamSince(),
-        layout.streamSplits());
+        layout.streamSplits(),
+        layout.rebuildingChains());
   }
 
   /**
@@ -815,7 +963,8 @@ public final class LayoutChanges {
         retired,
         layout.replacing(),
         layout.streamSince(),
-        layout.streamSplits());
+        layout.streamSplits(),
+        layout.rebuildingChains());
   }
 
   /**
@@ -874,15 +1023,14 @@ public final class LayoutChanges {
   }
 
   private static List<List<Endpoint>> without(
-      Layout layout,
-      List<List<Endpoint>> chains,
-      Endpoint dead,
-      ChainKind kind,
-      long segmentStart) {
+      Layout layout, Segment segment, Endpoint dead, ChainKind kind) {
+    boolean isLog = kind == ChainKind.LOG;
+    List<List<Endpoint>> chains = isLog ? segment.log() : segment.stream();
+    long segmentStart = segment.start();
     List<List<Endpoint>> out = new ArrayList<>(chains.size());
     for (int c = 0; c < chains.size(); c++) {
       List<Endpoint> chain = chains.get(c);
-      List<Endpoint> serving = layout.serving(chain);
+      List<Endpoint> serving = layout.serving(segment, isLog, c);
       if (serving.size() == 1 && serving.get(0).equals(dead)) {
         if (kind == ChainKind.STREAM && chain.size() == 1 && layout.replication() > 0) {
           // A stream chain's last replica: every entry of its streams is in the log too, which

@@ -31,7 +31,9 @@ final class LayoutJson {
           "retired",
           "replacing",
           "streamSince",
-          "streamSplits");
+          "streamSplits",
+          "rebuildingChains");
+  private static final Set<String> JOINED_FIELDS = Set.of("from", "log", "stream");
   private static final Set<String> SEGMENT_FIELDS = Set.of("start", "end", "log", "stream");
 
   private LayoutJson() {}
@@ -101,6 +103,18 @@ final class LayoutJson {
     if (layout.streamSplits() > 0) {
       root.put("streamSplits", layout.streamSplits());
     }
+    if (!layout.rebuildingChains().isEmpty()) {
+      ObjectNode chains = root.putObject("rebuildingChains");
+      Map<String, JoinedChains> sorted = new TreeMap<>();
+      layout.rebuildingChains().forEach((node, joined) -> sorted.put(node.toString(), joined));
+      sorted.forEach(
+          (node, joined) -> {
+            ObjectNode j = chains.putObject(node);
+            j.put("from", joined.from());
+            new java.util.TreeSet<>(joined.log()).forEach(j.putArray("log")::add);
+            new java.util.TreeSet<>(joined.stream()).forEach(j.putArray("stream")::add);
+          });
+    }
     return root;
   }
 
@@ -165,7 +179,57 @@ final class LayoutJson {
         endpoints(root, "retired"),
         replacing(root),
         streamSince(root),
-        wholeNumber(root, "streamSplits"));
+        wholeNumber(root, "streamSplits"),
+        rebuildingChains(root));
+  }
+
+  private static Map<Endpoint, JoinedChains> rebuildingChains(JsonNode root) {
+    JsonNode v = root.get("rebuildingChains");
+    if (v == null || v.isNull()) {
+      return Map.of();
+    }
+    if (!v.isObject()) {
+      throw new LayoutException(
+          "The layout field 'rebuildingChains' must be an object of \"host:port\":"
+              + " {\"from\": address, \"log\": [chain, ...], \"stream\": [chain, ...]} pairs.");
+    }
+    Map<Endpoint, JoinedChains> out = new HashMap<>();
+    for (Iterator<Map.Entry<String, JsonNode>> it = v.fields(); it.hasNext(); ) {
+      Map.Entry<String, JsonNode> e = it.next();
+      String where = "The layout field 'rebuildingChains' entry '" + e.getKey() + "'";
+      Endpoint node;
+      try {
+        node = Endpoint.parse(e.getKey());
+      } catch (IllegalArgumentException bad) {
+        throw new LayoutException(where + " is not a \"host:port\" endpoint.");
+      }
+      JsonNode j = e.getValue();
+      if (!j.isObject()) {
+        throw new LayoutException(where + " must be an object with 'from', 'log' and 'stream'.");
+      }
+      checkFields(j, JOINED_FIELDS, where);
+      out.put(
+          node,
+          new JoinedChains(
+              integer(j, "from", where),
+              indexes(required(j, "log", where), where + " field 'log'"),
+              indexes(required(j, "stream", where), where + " field 'stream'")));
+    }
+    return out;
+  }
+
+  private static Set<Integer> indexes(JsonNode v, String where) {
+    if (!v.isArray()) {
+      throw new LayoutException(where + " must be an array of chain indexes.");
+    }
+    Set<Integer> out = new java.util.HashSet<>();
+    for (JsonNode i : v) {
+      if (!i.isIntegralNumber() || !i.canConvertToInt() || !out.add(i.asInt())) {
+        throw new LayoutException(
+            where + " must list chain indexes (integers), each once; got " + v + ".");
+      }
+    }
+    return out;
   }
 
   private static Map<Integer, Long> streamSince(JsonNode root) {

@@ -174,12 +174,18 @@ final class LayoutValidator {
       int replication,
       List<Endpoint> removed,
       Map<Endpoint, Long> rebuilding,
-      List<Endpoint> spares) {
+      List<Endpoint> spares,
+      Map<Endpoint, JoinedChains> rebuildingChains) {
     Segment current = segments.get(segments.size() - 1);
     if (replication > 0) {
       for (int i = 0; i < segments.size(); i++) {
-        checkLength("Segment " + i, "log", segments.get(i).log(), replication, rebuilding);
-        checkLength("Segment " + i, "stream", segments.get(i).stream(), replication, rebuilding);
+        Segment s = segments.get(i);
+        java.util.function.BiPredicate<Endpoint, Integer> logRebuilds =
+            (e, c) -> rebuilds(rebuilding, rebuildingChains, e, s, true, c);
+        java.util.function.BiPredicate<Endpoint, Integer> streamRebuilds =
+            (e, c) -> rebuilds(rebuilding, rebuildingChains, e, s, false, c);
+        checkLength("Segment " + i, "log", s.log(), replication, logRebuilds);
+        checkLength("Segment " + i, "stream", s.stream(), replication, streamRebuilds);
       }
     }
     for (Map.Entry<Endpoint, Long> e : rebuilding.entrySet()) {
@@ -201,7 +207,8 @@ final class LayoutValidator {
       }
       for (Segment s : segments) {
         for (List<Endpoint> chain : concat(s.log(), s.stream())) {
-          if (!chain.isEmpty() && chain.get(chain.size() - 1).equals(node)) {
+          boolean last = !chain.isEmpty() && chain.get(chain.size() - 1).equals(node);
+          if (last && !rebuildingChains.containsKey(node)) {
             throw new LayoutException(
                 what + " is the last replica of a chain; a rebuilding replica never decides.");
           }
@@ -316,6 +323,61 @@ final class LayoutValidator {
   }
 
   /**
+   * Every entry of {@code rebuildingChains} belongs to a rebuilding replica and names chains of the
+   * current segment it is in, from the start of one of the segments, and it is the last replica of
+   * none of the chains it rebuilds in any segment from there on (a rebuilding replica never
+   * decides). A node that rebuilds every chain it is in is checked by {@link #checkHealing}.
+   */
+  static void checkRebuildingChains(
+      List<Segment> segments,
+      Map<Endpoint, Long> rebuilding,
+      Map<Endpoint, JoinedChains> rebuildingChains) {
+    Segment current = segments.get(segments.size() - 1);
+    for (Map.Entry<Endpoint, JoinedChains> e : rebuildingChains.entrySet()) {
+      Endpoint node = e.getKey();
+      JoinedChains joined = e.getValue();
+      String what = "The layout's rebuilding chains of " + node;
+      if (!rebuilding.containsKey(node)) {
+        throw new LayoutException(what + ": the node is not a rebuilding replica.");
+      }
+      if (joined == null
+          || joined.from() > current.start()
+          || segments.stream().noneMatch(s -> s.start() == joined.from())) {
+        throw new LayoutException(
+            what + " must start where a segment starts, at or before the current segment.");
+      }
+      checkJoined(what, "log", current.log(), joined.log(), node);
+      checkJoined(what, "stream", current.stream(), joined.stream(), node);
+      for (Segment s : segments) {
+        for (int c = 0; c < s.log().size(); c++) {
+          checkNotLast(what, s.log().get(c), node, joined.covers(s, true, c));
+        }
+        for (int c = 0; c < s.stream().size(); c++) {
+          checkNotLast(what, s.stream().get(c), node, joined.covers(s, false, c));
+        }
+      }
+    }
+  }
+
+  private static void checkJoined(
+      String what, String kind, List<List<Endpoint>> chains, Set<Integer> joined, Endpoint node) {
+    for (int c : joined) {
+      if (c < 0 || c >= chains.size() || !chains.get(c).contains(node)) {
+        throw new LayoutException(
+            what + " name " + kind + " chain " + c + ", which the node is not in.");
+      }
+    }
+  }
+
+  private static void checkNotLast(
+      String what, List<Endpoint> chain, Endpoint node, boolean rebuilds) {
+    if (rebuilds && !chain.isEmpty() && chain.get(chain.size() - 1).equals(node)) {
+      throw new LayoutException(
+          what + " make it the last replica of a chain; a rebuilding replica never decides.");
+    }
+  }
+
+  /**
    * No chain has more than R replicas that serve; a chain may hold one more while a rebuilding
    * replica joins it to take a place another member leaves once it is promoted (growth, see {@link
    * LayoutChanges#withGrowth}).
@@ -325,10 +387,11 @@ final class LayoutValidator {
       String kind,
       List<List<Endpoint>> chains,
       int replication,
-      Map<Endpoint, Long> rebuilding) {
+      java.util.function.BiPredicate<Endpoint, Integer> rebuilds) {
     for (int c = 0; c < chains.size(); c++) {
       List<Endpoint> chain = chains.get(c);
-      long serving = chain.stream().filter(e -> !rebuilding.containsKey(e)).count();
+      int index = c;
+      long serving = chain.stream().filter(e -> !rebuilds.test(e, index)).count();
       if (serving > replication || chain.size() > replication + 1) {
         throw new LayoutException(
             where
@@ -345,6 +408,21 @@ final class LayoutValidator {
                     : "."));
       }
     }
+  }
+
+  /** {@link Layout#rebuildsIn} before the layout exists. */
+  static boolean rebuilds(
+      Map<Endpoint, Long> rebuilding,
+      Map<Endpoint, JoinedChains> rebuildingChains,
+      Endpoint node,
+      Segment segment,
+      boolean log,
+      int index) {
+    if (!rebuilding.containsKey(node)) {
+      return false;
+    }
+    JoinedChains joined = rebuildingChains.get(node);
+    return joined == null || joined.covers(segment, log, index);
   }
 
   private static List<List<Endpoint>> concat(List<List<Endpoint>> a, List<List<Endpoint>> b) {

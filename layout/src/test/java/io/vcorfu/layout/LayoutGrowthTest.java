@@ -49,7 +49,7 @@ class LayoutGrowthTest {
     assertThat(open.stream()).hasSize(6);
     for (int c = 0; c < 6; c++) {
       List<Endpoint> parent = three.currentSegment().stream().get(c % 3);
-      assertThat(joined.serving(open.stream().get(c))).isEqualTo(parent);
+      assertThat(joined.servingStream(c)).isEqualTo(parent);
     }
     // floor(6 chains * 3 replicas / 4 nodes) = 4 chains, D at the head of each.
     assertThat(open.stream()).filteredOn(c -> c.contains(D)).hasSize(4);
@@ -215,7 +215,8 @@ class LayoutGrowthTest {
           .as("decider of %s", streams)
           .isEqualTo(old.last().endpoint());
       for (io.vcorfu.protocol.StreamId s : streams) {
-        assertThat(joined.serving(joined.streamChain(s))).isEqualTo(three.streamChain(s));
+        assertThat(joined.servingStream(joined.streamChainIndex(s)))
+            .isEqualTo(three.streamChain(s));
       }
     }
   }

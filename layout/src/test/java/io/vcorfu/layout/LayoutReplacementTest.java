@@ -74,7 +74,7 @@ class LayoutReplacementTest {
       List<List<Endpoint>> was = chains(before.currentSegment(), kind);
       List<List<Endpoint>> now = chains(joined.currentSegment(), kind);
       for (int c = 0; c < was.size(); c++) {
-        assertThat(joined.serving(now.get(c)))
+        assertThat(joined.serving(joined.currentSegment(), kind.equals("log"), c))
             .as("%s chain %d keeps its serving replicas, in order", kind, c)
             .isEqualTo(was.get(c));
         assertThat(now.get(c).contains(X)).isEqualTo(was.get(c).contains(old));

@@ -1,5 +1,10 @@
 package io.vcorfu.logunit;
 
+import io.vcorfu.protocol.NotServingException;
+import io.vcorfu.protocol.StreamId;
+import java.util.function.LongPredicate;
+import java.util.function.Predicate;
+
 /**
  * Whether a node's replicas are <em>rebuilding</em>: they joined their chains at epoch {@link
  * #since()} (0: they are full members) and hold, of what the chains wrote before, only what a
@@ -21,56 +26,115 @@ package io.vcorfu.logunit;
  *
  * So every committed record of a rebuilding replica is a decision: one it held before it left its
  * chains, one a rebuild copied, or one committed by its chain since it joined.
+ *
+ * <p>A node may rebuild only some of its chains while it keeps serving the others (a member that
+ * joined chains a failed node left short): then these rules hold for the <em>scope</em> it was
+ * given, the log addresses and streams of the chains it rebuilds, and nowhere else. A log read of a
+ * range that holds addresses of both kinds answers the rebuilt ones EMPTY (the chain's other
+ * replicas decide them; a reader keeps only the addresses of the chain it asked) and fails with
+ * NotServing when every address is in the scope.
  */
 final class JoinState {
-  private volatile long since;
+  /** What is rebuilt since when; one immutable value so that a reader sees all of it or none. */
+  private record Scope(long since, LongPredicate log, Predicate<StreamId> streams) {}
+
+  private static final Scope NONE = new Scope(0, a -> false, s -> false);
+
+  private volatile Scope scope = NONE;
 
   /**
    * The streams whose older entries the node is still copying from the log, after it took up their
    * empty chain (see {@code Takeover} in the server); their reads fail with NotServing meanwhile.
    */
-  private volatile java.util.function.Predicate<io.vcorfu.protocol.StreamId> copying = s -> false;
+  private volatile Predicate<StreamId> copying = s -> false;
 
   private volatile String copyingWhy = "";
 
   /** The epoch the replicas joined their chains at as rebuilding replicas; 0 when full members. */
   long since() {
-    return since;
+    return scope.since();
   }
 
   boolean rebuilding() {
-    return since > 0;
+    return scope.since() > 0;
   }
 
+  /** True when {@code address} is a log address of a chain this node rebuilds. */
+  boolean rebuildsLog(long address) {
+    Scope s = scope;
+    return s.since() > 0 && s.log().test(address);
+  }
+
+  /** True when {@code stream} is placed on a stream chain this node rebuilds. */
+  boolean rebuildsStream(StreamId stream) {
+    Scope s = scope;
+    return s.since() > 0 && s.streams().test(stream);
+  }
+
+  /** Rebuilding every chain since {@code epoch}; 0 makes the node a full member everywhere. */
   void set(long epoch) {
-    since = epoch;
+    set(epoch, a -> true, s -> true);
   }
 
-  void copying(java.util.function.Predicate<io.vcorfu.protocol.StreamId> streams, String why) {
+  /**
+   * Rebuilding, since {@code epoch}, the chains of the log addresses {@code log} accepts and of the
+   * streams {@code streams} accepts; a full member everywhere else (and everywhere with 0).
+   */
+  void set(long epoch, LongPredicate log, Predicate<StreamId> streams) {
+    scope = epoch <= 0 ? NONE : new Scope(epoch, log, streams);
+  }
+
+  void copying(Predicate<StreamId> streams, String why) {
     copyingWhy = why;
     copying = streams;
   }
 
   /**
-   * Fails with NotServing while rebuilding, or while {@code stream}'s older entries are still being
-   * copied from the log.
+   * Fails with NotServing while {@code stream}'s chain is rebuilt here, or while its older entries
+   * are still being copied from the log.
    */
-  void checkServesReads(String role, io.vcorfu.protocol.StreamId stream) {
-    checkServesReads(role);
+  void checkServesReads(String role, StreamId stream) {
+    if (rebuildsStream(stream)) {
+      throw refusal(role);
+    }
     if (copying.test(stream)) {
-      throw new io.vcorfu.protocol.NotServingException(role, copyingWhy);
+      throw new NotServingException(role, copyingWhy);
     }
   }
 
-  /** Fails with NotServing while rebuilding: a rebuilding replica serves no reads. */
-  void checkServesReads(String role) {
-    long s = since;
-    if (s > 0) {
-      throw new io.vcorfu.protocol.NotServingException(
-          role,
-          "it is a rebuilding replica (joined at epoch "
-              + s
-              + "): it serves no reads until it is promoted");
+  /**
+   * For a log read of {@code [from, to]}: null when every address is served here; else the
+   * addresses of chains rebuilt here, to be answered EMPTY. Fails with NotServing when every
+   * address is one of those.
+   */
+  LongPredicate logReadsHidden(String role, long from, long to) {
+    Scope s = scope;
+    if (s.since() <= 0) {
+      return null;
     }
+    boolean anyServed = false;
+    boolean anyHidden = false;
+    for (long a = from; a <= to && !(anyServed && anyHidden); a++) {
+      if (s.log().test(a)) {
+        anyHidden = true;
+      } else {
+        anyServed = true;
+      }
+    }
+    if (!anyHidden) {
+      return null;
+    }
+    if (!anyServed) {
+      throw refusal(role);
+    }
+    return s.log();
+  }
+
+  private NotServingException refusal(String role) {
+    return new NotServingException(
+        role,
+        "it is a rebuilding replica (joined at epoch "
+            + scope.since()
+            + "): it serves no reads of the chains it rebuilds until it is promoted");
   }
 }

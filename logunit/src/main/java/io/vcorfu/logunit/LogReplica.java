@@ -97,7 +97,7 @@ public final class LogReplica implements AutoCloseable {
                     + "of 0 or more; holes are written by fill.");
           }
           long address = entry.getGlobalAddress();
-          if (entry.getEpoch() < join.since()) {
+          if (entry.getEpoch() < join.since() && join.rebuildsLog(address)) {
             return CompletableFuture.completedFuture(null); // see JoinState
           }
           byte[] bytes = EntryRecords.serialize(engine, entry);
@@ -150,7 +150,7 @@ public final class LogReplica implements AutoCloseable {
               }
               IndexedRecord held = engine.lookup(LOG, address);
               if (held == null) {
-                if (join.rebuilding()) {
+                if (join.rebuildsLog(address)) {
                   continue; // see JoinState
                 }
                 throw new BadRequestException(
@@ -198,7 +198,15 @@ public final class LogReplica implements AutoCloseable {
                   .build()
                   .toByteArray();
           return HoleFill.fill(
-              engine, LOG, address, address, hole, abort, abortNonce, commit, join.rebuilding());
+              engine,
+              LOG,
+              address,
+              address,
+              hole,
+              abort,
+              abortNonce,
+              commit,
+              join.rebuildsLog(address));
         });
   }
 
@@ -216,9 +224,28 @@ public final class LogReplica implements AutoCloseable {
   public CompletableFuture<List<ReadResult>> read(long from, long to) {
     return call(
         () -> {
-          join.checkServesReads("log replica");
-          return held(from, to);
+          ReadPlanning.checkRange(from, to);
+          java.util.function.LongPredicate hidden = join.logReadsHidden("log replica", from, to);
+          CompletableFuture<List<ReadResult>> held = held(from, to);
+          return hidden == null ? held : held.thenApply(l -> hide(l, from, hidden));
         });
+  }
+
+  /**
+   * {@code results} of the addresses from {@code from} on, those {@code hidden} accepts (of chains
+   * this replica rebuilds, see {@link JoinState}) answered EMPTY.
+   */
+  private static List<ReadResult> hide(
+      List<ReadResult> results, long from, java.util.function.LongPredicate hidden) {
+    List<ReadResult> out = new ArrayList<>(results.size());
+    for (int i = 0; i < results.size(); i++) {
+      long a = from + i;
+      out.add(
+          hidden.test(a)
+              ? ReadResult.newBuilder().setAddress(a).setStatus(ReadResult.Status.EMPTY).build()
+              : results.get(i));
+    }
+    return out;
   }
 
   /** What {@code [from, to]} holds, whether or not this replica serves reads. */

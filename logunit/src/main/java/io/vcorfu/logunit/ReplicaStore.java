@@ -55,6 +55,19 @@ public final class ReplicaStore implements AutoCloseable {
   }
 
   /**
+   * Makes the replicas rebuilding replicas, since epoch {@code since}, of the chains of the log
+   * addresses {@code log} accepts and of the streams {@code streams} accepts, and full members of
+   * every other chain (see {@link JoinState}): a node that keeps serving its chains while it
+   * rebuilds chains it joined.
+   */
+  public void joinedAt(
+      long since,
+      java.util.function.LongPredicate log,
+      java.util.function.Predicate<StreamId> streams) {
+    join.set(since, log, streams);
+  }
+
+  /**
    * Refuses reads of the streams {@code streams} accepts (NotServing, saying {@code why}) until
    * called again: while the node copies the older entries of a stream chain it took up from the
    * log. Writes, fills and commits of those streams are served as usual.
@@ -76,10 +89,22 @@ public final class ReplicaStore implements AutoCloseable {
    * harmless: it refuses a later write, which retries elsewhere, and a fill passes over it.)
    */
   public long purgeUncommittedData() {
+    return purgeUncommittedData(s -> true, true);
+  }
+
+  /**
+   * {@link #purgeUncommittedData()} for the streams {@code streams} accepts only, and the log only
+   * with {@code log}: a member that joins more chains purges those chains' streams, which it may
+   * have served before it left them, and keeps its own chains' records as they are.
+   */
+  public long purgeUncommittedData(java.util.function.Predicate<StreamId> streams, boolean log) {
     long purged = 0;
     synchronized (engine) {
       for (StreamId ns : engine.namespaces()) {
         boolean isLog = ns.equals(LogReplica.LOG);
+        if (isLog ? !log : !streams.test(ns)) {
+          continue;
+        }
         for (long a = Math.max(0, engine.trimMark(ns)); a <= engine.maxAddress(ns); a++) {
           IndexedRecord held = engine.lookup(ns, a);
           if (held == null || held.hole() || held.committed()) {

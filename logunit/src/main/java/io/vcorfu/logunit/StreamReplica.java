@@ -125,9 +125,6 @@ public final class StreamReplica implements AutoCloseable {
                     + "of 0 or more and at least one stream slot; holes are written by fill.");
           }
           long global = entry.getGlobalAddress();
-          if (entry.getEpoch() < join.since()) {
-            return CompletableFuture.completedFuture(null); // see JoinState
-          }
           Set<StreamId> seen = new HashSet<>();
           for (Slot slot : slots) {
             if (slot.address() < 0 || !seen.add(checked(slot.stream()))) {
@@ -140,46 +137,61 @@ public final class StreamReplica implements AutoCloseable {
                       + " does not.");
             }
           }
-          byte[] bytes = EntryRecords.serialize(engine, entry);
-          int hash = EntryRecords.contentHash(entry);
-          CompletableFuture<Void> barrier;
-          synchronized (engine) {
-            List<long[]> toPut = new ArrayList<>();
-            List<long[]> toCommit = new ArrayList<>();
+          if (entry.getEpoch() < join.since()) {
+            // Slots of chains this replica rebuilds are not stored: see JoinState.
+            List<Slot> kept = new ArrayList<>(slots.size());
             for (Slot slot : slots) {
-              StreamId stream = slot.stream();
-              long address = slot.address();
-              long trim = engine.trimMark(stream);
-              if (address < trim) {
-                throw new TrimmedException(trim, stream);
-              }
-              IndexedRecord held = engine.lookup(stream, address);
-              if (held == null) {
-                toPut.add(key(stream, address));
-              } else if (!held.hole() && held.global() == global && held.hash() == hash) {
-                if (commit && !held.committed()) {
-                  toCommit.add(key(stream, address));
-                }
-              } else {
-                throw new OverwrittenException(
-                    address, stream, held.hole(), held.hole() ? -1 : held.global());
+              if (!join.rebuildsStream(slot.stream())) {
+                kept.add(slot);
               }
             }
-            if (!toPut.isEmpty()) {
-              engine.put(
-                  EntryRecords.flatten(toPut),
-                  global,
-                  hash,
-                  commit ? StorageEngine.COMMITTED : 0,
-                  bytes);
+            if (kept.isEmpty()) {
+              return CompletableFuture.completedFuture(null);
             }
-            if (!toCommit.isEmpty()) {
-              engine.commit(EntryRecords.flatten(toCommit));
-            }
-            barrier = engine.barrier();
+            return store(entry, kept, commit, global);
           }
-          return barrier.thenApply(v -> v);
+          return store(entry, slots, commit, global);
         });
+  }
+
+  /** Stores {@code entry} in {@code slots} (checked already) as {@link #write} says. */
+  private CompletableFuture<Void> store(
+      LogEntryMsg entry, List<Slot> slots, boolean commit, long global) {
+    byte[] bytes = EntryRecords.serialize(engine, entry);
+    int hash = EntryRecords.contentHash(entry);
+    CompletableFuture<Void> barrier;
+    synchronized (engine) {
+      List<long[]> toPut = new ArrayList<>();
+      List<long[]> toCommit = new ArrayList<>();
+      for (Slot slot : slots) {
+        StreamId stream = slot.stream();
+        long address = slot.address();
+        long trim = engine.trimMark(stream);
+        if (address < trim) {
+          throw new TrimmedException(trim, stream);
+        }
+        IndexedRecord held = engine.lookup(stream, address);
+        if (held == null) {
+          toPut.add(key(stream, address));
+        } else if (!held.hole() && held.global() == global && held.hash() == hash) {
+          if (commit && !held.committed()) {
+            toCommit.add(key(stream, address));
+          }
+        } else {
+          throw new OverwrittenException(
+              address, stream, held.hole(), held.hole() ? -1 : held.global());
+        }
+      }
+      if (!toPut.isEmpty()) {
+        engine.put(
+            EntryRecords.flatten(toPut), global, hash, commit ? StorageEngine.COMMITTED : 0, bytes);
+      }
+      if (!toCommit.isEmpty()) {
+        engine.commit(EntryRecords.flatten(toCommit));
+      }
+      barrier = engine.barrier();
+    }
+    return barrier.thenApply(v -> v);
   }
 
   /** {@link #write(LogEntryMsg, List, boolean)} for a request from the wire. */
@@ -212,7 +224,7 @@ public final class StreamReplica implements AutoCloseable {
               }
               IndexedRecord held = engine.lookup(stream, address);
               if (held == null) {
-                if (join.rebuilding()) {
+                if (join.rebuildsStream(stream)) {
                   continue; // see JoinState
                 }
                 throw new BadRequestException(
@@ -264,7 +276,15 @@ public final class StreamReplica implements AutoCloseable {
                   .build()
                   .toByteArray();
           return HoleFill.fill(
-              engine, stream, address, -1, hole, abort, abortNonce, commit, join.rebuilding());
+              engine,
+              stream,
+              address,
+              -1,
+              hole,
+              abort,
+              abortNonce,
+              commit,
+              join.rebuildsStream(stream));
         });
   }
 

@@ -369,8 +369,8 @@ final class ClusterCommands {
                   + " log chain "
                   + i
                   + " "
-                  + chain(layout, s.log().get(i))
-                  + health(layout, s.log().get(i), states));
+                  + chain(layout, s, true, i)
+                  + health(layout, s, true, i, states));
         }
         for (int i = 0; i < s.stream().size(); i++) {
           long since = s == layout.currentSegment() ? layout.streamChainSince(i) : 0;
@@ -380,9 +380,9 @@ final class ClusterCommands {
                   + " stream chain "
                   + i
                   + " "
-                  + chain(layout, s.stream().get(i))
+                  + chain(layout, s, false, i)
                   + (since > 0 ? " (taken up at epoch " + since + ")" : "")
-                  + health(layout, s.stream().get(i), states));
+                  + health(layout, s, false, i, states));
         }
       }
       states.forEach(
@@ -395,12 +395,20 @@ final class ClusterCommands {
                       + (st.detail().isEmpty() ? "" : " (" + st.detail() + ")")));
     }
 
-    /** How many of {@code chain}'s replicas answer as serving. */
-    private static int serving(List<Endpoint> chain, Map<Endpoint, NodeState> states) {
+    /**
+     * How many replicas of chain {@code index} of {@code s} answer as serving: their node serves,
+     * or rebuilds other chains only.
+     */
+    private static int serving(
+        Layout layout, Segment s, boolean log, int index, Map<Endpoint, NodeState> states) {
       int n = 0;
-      for (Endpoint e : chain) {
+      for (Endpoint e : (log ? s.log() : s.stream()).get(index)) {
         NodeState st = states.get(e);
-        if (st != null && st.state().equals("serving")) {
+        boolean serves =
+            st != null
+                && (st.state().equals("serving")
+                    || (st.state().equals("rebuilding") && !layout.rebuildsIn(e, s, log, index)));
+        if (serves) {
           n++;
         }
       }
@@ -412,8 +420,9 @@ final class ClusterCommands {
      * than the cluster's replication factor; empty otherwise (or when the layout sets none).
      */
     private static String health(
-        Layout layout, List<Endpoint> chain, Map<Endpoint, NodeState> states) {
-      int serving = serving(chain, states);
+        Layout layout, Segment s, boolean log, int index, Map<Endpoint, NodeState> states) {
+      List<Endpoint> chain = (log ? s.log() : s.stream()).get(index);
+      int serving = serving(layout, s, log, index, states);
       if (layout.replication() == 0 || serving >= layout.replication()) {
         return "";
       }
@@ -432,12 +441,20 @@ final class ClusterCommands {
       return b.toString();
     }
 
-    private static String chain(Layout layout, List<Endpoint> chain) {
+    /** "log chain 1", "stream chain 3": the chains a member rebuilds. */
+    static List<String> chainNames(io.vcorfu.layout.JoinedChains joined) {
+      List<String> out = new ArrayList<>();
+      new java.util.TreeSet<>(joined.log()).forEach(c -> out.add("log chain " + c));
+      new java.util.TreeSet<>(joined.stream()).forEach(c -> out.add("stream chain " + c));
+      return out;
+    }
+
+    private static String chain(Layout layout, Segment s, boolean log, int index) {
       StringBuilder b = new StringBuilder();
-      for (Endpoint e : chain) {
+      for (Endpoint e : (log ? s.log() : s.stream()).get(index)) {
         b.append(b.length() == 0 ? "" : " -> ")
             .append(e)
-            .append(layout.isRebuilding(e) ? " (rebuilding)" : "");
+            .append(layout.rebuildsIn(e, s, log, index) ? " (rebuilding)" : "");
       }
       return b.toString();
     }
@@ -476,7 +493,7 @@ final class ClusterCommands {
         for (String kind : List.of("log", "stream")) {
           List<List<Endpoint>> chains = kind.equals("log") ? s.log() : s.stream();
           for (int i = 0; i < chains.size(); i++) {
-            int serving = serving(chains.get(i), states);
+            int serving = serving(layout, s, kind.equals("log"), i, states);
             if (layout.replication() > 0 && serving < layout.replication()) {
               ObjectNode c = under.addObject();
               c.put("segmentStart", s.start());
@@ -510,6 +527,11 @@ final class ClusterCommands {
                 var r = st.ping().getRebuild();
                 ObjectNode rb = n.putObject("rebuild");
                 rb.put("sinceEpoch", r.getSinceEpoch());
+                var joined = layout.rebuildingChains().get(node);
+                if (joined != null) {
+                  ArrayNode only = rb.putArray("chains");
+                  chainNames(joined).forEach(only::add);
+                }
                 rb.put("done", r.getDone());
                 rb.put("entriesCopied", r.getEntriesCopied());
                 rb.put("bytesCopied", r.getBytesCopied());
@@ -543,9 +565,16 @@ final class ClusterCommands {
         }
         Endpoint replaces = layout.replacing().get(node);
         if (layout.isRebuilding(node) && p.getServing()) {
+          var joined = layout.rebuildingChains().get(node);
           return new NodeState(
               "rebuilding",
-              (replaces == null ? "" : "replacing " + replaces + ": ") + progress(p.getRebuild()),
+              (replaces == null ? "" : "replacing " + replaces + ": ")
+                  + (joined == null
+                      ? ""
+                      : "serving its other chains, rebuilding "
+                          + String.join(", ", Status.chainNames(joined))
+                          + ": ")
+                  + progress(p.getRebuild()),
               p);
         }
         if (p.getServing() && p.getTakeover().getSinceEpoch() > 0) {

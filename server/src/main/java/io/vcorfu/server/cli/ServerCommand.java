@@ -129,6 +129,17 @@ final class ServerCommand implements Callable<Integer> {
   long rebuildMaxP99Ms;
 
   @Option(
+      names = "--member-heal-delay-ms",
+      defaultValue = "30000",
+      description =
+          "Cluster mode, on the manager: how long a chain may lack a replica, with no spare or"
+              + " returning node answering, before another node of the cluster that is not in the"
+              + " chain joins it as a rebuilding replica and copies it (a failed node that returns"
+              + " sooner copies only what it missed); 0 heals onto members at once (default"
+              + " ${DEFAULT-VALUE}).")
+  long memberHealDelayMs;
+
+  @Option(
       names = "--zookeeper-session-ms",
       defaultValue = "10000",
       description =
@@ -184,6 +195,7 @@ final class ServerCommand implements Callable<Integer> {
                     .withLayoutLease(Duration.ofMillis(layoutLeaseMs))
                     .withRebuildRate(Math.multiplyExact(rebuildRateMb, 1024L * 1024))
                     .withRebuildForegroundP99(Duration.ofMillis(rebuildMaxP99Ms))
+                    .withMemberHealDelay(Duration.ofMillis(memberHealDelayMs))
                     .withSessionTimeout(Duration.ofMillis(zookeeperSessionMs)));
       } catch (IllegalArgumentException e) {
         spec.commandLine().getErr().println("vcorfu server: " + e.getMessage());

@@ -18,6 +18,10 @@ import java.util.Objects;
  *     {@link Rebuilder})
  * @param rebuildForegroundP99 the 99th percentile of foreground writes a rebuilding replica on this
  *     node slows its copy down to hold (see {@link RebuildPacer}); zero turns that off
+ * @param memberHealDelay how long a chain may lack a replica, with no spare or returning node
+ *     answering, before the manager makes a node of the cluster that is not in it a rebuilding
+ *     replica of it (see {@code LayoutChanges.withMemberRebuilding}): the time a failed node has to
+ *     come back and copy only what it missed, rather than a member copying the whole chain
  */
 public record ClusterConfig(
     String zookeeper,
@@ -27,13 +31,15 @@ public record ClusterConfig(
     Duration failureTimeout,
     Duration sessionTimeout,
     long rebuildBytesPerSecond,
-    Duration rebuildForegroundP99) {
+    Duration rebuildForegroundP99,
+    Duration memberHealDelay) {
   public static final Duration DEFAULT_LAYOUT_LEASE = Duration.ofMillis(500);
   public static final Duration DEFAULT_PROBE_INTERVAL = Duration.ofMillis(250);
   public static final Duration DEFAULT_FAILURE_TIMEOUT = Duration.ofMillis(1000);
   public static final Duration DEFAULT_SESSION_TIMEOUT = Duration.ofSeconds(10);
   public static final long DEFAULT_REBUILD_BYTES_PER_SECOND = 128L * 1024 * 1024;
   public static final Duration DEFAULT_REBUILD_FOREGROUND_P99 = Duration.ofMillis(20);
+  public static final Duration DEFAULT_MEMBER_HEAL_DELAY = Duration.ofSeconds(30);
 
   public ClusterConfig {
     Objects.requireNonNull(zookeeper, "zookeeper");
@@ -51,6 +57,10 @@ public record ClusterConfig(
           "the rebuild's foreground bound must be zero (off) or positive, not "
               + rebuildForegroundP99);
     }
+    if (memberHealDelay == null || memberHealDelay.isNegative()) {
+      throw new IllegalArgumentException(
+          "the delay before healing onto members must be zero or positive, not " + memberHealDelay);
+    }
     if (failureTimeout.compareTo(probeInterval) < 0) {
       throw new IllegalArgumentException(
           "the failure timeout ("
@@ -59,6 +69,28 @@ public record ClusterConfig(
               + probeInterval.toMillis()
               + " ms)");
     }
+  }
+
+  /** A configuration with the default delay before healing onto members. */
+  public ClusterConfig(
+      String zookeeper,
+      String name,
+      Duration layoutLease,
+      Duration probeInterval,
+      Duration failureTimeout,
+      Duration sessionTimeout,
+      long rebuildBytesPerSecond,
+      Duration rebuildForegroundP99) {
+    this(
+        zookeeper,
+        name,
+        layoutLease,
+        probeInterval,
+        failureTimeout,
+        sessionTimeout,
+        rebuildBytesPerSecond,
+        rebuildForegroundP99,
+        DEFAULT_MEMBER_HEAL_DELAY);
   }
 
   /** A configuration with the default rebuild rate. */
@@ -101,7 +133,8 @@ public record ClusterConfig(
         failureTimeout,
         sessionTimeout,
         rebuildBytesPerSecond,
-        rebuildForegroundP99);
+        rebuildForegroundP99,
+        memberHealDelay);
   }
 
   /** The same with another rebuild rate limit, in bytes per second. */
@@ -114,7 +147,8 @@ public record ClusterConfig(
         failureTimeout,
         sessionTimeout,
         bytesPerSecond,
-        rebuildForegroundP99);
+        rebuildForegroundP99,
+        memberHealDelay);
   }
 
   /** The same with another foreground bound for rebuilds (zero: copy at the rate alone). */
@@ -127,7 +161,8 @@ public record ClusterConfig(
         failureTimeout,
         sessionTimeout,
         rebuildBytesPerSecond,
-        bound);
+        bound,
+        memberHealDelay);
   }
 
   /** The same with another layout lease. */
@@ -140,7 +175,8 @@ public record ClusterConfig(
         failureTimeout,
         sessionTimeout,
         rebuildBytesPerSecond,
-        rebuildForegroundP99);
+        rebuildForegroundP99,
+        memberHealDelay);
   }
 
   /** The same with another ZooKeeper session timeout. */
@@ -153,12 +189,27 @@ public record ClusterConfig(
         failureTimeout,
         session,
         rebuildBytesPerSecond,
-        rebuildForegroundP99);
+        rebuildForegroundP99,
+        memberHealDelay);
   }
 
   private static void positive(String what, Duration d) {
     if (d == null || d.isNegative() || d.isZero()) {
       throw new IllegalArgumentException("the " + what + " must be positive, not " + d);
     }
+  }
+
+  /** The same with another delay before healing onto members (see {@link #memberHealDelay}). */
+  public ClusterConfig withMemberHealDelay(Duration delay) {
+    return new ClusterConfig(
+        zookeeper,
+        name,
+        layoutLease,
+        probeInterval,
+        failureTimeout,
+        sessionTimeout,
+        rebuildBytesPerSecond,
+        rebuildForegroundP99,
+        delay);
   }
 }

@@ -58,8 +58,10 @@ import org.slf4j.LoggerFactory;
  * than R replicas and a spare or a removed node answers its probes, it joins that node to every
  * such chain as a rebuilding replica ({@link LayoutChanges#withRebuilding}); once the node reports
  * that its copy finished against the agreed layout's epoch, it promotes it ({@link
- * LayoutChanges#promoted}). Both are layout changes like a removal: seal the next epoch on every
- * node of the new layout, then compare-and-set. A removal always goes first.
+ * LayoutChanges#promoted}). When no such node answers for {@link ClusterConfig#memberHealDelay()},
+ * a node of the cluster that is not in those chains joins them instead, and keeps serving its own
+ * ({@link LayoutChanges#withMemberRebuilding}). Both are layout changes like a removal: seal the
+ * next epoch on every node of the new layout, then compare-and-set. A removal always goes first.
  *
  * <p>All decisions run on the manager's one thread.
  */
@@ -91,6 +93,12 @@ public final class ClusterManager implements AutoCloseable {
 
   /** Nodes reported as holding the only copy of some chain; confined (logged once each). */
   private final Set<Endpoint> reportedLost = new HashSet<>();
+
+  /**
+   * When this manager first saw a chain of the current segment lack a replica, with none lacking
+   * since; null while none lacks one. On the manager's thread.
+   */
+  private Long shortSince;
 
   private boolean leading;
 
@@ -389,7 +397,11 @@ public final class ClusterManager implements AutoCloseable {
     }
     List<String> lacking = LayoutChanges.underReplicated(layout);
     if (lacking.isEmpty()) {
+      shortSince = null;
       return;
+    }
+    if (shortSince == null) {
+      shortSince = now;
     }
     List<Endpoint> candidates = new ArrayList<>(layout.spares());
     List<Endpoint> removed = new ArrayList<>(layout.removed());
@@ -398,6 +410,7 @@ public final class ClusterManager implements AutoCloseable {
     candidates.addAll(removed);
     Endpoint node = firstAnswering(candidates, now);
     if (node == null) {
+      healOntoMember(current, now, lacking);
       return;
     }
     List<Integer> empty = LayoutChanges.emptyStreamChains(layout);
@@ -427,6 +440,61 @@ public final class ClusterManager implements AutoCloseable {
         layout.epoch() + 1);
     healingStep(
         current, "joining " + node, tail -> LayoutChanges.withRebuilding(layout, node, tail + 1));
+  }
+
+  /**
+   * When chains have lacked a replica for {@link ClusterConfig#memberHealDelay()} and no spare or
+   * returning node answers, joins a member of the cluster to the chains it is not in ({@link
+   * LayoutChanges#withMemberRebuilding}): the answering node, other than the sequencer, with the
+   * fewest places in the current segment that can join any (ties: the one that joins the most, then
+   * document order). One member at a time, and none while a replica rebuilds.
+   */
+  private void healOntoMember(Versioned<Layout> current, long now, List<String> lacking) {
+    Layout layout = current.value();
+    if (!layout.rebuilding().isEmpty() || now - shortSince < config.memberHealDelay().toNanos()) {
+      return;
+    }
+    Endpoint best = null;
+    List<String> bestJoins = List.of();
+    long bestPlaces = Long.MAX_VALUE;
+    for (Endpoint e : layout.allServers()) {
+      if (e.equals(layout.sequencer()) || !answering(e, now)) {
+        continue;
+      }
+      List<String> joins = LayoutChanges.memberJoins(layout, e);
+      if (joins.isEmpty()) {
+        continue;
+      }
+      long places =
+          java.util.stream.Stream.concat(
+                  layout.currentSegment().log().stream(), layout.currentSegment().stream().stream())
+              .filter(c -> c.contains(e))
+              .count();
+      if (places < bestPlaces || (places == bestPlaces && joins.size() > bestJoins.size())) {
+        best = e;
+        bestJoins = joins;
+        bestPlaces = places;
+      }
+    }
+    if (best == null) {
+      return;
+    }
+    Endpoint member = best;
+    LOG.info(
+        "manager {}: chains {} have lacked a replica for {} ms and no spare or returning node"
+            + " answers; {}, a member of other chains, joins {} as a rebuilding replica (epoch {}"
+            + " -> {})",
+        self,
+        lacking,
+        TimeUnit.NANOSECONDS.toMillis(now - shortSince),
+        member,
+        bestJoins,
+        layout.epoch(),
+        layout.epoch() + 1);
+    healingStep(
+        current,
+        "joining member " + member + " to " + bestJoins,
+        tail -> LayoutChanges.withMemberRebuilding(layout, member, tail + 1));
   }
 
   /** The first of {@code candidates} that answers, or null. */

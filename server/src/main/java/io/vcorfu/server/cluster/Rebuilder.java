@@ -34,10 +34,11 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Copies to this node's rebuilding replicas what their chains decided before the node joined them
- * (see {@link LayoutChanges#withRebuilding}): every slot of every stream whose chain now holds the
- * node, up to the stream's tail when the copy starts, and every address of the closed segments' log
- * chains the node will join when it is promoted ({@link LayoutChanges#closedLogChainsToCopy}). What
- * the chains write from the join on reaches the node through the chains themselves.
+ * (see {@link LayoutChanges#withRebuilding} and {@link LayoutChanges#withMemberRebuilding}): every
+ * slot of every stream whose chain the node rebuilds, up to the stream's tail when the copy starts,
+ * and every address of the closed segments' log chains the node will join when it is promoted
+ * ({@link LayoutChanges#closedLogChainsToCopy}). What the chains write from the join on reaches the
+ * node through the chains themselves.
  *
  * <p>Invariant: it writes only decisions, and only where the node holds no committed record. Each
  * slot is read through its chain's decider (never this node: a rebuilding replica is never the last
@@ -243,7 +244,7 @@ public final class Rebuilder implements AutoCloseable {
   private void copy(Layout layout, Run run) throws InterruptedException {
     List<Endpoint> seeds = new ArrayList<>();
     for (Endpoint e : layout.allServers()) {
-      if (!e.equals(self) && !layout.isRebuilding(e)) {
+      if (!e.equals(self) && !layout.rebuildsAll(e)) {
         seeds.add(e);
       }
     }
@@ -311,7 +312,7 @@ public final class Rebuilder implements AutoCloseable {
     Set<Endpoint> nodes = new java.util.LinkedHashSet<>();
     nodes.add(self);
     for (Endpoint e : layout.allServers()) {
-      if (!layout.isRebuilding(e)) {
+      if (!layout.rebuildsAll(e)) {
         nodes.add(e);
       }
     }
@@ -351,9 +352,10 @@ public final class Rebuilder implements AutoCloseable {
    */
   private Map<StreamId, long[]> streamsToCopy(Layout layout, ClusterStreamLog log) {
     Set<Endpoint> sources = new HashSet<>();
-    for (List<Endpoint> chain : layout.currentSegment().stream()) {
-      if (chain.contains(self)) {
-        sources.addAll(layout.serving(chain));
+    List<List<Endpoint>> chains = layout.currentSegment().stream();
+    for (int c = 0; c < chains.size(); c++) {
+      if (chains.get(c).contains(self) && layout.rebuildsStream(self, c)) {
+        sources.addAll(layout.servingStream(c));
       }
     }
     Map<StreamId, Long> trim = new HashMap<>();
@@ -361,7 +363,7 @@ public final class Rebuilder implements AutoCloseable {
       StreamTailResponse r = log.ops().streamTail(source, List.of(), true).join();
       for (StreamTailEntry t : r.getTailsList()) {
         StreamId s = StreamId.fromMsg(t.getStream());
-        if (layout.streamChain(s).contains(self)) {
+        if (layout.rebuildsStream(self, layout.streamChainIndex(s))) {
           trim.merge(s, Math.max(0, t.getTrimMark()), Math::max);
         }
       }
@@ -459,11 +461,11 @@ public final class Rebuilder implements AutoCloseable {
    */
   private static List<ReadResult> decidedLog(
       ClusterStreamLog log, Layout layout, long from, long to, Set<Integer> chains, int count) {
-    List<Endpoint> chain = layout.logChain(from);
-    for (long a = from; a <= to && !chains.contains((int) (a % count)); a++) {
-      chain = layout.logChain(a + 1);
+    long first = from;
+    while (first < to && !chains.contains((int) (first % count))) {
+      first++;
     }
-    List<Endpoint> serving = layout.serving(chain);
+    List<Endpoint> serving = layout.servingLog(first);
     Endpoint source = serving.get(serving.size() - 1);
     List<ReadResult> raw = new ArrayList<>();
     for (long a = from; a <= to; a += PAGE) {

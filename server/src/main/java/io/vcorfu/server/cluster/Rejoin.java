@@ -1,6 +1,8 @@
 package io.vcorfu.server.cluster;
 
+import io.vcorfu.layout.JoinedChains;
 import io.vcorfu.layout.Layout;
+import io.vcorfu.layout.Segment;
 import io.vcorfu.logunit.ReplicaStore;
 import io.vcorfu.protocol.Endpoint;
 import io.vcorfu.protocol.Transport;
@@ -20,7 +22,10 @@ import org.slf4j.LoggerFactory;
  * the chains wrote to it since); (2) its replicas follow the rebuilding rules (see {@code
  * JoinState} in the log unit); and (3) a {@link Rebuilder} copies what the chains decided before
  * {@code e}. A layout that no longer names it rebuilding (it was promoted) makes it a full member.
- * A node that takes up stream chains that had no replica does not rebuild; it copies their streams
+ * A member that joins chains it was not in while it keeps serving its own ({@link
+ * Layout#rebuildingChains()}) purges and follows the rebuilding rules for those chains only: their
+ * streams (its log addresses there are all new: the join opened a segment above every log tail). A
+ * node that takes up stream chains that had no replica does not rebuild; it copies their streams
  * from the log ({@link Takeover}).
  */
 public final class Rejoin implements AutoCloseable {
@@ -79,18 +84,22 @@ public final class Rejoin implements AutoCloseable {
   /** Follows {@code layout}; call before the node serves it. */
   public synchronized void follow(Layout layout) {
     long since = layout.rebuilding().getOrDefault(self, 0L);
+    JoinedChains joined = layout.rebuildingChains().get(self);
     if (since > 0 && store.joinedAt() != since) {
       if (purgedFor.get() < since) {
-        long purged = store.purgeUncommittedData();
+        long purged =
+            joined == null
+                ? store.purgeUncommittedData()
+                : store.purgeUncommittedData(rebuiltStreams(layout, joined), false);
         purgedFor.raise(since);
         LOG.info(
-            "node {} joins its chains as a rebuilding replica at epoch {}; {} uncommitted entries"
+            "node {} joins {} as a rebuilding replica at epoch {}; {} uncommitted entries"
                 + " it kept from before were replaced by holes",
             self,
+            joined == null ? "its chains" : "chains (" + joined + ")",
             since,
             purged);
       }
-      store.joinedAt(since);
     } else if (since == 0 && store.joinedAt() != 0) {
       LOG.info(
           "node {} is a full member of its chains again (promoted at epoch {})",
@@ -98,8 +107,33 @@ public final class Rejoin implements AutoCloseable {
           layout.epoch());
       store.joinedAt(0);
     }
+    if (since > 0) {
+      if (joined == null) {
+        store.joinedAt(since);
+      } else {
+        // Predicates over this layout: while it rebuilds, chains keep their indexes.
+        store.joinedAt(since, rebuiltLog(layout, joined), rebuiltStreams(layout, joined));
+      }
+    }
     rebuilder.follow(layout);
     takeover.follow(layout);
+  }
+
+  /** The log addresses of the chains {@code joined} names, by {@code layout}'s segments. */
+  private static java.util.function.LongPredicate rebuiltLog(Layout layout, JoinedChains joined) {
+    return a -> {
+      if (a < joined.from()) {
+        return false;
+      }
+      Segment s = layout.segmentOf(a);
+      return joined.covers(s, true, (int) (a % s.log().size()));
+    };
+  }
+
+  /** The streams placed on the stream chains {@code joined} names, by {@code layout}. */
+  private static java.util.function.Predicate<io.vcorfu.protocol.StreamId> rebuiltStreams(
+      Layout layout, JoinedChains joined) {
+    return stream -> joined.stream().contains(layout.streamChainIndex(stream));
   }
 
   /** The copy from the log of stream chains this node took up; null when none is under way. */

@@ -240,7 +240,7 @@ public final class Takeover implements AutoCloseable {
     Runnable stopPacing = () -> {};
     if (foregroundBoundMicros > 0) {
       Set<Endpoint> nodes = new java.util.LinkedHashSet<>(layout.allServers());
-      nodes.removeIf(layout::isRebuilding);
+      nodes.removeIf(layout::rebuildsAll);
       nodes.add(self);
       stopPacing = paced.follow(nodes, transport, observer);
     }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.vcorfu.layout.Layout;
 import io.vcorfu.layout.LayoutChanges;
+import io.vcorfu.layout.Segment;
 import io.vcorfu.layout.Versioned;
 import io.vcorfu.layout.ZkLayoutStore;
 import io.vcorfu.protocol.ClientOptions;
@@ -102,9 +103,14 @@ class DrainTest {
           .anySatisfy(v -> assertThat(v.value().replacing()).containsEntry(d, old));
       for (Versioned<Layout> v : history) {
         Layout l = v.value();
-        for (List<Endpoint> chain : currentChains(l)) {
-          assertThat(l.serving(chain))
-              .as("serving replicas of %s at epoch %d", chain, l.epoch())
+        Segment open = l.currentSegment();
+        for (int k = 0; k < open.log().size() + open.stream().size(); k++) {
+          boolean log = k < open.log().size();
+          int index = log ? k : k - open.log().size();
+          assertThat(l.serving(open, log, index))
+              .as(
+                  "serving replicas of %s chain %d at epoch %d",
+                  log ? "log" : "stream", index, l.epoch())
               .hasSizeGreaterThanOrEqualTo(r);
         }
       }

@@ -47,7 +47,7 @@ final class ReplicaAgreement {
       long end = s.isOpen() ? globalTail : Math.min(globalTail, s.end() - 1);
       for (int i = 0; i < s.log().size(); i++) {
         Map<Endpoint, List<String>> held = new LinkedHashMap<>();
-        for (Endpoint replica : layout.serving(s.log().get(i))) {
+        for (Endpoint replica : layout.serving(s, true, i)) {
           List<String> out = new ArrayList<>();
           for (long a = s.start(); a <= end; a += PAGE) {
             for (ReadResult r :
@@ -69,7 +69,7 @@ final class ReplicaAgreement {
     for (StreamId stream : streams) {
       long tail = tails.getOrDefault(stream, -1L);
       Map<Endpoint, List<String>> held = new LinkedHashMap<>();
-      for (Endpoint replica : layout.serving(layout.streamChain(stream))) {
+      for (Endpoint replica : layout.servingStream(layout.streamChainIndex(stream))) {
         List<String> out = new ArrayList<>();
         for (long a = 0; a <= tail; a += PAGE) {
           for (ReadResult r :
