@@ -295,9 +295,12 @@ public final class LayoutChanges {
    * <p>This is how a cluster with more nodes than R restores R with no spare: the chains a failed
    * node left short are rebuilt on the nodes that were not in them.
    *
+   * <p>The node may be the sequencer: it keeps sequencing (tokens do not depend on what its
+   * replicas hold).
+   *
    * @throws IllegalArgumentException if the layout sets no replication factor, a replica is
-   *     rebuilding already (one at a time), {@code node} is the sequencer or in no chain of the
-   *     current segment, or there is no chain for it to join
+   *     rebuilding already (one at a time), {@code node} is in no chain of the current segment, or
+   *     there is no chain for it to join
    */
   public static Layout withMemberRebuilding(Layout layout, Endpoint node, long newSegmentStart) {
     Objects.requireNonNull(layout, "layout");
@@ -310,10 +313,6 @@ public final class LayoutChanges {
           "Replicas "
               + layout.rebuilding().keySet()
               + " are rebuilding; a member joins more chains after they are promoted.");
-    }
-    if (node.equals(layout.sequencer())) {
-      throw new IllegalArgumentException(
-          node + " is the sequencer; it does not take more chains while it sequences.");
     }
     Segment current = layout.currentSegment();
     Set<Integer> log = joinable(current.log(), node, layout.replication());

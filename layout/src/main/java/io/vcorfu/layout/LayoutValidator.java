@@ -195,8 +195,13 @@ final class LayoutValidator {
         throw new LayoutException(
             what + " joined at epoch " + e.getValue() + "; it must be from 1 to " + epoch + ".");
       }
-      if (node.equals(sequencer) || removed.contains(node)) {
-        throw new LayoutException(what + " must be neither the sequencer nor a removed node.");
+      if (removed.contains(node)) {
+        throw new LayoutException(what + " must not be a removed node.");
+      }
+      if (node.equals(sequencer) && !rebuildingChains.containsKey(node)) {
+        // A node that rebuilds only some chains keeps its other duties, sequencing among them.
+        throw new LayoutException(
+            what + " rebuilds every chain it is in; it must not be the sequencer.");
       }
       boolean inCurrent = false;
       for (List<Endpoint> chain : concat(current.log(), current.stream())) {

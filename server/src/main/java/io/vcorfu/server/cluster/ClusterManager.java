@@ -445,9 +445,9 @@ public final class ClusterManager implements AutoCloseable {
   /**
    * When chains have lacked a replica for {@link ClusterConfig#memberHealDelay()} and no spare or
    * returning node answers, joins a member of the cluster to the chains it is not in ({@link
-   * LayoutChanges#withMemberRebuilding}): the answering node, other than the sequencer, with the
-   * fewest places in the current segment that can join any (ties: the one that joins the most, then
-   * document order). One member at a time, and none while a replica rebuilds.
+   * LayoutChanges#withMemberRebuilding}): of the answering nodes that can join any, the one with the
+   * fewest places in the current segment (ties: the one that joins the most, then one that is not
+   * the sequencer, then document order). One member at a time, and none while a replica rebuilds.
    */
   private void healOntoMember(Versioned<Layout> current, long now, List<String> lacking) {
     Layout layout = current.value();
@@ -458,7 +458,7 @@ public final class ClusterManager implements AutoCloseable {
     List<String> bestJoins = List.of();
     long bestPlaces = Long.MAX_VALUE;
     for (Endpoint e : layout.allServers()) {
-      if (e.equals(layout.sequencer()) || !answering(e, now)) {
+      if (!answering(e, now)) {
         continue;
       }
       List<String> joins = LayoutChanges.memberJoins(layout, e);
@@ -470,7 +470,13 @@ public final class ClusterManager implements AutoCloseable {
                   layout.currentSegment().log().stream(), layout.currentSegment().stream().stream())
               .filter(c -> c.contains(e))
               .count();
-      if (places < bestPlaces || (places == bestPlaces && joins.size() > bestJoins.size())) {
+      boolean better =
+          places < bestPlaces
+              || (places == bestPlaces
+                  && (joins.size() > bestJoins.size()
+                      || (joins.size() == bestJoins.size()
+                          && best.equals(layout.sequencer()))));
+      if (better) {
         best = e;
         bestJoins = joins;
         bestPlaces = places;
