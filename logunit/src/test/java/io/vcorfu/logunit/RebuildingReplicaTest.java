@@ -167,4 +167,98 @@ class RebuildingReplicaTest {
         .setEntry(entry)
         .build();
   }
+
+  // A member that rebuilds some chains: odd log addresses and stream R are rebuilt here.
+  private static final StreamId R = StreamId.of("rebuilt");
+
+  private void joinedSomeChains() {
+    store.joinedAt(5, a -> a % 2 == 1, R::equals);
+  }
+
+  @Test
+  void aMemberFollowsTheRulesOnlyInTheChainsItRebuilds() throws IOException {
+    open();
+    joinedSomeChains();
+    // Old-epoch writes: dropped in a rebuilt chain, stored in a served one.
+    get(store.logReplica().write(at(11, 4, 0), false));
+    get(store.logReplica().write(at(12, 4, 0), false));
+    assertThat(store.missing(null, 11, 11)).isEqualTo(1);
+    assertThat(store.missing(null, 12, 12)).as("stored, uncommitted").isEqualTo(1);
+    get(store.logReplica().commit(List.of(12L)));
+    assertThat(store.missing(null, 12, 12)).isZero();
+    // A commit of nothing: ignored where rebuilt, refused where served.
+    get(store.logReplica().commit(List.of(13L)));
+    assertThat(failure(store.logReplica().commit(List.of(14L))))
+        .isInstanceOf(io.vcorfu.protocol.BadRequestException.class);
+    // A fill: an uncommitted hole where rebuilt, the committed hole asked for where served.
+    assertThat(get(store.logReplica().fill(15, false, 0, true)).getStatus())
+        .isEqualTo(ReadResult.Status.UNCOMMITTED);
+    assertThat(get(store.logReplica().fill(16, false, 0, true)).getStatus())
+        .isEqualTo(ReadResult.Status.COMMITTED);
+  }
+
+  @Test
+  void aMembersLogReadHidesOnlyTheRebuiltAddresses() throws IOException {
+    open();
+    get(store.logReplica().write(at(20, 1, 0), true));
+    get(store.logReplica().write(at(21, 1, 1), true));
+    joinedSomeChains();
+
+    List<ReadResult> mixed = get(store.logReplica().read(20, 21));
+    assertThat(mixed.get(0).getStatus()).isEqualTo(ReadResult.Status.COMMITTED);
+    assertThat(mixed.get(1).getStatus())
+        .as("an address of a chain it rebuilds reads as nothing held")
+        .isEqualTo(ReadResult.Status.EMPTY);
+    assertThat(mixed.get(1).getAddress()).isEqualTo(21);
+    assertThat(failure(store.logReplica().read(21, 21)))
+        .isInstanceOf(NotServingException.class)
+        .hasMessageContaining("the chains it rebuilds");
+  }
+
+  @Test
+  void aMembersStreamWriteDropsOnlyTheRebuiltStreamsSlots() throws IOException {
+    open();
+    joinedSomeChains();
+    LogEntryMsg both = data(30, "both", slot(S, 0), slot(R, 0)).toBuilder().setEpoch(4).build();
+    get(
+        store
+            .streamReplica()
+            .write(
+                both,
+                List.of(StreamReplica.Slot.of(slot(S, 0)), StreamReplica.Slot.of(slot(R, 0))),
+                true));
+
+    assertThat(store.missing(S, 0, 0)).as("stream S is served here: stored").isZero();
+    assertThat(store.missing(R, 0, 0)).as("stream R is rebuilt here: left to the copy").isOne();
+    assertThat(get(store.streamReplica().read(S, 0, 0)).get(0).getEntry().getGlobalAddress())
+        .isEqualTo(30);
+    assertThat(failure(store.streamReplica().read(R, 0, 0)))
+        .isInstanceOf(NotServingException.class);
+    assertThat(get(store.streamReplica().fill(R, 1, false, 0, true)).getStatus())
+        .isEqualTo(ReadResult.Status.UNCOMMITTED);
+    assertThat(get(store.streamReplica().fill(S, 1, false, 0, true)).getStatus())
+        .isEqualTo(ReadResult.Status.COMMITTED);
+  }
+
+  @Test
+  void aMembersPurgeTouchesOnlyTheStreamsItJoins() throws IOException {
+    open();
+    get(store.logReplica().write(at(40, 1, 0), false));
+    get(
+        store
+            .streamReplica()
+            .write(at(40, 1, 0), List.of(StreamReplica.Slot.of(slot(S, 0))), false));
+    LogEntryMsg r = data(41, "r", slot(R, 0)).toBuilder().setEpoch(1).build();
+    get(store.streamReplica().write(r, List.of(StreamReplica.Slot.of(slot(R, 0))), false));
+
+    assertThat(store.purgeUncommittedData(R::equals, false)).isEqualTo(1);
+
+    assertThat(get(store.streamReplica().read(R, 0, 0)).get(0).getEntry().getKind())
+        .isEqualTo(EntryKind.HOLE);
+    assertThat(get(store.streamReplica().read(S, 0, 0)).get(0).getEntry().getKind())
+        .as("its own chains' records stay as they are")
+        .isEqualTo(EntryKind.DATA);
+    assertThat(get(store.logReplica().read(40, 40)).get(0).getEntry().getKind())
+        .isEqualTo(EntryKind.DATA);
+  }
 }
