@@ -445,9 +445,10 @@ public final class ClusterManager implements AutoCloseable {
   /**
    * When chains have lacked a replica for {@link ClusterConfig#memberHealDelay()} and no spare or
    * returning node answers, joins a member of the cluster to the chains it is not in ({@link
-   * LayoutChanges#withMemberRebuilding}): of the answering nodes that can join any, the one with the
-   * fewest places in the current segment (ties: the one that joins the most, then one that is not
-   * the sequencer, then document order). One member at a time, and none while a replica rebuilds.
+   * LayoutChanges#withMemberRebuilding}): of the answering nodes that can join any, the one with
+   * the fewest places in the current segment (ties: the one that joins the most, then one that is
+   * not the sequencer, then document order). One member at a time, and none while a replica
+   * rebuilds.
    */
   private void healOntoMember(Versioned<Layout> current, long now, List<String> lacking) {
     Layout layout = current.value();
@@ -474,8 +475,7 @@ public final class ClusterManager implements AutoCloseable {
           places < bestPlaces
               || (places == bestPlaces
                   && (joins.size() > bestJoins.size()
-                      || (joins.size() == bestJoins.size()
-                          && best.equals(layout.sequencer()))));
+                      || (joins.size() == bestJoins.size() && best.equals(layout.sequencer()))));
       if (better) {
         best = e;
         bestJoins = joins;

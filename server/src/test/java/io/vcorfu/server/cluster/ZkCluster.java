@@ -44,7 +44,7 @@ final class ZkCluster implements AutoCloseable {
   private final String connectString;
   private final InJvmTransport transport = new InJvmTransport();
   private final Path tmp;
-  private final ClusterConfig config;
+  private ClusterConfig config;
   private final List<Endpoint> endpoints = new ArrayList<>();
   private final Map<Endpoint, Node> nodes = new ConcurrentHashMap<>();
   private final List<ClusterStreamLog> clients = new ArrayList<>();
@@ -92,6 +92,18 @@ final class ZkCluster implements AutoCloseable {
         new ZkCluster(
             server, server.getConnectString(), ClusterConfig.DEFAULT_SESSION_TIMEOUT, tmp, n),
         r);
+  }
+
+  /** As {@link #start(Path, int, int)}, every node's configuration {@code tweak}ed. */
+  static ZkCluster start(
+      Path tmp, int n, int r, java.util.function.UnaryOperator<ClusterConfig> tweak)
+      throws Exception {
+    TestingServer server = new TestingServer(true);
+    ZkCluster c =
+        new ZkCluster(
+            server, server.getConnectString(), ClusterConfig.DEFAULT_SESSION_TIMEOUT, tmp, n);
+    c.config = tweak.apply(c.config);
+    return start(c, r);
   }
 
   /** As {@link #start(Path, int, int)}, the managers judging silence by {@code failureTimeout}. */
