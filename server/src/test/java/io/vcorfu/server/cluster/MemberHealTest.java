@@ -136,6 +136,42 @@ class MemberHealTest {
     }
   }
 
+  /**
+   * {@code remove-node} with no spare: the node leaves as a failed one would (sealed first), and
+   * the chains it left short are rebuilt on the other nodes at once, not after the delay a failed
+   * node is given to come back (ten minutes here): a node that left on request does not.
+   */
+  @Test
+  void aNodeRemovedOnRequestWithNoSpareIsReplacedByMembersAtOnce() throws Exception {
+    try (ZkCluster c =
+            ZkCluster.start(tmp, 4, 3, k -> k.withMemberHealDelay(Duration.ofMinutes(10)));
+        RpcClient rpc = c.transport().newClient(ClientOptions.defaults())) {
+      c.awaitLayout("epoch 2", x -> x.epoch() >= 2);
+      List<AckedWrites.Acked> acked = new ArrayList<>();
+      try (AckedWrites.Writer w = new AckedWrites.Writer(c, streams(), acked)) {
+        w.awaitAcked(150);
+        Endpoint leaving = c.endpoints().get(3);
+        Layout removed =
+            Layout.fromJson(
+                new NodeCalls(rpc)
+                    .removeNode(c.endpoints().get(1), leaving)
+                    .get(30, java.util.concurrent.TimeUnit.SECONDS)
+                    .getLayoutJson());
+        assertThat(removed.retired()).contains(leaving);
+        Layout healed =
+            Awaitility.await("the chains rebuilt on the other nodes")
+                .atMost(Duration.ofSeconds(90))
+                .pollInterval(Duration.ofMillis(50))
+                .until(() -> c.agreed().value(), l -> fullStrength(l));
+        assertThat(healed.allServers()).hasSize(3).doesNotContain(leaving);
+        w.awaitAcked(w.count() + 40);
+      }
+      AckedWrites.assertEveryAckedReadable(c, acked);
+      ReplicaAgreement.assertReplicasAgree(
+          c.client(c.endpoints().get(0)), c.agreed().value(), streams());
+    }
+  }
+
   /** No replica rebuilds and every chain of every segment has R replicas. */
   private static boolean fullStrength(Layout l) {
     return l.rebuilding().isEmpty()
