@@ -10,6 +10,9 @@ import java.util.TreeSet;
  * {@link #from()}, the start of the segment that opened when it joined. In every other chain it is
  * a full member: it decides and serves reads there as before.
  *
+ * <p>Both sets may be empty for a member that drains a node's places in closed segments only (see
+ * {@link LayoutChanges#withMemberDrain}): it copies those and rebuilds no chain of the current one.
+ *
  * <p>A node rebuilding with no such entry in {@link Layout#rebuildingChains()} rebuilds every chain
  * it is in (a spare, a returning node, a growing node: it served nothing before it joined).
  *
@@ -23,9 +26,6 @@ public record JoinedChains(long from, Set<Integer> log, Set<Integer> stream) {
     stream = Set.copyOf(stream);
     if (from < 0) {
       throw new LayoutException("A rebuilding replica's chains must start at 0 or later.");
-    }
-    if (log.isEmpty() && stream.isEmpty()) {
-      throw new LayoutException("A rebuilding replica's chains must name at least one chain.");
     }
   }
 

@@ -86,7 +86,8 @@ public record Layout(
     Map<Endpoint, Endpoint> replacing,
     Map<Integer, Long> streamSince,
     int streamSplits,
-    Map<Endpoint, JoinedChains> rebuildingChains) {
+    Map<Endpoint, JoinedChains> rebuildingChains,
+    List<Endpoint> draining) {
 
   public Layout {
     segments = segments == null ? List.of() : List.copyOf(segments);
@@ -109,7 +110,43 @@ public record Layout(
     streamSince = streamSince == null ? Map.of() : Map.copyOf(streamSince);
     LayoutValidator.checkStreamChains(epoch, segments, replication, streamSince);
     LayoutValidator.checkStreamSplits(segments, replication, streamSplits);
-    LayoutValidator.checkRebuildingChains(segments, rebuilding, rebuildingChains);
+    LayoutValidator.checkRebuildingChains(segments, rebuilding, rebuildingChains, replacing);
+    draining = copyRemoved(draining);
+    LayoutValidator.checkDraining(sequencer, segments, removed, spares, rebuilding, draining);
+  }
+
+  /** A layout in which no node is being drained onto the other nodes. */
+  public Layout(
+      String clusterId,
+      long epoch,
+      Endpoint sequencer,
+      List<Segment> segments,
+      int replication,
+      List<Endpoint> removed,
+      Map<Endpoint, String> incarnations,
+      Map<Endpoint, Long> rebuilding,
+      List<Endpoint> spares,
+      List<Endpoint> retired,
+      Map<Endpoint, Endpoint> replacing,
+      Map<Integer, Long> streamSince,
+      int streamSplits,
+      Map<Endpoint, JoinedChains> rebuildingChains) {
+    this(
+        clusterId,
+        epoch,
+        sequencer,
+        segments,
+        replication,
+        removed,
+        incarnations,
+        rebuilding,
+        spares,
+        retired,
+        replacing,
+        streamSince,
+        streamSplits,
+        rebuildingChains,
+        List.of());
   }
 
   /** A layout in which every rebuilding replica rebuilds every chain it is in. */
@@ -141,7 +178,8 @@ public record Layout(
         replacing,
         streamSince,
         streamSplits,
-        Map.of());
+        Map.of(),
+        List.of());
   }
 
   /** A layout in which no node is being replaced and every stream chain is in every plan. */
@@ -262,7 +300,8 @@ public record Layout(
         replacing,
         streamSince,
         streamSplits,
-        rebuildingChains);
+        rebuildingChains,
+        draining);
   }
 
   /** True when {@code node} is a rebuilding replica (in chains, not yet promoted). */
@@ -350,7 +389,8 @@ public record Layout(
         replacing,
         streamSince,
         streamSplits,
-        rebuildingChains);
+        rebuildingChains,
+        draining);
   }
 
   /** The segment holding {@code globalAddress}; throws {@link LayoutException} if none does. */

@@ -208,6 +208,11 @@ public final class LayoutChanges {
     incarnations.remove(dead);
     Map<Endpoint, Long> rebuilding = new HashMap<>(layout.rebuilding());
     rebuilding.remove(dead);
+    // A node that was leaving on request and fails meanwhile has left on request all the same.
+    List<Endpoint> retired = new ArrayList<>(layout.retired());
+    if (layout.draining().contains(dead)) {
+      retired.add(dead);
+    }
     // A drain ends with either side gone: without the replacement the old node stays; without the
     // old node its replacement restores the chains it left short, as any rebuilding replica does.
     Map<Endpoint, Endpoint> replacing = new HashMap<>(layout.replacing());
@@ -226,11 +231,12 @@ public final class LayoutChanges {
         incarnations,
         rebuilding,
         layout.spares(),
-        layout.retired(),
+        retired,
         replacing,
         since,
         layout.streamSplits(),
-        without(layout.rebuildingChains(), dead));
+        without(layout.rebuildingChains(), dead),
+        layout.draining().stream().filter(e -> !e.equals(dead)).toList());
   }
 
   /** {@code map} without {@code key}. */
@@ -349,7 +355,215 @@ public final class LayoutChanges {
         layout.replacing(),
         layout.streamSince(),
         layout.streamSplits(),
-        chains);
+        chains,
+        layout.draining());
+  }
+
+  /**
+   * A drain onto the other nodes, begun: {@code layout}, same epoch, with {@code old} listed as
+   * draining ({@link Layout#draining()}). No chain changes: {@code old} keeps serving, and the
+   * manager then hands its places to other nodes one at a time ({@link #withMemberDrain}, promoted
+   * as any rebuilding replica), and takes it out of the layout ({@link #drained}) once it holds
+   * none. So no chain ever serves with fewer replicas than before.
+   *
+   * @throws IllegalArgumentException if the layout sets no replication factor, or {@code old} is in
+   *     no chain of the current segment, is rebuilding, or is draining already
+   */
+  public static Layout withDraining(Layout layout, Endpoint old) {
+    if (layout.replication() < 1) {
+      throw new IllegalArgumentException("The layout sets no replication factor.");
+    }
+    if (!holdsAPlace(layout.currentSegment(), old) || layout.isRebuilding(old)) {
+      throw new IllegalArgumentException(
+          old
+              + " holds no serving place in the current segment of epoch "
+              + layout.epoch()
+              + "; there is nothing to hand over.");
+    }
+    if (layout.draining().contains(old)) {
+      throw new IllegalArgumentException(old + " is draining already.");
+    }
+    List<Endpoint> draining = new ArrayList<>(layout.draining());
+    draining.add(old);
+    return new Layout(
+        layout.clusterId(),
+        layout.epoch(),
+        layout.sequencer(),
+        layout.segments(),
+        layout.replication(),
+        layout.removed(),
+        layout.incarnations(),
+        layout.rebuilding(),
+        layout.spares(),
+        layout.retired(),
+        layout.replacing(),
+        layout.streamSince(),
+        layout.streamSplits(),
+        layout.rebuildingChains(),
+        draining);
+  }
+
+  /**
+   * The places of the draining node {@code old} that {@code member} would take in {@link
+   * #withMemberDrain}: the chains of the current segment holding {@code old} and not {@code
+   * member}, of the kinds (log, stream) {@code member} serves there ("log i", "stream i"), and the
+   * closed segments' chains holding {@code old} and not {@code member} ("segment S log i").
+   */
+  public static List<String> drainTakes(Layout layout, Endpoint member, Endpoint old) {
+    List<String> out = new ArrayList<>();
+    if (member.equals(old)) {
+      return out;
+    }
+    Segment current = layout.currentSegment();
+    drainable(current.log(), member, old).forEach(c -> out.add("log " + c));
+    drainable(current.stream(), member, old).forEach(c -> out.add("stream " + c));
+    for (int i = 0; i < layout.segments().size() - 1; i++) {
+      Segment s = layout.segments().get(i);
+      for (int k = 0; k < s.log().size() + s.stream().size(); k++) {
+        boolean isLog = k < s.log().size();
+        int c = isLog ? k : k - s.log().size();
+        List<Endpoint> chain = (isLog ? s.log() : s.stream()).get(c);
+        boolean serves = servesKind(current, member, isLog);
+        if (serves && chain.contains(old) && !chain.contains(member)) {
+          out.add("segment " + s.start() + (isLog ? " log " : " stream ") + c);
+        }
+      }
+    }
+    return out;
+  }
+
+  /**
+   * One step of a drain onto the other nodes: {@code layout} at the next epoch with {@code member}
+   * joined, as a <em>rebuilding</em> replica that keeps serving its own chains, at the head of
+   * every chain of the current segment that holds the draining node {@code old} and lacks it (of
+   * the kinds it serves; those chains hold R + 1 replicas meanwhile), recorded as {@code old}'s
+   * replacement in those chains ({@link Layout#replacing()}, {@link Layout#rebuildingChains()}). It
+   * copies what they hold and what the closed segments' log chains holding {@code old} and not it
+   * hold ({@link #closedLogChainsToCopy}); {@link #promoted} then takes {@code old} out of exactly
+   * the chains {@code member} took, in every segment, in the same change. The current segment
+   * closes at {@code newSegmentStart} (as in {@link #withoutNode}).
+   *
+   * @throws IllegalArgumentException if {@code old} is not draining, a replica is rebuilding
+   *     already, {@code member} is {@code old}, in no chain of the current segment, or would take
+   *     no place ({@link #drainTakes})
+   */
+  public static Layout withMemberDrain(
+      Layout layout, Endpoint member, Endpoint old, long newSegmentStart) {
+    Objects.requireNonNull(member, "member");
+    if (!layout.draining().contains(old)) {
+      throw new IllegalArgumentException(old + " is not draining at epoch " + layout.epoch() + ".");
+    }
+    if (!layout.rebuilding().isEmpty()) {
+      throw new IllegalArgumentException(
+          "Replicas "
+              + layout.rebuilding().keySet()
+              + " are rebuilding; the drain goes on after they are promoted.");
+    }
+    Segment current = layout.currentSegment();
+    if (!holdsAPlace(current, member) || drainTakes(layout, member, old).isEmpty()) {
+      throw new IllegalArgumentException(
+          member + " is in no chain of the current segment, or can take no place of " + old + ".");
+    }
+    Set<Integer> log = drainable(current.log(), member, old);
+    Set<Integer> stream = drainable(current.stream(), member, old);
+    List<Segment> segments = new ArrayList<>(layout.segments());
+    opened(
+        segments,
+        newSegmentStart,
+        prepended(current.log(), member, log),
+        prepended(current.stream(), member, stream));
+    long epoch = layout.epoch() + 1;
+    Map<Endpoint, Long> rebuilding = new HashMap<>(layout.rebuilding());
+    rebuilding.put(member, epoch);
+    Map<Endpoint, JoinedChains> chains = new HashMap<>(layout.rebuildingChains());
+    chains.put(member, new JoinedChains(segments.get(segments.size() - 1).start(), log, stream));
+    Map<Endpoint, Endpoint> replacing = new HashMap<>(layout.replacing());
+    replacing.put(member, old);
+    return new Layout(
+        layout.clusterId(),
+        epoch,
+        layout.sequencer(),
+        segments,
+        layout.replication(),
+        layout.removed(),
+        layout.incarnations(),
+        rebuilding,
+        layout.spares(),
+        layout.retired(),
+        replacing,
+        layout.streamSince(),
+        layout.streamSplits(),
+        chains,
+        layout.draining());
+  }
+
+  /**
+   * The end of a drain onto the other nodes: {@code layout} at the next epoch without {@code old},
+   * which holds no place in any chain of any segment any more: it leaves {@link Layout#draining()}
+   * and is listed removed and retired (it left on request); if it was the sequencer, the sequencer
+   * moves as {@link #withoutNode} moves it.
+   *
+   * @throws IllegalArgumentException if {@code old} is not draining or still holds a place
+   */
+  public static Layout drained(Layout layout, Endpoint old, long newSegmentStart) {
+    if (!layout.draining().contains(old)) {
+      throw new IllegalArgumentException(old + " is not draining at epoch " + layout.epoch() + ".");
+    }
+    for (Segment s : layout.segments()) {
+      if (holdsAPlace(s, old)) {
+        throw new IllegalArgumentException(
+            old + " still holds a place in the segment starting at " + s.start() + ".");
+      }
+    }
+    if (old.equals(layout.sequencer())) {
+      return withoutNode(layout, old, newSegmentStart); // retires it: it was draining
+    }
+    List<Endpoint> removed = new ArrayList<>(layout.removed());
+    removed.add(old);
+    List<Endpoint> retired = new ArrayList<>(layout.retired());
+    retired.add(old);
+    Map<Endpoint, String> incarnations = new HashMap<>(layout.incarnations());
+    incarnations.remove(old);
+    return new Layout(
+        layout.clusterId(),
+        layout.epoch() + 1,
+        layout.sequencer(),
+        layout.segments(),
+        layout.replication(),
+        removed,
+        incarnations,
+        layout.rebuilding(),
+        layout.spares(),
+        retired,
+        layout.replacing(),
+        layout.streamSince(),
+        layout.streamSplits(),
+        layout.rebuildingChains(),
+        layout.draining().stream().filter(e -> !e.equals(old)).toList());
+  }
+
+  /** True when {@code node} is in a log or stream chain of {@code s}. */
+  static boolean holdsAPlace(Segment s, Endpoint node) {
+    return s.log().stream().anyMatch(c -> c.contains(node))
+        || s.stream().stream().anyMatch(c -> c.contains(node));
+  }
+
+  /**
+   * The indexes of {@code chains} that hold {@code old} and lack {@code member}, when {@code
+   * member} is in one of them (it serves this kind of chain); else none.
+   */
+  private static Set<Integer> drainable(
+      List<List<Endpoint>> chains, Endpoint member, Endpoint old) {
+    Set<Integer> out = new java.util.TreeSet<>();
+    if (chains.stream().noneMatch(c -> c.contains(member))) {
+      return out;
+    }
+    for (int c = 0; c < chains.size(); c++) {
+      if (chains.get(c).contains(old) && !chains.get(c).contains(member)) {
+        out.add(c);
+      }
+    }
+    return out;
   }
 
   /**
@@ -559,7 +773,8 @@ public final class LayoutChanges {
         replacing,
         streamSince,
         streamSplits,
-        layout.rebuildingChains());
+        layout.rebuildingChains(),
+        layout.draining());
   }
 
   /**
@@ -619,22 +834,30 @@ public final class LayoutChanges {
     List<Segment> segments = new ArrayList<>(layout.segments().size());
     int last = layout.segments().size() - 1;
     int r = layout.replication();
+    // A member draining OLD hands over only the places it took; OLD keeps the others for now.
+    boolean partial = joined != null && old != null;
     for (int i = 0; i < layout.segments().size(); i++) {
       Segment s = layout.segments().get(i);
-      List<List<Endpoint>> log = s.log();
-      List<List<Endpoint>> stream = s.stream();
-      if (i != last) {
-        // A member that rebuilt chains of one kind only joins closed chains of that kind only.
-        if (joined == null || !joined.log().isEmpty()) {
-          log = atHead(log, node, r, old);
+      List<List<Endpoint>> log = new ArrayList<>(s.log());
+      List<List<Endpoint>> stream = new ArrayList<>(s.stream());
+      for (int k = 0; k < log.size() + stream.size(); k++) {
+        boolean isLog = k < log.size();
+        List<List<Endpoint>> chains = isLog ? log : stream;
+        int c = isLog ? k : k - log.size();
+        List<Endpoint> chain = chains.get(c);
+        boolean takes = i != last && closedTakes(layout, old, isLog, chain, node);
+        if (takes) {
+          List<Endpoint> next = new ArrayList<>(chain.size() + 1);
+          next.add(node);
+          next.addAll(chain);
+          chain = next;
         }
-        if (joined == null || !joined.stream().isEmpty()) {
-          stream = atHead(stream, node, r, old);
+        boolean handsOver =
+            old != null && (!partial || takes || (i == last && joined.covers(s, isLog, c)));
+        if (handsOver) {
+          chain = chain.stream().filter(e -> !e.equals(old)).toList();
         }
-      }
-      if (old != null) {
-        log = leaving(log, old);
-        stream = leaving(stream, old);
+        chains.set(c, chain);
       }
       segments.add(new Segment(s.start(), s.end(), log, stream));
     }
@@ -653,7 +876,7 @@ public final class LayoutChanges {
     List<Endpoint> removed = new ArrayList<>(layout.removed());
     List<Endpoint> retired = new ArrayList<>(layout.retired());
     Map<Endpoint, String> incarnations = new HashMap<>(layout.incarnations());
-    if (old != null) {
+    if (old != null && !partial) {
       // The drained node leaves on request: removed, and retired so healing never brings it back.
       removed.add(old);
       retired.add(old);
@@ -676,16 +899,8 @@ public final class LayoutChanges {
         replacing,
         layout.streamSince(),
         layout.streamSplits(),
-        without(layout.rebuildingChains(), node));
-  }
-
-  /** {@code chains} without {@code old}; the other members keep their order. */
-  private static List<List<Endpoint>> leaving(List<List<Endpoint>> chains, Endpoint old) {
-    List<List<Endpoint>> out = new ArrayList<>(chains.size());
-    for (List<Endpoint> chain : chains) {
-      out.add(chain.stream().filter(e -> !e.equals(old)).toList());
-    }
-    return out;
+        without(layout.rebuildingChains(), node),
+        layout.draining());
   }
 
   /**
@@ -881,21 +1096,47 @@ public final class LayoutChanges {
   public static List<int[]> closedLogChainsToCopy(Layout layout, Endpoint node) {
     List<int[]> out = new ArrayList<>();
     JoinedChains joined = layout.rebuildingChains().get(node);
-    if (joined != null && joined.log().isEmpty()) {
-      return out; // a member that rebuilds stream chains only joins no closed log chain
-    }
     Endpoint old = layout.replacing().get(node);
     for (int i = 0; i < layout.segments().size() - 1; i++) {
       List<List<Endpoint>> log = layout.segments().get(i).log();
       for (int c = 0; c < log.size(); c++) {
         List<Endpoint> chain = log.get(c);
-        boolean takes = chain.size() < layout.replication() || (old != null && chain.contains(old));
-        if (takes && !chain.contains(node)) {
+        if (closedTakes(layout, old, true, chain, node)) {
           out.add(new int[] {i, c});
         }
       }
     }
     return out;
+  }
+
+  /**
+   * Whether {@link #promoted} puts {@code node} in the closed segment's chain {@code chain} (a log
+   * chain with {@code log}); the rule {@link #closedLogChainsToCopy} copies by. A node that
+   * rebuilds every chain it is in takes each chain short of R, and with {@code old} (a drain) each
+   * chain holding it. A member draining {@code old} takes the chains holding it only; a member
+   * healing takes the short chains of the kinds it rebuilds.
+   */
+  private static boolean closedTakes(
+      Layout layout, Endpoint old, boolean log, List<Endpoint> chain, Endpoint node) {
+    if (chain.contains(node)) {
+      return false;
+    }
+    JoinedChains joined = layout.rebuildingChains().get(node);
+    int r = layout.replication();
+    boolean holdsOld = old != null && chain.contains(old);
+    if (joined == null) {
+      return (!chain.isEmpty() && chain.size() < r) || holdsOld;
+    }
+    if (old != null) {
+      return holdsOld && servesKind(layout.currentSegment(), node, log);
+    }
+    boolean kind = !(log ? joined.log() : joined.stream()).isEmpty();
+    return kind && !chain.isEmpty() && chain.size() < r;
+  }
+
+  /** True when {@code node} is in a log chain of {@code s} ({@code log}), else a stream chain. */
+  private static boolean servesKind(Segment s, Endpoint node, boolean log) {
+    return (log ? s.log() : s.stream()).stream().anyMatch(c -> c.contains(node));
   }
 
   /**
@@ -924,7 +1165,8 @@ public final class LayoutChanges {
         layout.replacing(),
         layout.streamSince(),
         layout.streamSplits(),
-        layout.rebuildingChains());
+        layout.rebuildingChains(),
+        layout.draining());
   }
 
   /**
@@ -963,7 +1205,8 @@ public final class LayoutChanges {
         layout.replacing(),
         layout.streamSince(),
         layout.streamSplits(),
-        layout.rebuildingChains());
+        layout.rebuildingChains(),
+        layout.draining());
   }
 
   /**

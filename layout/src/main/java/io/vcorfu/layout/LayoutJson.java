@@ -32,7 +32,8 @@ final class LayoutJson {
           "replacing",
           "streamSince",
           "streamSplits",
-          "rebuildingChains");
+          "rebuildingChains",
+          "draining");
   private static final Set<String> JOINED_FIELDS = Set.of("from", "log", "stream");
   private static final Set<String> SEGMENT_FIELDS = Set.of("start", "end", "log", "stream");
 
@@ -102,6 +103,10 @@ final class LayoutJson {
     }
     if (layout.streamSplits() > 0) {
       root.put("streamSplits", layout.streamSplits());
+    }
+    if (!layout.draining().isEmpty()) {
+      ArrayNode draining = root.putArray("draining");
+      layout.draining().forEach(e -> draining.add(e.toString()));
     }
     if (!layout.rebuildingChains().isEmpty()) {
       ObjectNode chains = root.putObject("rebuildingChains");
@@ -180,7 +185,8 @@ final class LayoutJson {
         replacing(root),
         streamSince(root),
         wholeNumber(root, "streamSplits"),
-        rebuildingChains(root));
+        rebuildingChains(root),
+        endpoints(root, "draining"));
   }
 
   private static Map<Endpoint, JoinedChains> rebuildingChains(JsonNode root) {

@@ -316,13 +316,14 @@ final class LayoutValidator {
         throw new LayoutException(
             what + ": the node replaced must serve and be replaced by one node only.");
       }
-      boolean inCurrent = false;
-      for (List<Endpoint> chain : concat(current.log(), current.stream())) {
-        inCurrent |= chain.contains(old);
+      boolean inAny = false;
+      for (Segment s : segments) {
+        for (List<Endpoint> chain : concat(s.log(), s.stream())) {
+          inAny |= chain.contains(old);
+        }
       }
-      if (!inCurrent) {
-        throw new LayoutException(
-            what + ": the node replaced is in no chain of the current segment.");
+      if (!inAny) {
+        throw new LayoutException(what + ": the node replaced is in no chain.");
       }
     }
   }
@@ -336,7 +337,8 @@ final class LayoutValidator {
   static void checkRebuildingChains(
       List<Segment> segments,
       Map<Endpoint, Long> rebuilding,
-      Map<Endpoint, JoinedChains> rebuildingChains) {
+      Map<Endpoint, JoinedChains> rebuildingChains,
+      Map<Endpoint, Endpoint> replacing) {
     Segment current = segments.get(segments.size() - 1);
     for (Map.Entry<Endpoint, JoinedChains> e : rebuildingChains.entrySet()) {
       Endpoint node = e.getKey();
@@ -350,6 +352,10 @@ final class LayoutValidator {
           || segments.stream().noneMatch(s -> s.start() == joined.from())) {
         throw new LayoutException(
             what + " must start where a segment starts, at or before the current segment.");
+      }
+      if (joined.log().isEmpty() && joined.stream().isEmpty() && !replacing.containsKey(node)) {
+        throw new LayoutException(
+            what + " name no chain; only a member draining another node's closed places may.");
       }
       checkJoined(what, "log", current.log(), joined.log(), node);
       checkJoined(what, "stream", current.stream(), joined.stream(), node);
@@ -379,6 +385,29 @@ final class LayoutValidator {
     if (rebuilds && !chain.isEmpty() && chain.get(chain.size() - 1).equals(node)) {
       throw new LayoutException(
           what + " make it the last replica of a chain; a rebuilding replica never decides.");
+    }
+  }
+
+  /**
+   * Every draining node is listed once and is neither removed, a spare nor rebuilding. (It may hold
+   * no place any more: between the change that took its last place and the one that removes it.)
+   */
+  static void checkDraining(
+      Endpoint sequencer,
+      List<Segment> segments,
+      List<Endpoint> removed,
+      List<Endpoint> spares,
+      Map<Endpoint, Long> rebuilding,
+      List<Endpoint> draining) {
+    Set<Endpoint> seen = new HashSet<>();
+    for (Endpoint node : draining) {
+      String what = "The layout's draining node " + node;
+      if (!seen.add(node)) {
+        throw new LayoutException(what + " is listed twice.");
+      }
+      if (removed.contains(node) || spares.contains(node) || rebuilding.containsKey(node)) {
+        throw new LayoutException(what + " must be neither removed, a spare nor rebuilding.");
+      }
     }
   }
 
