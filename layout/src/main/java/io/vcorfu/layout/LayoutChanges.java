@@ -543,7 +543,7 @@ public final class LayoutChanges {
   }
 
   /** True when {@code node} is in a log or stream chain of {@code s}. */
-  static boolean holdsAPlace(Segment s, Endpoint node) {
+  public static boolean holdsAPlace(Segment s, Endpoint node) {
     return s.log().stream().anyMatch(c -> c.contains(node))
         || s.stream().stream().anyMatch(c -> c.contains(node));
   }

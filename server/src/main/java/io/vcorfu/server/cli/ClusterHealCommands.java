@@ -131,6 +131,73 @@ final class ClusterHealCommands {
     }
 
     /**
+     * For a drain onto the other nodes: prints, every second it changes, which node takes {@code
+     * old}'s places and how its copy goes, and how many places {@code old} still holds, until
+     * {@code old} has left the layout or time is up.
+     */
+    private int awaitDrained(
+        NodeCalls calls,
+        List<Endpoint> asked,
+        PrintWriter out,
+        long since,
+        Endpoint old,
+        long deadline)
+        throws InterruptedException {
+      String last = "";
+      while (System.nanoTime() - deadline < 0) {
+        try {
+          Layout layout = ClusterCommands.Status.newestLayout(calls, asked);
+          if (layout.epoch() >= since && layout.removed().contains(old)) {
+            out.println(
+                old
+                    + " has left the cluster (epoch "
+                    + layout.epoch()
+                    + "); the other nodes hold its places");
+            out.flush();
+            return 0;
+          }
+          long places =
+              layout.segments().stream()
+                  .flatMap(
+                      s -> java.util.stream.Stream.concat(s.log().stream(), s.stream().stream()))
+                  .filter(c -> c.contains(old))
+                  .count();
+          StringBuilder now = new StringBuilder(old + " holds " + places + " places");
+          for (var e : layout.replacing().entrySet()) {
+            if (e.getValue().equals(old)) {
+              ClusterCommands.NodeState st =
+                  ClusterCommands.Status.states(calls, layout).get(e.getKey());
+              now.append("; ")
+                  .append(e.getKey())
+                  .append(" takes some: ")
+                  .append(st == null ? "" : st.state() + " " + st.detail());
+            }
+          }
+          if (!now.toString().equals(last)) {
+            out.println(now);
+            out.flush();
+            last = now.toString();
+          }
+        } catch (RuntimeException e) {
+          out.println("waiting: " + VcorfuCli.describe(e));
+          out.flush();
+        }
+        Thread.sleep(1000);
+      }
+      spec.commandLine()
+          .getErr()
+          .println(
+              "vcorfu cluster "
+                  + name()
+                  + ": "
+                  + old
+                  + " has not left after "
+                  + timeoutMs
+                  + " ms; the drain goes on");
+      return 1;
+    }
+
+    /**
      * Prints the joining node's state every second until it is a full member (and the node it
      * replaces has left) or time is up; fails at once when a drain stopped (its replacement was
      * removed, so the old node stays). Layouts older than {@code since} are not judged.
@@ -140,6 +207,9 @@ final class ClusterHealCommands {
       long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
       Endpoint node = member();
       Endpoint old = leaving();
+      if (node == null) {
+        return awaitDrained(calls, asked, out, since, old, deadline);
+      }
       String last = "";
       while (System.nanoTime() - deadline < 0) {
         try {
@@ -274,6 +344,9 @@ final class ClusterHealCommands {
     /** The spare the node is drained onto, once the change says so; null for a removal at once. */
     private Endpoint drainedOnto;
 
+    /** True when the node is drained onto the other nodes (no spare answered). */
+    private boolean ontoMembers;
+
     @Override
     String name() {
       return "remove-node";
@@ -286,7 +359,7 @@ final class ClusterHealCommands {
 
     @Override
     boolean await() {
-      return drainedOnto != null && !noWait;
+      return (drainedOnto != null || ontoMembers) && !noWait;
     }
 
     @Override
@@ -304,6 +377,26 @@ final class ClusterHealCommands {
       Endpoint leaving = subject();
       var r = firstAnswer(othersFirst(asked, leaving), via -> calls.removeNode(via, leaving));
       Layout next = Layout.fromJson(r.getLayoutJson());
+      if (next.draining().contains(leaving)) {
+        ontoMembers = true;
+        long places =
+            next.segments().stream()
+                .flatMap(s -> java.util.stream.Stream.concat(s.log().stream(), s.stream().stream()))
+                .filter(c -> c.contains(leaving))
+                .count();
+        return new Change(
+            r.getEpoch(),
+            r.getLayoutJson(),
+            "draining "
+                + leaving
+                + " onto the other nodes (epoch "
+                + r.getEpoch()
+                + "): they take its "
+                + places
+                + " places in the chains, one node at a time, each as a rebuilding replica; "
+                + leaving
+                + " serves until it holds none, then leaves");
+      }
       for (var e : next.replacing().entrySet()) {
         if (e.getValue().equals(leaving)) {
           drainedOnto = e.getKey();

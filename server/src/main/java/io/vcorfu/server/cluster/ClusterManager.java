@@ -398,6 +398,7 @@ public final class ClusterManager implements AutoCloseable {
     List<String> lacking = LayoutChanges.underReplicated(layout);
     if (lacking.isEmpty()) {
       shortSince = null;
+      drainStep(current, now);
       return;
     }
     if (shortSince == null) {
@@ -410,7 +411,9 @@ public final class ClusterManager implements AutoCloseable {
     candidates.addAll(removed);
     Endpoint node = firstAnswering(candidates, now);
     if (node == null) {
-      healOntoMember(current, now, lacking);
+      if (!healOntoMember(current, now, lacking)) {
+        drainStep(current, now);
+      }
       return;
     }
     List<Integer> empty = LayoutChanges.emptyStreamChains(layout);
@@ -451,14 +454,14 @@ public final class ClusterManager implements AutoCloseable {
    * not the sequencer, then document order). One member at a time, and none while a replica
    * rebuilds.
    */
-  private void healOntoMember(Versioned<Layout> current, long now, List<String> lacking) {
+  private boolean healOntoMember(Versioned<Layout> current, long now, List<String> lacking) {
     Layout layout = current.value();
     // The delay gives a failed node time to come back; when every removed node left on request
     // (a remove-node), none will, and members heal at once.
     boolean mayReturn = !layout.retired().containsAll(layout.removed());
     if (!layout.rebuilding().isEmpty()
         || (mayReturn && now - shortSince < config.memberHealDelay().toNanos())) {
-      return;
+      return false;
     }
     Endpoint best = null;
     List<String> bestJoins = List.of();
@@ -488,7 +491,7 @@ public final class ClusterManager implements AutoCloseable {
       }
     }
     if (best == null) {
-      return;
+      return false;
     }
     Endpoint member = best;
     LOG.info(
@@ -506,6 +509,70 @@ public final class ClusterManager implements AutoCloseable {
         current,
         "joining member " + member + " to " + bestJoins,
         tail -> LayoutChanges.withMemberRebuilding(layout, member, tail + 1));
+    return true;
+  }
+
+  /**
+   * One step of a drain onto the other nodes ({@link Layout#draining()}), when no replica rebuilds:
+   * removes the first draining node once it holds no place ({@link LayoutChanges#drained}); else
+   * joins the answering node that takes the most of its places (ties: the one with the fewest
+   * places, then document order) to those chains ({@link LayoutChanges#withMemberDrain}); its
+   * promotion, like any, comes on a later round and takes the draining node out of them.
+   */
+  private void drainStep(Versioned<Layout> current, long now) {
+    Layout layout = current.value();
+    if (layout.draining().isEmpty() || !layout.rebuilding().isEmpty()) {
+      return;
+    }
+    Endpoint old = layout.draining().get(0);
+    boolean holds = layout.segments().stream().anyMatch(s -> LayoutChanges.holdsAPlace(s, old));
+    if (!holds) {
+      LOG.info(
+          "manager {}: {} holds no place any more; it leaves the cluster (epoch {} -> {})",
+          self,
+          old,
+          layout.epoch(),
+          layout.epoch() + 1);
+      healingStep(
+          current, "removing drained " + old, tail -> LayoutChanges.drained(layout, old, tail + 1));
+      return;
+    }
+    Endpoint best = null;
+    List<String> bestTakes = List.of();
+    long bestPlaces = Long.MAX_VALUE;
+    for (Endpoint e : layout.allServers()) {
+      if (e.equals(old) || layout.draining().contains(e) || !answering(e, now)) {
+        continue;
+      }
+      List<String> takes = LayoutChanges.drainTakes(layout, e, old);
+      long places =
+          java.util.stream.Stream.concat(
+                  layout.currentSegment().log().stream(), layout.currentSegment().stream().stream())
+              .filter(c -> c.contains(e))
+              .count();
+      if (takes.size() > bestTakes.size()
+          || (!takes.isEmpty() && takes.size() == bestTakes.size() && places < bestPlaces)) {
+        best = e;
+        bestTakes = takes;
+        bestPlaces = places;
+      }
+    }
+    if (best == null) {
+      return;
+    }
+    Endpoint member = best;
+    LOG.info(
+        "manager {}: draining {}: {} takes its places {} as a rebuilding replica (epoch {} -> {})",
+        self,
+        old,
+        member,
+        bestTakes,
+        layout.epoch(),
+        layout.epoch() + 1);
+    healingStep(
+        current,
+        "draining " + old + " onto " + member,
+        tail -> LayoutChanges.withMemberDrain(layout, member, old, tail + 1));
   }
 
   /** The first of {@code candidates} that answers, or null. */
@@ -887,6 +954,32 @@ public final class ClusterManager implements AutoCloseable {
           return drain(current, leaving, spare);
         }
       }
+    }
+    if (!layout.isRebuilding(leaving)
+        && !layout.draining().contains(leaving)
+        && layout.replication() > 0
+        && LayoutChanges.holdsAPlace(layout.currentSegment(), leaving)) {
+      long now = System.nanoTime();
+      for (Endpoint member : layout.allServers()) {
+        if (!member.equals(leaving)
+            && answering(member, now)
+            && !LayoutChanges.drainTakes(layout, member, leaving).isEmpty()) {
+          // Planned, with no spare: the other nodes take its places one at a time first.
+          Layout next = LayoutChanges.withDraining(layout, leaving);
+          store.compareAndSet(current.version(), next).get(timeoutMillis(), TimeUnit.MILLISECONDS);
+          LOG.info(
+              "manager {}: draining {} onto the other nodes; it serves until they hold its"
+                  + " places (epoch {})",
+              self,
+              leaving,
+              next.epoch());
+          succeeded();
+          return next;
+        }
+      }
+    }
+    if (layout.draining().contains(leaving)) {
+      return layout; // asked again: the drain goes on
     }
     Layout trial;
     try {

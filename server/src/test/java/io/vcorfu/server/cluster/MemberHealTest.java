@@ -6,6 +6,8 @@ import io.vcorfu.layout.JoinedChains;
 import io.vcorfu.layout.Layout;
 import io.vcorfu.layout.LayoutChanges;
 import io.vcorfu.layout.Segment;
+import io.vcorfu.layout.Versioned;
+import io.vcorfu.layout.ZkLayoutStore;
 import io.vcorfu.protocol.ClientOptions;
 import io.vcorfu.protocol.Endpoint;
 import io.vcorfu.protocol.RpcClient;
@@ -16,10 +18,13 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
@@ -137,38 +142,79 @@ class MemberHealTest {
   }
 
   /**
-   * {@code remove-node} with no spare: the node leaves as a failed one would (sealed first), and
-   * the chains it left short are rebuilt on the other nodes at once, not after the delay a failed
-   * node is given to come back (ten minutes here): a node that left on request does not.
+   * {@code remove-node} with no spare, in a cluster with more nodes than R: the node is drained
+   * onto the other nodes. They take its places one node at a time, each a rebuilding replica of the
+   * chains it takes while it serves its own, and its promotion takes the leaving node out of those
+   * chains; once it holds no place it leaves (the sequencer moves when it was the sequencer). Every
+   * layout version a ZooKeeper watch saw keeps R serving replicas in every chain of its current
+   * segment; nothing acknowledged is lost and every replica agrees.
    */
-  @Test
-  void aNodeRemovedOnRequestWithNoSpareIsReplacedByMembersAtOnce() throws Exception {
-    try (ZkCluster c =
-            ZkCluster.start(tmp, 4, 3, k -> k.withMemberHealDelay(Duration.ofMinutes(10)));
+  @ParameterizedTest(name = "N = 4, R = {0}, node {1}")
+  @CsvSource({"3, 0", "2, 2"})
+  void aNodeRemovedOnRequestWithNoSpareIsDrainedOntoTheOtherNodes(int r, int oldIndex)
+      throws Exception {
+    try (ZkCluster c = ZkCluster.start(tmp, 4, r);
         RpcClient rpc = c.transport().newClient(ClientOptions.defaults())) {
-      c.awaitLayout("epoch 2", x -> x.epoch() >= 2);
+      Layout first = c.awaitLayout("epoch 2", x -> x.epoch() >= 2);
+      Endpoint old = c.endpoints().get(oldIndex);
+      boolean wasSequencer = first.sequencer().equals(old);
+      List<Versioned<Layout>> history = new CopyOnWriteArrayList<>();
       List<AckedWrites.Acked> acked = new ArrayList<>();
-      try (AckedWrites.Writer w = new AckedWrites.Writer(c, streams(), acked)) {
+      ZkLayoutStore.Watch watch = c.store().watch(history::add);
+      Layout drained;
+      try (watch;
+          AckedWrites.Writer w = new AckedWrites.Writer(c, streams(), acked)) {
         w.awaitAcked(150);
-        Endpoint leaving = c.endpoints().get(3);
-        Layout removed =
-            Layout.fromJson(
-                new NodeCalls(rpc)
-                    .removeNode(c.endpoints().get(1), leaving)
-                    .get(30, java.util.concurrent.TimeUnit.SECONDS)
-                    .getLayoutJson());
-        assertThat(removed.retired()).contains(leaving);
-        Layout healed =
-            Awaitility.await("the chains rebuilt on the other nodes")
+        Layout asked =
+            Awaitility.await("the manager hears every node")
+                .atMost(Duration.ofSeconds(30))
+                .ignoreExceptions()
+                .until(
+                    () ->
+                        Layout.fromJson(
+                            new NodeCalls(rpc)
+                                .removeNode(c.endpoints().get(1), old)
+                                .get(30, TimeUnit.SECONDS)
+                                .getLayoutJson()),
+                    l -> l.draining().contains(old));
+        assertThat(asked.allServers()).as("it serves on at first").contains(old);
+        drained =
+            Awaitility.await(old + " drained onto the other nodes")
                 .atMost(Duration.ofSeconds(90))
                 .pollInterval(Duration.ofMillis(50))
-                .until(() -> c.agreed().value(), l -> fullStrength(l));
-        assertThat(healed.allServers()).hasSize(3).doesNotContain(leaving);
+                .until(() -> c.agreed().value(), l -> l.removed().contains(old) && fullStrength(l));
         w.awaitAcked(w.count() + 40);
+        Versioned<Layout> agreed = c.agreed();
+        Awaitility.await("the watch saw version " + agreed.version())
+            .atMost(Duration.ofSeconds(30))
+            .until(() -> history.get(history.size() - 1).version() >= agreed.version());
+      }
+      assertThat(drained.retired()).as("it left on request").contains(old);
+      assertThat(drained.draining()).isEmpty();
+      assertThat(drained.allServers()).hasSize(3).doesNotContain(old);
+      if (wasSequencer) {
+        assertThat(drained.sequencer()).isNotEqualTo(old);
+      }
+      assertThat(history)
+          .as("some node took places of %s as a rebuilding replica of those chains only", old)
+          .anySatisfy(v -> assertThat(v.value().replacing().values()).contains(old))
+          .allSatisfy(v -> assertThat(v.value().rebuildingChains().keySet()).doesNotContain(old));
+      for (Versioned<Layout> v : history) {
+        Layout l = v.value();
+        Segment open = l.currentSegment();
+        for (int k = 0; k < open.log().size() + open.stream().size(); k++) {
+          boolean log = k < open.log().size();
+          int index = log ? k : k - open.log().size();
+          assertThat(l.serving(open, log, index))
+              .as(
+                  "serving replicas of %s chain %d at epoch %d",
+                  log ? "log" : "stream", index, l.epoch())
+              .hasSizeGreaterThanOrEqualTo(r);
+        }
       }
       AckedWrites.assertEveryAckedReadable(c, acked);
       ReplicaAgreement.assertReplicasAgree(
-          c.client(c.endpoints().get(0)), c.agreed().value(), streams());
+          c.client(drained.sequencer()), c.agreed().value(), streams());
     }
   }
 
