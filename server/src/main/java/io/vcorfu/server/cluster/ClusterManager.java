@@ -446,9 +446,8 @@ public final class ClusterManager implements AutoCloseable {
   }
 
   /**
-   * When chains have lacked a replica for {@link ClusterConfig#memberHealDelay()} (at once when no
-   * removed node may come back: all of them left on request) and no spare or returning node
-   * answers, joins a member of the cluster to the chains it is not in ({@link
+   * When chains have lacked a replica for {@link ClusterConfig#memberHealDelay()} and no spare or
+   * returning node answers, joins a member of the cluster to the chains it is not in ({@link
    * LayoutChanges#withMemberRebuilding}): of the answering nodes that can join any, the one with
    * the fewest places in the current segment (ties: the one that joins the most, then one that is
    * not the sequencer, then document order). One member at a time, and none while a replica
@@ -456,11 +455,8 @@ public final class ClusterManager implements AutoCloseable {
    */
   private boolean healOntoMember(Versioned<Layout> current, long now, List<String> lacking) {
     Layout layout = current.value();
-    // The delay gives a failed node time to come back; when every removed node left on request
-    // (a remove-node), none will, and members heal at once.
-    boolean mayReturn = !layout.retired().containsAll(layout.removed());
-    if (!layout.rebuilding().isEmpty()
-        || (mayReturn && now - shortSince < config.memberHealDelay().toNanos())) {
+    // The delay gives a failed node time to come back and copy only what it missed.
+    if (!layout.rebuilding().isEmpty() || now - shortSince < config.memberHealDelay().toNanos()) {
       return false;
     }
     Endpoint best = null;

@@ -58,12 +58,6 @@ class DegradedModeTest {
       Endpoint spare;
       try (AckedWrites.Writer w = new AckedWrites.Writer(c, streams, acked, n2)) {
         w.awaitAcked(100);
-        // A planned removal never leaves a stream chain to the log; a failure may.
-        org.assertj.core.api.Assertions.assertThatThrownBy(
-                () -> new NodeCalls(rpc).removeNode(n2, n3).get(30, TimeUnit.SECONDS))
-            .hasCauseInstanceOf(io.vcorfu.protocol.BadRequestException.class)
-            .hasMessageContaining("only replica of stream chains [0]");
-
         c.kill(n3);
         Layout degraded =
             c.awaitLayout(
@@ -144,6 +138,39 @@ class DegradedModeTest {
                 nodes.get(1),
                 nodes.get(2),
                 nodes.get(3)));
+  }
+
+  /**
+   * A planned removal never leaves a stream chain to the log (a failure may): with no other node
+   * serving stream chains to drain it onto, removing the only replica of a stream chain is refused
+   * and changes nothing.
+   */
+  @Test
+  void removingTheOnlyReplicaOfAStreamChainIsRefusedWhenNoNodeCanTakeIt() throws Exception {
+    try (ZkCluster c = ZkCluster.start(tmp, 3, DegradedModeTest::oneStreamNode);
+        RpcClient rpc = c.transport().newClient(ClientOptions.defaults())) {
+      Layout first = c.awaitLayout("epoch 2", x -> x.epoch() >= 2);
+      Endpoint n2 = c.endpoints().get(1);
+      Endpoint n3 = c.endpoints().get(2);
+      org.assertj.core.api.Assertions.assertThatThrownBy(
+              () -> new NodeCalls(rpc).removeNode(n2, n3).get(30, TimeUnit.SECONDS))
+          .hasCauseInstanceOf(io.vcorfu.protocol.BadRequestException.class)
+          .hasMessageContaining("only replica of stream chains [0]");
+      Layout after = c.agreed().value();
+      assertThat(after.allServers()).containsAll(first.allServers());
+      assertThat(after.draining()).isEmpty();
+      assertThat(after.currentSegment().stream()).isEqualTo(first.currentSegment().stream());
+    }
+  }
+
+  /** Log chain [n1, n2] and one stream chain [n3], R = 2: n1 and n2 serve no stream chain. */
+  private static Layout oneStreamNode(List<Endpoint> nodes) {
+    return Layout.fromJson(
+        """
+        {"clusterId": "%s", "epoch": 1, "sequencer": "%s", "replication": 2,
+         "segments": [{"start": 0, "end": -1, "log": [["%s", "%s"]], "stream": [["%s"]]}]}
+        """
+            .formatted(ZkCluster.NAME, nodes.get(0), nodes.get(0), nodes.get(1), nodes.get(2)));
   }
 
   /**

@@ -79,6 +79,8 @@ final class ZkCluster implements AutoCloseable {
             probing.probeInterval(),
             probing.failureTimeout(),
             session);
+    // Tests of healing onto members ask for it; elsewhere a short chain waits for its node.
+    this.config = config.withMemberHealDelay(Duration.ofMinutes(10));
     for (int i = 1; i <= n; i++) {
       endpoints.add(new Endpoint("node-" + i, 9000 + i));
     }
