@@ -542,6 +542,18 @@ public final class LayoutChanges {
         layout.draining().stream().filter(e -> !e.equals(old)).toList());
   }
 
+  /** Refuses {@code what} while a node is being drained onto the other nodes. */
+  private static void checkNoDrain(Layout layout, String what) {
+    if (!layout.draining().isEmpty()) {
+      throw new IllegalArgumentException(
+          "Nodes "
+              + layout.draining()
+              + " are being drained onto the other nodes; "
+              + what
+              + " after they have left.");
+    }
+  }
+
   /** True when {@code node} is in a log or stream chain of {@code s}. */
   public static boolean holdsAPlace(Segment s, Endpoint node) {
     return s.log().stream().anyMatch(c -> c.contains(node))
@@ -686,7 +698,7 @@ public final class LayoutChanges {
    *
    * @throws IllegalArgumentException if the layout sets no replication factor, {@code node} is in
    *     the layout already, {@code old} is in no chain of the current segment or is rebuilding, or
-   *     a replica is rebuilding already (one change of membership at a time)
+   *     a replica is rebuilding already or a node is draining (one change of membership at a time)
    */
   public static Layout withReplacement(
       Layout layout, Endpoint old, Endpoint node, long newSegmentStart) {
@@ -718,6 +730,7 @@ public final class LayoutChanges {
               + layout.rebuilding().keySet()
               + " are rebuilding; a node is replaced after they are promoted.");
     }
+    checkNoDrain(layout, "a node is replaced");
     List<Segment> segments = new ArrayList<>(layout.segments());
     opened(
         segments,
@@ -931,8 +944,8 @@ public final class LayoutChanges {
    * incarnation is forgotten (it claims its place again).
    *
    * @throws IllegalArgumentException if the layout sets no replication factor, the node is in the
-   *     layout already, a replica is rebuilding, or a chain lacks a replica (restore those first:
-   *     {@link #withRebuilding})
+   *     layout already, a replica is rebuilding, a node is draining, or a chain lacks a replica
+   *     (restore those first: {@link #withRebuilding})
    */
   public static Layout withGrowth(Layout layout, Endpoint node, long newSegmentStart) {
     Objects.requireNonNull(layout, "layout");
@@ -951,6 +964,7 @@ public final class LayoutChanges {
               + layout.rebuilding().keySet()
               + " are rebuilding; the cluster grows one node at a time, after they are promoted.");
     }
+    checkNoDrain(layout, "the cluster grows");
     if (!underReplicated(layout).isEmpty()) {
       throw new IllegalArgumentException(
           "Chains "

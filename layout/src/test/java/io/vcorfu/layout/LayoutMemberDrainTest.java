@@ -125,6 +125,13 @@ class LayoutMemberDrainTest {
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("is not draining");
     Layout draining = LayoutChanges.withDraining(layout, old);
+    Endpoint newcomer = new Endpoint("10.0.9.9", 9000);
+    assertThatThrownBy(() -> LayoutChanges.withGrowth(draining, newcomer, 100))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("being drained");
+    assertThatThrownBy(() -> LayoutChanges.withReplacement(draining, node(0), newcomer, 100))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("being drained");
     assertThatThrownBy(() -> LayoutChanges.withDraining(draining, old))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("draining already");

@@ -259,15 +259,7 @@ class ClusterProcessTest {
             .filter(e -> !e.equals(now.sequencer()) && !e.equals(spare.endpoint()))
             .findFirst()
             .orElseThrow();
-    CliRun removed =
-        cli(
-            "cluster",
-            "remove-node",
-            "--endpoint",
-            cluster.endpointList(),
-            "--timeout-ms",
-            "60000",
-            drained.toString());
+    CliRun removed = removeNodeAndWait(drained.toString());
     assertThat(removed.code()).as(removed.out() + removed.err()).isZero();
     assertThat(removed.out())
         .contains("draining " + drained + " onto the spare " + old)
@@ -299,8 +291,10 @@ class ClusterProcessTest {
   /**
    * {@code vcorfu cluster add-node --grow --wait} against real nodes while a client appends: the
    * fourth node joins stream chains as a rebuilding replica, is promoted, and then serves log
-   * chains of a new segment (four log chains, R each); status shows it serving; nothing
-   * acknowledged is lost and every replica of every chain holds the same entries.
+   * chains of a new segment (four log chains, R each); status shows it serving. Then {@code cluster
+   * remove-node} of an original node, with no spare, drains it onto the other three (each takes its
+   * places in the chains it is not in) and it leaves; every chain keeps R replicas. Nothing
+   * acknowledged is lost throughout.
    */
   @Test
   void addNodeWithGrowFromTheCommandLine() throws Exception {
@@ -338,10 +332,42 @@ class ClusterProcessTest {
         .contains("node " + joining + " serving")
         .doesNotContain("under-replicated");
     assertEveryAckedReadable(acked);
+
+    // Four nodes, R = 3, no spare: remove-node drains an original node onto the other three.
+    String leaving = cluster.nodes().get(2).toString();
+    CliRun removed = removeNodeAndWait(leaving);
+    assertThat(removed.code()).as(removed.out() + removed.err()).isZero();
+    assertThat(removed.out())
+        .contains("draining " + leaving + " onto the other nodes")
+        .contains(leaving + " has left the cluster");
+    appendUntil(acked, 90);
+    Layout shrunk = newestLayout();
+    assertThat(shrunk.allServers()).hasSize(3).doesNotContain(Endpoint.parse(leaving));
+    assertThat(shrunk.retired()).contains(Endpoint.parse(leaving));
+    assertThat(shrunk.currentSegment().log())
+        .allSatisfy(c -> assertThat(c).hasSize(shrunk.replication()));
+    assertThat(shrunk.currentSegment().stream())
+        .allSatisfy(c -> assertThat(c).hasSize(shrunk.replication()));
+    assertThat(cli("cluster", "status", "--endpoint", cluster.endpointList()).out())
+        .contains("node " + leaving + " removed (left on request)")
+        .doesNotContain("under-replicated");
+    assertEveryAckedReadable(acked);
   }
 
   private static CliRun cli(String... args) {
     return CliRun.of(args);
+  }
+
+  /** {@code cluster remove-node}, waiting up to 90 s for a drain to end. */
+  private CliRun removeNodeAndWait(String node) {
+    return cli(
+        "cluster",
+        "remove-node",
+        "--endpoint",
+        cluster.endpointList(),
+        "--timeout-ms",
+        "90000",
+        node);
   }
 
   @Test
