@@ -319,11 +319,12 @@ public record Layout(
 
   /**
    * True when {@code node} is a rebuilding replica of chain {@code index} of {@code segment} (a log
-   * chain with {@code log}, else a stream chain): it takes that chain's writes but decides nothing
-   * and serves no reads of it.
+   * chain with {@code log}, else a stream chain): it is in the chain, takes its writes, but decides
+   * nothing and serves no reads of it.
    */
   public boolean rebuildsIn(Endpoint node, Segment segment, boolean log, int index) {
-    return LayoutValidator.rebuilds(rebuilding, rebuildingChains, node, segment, log, index);
+    return (log ? segment.log() : segment.stream()).get(index).contains(node)
+        && LayoutValidator.rebuilds(rebuilding, rebuildingChains, node, segment, log, index);
   }
 
   /** True when {@code node} is a rebuilding replica of the log chain of {@code globalAddress}. */

@@ -181,6 +181,21 @@ class LayoutMemberHealTest {
   }
 
   @Test
+  void aNodeRebuildingEveryChainItIsInRebuildsNoChainItIsNotIn() {
+    Layout layout = shortOfOne(5, 3, 4);
+    Endpoint spare = new Endpoint("10.0.9.9", 9000);
+    Layout joined = LayoutChanges.withRebuilding(layout, spare, 100);
+    Segment open = joined.currentSegment();
+    for (int c = 0; c < open.stream().size(); c++) {
+      assertThat(joined.rebuildsStream(spare, c)).isEqualTo(open.stream().get(c).contains(spare));
+    }
+    for (long a = 100; a < 100 + open.log().size(); a++) {
+      assertThat(joined.rebuildsLog(spare, a)).isEqualTo(joined.logChain(a).contains(spare));
+    }
+    assertThat(open.stream()).anyMatch(c -> !c.contains(spare));
+  }
+
+  @Test
   void refusesWhatWouldNotBeAMemberHeal() {
     Layout layout = shortOfOne(4, 3, 3);
     Endpoint member = pick(layout);
