@@ -156,13 +156,18 @@ class GrowTest {
         // Not the sequencer (the writers' seed): the last node, in every chain of the three.
         Endpoint victim = c.endpoints().get(2);
         c.kill(victim);
+        // At 2 kB/s the copy takes a while: once the victim is gone, every closed log chain is
+        // short, and the new node copies those segments' log too (about 60 kB).
         Layout after =
-            c.awaitLayout(
-                victim + " removed and " + d + " promoted",
-                l ->
-                    l.removed().contains(victim)
-                        && l.allServers().contains(d)
-                        && !l.isRebuilding(d));
+            Awaitility.await(victim + " removed and " + d + " promoted")
+                .atMost(Duration.ofSeconds(90))
+                .pollInterval(Duration.ofMillis(20))
+                .until(
+                    () -> c.agreed().value(),
+                    l ->
+                        l.removed().contains(victim)
+                            && l.allServers().contains(d)
+                            && !l.isRebuilding(d));
         assertThat(after.allServers()).doesNotContain(victim);
         assertThat(after.currentSegment().stream()).hasSize(6);
         int before = w.count();
