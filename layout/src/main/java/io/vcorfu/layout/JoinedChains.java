@@ -5,13 +5,13 @@ import java.util.TreeSet;
 
 /**
  * The chains a node that keeps serving its other chains joined as a <em>rebuilding</em> replica
- * (see {@link LayoutChanges#withMemberRebuilding}): log chains {@link #log()} and stream chains
+ * (see {@link MemberChanges#withMemberRebuilding}): log chains {@link #log()} and stream chains
  * {@link #stream()} (indexes among a segment's chains) of every segment that starts at or after
  * {@link #from()}, the start of the segment that opened when it joined. In every other chain it is
  * a full member: it decides and serves reads there as before.
  *
  * <p>Both sets may be empty for a member that drains a node's places in closed segments only (see
- * {@link LayoutChanges#withMemberDrain}): it copies those and rebuilds no chain of the current one.
+ * {@link MemberChanges#withMemberDrain}): it copies those and rebuilds no chain of the current one.
  *
  * <p>A node rebuilding with no such entry in {@link Layout#rebuildingChains()} rebuilds every chain
  * it is in (a spare, a returning node, a growing node: it served nothing before it joined).

@@ -68,7 +68,7 @@ import java.util.Set;
  *     {@link #streamChainOrder()} orders them so that a split never reorders chains in a plan
  * @param rebuildingChains for a rebuilding replica that keeps serving its other chains (it joined
  *     chains that lacked a replica while it was a member of others, see {@link
- *     LayoutChanges#withMemberRebuilding}), the chains it rebuilds ({@code "rebuildingChains":
+ *     MemberChanges#withMemberRebuilding}), the chains it rebuilds ({@code "rebuildingChains":
  *     {"host:port": {"from": 1200, "log": [1], "stream": [0, 3]}}}, written only when not empty); a
  *     rebuilding replica without an entry rebuilds every chain it is in
  */

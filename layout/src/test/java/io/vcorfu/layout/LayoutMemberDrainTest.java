@@ -62,7 +62,7 @@ class LayoutMemberDrainTest {
     Endpoint best = null;
     int most = 0;
     for (Endpoint e : layout.allServers()) {
-      int takes = LayoutChanges.drainTakes(layout, e, old).size();
+      int takes = MemberChanges.drainTakes(layout, e, old).size();
       if (takes > most) {
         best = e;
         most = takes;
@@ -75,7 +75,7 @@ class LayoutMemberDrainTest {
   @MethodSource("clusters")
   void theNodesPlacesGoToTheOthersAndNoChainEverServesWithFewer(int n, int r, int oldIndex) {
     Endpoint old = node(oldIndex);
-    Layout layout = LayoutChanges.withDraining(cluster(n, r), old);
+    Layout layout = MemberChanges.withDraining(cluster(n, r), old);
     assertThat(layout.draining()).containsExactly(old);
     assertThat(Layout.fromJson(layout.toJson())).isEqualTo(layout);
     long tail = 100;
@@ -84,7 +84,7 @@ class LayoutMemberDrainTest {
       assertThat(steps++).as("drain steps").isLessThan(4 * n);
       Endpoint member = pick(layout, old);
       assertThat(member).as("someone takes a place of %s in %s", old, layout.toJson()).isNotNull();
-      Layout joined = LayoutChanges.withMemberDrain(layout, member, old, tail);
+      Layout joined = MemberChanges.withMemberDrain(layout, member, old, tail);
       assertThat(Layout.fromJson(joined.toJson())).isEqualTo(joined);
       assertServingKept(layout, joined);
       assertThat(joined.replacing()).containsEntry(member, old);
@@ -104,7 +104,7 @@ class LayoutMemberDrainTest {
       }
       layout = promoted;
     }
-    Layout done = LayoutChanges.drained(layout, old, tail);
+    Layout done = MemberChanges.drained(layout, old, tail);
     assertThat(Layout.fromJson(done.toJson())).isEqualTo(done);
     assertThat(done.allServers()).doesNotContain(old);
     assertThat(done.removed()).contains(old);
@@ -121,10 +121,10 @@ class LayoutMemberDrainTest {
   void aDrainStepIsRefusedWhenItMakesNoSense() {
     Layout layout = cluster(4, 3);
     Endpoint old = node(3);
-    assertThatThrownBy(() -> LayoutChanges.withMemberDrain(layout, node(0), old, 100))
+    assertThatThrownBy(() -> MemberChanges.withMemberDrain(layout, node(0), old, 100))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("is not draining");
-    Layout draining = LayoutChanges.withDraining(layout, old);
+    Layout draining = MemberChanges.withDraining(layout, old);
     Endpoint newcomer = new Endpoint("10.0.9.9", 9000);
     assertThatThrownBy(() -> LayoutChanges.withGrowth(draining, newcomer, 100))
         .isInstanceOf(IllegalArgumentException.class)
@@ -132,17 +132,17 @@ class LayoutMemberDrainTest {
     assertThatThrownBy(() -> LayoutChanges.withReplacement(draining, node(0), newcomer, 100))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("being drained");
-    assertThatThrownBy(() -> LayoutChanges.withDraining(draining, old))
+    assertThatThrownBy(() -> MemberChanges.withDraining(draining, old))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("draining already");
-    assertThatThrownBy(() -> LayoutChanges.drained(draining, old, 100))
+    assertThatThrownBy(() -> MemberChanges.drained(draining, old, 100))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("still holds a place");
-    assertThatThrownBy(() -> LayoutChanges.withMemberDrain(draining, old, old, 100))
+    assertThatThrownBy(() -> MemberChanges.withMemberDrain(draining, old, old, 100))
         .isInstanceOf(IllegalArgumentException.class);
-    Layout one = LayoutChanges.withMemberDrain(draining, pick(draining, old), old, 100);
+    Layout one = MemberChanges.withMemberDrain(draining, pick(draining, old), old, 100);
     Endpoint other = pick(draining, old).equals(node(0)) ? node(1) : node(0);
-    assertThatThrownBy(() -> LayoutChanges.withMemberDrain(one, other, old, 200))
+    assertThatThrownBy(() -> MemberChanges.withMemberDrain(one, other, old, 200))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("rebuilding");
     // The node leaving fails half way: it is removed, and retired (it was leaving on request).
@@ -170,7 +170,7 @@ class LayoutMemberDrainTest {
   }
 
   private static boolean stillHolds(Layout layout, Endpoint old) {
-    return layout.segments().stream().anyMatch(s -> LayoutChanges.holdsAPlace(s, old));
+    return layout.segments().stream().anyMatch(s -> MemberChanges.holdsAPlace(s, old));
   }
 
   private static List<List<Endpoint>> concat(List<List<Endpoint>> a, List<List<Endpoint>> b) {

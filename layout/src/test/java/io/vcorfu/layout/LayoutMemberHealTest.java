@@ -68,7 +68,7 @@ class LayoutMemberHealTest {
     long bestPlaces = Long.MAX_VALUE;
     int bestJoins = 0;
     for (Endpoint e : layout.allServers()) {
-      List<String> joins = LayoutChanges.memberJoins(layout, e);
+      List<String> joins = MemberChanges.memberJoins(layout, e);
       if (joins.isEmpty()) {
         continue;
       }
@@ -103,8 +103,8 @@ class LayoutMemberHealTest {
       assertThat(member)
           .as("a member can join the short chains of %s", layout.toJson())
           .isNotNull();
-      List<String> joins = LayoutChanges.memberJoins(layout, member);
-      Layout joined = LayoutChanges.withMemberRebuilding(layout, member, tail);
+      List<String> joins = MemberChanges.memberJoins(layout, member);
+      Layout joined = MemberChanges.withMemberRebuilding(layout, member, tail);
 
       assertThat(Layout.fromJson(joined.toJson())).isEqualTo(joined);
       assertThat(joined.epoch()).isEqualTo(layout.epoch() + 1);
@@ -163,7 +163,7 @@ class LayoutMemberHealTest {
   void aStreamEntrysPlanVisitsTheRebuildingMemberButNeverEndsThere() {
     Layout layout = shortOfOne(4, 3, 3);
     Endpoint member = pick(layout);
-    Layout joined = LayoutChanges.withMemberRebuilding(layout, member, 100);
+    Layout joined = MemberChanges.withMemberRebuilding(layout, member, 100);
     JoinedChains scope = joined.rebuildingChains().get(member);
     Random random = new Random(7);
     for (int i = 0; i < 500; i++) {
@@ -199,20 +199,20 @@ class LayoutMemberHealTest {
   void refusesWhatWouldNotBeAMemberHeal() {
     Layout layout = shortOfOne(4, 3, 3);
     Endpoint member = pick(layout);
-    Layout joined = LayoutChanges.withMemberRebuilding(layout, member, 100);
+    Layout joined = MemberChanges.withMemberRebuilding(layout, member, 100);
     Endpoint other =
         joined.allServers().stream().filter(e -> !e.equals(member)).findFirst().orElseThrow();
-    assertThatThrownBy(() -> LayoutChanges.withMemberRebuilding(joined, other, 200))
+    assertThatThrownBy(() -> MemberChanges.withMemberRebuilding(joined, other, 200))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("rebuilding");
     Layout full = LayoutChanges.promoted(joined, member, 200);
     while (!LayoutChanges.underReplicated(full).isEmpty()) {
       Endpoint next = pick(full);
-      full = LayoutChanges.promoted(LayoutChanges.withMemberRebuilding(full, next, 300), next, 400);
+      full = LayoutChanges.promoted(MemberChanges.withMemberRebuilding(full, next, 300), next, 400);
     }
     Layout healed = full;
-    assertThat(LayoutChanges.memberJoins(healed, member)).isEmpty();
-    assertThatThrownBy(() -> LayoutChanges.withMemberRebuilding(healed, member, 500))
+    assertThat(MemberChanges.memberJoins(healed, member)).isEmpty();
+    assertThatThrownBy(() -> MemberChanges.withMemberRebuilding(healed, member, 500))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("lacks a replica");
   }
@@ -221,7 +221,7 @@ class LayoutMemberHealTest {
   void aLayoutWhoseRebuildingChainsAreWrongIsRefused() {
     Layout layout = shortOfOne(4, 3, 3);
     Endpoint member = pick(layout);
-    Layout joined = LayoutChanges.withMemberRebuilding(layout, member, 100);
+    Layout joined = MemberChanges.withMemberRebuilding(layout, member, 100);
     JoinedChains scope = joined.rebuildingChains().get(member);
     Segment open = joined.currentSegment();
     int notIn = -1;

@@ -20,7 +20,7 @@ import java.util.Objects;
  *     node slows its copy down to hold (see {@link RebuildPacer}); zero turns that off
  * @param memberHealDelay how long a chain may lack a replica, with no spare or returning node
  *     answering, before the manager makes a node of the cluster that is not in it a rebuilding
- *     replica of it (see {@code LayoutChanges.withMemberRebuilding}): the time a failed node has to
+ *     replica of it (see {@code MemberChanges.withMemberRebuilding}): the time a failed node has to
  *     come back and copy only what it missed, rather than a member copying the whole chain
  */
 public record ClusterConfig(

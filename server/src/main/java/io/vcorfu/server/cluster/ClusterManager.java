@@ -5,6 +5,7 @@ import io.vcorfu.layout.ChainLostException;
 import io.vcorfu.layout.Layout;
 import io.vcorfu.layout.LayoutChanges;
 import io.vcorfu.layout.LayoutVersionMismatchException;
+import io.vcorfu.layout.MemberChanges;
 import io.vcorfu.layout.Versioned;
 import io.vcorfu.layout.ZkLayoutStore;
 import io.vcorfu.protocol.BadRequestException;
@@ -60,7 +61,7 @@ import org.slf4j.LoggerFactory;
  * that its copy finished against the agreed layout's epoch, it promotes it ({@link
  * LayoutChanges#promoted}). When no such node answers for {@link ClusterConfig#memberHealDelay()},
  * a node of the cluster that is not in those chains joins them instead, and keeps serving its own
- * ({@link LayoutChanges#withMemberRebuilding}). Both are layout changes like a removal: seal the
+ * ({@link MemberChanges#withMemberRebuilding}). Both are layout changes like a removal: seal the
  * next epoch on every node of the new layout, then compare-and-set. A removal always goes first.
  *
  * <p>All decisions run on the manager's one thread.
@@ -448,7 +449,7 @@ public final class ClusterManager implements AutoCloseable {
   /**
    * When chains have lacked a replica for {@link ClusterConfig#memberHealDelay()} and no spare or
    * returning node answers, joins a member of the cluster to the chains it is not in ({@link
-   * LayoutChanges#withMemberRebuilding}): of the answering nodes that can join any, the one with
+   * MemberChanges#withMemberRebuilding}): of the answering nodes that can join any, the one with
    * the fewest places in the current segment (ties: the one that joins the most, then one that is
    * not the sequencer, then document order). One member at a time, and none while a replica
    * rebuilds.
@@ -463,18 +464,14 @@ public final class ClusterManager implements AutoCloseable {
     List<String> bestJoins = List.of();
     long bestPlaces = Long.MAX_VALUE;
     for (Endpoint e : layout.allServers()) {
-      if (!answering(e, now)) {
-        continue;
+      if (!answering(e, now) || layout.draining().contains(e)) {
+        continue; // a draining node takes no more places
       }
-      List<String> joins = LayoutChanges.memberJoins(layout, e);
+      List<String> joins = MemberChanges.memberJoins(layout, e);
       if (joins.isEmpty()) {
         continue;
       }
-      long places =
-          java.util.stream.Stream.concat(
-                  layout.currentSegment().log().stream(), layout.currentSegment().stream().stream())
-              .filter(c -> c.contains(e))
-              .count();
+      long places = placesInCurrent(layout, e);
       boolean better =
           places < bestPlaces
               || (places == bestPlaces
@@ -504,15 +501,15 @@ public final class ClusterManager implements AutoCloseable {
     healingStep(
         current,
         "joining member " + member + " to " + bestJoins,
-        tail -> LayoutChanges.withMemberRebuilding(layout, member, tail + 1));
+        tail -> MemberChanges.withMemberRebuilding(layout, member, tail + 1));
     return true;
   }
 
   /**
    * One step of a drain onto the other nodes ({@link Layout#draining()}), when no replica rebuilds:
-   * removes the first draining node once it holds no place ({@link LayoutChanges#drained}); else
+   * removes the first draining node once it holds no place ({@link MemberChanges#drained}); else
    * joins the answering node that takes the most of its places (ties: the one with the fewest
-   * places, then document order) to those chains ({@link LayoutChanges#withMemberDrain}); its
+   * places, then document order) to those chains ({@link MemberChanges#withMemberDrain}); its
    * promotion, like any, comes on a later round and takes the draining node out of them.
    */
   private void drainStep(Versioned<Layout> current, long now) {
@@ -521,7 +518,7 @@ public final class ClusterManager implements AutoCloseable {
       return;
     }
     Endpoint old = layout.draining().get(0);
-    boolean holds = layout.segments().stream().anyMatch(s -> LayoutChanges.holdsAPlace(s, old));
+    boolean holds = layout.segments().stream().anyMatch(s -> MemberChanges.holdsAPlace(s, old));
     if (!holds) {
       LOG.info(
           "manager {}: {} holds no place any more; it leaves the cluster (epoch {} -> {})",
@@ -530,7 +527,7 @@ public final class ClusterManager implements AutoCloseable {
           layout.epoch(),
           layout.epoch() + 1);
       healingStep(
-          current, "removing drained " + old, tail -> LayoutChanges.drained(layout, old, tail + 1));
+          current, "removing drained " + old, tail -> MemberChanges.drained(layout, old, tail + 1));
       return;
     }
     Endpoint best = null;
@@ -540,12 +537,8 @@ public final class ClusterManager implements AutoCloseable {
       if (e.equals(old) || layout.draining().contains(e) || !answering(e, now)) {
         continue;
       }
-      List<String> takes = LayoutChanges.drainTakes(layout, e, old);
-      long places =
-          java.util.stream.Stream.concat(
-                  layout.currentSegment().log().stream(), layout.currentSegment().stream().stream())
-              .filter(c -> c.contains(e))
-              .count();
+      List<String> takes = MemberChanges.drainTakes(layout, e, old);
+      long places = placesInCurrent(layout, e);
       if (takes.size() > bestTakes.size()
           || (!takes.isEmpty() && takes.size() == bestTakes.size() && places < bestPlaces)) {
         best = e;
@@ -568,7 +561,15 @@ public final class ClusterManager implements AutoCloseable {
     healingStep(
         current,
         "draining " + old + " onto " + member,
-        tail -> LayoutChanges.withMemberDrain(layout, member, old, tail + 1));
+        tail -> MemberChanges.withMemberDrain(layout, member, old, tail + 1));
+  }
+
+  /** How many chains of {@code layout}'s current segment hold {@code node}. */
+  private static long placesInCurrent(Layout layout, Endpoint node) {
+    return java.util.stream.Stream.concat(
+            layout.currentSegment().log().stream(), layout.currentSegment().stream().stream())
+        .filter(c -> c.contains(node))
+        .count();
   }
 
   /** The first of {@code candidates} that answers, or null. */
@@ -954,14 +955,14 @@ public final class ClusterManager implements AutoCloseable {
     if (!layout.isRebuilding(leaving)
         && !layout.draining().contains(leaving)
         && layout.replication() > 0
-        && LayoutChanges.holdsAPlace(layout.currentSegment(), leaving)) {
+        && MemberChanges.holdsAPlace(layout.currentSegment(), leaving)) {
       long now = System.nanoTime();
       for (Endpoint member : layout.allServers()) {
         if (!member.equals(leaving)
             && answering(member, now)
-            && !LayoutChanges.drainTakes(layout, member, leaving).isEmpty()) {
+            && !MemberChanges.drainTakes(layout, member, leaving).isEmpty()) {
           // Planned, with no spare: the other nodes take its places one at a time first.
-          Layout next = LayoutChanges.withDraining(layout, leaving);
+          Layout next = MemberChanges.withDraining(layout, leaving);
           store.compareAndSet(current.version(), next).get(timeoutMillis(), TimeUnit.MILLISECONDS);
           LOG.info(
               "manager {}: draining {} onto the other nodes; it serves until they hold its"

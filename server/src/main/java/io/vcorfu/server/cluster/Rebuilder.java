@@ -5,6 +5,7 @@ import io.vcorfu.client.StreamLogOptions;
 import io.vcorfu.client.rpc.EpochRpc;
 import io.vcorfu.layout.Layout;
 import io.vcorfu.layout.LayoutChanges;
+import io.vcorfu.layout.MemberChanges;
 import io.vcorfu.layout.Segment;
 import io.vcorfu.logunit.ReplicaStore;
 import io.vcorfu.protocol.Endpoint;
@@ -34,7 +35,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Copies to this node's rebuilding replicas what their chains decided before the node joined them
- * (see {@link LayoutChanges#withRebuilding} and {@link LayoutChanges#withMemberRebuilding}): every
+ * (see {@link LayoutChanges#withRebuilding} and {@link MemberChanges#withMemberRebuilding}): every
  * slot of every stream whose chain the node rebuilds, up to the stream's tail when the copy starts,
  * and every address of the closed segments' log chains the node will join when it is promoted
  * ({@link LayoutChanges#closedLogChainsToCopy}). What the chains write from the join on reaches the
