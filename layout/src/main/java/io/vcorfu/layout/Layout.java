@@ -488,6 +488,14 @@ public record Layout(
         && current.stream().stream().allMatch(alone::equals);
   }
 
+  /** How many chains, log and stream, of every segment hold {@code node}. */
+  public long places(Endpoint node) {
+    return segments.stream()
+        .flatMap(s -> java.util.stream.Stream.concat(s.log().stream(), s.stream().stream()))
+        .filter(c -> c.contains(node))
+        .count();
+  }
+
   /** Every server that appears in a log chain of any segment, in document order. */
   public Set<Endpoint> logServers() {
     Set<Endpoint> out = new LinkedHashSet<>();

@@ -594,6 +594,17 @@ final class ClusterCommands {
                   + " MiB/s",
               p);
         }
+        if (p.getServing() && layout.draining().contains(node)) {
+          long places = layout.places(node);
+          return new NodeState(
+              "serving",
+              "epoch "
+                  + p.getEpoch()
+                  + "; leaving on request: the other nodes take its "
+                  + places
+                  + " remaining places, one node at a time",
+              p);
+        }
         if (p.getServing()) {
           for (var e : layout.replacing().entrySet()) {
             if (e.getValue().equals(node)) {

@@ -156,12 +156,7 @@ final class ClusterHealCommands {
             out.flush();
             return 0;
           }
-          long places =
-              layout.segments().stream()
-                  .flatMap(
-                      s -> java.util.stream.Stream.concat(s.log().stream(), s.stream().stream()))
-                  .filter(c -> c.contains(old))
-                  .count();
+          long places = layout.places(old);
           StringBuilder now = new StringBuilder(old + " holds " + places + " places");
           for (var e : layout.replacing().entrySet()) {
             if (e.getValue().equals(old)) {
@@ -379,11 +374,7 @@ final class ClusterHealCommands {
       Layout next = Layout.fromJson(r.getLayoutJson());
       if (next.draining().contains(leaving)) {
         ontoMembers = true;
-        long places =
-            next.segments().stream()
-                .flatMap(s -> java.util.stream.Stream.concat(s.log().stream(), s.stream().stream()))
-                .filter(c -> c.contains(leaving))
-                .count();
+        long places = next.places(leaving);
         return new Change(
             r.getEpoch(),
             r.getLayoutJson(),
