@@ -18,7 +18,11 @@
 #                        parts: a fourth node is started empty and added with `cluster add-node
 #                        --grow` under the foreground load; reported like a rebuild, from the
 #                        add-node to the node's promotion, then the foreground's rate on four
-#                        nodes for --baseline-s seconds), detect (last; the cluster is not
+#                        nodes for --baseline-s seconds), member (after grow: kill -9 of the
+#                        third node, not restarted; the manager rebuilds its chains on the other
+#                        three after --member-heal-delay-ms; reported like a rebuild, from the
+#                        kill to every chain at R again; three nodes are left), detect (last; the
+#                        cluster is not
 #                        usable after it: under the foreground load, kill -9 of the third node,
 #                        kill to removed; it restarts wiped, and once its copy is under way, kill -9
 #                        of the second node, kill to removed: whether failure detection keeps its
@@ -29,6 +33,7 @@
 #   --fill-mb N          data written before the failure, in MiB (default 1024): durable appends of
 #                        --value-size bytes to 32 streams from 8 threads on 8 connections
 #   --rebuild-rate-mb N  every node's --rebuild-rate-mb (default 128, the server's default)
+#   --member-heal-delay-ms N  every node's --member-heal-delay-ms (default 30000, the server's)
 #   --rebuild-max-p99-ms N  every node's --rebuild-max-p99-ms (default 20, the server's default;
 #                        0: the copy runs at --rebuild-rate-mb whatever the foreground's latency)
 #   --fg-threads T       the foreground load: `bench append --threads T --conns T --size
@@ -65,6 +70,7 @@ fill_mb=1024
 value_size=65536
 rebuild_rate_mb=128
 rebuild_max_p99_ms=20
+member_heal_delay_ms=30000
 fg_threads=8
 fg_size=1024
 baseline_s=10
@@ -77,6 +83,7 @@ while (($#)); do
     --value-size) value_size=$2; shift 2 ;;
     --rebuild-rate-mb) rebuild_rate_mb=$2; shift 2 ;;
     --rebuild-max-p99-ms) rebuild_max_p99_ms=$2; shift 2 ;;
+    --member-heal-delay-ms) member_heal_delay_ms=$2; shift 2 ;;
     --fg-threads) fg_threads=$2; shift 2 ;;
     --fg-size) fg_size=$2; shift 2 ;;
     --baseline-s) baseline_s=$2; shift 2 ;;
@@ -88,7 +95,8 @@ while (($#)); do
 done
 [[ "$rebuild_max_p99_ms" =~ ^[0-9]+$ ]] ||
   peers_die "--rebuild-max-p99-ms must be a whole number, got '$rebuild_max_p99_ms'"
-for v in fill_mb value_size rebuild_rate_mb fg_threads fg_size baseline_s base_port; do
+for v in fill_mb value_size rebuild_rate_mb member_heal_delay_ms fg_threads fg_size baseline_s \
+  base_port; do
   peers_require_uint "--${v//_/-}" "${!v}"
 done
 
@@ -114,7 +122,8 @@ start_node() {
   local i=$1
   vcorfu_launch_node "$workdir/n$i" "${ports[$i]}" "${java_opts[@]}" -Xmx2g -cp "$jar" -- \
     --data-dir "$workdir/n$i/data" --zookeeper "$zk" --cluster rebuild \
-    --rebuild-rate-mb "$rebuild_rate_mb" --rebuild-max-p99-ms "$rebuild_max_p99_ms"
+    --rebuild-rate-mb "$rebuild_rate_mb" --rebuild-max-p99-ms "$rebuild_max_p99_ms" \
+    --member-heal-delay-ms "$member_heal_delay_ms"
 }
 
 stop_bench() {
@@ -344,6 +353,60 @@ grow() {
   echo "four nodes: $line"
 }
 
+# member_heal: kill -9 of the third node of the grown four-node cluster, under the foreground load,
+# not restarted: after --member-heal-delay-ms the manager joins the other nodes, one at a time, to
+# the chains it left short; sampled until every chain has R replicas and nothing rebuilds. One
+# result line "rebuild member ..." (measured from the kill; copied slots and bytes summed over the
+# nodes that rebuilt), then the delay and kill-to-removed for scale.
+member_heal() {
+  local t0 t_full="" t_first="" s removed_ms node c b
+  local -A most_c=() most_b=()
+  foreground 900 "$workdir/fg-member.log"
+  sleep 2
+  t0=$(now)
+  removed_ms=$(kill_and_await_removal 2)
+  for ((i = 0; i < 7200; i++)); do
+    s=$(status_json)
+    while read -r node c b; do
+      [[ -n "$node" ]] || continue
+      [[ -z "$t_first" && "$c" != 0 ]] && t_first=$(now)
+      if ((c >= ${most_c[$node]:-0})); then most_c[$node]=$c; most_b[$node]=$b; fi
+    done < <(rebuilds <<<"$s")
+    if strong "$victim" <<<"$s"; then t_full=$(now); break; fi
+    sleep 0.5
+  done
+  stop_bench
+  [[ -n "$t_full" ]] || peers_die "the chains of $victim were not restored within an hour"
+  c=0
+  b=0
+  for node in "${!most_c[@]}"; do
+    c=$((c + most_c[$node]))
+    b=$((b + most_b[$node]))
+  done
+  summarize member "$t0" "$t_first" "$t_full" "$t_full" "$c" "$b"
+  echo "member kill_to_removed_ms $removed_ms member_heal_delay_ms $member_heal_delay_ms" \
+    "rebuilt_by ${!most_c[*]}"
+}
+
+# rebuilds JSON: "node copied bytes" for every node with a rebuild under way or just done.
+rebuilds() {
+  python3 -c 'import json,sys
+s=json.loads(sys.stdin.read() or "{}")
+for n in s.get("nodes",[]):
+  if "rebuild" in n:
+    r=n["rebuild"]; print(n["endpoint"], r["entriesCopied"], r["bytesCopied"])'
+}
+
+# strong JSON NODE: true when NODE is removed, nothing rebuilds and no chain is short of R.
+strong() {
+  python3 -c 'import json,sys
+s=json.loads(sys.stdin.read() or "{}")
+l=s.get("layout",{})
+ok = bool(l) and sys.argv[1] in l.get("removed",[]) and not l.get("rebuilding") \
+  and not s.get("underReplicated")
+sys.exit(0 if ok else 1)' "$1"
+}
+
 # member JSON NODE: true when NODE is in a chain of the layout and not rebuilding.
 member() {
   python3 -c 'import json,sys
@@ -364,7 +427,7 @@ if [[ ",$parts," == *",degraded,"* ]]; then
   peers_log "degraded reads"
   "${bench[@]}" degraded --endpoint "$endpoints"
 fi
-[[ ",$parts," =~ ,(rebuild|timeline|grow|detect), ]] || exit 0
+[[ ",$parts," =~ ,(rebuild|timeline|grow|member|detect), ]] || exit 0
 
 peers_log "filling ${fill_mb} MiB with ${value_size}-byte values"
 "${bench[@]}" append --endpoint "$endpoints" --threads 8 --conns 8 --size "$value_size" \
@@ -397,6 +460,10 @@ if [[ ",$parts," == *",rebuild,"* ]]; then
 fi
 if [[ ",$parts," == *",grow,"* ]]; then
   grow
+fi
+if [[ ",$parts," == *",member,"* ]]; then
+  [[ ",$parts," == *",grow,"* ]] || peers_die "--parts member needs grow first (four nodes)"
+  member_heal
 fi
 if [[ ",$parts," == *",detect,"* ]]; then
   detect

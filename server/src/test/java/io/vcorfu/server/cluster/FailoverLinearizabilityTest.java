@@ -161,6 +161,59 @@ class FailoverLinearizabilityTest {
   }
 
   /**
+   * The healing-onto-members script: the cluster grows to four nodes (R = 3), then kill -9 of one
+   * of the first three, not restarted; a second later (the nodes run with {@code
+   * --member-heal-delay-ms 1000}) the other nodes take its places one at a time, each a rebuilding
+   * replica of the chains it joins while it serves its own, and are promoted until every chain has
+   * three replicas again.
+   */
+  @Test
+  void theHistoryAcrossAFailedNodeWhoseChainsAreRebuiltOnTheOtherNodesIsLinearizable()
+      throws Exception {
+    assertLinearizableWhile(
+        "FailoverLinearizabilityTest members",
+        0,
+        tmpDir ->
+            ProcessCluster.start(tmpDir, "linz", 3, List.of("--member-heal-delay-ms", "1000")),
+        (cluster, faults) -> {
+          Endpoint fresh = cluster.startExtraNode().endpoint();
+          faults.mark("cluster add-node --grow " + fresh);
+          CliRun added =
+              CliRun.of(
+                  "cluster",
+                  "add-node",
+                  "--endpoint",
+                  cluster.endpointList(),
+                  "--grow",
+                  fresh.toString());
+          assertThat(added.code()).as(added.out() + added.err()).isZero();
+          Layout grown =
+              cluster.awaitLayout(
+                  l ->
+                      l.allServers().contains(fresh)
+                          && l.rebuilding().isEmpty()
+                          && l.currentSegment().log().size() == 4);
+          faults.markAndAwaitCalls("epoch " + grown.epoch() + ": grown by " + fresh);
+          Endpoint victim =
+              cluster.nodes().stream()
+                  .filter(e -> !e.equals(grown.sequencer()) && !e.equals(fresh))
+                  .findFirst()
+                  .orElseThrow();
+          faults.mark("kill -9 of " + victim);
+          cluster.processOf(victim).kill9();
+          Layout healed =
+              cluster.awaitLayout(
+                  l ->
+                      l.removed().contains(victim)
+                          && l.rebuilding().isEmpty()
+                          && io.vcorfu.layout.LayoutChanges.underReplicated(l).isEmpty());
+          assertThat(healed.allServers()).hasSize(3).doesNotContain(victim);
+          faults.markAndAwaitCalls(
+              "epoch " + healed.epoch() + ": the chains of " + victim + " rebuilt on the others");
+        });
+  }
+
+  /**
    * The degraded-mode script, on the paper's layout ({@code cluster init --nodes n0 --stream-nodes
    * n1 --replication 1}: every register's stream on n1 alone): kill -9 of n1 leaves the stream
    * chain empty and the log decides and serves the registers; then {@code cluster add-node} of n2,
