@@ -134,30 +134,81 @@ class FailoverLinearizabilityTest {
         "FailoverLinearizabilityTest growth",
         0,
         (cluster, faults) -> {
-          ServerProcess extra = cluster.startExtraNode();
-          Endpoint fresh = extra.endpoint();
-          faults.mark("cluster add-node --grow " + fresh);
-          CliRun added =
-              CliRun.of(
-                  "cluster",
-                  "add-node",
-                  "--endpoint",
-                  cluster.endpointList(),
-                  "--grow",
-                  fresh.toString());
-          assertThat(added.code()).as(added.out() + added.err()).isZero();
-          Layout grown =
-              cluster.awaitLayout(
-                  l ->
-                      l.allServers().contains(fresh)
-                          && !l.isRebuilding(fresh)
-                          && l.currentSegment().log().size() == 4);
-          faults.markAndAwaitCalls("epoch " + grown.epoch() + ": grown by " + fresh);
+          Endpoint fresh = grow(cluster, faults);
+          ServerProcess extra = cluster.processOf(fresh);
           faults.mark("kill -9 of " + fresh);
           extra.kill9();
           Layout without = cluster.awaitLayout(l -> l.removed().contains(fresh));
           faults.markAndAwaitCalls("epoch " + without.epoch() + " without " + fresh);
         });
+  }
+
+  /**
+   * The drain script: the cluster grows to four nodes (R = 3), then {@code cluster remove-node} of
+   * one of the first three, with no spare: the other nodes take its places one at a time, each a
+   * rebuilding replica of the chains it takes while it serves its own, and it leaves once it holds
+   * none.
+   */
+  @Test
+  void theHistoryAcrossANodeDrainedOntoTheOtherNodesIsLinearizable() throws Exception {
+    assertLinearizableWhile(
+        "FailoverLinearizabilityTest drain",
+        0,
+        (cluster, faults) -> {
+          Endpoint fresh = grow(cluster, faults);
+          Layout grown = cluster.newestLayout();
+          Endpoint leaving =
+              cluster.nodes().stream()
+                  .filter(e -> !e.equals(grown.sequencer()) && !e.equals(fresh))
+                  .findFirst()
+                  .orElseThrow();
+          faults.mark("cluster remove-node " + leaving);
+          CliRun removed =
+              CliRun.of(
+                  "cluster",
+                  "remove-node",
+                  "--endpoint",
+                  cluster.endpointList(),
+                  "--timeout-ms",
+                  "60000",
+                  leaving.toString());
+          assertThat(removed.code()).as(removed.out() + removed.err()).isZero();
+          assertThat(removed.out()).contains("onto the other nodes");
+          Layout drained =
+              cluster.awaitLayout(
+                  l ->
+                      l.retired().contains(leaving)
+                          && l.rebuilding().isEmpty()
+                          && io.vcorfu.layout.LayoutChanges.underReplicated(l).isEmpty());
+          assertThat(drained.allServers()).hasSize(3).doesNotContain(leaving);
+          faults.markAndAwaitCalls("epoch " + drained.epoch() + ": " + leaving + " drained");
+        });
+  }
+
+  /**
+   * Grows the cluster by a fourth node ({@code cluster add-node --grow}) and waits until it is a
+   * full member; returns it.
+   */
+  private static Endpoint grow(ProcessCluster cluster, Faults faults) throws Exception {
+    Endpoint fresh = cluster.startExtraNode().endpoint();
+    faults.mark("cluster add-node --grow " + fresh);
+    CliRun added =
+        CliRun.of(
+            "cluster",
+            "add-node",
+            "--endpoint",
+            cluster.endpointList(),
+            "--grow",
+            fresh.toString());
+    assertThat(added.code()).as(added.out() + added.err()).isZero();
+    Layout grown =
+        cluster.awaitLayout(
+            l ->
+                l.allServers().contains(fresh)
+                    && l.rebuilding().isEmpty()
+                    && l.currentSegment().log().size() == 4);
+    faults.markAndAwaitCalls("epoch " + grown.epoch() + ": grown by " + fresh);
+    return fresh;
   }
 
   /**
@@ -176,24 +227,8 @@ class FailoverLinearizabilityTest {
         tmpDir ->
             ProcessCluster.start(tmpDir, "linz", 3, List.of("--member-heal-delay-ms", "1000")),
         (cluster, faults) -> {
-          Endpoint fresh = cluster.startExtraNode().endpoint();
-          faults.mark("cluster add-node --grow " + fresh);
-          CliRun added =
-              CliRun.of(
-                  "cluster",
-                  "add-node",
-                  "--endpoint",
-                  cluster.endpointList(),
-                  "--grow",
-                  fresh.toString());
-          assertThat(added.code()).as(added.out() + added.err()).isZero();
-          Layout grown =
-              cluster.awaitLayout(
-                  l ->
-                      l.allServers().contains(fresh)
-                          && l.rebuilding().isEmpty()
-                          && l.currentSegment().log().size() == 4);
-          faults.markAndAwaitCalls("epoch " + grown.epoch() + ": grown by " + fresh);
+          Endpoint fresh = grow(cluster, faults);
+          Layout grown = cluster.newestLayout();
           Endpoint victim =
               cluster.nodes().stream()
                   .filter(e -> !e.equals(grown.sequencer()) && !e.equals(fresh))
