@@ -55,14 +55,13 @@ import org.slf4j.LoggerFactory;
  * nodes does not hold the management, and with it every layout change, for as long as it is cut
  * off.
  *
- * <p>It also heals (see docs/cluster.md, "Healing"): while a chain of the current segment has fewer
- * than R replicas and a spare or a removed node answers its probes, it joins that node to every
- * such chain as a rebuilding replica ({@link LayoutChanges#withRebuilding}); once the node reports
- * that its copy finished against the agreed layout's epoch, it promotes it ({@link
- * LayoutChanges#promoted}). When no such node answers for {@link ClusterConfig#memberHealDelay()},
- * a node of the cluster that is not in those chains joins them instead, and keeps serving its own
- * ({@link MemberChanges#withMemberRebuilding}). Both are layout changes like a removal: seal the
- * next epoch on every node of the new layout, then compare-and-set. A removal always goes first.
+ * <p>It also heals (see docs/cluster.md, "Healing"), one step per round as {@link HealingPlan}
+ * decides: it promotes rebuilding replicas whose copy finished, restores short chains with a spare
+ * or a returning node ({@link LayoutChanges#withRebuilding}) or, after {@link
+ * ClusterConfig#memberHealDelay()}, with a node already in the cluster ({@link
+ * MemberChanges#withMemberRebuilding}), and drains nodes leaving on request onto the others. Each
+ * step is a layout change like a removal: seal the next epoch on every node of the new layout, then
+ * compare-and-set. A removal always goes first.
  *
  * <p>All decisions run on the manager's one thread.
  */
@@ -95,11 +94,8 @@ public final class ClusterManager implements AutoCloseable {
   /** Nodes reported as holding the only copy of some chain; confined (logged once each). */
   private final Set<Endpoint> reportedLost = new HashSet<>();
 
-  /**
-   * When this manager first saw a chain of the current segment lack a replica, with none lacking
-   * since; null while none lacks one. On the manager's thread.
-   */
-  private Long shortSince;
+  /** The healing decisions (and when chains were first seen short); on the manager's thread. */
+  private final HealingPlan healing;
 
   private boolean leading;
 
@@ -113,6 +109,7 @@ public final class ClusterManager implements AutoCloseable {
       Endpoint self, ClusterConfig config, ZkLayoutStore store, NodeCalls calls) {
     this.self = self;
     this.config = config;
+    this.healing = new HealingPlan(config.memberHealDelay());
     this.store = store;
     this.calls = calls;
     this.participant = self + "#" + java.util.UUID.randomUUID();
@@ -376,210 +373,25 @@ public final class ClusterManager implements AutoCloseable {
    * epoch, or else joins an answering spare or removed node to the chains that lack a replica.
    */
   private void heal(Versioned<Layout> current, long now) {
-    Layout layout = current.value();
-    for (Endpoint node : layout.rebuilding().keySet()) {
-      PingResponse answer = lastAnswer.get(node);
-      if (answer != null
-          && answer.getRebuild().getDone()
-          && answer.getRebuild().getEpoch() == layout.epoch()) {
-        LOG.info(
-            "manager {}: {} finished rebuilding ({} slots copied, {} bytes); promoting it"
-                + " (epoch {} -> {})",
-            self,
-            node,
-            answer.getRebuild().getEntriesCopied(),
-            answer.getRebuild().getBytesCopied(),
-            layout.epoch(),
-            layout.epoch() + 1);
-        healingStep(
-            current, "promoting " + node, tail -> LayoutChanges.promoted(layout, node, tail + 1));
-        return;
-      }
-    }
-    List<String> lacking = LayoutChanges.underReplicated(layout);
-    if (lacking.isEmpty()) {
-      shortSince = null;
-      drainStep(current, now);
-      return;
-    }
-    if (shortSince == null) {
-      shortSince = now;
-    }
-    List<Endpoint> candidates = new ArrayList<>(layout.spares());
-    List<Endpoint> removed = new ArrayList<>(layout.removed());
-    removed.removeAll(layout.retired()); // they left on request
-    java.util.Collections.reverse(removed); // the most recently removed first
-    candidates.addAll(removed);
-    Endpoint node = firstAnswering(candidates, now);
-    if (node == null) {
-      if (!healOntoMember(current, now, lacking)) {
-        drainStep(current, now);
-      }
-      return;
-    }
-    List<Integer> empty = LayoutChanges.emptyStreamChains(layout);
-    if (!empty.isEmpty()) {
-      // A stream chain with no replica first: its streams are read from the log until taken up.
-      LOG.info(
-          "manager {}: stream chains {} have no replica; {} answers and takes them up (epoch {}"
-              + " -> {})",
-          self,
-          empty,
-          node,
-          layout.epoch(),
-          layout.epoch() + 1);
-      healingStep(
-          current,
-          "taking up stream chains " + empty + " by " + node,
-          tail -> LayoutChanges.withTakeover(layout, node, tail + 1));
-      return;
-    }
-    LOG.info(
-        "manager {}: chains {} lack a replica; {} answers and joins them as a rebuilding replica"
-            + " (epoch {} -> {})",
-        self,
-        lacking,
-        node,
-        layout.epoch(),
-        layout.epoch() + 1);
-    healingStep(
-        current, "joining " + node, tail -> LayoutChanges.withRebuilding(layout, node, tail + 1));
-  }
+    HealingPlan.Step step =
+        healing.next(
+            current.value(),
+            now,
+            new HealingPlan.Probes() {
+              @Override
+              public boolean answering(Endpoint node) {
+                return ClusterManager.this.answering(node, now);
+              }
 
-  /**
-   * When chains have lacked a replica for {@link ClusterConfig#memberHealDelay()} and no spare or
-   * returning node answers, joins a member of the cluster to the chains it is not in ({@link
-   * MemberChanges#withMemberRebuilding}): of the answering nodes that can join any, the one with
-   * the fewest places in the current segment (ties: the one that joins the most, then one that is
-   * not the sequencer, then document order). One member at a time, and none while a replica
-   * rebuilds.
-   */
-  private boolean healOntoMember(Versioned<Layout> current, long now, List<String> lacking) {
-    Layout layout = current.value();
-    // The delay gives a failed node time to come back and copy only what it missed.
-    if (!layout.rebuilding().isEmpty() || now - shortSince < config.memberHealDelay().toNanos()) {
-      return false;
+              @Override
+              public PingResponse lastAnswer(Endpoint node) {
+                return lastAnswer.get(node);
+              }
+            });
+    if (step != null) {
+      LOG.info("manager {}: {}", self, step.why());
+      healingStep(current, step.what(), step.change());
     }
-    Endpoint best = null;
-    List<String> bestJoins = List.of();
-    long bestPlaces = Long.MAX_VALUE;
-    for (Endpoint e : layout.allServers()) {
-      if (!answering(e, now) || layout.draining().contains(e)) {
-        continue; // a draining node takes no more places
-      }
-      List<String> joins = MemberChanges.memberJoins(layout, e);
-      if (joins.isEmpty()) {
-        continue;
-      }
-      long places = placesInCurrent(layout, e);
-      boolean better =
-          places < bestPlaces
-              || (places == bestPlaces
-                  && (joins.size() > bestJoins.size()
-                      || (joins.size() == bestJoins.size() && best.equals(layout.sequencer()))));
-      if (better) {
-        best = e;
-        bestJoins = joins;
-        bestPlaces = places;
-      }
-    }
-    if (best == null) {
-      return false;
-    }
-    Endpoint member = best;
-    LOG.info(
-        "manager {}: chains {} have lacked a replica for {} ms and no spare or returning node"
-            + " answers; {}, a member of other chains, joins {} as a rebuilding replica (epoch {}"
-            + " -> {})",
-        self,
-        lacking,
-        TimeUnit.NANOSECONDS.toMillis(now - shortSince),
-        member,
-        bestJoins,
-        layout.epoch(),
-        layout.epoch() + 1);
-    healingStep(
-        current,
-        "joining member " + member + " to " + bestJoins,
-        tail -> MemberChanges.withMemberRebuilding(layout, member, tail + 1));
-    return true;
-  }
-
-  /**
-   * One step of a drain onto the other nodes ({@link Layout#draining()}), when no replica rebuilds:
-   * removes the first draining node once it holds no place ({@link MemberChanges#drained}); else
-   * joins the answering node that takes the most of its places (ties: the one with the fewest
-   * places, then document order) to those chains ({@link MemberChanges#withMemberDrain}); its
-   * promotion, like any, comes on a later round and takes the draining node out of them.
-   */
-  private void drainStep(Versioned<Layout> current, long now) {
-    Layout layout = current.value();
-    if (layout.draining().isEmpty() || !layout.rebuilding().isEmpty()) {
-      return;
-    }
-    Endpoint old = layout.draining().get(0);
-    boolean holds = layout.segments().stream().anyMatch(s -> MemberChanges.holdsAPlace(s, old));
-    if (!holds) {
-      LOG.info(
-          "manager {}: {} holds no place any more; it leaves the cluster (epoch {} -> {})",
-          self,
-          old,
-          layout.epoch(),
-          layout.epoch() + 1);
-      healingStep(
-          current, "removing drained " + old, tail -> MemberChanges.drained(layout, old, tail + 1));
-      return;
-    }
-    Endpoint best = null;
-    List<String> bestTakes = List.of();
-    long bestPlaces = Long.MAX_VALUE;
-    for (Endpoint e : layout.allServers()) {
-      if (e.equals(old) || layout.draining().contains(e) || !answering(e, now)) {
-        continue;
-      }
-      List<String> takes = MemberChanges.drainTakes(layout, e, old);
-      long places = placesInCurrent(layout, e);
-      if (takes.size() > bestTakes.size()
-          || (!takes.isEmpty() && takes.size() == bestTakes.size() && places < bestPlaces)) {
-        best = e;
-        bestTakes = takes;
-        bestPlaces = places;
-      }
-    }
-    if (best == null) {
-      return;
-    }
-    Endpoint member = best;
-    LOG.info(
-        "manager {}: draining {}: {} takes its places {} as a rebuilding replica (epoch {} -> {})",
-        self,
-        old,
-        member,
-        bestTakes,
-        layout.epoch(),
-        layout.epoch() + 1);
-    healingStep(
-        current,
-        "draining " + old + " onto " + member,
-        tail -> MemberChanges.withMemberDrain(layout, member, old, tail + 1));
-  }
-
-  /** How many chains of {@code layout}'s current segment hold {@code node}. */
-  private static long placesInCurrent(Layout layout, Endpoint node) {
-    return java.util.stream.Stream.concat(
-            layout.currentSegment().log().stream(), layout.currentSegment().stream().stream())
-        .filter(c -> c.contains(node))
-        .count();
-  }
-
-  /** The first of {@code candidates} that answers, or null. */
-  private Endpoint firstAnswering(List<Endpoint> candidates, long now) {
-    for (Endpoint node : candidates) {
-      if (answering(node, now)) {
-        return node;
-      }
-    }
-    return null;
   }
 
   /** Commits one healing change, recording its success or failure (see {@link #failed}). */
