@@ -217,6 +217,16 @@ public final class LayoutChanges {
     // old node its replacement restores the chains it left short, as any rebuilding replica does.
     Map<Endpoint, Endpoint> replacing = new HashMap<>(layout.replacing());
     replacing.entrySet().removeIf(e -> e.getKey().equals(dead) || e.getValue().equals(dead));
+    // A member that was to take only closed-segment places of the dead node has nothing left to do.
+    Map<Endpoint, JoinedChains> joined = without(layout.rebuildingChains(), dead);
+    joined
+        .entrySet()
+        .removeIf(
+            e ->
+                e.getValue().log().isEmpty()
+                    && e.getValue().stream().isEmpty()
+                    && !replacing.containsKey(e.getKey())
+                    && rebuilding.remove(e.getKey()) != null);
     // A stream chain left empty takes part in no plan until it is taken up again.
     Map<Integer, Long> since = new HashMap<>(layout.streamSince());
     List<List<Endpoint>> stream = segments.get(segments.size() - 1).stream();
@@ -235,7 +245,7 @@ public final class LayoutChanges {
         replacing,
         since,
         layout.streamSplits(),
-        without(layout.rebuildingChains(), dead),
+        joined,
         layout.draining().stream().filter(e -> !e.equals(dead)).toList());
   }
 
@@ -481,12 +491,12 @@ public final class LayoutChanges {
    * #withGrowth}), the growth finished in the same change:
    *
    * <ul>
-   *   <li>every chain of the current segment that holds more than R replicas loses one member other
-   *       than {@code node}: the one with the most places among the current segment's chains of
-   *       that kind (ties: the one nearer the chain's end). The others keep their order; what the
-   *       chain wrote is still on its survivors, head first, so its new last replica decides as the
-   *       old one would have (a member leaving a chain is safe as a removal is: the change seals
-   *       first);
+   *   <li>every chain that holds more than R replicas (of the current segment, or of a segment
+   *       opened while the node copied, whose chains list it too) loses one member other than
+   *       {@code node}: the one with the most places among that segment's chains of that kind
+   *       (ties: the one nearer the chain's end). The others keep their order; what the chain wrote
+   *       is still on its survivors, head first, so its new last replica decides as the old one
+   *       would have (a member leaving a chain is safe as a removal is: the change seals first);
    *   <li>if {@code node} is in no log chain of the current segment, the log is striped again over
    *       every node: the current segment closes at {@code newSegmentStart} and a new one opens
    *       there with one log chain per node, chain {@code i} being the R nodes from node {@code i}
@@ -531,19 +541,23 @@ public final class LayoutChanges {
           next.addAll(chain);
           chain = next;
         }
-        boolean handsOver =
-            old != null && (!partial || takes || (i == last && joined.covers(s, isLog, c)));
+        // A partial drain hands over the chains the member took: those it joins now (closed) and
+        // those it joined as a rebuilding replica (the current segment's, and those of segments
+        // opened since its join, which list it too).
+        boolean handsOver = old != null && (!partial || takes || joined.covers(s, isLog, c));
         if (handsOver) {
           chain = chain.stream().filter(e -> !e.equals(old)).toList();
         }
         chains.set(c, chain);
       }
-      segments.add(new Segment(s.start(), s.end(), log, stream));
+      // Growth: a chain the node joined with R members gives one up; so does the same chain of a
+      // segment opened while it copied (it lists the node there too). No other chain exceeds R.
+      segments.add(
+          new Segment(s.start(), s.end(), trimmed(log, node, r), trimmed(stream, node, r)));
     }
     Segment current = segments.get(last);
-    List<List<Endpoint>> log = trimmed(current.log(), node, r);
-    List<List<Endpoint>> stream = trimmed(current.stream(), node, r);
-    segments.set(last, new Segment(current.start(), current.end(), log, stream));
+    List<List<Endpoint>> log = current.log();
+    List<List<Endpoint>> stream = current.stream();
     if (joined == null && log.stream().noneMatch(c -> c.contains(node))) {
       opened(segments, newSegmentStart, striped(members(log, stream), r), stream);
     }

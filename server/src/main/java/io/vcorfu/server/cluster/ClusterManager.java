@@ -769,8 +769,15 @@ public final class ClusterManager implements AutoCloseable {
         && layout.replication() > 0
         && MemberChanges.holdsAPlace(layout.currentSegment(), leaving)) {
       long now = System.nanoTime();
+      // The others can take every place only if at least R of them answer (and leave no other).
+      long others =
+          layout.allServers().stream()
+              .filter(
+                  e -> !e.equals(leaving) && !layout.draining().contains(e) && answering(e, now))
+              .count();
       for (Endpoint member : layout.allServers()) {
-        if (!member.equals(leaving)
+        if (others >= layout.replication()
+            && !member.equals(leaving)
             && answering(member, now)
             && !MemberChanges.drainTakes(layout, member, leaving).isEmpty()) {
           // Planned, with no spare: the other nodes take its places one at a time first.
