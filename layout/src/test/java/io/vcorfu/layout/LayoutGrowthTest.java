@@ -221,6 +221,50 @@ class LayoutGrowthTest {
     }
   }
 
+  /**
+   * A node failing while a growing node copies (five nodes, R = 3, a sixth growing): the change
+   * that removes it opens a segment whose chains list the growing node too, some with R + 1 members
+   * (the failed node was not in all of them). The promotion gives up a member of every chain over
+   * R, in that segment too, so every chain of every segment ends with R.
+   */
+  @ParameterizedTest(name = "node {0} fails mid-copy")
+  @org.junit.jupiter.params.provider.ValueSource(ints = {0, 1, 2, 3, 4})
+  void aFailureDuringTheCopyLeavesNoChainOverRAfterThePromotion(int dead) {
+    List<Endpoint> nodes = new java.util.ArrayList<>();
+    for (int i = 0; i < 5; i++) {
+      nodes.add(node(i));
+    }
+    Layout five = LayoutChanges.initial("c", nodes, 3);
+    Endpoint fresh = node(9);
+    Layout joined = LayoutChanges.withGrowth(five, fresh, 100);
+    Layout failed = LayoutChanges.withoutNode(joined, node(dead), 200);
+    assertThat(failed.segments()).hasSize(3);
+    Layout promoted = LayoutChanges.promoted(failed, fresh, 300);
+    assertThat(Layout.fromJson(promoted.toJson())).isEqualTo(promoted);
+    for (Segment seg : promoted.segments()) {
+      for (List<Endpoint> chain : seg.stream()) {
+        assertThat(chain.size()).as("segment %d: %s", seg.start(), chain).isLessThanOrEqualTo(3);
+      }
+      for (List<Endpoint> chain : seg.log()) {
+        assertThat(chain.size()).as("segment %d: %s", seg.start(), chain).isLessThanOrEqualTo(3);
+      }
+    }
+    // The chains the failure left over R give one member up and keep the growing node.
+    Segment during = failed.segments().get(1);
+    Segment after = promoted.segments().get(1);
+    int over = 0;
+    for (int c = 0; c < during.stream().size(); c++) {
+      List<Endpoint> was = during.stream().get(c);
+      List<Endpoint> now = after.stream().get(c);
+      if (was.size() > 3) {
+        over++;
+        assertThat(now).hasSize(3).contains(fresh);
+        assertThat(was).containsAll(now);
+      }
+    }
+    assertThat(over).as("chains the failed node was not in").isPositive();
+  }
+
   @Test
   void growthIsRefusedWhileAReplicaRebuildsOrAChainLacksOne() {
     Layout three = LayoutChanges.initial("c", List.of(A, B, C), 3);
