@@ -65,33 +65,7 @@ public final class MemberChanges {
               + layout.epoch()
               + " that it could join, or no chain of the kinds it serves lacks a replica.");
     }
-    List<Segment> segments = new ArrayList<>(layout.segments());
-    LayoutChanges.opened(
-        segments,
-        newSegmentStart,
-        prepended(current.log(), node, log),
-        prepended(current.stream(), node, stream));
-    long epoch = layout.epoch() + 1;
-    Map<Endpoint, Long> rebuilding = new HashMap<>(layout.rebuilding());
-    rebuilding.put(node, epoch);
-    Map<Endpoint, JoinedChains> chains = new HashMap<>(layout.rebuildingChains());
-    chains.put(node, new JoinedChains(segments.get(segments.size() - 1).start(), log, stream));
-    return new Layout(
-        layout.clusterId(),
-        epoch,
-        layout.sequencer(),
-        segments,
-        layout.replication(),
-        layout.removed(),
-        layout.incarnations(),
-        rebuilding,
-        layout.spares(),
-        layout.retired(),
-        layout.replacing(),
-        layout.streamSince(),
-        layout.streamSplits(),
-        chains,
-        layout.draining());
+    return joined(layout, node, log, stream, null, newSegmentStart);
   }
 
   /**
@@ -202,35 +176,7 @@ public final class MemberChanges {
     }
     Set<Integer> log = drainable(current.log(), member, old);
     Set<Integer> stream = drainable(current.stream(), member, old);
-    List<Segment> segments = new ArrayList<>(layout.segments());
-    LayoutChanges.opened(
-        segments,
-        newSegmentStart,
-        prepended(current.log(), member, log),
-        prepended(current.stream(), member, stream));
-    long epoch = layout.epoch() + 1;
-    Map<Endpoint, Long> rebuilding = new HashMap<>(layout.rebuilding());
-    rebuilding.put(member, epoch);
-    Map<Endpoint, JoinedChains> chains = new HashMap<>(layout.rebuildingChains());
-    chains.put(member, new JoinedChains(segments.get(segments.size() - 1).start(), log, stream));
-    Map<Endpoint, Endpoint> replacing = new HashMap<>(layout.replacing());
-    replacing.put(member, old);
-    return new Layout(
-        layout.clusterId(),
-        epoch,
-        layout.sequencer(),
-        segments,
-        layout.replication(),
-        layout.removed(),
-        layout.incarnations(),
-        rebuilding,
-        layout.spares(),
-        layout.retired(),
-        replacing,
-        layout.streamSince(),
-        layout.streamSplits(),
-        chains,
-        layout.draining());
+    return joined(layout, member, log, stream, old, newSegmentStart);
   }
 
   /**
@@ -290,16 +236,7 @@ public final class MemberChanges {
    */
   private static Set<Integer> drainable(
       List<List<Endpoint>> chains, Endpoint member, Endpoint old) {
-    Set<Integer> out = new java.util.TreeSet<>();
-    if (chains.stream().noneMatch(c -> c.contains(member))) {
-      return out;
-    }
-    for (int c = 0; c < chains.size(); c++) {
-      if (chains.get(c).contains(old) && !chains.get(c).contains(member)) {
-        out.add(c);
-      }
-    }
-    return out;
+    return chainsFor(chains, member, c -> c.contains(old));
   }
 
   /**
@@ -327,17 +264,73 @@ public final class MemberChanges {
    * node}, when {@code node} is in one of them (it serves this kind of chain); else none.
    */
   private static Set<Integer> joinable(List<List<Endpoint>> chains, Endpoint node, int r) {
+    return chainsFor(chains, node, c -> !c.isEmpty() && c.size() < r);
+  }
+
+  /**
+   * The indexes of {@code chains} that {@code wanted} accepts and that lack {@code node}, when
+   * {@code node} is in one of them (it serves this kind of chain); else none.
+   */
+  private static Set<Integer> chainsFor(
+      List<List<Endpoint>> chains,
+      Endpoint node,
+      java.util.function.Predicate<List<Endpoint>> wanted) {
     Set<Integer> out = new java.util.TreeSet<>();
     if (chains.stream().noneMatch(c -> c.contains(node))) {
       return out;
     }
     for (int c = 0; c < chains.size(); c++) {
-      List<Endpoint> chain = chains.get(c);
-      if (!chain.isEmpty() && chain.size() < r && !chain.contains(node)) {
+      if (wanted.test(chains.get(c)) && !chains.get(c).contains(node)) {
         out.add(c);
       }
     }
     return out;
+  }
+
+  /**
+   * {@code layout} at the next epoch with {@code node} at the head of log chains {@code log} and
+   * stream chains {@code stream} of a segment opened at {@code newSegmentStart}, a rebuilding
+   * replica of those chains only (and, with {@code replaces}, that node's replacement in them).
+   */
+  private static Layout joined(
+      Layout layout,
+      Endpoint node,
+      Set<Integer> log,
+      Set<Integer> stream,
+      Endpoint replaces,
+      long newSegmentStart) {
+    Segment current = layout.currentSegment();
+    List<Segment> segments = new ArrayList<>(layout.segments());
+    LayoutChanges.opened(
+        segments,
+        newSegmentStart,
+        prepended(current.log(), node, log),
+        prepended(current.stream(), node, stream));
+    long epoch = layout.epoch() + 1;
+    Map<Endpoint, Long> rebuilding = new HashMap<>(layout.rebuilding());
+    rebuilding.put(node, epoch);
+    Map<Endpoint, JoinedChains> chains = new HashMap<>(layout.rebuildingChains());
+    chains.put(node, new JoinedChains(segments.get(segments.size() - 1).start(), log, stream));
+    Map<Endpoint, Endpoint> replacing = new HashMap<>(layout.replacing());
+    if (replaces != null) {
+      replacing.put(node, replaces);
+    }
+    return new Layout(
+        layout.clusterId(),
+        epoch,
+        layout.sequencer(),
+        segments,
+        layout.replication(),
+        layout.removed(),
+        layout.incarnations(),
+        rebuilding,
+        layout.spares(),
+        layout.retired(),
+        replacing,
+        layout.streamSince(),
+        layout.streamSplits(),
+        chains,
+        layout.draining());
   }
 
   /** {@code chains} with {@code node} at the head of those whose index is in {@code which}. */

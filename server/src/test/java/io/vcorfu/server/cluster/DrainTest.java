@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.vcorfu.layout.Layout;
 import io.vcorfu.layout.LayoutChanges;
-import io.vcorfu.layout.Segment;
 import io.vcorfu.layout.Versioned;
 import io.vcorfu.layout.ZkLayoutStore;
 import io.vcorfu.protocol.ClientOptions;
@@ -101,19 +100,7 @@ class DrainTest {
       assertThat(history)
           .as("the watch saw the drain under way")
           .anySatisfy(v -> assertThat(v.value().replacing()).containsEntry(d, old));
-      for (Versioned<Layout> v : history) {
-        Layout l = v.value();
-        Segment open = l.currentSegment();
-        for (int k = 0; k < open.log().size() + open.stream().size(); k++) {
-          boolean log = k < open.log().size();
-          int index = log ? k : k - open.log().size();
-          assertThat(l.serving(open, log, index))
-              .as(
-                  "serving replicas of %s chain %d at epoch %d",
-                  log ? "log" : "stream", index, l.epoch())
-              .hasSizeGreaterThanOrEqualTo(r);
-        }
-      }
+      LayoutHistory.assertEveryChainServedByAtLeast(history, r);
       assertThat(drained.removed()).contains(old);
       assertThat(drained.retired()).as("it left on request").contains(old);
       assertThat(drained.replacing()).isEmpty();

@@ -18,6 +18,26 @@ import java.util.Set;
 final class LayoutHistory {
   private LayoutHistory() {}
 
+  /**
+   * Asserts that every layout of {@code history} has at least {@code r} serving replicas in every
+   * chain of its current segment.
+   */
+  static void assertEveryChainServedByAtLeast(List<Versioned<Layout>> history, int r) {
+    for (Versioned<Layout> v : history) {
+      Layout l = v.value();
+      io.vcorfu.layout.Segment open = l.currentSegment();
+      for (int k = 0; k < open.log().size() + open.stream().size(); k++) {
+        boolean log = k < open.log().size();
+        int index = log ? k : k - open.log().size();
+        org.assertj.core.api.Assertions.assertThat(l.serving(open, log, index))
+            .as(
+                "serving replicas of %s chain %d at epoch %d",
+                log ? "log" : "stream", index, l.epoch())
+            .hasSizeGreaterThanOrEqualTo(r);
+      }
+    }
+  }
+
   /** What is wrong with {@code history}; empty when it is a chain of valid changes. */
   static List<String> problems(List<Versioned<Layout>> history) {
     List<String> out = new ArrayList<>();

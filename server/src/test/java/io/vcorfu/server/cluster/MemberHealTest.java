@@ -199,19 +199,7 @@ class MemberHealTest {
           .as("some node took places of %s as a rebuilding replica of those chains only", old)
           .anySatisfy(v -> assertThat(v.value().replacing().values()).contains(old))
           .allSatisfy(v -> assertThat(v.value().rebuildingChains().keySet()).doesNotContain(old));
-      for (Versioned<Layout> v : history) {
-        Layout l = v.value();
-        Segment open = l.currentSegment();
-        for (int k = 0; k < open.log().size() + open.stream().size(); k++) {
-          boolean log = k < open.log().size();
-          int index = log ? k : k - open.log().size();
-          assertThat(l.serving(open, log, index))
-              .as(
-                  "serving replicas of %s chain %d at epoch %d",
-                  log ? "log" : "stream", index, l.epoch())
-              .hasSizeGreaterThanOrEqualTo(r);
-        }
-      }
+      LayoutHistory.assertEveryChainServedByAtLeast(history, r);
       AckedWrites.assertEveryAckedReadable(c, acked);
       ReplicaAgreement.assertReplicasAgree(
           c.client(drained.sequencer()), c.agreed().value(), streams());
