@@ -559,7 +559,13 @@ public final class LayoutChanges {
     List<List<Endpoint>> log = current.log();
     List<List<Endpoint>> stream = current.stream();
     if (joined == null && log.stream().noneMatch(c -> c.contains(node))) {
-      opened(segments, newSegmentStart, striped(members(log, stream), r), stream);
+      // A node that rebuilt lost log chains (LostLogChains) is in no chain of the current
+      // segment: it is striped in with the others.
+      List<Endpoint> nodes = members(log, stream);
+      if (!nodes.contains(node)) {
+        nodes.add(node);
+      }
+      opened(segments, newSegmentStart, striped(nodes, r), stream);
     }
     Map<Endpoint, Long> rebuilding = new HashMap<>(layout.rebuilding());
     rebuilding.remove(node);

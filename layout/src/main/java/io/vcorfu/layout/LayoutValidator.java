@@ -163,9 +163,11 @@ final class LayoutValidator {
   }
 
   /**
-   * Rebuilding replicas are in a chain of the current segment, never the last replica of any chain,
-   * never the sequencer nor removed, and joined at an epoch from 1 to the layout's; spares are in
-   * no chain, not the sequencer, not removed, not rebuilding, and listed once.
+   * Rebuilding replicas are in a chain of the current segment, never the last replica of any chain
+   * (but the only member of a closed segment's log chain rebuilt from the stream replicas, which
+   * may be its only place: see {@link LostLogChains}), never the sequencer nor removed, and joined
+   * at an epoch from 1 to the layout's; spares are in no chain, not the sequencer, not removed, not
+   * rebuilding, and listed once.
    */
   static void checkHealing(
       long epoch,
@@ -207,17 +209,24 @@ final class LayoutValidator {
       for (List<Endpoint> chain : concat(current.log(), current.stream())) {
         inCurrent |= chain.contains(node);
       }
-      if (!inCurrent) {
-        throw new LayoutException(what + " is in no chain of the current segment.");
-      }
+      boolean fromStreams = false;
       for (Segment s : segments) {
-        for (List<Endpoint> chain : concat(s.log(), s.stream())) {
+        List<List<Endpoint>> chains = concat(s.log(), s.stream());
+        for (int c = 0; c < chains.size(); c++) {
+          List<Endpoint> chain = chains.get(c);
           boolean last = !chain.isEmpty() && chain.get(chain.size() - 1).equals(node);
-          if (last && !rebuildingChains.containsKey(node)) {
+          // A closed segment's log chain it is alone in: rebuilt from the stream replicas (see
+          // LostLogChains); it decides nothing there until it is promoted, and nobody else can.
+          boolean lost = s != current && c < s.log().size() && chain.equals(List.of(node));
+          fromStreams |= lost && !rebuildingChains.containsKey(node);
+          if (last && !lost && !rebuildingChains.containsKey(node)) {
             throw new LayoutException(
                 what + " is the last replica of a chain; a rebuilding replica never decides.");
           }
         }
+      }
+      if (!inCurrent && !fromStreams) {
+        throw new LayoutException(what + " is in no chain of the current segment.");
       }
     }
     Set<Endpoint> seen = new HashSet<>();

@@ -205,6 +205,69 @@ public final class ReplicaStore implements AutoCloseable {
     return barrier.thenApply(v -> written);
   }
 
+  /**
+   * Stores, in the log, each entry of {@code entries} at its global address as an
+   * <em>uncommitted</em> record, where the log holds nothing yet: a log chain rebuilt from the
+   * stream replicas gets back the copy it held of an entry that no stream chain had decided yet
+   * (the log copy is written before the stream copies, so it held one), and readers decide the
+   * entry as they decide any entry a writer left unfinished. Completes, once durable, with the
+   * number of entries stored.
+   */
+  public CompletableFuture<Long> installUndecided(List<LogEntryMsg> entries) {
+    long stored = 0;
+    CompletableFuture<Void> barrier;
+    synchronized (engine) {
+      for (LogEntryMsg entry : entries) {
+        long a = entry.getGlobalAddress();
+        if (a < engine.trimMark(LogReplica.LOG) || engine.lookup(LogReplica.LOG, a) != null) {
+          continue;
+        }
+        boolean data = entry.getKind() == EntryKind.DATA;
+        engine.put(
+            EntryRecords.key(LogReplica.LOG, a),
+            a,
+            data ? EntryRecords.contentHash(entry) : 0,
+            data ? 0 : StorageEngine.HOLE,
+            entry.toByteArray());
+        if (data) {
+          log.noted(entry);
+        }
+        stored++;
+      }
+      barrier = engine.barrier();
+    }
+    long n = stored;
+    return barrier.thenApply(v -> n);
+  }
+
+  /**
+   * Marks each address of {@code addresses} that the log holds nothing at, at or above its trim
+   * mark, as committed {@code LOST} (see {@code EntryKind.LOST}): the log chain was rebuilt from
+   * the stream replicas and none of them held an entry for it. Completes, once durable, with the
+   * number of addresses marked.
+   */
+  public CompletableFuture<Long> markLost(List<Long> addresses) {
+    List<ReadResult> lost = new ArrayList<>(addresses.size());
+    synchronized (engine) {
+      for (long a : addresses) {
+        if (a >= engine.trimMark(LogReplica.LOG) && engine.lookup(LogReplica.LOG, a) == null) {
+          lost.add(
+              ReadResult.newBuilder()
+                  .setAddress(a)
+                  .setStatus(ReadResult.Status.COMMITTED)
+                  .setEntry(LogEntryMsg.newBuilder().setGlobalAddress(a).setKind(EntryKind.LOST))
+                  .build());
+        }
+      }
+    }
+    return install(null, lost).thenApply(bytes -> (long) lost.size());
+  }
+
+  /** The highest global address any record of this store names (log or streams); -1 if none. */
+  public long maxGlobal() {
+    return engine.maxGlobal();
+  }
+
   /** Opens (and in durable mode recovers) the node's storage in {@code options}' directory. */
   public static ReplicaStore open(StorageOptions options) throws IOException {
     return new ReplicaStore(StorageEngine.open(options));

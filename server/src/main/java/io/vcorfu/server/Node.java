@@ -439,7 +439,8 @@ public final class Node implements AutoCloseable {
 
   /**
    * Cluster mode: seals every epoch below {@code epoch}, recording it durably first; answers once
-   * every write admitted under an older epoch has finished, with this node's epoch and log tail.
+   * every write admitted under an older epoch has finished, with this node's epoch, log tail and
+   * the highest global address any of its replicas holds.
    */
   private CompletableFuture<Response> sealClustered(long epoch) {
     if (epoch > sealedEpoch.get()) {
@@ -456,7 +457,8 @@ public final class Node implements AutoCloseable {
                     .setSeal(
                         io.vcorfu.protocol.proto.SealResponse.newBuilder()
                             .setEpoch(fence.epoch())
-                            .setLogTail(t.getTail()))
+                            .setLogTail(t.getTail())
+                            .setMaxGlobal(store == null ? -1 : store.maxGlobal()))
                     .build());
   }
 

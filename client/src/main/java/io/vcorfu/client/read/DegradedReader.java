@@ -1,5 +1,6 @@
 package io.vcorfu.client.read;
 
+import io.vcorfu.protocol.DataLossException;
 import io.vcorfu.protocol.StreamId;
 import io.vcorfu.protocol.proto.EntryKind;
 import io.vcorfu.protocol.proto.LogEntryMsg;
@@ -24,6 +25,12 @@ import java.util.concurrent.atomic.AtomicLong;
  * hole in the stream), and the scan past a hole finds the stream's previous committed entry, since
  * every committed entry of the stream is in the log at its global address. A slot of the range that
  * no committed entry names was aborted: it reads as a committed hole.
+ *
+ * <p>A log address marked {@code LOST} (its log chain was rebuilt from the stream replicas, which
+ * held nothing for it) breaks that argument: the stream's entry may have been there. A read that
+ * meets one where an entry of the stream was due (the stream's last global address, or a
+ * backpointer's target), or that has a slot no entry names after meeting one, fails with {@link
+ * DataLossException} instead of answering holes.
  *
  * <p>Cost: one round trip per entry of the stream from its tail down to the start of the range,
  * plus one per global address scanned after a hole ({@link #scanned()} counts all of them); a
@@ -58,7 +65,7 @@ public final class DegradedReader {
   public CompletableFuture<List<ReadResult>> readStream(
       StreamId stream, long from, long to, long lastGlobal) {
     Found found = new Found(stream, from, to, -1);
-    return walk(found, lastGlobal).thenApply(v -> found.results());
+    return walk(found, lastGlobal, true).thenApply(v -> found.results());
   }
 
   /**
@@ -93,6 +100,12 @@ public final class DegradedReader {
     /** The highest stream address seen (the stream's tail as the log shows it). */
     long highest;
 
+    /** The first address marked lost met, or -1. */
+    long lost = -1;
+
+    /** Whether a lost address was met where an entry of the stream was due. */
+    boolean lostEntry;
+
     Found(StreamId stream, long from, long to, long highest) {
       this.stream = stream;
       this.from = from;
@@ -103,6 +116,9 @@ public final class DegradedReader {
 
     /** The stream's slot of {@code e}, noted when it is in range; null when {@code e} has none. */
     StreamSlot note(LogEntryMsg e) {
+      if (e.getKind() == EntryKind.LOST && lost < 0) {
+        lost = e.getGlobalAddress();
+      }
       StreamSlot slot = e.getKind() == EntryKind.DATA ? slotOf(e, stream) : null;
       if (slot == null) {
         return null;
@@ -122,10 +138,16 @@ public final class DegradedReader {
 
     /** The slots up to the stream's tail: the entries found, holes where none names a slot. */
     List<ReadResult> results() {
+      if (lostEntry) {
+        throw new DataLossException(lost);
+      }
       List<ReadResult> results = new ArrayList<>();
       long last = Math.min(to, highest);
       for (long a = from; a <= last; a++) {
         ReadResult r = out[(int) (a - from)];
+        if (r == null && lost >= 0) {
+          throw new DataLossException(lost);
+        }
         results.add(r != null ? r : hole(stream, a));
       }
       return results;
@@ -147,6 +169,9 @@ public final class DegradedReader {
               for (ReadResult r : results) {
                 found.note(r.getEntry());
               }
+              if (end == lastGlobal && found.lost == lastGlobal) {
+                found.lostEntry = true; // the stream's last entry
+              }
               return scan(found, end + 1, lastGlobal);
             });
   }
@@ -154,9 +179,10 @@ public final class DegradedReader {
   /**
    * Reads global address {@code g} and goes on to the stream's previous entry, until below the
    * range: along the backpointer of an entry of the stream, or, after a hole (an aborted entry of
-   * the stream, or, while scanning, anything else), to the address below.
+   * the stream, or, while scanning, anything else), to the address below. {@code due}: an entry of
+   * the stream is due at {@code g} (the stream's last address, or a backpointer's target).
    */
-  private CompletableFuture<Void> walk(Found found, long g) {
+  private CompletableFuture<Void> walk(Found found, long g, boolean due) {
     if (g < 0) {
       return CompletableFuture.completedFuture(null);
     }
@@ -166,14 +192,19 @@ public final class DegradedReader {
         .readGlobal(g, g)
         .thenCompose(
             results -> {
-              StreamSlot slot = found.note(results.get(0).getEntry());
+              LogEntryMsg e = results.get(0).getEntry();
+              StreamSlot slot = found.note(e);
               if (slot == null) {
-                return walk(found, g - 1);
+                if (due && e.getKind() == EntryKind.LOST) {
+                  found.lostEntry = true;
+                  return CompletableFuture.completedFuture(null);
+                }
+                return walk(found, g - 1, false);
               }
               if (slot.getStreamAddress() < found.from) {
                 return CompletableFuture.completedFuture(null);
               }
-              return walk(found, slot.getBackpointer());
+              return walk(found, slot.getBackpointer(), true);
             });
   }
 

@@ -5,6 +5,7 @@ import io.vcorfu.client.StreamLog;
 import io.vcorfu.client.chain.ChainWriter;
 import io.vcorfu.client.rpc.EpochRpc;
 import io.vcorfu.client.rpc.ReplicaClient;
+import io.vcorfu.protocol.DataLossException;
 import io.vcorfu.protocol.Endpoint;
 import io.vcorfu.protocol.StreamId;
 import io.vcorfu.protocol.TrimBounds;
@@ -135,6 +136,18 @@ public final class RepairingReader {
                                         address,
                                         address,
                                         later >= 0 ? later : t.getStreamLastGlobal(0))))
+            .exceptionallyCompose(
+                e -> {
+                  // The slot's token may be at an address its log chain lost (rebuilt from the
+                  // stream replicas, which held nothing for it): no copy of it reached this
+                  // stream's chain, so it was never acknowledged and the chain may decide a hole.
+                  // Without a chain the loss is the stream's too.
+                  Throwable cause = EpochRpc.unwrap(e);
+                  return cause instanceof DataLossException
+                          && !ops.rpc().layout().current().streamChain(stream).isEmpty()
+                      ? CompletableFuture.completedFuture(List.<ReadResult>of())
+                      : CompletableFuture.failedFuture(cause);
+                })
             .thenCompose(
                 logView -> {
                   if (!logView.isEmpty() && logView.get(0).getEntry().getKind() == EntryKind.DATA) {

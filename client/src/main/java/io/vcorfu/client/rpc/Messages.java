@@ -89,11 +89,17 @@ public final class Messages {
     return out;
   }
 
-  /** Decided global addresses as read from the log replicas. */
+  /**
+   * Decided global addresses as read from the log replicas; fails with {@link
+   * io.vcorfu.protocol.DataLossException} at an address whose entry was lost with its log chain.
+   */
   public static List<GlobalEntry> globalEntries(List<ReadResult> results) {
     List<GlobalEntry> out = new ArrayList<>(results.size());
     for (ReadResult r : results) {
       LogEntryMsg e = r.getEntry();
+      if (e.getKind() == EntryKind.LOST) {
+        throw new io.vcorfu.protocol.DataLossException(r.getAddress());
+      }
       boolean hole = e.getKind() != EntryKind.DATA;
       Map<StreamId, Long> slots = new LinkedHashMap<>();
       for (StreamSlot s : e.getSlotsList()) {

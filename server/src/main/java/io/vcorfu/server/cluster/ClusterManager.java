@@ -5,6 +5,7 @@ import io.vcorfu.layout.ChainLostException;
 import io.vcorfu.layout.Layout;
 import io.vcorfu.layout.LayoutChanges;
 import io.vcorfu.layout.LayoutVersionMismatchException;
+import io.vcorfu.layout.LostLogChains;
 import io.vcorfu.layout.MemberChanges;
 import io.vcorfu.layout.Versioned;
 import io.vcorfu.layout.ZkLayoutStore;
@@ -357,6 +358,12 @@ public final class ClusterManager implements AutoCloseable {
       remove(current, removable);
       return;
     }
+    for (Endpoint dead : silent) {
+      if (wiped(dead, now) && !LostLogChains.heldAlone(layout, dead).isEmpty()) {
+        rebuildFromStreams(current, dead);
+        return;
+      }
+    }
     long sealedAhead = layout.epoch();
     for (PingResponse p : lastAnswer.values()) {
       sealedAhead = Math.max(sealedAhead, p.getSealedEpoch());
@@ -426,12 +433,23 @@ public final class ClusterManager implements AutoCloseable {
    */
   private Layout commitChange(
       Versioned<Layout> current, java.util.function.LongFunction<Layout> change) throws Exception {
+    return commitChange(current, change, false);
+  }
+
+  /**
+   * {@link #commitChange(Versioned, java.util.function.LongFunction)}; with {@code anyReplica} the
+   * tail is the highest global address any sealed replica holds, log or streams.
+   */
+  private Layout commitChange(
+      Versioned<Layout> current, java.util.function.LongFunction<Layout> change, boolean anyReplica)
+      throws Exception {
     Layout layout = current.value();
     Layout trial = change.apply(-1);
     // Every node of either layout: one that leaves a chain (growth) finishes its writes first.
     Set<Endpoint> sealed = new java.util.LinkedHashSet<>(trial.allServers());
     sealed.addAll(layout.allServers());
-    long logTail = sealAll(sealed, trial.epoch(), layout.logServers());
+    long logTail =
+        sealAll(sealed, trial.epoch(), anyReplica ? sealed : layout.logServers(), anyReplica);
     Layout next = change.apply(logTail);
     store.compareAndSet(current.version(), next).get(timeoutMillis(), TimeUnit.MILLISECONDS);
     LOG.info(
@@ -650,6 +668,54 @@ public final class ClusterManager implements AutoCloseable {
     return next.withEpoch(layout.epoch() + 1);
   }
 
+  /**
+   * True when {@code node} answers as a node of this cluster on a data directory that is not the
+   * incarnation the layout counts on: whatever it held is proven gone.
+   */
+  private boolean wiped(Endpoint node, long now) {
+    PingResponse answer = lastAnswer.get(node);
+    long heard = lastHeard.getOrDefault(node, now);
+    Long refused = refusedAt.get(node);
+    return answer != null
+        && answer.getUntrusted()
+        && answer.getCluster().equals(config.name())
+        && now - heard <= config.failureTimeout().toNanos()
+        && (refused == null || refused - heard <= 0);
+  }
+
+  /**
+   * {@code node} came back wiped while it held the only replica of some log chains: the layout
+   * makes it rebuild those chains from the stream replicas ({@link LostLogChains}), the current
+   * segment closed above every global address any sealed replica holds.
+   */
+  private void rebuildFromStreams(Versioned<Layout> current, Endpoint node) {
+    Layout layout = current.value();
+    List<String> chains = new ArrayList<>();
+    for (int[] sc : LostLogChains.heldAlone(layout, node)) {
+      chains.add(
+          "log chain " + sc[1] + " of the segment at " + layout.segments().get(sc[0]).start());
+    }
+    LOG.warn(
+        "manager {}: {} came back on a wiped or replaced data directory; it held the only replica"
+            + " of {}: rebuilding them from the stream replicas (epoch {} -> {}). Entries there"
+            + " written to no stream, or whose stream chains were lost too, are lost.",
+        self,
+        node,
+        chains,
+        layout.epoch(),
+        layout.epoch() + 1);
+    try {
+      long start = layout.currentSegment().start() + 1;
+      commitChange(
+          current,
+          tail -> LostLogChains.rebuiltFromStreams(layout, node, Math.max(start, tail + 1)),
+          true);
+      succeeded();
+    } catch (Exception e) {
+      failed("rebuilding the log chains of " + node + " from the stream replicas", e);
+    }
+  }
+
   /** Why the {@code dead} nodes count as down, for the log. */
   private String why(List<Endpoint> dead) {
     long now = System.nanoTime();
@@ -852,6 +918,17 @@ public final class ClusterManager implements AutoCloseable {
    * {@code logServers}. Fails if any node does not answer or is sealed further already.
    */
   private long sealAll(Set<Endpoint> nodes, long epoch, Set<Endpoint> logServers) throws Exception {
+    return sealAll(nodes, epoch, logServers, false);
+  }
+
+  /**
+   * Seals {@code epoch} on every node of {@code nodes}; returns the highest log tail of {@code
+   * logServers} or, with {@code anyReplica}, the highest global address any of their replicas holds
+   * (log or streams).
+   */
+  private long sealAll(
+      Set<Endpoint> nodes, long epoch, Set<Endpoint> logServers, boolean anyReplica)
+      throws Exception {
     Map<Endpoint, CompletableFuture<SealResponse>> seals = new HashMap<>();
     for (Endpoint n : nodes) {
       seals.put(n, calls.seal(n, epoch));
@@ -866,7 +943,9 @@ public final class ClusterManager implements AutoCloseable {
             "node " + e.getKey() + " is sealed at epoch " + r.getEpoch() + " already");
       }
       if (logServers.contains(e.getKey())) {
-        tail = Math.max(tail, r.getLogTail());
+        tail =
+            Math.max(
+                tail, anyReplica ? Math.max(r.getLogTail(), r.getMaxGlobal()) : r.getLogTail());
       }
     }
     return tail;

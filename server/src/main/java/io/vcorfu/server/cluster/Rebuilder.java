@@ -5,6 +5,7 @@ import io.vcorfu.client.StreamLogOptions;
 import io.vcorfu.client.rpc.EpochRpc;
 import io.vcorfu.layout.Layout;
 import io.vcorfu.layout.LayoutChanges;
+import io.vcorfu.layout.LostLogChains;
 import io.vcorfu.layout.MemberChanges;
 import io.vcorfu.layout.Segment;
 import io.vcorfu.logunit.ReplicaStore;
@@ -39,7 +40,8 @@ import org.slf4j.LoggerFactory;
  * slot of every stream whose chain the node rebuilds, up to the stream's tail when the copy starts,
  * and every address of the closed segments' log chains the node will join when it is promoted
  * ({@link LayoutChanges#closedLogChainsToCopy}). What the chains write from the join on reaches the
- * node through the chains themselves.
+ * node through the chains themselves. Log chains it holds alone because every replica they had was
+ * lost are rebuilt from the stream replicas instead ({@link LogFromStreams}).
  *
  * <p>Invariant: it writes only decisions, and only where the node holds no committed record. Each
  * slot is read through its chain's decider (never this node: a rebuilding replica is never the last
@@ -265,6 +267,11 @@ public final class Rebuilder implements AutoCloseable {
         Segment seg = layout.segments().get(s);
         left += Math.max(0, seg.end() - seg.start());
       }
+      List<int[]> lost = LostLogChains.rebuiltBy(layout, self);
+      LogFromStreams fromStreams =
+          lost.isEmpty() ? null : new LogFromStreams(self, store, log.ops(), layout, lost);
+      long lostAddresses = fromStreams == null ? 0 : fromStreams.addresses();
+      left += lostAddresses;
       run.left.set(left);
       LOG.info(
           "node {} rebuilds against the layout of epoch {}: {} streams, {} closed log segments,"
@@ -275,6 +282,30 @@ public final class Rebuilder implements AutoCloseable {
           logChains.size(),
           left);
       List<Callable<Void>> tasks = new ArrayList<>();
+      if (fromStreams != null) {
+        LOG.info(
+            "node {} rebuilds {} log chains whose every replica was lost from the stream replicas",
+            self,
+            lost.size());
+        tasks.add(
+            () -> {
+              LogFromStreams.Result r =
+                  fromStreams.copy(
+                      bytes -> {
+                        try {
+                          run.pacer.pace(bytes);
+                        } catch (InterruptedException e) {
+                          Thread.currentThread().interrupt();
+                        }
+                      },
+                      () -> run.stopped);
+              run.copied.addAndGet(r.committed() + r.undecided());
+              run.held.addAndGet(lostAddresses - r.committed() - r.undecided());
+              run.bytes.addAndGet(r.bytes());
+              run.left.addAndGet(-lostAddresses);
+              return null;
+            });
+      }
       for (Map.Entry<StreamId, long[]> e : streams.entrySet()) {
         tasks.add(
             () -> {
