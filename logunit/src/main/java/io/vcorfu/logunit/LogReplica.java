@@ -67,6 +67,13 @@ public final class LogReplica implements AutoCloseable {
    */
   private volatile java.util.concurrent.ConcurrentHashMap<StreamId, long[]> streamIndex;
 
+  /** Addresses held marked LOST (see {@code EntryKind.LOST}), kept with {@link #streamIndex}. */
+  private final java.util.concurrent.ConcurrentSkipListSet<Long> lostIndex =
+      new java.util.concurrent.ConcurrentSkipListSet<>();
+
+  /** How many LOST addresses a tail answer lists at most (the highest). */
+  static final int LOST_LISTED = 65_536;
+
   private CompletableFuture<Map<StreamId, long[]>> streamIndexBuilt;
 
   LogReplica(StorageEngine engine, boolean ownsEngine, JoinState join) {
@@ -296,6 +303,13 @@ public final class LogReplica implements AutoCloseable {
         .thenApply(
             tails -> {
               LogTailResponse.Builder b = plain.toBuilder();
+              b.setLostTotal(lostIndex.size());
+              java.util.ArrayDeque<Long> highest = new java.util.ArrayDeque<>();
+              for (java.util.Iterator<Long> it = lostIndex.descendingIterator();
+                  it.hasNext() && highest.size() < LOST_LISTED; ) {
+                highest.addFirst(it.next());
+              }
+              b.addAllLost(highest);
               tails.forEach(
                   (stream, t) ->
                       b.addStreams(
@@ -345,6 +359,8 @@ public final class LogReplica implements AutoCloseable {
               for (ReadResult r : results) {
                 if (r.hasEntry() && r.getEntry().getKind() == EntryKind.DATA) {
                   note(index, r.getEntry());
+                } else if (r.hasEntry() && r.getEntry().getKind() == EntryKind.LOST) {
+                  lostIndex.add(r.getEntry().getGlobalAddress());
                 }
               }
               return scan(index, end + 1, to);
@@ -353,6 +369,12 @@ public final class LogReplica implements AutoCloseable {
 
   /** Counts {@code entry}, stored here by other means than a write (a rebuild), in the index. */
   void noted(LogEntryMsg entry) {
+    if (entry.getKind() == EntryKind.LOST) {
+      if (streamIndex != null) {
+        lostIndex.add(entry.getGlobalAddress());
+      }
+      return;
+    }
     note(streamIndex, entry);
   }
 

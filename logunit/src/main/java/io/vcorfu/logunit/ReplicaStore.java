@@ -196,6 +196,9 @@ public final class ReplicaStore implements AutoCloseable {
               0,
               (byte) (StorageEngine.HOLE | StorageEngine.COMMITTED),
               payload);
+          if (stream == null && entry.getKind() == EntryKind.LOST) {
+            log.noted(entry);
+          }
         }
         bytes += payload.length;
       }

@@ -9,6 +9,23 @@ package io.vcorfu.protocol;
  */
 public final class DataLossException extends VCorfuException {
   private final long address;
+  private final StreamId stream;
+
+  /**
+   * Slot {@code address} of {@code stream}: the stream's chain was lost and taken up again from the
+   * log, and the slot's token lay at a log address whose entry was lost.
+   */
+  public DataLossException(StreamId stream, long address) {
+    super(
+        "address "
+            + address
+            + " of stream "
+            + stream
+            + " may have held an entry lost with every replica of its stream chain and of the log"
+            + " chain of its global address");
+    this.address = address;
+    this.stream = stream;
+  }
 
   public DataLossException(long address) {
     super(
@@ -17,10 +34,16 @@ public final class DataLossException extends VCorfuException {
             + " was lost with every replica of its log chain: no stream replica holds an entry"
             + " for it, so it held an entry written to no stream (lost) or nothing acknowledged");
     this.address = address;
+    this.stream = null;
   }
 
-  /** The global address whose entry was lost. */
+  /** The lost address: a global address, or a slot of {@link #stream()}. */
   public long address() {
     return address;
+  }
+
+  /** The stream whose slot was lost; null for a global address. */
+  public StreamId stream() {
+    return stream;
   }
 }

@@ -85,7 +85,25 @@ public final class SequencerBootstrap implements AutoCloseable {
    * @param maxGlobal the highest global address the replica holds, -1 when none
    * @param streams the tail of each stream the replica holds
    */
-  public record StreamReplicaTails(long maxGlobal, Map<StreamId, StreamTail> streams) {}
+  public record StreamReplicaTails(
+      long maxGlobal, Map<StreamId, StreamTail> streams, List<Long> lost, long lostTotal) {
+    /** A stream replica's report (it holds no address marked lost). */
+    public StreamReplicaTails(long maxGlobal, Map<StreamId, StreamTail> streams) {
+      this(maxGlobal, streams, List.of(), 0);
+    }
+
+    /**
+     * How many addresses this log replica holds marked lost above {@code global}: counted from
+     * {@link #lost} (its highest, ascending) when they reach that low, else all it holds.
+     */
+    long lostAbove(long global) {
+      if (lost.size() < lostTotal && (lost.isEmpty() || lost.get(0) > global)) {
+        return lostTotal;
+      }
+      int i = java.util.Collections.binarySearch(lost, global + 1);
+      return lost.size() - (i >= 0 ? i : -i - 1);
+    }
+  }
 
   private final Peers peers;
   private final Layout layout;
@@ -155,13 +173,15 @@ public final class SequencerBootstrap implements AutoCloseable {
     for (Endpoint e : layout.streamServers()) {
       streams.add(peers.streamTails(e, epoch));
     }
+    List<CompletableFuture<StreamReplicaTails>> fromLog = new ArrayList<>();
     if (needsLogStreamTails(layout)) {
       for (Endpoint e : layout.logServers()) {
-        streams.add(peers.logStreamTails(e, epoch));
+        fromLog.add(peers.logStreamTails(e, epoch));
       }
     }
     List<CompletableFuture<?>> all = new ArrayList<>(logs);
     all.addAll(streams);
+    all.addAll(fromLog);
     CompletableFuture.allOf(all.toArray(CompletableFuture[]::new))
         .whenComplete(
             (v, error) -> {
@@ -184,6 +204,20 @@ public final class SequencerBootstrap implements AutoCloseable {
                 r.streams()
                     .forEach((s, t) -> tails.merge(s, t, (a, b) -> a.tail() >= b.tail() ? a : b));
               }
+              java.util.Set<StreamId> onStreamReplicas = new java.util.HashSet<>(tails.keySet());
+              List<StreamReplicaTails> logReports = new ArrayList<>();
+              for (var f : fromLog) {
+                StreamReplicaTails r = f.join();
+                logReports.add(r);
+                globalTail = Math.max(globalTail, r.maxGlobal());
+                r.streams()
+                    .forEach((s, t) -> tails.merge(s, t, (a, b) -> a.tail() >= b.tail() ? a : b));
+              }
+              for (Map.Entry<StreamId, StreamTail> e : tails.entrySet()) {
+                if (!onStreamReplicas.contains(e.getKey())) {
+                  e.setValue(pastLost(e.getValue(), logReports));
+                }
+              }
               sequencer.bootstrap(epoch, globalTail, tails).join();
               LOG.info(
                   "sequencer ready at epoch {}: global tail {}, {} streams",
@@ -192,6 +226,63 @@ public final class SequencerBootstrap implements AutoCloseable {
                   tails.size());
               done.complete(null);
             });
+  }
+
+  /**
+   * The tail of a stream that only the log replicas know (its chain has no replica, or one still
+   * copying from the log), past every slot an entry lost with its log chain may have held.
+   *
+   * <p>Such an entry is gone from the stream's replicas and the log alike, so the log shows the
+   * stream shorter than it was. Each lost entry was at a lost log address above the stream's last
+   * entry the log shows: an address marked lost on a log replica, or one of a log chain still being
+   * rebuilt from the stream replicas ({@link io.vcorfu.layout.LostLogChains}). The tail moves up by
+   * one per such address, and the stream's last global address becomes the highest of them, so a
+   * new entry's backpointer leads readers to the loss: no slot a lost entry held is issued again,
+   * and the slots skipped read as lost, never as holes.
+   */
+  private StreamTail pastLost(StreamTail t, List<StreamReplicaTails> logReports) {
+    long above = 0;
+    long highest = -1;
+    for (StreamReplicaTails r : logReports) {
+      long n = r.lostAbove(t.lastGlobal());
+      above += n;
+      if (n > 0) {
+        highest = Math.max(highest, r.lost().isEmpty() ? -1 : r.lost().get(r.lost().size() - 1));
+      }
+    }
+    for (int[] sc : rebuiltFromStreams()) {
+      io.vcorfu.layout.Segment seg = layout.segments().get(sc[0]);
+      long count = seg.log().size();
+      long first = Math.max(seg.start(), t.lastGlobal() + 1);
+      long last = seg.end() - 1;
+      // Addresses a in [first, last] with a % count == chain.
+      long lo = first + Math.floorMod(sc[1] - first, count);
+      long hi = last - Math.floorMod(last - sc[1], count);
+      if (lo <= hi) {
+        above += (hi - lo) / count + 1;
+        highest = Math.max(highest, hi);
+      }
+    }
+    if (above == 0) {
+      return t;
+    }
+    LOG.warn(
+        "sequencer: stream tail {} (last global {}) as the log shows it may miss entries lost with"
+            + " their log chain; issuing from {} on, past {} lost addresses",
+        t.tail(),
+        t.lastGlobal(),
+        t.tail() + above + 1,
+        above);
+    return new StreamTail(t.tail() + above, Math.max(t.lastGlobal(), highest));
+  }
+
+  /** The log chains being rebuilt from the stream replicas, (segment, chain) pairs. */
+  private List<int[]> rebuiltFromStreams() {
+    List<int[]> out = new ArrayList<>();
+    for (Endpoint e : layout.rebuilding().keySet()) {
+      out.addAll(io.vcorfu.layout.LostLogChains.rebuiltBy(layout, e));
+    }
+    return out;
   }
 
   /** Seals {@link #proposed} on every node of the layout, then reads the tails at it. */
@@ -244,7 +335,12 @@ public final class SequencerBootstrap implements AutoCloseable {
   @Override
   public void close() {
     retry.shutdownNow();
+    // A refusal clients retry: the role closed because the node stopped or a newer layout
+    // replaced it, and the sequencer of that layout answers instead.
     done.completeExceptionally(
-        new IllegalStateException("node closed before the sequencer was ready"));
+        new io.vcorfu.protocol.NotServingException(
+            "sequencer",
+            "the sequencer closed before it was ready (the node stopped, or a newer layout"
+                + " replaced it); ask again"));
   }
 }

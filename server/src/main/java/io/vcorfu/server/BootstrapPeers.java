@@ -53,7 +53,12 @@ final class BootstrapPeers implements SequencerBootstrap.Peers {
       Endpoint node, long epoch) {
     return opsAt(layout.withEpoch(epoch))
         .logTail(node, true)
-        .thenApply(r -> tails(r.getTail(), r.getStreamsList()));
+        .thenApply(
+            r -> {
+              SequencerBootstrap.StreamReplicaTails t = tails(r.getTail(), r.getStreamsList());
+              return new SequencerBootstrap.StreamReplicaTails(
+                  t.maxGlobal(), t.streams(), List.copyOf(r.getLostList()), r.getLostTotal());
+            });
   }
 
   private static SequencerBootstrap.StreamReplicaTails tails(

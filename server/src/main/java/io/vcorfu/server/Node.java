@@ -584,8 +584,10 @@ public final class Node implements AutoCloseable {
       return;
     }
     long notBefore = System.nanoTime() + config.cluster().layoutLease().toNanos();
-    if (old != null && old.ready().isDone() && !old.ready().isCompletedExceptionally()) {
-      // Staying the sequencer: what it issued is still what it knows.
+    if (old != null && old.booted().isDone() && !old.booted().isCompletedExceptionally()) {
+      // Staying the sequencer: what it issued is still what it knows, also when the layout
+      // changes again before it served (its read leases still wait). Rebuilding its tails from the
+      // replicas instead could lose a stream's last slots that are now on no replica.
       sequencerRole =
           new SequencerRole(
               old.sequencer(), old.leases(), old.sequencer().advanceEpoch(next.epoch()), notBefore);

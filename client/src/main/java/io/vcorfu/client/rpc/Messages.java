@@ -72,11 +72,17 @@ public final class Messages {
     return new AppendResult(entry.getGlobalAddress(), addresses);
   }
 
-  /** Decided slots of {@code stream} as read from its replicas. */
+  /**
+   * Decided slots of {@code stream} as read from its replicas; fails with {@link
+   * io.vcorfu.protocol.DataLossException} at a slot marked lost.
+   */
   public static List<StreamEntry> streamEntries(StreamId stream, List<ReadResult> results) {
     List<StreamEntry> out = new ArrayList<>(results.size());
     for (ReadResult r : results) {
       LogEntryMsg e = r.getEntry();
+      if (e.getKind() == EntryKind.LOST) {
+        throw new io.vcorfu.protocol.DataLossException(stream, r.getAddress());
+      }
       boolean hole = e.getKind() != EntryKind.DATA;
       out.add(
           new StreamEntry(

@@ -270,6 +270,8 @@ public final class Takeover implements AutoCloseable {
       long globalTail = tails.globalTail();
       Map<StreamId, List<ReadResult>> pending = new HashMap<>();
       Map<StreamId, Long> lowest = new HashMap<>();
+      Map<StreamId, Named> named = new HashMap<>();
+      java.util.TreeSet<Long> lost = new java.util.TreeSet<>();
       long installed = 0;
       long pageSlots = PAGE;
       for (long from = Math.max(0, logTrim); from <= globalTail; ) {
@@ -291,6 +293,9 @@ public final class Takeover implements AutoCloseable {
         from = to + 1;
         for (ReadResult r : decided) {
           LogEntryMsg e = r.getEntry();
+          if (e.getKind() == EntryKind.LOST) {
+            lost.add(e.getGlobalAddress());
+          }
           if (e.getKind() != EntryKind.DATA) {
             continue;
           }
@@ -301,6 +306,7 @@ public final class Takeover implements AutoCloseable {
             }
             long sa = slot.getStreamAddress();
             lowest.merge(s, sa, Math::min);
+            named.computeIfAbsent(s, k -> new Named()).add(sa, e.getGlobalAddress());
             List<ReadResult> page = pending.computeIfAbsent(s, k -> new ArrayList<>());
             page.add(
                 ReadResult.newBuilder()
@@ -328,6 +334,7 @@ public final class Takeover implements AutoCloseable {
             LOG.info("node {}: stream {} not trimmed at {}: {}", self, s, start, e.toString());
           }
         }
+        installed += lost(s, start, tail, named.get(s), lost, logTrim - 1, globalTail);
         installed += holes(s, start, tail);
       }
       return installed;
@@ -358,6 +365,85 @@ public final class Takeover implements AutoCloseable {
       Thread.currentThread().interrupt();
       throw new IllegalStateException("the copy was stopped", e);
     }
+  }
+
+  /** The slots of one stream the log names, with their global addresses, in order. */
+  private static final class Named {
+    long[] slots = new long[16];
+    long[] globals = new long[16];
+    int n;
+
+    void add(long slot, long global) {
+      if (n == slots.length) {
+        slots = java.util.Arrays.copyOf(slots, n * 2);
+        globals = java.util.Arrays.copyOf(globals, n * 2);
+      }
+      slots[n] = slot;
+      globals[n++] = global;
+    }
+  }
+
+  /**
+   * Installs committed {@code LOST} markers at the slots of {@code [from, to]} of {@code stream}
+   * that no entry names and whose token may lie at a log address marked lost (see {@link
+   * io.vcorfu.layout.LostLogChains}): a slot's token lies between the global addresses of the
+   * nearest named slots below and above it ({@code floor} and {@code globalTail} bound the ends),
+   * so when an address in there is marked lost, the slot may have held an entry that is gone with
+   * it. Every other unnamed slot was aborted and becomes a hole ({@link #holes}).
+   */
+  private long lost(
+      StreamId stream,
+      long from,
+      long to,
+      Named named,
+      java.util.NavigableSet<Long> lost,
+      long floor,
+      long globalTail) {
+    if (lost.isEmpty() || from > to) {
+      return 0;
+    }
+    List<ReadResult> marks = new ArrayList<>();
+    long prevSlot = from - 1;
+    long prevGlobal = floor;
+    int n = named == null ? 0 : named.n;
+    for (int i = 0; i <= n; i++) {
+      long slot = i < n ? named.slots[i] : to + 1;
+      long global = i < n ? named.globals[i] : globalTail + 1;
+      if (slot > prevSlot + 1 && !lost.subSet(prevGlobal, false, global, false).isEmpty()) {
+        for (long a = Math.max(from, prevSlot + 1); a < Math.min(slot, to + 1); a++) {
+          marks.add(
+              ReadResult.newBuilder()
+                  .setAddress(a)
+                  .setStatus(ReadResult.Status.COMMITTED)
+                  .setEntry(
+                      LogEntryMsg.newBuilder()
+                          .setGlobalAddress(-1)
+                          .setKind(EntryKind.LOST)
+                          .addSlots(
+                              io.vcorfu.protocol.proto.StreamSlot.newBuilder()
+                                  .setStream(stream.toMsg())
+                                  .setStreamAddress(a)))
+                  .build());
+        }
+      }
+      prevSlot = Math.max(prevSlot, slot);
+      prevGlobal = global;
+    }
+    if (marks.isEmpty()) {
+      return 0;
+    }
+    LOG.warn(
+        "node {}: {} slots of stream {} may have held entries lost with their log chain; they"
+            + " read as lost",
+        self,
+        marks.size(),
+        stream);
+    long before = store.missing(stream, from, to);
+    paced(store.install(stream, marks).join());
+    long n2 = before - store.missing(stream, from, to);
+    copied.addAndGet(n2);
+    copySlots.addAndGet(n2);
+    return n2;
   }
 
   /**
