@@ -123,6 +123,15 @@ public final class Sequencer {
     epoch = newEpoch;
   }
 
+  /** Every stream's tail as this sequencer knows it; empty before it is bootstrapped. */
+  public Map<StreamId, StreamTail> streamTails() {
+    Map<StreamId, StreamTail> out = new HashMap<>();
+    if (bootstrapped) {
+      streams.forEach((s, i) -> out.put(s, new StreamTail(i.tail, i.lastGlobal)));
+    }
+    return out;
+  }
+
   /** True once {@link #bootstrap} has run. */
   public boolean isBootstrapped() {
     return bootstrapped;

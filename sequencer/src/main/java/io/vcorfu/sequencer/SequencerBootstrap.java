@@ -117,6 +117,13 @@ public final class SequencerBootstrap implements AutoCloseable {
   /** True when the epoch is the agreed layout's and must not be raised. */
   private final boolean fixedEpoch;
 
+  /**
+   * Stream tails an earlier sequencer of this node knew (empty when none): floors for the tails
+   * read from the replicas, since they cover entries no replica may hold any more (lost with a log
+   * chain and a stream chain together, see {@link #pastLost}).
+   */
+  private final Map<StreamId, StreamTail> known;
+
   private final SequencerService sequencer;
   private final CompletableFuture<Void> done = new CompletableFuture<>();
   private final ScheduledExecutorService retry =
@@ -129,11 +136,16 @@ public final class SequencerBootstrap implements AutoCloseable {
 
   /** A bootstrap that raises the epoch above {@code layout}'s on every node (a static layout). */
   public SequencerBootstrap(Peers peers, Layout layout, SequencerService sequencer) {
-    this(peers, layout, sequencer, false);
+    this(peers, layout, sequencer, false, Map.of());
   }
 
   private SequencerBootstrap(
-      Peers peers, Layout layout, SequencerService sequencer, boolean fixedEpoch) {
+      Peers peers,
+      Layout layout,
+      SequencerService sequencer,
+      boolean fixedEpoch,
+      Map<StreamId, StreamTail> known) {
+    this.known = Map.copyOf(known);
     this.peers = peers;
     this.layout = layout;
     this.sequencer = sequencer;
@@ -146,7 +158,18 @@ public final class SequencerBootstrap implements AutoCloseable {
    * seals that epoch (never a higher one) and rebuilds the tails at it.
    */
   public static SequencerBootstrap atEpoch(Peers peers, Layout layout, SequencerService sequencer) {
-    return new SequencerBootstrap(peers, layout, sequencer, true);
+    return atEpoch(peers, layout, sequencer, Map.of());
+  }
+
+  /**
+   * {@link #atEpoch(Peers, Layout, SequencerService)} on a node whose earlier sequencer (of an
+   * older epoch, bootstrapped but replaced before it served) knew the stream tails {@code known}:
+   * each counts as a floor for its stream (a tail never moves back), and such a stream is not moved
+   * past lost addresses, its tail being known.
+   */
+  public static SequencerBootstrap atEpoch(
+      Peers peers, Layout layout, SequencerService sequencer, Map<StreamId, StreamTail> known) {
+    return new SequencerBootstrap(peers, layout, sequencer, true, known);
   }
 
   /** Completes once the sequencer serves the new epoch. */
@@ -205,6 +228,7 @@ public final class SequencerBootstrap implements AutoCloseable {
                     .forEach((s, t) -> tails.merge(s, t, (a, b) -> a.tail() >= b.tail() ? a : b));
               }
               java.util.Set<StreamId> onStreamReplicas = new java.util.HashSet<>(tails.keySet());
+              onStreamReplicas.addAll(known.keySet());
               List<StreamReplicaTails> logReports = new ArrayList<>();
               for (var f : fromLog) {
                 StreamReplicaTails r = f.join();
@@ -218,6 +242,7 @@ public final class SequencerBootstrap implements AutoCloseable {
                   e.setValue(pastLost(e.getValue(), logReports));
                 }
               }
+              known.forEach((s, t) -> tails.merge(s, t, (a, b) -> a.tail() >= b.tail() ? a : b));
               sequencer.bootstrap(epoch, globalTail, tails).join();
               LOG.info(
                   "sequencer ready at epoch {}: global tail {}, {} streams",

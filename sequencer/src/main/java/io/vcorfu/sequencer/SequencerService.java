@@ -107,6 +107,11 @@ public final class SequencerService implements AutoCloseable {
     return submit(s -> s.tails(request));
   }
 
+  /** Every stream's tail as the sequencer knows it (see {@link Sequencer#streamTails}). */
+  public CompletableFuture<Map<StreamId, StreamTail>> streamTails() {
+    return submit(Sequencer::streamTails);
+  }
+
   /** Bootstraps the sequencer, ordered after every request submitted before it. */
   public CompletableFuture<Void> bootstrap(long globalTail, Map<StreamId, StreamTail> streamTails) {
     Map<StreamId, StreamTail> copy = Map.copyOf(streamTails);

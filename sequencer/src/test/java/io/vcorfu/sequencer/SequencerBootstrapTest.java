@@ -16,6 +16,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /** The sequencer's bootstrap against peers faked through {@link SequencerBootstrap.Peers}. */
 class SequencerBootstrapTest {
@@ -53,6 +55,11 @@ class SequencerBootstrapTest {
 
     final AtomicInteger logStreamTailCalls = new AtomicInteger();
 
+    /** The addresses the log replica reports marked lost (its highest), and how many it holds. */
+    List<Long> lost = List.of();
+
+    long lostTotal;
+
     @Override
     public CompletableFuture<SequencerBootstrap.StreamReplicaTails> logStreamTails(
         Endpoint node, long epoch) {
@@ -60,7 +67,7 @@ class SequencerBootstrapTest {
       // The log holds a later entry of A than the stream replicas know, and B's entries only.
       return CompletableFuture.completedFuture(
           new SequencerBootstrap.StreamReplicaTails(
-              20, Map.of(A, new StreamTail(5, 18), B, new StreamTail(9, 20))));
+              20, Map.of(A, new StreamTail(5, 18), B, new StreamTail(9, 20)), lost, lostTotal));
     }
   }
 
@@ -95,6 +102,46 @@ class SequencerBootstrapTest {
       assertThat(t.getSlots(0).getBackpointer()).isEqualTo(18);
       assertThat(t.getSlots(1).getStreamAddress()).as("B, known to the log alone").isEqualTo(10);
       assertThat(t.getSlots(1).getBackpointer()).isEqualTo(20);
+    }
+  }
+
+  /**
+   * A stream only the log knows may have lost entries above its last entry the log shows, at
+   * addresses marked lost: its next slot goes past one per such address, and its backpointer leads
+   * to the highest of them, so no slot a lost entry held is issued again. A stream the stream
+   * replicas know is not moved.
+   */
+  @ParameterizedTest(name = "lost {0} of {1}: B issues from {2}")
+  @CsvSource({
+    "'4,22,24', 3, 12, 24", // two above B's last entry at 20
+    "'30', 5, 15, 30", // a truncated list that stops above 20: all five may be B's
+    "'4,7', 2, 10, 20" // none above: B as the log shows it
+  })
+  void aStreamOnlyTheLogKnowsIsIssuedPastTheAddressesMarkedLost(
+      String lost, long total, long nextSlot, long backpointer) throws Exception {
+    Endpoint other = new Endpoint("other", 9000);
+    Layout degraded =
+        Layout.fromJson(
+            """
+            {"clusterId": "test", "epoch": 9, "sequencer": "%s", "replication": 1,
+             "segments": [{"start": 0, "end": -1, "log": [["%s"]], "stream": [["%s"], []]}]}
+            """
+                .formatted(NODE, NODE, other));
+    FakePeers peers = new FakePeers();
+    peers.lost = java.util.Arrays.stream(lost.split(",")).map(Long::valueOf).toList();
+    peers.lostTotal = total;
+    try (SequencerService sequencer = new SequencerService(new Sequencer(100));
+        SequencerBootstrap bootstrap = SequencerBootstrap.atEpoch(peers, degraded, sequencer)) {
+      bootstrap.start();
+      bootstrap.done().get(10, TimeUnit.SECONDS);
+      Token t =
+          sequencer
+              .token(TokenRequest.newBuilder().addStreams(A.toMsg()).addStreams(B.toMsg()).build())
+              .join()
+              .getTokens(0);
+      assertThat(t.getSlots(0).getStreamAddress()).as("A, known to a stream replica").isEqualTo(6);
+      assertThat(t.getSlots(1).getStreamAddress()).isEqualTo(nextSlot);
+      assertThat(t.getSlots(1).getBackpointer()).isEqualTo(backpointer);
     }
   }
 

@@ -19,6 +19,7 @@ import io.vcorfu.protocol.LifeCycle;
 import io.vcorfu.protocol.RequestDispatcher;
 import io.vcorfu.protocol.RpcClient;
 import io.vcorfu.protocol.RpcHandler;
+import io.vcorfu.protocol.StreamId;
 import io.vcorfu.protocol.Transport;
 import io.vcorfu.protocol.proto.GetLayoutResponse;
 import io.vcorfu.protocol.proto.PingResponse;
@@ -29,6 +30,7 @@ import io.vcorfu.sequencer.ReadLeases;
 import io.vcorfu.sequencer.Sequencer;
 import io.vcorfu.sequencer.SequencerBootstrap;
 import io.vcorfu.sequencer.SequencerService;
+import io.vcorfu.sequencer.StreamTail;
 import io.vcorfu.server.cluster.ClusterManager;
 import io.vcorfu.server.cluster.ClusterMembership;
 import io.vcorfu.server.cluster.NodeCalls;
@@ -584,14 +586,24 @@ public final class Node implements AutoCloseable {
       return;
     }
     long notBefore = System.nanoTime() + config.cluster().layoutLease().toNanos();
-    if (old != null && old.booted().isDone() && !old.booted().isCompletedExceptionally()) {
-      // Staying the sequencer: what it issued is still what it knows, also when the layout
-      // changes again before it served (its read leases still wait). Rebuilding its tails from the
-      // replicas instead could lose a stream's last slots that are now on no replica.
+    if (old != null && old.ready().isDone() && !old.ready().isCompletedExceptionally()) {
+      // Staying the sequencer: what it issued is still what it knows.
       sequencerRole =
           new SequencerRole(
               old.sequencer(), old.leases(), old.sequencer().advanceEpoch(next.epoch()), notBefore);
       return;
+    }
+    // An earlier sequencer of this node that was replaced before it served still knows its
+    // streams' tails: floors for the new bootstrap (entries lost with their chains are on no
+    // replica, but their slots must not be issued again).
+    Map<StreamId, StreamTail> known = Map.of();
+    if (old != null) {
+      try {
+        known = old.sequencer().streamTails().get(1, java.util.concurrent.TimeUnit.SECONDS);
+      } catch (Exception notBooted) {
+        LOG.debug(
+            "node {}: no tails from the earlier sequencer: {}", binding.endpoint(), notBooted);
+      }
     }
     closeSequencerRole();
     SequencerService sequencer = new SequencerService(new Sequencer());
@@ -605,7 +617,7 @@ public final class Node implements AutoCloseable {
         new SequencerRole(
             sequencer,
             leases,
-            SequencerBootstrap.atEpoch(new BootstrapPeers(peers, next), next, sequencer),
+            SequencerBootstrap.atEpoch(new BootstrapPeers(peers, next), next, sequencer, known),
             notBefore);
     sequencerRole = role;
     role.start();

@@ -20,7 +20,6 @@ final class SequencerRole implements AutoCloseable {
   private final ReadLeases leases;
   private final SequencerBootstrap bootstrap;
   private final CompletableFuture<Void> ready;
-  private final CompletableFuture<Void> booted;
 
   /** A role whose sequencer is rebuilt by {@code bootstrap}. */
   SequencerRole(
@@ -56,7 +55,6 @@ final class SequencerRole implements AutoCloseable {
     this.sequencer = sequencer;
     this.leases = leases;
     this.bootstrap = bootstrap;
-    this.booted = booted;
     long waitNanos = notBeforeNanos == 0 ? 0 : notBeforeNanos - System.nanoTime();
     CompletableFuture<Void> waited =
         waitNanos <= 0
@@ -69,14 +67,6 @@ final class SequencerRole implements AutoCloseable {
                             Math.max(0, notBeforeNanos - System.nanoTime()),
                             TimeUnit.NANOSECONDS)));
     this.ready = leases == null ? waited : waited.thenCompose(v -> leases.serving());
-  }
-
-  /**
-   * Completes once the sequencer's tails are complete (its bootstrap finished, or it needed none),
-   * which may be before {@link #ready()}: a role kept across a layout change keeps them.
-   */
-  CompletableFuture<Void> booted() {
-    return booted;
   }
 
   SequencerService sequencer() {

@@ -230,10 +230,10 @@ final class ClusterCommands {
   static final class Status implements Callable<Integer> {
     @Option(
         names = "--endpoint",
-        defaultValue = "127.0.0.1:9000",
+        defaultValue = "${env:VCORFU_ENDPOINT:-127.0.0.1:9000}",
         description =
             "Nodes to ask, host:port[,host:port...]; any reachable one will do (default"
-                + " ${DEFAULT-VALUE}).")
+                + " $VCORFU_ENDPOINT, else 127.0.0.1:9000).")
     String endpoint;
 
     @Option(
@@ -429,6 +429,10 @@ final class ClusterCommands {
       if (chain.isEmpty()) {
         return "(no replica: its streams are read from the log and their entries decided by it,"
             + " until a node takes the chain up)";
+      }
+      if (log && io.vcorfu.layout.LostLogChains.fromStreams(layout, s, index)) {
+        return " (every replica was lost: rebuilding it from the stream replicas; its addresses are"
+            + " read once that is done, those no stream replica holds as lost)";
       }
       return " under-replicated (" + serving + " of " + layout.replication() + " serving)";
     }

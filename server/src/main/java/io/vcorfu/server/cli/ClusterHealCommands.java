@@ -33,10 +33,10 @@ final class ClusterHealCommands {
   abstract static class MembershipCommand implements Callable<Integer> {
     @Option(
         names = "--endpoint",
-        defaultValue = "127.0.0.1:9000",
+        defaultValue = "${env:VCORFU_ENDPOINT:-127.0.0.1:9000}",
         description =
             "Nodes of the cluster to ask, host:port[,host:port...]; the first one that answers"
-                + " runs the change (default ${DEFAULT-VALUE}).")
+                + " runs the change (default $VCORFU_ENDPOINT, else 127.0.0.1:9000).")
     String endpoint;
 
     @Option(
