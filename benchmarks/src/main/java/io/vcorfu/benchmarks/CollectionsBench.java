@@ -16,7 +16,8 @@ import picocli.CommandLine.Option;
     name = "collections",
     mixinStandardHelpOptions = true,
     description = {
-      "Collection benchmarks (paper Figures 16 and 17). Modes:",
+      "Collection benchmarks (paper Figures 16 and 17).",
+      "Modes:",
       "open: write 1 KB values with fastPut up to each of --steps update counts",
       "  (--max-updates at most) and time a new runtime opening a local view",
       "  and reading one key, --reps times per step (p50 and max).",

@@ -18,7 +18,8 @@ import picocli.CommandLine.Parameters;
     name = "objects",
     mixinStandardHelpOptions = true,
     description = {
-      "Object runtime benchmarks: accessors, mutators, transactions. Modes:",
+      "Object runtime benchmarks: accessors, mutators, transactions.",
+      "Modes:",
       "accessor-local: accessor latency on a local view with no new updates",
       "  (T threads share one view).",
       "accessor-remote: accessor latency on a remote view (an RPC to the node",

@@ -250,7 +250,7 @@ class BadInputTest {
               "0",
               "--to",
               "3");
-      assertThat(code).isEqualTo(1);
+      assertThat(code).as("not found").isEqualTo(3);
       assertThat(err.toString().strip()).isEqualTo("vcorfu: stream 'nope' has never been written");
       assertThat(err.toString()).doesNotContain("\tat ");
     }

@@ -1,20 +1,22 @@
 package io.vcorfu.server.cli;
 
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.vcorfu.client.AppendResult;
 import io.vcorfu.client.ClusterStreamLog;
 import io.vcorfu.client.GlobalEntry;
 import io.vcorfu.client.StreamEntry;
-import io.vcorfu.client.StreamLogOptions;
 import io.vcorfu.client.Tails;
-import io.vcorfu.protocol.Endpoint;
 import io.vcorfu.protocol.StreamId;
+import io.vcorfu.protocol.TrimmedException;
 import io.vcorfu.protocol.netty.NettyTransport;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -23,6 +25,7 @@ import picocli.CommandLine.Spec;
 /** {@code vcorfu log ...}: append to, read, tail and trim streams and the global log. */
 @Command(
     name = "log",
+    mixinStandardHelpOptions = true,
     description = "Append to, read, tail and trim streams and the global log.",
     subcommands = {
       LogCommands.Append.class,
@@ -34,25 +37,9 @@ final class LogCommands {
 
   private LogCommands() {}
 
-  /** Options shared by every log subcommand. */
-  static class Connection {
-    @Option(
-        names = "--endpoint",
-        defaultValue = "127.0.0.1:9000",
-        paramLabel = "H:P[,H:P...]",
-        description =
-            "A node of the cluster, or several separated by commas, asked in order until one"
-                + " answers (default ${DEFAULT-VALUE}).")
-    String endpoint;
-
-    ClusterStreamLog open(NettyTransport transport) {
-      return ClusterStreamLog.connect(
-          transport, Endpoint.parseList(endpoint), StreamLogOptions.defaults());
-    }
-  }
-
   abstract static class LogCommand implements Callable<Integer> {
-    @picocli.CommandLine.Mixin Connection connection = new Connection();
+    @Mixin Connection connection = new Connection();
+    @Mixin Output output = new Output();
     @Spec CommandSpec spec;
 
     abstract int run(ClusterStreamLog log, PrintWriter out) throws Exception;
@@ -67,13 +54,25 @@ final class LogCommands {
         return code;
       }
     }
+
+    /** The stream's tail; {@link NotFoundException} when it was never written. */
+    long tailOf(ClusterStreamLog log, String stream) throws Exception {
+      StreamId id = StreamId.of(stream);
+      long tail =
+          connection.await(log.tails(List.of(id)), "reading the tail").streamTails().get(id);
+      if (tail < 0) {
+        throw new NotFoundException("stream '" + stream + "' has never been written");
+      }
+      return tail;
+    }
   }
 
   @Command(
       name = "append",
+      mixinStandardHelpOptions = true,
       description =
           "Append VALUE atomically to every --stream; prints the global address and each stream"
-              + " address.")
+              + " address. An entry holds at most 4 MiB, headers included.")
   static final class Append extends LogCommand {
     @Option(
         names = "--stream",
@@ -81,16 +80,40 @@ final class LogCommands {
         description = "Stream name (repeat for an atomic multi-stream append).")
     List<String> streams = new ArrayList<>();
 
-    @Parameters(index = "0", description = "The value (UTF-8 text).")
+    @Parameters(
+        index = "0",
+        arity = "0..1",
+        paramLabel = "VALUE",
+        description = "The value as UTF-8 text; - reads it from standard input.")
     String value;
 
+    @Option(
+        names = "--value-file",
+        paramLabel = "FILE",
+        description = "Read the value's bytes from FILE (- for standard input) instead.")
+    Path valueFile;
+
     @Override
-    int run(ClusterStreamLog log, PrintWriter out) {
+    int run(ClusterStreamLog log, PrintWriter out) throws Exception {
+      byte[] bytes = Values.read(spec, value, valueFile);
       List<StreamId> ids = streams.stream().map(StreamId::of).toList();
-      AppendResult r = log.append(ids, value.getBytes(StandardCharsets.UTF_8)).join();
+      AppendResult r = connection.await(log.append(ids, bytes), "the append");
+      if (output.json()) {
+        ObjectNode n = Output.JSON.createObjectNode();
+        n.put("global", r.globalAddress());
+        ObjectNode slots = n.putObject("streams");
+        for (int i = 0; i < ids.size(); i++) {
+          slots.put(streams.get(i), r.streamAddresses().get(ids.get(i)));
+        }
+        out.println(Output.line(n));
+        return 0;
+      }
       out.println("global " + r.globalAddress());
       for (int i = 0; i < ids.size(); i++) {
-        out.println(streams.get(i) + " " + r.streamAddresses().get(ids.get(i)));
+        out.println(
+            Output.escape(streams.get(i).getBytes(StandardCharsets.UTF_8))
+                + " "
+                + r.streamAddresses().get(ids.get(i)));
       }
       return 0;
     }
@@ -98,9 +121,12 @@ final class LogCommands {
 
   @Command(
       name = "read",
+      mixinStandardHelpOptions = true,
       description =
           "Read a stream (STREAM_ADDRESS GLOBAL_ADDRESS VALUE per line) or the global log"
-              + " (--global: GLOBAL_ADDRESS VALUE, or HOLE).")
+              + " (--global: GLOBAL_ADDRESS VALUE, or HOLE). Values are escaped (\\n, \\t, \\\\,"
+              + " \\xNN), so every entry is one line. A stream trimmed below --from is read from"
+              + " its trim mark on.")
   static final class Read extends LogCommand {
     @Option(names = "--stream", description = "Stream name.")
     String stream;
@@ -118,107 +144,161 @@ final class LogCommands {
     long to;
 
     @Override
-    int run(ClusterStreamLog log, PrintWriter out) {
+    int run(ClusterStreamLog log, PrintWriter out) throws Exception {
       if (global == (stream != null)) {
-        spec.commandLine()
-            .getErr()
-            .println("vcorfu log read: give exactly one of --stream NAME or --global");
-        return 2;
+        throw new picocli.CommandLine.ParameterException(
+            spec.commandLine(), "give exactly one of --stream NAME or --global");
       }
       if (global) {
-        long end = to >= 0 ? to : log.tails(List.of()).join().globalTail();
+        long end =
+            to >= 0 ? to : connection.await(log.tails(List.of()), "reading the tail").globalTail();
         for (long start = from; start <= end; start += 4096) {
-          for (GlobalEntry e : log.readGlobalRange(start, Math.min(end, start + 4095)).join()) {
-            out.println(e.globalAddress() + " " + (e.isHole() ? "HOLE" : text(e.payload())));
+          for (GlobalEntry e :
+              connection.await(
+                  log.readGlobalRange(start, Math.min(end, start + 4095)), "the read")) {
+            print(out, e);
           }
         }
         return 0;
       }
       StreamId id = StreamId.of(stream);
-      long tail = log.tails(List.of(id)).join().streamTails().get(id);
-      if (tail < 0) {
-        throw new IllegalArgumentException("stream '" + stream + "' has never been written");
-      }
+      long tail = tailOf(log, stream);
       long end = to >= 0 ? Math.min(to, tail) : tail;
-      try {
-        for (long start = from; start <= end; start += 4096) {
-          for (StreamEntry e : log.readStream(id, start, Math.min(end, start + 4095)).join()) {
-            if (!e.isHole()) {
-              out.println(e.streamAddress() + " " + e.globalAddress() + " " + text(e.payload()));
-            }
+      long start = from;
+      while (start <= end) {
+        List<StreamEntry> page;
+        try {
+          page = connection.await(log.readStream(id, start, Math.min(end, start + 4095)), "read");
+        } catch (TrimmedException t) {
+          if (t.trimMark() <= start) {
+            throw t;
+          }
+          spec.commandLine()
+              .getErr()
+              .println(
+                  "vcorfu: stream '"
+                      + stream
+                      + "' is trimmed below address "
+                      + t.trimMark()
+                      + "; reading from there");
+          start = t.trimMark();
+          continue;
+        }
+        for (StreamEntry e : page) {
+          if (!e.isHole()) {
+            print(out, e);
           }
         }
-      } catch (java.util.concurrent.CompletionException e) {
-        if (e.getCause() instanceof io.vcorfu.protocol.TrimmedException t) {
-          throw new IllegalArgumentException(
-              "stream '"
-                  + stream
-                  + "' is trimmed below address "
-                  + t.trimMark()
-                  + "; read from "
-                  + t.trimMark()
-                  + " on",
-              t);
-        }
-        throw e;
+        start += 4096;
       }
       return 0;
     }
+
+    private void print(PrintWriter out, GlobalEntry e) {
+      if (output.json()) {
+        ObjectNode n = Output.JSON.createObjectNode();
+        n.put("global", e.globalAddress());
+        n.put("hole", e.isHole());
+        if (!e.isHole()) {
+          ObjectNode slots = n.putObject("streams");
+          e.streamAddresses().forEach((s, a) -> slots.put(s.toString(), a));
+          Output.putValue(n, e.payload());
+        }
+        out.println(Output.line(n));
+        return;
+      }
+      out.println(e.globalAddress() + " " + (e.isHole() ? "HOLE" : Output.escape(e.payload())));
+    }
+
+    private void print(PrintWriter out, StreamEntry e) {
+      if (output.json()) {
+        ObjectNode n = Output.JSON.createObjectNode();
+        n.put("address", e.streamAddress());
+        n.put("global", e.globalAddress());
+        Output.putValue(n, e.payload());
+        out.println(Output.line(n));
+        return;
+      }
+      out.println(e.streamAddress() + " " + e.globalAddress() + " " + Output.escape(e.payload()));
+    }
   }
 
-  @Command(name = "tail", description = "Print the global tail, or a stream's tail with --stream.")
+  @Command(
+      name = "tail",
+      mixinStandardHelpOptions = true,
+      description = "Print the global tail, or a stream's tail with --stream.")
   static final class Tail extends LogCommand {
     @Option(names = "--stream", description = "Stream name.")
     String stream;
 
     @Override
-    int run(ClusterStreamLog log, PrintWriter out) {
+    int run(ClusterStreamLog log, PrintWriter out) throws Exception {
       if (stream == null) {
-        out.println("global " + log.tails(List.of()).join().globalTail());
+        long g = connection.await(log.tails(List.of()), "reading the tail").globalTail();
+        out.println(
+            output.json()
+                ? Output.line(Output.JSON.createObjectNode().put("global", g))
+                : "global " + g);
         return 0;
       }
       StreamId id = StreamId.of(stream);
-      Tails t = log.tails(List.of(id)).join();
+      Tails t = connection.await(log.tails(List.of(id)), "reading the tail");
+      long tail = t.streamTails().get(id);
+      long last = t.streamLastGlobal().get(id);
+      if (output.json()) {
+        out.println(
+            Output.line(
+                Output.JSON
+                    .createObjectNode()
+                    .put("stream", stream)
+                    .put("tail", tail)
+                    .put("lastGlobal", last)));
+        return 0;
+      }
       out.println(
-          stream + " " + t.streamTails().get(id) + " global " + t.streamLastGlobal().get(id));
+          Output.escape(stream.getBytes(StandardCharsets.UTF_8)) + " " + tail + " global " + last);
       return 0;
     }
   }
 
   @Command(
       name = "trim",
+      mixinStandardHelpOptions = true,
       description = "Release every entry of --stream below stream address --before.")
   static final class Trim extends LogCommand {
-    @Option(names = "--stream", required = true)
+    @Option(names = "--stream", required = true, description = "Stream name.")
     String stream;
 
-    @Option(names = "--before", required = true)
+    @Option(
+        names = "--before",
+        required = true,
+        paramLabel = "ADDRESS",
+        description =
+            "Every entry below this stream address is released; it may be at most the stream's"
+                + " tail + 1, and the trim mark never moves back.")
     long before;
 
     @Override
-    int run(ClusterStreamLog log, PrintWriter out) {
+    int run(ClusterStreamLog log, PrintWriter out) throws Exception {
       StreamId id = StreamId.of(stream);
       long mark;
       try {
-        mark = log.trimStream(id, before).join();
-      } catch (java.util.concurrent.CompletionException e) {
-        if (e.getCause() instanceof io.vcorfu.protocol.BadRequestException refused) {
-          // The replica names the stream by its id; the user named it.
-          throw new IllegalArgumentException(
-              refused.getMessage().replace("stream " + id, "stream '" + stream + "'"), refused);
-        }
-        if (e.getCause() instanceof io.vcorfu.protocol.UnknownStreamException unknown) {
-          throw new IllegalArgumentException(
-              "stream '" + stream + "' has never been written", unknown);
-        }
-        throw e;
+        mark = connection.await(log.trimStream(id, before), "the trim");
+      } catch (io.vcorfu.protocol.BadRequestException refused) {
+        // The replica names the stream by its id; the user named it.
+        throw new IllegalArgumentException(
+            refused.getMessage().replace("stream " + id, "stream '" + stream + "'"), refused);
+      } catch (io.vcorfu.protocol.UnknownStreamException unknown) {
+        throw new NotFoundException("stream '" + stream + "' has never been written");
+      }
+      if (output.json()) {
+        out.println(
+            Output.line(
+                Output.JSON.createObjectNode().put("stream", stream).put("trimMark", mark)));
+        return 0;
       }
       out.println(stream + " trimmed below " + mark);
       return 0;
     }
-  }
-
-  static String text(byte[] payload) {
-    return new String(payload, StandardCharsets.UTF_8);
   }
 }

@@ -2,10 +2,8 @@ package io.vcorfu.server.cli;
 
 import io.vcorfu.client.ClusterStreamLog;
 import io.vcorfu.client.StreamEntry;
-import io.vcorfu.client.StreamLogOptions;
 import io.vcorfu.collections.CSMRMap;
 import io.vcorfu.collections.SMRMap;
-import io.vcorfu.protocol.Endpoint;
 import io.vcorfu.protocol.StreamId;
 import io.vcorfu.protocol.netty.NettyTransport;
 import io.vcorfu.runtime.ObjectOpenException;
@@ -29,6 +27,7 @@ import picocli.CommandLine.Spec;
  */
 @Command(
     name = "map",
+    mixinStandardHelpOptions = true,
     description =
         "Put, get, remove and scan the keys of a CSMRMap of text keys and values, and show every"
             + " version of a key.",
@@ -46,14 +45,8 @@ final class MapCommands {
   private MapCommands() {}
 
   abstract static class MapCommand implements Callable<Integer> {
-    @Option(
-        names = "--endpoint",
-        defaultValue = "127.0.0.1:9000",
-        paramLabel = "H:P[,H:P...]",
-        description =
-            "A node of the cluster, or several separated by commas, asked in order until one"
-                + " answers (default ${DEFAULT-VALUE}).")
-    String endpoint;
+    @picocli.CommandLine.Mixin Connection connection = new Connection();
+    @picocli.CommandLine.Mixin Output output = new Output();
 
     @Option(names = "--map", required = true, description = "The map's name.")
     String map;
@@ -73,14 +66,16 @@ final class MapCommands {
       return false;
     }
 
-    abstract void run(VCorfuRuntime rt, CSMRMap<String, String> map, PrintWriter out);
+    abstract void run(VCorfuRuntime rt, CSMRMap<String, String> map, PrintWriter out)
+        throws Exception;
 
     @Override
-    public Integer call() {
+    public Integer call() throws Exception {
       if (buckets != null && buckets < 1) {
-        throw new IllegalArgumentException("--buckets must be at least 1, not " + buckets);
+        throw new picocli.CommandLine.ParameterException(
+            spec.commandLine(), "--buckets must be at least 1, not " + buckets);
       }
-      try (VCorfuRuntime rt = VCorfuRuntime.connect(endpoint)) {
+      try (VCorfuRuntime rt = connection.runtime()) {
         PrintWriter out = spec.commandLine().getOut();
         run(rt, open(rt), out);
         out.flush();
@@ -98,22 +93,33 @@ final class MapCommands {
         if (creates()) {
           return CSMRMap.open(rt, map, DEFAULT_BUCKETS);
         }
-        throw new IllegalArgumentException(
-            "map '" + map + "' does not exist; create it with vcorfu map put", e);
+        throw new NotFoundException(
+            "map '" + map + "' does not exist; create it with vcorfu map put");
       }
     }
   }
 
   @Command(
       name = "put",
+      mixinStandardHelpOptions = true,
       description =
           "Set KEY to VALUE (creating the map if needed); prints the previous value, or (none).")
   static final class Put extends MapCommand {
     @Parameters(index = "0", description = "The key.")
     String key;
 
-    @Parameters(index = "1", description = "The value.")
+    @Parameters(
+        index = "1",
+        arity = "0..1",
+        paramLabel = "VALUE",
+        description = "The value (text); - reads it from standard input.")
     String value;
+
+    @Option(
+        names = "--value-file",
+        paramLabel = "FILE",
+        description = "Read the value (UTF-8 text) from FILE (- for standard input) instead.")
+    java.nio.file.Path valueFile;
 
     @Option(
         names = "--fast",
@@ -126,13 +132,24 @@ final class MapCommands {
     }
 
     @Override
-    void run(VCorfuRuntime rt, CSMRMap<String, String> m, PrintWriter out) {
+    void run(VCorfuRuntime rt, CSMRMap<String, String> m, PrintWriter out) throws Exception {
+      String text = Output.utf8(Values.read(spec, value, valueFile));
+      if (text == null) {
+        throw new IllegalArgumentException("a map value is text: the bytes given are not UTF-8");
+      }
       if (fast) {
-        m.fastPut(key, value);
+        m.fastPut(key, text);
         return;
       }
-      String previous = m.put(key, value);
-      out.println(previous == null ? "(none)" : previous);
+      String previous = m.put(key, text);
+      if (output.json()) {
+        com.fasterxml.jackson.databind.node.ObjectNode n = Output.JSON.createObjectNode();
+        n.put("key", key);
+        n.put("previous", previous);
+        out.println(Output.line(n));
+        return;
+      }
+      out.println(previous == null ? "(none)" : escape(previous));
     }
   }
 
@@ -154,13 +171,20 @@ final class MapCommands {
     void run(VCorfuRuntime rt, CSMRMap<String, String> m, PrintWriter out) {
       String v = apply(m, key);
       if (v == null) {
-        throw new IllegalArgumentException("map '" + map + "' has no key '" + key + "'");
+        throw new NotFoundException("map '" + map + "' has no key '" + key + "'");
       }
-      out.println(v);
+      if (output.json()) {
+        out.println(Output.line(Output.JSON.createObjectNode().put("key", key).put("value", v)));
+        return;
+      }
+      out.println(escape(v));
     }
   }
 
-  @Command(name = "get", description = "Print KEY's value; exits 1 if the map has no such key.")
+  @Command(
+      name = "get",
+      mixinStandardHelpOptions = true,
+      description = "Print KEY's value; exits 3 if the map has no such key.")
   static final class Get extends KeyCommand {
     @Override
     String apply(CSMRMap<String, String> m, String key) {
@@ -170,7 +194,8 @@ final class MapCommands {
 
   @Command(
       name = "remove",
-      description = "Remove KEY; prints the value it had; exits 1 if the map has no such key.")
+      mixinStandardHelpOptions = true,
+      description = "Remove KEY; prints the value it had; exits 3 if the map has no such key.")
   static final class Remove extends KeyCommand {
     @Override
     String apply(CSMRMap<String, String> m, String key) {
@@ -180,6 +205,7 @@ final class MapCommands {
 
   @Command(
       name = "scan",
+      mixinStandardHelpOptions = true,
       description =
           "Print KEY VALUE per line in key order, from one consistent snapshot of every bucket.")
   static final class Scan extends MapCommand {
@@ -201,13 +227,23 @@ final class MapCommands {
         if (limit >= 0 && printed++ == limit) {
           break;
         }
-        out.println(e.getKey() + " " + e.getValue());
+        if (output.json()) {
+          out.println(
+              Output.line(
+                  Output.JSON
+                      .createObjectNode()
+                      .put("key", e.getKey())
+                      .put("value", e.getValue())));
+        } else {
+          out.println(escape(e.getKey()) + " " + escape(e.getValue()));
+        }
       }
     }
   }
 
   @Command(
       name = "history",
+      mixinStandardHelpOptions = true,
       description =
           "Every version of --key: GLOBAL_ADDRESS VALUE per line, oldest first; (removed) where it"
               + " was removed.")
@@ -217,10 +253,25 @@ final class MapCommands {
 
     @Override
     void run(VCorfuRuntime rt, CSMRMap<String, String> m, PrintWriter out) {
-      for (Version v : history(rt, m, key, endpoint)) {
-        out.println(v.address() + " " + (v.value() == null ? "(removed)" : v.value()));
+      for (Version v : history(rt, m, key, connection)) {
+        if (output.json()) {
+          out.println(
+              Output.line(
+                  Output.JSON
+                      .createObjectNode()
+                      .put("global", v.address())
+                      .put("value", v.value())
+                      .put("removed", v.value() == null)));
+        } else {
+          out.println(v.address() + " " + (v.value() == null ? "(removed)" : escape(v.value())));
+        }
       }
     }
+  }
+
+  /** {@code text} on one line (see {@link Output#escape}). */
+  static String escape(String text) {
+    return Output.escape(text.getBytes(java.nio.charset.StandardCharsets.UTF_8));
   }
 
   /** One version of a key: the global address where it began and the value (null: absent). */
@@ -233,15 +284,13 @@ final class MapCommands {
    */
   @SuppressWarnings("unchecked")
   static List<Version> history(
-      VCorfuRuntime rt, CSMRMap<String, String> m, String key, String endpoint) {
+      VCorfuRuntime rt, CSMRMap<String, String> m, String key, Connection connection) {
     StreamId bucket = StreamId.of(CSMRMap.bucketStreamName(m.name(), m.bucketOf(key)));
     SMRMap<String, String> live = rt.objects().builder(bucket, SMRMap.class).open();
     live.size();
     List<Long> addresses = new ArrayList<>();
     try (NettyTransport transport = new NettyTransport();
-        ClusterStreamLog log =
-            ClusterStreamLog.connect(
-                transport, Endpoint.parseList(endpoint), StreamLogOptions.defaults())) {
+        ClusterStreamLog log = connection.open(transport)) {
       long tail = log.tails(List.of(bucket)).join().streamTails().getOrDefault(bucket, -1L);
       for (long start = 0; start <= tail; start += 4096) {
         for (StreamEntry e : log.readStream(bucket, start, Math.min(tail, start + 4095)).join()) {

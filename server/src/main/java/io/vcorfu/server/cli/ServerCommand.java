@@ -17,6 +17,7 @@ import picocli.CommandLine.Spec;
 /** {@code vcorfu server}: runs one node until interrupted. */
 @Command(
     name = "server",
+    mixinStandardHelpOptions = true,
     description = "Run a node. With no --layout it is a single node hosting every role.")
 final class ServerCommand implements Callable<Integer> {
   @Option(

@@ -7,23 +7,97 @@ import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.FileSystemException;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.NotDirectoryException;
+import java.util.List;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
-/** The {@code vcorfu} command. */
+/**
+ * The {@code vcorfu} command. Exit codes: {@value #OK} done, {@value #FAILED} the operation failed,
+ * {@value #USAGE} a usage error (unknown option, malformed value), {@value #NOT_FOUND} what was
+ * asked about does not exist.
+ */
 @Command(
     name = "vcorfu",
     mixinStandardHelpOptions = true,
+    versionProvider = VcorfuCli.Version.class,
     description = "vcorfu: a strongly consistent object store on a materialized shared log.",
+    footer = {
+      "",
+      "Exit codes: 0 done, 1 the operation failed, 2 usage error, 3 not found.",
+      "Environment: VCORFU_ENDPOINT, the nodes to ask when --endpoint is not given."
+    },
     subcommands = {
       ServerCommand.class,
       LogCommands.class,
       MapCommands.class,
       ClusterCommands.class,
-      ZooKeeperCommand.class
+      ZooKeeperCommand.class,
+      VcorfuCli.Bench.class,
+      CommandLine.HelpCommand.class,
+      picocli.AutoComplete.GenerateCompletion.class
     })
 public final class VcorfuCli {
+  /** The operation succeeded. */
+  public static final int OK = 0;
+
+  /** The operation failed (the cluster refused it, a node could not be reached, ...). */
+  public static final int FAILED = 1;
+
+  /** A usage error: unknown command or option, a missing or malformed value. */
+  public static final int USAGE = 2;
+
+  /** What the command was asked about does not exist (a map, a key, a stream). */
+  public static final int NOT_FOUND = 3;
+
   private VcorfuCli() {}
+
+  /** The version of the build, from {@code vcorfu-version.properties}. */
+  static final class Version implements CommandLine.IVersionProvider {
+    @Override
+    public String[] getVersion() throws java.io.IOException {
+      java.util.Properties p = new java.util.Properties();
+      try (java.io.InputStream in =
+          VcorfuCli.class.getResourceAsStream("/vcorfu-version.properties")) {
+        if (in != null) {
+          p.load(in);
+        }
+      }
+      return new String[] {
+        "vcorfu " + p.getProperty("version", "(unknown version)"),
+        "Java "
+            + System.getProperty("java.version")
+            + " ("
+            + System.getProperty("java.vm.name")
+            + ")"
+      };
+    }
+  }
+
+  /**
+   * {@code vcorfu bench}: listed here so that {@code vcorfu --help} shows it; {@code bin/vcorfu}
+   * runs it from the benchmarks jar, which this jar does not contain.
+   */
+  @Command(
+      name = "bench",
+      description =
+          "Benchmarks and side-by-side comparisons (run through bin/vcorfu bench; see bin/vcorfu"
+              + " bench --help).",
+      mixinStandardHelpOptions = true)
+  static final class Bench implements java.util.concurrent.Callable<Integer> {
+    @picocli.CommandLine.Spec picocli.CommandLine.Model.CommandSpec spec;
+
+    @picocli.CommandLine.Unmatched List<String> args = new java.util.ArrayList<>();
+
+    @Override
+    public Integer call() {
+      spec.commandLine()
+          .getErr()
+          .println(
+              "vcorfu: bench runs from the benchmarks jar: use bin/vcorfu bench "
+                  + String.join(" ", args));
+      return USAGE;
+    }
+  }
 
   public static void main(String[] args) {
     System.exit(newCommandLine().execute(args));
@@ -43,7 +117,18 @@ public final class VcorfuCli {
     cl.setExecutionExceptionHandler(
         (e, line, parsed) -> {
           line.getErr().println("vcorfu: " + describe(e));
-          return 1;
+          return e instanceof NotFoundException ? NOT_FOUND : FAILED;
+        });
+    cl.setParameterExceptionHandler(
+        (e, args) -> {
+          CommandLine line = e.getCommandLine();
+          line.getErr().println("vcorfu: " + e.getMessage());
+          line.getErr()
+              .println(
+                  "Try '"
+                      + line.getCommandSpec().qualifiedName()
+                      + " --help' for the options it takes.");
+          return USAGE;
         });
     return cl;
   }

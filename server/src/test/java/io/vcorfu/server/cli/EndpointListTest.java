@@ -15,7 +15,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * {@code --endpoint} of {@code vcorfu log} and {@code vcorfu map} takes a comma-separated list of
- * nodes, asked in order until one answers; a malformed list is refused in one line.
+ * nodes, asked in order until one answers; a malformed list is a usage error, said in one line (and
+ * a hint to --help).
  */
 class EndpointListTest {
   private static NettyTransport transport;
@@ -59,14 +60,15 @@ class EndpointListTest {
   @Test
   void aMalformedListIsRefusedInOneLine() {
     CliRun r = cli("log", "tail", "--endpoint", node.endpoint() + ",,127.0.0.1:1");
-    assertThat(r.code()).isEqualTo(1);
-    assertThat(r.err())
-        .startsWith("vcorfu: endpoint 2 of")
-        .contains("is empty")
-        .doesNotContain("\n");
+    assertThat(r.code()).as("a usage error").isEqualTo(VcorfuCli.USAGE);
+    assertThat(r.err().lines().findFirst().orElseThrow())
+        .startsWith("vcorfu: ")
+        .contains("--endpoint")
+        .contains("endpoint 2 of")
+        .contains("is empty");
     CliRun m = cli("map", "get", "--endpoint", "127.0.0.1", "--map", "x", "k");
-    assertThat(m.code()).isEqualTo(1);
-    assertThat(m.err()).startsWith("vcorfu: endpoint 1 of '127.0.0.1'");
+    assertThat(m.code()).isEqualTo(VcorfuCli.USAGE);
+    assertThat(m.err()).startsWith("vcorfu: ").contains("endpoint 1 of '127.0.0.1'");
   }
 
   @Test

@@ -75,11 +75,11 @@ class MapCommandsTest {
   void missingKeysAndMapsAndBucketMismatchesAreOneClearLine() {
     map("put", "--map", "e", "--buckets", "3", "k", "v");
     CliRun missingKey = map("get", "--map", "e", "nope");
-    assertThat(missingKey.code()).isEqualTo(1);
+    assertThat(missingKey.code()).as("not found").isEqualTo(VcorfuCli.NOT_FOUND);
     assertThat(missingKey.err().strip()).isEqualTo("vcorfu: map 'e' has no key 'nope'");
 
     CliRun missingMap = map("get", "--map", "never-made", "k");
-    assertThat(missingMap.code()).isEqualTo(1);
+    assertThat(missingMap.code()).isEqualTo(VcorfuCli.NOT_FOUND);
     assertThat(missingMap.err().strip())
         .isEqualTo("vcorfu: map 'never-made' does not exist; create it with vcorfu map put");
 
