@@ -149,7 +149,8 @@ public final class ServerProcess implements AutoCloseable {
     signal("CONT");
   }
 
-  private void signal(String name) throws IOException, InterruptedException {
+  /** Sends signal {@code name} ({@code TERM}, {@code INT}, ...) to this process only. */
+  public void signal(String name) throws IOException, InterruptedException {
     Process kill =
         new ProcessBuilder("kill", "-" + name, Long.toString(process.pid()))
             .redirectErrorStream(true)

@@ -7,6 +7,7 @@ import io.vcorfu.server.NodeConfig;
 import io.vcorfu.server.cluster.ClusterConfig;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine.Command;
@@ -206,15 +207,29 @@ final class ServerCommand implements Callable<Integer> {
     NettyTransport transport = new NettyTransport();
     Node node = Node.start(config, transport);
     CountDownLatch stopped = new CountDownLatch(1);
+    java.util.concurrent.atomic.AtomicBoolean stopping =
+        new java.util.concurrent.atomic.AtomicBoolean();
+    java.util.function.Consumer<String> stop =
+        why -> {
+          if (!stopping.compareAndSet(false, true)) {
+            return;
+          }
+          System.out.println("vcorfu node " + node.endpoint() + " stopping (" + why + ")");
+          System.out.flush();
+          // Closing finishes or fails every request in flight and syncs what was written.
+          node.close();
+          transport.close();
+          System.out.println("vcorfu node " + node.endpoint() + " stopped");
+          System.out.flush();
+          stopped.countDown();
+        };
+    // SIGTERM and SIGINT stop the node cleanly and the process exits 0; any other end of the JVM
+    // still closes it.
+    for (String signal : List.of("TERM", "INT")) {
+      onSignal(signal, () -> new Thread(() -> stop.accept("SIG" + signal), "vcorfu-stop").start());
+    }
     Runtime.getRuntime()
-        .addShutdownHook(
-            new Thread(
-                () -> {
-                  node.close();
-                  transport.close();
-                  stopped.countDown();
-                },
-                "vcorfu-shutdown"));
+        .addShutdownHook(new Thread(() -> stop.accept("shutdown"), "vcorfu-shutdown"));
     node.ready().join();
     String where = dir == null ? "in memory" : "data in " + dir.toAbsolutePath();
     if (node.clustered()) {
@@ -241,5 +256,37 @@ final class ServerCommand implements Callable<Integer> {
     System.out.flush();
     stopped.await();
     return 0;
+  }
+
+  /**
+   * Runs {@code action} when the process receives signal {@code name} ({@code TERM}, {@code INT})
+   * instead of the JVM's default (run the shutdown hooks, exit 128 + the signal's number); false
+   * when this JVM does not let the signal be handled. The JDK's signal API is reached by
+   * reflection: it is not part of the platform's public API, and not every JVM has it.
+   */
+  static boolean onSignal(String name, Runnable action) {
+    try {
+      Class<?> signalClass = Class.forName("sun.misc.Signal");
+      Class<?> handlerClass = Class.forName("sun.misc.SignalHandler");
+      Object signal = signalClass.getConstructor(String.class).newInstance(name);
+      Object handler =
+          java.lang.reflect.Proxy.newProxyInstance(
+              handlerClass.getClassLoader(),
+              new Class<?>[] {handlerClass},
+              (proxy, method, args) ->
+                  switch (method.getName()) {
+                    case "handle" -> {
+                      action.run();
+                      yield null;
+                    }
+                    case "hashCode" -> System.identityHashCode(proxy);
+                    case "equals" -> proxy == args[0];
+                    default -> "vcorfu handler of SIG" + name;
+                  });
+      signalClass.getMethod("handle", signalClass, handlerClass).invoke(null, signal, handler);
+      return true;
+    } catch (ReflectiveOperationException | RuntimeException unsupported) {
+      return false;
+    }
   }
 }

@@ -1,0 +1,46 @@
+package io.vcorfu.server.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.vcorfu.server.ServerProcess;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * A node stopped with SIGTERM or SIGINT (a real process) says it is stopping, closes (requests in
+ * flight finish or fail, what was written is synced), says it stopped, and exits 0; what it
+ * acknowledged before is there after a restart on the same directory.
+ */
+class ServerLifecycleTest {
+  @TempDir Path tmp;
+
+  @ParameterizedTest(name = "SIG{0}")
+  @ValueSource(strings = {"TERM", "INT"})
+  void aSignalStopsTheNodeCleanlyAndItExitsZero(String signal) throws Exception {
+    int port = ServerProcess.freePort();
+    Path dir = tmp.resolve("data");
+    String endpoint = "127.0.0.1:" + port;
+    try (ServerProcess server = ServerProcess.start(port, dir, null).awaitReady()) {
+      CliRun append = CliRun.of("log", "append", "--endpoint", endpoint, "--stream", "s", "kept");
+      assertThat(append.code()).as(append.err()).isZero();
+
+      server.signal(signal);
+      assertThat(server.awaitExit(Duration.ofSeconds(30))).as(server.output().toString()).isZero();
+      List<String> out = server.output();
+      assertThat(out).anyMatch(l -> l.contains("stopping (SIG" + signal + ")"));
+      assertThat(out).anyMatch(l -> l.endsWith(" stopped"));
+      assertThat(out.indexOf(out.stream().filter(l -> l.endsWith(" stopped")).findFirst().get()))
+          .isGreaterThan(
+              out.indexOf(out.stream().filter(l -> l.contains("stopping")).findFirst().get()));
+    }
+    try (ServerProcess again = ServerProcess.start(port, dir, null).awaitReady()) {
+      assertThat(again.isAlive()).isTrue();
+      CliRun read = CliRun.of("log", "read", "--endpoint", endpoint, "--stream", "s");
+      assertThat(read.lines()).containsExactly("0 0 kept");
+    }
+  }
+}
