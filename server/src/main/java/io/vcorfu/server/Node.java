@@ -23,6 +23,7 @@ import io.vcorfu.protocol.StreamId;
 import io.vcorfu.protocol.Transport;
 import io.vcorfu.protocol.proto.GetLayoutResponse;
 import io.vcorfu.protocol.proto.PingResponse;
+import io.vcorfu.protocol.proto.Request;
 import io.vcorfu.protocol.proto.Request.PayloadCase;
 import io.vcorfu.protocol.proto.Response;
 import io.vcorfu.sequencer.LeaseMarker;
@@ -211,7 +212,7 @@ public final class Node implements AutoCloseable {
     // The port is bound first (port 0 picks one, and the layout's roles depend on it). Until the
     // layout is chosen every request is answered NotServing; while the roles open, only the node's
     // own requests (ping, layout, seal) are served; then the dispatcher is bound to the open roles.
-    binding = transport.bind(config.listen(), r -> dispatcher.handle(r));
+    binding = transport.bind(config.listen(), this::answer);
     Endpoint me = binding.endpoint();
     Layout chosen = chooseLayout(me);
     fence.seal(chosen.epoch());
@@ -248,7 +249,7 @@ public final class Node implements AutoCloseable {
     if (config.durable()) {
       dataDirLock = DataDirectoryLock.acquire(config.dataDir());
     }
-    binding = transport.bind(config.listen(), r -> dispatcher.handle(r));
+    binding = transport.bind(config.listen(), this::answer);
     Endpoint me = binding.endpoint();
     identity =
         config.durable()
@@ -411,6 +412,48 @@ public final class Node implements AutoCloseable {
                 return response;
               });
     };
+  }
+
+  private volatile RequestObserver requestObserver;
+
+  /** Has {@code observer} see every request this node answers from now on (null: none). */
+  public void observeRequests(RequestObserver observer) {
+    requestObserver = observer;
+  }
+
+  private CompletableFuture<Response> answer(Request request) {
+    RequestObserver o = requestObserver;
+    if (o == null) {
+      return dispatcher.handle(request);
+    }
+    long started = System.nanoTime();
+    return dispatcher
+        .handle(request)
+        .whenComplete((r, error) -> o.answered(request, r, error, System.nanoTime() - started));
+  }
+
+  /**
+   * What this node answers a ping with: its epochs, whether it serves (and why not), rebuild and
+   * takeover progress, and its foreground write latency.
+   */
+  public PingResponse status() {
+    return pingResponse(binding.endpoint()).getPing();
+  }
+
+  /** {@code other}'s answer to a ping (see {@link #status}), asked through this node's client. */
+  public CompletableFuture<PingResponse> ping(Endpoint other) {
+    RpcClient client = peers;
+    if (client == null) {
+      return CompletableFuture.failedFuture(
+          new io.vcorfu.protocol.NotServingException("node", "node has not started"));
+    }
+    return new io.vcorfu.server.cluster.NodeCalls(client).ping(other);
+  }
+
+  /** How many fsyncs this node's storage has done (0 in memory, or before it opened). */
+  public long fsyncs() {
+    ReplicaStore s = store;
+    return s == null ? 0 : s.forcedWrites();
   }
 
   /** Cluster mode: why this node does not serve role requests now; null when it does. */

@@ -150,6 +150,14 @@ final class ServerCommand implements Callable<Integer> {
               + " soon as it is down (default ${DEFAULT-VALUE}).")
   long zookeeperSessionMs;
 
+  @Option(
+      names = "--metrics-port",
+      paramLabel = "PORT",
+      description =
+          "Serve /metrics (Prometheus), /health and a status page over HTTP on this port, on"
+              + " --host (off unless given; 0 picks a free port).")
+  Integer metricsPort;
+
   @Spec CommandSpec spec;
 
   @Override
@@ -209,6 +217,8 @@ final class ServerCommand implements Callable<Integer> {
     CountDownLatch stopped = new CountDownLatch(1);
     java.util.concurrent.atomic.AtomicBoolean stopping =
         new java.util.concurrent.atomic.AtomicBoolean();
+    java.util.concurrent.atomic.AtomicReference<io.vcorfu.server.NodeHttp> http =
+        new java.util.concurrent.atomic.AtomicReference<>();
     java.util.function.Consumer<String> stop =
         why -> {
           if (!stopping.compareAndSet(false, true)) {
@@ -217,6 +227,10 @@ final class ServerCommand implements Callable<Integer> {
           System.out.println("vcorfu node " + node.endpoint() + " stopping (" + why + ")");
           System.out.flush();
           // Closing finishes or fails every request in flight and syncs what was written.
+          io.vcorfu.server.NodeHttp h = http.get();
+          if (h != null) {
+            h.close();
+          }
           node.close();
           transport.close();
           System.out.println("vcorfu node " + node.endpoint() + " stopped");
@@ -231,6 +245,18 @@ final class ServerCommand implements Callable<Integer> {
     Runtime.getRuntime()
         .addShutdownHook(new Thread(() -> stop.accept("shutdown"), "vcorfu-shutdown"));
     node.ready().join();
+    if (metricsPort != null) {
+      io.vcorfu.server.NodeHttp h = io.vcorfu.server.NodeHttp.start(node, host, metricsPort);
+      http.set(h);
+      System.out.println(
+          "vcorfu node "
+              + node.endpoint()
+              + " metrics at http://"
+              + host
+              + ":"
+              + h.port()
+              + "/metrics, health at /health, status page at /");
+    }
     String where = dir == null ? "in memory" : "data in " + dir.toAbsolutePath();
     if (node.clustered()) {
       System.out.println(

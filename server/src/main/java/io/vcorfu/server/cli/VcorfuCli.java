@@ -32,6 +32,7 @@ import picocli.CommandLine.Command;
       MapCommands.class,
       ClusterCommands.class,
       ZooKeeperCommand.class,
+      PingCommand.class,
       VcorfuCli.Bench.class,
       CommandLine.HelpCommand.class,
       picocli.AutoComplete.GenerateCompletion.class

@@ -1,0 +1,278 @@
+package io.vcorfu.server;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.DistributionSummary;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.binder.jvm.ClassLoaderMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
+import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
+import io.micrometer.core.instrument.binder.system.UptimeMetrics;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.vcorfu.layout.Layout;
+import io.vcorfu.protocol.proto.PingResponse;
+import io.vcorfu.protocol.proto.RebuildProgress;
+import io.vcorfu.protocol.proto.Request;
+import io.vcorfu.protocol.proto.Response;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.function.ToDoubleFunction;
+
+/**
+ * A node's HTTP port for operators: {@code /metrics} (Prometheus text format), {@code /health} (200
+ * while the node serves, 503 with the reason otherwise), {@code /status.json} (what the node knows:
+ * its layout, epochs, rebuild progress) and {@code /} (a page showing it, refreshed every second).
+ *
+ * <p>Metrics: {@code vcorfu_requests_seconds} per request type and outcome (a histogram), {@code
+ * vcorfu_request_bytes} per request type (writes: the bytes a client sent), {@code
+ * vcorfu_tokens_issued_total}, {@code vcorfu_fsyncs_total}, gauges of the epoch, the sealed epoch,
+ * whether the node serves, read-lease holders, foreground write p99 and rebuild progress, and the
+ * JVM's memory, GC, threads, classes, processors and uptime.
+ */
+public final class NodeHttp implements AutoCloseable {
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  private final Node node;
+  private final HttpServer server;
+  private final PrometheusMeterRegistry registry =
+      new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+  private final Map<String, Timer> timers = new ConcurrentHashMap<>();
+  private final Map<String, DistributionSummary> sizes = new ConcurrentHashMap<>();
+  private final Counter tokens;
+  private final java.util.List<AutoCloseable> binders = new java.util.ArrayList<>();
+
+  private NodeHttp(Node node, HttpServer server) {
+    this.node = node;
+    this.server = server;
+    this.tokens =
+        Counter.builder("vcorfu.tokens.issued")
+            .description("Tokens the node's sequencer issued")
+            .register(registry);
+    gauge("vcorfu.epoch", "The epoch of the layout the node follows", p -> p.getEpoch());
+    gauge(
+        "vcorfu.sealed.epoch", "The highest epoch the node is sealed at", p -> p.getSealedEpoch());
+    gauge(
+        "vcorfu.serving", "1 while the node serves its roles, else 0", p -> p.getServing() ? 1 : 0);
+    gauge(
+        "vcorfu.foreground.p99.micros",
+        "99th percentile of the node's foreground writes over the last seconds",
+        p -> p.getForegroundP99Micros());
+    gauge(
+        "vcorfu.rebuild.bytes.copied",
+        "Bytes the node's current rebuild copied (0 when none runs)",
+        p -> rebuild(p).getBytesCopied());
+    gauge(
+        "vcorfu.rebuild.entries.left",
+        "Slots the node's current rebuild has left to examine",
+        p -> rebuild(p).getEntriesLeft());
+    gauge(
+        "vcorfu.rebuild.bytes.per.second",
+        "Copy rate of the node's current rebuild",
+        p -> rebuild(p).getBytesPerSecond());
+    Gauge.builder("vcorfu.read.lease.holders", node, n -> n.readLeaseHolders())
+        .description("Clients holding a read lease from this node's sequencer")
+        .register(registry);
+    FunctionCounter.builder("vcorfu.fsyncs", node, n -> n.fsyncs())
+        .description("fsyncs of the node's storage")
+        .register(registry);
+    new ClassLoaderMetrics().bindTo(registry);
+    new JvmMemoryMetrics().bindTo(registry);
+    JvmGcMetrics gc = new JvmGcMetrics();
+    gc.bindTo(registry);
+    binders.add(gc);
+    new JvmThreadMetrics().bindTo(registry);
+    new ProcessorMetrics().bindTo(registry);
+    new UptimeMetrics().bindTo(registry);
+    node.observeRequests(this::answered);
+  }
+
+  /**
+   * Serves {@code node}'s HTTP endpoints on {@code host}:{@code port} (port 0: any free one, see
+   * {@link #port()}).
+   */
+  public static NodeHttp start(Node node, String host, int port) throws IOException {
+    HttpServer server = HttpServer.create(new InetSocketAddress(host, port), 16);
+    NodeHttp http = new NodeHttp(node, server);
+    server.createContext("/metrics", http::metrics);
+    server.createContext("/health", http::health);
+    server.createContext("/status.json", http::statusJson);
+    server.createContext("/", http::page);
+    server.setExecutor(
+        Executors.newFixedThreadPool(
+            2,
+            r -> {
+              Thread t = new Thread(r, "vcorfu-http");
+              t.setDaemon(true);
+              return t;
+            }));
+    server.start();
+    return http;
+  }
+
+  /** The port the endpoints are served on. */
+  public int port() {
+    return server.getAddress().getPort();
+  }
+
+  private void gauge(String name, String description, ToDoubleFunction<PingResponse> f) {
+    Gauge.builder(name, node, n -> f.applyAsDouble(n.status()))
+        .description(description)
+        .register(registry);
+  }
+
+  private static RebuildProgress rebuild(PingResponse p) {
+    return p.getRebuild().getDone() ? RebuildProgress.getDefaultInstance() : p.getRebuild();
+  }
+
+  private void answered(Request request, Response response, Throwable error, long nanos) {
+    String type = request.getPayloadCase().name();
+    boolean failed = error != null || (response != null && response.hasError());
+    timers
+        .computeIfAbsent(
+            type + (failed ? "/error" : "/ok"),
+            k ->
+                Timer.builder("vcorfu.requests")
+                    .description("Requests the node answered, from arrival to answer")
+                    .tag("type", type)
+                    .tag("outcome", failed ? "error" : "ok")
+                    .publishPercentileHistogram()
+                    .register(registry))
+        .record(nanos, java.util.concurrent.TimeUnit.NANOSECONDS);
+    sizes
+        .computeIfAbsent(
+            type,
+            k ->
+                DistributionSummary.builder("vcorfu.request")
+                    .baseUnit("bytes")
+                    .description("Size of the requests the node received")
+                    .tag("type", type)
+                    .register(registry))
+        .record(request.getSerializedSize());
+    if (response != null && response.hasToken()) {
+      tokens.increment(response.getToken().getTokensCount());
+    }
+  }
+
+  private void metrics(HttpExchange exchange) throws IOException {
+    send(exchange, 200, "text/plain; version=0.0.4; charset=utf-8", registry.scrape());
+  }
+
+  private void health(HttpExchange exchange) throws IOException {
+    PingResponse p = node.status();
+    ObjectNode body = JSON.createObjectNode();
+    body.put("node", String.valueOf(node.endpoint()));
+    body.put("status", p.getServing() ? "serving" : "not serving");
+    if (!p.getServing()) {
+      body.put("reason", p.getNotServingReason());
+    }
+    body.put("epoch", p.getEpoch());
+    send(exchange, p.getServing() ? 200 : 503, "application/json", body.toString());
+  }
+
+  private void statusJson(HttpExchange exchange) throws IOException {
+    PingResponse p = node.status();
+    ObjectNode body = JSON.createObjectNode();
+    body.put("node", String.valueOf(node.endpoint()));
+    body.put("serving", p.getServing());
+    body.put("reason", p.getNotServingReason());
+    body.put("epoch", p.getEpoch());
+    body.put("sealedEpoch", p.getSealedEpoch());
+    body.put("cluster", p.getCluster());
+    body.put("managing", p.getManaging());
+    body.put("foregroundWrites", p.getForegroundWrites());
+    body.put("foregroundP99Micros", p.getForegroundP99Micros());
+    Layout layout = node.layout();
+    if (layout != null) {
+      body.put("sequencer", String.valueOf(layout.sequencer()));
+      body.set("layout", JSON.readTree(layout.toJson()));
+    }
+    if (layout != null) {
+      com.fasterxml.jackson.databind.node.ArrayNode nodes = body.putArray("nodes");
+      for (io.vcorfu.protocol.Endpoint e : layout.allServers()) {
+        ObjectNode n = nodes.addObject();
+        n.put("endpoint", e.toString());
+        try {
+          PingResponse q =
+              e.equals(node.endpoint())
+                  ? p
+                  : node.ping(e).get(500, java.util.concurrent.TimeUnit.MILLISECONDS);
+          n.put("state", q.getServing() ? "serving" : "not serving");
+          n.put("reason", q.getNotServingReason());
+          n.put("epoch", q.getEpoch());
+          n.put("rebuilding", layout.isRebuilding(e));
+        } catch (Exception unanswered) {
+          n.put("state", "unresponsive");
+          n.put("reason", String.valueOf(unanswered.getMessage()));
+        }
+      }
+      for (io.vcorfu.protocol.Endpoint e : layout.removed()) {
+        nodes.addObject().put("endpoint", e.toString()).put("state", "removed");
+      }
+    }
+    RebuildProgress r = p.getRebuild();
+    if (r.getSinceEpoch() > 0) {
+      ObjectNode rebuild = body.putObject("rebuild");
+      rebuild.put("done", r.getDone());
+      rebuild.put("entriesCopied", r.getEntriesCopied());
+      rebuild.put("bytesCopied", r.getBytesCopied());
+      rebuild.put("entriesLeft", r.getEntriesLeft());
+      rebuild.put("bytesPerSecond", r.getBytesPerSecond());
+      rebuild.put("secondsLeft", r.getSecondsLeft());
+    }
+    send(exchange, 200, "application/json", body.toString());
+  }
+
+  private void page(HttpExchange exchange) throws IOException {
+    if (!exchange.getRequestURI().getPath().equals("/")) {
+      send(exchange, 404, "text/plain; charset=utf-8", "no such page\n");
+      return;
+    }
+    try (InputStream in = NodeHttp.class.getResourceAsStream("/vcorfu-status.html")) {
+      String html =
+          in == null
+              ? "status page missing"
+              : new String(in.readAllBytes(), StandardCharsets.UTF_8);
+      send(exchange, 200, "text/html; charset=utf-8", html);
+    }
+  }
+
+  private static void send(HttpExchange exchange, int code, String type, String body)
+      throws IOException {
+    byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+    exchange.getResponseHeaders().set("Content-Type", type);
+    exchange.getResponseHeaders().set("Cache-Control", "no-store");
+    exchange.sendResponseHeaders(code, bytes.length);
+    try (OutputStream out = exchange.getResponseBody()) {
+      out.write(bytes);
+    }
+  }
+
+  @Override
+  public void close() {
+    node.observeRequests(null);
+    server.stop(0);
+    for (AutoCloseable b : binders) {
+      try {
+        b.close();
+      } catch (Exception ignored) {
+        // closing
+      }
+    }
+    registry.close();
+    ((java.util.concurrent.ExecutorService) server.getExecutor()).shutdownNow();
+  }
+}
