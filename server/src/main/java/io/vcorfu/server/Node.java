@@ -42,6 +42,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -416,6 +417,70 @@ public final class Node implements AutoCloseable {
 
   private volatile RequestObserver requestObserver;
 
+  /** One layout change this node adopted: when, the new epoch, and what changed. */
+  public record LayoutChange(java.time.Instant at, long epoch, String what) {}
+
+  private final java.util.Deque<LayoutChange> recentChanges = new java.util.ArrayDeque<>();
+
+  /** The last (at most 20) layout changes this node adopted, newest first. */
+  public List<LayoutChange> recentChanges() {
+    synchronized (recentChanges) {
+      return List.copyOf(recentChanges);
+    }
+  }
+
+  private void recordChange(Layout before, Layout after) {
+    List<String> what = new java.util.ArrayList<>();
+    if (before == null) {
+      what.add("first layout");
+    } else {
+      if (!before.sequencer().equals(after.sequencer())) {
+        what.add("sequencer " + before.sequencer() + " -> " + after.sequencer());
+      }
+      java.util.Set<Endpoint> gone = new java.util.LinkedHashSet<>(before.allServers());
+      gone.removeAll(after.allServers());
+      if (!gone.isEmpty()) {
+        what.add("removed " + gone);
+      }
+      java.util.Set<Endpoint> added = new java.util.LinkedHashSet<>(after.allServers());
+      added.removeAll(before.allServers());
+      if (!added.isEmpty()) {
+        what.add("added " + added);
+      }
+      if (!after.rebuilding().keySet().equals(before.rebuilding().keySet())) {
+        what.add("rebuilding " + after.rebuilding().keySet());
+      }
+      if (after.segments().size() != before.segments().size()) {
+        what.add("new segment at " + after.currentSegment().start());
+      }
+    }
+    synchronized (recentChanges) {
+      recentChanges.addFirst(
+          new LayoutChange(
+              java.time.Instant.now(),
+              after.epoch(),
+              what.isEmpty() ? "sealed" : String.join("; ", what)));
+      while (recentChanges.size() > 20) {
+        recentChanges.removeLast();
+      }
+    }
+  }
+
+  /** The highest global address this node's log replica holds; -1 when none or no replica. */
+  public long logTail() {
+    LogReplica r = logReplica;
+    if (r == null) {
+      return -1;
+    }
+    try {
+      return r.tail(io.vcorfu.protocol.proto.LogTailRequest.getDefaultInstance())
+          .get(2, java.util.concurrent.TimeUnit.SECONDS)
+          .getTail();
+    } catch (Exception e) {
+      return -1;
+    }
+  }
+
   /** Has {@code observer} see every request this node answers from now on (null: none). */
   public void observeRequests(RequestObserver observer) {
     requestObserver = observer;
@@ -558,6 +623,7 @@ public final class Node implements AutoCloseable {
           next.epoch(),
           next.sequencer(),
           next.allServers().contains(me) ? "" : "; this node is not in it");
+      recordChange(current, next);
     }
     if (!newer) {
       // A change at the same epoch (a claimed incarnation, a spare added) names the same chains:

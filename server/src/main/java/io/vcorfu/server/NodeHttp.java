@@ -67,6 +67,9 @@ public final class NodeHttp implements AutoCloseable {
         "vcorfu.sealed.epoch", "The highest epoch the node is sealed at", p -> p.getSealedEpoch());
     gauge(
         "vcorfu.serving", "1 while the node serves its roles, else 0", p -> p.getServing() ? 1 : 0);
+    Gauge.builder("vcorfu.log.tail", node, n -> n.logTail())
+        .description("The highest global address the node's log replica holds")
+        .register(registry);
     gauge(
         "vcorfu.foreground.p99.micros",
         "99th percentile of the node's foreground writes over the last seconds",
@@ -222,6 +225,15 @@ public final class NodeHttp implements AutoCloseable {
       for (io.vcorfu.protocol.Endpoint e : layout.removed()) {
         nodes.addObject().put("endpoint", e.toString()).put("state", "removed");
       }
+    }
+    body.put("logTail", node.logTail());
+    com.fasterxml.jackson.databind.node.ArrayNode changes = body.putArray("recentChanges");
+    for (Node.LayoutChange c : node.recentChanges()) {
+      changes
+          .addObject()
+          .put("at", c.at().toString())
+          .put("epoch", c.epoch())
+          .put("what", c.what());
     }
     RebuildProgress r = p.getRebuild();
     if (r.getSinceEpoch() > 0) {

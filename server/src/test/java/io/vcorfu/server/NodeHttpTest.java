@@ -76,6 +76,8 @@ class NodeHttpTest {
         assertThat(status.get("serving").asBoolean()).isTrue();
         assertThat(status.get("layout").get("segments")).isNotEmpty();
         assertThat(status.get("nodes").get(0).get("state").asText()).isEqualTo("serving");
+        assertThat(status.get("logTail").asLong()).as("the five appends").isGreaterThanOrEqualTo(4);
+        assertThat(status.get("recentChanges").isArray()).isTrue();
 
         HttpResponse<String> page = get(http.port(), "/");
         assertThat(page.statusCode()).isEqualTo(200);
