@@ -92,6 +92,8 @@ public final class ClusterStreamLog implements StreamLog {
    * refresh the layout from, beside the servers the layout names.
    *
    * @throws IllegalArgumentException if {@code seeds} is empty
+   * @throws io.vcorfu.protocol.VCorfuException when no seed answers: a {@code TransportException}
+   *     naming what each seed said (nothing listens there, ...), or an {@code RpcTimeoutException}
    */
   public static ClusterStreamLog connect(
       Transport transport, List<Endpoint> seeds, StreamLogOptions options) {
@@ -101,6 +103,13 @@ public final class ClusterStreamLog implements StreamLog {
     RpcClient client = transport.newClient(options.rpc());
     try {
       return new ClusterStreamLog(client, LayoutCache.fetch(client, seeds), options);
+    } catch (java.util.concurrent.CompletionException e) {
+      client.close();
+      // The typed error the seeds gave, not the future's wrapper.
+      if (EpochRpc.unwrap(e) instanceof RuntimeException typed) {
+        throw typed;
+      }
+      throw e;
     } catch (RuntimeException e) {
       client.close();
       throw e;

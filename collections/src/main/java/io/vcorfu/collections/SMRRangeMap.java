@@ -5,6 +5,7 @@ import io.vcorfu.collections.internal.KeyRange;
 import io.vcorfu.collections.internal.PersistentSortedMap;
 import io.vcorfu.collections.internal.RangeNavigableMap;
 import io.vcorfu.collections.internal.RangeStore;
+import io.vcorfu.runtime.VCorfuRuntime;
 import io.vcorfu.runtime.VersionCapturing;
 import io.vcorfu.runtime.annotations.Accessor;
 import io.vcorfu.runtime.annotations.ConflictParameter;
@@ -65,6 +66,16 @@ public class SMRRangeMap<K extends Comparable<? super K>, V> extends ForwardingN
 
   /** The initial (empty) state; applications open the map through a runtime instead. */
   public SMRRangeMap() {}
+
+  /**
+   * Opens the range map called {@code name} in {@code rt} (a typed shortcut for {@code
+   * rt.objects().open}).
+   */
+  @SuppressWarnings("unchecked")
+  public static <K extends Comparable<? super K>, V> SMRRangeMap<K, V> open(
+      VCorfuRuntime rt, String name) {
+    return rt.objects().open(name, SMRRangeMap.class);
+  }
 
   // ---- Replicated methods: the only ones that touch the state. ----
 

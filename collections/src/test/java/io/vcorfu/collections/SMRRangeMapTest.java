@@ -23,9 +23,8 @@ class SMRRangeMapTest {
     return harness.defaultRuntime();
   }
 
-  @SuppressWarnings("unchecked")
   private static SMRRangeMap<Long, String> open(VCorfuRuntime rt, String name) {
-    return rt.objects().open(name, SMRRangeMap.class);
+    return SMRRangeMap.open(rt, name);
   }
 
   @Test

@@ -27,7 +27,6 @@ class ConnectTest {
     String a = "127.0.0.1:" + closedPort();
     String b = "127.0.0.1:" + closedPort();
     assertThatThrownBy(() -> VCorfuRuntime.connect(a + "," + b))
-        .cause()
         .isInstanceOf(TransportException.class)
         .hasMessageContaining("no seed answered")
         .hasMessageContaining(a)

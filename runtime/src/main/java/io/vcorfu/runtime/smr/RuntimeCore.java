@@ -79,6 +79,9 @@ public final class RuntimeCore {
       throw new VCorfuException("the stream-log request was cancelled", e);
     } catch (ExecutionException e) {
       Throwable cause = e.getCause();
+      while (cause instanceof java.util.concurrent.CompletionException c && c.getCause() != null) {
+        cause = c.getCause(); // a stage's wrapper: the failure is what it wraps
+      }
       if (cause instanceof RuntimeException re) {
         throw re;
       }

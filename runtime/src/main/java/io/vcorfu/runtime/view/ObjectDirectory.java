@@ -102,6 +102,7 @@ public final class ObjectDirectory {
       throw new IllegalArgumentException("a snapshot view needs an address, not the live version");
     }
     long asOf = version.address();
+    checkWritten(asOf);
     ProxyFactory.Proxied proxied = ProxyFactory.forClass(type);
     Serializer ser = serializerFor(proxied.model(), serializer);
     Opened local = live.get(stream);
@@ -123,11 +124,34 @@ public final class ObjectDirectory {
   }
 
   /**
+   * Refuses a snapshot of an address the log has not reached yet: that version does not exist, and
+   * a view of it would silently show a later state once the log grows past it.
+   */
+  private void checkWritten(long asOf) {
+    if (asOf < -1) {
+      throw new io.vcorfu.runtime.ObjectOpenException(
+          "a snapshot needs an address at or above -1 (before the first entry), not " + asOf);
+    }
+    long tail = core.await(core.log().tails(List.of())).globalTail();
+    if (asOf > tail) {
+      throw new io.vcorfu.runtime.ObjectOpenException(
+          "asOf("
+              + asOf
+              + ") is beyond the log's tail ("
+              + tail
+              + "): no version of the object exists there yet");
+    }
+  }
+
+  /**
    * A remote view of {@code stream} as a {@code type}: a new proxy holding no state, whose calls go
    * to the stream's host. {@code asOf} is {@link Version#LIVE} for the latest state, or a snapshot
    * version.
    */
   public <T> T openRemote(StreamId stream, Class<T> type, Serializer serializer, Version asOf) {
+    if (!asOf.isLive()) {
+      checkWritten(asOf.address());
+    }
     core.checkOpen();
     ProxyFactory.Proxied proxied = ProxyFactory.forClass(type);
     Serializer ser = serializerFor(proxied.model(), serializer);
