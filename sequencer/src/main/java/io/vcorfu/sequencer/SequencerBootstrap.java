@@ -126,6 +126,10 @@ public final class SequencerBootstrap implements AutoCloseable {
 
   private final SequencerService sequencer;
   private final CompletableFuture<Void> done = new CompletableFuture<>();
+
+  /** When waiting for replicas was last logged (nanoTime); confined to the retry thread's flow. */
+  private volatile long lastWaitLog = System.nanoTime() - 10_000_000_000L;
+
   private final ScheduledExecutorService retry =
       Executors.newSingleThreadScheduledExecutor(
           r -> {
@@ -210,8 +214,15 @@ public final class SequencerBootstrap implements AutoCloseable {
             (v, error) -> {
               if (error != null) {
                 if (!retry.isShutdown()) {
-                  LOG.debug(
-                      "sequencer bootstrap waiting for replicas: {}", unwrap(error).getMessage());
+                  long now = System.nanoTime();
+                  if (now - lastWaitLog > 5_000_000_000L) {
+                    // Said at once and then every 5 s: a person waiting for the node sees why.
+                    lastWaitLog = now;
+                    LOG.info(
+                        "sequencer of epoch {} waiting for replicas to report their tails: {}",
+                        epoch,
+                        unwrap(error).getMessage());
+                  }
                   retry.schedule(this::attempt, 200, TimeUnit.MILLISECONDS);
                 }
                 return;

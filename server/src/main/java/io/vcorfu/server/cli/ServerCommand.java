@@ -158,10 +158,30 @@ final class ServerCommand implements Callable<Integer> {
               + " --host (off unless given; 0 picks a free port).")
   Integer metricsPort;
 
+  /** The levels {@code --log-level} takes. */
+  enum LogLevel {
+    trace,
+    debug,
+    info,
+    warn,
+    error
+  }
+
+  @Option(
+      names = "--log-level",
+      defaultValue = "info",
+      paramLabel = "LEVEL",
+      description =
+          "How much the node logs (on standard error, each line with its time):"
+              + " ${COMPLETION-CANDIDATES} (default ${DEFAULT-VALUE}).")
+  LogLevel logLevel;
+
   @Spec CommandSpec spec;
 
   @Override
   public Integer call() throws Exception {
+    // Before the first logger exists: the node's classes are loaded from here on.
+    System.setProperty("org.slf4j.simpleLogger.log.io.vcorfu", logLevel.name());
     if (memory && dataDir != null) {
       spec.commandLine()
           .getErr()

@@ -6,6 +6,7 @@ import io.vcorfu.server.ServerProcess;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -41,6 +42,25 @@ class ServerLifecycleTest {
       assertThat(again.isAlive()).isTrue();
       CliRun read = CliRun.of("log", "read", "--endpoint", endpoint, "--stream", "s");
       assertThat(read.lines()).containsExactly("0 0 kept");
+    }
+  }
+
+  /** Log lines carry their time; {@code --log-level} sets how much the node says. */
+  @Test
+  void logLinesCarryTheirTimeAndTheLevelIsAnOption() throws Exception {
+    int port = ServerProcess.freePort();
+    try (ServerProcess info = ServerProcess.start(port, List.of("--memory")).awaitReady()) {
+      assertThat(info.output())
+          .anyMatch(
+              l ->
+                  l.matches(
+                      "^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\.\\d{3}.* INFO io\\.vcorfu.*"));
+    }
+    int quiet = ServerProcess.freePort();
+    try (ServerProcess warn =
+        ServerProcess.start(quiet, List.of("--memory", "--log-level", "warn")).awaitReady()) {
+      assertThat(warn.output()).noneMatch(l -> l.contains(" INFO io.vcorfu"));
+      assertThat(warn.output()).anyMatch(l -> l.contains("ready"));
     }
   }
 }
