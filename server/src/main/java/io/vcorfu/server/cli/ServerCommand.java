@@ -158,6 +158,14 @@ final class ServerCommand implements Callable<Integer> {
               + " --host (off unless given; 0 picks a free port).")
   Integer metricsPort;
 
+  @Option(
+      names = "--metrics-host",
+      paramLabel = "HOST",
+      description =
+          "Address the HTTP port listens on (default: --host); 0.0.0.0 for every interface, as in a"
+              + " container whose health check asks 127.0.0.1.")
+  String metricsHost;
+
   /** The levels {@code --log-level} takes. */
   enum LogLevel {
     trace,
@@ -266,13 +274,14 @@ final class ServerCommand implements Callable<Integer> {
         .addShutdownHook(new Thread(() -> stop.accept("shutdown"), "vcorfu-shutdown"));
     node.ready().join();
     if (metricsPort != null) {
-      io.vcorfu.server.NodeHttp h = io.vcorfu.server.NodeHttp.start(node, host, metricsPort);
+      String httpHost = metricsHost != null ? metricsHost : host;
+      io.vcorfu.server.NodeHttp h = io.vcorfu.server.NodeHttp.start(node, httpHost, metricsPort);
       http.set(h);
       System.out.println(
           "vcorfu node "
               + node.endpoint()
               + " metrics at http://"
-              + host
+              + httpHost
               + ":"
               + h.port()
               + "/metrics, health at /health, status page at /");
