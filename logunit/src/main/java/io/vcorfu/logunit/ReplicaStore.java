@@ -291,6 +291,16 @@ public final class ReplicaStore implements AutoCloseable {
     return engine.forcedWrites();
   }
 
+  /** Nanoseconds the durable store's forces took in all (0 in memory). */
+  public long forceNanos() {
+    return engine.forceNanos();
+  }
+
+  /** Records the durable store's forces made durable (0 in memory). */
+  public long forcedAppends() {
+    return engine.forcedAppends();
+  }
+
   /** What opening this store found on disk (for operators and tests). */
   public RecoveryStats recoveryStats() {
     return engine.recoveryStats();

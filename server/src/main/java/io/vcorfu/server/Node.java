@@ -521,6 +521,18 @@ public final class Node implements AutoCloseable {
     return s == null ? 0 : s.forcedWrites();
   }
 
+  /** Seconds those fsyncs took in all. */
+  public double fsyncSeconds() {
+    ReplicaStore s = store;
+    return s == null ? 0 : s.forceNanos() / 1e9;
+  }
+
+  /** Records those fsyncs made durable (over {@link #fsyncs}: the mean group commit). */
+  public long fsyncRecords() {
+    ReplicaStore s = store;
+    return s == null ? 0 : s.forcedAppends();
+  }
+
   /** Cluster mode: why this node does not serve role requests now; null when it does. */
   private String notServingReason(Endpoint me) {
     Layout l = layout.get();

@@ -39,9 +39,10 @@ import java.util.function.ToDoubleFunction;
  *
  * <p>Metrics: {@code vcorfu_requests_seconds} per request type and outcome (a histogram), {@code
  * vcorfu_request_bytes} per request type (writes: the bytes a client sent), {@code
- * vcorfu_tokens_issued_total}, {@code vcorfu_fsyncs_total}, gauges of the epoch, the sealed epoch,
- * whether the node serves, read-lease holders, foreground write p99 and rebuild progress, and the
- * JVM's memory, GC, threads, classes, processors and uptime.
+ * vcorfu_tokens_issued_total}, {@code vcorfu_fsyncs_total} with the time they took and the records
+ * they made durable (the mean fsync latency and group commit), gauges of the epoch, the sealed
+ * epoch, whether the node serves, read-lease holders, foreground write p99 and rebuild progress,
+ * and the JVM's memory, GC, threads, classes, processors and uptime.
  */
 public final class NodeHttp implements AutoCloseable {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -91,6 +92,13 @@ public final class NodeHttp implements AutoCloseable {
         .register(registry);
     FunctionCounter.builder("vcorfu.fsyncs", node, n -> n.fsyncs())
         .description("fsyncs of the node's storage")
+        .register(registry);
+    FunctionCounter.builder("vcorfu.fsync.seconds", node, n -> n.fsyncSeconds())
+        .description("Time the node's fsyncs took (over vcorfu_fsyncs: the mean fsync latency)")
+        .register(registry);
+    FunctionCounter.builder("vcorfu.fsync.records", node, n -> n.fsyncRecords())
+        .description(
+            "Records the node's fsyncs made durable (over vcorfu_fsyncs: the mean group commit)")
         .register(registry);
     new ClassLoaderMetrics().bindTo(registry);
     new JvmMemoryMetrics().bindTo(registry);

@@ -34,10 +34,22 @@ class NodeHttpTest {
         HttpResponse.BodyHandlers.ofString());
   }
 
+  @org.junit.jupiter.api.io.TempDir java.nio.file.Path tmp;
+
+  private static double value(String metrics, String name) {
+    return metrics
+        .lines()
+        .filter(l -> l.startsWith(name + " ") || l.startsWith(name + "{"))
+        .mapToDouble(l -> Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1)))
+        .sum();
+  }
+
   @Test
   void aServingNodeReportsMetricsHealthAndStatus() throws Exception {
     try (NettyTransport transport = new NettyTransport();
-        Node node = Node.start(NodeConfig.inMemory(new Endpoint("127.0.0.1", 0)), transport)) {
+        Node node =
+            Node.start(
+                NodeConfig.durable(new Endpoint("127.0.0.1", 0), tmp.resolve("data")), transport)) {
       node.ready().join();
       try (NodeHttp http = NodeHttp.start(node, "127.0.0.1", 0)) {
         String endpoint = node.endpoint().toString();
@@ -66,6 +78,11 @@ class NodeHttpTest {
                 .mapToLong(l -> (long) Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1)))
                 .sum();
         assertThat(answered).as("the five appends' requests, at least").isGreaterThanOrEqualTo(5);
+        assertThat(value(metrics.body(), "vcorfu_fsyncs_total")).isPositive();
+        assertThat(value(metrics.body(), "vcorfu_fsync_records_total"))
+            .as("every append made durable by an fsync")
+            .isGreaterThanOrEqualTo(5);
+        assertThat(value(metrics.body(), "vcorfu_fsync_seconds_total")).isPositive();
 
         HttpResponse<String> health = get(http.port(), "/health");
         assertThat(health.statusCode()).isEqualTo(200);

@@ -92,6 +92,13 @@ final class SegmentWriter implements AutoCloseable {
   private volatile Throwable failure;
   private volatile long forces;
 
+  /** Time spent forcing the active segment, and the appends those forces covered (writer only). */
+  private volatile long forceNanos;
+
+  private volatile long forcedAppends;
+
+  private long unforcedAppends;
+
   /** Every record with a sequence number up to this is in the file and durable per the policy. */
   private volatile long durableSeq;
 
@@ -148,6 +155,16 @@ final class SegmentWriter implements AutoCloseable {
   /** Forces of the active segment so far (written by the writer thread only). */
   long forces() {
     return forces;
+  }
+
+  /** Nanoseconds spent in forces of the active segment so far. */
+  long forceNanos() {
+    return forceNanos;
+  }
+
+  /** Appends made durable by those forces: over {@link #forces}, the mean group-commit size. */
+  long forcedAppends() {
+    return forcedAppends;
   }
 
   /** Why the writer stopped, or null while it works. */
@@ -303,6 +320,7 @@ final class SegmentWriter implements AutoCloseable {
         }
         write(a.frame());
         appended = true;
+        unforcedAppends++;
         highestSeq = a.seq();
       } else if (item instanceof Roll r) {
         seal(r);
@@ -371,9 +389,13 @@ final class SegmentWriter implements AutoCloseable {
 
   private void force() throws IOException {
     if (dirty) {
+      long started = System.nanoTime();
       active.force(false);
+      forceNanos += System.nanoTime() - started;
       dirty = false;
       forces++;
+      forcedAppends += unforcedAppends;
+      unforcedAppends = 0;
     }
     // Everything written is covered now (when nothing was dirty, an earlier force covered it).
     forcedPosition = SegmentPosition.of(activeId, written);

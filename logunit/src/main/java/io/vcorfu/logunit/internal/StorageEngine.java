@@ -229,6 +229,18 @@ public final class StorageEngine implements AutoCloseable {
     return w == null ? 0 : w.forces();
   }
 
+  /** Nanoseconds those forces took in all (0 in memory). */
+  public long forceNanos() {
+    SegmentWriter w = writer;
+    return w == null ? 0 : w.forceNanos();
+  }
+
+  /** Records those forces made durable (over {@link #forcedWrites}: the mean group commit). */
+  public long forcedAppends() {
+    SegmentWriter w = writer;
+    return w == null ? 0 : w.forcedAppends();
+  }
+
   /** Records that the namespaces {@code op} touches were last written by record {@code seq}. */
   private void markWritten(SegmentRecord op, long seq) {
     for (int i = 0; i + 2 < op.keys.length; i += 3) {
