@@ -213,14 +213,27 @@ public final class NodeHttp implements AutoCloseable {
     }
     if (layout != null) {
       com.fasterxml.jackson.databind.node.ArrayNode nodes = body.putArray("nodes");
+      // Every node asked at once; each answer awaited for at most half a second from now.
+      Map<io.vcorfu.protocol.Endpoint, java.util.concurrent.CompletableFuture<PingResponse>> asked =
+          new java.util.LinkedHashMap<>();
+      for (io.vcorfu.protocol.Endpoint e : layout.allServers()) {
+        asked.put(
+            e,
+            e.equals(node.endpoint())
+                ? java.util.concurrent.CompletableFuture.completedFuture(p)
+                : node.ping(e));
+      }
+      long deadline = System.nanoTime() + 500_000_000L;
       for (io.vcorfu.protocol.Endpoint e : layout.allServers()) {
         ObjectNode n = nodes.addObject();
         n.put("endpoint", e.toString());
         try {
           PingResponse q =
-              e.equals(node.endpoint())
-                  ? p
-                  : node.ping(e).get(500, java.util.concurrent.TimeUnit.MILLISECONDS);
+              asked
+                  .get(e)
+                  .get(
+                      Math.max(0, deadline - System.nanoTime()),
+                      java.util.concurrent.TimeUnit.NANOSECONDS);
           n.put("state", q.getServing() ? "serving" : "not serving");
           n.put("reason", q.getNotServingReason());
           n.put("epoch", q.getEpoch());
