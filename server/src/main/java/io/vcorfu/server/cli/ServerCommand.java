@@ -177,19 +177,20 @@ final class ServerCommand implements Callable<Integer> {
 
   @Option(
       names = "--log-level",
-      defaultValue = "info",
       paramLabel = "LEVEL",
       description =
           "How much the node logs (on standard error, each line with its time):"
-              + " ${COMPLETION-CANDIDATES} (default ${DEFAULT-VALUE}).")
+              + " ${COMPLETION-CANDIDATES} (default info).")
   LogLevel logLevel;
 
   @Spec CommandSpec spec;
 
   @Override
   public Integer call() throws Exception {
-    // Before the first logger exists: the node's classes are loaded from here on.
-    System.setProperty("org.slf4j.simpleLogger.log.io.vcorfu", logLevel.name());
+    if (logLevel != null) {
+      // Before the first logger exists: the node's classes are loaded from here on.
+      System.setProperty("org.slf4j.simpleLogger.log.io.vcorfu", logLevel.name());
+    }
     if (memory && dataDir != null) {
       spec.commandLine()
           .getErr()
