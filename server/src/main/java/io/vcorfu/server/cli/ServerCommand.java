@@ -188,8 +188,7 @@ final class ServerCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     if (logLevel != null) {
-      // Before the first logger exists: the node's classes are loaded from here on.
-      System.setProperty("org.slf4j.simpleLogger.log.io.vcorfu", logLevel.name());
+      Logging.level(logLevel.name());
     }
     if (memory && dataDir != null) {
       spec.commandLine()
@@ -243,6 +242,10 @@ final class ServerCommand implements Callable<Integer> {
     }
     NettyTransport transport = new NettyTransport();
     Node node = Node.start(config, transport);
+    if (dir != null) {
+      // Once the node holds its data directory: a second node refused it writes nothing there.
+      Logging.toFile(dir.resolve("logs"));
+    }
     CountDownLatch stopped = new CountDownLatch(1);
     java.util.concurrent.atomic.AtomicBoolean stopping =
         new java.util.concurrent.atomic.AtomicBoolean();

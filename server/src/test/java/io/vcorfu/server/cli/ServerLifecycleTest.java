@@ -34,6 +34,8 @@ class ServerLifecycleTest {
       List<String> out = server.output();
       assertThat(out).anyMatch(l -> l.contains("stopping (SIG" + signal + ")"));
       assertThat(out).anyMatch(l -> l.endsWith(" stopped"));
+      String logged = java.nio.file.Files.readString(dir.resolve("logs/vcorfu.log"));
+      assertThat(logged).as("the log file in the data directory").contains(" INFO io.vcorfu.");
       assertThat(out.indexOf(out.stream().filter(l -> l.endsWith(" stopped")).findFirst().get()))
           .isGreaterThan(
               out.indexOf(out.stream().filter(l -> l.contains("stopping")).findFirst().get()));

@@ -1,0 +1,35 @@
+package io.vcorfu.server.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.LoggerContext;
+import ch.qos.logback.classic.joran.JoranConfigurator;
+import ch.qos.logback.core.status.Status;
+import java.net.URL;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The node's {@code logback.xml} (tests run with {@code logback-test.xml}, so nothing else reads
+ * it): it parses without an error, logs vcorfu at INFO and ZooKeeper and Curator at WARN.
+ */
+class LoggingConfigTest {
+  @Test
+  void theNodesLoggingConfigurationParsesAndSetsTheLevels() throws Exception {
+    URL config = ServerCommand.class.getResource("/logback.xml");
+    assertThat(config).isNotNull();
+    LoggerContext context = new LoggerContext();
+    JoranConfigurator configurator = new JoranConfigurator();
+    configurator.setContext(context);
+    configurator.doConfigure(config);
+    assertThat(context.getStatusManager().getCopyOfStatusList())
+        .noneMatch(s -> s.getEffectiveLevel() >= Status.WARN);
+    assertThat(context.getLogger("io.vcorfu.server.Node").getEffectiveLevel())
+        .isEqualTo(Level.INFO);
+    assertThat(context.getLogger("org.apache.zookeeper.ClientCnxn").getEffectiveLevel())
+        .isEqualTo(Level.WARN);
+    assertThat(context.getLogger("io.netty.util.Recycler").getEffectiveLevel())
+        .isEqualTo(Level.INFO);
+    context.stop();
+  }
+}
