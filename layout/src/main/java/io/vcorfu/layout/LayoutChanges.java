@@ -194,14 +194,7 @@ public final class LayoutChanges {
           last, new Segment(current.start(), newSegmentStart, current.log(), current.stream()));
       segments.add(new Segment(newSegmentStart, Segment.OPEN, current.log(), current.stream()));
     }
-    Endpoint sequencer = layout.sequencer();
-    if (sequencer.equals(dead)) {
-      sequencer =
-          layout.allServers().stream()
-              .filter(e -> !e.equals(dead) && !layout.isRebuilding(e))
-              .findFirst()
-              .orElseThrow(() -> new IllegalStateException("no node survives " + dead));
-    }
+    Endpoint sequencer = sequencerWithout(layout, dead);
     List<Endpoint> removed = new ArrayList<>(layout.removed());
     removed.add(dead);
     Map<Endpoint, String> incarnations = new HashMap<>(layout.incarnations());
@@ -227,10 +220,7 @@ public final class LayoutChanges {
                     && e.getValue().stream().isEmpty()
                     && !replacing.containsKey(e.getKey())
                     && rebuilding.remove(e.getKey()) != null);
-    // A stream chain left empty takes part in no plan until it is taken up again.
-    Map<Integer, Long> since = new HashMap<>(layout.streamSince());
-    List<List<Endpoint>> stream = segments.get(segments.size() - 1).stream();
-    since.keySet().removeIf(c -> stream.get(c).isEmpty());
+    Map<Integer, Long> since = streamSinceOf(layout, segments);
     return new Layout(
         layout.clusterId(),
         layout.epoch() + 1,
@@ -247,6 +237,32 @@ public final class LayoutChanges {
         layout.streamSplits(),
         joined,
         layout.draining().stream().filter(e -> !e.equals(dead)).toList());
+  }
+
+  /**
+   * The sequencer of {@code layout} once {@code dead} is gone: the same one, or when it was {@code
+   * dead} the first serving node that survives it.
+   */
+  static Endpoint sequencerWithout(Layout layout, Endpoint dead) {
+    if (!layout.sequencer().equals(dead)) {
+      return layout.sequencer();
+    }
+    return layout.allServers().stream()
+        .filter(e -> !e.equals(dead) && !layout.isRebuilding(e))
+        .findFirst()
+        .orElseThrow(() -> new IllegalStateException("no node survives " + dead));
+  }
+
+  /**
+   * {@code layout}'s taken-up stream chains ({@link Layout#streamSince()}) that still have a
+   * replica in the last of {@code segments}: a stream chain left empty takes part in no plan until
+   * it is taken up again.
+   */
+  static Map<Integer, Long> streamSinceOf(Layout layout, List<Segment> segments) {
+    Map<Integer, Long> since = new HashMap<>(layout.streamSince());
+    List<List<Endpoint>> stream = segments.get(segments.size() - 1).stream();
+    since.keySet().removeIf(c -> stream.get(c).isEmpty());
+    return since;
   }
 
   /** {@code map} without {@code key}. */

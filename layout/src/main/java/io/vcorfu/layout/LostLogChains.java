@@ -62,6 +62,23 @@ public final class LostLogChains {
   }
 
   /**
+   * How many addresses at or above {@code from} log chain {@code chain} of the closed segment
+   * {@code s} holds (address {@code a} is on chain {@code a mod} the segment's log chain count).
+   */
+  public static long addressesOn(Segment s, int chain, long from) {
+    long hi = highestOn(s, chain);
+    long lo = Math.max(s.start(), from);
+    lo += Math.floorMod(chain - lo, (long) s.log().size());
+    return lo > hi ? 0 : (hi - lo) / s.log().size() + 1;
+  }
+
+  /** The highest address of log chain {@code chain} of the closed segment {@code s}. */
+  public static long highestOn(Segment s, int chain) {
+    long last = s.end() - 1;
+    return last - Math.floorMod(last - chain, (long) s.log().size());
+  }
+
+  /**
    * The log chains whose only serving replica is {@code node}, as (segment index, chain index)
    * pairs: what is lost with its data directory.
    */
@@ -147,14 +164,7 @@ public final class LostLogChains {
         new Segment(
             newSegmentStart, Segment.OPEN, taken(layout, closed.log(), node), closed.stream()));
 
-    Endpoint sequencer = layout.sequencer();
-    if (sequencer.equals(node)) {
-      sequencer =
-          layout.allServers().stream()
-              .filter(e -> !e.equals(node) && !layout.isRebuilding(e))
-              .findFirst()
-              .orElseThrow(() -> new IllegalArgumentException("no node can sequence"));
-    }
+    Endpoint sequencer = LayoutChanges.sequencerWithout(layout, node);
     Map<Endpoint, String> incarnations = new HashMap<>(layout.incarnations());
     incarnations.remove(node);
     Map<Endpoint, Long> rebuilding = new HashMap<>(layout.rebuilding());
@@ -163,9 +173,7 @@ public final class LostLogChains {
     replacing.entrySet().removeIf(e -> e.getKey().equals(node) || e.getValue().equals(node));
     Map<Endpoint, JoinedChains> joined = new HashMap<>(layout.rebuildingChains());
     joined.remove(node);
-    Map<Integer, Long> since = new HashMap<>(layout.streamSince());
-    List<List<Endpoint>> stream = segments.get(segments.size() - 1).stream();
-    since.keySet().removeIf(c -> stream.get(c).isEmpty());
+    Map<Integer, Long> since = LayoutChanges.streamSinceOf(layout, segments);
     return new Layout(
         layout.clusterId(),
         layout.epoch() + 1,

@@ -288,15 +288,10 @@ public final class SequencerBootstrap implements AutoCloseable {
     }
     for (int[] sc : rebuiltFromStreams()) {
       io.vcorfu.layout.Segment seg = layout.segments().get(sc[0]);
-      long count = seg.log().size();
-      long first = Math.max(seg.start(), t.lastGlobal() + 1);
-      long last = seg.end() - 1;
-      // Addresses a in [first, last] with a % count == chain.
-      long lo = first + Math.floorMod(sc[1] - first, count);
-      long hi = last - Math.floorMod(last - sc[1], count);
-      if (lo <= hi) {
-        above += (hi - lo) / count + 1;
-        highest = Math.max(highest, hi);
+      long n = io.vcorfu.layout.LostLogChains.addressesOn(seg, sc[1], t.lastGlobal() + 1);
+      if (n > 0) {
+        above += n;
+        highest = Math.max(highest, io.vcorfu.layout.LostLogChains.highestOn(seg, sc[1]));
       }
     }
     if (above == 0) {

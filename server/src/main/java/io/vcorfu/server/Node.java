@@ -417,53 +417,11 @@ public final class Node implements AutoCloseable {
 
   private volatile RequestObserver requestObserver;
 
-  /** One layout change this node adopted: when, the new epoch, and what changed. */
-  public record LayoutChange(java.time.Instant at, long epoch, String what) {}
-
-  private final java.util.Deque<LayoutChange> recentChanges = new java.util.ArrayDeque<>();
+  private final AdoptedLayouts adopted = new AdoptedLayouts(20);
 
   /** The last (at most 20) layout changes this node adopted, newest first. */
-  public List<LayoutChange> recentChanges() {
-    synchronized (recentChanges) {
-      return List.copyOf(recentChanges);
-    }
-  }
-
-  private void recordChange(Layout before, Layout after) {
-    List<String> what = new java.util.ArrayList<>();
-    if (before == null) {
-      what.add("first layout");
-    } else {
-      if (!before.sequencer().equals(after.sequencer())) {
-        what.add("sequencer " + before.sequencer() + " -> " + after.sequencer());
-      }
-      java.util.Set<Endpoint> gone = new java.util.LinkedHashSet<>(before.allServers());
-      gone.removeAll(after.allServers());
-      if (!gone.isEmpty()) {
-        what.add("removed " + gone);
-      }
-      java.util.Set<Endpoint> added = new java.util.LinkedHashSet<>(after.allServers());
-      added.removeAll(before.allServers());
-      if (!added.isEmpty()) {
-        what.add("added " + added);
-      }
-      if (!after.rebuilding().keySet().equals(before.rebuilding().keySet())) {
-        what.add("rebuilding " + after.rebuilding().keySet());
-      }
-      if (after.segments().size() != before.segments().size()) {
-        what.add("new segment at " + after.currentSegment().start());
-      }
-    }
-    synchronized (recentChanges) {
-      recentChanges.addFirst(
-          new LayoutChange(
-              java.time.Instant.now(),
-              after.epoch(),
-              what.isEmpty() ? "sealed" : String.join("; ", what)));
-      while (recentChanges.size() > 20) {
-        recentChanges.removeLast();
-      }
-    }
+  public List<AdoptedLayouts.Change> recentChanges() {
+    return adopted.recent();
   }
 
   /** The highest global address this node's log replica holds; -1 when none or no replica. */
@@ -635,7 +593,7 @@ public final class Node implements AutoCloseable {
           next.epoch(),
           next.sequencer(),
           next.allServers().contains(me) ? "" : "; this node is not in it");
-      recordChange(current, next);
+      adopted.record(current, next);
     }
     if (!newer) {
       // A change at the same epoch (a claimed incarnation, a spare added) names the same chains:

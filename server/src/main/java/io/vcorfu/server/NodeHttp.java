@@ -249,7 +249,7 @@ public final class NodeHttp implements AutoCloseable {
     }
     body.put("logTail", node.logTail());
     com.fasterxml.jackson.databind.node.ArrayNode changes = body.putArray("recentChanges");
-    for (Node.LayoutChange c : node.recentChanges()) {
+    for (AdoptedLayouts.Change c : node.recentChanges()) {
       changes
           .addObject()
           .put("at", c.at().toString())

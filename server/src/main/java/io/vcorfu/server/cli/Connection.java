@@ -120,10 +120,7 @@ final class Connection {
     try {
       return f.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
     } catch (ExecutionException e) {
-      Throwable cause = e.getCause();
-      if (cause instanceof java.util.concurrent.CompletionException c && c.getCause() != null) {
-        cause = c.getCause();
-      }
+      Throwable cause = io.vcorfu.client.rpc.EpochRpc.unwrap(e.getCause());
       throw cause instanceof Exception ex ? ex : e;
     } catch (TimeoutException e) {
       f.cancel(true);

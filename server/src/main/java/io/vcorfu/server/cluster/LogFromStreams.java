@@ -76,13 +76,7 @@ final class LogFromStreams {
   long addresses() {
     long n = 0;
     for (int[] sc : chains) {
-      Segment s = layout.segments().get(sc[0]);
-      long count = s.log().size();
-      for (long a = s.start(); a < s.end(); a++) {
-        if (a % count == sc[1]) {
-          n++;
-        }
-      }
+      n += LostLogChains.addressesOn(layout.segments().get(sc[0]), sc[1], 0);
     }
     return n;
   }
