@@ -19,6 +19,7 @@ public final class StorageOptions {
   private final long segmentSize;
   private final int maxEntrySize;
   private final DirectorySync directorySync;
+  private final ForceObserver forceObserver;
 
   private StorageOptions(Builder b) {
     this.mode = b.mode;
@@ -28,6 +29,7 @@ public final class StorageOptions {
     this.segmentSize = b.segmentSize;
     this.maxEntrySize = b.maxEntrySize;
     this.directorySync = b.directorySync;
+    this.forceObserver = b.forceObserver;
   }
 
   public static Builder builder() {
@@ -77,6 +79,11 @@ public final class StorageOptions {
     return directorySync;
   }
 
+  /** Sees every force of the active segment ({@link ForceObserver#NONE} unless replaced). */
+  public ForceObserver forceObserver() {
+    return forceObserver;
+  }
+
   public Builder toBuilder() {
     return new Builder()
         .mode(mode)
@@ -85,7 +92,8 @@ public final class StorageOptions {
         .fsyncInterval(fsyncInterval)
         .segmentSize(segmentSize)
         .maxEntrySize(maxEntrySize)
-        .directorySync(directorySync);
+        .directorySync(directorySync)
+        .forceObserver(forceObserver);
   }
 
   @Override
@@ -114,6 +122,7 @@ public final class StorageOptions {
     private long segmentSize = DEFAULT_SEGMENT_SIZE;
     private int maxEntrySize = DEFAULT_MAX_ENTRY_SIZE;
     private DirectorySync directorySync = DirectorySync.FSYNC;
+    private ForceObserver forceObserver = ForceObserver.NONE;
 
     private Builder() {}
 
@@ -150,6 +159,12 @@ public final class StorageOptions {
     /** Replaces how the data directory's entries are forced (tests observe it this way). */
     public Builder directorySync(DirectorySync sync) {
       this.directorySync = Objects.requireNonNull(sync, "sync");
+      return this;
+    }
+
+    /** Has {@code observer} see every force of the active segment (fsync latency, group size). */
+    public Builder forceObserver(ForceObserver observer) {
+      this.forceObserver = Objects.requireNonNull(observer, "observer");
       return this;
     }
 

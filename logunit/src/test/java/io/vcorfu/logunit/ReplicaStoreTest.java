@@ -105,6 +105,25 @@ class ReplicaStoreTest {
   }
 
   @Test
+  void theForceObserverSeesEachForceAndTheRecordsItMadeDurable() throws IOException {
+    java.util.List<long[]> seen = new java.util.concurrent.CopyOnWriteArrayList<>();
+    store =
+        ReplicaStore.open(
+            Fixtures.options(StorageMode.DURABLE, dir).toBuilder()
+                .forceObserver((nanos, records) -> seen.add(new long[] {nanos, records}))
+                .build());
+    for (int i = 0; i < 20; i++) {
+      get(store.chainWrite(logThenStreams(data(i, "v" + i, slot(A, i)), true)));
+    }
+    // Each chain write was acknowledged after its force, and the observer runs before the force
+    // is reported durable, so every force is seen by now.
+    assertThat(seen).hasSize((int) store.forcedWrites());
+    assertThat(seen.stream().mapToLong(f -> f[1]).sum()).isEqualTo(store.forcedAppends());
+    assertThat(seen).allSatisfy(f -> assertThat(f[0]).isPositive());
+    assertThat(seen).allSatisfy(f -> assertThat(f[1]).isPositive());
+  }
+
+  @Test
   void withoutCommitEarlierTheLogStepStaysUncommitted() throws IOException {
     open(StorageMode.MEMORY);
     LogEntryMsg e = data(0, "v", slot(A, 0));

@@ -416,6 +416,7 @@ public final class Node implements AutoCloseable {
   }
 
   private volatile RequestObserver requestObserver;
+  private volatile io.vcorfu.logunit.ForceObserver forceObserver;
 
   private final AdoptedLayouts adopted = new AdoptedLayouts(20);
 
@@ -442,6 +443,14 @@ public final class Node implements AutoCloseable {
   /** Has {@code observer} see every request this node answers from now on (null: none). */
   public void observeRequests(RequestObserver observer) {
     requestObserver = observer;
+  }
+
+  /**
+   * Has {@code observer} see every fsync of this node's storage from now on, including stores the
+   * node opens later (null: none).
+   */
+  public void observeForces(io.vcorfu.logunit.ForceObserver observer) {
+    forceObserver = observer;
   }
 
   private CompletableFuture<Response> answer(Request request) {
@@ -471,24 +480,6 @@ public final class Node implements AutoCloseable {
           new io.vcorfu.protocol.NotServingException("node", "node has not started"));
     }
     return new io.vcorfu.server.cluster.NodeCalls(client).ping(other);
-  }
-
-  /** How many fsyncs this node's storage has done (0 in memory, or before it opened). */
-  public long fsyncs() {
-    ReplicaStore s = store;
-    return s == null ? 0 : s.forcedWrites();
-  }
-
-  /** Seconds those fsyncs took in all. */
-  public double fsyncSeconds() {
-    ReplicaStore s = store;
-    return s == null ? 0 : s.forceNanos() / 1e9;
-  }
-
-  /** Records those fsyncs made durable (over {@link #fsyncs}: the mean group commit). */
-  public long fsyncRecords() {
-    ReplicaStore s = store;
-    return s == null ? 0 : s.forcedAppends();
   }
 
   /** Cluster mode: why this node does not serve role requests now; null when it does. */
@@ -903,7 +894,14 @@ public final class Node implements AutoCloseable {
     StorageOptions.Builder b =
         StorageOptions.builder()
             .mode(StorageMode.DURABLE)
-            .directory(config.dataDir().resolve("replicas"));
+            .directory(config.dataDir().resolve("replicas"))
+            .forceObserver(
+                (nanos, records) -> {
+                  io.vcorfu.logunit.ForceObserver o = forceObserver;
+                  if (o != null) {
+                    o.forced(nanos, records);
+                  }
+                });
     if (config.fsyncInterval() != null) {
       b.fsyncPolicy(FsyncPolicy.INTERVAL).fsyncInterval(config.fsyncInterval());
     }

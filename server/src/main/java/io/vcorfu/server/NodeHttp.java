@@ -6,7 +6,6 @@ import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
-import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.binder.jvm.ClassLoaderMetrics;
@@ -39,10 +38,10 @@ import java.util.function.ToDoubleFunction;
  *
  * <p>Metrics: {@code vcorfu_requests_seconds} per request type and outcome (a histogram), {@code
  * vcorfu_request_bytes} per request type (writes: the bytes a client sent), {@code
- * vcorfu_tokens_issued_total}, {@code vcorfu_fsyncs_total} with the time they took and the records
- * they made durable (the mean fsync latency and group commit), gauges of the epoch, the sealed
- * epoch, whether the node serves, read-lease holders, foreground write p99 and rebuild progress,
- * and the JVM's memory, GC, threads, classes, processors and uptime.
+ * vcorfu_tokens_issued_total}, {@code vcorfu_fsync_seconds} (a histogram of each fsync's latency),
+ * {@code vcorfu_group_commit_records} (a histogram of the records each fsync made durable), gauges
+ * of the epoch, the sealed epoch, whether the node serves, read-lease holders, foreground write p99
+ * and rebuild progress, and the JVM's memory, GC, threads, classes, processors and uptime.
  */
 public final class NodeHttp implements AutoCloseable {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -90,16 +89,22 @@ public final class NodeHttp implements AutoCloseable {
     Gauge.builder("vcorfu.read.lease.holders", node, n -> n.readLeaseHolders())
         .description("Clients holding a read lease from this node's sequencer")
         .register(registry);
-    FunctionCounter.builder("vcorfu.fsyncs", node, n -> n.fsyncs())
-        .description("fsyncs of the node's storage")
-        .register(registry);
-    FunctionCounter.builder("vcorfu.fsync.seconds", node, n -> n.fsyncSeconds())
-        .description("Time the node's fsyncs took (over vcorfu_fsyncs: the mean fsync latency)")
-        .register(registry);
-    FunctionCounter.builder("vcorfu.fsync.records", node, n -> n.fsyncRecords())
-        .description(
-            "Records the node's fsyncs made durable (over vcorfu_fsyncs: the mean group commit)")
-        .register(registry);
+    Timer fsyncs =
+        Timer.builder("vcorfu.fsync")
+            .description("fsyncs of the node's storage and how long each took")
+            .publishPercentileHistogram()
+            .register(registry);
+    DistributionSummary groups =
+        DistributionSummary.builder("vcorfu.group.commit")
+            .baseUnit("records")
+            .description("Records each fsync made durable (the group-commit size)")
+            .publishPercentileHistogram()
+            .register(registry);
+    node.observeForces(
+        (nanos, records) -> {
+          fsyncs.record(nanos, java.util.concurrent.TimeUnit.NANOSECONDS);
+          groups.record(records);
+        });
     new ClassLoaderMetrics().bindTo(registry);
     new JvmMemoryMetrics().bindTo(registry);
     JvmGcMetrics gc = new JvmGcMetrics();
@@ -297,6 +302,7 @@ public final class NodeHttp implements AutoCloseable {
   @Override
   public void close() {
     node.observeRequests(null);
+    node.observeForces(null);
     server.stop(0);
     for (AutoCloseable b : binders) {
       try {

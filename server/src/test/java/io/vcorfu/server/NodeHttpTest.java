@@ -66,7 +66,8 @@ class NodeHttpTest {
             .contains("vcorfu_request_bytes_sum{")
             .contains("vcorfu_serving 1.0")
             .contains("vcorfu_epoch ")
-            .contains("vcorfu_fsyncs_total")
+            .contains("vcorfu_fsync_seconds_bucket{")
+            .contains("vcorfu_group_commit_records_bucket{")
             .contains("vcorfu_read_lease_holders")
             .contains("jvm_memory_used_bytes")
             .contains("process_uptime_seconds");
@@ -78,11 +79,14 @@ class NodeHttpTest {
                 .mapToLong(l -> (long) Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1)))
                 .sum();
         assertThat(answered).as("the five appends' requests, at least").isGreaterThanOrEqualTo(5);
-        assertThat(value(metrics.body(), "vcorfu_fsyncs_total")).isPositive();
-        assertThat(value(metrics.body(), "vcorfu_fsync_records_total"))
+        assertThat(value(metrics.body(), "vcorfu_fsync_seconds_count")).isPositive();
+        assertThat(value(metrics.body(), "vcorfu_fsync_seconds_sum")).isPositive();
+        assertThat(value(metrics.body(), "vcorfu_group_commit_records_sum"))
             .as("every append made durable by an fsync")
             .isGreaterThanOrEqualTo(5);
-        assertThat(value(metrics.body(), "vcorfu_fsync_seconds_total")).isPositive();
+        assertThat(value(metrics.body(), "vcorfu_group_commit_records_count"))
+            .as("one group per fsync")
+            .isEqualTo(value(metrics.body(), "vcorfu_fsync_seconds_count"));
 
         HttpResponse<String> health = get(http.port(), "/health");
         assertThat(health.statusCode()).isEqualTo(200);

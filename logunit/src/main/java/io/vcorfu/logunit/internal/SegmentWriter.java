@@ -1,6 +1,7 @@
 package io.vcorfu.logunit.internal;
 
 import io.vcorfu.logunit.DirectorySync;
+import io.vcorfu.logunit.ForceObserver;
 import io.vcorfu.logunit.FsyncPolicy;
 import io.vcorfu.protocol.ServerErrorException;
 import java.io.IOException;
@@ -99,6 +100,8 @@ final class SegmentWriter implements AutoCloseable {
 
   private long unforcedAppends;
 
+  private final ForceObserver forceObserver;
+
   /** Every record with a sequence number up to this is in the file and durable per the policy. */
   private volatile long durableSeq;
 
@@ -122,7 +125,9 @@ final class SegmentWriter implements AutoCloseable {
       long intervalMillis,
       int activeSegment,
       long activeLength,
-      Map<Integer, FileChannel> openChannels) {
+      Map<Integer, FileChannel> openChannels,
+      ForceObserver forceObserver) {
+    this.forceObserver = forceObserver;
     this.directory = directory;
     this.directorySync = directorySync;
     this.policy = policy;
@@ -391,11 +396,19 @@ final class SegmentWriter implements AutoCloseable {
     if (dirty) {
       long started = System.nanoTime();
       active.force(false);
-      forceNanos += System.nanoTime() - started;
+      long took = System.nanoTime() - started;
+      forceNanos += took;
       dirty = false;
       forces++;
       forcedAppends += unforcedAppends;
+      long group = unforcedAppends;
       unforcedAppends = 0;
+      try {
+        forceObserver.forced(took, group);
+      } catch (RuntimeException e) {
+        // An observer's failure must never fail a write; it only loses a sample.
+        LOG.warn("force observer failed", e);
+      }
     }
     // Everything written is covered now (when nothing was dirty, an earlier force covered it).
     forcedPosition = SegmentPosition.of(activeId, written);

@@ -77,7 +77,8 @@ public final class StorageEngine implements AutoCloseable {
                 options.fsyncInterval().toMillis(),
                 r.activeSegment(),
                 r.activeLength(),
-                r.channels());
+                r.channels(),
+                options.forceObserver());
       }
     }
     return engine;
