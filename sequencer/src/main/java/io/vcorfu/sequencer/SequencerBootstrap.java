@@ -214,15 +214,7 @@ public final class SequencerBootstrap implements AutoCloseable {
             (v, error) -> {
               if (error != null) {
                 if (!retry.isShutdown()) {
-                  long now = System.nanoTime();
-                  if (now - lastWaitLog > 5_000_000_000L) {
-                    // Said at once and then every 5 s: a person waiting for the node sees why.
-                    lastWaitLog = now;
-                    LOG.info(
-                        "sequencer of epoch {} waiting for replicas to report their tails: {}",
-                        epoch,
-                        unwrap(error).getMessage());
-                  }
+                  waiting("for replicas to report their tails", epoch, error);
                   retry.schedule(this::attempt, 200, TimeUnit.MILLISECONDS);
                 }
                 return;
@@ -328,8 +320,7 @@ public final class SequencerBootstrap implements AutoCloseable {
             (v, error) -> {
               if (error != null) {
                 if (!retry.isShutdown()) {
-                  LOG.debug(
-                      "sequencer waiting to seal epoch {}: {}", epoch, unwrap(error).getMessage());
+                  waiting("to seal every node", epoch, error);
                   retry.schedule(this::attempt, 200, TimeUnit.MILLISECONDS);
                 }
                 return;
@@ -354,6 +345,18 @@ public final class SequencerBootstrap implements AutoCloseable {
               attempt();
             },
             retry);
+  }
+
+  /**
+   * Says why the bootstrap waits at once and then every 5 s, so a person waiting for the node sees
+   * what it waits for (a replica down, a node that does not answer).
+   */
+  private void waiting(String what, long epoch, Throwable error) {
+    long now = System.nanoTime();
+    if (now - lastWaitLog > 5_000_000_000L) {
+      lastWaitLog = now;
+      LOG.info("sequencer of epoch {} waiting {}: {}", epoch, what, unwrap(error).getMessage());
+    }
   }
 
   private static Throwable unwrap(Throwable t) {

@@ -304,7 +304,7 @@ public final class Node implements AutoCloseable {
         cluster,
         config.cluster().zookeeper(),
         stored == null
-            ? " (no layout recorded yet)"
+            ? " (no layout recorded yet: it serves once the cluster's layout names it)"
             : " (last layout: epoch " + stored.epoch() + ")",
         identity.incarnation(),
         identity.fresh() ? " (new)" : "");

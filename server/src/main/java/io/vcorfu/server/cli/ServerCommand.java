@@ -21,6 +21,9 @@ import picocli.CommandLine.Spec;
     mixinStandardHelpOptions = true,
     description = "Run a node. With no --layout it is a single node hosting every role.")
 final class ServerCommand implements Callable<Integer> {
+  private static final org.slf4j.Logger LOG =
+      org.slf4j.LoggerFactory.getLogger(ServerCommand.class);
+
   @Option(
       names = "--host",
       defaultValue = "127.0.0.1",
@@ -256,8 +259,7 @@ final class ServerCommand implements Callable<Integer> {
           if (!stopping.compareAndSet(false, true)) {
             return;
           }
-          System.out.println("vcorfu node " + node.endpoint() + " stopping (" + why + ")");
-          System.out.flush();
+          say("vcorfu node " + node.endpoint() + " stopping (" + why + ")");
           // Closing finishes or fails every request in flight and syncs what was written.
           io.vcorfu.server.NodeHttp h = http.get();
           if (h != null) {
@@ -265,8 +267,7 @@ final class ServerCommand implements Callable<Integer> {
           }
           node.close();
           transport.close();
-          System.out.println("vcorfu node " + node.endpoint() + " stopped");
-          System.out.flush();
+          say("vcorfu node " + node.endpoint() + " stopped");
           stopped.countDown();
         };
     // SIGTERM and SIGINT stop the node cleanly and the process exits 0; any other end of the JVM
@@ -292,7 +293,7 @@ final class ServerCommand implements Callable<Integer> {
     }
     String where = dir == null ? "in memory" : "data in " + dir.toAbsolutePath();
     if (node.clustered()) {
-      System.out.println(
+      say(
           "vcorfu node "
               + node.endpoint()
               + " ready (cluster "
@@ -303,7 +304,7 @@ final class ServerCommand implements Callable<Integer> {
               + where
               + ")");
     } else {
-      System.out.println(
+      say(
           "vcorfu node "
               + node.endpoint()
               + " ready (epoch "
@@ -312,9 +313,18 @@ final class ServerCommand implements Callable<Integer> {
               + where
               + ")");
     }
-    System.out.flush();
     stopped.await();
     return 0;
+  }
+
+  /**
+   * A step of the node's life a person or a script waits for (ready, stopping, stopped): a plain
+   * line on standard output, and the same at INFO in the log (console and log file, timestamped).
+   */
+  private static void say(String line) {
+    System.out.println(line);
+    System.out.flush();
+    LOG.info(line);
   }
 
   /**

@@ -80,6 +80,9 @@ public final class Rebuilder implements AutoCloseable {
   private volatile Run current;
   private volatile RebuildProgress lastFinished;
 
+  /** A copy that runs longer logs its progress this often. */
+  static final long PROGRESS_LOG_SECONDS = 10;
+
   /** What one copy against one layout did so far. */
   private static final class Run {
     final long since;
@@ -351,6 +354,30 @@ public final class Rebuilder implements AutoCloseable {
     return run.pacer.follow(nodes, transport, observer);
   }
 
+  /** Waits for {@code task}, logging the copy's progress every {@value #PROGRESS_LOG_SECONDS} s. */
+  private void awaitLoggingProgress(Future<Void> task, Run run)
+      throws InterruptedException, ExecutionException {
+    while (true) {
+      try {
+        task.get(PROGRESS_LOG_SECONDS, java.util.concurrent.TimeUnit.SECONDS);
+        return;
+      } catch (java.util.concurrent.TimeoutException stillCopying) {
+        double seconds = Math.max(1e-3, (System.nanoTime() - run.startedNanos) / 1e9);
+        double left = secondsLeft(run, seconds);
+        LOG.info(
+            "node {} rebuilding: {} slots copied ({} bytes, {} MB/s), {} held already, about {}"
+                + " left{}",
+            self,
+            run.copied.get(),
+            run.bytes.get(),
+            String.format(java.util.Locale.ROOT, "%.1f", run.bytes.get() / seconds / 1e6),
+            run.held.get(),
+            Math.max(0, run.left.get()),
+            left < 0 ? "" : String.format(java.util.Locale.ROOT, " (%.0f s)", left));
+      }
+    }
+  }
+
   /** Runs {@code tasks} on {@value #WORKERS} threads; fails with the first failure, if any. */
   private void runAll(List<Callable<Void>> tasks, Run run) throws InterruptedException {
     ExecutorService workers = Executors.newFixedThreadPool(WORKERS, daemon("rebuild-copy-" + self));
@@ -361,7 +388,7 @@ public final class Rebuilder implements AutoCloseable {
       }
       for (Future<Void> f : done) {
         try {
-          f.get();
+          awaitLoggingProgress(f, run);
         } catch (ExecutionException e) {
           Throwable cause = e.getCause();
           if (cause instanceof InterruptedException stopped) {

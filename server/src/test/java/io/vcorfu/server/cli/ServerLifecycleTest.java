@@ -36,6 +36,11 @@ class ServerLifecycleTest {
       assertThat(out).anyMatch(l -> l.endsWith(" stopped"));
       String logged = java.nio.file.Files.readString(dir.resolve("logs/vcorfu.log"));
       assertThat(logged).as("the log file in the data directory").contains(" INFO io.vcorfu.");
+      assertThat(logged.lines())
+          .as("ready, stopping and stopped are in the log file too, at INFO with their time")
+          .anyMatch(l -> l.matches("^\\d{4}-\\d\\d-\\d\\dT.* INFO .* ready \\(.*"))
+          .anyMatch(l -> l.matches("^\\d{4}-.* INFO .* stopping \\(SIG" + signal + "\\)$"))
+          .anyMatch(l -> l.matches("^\\d{4}-.* INFO .* stopped$"));
       assertThat(out.indexOf(out.stream().filter(l -> l.endsWith(" stopped")).findFirst().get()))
           .isGreaterThan(
               out.indexOf(out.stream().filter(l -> l.contains("stopping")).findFirst().get()));
@@ -44,6 +49,40 @@ class ServerLifecycleTest {
       assertThat(again.isAlive()).isTrue();
       CliRun read = CliRun.of("log", "read", "--endpoint", endpoint, "--stream", "s");
       assertThat(read.lines()).containsExactly("0 0 kept");
+    }
+  }
+
+  /**
+   * A node whose layout names a replica that does not answer says, at INFO, what it waits for
+   * instead of staying silent, and says ready once the replica comes.
+   */
+  @Test
+  void aNodeWaitingForItsReplicasSaysSoAndIsReadyWhenTheyCome() throws Exception {
+    int seqPort = ServerProcess.freePort();
+    int replicaPort = ServerProcess.freePort();
+    String seq = "127.0.0.1:" + seqPort;
+    String replica = "127.0.0.1:" + replicaPort;
+    Path layout =
+        java.nio.file.Files.writeString(
+            tmp.resolve("layout.json"),
+            """
+            {"clusterId": "t", "epoch": 1, "sequencer": "%s",
+             "segments": [{"start": 0, "end": -1, "log": [["%s"]], "stream": [["%s"]]}]}
+            """
+                .formatted(seq, replica, replica));
+    try (ServerProcess sequencer = ServerProcess.start(seqPort, tmp.resolve("seq"), layout)) {
+      org.awaitility.Awaitility.await()
+          .atMost(Duration.ofSeconds(30))
+          .until(
+              () ->
+                  sequencer.output().stream()
+                      .anyMatch(l -> l.matches(".* INFO .* waiting .*" + replica + ".*")));
+      assertThat(sequencer.output()).noneMatch(l -> l.contains(" ready "));
+      try (ServerProcess replicaNode =
+          ServerProcess.start(replicaPort, tmp.resolve("replica"), layout).awaitReady()) {
+        sequencer.awaitReady();
+        assertThat(replicaNode.isAlive()).isTrue();
+      }
     }
   }
 
