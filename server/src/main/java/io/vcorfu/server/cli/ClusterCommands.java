@@ -122,6 +122,8 @@ final class ClusterCommands {
         description = "How long to wait for the sequencer to serve (default ${DEFAULT-VALUE}).")
     long timeoutMs;
 
+    @picocli.CommandLine.Mixin Output output = new Output();
+
     @Spec CommandSpec spec;
 
     @Override
@@ -175,6 +177,20 @@ final class ClusterCommands {
         }
       }
       PrintWriter out = spec.commandLine().getOut();
+      if (output.json()) {
+        awaitSequencer(members, Duration.ofMillis(timeoutMs));
+        com.fasterxml.jackson.databind.node.ObjectNode o = Output.JSON.createObjectNode();
+        o.put("cluster", cluster);
+        o.put("epoch", first.epoch());
+        o.put("sequencer", first.sequencer().toString());
+        com.fasterxml.jackson.databind.node.ArrayNode list = o.putArray("nodes");
+        members.forEach(m -> list.add(m.toString()));
+        o.put("replication", first.replication());
+        o.put("streamChains", first.currentSegment().stream().size());
+        o.put("sequencerServing", true);
+        out.println(Output.JSON.writeValueAsString(o));
+        return 0;
+      }
       out.println(
           "cluster "
               + cluster

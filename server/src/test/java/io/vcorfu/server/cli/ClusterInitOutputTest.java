@@ -1,0 +1,74 @@
+package io.vcorfu.server.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.vcorfu.protocol.Endpoint;
+import io.vcorfu.protocol.netty.NettyTransport;
+import io.vcorfu.server.Node;
+import io.vcorfu.server.NodeConfig;
+import io.vcorfu.server.ServerProcess;
+import io.vcorfu.server.cluster.ClusterConfig;
+import java.nio.file.Path;
+import org.apache.curator.test.TestingServer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code cluster init --output json}: one object naming the new cluster's epoch, sequencer, nodes,
+ * replication and stream chains, printed once its sequencer serves; a second init is refused.
+ */
+class ClusterInitOutputTest {
+  @TempDir Path tmp;
+
+  @Test
+  void initPrintsTheNewClusterAsJsonOnceItsSequencerServes() throws Exception {
+    Endpoint at = new Endpoint("127.0.0.1", ServerProcess.freePort());
+    try (TestingServer zk = new TestingServer(true);
+        NettyTransport transport = new NettyTransport();
+        Node node =
+            Node.start(
+                NodeConfig.durable(at, tmp.resolve("n"))
+                    .inCluster(ClusterConfig.of(zk.getConnectString(), "c1")),
+                transport)) {
+      CliRun init =
+          CliRun.of(
+              "cluster",
+              "init",
+              "--zookeeper",
+              zk.getConnectString(),
+              "--cluster",
+              "c1",
+              "--nodes",
+              node.endpoint().toString(),
+              "--output",
+              "json");
+      assertThat(init.code()).as(init.err()).isZero();
+      assertThat(init.out().lines()).hasSize(1);
+      JsonNode o = new ObjectMapper().readTree(init.out());
+      assertThat(o.get("cluster").asText()).isEqualTo("c1");
+      assertThat(o.get("epoch").asLong()).isPositive();
+      assertThat(o.get("sequencer").asText()).isEqualTo(node.endpoint().toString());
+      assertThat(o.get("nodes")).hasSize(1);
+      assertThat(o.get("replication").asInt()).isEqualTo(1);
+      assertThat(o.get("streamChains").asInt()).isEqualTo(1);
+      assertThat(o.get("sequencerServing").asBoolean()).isTrue();
+
+      CliRun again =
+          CliRun.of(
+              "cluster",
+              "init",
+              "--zookeeper",
+              zk.getConnectString(),
+              "--cluster",
+              "c1",
+              "--nodes",
+              node.endpoint().toString(),
+              "--output",
+              "json");
+      assertThat(again.code()).isEqualTo(1);
+      assertThat(again.err()).contains("exists already");
+    }
+  }
+}
