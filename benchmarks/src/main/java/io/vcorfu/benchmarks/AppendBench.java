@@ -1,5 +1,6 @@
 package io.vcorfu.benchmarks;
 
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.vcorfu.client.AppendOutcomeUnknownException;
 import io.vcorfu.client.AppendResult;
 import io.vcorfu.client.ClusterStreamLog;
@@ -25,19 +26,21 @@ import picocli.CommandLine.Option;
 /**
  * {@code vcorfu bench append}: closed-loop appenders. Each thread appends a unique printable value
  * to one of K streams (round robin), waits for the acknowledgement, records the latency, and (with
- * --ack-log) writes one flushed line per acknowledged append and prints a progress line every
- * second. The clients ride through layout changes (a node gone, the sequencer moved) for {@code
- * --failover-timeout}; an append that still fails after it is counted as an error and the thread
- * goes on, so a run keeps going across a failover and shows it as a pause. An error no layout
- * change cures (a refused entry) stops that thread. The run prints its summary and exits 0 either
- * way.
+ * --ack-log) writes one flushed line per acknowledged append and prints its own progress line every
+ * second (without it, {@link ProgressTicker}'s on standard error). The clients ride through layout
+ * changes (a node gone, the sequencer moved) for {@code --failover-timeout}; an append that still
+ * fails after it is counted as an error and the thread goes on, so a run keeps going across a
+ * failover and shows it as a pause. An error no layout change cures (a refused entry) stops that
+ * thread. The run prints its summary and exits 0 either way.
  *
  * <p>By default the threads share one client (one connection per node), as the threads of an
  * application do; {@code --conns C} gives them C independent clients, for comparisons with tools
  * that open one connection per client (etcd's benchmark with {@code --conns}, redis-benchmark). The
  * warm line covers {@code --duration} seconds after {@code --warmup} seconds of load; {@code --cold
  * S} adds a cold line (the first S seconds of load) and a per-second timeline, see {@link
- * LoadWindows}.
+ * LoadWindows}. With {@code --output json} the result is one JSON object ({@link
+ * LoadWindows#putFigures} plus {@code threads}, {@code conns}, {@code streams}, {@code size},
+ * {@code mb_per_second}, {@code errors}, {@code first_error} and {@code stopped_early}).
  */
 @Command(name = "append", description = "Append throughput and latency against a node or cluster.")
 final class AppendBench extends ClusterBench {
@@ -53,7 +56,9 @@ final class AppendBench extends ClusterBench {
       description =
           "Write STREAM_NAME STREAM_ADDRESS GLOBAL_ADDRESS VALUE per acknowledged append, and print"
               + " 'progress SECONDS acked N total N errors N p99_ms X' every second (X: the 99th"
-              + " percentile latency of that second's acknowledged appends, - when none).")
+              + " percentile latency of that second's acknowledged appends, - when none) on"
+              + " standard output (on standard error with --output json), in place of the line"
+              + " 'progress append SECONDS ops N total M' on standard error.")
   Path ackLog;
 
   @Option(
@@ -105,8 +110,12 @@ final class AppendBench extends ClusterBench {
       secondLatencies = acks == null ? null : new java.util.concurrent.ConcurrentLinkedQueue<>();
       ScheduledExecutorService progress =
           acks == null ? null : progress(acked, errors, secondLatencies);
+      ProgressTicker ticker = null;
       try {
         LoadWindows windows = new LoadWindows(cold, warmup, duration);
+        if (progress == null) {
+          ticker = ProgressTicker.start("append", windows::units);
+        }
         List<Thread> workers = new ArrayList<>();
         for (int t = 0; t < threads; t++) {
           LoadWindows.Slot slot = windows.newSlot();
@@ -166,48 +175,51 @@ final class AppendBench extends ClusterBench {
         for (Thread w : workers) {
           w.join();
         }
-        if (progress != null) {
-          progress.shutdownNow();
-        }
+        stop(progress, ticker);
         double seconds = windows.warmSeconds();
         long appended = windows.warmUnits();
         String coldLine = windows.coldLine(label, "appends");
-        if (coldLine != null) {
-          System.out.println(coldLine);
-        }
-        System.out.printf(
-            "%s: %d appends in %.1f s = %.0f appends/s (%.2f MB/s), %s%n",
-            label,
-            appended,
-            seconds,
-            appended / seconds,
-            appended * (double) size / seconds / 1e6,
-            windows.warmLatency());
-        if (coldLine != null) {
-          System.out.println(windows.timelineLine(label, "appends"));
-        }
-        if (errors.get() > 0) {
-          System.out.println(
-              "errors: "
-                  + errors.get()
-                  + " append(s) failed while the cluster did not answer, first: "
-                  + firstError.get().getMessage());
-        }
-        if (firstStop.get() != null) {
-          System.out.println(
-              "stopped early: "
-                  + stopped.get()
-                  + " appender(s) failed, first: "
-                  + firstStop.get().getMessage());
-        }
+        ObjectNode result =
+            BenchOutput.result("append")
+                .put("threads", threads)
+                .put("conns", conns)
+                .put("streams", streams)
+                .put("size", size);
+        windows.putFigures(result);
+        result.put("mb_per_second", appended * (double) size / seconds / 1e6);
+        result.put("errors", errors.get()).put("first_error", message(firstError.get()));
+        BenchOutput.putStoppedEarly(result, stopped.get(), message(firstStop.get()));
+        output.print(
+            result,
+            coldLine,
+            String.format(
+                "%s: %d appends in %.1f s = %.0f appends/s (%.2f MB/s), %s",
+                label,
+                appended,
+                seconds,
+                appended / seconds,
+                appended * (double) size / seconds / 1e6,
+                windows.warmLatency()),
+            coldLine == null ? null : windows.timelineLine(label, "appends"),
+            errors.get() == 0
+                ? null
+                : "errors: "
+                    + errors.get()
+                    + " append(s) failed while the cluster did not answer, first: "
+                    + firstError.get().getMessage(),
+            firstStop.get() == null
+                ? null
+                : "stopped early: "
+                    + stopped.get()
+                    + " appender(s) failed, first: "
+                    + firstStop.get().getMessage());
       } finally {
-        if (progress != null) {
-          progress.shutdownNow();
-        }
+        stop(progress, ticker);
         closeAll(logs);
       }
     } catch (RuntimeException e) {
-      System.out.println("append: could not run: " + e.getMessage());
+      output.print(
+          BenchOutput.error("append", e.getMessage()), "append: could not run: " + e.getMessage());
     } finally {
       if (acks != null) {
         acks.close();
@@ -216,15 +228,35 @@ final class AppendBench extends ClusterBench {
     return 0;
   }
 
+  /**
+   * Stops the progress lines, those of --ack-log or the ticker, and waits until the last one is
+   * printed (none follows the result).
+   */
+  private static void stop(ScheduledExecutorService progress, ProgressTicker ticker)
+      throws InterruptedException {
+    if (progress != null) {
+      progress.shutdownNow();
+      progress.awaitTermination(10, TimeUnit.SECONDS);
+    }
+    if (ticker != null) {
+      ticker.close();
+    }
+  }
+
+  private static String message(Throwable t) {
+    return t == null ? null : t.getMessage();
+  }
+
   /** Latencies of the appends acknowledged since the last progress line (with --ack-log). */
   private java.util.concurrent.ConcurrentLinkedQueue<Long> secondLatencies;
 
   /**
    * Prints {@code progress SECONDS acked N_THIS_SECOND total N errors N p99_ms X} once a second, so
    * a pause (a failover) shows as seconds with nothing acknowledged, and a slowdown as a higher
-   * p99.
+   * p99: on standard output in text, on standard error with {@code --output json} (standard output
+   * holds only results then).
    */
-  private static ScheduledExecutorService progress(
+  private ScheduledExecutorService progress(
       AtomicLong acked, AtomicLong errors, java.util.Queue<Long> latencies) {
     ScheduledExecutorService timer =
         Executors.newSingleThreadScheduledExecutor(
@@ -250,17 +282,18 @@ final class AppendBench extends ClusterBench {
                       java.util.Locale.ROOT,
                       "%.2f",
                       second.get((int) Math.min(second.size() - 1, second.size() * 0.99)) / 1e6);
-          System.out.println(
-              "progress "
-                  + last[0]
-                  + " acked "
-                  + (total - last[1])
-                  + " total "
-                  + total
-                  + " errors "
-                  + errors.get()
-                  + " p99_ms "
-                  + p99);
+          (output.json() ? System.err : System.out)
+              .println(
+                  "progress "
+                      + last[0]
+                      + " acked "
+                      + (total - last[1])
+                      + " total "
+                      + total
+                      + " errors "
+                      + errors.get()
+                      + " p99_ms "
+                      + p99);
           last[1] = total;
         },
         1,

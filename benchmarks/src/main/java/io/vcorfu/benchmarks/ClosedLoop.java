@@ -4,14 +4,15 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.function.IntFunction;
 
 /**
  * Runs T closed-loop threads until a deadline. Each thread repeatedly calls its own {@link Op},
  * which records whatever latency it measures into the thread's recorder. A thread whose operation
  * throws stops; the run goes on with the others and reports the first failure. While it measures,
- * it prints one progress line per second on standard error: {@code progress NAME SECONDS ops N
- * total M} (N: operations completed that second).
+ * it prints one progress line per second on standard error ({@link ProgressTicker}: {@code progress
+ * NAME SECONDS ops N total M}, N the operations completed that second).
  */
 final class ClosedLoop {
   /** One operation of one thread; returns true when it completed one counted operation. */
@@ -50,7 +51,7 @@ final class ClosedLoop {
       ops.add(opForThread.apply(t));
     }
     AtomicLong done = new AtomicLong();
-    java.util.concurrent.atomic.LongAdder live = new java.util.concurrent.atomic.LongAdder();
+    LongAdder live = new LongAdder();
     AtomicLong failed = new AtomicLong();
     AtomicReference<Throwable> firstError = new AtomicReference<>();
     List<LatencyRecorder> recorders = new ArrayList<>();
@@ -88,53 +89,16 @@ final class ClosedLoop {
       workers.add(w);
       w.start();
     }
-    Thread progress = progress(name, start, deadline, live);
-    for (Thread w : workers) {
-      w.join();
+    ProgressTicker progress = ProgressTicker.start(name, start, deadline - start, live::sum);
+    try {
+      for (Thread w : workers) {
+        w.join();
+      }
+    } finally {
+      progress.close();
     }
-    progress.interrupt();
-    progress.join();
     double seconds = Math.max(0, (System.nanoTime() - start) / 1e9);
     return new Result(done.get(), seconds, recorders, failed.get(), firstError.get());
-  }
-
-  /** Prints one progress line per second of {@code [start, deadline)} on standard error. */
-  private static Thread progress(
-      String name, long start, long deadline, java.util.concurrent.atomic.LongAdder live) {
-    Thread t =
-        new Thread(
-            () -> {
-              long last = 0;
-              for (int second = 1; ; second++) {
-                long at = start + second * 1_000_000_000L;
-                if (at > deadline) {
-                  return;
-                }
-                long wait = at - System.nanoTime();
-                if (wait > 0) {
-                  try {
-                    java.util.concurrent.TimeUnit.NANOSECONDS.sleep(wait);
-                  } catch (InterruptedException stopped) {
-                    return;
-                  }
-                }
-                long total = live.sum();
-                System.err.println(
-                    "progress "
-                        + name
-                        + " "
-                        + second
-                        + " ops "
-                        + (total - last)
-                        + " total "
-                        + total);
-                last = total;
-              }
-            },
-            name + "-progress");
-    t.setDaemon(true);
-    t.start();
-    return t;
   }
 
   /** Times {@code body} into {@code recorder}. */

@@ -8,13 +8,17 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
  * The options every load command against a cluster shares: where to connect, how many client
- * threads, for how long, and how long a client rides through a layout change.
+ * threads, for how long, how long a client rides through a layout change, and how results are
+ * printed ({@link BenchOutput}).
  */
 abstract class ClusterBench implements Callable<Integer> {
+  @Mixin BenchOutput output = new BenchOutput();
+
   @Option(
       names = "--endpoint",
       defaultValue = "127.0.0.1:9000",

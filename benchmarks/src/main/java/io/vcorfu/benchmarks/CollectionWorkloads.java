@@ -1,5 +1,6 @@
 package io.vcorfu.benchmarks;
 
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.vcorfu.client.StreamLogOptions;
 import io.vcorfu.runtime.RuntimeOptions;
 import io.vcorfu.runtime.TransactionAbortedException;
@@ -12,14 +13,14 @@ import java.util.Locale;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
-import java.util.function.Consumer;
 
 /**
  * The workloads behind {@code vcorfu bench collections}. Every configuration (map kind, bucket
  * count, key distribution ...) uses fresh map names under the run's prefix, so no configuration
- * plays back another's updates. Each finished measurement is handed to {@code out} as one line at
- * once (a long run shows progress). A configuration that fails prints {@code could not run} and the
- * others go on.
+ * plays back another's updates. Each finished measurement is printed through {@code out} at once (a
+ * long run shows progress), as a text line and a JSON object of the same fields ({@code "mode":
+ * "collections"}, {@code "workload"}: open, aborts or clear). A configuration that fails prints
+ * {@code could not run} (in JSON its parameters and {@code "error"}) and the others go on.
  */
 final class CollectionWorkloads {
   /** Everything a run is parameterized by. */
@@ -35,7 +36,7 @@ final class CollectionWorkloads {
       int fillThreads,
       int reps,
       long seed,
-      Consumer<String> out) {}
+      BenchOutput out) {}
 
   private final Setup s;
 
@@ -76,10 +77,11 @@ final class CollectionWorkloads {
                     kind.label(),
                     buckets,
                     dist.label());
+            ObjectNode params = params("open", kind, buckets).put("dist", dist.label());
             try {
-              openOne(kind, buckets, dist, steps, fill, head);
+              openOne(kind, buckets, dist, steps, fill, head, params);
             } catch (RuntimeException e) {
-              s.out().accept(head + ": could not run: " + e);
+              couldNotRun(head, params, e);
             }
           }
         }
@@ -93,7 +95,8 @@ final class CollectionWorkloads {
       KeyGenerator.Distribution dist,
       List<Long> steps,
       MapFill fill,
-      String head)
+      String head,
+      ObjectNode params)
       throws InterruptedException {
     String name = name("open", kind, buckets, dist.label());
     Set<Long> written = ConcurrentHashMap.newKeySet();
@@ -117,14 +120,20 @@ final class CollectionWorkloads {
             }
           }
         }
+        double mb = done * (double) s.valueSize() / (1 << 20);
+        ObjectNode result =
+            params.deepCopy().put("updates", done).put("mb", mb).put("reps", s.reps());
+        result.set("open_read", p50MaxJson(nanos));
+        result.put("wrong", wrong);
         s.out()
-            .accept(
+            .print(
+                result,
                 String.format(
                     Locale.ROOT,
                     "%s updates=%d mb=%.1f reps=%d open_read_ms %s wrong=%d",
                     head,
                     done,
-                    done * (double) s.valueSize() / (1 << 20),
+                    mb,
                     s.reps(),
                     p50Max(nanos),
                     wrong));
@@ -153,10 +162,12 @@ final class CollectionWorkloads {
                     buckets,
                     dist.label(),
                     writers);
+            ObjectNode params =
+                params("aborts", kind, buckets).put("dist", dist.label()).put("writers", writers);
             try {
-              abortsOne(kind, buckets, dist, writers, duration, head);
+              abortsOne(kind, buckets, dist, writers, duration, head, params);
             } catch (RuntimeException e) {
-              s.out().accept(head + ": could not run: " + e);
+              couldNotRun(head, params, e);
             }
           }
         }
@@ -170,7 +181,8 @@ final class CollectionWorkloads {
       KeyGenerator.Distribution dist,
       int writers,
       double duration,
-      String head)
+      String head,
+      ObjectNode params)
       throws InterruptedException {
     String name = name("aborts", kind, buckets, dist.label() + "-w" + writers);
     List<VCorfuRuntime> runtimes = new ArrayList<>();
@@ -229,8 +241,23 @@ final class CollectionWorkloads {
         check = r.firstError() != null ? "skipped" : got.equals(want) ? "ok" : "FAILED";
       }
       long attempts = r.ops() + aborted.sum();
+      double abortRate = attempts == 0 ? 0.0 : 100.0 * aborted.sum() / attempts;
+      ObjectNode result =
+          params
+              .deepCopy()
+              .put("keys", s.keys())
+              .put("seconds", r.seconds())
+              .put("ops", r.ops())
+              .put("aborted", aborted.sum())
+              .put("abort_rate_percent", abortRate)
+              .put("ops_per_second", r.opsPerSecond())
+              .put("keys_check", check);
+      result.set("latency", LatencyRecorder.json(r.recorders()));
+      BenchOutput.putStoppedEarly(
+          result, r.failedThreads(), r.firstError() == null ? null : r.firstError().toString());
       s.out()
-          .accept(
+          .print(
+              result,
               String.format(
                   Locale.ROOT,
                   "%s keys=%d seconds=%.1f committed=%d aborted=%d abort_rate=%.2f%%"
@@ -240,20 +267,18 @@ final class CollectionWorkloads {
                   r.seconds(),
                   r.ops(),
                   aborted.sum(),
-                  attempts == 0 ? 0.0 : 100.0 * aborted.sum() / attempts,
+                  abortRate,
                   r.opsPerSecond(),
                   check,
-                  LatencyRecorder.summary(r.recorders())));
-      if (r.firstError() != null) {
-        s.out()
-            .accept(
-                "stopped early "
-                    + head.substring("collections ".length())
-                    + ": "
-                    + r.failedThreads()
-                    + " thread(s) failed, first: "
-                    + r.firstError());
-      }
+                  LatencyRecorder.summary(r.recorders())),
+              r.firstError() == null
+                  ? null
+                  : "stopped early "
+                      + head.substring("collections ".length())
+                      + ": "
+                      + r.failedThreads()
+                      + " thread(s) failed, first: "
+                      + r.firstError());
     } finally {
       for (VCorfuRuntime rt : runtimes) {
         rt.close();
@@ -282,10 +307,11 @@ final class CollectionWorkloads {
                     kind.label(),
                     buckets,
                     view);
+            ObjectNode params = params("clear", kind, buckets).put("view", view);
             try {
-              clearOne(kind, buckets, remote, prefill, fill, head);
+              clearOne(kind, buckets, remote, prefill, fill, head, params);
             } catch (RuntimeException e) {
-              s.out().accept(head + ": could not run: " + e);
+              couldNotRun(head, params, e);
             }
           }
         }
@@ -294,7 +320,13 @@ final class CollectionWorkloads {
   }
 
   private void clearOne(
-      MapKind kind, int buckets, boolean remote, int prefill, MapFill fill, String head) {
+      MapKind kind,
+      int buckets,
+      boolean remote,
+      int prefill,
+      MapFill fill,
+      String head,
+      ObjectNode params) {
     String name = name("clear", kind, buckets, remote ? "remote" : "local");
     long[] open = new long[s.reps()];
     long[] clear = new long[s.reps()];
@@ -325,8 +357,15 @@ final class CollectionWorkloads {
         }
       }
     }
+    ObjectNode result = params.deepCopy().put("keys", prefill).put("reps", s.reps());
+    result.set("open", p50MaxJson(open));
+    result.set("clear", p50MaxJson(clear));
+    result.set("size", p50MaxJson(size));
+    result.set("total", p50MaxJson(total));
+    result.put("wrong", wrong);
     s.out()
-        .accept(
+        .print(
+            result,
             String.format(
                 Locale.ROOT,
                 "%s keys=%d reps=%d open_ms %s clear_ms %s size_ms %s total_ms %s wrong=%d",
@@ -342,16 +381,44 @@ final class CollectionWorkloads {
 
   /** {@code "p50 X max Y"} in milliseconds, the median being the lower middle sample. */
   static String p50Max(long[] nanos) {
-    if (nanos.length == 0) {
+    double[] ms = p50AndMaxMs(nanos);
+    if (ms == null) {
       return "p50 - max -";
+    }
+    return String.format(Locale.ROOT, "p50 %.3f max %.3f", ms[0], ms[1]);
+  }
+
+  /** The same as {@code {"p50_ms": X, "max_ms": Y}}, both null without samples. */
+  static ObjectNode p50MaxJson(long[] nanos) {
+    double[] ms = p50AndMaxMs(nanos);
+    ObjectNode o = BenchOutput.JSON.createObjectNode();
+    if (ms == null) {
+      return o.putNull("p50_ms").putNull("max_ms");
+    }
+    return o.put("p50_ms", ms[0]).put("max_ms", ms[1]);
+  }
+
+  /** The lower median and the maximum of {@code nanos} in milliseconds, or null if empty. */
+  private static double[] p50AndMaxMs(long[] nanos) {
+    if (nanos.length == 0) {
+      return null;
     }
     long[] sorted = nanos.clone();
     Arrays.sort(sorted);
-    return String.format(
-        Locale.ROOT,
-        "p50 %.3f max %.3f",
-        sorted[(sorted.length - 1) / 2] / 1e6,
-        sorted[sorted.length - 1] / 1e6);
+    return new double[] {sorted[(sorted.length - 1) / 2] / 1e6, sorted[sorted.length - 1] / 1e6};
+  }
+
+  /** The parameters every result of {@code mode} starts with. */
+  private static ObjectNode params(String mode, MapKind kind, int buckets) {
+    return BenchOutput.result("collections")
+        .put("workload", mode)
+        .put("kind", kind.label())
+        .put("buckets", buckets);
+  }
+
+  /** Prints that the configuration {@code head} (JSON: {@code params}) failed with {@code e}. */
+  private void couldNotRun(String head, ObjectNode params, RuntimeException e) {
+    s.out().print(params.deepCopy().put("error", e.toString()), head + ": could not run: " + e);
   }
 
   /**

@@ -9,8 +9,9 @@ import picocli.CommandLine.Option;
 /**
  * {@code vcorfu bench collections --mode open|aborts|clear}: the costs and benefits of composing a
  * map from buckets (the vCorfu paper's Figures 16 and 17), for every chosen map kind, bucket count
- * and key distribution. Each measurement prints one line starting {@code collections mode=}; a
- * configuration that fails prints {@code ...: could not run: ...} and the run goes on (exit 0).
+ * and key distribution. Each measurement prints one line starting {@code collections mode=} (with
+ * {@code --output json} one JSON object, see {@link CollectionWorkloads}); a configuration that
+ * fails prints {@code ...: could not run: ...} and the run goes on (exit 0).
  */
 @Command(
     name = "collections",
@@ -158,10 +159,7 @@ final class CollectionsBench extends ClusterBench {
                 fillThreads,
                 reps,
                 seed,
-                line -> {
-                  System.out.println(line);
-                  System.out.flush();
-                }));
+                output));
     switch (mode) {
       case "open" -> w.openLatency(CollectionWorkloads.decades(maxUpdates, steps));
       case "aborts" -> w.aborts(writers, duration);

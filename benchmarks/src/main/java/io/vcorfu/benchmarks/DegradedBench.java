@@ -1,5 +1,6 @@
 package io.vcorfu.benchmarks;
 
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.vcorfu.client.ClusterStreamLog;
 import io.vcorfu.client.StreamEntry;
 import io.vcorfu.protocol.StreamId;
@@ -9,6 +10,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -20,7 +22,11 @@ import picocli.CommandLine.Option;
  * (each becomes a hole in the stream and in the log); then it reads the stream from the log ({@code
  * ClusterStreamLog.readStreamFromLog}) and from its stream replica, checks that both give the same
  * entries, and reports the global addresses the degraded read scanned per stream entry, and both
- * reads' time.
+ * reads' time. While it measures a hole rate it prints a progress line per second on standard error
+ * ({@link ProgressTicker}; {@code ops}: the stream's entries and unwritten tokens and the other
+ * streams' entries written, so the reads show as seconds without any). With {@code --output json}
+ * each hole rate's result is one JSON object of the text line's fields ({@code globals A-B} as
+ * {@code first_global} and {@code last_global}).
  */
 @Command(
     name = "degraded",
@@ -59,59 +65,85 @@ final class DegradedBench extends ClusterBench {
       try {
         String run = Long.toString(System.nanoTime() % 1_000_000_000L, 36);
         for (double rate : holeRates) {
-          StreamId stream = StreamId.of("degraded-" + run + "-" + rate);
-          List<StreamId> noise = new ArrayList<>();
-          for (int o = 0; o < Math.max(1, others); o++) {
-            noise.add(StreamId.of("degraded-" + run + "-" + rate + "-other-" + o));
-          }
-          long firstGlobal = log.tails(List.of()).get(30, TimeUnit.SECONDS).globalTail() + 1;
-          int holes = 0;
-          for (int i = 0; i < entries; i++) {
-            if (random.nextDouble() < rate) {
-              log.ops().token(List.of(stream), null, 1).get(30, TimeUnit.SECONDS);
-              holes++;
-            } else {
-              log.append(List.of(stream), value).get(30, TimeUnit.SECONDS);
+          AtomicLong written = new AtomicLong();
+          ProgressTicker progress = ProgressTicker.start("degraded", written::get);
+          try {
+            StreamId stream = StreamId.of("degraded-" + run + "-" + rate);
+            List<StreamId> noise = new ArrayList<>();
+            for (int o = 0; o < Math.max(1, others); o++) {
+              noise.add(StreamId.of("degraded-" + run + "-" + rate + "-other-" + o));
             }
-            for (int o = 0; o < others; o++) {
-              log.append(List.of(noise.get(o)), value).get(30, TimeUnit.SECONDS);
+            long firstGlobal = log.tails(List.of()).get(30, TimeUnit.SECONDS).globalTail() + 1;
+            int holes = 0;
+            for (int i = 0; i < entries; i++) {
+              if (random.nextDouble() < rate) {
+                log.ops().token(List.of(stream), null, 1).get(30, TimeUnit.SECONDS);
+                holes++;
+              } else {
+                log.append(List.of(stream), value).get(30, TimeUnit.SECONDS);
+              }
+              written.incrementAndGet();
+              for (int o = 0; o < others; o++) {
+                log.append(List.of(noise.get(o)), value).get(30, TimeUnit.SECONDS);
+                written.incrementAndGet();
+              }
             }
-          }
-          long tail =
-              log.tails(List.of(stream)).get(30, TimeUnit.SECONDS).streamTails().get(stream);
-          // Decide the unwritten tokens' global addresses first (they become holes), as readers of
-          // the log would have long before a stream replica is lost; what is measured is the walk.
-          long lastGlobal = log.tails(List.of()).get(30, TimeUnit.SECONDS).globalTail();
-          long d0 = System.nanoTime();
-          log.decidedGlobal(firstGlobal, lastGlobal).get(300, TimeUnit.SECONDS);
-          long decideMs = (System.nanoTime() - d0) / 1_000_000;
-          long t0 = System.nanoTime();
-          List<StreamEntry> normal = log.readStream(stream, 0, tail).get(300, TimeUnit.SECONDS);
-          long t1 = System.nanoTime();
-          long scannedBefore = log.degradedReads();
-          List<StreamEntry> degraded =
-              log.readStreamFromLog(stream, 0, tail).get(600, TimeUnit.SECONDS);
-          long t2 = System.nanoTime();
-          long scanned = log.degradedReads() - scannedBefore;
-          boolean same = describe(normal).equals(describe(degraded));
-          System.out.printf(
-              "degraded hole_rate %.2f entries %d holes %d others_per_entry %d scanned %d"
-                  + " scanned_per_entry %.2f degraded_ms %.0f replica_ms %.0f decide_ms %d"
-                  + " globals %d-%d same %s%n",
-              rate,
-              tail + 1,
-              holes,
-              others,
-              scanned,
-              scanned / (double) (tail + 1),
-              (t2 - t1) / 1e6,
-              (t1 - t0) / 1e6,
-              decideMs,
-              firstGlobal,
-              lastGlobal,
-              same);
-          if (!same) {
-            return 1;
+            long tail =
+                log.tails(List.of(stream)).get(30, TimeUnit.SECONDS).streamTails().get(stream);
+            // Decide the unwritten tokens' global addresses first (they become holes), as readers
+            // of the log would have long before a stream replica is lost; what is measured is the
+            // walk.
+            long lastGlobal = log.tails(List.of()).get(30, TimeUnit.SECONDS).globalTail();
+            long d0 = System.nanoTime();
+            log.decidedGlobal(firstGlobal, lastGlobal).get(300, TimeUnit.SECONDS);
+            long decideMs = (System.nanoTime() - d0) / 1_000_000;
+            long t0 = System.nanoTime();
+            List<StreamEntry> normal = log.readStream(stream, 0, tail).get(300, TimeUnit.SECONDS);
+            long t1 = System.nanoTime();
+            long scannedBefore = log.degradedReads();
+            List<StreamEntry> degraded =
+                log.readStreamFromLog(stream, 0, tail).get(600, TimeUnit.SECONDS);
+            long t2 = System.nanoTime();
+            long scanned = log.degradedReads() - scannedBefore;
+            boolean same = describe(normal).equals(describe(degraded));
+            ObjectNode result =
+                BenchOutput.result("degraded")
+                    .put("hole_rate", rate)
+                    .put("entries", tail + 1)
+                    .put("holes", holes)
+                    .put("others_per_entry", others)
+                    .put("scanned", scanned)
+                    .put("scanned_per_entry", scanned / (double) (tail + 1))
+                    .put("degraded_ms", (t2 - t1) / 1e6)
+                    .put("replica_ms", (t1 - t0) / 1e6)
+                    .put("decide_ms", decideMs)
+                    .put("first_global", firstGlobal)
+                    .put("last_global", lastGlobal)
+                    .put("same", same);
+            progress.close();
+            output.print(
+                result,
+                String.format(
+                    "degraded hole_rate %.2f entries %d holes %d others_per_entry %d scanned %d"
+                        + " scanned_per_entry %.2f degraded_ms %.0f replica_ms %.0f decide_ms %d"
+                        + " globals %d-%d same %s",
+                    rate,
+                    tail + 1,
+                    holes,
+                    others,
+                    scanned,
+                    scanned / (double) (tail + 1),
+                    (t2 - t1) / 1e6,
+                    (t1 - t0) / 1e6,
+                    decideMs,
+                    firstGlobal,
+                    lastGlobal,
+                    same));
+            if (!same) {
+              return 1;
+            }
+          } finally {
+            progress.close();
           }
         }
       } finally {

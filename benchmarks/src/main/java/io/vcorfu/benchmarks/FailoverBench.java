@@ -1,5 +1,6 @@
 package io.vcorfu.benchmarks;
 
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.vcorfu.client.StreamLogOptions;
 import io.vcorfu.protocol.ClientOptions;
 import java.io.BufferedWriter;
@@ -19,6 +20,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -39,7 +41,11 @@ import picocli.CommandLine.Option;
  *
  * (see {@link FailoverTimeline}; {@code none} where a figure does not exist). A write that fails is
  * counted in {@code errors}; the writer waits 10 ms and writes the next one. Exits 0 when a write
- * issued after the kill was acknowledged, 1 otherwise.
+ * issued after the kill was acknowledged, 1 otherwise. While the writer runs, a progress line per
+ * second on standard error counts its acknowledged writes. With {@code --output json} the result is
+ * one JSON object of the line's fields (null where the text says {@code none}) and {@code
+ * first_error}; a run with no write acknowledged before the kill is {@code {"mode": "failover",
+ * "error": ...}} on standard output (in text that line goes to standard error).
  *
  * <p>Both stores run through the same loop. vcorfu: one {@code ClusterStreamLog} (its failover
  * timeout is {@code --failover-timeout}), appending to one stream. etcd: one jetcd client over
@@ -56,6 +62,8 @@ final class FailoverBench implements Callable<Integer> {
   private static final long ERROR_PAUSE_MS = 10;
   // The kill's local wall-clock time, in the format of the nodes' log lines, to find it in them.
   private static final DateTimeFormatter KILL_CLOCK = DateTimeFormatter.ofPattern("HH:mm:ss.SSS");
+
+  @Mixin BenchOutput output = new BenchOutput();
 
   @Option(names = "--db", defaultValue = "vcorfu", description = "vcorfu or etcd.")
   String db;
@@ -174,9 +182,15 @@ final class FailoverBench implements Callable<Integer> {
       Writer writer = new Writer(target);
       Thread thread = new Thread(writer, "failover-writer");
       thread.start();
+      ProgressTicker progress = ProgressTicker.start("failover", writer::count);
       try {
         if (!awaitUntil(() -> writer.count() > 0, seconds(giveUp))) {
-          System.err.println("failover: no write was acknowledged before the kill");
+          progress.close();
+          String noWrite = "no write was acknowledged before the kill";
+          output.print(
+              output.json() ? System.out : System.err,
+              BenchOutput.error("failover", noWrite),
+              "failover: " + noWrite);
           return 1;
         }
         Thread.sleep((long) (before * 1000));
@@ -200,6 +214,7 @@ final class FailoverBench implements Callable<Integer> {
         }
         writer.stop();
         thread.join(TimeUnit.SECONDS.toMillis((long) failoverTimeout + 10));
+        progress.close();
         if (paused) {
           signal(pid, "CONT");
         }
@@ -207,7 +222,21 @@ final class FailoverBench implements Callable<Integer> {
         FailoverTimeline timeline =
             FailoverTimeline.of(
                 s.issued(), s.acked(), s.count(), killNanos, killNanos - seconds(before));
-        System.out.println(
+        ObjectNode result =
+            BenchOutput.result("failover")
+                .put("db", db)
+                .put("kill", kill)
+                .put("signal", signal)
+                .put("endpoint", target.endpoints().get(victim))
+                .put("pid", pid)
+                .put("size", size);
+        timeline.putFields(result);
+        result
+            .put("errors", writer.errors())
+            .put("kill_at", KILL_CLOCK.format(killClock))
+            .put("first_error", writer.firstError());
+        output.print(
+            result,
             String.format(
                 Locale.ROOT,
                 "failover db %s kill %s signal %s endpoint %s pid %d size %d %s errors %d"
@@ -220,15 +249,14 @@ final class FailoverBench implements Callable<Integer> {
                 size,
                 timeline.fields(),
                 writer.errors(),
-                KILL_CLOCK.format(killClock)));
-        if (writer.firstError() != null) {
-          System.out.println("first error: " + writer.firstError());
-        }
+                KILL_CLOCK.format(killClock)),
+            writer.firstError() == null ? null : "first error: " + writer.firstError());
         if (ackTimes != null) {
           writeAckTimes(s, killNanos);
         }
         return timeline.recovered() ? 0 : 1;
       } finally {
+        progress.close();
         writer.stop();
         thread.interrupt();
       }

@@ -1,5 +1,6 @@
 package io.vcorfu.benchmarks;
 
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.Locale;
 import java.util.OptionalDouble;
 
@@ -114,6 +115,26 @@ record FailoverTimeline(
         + acksBefore
         + " acks_after "
         + acksAfter;
+  }
+
+  /**
+   * Puts the same figures into {@code result} under the same names, a figure that does not exist as
+   * null.
+   */
+  void putFields(ObjectNode result) {
+    putMs(result, "kill_to_first_ack_ms", killToFirstAckMs);
+    putMs(result, "longest_gap_ms", longestGapMs);
+    putMs(result, "longest_gap_start_ms", longestGapStartMs);
+    putMs(result, "last_ack_before_kill_ms", lastAckBeforeKillMs);
+    result.put("acks_before", acksBefore).put("acks_after", acksAfter);
+  }
+
+  private static void putMs(ObjectNode result, String name, OptionalDouble v) {
+    if (v.isPresent()) {
+      result.put(name, v.getAsDouble());
+    } else {
+      result.putNull(name);
+    }
   }
 
   private static String ms(OptionalDouble v) {

@@ -1,10 +1,13 @@
 package io.vcorfu.benchmarks;
 
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.lang.management.ManagementFactory;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
  * The time windows of one load run, measured from the moment the load starts (after connecting):
@@ -16,6 +19,9 @@ import java.util.concurrent.atomic.AtomicLongArray;
  *       Operations that start before it are not counted in it;
  *   <li>per second: the units completed in each second of the whole run, so the ramp-up shows.
  * </ul>
+ *
+ * <p>Each window's figures print as text lines ({@link #coldLine}, {@link #timelineLine}, the warm
+ * line is the caller's) or as JSON fields ({@link #putFigures}).
  *
  * <p>The windows may overlap (a cold window longer than the warm-up). An operation counts in the
  * cold window when it completed inside it, in the warm window when it started inside it.
@@ -30,6 +36,7 @@ final class LoadWindows {
   private final double coldSeconds;
   private final double jvmUptimeAtStart;
   private final AtomicLongArray perSecond;
+  private final LongAdder allUnits = new LongAdder();
   private final AtomicLong coldUnits = new AtomicLong();
   private final AtomicLong warmUnits = new AtomicLong();
   private final AtomicLong lastWarmEnd = new AtomicLong(Long.MIN_VALUE);
@@ -89,6 +96,7 @@ final class LoadWindows {
    * {@code units}.
    */
   void completed(Slot slot, long t0, long t1, long units) {
+    allUnits.add(units);
     long second = (t1 - loadStart) / 1_000_000_000L;
     if (second >= 0 && second < perSecond.length()) {
       perSecond.addAndGet((int) second, units);
@@ -106,6 +114,11 @@ final class LoadWindows {
       warmUnits.addAndGet(units);
       lastWarmEnd.accumulateAndGet(t1, Math::max);
     }
+  }
+
+  /** Units completed since the load started, in any window or none (the progress lines). */
+  long units() {
+    return allUnits.sum();
   }
 
   /** Units counted in the warm window. */
@@ -151,16 +164,57 @@ final class LoadWindows {
    * {@code timeline LABEL: UNIT per second of load: a b c ...} (whole seconds that had any load).
    */
   String timelineLine(String label, String unit) {
-    long elapsed = (System.nanoTime() - loadStart) / 1_000_000_000L;
     StringBuilder b =
         new StringBuilder("timeline ")
             .append(label)
             .append(": ")
             .append(unit)
             .append(" per second of load:");
-    for (int i = 0; i < perSecond.length() && i < elapsed; i++) {
-      b.append(' ').append(perSecond.get(i));
+    for (long units : timeline()) {
+      b.append(' ').append(units);
     }
     return b.toString();
+  }
+
+  /** The units of each whole second of load so far. */
+  private long[] timeline() {
+    long elapsed = (System.nanoTime() - loadStart) / 1_000_000_000L;
+    long[] out = new long[(int) Math.min(perSecond.length(), Math.max(0, elapsed))];
+    for (int i = 0; i < out.length; i++) {
+      out[i] = perSecond.get(i);
+    }
+    return out;
+  }
+
+  /**
+   * Puts the figures into {@code result}, the units under the name {@code ops}: the warm window's
+   * {@code ops}, {@code seconds}, {@code ops_per_second} and {@code latency} (see {@link
+   * LatencyRecorder#json}); {@code cold}, an object of the same figures for the cold window plus
+   * {@code after_jvm_start_seconds}, and {@code timeline}, the units of each whole second of load,
+   * both null without a cold window (as the text prints them only with one).
+   */
+  void putFigures(ObjectNode result) {
+    double seconds = warmSeconds();
+    long units = warmUnits();
+    result
+        .put("ops", units)
+        .put("seconds", seconds)
+        .put("ops_per_second", units / seconds)
+        .set("latency", LatencyRecorder.json(warmLatency));
+    if (coldSeconds <= 0) {
+      result.putNull("cold").putNull("timeline");
+      return;
+    }
+    result
+        .putObject("cold")
+        .put("ops", coldUnits.get())
+        .put("seconds", coldSeconds)
+        .put("ops_per_second", coldUnits.get() / coldSeconds)
+        .put("after_jvm_start_seconds", jvmUptimeAtStart)
+        .set("latency", LatencyRecorder.json(coldLatency));
+    ArrayNode timeline = result.putArray("timeline");
+    for (long u : timeline()) {
+      timeline.add(u);
+    }
   }
 }

@@ -1,5 +1,8 @@
 package io.vcorfu.benchmarks;
 
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import picocli.CommandLine.Command;
@@ -12,7 +15,11 @@ import picocli.CommandLine.Parameters;
  * Each run prints one line {@code objects mode=M threads=T ... ops_per_s=X aborts=A abort_rate=R
  * latency_ms p50 .. p99 .. p999 .. max ..}, then {@code check ...} lines that compare the objects'
  * final state with what the run acknowledged. A failure stops the affected thread; the run still
- * prints its line and the first failure, and exits 0.
+ * prints its line and the first failure, and exits 0. With {@code --output json} the result is one
+ * JSON object: {@code workload} (the mode, with {@code -snap} for --random-snapshot), {@code
+ * threads}, {@code objects}, {@code behind}, {@code reads}, {@code ops}, {@code seconds}, {@code
+ * ops_per_second}, {@code aborts}, {@code abort_rate_percent}, {@code latency}, {@code checks} (the
+ * check lines' text) and {@code stopped_early}.
  */
 @Command(
     name = "objects",
@@ -128,7 +135,9 @@ final class ObjectsBench extends ClusterBench {
             default -> throw new IllegalStateException(mode);
           };
     } catch (RuntimeException e) {
-      System.out.println("objects mode=" + mode + ": could not run: " + e);
+      output.print(
+          BenchOutput.error("objects", e.toString()).put("workload", mode),
+          "objects mode=" + mode + ": could not run: " + e);
       return 0;
     }
     print(o);
@@ -140,27 +149,49 @@ final class ObjectsBench extends ClusterBench {
     String variant = mode.startsWith("ro-tx") && randomSnapshot ? mode + "-snap" : mode;
     int shownThreads = mode.equals("accessor-behind") ? 1 : threads;
     long attempts = r.ops() + o.aborts();
-    System.out.println(
+    int shownObjects = mode.startsWith("accessor") ? 1 : objects;
+    int shownBehind = mode.equals("accessor-behind") ? behind : 0;
+    int shownReads = mode.startsWith("ro-tx") ? reads : mode.equals("tx") ? 2 : 0;
+    double abortRate = attempts == 0 ? 0.0 : 100.0 * o.aborts() / attempts;
+    ObjectNode result =
+        BenchOutput.result("objects")
+            .put("workload", variant)
+            .put("threads", shownThreads)
+            .put("objects", shownObjects)
+            .put("behind", shownBehind)
+            .put("reads", shownReads)
+            .put("ops", r.ops())
+            .put("seconds", r.seconds())
+            .put("ops_per_second", r.opsPerSecond())
+            .put("aborts", o.aborts())
+            .put("abort_rate_percent", abortRate);
+    result.set("latency", LatencyRecorder.json(r.recorders()));
+    ArrayNode checks = result.putArray("checks");
+    o.checks().forEach(checks::add);
+    BenchOutput.putStoppedEarly(
+        result, r.failedThreads(), r.firstError() == null ? null : r.firstError().toString());
+    List<String> lines = new ArrayList<>();
+    lines.add(
         String.format(
             Locale.ROOT,
             "objects mode=%s threads=%d objects=%d behind=%d reads=%d ops=%d seconds=%.1f"
                 + " ops_per_s=%.0f aborts=%d abort_rate=%.2f%% %s",
             variant,
             shownThreads,
-            mode.startsWith("accessor") ? 1 : objects,
-            mode.equals("accessor-behind") ? behind : 0,
-            mode.startsWith("ro-tx") ? reads : mode.equals("tx") ? 2 : 0,
+            shownObjects,
+            shownBehind,
+            shownReads,
             r.ops(),
             r.seconds(),
             r.opsPerSecond(),
             o.aborts(),
-            attempts == 0 ? 0.0 : 100.0 * o.aborts() / attempts,
+            abortRate,
             LatencyRecorder.summary(r.recorders())));
     for (String c : o.checks()) {
-      System.out.println("check " + variant + ": " + c);
+      lines.add("check " + variant + ": " + c);
     }
     if (r.firstError() != null) {
-      System.out.println(
+      lines.add(
           "stopped early "
               + variant
               + ": "
@@ -168,5 +199,6 @@ final class ObjectsBench extends ClusterBench {
               + " thread(s) failed, first: "
               + r.firstError());
     }
+    output.print(result, lines.toArray(String[]::new));
   }
 }

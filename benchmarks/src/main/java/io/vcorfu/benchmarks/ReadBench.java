@@ -1,5 +1,6 @@
 package io.vcorfu.benchmarks;
 
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.vcorfu.client.ClusterStreamLog;
 import io.vcorfu.client.StreamEntry;
 import io.vcorfu.client.Tails;
@@ -17,7 +18,11 @@ import picocli.CommandLine.Option;
  * address 0 to the tail the sequencer reported at the start, in batches of {@code --batch}
  * addresses, over and over until the duration ends. Thread {@code t} starts at stream {@code t} and
  * walks the streams round robin. Only data entries actually returned are counted (holes are counted
- * separately); latency is per batch call.
+ * separately); latency is per batch call. With {@code --output json} the result is one JSON object:
+ * {@code threads}, {@code conns}, {@code streams}, {@code batch}, {@code stream_addresses}, {@code
+ * ops} (entries read), {@code seconds}, {@code ops_per_second}, {@code mb_per_second}, {@code
+ * holes}, {@code calls}, {@code latency} (per call) and {@code stopped_early}; streams with nothing
+ * to read are {@code {"mode": "read", "error": ...}}.
  */
 @Command(
     name = "read",
@@ -71,6 +76,7 @@ final class ReadBench extends ClusterBench {
     AtomicLong holes = new AtomicLong();
     AtomicLong bytes = new AtomicLong();
     AtomicLong calls = new AtomicLong();
+    AtomicLong failedThreads = new AtomicLong();
     AtomicReference<Throwable> firstError = new AtomicReference<>();
     List<LatencyRecorder> recorders = new ArrayList<>();
     try (NettyTransport transport = new NettyTransport()) {
@@ -84,12 +90,14 @@ final class ReadBench extends ClusterBench {
           stored += tailOf[i] + 1;
         }
         if (stored == 0) {
-          System.out.println("read: nothing to read: the " + ids.size() + " stream(s) are empty");
+          String empty = "nothing to read: the " + ids.size() + " stream(s) are empty";
+          output.print(BenchOutput.error("read", empty), "read: " + empty);
           return 0;
         }
         long deadline = System.nanoTime() + (long) (duration * 1e9);
         List<Thread> workers = new ArrayList<>();
         long start = System.nanoTime();
+        ProgressTicker progress = ProgressTicker.start("read", entries::get);
         for (int t = 0; t < threads; t++) {
           LatencyRecorder rec = new LatencyRecorder();
           recorders.add(rec);
@@ -123,6 +131,7 @@ final class ReadBench extends ClusterBench {
                         from = got.isEmpty() ? to + 1 : got.get(got.size() - 1).streamAddress() + 1;
                       }
                     } catch (RuntimeException e) {
+                      failedThreads.incrementAndGet();
                       firstError.compareAndSet(null, e);
                     }
                   },
@@ -130,33 +139,57 @@ final class ReadBench extends ClusterBench {
           workers.add(w);
           w.start();
         }
-        for (Thread w : workers) {
-          w.join();
+        try {
+          for (Thread w : workers) {
+            w.join();
+          }
+        } finally {
+          progress.close();
         }
         double seconds = (System.nanoTime() - start) / 1e9;
-        System.out.printf(
-            "read threads %d conns %d streams %d batch %d (%d stream addresses): %d entries in %.1f"
-                + " s = %.0f entries/s (%.2f MB/s), %d holes, %d calls, call %s%n",
-            threads,
-            conns,
-            ids.size(),
-            batch,
-            stored,
-            entries.get(),
-            seconds,
-            entries.get() / seconds,
-            bytes.get() / seconds / 1e6,
-            holes.get(),
-            calls.get(),
-            LatencyRecorder.summary(recorders));
-        if (firstError.get() != null) {
-          System.out.println("stopped early: first error: " + firstError.get().getMessage());
-        }
+        ObjectNode result =
+            BenchOutput.result("read")
+                .put("threads", threads)
+                .put("conns", conns)
+                .put("streams", ids.size())
+                .put("batch", batch)
+                .put("stream_addresses", stored)
+                .put("ops", entries.get())
+                .put("seconds", seconds)
+                .put("ops_per_second", entries.get() / seconds)
+                .put("mb_per_second", bytes.get() / seconds / 1e6)
+                .put("holes", holes.get())
+                .put("calls", calls.get());
+        result.set("latency", LatencyRecorder.json(recorders));
+        Throwable error = firstError.get();
+        BenchOutput.putStoppedEarly(
+            result, failedThreads.get(), error == null ? null : error.getMessage());
+        String line =
+            String.format(
+                "read threads %d conns %d streams %d batch %d (%d stream addresses): %d entries in"
+                    + " %.1f s = %.0f entries/s (%.2f MB/s), %d holes, %d calls, call %s",
+                threads,
+                conns,
+                ids.size(),
+                batch,
+                stored,
+                entries.get(),
+                seconds,
+                entries.get() / seconds,
+                bytes.get() / seconds / 1e6,
+                holes.get(),
+                calls.get(),
+                LatencyRecorder.summary(recorders));
+        output.print(
+            result,
+            line,
+            error == null ? null : "stopped early: first error: " + error.getMessage());
       } finally {
         closeAll(logs);
       }
     } catch (RuntimeException e) {
-      System.out.println("read: could not run: " + e.getMessage());
+      output.print(
+          BenchOutput.error("read", e.getMessage()), "read: could not run: " + e.getMessage());
     }
     return 0;
   }

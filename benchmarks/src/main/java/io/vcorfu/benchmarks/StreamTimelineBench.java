@@ -4,7 +4,7 @@ import io.vcorfu.client.ClusterStreamLog;
 import io.vcorfu.client.StreamEntry;
 import io.vcorfu.protocol.StreamId;
 import io.vcorfu.protocol.netty.NettyTransport;
-import java.io.PrintWriter;
+import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -13,7 +13,6 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Spec;
 
 /**
  * {@code vcorfu bench stream-timeline}: the paper's Figure 10 workload. Writers append to one
@@ -22,7 +21,10 @@ import picocli.CommandLine.Spec;
  * reader read, how many global addresses its degraded reads read (the stream read from the log by
  * its backpointers or by pages, while its stream chain has no replica that serves), and the
  * wall-clock time the second ended (Unix seconds). Run it across a failure of the stream's replica
- * to see degraded mode and the chain's takeover.
+ * to see degraded mode and the chain's takeover. With {@code --output json} each second is one JSON
+ * object of the line's fields ({@code second}, {@code appends}, {@code reads}, {@code
+ * degraded_log_reads}, {@code failures}, {@code at}) and the parameters {@code threads}, {@code
+ * size} and {@code stream}. The progress line on standard error counts acknowledged appends.
  */
 @Command(
     name = "stream-timeline",
@@ -43,8 +45,6 @@ final class StreamTimelineBench extends ClusterBench {
       description = "The stream appended to and read (default ${DEFAULT-VALUE}).")
   String stream;
 
-  @Spec picocli.CommandLine.Model.CommandSpec spec;
-
   @Override
   public Integer call() throws Exception {
     if (size < 1 || threads < 1 || !(duration > 0)) {
@@ -52,7 +52,6 @@ final class StreamTimelineBench extends ClusterBench {
     }
     StreamId s = StreamId.of(stream);
     byte[] value = "x".repeat(size).getBytes(StandardCharsets.UTF_8);
-    PrintWriter out = spec.commandLine().getOut();
     AtomicBoolean stop = new AtomicBoolean();
     AtomicLong appends = new AtomicLong();
     AtomicLong reads = new AtomicLong();
@@ -60,6 +59,7 @@ final class StreamTimelineBench extends ClusterBench {
     try (NettyTransport transport = new NettyTransport()) {
       List<ClusterStreamLog> logs = connectAll(transport, endpoint, threads + 1, logOptions());
       List<Thread> workers = new ArrayList<>();
+      ProgressTicker progress = null;
       try {
         for (int t = 0; t < threads; t++) {
           ClusterStreamLog log = logs.get(t);
@@ -108,10 +108,14 @@ final class StreamTimelineBench extends ClusterBench {
                   }
                 }));
         long start = System.nanoTime();
+        long last = (long) Math.ceil(duration);
+        progress =
+            ProgressTicker.start(
+                "stream-timeline", start, TimeUnit.SECONDS.toNanos(last), appends::get);
         long lastAppends = 0;
         long lastReads = 0;
         long lastDegraded = 0;
-        for (int second = 1; second <= Math.ceil(duration); second++) {
+        for (long second = 1; second <= last; second++) {
           long due = start + TimeUnit.SECONDS.toNanos(second);
           long wait = due - System.nanoTime();
           if (wait > 0) {
@@ -120,20 +124,34 @@ final class StreamTimelineBench extends ClusterBench {
           long a = appends.get();
           long r = reads.get();
           long d = reader.degradedReads();
-          out.printf(
-              "second %d appends %d reads %d degraded_log_reads %d failures %d at %.3f%n",
-              second,
-              a - lastAppends,
-              r - lastReads,
-              d - lastDegraded,
-              failures.get(),
-              System.currentTimeMillis() / 1000.0);
-          out.flush();
+          long f = failures.get();
+          long atMillis = System.currentTimeMillis();
+          double at = atMillis / 1000.0;
+          if (second == last) {
+            progress.close();
+          }
+          output.print(
+              BenchOutput.result("stream-timeline")
+                  .put("threads", threads)
+                  .put("size", size)
+                  .put("stream", stream)
+                  .put("second", second)
+                  .put("appends", a - lastAppends)
+                  .put("reads", r - lastReads)
+                  .put("degraded_log_reads", d - lastDegraded)
+                  .put("failures", f)
+                  .put("at", BigDecimal.valueOf(atMillis, 3)),
+              String.format(
+                  "second %d appends %d reads %d degraded_log_reads %d failures %d at %.3f",
+                  second, a - lastAppends, r - lastReads, d - lastDegraded, f, at));
           lastAppends = a;
           lastReads = r;
           lastDegraded = d;
         }
       } finally {
+        if (progress != null) {
+          progress.close();
+        }
         stop.set(true);
         for (Thread w : workers) {
           w.join(TimeUnit.SECONDS.toMillis(70));

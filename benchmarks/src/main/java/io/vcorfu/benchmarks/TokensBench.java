@@ -1,5 +1,6 @@
 package io.vcorfu.benchmarks;
 
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.vcorfu.client.ClusterStreamLog;
 import io.vcorfu.client.rpc.ReplicaClient;
 import io.vcorfu.protocol.StreamId;
@@ -29,6 +30,9 @@ import picocli.CommandLine.Option;
  * <p>Prints the warm line ({@code tokens ...}: the {@code --duration} seconds after {@code
  * --warmup} seconds of load), and with {@code --cold S} a cold line (the first S seconds of load)
  * and a timeline (tokens in each second of load); see {@link LoadWindows}. Latency is per request.
+ * With {@code --output json} the result is one JSON object: {@code where} ({@code loopback} or
+ * {@code in-process}), {@code threads}, {@code conns}, {@code streams}, {@code batch}, {@code
+ * pipeline} and {@link LoadWindows#putFigures}'s fields ({@code ops} counts tokens).
  */
 @Command(name = "tokens", description = "Sequencer token throughput.")
 final class TokensBench extends ClusterBench {
@@ -128,6 +132,7 @@ final class TokensBench extends ClusterBench {
             "tokens %s threads %d conns %d streams %d batch %d pipeline %d",
             where, threads, connections, streams, batch, pipeline);
     LoadWindows windows = new LoadWindows(cold, warmup, duration);
+    ProgressTicker progress = ProgressTicker.start("tokens", windows::units);
     List<Thread> workers = new ArrayList<>();
     for (int t = 0; t < threads; t++) {
       int thread = t;
@@ -157,20 +162,31 @@ final class TokensBench extends ClusterBench {
       workers.add(w);
       w.start();
     }
-    for (Thread w : workers) {
-      w.join();
+    try {
+      for (Thread w : workers) {
+        w.join();
+      }
+    } finally {
+      progress.close();
     }
     double seconds = windows.warmSeconds();
     long tokens = windows.warmUnits();
     String coldLine = windows.coldLine(label, "tokens");
-    if (coldLine != null) {
-      System.out.println(coldLine);
-    }
-    System.out.printf(
-        "%s: %d tokens in %.1f s = %.0f tokens/s, request %s%n",
-        label, tokens, seconds, tokens / seconds, windows.warmLatency());
-    if (coldLine != null) {
-      System.out.println(windows.timelineLine(label, "tokens"));
-    }
+    ObjectNode result =
+        BenchOutput.result("tokens")
+            .put("where", where)
+            .put("threads", threads)
+            .put("conns", connections)
+            .put("streams", streams)
+            .put("batch", batch)
+            .put("pipeline", pipeline);
+    windows.putFigures(result);
+    output.print(
+        result,
+        coldLine,
+        String.format(
+            "%s: %d tokens in %.1f s = %.0f tokens/s, request %s",
+            label, tokens, seconds, tokens / seconds, windows.warmLatency()),
+        coldLine == null ? null : windows.timelineLine(label, "tokens"));
   }
 }

@@ -6,6 +6,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -14,12 +15,20 @@ import picocli.CommandLine.Option;
  * and one of the standard core workloads A to F. Prints YCSB's report for each phase and a one-line
  * summary with the run phase's overall, cold (first {@code --cold-seconds}) and warm (after {@code
  * --warm-after}) rates. {@code -p maxexecutiontime=S} ends the run phase after S seconds.
+ *
+ * <p>Its progress is YCSB's own: in the run phase the client prints a status line every second on
+ * standard error ({@code ... N sec: M operations; R current ops/sec; ...}), from which the cold and
+ * warm rates come. With {@code --output json} the summary, or the reason the run failed, is one
+ * JSON object on standard output (see {@link YcsbRun#execute}), and YCSB's report goes to standard
+ * error.
  */
 @Command(
     name = "ycsb",
     description = "YCSB core workloads A-F (load, then run) against vcorfu or a peer system.",
     sortOptions = false)
 final class YcsbBench implements Callable<Integer> {
+  @Mixin BenchOutput output = new BenchOutput();
+
   @Option(names = "--db", required = true, description = "Binding: vcorfu, redis or etcd.")
   String db;
 
@@ -109,6 +118,6 @@ final class YcsbBench implements Callable<Integer> {
                 Duration.ofSeconds(phaseTimeoutSeconds)),
             coldSeconds,
             warmAfterSeconds);
-    return run.execute(System.out, System.err);
+    return run.execute(output, System.out, System.err);
   }
 }

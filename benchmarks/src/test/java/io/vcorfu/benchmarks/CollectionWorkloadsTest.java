@@ -29,6 +29,14 @@ class CollectionWorkloadsTest {
   }
 
   @Test
+  void p50MaxJsonHasTheSameFiguresAsNumbers() {
+    assertThat(CollectionWorkloads.p50MaxJson(new long[] {4_000_000, 1_000_000}).toString())
+        .isEqualTo("{\"p50_ms\":1.0,\"max_ms\":4.0}");
+    assertThat(CollectionWorkloads.p50MaxJson(new long[0]).toString())
+        .isEqualTo("{\"p50_ms\":null,\"max_ms\":null}");
+  }
+
+  @Test
   void valuesNameTheirKeyAndReadsAreJudgedAgainstTheKeysWritten() {
     try (MapFill fill = new MapFill(1, 1024)) {
       byte[] v = fill.value(42, 7);

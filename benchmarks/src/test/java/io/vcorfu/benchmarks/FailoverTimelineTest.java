@@ -3,6 +3,7 @@ package io.vcorfu.benchmarks;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.OptionalDouble;
 import org.junit.jupiter.api.Test;
 
@@ -80,6 +81,24 @@ class FailoverTimelineTest {
         .isEqualTo(
             "kill_to_first_ack_ms none longest_gap_ms none longest_gap_start_ms none"
                 + " last_ack_before_kill_ms none acks_before 0 acks_after 0");
+  }
+
+  @Test
+  void theJsonFieldsAreTheTextFieldsWithNullForNone() {
+    ObjectNode recovered = BenchOutput.result("failover");
+    writes(-3000, -4000, -3, -2, 1500, 1501, 1502).putFields(recovered);
+    assertThat(recovered.toString())
+        .isEqualTo(
+            "{\"mode\":\"failover\",\"kill_to_first_ack_ms\":1501.0,\"longest_gap_ms\":1502.0,"
+                + "\"longest_gap_start_ms\":-1.0,\"last_ack_before_kill_ms\":1.0,"
+                + "\"acks_before\":3,\"acks_after\":3}");
+    ObjectNode nothing = BenchOutput.result("failover");
+    FailoverTimeline.of(new long[0], new long[0], 0, KILL, KILL - MS).putFields(nothing);
+    assertThat(nothing.toString())
+        .isEqualTo(
+            "{\"mode\":\"failover\",\"kill_to_first_ack_ms\":null,\"longest_gap_ms\":null,"
+                + "\"longest_gap_start_ms\":null,\"last_ack_before_kill_ms\":null,"
+                + "\"acks_before\":0,\"acks_after\":0}");
   }
 
   @Test

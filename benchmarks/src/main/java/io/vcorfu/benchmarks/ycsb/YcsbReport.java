@@ -10,10 +10,13 @@ import java.util.OptionalDouble;
  * Not thread-safe: one reader adds lines, then the figures are read.
  */
 public final class YcsbReport {
+  private static final String LATENCY_US = "Latency(us)";
+
   private Double throughput;
   private Long runtimeMs;
   private final Map<String, Long> operations = new LinkedHashMap<>();
   private final Map<String, Long> errors = new LinkedHashMap<>();
+  private final Map<String, Map<String, Double>> latenciesUs = new LinkedHashMap<>();
 
   /** Takes one line of YCSB's standard output; lines that are not report lines are ignored. */
   public void accept(String line) {
@@ -36,6 +39,10 @@ public final class YcsbReport {
         operations.put(section, (long) Double.parseDouble(value));
       } else if (metric.equals("Return=ERROR")) {
         errors.merge(section, (long) Double.parseDouble(value), Long::sum);
+      } else if (metric.endsWith(LATENCY_US) && !section.startsWith("CLEANUP")) {
+        latenciesUs
+            .computeIfAbsent(section, k -> new LinkedHashMap<>())
+            .put(metric.substring(0, metric.length() - "(us)".length()), Double.parseDouble(value));
       }
     } catch (NumberFormatException e) {
       // A line that looks like a report line but carries no number: not one of ours to check.
@@ -71,6 +78,15 @@ public final class YcsbReport {
       return 0;
     }
     return Math.round(throughput * runtimeMs / 1000.0);
+  }
+
+  /**
+   * The latency figures per report section, in microseconds, under YCSB's metric names less their
+   * unit ({@code [READ], 99thPercentileLatency(us), 812} is {@code READ -> 99thPercentileLatency ->
+   * 812}), in the report's order.
+   */
+  public Map<String, Map<String, Double>> latenciesUs() {
+    return latenciesUs;
   }
 
   /** Operations that returned ERROR, all types together. */

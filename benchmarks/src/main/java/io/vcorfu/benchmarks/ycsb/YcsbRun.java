@@ -1,5 +1,7 @@
 package io.vcorfu.benchmarks.ycsb;
 
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.vcorfu.benchmarks.BenchOutput;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
@@ -183,12 +185,18 @@ public final class YcsbRun {
   }
 
   /**
-   * Runs the load phase, then (if it succeeded) the run phase, and prints a summary line.
+   * Runs the load phase, then (if it succeeded) the run phase, and prints the result through {@code
+   * output} on {@code out}: a summary line, or the line saying why the run failed. In text {@code
+   * out} also gets a header line, a line naming each phase and YCSB's report; in JSON those go to
+   * {@code err}, so that {@code out} holds only the result object. {@code err} gets YCSB's progress
+   * (in the run phase a status line every second) and the binding's errors.
    *
    * @return 0 if both phases finished and no operation returned an error, 1 otherwise
    */
-  public int execute(PrintStream out, PrintStream err) throws IOException, InterruptedException {
-    out.printf(
+  public int execute(BenchOutput output, PrintStream out, PrintStream err)
+      throws IOException, InterruptedException {
+    PrintStream info = output.json() ? err : out;
+    info.printf(
         "ycsb: db %s (%s), workload %s, %d records, %d operations, %d threads, %d fields of %d"
             + " bytes%s%n",
         binding.name(),
@@ -206,14 +214,14 @@ public final class YcsbRun {
       Map<Phase, YcsbReport> reports = new LinkedHashMap<>();
       YcsbProgress progress = new YcsbProgress();
       for (Phase phase : Phase.values()) {
-        out.println("ycsb: " + phase.label() + " phase");
-        out.flush();
+        info.println("ycsb: " + phase.label() + " phase");
+        info.flush();
         YcsbReport report = new YcsbReport();
         int status =
             runChild(
                 clientArguments(phase, workloadFile),
                 line -> {
-                  out.println(line);
+                  info.println(line);
                   report.accept(line);
                 },
                 line -> {
@@ -222,15 +230,18 @@ public final class YcsbRun {
                     progress.accept(line);
                   }
                 });
-        out.flush();
+        info.flush();
         String failure = failure(phase, status, report);
         if (failure != null) {
-          out.println("ycsb: " + failure);
+          output.print(
+              out,
+              parameters().put("phase", phase.label()).put("error", failure),
+              "ycsb: " + failure);
           return 1;
         }
         reports.put(phase, report);
       }
-      out.println(summary(reports, progress));
+      output.print(out, summaryJson(reports, progress), summary(reports, progress));
       return reports.values().stream().anyMatch(r -> r.totalErrors() > 0) ? 1 : 0;
     } finally {
       Files.deleteIfExists(workloadFile);
@@ -267,7 +278,77 @@ public final class YcsbRun {
     return null;
   }
 
-  private String summary(Map<Phase, YcsbReport> reports, YcsbProgress progress) {
+  /** {@code {"mode": "ycsb", ...}} with the run's settings. */
+  private ObjectNode parameters() {
+    return BenchOutput.result("ycsb")
+        .put("db", binding.name())
+        .put("db_class", binding.dbClass())
+        .put("workload", settings.workload())
+        .put("records", settings.records())
+        .put("operations", settings.operations())
+        .put("threads", settings.threads())
+        .put("field_count", settings.fieldCount())
+        .put("field_length", settings.fieldLength())
+        .put("endpoint", settings.endpoint());
+  }
+
+  /**
+   * The summary as a JSON object: the settings, and per phase ({@code load}, {@code run}) an object
+   * of {@code ops}, {@code seconds}, {@code ops_per_second} (YCSB's overall throughput), {@code
+   * errors}, {@code ops_by_type} and {@code latency_us_by_type} (YCSB's figures, see {@link
+   * YcsbReport#latenciesUs}); the run phase's also holds {@code cold_seconds}, {@code
+   * cold_ops_per_second}, {@code warm_after_seconds} and {@code warm_ops_per_second} (null when the
+   * phase was too short for them).
+   */
+  ObjectNode summaryJson(Map<Phase, YcsbReport> reports, YcsbProgress progress) {
+    ObjectNode result = parameters();
+    reports.forEach(
+        (phase, r) -> {
+          ObjectNode p =
+              result
+                  .putObject(phase.label())
+                  .put("ops", r.completedOperations())
+                  .put("seconds", r.runtimeSeconds());
+          putRate(p, "ops_per_second", r.throughput());
+          p.put("errors", r.totalErrors());
+          ObjectNode byType = p.putObject("ops_by_type");
+          r.operations().forEach(byType::put);
+          ObjectNode latencies = p.putObject("latency_us_by_type");
+          r.latenciesUs()
+              .forEach(
+                  (type, figures) -> {
+                    ObjectNode t = latencies.putObject(type);
+                    figures.forEach(t::put);
+                  });
+        });
+    ObjectNode run = (ObjectNode) result.get(Phase.RUN.label());
+    run.put("cold_seconds", coldSeconds);
+    putRate(run, "cold_ops_per_second", coldRate(progress));
+    run.put("warm_after_seconds", warmAfterSeconds);
+    putRate(run, "warm_ops_per_second", warmRate(reports, progress));
+    return result;
+  }
+
+  private static void putRate(ObjectNode node, String name, OptionalDouble rate) {
+    if (rate.isPresent()) {
+      node.put(name, rate.getAsDouble());
+    } else {
+      node.putNull(name);
+    }
+  }
+
+  private OptionalDouble coldRate(YcsbProgress progress) {
+    return progress.coldRate(coldSeconds);
+  }
+
+  private OptionalDouble warmRate(Map<Phase, YcsbReport> reports, YcsbProgress progress) {
+    YcsbReport run = reports.get(Phase.RUN);
+    return progress.warmRate(
+        warmAfterSeconds, run.completedOperations(), run.runtimeSeconds(), MIN_WARM_SECONDS);
+  }
+
+  /** The summary line. */
+  String summary(Map<Phase, YcsbReport> reports, YcsbProgress progress) {
     StringBuilder b =
         new StringBuilder("ycsb summary: db ")
             .append(binding.name())
@@ -282,11 +363,8 @@ public final class YcsbRun {
                     r.completedOperations(),
                     r.throughput().orElse(0),
                     r.totalErrors())));
-    YcsbReport run = reports.get(Phase.RUN);
-    OptionalDouble cold = progress.coldRate(coldSeconds);
-    OptionalDouble warm =
-        progress.warmRate(
-            warmAfterSeconds, run.completedOperations(), run.runtimeSeconds(), MIN_WARM_SECONDS);
+    OptionalDouble cold = coldRate(progress);
+    OptionalDouble warm = warmRate(reports, progress);
     b.append(
         String.format(
             ", run cold (first %d s) %s",

@@ -3,6 +3,7 @@ package io.vcorfu.benchmarks.ycsb;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 class YcsbReportTest {
@@ -30,6 +31,22 @@ class YcsbReportTest {
         .containsEntry("READ", 140L)
         .containsEntry("UPDATE-FAILED", 2L)
         .doesNotContainKey("CLEANUP");
+  }
+
+  @Test
+  void keepsTheLatencyFiguresOfEachOperationType() {
+    YcsbReport r = new YcsbReport();
+    List.of(
+            "[READ], Operations, 140",
+            "[READ], AverageLatency(us), 402.5",
+            "[READ], 99thPercentileLatency(us), 812",
+            "[UPDATE], MaxLatency(us), 9000",
+            "[CLEANUP], MaxLatency(us), 7")
+        .forEach(r::accept);
+    assertThat(r.latenciesUs())
+        .containsOnlyKeys("READ", "UPDATE")
+        .containsEntry("READ", Map.of("AverageLatency", 402.5, "99thPercentileLatency", 812.0))
+        .containsEntry("UPDATE", Map.of("MaxLatency", 9000.0));
   }
 
   @Test
