@@ -38,10 +38,11 @@ import java.util.function.ToDoubleFunction;
  *
  * <p>Metrics: {@code vcorfu_requests_seconds} per request type and outcome (a histogram), {@code
  * vcorfu_request_bytes} per request type (writes: the bytes a client sent), {@code
- * vcorfu_tokens_issued_total}, {@code vcorfu_fsync_seconds} (a histogram of each fsync's latency),
- * {@code vcorfu_group_commit_records} (a histogram of the records each fsync made durable), gauges
- * of the epoch, the sealed epoch, whether the node serves, read-lease holders, foreground write p99
- * and rebuild progress, and the JVM's memory, GC, threads, classes, processors and uptime.
+ * vcorfu_tokens_issued_total}, {@code vcorfu_appends_total} per kind of write, {@code
+ * vcorfu_fsync_seconds} (a histogram of each fsync's latency), {@code vcorfu_group_commit_records}
+ * (a histogram of the records each fsync made durable), gauges of the epoch, the sealed epoch,
+ * whether the node serves, read-lease holders, foreground write p99 and rebuild progress, and the
+ * JVM's memory, GC, threads, classes, processors and uptime.
  */
 public final class NodeHttp implements AutoCloseable {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -52,6 +53,16 @@ public final class NodeHttp implements AutoCloseable {
       new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
   private final Map<String, Timer> timers = new ConcurrentHashMap<>();
   private final Map<String, DistributionSummary> sizes = new ConcurrentHashMap<>();
+  private final Map<String, Counter> appends = new ConcurrentHashMap<>();
+
+  /** The requests that store an entry on this node: an append's write at one replica. */
+  private static final java.util.Set<Request.PayloadCase> WRITES =
+      java.util.EnumSet.of(
+          Request.PayloadCase.SEQUENCED_WRITE,
+          Request.PayloadCase.LOG_WRITE,
+          Request.PayloadCase.CHAIN_WRITE,
+          Request.PayloadCase.STREAM_WRITE);
+
   private final Counter tokens;
   private final java.util.List<AutoCloseable> binders = new java.util.ArrayList<>();
 
@@ -178,6 +189,18 @@ public final class NodeHttp implements AutoCloseable {
                     .tag("type", type)
                     .register(registry))
         .record(request.getSerializedSize());
+    if (!failed && WRITES.contains(request.getPayloadCase())) {
+      appends
+          .computeIfAbsent(
+              type,
+              k ->
+                  Counter.builder("vcorfu.appends")
+                      .description(
+                          "Entries this node stored, by the kind of write that stored them")
+                      .tag("type", type)
+                      .register(registry))
+          .increment();
+    }
     if (response != null && response.hasToken()) {
       tokens.increment(response.getToken().getTokensCount());
     }

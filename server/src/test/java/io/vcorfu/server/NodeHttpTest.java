@@ -79,6 +79,9 @@ class NodeHttpTest {
                 .mapToLong(l -> (long) Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1)))
                 .sum();
         assertThat(answered).as("the five appends' requests, at least").isGreaterThanOrEqualTo(5);
+        assertThat(value(metrics.body(), "vcorfu_appends_total"))
+            .as("the five appends, stored by this node's replicas")
+            .isGreaterThanOrEqualTo(5);
         assertThat(value(metrics.body(), "vcorfu_fsync_seconds_count")).isPositive();
         assertThat(value(metrics.body(), "vcorfu_fsync_seconds_sum")).isPositive();
         assertThat(value(metrics.body(), "vcorfu_group_commit_records_sum"))
