@@ -15,6 +15,7 @@ import io.vcorfu.protocol.proto.LogTailResponse;
 import io.vcorfu.protocol.proto.ReadResult;
 import io.vcorfu.protocol.proto.StreamTailEntry;
 import java.util.ArrayList;
+import java.util.BitSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -42,8 +43,9 @@ import org.slf4j.LoggerFactory;
  * side restarts, the layout changes) is started again from the top without harm.
  *
  * <p>Cost: every stream every serving stream replica holds is read once per attempt (not only the
- * lost chains' entries: a stream replica is indexed by stream, not by global address), and the
- * entries found on the lost chains are held in memory until they are stored.
+ * lost chains' entries: a stream replica is indexed by stream, not by global address). Memory: one
+ * bit per address of the chains, and the uncommitted copies (entries in flight when the chain was
+ * lost); committed copies are stored a page at a time as they are found.
  */
 final class LogFromStreams {
   private static final Logger LOG = LoggerFactory.getLogger(LogFromStreams.class);
@@ -81,17 +83,6 @@ final class LogFromStreams {
     return n;
   }
 
-  /** True when global address {@code a} lies on one of the chains. */
-  private boolean onChains(long a) {
-    for (int[] sc : chains) {
-      Segment s = layout.segments().get(sc[0]);
-      if (s.contains(a) && a % s.log().size() == sc[1]) {
-        return true;
-      }
-    }
-    return false;
-  }
-
   /**
    * Copies; {@code paced} is told the bytes of each page read (it may block to hold the rate).
    *
@@ -102,7 +93,7 @@ final class LogFromStreams {
     if (trim > 0) {
       store.logReplica().trim(trim).join();
     }
-    Map<Long, ReadResult> found = new TreeMap<>();
+    Found found = new Found();
     long bytes = 0;
     for (Endpoint source : sources()) {
       for (StreamTailEntry t : ops.streamTail(source, List.of(), true).join().getTailsList()) {
@@ -126,7 +117,7 @@ final class LogFromStreams {
           long pageBytes = 0;
           for (ReadResult r : page) {
             pageBytes += r.getSerializedSize();
-            note(found, r);
+            found.note(r);
           }
           bytes += pageBytes;
           paced.accept(pageBytes);
@@ -137,43 +128,84 @@ final class LogFromStreams {
     return store(found, trim, bytes);
   }
 
-  /** Keeps {@code r} when it is a copy of an entry on the chains, the committed one first. */
-  private void note(Map<Long, ReadResult> found, ReadResult r) {
-    boolean held =
-        r.getStatus() == ReadResult.Status.COMMITTED
-            || r.getStatus() == ReadResult.Status.UNCOMMITTED;
-    LogEntryMsg e = r.getEntry();
-    if (!held || e.getKind() == EntryKind.LOST || e.getGlobalAddress() < 0) {
-      return;
-    }
-    long g = e.getGlobalAddress();
-    if (!onChains(g)) {
-      return;
-    }
-    found.merge(
-        g,
-        r,
-        (a, b) ->
-            a.getStatus() == ReadResult.Status.COMMITTED
-                    || (b.getStatus() != ReadResult.Status.COMMITTED
-                        && a.getEntry().getKind() == EntryKind.DATA)
-                ? a
-                : b);
-  }
+  /**
+   * What the copy found so far: one bit per address of the chains that a committed copy was found
+   * for (those copies are stored as they come, a page at a time), and the uncommitted copies of the
+   * other addresses, kept until the end (only entries in flight when the chain was lost: few).
+   */
+  private final class Found {
+    private final BitSet[] committed = new BitSet[chains.size()];
+    private final Map<Long, ReadResult> undecided = new TreeMap<>();
+    private final List<ReadResult> page = new ArrayList<>();
+    private long committedCount;
 
-  private Result store(Map<Long, ReadResult> found, long trim, long bytes) {
-    List<ReadResult> committed = new ArrayList<>();
-    List<LogEntryMsg> undecided = new ArrayList<>();
-    for (Map.Entry<Long, ReadResult> e : found.entrySet()) {
-      ReadResult r = e.getValue();
+    /** The bit of address {@code a} (on one of the chains), or null when it is on none. */
+    private long[] slot(long a) {
+      for (int i = 0; i < chains.size(); i++) {
+        int[] sc = chains.get(i);
+        Segment s = layout.segments().get(sc[0]);
+        if (s.contains(a) && a % s.log().size() == sc[1]) {
+          // Addresses of one chain are count apart: (a - start) / count tells them apart.
+          return new long[] {i, (a - s.start()) / s.log().size()};
+        }
+      }
+      return null;
+    }
+
+    private boolean committedAt(long a) {
+      long[] slot = slot(a);
+      BitSet bits = committed[(int) slot[0]];
+      return bits != null && bits.get((int) slot[1]);
+    }
+
+    /** Keeps {@code r} when it is a copy of an entry on the chains, the committed one first. */
+    void note(ReadResult r) {
+      boolean held =
+          r.getStatus() == ReadResult.Status.COMMITTED
+              || r.getStatus() == ReadResult.Status.UNCOMMITTED;
+      LogEntryMsg e = r.getEntry();
+      if (!held || e.getKind() == EntryKind.LOST || e.getGlobalAddress() < 0) {
+        return;
+      }
+      long g = e.getGlobalAddress();
+      long[] slot = slot(g);
+      if (slot == null) {
+        return;
+      }
+      BitSet bits = committed[(int) slot[0]];
+      if (bits == null) {
+        bits = committed[(int) slot[0]] = new BitSet();
+      }
+      if (bits.get((int) slot[1])) {
+        return;
+      }
       if (r.getStatus() == ReadResult.Status.COMMITTED) {
-        committed.add(r.toBuilder().setAddress(e.getKey()).build());
-      } else {
-        undecided.add(r.getEntry());
+        bits.set((int) slot[1]);
+        undecided.remove(g);
+        committedCount++;
+        page.add(r.toBuilder().setAddress(g).build());
+        if (page.size() == PAGE) {
+          flush();
+        }
+        return;
+      }
+      undecided.merge(g, r, (a, b) -> a.getEntry().getKind() == EntryKind.DATA ? a : b);
+    }
+
+    /** Stores the committed copies noted since the last flush. */
+    void flush() {
+      if (!page.isEmpty()) {
+        store.install(null, List.copyOf(page)).join();
+        page.clear();
       }
     }
-    for (int i = 0; i < committed.size(); i += PAGE) {
-      store.install(null, committed.subList(i, Math.min(committed.size(), i + PAGE))).join();
+  }
+
+  private Result store(Found found, long trim, long bytes) {
+    found.flush();
+    List<LogEntryMsg> undecided = new ArrayList<>();
+    for (ReadResult r : found.undecided.values()) {
+      undecided.add(r.getEntry());
     }
     long stored = store.installUndecided(undecided).join();
     long lost = 0;
@@ -182,7 +214,7 @@ final class LogFromStreams {
       Segment s = layout.segments().get(sc[0]);
       long count = s.log().size();
       for (long a = Math.max(s.start(), trim); a < s.end(); a++) {
-        if (a % count == sc[1] && !found.containsKey(a)) {
+        if (a % count == sc[1] && !found.committedAt(a) && !found.undecided.containsKey(a)) {
           missing.add(a);
           if (missing.size() == PAGE) {
             lost += store.markLost(missing).join();
@@ -197,10 +229,10 @@ final class LogFromStreams {
             + " (stored as the writer left them), {} addresses held by no stream replica marked"
             + " lost",
         self,
-        committed.size(),
+        found.committedCount,
         stored,
         lost);
-    return new Result(committed.size(), stored, lost, bytes);
+    return new Result(found.committedCount, stored, lost, bytes);
   }
 
   /**
