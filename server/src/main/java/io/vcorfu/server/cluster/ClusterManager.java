@@ -1,6 +1,5 @@
 package io.vcorfu.server.cluster;
 
-import io.vcorfu.client.rpc.EpochRpc;
 import io.vcorfu.layout.ChainLostException;
 import io.vcorfu.layout.Layout;
 import io.vcorfu.layout.LayoutChanges;
@@ -35,8 +34,9 @@ import org.slf4j.LoggerFactory;
  * it stays silent past the failure timeout (a paused, cut-off or crashed node looks like this), or
  * at once when its port refuses connections (its process is gone; a paused or cut-off process would
  * not refuse), or when it answers that its data directory is not the one the layout counts on (see
- * {@link NodeIdentity}). Every node probes too, and acts in the leader's place while the leader
- * itself is silent (its election outlives it by a ZooKeeper session timeout).
+ * {@link NodeIdentity}); {@link NodeProbes} keeps what the probes heard and judges it. Every node
+ * probes too, and acts in the leader's place while the leader itself is silent (its election
+ * outlives it by a ZooKeeper session timeout).
  *
  * <p>Leadership decides only who acts. Safety comes from sealing and the compare-and-set on the
  * layout znode: a change (1) reads the layout and its version, (2) seals the next epoch on every
@@ -81,16 +81,8 @@ public final class ClusterManager implements AutoCloseable {
 
   private boolean closed;
 
-  /** When each node last answered a probe (the probe's send time), nanoTime; confined. */
-  private final Map<Endpoint, Long> lastHeard = new HashMap<>();
-
-  /**
-   * When a ping to each node last found its port closed (the ping's send time), nanoTime; confined.
-   */
-  private final Map<Endpoint, Long> refusedAt = new HashMap<>();
-
-  /** The latest answer of each node; confined. */
-  private final Map<Endpoint, PingResponse> lastAnswer = new HashMap<>();
+  /** What the probes heard of each node; on the manager's thread. */
+  private final NodeProbes probes;
 
   /** Nodes reported as holding the only copy of some chain; confined (logged once each). */
   private final Set<Endpoint> reportedLost = new HashSet<>();
@@ -113,6 +105,7 @@ public final class ClusterManager implements AutoCloseable {
     this.healing = new HealingPlan(config.memberHealDelay());
     this.store = store;
     this.calls = calls;
+    this.probes = new NodeProbes(config, calls);
     this.participant = self + "#" + java.util.UUID.randomUUID();
     this.latch = newLatch();
     this.thread =
@@ -177,13 +170,13 @@ public final class ClusterManager implements AutoCloseable {
       long slack = config.probeInterval().toNanos() + config.failureTimeout().toNanos() / 2;
       long start = System.nanoTime();
       if (lastRoundEndNanos != 0 && start - lastRoundEndNanos > slack) {
-        forgetWhatWasHeard();
+        probes.forget();
       }
       Versioned<Layout> current = store.get().get(timeoutMillis(), TimeUnit.MILLISECONDS);
       long probing = System.nanoTime();
-      probe(current.value());
+      probes.probe(current.value(), thread);
       if (System.nanoTime() - probing > slack) {
-        forgetWhatWasHeard();
+        probes.forget();
         return;
       }
       if (!leader && !leaderGone(current.value())) {
@@ -198,11 +191,6 @@ public final class ClusterManager implements AutoCloseable {
     } finally {
       lastRoundEndNanos = System.nanoTime();
     }
-  }
-
-  private void forgetWhatWasHeard() {
-    lastHeard.clear();
-    refusedAt.clear();
   }
 
   /**
@@ -225,92 +213,15 @@ public final class ClusterManager implements AutoCloseable {
     if (!layout.allServers().contains(leader)) {
       return true;
     }
-    PingResponse answer = lastAnswer.get(leader);
+    PingResponse answer = probes.answer(leader);
     if (answer != null && !answer.getManager().isEmpty() && !answer.getManager().equals(id)) {
       return true;
     }
-    return lastHeard.containsKey(leader) && down(leader, System.nanoTime());
+    return probes.probed(leader) && probes.down(leader, System.nanoTime());
   }
 
   private long timeoutMillis() {
     return Math.max(1000, config.failureTimeout().toMillis());
-  }
-
-  /**
-   * Pings every node of {@code layout}. An answer, whenever it comes, records that the node was
-   * alive when the ping was sent; a refused connection, that its process was gone then. The round
-   * waits one probe interval for answers; those in by then count in this round.
-   */
-  private void probe(Layout layout) {
-    long sent = System.nanoTime();
-    Map<Endpoint, CompletableFuture<PingResponse>> pings = new HashMap<>();
-    Set<Endpoint> probed = probed(layout);
-    for (Endpoint node : probed) {
-      lastHeard.putIfAbsent(node, sent);
-      pings.put(node, calls.ping(node));
-    }
-    lastHeard.keySet().retainAll(probed);
-    lastAnswer.keySet().retainAll(probed);
-    refusedAt.keySet().retainAll(probed);
-    try {
-      CompletableFuture.allOf(pings.values().toArray(CompletableFuture[]::new))
-          .get(config.probeInterval().toMillis(), TimeUnit.MILLISECONDS);
-    } catch (Exception e) {
-      // Some did not answer in time; they are judged by when they last did.
-    }
-    pings.forEach(
-        (node, ping) -> {
-          if (ping.isDone()) {
-            ping.handle((answer, error) -> record(node, sent, answer, error));
-          } else {
-            ping.whenCompleteAsync((answer, error) -> record(node, sent, answer, error), thread);
-          }
-        });
-  }
-
-  /** The layout's nodes, then its spares and removed nodes (candidates to restore a chain). */
-  private static Set<Endpoint> probed(Layout layout) {
-    Set<Endpoint> all = new java.util.LinkedHashSet<>(layout.allServers());
-    all.addAll(layout.spares());
-    all.addAll(layout.removed());
-    return all;
-  }
-
-  /** Records what the ping sent to {@code node} at {@code sent} found; on the manager's thread. */
-  private Void record(Endpoint node, long sent, PingResponse answer, Throwable error) {
-    if (!lastHeard.containsKey(node)) {
-      return null;
-    }
-    if (error == null) {
-      lastHeard.merge(node, sent, (a, b) -> b - a > 0 ? b : a);
-      lastAnswer.put(node, answer);
-      Long refused = refusedAt.get(node);
-      if (refused != null && sent - refused > 0) {
-        refusedAt.remove(node);
-      }
-    } else if (EpochRpc.unwrap(error) instanceof TransportException t && t.wasRefused()) {
-      refusedAt.merge(node, sent, (a, b) -> b - a > 0 ? b : a);
-    }
-    return null;
-  }
-
-  /**
-   * True when {@code node} is down as of {@code now}: it has not answered for the failure timeout,
-   * or a connection to it was refused after its last answer (its process is gone: nothing listens
-   * on its port, which a paused or cut-off process would still do), or it answers that its data
-   * directory is not the incarnation the layout counts on (wiped or replaced).
-   */
-  private boolean down(Endpoint node, long now) {
-    long heard = lastHeard.getOrDefault(node, now);
-    if (now - heard > config.failureTimeout().toNanos()) {
-      return true;
-    }
-    Long refused = refusedAt.get(node);
-    if (refused != null && refused - heard > 0) {
-      return true;
-    }
-    PingResponse answer = lastAnswer.get(node);
-    return answer != null && answer.getUntrusted();
   }
 
   private void act(Versioned<Layout> current) {
@@ -318,7 +229,7 @@ public final class ClusterManager implements AutoCloseable {
     long now = System.nanoTime();
     List<Endpoint> silent = new ArrayList<>();
     for (Endpoint node : layout.allServers()) {
-      if (down(node, now)) {
+      if (probes.down(node, now)) {
         silent.add(node);
       }
     }
@@ -359,15 +270,12 @@ public final class ClusterManager implements AutoCloseable {
       return;
     }
     for (Endpoint dead : silent) {
-      if (wiped(dead, now) && !LostLogChains.heldAlone(layout, dead).isEmpty()) {
+      if (probes.wiped(dead, now) && !LostLogChains.heldAlone(layout, dead).isEmpty()) {
         rebuildFromStreams(current, dead);
         return;
       }
     }
-    long sealedAhead = layout.epoch();
-    for (PingResponse p : lastAnswer.values()) {
-      sealedAhead = Math.max(sealedAhead, p.getSealedEpoch());
-    }
+    long sealedAhead = probes.highestSealedEpoch(layout.epoch());
     if (sealedAhead > layout.epoch()) {
       recommit(current, sealedAhead);
       return;
@@ -380,21 +288,7 @@ public final class ClusterManager implements AutoCloseable {
    * epoch, or else joins an answering spare or removed node to the chains that lack a replica.
    */
   private void heal(Versioned<Layout> current, long now) {
-    HealingPlan.Step step =
-        healing.next(
-            current.value(),
-            now,
-            new HealingPlan.Probes() {
-              @Override
-              public boolean answering(Endpoint node) {
-                return ClusterManager.this.answering(node, now);
-              }
-
-              @Override
-              public PingResponse lastAnswer(Endpoint node) {
-                return lastAnswer.get(node);
-              }
-            });
+    HealingPlan.Step step = healing.next(current.value(), now, probes.asOf(now));
     if (step != null) {
       LOG.info("manager {}: {}", self, step.why());
       healingStep(current, step.what(), step.change());
@@ -410,19 +304,6 @@ public final class ClusterManager implements AutoCloseable {
     } catch (Exception e) {
       failed(what, e);
     }
-  }
-
-  /**
-   * True when {@code node} answered a probe lately, as a node of this cluster: within the failure
-   * timeout and with no refused connection since, and it does not say its data directory is
-   * foreign.
-   */
-  private boolean answering(Endpoint node, long now) {
-    PingResponse answer = lastAnswer.get(node);
-    return answer != null
-        && answer.getCluster().equals(config.name())
-        && lastHeard.containsKey(node)
-        && !down(node, now);
   }
 
   /**
@@ -669,21 +550,6 @@ public final class ClusterManager implements AutoCloseable {
   }
 
   /**
-   * True when {@code node} answers as a node of this cluster on a data directory that is not the
-   * incarnation the layout counts on: whatever it held is proven gone.
-   */
-  private boolean wiped(Endpoint node, long now) {
-    PingResponse answer = lastAnswer.get(node);
-    long heard = lastHeard.getOrDefault(node, now);
-    Long refused = refusedAt.get(node);
-    return answer != null
-        && answer.getUntrusted()
-        && answer.getCluster().equals(config.name())
-        && now - heard <= config.failureTimeout().toNanos()
-        && (refused == null || refused - heard <= 0);
-  }
-
-  /**
    * {@code node} came back wiped while it held the only replica of some log chains: the layout
    * makes it rebuild those chains from the stream replicas ({@link LostLogChains}), the current
    * segment closed above every global address any sealed replica holds.
@@ -721,15 +587,7 @@ public final class ClusterManager implements AutoCloseable {
     long now = System.nanoTime();
     List<String> reasons = new ArrayList<>();
     for (Endpoint node : dead) {
-      long heard = lastHeard.getOrDefault(node, now);
-      PingResponse answer = lastAnswer.get(node);
-      reasons.add(
-          node
-              + (now - heard > config.failureTimeout().toNanos()
-                  ? " unresponsive for over " + config.failureTimeout().toMillis() + " ms"
-                  : answer != null && answer.getUntrusted()
-                      ? " runs on a wiped or replaced data directory"
-                      : " refuses connections: its process is gone"));
+      reasons.add(node + " " + probes.whyDown(node, now));
     }
     return String.join(", ", reasons);
   }
@@ -824,7 +682,7 @@ public final class ClusterManager implements AutoCloseable {
     if (layout.rebuilding().isEmpty() && !layout.isRebuilding(leaving)) {
       long now = System.nanoTime();
       for (Endpoint spare : layout.spares()) {
-        if (answering(spare, now)) {
+        if (probes.answering(spare, now)) {
           // Planned: drained onto the spare first, so no chain serves with fewer replicas.
           return drain(current, leaving, spare);
         }
@@ -839,12 +697,15 @@ public final class ClusterManager implements AutoCloseable {
       long others =
           layout.allServers().stream()
               .filter(
-                  e -> !e.equals(leaving) && !layout.draining().contains(e) && answering(e, now))
+                  e ->
+                      !e.equals(leaving)
+                          && !layout.draining().contains(e)
+                          && probes.answering(e, now))
               .count();
       for (Endpoint member : layout.allServers()) {
         if (others >= layout.replication()
             && !member.equals(leaving)
-            && answering(member, now)
+            && probes.answering(member, now)
             && !MemberChanges.drainTakes(layout, member, leaving).isEmpty()) {
           // Planned, with no spare: the other nodes take its places one at a time first.
           Layout next = MemberChanges.withDraining(layout, leaving);

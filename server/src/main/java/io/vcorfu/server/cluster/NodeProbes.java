@@ -1,0 +1,202 @@
+package io.vcorfu.server.cluster;
+
+import io.vcorfu.client.rpc.EpochRpc;
+import io.vcorfu.layout.Layout;
+import io.vcorfu.protocol.Endpoint;
+import io.vcorfu.protocol.TransportException;
+import io.vcorfu.protocol.proto.PingResponse;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * What the manager's probes heard of each node, and the judgements it draws from them: whether a
+ * node is down, answers, or came back on a wiped data directory.
+ *
+ * <p>Invariant: a node is judged by the send time of the pings it answered, never by when an answer
+ * arrived, so a late answer cannot make a node that went silent look alive now; and a refused
+ * connection counts only when it was sent after the node's last answer (a process that is gone
+ * refuses, a paused or cut-off one does not). After a pause of the manager itself, {@link #forget}
+ * gives every node a full failure timeout again.
+ *
+ * <p>Confined to the manager's thread.
+ */
+final class NodeProbes {
+  private final ClusterConfig config;
+  private final NodeCalls calls;
+
+  /** When each node last answered a probe (the probe's send time), nanoTime. */
+  private final Map<Endpoint, Long> lastHeard = new HashMap<>();
+
+  /** When a ping to each node last found its port closed (the ping's send time), nanoTime. */
+  private final Map<Endpoint, Long> refusedAt = new HashMap<>();
+
+  /** The latest answer of each node. */
+  private final Map<Endpoint, PingResponse> lastAnswer = new HashMap<>();
+
+  NodeProbes(ClusterConfig config, NodeCalls calls) {
+    this.config = config;
+    this.calls = calls;
+  }
+
+  /** Forgets when nodes were last heard: each gets a full failure timeout from the next probe. */
+  void forget() {
+    lastHeard.clear();
+    refusedAt.clear();
+  }
+
+  /**
+   * Pings every node of {@code layout}, its spares and removed nodes. An answer, whenever it comes,
+   * records that the node was alive when the ping was sent; a refused connection, that its process
+   * was gone then. Waits one probe interval for answers; those in by then count at once, later ones
+   * are recorded on {@code thread} (the manager's) when they come.
+   */
+  void probe(Layout layout, Executor thread) {
+    long sent = System.nanoTime();
+    Map<Endpoint, CompletableFuture<PingResponse>> pings = new HashMap<>();
+    Set<Endpoint> probed = probed(layout);
+    for (Endpoint node : probed) {
+      lastHeard.putIfAbsent(node, sent);
+      pings.put(node, calls.ping(node));
+    }
+    lastHeard.keySet().retainAll(probed);
+    lastAnswer.keySet().retainAll(probed);
+    refusedAt.keySet().retainAll(probed);
+    try {
+      CompletableFuture.allOf(pings.values().toArray(CompletableFuture[]::new))
+          .get(config.probeInterval().toMillis(), TimeUnit.MILLISECONDS);
+    } catch (Exception e) {
+      // Some did not answer in time; they are judged by when they last did.
+    }
+    pings.forEach(
+        (node, ping) -> {
+          if (ping.isDone()) {
+            ping.handle((answer, error) -> record(node, sent, answer, error));
+          } else {
+            ping.whenCompleteAsync((answer, error) -> record(node, sent, answer, error), thread);
+          }
+        });
+  }
+
+  /** The layout's nodes, then its spares and removed nodes (candidates to restore a chain). */
+  private static Set<Endpoint> probed(Layout layout) {
+    Set<Endpoint> all = new LinkedHashSet<>(layout.allServers());
+    all.addAll(layout.spares());
+    all.addAll(layout.removed());
+    return all;
+  }
+
+  /** Records what the ping sent to {@code node} at {@code sent} found. */
+  private Void record(Endpoint node, long sent, PingResponse answer, Throwable error) {
+    if (!lastHeard.containsKey(node)) {
+      return null;
+    }
+    if (error == null) {
+      lastHeard.merge(node, sent, (a, b) -> b - a > 0 ? b : a);
+      lastAnswer.put(node, answer);
+      Long refused = refusedAt.get(node);
+      if (refused != null && sent - refused > 0) {
+        refusedAt.remove(node);
+      }
+    } else if (EpochRpc.unwrap(error) instanceof TransportException t && t.wasRefused()) {
+      refusedAt.merge(node, sent, (a, b) -> b - a > 0 ? b : a);
+    }
+    return null;
+  }
+
+  /** True once {@code node} has been probed (and not forgotten since). */
+  boolean probed(Endpoint node) {
+    return lastHeard.containsKey(node);
+  }
+
+  /** The latest answer of {@code node}, or null. */
+  PingResponse answer(Endpoint node) {
+    return lastAnswer.get(node);
+  }
+
+  /** The highest epoch any node answered it is sealed at, and {@code floor}. */
+  long highestSealedEpoch(long floor) {
+    long highest = floor;
+    for (PingResponse p : lastAnswer.values()) {
+      highest = Math.max(highest, p.getSealedEpoch());
+    }
+    return highest;
+  }
+
+  /**
+   * True when {@code node} is down as of {@code now}: it has not answered for the failure timeout,
+   * or a connection to it was refused after its last answer (its process is gone: nothing listens
+   * on its port, which a paused or cut-off process would still do), or it answers that its data
+   * directory is not the incarnation the layout counts on (wiped or replaced).
+   */
+  boolean down(Endpoint node, long now) {
+    long heard = lastHeard.getOrDefault(node, now);
+    if (now - heard > config.failureTimeout().toNanos()) {
+      return true;
+    }
+    Long refused = refusedAt.get(node);
+    if (refused != null && refused - heard > 0) {
+      return true;
+    }
+    PingResponse answer = lastAnswer.get(node);
+    return answer != null && answer.getUntrusted();
+  }
+
+  /**
+   * True when {@code node} answered a probe lately, as a node of this cluster: within the failure
+   * timeout and with no refused connection since, and it does not say its data directory is
+   * foreign.
+   */
+  boolean answering(Endpoint node, long now) {
+    PingResponse answer = lastAnswer.get(node);
+    return answer != null
+        && answer.getCluster().equals(config.name())
+        && lastHeard.containsKey(node)
+        && !down(node, now);
+  }
+
+  /**
+   * True when {@code node} answers as a node of this cluster on a data directory that is not the
+   * incarnation the layout counts on: whatever it held is proven gone.
+   */
+  boolean wiped(Endpoint node, long now) {
+    PingResponse answer = lastAnswer.get(node);
+    long heard = lastHeard.getOrDefault(node, now);
+    Long refused = refusedAt.get(node);
+    return answer != null
+        && answer.getUntrusted()
+        && answer.getCluster().equals(config.name())
+        && now - heard <= config.failureTimeout().toNanos()
+        && (refused == null || refused - heard <= 0);
+  }
+
+  /** Why {@code node} counts as down as of {@code now}, for the log. */
+  String whyDown(Endpoint node, long now) {
+    long heard = lastHeard.getOrDefault(node, now);
+    PingResponse answer = lastAnswer.get(node);
+    return now - heard > config.failureTimeout().toNanos()
+        ? "unresponsive for over " + config.failureTimeout().toMillis() + " ms"
+        : answer != null && answer.getUntrusted()
+            ? "runs on a wiped or replaced data directory"
+            : "refuses connections: its process is gone";
+  }
+
+  /** These probes as the healing plan sees them, as of {@code now}. */
+  HealingPlan.Probes asOf(long now) {
+    return new HealingPlan.Probes() {
+      @Override
+      public boolean answering(Endpoint node) {
+        return NodeProbes.this.answering(node, now);
+      }
+
+      @Override
+      public PingResponse lastAnswer(Endpoint node) {
+        return lastAnswer.get(node);
+      }
+    };
+  }
+}
