@@ -47,14 +47,6 @@ import java.util.function.ToDoubleFunction;
 public final class NodeHttp implements AutoCloseable {
   private static final ObjectMapper JSON = new ObjectMapper();
 
-  private final Node node;
-  private final HttpServer server;
-  private final PrometheusMeterRegistry registry =
-      new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
-  private final Map<String, Timer> timers = new ConcurrentHashMap<>();
-  private final Map<String, DistributionSummary> sizes = new ConcurrentHashMap<>();
-  private final Map<String, Counter> appends = new ConcurrentHashMap<>();
-
   /** The requests that store an entry on this node: an append's write at one replica. */
   private static final java.util.Set<Request.PayloadCase> WRITES =
       java.util.EnumSet.of(
@@ -62,6 +54,14 @@ public final class NodeHttp implements AutoCloseable {
           Request.PayloadCase.LOG_WRITE,
           Request.PayloadCase.CHAIN_WRITE,
           Request.PayloadCase.STREAM_WRITE);
+
+  private final Node node;
+  private final HttpServer server;
+  private final PrometheusMeterRegistry registry =
+      new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+  private final Map<String, Timer> timers = new ConcurrentHashMap<>();
+  private final Map<String, DistributionSummary> sizes = new ConcurrentHashMap<>();
+  private final Map<String, Counter> appends = new ConcurrentHashMap<>();
 
   private final Counter tokens;
   private final java.util.List<AutoCloseable> binders = new java.util.ArrayList<>();
