@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Loads a node's status page in headless Chromium against a running three-node cluster (ZooKeeper
 # from `vcorfu zookeeper`, three `vcorfu server` processes, `vcorfu cluster init`), checks that it
-# shows every node serving and the sequencer, and saves a screenshot to target/ci/status-page.png.
+# shows every node serving, the sequencer, the global tail and the node's streams, and saves a
+# screenshot to target/ci/status-page.png.
 # Installs Debian's chromium when it is missing. Ends only the processes it started.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -68,6 +69,8 @@ done
 [ "$(grep -o '>serving<' "$out/status-page.html" | wc -l)" -ge 3 ] || { echo "status page: not every node serving"; fail=1; }
 grep -q "sequencer 127.0.0.1:1910" "$out/status-page.html" || { echo "status page: no sequencer"; fail=1; }
 grep -q "first layout" "$out/status-page.html" || { echo "status page: no layout changes"; fail=1; }
+grep -Eq "global tail [0-9]+" "$out/status-page.html" || { echo "status page: no global tail"; fail=1; }
+grep -Eq "[1-9][0-9]* stream\(s\)" "$out/status-page.html" || { echo "status page: no streams"; fail=1; }
 [ -s "$out/status-page.png" ] || { echo "status page: no screenshot"; fail=1; }
 if [ $fail -ne 0 ]; then
   echo "status page: DOM was:"; cat "$out/status-page.html"; exit 1

@@ -440,6 +440,42 @@ public final class Node implements AutoCloseable {
     }
   }
 
+  /**
+   * The last global address the cluster's sequencer issued (-1 when none), as it answers within
+   * half a second; null when it does not.
+   */
+  public Long globalTail() {
+    Layout l = layout.get();
+    RpcClient client = peers;
+    if (l == null || client == null) {
+      return null;
+    }
+    try {
+      return new io.vcorfu.server.cluster.NodeCalls(client)
+          .globalTail(l.sequencer(), l.epoch())
+          .get(500, java.util.concurrent.TimeUnit.MILLISECONDS);
+    } catch (Exception e) {
+      return null;
+    }
+  }
+
+  /**
+   * Every stream this node's stream replica holds, in id order, with its tail (the highest stream
+   * address held) and trim mark; null when the node holds no stream replica or it does not answer.
+   */
+  public io.vcorfu.protocol.proto.StreamTailResponse streamTails() {
+    StreamReplica r = streamReplica;
+    if (r == null) {
+      return null;
+    }
+    try {
+      return r.tail(io.vcorfu.protocol.proto.StreamTailRequest.newBuilder().setAll(true).build())
+          .get(2, java.util.concurrent.TimeUnit.SECONDS);
+    } catch (Exception e) {
+      return null;
+    }
+  }
+
   /** Has {@code observer} see every request this node answers from now on (null: none). */
   public void observeRequests(RequestObserver observer) {
     requestObserver = observer;

@@ -36,6 +36,12 @@ import java.util.function.ToDoubleFunction;
  * while the node serves, 503 with the reason otherwise), {@code /status.json} (what the node knows:
  * its layout, epochs, rebuild progress) and {@code /} (a page showing it, refreshed every second).
  *
+ * <p>Status: the layout, each node's state as it answers a ping, this node's log tail, the
+ * cluster's global tail (the sequencer's), the streams this node's stream replica holds (by id: a
+ * stream's id is derived from its name, which replicas do not keep) with their tails and trim marks
+ * (the first {@value #STREAMS_SHOWN} by id, and how many), rebuild progress and the recent layout
+ * changes.
+ *
  * <p>Metrics: {@code vcorfu_requests_seconds} per request type and outcome (a histogram), {@code
  * vcorfu_request_bytes} per request type (writes: the bytes a client sent), {@code
  * vcorfu_tokens_issued_total}, {@code vcorfu_appends_total} per kind of write, {@code
@@ -46,6 +52,9 @@ import java.util.function.ToDoubleFunction;
  */
 public final class NodeHttp implements AutoCloseable {
   private static final ObjectMapper JSON = new ObjectMapper();
+
+  /** Streams listed by the status page, at most (the first ones by id; the count says all). */
+  static final int STREAMS_SHOWN = 100;
 
   /** The requests that store an entry on this node: an append's write at one replica. */
   private static final java.util.Set<Request.PayloadCase> WRITES =
@@ -276,6 +285,26 @@ public final class NodeHttp implements AutoCloseable {
       }
     }
     body.put("logTail", node.logTail());
+    Long globalTail = node.globalTail();
+    if (globalTail == null) {
+      body.putNull("globalTail");
+    } else {
+      body.put("globalTail", globalTail);
+    }
+    io.vcorfu.protocol.proto.StreamTailResponse tails = node.streamTails();
+    if (tails != null) {
+      ObjectNode streams = body.putObject("streams");
+      streams.put("count", tails.getTailsCount());
+      com.fasterxml.jackson.databind.node.ArrayNode shown = streams.putArray("shown");
+      for (io.vcorfu.protocol.proto.StreamTailEntry t :
+          tails.getTailsList().subList(0, Math.min(STREAMS_SHOWN, tails.getTailsCount()))) {
+        shown
+            .addObject()
+            .put("stream", io.vcorfu.protocol.StreamId.fromMsg(t.getStream()).toString())
+            .put("tail", t.getTail())
+            .put("trimMark", t.getTrimMark());
+      }
+    }
     com.fasterxml.jackson.databind.node.ArrayNode changes = body.putArray("recentChanges");
     for (AdoptedLayouts.Change c : node.recentChanges()) {
       changes

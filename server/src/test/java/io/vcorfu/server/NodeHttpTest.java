@@ -101,6 +101,19 @@ class NodeHttpTest {
         assertThat(status.get("layout").get("segments")).isNotEmpty();
         assertThat(status.get("nodes").get(0).get("state").asText()).isEqualTo("serving");
         assertThat(status.get("logTail").asLong()).as("the five appends").isGreaterThanOrEqualTo(4);
+        assertThat(status.get("globalTail").asLong())
+            .as("the sequencer's tail covers the five appends")
+            .isGreaterThanOrEqualTo(4);
+        JsonNode streams = status.get("streams");
+        assertThat(streams.get("count").asInt()).isGreaterThanOrEqualTo(1);
+        assertThat(streams.get("shown"))
+            .anySatisfy(
+                t -> {
+                  assertThat(t.get("stream").asText())
+                      .isEqualTo(io.vcorfu.protocol.StreamId.of("m").toString());
+                  assertThat(t.get("tail").asLong()).isEqualTo(4);
+                  assertThat(t.get("trimMark").asLong()).isZero();
+                });
         assertThat(status.get("recentChanges").isArray()).isTrue();
 
         HttpResponse<String> page = get(http.port(), "/");

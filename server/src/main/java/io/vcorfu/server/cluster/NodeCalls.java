@@ -93,6 +93,18 @@ public final class NodeCalls {
         .thenApply(r -> r.getAddNode());
   }
 
+  /**
+   * The last global address {@code sequencer} issued (-1 when none), asked at {@code epoch}: a tail
+   * query, which issues nothing.
+   */
+  public CompletableFuture<Long> globalTail(Endpoint sequencer, long epoch) {
+    Request.Builder request =
+        Request.newBuilder()
+            .setHeader(Header.newBuilder().setEpoch(epoch))
+            .setTail(io.vcorfu.protocol.proto.TailRequest.getDefaultInstance());
+    return call(sequencer, request).thenApply(r -> r.getTail().getGlobalTail());
+  }
+
   /** The layout {@code node} has adopted, as its JSON document. */
   public CompletableFuture<String> layoutJson(Endpoint node) {
     return call(node, Request.newBuilder().setGetLayout(GetLayoutRequest.getDefaultInstance()))
@@ -101,7 +113,7 @@ public final class NodeCalls {
 
   private CompletableFuture<io.vcorfu.protocol.proto.Response> call(
       Endpoint node, Request.Builder request) {
-    request.setHeader(Header.newBuilder().setProtocolVersion(PROTOCOL_VERSION));
+    request.setHeader(request.getHeader().toBuilder().setProtocolVersion(PROTOCOL_VERSION));
     return rpc.call(node, request.build()).thenApply(Errors::check);
   }
 }
