@@ -3,7 +3,6 @@ package io.vcorfu.benchmarks;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.vcorfu.server.LocalNode;
-import io.vcorfu.server.cli.VcorfuCli;
 import java.io.ByteArrayOutputStream;
 import java.io.OutputStream;
 import java.io.PrintStream;
@@ -65,7 +64,7 @@ final class BenchNode implements BeforeAllCallback, AfterAllCallback {
     System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
     int code;
     try {
-      code = VcorfuCli.commandLine(command).execute(argv.toArray(String[]::new));
+      code = BenchCli.commandLine(command).execute(argv.toArray(String[]::new));
     } finally {
       System.setOut(oldOut);
       System.setErr(oldErr);

@@ -14,6 +14,8 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import picocli.CommandLine;
 
 /**
@@ -258,6 +260,51 @@ class JsonOutputTest {
     assertThat(p.err()).anyMatch(l -> ackProgress.matcher(l).matches());
     assertThat(p.err()).noneMatch(l -> l.startsWith("progress append "));
     assertThat(Files.readAllLines(acks)).hasSizeGreaterThanOrEqualTo((int) r.get("ops").asLong());
+  }
+
+  /**
+   * A mode that fails (here: nothing listens at its endpoint) prints {@code {"mode", "error"}} on
+   * standard output in JSON, besides the usual line on standard error and exit code 1.
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {"tokens", "degraded", "stream-timeline"})
+  void aModeThatFailsPrintsItsErrorAsJson(String mode) throws Exception {
+    int closed;
+    try (java.net.ServerSocket s = new java.net.ServerSocket(0)) {
+      closed = s.getLocalPort();
+    }
+    java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+    java.io.ByteArrayOutputStream err = new java.io.ByteArrayOutputStream();
+    java.io.PrintStream oldOut = System.out;
+    java.io.PrintStream oldErr = System.err;
+    int code;
+    System.setOut(new java.io.PrintStream(out, true, java.nio.charset.StandardCharsets.UTF_8));
+    System.setErr(new java.io.PrintStream(err, true, java.nio.charset.StandardCharsets.UTF_8));
+    try {
+      code =
+          BenchCli.commandLine(BenchCli.class)
+              .execute(
+                  mode,
+                  "--endpoint",
+                  "127.0.0.1:" + closed,
+                  "--duration",
+                  "1",
+                  "--failover-timeout",
+                  "0",
+                  "--output",
+                  "json");
+    } finally {
+      System.setOut(oldOut);
+      System.setErr(oldErr);
+    }
+    String printed = out.toString(java.nio.charset.StandardCharsets.UTF_8);
+    String errors = err.toString(java.nio.charset.StandardCharsets.UTF_8);
+    assertThat(code).as(printed + errors).isEqualTo(VcorfuCli.FAILED);
+    assertThat(printed.lines()).as(errors).hasSize(1);
+    JsonNode r = JSON.readTree(printed);
+    assertThat(r.get("mode").asText()).isEqualTo(mode);
+    assertThat(r.get("error").asText()).contains("127.0.0.1:" + closed);
+    assertThat(errors).contains("vcorfu: ");
   }
 
   @Test
