@@ -176,9 +176,10 @@ public final class Rebuilder implements AutoCloseable {
   /** How the copy goes, for ping answers; null when this node is not rebuilding. */
   public RebuildProgress progress() {
     Run run = current;
-    if (run == null) {
-      return null;
-    }
+    return run == null ? null : progressOf(run);
+  }
+
+  private static RebuildProgress progressOf(Run run) {
     double seconds = Math.max(1e-3, (System.nanoTime() - run.startedNanos) / 1e9);
     return RebuildProgress.newBuilder()
         .setSinceEpoch(run.since)
@@ -362,18 +363,19 @@ public final class Rebuilder implements AutoCloseable {
         task.get(PROGRESS_LOG_SECONDS, java.util.concurrent.TimeUnit.SECONDS);
         return;
       } catch (java.util.concurrent.TimeoutException stillCopying) {
-        double seconds = Math.max(1e-3, (System.nanoTime() - run.startedNanos) / 1e9);
-        double left = secondsLeft(run, seconds);
+        RebuildProgress p = progressOf(run);
         LOG.info(
             "node {} rebuilding: {} slots copied ({} bytes, {} MB/s), {} held already, about {}"
                 + " left{}",
             self,
-            run.copied.get(),
-            run.bytes.get(),
-            String.format(java.util.Locale.ROOT, "%.1f", run.bytes.get() / seconds / 1e6),
-            run.held.get(),
-            Math.max(0, run.left.get()),
-            left < 0 ? "" : String.format(java.util.Locale.ROOT, " (%.0f s)", left));
+            p.getEntriesCopied(),
+            p.getBytesCopied(),
+            String.format(java.util.Locale.ROOT, "%.1f", p.getBytesPerSecond() / 1e6),
+            p.getEntriesHeld(),
+            p.getEntriesLeft(),
+            p.getSecondsLeft() < 0
+                ? ""
+                : String.format(java.util.Locale.ROOT, " (%.0f s)", p.getSecondsLeft()));
       }
     }
   }

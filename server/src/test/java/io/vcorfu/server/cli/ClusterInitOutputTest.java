@@ -22,6 +22,21 @@ import org.junit.jupiter.api.io.TempDir;
 class ClusterInitOutputTest {
   @TempDir Path tmp;
 
+  /** {@code cluster init --output json} of cluster c1 with {@code node} alone. */
+  private static CliRun initJson(TestingServer zk, Node node) {
+    return CliRun.of(
+        "cluster",
+        "init",
+        "--zookeeper",
+        zk.getConnectString(),
+        "--cluster",
+        "c1",
+        "--nodes",
+        node.endpoint().toString(),
+        "--output",
+        "json");
+  }
+
   @Test
   void initPrintsTheNewClusterAsJsonOnceItsSequencerServes() throws Exception {
     Endpoint at = new Endpoint("127.0.0.1", ServerProcess.freePort());
@@ -32,18 +47,7 @@ class ClusterInitOutputTest {
                 NodeConfig.durable(at, tmp.resolve("n"))
                     .inCluster(ClusterConfig.of(zk.getConnectString(), "c1")),
                 transport)) {
-      CliRun init =
-          CliRun.of(
-              "cluster",
-              "init",
-              "--zookeeper",
-              zk.getConnectString(),
-              "--cluster",
-              "c1",
-              "--nodes",
-              node.endpoint().toString(),
-              "--output",
-              "json");
+      CliRun init = initJson(zk, node);
       assertThat(init.code()).as(init.err()).isZero();
       assertThat(init.out().lines()).hasSize(1);
       JsonNode o = new ObjectMapper().readTree(init.out());
@@ -55,18 +59,7 @@ class ClusterInitOutputTest {
       assertThat(o.get("streamChains").asInt()).isEqualTo(1);
       assertThat(o.get("sequencerServing").asBoolean()).isTrue();
 
-      CliRun again =
-          CliRun.of(
-              "cluster",
-              "init",
-              "--zookeeper",
-              zk.getConnectString(),
-              "--cluster",
-              "c1",
-              "--nodes",
-              node.endpoint().toString(),
-              "--output",
-              "json");
+      CliRun again = initJson(zk, node);
       assertThat(again.code()).isEqualTo(1);
       assertThat(again.err()).contains("exists already");
     }
