@@ -7,7 +7,8 @@
 #   benchmarks/run-rebuild.sh [--parts rebuild,degraded] [--fill-mb 1024] [--value-size 65536]
 #                             [--rebuild-rate-mb 128] [--rebuild-max-p99-ms 20]
 #                             [--fg-threads 8] [--fg-size 1024]
-#                             [--baseline-s 10] [--workdir DIR] [--base-port 19600]
+#                             [--baseline-s 10] [--fg-lead-s 20] [--workdir DIR]
+#                             [--base-port 19600]
 #
 #   --parts LIST         rebuild (below; the default), timeline (after the rebuild part, or on its
 #                        own after the fill: the foreground load runs from 5 s before a kill -9 of
@@ -39,10 +40,14 @@
 #   --fg-threads T       the foreground load: `bench append --threads T --conns T --size
 #                        --fg-size --streams 32` (default 8 threads, 1 KiB values)
 #   --baseline-s S       seconds of foreground load measured before the failure (default 10)
+#   --fg-lead-s S        seconds the foreground client runs before anything is measured: before
+#                        the baseline's S seconds, and before each restart (heal), add-node (grow)
+#                        or kill (member), so that both sides of the fraction come from a client
+#                        whose JIT has warmed up (default 20)
 #
-# The run: fill; foreground baseline (S seconds, after 5 s of warm-up); `kill -9` of the third node
-# (not the sequencer) and wait until it is removed; then two cases, each with the foreground load
-# running from the restart until full strength is back:
+# The run: fill; foreground baseline (S seconds, after --fg-lead-s of warm-up); `kill -9` of the
+# third node (not the sequencer) and wait until it is removed; then two cases, each with the
+# foreground load running from --fg-lead-s before the restart until full strength is back:
 #   wiped   its data directory is deleted and it restarts empty: a rebuild copies everything
 #   kept    killed again, removed again, restarted on its data: it copies only what it missed
 # For each: time from restart to full strength (no rebuilding replica, no chain short of R), the
@@ -74,6 +79,7 @@ member_heal_delay_ms=30000
 fg_threads=8
 fg_size=1024
 baseline_s=10
+fg_lead_s=20
 workdir=""
 base_port=19600
 while (($#)); do
@@ -87,6 +93,7 @@ while (($#)); do
     --fg-threads) fg_threads=$2; shift 2 ;;
     --fg-size) fg_size=$2; shift 2 ;;
     --baseline-s) baseline_s=$2; shift 2 ;;
+    --fg-lead-s) fg_lead_s=$2; shift 2 ;;
     --workdir) workdir=$2; shift 2 ;;
     --base-port) base_port=$2; shift 2 ;;
     -h | --help) usage ;;
@@ -96,7 +103,7 @@ done
 [[ "$rebuild_max_p99_ms" =~ ^[0-9]+$ ]] ||
   peers_die "--rebuild-max-p99-ms must be a whole number, got '$rebuild_max_p99_ms'"
 for v in fill_mb value_size rebuild_rate_mb member_heal_delay_ms fg_threads fg_size baseline_s \
-  base_port; do
+  fg_lead_s base_port; do
   peers_require_uint "--${v//_/-}" "${!v}"
 done
 
@@ -259,7 +266,7 @@ heal() {
   local case=$1 t0 t_full="" t_first="" t_done="" copied=0 bytes=0 p s
   if [[ "$case" == wiped ]]; then rm -rf "$workdir/n2/data"; fi
   foreground 600 "$workdir/fg-$case.log"
-  sleep 2
+  sleep "$fg_lead_s"
   t0=$(now)
   start_node 2
   : >"$workdir/samples-$case.tsv"
@@ -282,15 +289,16 @@ heal() {
 }
 
 # summarize CASE T0 T_FIRST_COPY T_COPY_DONE T_FULL COPIED BYTES: the result line of a rebuild
-# (or growth) whose foreground load started 2 s before T0 and logged to WORKDIR/fg-CASE.log.
+# (or growth) whose foreground load started --fg-lead-s before T0 and logged to WORKDIR/fg-CASE.log.
 summarize() {
   local case=$1 t0=$2 t_first=$3 t_done=$4 t_full=$5 copied=$6 bytes=$7
   [[ -n "$t_done" ]] || t_done=$t_full
   [[ -n "$t_first" ]] || t_first=$t0
   python3 - "$case" "$t0" "$t_first" "$t_done" "$t_full" "$copied" "$bytes" "$baseline" \
-    "$baseline_p99" "$workdir/fg-$case.log" <<'EOF'
+    "$baseline_p99" "$workdir/fg-$case.log" "$fg_lead_s" <<'EOF'
 import sys
-case, t0, t1, td, tf, copied, nbytes, base, base_p99, log = sys.argv[1:]
+case, t0, t1, td, tf, copied, nbytes, base, base_p99, log, lead = sys.argv[1:]
+lead = int(lead)
 t0, t1, td, tf, copied, nbytes, base = map(float, (t0, t1, td, tf, copied, nbytes, base))
 acks, p99s = [], []
 for line in open(log):
@@ -298,19 +306,26 @@ for line in open(log):
     if f and f[0] == "progress":
         acks.append(float(f[3]))
         p99s.append(float(f[9]) if len(f) > 9 and f[9] != "-" else None)
-# The load started 2 s before the restart; count the seconds between restart and full strength.
+# The load started LEAD s before the restart; count the seconds between restart and full strength.
 n = max(1, int(round(tf - t0)))
-window = acks[2:2 + n]
+window = acks[lead:lead + n]
 fg = sum(window) / len(window) if window else 0.0
-seconds_p99 = sorted(p for p in p99s[2:2 + n] if p is not None)
+# The seconds of the copy itself (first entry copied to copy done), by the same clock.
+c0 = lead + max(0, int(round(t1 - t0)))
+c1 = lead + max(0, int(round(td - t0)))
+copying = acks[c0:max(c0 + 1, c1)]
+fg_copy = sum(copying) / len(copying) if copying else 0.0
+seconds_p99 = sorted(p for p in p99s[lead:lead + n] if p is not None)
 p99_median = seconds_p99[len(seconds_p99) // 2] if seconds_p99 else float("nan")
 p99_worst = seconds_p99[-1] if seconds_p99 else float("nan")
 copy_s = max(td - t1, 1e-3)
 print("rebuild %s restart_to_full_s %.2f copied_slots %d copied_mb %.1f copy_mb_s %.1f "
       "copy_slots_s %.0f foreground_appends_s %.0f baseline_appends_s %.0f fraction %.2f "
+      "foreground_during_copy_appends_s %.0f fraction_during_copy %.2f "
       "p99_ms_median_second %.1f p99_ms_worst_second %.1f baseline_p99_ms %s" % (
       case, tf - t0, copied, nbytes / 1048576, nbytes / 1048576 / copy_s, copied / copy_s,
-      fg, base, fg / base if base else 0, p99_median, p99_worst, base_p99))
+      fg, base, fg / base if base else 0, fg_copy, fg_copy / base if base else 0,
+      p99_median, p99_worst, base_p99))
 EOF
 }
 
@@ -322,13 +337,13 @@ grow() {
   local fresh=$host:${ports[3]} t0 t_full="" t_first="" t_done="" copied=0 bytes=0 p s line
   # Three nodes again, just before, with the same settings as the four-node figure after.
   line=$("${bench[@]}" append --endpoint "$endpoints" --threads "$fg_threads" \
-    --conns "$fg_threads" --size "$fg_size" --streams 32 --prefix fg --warmup 5 \
+    --conns "$fg_threads" --size "$fg_size" --streams 32 --prefix fg --warmup "$fg_lead_s" \
     --duration "$baseline_s" | grep 'appends/s')
   echo "three nodes: $line"
   start_node 3
   vcorfu_await_ready "$workdir/n3"
   foreground 600 "$workdir/fg-grow.log"
-  sleep 2
+  sleep "$fg_lead_s"
   t0=$(now)
   peers_log "cluster add-node --grow $fresh"
   "${cli[@]}" cluster add-node --endpoint "$endpoints" --grow "$fresh" >&2
@@ -348,7 +363,7 @@ grow() {
   [[ -n "$t_full" ]] || peers_die "$fresh was not a full member within an hour"
   summarize grow "$t0" "$t_first" "$t_done" "$t_full" "$copied" "$bytes"
   line=$("${bench[@]}" append --endpoint "$endpoints" --threads "$fg_threads" \
-    --conns "$fg_threads" --size "$fg_size" --streams 32 --prefix fg --warmup 5 \
+    --conns "$fg_threads" --size "$fg_size" --streams 32 --prefix fg --warmup "$fg_lead_s" \
     --duration "$baseline_s" | grep 'appends/s')
   echo "four nodes: $line"
 }
@@ -362,7 +377,7 @@ member_heal() {
   local t0 t_full="" t_first="" s removed_ms node c b
   local -A most_c=() most_b=()
   foreground 900 "$workdir/fg-member.log"
-  sleep 2
+  sleep "$fg_lead_s"
   t0=$(now)
   removed_ms=$(kill_and_await_removal 2)
   for ((i = 0; i < 7200; i++)); do
@@ -443,9 +458,9 @@ done
 stop_bench
 peers_log "filled ${mb} MiB per node in $(python3 -c "print(round($(now) - $t_fill))") s"
 
-peers_log "foreground baseline: ${baseline_s} s after 5 s of warm-up"
+peers_log "foreground baseline: ${baseline_s} s after ${fg_lead_s} s of warm-up"
 baseline_line=$("${bench[@]}" append --endpoint "$endpoints" --threads "$fg_threads" \
-  --conns "$fg_threads" --size "$fg_size" --streams 32 --prefix fg --warmup 5 \
+  --conns "$fg_threads" --size "$fg_size" --streams 32 --prefix fg --warmup "$fg_lead_s" \
   --duration "$baseline_s" | grep 'appends/s')
 baseline=$(awk '{ for (i = 1; i <= NF; i++) if ($i ~ /\/s$/) { print $(i-1); exit } }' <<<"$baseline_line")
 baseline_p99=$(awk '{ for (i = 1; i <= NF; i++) if ($i == "p99") { print $(i+1); exit } }' <<<"$baseline_line")

@@ -50,19 +50,29 @@ import org.slf4j.LoggerFactory;
  * {@code JoinState}). So a copy is idempotent and resumable: a copy that stops (this node restarts,
  * a source dies, the layout changes) is started again and skips, a page at a time, what is held.
  *
- * <p>The copy runs on threads of its own, a page ({@value #PAGE} slots) at a time, never on a
- * thread the node's failure detection or requests use. It is paced by a {@link RebuildPacer}: at
- * most {@code bytesPerSecond}, and slower while the 99th percentile of foreground writes on the
- * nodes it copies from or to (their ping answers, every 250 ms) is above the configured bound, so
- * that foreground requests keep the disk, network and processors they need. Once it finishes
- * against the layout of some epoch, {@link #progress()} says so ({@code done} at that epoch) and
- * the manager promotes the node with a second compare-and-set.
+ * <p>The copy runs on threads of its own, a page (about {@value #PAGE_BYTES} bytes, at most {@value
+ * #PAGE} slots) at a time, never on a thread the node's failure detection or requests use. It is
+ * paced by a {@link RebuildPacer}: at most {@code bytesPerSecond}, and slower while the 99th
+ * percentile of foreground writes on the nodes it copies from or to (their ping answers, every 250
+ * ms) is above the configured bound, so that foreground requests keep the disk, network and
+ * processors they need. Once it finishes against the layout of some epoch, {@link #progress()} says
+ * so ({@code done} at that epoch) and the manager promotes the node with a second compare-and-set.
  */
 public final class Rebuilder implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(Rebuilder.class);
 
-  /** Slots per read-and-install step. */
+  /** The most slots per read-and-install step. */
   static final int PAGE = 1024;
+
+  /**
+   * The bytes a read-and-install step aims at: the page size in slots follows the entries' size so
+   * that a step's read, its install and the disk write that makes it durable stay short, and the
+   * node's foreground writes, queued behind them on the same disk and threads, never wait long.
+   */
+  static final long PAGE_BYTES = 1 << 20;
+
+  /** Slots of the first page of a range, before the entries' size is known. */
+  static final int FIRST_PAGE = 16;
 
   /** Pages copied at once (streams, and slices of the closed log segments). */
   static final int WORKERS = 4;
@@ -355,27 +365,42 @@ public final class Rebuilder implements AutoCloseable {
     return run.pacer.follow(nodes, transport, observer);
   }
 
-  /** Waits for {@code task}, logging the copy's progress every {@value #PROGRESS_LOG_SECONDS} s. */
-  private void awaitLoggingProgress(Future<Void> task, Run run)
+  /** Logs how far {@code run} got. */
+  private void logProgress(Run run) {
+    RebuildProgress p = progressOf(run);
+    LOG.info(
+        "node {} rebuilding: {} slots copied ({} bytes, {} MB/s), {} held already, about {}"
+            + " left{}",
+        self,
+        p.getEntriesCopied(),
+        p.getBytesCopied(),
+        String.format(java.util.Locale.ROOT, "%.1f", p.getBytesPerSecond() / 1e6),
+        p.getEntriesHeld(),
+        p.getEntriesLeft(),
+        p.getSecondsLeft() < 0
+            ? ""
+            : String.format(java.util.Locale.ROOT, " (%.0f s)", p.getSecondsLeft()));
+  }
+
+  /**
+   * Waits for every task of {@code tasks} in turn, running {@code report} each time {@code
+   * intervalNanos} pass without all of them done, however short each task is; fails with the
+   * failure of the first failed task it waits for.
+   */
+  static void awaitAll(List<Future<Void>> tasks, long intervalNanos, Runnable report)
       throws InterruptedException, ExecutionException {
-    while (true) {
-      try {
-        task.get(PROGRESS_LOG_SECONDS, java.util.concurrent.TimeUnit.SECONDS);
-        return;
-      } catch (java.util.concurrent.TimeoutException stillCopying) {
-        RebuildProgress p = progressOf(run);
-        LOG.info(
-            "node {} rebuilding: {} slots copied ({} bytes, {} MB/s), {} held already, about {}"
-                + " left{}",
-            self,
-            p.getEntriesCopied(),
-            p.getBytesCopied(),
-            String.format(java.util.Locale.ROOT, "%.1f", p.getBytesPerSecond() / 1e6),
-            p.getEntriesHeld(),
-            p.getEntriesLeft(),
-            p.getSecondsLeft() < 0
-                ? ""
-                : String.format(java.util.Locale.ROOT, " (%.0f s)", p.getSecondsLeft()));
+    long nextReport = System.nanoTime() + intervalNanos;
+    for (Future<Void> task : tasks) {
+      while (true) {
+        try {
+          task.get(
+              Math.max(1, nextReport - System.nanoTime()),
+              java.util.concurrent.TimeUnit.NANOSECONDS);
+          break;
+        } catch (java.util.concurrent.TimeoutException stillCopying) {
+          report.run();
+          nextReport = System.nanoTime() + intervalNanos;
+        }
       }
     }
   }
@@ -388,18 +413,19 @@ public final class Rebuilder implements AutoCloseable {
       for (Callable<Void> task : tasks) {
         done.add(workers.submit(task));
       }
-      for (Future<Void> f : done) {
-        try {
-          awaitLoggingProgress(f, run);
-        } catch (ExecutionException e) {
-          Throwable cause = e.getCause();
-          if (cause instanceof InterruptedException stopped) {
-            throw stopped;
-          }
-          throw cause instanceof RuntimeException failure
-              ? failure
-              : new IllegalStateException(cause.toString(), cause);
+      try {
+        awaitAll(
+            done,
+            java.util.concurrent.TimeUnit.SECONDS.toNanos(PROGRESS_LOG_SECONDS),
+            () -> logProgress(run));
+      } catch (ExecutionException e) {
+        Throwable cause = e.getCause();
+        if (cause instanceof InterruptedException stopped) {
+          throw stopped;
         }
+        throw cause instanceof RuntimeException failure
+            ? failure
+            : new IllegalStateException(cause.toString(), cause);
       }
     } finally {
       workers.shutdownNow();
@@ -461,7 +487,7 @@ public final class Rebuilder implements AutoCloseable {
     java.util.function.LongPredicate counted =
         chains == null ? x -> true : x -> chains.contains((int) (x % chainCount));
     long a = from;
-    long pageSlots = PAGE;
+    long pageSlots = FIRST_PAGE;
     while (a <= to) {
       if (run.stopped || Thread.currentThread().isInterrupted()) {
         throw new InterruptedException("the rebuild was stopped");
@@ -497,11 +523,14 @@ public final class Rebuilder implements AutoCloseable {
         throw e;
       }
       List<ReadResult> mine = new ArrayList<>();
+      long pageBytes = 0;
       for (ReadResult r : decided) {
+        pageBytes += r.getSerializedSize();
         if (counted.test(r.getAddress())) {
           mine.add(r);
         }
       }
+      pageSlots = nextPageSlots(end - a + 1, pageBytes);
       long bytes = store.install(stream, mine).join();
       long installed = missingBefore - store.missing(stream, a, end, counted);
       run.copied.addAndGet(installed);
@@ -511,6 +540,17 @@ public final class Rebuilder implements AutoCloseable {
       run.pacer.pace(bytes);
       a = end + 1;
     }
+  }
+
+  /**
+   * The slots of the next page, given that the last one of {@code slots} slots read {@code bytes}:
+   * about {@link #PAGE_BYTES}, between 1 and {@link #PAGE}.
+   */
+  static long nextPageSlots(long slots, long bytes) {
+    if (bytes <= 0) {
+      return PAGE;
+    }
+    return Math.max(1, Math.min(PAGE, slots * PAGE_BYTES / bytes));
   }
 
   /**
