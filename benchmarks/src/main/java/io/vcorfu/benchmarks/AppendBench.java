@@ -42,10 +42,17 @@ import picocli.CommandLine.Option;
  * LoadWindows#putFigures} plus {@code threads}, {@code conns}, {@code streams}, {@code size},
  * {@code mb_per_second}, {@code errors}, {@code first_error} and {@code stopped_early}).
  */
-@Command(name = "append", description = "Append throughput and latency against a node or cluster.")
+@Command(
+    name = "append",
+    mixinStandardHelpOptions = true,
+    description = "Append throughput and latency against a node or cluster.")
 final class AppendBench extends ClusterBench {
 
-  @Option(names = "--streams", defaultValue = "1")
+  @Option(
+      names = "--streams",
+      defaultValue = "1",
+      description =
+          "Streams the appends go to, in turn (PREFIX-0 .. PREFIX-K-1; default ${DEFAULT-VALUE}).")
   int streams;
 
   @Option(names = "--size", defaultValue = "32", description = "Value size in bytes.")

@@ -30,6 +30,7 @@ import picocli.CommandLine.Option;
  */
 @Command(
     name = "degraded",
+    mixinStandardHelpOptions = true,
     description =
         "Cost of degraded reads (a stream read from the log by its backpointers) per hole rate.")
 final class DegradedBench extends ClusterBench {

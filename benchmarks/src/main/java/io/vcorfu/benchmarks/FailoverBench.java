@@ -54,6 +54,7 @@ import picocli.CommandLine.Option;
  */
 @Command(
     name = "failover",
+    mixinStandardHelpOptions = true,
     description =
         "Time from kill -9 of one server (a role: vcorfu sequencer or replica, etcd leader or"
             + " follower) to the first acknowledged write after it, one sequential writer.",

@@ -23,7 +23,10 @@ import picocli.CommandLine.Option;
  * reads, event) as a PNG: the second column per second as a line (left axis), the third as a second
  * line (right axis), and a labelled vertical mark per event.
  */
-@Command(name = "plot", description = "Draw a run-rebuild.sh timeline (TSV) as a PNG.")
+@Command(
+    name = "plot",
+    mixinStandardHelpOptions = true,
+    description = "Draw a run-rebuild.sh timeline (TSV) as a PNG.")
 final class PlotCommand implements Callable<Integer> {
   @Option(names = "--input", required = true, description = "The timeline TSV.")
   Path input;
@@ -31,7 +34,10 @@ final class PlotCommand implements Callable<Integer> {
   @Option(names = "--output", required = true, description = "The PNG to write.")
   Path output;
 
-  @Option(names = "--title", defaultValue = "Appends per second across a failure and a rebuild")
+  @Option(
+      names = "--title",
+      defaultValue = "Appends per second across a failure and a rebuild",
+      description = "The plot's title (default: ${DEFAULT-VALUE}).")
   String title;
 
   @Option(

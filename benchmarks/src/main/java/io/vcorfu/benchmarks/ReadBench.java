@@ -26,6 +26,7 @@ import picocli.CommandLine.Option;
  */
 @Command(
     name = "read",
+    mixinStandardHelpOptions = true,
     description = "Bulk stream read rate (entries/s and MB/s) over written streams.")
 final class ReadBench extends ClusterBench {
 

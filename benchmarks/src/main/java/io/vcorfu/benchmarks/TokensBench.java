@@ -34,10 +34,18 @@ import picocli.CommandLine.Option;
  * {@code in-process}), {@code threads}, {@code conns}, {@code streams}, {@code batch}, {@code
  * pipeline} and {@link LoadWindows#putFigures}'s fields ({@code ops} counts tokens).
  */
-@Command(name = "tokens", description = "Sequencer token throughput.")
+@Command(
+    name = "tokens",
+    mixinStandardHelpOptions = true,
+    description = "Sequencer token throughput.")
 final class TokensBench extends ClusterBench {
 
-  @Option(names = "--streams", defaultValue = "1")
+  @Option(
+      names = "--streams",
+      defaultValue = "1",
+      description =
+          "Streams the token requests name, one per request, in turn (tokens-0 .. tokens-K-1;"
+              + " default ${DEFAULT-VALUE}).")
   int streams;
 
   @Option(

@@ -24,6 +24,7 @@ import picocli.CommandLine.Option;
  */
 @Command(
     name = "ycsb",
+    mixinStandardHelpOptions = true,
     description = "YCSB core workloads A-F (load, then run) against vcorfu or a peer system.",
     sortOptions = false)
 final class YcsbBench implements Callable<Integer> {

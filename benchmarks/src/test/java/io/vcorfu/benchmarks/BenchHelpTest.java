@@ -1,0 +1,50 @@
+package io.vcorfu.benchmarks;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
+import picocli.CommandLine.Model.OptionSpec;
+
+/** Every bench mode answers {@code --help} with its usage, and every option says what it does. */
+class BenchHelpTest {
+
+  @Test
+  void everyModeAnswersHelpAndExitsZero() {
+    Map<String, CommandLine> modes = BenchCli.commandLine(BenchCli.class).getSubcommands();
+    assertThat(modes.keySet()).contains("append", "tokens", "read", "ycsb", "failover", "plot");
+    for (String mode : modes.keySet()) {
+      StringWriter out = new StringWriter();
+      StringWriter err = new StringWriter();
+      CommandLine cl = BenchCli.commandLine(BenchCli.class);
+      cl.setOut(new PrintWriter(out));
+      cl.setErr(new PrintWriter(err));
+      int code = cl.execute(mode, "--help");
+      assertThat(code).as("vcorfu bench %s --help: %s", mode, err).isZero();
+      assertThat(out.toString())
+          .as("vcorfu bench %s --help", mode)
+          .startsWith("Usage: vcorfu bench " + mode)
+          .contains("--help");
+    }
+  }
+
+  @Test
+  void everyOptionOfEveryModeHasADescription() {
+    List<String> undescribed = new ArrayList<>();
+    for (Map.Entry<String, CommandLine> mode :
+        BenchCli.commandLine(BenchCli.class).getSubcommands().entrySet()) {
+      for (OptionSpec option : mode.getValue().getCommandSpec().options()) {
+        String text = String.join(" ", option.description()).trim();
+        if (text.isEmpty()) {
+          undescribed.add(mode.getKey() + " " + option.longestName());
+        }
+      }
+    }
+    assertThat(undescribed).as("options without a description").isEmpty();
+  }
+}
