@@ -2,6 +2,7 @@ package io.vcorfu.benchmarks;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.vcorfu.server.cli.OutputFormat;
 import java.io.PrintStream;
 import picocli.CommandLine.Option;
 
@@ -13,12 +14,6 @@ import picocli.CommandLine.Option;
  * standard output holds nothing but results. Progress lines go to standard error in both formats.
  */
 public final class BenchOutput {
-  /** The formats. */
-  public enum Format {
-    text,
-    json
-  }
-
   static final ObjectMapper JSON = new ObjectMapper();
 
   @Option(
@@ -34,11 +29,11 @@ public final class BenchOutput {
               + " \"error\": ...}). Progress goes to standard error in both: once a second"
               + " 'progress NAME SECONDS ops N total M' while the load runs (ycsb: YCSB's own"
               + " status line).")
-  Format format = Format.text;
+  OutputFormat format = OutputFormat.text;
 
   /** True when results are printed as JSON. */
   public boolean json() {
-    return format == Format.json;
+    return format == OutputFormat.json;
   }
 
   /** A new result of {@code mode}: {@code {"mode": mode}}, to which the mode adds its fields. */

@@ -327,7 +327,7 @@ class JsonOutputTest {
       CommandLine.Model.OptionSpec output =
           bench.getSubcommands().get(mode).getCommandSpec().findOption("--output");
       assertThat(output).as(mode).isNotNull();
-      assertThat(output.type()).as(mode).isEqualTo(BenchOutput.Format.class);
+      assertThat(output.type()).as(mode).isEqualTo(io.vcorfu.server.cli.OutputFormat.class);
       assertThat(output.defaultValue()).as(mode).isEqualTo("text");
     }
     assertThat(

@@ -255,8 +255,9 @@ final class ClusterCommands {
     @Option(
         names = "--output",
         defaultValue = "text",
+        paramLabel = "FORMAT",
         description = "text or json (default ${DEFAULT-VALUE}).")
-    String output;
+    OutputFormat output;
 
     @Option(
         names = "--watch-ms",
@@ -271,10 +272,6 @@ final class ClusterCommands {
 
     @Override
     public Integer call() throws Exception {
-      if (!output.equals("text") && !output.equals("json")) {
-        spec.commandLine().getErr().println("vcorfu cluster status: --output is text or json");
-        return 2;
-      }
       if (watchMs < 0) {
         spec.commandLine().getErr().println("vcorfu cluster status: --watch-ms must be 0 or more");
         return 2;
@@ -299,7 +296,7 @@ final class ClusterCommands {
         while (!Thread.currentThread().isInterrupted()) {
           try {
             print(out, calls, asked);
-            if (output.equals("text")) {
+            if (output == OutputFormat.text) {
               out.println();
               out.flush();
             }
@@ -316,7 +313,7 @@ final class ClusterCommands {
     private void print(PrintWriter out, NodeCalls calls, List<Endpoint> asked) throws Exception {
       Layout layout = newestLayout(calls, asked);
       Map<Endpoint, NodeState> states = states(calls, layout);
-      if (output.equals("json")) {
+      if (output == OutputFormat.json) {
         out.println(watchMs == 0 ? json(layout, states) : compact(json(layout, states)));
       } else {
         text(out, layout, states);

@@ -50,10 +50,11 @@ final class ClusterHealCommands {
     @Option(
         names = "--output",
         defaultValue = "text",
+        paramLabel = "FORMAT",
         description =
             "text, or json: one object with the change's epoch and the layout it committed"
                 + " (default ${DEFAULT-VALUE}).")
-    String output;
+    OutputFormat output;
 
     @Spec CommandSpec spec;
 
@@ -89,9 +90,6 @@ final class ClusterHealCommands {
       try {
         asked = ClusterCommands.endpoints(endpoint);
         subject();
-        if (!output.equals("text") && !output.equals("json")) {
-          throw new IllegalArgumentException("--output is text or json, not " + output);
-        }
       } catch (IllegalArgumentException e) {
         spec.commandLine().getErr().println("vcorfu cluster " + name() + ": " + e.getMessage());
         return 2;
@@ -111,7 +109,7 @@ final class ClusterHealCommands {
               .println("vcorfu cluster " + name() + ": " + VcorfuCli.describe(e.getCause()));
           return 1;
         }
-        if (output.equals("json")) {
+        if (output == OutputFormat.json) {
           var m = new com.fasterxml.jackson.databind.ObjectMapper();
           var root = m.createObjectNode();
           root.put("command", name());

@@ -16,12 +16,6 @@ import picocli.CommandLine.Option;
  * under {@code "value"} when it is UTF-8 text, else under {@code "valueBase64"}.
  */
 final class Output {
-  /** The formats. */
-  enum Format {
-    text,
-    json
-  }
-
   static final ObjectMapper JSON = new ObjectMapper();
 
   @Option(
@@ -31,10 +25,10 @@ final class Output {
       description =
           "text (one entry per line, values escaped) or json (one object per line)"
               + " (default ${DEFAULT-VALUE}).")
-  Format format = Format.text;
+  OutputFormat format = OutputFormat.text;
 
   boolean json() {
-    return format == Format.json;
+    return format == OutputFormat.json;
   }
 
   /** {@code bytes} as one line of text: UTF-8 with control characters escaped, else bytes. */

@@ -97,6 +97,33 @@ class CliConventionsTest {
     }
   }
 
+  /**
+   * Every {@code --output} takes text or json alone; anything else is a usage error that names the
+   * two, before the command reaches any node.
+   */
+  @Test
+  void everyOutputOptionTakesTextOrJsonAndNamesThemWhenGivenSomethingElse() {
+    List<List<String>> commands =
+        List.of(
+            List.of("cluster", "status"),
+            List.of("cluster", "add-node", "127.0.0.1:1"),
+            List.of("cluster", "remove-node", "127.0.0.1:1"),
+            List.of("log", "tail"),
+            List.of("map", "get", "--map", "m", "k"));
+    for (List<String> command : commands) {
+      List<String> args = new ArrayList<>(command);
+      args.addAll(List.of("--output", "xml", "--endpoint", "127.0.0.1:1"));
+      CliRun r = CliRun.of(args);
+      assertThat(r.code()).as("vcorfu %s --output xml", command).isEqualTo(VcorfuCli.USAGE);
+      assertThat(r.err())
+          .as("vcorfu %s --output xml", command)
+          .contains("--output")
+          .contains("text")
+          .contains("json")
+          .contains("xml");
+    }
+  }
+
   @Test
   void exitCodesTellUsageErrorsAndMissingThingsFromFailures() throws Exception {
     assertThat(CliRun.of("log", "tail", "--no-such-option").code()).isEqualTo(VcorfuCli.USAGE);
