@@ -19,7 +19,6 @@ import io.vcorfu.protocol.LifeCycle;
 import io.vcorfu.protocol.RequestDispatcher;
 import io.vcorfu.protocol.RpcClient;
 import io.vcorfu.protocol.RpcHandler;
-import io.vcorfu.protocol.StreamId;
 import io.vcorfu.protocol.Transport;
 import io.vcorfu.protocol.proto.GetLayoutResponse;
 import io.vcorfu.protocol.proto.PingResponse;
@@ -31,7 +30,6 @@ import io.vcorfu.sequencer.ReadLeases;
 import io.vcorfu.sequencer.Sequencer;
 import io.vcorfu.sequencer.SequencerBootstrap;
 import io.vcorfu.sequencer.SequencerService;
-import io.vcorfu.sequencer.StreamTail;
 import io.vcorfu.server.cluster.ClusterManager;
 import io.vcorfu.server.cluster.ClusterMembership;
 import io.vcorfu.server.cluster.NodeCalls;
@@ -109,8 +107,8 @@ public final class Node implements AutoCloseable {
   private LogReplica logReplica;
   private StreamReplica streamReplica;
 
-  /** The sequencer role while the layout names this node the sequencer; else null. */
-  private volatile SequencerRole sequencerRole;
+  /** The sequencer role while the layout names this node the sequencer. */
+  private final SequencerSeat sequencerSeat = new SequencerSeat();
 
   private RpcClient peers;
   private RemoteViewHost views;
@@ -174,7 +172,7 @@ public final class Node implements AutoCloseable {
    * Clients holding a read lease from this node's sequencer now (0 when it is not the sequencer).
    */
   public int readLeaseHolders() {
-    SequencerRole role = sequencerRole;
+    SequencerRole role = sequencerSeat.role();
     return role == null || role.leases() == null ? 0 : role.leases().holders();
   }
 
@@ -183,7 +181,7 @@ public final class Node implements AutoCloseable {
    * cluster node is ready once it listens, whether or not it is in the layout yet.
    */
   public CompletableFuture<Void> ready() {
-    SequencerRole role = sequencerRole;
+    SequencerRole role = sequencerSeat.role();
     return membership != null || role == null || role.bootstrap() == null
         ? CompletableFuture.completedFuture(null)
         : role.bootstrap().done();
@@ -221,7 +219,7 @@ public final class Node implements AutoCloseable {
     dispatcher = dispatcher(me, Map.of());
     openRoles(chosen, me);
     dispatcher = dispatcher(me, RoleHandlers.table(roles(), layout::get, fence));
-    SequencerRole role = sequencerRole;
+    SequencerRole role = sequencerSeat.role();
     if (role != null) {
       role.start();
     }
@@ -237,7 +235,7 @@ public final class Node implements AutoCloseable {
   }
 
   private Roles roles() {
-    return new Roles(sequencerRole, logReplica, streamReplica, store, views);
+    return new Roles(sequencerSeat.role(), logReplica, streamReplica, store, views);
   }
 
   /**
@@ -322,65 +320,10 @@ public final class Node implements AutoCloseable {
         .on(PayloadCase.PING, r -> done(pingResponse(me)))
         .on(PayloadCase.GET_LAYOUT, r -> done(layoutResponse()))
         .on(PayloadCase.SEAL, r -> seal(r.getSeal().getEpoch()))
-        .on(PayloadCase.REMOVE_NODE, r -> removeNode(r.getRemoveNode().getNode()))
-        .on(PayloadCase.ADD_NODE, r -> addNode(r.getAddNode()))
+        .on(PayloadCase.REMOVE_NODE, r -> ManagerRequests.removeNode(manager, r.getRemoveNode()))
+        .on(PayloadCase.ADD_NODE, r -> ManagerRequests.addNode(manager, r.getAddNode()))
         .onAll(gated)
         .build();
-  }
-
-  /**
-   * Cluster mode: a planned removal, run by this node's manager (see {@code RemoveNodeRequest}).
-   */
-  private CompletableFuture<Response> removeNode(String node) {
-    Endpoint leaving;
-    try {
-      leaving = Endpoint.parse(node);
-    } catch (IllegalArgumentException e) {
-      return CompletableFuture.failedFuture(
-          new io.vcorfu.protocol.BadRequestException(
-              "The node to remove must be host:port, got '" + node + "'."));
-    }
-    return manager
-        .removeOnRequest(leaving)
-        .thenApply(
-            l ->
-                Response.newBuilder()
-                    .setRemoveNode(
-                        io.vcorfu.protocol.proto.RemoveNodeResponse.newBuilder()
-                            .setEpoch(l.epoch())
-                            .setLayoutJson(l.toJson()))
-                    .build());
-  }
-
-  /**
-   * Cluster mode: adds a spare, or grows the cluster by a node, run by this node's manager (see
-   * {@code AddNodeRequest}).
-   */
-  private CompletableFuture<Response> addNode(io.vcorfu.protocol.proto.AddNodeRequest r) {
-    Endpoint joining;
-    Endpoint replaces;
-    try {
-      joining = Endpoint.parse(r.getNode());
-      replaces = r.getReplaces().isEmpty() ? null : Endpoint.parse(r.getReplaces());
-    } catch (IllegalArgumentException e) {
-      return CompletableFuture.failedFuture(
-          new io.vcorfu.protocol.BadRequestException(
-              "The nodes to add and to replace must be host:port, got '"
-                  + r.getNode()
-                  + "' and '"
-                  + r.getReplaces()
-                  + "'."));
-    }
-    return manager
-        .addOnRequest(joining, r.getGrow(), replaces)
-        .thenApply(
-            l ->
-                Response.newBuilder()
-                    .setAddNode(
-                        io.vcorfu.protocol.proto.AddNodeResponse.newBuilder()
-                            .setEpoch(l.epoch())
-                            .setLayoutJson(l.toJson()))
-                    .build());
   }
 
   /**
@@ -636,7 +579,7 @@ public final class Node implements AutoCloseable {
     if (mine && next.epoch() <= firstEpoch) {
       // Also when an earlier attempt lost its compare-and-set (to a claim, say): every delivery
       // of the first epoch tries again, until a later epoch arrives.
-      closeSequencerRole();
+      sequencerSeat.close();
       LOG.info(
           "node {} starts as the sequencer of epoch {}: committing epoch {} first, so that no"
               + " token an earlier run issued can be written",
@@ -653,8 +596,8 @@ public final class Node implements AutoCloseable {
             next.epoch());
         propose(claimed, version);
       }
-      if (newer || (mine && sequencerRole == null)) {
-        followSequencer(next, mine);
+      if (newer || (mine && sequencerSeat.role() == null)) {
+        sequencerSeat.follow(next, mine, me, membership, peers, config.cluster().layoutLease());
       }
     }
     dispatcher = clusterDispatcher(me);
@@ -679,72 +622,6 @@ public final class Node implements AutoCloseable {
                     e.toString());
               }
             });
-  }
-
-  /** Cluster mode: keeps, opens or closes the sequencer role for {@code next}. */
-  private void followSequencer(Layout next, boolean mine) {
-    SequencerRole old = sequencerRole;
-    if (!mine) {
-      if (old != null) {
-        closeSequencerRole();
-        LOG.info("node {} is no longer the sequencer (epoch {})", binding.endpoint(), next.epoch());
-      }
-      return;
-    }
-    long notBefore = System.nanoTime() + config.cluster().layoutLease().toNanos();
-    if (old != null && old.ready().isDone() && !old.ready().isCompletedExceptionally()) {
-      // Staying the sequencer: what it issued is still what it knows.
-      sequencerRole =
-          new SequencerRole(
-              old.sequencer(), old.leases(), old.sequencer().advanceEpoch(next.epoch()), notBefore);
-      return;
-    }
-    // An earlier sequencer of this node that was replaced before it served still knows its
-    // streams' tails: floors for the new bootstrap (entries lost with their chains are on no
-    // replica, but their slots must not be issued again).
-    Map<StreamId, StreamTail> known = Map.of();
-    if (old != null) {
-      try {
-        known = old.sequencer().streamTails().get(1, java.util.concurrent.TimeUnit.SECONDS);
-      } catch (Exception notBooted) {
-        LOG.debug(
-            "node {}: no tails from the earlier sequencer: {}", binding.endpoint(), notBooted);
-      }
-    }
-    closeSequencerRole();
-    SequencerService sequencer = new SequencerService(new Sequencer());
-    ClusterMembership m = membership;
-    ReadLeases leases =
-        new ReadLeases(
-            LeaseMarker.recordedBy(
-                System.currentTimeMillis() + leaseWaitMillis(m), until -> m.recordReadLeases()));
-    sequencer.onIssued(leases::issued);
-    SequencerRole role =
-        new SequencerRole(
-            sequencer,
-            leases,
-            SequencerBootstrap.atEpoch(new BootstrapPeers(peers, next), next, sequencer, known),
-            notBefore);
-    sequencerRole = role;
-    role.start();
-    LOG.info("node {} takes over as the sequencer of epoch {}", binding.endpoint(), next.epoch());
-  }
-
-  /**
-   * How long a sequencer that takes over waits for read leases an earlier sequencer may have
-   * granted: none when the cluster's clients never asked for one (recorded in ZooKeeper before the
-   * first grant), else the longest lease.
-   */
-  private static long leaseWaitMillis(ClusterMembership m) {
-    return m.readLeasesGranted() ? ReadLeases.MAX_LEASE.toMillis() : 0;
-  }
-
-  private void closeSequencerRole() {
-    SequencerRole old = sequencerRole;
-    sequencerRole = null;
-    if (old != null) {
-      old.close();
-    }
   }
 
   /** The node's own requests (ping, layout, seal), then {@code roles}, behind the epoch check. */
@@ -833,12 +710,12 @@ public final class Node implements AutoCloseable {
       ReadLeases leases = new ReadLeases(leaseMarker(chosen, me));
       sequencer.onIssued(leases::issued);
       peers = transport.newClient(ClientOptions.defaults());
-      sequencerRole =
+      sequencerSeat.hold(
           new SequencerRole(
               sequencer,
               leases,
               new SequencerBootstrap(new BootstrapPeers(peers, chosen), chosen, sequencer),
-              0);
+              0));
     }
     if (streamReplica != null) {
       openViews(me);
@@ -856,7 +733,7 @@ public final class Node implements AutoCloseable {
             transport,
             () -> binding.endpoint(),
             config,
-            cluster -> new LocalReplicaLog(cluster, me, layout::get, replica, () -> sequencerRole));
+            cluster -> new LocalReplicaLog(cluster, me, layout::get, replica, sequencerSeat::role));
   }
 
   /**
@@ -1037,10 +914,7 @@ public final class Node implements AutoCloseable {
     if (binding != null) {
       binding.close();
     }
-    SequencerRole role = sequencerRole;
-    if (role != null) {
-      role.close();
-    }
+    sequencerSeat.close();
     if (peers != null) {
       peers.close();
     }

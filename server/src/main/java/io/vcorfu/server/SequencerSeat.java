@@ -1,0 +1,125 @@
+package io.vcorfu.server;
+
+import io.vcorfu.layout.Layout;
+import io.vcorfu.protocol.Endpoint;
+import io.vcorfu.protocol.RpcClient;
+import io.vcorfu.protocol.StreamId;
+import io.vcorfu.sequencer.LeaseMarker;
+import io.vcorfu.sequencer.ReadLeases;
+import io.vcorfu.sequencer.Sequencer;
+import io.vcorfu.sequencer.SequencerBootstrap;
+import io.vcorfu.sequencer.SequencerService;
+import io.vcorfu.sequencer.StreamTail;
+import io.vcorfu.server.cluster.ClusterMembership;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The sequencer role a node holds, if any: the one its static layout gives it, or, in a cluster,
+ * the one each agreed layout that names it the sequencer gives it ({@link #follow}).
+ *
+ * <p>Invariant: at most one {@link SequencerRole} is open at a time, and a node becoming the
+ * sequencer of an epoch either keeps a role that has served (same sequencer, same leases, its epoch
+ * advanced) or opens a new one that bootstraps from the replicas and waits out every layout lease
+ * and read lease of the layouts before it ({@link SequencerRole#ready()}); a role it stops holding
+ * is closed before anything else is opened. Thread-safe for readers; changes come from one thread
+ * at a time (the node's layout adoption, or its start).
+ */
+final class SequencerSeat implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(SequencerSeat.class);
+
+  private volatile SequencerRole role;
+
+  /** The role held now; null when this node is not the sequencer. */
+  SequencerRole role() {
+    return role;
+  }
+
+  /** Takes {@code opened} as the role (a static layout's, opened once at start). */
+  void hold(SequencerRole opened) {
+    close();
+    role = opened;
+  }
+
+  /**
+   * Cluster mode: keeps, opens or closes the role for the agreed layout {@code next} ({@code mine}:
+   * it names {@code me} the sequencer). A new role rebuilds its tails through {@code peers} and
+   * reveals nothing before {@code layoutLease} from now, nor before the read leases an earlier
+   * sequencer may have granted have run out (none when {@code membership} records that no client
+   * ever asked for one).
+   */
+  void follow(
+      Layout next,
+      boolean mine,
+      Endpoint me,
+      ClusterMembership membership,
+      RpcClient peers,
+      Duration layoutLease) {
+    SequencerRole old = role;
+    if (!mine) {
+      if (old != null) {
+        close();
+        LOG.info("node {} is no longer the sequencer (epoch {})", me, next.epoch());
+      }
+      return;
+    }
+    long notBefore = System.nanoTime() + layoutLease.toNanos();
+    if (old != null && old.ready().isDone() && !old.ready().isCompletedExceptionally()) {
+      // Staying the sequencer: what it issued is still what it knows.
+      role =
+          new SequencerRole(
+              old.sequencer(), old.leases(), old.sequencer().advanceEpoch(next.epoch()), notBefore);
+      return;
+    }
+    // An earlier sequencer of this node that was replaced before it served still knows its
+    // streams' tails: floors for the new bootstrap (entries lost with their chains are on no
+    // replica, but their slots must not be issued again).
+    Map<StreamId, StreamTail> known = Map.of();
+    if (old != null) {
+      try {
+        known = old.sequencer().streamTails().get(1, TimeUnit.SECONDS);
+      } catch (Exception notBooted) {
+        LOG.debug("node {}: no tails from the earlier sequencer: {}", me, notBooted);
+      }
+    }
+    close();
+    SequencerService sequencer = new SequencerService(new Sequencer());
+    ReadLeases leases =
+        new ReadLeases(
+            LeaseMarker.recordedBy(
+                System.currentTimeMillis() + leaseWaitMillis(membership),
+                until -> membership.recordReadLeases()));
+    sequencer.onIssued(leases::issued);
+    SequencerRole opened =
+        new SequencerRole(
+            sequencer,
+            leases,
+            SequencerBootstrap.atEpoch(new BootstrapPeers(peers, next), next, sequencer, known),
+            notBefore);
+    role = opened;
+    opened.start();
+    LOG.info("node {} takes over as the sequencer of epoch {}", me, next.epoch());
+  }
+
+  /**
+   * How long a sequencer that takes over waits for read leases an earlier sequencer may have
+   * granted: none when the cluster's clients never asked for one (recorded in ZooKeeper before the
+   * first grant), else the longest lease.
+   */
+  private static long leaseWaitMillis(ClusterMembership m) {
+    return m.readLeasesGranted() ? ReadLeases.MAX_LEASE.toMillis() : 0;
+  }
+
+  /** Closes the role held, if any; the seat is then empty. */
+  @Override
+  public void close() {
+    SequencerRole old = role;
+    role = null;
+    if (old != null) {
+      old.close();
+    }
+  }
+}
