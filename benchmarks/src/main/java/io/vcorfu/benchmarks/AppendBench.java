@@ -31,7 +31,9 @@ import picocli.CommandLine.Option;
  * changes (a node gone, the sequencer moved) for {@code --failover-timeout}; an append that still
  * fails after it is counted as an error and the thread goes on, so a run keeps going across a
  * failover and shows it as a pause. An error no layout change cures (a refused entry) stops that
- * thread. The run prints its summary and exits 0 either way.
+ * thread. The run prints its summary and exits 0 either way; a run that cannot start (no node
+ * answers) prints {@code vcorfu: WHY} on standard error (and {@code {"mode", "error"}} with {@code
+ * --output json}) and exits 1.
  *
  * <p>By default the threads share one client (one connection per node), as the threads of an
  * application do; {@code --conns C} gives them C independent clients, for comparisons with tools
@@ -224,9 +226,6 @@ final class AppendBench extends ClusterBench {
         stop(progress, ticker);
         closeAll(logs);
       }
-    } catch (RuntimeException e) {
-      output.print(
-          BenchOutput.error("append", e.getMessage()), "append: could not run: " + e.getMessage());
     } finally {
       if (acks != null) {
         acks.close();

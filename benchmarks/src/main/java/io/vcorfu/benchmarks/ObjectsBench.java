@@ -15,11 +15,12 @@ import picocli.CommandLine.Parameters;
  * Each run prints one line {@code objects mode=M threads=T ... ops_per_s=X aborts=A abort_rate=R
  * latency_ms p50 .. p99 .. p999 .. max ..}, then {@code check ...} lines that compare the objects'
  * final state with what the run acknowledged. A failure stops the affected thread; the run still
- * prints its line and the first failure, and exits 0. With {@code --output json} the result is one
- * JSON object: {@code workload} (the mode, with {@code -snap} for --random-snapshot), {@code
- * threads}, {@code objects}, {@code behind}, {@code reads}, {@code ops}, {@code seconds}, {@code
- * ops_per_second}, {@code aborts}, {@code abort_rate_percent}, {@code latency}, {@code checks} (the
- * check lines' text) and {@code stopped_early}.
+ * prints its line and the first failure, and exits 0. A mode that cannot run at all prints {@code
+ * objects mode=M: could not run: WHY} (in JSON {@code "error"}) and exits 1. With {@code --output
+ * json} the result is one JSON object: {@code workload} (the mode, with {@code -snap} for
+ * --random-snapshot), {@code threads}, {@code objects}, {@code behind}, {@code reads}, {@code ops},
+ * {@code seconds}, {@code ops_per_second}, {@code aborts}, {@code abort_rate_percent}, {@code
+ * latency}, {@code checks} (the check lines' text) and {@code stopped_early}.
  */
 @Command(
     name = "objects",
@@ -138,7 +139,7 @@ final class ObjectsBench extends ClusterBench {
       output.print(
           BenchOutput.error("objects", e.toString()).put("workload", mode),
           "objects mode=" + mode + ": could not run: " + e);
-      return 0;
+      return io.vcorfu.server.cli.VcorfuCli.FAILED;
     }
     print(o);
     return 0;

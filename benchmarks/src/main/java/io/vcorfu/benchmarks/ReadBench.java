@@ -188,9 +188,6 @@ final class ReadBench extends ClusterBench {
       } finally {
         closeAll(logs);
       }
-    } catch (RuntimeException e) {
-      output.print(
-          BenchOutput.error("read", e.getMessage()), "read: could not run: " + e.getMessage());
     }
     return 0;
   }

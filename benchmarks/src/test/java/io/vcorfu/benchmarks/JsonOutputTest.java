@@ -267,7 +267,7 @@ class JsonOutputTest {
    * standard output in JSON, besides the usual line on standard error and exit code 1.
    */
   @ParameterizedTest
-  @ValueSource(strings = {"tokens", "degraded", "stream-timeline"})
+  @ValueSource(strings = {"append", "read", "tokens", "degraded", "stream-timeline"})
   void aModeThatFailsPrintsItsErrorAsJson(String mode) throws Exception {
     int closed;
     try (java.net.ServerSocket s = new java.net.ServerSocket(0)) {

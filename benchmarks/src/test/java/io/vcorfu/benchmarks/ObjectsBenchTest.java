@@ -78,6 +78,36 @@ class ObjectsBenchTest {
     assertThat(out.toString()).contains(ObjectsBench.MODES);
   }
 
+  /** A mode that cannot run at all (nothing listens) says so and exits 1, not 0. */
+  @Test
+  void aModeThatCannotRunSaysSoAndExitsOne() throws Exception {
+    int closed;
+    try (java.net.ServerSocket socket = new java.net.ServerSocket(0)) {
+      closed = socket.getLocalPort();
+    }
+    java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+    java.io.PrintStream oldOut = System.out;
+    int code;
+    System.setOut(new java.io.PrintStream(out, true, java.nio.charset.StandardCharsets.UTF_8));
+    try {
+      code =
+          BenchCli.commandLine(new ObjectsBench())
+              .execute(
+                  "mutator",
+                  "--endpoint",
+                  "127.0.0.1:" + closed,
+                  "--duration",
+                  "1",
+                  "--failover-timeout",
+                  "0");
+    } finally {
+      System.setOut(oldOut);
+    }
+    String printed = out.toString(java.nio.charset.StandardCharsets.UTF_8);
+    assertThat(code).as(printed).isEqualTo(io.vcorfu.server.cli.VcorfuCli.FAILED);
+    assertThat(printed).startsWith("objects mode=mutator: could not run: ").contains("" + closed);
+  }
+
   private static List<String> run(String args) {
     return NODE.run(new ObjectsBench(), args);
   }
