@@ -11,11 +11,14 @@ import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
 import picocli.CommandLine.Model.OptionSpec;
 
-/** Every bench mode answers {@code --help} with its usage, and every option says what it does. */
+/**
+ * Every bench mode answers {@code --help} with its usage and {@code --version} with the build's,
+ * and every option says what it does.
+ */
 class BenchHelpTest {
 
   @Test
-  void everyModeAnswersHelpAndExitsZero() {
+  void everyModeAnswersHelpAndVersionAndExitsZero() {
     Map<String, CommandLine> modes = BenchCli.commandLine(BenchCli.class).getSubcommands();
     assertThat(modes.keySet()).contains("append", "tokens", "read", "ycsb", "failover", "plot");
     for (String mode : modes.keySet()) {
@@ -30,6 +33,11 @@ class BenchHelpTest {
           .as("vcorfu bench %s --help", mode)
           .startsWith("Usage: vcorfu bench " + mode)
           .contains("--help");
+      StringWriter version = new StringWriter();
+      CommandLine v = BenchCli.commandLine(BenchCli.class);
+      v.setOut(new PrintWriter(version));
+      assertThat(v.execute(mode, "--version")).as("vcorfu bench %s --version", mode).isZero();
+      assertThat(version.toString()).as("vcorfu bench %s --version", mode).startsWith("vcorfu ");
     }
   }
 

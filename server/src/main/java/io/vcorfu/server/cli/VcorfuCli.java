@@ -115,6 +115,7 @@ public final class VcorfuCli {
    */
   public static CommandLine commandLine(Object command) {
     CommandLine cl = new CommandLine(command);
+    giveVersion(cl);
     cl.setExecutionExceptionHandler(
         (e, line, parsed) -> {
           line.getErr().println("vcorfu: " + describe(e));
@@ -132,6 +133,18 @@ public final class VcorfuCli {
           return USAGE;
         });
     return cl;
+  }
+
+  /**
+   * Has {@code cl} and every command under it answer {@code --version} with the build's (also
+   * picocli's own {@code generate-completion}, which would name picocli's version).
+   */
+  private static void giveVersion(CommandLine cl) {
+    CommandLine.Model.CommandSpec spec = cl.getCommandSpec();
+    if (spec.versionProvider() == null) {
+      spec.versionProvider(new Version());
+    }
+    cl.getSubcommands().values().forEach(VcorfuCli::giveVersion);
   }
 
   /**

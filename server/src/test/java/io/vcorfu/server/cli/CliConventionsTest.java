@@ -63,7 +63,10 @@ class CliConventionsTest {
     assertThat(r.out()).startsWith("vcorfu ").doesNotContain("${").doesNotContain("unknown");
   }
 
-  /** Every command, nested ones included, answers {@code --help} with its usage and exits 0. */
+  /**
+   * Every command, nested ones included, answers {@code --help} with its usage and {@code
+   * --version} with the build's, and exits 0.
+   */
   @Test
   void everyCommandHasHelp() {
     List<String> paths = new ArrayList<>();
@@ -76,6 +79,10 @@ class CliConventionsTest {
       assertThat(r.code()).as("vcorfu %s --help: %s", path, r.err()).isZero();
       assertThat(r.out()).as("vcorfu %s --help", path).startsWith("Usage: vcorfu " + path);
       assertThat(r.out()).as("vcorfu %s --help describes it", path).contains("\n");
+      args.set(args.size() - 1, "--version");
+      CliRun v = CliRun.of(args);
+      assertThat(v.code()).as("vcorfu %s --version: %s", path, v.err()).isZero();
+      assertThat(v.out()).as("vcorfu %s --version", path).startsWith("vcorfu ");
     }
     CliRun help = CliRun.of("help", "log");
     assertThat(help.code()).isZero();
