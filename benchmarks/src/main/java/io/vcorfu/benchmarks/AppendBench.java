@@ -103,6 +103,15 @@ final class AppendBench extends ClusterBench {
 
   @Override
   public Integer call() throws Exception {
+    if (threads < 1 || streams < 1 || size < 1) {
+      throw new IllegalArgumentException(
+          "--threads, --streams and --size must be at least 1, got "
+              + threads
+              + ", "
+              + streams
+              + " and "
+              + size);
+    }
     BufferedWriter acks =
         ackLog == null ? null : Files.newBufferedWriter(ackLog, StandardCharsets.UTF_8);
     AtomicLong acked = new AtomicLong();

@@ -61,6 +61,10 @@ final class ReadBench extends ClusterBench {
 
   @Override
   public Integer call() throws Exception {
+    if (threads < 1 || streams < 1) {
+      throw new IllegalArgumentException(
+          "--threads and --streams must be at least 1, got " + threads + " and " + streams);
+    }
     List<StreamId> ids = new ArrayList<>();
     List<String> names = new ArrayList<>();
     if (stream != null) {
@@ -93,7 +97,7 @@ final class ReadBench extends ClusterBench {
         if (stored == 0) {
           String empty = "nothing to read: the " + ids.size() + " stream(s) are empty";
           output.print(BenchOutput.error("read", empty), "read: " + empty);
-          return 0;
+          return io.vcorfu.server.cli.VcorfuCli.FAILED;
         }
         long deadline = System.nanoTime() + (long) (duration * 1e9);
         List<Thread> workers = new ArrayList<>();

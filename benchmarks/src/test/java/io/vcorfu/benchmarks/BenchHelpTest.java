@@ -41,6 +41,31 @@ class BenchHelpTest {
     }
   }
 
+  /** Counts of nothing are refused before any connection is made, naming the option. */
+  @Test
+  void appendAndReadRefuseCountsOfNothing() {
+    for (String[] args :
+        List.of(
+            new String[] {"append", "--streams", "0"},
+            new String[] {"append", "--threads", "0"},
+            new String[] {"append", "--size", "0"},
+            new String[] {"read", "--streams", "0"},
+            new String[] {"read", "--threads", "0"})) {
+      StringWriter err = new StringWriter();
+      CommandLine cl = BenchCli.commandLine(BenchCli.class);
+      cl.setErr(new PrintWriter(err));
+      List<String> argv = new ArrayList<>(List.of(args));
+      argv.addAll(List.of("--endpoint", "127.0.0.1:1"));
+      int code = cl.execute(argv.toArray(String[]::new));
+      assertThat(code).as(String.join(" ", args)).isEqualTo(1);
+      assertThat(err.toString())
+          .as(String.join(" ", args))
+          .contains(args[1])
+          .contains("at least 1")
+          .doesNotContain("connect");
+    }
+  }
+
   @Test
   void everyOptionOfEveryModeHasADescription() {
     List<String> undescribed = new ArrayList<>();

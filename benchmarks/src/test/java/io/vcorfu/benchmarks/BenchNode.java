@@ -51,8 +51,18 @@ final class BenchNode implements BeforeAllCallback, AfterAllCallback {
     return runPrinting(command, args).out();
   }
 
+  /** As {@link #run}, asserting it exited {@code expectedCode}. */
+  List<String> run(Object command, String args, int expectedCode) {
+    return runPrinting(command, args, expectedCode).out();
+  }
+
   /** As {@link #run}, returning standard error too. */
   Printed runPrinting(Object command, String args) {
+    return runPrinting(command, args, 0);
+  }
+
+  /** As {@link #runPrinting(Object, String)}, asserting it exited {@code expectedCode}. */
+  Printed runPrinting(Object command, String args, int expectedCode) {
     List<String> argv = new ArrayList<>(List.of(args.split(" ")));
     argv.addAll(List.of("--endpoint", endpoint));
     List<String> both = new ArrayList<>();
@@ -73,7 +83,7 @@ final class BenchNode implements BeforeAllCallback, AfterAllCallback {
     String errText = err.text();
     System.out.print(outText);
     System.err.print(errText);
-    assertThat(code).as(outText + errText).isZero();
+    assertThat(code).as(outText + errText).isEqualTo(expectedCode);
     synchronized (both) {
       return new Printed(
           List.of(outText.split("\n")), List.of(errText.split("\n")), List.copyOf(both));

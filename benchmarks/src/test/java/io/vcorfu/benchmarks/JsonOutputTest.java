@@ -107,7 +107,8 @@ class JsonOutputTest {
     assertProgress(p, "read");
 
     List<JsonNode> empty =
-        parse(NODE.runPrinting(new ReadBench(), "--prefix jr-never --output json"));
+        parse(
+            NODE.runPrinting(new ReadBench(), "--prefix jr-never --output json", VcorfuCli.FAILED));
     assertThat(empty).hasSize(1);
     assertThat(empty.get(0).get("mode").asText()).isEqualTo("read");
     assertThat(empty.get(0).get("error").asText())

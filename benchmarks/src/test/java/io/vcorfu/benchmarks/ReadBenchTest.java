@@ -77,6 +77,7 @@ class ReadBenchTest {
   void emptyStreamsAreReportedInsteadOfMeasured() {
     String out =
         run(
+            VcorfuCli.FAILED,
             "--endpoint",
             endpoint,
             "--streams",
@@ -90,12 +91,16 @@ class ReadBenchTest {
   }
 
   private static String run(String... args) {
+    return run(0, args);
+  }
+
+  private static String run(int expectedCode, String... args) {
     ByteArrayOutputStream buffer = new ByteArrayOutputStream();
     PrintStream saved = System.out;
     System.setOut(new PrintStream(buffer, true, StandardCharsets.UTF_8));
     try {
       int code = VcorfuCli.commandLine(new ReadBench()).execute(args);
-      assertThat(code).isZero();
+      assertThat(code).isEqualTo(expectedCode);
     } finally {
       System.setOut(saved);
     }

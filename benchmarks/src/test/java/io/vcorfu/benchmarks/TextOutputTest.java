@@ -49,7 +49,11 @@ class TextOutputTest {
                 + " in \\d+\\.\\d s = \\d+ entries/s \\(\\d+\\.\\d{2} MB/s\\), 0 holes, \\d+"
                 + " calls, call "
                 + LATENCY);
-    assertThat(NODE.run(new ReadBench(), "--prefix tr-never --duration 0.5"))
+    assertThat(
+            NODE.run(
+                new ReadBench(),
+                "--prefix tr-never --duration 0.5",
+                io.vcorfu.server.cli.VcorfuCli.FAILED))
         .containsExactly("read: nothing to read: the 1 stream(s) are empty");
   }
 
