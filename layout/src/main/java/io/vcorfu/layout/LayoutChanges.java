@@ -88,7 +88,7 @@ public final class LayoutChanges {
               + replication
               + ".");
     }
-    List<List<Endpoint>> log = striped(nodes, replication);
+    List<List<Endpoint>> log = ChainPlacement.striped(nodes, replication);
     List<List<Endpoint>> stream = new ArrayList<>(streamChains);
     for (int i = 0; i < streamChains; i++) {
       stream.add(log.get(i % n));
@@ -569,7 +569,11 @@ public final class LayoutChanges {
       // Growth: a chain the node joined with R members gives one up; so does the same chain of a
       // segment opened while it copied (it lists the node there too). No other chain exceeds R.
       segments.add(
-          new Segment(s.start(), s.end(), trimmed(log, node, r), trimmed(stream, node, r)));
+          new Segment(
+              s.start(),
+              s.end(),
+              ChainPlacement.trimmed(log, node, r),
+              ChainPlacement.trimmed(stream, node, r)));
     }
     Segment current = segments.get(last);
     List<List<Endpoint>> log = current.log();
@@ -577,11 +581,11 @@ public final class LayoutChanges {
     if (joined == null && log.stream().noneMatch(c -> c.contains(node))) {
       // A node that rebuilt lost log chains (LostLogChains) is in no chain of the current
       // segment: it is striped in with the others.
-      List<Endpoint> nodes = members(log, stream);
+      List<Endpoint> nodes = ChainPlacement.members(log, stream);
       if (!nodes.contains(node)) {
         nodes.add(node);
       }
-      opened(segments, newSegmentStart, striped(nodes, r), stream);
+      opened(segments, newSegmentStart, ChainPlacement.striped(nodes, r), stream);
     }
     Map<Endpoint, Long> rebuilding = new HashMap<>(layout.rebuilding());
     rebuilding.remove(node);
@@ -676,7 +680,7 @@ public final class LayoutChanges {
     }
     List<Segment> segments = new ArrayList<>(layout.segments());
     Segment current = segments.get(segments.size() - 1);
-    List<Endpoint> members = members(current.log(), current.stream());
+    List<Endpoint> members = ChainPlacement.members(current.log(), current.stream());
     List<List<Endpoint>> stream = new ArrayList<>(current.stream());
     Map<Integer, Long> since = layout.streamSince();
     int splits = layout.streamSplits();
@@ -694,7 +698,7 @@ public final class LayoutChanges {
     }
     // At least R places: P >= N + 1 now.
     int k = stream.size() * r / (members.size() + 1);
-    Map<Endpoint, Integer> places = places(stream);
+    Map<Endpoint, Integer> places = ChainPlacement.places(stream);
     for (int j = 0; j < k; j++) {
       int best = -1;
       Endpoint busiest = null;
@@ -702,7 +706,7 @@ public final class LayoutChanges {
         if (stream.get(c).contains(node)) {
           continue;
         }
-        Endpoint m = mostPlaced(stream.get(c), places, node);
+        Endpoint m = ChainPlacement.mostPlaced(stream.get(c), places, node);
         if (best < 0 || places.get(m) > places.get(busiest)) {
           best = c;
           busiest = m;
@@ -737,72 +741,6 @@ public final class LayoutChanges {
     } else {
       segments.set(last, new Segment(current.start(), Segment.OPEN, log, stream));
     }
-  }
-
-  /** Every node of {@code log} and {@code stream} chains, once each, in document order. */
-  private static List<Endpoint> members(List<List<Endpoint>> log, List<List<Endpoint>> stream) {
-    Set<Endpoint> out = new java.util.LinkedHashSet<>();
-    log.forEach(out::addAll);
-    stream.forEach(out::addAll);
-    return new ArrayList<>(out);
-  }
-
-  /** One chain per node: chain {@code i} is the {@code r} nodes from {@code nodes[i]} on. */
-  private static List<List<Endpoint>> striped(List<Endpoint> nodes, int r) {
-    List<List<Endpoint>> out = new ArrayList<>(nodes.size());
-    for (int i = 0; i < nodes.size(); i++) {
-      List<Endpoint> chain = new ArrayList<>(r);
-      for (int j = 0; j < Math.min(r, nodes.size()); j++) {
-        chain.add(nodes.get((i + j) % nodes.size()));
-      }
-      out.add(chain);
-    }
-    return out;
-  }
-
-  /** How many of {@code chains} each node is in. */
-  private static Map<Endpoint, Integer> places(List<List<Endpoint>> chains) {
-    Map<Endpoint, Integer> out = new HashMap<>();
-    for (List<Endpoint> chain : chains) {
-      for (Endpoint e : chain) {
-        out.merge(e, 1, Integer::sum);
-      }
-    }
-    return out;
-  }
-
-  /** The member of {@code chain} other than {@code except} with the most places; ties: the last. */
-  private static Endpoint mostPlaced(
-      List<Endpoint> chain, Map<Endpoint, Integer> places, Endpoint except) {
-    Endpoint best = null;
-    for (Endpoint e : chain) {
-      if (!e.equals(except) && (best == null || places.get(e) >= places.get(best))) {
-        best = e;
-      }
-    }
-    return best;
-  }
-
-  /**
-   * {@code chains} with every chain longer than {@code r} that holds {@code node} short of one
-   * member: its most-placed member other than {@code node} (see {@link #mostPlaced}).
-   */
-  private static List<List<Endpoint>> trimmed(List<List<Endpoint>> chains, Endpoint node, int r) {
-    if (r < 1) {
-      return chains;
-    }
-    Map<Endpoint, Integer> places = places(chains);
-    List<List<Endpoint>> out = new ArrayList<>(chains.size());
-    for (List<Endpoint> chain : chains) {
-      if (chain.size() > r && chain.contains(node)) {
-        Endpoint leaving = mostPlaced(chain, places, node);
-        places.merge(leaving, -1, Integer::sum);
-        out.add(chain.stream().filter(e -> !e.equals(leaving)).toList());
-      } else {
-        out.add(chain);
-      }
-    }
-    return out;
   }
 
   /**
