@@ -389,17 +389,29 @@ public final class Rebuilder implements AutoCloseable {
    */
   static void awaitAll(List<Future<Void>> tasks, long intervalNanos, Runnable report)
       throws InterruptedException, ExecutionException {
-    long nextReport = System.nanoTime() + intervalNanos;
+    awaitAll(tasks, intervalNanos, System::nanoTime, report);
+  }
+
+  /** {@link #awaitAll(List, long, Runnable)} with time read from {@code clock} (nanoseconds). */
+  static void awaitAll(
+      List<Future<Void>> tasks,
+      long intervalNanos,
+      java.util.function.LongSupplier clock,
+      Runnable report)
+      throws InterruptedException, ExecutionException {
+    long nextReport = clock.getAsLong() + intervalNanos;
     for (Future<Void> task : tasks) {
       while (true) {
+        long now = clock.getAsLong();
+        if (now >= nextReport) {
+          report.run();
+          nextReport = now + intervalNanos;
+        }
         try {
-          task.get(
-              Math.max(1, nextReport - System.nanoTime()),
-              java.util.concurrent.TimeUnit.NANOSECONDS);
+          task.get(nextReport - now, java.util.concurrent.TimeUnit.NANOSECONDS);
           break;
         } catch (java.util.concurrent.TimeoutException stillCopying) {
-          report.run();
-          nextReport = System.nanoTime() + intervalNanos;
+          // The next pass reports: the interval is over.
         }
       }
     }

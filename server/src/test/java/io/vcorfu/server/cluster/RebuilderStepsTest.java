@@ -9,11 +9,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
 /** The rebuild's page sizing and its progress reports, on their own. */
@@ -35,29 +34,21 @@ class RebuilderStepsTest {
 
   @Test
   void progressIsReportedWhileManyShortTasksRunNotOnlyWhenOneTaskIsLong() throws Exception {
-    // Twenty tasks of 30 ms run one after another: each is far shorter than the 100 ms report
-    // interval, the whole lasts at least 600 ms, so reports must come from the time waited across
-    // tasks (a wait of one interval per task would never report).
-    ExecutorService one = Executors.newSingleThreadExecutor();
-    try {
-      List<Future<Void>> tasks = new ArrayList<>();
-      for (int i = 0; i < 20; i++) {
-        tasks.add(
-            one.submit(
-                () -> {
-                  Thread.sleep(30);
-                  return null;
-                }));
-      }
-      AtomicInteger reports = new AtomicInteger();
-      Rebuilder.awaitAll(tasks, TimeUnit.MILLISECONDS.toNanos(100), reports::incrementAndGet);
-      for (Future<Void> t : tasks) {
-        assertTrue(t.isDone());
-      }
-      assertTrue(reports.get() >= 2, "reports: " + reports.get());
-    } finally {
-      one.shutdownNow();
+    // Twenty tasks, each done 40 ms (by the clock the wait reads) after the one before: each is
+    // far shorter than the 100 ms report interval, the whole lasts 800 ms, so reports must come
+    // from the time waited across tasks (a wait of one interval per task would never report).
+    AtomicLong clock = new AtomicLong();
+    List<Future<Void>> tasks = new ArrayList<>();
+    for (int i = 0; i < 20; i++) {
+      tasks.add(CompletableFuture.completedFuture(null));
     }
+    AtomicInteger reports = new AtomicInteger();
+    Rebuilder.awaitAll(
+        tasks,
+        TimeUnit.MILLISECONDS.toNanos(100),
+        () -> clock.addAndGet(TimeUnit.MILLISECONDS.toNanos(40)),
+        reports::incrementAndGet);
+    assertTrue(reports.get() >= 2, "reports: " + reports.get());
   }
 
   @Test
