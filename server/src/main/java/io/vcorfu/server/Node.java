@@ -327,8 +327,27 @@ public final class Node implements AutoCloseable {
   }
 
   /**
-   * {@code handler}, run only while this node may serve, and answered only if it still may when the
-   * answer is ready (a node paused in between finds its layout lease expired; see {@link
+   * The requests whose handler changes what this node stores: once the handler has run, its answer
+   * says what was stored, and is given whether or not the node may still serve (withholding it
+   * would make the writer believe nothing was written, and write it again).
+   */
+  private static final java.util.Set<PayloadCase> STORING =
+      java.util.EnumSet.of(
+          PayloadCase.SEQUENCED_WRITE,
+          PayloadCase.CHAIN_WRITE,
+          PayloadCase.LOG_WRITE,
+          PayloadCase.LOG_COMMIT,
+          PayloadCase.LOG_FILL,
+          PayloadCase.LOG_TRIM,
+          PayloadCase.STREAM_WRITE,
+          PayloadCase.STREAM_COMMIT,
+          PayloadCase.STREAM_FILL,
+          PayloadCase.STREAM_TRIM);
+
+  /**
+   * {@code handler}, run only while this node may serve. A request that stores ({@link #STORING})
+   * is answered with what its handler did; any other is answered only if the node still may serve
+   * when the answer is ready (a node paused in between finds its layout lease expired; see {@link
    * io.vcorfu.server.cluster.LayoutLease}).
    */
   private RpcHandler gated(Endpoint me, RpcHandler handler) {
@@ -349,7 +368,7 @@ public final class Node implements AutoCloseable {
                   long now = System.nanoTime();
                   foregroundWrites.record(now - started, now);
                 }
-                String after = notServingReason(me);
+                String after = STORING.contains(r.getPayloadCase()) ? null : notServingReason(me);
                 if (after != null) {
                   throw new io.vcorfu.protocol.NotServingException(role, after);
                 }

@@ -37,6 +37,7 @@ final class RoleHandlers {
     SequencerRole sequencerRole = roles.sequencer();
     SequencerService sequencer = sequencerRole == null ? null : sequencerRole.sequencer();
     ReadLeases leases = sequencerRole == null ? null : sequencerRole.leases();
+    WriterTable writers = sequencerRole == null ? null : sequencerRole.writers();
     LogReplica log = roles.log();
     StreamReplica stream = roles.stream();
     ReplicaStore store = roles.store();
@@ -75,7 +76,9 @@ final class RoleHandlers {
                 .thenCompose(v -> role(leases, "sequencer").lease(clientOf(r), r.getReadLease()))
                 .thenApply(x -> Response.newBuilder().setReadLease(x).build()));
 
-    // Token and whole chain in one request: only on a node that is the sequencer and every replica.
+    // Token and whole chain in one request: only on a node that is the sequencer and every replica;
+    // the entry's write passes the fence like every other write, and a numbered append is stored at
+    // most once (see SequencedWrites).
     t.put(
         PayloadCase.SEQUENCED_WRITE,
         r ->
@@ -87,6 +90,9 @@ final class RoleHandlers {
                             layout.get(),
                             role(sequencer, "sequencer"),
                             role(store, "replica store"),
+                            fence,
+                            writers,
+                            clientOf(r),
                             r.getSequencedWrite()))
                 .thenCompose(
                     x ->

@@ -2,11 +2,15 @@ package io.vcorfu.server;
 
 import io.vcorfu.client.chain.ChainWriter;
 import io.vcorfu.layout.ChainPlan;
+import io.vcorfu.layout.EpochFence;
 import io.vcorfu.layout.Layout;
 import io.vcorfu.logunit.ReplicaStore;
 import io.vcorfu.protocol.BadRequestException;
+import io.vcorfu.protocol.SealedException;
 import io.vcorfu.protocol.StreamId;
+import io.vcorfu.protocol.proto.EntryKind;
 import io.vcorfu.protocol.proto.LogEntryMsg;
+import io.vcorfu.protocol.proto.ReadResult;
 import io.vcorfu.protocol.proto.SequencedWriteRequest;
 import io.vcorfu.protocol.proto.SequencedWriteResponse;
 import io.vcorfu.protocol.proto.Token;
@@ -23,6 +27,19 @@ import java.util.concurrent.CompletableFuture;
  * and the earlier ones committed with it), through the replica store's Java API, and answers once
  * that is durable.
  *
+ * <p>Epoch fence: the write of the entry is admitted through the node's {@link EpochFence} at the
+ * token's epoch, like every other write, so a write that waited for the sequencer while a newer
+ * epoch was sealed stores nothing (it fails with {@code Sealed}, which its writer retries).
+ *
+ * <p>At most once: a numbered request (its client id and {@code writer_seq}) is claimed in the
+ * sequencer role's {@link WriterTable} before its token is issued. A request for an append already
+ * taken is answered with that attempt's outcome (waiting for it if it is still being written); a
+ * retry the table does not know is searched for in the log below {@link WriterTable#searchBelow}
+ * (from the writer's {@code not_below} on), and answered with the stored entry when found. Only
+ * then is a token issued. So an append retried after an unknown outcome (a timeout, a lost
+ * connection, a restart of this node) is stored at most once, and every retry learns the original
+ * address.
+ *
  * <p>Failure handling stays with the client: the answer carries the token and the chain-write
  * result, and a failed step (a reader filled the slot first, a trimmed address, an oversize entry)
  * is handled by the client's {@link ChainWriter} as if it had sent that step itself. If the node
@@ -30,12 +47,18 @@ import java.util.concurrent.CompletableFuture;
  * bounded wait, as for any writer that dies after its token.
  */
 final class SequencedWrites {
+  /** At most this many log addresses are read per step of a search for a retried append. */
+  private static final int SEARCH_PAGE = 1024;
+
   private SequencedWrites() {}
 
   static CompletableFuture<SequencedWriteResponse> write(
       Layout layout,
       SequencerService sequencer,
       ReplicaStore store,
+      EpochFence fence,
+      WriterTable writers,
+      StreamId client,
       SequencedWriteRequest request) {
     if (!layout.sequencerHostsEveryChain()) {
       throw new BadRequestException(
@@ -51,16 +74,70 @@ final class SequencedWrites {
               + token.getCount()
               + " tokens.");
     }
-    List<StreamId> streams = new ArrayList<>(token.getStreamsCount());
-    token.getStreamsList().forEach(s -> streams.add(StreamId.fromMsg(s)));
+    if (client == null || request.getWriterSeq() == 0 || writers == null) {
+      return issueAndWrite(layout, sequencer, store, fence, null, null, request, null);
+    }
+    WriterTable.Key key = new WriterTable.Key(client, request.getWriterSeq());
+    long aborted = request.getHasAborted() ? request.getAbortedAddress() : -1;
+    WriterTable.Attempt taken = writers.claim(key, aborted);
+    if (taken != null) {
+      return taken.answer();
+    }
+    WriterTable.Attempt mine = writers.claimed(key);
+    long searchBelow = writers.searchBelow();
+    CompletableFuture<SequencedWriteResponse> found =
+        request.getRetry() && request.getNotBelow() < searchBelow
+            ? search(store, key, request.getNotBelow(), searchBelow, aborted)
+            : CompletableFuture.completedFuture(null);
+    found
+        .thenCompose(
+            stored ->
+                stored != null
+                    ? CompletableFuture.completedFuture(stored)
+                    : issueAndWrite(
+                        layout, sequencer, store, fence, writers, mine, request, client))
+        .whenComplete(
+            (answer, error) -> {
+              if (error == null) {
+                mine.answer().complete(answer);
+                return;
+              }
+              if (mine.address() < 0 || unwrap(error) instanceof SealedException) {
+                // Nothing of it was written: a retry may take a fresh token.
+                writers.release(key, mine);
+              }
+              mine.answer().completeExceptionally(error);
+            });
+    return mine.answer();
+  }
+
+  private static CompletableFuture<SequencedWriteResponse> issueAndWrite(
+      Layout layout,
+      SequencerService sequencer,
+      ReplicaStore store,
+      EpochFence fence,
+      WriterTable writers,
+      WriterTable.Attempt attempt,
+      SequencedWriteRequest request,
+      StreamId client) {
+    List<StreamId> streams = new ArrayList<>(request.getToken().getStreamsCount());
+    request.getToken().getStreamsList().forEach(s -> streams.add(StreamId.fromMsg(s)));
     return sequencer
-        .token(token.toBuilder().setCount(1).build())
+        .token(request.getToken().toBuilder().setCount(1).build())
         .thenCompose(
             issued -> {
               Token t = issued.getTokens(0);
+              if (writers != null) {
+                writers.issued(attempt, t.getGlobalAddress());
+              }
               LogEntryMsg entry =
                   ChainWriter.dataEntry(
-                      t, request.getPayload(), issued.getEpoch(), request.getNonce());
+                      t,
+                      request.getPayload(),
+                      issued.getEpoch(),
+                      request.getNonce(),
+                      writers == null ? null : client,
+                      writers == null ? 0 : request.getWriterSeq());
               ChainPlan plan = layout.chainPlan(t.getGlobalAddress(), streams);
               for (ChainPlan.Visit v : plan.visits()) {
                 if (!v.endpoint().equals(layout.sequencer())) {
@@ -78,14 +155,67 @@ final class SequencedWrites {
                     ReplicaStore.Step.of(
                         entry, plan.visits().get(k), k == plan.visits().size() - 1));
               }
-              return store
-                  .chainWrite(entry, steps, true)
+              return fence
+                  .admit(entry.getEpoch(), () -> store.chainWrite(entry, steps, true))
                   .thenApply(
                       w ->
                           SequencedWriteResponse.newBuilder()
                               .setToken(issued)
                               .setWrite(w.toResponse())
+                              .setNonce(request.getNonce())
                               .build());
+            });
+  }
+
+  private static Throwable unwrap(Throwable error) {
+    Throwable e = error;
+    while (e instanceof java.util.concurrent.CompletionException && e.getCause() != null) {
+      e = e.getCause();
+    }
+    return e;
+  }
+
+  /**
+   * The answer to a retry of {@code key} whose attempt this node's log holds at an address in
+   * {@code [from, below)} other than {@code aborted}: the stored entry, committed or not; null when
+   * it holds none.
+   */
+  private static CompletableFuture<SequencedWriteResponse> search(
+      ReplicaStore store, WriterTable.Key key, long from, long below, long aborted) {
+    long tail = store.maxGlobal();
+    long end = Math.min(below - 1, tail);
+    return searchFrom(store, key, Math.max(0, from), end, aborted);
+  }
+
+  private static CompletableFuture<SequencedWriteResponse> searchFrom(
+      ReplicaStore store, WriterTable.Key key, long from, long to, long aborted) {
+    if (from > to) {
+      return CompletableFuture.completedFuture(null);
+    }
+    long last = Math.min(to, from + SEARCH_PAGE - 1);
+    return store
+        .logReplica()
+        .read(from, last)
+        .thenCompose(
+            results -> {
+              for (ReadResult r : results) {
+                LogEntryMsg e = r.getEntry();
+                if ((r.getStatus() == ReadResult.Status.COMMITTED
+                        || r.getStatus() == ReadResult.Status.UNCOMMITTED)
+                    && e.getKind() == EntryKind.DATA
+                    && e.getWriterSeq() == key.seq()
+                    && e.hasWriter()
+                    && StreamId.fromMsg(e.getWriter()).equals(key.writer())
+                    && e.getGlobalAddress() != aborted) {
+                  return CompletableFuture.completedFuture(
+                      SequencedWriteResponse.newBuilder()
+                          .setStored(e)
+                          .setStoredCommitted(r.getStatus() == ReadResult.Status.COMMITTED)
+                          .setNonce(e.getNonce())
+                          .build());
+                }
+              }
+              return searchFrom(store, key, last + 1, to, aborted);
             });
   }
 }

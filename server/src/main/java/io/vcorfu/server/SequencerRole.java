@@ -20,6 +20,7 @@ final class SequencerRole implements AutoCloseable {
   private final ReadLeases leases;
   private final SequencerBootstrap bootstrap;
   private final CompletableFuture<Void> ready;
+  private final WriterTable writers = new WriterTable();
 
   /** A role whose sequencer is rebuilt by {@code bootstrap}. */
   SequencerRole(
@@ -79,6 +80,11 @@ final class SequencerRole implements AutoCloseable {
 
   SequencerBootstrap bootstrap() {
     return bootstrap;
+  }
+
+  /** The sequenced writes this role took, by writer and number (see {@link SequencedWrites}). */
+  WriterTable writers() {
+    return writers;
   }
 
   /** Completes once this role may reveal tokens (see the class comment). */

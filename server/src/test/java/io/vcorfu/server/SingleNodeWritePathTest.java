@@ -150,12 +150,15 @@ class SingleNodeWritePathTest {
             .setToken(TokenRequest.newBuilder().addStreams(StreamId.of("a").toMsg()).setCount(1))
             .build();
     // Refused before the sequencer or the storage is touched (neither exists here).
-    assertThatThrownBy(() -> SequencedWrites.write(spread, null, null, request))
+    assertThatThrownBy(() -> SequencedWrites.write(spread, null, null, null, null, null, request))
         .isInstanceOf(BadRequestException.class)
         .hasMessageContaining("places chains on other nodes");
     SequencedWriteRequest two =
         request.toBuilder().setToken(request.getToken().toBuilder().setCount(2)).build();
-    assertThatThrownBy(() -> SequencedWrites.write(Layout.singleNode(NODE, "c1"), null, null, two))
+    assertThatThrownBy(
+            () ->
+                SequencedWrites.write(
+                    Layout.singleNode(NODE, "c1"), null, null, null, null, null, two))
         .isInstanceOf(BadRequestException.class)
         .hasMessageContaining("asks for 2 tokens");
   }

@@ -9,6 +9,7 @@ import io.vcorfu.client.layout.Failover;
 import io.vcorfu.client.rpc.EpochRpc;
 import io.vcorfu.client.rpc.Messages;
 import io.vcorfu.client.rpc.ReplicaClient;
+import io.vcorfu.layout.Segment;
 import io.vcorfu.protocol.NotServingException;
 import io.vcorfu.protocol.SealedException;
 import io.vcorfu.protocol.StreamId;
@@ -22,6 +23,7 @@ import io.vcorfu.protocol.proto.TxResolution;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BiConsumer;
 import java.util.function.LongSupplier;
 
@@ -38,9 +40,14 @@ import java.util.function.LongSupplier;
  *   <li>a token request that failed ({@link Failover#retryable}, timeouts included: a token issued
  *       but never written becomes a hole); conditional ones too, since the sequencer judges the
  *       request sent again against the same snapshot, and refuses it if its epoch changed;
- *   <li>a sequenced write (token and chain in one request) only when the node did not take it: it
- *       refused it before doing anything (wrong epoch, not serving) or the request was never sent
- *       (no connection could be made); an answer lost on a dropped connection may follow a write;
+ *   <li>a sequenced write (token and chain in one request), after any error a layout change may
+ *       cure, timeouts and lost connections included: every attempt of one append carries the
+ *       append's number among this client's appends, and the node stores one number at most once
+ *       (it answers a retry with the attempt it took, found in its table or its log, see {@code
+ *       SequencedWrites} on the node). A retry after an error that may have followed a write says
+ *       so, and names the lowest address the append can have; if by then the layout places chains
+ *       on other nodes, where nothing can search for the earlier attempt, the append fails with
+ *       {@link AppendOutcomeUnknownException} instead of risking a second copy;
  *   <li>the decision of an entry whose write failed: asked again, of the decider of the layout held
  *       then, until it is reached (so a dead decider is replaced by the new layout's); committed is
  *       success, aborted means a fresh token (for blind appends) after the back-off, or at once
@@ -58,6 +65,12 @@ public final class Appender {
   private final LongSupplier epoch;
   private final BiConsumer<AppendResult, byte[]> committed;
   private final Failover failover;
+
+  /** How many appends this client has begun: the number of the latest. */
+  private final AtomicLong appends = new AtomicLong();
+
+  /** The highest global address this client saw committed; -1 before the first. */
+  private final AtomicLong highestSeen = new AtomicLong(-1);
 
   /**
    * Appends through {@code ops} and {@code writer}; refuses payloads over {@code maxEntryBytes},
@@ -91,38 +104,127 @@ public final class Appender {
     if (payload.length > maxEntryBytes) {
       return CompletableFuture.failedFuture(new TooLargeException(payload.length, maxEntryBytes));
     }
+    List<Segment> segments = ops.rpc().layout().current().segments();
+    // Every token issued from now on is above what this client saw taken and at or above the
+    // start of the newest segment it knows.
+    long notBelow = Math.max(highestSeen.get() + 1, segments.get(segments.size() - 1).start());
     Request request =
-        new Request(streams, payload, condition, Messages.toMsg(condition), failover.begin());
+        new Request(
+            streams,
+            payload,
+            condition,
+            Messages.toMsg(condition),
+            failover.begin(),
+            appends.incrementAndGet(),
+            notBelow);
     return attempt(request, 1);
   }
 
-  /** One append: what to write, and its failover clock. */
-  private record Request(
-      List<StreamId> streams,
-      byte[] payload,
-      IssueCondition condition,
-      TxResolution tx,
-      Failover.Operation failover) {
+  /**
+   * One append: what to write, its failover clock, its number among this client's appends, and what
+   * its attempts so far leave open. Confined to one attempt at a time.
+   */
+  private static final class Request {
+    final List<StreamId> streams;
+    final byte[] payload;
+    final IssueCondition condition;
+    final TxResolution tx;
+    final Failover.Operation failover;
+    final long seq;
+    final long notBelow;
+
+    /** True once a sequenced attempt failed in a way that may have followed its write. */
+    volatile boolean maybeStored;
+
+    /** The error that left {@link #maybeStored} set. */
+    volatile Throwable unknownCause;
+
+    /** The address of the last attempt known to have aborted; -1 for none. */
+    volatile long abortedAt = -1;
+
+    Request(
+        List<StreamId> streams,
+        byte[] payload,
+        IssueCondition condition,
+        TxResolution tx,
+        Failover.Operation failover,
+        long seq,
+        long notBelow) {
+      this.streams = streams;
+      this.payload = payload;
+      this.condition = condition;
+      this.tx = tx;
+      this.failover = failover;
+      this.seq = seq;
+      this.notBelow = notBelow;
+    }
+
+    List<StreamId> streams() {
+      return streams;
+    }
+
+    byte[] payload() {
+      return payload;
+    }
+
+    IssueCondition condition() {
+      return condition;
+    }
+
+    TxResolution tx() {
+      return tx;
+    }
+
+    Failover.Operation failover() {
+      return failover;
+    }
+
     boolean hasReads() {
       return condition != null && !condition.readSet().isEmpty();
+    }
+
+    ReplicaClient.Numbering numbering() {
+      return new ReplicaClient.Numbering(seq, maybeStored, notBelow, abortedAt);
     }
   }
 
   private CompletableFuture<AppendResult> attempt(Request req, int attempt) {
     long nonce = ThreadLocalRandom.current().nextLong() | 1L;
     boolean sequenced = ops.rpc().layout().current().sequencerHostsEveryChain();
+    if (!sequenced && req.maybeStored) {
+      // An earlier attempt went to a node hosting every chain and may have been stored; nothing
+      // on this layout can search for it, so a fresh token could store the append twice.
+      return CompletableFuture.failedFuture(
+          new AppendOutcomeUnknownException(
+              -1,
+              req.unknownCause,
+              "an earlier attempt may have been stored before the layout placed chains on"
+                  + " several nodes"));
+    }
+    StreamId writerId = ops.rpc().clientId();
     CompletableFuture<Written> written =
         sequenced
             // One node hosts everything: it issues the token and writes the whole chain at once.
-            ? ops.sequencedWrite(req.streams(), req.tx(), req.payload(), nonce)
+            ? ops.sequencedWrite(req.streams(), req.tx(), req.payload(), nonce, req.numbering())
                 .thenApply(
                     r -> {
+                      if (r.hasStored()) {
+                        // A retry: the node found the attempt it had stored.
+                        LogEntryMsg stored = r.getStored();
+                        return new Written(
+                            stored,
+                            r.getStoredCommitted()
+                                ? CompletableFuture.completedFuture(ChainWriter.Outcome.COMMITTED)
+                                : writer.decide(stored));
+                      }
                       LogEntryMsg entry =
-                          entry(
+                          ChainWriter.dataEntry(
                               r.getToken().getTokens(0),
-                              req.payload(),
+                              ByteString.copyFrom(req.payload()),
                               r.getToken().getEpoch(),
-                              nonce);
+                              r.getNonce() != 0 ? r.getNonce() : nonce,
+                              writerId,
+                              req.seq);
                       return new Written(entry, writer.afterWholeChain(entry, r.getWrite()));
                     })
             : ops.token(req.streams(), req.tx(), 1)
@@ -137,15 +239,14 @@ public final class Appender {
               if (error == null) {
                 return outcome(req, attempt, w);
               }
-              // Nothing was written yet (no token, or a node that refused before writing).
+              // No entry is known to be written: no token, a node that refused before writing,
+              // or (a sequenced write) an answer that never came, after which the node may hold it.
               Throwable cause = EpochRpc.unwrap(error);
-              boolean again =
-                  sequenced
-                      ? cause instanceof WrongEpochException
-                          || cause instanceof NotServingException
-                          || cause instanceof SealedException
-                          || (cause instanceof TransportException t && t.wasNeverSent())
-                      : Failover.retryable(cause, true);
+              boolean again = Failover.retryable(cause, true);
+              if (sequenced && again && !refusedBeforeWriting(cause)) {
+                req.unknownCause = cause;
+                req.maybeStored = true;
+              }
               if (!again) {
                 return CompletableFuture.<AppendResult>failedFuture(cause);
               }
@@ -216,10 +317,13 @@ public final class Appender {
   private CompletableFuture<AppendResult> settled(
       Request req, int attempt, LogEntryMsg entry, ChainWriter.Outcome outcome, Throwable failure) {
     if (outcome == ChainWriter.Outcome.COMMITTED) {
+      highestSeen.accumulateAndGet(entry.getGlobalAddress(), Math::max);
       AppendResult r = Messages.appendResult(entry);
       committed.accept(r, req.payload());
       return CompletableFuture.completedFuture(r);
     }
+    // A later attempt of a numbered append must not be answered with this one again.
+    req.abortedAt = entry.getGlobalAddress();
     if (failure != null && !Failover.retryable(failure, true)) {
       return CompletableFuture.failedFuture(failure);
     }
@@ -266,6 +370,18 @@ public final class Appender {
     // Without reads to re-check (a plain or keyed blind write) a fresh token is as good as the
     // first.
     return attempt(req, attempt + 1);
+  }
+
+  /**
+   * True when {@code cause} says the node refused a sequenced write before any of it was written: a
+   * stale epoch (checked before any handler), a node not serving or sealed against the token (both
+   * refused before the write), or a request that was never sent.
+   */
+  private static boolean refusedBeforeWriting(Throwable cause) {
+    return cause instanceof WrongEpochException
+        || cause instanceof NotServingException
+        || cause instanceof SealedException
+        || (cause instanceof TransportException t && t.wasNeverSent());
   }
 
   /** An entry and the future of its drive through the chain. */

@@ -197,14 +197,27 @@ public final class ChainWriter {
 
   /** The DATA entry a writer stamps on the address and slots of {@code token}. */
   public static LogEntryMsg dataEntry(Token token, ByteString payload, long epoch, long nonce) {
-    return LogEntryMsg.newBuilder()
-        .setGlobalAddress(token.getGlobalAddress())
-        .setKind(EntryKind.DATA)
-        .addAllSlots(token.getSlotsList())
-        .setPayload(payload)
-        .setEpoch(epoch)
-        .setNonce(nonce)
-        .build();
+    return dataEntry(token, payload, epoch, nonce, null, 0);
+  }
+
+  /**
+   * {@link #dataEntry(Token, ByteString, long, long)} naming its writer and the writer's number for
+   * the append ({@code writer} null, {@code seq} 0: not numbered).
+   */
+  public static LogEntryMsg dataEntry(
+      Token token, ByteString payload, long epoch, long nonce, StreamId writer, long seq) {
+    LogEntryMsg.Builder b =
+        LogEntryMsg.newBuilder()
+            .setGlobalAddress(token.getGlobalAddress())
+            .setKind(EntryKind.DATA)
+            .addAllSlots(token.getSlotsList())
+            .setPayload(payload)
+            .setEpoch(epoch)
+            .setNonce(nonce);
+    if (writer != null && seq > 0) {
+      b.setWriter(writer.toMsg()).setWriterSeq(seq);
+    }
+    return b.build();
   }
 
   /**

@@ -39,6 +39,11 @@ public final class EpochRpc {
     this.clientId = clientId;
   }
 
+  /** The id this client sends in every request header (the writer of its appends). */
+  public StreamId clientId() {
+    return clientId;
+  }
+
   public LayoutCache layout() {
     return layout;
   }

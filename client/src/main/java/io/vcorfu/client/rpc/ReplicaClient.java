@@ -69,6 +69,26 @@ public final class ReplicaClient {
    */
   public CompletableFuture<SequencedWriteResponse> sequencedWrite(
       Collection<StreamId> streams, TxResolution tx, byte[] payload, long nonce) {
+    return sequencedWrite(streams, tx, payload, nonce, Numbering.NONE);
+  }
+
+  /**
+   * How a sequenced write is numbered: the append's number among this client's appends ({@code
+   * seq}, 0 for none), whether an earlier attempt may have been stored ({@code retry}), the lowest
+   * address any attempt can have ({@code notBelow}), and the address of an attempt the writer knows
+   * aborted ({@code abortedAt}, -1 for none). See {@code SequencedWriteRequest} in the protocol.
+   */
+  public record Numbering(long seq, boolean retry, long notBelow, long abortedAt) {
+    public static final Numbering NONE = new Numbering(0, false, 0, -1);
+  }
+
+  /** A sequenced write numbered by {@code numbering}, stored at most once per number. */
+  public CompletableFuture<SequencedWriteResponse> sequencedWrite(
+      Collection<StreamId> streams,
+      TxResolution tx,
+      byte[] payload,
+      long nonce,
+      Numbering numbering) {
     TokenRequest.Builder token = TokenRequest.newBuilder().setCount(1);
     streams.forEach(s -> token.addStreams(s.toMsg()));
     if (tx != null) {
@@ -78,7 +98,13 @@ public final class ReplicaClient {
         SequencedWriteRequest.newBuilder()
             .setToken(token)
             .setPayload(ByteString.copyFrom(payload))
-            .setNonce(nonce);
+            .setNonce(nonce)
+            .setWriterSeq(numbering.seq())
+            .setRetry(numbering.retry())
+            .setNotBelow(numbering.notBelow());
+    if (numbering.abortedAt() >= 0) {
+      b.setHasAborted(true).setAbortedAddress(numbering.abortedAt());
+    }
     return rpc.call(Layout::sequencer, Request.newBuilder().setSequencedWrite(b))
         .thenApply(r -> r.getSequencedWrite());
   }

@@ -39,7 +39,9 @@ import java.util.function.Predicate;
  * which has its answer already, as it ignores any answer to a request id it no longer waits for; a
  * duplicated response is likewise ignored); {@link Action#PARTITION} makes the endpoint
  * unreachable: a request fails at once with {@code TransportException}, and a response in flight is
- * lost with the same error for its call. Thread-safe.
+ * lost with the same error for its call; {@link Action#REPLACE} (responses only) delivers another
+ * answer in place of the server's, after the server has handled the request (for example an error
+ * answer to a write the server did store). Thread-safe.
  */
 public final class FaultRule {
 
@@ -56,7 +58,8 @@ public final class FaultRule {
     DELAY,
     REORDER,
     DUPLICATE,
-    PARTITION
+    PARTITION,
+    REPLACE
   }
 
   private final Direction direction;
@@ -68,10 +71,16 @@ public final class FaultRule {
   private final Action action;
   private final Duration delay;
   private final int batch;
+  private final Response replacement;
   private final AtomicLong hits = new AtomicLong();
   private final List<Runnable> held = new ArrayList<>();
 
   private FaultRule(Matcher m, Action action, Duration delay, int batch) {
+    this(m, action, delay, batch, null);
+  }
+
+  private FaultRule(Matcher m, Action action, Duration delay, int batch, Response replacement) {
+    this.replacement = replacement;
     this.direction = m.direction;
     this.target = m.target;
     this.cases = m.cases;
@@ -118,6 +127,11 @@ public final class FaultRule {
 
   Duration delay() {
     return delay;
+  }
+
+  /** The answer a REPLACE rule delivers instead of the server's. */
+  Response replacement() {
+    return replacement;
   }
 
   /**
@@ -272,6 +286,17 @@ public final class FaultRule {
     /** Delivers each matching message twice. */
     public FaultRule duplicate() {
       return new FaultRule(this, Action.DUPLICATE, Duration.ZERO, 0);
+    }
+
+    /**
+     * Delivers {@code answer} (its header replaced by the server's) instead of the server's answer
+     * to each matching request, which the server has handled.
+     */
+    public FaultRule replaceWith(Response answer) {
+      if (direction != Direction.RESPONSE) {
+        throw new IllegalStateException("only a rule on responses can replace them");
+      }
+      return new FaultRule(this, Action.REPLACE, Duration.ZERO, 0, Objects.requireNonNull(answer));
     }
 
     public FaultRule partition() {

@@ -248,6 +248,11 @@ public final class InJvmTransport implements Transport {
           }
         }
         case REORDER -> rule.hold(() -> lane.execute(delivery));
+        case REPLACE -> {
+          Response replaced =
+              rule.replacement().toBuilder().setHeader(response.getHeader()).build();
+          lane.execute(() -> future.complete(replaced));
+        }
       }
     }
 

@@ -1,0 +1,197 @@
+package io.vcorfu.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.vcorfu.client.AppendResult;
+import io.vcorfu.client.ClusterStreamLog;
+import io.vcorfu.client.GlobalEntry;
+import io.vcorfu.client.StreamLogOptions;
+import io.vcorfu.protocol.ClientOptions;
+import io.vcorfu.protocol.Endpoint;
+import io.vcorfu.protocol.Errors;
+import io.vcorfu.protocol.NotServingException;
+import io.vcorfu.protocol.StreamId;
+import io.vcorfu.protocol.inmemory.FaultRule;
+import io.vcorfu.protocol.inmemory.InJvmTransport;
+import io.vcorfu.protocol.proto.Request.PayloadCase;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Appends are stored at most once however they are retried: on a one-node layout (every append one
+ * sequenced write), answers to sequenced writes the node did store are replaced by NotServing,
+ * dropped (the client times out), or lost with their connection; requests are delivered twice; and
+ * the node is restarted on its data directory while appends are in flight. Every acknowledged
+ * payload is in the log exactly once, at the address its append returned, and no payload is in it
+ * twice.
+ */
+class AppendIdempotenceTest {
+  private static final Logger LOG = LoggerFactory.getLogger(AppendIdempotenceTest.class);
+  private static final Endpoint NODE = Endpoint.parse("node:9000");
+  private static final int CLIENTS = 4;
+  private static final int APPENDS = 120;
+
+  @TempDir Path tmp;
+
+  @Test
+  void everyAcknowledgedAppendIsStoredOnceAtTheAddressItsRetryReturned() throws Exception {
+    long seed = System.nanoTime();
+    LOG.info("seed {}", seed);
+    Random random = new Random(seed);
+    Path data = tmp.resolve("data");
+    Map<String, Long> acked = new ConcurrentHashMap<>();
+    Map<String, Throwable> failed = new ConcurrentHashMap<>();
+    try (InJvmTransport transport = new InJvmTransport()) {
+      AtomicReference<Node> node = new AtomicReference<>(start(data, transport));
+      // Each answer to a sequenced write meets at most one of the faults, each about 1 in 12.
+      FaultRule notServing =
+          transport
+              .faults()
+              .add(
+                  FaultRule.responses()
+                      .ofCase(PayloadCase.SEQUENCED_WRITE)
+                      .when(r -> chance(random, 12))
+                      .replaceWith(
+                          Errors.toResponse(
+                              new NotServingException("sequencer", "its layout lease ran out"))));
+      FaultRule dropped =
+          transport
+              .faults()
+              .add(
+                  FaultRule.responses()
+                      .ofCase(PayloadCase.SEQUENCED_WRITE)
+                      .when(r -> chance(random, 12))
+                      .drop());
+      FaultRule reset =
+          transport
+              .faults()
+              .add(
+                  FaultRule.responses()
+                      .ofCase(PayloadCase.SEQUENCED_WRITE)
+                      .when(r -> chance(random, 12))
+                      .partition());
+      FaultRule twice =
+          transport
+              .faults()
+              .add(
+                  FaultRule.requests()
+                      .ofCase(PayloadCase.SEQUENCED_WRITE)
+                      .when(r -> chance(random, 12))
+                      .duplicate());
+      StreamLogOptions options =
+          StreamLogOptions.defaults()
+              .withRpc(ClientOptions.defaults().withRequestTimeout(Duration.ofMillis(400)))
+              .withFailoverTimeout(Duration.ofSeconds(30));
+      List<ClusterStreamLog> clients = new ArrayList<>();
+      List<CompletableFuture<Void>> writers = new ArrayList<>();
+      try {
+        for (int c = 0; c < CLIENTS; c++) {
+          ClusterStreamLog log = ClusterStreamLog.connect(transport, NODE, options);
+          clients.add(log);
+          int client = c;
+          writers.add(
+              CompletableFuture.runAsync(
+                  () -> {
+                    for (int k = 0; k < APPENDS; k++) {
+                      String value = "client-" + client + "-append-" + k;
+                      StreamId stream = StreamId.of("s" + (k % 3));
+                      try {
+                        AppendResult r =
+                            log.append(List.of(stream), value.getBytes(StandardCharsets.UTF_8))
+                                .get(60, TimeUnit.SECONDS);
+                        acked.put(value, r.globalAddress());
+                      } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                        return;
+                      } catch (ExecutionException | java.util.concurrent.TimeoutException e) {
+                        failed.put(value, e);
+                      }
+                    }
+                  }));
+        }
+        // Restart the node while appends are in flight: its table of taken appends is gone, and a
+        // retry of an append it stored must be found in its log.
+        org.awaitility.Awaitility.await("a third of the appends acknowledged")
+            .atMost(Duration.ofSeconds(60))
+            .until(() -> acked.size() >= CLIENTS * APPENDS / 3);
+        node.get().close();
+        node.set(start(data, transport));
+        CompletableFuture.allOf(writers.toArray(new CompletableFuture<?>[0]))
+            .get(180, TimeUnit.SECONDS);
+      } finally {
+        clients.forEach(ClusterStreamLog::close);
+      }
+      LOG.info(
+          "faults: {} answers replaced by NotServing, {} dropped, {} lost with the connection,"
+              + " {} requests delivered twice; {} appends acknowledged, {} failed",
+          notServing.hits(),
+          dropped.hits(),
+          reset.hits(),
+          twice.hits(),
+          acked.size(),
+          failed.size());
+      transport.faults().clear();
+      assertThat(notServing.hits()).as("answers replaced by NotServing").isPositive();
+      assertThat(dropped.hits()).as("answers dropped").isPositive();
+      assertThat(reset.hits()).as("answers lost with their connection").isPositive();
+      assertThat(twice.hits()).as("requests delivered twice").isPositive();
+
+      Map<String, List<Long>> stored = new HashMap<>();
+      try (ClusterStreamLog reader =
+          ClusterStreamLog.connect(transport, NODE, StreamLogOptions.defaults())) {
+        long tail = reader.tails(List.of()).get(30, TimeUnit.SECONDS).globalTail();
+        for (long from = 0; from <= tail; from += 500) {
+          for (GlobalEntry e :
+              reader.readGlobalRange(from, Math.min(tail, from + 499)).get(60, TimeUnit.SECONDS)) {
+            if (!e.isHole()) {
+              stored
+                  .computeIfAbsent(
+                      new String(e.payload(), StandardCharsets.UTF_8), v -> new ArrayList<>())
+                  .add(e.globalAddress());
+            }
+          }
+        }
+      } finally {
+        node.get().close();
+      }
+      for (Map.Entry<String, List<Long>> e : stored.entrySet()) {
+        assertThat(e.getValue()).as("addresses holding %s (seed %d)", e.getKey(), seed).hasSize(1);
+      }
+      assertThat(failed).as("appends that failed").isEmpty();
+      assertThat(acked).hasSize(CLIENTS * APPENDS);
+      for (Map.Entry<String, Long> a : acked.entrySet()) {
+        assertThat(stored.get(a.getKey()))
+            .as("where %s is stored (seed %d)", a.getKey(), seed)
+            .containsExactly(a.getValue());
+      }
+      assertThat(stored.keySet()).as("payloads stored").isEqualTo(acked.keySet());
+    }
+  }
+
+  private static Node start(Path data, InJvmTransport transport) {
+    Node n = Node.start(NodeConfig.durable(NODE, data), transport);
+    n.ready().join();
+    return n;
+  }
+
+  private static boolean chance(Random random, int oneIn) {
+    synchronized (random) {
+      return random.nextInt(oneIn) == 0;
+    }
+  }
+}
