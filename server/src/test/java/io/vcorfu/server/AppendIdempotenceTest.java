@@ -4,7 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.vcorfu.client.AppendResult;
 import io.vcorfu.client.ClusterStreamLog;
+import io.vcorfu.client.ConflictKey;
 import io.vcorfu.client.GlobalEntry;
+import io.vcorfu.client.IssueCondition;
 import io.vcorfu.client.StreamLogOptions;
 import io.vcorfu.protocol.ClientOptions;
 import io.vcorfu.protocol.Endpoint;
@@ -38,7 +40,8 @@ import org.slf4j.LoggerFactory;
  * dropped (the client times out), or lost with their connection; requests are delivered twice; and
  * the node is restarted on its data directory while appends are in flight. Every acknowledged
  * payload is in the log exactly once, at the address its append returned, and no payload is in it
- * twice.
+ * twice. A transaction's commit whose answers are lost is applied once, and its retry learns that
+ * it committed (instead of being judged again against its own write and told it aborted).
  */
 class AppendIdempotenceTest {
   private static final Logger LOG = LoggerFactory.getLogger(AppendIdempotenceTest.class);
@@ -181,6 +184,63 @@ class AppendIdempotenceTest {
       }
       assertThat(stored.keySet()).as("payloads stored").isEqualTo(acked.keySet());
     }
+  }
+
+  @Test
+  void aTransactionWhoseCommitAnswerIsLostCommitsOnceAndItsRetryLearnsSo() throws Exception {
+    try (InJvmTransport transport = new InJvmTransport()) {
+      Node node = start(tmp.resolve("tx"), transport);
+      try (ClusterStreamLog log =
+          ClusterStreamLog.connect(
+              transport,
+              NODE,
+              StreamLogOptions.defaults()
+                  .withRpc(ClientOptions.defaults().withRequestTimeout(Duration.ofMillis(400))))) {
+        StreamId account = StreamId.of("account");
+        log.append(List.of(account), bytes("opened")).get(10, TimeUnit.SECONDS);
+        long snapshot = log.tails(List.of()).get(10, TimeUnit.SECONDS).globalTail();
+        ConflictKey key = new ConflictKey(account, bytes("balance"));
+        IssueCondition condition =
+            new IssueCondition(snapshot, log.epoch(), List.of(key), List.of(key));
+        // The node stores the commit; its answer says NotServing, then the retry's is lost.
+        FaultRule lost =
+            transport
+                .faults()
+                .add(
+                    FaultRule.responses()
+                        .ofCase(PayloadCase.SEQUENCED_WRITE)
+                        .limit(1)
+                        .replaceWith(
+                            Errors.toResponse(
+                                new NotServingException("sequencer", "its layout lease ran out"))));
+        FaultRule dropped =
+            transport
+                .faults()
+                .add(FaultRule.responses().ofCase(PayloadCase.SEQUENCED_WRITE).limit(1).drop());
+        AppendResult committed =
+            log.appendConditional(List.of(account), bytes("debit 10"), condition)
+                .get(30, TimeUnit.SECONDS);
+        assertThat(lost.hits()).isEqualTo(1);
+        assertThat(dropped.hits()).isEqualTo(1);
+        transport.faults().clear();
+        long tail = log.tails(List.of()).get(10, TimeUnit.SECONDS).globalTail();
+        List<Long> debits = new ArrayList<>();
+        for (GlobalEntry e : log.readGlobalRange(0, tail).get(30, TimeUnit.SECONDS)) {
+          if (!e.isHole() && new String(e.payload(), StandardCharsets.UTF_8).equals("debit 10")) {
+            debits.add(e.globalAddress());
+          }
+        }
+        assertThat(debits)
+            .as("where the debit is stored")
+            .containsExactly(committed.globalAddress());
+      } finally {
+        node.close();
+      }
+    }
+  }
+
+  private static byte[] bytes(String s) {
+    return s.getBytes(StandardCharsets.UTF_8);
   }
 
   private static Node start(Path data, InJvmTransport transport) {

@@ -10,8 +10,6 @@ import io.vcorfu.client.rpc.EpochRpc;
 import io.vcorfu.client.rpc.Messages;
 import io.vcorfu.client.rpc.ReplicaClient;
 import io.vcorfu.layout.Segment;
-import io.vcorfu.protocol.NotServingException;
-import io.vcorfu.protocol.SealedException;
 import io.vcorfu.protocol.StreamId;
 import io.vcorfu.protocol.TokenRefusedException;
 import io.vcorfu.protocol.TooLargeException;
@@ -373,14 +371,14 @@ public final class Appender {
   }
 
   /**
-   * True when {@code cause} says the node refused a sequenced write before any of it was written: a
-   * stale epoch (checked before any handler), a node not serving or sealed against the token (both
-   * refused before the write), or a request that was never sent.
+   * True when {@code cause} proves that no node handled a sequenced write: its epoch was refused
+   * (checked before any handler) or it was never sent. Any other error, even a refusal that a
+   * current node gives only before writing ({@code NotServing}, {@code Sealed}), leaves the retry
+   * asking the node to look for an earlier attempt: that costs a lookup, a second copy costs
+   * correctness.
    */
   private static boolean refusedBeforeWriting(Throwable cause) {
     return cause instanceof WrongEpochException
-        || cause instanceof NotServingException
-        || cause instanceof SealedException
         || (cause instanceof TransportException t && t.wasNeverSent());
   }
 
