@@ -4,6 +4,7 @@ import io.vcorfu.client.chain.Appender;
 import io.vcorfu.client.chain.ChainWriter;
 import io.vcorfu.client.layout.Failover;
 import io.vcorfu.client.layout.LayoutCache;
+import io.vcorfu.client.layout.LayoutWatch;
 import io.vcorfu.client.read.DegradedReader;
 import io.vcorfu.client.read.RepairingReader;
 import io.vcorfu.client.read.WriteCache;
@@ -49,13 +50,23 @@ public final class ClusterStreamLog implements StreamLog {
   private final TailKnowledge tails;
   private final Failover failover;
 
+  /** Abandons requests the layout moved past (null when the options turn it off). */
+  private final LayoutWatch watch;
+
   /** A transport this log created for itself and closes with itself, or null. */
   private volatile Transport ownedTransport;
 
   private ClusterStreamLog(RpcClient client, LayoutCache layout, StreamLogOptions options) {
     this.client = client;
     StreamId clientId = StreamId.of(UUID.randomUUID().toString());
-    this.ops = new ReplicaClient(new EpochRpc(client, layout, clientId));
+    EpochRpc rpc = new EpochRpc(client, layout, clientId);
+    if (!options.layoutCheckAfter().isZero()) {
+      this.watch = new LayoutWatch(layout, options.layoutCheckAfter());
+      rpc.watchLayout(watch);
+    } else {
+      this.watch = null;
+    }
+    this.ops = new ReplicaClient(rpc);
     ChainWriter writer = new ChainWriter(ops);
     this.reader = new RepairingReader(ops, writer, options.repairAfter());
     this.degraded = new DegradedReader(reader);
@@ -494,6 +505,9 @@ public final class ClusterStreamLog implements StreamLog {
 
   @Override
   public void close() {
+    if (watch != null) {
+      watch.close();
+    }
     tails.close(Duration.ofSeconds(1));
     client.close();
     Transport owned = ownedTransport;

@@ -24,6 +24,10 @@ import java.time.Duration;
  *     node that cannot be reached or does not answer, a refused epoch, a node waiting for its new
  *     layout), refreshing the layout between attempts; see {@link StreamLog} for what is retried.
  *     {@link Duration#ZERO} retries nothing.
+ * @param layoutCheckAfter how long a request waits before the client asks the other nodes whether
+ *     the layout moved on (every such interval while it waits); a request sent in an epoch the
+ *     layout has since left is then abandoned and retried on the new layout instead of waiting out
+ *     the request timeout (see {@code LayoutWatch}). {@link Duration#ZERO} turns this off.
  */
 public record StreamLogOptions(
     Duration repairAfter,
@@ -32,8 +36,10 @@ public record StreamLogOptions(
     ClientOptions rpc,
     long writeCacheBytes,
     Duration readLease,
-    Duration failoverTimeout) {
+    Duration failoverTimeout,
+    Duration layoutCheckAfter) {
 
+  public static final Duration DEFAULT_LAYOUT_CHECK_AFTER = Duration.ofMillis(250);
   public static final Duration DEFAULT_REPAIR_AFTER = Duration.ofMillis(250);
   public static final int DEFAULT_MAX_ENTRY_BYTES = 4 * 1024 * 1024;
   public static final long DEFAULT_WRITE_CACHE_BYTES = 32L * 1024 * 1024;
@@ -51,6 +57,10 @@ public record StreamLogOptions(
       throw new IllegalArgumentException(
           "failoverTimeout must be zero (no retries) or more, got " + failoverTimeout);
     }
+    if (layoutCheckAfter.isNegative()) {
+      throw new IllegalArgumentException(
+          "layoutCheckAfter must be zero (off) or more, got " + layoutCheckAfter);
+    }
   }
 
   public static StreamLogOptions defaults() {
@@ -61,12 +71,20 @@ public record StreamLogOptions(
         ClientOptions.defaults(),
         DEFAULT_WRITE_CACHE_BYTES,
         Duration.ZERO,
-        DEFAULT_FAILOVER_TIMEOUT);
+        DEFAULT_FAILOVER_TIMEOUT,
+        DEFAULT_LAYOUT_CHECK_AFTER);
   }
 
   public StreamLogOptions withRepairAfter(Duration d) {
     return new StreamLogOptions(
-        d, maxEntryBytes, maxAppendAttempts, rpc, writeCacheBytes, readLease, failoverTimeout);
+        d,
+        maxEntryBytes,
+        maxAppendAttempts,
+        rpc,
+        writeCacheBytes,
+        readLease,
+        failoverTimeout,
+        layoutCheckAfter);
   }
 
   public StreamLogOptions withRpc(ClientOptions options) {
@@ -77,17 +95,32 @@ public record StreamLogOptions(
         options,
         writeCacheBytes,
         readLease,
-        failoverTimeout);
+        failoverTimeout,
+        layoutCheckAfter);
   }
 
   public StreamLogOptions withMaxEntryBytes(int bytes) {
     return new StreamLogOptions(
-        repairAfter, bytes, maxAppendAttempts, rpc, writeCacheBytes, readLease, failoverTimeout);
+        repairAfter,
+        bytes,
+        maxAppendAttempts,
+        rpc,
+        writeCacheBytes,
+        readLease,
+        failoverTimeout,
+        layoutCheckAfter);
   }
 
   public StreamLogOptions withMaxAppendAttempts(int attempts) {
     return new StreamLogOptions(
-        repairAfter, maxEntryBytes, attempts, rpc, writeCacheBytes, readLease, failoverTimeout);
+        repairAfter,
+        maxEntryBytes,
+        attempts,
+        rpc,
+        writeCacheBytes,
+        readLease,
+        failoverTimeout,
+        layoutCheckAfter);
   }
 
   /** The same options with a read lease of {@code lease} ({@link Duration#ZERO}: none). */
@@ -99,13 +132,21 @@ public record StreamLogOptions(
         rpc,
         writeCacheBytes,
         lease,
-        failoverTimeout);
+        failoverTimeout,
+        layoutCheckAfter);
   }
 
   /** The same options with a write cache of {@code bytes} (0: reads always go to the replicas). */
   public StreamLogOptions withWriteCacheBytes(long bytes) {
     return new StreamLogOptions(
-        repairAfter, maxEntryBytes, maxAppendAttempts, rpc, bytes, readLease, failoverTimeout);
+        repairAfter,
+        maxEntryBytes,
+        maxAppendAttempts,
+        rpc,
+        bytes,
+        readLease,
+        failoverTimeout,
+        layoutCheckAfter);
   }
 
   /**
@@ -114,6 +155,29 @@ public record StreamLogOptions(
    */
   public StreamLogOptions withFailoverTimeout(Duration timeout) {
     return new StreamLogOptions(
-        repairAfter, maxEntryBytes, maxAppendAttempts, rpc, writeCacheBytes, readLease, timeout);
+        repairAfter,
+        maxEntryBytes,
+        maxAppendAttempts,
+        rpc,
+        writeCacheBytes,
+        readLease,
+        timeout,
+        layoutCheckAfter);
+  }
+
+  /**
+   * The same options with requests checked against the layout after waiting {@code after} ({@link
+   * Duration#ZERO}: requests wait out their timeout).
+   */
+  public StreamLogOptions withLayoutCheckAfter(Duration after) {
+    return new StreamLogOptions(
+        repairAfter,
+        maxEntryBytes,
+        maxAppendAttempts,
+        rpc,
+        writeCacheBytes,
+        readLease,
+        failoverTimeout,
+        after);
   }
 }

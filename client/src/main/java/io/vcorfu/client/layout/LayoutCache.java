@@ -196,6 +196,26 @@ public final class LayoutCache {
     }
   }
 
+  /** The nodes a refresh asks: the seeds and every server of the layout held now. */
+  public Set<Endpoint> candidates() {
+    Set<Endpoint> candidates = new LinkedHashSet<>(seeds);
+    candidates.addAll(current.allServers());
+    return candidates;
+  }
+
+  /**
+   * Asks {@code endpoint} alone for the layout and keeps it if its epoch is newer; completes with
+   * the layout held afterwards.
+   */
+  public CompletableFuture<Layout> askOne(Endpoint endpoint) {
+    return fetchFrom(rpc, endpoint)
+        .thenApply(
+            l -> {
+              adopt(l);
+              return current;
+            });
+  }
+
   private synchronized void adopt(Layout layout) {
     if (layout.epoch() > current.epoch()) {
       current = layout;

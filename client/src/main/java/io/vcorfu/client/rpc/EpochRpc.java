@@ -1,6 +1,7 @@
 package io.vcorfu.client.rpc;
 
 import io.vcorfu.client.layout.LayoutCache;
+import io.vcorfu.client.layout.LayoutWatch;
 import io.vcorfu.layout.Layout;
 import io.vcorfu.protocol.Endpoint;
 import io.vcorfu.protocol.Errors;
@@ -33,10 +34,21 @@ public final class EpochRpc {
   private final StreamId clientId;
   private volatile Consumer<ReadLeaseResponse> leasePushes = p -> {};
 
+  /** Abandons requests the layout has moved past; null when requests wait out their timeout. */
+  private volatile LayoutWatch watch;
+
   public EpochRpc(RpcClient client, LayoutCache layout, StreamId clientId) {
     this.client = client;
     this.layout = layout;
     this.clientId = clientId;
+  }
+
+  /**
+   * From now on, requests still waiting when the layout moves past their epoch are abandoned (see
+   * {@link LayoutWatch}); null turns that off.
+   */
+  public void watchLayout(LayoutWatch watch) {
+    this.watch = watch;
   }
 
   /** The id this client sends in every request header (the writer of its appends). */
@@ -83,35 +95,38 @@ public final class EpochRpc {
             .setClusterId(current.clusterId())
             .setClientId(clientId.toMsg())
             .setProtocolVersion(PROTOCOL_VERSION));
-    return client
-        .call(to, request.build())
-        .thenCompose(
-            response -> {
-              if (response.hasLeasePush()) {
-                leasePushes.accept(response.getLeasePush());
-              }
-              if (response.getPayloadCase() == Response.PayloadCase.ERROR
-                  && response.getError().hasWrongEpoch()
-                  && retry) {
-                RuntimeException refused = Errors.toException(response.getError());
-                return layout
-                    .refresh()
-                    .handle(
-                        (refreshed, error) -> {
-                          Endpoint again = error == null ? retryTarget.apply(refreshed) : null;
-                          if (again == null) {
-                            return CompletableFuture.<Response>failedFuture(refused);
-                          }
-                          return send(l -> again, retryTarget, request, false);
-                        })
-                    .thenCompose(f -> f);
-              }
-              try {
-                return CompletableFuture.completedFuture(Errors.check(response));
-              } catch (RuntimeException e) {
-                return CompletableFuture.failedFuture(e);
-              }
-            });
+    CompletableFuture<Response> call = client.call(to, request.build());
+    LayoutWatch w = watch;
+    if (w != null) {
+      call = w.watch(to, current.epoch(), call);
+    }
+    return call.thenCompose(
+        response -> {
+          if (response.hasLeasePush()) {
+            leasePushes.accept(response.getLeasePush());
+          }
+          if (response.getPayloadCase() == Response.PayloadCase.ERROR
+              && response.getError().hasWrongEpoch()
+              && retry) {
+            RuntimeException refused = Errors.toException(response.getError());
+            return layout
+                .refresh()
+                .handle(
+                    (refreshed, error) -> {
+                      Endpoint again = error == null ? retryTarget.apply(refreshed) : null;
+                      if (again == null) {
+                        return CompletableFuture.<Response>failedFuture(refused);
+                      }
+                      return send(l -> again, retryTarget, request, false);
+                    })
+                .thenCompose(f -> f);
+          }
+          try {
+            return CompletableFuture.completedFuture(Errors.check(response));
+          } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+          }
+        });
   }
 
   /** The cause of a future's failure, unwrapped from completion wrappers. */
