@@ -6,7 +6,7 @@
 # Usage:
 #   benchmarks/run-cluster.sh [--quick] [--parts failover,pause,append,ycsb] [--runs N] [--out FILE]
 #                             [--workdir DIR] [--base-port P] [--cold S] [--warmup S] [--duration S]
-#                             [--ycsb-seconds S] [--records N]
+#                             [--ycsb-seconds S] [--records N] [--pause-s S]
 #
 #   --quick           smoke run, about 3 minutes (the full run takes about 10): 1 failover run
 #                     per role, appends --cold 2 --warmup 3 --duration 2, YCSB 1000 records and
@@ -21,6 +21,7 @@
 #   --ycsb-seconds S  YCSB: length of each run phase (default 40); cold = its first 10 s, warm =
 #                     after 20 s (--quick: 3 s and after 5 s)
 #   --records N       YCSB: records loaded (default 10000)
+#   --pause-s S       pause: how long each paused process stays stopped (default 8)
 #   --out FILE        also write the summary and every raw result line to FILE
 #   --workdir DIR     scratch directory, kept afterwards with every node's log (default: a fresh
 #                     mktemp -d, removed at the end)
@@ -46,12 +47,14 @@
 #             the longest gap between consecutive acknowledgements around the kill. vcorfu's
 #             client has its defaults (failover timeout 30 s); etcd's jetcd client abandons a put
 #             after 200 ms and sends the next (see EtcdFailoverTarget).
-#   pause     as failover, but the process is paused (SIGSTOP, `bench failover --signal STOP`), as
-#             a partitioned or stalled server looks, and resumed (SIGCONT) once the measurement
-#             ends: a fresh vcorfu cluster and its sequencer paused, with the client's default request
-#             timeout and with 200 ms (`--vcorfu-request-timeout-ms 200`, as etcd's client gets); a
-#             fresh etcd cluster and its leader paused. Rows "sequencer-paused",
-#             "sequencer-paused-200ms" and "leader-paused".
+#   pause     as failover, but the process is paused (SIGSTOP, `bench failover --signal STOP`) for
+#             --pause-s seconds (default 8) and then resumed (SIGCONT), the writer running on
+#             through the resume: a fresh vcorfu cluster with its sequencer paused, another with a
+#             replica (a node that is not the sequencer: with R = 3 on three nodes it is a log and
+#             a stream replica of every chain) paused, both with the client's default settings; a
+#             fresh etcd cluster with its leader paused, another with a follower paused, each put
+#             abandoned after 500 ms. Rows "sequencer-paused", "replica-paused", "leader-paused"
+#             and "follower-paused".
 #   append    durable 1 KB appends to 32 streams with T = 8 and T = 50 client threads on T
 #             connections: `bench append --threads T --conns T` (T independent clients, each with one
 #             connection per node) against `etcd.sh bench-put --clients T --conns T` (etcd-bench: T
@@ -91,6 +94,7 @@ records=""
 out=""
 workdir=""
 base_port=19400
+pause_s=8
 while (($#)); do
   case "$1" in
     --quick) quick=true; shift ;;
@@ -104,6 +108,7 @@ while (($#)); do
     --out) out=${2:?--out needs a value}; shift 2 ;;
     --workdir) workdir=${2:?--workdir needs a value}; shift 2 ;;
     --base-port) base_port=${2:?--base-port needs a value}; shift 2 ;;
+    --pause-s) pause_s=${2:?--pause-s needs a value}; shift 2 ;;
     -h | --help) usage ;;
     *) echo "unknown argument: $1" >&2; usage ;;
   esac
@@ -115,7 +120,7 @@ else
   runs=${runs:-5}; cold=${cold:-10}; warmup=${warmup:-30}; duration=${duration:-10}
   ycsb_seconds=${ycsb_seconds:-40}; records=${records:-10000}; ycsb_cold=10; ycsb_warm_after=20
 fi
-for v in runs cold warmup duration ycsb_seconds records base_port; do
+for v in runs cold warmup duration ycsb_seconds records base_port pause_s; do
   peers_require_uint "--${v//_/-}" "${!v}"
 done
 ((base_port + 16 <= 65535)) || peers_die "--base-port must leave room for 17 ports below 65536"
@@ -273,21 +278,20 @@ fi
 
 if has_part pause; then
   for ((r = 1; r <= runs; r++)); do
-    cluster_up "pause-$r"
-    measure "failover vcorfu sequencer-paused $r" "${bench[@]}" failover --db vcorfu --endpoint "$vcorfu_endpoints" \
-      --pids "$node_pids" --kill sequencer --signal STOP --before 3 --after 2 \
-      --ack-times "$workdir/raw/acks-vcorfu-sequencer-paused-$r.txt" || true
-    cluster_down
-    cluster_up "pause-$r-200"
-    measure "failover vcorfu sequencer-paused-200ms $r" "${bench[@]}" failover --db vcorfu --endpoint "$vcorfu_endpoints" \
-      --pids "$node_pids" --kill sequencer --signal STOP --before 3 --after 2 --vcorfu-request-timeout-ms 200 \
-      --ack-times "$workdir/raw/acks-vcorfu-sequencer-paused-200ms-$r.txt" || true
-    cluster_down
-    "${etcd[@]}" start
-    measure "failover etcd leader-paused $r" "${bench[@]}" failover --db etcd --endpoint "$etcd_endpoints" \
-      --pids "$(etcd_pids)" --kill leader --signal STOP --before 3 --after 2 --request-timeout-ms 200 \
-      --ack-times "$workdir/raw/acks-etcd-leader-paused-$r.txt" || true
-    "${etcd[@]}" stop
+    for role in sequencer replica; do
+      cluster_up "pause-$role-$r"
+      measure "failover vcorfu $role-paused $r" "${bench[@]}" failover --db vcorfu --endpoint "$vcorfu_endpoints" \
+        --pids "$node_pids" --kill "$role" --signal STOP --pause-s "$pause_s" --before 3 --after 2 \
+        --ack-times "$workdir/raw/acks-vcorfu-$role-paused-$r.txt" || true
+      cluster_down
+    done
+    for role in leader follower; do
+      "${etcd[@]}" start
+      measure "failover etcd $role-paused $r" "${bench[@]}" failover --db etcd --endpoint "$etcd_endpoints" \
+        --pids "$(etcd_pids)" --kill "$role" --signal STOP --pause-s "$pause_s" --before 3 --after 2 \
+        --request-timeout-ms 500 --ack-times "$workdir/raw/acks-etcd-$role-paused-$r.txt" || true
+      "${etcd[@]}" stop
+    done
     echo "load | pause round $r $(cut -d' ' -f1-3 /proc/loadavg)" >>"$results"
   done
 fi

@@ -78,6 +78,15 @@ final class FailoverBench implements Callable<Integer> {
   String signal;
 
   @Option(
+      names = "--pause-s",
+      defaultValue = "0",
+      description =
+          "With --signal STOP: resume the process (kill -CONT) this many seconds after pausing it"
+              + " and measure on through the resume (0, the default: resume once the measurement"
+              + " ends).")
+  double pauseSeconds;
+
+  @Option(
       names = "--endpoint",
       required = true,
       paramLabel = "H:P[,H:P...]",
@@ -157,7 +166,12 @@ final class FailoverBench implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    if (!(before > 0) || !(after >= 0) || !(giveUp > 0) || size < 1 || requestTimeoutMs < 1) {
+    if (!(before > 0)
+        || !(after >= 0)
+        || !(giveUp > 0)
+        || !(pauseSeconds >= 0)
+        || size < 1
+        || requestTimeoutMs < 1) {
       throw new IllegalArgumentException(
           "--before and --give-up must be positive, --after 0 or more, --size and"
               + " --request-timeout-ms at least 1");
@@ -208,15 +222,32 @@ final class FailoverBench implements Callable<Integer> {
         } else {
           process.destroyForcibly();
         }
-        boolean recovered =
-            awaitUntil(() -> writer.lastIssuedNanos() >= killNanos, seconds(giveUp));
-        if (recovered) {
+        boolean resumed = false;
+        boolean measured = false;
+        if (paused && pauseSeconds > 0) {
+          // The pause ends at its set time whatever the writer does meanwhile.
+          long resumeAt = killNanos + seconds(pauseSeconds);
+          boolean recoveredFirst =
+              awaitUntil(() -> writer.lastIssuedNanos() >= killNanos, resumeAt - System.nanoTime());
+          long left = resumeAt - System.nanoTime();
+          if (left > 0) {
+            TimeUnit.NANOSECONDS.sleep(left);
+          }
+          signal(pid, "CONT");
+          resumed = true;
+          if (recoveredFirst) {
+            Thread.sleep((long) (after * 1000));
+            measured = true;
+          }
+        }
+        if (!measured
+            && awaitUntil(() -> writer.lastIssuedNanos() >= killNanos, seconds(giveUp))) {
           Thread.sleep((long) (after * 1000));
         }
         writer.stop();
         thread.join(TimeUnit.SECONDS.toMillis((long) failoverTimeout + 10));
         progress.close();
-        if (paused) {
+        if (paused && !resumed) {
           signal(pid, "CONT");
         }
         Writer.Snapshot s = writer.snapshot();
