@@ -240,8 +240,7 @@ final class FailoverBench implements Callable<Integer> {
             measured = true;
           }
         }
-        if (!measured
-            && awaitUntil(() -> writer.lastIssuedNanos() >= killNanos, seconds(giveUp))) {
+        if (!measured && awaitUntil(() -> writer.lastIssuedNanos() >= killNanos, seconds(giveUp))) {
           Thread.sleep((long) (after * 1000));
         }
         writer.stop();

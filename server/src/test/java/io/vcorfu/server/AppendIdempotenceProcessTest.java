@@ -73,22 +73,11 @@ class AppendIdempotenceProcessTest {
       for (Path f : files) {
         Files.readAllLines(f).stream().filter(l -> l.startsWith("fail ")).forEach(failures::add);
       }
-      Map<String, List<Long>> stored = new HashMap<>();
+      Map<String, List<Long>> stored;
       try (NettyTransport transport = new NettyTransport();
           ClusterStreamLog log =
               ClusterStreamLog.connect(transport, server.endpoint(), StreamLogOptions.defaults())) {
-        long tail = log.tails(List.of()).get(30, TimeUnit.SECONDS).globalTail();
-        for (long from = 0; from <= tail; from += 500) {
-          for (GlobalEntry e :
-              log.readGlobalRange(from, Math.min(tail, from + 499)).get(60, TimeUnit.SECONDS)) {
-            if (!e.isHole()) {
-              stored
-                  .computeIfAbsent(
-                      new String(e.payload(), StandardCharsets.UTF_8), v -> new ArrayList<>())
-                  .add(e.globalAddress());
-            }
-          }
-        }
+        stored = storedValues(log);
       }
       for (Map.Entry<String, List<Long>> e : stored.entrySet()) {
         assertThat(e.getValue()).as("addresses holding %s", e.getKey()).hasSize(1);
@@ -106,6 +95,24 @@ class AppendIdempotenceProcessTest {
       }
       server.close();
     }
+  }
+
+  /** Every value the log holds (its payload as text), with the global addresses holding it. */
+  static Map<String, List<Long>> storedValues(ClusterStreamLog log) throws Exception {
+    Map<String, List<Long>> stored = new HashMap<>();
+    long tail = log.tails(List.of()).get(30, TimeUnit.SECONDS).globalTail();
+    for (long from = 0; from <= tail; from += 500) {
+      for (GlobalEntry e :
+          log.readGlobalRange(from, Math.min(tail, from + 499)).get(60, TimeUnit.SECONDS)) {
+        if (!e.isHole()) {
+          stored
+              .computeIfAbsent(
+                  new String(e.payload(), StandardCharsets.UTF_8), v -> new ArrayList<>())
+              .add(e.globalAddress());
+        }
+      }
+    }
+    return stored;
   }
 
   /** The values acknowledged so far, with their addresses, from the clients' files. */

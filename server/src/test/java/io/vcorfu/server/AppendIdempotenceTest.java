@@ -20,7 +20,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -63,39 +62,20 @@ class AppendIdempotenceTest {
       AtomicReference<Node> node = new AtomicReference<>(start(data, transport));
       // Each answer to a sequenced write meets at most one of the faults, each about 1 in 12.
       FaultRule notServing =
-          transport
-              .faults()
-              .add(
-                  FaultRule.responses()
-                      .ofCase(PayloadCase.SEQUENCED_WRITE)
-                      .when(r -> chance(random, 12))
-                      .replaceWith(
-                          Errors.toResponse(
-                              new NotServingException("sequencer", "its layout lease ran out"))));
+          sometimes(
+              transport,
+              random,
+              FaultRule.responses(),
+              m ->
+                  m.replaceWith(
+                      Errors.toResponse(
+                          new NotServingException("sequencer", "its layout lease ran out"))));
       FaultRule dropped =
-          transport
-              .faults()
-              .add(
-                  FaultRule.responses()
-                      .ofCase(PayloadCase.SEQUENCED_WRITE)
-                      .when(r -> chance(random, 12))
-                      .drop());
+          sometimes(transport, random, FaultRule.responses(), FaultRule.Matcher::drop);
       FaultRule reset =
-          transport
-              .faults()
-              .add(
-                  FaultRule.responses()
-                      .ofCase(PayloadCase.SEQUENCED_WRITE)
-                      .when(r -> chance(random, 12))
-                      .partition());
+          sometimes(transport, random, FaultRule.responses(), FaultRule.Matcher::partition);
       FaultRule twice =
-          transport
-              .faults()
-              .add(
-                  FaultRule.requests()
-                      .ofCase(PayloadCase.SEQUENCED_WRITE)
-                      .when(r -> chance(random, 12))
-                      .duplicate());
+          sometimes(transport, random, FaultRule.requests(), FaultRule.Matcher::duplicate);
       StreamLogOptions options =
           StreamLogOptions.defaults()
               .withRpc(ClientOptions.defaults().withRequestTimeout(Duration.ofMillis(400)))
@@ -154,21 +134,10 @@ class AppendIdempotenceTest {
       assertThat(reset.hits()).as("answers lost with their connection").isPositive();
       assertThat(twice.hits()).as("requests delivered twice").isPositive();
 
-      Map<String, List<Long>> stored = new HashMap<>();
+      Map<String, List<Long>> stored;
       try (ClusterStreamLog reader =
           ClusterStreamLog.connect(transport, NODE, StreamLogOptions.defaults())) {
-        long tail = reader.tails(List.of()).get(30, TimeUnit.SECONDS).globalTail();
-        for (long from = 0; from <= tail; from += 500) {
-          for (GlobalEntry e :
-              reader.readGlobalRange(from, Math.min(tail, from + 499)).get(60, TimeUnit.SECONDS)) {
-            if (!e.isHole()) {
-              stored
-                  .computeIfAbsent(
-                      new String(e.payload(), StandardCharsets.UTF_8), v -> new ArrayList<>())
-                  .add(e.globalAddress());
-            }
-          }
-        }
+        stored = AppendIdempotenceProcessTest.storedValues(reader);
       } finally {
         node.get().close();
       }
@@ -247,6 +216,19 @@ class AppendIdempotenceTest {
     Node n = Node.start(NodeConfig.durable(NODE, data), transport);
     n.ready().join();
     return n;
+  }
+
+  /** A rule on sequenced writes acting on about 1 in 12 of them, added to {@code transport}. */
+  private static FaultRule sometimes(
+      InJvmTransport transport,
+      Random random,
+      FaultRule.Matcher matcher,
+      java.util.function.Function<FaultRule.Matcher, FaultRule> action) {
+    return transport
+        .faults()
+        .add(
+            action.apply(
+                matcher.ofCase(PayloadCase.SEQUENCED_WRITE).when(r -> chance(random, 12))));
   }
 
   private static boolean chance(Random random, int oneIn) {
