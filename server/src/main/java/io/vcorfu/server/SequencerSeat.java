@@ -27,6 +27,10 @@ import org.slf4j.LoggerFactory;
  * and read lease of the layouts before it ({@link SequencerRole#ready()}); a role it stops holding
  * is closed before anything else is opened. Thread-safe for readers; changes come from one thread
  * at a time (the node's layout adoption, or its start).
+ *
+ * <p>{@link #follow} asks ZooKeeper what it needs before it changes anything: when that fails, it
+ * throws with the seat as it was, and the same layout can be followed again (the node's adoption is
+ * retried, see {@link ClusterMembership}).
  */
 final class SequencerSeat implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(SequencerSeat.class);
@@ -49,7 +53,8 @@ final class SequencerSeat implements AutoCloseable {
    * it names {@code me} the sequencer). A new role rebuilds its tails through {@code peers} and
    * reveals nothing before {@code layoutLease} from now, nor before the read leases an earlier
    * sequencer may have granted have run out (none when {@code membership} records that no client
-   * ever asked for one).
+   * ever asked for one). Throws, leaving the seat as it was, when ZooKeeper cannot say whether read
+   * leases were granted.
    */
   void follow(
       Layout next,
@@ -74,6 +79,9 @@ final class SequencerSeat implements AutoCloseable {
               old.sequencer(), old.leases(), old.sequencer().advanceEpoch(next.epoch()), notBefore);
       return;
     }
+    // Before anything changes: this may fail (ZooKeeper away), and the layout is then followed
+    // again with the seat as it was.
+    long leaseWait = leaseWaitMillis(membership);
     // An earlier sequencer of this node that was replaced before it served still knows its
     // streams' tails: floors for the new bootstrap (entries lost with their chains are on no
     // replica, but their slots must not be issued again).
@@ -90,8 +98,7 @@ final class SequencerSeat implements AutoCloseable {
     ReadLeases leases =
         new ReadLeases(
             LeaseMarker.recordedBy(
-                System.currentTimeMillis() + leaseWaitMillis(membership),
-                until -> membership.recordReadLeases()));
+                System.currentTimeMillis() + leaseWait, until -> membership.recordReadLeases()));
     sequencer.onIssued(leases::issued);
     SequencerRole opened =
         new SequencerRole(
