@@ -92,6 +92,7 @@ class AdoptionRetryTest {
       c.onSync(
           next,
           "/read-leases",
+          true,
           () -> {
             try {
               c.stopZooKeeper();

@@ -6,6 +6,8 @@ import io.vcorfu.client.AppendResult;
 import io.vcorfu.client.ClusterStreamLog;
 import io.vcorfu.client.StreamLogOptions;
 import io.vcorfu.layout.Layout;
+import io.vcorfu.layout.LayoutChanges;
+import io.vcorfu.layout.Versioned;
 import io.vcorfu.protocol.ClientOptions;
 import io.vcorfu.protocol.Endpoint;
 import io.vcorfu.protocol.Errors;
@@ -26,6 +28,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -36,12 +39,12 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A sequencer cut off from the other nodes (they find its connections refused) and from ZooKeeper,
- * and so removed from the layout without being sealed, still believes it holds its layout lease (2
- * s) until that runs out, and grants read leases (10 s) until then: a client in its part of the
- * network renews its lease up to the last moment, and answers tail queries from memory until its
- * lease ends. The sequencer that takes over must reveal no token before then: once it has
- * acknowledged a write, the holder answers no tail that misses the write.
+ * A sequencer cut off from the other nodes (its connections are refused) and from ZooKeeper, just
+ * after it confirmed its layout, and so removed from the layout without being sealed, still
+ * believes it holds its layout lease (2 s) until that runs out, and grants read leases (10 s) until
+ * then: a client in its part of the network renews its lease up to the last moment, and answers
+ * tail queries from memory until its lease ends. The sequencer that takes over must reveal no token
+ * before then: once it has acknowledged a write, the holder answers no tail that misses the write.
  */
 class CutOffSequencerLeaseTest {
   private static final Duration LAYOUT_LEASE = Duration.ofSeconds(2);
@@ -92,11 +95,24 @@ class CutOffSequencerLeaseTest {
             .atMost(Duration.ofSeconds(10))
             .until(() -> lastPushSent.get() != 0);
 
-        c.cutFromZooKeeper(old);
-        c.cutFromNodes(old);
-        long cutAt = System.nanoTime();
-        // The managers find it gone (its connections are refused) and remove it; sealing it fails.
-        Layout next = c.awaitLayout("a layout without " + old, x -> x.removed().contains(old));
+        // Cut off just after it confirmed its layout with ZooKeeper (the read starts with a sync
+        // of the layout's znode, and is answered well within 100 ms): its layout lease runs for
+        // nearly all of LAYOUT_LEASE from then.
+        CompletableFuture<Long> cut = new CompletableFuture<>();
+        c.onSync(
+            old,
+            "/layout",
+            false,
+            () ->
+                CompletableFuture.delayedExecutor(100, TimeUnit.MILLISECONDS)
+                    .execute(
+                        () -> {
+                          c.cutFromZooKeeper(old);
+                          c.cutFromNodes(old);
+                          cut.complete(System.nanoTime());
+                        }));
+        long cutAt = cut.get(10, TimeUnit.SECONDS);
+        Layout next = removeAsAManagerDoes(c, old);
         Endpoint successor = next.sequencer();
         Awaitility.await(successor + " adopts epoch " + next.epoch())
             .atMost(Duration.ofSeconds(10))
@@ -207,6 +223,36 @@ class CutOffSequencerLeaseTest {
       } catch (Exception e) {
         return; // the old sequencer no longer serves
       }
+    }
+  }
+
+  /**
+   * Takes {@code old} out of the layout as a manager that found it gone does, at once: seals the
+   * next epoch on every other node (not on {@code old}, which it cannot reach), then commits the
+   * layout without it. If a manager of the cluster committed first, returns that layout.
+   */
+  private static Layout removeAsAManagerDoes(ZkCluster c, Endpoint old) throws Exception {
+    Versioned<Layout> current = c.agreed();
+    Layout layout = current.value();
+    long epoch = layout.epoch() + 1;
+    long logTail = -1;
+    try (RpcClient rpc =
+        c.transport()
+            .newClient(ClientOptions.defaults().withRequestTimeout(Duration.ofSeconds(5)))) {
+      NodeCalls calls = new NodeCalls(rpc);
+      for (Endpoint node : layout.allServers()) {
+        if (!node.equals(old)) {
+          logTail =
+              Math.max(logTail, calls.seal(node, epoch).get(5, TimeUnit.SECONDS).getLogTail());
+        }
+      }
+    }
+    Layout next = LayoutChanges.withoutNode(layout, old, logTail + 1).withEpoch(epoch);
+    try {
+      c.store().compareAndSet(current.version(), next).join();
+      return next;
+    } catch (CompletionException lost) {
+      return c.awaitLayout("a layout without " + old, x -> x.removed().contains(old));
     }
   }
 

@@ -334,11 +334,11 @@ final class ZkCluster implements AutoCloseable {
 
   /**
    * Runs {@code action} the next time {@code e} sends ZooKeeper a {@code sync} of {@code path}
-   * (below the cluster's znode, {@code /vcorfu/<name>}), dropping that request (the cluster must
-   * have been started {@link #startLinked}).
+   * (below the cluster's znode, {@code /vcorfu/<name>}), dropping that request if {@code drop},
+   * else after forwarding it (the cluster must have been started {@link #startLinked}).
    */
-  void onSync(Endpoint e, String path, Runnable action) {
-    links.get(e).onSync("/vcorfu/" + NAME + path, action);
+  void onSync(Endpoint e, String path, boolean drop, Runnable action) {
+    links.get(e).onSync("/vcorfu/" + NAME + path, drop, action);
   }
 
   /** Lets {@code e} reach ZooKeeper again. */

@@ -31,7 +31,7 @@ final class ZkLink implements AutoCloseable {
   /** ZooKeeper's operation code of a {@code sync} request. */
   private static final int SYNC = 9;
 
-  private record SyncTrigger(String path, Runnable action) {}
+  private record SyncTrigger(String path, boolean drop, Runnable action) {}
 
   /** A link to the (single) ZooKeeper server of {@code connectString} ({@code host:port}). */
   ZkLink(String connectString) throws IOException {
@@ -63,12 +63,12 @@ final class ZkLink implements AutoCloseable {
   }
 
   /**
-   * The next time the node sends a {@code sync} of {@code path}, that request is dropped (it never
-   * reaches ZooKeeper) and {@code action} runs, before anything else the node sends is forwarded.
-   * Once only.
+   * The next time the node sends a {@code sync} of {@code path}, {@code action} runs before
+   * anything else the node sends is forwarded; with {@code drop} that request never reaches
+   * ZooKeeper, else it is forwarded first. Once only.
    */
-  void onSync(String path, Runnable action) {
-    trigger = new SyncTrigger(path, action);
+  void onSync(String path, boolean drop, Runnable action) {
+    trigger = new SyncTrigger(path, drop, action);
   }
 
   private void accept() {
@@ -143,35 +143,37 @@ final class ZkLink implements AutoCloseable {
       int length = in.readInt();
       byte[] frame = new byte[length];
       in.readFully(frame);
-      if (connected && dropped(frame)) {
-        continue;
-      }
+      SyncTrigger t = connected ? triggeredBy(frame) : null;
       connected = true;
-      out.writeInt(length);
-      out.write(frame);
-      out.flush();
+      if (t == null || !t.drop()) {
+        out.writeInt(length);
+        out.write(frame);
+        out.flush();
+      }
+      if (t != null) {
+        t.action().run();
+      }
     }
   }
 
-  /** True when {@code frame} is the request the trigger waits for; runs the trigger's action. */
-  private boolean dropped(byte[] frame) throws IOException {
+  /** The trigger {@code frame} sets off (and disarms), or null. */
+  private SyncTrigger triggeredBy(byte[] frame) throws IOException {
     SyncTrigger t = trigger;
     if (t == null || frame.length < 12) {
-      return false;
+      return null;
     }
     DataInputStream request = new DataInputStream(new ByteArrayInputStream(frame));
     request.readInt(); // xid
     if (request.readInt() != SYNC) {
-      return false;
+      return null;
     }
     byte[] path = new byte[request.readInt()];
     request.readFully(path);
     if (!new String(path, StandardCharsets.UTF_8).equals(t.path())) {
-      return false;
+      return null;
     }
     trigger = null;
-    t.action().run();
-    return true;
+    return t;
   }
 
   private static void closeQuietly(Socket s) {
