@@ -138,6 +138,12 @@ public final class Node implements AutoCloseable {
   private volatile boolean foreign;
 
   /**
+   * Cluster mode: why the layout last delivered is not adopted yet (its adoption failed and is
+   * retried, see {@link ClusterMembership}); null once it is.
+   */
+  private volatile String adoptionFailed;
+
+  /**
    * Cluster mode: the epoch of the first layout this process was delivered; it takes the sequencer
    * role only at a later epoch, so that no token an earlier run of it issued can still be written.
    */
@@ -497,6 +503,10 @@ public final class Node implements AutoCloseable {
           + l.epoch()
           + (l.removed().contains(me) ? " (it was removed)" : "");
     }
+    String failed = adoptionFailed;
+    if (failed != null) {
+      return failed;
+    }
     String distrust = untrusted;
     if (distrust != null) {
       return distrust;
@@ -538,8 +548,29 @@ public final class Node implements AutoCloseable {
    * it becomes the sequencer, closed when it stops being it. A process that finds itself the
    * sequencer of the layout it starts with first commits that layout at the next epoch, fencing any
    * token an earlier run of it issued; it takes the role when that epoch arrives.
+   *
+   * <p>When a step fails (the layout cannot be recorded in the data directory, ZooKeeper does not
+   * answer the new sequencer) it throws, and the membership hands the same layout over again later;
+   * every step is safe to repeat. Until the adoption succeeds the node serves no role request (see
+   * {@link #notServingReason}), whatever its layout lease says.
    */
   private synchronized void adopt(Layout next, long version, boolean initial) {
+    try {
+      adoptOrThrow(next, version, initial);
+      adoptionFailed = null;
+    } catch (RuntimeException e) {
+      adoptionFailed =
+          "node "
+              + binding.endpoint()
+              + " has not adopted the layout of epoch "
+              + next.epoch()
+              + " yet (it tries again): "
+              + e;
+      throw e;
+    }
+  }
+
+  private void adoptOrThrow(Layout next, long version, boolean initial) {
     Endpoint me = binding.endpoint();
     Layout current = layout.get();
     if (!next.clusterId().equals(config.cluster().name())) {

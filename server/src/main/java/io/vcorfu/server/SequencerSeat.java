@@ -24,9 +24,14 @@ import org.slf4j.LoggerFactory;
  * <p>Invariant: at most one {@link SequencerRole} is open at a time, and a node becoming the
  * sequencer of an epoch either keeps a role that has served (same sequencer, same leases, its epoch
  * advanced) or opens a new one that bootstraps from the replicas and waits out every layout lease
- * and read lease of the layouts before it ({@link SequencerRole#ready()}); a role it stops holding
- * is closed before anything else is opened. Thread-safe for readers; changes come from one thread
- * at a time (the node's layout adoption, or its start).
+ * and read lease of the layouts before it, a read lease counted from the end of the layout lease
+ * under which it may have been granted ({@link SequencerRole#ready()}); a role it stops holding is
+ * closed before anything else is opened. Thread-safe for readers; changes come from one thread at a
+ * time (the node's layout adoption, or its start).
+ *
+ * <p>{@link #follow} asks ZooKeeper what it needs before it changes anything: when that fails, it
+ * throws with the seat as it was, and the same layout can be followed again (the node's adoption is
+ * retried, see {@link ClusterMembership}).
  */
 final class SequencerSeat implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(SequencerSeat.class);
@@ -48,8 +53,9 @@ final class SequencerSeat implements AutoCloseable {
    * Cluster mode: keeps, opens or closes the role for the agreed layout {@code next} ({@code mine}:
    * it names {@code me} the sequencer). A new role rebuilds its tails through {@code peers} and
    * reveals nothing before {@code layoutLease} from now, nor before the read leases an earlier
-   * sequencer may have granted have run out (none when {@code membership} records that no client
-   * ever asked for one).
+   * sequencer may have granted have run out: {@code layoutLease} plus the longest lease from now
+   * (none when {@code membership} records that no client ever asked for one). Throws, leaving the
+   * seat as it was, when ZooKeeper cannot say whether read leases were granted.
    */
   void follow(
       Layout next,
@@ -74,6 +80,9 @@ final class SequencerSeat implements AutoCloseable {
               old.sequencer(), old.leases(), old.sequencer().advanceEpoch(next.epoch()), notBefore);
       return;
     }
+    // Before anything changes: this may fail (ZooKeeper away), and the layout is then followed
+    // again with the seat as it was.
+    long leaseWait = leaseWaitMillis(membership, layoutLease);
     // An earlier sequencer of this node that was replaced before it served still knows its
     // streams' tails: floors for the new bootstrap (entries lost with their chains are on no
     // replica, but their slots must not be issued again).
@@ -90,8 +99,7 @@ final class SequencerSeat implements AutoCloseable {
     ReadLeases leases =
         new ReadLeases(
             LeaseMarker.recordedBy(
-                System.currentTimeMillis() + leaseWaitMillis(membership),
-                until -> membership.recordReadLeases()));
+                System.currentTimeMillis() + leaseWait, until -> membership.recordReadLeases()));
     sequencer.onIssued(leases::issued);
     SequencerRole opened =
         new SequencerRole(
@@ -107,10 +115,13 @@ final class SequencerSeat implements AutoCloseable {
   /**
    * How long a sequencer that takes over waits for read leases an earlier sequencer may have
    * granted: none when the cluster's clients never asked for one (recorded in ZooKeeper before the
-   * first grant), else the longest lease.
+   * first grant), else {@code layoutLease} plus the longest lease. An earlier sequencer removed
+   * without being sealed (cut off) goes on granting leases until its own layout lease runs out, up
+   * to {@code layoutLease} after this layout was committed, and its holders answer from memory
+   * until their leases end, up to {@link ReadLeases#MAX_LEASE} after that.
    */
-  private static long leaseWaitMillis(ClusterMembership m) {
-    return m.readLeasesGranted() ? ReadLeases.MAX_LEASE.toMillis() : 0;
+  private static long leaseWaitMillis(ClusterMembership m, Duration layoutLease) {
+    return m.readLeasesGranted() ? layoutLease.toMillis() + ReadLeases.MAX_LEASE.toMillis() : 0;
   }
 
   /** Closes the role held, if any; the seat is then empty. */

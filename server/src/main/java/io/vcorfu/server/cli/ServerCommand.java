@@ -109,7 +109,8 @@ final class ServerCommand implements Callable<Integer> {
       defaultValue = "500",
       description =
           "Cluster mode: a node serves only while it has confirmed its layout with ZooKeeper within"
-              + " this time; a new sequencer waits as long before issuing (default"
+              + " this time; a new sequencer waits as long before issuing, and as long plus the"
+              + " longest read lease (10 s) when clients use read leases (default"
               + " ${DEFAULT-VALUE}).")
   long layoutLeaseMs;
 

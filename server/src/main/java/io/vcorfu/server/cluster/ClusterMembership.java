@@ -5,6 +5,7 @@ import io.vcorfu.layout.Versioned;
 import io.vcorfu.layout.ZkLayoutStore;
 import io.vcorfu.protocol.Endpoint;
 import io.vcorfu.protocol.proto.PingResponse;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -26,6 +27,13 @@ import org.slf4j.LoggerFactory;
  * layouts in order and never concurrently. The first delivery after start is flagged {@code
  * initial}: that layout may have been committed before this process started.
  *
+ * <p>Invariant: a delivered layout is either fully adopted or retried until it is or a newer one
+ * arrives. When {@link Follower#adopt} throws (ZooKeeper does not answer, the node's data directory
+ * cannot be written), the same layout is handed over again after a back-off ({@link AdoptionRetry}:
+ * 100 ms doubling up to 2 s, a warning once per kind of failure); the lease is not renewed for it
+ * meanwhile, so the node serves nothing of a layout it has not adopted. A newer layout that arrives
+ * meanwhile replaces it.
+ *
  * <p>The lease is renewed on the membership thread, but the ZooKeeper client is called on a thread
  * of its own: the client may block its caller (it closes and reopens its connection in the caller's
  * thread when a session expires), and a renewal must not wait for it, since the peers can renew the
@@ -39,7 +47,9 @@ public final class ClusterMembership implements AutoCloseable {
   public interface Follower {
     /**
      * Adopts {@code layout}, committed at znode version {@code version}; {@code initial} for the
-     * first layout after this process started. Layouts arrive in version order, one at a time.
+     * first layout after this process started. Layouts arrive in version order, one at a time. If
+     * it throws, the same layout is handed over again later (unless a newer one is first), so it
+     * must leave the node able to adopt it again: nothing served from a half-adopted layout.
      */
     void adopt(Layout layout, long version, boolean initial);
   }
@@ -62,6 +72,13 @@ public final class ClusterMembership implements AutoCloseable {
   private AutoCloseable watch;
   private boolean delivered;
   private long lastVersion = -1;
+
+  /** The newest layout delivered and not adopted yet; confined to the membership thread. */
+  private Versioned<Layout> pending;
+
+  /** The back-off of {@link #pending}; confined to the membership thread. */
+  private final AdoptionRetry retry = new AdoptionRetry();
+
   private volatile boolean leasesRecorded;
 
   /** The layout last handed to the follower; confined to the membership thread. */
@@ -173,26 +190,69 @@ public final class ClusterMembership implements AutoCloseable {
   }
 
   private void deliver(Versioned<Layout> v) {
-    if (v.version() <= lastVersion) {
+    if (v.version() <= lastVersion || (pending != null && v.version() <= pending.version())) {
       return;
     }
-    lastVersion = v.version();
+    pending = v;
+    adoptPending(v);
+  }
+
+  /**
+   * Hands {@code v} to the follower if it is still the layout to adopt; if the follower fails,
+   * tries again after the back-off (see the class comment).
+   */
+  private void adoptPending(Versioned<Layout> v) {
+    if (pending != v) {
+      return; // adopted already, or a newer layout replaced it
+    }
     boolean initial = !delivered;
-    delivered = true;
     try {
       follower.adopt(v.value(), v.version(), initial);
-      lease.adopted(v.version());
-      Layout before = adopted;
-      if (before == null || v.value().epoch() > before.epoch()) {
-        adopted = v.value();
-      }
     } catch (RuntimeException e) {
-      LOG.error(
-          "could not adopt the layout of epoch {} (znode version {}): {}",
+      Duration wait = retry.failed();
+      if (retry.warns(e)) {
+        LOG.warn(
+            "node {} could not adopt the layout of epoch {} (znode version {}); it serves nothing"
+                + " of it and tries again, every {} ms at most, until it has or a newer layout"
+                + " arrives: {}",
+            self,
+            v.value().epoch(),
+            v.version(),
+            AdoptionRetry.LONGEST.toMillis(),
+            e.toString(),
+            e);
+      } else {
+        LOG.debug(
+            "node {}: attempt {} to adopt the layout of epoch {} failed: {}",
+            self,
+            retry.failures(),
+            v.value().epoch(),
+            e.toString());
+      }
+      try {
+        thread.schedule(() -> adoptPending(v), wait.toMillis(), TimeUnit.MILLISECONDS);
+      } catch (RejectedExecutionException closed) {
+        return;
+      }
+      renew();
+      return;
+    }
+    pending = null;
+    lastVersion = v.version();
+    delivered = true;
+    if (retry.failures() > 0) {
+      LOG.info(
+          "node {} adopted the layout of epoch {} (znode version {}) after {} failed attempts",
+          self,
           v.value().epoch(),
           v.version(),
-          e.toString(),
-          e);
+          retry.failures());
+    }
+    retry.succeeded();
+    lease.adopted(v.version());
+    Layout before = adopted;
+    if (before == null || v.value().epoch() > before.epoch()) {
+      adopted = v.value();
     }
     renew();
   }

@@ -6,6 +6,7 @@ import io.vcorfu.protocol.RpcClient;
 import io.vcorfu.protocol.RpcHandler;
 import io.vcorfu.protocol.RpcTimeoutException;
 import io.vcorfu.protocol.Transport;
+import io.vcorfu.protocol.TransportException;
 import io.vcorfu.protocol.proto.Request;
 import io.vcorfu.protocol.proto.Response;
 import java.util.Set;
@@ -16,16 +17,25 @@ import java.util.concurrent.TimeUnit;
  * One node's view of the shared in-JVM network: the node's own calls to other nodes are lost (they
  * time out, as dropped messages do) while the node is in the {@code cut} set. The fault rules of
  * the shared transport cut the other half of a partition: requests to the node and its answers.
+ * Calls between the node and a node of the {@code rejecting} set (either way) are refused at once,
+ * as a firewall rejecting the connections makes them; clients do not call through this view, so
+ * they still reach a rejecting node.
  */
 final class NodeLinks implements Transport {
   private final Transport network;
   private final Endpoint self;
   private final Set<Endpoint> cut;
+  private final Set<Endpoint> rejecting;
 
   NodeLinks(Transport network, Endpoint self, Set<Endpoint> cut) {
+    this(network, self, cut, Set.of());
+  }
+
+  NodeLinks(Transport network, Endpoint self, Set<Endpoint> cut, Set<Endpoint> rejecting) {
     this.network = network;
     this.self = self;
     this.cut = cut;
+    this.rejecting = rejecting;
   }
 
   @Override
@@ -41,6 +51,11 @@ final class NodeLinks implements Transport {
       public CompletableFuture<Response> call(Endpoint target, Request request) {
         if (!target.equals(self) && cut.contains(self)) {
           return lost(target, request, options);
+        }
+        if (!target.equals(self) && (rejecting.contains(self) || rejecting.contains(target))) {
+          return CompletableFuture.failedFuture(
+              TransportException.refused(
+                  "connection from " + self + " to " + target + " refused", null));
         }
         return rpc.call(target, request);
       }

@@ -32,7 +32,9 @@ import org.awaitility.Awaitility;
  * rules available), following a layout agreed in a real in-process ZooKeeper ({@link
  * TestingServer}, or a {@link TestingCluster} ensemble). A node is "killed" by closing it abruptly;
  * {@link #restart} starts it again on its data directory; {@link #partition} cuts it off the
- * network (not from ZooKeeper) until {@link #heal}.
+ * network (not from ZooKeeper) until {@link #heal}; {@link #cutFromNodes} cuts it off the other
+ * nodes only (clients still reach it). On a cluster {@linkplain #startLinked linked} to ZooKeeper,
+ * {@link #cutFromZooKeeper} cuts one node off ZooKeeper.
  */
 final class ZkCluster implements AutoCloseable {
   static final String NAME = "test";
@@ -49,8 +51,15 @@ final class ZkCluster implements AutoCloseable {
   private final Map<Endpoint, Node> nodes = new ConcurrentHashMap<>();
   private final List<ClusterStreamLog> clients = new ArrayList<>();
   private final Set<Endpoint> cut = ConcurrentHashMap.newKeySet();
+  private final Set<Endpoint> rejecting = ConcurrentHashMap.newKeySet();
   private final Map<Endpoint, List<FaultRule>> partitions = new LinkedHashMap<>();
   private final ZkLayoutStore store;
+
+  /**
+   * Each node's own link to ZooKeeper, when the cluster was started {@linkplain #startLinked
+   * linked}.
+   */
+  private Map<Endpoint, ZkLink> links;
 
   private ZkCluster(Closeable zk, String connectString, Duration session, Path tmp, int n) {
     this(zk, connectString, session, tmp, n, Duration.ofMillis(100), Duration.ofMillis(1000));
@@ -105,6 +114,30 @@ final class ZkCluster implements AutoCloseable {
         new ZkCluster(
             server, server.getConnectString(), ClusterConfig.DEFAULT_SESSION_TIMEOUT, tmp, n);
     c.config = tweak.apply(c.config);
+    return start(c, r);
+  }
+
+  /**
+   * As {@link #start(Path, int, int, java.util.function.UnaryOperator)}, every node reaching
+   * ZooKeeper through a link of its own ({@link ZkLink}), which {@link #cutFromZooKeeper} cuts.
+   */
+  static ZkCluster startLinked(
+      Path tmp, int n, int r, java.util.function.UnaryOperator<ClusterConfig> tweak)
+      throws Exception {
+    TestingServer server = new TestingServer(true);
+    ZkCluster c =
+        new ZkCluster(
+            server, server.getConnectString(), ClusterConfig.DEFAULT_SESSION_TIMEOUT, tmp, n);
+    c.config = tweak.apply(c.config);
+    c.links = new ConcurrentHashMap<>();
+    try {
+      for (Endpoint e : c.endpoints) {
+        c.links.put(e, new ZkLink(server.getConnectString()));
+      }
+    } catch (java.io.IOException e) {
+      c.close();
+      throw e;
+    }
     return start(c, r);
   }
 
@@ -173,9 +206,23 @@ final class ZkCluster implements AutoCloseable {
   }
 
   private void startNode(Endpoint e, ClusterConfig config) {
+    ZkLink link = links == null ? null : links.get(e);
+    if (link != null) {
+      config =
+          new ClusterConfig(
+              link.connectString(),
+              config.name(),
+              config.layoutLease(),
+              config.probeInterval(),
+              config.failureTimeout(),
+              config.sessionTimeout(),
+              config.rebuildBytesPerSecond(),
+              config.rebuildForegroundP99(),
+              config.memberHealDelay());
+    }
     NodeConfig cfg =
         NodeConfig.durable(e, tmp.resolve(e.host())).withNoEarlierLeases().inCluster(config);
-    nodes.put(e, Node.start(cfg, new NodeLinks(transport, e, cut)));
+    nodes.put(e, Node.start(cfg, new NodeLinks(transport, e, cut, rejecting)));
   }
 
   /**
@@ -271,9 +318,43 @@ final class ZkCluster implements AutoCloseable {
     cut.add(e);
   }
 
+  /**
+   * Cuts {@code e} off the other nodes, both ways, as a firewall rejecting the connections does:
+   * their calls to it and its calls to them are refused at once. Clients still reach it, and it
+   * still reaches ZooKeeper. {@link #heal} ends it.
+   */
+  synchronized void cutFromNodes(Endpoint e) {
+    rejecting.add(e);
+  }
+
+  /** Cuts {@code e} off ZooKeeper (the cluster must have been started {@link #startLinked}). */
+  void cutFromZooKeeper(Endpoint e) {
+    links.get(e).cut();
+  }
+
+  /**
+   * Runs {@code action} the next time {@code e} sends ZooKeeper a {@code sync} of {@code path}
+   * (below the cluster's znode, {@code /vcorfu/<name>}), dropping that request if {@code drop},
+   * else after forwarding it (the cluster must have been started {@link #startLinked}).
+   */
+  void onSync(Endpoint e, String path, boolean drop, Runnable action) {
+    links.get(e).onSync("/vcorfu/" + NAME + path, drop, action);
+  }
+
+  /** Lets {@code e} reach ZooKeeper again. */
+  void reconnectToZooKeeper(Endpoint e) {
+    links.get(e).heal();
+  }
+
+  /** The data directory of {@code e}. */
+  Path dataDir(Endpoint e) {
+    return tmp.resolve(e.host());
+  }
+
   /** Ends the partition of {@code e}. */
   synchronized void heal(Endpoint e) {
     cut.remove(e);
+    rejecting.remove(e);
     List<FaultRule> rules = partitions.remove(e);
     if (rules != null) {
       rules.forEach(transport.faults()::remove);
@@ -380,6 +461,11 @@ final class ZkCluster implements AutoCloseable {
     nodes.clear();
     store.close();
     transport.close();
+    if (links != null) {
+      for (ZkLink link : links.values()) {
+        link.close();
+      }
+    }
     zk.close();
   }
 }
