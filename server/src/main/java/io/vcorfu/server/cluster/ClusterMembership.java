@@ -15,6 +15,8 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.zookeeper.KeeperException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -80,6 +82,9 @@ public final class ClusterMembership implements AutoCloseable {
   private final AdoptionRetry retry = new AdoptionRetry();
 
   private volatile boolean leasesRecorded;
+
+  /** The znode version of the layout this node last adopted; -1 before the first. */
+  private volatile long adoptedVersion = -1;
 
   /** The layout last handed to the follower; confined to the membership thread. */
   private volatile Layout adopted;
@@ -176,14 +181,41 @@ public final class ClusterMembership implements AutoCloseable {
     }
   }
 
-  /** Records, durably in ZooKeeper, that this cluster's sequencer grants read leases. */
+  /**
+   * Records, durably in ZooKeeper, that this cluster's sequencer grants read leases; throws (and
+   * the lease is not granted) when it cannot.
+   *
+   * <p>The first record is created only together with a check that the layout znode is still at the
+   * version this node adopted (one ZooKeeper transaction). A sequencer the cluster has moved away
+   * from therefore cannot record its first grant once the next layout is committed, and a sequencer
+   * that takes over, which looks for the record after that commit ({@link #readLeasesGranted}),
+   * sees every record an earlier sequencer's grants depend on.
+   */
   public void recordReadLeases() {
     if (leasesRecorded) {
       return;
     }
     try {
-      store.client().create().orSetData().creatingParentsIfNeeded().forPath(leaseRecordPath());
+      CuratorFramework zk = store.client();
+      if (zk.checkExists().forPath(leaseRecordPath()) == null) {
+        long version = adoptedVersion;
+        if (version < 0) {
+          throw new IllegalStateException("this node has adopted no layout yet");
+        }
+        zk.transaction()
+            .forOperations(
+                zk.transactionOp().check().withVersion((int) version).forPath(store.path()),
+                zk.transactionOp().create().forPath(leaseRecordPath()));
+      }
       leasesRecorded = true;
+    } catch (KeeperException.NodeExistsException recordedMeanwhile) {
+      leasesRecorded = true;
+    } catch (KeeperException.BadVersionException moved) {
+      throw new IllegalStateException(
+          "cannot record a read-lease grant: the cluster's layout has changed since this node"
+              + " adopted version "
+              + adoptedVersion,
+          moved);
     } catch (Exception e) {
       throw new IllegalStateException("cannot record a read-lease grant in ZooKeeper", e);
     }
@@ -249,6 +281,7 @@ public final class ClusterMembership implements AutoCloseable {
           retry.failures());
     }
     retry.succeeded();
+    adoptedVersion = v.version();
     lease.adopted(v.version());
     Layout before = adopted;
     if (before == null || v.value().epoch() > before.epoch()) {
