@@ -389,8 +389,9 @@ class FailoverLinearizabilityTest {
       from = to;
     }
     System.out.printf(
-        "%s: %d calls, %d pending; completed calls invoked and returned%s%n",
-        run, history.size(), pending, phases);
+        "%s: %d calls, %d pending; completed calls invoked and returned%s; longest gap between"
+            + " completions %s%n",
+        run, history.size(), pending, phases, longestGap(history));
     for (int i : faults.awaited) {
       assertThat(completedBetween(history, faults.times.get(i), faults.times.get(i + 1)))
           .as("calls invoked after '%s' that completed before the next step", faults.labels.get(i))
@@ -402,6 +403,28 @@ class FailoverLinearizabilityTest {
     assertThat(result.outcome())
         .as("seed %d, lease %d ms: %s", seed, leaseMs, result.summary())
         .isEqualTo(LinearizabilityChecker.Outcome.LINEARIZABLE);
+  }
+
+  /**
+   * The longest time without a completed call, in ms, and where it began (ms after the first
+   * completion): what a fault cost the clients.
+   */
+  private static String longestGap(List<Operation> history) {
+    long[] done =
+        history.stream()
+            .filter(op -> !op.pending())
+            .mapToLong(Operation::returned)
+            .sorted()
+            .toArray();
+    long gap = 0;
+    long at = 0;
+    for (int i = 1; i < done.length; i++) {
+      if (done[i] - done[i - 1] > gap) {
+        gap = done[i] - done[i - 1];
+        at = done[i - 1] - done[0];
+      }
+    }
+    return String.format("%.0f ms (from %.0f ms)", gap / 1e6, at / 1e6);
   }
 
   /** Calls that completed, invoked at or after {@code from} and returned before {@code to}. */
