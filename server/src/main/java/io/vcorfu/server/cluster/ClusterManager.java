@@ -50,11 +50,14 @@ import org.slf4j.LoggerFactory;
  * <p>A node sealed ahead of the agreed layout (a manager died between sealing and committing) is
  * unstuck by committing the agreed layout again at that node's sealed epoch.
  *
- * <p>A manager that fewer than half of the nodes answer removes nobody: more likely it is the one
- * cut off. It steps down instead (leaves the election and joins it again, last in line) when other
- * nodes run for manager, so that a node still connected to ZooKeeper but cut off from the other
- * nodes does not hold the management, and with it every layout change, for as long as it is cut
- * off.
+ * <p>A manager that fewer than half of the nodes answer does not trust silence alone: it may be the
+ * one cut off. It removes only the silent nodes whose ZooKeeper session has ended too (the second
+ * witness, see {@link NodeSessions}): a node cut off from this one but alive and connected to
+ * ZooKeeper keeps its session, while a crashed one's ends within a session timeout. So the last
+ * node standing of a chain's R replicas removes the R - 1 dead ones and serves, while a node cut
+ * off from its peers but not from ZooKeeper removes nobody. Otherwise it steps down (leaves the
+ * election and joins it again, last in line) when other nodes run for manager, so that such a node
+ * does not hold the management, and with it every layout change, for as long as it is cut off.
  *
  * <p>It also heals (see docs/cluster.md, "Healing"), one step per round as {@link HealingPlan}
  * decides: it promotes rebuilding replicas whose copy finished, restores short chains with a spare
@@ -252,10 +255,23 @@ public final class ClusterManager implements AutoCloseable {
     reportedLost.retainAll(silent);
     int answering = layout.allServers().size() - silent.size();
     if (2 * answering < layout.allServers().size()) {
-      // Fewer than half of the nodes answer this manager: more likely it is the one cut off (or
-      // too slow) than that most of the cluster died. Removing them would leave a cluster too
-      // small to survive; it removes nobody, and leaves the management to a node that may hear
-      // more of them.
+      // Fewer than half of the nodes answer this manager: it may be the one cut off (or too slow)
+      // rather than most of the cluster dead, so silence alone removes nobody. A silent node whose
+      // ZooKeeper session has ended too is down whatever the count: a node cut off from this one
+      // but alive keeps its session. The others stay, and the management goes to a node that may
+      // hear more of them.
+      List<Endpoint> sessionless = withoutSession(removable);
+      if (!sessionless.isEmpty()) {
+        LOG.warn(
+            "manager {}: only {} of {} nodes answer, but {} hold no ZooKeeper session either:"
+                + " down whatever the count",
+            self,
+            answering,
+            layout.allServers().size(),
+            sessionless);
+        remove(current, sessionless);
+        return;
+      }
       LOG.warn(
           "manager {}: only {} of {} nodes answer; not removing {}",
           self,
@@ -281,6 +297,32 @@ public final class ClusterManager implements AutoCloseable {
       return;
     }
     heal(current, now);
+  }
+
+  /**
+   * Those of {@code silent} that hold no ZooKeeper session ({@link NodeSessions}); none when
+   * ZooKeeper cannot tell, or does not list this node's own session (its view is not to be trusted
+   * then: this node's own session was lost, and the sessions it lists may be a new one's).
+   */
+  private List<Endpoint> withoutSession(List<Endpoint> silent) {
+    if (silent.isEmpty()) {
+      return List.of();
+    }
+    Set<Endpoint> live;
+    try {
+      live =
+          NodeSessions.live(
+              store.client(), config.name(), java.time.Duration.ofMillis(timeoutMillis()));
+    } catch (Exception e) {
+      LOG.debug("manager {}: cannot learn who holds a ZooKeeper session: {}", self, e.toString());
+      return List.of();
+    }
+    if (!live.contains(self)) {
+      return List.of();
+    }
+    List<Endpoint> out = new ArrayList<>(silent);
+    out.removeAll(live);
+    return out;
   }
 
   /**
