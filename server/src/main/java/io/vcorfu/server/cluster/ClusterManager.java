@@ -24,6 +24,7 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
 import org.apache.curator.framework.recipes.leader.LeaderLatch;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -95,8 +96,11 @@ public final class ClusterManager implements AutoCloseable {
 
   private boolean leading;
 
-  /** When the last round ended, nanoTime (0: none yet); confined. */
-  private long lastRoundEndNanos;
+  /** How punctually this node's own rounds ran; confined. */
+  private final SelfTiming timing;
+
+  /** The manager's clock, {@code System.nanoTime()}. */
+  private final LongSupplier clock = System::nanoTime;
 
   private long backoffUntilNanos;
   private long backoffMillis;
@@ -108,7 +112,8 @@ public final class ClusterManager implements AutoCloseable {
     this.healing = new HealingPlan(config.memberHealDelay());
     this.store = store;
     this.calls = calls;
-    this.probes = new NodeProbes(config, calls);
+    this.probes = new NodeProbes(config, calls, clock);
+    this.timing = new SelfTiming(config.probeInterval(), config.failureTimeout());
     this.participant = self + "#" + java.util.UUID.randomUUID();
     this.latch = newLatch();
     this.thread =
@@ -164,21 +169,14 @@ public final class ClusterManager implements AutoCloseable {
             config.name());
         leading = leader;
       }
-      // A round starts a probe interval after the last one ended and waits at most a probe
-      // interval for answers. A gap or a wait much longer than that means this node did not run
-      // for a while (a pause, a long GC): what it last heard says nothing about the others now, so
-      // they get a full failure timeout again. (Comparing whole rounds instead would mistake the
-      // wait for a silent node's answer, which every round with a silent node spends, for a
-      // pause, and never let that node's silence add up.)
-      long slack = config.probeInterval().toNanos() + config.failureTimeout().toNanos() / 2;
-      long start = System.nanoTime();
-      if (lastRoundEndNanos != 0 && start - lastRoundEndNanos > slack) {
+      long start = clock.getAsLong();
+      if (!timing.startedOnTime(start)) {
         probes.forget();
       }
       Versioned<Layout> current = store.get().get(timeoutMillis(), TimeUnit.MILLISECONDS);
-      long probing = System.nanoTime();
+      long probing = clock.getAsLong();
       probes.probe(current.value(), thread);
-      if (System.nanoTime() - probing > slack) {
+      if (!timing.probedOnTime(probing, clock.getAsLong())) {
         probes.forget();
         return;
       }
@@ -192,7 +190,7 @@ public final class ClusterManager implements AutoCloseable {
     } catch (Exception e) {
       LOG.debug("manager round failed: {}", e.toString());
     } finally {
-      lastRoundEndNanos = System.nanoTime();
+      timing.ended(clock.getAsLong());
     }
   }
 

@@ -12,6 +12,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
 
 /**
  * What the manager's probes heard of each node, and the judgements it draws from them: whether a
@@ -28,6 +29,7 @@ import java.util.concurrent.TimeUnit;
 final class NodeProbes {
   private final ClusterConfig config;
   private final NodeCalls calls;
+  private final LongSupplier clock;
 
   /** When each node last answered a probe (the probe's send time), nanoTime. */
   private final Map<Endpoint, Long> lastHeard = new HashMap<>();
@@ -38,9 +40,13 @@ final class NodeProbes {
   /** The latest answer of each node. */
   private final Map<Endpoint, PingResponse> lastAnswer = new HashMap<>();
 
-  NodeProbes(ClusterConfig config, NodeCalls calls) {
+  /**
+   * Probes through {@code calls}, reading the time ({@code System.nanoTime()}) from {@code clock}.
+   */
+  NodeProbes(ClusterConfig config, NodeCalls calls, LongSupplier clock) {
     this.config = config;
     this.calls = calls;
+    this.clock = clock;
   }
 
   /** Forgets when nodes were last heard: each gets a full failure timeout from the next probe. */
@@ -56,7 +62,7 @@ final class NodeProbes {
    * are recorded on {@code thread} (the manager's) when they come.
    */
   void probe(Layout layout, Executor thread) {
-    long sent = System.nanoTime();
+    long sent = clock.getAsLong();
     Map<Endpoint, CompletableFuture<PingResponse>> pings = new HashMap<>();
     Set<Endpoint> probed = probed(layout);
     for (Endpoint node : probed) {
