@@ -169,29 +169,49 @@ public final class ClusterManager implements AutoCloseable {
             config.name());
         leading = leader;
       }
+      // A round that ran late discards what the probes heard, and the node re-measures before it
+      // judges anyone again (see SelfTiming): a manager never judges others by its own slowness.
       long start = clock.getAsLong();
+      boolean wasSteady = timing.steady(start);
       if (!timing.startedOnTime(start)) {
-        probes.forget();
+        late(wasSteady);
       }
       Versioned<Layout> current = store.get().get(timeoutMillis(), TimeUnit.MILLISECONDS);
       long probing = clock.getAsLong();
       probes.probe(current.value(), thread);
-      if (!timing.probedOnTime(probing, clock.getAsLong())) {
-        probes.forget();
+      long waited = clock.getAsLong();
+      wasSteady = timing.steady(waited);
+      if (!timing.probedOnTime(probing, waited)) {
+        late(wasSteady);
         return;
       }
-      if (!leader && !leaderGone(current.value())) {
+      boolean steady = timing.steady(waited);
+      if (!leader && (!steady || !leaderGone(current.value()))) {
         return;
       }
       if (System.nanoTime() - backoffUntilNanos < 0) {
         return;
       }
-      act(current);
+      act(current, steady);
     } catch (Exception e) {
       LOG.debug("manager round failed: {}", e.toString());
     } finally {
       timing.ended(clock.getAsLong());
     }
+  }
+
+  /**
+   * This node's own round ran late: what its probes heard is forgotten ({@code wasSteady}: its
+   * rounds had run on time until then).
+   */
+  private void late(boolean wasSteady) {
+    if (leading && wasSteady) {
+      LOG.info(
+          "manager {}: its own probe round ran late (this process was not running); discarding"
+              + " what its probes heard, and judging nobody until its rounds run on time again",
+          self);
+    }
+    probes.forget();
   }
 
   /**
@@ -225,12 +245,16 @@ public final class ClusterManager implements AutoCloseable {
     return Math.max(1000, config.failureTimeout().toMillis());
   }
 
-  private void act(Versioned<Layout> current) {
+  /**
+   * One round's decisions; {@code steady}: this node's rounds have run on time long enough that it
+   * judges others (else it removes nobody, and only heals and recommits).
+   */
+  private void act(Versioned<Layout> current, boolean steady) {
     Layout layout = current.value();
     long now = System.nanoTime();
     List<Endpoint> silent = new ArrayList<>();
     for (Endpoint node : layout.allServers()) {
-      if (probes.down(node, now)) {
+      if (steady && probes.down(node, now)) {
         silent.add(node);
       }
     }

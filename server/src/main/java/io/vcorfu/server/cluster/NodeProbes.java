@@ -22,7 +22,8 @@ import java.util.function.LongSupplier;
  * arrived, so a late answer cannot make a node that went silent look alive now; and a refused
  * connection counts only when it was sent after the node's last answer (a process that is gone
  * refuses, a paused or cut-off one does not). After a pause of the manager itself, {@link #forget}
- * gives every node a full failure timeout again.
+ * gives every node a full failure timeout again. A node's failure timeout adapts to the round trips
+ * its answers took ({@link #timeout}), from the configured one up to twice it.
  *
  * <p>Confined to the manager's thread.
  */
@@ -39,6 +40,31 @@ final class NodeProbes {
 
   /** The latest answer of each node. */
   private final Map<Endpoint, PingResponse> lastAnswer = new HashMap<>();
+
+  /** The round trips of each node's answered pings, smoothed. */
+  private final Map<Endpoint, RoundTrips> roundTrips = new HashMap<>();
+
+  /**
+   * A node's round-trip time, smoothed as TCP smooths it (RFC 6298): the mean, and the mean
+   * deviation from it.
+   */
+  private static final class RoundTrips {
+    private double mean;
+    private double deviation;
+
+    RoundTrips(long first) {
+      mean = first;
+      deviation = first / 2.0;
+    }
+
+    void add(long sample) {
+      deviation = 0.75 * deviation + 0.25 * Math.abs(mean - sample);
+      mean = 0.875 * mean + 0.125 * sample;
+    }
+  }
+
+  /** What a ping found: its answer or its error, and when that arrived. */
+  private record Heard(PingResponse answer, Throwable error, long arrived) {}
 
   /**
    * Probes through {@code calls}, reading the time ({@code System.nanoTime()}) from {@code clock}.
@@ -63,15 +89,18 @@ final class NodeProbes {
    */
   void probe(Layout layout, Executor thread) {
     long sent = clock.getAsLong();
-    Map<Endpoint, CompletableFuture<PingResponse>> pings = new HashMap<>();
+    Map<Endpoint, CompletableFuture<Heard>> pings = new HashMap<>();
     Set<Endpoint> probed = probed(layout);
     for (Endpoint node : probed) {
       lastHeard.putIfAbsent(node, sent);
-      pings.put(node, calls.ping(node));
+      pings.put(
+          node,
+          calls.ping(node).handle((answer, error) -> new Heard(answer, error, clock.getAsLong())));
     }
     lastHeard.keySet().retainAll(probed);
     lastAnswer.keySet().retainAll(probed);
     refusedAt.keySet().retainAll(probed);
+    roundTrips.keySet().retainAll(probed);
     try {
       CompletableFuture.allOf(pings.values().toArray(CompletableFuture[]::new))
           .get(config.probeInterval().toMillis(), TimeUnit.MILLISECONDS);
@@ -81,9 +110,9 @@ final class NodeProbes {
     pings.forEach(
         (node, ping) -> {
           if (ping.isDone()) {
-            ping.handle((answer, error) -> record(node, sent, answer, error));
+            record(node, sent, ping.join());
           } else {
-            ping.whenCompleteAsync((answer, error) -> record(node, sent, answer, error), thread);
+            ping.thenAcceptAsync(heard -> record(node, sent, heard), thread);
           }
         });
   }
@@ -97,11 +126,20 @@ final class NodeProbes {
   }
 
   /** Records what the ping sent to {@code node} at {@code sent} found. */
-  private Void record(Endpoint node, long sent, PingResponse answer, Throwable error) {
+  private void record(Endpoint node, long sent, Heard heard) {
     if (!lastHeard.containsKey(node)) {
-      return null;
+      return;
     }
+    PingResponse answer = heard.answer();
+    Throwable error = heard.error();
     if (error == null) {
+      long rtt = Math.max(0, heard.arrived() - sent);
+      RoundTrips trips = roundTrips.get(node);
+      if (trips == null) {
+        roundTrips.put(node, new RoundTrips(rtt));
+      } else {
+        trips.add(rtt);
+      }
       lastHeard.merge(node, sent, (a, b) -> b - a > 0 ? b : a);
       lastAnswer.put(node, answer);
       Long refused = refusedAt.get(node);
@@ -111,7 +149,23 @@ final class NodeProbes {
     } else if (EpochRpc.unwrap(error) instanceof TransportException t && t.wasRefused()) {
       refusedAt.merge(node, sent, (a, b) -> b - a > 0 ? b : a);
     }
-    return null;
+  }
+
+  /**
+   * How long {@code node} may stay silent before it is down: the configured failure timeout, or
+   * longer where the round trips its answers took call for it (a loaded host, a slow network):
+   * twice a probe interval plus the smoothed round trip plus four mean deviations, as a
+   * retransmission timeout is computed, but never more than twice the failure timeout, so a node
+   * that dies is still removed soon.
+   */
+  long timeout(Endpoint node) {
+    long floor = config.failureTimeout().toNanos();
+    RoundTrips trips = roundTrips.get(node);
+    if (trips == null) {
+      return floor;
+    }
+    double needed = 2 * (config.probeInterval().toNanos() + trips.mean + 4 * trips.deviation);
+    return Math.min(2 * floor, Math.max(floor, (long) needed));
   }
 
   /** True once {@code node} has been probed (and not forgotten since). */
@@ -141,7 +195,7 @@ final class NodeProbes {
    */
   boolean down(Endpoint node, long now) {
     long heard = lastHeard.getOrDefault(node, now);
-    if (now - heard > config.failureTimeout().toNanos()) {
+    if (now - heard > timeout(node)) {
       return true;
     }
     Long refused = refusedAt.get(node);
@@ -176,7 +230,7 @@ final class NodeProbes {
     return answer != null
         && answer.getUntrusted()
         && answer.getCluster().equals(config.name())
-        && now - heard <= config.failureTimeout().toNanos()
+        && now - heard <= timeout(node)
         && (refused == null || refused - heard <= 0);
   }
 
@@ -184,8 +238,8 @@ final class NodeProbes {
   String whyDown(Endpoint node, long now) {
     long heard = lastHeard.getOrDefault(node, now);
     PingResponse answer = lastAnswer.get(node);
-    return now - heard > config.failureTimeout().toNanos()
-        ? "unresponsive for over " + config.failureTimeout().toMillis() + " ms"
+    return now - heard > timeout(node)
+        ? "unresponsive for over " + TimeUnit.NANOSECONDS.toMillis(timeout(node)) + " ms"
         : answer != null && answer.getUntrusted()
             ? "runs on a wiped or replaced data directory"
             : "refuses connections: its process is gone";

@@ -4,38 +4,66 @@ import java.time.Duration;
 
 /**
  * How punctually the manager's own probe rounds ran, and so whether what its probes heard says
- * anything about the other nodes: a manager that did not run for a while (a pause, a long GC, a
- * starved process) last heard the others long ago through no fault of theirs. Times are {@code
- * System.nanoTime()} values passed in, so the decisions are table-tested with a scripted clock.
+ * anything about the other nodes. A manager that did not run for a while (a pause, a long GC, a
+ * process starved of processor time) last heard the others long ago through no fault of theirs: it
+ * must not judge others by its own slowness. Times are {@code System.nanoTime()} values passed in,
+ * so the decisions are table-tested on a scripted clock.
+ *
+ * <p>A round starts a probe interval after the last one ended and waits at most a probe interval
+ * for answers. A round that started, or whose wait ended, later than that by more than the
+ * tolerance (a probe interval, at least 100 ms) ran late: its verdicts are discarded (every node
+ * gets a full failure timeout again) and the node re-measures: it judges others again only once its
+ * rounds have run on time for a failure timeout. A node that has just started measures the same way
+ * before it first judges anyone.
  *
  * <p>Confined to the manager's thread.
  */
 final class SelfTiming {
-  private final long slack;
+  private final long probeInterval;
+  private final long tolerance;
+  private final long warmUp;
 
   /** When the last round ended (0: none yet). */
   private long lastEnd;
 
+  /** Since when the rounds have run on time (valid once {@link #measuring}). */
+  private long onTimeSince;
+
+  private boolean measuring;
+
   SelfTiming(Duration probeInterval, Duration failureTimeout) {
-    // A round starts a probe interval after the last one ended and waits at most a probe interval
-    // for answers. A gap or a wait much longer than that means this node did not run for a while.
-    this.slack = probeInterval.toNanos() + failureTimeout.toNanos() / 2;
+    this.probeInterval = probeInterval.toNanos();
+    this.tolerance = Math.max(this.probeInterval, Duration.ofMillis(100).toNanos());
+    this.warmUp = Math.min(failureTimeout.toNanos(), 10 * this.probeInterval);
   }
 
   /**
-   * A round starts at {@code start}: false when it started so late that what the probes heard
+   * A round starts at {@code start}: false when it started late, so that what the probes heard
    * before says nothing about the others now (they get a full failure timeout again).
    */
   boolean startedOnTime(long start) {
-    return lastEnd == 0 || start - lastEnd <= slack;
+    boolean onTime = lastEnd == 0 || start - lastEnd <= probeInterval + tolerance;
+    if (!onTime || !measuring) {
+      restart(start);
+    }
+    return onTime;
   }
 
   /**
    * The round's probes were sent at {@code sent} and their wait ended at {@code waited}: false when
-   * the wait ran so long that the round's verdicts are to be discarded.
+   * the wait overran, so that the round's verdicts are to be discarded.
    */
   boolean probedOnTime(long sent, long waited) {
-    return waited - sent <= slack;
+    boolean onTime = waited - sent <= probeInterval + tolerance;
+    if (!onTime) {
+      restart(waited);
+    }
+    return onTime;
+  }
+
+  private void restart(long at) {
+    onTimeSince = at;
+    measuring = true;
   }
 
   /** The round ended at {@code end}. */
@@ -43,8 +71,11 @@ final class SelfTiming {
     lastEnd = end;
   }
 
-  /** True when this node has run steadily enough, as of {@code now}, to judge the others. */
+  /**
+   * True when this node's rounds have run on time for a failure timeout (at most ten probe
+   * intervals) as of {@code now}: only then does it judge other nodes down.
+   */
   boolean steady(long now) {
-    return true;
+    return measuring && now - onTimeSince >= warmUp;
   }
 }
