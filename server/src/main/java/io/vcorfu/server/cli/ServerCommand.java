@@ -101,7 +101,8 @@ final class ServerCommand implements Callable<Integer> {
       defaultValue = "1000",
       description =
           "Cluster mode: how long a node may leave probes unanswered before the manager removes it"
-              + " from the layout (default ${DEFAULT-VALUE}).")
+              + " from the layout; up to twice that for a node whose answers have been slow (the"
+              + " timeout adapts to the round trips the probes see) (default ${DEFAULT-VALUE}).")
   long failureTimeoutMs;
 
   @Option(

@@ -183,16 +183,31 @@ public final class ClusterManager implements AutoCloseable {
       wasSteady = timing.steady(waited);
       if (!timing.probedOnTime(probing, waited)) {
         late(wasSteady);
+      }
+      if (timing.unsteadyTooLong(waited)) {
+        if (leader) {
+          LOG.warn(
+              "manager {}: its own probe rounds keep running late (this process is starved of"
+                  + " processor time or paused); it cannot judge the other nodes",
+              self);
+          stepDown();
+        }
         return;
       }
-      boolean steady = timing.steady(waited);
-      if (!leader && (!steady || !leaderGone(current.value()))) {
+      if (!timing.steady(waited)) {
+        // Not judging, but a leader still heals and recommits.
+        if (leader && System.nanoTime() - backoffUntilNanos >= 0) {
+          act(current, false);
+        }
+        return;
+      }
+      if (!leader && !leaderGone(current.value())) {
         return;
       }
       if (System.nanoTime() - backoffUntilNanos < 0) {
         return;
       }
-      act(current, steady);
+      act(current, true);
     } catch (Exception e) {
       LOG.debug("manager round failed: {}", e.toString());
     } finally {

@@ -31,6 +31,9 @@ final class SelfTiming {
 
   private boolean measuring;
 
+  /** When this node last judged others, or started measuring (valid once {@link #measuring}). */
+  private long lastSteady;
+
   SelfTiming(Duration probeInterval, Duration failureTimeout) {
     this.probeInterval = probeInterval.toNanos();
     this.tolerance = Math.max(this.probeInterval, Duration.ofMillis(100).toNanos());
@@ -62,6 +65,11 @@ final class SelfTiming {
   }
 
   private void restart(long at) {
+    if (!measuring) {
+      lastSteady = at;
+    } else if (steady(at)) {
+      lastSteady = at;
+    }
     onTimeSince = at;
     measuring = true;
   }
@@ -77,5 +85,22 @@ final class SelfTiming {
    */
   boolean steady(long now) {
     return measuring && now - onTimeSince >= warmUp;
+  }
+
+  /**
+   * True when, as of {@code now}, this node has not been steady for twice the warm-up (its rounds
+   * keep running late): a manager that cannot judge the others leaves the management to a node that
+   * can. Each such stretch is reported once: the count starts again from {@code now}.
+   */
+  boolean unsteadyTooLong(long now) {
+    if (!measuring || steady(now)) {
+      lastSteady = now;
+      return false;
+    }
+    if (now - lastSteady > 2 * warmUp) {
+      lastSteady = now;
+      return true;
+    }
+    return false;
   }
 }

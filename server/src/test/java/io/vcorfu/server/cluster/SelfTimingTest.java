@@ -79,4 +79,27 @@ class SelfTimingTest {
     timing.ended(t + 220 * MS);
     assertThat(timing.steady(t + 220 * MS)).isTrue();
   }
+
+  @Test
+  void aNodeWhoseRoundsKeepRunningLateSaysSoOnceEveryTwoWarmUps() {
+    SelfTiming timing = new SelfTiming(PROBE, FAILURE);
+    long t = punctual(timing, 0, 2_000 * MS);
+    assertThat(timing.unsteadyTooLong(t)).as("steady").isFalse();
+    int reported = 0;
+    long from = t;
+    // Every round starts 400 ms late: never steady again.
+    for (int i = 0; i < 10; i++) {
+      t += 400 * MS;
+      assertThat(timing.startedOnTime(t)).isFalse();
+      t += 100 * MS;
+      timing.probedOnTime(t - 100 * MS, t);
+      if (timing.unsteadyTooLong(t)) {
+        reported++;
+        assertThat(t - from).as("unsteady for").isGreaterThan(2_000 * MS);
+        from = t;
+      }
+      timing.ended(t);
+    }
+    assertThat(reported).as("over %d ms of late rounds", 10 * 500).isEqualTo(2);
+  }
 }
