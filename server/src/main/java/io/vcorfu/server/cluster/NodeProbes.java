@@ -154,9 +154,9 @@ final class NodeProbes {
   /**
    * How long {@code node} may stay silent before it is down: the configured failure timeout, or
    * longer where the round trips its answers took call for it (a loaded host, a slow network):
-   * twice a probe interval plus the smoothed round trip plus four mean deviations, as a
-   * retransmission timeout is computed, but never more than twice the failure timeout, so a node
-   * that dies is still removed soon.
+   * twice the sum of a probe interval, the smoothed round trip and four mean deviations of it (the
+   * last two as a retransmission timeout is computed), but never more than twice the failure
+   * timeout, so a node that dies is still removed soon.
    */
   long timeout(Endpoint node) {
     long floor = config.failureTimeout().toNanos();
