@@ -101,7 +101,8 @@ final class ServerCommand implements Callable<Integer> {
       defaultValue = "1000",
       description =
           "Cluster mode: how long a node may leave probes unanswered before the manager removes it"
-              + " from the layout (default ${DEFAULT-VALUE}).")
+              + " from the layout; up to twice that for a node whose answers have been slow (the"
+              + " timeout adapts to the round trips the probes see) (default ${DEFAULT-VALUE}).")
   long failureTimeoutMs;
 
   @Option(
@@ -151,7 +152,10 @@ final class ServerCommand implements Callable<Integer> {
       description =
           "Cluster mode: the node's ZooKeeper session timeout; a node that crashed keeps its place"
               + " in the manager election this long, though the other nodes act in its place as"
-              + " soon as it is down (default ${DEFAULT-VALUE}).")
+              + " soon as it is down. When fewer than half of the nodes survive, a dead node is"
+              + " removed only once its session has expired too, so this is also how long the last"
+              + " survivors wait before they serve again. ZooKeeper grants 2 to 20 ticks (default"
+              + " ${DEFAULT-VALUE}).")
   long zookeeperSessionMs;
 
   @Option(

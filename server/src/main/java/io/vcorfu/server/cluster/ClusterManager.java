@@ -24,6 +24,7 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
 import org.apache.curator.framework.recipes.leader.LeaderLatch;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -50,11 +51,14 @@ import org.slf4j.LoggerFactory;
  * <p>A node sealed ahead of the agreed layout (a manager died between sealing and committing) is
  * unstuck by committing the agreed layout again at that node's sealed epoch.
  *
- * <p>A manager that fewer than half of the nodes answer removes nobody: more likely it is the one
- * cut off. It steps down instead (leaves the election and joins it again, last in line) when other
- * nodes run for manager, so that a node still connected to ZooKeeper but cut off from the other
- * nodes does not hold the management, and with it every layout change, for as long as it is cut
- * off.
+ * <p>A manager that fewer than half of the nodes answer does not trust silence alone: it may be the
+ * one cut off. It removes only the silent nodes whose ZooKeeper session has ended too (the second
+ * witness, see {@link NodeSessions}): a node cut off from this one but alive and connected to
+ * ZooKeeper keeps its session, while a crashed one's ends within a session timeout. So the last
+ * node standing of a chain's R replicas removes the R - 1 dead ones and serves, while a node cut
+ * off from its peers but not from ZooKeeper removes nobody. Otherwise it steps down (leaves the
+ * election and joins it again, last in line) when other nodes run for manager, so that such a node
+ * does not hold the management, and with it every layout change, for as long as it is cut off.
  *
  * <p>It also heals (see docs/cluster.md, "Healing"), one step per round as {@link HealingPlan}
  * decides: it promotes rebuilding replicas whose copy finished, restores short chains with a spare
@@ -92,8 +96,11 @@ public final class ClusterManager implements AutoCloseable {
 
   private boolean leading;
 
-  /** When the last round ended, nanoTime (0: none yet); confined. */
-  private long lastRoundEndNanos;
+  /** How punctually this node's own rounds ran; confined. */
+  private final SelfTiming timing;
+
+  /** The manager's clock, {@code System.nanoTime()}. */
+  private final LongSupplier clock = System::nanoTime;
 
   private long backoffUntilNanos;
   private long backoffMillis;
@@ -105,7 +112,8 @@ public final class ClusterManager implements AutoCloseable {
     this.healing = new HealingPlan(config.memberHealDelay());
     this.store = store;
     this.calls = calls;
-    this.probes = new NodeProbes(config, calls);
+    this.probes = new NodeProbes(config, calls, clock);
+    this.timing = new SelfTiming(config.probeInterval(), config.failureTimeout());
     this.participant = self + "#" + java.util.UUID.randomUUID();
     this.latch = newLatch();
     this.thread =
@@ -161,22 +169,36 @@ public final class ClusterManager implements AutoCloseable {
             config.name());
         leading = leader;
       }
-      // A round starts a probe interval after the last one ended and waits at most a probe
-      // interval for answers. A gap or a wait much longer than that means this node did not run
-      // for a while (a pause, a long GC): what it last heard says nothing about the others now, so
-      // they get a full failure timeout again. (Comparing whole rounds instead would mistake the
-      // wait for a silent node's answer, which every round with a silent node spends, for a
-      // pause, and never let that node's silence add up.)
-      long slack = config.probeInterval().toNanos() + config.failureTimeout().toNanos() / 2;
-      long start = System.nanoTime();
-      if (lastRoundEndNanos != 0 && start - lastRoundEndNanos > slack) {
-        probes.forget();
+      // A round that ran late discards what the probes heard, and the node re-measures before it
+      // judges anyone again (see SelfTiming): a manager never judges others by its own slowness.
+      long start = clock.getAsLong();
+      boolean wasSteady = timing.steady(start);
+      if (!timing.startedOnTime(start)) {
+        late(wasSteady);
       }
       Versioned<Layout> current = store.get().get(timeoutMillis(), TimeUnit.MILLISECONDS);
-      long probing = System.nanoTime();
+      long probing = clock.getAsLong();
       probes.probe(current.value(), thread);
-      if (System.nanoTime() - probing > slack) {
-        probes.forget();
+      long waited = clock.getAsLong();
+      wasSteady = timing.steady(waited);
+      if (!timing.probedOnTime(probing, waited)) {
+        late(wasSteady);
+      }
+      if (timing.unsteadyTooLong(waited)) {
+        if (leader) {
+          LOG.warn(
+              "manager {}: its own probe rounds keep running late (this process is starved of"
+                  + " processor time or paused); it cannot judge the other nodes",
+              self);
+          stepDown();
+        }
+        return;
+      }
+      if (!timing.steady(waited)) {
+        // Not judging, but a leader still heals and recommits.
+        if (leader && System.nanoTime() - backoffUntilNanos >= 0) {
+          act(current, false);
+        }
         return;
       }
       if (!leader && !leaderGone(current.value())) {
@@ -185,12 +207,26 @@ public final class ClusterManager implements AutoCloseable {
       if (System.nanoTime() - backoffUntilNanos < 0) {
         return;
       }
-      act(current);
+      act(current, true);
     } catch (Exception e) {
       LOG.debug("manager round failed: {}", e.toString());
     } finally {
-      lastRoundEndNanos = System.nanoTime();
+      timing.ended(clock.getAsLong());
     }
+  }
+
+  /**
+   * This node's own round ran late: what its probes heard is forgotten ({@code wasSteady}: its
+   * rounds had run on time until then).
+   */
+  private void late(boolean wasSteady) {
+    if (leading && wasSteady) {
+      LOG.info(
+          "manager {}: its own probe round ran late (this process was not running); discarding"
+              + " what its probes heard, and judging nobody until its rounds run on time again",
+          self);
+    }
+    probes.forget();
   }
 
   /**
@@ -224,12 +260,16 @@ public final class ClusterManager implements AutoCloseable {
     return Math.max(1000, config.failureTimeout().toMillis());
   }
 
-  private void act(Versioned<Layout> current) {
+  /**
+   * One round's decisions; {@code steady}: this node's rounds have run on time long enough that it
+   * judges others (else it removes nobody, and only heals and recommits).
+   */
+  private void act(Versioned<Layout> current, boolean steady) {
     Layout layout = current.value();
     long now = System.nanoTime();
     List<Endpoint> silent = new ArrayList<>();
     for (Endpoint node : layout.allServers()) {
-      if (probes.down(node, now)) {
+      if (steady && probes.down(node, now)) {
         silent.add(node);
       }
     }
@@ -252,10 +292,23 @@ public final class ClusterManager implements AutoCloseable {
     reportedLost.retainAll(silent);
     int answering = layout.allServers().size() - silent.size();
     if (2 * answering < layout.allServers().size()) {
-      // Fewer than half of the nodes answer this manager: more likely it is the one cut off (or
-      // too slow) than that most of the cluster died. Removing them would leave a cluster too
-      // small to survive; it removes nobody, and leaves the management to a node that may hear
-      // more of them.
+      // Fewer than half of the nodes answer this manager: it may be the one cut off (or too slow)
+      // rather than most of the cluster dead, so silence alone removes nobody. A silent node whose
+      // ZooKeeper session has ended too is down whatever the count: a node cut off from this one
+      // but alive keeps its session. The others stay, and the management goes to a node that may
+      // hear more of them.
+      List<Endpoint> sessionless = withoutSession(removable);
+      if (!sessionless.isEmpty()) {
+        LOG.warn(
+            "manager {}: only {} of {} nodes answer, but {} hold no ZooKeeper session either:"
+                + " down whatever the count",
+            self,
+            answering,
+            layout.allServers().size(),
+            sessionless);
+        remove(current, sessionless);
+        return;
+      }
       LOG.warn(
           "manager {}: only {} of {} nodes answer; not removing {}",
           self,
@@ -281,6 +334,32 @@ public final class ClusterManager implements AutoCloseable {
       return;
     }
     heal(current, now);
+  }
+
+  /**
+   * Those of {@code silent} that hold no ZooKeeper session ({@link NodeSessions}); none when
+   * ZooKeeper cannot tell, or does not list this node's own session (its view is not to be trusted
+   * then: this node's own session was lost, and the sessions it lists may be a new one's).
+   */
+  private List<Endpoint> withoutSession(List<Endpoint> silent) {
+    if (silent.isEmpty()) {
+      return List.of();
+    }
+    Set<Endpoint> live;
+    try {
+      live =
+          NodeSessions.live(
+              store.client(), config.name(), java.time.Duration.ofMillis(timeoutMillis()));
+    } catch (Exception e) {
+      LOG.debug("manager {}: cannot learn who holds a ZooKeeper session: {}", self, e.toString());
+      return List.of();
+    }
+    if (!live.contains(self)) {
+      return List.of();
+    }
+    List<Endpoint> out = new ArrayList<>(silent);
+    out.removeAll(live);
+    return out;
   }
 
   /**

@@ -41,6 +41,10 @@ import org.slf4j.LoggerFactory;
  * thread when a session expires), and a renewal must not wait for it, since the peers can renew the
  * lease meanwhile. At most one ZooKeeper read is in flight; while one is, renewals ask the peers at
  * once.
+ *
+ * <p>While it runs, the membership keeps the node's session znode ({@link NodeSessions}): the
+ * witness, besides its silence, that the manager needs to count the node down when fewer than half
+ * of the nodes answer it.
  */
 public final class ClusterMembership implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(ClusterMembership.class);
@@ -72,6 +76,10 @@ public final class ClusterMembership implements AutoCloseable {
   private CompletableFuture<Long> versionRead = CompletableFuture.completedFuture(null);
 
   private AutoCloseable watch;
+
+  /** Keeps this node's session znode ({@link NodeSessions}); the znode ends with the session. */
+  private AutoCloseable session;
+
   private boolean delivered;
   private long lastVersion = -1;
 
@@ -134,6 +142,7 @@ public final class ClusterMembership implements AutoCloseable {
         ZkLayoutStore.connect(config.zookeeper(), config.name(), config.sessionTimeout());
     ClusterMembership m = new ClusterMembership(config, self, peers, sealedEpoch, store, follower);
     try {
+      m.session = NodeSessions.register(store.client(), config.name(), self);
       m.watch = store.watch(v -> m.thread.execute(() -> m.deliver(v)));
       long period = Math.max(1, config.layoutLease().toMillis() / 4);
       m.thread.scheduleWithFixedDelay(m::renew, 0, period, TimeUnit.MILLISECONDS);
@@ -365,6 +374,13 @@ public final class ClusterMembership implements AutoCloseable {
         LOG.debug("closing the layout watch: {}", e.toString());
       }
     }
-    store.close();
+    if (session != null) {
+      try {
+        session.close();
+      } catch (Exception e) {
+        LOG.debug("stopping the session znode's keeper: {}", e.toString());
+      }
+    }
+    store.close(); // ends the session, and with it the session znode
   }
 }

@@ -12,6 +12,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
 
 /**
  * What the manager's probes heard of each node, and the judgements it draws from them: whether a
@@ -21,13 +22,15 @@ import java.util.concurrent.TimeUnit;
  * arrived, so a late answer cannot make a node that went silent look alive now; and a refused
  * connection counts only when it was sent after the node's last answer (a process that is gone
  * refuses, a paused or cut-off one does not). After a pause of the manager itself, {@link #forget}
- * gives every node a full failure timeout again.
+ * gives every node a full failure timeout again. A node's failure timeout adapts to the round trips
+ * its answers took ({@link #timeout}), from the configured one up to twice it.
  *
  * <p>Confined to the manager's thread.
  */
 final class NodeProbes {
   private final ClusterConfig config;
   private final NodeCalls calls;
+  private final LongSupplier clock;
 
   /** When each node last answered a probe (the probe's send time), nanoTime. */
   private final Map<Endpoint, Long> lastHeard = new HashMap<>();
@@ -38,9 +41,38 @@ final class NodeProbes {
   /** The latest answer of each node. */
   private final Map<Endpoint, PingResponse> lastAnswer = new HashMap<>();
 
-  NodeProbes(ClusterConfig config, NodeCalls calls) {
+  /** The round trips of each node's answered pings, smoothed. */
+  private final Map<Endpoint, RoundTrips> roundTrips = new HashMap<>();
+
+  /**
+   * A node's round-trip time, smoothed as TCP smooths it (RFC 6298): the mean, and the mean
+   * deviation from it.
+   */
+  private static final class RoundTrips {
+    private double mean;
+    private double deviation;
+
+    RoundTrips(long first) {
+      mean = first;
+      deviation = first / 2.0;
+    }
+
+    void add(long sample) {
+      deviation = 0.75 * deviation + 0.25 * Math.abs(mean - sample);
+      mean = 0.875 * mean + 0.125 * sample;
+    }
+  }
+
+  /** What a ping found: its answer or its error, and when that arrived. */
+  private record Heard(PingResponse answer, Throwable error, long arrived) {}
+
+  /**
+   * Probes through {@code calls}, reading the time ({@code System.nanoTime()}) from {@code clock}.
+   */
+  NodeProbes(ClusterConfig config, NodeCalls calls, LongSupplier clock) {
     this.config = config;
     this.calls = calls;
+    this.clock = clock;
   }
 
   /** Forgets when nodes were last heard: each gets a full failure timeout from the next probe. */
@@ -56,16 +88,19 @@ final class NodeProbes {
    * are recorded on {@code thread} (the manager's) when they come.
    */
   void probe(Layout layout, Executor thread) {
-    long sent = System.nanoTime();
-    Map<Endpoint, CompletableFuture<PingResponse>> pings = new HashMap<>();
+    long sent = clock.getAsLong();
+    Map<Endpoint, CompletableFuture<Heard>> pings = new HashMap<>();
     Set<Endpoint> probed = probed(layout);
     for (Endpoint node : probed) {
       lastHeard.putIfAbsent(node, sent);
-      pings.put(node, calls.ping(node));
+      pings.put(
+          node,
+          calls.ping(node).handle((answer, error) -> new Heard(answer, error, clock.getAsLong())));
     }
     lastHeard.keySet().retainAll(probed);
     lastAnswer.keySet().retainAll(probed);
     refusedAt.keySet().retainAll(probed);
+    roundTrips.keySet().retainAll(probed);
     try {
       CompletableFuture.allOf(pings.values().toArray(CompletableFuture[]::new))
           .get(config.probeInterval().toMillis(), TimeUnit.MILLISECONDS);
@@ -75,9 +110,9 @@ final class NodeProbes {
     pings.forEach(
         (node, ping) -> {
           if (ping.isDone()) {
-            ping.handle((answer, error) -> record(node, sent, answer, error));
+            record(node, sent, ping.join());
           } else {
-            ping.whenCompleteAsync((answer, error) -> record(node, sent, answer, error), thread);
+            ping.thenAcceptAsync(heard -> record(node, sent, heard), thread);
           }
         });
   }
@@ -91,11 +126,20 @@ final class NodeProbes {
   }
 
   /** Records what the ping sent to {@code node} at {@code sent} found. */
-  private Void record(Endpoint node, long sent, PingResponse answer, Throwable error) {
+  private void record(Endpoint node, long sent, Heard heard) {
     if (!lastHeard.containsKey(node)) {
-      return null;
+      return;
     }
+    PingResponse answer = heard.answer();
+    Throwable error = heard.error();
     if (error == null) {
+      long rtt = Math.max(0, heard.arrived() - sent);
+      RoundTrips trips = roundTrips.get(node);
+      if (trips == null) {
+        roundTrips.put(node, new RoundTrips(rtt));
+      } else {
+        trips.add(rtt);
+      }
       lastHeard.merge(node, sent, (a, b) -> b - a > 0 ? b : a);
       lastAnswer.put(node, answer);
       Long refused = refusedAt.get(node);
@@ -105,7 +149,23 @@ final class NodeProbes {
     } else if (EpochRpc.unwrap(error) instanceof TransportException t && t.wasRefused()) {
       refusedAt.merge(node, sent, (a, b) -> b - a > 0 ? b : a);
     }
-    return null;
+  }
+
+  /**
+   * How long {@code node} may stay silent before it is down: the configured failure timeout, or
+   * longer where the round trips its answers took call for it (a loaded host, a slow network):
+   * twice the sum of a probe interval, the smoothed round trip and four mean deviations of it (the
+   * last two as a retransmission timeout is computed), but never more than twice the failure
+   * timeout, so a node that dies is still removed soon.
+   */
+  long timeout(Endpoint node) {
+    long floor = config.failureTimeout().toNanos();
+    RoundTrips trips = roundTrips.get(node);
+    if (trips == null) {
+      return floor;
+    }
+    double needed = 2 * (config.probeInterval().toNanos() + trips.mean + 4 * trips.deviation);
+    return Math.min(2 * floor, Math.max(floor, (long) needed));
   }
 
   /** True once {@code node} has been probed (and not forgotten since). */
@@ -135,7 +195,7 @@ final class NodeProbes {
    */
   boolean down(Endpoint node, long now) {
     long heard = lastHeard.getOrDefault(node, now);
-    if (now - heard > config.failureTimeout().toNanos()) {
+    if (now - heard > timeout(node)) {
       return true;
     }
     Long refused = refusedAt.get(node);
@@ -170,7 +230,7 @@ final class NodeProbes {
     return answer != null
         && answer.getUntrusted()
         && answer.getCluster().equals(config.name())
-        && now - heard <= config.failureTimeout().toNanos()
+        && now - heard <= timeout(node)
         && (refused == null || refused - heard <= 0);
   }
 
@@ -178,8 +238,8 @@ final class NodeProbes {
   String whyDown(Endpoint node, long now) {
     long heard = lastHeard.getOrDefault(node, now);
     PingResponse answer = lastAnswer.get(node);
-    return now - heard > config.failureTimeout().toNanos()
-        ? "unresponsive for over " + config.failureTimeout().toMillis() + " ms"
+    return now - heard > timeout(node)
+        ? "unresponsive for over " + TimeUnit.NANOSECONDS.toMillis(timeout(node)) + " ms"
         : answer != null && answer.getUntrusted()
             ? "runs on a wiped or replaced data directory"
             : "refuses connections: its process is gone";

@@ -269,7 +269,7 @@ class HealTest {
    * Appends while waiting until {@code node} is a promoted member of every chain and every chain of
    * the current segment has R replicas; returns that layout.
    */
-  private static Layout awaitFullStrength(ZkCluster c, Endpoint node, List<Acked> acked) {
+  static Layout awaitFullStrength(ZkCluster c, Endpoint node, List<Acked> acked) {
     Layout healed =
         Awaitility.await(node + " rebuilt and promoted")
             .atMost(Duration.ofSeconds(60))

@@ -14,12 +14,15 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
- * One node's view of the shared in-JVM network: the node's own calls to other nodes are lost (they
- * time out, as dropped messages do) while the node is in the {@code cut} set. The fault rules of
- * the shared transport cut the other half of a partition: requests to the node and its answers.
- * Calls between the node and a node of the {@code rejecting} set (either way) are refused at once,
- * as a firewall rejecting the connections makes them; clients do not call through this view, so
- * they still reach a rejecting node.
+ * <<<<<<< HEAD One node's view of the shared in-JVM network: the node's own calls to other nodes
+ * are lost (they time out, as dropped messages do) while the node is in the {@code cut} set. The
+ * fault rules of the shared transport cut the other half of a partition: requests to the node and
+ * its answers. Calls between the node and a node of the {@code rejecting} set (either way) are
+ * refused at once, as a firewall rejecting the connections makes them; clients do not call through
+ * this view, so they still reach a rejecting node. ======= One node's view of the shared in-JVM
+ * network: calls between the node and another node are lost (they time out, as dropped messages do)
+ * while either is in the {@code cut} set; a node's calls to itself go through. The fault rules of
+ * the shared transport cut a partitioned node off from clients too. >>>>>>> survive
  */
 final class NodeLinks implements Transport {
   private final Transport network;
@@ -49,7 +52,7 @@ final class NodeLinks implements Transport {
     return new RpcClient() {
       @Override
       public CompletableFuture<Response> call(Endpoint target, Request request) {
-        if (!target.equals(self) && cut.contains(self)) {
+        if (!target.equals(self) && (cut.contains(self) || cut.contains(target))) {
           return lost(target, request, options);
         }
         if (!target.equals(self) && (rejecting.contains(self) || rejecting.contains(target))) {

@@ -61,6 +61,10 @@ final class ZkCluster implements AutoCloseable {
    */
   private Map<Endpoint, ZkLink> links;
 
+  /** Each node's configuration made from the cluster's ({@link #startEach}). */
+  private java.util.function.BiFunction<Endpoint, ClusterConfig, ClusterConfig> perNode =
+      (e, cfg) -> cfg;
+
   private ZkCluster(Closeable zk, String connectString, Duration session, Path tmp, int n) {
     this(zk, connectString, session, tmp, n, Duration.ofMillis(100), Duration.ofMillis(1000));
   }
@@ -141,6 +145,24 @@ final class ZkCluster implements AutoCloseable {
     return start(c, r);
   }
 
+  /**
+   * As {@link #start(Path, int, int)}, each node's configuration made by {@code tweak} from the
+   * cluster's (for nodes that judge silence differently from the others).
+   */
+  static ZkCluster startEach(
+      Path tmp,
+      int n,
+      int r,
+      java.util.function.BiFunction<Endpoint, ClusterConfig, ClusterConfig> tweak)
+      throws Exception {
+    TestingServer server = new TestingServer(true);
+    ZkCluster c =
+        new ZkCluster(
+            server, server.getConnectString(), ClusterConfig.DEFAULT_SESSION_TIMEOUT, tmp, n);
+    c.perNode = tweak;
+    return start(c, r);
+  }
+
   /** As {@link #start(Path, int, int)}, the managers judging silence by {@code failureTimeout}. */
   static ZkCluster start(Path tmp, int n, int r, Duration failureTimeout) throws Exception {
     return start(tmp, n, r, Duration.ofMillis(100), failureTimeout);
@@ -202,7 +224,7 @@ final class ZkCluster implements AutoCloseable {
   }
 
   private void startNode(Endpoint e) {
-    startNode(e, config);
+    startNode(e, perNode.apply(e, config));
   }
 
   private void startNode(Endpoint e, ClusterConfig config) {
@@ -349,6 +371,16 @@ final class ZkCluster implements AutoCloseable {
   /** The data directory of {@code e}. */
   Path dataDir(Endpoint e) {
     return tmp.resolve(e.host());
+  }
+
+  /**
+   * Cuts {@code e} off from the other nodes only: calls between it and them are lost, while it
+   * still reaches itself, clients still reach it, and its ZooKeeper session is not touched (a node
+   * behind a partition of the nodes' network, or whose peers' firewalls drop it). {@link #heal}
+   * ends it.
+   */
+  void cutOffFromPeers(Endpoint e) {
+    cut.add(e);
   }
 
   /** Ends the partition of {@code e}. */
