@@ -697,6 +697,8 @@ public final class Node implements AutoCloseable {
                 .setServing(why == null)
                 .setNotServingReason(why == null ? "" : why)
                 .setUntrusted(clustered() && foreign)
+                .setLayoutConfirmed(
+                    membership != null && l != null && membership.lease().whyNotValid() == null)
                 .setCluster(clustered() ? config.cluster().name() : "")
                 .setManager(manager == null ? "" : manager.participant())
                 .setManaging(managing())

@@ -23,11 +23,12 @@ import java.util.function.LongFunction;
  * <ol>
  *   <li>promote a rebuilding replica whose copy finished against the agreed epoch;
  *   <li>while a chain of the current segment has fewer than R replicas: give an empty stream chain
- *       to an answering spare or removed node (most recently removed first; nodes that left on
- *       request never), else join that node to the short chains as a rebuilding replica; with no
- *       such node, once the chains have been short for {@code memberHealDelay}, join a member to
- *       them ({@link MemberChanges#withMemberRebuilding}: the answering node with the fewest places
- *       that can join any; ties: the one that joins the most, then not the sequencer);
+ *       to an answering spare or removed node that has confirmed it follows the agreed layout (most
+ *       recently removed first; nodes that left on request never), else join that node to the short
+ *       chains as a rebuilding replica; with no such node, once the chains have been short for
+ *       {@code memberHealDelay}, join a member to them ({@link MemberChanges#withMemberRebuilding}:
+ *       the answering node with the fewest places that can join any; ties: the one that joins the
+ *       most, then not the sequencer);
  *   <li>otherwise, drain the first node leaving on request onto the others, one node at a time
  *       ({@link MemberChanges#withMemberDrain}: the answering node that takes the most of its
  *       places; ties: the fewest places), and remove it once it holds none ({@link
@@ -95,7 +96,14 @@ final class HealingPlan {
     removed.removeAll(layout.retired()); // they left on request
     Collections.reverse(removed); // the most recently removed first
     candidates.addAll(removed);
-    Endpoint node = candidates.stream().filter(probes::answering).findFirst().orElse(null);
+    // A returning node joins only once it follows the agreed layout again: until then it would
+    // refuse every write through the chains it joins (a node resumed after a pause reconnects to
+    // ZooKeeper first).
+    Endpoint node =
+        candidates.stream()
+            .filter(n -> probes.answering(n) && confirmed(probes.lastAnswer(n)))
+            .findFirst()
+            .orElse(null);
     if (node == null) {
       Step member = memberStep(layout, now, probes, lacking, epochs);
       return member != null ? member : drainStep(layout, probes, epochs);
@@ -123,6 +131,11 @@ final class HealingPlan {
             + " rebuilding replica"
             + epochs,
         tail -> LayoutChanges.withRebuilding(layout, node, tail + 1));
+  }
+
+  /** True when {@code answer} says its node confirmed lately that it follows the agreed layout. */
+  private static boolean confirmed(PingResponse answer) {
+    return answer != null && answer.getLayoutConfirmed();
   }
 
   /** Healing onto a member, once the chains have been short for the delay; null when not due. */

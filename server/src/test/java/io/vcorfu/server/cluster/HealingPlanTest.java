@@ -62,6 +62,7 @@ class HealingPlanTest {
     assertThat(plan.next(layout, 0, probes)).as("the failed node may still come back").isNull();
     assertThat(plan.next(layout, 29 * SECOND, probes)).isNull();
     answering.add(node(3));
+    answers.put(node(3), confirmed());
     HealingPlan.Step back = plan.next(layout, 31 * SECOND, probes);
     assertThat(back.what()).isEqualTo("joining " + node(3));
     assertThat(back.change().apply(20).rebuildsAll(node(3))).isTrue();
@@ -73,6 +74,19 @@ class HealingPlanTest {
     Endpoint m = joined.rebuildingChains().keySet().iterator().next();
     assertThat(joined.allServers()).contains(m);
     assertThat(member.why()).contains("have lacked a replica for 31000 ms").contains(m.toString());
+  }
+
+  @Test
+  void aReturningNodeJoinsOnlyOnceItHasConfirmedTheAgreedLayout() {
+    Layout layout = fourLosingOne();
+    HealingPlan plan = new HealingPlan(Duration.ofMinutes(10));
+    answering.add(node(3));
+    answers.put(node(3), PingResponse.getDefaultInstance());
+    assertThat(plan.next(layout, SECOND, probes))
+        .as("answering, but not yet following the agreed layout (resumed, reconnecting)")
+        .isNull();
+    answers.put(node(3), confirmed());
+    assertThat(plan.next(layout, 2 * SECOND, probes).what()).isEqualTo("joining " + node(3));
   }
 
   @Test
@@ -137,6 +151,10 @@ class HealingPlanTest {
     assertThat(layout.retired()).contains(node(2));
     assertThat(LayoutChanges.underReplicated(layout)).isEmpty();
     assertThat(plan.next(layout, 10 * SECOND, probes)).isNull();
+  }
+
+  private static PingResponse confirmed() {
+    return PingResponse.newBuilder().setLayoutConfirmed(true).build();
   }
 
   private static PingResponse ping(boolean done, long epoch) {
