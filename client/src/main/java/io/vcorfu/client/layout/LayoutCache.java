@@ -11,12 +11,14 @@ import io.vcorfu.protocol.proto.GetLayoutRequest;
 import io.vcorfu.protocol.proto.Header;
 import io.vcorfu.protocol.proto.Request;
 import io.vcorfu.protocol.proto.Response;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
@@ -42,6 +44,12 @@ public final class LayoutCache {
     this.current = initial;
     this.seeds = List.copyOf(seeds);
   }
+
+  /**
+   * How long a refresh round that has an answer, but none newer, waits for the servers that have
+   * not answered.
+   */
+  static final Duration ROUND_GRACE = Duration.ofMillis(250);
 
   /** How many times a connecting client asks a seed for the layout when answers time out. */
   static final int FETCH_ATTEMPTS = 3;
@@ -109,12 +117,13 @@ public final class LayoutCache {
    * Re-reads the layout from the seeds and every server of the layout held now, all at once, and
    * keeps the newest epoch any of them reports. Completes with the layout held afterwards: as soon
    * as one server reports an epoch newer than the one held when the refresh began, else once every
-   * server has answered or failed; fails with {@link TransportException} when none answered.
-   * Answers arriving after that are still adopted if newer.
+   * server has answered or failed or {@link #ROUND_GRACE} after the first answer; fails with {@link
+   * TransportException} when none answered. Answers arriving after that are still adopted if newer.
    *
    * <p>Asking every server at once keeps a refresh as quick as the quickest server that knows the
-   * new layout: a dead server (one connect timeout) or a paused one (one request timeout) holds up
-   * only a refresh that finds nothing newer, and then once, not once per dead server.
+   * new layout; a refresh that finds nothing newer ends once every server has answered or failed,
+   * or {@link #ROUND_GRACE} after the first answer, so a paused server (which would hold it for a
+   * request timeout) costs at most the grace.
    *
    * <p>Concurrent calls share rounds: at most one round is in flight, and a call made while one is
    * in flight is answered by the next round, sent when that one completes, so every answer comes
@@ -157,9 +166,15 @@ public final class LayoutCache {
           (layout, error) -> {
             if (error == null) {
               adopt(layout);
-              answered.set(true);
+              boolean first = answered.compareAndSet(false, true);
               if (layout.epoch() > known.epoch()) {
                 finish(answer, null);
+              } else if (first) {
+                // A server that does not answer (paused, cut off) holds a round that finds
+                // nothing newer for at most the grace, not for the request timeout: the caller
+                // asks again if it must.
+                CompletableFuture.delayedExecutor(ROUND_GRACE.toNanos(), TimeUnit.NANOSECONDS)
+                    .execute(() -> finish(answer, null));
               }
             } else {
               lastError.set(EpochRpc.unwrap(error));

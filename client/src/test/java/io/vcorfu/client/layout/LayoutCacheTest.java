@@ -99,6 +99,25 @@ class LayoutCacheTest {
   }
 
   @Test
+  void aRefreshThatFindsNothingNewerDoesNotWaitOutASilentServer() {
+    try (InJvmCluster cluster = InJvmCluster.fiveNodes();
+        RpcClient rpc =
+            cluster
+                .transport()
+                .newClient(ClientOptions.defaults().withRequestTimeout(Duration.ofSeconds(60)))) {
+      LayoutCache cache = LayoutCache.fetch(rpc, InJvmCluster.SEQUENCER);
+      // A paused node: it takes requests and never answers, for longer than the test waits.
+      cluster.inJvmTransport().faults().add(FaultRule.requests().to(InJvmCluster.LOG_A).drop());
+
+      assertThat(cache.refresh())
+          .as("the other servers answer the same epoch; the silent one is not waited for")
+          .succeedsWithin(Duration.ofSeconds(20))
+          .extracting(Layout::epoch)
+          .isEqualTo(cluster.layout().epoch());
+    }
+  }
+
+  @Test
   void concurrentRefreshesShareTheirRequests() {
     try (InJvmCluster cluster = InJvmCluster.fiveNodes();
         RpcClient rpc = cluster.transport().newClient(SHORT)) {
