@@ -79,23 +79,8 @@ public final class Node implements AutoCloseable {
   private final AtomicReference<Layout> layout = new AtomicReference<>();
   private final EpochFence fence = new EpochFence(0);
 
-  /**
-   * The requests whose latency {@link #foregroundWrites} records: what a client's append waits for
-   * (reads are left out: a rebuild's own copy reads through them).
-   */
-  private static final java.util.Set<PayloadCase> FOREGROUND_WRITES =
-      java.util.EnumSet.of(
-          PayloadCase.TOKEN,
-          PayloadCase.SEQUENCED_WRITE,
-          PayloadCase.CHAIN_WRITE,
-          PayloadCase.LOG_WRITE,
-          PayloadCase.LOG_COMMIT,
-          PayloadCase.STREAM_WRITE,
-          PayloadCase.STREAM_COMMIT);
-
-  /** Cluster mode: the latency of the foreground writes this node served lately. */
-  private final io.vcorfu.server.cluster.LatencyWindow foregroundWrites =
-      new io.vcorfu.server.cluster.LatencyWindow();
+  /** Cluster mode: the gate in front of the role handlers, and their foreground write latency. */
+  private final ServingGate gate = new ServingGate(() -> notServingReason(this.binding.endpoint()));
 
   /** Answers NotServing until the roles are open, then routes to them. */
   private volatile RpcHandler dispatcher = RequestDispatcher.builder(() -> 0).build();
@@ -317,11 +302,11 @@ public final class Node implements AutoCloseable {
   /**
    * Cluster mode: the dispatcher. The epoch check is against the epoch this node is sealed at, so a
    * request of an older epoch is refused with {@code WrongEpoch} as soon as the seal is recorded;
-   * every role request also passes {@link #gated}.
+   * every role request also passes the {@link ServingGate}.
    */
   private RequestDispatcher clusterDispatcher(Endpoint me) {
     Map<PayloadCase, RpcHandler> gated = new java.util.EnumMap<>(PayloadCase.class);
-    RoleHandlers.table(roles(), layout::get, fence).forEach((k, h) -> gated.put(k, gated(me, h)));
+    RoleHandlers.table(roles(), layout::get, fence).forEach((k, h) -> gated.put(k, gate.gated(h)));
     return RequestDispatcher.builder(fence::epoch)
         .on(PayloadCase.PING, r -> done(pingResponse(me)))
         .on(PayloadCase.GET_LAYOUT, r -> done(layoutResponse()))
@@ -330,57 +315,6 @@ public final class Node implements AutoCloseable {
         .on(PayloadCase.ADD_NODE, r -> ManagerRequests.addNode(manager, r.getAddNode()))
         .onAll(gated)
         .build();
-  }
-
-  /**
-   * The requests whose handler changes what this node stores: once the handler has run, its answer
-   * says what was stored, and is given whether or not the node may still serve (withholding it
-   * would make the writer believe nothing was written, and write it again).
-   */
-  private static final java.util.Set<PayloadCase> STORING =
-      java.util.EnumSet.of(
-          PayloadCase.SEQUENCED_WRITE,
-          PayloadCase.CHAIN_WRITE,
-          PayloadCase.LOG_WRITE,
-          PayloadCase.LOG_COMMIT,
-          PayloadCase.LOG_FILL,
-          PayloadCase.LOG_TRIM,
-          PayloadCase.STREAM_WRITE,
-          PayloadCase.STREAM_COMMIT,
-          PayloadCase.STREAM_FILL,
-          PayloadCase.STREAM_TRIM);
-
-  /**
-   * {@code handler}, run only while this node may serve. A request that stores ({@link #STORING})
-   * is answered with what its handler did; any other is answered only if the node still may serve
-   * when the answer is ready (a node paused in between finds its layout lease expired; see {@link
-   * io.vcorfu.server.cluster.LayoutLease}).
-   */
-  private RpcHandler gated(Endpoint me, RpcHandler handler) {
-    return r -> {
-      String role = RequestDispatcher.roleOf(r.getPayloadCase());
-      String why = notServingReason(me);
-      if (why != null) {
-        return CompletableFuture.failedFuture(
-            new io.vcorfu.protocol.NotServingException(role, why));
-      }
-      long started = System.nanoTime();
-      boolean write = FOREGROUND_WRITES.contains(r.getPayloadCase());
-      return handler
-          .handle(r)
-          .thenApply(
-              response -> {
-                if (write) {
-                  long now = System.nanoTime();
-                  foregroundWrites.record(now - started, now);
-                }
-                String after = STORING.contains(r.getPayloadCase()) ? null : notServingReason(me);
-                if (after != null) {
-                  throw new io.vcorfu.protocol.NotServingException(role, after);
-                }
-                return response;
-              });
-    };
   }
 
   private volatile RequestObserver requestObserver;
@@ -686,7 +620,7 @@ public final class Node implements AutoCloseable {
 
   private Response pingResponse(Endpoint me) {
     Layout l = layout.get();
-    io.vcorfu.server.cluster.LatencyWindow.Snapshot writes = foregroundWrites.snapshot();
+    io.vcorfu.server.cluster.LatencyWindow.Snapshot writes = gate.foregroundWrites().snapshot();
     String why = clustered() ? notServingReason(me) : null;
     return Response.newBuilder()
         .setPing(
