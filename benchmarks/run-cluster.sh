@@ -6,7 +6,7 @@
 # Usage:
 #   benchmarks/run-cluster.sh [--quick] [--parts failover,pause,append,ycsb] [--runs N] [--out FILE]
 #                             [--workdir DIR] [--base-port P] [--cold S] [--warmup S] [--duration S]
-#                             [--ycsb-seconds S] [--records N] [--pause-s S]
+#                             [--ycsb-seconds S] [--records N] [--pause-s S] [--node-flags FLAGS]
 #
 #   --quick           smoke run, about 3 minutes (the full run takes about 10): 1 failover run
 #                     per role, appends --cold 2 --warmup 3 --duration 2, YCSB 1000 records and
@@ -22,6 +22,8 @@
 #                     after 20 s (--quick: 3 s and after 5 s)
 #   --records N       YCSB: records loaded (default 10000)
 #   --pause-s S       pause: how long each paused process stays stopped (default 8)
+#   --node-flags F    extra `vcorfu server` flags for every vcorfu node, split on spaces (for
+#                     instance "--probe-interval-ms 100 --layout-lease-ms 250"; default none)
 #   --out FILE        also write the summary and every raw result line to FILE
 #   --workdir DIR     scratch directory, kept afterwards with every node's log (default: a fresh
 #                     mktemp -d, removed at the end)
@@ -95,6 +97,7 @@ out=""
 workdir=""
 base_port=19400
 pause_s=8
+node_flags=""
 while (($#)); do
   case "$1" in
     --quick) quick=true; shift ;;
@@ -109,6 +112,7 @@ while (($#)); do
     --workdir) workdir=${2:?--workdir needs a value}; shift 2 ;;
     --base-port) base_port=${2:?--base-port needs a value}; shift 2 ;;
     --pause-s) pause_s=${2:?--pause-s needs a value}; shift 2 ;;
+    --node-flags) node_flags=${2?--node-flags needs a value}; shift 2 ;;
     -h | --help) usage ;;
     *) echo "unknown argument: $1" >&2; usage ;;
   esac
@@ -128,6 +132,7 @@ IFS=, read -r -a part_list <<<"$parts"
 for p in "${part_list[@]}"; do
   [[ "$p" == failover || "$p" == pause || "$p" == append || "$p" == ycsb ]] || peers_die "--parts takes failover, pause, append and ycsb, got '$parts'"
 done
+read -r -a extra_node_flags <<<"$node_flags"
 has_part() { [[ ",$parts," == *",$1,"* ]]; }
 
 own_workdir=false
@@ -194,7 +199,7 @@ cluster_up() {
   for i in 0 1 2; do
     node_pidfiles+=("$dir/n$i/server.pid")
     vcorfu_launch_node "$dir/n$i" "${node_ports[$i]}" "${java_opts[@]}" -Xmx1g "${log_clock[@]}" -cp "$jar" -- \
-      --data-dir "$dir/n$i/data" --zookeeper "$zk" --cluster "$name"
+      --data-dir "$dir/n$i/data" --zookeeper "$zk" --cluster "$name" "${extra_node_flags[@]}"
   done
   for i in 0 1 2; do
     vcorfu_await_ready "$dir/n$i"
@@ -254,6 +259,7 @@ fi
 started=$(date -u +%FT%TZ)
 load_start=$(cut -d' ' -f1-3 /proc/loadavg)
 echo "load-start | $started $(uptime)" >>"$results"
+echo "node-flags | ${node_flags:-(defaults)}" >>"$results"
 peers_log "load average at start: $load_start"
 
 vcorfu_start_zookeeper "$workdir/zk" "$zk_port" "${java_opts[@]}" -Xmx256m -cp "$jar"

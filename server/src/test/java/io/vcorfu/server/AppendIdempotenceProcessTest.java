@@ -43,17 +43,15 @@ class AppendIdempotenceProcessTest {
       for (int c = 0; c < CLIENTS; c++) {
         Path file = tmp.resolve("client-" + c + ".txt");
         files.add(file);
+        List<String> cmd = ChildJvm.command("256m", AppendClient.class.getName());
+        cmd.addAll(
+            List.of(
+                server.endpoint().toString(),
+                "client" + c,
+                Integer.toString(APPENDS),
+                file.toString()));
         clients.add(
-            new ProcessBuilder(
-                    Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                    "-Xmx256m",
-                    "-cp",
-                    System.getProperty("java.class.path"),
-                    AppendClient.class.getName(),
-                    server.endpoint().toString(),
-                    "client" + c,
-                    Integer.toString(APPENDS),
-                    file.toString())
+            new ProcessBuilder(cmd)
                 .redirectErrorStream(true)
                 .redirectOutput(tmp.resolve("client-" + c + ".log").toFile())
                 .start());

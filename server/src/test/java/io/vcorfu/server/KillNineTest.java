@@ -30,6 +30,13 @@ import org.junit.jupiter.api.io.TempDir;
 class KillNineTest {
   private static final int STREAMS = 8;
 
+  /**
+   * How long an append retries before it fails: writers notice the kill (no layout change follows
+   * it here) after this long, rather than after the default 30 s.
+   */
+  private static final StreamLogOptions OPTIONS =
+      StreamLogOptions.defaults().withFailoverTimeout(Duration.ofSeconds(5));
+
   record Ack(String stream, long streamAddress, long global, String value) {}
 
   /** Appends from several threads until {@code stop}; records only acknowledged appends. */
@@ -143,14 +150,12 @@ class KillNineTest {
     Map<String, Ack> acks = new ConcurrentHashMap<>();
     try (NettyTransport transport = new NettyTransport()) {
       ServerProcess server = ServerProcess.start(port, data, null).awaitReady();
-      try (ClusterStreamLog log =
-          ClusterStreamLog.connect(transport, server.endpoint(), StreamLogOptions.defaults())) {
+      try (ClusterStreamLog log = ClusterStreamLog.connect(transport, server.endpoint(), OPTIONS)) {
         runUntilKilled(log, server, acks, "before");
       }
       try (ServerProcess restarted = ServerProcess.start(port, data, null).awaitReady();
           ClusterStreamLog log =
-              ClusterStreamLog.connect(
-                  transport, restarted.endpoint(), StreamLogOptions.defaults())) {
+              ClusterStreamLog.connect(transport, restarted.endpoint(), OPTIONS)) {
         verify(log, acks);
         appendMore(log, acks, "after");
         verify(log, acks);
@@ -182,8 +187,7 @@ class KillNineTest {
       for (ServerProcess s : servers) {
         s.awaitReady();
       }
-      try (ClusterStreamLog log =
-          ClusterStreamLog.connect(transport, e[0], StreamLogOptions.defaults())) {
+      try (ClusterStreamLog log = ClusterStreamLog.connect(transport, e[0], OPTIONS)) {
         // A log replica dies mid-run and comes back.
         runUntilKilled(log, servers.get(1), acks, "log");
         servers.set(1, ServerProcess.start(ports[1], tmp.resolve("n1"), layout).awaitReady());

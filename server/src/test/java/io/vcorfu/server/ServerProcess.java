@@ -69,12 +69,7 @@ public final class ServerProcess implements AutoCloseable {
    * {@code server} or {@code zookeeper}); see {@link #awaitReady}.
    */
   public static ServerProcess startCli(int port, List<String> args) {
-    List<String> cmd = new ArrayList<>();
-    cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    cmd.add("-Xmx512m");
-    cmd.add("-cp");
-    cmd.add(System.getProperty("java.class.path"));
-    cmd.add("io.vcorfu.server.cli.VcorfuCli");
+    List<String> cmd = ChildJvm.command("512m", "io.vcorfu.server.cli.VcorfuCli");
     cmd.addAll(args);
     try {
       Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();

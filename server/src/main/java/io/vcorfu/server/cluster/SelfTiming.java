@@ -11,7 +11,7 @@ import java.time.Duration;
  *
  * <p>A round starts a probe interval after the last one ended and waits at most a probe interval
  * for answers. A round that started, or whose wait ended, later than that by more than the
- * tolerance (a probe interval, at least 100 ms) ran late: its verdicts are discarded (every node
+ * tolerance (a probe interval, at least 250 ms) ran late: its verdicts are discarded (every node
  * gets a full failure timeout again) and the node re-measures: it judges others again only once its
  * rounds have run on time for a failure timeout. A node that has just started measures the same way
  * before it first judges anyone.
@@ -36,7 +36,7 @@ final class SelfTiming {
 
   SelfTiming(Duration probeInterval, Duration failureTimeout) {
     this.probeInterval = probeInterval.toNanos();
-    this.tolerance = Math.max(this.probeInterval, Duration.ofMillis(100).toNanos());
+    this.tolerance = Math.max(this.probeInterval, Duration.ofMillis(250).toNanos());
     this.warmUp = Math.min(failureTimeout.toNanos(), 10 * this.probeInterval);
   }
 

@@ -65,16 +65,20 @@ class RemoveNodeTest {
     }
   }
 
+  /**
+   * A one-node cluster: no other node can take the node's places (a removal with another node
+   * answering drains the node onto it instead, see {@link DrainTest}), so removing it would leave
+   * its chains with no replica, and is refused whatever the manager's probes have heard.
+   */
   @Test
   void aRemovalThatWouldLoseAChainOrOfANodeNotInTheLayoutIsRefused() throws Exception {
-    try (ZkCluster c = ZkCluster.start(tmp, 2, 1);
+    try (ZkCluster c = ZkCluster.start(tmp, 1, 1);
         RpcClient rpc = c.transport().newClient(ClientOptions.defaults())) {
       c.awaitStarted();
       NodeCalls calls = new NodeCalls(rpc);
       Layout before = c.agreed().value();
       Endpoint a = c.endpoints().get(0);
-      Endpoint b = c.endpoints().get(1);
-      assertThatThrownBy(() -> calls.removeNode(a, b).get(30, TimeUnit.SECONDS))
+      assertThatThrownBy(() -> calls.removeNode(a, a).get(30, TimeUnit.SECONDS))
           .isInstanceOf(ExecutionException.class)
           .cause()
           .isInstanceOf(BadRequestException.class)

@@ -73,12 +73,7 @@ public final class RegisterHistoryProcess implements AutoCloseable {
       throws IOException {
     List<String> cmd =
         new ArrayList<>(
-            List.of(
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx256m",
-                "-cp",
-                System.getProperty("java.class.path"),
-                RegisterHistoryClient.class.getName()));
+            io.vcorfu.server.ChildJvm.command("256m", RegisterHistoryClient.class.getName()));
     cmd.addAll(settings.toArgs());
     long before = System.nanoTime();
     Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();

@@ -1,0 +1,235 @@
+package io.vcorfu.server.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.vcorfu.layout.Layout;
+import io.vcorfu.protocol.Endpoint;
+import io.vcorfu.server.cli.CliRun;
+import io.vcorfu.server.linearizability.LinearizabilityChecker;
+import io.vcorfu.server.linearizability.Operation;
+import io.vcorfu.server.linearizability.RegisterHistoryClient;
+import io.vcorfu.server.linearizability.RegisterHistoryProcess;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.LongSupplier;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The machinery of the failover history tests ({@link FailoverLinearizabilityTest}, {@link
+ * MembershipLinearizabilityTest}): histories of real client processes stay linearizable while the
+ * cluster under them changes. {@code vcorfu zookeeper} and three node processes ({@link
+ * ProcessCluster}); two client processes ({@link RegisterHistoryProcess}), each a runtime connected
+ * through all three nodes with four threads calling get and set at random on eight registers;
+ * meanwhile a test's script injects faults or membership changes. The merged history is checked by
+ * {@link LinearizabilityChecker}: a call that failed (after riding through layout changes for the
+ * failover timeout) is pending, which may have taken effect or not.
+ *
+ * <p>Not vacuous: after each step the script waits until the clients report a few hundred more
+ * completed calls, and then asserts, from the recorded times, that calls invoked after the step
+ * (and before the next) completed. Bounded: calls per thread, the clients' run time, and every
+ * wait. The tests are split over two classes so that they run in parallel test processes.
+ */
+abstract class LinearizableFaultRun {
+  private static final int THREADS = 4;
+  private static final int KEYS = 8;
+  private static final int CALLS_PER_THREAD = 5_000;
+  private static final Duration RUN = Duration.ofSeconds(80);
+  private static final long FAILOVER_TIMEOUT_MS = 5_000;
+
+  /** Calls the clients must complete after each fault before the test goes on. */
+  private static final long CALLS_AFTER_FAULT = 300;
+
+  /** Of those, how many must provably have been invoked after the fault (by recorded times). */
+  private static final long MIN_CALLS_AFTER_FAULT = 150;
+
+  @TempDir Path tmp;
+
+  /**
+   * Grows the cluster by a fourth node ({@code cluster add-node --grow}) and waits until it is a
+   * full member; returns it.
+   */
+  static Endpoint grow(ProcessCluster cluster, Faults faults) throws Exception {
+    Endpoint fresh = cluster.startExtraNode().endpoint();
+    faults.mark("cluster add-node --grow " + fresh);
+    CliRun added =
+        CliRun.of(
+            "cluster",
+            "add-node",
+            "--endpoint",
+            cluster.endpointList(),
+            "--grow",
+            fresh.toString());
+    assertThat(added.code()).as(added.out() + added.err()).isZero();
+    Layout grown =
+        cluster.awaitLayout(
+            l ->
+                l.allServers().contains(fresh)
+                    && l.rebuilding().isEmpty()
+                    && l.currentSegment().log().size() == 4);
+    faults.markAndAwaitCalls("epoch " + grown.epoch() + ": grown by " + fresh);
+    return fresh;
+  }
+
+  /** What a test does to the cluster while the clients run. */
+  interface FaultScript {
+    void run(ProcessCluster cluster, Faults faults) throws Exception;
+  }
+
+  /** The times of a script's steps on this machine's monotonic clock (shared with the clients). */
+  static final class Faults {
+    private final String run;
+    private final LongSupplier completed;
+    final List<String> labels = new ArrayList<>();
+    final List<Long> times = new ArrayList<>();
+
+    /** The steps after which calls must complete: indexes into {@link #times}. */
+    final List<Integer> awaited = new ArrayList<>();
+
+    Faults(String run, LongSupplier completed) {
+      this.run = run;
+      this.completed = completed;
+    }
+
+    void mark(String label) {
+      System.out.println(run + ": " + label);
+      labels.add(label);
+      times.add(System.nanoTime());
+    }
+
+    /** Marks a step, then waits until the clients have completed more calls since it. */
+    void markAndAwaitCalls(String label) {
+      mark(label);
+      awaited.add(times.size() - 1);
+      awaitCompleted(completed, completed.getAsLong() + CALLS_AFTER_FAULT, "after " + label);
+    }
+  }
+
+  /**
+   * Runs two register clients against a fresh three-node process cluster while {@code script}
+   * injects faults; checks that calls invoked after each awaited step completed (the test is not
+   * vacuous) and that the merged history is linearizable.
+   */
+  void assertLinearizableWhile(String run, long leaseMs, FaultScript script) throws Exception {
+    assertLinearizableWhile(
+        run, leaseMs, tmpDir -> ProcessCluster.start(tmpDir, "linz", 3), script);
+  }
+
+  /** As above, on the cluster {@code cluster} starts in the directory it is given. */
+  void assertLinearizableWhile(
+      String run,
+      long leaseMs,
+      java.util.function.Function<java.nio.file.Path, ProcessCluster> start,
+      FaultScript script)
+      throws Exception {
+    long seed = System.nanoTime();
+    System.out.println(run + " seed " + seed);
+    List<Operation> history = new ArrayList<>();
+    Faults faults;
+    try (ProcessCluster cluster = start.apply(tmp.resolve("cluster"))) {
+      List<RegisterHistoryProcess> clients = new ArrayList<>();
+      try {
+        for (int p = 1; p <= 2; p++) {
+          clients.add(
+              RegisterHistoryProcess.start(
+                  new RegisterHistoryClient.Settings(
+                      cluster.endpointList(),
+                      leaseMs,
+                      "p" + p,
+                      THREADS,
+                      KEYS,
+                      CALLS_PER_THREAD,
+                      RUN.toMillis(),
+                      seed + 1000L * p,
+                      tmp.resolve("history-" + p),
+                      FAILOVER_TIMEOUT_MS)));
+        }
+        for (RegisterHistoryProcess c : clients) {
+          c.awaitLine("ready", Duration.ofSeconds(60));
+        }
+        for (RegisterHistoryProcess c : clients) {
+          c.send("go");
+        }
+        LongSupplier completed =
+            () -> clients.stream().mapToLong(RegisterHistoryProcess::completed).sum();
+        awaitCompleted(completed, CALLS_AFTER_FAULT, "before any fault");
+        faults = new Faults(run, completed);
+        script.run(cluster, faults);
+        for (RegisterHistoryProcess c : clients) {
+          c.send("stop");
+        }
+        faults.mark("stop");
+        for (RegisterHistoryProcess c : clients) {
+          c.awaitExit(Duration.ofSeconds(60));
+          history.addAll(c.history());
+        }
+      } finally {
+        clients.forEach(RegisterHistoryProcess::close);
+      }
+    }
+
+    long pending = history.stream().filter(Operation::pending).count();
+    StringBuilder phases = new StringBuilder();
+    long from = Long.MIN_VALUE;
+    for (int i = 0; i < faults.times.size(); i++) {
+      long to = faults.times.get(i);
+      phases.append(
+          String.format(
+              "; until %s: %d", faults.labels.get(i), completedBetween(history, from, to)));
+      from = to;
+    }
+    System.out.printf(
+        "%s: %d calls, %d pending; completed calls invoked and returned%s; longest gap between"
+            + " completions %s%n",
+        run, history.size(), pending, phases, longestGap(history));
+    for (int i : faults.awaited) {
+      assertThat(completedBetween(history, faults.times.get(i), faults.times.get(i + 1)))
+          .as("calls invoked after '%s' that completed before the next step", faults.labels.get(i))
+          .isGreaterThanOrEqualTo(MIN_CALLS_AFTER_FAULT);
+    }
+
+    var result = new LinearizabilityChecker().check(history);
+    System.out.println(run + ": " + result.outcome());
+    assertThat(result.outcome())
+        .as("seed %d, lease %d ms: %s", seed, leaseMs, result.summary())
+        .isEqualTo(LinearizabilityChecker.Outcome.LINEARIZABLE);
+  }
+
+  /**
+   * The longest time without a completed call, in ms, and where it began (ms after the first
+   * completion): what a fault cost the clients.
+   */
+  private static String longestGap(List<Operation> history) {
+    long[] done =
+        history.stream()
+            .filter(op -> !op.pending())
+            .mapToLong(Operation::returned)
+            .sorted()
+            .toArray();
+    long gap = 0;
+    long at = 0;
+    for (int i = 1; i < done.length; i++) {
+      if (done[i] - done[i - 1] > gap) {
+        gap = done[i] - done[i - 1];
+        at = done[i - 1] - done[0];
+      }
+    }
+    return String.format("%.0f ms (from %.0f ms)", gap / 1e6, at / 1e6);
+  }
+
+  /** Calls that completed, invoked at or after {@code from} and returned before {@code to}. */
+  private static long completedBetween(List<Operation> history, long from, long to) {
+    return history.stream()
+        .filter(op -> !op.pending() && op.invoked() >= from && op.returned() < to)
+        .count();
+  }
+
+  private static void awaitCompleted(LongSupplier completed, long atLeast, String when) {
+    Awaitility.await(atLeast + " calls completed " + when)
+        .atMost(Duration.ofSeconds(60))
+        .pollInterval(Duration.ofMillis(50))
+        .until(() -> completed.getAsLong() >= atLeast);
+  }
+}
