@@ -34,10 +34,10 @@
 # cluster (three new `vcorfu server --zookeeper Z --cluster NAME` nodes with new data directories
 # and a cluster name of its own, `vcorfu cluster init --nodes a,b,c`, so R = 3: every node is a log
 # and stream replica of every chain, the first is the sequencer), each node durable (fsync before
-# every acknowledgement), -Xmx1g, default probe 250 ms, failure timeout 1000 ms, layout lease
-# 500 ms. etcd: peers/etcd.sh --members 3 (three etcd processes, --initial-cluster on 127.0.0.1
-# ports, default heartbeat 100 ms and election timeout 1000 ms, fsync before acknowledging), fresh
-# data directories for every measurement.
+# every acknowledgement), -Xmx1g, default probe 100 ms, failure timeout 1000 ms, layout lease
+# 250 ms (--node-flags adds flags). etcd: peers/etcd.sh --members 3 (three etcd processes,
+# --initial-cluster on 127.0.0.1 ports, default heartbeat 100 ms and election timeout 1000 ms,
+# fsync before acknowledging), fresh data directories for every measurement.
 #
 # Parts, each interleaved (vcorfu, then etcd, under the same load):
 #   failover  N rounds of: a fresh vcorfu cluster and `bench failover --kill sequencer`; a fresh

@@ -91,7 +91,7 @@ final class ServerCommand implements Callable<Integer> {
 
   @Option(
       names = "--probe-interval-ms",
-      defaultValue = "250",
+      defaultValue = "100",
       description =
           "Cluster mode: how often the manager probes every node (default ${DEFAULT-VALUE}).")
   long probeIntervalMs;
@@ -107,7 +107,7 @@ final class ServerCommand implements Callable<Integer> {
 
   @Option(
       names = "--layout-lease-ms",
-      defaultValue = "500",
+      defaultValue = "250",
       description =
           "Cluster mode: a node serves only while it has confirmed its layout with ZooKeeper within"
               + " this time; a new sequencer waits as long before issuing, and as long plus the"

@@ -164,7 +164,7 @@ class FailoverTest {
   }
 
   /**
-   * With the default probing (every 250 ms, failure timeout 1 s), a node that is silent without
+   * With the default probing (every 100 ms, failure timeout 1 s), a node that is silent without
    * refusing connections (cut off here, as a paused node looks) is removed. Every manager round
    * then waits out the probe interval for its answer; that wait must not be taken for a pause of
    * the manager itself, or the silence never adds up to the failure timeout.
