@@ -13,13 +13,14 @@ import java.util.function.LongSupplier;
  * The server's single entry point: routes each request to the handler registered for its payload
  * case, after checking its epoch.
  *
- * <p>The epoch is checked here and nowhere else: a request whose header epoch differs from {@code
- * currentEpoch} is answered with {@code WrongEpoch{current_epoch}} before any handler runs, except
- * {@code PING}, {@code GET_LAYOUT} and {@code SEAL}, which cross epochs (a seal is how a node
- * learns a newer epoch). A request with no payload is answered {@code BadRequest}; a payload case
- * with no handler is answered {@code NotServing} naming the role that case belongs to. A handler's
- * {@link VCorfuException} (thrown or completing its future) becomes its wire error; any other
- * exception is logged and answered {@code ServerError}.
+ * <p>The epoch is checked here: a request whose header epoch differs from {@code currentEpoch} is
+ * answered with {@code WrongEpoch{current_epoch}} before any handler runs, except {@code PING},
+ * {@code GET_LAYOUT} and {@code SEAL}, which cross epochs (a seal is how a node learns a newer
+ * epoch). A handler that parks a request (a sequenced write waiting for its sequencer) checks the
+ * epoch again when it resumes. A request with no payload is answered {@code BadRequest}; a payload
+ * case with no handler is answered {@code NotServing} naming the role that case belongs to. A
+ * handler's {@link VCorfuException} (thrown or completing its future) becomes its wire error; any
+ * other exception is logged and answered {@code ServerError}.
  *
  * <p>Immutable after {@link Builder#build()}; thread-safe if the handlers and the epoch supplier
  * are.

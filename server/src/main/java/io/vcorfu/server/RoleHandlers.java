@@ -8,6 +8,7 @@ import io.vcorfu.logunit.StreamReplica;
 import io.vcorfu.protocol.NotServingException;
 import io.vcorfu.protocol.RpcHandler;
 import io.vcorfu.protocol.StreamId;
+import io.vcorfu.protocol.WrongEpochException;
 import io.vcorfu.protocol.proto.ReadLeaseResponse;
 import io.vcorfu.protocol.proto.Request;
 import io.vcorfu.protocol.proto.Request.PayloadCase;
@@ -77,23 +78,33 @@ final class RoleHandlers {
                 .thenApply(x -> Response.newBuilder().setReadLease(x).build()));
 
     // Token and whole chain in one request: only on a node that is the sequencer and every replica;
-    // the entry's write passes the fence like every other write, and a numbered append is stored at
-    // most once (see SequencedWrites).
+    // the entry's write passes the fence like every other write, a request sent in an older layout
+    // than the node's (parked until the sequencer was ready) is refused with WrongEpoch, and a
+    // numbered
+    // append is stored at most once (see SequencedWrites).
     t.put(
         PayloadCase.SEQUENCED_WRITE,
         r ->
             ready
                 .apply(r)
                 .thenCompose(
-                    v ->
-                        SequencedWrites.write(
-                            layout.get(),
-                            role(sequencer, "sequencer"),
-                            role(store, "replica store"),
-                            fence,
-                            writers,
-                            clientOf(r),
-                            r.getSequencedWrite()))
+                    v -> {
+                      Layout now = layout.get();
+                      if (r.getHeader().getEpoch() != now.epoch()) {
+                        // Parked on the sequencer while the layout moved on: refused as the
+                        // dispatcher refuses a stale epoch, nothing written; the client retries
+                        // on the newer layout (which may no longer let this node write alone).
+                        throw new WrongEpochException(r.getHeader().getEpoch(), now.epoch());
+                      }
+                      return SequencedWrites.write(
+                          now,
+                          role(sequencer, "sequencer"),
+                          role(store, "replica store"),
+                          fence,
+                          writers,
+                          clientOf(r),
+                          r.getSequencedWrite());
+                    })
                 .thenCompose(
                     x ->
                         revealing(
