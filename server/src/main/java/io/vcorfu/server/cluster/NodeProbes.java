@@ -23,17 +23,35 @@ import java.util.function.LongSupplier;
  * connection counts only when it was sent after the node's last answer (a process that is gone
  * refuses, a paused or cut-off one does not). After a pause of the manager itself, {@link #forget}
  * gives every node a full failure timeout again. A node's failure timeout adapts to the round trips
- * its answers took ({@link #timeout}), from the configured one up to twice it.
+ * its answers took ({@link #timeout}), from the configured one up to twice it; a node that has
+ * answered for less than {@link #STEADY_AFTER_NANOS} (just started, or back after a silence) is
+ * still compiling and loading, and is given at least {@link #STARTING_TIMEOUT_NANOS}.
  *
  * <p>Confined to the manager's thread.
  */
 final class NodeProbes {
+  /** How long a node must have answered before it is judged by a failure timeout under 1 s. */
+  static final long STEADY_AFTER_NANOS = TimeUnit.SECONDS.toNanos(10);
+
+  /** The least failure timeout of a node that has answered for less than STEADY_AFTER_NANOS. */
+  static final long STARTING_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(1);
+
   private final ClusterConfig config;
   private final NodeCalls calls;
   private final LongSupplier clock;
 
   /** When each node last answered a probe (the probe's send time), nanoTime. */
   private final Map<Endpoint, Long> lastHeard = new HashMap<>();
+
+  /**
+   * Since when each node has answered without a silence of a failure timeout (the send time of the
+   * first ping of that run of answers), nanoTime. Kept across {@link #forget}: it is the node's
+   * history, not the manager's.
+   */
+  private final Map<Endpoint, Long> answeringSince = new HashMap<>();
+
+  /** The send time of the last ping each node answered, nanoTime. */
+  private final Map<Endpoint, Long> answeredAt = new HashMap<>();
 
   /** When a ping to each node last found its port closed (the ping's send time), nanoTime. */
   private final Map<Endpoint, Long> refusedAt = new HashMap<>();
@@ -101,6 +119,8 @@ final class NodeProbes {
     lastAnswer.keySet().retainAll(probed);
     refusedAt.keySet().retainAll(probed);
     roundTrips.keySet().retainAll(probed);
+    answeringSince.keySet().retainAll(probed);
+    answeredAt.keySet().retainAll(probed);
     try {
       CompletableFuture.allOf(pings.values().toArray(CompletableFuture[]::new))
           .get(config.probeInterval().toMillis(), TimeUnit.MILLISECONDS);
@@ -141,6 +161,11 @@ final class NodeProbes {
         trips.add(rtt);
       }
       lastHeard.merge(node, sent, (a, b) -> b - a > 0 ? b : a);
+      Long before = answeredAt.get(node);
+      if (before == null || sent - before > config.failureTimeout().toNanos()) {
+        answeringSince.put(node, sent);
+      }
+      answeredAt.merge(node, sent, (a, b) -> b - a > 0 ? b : a);
       lastAnswer.put(node, answer);
       Long refused = refusedAt.get(node);
       if (refused != null && sent - refused > 0) {
@@ -156,16 +181,24 @@ final class NodeProbes {
    * longer where the round trips its answers took call for it (a loaded host, a slow network):
    * twice the sum of a probe interval, the smoothed round trip and four mean deviations of it (the
    * last two as a retransmission timeout is computed), but never more than twice the failure
-   * timeout, so a node that dies is still removed soon.
+   * timeout, so a node that dies is still removed soon. A node that has not yet answered for {@link
+   * #STEADY_AFTER_NANOS} as of {@code now} gets at least {@link #STARTING_TIMEOUT_NANOS}: a process
+   * that has just started (its code still compiling, its data loading, its host busy starting it)
+   * stalls in ways a steady one does not, and a short configured timeout would remove it for that.
    */
-  long timeout(Endpoint node) {
+  long timeout(Endpoint node, long now) {
     long floor = config.failureTimeout().toNanos();
     RoundTrips trips = roundTrips.get(node);
-    if (trips == null) {
-      return floor;
+    long timeout = floor;
+    if (trips != null) {
+      double needed = 2 * (config.probeInterval().toNanos() + trips.mean + 4 * trips.deviation);
+      timeout = Math.min(2 * floor, Math.max(floor, (long) needed));
     }
-    double needed = 2 * (config.probeInterval().toNanos() + trips.mean + 4 * trips.deviation);
-    return Math.min(2 * floor, Math.max(floor, (long) needed));
+    Long since = answeringSince.get(node);
+    if (since == null || now - since < STEADY_AFTER_NANOS) {
+      timeout = Math.max(timeout, STARTING_TIMEOUT_NANOS);
+    }
+    return timeout;
   }
 
   /** True once {@code node} has been probed (and not forgotten since). */
@@ -195,7 +228,7 @@ final class NodeProbes {
    */
   boolean down(Endpoint node, long now) {
     long heard = lastHeard.getOrDefault(node, now);
-    if (now - heard > timeout(node)) {
+    if (now - heard > timeout(node, now)) {
       return true;
     }
     Long refused = refusedAt.get(node);
@@ -230,7 +263,7 @@ final class NodeProbes {
     return answer != null
         && answer.getUntrusted()
         && answer.getCluster().equals(config.name())
-        && now - heard <= timeout(node)
+        && now - heard <= timeout(node, now)
         && (refused == null || refused - heard <= 0);
   }
 
@@ -238,8 +271,8 @@ final class NodeProbes {
   String whyDown(Endpoint node, long now) {
     long heard = lastHeard.getOrDefault(node, now);
     PingResponse answer = lastAnswer.get(node);
-    return now - heard > timeout(node)
-        ? "unresponsive for over " + TimeUnit.NANOSECONDS.toMillis(timeout(node)) + " ms"
+    return now - heard > timeout(node, now)
+        ? "unresponsive for over " + TimeUnit.NANOSECONDS.toMillis(timeout(node, now)) + " ms"
         : answer != null && answer.getUntrusted()
             ? "runs on a wiped or replaced data directory"
             : "refuses connections: its process is gone";

@@ -15,13 +15,16 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
 /**
  * The probes' failure timeout adapts to the round trips they observe, on a scripted clock: a node
  * whose answers come back late on a loaded host is given longer than the configured failure
- * timeout, up to twice it; a node that answered quickly is judged by the configured one.
+ * timeout, up to twice it; a node that answered quickly is judged by the configured one; a node
+ * that has answered for only a few seconds (just started) is given at least a second, whatever
+ * shorter failure timeout is configured.
  */
 class NodeProbesTest {
   private static final long MS = 1_000_000L;
@@ -113,5 +116,47 @@ class NodeProbesTest {
     rounds(300, fast, -1);
     assertThat(probes.down(fast, last + 900 * MS)).isFalse();
     assertThat(probes.down(fast, last + 1_001 * MS)).isTrue();
+  }
+
+  /** The same probes, judging silence after 200 ms. */
+  private final NodeProbes quick =
+      new NodeProbes(
+          ClusterConfig.of("unused:1", "probes")
+              .withProbing(Duration.ofMillis(1), Duration.ofMillis(200)),
+          new NodeCalls(rpc),
+          clock::get);
+
+  /** {@link #rounds} for {@link #quick}, every node answering at once until {@code node} stops. */
+  private long quickRounds(long ms, Endpoint silent) {
+    long until = clock.get() + ms * MS;
+    while (clock.get() < until) {
+      answerDue(silent, silent == null ? 0 : -1);
+      quick.probe(layout, Runnable::run);
+      answerDue(silent, silent == null ? 0 : -1);
+      clock.addAndGet(100 * MS);
+    }
+    return clock.get();
+  }
+
+  @Test
+  void aNodeThatJustStartedAnsweringIsGivenASecondWhateverShorterTimeoutIsConfigured() {
+    quickRounds(2_000, null);
+    long last = clock.get() - 100 * MS;
+    quickRounds(500, fast);
+    assertThat(quick.down(fast, last + 600 * MS))
+        .as("answering for 2 s, then silent for 600 ms: still starting")
+        .isFalse();
+    assertThat(quick.down(fast, last + 1_001 * MS)).isTrue();
+  }
+
+  @Test
+  void aNodeThatHasAnsweredSteadilyIsJudgedByTheConfiguredTimeout() {
+    quickRounds(TimeUnit.NANOSECONDS.toMillis(NodeProbes.STEADY_AFTER_NANOS) + 1_000, null);
+    long last = clock.get() - 100 * MS;
+    quickRounds(300, fast);
+    assertThat(quick.down(fast, last + 150 * MS)).isFalse();
+    assertThat(quick.down(fast, last + 201 * MS))
+        .as("answering for 11 s, then silent past the 200 ms failure timeout")
+        .isTrue();
   }
 }
