@@ -6,7 +6,8 @@
 # Usage:
 #   benchmarks/run-cluster.sh [--quick] [--parts failover,pause,append,ycsb] [--runs N] [--out FILE]
 #                             [--workdir DIR] [--base-port P] [--cold S] [--warmup S] [--duration S]
-#                             [--ycsb-seconds S] [--records N] [--pause-s S] [--node-flags FLAGS]
+#                             [--ycsb-seconds S] [--records N] [--pause-s S] [--pause-before S]
+#                             [--node-flags FLAGS]
 #
 #   --quick           smoke run, about 3 minutes (the full run takes about 10): 1 failover run
 #                     per role, appends --cold 2 --warmup 3 --duration 2, YCSB 1000 records and
@@ -22,6 +23,8 @@
 #                     after 20 s (--quick: 3 s and after 5 s)
 #   --records N       YCSB: records loaded (default 10000)
 #   --pause-s S       pause: how long each paused process stays stopped (default 8)
+#   --pause-before S  pause: seconds of writes before the pause (default 3); a node that has
+#                     answered for less than 10 s is judged by a failure timeout of at least 1 s
 #   --node-flags F    extra `vcorfu server` flags for every vcorfu node, split on spaces (for
 #                     instance "--probe-interval-ms 100 --layout-lease-ms 250"; default none)
 #   --out FILE        also write the summary and every raw result line to FILE
@@ -97,6 +100,7 @@ out=""
 workdir=""
 base_port=19400
 pause_s=8
+pause_before=3
 node_flags=""
 while (($#)); do
   case "$1" in
@@ -112,6 +116,7 @@ while (($#)); do
     --workdir) workdir=${2:?--workdir needs a value}; shift 2 ;;
     --base-port) base_port=${2:?--base-port needs a value}; shift 2 ;;
     --pause-s) pause_s=${2:?--pause-s needs a value}; shift 2 ;;
+    --pause-before) pause_before=${2:?--pause-before needs a value}; shift 2 ;;
     --node-flags) node_flags=${2?--node-flags needs a value}; shift 2 ;;
     -h | --help) usage ;;
     *) echo "unknown argument: $1" >&2; usage ;;
@@ -124,7 +129,7 @@ else
   runs=${runs:-5}; cold=${cold:-10}; warmup=${warmup:-30}; duration=${duration:-10}
   ycsb_seconds=${ycsb_seconds:-40}; records=${records:-10000}; ycsb_cold=10; ycsb_warm_after=20
 fi
-for v in runs cold warmup duration ycsb_seconds records base_port pause_s; do
+for v in runs cold warmup duration ycsb_seconds records base_port pause_s pause_before; do
   peers_require_uint "--${v//_/-}" "${!v}"
 done
 ((base_port + 16 <= 65535)) || peers_die "--base-port must leave room for 17 ports below 65536"
@@ -287,14 +292,14 @@ if has_part pause; then
     for role in sequencer replica; do
       cluster_up "pause-$role-$r"
       measure "failover vcorfu $role-paused $r" "${bench[@]}" failover --db vcorfu --endpoint "$vcorfu_endpoints" \
-        --pids "$node_pids" --kill "$role" --signal STOP --pause-s "$pause_s" --before 3 --after 2 \
+        --pids "$node_pids" --kill "$role" --signal STOP --pause-s "$pause_s" --before "$pause_before" --after 2 \
         --ack-times "$workdir/raw/acks-vcorfu-$role-paused-$r.txt" || true
       cluster_down
     done
     for role in leader follower; do
       "${etcd[@]}" start
       measure "failover etcd $role-paused $r" "${bench[@]}" failover --db etcd --endpoint "$etcd_endpoints" \
-        --pids "$(etcd_pids)" --kill "$role" --signal STOP --pause-s "$pause_s" --before 3 --after 2 \
+        --pids "$(etcd_pids)" --kill "$role" --signal STOP --pause-s "$pause_s" --before "$pause_before" --after 2 \
         --request-timeout-ms 500 --ack-times "$workdir/raw/acks-etcd-$role-paused-$r.txt" || true
       "${etcd[@]}" stop
     done

@@ -129,29 +129,22 @@ abstract class LinearizableFaultRun {
     List<Operation> history = new ArrayList<>();
     Faults faults;
     try (ProcessCluster cluster = start.apply(tmp.resolve("cluster"))) {
-      List<RegisterHistoryProcess> clients = new ArrayList<>();
+      List<RegisterHistoryProcess> clients =
+          RegisterHistoryProcess.startTogether(
+              2,
+              new RegisterHistoryClient.Settings(
+                  cluster.endpointList(),
+                  leaseMs,
+                  "p",
+                  THREADS,
+                  KEYS,
+                  CALLS_PER_THREAD,
+                  RUN.toMillis(),
+                  seed,
+                  tmp,
+                  FAILOVER_TIMEOUT_MS),
+              tmp);
       try {
-        for (int p = 1; p <= 2; p++) {
-          clients.add(
-              RegisterHistoryProcess.start(
-                  new RegisterHistoryClient.Settings(
-                      cluster.endpointList(),
-                      leaseMs,
-                      "p" + p,
-                      THREADS,
-                      KEYS,
-                      CALLS_PER_THREAD,
-                      RUN.toMillis(),
-                      seed + 1000L * p,
-                      tmp.resolve("history-" + p),
-                      FAILOVER_TIMEOUT_MS)));
-        }
-        for (RegisterHistoryProcess c : clients) {
-          c.awaitLine("ready", Duration.ofSeconds(60));
-        }
-        for (RegisterHistoryProcess c : clients) {
-          c.send("go");
-        }
         LongSupplier completed =
             () -> clients.stream().mapToLong(RegisterHistoryProcess::completed).sum();
         awaitCompleted(completed, CALLS_AFTER_FAULT, "before any fault");

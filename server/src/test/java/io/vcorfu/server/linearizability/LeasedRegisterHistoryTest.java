@@ -51,29 +51,22 @@ class LeasedRegisterHistoryTest {
     int port = ServerProcess.freePort();
     List<Operation> history = new ArrayList<>();
     try (ServerProcess node = ServerProcess.start(port, tmp.resolve("data"), null).awaitReady()) {
-      List<RegisterHistoryProcess> clients = new ArrayList<>();
+      List<RegisterHistoryProcess> clients =
+          RegisterHistoryProcess.startTogether(
+              2,
+              new RegisterHistoryClient.Settings(
+                  node.endpoint().toString(),
+                  leaseMs,
+                  "p",
+                  THREADS,
+                  KEYS,
+                  CALLS_PER_THREAD,
+                  RUN.toMillis(),
+                  seed,
+                  tmp,
+                  0),
+              tmp);
       try {
-        for (int p = 1; p <= 2; p++) {
-          clients.add(
-              RegisterHistoryProcess.start(
-                  new RegisterHistoryClient.Settings(
-                      node.endpoint().toString(),
-                      leaseMs,
-                      "p" + p,
-                      THREADS,
-                      KEYS,
-                      CALLS_PER_THREAD,
-                      RUN.toMillis(),
-                      seed + 1000L * p,
-                      tmp.resolve("history-" + p),
-                      0)));
-        }
-        for (RegisterHistoryProcess c : clients) {
-          c.awaitLine("ready", Duration.ofSeconds(60));
-        }
-        for (RegisterHistoryProcess c : clients) {
-          c.send("go");
-        }
         for (RegisterHistoryProcess c : clients) {
           c.awaitExit(RUN.plusSeconds(60));
           history.addAll(c.history());

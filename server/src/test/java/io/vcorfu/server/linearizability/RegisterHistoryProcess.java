@@ -96,6 +96,44 @@ public final class RegisterHistoryProcess implements AutoCloseable {
     return c;
   }
 
+  /**
+   * Starts {@code count} client processes p1, p2, ..., each doing what {@code base} says but with a
+   * name, seed ({@code base.seed() + 1000 * i}) and history file ({@code dir/history-i}) of its own,
+   * waits until every one is ready, then lets them all go at once. Closes those
+   * already started if one fails to start.
+   */
+  public static List<RegisterHistoryProcess> startTogether(
+      int count, RegisterHistoryClient.Settings base, Path dir) throws IOException {
+    List<RegisterHistoryProcess> clients = new ArrayList<>();
+    try {
+      for (int i = 1; i <= count; i++) {
+        clients.add(
+            start(
+                new RegisterHistoryClient.Settings(
+                    base.endpoints(),
+                    base.leaseMs(),
+                    "p" + i,
+                    base.threads(),
+                    base.keys(),
+                    base.callsPerThread(),
+                    base.durationMs(),
+                    base.seed() + 1000L * i,
+                    dir.resolve("history-" + i),
+                    base.failoverTimeoutMs())));
+      }
+      for (RegisterHistoryProcess c : clients) {
+        c.awaitLine("ready", Duration.ofSeconds(60));
+      }
+      for (RegisterHistoryProcess c : clients) {
+        c.send("go");
+      }
+      return clients;
+    } catch (IOException | RuntimeException e) {
+      clients.forEach(RegisterHistoryProcess::close);
+      throw e;
+    }
+  }
+
   public String name() {
     return name;
   }
