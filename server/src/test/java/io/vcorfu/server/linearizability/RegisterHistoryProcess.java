@@ -98,9 +98,9 @@ public final class RegisterHistoryProcess implements AutoCloseable {
 
   /**
    * Starts {@code count} client processes p1, p2, ..., each doing what {@code base} says but with a
-   * name, seed ({@code base.seed() + 1000 * i}) and history file ({@code dir/history-i}) of its own,
-   * waits until every one is ready, then lets them all go at once. Closes those
-   * already started if one fails to start.
+   * name, seed ({@code base.seed() + 1000 * i}) and history file ({@code dir/history-i}) of its
+   * own, waits until every one is ready, then lets them all go at once. Closes those already
+   * started if one fails to start.
    */
   public static List<RegisterHistoryProcess> startTogether(
       int count, RegisterHistoryClient.Settings base, Path dir) throws IOException {
