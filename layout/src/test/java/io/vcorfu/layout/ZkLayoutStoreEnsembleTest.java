@@ -55,7 +55,7 @@ class ZkLayoutStoreEnsembleTest {
 
   @BeforeAll
   static void startEnsemble() throws Exception {
-    ensemble = new TestingCluster(3);
+    ensemble = TestEnsembles.cluster(3);
     ensemble.start();
   }
 

@@ -5,7 +5,6 @@ import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.UncheckedIOException;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -161,12 +160,9 @@ public final class ServerProcess implements AutoCloseable {
     process.waitFor();
   }
 
+  /** A free port for a node process, below the ephemeral range (see TestEnsembles#freePort). */
   public static int freePort() {
-    try (ServerSocket s = new ServerSocket(0)) {
-      return s.getLocalPort();
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
+    return io.vcorfu.layout.TestEnsembles.freePort();
   }
 
   /** Ends this process: SIGTERM, then SIGKILL if it has not exited within 10 s. */

@@ -38,7 +38,7 @@ class ZooKeeperEnsembleTest {
   void theDataPathServesThroughLostZooKeeperServersAndALostQuorum() throws Exception {
     long seed = Long.getLong("vcorfu.test.seed", System.nanoTime());
     System.out.println("ZooKeeperEnsembleTest seed " + seed);
-    TestingCluster ensemble = new TestingCluster(3);
+    TestingCluster ensemble = io.vcorfu.layout.TestEnsembles.cluster(3);
     ensemble.start();
     try (ZkCluster c = ZkCluster.startOnEnsemble(ensemble, tmp, 3, 3);
         RpcClient rpc =
