@@ -20,6 +20,7 @@ import io.vcorfu.protocol.RequestDispatcher;
 import io.vcorfu.protocol.RpcClient;
 import io.vcorfu.protocol.RpcHandler;
 import io.vcorfu.protocol.Transport;
+import io.vcorfu.protocol.proto.GetLayoutRequest;
 import io.vcorfu.protocol.proto.GetLayoutResponse;
 import io.vcorfu.protocol.proto.PingResponse;
 import io.vcorfu.protocol.proto.Request;
@@ -77,6 +78,10 @@ public final class Node implements AutoCloseable {
   private final NodeConfig config;
   private final Transport transport;
   private final AtomicReference<Layout> layout = new AtomicReference<>();
+
+  /** Layout questions waiting for a layout newer than the asker's. */
+  private final LayoutWaiters layoutWaiters = new LayoutWaiters(layout::get);
+
   private final EpochFence fence = new EpochFence(0);
 
   /** Cluster mode: the gate in front of the role handlers, and their foreground write latency. */
@@ -133,6 +138,13 @@ public final class Node implements AutoCloseable {
    * role only at a later epoch, so that no token an earlier run of it issued can still be written.
    */
   private long firstEpoch = -1;
+
+  /**
+   * Cluster mode: the znode version of the last layout this node adopted (-1: none yet). A layout
+   * delivered at the next version follows it directly: no layout was committed in between that this
+   * node did not see, so no other node can have been the sequencer in between.
+   */
+  private long adoptedVersion = -1;
 
   private Node(NodeConfig config, Transport transport) {
     this.config = config;
@@ -309,7 +321,7 @@ public final class Node implements AutoCloseable {
     RoleHandlers.table(roles(), layout::get, fence).forEach((k, h) -> gated.put(k, gate.gated(h)));
     return RequestDispatcher.builder(fence::epoch)
         .on(PayloadCase.PING, r -> done(pingResponse(me)))
-        .on(PayloadCase.GET_LAYOUT, r -> done(layoutResponse()))
+        .on(PayloadCase.GET_LAYOUT, r -> layoutAnswer(r.getGetLayout()))
         .on(PayloadCase.SEAL, r -> seal(r.getSeal().getEpoch()))
         .on(PayloadCase.REMOVE_NODE, r -> ManagerRequests.removeNode(manager, r.getRemoveNode()))
         .on(PayloadCase.ADD_NODE, r -> ManagerRequests.addNode(manager, r.getAddNode()))
@@ -541,6 +553,7 @@ public final class Node implements AutoCloseable {
       fence.seal(next.epoch());
       rejoin.follow(next);
       layout.set(next);
+      layoutWaiters.adopted(next);
       LOG.info(
           "node {} adopted the layout of epoch {} (sequencer {}{})",
           me,
@@ -581,9 +594,12 @@ public final class Node implements AutoCloseable {
         propose(claimed, version);
       }
       if (newer || (mine && sequencerSeat.role() == null)) {
-        sequencerSeat.follow(next, mine, me, membership, peers, config.cluster().layoutLease());
+        boolean follows = adoptedVersion >= 0 && version == adoptedVersion + 1;
+        sequencerSeat.follow(
+            next, mine, follows, me, membership, peers, config.cluster().layoutLease());
       }
     }
+    adoptedVersion = version;
     dispatcher = clusterDispatcher(me);
   }
 
@@ -612,7 +628,7 @@ public final class Node implements AutoCloseable {
   private RequestDispatcher dispatcher(Endpoint me, Map<PayloadCase, RpcHandler> roles) {
     return RequestDispatcher.builder(() -> layout.get().epoch())
         .on(PayloadCase.PING, r -> done(pingResponse(me)))
-        .on(PayloadCase.GET_LAYOUT, r -> done(layoutResponse()))
+        .on(PayloadCase.GET_LAYOUT, r -> layoutAnswer(r.getGetLayout()))
         .on(PayloadCase.SEAL, r -> seal(r.getSeal().getEpoch()))
         .onAll(roles)
         .build();
@@ -758,6 +774,7 @@ public final class Node implements AutoCloseable {
         layoutStore.compareAndSet(v == null ? LayoutStore.NO_VERSION : v.version(), next).join();
       }
       layout.set(next);
+      layoutWaiters.adopted(next);
       current = next;
       LOG.info("node {} sealed every epoch below {}", binding.endpoint(), epoch);
     }
@@ -771,8 +788,17 @@ public final class Node implements AutoCloseable {
                     .build());
   }
 
-  private Response layoutResponse() {
-    Layout l = layout.get();
+  /**
+   * The node's layout; for a question that waits ({@code wait_ms}), once it is newer than the
+   * asker's or the wait is over (see {@link LayoutWaiters}).
+   */
+  private CompletableFuture<Response> layoutAnswer(GetLayoutRequest question) {
+    return layoutWaiters
+        .answer(question.getNewerThan(), question.getWaitMs())
+        .thenApply(this::layoutResponse);
+  }
+
+  private Response layoutResponse(Layout l) {
     if (l == null) {
       throw new io.vcorfu.protocol.NotServingException(
           "layout", "node " + binding.endpoint() + " has no layout yet");

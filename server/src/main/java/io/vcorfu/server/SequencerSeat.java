@@ -23,11 +23,12 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Invariant: at most one {@link SequencerRole} is open at a time, and a node becoming the
  * sequencer of an epoch either keeps a role that has served (same sequencer, same leases, its epoch
- * advanced) or opens a new one that bootstraps from the replicas and waits out every layout lease
- * and read lease of the layouts before it, a read lease counted from the end of the layout lease
- * under which it may have been granted ({@link SequencerRole#ready()}); a role it stops holding is
- * closed before anything else is opened. Thread-safe for readers; changes come from one thread at a
- * time (the node's layout adoption, or its start).
+ * advanced; only when no layout came between the one it served and this one) or opens a new one
+ * that bootstraps from the replicas and waits out every layout lease and read lease of the layouts
+ * before it, a read lease counted from the end of the layout lease under which it may have been
+ * granted ({@link SequencerRole#ready()}); a role it stops holding is closed before anything else
+ * is opened. Thread-safe for readers; changes come from one thread at a time (the node's layout
+ * adoption, or its start).
  *
  * <p>{@link #follow} asks ZooKeeper what it needs before it changes anything: when that fails, it
  * throws with the seat as it was, and the same layout can be followed again (the node's adoption is
@@ -51,15 +52,31 @@ final class SequencerSeat implements AutoCloseable {
 
   /**
    * Cluster mode: keeps, opens or closes the role for the agreed layout {@code next} ({@code mine}:
-   * it names {@code me} the sequencer). A new role rebuilds its tails through {@code peers} and
-   * reveals nothing before {@code layoutLease} from now, nor before the read leases an earlier
-   * sequencer may have granted have run out: {@code layoutLease} plus the longest lease from now
-   * (none when {@code membership} records that no client ever asked for one). Throws, leaving the
-   * seat as it was, when ZooKeeper cannot say whether read leases were granted.
+   * it names {@code me} the sequencer; {@code follows}: it is the layout committed right after the
+   * one this node adopted last, so no layout this node missed came in between).
+   *
+   * <p>A role that has served is kept when {@code next} follows directly, and serves the new epoch
+   * at once: no other node was the sequencer in between, what it issued is still what it knows, and
+   * it keeps its own read leases. It does not wait for the old layout's leases to run out. A node
+   * the new layout left out may still hold its layout lease, up to {@code layoutLease} after the
+   * commit, and answer requests of the old epoch, but the bound of every read (a tail, a token, a
+   * read lease) comes from this sequencer, which was sealed at the new epoch before the commit and
+   * refuses requests of the old one; what such a node can still answer is entries below that bound,
+   * each of which it holds as its chain's replicas do, or a slot it lacks, which the reader waits
+   * for or repairs through a chain whose other replicas are sealed. (Entries of the new epoch are
+   * not on it; a read that needs one learns of the new layout from the sealed nodes.)
+   *
+   * <p>A new role (this node was not the sequencer of the layout before, or a layout it missed may
+   * have named another) rebuilds its tails through {@code peers} and reveals nothing before {@code
+   * layoutLease} from now, nor before the read leases an earlier sequencer may have granted have
+   * run out: {@code layoutLease} plus the longest lease from now (none when {@code membership}
+   * records that no client ever asked for one). Throws, leaving the seat as it was, when ZooKeeper
+   * cannot say whether read leases were granted.
    */
   void follow(
       Layout next,
       boolean mine,
+      boolean follows,
       Endpoint me,
       ClusterMembership membership,
       RpcClient peers,
@@ -72,14 +89,13 @@ final class SequencerSeat implements AutoCloseable {
       }
       return;
     }
-    long notBefore = System.nanoTime() + layoutLease.toNanos();
-    if (old != null && old.ready().isDone() && !old.ready().isCompletedExceptionally()) {
-      // Staying the sequencer: what it issued is still what it knows.
+    if (follows && old != null && old.ready().isDone() && !old.ready().isCompletedExceptionally()) {
       role =
           new SequencerRole(
-              old.sequencer(), old.leases(), old.sequencer().advanceEpoch(next.epoch()), notBefore);
+              old.sequencer(), old.leases(), old.sequencer().advanceEpoch(next.epoch()), 0);
       return;
     }
+    long notBefore = System.nanoTime() + layoutLease.toNanos();
     // Before anything changes: this may fail (ZooKeeper away), and the layout is then followed
     // again with the seat as it was.
     long leaseWait = leaseWaitMillis(membership, layoutLease);

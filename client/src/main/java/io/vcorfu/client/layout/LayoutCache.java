@@ -231,6 +231,25 @@ public final class LayoutCache {
             });
   }
 
+  /**
+   * Asks {@code endpoint} alone for a layout newer than epoch {@code epoch}: it answers as soon as
+   * it has adopted one, or after {@code wait} with the layout it has. Keeps the answer if its epoch
+   * is newer; completes with the layout held afterwards.
+   */
+  public CompletableFuture<Layout> awaitNewer(Endpoint endpoint, long epoch, Duration wait) {
+    GetLayoutRequest question =
+        GetLayoutRequest.newBuilder()
+            .setNewerThan(epoch)
+            .setWaitMs((int) Math.min(Integer.MAX_VALUE, wait.toMillis()))
+            .build();
+    return fetchFrom(rpc, endpoint, question)
+        .thenApply(
+            l -> {
+              adopt(l);
+              return current;
+            });
+  }
+
   private synchronized void adopt(Layout layout) {
     if (layout.epoch() > current.epoch()) {
       current = layout;
@@ -238,10 +257,15 @@ public final class LayoutCache {
   }
 
   static CompletableFuture<Layout> fetchFrom(RpcClient rpc, Endpoint endpoint) {
+    return fetchFrom(rpc, endpoint, GetLayoutRequest.getDefaultInstance());
+  }
+
+  private static CompletableFuture<Layout> fetchFrom(
+      RpcClient rpc, Endpoint endpoint, GetLayoutRequest question) {
     Request request =
         Request.newBuilder()
             .setHeader(Header.newBuilder().setProtocolVersion(EpochRpc.PROTOCOL_VERSION))
-            .setGetLayout(GetLayoutRequest.getDefaultInstance())
+            .setGetLayout(question)
             .build();
     return rpc.call(endpoint, request)
         .thenApply(

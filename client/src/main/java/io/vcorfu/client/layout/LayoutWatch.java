@@ -17,11 +17,13 @@ import java.util.concurrent.TimeUnit;
 /**
  * Stops a client from waiting on a node the cluster has moved away from. While one of its requests
  * has waited longer than {@code checkAfter}, the watch asks the other nodes of the layout (and the
- * seeds) for the layout, every {@code checkAfter}, skipping nodes that are slow to answer this
- * client; once the client holds a layout of a newer epoch than a request that has waited that long
- * was sent with, the request fails with {@link RpcTimeoutException} ("abandoned ..."), at once
- * rather than after its request timeout. A paused or cut-off node thus costs a client about the
- * cluster's failover time, not its request timeout.
+ * seeds), skipping nodes that are slow to answer this client, for a layout newer than the one it
+ * holds: each holds the question until it adopts one (or for {@link #ASK_WAIT}, and is then asked
+ * again), so the client hears of a new layout as soon as any of them has it, with one question per
+ * node outstanding. Once the client holds a layout of a newer epoch than a request that has waited
+ * that long was sent with, the request fails with {@link RpcTimeoutException} ("abandoned ..."), at
+ * once rather than after its request timeout. A paused or cut-off node thus costs a client about
+ * the cluster's failover time, not its request timeout.
  *
  * <p>Abandoning a request is giving up waiting for its answer, exactly as a timeout does: its
  * outcome is unknown, and callers retry it only where that is safe (reads, tails, numbered appends,
@@ -38,6 +40,12 @@ public final class LayoutWatch implements AutoCloseable {
             t.setDaemon(true);
             return t;
           });
+
+  /**
+   * How long a node asked for a newer layout may hold the question before it answers with the one
+   * it has (the node answers as soon as it adopts a newer one).
+   */
+  static final Duration ASK_WAIT = Duration.ofSeconds(1);
 
   private final LayoutCache layout;
   private final long checkAfterNanos;
@@ -91,6 +99,46 @@ public final class LayoutWatch implements AutoCloseable {
 
   private void tick() {
     try {
+      Set<Endpoint> slow = abandonStale();
+      if (slow.isEmpty()) {
+        return;
+      }
+      long epoch = layout.current().epoch();
+      Set<Endpoint> ask = new LinkedHashSet<>(layout.candidates());
+      ask.removeAll(slow);
+      for (Endpoint e : ask) {
+        if (asking.add(e)) {
+          layout
+              .awaitNewer(e, epoch, ASK_WAIT)
+              .whenComplete(
+                  (l, error) -> {
+                    asking.remove(e);
+                    if (error == null && l.epoch() > epoch) {
+                      abandonStaleQuietly();
+                    }
+                  });
+        }
+      }
+    } catch (RuntimeException e) {
+      // A tick that fails (a layout that cannot be read) must not end the ticks; the next one
+      // tries again.
+    }
+  }
+
+  private void abandonStaleQuietly() {
+    try {
+      abandonStale();
+    } catch (RuntimeException e) {
+      // The next tick tries again.
+    }
+  }
+
+  /**
+   * Abandons every request that has waited at least {@code checkAfter} and was sent with an older
+   * epoch than the layout held now; returns the targets of the others that have waited that long.
+   */
+  private Set<Endpoint> abandonStale() {
+    {
       long now = System.nanoTime();
       long epoch = layout.current().epoch();
       Set<Endpoint> slow = new HashSet<>();
@@ -113,19 +161,7 @@ public final class LayoutWatch implements AutoCloseable {
           slow.add(w.target());
         }
       }
-      if (slow.isEmpty()) {
-        return;
-      }
-      Set<Endpoint> ask = new LinkedHashSet<>(layout.candidates());
-      ask.removeAll(slow);
-      for (Endpoint e : ask) {
-        if (asking.add(e)) {
-          layout.askOne(e).whenComplete((l, error) -> asking.remove(e));
-        }
-      }
-    } catch (RuntimeException e) {
-      // A tick that fails (a layout that cannot be read) must not end the ticks; the next one
-      // tries again.
+      return slow;
     }
   }
 

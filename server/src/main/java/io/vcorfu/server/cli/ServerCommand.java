@@ -91,17 +91,18 @@ final class ServerCommand implements Callable<Integer> {
 
   @Option(
       names = "--probe-interval-ms",
-      defaultValue = "100",
+      defaultValue = "50",
       description =
           "Cluster mode: how often the manager probes every node (default ${DEFAULT-VALUE}).")
   long probeIntervalMs;
 
   @Option(
       names = "--failure-timeout-ms",
-      defaultValue = "1000",
+      defaultValue = "300",
       description =
           "Cluster mode: how long a node may leave probes unanswered before the manager removes it"
-              + " from the layout; up to twice that for a node whose answers have been slow (the"
+              + " from the layout; longer (up to twice that, at least 1 s) for a node whose answers"
+              + " have been slow, and at least 1 s for a node that started less than 10 s ago (the"
               + " timeout adapts to the round trips the probes see) (default ${DEFAULT-VALUE}).")
   long failureTimeoutMs;
 
@@ -110,9 +111,9 @@ final class ServerCommand implements Callable<Integer> {
       defaultValue = "250",
       description =
           "Cluster mode: a node serves only while it has confirmed its layout with ZooKeeper within"
-              + " this time; a new sequencer waits as long before issuing, and as long plus the"
-              + " longest read lease (10 s) when clients use read leases (default"
-              + " ${DEFAULT-VALUE}).")
+              + " this time; a sequencer that takes over from another node waits as long before"
+              + " issuing, and as long plus the longest read lease (10 s) when clients use read"
+              + " leases (default ${DEFAULT-VALUE}).")
   long layoutLeaseMs;
 
   @Option(

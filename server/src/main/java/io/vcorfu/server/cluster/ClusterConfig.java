@@ -34,8 +34,8 @@ public record ClusterConfig(
     Duration rebuildForegroundP99,
     Duration memberHealDelay) {
   public static final Duration DEFAULT_LAYOUT_LEASE = Duration.ofMillis(250);
-  public static final Duration DEFAULT_PROBE_INTERVAL = Duration.ofMillis(100);
-  public static final Duration DEFAULT_FAILURE_TIMEOUT = Duration.ofMillis(1000);
+  public static final Duration DEFAULT_PROBE_INTERVAL = Duration.ofMillis(50);
+  public static final Duration DEFAULT_FAILURE_TIMEOUT = Duration.ofMillis(300);
   public static final Duration DEFAULT_SESSION_TIMEOUT = Duration.ofSeconds(10);
   public static final long DEFAULT_REBUILD_BYTES_PER_SECOND = 128L * 1024 * 1024;
   public static final Duration DEFAULT_REBUILD_FOREGROUND_P99 = Duration.ofMillis(20);

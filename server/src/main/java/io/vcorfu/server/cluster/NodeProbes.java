@@ -23,9 +23,9 @@ import java.util.function.LongSupplier;
  * connection counts only when it was sent after the node's last answer (a process that is gone
  * refuses, a paused or cut-off one does not). After a pause of the manager itself, {@link #forget}
  * gives every node a full failure timeout again. A node's failure timeout adapts to the round trips
- * its answers took ({@link #timeout}), from the configured one up to twice it; a node that has
- * answered for less than {@link #STEADY_AFTER_NANOS} (just started, or back after a silence) is
- * still compiling and loading, and is given at least {@link #STARTING_TIMEOUT_NANOS}.
+ * its answers took ({@link #timeout}), from the configured one up to twice it (at least 1 s); a
+ * node that has answered for less than {@link #STEADY_AFTER_NANOS} (just started, or back after a
+ * silence) is still compiling and loading, and is given at least {@link #STARTING_TIMEOUT_NANOS}.
  *
  * <p>Confined to the manager's thread.
  */
@@ -181,10 +181,11 @@ final class NodeProbes {
    * longer where the round trips its answers took call for it (a loaded host, a slow network):
    * twice the sum of a probe interval, the smoothed round trip and four mean deviations of it (the
    * last two as a retransmission timeout is computed), but never more than twice the failure
-   * timeout, so a node that dies is still removed soon. A node that has not yet answered for {@link
-   * #STEADY_AFTER_NANOS} as of {@code now} gets at least {@link #STARTING_TIMEOUT_NANOS}: a process
-   * that has just started (its code still compiling, its data loading, its host busy starting it)
-   * stalls in ways a steady one does not, and a short configured timeout would remove it for that.
+   * timeout or 1 s, whichever is longer, so a node that dies is still removed soon. A node that has
+   * not yet answered for {@link #STEADY_AFTER_NANOS} as of {@code now} gets at least {@link
+   * #STARTING_TIMEOUT_NANOS}: a process that has just started (its code still compiling, its data
+   * loading, its host busy starting it) stalls in ways a steady one does not, and a short
+   * configured timeout would remove it for that.
    */
   long timeout(Endpoint node, long now) {
     long floor = config.failureTimeout().toNanos();
@@ -192,13 +193,18 @@ final class NodeProbes {
     long timeout = floor;
     if (trips != null) {
       double needed = 2 * (config.probeInterval().toNanos() + trips.mean + 4 * trips.deviation);
-      timeout = Math.min(2 * floor, Math.max(floor, (long) needed));
+      timeout = Math.min(ceiling(), Math.max(floor, (long) needed));
     }
     Long since = answeringSince.get(node);
     if (since == null || now - since < STEADY_AFTER_NANOS) {
       timeout = Math.max(timeout, STARTING_TIMEOUT_NANOS);
     }
     return timeout;
+  }
+
+  /** The longest failure timeout slow round trips earn: twice the configured one, at least 1 s. */
+  private long ceiling() {
+    return Math.max(2 * config.failureTimeout().toNanos(), STARTING_TIMEOUT_NANOS);
   }
 
   /** True once {@code node} has been probed (and not forgotten since). */

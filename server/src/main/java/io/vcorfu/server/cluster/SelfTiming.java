@@ -11,10 +11,10 @@ import java.time.Duration;
  *
  * <p>A round starts a probe interval after the last one ended and waits at most a probe interval
  * for answers. A round that started, or whose wait ended, later than that by more than the
- * tolerance (a probe interval, at least 250 ms) ran late: its verdicts are discarded (every node
- * gets a full failure timeout again) and the node re-measures: it judges others again only once its
- * rounds have run on time for a failure timeout. A node that has just started measures the same way
- * before it first judges anyone.
+ * tolerance (250 ms, or a third of the failure timeout when that is less, but at least a probe
+ * interval) ran late: its verdicts are discarded (every node gets a full failure timeout again) and
+ * the node re-measures: it judges others again only once its rounds have run on time for a failure
+ * timeout. A node that has just started measures the same way before it first judges anyone.
  *
  * <p>Confined to the manager's thread.
  */
@@ -36,7 +36,10 @@ final class SelfTiming {
 
   SelfTiming(Duration probeInterval, Duration failureTimeout) {
     this.probeInterval = probeInterval.toNanos();
-    this.tolerance = Math.max(this.probeInterval, Duration.ofMillis(250).toNanos());
+    this.tolerance =
+        Math.max(
+            this.probeInterval,
+            Math.min(Duration.ofMillis(250).toNanos(), failureTimeout.toNanos() / 3));
     this.warmUp = Math.min(failureTimeout.toNanos(), 10 * this.probeInterval);
   }
 

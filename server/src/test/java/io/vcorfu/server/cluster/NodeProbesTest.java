@@ -159,4 +159,23 @@ class NodeProbesTest {
         .as("answering for 11 s, then silent past the 200 ms failure timeout")
         .isTrue();
   }
+
+  @Test
+  void aSlowNodeEarnsUpToASecondWhenTheConfiguredTimeoutIsShort() {
+    // 200 ms configured; twice that would remove a node whose every answer takes 450 ms.
+    long until =
+        clock.get() + (TimeUnit.NANOSECONDS.toMillis(NodeProbes.STEADY_AFTER_NANOS) + 2_000) * MS;
+    while (clock.get() < until) {
+      answerDue(slow, 450);
+      quick.probe(layout, Runnable::run);
+      answerDue(slow, 450);
+      clock.addAndGet(100 * MS);
+    }
+    assertThat(quick.down(slow, clock.get())).as("answers 450 ms late, every one").isFalse();
+    long silentFrom = clock.get();
+    answerDue(slow, -1);
+    assertThat(quick.down(slow, silentFrom + 1_001 * MS))
+        .as("silent for over the 1 s ceiling")
+        .isTrue();
+  }
 }

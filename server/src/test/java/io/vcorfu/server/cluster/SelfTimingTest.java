@@ -102,4 +102,23 @@ class SelfTimingTest {
     }
     assertThat(reported).as("over %d ms of late rounds", 10 * 500).isEqualTo(2);
   }
+
+  @Test
+  void withTheDefaultShortFailureTimeoutTheToleranceIsAThirdOfIt() {
+    // Probes every 50 ms, a failure timeout of 300 ms: a round that starts 150 ms late leaves a
+    // healthy node's last answer 250 ms old before its next one can arrive; judging it then would
+    // remove it for the manager's own lateness. The tolerance is 100 ms.
+    SelfTiming timing = new SelfTiming(Duration.ofMillis(50), Duration.ofMillis(300));
+    long t = 0;
+    for (; t < 2_000 * MS; t += 100 * MS) {
+      assertThat(timing.startedOnTime(t)).isTrue();
+      assertThat(timing.probedOnTime(t, t + 50 * MS)).isTrue();
+      timing.ended(t + 50 * MS);
+    }
+    assertThat(timing.steady(t)).isTrue();
+    assertThat(timing.startedOnTime(t - 50 * MS + 50 * MS + 90 * MS)).as("90 ms late").isTrue();
+    timing.ended(t + 90 * MS);
+    assertThat(timing.startedOnTime(t + 90 * MS + 50 * MS + 150 * MS)).as("150 ms late").isFalse();
+    assertThat(timing.steady(t + 290 * MS)).isFalse();
+  }
 }

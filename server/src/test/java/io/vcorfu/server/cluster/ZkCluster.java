@@ -128,6 +128,18 @@ final class ZkCluster implements AutoCloseable {
   static ZkCluster startLinked(
       Path tmp, int n, int r, java.util.function.UnaryOperator<ClusterConfig> tweak)
       throws Exception {
+    return startLinked(tmp, n, tweak, nodes -> LayoutChanges.initial(NAME, nodes, r));
+  }
+
+  /**
+   * As {@link #startLinked(Path, int, int, java.util.function.UnaryOperator)}, from {@code first}.
+   */
+  static ZkCluster startLinked(
+      Path tmp,
+      int n,
+      java.util.function.UnaryOperator<ClusterConfig> tweak,
+      java.util.function.Function<List<Endpoint>, Layout> first)
+      throws Exception {
     TestingServer server = new TestingServer(true);
     ZkCluster c =
         new ZkCluster(
@@ -142,7 +154,7 @@ final class ZkCluster implements AutoCloseable {
       c.close();
       throw e;
     }
-    return start(c, r);
+    return start(c, first);
   }
 
   /**
