@@ -23,8 +23,9 @@
 #                     after 20 s (--quick: 3 s and after 5 s)
 #   --records N       YCSB: records loaded (default 10000)
 #   --pause-s S       pause: how long each paused process stays stopped (default 8)
-#   --pause-before S  pause: seconds of writes before the pause (default 3); a node that has
-#                     answered for less than 10 s is judged by a failure timeout of at least 1 s
+#   --pause-before S  pause: seconds of writes before the pause (default 12, so that the paused
+#                     node has answered for over 10 s: a node that has answered for less is judged
+#                     by a failure timeout of at least 1 s)
 #   --node-flags F    extra `vcorfu server` flags for every vcorfu node, split on spaces (for
 #                     instance "--probe-interval-ms 100 --layout-lease-ms 250"; default none)
 #   --out FILE        also write the summary and every raw result line to FILE
@@ -37,7 +38,7 @@
 # cluster (three new `vcorfu server --zookeeper Z --cluster NAME` nodes with new data directories
 # and a cluster name of its own, `vcorfu cluster init --nodes a,b,c`, so R = 3: every node is a log
 # and stream replica of every chain, the first is the sequencer), each node durable (fsync before
-# every acknowledgement), -Xmx1g, default probe 100 ms, failure timeout 1000 ms, layout lease
+# every acknowledgement), -Xmx1g, default probe 50 ms, failure timeout 300 ms, layout lease
 # 250 ms (--node-flags adds flags). etcd: peers/etcd.sh --members 3 (three etcd processes,
 # --initial-cluster on 127.0.0.1 ports, default heartbeat 100 ms and election timeout 1000 ms,
 # fsync before acknowledging), fresh data directories for every measurement.
@@ -100,7 +101,7 @@ out=""
 workdir=""
 base_port=19400
 pause_s=8
-pause_before=3
+pause_before=12
 node_flags=""
 while (($#)); do
   case "$1" in

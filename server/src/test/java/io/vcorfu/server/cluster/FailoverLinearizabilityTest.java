@@ -9,28 +9,39 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Histories of real client processes stay linearizable while the cluster under them fails over (see
- * {@link LinearizableFaultRun}): this test kills -9 a node that is not the sequencer, waits until
- * the layout has dropped it, then pauses (SIGSTOP) the sequencer until the layout has moved the
- * sequencer elsewhere, and resumes it (SIGCONT); or it heals: restarts a killed replica on its
- * data, and then on a wiped directory, each time until it has been rebuilt and promoted.
+ * {@link LinearizableFaultRun}): this test stops (SIGSTOP) a node that is not the sequencer for 8
+ * s, the layout dropping it meanwhile, and then kills it (kill -9), then stops the sequencer for 8
+ * s, the layout moving the sequencer elsewhere meanwhile, and resumes it (SIGCONT); or it heals:
+ * restarts a killed replica on its data, and then on a wiped directory, each time until it has been
+ * rebuilt and promoted.
  */
 class FailoverLinearizabilityTest extends LinearizableFaultRun {
+  /** How long the failover script keeps a node stopped. */
+  private static final java.time.Duration PAUSE = java.time.Duration.ofSeconds(8);
+
+  /** Two 8 s pauses: the clients keep calling through both, at several hundred calls a second. */
+  @Override
+  int callsPerThread() {
+    return 15_000;
+  }
 
   @Test
-  void withoutReadLeasesTheHistoryAcrossAKilledReplicaAndAPausedSequencerIsLinearizable()
+  void withoutReadLeasesTheHistoryAcrossAPausedReplicaAndAPausedSequencerIsLinearizable()
       throws Exception {
     assertLinearizableAcrossFailovers(0);
   }
 
   @Test
-  void withOneSecondReadLeasesTheHistoryAcrossAKilledReplicaAndAPausedSequencerIsLinearizable()
+  void withOneSecondReadLeasesTheHistoryAcrossAPausedReplicaAndAPausedSequencerIsLinearizable()
       throws Exception {
     assertLinearizableAcrossFailovers(1000);
   }
 
   /**
-   * The failover script: kill -9 of a replica, then SIGSTOP of the sequencer until the layout has
-   * moved it, and SIGCONT.
+   * The failover script: SIGSTOP of a replica for 8 s (the layout drops it meanwhile, and the
+   * sequencer, which stays, serves the new epoch at once), then kill -9 of it while it is still
+   * stopped; then SIGSTOP of the sequencer for 8 s (the layout moves the sequencer meanwhile), and
+   * SIGCONT.
    */
   private void assertLinearizableAcrossFailovers(long leaseMs) throws Exception {
     assertLinearizableWhile(
@@ -39,22 +50,39 @@ class FailoverLinearizabilityTest extends LinearizableFaultRun {
         (cluster, faults) -> {
           Layout initial = cluster.newestLayout();
           Endpoint replica = cluster.otherThan(initial.sequencer());
-          faults.mark("kill -9 of " + replica);
-          cluster.processOf(replica).kill9();
+          ServerProcess paused = cluster.processOf(replica);
+          faults.mark("SIGSTOP of " + replica + " for 8 s");
+          long pausedAt = System.nanoTime();
+          paused.pause();
           Layout withoutReplica = cluster.awaitLayout(l -> l.removed().contains(replica));
           assertThat(withoutReplica.epoch()).isGreaterThan(initial.epoch());
           faults.markAndAwaitCalls("epoch " + withoutReplica.epoch() + " without " + replica);
+          restOfThePause(pausedAt);
+          faults.mark("kill -9 of " + replica + ", still stopped");
+          paused.kill9();
 
           ServerProcess sequencer = cluster.processOf(withoutReplica.sequencer());
           Endpoint sequencerEndpoint = sequencer.endpoint();
-          faults.mark("SIGSTOP of the sequencer " + sequencerEndpoint);
+          faults.mark("SIGSTOP of the sequencer " + sequencerEndpoint + " for 8 s");
+          long sequencerPausedAt = System.nanoTime();
           sequencer.pause();
           Layout moved = cluster.awaitLayout(l -> !l.sequencer().equals(sequencerEndpoint));
           assertThat(moved.epoch()).isGreaterThan(withoutReplica.epoch());
-          faults.mark("epoch " + moved.epoch() + " with sequencer " + moved.sequencer());
+          faults.markAndAwaitCalls(
+              "epoch " + moved.epoch() + " with sequencer " + moved.sequencer());
+          restOfThePause(sequencerPausedAt);
           sequencer.resume();
           faults.markAndAwaitCalls("SIGCONT of " + sequencerEndpoint);
         });
+  }
+
+  /** Lets the 8 s of a pause that began at {@code pausedAt} (nanoTime) run out. */
+  private static void restOfThePause(long pausedAt) throws InterruptedException {
+    long left = PAUSE.toNanos() - (System.nanoTime() - pausedAt);
+    if (left > 0) {
+      // The length of the fault, not a wait for a condition.
+      Thread.sleep(java.util.concurrent.TimeUnit.NANOSECONDS.toMillis(left));
+    }
   }
 
   /**

@@ -48,6 +48,15 @@ abstract class LinearizableFaultRun {
   @TempDir Path tmp;
 
   /**
+   * The most calls each client thread makes (a bound; the clients stop when the script is done): a
+   * class whose scripts keep faults in place for longer raises it, so that the clients do not run
+   * out of calls before the script has checked the calls after its last step.
+   */
+  int callsPerThread() {
+    return CALLS_PER_THREAD;
+  }
+
+  /**
    * Grows the cluster by a fourth node ({@code cluster add-node --grow}) and waits until it is a
    * full member; returns it.
    */
@@ -138,7 +147,7 @@ abstract class LinearizableFaultRun {
                   "p",
                   THREADS,
                   KEYS,
-                  CALLS_PER_THREAD,
+                  callsPerThread(),
                   RUN.toMillis(),
                   seed,
                   tmp,
