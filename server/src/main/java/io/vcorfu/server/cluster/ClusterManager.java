@@ -268,13 +268,18 @@ public final class ClusterManager implements AutoCloseable {
     Layout layout = current.value();
     long now = System.nanoTime();
     List<Endpoint> silent = new ArrayList<>();
+    List<Endpoint> lagging = new ArrayList<>();
     for (Endpoint node : layout.allServers()) {
       if (steady && probes.down(node, now)) {
         silent.add(node);
+      } else if (steady && probes.lagging(node, now)) {
+        lagging.add(node);
       }
     }
     List<Endpoint> removable = new ArrayList<>();
-    for (Endpoint dead : silent) {
+    List<Endpoint> down = new ArrayList<>(silent);
+    down.addAll(lagging);
+    for (Endpoint dead : down) {
       List<Endpoint> trial = new ArrayList<>(removable);
       trial.add(dead);
       try {
@@ -289,7 +294,8 @@ public final class ClusterManager implements AutoCloseable {
         }
       }
     }
-    reportedLost.retainAll(silent);
+    reportedLost.retainAll(down);
+    // A lagging node answers: it counts as heard, not as silent, whatever it serves.
     int answering = layout.allServers().size() - silent.size();
     if (2 * answering < layout.allServers().size()) {
       // Fewer than half of the nodes answer this manager: it may be the one cut off (or too slow)

@@ -25,7 +25,10 @@ import java.util.function.LongSupplier;
  * gives every node a full failure timeout again. A node's failure timeout adapts to the round trips
  * its answers took ({@link #timeout}), from the configured one up to twice it (at least 1 s); a
  * node that has answered for less than {@link #STEADY_AFTER_NANOS} (just started, or back after a
- * silence) is still compiling and loading, and is given at least {@link #STARTING_TIMEOUT_NANOS}.
+ * silence) is still compiling and loading, and is given at least {@link #STARTING_TIMEOUT_NANOS}. A
+ * node whose answers have given an older epoch than the layout it was probed under for longer than
+ * its failure timeout (at least {@link #LAG_TIMEOUT_NANOS}) lags ({@link #lagging}): alive, but not
+ * serving the agreed layout.
  *
  * <p>Confined to the manager's thread.
  */
@@ -55,6 +58,15 @@ final class NodeProbes {
 
   /** When a ping to each node last found its port closed (the ping's send time), nanoTime. */
   private final Map<Endpoint, Long> refusedAt = new HashMap<>();
+
+  /**
+   * Since when each node has answered with an older epoch than the layout it was probed under (the
+   * send time of the first such ping of the run), nanoTime: it has not adopted the agreed layout.
+   */
+  private final Map<Endpoint, Long> laggingSince = new HashMap<>();
+
+  /** The least time a node may lag behind the agreed layout before it counts as down. */
+  static final long LAG_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(1);
 
   /** The latest answer of each node. */
   private final Map<Endpoint, PingResponse> lastAnswer = new HashMap<>();
@@ -97,6 +109,7 @@ final class NodeProbes {
   void forget() {
     lastHeard.clear();
     refusedAt.clear();
+    laggingSince.clear();
   }
 
   /**
@@ -107,6 +120,7 @@ final class NodeProbes {
    */
   void probe(Layout layout, Executor thread) {
     long sent = clock.getAsLong();
+    long epoch = layout.epoch();
     Map<Endpoint, CompletableFuture<Heard>> pings = new HashMap<>();
     Set<Endpoint> probed = probed(layout);
     for (Endpoint node : probed) {
@@ -121,6 +135,7 @@ final class NodeProbes {
     roundTrips.keySet().retainAll(probed);
     answeringSince.keySet().retainAll(probed);
     answeredAt.keySet().retainAll(probed);
+    laggingSince.keySet().retainAll(probed);
     try {
       CompletableFuture.allOf(pings.values().toArray(CompletableFuture[]::new))
           .get(config.probeInterval().toMillis(), TimeUnit.MILLISECONDS);
@@ -130,9 +145,9 @@ final class NodeProbes {
     pings.forEach(
         (node, ping) -> {
           if (ping.isDone()) {
-            record(node, sent, ping.join());
+            record(node, sent, epoch, ping.join());
           } else {
-            ping.thenAcceptAsync(heard -> record(node, sent, heard), thread);
+            ping.thenAcceptAsync(heard -> record(node, sent, epoch, heard), thread);
           }
         });
   }
@@ -145,8 +160,11 @@ final class NodeProbes {
     return all;
   }
 
-  /** Records what the ping sent to {@code node} at {@code sent} found. */
-  private void record(Endpoint node, long sent, Heard heard) {
+  /**
+   * Records what the ping sent to {@code node} at {@code sent}, under the layout of {@code epoch},
+   * found.
+   */
+  private void record(Endpoint node, long sent, long epoch, Heard heard) {
     if (!lastHeard.containsKey(node)) {
       return;
     }
@@ -167,6 +185,11 @@ final class NodeProbes {
       }
       answeredAt.merge(node, sent, (a, b) -> b - a > 0 ? b : a);
       lastAnswer.put(node, answer);
+      if (answer.getEpoch() < epoch) {
+        laggingSince.putIfAbsent(node, sent);
+      } else {
+        laggingSince.remove(node);
+      }
       Long refused = refusedAt.get(node);
       if (refused != null && sent - refused > 0) {
         refusedAt.remove(node);
@@ -255,7 +278,8 @@ final class NodeProbes {
     return answer != null
         && answer.getCluster().equals(config.name())
         && lastHeard.containsKey(node)
-        && !down(node, now);
+        && !down(node, now)
+        && !lagging(node, now);
   }
 
   /**
@@ -273,8 +297,30 @@ final class NodeProbes {
         && (refused == null || refused - heard <= 0);
   }
 
+  /**
+   * True when {@code node} has answered, for longer than its failure timeout and at least {@link
+   * #LAG_TIMEOUT_NANOS} as of {@code now}, with an older epoch than the layout it was probed under:
+   * it is alive but has not adopted the agreed layout (it cannot reach ZooKeeper, or its adoption
+   * keeps failing), and serves nothing of it, so every write through its chains waits for it. It
+   * answers, so it is evidence that the manager is not the one cut off.
+   */
+  boolean lagging(Endpoint node, long now) {
+    Long since = laggingSince.get(node);
+    return since != null
+        && !down(node, now)
+        && now - since > Math.max(timeout(node, now), LAG_TIMEOUT_NANOS);
+  }
+
   /** Why {@code node} counts as down as of {@code now}, for the log. */
   String whyDown(Endpoint node, long now) {
+    if (lagging(node, now)) {
+      PingResponse answer = lastAnswer.get(node);
+      return "answers, but has not adopted the agreed layout for over "
+          + TimeUnit.NANOSECONDS.toMillis(now - laggingSince.get(node))
+          + " ms (it serves epoch "
+          + (answer == null ? "?" : answer.getEpoch())
+          + ": cut off from ZooKeeper, or its adoption keeps failing)";
+    }
     long heard = lastHeard.getOrDefault(node, now);
     PingResponse answer = lastAnswer.get(node);
     return now - heard > timeout(node, now)

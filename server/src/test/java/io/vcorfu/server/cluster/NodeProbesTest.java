@@ -53,6 +53,9 @@ class NodeProbesTest {
   private final Endpoint third = new Endpoint("third", 3);
   private final Layout layout = LayoutChanges.initial("probes", List.of(fast, slow, third), 3);
 
+  /** The epoch every ping answer says its node serves (the layout's unless a test lowers it). */
+  private long answerEpoch = layout.epoch();
+
   /** Probes every 1 ms of real time (the wait for answers), judged after 1 s of silence. */
   private final NodeProbes probes =
       new NodeProbes(
@@ -85,7 +88,7 @@ class NodeProbesTest {
             .answer()
             .complete(
                 Response.newBuilder()
-                    .setPing(PingResponse.newBuilder().setCluster("probes"))
+                    .setPing(PingResponse.newBuilder().setCluster("probes").setEpoch(answerEpoch))
                     .build());
       }
     }
@@ -177,5 +180,27 @@ class NodeProbesTest {
     assertThat(quick.down(slow, silentFrom + 1_001 * MS))
         .as("silent for over the 1 s ceiling")
         .isTrue();
+  }
+
+  @Test
+  void aNodeThatAnswersWithAnOlderEpochThanTheLayoutForOverASecondLagsButIsNotSilent() {
+    rounds(12_000, fast, 2);
+    assertThat(probes.lagging(fast, clock.get())).isFalse();
+    answerEpoch = layout.epoch() - 1;
+    long from = clock.get();
+    rounds(800, fast, 2);
+    assertThat(probes.lagging(fast, clock.get()))
+        .as("answering epoch %d for 800 ms", answerEpoch)
+        .isFalse();
+    rounds(400, fast, 2);
+    assertThat(probes.lagging(fast, clock.get()))
+        .as("answering epoch %d for %d ms", answerEpoch, (clock.get() - from) / MS)
+        .isTrue();
+    assertThat(probes.down(fast, clock.get())).as("it answers").isFalse();
+    assertThat(probes.answering(fast, clock.get())).as("not a node to build on").isFalse();
+    assertThat(probes.whyDown(fast, clock.get())).contains("has not adopted the agreed layout");
+    answerEpoch = layout.epoch();
+    rounds(200, fast, 2);
+    assertThat(probes.lagging(fast, clock.get())).as("caught up").isFalse();
   }
 }
