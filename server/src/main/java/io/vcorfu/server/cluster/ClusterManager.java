@@ -393,9 +393,9 @@ public final class ClusterManager implements AutoCloseable {
 
   /**
    * Commits {@code change} applied to {@code current}'s layout: seals its epoch on every node of
-   * the new layout (computed first with a log tail of -1 to learn who they are), learns the highest
-   * log tail of the current layout's log replicas, and compare-and-sets the change computed with
-   * that tail.
+   * the new layout (computed first with a log tail of -1 to learn who they are; the nodes it adds
+   * first of all, so that one that does not answer seals nobody else), learns the highest log tail
+   * of the current layout's log replicas, and compare-and-sets the change computed with that tail.
    */
   private Layout commitChange(
       Versioned<Layout> current, java.util.function.LongFunction<Layout> change) throws Exception {
@@ -411,6 +411,14 @@ public final class ClusterManager implements AutoCloseable {
       throws Exception {
     Layout layout = current.value();
     Layout trial = change.apply(-1);
+    // First the nodes that join: when one does not answer, the change fails before any node the
+    // writers use is sealed (sealed, they would refuse every write until their layout was
+    // committed again at the new epoch).
+    Set<Endpoint> joining = new java.util.LinkedHashSet<>(trial.allServers());
+    joining.removeAll(layout.allServers());
+    if (!joining.isEmpty()) {
+      sealAll(joining, trial.epoch(), Set.of(), anyReplica);
+    }
     // Every node of either layout: one that leaves a chain (growth) finishes its writes first.
     Set<Endpoint> sealed = new java.util.LinkedHashSet<>(trial.allServers());
     sealed.addAll(layout.allServers());
