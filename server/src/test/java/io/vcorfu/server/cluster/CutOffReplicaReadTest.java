@@ -16,7 +16,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
@@ -56,20 +55,7 @@ class CutOffReplicaReadTest {
         assertThat(payloads(reader.readStream(s, 0, 10).get(10, TimeUnit.SECONDS)))
             .containsExactly("before");
 
-        CompletableFuture<Long> cut = new CompletableFuture<>();
-        c.onSync(
-            cutOff,
-            "/layout",
-            false,
-            () ->
-                CompletableFuture.delayedExecutor(100, TimeUnit.MILLISECONDS)
-                    .execute(
-                        () -> {
-                          c.cutFromZooKeeper(cutOff);
-                          c.cutFromNodes(cutOff);
-                          cut.complete(System.nanoTime());
-                        }));
-        long cutAt = cut.get(10, TimeUnit.SECONDS);
+        long cutAt = c.cutOffJustAfterItConfirmsItsLayout(cutOff);
         Layout next =
             c.awaitLayout("a layout without " + cutOff, l -> l.removed().contains(cutOff));
         assertThat(next.sequencer()).isEqualTo(sequencer);

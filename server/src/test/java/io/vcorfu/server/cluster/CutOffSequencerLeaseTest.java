@@ -95,23 +95,8 @@ class CutOffSequencerLeaseTest {
             .atMost(Duration.ofSeconds(10))
             .until(() -> lastPushSent.get() != 0);
 
-        // Cut off just after it confirmed its layout with ZooKeeper (the read starts with a sync
-        // of the layout's znode, and is answered well within 100 ms): its layout lease runs for
-        // nearly all of LAYOUT_LEASE from then.
-        CompletableFuture<Long> cut = new CompletableFuture<>();
-        c.onSync(
-            old,
-            "/layout",
-            false,
-            () ->
-                CompletableFuture.delayedExecutor(100, TimeUnit.MILLISECONDS)
-                    .execute(
-                        () -> {
-                          c.cutFromZooKeeper(old);
-                          c.cutFromNodes(old);
-                          cut.complete(System.nanoTime());
-                        }));
-        long cutAt = cut.get(10, TimeUnit.SECONDS);
+        // Cut off just after it confirmed its layout: its lease runs for nearly LAYOUT_LEASE.
+        long cutAt = c.cutOffJustAfterItConfirmsItsLayout(old);
         Layout next = removeAsAManagerDoes(c, old);
         Endpoint successor = next.sequencer();
         Awaitility.await(successor + " adopts epoch " + next.epoch())

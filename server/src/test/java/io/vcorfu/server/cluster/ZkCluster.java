@@ -375,6 +375,32 @@ final class ZkCluster implements AutoCloseable {
     links.get(e).onSync("/vcorfu/" + NAME + path, drop, action);
   }
 
+  /**
+   * Cuts {@code e} off ZooKeeper and the other nodes ({@link #cutFromNodes}) just after it next
+   * confirms its layout with ZooKeeper: 100 ms after it sends the {@code sync} its lease renewal
+   * starts with, which ZooKeeper answers well within that, so its layout lease runs for nearly a
+   * whole lease from the cut. Returns when it was cut ({@link System#nanoTime()}). The cluster must
+   * have been started {@link #startLinked}.
+   */
+  long cutOffJustAfterItConfirmsItsLayout(Endpoint e) throws Exception {
+    java.util.concurrent.CompletableFuture<Long> cut =
+        new java.util.concurrent.CompletableFuture<>();
+    onSync(
+        e,
+        "/layout",
+        false,
+        () ->
+            java.util.concurrent.CompletableFuture.delayedExecutor(
+                    100, java.util.concurrent.TimeUnit.MILLISECONDS)
+                .execute(
+                    () -> {
+                      cutFromZooKeeper(e);
+                      cutFromNodes(e);
+                      cut.complete(System.nanoTime());
+                    }));
+    return cut.get(10, java.util.concurrent.TimeUnit.SECONDS);
+  }
+
   /** Lets {@code e} reach ZooKeeper again. */
   void reconnectToZooKeeper(Endpoint e) {
     links.get(e).heal();
