@@ -593,7 +593,11 @@ public final class Node implements AutoCloseable {
             next.epoch());
         propose(claimed, version);
       }
-      if (newer || (mine && sequencerSeat.role() == null)) {
+      // Also when an earlier delivery of this layout was adopted but the seat's follow threw (the
+      // seat still holds what it held before).
+      if (newer
+          || (mine && sequencerSeat.role() == null)
+          || sequencerSeat.followed() < next.epoch()) {
         boolean follows = adoptedVersion >= 0 && version == adoptedVersion + 1;
         sequencerSeat.follow(
             next, mine, follows, me, membership, peers, config.cluster().layoutLease());

@@ -39,6 +39,17 @@ final class SequencerSeat implements AutoCloseable {
 
   private volatile SequencerRole role;
 
+  /** The epoch of the last layout {@link #follow} completed for; -1 before the first. */
+  private volatile long followed = -1;
+
+  /**
+   * The epoch of the last layout this seat has followed to the end; a layout of a later epoch whose
+   * {@link #follow} threw is to be followed again, whatever role the seat still holds.
+   */
+  long followed() {
+    return followed;
+  }
+
   /** The role held now; null when this node is not the sequencer. */
   SequencerRole role() {
     return role;
@@ -87,12 +98,14 @@ final class SequencerSeat implements AutoCloseable {
         close();
         LOG.info("node {} is no longer the sequencer (epoch {})", me, next.epoch());
       }
+      followed = next.epoch();
       return;
     }
     if (follows && old != null && old.ready().isDone() && !old.ready().isCompletedExceptionally()) {
       role =
           new SequencerRole(
               old.sequencer(), old.leases(), old.sequencer().advanceEpoch(next.epoch()), 0);
+      followed = next.epoch();
       return;
     }
     long notBefore = System.nanoTime() + layoutLease.toNanos();
@@ -125,6 +138,7 @@ final class SequencerSeat implements AutoCloseable {
             notBefore);
     role = opened;
     opened.start();
+    followed = next.epoch();
     LOG.info("node {} takes over as the sequencer of epoch {}", me, next.epoch());
   }
 
