@@ -32,7 +32,8 @@ import org.junit.jupiter.api.io.TempDir;
  * and a stream replica of every chain); appends resume again. Afterwards every acknowledged append
  * reads back, by stream address and by global address, with the value and addresses it was
  * acknowledged with, and no value is stored twice in its stream. The same again with 8 s pauses
- * (SIGSTOP, then SIGCONT) instead of kills.
+ * (SIGSTOP, then SIGCONT) instead of kills; the resumed sequencer has rejoined and been rebuilt
+ * before the replica is stopped.
  */
 class ClusterAckLogFailoverTest {
   @TempDir Path tmp;
@@ -56,26 +57,48 @@ class ClusterAckLogFailoverTest {
     try (ProcessCluster cluster = ProcessCluster.start(tmp, "bench", 3)) {
       run(
           cluster,
-          (role, node) -> {
-            io.vcorfu.server.ServerProcess p = cluster.processOf(node);
-            AckGaps gaps = new AckGaps(tmp.resolve("acks"));
-            p.pause();
-            try {
-              gaps.watchFor(Duration.ofSeconds(8));
-            } finally {
-              p.resume();
+          new Fault() {
+            @Override
+            public void hit(String role, Endpoint node) throws Exception {
+              pauseForEightSeconds(cluster, role, node);
             }
-            System.out.printf(
-                "ClusterAckLogFailoverTest: %s %s stopped 8 s: longest stretch without an"
-                    + " acknowledgement %d ms%n",
-                role, node, gaps.longestMillis());
+
+            @Override
+            public boolean returns() {
+              return true;
+            }
           });
     }
+  }
+
+  /**
+   * Stops {@code node} (SIGSTOP) for 8 s, then resumes it; prints the longest stretch without an
+   * acknowledgement meanwhile.
+   */
+  private void pauseForEightSeconds(ProcessCluster cluster, String role, Endpoint node)
+      throws Exception {
+    io.vcorfu.server.ServerProcess p = cluster.processOf(node);
+    AckGaps gaps = new AckGaps(tmp.resolve("acks"));
+    p.pause();
+    try {
+      gaps.watchFor(Duration.ofSeconds(8));
+    } finally {
+      p.resume();
+    }
+    System.out.printf(
+        "ClusterAckLogFailoverTest: %s %s stopped 8 s: longest stretch without an"
+            + " acknowledgement %d ms%n",
+        role, node, gaps.longestMillis());
   }
 
   /** What the test does to the node holding {@code role}. */
   private interface Fault {
     void hit(String role, Endpoint node) throws Exception;
+
+    /** True when the node comes back after the fault (a pause), false when it is gone (a kill). */
+    default boolean returns() {
+      return false;
+    }
   }
 
   /**
@@ -145,9 +168,18 @@ class ClusterAckLogFailoverTest {
             .start();
     try {
       awaitAcks(acks, 200);
-      fault.hit("sequencer", cluster.newestLayout().sequencer());
+      Endpoint first = cluster.newestLayout().sequencer();
+      fault.hit("sequencer", first);
       int before = lines(acks);
       awaitAcks(acks, before + 200);
+      if (fault.returns()) {
+        // The resumed node rejoins and is rebuilt: the next fault hits a cluster at full strength.
+        cluster.awaitLayout(
+            l ->
+                l.allServers().contains(first)
+                    && l.rebuilding().isEmpty()
+                    && io.vcorfu.layout.LayoutChanges.underReplicated(l).isEmpty());
+      }
       Layout now = cluster.newestLayout();
       Endpoint replica =
           now.allServers().stream()

@@ -219,19 +219,6 @@ public final class LayoutCache {
   }
 
   /**
-   * Asks {@code endpoint} alone for the layout and keeps it if its epoch is newer; completes with
-   * the layout held afterwards.
-   */
-  public CompletableFuture<Layout> askOne(Endpoint endpoint) {
-    return fetchFrom(rpc, endpoint)
-        .thenApply(
-            l -> {
-              adopt(l);
-              return current;
-            });
-  }
-
-  /**
    * Asks {@code endpoint} alone for a layout newer than epoch {@code epoch}: it answers as soon as
    * it has adopted one, or after {@code wait} with the layout it has. Keeps the answer if its epoch
    * is newer; completes with the layout held afterwards.

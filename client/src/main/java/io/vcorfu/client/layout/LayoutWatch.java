@@ -138,31 +138,29 @@ public final class LayoutWatch implements AutoCloseable {
    * epoch than the layout held now; returns the targets of the others that have waited that long.
    */
   private Set<Endpoint> abandonStale() {
-    {
-      long now = System.nanoTime();
-      long epoch = layout.current().epoch();
-      Set<Endpoint> slow = new HashSet<>();
-      for (Waiting w : waiting) {
-        boolean slowOne = now - w.sinceNanos() >= checkAfterNanos;
-        if (w.epoch() < epoch && slowOne) {
-          waiting.remove(w);
-          w.answer()
-              .completeExceptionally(
-                  new RpcTimeoutException(
-                      "abandoned the request to "
-                          + w.target()
-                          + " after "
-                          + TimeUnit.NANOSECONDS.toMillis(now - w.sinceNanos())
-                          + " ms: it was sent in epoch "
-                          + w.epoch()
-                          + ", and the cluster's layout is now at epoch "
-                          + epoch));
-        } else if (slowOne) {
-          slow.add(w.target());
-        }
+    long now = System.nanoTime();
+    long epoch = layout.current().epoch();
+    Set<Endpoint> slow = new HashSet<>();
+    for (Waiting w : waiting) {
+      boolean slowOne = now - w.sinceNanos() >= checkAfterNanos;
+      if (w.epoch() < epoch && slowOne) {
+        waiting.remove(w);
+        w.answer()
+            .completeExceptionally(
+                new RpcTimeoutException(
+                    "abandoned the request to "
+                        + w.target()
+                        + " after "
+                        + TimeUnit.NANOSECONDS.toMillis(now - w.sinceNanos())
+                        + " ms: it was sent in epoch "
+                        + w.epoch()
+                        + ", and the cluster's layout is now at epoch "
+                        + epoch));
+      } else if (slowOne) {
+        slow.add(w.target());
       }
-      return slow;
     }
+    return slow;
   }
 
   @Override
