@@ -9,6 +9,7 @@ import io.vcorfu.client.layout.Failover;
 import io.vcorfu.client.rpc.EpochRpc;
 import io.vcorfu.client.rpc.Messages;
 import io.vcorfu.client.rpc.ReplicaClient;
+import io.vcorfu.layout.Layout;
 import io.vcorfu.layout.Segment;
 import io.vcorfu.protocol.StreamId;
 import io.vcorfu.protocol.TokenRefusedException;
@@ -188,7 +189,9 @@ public final class Appender {
 
   private CompletableFuture<AppendResult> attempt(Request req, int attempt) {
     long nonce = ThreadLocalRandom.current().nextLong() | 1L;
-    boolean sequenced = ops.rpc().layout().current().sequencerHostsEveryChain();
+    // Chosen and sent in one layout: a sequenced write goes out in the epoch whose layout chose it.
+    Layout chosenIn = ops.rpc().layout().current();
+    boolean sequenced = chosenIn.sequencerHostsEveryChain();
     if (!sequenced && req.maybeStored) {
       // An earlier attempt went to a node hosting every chain and may have been stored; nothing
       // on this layout can search for it, so a fresh token could store the append twice.
@@ -203,7 +206,8 @@ public final class Appender {
     CompletableFuture<Written> written =
         sequenced
             // One node hosts everything: it issues the token and writes the whole chain at once.
-            ? ops.sequencedWrite(req.streams(), req.tx(), req.payload(), nonce, req.numbering())
+            ? ops.sequencedWrite(
+                    chosenIn, req.streams(), req.tx(), req.payload(), nonce, req.numbering())
                 .thenApply(
                     r -> {
                       if (r.hasStored()) {

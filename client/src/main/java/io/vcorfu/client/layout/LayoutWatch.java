@@ -114,7 +114,9 @@ public final class LayoutWatch implements AutoCloseable {
                   (l, error) -> {
                     asking.remove(e);
                     if (error == null && l.epoch() > epoch) {
-                      abandonStaleQuietly();
+                      // On the watch's own thread: this one may be an I/O thread, which the
+                      // abandoned requests' callers (retrying, refreshing) must not hold.
+                      TIMER.execute(this::abandonStaleQuietly);
                     }
                   });
         }

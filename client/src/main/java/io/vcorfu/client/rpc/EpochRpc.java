@@ -82,12 +82,31 @@ public final class EpochRpc {
     return send(role, role, request, true);
   }
 
+  /**
+   * Sends {@code request} to the node {@code role} names in {@code in}, stamped with {@code in}'s
+   * epoch, and answers a wrong epoch with {@code WrongEpochException} instead of sending it again:
+   * for a request that the caller chose by what {@code in} says (a sequenced write, which only a
+   * node hosting every chain takes), and must choose again on a newer layout.
+   */
+  public CompletableFuture<Response> callIn(
+      Layout in, Function<Layout, Endpoint> role, Request.Builder request) {
+    return send(in, role, role, request, false);
+  }
+
   private CompletableFuture<Response> send(
       Function<Layout, Endpoint> target,
       Function<Layout, Endpoint> retryTarget,
       Request.Builder request,
       boolean retry) {
-    Layout current = layout.current();
+    return send(layout.current(), target, retryTarget, request, retry);
+  }
+
+  private CompletableFuture<Response> send(
+      Layout current,
+      Function<Layout, Endpoint> target,
+      Function<Layout, Endpoint> retryTarget,
+      Request.Builder request,
+      boolean retry) {
     Endpoint to = target.apply(current);
     request.setHeader(
         Header.newBuilder()

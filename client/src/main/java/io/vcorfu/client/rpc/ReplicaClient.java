@@ -89,6 +89,21 @@ public final class ReplicaClient {
       byte[] payload,
       long nonce,
       Numbering numbering) {
+    return sequencedWrite(rpc.layout().current(), streams, tx, payload, nonce, numbering);
+  }
+
+  /**
+   * A sequenced write chosen because {@code in} has its sequencer host every chain: sent in {@code
+   * in}'s epoch, and refused with {@code WrongEpochException} (nothing written) when the node has
+   * moved to a newer layout, on which the caller chooses again how to append.
+   */
+  public CompletableFuture<SequencedWriteResponse> sequencedWrite(
+      Layout in,
+      Collection<StreamId> streams,
+      TxResolution tx,
+      byte[] payload,
+      long nonce,
+      Numbering numbering) {
     TokenRequest.Builder token = TokenRequest.newBuilder().setCount(1);
     streams.forEach(s -> token.addStreams(s.toMsg()));
     if (tx != null) {
@@ -105,7 +120,7 @@ public final class ReplicaClient {
     if (numbering.abortedAt() >= 0) {
       b.setHasAborted(true).setAbortedAddress(numbering.abortedAt());
     }
-    return rpc.call(Layout::sequencer, Request.newBuilder().setSequencedWrite(b))
+    return rpc.callIn(in, Layout::sequencer, Request.newBuilder().setSequencedWrite(b))
         .thenApply(r -> r.getSequencedWrite());
   }
 
