@@ -93,7 +93,12 @@ public final class Rebuilder implements AutoCloseable {
   /** A copy that runs longer logs its progress this often. */
   static final long PROGRESS_LOG_SECONDS = 10;
 
-  /** What one copy against one layout did so far. */
+  /**
+   * What the copies of one join did so far, against one layout. {@code copied} and {@code bytes}
+   * count every slot this join installed, over all its attempts and layouts; {@code held} counts
+   * the slots the current attempt found already here, so slots an earlier attempt of the same join
+   * copied ({@code copiedBefore}) are taken out of it to report what the node held from before.
+   */
   private static final class Run {
     final long since;
     final long epoch;
@@ -101,6 +106,9 @@ public final class Rebuilder implements AutoCloseable {
     final AtomicLong copied = new AtomicLong();
     final AtomicLong bytes = new AtomicLong();
     final AtomicLong held = new AtomicLong();
+    volatile long copiedBefore;
+    long carriedCopied;
+    long carriedBytes;
     final AtomicLong left = new AtomicLong();
     final RebuildPacer pacer;
     volatile boolean done;
@@ -154,11 +162,18 @@ public final class Rebuilder implements AutoCloseable {
       return;
     }
     stop();
+    Run previous = current;
     Run run =
         new Run(
             since,
             layout.epoch(),
             new RebuildPacer(bytesPerSecond, foregroundBoundMicros, System.nanoTime()));
+    if (previous != null && previous.since == since) {
+      run.carriedCopied = previous.copied.get();
+      run.carriedBytes = previous.bytes.get();
+      run.copied.set(run.carriedCopied);
+      run.bytes.set(run.carriedBytes);
+    }
     current = run;
     runningEpoch = layout.epoch();
     running = thread.submit(() -> runUntilDone(layout, run));
@@ -197,9 +212,9 @@ public final class Rebuilder implements AutoCloseable {
         .setDone(run.done)
         .setEntriesCopied(run.copied.get())
         .setBytesCopied(run.bytes.get())
-        .setEntriesHeld(run.held.get())
+        .setEntriesHeld(Math.max(0, run.held.get() - run.copiedBefore))
         .setEntriesLeft(Math.max(0, run.left.get()))
-        .setBytesPerSecond(run.bytes.get() / seconds)
+        .setBytesPerSecond((run.bytes.get() - run.carriedBytes) / seconds)
         .setSecondsLeft(secondsLeft(run, seconds))
         .setLastError(run.lastError)
         .setRateLimitBytesPerSecond(run.pacer.bytesPerSecond())
@@ -216,7 +231,7 @@ public final class Rebuilder implements AutoCloseable {
     if (run.done) {
       return 0;
     }
-    double examinedPerSecond = (run.copied.get() + run.held.get()) / seconds;
+    double examinedPerSecond = (run.copied.get() - run.carriedCopied + run.held.get()) / seconds;
     return examinedPerSecond <= 0 ? -1 : Math.max(0, run.left.get()) / examinedPerSecond;
   }
 
@@ -224,6 +239,8 @@ public final class Rebuilder implements AutoCloseable {
     long backoff = 100;
     while (!run.stopped && !Thread.currentThread().isInterrupted()) {
       try {
+        run.held.set(0);
+        run.copiedBefore = run.copied.get();
         copy(layout, run);
         run.done = true;
         run.left.set(0);
@@ -235,7 +252,7 @@ public final class Rebuilder implements AutoCloseable {
             layout.epoch(),
             run.copied.get(),
             run.bytes.get(),
-            run.held.get());
+            lastFinished.getEntriesHeld());
         return;
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();

@@ -135,6 +135,9 @@ class HealTest {
       c.awaitLayout("without " + source, x -> x.removed().contains(source));
       appendUntil(c, acked, 2_540);
       RebuildWait.awaitCopying(new NodeCalls(rpc), rebuilding);
+      assertThat(new NodeCalls(rpc).ping(rebuilding).get(5, TimeUnit.SECONDS).getRebuild())
+          .as("a wiped node started again against the new layout holds nothing from before")
+          .returns(0L, RebuildProgress::getEntriesHeld);
       c.kill(rebuilding);
       c.awaitLayout("without " + rebuilding, x -> x.removed().contains(rebuilding));
       appendUntil(c, acked, 2_560);
