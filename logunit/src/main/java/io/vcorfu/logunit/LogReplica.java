@@ -60,6 +60,9 @@ public final class LogReplica implements AutoCloseable {
   private final JoinState join;
   private final boolean ownsEngine;
 
+  /** Payloads of the last log records stored, for the node's stream replica; null when alone. */
+  private final RecentLogPayloads recent;
+
   /**
    * Per stream, the highest stream address among the DATA entries held (any status) and that
    * entry's global address; null until first asked for ({@link #streamTails}), then kept up to date
@@ -77,9 +80,14 @@ public final class LogReplica implements AutoCloseable {
   private CompletableFuture<Map<StreamId, long[]>> streamIndexBuilt;
 
   LogReplica(StorageEngine engine, boolean ownsEngine, JoinState join) {
+    this(engine, ownsEngine, join, null);
+  }
+
+  LogReplica(StorageEngine engine, boolean ownsEngine, JoinState join, RecentLogPayloads recent) {
     this.engine = engine;
     this.ownsEngine = ownsEngine;
     this.join = join;
+    this.recent = recent;
   }
 
   /**
@@ -98,35 +106,20 @@ public final class LogReplica implements AutoCloseable {
   public CompletableFuture<Void> write(LogEntryMsg entry, boolean commit) {
     return call(
         () -> {
-          if (entry == null || entry.getGlobalAddress() < 0 || entry.getKind() != EntryKind.DATA) {
-            throw new BadRequestException(
-                "A log write needs a DATA entry with a global address "
-                    + "of 0 or more; holes are written by fill.");
-          }
+          checkWrite(entry);
           long address = entry.getGlobalAddress();
-          if (entry.getEpoch() < join.since() && join.rebuildsLog(address)) {
+          if (skips(entry)) {
             return CompletableFuture.completedFuture(null); // see JoinState
           }
           byte[] bytes = EntryRecords.serialize(engine, entry);
           int hash = EntryRecords.contentHash(entry);
           CompletableFuture<Void> barrier;
           synchronized (engine) {
-            long trim = engine.trimMark(LOG);
-            if (address < trim) {
-              throw new TrimmedException(trim, null);
-            }
-            IndexedRecord held = engine.lookup(LOG, address);
+            IndexedRecord held = claim(address, hash);
             if (held == null) {
-              engine.put(
-                  key(LOG, address), address, hash, commit ? StorageEngine.COMMITTED : 0, bytes);
-              note(streamIndex, entry);
-            } else if (!held.hole() && held.global() == address && held.hash() == hash) {
-              if (commit && !held.committed()) {
-                engine.commit(key(LOG, address));
-              }
-            } else {
-              throw new OverwrittenException(
-                  address, null, held.hole(), held.hole() ? -1 : held.global());
+              put(entry, bytes, hash, commit ? StorageEngine.COMMITTED : 0);
+            } else if (commit && !held.committed()) {
+              engine.commit(key(LOG, address));
             }
             barrier = engine.barrier();
           }
@@ -134,7 +127,57 @@ public final class LogReplica implements AutoCloseable {
         });
   }
 
-  /** {@link #write(LogEntryMsg, boolean)} for a request from the wire. */
+  /** Refuses anything but a DATA entry with a global address (BadRequestException). */
+  static void checkWrite(LogEntryMsg entry) {
+    if (entry == null || entry.getGlobalAddress() < 0 || entry.getKind() != EntryKind.DATA) {
+      throw new BadRequestException(
+          "A log write needs a DATA entry with a global address "
+              + "of 0 or more; holes are written by fill.");
+    }
+  }
+
+  /** True when this replica rebuilds the entry's chain and does not store it (see JoinState). */
+  boolean skips(LogEntryMsg entry) {
+    return entry.getEpoch() < join.since() && join.rebuildsLog(entry.getGlobalAddress());
+  }
+
+  /**
+   * Under the engine's monitor: what the log holds at {@code address} for a write of an entry with
+   * content hash {@code hash}: null when nothing (the write stores it), the record when it is the
+   * same entry (a re-drive); TrimmedException below the trim mark, OverwrittenException when the
+   * address holds anything else.
+   */
+  IndexedRecord claim(long address, int hash) {
+    long trim = engine.trimMark(LOG);
+    if (address < trim) {
+      throw new TrimmedException(trim, null);
+    }
+    IndexedRecord held = engine.lookup(LOG, address);
+    if (held == null || (!held.hole() && held.global() == address && held.hash() == hash)) {
+      return held;
+    }
+    throw new OverwrittenException(address, null, held.hole(), held.hole() ? -1 : held.global());
+  }
+
+  /** Under the engine's monitor: stores {@code entry} (claimed) at its address. */
+  private void put(LogEntryMsg entry, byte[] bytes, int hash, byte flags) {
+    long address = entry.getGlobalAddress();
+    engine.put(key(LOG, address), address, hash, flags, bytes);
+    stored(entry, bytes);
+  }
+
+  /**
+   * Under the engine's monitor: notes that {@code entry}, serialized as {@code bytes}, was just
+   * stored at its address (alone, or in one record with its stream slots).
+   */
+  void stored(LogEntryMsg entry, byte[] bytes) {
+    note(streamIndex, entry);
+    if (recent != null) {
+      long address = entry.getGlobalAddress();
+      recent.remember(address, engine.lookup(LOG, address), bytes);
+    }
+  }
+
   public CompletableFuture<LogWriteResponse> write(LogWriteRequest request) {
     return write(request.hasEntry() ? request.getEntry() : null, request.getCommit())
         .thenApply(v -> LogWriteResponse.getDefaultInstance());

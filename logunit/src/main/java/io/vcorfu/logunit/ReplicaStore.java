@@ -31,6 +31,11 @@ import java.util.concurrent.CompletionException;
  * <p>{@link #chainWrite} runs the consecutive visits of one entry's chain that land on this node
  * (log replica, then stream replica) as one call: one message, one fsync.
  *
+ * <p>Invariant: an entry's payload is stored once on a node that holds both its log copy and its
+ * stream copies. Both visits in one call store one record indexed under the log address and every
+ * stream slot; a stream visit in a later message indexes the payload the log record holds when the
+ * log still holds those very bytes ({@link RecentLogPayloads}), and stores its own copy otherwise.
+ *
  * <p>Thread-safe. Closing the store closes its replicas; closing a replica handed out here does
  * nothing.
  */
@@ -42,8 +47,9 @@ public final class ReplicaStore implements AutoCloseable {
 
   private ReplicaStore(StorageEngine engine) {
     this.engine = engine;
-    this.log = new LogReplica(engine, false, join);
-    this.streams = new StreamReplica(engine, false, join);
+    RecentLogPayloads recent = new RecentLogPayloads();
+    this.log = new LogReplica(engine, false, join, recent);
+    this.streams = new StreamReplica(engine, false, join, recent);
   }
 
   /**
@@ -402,6 +408,10 @@ public final class ReplicaStore implements AutoCloseable {
   private record Steps(List<CompletableFuture<?>> written, int attempted, Throwable failure) {}
 
   private Steps runSteps(LogEntryMsg entry, List<Step> steps, boolean commitEarlier) {
+    Steps both = bothInOneRecord(entry, steps, commitEarlier);
+    if (both != null) {
+      return both;
+    }
     List<CompletableFuture<?>> written = new ArrayList<>();
     Throwable failure = null;
     for (Step step : steps) {
@@ -425,6 +435,58 @@ public final class ReplicaStore implements AutoCloseable {
       }
     }
     return new Steps(written, attempted, failure);
+  }
+
+  /**
+   * Under the engine's monitor: a log visit then a stream visit that end with the same commit state
+   * stored as one record under every key, when both would succeed; null (nothing done) when the
+   * steps are of another shape or one of them fails, for the step by step path to run and answer.
+   */
+  private Steps bothInOneRecord(LogEntryMsg entry, List<Step> steps, boolean commitEarlier) {
+    if (steps.size() != 2 || !steps.get(0).log() || steps.get(1).log()) {
+      return null;
+    }
+    boolean committed = steps.get(1).commit();
+    if ((steps.get(0).commit() || commitEarlier) != committed) {
+      return null;
+    }
+    IndexedRecord logHeld;
+    StreamReplica.Claims claims;
+    byte[] bytes;
+    int hash;
+    try {
+      LogReplica.checkWrite(entry);
+      List<StreamReplica.Slot> slots = streams.writable(entry, steps.get(1).slots());
+      if (log.skips(entry) || slots.isEmpty()) {
+        return null;
+      }
+      bytes = EntryRecords.serialize(engine, entry);
+      hash = EntryRecords.contentHash(entry);
+      logHeld = log.claim(entry.getGlobalAddress(), hash);
+      claims = streams.claim(slots, entry.getGlobalAddress(), hash);
+    } catch (RuntimeException e) {
+      return null;
+    }
+    long global = entry.getGlobalAddress();
+    List<long[]> keys = new ArrayList<>(claims.fresh().size() + 1);
+    List<long[]> commits = new ArrayList<>(claims.heldUncommitted());
+    if (logHeld == null) {
+      keys.add(EntryRecords.key(LogReplica.LOG, global));
+    } else if (!logHeld.committed()) {
+      commits.add(EntryRecords.key(LogReplica.LOG, global));
+    }
+    keys.addAll(claims.fresh());
+    if (!keys.isEmpty()) {
+      engine.put(
+          EntryRecords.flatten(keys), global, hash, committed ? StorageEngine.COMMITTED : 0, bytes);
+      if (logHeld == null) {
+        log.stored(entry, bytes);
+      }
+    }
+    if (committed && !commits.isEmpty()) {
+      engine.commit(EntryRecords.flatten(commits));
+    }
+    return new Steps(List.of(engine.barrier()), 2, null);
   }
 
   private static Throwable causeOf(CompletableFuture<?> failed) {

@@ -61,10 +61,19 @@ public final class StreamReplica implements AutoCloseable {
   private final JoinState join;
   private final boolean ownsEngine;
 
+  /** The node's log replica's last payloads, to share instead of storing twice; null if alone. */
+  private final RecentLogPayloads recent;
+
   StreamReplica(StorageEngine engine, boolean ownsEngine, JoinState join) {
+    this(engine, ownsEngine, join, null);
+  }
+
+  StreamReplica(
+      StorageEngine engine, boolean ownsEngine, JoinState join, RecentLogPayloads recent) {
     this.join = join;
     this.engine = engine;
     this.ownsEngine = ownsEngine;
+    this.recent = recent;
   }
 
   /**
@@ -116,42 +125,86 @@ public final class StreamReplica implements AutoCloseable {
   public CompletableFuture<Void> write(LogEntryMsg entry, List<Slot> slots, boolean commit) {
     return LogReplica.call(
         () -> {
-          if (entry == null
-              || entry.getGlobalAddress() < 0
-              || entry.getKind() != EntryKind.DATA
-              || slots.isEmpty()) {
-            throw new BadRequestException(
-                "A stream write needs a DATA entry with a global address "
-                    + "of 0 or more and at least one stream slot; holes are written by fill.");
+          List<Slot> kept = writable(entry, slots);
+          if (kept.isEmpty()) {
+            return CompletableFuture.completedFuture(null);
           }
-          long global = entry.getGlobalAddress();
-          Set<StreamId> seen = new HashSet<>();
-          for (Slot slot : slots) {
-            if (slot.address() < 0 || !seen.add(checked(slot.stream()))) {
-              throw new BadRequestException(
-                  "Each slot of a stream write must name a different stream "
-                      + "and an address of 0 or more; slot "
-                      + slot.address()
-                      + " of stream "
-                      + slot.stream()
-                      + " does not.");
-            }
-          }
-          if (entry.getEpoch() < join.since()) {
-            // Slots of chains this replica rebuilds are not stored: see JoinState.
-            List<Slot> kept = new ArrayList<>(slots.size());
-            for (Slot slot : slots) {
-              if (!join.rebuildsStream(slot.stream())) {
-                kept.add(slot);
-              }
-            }
-            if (kept.isEmpty()) {
-              return CompletableFuture.completedFuture(null);
-            }
-            return store(entry, kept, commit, global);
-          }
-          return store(entry, slots, commit, global);
+          return store(entry, kept, commit, entry.getGlobalAddress());
         });
+  }
+
+  /**
+   * The slots of {@code slots} a write of {@code entry} stores here: all of them, less the slots of
+   * chains this replica rebuilds when the entry is older than the join (see JoinState); empty when
+   * there is nothing to store. BadRequestException for a write that is not well formed.
+   */
+  List<Slot> writable(LogEntryMsg entry, List<Slot> slots) {
+    if (entry == null
+        || entry.getGlobalAddress() < 0
+        || entry.getKind() != EntryKind.DATA
+        || slots.isEmpty()) {
+      throw new BadRequestException(
+          "A stream write needs a DATA entry with a global address "
+              + "of 0 or more and at least one stream slot; holes are written by fill.");
+    }
+    Set<StreamId> seen = new HashSet<>();
+    for (Slot slot : slots) {
+      if (slot.address() < 0 || !seen.add(checked(slot.stream()))) {
+        throw new BadRequestException(
+            "Each slot of a stream write must name a different stream "
+                + "and an address of 0 or more; slot "
+                + slot.address()
+                + " of stream "
+                + slot.stream()
+                + " does not.");
+      }
+    }
+    if (entry.getEpoch() >= join.since()) {
+      return slots;
+    }
+    List<Slot> kept = new ArrayList<>(slots.size());
+    for (Slot slot : slots) {
+      if (!join.rebuildsStream(slot.stream())) {
+        kept.add(slot);
+      }
+    }
+    return kept;
+  }
+
+  /**
+   * What a write of an entry (global address {@code global}, content hash {@code hash}) finds in
+   * its slots: the keys of the slots holding nothing, and of the slots holding the same entry
+   * uncommitted (a re-drive).
+   */
+  record Claims(List<long[]> fresh, List<long[]> heldUncommitted) {}
+
+  /**
+   * Under the engine's monitor: claims {@code slots} for the entry, all or none: TrimmedException
+   * for a slot below its stream's trim mark, OverwrittenException for a slot holding anything else.
+   */
+  Claims claim(List<Slot> slots, long global, int hash) {
+    List<long[]> fresh = new ArrayList<>();
+    List<long[]> uncommitted = new ArrayList<>();
+    for (Slot slot : slots) {
+      StreamId stream = slot.stream();
+      long address = slot.address();
+      long trim = engine.trimMark(stream);
+      if (address < trim) {
+        throw new TrimmedException(trim, stream);
+      }
+      IndexedRecord held = engine.lookup(stream, address);
+      if (held == null) {
+        fresh.add(key(stream, address));
+      } else if (!held.hole() && held.global() == global && held.hash() == hash) {
+        if (!held.committed()) {
+          uncommitted.add(key(stream, address));
+        }
+      } else {
+        throw new OverwrittenException(
+            address, stream, held.hole(), held.hole() ? -1 : held.global());
+      }
+    }
+    return new Claims(fresh, uncommitted);
   }
 
   /** Stores {@code entry} in {@code slots} (checked already) as {@link #write} says. */
@@ -161,33 +214,19 @@ public final class StreamReplica implements AutoCloseable {
     int hash = EntryRecords.contentHash(entry);
     CompletableFuture<Void> barrier;
     synchronized (engine) {
-      List<long[]> toPut = new ArrayList<>();
-      List<long[]> toCommit = new ArrayList<>();
-      for (Slot slot : slots) {
-        StreamId stream = slot.stream();
-        long address = slot.address();
-        long trim = engine.trimMark(stream);
-        if (address < trim) {
-          throw new TrimmedException(trim, stream);
-        }
-        IndexedRecord held = engine.lookup(stream, address);
-        if (held == null) {
-          toPut.add(key(stream, address));
-        } else if (!held.hole() && held.global() == global && held.hash() == hash) {
-          if (commit && !held.committed()) {
-            toCommit.add(key(stream, address));
-          }
+      Claims claims = claim(slots, global, hash);
+      if (!claims.fresh().isEmpty()) {
+        long[] keys = EntryRecords.flatten(claims.fresh());
+        byte flags = commit ? StorageEngine.COMMITTED : 0;
+        IndexedRecord logCopy = recent == null ? null : engine.lookup(LogReplica.LOG, global);
+        if (logCopy != null && recent.holds(global, logCopy, bytes)) {
+          engine.putShared(keys, global, hash, flags, logCopy);
         } else {
-          throw new OverwrittenException(
-              address, stream, held.hole(), held.hole() ? -1 : held.global());
+          engine.put(keys, global, hash, flags, bytes);
         }
       }
-      if (!toPut.isEmpty()) {
-        engine.put(
-            EntryRecords.flatten(toPut), global, hash, commit ? StorageEngine.COMMITTED : 0, bytes);
-      }
-      if (!toCommit.isEmpty()) {
-        engine.commit(EntryRecords.flatten(toCommit));
+      if (commit && !claims.heldUncommitted().isEmpty()) {
+        engine.commit(EntryRecords.flatten(claims.heldUncommitted()));
       }
       barrier = engine.barrier();
     }

@@ -13,20 +13,25 @@ import java.util.zip.CRC32C;
  */
 final class IndexFile {
   private static final int MAGIC = 0x56434958; // "VCIX"
-  private static final int VERSION = 1;
+  private static final int VERSION = 2;
+
+  /** The layout before namespaces were named once per file and numbers were varints. */
+  private static final int OLD_VERSION = 1;
+
   private static final int HEADER = 4 + 4 + 4 + 8 + 4;
 
   private byte[] bytes = new byte[1 << 16];
   private int length = HEADER;
   private int ops;
+  private final RecordCodec.Names names = new RecordCodec.Names();
 
   void add(SegmentRecord op) {
-    int need = RecordCodec.bodyLength(op, true);
+    ByteBuffer body = RecordCodec.body(op, true, names);
+    int need = body.position();
     if (length + need + 4 > bytes.length) {
       bytes = Arrays.copyOf(bytes, Math.max(bytes.length * 2, length + need + 4));
     }
-    ByteBuffer b = ByteBuffer.wrap(bytes, length, need);
-    RecordCodec.writeBody(b, op, true);
+    System.arraycopy(body.array(), 0, bytes, length, need);
     length += need;
     ops++;
   }
@@ -61,18 +66,25 @@ final class IndexFile {
     if ((int) crc.getValue() != b.getInt(file.length - 4)) {
       return false;
     }
-    if (b.getInt() != MAGIC
-        || b.getInt() != VERSION
+    if (b.getInt() != MAGIC) {
+      return false;
+    }
+    int version = b.getInt();
+    if ((version != VERSION && version != OLD_VERSION)
         || b.getInt() != segment
         || b.getLong() != segmentLength) {
       return false;
     }
     int count = b.getInt();
     b.limit(file.length - 4);
-    SegmentRecord[] parsed = new SegmentRecord[count];
+    SegmentRecord[] parsed = new SegmentRecord[Math.max(0, Math.min(count, file.length))];
+    RecordCodec.Names read = new RecordCodec.Names();
     try {
+      if (count != parsed.length) {
+        return false;
+      }
       for (int i = 0; i < count; i++) {
-        parsed[i] = RecordCodec.readBody(b, true, 0);
+        parsed[i] = RecordCodec.readBody(b, true, read, 0);
       }
     } catch (RuntimeException e) {
       return false;

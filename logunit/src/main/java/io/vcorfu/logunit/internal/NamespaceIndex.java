@@ -6,7 +6,7 @@ import java.util.function.IntConsumer;
 
 /**
  * The records of one namespace, kept compact: an open-addressing map from address to slot, and one
- * primitive array per field indexed by slot (about 61 bytes per record at worst, no boxing).
+ * primitive array per field indexed by slot (about 65 bytes per record at worst, no boxing).
  * Payload bytes live here only in memory mode; durable mode keeps their segment position instead.
  *
  * <p>Not thread-safe: guarded by the owning {@link StorageEngine}'s monitor.
@@ -53,6 +53,12 @@ final class NamespaceIndex {
   /** Segment of the commit record when it differs from the entry's, else -1. */
   int[] commitSegment;
 
+  /**
+   * Segment of the record that indexed this slot when it differs from the payload's (a shared
+   * payload, see {@link SegmentRecord#SHARED}), else -1.
+   */
+  int[] keySegment;
+
   byte[][] payload;
   private final boolean inMemory;
 
@@ -73,6 +79,7 @@ final class NamespaceIndex {
     global = new long[capacity];
     hash = new int[capacity];
     commitSegment = new int[capacity];
+    keySegment = new int[capacity];
     payload = inMemory ? new byte[capacity][] : null;
     size = 0;
   }
@@ -116,6 +123,7 @@ final class NamespaceIndex {
     int slot = size++;
     address[slot] = addr;
     commitSegment[slot] = -1;
+    keySegment[slot] = -1;
     place(addr, slot);
     return slot;
   }
@@ -138,6 +146,7 @@ final class NamespaceIndex {
     global = Arrays.copyOf(global, capacity);
     hash = Arrays.copyOf(hash, capacity);
     commitSegment = Arrays.copyOf(commitSegment, capacity);
+    keySegment = Arrays.copyOf(keySegment, capacity);
     if (inMemory) {
       payload = Arrays.copyOf(payload, capacity);
     }
@@ -174,6 +183,7 @@ final class NamespaceIndex {
         global[kept] = global[s];
         hash[kept] = hash[s];
         commitSegment[kept] = commitSegment[s];
+        keySegment[kept] = keySegment[s];
         if (inMemory) {
           payload[kept] = payload[s];
         }
@@ -193,6 +203,7 @@ final class NamespaceIndex {
       global = Arrays.copyOf(global, capacity);
       hash = Arrays.copyOf(hash, capacity);
       commitSegment = Arrays.copyOf(commitSegment, capacity);
+      keySegment = Arrays.copyOf(keySegment, capacity);
       if (inMemory) {
         payload = Arrays.copyOf(payload, capacity);
       }

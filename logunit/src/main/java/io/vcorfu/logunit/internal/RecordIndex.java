@@ -105,7 +105,7 @@ final class RecordIndex {
   /** Applies one record, live or replayed, whose frame lies in {@code segment}. */
   void apply(SegmentRecord op, int segment) {
     switch (op.type) {
-      case SegmentRecord.ENTRY -> applyEntry(op, segment);
+      case SegmentRecord.ENTRY, SegmentRecord.SHARED -> applyEntry(op, segment);
       case SegmentRecord.COMMIT -> applyCommit(op, segment);
       case SegmentRecord.MARKS -> applyMarks(op);
       default -> throw new IllegalStateException("unknown op type " + op.type);
@@ -126,16 +126,24 @@ final class RecordIndex {
       } else {
         s = n.insert(address);
       }
-      n.pos[s] = SegmentPosition.of(segment, op.payloadPos);
+      boolean shared = op.type == SegmentRecord.SHARED;
+      n.pos[s] = shared ? op.payloadPos : SegmentPosition.of(segment, op.payloadPos);
       n.len[s] = op.payloadLen;
       n.flags[s] = op.flags;
       n.global[s] = op.global;
       n.hash[s] = op.hash;
       n.commitSegment[s] = -1;
+      n.keySegment[s] = -1;
       if (!durable) {
         n.payload[s] = op.payload;
       }
-      segments.retain(segment);
+      int payloadSegment = SegmentPosition.segment(n.pos[s]);
+      segments.retain(payloadSegment);
+      if (payloadSegment != segment) {
+        // The record that names this slot lies elsewhere: it must outlive the slot too.
+        n.keySegment[s] = segment;
+        segments.retain(segment);
+      }
       n.maxAddress = Math.max(n.maxAddress, address);
       if ((op.flags & StorageEngine.HOLE) == 0) {
         if (address >= n.lastDataAddress) {

@@ -21,6 +21,13 @@ final class SegmentRecord {
    */
   static final byte FORCED = 4;
 
+  /**
+   * An entry whose payload an earlier record stored already: its keys index the bytes at {@link
+   * #payloadPos}, a whole {@link SegmentPosition} (segment and offset), which may lie in an earlier
+   * segment than the record itself.
+   */
+  static final byte SHARED = 6;
+
   final byte type;
   final long[] keys;
   // ENTRY
@@ -85,6 +92,14 @@ final class SegmentRecord {
   /** An entry restored from an index file: payload in the segment at {@code pos}. */
   static SegmentRecord entryAt(byte flags, long global, int hash, long[] keys, long pos, int len) {
     SegmentRecord op = new SegmentRecord(ENTRY, keys, flags, global, hash, null, 0, 0, 0, 0);
+    op.payloadPos = pos;
+    op.payloadLen = len;
+    return op;
+  }
+
+  /** A SHARED record: {@code keys} index the {@code len} bytes at segment position {@code pos}. */
+  static SegmentRecord shared(byte flags, long global, int hash, long[] keys, long pos, int len) {
+    SegmentRecord op = new SegmentRecord(SHARED, keys, flags, global, hash, null, 0, 0, 0, 0);
     op.payloadPos = pos;
     op.payloadLen = len;
     return op;

@@ -41,11 +41,19 @@ final class SegmentRecovery {
   private static final Logger LOG = LoggerFactory.getLogger(SegmentRecovery.class);
   private static final Pattern SEGMENT = Pattern.compile("segment-(\\d{6,})\\.log");
 
+  /**
+   * @param activeNames the namespaces the active segment spelled out so far (its records name them
+   *     by number from then on)
+   */
   record Result(
       int activeSegment,
       long activeLength,
       Map<Integer, FileChannel> channels,
-      RecoveryStats stats) {}
+      RecoveryStats stats,
+      RecordCodec.Names activeNames) {}
+
+  /** The namespaces of the last segment scanned. */
+  private RecordCodec.Names scannedNames = new RecordCodec.Names();
 
   private final Path dir;
   private final DirectorySync directorySync;
@@ -90,8 +98,10 @@ final class SegmentRecovery {
       int active = ids.isEmpty() ? 1 : ids.get(ids.size() - 1);
       Path activeFile = SegmentWriter.segmentPath(dir, active);
       long length = 0;
+      RecordCodec.Names activeNames = new RecordCodec.Names();
       if (!ids.isEmpty()) {
         length = scan(active, activeFile, true);
+        activeNames = scannedNames;
         scanned++;
         torn = Files.size(activeFile) - length;
       }
@@ -138,7 +148,11 @@ final class SegmentRecovery {
           scanned,
           active);
       return new Result(
-          active, length, channels, new RecoveryStats(fromIndex, scanned, torn, dead.size()));
+          active,
+          length,
+          channels,
+          new RecoveryStats(fromIndex, scanned, torn, dead.size()),
+          activeNames);
     } catch (IOException | RuntimeException e) {
       for (FileChannel ch : channels.values()) {
         ch.close();
@@ -190,6 +204,8 @@ final class SegmentRecovery {
     ByteBuffer b = ByteBuffer.wrap(data);
     long forced = 0;
     int at = 0;
+    RecordCodec.Names names = new RecordCodec.Names();
+    scannedNames = names;
     while (at < data.length) {
       int frameLength = validFrameAt(data, at);
       if (frameLength < 0) {
@@ -220,7 +236,7 @@ final class SegmentRecovery {
         }
         return at;
       }
-      SegmentRecord op = decode(file, b, data.length, at, frameLength);
+      SegmentRecord op = decode(file, b, data.length, at, frameLength, names);
       if (op.type == SegmentRecord.FORCED) {
         forced = Math.max(forced, op.forcedTo);
       } else {
@@ -232,13 +248,13 @@ final class SegmentRecovery {
   }
 
   private static SegmentRecord decode(
-      Path file, ByteBuffer b, int dataLength, int at, int frameLength)
+      Path file, ByteBuffer b, int dataLength, int at, int frameLength, RecordCodec.Names names)
       throws CorruptSegmentException {
     int bodyLen = frameLength - RecordCodec.FRAME_HEADER;
     b.limit(at + frameLength).position(at + RecordCodec.FRAME_HEADER);
     SegmentRecord op;
     try {
-      op = RecordCodec.readBody(b, false, at + RecordCodec.FRAME_HEADER);
+      op = RecordCodec.readBody(b, false, names, at + RecordCodec.FRAME_HEADER);
     } catch (RuntimeException e) {
       throw new CorruptSegmentException(
           file,
@@ -281,7 +297,9 @@ final class SegmentRecovery {
       SegmentRecord op = null;
       if (frameLength > 0) {
         try {
-          op = decode(file, b, data.length, at, frameLength);
+          // Namespaces spelled out before the damage are not known here: a record naming one
+          // by number reads as garbage, which only lowers the count of readable records.
+          op = decode(file, b, data.length, at, frameLength, new RecordCodec.Names());
         } catch (CorruptSegmentException e) {
           b.limit(data.length);
         }

@@ -9,9 +9,10 @@ import java.util.function.Supplier;
 
 /**
  * The segment lifecycle of a durable engine: how many live index slots each segment keeps alive
- * (the record a slot points at, and the commit record of a slot committed in a later segment). A
- * sealed segment left with nothing live is deleted at once; the active segment never is. In memory
- * mode there are no segments and every call does nothing.
+ * (the payload a slot points at, the record that indexed it when that lies in another segment, and
+ * the commit record of a slot committed in a later segment). A sealed segment left with nothing
+ * live is deleted at once; the active segment never is. In memory mode there are no segments and
+ * every call does nothing.
  *
  * <p>Not thread-safe: guarded by the owning {@link StorageEngine}'s monitor.
  */
@@ -46,6 +47,9 @@ final class SegmentRefs {
     unref(SegmentPosition.segment(n.pos[s]));
     if (n.commitSegment[s] >= 0) {
       unref(n.commitSegment[s]);
+    }
+    if (n.keySegment[s] >= 0) {
+      unref(n.keySegment[s]);
     }
   }
 

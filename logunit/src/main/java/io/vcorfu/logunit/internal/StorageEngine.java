@@ -43,6 +43,9 @@ public final class StorageEngine implements AutoCloseable {
   private IndexFile activeIndex = new IndexFile();
   private boolean writingMarks;
 
+  /** The namespaces the active segment spelled out so far: its records name them by number. */
+  private RecordCodec.Names activeNames = new RecordCodec.Names();
+
   /** The last {@link SegmentWriter#forcedPosition()} written into the segments, or -1. */
   private long markedForced = -1;
 
@@ -69,6 +72,7 @@ public final class StorageEngine implements AutoCloseable {
         engine.activeSegment = r.activeSegment();
         engine.activeOffset = r.activeLength();
         engine.recoveryStats = r.stats();
+        engine.activeNames = r.activeNames();
         engine.writer =
             new SegmentWriter(
                 options.directory(),
@@ -137,18 +141,33 @@ public final class StorageEngine implements AutoCloseable {
     checkOpen();
     SegmentRecord op = SegmentRecord.entry(flags, global, hash, keys, payload);
     if (durable) {
-      byte[] frame = RecordCodec.frame(op);
+      byte[] frame = encode(op);
       long at = reserve(frame.length);
       byte[] marker = forcedMarker();
       if (marker != null) {
         at += marker.length;
         activeOffset += marker.length;
       }
-      op.payloadPos = at + RecordCodec.payloadOffsetInFrame(op);
+      op.payloadPos = at + RecordCodec.payloadOffsetInFrame(op, frame);
       markWritten(op, writer.append(marker, frame));
       activeIndex.add(op);
     }
     apply(op, activeSegment, false);
+  }
+
+  /**
+   * Indexes under {@code keys} the payload {@code stored} (a record found by {@link #lookup})
+   * holds, without storing the bytes again: one small record naming where they are. The caller has
+   * made sure the payload is exactly the bytes these keys must hold.
+   */
+  public synchronized void putShared(
+      long[] keys, long global, int hash, byte flags, IndexedRecord stored) {
+    checkOpen();
+    if (!durable) {
+      apply(SegmentRecord.entry(flags, global, hash, keys, stored.payload()), activeSegment, false);
+      return;
+    }
+    log(SegmentRecord.shared(flags, global, hash, keys, stored.pos(), stored.len()));
   }
 
   /** Sets the committed flag of the records at {@code keys}. */
@@ -179,7 +198,7 @@ public final class StorageEngine implements AutoCloseable {
 
   private void log(SegmentRecord op) {
     if (durable) {
-      byte[] frame = RecordCodec.frame(op);
+      byte[] frame = encode(op);
       reserve(frame.length);
       byte[] marker = forcedMarker();
       if (marker != null) {
@@ -327,11 +346,23 @@ public final class StorageEngine implements AutoCloseable {
     return segments.dead(sealed);
   }
 
-  /** Reserves {@code length} bytes in the active segment, rolling first when it is full. */
-  private long reserve(int length) {
-    if (!writingMarks && activeOffset > 0 && activeOffset + length > options.segmentSize()) {
+  /**
+   * The frame of {@code op} for the active segment, rolling first when it may not fit: a frame
+   * names namespaces the way the segment it lands in does, so it must not roll after encoding.
+   */
+  private byte[] encode(SegmentRecord op) {
+    int most = RecordCodec.maxFrameLength(op) + FORCED_FRAME;
+    if (!writingMarks && activeOffset > 0 && activeOffset + most > options.segmentSize()) {
       roll();
     }
+    return RecordCodec.frame(op, activeNames);
+  }
+
+  /** The length of a FORCED record's frame. */
+  private static final int FORCED_FRAME = RecordCodec.frame(SegmentRecord.forced(0)).length;
+
+  /** Reserves {@code length} bytes in the active segment ({@link #encode} rolled if needed). */
+  private long reserve(int length) {
     long at = activeOffset;
     activeOffset += length;
     return at;
@@ -343,6 +374,7 @@ public final class StorageEngine implements AutoCloseable {
     activeSegment = sealed + 1;
     activeOffset = 0;
     activeIndex = new IndexFile();
+    activeNames = new RecordCodec.Names();
     if (!segments.live(sealed)) {
       writer.delete(sealed);
     }
