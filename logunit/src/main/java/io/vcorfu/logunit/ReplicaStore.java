@@ -307,6 +307,24 @@ public final class ReplicaStore implements AutoCloseable {
     return engine.forcedAppends();
   }
 
+  /** What the store's files take on disk, what of it is live, and what compaction did. */
+  public SpaceReport space() {
+    return engine.space();
+  }
+
+  /**
+   * Compacts now every sealed segment whose live bytes are below {@code threshold} of its length
+   * (in [0, 1)), as background compaction does below its configured share; returns how many
+   * segments were reclaimed. Does nothing in memory mode.
+   */
+  public int compact(double threshold) throws InterruptedException {
+    if (!(threshold >= 0 && threshold < 1)) {
+      throw new IllegalArgumentException(
+          "compaction applies below a share of live bytes in [0, 1), not " + threshold);
+    }
+    return engine.compact(threshold);
+  }
+
   /** What opening this store found on disk (for operators and tests). */
   public RecoveryStats recoveryStats() {
     return engine.recoveryStats();

@@ -9,6 +9,19 @@ public final class StorageOptions {
   public static final long DEFAULT_SEGMENT_SIZE = 64L << 20;
   public static final int DEFAULT_MAX_ENTRY_SIZE = 4 << 20;
 
+  /**
+   * A sealed segment is compacted once its live bytes fall below this share of its length: at most
+   * about half of the space of sealed segments holds dead records, and each live byte is copied
+   * about once per halving of what is live around it.
+   */
+  public static final double DEFAULT_COMPACT_BELOW = 0.5;
+
+  /**
+   * Compaction copies at most this many payload bytes per second: a small share of what one disk
+   * writes, so the foreground keeps its throughput.
+   */
+  public static final long DEFAULT_COMPACTION_BYTES_PER_SECOND = 16L << 20;
+
   /** Segments are read whole during recovery, so they are capped well below 2 GiB. */
   public static final long MAX_SEGMENT_SIZE = 1L << 30;
 
@@ -20,6 +33,9 @@ public final class StorageOptions {
   private final int maxEntrySize;
   private final DirectorySync directorySync;
   private final ForceObserver forceObserver;
+  private final double compactBelow;
+  private final long compactionBytesPerSecond;
+  private final CompactionObserver compactionObserver;
 
   private StorageOptions(Builder b) {
     this.mode = b.mode;
@@ -30,6 +46,27 @@ public final class StorageOptions {
     this.maxEntrySize = b.maxEntrySize;
     this.directorySync = b.directorySync;
     this.forceObserver = b.forceObserver;
+    this.compactBelow = b.compactBelow;
+    this.compactionBytesPerSecond = b.compactionBytesPerSecond;
+    this.compactionObserver = b.compactionObserver;
+  }
+
+  /** Sees each step of compaction ({@link CompactionObserver#NONE} unless replaced). */
+  public CompactionObserver compactionObserver() {
+    return compactionObserver;
+  }
+
+  /**
+   * Sealed segments whose live bytes fall below this share of their length are compacted in the
+   * background (durable mode); 0 turns background compaction off.
+   */
+  public double compactBelow() {
+    return compactBelow;
+  }
+
+  /** The most payload bytes per second compaction copies; 0 for no limit. */
+  public long compactionBytesPerSecond() {
+    return compactionBytesPerSecond;
   }
 
   public static Builder builder() {
@@ -93,7 +130,10 @@ public final class StorageOptions {
         .segmentSize(segmentSize)
         .maxEntrySize(maxEntrySize)
         .directorySync(directorySync)
-        .forceObserver(forceObserver);
+        .forceObserver(forceObserver)
+        .compactBelow(compactBelow)
+        .compactionBytesPerSecond(compactionBytesPerSecond)
+        .compactionObserver(compactionObserver);
   }
 
   @Override
@@ -110,10 +150,15 @@ public final class StorageOptions {
         + segmentSize
         + ", maxEntrySize="
         + maxEntrySize
+        + ", compactBelow="
+        + compactBelow
         + "}";
   }
 
-  /** Builder; defaults: MEMORY, ALWAYS, 10 ms interval, 64 MiB segments, 4 MiB entries. */
+  /**
+   * Builder; defaults: MEMORY, ALWAYS, 10 ms interval, 64 MiB segments, 4 MiB entries, segments
+   * compacted below half live at up to 16 MiB/s.
+   */
   public static final class Builder {
     private StorageMode mode = StorageMode.MEMORY;
     private Path directory;
@@ -123,8 +168,29 @@ public final class StorageOptions {
     private int maxEntrySize = DEFAULT_MAX_ENTRY_SIZE;
     private DirectorySync directorySync = DirectorySync.FSYNC;
     private ForceObserver forceObserver = ForceObserver.NONE;
+    private double compactBelow = DEFAULT_COMPACT_BELOW;
+    private long compactionBytesPerSecond = DEFAULT_COMPACTION_BYTES_PER_SECOND;
+    private CompactionObserver compactionObserver = CompactionObserver.NONE;
 
     private Builder() {}
+
+    /** Has {@code observer} see each step of compaction (tests). */
+    public Builder compactionObserver(CompactionObserver observer) {
+      this.compactionObserver = Objects.requireNonNull(observer, "observer");
+      return this;
+    }
+
+    /** See {@link StorageOptions#compactBelow()}; 0 turns background compaction off. */
+    public Builder compactBelow(double share) {
+      this.compactBelow = share;
+      return this;
+    }
+
+    /** See {@link StorageOptions#compactionBytesPerSecond()}. */
+    public Builder compactionBytesPerSecond(long bytes) {
+      this.compactionBytesPerSecond = bytes;
+      return this;
+    }
 
     public Builder mode(StorageMode mode) {
       this.mode = Objects.requireNonNull(mode, "mode");
@@ -182,6 +248,15 @@ public final class StorageOptions {
       if (maxEntrySize < 1) {
         throw new IllegalArgumentException(
             "the maximum entry size must be positive, not " + maxEntrySize);
+      }
+      if (!(compactBelow >= 0 && compactBelow < 1)) {
+        throw new IllegalArgumentException(
+            "compaction applies to segments below a share of live bytes in [0, 1), not "
+                + compactBelow);
+      }
+      if (compactionBytesPerSecond < 0) {
+        throw new IllegalArgumentException(
+            "the compaction rate cannot be negative, not " + compactionBytesPerSecond);
       }
       if (fsyncInterval.isNegative() || fsyncInterval.isZero()) {
         throw new IllegalArgumentException(

@@ -6,7 +6,7 @@ import java.util.function.IntConsumer;
 
 /**
  * The records of one namespace, kept compact: an open-addressing map from address to slot, and one
- * primitive array per field indexed by slot (about 65 bytes per record at worst, no boxing).
+ * primitive array per field indexed by slot (about 69 bytes per record at worst, no boxing).
  * Payload bytes live here only in memory mode; durable mode keeps their segment position instead.
  *
  * <p>Not thread-safe: guarded by the owning {@link StorageEngine}'s monitor.
@@ -59,6 +59,9 @@ final class NamespaceIndex {
    */
   int[] keySegment;
 
+  /** The payload bytes this slot counts live in its payload's segment (see SegmentRefs). */
+  int[] charge;
+
   byte[][] payload;
   private final boolean inMemory;
 
@@ -80,6 +83,7 @@ final class NamespaceIndex {
     hash = new int[capacity];
     commitSegment = new int[capacity];
     keySegment = new int[capacity];
+    charge = new int[capacity];
     payload = inMemory ? new byte[capacity][] : null;
     size = 0;
   }
@@ -147,6 +151,7 @@ final class NamespaceIndex {
     hash = Arrays.copyOf(hash, capacity);
     commitSegment = Arrays.copyOf(commitSegment, capacity);
     keySegment = Arrays.copyOf(keySegment, capacity);
+    charge = Arrays.copyOf(charge, capacity);
     if (inMemory) {
       payload = Arrays.copyOf(payload, capacity);
     }
@@ -184,6 +189,7 @@ final class NamespaceIndex {
         hash[kept] = hash[s];
         commitSegment[kept] = commitSegment[s];
         keySegment[kept] = keySegment[s];
+        charge[kept] = charge[s];
         if (inMemory) {
           payload[kept] = payload[s];
         }
@@ -204,6 +210,7 @@ final class NamespaceIndex {
       hash = Arrays.copyOf(hash, capacity);
       commitSegment = Arrays.copyOf(commitSegment, capacity);
       keySegment = Arrays.copyOf(keySegment, capacity);
+      charge = Arrays.copyOf(charge, capacity);
       if (inMemory) {
         payload = Arrays.copyOf(payload, capacity);
       }

@@ -46,14 +46,17 @@ public final class ReadPlanning {
   public static PlannedRead plan(StorageEngine engine, StreamId ns, long address) {
     assert Thread.holdsLock(engine) : "reads are planned under the engine's monitor";
     if (address < engine.trimMark(ns)) {
-      return new PlannedRead(address, ReadResult.Status.TRIMMED, null);
+      return new PlannedRead(ns, address, ReadResult.Status.TRIMMED, null);
     }
     IndexedRecord s = engine.lookup(ns, address);
     if (s == null) {
-      return new PlannedRead(address, ReadResult.Status.EMPTY, null);
+      return new PlannedRead(ns, address, ReadResult.Status.EMPTY, null);
     }
     return new PlannedRead(
-        address, s.committed() ? ReadResult.Status.COMMITTED : ReadResult.Status.UNCOMMITTED, s);
+        ns,
+        address,
+        s.committed() ? ReadResult.Status.COMMITTED : ReadResult.Status.UNCOMMITTED,
+        s);
   }
 
   /** Answers planned reads once {@code barrier} completes, loading bytes off the writer thread. */
@@ -82,7 +85,7 @@ public final class ReadPlanning {
     if (p.record() == null) {
       return r.build();
     }
-    byte[] bytes = engine.load(p.record());
+    byte[] bytes = engine.load(p.ns(), p.record());
     if (bytes == null) {
       return r.setStatus(ReadResult.Status.TRIMMED).build();
     }

@@ -138,11 +138,12 @@ final class RecordIndex {
         n.payload[s] = op.payload;
       }
       int payloadSegment = SegmentPosition.segment(n.pos[s]);
-      segments.retain(payloadSegment);
+      n.charge[s] = shared ? 0 : op.payloadLen / Math.max(1, op.keyCount());
+      segments.retain(payloadSegment, n.charge[s]);
       if (payloadSegment != segment) {
         // The record that names this slot lies elsewhere: it must outlive the slot too.
         n.keySegment[s] = segment;
-        segments.retain(segment);
+        segments.retain(segment, 0);
       }
       n.maxAddress = Math.max(n.maxAddress, address);
       if ((op.flags & StorageEngine.HOLE) == 0) {
@@ -172,7 +173,7 @@ final class RecordIndex {
       n.flags[s] |= StorageEngine.COMMITTED;
       if (durable && SegmentPosition.segment(n.pos[s]) != segment) {
         n.commitSegment[s] = segment;
-        segments.retain(segment);
+        segments.retain(segment, 0);
       }
     }
   }

@@ -88,6 +88,7 @@ final class SegmentRecovery {
         int id = ids.get(i);
         Path file = SegmentWriter.segmentPath(dir, id);
         long size = Files.size(file);
+        engine.sealedSegment(id, size);
         if (replayIndex(id, size)) {
           fromIndex++;
         } else {
@@ -128,6 +129,7 @@ final class SegmentRecovery {
       List<Integer> dead = engine.deadSegments(sealed);
       for (int id : sealed) {
         if (dead.contains(id)) {
+          engine.deletedSegment(id);
           Files.deleteIfExists(SegmentWriter.indexPath(dir, id));
           Files.deleteIfExists(SegmentWriter.segmentPath(dir, id));
         } else {

@@ -9,6 +9,7 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.ClosedChannelException;
 import java.nio.channels.FileChannel;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
@@ -55,6 +56,18 @@ public final class StorageEngine implements AutoCloseable {
   private RecoveryStats recoveryStats = RecoveryStats.NONE;
   private boolean closed;
 
+  /** Compacts sealed segments (durable mode); null in memory. */
+  private SegmentCompactor compactor;
+
+  /** Runs background compaction passes; null when off. */
+  private java.util.concurrent.ScheduledExecutorService compaction;
+
+  /** Serializes compaction passes (the background one and those asked for). */
+  private final Object compactionLock = new Object();
+
+  /** How often the background compaction looks for segments to compact. */
+  static final long COMPACTION_CHECK_MILLIS = 1_000;
+
   private StorageEngine(StorageOptions options) {
     this.options = options;
     this.durable = options.mode() == StorageMode.DURABLE;
@@ -83,9 +96,79 @@ public final class StorageEngine implements AutoCloseable {
                 r.activeLength(),
                 r.channels(),
                 options.forceObserver());
+        engine.compactor = new SegmentCompactor(engine, options.compactionBytesPerSecond());
+      }
+      if (options.compactBelow() > 0) {
+        engine.startCompaction();
       }
     }
     return engine;
+  }
+
+  private void startCompaction() {
+    compaction =
+        java.util.concurrent.Executors.newSingleThreadScheduledExecutor(
+            r -> {
+              Thread t = new Thread(r, "compaction-" + options.directory().getFileName());
+              t.setDaemon(true);
+              return t;
+            });
+    compaction.scheduleWithFixedDelay(
+        () -> {
+          try {
+            compact(options.compactBelow());
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+          } catch (RuntimeException e) {
+            if (!isClosed()) {
+              org.slf4j.LoggerFactory.getLogger(StorageEngine.class)
+                  .warn("Compaction of {} failed; it is tried again", options.directory(), e);
+            }
+          }
+        },
+        COMPACTION_CHECK_MILLIS,
+        COMPACTION_CHECK_MILLIS,
+        java.util.concurrent.TimeUnit.MILLISECONDS);
+  }
+
+  private synchronized boolean isClosed() {
+    return closed;
+  }
+
+  /**
+   * Compacts every sealed segment whose live bytes are below {@code threshold} of its length (in
+   * [0, 1]); returns how many segments were deleted. Does nothing in memory mode.
+   */
+  public int compact(double threshold) throws InterruptedException {
+    if (compactor == null) {
+      return 0;
+    }
+    synchronized (compactionLock) {
+      return compactor.pass(threshold, this::isClosed);
+    }
+  }
+
+  /** What the segment files take, what of it is live, and what compaction did. */
+  public synchronized io.vcorfu.logunit.SpaceReport space() {
+    if (!durable) {
+      return io.vcorfu.logunit.SpaceReport.NONE;
+    }
+    long file = activeOffset;
+    long live = segments.liveBytes(activeSegment);
+    List<SegmentRefs.Space> sealed = segments.sealedSpace();
+    for (SegmentRefs.Space sp : sealed) {
+      file += sp.length();
+      live += sp.liveBytes();
+    }
+    SegmentCompactor.Stats c = compactor.stats();
+    return new io.vcorfu.logunit.SpaceReport(
+        file,
+        live,
+        sealed.size() + 1,
+        c.segmentsCompacted(),
+        c.copiedBytes(),
+        c.reclaimedBytes(),
+        c.compacting());
   }
 
   public StorageOptions options() {
@@ -295,8 +378,38 @@ public final class StorageEngine implements AutoCloseable {
   }
 
   /**
+   * The bytes {@code ns} holds at {@code s}'s address, where {@code s} was found by {@link
+   * #lookup}: call after a {@link #barrier()} taken after the lookup. When {@code s}'s segment is
+   * gone (the slot was trimmed, or compaction moved it), looks the slot up again and reads it where
+   * it is now; null when it was trimmed (or replaced) meanwhile.
+   */
+  public byte[] load(StreamId ns, IndexedRecord s) {
+    IndexedRecord at = s;
+    while (true) {
+      byte[] bytes = load(at);
+      if (bytes != null) {
+        return bytes;
+      }
+      IndexedRecord now;
+      synchronized (this) {
+        now = index.lookup(ns, s.address());
+      }
+      if (now == null
+          || now.pos() == at.pos()
+          || now.global() != s.global()
+          || now.hash() != s.hash()
+          || now.hole() != s.hole()) {
+        return null;
+      }
+      // Moved by compaction: the same bytes at a new position, durable before the old was deleted.
+      at = now;
+    }
+  }
+
+  /**
    * The bytes of a record found by {@link #lookup}; call after a {@link #barrier()} taken after the
-   * lookup. Null when the record's segment was deleted meanwhile (it was trimmed).
+   * lookup. Null when the record's segment was deleted meanwhile (see {@link #load(StreamId,
+   * IndexedRecord)}).
    */
   public byte[] load(IndexedRecord s) {
     if (s.payload() != null) {
@@ -346,6 +459,59 @@ public final class StorageEngine implements AutoCloseable {
     return segments.dead(sealed);
   }
 
+  // ---------------------------------------------------------------- space and compaction
+
+  /** Every sealed segment that exists: its length and estimated live bytes. */
+  synchronized List<SegmentRefs.Space> sealedSpace() {
+    return segments.sealedSpace();
+  }
+
+  /** True while some live slot names {@code segment}. */
+  synchronized boolean segmentLive(int segment) {
+    return segments.live(segment);
+  }
+
+  /**
+   * Every live slot that names {@code segment} (its payload, or the record that indexed or
+   * committed it), listed a namespace at a time under the monitor.
+   */
+  List<SegmentCompactor.Slot> slotsNaming(int segment) {
+    List<SegmentCompactor.Slot> out = new ArrayList<>();
+    List<NamespaceIndex> all;
+    synchronized (this) {
+      all = new ArrayList<>(index.all());
+    }
+    for (NamespaceIndex n : all) {
+      synchronized (this) {
+        for (int s = 0; s < n.size(); s++) {
+          boolean there = SegmentPosition.segment(n.pos[s]) == segment;
+          if (there || n.keySegment[s] == segment || n.commitSegment[s] == segment) {
+            out.add(new SegmentCompactor.Slot(n.id, n.address[s], n.pos[s], there));
+          }
+        }
+      }
+    }
+    return out;
+  }
+
+  /**
+   * The record at {@code address} of {@code ns} if its payload is still at {@code pos}, or null.
+   */
+  synchronized IndexedRecord lookupAt(StreamId ns, long address, long pos) {
+    IndexedRecord r = index.lookup(ns, address);
+    return r != null && r.pos() == pos ? r : null;
+  }
+
+  /** Recovery found sealed segment {@code id} of {@code length} bytes. */
+  void sealedSegment(int id, long length) {
+    segments.sealed(id, length);
+  }
+
+  /** Recovery deleted sealed segment {@code id}: it held nothing live. */
+  void deletedSegment(int id) {
+    segments.deleted(id);
+  }
+
   /**
    * The frame of {@code op} for the active segment, rolling first when it may not fit: a frame
    * names namespaces the way the segment it lands in does, so it must not roll after encoding.
@@ -371,11 +537,13 @@ public final class StorageEngine implements AutoCloseable {
   private void roll() {
     int sealed = activeSegment;
     writer.roll(sealed, activeOffset, activeIndex.finish(sealed, activeOffset), sealed + 1);
+    segments.sealed(sealed, activeOffset);
     activeSegment = sealed + 1;
     activeOffset = 0;
     activeIndex = new IndexFile();
     activeNames = new RecordCodec.Names();
     if (!segments.live(sealed)) {
+      segments.deleted(sealed);
       writer.delete(sealed);
     }
     // Trim marks must outlive the segments that recorded them: repeat them in every new segment.
@@ -422,6 +590,14 @@ public final class StorageEngine implements AutoCloseable {
       }
       closed = true;
       w = writer;
+    }
+    if (compaction != null) {
+      compaction.shutdownNow();
+      try {
+        compaction.awaitTermination(10, java.util.concurrent.TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
     }
     if (w != null) {
       w.close();

@@ -1,0 +1,224 @@
+package io.vcorfu.logunit.internal;
+
+import io.vcorfu.protocol.StreamId;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Compaction of a durable engine's sealed segments: a segment whose live bytes fell below a share
+ * of its length (streams interleave in segments, so trimming one rarely frees a whole segment) has
+ * its live records written again at the end of the active segment, after which nothing points into
+ * it and it is deleted.
+ *
+ * <p>Invariant: compaction never changes what any key holds, only where. Each live slot is written
+ * again with the bytes, global address, content hash and flags it holds at that moment, checked
+ * under the engine's monitor right before (a slot that changed since it was listed is left alone);
+ * the old segment is deleted only when its last live slot is released, by the segment writer after
+ * a force that covers every record written before (see {@link SegmentWriter}), so a crash at any
+ * step finds each slot either in the old segment, or in the old and the new (the newer wins on
+ * replay, with the same content), never in neither. A payload indexed by several keys is written
+ * once and indexed again by all of them. Readers that planned a read in the old segment find the
+ * slot where it moved ({@link StorageEngine#load(StreamId, IndexedRecord)}).
+ *
+ * <p>Paced: at most {@code bytesPerSecond} of payload copied, in batches of about a megabyte, each
+ * under the monitor only for the index checks and the appends; payloads are read outside it.
+ */
+final class SegmentCompactor {
+  private static final Logger LOG = LoggerFactory.getLogger(SegmentCompactor.class);
+
+  /** Payload bytes read and written again per step under the monitor. */
+  static final int BATCH_BYTES = 1 << 20;
+
+  private final StorageEngine engine;
+  private final long bytesPerSecond;
+  private final AtomicLong copiedBytes = new AtomicLong();
+  private final AtomicLong reclaimedBytes = new AtomicLong();
+  private final AtomicLong segmentsCompacted = new AtomicLong();
+  private volatile int compacting = -1;
+
+  /** Segments a pass left live, with the estimate they had then: not retried until it falls. */
+  private final Map<Integer, Long> leftAt = new HashMap<>();
+
+  SegmentCompactor(StorageEngine engine, long bytesPerSecond) {
+    this.engine = engine;
+    this.bytesPerSecond = bytesPerSecond;
+  }
+
+  /** Totals since the engine opened. */
+  record Stats(long segmentsCompacted, long copiedBytes, long reclaimedBytes, int compacting) {}
+
+  Stats stats() {
+    return new Stats(segmentsCompacted.get(), copiedBytes.get(), reclaimedBytes.get(), compacting);
+  }
+
+  /**
+   * Compacts every sealed segment whose estimated live bytes are below {@code threshold} of its
+   * length, lowest share first; returns how many segments were deleted.
+   */
+  int pass(double threshold, java.util.function.BooleanSupplier stop) throws InterruptedException {
+    List<SegmentRefs.Space> candidates = new ArrayList<>();
+    for (SegmentRefs.Space s : engine.sealedSpace()) {
+      Long left = leftAt.get(s.segment());
+      boolean fellSince = left == null || s.liveBytes() < left - s.length() / 20;
+      if (s.length() > 0 && s.liveBytes() < threshold * s.length() && fellSince) {
+        candidates.add(s);
+      }
+    }
+    candidates.sort(
+        (a, b) ->
+            Double.compare(
+                (double) a.liveBytes() / a.length(), (double) b.liveBytes() / b.length()));
+    int deleted = 0;
+    for (SegmentRefs.Space s : candidates) {
+      if (stop.getAsBoolean()) {
+        break;
+      }
+      compacting = s.segment();
+      try {
+        if (compact(s.segment(), stop)) {
+          deleted++;
+          segmentsCompacted.incrementAndGet();
+          reclaimedBytes.addAndGet(s.length());
+          leftAt.remove(s.segment());
+        } else {
+          leftAt.put(s.segment(), s.liveBytes());
+        }
+      } finally {
+        compacting = -1;
+      }
+    }
+    return deleted;
+  }
+
+  /**
+   * One live slot that names a segment, as listed: its payload's position, and whether the payload
+   * lies in that segment (else only the record that indexed or committed it does).
+   */
+  record Slot(StreamId ns, long address, long pos, boolean payloadThere) {}
+
+  /** Writes again every live slot that names {@code victim}; true once it is gone. */
+  boolean compact(int victim, java.util.function.BooleanSupplier stop) throws InterruptedException {
+    List<Slot> slots = engine.slotsNaming(victim);
+    // Payloads in the victim, by position, with every key that indexes each.
+    Map<Long, List<Slot>> byPayload = new LinkedHashMap<>();
+    List<Slot> elsewhere = new ArrayList<>();
+    for (Slot s : slots) {
+      if (s.payloadThere()) {
+        byPayload.computeIfAbsent(s.pos(), p -> new ArrayList<>()).add(s);
+      } else {
+        elsewhere.add(s);
+      }
+    }
+    List<Long> positions = new ArrayList<>(byPayload.keySet());
+    positions.sort(null);
+    long started = System.nanoTime();
+    long copied = 0;
+    int step = 0;
+    int i = 0;
+    while (i < positions.size()) {
+      if (stop.getAsBoolean()) {
+        return false;
+      }
+      Map<Long, byte[]> batch = new LinkedHashMap<>();
+      long batchBytes = 0;
+      while (i < positions.size() && batchBytes < BATCH_BYTES) {
+        long pos = positions.get(i++);
+        Slot first = byPayload.get(pos).get(0);
+        IndexedRecord listed = engine.lookupAt(first.ns(), first.address(), pos);
+        byte[] bytes = listed == null ? null : engine.load(listed);
+        if (bytes != null) {
+          batch.put(pos, bytes);
+          batchBytes += bytes.length;
+        }
+      }
+      engine.group(
+          () -> {
+            for (Map.Entry<Long, byte[]> e : batch.entrySet()) {
+              rewrite(byPayload.get(e.getKey()), e.getKey(), e.getValue());
+            }
+            return null;
+          });
+      copied += batchBytes;
+      copiedBytes.addAndGet(batchBytes);
+      engine.options().compactionObserver().stepped(victim, step++);
+      pace(started, copied);
+    }
+    engine.group(
+        () -> {
+          for (Slot s : elsewhere) {
+            IndexedRecord now = engine.lookupAt(s.ns(), s.address(), s.pos());
+            if (now != null) {
+              engine.putShared(
+                  EntryRecords.key(s.ns(), s.address()),
+                  now.global(),
+                  now.hash(),
+                  now.flags(),
+                  now);
+            }
+          }
+          return null;
+        });
+    engine.options().compactionObserver().stepped(victim, step++);
+    engine.barrier().join();
+    boolean gone = !engine.segmentLive(victim);
+    engine.options().compactionObserver().stepped(victim, step);
+    if (gone) {
+      LOG.info(
+          "Compacted segment {} of {}: {} live records written again ({} bytes)",
+          victim,
+          engine.options().directory(),
+          slots.size(),
+          copied);
+    }
+    return gone;
+  }
+
+  /**
+   * Under the engine's monitor: writes the payload at {@code pos} again for every key of {@code
+   * keys} that still holds it, in one record per (flags, global, hash), the first with the bytes
+   * and the others sharing them.
+   */
+  private void rewrite(List<Slot> keys, long pos, byte[] bytes) {
+    Map<List<Object>, List<long[]>> groups = new LinkedHashMap<>();
+    for (Slot s : keys) {
+      IndexedRecord now = engine.lookupAt(s.ns(), s.address(), pos);
+      if (now != null) {
+        groups
+            .computeIfAbsent(List.of(now.flags(), now.global(), now.hash()), g -> new ArrayList<>())
+            .add(EntryRecords.key(s.ns(), s.address()));
+      }
+    }
+    IndexedRecord written = null;
+    for (Map.Entry<List<Object>, List<long[]>> g : groups.entrySet()) {
+      byte flags = (Byte) g.getKey().get(0);
+      long global = (Long) g.getKey().get(1);
+      int hash = (Integer) g.getKey().get(2);
+      long[] flat = EntryRecords.flatten(g.getValue());
+      if (written == null) {
+        engine.put(flat, global, hash, flags, bytes);
+        long[] first = g.getValue().get(0);
+        written = engine.lookup(new StreamId(first[0], first[1]), first[2]);
+      } else {
+        engine.putShared(flat, global, hash, flags, written);
+      }
+    }
+  }
+
+  private void pace(long startedNanos, long copied) throws InterruptedException {
+    if (bytesPerSecond <= 0) {
+      return;
+    }
+    long dueNanos = startedNanos + TimeUnit.SECONDS.toNanos(1) * copied / bytesPerSecond;
+    long wait = dueNanos - System.nanoTime();
+    if (wait > 0) {
+      TimeUnit.NANOSECONDS.sleep(wait);
+    }
+  }
+}
