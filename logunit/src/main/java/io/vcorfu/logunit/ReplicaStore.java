@@ -307,6 +307,40 @@ public final class ReplicaStore implements AutoCloseable {
     return engine.forcedAppends();
   }
 
+  /**
+   * The lowest global address the log must keep for the streams this store holds: above the last
+   * entry each stream trimmed away, 0 when some stream was never trimmed, {@link Long#MAX_VALUE}
+   * when it holds no stream. An entry below it has every one of its stream slots trimmed (a stream
+   * address follows the global order, so a slot at or above a stream's mark has a global address
+   * above the last one the stream trimmed). {@code counts} receives {streams, trimmed streams}.
+   */
+  public long logNeededFrom(long[] counts) {
+    return engine.neededFrom(ns -> !ns.equals(LogReplica.LOG), counts);
+  }
+
+  /**
+   * Takes the trim mark {@code before} of {@code stream}'s chain (the log's when null), with the
+   * global address of the last entry the chain trimmed away, whatever this store holds: a replica
+   * rebuilt from a chain adopts its marks, so it reads TRIMMED where the chain does and asks the
+   * log to keep only what the chain needs. Completes, once durable, with the mark in force.
+   */
+  public CompletableFuture<Long> adoptTrimMark(StreamId stream, long before, long floorGlobal) {
+    long mark;
+    CompletableFuture<Void> barrier;
+    synchronized (engine) {
+      mark = engine.adoptTrim(stream == null ? LogReplica.LOG : stream, before, floorGlobal);
+      barrier = engine.barrier();
+    }
+    return barrier.thenApply(v -> mark);
+  }
+
+  /** The log's highest address held (-1 when none) and its trim mark. */
+  public long[] logTailAndTrimMark() {
+    synchronized (engine) {
+      return new long[] {engine.maxAddress(LogReplica.LOG), engine.trimMark(LogReplica.LOG)};
+    }
+  }
+
   /** What the store's files take on disk, what of it is live, and what compaction did. */
   public SpaceReport space() {
     return engine.space();

@@ -403,7 +403,8 @@ public final class StreamReplica implements AutoCloseable {
                       .setStream(s.toMsg())
                       .setTail(engine.maxAddress(s))
                       .setLastGlobal(engine.lastGlobal(s))
-                      .setTrimMark(engine.trimMark(s)));
+                      .setTrimMark(engine.trimMark(s))
+                      .setTrimFloorGlobal(engine.floorGlobal(s)));
             }
             response.setMaxGlobal(engine.maxGlobal());
             barrier = engine.barrier();

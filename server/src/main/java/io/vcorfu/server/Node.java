@@ -109,6 +109,9 @@ public final class Node implements AutoCloseable {
   /** Cluster mode: the link to the agreed layout; null for a static layout. */
   private ClusterMembership membership;
 
+  /** Trims the global log's prefix as the streams allow, while this node drives it; or null. */
+  private io.vcorfu.server.cluster.LogPrefixTrim logTrim;
+
   /** Cluster mode: this node's run for manager; null for a static layout. */
   private ClusterManager manager;
 
@@ -193,6 +196,16 @@ public final class Node implements AutoCloseable {
   /** True when this node follows a cluster's agreed layout. */
   public boolean clustered() {
     return config.cluster() != null;
+  }
+
+  /**
+   * Runs one round of the global log's prefix trim now, when this node drives it (the manager, or
+   * the sequencer of a static layout): the mark every log replica holds afterwards, -1 when the
+   * round could not run or this node does not drive it.
+   */
+  public long trimLogNow() {
+    io.vcorfu.server.cluster.LogPrefixTrim t = logTrim;
+    return t == null || (clustered() && !managing()) ? -1 : t.once();
   }
 
   /** Cluster mode: true while this node is the cluster's manager. */
@@ -298,6 +311,12 @@ public final class Node implements AutoCloseable {
     NodeCalls calls = new NodeCalls(peers);
     membership = ClusterMembership.start(config.cluster(), me, calls, fence::epoch, this::adopt);
     manager = ClusterManager.start(me, config.cluster(), membership.store(), calls);
+    logTrim =
+        new io.vcorfu.server.cluster.LogPrefixTrim(
+            calls,
+            layout::get,
+            this::managing,
+            io.vcorfu.server.cluster.LogPrefixTrim.DEFAULT_INTERVAL);
     lifeCycle.transition(LifeCycle.State.RUNNING);
     LOG.info(
         "node {} joined cluster {} at ZooKeeper {}{}; data directory incarnation {}{}",
@@ -320,7 +339,7 @@ public final class Node implements AutoCloseable {
     Map<PayloadCase, RpcHandler> gated = new java.util.EnumMap<>(PayloadCase.class);
     RoleHandlers.table(roles(), layout::get, fence).forEach((k, h) -> gated.put(k, gate.gated(h)));
     return RequestDispatcher.builder(fence::epoch)
-        .on(PayloadCase.PING, r -> done(pingResponse(me)))
+        .on(PayloadCase.PING, r -> done(pingResponse(me, r.getPing().getSpace())))
         .on(PayloadCase.GET_LAYOUT, r -> layoutAnswer(r.getGetLayout()))
         .on(PayloadCase.SEAL, r -> seal(r.getSeal().getEpoch()))
         .on(PayloadCase.REMOVE_NODE, r -> ManagerRequests.removeNode(manager, r.getRemoveNode()))
@@ -419,7 +438,7 @@ public final class Node implements AutoCloseable {
    * takeover progress, and its foreground write latency.
    */
   public PingResponse status() {
-    return pingResponse(binding.endpoint()).getPing();
+    return pingResponse(binding.endpoint(), true).getPing();
   }
 
   /** {@code other}'s answer to a ping (see {@link #status}), asked through this node's client. */
@@ -631,11 +650,59 @@ public final class Node implements AutoCloseable {
   /** The node's own requests (ping, layout, seal), then {@code roles}, behind the epoch check. */
   private RequestDispatcher dispatcher(Endpoint me, Map<PayloadCase, RpcHandler> roles) {
     return RequestDispatcher.builder(() -> layout.get().epoch())
-        .on(PayloadCase.PING, r -> done(pingResponse(me)))
+        .on(PayloadCase.PING, r -> done(pingResponse(me, r.getPing().getSpace())))
         .on(PayloadCase.GET_LAYOUT, r -> layoutAnswer(r.getGetLayout()))
         .on(PayloadCase.SEAL, r -> seal(r.getSeal().getEpoch()))
         .onAll(roles)
         .build();
+  }
+
+  private Response pingResponse(Endpoint me, boolean withSpace) {
+    Response r = pingResponse(me);
+    if (!withSpace) {
+      return r;
+    }
+    return r.toBuilder().setPing(r.getPing().toBuilder().setSpace(space())).build();
+  }
+
+  /**
+   * How this node's storage uses its disk, and the lowest global address the log must keep for its
+   * streams (0 while it rebuilds or copies streams from the log: it cannot tell yet).
+   */
+  public io.vcorfu.protocol.proto.StorageSpace space() {
+    ReplicaStore s = store;
+    io.vcorfu.protocol.proto.StorageSpace.Builder b =
+        io.vcorfu.protocol.proto.StorageSpace.newBuilder()
+            .setLogNeededFrom(Long.MAX_VALUE)
+            .setLogTail(-1)
+            .setCompacting(-1)
+            .setFreeDiskBytes(-1);
+    if (s == null) {
+      return b.build();
+    }
+    long[] counts = new long[2];
+    long needed = s.logNeededFrom(counts);
+    Rejoin r = rejoin;
+    io.vcorfu.protocol.proto.RebuildProgress takeover = r == null ? null : r.takeoverProgress();
+    boolean copying = s.joinedAt() != 0 || (takeover != null && !takeover.getDone());
+    long[] log = s.logTailAndTrimMark();
+    io.vcorfu.logunit.SpaceReport space = s.space();
+    b.setLogNeededFrom(copying ? 0 : needed)
+        .setLogTail(log[0])
+        .setLogTrimMark(log[1])
+        .setFileBytes(space.fileBytes())
+        .setLiveBytes(space.liveBytes())
+        .setSegments(space.segments())
+        .setSegmentsCompacted(space.segmentsCompacted())
+        .setCompactionCopiedBytes(space.compactionCopiedBytes())
+        .setCompactionReclaimedBytes(space.compactionReclaimedBytes())
+        .setCompacting(space.compacting())
+        .setStreams(counts[0])
+        .setTrimmedStreams(counts[1]);
+    if (config.durable()) {
+      b.setFreeDiskBytes(config.dataDir().toFile().getUsableSpace());
+    }
+    return b.build();
   }
 
   private Response pingResponse(Endpoint me) {
@@ -716,6 +783,12 @@ public final class Node implements AutoCloseable {
       ReadLeases leases = new ReadLeases(leaseMarker(chosen, me));
       sequencer.onIssued(leases::issued);
       peers = transport.newClient(ClientOptions.defaults());
+      logTrim =
+          new io.vcorfu.server.cluster.LogPrefixTrim(
+              new io.vcorfu.server.cluster.NodeCalls(peers),
+              layout::get,
+              () -> true,
+              io.vcorfu.server.cluster.LogPrefixTrim.DEFAULT_INTERVAL);
       sequencerSeat.hold(
           new SequencerRole(
               sequencer,
@@ -923,6 +996,7 @@ public final class Node implements AutoCloseable {
     if (!lifeCycle.startClosing()) {
       return;
     }
+    closeQuietly(logTrim);
     closeQuietly(manager);
     closeQuietly(membership);
     closeQuietly(rejoin);

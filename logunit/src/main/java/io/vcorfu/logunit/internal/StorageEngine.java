@@ -207,6 +207,29 @@ public final class StorageEngine implements AutoCloseable {
     return index.lastGlobal(ns);
   }
 
+  /**
+   * The lowest global address the log must keep for the namespaces {@code streams} accepts: above
+   * the last DATA record each one trimmed away (0 for one never trimmed); {@link Long#MAX_VALUE}
+   * when there is none. Counts them into {@code counts} ({streams, trimmed streams}).
+   */
+  public synchronized long neededFrom(
+      java.util.function.Predicate<StreamId> streams, long[] counts) {
+    long needed = Long.MAX_VALUE;
+    for (NamespaceIndex n : index.all()) {
+      if (!streams.test(n.id)) {
+        continue;
+      }
+      counts[0]++;
+      if (n.trimMark > 0) {
+        counts[1]++;
+        needed = Math.min(needed, n.floorGlobal + 1);
+      } else {
+        needed = 0;
+      }
+    }
+    return needed;
+  }
+
   /** Highest global address of any DATA record ever stored, or -1. */
   public synchronized long maxGlobal() {
     return index.maxGlobal();
@@ -277,6 +300,32 @@ public final class StorageEngine implements AutoCloseable {
               index.maxGlobal()));
     }
     return trimMark(ns);
+  }
+
+  /**
+   * Takes the trim mark {@code before} a chain holds for {@code ns} (with the global address of the
+   * last DATA record below it, {@code floorGlobal}), whatever this engine holds: a replica rebuilt
+   * from the chain adopts its marks. A mark never goes back. Returns the mark in force afterwards.
+   */
+  public synchronized long adoptTrim(StreamId ns, long before, long floorGlobal) {
+    checkOpen();
+    NamespaceIndex n = index.namespace(ns);
+    if (before > n.trimMark) {
+      log(
+          SegmentRecord.marks(
+              ns.msb(),
+              ns.lsb(),
+              before,
+              Math.max(n.maxAddress, before - 1),
+              Math.max(floorGlobal, RecordIndex.lastGlobalBelow(n, before)),
+              index.maxGlobal()));
+    }
+    return trimMark(ns);
+  }
+
+  /** Global address of the last DATA record {@code ns} trimmed away, -1 when none is known. */
+  public synchronized long floorGlobal(StreamId ns) {
+    return index.knows(ns) ? index.namespace(ns).floorGlobal : -1;
   }
 
   private void log(SegmentRecord op) {

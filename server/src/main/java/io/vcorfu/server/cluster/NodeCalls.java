@@ -105,6 +105,24 @@ public final class NodeCalls {
     return call(sequencer, request).thenApply(r -> r.getTail().getGlobalTail());
   }
 
+  /** The node's state with its storage space (see {@code StorageSpace}). */
+  public CompletableFuture<PingResponse> pingWithSpace(Endpoint node) {
+    return call(node, Request.newBuilder().setPing(PingRequest.newBuilder().setSpace(true)))
+        .thenApply(r -> r.getPing());
+  }
+
+  /**
+   * Trims {@code node}'s log replica below {@code before}, at {@code epoch}; completes with the
+   * mark in force afterwards.
+   */
+  public CompletableFuture<Long> logTrim(Endpoint node, long epoch, long before) {
+    Request.Builder request =
+        Request.newBuilder()
+            .setHeader(Header.newBuilder().setEpoch(epoch))
+            .setLogTrim(io.vcorfu.protocol.proto.LogTrimRequest.newBuilder().setBefore(before));
+    return call(node, request).thenApply(r -> r.getLogTrim().getTrimMark());
+  }
+
   /** The layout {@code node} has adopted, as its JSON document. */
   public CompletableFuture<String> layoutJson(Endpoint node) {
     return call(node, Request.newBuilder().setGetLayout(GetLayoutRequest.getDefaultInstance()))

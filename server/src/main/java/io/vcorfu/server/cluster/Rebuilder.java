@@ -286,6 +286,7 @@ public final class Rebuilder implements AutoCloseable {
     try (ClusterStreamLog log =
         ClusterStreamLog.connect(transport, seeds, StreamLogOptions.defaults())) {
       Map<StreamId, long[]> streams = streamsToCopy(layout, log);
+      adoptLogTrimMark(layout, log);
       Map<Integer, Set<Integer>> logChains = new TreeMap<>();
       for (int[] sc : LayoutChanges.closedLogChainsToCopy(layout, self)) {
         logChains.computeIfAbsent(sc[0], k -> new HashSet<>()).add(sc[1]);
@@ -462,6 +463,28 @@ public final class Rebuilder implements AutoCloseable {
   }
 
   /**
+   * Takes the highest trim mark the log replicas that answer hold (the global log is trimmed by
+   * prefix everywhere alike, and only below what every stream has trimmed): below it there is
+   * nothing to copy, and this replica reads TRIMMED there as the others do.
+   */
+  private void adoptLogTrimMark(Layout layout, ClusterStreamLog log) {
+    long mark = 0;
+    for (Endpoint e : layout.logServers()) {
+      if (e.equals(self) || layout.rebuildsAll(e)) {
+        continue;
+      }
+      try {
+        mark = Math.max(mark, log.ops().logTail(e).join().getTrimMark());
+      } catch (RuntimeException notAnswering) {
+        // Another replica's mark will do, or the next round of the log's trim.
+      }
+    }
+    if (mark > 0) {
+      store.adoptTrimMark(null, mark, -1).join();
+    }
+  }
+
+  /**
    * Every stream whose chain holds this node, with the range to copy: from its trim mark to its
    * tail as the sequencer reports it now (every slot issued before the join is at or below it). The
    * streams are those any serving replica of this node's stream chains knows.
@@ -475,15 +498,24 @@ public final class Rebuilder implements AutoCloseable {
       }
     }
     Map<StreamId, Long> trim = new HashMap<>();
+    Map<StreamId, Long> floor = new HashMap<>();
     for (Endpoint source : sources) {
       StreamTailResponse r = log.ops().streamTail(source, List.of(), true).join();
       for (StreamTailEntry t : r.getTailsList()) {
         StreamId s = StreamId.fromMsg(t.getStream());
         if (layout.rebuildsStream(self, layout.streamChainIndex(s))) {
           trim.merge(s, Math.max(0, t.getTrimMark()), Math::max);
+          floor.merge(s, t.getTrimFloorGlobal(), Math::max);
         }
       }
     }
+    // Below the chain's trim mark there is nothing to copy: this replica takes the mark itself.
+    trim.forEach(
+        (s, mark) -> {
+          if (mark > 0) {
+            store.adoptTrimMark(s, mark, floor.getOrDefault(s, -1L)).join();
+          }
+        });
     Map<StreamId, long[]> out = new TreeMap<>();
     if (trim.isEmpty()) {
       return out;

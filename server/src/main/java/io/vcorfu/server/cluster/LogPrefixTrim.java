@@ -1,0 +1,144 @@
+package io.vcorfu.server.cluster;
+
+import io.vcorfu.layout.Layout;
+import io.vcorfu.protocol.Endpoint;
+import io.vcorfu.protocol.proto.PingResponse;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The global log's prefix trim, following the streams: every so often the node that drives it (the
+ * manager of a cluster, the sequencer of a static layout) asks every node what the log must keep
+ * for the streams it holds and trims every log replica below the lowest answer, so the log's
+ * records go once no stream needs them and their space comes back (compaction reclaims the
+ * segments).
+ *
+ * <p>Invariant: the log is never trimmed at or above the global address of an entry one of whose
+ * stream slots is not trimmed. Each stream replica answers, over the streams it holds, the lowest
+ * of (global address of the last entry a stream trimmed away + 1), 0 for a stream never trimmed,
+ * and 0 while it is still copying (rebuilding or taking up a chain); a stream address follows the
+ * global order, so every slot at or above a stream's mark lies above that answer; every slot below
+ * a mark was decided before the stream was trimmed. A round runs only when every node of the layout
+ * answers and every stream chain has a replica (else the log may be a stream's only copy); a
+ * replica is never asked past its own tail + 1.
+ */
+public final class LogPrefixTrim implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(LogPrefixTrim.class);
+
+  /** How often the driving node looks for what it can trim. */
+  public static final Duration DEFAULT_INTERVAL = Duration.ofSeconds(5);
+
+  private static final long ASK_SECONDS = 5;
+
+  private final NodeCalls calls;
+  private final Supplier<Layout> layout;
+  private final BooleanSupplier driving;
+  private final ScheduledExecutorService timer;
+  private volatile long lastMark;
+
+  /**
+   * @param driving true while this node drives the trim (the manager, or a static sequencer)
+   */
+  public LogPrefixTrim(
+      NodeCalls calls, Supplier<Layout> layout, BooleanSupplier driving, Duration interval) {
+    this.calls = calls;
+    this.layout = layout;
+    this.driving = driving;
+    this.timer = Executors.newSingleThreadScheduledExecutor(Rebuilder.daemon("log-trim"));
+    long ms = interval.toMillis();
+    timer.scheduleWithFixedDelay(this::tick, ms, ms, TimeUnit.MILLISECONDS);
+  }
+
+  private void tick() {
+    if (!driving.getAsBoolean()) {
+      return;
+    }
+    try {
+      once();
+    } catch (RuntimeException e) {
+      LOG.debug("log trim round skipped: {}", e.toString());
+    }
+  }
+
+  /**
+   * One round: the mark the log was trimmed to on every log replica of the layout (what they hold
+   * afterwards, the lowest of them), or -1 when the round could not run (a node did not answer, a
+   * stream chain has no replica, no layout yet).
+   */
+  public long once() {
+    Layout l = layout.get();
+    if (l == null) {
+      return -1;
+    }
+    for (List<Endpoint> chain : l.currentSegment().stream()) {
+      if (chain.isEmpty()) {
+        return -1; // the log may be the only copy of those streams
+      }
+    }
+    List<Endpoint> nodes = new ArrayList<>(l.allServers());
+    Map<Endpoint, CompletableFuture<PingResponse>> asked = new HashMap<>();
+    for (Endpoint n : nodes) {
+      asked.put(n, calls.pingWithSpace(n).orTimeout(ASK_SECONDS, TimeUnit.SECONDS));
+    }
+    Map<Endpoint, PingResponse> answers = new HashMap<>();
+    for (Map.Entry<Endpoint, CompletableFuture<PingResponse>> e : asked.entrySet()) {
+      PingResponse p;
+      try {
+        p = e.getValue().join();
+      } catch (RuntimeException failed) {
+        return -1;
+      }
+      if (p.getEpoch() != l.epoch() || !p.hasSpace()) {
+        return -1; // it follows another layout: ask again next round
+      }
+      answers.put(e.getKey(), p);
+    }
+    long needed = Long.MAX_VALUE;
+    for (Endpoint n : l.streamServers()) {
+      needed = Math.min(needed, answers.get(n).getSpace().getLogNeededFrom());
+    }
+    long lowest = Long.MAX_VALUE;
+    List<CompletableFuture<Long>> trims = new ArrayList<>();
+    for (Endpoint n : l.logServers()) {
+      PingResponse p = answers.get(n);
+      long target = Math.min(needed, p.getSpace().getLogTail() + 1);
+      if (target > p.getSpace().getLogTrimMark()) {
+        trims.add(calls.logTrim(n, l.epoch(), target).orTimeout(ASK_SECONDS, TimeUnit.SECONDS));
+      } else {
+        lowest = Math.min(lowest, p.getSpace().getLogTrimMark());
+      }
+    }
+    for (CompletableFuture<Long> t : trims) {
+      try {
+        lowest = Math.min(lowest, t.join());
+      } catch (RuntimeException failed) {
+        return -1;
+      }
+    }
+    if (lowest != Long.MAX_VALUE && lowest > lastMark) {
+      LOG.info(
+          "trimmed the global log below {} on {} log replicas (the streams need it from {})",
+          lowest,
+          l.logServers().size(),
+          needed == Long.MAX_VALUE ? "nowhere" : String.valueOf(needed));
+      lastMark = lowest;
+    }
+    return lowest == Long.MAX_VALUE ? -1 : lowest;
+  }
+
+  @Override
+  public void close() {
+    timer.shutdownNow();
+  }
+}

@@ -1,0 +1,83 @@
+package io.vcorfu.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.vcorfu.client.AppendResult;
+import io.vcorfu.client.ClusterStreamLog;
+import io.vcorfu.client.StreamLogOptions;
+import io.vcorfu.protocol.Endpoint;
+import io.vcorfu.protocol.StreamId;
+import io.vcorfu.protocol.TrimmedException;
+import io.vcorfu.protocol.inmemory.InJvmTransport;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletionException;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The global log is trimmed as the streams allow and no further: below the first entry some stream
+ * still holds, never past an entry one of whose slots is not trimmed; its space comes back once the
+ * streams' is, since a node stores each entry once for both.
+ */
+class LogTrimFollowsStreamsTest {
+  private static final Endpoint NODE = Endpoint.parse("node:9000");
+  private static final StreamId A = StreamId.of("trim-a");
+  private static final StreamId B = StreamId.of("trim-b");
+
+  @TempDir Path tmp;
+
+  private static byte[] value(int i) {
+    return ("value-" + i + "-" + "x".repeat(1000)).getBytes(StandardCharsets.UTF_8);
+  }
+
+  @Test
+  void theLogIsTrimmedBelowWhatEveryStreamStillHoldsAndNoFurther() throws Exception {
+    try (InJvmTransport transport = new InJvmTransport();
+        Node node = Node.start(NodeConfig.durable(NODE, tmp.resolve("data")), transport);
+        ClusterStreamLog log =
+            ClusterStreamLog.connect(transport, NODE, StreamLogOptions.defaults())) {
+      node.ready().join();
+      List<AppendResult> a = new ArrayList<>();
+      List<AppendResult> b = new ArrayList<>();
+      for (int i = 0; i < 300; i++) {
+        if (i % 10 == 9) { // every tenth entry is in both streams
+          AppendResult r = log.append(List.of(A, B), value(i)).join();
+          a.add(r);
+          b.add(r);
+        } else {
+          (i % 2 == 0 ? a : b).add(log.append(List.of(i % 2 == 0 ? A : B), value(i)).join());
+        }
+      }
+      assertThat(node.trimLogNow()).as("no stream was trimmed: the log keeps all").isZero();
+
+      log.trimStream(A, a.size()).join();
+      assertThat(node.trimLogNow()).as("B still holds everything").isZero();
+      assertThat(log.readGlobal(0).join().payload()).isEqualTo(value(0));
+
+      log.trimStream(B, 100).join();
+      long mark = node.trimLogNow();
+
+      long lastBTrimmed = b.get(99).globalAddress();
+      assertThat(mark).isEqualTo(lastBTrimmed + 1);
+      assertThat(node.space().getLogTrimMark()).isEqualTo(mark);
+      assertThatThrownBy(() -> log.readGlobal(lastBTrimmed).join())
+          .isInstanceOf(CompletionException.class)
+          .hasCauseInstanceOf(TrimmedException.class);
+      for (AppendResult r : b.subList(100, b.size())) {
+        assertThat(log.readGlobal(r.globalAddress()).join().globalAddress())
+            .isEqualTo(r.globalAddress());
+      }
+      assertThat(log.readStream(B, 100, 100).join().get(0).globalAddress())
+          .isEqualTo(b.get(100).globalAddress());
+
+      log.trimStream(B, b.size()).join();
+      long all = a.get(a.size() - 1).globalAddress() + 1;
+      assertThat(node.trimLogNow())
+          .isEqualTo(Math.max(all, b.get(b.size() - 1).globalAddress() + 1));
+    }
+  }
+}

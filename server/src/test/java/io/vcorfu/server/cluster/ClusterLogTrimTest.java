@@ -1,0 +1,91 @@
+package io.vcorfu.server.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.vcorfu.client.AppendResult;
+import io.vcorfu.client.ClusterStreamLog;
+import io.vcorfu.client.StreamEntry;
+import io.vcorfu.protocol.Endpoint;
+import io.vcorfu.protocol.StreamId;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * In a three-node cluster the manager trims every log replica below what the streams still need; a
+ * node restarted on a wiped directory afterwards rebuilds what is retained, takes the log's trim
+ * mark, and is promoted, every retained entry still readable.
+ */
+class ClusterLogTrimTest {
+  private static final StreamId A = StreamId.of("cluster-trim-a");
+  private static final StreamId B = StreamId.of("cluster-trim-b");
+
+  @TempDir Path tmp;
+
+  private static Endpoint manager(ZkCluster c) {
+    return Awaitility.await("a manager")
+        .atMost(Duration.ofSeconds(30))
+        .until(c::manager, java.util.Optional::isPresent)
+        .orElseThrow();
+  }
+
+  @Test
+  void theManagerTrimsEveryLogReplicaAsTheStreamsAllowAndARebuiltNodeFollows() throws Exception {
+    try (ZkCluster c = ZkCluster.start(tmp, 3, 3)) {
+      c.awaitLayout("epoch 2", x -> x.epoch() >= 2);
+      List<AppendResult> a = new ArrayList<>();
+      List<AppendResult> b = new ArrayList<>();
+      try (ClusterStreamLog log = c.client(c.endpoints().get(0))) {
+        for (int i = 0; i < 200; i++) {
+          StreamId s = i % 2 == 0 ? A : B;
+          byte[] v = ("v" + i).getBytes(StandardCharsets.UTF_8);
+          (s == A ? a : b).add(log.append(List.of(s), v).join());
+        }
+        log.trimStream(A, a.size()).join();
+        log.trimStream(B, 40).join();
+      }
+      long expected = b.get(39).globalAddress() + 1;
+      Endpoint manager = manager(c);
+      assertThat(c.node(manager).trimLogNow()).isEqualTo(expected);
+      for (Endpoint e : c.endpoints()) {
+        assertThat(c.node(e).space().getLogTrimMark())
+            .as("log trim mark of %s", e)
+            .isEqualTo(expected);
+      }
+
+      Endpoint victim =
+          c.endpoints().stream().filter(e -> !e.equals(manager)).findFirst().orElseThrow();
+      long before = c.agreed().value().epoch();
+      c.restartWiped(victim);
+      c.awaitLayout(victim + " removed", x -> x.epoch() > before);
+      c.awaitLayout(
+          victim + " rebuilt and promoted",
+          x ->
+              x.allServers().contains(victim) && x.rebuilding().isEmpty() && x.removed().isEmpty());
+      // Once it follows the layout that promoted it: the log's mark, and the streams' marks with
+      // what they trimmed away, so it asks the log to keep no more than the others do.
+      Awaitility.await(victim + " takes the chains' trim marks")
+          .atMost(Duration.ofSeconds(30))
+          .until(
+              () -> c.node(victim).space(),
+              s -> s.getLogTrimMark() >= expected && s.getLogNeededFrom() == expected);
+
+      try (ClusterStreamLog log = c.client(victim)) {
+        List<StreamEntry> kept = log.readStream(B, 40, b.size() - 1).join();
+        assertThat(kept).hasSize(b.size() - 40);
+        for (int i = 0; i < kept.size(); i++) {
+          assertThat(kept.get(i).globalAddress()).isEqualTo(b.get(40 + i).globalAddress());
+        }
+        for (AppendResult r : b.subList(40, b.size())) {
+          assertThat(log.readGlobal(r.globalAddress()).join().globalAddress())
+              .isEqualTo(r.globalAddress());
+        }
+      }
+    }
+  }
+}
