@@ -25,6 +25,8 @@ import java.util.Objects;
  *     object keeps at most (one per applied entry, newest kept); versions share structure, so each
  *     costs about what its update copied (O(log n) nodes) plus an index entry. Snapshots older than
  *     the oldest kept version are rebuilt by replay, as for other objects; 0 turns capturing off
+ * @param retention automatic checkpoints of the objects open as live views, and the history kept
+ *     when their streams are trimmed (see {@link Retention})
  */
 public record RuntimeOptions(
     Serializer serializer,
@@ -33,9 +35,11 @@ public record RuntimeOptions(
     Duration backoffMax,
     Duration ioTimeout,
     long retainedHistoryBytes,
-    int retainedVersions) {
+    int retainedVersions,
+    Retention retention) {
 
   public RuntimeOptions {
+    Objects.requireNonNull(retention, "retention");
     Objects.requireNonNull(serializer, "serializer");
     if (maxTransactionAttempts < 1) {
       throw new IllegalArgumentException("maxTransactionAttempts must be at least 1");
@@ -56,7 +60,8 @@ public record RuntimeOptions(
 
   /**
    * A fresh {@link DefaultSerializer}, 20 attempts, backoff 1 ms doubling to 100 ms, 30 s I/O
-   * timeout, 64 MiB of retained history and 16,384 captured versions per object.
+   * timeout, 64 MiB of retained history and 16,384 captured versions per object, and {@link
+   * Retention#DEFAULT}.
    */
   public static RuntimeOptions defaults() {
     return new RuntimeOptions(
@@ -66,7 +71,21 @@ public record RuntimeOptions(
         Duration.ofMillis(100),
         Duration.ofSeconds(30),
         64L << 20,
-        16_384);
+        16_384,
+        Retention.DEFAULT);
+  }
+
+  /** These options with {@code r} as the objects' checkpoints and retention. */
+  public RuntimeOptions withRetention(Retention r) {
+    return new RuntimeOptions(
+        serializer,
+        maxTransactionAttempts,
+        backoffInitial,
+        backoffMax,
+        ioTimeout,
+        retainedHistoryBytes,
+        retainedVersions,
+        r);
   }
 
   public RuntimeOptions withSerializer(Serializer s) {
@@ -77,7 +96,8 @@ public record RuntimeOptions(
         backoffMax,
         ioTimeout,
         retainedHistoryBytes,
-        retainedVersions);
+        retainedVersions,
+        retention);
   }
 
   public RuntimeOptions withMaxTransactionAttempts(int n) {
@@ -88,7 +108,8 @@ public record RuntimeOptions(
         backoffMax,
         ioTimeout,
         retainedHistoryBytes,
-        retainedVersions);
+        retainedVersions,
+        retention);
   }
 
   public RuntimeOptions withBackoff(Duration initial, Duration max) {
@@ -99,7 +120,8 @@ public record RuntimeOptions(
         max,
         ioTimeout,
         retainedHistoryBytes,
-        retainedVersions);
+        retainedVersions,
+        retention);
   }
 
   public RuntimeOptions withIoTimeout(Duration timeout) {
@@ -110,7 +132,8 @@ public record RuntimeOptions(
         backoffMax,
         timeout,
         retainedHistoryBytes,
-        retainedVersions);
+        retainedVersions,
+        retention);
   }
 
   public RuntimeOptions withRetainedHistoryBytes(long bytes) {
@@ -121,7 +144,8 @@ public record RuntimeOptions(
         backoffMax,
         ioTimeout,
         bytes,
-        retainedVersions);
+        retainedVersions,
+        retention);
   }
 
   public RuntimeOptions withRetainedVersions(int versions) {
@@ -132,6 +156,7 @@ public record RuntimeOptions(
         backoffMax,
         ioTimeout,
         retainedHistoryBytes,
-        versions);
+        versions,
+        retention);
   }
 }

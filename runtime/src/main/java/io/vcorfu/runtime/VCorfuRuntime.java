@@ -44,10 +44,26 @@ import java.util.function.Supplier;
 public final class VCorfuRuntime implements AutoCloseable {
   private final RuntimeCore core;
   private final ObjectOpener objects;
+  private final io.vcorfu.runtime.checkpoint.AutoCheckpoints checkpoints;
 
   private VCorfuRuntime(StreamLog log, RuntimeOptions options) {
     this.core = new RuntimeCore(log, options, this);
-    this.objects = new ObjectOpener(core, new ObjectDirectory(core));
+    ObjectDirectory directory = new ObjectDirectory(core);
+    this.objects = new ObjectOpener(core, directory);
+    this.checkpoints =
+        options.retention().autoCheckpoint()
+            ? new io.vcorfu.runtime.checkpoint.AutoCheckpoints(core, directory, options.retention())
+            : null;
+  }
+
+  /**
+   * Runs one pass of the automatic checkpoints and trims now (see {@link Retention}): checkpoints
+   * the live views that played enough since their last one and trims their streams as retention
+   * allows; returns how many checkpoints it wrote (0 when automatic checkpoints are off).
+   */
+  public int checkpointNow() {
+    core.checkOpen();
+    return checkpoints == null ? 0 : checkpoints.runOnce();
   }
 
   /**
@@ -215,6 +231,9 @@ public final class VCorfuRuntime implements AutoCloseable {
   @Override
   public void close() {
     if (core.markClosed()) {
+      if (checkpoints != null) {
+        checkpoints.close();
+      }
       try {
         core.log().close();
       } finally {

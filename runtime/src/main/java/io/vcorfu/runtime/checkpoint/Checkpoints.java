@@ -76,6 +76,18 @@ public final class Checkpoints {
    * (logged once per class); nothing is written then.
    */
   public static OptionalLong write(RuntimeCore core, Object proxy) {
+    Written w = writeAndTell(core, proxy);
+    return w == null ? OptionalLong.empty() : OptionalLong.of(w.version());
+  }
+
+  /**
+   * A checkpoint written: the global address it reflects, the next stream address to play after it,
+   * its encoded size, and its address in the checkpoint stream.
+   */
+  public record Written(long version, long streamPos, long bytes, long checkpointAddress) {}
+
+  /** {@link #write}, telling what was written; null when nothing was (see there). */
+  public static Written writeAndTell(RuntimeCore core, Object proxy) {
     LocalViewHandle handle = liveView(proxy);
     if (handle.core() != core) {
       throw new IllegalArgumentException("the object was not opened by this runtime");
@@ -84,6 +96,7 @@ public final class Checkpoints {
     Class<?> type = view.model().type();
     byte[] payload;
     long version;
+    long streamPos;
     try {
       // A VersionCapturing object's state is captured in O(1) under the lock and encoded outside
       // it.
@@ -98,6 +111,7 @@ public final class Checkpoints {
                     pos
                   });
       version = (Long) captured[1];
+      streamPos = (Long) captured[2];
       CheckpointImage image =
           proxy instanceof VersionCapturing<?>
               ? CheckpointImage.ofVersion(type, proxy, captured[0], view.serializer())
@@ -111,10 +125,55 @@ public final class Checkpoints {
             type.getName(),
             e.getMessage());
       }
-      return OptionalLong.empty();
+      return null;
     }
-    core.await(core.log().append(List.of(streamOf(view.stream())), payload));
-    return OptionalLong.of(version);
+    StreamId cp = streamOf(view.stream());
+    io.vcorfu.client.AppendResult r = core.await(core.log().append(List.of(cp), payload));
+    return new Written(version, streamPos, payload.length, r.streamAddresses().get(cp));
+  }
+
+  /**
+   * The base to build a view of {@code stream} as of global address {@code asOf} from: the newest
+   * readable checkpoint of the same class reflecting no update after {@code asOf}, or the initial
+   * state when there is none (the stream is then played from its start, which fails with a
+   * TrimmedException when it was trimmed: that version is no longer retained).
+   */
+  public static SmrEngine.Base atOrBelow(
+      RuntimeCore core, StreamId stream, ClassModel model, Serializer serializer, long asOf) {
+    StreamId cp = streamOf(stream);
+    io.vcorfu.client.Tails t = core.await(core.log().tails(List.of(cp)));
+    long tail = t.streamTails().getOrDefault(cp, -1L);
+    for (long pos = tail; pos >= 0; pos--) {
+      List<StreamEntry> entries;
+      try {
+        entries = core.await(core.log().readStream(cp, pos, pos));
+      } catch (io.vcorfu.protocol.TrimmedException trimmed) {
+        break; // older checkpoints are gone
+      }
+      for (StreamEntry e : entries) {
+        if (e.streamAddress() != pos || e.isHole()) {
+          continue;
+        }
+        try {
+          SmrEngine.Base base = decode(e.payload(), stream);
+          if (base.version() > asOf) {
+            continue;
+          }
+          if (!base.image().typeName().equals(model.type().getName())) {
+            return SmrEngine.Base.INITIAL;
+          }
+          base.image().restoreInto(model.newState(), serializer);
+          return base;
+        } catch (RuntimeException ex) {
+          LOG.warn(
+              "Skipping the checkpoint at stream address {} of stream {}: {}",
+              pos,
+              stream,
+              ex.getMessage());
+        }
+      }
+    }
+    return SmrEngine.Base.INITIAL;
   }
 
   /**

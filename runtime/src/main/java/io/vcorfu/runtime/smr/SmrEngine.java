@@ -71,13 +71,25 @@ public final class SmrEngine {
   private final long limit;
   private final ReentrantLock lock = new ReentrantLock();
   // Guarded by lock:
-  private final OldVersions old;
+  private OldVersions old;
   private final MutatorAccessorRendezvous rendezvous = new MutatorAccessorRendezvous();
   private Object live;
   // Written under lock; volatile so a reader can see without the lock that it needs no tail query.
   private volatile long version;
   private long streamPos;
   private long lastApplied;
+  private final long baseStreamPos;
+
+  /** Entries applied and their payload bytes since the engine started (for checkpoint pacing). */
+  private volatile long playedEntries;
+
+  private volatile long playedBytes;
+
+  /**
+   * Where a live view starts again when its stream was trimmed above its position (the stream's
+   * latest checkpoint); null for views that cannot (snapshot views).
+   */
+  private volatile java.util.function.Supplier<Base> rebaseFrom;
 
   /**
    * An engine that plays {@code stream} up to {@code until} ({@link Version#LIVE} for a live local
@@ -99,6 +111,12 @@ public final class SmrEngine {
     this.version = base.version();
     this.lastApplied = base.version();
     this.streamPos = base.streamPos();
+    this.baseStreamPos = base.streamPos();
+  }
+
+  /** The stream position the view started from (its checkpoint's, 0 from the initial state). */
+  public long baseStreamPos() {
+    return baseStreamPos;
   }
 
   /**
@@ -117,6 +135,35 @@ public final class SmrEngine {
 
   public StreamId stream() {
     return stream;
+  }
+
+  /**
+   * Lets this live view start again from {@code from} (the stream's latest checkpoint) when it
+   * finds its stream trimmed above its position: its state is restored from the checkpoint (every
+   * field replaced), so it goes on at the checkpoint's positions instead of failing every read.
+   */
+  public void rebaseFrom(java.util.function.Supplier<Base> from) {
+    this.rebaseFrom = from;
+  }
+
+  /** Entries this engine applied since it started. */
+  public long playedEntries() {
+    return playedEntries;
+  }
+
+  /** Payload bytes of the entries this engine applied since it started. */
+  public long playedBytes() {
+    return playedBytes;
+  }
+
+  /** Syncs the view to the stream's tail (or its limit). */
+  public void sync() {
+    lock.lock();
+    try {
+      syncTo(limit);
+    } finally {
+      lock.unlock();
+    }
   }
 
   public Serializer serializer() {
@@ -315,7 +362,15 @@ public final class SmrEngine {
     reading:
     while (streamPos <= streamTail) {
       long to = Math.min(streamTail, streamPos + READ_BATCH - 1);
-      List<StreamEntry> entries = core.await(core.log().readStream(stream, streamPos, to));
+      List<StreamEntry> entries;
+      try {
+        entries = core.await(core.log().readStream(stream, streamPos, to));
+      } catch (TrimmedException trimmed) {
+        if (rebase(trimmed)) {
+          continue;
+        }
+        throw trimmed;
+      }
       if (entries.isEmpty()) {
         throw new VCorfuException(
             "stream " + stream + " returned nothing for addresses " + streamPos + ".." + to);
@@ -341,7 +396,37 @@ public final class SmrEngine {
     }
   }
 
+  /**
+   * The stream was trimmed above this live view's position: starts again from the stream's latest
+   * checkpoint when it lies at or past the trim mark. Caller holds the lock.
+   */
+  private boolean rebase(TrimmedException trimmed) {
+    java.util.function.Supplier<Base> from = rebaseFrom;
+    if (from == null || live == null) {
+      return false;
+    }
+    Base b = from.get();
+    if (b.image() == null || b.streamPos() <= streamPos || b.version() < version) {
+      return false;
+    }
+    OldVersions fresh = new OldVersions(core, stream, model, serializer, b);
+    fresh.start(live);
+    old = fresh;
+    version = b.version();
+    lastApplied = b.version();
+    streamPos = b.streamPos();
+    LOG.info(
+        "Live view of stream {} started again from its checkpoint at {} (the stream was trimmed"
+            + " below {} while the view was behind)",
+        stream,
+        b.version(),
+        trimmed.trimMark());
+    return true;
+  }
+
   private void apply(StreamEntry e) {
+    playedEntries++;
+    playedBytes += e.payload() == null ? 0 : e.payload().length;
     boolean applied = false;
     long argumentBytes = 0;
     for (UpdateHistory.Applied a : old.history().updatesOf(e)) {

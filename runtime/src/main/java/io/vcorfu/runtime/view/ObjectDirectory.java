@@ -48,7 +48,13 @@ public final class ObjectDirectory {
       TxContext tx = core.transactions().current();
       if (tx != null && base.version() > tx.snapshot()) {
         // The open transaction must be able to read the object as of its older snapshot.
-        base = SmrEngine.Base.INITIAL;
+        base =
+            Checkpoints.atOrBelow(
+                core,
+                stream,
+                proxied.model(),
+                serializerFor(proxied.model(), serializer),
+                tx.snapshot());
       }
     }
     return openLocal(stream, type, serializer, base);
@@ -70,6 +76,7 @@ public final class ObjectDirectory {
               SmrEngine view = new SmrEngine(core, s, proxied.model(), ser, Version.LIVE, base);
               Object proxy = proxied.newInstance(new LocalViewHandle(core, view, Version.LIVE));
               view.attach(proxy);
+              view.rebaseFrom(() -> Checkpoints.latest(core, s, proxied.model(), ser));
               return new Opened(type, ser, proxy, view);
             });
     if (o.type() != type) {
@@ -86,6 +93,16 @@ public final class ObjectDirectory {
           "stream " + stream + " is already open in this runtime with another serializer");
     }
     return type.cast(o.proxy());
+  }
+
+  /** One live local view this runtime has open. */
+  public record LiveView(StreamId stream, Object proxy, SmrEngine engine) {}
+
+  /** Every live local view this runtime has open now. */
+  public java.util.List<LiveView> liveViews() {
+    java.util.List<LiveView> out = new java.util.ArrayList<>(live.size());
+    live.forEach((s, o) -> out.add(new LiveView(s, o.proxy(), o.view())));
+    return out;
   }
 
   /**
@@ -116,8 +133,9 @@ public final class ObjectDirectory {
         return type.cast(proxy);
       }
     }
-    SmrEngine view =
-        new SmrEngine(core, stream, proxied.model(), ser, version, SmrEngine.Base.INITIAL);
+    // From the newest checkpoint at or below the version: the stream below it may be trimmed.
+    SmrEngine.Base base = Checkpoints.atOrBelow(core, stream, proxied.model(), ser, asOf);
+    SmrEngine view = new SmrEngine(core, stream, proxied.model(), ser, version, base);
     Object proxy = proxied.newInstance(new LocalViewHandle(core, view, version));
     view.attach(proxy);
     return type.cast(proxy);

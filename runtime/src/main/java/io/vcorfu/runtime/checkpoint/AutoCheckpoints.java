@@ -1,0 +1,204 @@
+package io.vcorfu.runtime.checkpoint;
+
+import io.vcorfu.client.Tails;
+import io.vcorfu.protocol.StreamId;
+import io.vcorfu.runtime.Retention;
+import io.vcorfu.runtime.smr.RuntimeCore;
+import io.vcorfu.runtime.smr.SmrEngine;
+import io.vcorfu.runtime.view.ObjectDirectory;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Automatic checkpoints and trims of the objects a runtime has open as live local views (the
+ * remote-view host's objects included: it hosts them as live views of its runtime), as its {@link
+ * Retention} says: once a view has played enough updates since its last checkpoint, it is synced
+ * and checkpointed without stopping its writers (the checkpoint names the stream position and the
+ * global address it reflects); then the object's stream is trimmed below the newest checkpoint this
+ * runtime wrote that leaves the retained history readable, and the checkpoint stream below that
+ * checkpoint.
+ *
+ * <p>Invariant: a stream is trimmed only below the stream position of a checkpoint, written and
+ * acknowledged before the trim, that reflects every update below that position, so the object's
+ * state at every retained version is a checkpoint plus the stream after it; and never below a
+ * checkpoint reflecting an address the log had not reached a second before the trim, so a
+ * transaction or snapshot view that began in that second finds its version.
+ *
+ * <p>Runs on one daemon thread per runtime, every second.
+ */
+public final class AutoCheckpoints implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(AutoCheckpoints.class);
+
+  /** How often the views are looked at. */
+  static final long TICK_MILLIS = 1_000;
+
+  /** A snapshot this recent is never trimmed under, registered or not. */
+  static final long SAFE_NANOS = TimeUnit.SECONDS.toNanos(1);
+
+  /** Weight of an update when the view has not played any yet. */
+  private static final long DEFAULT_UPDATE_BYTES = 1024;
+
+  private final RuntimeCore core;
+  private final ObjectDirectory directory;
+  private final Retention retention;
+  private final ScheduledExecutorService timer;
+  private final Map<StreamId, Kept> kept = new HashMap<>();
+  private final Deque<long[]> tailSamples = new ArrayDeque<>();
+  private final AtomicLong written = new AtomicLong();
+  private final AtomicLong trims = new AtomicLong();
+
+  /** What this runtime knows of one object's checkpoints. */
+  private static final class Kept {
+    long checkpointedPos;
+    long checkpointBytes;
+    long trimmedTo;
+    final List<Checkpoints.Written> mine = new ArrayList<>();
+    final List<Long> writtenAtMillis = new ArrayList<>();
+
+    Kept(long pos) {
+      this.checkpointedPos = pos;
+    }
+  }
+
+  public AutoCheckpoints(RuntimeCore core, ObjectDirectory directory, Retention retention) {
+    this.core = core;
+    this.directory = directory;
+    this.retention = retention;
+    this.timer =
+        Executors.newSingleThreadScheduledExecutor(
+            r -> {
+              Thread t = new Thread(r, "vcorfu-checkpoints");
+              t.setDaemon(true);
+              return t;
+            });
+    timer.scheduleWithFixedDelay(this::tick, TICK_MILLIS, TICK_MILLIS, TimeUnit.MILLISECONDS);
+  }
+
+  /** Checkpoints this runtime wrote automatically, and trims it made, since it started. */
+  public long[] counts() {
+    return new long[] {written.get(), trims.get()};
+  }
+
+  private void tick() {
+    try {
+      runOnce();
+    } catch (RuntimeException e) {
+      LOG.warn("automatic checkpoints failed; tried again in a second: {}", e.toString());
+    }
+  }
+
+  /** One pass over the live views; returns how many checkpoints it wrote. */
+  public synchronized int runOnce() {
+    List<ObjectDirectory.LiveView> views = directory.liveViews();
+    if (views.isEmpty()) {
+      return 0;
+    }
+    List<StreamId> streams = new ArrayList<>(views.size());
+    views.forEach(v -> streams.add(v.stream()));
+    Tails tails = core.await(core.log().tails(streams));
+    long now = System.nanoTime();
+    tailSamples.addLast(new long[] {now, tails.globalTail()});
+    // The newest sample at least a second old bounds what a trim may pass.
+    while (tailSamples.size() >= 2) {
+      Iterator<long[]> it = tailSamples.iterator();
+      it.next();
+      if (now - it.next()[0] >= SAFE_NANOS) {
+        tailSamples.pollFirst();
+      } else {
+        break;
+      }
+    }
+    long[] oldest = tailSamples.peekFirst();
+    long safeVersion = now - oldest[0] >= SAFE_NANOS ? oldest[1] : -1;
+    int wrote = 0;
+    for (ObjectDirectory.LiveView v : views) {
+      long streamTail = tails.streamTails().getOrDefault(v.stream(), -1L);
+      Kept k = kept.computeIfAbsent(v.stream(), s -> new Kept(v.engine().baseStreamPos()));
+      if (due(v.engine(), k, streamTail) && checkpoint(v, k)) {
+        wrote++;
+      }
+      if (retention.trim()) {
+        trim(v.stream(), k, streamTail, safeVersion);
+      }
+    }
+    return wrote;
+  }
+
+  private boolean due(SmrEngine engine, Kept k, long streamTail) {
+    long updates = streamTail + 1 - k.checkpointedPos;
+    if (updates <= 0) {
+      return false;
+    }
+    long played = engine.playedEntries();
+    long perUpdate =
+        played == 0 ? DEFAULT_UPDATE_BYTES : Math.max(1, engine.playedBytes() / played);
+    return updates * perUpdate >= Math.max(retention.checkpointMinBytes(), k.checkpointBytes);
+  }
+
+  private boolean checkpoint(ObjectDirectory.LiveView v, Kept k) {
+    v.engine().sync();
+    Checkpoints.Written w = Checkpoints.writeAndTell(core, v.proxy());
+    if (w == null) {
+      k.checkpointedPos = Long.MAX_VALUE; // its class cannot be checkpointed (logged once)
+      return false;
+    }
+    k.checkpointedPos = w.streamPos();
+    k.checkpointBytes = w.bytes();
+    k.mine.add(w);
+    k.writtenAtMillis.add(System.currentTimeMillis());
+    written.incrementAndGet();
+    return true;
+  }
+
+  /**
+   * Trims {@code stream} below the newest checkpoint of this runtime that keeps the retained
+   * history readable, and its checkpoint stream below that checkpoint.
+   */
+  private void trim(StreamId stream, Kept k, long streamTail, long safeVersion) {
+    long oldestKeptMillis = System.currentTimeMillis() - retention.retainTime().toMillis();
+    int chosen = -1;
+    for (int i = 0; i < k.mine.size(); i++) {
+      Checkpoints.Written w = k.mine.get(i);
+      boolean keepsVersions = streamTail + 1 - w.streamPos() >= retention.retainVersions();
+      boolean keepsTime =
+          retention.retainTime().isZero() || k.writtenAtMillis.get(i) <= oldestKeptMillis;
+      if (keepsVersions && keepsTime && w.version() <= safeVersion) {
+        chosen = i;
+      }
+    }
+    if (chosen < 0) {
+      return;
+    }
+    Checkpoints.Written w = k.mine.get(chosen);
+    if (w.streamPos() > k.trimmedTo) {
+      core.await(core.log().trimStream(stream, w.streamPos()));
+      core.await(core.log().trimStream(Checkpoints.streamOf(stream), w.checkpointAddress()));
+      k.trimmedTo = w.streamPos();
+      trims.incrementAndGet();
+    }
+    Iterator<Checkpoints.Written> it = k.mine.iterator();
+    Iterator<Long> at = k.writtenAtMillis.iterator();
+    for (int i = 0; i < chosen; i++) {
+      it.next();
+      it.remove();
+      at.next();
+      at.remove();
+    }
+  }
+
+  @Override
+  public void close() {
+    timer.shutdownNow();
+  }
+}
