@@ -65,6 +65,12 @@ public final class Errors {
         t.setStream(e.stream().toMsg());
       }
       b.setTxAborted(t);
+    } else if (error instanceof DiskFullException e) {
+      b.setDiskFull(
+          io.vcorfu.protocol.proto.DiskFull.newBuilder()
+              .setFreeBytes(e.freeBytes())
+              .setThresholdBytes(e.thresholdBytes())
+              .setNode(e.node()));
     } else if (error instanceof SealedException e) {
       b.setSealed(Sealed.newBuilder().setSealedEpoch(e.sealedEpoch()));
     } else {
@@ -118,6 +124,11 @@ public final class Errors {
             });
       }
       case SEALED -> new SealedException(msg.getSealed().getSealedEpoch());
+      case DISK_FULL ->
+          new DiskFullException(
+              msg.getDiskFull().getNode(),
+              msg.getDiskFull().getFreeBytes(),
+              msg.getDiskFull().getThresholdBytes());
       case SERVER_ERROR, ERROR_NOT_SET ->
           new ServerErrorException(m.isEmpty() ? "server error" : m);
     };

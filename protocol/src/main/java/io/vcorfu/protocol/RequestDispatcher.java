@@ -70,11 +70,12 @@ public final class RequestDispatcher implements RpcHandler {
   }
 
   /**
-   * True for the requests served whatever epoch they carry: PING, GET_LAYOUT, SEAL, REMOVE_NODE and
-   * ADD_NODE.
+   * True for the requests served whatever epoch they carry: PING, COMPACT, GET_LAYOUT, SEAL,
+   * REMOVE_NODE and ADD_NODE.
    */
   public static boolean crossesEpochs(Request.PayloadCase kind) {
     return kind == Request.PayloadCase.PING
+        || kind == Request.PayloadCase.COMPACT
         || kind == Request.PayloadCase.GET_LAYOUT
         || kind == Request.PayloadCase.SEAL
         || kind == Request.PayloadCase.REMOVE_NODE

@@ -109,6 +109,87 @@ public final class Node implements AutoCloseable {
   /** Cluster mode: the link to the agreed layout; null for a static layout. */
   private ClusterMembership membership;
 
+  /** The disk-space alarm of the data directory; null without one. */
+  private DiskAlarm diskAlarm;
+
+  /** The requests that store entries: refused while the disk-space alarm is raised. */
+  private static final java.util.Set<PayloadCase> ENTRY_WRITES =
+      java.util.EnumSet.of(
+          PayloadCase.SEQUENCED_WRITE,
+          PayloadCase.LOG_WRITE,
+          PayloadCase.CHAIN_WRITE,
+          PayloadCase.STREAM_WRITE);
+
+  /** {@code table} with its entry writes refused while the disk-space alarm is raised. */
+  private Map<PayloadCase, RpcHandler> withDiskAlarm(Map<PayloadCase, RpcHandler> table) {
+    DiskAlarm alarm = diskAlarm;
+    if (alarm == null) {
+      return table;
+    }
+    Map<PayloadCase, RpcHandler> out = new java.util.EnumMap<>(PayloadCase.class);
+    table.forEach(
+        (k, h) ->
+            out.put(
+                k,
+                !ENTRY_WRITES.contains(k)
+                    ? h
+                    : r -> {
+                      try {
+                        alarm.refuseWriteIfRaised();
+                      } catch (io.vcorfu.protocol.DiskFullException full) {
+                        return CompletableFuture.completedFuture(
+                            Response.newBuilder()
+                                .setError(io.vcorfu.protocol.Errors.toMsg(full))
+                                .build());
+                      }
+                      return h.handle(r);
+                    }));
+    return out;
+  }
+
+  /**
+   * Compacts now every sealed segment whose live bytes are below {@code request.below} of its
+   * length, on a thread of its own; answers once done (BadRequest for a share outside [0, 1)).
+   */
+  private CompletableFuture<Response> compact(io.vcorfu.protocol.proto.CompactRequest request) {
+    double below = request.getBelow() == 0 ? 0.5 : request.getBelow();
+    if (!(below > 0 && below < 1)) {
+      return CompletableFuture.failedFuture(
+          new io.vcorfu.protocol.BadRequestException(
+              "compaction applies below a share of live bytes between 0 and 1, not " + below));
+    }
+    ReplicaStore s = store;
+    if (s == null) {
+      return done(
+          Response.newBuilder()
+              .setCompact(io.vcorfu.protocol.proto.CompactResponse.getDefaultInstance())
+              .build());
+    }
+    return CompletableFuture.supplyAsync(
+        () -> {
+          long before = s.space().fileBytes();
+          int compacted;
+          try {
+            compacted = s.compact(below);
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new java.util.concurrent.CompletionException(e);
+          }
+          return Response.newBuilder()
+              .setCompact(
+                  io.vcorfu.protocol.proto.CompactResponse.newBuilder()
+                      .setSegmentsCompacted(compacted)
+                      .setFileBytesBefore(before)
+                      .setFileBytesAfter(s.space().fileBytes()))
+              .build();
+        });
+  }
+
+  /** The disk-space alarm of this node's data directory; null for a node without one. */
+  public DiskAlarm diskAlarm() {
+    return diskAlarm;
+  }
+
   /** Trims the global log's prefix as the streams allow, while this node drives it; or null. */
   private io.vcorfu.server.cluster.LogPrefixTrim logTrim;
 
@@ -152,6 +233,10 @@ public final class Node implements AutoCloseable {
   private Node(NodeConfig config, Transport transport) {
     this.config = config;
     this.transport = transport;
+    this.diskAlarm =
+        config.durable()
+            ? new DiskAlarm(String.valueOf(config.listen()), config.dataDir(), 0)
+            : null;
   }
 
   /** Starts a node; returns once it is bound and its local roles are open. */
@@ -234,7 +319,7 @@ public final class Node implements AutoCloseable {
     layout.set(chosen);
     dispatcher = dispatcher(me, Map.of());
     openRoles(chosen, me);
-    dispatcher = dispatcher(me, RoleHandlers.table(roles(), layout::get, fence));
+    dispatcher = dispatcher(me, withDiskAlarm(RoleHandlers.table(roles(), layout::get, fence)));
     SequencerRole role = sequencerSeat.role();
     if (role != null) {
       role.start();
@@ -337,9 +422,11 @@ public final class Node implements AutoCloseable {
    */
   private RequestDispatcher clusterDispatcher(Endpoint me) {
     Map<PayloadCase, RpcHandler> gated = new java.util.EnumMap<>(PayloadCase.class);
-    RoleHandlers.table(roles(), layout::get, fence).forEach((k, h) -> gated.put(k, gate.gated(h)));
+    withDiskAlarm(RoleHandlers.table(roles(), layout::get, fence))
+        .forEach((k, h) -> gated.put(k, gate.gated(h)));
     return RequestDispatcher.builder(fence::epoch)
         .on(PayloadCase.PING, r -> done(pingResponse(me, r.getPing().getSpace())))
+        .on(PayloadCase.COMPACT, r -> compact(r.getCompact()))
         .on(PayloadCase.GET_LAYOUT, r -> layoutAnswer(r.getGetLayout()))
         .on(PayloadCase.SEAL, r -> seal(r.getSeal().getEpoch()))
         .on(PayloadCase.REMOVE_NODE, r -> ManagerRequests.removeNode(manager, r.getRemoveNode()))
@@ -651,6 +738,7 @@ public final class Node implements AutoCloseable {
   private RequestDispatcher dispatcher(Endpoint me, Map<PayloadCase, RpcHandler> roles) {
     return RequestDispatcher.builder(() -> layout.get().epoch())
         .on(PayloadCase.PING, r -> done(pingResponse(me, r.getPing().getSpace())))
+        .on(PayloadCase.COMPACT, r -> compact(r.getCompact()))
         .on(PayloadCase.GET_LAYOUT, r -> layoutAnswer(r.getGetLayout()))
         .on(PayloadCase.SEAL, r -> seal(r.getSeal().getEpoch()))
         .onAll(roles)
@@ -699,8 +787,9 @@ public final class Node implements AutoCloseable {
         .setCompacting(space.compacting())
         .setStreams(counts[0])
         .setTrimmedStreams(counts[1]);
-    if (config.durable()) {
-      b.setFreeDiskBytes(config.dataDir().toFile().getUsableSpace());
+    DiskAlarm alarm = diskAlarm;
+    if (alarm != null) {
+      b.setFreeDiskBytes(alarm.freeBytes()).setDiskAlarm(alarm.raised());
     }
     return b.build();
   }

@@ -106,6 +106,44 @@ public final class NodeHttp implements AutoCloseable {
         "vcorfu.rebuild.bytes.per.second",
         "Copy rate of the node's current rebuild",
         p -> rebuild(p).getBytesPerSecond());
+    space("vcorfu.storage.file.bytes", "Bytes of the node's segment files", s -> s.getFileBytes());
+    space(
+        "vcorfu.storage.live.bytes",
+        "About how many bytes of the segment files are live (the rest compaction reclaims)",
+        s -> s.getLiveBytes());
+    space("vcorfu.storage.segments", "Segment files of the node", s -> s.getSegments());
+    space(
+        "vcorfu.log.trim.mark",
+        "The trim mark of the node's log replica: addresses below it are trimmed",
+        s -> s.getLogTrimMark());
+    space(
+        "vcorfu.log.needed.from",
+        "The lowest global address the log must keep for the streams this node holds (-1: none)",
+        s -> s.getLogNeededFrom() == Long.MAX_VALUE ? -1 : s.getLogNeededFrom());
+    space(
+        "vcorfu.streams.trimmed",
+        "Streams the node holds that were trimmed",
+        s -> s.getTrimmedStreams());
+    space(
+        "vcorfu.compaction.segments",
+        "Segments compaction wrote again and deleted since the node started",
+        s -> s.getSegmentsCompacted());
+    space(
+        "vcorfu.compaction.copied.bytes",
+        "Payload bytes compaction wrote again since the node started",
+        s -> s.getCompactionCopiedBytes());
+    space(
+        "vcorfu.compaction.reclaimed.bytes",
+        "Bytes of segment files compaction deleted since the node started",
+        s -> s.getCompactionReclaimedBytes());
+    space(
+        "vcorfu.disk.free.bytes",
+        "Free bytes on the data directory's file system (-1 in memory)",
+        s -> s.getFreeDiskBytes());
+    space(
+        "vcorfu.disk.alarm",
+        "1 while the disk-space alarm is raised (writes refused), else 0",
+        s -> s.getDiskAlarm() ? 1 : 0);
     Gauge.builder("vcorfu.read.lease.holders", node, n -> n.readLeaseHolders())
         .description("Clients holding a read lease from this node's sequencer")
         .register(registry);
@@ -166,6 +204,13 @@ public final class NodeHttp implements AutoCloseable {
 
   private void gauge(String name, String description, ToDoubleFunction<PingResponse> f) {
     Gauge.builder(name, node, n -> f.applyAsDouble(n.status()))
+        .description(description)
+        .register(registry);
+  }
+
+  private void space(
+      String name, String description, ToDoubleFunction<io.vcorfu.protocol.proto.StorageSpace> f) {
+    Gauge.builder(name, node, n -> f.applyAsDouble(n.space()))
         .description(description)
         .register(registry);
   }
@@ -313,6 +358,23 @@ public final class NodeHttp implements AutoCloseable {
           .put("epoch", c.epoch())
           .put("what", c.what());
     }
+    io.vcorfu.protocol.proto.StorageSpace space = p.getSpace();
+    ObjectNode storage = body.putObject("storage");
+    storage.put("fileBytes", space.getFileBytes());
+    storage.put("liveBytes", space.getLiveBytes());
+    storage.put("segments", space.getSegments());
+    storage.put("logTrimMark", space.getLogTrimMark());
+    storage.put(
+        "logNeededFrom",
+        space.getLogNeededFrom() == Long.MAX_VALUE ? -1 : space.getLogNeededFrom());
+    storage.put("streams", space.getStreams());
+    storage.put("trimmedStreams", space.getTrimmedStreams());
+    storage.put("segmentsCompacted", space.getSegmentsCompacted());
+    storage.put("compactionCopiedBytes", space.getCompactionCopiedBytes());
+    storage.put("compactionReclaimedBytes", space.getCompactionReclaimedBytes());
+    storage.put("compacting", space.getCompacting());
+    storage.put("freeDiskBytes", space.getFreeDiskBytes());
+    storage.put("diskAlarm", space.getDiskAlarm());
     RebuildProgress r = p.getRebuild();
     if (r.getSinceEpoch() > 0) {
       ObjectNode rebuild = body.putObject("rebuild");

@@ -69,6 +69,12 @@ class NodeHttpTest {
             .contains("vcorfu_fsync_seconds_bucket{")
             .contains("vcorfu_group_commit_records_bucket{")
             .contains("vcorfu_read_lease_holders")
+            .contains("vcorfu_storage_file_bytes ")
+            .contains("vcorfu_storage_live_bytes ")
+            .contains("vcorfu_log_trim_mark ")
+            .contains("vcorfu_log_needed_from ")
+            .contains("vcorfu_compaction_reclaimed_bytes ")
+            .contains("vcorfu_disk_alarm ")
             .contains("jvm_memory_used_bytes")
             .contains("process_uptime_seconds");
         long answered =
@@ -115,6 +121,10 @@ class NodeHttpTest {
                   assertThat(t.get("trimMark").asLong()).isZero();
                 });
         assertThat(status.get("recentChanges").isArray()).isTrue();
+        JsonNode storage = status.get("storage");
+        assertThat(storage.get("streams").asLong()).isGreaterThanOrEqualTo(1);
+        assertThat(storage.get("logNeededFrom").asLong()).as("no stream trimmed yet").isZero();
+        assertThat(storage.get("diskAlarm").asBoolean()).isFalse();
 
         HttpResponse<String> page = get(http.port(), "/");
         assertThat(page.statusCode()).isEqualTo(200);

@@ -41,10 +41,13 @@ import picocli.CommandLine.Spec;
 @Command(
     name = "cluster",
     mixinStandardHelpOptions = true,
-    description = "Create a cluster, show its state, and add, remove and replace its nodes.",
+    description =
+        "Create a cluster, show its state, compact its nodes' storage, and add, remove and replace"
+            + " its nodes.",
     subcommands = {
       ClusterCommands.Init.class,
       ClusterCommands.Status.class,
+      CompactCommand.class,
       ClusterHealCommands.RemoveNode.class,
       ClusterHealCommands.AddNode.class,
       ClusterHealCommands.ReplaceNode.class

@@ -80,6 +80,15 @@ final class ServerCommand implements Callable<Integer> {
   long checkpointIntervalMs;
 
   @Option(
+      names = "--disk-free-min-mb",
+      defaultValue = "0",
+      description =
+          "Refuse writes while the data directory's disk has less than this many MiB free (the"
+              + " disk-space alarm, cleared on its own once space is back); 0, the default: 256"
+              + " MiB or 2% of the disk, whichever is more.")
+  long diskFreeMinMb;
+
+  @Option(
       names = "--zookeeper",
       description =
           "Run as a node of a cluster whose layout is agreed in this ZooKeeper ensemble"
@@ -212,6 +221,10 @@ final class ServerCommand implements Callable<Integer> {
               "vcorfu server: --checkpoint-every and --checkpoint-interval-ms must be at least 1");
       return 2;
     }
+    if (diskFreeMinMb < 0) {
+      spec.commandLine().getErr().println("vcorfu server: --disk-free-min-mb must be 0 or more");
+      return 2;
+    }
     if ((zookeeper == null) != (cluster == null)) {
       spec.commandLine().getErr().println("vcorfu server: --zookeeper and --cluster go together");
       return 2;
@@ -251,6 +264,9 @@ final class ServerCommand implements Callable<Integer> {
     }
     NettyTransport transport = new NettyTransport();
     Node node = Node.start(config, transport);
+    if (node.diskAlarm() != null && diskFreeMinMb > 0) {
+      node.diskAlarm().threshold(Math.multiplyExact(diskFreeMinMb, 1024L * 1024));
+    }
     if (dir != null) {
       // Once the node holds its data directory: a second node refused it writes nothing there.
       Logging.toFile(dir.resolve("logs"));

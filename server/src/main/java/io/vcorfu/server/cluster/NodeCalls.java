@@ -105,6 +105,18 @@ public final class NodeCalls {
     return call(sequencer, request).thenApply(r -> r.getTail().getGlobalTail());
   }
 
+  /**
+   * Asks {@code node} to compact its segments below {@code below} live now (see CompactRequest).
+   */
+  public CompletableFuture<io.vcorfu.protocol.proto.CompactResponse> compact(
+      Endpoint node, double below) {
+    return call(
+            node,
+            Request.newBuilder()
+                .setCompact(io.vcorfu.protocol.proto.CompactRequest.newBuilder().setBelow(below)))
+        .thenApply(r -> r.getCompact());
+  }
+
   /** The node's state with its storage space (see {@code StorageSpace}). */
   public CompletableFuture<PingResponse> pingWithSpace(Endpoint node) {
     return call(node, Request.newBuilder().setPing(PingRequest.newBuilder().setSpace(true)))
