@@ -474,6 +474,12 @@ public final class ClusterStreamLog implements StreamLog {
     return failover.idempotent(() -> trimStreamOnce(stream, before));
   }
 
+  /** {@inheritDoc} Registered with the sequencer, retried through layout changes. */
+  @Override
+  public CompletableFuture<SnapshotFloor> registerSnapshots(long oldest, int leaseMs) {
+    return failover.idempotent(() -> ops.snapshots(oldest, leaseMs));
+  }
+
   private CompletableFuture<Long> trimStreamOnce(StreamId stream, long before) {
     List<Endpoint> chain = layout().current().streamChain(stream);
     if (chain.isEmpty()) {

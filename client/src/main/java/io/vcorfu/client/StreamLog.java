@@ -92,6 +92,16 @@ public interface StreamLog extends AutoCloseable {
   CompletableFuture<Long> trimStream(StreamId stream, long before);
 
   /**
+   * Registers, for {@code leaseMs}, the oldest snapshot (a global address) this client has in use,
+   * or none with -1, and answers the oldest any client holds: trims of streams never pass it. The
+   * default, for a log without a sequencer, registers nothing and answers {@link
+   * SnapshotFloor#NONE}.
+   */
+  default CompletableFuture<SnapshotFloor> registerSnapshots(long oldest, int leaseMs) {
+    return CompletableFuture.completedFuture(SnapshotFloor.NONE);
+  }
+
+  /**
    * Runs one method of a remotely hosted object on the server holding the last replica of {@code
    * call}'s stream (see {@code ObjectBuilder.remote()}). The host only reads, so a call may be sent
    * again: a log over a cluster retries it through layout changes like a read. The default fails

@@ -308,11 +308,11 @@ public final class ReplicaStore implements AutoCloseable {
   }
 
   /**
-   * The lowest global address the log must keep for the streams this store holds: above the last
-   * entry each stream trimmed away, 0 when some stream was never trimmed, {@link Long#MAX_VALUE}
-   * when it holds no stream. An entry below it has every one of its stream slots trimmed (a stream
-   * address follows the global order, so a slot at or above a stream's mark has a global address
-   * above the last one the stream trimmed). {@code counts} receives {streams, trimmed streams}.
+   * The lowest global address the log keeps for the streams this store holds that were trimmed:
+   * above the last entry each of them trimmed away; {@link Long#MAX_VALUE} when none was. The log
+   * keeps as much history as the least trimmed stream (a stream never trimmed keeps its own entries
+   * in its stream replicas, and does not hold the log back). {@code counts} receives {streams,
+   * trimmed streams}.
    */
   public long logNeededFrom(long[] counts) {
     return engine.neededFrom(ns -> !ns.equals(LogReplica.LOG), counts);

@@ -192,6 +192,10 @@ class OneCopyTest {
         get(store.chainWrite(e, List.of(logStep(), streamStep(e)), true));
       }
       long full = segmentFiles();
+      get(store.streamReplica().trim(S, 100));
+      assertThat(store.logNeededFrom(new long[2]))
+          .as("the log keeps what lies above the last entry the stream trimmed away")
+          .isEqualTo(100);
       get(store.streamReplica().trim(S, n));
       assertThat(segmentFiles()).as("the log still holds every entry").isEqualTo(full);
       assertThat(logAt(store, 0).getStatus()).isEqualTo(Status.COMMITTED);

@@ -178,6 +178,12 @@ final class LocalReplicaLog implements StreamLog {
   }
 
   @Override
+  public CompletableFuture<io.vcorfu.client.SnapshotFloor> registerSnapshots(
+      long oldest, int leaseMs) {
+    return cluster.registerSnapshots(oldest, leaseMs);
+  }
+
+  @Override
   public void close() {
     cluster.close();
   }

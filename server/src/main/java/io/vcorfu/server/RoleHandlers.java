@@ -77,6 +77,20 @@ final class RoleHandlers {
                 .thenCompose(v -> role(leases, "sequencer").lease(clientOf(r), r.getReadLease()))
                 .thenApply(x -> Response.newBuilder().setReadLease(x).build()));
 
+    t.put(
+        PayloadCase.SNAPSHOTS,
+        r ->
+            ready
+                .apply(r)
+                .thenApply(
+                    v ->
+                        Response.newBuilder()
+                            .setSnapshots(
+                                role(sequencerRole, "sequencer")
+                                    .snapshots()
+                                    .register(clientOf(r), r.getSnapshots()))
+                            .build()));
+
     // Token and whole chain in one request: only on a node that is the sequencer and every replica;
     // the entry's write passes the fence like every other write, a request sent in an older layout
     // than the node's (parked until the sequencer was ready) is refused with WrongEpoch, and a

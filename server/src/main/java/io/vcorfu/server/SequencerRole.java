@@ -21,6 +21,7 @@ final class SequencerRole implements AutoCloseable {
   private final SequencerBootstrap bootstrap;
   private final CompletableFuture<Void> ready;
   private final WriterTable writers = new WriterTable();
+  private final SnapshotRegistry snapshots = new SnapshotRegistry();
 
   /** A role whose sequencer is rebuilt by {@code bootstrap}. */
   SequencerRole(
@@ -83,6 +84,11 @@ final class SequencerRole implements AutoCloseable {
   }
 
   /** The sequenced writes this role took, by writer and number (see {@link SequencedWrites}). */
+  /** The snapshots clients hold, registered with this sequencer. */
+  SnapshotRegistry snapshots() {
+    return snapshots;
+  }
+
   WriterTable writers() {
     return writers;
   }

@@ -151,6 +151,21 @@ public final class ReplicaClient {
             });
   }
 
+  /** Registers this client's oldest snapshot in use at the sequencer (see SnapshotsRequest). */
+  public CompletableFuture<io.vcorfu.client.SnapshotFloor> snapshots(long oldest, int leaseMs) {
+    return rpc.call(
+            Layout::sequencer,
+            Request.newBuilder()
+                .setSnapshots(
+                    io.vcorfu.protocol.proto.SnapshotsRequest.newBuilder()
+                        .setOldest(oldest)
+                        .setLeaseMs(leaseMs)))
+        .thenApply(
+            r ->
+                new io.vcorfu.client.SnapshotFloor(
+                    r.getSnapshots().getOldestRegistered(), r.getSnapshots().getComplete()));
+  }
+
   /** Ends this client's read lease at the sequencer. */
   public CompletableFuture<ReadLeaseResponse> releaseReadLease() {
     return rpc.call(

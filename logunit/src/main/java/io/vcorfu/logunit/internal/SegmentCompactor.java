@@ -82,7 +82,7 @@ final class SegmentCompactor {
       }
       compacting = s.segment();
       try {
-        if (compact(s.segment(), stop)) {
+        if (compact(s.segment(), (long) (threshold * s.length()), stop)) {
           deleted++;
           segmentsCompacted.incrementAndGet();
           reclaimedBytes.addAndGet(s.length());
@@ -101,11 +101,26 @@ final class SegmentCompactor {
    * One live slot that names a segment, as listed: its payload's position, and whether the payload
    * lies in that segment (else only the record that indexed or committed it does).
    */
-  record Slot(StreamId ns, long address, long pos, boolean payloadThere) {}
+  record Slot(StreamId ns, long address, long pos, int len, boolean payloadThere) {}
 
-  /** Writes again every live slot that names {@code victim}; true once it is gone. */
-  boolean compact(int victim, java.util.function.BooleanSupplier stop) throws InterruptedException {
+  /**
+   * Writes again every live slot that names {@code victim}, when the live payload bytes in it,
+   * counted exactly (each payload once, whatever number of keys index it), are below {@code
+   * belowBytes}; true once it is gone.
+   */
+  boolean compact(int victim, long belowBytes, java.util.function.BooleanSupplier stop)
+      throws InterruptedException {
     List<Slot> slots = engine.slotsNaming(victim);
+    java.util.Set<Long> counted = new java.util.HashSet<>();
+    long live = 0;
+    for (Slot s : slots) {
+      if (s.payloadThere() && counted.add(s.pos())) {
+        live += s.len();
+      }
+    }
+    if (live >= belowBytes) {
+      return false; // the estimate erred low: more of it is live than it said
+    }
     // Payloads in the victim, by position, with every key that indexes each.
     Map<Long, List<Slot>> byPayload = new LinkedHashMap<>();
     List<Slot> elsewhere = new ArrayList<>();

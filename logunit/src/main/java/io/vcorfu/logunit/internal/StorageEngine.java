@@ -208,9 +208,9 @@ public final class StorageEngine implements AutoCloseable {
   }
 
   /**
-   * The lowest global address the log must keep for the namespaces {@code streams} accepts: above
-   * the last DATA record each one trimmed away (0 for one never trimmed); {@link Long#MAX_VALUE}
-   * when there is none. Counts them into {@code counts} ({streams, trimmed streams}).
+   * The lowest global address the log keeps for the namespaces {@code streams} accepts that were
+   * trimmed: above the last DATA record each one trimmed away; {@link Long#MAX_VALUE} when none was
+   * trimmed. Counts them into {@code counts} ({streams, trimmed streams}).
    */
   public synchronized long neededFrom(
       java.util.function.Predicate<StreamId> streams, long[] counts) {
@@ -223,8 +223,6 @@ public final class StorageEngine implements AutoCloseable {
       if (n.trimMark > 0) {
         counts[1]++;
         needed = Math.min(needed, n.floorGlobal + 1);
-      } else {
-        needed = 0;
       }
     }
     return needed;
@@ -535,7 +533,7 @@ public final class StorageEngine implements AutoCloseable {
         for (int s = 0; s < n.size(); s++) {
           boolean there = SegmentPosition.segment(n.pos[s]) == segment;
           if (there || n.keySegment[s] == segment || n.commitSegment[s] == segment) {
-            out.add(new SegmentCompactor.Slot(n.id, n.address[s], n.pos[s], there));
+            out.add(new SegmentCompactor.Slot(n.id, n.address[s], n.pos[s], n.len[s], there));
           }
         }
       }

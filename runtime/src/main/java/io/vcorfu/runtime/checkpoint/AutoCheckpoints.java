@@ -1,5 +1,6 @@
 package io.vcorfu.runtime.checkpoint;
 
+import io.vcorfu.client.SnapshotFloor;
 import io.vcorfu.client.Tails;
 import io.vcorfu.protocol.StreamId;
 import io.vcorfu.runtime.Retention;
@@ -31,9 +32,12 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Invariant: a stream is trimmed only below the stream position of a checkpoint, written and
  * acknowledged before the trim, that reflects every update below that position, so the object's
- * state at every retained version is a checkpoint plus the stream after it; and never below a
- * checkpoint reflecting an address the log had not reached a second before the trim, so a
- * transaction or snapshot view that began in that second finds its version.
+ * state at every retained version is a checkpoint plus the stream after it; never below a
+ * checkpoint newer than the oldest snapshot any client registered (running transactions and open
+ * snapshot views, registered with the sequencer every pass under a lease, see {@code
+ * SnapshotsRequest}), and not at all while the sequencer's registrations are incomplete; and never
+ * below a checkpoint reflecting an address the log had not reached three seconds before the trim,
+ * so a transaction or snapshot view that began since, not registered yet, finds its version.
  *
  * <p>Runs on one daemon thread per runtime, every second.
  */
@@ -43,8 +47,14 @@ public final class AutoCheckpoints implements AutoCloseable {
   /** How often the views are looked at. */
   static final long TICK_MILLIS = 1_000;
 
-  /** A snapshot this recent is never trimmed under, registered or not. */
-  static final long SAFE_NANOS = TimeUnit.SECONDS.toNanos(1);
+  /**
+   * A snapshot this recent is never trimmed under, registered or not: it is registered at the
+   * runtime's next pass, well within this.
+   */
+  static final long SAFE_NANOS = TimeUnit.SECONDS.toNanos(3);
+
+  /** The lease the runtime's snapshots are registered for, renewed every pass. */
+  static final int SNAPSHOT_LEASE_MS = 10_000;
 
   /** Weight of an update when the view has not played any yet. */
   private static final long DEFAULT_UPDATE_BYTES = 1024;
@@ -121,6 +131,12 @@ public final class AutoCheckpoints implements AutoCloseable {
     }
     long[] oldest = tailSamples.peekFirst();
     long safeVersion = now - oldest[0] >= SAFE_NANOS ? oldest[1] : -1;
+    // The snapshots this runtime holds, registered; what every client holds bounds the trims too.
+    long mine = Math.min(core.transactions().oldestOpenSnapshot(), directory.oldestSnapshotView());
+    SnapshotFloor floor =
+        core.await(
+            core.log().registerSnapshots(mine == Long.MAX_VALUE ? -1 : mine, SNAPSHOT_LEASE_MS));
+    safeVersion = floor.complete() ? Math.min(safeVersion, floor.oldestRegistered()) : -1;
     int wrote = 0;
     for (ObjectDirectory.LiveView v : views) {
       long streamTail = tails.streamTails().getOrDefault(v.stream(), -1L);

@@ -35,6 +35,19 @@ public final class Transactions {
     this.core = core;
   }
 
+  /**
+   * The oldest snapshot of the transactions open in this runtime; {@link Long#MAX_VALUE} if none.
+   */
+  public long oldestOpenSnapshot() {
+    long oldest = Long.MAX_VALUE;
+    for (Map.Entry<Thread, TxContext> e : open.entrySet()) {
+      if (e.getKey().isAlive()) {
+        oldest = Math.min(oldest, e.getValue().snapshot);
+      }
+    }
+    return oldest;
+  }
+
   /** The calling thread's open transaction, or null. */
   public TxContext current() {
     return current.get();

@@ -28,6 +28,10 @@ public final class ObjectDirectory {
   private final RuntimeCore core;
   private final Map<StreamId, Opened> live = new ConcurrentHashMap<>();
 
+  /** The snapshot views this runtime opened, while their proxies are reachable, with versions. */
+  private final java.util.Queue<Map.Entry<java.lang.ref.WeakReference<Object>, Long>> snapshots =
+      new java.util.concurrent.ConcurrentLinkedQueue<>();
+
   public ObjectDirectory(RuntimeCore core) {
     this.core = core;
   }
@@ -98,6 +102,25 @@ public final class ObjectDirectory {
   /** One live local view this runtime has open. */
   public record LiveView(StreamId stream, Object proxy, SmrEngine engine) {}
 
+  /**
+   * The oldest version of the snapshot views this runtime opened that are still reachable; {@link
+   * Long#MAX_VALUE} when none is. Forgets the views collected since.
+   */
+  public long oldestSnapshotView() {
+    long oldest = Long.MAX_VALUE;
+    for (java.util.Iterator<Map.Entry<java.lang.ref.WeakReference<Object>, Long>> it =
+            snapshots.iterator();
+        it.hasNext(); ) {
+      Map.Entry<java.lang.ref.WeakReference<Object>, Long> e = it.next();
+      if (e.getKey().get() == null) {
+        it.remove();
+      } else {
+        oldest = Math.min(oldest, e.getValue());
+      }
+    }
+    return oldest;
+  }
+
   /** Every live local view this runtime has open now. */
   public java.util.List<LiveView> liveViews() {
     java.util.List<LiveView> out = new java.util.ArrayList<>(live.size());
@@ -137,6 +160,7 @@ public final class ObjectDirectory {
     SmrEngine.Base base = Checkpoints.atOrBelow(core, stream, proxied.model(), ser, asOf);
     SmrEngine view = new SmrEngine(core, stream, proxied.model(), ser, version, base);
     Object proxy = proxied.newInstance(new LocalViewHandle(core, view, version));
+    snapshots.add(Map.entry(new java.lang.ref.WeakReference<>(proxy), asOf));
     view.attach(proxy);
     return type.cast(proxy);
   }

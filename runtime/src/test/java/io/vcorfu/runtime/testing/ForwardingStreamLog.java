@@ -70,6 +70,12 @@ public abstract class ForwardingStreamLog implements StreamLog {
   }
 
   @Override
+  public CompletableFuture<io.vcorfu.client.SnapshotFloor> registerSnapshots(
+      long oldest, int leaseMs) {
+    return delegate.registerSnapshots(oldest, leaseMs);
+  }
+
+  @Override
   public CompletableFuture<ViewCallResult> viewCall(ViewCall request) {
     return delegate.viewCall(request);
   }

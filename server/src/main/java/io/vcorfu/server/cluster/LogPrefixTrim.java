@@ -45,16 +45,34 @@ public final class LogPrefixTrim implements AutoCloseable {
   private final Supplier<Layout> layout;
   private final BooleanSupplier driving;
   private final ScheduledExecutorService timer;
+  private final long windowNanos;
+  private final java.util.ArrayDeque<long[]> tails = new java.util.ArrayDeque<>();
   private volatile long lastMark;
+
+  /** How long an entry keeps its log copy at least, by default. */
+  public static final Duration DEFAULT_WINDOW = Duration.ofSeconds(5);
 
   /**
    * @param driving true while this node drives the trim (the manager, or a static sequencer)
    */
   public LogPrefixTrim(
       NodeCalls calls, Supplier<Layout> layout, BooleanSupplier driving, Duration interval) {
+    this(calls, layout, driving, interval, DEFAULT_WINDOW);
+  }
+
+  /**
+   * @param window an entry keeps its log copy at least this long after it was written
+   */
+  public LogPrefixTrim(
+      NodeCalls calls,
+      Supplier<Layout> layout,
+      BooleanSupplier driving,
+      Duration interval,
+      Duration window) {
     this.calls = calls;
     this.layout = layout;
     this.driving = driving;
+    this.windowNanos = window.toNanos();
     this.timer = Executors.newSingleThreadScheduledExecutor(Rebuilder.daemon("log-trim"));
     long ms = interval.toMillis();
     timer.scheduleWithFixedDelay(this::tick, ms, ms, TimeUnit.MILLISECONDS);
@@ -76,7 +94,7 @@ public final class LogPrefixTrim implements AutoCloseable {
    * afterwards, the lowest of them), or -1 when the round could not run (a node did not answer, a
    * stream chain has no replica, no layout yet).
    */
-  public long once() {
+  public synchronized long once() {
     Layout l = layout.get();
     if (l == null) {
       return -1;
@@ -108,6 +126,29 @@ public final class LogPrefixTrim implements AutoCloseable {
     for (Endpoint n : l.streamServers()) {
       needed = Math.min(needed, answers.get(n).getSpace().getLogNeededFrom());
     }
+    // The log's tail now, and as it was a window ago: entries written since keep their log copy.
+    long now = System.nanoTime();
+    long tail = -1;
+    for (Endpoint n : l.logServers()) {
+      tail = Math.max(tail, answers.get(n).getSpace().getLogTail());
+    }
+    tails.addLast(new long[] {now, tail});
+    while (tails.size() >= 2) {
+      java.util.Iterator<long[]> it = tails.iterator();
+      it.next();
+      if (now - it.next()[0] >= windowNanos) {
+        tails.pollFirst();
+      } else {
+        break;
+      }
+    }
+    long[] oldest = tails.peekFirst();
+    long settled = now - oldest[0] >= windowNanos ? oldest[1] + 1 : 0;
+    if (needed != Long.MAX_VALUE) {
+      needed = Math.min(needed, settled);
+    } else {
+      needed = 0; // no stream was trimmed: the log keeps everything
+    }
     long lowest = Long.MAX_VALUE;
     List<CompletableFuture<Long>> trims = new ArrayList<>();
     for (Endpoint n : l.logServers()) {
@@ -128,10 +169,11 @@ public final class LogPrefixTrim implements AutoCloseable {
     }
     if (lowest != Long.MAX_VALUE && lowest > lastMark) {
       LOG.info(
-          "trimmed the global log below {} on {} log replicas (the streams need it from {})",
+          "trimmed the global log below {} on {} log replicas (the trimmed streams reach back to"
+              + " {})",
           lowest,
           l.logServers().size(),
-          needed == Long.MAX_VALUE ? "nowhere" : String.valueOf(needed));
+          needed);
       lastMark = lowest;
     }
     return lowest == Long.MAX_VALUE ? -1 : lowest;
