@@ -775,7 +775,8 @@ public final class Node implements AutoCloseable {
     boolean copying = s.joinedAt() != 0 || (takeover != null && !takeover.getDone());
     long[] log = s.logTailAndTrimMark();
     io.vcorfu.logunit.SpaceReport space = s.space();
-    b.setLogNeededFrom(copying ? 0 : needed)
+    b.setCopying(copying)
+        .setLogNeededFrom(copying ? 0 : needed)
         .setLogTail(log[0])
         .setLogTrimMark(log[1])
         .setFileBytes(space.fileBytes())

@@ -18,20 +18,19 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The global log's prefix trim, following the streams: every so often the node that drives it (the
- * manager of a cluster, the sequencer of a static layout) asks every node what the log must keep
- * for the streams it holds and trims every log replica below the lowest answer, so the log's
- * records go once no stream needs them and their space comes back (compaction reclaims the
- * segments).
+ * The global log's prefix trim: every so often the node that drives it (the manager of a cluster,
+ * the sequencer of a static layout) trims every log replica below the entries written in the last
+ * {@code retention} (10 s by default). The streams are the durable, replicated copies of their
+ * entries (each stream keeps its own history, trimmed after checkpoints as its objects' retention
+ * says); the log's copy of an entry serves the repair of a write still in progress, so once an
+ * entry is older than any write can take it goes, and its space comes back (a node storing an entry
+ * once for its log and stream copies frees it when both are gone; compaction reclaims the
+ * segments). What the streams still hold is reported too ({@code log_needed_from}), for operators.
  *
- * <p>Invariant: the log is never trimmed at or above the global address of an entry one of whose
- * stream slots is not trimmed. Each stream replica answers, over the streams it holds, the lowest
- * of (global address of the last entry a stream trimmed away + 1), 0 for a stream never trimmed,
- * and 0 while it is still copying (rebuilding or taking up a chain); a stream address follows the
- * global order, so every slot at or above a stream's mark lies above that answer; every slot below
- * a mark was decided before the stream was trimmed. A round runs only when every node of the layout
- * answers and every stream chain has a replica (else the log may be a stream's only copy); a
- * replica is never asked past its own tail + 1.
+ * <p>Invariant: the log is trimmed only below the log's tail as it was {@code retention} ago, and a
+ * round runs only when every node of the layout answers, none is copying (rebuilding chains, or
+ * taking up stream chains from the log) and every stream chain has a replica (else the log may be a
+ * stream's only copy); a replica is never asked past its own tail + 1.
  */
 public final class LogPrefixTrim implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(LogPrefixTrim.class);
@@ -49,8 +48,11 @@ public final class LogPrefixTrim implements AutoCloseable {
   private final java.util.ArrayDeque<long[]> tails = new java.util.ArrayDeque<>();
   private volatile long lastMark;
 
-  /** How long an entry keeps its log copy at least, by default. */
-  public static final Duration DEFAULT_WINDOW = Duration.ofSeconds(5);
+  /**
+   * How long an entry keeps its log copy, by default: far longer than a write or its repair takes,
+   * short enough that the log's copies of entries cost little disk under any update rate.
+   */
+  public static final Duration DEFAULT_WINDOW = Duration.ofSeconds(10);
 
   /**
    * @param driving true while this node drives the trim (the manager, or a static sequencer)
@@ -120,6 +122,9 @@ public final class LogPrefixTrim implements AutoCloseable {
       if (p.getEpoch() != l.epoch() || !p.hasSpace()) {
         return -1; // it follows another layout: ask again next round
       }
+      if (p.getSpace().getCopying()) {
+        return -1; // it may still read the log's entries: ask again next round
+      }
       answers.put(e.getKey(), p);
     }
     long needed = Long.MAX_VALUE;
@@ -144,11 +149,8 @@ public final class LogPrefixTrim implements AutoCloseable {
     }
     long[] oldest = tails.peekFirst();
     long settled = now - oldest[0] >= windowNanos ? oldest[1] + 1 : 0;
-    if (needed != Long.MAX_VALUE) {
-      needed = Math.min(needed, settled);
-    } else {
-      needed = 0; // no stream was trimmed: the log keeps everything
-    }
+    long streamsFrom = needed;
+    needed = settled;
     long lowest = Long.MAX_VALUE;
     List<CompletableFuture<Long>> trims = new ArrayList<>();
     for (Endpoint n : l.logServers()) {
@@ -169,11 +171,12 @@ public final class LogPrefixTrim implements AutoCloseable {
     }
     if (lowest != Long.MAX_VALUE && lowest > lastMark) {
       LOG.info(
-          "trimmed the global log below {} on {} log replicas (the trimmed streams reach back to"
-              + " {})",
+          "trimmed the global log below {} on {} log replicas (entries older than {} s; the trimmed"
+              + " streams reach back to {})",
           lowest,
           l.logServers().size(),
-          needed);
+          windowNanos / 1_000_000_000.0,
+          streamsFrom == Long.MAX_VALUE ? "nowhere" : String.valueOf(streamsFrom));
       lastMark = lowest;
     }
     return lowest == Long.MAX_VALUE ? -1 : lowest;
