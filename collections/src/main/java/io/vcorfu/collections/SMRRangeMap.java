@@ -48,11 +48,11 @@ import java.util.Objects;
  * {@code pollFirstEntry}, {@code pollLastEntry} conflict with any write to the map.
  *
  * <p><b>Costs and limits.</b> {@code put} and {@code remove} append their call and wait until the
- * view has applied it (they return the previous value); {@link #fastPut} appends without waiting.
- * The tree cannot be written as a checkpoint by the default serializer ({@code
- * VCorfuRuntime.checkpoint} then returns empty and the view replays the stream). A remote view
- * serves {@code get}, {@code containsKey}, {@code put}, {@code fastPut}, {@code remove} and {@code
- * clear}; the other reads return a version of the tree, which only local and snapshot views can.
+ * view has applied it (they return the previous value); {@link #fastPut} appends without waiting. A
+ * checkpoint holds the entries as a map (its keys and values must be types the object's serializer
+ * encodes), rebuilt into a tree on restore. A remote view serves {@code get}, {@code containsKey},
+ * {@code put}, {@code fastPut}, {@code remove} and {@code clear}; the other reads return a version
+ * of the tree, which only local and snapshot views can.
  *
  * <p>Thread-safe.
  *
@@ -134,6 +134,30 @@ public class SMRRangeMap<K extends Comparable<? super K>, V> extends ForwardingN
   @Override
   public PersistentSortedMap<K, V> captureVersion() {
     return tree;
+  }
+
+  /** The entries of {@code version} as a plain map, in key order, for a checkpoint. */
+  @Override
+  public Object toCheckpoint(PersistentSortedMap<K, V> version) {
+    java.util.Map<K, V> entries = new java.util.LinkedHashMap<>();
+    java.util.Iterator<java.util.Map.Entry<K, V>> it =
+        version.iterator(io.vcorfu.collections.internal.KeyRange.all(), false);
+    while (it.hasNext()) {
+      java.util.Map.Entry<K, V> e = it.next();
+      entries.put(e.getKey(), e.getValue());
+    }
+    return entries;
+  }
+
+  /** The tree a checkpoint's entries make. */
+  @Override
+  @SuppressWarnings("unchecked")
+  public PersistentSortedMap<K, V> fromCheckpoint(Object checkpoint) {
+    PersistentSortedMap<K, V> t = PersistentSortedMap.empty();
+    for (java.util.Map.Entry<K, V> e : ((java.util.Map<K, V>) checkpoint).entrySet()) {
+      t = t.put(e.getKey(), e.getValue());
+    }
+    return t;
   }
 
   /** Called by the runtime on a fresh instance: adopts {@code version}, O(1). */

@@ -28,6 +28,27 @@ class SMRRangeMapTest {
   }
 
   @Test
+  void aCheckpointedRangeMapReopensWithTheSameEntriesInOrder() {
+    VCorfuRuntime rt = harness.defaultRuntime();
+    SMRRangeMap<Long, String> map = open(rt, "range-checkpointed");
+    java.util.TreeMap<Long, String> model = new java.util.TreeMap<>();
+    for (long i = 0; i < 200; i++) {
+      map.put(i * 7 % 200, "v" + i);
+      model.put(i * 7 % 200, "v" + i);
+    }
+    map.remove(13L);
+    model.remove(13L);
+    assertThat(rt.checkpoint(map)).as("the tree is written as its entries").isPresent();
+    map.put(500L, "after");
+    model.put(500L, "after");
+
+    SMRRangeMap<Long, String> reopened = open(harness.defaultRuntime(), "range-checkpointed");
+    assertThat(reopened).containsExactlyEntriesOf(model);
+    assertThat(reopened.firstKey()).isZero();
+    assertThat(reopened.headMap(20L)).containsExactlyEntriesOf(model.headMap(20L));
+  }
+
+  @Test
   void runtimesSeeEachOthersWritesIncludingFastPuts() {
     SMRRangeMap<Long, String> a = open(runtime(), "shared");
     SMRRangeMap<Long, String> b = open(runtime(), "shared");
