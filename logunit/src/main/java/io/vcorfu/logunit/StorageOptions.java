@@ -6,7 +6,13 @@ import java.util.Objects;
 
 /** How a replica stores its records. Immutable; build with {@link #builder()}. */
 public final class StorageOptions {
-  public static final long DEFAULT_SEGMENT_SIZE = 64L << 20;
+  /**
+   * Segments of 16 MiB: small enough that the space compaction reclaims comes back in steps of a
+   * few seconds of writes and the active segment (never compacted) holds little garbage, large
+   * enough that a node holds few files (recovery replays one index file per segment).
+   */
+  public static final long DEFAULT_SEGMENT_SIZE = 16L << 20;
+
   public static final int DEFAULT_MAX_ENTRY_SIZE = 4 << 20;
 
   /**
@@ -156,7 +162,7 @@ public final class StorageOptions {
   }
 
   /**
-   * Builder; defaults: MEMORY, ALWAYS, 10 ms interval, 64 MiB segments, 4 MiB entries, segments
+   * Builder; defaults: MEMORY, ALWAYS, 10 ms interval, 16 MiB segments, 4 MiB entries, segments
    * compacted below half live at up to 16 MiB/s.
    */
   public static final class Builder {

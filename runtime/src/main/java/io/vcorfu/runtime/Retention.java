@@ -16,10 +16,13 @@ import java.util.Objects;
  * versions keep working; older ones fail with {@link io.vcorfu.protocol.TrimmedException}); its
  * checkpoint stream is trimmed below that checkpoint.
  *
- * <p>The default keeps the last 100 updates of every object and no minimum time: history stays
- * bounded by the number of objects, whatever the update rate, and short transactions and recent
- * snapshots still find their versions. Raise {@code retainVersions} or set {@code retainTime} to
- * keep more history; {@link #KEEP_ALL} turns trimming off (checkpoints are still written).
+ * <p>The default checkpoints from 64 KiB of updates and keeps the last 20 updates of every object
+ * and no minimum time: history stays bounded by the number of objects, whatever the update rate (an
+ * object keeps between 20 updates and 20 plus about a checkpoint's worth), short transactions and
+ * recent snapshots still find their versions (running ones are registered and never trimmed under),
+ * and checkpoints add at most about a sixth to the bytes written for small objects. Raise {@code
+ * retainVersions} or set {@code retainTime} to keep more history; {@link #KEEP_ALL} turns trimming
+ * off (checkpoints are still written).
  *
  * @param autoCheckpoint whether live views are checkpointed (and their streams trimmed) at all
  * @param checkpointMinBytes the least weight of updates between two checkpoints of an object
@@ -38,11 +41,10 @@ public record Retention(
   public static final Retention DEFAULT = new Retention(true, 256 << 10, 100, Duration.ZERO, true);
 
   /** Checkpoints as {@link #DEFAULT}, nothing ever trimmed. */
-  public static final Retention KEEP_ALL =
-      new Retention(true, 256 << 10, 100, Duration.ZERO, false);
+  public static final Retention KEEP_ALL = new Retention(true, 64 << 10, 20, Duration.ZERO, false);
 
   /** No automatic checkpoints and no trims: objects keep their whole history. */
-  public static final Retention OFF = new Retention(false, 256 << 10, 100, Duration.ZERO, false);
+  public static final Retention OFF = new Retention(false, 64 << 10, 20, Duration.ZERO, false);
 
   public Retention {
     Objects.requireNonNull(retainTime, "retainTime");

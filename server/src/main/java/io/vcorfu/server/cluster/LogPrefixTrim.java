@@ -20,7 +20,7 @@ import org.slf4j.LoggerFactory;
 /**
  * The global log's prefix trim: every so often the node that drives it (the manager of a cluster,
  * the sequencer of a static layout) trims every log replica below the entries written in the last
- * {@code retention} (10 s by default). The streams are the durable, replicated copies of their
+ * {@code retention} (3 s by default). The streams are the durable, replicated copies of their
  * entries (each stream keeps its own history, trimmed after checkpoints as its objects' retention
  * says); the log's copy of an entry serves the repair of a write still in progress, so once an
  * entry is older than any write can take it goes, and its space comes back (a node storing an entry
@@ -52,7 +52,7 @@ public final class LogPrefixTrim implements AutoCloseable {
    * How long an entry keeps its log copy, by default: far longer than a write or its repair takes,
    * short enough that the log's copies of entries cost little disk under any update rate.
    */
-  public static final Duration DEFAULT_WINDOW = Duration.ofSeconds(10);
+  public static final Duration DEFAULT_WINDOW = Duration.ofSeconds(3);
 
   /**
    * @param driving true while this node drives the trim (the manager, or a static sequencer)
