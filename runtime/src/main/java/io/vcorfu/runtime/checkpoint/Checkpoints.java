@@ -140,10 +140,33 @@ public final class Checkpoints {
    */
   public static SmrEngine.Base atOrBelow(
       RuntimeCore core, StreamId stream, ClassModel model, Serializer serializer, long asOf) {
+    return newest(core, stream, model, serializer, asOf, Long.MAX_VALUE);
+  }
+
+  /**
+   * The base to open {@code stream} from: its latest readable checkpoint of the same class, or the
+   * initial state when there is none (or it cannot be restored, which is logged).
+   */
+  public static SmrEngine.Base latest(
+      RuntimeCore core, StreamId stream, ClassModel model, Serializer serializer) {
+    return newest(core, stream, model, serializer, Long.MAX_VALUE, LOOKBACK);
+  }
+
+  /**
+   * The newest readable checkpoint of {@code stream} reflecting no update after {@code asOf}, among
+   * the last {@code lookback} addresses of its checkpoint stream; the initial state when there is
+   * none, or when it holds another class.
+   */
+  private static SmrEngine.Base newest(
+      RuntimeCore core,
+      StreamId stream,
+      ClassModel model,
+      Serializer serializer,
+      long asOf,
+      long lookback) {
     StreamId cp = streamOf(stream);
-    io.vcorfu.client.Tails t = core.await(core.log().tails(List.of(cp)));
-    long tail = t.streamTails().getOrDefault(cp, -1L);
-    for (long pos = tail; pos >= 0; pos--) {
+    long tail = core.await(core.log().tails(List.of(cp))).streamTails().getOrDefault(cp, -1L);
+    for (long pos = tail; pos >= 0 && tail - pos < lookback; pos--) {
       List<StreamEntry> entries;
       try {
         entries = core.await(core.log().readStream(cp, pos, pos));
@@ -160,41 +183,8 @@ public final class Checkpoints {
             continue;
           }
           if (!base.image().typeName().equals(model.type().getName())) {
-            return SmrEngine.Base.INITIAL;
-          }
-          base.image().restoreInto(model.newState(), serializer);
-          return base;
-        } catch (RuntimeException ex) {
-          LOG.warn(
-              "Skipping the checkpoint at stream address {} of stream {}: {}",
-              pos,
-              stream,
-              ex.getMessage());
-        }
-      }
-    }
-    return SmrEngine.Base.INITIAL;
-  }
-
-  /**
-   * The base to open {@code stream} from: its latest readable checkpoint of the same class, or the
-   * initial state when there is none (or it cannot be restored, which is logged).
-   */
-  public static SmrEngine.Base latest(
-      RuntimeCore core, StreamId stream, ClassModel model, Serializer serializer) {
-    StreamId cp = streamOf(stream);
-    long tail = core.await(core.log().tails(List.of(cp))).streamTails().getOrDefault(cp, -1L);
-    for (long pos = tail; pos >= 0 && pos > tail - LOOKBACK; pos--) {
-      List<StreamEntry> entries = core.await(core.log().readStream(cp, pos, pos));
-      for (StreamEntry e : entries) {
-        if (e.streamAddress() != pos || e.isHole()) {
-          continue;
-        }
-        try {
-          SmrEngine.Base base = decode(e.payload(), stream);
-          if (!base.image().typeName().equals(model.type().getName())) {
             LOG.info(
-                "Opening stream {} from its start: its latest checkpoint holds a {}, not a {}",
+                "Opening stream {} from its start: its checkpoint holds a {}, not a {}",
                 stream,
                 base.image().typeName(),
                 model.type().getName());
