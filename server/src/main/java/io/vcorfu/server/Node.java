@@ -293,6 +293,12 @@ public final class Node implements AutoCloseable {
     return t == null || (clustered() && !managing()) ? -1 : t.once();
   }
 
+  /** {@link #trimLogNow()}, keeping the entries of the last {@code retention} instead. */
+  public long trimLogNow(java.time.Duration retention) {
+    io.vcorfu.server.cluster.LogPrefixTrim t = logTrim;
+    return t == null || (clustered() && !managing()) ? -1 : t.once(retention.toNanos());
+  }
+
   /** Cluster mode: true while this node is the cluster's manager. */
   public boolean managing() {
     return manager != null && manager.leading();
@@ -401,7 +407,8 @@ public final class Node implements AutoCloseable {
             calls,
             layout::get,
             this::managing,
-            io.vcorfu.server.cluster.LogPrefixTrim.DEFAULT_INTERVAL);
+            io.vcorfu.server.cluster.LogPrefixTrim.DEFAULT_INTERVAL,
+            config.logRetention());
     lifeCycle.transition(LifeCycle.State.RUNNING);
     LOG.info(
         "node {} joined cluster {} at ZooKeeper {}{}; data directory incarnation {}{}",
@@ -878,7 +885,8 @@ public final class Node implements AutoCloseable {
               new io.vcorfu.server.cluster.NodeCalls(peers),
               layout::get,
               () -> true,
-              io.vcorfu.server.cluster.LogPrefixTrim.DEFAULT_INTERVAL);
+              io.vcorfu.server.cluster.LogPrefixTrim.DEFAULT_INTERVAL,
+              config.logRetention());
       sequencerSeat.hold(
           new SequencerRole(
               sequencer,

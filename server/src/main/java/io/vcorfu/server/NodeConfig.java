@@ -28,6 +28,8 @@ import java.util.List;
  *     know what it granted before. False by default.
  * @param cluster null for a node serving a static layout (its {@code layoutFile}, or a single
  *     node); otherwise the cluster whose layout, agreed in ZooKeeper, the node follows
+ * @param logRetention how long the global log keeps an entry's log copy when this node drives the
+ *     log's trim (see {@code LogPrefixTrim}); the streams keep their own history
  */
 public record NodeConfig(
     Endpoint listen,
@@ -38,12 +40,21 @@ public record NodeConfig(
     long checkpointEvery,
     Duration checkpointInterval,
     boolean noEarlierLeases,
-    ClusterConfig cluster) {
+    ClusterConfig cluster,
+    Duration logRetention) {
   public static final long DEFAULT_CHECKPOINT_EVERY = 10_000;
+
+  /** See {@code LogPrefixTrim.DEFAULT_WINDOW}. */
+  public static final Duration DEFAULT_LOG_RETENTION = Duration.ofSeconds(3);
+
   public static final Duration DEFAULT_CHECKPOINT_INTERVAL = Duration.ofMinutes(1);
 
   public NodeConfig {
     classpath = classpath == null ? null : List.copyOf(classpath);
+    if (logRetention == null || logRetention.isNegative() || logRetention.isZero()) {
+      throw new IllegalArgumentException(
+          "the log's retention must be positive, not " + logRetention);
+    }
     if (checkpointEvery < 1) {
       throw new IllegalArgumentException(
           "checkpoints must be at least 1 update apart, not " + checkpointEvery);
@@ -67,7 +78,8 @@ public record NodeConfig(
         DEFAULT_CHECKPOINT_EVERY,
         DEFAULT_CHECKPOINT_INTERVAL,
         false,
-        null);
+        null,
+        DEFAULT_LOG_RETENTION);
   }
 
   public static NodeConfig inMemory(Endpoint listen) {
@@ -88,7 +100,8 @@ public record NodeConfig(
         checkpointEvery,
         checkpointInterval,
         noEarlierLeases,
-        cluster);
+        cluster,
+        logRetention);
   }
 
   /** The same node with the remote-view host's class path and checkpoint policy replaced. */
@@ -103,7 +116,8 @@ public record NodeConfig(
         checkpointEvery,
         checkpointInterval,
         noEarlierLeases,
-        cluster);
+        cluster,
+        logRetention);
   }
 
   /** The same node, vouching that no client holds a read lease from an earlier run of it. */
@@ -117,7 +131,23 @@ public record NodeConfig(
         checkpointEvery,
         checkpointInterval,
         true,
-        cluster);
+        cluster,
+        logRetention);
+  }
+
+  /** The same node, keeping the global log's entries for {@code retention} (see logRetention). */
+  public NodeConfig withLogRetention(Duration retention) {
+    return new NodeConfig(
+        listen,
+        dataDir,
+        layoutFile,
+        fsyncInterval,
+        classpath,
+        checkpointEvery,
+        checkpointInterval,
+        noEarlierLeases,
+        cluster,
+        retention);
   }
 
   /** The same node, following the agreed layout of a cluster instead of a static one. */
@@ -135,7 +165,8 @@ public record NodeConfig(
         checkpointEvery,
         checkpointInterval,
         noEarlierLeases,
-        clusterConfig);
+        clusterConfig,
+        logRetention);
   }
 
   public boolean durable() {

@@ -213,7 +213,10 @@ class AppendIdempotenceTest {
   }
 
   private static Node start(Path data, InJvmTransport transport) {
-    Node n = Node.start(NodeConfig.durable(NODE, data), transport);
+    Node n =
+        Node.start(
+            NodeConfig.durable(NODE, data).withLogRetention(java.time.Duration.ofMinutes(10)),
+            transport);
     n.ready().join();
     return n;
   }

@@ -85,7 +85,10 @@ public final class InProcessCluster implements AutoCloseable {
   }
 
   private Node startNode(Endpoint endpoint, Path dataDir, boolean newCluster) {
-    NodeConfig config = new NodeConfig(endpoint, dataDir, layoutFile, null);
+    // The global log keeps its entries for the tests' whole length (they read it back).
+    NodeConfig config =
+        new NodeConfig(endpoint, dataDir, layoutFile, null)
+            .withLogRetention(java.time.Duration.ofMinutes(10));
     Node node = Node.start(newCluster ? config.withNoEarlierLeases() : config, transport);
     nodes.add(node);
     return node;

@@ -59,6 +59,9 @@ public final class ServerProcess implements AutoCloseable {
   /** Starts {@code vcorfu server --port P ARGS...}; see {@link #awaitReady}. */
   public static ServerProcess start(int port, List<String> args) {
     List<String> cli = new ArrayList<>(List.of("server", "--port", Integer.toString(port)));
+    // The global log keeps its entries for the tests' whole length: they read it back, and compare
+    // its replicas, after their faults (the log's trim has tests of its own).
+    cli.addAll(List.of("--log-retention-ms", "600000"));
     cli.addAll(args);
     return startCli(port, cli);
   }

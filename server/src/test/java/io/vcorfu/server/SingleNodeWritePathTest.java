@@ -60,7 +60,11 @@ class SingleNodeWritePathTest {
         counters.put(
             c, transport.faults().add(FaultRule.requests().ofCase(c).delay(Duration.ZERO)));
       }
-      try (Node node = Node.start(NodeConfig.durable(NODE, tmp.resolve("data")), transport)) {
+      try (Node node =
+          Node.start(
+              NodeConfig.durable(NODE, tmp.resolve("data"))
+                  .withLogRetention(java.time.Duration.ofMinutes(10)),
+              transport)) {
         node.ready().join();
         try (ClusterStreamLog log =
             ClusterStreamLog.connect(transport, NODE, StreamLogOptions.defaults())) {
@@ -79,7 +83,11 @@ class SingleNodeWritePathTest {
       }
       transport.faults().clear();
 
-      try (Node node = Node.start(NodeConfig.durable(NODE, tmp.resolve("data")), transport)) {
+      try (Node node =
+          Node.start(
+              NodeConfig.durable(NODE, tmp.resolve("data"))
+                  .withLogRetention(java.time.Duration.ofMinutes(10)),
+              transport)) {
         node.ready().join();
         // A reader that would repair anything uncommitted after a minute: every entry must read as
         // committed straight away, so none is left waiting for a commit message.
@@ -108,7 +116,11 @@ class SingleNodeWritePathTest {
   @Test
   void aSequencedWriteWhoseSlotAReaderFilledFirstAbortsAndTheAppendRetries() throws Exception {
     try (InJvmTransport transport = new InJvmTransport();
-        Node node = Node.start(NodeConfig.durable(NODE, tmp.resolve("data")), transport)) {
+        Node node =
+            Node.start(
+                NodeConfig.durable(NODE, tmp.resolve("data"))
+                    .withLogRetention(java.time.Duration.ofMinutes(10)),
+                transport)) {
       node.ready().join();
       try (ClusterStreamLog writer =
           ClusterStreamLog.connect(transport, NODE, StreamLogOptions.defaults())) {

@@ -80,12 +80,21 @@ final class ServerCommand implements Callable<Integer> {
   long checkpointIntervalMs;
 
   @Option(
+      names = "--log-retention-ms",
+      defaultValue = "3000",
+      description =
+          "How long the global log keeps an entry's log copy (the streams keep their own history,"
+              + " trimmed after checkpoints); raise it to read the global log further back"
+              + " (default ${DEFAULT-VALUE}).")
+  long logRetentionMs;
+
+  @Option(
       names = "--disk-free-min-mb",
       defaultValue = "0",
       description =
           "Refuse writes while the data directory's disk has less than this many MiB free (the"
               + " disk-space alarm, cleared on its own once space is back); 0, the default: 256"
-              + " MiB or 2% of the disk, whichever is more.")
+              + " MiB or 2%% of the disk, whichever is more.")
   long diskFreeMinMb;
 
   @Option(
@@ -221,6 +230,10 @@ final class ServerCommand implements Callable<Integer> {
               "vcorfu server: --checkpoint-every and --checkpoint-interval-ms must be at least 1");
       return 2;
     }
+    if (logRetentionMs < 1) {
+      spec.commandLine().getErr().println("vcorfu server: --log-retention-ms must be at least 1");
+      return 2;
+    }
     if (diskFreeMinMb < 0) {
       spec.commandLine().getErr().println("vcorfu server: --disk-free-min-mb must be 0 or more");
       return 2;
@@ -244,7 +257,8 @@ final class ServerCommand implements Callable<Integer> {
                 dir,
                 layout,
                 fsyncIntervalMs == null ? null : Duration.ofMillis(fsyncIntervalMs))
-            .withViews(classpath, checkpointEvery, Duration.ofMillis(checkpointIntervalMs));
+            .withViews(classpath, checkpointEvery, Duration.ofMillis(checkpointIntervalMs))
+            .withLogRetention(Duration.ofMillis(logRetentionMs));
     if (zookeeper != null) {
       try {
         config =

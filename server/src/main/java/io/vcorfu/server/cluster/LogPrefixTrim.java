@@ -96,7 +96,12 @@ public final class LogPrefixTrim implements AutoCloseable {
    * afterwards, the lowest of them), or -1 when the round could not run (a node did not answer, a
    * stream chain has no replica, no layout yet).
    */
-  public synchronized long once() {
+  public long once() {
+    return once(windowNanos);
+  }
+
+  /** {@link #once()}, keeping the entries of the last {@code keepNanos} instead. */
+  public synchronized long once(long keepNanos) {
     Layout l = layout.get();
     if (l == null) {
       return -1;
@@ -141,14 +146,14 @@ public final class LogPrefixTrim implements AutoCloseable {
     while (tails.size() >= 2) {
       java.util.Iterator<long[]> it = tails.iterator();
       it.next();
-      if (now - it.next()[0] >= windowNanos) {
+      if (now - it.next()[0] >= keepNanos) {
         tails.pollFirst();
       } else {
         break;
       }
     }
     long[] oldest = tails.peekFirst();
-    long settled = now - oldest[0] >= windowNanos ? oldest[1] + 1 : 0;
+    long settled = now - oldest[0] >= keepNanos ? oldest[1] + 1 : 0;
     long streamsFrom = needed;
     needed = settled;
     long lowest = Long.MAX_VALUE;

@@ -56,7 +56,7 @@ class ClusterLogTrimTest {
       Awaitility.await("the log trimmed once the entries are a few seconds old")
           .atMost(Duration.ofSeconds(30))
           .pollInterval(Duration.ofMillis(200))
-          .until(() -> c.node(manager).trimLogNow(), m -> m == logMark);
+          .until(() -> c.node(manager).trimLogNow(Duration.ofSeconds(3)), m -> m == logMark);
       for (Endpoint e : c.endpoints()) {
         assertThat(c.node(e).space().getLogTrimMark())
             .as("log trim mark of %s", e)

@@ -42,6 +42,13 @@ final class ZkCluster implements AutoCloseable {
   /** The ZooKeeper session timeout of the nodes on an ensemble (a standalone server: 10 s). */
   static final Duration ENSEMBLE_SESSION = Duration.ofSeconds(3);
 
+  /**
+   * The nodes keep the global log's entries for the tests' whole length: fault tests read it back
+   * and compare its replicas afterwards; the log's trim is tested with an explicit retention
+   * ({@code Node.trimLogNow(Duration)}).
+   */
+  static final Duration LOG_RETENTION = Duration.ofMinutes(10);
+
   private final Closeable zk;
   private final String connectString;
   private final InJvmTransport transport = new InJvmTransport();
@@ -255,7 +262,10 @@ final class ZkCluster implements AutoCloseable {
               config.memberHealDelay());
     }
     NodeConfig cfg =
-        NodeConfig.durable(e, tmp.resolve(e.host())).withNoEarlierLeases().inCluster(config);
+        NodeConfig.durable(e, tmp.resolve(e.host()))
+            .withNoEarlierLeases()
+            .withLogRetention(LOG_RETENTION)
+            .inCluster(config);
     nodes.put(e, Node.start(cfg, new NodeLinks(transport, e, cut, rejecting)));
   }
 
