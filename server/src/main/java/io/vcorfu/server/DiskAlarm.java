@@ -26,6 +26,7 @@ public final class DiskAlarm {
   static final long CHECK_MILLIS = 250;
 
   private final String node;
+  private final LongSupplier clockMillis;
   private final LongSupplier free;
   private final LongSupplier total;
   private volatile long threshold;
@@ -35,11 +36,18 @@ public final class DiskAlarm {
 
   /** The alarm of {@code node}'s data directory {@code dir}; {@code minFree} 0 for the default. */
   public DiskAlarm(String node, Path dir, long minFree) {
-    this(node, () -> dir.toFile().getUsableSpace(), () -> dir.toFile().getTotalSpace(), minFree);
+    this(
+        node,
+        System::currentTimeMillis,
+        () -> dir.toFile().getUsableSpace(),
+        () -> dir.toFile().getTotalSpace(),
+        minFree);
   }
 
-  DiskAlarm(String node, LongSupplier free, LongSupplier total, long minFree) {
+  DiskAlarm(
+      String node, LongSupplier clockMillis, LongSupplier free, LongSupplier total, long minFree) {
     this.node = node;
+    this.clockMillis = clockMillis;
     this.free = free;
     this.total = total;
     threshold(minFree);
@@ -52,7 +60,7 @@ public final class DiskAlarm {
     }
     this.threshold =
         minFree > 0 ? minFree : Math.max(DEFAULT_MIN_FREE_BYTES, total.getAsLong() / 50);
-    checkedAtMillis = 0;
+    checkedAtMillis = Long.MIN_VALUE / 2;
   }
 
   public long threshold() {
@@ -71,6 +79,43 @@ public final class DiskAlarm {
     return raised;
   }
 
+  /** The requests that store entries: refused while the alarm is raised. */
+  private static final java.util.Set<io.vcorfu.protocol.proto.Request.PayloadCase> ENTRY_WRITES =
+      java.util.EnumSet.of(
+          io.vcorfu.protocol.proto.Request.PayloadCase.SEQUENCED_WRITE,
+          io.vcorfu.protocol.proto.Request.PayloadCase.LOG_WRITE,
+          io.vcorfu.protocol.proto.Request.PayloadCase.CHAIN_WRITE,
+          io.vcorfu.protocol.proto.Request.PayloadCase.STREAM_WRITE);
+
+  /**
+   * {@code table} with its entry writes answered {@link DiskFullException} while the alarm is
+   * raised (nothing of them stored); every other request as before.
+   */
+  java.util.Map<io.vcorfu.protocol.proto.Request.PayloadCase, io.vcorfu.protocol.RpcHandler> guard(
+      java.util.Map<io.vcorfu.protocol.proto.Request.PayloadCase, io.vcorfu.protocol.RpcHandler>
+          table) {
+    java.util.Map<io.vcorfu.protocol.proto.Request.PayloadCase, io.vcorfu.protocol.RpcHandler> out =
+        new java.util.EnumMap<>(io.vcorfu.protocol.proto.Request.PayloadCase.class);
+    table.forEach(
+        (k, h) ->
+            out.put(
+                k,
+                !ENTRY_WRITES.contains(k)
+                    ? h
+                    : r -> {
+                      try {
+                        refuseWriteIfRaised();
+                      } catch (DiskFullException full) {
+                        return java.util.concurrent.CompletableFuture.completedFuture(
+                            io.vcorfu.protocol.proto.Response.newBuilder()
+                                .setError(io.vcorfu.protocol.Errors.toMsg(full))
+                                .build());
+                      }
+                      return h.handle(r);
+                    }));
+    return out;
+  }
+
   /** Throws {@link DiskFullException} while the alarm is raised. */
   public void refuseWriteIfRaised() {
     check();
@@ -80,7 +125,7 @@ public final class DiskAlarm {
   }
 
   private void check() {
-    long now = System.currentTimeMillis();
+    long now = clockMillis.getAsLong();
     if (now - checkedAtMillis < CHECK_MILLIS) {
       return;
     }

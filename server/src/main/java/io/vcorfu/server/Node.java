@@ -112,77 +112,15 @@ public final class Node implements AutoCloseable {
   /** The disk-space alarm of the data directory; null without one. */
   private DiskAlarm diskAlarm;
 
-  /** The requests that store entries: refused while the disk-space alarm is raised. */
-  private static final java.util.Set<PayloadCase> ENTRY_WRITES =
-      java.util.EnumSet.of(
-          PayloadCase.SEQUENCED_WRITE,
-          PayloadCase.LOG_WRITE,
-          PayloadCase.CHAIN_WRITE,
-          PayloadCase.STREAM_WRITE);
-
   /** {@code table} with its entry writes refused while the disk-space alarm is raised. */
   private Map<PayloadCase, RpcHandler> withDiskAlarm(Map<PayloadCase, RpcHandler> table) {
     DiskAlarm alarm = diskAlarm;
-    if (alarm == null) {
-      return table;
-    }
-    Map<PayloadCase, RpcHandler> out = new java.util.EnumMap<>(PayloadCase.class);
-    table.forEach(
-        (k, h) ->
-            out.put(
-                k,
-                !ENTRY_WRITES.contains(k)
-                    ? h
-                    : r -> {
-                      try {
-                        alarm.refuseWriteIfRaised();
-                      } catch (io.vcorfu.protocol.DiskFullException full) {
-                        return CompletableFuture.completedFuture(
-                            Response.newBuilder()
-                                .setError(io.vcorfu.protocol.Errors.toMsg(full))
-                                .build());
-                      }
-                      return h.handle(r);
-                    }));
-    return out;
+    return alarm == null ? table : alarm.guard(table);
   }
 
-  /**
-   * Compacts now every sealed segment whose live bytes are below {@code request.below} of its
-   * length, on a thread of its own; answers once done (BadRequest for a share outside [0, 1)).
-   */
+  /** Compacts this node's storage now (see {@link NodeStorage#compact}). */
   private CompletableFuture<Response> compact(io.vcorfu.protocol.proto.CompactRequest request) {
-    double below = request.getBelow() == 0 ? 0.5 : request.getBelow();
-    if (!(below > 0 && below < 1)) {
-      return CompletableFuture.failedFuture(
-          new io.vcorfu.protocol.BadRequestException(
-              "compaction applies below a share of live bytes between 0 and 1, not " + below));
-    }
-    ReplicaStore s = store;
-    if (s == null) {
-      return done(
-          Response.newBuilder()
-              .setCompact(io.vcorfu.protocol.proto.CompactResponse.getDefaultInstance())
-              .build());
-    }
-    return CompletableFuture.supplyAsync(
-        () -> {
-          long before = s.space().fileBytes();
-          int compacted;
-          try {
-            compacted = s.compact(below);
-          } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new java.util.concurrent.CompletionException(e);
-          }
-          return Response.newBuilder()
-              .setCompact(
-                  io.vcorfu.protocol.proto.CompactResponse.newBuilder()
-                      .setSegmentsCompacted(compacted)
-                      .setFileBytesBefore(before)
-                      .setFileBytesAfter(s.space().fileBytes()))
-              .build();
-        });
+    return NodeStorage.compact(store, request);
   }
 
   /** The disk-space alarm of this node's data directory; null for a node without one. */
@@ -766,40 +704,10 @@ public final class Node implements AutoCloseable {
    */
   public io.vcorfu.protocol.proto.StorageSpace space() {
     ReplicaStore s = store;
-    io.vcorfu.protocol.proto.StorageSpace.Builder b =
-        io.vcorfu.protocol.proto.StorageSpace.newBuilder()
-            .setLogNeededFrom(Long.MAX_VALUE)
-            .setLogTail(-1)
-            .setCompacting(-1)
-            .setFreeDiskBytes(-1);
-    if (s == null) {
-      return b.build();
-    }
-    long[] counts = new long[2];
-    long needed = s.logNeededFrom(counts);
     Rejoin r = rejoin;
     io.vcorfu.protocol.proto.RebuildProgress takeover = r == null ? null : r.takeoverProgress();
-    boolean copying = s.joinedAt() != 0 || (takeover != null && !takeover.getDone());
-    long[] log = s.logTailAndTrimMark();
-    io.vcorfu.logunit.SpaceReport space = s.space();
-    b.setCopying(copying)
-        .setLogNeededFrom(copying ? 0 : needed)
-        .setLogTail(log[0])
-        .setLogTrimMark(log[1])
-        .setFileBytes(space.fileBytes())
-        .setLiveBytes(space.liveBytes())
-        .setSegments(space.segments())
-        .setSegmentsCompacted(space.segmentsCompacted())
-        .setCompactionCopiedBytes(space.compactionCopiedBytes())
-        .setCompactionReclaimedBytes(space.compactionReclaimedBytes())
-        .setCompacting(space.compacting())
-        .setStreams(counts[0])
-        .setTrimmedStreams(counts[1]);
-    DiskAlarm alarm = diskAlarm;
-    if (alarm != null) {
-      b.setFreeDiskBytes(alarm.freeBytes()).setDiskAlarm(alarm.raised());
-    }
-    return b.build();
+    boolean copying = s != null && (s.joinedAt() != 0 || (takeover != null && !takeover.getDone()));
+    return NodeStorage.space(s, copying, diskAlarm);
   }
 
   private Response pingResponse(Endpoint me) {

@@ -31,19 +31,23 @@ class DiskAlarmTest {
   @TempDir Path tmp;
 
   @Test
-  void raisedBelowTheThresholdAndClearedAboveItWithAMargin() throws Exception {
+  void raisedBelowTheThresholdAndClearedAboveItWithAMargin() {
     AtomicLong free = new AtomicLong(1_000);
-    DiskAlarm alarm = new DiskAlarm("n", free::get, () -> 10_000, 500);
+    AtomicLong clock = new AtomicLong(0);
+    DiskAlarm alarm = new DiskAlarm("n", clock::get, free::get, () -> 10_000, 500);
     assertThat(alarm.raised()).isFalse();
     free.set(499);
-    Awaitility.await().atMost(Duration.ofSeconds(5)).until(alarm::raised);
+    assertThat(alarm.raised()).as("looked at again only after the check interval").isFalse();
+    clock.addAndGet(DiskAlarm.CHECK_MILLIS);
+    assertThat(alarm.raised()).isTrue();
     Throwable t = catchThrowable(alarm::refuseWriteIfRaised);
     assertThat(t).isInstanceOf(DiskFullException.class).hasMessageContaining("499 bytes free");
     free.set(520); // above the threshold, within the margin: still raised
-    Thread.sleep(DiskAlarm.CHECK_MILLIS * 2); // not a wait for a condition: the margin holds
+    clock.addAndGet(DiskAlarm.CHECK_MILLIS);
     assertThat(alarm.raised()).isTrue();
     free.set(600);
-    Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> !alarm.raised());
+    clock.addAndGet(DiskAlarm.CHECK_MILLIS);
+    assertThat(alarm.raised()).isFalse();
   }
 
   @Test
