@@ -43,8 +43,15 @@ final class SegmentCompactor {
   private final AtomicLong segmentsCompacted = new AtomicLong();
   private volatile int compacting = -1;
 
-  /** Segments a pass left live, with the estimate they had then: not retried until it falls. */
-  private final Map<Integer, Long> leftAt = new HashMap<>();
+  /**
+   * Segments a pass left live, with the estimate they had then and when: not retried until the
+   * estimate falls further or {@link #RETRY_NANOS} has passed (an estimate that erred low may not
+   * fall any more while what is live there dies).
+   */
+  private final Map<Integer, long[]> leftAt = new HashMap<>();
+
+  /** A segment left live is looked at again after this long, whatever its estimate says. */
+  static final long RETRY_NANOS = TimeUnit.SECONDS.toNanos(30);
 
   SegmentCompactor(StorageEngine engine, long bytesPerSecond) {
     this.engine = engine;
@@ -64,9 +71,11 @@ final class SegmentCompactor {
    */
   int pass(double threshold, java.util.function.BooleanSupplier stop) throws InterruptedException {
     List<SegmentRefs.Space> candidates = new ArrayList<>();
+    long now = System.nanoTime();
     for (SegmentRefs.Space s : engine.sealedSpace()) {
-      Long left = leftAt.get(s.segment());
-      boolean fellSince = left == null || s.liveBytes() < left - s.length() / 20;
+      long[] left = leftAt.get(s.segment());
+      boolean fellSince =
+          left == null || s.liveBytes() < left[0] - s.length() / 20 || now - left[1] >= RETRY_NANOS;
       if (s.length() > 0 && s.liveBytes() < threshold * s.length() && fellSince) {
         candidates.add(s);
       }
@@ -88,7 +97,7 @@ final class SegmentCompactor {
           reclaimedBytes.addAndGet(s.length());
           leftAt.remove(s.segment());
         } else {
-          leftAt.put(s.segment(), s.liveBytes());
+          leftAt.put(s.segment(), new long[] {s.liveBytes(), System.nanoTime()});
         }
       } finally {
         compacting = -1;
