@@ -127,11 +127,15 @@ class MemberHealTest {
 
         c.restart(member, false, 64L << 20);
         c.restart(victim, false, 64L << 20);
+        // Full strength may come back before the member is in again (the other nodes suffice):
+        // both are what this test waits for.
         Layout healed =
-            Awaitility.await("full strength again")
+            Awaitility.await("full strength again, the member back in")
                 .atMost(Duration.ofSeconds(90))
                 .pollInterval(Duration.ofMillis(50))
-                .until(() -> c.agreed().value(), l -> fullStrength(l));
+                .until(
+                    () -> c.agreed().value(),
+                    l -> fullStrength(l) && l.allServers().contains(member));
         assertThat(healed.allServers()).contains(member);
         w.awaitAcked(w.count() + 40);
       }
