@@ -138,6 +138,18 @@ public final class CSMRMap<K, V> extends AbstractMap<K, V> implements SnapshotMa
     return rt.objects().open(Objects.requireNonNull(name, "name") + "/layout", CSMRMapLayout.class);
   }
 
+  /**
+   * Keeps {@code retention} for every bucket of this map, instead of the runtime's, while this
+   * runtime has them open as local views (see {@link io.vcorfu.runtime.ObjectBuilder#retention});
+   * null goes back to the runtime's. Remote bucket views are checkpointed and trimmed by their
+   * hosts, which follow the cluster's retention.
+   */
+  public void retain(io.vcorfu.runtime.Retention retention) {
+    for (int i = 0; i < bucketCount; i++) {
+      rt.retain(io.vcorfu.protocol.StreamId.of(bucketStreamName(name, i)), retention);
+    }
+  }
+
   /** The stream name of bucket {@code index} of the map called {@code name}. */
   public static String bucketStreamName(String name, int index) {
     return name + "/bucket-" + index;

@@ -16,6 +16,7 @@ public final class ObjectBuilder<T> {
   private Serializer serializer;
   private Version asOf = Version.LIVE;
   private boolean remote;
+  private Retention retention;
 
   ObjectBuilder(ObjectDirectory directory, StreamId stream, Class<T> type) {
     this.directory = directory;
@@ -26,6 +27,20 @@ public final class ObjectBuilder<T> {
   /** The serializer for this object's arguments (default: the runtime's). */
   public ObjectBuilder<T> serializer(Serializer s) {
     this.serializer = Objects.requireNonNull(s, "serializer");
+    return this;
+  }
+
+  /**
+   * The checkpoints and retained history of this object, instead of the runtime's (see {@link
+   * Retention}; for a live local view): an object whose history is a feature keeps more ({@code
+   * Retention.DEFAULT.withRetainTime(Duration.ofDays(30))}), a busy cache less. The setting holds
+   * for the object's stream while this runtime has it open; another runtime writing the same object
+   * trims it by its own setting, so give every runtime that writes the object the same one. A
+   * remote view's object is checkpointed and trimmed by its host, which follows the cluster's
+   * retention ({@code vcorfu cluster retention}).
+   */
+  public ObjectBuilder<T> retention(Retention r) {
+    this.retention = Objects.requireNonNull(r, "retention");
     return this;
   }
 
@@ -84,9 +99,11 @@ public final class ObjectBuilder<T> {
    * version that old, see {@link RuntimeOptions#retainedVersions}). For other classes open locally,
    * the snapshot is rebuilt in memory by replaying the local view's retained history up to {@code
    * address} onto the initial state (or checkpoint) it started from, with no log reads. Otherwise
-   * the view plays the stream from the log up to {@code address}, once, on first use. Snapshots
-   * older than the checkpoint a local view started from are also played from the log (the stream is
-   * never trimmed by a checkpoint).
+   * the view starts from the newest checkpoint at or below {@code address} and plays the stream
+   * from there up to {@code address}, once, on first use. A version older than the object's
+   * retained history (see {@link #retention}) fails with {@link
+   * io.vcorfu.protocol.TrimmedException} naming the stream and its trim mark, never with another
+   * version's state.
    */
   public ObjectBuilder<T> asOf(long address) {
     this.asOf = Version.at(address);
@@ -108,6 +125,15 @@ public final class ObjectBuilder<T> {
    * @throws ObjectOpenException if a remote view was asked for with its own serializer
    */
   public T open() {
+    if (retention != null && (remote || !asOf.isLive())) {
+      throw new ObjectOpenException(
+          "a retention is set for a live local view of stream "
+              + stream
+              + ", not for a "
+              + (remote ? "remote" : "snapshot")
+              + " view: a remote view's host follows the cluster's retention (`vcorfu cluster"
+              + " retention`), and a snapshot view writes nothing");
+    }
     if (remote) {
       if (serializer != null) {
         throw new ObjectOpenException(
@@ -119,7 +145,11 @@ public final class ObjectBuilder<T> {
       return directory.openRemote(stream, type, null, asOf);
     }
     if (asOf.isLive()) {
-      return directory.openLocal(stream, type, serializer);
+      T view = directory.openLocal(stream, type, serializer);
+      if (retention != null) {
+        directory.retain(stream, retention);
+      }
+      return view;
     }
     return directory.openSnapshot(stream, type, serializer, asOf);
   }

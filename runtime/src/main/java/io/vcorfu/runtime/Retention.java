@@ -1,5 +1,6 @@
 package io.vcorfu.runtime;
 
+import io.vcorfu.client.ClusterRetention;
 import java.time.Duration;
 import java.util.Objects;
 
@@ -24,6 +25,11 @@ import java.util.Objects;
  * retainVersions} or set {@code retainTime} to keep more history; {@link #KEEP_ALL} turns trimming
  * off (checkpoints are still written).
  *
+ * <p>Which retention an object gets: its own, when one was set for it ({@link
+ * ObjectBuilder#retention}, {@link VCorfuRuntime#retain}); else the runtime's, when it is not
+ * {@link #DEFAULT}; else the default with the cluster's values where the cluster set them ({@link
+ * #following}, {@code vcorfu cluster retention}).
+ *
  * @param autoCheckpoint whether live views are checkpointed (and their streams trimmed) at all
  * @param checkpointMinBytes the least weight of updates between two checkpoints of an object
  * @param retainVersions the least number of an object's latest updates kept readable
@@ -37,8 +43,8 @@ public record Retention(
     Duration retainTime,
     boolean trim) {
 
-  /** Checkpoints from 256 KiB of updates, the last 100 updates of each object kept. */
-  public static final Retention DEFAULT = new Retention(true, 256 << 10, 100, Duration.ZERO, true);
+  /** Checkpoints from 64 KiB of updates, the last 20 updates of each object kept. */
+  public static final Retention DEFAULT = new Retention(true, 64 << 10, 20, Duration.ZERO, true);
 
   /** Checkpoints as {@link #DEFAULT}, nothing ever trimmed. */
   public static final Retention KEEP_ALL = new Retention(true, 64 << 10, 20, Duration.ZERO, false);
@@ -60,6 +66,25 @@ public record Retention(
       throw new IllegalArgumentException(
           "the history kept readable cannot be negative, not " + retainTime);
     }
+  }
+
+  /**
+   * The retention a runtime keeps given its cluster's: a runtime left at {@link #DEFAULT} takes the
+   * cluster's {@code retainVersions} and {@code retainTime} where the cluster set them (see {@code
+   * vcorfu cluster retention}); a runtime given any other retention keeps its own.
+   */
+  public Retention following(ClusterRetention cluster) {
+    if (!equals(DEFAULT) || !cluster.isSet()) {
+      return this;
+    }
+    Retention r = this;
+    if (cluster.retainVersions() >= 0) {
+      r = r.withRetainVersions(cluster.retainVersions());
+    }
+    if (cluster.retainTime() != null) {
+      r = r.withRetainTime(cluster.retainTime());
+    }
+    return r;
   }
 
   /** This retention keeping at least {@code n} updates of each object readable. */

@@ -45,15 +45,17 @@ public final class VCorfuRuntime implements AutoCloseable {
   private final RuntimeCore core;
   private final ObjectOpener objects;
   private final io.vcorfu.runtime.checkpoint.AutoCheckpoints checkpoints;
+  private final ObjectDirectory directory;
 
   private VCorfuRuntime(StreamLog log, RuntimeOptions options) {
     this.core = new RuntimeCore(log, options, this);
     ObjectDirectory directory = new ObjectDirectory(core);
     this.objects = new ObjectOpener(core, directory);
+    this.directory = directory;
+    // Always running: it registers the snapshots this runtime holds even when it checkpoints
+    // nothing, and objects may have their own retention.
     this.checkpoints =
-        options.retention().autoCheckpoint()
-            ? new io.vcorfu.runtime.checkpoint.AutoCheckpoints(core, directory, options.retention())
-            : null;
+        new io.vcorfu.runtime.checkpoint.AutoCheckpoints(core, directory, options.retention());
   }
 
   /**
@@ -159,6 +161,31 @@ public final class VCorfuRuntime implements AutoCloseable {
   public java.util.OptionalLong checkpoint(Object object) {
     core.checkOpen();
     return Checkpoints.write(core, object);
+  }
+
+  /**
+   * Keeps {@code retention} for {@code object}, a live local view of this runtime, instead of the
+   * runtime's (as {@link ObjectBuilder#retention}); null goes back to the runtime's. Collections
+   * over many streams take theirs with their own {@code retain} method.
+   *
+   * @throws IllegalArgumentException if {@code object} is not an object of this runtime
+   */
+  public void retain(Object object, Retention retention) {
+    core.checkOpen();
+    ObjectHandle h = handleOf(object);
+    if (h.core().owner() != this) {
+      throw new IllegalArgumentException("the object was opened by another runtime");
+    }
+    directory.retain(h.stream(), retention);
+  }
+
+  /**
+   * Keeps {@code retention} for the object on {@code stream} (see {@link #retain(Object,
+   * Retention)}).
+   */
+  public void retain(StreamId stream, Retention retention) {
+    core.checkOpen();
+    directory.retain(stream, retention);
   }
 
   /** Begins a transaction on the calling thread, or joins (flattens into) the one already open. */

@@ -1,5 +1,6 @@
 package io.vcorfu.server;
 
+import io.vcorfu.client.ClusterRetention;
 import io.vcorfu.layout.EpochFence;
 import io.vcorfu.layout.FileLayoutStore;
 import io.vcorfu.layout.Layout;
@@ -36,6 +37,7 @@ import io.vcorfu.server.cluster.ClusterMembership;
 import io.vcorfu.server.cluster.NodeCalls;
 import io.vcorfu.server.cluster.NodeIdentity;
 import io.vcorfu.server.cluster.Rejoin;
+import io.vcorfu.server.cluster.RetentionZnode;
 import io.vcorfu.server.cluster.SealedEpoch;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -112,10 +114,39 @@ public final class Node implements AutoCloseable {
   /** The disk-space alarm of the data directory; null without one. */
   private DiskAlarm diskAlarm;
 
-  /** {@code table} with its entry writes refused while the disk-space alarm is raised. */
+  /** Cluster mode: the cluster's retention as ZooKeeper has it; null for a static layout. */
+  private volatile RetentionZnode clusterRetention;
+
+  /**
+   * {@code table} with its entry writes refused while the disk-space alarm is raised, and the
+   * retention runtimes follow added to the sequencer's snapshot answers.
+   */
   private Map<PayloadCase, RpcHandler> withDiskAlarm(Map<PayloadCase, RpcHandler> table) {
+    Map<PayloadCase, RpcHandler> t = new java.util.EnumMap<>(PayloadCase.class);
+    t.putAll(table);
+    RpcHandler snapshots = t.get(PayloadCase.SNAPSHOTS);
+    if (snapshots != null) {
+      t.put(PayloadCase.SNAPSHOTS, r -> snapshots.handle(r).thenApply(this::announceRetention));
+    }
     DiskAlarm alarm = diskAlarm;
-    return alarm == null ? table : alarm.guard(table);
+    return alarm == null ? t : alarm.guard(t);
+  }
+
+  /** {@code answer} to a snapshot registration, naming the retention runtimes follow. */
+  private Response announceRetention(Response answer) {
+    RetentionZnode z = clusterRetention;
+    ClusterRetention r = z != null ? z.current() : config.retention();
+    if (!r.isSet() || !answer.hasSnapshots()) {
+      return answer;
+    }
+    return answer.toBuilder()
+        .setSnapshots(
+            answer.getSnapshots().toBuilder()
+                .setRetention(
+                    io.vcorfu.protocol.proto.RetentionPolicy.newBuilder()
+                        .setRetainVersions(r.retainVersions())
+                        .setRetainTimeMs(r.retainTime() == null ? -1 : r.retainTime().toMillis())))
+        .build();
   }
 
   /** Compacts this node's storage now (see {@link NodeStorage#compact}). */
@@ -340,6 +371,7 @@ public final class Node implements AutoCloseable {
     NodeCalls calls = new NodeCalls(peers);
     membership = ClusterMembership.start(config.cluster(), me, calls, fence::epoch, this::adopt);
     manager = ClusterManager.start(me, config.cluster(), membership.store(), calls);
+    clusterRetention = RetentionZnode.watch(membership.store().client(), config.cluster().name());
     logTrim =
         new io.vcorfu.server.cluster.LogPrefixTrim(
             calls,
@@ -1004,6 +1036,7 @@ public final class Node implements AutoCloseable {
     }
     closeQuietly(logTrim);
     closeQuietly(manager);
+    closeQuietly(clusterRetention);
     closeQuietly(membership);
     closeQuietly(rejoin);
     closeQuietly(views);

@@ -1,5 +1,6 @@
 package io.vcorfu.server;
 
+import io.vcorfu.client.ClusterRetention;
 import io.vcorfu.protocol.Endpoint;
 import io.vcorfu.server.cluster.ClusterConfig;
 import java.nio.file.Path;
@@ -30,6 +31,9 @@ import java.util.List;
  *     node); otherwise the cluster whose layout, agreed in ZooKeeper, the node follows
  * @param logRetention how long the global log keeps an entry's log copy when this node drives the
  *     log's trim (see {@code LogPrefixTrim}); the streams keep their own history
+ * @param retention the history every runtime without its own retention keeps readable, announced by
+ *     this node's sequencer (a static layout's: {@code vcorfu server --retain-versions
+ *     --retain-time}); a cluster node announces its cluster's, set in ZooKeeper, and takes none
  */
 public record NodeConfig(
     Endpoint listen,
@@ -41,7 +45,8 @@ public record NodeConfig(
     Duration checkpointInterval,
     boolean noEarlierLeases,
     ClusterConfig cluster,
-    Duration logRetention) {
+    Duration logRetention,
+    ClusterRetention retention) {
   public static final long DEFAULT_CHECKPOINT_EVERY = 10_000;
 
   /** See {@code LogPrefixTrim.DEFAULT_WINDOW}. */
@@ -51,6 +56,7 @@ public record NodeConfig(
 
   public NodeConfig {
     classpath = classpath == null ? null : List.copyOf(classpath);
+    retention = retention == null ? ClusterRetention.NONE : retention;
     if (logRetention == null || logRetention.isNegative() || logRetention.isZero()) {
       throw new IllegalArgumentException(
           "the log's retention must be positive, not " + logRetention);
@@ -79,7 +85,8 @@ public record NodeConfig(
         DEFAULT_CHECKPOINT_INTERVAL,
         false,
         null,
-        DEFAULT_LOG_RETENTION);
+        DEFAULT_LOG_RETENTION,
+        ClusterRetention.NONE);
   }
 
   public static NodeConfig inMemory(Endpoint listen) {
@@ -101,7 +108,8 @@ public record NodeConfig(
         checkpointInterval,
         noEarlierLeases,
         cluster,
-        logRetention);
+        logRetention,
+        retention);
   }
 
   /** The same node with the remote-view host's class path and checkpoint policy replaced. */
@@ -117,7 +125,8 @@ public record NodeConfig(
         checkpointInterval,
         noEarlierLeases,
         cluster,
-        logRetention);
+        logRetention,
+        retention);
   }
 
   /** The same node, vouching that no client holds a read lease from an earlier run of it. */
@@ -132,11 +141,12 @@ public record NodeConfig(
         checkpointInterval,
         true,
         cluster,
-        logRetention);
+        logRetention,
+        retention);
   }
 
-  /** The same node, keeping the global log's entries for {@code retention} (see logRetention). */
-  public NodeConfig withLogRetention(Duration retention) {
+  /** The same node, keeping the global log's entries for {@code kept} (see logRetention). */
+  public NodeConfig withLogRetention(Duration kept) {
     return new NodeConfig(
         listen,
         dataDir,
@@ -147,6 +157,7 @@ public record NodeConfig(
         checkpointInterval,
         noEarlierLeases,
         cluster,
+        kept,
         retention);
   }
 
@@ -166,7 +177,24 @@ public record NodeConfig(
         checkpointInterval,
         noEarlierLeases,
         clusterConfig,
-        logRetention);
+        logRetention,
+        retention);
+  }
+
+  /** The same node, announcing {@code r} as the retention of runtimes without their own. */
+  public NodeConfig withRetention(ClusterRetention r) {
+    return new NodeConfig(
+        listen,
+        dataDir,
+        layoutFile,
+        fsyncInterval,
+        classpath,
+        checkpointEvery,
+        checkpointInterval,
+        noEarlierLeases,
+        cluster,
+        logRetention,
+        r);
   }
 
   public boolean durable() {

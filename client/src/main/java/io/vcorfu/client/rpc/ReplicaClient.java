@@ -163,7 +163,13 @@ public final class ReplicaClient {
         .thenApply(
             r ->
                 new io.vcorfu.client.SnapshotFloor(
-                    r.getSnapshots().getOldestRegistered(), r.getSnapshots().getComplete()));
+                    r.getSnapshots().getOldestRegistered(),
+                    r.getSnapshots().getComplete(),
+                    r.getSnapshots().hasRetention()
+                        ? io.vcorfu.client.ClusterRetention.fromWire(
+                            r.getSnapshots().getRetention().getRetainVersions(),
+                            r.getSnapshots().getRetention().getRetainTimeMs())
+                        : io.vcorfu.client.ClusterRetention.NONE));
   }
 
   /** Ends this client's read lease at the sequencer. */

@@ -68,6 +68,9 @@ public final class AutoCheckpoints implements AutoCloseable {
   private final AtomicLong written = new AtomicLong();
   private final AtomicLong trims = new AtomicLong();
 
+  /** Whether this runtime's last pass registered a snapshot (so an empty one must drop it). */
+  private boolean registered;
+
   /** What this runtime knows of one object's checkpoints. */
   private static final class Kept {
     long checkpointedPos;
@@ -111,7 +114,14 @@ public final class AutoCheckpoints implements AutoCloseable {
   /** One pass over the live views; returns how many checkpoints it wrote. */
   public synchronized int runOnce() {
     List<ObjectDirectory.LiveView> views = directory.liveViews();
+    // The snapshots this runtime holds, registered; what every client holds bounds the trims too.
+    long mine = Math.min(core.transactions().oldestOpenSnapshot(), directory.oldestSnapshotView());
     if (views.isEmpty()) {
+      if (mine != Long.MAX_VALUE || registered) {
+        core.await(
+            core.log().registerSnapshots(mine == Long.MAX_VALUE ? -1 : mine, SNAPSHOT_LEASE_MS));
+        registered = mine != Long.MAX_VALUE;
+      }
       return 0;
     }
     List<StreamId> streams = new ArrayList<>(views.size());
@@ -131,27 +141,31 @@ public final class AutoCheckpoints implements AutoCloseable {
     }
     long[] oldest = tailSamples.peekFirst();
     long safeVersion = now - oldest[0] >= SAFE_NANOS ? oldest[1] : -1;
-    // The snapshots this runtime holds, registered; what every client holds bounds the trims too.
-    long mine = Math.min(core.transactions().oldestOpenSnapshot(), directory.oldestSnapshotView());
     SnapshotFloor floor =
         core.await(
             core.log().registerSnapshots(mine == Long.MAX_VALUE ? -1 : mine, SNAPSHOT_LEASE_MS));
+    registered = mine != Long.MAX_VALUE;
     safeVersion = floor.complete() ? Math.min(safeVersion, floor.oldestRegistered()) : -1;
+    Retention everyObject = retention.following(floor.retention());
     int wrote = 0;
     for (ObjectDirectory.LiveView v : views) {
+      Retention r = v.retention() != null ? v.retention() : everyObject;
+      if (!r.autoCheckpoint()) {
+        continue;
+      }
       long streamTail = tails.streamTails().getOrDefault(v.stream(), -1L);
       Kept k = kept.computeIfAbsent(v.stream(), s -> new Kept(v.engine().baseStreamPos()));
-      if (due(v.engine(), k, streamTail) && checkpoint(v, k)) {
+      if (due(r, v.engine(), k, streamTail) && checkpoint(v, k)) {
         wrote++;
       }
-      if (retention.trim()) {
-        trim(v.stream(), k, streamTail, safeVersion);
+      if (r.trim()) {
+        trim(r, v.stream(), k, streamTail, safeVersion);
       }
     }
     return wrote;
   }
 
-  private boolean due(SmrEngine engine, Kept k, long streamTail) {
+  private boolean due(Retention retention, SmrEngine engine, Kept k, long streamTail) {
     long updates = streamTail + 1 - k.checkpointedPos;
     if (updates <= 0) {
       return false;
@@ -181,7 +195,8 @@ public final class AutoCheckpoints implements AutoCloseable {
    * Trims {@code stream} below the newest checkpoint of this runtime that keeps the retained
    * history readable, and its checkpoint stream below that checkpoint.
    */
-  private void trim(StreamId stream, Kept k, long streamTail, long safeVersion) {
+  private void trim(
+      Retention retention, StreamId stream, Kept k, long streamTail, long safeVersion) {
     long oldestKeptMillis = System.currentTimeMillis() - retention.retainTime().toMillis();
     int chosen = -1;
     for (int i = 0; i < k.mine.size(); i++) {

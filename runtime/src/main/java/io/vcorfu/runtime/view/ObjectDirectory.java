@@ -27,6 +27,7 @@ public final class ObjectDirectory {
 
   private final RuntimeCore core;
   private final Map<StreamId, Opened> live = new ConcurrentHashMap<>();
+  private final Map<StreamId, io.vcorfu.runtime.Retention> retentions = new ConcurrentHashMap<>();
 
   /** The snapshot views this runtime opened, while their proxies are reachable, with versions. */
   private final java.util.Queue<Map.Entry<java.lang.ref.WeakReference<Object>, Long>> snapshots =
@@ -99,8 +100,24 @@ public final class ObjectDirectory {
     return type.cast(o.proxy());
   }
 
-  /** One live local view this runtime has open. */
-  public record LiveView(StreamId stream, Object proxy, SmrEngine engine) {}
+  /**
+   * One live local view this runtime has open, and the retention set for its object (null: the
+   * runtime's).
+   */
+  public record LiveView(
+      StreamId stream, Object proxy, SmrEngine engine, io.vcorfu.runtime.Retention retention) {}
+
+  /**
+   * Keeps {@code retention} for the object on {@code stream} instead of the runtime's (null: the
+   * runtime's again), while this runtime has it open as a live view.
+   */
+  public void retain(StreamId stream, io.vcorfu.runtime.Retention retention) {
+    if (retention == null) {
+      retentions.remove(stream);
+    } else {
+      retentions.put(stream, retention);
+    }
+  }
 
   /**
    * The oldest version of the snapshot views this runtime opened that are still reachable; {@link
@@ -124,7 +141,7 @@ public final class ObjectDirectory {
   /** Every live local view this runtime has open now. */
   public java.util.List<LiveView> liveViews() {
     java.util.List<LiveView> out = new java.util.ArrayList<>(live.size());
-    live.forEach((s, o) -> out.add(new LiveView(s, o.proxy(), o.view())));
+    live.forEach((s, o) -> out.add(new LiveView(s, o.proxy(), o.view(), retentions.get(s))));
     return out;
   }
 

@@ -3,6 +3,8 @@ package io.vcorfu.runtime.checkpoint;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
+import io.vcorfu.client.ClusterRetention;
+import io.vcorfu.client.SnapshotFloor;
 import io.vcorfu.client.StreamLog;
 import io.vcorfu.protocol.StreamId;
 import io.vcorfu.protocol.TrimmedException;
@@ -10,10 +12,12 @@ import io.vcorfu.runtime.Retention;
 import io.vcorfu.runtime.RuntimeOptions;
 import io.vcorfu.runtime.VCorfuRuntime;
 import io.vcorfu.runtime.example.Counter;
+import io.vcorfu.runtime.testing.ForwardingStreamLog;
 import io.vcorfu.runtime.testing.TestRuntimes;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
@@ -138,5 +142,114 @@ class AutoCheckpointTest {
             t -> t >= 0);
     writer.checkpointNow();
     assertThat(trimMark(log, COUNTER)).isZero();
+  }
+
+  /**
+   * Updates the counter (on stream auto-cp) until it has two checkpoints, then 100 updates more:
+   * the first checkpoint then has more than a few updates after it.
+   */
+  private void checkpointTwiceAndGoOn(Counter c) {
+    addOneAtATime(c, 150);
+    awaitCheckpoints(1);
+    addOneAtATime(c, 100);
+    awaitCheckpoints(2);
+    addOneAtATime(c, 100);
+  }
+
+  /** The number of checkpoints of {@code object}'s stream written so far. */
+  private static long checkpoints(StreamLog log, StreamId object) {
+    StreamId cp = Checkpoints.streamOf(object);
+    return log.tails(List.of(cp)).join().streamTails().getOrDefault(cp, -1L) + 1;
+  }
+
+  @Test
+  void anObjectKeepsTheRetentionItWasOpenedWith() {
+    StreamId keptStream = StreamId.of("auto-cp-kept");
+    VCorfuRuntime writer = runtimes.runtime(retaining(10));
+    Counter kept =
+        writer
+            .objects()
+            .builder("auto-cp-kept", Counter.class)
+            .retention(Retention.DEFAULT.withCheckpointMinBytes(1024).withRetainVersions(100_000))
+            .open();
+    Counter trimmed = writer.objects().open("auto-cp", Counter.class);
+    StreamLog log = runtimes.newLog();
+    // The kept object's checkpoints come first: a pass that trims the other object has them in
+    // reach too (they reflect older versions), so only its retention keeps it whole.
+    List<Long> keptVersions = addOneAtATime(kept, 150);
+    Awaitility.await("two checkpoints of the kept object")
+        .atMost(Duration.ofSeconds(20))
+        .until(() -> checkpoints(log, keptStream) >= 2 || addOneAtATime(kept, 10).isEmpty());
+    checkpointTwiceAndGoOn(trimmed);
+    Awaitility.await("the other object trimmed")
+        .atMost(Duration.ofSeconds(20))
+        .until(() -> trimMark(log, COUNTER), m -> m > 0);
+    writer.checkpointNow(); // one whole pass more, after the one that trimmed
+
+    assertThat(trimMark(log, keptStream)).as("its own retention keeps every update").isZero();
+    VCorfuRuntime reader = runtimes.runtime(retaining(10));
+    assertThat(
+            reader
+                .objects()
+                .builder("auto-cp-kept", Counter.class)
+                .asOf(keptVersions.get(4))
+                .open()
+                .get())
+        .isEqualTo(5);
+  }
+
+  @Test
+  void aRuntimeAtTheDefaultFollowsTheClustersRetentionAndOneWithItsOwnDoesNot() {
+    StreamId followed = StreamId.of("auto-cp-followed");
+    StreamLog clusterSaysKeepAnHour =
+        new ForwardingStreamLog(runtimes.newLog()) {
+          @Override
+          public CompletableFuture<SnapshotFloor> registerSnapshots(long oldest, int leaseMs) {
+            return delegate
+                .registerSnapshots(oldest, leaseMs)
+                .thenApply(
+                    f ->
+                        new SnapshotFloor(
+                            f.oldestRegistered(),
+                            f.complete(),
+                            new ClusterRetention(-1, Duration.ofHours(1))));
+          }
+        };
+    VCorfuRuntime atDefault = runtimes.runtime(clusterSaysKeepAnHour, RuntimeOptions.defaults());
+    Counter f = atDefault.objects().open("auto-cp-followed", Counter.class);
+    // Its own retention, equal to the default's values: it does not follow the cluster.
+    Counter own =
+        atDefault
+            .objects()
+            .builder("auto-cp", Counter.class)
+            .retention(Retention.DEFAULT.withCheckpointMinBytes(1024))
+            .open();
+    StreamLog log = runtimes.newLog();
+    List<Long> versions = addOneAtATime(f, 100);
+    long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+    for (int i = 0; i < 20_000 && checkpoints(log, followed) < 2; i++) {
+      f.add(1);
+      if (i % 100 == 0) {
+        atDefault.checkpointNow();
+        assertThat(System.nanoTime() - deadline).as("two checkpoints in time").isNegative();
+      }
+    }
+    assertThat(checkpoints(log, followed)).isGreaterThanOrEqualTo(2);
+    checkpointTwiceAndGoOn(own);
+    Awaitility.await("the object with its own retention trimmed")
+        .atMost(Duration.ofSeconds(20))
+        .until(() -> trimMark(log, COUNTER), m -> m > 0);
+    atDefault.checkpointNow();
+
+    assertThat(trimMark(log, followed)).as("the cluster keeps an hour").isZero();
+    assertThat(
+            runtimes
+                .runtime()
+                .objects()
+                .builder("auto-cp-followed", Counter.class)
+                .asOf(versions.get(9))
+                .open()
+                .get())
+        .isEqualTo(10);
   }
 }

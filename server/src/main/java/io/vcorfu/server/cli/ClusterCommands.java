@@ -42,12 +42,13 @@ import picocli.CommandLine.Spec;
     name = "cluster",
     mixinStandardHelpOptions = true,
     description =
-        "Create a cluster, show its state, compact its nodes' storage, and add, remove and replace"
-            + " its nodes.",
+        "Create a cluster, show its state, compact its nodes' storage, set the history it keeps,"
+            + " and add, remove and replace its nodes.",
     subcommands = {
       ClusterCommands.Init.class,
       ClusterCommands.Status.class,
       CompactCommand.class,
+      RetentionCommand.class,
       ClusterHealCommands.RemoveNode.class,
       ClusterHealCommands.AddNode.class,
       ClusterHealCommands.ReplaceNode.class
@@ -125,6 +126,8 @@ final class ClusterCommands {
         description = "How long to wait for the sequencer to serve (default ${DEFAULT-VALUE}).")
     long timeoutMs;
 
+    @picocli.CommandLine.Mixin RetentionFlags retention = new RetentionFlags();
+
     @picocli.CommandLine.Mixin Output output = new Output();
 
     @Spec CommandSpec spec;
@@ -177,6 +180,12 @@ final class ClusterCommands {
             return 1;
           }
           throw e;
+        }
+        // Written once the cluster is this command's (an existing one's is left alone); the
+        // nodes' sequencer announces it within a moment of the change.
+        if (retention.given()) {
+          io.vcorfu.server.cluster.RetentionZnode.write(
+              store.client(), cluster, retention.over(io.vcorfu.client.ClusterRetention.NONE));
         }
       }
       PrintWriter out = spec.commandLine().getOut();

@@ -88,6 +88,8 @@ final class ServerCommand implements Callable<Integer> {
               + " (default ${DEFAULT-VALUE}).")
   long logRetentionMs;
 
+  @picocli.CommandLine.Mixin RetentionFlags retention = new RetentionFlags();
+
   @Option(
       names = "--disk-free-min-mb",
       defaultValue = "0",
@@ -238,6 +240,14 @@ final class ServerCommand implements Callable<Integer> {
       spec.commandLine().getErr().println("vcorfu server: --disk-free-min-mb must be 0 or more");
       return 2;
     }
+    if (zookeeper != null && retention.given()) {
+      spec.commandLine()
+          .getErr()
+          .println(
+              "vcorfu server: a cluster node announces its cluster's retention; set it with"
+                  + " `vcorfu cluster retention`, not --retain-versions/--retain-time");
+      return 2;
+    }
     if ((zookeeper == null) != (cluster == null)) {
       spec.commandLine().getErr().println("vcorfu server: --zookeeper and --cluster go together");
       return 2;
@@ -258,7 +268,8 @@ final class ServerCommand implements Callable<Integer> {
                 layout,
                 fsyncIntervalMs == null ? null : Duration.ofMillis(fsyncIntervalMs))
             .withViews(classpath, checkpointEvery, Duration.ofMillis(checkpointIntervalMs))
-            .withLogRetention(Duration.ofMillis(logRetentionMs));
+            .withLogRetention(Duration.ofMillis(logRetentionMs))
+            .withRetention(retention.over(io.vcorfu.client.ClusterRetention.NONE));
     if (zookeeper != null) {
       try {
         config =
