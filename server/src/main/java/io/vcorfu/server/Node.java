@@ -942,6 +942,9 @@ public final class Node implements AutoCloseable {
                     o.forced(nanos, records);
                   }
                 });
+    if (config.segmentBytes() > 0) {
+      b.segmentSize(config.segmentBytes());
+    }
     if (config.fsyncInterval() != null) {
       b.fsyncPolicy(FsyncPolicy.INTERVAL).fsyncInterval(config.fsyncInterval());
     }

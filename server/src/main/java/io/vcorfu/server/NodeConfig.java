@@ -34,6 +34,8 @@ import java.util.List;
  * @param retention the history every runtime without its own retention keeps readable, announced by
  *     this node's sequencer (a static layout's: {@code vcorfu server --retain-versions
  *     --retain-time}); a cluster node announces its cluster's, set in ZooKeeper, and takes none
+ * @param segmentBytes the length of the storage's segment files (0: the storage's default, 16 MiB);
+ *     smaller segments are compacted sooner, at the cost of more files
  */
 public record NodeConfig(
     Endpoint listen,
@@ -46,7 +48,8 @@ public record NodeConfig(
     boolean noEarlierLeases,
     ClusterConfig cluster,
     Duration logRetention,
-    ClusterRetention retention) {
+    ClusterRetention retention,
+    long segmentBytes) {
   public static final long DEFAULT_CHECKPOINT_EVERY = 10_000;
 
   /** See {@code LogPrefixTrim.DEFAULT_WINDOW}. */
@@ -57,6 +60,10 @@ public record NodeConfig(
   public NodeConfig {
     classpath = classpath == null ? null : List.copyOf(classpath);
     retention = retention == null ? ClusterRetention.NONE : retention;
+    if (segmentBytes != 0 && (segmentBytes < (1 << 20) || segmentBytes > (1L << 30))) {
+      throw new IllegalArgumentException(
+          "segments must be between 1 MiB and 1 GiB long, not " + segmentBytes + " bytes");
+    }
     if (logRetention == null || logRetention.isNegative() || logRetention.isZero()) {
       throw new IllegalArgumentException(
           "the log's retention must be positive, not " + logRetention);
@@ -86,7 +93,8 @@ public record NodeConfig(
         false,
         null,
         DEFAULT_LOG_RETENTION,
-        ClusterRetention.NONE);
+        ClusterRetention.NONE,
+        0);
   }
 
   public static NodeConfig inMemory(Endpoint listen) {
@@ -109,7 +117,8 @@ public record NodeConfig(
         noEarlierLeases,
         cluster,
         logRetention,
-        retention);
+        retention,
+        segmentBytes);
   }
 
   /** The same node with the remote-view host's class path and checkpoint policy replaced. */
@@ -126,7 +135,8 @@ public record NodeConfig(
         noEarlierLeases,
         cluster,
         logRetention,
-        retention);
+        retention,
+        segmentBytes);
   }
 
   /** The same node, vouching that no client holds a read lease from an earlier run of it. */
@@ -142,7 +152,8 @@ public record NodeConfig(
         true,
         cluster,
         logRetention,
-        retention);
+        retention,
+        segmentBytes);
   }
 
   /** The same node, keeping the global log's entries for {@code kept} (see logRetention). */
@@ -158,7 +169,8 @@ public record NodeConfig(
         noEarlierLeases,
         cluster,
         kept,
-        retention);
+        retention,
+        segmentBytes);
   }
 
   /** The same node, following the agreed layout of a cluster instead of a static one. */
@@ -178,7 +190,8 @@ public record NodeConfig(
         noEarlierLeases,
         clusterConfig,
         logRetention,
-        retention);
+        retention,
+        segmentBytes);
   }
 
   /** The same node, announcing {@code r} as the retention of runtimes without their own. */
@@ -194,7 +207,25 @@ public record NodeConfig(
         noEarlierLeases,
         cluster,
         logRetention,
-        r);
+        r,
+        segmentBytes);
+  }
+
+  /** The same node, with segment files of {@code bytes} (0: the storage's default). */
+  public NodeConfig withSegmentBytes(long bytes) {
+    return new NodeConfig(
+        listen,
+        dataDir,
+        layoutFile,
+        fsyncInterval,
+        classpath,
+        checkpointEvery,
+        checkpointInterval,
+        noEarlierLeases,
+        cluster,
+        logRetention,
+        retention,
+        bytes);
   }
 
   public boolean durable() {

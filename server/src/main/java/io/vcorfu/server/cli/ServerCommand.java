@@ -91,6 +91,15 @@ final class ServerCommand implements Callable<Integer> {
   @picocli.CommandLine.Mixin RetentionFlags retention = new RetentionFlags();
 
   @Option(
+      names = "--segment-size-mb",
+      defaultValue = "16",
+      description =
+          "Length of the data directory's segment files, 1 to 1024 MiB (default"
+              + " ${DEFAULT-VALUE}): smaller ones are compacted sooner, larger ones make fewer"
+              + " files. Applies to segments created from now on.")
+  long segmentSizeMb;
+
+  @Option(
       names = "--disk-free-min-mb",
       defaultValue = "0",
       description =
@@ -240,6 +249,12 @@ final class ServerCommand implements Callable<Integer> {
       spec.commandLine().getErr().println("vcorfu server: --disk-free-min-mb must be 0 or more");
       return 2;
     }
+    if (segmentSizeMb < 1 || segmentSizeMb > 1024) {
+      spec.commandLine()
+          .getErr()
+          .println("vcorfu server: --segment-size-mb must be between 1 and 1024");
+      return 2;
+    }
     if (zookeeper != null && retention.given()) {
       spec.commandLine()
           .getErr()
@@ -269,7 +284,8 @@ final class ServerCommand implements Callable<Integer> {
                 fsyncIntervalMs == null ? null : Duration.ofMillis(fsyncIntervalMs))
             .withViews(classpath, checkpointEvery, Duration.ofMillis(checkpointIntervalMs))
             .withLogRetention(Duration.ofMillis(logRetentionMs))
-            .withRetention(retention.over(io.vcorfu.client.ClusterRetention.NONE));
+            .withRetention(retention.over(io.vcorfu.client.ClusterRetention.NONE))
+            .withSegmentBytes(segmentSizeMb << 20);
     if (zookeeper != null) {
       try {
         config =

@@ -1,0 +1,218 @@
+package io.vcorfu.server.storage;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
+
+import io.vcorfu.client.ClusterStreamLog;
+import io.vcorfu.client.StreamLog;
+import io.vcorfu.client.StreamLogOptions;
+import io.vcorfu.protocol.Endpoint;
+import io.vcorfu.protocol.StreamId;
+import io.vcorfu.protocol.TrimmedException;
+import io.vcorfu.runtime.Retention;
+import io.vcorfu.runtime.RuntimeOptions;
+import io.vcorfu.runtime.VCorfuRuntime;
+import io.vcorfu.runtime.annotations.Accessor;
+import io.vcorfu.runtime.annotations.Mutator;
+import io.vcorfu.server.ServerProcess;
+import io.vcorfu.server.cli.CliRun;
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.CompletionException;
+import java.util.stream.LongStream;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * After any interleaving of writes, automatic checkpoints and trims, compactions and {@code kill
+ * -9} of a real node process (restarted on its data directory), every retained version of every
+ * object reads back exactly as it was written, nothing below a stream's trim mark is readable (a
+ * snapshot as of such a version fails with {@link TrimmedException}, never with another version's
+ * state), and a snapshot that reads at all reads the state of its version.
+ */
+class RetainedHistoryCrashTest {
+  private static final Logger LOG = LoggerFactory.getLogger(RetainedHistoryCrashTest.class);
+  private static final int OBJECTS = 3;
+  private static final int VALUE_BYTES = 4_000;
+
+  @TempDir Path tmp;
+
+  /** A register of bytes: the object these tests write. */
+  public static class Blob {
+    byte[] value = new byte[0];
+
+    @Mutator
+    public void set(byte[] v) {
+      value = v;
+    }
+
+    @Accessor
+    public byte[] get() {
+      return value;
+    }
+  }
+
+  /** One acknowledged update: its object, its number, and a global address it is visible at. */
+  private record Update(int object, int number, long version) {}
+
+  /** One new seed per run (each run explores another history); {@code -Dvcorfu.seeds=N} for N. */
+  static Stream<Long> seeds() {
+    long base = System.nanoTime();
+    return LongStream.range(0, Long.getLong("vcorfu.seeds", 1)).mapToObj(i -> base + i * 7919);
+  }
+
+  private static byte[] value(long seed, int object, int number) {
+    byte[] v = new byte[VALUE_BYTES];
+    new Random(seed * 31 + object * 1_000_003L + number).nextBytes(v);
+    ByteBuffer.wrap(v).putInt(number);
+    return v;
+  }
+
+  private static String name(int object) {
+    return "retained-" + object;
+  }
+
+  private static long trimMark(StreamLog log, int object) {
+    Throwable t = catchThrowable(() -> log.readStream(StreamId.of(name(object)), 0, 0).join());
+    return t instanceof CompletionException && t.getCause() instanceof TrimmedException e
+        ? e.trimMark()
+        : 0;
+  }
+
+  @ParameterizedTest(name = "seed {0}")
+  @MethodSource("seeds")
+  void everyRetainedVersionReadsBackAndNothingBelowTheTrimDoes(long seed) throws Exception {
+    LOG.info("RetainedHistoryCrashTest seed {}", seed);
+    Random random = new Random(seed);
+    int retain = 5 + random.nextInt(20);
+    Path dir = tmp.resolve("node");
+    int port = ServerProcess.freePort();
+    List<String> args =
+        List.of(
+            "server",
+            "--port",
+            Integer.toString(port),
+            "--data-dir",
+            dir.toString(),
+            "--segment-size-mb",
+            "1");
+    ServerProcess server = ServerProcess.startCli(port, args).awaitReady();
+    String at = "127.0.0.1:" + port;
+    RuntimeOptions writing =
+        RuntimeOptions.defaults()
+            .withRetention(
+                Retention.DEFAULT.withCheckpointMinBytes(16 << 10).withRetainVersions(retain));
+    List<Update> updates = new ArrayList<>();
+    int[] written = new int[OBJECTS];
+    int kills = 0;
+    int compactions = 0;
+    try (VCorfuRuntime writer = VCorfuRuntime.connect(at, writing);
+        StreamLog tails =
+            ClusterStreamLog.connect(Endpoint.parse(at), StreamLogOptions.defaults())) {
+      List<Blob> blobs = new ArrayList<>();
+      for (int o = 0; o < OBJECTS; o++) {
+        blobs.add(writer.objects().open(name(o), Blob.class));
+      }
+      // Every kind of step at least once, in an order the seed picks; writes first.
+      List<Character> steps = new ArrayList<>(List.of('w', 'w', 'w', 'c', 'c', 'p', 'k', 'k'));
+      java.util.Collections.shuffle(steps, random);
+      steps.add(0, 'w');
+      for (int step = 0; step < steps.size(); step++) {
+        char what = steps.get(step);
+        if (what == 'w') {
+          int o = random.nextInt(OBJECTS);
+          int n = 100 + random.nextInt(300);
+          for (int i = 0; i < n; i++) {
+            int number = ++written[o];
+            blobs.get(o).set(value(seed, o, number));
+            blobs.get(o).get();
+            updates.add(new Update(o, number, tails.tails(List.of()).join().globalTail()));
+          }
+        } else if (what == 'c') {
+          // Past the window that protects snapshots not registered yet, so the pass may trim.
+          Thread.sleep(3_200);
+          writer.checkpointNow();
+        } else if (what == 'p') {
+          CliRun c = CliRun.of("cluster", "compact", "--endpoint", at, "--below", "0.9");
+          assertThat(c.code()).as(c.err()).isZero();
+          LOG.info("compaction after step {}: {}", step, c.out().strip());
+          compactions++;
+        } else {
+          server.kill9();
+          server = ServerProcess.startCli(port, args).awaitReady();
+          kills++;
+        }
+        verify(seed, at, updates, written, retain, step);
+      }
+      long trimmed = 0;
+      for (int o = 0; o < OBJECTS; o++) {
+        trimmed = Math.max(trimmed, trimMark(tails, o));
+      }
+      assertThat(trimmed).as("some object was trimmed: the rule was put to the test").isPositive();
+    } finally {
+      server.close();
+    }
+    LOG.info(
+        "seed {}: {} updates, retain {}, {} kills, {} compactions",
+        seed,
+        updates.size(),
+        retain,
+        kills,
+        compactions);
+  }
+
+  /** Checks every object's recorded versions against what a fresh reader sees now. */
+  private static void verify(
+      long seed, String at, List<Update> updates, int[] written, int retain, int step) {
+    try (VCorfuRuntime reader =
+            VCorfuRuntime.connect(at, RuntimeOptions.defaults().withRetention(Retention.OFF));
+        StreamLog log = ClusterStreamLog.connect(Endpoint.parse(at), StreamLogOptions.defaults())) {
+      for (int o = 0; o < OBJECTS; o++) {
+        if (written[o] > 0) {
+          assertThat(reader.objects().open(name(o), Blob.class).get())
+              .as("object %d's latest state after step %d", o, step)
+              .isEqualTo(value(seed, o, written[o]));
+        }
+      }
+      for (int o = 0; o < OBJECTS; o++) {
+        final int object = o;
+        List<Update> mine = updates.stream().filter(u -> u.object() == object).toList();
+        long mark = trimMark(log, o);
+        for (int i = 0; i < mine.size(); i++) {
+          Update u = mine.get(i);
+          // Stream positions are the update numbers less one (each object has one writer), and a
+          // trim mark is the stream position of the checkpoint kept, which reflects the update
+          // just below the mark: the versions before that update's are gone.
+          boolean belowTrim = u.number() < mark;
+          boolean retained = mine.size() - i <= retain;
+          if (!belowTrim && !retained && i % 7 != 0) {
+            continue; // a sample of the history between the two is enough
+          }
+          Blob snapshot = reader.objects().builder(name(o), Blob.class).asOf(u.version()).open();
+          Throwable t = catchThrowable(snapshot::get);
+          if (t == null) {
+            assertThat(belowTrim)
+                .as("update %d of object %d, below trim mark %d, read back", u.number(), o, mark)
+                .isFalse();
+            assertThat(Arrays.equals(snapshot.get(), value(seed, o, u.number())))
+                .as("object %d as of update %d (after step %d)", o, u.number(), step)
+                .isTrue();
+          } else {
+            assertThat(t).isInstanceOf(TrimmedException.class);
+            assertThat(retained)
+                .as("one of the last %d updates of object %d trimmed (update %d)", retain, o, i)
+                .isFalse();
+          }
+        }
+      }
+    }
+  }
+}
