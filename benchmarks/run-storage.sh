@@ -6,7 +6,7 @@
 #
 # Usage:
 #   benchmarks/run-storage.sh [--rounds N] [--records R] [--operations O] [--threads T]
-#                             [--cluster] [--workdir DIR] [--base-port P]
+#                             [--cluster] [--workdir DIR] [--base-port P] [--settle S]
 #
 #   --rounds N      rounds of load + run against the same nodes (default 10)
 #   --records R     YCSB records, 10 fields of 100 bytes (default 1000)
@@ -15,6 +15,9 @@
 #   --cluster       a three-node cluster (R = 3, one ZooKeeper) instead of one node
 #   --workdir DIR   scratch directory, kept afterwards (default: a fresh mktemp -d, removed)
 #   --base-port P   the node on P (cluster: ZooKeeper on P, nodes on P+1..P+3; default 19700)
+#   --settle S      also measure the disk after S seconds without load (default 0: not measured)
+#
+# Environment: NODE_ARGS, more `vcorfu server` arguments for every node (e.g. --segment-size-mb 4).
 #
 # Prints one line per round: round, bytes on disk (all nodes), its ratio to round 1, run-phase
 # operations per second and its ratio to round 1; then each node's storage as /status.json shows
@@ -39,6 +42,7 @@ threads=8
 cluster=0
 workdir=""
 base=19700
+settle=0
 while (($#)); do
   case "$1" in
     --rounds) rounds=$2; shift 2 ;;
@@ -48,6 +52,7 @@ while (($#)); do
     --cluster) cluster=1; shift ;;
     --workdir) workdir=$2; shift 2 ;;
     --base-port) base=$2; shift 2 ;;
+    --settle) settle=$2; shift 2 ;;
     *) usage ;;
   esac
 done
@@ -78,7 +83,7 @@ if ((cluster)); then
     port=$((base + i))
     vcorfu_launch_node "$workdir/n$i" "$port" -cp "$jar" -- \
       --data-dir "$workdir/n$i/data" --metrics-port $((port + 100)) \
-      --zookeeper "127.0.0.1:$base" --cluster storage
+      --zookeeper "127.0.0.1:$base" --cluster storage ${NODE_ARGS:-}
     pids+=("$workdir/n$i/server.pid")
     nodes+=("$port")
   done
@@ -91,7 +96,7 @@ if ((cluster)); then
   endpoint="127.0.0.1:$((base + 1)),127.0.0.1:$((base + 2)),127.0.0.1:$((base + 3))"
 else
   vcorfu_start_node "$workdir/n1" "$base" -cp "$jar" -- \
-    --data-dir "$workdir/n1/data" --metrics-port $((base + 100))
+    --data-dir "$workdir/n1/data" --metrics-port $((base + 100)) ${NODE_ARGS:-}
   pids+=("$workdir/n1/server.pid")
   nodes+=("$base")
   endpoint="127.0.0.1:$base"
@@ -107,7 +112,9 @@ disk() {
 
 first_disk=""
 first_ops=""
-printf '%-6s %14s %8s %12s %8s\n' round disk_bytes x_round1 run_ops_s x_round1
+settled_first=""
+printf '%-6s %14s %8s %12s %8s %14s %8s\n' round disk_bytes x_round1 run_ops_s x_round1 \
+  settled_bytes x_round1
 for ((r = 1; r <= rounds; r++)); do
   out=$(java -cp "$jar" io.vcorfu.benchmarks.BenchCli ycsb --db vcorfu --workload a \
     --records "$records" --operations "$operations" --threads "$threads" \
@@ -118,8 +125,16 @@ for ((r = 1; r <= rounds; r++)); do
     first_disk=$bytes
     first_ops=$ops
   fi
-  printf '%-6s %14s %8.2f %12s %8.2f\n' "$r" "$bytes" \
-    "$(python3 -c "print($bytes / $first_disk)")" "$ops" "$(python3 -c "print($ops / $first_ops)")"
+  settled="-" settled_x="-"
+  if ((settle > 0)); then
+    sleep "$settle"
+    settled=$(disk)
+    settled_first=${settled_first:-$settled}
+    settled_x=$(python3 -c "print(round($settled / $settled_first, 2))")
+  fi
+  printf '%-6s %14s %8.2f %12s %8.2f %14s %8s\n' "$r" "$bytes" \
+    "$(python3 -c "print($bytes / $first_disk)")" "$ops" "$(python3 -c "print($ops / $first_ops)")" \
+    "$settled" "$settled_x"
 done
 for p in "${nodes[@]}"; do
   echo "node 127.0.0.1:$p storage: $(curl -s "http://127.0.0.1:$((p + 100))/status.json" |

@@ -15,12 +15,14 @@ import java.util.Objects;
  * @param backoffMax upper bound of the pause (a random jitter of up to half of it is added)
  * @param ioTimeout how long a call waits for the stream log before failing with {@link
  *     io.vcorfu.protocol.RpcTimeoutException}
- * @param retainedHistoryBytes how many bytes of serialized updates a local view keeps in memory to
- *     rebuild old versions (transaction snapshots, snapshot views) without log reads; once an
- *     object's history outgrows it, that view drops it and rebuilds old versions by replaying its
- *     stream from the log instead. It also bounds the captured versions of a {@link
- *     VersionCapturing} object, each estimated at its update's serialized arguments (the values it
- *     replaced stay reachable from older versions) plus 256 bytes for the copied path
+ * @param retainedHistoryBytes how many bytes the runtime's live local views keep in memory, all
+ *     together, to rebuild old versions (transaction snapshots, snapshot views) without log reads:
+ *     serialized updates, and the captured versions of {@link VersionCapturing} objects, each
+ *     estimated at its update's serialized arguments (the values it replaced stay reachable from
+ *     older versions) plus 256 bytes for the copied path. A view that adds while the bound is spent
+ *     gives back its oldest captured versions, or its whole update history (its old versions are
+ *     then replayed from the log), so a runtime with thousands of busy objects holds no more than
+ *     the bound plus one version per view
  * @param retainedVersions how many captured versions a local view of a {@link VersionCapturing}
  *     object keeps at most (one per applied entry, newest kept); versions share structure, so each
  *     costs about what its update copied (O(log n) nodes) plus an index entry. Snapshots older than
@@ -60,8 +62,8 @@ public record RuntimeOptions(
 
   /**
    * A fresh {@link DefaultSerializer}, 20 attempts, backoff 1 ms doubling to 100 ms, 30 s I/O
-   * timeout, 64 MiB of retained history and 16,384 captured versions per object, and {@link
-   * Retention#DEFAULT}.
+   * timeout, 64 MiB of old versions for all live views and at most 16,384 captured versions per
+   * object, and {@link Retention#DEFAULT}.
    */
   public static RuntimeOptions defaults() {
     return new RuntimeOptions(

@@ -188,6 +188,15 @@ public final class VCorfuRuntime implements AutoCloseable {
     directory.retain(stream, retention);
   }
 
+  /**
+   * Estimated bytes this runtime's live views hold in memory to serve old versions (retained
+   * updates and captured versions), all views together: at most about {@link
+   * RuntimeOptions#retainedHistoryBytes} plus one version per view.
+   */
+  public long oldVersionBytes() {
+    return core.oldVersionBytes();
+  }
+
   /** Begins a transaction on the calling thread, or joins (flattens into) the one already open. */
   @SuppressWarnings("checkstyle:MethodName")
   public void TXBegin() {

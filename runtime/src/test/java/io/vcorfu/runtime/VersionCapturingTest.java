@@ -150,6 +150,33 @@ class VersionCapturingTest {
   }
 
   @Test
+  void everyLiveViewOfARuntimeSharesOneBoundOfOldVersions() {
+    long bound = 64 << 10;
+    VCorfuRuntime rt = runtime(RuntimeOptions.defaults().withRetainedHistoryBytes(bound));
+    List<Journal> journals = new java.util.ArrayList<>();
+    for (int i = 0; i < 30; i++) {
+      journals.add(rt.objects().open("journal-shared-" + i, Journal.class));
+    }
+    long[] after;
+    for (int round = 0; round < 100; round++) {
+      for (Journal j : journals) {
+        j.add("line " + round);
+        j.size(); // played: its versions are captured
+      }
+    }
+    after = fill(rt, journals.get(0), 1);
+    assertThat(journals.get(0).size()).isEqualTo(101);
+    // Each view alone would keep up to the bound: 30 of them about 30 x 27 KB = 800 KB.
+    assertThat(rt.oldVersionBytes())
+        .as("old versions of all 30 views")
+        .isLessThanOrEqualTo(bound + 30 * 512);
+    long before = Journal.UPCALLS.get();
+    Journal newest = rt.objects().builder("journal-shared-0", Journal.class).asOf(after[1]).open();
+    assertThat(newest.size()).isEqualTo(101);
+    assertThat(Journal.UPCALLS.get() - before).as("the newest version is still kept").isZero();
+  }
+
+  @Test
   void aCheckpointOfAVersionedObjectRoundTripsThroughItsCheckpointForm() {
     VCorfuRuntime writer = runtime();
     Journal j = writer.objects().open("journal-cp", Journal.class);

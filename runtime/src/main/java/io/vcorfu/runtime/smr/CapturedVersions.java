@@ -7,9 +7,9 @@ import java.util.TreeMap;
 /**
  * The versions a view of a {@link VersionCapturing} object captured: one after its base and one
  * after every log entry it applied, by global address. The newest are kept, at most {@code limit}
- * of them and at most {@code byteBudget} estimated bytes: an old version keeps alive what later
- * updates replaced, which is estimated as its entry's serialized arguments plus {@value
- * #PATH_BYTES} bytes for the copied path of the persistent structure.
+ * of them, and the oldest given back while the runtime's {@link HistoryBudget} is spent: an old
+ * version keeps alive what later updates replaced, which is estimated as its entry's serialized
+ * arguments plus {@value #PATH_BYTES} bytes for the copied path of the persistent structure.
  *
  * <p>Because a version is captured after every applied entry, the version as of any address S at or
  * above the oldest kept one is the one captured at the greatest address at or below S: no update
@@ -27,12 +27,12 @@ final class CapturedVersions {
 
   private final TreeMap<Long, Captured> byAddress = new TreeMap<>();
   private final int limit;
-  private final long byteBudget;
+  private final HistoryBudget budget;
   private long bytes;
 
-  CapturedVersions(int limit, long byteBudget) {
+  CapturedVersions(int limit, HistoryBudget budget) {
     this.limit = limit;
-    this.byteBudget = byteBudget;
+    this.budget = budget;
   }
 
   /**
@@ -46,10 +46,21 @@ final class CapturedVersions {
     Captured c =
         new Captured(((VersionCapturing<?>) live).captureVersion(), argumentBytes + PATH_BYTES);
     Captured replaced = byAddress.put(address, c);
-    bytes += c.bytes() - (replaced == null ? 0 : replaced.bytes());
-    while (byAddress.size() > limit || (bytes > byteBudget && byAddress.size() > 1)) {
-      bytes -= byAddress.pollFirstEntry().getValue().bytes();
+    long added = c.bytes() - (replaced == null ? 0 : replaced.bytes());
+    bytes += added;
+    budget.add(added);
+    while (byAddress.size() > limit || (budget.spent() && byAddress.size() > 1)) {
+      long freed = byAddress.pollFirstEntry().getValue().bytes();
+      bytes -= freed;
+      budget.add(-freed);
     }
+  }
+
+  /** Gives every kept version's bytes back to the budget and forgets them. */
+  void release() {
+    budget.add(-bytes);
+    bytes = 0;
+    byAddress.clear();
   }
 
   /**

@@ -34,15 +34,23 @@ final class OldVersions {
       StreamId stream,
       ClassModel model,
       Serializer serializer,
-      SmrEngine.Base base) {
+      SmrEngine.Base base,
+      HistoryBudget budget) {
     this.stream = stream;
     this.model = model;
-    this.history = new UpdateHistory(core, stream, model, serializer, base);
+    this.history = new UpdateHistory(core, stream, model, serializer, base, budget);
     this.captured =
         VersionCapturing.class.isAssignableFrom(model.type())
-            ? new CapturedVersions(
-                core.options().retainedVersions(), core.options().retainedHistoryBytes())
+            ? new CapturedVersions(core.options().retainedVersions(), budget)
             : null;
+  }
+
+  /** Gives what these old versions hold back to their budget (they are replaced). */
+  void release() {
+    history.release();
+    if (captured != null) {
+      captured.release();
+    }
   }
 
   UpdateHistory history() {

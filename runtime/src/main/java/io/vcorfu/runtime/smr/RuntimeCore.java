@@ -20,6 +20,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 public final class RuntimeCore {
   private final StreamLog log;
   private final RuntimeOptions options;
+  private final HistoryBudget historyBudget;
   private final AtomicBoolean closed = new AtomicBoolean();
   private final Transactions transactions;
   private final VCorfuRuntime owner;
@@ -28,6 +29,7 @@ public final class RuntimeCore {
   public RuntimeCore(StreamLog log, RuntimeOptions options, VCorfuRuntime owner) {
     this.log = log;
     this.options = options;
+    this.historyBudget = new HistoryBudget(options.retainedHistoryBytes());
     this.owner = owner;
     this.transactions = new Transactions(this);
   }
@@ -90,5 +92,15 @@ public final class RuntimeCore {
       }
       throw new VCorfuException("the stream log failed: " + cause, cause);
     }
+  }
+
+  /** The memory the live views of this runtime share for old versions. */
+  HistoryBudget historyBudget() {
+    return historyBudget;
+  }
+
+  /** Estimated bytes the live views of this runtime hold for old versions now. */
+  public long oldVersionBytes() {
+    return historyBudget.used();
   }
 }

@@ -72,6 +72,7 @@ public final class SmrEngine {
   private final ReentrantLock lock = new ReentrantLock();
   // Guarded by lock:
   private OldVersions old;
+  private final HistoryBudget budget;
   private final MutatorAccessorRendezvous rendezvous = new MutatorAccessorRendezvous();
   private Object live;
   // Written under lock; volatile so a reader can see without the lock that it needs no tail query.
@@ -107,7 +108,13 @@ public final class SmrEngine {
     this.model = model;
     this.serializer = serializer;
     this.limit = until.playUntil();
-    this.old = new OldVersions(core, stream, model, serializer, base);
+    // Live views share their runtime's budget; a snapshot view, dropped when unreachable, has its
+    // own.
+    this.budget =
+        until.isLive()
+            ? core.historyBudget()
+            : new HistoryBudget(core.options().retainedHistoryBytes());
+    this.old = new OldVersions(core, stream, model, serializer, base, budget);
     this.version = base.version();
     this.lastApplied = base.version();
     this.streamPos = base.streamPos();
@@ -409,7 +416,8 @@ public final class SmrEngine {
     if (b.image() == null || b.streamPos() <= streamPos || b.version() < version) {
       return false;
     }
-    OldVersions fresh = new OldVersions(core, stream, model, serializer, b);
+    old.release();
+    OldVersions fresh = new OldVersions(core, stream, model, serializer, b, budget);
     fresh.start(live);
     old = fresh;
     version = b.version();

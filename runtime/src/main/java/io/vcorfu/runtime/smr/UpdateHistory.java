@@ -15,7 +15,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * How a view rebuilds old versions of its object: the base it started from, the serialized updates
- * applied since (retained up to {@code RuntimeOptions.retainedHistoryBytes}), and the last {@value
+ * applied since (retained while the runtime's {@link HistoryBudget} allows), and the last {@value
  * #CACHED_VERSIONS} rebuilt read-only versions.
  *
  * <p>A version as of global address S is a fresh instance of the class brought to the base, then
@@ -45,6 +45,7 @@ final class UpdateHistory {
   private final ClassModel model;
   private final Serializer serializer;
   private final SmrEngine.Base base;
+  private final HistoryBudget budget;
   private List<Applied> retained = new ArrayList<>();
   private boolean complete = true;
   private long retainedBytes;
@@ -55,12 +56,14 @@ final class UpdateHistory {
       StreamId stream,
       ClassModel model,
       Serializer serializer,
-      SmrEngine.Base base) {
+      SmrEngine.Base base,
+      HistoryBudget budget) {
     this.core = core;
     this.stream = stream;
     this.model = model;
     this.serializer = serializer;
     this.base = base;
+    this.budget = budget;
   }
 
   long baseVersion() {
@@ -139,19 +142,30 @@ final class UpdateHistory {
       return;
     }
     retained.add(a);
-    retainedBytes += 48;
+    long added = 48;
     for (byte[] arg : a.args()) {
-      retainedBytes += arg.length + 16;
+      added += arg.length + 16;
     }
-    if (retainedBytes > core.options().retainedHistoryBytes()) {
+    retainedBytes += added;
+    budget.add(added);
+    if (budget.spent()) {
       LOG.info(
-          "Stream {} outgrew the retained history of {} bytes; its old versions will be replayed"
-              + " from the log",
+          "Stream {} gives back its retained history ({} bytes): the runtime's live views hold"
+              + " more than {} bytes of old versions; its old versions will be replayed from the"
+              + " log",
           stream,
-          core.options().retainedHistoryBytes());
-      retained = new ArrayList<>();
-      complete = false;
+          retainedBytes,
+          budget.limit());
+      release();
     }
+  }
+
+  /** Gives the retained updates' bytes back to the budget and forgets them. */
+  void release() {
+    budget.add(-retainedBytes);
+    retainedBytes = 0;
+    retained = new ArrayList<>();
+    complete = false;
   }
 
   /**
