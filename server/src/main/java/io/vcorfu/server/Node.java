@@ -34,6 +34,7 @@ import io.vcorfu.sequencer.SequencerBootstrap;
 import io.vcorfu.sequencer.SequencerService;
 import io.vcorfu.server.cluster.ClusterManager;
 import io.vcorfu.server.cluster.ClusterMembership;
+import io.vcorfu.server.cluster.LeftChainTrims;
 import io.vcorfu.server.cluster.NodeCalls;
 import io.vcorfu.server.cluster.NodeIdentity;
 import io.vcorfu.server.cluster.Rejoin;
@@ -113,6 +114,9 @@ public final class Node implements AutoCloseable {
 
   /** The disk-space alarm of the data directory; null without one. */
   private DiskAlarm diskAlarm;
+
+  /** Cluster mode: takes the trim marks of chains this node has left; null for a static layout. */
+  private LeftChainTrims leftChains;
 
   /** Cluster mode: the cluster's retention as ZooKeeper has it; null for a static layout. */
   private volatile RetentionZnode clusterRetention;
@@ -262,6 +266,15 @@ public final class Node implements AutoCloseable {
     return t == null || (clustered() && !managing()) ? -1 : t.once();
   }
 
+  /**
+   * Cluster mode: takes now the trim marks of the chains this node has left (see {@link
+   * LeftChainTrims}); returns how many marks it raised, -1 for a node without a cluster.
+   */
+  public int reclaimLeftChainsNow() {
+    LeftChainTrims t = leftChains;
+    return t == null ? -1 : t.runOnce();
+  }
+
   /** {@link #trimLogNow()}, keeping the entries of the last {@code retention} instead. */
   public long trimLogNow(java.time.Duration retention) {
     io.vcorfu.server.cluster.LogPrefixTrim t = logTrim;
@@ -379,6 +392,7 @@ public final class Node implements AutoCloseable {
             this::managing,
             io.vcorfu.server.cluster.LogPrefixTrim.DEFAULT_INTERVAL,
             config.logRetention());
+    leftChains = LeftChainTrims.start(me, store, layout::get, calls);
     lifeCycle.transition(LifeCycle.State.RUNNING);
     LOG.info(
         "node {} joined cluster {} at ZooKeeper {}{}; data directory incarnation {}{}",
@@ -1038,6 +1052,7 @@ public final class Node implements AutoCloseable {
       return;
     }
     closeQuietly(logTrim);
+    closeQuietly(leftChains);
     closeQuietly(manager);
     closeQuietly(clusterRetention);
     closeQuietly(membership);

@@ -135,6 +135,28 @@ public final class NodeCalls {
     return call(node, request).thenApply(r -> r.getLogTrim().getTrimMark());
   }
 
+  /**
+   * The tail, trim mark and trim floor of every stream {@code node}'s stream replica holds, asked
+   * at {@code epoch}.
+   */
+  public CompletableFuture<io.vcorfu.protocol.proto.StreamTailResponse> streamMarks(
+      Endpoint node, long epoch) {
+    Request.Builder request =
+        Request.newBuilder()
+            .setHeader(Header.newBuilder().setEpoch(epoch))
+            .setStreamTail(io.vcorfu.protocol.proto.StreamTailRequest.newBuilder().setAll(true));
+    return call(node, request).thenApply(r -> r.getStreamTail());
+  }
+
+  /** The trim mark of {@code node}'s log replica, asked at {@code epoch}. */
+  public CompletableFuture<Long> logTrimMark(Endpoint node, long epoch) {
+    Request.Builder request =
+        Request.newBuilder()
+            .setHeader(Header.newBuilder().setEpoch(epoch))
+            .setLogTail(io.vcorfu.protocol.proto.LogTailRequest.getDefaultInstance());
+    return call(node, request).thenApply(r -> r.getLogTail().getTrimMark());
+  }
+
   /** The layout {@code node} has adopted, as its JSON document. */
   public CompletableFuture<String> layoutJson(Endpoint node) {
     return call(node, Request.newBuilder().setGetLayout(GetLayoutRequest.getDefaultInstance()))
