@@ -106,71 +106,33 @@ public record NodeConfig(
   }
 
   public NodeConfig withLayout(Path file) {
-    return new NodeConfig(
-        listen,
-        dataDir,
-        file,
-        fsyncInterval,
-        classpath,
-        checkpointEvery,
-        checkpointInterval,
-        noEarlierLeases,
-        cluster,
-        logRetention,
-        retention,
-        segmentBytes);
+    Change c = new Change(this);
+    c.layoutFile = file;
+    return c.done();
   }
 
   /** The same node with the remote-view host's class path and checkpoint policy replaced. */
   public NodeConfig withViews(
       List<Path> classpath, long checkpointEvery, Duration checkpointInterval) {
-    return new NodeConfig(
-        listen,
-        dataDir,
-        layoutFile,
-        fsyncInterval,
-        classpath,
-        checkpointEvery,
-        checkpointInterval,
-        noEarlierLeases,
-        cluster,
-        logRetention,
-        retention,
-        segmentBytes);
+    Change c = new Change(this);
+    c.classpath = classpath;
+    c.checkpointEvery = checkpointEvery;
+    c.checkpointInterval = checkpointInterval;
+    return c.done();
   }
 
   /** The same node, vouching that no client holds a read lease from an earlier run of it. */
   public NodeConfig withNoEarlierLeases() {
-    return new NodeConfig(
-        listen,
-        dataDir,
-        layoutFile,
-        fsyncInterval,
-        classpath,
-        checkpointEvery,
-        checkpointInterval,
-        true,
-        cluster,
-        logRetention,
-        retention,
-        segmentBytes);
+    Change c = new Change(this);
+    c.noEarlierLeases = true;
+    return c.done();
   }
 
   /** The same node, keeping the global log's entries for {@code kept} (see logRetention). */
   public NodeConfig withLogRetention(Duration kept) {
-    return new NodeConfig(
-        listen,
-        dataDir,
-        layoutFile,
-        fsyncInterval,
-        classpath,
-        checkpointEvery,
-        checkpointInterval,
-        noEarlierLeases,
-        cluster,
-        kept,
-        retention,
-        segmentBytes);
+    Change c = new Change(this);
+    c.logRetention = kept;
+    return c.done();
   }
 
   /** The same node, following the agreed layout of a cluster instead of a static one. */
@@ -179,53 +141,70 @@ public record NodeConfig(
       throw new IllegalArgumentException(
           "a cluster node follows its cluster's agreed layout; it takes no layout file");
     }
-    return new NodeConfig(
-        listen,
-        dataDir,
-        layoutFile,
-        fsyncInterval,
-        classpath,
-        checkpointEvery,
-        checkpointInterval,
-        noEarlierLeases,
-        clusterConfig,
-        logRetention,
-        retention,
-        segmentBytes);
+    Change c = new Change(this);
+    c.cluster = clusterConfig;
+    return c.done();
   }
 
   /** The same node, announcing {@code r} as the retention of runtimes without their own. */
   public NodeConfig withRetention(ClusterRetention r) {
-    return new NodeConfig(
-        listen,
-        dataDir,
-        layoutFile,
-        fsyncInterval,
-        classpath,
-        checkpointEvery,
-        checkpointInterval,
-        noEarlierLeases,
-        cluster,
-        logRetention,
-        r,
-        segmentBytes);
+    Change c = new Change(this);
+    c.retention = r;
+    return c.done();
   }
 
   /** The same node, with segment files of {@code bytes} (0: the storage's default). */
   public NodeConfig withSegmentBytes(long bytes) {
-    return new NodeConfig(
-        listen,
-        dataDir,
-        layoutFile,
-        fsyncInterval,
-        classpath,
-        checkpointEvery,
-        checkpointInterval,
-        noEarlierLeases,
-        cluster,
-        logRetention,
-        retention,
-        bytes);
+    Change c = new Change(this);
+    c.segmentBytes = bytes;
+    return c.done();
+  }
+
+  /** A configuration being changed by one of the {@code with} methods. */
+  private static final class Change {
+    Endpoint listen;
+    Path dataDir;
+    Path layoutFile;
+    Duration fsyncInterval;
+    List<Path> classpath;
+    long checkpointEvery;
+    Duration checkpointInterval;
+    boolean noEarlierLeases;
+    ClusterConfig cluster;
+    Duration logRetention;
+    ClusterRetention retention;
+    long segmentBytes;
+
+    Change(NodeConfig c) {
+      listen = c.listen;
+      dataDir = c.dataDir;
+      layoutFile = c.layoutFile;
+      fsyncInterval = c.fsyncInterval;
+      classpath = c.classpath;
+      checkpointEvery = c.checkpointEvery;
+      checkpointInterval = c.checkpointInterval;
+      noEarlierLeases = c.noEarlierLeases;
+      cluster = c.cluster;
+      logRetention = c.logRetention;
+      retention = c.retention;
+      segmentBytes = c.segmentBytes;
+    }
+
+    NodeConfig done() {
+      return new NodeConfig(
+          listen,
+          dataDir,
+          layoutFile,
+          fsyncInterval,
+          classpath,
+          checkpointEvery,
+          checkpointInterval,
+          noEarlierLeases,
+          cluster,
+          logRetention,
+          retention,
+          segmentBytes);
+    }
   }
 
   public boolean durable() {

@@ -65,12 +65,7 @@ public final class LeftChainTrims implements AutoCloseable {
   public static LeftChainTrims start(
       Endpoint self, ReplicaStore store, Supplier<Layout> layout, NodeCalls calls) {
     ScheduledExecutorService timer =
-        Executors.newSingleThreadScheduledExecutor(
-            r -> {
-              Thread t = new Thread(r, "vcorfu-left-chains");
-              t.setDaemon(true);
-              return t;
-            });
+        Executors.newSingleThreadScheduledExecutor(Rebuilder.daemon("vcorfu-left-chains"));
     LeftChainTrims t = new LeftChainTrims(self, store, layout, calls, timer);
     long every = EVERY.toMillis();
     timer.scheduleWithFixedDelay(t::tick, every, every, TimeUnit.MILLISECONDS);

@@ -13,6 +13,8 @@ import io.vcorfu.server.ServerProcess;
 import io.vcorfu.server.cluster.ClusterConfig;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import org.apache.curator.test.TestingServer;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
@@ -26,6 +28,33 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class RetentionCommandTest {
   @TempDir Path tmp;
+
+  /** {@code vcorfu cluster retention} of cluster c1 with {@code more} arguments. */
+  private static CliRun retention(TestingServer zk, String... more) {
+    List<String> args =
+        new ArrayList<>(
+            List.of(
+                "cluster", "retention", "--zookeeper", zk.getConnectString(), "--cluster", "c1"));
+    args.addAll(List.of(more));
+    return CliRun.of(args);
+  }
+
+  /**
+   * {@code vcorfu cluster init} of cluster c1 with {@code node} alone, keeping {@code versions}.
+   */
+  private static CliRun init(TestingServer zk, Node node, String versions) {
+    return CliRun.of(
+        "cluster",
+        "init",
+        "--zookeeper",
+        zk.getConnectString(),
+        "--cluster",
+        "c1",
+        "--nodes",
+        node.endpoint().toString(),
+        "--retain-versions",
+        versions);
+  }
 
   /** What the sequencer announces now. */
   private static ClusterRetention announced(ClusterStreamLog log) {
@@ -50,7 +79,7 @@ class RetentionCommandTest {
                     .inCluster(ClusterConfig.of(zk.getConnectString(), "c1")),
                 transport)) {
       String zks = zk.getConnectString();
-      CliRun missing = CliRun.of("cluster", "retention", "--zookeeper", zks, "--cluster", "c1");
+      CliRun missing = retention(zk);
       assertThat(missing.code()).as(missing.err()).isEqualTo(3);
       assertThat(missing.err().strip())
           .isEqualTo(
@@ -58,73 +87,31 @@ class RetentionCommandTest {
                   + zks
                   + "; create it with `vcorfu cluster init`");
 
-      CliRun init =
-          CliRun.of(
-              "cluster",
-              "init",
-              "--zookeeper",
-              zks,
-              "--cluster",
-              "c1",
-              "--nodes",
-              node.endpoint().toString(),
-              "--retain-versions",
-              "500");
+      CliRun init = init(zk, node, "500");
       assertThat(init.code()).as(init.err()).isZero();
       try (ClusterStreamLog log =
           ClusterStreamLog.connect(node.endpoint(), io.vcorfu.client.StreamLogOptions.defaults())) {
         awaitAnnounced(log, new ClusterRetention(500, null));
 
-        CliRun set =
-            CliRun.of(
-                "cluster",
-                "retention",
-                "--zookeeper",
-                zks,
-                "--cluster",
-                "c1",
-                "--retain-time",
-                "7d");
+        CliRun set = retention(zk, "--retain-time", "7d");
         assertThat(set.code()).as(set.err()).isZero();
         assertThat(set.out().strip())
             .isEqualTo("cluster c1: retain-versions 500, retain-time 604800000 ms");
         awaitAnnounced(log, new ClusterRetention(500, Duration.ofDays(7)));
 
-        CliRun again =
-            CliRun.of(
-                "cluster",
-                "init",
-                "--zookeeper",
-                zks,
-                "--cluster",
-                "c1",
-                "--nodes",
-                node.endpoint().toString(),
-                "--retain-versions",
-                "1");
+        CliRun again = init(zk, node, "1");
         assertThat(again.code()).isEqualTo(1);
-        CliRun show = CliRun.of("cluster", "retention", "--zookeeper", zks, "--cluster", "c1");
+        CliRun show = retention(zk);
         assertThat(show.out().strip())
             .as("a refused init changes nothing")
             .isEqualTo("cluster c1: retain-versions 500, retain-time 604800000 ms");
 
-        CliRun bad =
-            CliRun.of(
-                "cluster",
-                "retention",
-                "--zookeeper",
-                zks,
-                "--cluster",
-                "c1",
-                "--retain-versions",
-                "-3");
+        CliRun bad = retention(zk, "--retain-versions", "-3");
         assertThat(bad.code()).isEqualTo(2);
         assertThat(bad.err()).contains("'-3' is negative: give 0 or more updates");
-        assertThat(CliRun.of("cluster", "retention", "--zookeeper", zks, "--cluster", "c1").out())
-            .contains("retain-versions 500");
+        assertThat(retention(zk).out()).contains("retain-versions 500");
 
-        CliRun clear =
-            CliRun.of("cluster", "retention", "--zookeeper", zks, "--cluster", "c1", "--clear");
+        CliRun clear = retention(zk, "--clear");
         assertThat(clear.code()).as(clear.err()).isZero();
         assertThat(clear.out().strip())
             .isEqualTo("cluster c1: no retention set (runtimes keep their own)");
