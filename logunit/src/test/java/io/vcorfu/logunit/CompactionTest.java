@@ -165,6 +165,35 @@ class CompactionTest {
   }
 
   @Test
+  void segmentsJustAboveHalfLiveAreCompactedOnceTheFilesHoldTooMuchDeadSpace() throws Exception {
+    Random random = new Random(13);
+    Model m = new Model();
+    StreamId[] five = new StreamId[5];
+    for (int i = 0; i < five.length; i++) {
+      five[i] = StreamId.of("crowded-" + i);
+    }
+    try (ReplicaStore store = ReplicaStore.open(options(dir).build())) {
+      for (int i = 0; i < 2_000; i++) {
+        write(store, m.append(random, five[i % five.length]));
+      }
+      // Two streams of five go, and the log: every sealed segment keeps about three fifths live.
+      for (StreamId s : List.of(five[0], five[1])) {
+        get(store.streamReplica().trim(s, m.nextIn.get(s)));
+        m.streamTrim.put(s, m.nextIn.get(s));
+      }
+      get(store.logReplica().trim(m.next));
+      m.logTrim = m.next;
+      long before = segmentBytes(dir);
+
+      int reclaimed = store.compact(0.5);
+
+      assertThat(reclaimed).as("segments about 60% live, files 1.67x live").isPositive();
+      assertThat(segmentBytes(dir)).isLessThan(before * 8 / 10);
+      m.check(store);
+    }
+  }
+
+  @Test
   void aCrashAtEveryStepOfACompactionLosesNothingAndLeavesNoOrphan() throws Exception {
     Random random = new Random(12);
     Model m = new Model();

@@ -27,6 +27,10 @@ import org.slf4j.LoggerFactory;
  * once and indexed again by all of them. Readers that planned a read in the old segment find the
  * slot where it moved ({@link StorageEngine#load(StreamId, IndexedRecord)}).
  *
+ * <p>Which segments: those below the threshold asked for (half live, by default), and, while the
+ * sealed segments take more than one and a half times what they hold live, those below two thirds
+ * live (see {@link #crowded}).
+ *
  * <p>Paced: at most {@code bytesPerSecond} of payload copied, in batches of about a megabyte, each
  * under the monitor only for the index checks and the appends; payloads are read outside it.
  */
@@ -72,7 +76,9 @@ final class SegmentCompactor {
   int pass(double threshold, java.util.function.BooleanSupplier stop) throws InterruptedException {
     List<SegmentRefs.Space> candidates = new ArrayList<>();
     long now = System.nanoTime();
-    for (SegmentRefs.Space s : engine.sealedSpace()) {
+    List<SegmentRefs.Space> sealed = engine.sealedSpace();
+    threshold = crowded(sealed, threshold);
+    for (SegmentRefs.Space s : sealed) {
       long[] left = leftAt.get(s.segment());
       boolean fellSince =
           left == null || s.liveBytes() < left[0] - s.length() / 20 || now - left[1] >= RETRY_NANOS;
@@ -105,6 +111,31 @@ final class SegmentCompactor {
     }
     return deleted;
   }
+
+  /**
+   * The threshold to compact below: {@code threshold}, raised to {@link #CROWDED_BELOW} while the
+   * sealed segments take more than {@link #SPACE_AMPLIFICATION} times the live bytes they hold.
+   * Segments just above half live would otherwise stay forever, and the files settle at about twice
+   * what is live; this bounds them nearer one and a half times, copying at most two bytes for each
+   * byte it frees.
+   */
+  static double crowded(List<SegmentRefs.Space> sealed, double threshold) {
+    long files = 0;
+    long live = 0;
+    for (SegmentRefs.Space s : sealed) {
+      files += s.length();
+      live += s.liveBytes();
+    }
+    return threshold > 0 && threshold < CROWDED_BELOW && files > SPACE_AMPLIFICATION * live
+        ? CROWDED_BELOW
+        : threshold;
+  }
+
+  /** What the sealed segments may take against what is live in them before they count crowded. */
+  static final double SPACE_AMPLIFICATION = 1.5;
+
+  /** The threshold compaction works to while the sealed segments are crowded. */
+  static final double CROWDED_BELOW = 2.0 / 3;
 
   /**
    * One live slot that names a segment, as listed: its payload's position, and whether the payload
