@@ -67,6 +67,17 @@ public final class ServerProcess implements AutoCloseable {
   }
 
   /**
+   * Starts {@code vcorfu server --port P ARGS...} with the server's own log retention (its default
+   * unless {@code args} names one): the global log is trimmed as in production, for the tests of
+   * bounded storage; see {@link #awaitReady}.
+   */
+  public static ServerProcess startWithLogTrims(int port, List<String> args) {
+    List<String> cli = new ArrayList<>(List.of("server", "--port", Integer.toString(port)));
+    cli.addAll(args);
+    return startCli(port, cli);
+  }
+
+  /**
    * Starts {@code vcorfu ARGS...} (any command that serves on 127.0.0.1:{@code port}, such as
    * {@code server} or {@code zookeeper}); see {@link #awaitReady}.
    */

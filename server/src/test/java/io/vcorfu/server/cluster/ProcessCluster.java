@@ -38,6 +38,7 @@ public final class ProcessCluster implements AutoCloseable {
   private Path tmp;
   private int started;
   private List<String> nodeArgs = List.of();
+  private boolean logTrims;
   private final java.util.Map<Endpoint, Path> dataDirs = new java.util.HashMap<>();
 
   private ProcessCluster(String name) {
@@ -54,6 +55,26 @@ public final class ProcessCluster implements AutoCloseable {
   /** As {@link #start(Path, String, int)}, every node started with {@code nodeArgs} too. */
   public static ProcessCluster start(Path tmp, String name, int n, List<String> nodeArgs) {
     return start(tmp, name, n, nodeArgs, nodes -> List.of("--nodes", join(nodes)));
+  }
+
+  /**
+   * As {@link #start(Path, String, int, List)}, the nodes keeping the global log only for the
+   * server's default retention (a few seconds) rather than the whole test: the log is trimmed as in
+   * production (see {@link ServerProcess#startWithLogTrims}), for the tests of bounded storage.
+   */
+  public static ProcessCluster startWithLogTrims(
+      Path tmp, String name, int n, List<String> nodeArgs) {
+    ProcessCluster c = new ProcessCluster(name);
+    c.nodeArgs = List.copyOf(nodeArgs);
+    c.logTrims = true;
+    try {
+      c.startProcesses(tmp, n);
+      c.init(List.of("--nodes", join(c.nodes())));
+      return c;
+    } catch (RuntimeException | Error e) {
+      c.close();
+      throw e;
+    }
   }
 
   /**
@@ -137,7 +158,8 @@ public final class ProcessCluster implements AutoCloseable {
                 "--layout-lease-ms",
                 "500"));
     args.addAll(nodeArgs);
-    ServerProcess p = ServerProcess.start(port, args);
+    ServerProcess p =
+        logTrims ? ServerProcess.startWithLogTrims(port, args) : ServerProcess.start(port, args);
     processes.add(p);
     nodeProcesses.add(p);
     dataDirs.put(p.endpoint(), dataDir);
@@ -188,6 +210,11 @@ public final class ProcessCluster implements AutoCloseable {
     int code = cli.execute(args.toArray(String[]::new));
     assertThat(code).as("cluster init said: %s", out).isZero();
     assertThat(out.toString()).contains("sequencer serving");
+  }
+
+  /** The data directory of node {@code e}. */
+  public Path dataDir(Endpoint e) {
+    return dataDirs.get(e);
   }
 
   /** The nodes, in the order they were started (the first layout's order). */
