@@ -1,0 +1,536 @@
+package io.vcorfu.server.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.vcorfu.client.ClusterStreamLog;
+import io.vcorfu.client.SnapshotFloor;
+import io.vcorfu.client.StreamLogOptions;
+import io.vcorfu.collections.CSMRMap;
+import io.vcorfu.layout.Layout;
+import io.vcorfu.protocol.ClientOptions;
+import io.vcorfu.protocol.Endpoint;
+import io.vcorfu.protocol.RpcClient;
+import io.vcorfu.protocol.proto.PingResponse;
+import io.vcorfu.protocol.proto.StorageSpace;
+import io.vcorfu.runtime.Retention;
+import io.vcorfu.runtime.RuntimeOptions;
+import io.vcorfu.runtime.VCorfuRuntime;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.Stream;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Bounded storage under a steady overwrite load, on real processes: three {@code vcorfu server}
+ * nodes, R = 3, with the server's default log retention (the log keeps its last 3 s) and the
+ * runtime's default retention (automatic checkpoints, streams trimmed below them). A runtime in
+ * this JVM overwrites 200 keys in a CSMR map for a bounded time; a third of the way in, one replica
+ * is killed with {@code kill -9}, stays down until the others have trimmed the log past what it
+ * holds, and is restarted on its data directory; it rejoins and is rebuilt.
+ *
+ * <p>Checks: (a) each node's data directory plateaus. With the defaults every object keeps a
+ * bounded history (its last updates and a checkpoint), the log its last seconds, and a sealed
+ * segment is compacted once half of it is dead, so once the first segments have sealed, what a node
+ * holds is about an active segment, a sealed one not yet compacted and the retained history,
+ * however many updates come: the largest sample of the first third bounds every later one to within
+ * twice it, once the fault is over. During the fault the disk grows: the log is not trimmed while a
+ * node rebuilds, and no stream is trimmed while the sequencer's snapshot registrations are
+ * incomplete (a lease, 10 s, after it takes up each new layout). That peak is logged; once the
+ * registrations are complete again, every node's disk must come back within the bound in a bounded
+ * time and stay there to the end. Each node ends below half the bytes of values written (it holds
+ * every entry, R = 3). (b) The last acknowledged value of every key is what a fresh runtime reads
+ * at the end. (c) The killed node, once rebuilt, holds storage within the same bound as its own
+ * first third.
+ *
+ * <p>The nodes keep the default 16 MiB segments, and values are 4 KiB rather than 1 KiB: a loaded
+ * two-core machine runs about 300 to 400 overwrites a second, so with 1 KiB values the first third
+ * of the run would not fill one segment and no plateau could show.
+ */
+class StorageSoakTest {
+  private static final String MAP = "soak";
+  private static final int KEYS = 200;
+  private static final int VALUE_BYTES = 4096;
+  private static final int BUCKETS = 16;
+  private static final int WRITERS = 8;
+
+  /** How long the load runs; the whole test takes about this plus start-up and checks. */
+  private static final Duration LOAD = Duration.ofSeconds(84);
+
+  /** At most this many writes in all, whatever the machine's speed. */
+  private static final long MAX_WRITES = 1_000_000;
+
+  private static final Duration SAMPLE_EVERY = Duration.ofSeconds(2);
+
+  /** A node's disk, once the fault is over, is at most this many times its first third's. */
+  private static final double PLATEAU = 2.0;
+
+  /** The disk is back within the bound at most this long after full strength returns. */
+  private static final Duration RETURN_WITHIN = Duration.ofSeconds(30);
+
+  /** The plateau is then watched for at least this long before the load ends. */
+  private static final Duration WATCHED_AT_LEAST = Duration.ofSeconds(10);
+
+  @TempDir Path tmp;
+
+  /** One sample of one node: its data on disk and, when it answered, what it reported. */
+  record Sample(double atSeconds, Endpoint node, long diskBytes, long epoch, StorageSpace space) {
+    @Override
+    public String toString() {
+      String reported =
+          space == null
+              ? "no answer"
+              : String.format(
+                  "epoch %d, files %.1f MB, live %.1f MB, %d segments, log trim %d tail %d, %d/%d"
+                      + " streams trimmed, %d compacted (%.1f MB copied, %.1f MB reclaimed),"
+                      + " compacting %d, copying %b",
+                  epoch,
+                  mb(space.getFileBytes()),
+                  mb(space.getLiveBytes()),
+                  space.getSegments(),
+                  space.getLogTrimMark(),
+                  space.getLogTail(),
+                  space.getTrimmedStreams(),
+                  space.getStreams(),
+                  space.getSegmentsCompacted(),
+                  mb(space.getCompactionCopiedBytes()),
+                  mb(space.getCompactionReclaimedBytes()),
+                  space.getCompacting(),
+                  space.getCopying());
+      return String.format(
+          "t=%5.1fs %s disk %.1f MB [%s]", atSeconds, node, mb(diskBytes), reported);
+    }
+  }
+
+  /** The writers' record: per key, the last acknowledged write and any unacknowledged attempts. */
+  static final class Writes {
+    final Map<String, Long> acked = new ConcurrentHashMap<>();
+    final Map<String, List<Long>> failed = new ConcurrentHashMap<>();
+    final AtomicLong count = new AtomicLong();
+    final AtomicLong failures = new AtomicLong();
+  }
+
+  /** What the run saw, in seconds since the load started. */
+  static final class Timeline {
+    volatile double killedAt = Double.NaN;
+    volatile double backAt = Double.NaN;
+    volatile double trimsResumedAt = Double.NaN;
+    volatile double returnedAt = Double.NaN;
+
+    /** When the sequencer answered that its snapshot registrations were incomplete. */
+    final List<Double> registrationsIncomplete = new CopyOnWriteArrayList<>();
+  }
+
+  @Test
+  void diskPlateausUnderOverwritesAndAKilledReplicaRejoinsWithBoundedStorage() throws Exception {
+    long testStarted = System.nanoTime();
+    try (ProcessCluster c = ProcessCluster.startWithLogTrims(tmp, "soak", 3, List.of());
+        RpcClient rpc =
+            c.transport()
+                .newClient(ClientOptions.defaults().withRequestTimeout(Duration.ofSeconds(2)));
+        ClusterStreamLog probe = ClusterStreamLog.connect(c.transport(), c.nodes(), logOptions())) {
+      NodeCalls calls = new NodeCalls(rpc);
+      Layout first = c.awaitLayout(l -> l.allServers().size() == 3 && l.replication() == 3);
+      // The victim is neither the sequencer nor the manager: the fault is one replica's, and the
+      // log's trims go on while it is down (a new manager waits out the old one's session).
+      Endpoint victim =
+          Awaitility.await("a manager elected")
+              .atMost(Duration.ofSeconds(30))
+              .ignoreExceptions()
+              .until(
+                  () ->
+                      c.nodes().stream()
+                          .filter(e -> !e.equals(first.sequencer()))
+                          .filter(e -> !ping(calls, e).getManaging())
+                          .findFirst(),
+                  v ->
+                      v.isPresent()
+                          && c.nodes().stream().filter(e -> ping(calls, e).getManaging()).count()
+                              == 1)
+              .orElseThrow();
+      System.out.printf(
+          "soak: cluster up after %.1f s, nodes %s, sequencer %s, victim %s, runtime %s%n",
+          (System.nanoTime() - testStarted) / 1e9,
+          c.nodes(),
+          first.sequencer(),
+          victim,
+          RuntimeOptions.defaults().retention());
+
+      List<Sample> samples = new CopyOnWriteArrayList<>();
+      Timeline timeline = new Timeline();
+      long loadStarted = System.nanoTime();
+      ScheduledExecutorService sampler = Executors.newSingleThreadScheduledExecutor();
+      sampler.scheduleWithFixedDelay(
+          () -> {
+            sampleAll(c, calls, samples, loadStarted);
+            registrations(probe, timeline, loadStarted);
+          },
+          0,
+          SAMPLE_EVERY.toMillis(),
+          TimeUnit.MILLISECONDS);
+      try {
+        soak(c, calls, probe, victim, first, samples, timeline, loadStarted);
+      } finally {
+        sampler.shutdownNow();
+        sampler.awaitTermination(10, TimeUnit.SECONDS);
+      }
+      System.out.printf("soak: test took %.1f s%n", (System.nanoTime() - testStarted) / 1e9);
+    }
+  }
+
+  private void soak(
+      ProcessCluster c,
+      NodeCalls calls,
+      ClusterStreamLog probe,
+      Endpoint victim,
+      Layout first,
+      List<Sample> samples,
+      Timeline timeline,
+      long loadStarted)
+      throws Exception {
+    Writes writes = new Writes();
+    double third = LOAD.toSeconds() / 3.0;
+    Map<Endpoint, Long> firstThird = new HashMap<>();
+    try (VCorfuRuntime rt =
+        VCorfuRuntime.connect(c.endpointList(), RuntimeOptions.defaults(), logOptions())) {
+      CSMRMap<String, byte[]> map = CSMRMap.open(rt, MAP, BUCKETS);
+      AtomicBoolean stop = new AtomicBoolean();
+      long deadline = loadStarted + LOAD.toNanos();
+      List<Thread> writers = new ArrayList<>();
+      for (int t = 0; t < WRITERS; t++) {
+        int thread = t;
+        Thread w = new Thread(() -> write(map, thread, writes, stop, deadline), "soak-" + t);
+        w.start();
+        writers.add(w);
+      }
+      try {
+        // (1) A third of the way in, kill -9 a replica (not the sequencer).
+        Awaitility.await("a third of the load")
+            .atMost(LOAD)
+            .until(() -> seconds(loadStarted) >= third);
+        for (Endpoint e : c.nodes()) {
+          firstThird.put(e, largest(samples, e, 0, third));
+        }
+        long tailAtKill = space(calls, first.sequencer()).getLogTail();
+        c.processOf(victim).kill9();
+        timeline.killedAt = seconds(loadStarted);
+        c.awaitLayout(l -> l.removed().contains(victim));
+        // (2) It stays down until the others trimmed the log past what it held: it missed trims.
+        Awaitility.await("the survivors trim the log past " + tailAtKill)
+            .atMost(Duration.ofSeconds(30))
+            .pollInterval(Duration.ofMillis(200))
+            .ignoreExceptions()
+            .until(
+                () ->
+                    c.nodes().stream()
+                        .filter(e -> !e.equals(victim))
+                        .allMatch(e -> space(calls, e).getLogTrimMark() > tailAtKill));
+        System.out.printf(
+            "soak: %s killed at %.1f s (log tail %d), survivors trimmed past it at %.1f s%n",
+            victim, timeline.killedAt, tailAtKill, seconds(loadStarted));
+        // (3) Restarted on its data, it rejoins and is rebuilt: the cluster at full strength.
+        c.restart(victim, false);
+        c.awaitLayout(l -> fullStrengthWith(l, victim));
+        timeline.backAt = seconds(loadStarted);
+        System.out.printf("soak: %s back at full strength at %.1f s%n", victim, timeline.backAt);
+        // (4) Streams are trimmed again once the sequencer's snapshot registrations are complete
+        // (a lease after it last took up a layout); then every node's disk comes back within the
+        // bound, early enough to watch it stay there.
+        Awaitility.await("the sequencer's snapshot registrations complete again")
+            .atMost(Duration.ofSeconds(30))
+            .pollInterval(Duration.ofMillis(200))
+            .ignoreExceptions()
+            .until(() -> probe.registerSnapshots(-1, 1_000).get(2, TimeUnit.SECONDS).complete());
+        timeline.trimsResumedAt = seconds(loadStarted);
+        Duration left = Duration.ofNanos(deadline - System.nanoTime()).minus(WATCHED_AT_LEAST);
+        Duration within = left.compareTo(RETURN_WITHIN) < 0 ? left : RETURN_WITHIN;
+        assertThat(within)
+            .as("load left once trims resumed, to see the disk come back and stay")
+            .isPositive();
+        Awaitility.await("every node's disk back within " + PLATEAU + "x its first third")
+            .atMost(within)
+            .pollInterval(Duration.ofMillis(500))
+            .until(() -> withinBound(c, samples, firstThird, timeline.trimsResumedAt));
+        timeline.returnedAt = seconds(loadStarted);
+        for (Thread w : writers) {
+          w.join(LOAD.toMillis() + 60_000);
+        }
+      } finally {
+        stop.set(true);
+        for (Thread w : writers) {
+          w.join(60_000);
+        }
+        double loadSeconds = seconds(loadStarted);
+        System.out.printf(
+            "soak: %d writes acknowledged in %.1f s (%.0f/s, %.1f MB of values), %d failed%n",
+            writes.count.get(),
+            loadSeconds,
+            writes.count.get() / loadSeconds,
+            mb(writes.count.get() * VALUE_BYTES),
+            writes.failures.get());
+        samples.forEach(s -> System.out.println("soak: " + s));
+        System.out.printf(
+            "soak: killed at %.1f s, full strength at %.1f s, registrations complete again at"
+                + " %.1f s, disk back within bound at %.1f s; sequencer's snapshot registrations"
+                + " incomplete at %s s%n",
+            timeline.killedAt,
+            timeline.backAt,
+            timeline.trimsResumedAt,
+            timeline.returnedAt,
+            timeline.registrationsIncomplete);
+      }
+      assertThat(writers).noneMatch(Thread::isAlive);
+    }
+    sampleAll(c, calls, samples, loadStarted);
+    assertEveryKeyReadsItsLastAcknowledgedWrite(c, writes);
+
+    // (a) and (c): from when the disk came back to the end, every node (the killed one included)
+    // stays within the bound; each ends below half the bytes of values written.
+    long writtenBytes = writes.count.get() * VALUE_BYTES;
+    for (Endpoint e : c.nodes()) {
+      long bound = (long) (PLATEAU * firstThird.get(e));
+      List<Sample> mine = samples.stream().filter(s -> s.node().equals(e)).toList();
+      List<Sample> after = mine.stream().filter(s -> s.atSeconds() >= timeline.returnedAt).toList();
+      Sample end = mine.get(mine.size() - 1);
+      System.out.printf(
+          "soak: %s first third at most %.1f MB, peak %.1f MB (at %.1f s), after %.1f s %s MB,"
+              + " end %.1f MB, %.1f MB of values written%n",
+          e,
+          mb(firstThird.get(e)),
+          mb(largest(samples, e, 0, Double.MAX_VALUE)),
+          mine.stream()
+              .max((x, y) -> Long.compare(x.diskBytes(), y.diskBytes()))
+              .orElseThrow()
+              .atSeconds(),
+          timeline.returnedAt,
+          after.stream().map(s -> String.format("%.1f", mb(s.diskBytes()))).toList(),
+          mb(end.diskBytes()),
+          mb(writtenBytes));
+      assertThat(after).as("samples of %s once its disk came back", e).hasSizeGreaterThan(3);
+      for (Sample s : after) {
+        assertThat(s.diskBytes())
+            .as(
+                "%s holds at most %.1fx its first third's largest (%.1f MB): %s",
+                e, PLATEAU, mb(firstThird.get(e)), s)
+            .isLessThanOrEqualTo(bound);
+      }
+      assertThat(end.diskBytes())
+          .as("%s at the end, against %.1f MB of values written: %s", e, mb(writtenBytes), end)
+          .isLessThan(writtenBytes / 2);
+    }
+  }
+
+  /** (b) A fresh runtime reads every key as its last acknowledged write left it. */
+  private static void assertEveryKeyReadsItsLastAcknowledgedWrite(ProcessCluster c, Writes writes) {
+    assertThat(writes.acked).as("every key was written").hasSize(KEYS);
+    try (VCorfuRuntime fresh =
+        VCorfuRuntime.connect(
+            c.endpointList(),
+            RuntimeOptions.defaults().withRetention(Retention.OFF),
+            logOptions())) {
+      CSMRMap<String, byte[]> map = CSMRMap.open(fresh, MAP);
+      for (int k = 0; k < KEYS; k++) {
+        String key = key(k);
+        long acked = writes.acked.get(key);
+        byte[] read = map.get(key);
+        assertThat(read).as("%s (last acknowledged write %d)", key, acked).isNotNull();
+        long seq = seqOf(read);
+        if (seq != acked) {
+          // A write whose acknowledgement was lost may have landed after the last acknowledged one.
+          assertThat(writes.failed.getOrDefault(key, List.of()))
+              .as("%s reads write %d, not its last acknowledged %d", key, seq, acked)
+              .contains(seq);
+          assertThat(seq)
+              .as("%s reads a write older than one acknowledged", key)
+              .isGreaterThan(acked);
+        }
+        assertThat(Arrays.equals(read, value(key, seq)))
+            .as("%s holds the bytes of write %d", key, seq)
+            .isTrue();
+      }
+    }
+  }
+
+  /** True once the latest sample of every node, taken after {@code since}, is within the bound. */
+  private static boolean withinBound(
+      ProcessCluster c, List<Sample> samples, Map<Endpoint, Long> firstThird, double since) {
+    for (Endpoint e : c.nodes()) {
+      Sample last = null;
+      for (Sample s : samples) {
+        if (s.node().equals(e) && s.atSeconds() > since) {
+          last = s;
+        }
+      }
+      if (last == null || last.diskBytes() > PLATEAU * firstThird.get(e)) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private static long largest(List<Sample> samples, Endpoint e, double from, double to) {
+    return samples.stream()
+        .filter(s -> s.node().equals(e) && s.atSeconds() >= from && s.atSeconds() <= to)
+        .mapToLong(Sample::diskBytes)
+        .max()
+        .orElseThrow();
+  }
+
+  private static StreamLogOptions logOptions() {
+    return StreamLogOptions.defaults()
+        .withRpc(ClientOptions.defaults().withRequestTimeout(Duration.ofSeconds(2)));
+  }
+
+  private static String key(int k) {
+    return String.format("key-%03d", k);
+  }
+
+  /** The payload of the {@code seq}-th write of {@code key}: its name, then seeded bytes. */
+  static byte[] value(String key, long seq) {
+    byte[] v = new byte[VALUE_BYTES];
+    new Random(key.hashCode() * 31L + seq).nextBytes(v);
+    byte[] head = (key + "#" + seq + "#").getBytes(StandardCharsets.UTF_8);
+    System.arraycopy(head, 0, v, 0, head.length);
+    return v;
+  }
+
+  /** The write number a value of {@link #value} names. */
+  static long seqOf(byte[] v) {
+    String s = new String(v, 0, 32, StandardCharsets.ISO_8859_1);
+    return Long.parseLong(s.split("#")[1]);
+  }
+
+  static double mb(long bytes) {
+    return bytes / 1e6;
+  }
+
+  private static double seconds(long since) {
+    return (System.nanoTime() - since) / 1e9;
+  }
+
+  /** Overwrites keys {@code thread}, {@code thread + WRITERS}, ... in turn until the deadline. */
+  private static void write(
+      CSMRMap<String, byte[]> map, int thread, Writes writes, AtomicBoolean stop, long deadline) {
+    Map<String, Long> next = new HashMap<>();
+    for (int i = 0; !stop.get() && System.nanoTime() < deadline; i++) {
+      if (writes.count.get() >= MAX_WRITES) {
+        return;
+      }
+      String key = key(thread + WRITERS * (i % (KEYS / WRITERS)));
+      long seq = next.merge(key, 1L, Long::sum);
+      try {
+        map.fastPut(key, value(key, seq));
+        writes.acked.put(key, seq);
+        writes.count.incrementAndGet();
+      } catch (RuntimeException e) {
+        writes.failures.incrementAndGet();
+        writes.failed.computeIfAbsent(key, k -> new CopyOnWriteArrayList<>()).add(seq);
+      }
+    }
+  }
+
+  /** Bytes of the files under {@code dir} (segment and index files), files vanishing meanwhile. */
+  static long diskBytes(Path dir) {
+    if (!Files.exists(dir)) {
+      return 0;
+    }
+    long total = 0;
+    try (Stream<Path> files = Files.walk(dir)) {
+      for (Path f : files.toList()) {
+        try {
+          if (Files.isRegularFile(f)) {
+            total += Files.size(f);
+          }
+        } catch (NoSuchFileException gone) {
+          // deleted by compaction while walking
+        }
+      }
+    } catch (NoSuchFileException gone) {
+      // a directory went away while walking: count what was seen
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    } catch (UncheckedIOException e) {
+      if (!(e.getCause() instanceof NoSuchFileException)) {
+        throw e;
+      }
+    }
+    return total;
+  }
+
+  private static void sampleAll(
+      ProcessCluster c, NodeCalls calls, List<Sample> samples, long started) {
+    double at = seconds(started);
+    for (Endpoint e : c.nodes()) {
+      PingResponse ping = null;
+      if (c.processOf(e).isAlive()) {
+        try {
+          ping = calls.pingWithSpace(e).orTimeout(2, TimeUnit.SECONDS).join();
+        } catch (RuntimeException notNow) {
+          // restarting, or too busy to answer within the timeout: the disk is still sampled
+        }
+      }
+      samples.add(
+          new Sample(
+              at,
+              e,
+              diskBytes(c.dataDir(e).resolve("replicas")),
+              ping == null ? -1 : ping.getEpoch(),
+              ping == null ? null : ping.getSpace()));
+    }
+  }
+
+  /**
+   * Asks the sequencer whether its snapshot registrations are complete (registering nothing): while
+   * they are not, no runtime trims a stream. Recorded to explain the disk's growth during the
+   * fault.
+   */
+  private static void registrations(ClusterStreamLog probe, Timeline timeline, long started) {
+    try {
+      SnapshotFloor floor = probe.registerSnapshots(-1, 1_000).get(2, TimeUnit.SECONDS);
+      if (!floor.complete()) {
+        timeline.registrationsIncomplete.add(Math.round(seconds(started) * 10) / 10.0);
+      }
+    } catch (Exception notNow) {
+      // during a layout change: the next sample asks again
+    }
+  }
+
+  /** What {@code e} reports of itself and its storage (fails if it does not answer within 2 s). */
+  private static PingResponse ping(NodeCalls calls, Endpoint e) {
+    return calls.pingWithSpace(e).orTimeout(2, TimeUnit.SECONDS).join();
+  }
+
+  private static StorageSpace space(NodeCalls calls, Endpoint e) {
+    return ping(calls, e).getSpace();
+  }
+
+  private static boolean fullStrengthWith(Layout l, Endpoint node) {
+    return l.allServers().contains(node)
+        && !l.isRebuilding(node)
+        && l.removed().isEmpty()
+        && l.segments().stream()
+            .allMatch(
+                s ->
+                    s.log().stream().allMatch(ch -> ch.size() == l.replication())
+                        && s.stream().stream().allMatch(ch -> ch.size() == l.replication()));
+  }
+}
