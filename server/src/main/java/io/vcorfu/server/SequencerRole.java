@@ -21,7 +21,7 @@ final class SequencerRole implements AutoCloseable {
   private final SequencerBootstrap bootstrap;
   private final CompletableFuture<Void> ready;
   private final WriterTable writers = new WriterTable();
-  private final SnapshotRegistry snapshots = new SnapshotRegistry();
+  private final SnapshotRegistry snapshots;
 
   /** A role whose sequencer is rebuilt by {@code bootstrap}. */
   SequencerRole(
@@ -29,7 +29,7 @@ final class SequencerRole implements AutoCloseable {
       ReadLeases leases,
       SequencerBootstrap bootstrap,
       long notBeforeNanos) {
-    this(sequencer, leases, bootstrap, bootstrap.done(), notBeforeNanos);
+    this(sequencer, leases, bootstrap, bootstrap.done(), notBeforeNanos, new SnapshotRegistry());
   }
 
   /**
@@ -41,7 +41,17 @@ final class SequencerRole implements AutoCloseable {
       ReadLeases leases,
       CompletableFuture<Void> booted,
       long notBeforeNanos) {
-    this(sequencer, leases, null, booted, notBeforeNanos);
+    this(sequencer, leases, null, booted, notBeforeNanos, new SnapshotRegistry());
+  }
+
+  /**
+   * The role of a sequencer that stays the sequencer across a layout change: its sequencer, read
+   * leases and snapshot registrations go on (every client registers with this node all along, so
+   * what it knows of their snapshots stays complete; a fresh registry would hold every trim back
+   * for a lease after each change).
+   */
+  SequencerRole(SequencerRole staying, CompletableFuture<Void> booted) {
+    this(staying.sequencer, staying.leases, null, booted, 0, staying.snapshots);
   }
 
   /**
@@ -53,7 +63,9 @@ final class SequencerRole implements AutoCloseable {
       ReadLeases leases,
       SequencerBootstrap bootstrap,
       CompletableFuture<Void> booted,
-      long notBeforeNanos) {
+      long notBeforeNanos,
+      SnapshotRegistry snapshots) {
+    this.snapshots = snapshots;
     this.sequencer = sequencer;
     this.leases = leases;
     this.bootstrap = bootstrap;

@@ -102,9 +102,7 @@ final class SequencerSeat implements AutoCloseable {
       return;
     }
     if (follows && old != null && old.ready().isDone() && !old.ready().isCompletedExceptionally()) {
-      role =
-          new SequencerRole(
-              old.sequencer(), old.leases(), old.sequencer().advanceEpoch(next.epoch()), 0);
+      role = new SequencerRole(old, old.sequencer().advanceEpoch(next.epoch()));
       followed = next.epoch();
       return;
     }

@@ -36,8 +36,8 @@ import org.slf4j.LoggerFactory;
  * checkpoint newer than the oldest snapshot any client registered (running transactions and open
  * snapshot views, registered with the sequencer every pass under a lease, see {@code
  * SnapshotsRequest}), and not at all while the sequencer's registrations are incomplete; and never
- * below a checkpoint reflecting an address the log had not reached three seconds before the trim,
- * so a transaction or snapshot view that began since, not registered yet, finds its version.
+ * below a checkpoint reflecting an address the log had not reached two seconds before the trim, so
+ * a transaction or snapshot view that began since, not registered yet, finds its version.
  *
  * <p>Runs on one daemon thread per runtime, every second.
  */
@@ -49,9 +49,13 @@ public final class AutoCheckpoints implements AutoCloseable {
 
   /**
    * A snapshot this recent is never trimmed under, registered or not: it is registered at the
-   * runtime's next pass, well within this.
+   * runtime's next pass, within a tick, and the trimming runtime learns of it at its own next pass.
+   * A snapshot whose registration came later than this (a runtime paused for longer) can be trimmed
+   * under: its reads then fail with the typed trimmed error (a transaction aborts and is retried),
+   * never with another version's state. Each second of it holds a second of every busy object's
+   * updates on disk.
    */
-  static final long SAFE_NANOS = TimeUnit.SECONDS.toNanos(3);
+  static final long SAFE_NANOS = TimeUnit.SECONDS.toNanos(2);
 
   /** The lease the runtime's snapshots are registered for, renewed every pass. */
   static final int SNAPSHOT_LEASE_MS = 10_000;

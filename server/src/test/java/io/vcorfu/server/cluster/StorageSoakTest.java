@@ -62,9 +62,10 @@ import org.junit.jupiter.api.io.TempDir;
  * at the end. (c) The killed node, once rebuilt, holds storage within the same bound as its own
  * first third.
  *
- * <p>The nodes keep the default 16 MiB segments, and values are 4 KiB rather than 1 KiB: a loaded
- * two-core machine runs about 300 to 400 overwrites a second, so with 1 KiB values the first third
- * of the run would not fill one segment and no plateau could show.
+ * <p>The nodes use 4 MiB segments ({@code --segment-size-mb 4}) and values are 4 KiB rather than 1
+ * KiB: a loaded two-core machine runs about 300 to 400 overwrites a second, so with 1 KiB values
+ * and the default 16 MiB segments the first third of a one-minute run would not fill one segment
+ * and no plateau could show.
  */
 class StorageSoakTest {
   private static final String MAP = "soak";
@@ -74,7 +75,7 @@ class StorageSoakTest {
   private static final int WRITERS = 8;
 
   /** How long the load runs; the whole test takes about this plus start-up and checks. */
-  private static final Duration LOAD = Duration.ofSeconds(84);
+  private static final Duration LOAD = Duration.ofSeconds(60);
 
   /** At most this many writes in all, whatever the machine's speed. */
   private static final long MAX_WRITES = 1_000_000;
@@ -143,7 +144,8 @@ class StorageSoakTest {
   @Test
   void diskPlateausUnderOverwritesAndAKilledReplicaRejoinsWithBoundedStorage() throws Exception {
     long testStarted = System.nanoTime();
-    try (ProcessCluster c = ProcessCluster.startWithLogTrims(tmp, "soak", 3, List.of());
+    try (ProcessCluster c =
+            ProcessCluster.startWithLogTrims(tmp, "soak", 3, List.of("--segment-size-mb", "4"));
         RpcClient rpc =
             c.transport()
                 .newClient(ClientOptions.defaults().withRequestTimeout(Duration.ofSeconds(2)));
