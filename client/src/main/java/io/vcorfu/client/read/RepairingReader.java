@@ -8,6 +8,7 @@ import io.vcorfu.client.rpc.ReplicaClient;
 import io.vcorfu.protocol.DataLossException;
 import io.vcorfu.protocol.Endpoint;
 import io.vcorfu.protocol.StreamId;
+import io.vcorfu.protocol.TooLargeException;
 import io.vcorfu.protocol.TrimBounds;
 import io.vcorfu.protocol.TrimmedException;
 import io.vcorfu.protocol.UnknownStreamException;
@@ -418,10 +419,39 @@ public final class RepairingReader {
             });
   }
 
-  private CompletableFuture<List<ReadResult>> readPage(
-      Slots slots, long from, long to, long startedNanos, int round) {
+  /**
+   * Reads {@code [from, to]} of {@code slots}, in halves (and halves of those) while the reply
+   * would be over the frame limit: a page of large entries is, whatever its number of slots.
+   */
+  private static CompletableFuture<List<ReadResult>> readWhole(Slots slots, long from, long to) {
     return slots
         .read(from, to)
+        .handle(
+            (results, error) -> {
+              if (error == null) {
+                return CompletableFuture.completedFuture(results);
+              }
+              if (EpochRpc.unwrap(error) instanceof TooLargeException && to > from) {
+                long mid = from + (to - from) / 2;
+                return readWhole(slots, from, mid)
+                    .thenCompose(
+                        first ->
+                            readWhole(slots, mid + 1, to)
+                                .thenApply(
+                                    second -> {
+                                      List<ReadResult> all = new ArrayList<>(first);
+                                      all.addAll(second);
+                                      return all;
+                                    }));
+              }
+              return CompletableFuture.<List<ReadResult>>failedFuture(error);
+            })
+        .thenCompose(f -> f);
+  }
+
+  private CompletableFuture<List<ReadResult>> readPage(
+      Slots slots, long from, long to, long startedNanos, int round) {
+    return readWhole(slots, from, to)
         .thenCompose(
             results -> {
               long firstPending = -1;
