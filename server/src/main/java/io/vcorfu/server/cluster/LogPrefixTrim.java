@@ -35,8 +35,12 @@ import org.slf4j.LoggerFactory;
 public final class LogPrefixTrim implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(LogPrefixTrim.class);
 
-  /** How often the driving node looks for what it can trim. */
-  public static final Duration DEFAULT_INTERVAL = Duration.ofSeconds(5);
+  /**
+   * How often the driving node looks for what it can trim, and samples the log's tail: an entry
+   * keeps its log copy for the window plus at most this (every five seconds, the log held five to
+   * ten seconds of entries, the largest part of a busy single node's disk).
+   */
+  public static final Duration DEFAULT_INTERVAL = Duration.ofSeconds(1);
 
   private static final long ASK_SECONDS = 5;
 
@@ -175,7 +179,7 @@ public final class LogPrefixTrim implements AutoCloseable {
       }
     }
     if (lowest != Long.MAX_VALUE && lowest > lastMark) {
-      LOG.info(
+      LOG.debug(
           "trimmed the global log below {} on {} log replicas (entries older than {} s; the trimmed"
               + " streams reach back to {})",
           lowest,
