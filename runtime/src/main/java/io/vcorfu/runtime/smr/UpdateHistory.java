@@ -149,7 +149,7 @@ final class UpdateHistory {
     retainedBytes += added;
     budget.add(added);
     if (budget.spent()) {
-      LOG.info(
+      LOG.debug(
           "Stream {} gives back its retained history ({} bytes): the runtime's live views hold"
               + " more than {} bytes of old versions; its old versions will be replayed from the"
               + " log",
