@@ -80,14 +80,7 @@ final class ClusterCommands {
               + " one log chain of R replicas, and stream chain i is the log chain of node i mod"
               + " N.")
   static final class Init implements Callable<Integer> {
-    @Option(
-        names = "--zookeeper",
-        required = true,
-        description = "ZooKeeper connect string (host:port[,host:port...]).")
-    String zookeeper;
-
-    @Option(names = "--cluster", required = true, description = "The cluster's name.")
-    String cluster;
+    @picocli.CommandLine.Mixin ClusterInZooKeeper where = new ClusterInZooKeeper();
 
     @Option(
         names = "--nodes",
@@ -134,6 +127,8 @@ final class ClusterCommands {
 
     @Override
     public Integer call() throws Exception {
+      String zookeeper = where.zookeeper;
+      String cluster = where.cluster;
       List<Endpoint> members;
       Layout first;
       try {

@@ -27,14 +27,7 @@ import picocli.CommandLine.Spec;
             + " value. Runtimes follow a change within a few seconds; history already trimmed"
             + " does not come back.")
 final class RetentionCommand implements Callable<Integer> {
-  @Option(
-      names = "--zookeeper",
-      required = true,
-      description = "ZooKeeper connect string (host:port[,host:port...]).")
-  String zookeeper;
-
-  @Option(names = "--cluster", required = true, description = "The cluster's name.")
-  String cluster;
+  @picocli.CommandLine.Mixin ClusterInZooKeeper where = new ClusterInZooKeeper();
 
   @Mixin RetentionFlags flags = new RetentionFlags();
 
@@ -53,6 +46,8 @@ final class RetentionCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
+    String zookeeper = where.zookeeper;
+    String cluster = where.cluster;
     PrintWriter err = spec.commandLine().getErr();
     if (clear && flags.given()) {
       err.println("vcorfu cluster retention: give --clear or the values to set, not both");
