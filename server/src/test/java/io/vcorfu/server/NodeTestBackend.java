@@ -27,9 +27,12 @@ public class NodeTestBackend implements TestStreamLogs.Backend {
   /** A node whose clients connect with {@code options}. */
   protected NodeTestBackend(StreamLogOptions options) {
     this.options = options;
+    // The global log keeps its entries for the suites' whole length: some replay it from the start
+    // (the log's trim has tests of its own).
     node =
         Node.start(
-            NodeConfig.inMemory(new Endpoint("runtime-test-" + NEXT.incrementAndGet(), 9000)),
+            NodeConfig.inMemory(new Endpoint("runtime-test-" + NEXT.incrementAndGet(), 9000))
+                .withLogRetention(java.time.Duration.ofMinutes(10)),
             TRANSPORT);
     node.ready().join();
   }

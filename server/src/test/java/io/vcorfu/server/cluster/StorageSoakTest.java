@@ -64,8 +64,8 @@ import org.junit.jupiter.api.io.TempDir;
  *
  * <p>The nodes use 4 MiB segments ({@code --segment-size-mb 4}) and values are 4 KiB rather than 1
  * KiB: a loaded two-core machine runs about 300 to 400 overwrites a second, so with 1 KiB values
- * and the default 16 MiB segments the first third of a one-minute run would not fill one segment
- * and no plateau could show.
+ * and the default 16 MiB segments the first third of a run of under a minute would not fill one
+ * segment and no plateau could show.
  */
 class StorageSoakTest {
   private static final String MAP = "soak";
@@ -75,7 +75,7 @@ class StorageSoakTest {
   private static final int WRITERS = 8;
 
   /** How long the load runs; the whole test takes about this plus start-up and checks. */
-  private static final Duration LOAD = Duration.ofSeconds(60);
+  private static final Duration LOAD = Duration.ofSeconds(48);
 
   /** At most this many writes in all, whatever the machine's speed. */
   private static final long MAX_WRITES = 1_000_000;
