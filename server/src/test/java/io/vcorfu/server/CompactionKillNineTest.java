@@ -261,24 +261,14 @@ class CompactionKillNineTest {
       Endpoint node,
       Predicate<StorageSpace> when,
       Predicate<StorageSpace> done,
-      Duration within)
-      throws InterruptedException {
-    long deadline = System.nanoTime() + within.toNanos();
-    while (System.nanoTime() < deadline) {
-      try {
-        StorageSpace s = space(calls, node);
-        if (when.test(s)) {
-          return s;
-        }
-        if (done.test(s)) {
-          return null;
-        }
-      } catch (CompletionException notYet) {
-        // just restarted, or busy recovering
-      }
-      TimeUnit.MILLISECONDS.sleep(5);
-    }
-    throw new AssertionError("neither the moment nor the end of compaction within " + within);
+      Duration within) {
+    StorageSpace s =
+        Awaitility.await("the moment or the end of compaction")
+            .atMost(within)
+            .pollInterval(Duration.ofMillis(5))
+            .ignoreExceptionsInstanceOf(CompletionException.class) // just restarted, recovering
+            .until(() -> space(calls, node), x -> when.test(x) || done.test(x));
+    return when.test(s) ? s : null;
   }
 
   private static StorageSpace space(NodeCalls calls, Endpoint node) {

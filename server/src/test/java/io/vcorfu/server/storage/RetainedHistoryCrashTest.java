@@ -18,6 +18,7 @@ import io.vcorfu.server.ServerProcess;
 import io.vcorfu.server.cli.CliRun;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -25,6 +26,7 @@ import java.util.Random;
 import java.util.concurrent.CompletionException;
 import java.util.stream.LongStream;
 import java.util.stream.Stream;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -155,15 +157,17 @@ class RetainedHistoryCrashTest {
       // Whatever the order did (a pass finds no trim while the restarted sequencer's snapshot
       // registrations are incomplete, for a lease after each kill): more writes and passes until
       // an object is trimmed, bounded in count and time, and the check once more.
-      long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(40);
-      for (int round = 0; round < 200 && maxTrimMark(tails) == 0; round++) {
-        assertThat(System.nanoTime() - deadline).as("an object trimmed within 40 s").isNegative();
-        for (int i = 0; i < 30; i++) {
-          update(seed, 0, blobs, written, updates, tails);
-        }
-        writer.checkpointNow();
-        Thread.sleep(200);
-      }
+      Awaitility.await("an object trimmed within 40 s")
+          .atMost(Duration.ofSeconds(40))
+          .pollInterval(Duration.ofMillis(200))
+          .until(
+              () -> {
+                for (int i = 0; i < 30; i++) {
+                  update(seed, 0, blobs, written, updates, tails);
+                }
+                writer.checkpointNow();
+                return maxTrimMark(tails) > 0;
+              });
       assertThat(maxTrimMark(tails))
           .as("some object was trimmed: the rule was put to the test")
           .isPositive();
