@@ -14,6 +14,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -21,6 +22,7 @@ import java.util.Map;
 import java.util.Random;
 import java.util.TreeMap;
 import java.util.stream.Stream;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -189,6 +191,42 @@ class CompactionTest {
 
       assertThat(reclaimed).as("segments about 60% live, files 1.67x live").isPositive();
       assertThat(segmentBytes(dir)).isLessThan(before * 8 / 10);
+      m.check(store);
+    }
+  }
+
+  @Test
+  void anIdleStoreSettlesItsFilesNearWhatIsLive() throws Exception {
+    Random random = new Random(17);
+    Model m = new Model();
+    StreamId[] four = new StreamId[4];
+    for (int i = 0; i < four.length; i++) {
+      four[i] = StreamId.of("settle-" + i);
+    }
+    try (ReplicaStore store =
+        ReplicaStore.open(options(dir).compactBelow(0.5).compactionBytesPerSecond(0).build())) {
+      for (int i = 0; i < 2_000; i++) {
+        write(store, m.append(random, four[i % four.length]));
+      }
+      // One stream of four goes, and the log: every segment keeps about three quarters live.
+      get(store.streamReplica().trim(four[0], m.nextIn.get(four[0])));
+      m.streamTrim.put(four[0], m.nextIn.get(four[0]));
+      get(store.logReplica().trim(m.next));
+      m.logTrim = m.next;
+      assertThat(store.compact(0.5)).as("no segment is below half live").isZero();
+      SpaceReport busy = store.space();
+      assertThat(busy.fileBytes()).isGreaterThan(busy.liveBytes() * 5 / 4);
+
+      Awaitility.await("the idle store compacts up to four fifths live")
+          .atMost(Duration.ofSeconds(30))
+          .until(
+              store::space,
+              s ->
+                  s.segmentsCompacted() > 0
+                      && s.fileBytes() < s.liveBytes() * 11 / 10 + (64 << 10));
+      m.check(store);
+    }
+    try (ReplicaStore store = ReplicaStore.open(options(dir).build())) {
       m.check(store);
     }
   }

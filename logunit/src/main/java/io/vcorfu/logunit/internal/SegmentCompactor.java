@@ -48,9 +48,10 @@ final class SegmentCompactor {
   private volatile int compacting = -1;
 
   /**
-   * Segments a pass left live, with the estimate they had then and when: not retried until the
-   * estimate falls further or {@link #RETRY_NANOS} has passed (an estimate that erred low may not
-   * fall any more while what is live there dies).
+   * Segments a pass left live, with the estimate they had then, when, and the threshold of that
+   * pass (as double bits): not retried until the estimate falls further, a pass asks for a higher
+   * threshold, or {@link #RETRY_NANOS} has passed (an estimate that erred low may not fall any more
+   * while what is live there dies).
    */
   private final Map<Integer, long[]> leftAt = new HashMap<>();
 
@@ -81,7 +82,10 @@ final class SegmentCompactor {
     for (SegmentRefs.Space s : sealed) {
       long[] left = leftAt.get(s.segment());
       boolean fellSince =
-          left == null || s.liveBytes() < left[0] - s.length() / 20 || now - left[1] >= RETRY_NANOS;
+          left == null
+              || s.liveBytes() < left[0] - s.length() / 20
+              || now - left[1] >= RETRY_NANOS
+              || threshold > Double.longBitsToDouble(left[2]);
       if (s.length() > 0 && s.liveBytes() < threshold * s.length() && fellSince) {
         candidates.add(s);
       }
@@ -103,7 +107,9 @@ final class SegmentCompactor {
           reclaimedBytes.addAndGet(s.length());
           leftAt.remove(s.segment());
         } else {
-          leftAt.put(s.segment(), new long[] {s.liveBytes(), System.nanoTime()});
+          leftAt.put(
+              s.segment(),
+              new long[] {s.liveBytes(), System.nanoTime(), Double.doubleToLongBits(threshold)});
         }
       } finally {
         compacting = -1;

@@ -39,7 +39,10 @@ import org.slf4j.LoggerFactory;
  * below a checkpoint reflecting an address the log had not reached two seconds before the trim, so
  * a transaction or snapshot view that began since, not registered yet, finds its version.
  *
- * <p>Runs on one daemon thread per runtime, every second.
+ * <p>Runs on one daemon thread per runtime, every second. Closing the runtime finishes the trims
+ * its checkpoints already allow under the rules above (waiting at most {@link #CLOSE_WAIT_NANOS}
+ * for the newest to become safe), so a client that writes and exits leaves no more of its objects'
+ * streams behind than the retention and one checkpoint interval.
  */
 public final class AutoCheckpoints implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(AutoCheckpoints.class);
@@ -56,6 +59,22 @@ public final class AutoCheckpoints implements AutoCloseable {
    * updates on disk.
    */
   static final long SAFE_NANOS = TimeUnit.SECONDS.toNanos(2);
+
+  /**
+   * How long closing waits, at most, for the trims this runtime's checkpoints allow once they are
+   * safe (the safe window and a pass more); closing returns at once when none is waiting.
+   */
+  static final long CLOSE_WAIT_NANOS = SAFE_NANOS + TimeUnit.MILLISECONDS.toNanos(1_500);
+
+  /** How often closing looks again while it waits. */
+  private static final long CLOSE_POLL_MILLIS = 200;
+
+  /** What a trim of one object found. */
+  private enum Trim {
+    DONE,
+    /** A checkpoint the retention allows trimming below is not safe yet. */
+    WAITING
+  }
 
   /** The lease the runtime's snapshots are registered for, renewed every pass. */
   static final int SNAPSHOT_LEASE_MS = 10_000;
@@ -117,6 +136,15 @@ public final class AutoCheckpoints implements AutoCloseable {
 
   /** One pass over the live views; returns how many checkpoints it wrote. */
   public synchronized int runOnce() {
+    return pass(true);
+  }
+
+  /**
+   * One pass: registers this runtime's snapshots, checkpoints the views that are due (when {@code
+   * checkpoint}) and trims what is safe. Returns how many checkpoints it wrote; when not
+   * checkpointing, how many views still wait for a trim to become safe.
+   */
+  private int pass(boolean checkpoint) {
     List<ObjectDirectory.LiveView> views = directory.liveViews();
     // The snapshots this runtime holds, registered; what every client holds bounds the trims too.
     long mine = Math.min(core.transactions().oldestOpenSnapshot(), directory.oldestSnapshotView());
@@ -152,6 +180,7 @@ public final class AutoCheckpoints implements AutoCloseable {
     safeVersion = floor.complete() ? Math.min(safeVersion, floor.oldestRegistered()) : -1;
     Retention everyObject = retention.following(floor.retention());
     int wrote = 0;
+    int waiting = 0;
     for (ObjectDirectory.LiveView v : views) {
       Retention r = v.retention() != null ? v.retention() : everyObject;
       if (!r.autoCheckpoint()) {
@@ -159,14 +188,14 @@ public final class AutoCheckpoints implements AutoCloseable {
       }
       long streamTail = tails.streamTails().getOrDefault(v.stream(), -1L);
       Kept k = kept.computeIfAbsent(v.stream(), s -> new Kept(v.engine().baseStreamPos()));
-      if (due(r, v.engine(), k, streamTail) && checkpoint(v, k)) {
+      if (checkpoint && due(r, v.engine(), k, streamTail) && checkpoint(v, k)) {
         wrote++;
       }
-      if (r.trim()) {
-        trim(r, v.stream(), k, streamTail, safeVersion);
+      if (r.trim() && trim(r, v.stream(), k, streamTail, safeVersion) == Trim.WAITING) {
+        waiting++;
       }
     }
-    return wrote;
+    return checkpoint ? wrote : waiting;
   }
 
   private boolean due(Retention retention, SmrEngine engine, Kept k, long streamTail) {
@@ -199,21 +228,29 @@ public final class AutoCheckpoints implements AutoCloseable {
    * Trims {@code stream} below the newest checkpoint of this runtime that keeps the retained
    * history readable, and its checkpoint stream below that checkpoint.
    */
-  private void trim(
+  private Trim trim(
       Retention retention, StreamId stream, Kept k, long streamTail, long safeVersion) {
     long oldestKeptMillis = System.currentTimeMillis() - retention.retainTime().toMillis();
     int chosen = -1;
+    int allowed = -1;
     for (int i = 0; i < k.mine.size(); i++) {
       Checkpoints.Written w = k.mine.get(i);
       boolean keepsVersions = streamTail + 1 - w.streamPos() >= retention.retainVersions();
       boolean keepsTime =
           retention.retainTime().isZero() || k.writtenAtMillis.get(i) <= oldestKeptMillis;
-      if (keepsVersions && keepsTime && w.version() <= safeVersion) {
-        chosen = i;
+      if (keepsVersions && keepsTime) {
+        allowed = i;
+        if (w.version() <= safeVersion) {
+          chosen = i;
+        }
       }
     }
+    Trim result =
+        allowed > chosen && k.mine.get(allowed).streamPos() > k.trimmedTo
+            ? Trim.WAITING
+            : Trim.DONE;
     if (chosen < 0) {
-      return;
+      return result;
     }
     Checkpoints.Written w = k.mine.get(chosen);
     if (w.streamPos() > k.trimmedTo) {
@@ -230,10 +267,33 @@ public final class AutoCheckpoints implements AutoCloseable {
       at.next();
       at.remove();
     }
+    return result;
   }
 
+  /**
+   * Stops the passes, then finishes the trims this runtime's checkpoints allow: passes without
+   * checkpoints until no view waits for a trim to become safe, for at most {@link
+   * #CLOSE_WAIT_NANOS}; then withdraws this runtime's snapshot registration. Gives up quietly when
+   * the cluster does not answer: the next writer of each object trims it.
+   */
   @Override
   public void close() {
     timer.shutdownNow();
+    long deadline = System.nanoTime() + CLOSE_WAIT_NANOS;
+    try {
+      synchronized (this) {
+        while (pass(false) > 0 && System.nanoTime() < deadline) {
+          wait(CLOSE_POLL_MILLIS);
+        }
+        if (registered) {
+          core.await(core.log().registerSnapshots(-1, SNAPSHOT_LEASE_MS));
+          registered = false;
+        }
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (RuntimeException e) {
+      LOG.debug("trims at close stopped: {}", e.toString());
+    }
   }
 }

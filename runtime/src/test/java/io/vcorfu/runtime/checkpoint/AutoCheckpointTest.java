@@ -103,6 +103,26 @@ class AutoCheckpointTest {
   }
 
   @Test
+  void closingTheRuntimeFinishesTheTrimsItsCheckpointsAllow() {
+    VCorfuRuntime writer = runtimes.runtime(retaining(20));
+    Counter c = writer.objects().open("auto-cp", Counter.class);
+    addOneAtATime(c, 100);
+    awaitCheckpoints(1);
+    addOneAtATime(c, 30); // the retained 20 updates lie above the checkpoint
+    StreamLog log = runtimes.newLog();
+
+    // Within the two seconds that protect unregistered snapshots: no pass could trim yet.
+    writer.close();
+
+    long mark = trimMark(log, COUNTER);
+    assertThat(mark).as("trimmed below the checkpoint before close returned").isPositive();
+    long tail = log.tails(List.of(COUNTER)).join().streamTails().get(COUNTER);
+    assertThat(tail + 1 - mark).as("the last 20 updates stay").isGreaterThanOrEqualTo(20);
+    assertThat(runtimes.runtime(retaining(20)).objects().open("auto-cp", Counter.class).get())
+        .isEqualTo(130);
+  }
+
+  @Test
   void aViewLeftBehindTheTrimStartsAgainFromTheCheckpoint() {
     VCorfuRuntime idle = runtimes.runtime(RuntimeOptions.defaults().withRetention(Retention.OFF));
     Counter behind = idle.objects().open("auto-cp", Counter.class);
