@@ -1,0 +1,87 @@
+package io.vcorfu.microbench;
+
+import com.google.protobuf.ByteString;
+import io.vcorfu.protocol.StreamId;
+import io.vcorfu.protocol.proto.ConflictKey;
+import io.vcorfu.protocol.proto.TokenRequest;
+import io.vcorfu.protocol.proto.TokenResponse;
+import io.vcorfu.protocol.proto.TxResolution;
+import io.vcorfu.sequencer.Sequencer;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.Warmup;
+
+/**
+ * The sequencer's issuance, as its service thread runs it for a decoded request: a token for one
+ * stream, a token for four streams at once, and a transaction's conditional token (a read set of
+ * four keys checked against what was written after the snapshot, a write set of two keys recorded).
+ */
+@State(Scope.Thread)
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.NANOSECONDS)
+@Warmup(iterations = 3, time = 2)
+@Measurement(iterations = 5, time = 2)
+@Fork(1)
+public class SequencerBench {
+  private Sequencer sequencer;
+  private TokenRequest oneStream;
+  private TokenRequest fourStreams;
+  private TxResolution.Builder tx;
+  private TokenRequest.Builder conditional;
+  private int key;
+
+  @Setup
+  public void setUp() {
+    sequencer = new Sequencer();
+    sequencer.bootstrap(1, -1, Map.of());
+    oneStream = TokenRequest.newBuilder().addStreams(StreamId.of("s0").toMsg()).build();
+    TokenRequest.Builder four = TokenRequest.newBuilder();
+    for (int i = 0; i < 4; i++) {
+      four.addStreams(StreamId.of("s" + i).toMsg());
+    }
+    fourStreams = four.build();
+    tx = TxResolution.newBuilder().setSnapshotEpoch(1);
+    conditional = TokenRequest.newBuilder().addStreams(StreamId.of("map").toMsg());
+  }
+
+  private static ConflictKey key(int k) {
+    return ConflictKey.newBuilder()
+        .setStream(StreamId.of("map").toMsg())
+        .setKey(ByteString.copyFromUtf8("key-" + (k & 4095)))
+        .build();
+  }
+
+  @Benchmark
+  public TokenResponse tokenOneStream() {
+    return sequencer.issue(oneStream);
+  }
+
+  @Benchmark
+  public TokenResponse tokenFourStreams() {
+    return sequencer.issue(fourStreams);
+  }
+
+  /**
+   * A conditional token: the request is built in the benchmark (a decoded request is new each time
+   * on the node too), its snapshot the current tail so that it is issued.
+   */
+  @Benchmark
+  public TokenResponse conditionalToken() {
+    tx.clear().setSnapshotEpoch(1).setSnapshot(sequencer.globalTail());
+    for (int i = 0; i < 4; i++) {
+      tx.addReadSet(key(key + i));
+    }
+    tx.addWriteSet(key(key)).addWriteSet(key(key + 1));
+    key += 2;
+    return sequencer.issue(conditional.setTx(tx).build());
+  }
+}

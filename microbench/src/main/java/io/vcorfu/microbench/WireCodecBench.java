@@ -1,0 +1,112 @@
+package io.vcorfu.microbench;
+
+import com.google.protobuf.ByteString;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.embedded.EmbeddedChannel;
+import io.vcorfu.protocol.StreamId;
+import io.vcorfu.protocol.netty.Framing;
+import io.vcorfu.protocol.netty.ProtoDecoder;
+import io.vcorfu.protocol.netty.ProtoEncoder;
+import io.vcorfu.protocol.proto.Header;
+import io.vcorfu.protocol.proto.Request;
+import io.vcorfu.protocol.proto.SequencedWriteRequest;
+import io.vcorfu.protocol.proto.TokenRequest;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OperationsPerInvocation;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Warmup;
+
+/**
+ * The node's wire codec: a sequenced write (token request and payload, what a client sends per
+ * append) encoded by the outbound {@link ProtoEncoder} and decoded again by the inbound frame
+ * decoder and {@link ProtoDecoder}, through a Netty pipeline with no socket; alone and as a batch
+ * of 32 messages written at once (one buffer for all of them).
+ */
+@State(Scope.Thread)
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.NANOSECONDS)
+@Warmup(iterations = 3, time = 2)
+@Measurement(iterations = 5, time = 2)
+@Fork(1)
+public class WireCodecBench {
+  static final int BATCH = 32;
+
+  @Param({"64", "1024"})
+  int payloadBytes;
+
+  private EmbeddedChannel encoder;
+  private EmbeddedChannel decoder;
+  private Request request;
+  private ProtoEncoder.Batch batch;
+
+  @Setup
+  public void setUp() {
+    byte[] payload = new byte[payloadBytes];
+    new Random(1).nextBytes(payload);
+    request =
+        Request.newBuilder()
+            .setHeader(
+                Header.newBuilder()
+                    .setRequestId(123_456_789L)
+                    .setEpoch(7)
+                    .setClusterId("bench")
+                    .setClientId(StreamId.of("client").toMsg())
+                    .setProtocolVersion(1))
+            .setSequencedWrite(
+                SequencedWriteRequest.newBuilder()
+                    .setToken(TokenRequest.newBuilder().addStreams(StreamId.of("s").toMsg()))
+                    .setPayload(ByteString.copyFrom(payload))
+                    .setNonce(0x1234_5678_9abc_def1L)
+                    .setWriterSeq(42))
+            .build();
+    List<Request> many = new ArrayList<>(BATCH);
+    for (int i = 0; i < BATCH; i++) {
+      many.add(request);
+    }
+    batch = new ProtoEncoder.Batch(many);
+    encoder = new EmbeddedChannel(ProtoEncoder.INSTANCE);
+    decoder = new EmbeddedChannel(Framing.newFrameDecoder(64 << 20), ProtoDecoder.REQUESTS);
+  }
+
+  @TearDown
+  public void tearDown() {
+    encoder.finishAndReleaseAll();
+    decoder.finishAndReleaseAll();
+  }
+
+  /** One request encoded into its frame and decoded back. */
+  @Benchmark
+  public Request roundTrip() {
+    encoder.writeOutbound(request);
+    ByteBuf frame = encoder.readOutbound();
+    decoder.writeInbound(frame);
+    return decoder.readInbound();
+  }
+
+  /** 32 requests encoded into one buffer and decoded back; time per request. */
+  @Benchmark
+  @OperationsPerInvocation(BATCH)
+  public Request batchRoundTrip() {
+    encoder.writeOutbound(batch);
+    ByteBuf frames = encoder.readOutbound();
+    decoder.writeInbound(frames);
+    Request last = null;
+    for (int i = 0; i < BATCH; i++) {
+      last = decoder.readInbound();
+    }
+    return last;
+  }
+}
