@@ -39,6 +39,9 @@ import org.openjdk.jmh.annotations.Warmup;
  * with its log step and its stream step in one record (the one-copy path). In memory; and durable
  * in a fresh directory, {@code inFlight} writes at a time, each acknowledged only once forced, so
  * that the group commit shares one fsync among the writes that arrive together (time per write).
+ * Every {@link #TRIM_EVERY} writes the log and the stream are trimmed below the last thousand
+ * entries, as a node's trims keep it, so the store (memory, index, files) stays the same size
+ * however long the benchmark runs; the trims' cost is part of the figure.
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.AverageTime)
@@ -48,6 +51,7 @@ import org.openjdk.jmh.annotations.Warmup;
 @Fork(1)
 public class StorageBench {
   static final int IN_FLIGHT = 32;
+  static final int TRIM_EVERY = 16_384;
   private static final StreamId STREAM = StreamId.of("bench");
 
   @Param({"MEMORY", "DURABLE"})
@@ -81,6 +85,10 @@ public class StorageBench {
 
   private CompletableFuture<ReplicaStore.ChainWriteResult> write() {
     long a = next++;
+    if (a > 0 && a % TRIM_EVERY == 0) {
+      store.logReplica().trim(a - 1024).join();
+      store.streamReplica().trim(STREAM, a - 1024).join();
+    }
     StreamSlot slot =
         StreamSlot.newBuilder()
             .setStream(STREAM.toMsg())
