@@ -91,6 +91,9 @@ public final class AutoCheckpoints implements AutoCloseable {
   private final AtomicLong written = new AtomicLong();
   private final AtomicLong trims = new AtomicLong();
 
+  /** Set once {@link #close} began: a pass it interrupts is not a failure worth a warning. */
+  private volatile boolean closing;
+
   /** Whether this runtime's last pass registered a snapshot (so an empty one must drop it). */
   private boolean registered;
 
@@ -130,7 +133,11 @@ public final class AutoCheckpoints implements AutoCloseable {
     try {
       runOnce();
     } catch (RuntimeException e) {
-      LOG.warn("automatic checkpoints failed; tried again in a second: {}", e.toString());
+      if (closing) {
+        LOG.debug("automatic checkpoints stopped by close: {}", e.toString());
+      } else {
+        LOG.warn("automatic checkpoints failed; tried again in a second: {}", e.toString());
+      }
     }
   }
 
@@ -278,6 +285,7 @@ public final class AutoCheckpoints implements AutoCloseable {
    */
   @Override
   public void close() {
+    closing = true;
     timer.shutdownNow();
     long deadline = System.nanoTime() + CLOSE_WAIT_NANOS;
     try {

@@ -1,0 +1,124 @@
+package io.vcorfu.server.cli;
+
+import io.vcorfu.protocol.Endpoint;
+import io.vcorfu.protocol.netty.NettyTransport;
+import io.vcorfu.server.Node;
+import io.vcorfu.server.NodeConfig;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.stream.Stream;
+import picocli.CommandLine;
+
+/**
+ * The training run behind the class-data-sharing archive of the server jar: the build runs it once
+ * with {@code -XX:ArchiveClassesAtExit=target/vcorfu-server.jsa}, so that every class a node and
+ * the command line load on their usual paths is in the archive, and {@code bin/vcorfu} starts the
+ * JVM with that archive (classes mapped from it instead of being read, verified and linked again at
+ * every start). It starts a durable node on 127.0.0.1 in a temporary directory, runs the common
+ * commands against it in this process (appends, reads, tails, map puts and gets, ping), stops the
+ * node and deletes the directory. What the commands print is discarded; a command that fails makes
+ * the run fail, so a build never ships an archive of a broken path.
+ */
+public final class ClassTraining {
+  private ClassTraining() {}
+
+  /**
+   * Runs the training, then exits 0 (the archive is written as the JVM exits, whatever threads the
+   * node's libraries left behind); exits 1 with the failure if anything went wrong.
+   */
+  public static void main(String[] args) {
+    try {
+      train();
+    } catch (Exception | Error e) {
+      e.printStackTrace();
+      System.exit(1);
+    }
+    System.exit(0);
+  }
+
+  private static void train() throws Exception {
+    Logging.level("warn");
+    Path dir = Files.createTempDirectory("vcorfu-training");
+    try {
+      int port = freePort();
+      Node node =
+          Node.start(
+              NodeConfig.durable(new Endpoint("127.0.0.1", port), dir.resolve("data")),
+              new NettyTransport());
+      try {
+        String ep = "127.0.0.1:" + port;
+        List<String[]> commands = new ArrayList<>();
+        for (int i = 0; i < 20; i++) {
+          commands.add(new String[] {"log", "append", "--endpoint", ep, "--stream", "t", "v" + i});
+        }
+        commands.add(new String[] {"log", "read", "--endpoint", ep, "--stream", "t"});
+        commands.add(new String[] {"log", "read", "--endpoint", ep, "--global"});
+        commands.add(new String[] {"log", "tail", "--endpoint", ep});
+        commands.add(new String[] {"log", "tail", "--endpoint", ep, "--stream", "t"});
+        for (int i = 0; i < 10; i++) {
+          commands.add(new String[] {"map", "put", "--endpoint", ep, "--map", "m", "k" + i, "v"});
+          commands.add(new String[] {"map", "get", "--endpoint", ep, "--map", "m", "k" + i});
+        }
+        commands.add(new String[] {"map", "scan", "--endpoint", ep, "--map", "m"});
+        commands.add(new String[] {"ping", "--endpoint", ep});
+        commands.add(new String[] {"--help"});
+        for (String[] c : commands) {
+          run(c);
+        }
+      } finally {
+        node.close();
+      }
+    } finally {
+      delete(dir);
+    }
+  }
+
+  private static void run(String[] command) {
+    StringWriter out = new StringWriter();
+    StringWriter err = new StringWriter();
+    CommandLine cli = VcorfuCli.newCommandLine();
+    cli.setOut(new PrintWriter(out));
+    cli.setErr(new PrintWriter(err));
+    int code = cli.execute(command);
+    if (code != VcorfuCli.OK) {
+      throw new IllegalStateException(
+          "training command `vcorfu "
+              + String.join(" ", command)
+              + "` exited "
+              + code
+              + ": "
+              + err);
+    }
+  }
+
+  private static int freePort() throws IOException {
+    try (ServerSocket s = new ServerSocket()) {
+      s.bind(new InetSocketAddress("127.0.0.1", 0));
+      return s.getLocalPort();
+    }
+  }
+
+  private static void delete(Path dir) throws IOException {
+    try (Stream<Path> files = Files.walk(dir)) {
+      files
+          .sorted(Comparator.reverseOrder())
+          .forEach(
+              p -> {
+                try {
+                  Files.delete(p);
+                } catch (IOException e) {
+                  throw new UncheckedIOException(e);
+                }
+              });
+    }
+  }
+}
