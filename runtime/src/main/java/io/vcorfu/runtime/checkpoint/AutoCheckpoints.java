@@ -279,24 +279,53 @@ public final class AutoCheckpoints implements AutoCloseable {
 
   /**
    * Stops the passes, then finishes the trims this runtime's checkpoints allow: passes without
-   * checkpoints until no view waits for a trim to become safe, for at most {@link
-   * #CLOSE_WAIT_NANOS}; then withdraws this runtime's snapshot registration. Gives up quietly when
-   * the cluster does not answer: the next writer of each object trims it.
+   * checkpoints until no view waits for a trim to become safe, then withdraws this runtime's
+   * snapshot registration. Returns at once, without a request, when no checkpoint of this runtime
+   * lies above its object's trim and no snapshot is registered; otherwise takes at most {@link
+   * #CLOSE_WAIT_NANOS} and a half second, also when the cluster does not answer (the passes run on
+   * a thread of their own, left to end when the runtime's log closes): the next writer of each
+   * object trims what is left.
    */
   @Override
   public void close() {
     closing = true;
     timer.shutdownNow();
+    synchronized (this) {
+      if (!registered && !anyCheckpointAboveItsTrim()) {
+        return;
+      }
+    }
+    Thread finishing = new Thread(this::finishTrims, "vcorfu-checkpoints-close");
+    finishing.setDaemon(true);
+    finishing.start();
+    try {
+      finishing.join(TimeUnit.NANOSECONDS.toMillis(CLOSE_WAIT_NANOS) + 500);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    finishing.interrupt();
+  }
+
+  private boolean anyCheckpointAboveItsTrim() {
+    for (Kept k : kept.values()) {
+      for (Checkpoints.Written w : k.mine) {
+        if (w.streamPos() > k.trimmedTo) {
+          return true;
+        }
+      }
+    }
+    return false;
+  }
+
+  private synchronized void finishTrims() {
     long deadline = System.nanoTime() + CLOSE_WAIT_NANOS;
     try {
-      synchronized (this) {
-        while (pass(false) > 0 && System.nanoTime() < deadline) {
-          wait(CLOSE_POLL_MILLIS);
-        }
-        if (registered) {
-          core.await(core.log().registerSnapshots(-1, SNAPSHOT_LEASE_MS));
-          registered = false;
-        }
+      while (pass(false) > 0 && System.nanoTime() < deadline) {
+        wait(CLOSE_POLL_MILLIS);
+      }
+      if (registered) {
+        core.await(core.log().registerSnapshots(-1, SNAPSHOT_LEASE_MS));
+        registered = false;
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();

@@ -104,12 +104,16 @@ class AutoCheckpointTest {
 
   @Test
   void closingTheRuntimeFinishesTheTrimsItsCheckpointsAllow() {
+    StreamLog log = runtimes.newLog();
+    // A sequencer that just started trims nothing until its snapshot registrations are complete.
+    Awaitility.await("the sequencer's snapshot registrations complete")
+        .atMost(Duration.ofSeconds(30))
+        .until(() -> log.registerSnapshots(-1, 1_000).join().complete());
     VCorfuRuntime writer = runtimes.runtime(retaining(20));
     Counter c = writer.objects().open("auto-cp", Counter.class);
     addOneAtATime(c, 100);
     awaitCheckpoints(1);
     addOneAtATime(c, 30); // the retained 20 updates lie above the checkpoint
-    StreamLog log = runtimes.newLog();
 
     // Within the two seconds that protect unregistered snapshots: no pass could trim yet.
     writer.close();
