@@ -1,0 +1,194 @@
+package io.vcorfu.client.model;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * One small configuration of the write-path model: the nodes, the chains, the processes and the
+ * fault budget, and the pure layout functions the model needs (the chains left after removals, an
+ * entry's plan, its decider).
+ *
+ * <p>Chains: chain 0 is the log chain of every address; chains 1..S are stream chains, one stream
+ * each, in plan order (the last non-empty one decides). Every entry is written to every stream. A
+ * <em>copy</em> is one (chain, node) slot of one address, numbered {@code chain * nodes + node}.
+ * Removals only take nodes out of chains; a removal that would empty the log chain is refused (as
+ * {@code LayoutChanges.withoutNode} refuses it), one that empties a stream chain is allowed (the
+ * entry is then decided without that chain, as {@code ChainPlan} leaves an empty chain out).
+ *
+ * @param name shown in test names and reports
+ * @param nodes number of nodes, at most 3
+ * @param logChain the log chain, head first
+ * @param streamChains the stream chains in plan order, each head first
+ * @param addresses entries (global addresses 0..addresses-1), one writer each, at most 2
+ * @param readers processes that each read {@code readsPerReader} times, any address, any chain
+ * @param readsPerReader reads per reader
+ * @param maxRemovals layout changes that remove a node
+ * @param maxCrashes nodes that stop answering without being removed
+ * @param trimStream 0: no trim; else the stream chain whose stream a trimmer settles and trims
+ *     below address 0 + 1 (so address 0's slot of that stream is trimmed)
+ */
+record ModelConfig(
+    String name,
+    int nodes,
+    int[] logChain,
+    int[][] streamChains,
+    int addresses,
+    int readers,
+    int readsPerReader,
+    int maxRemovals,
+    int maxCrashes,
+    int trimStream) {
+
+  ModelConfig {
+    if (nodes < 1 || nodes > 3 || addresses < 1 || addresses > 2 || streamChains.length > 2) {
+      throw new IllegalArgumentException(
+          "the model's encoding holds 3 nodes, 2 addresses, 2 streams");
+    }
+  }
+
+  /** Chains, the log's included. */
+  int chains() {
+    return 1 + streamChains.length;
+  }
+
+  /** Copy numbers per address. */
+  int copies() {
+    return chains() * nodes;
+  }
+
+  /** Writers, then readers, then the trimmer (if any). */
+  int processes() {
+    return addresses + readers + (trimStream > 0 ? 1 : 0);
+  }
+
+  boolean isWriter(int p) {
+    return p < addresses;
+  }
+
+  boolean isTrimmer(int p) {
+    return trimStream > 0 && p == processes() - 1;
+  }
+
+  int copy(int chain, int node) {
+    return chain * nodes + node;
+  }
+
+  int chainOf(int copy) {
+    return copy / nodes;
+  }
+
+  int nodeOf(int copy) {
+    return copy % nodes;
+  }
+
+  /** Chain {@code k} without the nodes of {@code removed} (a bit mask), head first. */
+  int[] chain(int k, int removed) {
+    int[] initial = k == 0 ? logChain : streamChains[k - 1];
+    return java.util.Arrays.stream(initial).filter(n -> (removed & (1 << n)) == 0).toArray();
+  }
+
+  /** The deciding chain: the last non-empty stream chain, else the log chain. */
+  int decidingChain(int removed) {
+    for (int k = chains() - 1; k >= 1; k--) {
+      if (chain(k, removed).length > 0) {
+        return k;
+      }
+    }
+    return 0;
+  }
+
+  /** True if a layout change may remove {@code node} from the layout of {@code removed}. */
+  boolean canRemove(int node, int removed) {
+    return (removed & (1 << node)) == 0 && chain(0, removed | (1 << node)).length > 0;
+  }
+
+  /** How two copies of one entry are ordered in its plan. */
+  enum PlanOrder {
+    /**
+     * {@code ChainPlan} today: the log chain, the other stream chains, the deciding chain last,
+     * each head first; the deciding chain's last replica decides.
+     */
+    SERIAL,
+    /**
+     * The withdrawn interleaved plan: copies at the same chain position go together (the log's
+     * first, then the streams'), so a stream replica is written before the last log replica; the
+     * deciding chain's last replica is still written last and decides.
+     */
+    INTERLEAVED
+  }
+
+  /** The copies of an entry under the layout of {@code removed}, in plan order; last decides. */
+  int[] plan(int removed, PlanOrder order) {
+    int deciding = decidingChain(removed);
+    List<Integer> out = new ArrayList<>();
+    if (order == PlanOrder.SERIAL) {
+      for (int k = 0; k < chains(); k++) {
+        if (k != deciding) {
+          for (int n : chain(k, removed)) {
+            out.add(copy(k, n));
+          }
+        }
+      }
+      for (int n : chain(deciding, removed)) {
+        out.add(copy(deciding, n));
+      }
+    } else {
+      int[] decidingNodes = chain(deciding, removed);
+      for (int position = 0; position < nodes; position++) {
+        for (int k = 0; k < chains(); k++) {
+          int[] c = chain(k, removed);
+          boolean decider = k == deciding && position == decidingNodes.length - 1;
+          if (position < c.length && !decider) {
+            out.add(copy(k, c[position]));
+          }
+        }
+      }
+      out.add(copy(deciding, decidingNodes[decidingNodes.length - 1]));
+    }
+    return out.stream().mapToInt(Integer::intValue).toArray();
+  }
+
+  String nodeName(int node) {
+    return "n" + node;
+  }
+
+  String copyName(int copy) {
+    int k = chainOf(copy);
+    return (k == 0 ? "log" : "s" + k) + "@" + nodeName(nodeOf(copy));
+  }
+
+  String chainName(int k) {
+    return k == 0 ? "log" : "stream s" + k;
+  }
+
+  /** The chains as text, for reports. */
+  String describe() {
+    StringBuilder b = new StringBuilder("log ").append(names(logChain));
+    for (int k = 0; k < streamChains.length; k++) {
+      b.append(", s").append(k + 1).append(' ').append(names(streamChains[k]));
+    }
+    return b.append(
+            String.format(
+                "; %d address(es), %d reader(s) x %d read(s), %d removal(s), %d crash(es)%s",
+                addresses,
+                readers,
+                readsPerReader,
+                maxRemovals,
+                maxCrashes,
+                trimStream > 0 ? ", trim of s" + trimStream : ""))
+        .toString();
+  }
+
+  private String names(int[] chain) {
+    List<String> out = new ArrayList<>();
+    for (int n : chain) {
+      out.add(nodeName(n));
+    }
+    return out.toString();
+  }
+
+  @Override
+  public String toString() {
+    return name;
+  }
+}
