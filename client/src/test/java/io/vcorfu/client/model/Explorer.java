@@ -47,6 +47,14 @@ final class Explorer {
    * {@code limit} states (a configuration too large for the test's budget).
    */
   static Result explore(ModelConfig config, RuleSet rules, int limit) {
+    return explore(config, rules, limit, false);
+  }
+
+  /**
+   * {@link #explore(ModelConfig, RuleSet, int)}; with {@code observedOnly} only what clients saw is
+   * checked (see {@link Transitions#violation}), so a violation found is one a client sees.
+   */
+  static Result explore(ModelConfig config, RuleSet rules, int limit, boolean observedOnly) {
     long start = System.nanoTime();
     Transitions model = new Transitions(config, rules);
     ModelState m = model.model();
@@ -88,7 +96,7 @@ final class Explorer {
                 ModelState.HEADER,
                 ModelState.HEADER + config.addresses() * config.copies());
         phases |= model.decisionPhases(n);
-        String violation = model.violation(n);
+        String violation = model.violation(n, observedOnly);
         if (violation != null) {
           return new Result(
               store.count(),

@@ -49,8 +49,10 @@ import org.junit.jupiter.params.provider.MethodSource;
  * parallel rule of issue 31 as proposed, and both with the two fixes the model called for (A: a
  * decision whose plan is of an older epoch starts again; B: an abort's holes stay uncommitted until
  * the decider's hole is committed). Each run prints its state count and time; each counterexample
- * its trace. {@code -Dvcorfu.model.large=true} adds the large configurations of {@link
- * ModelConfigs}.
+ * its trace (a shortest one). A counterexample test also explores again checking only what clients
+ * saw (acknowledgements and what readers returned, not the replicas' slots), so that the violation
+ * it shows is one a client sees. {@code -Dvcorfu.model.large=true} adds the large configurations of
+ * {@link ModelConfigs}.
  */
 class WritePathModelTest {
   private static final int LIMIT = 30_000_000;
@@ -106,6 +108,7 @@ class WritePathModelTest {
     Explorer.Result result = run(ModelConfigs.twoNodes(), RuleSet.INTERLEAVED);
 
     assertThat(result.violation()).startsWith("P1").contains("log@");
+    assertClientsSeeIt(ModelConfigs.twoNodes(), RuleSet.INTERLEAVED);
     assertThat(run(ModelConfigs.twoNodes(), RuleSet.SERIAL).violation()).isNull();
   }
 
@@ -120,6 +123,7 @@ class WritePathModelTest {
     Explorer.Result result = run(ModelConfigs.replicationThree(), RuleSet.SERIAL);
 
     assertThat(result.violation()).startsWith("P1");
+    assertClientsSeeIt(ModelConfigs.replicationThree(), RuleSet.SERIAL);
     assertThat(run(ModelConfigs.replicationThree(), RuleSet.SERIAL.replanned()).violation())
         .isNull();
   }
@@ -143,6 +147,7 @@ class WritePathModelTest {
     Explorer.Result result = run(ModelConfigs.twoNodes(), RuleSet.PARALLEL);
 
     assertThat(result.violation()).startsWith("P1");
+    assertClientsSeeIt(ModelConfigs.twoNodes(), RuleSet.PARALLEL);
   }
 
   /** Fix B alone does not save the parallel rule: fix A is needed. */
@@ -151,6 +156,7 @@ class WritePathModelTest {
     Explorer.Result result = run(ModelConfigs.twoNodes(), RuleSet.PARALLEL.withUncommittedAbort());
 
     assertThat(result.violation()).startsWith("P1");
+    assertClientsSeeIt(ModelConfigs.twoNodes(), RuleSet.PARALLEL.withUncommittedAbort());
   }
 
   /**
@@ -182,12 +188,25 @@ class WritePathModelTest {
     }
   }
 
+  /**
+   * Asserts that a client sees {@code rules} break in {@code config}: checking only what clients
+   * saw (not the replicas' slots), the explorer still finds a violation.
+   */
+  private static void assertClientsSeeIt(ModelConfig config, RuleSet rules) {
+    Explorer.Result seen = run(config, rules, true);
+    assertThat(seen.violation()).as("a violation a client sees").isNotNull();
+  }
+
   private static Explorer.Result run(ModelConfig config, RuleSet rules) {
-    Explorer.Result result = Explorer.explore(config, rules, LIMIT);
+    return run(config, rules, false);
+  }
+
+  private static Explorer.Result run(ModelConfig config, RuleSet rules, boolean observedOnly) {
+    Explorer.Result result = Explorer.explore(config, rules, LIMIT, observedOnly);
     System.out.printf(
         "model %-40s %-12s %,11d states %,12d transitions %,7d ms  %s%n",
         config.name(),
-        rules,
+        rules + (observedOnly ? " (clients)" : ""),
         result.states(),
         result.transitions(),
         result.millis(),
