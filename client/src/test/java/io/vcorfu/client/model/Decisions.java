@@ -12,6 +12,7 @@ import static io.vcorfu.client.model.ModelState.TRIMMED;
 
 import io.vcorfu.client.model.Replicas.Reach;
 import io.vcorfu.client.model.Replicas.Write;
+import java.util.function.Supplier;
 
 /**
  * The decision of one entry by one process, one replica operation per step: {@code
@@ -20,7 +21,8 @@ import io.vcorfu.client.model.Replicas.Write;
  * RuleSet}. The plan is computed once, from the layout current when the decision starts, as {@code
  * ChainWriter} does; a request to a node that is still in the layout goes on after a layout change
  * (unless {@link RuleSet#replan()}), one to a removed node fails the decision ({@link
- * Outcome#FAILED}) and its owner starts again.
+ * Outcome#FAILED}) and its owner starts again. Once decided, the decision may commit (or
+ * abort-fill) the copies, one message per node, any of them or none, before it returns.
  */
 final class Decisions {
   static final int NONE = 0;
@@ -185,11 +187,7 @@ final class Decisions {
       case DATA -> {
         if (rules.parallel()) {
           m.set(n, p, DPH, FINISH);
-          int others = 0;
-          for (int c : plan) {
-            others += config.nodeOf(c) == config.nodeOf(d) && c != d ? 1 : 0;
-          }
-          if (others == 0) {
+          if (plans.alone(plan, d)) {
             confirm(n, p, plan, config.nodeOf(d)); // the decider's node holds nothing else
           }
         } else {
@@ -202,8 +200,7 @@ final class Decisions {
       case HOLE -> aborting(n, p, plan);
       default -> throw new IllegalStateException("a fill left " + held);
     }
-    out.add(
-        n, () -> who + " asks decider " + config.copyName(d) + ": " + ModelState.slotName(held));
+    out.add(n, told(who, "asks decider", d, held));
   }
 
   private void commitDecider(byte[] s, int p, int a, int[] plan, String who, Successors out) {
@@ -291,14 +288,7 @@ final class Decisions {
       }
       default -> throw new IllegalStateException("an abort-fill left " + held);
     }
-    out.add(
-        n,
-        () ->
-            who
-                + " abort-fills decider "
-                + config.copyName(d)
-                + " (uncommitted): "
-                + ModelState.slotName(held));
+    out.add(n, told(who, "abort-fills (uncommitted) decider", d, held));
   }
 
   /** The decider holds an uncommitted hole: replace the other copies, last first. */
@@ -335,14 +325,7 @@ final class Decisions {
     } else {
       end(n, p, Outcome.ABORTED);
     }
-    out.add(
-        n,
-        () ->
-            who
-                + " commits its hole at decider "
-                + config.copyName(d)
-                + ": "
-                + ModelState.slotName(held));
+    out.add(n, told(who, "commits its hole at decider", d, held));
   }
 
   /** The decider is trimmed: the first untrimmed copy in plan order tells the outcome. */
@@ -367,14 +350,7 @@ final class Decisions {
     } else {
       m.set(n, p, DPH, ABORT_EARLIER);
     }
-    out.add(
-        n,
-        () ->
-            who
-                + " (decider trimmed) reads "
-                + config.copyName(c)
-                + ": "
-                + ModelState.slotName(held));
+    out.add(n, told(who, "(decider trimmed) reads", c, held));
   }
 
   /**
@@ -393,6 +369,10 @@ final class Decisions {
       return null;
     }
     return n;
+  }
+
+  private Supplier<String> told(String who, String what, int copy, byte held) {
+    return () -> who + " " + what + " " + config.copyName(copy) + ": " + ModelState.slotName(held);
   }
 
   private void committed(byte[] n, int p) {

@@ -28,4 +28,14 @@ final class Plans {
     }
     return mask;
   }
+
+  /** True if {@code copy} is the only copy of {@code plan} on its node. */
+  boolean alone(int[] plan, int copy) {
+    for (int c : plan) {
+      if (c != copy && config.nodeOf(c) == config.nodeOf(copy)) {
+        return false;
+      }
+    }
+    return true;
+  }
 }
