@@ -119,14 +119,14 @@ final class Decisions {
   private void afterwards(
       byte[] s, int p, int a, int[] plan, boolean commit, boolean refused, Successors out) {
     String who = owner.name(p);
-    for (int node = 0; node < config.nodes() && !refused; node++) {
-      if (replicas.reachNode(s, node) != Reach.OK) {
+    for (int u = 0; u < plans.messageCount() && !refused; u++) {
+      if (replicas.reachNode(s, plans.node(u)) != Reach.OK) {
         continue;
       }
       byte[] n = null;
       for (int c : plan) {
         byte held = m.slot(s, a, c);
-        if (config.nodeOf(c) != node || (commit ? held != DATA : !replicas.abortChanges(s, a, c))) {
+        if (plans.message(c) != u || (commit ? held != DATA : !replicas.abortChanges(s, a, c))) {
           continue;
         }
         n = n == null ? s.clone() : n;
@@ -137,14 +137,8 @@ final class Decisions {
         }
       }
       if (n != null) {
-        int at = node;
-        out.add(
-            n,
-            () ->
-                who
-                    + (commit ? " commits" : " abort-fills")
-                    + " its copies on "
-                    + config.nodeName(at));
+        String what = (commit ? " commits " : " abort-fills ") + plans.messageName(u);
+        out.add(n, () -> who + what);
       }
     }
     byte[] n = s.clone();
@@ -188,7 +182,7 @@ final class Decisions {
         if (rules.parallel()) {
           m.set(n, p, DPH, FINISH);
           if (plans.alone(plan, d)) {
-            confirm(n, p, plan, config.nodeOf(d)); // the decider's node holds nothing else
+            confirm(n, p, plan, plans.message(d)); // nothing else goes with the decider's copy
           }
         } else {
           m.set(n, p, DPH, COMMIT_DECIDER);
@@ -218,54 +212,48 @@ final class Decisions {
   }
 
   /**
-   * Parallel: the writes of the missing copies go out at once, one message per node carrying every
-   * copy of the plan on it, and arrive in any order. A node writes each copy it can; one that holds
-   * a hole fails the message.
+   * Parallel: the writes of the missing copies go out at once (one message per node, or per copy:
+   * {@link ModelConfig#perCopy()}) and arrive in any order. A node writes each copy it can; one
+   * that holds a hole fails the message.
    */
   private void finish(byte[] s, int p, int a, int[] plan, String who, Successors out) {
     int confirmed = m.mask(s, p, DCONF);
-    for (int node = 0; node < config.nodes(); node++) {
-      if ((confirmed & (1 << node)) != 0 || (plans.nodes(plan) & (1 << node)) == 0) {
+    for (int u = 0; u < plans.messageCount(); u++) {
+      if ((confirmed & (1 << u)) != 0 || (plans.messages(plan) & (1 << u)) == 0) {
         continue;
       }
-      Reach r = replicas.reachNode(s, node);
+      Reach r = replicas.reachNode(s, plans.node(u));
       if (r == Reach.BLOCKED) {
         continue;
       }
       byte[] n = s.clone();
-      int at = node;
+      String what = who + " writes " + plans.messageName(u);
       if (r == Reach.GONE) {
         end(n, p, Outcome.FAILED);
-        out.add(n, () -> who + " finishes on " + config.nodeName(at) + ": node removed; fails");
+        out.add(n, () -> what + ": node removed; fails");
         continue;
       }
       boolean hole = false;
       for (int c : plan) {
-        if (config.nodeOf(c) == node) {
+        if (plans.message(c) == u) {
           hole |= replicas.write(n, a, c, false) == Write.OVERWRITTEN;
         }
       }
       if (hole) {
         m.set(n, p, DPH, ABORT_DATA);
       } else {
-        confirm(n, p, plan, node);
+        confirm(n, p, plan, u);
       }
       boolean failed = hole;
-      out.add(
-          n,
-          () ->
-              who
-                  + " writes the missing copies on "
-                  + config.nodeName(at)
-                  + (failed ? ": one holds a hole" : ": held"));
+      out.add(n, () -> what + (failed ? ": a copy holds a hole" : ": held"));
     }
   }
 
-  /** Notes the copies on {@code node} held; once every copy is, the entry is committed. */
-  private void confirm(byte[] n, int p, int[] plan, int node) {
-    int confirmed = m.mask(n, p, DCONF) | (1 << node);
+  /** Notes the copies of message {@code u} held; once every copy is, the entry is committed. */
+  private void confirm(byte[] n, int p, int[] plan, int u) {
+    int confirmed = m.mask(n, p, DCONF) | (1 << u);
     m.setMask(n, p, DCONF, confirmed);
-    if (confirmed == plans.nodes(plan)) {
+    if (confirmed == plans.messages(plan)) {
       committed(n, p);
     }
   }

@@ -26,6 +26,9 @@ import java.util.List;
  * @param maxCrashes nodes that stop answering without being removed
  * @param trimStream 0: no trim; else the stream chain whose stream a trimmer settles and trims
  *     below address 0 + 1 (so address 0's slot of that stream is trimmed)
+ * @param perCopy each copy's write (parallel rule), and each commit or abort-fill a decision sends
+ *     once decided, is a message of its own, arriving in any order; else one message per node
+ *     carries that node's copies (as issue 31's writer batches them), far fewer states
  */
 record ModelConfig(
     String name,
@@ -37,13 +40,30 @@ record ModelConfig(
     int readsPerReader,
     int maxRemovals,
     int maxCrashes,
-    int trimStream) {
+    int trimStream,
+    boolean perCopy) {
 
   ModelConfig {
     if (nodes < 1 || nodes > 3 || addresses < 1 || addresses > 2 || streamChains.length > 2) {
       throw new IllegalArgumentException(
           "the model's encoding holds 3 nodes, 2 addresses, 2 streams");
     }
+  }
+
+  /** This configuration with a message per copy (see {@link #perCopy()}). */
+  ModelConfig withMessagePerCopy() {
+    return new ModelConfig(
+        name + ", a message per copy",
+        nodes,
+        logChain,
+        streamChains,
+        addresses,
+        readers,
+        readsPerReader,
+        maxRemovals,
+        maxCrashes,
+        trimStream,
+        true);
   }
 
   /** Chains, the log's included. */
@@ -169,13 +189,14 @@ record ModelConfig(
     }
     return b.append(
             String.format(
-                "; %d address(es), %d reader(s) x %d read(s), %d removal(s), %d crash(es)%s",
-                addresses,
-                readers,
-                readsPerReader,
-                maxRemovals,
-                maxCrashes,
-                trimStream > 0 ? ", trim of s" + trimStream : ""))
+                    "; %d address(es), %d reader(s) x %d read(s), %d removal(s), %d crash(es)%s",
+                    addresses,
+                    readers,
+                    readsPerReader,
+                    maxRemovals,
+                    maxCrashes,
+                    trimStream > 0 ? ", trim of s" + trimStream : "")
+                + (perCopy ? ", a message per copy" : ", a message per node"))
         .toString();
   }
 

@@ -4,11 +4,11 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The configurations the model test explores. The regular ones run in the normal suite (about a
- * million states in all under the parallel rule); {@code -Dvcorfu.model.large=true} adds larger
- * ones (R = 3, two streams with two removals, two readers at once: tens of millions of states,
- * minutes). Chains rotate over the nodes as {@code LayoutChanges.initial} lays them out, so every
- * node heads one chain.
+ * The configurations the model test explores. The regular ones run in the normal suite (about 1.2
+ * million states in all under the parallel rule, a few seconds); {@code -Dvcorfu.model.large=true}
+ * adds larger ones (R = 3, two streams with two removals, two readers at once, a message per copy:
+ * about 20 million states more, a minute or two). Chains rotate over the nodes as {@code
+ * LayoutChanges.initial} lays them out, so every node heads one chain.
  */
 final class ModelConfigs {
   private ModelConfigs() {}
@@ -55,12 +55,13 @@ final class ModelConfigs {
   static List<ModelConfig> regular() {
     return List.of(
         twoNodes(),
+        twoNodes().withMessagePerCopy(),
         emptiedChain(),
         twoStreams(),
         twoRemovals(),
         config(
             "2 nodes R=1, trim of s1, 1 removal", 2, chain(0), streams(chain(1)), 1, 1, 1, 1, 0, 1),
-        config("2 nodes R=2, trim of s1", 2, chain(0, 1), streams(chain(1, 0)), 1, 1, 1, 0, 0, 1),
+        trimmedTwoNodes(),
         config(
             "2 nodes R=1, 2 addresses, 1 removal",
             2,
@@ -72,22 +73,27 @@ final class ModelConfigs {
             1,
             0,
             0),
-        config(
-            "2 nodes R=2, 1 crash, 1 removal",
-            2,
-            chain(0, 1),
-            streams(chain(1, 0)),
-            1,
-            1,
-            2,
-            1,
-            1,
-            0));
+        crashTwoNodes());
+  }
+
+  /** 2 nodes, R = 2, a trimmer of s1 and one reader; no removal. */
+  static ModelConfig trimmedTwoNodes() {
+    return config(
+        "2 nodes R=2, trim of s1", 2, chain(0, 1), streams(chain(1, 0)), 1, 1, 1, 0, 0, 1);
+  }
+
+  /** 2 nodes, R = 2; a crash and a removal. */
+  static ModelConfig crashTwoNodes() {
+    return config(
+        "2 nodes R=2, 1 crash, 1 removal", 2, chain(0, 1), streams(chain(1, 0)), 1, 1, 2, 1, 1, 0);
   }
 
   static List<ModelConfig> large() {
     List<ModelConfig> out = new ArrayList<>();
     out.add(replicationThree());
+    out.add(twoRemovals().withMessagePerCopy());
+    out.add(trimmedTwoNodes().withMessagePerCopy());
+    out.add(crashTwoNodes().withMessagePerCopy());
     out.add(
         config(
             "3 nodes R=2, 2 streams, 2 removals",
@@ -196,7 +202,7 @@ final class ModelConfigs {
       int crashes,
       int trim) {
     return new ModelConfig(
-        name, nodes, log, streams, addresses, readers, reads, removals, crashes, trim);
+        name, nodes, log, streams, addresses, readers, reads, removals, crashes, trim, false);
   }
 
   private static int[] chain(int... nodes) {

@@ -20,22 +20,44 @@ final class Plans {
     return plans[removed];
   }
 
-  /** The nodes holding a copy of {@code plan} (bit mask). */
-  int nodes(int[] plan) {
-    int mask = 0;
-    for (int c : plan) {
-      mask |= 1 << config.nodeOf(c);
-    }
-    return mask;
-  }
-
-  /** True if {@code copy} is the only copy of {@code plan} on its node. */
+  /** True if {@code copy} is the only copy of {@code plan} in its message. */
   boolean alone(int[] plan, int copy) {
     for (int c : plan) {
-      if (c != copy && config.nodeOf(c) == config.nodeOf(copy)) {
+      if (c != copy && message(c) == message(copy)) {
         return false;
       }
     }
     return true;
+  }
+
+  /**
+   * The message that carries {@code copy} (see {@link ModelConfig#perCopy()}): the copy's number,
+   * or its node's.
+   */
+  int message(int copy) {
+    return config.perCopy() ? copy : config.nodeOf(copy);
+  }
+
+  /** The messages {@code plan}'s copies go in (bit mask). */
+  int messages(int[] plan) {
+    int mask = 0;
+    for (int c : plan) {
+      mask |= 1 << message(c);
+    }
+    return mask;
+  }
+
+  /** How many message numbers there are. */
+  int messageCount() {
+    return config.perCopy() ? config.copies() : config.nodes();
+  }
+
+  /** The node message {@code u} goes to. */
+  int node(int u) {
+    return config.perCopy() ? config.nodeOf(u) : u;
+  }
+
+  String messageName(int u) {
+    return config.perCopy() ? config.copyName(u) : "the copies on " + config.nodeName(u);
   }
 }

@@ -15,10 +15,11 @@ import io.vcorfu.client.model.Replicas.Write;
  *
  * <p><b>Writer.</b> Serial rules: a {@link Decisions#DRIVE drive} of its plan, then the decision's
  * outcome (acknowledged when committed). Parallel rule: one message per node carrying that node's
- * copies, all in flight at once and arriving in any order (lost on a crashed or removed node,
- * refused once the token's epoch is sealed); the writer acknowledges once all succeeded, and
- * decides at the first failure while its other messages may still land. After a failed decision (a
- * removed node) the writer decides again at the current layout ({@code Appender}).
+ * copies (or one per copy, {@link ModelConfig#perCopy()}), all in flight at once and arriving in
+ * any order (lost on a crashed or removed node, refused once the token's epoch is sealed); the
+ * writer acknowledges once all succeeded, and decides at the first failure while its other messages
+ * may still land. After a failed decision (a removed node) the writer decides again at the current
+ * layout ({@code Appender}).
  */
 final class Processes implements Decisions.Owner {
   static final int W_SENDING = 1;
@@ -54,7 +55,7 @@ final class Processes implements Decisions.Owner {
       } else if (rules.parallel()) {
         m.set(s, p, ADDR, p);
         m.set(s, p, PH, W_SENDING);
-        m.setMask(s, p, PEND, decisions.plans().nodes(decisions.plans().plan(0)));
+        m.setMask(s, p, PEND, decisions.plans().messages(decisions.plans().plan(0)));
       } else {
         m.set(s, p, ADDR, p);
         m.set(s, p, PH, W_DECIDING);
@@ -117,26 +118,30 @@ final class Processes implements Decisions.Owner {
     }
   }
 
-  /** The writer's messages, one per node carrying every copy on it, arrive in any order. */
+  /**
+   * The writer's messages (one per node carrying that node's copies, or one per copy: {@link
+   * ModelConfig#perCopy()}) arrive in any order.
+   */
   private void deliveries(byte[] s, int p, Successors out) {
+    Plans plans = decisions.plans();
     int pending = m.mask(s, p, PEND);
     int a = m.get(s, p, ADDR);
-    for (int node = 0; node < config.nodes(); node++) {
-      if ((pending & (1 << node)) == 0) {
+    for (int u = 0; u < plans.messageCount(); u++) {
+      if ((pending & (1 << u)) == 0) {
         continue;
       }
       byte[] n = s.clone();
-      m.setMask(n, p, PEND, pending & ~(1 << node));
+      m.setMask(n, p, PEND, pending & ~(1 << u));
       String what;
       boolean ok = false;
-      if (replicas.reachNode(s, node) != Reach.OK) {
+      if (replicas.reachNode(s, plans.node(u)) != Reach.OK) {
         what = "lost (node down)";
       } else if (ModelState.removals(s) > 0) {
         what = "refused (sealed)";
       } else {
         ok = true;
-        for (int c : decisions.plans().plan(0)) {
-          if (config.nodeOf(c) == node) {
+        for (int c : plans.plan(0)) {
+          if (plans.message(c) == u) {
             ok &= replicas.write(n, a, c, false) == Write.WRITTEN;
           }
         }
@@ -154,9 +159,8 @@ final class Processes implements Decisions.Owner {
         decisions.start(n, p, false);
         what += "; the writer decides";
       }
-      String told = what;
-      int at = node;
-      out.add(n, () -> name(p) + "'s write to " + config.nodeName(at) + " arrives: " + told);
+      String told = name(p) + "'s write of " + plans.messageName(u) + " arrives: " + what;
+      out.add(n, () -> told);
     }
   }
 }
