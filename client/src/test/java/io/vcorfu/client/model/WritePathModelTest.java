@@ -26,8 +26,10 @@ import org.junit.jupiter.params.provider.MethodSource;
  * data or a hole, each uncommitted or committed, or trimmed. Replica operations are atomic at their
  * replica and as the replicas do them today ({@link Replicas}: write-once data writes, fills that
  * keep or abort, commits that leave holes alone, trims). Processes, one replica request per step:
- * the writer ({@link Processes}: today's serial drive, or the parallel rule's per-node messages in
- * flight at once), readers that read any address from any chain's last replica and repair as {@code
+ * one writer per address ({@link Processes}: today's serial drive, or the parallel rule's messages,
+ * one per node or one per copy, all in flight at once, a message to a crashed node lost; after a
+ * failure the writer decides, concurrently with the readers), readers (one reading twice, or two
+ * reading once) that read any address from any chain's last replica and repair as {@code
  * RepairingReader} does (decide uncommitted data, fill empty log slots head first, decide a
  * stream's empty slot by the log first, settle an abort), a trimmer that settles and trims one
  * stream ({@link Readers}), and the decisions they run ({@link Decisions}: drive, ask the decider,
