@@ -12,18 +12,9 @@ import io.vcorfu.protocol.proto.StreamSlot;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
-import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
-import org.openjdk.jmh.annotations.Measurement;
-import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OperationsPerInvocation;
-import org.openjdk.jmh.annotations.OutputTimeUnit;
-import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
-import org.openjdk.jmh.annotations.State;
-import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * Building the messages of a batch for one node: for 32 tokens and their 1 KiB payloads, the chain
@@ -31,13 +22,7 @@ import org.openjdk.jmh.annotations.Warmup;
  * buffer; time per entry. The cost a batching sequencer node pays per entry and per replica before
  * anything reaches a socket.
  */
-@State(Scope.Thread)
-@BenchmarkMode(Mode.AverageTime)
-@OutputTimeUnit(TimeUnit.NANOSECONDS)
-@Warmup(iterations = 3, time = 2)
-@Measurement(iterations = 5, time = 2)
-@Fork(1)
-public class BatchBuildBench {
+public class BatchBuildBench extends Microbenchmark {
   static final int BATCH = 32;
   private static final StreamId STREAM = StreamId.of("s");
 

@@ -8,30 +8,15 @@ import io.vcorfu.protocol.proto.TokenResponse;
 import io.vcorfu.protocol.proto.TxResolution;
 import io.vcorfu.sequencer.Sequencer;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
-import org.openjdk.jmh.annotations.Measurement;
-import org.openjdk.jmh.annotations.Mode;
-import org.openjdk.jmh.annotations.OutputTimeUnit;
-import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
-import org.openjdk.jmh.annotations.State;
-import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * The sequencer's issuance, as its service thread runs it for a decoded request: a token for one
  * stream, a token for four streams at once, and a transaction's conditional token (a read set of
  * four keys checked against what was written after the snapshot, a write set of two keys recorded).
  */
-@State(Scope.Thread)
-@BenchmarkMode(Mode.AverageTime)
-@OutputTimeUnit(TimeUnit.NANOSECONDS)
-@Warmup(iterations = 3, time = 2)
-@Measurement(iterations = 5, time = 2)
-@Fork(1)
-public class SequencerBench {
+public class SequencerBench extends Microbenchmark {
   private Sequencer sequencer;
   private TokenRequest oneStream;
   private TokenRequest fourStreams;

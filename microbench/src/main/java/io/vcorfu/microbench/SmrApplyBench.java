@@ -10,17 +10,8 @@ import io.vcorfu.runtime.smr.UpcallRunner;
 import io.vcorfu.runtime.smr.UpdateCodec;
 import java.util.List;
 import java.util.Random;
-import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
-import org.openjdk.jmh.annotations.Measurement;
-import org.openjdk.jmh.annotations.Mode;
-import org.openjdk.jmh.annotations.OutputTimeUnit;
-import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
-import org.openjdk.jmh.annotations.State;
-import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * The SMR engine's two ends of an update of an {@link SMRMap} (a put of a 1 KiB value under one of
@@ -28,13 +19,7 @@ import org.openjdk.jmh.annotations.Warmup;
  * does for each entry it plays, decodes the payload and its arguments and runs the method on the
  * object's state.
  */
-@State(Scope.Thread)
-@BenchmarkMode(Mode.AverageTime)
-@OutputTimeUnit(TimeUnit.NANOSECONDS)
-@Warmup(iterations = 3, time = 2)
-@Measurement(iterations = 5, time = 2)
-@Fork(1)
-public class SmrApplyBench {
+public class SmrApplyBench extends Microbenchmark {
   private static final int KEYS = 1024;
   private static final StreamId STREAM = StreamId.of("map");
 

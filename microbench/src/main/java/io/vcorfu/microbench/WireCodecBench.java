@@ -14,20 +14,11 @@ import io.vcorfu.protocol.proto.TokenRequest;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
-import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
-import org.openjdk.jmh.annotations.Measurement;
-import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OperationsPerInvocation;
-import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Param;
-import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
-import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
-import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * The node's wire codec: a sequenced write (token request and payload, what a client sends per
@@ -35,13 +26,7 @@ import org.openjdk.jmh.annotations.Warmup;
  * decoder and {@link ProtoDecoder}, through a Netty pipeline with no socket; alone and as a batch
  * of 32 messages written at once (one buffer for all of them).
  */
-@State(Scope.Thread)
-@BenchmarkMode(Mode.AverageTime)
-@OutputTimeUnit(TimeUnit.NANOSECONDS)
-@Warmup(iterations = 3, time = 2)
-@Measurement(iterations = 5, time = 2)
-@Fork(1)
-public class WireCodecBench {
+public class WireCodecBench extends Microbenchmark {
   static final int BATCH = 32;
 
   @Param({"64", "1024"})
