@@ -68,25 +68,8 @@ public final class StorageEngine implements AutoCloseable {
   /** How often the background compaction looks for segments to compact. */
   static final long COMPACTION_CHECK_MILLIS = 1_000;
 
-  /**
-   * Background checks in a row that found nothing written (no entry, trim or commit) before the
-   * engine counts as idle and settles once (see {@link #settleIfIdle}).
-   */
-  static final int IDLE_CHECKS = 3;
-
-  /**
-   * What an idle engine compacts below: segments up to this share live are written again, so that
-   * at rest the files come back near what is live, at most four bytes copied per byte freed.
-   */
-  static final double SETTLE_BELOW = 0.8;
-
-  /** An active segment shorter than this is left as it is when the engine settles. */
-  static final long SETTLE_MIN_ACTIVE_BYTES = 1 << 20;
-
-  // Read and written by the compaction thread only.
-  private long positionSeen = -1;
-  private int idleChecks;
-  private boolean settled;
+  /** Settles the files once the engine is idle; used by the compaction thread only. */
+  private final IdleSettle idleSettle = new IdleSettle();
 
   private StorageEngine(StorageOptions options) {
     this.options = options;
@@ -137,7 +120,7 @@ public final class StorageEngine implements AutoCloseable {
         () -> {
           try {
             compact(options.compactBelow());
-            settleIfIdle();
+            idleSettle.check(this);
           } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
           } catch (RuntimeException e) {
@@ -152,32 +135,8 @@ public final class StorageEngine implements AutoCloseable {
         java.util.concurrent.TimeUnit.MILLISECONDS);
   }
 
-  /**
-   * Called after every background pass: once nothing has been written for {@link #IDLE_CHECKS}
-   * checks in a row, settles the files once (until something is written again): seals the active
-   * segment when at most half of it is live, and compacts the sealed segments below {@link
-   * #SETTLE_BELOW} live. A store at rest thus holds about what is live, not what its last seconds
-   * of writes left behind; a busy one is not touched by this.
-   */
-  private void settleIfIdle() throws InterruptedException {
-    long before = writePosition();
-    if (before != positionSeen) {
-      positionSeen = before;
-      idleChecks = 0;
-      settled = false;
-      return;
-    }
-    if (settled || ++idleChecks < IDLE_CHECKS) {
-      return;
-    }
-    settled = true;
-    sealIfMostlyDead(SETTLE_MIN_ACTIVE_BYTES);
-    compact(Math.max(SETTLE_BELOW, options.compactBelow()));
-    positionSeen = writePosition(); // what the settling wrote is not activity
-  }
-
   /** Where the next record goes, as one number that grows with every record written. */
-  private synchronized long writePosition() {
+  synchronized long writePosition() {
     return ((long) activeSegment << 40) | activeOffset;
   }
 
