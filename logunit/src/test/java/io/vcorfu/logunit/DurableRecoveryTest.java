@@ -77,7 +77,9 @@ class DurableRecoveryTest {
       get(r.fill(LogFillRequest.newBuilder().setAddress(61).setCommit(true).build()));
       get(r.fill(LogFillRequest.newBuilder().setAddress(62).build()));
       get(r.write(write(63, false)));
-      get(r.fill(LogFillRequest.newBuilder().setAddress(63).setAbort(true).build()));
+      get(
+          r.fill(
+              LogFillRequest.newBuilder().setAddress(63).setAbort(true).setCommit(true).build()));
       get(r.trim(LogTrimRequest.newBuilder().setBefore(10).build()));
     }
     try (LogReplica r = LogReplica.open(small())) {

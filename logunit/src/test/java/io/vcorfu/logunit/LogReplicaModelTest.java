@@ -105,7 +105,7 @@ class LogReplicaModelTest {
             if (held == null) {
               model.put(a, new Held(true, commit, null));
             } else if (!held.hole() && !held.committed() && abort) {
-              model.put(a, new Held(true, true, null));
+              model.put(a, new Held(true, commit, null));
             } else if (held.hole() && commit) {
               model.put(a, new Held(true, true, null));
             }

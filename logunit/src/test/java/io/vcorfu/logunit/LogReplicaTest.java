@@ -183,9 +183,17 @@ class LogReplicaTest {
     ReadResult kept = fill(1, false, true);
     assertThat(kept.getStatus()).isEqualTo(Status.UNCOMMITTED);
     assertThat(kept.getEntry()).isEqualTo(data(1, "pending"));
-    ReadResult aborted = fill(1, true, false);
+    // An abort in progress replaces the entry by a hole it commits only once decided.
+    ReadResult aborting = fill(1, true, false);
+    assertThat(aborting.getStatus()).isEqualTo(Status.UNCOMMITTED);
+    assertThat(aborting.getEntry().getKind()).isEqualTo(EntryKind.HOLE);
+    ReadResult aborted = fill(1, true, true);
     assertThat(aborted.getStatus()).isEqualTo(Status.COMMITTED);
     assertThat(aborted.getEntry().getKind()).isEqualTo(EntryKind.HOLE);
+    get(replica.write(write(data(3, "pending"), false)));
+    assertThat(fill(3, true, true).getStatus())
+        .as("an abort-fill that commits replaces the entry by a committed hole at once")
+        .isEqualTo(Status.COMMITTED);
 
     get(replica.write(write(data(2, "done"), true)));
     ReadResult committed = fill(2, true, true);

@@ -146,7 +146,12 @@ class StreamReplicaTest {
 
     get(replica.write(write(data(5, "pending", slot(A, 1)), false)));
     assertThat(fill(A, 1, false, false).getStatus()).isEqualTo(Status.UNCOMMITTED);
-    ReadResult aborted = fill(A, 1, true, false);
+    ReadResult aborting = fill(A, 1, true, false);
+    assertThat(aborting.getStatus())
+        .as("an abort in progress leaves its hole uncommitted")
+        .isEqualTo(Status.UNCOMMITTED);
+    assertThat(aborting.getEntry().getKind()).isEqualTo(EntryKind.HOLE);
+    ReadResult aborted = fill(A, 1, true, true);
     assertThat(aborted.getStatus()).isEqualTo(Status.COMMITTED);
     assertThat(aborted.getEntry().getKind()).isEqualTo(EntryKind.HOLE);
   }

@@ -5,6 +5,7 @@ import io.vcorfu.client.read.RepairingReader;
 import io.vcorfu.client.rpc.EpochRpc;
 import io.vcorfu.client.rpc.ReplicaClient;
 import io.vcorfu.layout.ChainPlan;
+import io.vcorfu.layout.Layout;
 import io.vcorfu.protocol.Errors;
 import io.vcorfu.protocol.OverwrittenException;
 import io.vcorfu.protocol.SealedException;
@@ -12,6 +13,7 @@ import io.vcorfu.protocol.StreamId;
 import io.vcorfu.protocol.TransportException;
 import io.vcorfu.protocol.TrimmedException;
 import io.vcorfu.protocol.UnknownStreamException;
+import io.vcorfu.protocol.WrongEpochException;
 import io.vcorfu.protocol.proto.ChainStep;
 import io.vcorfu.protocol.proto.ChainWriteResponse;
 import io.vcorfu.protocol.proto.EntryKind;
@@ -63,6 +65,13 @@ import java.util.concurrent.TimeUnit;
  * nothing either, and the entry is aborted. An entry stamped with an epoch the replicas have sealed
  * is never written anywhere new ({@link SealedException}): it is decided by the copies that landed.
  *
+ * <p><b>A decision belongs to one layout.</b> Every request of a decision is stamped with the epoch
+ * of the layout its plan came from and never sent again at another ({@link
+ * ReplicaClient#pinnedTo}); refused for a wrong epoch, the decision starts again at the decider of
+ * the refreshed layout. Going on with the old plan at the nodes that remain would let an abort
+ * begun before a removal replace the copy that a decision taken after it found at the new decider
+ * and committed: with a chain of three, two removals suffice.
+ *
  * <p><b>Aborts that no failure undoes.</b> Invariant: for every entry, taking its visits in plan
  * order ({@link ChainPlan}: the log chain, the other stream chains, the deciding chain last, each
  * head first), the visits that hold the entry form a prefix and the visits an abort replaced by
@@ -71,20 +80,25 @@ import java.util.concurrent.TimeUnit;
  * are written at once, head first, stopping at the first slot taken); an abort keeps it by
  * replacing copies <em>last first</em>: it leaves an <em>uncommitted</em> hole at the decider's
  * first slot (which no reader takes for a decision), replaces the slots of every earlier visit by
- * holes in reverse visit order (within a visit, its first slot first), commits the decider's hole,
- * and only then replaces the decider's other slots (an entry of several streams placed on one chain
- * has several). So whichever replicas a layout change takes away, the new last replica of the
- * deciding chain holds the entry in its first slot only if it holds it in every slot and every
- * visit before it does (the entry commits there, consistently in every stream and the log), and
- * holds a hole there only if every visit after it is a hole; and no slot of the entry shows a
- * committed hole before the decision is committed. (Replacing the decider's other slots first, or a
- * visit's last slot first, would let a removal commit the entry in one stream while another
- * stream's slot had been read as a committed hole.) Replacing head first instead would allow a
- * chain of three holding hole, entry, uncommitted hole: losing the decider commits the entry at the
- * middle replica, and losing that one too turns the committed entry back into a hole. A reader that
- * meets an uncommitted hole finishes the abort (see {@link io.vcorfu.client.read.RepairingReader});
- * a copy that cannot be replaced (its replica is unreachable) leaves the abort unfinished until a
- * layout without that replica lets a later reader finish it.
+ * uncommitted holes in reverse visit order (within a visit, its first slot first), commits the
+ * decider's hole, and only then commits those holes and replaces the decider's other slots (an
+ * entry of several streams placed on one chain has several). No copy shows a committed hole before
+ * the abort is decided: a reader that meets an uncommitted hole finishes the abort through the
+ * decider instead of taking the hole for the outcome, so a removal that hands the decision to a
+ * copy the abort has not reached yet (an emptied stream chain leaves the log to decide alone)
+ * cannot turn a hole a reader returned into data. So whichever replicas a layout change takes away,
+ * the new last replica of the deciding chain holds the entry in its first slot only if it holds it
+ * in every slot and every visit before it does (the entry commits there, consistently in every
+ * stream and the log), and holds a hole there only if every visit after it is a hole; and no slot
+ * of the entry shows a committed hole before the decision is committed. (Replacing the decider's
+ * other slots first, or a visit's last slot first, would let a removal commit the entry in one
+ * stream while another stream's slot had been read as a committed hole.) Replacing head first
+ * instead would allow a chain of three holding hole, entry, uncommitted hole: losing the decider
+ * commits the entry at the middle replica, and losing that one too turns the committed entry back
+ * into a hole. A reader that meets an uncommitted hole finishes the abort (see {@link
+ * io.vcorfu.client.read.RepairingReader}); a copy that cannot be replaced (its replica is
+ * unreachable) leaves the abort unfinished until a layout without that replica lets a later reader
+ * finish it.
  *
  * <p><b>Retries.</b> A request that fails to reach its node ({@link TransportException}) is sent
  * again a few times, 20 ms apart. One that gets no answer in time is not: the node may be paused or
@@ -100,6 +114,9 @@ public final class ChainWriter {
 
   private static final int TRANSIENT_RETRIES = 5;
 
+  /** How many times one decision starts again at a newer layout before it gives up. */
+  private static final int MAX_REPLANS = 16;
+
   private final ReplicaClient ops;
   private final Executor delayed = CompletableFuture.delayedExecutor(20, TimeUnit.MILLISECONDS);
 
@@ -108,12 +125,15 @@ public final class ChainWriter {
   }
 
   public ChainPlan plan(LogEntryMsg entry) {
+    return plan(entry, ops.rpc().layout().current());
+  }
+
+  private static ChainPlan plan(LogEntryMsg entry, Layout layout) {
     List<StreamId> streams = new ArrayList<>(entry.getSlotsCount());
     for (StreamSlot slot : entry.getSlotsList()) {
       streams.add(StreamId.fromMsg(slot.getStream()));
     }
-    return ChainPlan.of(
-        ops.rpc().layout().current(), entry.getGlobalAddress(), streams, entry.getEpoch());
+    return ChainPlan.of(layout, entry.getGlobalAddress(), streams, entry.getEpoch());
   }
 
   /** Writes {@code entry} through its chain, or finishes a write someone else started. */
@@ -127,7 +147,38 @@ public final class ChainWriter {
    * abort.
    */
   public CompletableFuture<Outcome> decide(LogEntryMsg entry) {
-    return decide(entry, plan(entry));
+    return decide(entry, 0);
+  }
+
+  /**
+   * Decides {@code entry} at the layout held now, every request pinned to that layout; refused for
+   * a wrong epoch (a node of the plan was sealed at a later one), it starts again at the refreshed
+   * layout's decider, at most {@link #MAX_REPLANS} times (see the class comment).
+   */
+  private CompletableFuture<Outcome> decide(LogEntryMsg entry, int replans) {
+    Layout layout = ops.rpc().layout().current();
+    return decide(entry, plan(entry, layout), ops.pinnedTo(layout))
+        .handle(
+            (outcome, error) -> {
+              if (error == null) {
+                return CompletableFuture.completedFuture(outcome);
+              }
+              Throwable cause = EpochRpc.unwrap(error);
+              if (!(cause instanceof WrongEpochException) || replans >= MAX_REPLANS) {
+                return CompletableFuture.<Outcome>failedFuture(cause);
+              }
+              return ops.rpc()
+                  .layout()
+                  .refresh()
+                  .handle(
+                      (refreshed, e) ->
+                          e == null && refreshed.epoch() > layout.epoch()
+                              ? decide(entry, replans + 1)
+                              // No newer layout yet: the caller's failover waits for one.
+                              : CompletableFuture.<Outcome>failedFuture(cause))
+                  .thenCompose(f -> f);
+            })
+        .thenCompose(f -> f);
   }
 
   private CompletableFuture<Outcome> writeFrom(
@@ -136,7 +187,7 @@ public final class ChainWriter {
     if (i == visits.size()) {
       // The last replica holds the entry: it is committed. The commit messages to the earlier
       // replicas only let them serve it without asking; they go out without holding up the writer.
-      commitEarlier(entry, plan, visits.size() - 1);
+      commitEarlier(entry, plan, visits.size() - 1, ops);
       return CompletableFuture.completedFuture(Outcome.COMMITTED);
     }
     int end = runEnd(visits, i);
@@ -180,7 +231,7 @@ public final class ChainWriter {
               int failed = i + response.getDone();
               if (!response.hasError()) {
                 if (endsChain) {
-                  commitEarlier(entry, plan, i);
+                  commitEarlier(entry, plan, i, ops);
                   return CompletableFuture.completedFuture(Outcome.COMMITTED);
                 }
                 return writeFrom(entry, plan, end, 0);
@@ -277,7 +328,7 @@ public final class ChainWriter {
         || cause instanceof SealedException) {
       // Asked of the decider of the layout held now: after a sealed epoch, the chain may have lost
       // the planned decider.
-      return decide(entry, plan(entry));
+      return decide(entry);
     }
     if (isTransient(cause) && attempt < TRANSIENT_RETRIES) {
       return CompletableFuture.supplyAsync(() -> null, delayed)
@@ -321,9 +372,9 @@ public final class ChainWriter {
         && result.getEntry().getNonce() == entry.getNonce();
   }
 
-  private CompletableFuture<Outcome> decide(LogEntryMsg entry, ChainPlan plan) {
+  private CompletableFuture<Outcome> decide(LogEntryMsg entry, ChainPlan plan, ReplicaClient at) {
     ChainPlan.Visit decider = plan.last();
-    return askDecider(entry, decider)
+    return askDecider(entry, decider, at)
         .thenCompose(
             result -> {
               if (holds(result, entry)) {
@@ -332,64 +383,49 @@ public final class ChainWriter {
                 CompletableFuture<Void> atDecider =
                     result.getStatus() == ReadResult.Status.COMMITTED
                         ? CompletableFuture.completedFuture(null)
-                        : commitAt(entry, decider, 0);
+                        : commitAt(entry, decider, 0, at);
                 return atDecider
-                    .thenCompose(v -> commitEarlier(entry, plan, plan.visits().size() - 1))
+                    .thenCompose(v -> commitEarlier(entry, plan, plan.visits().size() - 1, at))
                     .thenApply(v -> Outcome.COMMITTED);
               }
               if (result.getStatus() == ReadResult.Status.TRIMMED) {
-                return decideFromCopies(entry, plan, copies(entry, plan), 0);
+                return decideFromCopies(entry, plan, copies(entry, plan), 0, at);
               }
               if (result.getStatus() == ReadResult.Status.COMMITTED) {
                 // Decided already: by an abort that finished, or by a fill of a stream slot found
                 // empty at every replica of its chain (the log's copy, if any, is replaced now).
-                return abortEarlier(entry, plan).thenApply(v -> Outcome.ABORTED);
+                return abortEarlier(entry, plan, at).thenApply(v -> Outcome.ABORTED);
               }
               // The decider holds an uncommitted hole: an abort in progress (this one's, or
               // another party's that this one finishes). The copies of every earlier visit are
-              // replaced, last visit first, before the decider's hole is committed, and the
-              // decider's other slots only after it (see the class comment).
-              return replaceCopies(entry, abortOrder(entry, plan), 0)
-                  .thenCompose(v -> commitHole(entry, decider))
-                  .thenCompose(v -> replaceDecidersOtherSlots(entry, decider))
+              // replaced by uncommitted holes, last visit first, then the decider's hole is
+              // committed, and only then every other hole (see the class comment).
+              return replaceCopies(entry, abortOrder(entry, plan), 0, at)
+                  .thenCompose(v -> commitHole(entry, decider, at))
+                  .thenCompose(v -> abortEarlier(entry, plan, at))
                   .thenApply(v -> Outcome.ABORTED);
             });
   }
 
   /**
-   * Replaces copies {@code i..} of an aborted entry by holes, one after another in list order;
-   * fails if a copy cannot be replaced (the abort then stays uncommitted at the decider, and a
-   * later decision, against a layout without the unreachable replica, finishes it).
+   * Replaces copies {@code i..} of an aborted entry by uncommitted holes, one after another in list
+   * order; fails if a copy cannot be replaced (the abort then stays uncommitted at the decider, and
+   * a later decision, against a layout without the unreachable replica, finishes it).
    */
-  private CompletableFuture<Void> replaceCopies(LogEntryMsg entry, List<Copy> copies, int i) {
+  private CompletableFuture<Void> replaceCopies(
+      LogEntryMsg entry, List<Copy> copies, int i, ReplicaClient at) {
     if (i == copies.size()) {
       return CompletableFuture.completedFuture(null);
     }
     Copy c = copies.get(i);
-    return fillCopy(entry, c, true, true, 0).thenCompose(r -> replaceCopies(entry, copies, i + 1));
-  }
-
-  /**
-   * Once an abort is committed, replaces the decider's slots of the entry other than the deciding
-   * one; one that cannot be replaced now is harmless (the decision is committed, and a reader of
-   * that slot finishes the abort).
-   */
-  private CompletableFuture<Void> replaceDecidersOtherSlots(
-      LogEntryMsg entry, ChainPlan.Visit decider) {
-    if (decider.role() == ChainPlan.Role.LOG) {
-      return CompletableFuture.completedFuture(null);
-    }
-    List<StreamSlot> slots = slotsFor(entry, decider);
-    List<Copy> others = new ArrayList<>();
-    for (StreamSlot slot : slots.subList(1, slots.size())) {
-      others.add(new Copy(decider, slot));
-    }
-    return replaceCopies(entry, others, 0).exceptionally(e -> null);
+    return fillCopy(entry, c, true, false, 0, at)
+        .thenCompose(r -> replaceCopies(entry, copies, i + 1, at));
   }
 
   /** Commits the hole an abort left uncommitted at the decider's first slot of the entry. */
-  private CompletableFuture<Void> commitHole(LogEntryMsg entry, ChainPlan.Visit decider) {
-    return fillCopy(entry, deciding(entry, decider), false, true, 0).thenApply(r -> null);
+  private CompletableFuture<Void> commitHole(
+      LogEntryMsg entry, ChainPlan.Visit decider, ReplicaClient at) {
+    return fillCopy(entry, deciding(entry, decider), false, true, 0, at).thenApply(r -> null);
   }
 
   /** The deciding copy: the decider's first slot of the entry (its log slot for a log replica). */
@@ -400,17 +436,17 @@ public final class ChainWriter {
 
   /**
    * A fill of one copy's slot; returns what the slot holds afterwards (TRIMMED when trimmed). An
-   * abort-fill of the entry ({@code abort}) replaces its uncommitted copy by a hole; an empty slot
-   * gets a hole, committed iff {@code commit}; with {@code commit}, an uncommitted hole is
-   * committed. Transport failures are retried a few times.
+   * abort-fill of the entry ({@code abort}) replaces its uncommitted copy by a hole; the hole it
+   * writes (there or in an empty slot) is committed iff {@code commit}; with {@code commit}, an
+   * uncommitted hole is committed. Transport failures are retried a few times.
    */
   private CompletableFuture<ReadResult> fillCopy(
-      LogEntryMsg entry, Copy copy, boolean abort, boolean commit, int attempt) {
+      LogEntryMsg entry, Copy copy, boolean abort, boolean commit, int attempt, ReplicaClient at) {
     long nonce = abort ? entry.getNonce() : 0;
     CompletableFuture<ReadResult> fill =
         copy.slot() == null
-            ? ops.logFill(copy.visit().endpoint(), entry.getGlobalAddress(), abort, nonce, commit)
-            : ops.streamFill(
+            ? at.logFill(copy.visit().endpoint(), entry.getGlobalAddress(), abort, nonce, commit)
+            : at.streamFill(
                 copy.visit().endpoint(),
                 StreamId.fromMsg(copy.slot().getStream()),
                 copy.slot().getStreamAddress(),
@@ -429,7 +465,7 @@ public final class ChainWriter {
               }
               if (isTransient(cause) && attempt < TRANSIENT_RETRIES) {
                 return CompletableFuture.supplyAsync(() -> null, delayed)
-                    .thenCompose(v -> fillCopy(entry, copy, abort, commit, attempt + 1));
+                    .thenCompose(v -> fillCopy(entry, copy, abort, commit, attempt + 1, at));
               }
               return CompletableFuture.<ReadResult>failedFuture(cause);
             })
@@ -487,7 +523,7 @@ public final class ChainWriter {
    * class comment for why that copy is enough).
    */
   private CompletableFuture<Outcome> decideFromCopies(
-      LogEntryMsg entry, ChainPlan plan, List<Copy> copies, int i) {
+      LogEntryMsg entry, ChainPlan plan, List<Copy> copies, int i, ReplicaClient at) {
     if (i == copies.size()) {
       if (plan.last().role() == ChainPlan.Role.LOG) {
         return CompletableFuture.failedFuture(
@@ -498,27 +534,28 @@ public final class ChainWriter {
           new TrimmedException(
               decided.getStreamAddress() + 1, StreamId.fromMsg(decided.getStream())));
     }
-    return readCopy(copies.get(i), entry, 0)
+    return readCopy(copies.get(i), entry, 0, at)
         .thenCompose(
             r -> {
               if (r.getStatus() == ReadResult.Status.TRIMMED) {
-                return decideFromCopies(entry, plan, copies, i + 1);
+                return decideFromCopies(entry, plan, copies, i + 1, at);
               }
               if (r.getStatus() == ReadResult.Status.COMMITTED && holds(r, entry)) {
-                return commitEarlier(entry, plan, plan.visits().size() - 1)
+                return commitEarlier(entry, plan, plan.visits().size() - 1, at)
                     .thenApply(v -> Outcome.COMMITTED);
               }
-              return abortEarlier(entry, plan).thenApply(v -> Outcome.ABORTED);
+              return abortEarlier(entry, plan, at).thenApply(v -> Outcome.ABORTED);
             });
   }
 
   /** What one copy's slot holds; a replica that never held the stream holds nothing there. */
-  private CompletableFuture<ReadResult> readCopy(Copy copy, LogEntryMsg entry, int attempt) {
+  private CompletableFuture<ReadResult> readCopy(
+      Copy copy, LogEntryMsg entry, int attempt, ReplicaClient at) {
     CompletableFuture<List<ReadResult>> read =
         copy.slot() == null
-            ? ops.logRead(
+            ? at.logRead(
                 copy.visit().endpoint(), entry.getGlobalAddress(), entry.getGlobalAddress())
-            : ops.streamRead(
+            : at.streamRead(
                 copy.visit().endpoint(),
                 StreamId.fromMsg(copy.slot().getStream()),
                 copy.slot().getStreamAddress(),
@@ -535,7 +572,7 @@ public final class ChainWriter {
               }
               if (isTransient(cause) && attempt < TRANSIENT_RETRIES) {
                 return CompletableFuture.supplyAsync(() -> null, delayed)
-                    .thenCompose(v -> readCopy(copy, entry, attempt + 1));
+                    .thenCompose(v -> readCopy(copy, entry, attempt + 1, at));
               }
               return CompletableFuture.<ReadResult>failedFuture(cause);
             })
@@ -552,7 +589,7 @@ public final class ChainWriter {
     List<ChainPlan.Visit> visits = plan.visits();
     List<CompletableFuture<Void>> commits = new ArrayList<>();
     for (int i = 0; i < visits.size() - 1; i++) {
-      commits.add(commitAt(entry, visits.get(i), 0));
+      commits.add(commitAt(entry, visits.get(i), 0, ops));
     }
     return CompletableFuture.allOf(commits.toArray(CompletableFuture[]::new));
   }
@@ -562,11 +599,12 @@ public final class ChainWriter {
     return plan(entry).last().streams().contains(stream);
   }
 
-  private CompletableFuture<Void> commitAt(LogEntryMsg entry, ChainPlan.Visit v, int attempt) {
+  private CompletableFuture<Void> commitAt(
+      LogEntryMsg entry, ChainPlan.Visit v, int attempt, ReplicaClient at) {
     CompletableFuture<Void> c =
         v.role() == ChainPlan.Role.LOG
-            ? ops.logCommit(v.endpoint(), entry.getGlobalAddress())
-            : ops.streamCommit(v.endpoint(), slotsFor(entry, v));
+            ? at.logCommit(v.endpoint(), entry.getGlobalAddress())
+            : at.streamCommit(v.endpoint(), slotsFor(entry, v));
     return c.handle(
             (ok, error) -> {
               if (error == null) {
@@ -575,7 +613,7 @@ public final class ChainWriter {
               Throwable cause = EpochRpc.unwrap(error);
               if (isTransient(cause) && attempt < TRANSIENT_RETRIES) {
                 return CompletableFuture.supplyAsync(() -> null, delayed)
-                    .thenCompose(x -> commitAt(entry, v, attempt + 1));
+                    .thenCompose(x -> commitAt(entry, v, attempt + 1, at));
               }
               return CompletableFuture.<Void>failedFuture(cause);
             })
@@ -588,42 +626,50 @@ public final class ChainWriter {
    * of the entry has been replaced by a hole and the decider's hole committed (see {@link
    * #decide}). Returns what the slot holds afterwards.
    */
-  private CompletableFuture<ReadResult> askDecider(LogEntryMsg entry, ChainPlan.Visit decider) {
-    return fillCopy(entry, deciding(entry, decider), false, false, 0);
+  private CompletableFuture<ReadResult> askDecider(
+      LogEntryMsg entry, ChainPlan.Visit decider, ReplicaClient at) {
+    return fillCopy(entry, deciding(entry, decider), false, false, 0, at);
   }
 
   /**
    * Sends commits to the visits before {@code upTo}, a visit index no greater than the last one's
    * (visits from {@code upTo} on were committed by the node that wrote them in one message).
    */
-  private CompletableFuture<Void> commitEarlier(LogEntryMsg entry, ChainPlan plan, int upTo) {
+  private CompletableFuture<Void> commitEarlier(
+      LogEntryMsg entry, ChainPlan plan, int upTo, ReplicaClient at) {
     List<ChainPlan.Visit> visits = plan.visits();
     List<CompletableFuture<?>> commits = new ArrayList<>();
     for (int i = 0; i < upTo; i++) {
       ChainPlan.Visit v = visits.get(i);
       CompletableFuture<Void> c =
           v.role() == ChainPlan.Role.LOG
-              ? ops.logCommit(v.endpoint(), entry.getGlobalAddress())
-              : ops.streamCommit(v.endpoint(), slotsFor(entry, v));
+              ? at.logCommit(v.endpoint(), entry.getGlobalAddress())
+              : at.streamCommit(v.endpoint(), slotsFor(entry, v));
       // A lost commit is harmless: the decider holds the entry, and readers finish the commit.
       commits.add(c.exceptionally(e -> null));
     }
     return CompletableFuture.allOf(commits.toArray(CompletableFuture[]::new));
   }
 
-  private CompletableFuture<Void> abortEarlier(LogEntryMsg entry, ChainPlan plan) {
+  /**
+   * Once an abort is decided (the decider's hole is committed), abort-fills every copy of the entry
+   * with committed holes: replacing what still holds the entry and committing the holes the abort
+   * left uncommitted. A lost fill is harmless: a reader of that copy finishes the abort.
+   */
+  private CompletableFuture<Void> abortEarlier(
+      LogEntryMsg entry, ChainPlan plan, ReplicaClient at) {
     List<ChainPlan.Visit> visits = plan.visits();
     List<CompletableFuture<?>> fills = new ArrayList<>();
     for (int i = 0; i < visits.size(); i++) {
       ChainPlan.Visit v = visits.get(i);
       if (v.role() == ChainPlan.Role.LOG) {
         fills.add(
-            ops.logFill(v.endpoint(), entry.getGlobalAddress(), true, entry.getNonce())
+            at.logFill(v.endpoint(), entry.getGlobalAddress(), true, entry.getNonce())
                 .exceptionally(e -> null));
       } else {
         for (StreamSlot slot : slotsFor(entry, v)) {
           fills.add(
-              ops.streamFill(
+              at.streamFill(
                       v.endpoint(),
                       StreamId.fromMsg(slot.getStream()),
                       slot.getStreamAddress(),

@@ -40,12 +40,47 @@ import java.util.Collection;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
-/** Typed asynchronous calls to the sequencer and the replicas. Thread-safe. */
+/**
+ * Typed asynchronous calls to the sequencer and the replicas. Thread-safe.
+ *
+ * <p>A request to a named node is stamped with the epoch of the layout held when it is sent and,
+ * refused for a wrong epoch, sent once more at the refreshed layout's epoch (see {@link EpochRpc}).
+ * A client {@link #pinnedTo pinned} to a layout instead stamps every request to a node with that
+ * layout's epoch and fails a refused one with {@link io.vcorfu.protocol.WrongEpochException}: for a
+ * caller whose every step must belong to one layout (a decision, see {@code ChainWriter}).
+ */
 public final class ReplicaClient {
   private final EpochRpc rpc;
 
+  /** The layout every request to a node is stamped with, or null for the one held when sent. */
+  private final Layout pinned;
+
   public ReplicaClient(EpochRpc rpc) {
+    this(rpc, null);
+  }
+
+  private ReplicaClient(EpochRpc rpc, Layout pinned) {
     this.rpc = rpc;
+    this.pinned = pinned;
+  }
+
+  /**
+   * This client with every request to a node stamped with {@code layout}'s epoch and never sent
+   * again at another: a node sealed at a later epoch refuses it with {@link
+   * io.vcorfu.protocol.WrongEpochException}. Requests to the sequencer are not pinned.
+   */
+  public ReplicaClient pinnedTo(Layout layout) {
+    return new ReplicaClient(rpc, layout);
+  }
+
+  /** The layout this client is pinned to, or null. */
+  public Layout pinned() {
+    return pinned;
+  }
+
+  private CompletableFuture<io.vcorfu.protocol.proto.Response> call(
+      Endpoint node, Request.Builder request) {
+    return pinned == null ? rpc.call(node, request) : rpc.callIn(pinned, l -> node, request);
   }
 
   public EpochRpc rpc() {
@@ -186,7 +221,7 @@ public final class ReplicaClient {
    * node had already been sealed further.
    */
   public CompletableFuture<Long> seal(Endpoint node, long epoch) {
-    return rpc.call(
+    return call(
             node,
             Request.newBuilder()
                 .setSeal(io.vcorfu.protocol.proto.SealRequest.newBuilder().setEpoch(epoch)))
@@ -200,7 +235,7 @@ public final class ReplicaClient {
   }
 
   public CompletableFuture<Void> logWrite(Endpoint replica, LogEntryMsg entry, boolean commit) {
-    return rpc.call(
+    return call(
             replica,
             Request.newBuilder()
                 .setLogWrite(LogWriteRequest.newBuilder().setEntry(entry).setCommit(commit)))
@@ -208,7 +243,7 @@ public final class ReplicaClient {
   }
 
   public CompletableFuture<Void> logCommit(Endpoint replica, long address) {
-    return rpc.call(
+    return call(
             replica,
             Request.newBuilder().setLogCommit(LogCommitRequest.newBuilder().addAddresses(address)))
         .thenApply(r -> null);
@@ -226,7 +261,7 @@ public final class ReplicaClient {
    */
   public CompletableFuture<ReadResult> logFill(
       Endpoint replica, long address, boolean abort, long abortNonce, boolean commit) {
-    return rpc.call(
+    return call(
             replica,
             Request.newBuilder()
                 .setLogFill(
@@ -239,7 +274,7 @@ public final class ReplicaClient {
   }
 
   public CompletableFuture<List<ReadResult>> logRead(Endpoint replica, long from, long to) {
-    return rpc.call(
+    return call(
             replica,
             Request.newBuilder().setLogRead(LogReadRequest.newBuilder().setFrom(from).setTo(to)))
         .thenApply(r -> r.getLogRead().getResultsList());
@@ -251,21 +286,21 @@ public final class ReplicaClient {
 
   /** The log replica's tail and, with {@code streams}, every stream's tail as its entries show. */
   public CompletableFuture<LogTailResponse> logTail(Endpoint replica, boolean streams) {
-    return rpc.call(
+    return call(
             replica,
             Request.newBuilder().setLogTail(LogTailRequest.newBuilder().setStreams(streams)))
         .thenApply(r -> r.getLogTail());
   }
 
   public CompletableFuture<Long> logTrim(Endpoint replica, long before) {
-    return rpc.call(
+    return call(
             replica, Request.newBuilder().setLogTrim(LogTrimRequest.newBuilder().setBefore(before)))
         .thenApply(r -> r.getLogTrim().getTrimMark());
   }
 
   public CompletableFuture<Void> streamWrite(
       Endpoint replica, LogEntryMsg entry, List<StreamSlot> slots, boolean commit) {
-    return rpc.call(
+    return call(
             replica,
             Request.newBuilder()
                 .setStreamWrite(
@@ -279,7 +314,7 @@ public final class ReplicaClient {
   /** Consecutive chain visits on one node in one message; see {@code ChainWriteRequest}. */
   public CompletableFuture<ChainWriteResponse> chainWrite(
       Endpoint node, LogEntryMsg entry, List<ChainStep> steps, boolean commitEarlier) {
-    return rpc.call(
+    return call(
             node,
             Request.newBuilder()
                 .setChainWrite(
@@ -291,7 +326,7 @@ public final class ReplicaClient {
   }
 
   public CompletableFuture<Void> streamCommit(Endpoint replica, List<StreamSlot> slots) {
-    return rpc.call(
+    return call(
             replica,
             Request.newBuilder()
                 .setStreamCommit(StreamCommitRequest.newBuilder().addAllSlots(slots)))
@@ -315,7 +350,7 @@ public final class ReplicaClient {
       boolean abort,
       long abortNonce,
       boolean commit) {
-    return rpc.call(
+    return call(
             replica,
             Request.newBuilder()
                 .setStreamFill(
@@ -330,7 +365,7 @@ public final class ReplicaClient {
 
   public CompletableFuture<List<ReadResult>> streamRead(
       Endpoint replica, StreamId stream, long from, long to) {
-    return rpc.call(
+    return call(
             replica,
             Request.newBuilder()
                 .setStreamRead(
@@ -345,12 +380,11 @@ public final class ReplicaClient {
       Endpoint replica, Collection<StreamId> streams, boolean all) {
     StreamTailRequest.Builder b = StreamTailRequest.newBuilder().setAll(all);
     streams.forEach(s -> b.addStreams(s.toMsg()));
-    return rpc.call(replica, Request.newBuilder().setStreamTail(b))
-        .thenApply(r -> r.getStreamTail());
+    return call(replica, Request.newBuilder().setStreamTail(b)).thenApply(r -> r.getStreamTail());
   }
 
   public CompletableFuture<Long> streamTrim(Endpoint replica, StreamId stream, long before) {
-    return rpc.call(
+    return call(
             replica,
             Request.newBuilder()
                 .setStreamTrim(
@@ -360,7 +394,6 @@ public final class ReplicaClient {
 
   /** Runs a remote-view call on {@code host}. */
   public CompletableFuture<ViewCallResponse> viewCall(Endpoint host, ViewCallRequest request) {
-    return rpc.call(host, Request.newBuilder().setViewCall(request))
-        .thenApply(r -> r.getViewCall());
+    return call(host, Request.newBuilder().setViewCall(request)).thenApply(r -> r.getViewCall());
   }
 }

@@ -10,10 +10,11 @@ import io.vcorfu.client.model.ModelConfig.PlanOrder;
  * @param write how copies are written and committed
  * @param replan fix A: every request of a decision carries the epoch of the layout its plan came
  *     from, and a decision refused for a wrong epoch starts again at the decider of the new layout
- *     instead of going on with its old plan at the nodes that remain (today {@code EpochRpc} sends
- *     a refused request again, at the new epoch, to the same node when it is still in the layout)
+ *     instead of going on with its old plan at the nodes that remain (before the fix, {@code
+ *     EpochRpc} sent a refused request again, at the new epoch, to the same node when it is still
+ *     in the layout)
  * @param uncommittedAbort fix B: an abort replaces the other copies by <em>uncommitted</em> holes
- *     (a replica operation today's fill lacks: it commits the hole that replaces an entry), commits
+ *     (a replica operation the fill lacked: it committed the hole that replaced an entry), commits
  *     the decider's hole only once every other copy holds one, and commits the other holes after
  *     that; so no reader takes a hole for the outcome before the decider's hole is committed
  */
@@ -21,12 +22,13 @@ record RuleSet(Write write, boolean replan, boolean uncommittedAbort) {
   /** The base rules. */
   enum Write {
     /**
-     * Today's serial chain ({@code ChainWriter}, {@code ChainPlan}): copies written one at a time
-     * in plan order, the last write (the decider's) is the commit, commits of the earlier copies
-     * follow. A decision commits if the decider holds the entry, else aborts: an uncommitted hole
-     * at the decider, every other copy replaced by a committed hole last first, then the decider's
-     * hole committed. A data write of an entry whose token predates a seal is refused ({@code
-     * EpochFence}): after a layout change a decision only decides.
+     * The serial chain ({@code ChainWriter}, {@code ChainPlan}; {@code ChainWriter} runs it with
+     * both fixes, {@code SERIAL.fixed()}): copies written one at a time in plan order, the last
+     * write (the decider's) is the commit, commits of the earlier copies follow. A decision commits
+     * if the decider holds the entry, else aborts: an uncommitted hole at the decider, every other
+     * copy replaced by a committed hole last first, then the decider's hole committed. A data write
+     * of an entry whose token predates a seal is refused ({@code EpochFence}): after a layout
+     * change a decision only decides.
      */
     SERIAL(PlanOrder.SERIAL),
 

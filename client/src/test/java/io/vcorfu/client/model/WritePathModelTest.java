@@ -24,21 +24,21 @@ import org.junit.jupiter.params.provider.MethodSource;
  * <p><b>What is modeled.</b> One entry per global address (1 or 2), written to the log chain and to
  * every stream chain (1 or 2, one stream each); a copy is one slot (chain, node), holding nothing,
  * data or a hole, each uncommitted or committed, or trimmed. Replica operations are atomic at their
- * replica and as the replicas do them today ({@link Replicas}: write-once data writes, fills that
- * keep or abort, commits that leave holes alone, trims). Processes, one replica request per step:
- * one writer per address ({@link Processes}: today's serial drive, or the parallel rule's messages,
- * one per node or one per copy, all in flight at once, a message to a crashed node lost; after a
- * failure the writer decides, concurrently with the readers), readers (one reading twice, or two
- * reading once) that read any address from any chain's last replica and repair as {@code
- * RepairingReader} does (decide uncommitted data, fill empty log slots head first, decide a
- * stream's empty slot by the log first, settle an abort), a trimmer that settles and trims one
- * stream ({@link Readers}), and the decisions they run ({@link Decisions}: drive, ask the decider,
- * commit, finish missing copies, abort last first, decide from the copies when the decider is
- * trimmed). Faults ({@link Transitions}): layout changes that remove a node (sealing every other
- * node at once; the log chain is never emptied, a stream chain may be, and then the log decides),
- * crashes (the node's requests wait), and the parallel rule's "fully replicated through X" mark.
- * Requests to a removed node fail and their process starts again; a decision otherwise goes on with
- * the plan it began with, as {@code EpochRpc} re-sends a refused request to the same node.
+ * replica and as the replicas do them ({@link Replicas}: write-once data writes, fills that keep or
+ * abort, commits that leave holes alone, trims). Processes, one replica request per step: one
+ * writer per address ({@link Processes}: the serial drive, or the parallel rule's messages, one per
+ * node or one per copy, all in flight at once, a message to a crashed node lost; after a failure
+ * the writer decides, concurrently with the readers), readers (one reading twice, or two reading
+ * once) that read any address from any chain's last replica and repair as {@code RepairingReader}
+ * does (decide uncommitted data, fill empty log slots head first, decide a stream's empty slot by
+ * the log first, settle an abort), a trimmer that settles and trims one stream ({@link Readers}),
+ * and the decisions they run ({@link Decisions}: drive, ask the decider, commit, finish missing
+ * copies, abort last first, decide from the copies when the decider is trimmed). Faults ({@link
+ * Transitions}): layout changes that remove a node (sealing every other node at once; the log chain
+ * is never emptied, a stream chain may be, and then the log decides), crashes (the node's requests
+ * wait), and the parallel rule's "fully replicated through X" mark. Requests to a removed node fail
+ * and their process starts again; a decision otherwise goes on with the plan it began with, as
+ * {@code EpochRpc} re-sends a refused request to the same node.
  *
  * <p><b>What is not.</b> Timing (repair waits, timeouts: any order is explored instead), message
  * loss other than to crashed or removed nodes, duplicate deliveries, node restarts with their data
@@ -47,14 +47,14 @@ import org.junit.jupiter.params.provider.MethodSource;
  * always below the stream's tail), and the log's own trim. Readers are interchangeable: states that
  * differ only by which reader is which are explored once.
  *
- * <p>The rule sets ({@link RuleSet}): today's serial chain, the withdrawn interleaved plan, the
- * parallel rule of issue 31 as proposed, and both with the two fixes the model called for (A: a
- * decision whose plan is of an older epoch starts again; B: an abort's holes stay uncommitted until
- * the decider's hole is committed). Each run prints its state count and time; each counterexample
- * its trace (a shortest one). A counterexample test also explores again checking only what clients
- * saw (acknowledgements and what readers returned, not the replicas' slots), so that the violation
- * it shows is one a client sees. {@code -Dvcorfu.model.large=true} adds the large configurations of
- * {@link ModelConfigs}.
+ * <p>The rule sets ({@link RuleSet}): the serial chain (which the code runs with both fixes), the
+ * withdrawn interleaved plan, the parallel rule of issue 31 as proposed, and both with the two
+ * fixes the model called for (A: a decision whose plan is of an older epoch starts again; B: an
+ * abort's holes stay uncommitted until the decider's hole is committed). Each run prints its state
+ * count and time; each counterexample its trace (a shortest one). A counterexample test also
+ * explores again checking only what clients saw (acknowledgements and what readers returned, not
+ * the replicas' slots), so that the violation it shows is one a client sees. {@code
+ * -Dvcorfu.model.large=true} adds the large configurations of {@link ModelConfigs}.
  */
 class WritePathModelTest {
   private static final int LIMIT = 30_000_000;
@@ -82,6 +82,7 @@ class WritePathModelTest {
         .isTrue();
   }
 
+  /** The rule {@code ChainWriter} runs (see {@code DecisionAcrossRemovalsTest} for the fixes). */
   @ParameterizedTest(name = "{0}")
   @MethodSource("configurations")
   void theSerialRuleWithBothFixesKeepsEveryProperty(ModelConfig config) {
@@ -93,7 +94,7 @@ class WritePathModelTest {
 
   @ParameterizedTest(name = "{0}")
   @MethodSource("oneRemoval")
-  void todaysSerialRuleKeepsEveryPropertyThroughOneRemoval(ModelConfig config) {
+  void theUnfixedSerialRuleKeepsEveryPropertyThroughOneRemoval(ModelConfig config) {
     Explorer.Result result = run(config, RuleSet.SERIAL);
 
     assertThat(result.violation()).as(String.join("\n", result.trace())).isNull();
@@ -115,13 +116,13 @@ class WritePathModelTest {
   }
 
   /**
-   * Today's rule, two removals from a chain of three (within R - 1 failures): a decision that began
-   * aborting goes on with its old plan after the decider is removed and replaces the new decider's
-   * copy after another decision found the entry there; that one's commit meets a hole, which a
-   * commit leaves as it is, and it reports the entry committed.
+   * The serial rule without the fixes, two removals from a chain of three (within R - 1 failures):
+   * a decision that began aborting goes on with its old plan after the decider is removed and
+   * replaces the new decider's copy after another decision found the entry there; that one's commit
+   * meets a hole, which a commit leaves as it is, and it reports the entry committed.
    */
   @Test
-  void todaysSerialRuleCommitsOnAHoleAfterTwoRemovalsOfThree() {
+  void theUnfixedSerialRuleCommitsOnAHoleAfterTwoRemovalsOfThree() {
     Explorer.Result result = run(ModelConfigs.replicationThree(), RuleSet.SERIAL);
 
     assertThat(result.violation()).startsWith("P1");
@@ -131,10 +132,10 @@ class WritePathModelTest {
   }
 
   /**
-   * Today's rule with fix A alone, when removals empty the deciding stream chain: an abort replaced
-   * the log's last replica by a committed hole (read as a hole), then that node is removed with the
-   * stream chain's last replica, and the log's remaining replica, still holding the entry, decides
-   * it committed.
+   * The serial rule with fix A alone, when removals empty the deciding stream chain: an abort
+   * replaced the log's last replica by a committed hole (read as a hole), then that node is removed
+   * with the stream chain's last replica, and the log's remaining replica, still holding the entry,
+   * decides it committed.
    */
   @Test
   void anEmptiedDecidingChainHandsTheDecisionToALogCopyTheAbortHadNotReached() {

@@ -69,6 +69,9 @@ public final class InJvmCluster implements AutoCloseable {
   public static final Endpoint STREAM_A = new Endpoint("stream-a", 9003);
   public static final Endpoint STREAM_B = new Endpoint("stream-b", 9004);
   public static final Endpoint STREAM_C = new Endpoint("stream-c", 9005);
+  public static final Endpoint NODE_0 = new Endpoint("node-0", 9010);
+  public static final Endpoint NODE_1 = new Endpoint("node-1", 9011);
+  public static final Endpoint NODE_2 = new Endpoint("node-2", 9012);
 
   private final InJvmTransport transport = new InJvmTransport();
   private final Map<Endpoint, Node> nodes = new LinkedHashMap<>();
@@ -123,6 +126,38 @@ public final class InJvmCluster implements AutoCloseable {
                        "stream": [["%s", "%s", "%s"]]}]}
         """
             .formatted(SEQUENCER, LOG_A, LOG_B, STREAM_A, STREAM_B, STREAM_C));
+  }
+
+  /**
+   * Three nodes that each host a log replica and a stream replica, R = 3 as a cluster places them:
+   * the log chain {@code [node-0, node-1, node-2]} and the stream chain {@code [node-1, node-2,
+   * node-0]} (so each chain's decider is another node), the sequencer on an endpoint of its own.
+   */
+  public static InJvmCluster threeNodesBothRoles() {
+    return serving(
+        """
+        {"clusterId": "test", "epoch": 1, "sequencer": "%s",
+         "segments": [{"start": 0, "end": -1,
+                       "log": [["%s", "%s", "%s"]],
+                       "stream": [["%s", "%s", "%s"]]}]}
+        """
+            .formatted(SEQUENCER, NODE_0, NODE_1, NODE_2, NODE_1, NODE_2, NODE_0));
+  }
+
+  /**
+   * Three nodes, every entry kept twice: the log chain {@code [node-0, node-1]} and the stream
+   * chain {@code [node-1, node-2]}, so that two removals (node-2, then node-1) leave the log's
+   * first replica alone to decide.
+   */
+  public static InJvmCluster overlappingChainsOfTwo() {
+    return serving(
+        """
+        {"clusterId": "test", "epoch": 1, "sequencer": "%s",
+         "segments": [{"start": 0, "end": -1,
+                       "log": [["%s", "%s"]],
+                       "stream": [["%s", "%s"]]}]}
+        """
+            .formatted(SEQUENCER, NODE_0, NODE_1, NODE_1, NODE_2));
   }
 
   private static InJvmCluster serving(String json) {
@@ -197,9 +232,11 @@ public final class InJvmCluster implements AutoCloseable {
   }
 
   /**
-   * The current layout at the next epoch, as a cluster layout (R = 1), with {@code dead}'s stream
-   * chains left empty and nothing else changed: what the manager commits when the only replica of a
-   * stream chain fails (degraded mode).
+   * The current layout at the next epoch, as a cluster layout (R = 1), with {@code dead} taken out
+   * of every chain and the stream chains it was the last replica of left empty: what the manager
+   * commits when the only replica of a stream chain fails (degraded mode).
+   *
+   * @throws IllegalStateException if a log chain would be left empty
    */
   public Layout withEmptyStreamChainsOf(Endpoint dead) {
     Layout from = layout;
@@ -209,7 +246,7 @@ public final class InJvmCluster implements AutoCloseable {
       for (List<Endpoint> chain : s.stream()) {
         stream.add(chain.stream().filter(e -> !e.equals(dead)).toList());
       }
-      segments.add(new Segment(s.start(), s.end(), s.log(), stream));
+      segments.add(new Segment(s.start(), s.end(), without(s.log(), dead), stream));
     }
     return new Layout(
         from.clusterId(), from.epoch() + 1, from.sequencer(), segments, 1, List.of(dead));

@@ -18,11 +18,13 @@ public final class HoleFill {
   private HoleFill() {}
 
   /**
-   * Repairs one slot of {@code ns}: an empty slot gets {@code hole} (committed iff {@code commit});
-   * an uncommitted entry is replaced by a committed hole when {@code abort} is set and {@code
-   * abortNonce} names it (or is 0); a hole is committed when {@code commit} is set; anything else
-   * is left as it is. Completes with what the slot holds afterwards, once that is durable. With
-   * {@code uncommittedOnly} (a rebuilding replica) no hole it writes or finds is committed.
+   * Repairs one slot of {@code ns}: an empty slot gets {@code hole}; an uncommitted entry is
+   * replaced by {@code hole} when {@code abort} is set and {@code abortNonce} names it (or is 0);
+   * the hole either writes is committed iff {@code commit} (an abort leaves the copies it replaces
+   * uncommitted until its decider's hole is committed); a hole is committed when {@code commit} is
+   * set; anything else is left as it is. Completes with what the slot holds afterwards, once that
+   * is durable. With {@code uncommittedOnly} (a rebuilding replica) no hole it writes or finds is
+   * committed.
    */
   public static CompletableFuture<ReadResult> fill(
       StorageEngine engine,
@@ -41,7 +43,7 @@ public final class HoleFill {
         IndexedRecord held = engine.lookup(ns, address);
         if (held == null
             || (!held.hole() && !held.committed() && abort && abortMatches(held, abortNonce))) {
-          boolean committed = !uncommittedOnly && (held != null || commit);
+          boolean committed = !uncommittedOnly && commit;
           engine.put(
               key(ns, address),
               holeGlobal,
