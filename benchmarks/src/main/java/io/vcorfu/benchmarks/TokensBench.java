@@ -10,16 +10,20 @@ import io.vcorfu.sequencer.SequencerService;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.Semaphore;
+import java.util.concurrent.CountDownLatch;
 import java.util.function.BiFunction;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
- * {@code vcorfu bench tokens}: tokens per second from the sequencer. Each thread keeps {@code
- * --pipeline} requests in flight, each asking for {@code --batch} consecutive tokens for one of K
- * streams. Thread {@code t} sends on connection {@code t mod --conns}. {@code --in-process} drives
- * a sequencer in this JVM instead of a server.
+ * {@code vcorfu bench tokens}: tokens per second from the sequencer. Each of {@code --threads}
+ * callers keeps {@code --pipeline} requests in flight, each asking for {@code --batch} consecutive
+ * tokens for one of K streams; caller {@code t} sends on connection {@code t mod --conns}. Callers
+ * are driven as an event-loop client drives its connections: a completed request's next one is sent
+ * from the thread that completed it (no thread per caller waits or is woken per request). Each
+ * connection's client coalesces the requests that wait behind its busy token messages (see {@code
+ * TokenBatcher}); the line ends with the requests per token message. {@code --in-process} drives a
+ * sequencer in this JVM instead of a server.
  *
  * <p>To compare with {@code redis-benchmark -t incr -c C [-P P]} (one counter increment per
  * request, C connections, P requests in flight per connection) use {@code --threads C --conns C
@@ -117,7 +121,16 @@ final class TokensBench extends ClusterBench {
                         r.getStreamsList().stream().map(StreamId::fromMsg).toList(),
                         null,
                         r.getCount())
-                    .thenApply(x -> null));
+                    .thenApply(x -> null),
+            () -> {
+              long[] sum = new long[2];
+              for (ReplicaClient o : ops) {
+                long[] x = o.tokenMessagesAndRequests();
+                sum[0] += x[0];
+                sum[1] += x[1];
+              }
+              return sum;
+            });
       } finally {
         closeAll(logs);
       }
@@ -125,11 +138,78 @@ final class TokensBench extends ClusterBench {
     return 0;
   }
 
+  /**
+   * One of a caller's requests in flight, sent again as soon as it completes until the load ends; a
+   * request that completes at once is followed in a loop, not by recursion.
+   */
+  private static final class Chain {
+    private final LoadWindows windows;
+    private final LoadWindows.Slot slot;
+    private final List<TokenRequest> requests;
+    private final java.util.function.Function<TokenRequest, CompletableFuture<Void>> call;
+    private final CountDownLatch ended;
+    private long i;
+    private final int tokensPerRequest;
+
+    Chain(
+        LoadWindows windows,
+        LoadWindows.Slot slot,
+        List<TokenRequest> requests,
+        long first,
+        java.util.function.Function<TokenRequest, CompletableFuture<Void>> call,
+        CountDownLatch ended) {
+      this.windows = windows;
+      this.slot = slot;
+      this.requests = requests;
+      this.i = first;
+      this.call = call;
+      this.ended = ended;
+      this.tokensPerRequest = Math.max(1, requests.get(0).getCount());
+    }
+
+    void next() {
+      while (windows.running()) {
+        long t0 = System.nanoTime();
+        CompletableFuture<Void> f = call.apply(requests.get((int) (i++ % requests.size())));
+        if (!f.isDone()) {
+          f.whenComplete(
+              (v, e) -> {
+                record(t0, e);
+                next();
+              });
+          return;
+        }
+        record(t0, f.isCompletedExceptionally() ? new IllegalStateException() : null);
+      }
+      ended.countDown();
+    }
+
+    private void record(long t0, Throwable e) {
+      if (e == null) {
+        windows.completed(slot, t0, System.nanoTime(), tokensPerRequest);
+      }
+    }
+  }
+
   private void run(
       String where,
       int connections,
       List<StreamId> ids,
       BiFunction<Integer, TokenRequest, CompletableFuture<Void>> call)
+      throws InterruptedException {
+    run(where, connections, ids, call, () -> null);
+  }
+
+  /**
+   * Runs the load; {@code messages} gives, once it is over, the token messages sent and the
+   * requests they carried (null when not known).
+   */
+  private void run(
+      String where,
+      int connections,
+      List<StreamId> ids,
+      BiFunction<Integer, TokenRequest, CompletableFuture<Void>> call,
+      java.util.function.Supplier<long[]> messages)
       throws InterruptedException {
     List<TokenRequest> requests = new ArrayList<>();
     for (StreamId id : ids) {
@@ -141,39 +221,20 @@ final class TokensBench extends ClusterBench {
             where, threads, connections, streams, batch, pipeline);
     LoadWindows windows = new LoadWindows(cold, warmup, duration);
     ProgressTicker progress = ProgressTicker.start("tokens", windows::units);
-    List<Thread> workers = new ArrayList<>();
+    // Each caller keeps `pipeline` requests in flight as chains: a completion records its request
+    // and sends the next one from the thread that completed it, as an event-loop client does; no
+    // thread waits or is woken per request.
+    CountDownLatch chains = new CountDownLatch(threads * pipeline);
     for (int t = 0; t < threads; t++) {
-      int thread = t;
       int conn = t % connections;
       LoadWindows.Slot slot = windows.newSlot();
-      Thread w =
-          new Thread(
-              () -> {
-                Semaphore window = new Semaphore(pipeline);
-                long i = thread;
-                while (windows.running()) {
-                  window.acquireUninterruptibly();
-                  TokenRequest r = requests.get((int) (i++ % requests.size()));
-                  long t0 = System.nanoTime();
-                  call.apply(conn, r)
-                      .whenComplete(
-                          (v, e) -> {
-                            if (e == null) {
-                              windows.completed(slot, t0, System.nanoTime(), batch);
-                            }
-                            window.release();
-                          });
-                }
-                window.acquireUninterruptibly(pipeline);
-              },
-              "tokens-" + t);
-      workers.add(w);
-      w.start();
+      for (int k = 0; k < pipeline; k++) {
+        new Chain(windows, slot, requests, t * pipeline + k, r -> call.apply(conn, r), chains)
+            .next();
+      }
     }
     try {
-      for (Thread w : workers) {
-        w.join();
-      }
+      chains.await();
     } finally {
       progress.close();
     }
@@ -189,12 +250,25 @@ final class TokensBench extends ClusterBench {
             .put("batch", batch)
             .put("pipeline", pipeline);
     windows.putFigures(result);
+    long[] wire = messages.get();
+    if (wire != null) {
+      result.put("messages", wire[0]).put("requests", wire[1]);
+    }
     output.print(
         result,
         coldLine,
         String.format(
-            "%s: %d tokens in %.1f s = %.0f tokens/s, request %s",
-            label, tokens, seconds, tokens / seconds, windows.warmLatency()),
+            "%s: %d tokens in %.1f s = %.0f tokens/s, request %s%s",
+            label,
+            tokens,
+            seconds,
+            tokens / seconds,
+            windows.warmLatency(),
+            wire == null
+                ? ""
+                : String.format(
+                    ", %.2f requests per token message (whole run)",
+                    wire[0] == 0 ? 0.0 : (double) wire[1] / wire[0])),
         coldLine == null ? null : windows.timelineLine(label, "tokens"));
   }
 }

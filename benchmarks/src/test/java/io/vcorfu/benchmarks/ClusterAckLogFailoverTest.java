@@ -31,7 +31,7 @@ import org.junit.jupiter.api.io.TempDir;
  * waits until appends are acknowledged again, then kills a node that is not the sequencer (a log
  * and a stream replica of every chain); appends resume again. Afterwards every acknowledged append
  * reads back, by stream address and by global address, with the value and addresses it was
- * acknowledged with, and no value is stored twice in its stream. The same again with 8 s pauses
+ * acknowledged with, and no value is stored twice in its stream. The same again with 4 s pauses
  * (SIGSTOP, then SIGCONT) instead of kills; the replica is stopped as soon as appends are
  * acknowledged again, typically while the resumed sequencer rejoins.
  */
@@ -48,33 +48,33 @@ class ClusterAckLogFailoverTest {
 
   /**
    * The same with SIGSTOP instead of {@code kill -9}: the sequencer, then a replica, each stopped
-   * for 8 s and then resumed (it finds itself out of the layout and rejoins). The longest stretch
+   * for 4 s and then resumed (it finds itself out of the layout and rejoins). The longest stretch
    * without an acknowledgement while each was stopped is printed.
    */
   @Test
-  void eightSecondPausesOfTheSequencerAndThenOfAReplicaDuringBenchAppendLoseNoAcknowledgedAppend()
+  void fourSecondPausesOfTheSequencerAndThenOfAReplicaDuringBenchAppendLoseNoAcknowledgedAppend()
       throws Exception {
     try (ProcessCluster cluster = ProcessCluster.start(tmp, "bench", 3)) {
-      run(cluster, (role, node) -> pauseForEightSeconds(cluster, role, node));
+      run(cluster, (role, node) -> pauseForFourSeconds(cluster, role, node));
     }
   }
 
   /**
-   * Stops {@code node} (SIGSTOP) for 8 s, then resumes it; prints the longest stretch without an
+   * Stops {@code node} (SIGSTOP) for 4 s, then resumes it; prints the longest stretch without an
    * acknowledgement meanwhile.
    */
-  private void pauseForEightSeconds(ProcessCluster cluster, String role, Endpoint node)
+  private void pauseForFourSeconds(ProcessCluster cluster, String role, Endpoint node)
       throws Exception {
     io.vcorfu.server.ServerProcess p = cluster.processOf(node);
     AckGaps gaps = new AckGaps(tmp.resolve("acks"));
     p.pause();
     try {
-      gaps.watchFor(Duration.ofSeconds(8));
+      gaps.watchFor(Duration.ofSeconds(4));
     } finally {
       p.resume();
     }
     System.out.printf(
-        "ClusterAckLogFailoverTest: %s %s stopped 8 s: longest stretch without an"
+        "ClusterAckLogFailoverTest: %s %s stopped 4 s: longest stretch without an"
             + " acknowledgement %d ms%n",
         role, node, gaps.longestMillis());
   }

@@ -161,22 +161,14 @@ public final class Sequencer {
    */
   public TokenResponse issue(TokenRequest request) {
     checkServing();
+    if (request.getBatchCount() > 0) {
+      throw new BadRequestException(
+          "A batch of token requests is issued request by request (see issueBatch).");
+    }
     List<StreamIdMsg> msgs = request.getStreamsList();
     int n = msgs.size();
-    StreamId[] ids = new StreamId[n];
-    for (int i = 0; i < n; i++) {
-      ids[i] = StreamId.fromMsg(msgs.get(i));
-    }
-    checkDistinct(ids);
+    StreamId[] ids = streamsOf(request);
     int count = request.getCount() == 0 ? 1 : request.getCount();
-    if (count < 0 || count > MAX_TOKENS_PER_REQUEST) {
-      throw new BadRequestException(
-          "A token request may ask for at most "
-              + MAX_TOKENS_PER_REQUEST
-              + " tokens, not "
-              + Integer.toUnsignedString(request.getCount())
-              + ".");
-    }
     if (request.hasTx()) {
       conditional.check(request.getTx(), epoch, bootstrapPoint);
     }
@@ -219,6 +211,62 @@ public final class Sequencer {
     if (!bootstrapped) {
       throw new NotServingException("sequencer");
     }
+  }
+
+  /**
+   * Issues every request of {@code batch} (a request with {@code batch} set) in order, as if each
+   * were issued alone, and calls {@code each} with every response in issue order; returns the
+   * responses as the batch's. Every request is checked before any is issued: a batch with a bad
+   * request, or with a conditional or nested one, issues nothing.
+   *
+   * @throws BadRequestException for such a batch
+   */
+  public TokenResponse issueBatch(
+      TokenRequest batch, java.util.function.Consumer<TokenResponse> each) {
+    checkServing();
+    if (batch.getStreamsCount() > 0 || batch.hasTx() || batch.getCount() != 0) {
+      throw new BadRequestException(
+          "A batch of token requests carries its requests in `batch` and nothing else.");
+    }
+    for (TokenRequest r : batch.getBatchList()) {
+      if (r.hasTx() || r.getBatchCount() > 0) {
+        throw new BadRequestException(
+            "A batch of token requests may not hold a conditional request or another batch.");
+      }
+      streamsOf(r);
+    }
+    TokenResponse.Builder out = TokenResponse.newBuilder().setEpoch(epoch);
+    for (TokenRequest r : batch.getBatchList()) {
+      TokenResponse issued = issue(r);
+      each.accept(issued);
+      out.addBatch(issued);
+    }
+    return out.build();
+  }
+
+  /**
+   * The streams of {@code request}, checked: distinct, and a count no greater than {@link
+   * #MAX_TOKENS_PER_REQUEST}.
+   *
+   * @throws BadRequestException otherwise
+   */
+  private static StreamId[] streamsOf(TokenRequest request) {
+    List<StreamIdMsg> msgs = request.getStreamsList();
+    StreamId[] ids = new StreamId[msgs.size()];
+    for (int i = 0; i < ids.length; i++) {
+      ids[i] = StreamId.fromMsg(msgs.get(i));
+    }
+    checkDistinct(ids);
+    int count = request.getCount() == 0 ? 1 : request.getCount();
+    if (count < 0 || count > MAX_TOKENS_PER_REQUEST) {
+      throw new BadRequestException(
+          "A token request may ask for at most "
+              + MAX_TOKENS_PER_REQUEST
+              + " tokens, not "
+              + Integer.toUnsignedString(request.getCount())
+              + ".");
+    }
+    return ids;
   }
 
   private static void checkDistinct(StreamId[] ids) {

@@ -84,8 +84,14 @@ public final class SequencerService implements AutoCloseable {
     return mode;
   }
 
-  /** Issues tokens (see {@link Sequencer#issue}). */
+  /**
+   * Issues tokens (see {@link Sequencer#issue}); a request with {@code batch} set is issued request
+   * by request, in one turn of the sequencer (see {@link Sequencer#issueBatch}).
+   */
   public CompletableFuture<TokenResponse> token(TokenRequest request) {
+    if (request.getBatchCount() > 0) {
+      return submit(s -> s.issueBatch(request, issuedListener));
+    }
     return submit(
         s -> {
           TokenResponse r = s.issue(request);

@@ -236,10 +236,14 @@ final class RoleHandlers {
     return r.getHeader().hasClientId() ? StreamId.fromMsg(r.getHeader().getClientId()) : null;
   }
 
+  /** The highest global address {@code r} issues, -1 for none (over a batch's responses too). */
   private static long lastAddress(TokenResponse r) {
     long last = -1;
     for (Token t : r.getTokensList()) {
       last = Math.max(last, t.getGlobalAddress());
+    }
+    for (TokenResponse b : r.getBatchList()) {
+      last = Math.max(last, lastAddress(b));
     }
     return last;
   }

@@ -50,18 +50,34 @@ import java.util.concurrent.CompletableFuture;
  * caller whose every step must belong to one layout (a decision, see {@code ChainWriter}).
  */
 public final class ReplicaClient {
+  /**
+   * The most token messages one client keeps in flight; requests that arrive meanwhile go out
+   * together in the next (see {@link TokenBatcher}).
+   */
+  static final int TOKEN_MESSAGES_IN_FLIGHT = 2;
+
   private final EpochRpc rpc;
 
   /** The layout every request to a node is stamped with, or null for the one held when sent. */
   private final Layout pinned;
 
+  private final TokenBatcher tokens;
+
   public ReplicaClient(EpochRpc rpc) {
-    this(rpc, null);
+    this.rpc = rpc;
+    this.pinned = null;
+    this.tokens =
+        new TokenBatcher(
+            r ->
+                rpc.call(Layout::sequencer, Request.newBuilder().setToken(r))
+                    .thenApply(x -> x.getToken()),
+            TOKEN_MESSAGES_IN_FLIGHT);
   }
 
-  private ReplicaClient(EpochRpc rpc, Layout pinned) {
-    this.rpc = rpc;
+  private ReplicaClient(ReplicaClient of, Layout pinned) {
+    this.rpc = of.rpc;
     this.pinned = pinned;
+    this.tokens = of.tokens;
   }
 
   /**
@@ -70,7 +86,7 @@ public final class ReplicaClient {
    * io.vcorfu.protocol.WrongEpochException}. Requests to the sequencer are not pinned.
    */
   public ReplicaClient pinnedTo(Layout layout) {
-    return new ReplicaClient(rpc, layout);
+    return new ReplicaClient(this, layout);
   }
 
   /** The layout this client is pinned to, or null. */
@@ -87,15 +103,28 @@ public final class ReplicaClient {
     return rpc;
   }
 
+  /**
+   * {@code count} consecutive tokens for {@code streams}, conditional on {@code tx} when it is not
+   * null. Unconditional requests of concurrent callers are coalesced on the wire ({@link
+   * TokenBatcher}); each caller still gets the tokens of its own request.
+   */
   public CompletableFuture<TokenResponse> token(
       Collection<StreamId> streams, TxResolution tx, int count) {
     TokenRequest.Builder b = TokenRequest.newBuilder().setCount(count);
     streams.forEach(s -> b.addStreams(s.toMsg()));
     if (tx != null) {
       b.setTx(tx);
+      return rpc.call(Layout::sequencer, Request.newBuilder().setToken(b))
+          .thenApply(r -> r.getToken());
     }
-    return rpc.call(Layout::sequencer, Request.newBuilder().setToken(b))
-        .thenApply(r -> r.getToken());
+    // Unconditional: coalesced with this client's other callers' requests while the sequencer is
+    // busy with earlier ones.
+    return tokens.token(b.build());
+  }
+
+  /** Token messages this client sent and the requests they carried (see {@link TokenBatcher}). */
+  public long[] tokenMessagesAndRequests() {
+    return tokens.sentMessagesAndRequests();
   }
 
   /**

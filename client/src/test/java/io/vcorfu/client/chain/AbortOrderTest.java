@@ -31,6 +31,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -45,7 +47,11 @@ import org.junit.jupiter.params.provider.MethodSource;
  * stream replicas are removed, one layout change each, and after each change fresh readers read the
  * slot by global and by stream address. Every reader, after either change, must see the same
  * outcome (the entry or a hole).
+ *
+ * <p>Each case has a cluster of its own and mostly waits (an aborter's request timeout, readers'
+ * repair delay), so the cases run concurrently.
  */
+@Execution(ExecutionMode.CONCURRENT)
 class AbortOrderTest {
   private static final List<Endpoint> STREAM_REPLICAS =
       List.of(InJvmCluster.STREAM_A, InJvmCluster.STREAM_B, InJvmCluster.STREAM_C);

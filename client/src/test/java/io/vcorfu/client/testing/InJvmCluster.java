@@ -642,6 +642,9 @@ public final class InJvmCluster implements AutoCloseable {
     for (Token t : r.getTokensList()) {
       last = Math.max(last, t.getGlobalAddress());
     }
+    for (TokenResponse b : r.getBatchList()) {
+      last = Math.max(last, lastAddress(b));
+    }
     return last;
   }
 

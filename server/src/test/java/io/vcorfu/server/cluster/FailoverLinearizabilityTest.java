@@ -9,17 +9,17 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Histories of real client processes stay linearizable while the cluster under them fails over (see
- * {@link LinearizableFaultRun}): this test stops (SIGSTOP) a node that is not the sequencer for 8
- * s, the layout dropping it meanwhile, and then kills it (kill -9), then stops the sequencer for 8
+ * {@link LinearizableFaultRun}): this test stops (SIGSTOP) a node that is not the sequencer for 4
+ * s, the layout dropping it meanwhile, and then kills it (kill -9), then stops the sequencer for 4
  * s, the layout moving the sequencer elsewhere meanwhile, and resumes it (SIGCONT); or it heals:
  * restarts a killed replica on its data, and then on a wiped directory, each time until it has been
  * rebuilt and promoted.
  */
 class FailoverLinearizabilityTest extends LinearizableFaultRun {
   /** How long the failover script keeps a node stopped. */
-  private static final java.time.Duration PAUSE = java.time.Duration.ofSeconds(8);
+  private static final java.time.Duration PAUSE = java.time.Duration.ofSeconds(4);
 
-  /** Two 8 s pauses: the clients keep calling through both, at several hundred calls a second. */
+  /** Two 4 s pauses: the clients keep calling through both, at several hundred calls a second. */
   @Override
   int callsPerThread() {
     return 15_000;
@@ -38,9 +38,9 @@ class FailoverLinearizabilityTest extends LinearizableFaultRun {
   }
 
   /**
-   * The failover script: SIGSTOP of a replica for 8 s (the layout drops it meanwhile, and the
+   * The failover script: SIGSTOP of a replica for 4 s (the layout drops it meanwhile, and the
    * sequencer, which stays, serves the new epoch at once), then kill -9 of it while it is still
-   * stopped; then SIGSTOP of the sequencer for 8 s (the layout moves the sequencer meanwhile), and
+   * stopped; then SIGSTOP of the sequencer for 4 s (the layout moves the sequencer meanwhile), and
    * SIGCONT.
    */
   private void assertLinearizableAcrossFailovers(long leaseMs) throws Exception {
@@ -51,7 +51,7 @@ class FailoverLinearizabilityTest extends LinearizableFaultRun {
           Layout initial = cluster.newestLayout();
           Endpoint replica = cluster.otherThan(initial.sequencer());
           ServerProcess paused = cluster.processOf(replica);
-          faults.mark("SIGSTOP of " + replica + " for 8 s");
+          faults.mark("SIGSTOP of " + replica + " for 4 s");
           long pausedAt = System.nanoTime();
           paused.pause();
           Layout withoutReplica = cluster.awaitLayout(l -> l.removed().contains(replica));
@@ -63,7 +63,7 @@ class FailoverLinearizabilityTest extends LinearizableFaultRun {
 
           ServerProcess sequencer = cluster.processOf(withoutReplica.sequencer());
           Endpoint sequencerEndpoint = sequencer.endpoint();
-          faults.mark("SIGSTOP of the sequencer " + sequencerEndpoint + " for 8 s");
+          faults.mark("SIGSTOP of the sequencer " + sequencerEndpoint + " for 4 s");
           long sequencerPausedAt = System.nanoTime();
           sequencer.pause();
           Layout moved = cluster.awaitLayout(l -> !l.sequencer().equals(sequencerEndpoint));
@@ -76,7 +76,7 @@ class FailoverLinearizabilityTest extends LinearizableFaultRun {
         });
   }
 
-  /** Lets the 8 s of a pause that began at {@code pausedAt} (nanoTime) run out. */
+  /** Lets the 4 s of a pause that began at {@code pausedAt} (nanoTime) run out. */
   private static void restOfThePause(long pausedAt) throws InterruptedException {
     long left = PAUSE.toNanos() - (System.nanoTime() - pausedAt);
     if (left > 0) {
