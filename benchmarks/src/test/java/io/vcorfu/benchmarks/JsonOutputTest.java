@@ -78,6 +78,12 @@ class JsonOutputTest {
     assertThroughput(r);
     // ops counts tokens, latency requests of 3 tokens each.
     assertThat(r.get("ops").asLong()).isEqualTo(3 * r.get("latency").get("count").asLong());
+    // Token messages on the wire and the requests they carried, over the whole run.
+    assertThat(r.get("requests").asLong())
+        .isGreaterThanOrEqualTo(r.get("latency").get("count").asLong());
+    assertThat(r.get("messages").asLong())
+        .isPositive()
+        .isLessThanOrEqualTo(r.get("requests").asLong());
     assertThat(r.get("cold").isNull()).isTrue();
     assertThat(r.get("timeline").isNull()).isTrue();
     assertProgress(p, "tokens");

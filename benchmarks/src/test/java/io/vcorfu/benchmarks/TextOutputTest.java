@@ -38,7 +38,8 @@ class TextOutputTest {
         .matches(
             "tokens loopback threads 2 conns 1 streams 1 batch 1 pipeline 32: \\d+ tokens in"
                 + " \\d+\\.\\d s = \\d+ tokens/s, request "
-                + LATENCY);
+                + LATENCY
+                + ", \\d+\\.\\d{2} requests per token message \\(whole run\\)");
 
     NODE.run(new AppendBench(), "--duration 0.3 --prefix tr");
     assertThat(NODE.run(new ReadBench(), "--prefix tr --batch 100 --duration 0.5"))
