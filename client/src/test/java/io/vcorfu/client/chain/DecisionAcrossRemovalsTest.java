@@ -62,10 +62,7 @@ class DecisionAcrossRemovalsTest {
   void anAbortBegunBeforeTwoRemovalsCannotUndoAnEntryDecidedAfterThem() throws Exception {
     cluster = InJvmCluster.threeNodesBothRoles();
     ReplicaClient ops = cluster.client().ops();
-    Token token = ops.token(List.of(STREAM), null, 1).join().getTokens(0);
-    LogEntryMsg entry =
-        ChainWriter.dataEntry(
-            token, ByteString.copyFromUtf8("entry"), cluster.layout().epoch(), 0x57a1eL);
+    LogEntryMsg entry = newEntry(ops, 0x57a1eL);
     // The writer wrote every log copy and the stream chain's head, then stopped.
     for (Endpoint n : List.of(NODE_0, NODE_1, NODE_2)) {
       ops.logWrite(n, entry, false).join();
@@ -103,10 +100,10 @@ class DecisionAcrossRemovalsTest {
     StreamEntry s =
         reader
             .readStream(
-                STREAM, token.getSlots(0).getStreamAddress(), token.getSlots(0).getStreamAddress())
+                STREAM, entry.getSlots(0).getStreamAddress(), entry.getSlots(0).getStreamAddress())
             .get(10, TimeUnit.SECONDS)
             .get(0);
-    GlobalEntry g = reader.readGlobal(token.getGlobalAddress()).get(10, TimeUnit.SECONDS);
+    GlobalEntry g = reader.readGlobal(entry.getGlobalAddress()).get(10, TimeUnit.SECONDS);
     assertThat(s.isHole()).as("the stream slot of the committed entry reads as a hole").isFalse();
     assertThat(new String(s.payload(), StandardCharsets.UTF_8)).isEqualTo("entry");
     assertThat(g.isHole()).as("the log's copy of the committed entry reads as a hole").isFalse();
@@ -124,10 +121,7 @@ class DecisionAcrossRemovalsTest {
   void aHoleReadWhileAnAbortIsUnderWayStaysAHoleWhenTheLogAloneDecides() throws Exception {
     cluster = InJvmCluster.overlappingChainsOfTwo();
     ReplicaClient ops = cluster.client().ops();
-    Token token = ops.token(List.of(STREAM), null, 1).join().getTokens(0);
-    LogEntryMsg entry =
-        ChainWriter.dataEntry(
-            token, ByteString.copyFromUtf8("entry"), cluster.layout().epoch(), 0x0b0e_1L);
+    LogEntryMsg entry = newEntry(ops, 0x0b0e_1L);
     // The writer wrote the log chain's head, then stopped.
     ops.logWrite(NODE_0, entry, false).join();
 
@@ -142,11 +136,11 @@ class DecisionAcrossRemovalsTest {
     await().atMost(Duration.ofSeconds(10)).until(() -> replaceHead.heldCount() == 1);
 
     // A reader of the global address meets the abort under way at the log's last replica.
-    String before = globalSlot(token);
+    String before = globalSlot(entry);
 
     // node-1 goes too: the stream chain is left empty, and the log's one replica decides alone.
     cluster.changeLayout(cluster.withEmptyStreamChainsOf(NODE_1));
-    String after = globalSlot(token);
+    String after = globalSlot(entry);
     replaceHead.releaseHeld();
 
     assertThat(before).as("the entry was never acknowledged: it aborts").isEqualTo("HOLE");
@@ -156,11 +150,21 @@ class DecisionAcrossRemovalsTest {
         .isEqualTo(ChainWriter.Outcome.ABORTED);
   }
 
-  /** The entry at {@code token}'s global address as a fresh reader sees it. */
-  private String globalSlot(Token token) throws Exception {
+  /**
+   * An entry of the test's stream at a fresh token (with writer nonce {@code nonce}), written
+   * nowhere yet.
+   */
+  private LogEntryMsg newEntry(ReplicaClient ops, long nonce) {
+    Token token = ops.token(List.of(STREAM), null, 1).join().getTokens(0);
+    return ChainWriter.dataEntry(
+        token, ByteString.copyFromUtf8("entry"), cluster.layout().epoch(), nonce);
+  }
+
+  /** {@code entry}'s global address as a fresh reader sees it. */
+  private String globalSlot(LogEntryMsg entry) throws Exception {
     ClusterStreamLog reader =
         cluster.client(StreamLogOptions.defaults().withRepairAfter(REPAIR_AFTER));
-    GlobalEntry g = reader.readGlobal(token.getGlobalAddress()).get(10, TimeUnit.SECONDS);
+    GlobalEntry g = reader.readGlobal(entry.getGlobalAddress()).get(10, TimeUnit.SECONDS);
     return g.isHole() ? "HOLE" : new String(g.payload(), StandardCharsets.UTF_8);
   }
 
