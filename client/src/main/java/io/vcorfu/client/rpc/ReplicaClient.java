@@ -54,7 +54,7 @@ public final class ReplicaClient {
    * The most token messages one client keeps in flight; requests that arrive meanwhile go out
    * together in the next (see {@link TokenBatcher}).
    */
-  static final int TOKEN_MESSAGES_IN_FLIGHT = 2;
+  static final int TOKEN_MESSAGES_IN_FLIGHT = 1;
 
   private final EpochRpc rpc;
 
