@@ -44,8 +44,12 @@ final class LogCommands {
 
     abstract int run(ClusterStreamLog log, PrintWriter out) throws Exception;
 
+    /** Refuses option values the command cannot use (see {@link Flags}), before it connects. */
+    void check() {}
+
     @Override
     public Integer call() throws Exception {
+      check();
       try (NettyTransport transport = new NettyTransport();
           ClusterStreamLog log = connection.open(transport)) {
         PrintWriter out = spec.commandLine().getOut();
@@ -94,6 +98,12 @@ final class LogCommands {
     Path valueFile;
 
     @Override
+    void check() {
+      streams.forEach(s -> Flags.name(spec, "--stream", s));
+      Flags.readableFile(spec, "--value-file", valueFile);
+    }
+
+    @Override
     int run(ClusterStreamLog log, PrintWriter out) throws Exception {
       byte[] bytes = Values.read(spec, value, valueFile);
       List<StreamId> ids = streams.stream().map(StreamId::of).toList();
@@ -137,11 +147,15 @@ final class LogCommands {
     @Option(names = "--from", defaultValue = "0", description = "First address (default 0).")
     long from;
 
-    @Option(
-        names = "--to",
-        defaultValue = "-1",
-        description = "Last address, inclusive (default: the tail).")
-    long to;
+    @Option(names = "--to", description = "Last address, inclusive (default: the tail).")
+    Long to;
+
+    @Override
+    void check() {
+      Flags.name(spec, "--stream", stream);
+      Flags.notNegative(spec, "--from", from);
+      Flags.notNegative(spec, "--to", to);
+    }
 
     @Override
     int run(ClusterStreamLog log, PrintWriter out) throws Exception {
@@ -151,7 +165,9 @@ final class LogCommands {
       }
       if (global) {
         long end =
-            to >= 0 ? to : connection.await(log.tails(List.of()), "reading the tail").globalTail();
+            to != null
+                ? to
+                : connection.await(log.tails(List.of()), "reading the tail").globalTail();
         for (long start = from; start <= end; start += 4096) {
           for (GlobalEntry e :
               connection.await(
@@ -163,7 +179,7 @@ final class LogCommands {
       }
       StreamId id = StreamId.of(stream);
       long tail = tailOf(log, stream);
-      long end = to >= 0 ? Math.min(to, tail) : tail;
+      long end = to != null ? Math.min(to, tail) : tail;
       long start = from;
       while (start <= end) {
         List<StreamEntry> page;
@@ -232,6 +248,11 @@ final class LogCommands {
     String stream;
 
     @Override
+    void check() {
+      Flags.name(spec, "--stream", stream);
+    }
+
+    @Override
     int run(ClusterStreamLog log, PrintWriter out) throws Exception {
       if (stream == null) {
         long g = connection.await(log.tails(List.of()), "reading the tail").globalTail();
@@ -277,6 +298,12 @@ final class LogCommands {
             "Every entry below this stream address is released; it may be at most the stream's"
                 + " tail + 1, and the trim mark never moves back.")
     long before;
+
+    @Override
+    void check() {
+      Flags.name(spec, "--stream", stream);
+      Flags.notNegative(spec, "--before", before);
+    }
 
     @Override
     int run(ClusterStreamLog log, PrintWriter out) throws Exception {

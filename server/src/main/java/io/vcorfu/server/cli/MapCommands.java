@@ -69,12 +69,17 @@ final class MapCommands {
     abstract void run(VCorfuRuntime rt, CSMRMap<String, String> map, PrintWriter out)
         throws Exception;
 
+    /** Refuses option values the command cannot use (see {@link Flags}), before it connects. */
+    void check() {}
+
     @Override
     public Integer call() throws Exception {
       if (buckets != null && buckets < 1) {
         throw new picocli.CommandLine.ParameterException(
             spec.commandLine(), "--buckets must be at least 1, not " + buckets);
       }
+      Flags.name(spec, "--map", map);
+      check();
       try (VCorfuRuntime rt = connection.runtime()) {
         PrintWriter out = spec.commandLine().getOut();
         run(rt, open(rt), out);
@@ -129,6 +134,11 @@ final class MapCommands {
     @Override
     boolean creates() {
       return true;
+    }
+
+    @Override
+    void check() {
+      Flags.readableFile(spec, "--value-file", valueFile);
     }
 
     @Override
@@ -212,11 +222,13 @@ final class MapCommands {
     @Option(names = "--from", description = "First key (inclusive; default: the smallest).")
     String from;
 
-    @Option(
-        names = "--limit",
-        defaultValue = "-1",
-        description = "At most this many keys (default: all).")
-    int limit;
+    @Option(names = "--limit", description = "At most this many keys (default: all).")
+    Long limit;
+
+    @Override
+    void check() {
+      Flags.notNegative(spec, "--limit", limit);
+    }
 
     @Override
     void run(VCorfuRuntime rt, CSMRMap<String, String> m, PrintWriter out) {
@@ -224,7 +236,7 @@ final class MapCommands {
       int printed = 0;
       for (Map.Entry<String, String> e :
           (from == null ? sorted : sorted.tailMap(from, true)).entrySet()) {
-        if (limit >= 0 && printed++ == limit) {
+        if (limit != null && printed++ == limit) {
           break;
         }
         if (output.json()) {

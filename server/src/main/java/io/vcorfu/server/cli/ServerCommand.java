@@ -225,6 +225,7 @@ final class ServerCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
+    Flags.port(spec, "--port", port);
     if (logLevel != null) {
       Logging.level(logLevel.name());
     }

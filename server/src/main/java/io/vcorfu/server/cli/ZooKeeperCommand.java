@@ -10,7 +10,9 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.apache.zookeeper.server.ServerConfig;
 import org.apache.zookeeper.server.ZooKeeperServerMain;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
 /**
  * {@code vcorfu zookeeper}: a real single-server ZooKeeper (ZooKeeper's own server) for development
@@ -35,6 +37,8 @@ final class ZooKeeperCommand implements Callable<Integer> {
       description = "Port to listen on (default ${DEFAULT-VALUE}).")
   int port;
 
+  @Spec CommandSpec spec;
+
   @Option(
       names = "--data-dir",
       defaultValue = "vcorfu-zookeeper",
@@ -43,6 +47,7 @@ final class ZooKeeperCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
+    Flags.port(spec, "--port", port);
     Files.createDirectories(dataDir);
     Path cfg = dataDir.toAbsolutePath().resolve("zoo.cfg");
     Files.writeString(

@@ -151,6 +151,74 @@ class CliConventionsTest {
     assertThat(refused.err()).startsWith("vcorfu: ").doesNotContain("Exception");
   }
 
+  /**
+   * Option values their types let through but no command can use are usage errors, told in one line
+   * that names the option, before anything is written: negative addresses and counts, empty names,
+   * a --value-file that is not there, a port out of range.
+   */
+  @Test
+  void badOptionValuesAreUsageErrorsThatNameTheOptionAndWriteNothing() throws Exception {
+    String endpoint = node.endpoint().toString();
+    long globalBefore = Long.parseLong(log("tail").out().trim().split(" ")[1]);
+    Path missing = tmp.resolve("no-such-value");
+    List<List<String>> bad =
+        List.of(
+            List.of("log", "read", "--endpoint", endpoint, "--stream", "s", "--from", "-5"),
+            List.of("log", "read", "--endpoint", endpoint, "--global", "--to", "-2"),
+            List.of("log", "append", "--endpoint", endpoint, "--stream", "", "v"),
+            List.of(
+                "log",
+                "append",
+                "--endpoint",
+                endpoint,
+                "--stream",
+                "s",
+                "--value-file",
+                missing.toString()),
+            List.of("log", "tail", "--endpoint", endpoint, "--stream", ""),
+            List.of("log", "trim", "--endpoint", endpoint, "--stream", "s", "--before", "-1"),
+            List.of("map", "put", "--endpoint", endpoint, "--map", "", "k", "v"),
+            List.of(
+                "map",
+                "put",
+                "--endpoint",
+                endpoint,
+                "--map",
+                "m",
+                "k",
+                "--value-file",
+                missing.toString()),
+            List.of("map", "scan", "--endpoint", endpoint, "--map", "m", "--limit", "-1"),
+            List.of("server", "--port", "70000", "--memory"),
+            List.of("zookeeper", "--port", "0", "--data-dir", tmp.resolve("zk").toString()));
+    List<String> options =
+        List.of(
+            "--from",
+            "--to",
+            "--stream",
+            "--value-file",
+            "--stream",
+            "--before",
+            "--map",
+            "--value-file",
+            "--limit",
+            "--port",
+            "--port");
+    for (int i = 0; i < bad.size(); i++) {
+      CliRun r = CliRun.of(bad.get(i));
+      String command = String.join(" ", bad.get(i));
+      assertThat(r.code()).as("vcorfu %s: %s", command, r.err()).isEqualTo(VcorfuCli.USAGE);
+      assertThat(r.err().lines().findFirst().orElse(""))
+          .as("vcorfu %s", command)
+          .startsWith("vcorfu: " + options.get(i) + " ")
+          .doesNotContain("Exception");
+    }
+    assertThat(Long.parseLong(log("tail").out().trim().split(" ")[1]))
+        .as("the global tail: nothing was written")
+        .isEqualTo(globalBefore);
+    assertThat(tmp.resolve("zk")).as("no ZooKeeper directory made").doesNotExist();
+  }
+
   /** A node that accepts connections and never answers: the command gives up at --timeout. */
   @Test
   void timeoutBoundsTheWait() throws Exception {

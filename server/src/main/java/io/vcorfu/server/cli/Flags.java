@@ -1,0 +1,53 @@
+package io.vcorfu.server.cli;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.ParameterException;
+
+/**
+ * Checks of option values that their types leave open, made before a command connects or writes
+ * anything. Each failure is a usage error ({@link VcorfuCli#USAGE}) whose one line names the option
+ * and what it needs.
+ */
+final class Flags {
+  private Flags() {}
+
+  /** {@code value} (when given) is a name: not empty. */
+  static void name(CommandSpec spec, String option, String value) {
+    if (value != null && value.isEmpty()) {
+      throw new ParameterException(spec.commandLine(), option + " needs a name, not an empty one");
+    }
+  }
+
+  /** {@code value} (when given) is an address or a count: 0 or more. */
+  static void notNegative(CommandSpec spec, String option, Long value) {
+    if (value != null && value < 0) {
+      throw new ParameterException(spec.commandLine(), option + " must be 0 or more, not " + value);
+    }
+  }
+
+  /** {@code port} is a TCP port: 1 to 65535. */
+  static void port(CommandSpec spec, String option, int port) {
+    if (port < 1 || port > 65535) {
+      throw new ParameterException(
+          spec.commandLine(), option + " must be a port from 1 to 65535, not " + port);
+    }
+  }
+
+  /** {@code file} (when given, and not {@code -} for standard input) is a file one can read. */
+  static void readableFile(CommandSpec spec, String option, Path file) {
+    if (file == null || file.toString().equals("-")) {
+      return;
+    }
+    if (!Files.isRegularFile(file) || !Files.isReadable(file)) {
+      throw new ParameterException(
+          spec.commandLine(),
+          option
+              + " "
+              + file
+              + ": "
+              + (Files.exists(file) ? "not a readable file" : "no such file"));
+    }
+  }
+}
