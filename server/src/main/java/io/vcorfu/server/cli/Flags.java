@@ -35,6 +35,15 @@ final class Flags {
     }
   }
 
+  /** {@code dir} (when given) is a directory, or nothing yet (it is made). */
+  static void directory(CommandSpec spec, String option, Path dir) {
+    if (dir != null && Files.exists(dir) && !Files.isDirectory(dir)) {
+      throw new ParameterException(
+          spec.commandLine(),
+          option + " " + dir + ": a file, not a directory; give a directory (made if missing)");
+    }
+  }
+
   /** {@code file} (when given, and not {@code -} for standard input) is a file one can read. */
   static void readableFile(CommandSpec spec, String option, Path file) {
     if (file == null || file.toString().equals("-")) {

@@ -277,6 +277,7 @@ final class ServerCommand implements Callable<Integer> {
       return 2;
     }
     Path dir = memory ? null : (dataDir != null ? dataDir : Path.of("vcorfu-data"));
+    Flags.directory(spec, "--data-dir", dir);
     NodeConfig config =
         new NodeConfig(
                 new Endpoint(host, port),

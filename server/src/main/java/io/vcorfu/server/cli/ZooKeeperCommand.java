@@ -48,6 +48,7 @@ final class ZooKeeperCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     Flags.port(spec, "--port", port);
+    Flags.directory(spec, "--data-dir", dataDir);
     Files.createDirectories(dataDir);
     Path cfg = dataDir.toAbsolutePath().resolve("zoo.cfg");
     Files.writeString(
@@ -80,6 +81,11 @@ final class ZooKeeperCommand implements Callable<Integer> {
             },
             "zookeeper");
     main.start();
+    // SIGTERM and SIGINT stop ZooKeeper cleanly and the process exits 0, as a node does.
+    for (String signal : java.util.List.of("TERM", "INT")) {
+      ServerCommand.onSignal(
+          signal, () -> new Thread(server::close, "vcorfu-zookeeper-stop").start());
+    }
     long deadline = System.nanoTime() + 60_000_000_000L;
     while (!listening()) {
       if (!main.isAlive() || System.nanoTime() > deadline) {

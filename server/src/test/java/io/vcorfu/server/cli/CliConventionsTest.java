@@ -161,6 +161,7 @@ class CliConventionsTest {
     String endpoint = node.endpoint().toString();
     long globalBefore = Long.parseLong(log("tail").out().trim().split(" ")[1]);
     Path missing = tmp.resolve("no-such-value");
+    Path aFile = Files.writeString(tmp.resolve("a-file"), "not a directory");
     List<List<String>> bad =
         List.of(
             List.of("log", "read", "--endpoint", endpoint, "--stream", "s", "--from", "-5"),
@@ -190,7 +191,9 @@ class CliConventionsTest {
                 missing.toString()),
             List.of("map", "scan", "--endpoint", endpoint, "--map", "m", "--limit", "-1"),
             List.of("server", "--port", "70000", "--memory"),
-            List.of("zookeeper", "--port", "0", "--data-dir", tmp.resolve("zk").toString()));
+            List.of("zookeeper", "--port", "0", "--data-dir", tmp.resolve("zk").toString()),
+            List.of("server", "--data-dir", aFile.toString()),
+            List.of("zookeeper", "--data-dir", aFile.toString()));
     List<String> options =
         List.of(
             "--from",
@@ -203,7 +206,9 @@ class CliConventionsTest {
             "--value-file",
             "--limit",
             "--port",
-            "--port");
+            "--port",
+            "--data-dir",
+            "--data-dir");
     for (int i = 0; i < bad.size(); i++) {
       CliRun r = CliRun.of(bad.get(i));
       String command = String.join(" ", bad.get(i));
@@ -217,6 +222,9 @@ class CliConventionsTest {
         .as("the global tail: nothing was written")
         .isEqualTo(globalBefore);
     assertThat(tmp.resolve("zk")).as("no ZooKeeper directory made").doesNotExist();
+    assertThat(Files.readString(aFile))
+        .as("the file given as a directory")
+        .isEqualTo("not a directory");
   }
 
   /** A node that accepts connections and never answers: the command gives up at --timeout. */

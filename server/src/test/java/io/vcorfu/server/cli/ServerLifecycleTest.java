@@ -52,6 +52,26 @@ class ServerLifecycleTest {
     }
   }
 
+  /** {@code vcorfu zookeeper} stopped with SIGTERM or SIGINT exits 0 too, as a node does. */
+  @ParameterizedTest(name = "SIG{0}")
+  @ValueSource(strings = {"TERM", "INT"})
+  void aSignalStopsZooKeeperAndItExitsZero(String signal) throws Exception {
+    int port = ServerProcess.freePort();
+    try (ServerProcess zk =
+        ServerProcess.startCli(
+                port,
+                List.of(
+                    "zookeeper",
+                    "--port",
+                    Integer.toString(port),
+                    "--data-dir",
+                    tmp.resolve("zk").toString()))
+            .awaitReady()) {
+      zk.signal(signal);
+      assertThat(zk.awaitExit(Duration.ofSeconds(30))).as(zk.output().toString()).isZero();
+    }
+  }
+
   /**
    * A node whose layout names a replica that does not answer says, at INFO, what it waits for
    * instead of staying silent, and says ready once the replica comes.
