@@ -278,6 +278,14 @@ final class ServerCommand implements Callable<Integer> {
     }
     Path dir = memory ? null : (dataDir != null ? dataDir : Path.of("vcorfu-data"));
     Flags.directory(spec, "--data-dir", dir);
+    String busy = portInUse(host, port);
+    if (busy != null) {
+      // Before the node locks (and so creates) its data directory: a refused start leaves nothing.
+      spec.commandLine()
+          .getErr()
+          .println("vcorfu: cannot listen on " + host + ":" + port + ": " + busy);
+      return 1;
+    }
     NodeConfig config =
         new NodeConfig(
                 new Endpoint(host, port),
@@ -380,6 +388,20 @@ final class ServerCommand implements Callable<Integer> {
     }
     stopped.await();
     return 0;
+  }
+
+  /**
+   * Why {@code host:port} cannot be listened on now (taken, or not an address of this machine), or
+   * null when it can. Bound with the address reuse the node's own socket has, then closed at once.
+   */
+  private static String portInUse(String host, int port) {
+    try (java.net.ServerSocket probe = new java.net.ServerSocket()) {
+      probe.setReuseAddress(true);
+      probe.bind(new java.net.InetSocketAddress(host, port));
+      return null;
+    } catch (java.io.IOException e) {
+      return e.getMessage();
+    }
   }
 
   /**

@@ -227,6 +227,27 @@ class CliConventionsTest {
         .isEqualTo("not a directory");
   }
 
+  /** A node whose port is taken fails at once, with one line, and leaves no data directory. */
+  @Test
+  void aServerWhosePortIsTakenLeavesNoDataDirectory() throws Exception {
+    Path dir = tmp.resolve("never-made");
+    try (ServerSocket taken = new ServerSocket(0)) {
+      CliRun r =
+          CliRun.of(
+              "server",
+              "--port",
+              Integer.toString(taken.getLocalPort()),
+              "--data-dir",
+              dir.toString());
+      assertThat(r.code()).as(r.err()).isEqualTo(VcorfuCli.FAILED);
+      assertThat(r.err().lines())
+          .singleElement()
+          .asString()
+          .startsWith("vcorfu: cannot listen on 127.0.0.1:" + taken.getLocalPort() + ": ");
+    }
+    assertThat(dir).doesNotExist();
+  }
+
   /** A node that accepts connections and never answers: the command gives up at --timeout. */
   @Test
   void timeoutBoundsTheWait() throws Exception {
