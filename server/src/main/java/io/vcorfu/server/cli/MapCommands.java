@@ -175,19 +175,19 @@ final class MapCommands {
      * Reads or changes {@code key} in {@code m}; returns its value, or null when the map had no
      * such key.
      */
-    abstract String apply(CSMRMap<String, String> m, String key);
+    abstract Object apply(CSMRMap<Object, Object> m, String key);
 
     @Override
     void run(VCorfuRuntime rt, CSMRMap<String, String> m, PrintWriter out) {
-      String v = apply(m, key);
+      Object v = apply(stored(m), key);
       if (v == null) {
         throw new NotFoundException("map '" + map + "' has no key '" + key + "'");
       }
       if (output.json()) {
-        out.println(Output.line(Output.JSON.createObjectNode().put("key", key).put("value", v)));
+        out.println(Output.line(typed(Output.JSON.createObjectNode().put("key", key), v)));
         return;
       }
-      out.println(escape(v));
+      out.println(escape(text(v)));
     }
   }
 
@@ -197,7 +197,7 @@ final class MapCommands {
       description = "Print KEY's value; exits 3 if the map has no such key.")
   static final class Get extends KeyCommand {
     @Override
-    String apply(CSMRMap<String, String> m, String key) {
+    Object apply(CSMRMap<Object, Object> m, String key) {
       return m.get(key);
     }
   }
@@ -208,7 +208,7 @@ final class MapCommands {
       description = "Remove KEY; prints the value it had; exits 3 if the map has no such key.")
   static final class Remove extends KeyCommand {
     @Override
-    String apply(CSMRMap<String, String> m, String key) {
+    Object apply(CSMRMap<Object, Object> m, String key) {
       return m.remove(key);
     }
   }
@@ -232,9 +232,11 @@ final class MapCommands {
 
     @Override
     void run(VCorfuRuntime rt, CSMRMap<String, String> m, PrintWriter out) {
-      TreeMap<String, String> sorted = new TreeMap<>(m.snapshot());
+      // Keys in the order of their text: an application may have stored keys that are not text.
+      TreeMap<String, Object> sorted = new TreeMap<>();
+      stored(m).snapshot().forEach((k, v) -> sorted.put(text(k), v));
       int printed = 0;
-      for (Map.Entry<String, String> e :
+      for (Map.Entry<String, Object> e :
           (from == null ? sorted : sorted.tailMap(from, true)).entrySet()) {
         if (limit != null && printed++ == limit) {
           break;
@@ -242,12 +244,9 @@ final class MapCommands {
         if (output.json()) {
           out.println(
               Output.line(
-                  Output.JSON
-                      .createObjectNode()
-                      .put("key", e.getKey())
-                      .put("value", e.getValue())));
+                  typed(Output.JSON.createObjectNode().put("key", e.getKey()), e.getValue())));
         } else {
-          out.println(escape(e.getKey()) + " " + escape(e.getValue()));
+          out.println(escape(e.getKey()) + " " + escape(text(e.getValue())));
         }
       }
     }
@@ -282,6 +281,33 @@ final class MapCommands {
   }
 
   /** {@code text} on one line (see {@link Output#escape}). */
+  /**
+   * The map with its keys and values as stored: the command line writes text, but an application
+   * may have stored any serializable value, which the commands print by its string form.
+   */
+  @SuppressWarnings("unchecked")
+  static CSMRMap<Object, Object> stored(CSMRMap<String, String> m) {
+    return (CSMRMap<Object, Object>) (CSMRMap<?, ?>) m;
+  }
+
+  /** A stored key or value as the command line prints it: text as it is, else its string form. */
+  static String text(Object stored) {
+    return stored instanceof String s ? s : String.valueOf(stored);
+  }
+
+  /**
+   * {@code n} with {@code value} as its {@code value} field, and for a value that is not text its
+   * class in {@code type}.
+   */
+  static com.fasterxml.jackson.databind.node.ObjectNode typed(
+      com.fasterxml.jackson.databind.node.ObjectNode n, Object value) {
+    n.put("value", text(value));
+    if (!(value instanceof String)) {
+      n.put("type", value.getClass().getName());
+    }
+    return n;
+  }
+
   static String escape(String text) {
     return Output.escape(text.getBytes(java.nio.charset.StandardCharsets.UTF_8));
   }

@@ -37,6 +37,32 @@ class MapCommandsTest {
     return CliRun.of(all);
   }
 
+  /**
+   * A map an application filled with values that are not text (and a key that is not text) scans,
+   * gets and removes by their string form; JSON names their class.
+   */
+  @Test
+  void valuesAnApplicationStoredThatAreNotTextPrintByTheirStringForm() throws Exception {
+    try (io.vcorfu.runtime.VCorfuRuntime rt =
+        io.vcorfu.runtime.VCorfuRuntime.using(
+            io.vcorfu.client.ClusterStreamLog.connect(
+                transport, node.endpoint(), io.vcorfu.client.StreamLogOptions.defaults()))) {
+      io.vcorfu.collections.CSMRMap<Object, Object> m =
+          io.vcorfu.collections.CSMRMap.open(rt, "numbers", 2);
+      m.put("a", 42);
+      m.put("b", List.of(1L, 2L));
+      m.put(7, "seven");
+    }
+    CliRun scan = map("scan", "--map", "numbers");
+    assertThat(scan.code()).as(scan.err()).isZero();
+    assertThat(scan.lines()).containsExactly("7 seven", "a 42", "b [1, 2]");
+    CliRun get = map("get", "--map", "numbers", "a", "--output", "json");
+    assertThat(get.code()).as(get.err()).isZero();
+    assertThat(get.lines())
+        .containsExactly("{\"key\":\"a\",\"value\":\"42\",\"type\":\"java.lang.Integer\"}");
+    assertThat(map("remove", "--map", "numbers", "a").lines()).containsExactly("42");
+  }
+
   @Test
   void putGetRemoveAndScanBehaveLikeAMap() {
     assertThat(map("put", "--map", "m1", "--buckets", "4", "b", "2").lines())
