@@ -33,6 +33,14 @@ final class Logging {
     }
   }
 
+  /** Turns off the ZooKeeper client's and Curator's logs (see {@link VcorfuCli#main}). */
+  static void quietZooKeeperClients() {
+    if (LoggerFactory.getILoggerFactory() instanceof LoggerContext context) {
+      context.getLogger("org.apache.zookeeper").setLevel(Level.OFF);
+      context.getLogger("org.apache.curator").setLevel(Level.OFF);
+    }
+  }
+
   /**
    * Also logs to {@code dir/vcorfu.log}, rolled to {@code vcorfu.1.log} ... at {@value #ROLL_AT};
    * nothing when the directory cannot be created (the console still has every line).

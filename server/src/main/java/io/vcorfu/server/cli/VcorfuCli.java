@@ -101,7 +101,19 @@ public final class VcorfuCli {
   }
 
   public static void main(String[] args) {
-    System.exit(newCommandLine().execute(args));
+    CommandLine cl = newCommandLine();
+    cl.setExecutionStrategy(
+        parsed -> {
+          // A command that reaches ZooKeeper as a client says in one line what went wrong; the
+          // ZooKeeper client's own retries (a stack trace each) would bury it. A node and a
+          // ZooKeeper server keep that log.
+          String top = parsed.hasSubcommand() ? parsed.subcommand().commandSpec().name() : "";
+          if (!top.equals("server") && !top.equals("zookeeper")) {
+            Logging.quietZooKeeperClients();
+          }
+          return new CommandLine.RunLast().execute(parsed);
+        });
+    System.exit(cl.execute(args));
   }
 
   /** The {@code vcorfu} command line, ready to execute. */

@@ -37,6 +37,43 @@ class ClusterInitOutputTest {
         "json");
   }
 
+  /**
+   * Against a ZooKeeper that is not there, {@code cluster init} (a real process, logging as
+   * installed) prints its one line and nothing else: not the ZooKeeper client's retries.
+   */
+  @Test
+  void initAgainstNoZooKeeperPrintsOneLine() throws Exception {
+    int port;
+    try (java.net.ServerSocket s = new java.net.ServerSocket(0)) {
+      port = s.getLocalPort();
+    }
+    java.util.List<String> cmd =
+        io.vcorfu.server.ChildJvm.command("256m", "io.vcorfu.server.cli.VcorfuCli");
+    cmd.addAll(
+        java.util.List.of(
+            "cluster",
+            "init",
+            "--zookeeper",
+            "127.0.0.1:" + port,
+            "--cluster",
+            "gone",
+            "--nodes",
+            "127.0.0.1:9"));
+    Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+    try {
+      String printed =
+          new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+      assertThat(p.waitFor(60, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+      assertThat(p.exitValue()).as(printed).isEqualTo(1);
+      assertThat(printed.lines())
+          .singleElement()
+          .asString()
+          .startsWith("vcorfu: ZooKeeper at 127.0.0.1:" + port + " could not be reached");
+    } finally {
+      p.destroyForcibly();
+    }
+  }
+
   @Test
   void initPrintsTheNewClusterAsJsonOnceItsSequencerServes() throws Exception {
     Endpoint at = new Endpoint("127.0.0.1", ServerProcess.freePort());
