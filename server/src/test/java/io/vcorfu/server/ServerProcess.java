@@ -82,7 +82,16 @@ public final class ServerProcess implements AutoCloseable {
    * {@code server} or {@code zookeeper}); see {@link #awaitReady}.
    */
   public static ServerProcess startCli(int port, List<String> args) {
+    return startCli(port, List.of(), args);
+  }
+
+  /**
+   * {@link #startCli(int, List)} with {@code jvmFlags} given to the JVM (system properties, for
+   * example the installed logging configuration instead of the tests' one).
+   */
+  public static ServerProcess startCli(int port, List<String> jvmFlags, List<String> args) {
     List<String> cmd = ChildJvm.command("512m", "io.vcorfu.server.cli.VcorfuCli");
+    cmd.addAll(1, jvmFlags);
     cmd.addAll(args);
     try {
       Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();

@@ -52,6 +52,47 @@ class ServerLifecycleTest {
     }
   }
 
+  /**
+   * A node whose ZooKeeper is not there says so in one line, not in a stack trace per retry of the
+   * ZooKeeper client and of each background operation (hundreds of lines a minute before).
+   */
+  @Test
+  void aNodeWhoseZooKeeperIsGoneSaysSoInsteadOfLoggingEveryRetry() throws Exception {
+    int port = ServerProcess.freePort();
+    int zkPort;
+    try (java.net.ServerSocket nothing = new java.net.ServerSocket(0)) {
+      zkPort = nothing.getLocalPort();
+    }
+    String zk = "127.0.0.1:" + zkPort;
+    // The logging a node has when installed (this module's tests log by a configuration of their
+    // own, first on the class path).
+    String installed = ServerCommand.class.getResource("/logback.xml").toString();
+    try (ServerProcess node =
+        ServerProcess.startCli(
+                port,
+                List.of("-Dlogback.configurationFile=" + installed),
+                List.of(
+                    "server",
+                    "--port",
+                    Integer.toString(port),
+                    "--memory",
+                    "--zookeeper",
+                    zk,
+                    "--cluster",
+                    "gone"))
+            .awaitReady()) {
+      org.awaitility.Awaitility.await("the node says its ZooKeeper does not answer")
+          .atMost(Duration.ofSeconds(60))
+          .until(
+              () ->
+                  node.output().stream()
+                      .anyMatch(l -> l.contains("ZooKeeper at " + zk + " does not answer")));
+      assertThat(node.output())
+          .as("no stack trace, no exception")
+          .noneMatch(l -> l.startsWith("\tat ") || l.contains("Exception"));
+    }
+  }
+
   /** {@code vcorfu zookeeper} stopped with SIGTERM or SIGINT exits 0 too, as a node does. */
   @ParameterizedTest(name = "SIG{0}")
   @ValueSource(strings = {"TERM", "INT"})
