@@ -33,11 +33,15 @@ final class Logging {
     }
   }
 
-  /** Turns off the ZooKeeper client's and Curator's logs (see {@link VcorfuCli#main}). */
+  /**
+   * Turns off the ZooKeeper client's and Curator's logs, and the layout store's connection report
+   * (see {@link VcorfuCli#main}): a command says what went wrong itself.
+   */
   static void quietZooKeeperClients() {
     if (LoggerFactory.getILoggerFactory() instanceof LoggerContext context) {
       context.getLogger("org.apache.zookeeper").setLevel(Level.OFF);
       context.getLogger("org.apache.curator").setLevel(Level.OFF);
+      context.getLogger("io.vcorfu.layout.ZkLayoutStore").setLevel(Level.OFF);
     }
   }
 

@@ -26,8 +26,18 @@ class LoggingConfigTest {
         .noneMatch(s -> s.getEffectiveLevel() >= Status.WARN);
     assertThat(context.getLogger("io.vcorfu.server.Node").getEffectiveLevel())
         .isEqualTo(Level.INFO);
-    assertThat(context.getLogger("org.apache.zookeeper.ClientCnxn").getEffectiveLevel())
+    assertThat(context.getLogger("org.apache.zookeeper.ZooKeeper").getEffectiveLevel())
         .isEqualTo(Level.WARN);
+    // A stack trace per connection retry: the node reports its connection itself.
+    assertThat(context.getLogger("org.apache.zookeeper.ClientCnxn").getEffectiveLevel())
+        .isEqualTo(Level.OFF);
+    assertThat(
+            context
+                .getLogger("org.apache.curator.framework.imps.CuratorFrameworkImpl")
+                .getEffectiveLevel())
+        .isEqualTo(Level.OFF);
+    assertThat(context.getLogger("io.vcorfu.layout.ZkLayoutStore").getEffectiveLevel())
+        .isEqualTo(Level.INFO);
     assertThat(context.getLogger("io.netty.util.Recycler").getEffectiveLevel())
         .isEqualTo(Level.INFO);
     context.stop();
