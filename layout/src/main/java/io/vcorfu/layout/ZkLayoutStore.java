@@ -126,42 +126,9 @@ public final class ZkLayoutStore implements LayoutStore {
                 new BoundedExponentialBackoffRetry(
                     RETRY_BASE_SLEEP_MS, RETRY_MAX_SLEEP_MS, READ_RETRIES))
             .build();
-    client.getConnectionStateListenable().addListener(new ConnectionReport(connectString));
+    client.getConnectionStateListenable().addListener(new ZkConnectionReport(connectString));
     client.start();
     return new ZkLayoutStore(client, cluster, true);
-  }
-
-  /**
-   * Says, once per change, whether the store's ZooKeeper client is connected: the ZooKeeper
-   * client's and Curator's own logs repeat a stack trace per retry, and the node's logging turns
-   * them off.
-   */
-  private static final class ConnectionReport
-      implements org.apache.curator.framework.state.ConnectionStateListener {
-    private static final org.slf4j.Logger LOG =
-        org.slf4j.LoggerFactory.getLogger(ZkLayoutStore.class);
-    private final String connectString;
-
-    ConnectionReport(String connectString) {
-      this.connectString = connectString;
-    }
-
-    @Override
-    public void stateChanged(
-        CuratorFramework client, org.apache.curator.framework.state.ConnectionState state) {
-      switch (state) {
-        case CONNECTED, RECONNECTED -> LOG.info("connected to ZooKeeper at {}", connectString);
-        case SUSPENDED ->
-            LOG.warn(
-                "ZooKeeper at {} does not answer; retrying (the node serves its current layout"
-                    + " meanwhile)",
-                connectString);
-        case LOST ->
-            LOG.warn(
-                "no ZooKeeper session at {} (unreachable or expired); retrying", connectString);
-        default -> {}
-      }
-    }
   }
 
   /** The znode holding the layout: {@code /vcorfu/<cluster>/layout}. */

@@ -202,19 +202,33 @@ final class Readers {
     m.set(n, p, PH, R_FILL);
   }
 
+  /**
+   * The state after {@code p}'s request ({@code what}) to copy {@code c}, or null: no step while
+   * its node is crashed (the request waits), and {@code p} begun again (added to {@code out}, told
+   * {@code again}) if the node was removed.
+   */
+  private byte[] reached(byte[] s, int p, int c, String what, String again, Successors out) {
+    Reach r = replicas.reach(s, c);
+    if (r == Reach.BLOCKED) {
+      return null;
+    }
+    byte[] n = s.clone();
+    if (r == Reach.GONE) {
+      begin(n, p);
+      out.add(
+          n, () -> name(p) + " " + what + " " + config.copyName(c) + ": node removed; " + again);
+      return null;
+    }
+    return n;
+  }
+
   private void fill(byte[] s, int p, Successors out) {
     int x = m.get(s, p, X);
     int[] chain = config.chain(x, m.get(s, p, PM));
     int i = m.get(s, p, IDX);
     int c = config.copy(x, chain[i]);
-    Reach r = replicas.reach(s, c);
-    if (r == Reach.BLOCKED) {
-      return;
-    }
-    byte[] n = s.clone();
-    if (r == Reach.GONE) {
-      begin(n, p);
-      out.add(n, () -> name(p) + " fills " + config.copyName(c) + ": node removed; reads again");
+    byte[] n = reached(s, p, c, "fills", "reads again", out);
+    if (n == null) {
       return;
     }
     byte held = replicas.fill(n, m.get(s, p, ADDR), c, false, true, false);
@@ -339,14 +353,8 @@ final class Readers {
     int[] chain = config.chain(x, m.get(s, p, PM));
     int i = m.get(s, p, IDX);
     int c = config.copy(x, chain[i == 0 ? chain.length - 1 : i - 1]);
-    Reach r = replicas.reach(s, c);
-    if (r == Reach.BLOCKED) {
-      return;
-    }
-    byte[] n = s.clone();
-    if (r == Reach.GONE) {
-      begin(n, p);
-      out.add(n, () -> name(p) + " trims " + config.copyName(c) + ": node removed; trims again");
+    byte[] n = reached(s, p, c, "trims", "trims again", out);
+    if (n == null) {
       return;
     }
     replicas.trim(n, m.get(s, p, ADDR), c);
