@@ -31,8 +31,9 @@
 #   --out FILE        also write the summary and every raw result line to FILE
 #   --workdir DIR     scratch directory, kept afterwards with every node's log (default: a fresh
 #                     mktemp -d, removed at the end)
-#   --base-port P     ZooKeeper on P, vcorfu nodes on P+1..P+3, etcd members on P+11/P+13/P+15
-#                     (client) and P+12/P+14/P+16 (peer); default 19400
+#   --base-port P     ZooKeeper on P, vcorfu nodes on P+1..P+3 (their /metrics on P+21..P+23),
+#                     etcd members on P+11/P+13/P+15 (client) and P+12/P+14/P+16 (peer); default
+#                     19400
 #
 # The clusters. vcorfu: one `vcorfu zookeeper` for the whole run; every measurement gets a fresh
 # cluster (three new `vcorfu server --zookeeper Z --cluster NAME` nodes with new data directories
@@ -67,6 +68,9 @@
 #             gRPC connections, spread over the three members in turn). vcorfu: one client JVM per
 #             row prints the cold figure (first --cold s) and the warm one (--duration s after
 #             --warmup s); etcd: one run sized to last about --cold s and one about --duration s.
+#             Both warm runs also report what each append cost the whole machine (processor time
+#             of every process and the kernel, TCP segments, and the servers' fsyncs and requests
+#             from their /metrics pages): `bench append --cost`, `bench cost` around etcd's run.
 #   ycsb      YCSB C then B, 8 threads, --records records, run phases of --ycsb-seconds: `bench ycsb
 #             --db vcorfu --endpoint a,b,c` (one client runtime, read lease 1 s, 100 buckets) and
 #             `bench ycsb --db etcd --endpoint a,b,c` (one jetcd client over the three members),
@@ -160,9 +164,16 @@ host=127.0.0.1
 zk_port=$base_port
 zk=$host:$zk_port
 node_ports=($((base_port + 1)) $((base_port + 2)) $((base_port + 3)))
+metrics_ports=($((base_port + 21)) $((base_port + 22)) $((base_port + 23)))
+vcorfu_metrics=http://$host:${metrics_ports[0]}/metrics,http://$host:${metrics_ports[1]}/metrics,http://$host:${metrics_ports[2]}/metrics
 vcorfu_endpoints=$host:${node_ports[0]},$host:${node_ports[1]},$host:${node_ports[2]}
 etcd=("$here/peers/etcd.sh" --workdir "$workdir/peers" --port "$((base_port + 11))" --peer-port "$((base_port + 12))" --members 3)
 etcd_endpoints=$host:$((base_port + 11)),$host:$((base_port + 13)),$host:$((base_port + 15))
+etcd_metrics=http://$host:$((base_port + 11))/metrics,http://$host:$((base_port + 13))/metrics,http://$host:$((base_port + 15))/metrics
+# What etcd counts as fsyncs (its log's and its backend's commits) and as requests (client RPCs;
+# it counts no messages between members).
+etcd_cost=(--metrics "$etcd_metrics" --fsync-counters etcd_disk_wal_fsync_duration_seconds_count,etcd_disk_backend_commit_duration_seconds_count
+  --request-counters grpc_server_handled_total)
 node_pidfiles=()
 bench_pid=""
 
@@ -205,7 +216,8 @@ cluster_up() {
   for i in 0 1 2; do
     node_pidfiles+=("$dir/n$i/server.pid")
     vcorfu_launch_node "$dir/n$i" "${node_ports[$i]}" "${java_opts[@]}" -Xmx1g "${log_clock[@]}" -cp "$jar" -- \
-      --data-dir "$dir/n$i/data" --zookeeper "$zk" --cluster "$name" "${extra_node_flags[@]}"
+      --data-dir "$dir/n$i/data" --zookeeper "$zk" --cluster "$name" --metrics-port "${metrics_ports[$i]}" \
+      "${extra_node_flags[@]}"
   done
   for i in 0 1 2; do
     vcorfu_await_ready "$dir/n$i"
@@ -316,11 +328,17 @@ if has_part append; then
     if ((t == 8)); then rate=4000; else rate=8000; fi
     cluster_up "append-t$t"
     measure "append vcorfu t$t" "${bench[@]}" append --endpoint "$vcorfu_endpoints" --threads "$t" --conns "$t" \
-      --size 1024 --streams 32 --prefix "c$t" --cold "$cold" --warmup "$warmup" --duration "$duration"
+      --size 1024 --streams 32 --prefix "c$t" --cold "$cold" --warmup "$warmup" --duration "$duration" \
+      --cost --metrics "$vcorfu_metrics"
     cluster_down
     "${etcd[@]}" start
     measure "append etcd t$t cold" "${etcd[@]}" bench-put --size 1024 --clients "$t" --conns "$t" --total "$((rate * cold))"
+    # The warm run's cost, from the same counters as vcorfu's warm window (see bench cost).
+    before=$("${bench[@]}" cost "${etcd_cost[@]}")
     measure "append etcd t$t warm" "${etcd[@]}" bench-put --size 1024 --clients "$t" --conns "$t" --total "$((rate * duration))"
+    after=$("${bench[@]}" cost "${etcd_cost[@]}")
+    measure "append etcd t$t cost" "${bench[@]}" cost --before "$before" --after "$after" --ops "$((rate * duration))" \
+      --label "append warm"
     "${etcd[@]}" stop
     echo "load | append t$t $(cut -d' ' -f1-3 /proc/loadavg)" >>"$results"
   done
@@ -402,6 +420,9 @@ summary=$workdir/summary.md
       ae[t[4], t[3]] = field(line, "ops/s:"); asec[t[4], t[3]] = field(line, "seconds:")
       if (t[4] == "warm") elat[t[3]] = field(line, "p50_ms:") " / " field(line, "p99_ms:")
     }
+    t[1] == "append" && line ~ /^cost append warm:/ {
+      sub(/^cost append warm: /, "", line); acost[t[2], t[3]] = line
+    }
     t[1] == "ycsb" && line ~ /^ycsb summary:/ {
       yc[t[2], t[3]] = after(line, "run cold \\(first [0-9]+ s\\) [0-9.]+ ops/s")
       yw[t[2], t[3]] = after(line, "run warm \\(after [0-9]+ s\\) [0-9.]+ ops/s")
@@ -434,6 +455,13 @@ summary=$workdir/summary.md
             fmt(av["warm", id]), fmt(ae["warm", id]), ratio(av["warm", id], ae["warm", id]), alat[id], elat[id]
         }
         printf "\netcd runs lasted: t8 cold %s s, warm %s s; t50 cold %s s, warm %s s.\n\n", asec["cold", "t8"], asec["warm", "t8"], asec["cold", "t50"], asec["warm", "t50"]
+        print "What each warm append cost the whole machine (every process and the kernel; see `vcorfu bench cost`):"
+        print ""
+        for (i = 1; i <= 2; i++) {
+          id = (i == 1) ? "t8" : "t50"
+          printf "- %s clients, vcorfu: %s\n- %s clients, etcd: %s\n", substr(id, 2), acost["vcorfu", id], substr(id, 2), acost["etcd", id]
+        }
+        print ""
       }
       if (nyw > 0) {
         printf "## YCSB, 8 threads, ops/s (cold = first %s s of the run phase, warm = after %s s)\n\n", ycold, ywarm

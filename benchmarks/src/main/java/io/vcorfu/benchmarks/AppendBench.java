@@ -101,6 +101,20 @@ final class AppendBench extends ClusterBench {
               + " ${DEFAULT-VALUE}: one client, one connection, as an application has).")
   int conns;
 
+  @Option(
+      names = "--cost",
+      description =
+          "Also print what the warm window cost the whole machine per append (processor time,"
+              + " TCP segments; and fsyncs and requests from the nodes' /metrics pages given with"
+              + " --metrics): see 'vcorfu bench cost'.")
+  boolean cost;
+
+  @Option(
+      names = "--metrics",
+      split = ",",
+      description = "The nodes' /metrics pages, comma-separated, for --cost.")
+  List<java.net.URI> metrics = new ArrayList<>();
+
   @Override
   public Integer call() throws Exception {
     if (threads < 1 || streams < 1 || size < 1) {
@@ -131,6 +145,8 @@ final class AppendBench extends ClusterBench {
       ProgressTicker ticker = null;
       try {
         LoadWindows windows = new LoadWindows(cold, warmup, duration);
+        WarmCost warmCost =
+            cost ? WarmCost.start(CostMeter.vcorfu(metrics), warmup, duration) : null;
         if (progress == null) {
           ticker = ProgressTicker.start("append", windows::units);
         }
@@ -207,6 +223,10 @@ final class AppendBench extends ClusterBench {
         result.put("mb_per_second", appended * (double) size / seconds / 1e6);
         result.put("errors", errors.get()).put("first_error", message(firstError.get()));
         BenchOutput.putStoppedEarly(result, stopped.get(), message(firstStop.get()));
+        String costLine = warmCost == null ? null : warmCost.line("append warm", appended);
+        if (costLine != null) {
+          result.put("cost", costLine);
+        }
         output.print(
             result,
             coldLine,
@@ -230,7 +250,8 @@ final class AppendBench extends ClusterBench {
                 : "stopped early: "
                     + stopped.get()
                     + " appender(s) failed, first: "
-                    + firstStop.get().getMessage());
+                    + firstStop.get().getMessage(),
+            costLine);
       } finally {
         stop(progress, ticker);
         closeAll(logs);

@@ -20,7 +20,8 @@ import picocli.CommandLine.Model.CommandSpec;
       FailoverBench.class,
       DegradedBench.class,
       StreamTimelineBench.class,
-      PlotCommand.class
+      PlotCommand.class,
+      CostCommand.class
     })
 public final class BenchCli {
   private BenchCli() {}

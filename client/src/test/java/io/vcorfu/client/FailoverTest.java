@@ -235,11 +235,11 @@ class FailoverTest {
             .add(
                 FaultRule.responses()
                     .to(InJvmCluster.STREAM_B)
-                    .ofCase(PayloadCase.STREAM_WRITE)
+                    .ofCase(PayloadCase.CHAIN_WRITE)
                     .when(
                         q -> {
                           written.compareAndSet(
-                              -1, q.getStreamWrite().getEntry().getGlobalAddress());
+                              -1, q.getChainWrite().getEntry().getGlobalAddress());
                           return true;
                         })
                     .limit(1)
@@ -279,10 +279,10 @@ class FailoverTest {
             .add(
                 FaultRule.requests()
                     .to(InJvmCluster.STREAM_A)
-                    .ofCase(PayloadCase.STREAM_WRITE)
+                    .ofCase(PayloadCase.CHAIN_WRITE)
                     .when(
                         q -> {
-                          lost.compareAndSet(-1, q.getStreamWrite().getEntry().getGlobalAddress());
+                          lost.compareAndSet(-1, q.getChainWrite().getEntry().getGlobalAddress());
                           return true;
                         })
                     .limit(1)
@@ -320,7 +320,7 @@ class FailoverTest {
             .add(
                 FaultRule.requests()
                     .to(InJvmCluster.STREAM_A)
-                    .ofCase(PayloadCase.STREAM_WRITE)
+                    .ofCase(PayloadCase.CHAIN_WRITE)
                     .limit(1)
                     .drop());
     FaultRule refreshes =
@@ -392,11 +392,11 @@ class FailoverTest {
             .add(
                 FaultRule.requests()
                     .to(InJvmCluster.STREAM_B)
-                    .ofCase(PayloadCase.STREAM_WRITE)
+                    .ofCase(PayloadCase.CHAIN_WRITE)
                     .when(
                         q -> {
                           address.compareAndSet(
-                              -1, q.getStreamWrite().getEntry().getGlobalAddress());
+                              -1, q.getChainWrite().getEntry().getGlobalAddress());
                           return true;
                         })
                     .limit(1)

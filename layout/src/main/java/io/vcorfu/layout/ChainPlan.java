@@ -12,8 +12,9 @@ import java.util.Set;
 import java.util.TreeMap;
 
 /**
- * The ordered replica visits that write one entry: the write path follows it front to back and
- * commits every visit but the last; repair uses {@link #last()} to decide the entry's fate.
+ * The ordered replica visits that hold one entry's copies: the write path sends them all at once
+ * (one message per node), decisions ask {@link #last()}, the decider, and aborts replace the copies
+ * last first (see {@code ChainWriter} in the client).
  *
  * <p>Order: every endpoint of the log chain for the entry's global address (role {@link Role#LOG},
  * carrying all of the entry's streams); then, for each distinct stream chain the entry touches in
@@ -27,11 +28,10 @@ import java.util.TreeMap;
  * for the same entry.
  *
  * <p>Invariant: every visit of the deciding stream chain comes after every visit outside it. Any
- * replica of that chain may become the decider when the ones after it are removed, and a decider
- * holding the entry means the entry is committed; so by the time any of them holds it, every other
- * copy (the log's, the other streams') must be written. Interleaving the log chain with the
- * deciding chain to save messages would break this: a stream replica written before the last log
- * replica could be left the decider by a removal and commit an entry a log replica never received.
+ * replica of that chain may become the decider when the ones after it are removed, and an abort
+ * replaces copies last first, so it reaches the replicas that may decide next before any other
+ * copy: the order the client's write-path model checks (with the serial writes this plan used to
+ * drive, interleaving the log chain with the deciding chain lost decisions).
  */
 public record ChainPlan(long globalAddress, List<Visit> visits) {
 

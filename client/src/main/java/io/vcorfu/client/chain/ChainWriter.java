@@ -6,6 +6,7 @@ import io.vcorfu.client.rpc.EpochRpc;
 import io.vcorfu.client.rpc.ReplicaClient;
 import io.vcorfu.layout.ChainPlan;
 import io.vcorfu.layout.Layout;
+import io.vcorfu.protocol.Endpoint;
 import io.vcorfu.protocol.Errors;
 import io.vcorfu.protocol.OverwrittenException;
 import io.vcorfu.protocol.SealedException;
@@ -21,27 +22,47 @@ import io.vcorfu.protocol.proto.StreamSlot;
 import io.vcorfu.protocol.proto.Token;
 import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Drives one entry through its chain to a decision. Used by writers (the normal write path) and by
+ * Drives one entry to a decision across its copies. Used by writers (the normal write path) and by
  * readers repairing an incomplete write: both run the same idempotent steps, so any number of
  * parties may drive one entry concurrently.
  *
- * <p>The rule: <em>the last replica of the chain decides.</em> Writes go to each replica of the
- * chain in order (log replicas, then stream replicas); the last write is also its commit. If any
- * write finds its slot taken by something else, the driver asks the deciding replica: an abort-fill
- * there either finds the entry (it committed: someone else finished it) or leaves a hole (it
- * aborted everywhere, and the earlier replicas' copies are replaced by holes).
+ * <p><b>The rule.</b> <em>A copy is committed only once every copy holds the entry, and the last
+ * replica of the plan ({@link ChainPlan#last()}, the decider) decides.</em> A writer sends every
+ * copy at once, uncommitted: one message per node carrying all of that node's copies (the log's and
+ * each stream's), so an append waits for one fsync on each node in parallel, not one per replica in
+ * series. Once every copy holds the entry the write is decided COMMITTED, whoever decides it later
+ * finds nothing missing; the writer returns at once and the commits go out without holding it up.
+ * Until a copy's commit arrives, a reader of it sees the entry uncommitted, waits briefly and, if
+ * needed, has it decided (see {@link RepairingReader}).
  *
- * <p>A drive completes as soon as the outcome is decided: COMMITTED once the last replica holds the
- * entry. Commit messages to the earlier replicas are sent without waiting for them; until one
- * arrives, a reader of such a replica sees the entry uncommitted, waits briefly and, if needed,
- * confirms the decision with the last replica (see {@link RepairingReader}).
+ * <p><b>Decisions</b> ({@link Decision}). A decision asks the decider with a fill that keeps what
+ * the slot holds. The entry committed there: COMMITTED. Held uncommitted: the decision writes every
+ * copy again (idempotent where held) and, once all hold it, commits the decider and then the
+ * others; if a copy cannot hold it (its slot is a hole) the entry is aborted. Empty: the fill
+ * leaves an uncommitted hole there and the entry is aborted. A copy is written only while the
+ * entry's token epoch is not sealed ({@code EpochFence}, for writers and decisions alike): a
+ * sequencer bootstrapped after a seal read the stream tails without the copies such a write would
+ * add, so a late copy could land in a stream slot it had issued again, or behind a conditional
+ * token it had granted. After a seal a decision therefore only looks: a copy missing then stays
+ * missing, so the entry is aborted; that is safe because nobody was told it committed (a writer
+ * returns, and a decision commits, only once every copy holds it).
+ *
+ * <p>Why the outcome is one: the decider's slot is filled (a hole, uncommitted) before an abort
+ * touches any other copy, and a writer's or finisher's write of a slot that holds a hole fails. So
+ * once any party saw every copy holding the entry no abort can start at that decider, and an abort
+ * that started means some copy never held it, so nobody was told COMMITTED. The write-path model
+ * ({@code client.model.WritePathModelTest}) explores every interleaving of writes, decisions,
+ * aborts, seals, crashes and removals in small configurations under this rule ({@code PARALLEL}
+ * with fixes A and B below) and finds no violation of the three safety properties.
  *
  * <p><b>Trimmed deciders.</b> The deciding slot can be trimmed away (its stream trimmed past it)
  * while earlier copies of the entry, on other streams or in the log, are still uncommitted. Safety
@@ -54,14 +75,14 @@ import java.util.concurrent.TimeUnit;
  * the decision fails with {@link TrimmedException}: nobody can read the entry any more, but a
  * writer must not be told it aborted. A trimmed decider therefore never turns data into a hole.
  *
- * <p><b>Layout changes.</b> A decision asks the decider of the layout held <em>now</em>, with a
- * fill that never aborts what the slot holds. Normally the decider's copy is committed (its write
- * is the commit), but once a layout change has taken a chain's last replica away, the new last
- * replica may hold an uncommitted copy while the removed one had committed it and readers had read
- * it. The new decider holds a copy whenever the old one held one (a chain is written in order), so
- * a copy found there is committed, never aborted; an empty slot there means the old decider held
- * nothing either, and the entry is aborted. An entry stamped with an epoch the replicas have sealed
- * is never written anywhere new ({@link SealedException}): it is decided by the copies that landed.
+ * <p><b>Layout changes.</b> A decision asks the decider of the layout held <em>now</em>. Once a
+ * layout change has taken the plan's last replica away, the new last replica may hold an
+ * uncommitted copy while the removed one had committed it; it is committed only after every copy of
+ * the new plan is found holding the entry. If the entry was committed, every copy held it before,
+ * so the new plan's copies hold it too and it commits again; an empty slot at the new decider means
+ * some copy never held the entry, so nobody was told it committed, and it is aborted. A rebuilding
+ * replica that joined after the entry's token was issued is not looked at: writes skip it and its
+ * rebuild copies the entry from the others.
  *
  * <p><b>A decision belongs to one layout.</b> Every request of a decision is stamped with the epoch
  * of the layout its plan came from and never sent again at another ({@link
@@ -70,30 +91,20 @@ import java.util.concurrent.TimeUnit;
  * begun before a removal replace the copy that a decision taken after it found at the new decider
  * and committed: with a chain of three, two removals suffice.
  *
- * <p><b>Aborts that no failure undoes.</b> Invariant: for every entry, taking its visits in plan
+ * <p><b>Aborts that no failure undoes.</b> An abort replaces copies <em>last first</em> in plan
  * order ({@link ChainPlan}: the log chain, the other stream chains, the deciding chain last, each
- * head first), the visits that hold the entry form a prefix and the visits an abort replaced by
- * holes form a suffix; a visit part way through its replacement has its first slot (the one that
- * decides, should its replica become the last) replaced already. Writers keep it (a visit's slots
- * are written at once, head first, stopping at the first slot taken); an abort keeps it by
- * replacing copies <em>last first</em>: it leaves an <em>uncommitted</em> hole at the decider's
- * first slot (which no reader takes for a decision), replaces the slots of every earlier visit by
- * uncommitted holes in reverse visit order (within a visit, its first slot first), commits the
- * decider's hole, and only then commits those holes and replaces the decider's other slots (an
- * entry of several streams placed on one chain has several). No copy shows a committed hole before
- * the abort is decided: a reader that meets an uncommitted hole finishes the abort through the
- * decider instead of taking the hole for the outcome, so a removal that hands the decision to a
- * copy the abort has not reached yet (an emptied stream chain leaves the log to decide alone)
- * cannot turn a hole a reader returned into data. So whichever replicas a layout change takes away,
- * the new last replica of the deciding chain holds the entry in its first slot only if it holds it
- * in every slot and every visit before it does (the entry commits there, consistently in every
- * stream and the log), and holds a hole there only if every visit after it is a hole; and no slot
- * of the entry shows a committed hole before the decision is committed. (Replacing the decider's
- * other slots first, or a visit's last slot first, would let a removal commit the entry in one
- * stream while another stream's slot had been read as a committed hole.) Replacing head first
- * instead would allow a chain of three holding hole, entry, uncommitted hole: losing the decider
- * commits the entry at the middle replica, and losing that one too turns the committed entry back
- * into a hole. A reader that meets an uncommitted hole finishes the abort (see {@link
+ * head first): it leaves an <em>uncommitted</em> hole at the decider's first slot (which no reader
+ * takes for a decision), replaces the slots of every earlier visit by uncommitted holes in reverse
+ * visit order (within a visit, its first slot first), commits the decider's hole, and only then
+ * commits those holes and replaces the decider's other slots (an entry of several streams placed on
+ * one chain has several). No copy shows a committed hole before the abort is decided: a reader that
+ * meets an uncommitted hole finishes the abort through the decider instead of taking the hole for
+ * the outcome, so a removal that hands the decision to a copy the abort has not reached yet (an
+ * emptied stream chain leaves the log to decide alone) cannot turn a hole a reader returned into
+ * data, and a new decider the abort has reached holds a hole, which makes the entry unfinishable
+ * everywhere. (Committing each replaced copy at once, or replacing the decider's other slots first,
+ * would let a removal commit the entry in one stream while another stream's slot had been read as a
+ * committed hole.) A reader that meets an uncommitted hole finishes the abort (see {@link
  * io.vcorfu.client.read.RepairingReader}); a copy that cannot be replaced (its replica is
  * unreachable) leaves the abort unfinished until a layout without that replica lets a later reader
  * finish it.
@@ -134,81 +145,71 @@ public final class ChainWriter {
     return ChainPlan.of(layout, entry.getGlobalAddress(), streams, entry.getEpoch());
   }
 
-  /** Writes {@code entry} through its chain, or finishes a write someone else started. */
+  /**
+   * Writes every copy of {@code entry} at once, or finishes a write someone else started: one
+   * message per node carrying all of that node's copies, uncommitted. Once every copy holds the
+   * entry it is committed (whoever decides it finds it at the decider with nothing missing), and
+   * the commits go out without holding up the caller; a copy found taken, trimmed or sealed hands
+   * the entry to a decision.
+   */
   public CompletableFuture<Outcome> drive(LogEntryMsg entry) {
     ChainPlan plan = plan(entry);
-    return writeFrom(entry, plan, 0, 0);
+    List<CompletableFuture<Void>> writes = new ArrayList<>();
+    for (Map.Entry<Endpoint, List<Integer>> node : byNode(plan).entrySet()) {
+      writes.add(writeNode(entry, plan, node.getKey(), node.getValue(), 0));
+    }
+    return CompletableFuture.allOf(writes.toArray(CompletableFuture[]::new))
+        .handle(
+            (v, error) -> {
+              if (error == null) {
+                decision.commitAll(entry, plan, ops);
+                return CompletableFuture.completedFuture(Outcome.COMMITTED);
+              }
+              return afterFailure(entry, error);
+            })
+        .thenCompose(f -> f);
   }
 
   /**
-   * Decides {@code entry} without writing it anywhere new: commit if the decider holds it, else
-   * abort (see {@link Decision}).
+   * Decides {@code entry} without writing it anywhere new unless its decider holds it: commit once
+   * every copy holds it, else abort (see {@link Decision}).
    */
   public CompletableFuture<Outcome> decide(LogEntryMsg entry) {
     return decision.decide(entry);
   }
 
-  private CompletableFuture<Outcome> writeFrom(
-      LogEntryMsg entry, ChainPlan plan, int i, int attempt) {
+  /**
+   * The visits of {@code plan} grouped by node, each node's in plan order, the nodes in the order
+   * of their first visit.
+   */
+  static Map<Endpoint, List<Integer>> byNode(ChainPlan plan) {
+    Map<Endpoint, List<Integer>> out = new LinkedHashMap<>();
     List<ChainPlan.Visit> visits = plan.visits();
-    if (i == visits.size()) {
-      // The last replica holds the entry: it is committed. The commit messages to the earlier
-      // replicas only let them serve it without asking; they go out without holding up the writer.
-      decision.commitEarlier(entry, plan, visits.size() - 1, ops);
-      return CompletableFuture.completedFuture(Outcome.COMMITTED);
+    for (int i = 0; i < visits.size(); i++) {
+      out.computeIfAbsent(visits.get(i).endpoint(), e -> new ArrayList<>()).add(i);
     }
-    int end = runEnd(visits, i);
-    if (end - i > 1) {
-      return writeRun(entry, plan, i, end, attempt);
-    }
-    boolean last = i == visits.size() - 1;
-    return write(entry, visits.get(i), last)
-        .handle(
-            (ok, error) ->
-                error == null
-                    ? writeFrom(entry, plan, i + 1, 0)
-                    : afterFailure(entry, plan, i, attempt, error))
-        .thenCompose(f -> f);
-  }
-
-  /** The end (exclusive) of the run of consecutive visits from {@code i} on one endpoint. */
-  private static int runEnd(List<ChainPlan.Visit> visits, int i) {
-    int end = i + 1;
-    while (end < visits.size() && visits.get(end).endpoint().equals(visits.get(i).endpoint())) {
-      end++;
-    }
-    return end;
+    return out;
   }
 
   /**
-   * Writes visits {@code i..end-1}, all on one node, in one message: the node runs them in chain
-   * order and stops at the first failure, which is then handled as if that visit had been written
-   * alone. When the run ends the chain, the node also commits the run's earlier visits.
+   * Writes visits {@code indices} of {@code plan}, all on {@code node}, uncommitted, in one
+   * message; fails with the typed error of the first visit that could not be written.
    */
-  private CompletableFuture<Outcome> writeRun(
-      LogEntryMsg entry, ChainPlan plan, int i, int end, int attempt) {
-    List<ChainPlan.Visit> visits = plan.visits();
-    boolean endsChain = end == visits.size();
-    return ops.chainWrite(visits.get(i).endpoint(), entry, steps(entry, plan, i, end), endsChain)
+  private CompletableFuture<Void> writeNode(
+      LogEntryMsg entry, ChainPlan plan, Endpoint node, List<Integer> indices, int attempt) {
+    return ops.chainWrite(node, entry, steps(entry, plan, indices, false), false)
         .handle(
             (response, error) -> {
-              if (error != null) {
-                return afterFailure(entry, plan, i, attempt, error);
+              if (error == null && !response.hasError()) {
+                return CompletableFuture.<Void>completedFuture(null);
               }
-              int failed = i + response.getDone();
-              if (!response.hasError()) {
-                if (endsChain) {
-                  decision.commitEarlier(entry, plan, i, ops);
-                  return CompletableFuture.completedFuture(Outcome.COMMITTED);
-                }
-                return writeFrom(entry, plan, end, 0);
+              Throwable cause =
+                  error != null ? EpochRpc.unwrap(error) : Errors.toException(response.getError());
+              if (isTransient(cause) && attempt < TRANSIENT_RETRIES) {
+                return CompletableFuture.supplyAsync(() -> null, delayed)
+                    .thenCompose(x -> writeNode(entry, plan, node, indices, attempt + 1));
               }
-              return afterFailure(
-                  entry,
-                  plan,
-                  failed,
-                  failed == i ? attempt : 0,
-                  Errors.toException(response.getError()));
+              return CompletableFuture.<Void>failedFuture(cause);
             })
         .thenCompose(f -> f);
   }
@@ -240,14 +241,28 @@ public final class ChainWriter {
 
   /**
    * The chain-write steps for visits {@code from..to-1} of {@code plan}, in chain order; the
-   * chain's last visit is written committed.
+   * chain's last visit is written committed (a node that writes the whole plan in one message).
    */
   public static List<ChainStep> steps(LogEntryMsg entry, ChainPlan plan, int from, int to) {
-    List<ChainPlan.Visit> visits = plan.visits();
-    List<ChainStep> steps = new ArrayList<>(to - from);
+    List<Integer> indices = new ArrayList<>(to - from);
     for (int k = from; k < to; k++) {
+      indices.add(k);
+    }
+    return steps(entry, plan, indices, true);
+  }
+
+  /**
+   * The chain-write steps for visits {@code indices} of {@code plan}; with {@code commitLast}, the
+   * plan's last visit is written committed, else every step is written uncommitted.
+   */
+  static List<ChainStep> steps(
+      LogEntryMsg entry, ChainPlan plan, List<Integer> indices, boolean commitLast) {
+    List<ChainPlan.Visit> visits = plan.visits();
+    List<ChainStep> steps = new ArrayList<>(indices.size());
+    for (int k : indices) {
       ChainPlan.Visit v = visits.get(k);
-      ChainStep.Builder step = ChainStep.newBuilder().setCommit(k == visits.size() - 1);
+      ChainStep.Builder step =
+          ChainStep.newBuilder().setCommit(commitLast && k == visits.size() - 1);
       if (v.role() == ChainPlan.Role.LOG) {
         step.setLog(true);
       } else {
@@ -280,13 +295,11 @@ public final class ChainWriter {
       }
       return CompletableFuture.completedFuture(Outcome.COMMITTED);
     }
-    return afterFailure(
-        entry, plan, response.getDone(), 0, Errors.toException(response.getError()));
+    return afterFailure(entry, Errors.toException(response.getError()));
   }
 
-  /** What to do when writing from visit {@code i} failed with {@code error}. */
-  private CompletableFuture<Outcome> afterFailure(
-      LogEntryMsg entry, ChainPlan plan, int i, int attempt, Throwable error) {
+  /** What to do when writing a copy failed with {@code error}. */
+  private CompletableFuture<Outcome> afterFailure(LogEntryMsg entry, Throwable error) {
     Throwable cause = EpochRpc.unwrap(error);
     // Sealed: the entry's token was issued before a sequencer restart; its missing copies can never
     // be written, so it is decided by the copies written before the fence.
@@ -297,10 +310,6 @@ public final class ChainWriter {
       // the planned decider.
       return decide(entry);
     }
-    if (isTransient(cause) && attempt < TRANSIENT_RETRIES) {
-      return CompletableFuture.supplyAsync(() -> null, delayed)
-          .thenCompose(v -> writeFrom(entry, plan, i, attempt + 1));
-    }
     return CompletableFuture.<Outcome>failedFuture(cause);
   }
 
@@ -310,13 +319,6 @@ public final class ChainWriter {
    */
   public static boolean isTransient(Throwable t) {
     return t instanceof TransportException;
-  }
-
-  private CompletableFuture<Void> write(LogEntryMsg entry, ChainPlan.Visit visit, boolean last) {
-    if (visit.role() == ChainPlan.Role.LOG) {
-      return ops.logWrite(visit.endpoint(), entry, last);
-    }
-    return ops.streamWrite(visit.endpoint(), entry, slotsFor(entry, visit), last);
   }
 
   public static List<StreamSlot> slotsFor(LogEntryMsg entry, ChainPlan.Visit visit) {

@@ -10,15 +10,22 @@ import io.vcorfu.client.rpc.EpochRpc;
 import io.vcorfu.client.rpc.ReplicaClient;
 import io.vcorfu.layout.ChainPlan;
 import io.vcorfu.layout.Layout;
+import io.vcorfu.protocol.Endpoint;
+import io.vcorfu.protocol.Errors;
+import io.vcorfu.protocol.OverwrittenException;
+import io.vcorfu.protocol.SealedException;
 import io.vcorfu.protocol.StreamId;
 import io.vcorfu.protocol.TrimmedException;
 import io.vcorfu.protocol.UnknownStreamException;
 import io.vcorfu.protocol.WrongEpochException;
+import io.vcorfu.protocol.proto.ChainStep;
 import io.vcorfu.protocol.proto.LogEntryMsg;
 import io.vcorfu.protocol.proto.ReadResult;
 import io.vcorfu.protocol.proto.StreamSlot;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
@@ -85,16 +92,25 @@ final class Decision {
     return askDecider(entry, decider, at)
         .thenCompose(
             result -> {
-              if (holds(result, entry)) {
-                // Uncommitted only where a layout change made this replica the decider (see the
-                // class comment): committed there first, so the decider's slot tells from now on.
-                CompletableFuture<Void> atDecider =
-                    result.getStatus() == ReadResult.Status.COMMITTED
-                        ? CompletableFuture.completedFuture(null)
-                        : commitAt(entry, decider, 0, at);
-                return atDecider
-                    .thenCompose(v -> commitEarlier(entry, plan, plan.visits().size() - 1, at))
+              if (holds(result, entry) && result.getStatus() == ReadResult.Status.COMMITTED) {
+                return commitEarlier(entry, plan, plan.visits().size() - 1, at)
                     .thenApply(v -> Outcome.COMMITTED);
+              }
+              if (holds(result, entry)) {
+                // Held uncommitted: committed once every copy holds it. The missing copies are
+                // written (or, for a token older than a seal, looked for); then the decider is
+                // committed first, so its slot tells from now on.
+                return finish(entry, plan, at)
+                    .thenCompose(
+                        finished ->
+                            finished
+                                ? commitAt(entry, decider, 0, at)
+                                    .thenCompose(
+                                        v ->
+                                            commitEarlier(
+                                                entry, plan, plan.visits().size() - 1, at))
+                                    .thenApply(v -> Outcome.COMMITTED)
+                                : abortHeld(entry, plan, at));
               }
               if (result.getStatus() == ReadResult.Status.TRIMMED) {
                 return decideFromCopies(entry, plan, copies(entry, plan), 0, at);
@@ -108,6 +124,123 @@ final class Decision {
               // another party's that this one finishes). The copies of every earlier visit are
               // replaced by uncommitted holes, last visit first, then the decider's hole is
               // committed, and only then every other hole (see the class comment).
+              return replaceCopies(entry, abortOrder(entry, plan), 0, at)
+                  .thenCompose(v -> commitHole(entry, decider, at))
+                  .thenCompose(v -> abortEarlier(entry, plan, at))
+                  .thenApply(v -> Outcome.ABORTED);
+            });
+  }
+
+  /**
+   * True once every copy of {@code entry} holds it: each node's copies (all but the deciding slot,
+   * known to hold it) are written again, idempotent where held, one message per node, all at once.
+   * False if a copy cannot hold it: its slot holds a hole, or the token predates a seal (the node
+   * refuses the write) and a copy is missing, which then stays missing. A trimmed copy counts as
+   * held: a slot is trimmed only once a reader of its stream decided the entry, and the decider
+   * holding it means the decision was not an abort.
+   */
+  private CompletableFuture<Boolean> finish(LogEntryMsg entry, ChainPlan plan, ReplicaClient at) {
+    Map<Endpoint, List<Copy>> byNode = new LinkedHashMap<>();
+    for (Copy c : copies(entry, plan)) {
+      byNode.computeIfAbsent(c.visit().endpoint(), e -> new ArrayList<>()).add(c);
+    }
+    List<CompletableFuture<Boolean>> nodes = new ArrayList<>();
+    for (Map.Entry<Endpoint, List<Copy>> node : byNode.entrySet()) {
+      nodes.add(finishAt(entry, node.getKey(), node.getValue(), 0, at));
+    }
+    return CompletableFuture.allOf(nodes.toArray(CompletableFuture[]::new))
+        .thenApply(v -> nodes.stream().allMatch(CompletableFuture::join));
+  }
+
+  /** Writes {@code copies}, all on {@code node}, uncommitted, one step each, in one message. */
+  private CompletableFuture<Boolean> finishAt(
+      LogEntryMsg entry, Endpoint node, List<Copy> copies, int attempt, ReplicaClient at) {
+    List<ChainStep> steps = new ArrayList<>(copies.size());
+    for (Copy c : copies) {
+      steps.add(
+          c.slot() == null
+              ? ChainStep.newBuilder().setLog(true).build()
+              : ChainStep.newBuilder().addSlots(c.slot()).build());
+    }
+    return at.chainWrite(node, entry, steps, false)
+        .handle(
+            (response, error) -> {
+              if (error == null && !response.hasError()) {
+                return CompletableFuture.completedFuture(true);
+              }
+              if (error == null) {
+                Throwable failed = Errors.toException(response.getError());
+                if (failed instanceof TrimmedException) {
+                  List<Copy> rest = copies.subList(response.getDone() + 1, copies.size());
+                  return rest.isEmpty()
+                      ? CompletableFuture.completedFuture(true)
+                      : finishAt(entry, node, rest, 0, at);
+                }
+                if (failed instanceof OverwrittenException) {
+                  return CompletableFuture.completedFuture(false);
+                }
+                return CompletableFuture.<Boolean>failedFuture(failed);
+              }
+              Throwable cause = EpochRpc.unwrap(error);
+              if (cause instanceof SealedException) {
+                return heldAfterSeal(entry, copies, at);
+              }
+              if (isTransient(cause) && attempt < TRANSIENT_RETRIES) {
+                return CompletableFuture.supplyAsync(() -> null, delayed)
+                    .thenCompose(x -> finishAt(entry, node, copies, attempt + 1, at));
+              }
+              return CompletableFuture.<Boolean>failedFuture(cause);
+            })
+        .thenCompose(f -> f);
+  }
+
+  /**
+   * True if every one of {@code copies} holds {@code entry}, whose token predates a seal: no write
+   * of it lands anywhere any more ({@code EpochFence}), so what is missing now stays missing. A
+   * rebuilding replica that joined after the token was issued is not asked: writes skip it and its
+   * rebuild copies the entry's decision from the others.
+   */
+  private CompletableFuture<Boolean> heldAfterSeal(
+      LogEntryMsg entry, List<Copy> copies, ReplicaClient at) {
+    Layout layout = at.rpc().layout().current();
+    List<CompletableFuture<Boolean>> reads = new ArrayList<>();
+    for (Copy c : copies) {
+      Long since = layout.rebuilding().get(c.visit().endpoint());
+      if (since != null && entry.getEpoch() < since) {
+        continue;
+      }
+      // A fill that keeps what the slot holds, not a read: rebuilding replicas serve no reads.
+      // An empty slot gets an uncommitted hole, as the abort that follows would leave there.
+      reads.add(
+          fillCopy(entry, c, false, false, 0, at)
+              .thenApply(r -> r.getStatus() == ReadResult.Status.TRIMMED || holds(r, entry)));
+    }
+    return CompletableFuture.allOf(reads.toArray(CompletableFuture[]::new))
+        .thenApply(v -> reads.stream().allMatch(CompletableFuture::join));
+  }
+
+  /**
+   * Aborts an entry the decider holds uncommitted that cannot be finished: its deciding slot is
+   * replaced by an uncommitted hole, then the abort goes on as any other (see {@link #decide}). A
+   * decider that turns out to hold the entry committed (someone finished it after all) decides
+   * COMMITTED.
+   */
+  private CompletableFuture<Outcome> abortHeld(
+      LogEntryMsg entry, ChainPlan plan, ReplicaClient at) {
+    ChainPlan.Visit decider = plan.last();
+    return fillCopy(entry, deciding(entry, decider), true, false, 0, at)
+        .thenCompose(
+            r -> {
+              if (r.getStatus() == ReadResult.Status.TRIMMED) {
+                return decideFromCopies(entry, plan, copies(entry, plan), 0, at);
+              }
+              if (holds(r, entry)) {
+                return commitEarlier(entry, plan, plan.visits().size() - 1, at)
+                    .thenApply(v -> Outcome.COMMITTED);
+              }
+              if (r.getStatus() == ReadResult.Status.COMMITTED) {
+                return abortEarlier(entry, plan, at).thenApply(v -> Outcome.ABORTED);
+              }
               return replaceCopies(entry, abortOrder(entry, plan), 0, at)
                   .thenCompose(v -> commitHole(entry, decider, at))
                   .thenCompose(v -> abortEarlier(entry, plan, at))
@@ -319,9 +452,14 @@ final class Decision {
     return fillCopy(entry, deciding(entry, decider), false, false, 0, at);
   }
 
+  /** Sends commits to every copy without waiting for them (a writer that found every copy held). */
+  void commitAll(LogEntryMsg entry, ChainPlan plan, ReplicaClient at) {
+    commitEarlier(entry, plan, plan.visits().size(), at);
+  }
+
   /**
-   * Sends commits to the visits before {@code upTo}, a visit index no greater than the last one's
-   * (visits from {@code upTo} on were committed by the node that wrote them in one message).
+   * Sends commits to the visits before {@code upTo} (at most the number of visits; visits from
+   * {@code upTo} on were committed already).
    */
   CompletableFuture<Void> commitEarlier(
       LogEntryMsg entry, ChainPlan plan, int upTo, ReplicaClient at) {

@@ -68,11 +68,11 @@ class AppendAfterFailureTest {
             .add(
                 FaultRule.responses()
                     .to(decider)
-                    .ofCase(Request.PayloadCase.STREAM_WRITE)
+                    .ofCase(Request.PayloadCase.CHAIN_WRITE)
                     .when(
                         q -> {
                           written.compareAndSet(
-                              -1, q.getStreamWrite().getEntry().getGlobalAddress());
+                              -1, q.getChainWrite().getEntry().getGlobalAddress());
                           return true;
                         })
                     .drop());
@@ -98,10 +98,10 @@ class AppendAfterFailureTest {
             .add(
                 FaultRule.requests()
                     .to(decider)
-                    .ofCase(Request.PayloadCase.STREAM_WRITE)
+                    .ofCase(Request.PayloadCase.CHAIN_WRITE)
                     .when(
                         q -> {
-                          long g = q.getStreamWrite().getEntry().getGlobalAddress();
+                          long g = q.getChainWrite().getEntry().getGlobalAddress();
                           lost.compareAndSet(-1, g);
                           return lost.get() == g;
                         })
@@ -128,7 +128,7 @@ class AppendAfterFailureTest {
             .add(
                 FaultRule.requests()
                     .to(decider)
-                    .ofCase(Request.PayloadCase.STREAM_WRITE, Request.PayloadCase.STREAM_FILL)
+                    .ofCase(Request.PayloadCase.CHAIN_WRITE, Request.PayloadCase.STREAM_FILL)
                     .drop());
 
     assertThatThrownBy(

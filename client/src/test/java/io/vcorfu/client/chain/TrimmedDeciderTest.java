@@ -118,11 +118,11 @@ class TrimmedDeciderTest {
             .add(
                 FaultRule.responses()
                     .to(decider)
-                    .ofCase(Request.PayloadCase.STREAM_WRITE)
+                    .ofCase(Request.PayloadCase.CHAIN_WRITE)
                     .when(
                         q -> {
                           firstGlobal.compareAndSet(
-                              -1, q.getStreamWrite().getEntry().getGlobalAddress());
+                              -1, q.getChainWrite().getEntry().getGlobalAddress());
                           return !trimmed.get();
                         })
                     .drop());

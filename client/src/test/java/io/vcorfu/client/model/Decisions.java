@@ -234,8 +234,17 @@ final class Decisions {
         continue;
       }
       boolean hole = false;
+      boolean sealed = rules.fenceDecisionWrites() && ModelState.removals(s) > 0;
       for (int c : plan) {
-        if (plans.message(c) == u) {
+        if (plans.message(c) != u) {
+          continue;
+        }
+        if (sealed) {
+          // The node refuses the write (the token predates the seal); the decision reads the
+          // copies instead, and one not held now never will be: the entry cannot be finished.
+          byte held = m.slot(s, a, c);
+          hole |= held != DATA && held != DATA_COMMITTED && held != TRIMMED;
+        } else {
           hole |= replicas.write(n, a, c, false) == Write.OVERWRITTEN;
         }
       }
@@ -245,7 +254,8 @@ final class Decisions {
         confirm(n, p, plan, u);
       }
       boolean failed = hole;
-      out.add(n, () -> what + (failed ? ": a copy holds a hole" : ": held"));
+      String why = sealed ? ": sealed; a copy is not held" : ": a copy holds a hole";
+      out.add(n, () -> what + (failed ? why : ": held"));
     }
   }
 

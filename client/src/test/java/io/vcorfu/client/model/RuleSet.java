@@ -22,13 +22,13 @@ record RuleSet(Write write, boolean replan, boolean uncommittedAbort) {
   /** The base rules. */
   enum Write {
     /**
-     * The serial chain ({@code ChainWriter}, {@code ChainPlan}; {@code ChainWriter} runs it with
-     * both fixes, {@code SERIAL.fixed()}): copies written one at a time in plan order, the last
-     * write (the decider's) is the commit, commits of the earlier copies follow. A decision commits
-     * if the decider holds the entry, else aborts: an uncommitted hole at the decider, every other
-     * copy replaced by a committed hole last first, then the decider's hole committed. A data write
-     * of an entry whose token predates a seal is refused ({@code EpochFence}): after a layout
-     * change a decision only decides.
+     * The serial chain ({@code ChainPlan}; {@code ChainWriter} ran it, with both fixes, {@code
+     * SERIAL.fixed()}): copies written one at a time in plan order, the last write (the decider's)
+     * is the commit, commits of the earlier copies follow. A decision commits if the decider holds
+     * the entry, else aborts: an uncommitted hole at the decider, every other copy replaced by a
+     * committed hole last first, then the decider's hole committed. A data write of an entry whose
+     * token predates a seal is refused ({@code EpochFence}): after a layout change a decision only
+     * decides.
      */
     SERIAL(PlanOrder.SERIAL),
 
@@ -40,10 +40,11 @@ record RuleSet(Write write, boolean replan, boolean uncommittedAbort) {
      * node's copies, arriving in any order, and acknowledges once all are held; a copy is committed
      * only once every copy holds the entry (the writer's "fully replicated through X" mark, or a
      * decision that found them all). A decision that finds the entry at the decider writes every
-     * missing copy, then commits; one that cannot (a missing copy holds a hole) aborts, starting
-     * with an uncommitted hole at the decider. Aborts as in {@link #SERIAL}. The writer's own
-     * writes are refused once sealed; a decision's are not (a new sequencer finishes entries after
-     * failover).
+     * missing copy, then commits; one that cannot (a missing copy holds a hole, or the token
+     * predates a seal and a copy is missing) aborts, starting with an uncommitted hole at the
+     * decider. Aborts as in {@link #SERIAL}. Data writes of an entry whose token predates a seal
+     * are refused, the writer's and a decision's alike ({@code ChainWriter} runs it with both
+     * fixes, {@code PARALLEL.fixed()}).
      */
     PARALLEL(PlanOrder.SERIAL);
 
@@ -82,9 +83,14 @@ record RuleSet(Write write, boolean replan, boolean uncommittedAbort) {
     return write == Write.PARALLEL;
   }
 
-  /** A sealed node refuses a decision's data write of an entry whose token predates the seal. */
+  /**
+   * A sealed node refuses a decision's data write of an entry whose token predates the seal. Every
+   * rule set does, as the replicas' {@code EpochFence} does: a sequencer that bootstrapped after
+   * the seal read the stream tails without the copies such a write would add. A parallel decision
+   * that is refused reads the copies instead, and aborts if one is not held.
+   */
   boolean fenceDecisionWrites() {
-    return !parallel();
+    return true;
   }
 
   @Override

@@ -47,14 +47,15 @@ import org.junit.jupiter.params.provider.MethodSource;
  * always below the stream's tail), and the log's own trim. Readers are interchangeable: states that
  * differ only by which reader is which are explored once.
  *
- * <p>The rule sets ({@link RuleSet}): the serial chain (which the code runs with both fixes), the
- * withdrawn interleaved plan, the parallel rule of issue 31 as proposed, and both with the two
- * fixes the model called for (A: a decision whose plan is of an older epoch starts again; B: an
- * abort's holes stay uncommitted until the decider's hole is committed). Each run prints its state
- * count and time; each counterexample its trace (a shortest one). A counterexample test also
- * explores again checking only what clients saw (acknowledgements and what readers returned, not
- * the replicas' slots), so that the violation it shows is one a client sees. {@code
- * -Dvcorfu.model.large=true} adds the large configurations of {@link ModelConfigs}.
+ * <p>The rule sets ({@link RuleSet}): the serial chain (which the code ran before), the withdrawn
+ * interleaved plan, the parallel rule (which the code runs with both fixes; data writes of a token
+ * older than a seal refused, a decision's too), and both with the two fixes the model called for
+ * (A: a decision whose plan is of an older epoch starts again; B: an abort's holes stay uncommitted
+ * until the decider's hole is committed). Each run prints its state count and time; each
+ * counterexample its trace (a shortest one). A counterexample test also explores again checking
+ * only what clients saw (acknowledgements and what readers returned, not the replicas' slots), so
+ * that the violation it shows is one a client sees. {@code -Dvcorfu.model.large=true} adds the
+ * large configurations of {@link ModelConfigs}.
  */
 class WritePathModelTest {
   private static final int LIMIT = 30_000_000;
@@ -67,6 +68,11 @@ class WritePathModelTest {
     return ModelConfigs.all().stream().filter(c -> c.maxRemovals() <= 1);
   }
 
+  /**
+   * The rule {@code ChainWriter} runs (see {@code DecisionAcrossRemovalsTest} for the fixes, and
+   * {@code ParallelCopiesTest} for every subset of copies a dead writer can leave, on real
+   * replicas).
+   */
   @ParameterizedTest(name = "{0}")
   @MethodSource("configurations")
   void theParallelRuleWithBothFixesKeepsEveryProperty(ModelConfig config) {
@@ -82,7 +88,7 @@ class WritePathModelTest {
         .isTrue();
   }
 
-  /** The rule {@code ChainWriter} runs (see {@code DecisionAcrossRemovalsTest} for the fixes). */
+  /** The rule {@code ChainWriter} ran before parallel copies, with both fixes. */
   @ParameterizedTest(name = "{0}")
   @MethodSource("configurations")
   void theSerialRuleWithBothFixesKeepsEveryProperty(ModelConfig config) {

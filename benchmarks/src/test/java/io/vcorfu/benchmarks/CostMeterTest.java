@@ -1,0 +1,146 @@
+package io.vcorfu.benchmarks;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.sun.net.httpserver.HttpServer;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * The cost counters: a Prometheus page summed by counter name, snapshots that print and parse, the
+ * per-operation arithmetic, and {@code bench append --cost} against a real node, its fsyncs read
+ * from a real HTTP page whose counter grows by 10 per scrape.
+ */
+class CostMeterTest {
+  @RegisterExtension static final BenchNode NODE = new BenchNode();
+
+  private HttpServer metrics;
+  private final AtomicInteger scrapes = new AtomicInteger();
+
+  @BeforeEach
+  void servePage() throws Exception {
+    metrics = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+    metrics.createContext(
+        "/metrics",
+        exchange -> {
+          int n = scrapes.getAndIncrement();
+          byte[] body =
+              ("# HELP vcorfu_fsync_seconds fsyncs\n"
+                      + "# TYPE vcorfu_fsync_seconds histogram\n"
+                      + "vcorfu_fsync_seconds_count "
+                      + (10 * n)
+                      + ".0\n"
+                      + "vcorfu_fsync_seconds_sum 0.5\n"
+                      + "vcorfu_requests_seconds_count{type=\"CHAIN_WRITE\",outcome=\"ok\"} "
+                      + (3 * n)
+                      + ".0\n"
+                      + "vcorfu_requests_seconds_count{type=\"TOKEN\",outcome=\"ok\"} "
+                      + n
+                      + ".0\n")
+                  .getBytes(StandardCharsets.UTF_8);
+          exchange.sendResponseHeaders(200, body.length);
+          try (OutputStream out = exchange.getResponseBody()) {
+            out.write(body);
+          }
+        });
+    metrics.start();
+  }
+
+  @AfterEach
+  void stopPage() {
+    metrics.stop(0);
+  }
+
+  private URI page() {
+    return URI.create("http://127.0.0.1:" + metrics.getAddress().getPort() + "/metrics");
+  }
+
+  @Test
+  void aPageIsSummedByCounterNameOnly() {
+    String page =
+        "# TYPE a_count counter\n"
+            + "a_count{x=\"1\"} 2.0\n"
+            + "a_count{x=\"2\"} 3.5\n"
+            + "a_count_total 100.0\n"
+            + "a_sum 7.0\n"
+            + "b 1e3\n";
+
+    assertThat(CostMeter.sum(page, List.of("a_count"))).isEqualTo(5.5);
+    assertThat(CostMeter.sum(page, List.of("a_count", "b"))).isEqualTo(1005.5);
+    assertThat(CostMeter.sum(page, List.of("missing"))).isZero();
+  }
+
+  @Test
+  void aSnapshotParsesFromWhatItPrints() {
+    CostMeter.Snapshot s = new CostMeter.Snapshot(10, 4, 5, 1, 40, 77, 12, 30);
+
+    assertThat(CostMeter.Snapshot.parse(s.toString())).isEqualTo(s);
+  }
+
+  @Test
+  void theCostLineDividesEachCounterByTheOperations() {
+    CostMeter.Snapshot before = new CostMeter.Snapshot(100, 50, 40, 10, 1000, 5000, 200, 900);
+    CostMeter.Snapshot after = new CostMeter.Snapshot(300, 150, 120, 30, 1400, 7000, 300, 1500);
+
+    assertThat(CostMeter.line("x", before, after, 1000))
+        .isEqualTo(
+            "cost x: 2.000 ms processor per op (user 1.000, system 0.800, softirq 0.200; the"
+                + " machine 50% busy), 2.00 TCP segments per op, 0.100 fsyncs per op, 0.600"
+                + " requests per op, over 1000 ops");
+  }
+
+  @Test
+  void snapshotsReadTheMachineAndThePages() throws Exception {
+    CostMeter meter = CostMeter.vcorfu(List.of(page()));
+
+    CostMeter.Snapshot a = meter.take();
+    CostMeter.Snapshot b = meter.take();
+
+    assertThat(b.fsyncs() - a.fsyncs()).isEqualTo(10);
+    assertThat(b.requests() - a.requests()).isEqualTo(4);
+    assertThat(a.all()).isPositive();
+    assertThat(b.all()).isGreaterThanOrEqualTo(a.all());
+    assertThat(b.busy()).isGreaterThanOrEqualTo(a.busy());
+    assertThat(b.segments()).isGreaterThanOrEqualTo(a.segments());
+  }
+
+  @Test
+  void appendWithCostPrintsTheWarmWindowsCostPerAppend() {
+    List<String> out =
+        NODE.run(
+            new AppendBench(),
+            "--threads 2 --duration 1 --warmup 0.5 --prefix cost --cost --metrics " + page());
+
+    assertThat(out).hasSize(2);
+    Matcher warm = Pattern.compile(": (\\d+) appends in ").matcher(out.get(0));
+    assertThat(warm.find()).as(out.get(0)).isTrue();
+    long appends = Long.parseLong(warm.group(1));
+    Matcher cost =
+        Pattern.compile(
+                "^cost append warm: ([0-9.]+) ms processor per op .*, ([0-9.]+) TCP segments per"
+                    + " op, ([0-9.]+) fsyncs per op, ([0-9.]+) requests per op, over (\\d+) ops$")
+            .matcher(out.get(1));
+    assertThat(cost.find()).as(out.get(1)).isTrue();
+    assertThat(Long.parseLong(cost.group(5))).isEqualTo(appends);
+    assertThat(Double.parseDouble(cost.group(1))).as("processor per append").isPositive();
+    assertThat(Double.parseDouble(cost.group(2)))
+        .as("each append is a request and an answer over loopback TCP")
+        .isGreaterThan(0.5);
+    // The page was scraped twice (start and end of the warm window): 10 fsyncs in between.
+    assertThat(Double.parseDouble(cost.group(3))).isCloseTo(10.0 / appends, within(appends));
+  }
+
+  private static org.assertj.core.data.Offset<Double> within(long appends) {
+    return org.assertj.core.data.Offset.offset(0.0015 + 0.5 / appends);
+  }
+}
