@@ -188,6 +188,22 @@ public final class LogReplica implements AutoCloseable {
    * (nothing is committed); committed entries, holes and trimmed addresses are left as they are.
    */
   public CompletableFuture<Void> commit(List<Long> addresses) {
+    return commit(addresses, false);
+  }
+
+  /**
+   * Commits the DATA entries this replica holds at {@code addresses} and skips the rest (nothing
+   * there, holes, trimmed): the commits that ride on a chain write ({@code
+   * ChainWriteRequest.commit_log}). Does not wait for them to be durable: a commit lost in a crash
+   * only leaves the entry for a reader to decide again.
+   */
+  public void commitHeld(List<Long> addresses) {
+    if (!addresses.isEmpty()) {
+      commit(addresses, true);
+    }
+  }
+
+  private CompletableFuture<Void> commit(List<Long> addresses, boolean skipEmpty) {
     return call(
         () -> {
           CompletableFuture<Void> barrier;
@@ -200,7 +216,7 @@ public final class LogReplica implements AutoCloseable {
               }
               IndexedRecord held = engine.lookup(LOG, address);
               if (held == null) {
-                if (join.rebuildsLog(address)) {
+                if (skipEmpty || join.rebuildsLog(address)) {
                   continue; // see JoinState
                 }
                 throw new BadRequestException(

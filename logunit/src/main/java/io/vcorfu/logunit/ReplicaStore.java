@@ -447,13 +447,38 @@ public final class ReplicaStore implements AutoCloseable {
             });
   }
 
-  /** {@link #chainWrite(LogEntryMsg, List, boolean)} for a request from the wire. */
+  /**
+   * {@link #chainWrite(LogEntryMsg, List, boolean)} for a request from the wire. The commits riding
+   * on it are the caller's to apply first ({@link #commitRiding}), ahead of the epoch fence, which
+   * they do not pass through; a request of commits alone ({@link #commitsOnly}) is not run here.
+   */
   public CompletableFuture<ChainWriteResponse> chainWrite(ChainWriteRequest request) {
     List<Step> steps = new ArrayList<>(request.getStepsCount());
     request.getStepsList().forEach(s -> steps.add(Step.of(s)));
     return chainWrite(
             request.hasEntry() ? request.getEntry() : null, steps, request.getCommitEarlier())
         .thenApply(ChainWriteResult::toResponse);
+  }
+
+  /** True if {@code request} carries commits of other entries and nothing to write. */
+  public static boolean commitsOnly(ChainWriteRequest request) {
+    return !request.hasEntry()
+        && request.getStepsCount() == 0
+        && (request.getCommitLogCount() > 0 || request.getCommitSlotsCount() > 0);
+  }
+
+  /**
+   * Applies the commits riding on a chain write: every listed copy this node holds as uncommitted
+   * DATA is committed, the rest skipped (see {@code ChainWriteRequest}). Never fails: a commit is
+   * advice, and a reader decides what it missed.
+   */
+  public void commitRiding(ChainWriteRequest request) {
+    try {
+      logReplica().commitHeld(request.getCommitLogList());
+      streamReplica().commitHeld(StreamReplica.Slot.of(request.getCommitSlotsList()));
+    } catch (RuntimeException e) {
+      // A malformed slot (an unknown stream id) or a role this store lacks: nothing to commit.
+    }
   }
 
   /** What running a chain write's steps did: the futures of what was written, and the failure. */

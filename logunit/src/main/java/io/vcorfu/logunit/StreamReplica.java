@@ -250,6 +250,22 @@ public final class StreamReplica implements AutoCloseable {
    * as they are.
    */
   public CompletableFuture<Void> commit(List<Slot> slots) {
+    return commit(slots, false);
+  }
+
+  /**
+   * Commits the DATA entries this replica holds in {@code slots} and skips the rest (nothing there,
+   * holes, trimmed): the commits that ride on a chain write ({@code
+   * ChainWriteRequest.commit_slots}). Does not wait for them to be durable: a commit lost in a
+   * crash only leaves the entry for a reader to decide again.
+   */
+  public void commitHeld(List<Slot> slots) {
+    if (!slots.isEmpty()) {
+      commit(slots, true);
+    }
+  }
+
+  private CompletableFuture<Void> commit(List<Slot> slots, boolean skipEmpty) {
     return LogReplica.call(
         () -> {
           CompletableFuture<Void> barrier;
@@ -263,7 +279,7 @@ public final class StreamReplica implements AutoCloseable {
               }
               IndexedRecord held = engine.lookup(stream, address);
               if (held == null) {
-                if (join.rebuildsStream(stream)) {
+                if (skipEmpty || join.rebuildsStream(stream)) {
                   continue; // see JoinState
                 }
                 throw new BadRequestException(

@@ -9,6 +9,7 @@ import io.vcorfu.protocol.NotServingException;
 import io.vcorfu.protocol.RpcHandler;
 import io.vcorfu.protocol.StreamId;
 import io.vcorfu.protocol.WrongEpochException;
+import io.vcorfu.protocol.proto.ChainWriteResponse;
 import io.vcorfu.protocol.proto.ReadLeaseResponse;
 import io.vcorfu.protocol.proto.Request;
 import io.vcorfu.protocol.proto.Request.PayloadCase;
@@ -171,6 +172,15 @@ final class RoleHandlers {
     t.put(
         PayloadCase.CHAIN_WRITE,
         r -> {
+          // Commits riding on the write go first, and not through the fence: committing a copy
+          // of an entry every copy holds is right at any epoch.
+          role(store, "replica store").commitRiding(r.getChainWrite());
+          if (ReplicaStore.commitsOnly(r.getChainWrite())) {
+            return CompletableFuture.completedFuture(
+                Response.newBuilder()
+                    .setChainWrite(ChainWriteResponse.getDefaultInstance())
+                    .build());
+          }
           if (r.getChainWrite().getStepsList().stream().anyMatch(s -> s.getLog())) {
             role(log, "log replica");
           }

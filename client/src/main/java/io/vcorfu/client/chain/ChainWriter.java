@@ -40,9 +40,9 @@ import java.util.concurrent.TimeUnit;
  * copy at once, uncommitted: one message per node carrying all of that node's copies (the log's and
  * each stream's), so an append waits for one fsync on each node in parallel, not one per replica in
  * series. Once every copy holds the entry the write is decided COMMITTED, whoever decides it later
- * finds nothing missing; the writer returns at once and the commits go out without holding it up.
- * Until a copy's commit arrives, a reader of it sees the entry uncommitted, waits briefly and, if
- * needed, has it decided (see {@link RepairingReader}).
+ * finds nothing missing; the writer returns at once, and the commits ride on its next message to
+ * each node ({@link RidingCommits}). Until a copy's commit arrives, a reader of it sees the entry
+ * uncommitted, waits briefly and, if needed, has it decided (see {@link RepairingReader}).
  *
  * <p><b>Decisions</b> ({@link Decision}). A decision asks the decider with a fill that keeps what
  * the slot holds. The entry committed there: COMMITTED. Held uncommitted: the decision writes every
@@ -127,10 +127,17 @@ public final class ChainWriter {
   private final ReplicaClient ops;
   private final Executor delayed = CompletableFuture.delayedExecutor(20, TimeUnit.MILLISECONDS);
   private final Decision decision;
+  private final RidingCommits riding;
 
   public ChainWriter(ReplicaClient ops) {
+    this(ops, RidingCommits.FLUSH_DELAY_MICROS);
+  }
+
+  /** A writer whose commits wait {@code flushDelayMicros} for a write to ride on (for tests). */
+  ChainWriter(ReplicaClient ops, long flushDelayMicros) {
     this.ops = ops;
     this.decision = new Decision(ops);
+    this.riding = new RidingCommits(ops, flushDelayMicros);
   }
 
   public ChainPlan plan(LogEntryMsg entry) {
@@ -162,7 +169,7 @@ public final class ChainWriter {
         .handle(
             (v, error) -> {
               if (error == null) {
-                decision.commitAll(entry, plan, ops);
+                riding.committed(entry, plan);
                 return CompletableFuture.completedFuture(Outcome.COMMITTED);
               }
               return afterFailure(entry, error);
@@ -197,7 +204,9 @@ public final class ChainWriter {
    */
   private CompletableFuture<Void> writeNode(
       LogEntryMsg entry, ChainPlan plan, Endpoint node, List<Integer> indices, int attempt) {
-    return ops.chainWrite(node, entry, steps(entry, plan, indices, false), false)
+    RidingCommits.Marks marks = riding.take(node);
+    return ops.chainWrite(
+            node, entry, steps(entry, plan, indices, false), false, marks.log(), marks.slots())
         .handle(
             (response, error) -> {
               if (error == null && !response.hasError()) {

@@ -452,11 +452,6 @@ final class Decision {
     return fillCopy(entry, deciding(entry, decider), false, false, 0, at);
   }
 
-  /** Sends commits to every copy without waiting for them (a writer that found every copy held). */
-  void commitAll(LogEntryMsg entry, ChainPlan plan, ReplicaClient at) {
-    commitEarlier(entry, plan, plan.visits().size(), at);
-  }
-
   /**
    * Sends commits to the visits before {@code upTo} (at most the number of visits; visits from
    * {@code upTo} on were committed already).

@@ -343,15 +343,31 @@ public final class ReplicaClient {
   /** Consecutive chain visits on one node in one message; see {@code ChainWriteRequest}. */
   public CompletableFuture<ChainWriteResponse> chainWrite(
       Endpoint node, LogEntryMsg entry, List<ChainStep> steps, boolean commitEarlier) {
-    return call(
-            node,
-            Request.newBuilder()
-                .setChainWrite(
-                    ChainWriteRequest.newBuilder()
-                        .setEntry(entry)
-                        .addAllSteps(steps)
-                        .setCommitEarlier(commitEarlier)))
-        .thenApply(r -> r.getChainWrite());
+    return chainWrite(node, entry, steps, commitEarlier, List.of(), List.of());
+  }
+
+  /**
+   * A chain write carrying commits of other entries' copies on {@code node} ({@code commitLog}: log
+   * addresses, {@code commitSlots}: stream slots); with {@code entry} null and no steps, the
+   * commits alone (see {@code ChainWriteRequest}).
+   */
+  public CompletableFuture<ChainWriteResponse> chainWrite(
+      Endpoint node,
+      LogEntryMsg entry,
+      List<ChainStep> steps,
+      boolean commitEarlier,
+      List<Long> commitLog,
+      List<StreamSlot> commitSlots) {
+    ChainWriteRequest.Builder b =
+        ChainWriteRequest.newBuilder()
+            .addAllSteps(steps)
+            .setCommitEarlier(commitEarlier)
+            .addAllCommitLog(commitLog)
+            .addAllCommitSlots(commitSlots);
+    if (entry != null) {
+      b.setEntry(entry);
+    }
+    return call(node, Request.newBuilder().setChainWrite(b)).thenApply(r -> r.getChainWrite());
   }
 
   public CompletableFuture<Void> streamCommit(Endpoint replica, List<StreamSlot> slots) {

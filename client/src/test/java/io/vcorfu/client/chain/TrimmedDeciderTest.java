@@ -75,15 +75,9 @@ class TrimmedDeciderTest {
 
   @Test
   void trimmingTheDecidingStreamKeepsTheEntryOnItsOtherStream() throws Exception {
-    // The writer's commits to the earlier copies (log and the earlier stream) are lost: the entry
-    // is committed by the decider alone.
-    FaultRule dropCommits =
-        transport
-            .faults()
-            .add(
-                FaultRule.requests()
-                    .ofCase(Request.PayloadCase.LOG_COMMIT, Request.PayloadCase.STREAM_COMMIT)
-                    .drop());
+    // The writer's commits (sent on their own: no later write carries them) are lost: the entry
+    // is committed only by the decision of the first reader of the deciding stream.
+    FaultRule dropCommits = ChainFaults.dropCommitMessages(transport);
     ClusterStreamLog writer = client(Duration.ofSeconds(1));
     AppendResult r = writer.append(streams, "atomic".getBytes(StandardCharsets.UTF_8)).join();
     await().atMost(Duration.ofSeconds(5)).until(() -> dropCommits.hits() >= 2);

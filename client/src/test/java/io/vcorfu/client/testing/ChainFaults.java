@@ -3,13 +3,31 @@ package io.vcorfu.client.testing;
 import io.vcorfu.client.GlobalEntry;
 import io.vcorfu.client.StreamLog;
 import io.vcorfu.layout.Layout;
+import io.vcorfu.logunit.ReplicaStore;
 import io.vcorfu.protocol.StreamId;
+import io.vcorfu.protocol.inmemory.FaultRule;
+import io.vcorfu.protocol.inmemory.InJvmTransport;
+import io.vcorfu.protocol.proto.Request;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 
 /** Helpers shared by the tests that break the chain protocol's messages on purpose. */
 public final class ChainFaults {
   private ChainFaults() {}
+
+  /**
+   * Drops the commit messages writers send on their own (commits no later write carried), until the
+   * returned rule is removed: the copies stay uncommitted for readers to decide.
+   */
+  public static FaultRule dropCommitMessages(InJvmTransport transport) {
+    return transport
+        .faults()
+        .add(
+            FaultRule.requests()
+                .ofCase(Request.PayloadCase.CHAIN_WRITE)
+                .when(q -> ReplicaStore.commitsOnly(q.getChainWrite()))
+                .drop());
+  }
 
   /**
    * Two streams named {@code prefix-...} on different stream chains, the first on a lower chain

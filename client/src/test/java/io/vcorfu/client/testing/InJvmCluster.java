@@ -16,6 +16,7 @@ import io.vcorfu.protocol.StreamId;
 import io.vcorfu.protocol.Transport;
 import io.vcorfu.protocol.inmemory.FaultRule;
 import io.vcorfu.protocol.inmemory.InJvmTransport;
+import io.vcorfu.protocol.proto.ChainWriteResponse;
 import io.vcorfu.protocol.proto.GetLayoutResponse;
 import io.vcorfu.protocol.proto.LogTailRequest;
 import io.vcorfu.protocol.proto.ReadLeaseResponse;
@@ -494,12 +495,19 @@ public final class InJvmCluster implements AutoCloseable {
               PayloadCase.CHAIN_WRITE,
               replicaCall(
                   log,
-                  (st, r) ->
-                      fence
-                          .admit(
-                              r.getChainWrite().getEntry().getEpoch(),
-                              () -> st.chainWrite(r.getChainWrite()))
-                          .thenApply(x -> ok(b -> b.setChainWrite(x)))))
+                  (st, r) -> {
+                    // As a node does: riding commits first, outside the fence.
+                    st.commitRiding(r.getChainWrite());
+                    if (ReplicaStore.commitsOnly(r.getChainWrite())) {
+                      return CompletableFuture.completedFuture(
+                          ok(b -> b.setChainWrite(ChainWriteResponse.getDefaultInstance())));
+                    }
+                    return fence
+                        .admit(
+                            r.getChainWrite().getEntry().getEpoch(),
+                            () -> st.chainWrite(r.getChainWrite()))
+                        .thenApply(x -> ok(b -> b.setChainWrite(x)));
+                  }))
           .on(
               PayloadCase.LOG_WRITE,
               replicaCall(
