@@ -205,8 +205,7 @@ final class Decision {
     Layout layout = at.rpc().layout().current();
     List<CompletableFuture<Boolean>> reads = new ArrayList<>();
     for (Copy c : copies) {
-      Long since = layout.rebuilding().get(c.visit().endpoint());
-      if (since != null && entry.getEpoch() < since) {
+      if (rebuildsCopy(layout, entry, c)) {
         continue;
       }
       // A fill that keeps what the slot holds, not a read: rebuilding replicas serve no reads.
@@ -217,6 +216,24 @@ final class Decision {
     }
     return CompletableFuture.allOf(reads.toArray(CompletableFuture[]::new))
         .thenApply(v -> reads.stream().allMatch(CompletableFuture::join));
+  }
+
+  /**
+   * True if {@code c}'s replica rebuilds that copy's chain and joined it after {@code entry}'s
+   * token was issued: exactly the copies the replica acknowledges without storing (see {@code
+   * JoinState}), which its rebuild copies from the others. A node that rebuilds some chains while
+   * it serves its others is judged on those others like any member.
+   */
+  private static boolean rebuildsCopy(Layout layout, LogEntryMsg entry, Copy c) {
+    Endpoint node = c.visit().endpoint();
+    Long since = layout.rebuilding().get(node);
+    if (since == null || entry.getEpoch() >= since) {
+      return false;
+    }
+    return c.slot() == null
+        ? layout.rebuildsLog(node, entry.getGlobalAddress())
+        : layout.rebuildsStream(
+            node, layout.streamChainIndex(StreamId.fromMsg(c.slot().getStream())));
   }
 
   /**
