@@ -3,7 +3,7 @@
 # (R = 3, durable) on 127.0.0.1 runs `bench append` while processor hogs compete with it, at the
 # same priority, for this machine's cores; afterwards the script counts the nodes the manager
 # judged down although every node ran throughout. Used to find how short a failure timeout this
-# machine can take (README, "What a paused node costs writers").
+# machine can take (docs/cli.md, "Several endpoints and layout changes").
 #
 # Usage:
 #   benchmarks/run-busy.sh [--node-flags FLAGS] [--seconds S] [--hogs N] [--threads T] [--runs R]

@@ -51,7 +51,8 @@ class ReadmeExampleTest {
   }
 
   /**
-   * The README's read-lease snippet, over TCP: the leased reader sees each write once it returned.
+   * The read-lease snippet of docs/runtime.md, over TCP: the leased reader sees each write once it
+   * returned.
    */
   @Test
   void aReaderWithALeaseSeesEveryWriteOfAnotherClientOnceItReturned() {
