@@ -59,15 +59,32 @@ final class CostMeter {
       long all,
       long segments,
       double fsyncs,
-      double requests) {
+      double requests,
+      long selfNanos) {
 
-    /** {@code snapshot busy=B user=U system=S softirq=Q all=A segments=G fsyncs=F requests=R}. */
+    /** A snapshot without the measuring process's own processor time. */
+    Snapshot(
+        long busy,
+        long user,
+        long system,
+        long softirq,
+        long all,
+        long segments,
+        double fsyncs,
+        double requests) {
+      this(busy, user, system, softirq, all, segments, fsyncs, requests, -1);
+    }
+
+    /**
+     * {@code snapshot busy=B user=U system=S softirq=Q all=A segments=G fsyncs=F requests=R
+     * self=N}.
+     */
     @Override
     public String toString() {
       return String.format(
           Locale.ROOT,
           "snapshot busy=%d user=%d system=%d softirq=%d all=%d segments=%d fsyncs=%.0f"
-              + " requests=%.0f",
+              + " requests=%.0f self=%d",
           busy,
           user,
           system,
@@ -75,13 +92,23 @@ final class CostMeter {
           all,
           segments,
           fsyncs,
-          requests);
+          requests,
+          selfNanos);
+    }
+
+    /**
+     * This snapshot without the measuring process's time: for snapshots taken by a process other
+     * than the benchmark client (around a peer's tool), whose own time says nothing.
+     */
+    Snapshot withoutSelf() {
+      return new Snapshot(busy, user, system, softirq, all, segments, fsyncs, requests, -1);
     }
 
     /** The snapshot {@link #toString} printed. */
     static Snapshot parse(String line) {
       long[] v = new long[6];
       double[] d = new double[2];
+      long self = -1;
       String[] names = {"busy", "user", "system", "softirq", "all", "segments"};
       for (String field : line.trim().split("\\s+")) {
         int eq = field.indexOf('=');
@@ -95,13 +122,15 @@ final class CostMeter {
             v[i] = Long.parseLong(value);
           }
         }
-        if (name.equals("fsyncs")) {
+        if (name.equals("self")) {
+          self = Long.parseLong(value);
+        } else if (name.equals("fsyncs")) {
           d[0] = Double.parseDouble(value);
         } else if (name.equals("requests")) {
           d[1] = Double.parseDouble(value);
         }
       }
-      return new Snapshot(v[0], v[1], v[2], v[3], v[4], v[5], d[0], d[1]);
+      return new Snapshot(v[0], v[1], v[2], v[3], v[4], v[5], d[0], d[1], self);
     }
   }
 
@@ -120,13 +149,13 @@ final class CostMeter {
       requests += sum(text, requestCounters);
     }
     return new Snapshot(
-        cpu[0], cpu[1], cpu[2], cpu[3], cpu[4], tcpSegmentsSent(), fsyncs, requests);
+        cpu[0], cpu[1], cpu[2], cpu[3], cpu[4], tcpSegmentsSent(), fsyncs, requests, selfNanos());
   }
 
   /**
-   * {@code cost LABEL: P ms processor per op (user U, system S, softirq Q; the machine B% busy), G
-   * TCP segments per op, F fsyncs per op, R requests per op} over {@code ops} operations between
-   * the two snapshots ({@code -} for what was not counted).
+   * {@code cost LABEL: P ms processor per op (user U, system S, softirq Q; the client process C;
+   * the machine B% busy), G TCP segments per op, F fsyncs per op, R requests per op} over {@code
+   * ops} operations between the two snapshots ({@code -} for what was not counted).
    */
   static String line(String label, Snapshot before, Snapshot after, long ops) {
     double tick = 1000.0 / ticksPerSecond();
@@ -134,14 +163,20 @@ final class CostMeter {
     long all = Math.max(1, after.all() - before.all());
     return String.format(
         Locale.ROOT,
-        "cost %s: %.3f ms processor per op (user %.3f, system %.3f, softirq %.3f; the machine"
-            + " %.0f%% busy), %.2f TCP segments per op, %s fsyncs per op, %s requests per op,"
-            + " over %d ops",
+        "cost %s: %.3f ms processor per op (user %.3f, system %.3f, softirq %.3f; %s; the"
+            + " machine %.0f%% busy), %.2f TCP segments per op, %s fsyncs per op, %s requests"
+            + " per op, over %d ops",
         label,
         (after.busy() - before.busy()) * tick / n,
         (after.user() - before.user()) * tick / n,
         (after.system() - before.system()) * tick / n,
         (after.softirq() - before.softirq()) * tick / n,
+        before.selfNanos() < 0 || after.selfNanos() < 0
+            ? "the client process not measured"
+            : String.format(
+                Locale.ROOT,
+                "the client process %.3f",
+                (after.selfNanos() - before.selfNanos()) / 1e6 / n),
         100.0 * (after.busy() - before.busy()) / all,
         (after.segments() - before.segments()) / n,
         perOp(before.fsyncs(), after.fsyncs(), n),
@@ -151,6 +186,18 @@ final class CostMeter {
 
   private static String perOp(double before, double after, double n) {
     return before < 0 || after < 0 ? "-" : String.format(Locale.ROOT, "%.3f", (after - before) / n);
+  }
+
+  /**
+   * The processor time this process has used, in nanoseconds (-1 where the JVM cannot tell): the
+   * benchmark client's own share of the machine's.
+   */
+  static long selfNanos() {
+    if (java.lang.management.ManagementFactory.getOperatingSystemMXBean()
+        instanceof com.sun.management.OperatingSystemMXBean os) {
+      return os.getProcessCpuTime();
+    }
+    return -1;
   }
 
   /** USER_HZ: the unit of {@code /proc/stat}; 100 on every Linux this runs on. */

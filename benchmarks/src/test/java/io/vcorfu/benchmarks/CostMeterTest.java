@@ -82,21 +82,23 @@ class CostMeterTest {
 
   @Test
   void aSnapshotParsesFromWhatItPrints() {
-    CostMeter.Snapshot s = new CostMeter.Snapshot(10, 4, 5, 1, 40, 77, 12, 30);
+    CostMeter.Snapshot s = new CostMeter.Snapshot(10, 4, 5, 1, 40, 77, 12, 30, 123_456);
 
     assertThat(CostMeter.Snapshot.parse(s.toString())).isEqualTo(s);
   }
 
   @Test
   void theCostLineDividesEachCounterByTheOperations() {
-    CostMeter.Snapshot before = new CostMeter.Snapshot(100, 50, 40, 10, 1000, 5000, 200, 900);
-    CostMeter.Snapshot after = new CostMeter.Snapshot(300, 150, 120, 30, 1400, 7000, 300, 1500);
+    CostMeter.Snapshot before =
+        new CostMeter.Snapshot(100, 50, 40, 10, 1000, 5000, 200, 900, 1_000_000_000L);
+    CostMeter.Snapshot after =
+        new CostMeter.Snapshot(300, 150, 120, 30, 1400, 7000, 300, 1500, 1_500_000_000L);
 
     assertThat(CostMeter.line("x", before, after, 1000))
         .isEqualTo(
             "cost x: 2.000 ms processor per op (user 1.000, system 0.800, softirq 0.200; the"
-                + " machine 50% busy), 2.00 TCP segments per op, 0.100 fsyncs per op, 0.600"
-                + " requests per op, over 1000 ops");
+                + " client process 0.500; the machine 50% busy), 2.00 TCP segments per op, 0.100"
+                + " fsyncs per op, 0.600 requests per op, over 1000 ops");
   }
 
   @Test
@@ -127,7 +129,8 @@ class CostMeterTest {
     long appends = Long.parseLong(warm.group(1));
     Matcher cost =
         Pattern.compile(
-                "^cost append warm: ([0-9.]+) ms processor per op .*, ([0-9.]+) TCP segments per"
+                "^cost append warm: ([0-9.]+) ms processor per op .*the client process [0-9.]+;.*,"
+                    + " ([0-9.]+) TCP segments per"
                     + " op, ([0-9.]+) fsyncs per op, ([0-9.]+) requests per op, over (\\d+) ops$")
             .matcher(out.get(1));
     assertThat(cost.find()).as(out.get(1)).isTrue();
