@@ -62,19 +62,6 @@ final class CostMeter {
       double requests,
       long selfNanos) {
 
-    /** A snapshot without the measuring process's own processor time. */
-    Snapshot(
-        long busy,
-        long user,
-        long system,
-        long softirq,
-        long all,
-        long segments,
-        double fsyncs,
-        double requests) {
-      this(busy, user, system, softirq, all, segments, fsyncs, requests, -1);
-    }
-
     /**
      * {@code snapshot busy=B user=U system=S softirq=Q all=A segments=G fsyncs=F requests=R
      * self=N}.

@@ -16,7 +16,6 @@ import io.vcorfu.protocol.OverwrittenException;
 import io.vcorfu.protocol.SealedException;
 import io.vcorfu.protocol.StreamId;
 import io.vcorfu.protocol.TrimmedException;
-import io.vcorfu.protocol.UnknownStreamException;
 import io.vcorfu.protocol.WrongEpochException;
 import io.vcorfu.protocol.proto.ChainStep;
 import io.vcorfu.protocol.proto.LogEntryMsg;
@@ -113,7 +112,7 @@ final class Decision {
                                 : abortHeld(entry, plan, at));
               }
               if (result.getStatus() == ReadResult.Status.TRIMMED) {
-                return decideFromCopies(entry, plan, copies(entry, plan), 0, at);
+                return decideFromCopies(entry, plan, Copy.all(entry, plan), 0, at);
               }
               if (result.getStatus() == ReadResult.Status.COMMITTED) {
                 // Decided already: by an abort that finished, or by a fill of a stream slot found
@@ -124,7 +123,7 @@ final class Decision {
               // another party's that this one finishes). The copies of every earlier visit are
               // replaced by uncommitted holes, last visit first, then the decider's hole is
               // committed, and only then every other hole (see the class comment).
-              return replaceCopies(entry, abortOrder(entry, plan), 0, at)
+              return replaceCopies(entry, Copy.abortOrder(entry, plan), 0, at)
                   .thenCompose(v -> commitHole(entry, decider, at))
                   .thenCompose(v -> abortEarlier(entry, plan, at))
                   .thenApply(v -> Outcome.ABORTED);
@@ -141,7 +140,7 @@ final class Decision {
    */
   private CompletableFuture<Boolean> finish(LogEntryMsg entry, ChainPlan plan, ReplicaClient at) {
     Map<Endpoint, List<Copy>> byNode = new LinkedHashMap<>();
-    for (Copy c : copies(entry, plan)) {
+    for (Copy c : Copy.all(entry, plan)) {
       byNode.computeIfAbsent(c.visit().endpoint(), e -> new ArrayList<>()).add(c);
     }
     List<CompletableFuture<Boolean>> nodes = new ArrayList<>();
@@ -211,7 +210,7 @@ final class Decision {
       // A fill that keeps what the slot holds, not a read: rebuilding replicas serve no reads.
       // An empty slot gets an uncommitted hole, as the abort that follows would leave there.
       reads.add(
-          fillCopy(entry, c, false, false, 0, at)
+          Copy.fill(entry, c, false, false, 0, at)
               .thenApply(r -> r.getStatus() == ReadResult.Status.TRIMMED || holds(r, entry)));
     }
     return CompletableFuture.allOf(reads.toArray(CompletableFuture[]::new))
@@ -245,11 +244,11 @@ final class Decision {
   private CompletableFuture<Outcome> abortHeld(
       LogEntryMsg entry, ChainPlan plan, ReplicaClient at) {
     ChainPlan.Visit decider = plan.last();
-    return fillCopy(entry, deciding(entry, decider), true, false, 0, at)
+    return Copy.fill(entry, Copy.deciding(entry, decider), true, false, 0, at)
         .thenCompose(
             r -> {
               if (r.getStatus() == ReadResult.Status.TRIMMED) {
-                return decideFromCopies(entry, plan, copies(entry, plan), 0, at);
+                return decideFromCopies(entry, plan, Copy.all(entry, plan), 0, at);
               }
               if (holds(r, entry)) {
                 return commitEarlier(entry, plan, plan.visits().size() - 1, at)
@@ -258,7 +257,7 @@ final class Decision {
               if (r.getStatus() == ReadResult.Status.COMMITTED) {
                 return abortEarlier(entry, plan, at).thenApply(v -> Outcome.ABORTED);
               }
-              return replaceCopies(entry, abortOrder(entry, plan), 0, at)
+              return replaceCopies(entry, Copy.abortOrder(entry, plan), 0, at)
                   .thenCompose(v -> commitHole(entry, decider, at))
                   .thenCompose(v -> abortEarlier(entry, plan, at))
                   .thenApply(v -> Outcome.ABORTED);
@@ -276,104 +275,14 @@ final class Decision {
       return CompletableFuture.completedFuture(null);
     }
     Copy c = copies.get(i);
-    return fillCopy(entry, c, true, false, 0, at)
+    return Copy.fill(entry, c, true, false, 0, at)
         .thenCompose(r -> replaceCopies(entry, copies, i + 1, at));
   }
 
   /** Commits the hole an abort left uncommitted at the decider's first slot of the entry. */
   private CompletableFuture<Void> commitHole(
       LogEntryMsg entry, ChainPlan.Visit decider, ReplicaClient at) {
-    return fillCopy(entry, deciding(entry, decider), false, true, 0, at).thenApply(r -> null);
-  }
-
-  /** The deciding copy: the decider's first slot of the entry (its log slot for a log replica). */
-  private static Copy deciding(LogEntryMsg entry, ChainPlan.Visit decider) {
-    return new Copy(
-        decider, decider.role() == ChainPlan.Role.LOG ? null : slotsFor(entry, decider).get(0));
-  }
-
-  /**
-   * A fill of one copy's slot; returns what the slot holds afterwards (TRIMMED when trimmed). An
-   * abort-fill of the entry ({@code abort}) replaces its uncommitted copy by a hole; the hole it
-   * writes (there or in an empty slot) is committed iff {@code commit}; with {@code commit}, an
-   * uncommitted hole is committed. Transport failures are retried a few times.
-   */
-  private CompletableFuture<ReadResult> fillCopy(
-      LogEntryMsg entry, Copy copy, boolean abort, boolean commit, int attempt, ReplicaClient at) {
-    long nonce = abort ? entry.getNonce() : 0;
-    CompletableFuture<ReadResult> fill =
-        copy.slot() == null
-            ? at.logFill(copy.visit().endpoint(), entry.getGlobalAddress(), abort, nonce, commit)
-            : at.streamFill(
-                copy.visit().endpoint(),
-                StreamId.fromMsg(copy.slot().getStream()),
-                copy.slot().getStreamAddress(),
-                abort,
-                nonce,
-                commit);
-    return fill.handle(
-            (r, error) -> {
-              if (error == null) {
-                return CompletableFuture.completedFuture(r);
-              }
-              Throwable cause = EpochRpc.unwrap(error);
-              if (cause instanceof TrimmedException) {
-                return CompletableFuture.completedFuture(
-                    ReadResult.newBuilder().setStatus(ReadResult.Status.TRIMMED).build());
-              }
-              if (isTransient(cause) && attempt < TRANSIENT_RETRIES) {
-                return CompletableFuture.supplyAsync(() -> null, delayed)
-                    .thenCompose(v -> fillCopy(entry, copy, abort, commit, attempt + 1, at));
-              }
-              return CompletableFuture.<ReadResult>failedFuture(cause);
-            })
-        .thenCompose(f -> f);
-  }
-
-  /** One copy of an entry: a log replica's (slot null) or one stream slot on a stream replica. */
-  private record Copy(ChainPlan.Visit visit, StreamSlot slot) {}
-
-  /**
-   * The copies an abort replaces before it commits the decider's hole: every slot of every visit
-   * before the decider's, the last visit first and, within a visit, its first slot first (the slot
-   * that decides should that visit's replica become the chain's last). The decider's own other
-   * slots are not among them: they become holes only once the decision is committed.
-   */
-  private static List<Copy> abortOrder(LogEntryMsg entry, ChainPlan plan) {
-    List<Copy> out = new ArrayList<>();
-    List<ChainPlan.Visit> visits = plan.visits();
-    for (int i = visits.size() - 2; i >= 0; i--) {
-      ChainPlan.Visit v = visits.get(i);
-      if (v.role() == ChainPlan.Role.LOG) {
-        out.add(new Copy(v, null));
-      } else {
-        for (StreamSlot slot : slotsFor(entry, v)) {
-          out.add(new Copy(v, slot));
-        }
-      }
-    }
-    return out;
-  }
-
-  /** Every copy of the entry except the deciding slot itself, in chain order. */
-  private static List<Copy> copies(LogEntryMsg entry, ChainPlan plan) {
-    List<Copy> copies = new ArrayList<>();
-    List<ChainPlan.Visit> visits = plan.visits();
-    for (int i = 0; i < visits.size(); i++) {
-      ChainPlan.Visit v = visits.get(i);
-      if (v.role() == ChainPlan.Role.LOG) {
-        if (i < visits.size() - 1) {
-          copies.add(new Copy(v, null));
-        }
-        continue;
-      }
-      List<StreamSlot> slots = slotsFor(entry, v);
-      // The decider's first slot is the one abort-filled; its other slots were written with it.
-      for (int k = i == visits.size() - 1 ? 1 : 0; k < slots.size(); k++) {
-        copies.add(new Copy(v, slots.get(k)));
-      }
-    }
-    return copies;
+    return Copy.fill(entry, Copy.deciding(entry, decider), false, true, 0, at).thenApply(r -> null);
   }
 
   /**
@@ -392,7 +301,7 @@ final class Decision {
           new TrimmedException(
               decided.getStreamAddress() + 1, StreamId.fromMsg(decided.getStream())));
     }
-    return readCopy(copies.get(i), entry, 0, at)
+    return Copy.read(copies.get(i), entry, 0, at)
         .thenCompose(
             r -> {
               if (r.getStatus() == ReadResult.Status.TRIMMED) {
@@ -404,37 +313,6 @@ final class Decision {
               }
               return abortEarlier(entry, plan, at).thenApply(v -> Outcome.ABORTED);
             });
-  }
-
-  /** What one copy's slot holds; a replica that never held the stream holds nothing there. */
-  private CompletableFuture<ReadResult> readCopy(
-      Copy copy, LogEntryMsg entry, int attempt, ReplicaClient at) {
-    CompletableFuture<List<ReadResult>> read =
-        copy.slot() == null
-            ? at.logRead(
-                copy.visit().endpoint(), entry.getGlobalAddress(), entry.getGlobalAddress())
-            : at.streamRead(
-                copy.visit().endpoint(),
-                StreamId.fromMsg(copy.slot().getStream()),
-                copy.slot().getStreamAddress(),
-                copy.slot().getStreamAddress());
-    return read.handle(
-            (l, error) -> {
-              if (error == null) {
-                return CompletableFuture.completedFuture(l.get(0));
-              }
-              Throwable cause = EpochRpc.unwrap(error);
-              if (cause instanceof UnknownStreamException) {
-                return CompletableFuture.completedFuture(
-                    ReadResult.newBuilder().setStatus(ReadResult.Status.EMPTY).build());
-              }
-              if (isTransient(cause) && attempt < TRANSIENT_RETRIES) {
-                return CompletableFuture.supplyAsync(() -> null, delayed)
-                    .thenCompose(v -> readCopy(copy, entry, attempt + 1, at));
-              }
-              return CompletableFuture.<ReadResult>failedFuture(cause);
-            })
-        .thenCompose(f -> f);
   }
 
   CompletableFuture<Void> commitAt(
@@ -466,7 +344,7 @@ final class Decision {
    */
   private CompletableFuture<ReadResult> askDecider(
       LogEntryMsg entry, ChainPlan.Visit decider, ReplicaClient at) {
-    return fillCopy(entry, deciding(entry, decider), false, false, 0, at);
+    return Copy.fill(entry, Copy.deciding(entry, decider), false, false, 0, at);
   }
 
   /**
