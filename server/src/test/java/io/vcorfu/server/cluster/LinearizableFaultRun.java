@@ -13,6 +13,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.LongPredicate;
 import java.util.function.LongSupplier;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.io.TempDir;
@@ -91,15 +92,17 @@ abstract class LinearizableFaultRun {
   static final class Faults {
     private final String run;
     private final LongSupplier completed;
+    private final LongPredicate reportedSince;
     final List<String> labels = new ArrayList<>();
     final List<Long> times = new ArrayList<>();
 
     /** The steps after which calls must complete: indexes into {@link #times}. */
     final List<Integer> awaited = new ArrayList<>();
 
-    Faults(String run, LongSupplier completed) {
+    Faults(String run, LongSupplier completed, LongPredicate reportedSince) {
       this.run = run;
       this.completed = completed;
+      this.reportedSince = reportedSince;
     }
 
     void mark(String label) {
@@ -108,10 +111,19 @@ abstract class LinearizableFaultRun {
       times.add(System.nanoTime());
     }
 
-    /** Marks a step, then waits until the clients have completed more calls since it. */
+    /**
+     * Marks a step, then waits until the clients have completed more calls since it: counted from
+     * the first report every client made after the step (an earlier one would leave calls that
+     * returned before the step uncounted, and those would count as after it).
+     */
     void markAndAwaitCalls(String label) {
       mark(label);
+      long at = times.get(times.size() - 1);
       awaited.add(times.size() - 1);
+      Awaitility.await("every client reports after " + label)
+          .atMost(Duration.ofSeconds(60))
+          .pollInterval(Duration.ofMillis(20))
+          .until(() -> reportedSince.test(at));
       awaitCompleted(completed, completed.getAsLong() + CALLS_AFTER_FAULT, "after " + label);
     }
   }
@@ -157,7 +169,9 @@ abstract class LinearizableFaultRun {
         LongSupplier completed =
             () -> clients.stream().mapToLong(RegisterHistoryProcess::completed).sum();
         awaitCompleted(completed, CALLS_AFTER_FAULT, "before any fault");
-        faults = new Faults(run, completed);
+        faults =
+            new Faults(
+                run, completed, at -> clients.stream().allMatch(c -> c.reportedAt() - at >= 0));
         script.run(cluster, faults);
         for (RegisterHistoryProcess c : clients) {
           c.send("stop");

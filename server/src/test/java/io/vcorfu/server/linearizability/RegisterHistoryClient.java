@@ -23,8 +23,9 @@ import java.util.concurrent.TimeUnit;
  * <p>Protocol on standard streams: prints {@code clock <nanoTime>} first (the test checks that the
  * clocks of the processes compare), then {@code ready} once its registers are open, waits for a
  * line {@code go} on standard input, runs, writes the file and prints {@code done <calls>}. While
- * it runs it prints {@code progress <completed> <failed>} every 100 ms, and a line {@code stop} on
- * standard input ends the run early (each thread finishes the call it is making).
+ * it runs it prints {@code progress <completed> <failed> <nanoTime>} every 100 ms (the counts read
+ * after the clock), and a line {@code stop} on standard input ends the run early (each thread
+ * finishes the call it is making).
  *
  * <p>Arguments: see {@link Settings#toArgs()}.
  */
@@ -134,7 +135,11 @@ public final class RegisterHistoryClient {
                 return t;
               });
       reporter.scheduleAtFixedRate(
-          () -> System.out.println("progress " + progress.completed() + " " + progress.failed()),
+          () -> {
+            long at = System.nanoTime();
+            System.out.println(
+                "progress " + progress.completed() + " " + progress.failed() + " " + at);
+          },
           100,
           100,
           TimeUnit.MILLISECONDS);

@@ -34,6 +34,7 @@ public final class RegisterHistoryProcess implements AutoCloseable {
   private volatile long clockLineReadAt;
   private volatile long completed;
   private volatile long failed;
+  private volatile long reportedAt = Long.MIN_VALUE;
 
   private RegisterHistoryProcess(
       Process process, Path historyFile, String name, long startedBefore) {
@@ -55,6 +56,7 @@ public final class RegisterHistoryProcess implements AutoCloseable {
                     String[] f = line.split(" ");
                     completed = Long.parseLong(f[1]);
                     failed = Long.parseLong(f[2]);
+                    reportedAt = Long.parseLong(f[3]);
                   } else {
                     output.add(line);
                   }
@@ -136,6 +138,15 @@ public final class RegisterHistoryProcess implements AutoCloseable {
 
   public String name() {
     return name;
+  }
+
+  /**
+   * When the process read the counts of its last report, on this machine's monotonic clock ({@link
+   * System#nanoTime}; {@link Long#MIN_VALUE} before any report): {@link #completed} counts at least
+   * every call that returned before then.
+   */
+  public long reportedAt() {
+    return reportedAt;
   }
 
   /** Calls completed so far, as last reported by the process (0 before it runs). */
