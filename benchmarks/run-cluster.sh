@@ -7,7 +7,7 @@
 #   benchmarks/run-cluster.sh [--quick] [--parts failover,pause,append,ycsb] [--runs N] [--out FILE]
 #                             [--workdir DIR] [--base-port P] [--cold S] [--warmup S] [--duration S]
 #                             [--ycsb-seconds S] [--records N] [--pause-s S] [--pause-before S]
-#                             [--node-flags FLAGS]
+#                             [--node-flags FLAGS] [--client-writes]
 #
 #   --quick           smoke run, about 3 minutes (the full run takes about 10): 1 failover run
 #                     per role, appends --cold 2 --warmup 3 --duration 2, YCSB 1000 records and
@@ -28,6 +28,9 @@
 #                     by a failure timeout of at least 1 s)
 #   --node-flags F    extra `vcorfu server` flags for every vcorfu node, split on spaces (for
 #                     instance "--probe-interval-ms 100 --layout-lease-ms 250"; default none)
+#   --client-writes   appends: every vcorfu append takes a token and writes each copy itself
+#                     (`bench append --client-writes`) instead of going whole to the sequencer
+#                     node, which writes the copies (the default), to compare the two write paths
 #   --out FILE        also write the summary and every raw result line to FILE
 #   --workdir DIR     scratch directory, kept afterwards with every node's log (default: a fresh
 #                     mktemp -d, removed at the end)
@@ -107,6 +110,7 @@ base_port=19400
 pause_s=8
 pause_before=12
 node_flags=""
+client_writes=()
 while (($#)); do
   case "$1" in
     --quick) quick=true; shift ;;
@@ -123,6 +127,7 @@ while (($#)); do
     --pause-s) pause_s=${2:?--pause-s needs a value}; shift 2 ;;
     --pause-before) pause_before=${2:?--pause-before needs a value}; shift 2 ;;
     --node-flags) node_flags=${2?--node-flags needs a value}; shift 2 ;;
+    --client-writes) client_writes=(--client-writes); shift ;;
     -h | --help) usage ;;
     *) echo "unknown argument: $1" >&2; usage ;;
   esac
@@ -329,7 +334,7 @@ if has_part append; then
     cluster_up "append-t$t"
     measure "append vcorfu t$t" "${bench[@]}" append --endpoint "$vcorfu_endpoints" --threads "$t" --conns "$t" \
       --size 1024 --streams 32 --prefix "c$t" --cold "$cold" --warmup "$warmup" --duration "$duration" \
-      --cost --metrics "$vcorfu_metrics"
+      --cost --metrics "$vcorfu_metrics" ${client_writes[@]+"${client_writes[@]}"}
     cluster_down
     "${etcd[@]}" start
     measure "append etcd t$t cold" "${etcd[@]}" bench-put --size 1024 --clients "$t" --conns "$t" --total "$((rate * cold))"

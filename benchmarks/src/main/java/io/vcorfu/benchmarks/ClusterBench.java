@@ -48,6 +48,13 @@ abstract class ClusterBench implements Callable<Integer> {
               + " sequencer moved) before it fails (default ${DEFAULT-VALUE}).")
   double failoverTimeout;
 
+  @Option(
+      names = "--client-writes",
+      description =
+          "Each append takes a token and writes every copy itself, instead of going whole to the"
+              + " sequencer node, which writes the copies (the default where the layout allows).")
+  boolean clientWrites;
+
   /** The stream-layer options of this command's clients. */
   StreamLogOptions logOptions() {
     if (!(failoverTimeout >= 0)) {
@@ -55,7 +62,8 @@ abstract class ClusterBench implements Callable<Integer> {
           "--failover-timeout must be 0 or more seconds, got " + failoverTimeout);
     }
     return StreamLogOptions.defaults()
-        .withFailoverTimeout(Duration.ofMillis((long) (failoverTimeout * 1000)));
+        .withFailoverTimeout(Duration.ofMillis((long) (failoverTimeout * 1000)))
+        .withSequencerWrites(!clientWrites);
   }
 
   /**

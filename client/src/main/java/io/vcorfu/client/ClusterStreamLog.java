@@ -81,7 +81,8 @@ public final class ClusterStreamLog implements StreamLog {
             options.maxAppendAttempts(),
             this::epoch,
             this::committed,
-            failover);
+            failover,
+            options.sequencerWrites());
   }
 
   /** Learns the tails a committed append reveals and keeps its payload for reads. */

@@ -28,6 +28,11 @@ import java.time.Duration;
  *     the layout moved on (every such interval while it waits); a request sent in an epoch the
  *     layout has since left is then abandoned and retried on the new layout instead of waiting out
  *     the request timeout (see {@code LayoutWatch}). {@link Duration#ZERO} turns this off.
+ * @param sequencerWrites whether an append goes to the sequencer node whole (token and data in one
+ *     request) when the layout lets that node write every copy itself (it serves in every log
+ *     chain): one round trip for the writer, and the copies of every client's appends share the
+ *     nodes' connections. Off: the writer takes a token and writes every copy itself. A one-node
+ *     layout takes appends whole either way.
  */
 public record StreamLogOptions(
     Duration repairAfter,
@@ -37,7 +42,8 @@ public record StreamLogOptions(
     long writeCacheBytes,
     Duration readLease,
     Duration failoverTimeout,
-    Duration layoutCheckAfter) {
+    Duration layoutCheckAfter,
+    boolean sequencerWrites) {
 
   public static final Duration DEFAULT_LAYOUT_CHECK_AFTER = Duration.ofMillis(250);
   public static final Duration DEFAULT_REPAIR_AFTER = Duration.ofMillis(250);
@@ -72,7 +78,8 @@ public record StreamLogOptions(
         DEFAULT_WRITE_CACHE_BYTES,
         Duration.ZERO,
         DEFAULT_FAILOVER_TIMEOUT,
-        DEFAULT_LAYOUT_CHECK_AFTER);
+        DEFAULT_LAYOUT_CHECK_AFTER,
+        true);
   }
 
   public StreamLogOptions withRepairAfter(Duration d) {
@@ -84,7 +91,8 @@ public record StreamLogOptions(
         writeCacheBytes,
         readLease,
         failoverTimeout,
-        layoutCheckAfter);
+        layoutCheckAfter,
+        sequencerWrites);
   }
 
   public StreamLogOptions withRpc(ClientOptions options) {
@@ -96,7 +104,8 @@ public record StreamLogOptions(
         writeCacheBytes,
         readLease,
         failoverTimeout,
-        layoutCheckAfter);
+        layoutCheckAfter,
+        sequencerWrites);
   }
 
   public StreamLogOptions withMaxEntryBytes(int bytes) {
@@ -108,7 +117,8 @@ public record StreamLogOptions(
         writeCacheBytes,
         readLease,
         failoverTimeout,
-        layoutCheckAfter);
+        layoutCheckAfter,
+        sequencerWrites);
   }
 
   public StreamLogOptions withMaxAppendAttempts(int attempts) {
@@ -120,7 +130,8 @@ public record StreamLogOptions(
         writeCacheBytes,
         readLease,
         failoverTimeout,
-        layoutCheckAfter);
+        layoutCheckAfter,
+        sequencerWrites);
   }
 
   /** The same options with a read lease of {@code lease} ({@link Duration#ZERO}: none). */
@@ -133,7 +144,8 @@ public record StreamLogOptions(
         writeCacheBytes,
         lease,
         failoverTimeout,
-        layoutCheckAfter);
+        layoutCheckAfter,
+        sequencerWrites);
   }
 
   /** The same options with a write cache of {@code bytes} (0: reads always go to the replicas). */
@@ -146,7 +158,8 @@ public record StreamLogOptions(
         bytes,
         readLease,
         failoverTimeout,
-        layoutCheckAfter);
+        layoutCheckAfter,
+        sequencerWrites);
   }
 
   /**
@@ -162,7 +175,8 @@ public record StreamLogOptions(
         writeCacheBytes,
         readLease,
         timeout,
-        layoutCheckAfter);
+        layoutCheckAfter,
+        sequencerWrites);
   }
 
   /**
@@ -178,6 +192,24 @@ public record StreamLogOptions(
         writeCacheBytes,
         readLease,
         failoverTimeout,
-        after);
+        after,
+        sequencerWrites);
+  }
+
+  /**
+   * The same options with appends sent whole to the sequencer node when the layout allows ({@code
+   * true}, the default) or written by this client copy by copy ({@code false}).
+   */
+  public StreamLogOptions withSequencerWrites(boolean on) {
+    return new StreamLogOptions(
+        repairAfter,
+        maxEntryBytes,
+        maxAppendAttempts,
+        rpc,
+        writeCacheBytes,
+        readLease,
+        failoverTimeout,
+        layoutCheckAfter,
+        on);
   }
 }

@@ -488,6 +488,50 @@ public record Layout(
         && current.stream().stream().allMatch(alone::equals);
   }
 
+  /**
+   * True when the sequencer serves in every log chain of the current segment and other nodes hold
+   * copies too: the sequencer node can then take an append whole (token and data in one request)
+   * and write every copy itself, and its own log replica holds every entry that can commit, so it
+   * can look a retried append up there (see {@link #sequencerHoldsLog}).
+   */
+  public boolean sequencerDrivesAppends() {
+    Segment current = currentSegment();
+    if (sequencerHostsEveryChain()) {
+      return false;
+    }
+    for (int i = 0; i < current.log().size(); i++) {
+      if (!current.log().get(i).contains(sequencer) || rebuildsIn(sequencer, current, true, i)) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /**
+   * True when the sequencer is a serving replica of the log chain of every address in {@code [from,
+   * to]} (an empty range holds): it was written every copy there that could commit, so its log
+   * replica alone tells which entries those addresses hold.
+   */
+  public boolean sequencerHoldsLog(long from, long to) {
+    long at = Math.max(from, segments.get(0).start());
+    if (from < segments.get(0).start() && to >= from) {
+      return false;
+    }
+    while (at <= to) {
+      Segment s = segmentOf(at);
+      long end = s.isOpen() ? to : Math.min(to, s.end() - 1);
+      int chains = s.log().size();
+      for (long a = at; a <= Math.min(end, at + chains - 1); a++) {
+        int i = (int) (a % chains);
+        if (!s.log().get(i).contains(sequencer) || rebuildsIn(sequencer, s, true, i)) {
+          return false;
+        }
+      }
+      at = end + 1;
+    }
+    return true;
+  }
+
   /** How many chains, log and stream, of every segment hold {@code node}. */
   public long places(Endpoint node) {
     return segments.stream()

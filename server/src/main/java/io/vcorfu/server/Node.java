@@ -324,7 +324,15 @@ public final class Node implements AutoCloseable {
   }
 
   private Roles roles() {
-    return new Roles(sequencerSeat.role(), logReplica, streamReplica, store, views);
+    return new Roles(
+        sequencerSeat.role(),
+        logReplica,
+        streamReplica,
+        store,
+        views,
+        peers == null || binding == null
+            ? null
+            : new AppendDrivers(binding.endpoint(), this::answer, peers));
   }
 
   /**

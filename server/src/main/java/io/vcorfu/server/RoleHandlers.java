@@ -92,11 +92,11 @@ final class RoleHandlers {
                                     .register(clientOf(r), r.getSnapshots()))
                             .build()));
 
-    // Token and whole chain in one request: only on a node that is the sequencer and every replica;
-    // the entry's write passes the fence like every other write, a request sent in an older layout
-    // than the node's (parked until the sequencer was ready) is refused with WrongEpoch, and a
-    // numbered
-    // append is stored at most once (see SequencedWrites).
+    // Token and data in one request: on the sequencer node when it is every replica, or serves in
+    // every log chain and drives the copies itself; the entry's copies pass the fence like every
+    // other write, a request sent in an older layout than the node's (parked until the sequencer
+    // was ready) is refused with WrongEpoch, and a numbered append is stored at most once (see
+    // SequencedWrites).
     t.put(
         PayloadCase.SEQUENCED_WRITE,
         r ->
@@ -116,6 +116,7 @@ final class RoleHandlers {
                           role(sequencer, "sequencer"),
                           role(store, "replica store"),
                           fence,
+                          roles.drivers(),
                           writers,
                           clientOf(r),
                           r.getSequencedWrite());

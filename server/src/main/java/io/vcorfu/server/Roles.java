@@ -13,10 +13,13 @@ import io.vcorfu.logunit.StreamReplica;
  * @param stream the stream replica, over {@code store}
  * @param store the storage shared by the node's replicas (null when it hosts neither)
  * @param views the remote-view host, on a node holding stream replicas
+ * @param drivers the writer of the appends the sequencer takes whole when other nodes hold copies
+ *     (null: this node takes them only in a one-node layout)
  */
 record Roles(
     SequencerRole sequencer,
     LogReplica log,
     StreamReplica stream,
     ReplicaStore store,
-    RemoteViewHost views) {}
+    RemoteViewHost views,
+    AppendDrivers drivers) {}

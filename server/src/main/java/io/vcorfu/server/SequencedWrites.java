@@ -15,17 +15,29 @@ import io.vcorfu.protocol.proto.SequencedWriteRequest;
 import io.vcorfu.protocol.proto.SequencedWriteResponse;
 import io.vcorfu.protocol.proto.Token;
 import io.vcorfu.protocol.proto.TokenRequest;
+import io.vcorfu.protocol.proto.TokenResponse;
 import io.vcorfu.sequencer.SequencerService;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * Appends in one round trip on a node that is the sequencer and the only replica of every chain (a
- * one-node layout): the node issues the token, then writes the entry to its log replica and stream
- * replica exactly as a client's chain write would (same plan, same steps, the last visit committed
- * and the earlier ones committed with it), through the replica store's Java API, and answers once
- * that is durable.
+ * Appends in one round trip to the sequencer node, token and data in one request. Two layouts take
+ * them:
+ *
+ * <ul>
+ *   <li>the node is the sequencer and the only replica of every chain (a one-node layout): it
+ *       issues the token, then writes the entry to its log replica and stream replica exactly as a
+ *       client's chain write would (same plan, same steps, the last visit committed and the earlier
+ *       ones committed with it), through the replica store's Java API, and answers once that is
+ *       durable;
+ *   <li>the node serves in every log chain and other nodes hold copies ({@link
+ *       Layout#sequencerDrivesAppends}): it issues the token and drives the entry to every copy
+ *       with the writer of {@link AppendDrivers}, exactly as a client's writer would, and answers
+ *       with how the drive ended. The appends of every client then share one writer per node pair:
+ *       the copies of concurrent appends go out on the same connections and their commits ride on
+ *       the next writes, instead of each client sending a token request and a write per node.
+ * </ul>
  *
  * <p>Epoch fence: the write of the entry is admitted through the node's {@link EpochFence} at the
  * token's epoch, like every other write, so a write that waited for the sequencer while a newer
@@ -40,11 +52,21 @@ import java.util.concurrent.CompletableFuture;
  * connection, a restart of this node) is stored at most once, and every retry learns the original
  * address.
  *
+ * <p>The search is complete because of where the node sits. One node: every copy is its own.
+ * Several: an entry commits only once every copy holds it, this node's log copy among them, and
+ * after a seal a copy is never added to an entry of a sealed epoch (see {@link ChainWriter}); so
+ * once this node serves at the current epoch, its log replica holds every entry of an earlier epoch
+ * that can still commit, and an address it holds empty can never commit. The search is made only
+ * over addresses whose log chain this node served in ({@link Layout#sequencerHoldsLog}); otherwise
+ * the retry is refused with BadRequest (its outcome is unknown) and nothing is issued or stored.
+ *
  * <p>Failure handling stays with the client: the answer carries the token and the chain-write
- * result, and a failed step (a reader filled the slot first, a trimmed address, an oversize entry)
- * is handled by the client's {@link ChainWriter} as if it had sent that step itself. If the node
- * dies between issuing the token and writing, the address is a hole that readers fill after their
- * bounded wait, as for any writer that dies after its token.
+ * result (one node) or how the drive ended (several), and a failed step (a reader filled the slot
+ * first, a trimmed address, an oversize entry) or an undecided drive is handled by the client's
+ * {@link ChainWriter} as if it had sent the write itself. If the node dies between issuing the
+ * token and writing, the address is a hole that readers fill after their bounded wait, as for any
+ * writer that dies after its token; if it dies part-way through a drive, the entry is decided by
+ * whoever reads it or by the writer's retry.
  */
 final class SequencedWrites {
   /** At most this many log addresses are read per step of a search for a retried append. */
@@ -57,15 +79,18 @@ final class SequencedWrites {
       SequencerService sequencer,
       ReplicaStore store,
       EpochFence fence,
+      AppendDrivers drivers,
       WriterTable writers,
       StreamId client,
       SequencedWriteRequest request) {
-    if (!layout.sequencerHostsEveryChain()) {
+    if (!layout.sequencerHostsEveryChain()
+        && (drivers == null || !layout.sequencerDrivesAppends())) {
       throw new BadRequestException(
           "This node's layout (epoch "
               + layout.epoch()
-              + ") places chains on other nodes, so it cannot write an entry by itself: ask the"
-              + " sequencer for a token and write the chain instead.");
+              + ") places chains on other nodes, and this node does not serve in every log chain"
+              + " or does not drive copies to other nodes, so it cannot take an append whole: ask"
+              + " the sequencer for a token and write the chain instead.");
     }
     TokenRequest token = request.getToken();
     if (token.getCount() > 1) {
@@ -75,7 +100,7 @@ final class SequencedWrites {
               + " tokens.");
     }
     if (client == null || request.getWriterSeq() == 0 || writers == null) {
-      return issueAndWrite(layout, sequencer, store, fence, null, null, request, null);
+      return issueAndWrite(layout, sequencer, store, fence, drivers, null, null, request, null);
     }
     WriterTable.Key key = new WriterTable.Key(client, request.getWriterSeq());
     long aborted = request.getHasAborted() ? request.getAbortedAddress() : -1;
@@ -87,7 +112,7 @@ final class SequencedWrites {
     long searchBelow = writers.searchBelow();
     CompletableFuture<SequencedWriteResponse> found =
         request.getRetry() && request.getNotBelow() < searchBelow
-            ? search(store, key, request.getNotBelow(), searchBelow, aborted)
+            ? search(layout, store, key, request.getNotBelow(), searchBelow, aborted)
             : CompletableFuture.completedFuture(null);
     found
         .thenCompose(
@@ -95,7 +120,7 @@ final class SequencedWrites {
                 stored != null
                     ? CompletableFuture.completedFuture(stored)
                     : issueAndWrite(
-                        layout, sequencer, store, fence, writers, mine, request, client))
+                        layout, sequencer, store, fence, drivers, writers, mine, request, client))
         .whenComplete(
             (answer, error) -> {
               if (error == null) {
@@ -116,6 +141,7 @@ final class SequencedWrites {
       SequencerService sequencer,
       ReplicaStore store,
       EpochFence fence,
+      AppendDrivers drivers,
       WriterTable writers,
       WriterTable.Attempt attempt,
       SequencedWriteRequest request,
@@ -138,6 +164,9 @@ final class SequencedWrites {
                       request.getNonce(),
                       writers == null ? null : client,
                       writers == null ? 0 : request.getWriterSeq());
+              if (!layout.sequencerHostsEveryChain()) {
+                return drive(drivers.writerFor(layout), entry, issued, request.getNonce());
+              }
               ChainPlan plan = layout.chainPlan(t.getGlobalAddress(), streams);
               for (ChainPlan.Visit v : plan.visits()) {
                 if (!v.endpoint().equals(layout.sequencer())) {
@@ -167,6 +196,29 @@ final class SequencedWrites {
             });
   }
 
+  /**
+   * Drives {@code entry} to every copy with {@code writer} and answers how that ended; an error of
+   * the drive (before any decision) is answered UNDECIDED with the token, so the writer asks the
+   * entry's decider as after a failure of its own write.
+   */
+  private static CompletableFuture<SequencedWriteResponse> drive(
+      ChainWriter writer, LogEntryMsg entry, TokenResponse issued, long nonce) {
+    return writer
+        .drive(entry)
+        .handle(
+            (outcome, error) ->
+                SequencedWriteResponse.newBuilder()
+                    .setToken(issued)
+                    .setNonce(nonce)
+                    .setDriven(
+                        error != null
+                            ? SequencedWriteResponse.Driven.DRIVEN_UNDECIDED
+                            : outcome == ChainWriter.Outcome.COMMITTED
+                                ? SequencedWriteResponse.Driven.DRIVEN_COMMITTED
+                                : SequencedWriteResponse.Driven.DRIVEN_ABORTED)
+                    .build());
+  }
+
   private static Throwable unwrap(Throwable error) {
     Throwable e = error;
     while (e instanceof java.util.concurrent.CompletionException && e.getCause() != null) {
@@ -181,9 +233,22 @@ final class SequencedWrites {
    * it holds none.
    */
   private static CompletableFuture<SequencedWriteResponse> search(
-      ReplicaStore store, WriterTable.Key key, long from, long below, long aborted) {
+      Layout layout, ReplicaStore store, WriterTable.Key key, long from, long below, long aborted) {
     long tail = store.maxGlobal();
     long end = Math.min(below - 1, tail);
+    if (!layout.sequencerHostsEveryChain() && !layout.sequencerHoldsLog(from, end)) {
+      return CompletableFuture.failedFuture(
+          new BadRequestException(
+              "A retry of append "
+                  + key.seq()
+                  + " may follow an attempt stored at an address in ["
+                  + from
+                  + ", "
+                  + end
+                  + "] whose log chain this node did not serve in, so it cannot tell whether that"
+                  + " attempt was stored; the outcome of the append is unknown: read the log to"
+                  + " find it before appending it again."));
+    }
     return searchFrom(store, key, Math.max(0, from), end, aborted);
   }
 

@@ -18,13 +18,15 @@ import java.util.List;
  * A client process for {@link AppendIdempotenceProcessTest}: appends {@code COUNT} values {@code
  * TAG-i} one after another through {@code ENDPOINT}, writing {@code ack VALUE GLOBAL} for each
  * acknowledged one and {@code fail VALUE ERROR} for each that failed to {@code FILE}, flushed at
- * once, then {@code done}. Arguments: ENDPOINT TAG COUNT FILE.
+ * once, then {@code done}. Arguments: ENDPOINTS TAG COUNT FILE (ENDPOINTS: one endpoint or a
+ * comma-separated list, every one a seed).
  */
 public final class AppendClient {
   private AppendClient() {}
 
   public static void main(String[] args) throws Exception {
-    Endpoint endpoint = Endpoint.parse(args[0]);
+    List<Endpoint> seeds =
+        java.util.Arrays.stream(args[0].split(",")).map(Endpoint::parse).toList();
     String tag = args[1];
     int count = Integer.parseInt(args[2]);
     Path file = Path.of(args[3]);
@@ -33,7 +35,7 @@ public final class AppendClient {
             .withRpc(ClientOptions.defaults().withRequestTimeout(Duration.ofMillis(500)))
             .withFailoverTimeout(Duration.ofSeconds(60));
     try (NettyTransport transport = new NettyTransport();
-        ClusterStreamLog log = ClusterStreamLog.connect(transport, endpoint, options);
+        ClusterStreamLog log = ClusterStreamLog.connect(transport, seeds, options);
         BufferedWriter out = Files.newBufferedWriter(file, StandardCharsets.UTF_8)) {
       for (int i = 0; i < count; i++) {
         String value = tag + "-" + i;

@@ -26,7 +26,7 @@ import org.junit.jupiter.api.io.TempDir;
  * the restart (their earlier attempts' outcomes unknown), and afterwards every value is in the log
  * exactly once, every acknowledged one at the address its client was given.
  */
-class AppendIdempotenceProcessTest {
+public class AppendIdempotenceProcessTest {
   private static final int CLIENTS = 3;
   private static final int APPENDS = 400;
 
@@ -96,7 +96,7 @@ class AppendIdempotenceProcessTest {
   }
 
   /** Every value the log holds (its payload as text), with the global addresses holding it. */
-  static Map<String, List<Long>> storedValues(ClusterStreamLog log) throws Exception {
+  public static Map<String, List<Long>> storedValues(ClusterStreamLog log) throws Exception {
     Map<String, List<Long>> stored = new HashMap<>();
     long tail = log.tails(List.of()).get(30, TimeUnit.SECONDS).globalTail();
     for (long from = 0; from <= tail; from += 500) {
@@ -113,8 +113,10 @@ class AppendIdempotenceProcessTest {
     return stored;
   }
 
-  /** The values acknowledged so far, with their addresses, from the clients' files. */
-  private static Map<String, Long> acked(List<Path> files) throws IOException {
+  /**
+   * The values acknowledged so far, with their addresses, from the files of {@link AppendClient}s.
+   */
+  public static Map<String, Long> acked(List<Path> files) throws IOException {
     Map<String, Long> acked = new HashMap<>();
     for (Path f : files) {
       if (!Files.exists(f)) {

@@ -46,7 +46,7 @@ class SequencedWriteFenceTest {
       EpochFence fence = new EpochFence(1);
       var table =
           RoleHandlers.table(
-              new Roles(role, store.logReplica(), store.streamReplica(), store, null),
+              new Roles(role, store.logReplica(), store.streamReplica(), store, null, null),
               () -> layout,
               fence);
 

@@ -162,7 +162,8 @@ class SingleNodeWritePathTest {
             .setToken(TokenRequest.newBuilder().addStreams(StreamId.of("a").toMsg()).setCount(1))
             .build();
     // Refused before the sequencer or the storage is touched (neither exists here).
-    assertThatThrownBy(() -> SequencedWrites.write(spread, null, null, null, null, null, request))
+    assertThatThrownBy(
+            () -> SequencedWrites.write(spread, null, null, null, null, null, null, request))
         .isInstanceOf(BadRequestException.class)
         .hasMessageContaining("places chains on other nodes");
     SequencedWriteRequest two =
@@ -170,7 +171,7 @@ class SingleNodeWritePathTest {
     assertThatThrownBy(
             () ->
                 SequencedWrites.write(
-                    Layout.singleNode(NODE, "c1"), null, null, null, null, null, two))
+                    Layout.singleNode(NODE, "c1"), null, null, null, null, null, null, two))
         .isInstanceOf(BadRequestException.class)
         .hasMessageContaining("asks for 2 tokens");
   }

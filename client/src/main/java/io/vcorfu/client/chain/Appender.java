@@ -17,6 +17,7 @@ import io.vcorfu.protocol.TooLargeException;
 import io.vcorfu.protocol.TransportException;
 import io.vcorfu.protocol.WrongEpochException;
 import io.vcorfu.protocol.proto.LogEntryMsg;
+import io.vcorfu.protocol.proto.SequencedWriteResponse;
 import io.vcorfu.protocol.proto.Token;
 import io.vcorfu.protocol.proto.TxResolution;
 import java.util.List;
@@ -44,9 +45,9 @@ import java.util.function.LongSupplier;
  *       append's number among this client's appends, and the node stores one number at most once
  *       (it answers a retry with the attempt it took, found in its table or its log, see {@code
  *       SequencedWrites} on the node). A retry after an error that may have followed a write says
- *       so, and names the lowest address the append can have; if by then the layout places chains
- *       on other nodes, where nothing can search for the earlier attempt, the append fails with
- *       {@link AppendOutcomeUnknownException} instead of risking a second copy;
+ *       so, and names the lowest address the append can have; if by then the layout no longer lets
+ *       the sequencer node take appends whole, so nothing searches for the earlier attempt, the
+ *       append fails with {@link AppendOutcomeUnknownException} instead of risking a second copy;
  *   <li>the decision of an entry whose write failed: asked again, of the decider of the layout held
  *       then, until it is reached (so a dead decider is replaced by the new layout's); committed is
  *       success, aborted means a fresh token (for blind appends) after the back-off, or at once
@@ -64,6 +65,7 @@ public final class Appender {
   private final LongSupplier epoch;
   private final BiConsumer<AppendResult, byte[]> committed;
   private final Failover failover;
+  private final boolean sequencerDrives;
 
   /** How many appends this client has begun: the number of the latest. */
   private final AtomicLong appends = new AtomicLong();
@@ -75,7 +77,9 @@ public final class Appender {
    * Appends through {@code ops} and {@code writer}; refuses payloads over {@code maxEntryBytes},
    * gives a blind append up after {@code maxAttempts} attempts aborted by readers. {@code epoch} is
    * the log's current epoch; {@code committed} hears of every committed append (with its payload)
-   * before its caller does; {@code failover} bounds the retries through layout changes.
+   * before its caller does; {@code failover} bounds the retries through layout changes. With {@code
+   * sequencerDrives}, appends go whole to the sequencer node whenever the layout lets it write
+   * every copy ({@link Layout#sequencerDrivesAppends}).
    */
   public Appender(
       ReplicaClient ops,
@@ -84,7 +88,8 @@ public final class Appender {
       int maxAttempts,
       LongSupplier epoch,
       BiConsumer<AppendResult, byte[]> committed,
-      Failover failover) {
+      Failover failover,
+      boolean sequencerDrives) {
     this.ops = ops;
     this.writer = writer;
     this.maxEntryBytes = maxEntryBytes;
@@ -92,6 +97,7 @@ public final class Appender {
     this.epoch = epoch;
     this.committed = committed;
     this.failover = failover;
+    this.sequencerDrives = sequencerDrives;
   }
 
   /**
@@ -191,7 +197,9 @@ public final class Appender {
     long nonce = ThreadLocalRandom.current().nextLong() | 1L;
     // Chosen and sent in one layout: a sequenced write goes out in the epoch whose layout chose it.
     Layout chosenIn = ops.rpc().layout().current();
-    boolean sequenced = chosenIn.sequencerHostsEveryChain();
+    boolean sequenced =
+        chosenIn.sequencerHostsEveryChain()
+            || (sequencerDrives && chosenIn.sequencerDrivesAppends());
     if (!sequenced && req.maybeStored) {
       // An earlier attempt went to a node hosting every chain and may have been stored; nothing
       // on this layout can search for it, so a fresh token could store the append twice.
@@ -227,7 +235,7 @@ public final class Appender {
                               r.getNonce() != 0 ? r.getNonce() : nonce,
                               writerId,
                               req.seq);
-                      return new Written(entry, writer.afterWholeChain(entry, r.getWrite()));
+                      return new Written(entry, driven(entry, r));
                     })
             : ops.token(req.streams(), req.tx(), 1)
                 .thenApply(
@@ -384,6 +392,21 @@ public final class Appender {
   private static boolean refusedBeforeWriting(Throwable cause) {
     return cause instanceof WrongEpochException
         || (cause instanceof TransportException t && t.wasNeverSent());
+  }
+
+  /**
+   * The outcome of {@code entry}, written by the sequencer node that answered {@code r}: the chain
+   * write it made alone (a one-node layout), else how its drive of every copy ended; an undecided
+   * drive is asked of the entry's decider, as after a failure of this writer's own write.
+   */
+  private CompletableFuture<ChainWriter.Outcome> driven(
+      LogEntryMsg entry, SequencedWriteResponse r) {
+    return switch (r.getDriven()) {
+      case DRIVEN_COMMITTED -> CompletableFuture.completedFuture(ChainWriter.Outcome.COMMITTED);
+      case DRIVEN_ABORTED -> CompletableFuture.completedFuture(ChainWriter.Outcome.ABORTED);
+      case DRIVEN_UNDECIDED -> writer.decide(entry);
+      default -> writer.afterWholeChain(entry, r.getWrite());
+    };
   }
 
   /** An entry and the future of its drive through the chain. */

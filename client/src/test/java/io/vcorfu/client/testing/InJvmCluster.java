@@ -348,16 +348,24 @@ public final class InJvmCluster implements AutoCloseable {
     return client(StreamLogOptions.defaults());
   }
 
-  /** A client that knows every node of the first layout as a seed, the sequencer first. */
+  /**
+   * A client that knows every node of the first layout as a seed, the sequencer first. Its appends
+   * take a token and write every copy themselves ({@link StreamLogOptions#withSequencerWrites}
+   * off): these nodes serve the replica and sequencer requests only; the sequencer node's whole
+   * appends are the server's, tested on real nodes.
+   */
   public ClusterStreamLog client(StreamLogOptions options) {
-    ClusterStreamLog c = ClusterStreamLog.connect(transport, List.copyOf(nodes.keySet()), options);
+    ClusterStreamLog c =
+        ClusterStreamLog.connect(
+            transport, List.copyOf(nodes.keySet()), options.withSequencerWrites(false));
     clients.add(c);
     return c;
   }
 
-  /** A client that knows only {@code seeds}. */
+  /** A client that knows only {@code seeds} (its appends as {@link #client(StreamLogOptions)}). */
   public ClusterStreamLog client(List<Endpoint> seeds, StreamLogOptions options) {
-    ClusterStreamLog c = ClusterStreamLog.connect(transport, seeds, options);
+    ClusterStreamLog c =
+        ClusterStreamLog.connect(transport, seeds, options.withSequencerWrites(false));
     clients.add(c);
     return c;
   }

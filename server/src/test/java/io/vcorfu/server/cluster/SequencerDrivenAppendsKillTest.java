@@ -1,0 +1,179 @@
+package io.vcorfu.server.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.vcorfu.client.ClusterStreamLog;
+import io.vcorfu.client.StreamLogOptions;
+import io.vcorfu.client.layout.LayoutCache;
+import io.vcorfu.client.rpc.EpochRpc;
+import io.vcorfu.client.rpc.ReplicaClient;
+import io.vcorfu.layout.Layout;
+import io.vcorfu.protocol.ClientOptions;
+import io.vcorfu.protocol.Endpoint;
+import io.vcorfu.protocol.RpcClient;
+import io.vcorfu.protocol.StreamId;
+import io.vcorfu.protocol.proto.EntryKind;
+import io.vcorfu.protocol.proto.ReadResult;
+import io.vcorfu.server.AppendClient;
+import io.vcorfu.server.AppendIdempotenceProcessTest;
+import io.vcorfu.server.ChildJvm;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * Appends the sequencer node takes whole and drives to every copy ({@code SequencedWrites} with
+ * {@code Layout#sequencerDrivesAppends}), through a {@code kill -9} in the middle of them: several
+ * client processes append distinct values to a three-node process cluster (R = 3) with their
+ * appends in flight when the sequencer, or a replica that is not the sequencer, is killed; the
+ * killed node is started again on its data and rebuilt. Afterwards every acknowledged value is in
+ * the log exactly once, at the address its client was given, and every node's log replica holds it
+ * there; no node holds any value committed at two addresses.
+ */
+class SequencerDrivenAppendsKillTest {
+  private static final int CLIENTS = 3;
+  private static final int APPENDS = 300;
+
+  @org.junit.jupiter.api.io.TempDir Path tmp;
+
+  @ParameterizedTest(name = "kill -9 of the {0}")
+  @ValueSource(strings = {"sequencer", "replica"})
+  void everyAcknowledgedAppendIsOnEveryReplicaExactlyOnce(String victimRole) throws Exception {
+    try (ProcessCluster c = ProcessCluster.start(tmp.resolve("cluster"), "driven", 3)) {
+      Layout first = c.newestLayout();
+      assertThat(first.sequencerDrivesAppends())
+          .as("the sequencer takes appends whole in %s", first)
+          .isTrue();
+      Endpoint victim =
+          victimRole.equals("sequencer") ? first.sequencer() : c.otherThan(first.sequencer());
+      List<Process> clients = new ArrayList<>();
+      List<Path> files = new ArrayList<>();
+      try {
+        for (int i = 0; i < CLIENTS; i++) {
+          Path file = tmp.resolve("client-" + i + ".txt");
+          files.add(file);
+          List<String> cmd = ChildJvm.command("256m", AppendClient.class.getName());
+          cmd.addAll(
+              List.of(c.endpointList(), "client" + i, Integer.toString(APPENDS), file.toString()));
+          clients.add(
+              new ProcessBuilder(cmd)
+                  .redirectErrorStream(true)
+                  .redirectOutput(tmp.resolve("client-" + i + ".log").toFile())
+                  .start());
+        }
+        Awaitility.await("a third of the appends acknowledged")
+            .atMost(Duration.ofSeconds(120))
+            .pollInterval(Duration.ofMillis(10))
+            .until(() -> acked(files).size() >= CLIENTS * APPENDS / 3);
+        c.processOf(victim).kill9();
+        System.out.printf(
+            "driven: killed the %s %s with %d appends acknowledged%n",
+            victimRole, victim, acked(files).size());
+        c.awaitLayout(l -> l.removed().contains(victim));
+        Awaitility.await("two thirds of the appends acknowledged")
+            .atMost(Duration.ofSeconds(120))
+            .pollInterval(Duration.ofMillis(20))
+            .until(() -> acked(files).size() >= 2 * CLIENTS * APPENDS / 3);
+        c.restart(victim, false);
+        for (Process p : clients) {
+          assertThat(p.waitFor(180, TimeUnit.SECONDS)).as("client finished").isTrue();
+          assertThat(p.exitValue()).isZero();
+        }
+      } finally {
+        clients.forEach(Process::destroyForcibly);
+      }
+      Layout full =
+          c.awaitLayout(
+              l ->
+                  l.allServers().contains(victim)
+                      && l.removed().isEmpty()
+                      && l.rebuilding().isEmpty()
+                      && l.currentSegment().log().stream().allMatch(ch -> ch.size() == 3));
+
+      Map<String, Long> acked = acked(files);
+      List<String> failures = new ArrayList<>();
+      for (Path f : files) {
+        Files.readAllLines(f).stream().filter(l -> l.startsWith("fail ")).forEach(failures::add);
+      }
+      assertThat(failures).as("appends that failed").isEmpty();
+      assertThat(acked).hasSize(CLIENTS * APPENDS);
+
+      Map<String, List<Long>> stored;
+      try (ClusterStreamLog log =
+          ClusterStreamLog.connect(c.transport(), c.nodes(), StreamLogOptions.defaults())) {
+        stored = AppendIdempotenceProcessTest.storedValues(log);
+      }
+      for (Map.Entry<String, List<Long>> e : stored.entrySet()) {
+        assertThat(e.getValue()).as("addresses holding %s", e.getKey()).hasSize(1);
+      }
+      for (Map.Entry<String, Long> a : acked.entrySet()) {
+        assertThat(stored.get(a.getKey()))
+            .as("where %s is", a.getKey())
+            .containsExactly(a.getValue());
+      }
+      long tail = acked.values().stream().mapToLong(Long::longValue).max().orElseThrow();
+      try (RpcClient rpc = c.transport().newClient(ClientOptions.defaults())) {
+        ReplicaClient ops =
+            new ReplicaClient(
+                new EpochRpc(rpc, LayoutCache.of(rpc, full), StreamId.of("driven-probe")));
+        for (Endpoint node : full.allServers()) {
+          Map<Long, ReadResult> held = logOf(ops, node, tail);
+          Map<String, List<Long>> committedAt = new HashMap<>();
+          held.forEach(
+              (address, r) -> {
+                if (r.getStatus() == ReadResult.Status.COMMITTED
+                    && r.getEntry().getKind() == EntryKind.DATA) {
+                  committedAt.computeIfAbsent(text(r), v -> new ArrayList<>()).add(address);
+                }
+              });
+          for (Map.Entry<String, List<Long>> e : committedAt.entrySet()) {
+            assertThat(e.getValue())
+                .as("addresses at which %s holds %s committed", node, e.getKey())
+                .hasSize(1);
+          }
+          for (Map.Entry<String, Long> a : acked.entrySet()) {
+            ReadResult r = held.get(a.getValue());
+            assertThat(r.getStatus())
+                .as("%s at %d on %s", a.getKey(), a.getValue(), node)
+                .isIn(ReadResult.Status.COMMITTED, ReadResult.Status.UNCOMMITTED);
+            assertThat(text(r))
+                .as("the value at %d on %s", a.getValue(), node)
+                .isEqualTo(a.getKey());
+          }
+        }
+      }
+    }
+  }
+
+  /** What {@code node}'s log replica holds at addresses 0 to {@code tail}. */
+  private static Map<Long, ReadResult> logOf(ReplicaClient ops, Endpoint node, long tail)
+      throws Exception {
+    Map<Long, ReadResult> held = new HashMap<>();
+    for (long from = 0; from <= tail; from += 500) {
+      long to = Math.min(tail, from + 499);
+      List<ReadResult> results = ops.logRead(node, from, to).get(60, TimeUnit.SECONDS);
+      for (int k = 0; k < results.size(); k++) {
+        held.put(from + k, results.get(k));
+      }
+    }
+    return held;
+  }
+
+  private static String text(ReadResult r) {
+    return r.getEntry().getPayload().toString(StandardCharsets.UTF_8);
+  }
+
+  private static Map<String, Long> acked(List<Path> files) throws IOException {
+    return AppendIdempotenceProcessTest.acked(files);
+  }
+}
