@@ -144,7 +144,7 @@ final class ClusterHealCommands {
       String last = "";
       while (System.nanoTime() - deadline < 0) {
         try {
-          Layout layout = ClusterCommands.Status.newestLayout(calls, asked);
+          Layout layout = ClusterStatusCommand.newestLayout(calls, asked);
           if (layout.epoch() >= since && layout.removed().contains(old)) {
             out.println(
                 old
@@ -158,8 +158,7 @@ final class ClusterHealCommands {
           StringBuilder now = new StringBuilder(old + " holds " + places + " places");
           for (var e : layout.replacing().entrySet()) {
             if (e.getValue().equals(old)) {
-              ClusterCommands.NodeState st =
-                  ClusterCommands.Status.states(calls, layout).get(e.getKey());
+              NodeState st = ClusterStatusCommand.states(calls, layout).get(e.getKey());
               now.append("; ")
                   .append(e.getKey())
                   .append(" takes some: ")
@@ -206,8 +205,8 @@ final class ClusterHealCommands {
       String last = "";
       while (System.nanoTime() - deadline < 0) {
         try {
-          Layout layout = ClusterCommands.Status.newestLayout(calls, asked);
-          ClusterCommands.NodeState st = ClusterCommands.Status.states(calls, layout).get(node);
+          Layout layout = ClusterStatusCommand.newestLayout(calls, asked);
+          NodeState st = ClusterStatusCommand.states(calls, layout).get(node);
           boolean member = layout.allServers().contains(node) && !layout.isRebuilding(node);
           boolean gone = old == null || !layout.allServers().contains(old);
           if (layout.epoch() >= since && member && gone) {

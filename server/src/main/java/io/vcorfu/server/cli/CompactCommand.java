@@ -88,7 +88,7 @@ final class CompactCommand implements Callable<Integer> {
             transport.newClient(
                 ClientOptions.defaults().withRequestTimeout(Duration.ofSeconds(timeoutSeconds)))) {
       NodeCalls calls = new NodeCalls(rpc);
-      Layout layout = ClusterCommands.Status.newestLayout(calls, asked);
+      Layout layout = ClusterStatusCommand.newestLayout(calls, asked);
       Map<Endpoint, CompletableFuture<CompactResponse>> answers = new LinkedHashMap<>();
       for (Endpoint e : layout.allServers()) {
         answers.put(e, calls.compact(e, below));
