@@ -1,0 +1,82 @@
+package io.vcorfu.benchmarks;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+
+/**
+ * No main source file of any module is over {@link #MAX_LINES} lines: a file that long does more
+ * than one job, and is split by the job. The files still over it are listed in {@link #OVER} with
+ * the size they may not grow past; the list only shrinks (a listed file that fits fails the test
+ * until it is taken off the list).
+ */
+class RoomSizeTest {
+  static final int MAX_LINES = 500;
+
+  /** Main source files still over the limit (path from the repository root), and their ceiling. */
+  private static final Map<String, Integer> OVER =
+      Map.ofEntries(
+          Map.entry("server/src/main/java/io/vcorfu/server/Node.java", 1085),
+          Map.entry("server/src/main/java/io/vcorfu/server/cluster/ClusterManager.java", 976),
+          Map.entry("layout/src/main/java/io/vcorfu/layout/LayoutChanges.java", 945),
+          Map.entry("logunit/src/main/java/io/vcorfu/logunit/internal/StorageEngine.java", 677),
+          Map.entry("server/src/main/java/io/vcorfu/server/cluster/Rebuilder.java", 669),
+          Map.entry("server/src/main/java/io/vcorfu/server/cli/ClusterHealCommands.java", 592),
+          Map.entry("logunit/src/main/java/io/vcorfu/logunit/ReplicaStore.java", 583),
+          Map.entry("collections/src/main/java/io/vcorfu/collections/SMRList.java", 581),
+          Map.entry("layout/src/main/java/io/vcorfu/layout/Layout.java", 570),
+          Map.entry("client/src/main/java/io/vcorfu/client/read/RepairingReader.java", 552),
+          Map.entry("sequencer/src/main/java/io/vcorfu/sequencer/ReadLeases.java", 542),
+          Map.entry("client/src/main/java/io/vcorfu/client/ClusterStreamLog.java", 525),
+          Map.entry("logunit/src/main/java/io/vcorfu/logunit/internal/SegmentWriter.java", 522),
+          Map.entry("layout/src/main/java/io/vcorfu/layout/ZkLayoutStore.java", 508),
+          Map.entry("logunit/src/main/java/io/vcorfu/logunit/LogReplica.java", 504));
+
+  @Test
+  void noMainSourceFileIsOverTheLimitOrGrowsPastItsCeiling() throws IOException {
+    Path root = Path.of("").toAbsolutePath().getParent();
+    Map<String, Long> sizes = new TreeMap<>();
+    try (Stream<Path> modules = Files.list(root)) {
+      for (Path module : modules.filter(m -> Files.exists(m.resolve("pom.xml"))).toList()) {
+        Path main = module.resolve("src/main/java");
+        if (!Files.isDirectory(main)) {
+          continue;
+        }
+        try (Stream<Path> files = Files.walk(main)) {
+          for (Path f : files.filter(p -> p.toString().endsWith(".java")).toList()) {
+            try (Stream<String> lines = Files.lines(f)) {
+              sizes.put(root.relativize(f).toString().replace('\\', '/'), lines.count());
+            }
+          }
+        }
+      }
+    }
+    assertThat(sizes)
+        .as("main sources found")
+        .containsKey("server/src/main/java/io/vcorfu/server/Node.java");
+    List<String> wrong = new ArrayList<>();
+    sizes.forEach(
+        (file, lines) -> {
+          Integer ceiling = OVER.get(file);
+          if (ceiling == null && lines > MAX_LINES) {
+            wrong.add(file + ": " + lines + " lines, over " + MAX_LINES + ": split it by job");
+          } else if (ceiling != null && lines > ceiling) {
+            wrong.add(file + ": " + lines + " lines, grown past its ceiling of " + ceiling);
+          } else if (ceiling != null && lines <= MAX_LINES) {
+            wrong.add(file + ": " + lines + " lines, fits now: take it off RoomSizeTest.OVER");
+          }
+        });
+    OVER.keySet().stream()
+        .filter(f -> !sizes.containsKey(f))
+        .forEach(f -> wrong.add(f + ": listed in RoomSizeTest.OVER but gone"));
+    assertThat(wrong).as("main source files and the %d-line limit", MAX_LINES).isEmpty();
+  }
+}
