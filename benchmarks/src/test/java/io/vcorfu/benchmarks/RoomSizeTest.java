@@ -29,7 +29,6 @@ class RoomSizeTest {
           Map.entry("layout/src/main/java/io/vcorfu/layout/LayoutChanges.java", 945),
           Map.entry("logunit/src/main/java/io/vcorfu/logunit/internal/StorageEngine.java", 677),
           Map.entry("server/src/main/java/io/vcorfu/server/cluster/Rebuilder.java", 669),
-          Map.entry("server/src/main/java/io/vcorfu/server/cli/ClusterHealCommands.java", 592),
           Map.entry("logunit/src/main/java/io/vcorfu/logunit/ReplicaStore.java", 583),
           Map.entry("collections/src/main/java/io/vcorfu/collections/SMRList.java", 581),
           Map.entry("layout/src/main/java/io/vcorfu/layout/Layout.java", 570),
