@@ -104,6 +104,13 @@ public final class Node implements AutoCloseable {
   private final SequencerSeat sequencerSeat = new SequencerSeat();
 
   private RpcClient peers;
+
+  /**
+   * The writer of the appends this node takes whole as the sequencer (one for the node's life, so
+   * the commits of all of them ride together); null until the node has its peer client.
+   */
+  private volatile AppendDrivers appendDrivers;
+
   private RemoteViewHost views;
 
   /** Cluster mode: the epoch this node is sealed at, kept durably; null for a static layout. */
@@ -324,15 +331,10 @@ public final class Node implements AutoCloseable {
   }
 
   private Roles roles() {
-    return new Roles(
-        sequencerSeat.role(),
-        logReplica,
-        streamReplica,
-        store,
-        views,
-        peers == null || binding == null
-            ? null
-            : new AppendDrivers(binding.endpoint(), this::answer, peers));
+    if (appendDrivers == null && peers != null && binding != null) {
+      appendDrivers = new AppendDrivers(binding.endpoint(), this::answer, peers);
+    }
+    return new Roles(sequencerSeat.role(), logReplica, streamReplica, store, views, appendDrivers);
   }
 
   /**
