@@ -80,4 +80,9 @@ final class ChainPlacement {
     }
     return out;
   }
+
+  /** True when {@code node} is in a log chain of {@code s} ({@code log}), else a stream chain. */
+  static boolean servesKind(Segment s, Endpoint node, boolean log) {
+    return (log ? s.log() : s.stream()).stream().anyMatch(c -> c.contains(node));
+  }
 }

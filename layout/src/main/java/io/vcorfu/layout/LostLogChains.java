@@ -164,7 +164,7 @@ public final class LostLogChains {
         new Segment(
             newSegmentStart, Segment.OPEN, taken(layout, closed.log(), node), closed.stream()));
 
-    Endpoint sequencer = LayoutChanges.sequencerWithout(layout, node);
+    Endpoint sequencer = NodeRemoval.sequencerWithout(layout, node);
     Map<Endpoint, String> incarnations = new HashMap<>(layout.incarnations());
     incarnations.remove(node);
     Map<Endpoint, Long> rebuilding = new HashMap<>(layout.rebuilding());
@@ -173,7 +173,7 @@ public final class LostLogChains {
     replacing.entrySet().removeIf(e -> e.getKey().equals(node) || e.getValue().equals(node));
     Map<Endpoint, JoinedChains> joined = new HashMap<>(layout.rebuildingChains());
     joined.remove(node);
-    Map<Integer, Long> since = LayoutChanges.streamSinceOf(layout, segments);
+    Map<Integer, Long> since = NodeRemoval.streamSinceOf(layout, segments);
     return new Layout(
         layout.clusterId(),
         layout.epoch() + 1,

@@ -132,7 +132,7 @@ public final class MemberChanges {
         boolean isLog = k < s.log().size();
         int c = isLog ? k : k - s.log().size();
         List<Endpoint> chain = (isLog ? s.log() : s.stream()).get(c);
-        boolean serves = LayoutChanges.servesKind(current, member, isLog);
+        boolean serves = ChainPlacement.servesKind(current, member, isLog);
         if (serves && chain.contains(old) && !chain.contains(member)) {
           out.add("segment " + s.start() + (isLog ? " log " : " stream ") + c);
         }
@@ -301,7 +301,7 @@ public final class MemberChanges {
       long newSegmentStart) {
     Segment current = layout.currentSegment();
     List<Segment> segments = new ArrayList<>(layout.segments());
-    LayoutChanges.opened(
+    NodeJoins.opened(
         segments,
         newSegmentStart,
         prepended(current.log(), node, log),
