@@ -2,10 +2,8 @@ package io.vcorfu.layout;
 
 import io.vcorfu.protocol.Endpoint;
 import io.vcorfu.protocol.StreamId;
-import java.util.Collections;
 import java.util.Comparator;
 import java.util.HashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -91,11 +89,11 @@ public record Layout(
 
   public Layout {
     segments = segments == null ? List.of() : List.copyOf(segments);
-    removed = copyRemoved(removed);
+    removed = LayoutValidator.copyNodes(removed);
     incarnations = incarnations == null ? Map.of() : Map.copyOf(incarnations);
     rebuilding = rebuilding == null ? Map.of() : Map.copyOf(rebuilding);
-    spares = copyRemoved(spares);
-    retired = copyRemoved(retired);
+    spares = LayoutValidator.copyNodes(spares);
+    retired = LayoutValidator.copyNodes(retired);
     if (!removed.containsAll(retired)) {
       throw new LayoutException(
           "Every retired node must be listed among the removed ones; " + retired + " are not.");
@@ -111,7 +109,7 @@ public record Layout(
     LayoutValidator.checkStreamChains(epoch, segments, replication, streamSince);
     LayoutValidator.checkStreamSplits(segments, replication, streamSplits);
     LayoutValidator.checkRebuildingChains(segments, rebuilding, rebuildingChains, replacing);
-    draining = copyRemoved(draining);
+    draining = LayoutValidator.copyNodes(draining);
     LayoutValidator.checkDraining(sequencer, segments, removed, spares, rebuilding, draining);
   }
 
@@ -246,16 +244,6 @@ public record Layout(
   /** A layout that sets no replication factor and has removed no node (a static layout). */
   public Layout(String clusterId, long epoch, Endpoint sequencer, List<Segment> segments) {
     this(clusterId, epoch, sequencer, segments, 0, List.of());
-  }
-
-  private static List<Endpoint> copyRemoved(List<Endpoint> removed) {
-    if (removed == null) {
-      return List.of();
-    }
-    if (removed.stream().anyMatch(Objects::isNull)) {
-      throw new LayoutException("A layout's list of nodes must not contain a null endpoint.");
-    }
-    return List.copyOf(removed);
   }
 
   /**
@@ -430,32 +418,13 @@ public record Layout(
 
   /**
    * The order in which an entry's plan visits the stream chains of the current segment (the last
-   * one decides). Chains descend from {@code P / 2^streamSplits} root chains by splits: a split
-   * gives chain {@code i} of {@code P} a child {@code i + P} (see {@link
-   * LayoutChanges#withGrowth}). Chains are ordered by root ({@code i mod roots}), then, for each
-   * split from the first on, parent before child. So a child sorts right after its parent and
-   * before every chain its parent sorted before: a split never changes the relative order of two
-   * streams' chains (it only parts two streams that shared one), and an entry written before a
-   * split keeps its deciding chain. With no split this is the chain index order.
+   * one decides), by root chain and then parent before child ({@link StreamChainOrder} says how): a
+   * split ({@link LayoutChanges#withGrowth}) never changes the relative order of two streams'
+   * chains, and an entry written before a split keeps its deciding chain. With no split this is the
+   * chain index order.
    */
   public Comparator<Integer> streamChainOrder() {
-    int roots = currentSegment().stream().size() >> streamSplits;
-    int splits = streamSplits;
-    return (a, b) -> {
-      int byRoot = Integer.compare(a % roots, b % roots);
-      if (byRoot != 0 || splits == 0) {
-        return byRoot;
-      }
-      int qa = a / roots;
-      int qb = b / roots;
-      for (int j = 0; j < splits; j++) {
-        int bit = Integer.compare((qa >> j) & 1, (qb >> j) & 1);
-        if (bit != 0) {
-          return bit;
-        }
-      }
-      return 0;
-    };
+    return StreamChainOrder.of(currentSegment().stream().size(), streamSplits);
   }
 
   /**
@@ -482,10 +451,7 @@ public record Layout(
    * issues its token, which can take the whole append in one request.
    */
   public boolean sequencerHostsEveryChain() {
-    Segment current = currentSegment();
-    List<Endpoint> alone = List.of(sequencer);
-    return current.log().stream().allMatch(alone::equals)
-        && current.stream().stream().allMatch(alone::equals);
+    return SequencerPlacement.hostsEveryChain(this);
   }
 
   /**
@@ -495,16 +461,7 @@ public record Layout(
    * can look a retried append up there (see {@link #sequencerHoldsLog}).
    */
   public boolean sequencerDrivesAppends() {
-    Segment current = currentSegment();
-    if (sequencerHostsEveryChain()) {
-      return false;
-    }
-    for (int i = 0; i < current.log().size(); i++) {
-      if (!current.log().get(i).contains(sequencer) || rebuildsIn(sequencer, current, true, i)) {
-        return false;
-      }
-    }
-    return true;
+    return SequencerPlacement.drivesAppends(this);
   }
 
   /**
@@ -513,45 +470,22 @@ public record Layout(
    * replica alone tells which entries those addresses hold.
    */
   public boolean sequencerHoldsLog(long from, long to) {
-    long at = Math.max(from, segments.get(0).start());
-    if (from < segments.get(0).start() && to >= from) {
-      return false;
-    }
-    while (at <= to) {
-      Segment s = segmentOf(at);
-      long end = s.isOpen() ? to : Math.min(to, s.end() - 1);
-      int chains = s.log().size();
-      for (long a = at; a <= Math.min(end, at + chains - 1); a++) {
-        int i = (int) (a % chains);
-        if (!s.log().get(i).contains(sequencer) || rebuildsIn(sequencer, s, true, i)) {
-          return false;
-        }
-      }
-      at = end + 1;
-    }
-    return true;
+    return SequencerPlacement.holdsLog(this, from, to);
   }
 
   /** How many chains, log and stream, of every segment hold {@code node}. */
   public long places(Endpoint node) {
-    return segments.stream()
-        .flatMap(s -> java.util.stream.Stream.concat(s.log().stream(), s.stream().stream()))
-        .filter(c -> c.contains(node))
-        .count();
+    return LayoutNodes.places(this, node);
   }
 
   /** Every server that appears in a log chain of any segment, in document order. */
   public Set<Endpoint> logServers() {
-    Set<Endpoint> out = new LinkedHashSet<>();
-    segments.forEach(s -> s.log().forEach(out::addAll));
-    return Collections.unmodifiableSet(out);
+    return LayoutNodes.logServers(this);
   }
 
   /** Every server that appears in a stream chain of any segment, in document order. */
   public Set<Endpoint> streamServers() {
-    Set<Endpoint> out = new LinkedHashSet<>();
-    segments.forEach(s -> s.stream().forEach(out::addAll));
-    return Collections.unmodifiableSet(out);
+    return LayoutNodes.streamServers(this);
   }
 
   /**
@@ -559,12 +493,6 @@ public record Layout(
    * order (segments oldest first, log chains before stream chains). Removed nodes are not named.
    */
   public Set<Endpoint> allServers() {
-    Set<Endpoint> all = new LinkedHashSet<>();
-    all.add(sequencer);
-    for (Segment s : segments) {
-      s.log().forEach(all::addAll);
-      s.stream().forEach(all::addAll);
-    }
-    return Collections.unmodifiableSet(all);
+    return LayoutNodes.allServers(this);
   }
 }

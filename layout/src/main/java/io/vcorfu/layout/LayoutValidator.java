@@ -4,11 +4,25 @@ import io.vcorfu.protocol.Endpoint;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 
 /** The rules every {@link Layout} obeys; each violation is a {@link LayoutException} sentence. */
 final class LayoutValidator {
   private LayoutValidator() {}
+
+  /**
+   * {@code nodes} as an unmodifiable list, empty for null; a layout's lists of nodes hold no null.
+   */
+  static List<Endpoint> copyNodes(List<Endpoint> nodes) {
+    if (nodes == null) {
+      return List.of();
+    }
+    if (nodes.stream().anyMatch(Objects::isNull)) {
+      throw new LayoutException("A layout's list of nodes must not contain a null endpoint.");
+    }
+    return List.copyOf(nodes);
+  }
 
   static void validate(
       String clusterId,
