@@ -62,6 +62,7 @@ public final class ZkLayoutStore implements LayoutStore {
   private final String cluster;
   private final String path;
   private final String connectString;
+  private final ZkFailures failures;
   private final ExecutorService callbacks;
   private final Set<CompletableFuture<?>> inFlight = ConcurrentHashMap.newKeySet();
   private final Set<ZkLayoutWatch> watches = ConcurrentHashMap.newKeySet();
@@ -89,6 +90,7 @@ public final class ZkLayoutStore implements LayoutStore {
     this.cluster = checkClusterName(cluster);
     this.path = "/vcorfu/" + cluster + "/layout";
     this.connectString = client.getZookeeperClient().getCurrentConnectionString();
+    this.failures = new ZkFailures(connectString);
     this.callbacks =
         Executors.newSingleThreadExecutor(
             r -> {
@@ -157,7 +159,7 @@ public final class ZkLayoutStore implements LayoutStore {
             f.completeExceptionally(
                 new LayoutNotFoundException("znode " + path + " in ZooKeeper at " + connectString));
           } else {
-            f.completeExceptionally(failure(KeeperException.create(rc, path), what));
+            f.completeExceptionally(failures.failure(KeeperException.create(rc, path), what));
           }
         });
     return f;
@@ -207,7 +209,7 @@ public final class ZkLayoutStore implements LayoutStore {
         synced -> {
           Code rc = Code.get(synced.getResultCode());
           if (rc != Code.OK) {
-            f.completeExceptionally(failure(KeeperException.create(rc, path), what));
+            f.completeExceptionally(failures.failure(KeeperException.create(rc, path), what));
             return;
           }
           background(
@@ -272,7 +274,7 @@ public final class ZkLayoutStore implements LayoutStore {
         made -> {
           Code rc = Code.get(made.getResultCode());
           if (rc != Code.OK && rc != Code.NODEEXISTS) {
-            f.completeExceptionally(failure(KeeperException.create(rc, parent), what));
+            f.completeExceptionally(failures.failure(KeeperException.create(rc, parent), what));
             return;
           }
           ZooKeeper handle = handle(f, what);
@@ -295,7 +297,7 @@ public final class ZkLayoutStore implements LayoutStore {
                           lost(f, NO_VERSION);
                         } else {
                           f.completeExceptionally(
-                              casFailure(KeeperException.create(c, path), what));
+                              failures.casFailure(KeeperException.create(c, path), what));
                         }
                       }),
               null);
@@ -326,7 +328,8 @@ public final class ZkLayoutStore implements LayoutStore {
                     f.completeExceptionally(
                         new LayoutVersionMismatchException(expectedVersion, NO_VERSION));
                   } else {
-                    f.completeExceptionally(casFailure(KeeperException.create(c, path), what));
+                    f.completeExceptionally(
+                        failures.casFailure(KeeperException.create(c, path), what));
                   }
                 }),
         null);
@@ -356,7 +359,7 @@ public final class ZkLayoutStore implements LayoutStore {
     if (rc == Code.NONODE) {
       return NO_VERSION;
     }
-    throw failure(KeeperException.create(rc, path), what);
+    throw failures.failure(KeeperException.create(rc, path), what);
   }
 
   private Versioned<Layout> decode(byte[] data, int version) {
@@ -384,7 +387,7 @@ public final class ZkLayoutStore implements LayoutStore {
     try {
       return zk.getZookeeperClient().getZooKeeper();
     } catch (Exception e) {
-      f.completeExceptionally(casFailure(e, what));
+      f.completeExceptionally(failures.casFailure(e, what));
       return null;
     }
   }
@@ -404,7 +407,7 @@ public final class ZkLayoutStore implements LayoutStore {
     try {
       call.start((c, event) -> onCallbackThread(f, () -> onAnswer.accept(event)));
     } catch (Exception e) {
-      f.completeExceptionally(failure(e, what));
+      f.completeExceptionally(failures.failure(e, what));
     }
   }
 
@@ -433,53 +436,6 @@ public final class ZkLayoutStore implements LayoutStore {
       f.completeExceptionally(closedException());
     }
     return f;
-  }
-
-  private RuntimeException casFailure(Exception e, String what) {
-    RuntimeException failure = failure(e, what);
-    if (failure instanceof LayoutStoreUnavailableException) {
-      return new LayoutStoreUnavailableException(
-          failure.getMessage()
-              + " The layout may or may not have been stored: re-read it before deciding again.",
-          e);
-    }
-    return failure;
-  }
-
-  private RuntimeException failure(Exception e, String what) {
-    if (e instanceof KeeperException ke) {
-      if (isUnreachable(ke.code())) {
-        return new LayoutStoreUnavailableException(
-            "ZooKeeper at "
-                + connectString
-                + " could not be reached to "
-                + what
-                + " ("
-                + ke.code()
-                + ").",
-            e);
-      }
-      return new LayoutException(
-          "ZooKeeper at " + connectString + " refused to " + what + ": " + ke.getMessage(), e);
-    }
-    if (e instanceof RuntimeException re) {
-      return re;
-    }
-    return new LayoutException(
-        "Could not " + what + " in ZooKeeper at " + connectString + ": " + e, e);
-  }
-
-  private static boolean isUnreachable(Code code) {
-    return switch (code) {
-      case CONNECTIONLOSS,
-          OPERATIONTIMEOUT,
-          SESSIONEXPIRED,
-          SESSIONMOVED,
-          REQUESTTIMEOUT,
-          THROTTLEDOP ->
-          true;
-      default -> false;
-    };
   }
 
   private void checkOpen() {
