@@ -44,12 +44,14 @@ public final class ReplicaStore implements AutoCloseable {
   private final LogReplica log;
   private final StreamReplica streams;
   private final JoinState join = new JoinState();
+  private final ChainStepRunner stepRunner;
 
   private ReplicaStore(StorageEngine engine) {
     this.engine = engine;
     RecentLogPayloads recent = new RecentLogPayloads();
     this.log = new LogReplica(engine, false, join, recent);
     this.streams = new StreamReplica(engine, false, join, recent);
+    this.stepRunner = new ChainStepRunner(engine, log, streams);
   }
 
   /**
@@ -429,9 +431,9 @@ public final class ReplicaStore implements AutoCloseable {
     }
     // Every record of the write reaches the segment writer at once: one forced write, not one
     // for the first step and another for the rest.
-    Steps run;
+    ChainStepRunner.Steps run;
     try {
-      run = engine.group(() -> runSteps(entry, steps, commitEarlier));
+      run = engine.group(() -> stepRunner.run(entry, steps, commitEarlier));
     } catch (RuntimeException e) {
       return CompletableFuture.failedFuture(e);
     }
@@ -478,100 +480,6 @@ public final class ReplicaStore implements AutoCloseable {
       streamReplica().commitHeld(StreamReplica.Slot.of(request.getCommitSlotsList()));
     } catch (RuntimeException e) {
       // A malformed slot (an unknown stream id) or a role this store lacks: nothing to commit.
-    }
-  }
-
-  /** What running a chain write's steps did: the futures of what was written, and the failure. */
-  private record Steps(List<CompletableFuture<?>> written, int attempted, Throwable failure) {}
-
-  private Steps runSteps(LogEntryMsg entry, List<Step> steps, boolean commitEarlier) {
-    Steps both = bothInOneRecord(entry, steps, commitEarlier);
-    if (both != null) {
-      return both;
-    }
-    List<CompletableFuture<?>> written = new ArrayList<>();
-    Throwable failure = null;
-    for (Step step : steps) {
-      CompletableFuture<?> f =
-          step.log()
-              ? log.write(entry, step.commit())
-              : streams.write(entry, step.slots(), step.commit());
-      if (f.isCompletedExceptionally()) {
-        failure = causeOf(f);
-        break;
-      }
-      written.add(f);
-    }
-    int attempted = written.size();
-    if (failure == null && commitEarlier) {
-      for (Step step : steps.subList(0, attempted - 1)) {
-        written.add(
-            step.log()
-                ? log.commit(List.of(entry.getGlobalAddress()))
-                : streams.commit(step.slots()));
-      }
-    }
-    return new Steps(written, attempted, failure);
-  }
-
-  /**
-   * Under the engine's monitor: a log visit then a stream visit that end with the same commit state
-   * stored as one record under every key, when both would succeed; null (nothing done) when the
-   * steps are of another shape or one of them fails, for the step by step path to run and answer.
-   */
-  private Steps bothInOneRecord(LogEntryMsg entry, List<Step> steps, boolean commitEarlier) {
-    if (steps.size() != 2 || !steps.get(0).log() || steps.get(1).log()) {
-      return null;
-    }
-    boolean committed = steps.get(1).commit();
-    if ((steps.get(0).commit() || commitEarlier) != committed) {
-      return null;
-    }
-    IndexedRecord logHeld;
-    StreamReplica.Claims claims;
-    byte[] bytes;
-    int hash;
-    try {
-      LogReplica.checkWrite(entry);
-      List<StreamReplica.Slot> slots = streams.writable(entry, steps.get(1).slots());
-      if (log.skips(entry) || slots.isEmpty()) {
-        return null;
-      }
-      bytes = EntryRecords.serialize(engine, entry);
-      hash = EntryRecords.contentHash(entry);
-      logHeld = log.claim(entry.getGlobalAddress(), hash);
-      claims = streams.claim(slots, entry.getGlobalAddress(), hash);
-    } catch (RuntimeException e) {
-      return null;
-    }
-    long global = entry.getGlobalAddress();
-    List<long[]> keys = new ArrayList<>(claims.fresh().size() + 1);
-    List<long[]> commits = new ArrayList<>(claims.heldUncommitted());
-    if (logHeld == null) {
-      keys.add(EntryRecords.key(LogReplica.LOG, global));
-    } else if (!logHeld.committed()) {
-      commits.add(EntryRecords.key(LogReplica.LOG, global));
-    }
-    keys.addAll(claims.fresh());
-    if (!keys.isEmpty()) {
-      engine.put(
-          EntryRecords.flatten(keys), global, hash, committed ? StorageEngine.COMMITTED : 0, bytes);
-      if (logHeld == null) {
-        log.stored(entry, bytes);
-      }
-    }
-    if (committed && !commits.isEmpty()) {
-      engine.commit(EntryRecords.flatten(commits));
-    }
-    return new Steps(List.of(engine.barrier()), 2, null);
-  }
-
-  private static Throwable causeOf(CompletableFuture<?> failed) {
-    try {
-      failed.join();
-      throw new IllegalStateException("the future did not fail");
-    } catch (CompletionException e) {
-      return e.getCause() == null ? e : e.getCause();
     }
   }
 
