@@ -63,21 +63,8 @@ public final class LogReplica implements AutoCloseable {
   /** Payloads of the last log records stored, for the node's stream replica; null when alone. */
   private final RecentLogPayloads recent;
 
-  /**
-   * Per stream, the highest stream address among the DATA entries held (any status) and that
-   * entry's global address; null until first asked for ({@link #streamTails}), then kept up to date
-   * by every write.
-   */
-  private volatile java.util.concurrent.ConcurrentHashMap<StreamId, long[]> streamIndex;
-
-  /** Addresses held marked LOST (see {@code EntryKind.LOST}), kept with {@link #streamIndex}. */
-  private final java.util.concurrent.ConcurrentSkipListSet<Long> lostIndex =
-      new java.util.concurrent.ConcurrentSkipListSet<>();
-
-  /** How many LOST addresses a tail answer lists at most (the highest). */
-  static final int LOST_LISTED = 65_536;
-
-  private CompletableFuture<Map<StreamId, long[]>> streamIndexBuilt;
+  /** The stream tails the entries held show, for tail answers that ask for them. */
+  private final StreamTailIndex tailIndex;
 
   LogReplica(StorageEngine engine, boolean ownsEngine, JoinState join) {
     this(engine, ownsEngine, join, null);
@@ -88,6 +75,7 @@ public final class LogReplica implements AutoCloseable {
     this.ownsEngine = ownsEngine;
     this.join = join;
     this.recent = recent;
+    this.tailIndex = new StreamTailIndex(engine, (from, to) -> call(() -> held(from, to)));
   }
 
   /**
@@ -171,7 +159,7 @@ public final class LogReplica implements AutoCloseable {
    * stored at its address (alone, or in one record with its stream slots).
    */
   void stored(LogEntryMsg entry, byte[] bytes) {
-    note(streamIndex, entry);
+    tailIndex.written(entry);
     if (recent != null) {
       long address = entry.getGlobalAddress();
       recent.remember(address, engine.lookup(LOG, address), bytes);
@@ -352,32 +340,10 @@ public final class LogReplica implements AutoCloseable {
             barrier = engine.barrier();
           }
           CompletableFuture<LogTailResponse> plain = barrier.thenApply(v -> response);
-          return request.getStreams() ? plain.thenCompose(this::withStreams) : plain;
+          return request.getStreams()
+              ? plain.thenCompose(p -> tailIndex.withStreams(p, streamTails()))
+              : plain;
         });
-  }
-
-  /** {@link #tail} with, when asked, every stream's tail as the entries held show it. */
-  private CompletableFuture<LogTailResponse> withStreams(LogTailResponse plain) {
-    return streamTails()
-        .thenApply(
-            tails -> {
-              LogTailResponse.Builder b = plain.toBuilder();
-              b.setLostTotal(lostIndex.size());
-              java.util.ArrayDeque<Long> highest = new java.util.ArrayDeque<>();
-              for (java.util.Iterator<Long> it = lostIndex.descendingIterator();
-                  it.hasNext() && highest.size() < LOST_LISTED; ) {
-                highest.addFirst(it.next());
-              }
-              b.addAllLost(highest);
-              tails.forEach(
-                  (stream, t) ->
-                      b.addStreams(
-                          io.vcorfu.protocol.proto.StreamTailEntry.newBuilder()
-                              .setStream(stream.toMsg())
-                              .setTail(t[0])
-                              .setLastGlobal(t[1])));
-              return b.build();
-            });
   }
 
   /**
@@ -387,65 +353,12 @@ public final class LogReplica implements AutoCloseable {
    * while it is built are counted too.
    */
   public synchronized CompletableFuture<Map<StreamId, long[]>> streamTails() {
-    if (streamIndexBuilt == null) {
-      var index = new java.util.concurrent.ConcurrentHashMap<StreamId, long[]>();
-      long from;
-      long to;
-      synchronized (engine) {
-        streamIndex = index;
-        from = Math.max(0, engine.trimMark(LOG));
-        to = engine.maxAddress(LOG);
-      }
-      streamIndexBuilt =
-          CompletableFuture.supplyAsync(() -> null)
-              .thenCompose(v -> scan(index, from, to))
-              .thenApply(v -> Map.copyOf(index));
-      return streamIndexBuilt;
-    }
-    return streamIndexBuilt.thenApply(v -> Map.copyOf(streamIndex));
-  }
-
-  /** Notes the stream slots of every entry held at {@code [from, to]} in {@code index}. */
-  private CompletableFuture<Void> scan(
-      java.util.concurrent.ConcurrentHashMap<StreamId, long[]> index, long from, long to) {
-    if (from > to) {
-      return CompletableFuture.completedFuture(null);
-    }
-    long end = Math.min(to, from + 4_095);
-    return call(() -> held(from, end))
-        .thenComposeAsync(
-            results -> {
-              for (ReadResult r : results) {
-                if (r.hasEntry() && r.getEntry().getKind() == EntryKind.DATA) {
-                  note(index, r.getEntry());
-                } else if (r.hasEntry() && r.getEntry().getKind() == EntryKind.LOST) {
-                  lostIndex.add(r.getEntry().getGlobalAddress());
-                }
-              }
-              return scan(index, end + 1, to);
-            });
+    return tailIndex.tails();
   }
 
   /** Counts {@code entry}, stored here by other means than a write (a rebuild), in the index. */
   void noted(LogEntryMsg entry) {
-    if (entry.getKind() == EntryKind.LOST) {
-      if (streamIndex != null) {
-        lostIndex.add(entry.getGlobalAddress());
-      }
-      return;
-    }
-    note(streamIndex, entry);
-  }
-
-  private static void note(
-      java.util.concurrent.ConcurrentHashMap<StreamId, long[]> index, LogEntryMsg entry) {
-    if (index == null) {
-      return;
-    }
-    for (io.vcorfu.protocol.proto.StreamSlot slot : entry.getSlotsList()) {
-      long[] seen = {slot.getStreamAddress(), entry.getGlobalAddress()};
-      index.merge(StreamId.fromMsg(slot.getStream()), seen, (a, b) -> a[0] >= b[0] ? a : b);
-    }
+    tailIndex.noted(entry);
   }
 
   /**
