@@ -3,6 +3,12 @@ package io.vcorfu.logunit.internal;
 import io.vcorfu.logunit.DirectorySync;
 import io.vcorfu.logunit.ForceObserver;
 import io.vcorfu.logunit.FsyncPolicy;
+import io.vcorfu.logunit.internal.WriteQueue.Append;
+import io.vcorfu.logunit.internal.WriteQueue.Barrier;
+import io.vcorfu.logunit.internal.WriteQueue.Delete;
+import io.vcorfu.logunit.internal.WriteQueue.Item;
+import io.vcorfu.logunit.internal.WriteQueue.Roll;
+import io.vcorfu.logunit.internal.WriteQueue.Stop;
 import io.vcorfu.protocol.ServerErrorException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -18,7 +24,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -51,27 +56,11 @@ final class SegmentWriter implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(SegmentWriter.class);
   private static final int BUFFER = 1 << 20;
 
-  private sealed interface Item permits Append, Roll, Delete, Barrier, Stop, Group {}
-
-  /** A record, preceded by a FORCED record when {@code marker} is not null. */
-  private record Append(byte[] marker, byte[] frame, long seq) implements Item {}
-
-  private record Roll(int sealed, long sealedLength, byte[] index, int next) implements Item {}
-
-  private record Delete(int segment) implements Item {}
-
-  private record Barrier(CompletableFuture<Void> future) implements Item {}
-
-  private record Stop() implements Item {}
-
-  /** Items queued while held (see {@link #hold}): the writer takes them in one batch. */
-  private record Group(List<Item> items) implements Item {}
-
   private final Path directory;
   private final DirectorySync directorySync;
   private final FsyncPolicy policy;
   private final long intervalNanos;
-  private final LinkedBlockingQueue<Item> queue = new LinkedBlockingQueue<>();
+  private final WriteQueue queue = new WriteQueue();
   private final Map<Integer, FileChannel> channels = new ConcurrentHashMap<>();
   private final ExecutorService completer;
   private final Thread thread;
@@ -110,9 +99,6 @@ final class SegmentWriter implements AutoCloseable {
 
   // Producer side, guarded by the engine's monitor.
   private long lastSeq;
-  // Producer side, guarded by the engine's monitor (every caller enqueues under it).
-  private List<Item> held;
-  private int holds;
 
   /**
    * Starts the writer on {@code activeSegment}, whose first {@code activeLength} bytes recovery has
@@ -223,30 +209,15 @@ final class SegmentWriter implements AutoCloseable {
    * instead of the writer waking for the first and forcing the rest again. Holds nest.
    */
   void hold() {
-    if (holds++ == 0) {
-      held = new ArrayList<>();
-    }
+    queue.hold();
   }
 
   void release() {
-    if (holds == 0) {
-      throw new IllegalStateException("release without hold");
-    }
-    if (--holds == 0) {
-      List<Item> items = held;
-      held = null;
-      if (!items.isEmpty()) {
-        queue.add(items.size() == 1 ? items.get(0) : new Group(items));
-      }
-    }
+    queue.release();
   }
 
   private void enqueue(Item item) {
-    if (held != null) {
-      held.add(item);
-    } else {
-      queue.add(item);
-    }
+    queue.add(item);
   }
 
   /** Completes once everything queued before it is durable per the policy. */
@@ -265,10 +236,7 @@ final class SegmentWriter implements AutoCloseable {
     List<Item> batch = new ArrayList<>();
     try {
       while (true) {
-        Item first =
-            policy == FsyncPolicy.INTERVAL
-                ? queue.poll(intervalNanos, TimeUnit.NANOSECONDS)
-                : queue.take();
+        Item first = policy == FsyncPolicy.INTERVAL ? queue.poll(intervalNanos) : queue.take();
         if (first == null) {
           forceIfIntervalElapsed();
           continue;
@@ -285,31 +253,12 @@ final class SegmentWriter implements AutoCloseable {
       LOG.error("Storage writer for {} failed; the replica stops accepting writes", directory, t);
       List<Item> rest = new ArrayList<>(batch);
       queue.drainTo(rest);
-      for (Item item : flatten(rest)) {
+      for (Item item : WriteQueue.flatten(rest)) {
         if (item instanceof Barrier b) {
           b.future().completeExceptionally(storageFailed(t));
         }
       }
     }
-  }
-
-  private static List<Item> flatten(List<Item> batch) {
-    boolean grouped = false;
-    for (Item item : batch) {
-      grouped |= item instanceof Group;
-    }
-    if (!grouped) {
-      return batch;
-    }
-    List<Item> flat = new ArrayList<>();
-    for (Item item : batch) {
-      if (item instanceof Group g) {
-        flat.addAll(g.items());
-      } else {
-        flat.add(item);
-      }
-    }
-    return flat;
   }
 
   /** Runs one batch; true when it contained the stop item. */
@@ -318,7 +267,7 @@ final class SegmentWriter implements AutoCloseable {
     List<Integer> deletes = new ArrayList<>();
     boolean stop = false;
     long highestSeq = 0;
-    for (Item item : flatten(batch)) {
+    for (Item item : WriteQueue.flatten(batch)) {
       if (item instanceof Append a) {
         if (a.marker() != null) {
           write(a.marker());
@@ -507,7 +456,7 @@ final class SegmentWriter implements AutoCloseable {
   /** Writes and forces everything queued, then stops the thread and closes all files. */
   @Override
   public void close() throws IOException {
-    queue.add(new Stop());
+    queue.addNow(new Stop());
     try {
       thread.join();
     } catch (InterruptedException e) {
