@@ -6,6 +6,7 @@ import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Predicate;
 
 /**
  * The record index of a storage engine: per namespace (the log, or one stream), which address holds
@@ -100,6 +101,26 @@ final class RecordIndex {
   /** A copy of every namespace's index (for repeating trim marks in a new segment). */
   Collection<NamespaceIndex> all() {
     return new ArrayList<>(namespaces.values());
+  }
+
+  /**
+   * The lowest global address the log keeps for the namespaces {@code streams} accepts that were
+   * trimmed: above the last DATA record each one trimmed away; {@link Long#MAX_VALUE} when none was
+   * trimmed. Counts them into {@code counts} ({streams, trimmed streams}).
+   */
+  long neededFrom(Predicate<StreamId> streams, long[] counts) {
+    long needed = Long.MAX_VALUE;
+    for (NamespaceIndex n : all()) {
+      if (!streams.test(n.id)) {
+        continue;
+      }
+      counts[0]++;
+      if (n.trimMark > 0) {
+        counts[1]++;
+        needed = Math.min(needed, n.floorGlobal + 1);
+      }
+    }
+    return needed;
   }
 
   /** Applies one record, live or replayed, whose frame lies in {@code segment}. */

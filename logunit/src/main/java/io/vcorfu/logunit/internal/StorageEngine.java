@@ -6,9 +6,6 @@ import io.vcorfu.logunit.StorageOptions;
 import io.vcorfu.protocol.ServerErrorException;
 import io.vcorfu.protocol.StreamId;
 import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.nio.channels.ClosedChannelException;
-import java.nio.channels.FileChannel;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -20,9 +17,12 @@ import java.util.concurrent.CompletableFuture;
  * SegmentWriter}, and the index keeps only positions.
  *
  * <p>Its parts: the {@link RecordIndex} (what each address holds), the segment lifecycle ({@link
- * SegmentRefs}: which segments are still live; rolling to a new segment happens here, as it
- * writes), and recovery ({@link SegmentRecovery}, which rebuilds the index from the segments on
- * open). The engine itself is the write path and the monitor every part is guarded by.
+ * SegmentRefs}: which segments are still live), the {@link ActiveSegment} (where records are
+ * written; rolling to a new segment happens there, as it writes), reads of payloads from the
+ * segment files ({@link SegmentReads}), compaction ({@link SegmentCompactor}, run in the background
+ * by {@link BackgroundCompaction}), and recovery ({@link SegmentRecovery}, which rebuilds the index
+ * from the segments on open). The engine itself is the entry to the write path and the monitor
+ * every part is guarded by.
  *
  * <p>The engine does not enforce write-once: replicas check, then write, while holding this
  * engine's monitor (all methods here are synchronized on it). Mutations are visible at once; {@link
@@ -39,16 +39,8 @@ public final class StorageEngine implements AutoCloseable {
   private final boolean durable;
   private final SegmentRefs segments;
   private final RecordIndex index;
-  private int activeSegment;
-  private long activeOffset;
-  private IndexFile activeIndex = new IndexFile();
-  private boolean writingMarks;
-
-  /** The namespaces the active segment spelled out so far: its records name them by number. */
-  private RecordCodec.Names activeNames = new RecordCodec.Names();
-
-  /** The last {@link SegmentWriter#forcedPosition()} written into the segments, or -1. */
-  private long markedForced = -1;
+  private final ActiveSegment active;
+  private final SegmentReads reads;
 
   /** Set once in {@link #open}, before the engine is shared. */
   private volatile SegmentWriter writer;
@@ -60,22 +52,23 @@ public final class StorageEngine implements AutoCloseable {
   private SegmentCompactor compactor;
 
   /** Runs background compaction passes; null when off. */
-  private java.util.concurrent.ScheduledExecutorService compaction;
+  private BackgroundCompaction compaction;
 
   /** Serializes compaction passes (the background one and those asked for). */
   private final Object compactionLock = new Object();
 
-  /** How often the background compaction looks for segments to compact. */
-  static final long COMPACTION_CHECK_MILLIS = 1_000;
-
-  /** Settles the files once the engine is idle; used by the compaction thread only. */
-  private final IdleSettle idleSettle = new IdleSettle();
-
   private StorageEngine(StorageOptions options) {
     this.options = options;
     this.durable = options.mode() == StorageMode.DURABLE;
-    this.segments = new SegmentRefs(durable, () -> activeSegment, () -> writer);
+    this.segments = new SegmentRefs(durable, this::activeSegment, () -> writer);
     this.index = new RecordIndex(durable, segments);
+    this.active = new ActiveSegment(this, options, segments, index);
+    this.reads = new SegmentReads(this, () -> writer);
+  }
+
+  /** The segment being written now (recovery replays with 0, before it knows). */
+  private int activeSegment() {
+    return active.segment();
   }
 
   /** Opens the engine; in durable mode recovers the data directory first. */
@@ -85,10 +78,7 @@ public final class StorageEngine implements AutoCloseable {
       synchronized (engine) {
         SegmentRecovery.Result r =
             new SegmentRecovery(options.directory(), options.directorySync(), engine).recover();
-        engine.activeSegment = r.activeSegment();
-        engine.activeOffset = r.activeLength();
         engine.recoveryStats = r.stats();
-        engine.activeNames = r.activeNames();
         engine.writer =
             new SegmentWriter(
                 options.directory(),
@@ -99,45 +89,19 @@ public final class StorageEngine implements AutoCloseable {
                 r.activeLength(),
                 r.channels(),
                 options.forceObserver());
+        engine.active.start(r.activeSegment(), r.activeLength(), r.activeNames(), engine.writer);
         engine.compactor = new SegmentCompactor(engine, options.compactionBytesPerSecond());
       }
       if (options.compactBelow() > 0) {
-        engine.startCompaction();
+        engine.compaction = new BackgroundCompaction(engine);
       }
     }
     return engine;
   }
 
-  private void startCompaction() {
-    compaction =
-        java.util.concurrent.Executors.newSingleThreadScheduledExecutor(
-            r -> {
-              Thread t = new Thread(r, "compaction-" + options.directory().getFileName());
-              t.setDaemon(true);
-              return t;
-            });
-    compaction.scheduleWithFixedDelay(
-        () -> {
-          try {
-            compact(options.compactBelow());
-            idleSettle.check(this);
-          } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-          } catch (RuntimeException e) {
-            if (!isClosed()) {
-              org.slf4j.LoggerFactory.getLogger(StorageEngine.class)
-                  .warn("Compaction of {} failed; it is tried again", options.directory(), e);
-            }
-          }
-        },
-        COMPACTION_CHECK_MILLIS,
-        COMPACTION_CHECK_MILLIS,
-        java.util.concurrent.TimeUnit.MILLISECONDS);
-  }
-
   /** Where the next record goes, as one number that grows with every record written. */
   synchronized long writePosition() {
-    return ((long) activeSegment << 40) | activeOffset;
+    return active.position();
   }
 
   /**
@@ -145,17 +109,17 @@ public final class StorageEngine implements AutoCloseable {
    * live, so that compaction can take it; true when it did.
    */
   synchronized boolean sealIfMostlyDead(long minBytes) {
-    if (closed || !durable || writingMarks || activeOffset < minBytes) {
+    if (closed || !durable || active.writingMarks() || active.offset() < minBytes) {
       return false;
     }
-    if (segments.liveBytes(activeSegment) * 2 > activeOffset) {
+    if (segments.liveBytes(active.segment()) * 2 > active.offset()) {
       return false;
     }
-    roll();
+    active.roll();
     return true;
   }
 
-  private synchronized boolean isClosed() {
+  synchronized boolean isClosed() {
     return closed;
   }
 
@@ -177,8 +141,8 @@ public final class StorageEngine implements AutoCloseable {
     if (!durable) {
       return io.vcorfu.logunit.SpaceReport.NONE;
     }
-    long file = activeOffset;
-    long live = segments.liveBytes(activeSegment);
+    long file = active.offset();
+    long live = segments.liveBytes(active.segment());
     List<SegmentRefs.Space> sealed = segments.sealedSpace();
     for (SegmentRefs.Space sp : sealed) {
       file += sp.length();
@@ -238,18 +202,7 @@ public final class StorageEngine implements AutoCloseable {
    */
   public synchronized long neededFrom(
       java.util.function.Predicate<StreamId> streams, long[] counts) {
-    long needed = Long.MAX_VALUE;
-    for (NamespaceIndex n : index.all()) {
-      if (!streams.test(n.id)) {
-        continue;
-      }
-      counts[0]++;
-      if (n.trimMark > 0) {
-        counts[1]++;
-        needed = Math.min(needed, n.floorGlobal + 1);
-      }
-    }
-    return needed;
+    return index.neededFrom(streams, counts);
   }
 
   /** Highest global address of any DATA record ever stored, or -1. */
@@ -269,18 +222,9 @@ public final class StorageEngine implements AutoCloseable {
     checkOpen();
     SegmentRecord op = SegmentRecord.entry(flags, global, hash, keys, payload);
     if (durable) {
-      byte[] frame = encode(op);
-      long at = reserve(frame.length);
-      byte[] marker = forcedMarker();
-      if (marker != null) {
-        at += marker.length;
-        activeOffset += marker.length;
-      }
-      op.payloadPos = at + RecordCodec.payloadOffsetInFrame(op, frame);
-      markWritten(op, writer.append(marker, frame));
-      activeIndex.add(op);
+      active.append(op, true);
     }
-    apply(op, activeSegment, false);
+    apply(op, active.segment(), false);
   }
 
   /**
@@ -292,7 +236,10 @@ public final class StorageEngine implements AutoCloseable {
       long[] keys, long global, int hash, byte flags, IndexedRecord stored) {
     checkOpen();
     if (!durable) {
-      apply(SegmentRecord.entry(flags, global, hash, keys, stored.payload()), activeSegment, false);
+      apply(
+          SegmentRecord.entry(flags, global, hash, keys, stored.payload()),
+          active.segment(),
+          false);
       return;
     }
     log(SegmentRecord.shared(flags, global, hash, keys, stored.pos(), stored.len()));
@@ -352,32 +299,9 @@ public final class StorageEngine implements AutoCloseable {
 
   private void log(SegmentRecord op) {
     if (durable) {
-      byte[] frame = encode(op);
-      reserve(frame.length);
-      byte[] marker = forcedMarker();
-      if (marker != null) {
-        activeOffset += marker.length;
-      }
-      markWritten(op, writer.append(marker, frame));
-      activeIndex.add(op);
+      active.append(op, false);
     }
-    apply(op, activeSegment, false);
-  }
-
-  /**
-   * A FORCED record to write just before the next record of the active segment, when the writer
-   * forced more of that segment since the last one; null otherwise. It goes in the same writer item
-   * as the record, so it never costs a force of its own, and there is at most one per force.
-   */
-  private byte[] forcedMarker() {
-    long forced = writer.forcedPosition();
-    if (SegmentPosition.segment(forced) != activeSegment
-        || SegmentPosition.offset(forced) == 0
-        || forced <= markedForced) {
-      return null;
-    }
-    markedForced = forced;
-    return RecordCodec.frame(SegmentRecord.forced(SegmentPosition.offset(forced)));
+    apply(op, active.segment(), false);
   }
 
   /**
@@ -415,13 +339,6 @@ public final class StorageEngine implements AutoCloseable {
     return w == null ? 0 : w.forcedAppends();
   }
 
-  /** Records that the namespaces {@code op} touches were last written by record {@code seq}. */
-  private void markWritten(SegmentRecord op, long seq) {
-    for (int i = 0; i + 2 < op.keys.length; i += 3) {
-      index.namespace(op.keys[i], op.keys[i + 1]).lastSeq = seq;
-    }
-  }
-
   /**
    * Like {@link #barrier()}, for a reader of namespace {@code ns} only: completes at once when
    * every record that touched {@code ns} is already durable per the policy (and in the file), so a
@@ -455,26 +372,7 @@ public final class StorageEngine implements AutoCloseable {
    * it is now; null when it was trimmed (or replaced) meanwhile.
    */
   public byte[] load(StreamId ns, IndexedRecord s) {
-    IndexedRecord at = s;
-    while (true) {
-      byte[] bytes = load(at);
-      if (bytes != null) {
-        return bytes;
-      }
-      IndexedRecord now;
-      synchronized (this) {
-        now = index.lookup(ns, s.address());
-      }
-      if (now == null
-          || now.pos() == at.pos()
-          || now.global() != s.global()
-          || now.hash() != s.hash()
-          || now.hole() != s.hole()) {
-        return null;
-      }
-      // Moved by compaction: the same bytes at a new position, durable before the old was deleted.
-      at = now;
-    }
+    return reads.load(ns, s);
   }
 
   /**
@@ -483,32 +381,7 @@ public final class StorageEngine implements AutoCloseable {
    * IndexedRecord)}).
    */
   public byte[] load(IndexedRecord s) {
-    if (s.payload() != null) {
-      return s.payload();
-    }
-    SegmentWriter w = writer;
-    FileChannel ch = w == null ? null : w.channel(SegmentPosition.segment(s.pos()));
-    if (ch == null) {
-      return null;
-    }
-    ByteBuffer b = ByteBuffer.allocate(s.len());
-    long at = SegmentPosition.offset(s.pos());
-    try {
-      while (b.hasRemaining()) {
-        int n = ch.read(b, at + b.position());
-        if (n < 0) {
-          throw new ServerErrorException(
-              "A segment file ended before a record it holds; "
-                  + "the data directory was changed behind the replica's back.");
-        }
-      }
-    } catch (ClosedChannelException e) {
-      return null;
-    } catch (IOException e) {
-      throw new ServerErrorException(
-          "Reading a record from its segment failed: " + e.getMessage(), e);
-    }
-    return b.array();
+    return reads.load(s);
   }
 
   // ---------------------------------------------------------------- index maintenance
@@ -520,7 +393,7 @@ public final class StorageEngine implements AutoCloseable {
   void apply(SegmentRecord op, int segment, boolean collectForIndex) {
     assert Thread.holdsLock(this) : "the index is changed only under the engine's monitor";
     if (collectForIndex) {
-      activeIndex.add(op);
+      active.collect(op);
     }
     index.apply(op, segment);
   }
@@ -583,60 +456,6 @@ public final class StorageEngine implements AutoCloseable {
     segments.deleted(id);
   }
 
-  /**
-   * The frame of {@code op} for the active segment, rolling first when it may not fit: a frame
-   * names namespaces the way the segment it lands in does, so it must not roll after encoding.
-   */
-  private byte[] encode(SegmentRecord op) {
-    int most = RecordCodec.maxFrameLength(op) + FORCED_FRAME;
-    if (!writingMarks && activeOffset > 0 && activeOffset + most > options.segmentSize()) {
-      roll();
-    }
-    return RecordCodec.frame(op, activeNames);
-  }
-
-  /** The length of a FORCED record's frame. */
-  private static final int FORCED_FRAME = RecordCodec.frame(SegmentRecord.forced(0)).length;
-
-  /** Reserves {@code length} bytes in the active segment ({@link #encode} rolled if needed). */
-  private long reserve(int length) {
-    long at = activeOffset;
-    activeOffset += length;
-    return at;
-  }
-
-  private void roll() {
-    int sealed = activeSegment;
-    writer.roll(sealed, activeOffset, activeIndex.finish(sealed, activeOffset), sealed + 1);
-    segments.sealed(sealed, activeOffset);
-    activeSegment = sealed + 1;
-    activeOffset = 0;
-    activeIndex = new IndexFile();
-    activeNames = new RecordCodec.Names();
-    if (!segments.live(sealed)) {
-      segments.deleted(sealed);
-      writer.delete(sealed);
-    }
-    // Trim marks must outlive the segments that recorded them: repeat them in every new segment.
-    writingMarks = true;
-    try {
-      for (NamespaceIndex n : index.all()) {
-        if (n.trimMark > 0) {
-          log(
-              SegmentRecord.marks(
-                  n.id.msb(),
-                  n.id.lsb(),
-                  n.trimMark,
-                  n.maxAddress,
-                  n.floorGlobal,
-                  index.maxGlobal()));
-        }
-      }
-    } finally {
-      writingMarks = false;
-    }
-  }
-
   private void checkOpen() {
     if (closed) {
       throw closedError();
@@ -663,12 +482,7 @@ public final class StorageEngine implements AutoCloseable {
       w = writer;
     }
     if (compaction != null) {
-      compaction.shutdownNow();
-      try {
-        compaction.awaitTermination(10, java.util.concurrent.TimeUnit.SECONDS);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
+      compaction.stop();
     }
     if (w != null) {
       w.close();
