@@ -5,7 +5,6 @@ import io.vcorfu.client.StreamLog;
 import io.vcorfu.client.chain.ChainWriter;
 import io.vcorfu.client.rpc.EpochRpc;
 import io.vcorfu.client.rpc.ReplicaClient;
-import io.vcorfu.protocol.DataLossException;
 import io.vcorfu.protocol.Endpoint;
 import io.vcorfu.protocol.StreamId;
 import io.vcorfu.protocol.TooLargeException;
@@ -20,8 +19,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BiFunction;
-import java.util.function.Function;
 
 /**
  * Reads committed slots, waiting a bounded time for in-flight writes and then repairing them.
@@ -33,23 +30,14 @@ import java.util.function.Function;
  * driving that entry). A reader therefore never waits much longer than {@code repairAfter} for a
  * dead writer, and every reader sees the same outcome for every slot.
  *
- * <p>A stream slot found empty (or holding an uncommitted hole) at its chain's last replica is not
- * simply filled: its token may have written copies elsewhere first (the log, other streams' chains)
- * and died before reaching this chain, and a hole decided here would then stand beside an entry
- * those copies still hold; were the whole chain lost, the log would decide that entry committed. So
- * the log decides first: the slot is read from the log ({@link DegradedReader}, from the stream's
- * last global address back along backpointers), which decides every log address that could hold the
- * slot's token; a committed entry found there is driven to its chains, and only a hole there lets
- * the slot be filled with a hole here, head first. A slot above the stream's tail has no token and
- * is filled at once. Invariant: a committed stream hole has no copy of an entry anywhere but as a
- * hole.
+ * <p>A stream slot found empty at its chain's last replica is decided by the log first, so that a
+ * committed stream hole has no copy of an entry anywhere but as a hole: the rule and its reasons
+ * are kept by {@link StreamSlots}.
  *
  * <p>A reader returns only decided slots: committed data, a committed hole, or a typed error. A
  * repaired entry's value is the decision of its drive, never a re-read of a copy the drive may not
- * have reached: a committed entry is returned as the entry driven; an aborted one only once the
- * slot read holds its hole (the reader abort-fills it itself, and a failure of that fill fails the
- * read). A slot that ends trimmed fails with {@link TrimmedException}, and one still undecided with
- * {@link RepairIncompleteException}.
+ * have reached ({@link SlotDecider} keeps that rule). A slot that ends trimmed fails with {@link
+ * TrimmedException}, and one still undecided with {@link RepairIncompleteException}.
  */
 public final class RepairingReader {
   /** Largest range one read request asks for; longer reads are split. */
@@ -59,27 +47,17 @@ public final class RepairingReader {
   private final ChainWriter driver;
   private final long repairAfterNanos;
   private final DegradedReader fromLog;
+  private final SlotDecider decider;
 
   public RepairingReader(ReplicaClient ops, ChainWriter driver, Duration repairAfter) {
     this.ops = ops;
     this.driver = driver;
     this.repairAfterNanos = repairAfter.toNanos();
     this.fromLog = new DegradedReader(this);
+    this.decider = new SlotDecider(driver);
   }
 
-  /** A source of slots: a replica chain read by range, and a way to repair one address. */
-  private interface Slots {
-    CompletableFuture<List<ReadResult>> read(long from, long to);
-
-    CompletableFuture<ReadResult> repair(long address);
-
-    /**
-     * Abort-fills the slot as read (the chain's last replica) if it holds the entry {@code nonce}.
-     */
-    CompletableFuture<ReadResult> abort(long address, long nonce);
-  }
-
-  /** Log reads made to decide stream slots found empty (see the class comment), so far. */
+  /** Log reads made to decide stream slots found empty (see {@link StreamSlots}), so far. */
   public long logReadsForStreamRepairs() {
     return fromLog.requests();
   }
@@ -103,108 +81,11 @@ public final class RepairingReader {
   }
 
   private Slots streamSlots(StreamId stream) {
-    return new Slots() {
-      @Override
-      public CompletableFuture<List<ReadResult>> read(long from, long to) {
-        List<Endpoint> chain = ops.rpc().layout().current().streamChain(stream);
-        if (chain.isEmpty()) {
-          return CompletableFuture.failedFuture(noReplica(stream));
-        }
-        return ops.streamRead(chain.get(chain.size() - 1), stream, from, to)
-            .exceptionallyCompose(
-                e -> {
-                  if (EpochRpc.unwrap(e) instanceof UnknownStreamException) {
-                    return CompletableFuture.completedFuture(empties(from, to));
-                  }
-                  return CompletableFuture.failedFuture(EpochRpc.unwrap(e));
-                });
-      }
+    return new StreamSlots(ops, decider, fromLog, stream);
+  }
 
-      @Override
-      public CompletableFuture<ReadResult> repair(long address) {
-        // The log decides first (see the class comment): the slot's token may have written copies
-        // outside this chain, which must not outlive a hole decided here.
-        return ops.tail(List.of(stream))
-            .thenCompose(
-                t ->
-                    address > t.getStreamTails(0)
-                        ? CompletableFuture.completedFuture(List.<ReadResult>of())
-                        : laterEntry(address, t.getStreamTails(0))
-                            .thenCompose(
-                                later ->
-                                    fromLog.readStream(
-                                        stream,
-                                        address,
-                                        address,
-                                        later >= 0 ? later : t.getStreamLastGlobal(0))))
-            .exceptionallyCompose(
-                e -> {
-                  // The slot's token may be at an address its log chain lost (rebuilt from the
-                  // stream replicas, which held nothing for it): no copy of it reached this
-                  // stream's chain, so it was never acknowledged and the chain may decide a hole.
-                  // Without a chain the loss is the stream's too.
-                  Throwable cause = EpochRpc.unwrap(e);
-                  return cause instanceof DataLossException
-                          && !ops.rpc().layout().current().streamChain(stream).isEmpty()
-                      ? CompletableFuture.completedFuture(List.<ReadResult>of())
-                      : CompletableFuture.failedFuture(cause);
-                })
-            .thenCompose(
-                logView -> {
-                  if (!logView.isEmpty() && logView.get(0).getEntry().getKind() == EntryKind.DATA) {
-                    LogEntryMsg e = logView.get(0).getEntry();
-                    return driver.drive(e).thenCompose(o -> settle(this, address, e, o));
-                  }
-                  List<Endpoint> chain = ops.rpc().layout().current().streamChain(stream);
-                  if (chain.isEmpty()) {
-                    // Decided by the log alone: the slot is a hole.
-                    return done(streamHole(address));
-                  }
-                  return fillChain(
-                      chain,
-                      0,
-                      r -> ops.streamFill(r, stream, address, false, 0),
-                      (entry, outcome) -> settle(this, address, entry, outcome));
-                });
-      }
-
-      /**
-       * The global address of the first committed entry of the stream after {@code address} (up to
-       * a page on, and to {@code tail}) that the chain's last replica holds, or -1: where a walk
-       * back to {@code address} along the backpointers can start instead of the stream's tail, so
-       * that deciding an old slot costs the gap to the next entry, not the stream's length since.
-       */
-      private CompletableFuture<Long> laterEntry(long address, long tail) {
-        List<Endpoint> chain = ops.rpc().layout().current().streamChain(stream);
-        if (chain.isEmpty() || address >= tail) {
-          return CompletableFuture.completedFuture(-1L);
-        }
-        return ops.streamRead(
-                chain.get(chain.size() - 1), stream, address + 1, Math.min(tail, address + PAGE))
-            .handle(
-                (results, error) -> {
-                  if (error != null) {
-                    return -1L;
-                  }
-                  for (ReadResult r : results) {
-                    if (r.getStatus() == ReadResult.Status.COMMITTED
-                        && r.getEntry().getKind() == EntryKind.DATA) {
-                      return r.getEntry().getGlobalAddress();
-                    }
-                  }
-                  return -1L;
-                });
-      }
-
-      @Override
-      public CompletableFuture<ReadResult> abort(long address, long nonce) {
-        List<Endpoint> chain = ops.rpc().layout().current().streamChain(stream);
-        if (chain.isEmpty()) {
-          return done(streamHole(address));
-        }
-        return ops.streamFill(chain.get(chain.size() - 1), stream, address, true, nonce);
-      }
-    };
+  private Slots globalSlots() {
+    return new GlobalSlots(ops, decider);
   }
 
   /** A committed hole at stream address {@code address}, as a stream replica would answer it. */
@@ -227,124 +108,6 @@ public final class RepairingReader {
             + stream
             + " has no replica: every one it had is gone. Its entries are read from the log until"
             + " a node takes the chain up again.");
-  }
-
-  private Slots globalSlots() {
-    return new Slots() {
-      @Override
-      public CompletableFuture<List<ReadResult>> read(long from, long to) {
-        // Addresses are spread over log chains; ask every chain that owns part of the range for the
-        // whole range and keep from each only the addresses it owns.
-        var layout = ops.rpc().layout().current();
-        java.util.Map<List<Endpoint>, CompletableFuture<List<ReadResult>>> byChain =
-            new java.util.LinkedHashMap<>();
-        List<List<Endpoint>> owner = new ArrayList<>((int) (to - from + 1));
-        for (long a = from; a <= to; a++) {
-          List<Endpoint> chain = layout.logChain(a);
-          owner.add(chain);
-          byChain.computeIfAbsent(
-              chain,
-              c ->
-                  ops.logRead(c.get(c.size() - 1), from, to)
-                      .thenApply(l -> withAddresses(l, from)));
-        }
-        return CompletableFuture.allOf(byChain.values().toArray(CompletableFuture[]::new))
-            .thenApply(
-                v -> {
-                  List<ReadResult> out = new ArrayList<>(owner.size());
-                  for (int i = 0; i < owner.size(); i++) {
-                    out.add(byChain.get(owner.get(i)).join().get(i));
-                  }
-                  return out;
-                });
-      }
-
-      @Override
-      public CompletableFuture<ReadResult> repair(long address) {
-        List<Endpoint> chain = ops.rpc().layout().current().logChain(address);
-        return fillChain(
-            chain,
-            0,
-            r -> ops.logFill(r, address, false, 0),
-            (entry, outcome) -> settle(this, address, entry, outcome));
-      }
-
-      @Override
-      public CompletableFuture<ReadResult> abort(long address, long nonce) {
-        List<Endpoint> chain = ops.rpc().layout().current().logChain(address);
-        return ops.logFill(chain.get(chain.size() - 1), address, true, nonce);
-      }
-    };
-  }
-
-  private static List<ReadResult> withAddresses(List<ReadResult> results, long from) {
-    List<ReadResult> out = new ArrayList<>(results.size());
-    for (int i = 0; i < results.size(); i++) {
-      ReadResult r = results.get(i);
-      out.add(r.getAddress() == from + i ? r : r.toBuilder().setAddress(from + i).build());
-    }
-    return out;
-  }
-
-  private static CompletableFuture<ReadResult> done(ReadResult r) {
-    return CompletableFuture.completedFuture(r);
-  }
-
-  private static List<ReadResult> empties(long from, long to) {
-    List<ReadResult> out = new ArrayList<>();
-    for (long a = from; a <= to; a++) {
-      out.add(ReadResult.newBuilder().setStatus(ReadResult.Status.EMPTY).setAddress(a).build());
-    }
-    return out;
-  }
-
-  /**
-   * Fills an address through {@code chain} in order. Returns a committed hole when every replica
-   * holds a hole, the decided result when a replica holds a committed entry, or, for an uncommitted
-   * entry found on the way, what {@code settle} makes of the outcome of driving it.
-   */
-  private CompletableFuture<ReadResult> fillChain(
-      List<Endpoint> chain,
-      int i,
-      Function<Endpoint, CompletableFuture<ReadResult>> fill,
-      BiFunction<LogEntryMsg, ChainWriter.Outcome, CompletableFuture<ReadResult>> settle) {
-    return fill.apply(chain.get(i))
-        .thenCompose(
-            r -> {
-              if (r.getStatus() == ReadResult.Status.TRIMMED) {
-                return done(r);
-              }
-              if (r.getEntry().getKind() == EntryKind.DATA) {
-                if (r.getStatus() == ReadResult.Status.COMMITTED) {
-                  return done(r);
-                }
-                return driver.drive(r.getEntry()).thenCompose(o -> settle.apply(r.getEntry(), o));
-              }
-              if (i + 1 < chain.size()) {
-                return fillChain(chain, i + 1, fill, settle);
-              }
-              return done(r);
-            });
-  }
-
-  /**
-   * The slot at {@code address}, which held {@code entry}, once the entry's drive decided {@code
-   * outcome}: the entry itself if it committed; if it aborted, the hole that replaces it in the
-   * slot as read, written here if the drive's own abort-fill did not reach it.
-   */
-  private CompletableFuture<ReadResult> settle(
-      Slots slots, long address, LogEntryMsg entry, ChainWriter.Outcome outcome) {
-    if (outcome == ChainWriter.Outcome.COMMITTED) {
-      return done(
-          ReadResult.newBuilder()
-              .setStatus(ReadResult.Status.COMMITTED)
-              .setAddress(address)
-              .setEntry(entry)
-              .build());
-    }
-    return slots
-        .abort(address, entry.getNonce())
-        .thenApply(r -> r.getAddress() == address ? r : r.toBuilder().setAddress(address).build());
   }
 
   /**
@@ -513,12 +276,11 @@ public final class RepairingReader {
         continue;
       }
       if (decided(r)) {
-        repairs.add(done(r));
+        repairs.add(SlotDecider.done(r));
       } else if (r.getStatus() == ReadResult.Status.UNCOMMITTED
           && r.getEntry().getKind() == EntryKind.DATA) {
         long address = r.getAddress();
-        repairs.add(
-            driver.drive(r.getEntry()).thenCompose(o -> settle(slots, address, r.getEntry(), o)));
+        repairs.add(decider.driveAndSettle(slots, address, r.getEntry()));
       } else {
         // Empty, or an uncommitted hole: an abort in progress, finished by filling the chain head
         // first (a copy of the aborted entry found on the way is driven to its decision).
