@@ -29,9 +29,10 @@ import java.util.concurrent.CompletableFuture;
 /**
  * The stream layer over a cluster described by a layout: the paper's Table 1 (see {@link
  * StreamLog}) put together from its parts: the {@link Appender} and {@link ChainWriter} (write
- * path), the {@link RepairingReader} and {@link WriteCache} (read path), {@link TailKnowledge}
- * (tails and read leases), all calling the replicas through one {@link ReplicaClient}. Open one
- * with {@link #connect}, naming one or more nodes of the cluster. Thread-safe.
+ * path), the {@link RepairingReader} and {@link WriteCache} (read path, put together for streams by
+ * {@link StreamReads}), {@link TailKnowledge} (tails and read leases), all calling the replicas
+ * through one {@link ReplicaClient}. Open one with {@link #connect}, naming one or more nodes of
+ * the cluster. Thread-safe.
  *
  * <p><b>Layout changes.</b> Every operation rides through a layout change (a node removed, the
  * sequencer moved) within {@link StreamLogOptions#failoverTimeout()} (see {@link Failover}): reads,
@@ -48,6 +49,7 @@ public final class ClusterStreamLog implements StreamLog {
   private final DegradedReader degraded;
   private final WriteCache writeCache;
   private final TailKnowledge tails;
+  private final StreamReads streamReads;
   private final Failover failover;
 
   /** Abandons requests the layout moved past (null when the options turn it off). */
@@ -72,6 +74,7 @@ public final class ClusterStreamLog implements StreamLog {
     this.degraded = new DegradedReader(reader);
     this.writeCache = new WriteCache(options.writeCacheBytes());
     this.tails = new TailKnowledge(ops, options.readLease());
+    this.streamReads = new StreamReads(ops, reader, degraded, writeCache, tails);
     this.failover = new Failover(layout, options.failoverTimeout());
     this.appender =
         new Appender(
@@ -198,7 +201,7 @@ public final class ClusterStreamLog implements StreamLog {
    */
   @Override
   public CompletableFuture<List<StreamEntry>> readStream(StreamId stream, long from, long to) {
-    return failover.idempotent(() -> readStreamOnce(stream, from, to));
+    return failover.idempotent(() -> streamReads.readOnce(stream, from, to));
   }
 
   /**
@@ -218,98 +221,6 @@ public final class ClusterStreamLog implements StreamLog {
     return failover.idempotent(() -> reader.readGlobal(from, to));
   }
 
-  private CompletableFuture<List<StreamEntry>> readStreamOnce(StreamId stream, long from, long to) {
-    long known = tails.knownTail(stream);
-    CompletableFuture<Long> limit =
-        to <= known
-            ? CompletableFuture.completedFuture(to)
-            : tails
-                .tails(List.of(stream))
-                .thenApply(
-                    t -> {
-                      long tail = t.streamTails().get(stream);
-                      if (tail < 0) {
-                        throw new UnknownStreamException(stream);
-                      }
-                      return Math.min(to, tail);
-                    });
-    long start = Math.max(0, from);
-    return limit
-        .thenCompose(
-            end -> {
-              List<StreamEntry> cached = writeCache.run(stream, start, end);
-              long next = start + cached.size();
-              if (!cached.isEmpty() && next > end) {
-                return CompletableFuture.completedFuture(cached);
-              }
-              CompletableFuture<List<StreamEntry>> rest =
-                  reader
-                      .readStream(stream, next, end)
-                      .exceptionallyCompose(e -> degradedOrFail(stream, next, end, e))
-                      .thenApply(
-                          results -> noteRead(stream, Messages.streamEntries(stream, results)));
-              return cached.isEmpty() ? rest : rest.thenApply(r -> concat(cached, r));
-            })
-        .exceptionallyCompose(
-            error -> {
-              Throwable cause = EpochRpc.unwrap(error);
-              if (cause instanceof TrimmedException) {
-                return trimMark(stream)
-                    .thenCompose(
-                        mark -> CompletableFuture.failedFuture(new TrimmedException(mark, stream)));
-              }
-              return CompletableFuture.failedFuture(cause);
-            });
-  }
-
-  /**
-   * When the stream's chain has a single serving replica and it cannot be reached (or does not
-   * serve), reads {@code [from, to]} from the log replicas instead ({@link DegradedReader}); any
-   * other failure is {@code error} again (a chain with another replica fails over as usual).
-   */
-  private CompletableFuture<List<io.vcorfu.protocol.proto.ReadResult>> degradedOrFail(
-      StreamId stream, long from, long to, Throwable error) {
-    Throwable cause = EpochRpc.unwrap(error);
-    var layout = layout().current();
-    boolean unreachable =
-        cause instanceof io.vcorfu.protocol.TransportException
-            || cause instanceof io.vcorfu.protocol.NotServingException;
-    if (!unreachable || layout.servingStream(layout.streamChainIndex(stream)).size() > 1) {
-      return CompletableFuture.failedFuture(cause);
-    }
-    long[] known = lastRead.get(stream);
-    return tails
-        .tails(List.of(stream))
-        .thenCompose(
-            t ->
-                degraded.readStream(
-                    stream,
-                    from,
-                    to,
-                    t.streamLastGlobal().getOrDefault(stream, -1L),
-                    known == null ? -1 : known[0],
-                    known == null ? -1 : known[1]));
-  }
-
-  /**
-   * Per stream, the highest committed entry this client has read (its stream address and global
-   * address): where a degraded read that follows the stream can start reading the log.
-   */
-  private final java.util.concurrent.ConcurrentHashMap<StreamId, long[]> lastRead =
-      new java.util.concurrent.ConcurrentHashMap<>();
-
-  private List<StreamEntry> noteRead(StreamId stream, List<StreamEntry> entries) {
-    for (int i = entries.size() - 1; i >= 0; i--) {
-      StreamEntry e = entries.get(i);
-      if (!e.isHole()) {
-        long[] seen = {e.streamAddress(), e.globalAddress()};
-        lastRead.merge(stream, seen, (a, b) -> a[0] >= b[0] ? a : b);
-        break;
-      }
-    }
-    return entries;
-  }
-
   /**
    * Reads {@code [from, to]} of {@code stream} from the log replicas alone, as a read does while no
    * replica of the stream's chain serves ({@link DegradedReader}), whether or not one does: for
@@ -318,23 +229,7 @@ public final class ClusterStreamLog implements StreamLog {
    */
   public CompletableFuture<List<StreamEntry>> readStreamFromLog(
       StreamId stream, long from, long to) {
-    return failover.idempotent(
-        () ->
-            tails
-                .tails(List.of(stream))
-                .thenCompose(
-                    t -> {
-                      long tail = t.streamTails().getOrDefault(stream, -1L);
-                      if (tail < 0) {
-                        throw new UnknownStreamException(stream);
-                      }
-                      return degraded.readStream(
-                          stream,
-                          Math.max(0, from),
-                          Math.min(to, tail),
-                          t.streamLastGlobal().getOrDefault(stream, -1L));
-                    })
-                .thenApply(results -> Messages.streamEntries(stream, results)));
+    return failover.idempotent(() -> streamReads.fromLogOnce(stream, from, to));
   }
 
   /** Global addresses read by degraded stream reads (from the log) since this client started. */
@@ -350,23 +245,6 @@ public final class ClusterStreamLog implements StreamLog {
   /** Log reads (round trips) degraded stream reads made since this client started. */
   public long degradedRequests() {
     return degraded.requests();
-  }
-
-  private static List<StreamEntry> concat(List<StreamEntry> a, List<StreamEntry> b) {
-    List<StreamEntry> out = new ArrayList<>(a.size() + b.size());
-    out.addAll(a);
-    out.addAll(b);
-    return out;
-  }
-
-  /** The stream's trim mark, from the last replica of its chain. */
-  private CompletableFuture<Long> trimMark(StreamId stream) {
-    List<Endpoint> chain = layout().current().streamChain(stream);
-    if (chain.isEmpty()) {
-      return CompletableFuture.failedFuture(RepairingReader.noReplica(stream));
-    }
-    return ops.streamTail(chain.get(chain.size() - 1), List.of(stream), false)
-        .thenApply(r -> r.getTailsCount() == 0 ? 0L : r.getTails(0).getTrimMark());
   }
 
   @Override
