@@ -4,10 +4,8 @@ import io.vcorfu.protocol.BadRequestException;
 import io.vcorfu.protocol.StreamId;
 import io.vcorfu.protocol.proto.ReadLeaseRequest;
 import io.vcorfu.protocol.proto.ReadLeaseResponse;
-import io.vcorfu.protocol.proto.StreamSlot;
 import io.vcorfu.protocol.proto.Token;
 import io.vcorfu.protocol.proto.TokenResponse;
-import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -55,7 +53,7 @@ import java.util.function.LongSupplier;
  * the tokens it has not acknowledged (not just those since the last answer): an answer that never
  * arrives loses nothing, because the next one repeats it, and a duplicated or late one repeats what
  * the client already merged. An acknowledgement ({@code applied}) covers every token up to it only
- * because of that. Each record of a lease has an {@link Holder#incarnation} carried by every
+ * because of that. Each record of a lease has a {@link LeaseHolder#incarnation} carried by every
  * answer: when the sequencer lets a lease run out it forgets the holder and pushes it nothing, and
  * the client, on seeing a new incarnation, forgets what its memory covered.
  *
@@ -83,7 +81,7 @@ public final class ReadLeases implements AutoCloseable {
   private final ScheduledExecutorService timer;
   private final CompletableFuture<Void> serving = new CompletableFuture<>();
   // Guarded by this:
-  private final Map<StreamId, Holder> holders = new HashMap<>();
+  private final Map<StreamId, LeaseHolder> holders = new HashMap<>();
   private final List<Gate> gates = new ArrayList<>();
   private long issuedTail = -1;
   private ScheduledFuture<?> expiryCheck;
@@ -91,47 +89,6 @@ public final class ReadLeases implements AutoCloseable {
   private boolean closed;
   // Written under this; read without it on the fast path of visibleTo.
   private volatile boolean anyHolder;
-
-  /** Sequencer state of one lease holder. Guarded by the enclosing {@link ReadLeases}. */
-  private static final class Holder {
-    final StreamId client;
-    final long incarnation = newIncarnation();
-    long expiresAt;
-    // Every token up to here is known to the client (acknowledged, or issued before the lease).
-    long applied;
-    // Tokens not acknowledged yet, pushed or not: every answer to this holder carries them all.
-    long unackedGlobal = -1;
-    final Map<StreamId, long[]> unackedStreams = new HashMap<>();
-    // The highest token pushed in a lease answer, and the highest stable point sent.
-    long pushedTop = -1;
-    long sentStable = -1;
-    CompletableFuture<ReadLeaseResponse> parked;
-    ScheduledFuture<?> parkTimer;
-    int leaseMs;
-
-    Holder(StreamId client) {
-      this.client = client;
-    }
-
-    boolean live(long now) {
-      return expiresAt - now > 0;
-    }
-
-    /** Pushed tokens the client may not answer from memory yet, waiting for the stable point. */
-    boolean waitsForStable() {
-      return sentStable < pushedTop;
-    }
-  }
-
-  private static long newIncarnation() {
-    long id;
-    do {
-      id = RANDOM.nextLong();
-    } while (id == 0);
-    return id;
-  }
-
-  private static final SecureRandom RANDOM = new SecureRandom();
 
   private record Gate(StreamId recipient, long address, CompletableFuture<Void> done) {}
 
@@ -183,16 +140,9 @@ public final class ReadLeases implements AutoCloseable {
       }
       long now = nanoTime.getAsLong();
       dropExpired(now, completions);
-      for (Holder h : holders.values()) {
+      for (LeaseHolder h : holders.values()) {
         for (Token t : response.getTokensList()) {
-          h.unackedGlobal = Math.max(h.unackedGlobal, t.getGlobalAddress());
-          for (StreamSlot slot : t.getSlotsList()) {
-            merge(
-                h.unackedStreams,
-                StreamId.fromMsg(slot.getStream()),
-                slot.getStreamAddress(),
-                t.getGlobalAddress());
-          }
+          h.unacked(t);
         }
         if (h.parked != null) {
           completions.add(answer(h, now));
@@ -254,13 +204,13 @@ public final class ReadLeases implements AutoCloseable {
         throw new io.vcorfu.protocol.NotServingException("sequencer");
       }
       long now = nanoTime.getAsLong();
-      Holder h = holders.get(client);
+      LeaseHolder h = holders.get(client);
       boolean fresh = h == null || !h.live(now);
       if (fresh) {
         if (h != null) {
           drop(h, now, completions);
         }
-        h = new Holder(client);
+        h = new LeaseHolder(client);
         // Every token issued so far is in any tail answer served from now on; the client learns
         // from the new incarnation that nothing it knew before is covered.
         h.applied = issuedTail;
@@ -268,7 +218,7 @@ public final class ReadLeases implements AutoCloseable {
         anyHolder = true;
       } else {
         h.applied = Math.max(h.applied, request.getApplied());
-        forgetAcknowledged(h);
+        h.forgetAcknowledged();
       }
       h.expiresAt = now + TimeUnit.MILLISECONDS.toNanos(leaseMs);
       h.leaseMs = leaseMs;
@@ -281,7 +231,7 @@ public final class ReadLeases implements AutoCloseable {
       if (fresh || h.unackedGlobal >= 0) {
         completions.add(answer(h, now));
       } else {
-        Holder parkedHolder = h;
+        LeaseHolder parkedHolder = h;
         h.parkTimer =
             timer.schedule(
                 () -> renewalPrompt(parkedHolder, out),
@@ -296,24 +246,6 @@ public final class ReadLeases implements AutoCloseable {
     return out;
   }
 
-  private static void merge(
-      Map<StreamId, long[]> into, StreamId stream, long tail, long lastGlobal) {
-    long[] v = into.computeIfAbsent(stream, s -> new long[] {-1, -1});
-    if (tail > v[0]) {
-      v[0] = tail;
-      v[1] = lastGlobal;
-    }
-  }
-
-  private static void forgetAcknowledged(Holder h) {
-    if (h.applied >= h.unackedGlobal) {
-      h.unackedGlobal = -1;
-      h.unackedStreams.clear();
-    } else {
-      h.unackedStreams.values().removeIf(v -> v[1] <= h.applied);
-    }
-  }
-
   /**
    * The lease part of an answer to {@code client} revealing tokens up to {@code address} (call
    * after {@link #visibleTo} completed): null when the client holds no lease, else every token it
@@ -326,26 +258,15 @@ public final class ReadLeases implements AutoCloseable {
     }
     synchronized (this) {
       long now = nanoTime.getAsLong();
-      Holder h = holders.get(client);
+      LeaseHolder h = holders.get(client);
       if (h == null || !h.live(now)) {
         return null;
       }
       long stable = stableFor(client, now);
       h.pushedTop = Math.max(h.pushedTop, h.unackedGlobal);
       h.sentStable = Math.max(h.sentStable, stable);
-      return tokens(h).setLeaseMs(0).setStable(stable).build();
+      return h.tokens().setLeaseMs(0).setStable(stable).build();
     }
-  }
-
-  /** Every token {@code h} has not acknowledged. Caller holds the lock. */
-  private static ReadLeaseResponse.Builder tokens(Holder h) {
-    ReadLeaseResponse.Builder b = ReadLeaseResponse.newBuilder().setGlobalTail(h.unackedGlobal);
-    for (Map.Entry<StreamId, long[]> e : h.unackedStreams.entrySet()) {
-      b.addStreams(e.getKey().toMsg())
-          .addStreamTails(e.getValue()[0])
-          .addStreamLastGlobal(e.getValue()[1]);
-    }
-    return b;
   }
 
   /**
@@ -354,8 +275,8 @@ public final class ReadLeases implements AutoCloseable {
    */
   private long stableFor(StreamId client, long now) {
     long stable = issuedTail;
-    for (Map.Entry<StreamId, Holder> e : holders.entrySet()) {
-      Holder other = e.getValue();
+    for (Map.Entry<StreamId, LeaseHolder> e : holders.entrySet()) {
+      LeaseHolder other = e.getValue();
       if (other.live(now) && !e.getKey().equals(client)) {
         stable = Math.min(stable, other.applied);
       }
@@ -368,7 +289,7 @@ public final class ReadLeases implements AutoCloseable {
     List<Runnable> completions = new ArrayList<>();
     synchronized (this) {
       long now = nanoTime.getAsLong();
-      Holder h = holders.remove(client);
+      LeaseHolder h = holders.remove(client);
       if (h != null) {
         drop(h, now, completions);
       }
@@ -380,7 +301,7 @@ public final class ReadLeases implements AutoCloseable {
     return ReadLeaseResponse.newBuilder().setLeaseMs(0).setGlobalTail(-1).setStable(-1).build();
   }
 
-  private void renewalPrompt(Holder h, CompletableFuture<ReadLeaseResponse> parked) {
+  private void renewalPrompt(LeaseHolder h, CompletableFuture<ReadLeaseResponse> parked) {
     Runnable r;
     synchronized (this) {
       if (h.parked != parked) {
@@ -395,10 +316,10 @@ public final class ReadLeases implements AutoCloseable {
    * Answers {@code h}'s parked request with every token it has not acknowledged and its stable
    * point. Caller holds the lock.
    */
-  private Runnable answer(Holder h, long now) {
+  private Runnable answer(LeaseHolder h, long now) {
     long stable = stableFor(h.client, now);
     ReadLeaseResponse response =
-        tokens(h).setLeaseMs(h.leaseMs).setIncarnation(h.incarnation).setStable(stable).build();
+        h.tokens().setLeaseMs(h.leaseMs).setIncarnation(h.incarnation).setStable(stable).build();
     h.pushedTop = Math.max(h.pushedTop, h.unackedGlobal);
     h.sentStable = Math.max(h.sentStable, stable);
     CompletableFuture<ReadLeaseResponse> parked = h.parked;
@@ -415,7 +336,7 @@ public final class ReadLeases implements AutoCloseable {
    * while tokens pushed to it wait for it. Caller holds the lock.
    */
   private void pushStable(long now, List<Runnable> completions) {
-    for (Holder h : holders.values()) {
+    for (LeaseHolder h : holders.values()) {
       if (h.parked != null
           && h.live(now)
           && h.waitsForStable()
@@ -427,8 +348,8 @@ public final class ReadLeases implements AutoCloseable {
 
   /** Forgets every holder whose lease has run out. Caller holds the lock. */
   private void dropExpired(long now, List<Runnable> completions) {
-    for (Iterator<Holder> it = holders.values().iterator(); it.hasNext(); ) {
-      Holder h = it.next();
+    for (Iterator<LeaseHolder> it = holders.values().iterator(); it.hasNext(); ) {
+      LeaseHolder h = it.next();
       if (!h.live(now)) {
         drop(h, now, completions);
         it.remove();
@@ -440,7 +361,7 @@ public final class ReadLeases implements AutoCloseable {
    * Forgets an expired holder, answering its parked request (its next request starts a new
    * incarnation).
    */
-  private void drop(Holder h, long now, List<Runnable> completions) {
+  private void drop(LeaseHolder h, long now, List<Runnable> completions) {
     if (h.parked != null) {
       completions.add(answer(h, now));
     }
@@ -453,8 +374,8 @@ public final class ReadLeases implements AutoCloseable {
    */
   private long blocking(StreamId recipient, long address, long now) {
     long earliest = Long.MAX_VALUE;
-    for (Map.Entry<StreamId, Holder> e : holders.entrySet()) {
-      Holder h = e.getValue();
+    for (Map.Entry<StreamId, LeaseHolder> e : holders.entrySet()) {
+      LeaseHolder h = e.getValue();
       if (h.live(now) && h.applied < address && !e.getKey().equals(recipient)) {
         earliest = Math.min(earliest, h.expiresAt);
       }
@@ -522,7 +443,7 @@ public final class ReadLeases implements AutoCloseable {
     synchronized (this) {
       closed = true;
       long now = nanoTime.getAsLong();
-      for (Holder h : holders.values()) {
+      for (LeaseHolder h : holders.values()) {
         drop(h, now, completions);
       }
       holders.clear();
