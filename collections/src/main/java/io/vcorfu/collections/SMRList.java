@@ -7,7 +7,6 @@ import io.vcorfu.runtime.VersionCapturing;
 import io.vcorfu.runtime.annotations.Accessor;
 import io.vcorfu.runtime.annotations.Mutator;
 import io.vcorfu.runtime.annotations.MutatorAccessor;
-import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
 import java.util.ConcurrentModificationException;
@@ -132,7 +131,7 @@ public class SMRList<E> implements List<E>, Deque<E>, VersionCapturing<ListVersi
   @Accessor
   @Override
   public E get(int index) {
-    return seq().get(checkIndex(index, size()));
+    return seq().get(ListChecks.checkIndex(index, size()));
   }
 
   @Accessor
@@ -168,13 +167,13 @@ public class SMRList<E> implements List<E>, Deque<E>, VersionCapturing<ListVersi
   @Accessor
   @Override
   public E getFirst() {
-    return nonEmpty(peekFirst());
+    return ListChecks.nonEmpty(peekFirst());
   }
 
   @Accessor
   @Override
   public E getLast() {
-    return nonEmpty(peekLast());
+    return ListChecks.nonEmpty(peekLast());
   }
 
   @Override
@@ -327,12 +326,12 @@ public class SMRList<E> implements List<E>, Deque<E>, VersionCapturing<ListVersi
 
   @Override
   public E removeFirst() {
-    return nonEmpty(pollFirst());
+    return ListChecks.nonEmpty(pollFirst());
   }
 
   @Override
   public E removeLast() {
-    return nonEmpty(pollLast());
+    return ListChecks.nonEmpty(pollLast());
   }
 
   @Override
@@ -347,7 +346,7 @@ public class SMRList<E> implements List<E>, Deque<E>, VersionCapturing<ListVersi
 
   @Override
   public boolean addAll(Collection<? extends E> c) {
-    List<E> copy = nonNullCopy(c);
+    List<E> copy = ListChecks.nonNullCopy(c);
     if (copy.isEmpty()) {
       return false;
     }
@@ -373,7 +372,7 @@ public class SMRList<E> implements List<E>, Deque<E>, VersionCapturing<ListVersi
 
   @Override
   public boolean addAll(int index, Collection<? extends E> c) {
-    List<E> copy = nonNullCopy(c);
+    List<E> copy = ListChecks.nonNullCopy(c);
     insertAllAt(index, copy);
     return !copy.isEmpty();
   }
@@ -388,7 +387,7 @@ public class SMRList<E> implements List<E>, Deque<E>, VersionCapturing<ListVersi
   @Override
   public E remove(int index) {
     PersistentSequence<E> s = seq();
-    E old = s.get(checkIndex(index, s.size()));
+    E old = s.get(ListChecks.checkIndex(index, s.size()));
     change(s.delete(index));
     return old;
   }
@@ -452,7 +451,7 @@ public class SMRList<E> implements List<E>, Deque<E>, VersionCapturing<ListVersi
   /** Adds every element of {@code c} at the back, in order. */
   @Mutator
   protected void insertLastAll(List<E> c) {
-    requireNoNulls(c);
+    ListChecks.requireNoNulls(c);
     change(seq().insertAll(seq().size(), c));
   }
 
@@ -460,14 +459,14 @@ public class SMRList<E> implements List<E>, Deque<E>, VersionCapturing<ListVersi
   @MutatorAccessor
   protected void insertAt(int index, E e) {
     Objects.requireNonNull(e);
-    change(seq().insert(checkIndex(index, size() + 1), e));
+    change(seq().insert(ListChecks.checkIndex(index, size() + 1), e));
   }
 
   /** Inserts every element of {@code c} at {@code index} (0 to size), in order. */
   @MutatorAccessor
   protected void insertAllAt(int index, List<E> c) {
-    requireNoNulls(c);
-    checkIndex(index, size() + 1);
+    ListChecks.requireNoNulls(c);
+    ListChecks.checkIndex(index, size() + 1);
     if (!c.isEmpty()) {
       change(seq().insertAll(index, c));
     }
@@ -477,7 +476,7 @@ public class SMRList<E> implements List<E>, Deque<E>, VersionCapturing<ListVersi
   @MutatorAccessor
   protected E replaceAt(int index, E e) {
     Objects.requireNonNull(e);
-    E old = seq().get(checkIndex(index, size()));
+    E old = seq().get(ListChecks.checkIndex(index, size()));
     change(seq().with(index, e));
     return old;
   }
@@ -496,14 +495,14 @@ public class SMRList<E> implements List<E>, Deque<E>, VersionCapturing<ListVersi
   /** {@code set(index, e)} applied only to version {@code version}. */
   @MutatorAccessor
   protected void setIfVersion(long version, int index, E e) {
-    requireVersion(version);
+    ListChecks.requireVersion(changes, version);
     replaceAt(index, e);
   }
 
   /** {@code add(index, e)} applied only to version {@code version}. */
   @MutatorAccessor
   protected void insertIfVersion(long version, int index, E e) {
-    requireVersion(version);
+    ListChecks.requireVersion(changes, version);
     insertAt(index, e);
   }
 
@@ -513,7 +512,7 @@ public class SMRList<E> implements List<E>, Deque<E>, VersionCapturing<ListVersi
    */
   @MutatorAccessor
   protected void removeRangeIfVersion(long version, int from, int to) {
-    requireVersion(version);
+    ListChecks.requireVersion(changes, version);
     Objects.checkFromToIndex(from, to, size());
     if (from < to) {
       change(seq().deleteRange(from, to));
@@ -525,7 +524,7 @@ public class SMRList<E> implements List<E>, Deque<E>, VersionCapturing<ListVersi
    */
   @MutatorAccessor
   protected void removeIndexesIfVersion(long version, List<Integer> ascending) {
-    requireVersion(version);
+    ListChecks.requireVersion(changes, version);
     PersistentSequence<E> s = seq();
     for (int k = ascending.size() - 1; k >= 0; k--) {
       s = s.delete(ascending.get(k));
@@ -536,46 +535,8 @@ public class SMRList<E> implements List<E>, Deque<E>, VersionCapturing<ListVersi
   /** Replaces the whole content by {@code content}, only at version {@code version}. */
   @MutatorAccessor
   protected void rewriteIfVersion(long version, List<E> content) {
-    requireVersion(version);
-    requireNoNulls(content);
+    ListChecks.requireVersion(changes, version);
+    ListChecks.requireNoNulls(content);
     change(PersistentSequence.copyOf(content));
-  }
-
-  private void requireVersion(long version) {
-    if (changes != version) {
-      throw new ConcurrentModificationException(
-          "the list changed after the version this write was made for: "
-              + "it has seen "
-              + changes
-              + " changes, the write expected "
-              + version);
-    }
-  }
-
-  private static int checkIndex(int index, int bound) {
-    if (index < 0 || index >= bound) {
-      throw new IndexOutOfBoundsException(
-          "index " + index + " is outside 0.." + (bound - 1) + " for this list");
-    }
-    return index;
-  }
-
-  private static <T> T nonEmpty(T e) {
-    if (e == null) {
-      throw new NoSuchElementException("the list is empty");
-    }
-    return e;
-  }
-
-  private static <T> List<T> nonNullCopy(Collection<? extends T> c) {
-    List<T> copy = new ArrayList<>(Objects.requireNonNull(c, "c"));
-    requireNoNulls(copy);
-    return copy;
-  }
-
-  private static void requireNoNulls(List<?> c) {
-    for (Object e : c) {
-      Objects.requireNonNull(e, "SMRList refuses null elements");
-    }
   }
 }
