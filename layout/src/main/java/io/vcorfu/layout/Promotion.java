@@ -114,7 +114,6 @@ final class Promotion {
   /** The chains {@link LayoutChanges#closedLogChainsToCopy} names. */
   static List<int[]> closedLogChainsToCopy(Layout layout, Endpoint node) {
     List<int[]> out = new ArrayList<>();
-    JoinedChains joined = layout.rebuildingChains().get(node);
     Endpoint old = layout.replacing().get(node);
     for (int i = 0; i < layout.segments().size() - 1; i++) {
       List<List<Endpoint>> log = layout.segments().get(i).log();
