@@ -11,26 +11,17 @@ import io.vcorfu.layout.Segment;
 import io.vcorfu.logunit.ReplicaStore;
 import io.vcorfu.protocol.Endpoint;
 import io.vcorfu.protocol.StreamId;
-import io.vcorfu.protocol.TooLargeException;
 import io.vcorfu.protocol.Transport;
-import io.vcorfu.protocol.TrimmedException;
-import io.vcorfu.protocol.proto.ReadResult;
 import io.vcorfu.protocol.proto.RebuildProgress;
-import io.vcorfu.protocol.proto.StreamTailEntry;
-import io.vcorfu.protocol.proto.StreamTailResponse;
 import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeMap;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -57,6 +48,10 @@ import org.slf4j.LoggerFactory;
  * ms) is above the configured bound, so that foreground requests keep the disk, network and
  * processors they need. Once it finishes against the layout of some epoch, {@link #progress()} says
  * so ({@code done} at that epoch) and the manager promotes the node with a second compare-and-set.
+ *
+ * <p>{@link RebuildScope} decides what a copy covers, {@link RangeCopy} copies one range of it
+ * (reading closed log pages through {@link DecidedLogPage}), and {@link RebuildRun} counts what the
+ * copies did; this class follows the layout, and runs and retries the copies.
  */
 public final class Rebuilder implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(Rebuilder.class);
@@ -87,40 +82,11 @@ public final class Rebuilder implements AutoCloseable {
 
   private Future<?> running;
   private long runningEpoch;
-  private volatile Run current;
+  private volatile RebuildRun current;
   private volatile RebuildProgress lastFinished;
 
   /** A copy that runs longer logs its progress this often. */
   static final long PROGRESS_LOG_SECONDS = 10;
-
-  /**
-   * What the copies of one join did so far, against one layout. {@code copied} and {@code bytes}
-   * count every slot this join installed, over all its attempts and layouts; {@code held} counts
-   * the slots the current attempt found already here, so slots an earlier attempt of the same join
-   * copied ({@code copiedBefore}) are taken out of it to report what the node held from before.
-   */
-  private static final class Run {
-    final long since;
-    final long epoch;
-    final long startedNanos = System.nanoTime();
-    final AtomicLong copied = new AtomicLong();
-    final AtomicLong bytes = new AtomicLong();
-    final AtomicLong held = new AtomicLong();
-    volatile long copiedBefore;
-    long carriedCopied;
-    long carriedBytes;
-    final AtomicLong left = new AtomicLong();
-    final RebuildPacer pacer;
-    volatile boolean done;
-    volatile boolean stopped;
-    volatile String lastError = "";
-
-    Run(long since, long epoch, RebuildPacer pacer) {
-      this.since = since;
-      this.epoch = epoch;
-      this.pacer = pacer;
-    }
-  }
 
   /** A rebuilder that copies at most {@code bytesPerSecond}, not paced by the foreground. */
   public Rebuilder(Endpoint self, ReplicaStore store, Transport transport, long bytesPerSecond) {
@@ -162,9 +128,9 @@ public final class Rebuilder implements AutoCloseable {
       return;
     }
     stop();
-    Run previous = current;
-    Run run =
-        new Run(
+    RebuildRun previous = current;
+    RebuildRun run =
+        new RebuildRun(
             since,
             layout.epoch(),
             new RebuildPacer(bytesPerSecond, foregroundBoundMicros, System.nanoTime()));
@@ -180,7 +146,7 @@ public final class Rebuilder implements AutoCloseable {
   }
 
   private void stop() {
-    Run run = current;
+    RebuildRun run = current;
     if (run != null) {
       run.stopped = true;
     }
@@ -200,26 +166,8 @@ public final class Rebuilder implements AutoCloseable {
 
   /** How the copy goes, for ping answers; null when this node is not rebuilding. */
   public RebuildProgress progress() {
-    Run run = current;
-    return run == null ? null : progressOf(run);
-  }
-
-  private static RebuildProgress progressOf(Run run) {
-    double seconds = Math.max(1e-3, (System.nanoTime() - run.startedNanos) / 1e9);
-    return RebuildProgress.newBuilder()
-        .setSinceEpoch(run.since)
-        .setEpoch(run.epoch)
-        .setDone(run.done)
-        .setEntriesCopied(run.copied.get())
-        .setBytesCopied(run.bytes.get())
-        .setEntriesHeld(Math.max(0, run.held.get() - run.copiedBefore))
-        .setEntriesLeft(Math.max(0, run.left.get()))
-        .setBytesPerSecond((run.bytes.get() - run.carriedBytes) / seconds)
-        .setSecondsLeft(secondsLeft(run, seconds))
-        .setLastError(run.lastError)
-        .setRateLimitBytesPerSecond(run.pacer.bytesPerSecond())
-        .setForegroundP99Micros(run.pacer.lastP99Micros())
-        .build();
+    RebuildRun run = current;
+    return run == null ? null : run.progress();
   }
 
   /** The progress of the last copy that finished, kept after promotion; null when none did. */
@@ -227,15 +175,7 @@ public final class Rebuilder implements AutoCloseable {
     return lastFinished;
   }
 
-  private static double secondsLeft(Run run, double seconds) {
-    if (run.done) {
-      return 0;
-    }
-    double examinedPerSecond = (run.copied.get() - run.carriedCopied + run.held.get()) / seconds;
-    return examinedPerSecond <= 0 ? -1 : Math.max(0, run.left.get()) / examinedPerSecond;
-  }
-
-  private void runUntilDone(Layout layout, Run run) {
+  private void runUntilDone(Layout layout, RebuildRun run) {
     long backoff = 100;
     while (!run.stopped && !Thread.currentThread().isInterrupted()) {
       try {
@@ -275,7 +215,7 @@ public final class Rebuilder implements AutoCloseable {
     }
   }
 
-  private void copy(Layout layout, Run run) throws InterruptedException {
+  private void copy(Layout layout, RebuildRun run) throws InterruptedException {
     List<Endpoint> seeds = new ArrayList<>();
     for (Endpoint e : layout.allServers()) {
       if (!e.equals(self) && !layout.rebuildsAll(e)) {
@@ -285,12 +225,10 @@ public final class Rebuilder implements AutoCloseable {
     Runnable stopPacing = paceByForeground(layout, run);
     try (ClusterStreamLog log =
         ClusterStreamLog.connect(transport, seeds, StreamLogOptions.defaults())) {
-      Map<StreamId, long[]> streams = streamsToCopy(layout, log);
-      adoptLogTrimMark(layout, log);
-      Map<Integer, Set<Integer>> logChains = new TreeMap<>();
-      for (int[] sc : LayoutChanges.closedLogChainsToCopy(layout, self)) {
-        logChains.computeIfAbsent(sc[0], k -> new HashSet<>()).add(sc[1]);
-      }
+      RebuildScope scope = new RebuildScope(self, store, layout, log);
+      Map<StreamId, long[]> streams = scope.streamsToCopy();
+      scope.adoptLogTrimMark();
+      Map<Integer, Set<Integer>> logChains = scope.closedLogChains();
       long left = 0;
       for (long[] range : streams.values()) {
         left += Math.max(0, range[1] - range[0] + 1);
@@ -313,6 +251,7 @@ public final class Rebuilder implements AutoCloseable {
           streams.size(),
           logChains.size(),
           left);
+      RangeCopy ranges = new RangeCopy(store, log, layout, run);
       List<Callable<Void>> tasks = new ArrayList<>();
       if (fromStreams != null) {
         LOG.info(
@@ -341,7 +280,7 @@ public final class Rebuilder implements AutoCloseable {
       for (Map.Entry<StreamId, long[]> e : streams.entrySet()) {
         tasks.add(
             () -> {
-              copyRange(log, layout, run, e.getKey(), e.getValue()[0], e.getValue()[1], null, 0);
+              ranges.copy(e.getKey(), e.getValue()[0], e.getValue()[1], null, 0);
               return null;
             });
       }
@@ -354,7 +293,7 @@ public final class Rebuilder implements AutoCloseable {
           long end = Math.min(seg.end() - 1, from + slice - 1);
           tasks.add(
               () -> {
-                copyRange(log, layout, run, null, start, end, e.getValue(), seg.log().size());
+                ranges.copy(null, start, end, e.getValue(), seg.log().size());
                 return null;
               });
         }
@@ -369,7 +308,7 @@ public final class Rebuilder implements AutoCloseable {
    * Has {@code run}'s pacer follow the foreground latency of this node and every serving node of
    * {@code layout}; returns what stops it (nothing to stop when pacing by the foreground is off).
    */
-  private Runnable paceByForeground(Layout layout, Run run) {
+  private Runnable paceByForeground(Layout layout, RebuildRun run) {
     if (foregroundBoundMicros <= 0) {
       return () -> {};
     }
@@ -384,8 +323,8 @@ public final class Rebuilder implements AutoCloseable {
   }
 
   /** Logs how far {@code run} got. */
-  private void logProgress(Run run) {
-    RebuildProgress p = progressOf(run);
+  private void logProgress(RebuildRun run) {
+    RebuildProgress p = run.progress();
     LOG.info(
         "node {} rebuilding: {} slots copied ({} bytes, {} MB/s), {} held already, about {}"
             + " left{}",
@@ -436,7 +375,7 @@ public final class Rebuilder implements AutoCloseable {
   }
 
   /** Runs {@code tasks} on {@value #WORKERS} threads; fails with the first failure, if any. */
-  private void runAll(List<Callable<Void>> tasks, Run run) throws InterruptedException {
+  private void runAll(List<Callable<Void>> tasks, RebuildRun run) throws InterruptedException {
     ExecutorService workers = Executors.newFixedThreadPool(WORKERS, daemon("rebuild-copy-" + self));
     try {
       List<Future<Void>> done = new ArrayList<>();
@@ -463,147 +402,6 @@ public final class Rebuilder implements AutoCloseable {
   }
 
   /**
-   * Takes the highest trim mark the log replicas that answer hold (the global log is trimmed by
-   * prefix everywhere alike, and only below what every stream has trimmed): below it there is
-   * nothing to copy, and this replica reads TRIMMED there as the others do.
-   */
-  private void adoptLogTrimMark(Layout layout, ClusterStreamLog log) {
-    long mark = 0;
-    for (Endpoint e : layout.logServers()) {
-      if (e.equals(self) || layout.rebuildsAll(e)) {
-        continue;
-      }
-      try {
-        mark = Math.max(mark, log.ops().logTail(e).join().getTrimMark());
-      } catch (RuntimeException notAnswering) {
-        // Another replica's mark will do, or the next round of the log's trim.
-      }
-    }
-    if (mark > 0) {
-      store.adoptTrimMark(null, mark, -1).join();
-    }
-  }
-
-  /**
-   * Every stream whose chain holds this node, with the range to copy: from its trim mark to its
-   * tail as the sequencer reports it now (every slot issued before the join is at or below it). The
-   * streams are those any serving replica of this node's stream chains knows.
-   */
-  private Map<StreamId, long[]> streamsToCopy(Layout layout, ClusterStreamLog log) {
-    Set<Endpoint> sources = new HashSet<>();
-    List<List<Endpoint>> chains = layout.currentSegment().stream();
-    for (int c = 0; c < chains.size(); c++) {
-      if (chains.get(c).contains(self) && layout.rebuildsStream(self, c)) {
-        sources.addAll(layout.servingStream(c));
-      }
-    }
-    Map<StreamId, Long> trim = new HashMap<>();
-    Map<StreamId, Long> floor = new HashMap<>();
-    for (Endpoint source : sources) {
-      StreamTailResponse r = log.ops().streamTail(source, List.of(), true).join();
-      for (StreamTailEntry t : r.getTailsList()) {
-        StreamId s = StreamId.fromMsg(t.getStream());
-        if (layout.rebuildsStream(self, layout.streamChainIndex(s))) {
-          trim.merge(s, Math.max(0, t.getTrimMark()), Math::max);
-          floor.merge(s, t.getTrimFloorGlobal(), Math::max);
-        }
-      }
-    }
-    // Below the chain's trim mark there is nothing to copy: this replica takes the mark itself.
-    trim.forEach(
-        (s, mark) -> {
-          if (mark > 0) {
-            store.adoptTrimMark(s, mark, floor.getOrDefault(s, -1L)).join();
-          }
-        });
-    Map<StreamId, long[]> out = new TreeMap<>();
-    if (trim.isEmpty()) {
-      return out;
-    }
-    Map<StreamId, Long> tails = log.tails(trim.keySet()).join().streamTails();
-    trim.forEach(
-        (s, mark) -> {
-          long tail = tails.getOrDefault(s, -1L);
-          if (tail >= mark) {
-            out.put(s, new long[] {mark, tail});
-          }
-        });
-    return out;
-  }
-
-  /**
-   * Copies {@code [from, to]} of {@code stream} (the global log when null; then only addresses of
-   * the log chains {@code chains} of a segment with {@code chainCount} chains), a page at a time.
-   */
-  private void copyRange(
-      ClusterStreamLog log,
-      Layout layout,
-      Run run,
-      StreamId stream,
-      long from,
-      long to,
-      Set<Integer> chains,
-      int chainCount)
-      throws InterruptedException {
-    java.util.function.LongPredicate counted =
-        chains == null ? x -> true : x -> chains.contains((int) (x % chainCount));
-    long a = from;
-    long pageSlots = FIRST_PAGE;
-    while (a <= to) {
-      if (run.stopped || Thread.currentThread().isInterrupted()) {
-        throw new InterruptedException("the rebuild was stopped");
-      }
-      long end = Math.min(to, a + pageSlots - 1);
-      long missingBefore = store.missing(stream, a, end, counted);
-      if (missingBefore == 0) {
-        run.held.addAndGet(end - a + 1);
-        run.left.addAndGet(-(end - a + 1));
-        a = end + 1;
-        continue;
-      }
-      List<ReadResult> decided;
-      try {
-        decided =
-            stream == null
-                ? decidedLog(log, layout, a, end, chains, chainCount)
-                : log.decidedStream(stream, a, end).join();
-      } catch (RuntimeException e) {
-        if (EpochRpc.unwrap(e) instanceof TooLargeException && end > a) {
-          // Large entries: the page's answer would not fit one message; ask for fewer slots.
-          pageSlots = Math.max(1, (end - a + 1) / 2);
-          continue;
-        }
-        if (EpochRpc.unwrap(e) instanceof TrimmedException t && t.trimMark() > a) {
-          // The chain trimmed below t.trimMark() meanwhile: so does this replica.
-          long mark = Math.min(t.trimMark(), to + 1);
-          trimHere(stream, mark);
-          run.left.addAndGet(-(mark - a));
-          a = mark;
-          continue;
-        }
-        throw e;
-      }
-      List<ReadResult> mine = new ArrayList<>();
-      long pageBytes = 0;
-      for (ReadResult r : decided) {
-        pageBytes += r.getSerializedSize();
-        if (counted.test(r.getAddress())) {
-          mine.add(r);
-        }
-      }
-      pageSlots = nextPageSlots(end - a + 1, pageBytes);
-      long bytes = store.install(stream, mine).join();
-      long installed = missingBefore - store.missing(stream, a, end, counted);
-      run.copied.addAndGet(installed);
-      run.held.addAndGet(end - a + 1 - installed);
-      run.bytes.addAndGet(bytes);
-      run.left.addAndGet(-(end - a + 1));
-      run.pacer.pace(bytes);
-      a = end + 1;
-    }
-  }
-
-  /**
    * The slots of the next page, given that the last one of {@code slots} slots read {@code bytes}:
    * about {@link #PAGE_BYTES}, between 1 and {@link #PAGE}.
    */
@@ -612,52 +410,6 @@ public final class Rebuilder implements AutoCloseable {
       return PAGE;
     }
     return Math.max(1, Math.min(PAGE, slots * PAGE_BYTES / bytes));
-  }
-
-  /**
-   * The decided log slots of {@code [from, to]} of the given chains: read once from one serving
-   * replica of those chains (committed DATA there is a decision: a commit bit is set only once the
-   * whole chain holds the entry); every other slot read again through the repairing reader, which
-   * decides it. (The repairing reader alone would ask every chain's last replica for the whole
-   * range.)
-   */
-  private static List<ReadResult> decidedLog(
-      ClusterStreamLog log, Layout layout, long from, long to, Set<Integer> chains, int count) {
-    long first = from;
-    while (first < to && !chains.contains((int) (first % count))) {
-      first++;
-    }
-    List<Endpoint> serving = layout.servingLog(first);
-    Endpoint source = serving.get(serving.size() - 1);
-    List<ReadResult> raw = new ArrayList<>();
-    for (long a = from; a <= to; a += PAGE) {
-      raw.addAll(log.ops().logRead(source, a, Math.min(to, a + PAGE - 1)).join());
-    }
-    List<ReadResult> out = new ArrayList<>(raw.size());
-    for (int i = 0; i < raw.size(); i++) {
-      long address = from + i;
-      ReadResult r = raw.get(i);
-      if (!chains.contains((int) (address % count))) {
-        continue;
-      }
-      boolean decided =
-          r.getStatus() == ReadResult.Status.COMMITTED
-              && r.getEntry().getKind() == io.vcorfu.protocol.proto.EntryKind.DATA
-              && layout.logChain(address).contains(source);
-      out.add(
-          decided
-              ? r.toBuilder().setAddress(address).build()
-              : log.decidedGlobal(address, address).join().get(0));
-    }
-    return out;
-  }
-
-  private void trimHere(StreamId stream, long mark) {
-    if (stream == null) {
-      store.logReplica().trim(mark).join();
-    } else {
-      store.streamReplica().trim(stream, mark).join();
-    }
   }
 
   @Override

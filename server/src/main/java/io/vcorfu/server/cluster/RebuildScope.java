@@ -1,0 +1,117 @@
+package io.vcorfu.server.cluster;
+
+import io.vcorfu.client.ClusterStreamLog;
+import io.vcorfu.layout.Layout;
+import io.vcorfu.layout.LayoutChanges;
+import io.vcorfu.logunit.ReplicaStore;
+import io.vcorfu.protocol.Endpoint;
+import io.vcorfu.protocol.StreamId;
+import io.vcorfu.protocol.proto.StreamTailEntry;
+import io.vcorfu.protocol.proto.StreamTailResponse;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+
+/**
+ * Decides what a {@link Rebuilder} copies against one layout: the streams of this node's rebuilding
+ * stream chains with the range of each, and the closed segments' log chains it will join. Below the
+ * trim marks the serving replicas hold there is nothing to copy: this replica adopts those marks as
+ * it decides.
+ */
+final class RebuildScope {
+  private final Endpoint self;
+  private final ReplicaStore store;
+  private final Layout layout;
+  private final ClusterStreamLog log;
+
+  RebuildScope(Endpoint self, ReplicaStore store, Layout layout, ClusterStreamLog log) {
+    this.self = self;
+    this.store = store;
+    this.layout = layout;
+    this.log = log;
+  }
+
+  /**
+   * Takes the highest trim mark the log replicas that answer hold (the global log is trimmed by
+   * prefix everywhere alike, and only below what every stream has trimmed): below it there is
+   * nothing to copy, and this replica reads TRIMMED there as the others do.
+   */
+  void adoptLogTrimMark() {
+    long mark = 0;
+    for (Endpoint e : layout.logServers()) {
+      if (e.equals(self) || layout.rebuildsAll(e)) {
+        continue;
+      }
+      try {
+        mark = Math.max(mark, log.ops().logTail(e).join().getTrimMark());
+      } catch (RuntimeException notAnswering) {
+        // Another replica's mark will do, or the next round of the log's trim.
+      }
+    }
+    if (mark > 0) {
+      store.adoptTrimMark(null, mark, -1).join();
+    }
+  }
+
+  /**
+   * Every stream whose chain holds this node, with the range to copy: from its trim mark to its
+   * tail as the sequencer reports it now (every slot issued before the join is at or below it). The
+   * streams are those any serving replica of this node's stream chains knows.
+   */
+  Map<StreamId, long[]> streamsToCopy() {
+    Set<Endpoint> sources = new HashSet<>();
+    List<List<Endpoint>> chains = layout.currentSegment().stream();
+    for (int c = 0; c < chains.size(); c++) {
+      if (chains.get(c).contains(self) && layout.rebuildsStream(self, c)) {
+        sources.addAll(layout.servingStream(c));
+      }
+    }
+    Map<StreamId, Long> trim = new HashMap<>();
+    Map<StreamId, Long> floor = new HashMap<>();
+    for (Endpoint source : sources) {
+      StreamTailResponse r = log.ops().streamTail(source, List.of(), true).join();
+      for (StreamTailEntry t : r.getTailsList()) {
+        StreamId s = StreamId.fromMsg(t.getStream());
+        if (layout.rebuildsStream(self, layout.streamChainIndex(s))) {
+          trim.merge(s, Math.max(0, t.getTrimMark()), Math::max);
+          floor.merge(s, t.getTrimFloorGlobal(), Math::max);
+        }
+      }
+    }
+    // Below the chain's trim mark there is nothing to copy: this replica takes the mark itself.
+    trim.forEach(
+        (s, mark) -> {
+          if (mark > 0) {
+            store.adoptTrimMark(s, mark, floor.getOrDefault(s, -1L)).join();
+          }
+        });
+    Map<StreamId, long[]> out = new TreeMap<>();
+    if (trim.isEmpty()) {
+      return out;
+    }
+    Map<StreamId, Long> tails = log.tails(trim.keySet()).join().streamTails();
+    trim.forEach(
+        (s, mark) -> {
+          long tail = tails.getOrDefault(s, -1L);
+          if (tail >= mark) {
+            out.put(s, new long[] {mark, tail});
+          }
+        });
+    return out;
+  }
+
+  /**
+   * The closed segments' log chains this node will join when it is promoted ({@link
+   * LayoutChanges#closedLogChainsToCopy}), by segment index in order.
+   */
+  Map<Integer, Set<Integer>> closedLogChains() {
+    Map<Integer, Set<Integer>> logChains = new TreeMap<>();
+    for (int[] sc : LayoutChanges.closedLogChainsToCopy(layout, self)) {
+      logChains.computeIfAbsent(sc[0], k -> new HashSet<>()).add(sc[1]);
+    }
+    return logChains;
+  }
+}
