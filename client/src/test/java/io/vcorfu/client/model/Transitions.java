@@ -160,6 +160,10 @@ final class Transitions {
             ? "P2: address " + a + " was read as a hole, and later as data"
             : "P3: address " + a + " was read as data, and later as a hole";
       }
+      String committed = committedButMissing(s, a);
+      if (committed != null && !observedOnly) {
+        return committed;
+      }
       if (!m.acked(s, a)) {
         continue;
       }
@@ -179,6 +183,35 @@ final class Transitions {
               + " (a copy of the current layout) holds "
               + ModelState.slotName(held);
         }
+      }
+    }
+    return null;
+  }
+
+  /**
+   * P4, what the sequencer node's lookup of a retried append rests on: an entry some copy holds
+   * committed is held (committed or not, or trimmed) by every copy of the current layout. A copy of
+   * the current layout holding nothing therefore means the entry is not committed anywhere; with
+   * the fence (no copy of an entry of a sealed epoch is written after the seal) it never will be.
+   * Null when {@code a} keeps it.
+   */
+  private String committedButMissing(byte[] s, int a) {
+    boolean committed = false;
+    for (int c = 0; c < config.copies(); c++) {
+      committed |= m.slot(s, a, c) == DATA_COMMITTED;
+    }
+    if (!committed) {
+      return null;
+    }
+    for (int c : processes.decisions().plans().plan(ModelState.removed(s))) {
+      byte held = m.slot(s, a, c);
+      if (held != DATA && held != DATA_COMMITTED && held != TRIMMED) {
+        return "P4: address "
+            + a
+            + " is committed at a copy, and "
+            + config.copyName(c)
+            + " (a copy of the current layout) holds "
+            + ModelState.slotName(held);
       }
     }
     return null;
