@@ -56,9 +56,11 @@ import java.util.concurrent.CompletableFuture;
  * Several: an entry commits only once every copy holds it, this node's log copy among them, and
  * after a seal a copy is never added to an entry of a sealed epoch (see {@link ChainWriter}); so
  * once this node serves at the current epoch, its log replica holds every entry of an earlier epoch
- * that can still commit, and an address it holds empty can never commit. The search is made only
- * over addresses whose log chain this node served in ({@link Layout#sequencerHoldsLog}); otherwise
- * the retry is refused with BadRequest (its outcome is unknown) and nothing is issued or stored.
+ * that can still commit, and an address it holds empty can never commit (the write-path model,
+ * {@code client.model.WritePathModelTest}, checks the first half, its property P4, in every state
+ * it explores). The search is made only over addresses whose log chain this node served in ({@link
+ * Layout#sequencerHoldsLog}); otherwise the retry is refused with BadRequest (its outcome is
+ * unknown) and nothing is issued or stored.
  *
  * <p>Failure handling stays with the client: the answer carries the token and the chain-write
  * result (one node) or how the drive ended (several), and a failed step (a reader filled the slot
