@@ -113,7 +113,7 @@ final class ClusterStatusCommand implements Callable<Integer> {
 
   private void print(PrintWriter out, NodeCalls calls, List<Endpoint> asked) throws Exception {
     Layout layout = newestLayout(calls, asked);
-    Map<Endpoint, NodeState> states = states(calls, layout);
+    Map<Endpoint, NodeState> states = states(calls, layout, true);
     if (output == OutputFormat.json) {
       out.println(watchMs == 0 ? json(layout, states) : compact(json(layout, states)));
     } else {
@@ -129,12 +129,22 @@ final class ClusterStatusCommand implements Callable<Integer> {
 
   /** Every node of {@code layout}, its spares and its removed nodes, with what a probe says. */
   static Map<Endpoint, NodeState> states(NodeCalls calls, Layout layout) {
+    return states(calls, layout, false);
+  }
+
+  /**
+   * {@link #states(NodeCalls, Layout)}, each probe also asking for the node's storage space (its
+   * log tail among it) when {@code space}: what the status table shows, not needed by a command
+   * waiting on one node's state.
+   */
+  static Map<Endpoint, NodeState> states(NodeCalls calls, Layout layout, boolean space) {
     Set<Endpoint> nodes = new LinkedHashSet<>(layout.allServers());
     nodes.addAll(layout.spares());
     nodes.addAll(layout.removed());
     Map<Endpoint, CompletableFuture<PingResponse>> pings = new LinkedHashMap<>();
     for (Endpoint n : nodes) {
-      pings.put(n, layout.removed().contains(n) ? null : calls.pingWithSpace(n));
+      pings.put(
+          n, layout.removed().contains(n) ? null : space ? calls.pingWithSpace(n) : calls.ping(n));
     }
     Map<Endpoint, NodeState> states = new LinkedHashMap<>();
     for (Map.Entry<Endpoint, CompletableFuture<PingResponse>> e : pings.entrySet()) {
