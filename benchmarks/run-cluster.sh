@@ -7,7 +7,7 @@
 #   benchmarks/run-cluster.sh [--quick] [--parts failover,pause,append,ycsb] [--runs N] [--out FILE]
 #                             [--workdir DIR] [--base-port P] [--cold S] [--warmup S] [--duration S]
 #                             [--ycsb-seconds S] [--records N] [--pause-s S] [--pause-before S]
-#                             [--node-flags FLAGS] [--client-writes]
+#                             [--node-flags FLAGS] [--client-writes] [--callers threads|loop]
 #
 #   --quick           smoke run, about 3 minutes (the full run takes about 10): 1 failover run
 #                     per role, appends --cold 2 --warmup 3 --duration 2, YCSB 1000 records and
@@ -31,6 +31,10 @@
 #   --client-writes   appends: every vcorfu append takes a token and writes each copy itself
 #                     (`bench append --client-writes`) instead of going whole to the sequencer
 #                     node, which writes the copies (the default), to compare the two write paths
+#   --callers C       appends: how vcorfu's --threads callers run (`bench append --callers`): loop
+#                     (the default: each caller's next append is sent from the completion of its
+#                     last, as etcd's benchmark runs its clients as goroutines) or threads (one
+#                     parked thread per caller)
 #   --out FILE        also write the summary and every raw result line to FILE
 #   --workdir DIR     scratch directory, kept afterwards with every node's log (default: a fresh
 #                     mktemp -d, removed at the end)
@@ -111,6 +115,7 @@ pause_s=8
 pause_before=12
 node_flags=""
 client_writes=()
+callers=loop
 while (($#)); do
   case "$1" in
     --quick) quick=true; shift ;;
@@ -128,6 +133,7 @@ while (($#)); do
     --pause-before) pause_before=${2:?--pause-before needs a value}; shift 2 ;;
     --node-flags) node_flags=${2?--node-flags needs a value}; shift 2 ;;
     --client-writes) client_writes=(--client-writes); shift ;;
+    --callers) callers=${2:?--callers needs a value}; shift 2 ;;
     -h | --help) usage ;;
     *) echo "unknown argument: $1" >&2; usage ;;
   esac
@@ -334,7 +340,7 @@ if has_part append; then
     cluster_up "append-t$t"
     measure "append vcorfu t$t" "${bench[@]}" append --endpoint "$vcorfu_endpoints" --threads "$t" --conns "$t" \
       --size 1024 --streams 32 --prefix "c$t" --cold "$cold" --warmup "$warmup" --duration "$duration" \
-      --cost --metrics "$vcorfu_metrics" ${client_writes[@]+"${client_writes[@]}"}
+      --cost --metrics "$vcorfu_metrics" --callers "$callers" ${client_writes[@]+"${client_writes[@]}"}
     cluster_down
     "${etcd[@]}" start
     measure "append etcd t$t cold" "${etcd[@]}" bench-put --size 1024 --clients "$t" --conns "$t" --total "$((rate * cold))"

@@ -14,12 +14,15 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -102,6 +105,43 @@ final class AppendBench extends ClusterBench {
   int conns;
 
   @Option(
+      names = "--callers",
+      defaultValue = "threads",
+      converter = CallerStyle.Converter.class,
+      description =
+          "How the --threads callers run: 'threads' (one thread per caller, blocked on each append,"
+              + " as a servlet-style application waits) or 'loop' (each caller's next append is"
+              + " sent from the thread that completed its last one, as an event-loop application or"
+              + " a goroutine-based client such as etcd's benchmark runs; no thread is parked or"
+              + " woken per append). Default ${DEFAULT-VALUE}.")
+  CallerStyle callers;
+
+  /** How the callers of {@code --callers} run. */
+  enum CallerStyle {
+    THREADS,
+    LOOP;
+
+    /** Reads {@code threads} or {@code loop}. */
+    static final class Converter implements CommandLine.ITypeConverter<CallerStyle> {
+      @Override
+      public CallerStyle convert(String value) {
+        return switch (value) {
+          case "threads" -> THREADS;
+          case "loop" -> LOOP;
+          default ->
+              throw new CommandLine.TypeConversionException(
+                  "expected 'threads' or 'loop', got '" + value + "'");
+        };
+      }
+    }
+
+    @Override
+    public String toString() {
+      return name().toLowerCase(java.util.Locale.ROOT);
+    }
+  }
+
+  @Option(
       names = "--cost",
       description =
           "Also print what the warm window cost the whole machine per append (processor time,"
@@ -150,64 +190,12 @@ final class AppendBench extends ClusterBench {
         if (progress == null) {
           ticker = ProgressTicker.start("append", windows::units);
         }
-        List<Thread> workers = new ArrayList<>();
-        for (int t = 0; t < threads; t++) {
-          LoadWindows.Slot slot = windows.newSlot();
-          int thread = t;
-          ClusterStreamLog log = logs.get(t % conns);
-          Thread w =
-              new Thread(
-                  () -> {
-                    long seq = 0;
-                    while (windows.running()) {
-                      int k = (int) ((seq * threads + thread) % streams);
-                      String name = prefix + "-" + k;
-                      String value = value(runId, thread, seq++);
-                      long t0 = System.nanoTime();
-                      try {
-                        AppendResult r =
-                            log.append(
-                                    List.of(StreamId.of(name)),
-                                    value.getBytes(StandardCharsets.US_ASCII))
-                                .join();
-                        long t1 = System.nanoTime();
-                        windows.completed(slot, t0, t1, 1);
-                        acked.incrementAndGet();
-                        if (secondLatencies != null) {
-                          secondLatencies.add(t1 - t0);
-                        }
-                        if (acks != null) {
-                          writeAck(
-                              acks,
-                              name
-                                  + " "
-                                  + r.streamAddresses().get(StreamId.of(name))
-                                  + " "
-                                  + r.globalAddress()
-                                  + " "
-                                  + value);
-                        }
-                      } catch (RuntimeException e) {
-                        Throwable cause = unwrap(e);
-                        if (outlastsFailover(cause)) {
-                          // The client retried through its failover timeout: one failed append,
-                          // and the load goes on (the cluster may come back).
-                          errors.incrementAndGet();
-                          firstError.compareAndSet(null, cause);
-                          continue;
-                        }
-                        stopped.incrementAndGet();
-                        firstStop.compareAndSet(null, cause);
-                        return;
-                      }
-                    }
-                  },
-                  "append-" + t);
-          workers.add(w);
-          w.start();
-        }
-        for (Thread w : workers) {
-          w.join();
+        Callers load =
+            new Callers(windows, logs, runId, acks, acked, errors, stopped, firstError, firstStop);
+        if (callers == CallerStyle.LOOP) {
+          load.runAsLoop();
+        } else {
+          load.runOnThreads();
         }
         stop(progress, ticker);
         double seconds = windows.warmSeconds();
@@ -336,6 +324,183 @@ final class AppendBench extends ClusterBench {
         1,
         TimeUnit.SECONDS);
     return timer;
+  }
+
+  /**
+   * The {@code --threads} closed-loop callers: caller {@code t} appends to stream {@code t mod K},
+   * then {@code t + threads mod K}, ..., on client {@code t mod --conns}, one append in flight,
+   * until the load windows end.
+   */
+  private final class Callers {
+    private final LoadWindows windows;
+    private final List<ClusterStreamLog> logs;
+    private final String runId;
+    private final BufferedWriter acks;
+    private final AtomicLong acked;
+    private final AtomicLong errors;
+    private final AtomicLong stopped;
+    private final AtomicReference<Throwable> firstError;
+    private final AtomicReference<Throwable> firstStop;
+
+    Callers(
+        LoadWindows windows,
+        List<ClusterStreamLog> logs,
+        String runId,
+        BufferedWriter acks,
+        AtomicLong acked,
+        AtomicLong errors,
+        AtomicLong stopped,
+        AtomicReference<Throwable> firstError,
+        AtomicReference<Throwable> firstStop) {
+      this.windows = windows;
+      this.logs = logs;
+      this.runId = runId;
+      this.acks = acks;
+      this.acked = acked;
+      this.errors = errors;
+      this.stopped = stopped;
+      this.firstError = firstError;
+      this.firstStop = firstStop;
+    }
+
+    /** One thread per caller, each blocked on its append's acknowledgement. */
+    void runOnThreads() throws InterruptedException {
+      List<Thread> workers = new ArrayList<>();
+      for (int t = 0; t < threads; t++) {
+        Caller c = new Caller(t);
+        Thread w =
+            new Thread(
+                () -> {
+                  while (windows.running()) {
+                    CompletableFuture<AppendResult> f = c.send();
+                    AppendResult r = null;
+                    Throwable error = null;
+                    try {
+                      r = f.join();
+                    } catch (RuntimeException e) {
+                      error = e;
+                    }
+                    if (!c.record(r, error)) {
+                      return;
+                    }
+                  }
+                },
+                "append-" + t);
+        workers.add(w);
+        w.start();
+      }
+      for (Thread w : workers) {
+        w.join();
+      }
+    }
+
+    /**
+     * Each caller's next append is sent from the thread that completed its last one (a client I/O
+     * thread); the calling thread only waits for every caller to finish.
+     */
+    void runAsLoop() throws InterruptedException {
+      CountDownLatch done = new CountDownLatch(threads);
+      for (int t = 0; t < threads; t++) {
+        new Caller(t).next(done);
+      }
+      done.await();
+    }
+
+    /** One caller: its stream turn, its values and its slot in the load windows. */
+    private final class Caller {
+      private final int thread;
+      private final ClusterStreamLog log;
+      private final LoadWindows.Slot slot;
+      private long seq;
+      private String name;
+      private String value;
+      private long started;
+
+      Caller(int thread) {
+        this.thread = thread;
+        this.log = logs.get(thread % conns);
+        this.slot = windows.newSlot();
+      }
+
+      CompletableFuture<AppendResult> send() {
+        int k = (int) ((seq * threads + thread) % streams);
+        name = prefix + "-" + k;
+        value = value(runId, thread, seq++);
+        started = System.nanoTime();
+        return log.append(List.of(StreamId.of(name)), value.getBytes(StandardCharsets.US_ASCII));
+      }
+
+      /**
+       * Sends appends until the windows end or one is refused; one that completes at once is
+       * recorded here in a loop rather than from its own callback, so the stack does not grow.
+       */
+      void next(CountDownLatch done) {
+        while (windows.running()) {
+          CompletableFuture<AppendResult> f = send();
+          if (!f.isDone()) {
+            f.whenComplete(
+                (r, error) -> {
+                  if (record(r, error)) {
+                    next(done);
+                  } else {
+                    done.countDown();
+                  }
+                });
+            return;
+          }
+          AppendResult r = null;
+          Throwable error = null;
+          try {
+            r = f.join();
+          } catch (RuntimeException e) {
+            error = e;
+          }
+          if (!record(r, error)) {
+            done.countDown();
+            return;
+          }
+        }
+        done.countDown();
+      }
+
+      /**
+       * Records the outcome of the append just sent; false when the caller stops (an error no
+       * layout change cures).
+       */
+      boolean record(AppendResult r, Throwable error) {
+        if (error == null) {
+          long t1 = System.nanoTime();
+          windows.completed(slot, started, t1, 1);
+          acked.incrementAndGet();
+          if (secondLatencies != null) {
+            secondLatencies.add(t1 - started);
+          }
+          if (acks != null) {
+            writeAck(
+                acks,
+                name
+                    + " "
+                    + r.streamAddresses().get(StreamId.of(name))
+                    + " "
+                    + r.globalAddress()
+                    + " "
+                    + value);
+          }
+          return true;
+        }
+        Throwable cause = unwrap(error);
+        if (outlastsFailover(cause)) {
+          // The client retried through its failover timeout: one failed append, and the load
+          // goes on (the cluster may come back).
+          errors.incrementAndGet();
+          firstError.compareAndSet(null, cause);
+          return true;
+        }
+        stopped.incrementAndGet();
+        firstStop.compareAndSet(null, cause);
+        return false;
+      }
+    }
   }
 
   /**

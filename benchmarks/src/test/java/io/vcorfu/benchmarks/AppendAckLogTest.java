@@ -21,6 +21,8 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * {@code bench append --ack-log}: one progress line a second, one ack line per acknowledged append,
@@ -63,8 +65,9 @@ class AppendAckLogTest {
     return new Run(code, List.of(out.split("\n")));
   }
 
-  @Test
-  void everySecondPrintsProgressAndEveryAckIsLogged() throws Exception {
+  @ParameterizedTest
+  @ValueSource(strings = {"threads", "loop"})
+  void everySecondPrintsProgressAndEveryAckIsLogged(String callers) throws Exception {
     Path acks = tmp.resolve("acks");
     try (LocalNode node = LocalNode.start()) {
       String endpoints = "127.0.0.1:" + closedPort() + "," + node.endpoint();
@@ -75,6 +78,8 @@ class AppendAckLogTest {
                   endpoints,
                   "--threads",
                   "2",
+                  "--callers",
+                  callers,
                   "--duration",
                   "2.5",
                   "--prefix",
@@ -96,13 +101,19 @@ class AppendAckLogTest {
         assertThat(m.group(5).equals("-")).isEqualTo(m.group(2).equals("0"));
       }
       assertThat(sum).isPositive();
-      assertThat(Files.readAllLines(acks)).hasSizeGreaterThanOrEqualTo((int) sum);
+      List<String> acked = Files.readAllLines(acks);
+      assertThat(acked).hasSizeGreaterThanOrEqualTo((int) sum);
+      // Each acknowledged append is logged once, with its own value and global address.
+      assertThat(acked.stream().map(l -> l.split(" ")[3]).distinct()).hasSize(acked.size());
+      assertThat(acked.stream().map(l -> l.split(" ")[2]).distinct()).hasSize(acked.size());
       assertThat(r.lines()).noneMatch(l -> l.startsWith("errors") || l.startsWith("stopped"));
     }
   }
 
-  @Test
-  void appendsThatFailAfterTheFailoverTimeoutAreCountedAndTheRunGoesOn() throws Exception {
+  @ParameterizedTest
+  @ValueSource(strings = {"threads", "loop"})
+  void appendsThatFailAfterTheFailoverTimeoutAreCountedAndTheRunGoesOn(String callers)
+      throws Exception {
     Path acks = tmp.resolve("acks");
     LocalNode node = LocalNode.start();
     AtomicInteger code = new AtomicInteger(-1);
@@ -115,6 +126,8 @@ class AppendAckLogTest {
                       List.of(
                           "--endpoint",
                           node.endpoint().toString(),
+                          "--callers",
+                          callers,
                           "--duration",
                           "4",
                           "--failover-timeout",
@@ -156,6 +169,14 @@ class AppendAckLogTest {
     assertThat(r.lines())
         .anyMatch(l -> l.startsWith("errors: "))
         .noneMatch(l -> l.startsWith("stopped early"));
+  }
+
+  @Test
+  void anUnknownCallerStyleIsRefusedBeforeAnyLoad() {
+    Run r =
+        append(List.of("--endpoint", "127.0.0.1:" + 1, "--callers", "fibers", "--duration", "1"));
+
+    assertThat(r.code()).isEqualTo(2);
   }
 
   /** A port nothing listens on (it was free a moment ago). */

@@ -39,6 +39,23 @@ final class LayoutNodes {
 
   /** The sequencer, then every server in a chain of any segment. */
   static Set<Endpoint> allServers(Layout layout) {
+    // Asked on every request a node serves (is it still in the layout?), almost always of the one
+    // layout the process holds: the last answer is kept for that layout object.
+    Memo m = lastServers;
+    if (m != null && m.layout() == layout) {
+      return m.servers();
+    }
+    Set<Endpoint> all = computeAllServers(layout);
+    lastServers = new Memo(layout, all);
+    return all;
+  }
+
+  /** The last layout {@link #allServers} was asked about, and its answer. */
+  private record Memo(Layout layout, Set<Endpoint> servers) {}
+
+  private static volatile Memo lastServers;
+
+  private static Set<Endpoint> computeAllServers(Layout layout) {
     Set<Endpoint> all = new LinkedHashSet<>();
     all.add(layout.sequencer());
     for (Segment s : layout.segments()) {

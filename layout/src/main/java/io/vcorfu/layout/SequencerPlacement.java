@@ -13,12 +13,28 @@ import java.util.List;
 final class SequencerPlacement {
   private SequencerPlacement() {}
 
+  /**
+   * The last layout {@link #hostsEveryChain} and {@link #drivesAppends} were asked about, and both
+   * answers: a sequencer node asks on every append it takes, almost always of the one layout it
+   * holds.
+   */
+  private record Memo(Layout layout, boolean hostsEveryChain, boolean drivesAppends) {}
+
+  private static volatile Memo last;
+
+  private static Memo memo(Layout layout) {
+    Memo m = last;
+    if (m == null || m.layout() != layout) {
+      boolean hosts = computeHostsEveryChain(layout);
+      m = new Memo(layout, hosts, !hosts && computeDrivesAppends(layout));
+      last = m;
+    }
+    return m;
+  }
+
   /** True when the sequencer is the only replica of every chain of the current segment. */
   static boolean hostsEveryChain(Layout layout) {
-    Segment current = layout.currentSegment();
-    List<Endpoint> alone = List.of(layout.sequencer());
-    return current.log().stream().allMatch(alone::equals)
-        && current.stream().stream().allMatch(alone::equals);
+    return memo(layout).hostsEveryChain();
   }
 
   /**
@@ -26,10 +42,18 @@ final class SequencerPlacement {
    * copies too.
    */
   static boolean drivesAppends(Layout layout) {
+    return memo(layout).drivesAppends();
+  }
+
+  private static boolean computeHostsEveryChain(Layout layout) {
     Segment current = layout.currentSegment();
-    if (hostsEveryChain(layout)) {
-      return false;
-    }
+    List<Endpoint> alone = List.of(layout.sequencer());
+    return current.log().stream().allMatch(alone::equals)
+        && current.stream().stream().allMatch(alone::equals);
+  }
+
+  private static boolean computeDrivesAppends(Layout layout) {
+    Segment current = layout.currentSegment();
     Endpoint sequencer = layout.sequencer();
     for (int i = 0; i < current.log().size(); i++) {
       if (!current.log().get(i).contains(sequencer)
