@@ -6,7 +6,6 @@ import io.vcorfu.layout.Layout;
 import io.vcorfu.layout.LayoutChanges;
 import io.vcorfu.layout.LayoutStore;
 import io.vcorfu.layout.LayoutVersionMismatchException;
-import io.vcorfu.layout.Versioned;
 import io.vcorfu.layout.ZkLayoutStore;
 import io.vcorfu.protocol.ClientOptions;
 import io.vcorfu.protocol.Endpoint;
@@ -61,10 +60,11 @@ final class ClusterCommands {
       name = "init",
       mixinStandardHelpOptions = true,
       description =
-          "Write a new cluster's first layout to ZooKeeper and wait until its sequencer serves."
-              + " Refuses if the cluster exists. The first node is the sequencer; every node heads"
-              + " one log chain of R replicas, and stream chain i is the log chain of node i mod"
-              + " N.")
+          "Write a new cluster's first layout to ZooKeeper and wait until its sequencer serves. Run"
+              + " again with the cluster's nodes it changes nothing and exits 0; with a node the"
+              + " cluster never had it is refused. The first node is the sequencer; every node"
+              + " heads one log chain of R replicas, and stream chain i is the log chain of node i"
+              + " mod N.")
   static final class Init implements Callable<Integer> {
     @picocli.CommandLine.Mixin ClusterInZooKeeper where = new ClusterInZooKeeper();
 
@@ -147,18 +147,32 @@ final class ClusterCommands {
           store.compareAndSet(LayoutStore.NO_VERSION, first).get(timeoutMs, TimeUnit.MILLISECONDS);
         } catch (java.util.concurrent.ExecutionException e) {
           if (e.getCause() instanceof LayoutVersionMismatchException) {
-            Versioned<Layout> existing = store.get().join();
-            spec.commandLine()
-                .getErr()
-                .println(
-                    "vcorfu: cluster "
-                        + cluster
-                        + " exists already (epoch "
-                        + existing.value().epoch()
-                        + ", sequencer "
-                        + existing.value().sequencer()
-                        + "); nothing was changed");
-            return 1;
+            Layout existing = store.get().join().value();
+            List<Endpoint> unknown = new ArrayList<>();
+            for (Endpoint m : members) {
+              if (!knows(existing, m)) {
+                unknown.add(m);
+              }
+            }
+            if (!unknown.isEmpty()) {
+              spec.commandLine()
+                  .getErr()
+                  .println(
+                      "vcorfu: cluster "
+                          + cluster
+                          + " exists already with other nodes (epoch "
+                          + existing.epoch()
+                          + ", nodes "
+                          + joined(existing.allServers())
+                          + ", never "
+                          + joined(unknown)
+                          + "); nothing was changed: name its nodes, or choose another --cluster");
+              return 1;
+            }
+            // The same cluster initialised again (a restarted deployment script, a second
+            // `docker compose up`): nothing to write; answer as for the first init once its
+            // sequencer serves.
+            return answer(cluster, existing, false, new ArrayList<>(existing.allServers()));
           }
           throw e;
         }
@@ -169,17 +183,28 @@ final class ClusterCommands {
               store.client(), cluster, retention.over(io.vcorfu.client.ClusterRetention.NONE));
         }
       }
+      return answer(cluster, first, true, members);
+    }
+
+    /**
+     * Prints what init did ({@code created}: wrote {@code layout} as the cluster's first; else
+     * found the cluster already holding these nodes), waits until the sequencer serves, and says
+     * so; exits 0.
+     */
+    private int answer(String cluster, Layout layout, boolean created, List<Endpoint> members)
+        throws Exception {
       PrintWriter out = spec.commandLine().getOut();
       if (output.json()) {
         awaitSequencer(members, Duration.ofMillis(timeoutMs));
         com.fasterxml.jackson.databind.node.ObjectNode o = Output.JSON.createObjectNode();
         o.put("cluster", cluster);
-        o.put("epoch", first.epoch());
-        o.put("sequencer", first.sequencer().toString());
+        o.put("created", created);
+        o.put("epoch", layout.epoch());
+        o.put("sequencer", layout.sequencer().toString());
         com.fasterxml.jackson.databind.node.ArrayNode list = o.putArray("nodes");
         members.forEach(m -> list.add(m.toString()));
-        o.put("replication", first.replication());
-        o.put("streamChains", first.currentSegment().stream().size());
+        o.put("replication", layout.replication());
+        o.put("streamChains", layout.currentSegment().stream().size());
         o.put("sequencerServing", true);
         out.println(Output.JSON.writeValueAsString(o));
         return 0;
@@ -187,21 +212,35 @@ final class ClusterCommands {
       out.println(
           "cluster "
               + cluster
-              + " created: epoch "
-              + first.epoch()
+              + (created ? " created: epoch " : " exists already with these nodes: epoch ")
+              + layout.epoch()
               + ", sequencer "
-              + first.sequencer()
+              + layout.sequencer()
               + ", "
               + members.size()
               + " nodes, replication "
-              + first.replication()
+              + layout.replication()
               + ", "
-              + first.currentSegment().stream().size()
-              + " stream chains");
+              + layout.currentSegment().stream().size()
+              + " stream chains"
+              + (created ? "" : "; nothing was changed"));
       out.flush();
       awaitSequencer(members, Duration.ofMillis(timeoutMs));
       out.println("sequencer serving");
       return 0;
+    }
+
+    /** True if {@code node} is or was a node of {@code layout}'s cluster. */
+    private static boolean knows(Layout layout, Endpoint node) {
+      return layout.allServers().contains(node)
+          || layout.removed().contains(node)
+          || layout.spares().contains(node)
+          || layout.retired().contains(node)
+          || layout.draining().contains(node);
+    }
+
+    private static String joined(java.util.Collection<Endpoint> nodes) {
+      return String.join(",", nodes.stream().map(Endpoint::toString).toList());
     }
 
     /** Waits until a token-free request to the sequencer (a tail query) is answered. */

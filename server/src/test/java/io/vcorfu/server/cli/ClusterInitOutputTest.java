@@ -17,7 +17,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@code cluster init --output json}: one object naming the new cluster's epoch, sequencer, nodes,
- * replication and stream chains, printed once its sequencer serves; a second init is refused.
+ * replication and stream chains, printed once its sequencer serves; a second init with the same
+ * nodes changes nothing and exits 0, one naming a node the cluster never had is refused.
  */
 class ClusterInitOutputTest {
   @TempDir Path tmp;
@@ -96,9 +97,53 @@ class ClusterInitOutputTest {
       assertThat(o.get("streamChains").asInt()).isEqualTo(1);
       assertThat(o.get("sequencerServing").asBoolean()).isTrue();
 
+      assertThat(o.get("created").asBoolean()).isTrue();
+
+      // Again with the cluster's nodes (a deployment's init run a second time): nothing changes,
+      // and it answers as the first did.
       CliRun again = initJson(zk, node);
-      assertThat(again.code()).isEqualTo(1);
-      assertThat(again.err()).contains("exists already");
+      assertThat(again.code()).as(again.err()).isZero();
+      JsonNode same = new ObjectMapper().readTree(again.out());
+      assertThat(same.get("created").asBoolean()).isFalse();
+      // The cluster may have moved on since (its sequencer's first seal takes the next epoch).
+      assertThat(same.get("epoch").asLong()).isGreaterThanOrEqualTo(o.get("epoch").asLong());
+      assertThat(same.get("sequencer").asText()).isEqualTo(node.endpoint().toString());
+      assertThat(same.get("sequencerServing").asBoolean()).isTrue();
+
+      // With a node the cluster never had: refused, nothing written.
+      CliRun other =
+          CliRun.of(
+              "cluster",
+              "init",
+              "--zookeeper",
+              zk.getConnectString(),
+              "--cluster",
+              "c1",
+              "--nodes",
+              node.endpoint() + ",127.0.0.1:9");
+      assertThat(other.code()).isEqualTo(1);
+      assertThat(other.err())
+          .startsWith("vcorfu: cluster c1 exists already with other nodes")
+          .contains("never 127.0.0.1:9")
+          .contains("nothing was changed");
+      CliRun text =
+          CliRun.of(
+              "cluster",
+              "init",
+              "--zookeeper",
+              zk.getConnectString(),
+              "--cluster",
+              "c1",
+              "--nodes",
+              node.endpoint().toString());
+      assertThat(text.code()).as(text.err()).isZero();
+      assertThat(text.out().lines()).hasSize(2).endsWith("sequencer serving");
+      assertThat(text.out().lines().findFirst().orElseThrow())
+          .startsWith("cluster c1 exists already with these nodes: epoch ")
+          .endsWith(
+              ", sequencer "
+                  + node.endpoint()
+                  + ", 1 nodes, replication 1, 1 stream chains; nothing was changed");
     }
   }
 }
