@@ -9,6 +9,7 @@
 #   benchmarks/run-ycsb.sh [--quick] [--out FILE] [--records N] [--operations M] [--seconds S]
 #                          [--threads T] [--workloads a,b,c,d,e,f] [--buckets B] [--workdir DIR]
 #                          [--base-port P] [--cold-seconds C] [--warm-after W]
+#                          [--vcorfu-fsync-interval-ms N]
 #
 #   --quick          smoke run: 500 records, 2000 operations (unless --records/--operations given)
 #   --out FILE       the summary and every database's raw YCSB output (default
@@ -25,6 +26,9 @@
 #   --buckets B      buckets of each vcorfu table's CSMRMap (-p vcorfu.buckets=B, default 100)
 #   --read-lease-ms L the vcorfu client's read lease (-p vcorfu.read-lease-ms=L, default 1000; 0 = no
 #                    lease: every read asks the sequencer for its bucket's tail)
+#   --vcorfu-fsync-interval-ms N  the vcorfu node forces its log every N ms instead of before every
+#                    acknowledgement (`vcorfu server --fsync-interval-ms N`); 1000 compares like for
+#                    like with redis's appendfsync everysec (default: none, durable acknowledgements)
 #   --workdir DIR    scratch directory (default: a fresh mktemp -d, removed at the end)
 #   --base-port P    vcorfu on P, redis on P+1, etcd on P+2 (client) and P+3 (peer); default 19200
 #   --warmup-ops W   operations of an unreported workload-B run (1000 records, table "warmup") on
@@ -84,6 +88,7 @@ warmup_ops=""
 seconds=""
 cold_seconds=10
 warm_after=30
+vcorfu_fsync_ms=""
 while (($#)); do
   case "$1" in
     --quick) quick=true; shift ;;
@@ -100,6 +105,7 @@ while (($#)); do
     --seconds) seconds=${2:?--seconds needs a value}; shift 2 ;;
     --cold-seconds) cold_seconds=${2:?--cold-seconds needs a value}; shift 2 ;;
     --warm-after) warm_after=${2:?--warm-after needs a value}; shift 2 ;;
+    --vcorfu-fsync-interval-ms) vcorfu_fsync_ms=${2:?--vcorfu-fsync-interval-ms needs a value}; shift 2 ;;
     -h | --help) usage ;;
     *) echo "unknown argument: $1" >&2; usage ;;
   esac
@@ -120,6 +126,7 @@ peers_require_uint --records "$records"
 peers_require_uint --operations "$operations"
 peers_require_uint --threads "$threads"
 peers_require_uint --buckets "$buckets"
+[[ -z "$vcorfu_fsync_ms" ]] || peers_require_uint --vcorfu-fsync-interval-ms "$vcorfu_fsync_ms"
 [[ "$read_lease_ms" =~ ^[0-9]+$ ]] || peers_die "--read-lease-ms must be 0 or a positive integer, got '$read_lease_ms'"
 peers_require_uint --base-port "$base_port"
 ((base_port + 3 <= 65535)) || peers_die "--base-port must leave room for four ports below 65536"
@@ -211,7 +218,7 @@ summarize() {
   echo "# YCSB: vcorfu vs redis vs etcd$([[ "$quick" == true ]] && echo " (--quick smoke run)")"
   echo
   echo "$records records of 10 fields x 100 bytes, $operations operations$([[ -n "$seconds" ]] && echo " or $seconds s, whichever ends first"), $threads client threads per" \
-    "(workload, database); fresh servers for every workload; vcorfu: one durable node, $buckets buckets per table, client read lease" \
+    "(workload, database); fresh servers for every workload; vcorfu: one node, $([[ -n "$vcorfu_fsync_ms" ]] && echo "its log forced every $vcorfu_fsync_ms ms" || echo "durable (fsync before every acknowledgement)"), $buckets buckets per table, client read lease" \
     "$read_lease_ms ms, the $threads threads share one client runtime (one connection); redis: appendfsync" \
     "everysec, one connection per thread; etcd: one member, fsync per write batch, one jetcd client (one connection)." \
     "Run phase figures only: cold = its first $cold_seconds s (a fresh client JVM), warm = after $warm_after s" \
@@ -307,7 +314,7 @@ started=$(date -u +%FT%TZ)
 start_servers() {
   rm -rf "$workdir/vcorfu"
   vcorfu_start_node "$workdir/vcorfu" "$vcorfu_port" "${java_opts[@]}" -Xmx2g -cp "$jar" -- \
-    --data-dir "$workdir/vcorfu/data"
+    --data-dir "$workdir/vcorfu/data" ${vcorfu_fsync_ms:+--fsync-interval-ms "$vcorfu_fsync_ms"}
   "${redis[@]}" start
   "${etcd[@]}" start
   if ((warmup_ops > 0)); then
