@@ -1,7 +1,6 @@
 package io.vcorfu.client.chain;
 
 import com.google.protobuf.ByteString;
-import io.vcorfu.client.read.RepairingReader;
 import io.vcorfu.client.rpc.EpochRpc;
 import io.vcorfu.client.rpc.ReplicaClient;
 import io.vcorfu.layout.ChainPlan;
@@ -42,7 +41,8 @@ import java.util.concurrent.TimeUnit;
  * series. Once every copy holds the entry the write is decided COMMITTED, whoever decides it later
  * finds nothing missing; the writer returns at once, and the commits ride on its next message to
  * each node ({@link RidingCommits}). Until a copy's commit arrives, a reader of it sees the entry
- * uncommitted, waits briefly and, if needed, has it decided (see {@link RepairingReader}).
+ * uncommitted, waits briefly and, if needed, has it decided (see {@link
+ * io.vcorfu.client.read.RepairingReader}).
  *
  * <p><b>Decisions</b> ({@link Decision}). A decision asks the decider with a fill that keeps what
  * the slot holds. The entry committed there: COMMITTED. Held uncommitted: the decision writes every
@@ -66,14 +66,15 @@ import java.util.concurrent.TimeUnit;
  *
  * <p><b>Trimmed deciders.</b> The deciding slot can be trimmed away (its stream trimmed past it)
  * while earlier copies of the entry, on other streams or in the log, are still uncommitted. Safety
- * then rests on one rule, kept by every stream trim ({@link RepairingReader#settleBelow}):
- * <em>before any replica of a stream trims below an address, every entry that stream's replica
- * decides below it is decided, and every committed one is committed at every copy.</em> Hence, when
- * the decider answers TRIMMED, the remaining copies tell the outcome: a copy that holds the entry
- * committed means COMMITTED; any other untrimmed copy (empty, uncommitted, a hole) means the entry
- * never committed, and it is aborted. If every copy is trimmed the outcome cannot be learned and
- * the decision fails with {@link TrimmedException}: nobody can read the entry any more, but a
- * writer must not be told it aborted. A trimmed decider therefore never turns data into a hole.
+ * then rests on one rule, kept by every stream trim ({@link
+ * io.vcorfu.client.read.RepairingReader#settleBelow}): <em>before any replica of a stream trims
+ * below an address, every entry that stream's replica decides below it is decided, and every
+ * committed one is committed at every copy.</em> Hence, when the decider answers TRIMMED, the
+ * remaining copies tell the outcome: a copy that holds the entry committed means COMMITTED; any
+ * other untrimmed copy (empty, uncommitted, a hole) means the entry never committed, and it is
+ * aborted. If every copy is trimmed the outcome cannot be learned and the decision fails with
+ * {@link TrimmedException}: nobody can read the entry any more, but a writer must not be told it
+ * aborted. A trimmed decider therefore never turns data into a hole.
  *
  * <p><b>Layout changes.</b> A decision asks the decider of the layout held <em>now</em>. Once a
  * layout change has taken the plan's last replica away, the new last replica may hold an
