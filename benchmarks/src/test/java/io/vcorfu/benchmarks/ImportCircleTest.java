@@ -50,10 +50,6 @@ class ImportCircleTest {
       List.of(
           // Found when this test was added; not yet looked at.
           Set.of(
-              "client/src/main/java/io/vcorfu/client/layout/LayoutCache.java",
-              "client/src/main/java/io/vcorfu/client/rpc/EpochRpc.java"),
-          // Found when this test was added; not yet looked at.
-          Set.of(
               RUNTIME + "VCorfuRuntime.java",
               RUNTIME + "checkpoint/AutoCheckpoints.java",
               RUNTIME + "checkpoint/Checkpoints.java",

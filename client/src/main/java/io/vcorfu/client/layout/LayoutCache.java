@@ -1,6 +1,6 @@
 package io.vcorfu.client.layout;
 
-import io.vcorfu.client.rpc.EpochRpc;
+import io.vcorfu.client.rpc.Calls;
 import io.vcorfu.layout.Layout;
 import io.vcorfu.protocol.Endpoint;
 import io.vcorfu.protocol.Errors;
@@ -89,7 +89,7 @@ public final class LayoutCache {
             timedOut.add(seed);
           }
           if (round == 1) {
-            errors.add(seed + " (" + EpochRpc.unwrap(e).getMessage() + ")");
+            errors.add(seed + " (" + Calls.unwrap(e).getMessage() + ")");
           }
         }
       }
@@ -100,8 +100,7 @@ public final class LayoutCache {
     }
     throw new CompletionException(
         new TransportException(
-            "no seed answered a layout request: " + String.join(", ", errors),
-            EpochRpc.unwrap(last)));
+            "no seed answered a layout request: " + String.join(", ", errors), Calls.unwrap(last)));
   }
 
   /** A view starting from a known layout. */
@@ -177,7 +176,7 @@ public final class LayoutCache {
                     .execute(() -> finish(answer, null));
               }
             } else {
-              lastError.set(EpochRpc.unwrap(error));
+              lastError.set(Calls.unwrap(error));
             }
             if (pending.decrementAndGet() == 0) {
               finish(
@@ -251,7 +250,7 @@ public final class LayoutCache {
       RpcClient rpc, Endpoint endpoint, GetLayoutRequest question) {
     Request request =
         Request.newBuilder()
-            .setHeader(Header.newBuilder().setProtocolVersion(EpochRpc.PROTOCOL_VERSION))
+            .setHeader(Header.newBuilder().setProtocolVersion(Calls.PROTOCOL_VERSION))
             .setGetLayout(question)
             .build();
     return rpc.call(endpoint, request)

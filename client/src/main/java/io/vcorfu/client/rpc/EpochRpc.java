@@ -12,7 +12,6 @@ import io.vcorfu.protocol.proto.ReadLeaseResponse;
 import io.vcorfu.protocol.proto.Request;
 import io.vcorfu.protocol.proto.Response;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.function.Consumer;
 import java.util.function.Function;
 
@@ -26,8 +25,8 @@ import java.util.function.Function;
  * (see {@link io.vcorfu.client.layout.Failover}) computes its targets again.
  */
 public final class EpochRpc {
-  /** Protocol version this client speaks. */
-  public static final int PROTOCOL_VERSION = 1;
+  /** Protocol version this client speaks ({@link Calls#PROTOCOL_VERSION}). */
+  public static final int PROTOCOL_VERSION = Calls.PROTOCOL_VERSION;
 
   private final RpcClient client;
   private final LayoutCache layout;
@@ -148,11 +147,8 @@ public final class EpochRpc {
         });
   }
 
-  /** The cause of a future's failure, unwrapped from completion wrappers. */
+  /** The cause of a future's failure, unwrapped from completion wrappers ({@link Calls#unwrap}). */
   public static Throwable unwrap(Throwable t) {
-    while (t instanceof CompletionException && t.getCause() != null) {
-      t = t.getCause();
-    }
-    return t;
+    return Calls.unwrap(t);
   }
 }
