@@ -46,18 +46,7 @@ class ImportCircleTest {
    * Circles of main source files still allowed, each as its files (path from the repository root)
    * with a comment saying why it cannot be broken by a small refactor.
    */
-  private static final List<Set<String>> ALLOWED =
-      List.of(
-          // Found when this test was added; not yet looked at.
-          Set.of(
-              RUNTIME + "VCorfuRuntime.java",
-              RUNTIME + "checkpoint/AutoCheckpoints.java",
-              RUNTIME + "checkpoint/Checkpoints.java",
-              RUNTIME + "proxy/ObjectHandle.java",
-              RUNTIME + "smr/RuntimeCore.java",
-              RUNTIME + "tx/Transactions.java",
-              RUNTIME + "view/LocalViewHandle.java",
-              RUNTIME + "view/ObjectDirectory.java"));
+  private static final List<Set<String>> ALLOWED = List.of();
 
   @Test
   void noMainSourceFilesImportEachOtherInACircle() throws IOException {

@@ -113,7 +113,7 @@ public final class VCorfuRuntime implements AutoCloseable {
    * @throws IllegalArgumentException if {@code object} was not opened by a vcorfu runtime
    */
   public static VCorfuRuntime runtimeOf(Object object) {
-    return handleOf(object).core().owner();
+    return (VCorfuRuntime) handleOf(object).core().owner();
   }
 
   /**
@@ -173,7 +173,7 @@ public final class VCorfuRuntime implements AutoCloseable {
   public void retain(Object object, Retention retention) {
     core.checkOpen();
     ObjectHandle h = handleOf(object);
-    if (h.core().owner() != this) {
+    if (h.core() != core) {
       throw new IllegalArgumentException("the object was opened by another runtime");
     }
     directory.retain(h.stream(), retention);

@@ -5,7 +5,6 @@ import io.vcorfu.protocol.RpcTimeoutException;
 import io.vcorfu.protocol.VCorfuException;
 import io.vcorfu.runtime.RuntimeClosedException;
 import io.vcorfu.runtime.RuntimeOptions;
-import io.vcorfu.runtime.VCorfuRuntime;
 import io.vcorfu.runtime.tx.Transactions;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
@@ -17,16 +16,19 @@ import java.util.concurrent.atomic.AtomicBoolean;
 /**
  * State shared by everything one runtime opened: the stream log, the options, the open/closed flag.
  */
-public final class RuntimeCore {
+public final class RuntimeCore implements LogAccess {
   private final StreamLog log;
   private final RuntimeOptions options;
   private final HistoryBudget historyBudget;
   private final AtomicBoolean closed = new AtomicBoolean();
   private final Transactions transactions;
-  private final VCorfuRuntime owner;
+  private final Object owner;
 
-  /** {@code owner} is the public runtime these internals belong to (null in tests of internals). */
-  public RuntimeCore(StreamLog log, RuntimeOptions options, VCorfuRuntime owner) {
+  /**
+   * {@code owner} is the public runtime these internals belong to (null in tests of internals),
+   * kept as an {@code Object} so that the core does not name the runtime built on it.
+   */
+  public RuntimeCore(StreamLog log, RuntimeOptions options, Object owner) {
     this.log = log;
     this.options = options;
     this.historyBudget = new HistoryBudget(options.retainedHistoryBytes());
@@ -34,14 +36,17 @@ public final class RuntimeCore {
     this.transactions = new Transactions(this);
   }
 
-  public VCorfuRuntime owner() {
+  /** The public runtime these internals belong to, as given to the constructor. */
+  public Object owner() {
     return owner;
   }
 
+  @Override
   public StreamLog log() {
     return log;
   }
 
+  @Override
   public RuntimeOptions options() {
     return options;
   }
@@ -51,6 +56,7 @@ public final class RuntimeCore {
   }
 
   /** Fails with {@link RuntimeClosedException} once the runtime is closed. */
+  @Override
   public void checkOpen() {
     if (closed.get()) {
       throw new RuntimeClosedException(
@@ -67,6 +73,7 @@ public final class RuntimeCore {
    * Waits for a stream-log future within the I/O timeout, rethrowing its failure unwrapped (typed
    * vcorfu errors stay typed).
    */
+  @Override
   public <T> T await(CompletableFuture<T> future) {
     try {
       return future.get(options.ioTimeout().toMillis(), TimeUnit.MILLISECONDS);

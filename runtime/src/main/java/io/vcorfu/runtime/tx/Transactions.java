@@ -6,7 +6,7 @@ import io.vcorfu.protocol.TokenRefusedException;
 import io.vcorfu.runtime.TransactionAbortedException;
 import io.vcorfu.runtime.TransactionAbortedException.Reason;
 import io.vcorfu.runtime.TransactionStateException;
-import io.vcorfu.runtime.smr.RuntimeCore;
+import io.vcorfu.runtime.smr.LogAccess;
 import io.vcorfu.runtime.smr.UpcallRunner;
 import java.util.ArrayList;
 import java.util.List;
@@ -26,12 +26,13 @@ import org.slf4j.LoggerFactory;
 public final class Transactions {
   private static final Logger LOG = LoggerFactory.getLogger(Transactions.class);
 
-  private final RuntimeCore core;
+  private final LogAccess core;
   private final ThreadLocal<TxContext> current = new ThreadLocal<>();
   private final Map<Thread, TxContext> open = new ConcurrentHashMap<>();
   private final List<String> abandoned = new ArrayList<>();
 
-  public Transactions(RuntimeCore core) {
+  /** The transactions of the runtime whose core is {@code core}. */
+  public Transactions(LogAccess core) {
     this.core = core;
   }
 
