@@ -210,4 +210,15 @@ class ObjectRuntimeTest {
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("not an object opened");
   }
+
+  @Test
+  void anObjectTakesItsRetentionOnlyFromTheRuntimeThatOpenedIt() {
+    VCorfuRuntime rt = runtime();
+    Counter c = rt.objects().open("retained", Counter.class);
+    rt.retain(c, Retention.KEEP_ALL);
+    VCorfuRuntime other = runtime();
+    assertThatThrownBy(() -> other.retain(c, Retention.KEEP_ALL))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("opened by another runtime");
+  }
 }
