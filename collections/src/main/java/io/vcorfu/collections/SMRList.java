@@ -68,7 +68,8 @@ import java.util.function.UnaryOperator;
  * #restoreVersion} are for the runtime: called on an opened list they read or replace the local
  * state without syncing.
  */
-public class SMRList<E> implements List<E>, Deque<E>, VersionCapturing<ListVersion<E>> {
+public class SMRList<E> extends ListAliases<E>
+    implements List<E>, Deque<E>, VersionCapturing<ListVersion<E>> {
   private PersistentSequence<E> elements = PersistentSequence.empty();
 
   /** How many updates changed the list (see {@link ListVersion#changes()}). */
@@ -177,16 +178,6 @@ public class SMRList<E> implements List<E>, Deque<E>, VersionCapturing<ListVersi
   }
 
   @Override
-  public E peek() {
-    return peekFirst();
-  }
-
-  @Override
-  public E element() {
-    return getFirst();
-  }
-
-  @Override
   public boolean containsAll(Collection<?> c) {
     return currentVersion().sequence().containsAll(c);
   }
@@ -258,12 +249,6 @@ public class SMRList<E> implements List<E>, Deque<E>, VersionCapturing<ListVersi
   // ---- writes at the ends --------------------------------------------------------------------
 
   @Override
-  public boolean add(E e) {
-    addLast(e);
-    return true;
-  }
-
-  @Override
   public void addFirst(E e) {
     insertFirst(Objects.requireNonNull(e, "SMRList refuses null elements"));
   }
@@ -271,28 +256,6 @@ public class SMRList<E> implements List<E>, Deque<E>, VersionCapturing<ListVersi
   @Override
   public void addLast(E e) {
     insertLast(Objects.requireNonNull(e, "SMRList refuses null elements"));
-  }
-
-  @Override
-  public boolean offerFirst(E e) {
-    addFirst(e);
-    return true;
-  }
-
-  @Override
-  public boolean offerLast(E e) {
-    addLast(e);
-    return true;
-  }
-
-  @Override
-  public boolean offer(E e) {
-    return offerLast(e);
-  }
-
-  @Override
-  public void push(E e) {
-    addFirst(e);
   }
 
   @MutatorAccessor
@@ -317,31 +280,6 @@ public class SMRList<E> implements List<E>, Deque<E>, VersionCapturing<ListVersi
     E last = s.get(s.size() - 1);
     change(s.delete(s.size() - 1));
     return last;
-  }
-
-  @Override
-  public E poll() {
-    return pollFirst();
-  }
-
-  @Override
-  public E removeFirst() {
-    return ListChecks.nonEmpty(pollFirst());
-  }
-
-  @Override
-  public E removeLast() {
-    return ListChecks.nonEmpty(pollLast());
-  }
-
-  @Override
-  public E remove() {
-    return removeFirst();
-  }
-
-  @Override
-  public E pop() {
-    return removeFirst();
   }
 
   @Override
@@ -393,11 +331,6 @@ public class SMRList<E> implements List<E>, Deque<E>, VersionCapturing<ListVersi
   }
 
   @Override
-  public boolean remove(Object o) {
-    return removeFirstOccurrence(o);
-  }
-
-  @Override
   public boolean removeFirstOccurrence(Object o) {
     return o != null && removeOccurrence(o, false);
   }
@@ -410,18 +343,6 @@ public class SMRList<E> implements List<E>, Deque<E>, VersionCapturing<ListVersi
   @Override
   public boolean removeIf(Predicate<? super E> filter) {
     return ListRewrites.removeIf(this, Objects.requireNonNull(filter, "filter"));
-  }
-
-  @Override
-  public boolean removeAll(Collection<?> c) {
-    Objects.requireNonNull(c, "c");
-    return removeIf(c::contains);
-  }
-
-  @Override
-  public boolean retainAll(Collection<?> c) {
-    Objects.requireNonNull(c, "c");
-    return removeIf(e -> !c.contains(e));
   }
 
   @Override
