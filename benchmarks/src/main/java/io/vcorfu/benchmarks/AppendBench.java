@@ -2,10 +2,8 @@ package io.vcorfu.benchmarks;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.vcorfu.client.AppendOutcomeUnknownException;
-import io.vcorfu.client.AppendResult;
 import io.vcorfu.client.ClusterStreamLog;
 import io.vcorfu.client.layout.Failover;
-import io.vcorfu.protocol.StreamId;
 import io.vcorfu.protocol.netty.NettyTransport;
 import java.io.BufferedWriter;
 import java.io.IOException;
@@ -14,9 +12,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -190,8 +186,9 @@ final class AppendBench extends ClusterBench {
         if (progress == null) {
           ticker = ProgressTicker.start("append", windows::units);
         }
-        Callers load =
-            new Callers(windows, logs, runId, acks, acked, errors, stopped, firstError, firstStop);
+        AppendCallers load =
+            new AppendCallers(
+                this, windows, logs, runId, acks, acked, errors, stopped, firstError, firstStop);
         if (callers == CallerStyle.LOOP) {
           load.runAsLoop();
         } else {
@@ -272,7 +269,7 @@ final class AppendBench extends ClusterBench {
   }
 
   /** Latencies of the appends acknowledged since the last progress line (with --ack-log). */
-  private java.util.concurrent.ConcurrentLinkedQueue<Long> secondLatencies;
+  java.util.concurrent.ConcurrentLinkedQueue<Long> secondLatencies;
 
   /**
    * Prints {@code progress SECONDS acked N_THIS_SECOND total N errors N p99_ms X} once a second, so
@@ -327,199 +324,22 @@ final class AppendBench extends ClusterBench {
   }
 
   /**
-   * The {@code --threads} closed-loop callers: caller {@code t} appends to stream {@code t mod K},
-   * then {@code t + threads mod K}, ..., on client {@code t mod --conns}, one append in flight,
-   * until the load windows end.
-   */
-  private final class Callers {
-    private final LoadWindows windows;
-    private final List<ClusterStreamLog> logs;
-    private final String runId;
-    private final BufferedWriter acks;
-    private final AtomicLong acked;
-    private final AtomicLong errors;
-    private final AtomicLong stopped;
-    private final AtomicReference<Throwable> firstError;
-    private final AtomicReference<Throwable> firstStop;
-
-    Callers(
-        LoadWindows windows,
-        List<ClusterStreamLog> logs,
-        String runId,
-        BufferedWriter acks,
-        AtomicLong acked,
-        AtomicLong errors,
-        AtomicLong stopped,
-        AtomicReference<Throwable> firstError,
-        AtomicReference<Throwable> firstStop) {
-      this.windows = windows;
-      this.logs = logs;
-      this.runId = runId;
-      this.acks = acks;
-      this.acked = acked;
-      this.errors = errors;
-      this.stopped = stopped;
-      this.firstError = firstError;
-      this.firstStop = firstStop;
-    }
-
-    /** One thread per caller, each blocked on its append's acknowledgement. */
-    void runOnThreads() throws InterruptedException {
-      List<Thread> workers = new ArrayList<>();
-      for (int t = 0; t < threads; t++) {
-        Caller c = new Caller(t);
-        Thread w =
-            new Thread(
-                () -> {
-                  while (windows.running()) {
-                    CompletableFuture<AppendResult> f = c.send();
-                    AppendResult r = null;
-                    Throwable error = null;
-                    try {
-                      r = f.join();
-                    } catch (RuntimeException e) {
-                      error = e;
-                    }
-                    if (!c.record(r, error)) {
-                      return;
-                    }
-                  }
-                },
-                "append-" + t);
-        workers.add(w);
-        w.start();
-      }
-      for (Thread w : workers) {
-        w.join();
-      }
-    }
-
-    /**
-     * Each caller's next append is sent from the thread that completed its last one (a client I/O
-     * thread); the calling thread only waits for every caller to finish.
-     */
-    void runAsLoop() throws InterruptedException {
-      CountDownLatch done = new CountDownLatch(threads);
-      for (int t = 0; t < threads; t++) {
-        new Caller(t).next(done);
-      }
-      done.await();
-    }
-
-    /** One caller: its stream turn, its values and its slot in the load windows. */
-    private final class Caller {
-      private final int thread;
-      private final ClusterStreamLog log;
-      private final LoadWindows.Slot slot;
-      private long seq;
-      private String name;
-      private String value;
-      private long started;
-
-      Caller(int thread) {
-        this.thread = thread;
-        this.log = logs.get(thread % conns);
-        this.slot = windows.newSlot();
-      }
-
-      CompletableFuture<AppendResult> send() {
-        int k = (int) ((seq * threads + thread) % streams);
-        name = prefix + "-" + k;
-        value = value(runId, thread, seq++);
-        started = System.nanoTime();
-        return log.append(List.of(StreamId.of(name)), value.getBytes(StandardCharsets.US_ASCII));
-      }
-
-      /**
-       * Sends appends until the windows end or one is refused; one that completes at once is
-       * recorded here in a loop rather than from its own callback, so the stack does not grow.
-       */
-      void next(CountDownLatch done) {
-        while (windows.running()) {
-          CompletableFuture<AppendResult> f = send();
-          if (!f.isDone()) {
-            f.whenComplete(
-                (r, error) -> {
-                  if (record(r, error)) {
-                    next(done);
-                  } else {
-                    done.countDown();
-                  }
-                });
-            return;
-          }
-          AppendResult r = null;
-          Throwable error = null;
-          try {
-            r = f.join();
-          } catch (RuntimeException e) {
-            error = e;
-          }
-          if (!record(r, error)) {
-            done.countDown();
-            return;
-          }
-        }
-        done.countDown();
-      }
-
-      /**
-       * Records the outcome of the append just sent; false when the caller stops (an error no
-       * layout change cures).
-       */
-      boolean record(AppendResult r, Throwable error) {
-        if (error == null) {
-          long t1 = System.nanoTime();
-          windows.completed(slot, started, t1, 1);
-          acked.incrementAndGet();
-          if (secondLatencies != null) {
-            secondLatencies.add(t1 - started);
-          }
-          if (acks != null) {
-            writeAck(
-                acks,
-                name
-                    + " "
-                    + r.streamAddresses().get(StreamId.of(name))
-                    + " "
-                    + r.globalAddress()
-                    + " "
-                    + value);
-          }
-          return true;
-        }
-        Throwable cause = unwrap(error);
-        if (outlastsFailover(cause)) {
-          // The client retried through its failover timeout: one failed append, and the load
-          // goes on (the cluster may come back).
-          errors.incrementAndGet();
-          firstError.compareAndSet(null, cause);
-          return true;
-        }
-        stopped.incrementAndGet();
-        firstStop.compareAndSet(null, cause);
-        return false;
-      }
-    }
-  }
-
-  /**
    * True for a failure the client had already retried through its failover timeout (a node gone or
    * silent, a layout that did not settle, an append whose outcome stayed unknown): the cluster may
    * recover, so the load goes on. Anything else would fail every append alike.
    */
-  private static boolean outlastsFailover(Throwable cause) {
+  static boolean outlastsFailover(Throwable cause) {
     return Failover.retryable(cause, true) || cause instanceof AppendOutcomeUnknownException;
   }
 
-  private static Throwable unwrap(Throwable t) {
+  static Throwable unwrap(Throwable t) {
     while (t instanceof CompletionException && t.getCause() != null) {
       t = t.getCause();
     }
     return t;
   }
 
-  private String value(String runId, int thread, long seq) {
+  String value(String runId, int thread, long seq) {
     StringBuilder b = new StringBuilder(size);
     b.append(runId).append('-').append(thread).append('-').append(seq).append('-');
     while (b.length() < size) {
@@ -529,7 +349,7 @@ final class AppendBench extends ClusterBench {
     return b.toString();
   }
 
-  private static void writeAck(BufferedWriter acks, String line) {
+  static void writeAck(BufferedWriter acks, String line) {
     synchronized (acks) {
       try {
         acks.write(line);

@@ -1,0 +1,194 @@
+package io.vcorfu.benchmarks;
+
+import io.vcorfu.client.AppendResult;
+import io.vcorfu.client.ClusterStreamLog;
+import io.vcorfu.protocol.StreamId;
+import java.io.BufferedWriter;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * The closed-loop callers of {@code bench append} ({@link AppendBench}): caller {@code t} of {@code
+ * --threads} appends to stream {@code t mod K}, then {@code t + threads mod K}, ..., on client
+ * {@code t mod --conns}, one append in flight, until the load windows end; on one thread each
+ * ({@code --callers threads}) or from the completions of their appends ({@code --callers loop}).
+ */
+final class AppendCallers {
+  private final AppendBench bench;
+  private final LoadWindows windows;
+  private final List<ClusterStreamLog> logs;
+  private final String runId;
+  private final BufferedWriter acks;
+  private final AtomicLong acked;
+  private final AtomicLong errors;
+  private final AtomicLong stopped;
+  private final AtomicReference<Throwable> firstError;
+  private final AtomicReference<Throwable> firstStop;
+
+  AppendCallers(
+      AppendBench bench,
+      LoadWindows windows,
+      List<ClusterStreamLog> logs,
+      String runId,
+      BufferedWriter acks,
+      AtomicLong acked,
+      AtomicLong errors,
+      AtomicLong stopped,
+      AtomicReference<Throwable> firstError,
+      AtomicReference<Throwable> firstStop) {
+    this.bench = bench;
+    this.windows = windows;
+    this.logs = logs;
+    this.runId = runId;
+    this.acks = acks;
+    this.acked = acked;
+    this.errors = errors;
+    this.stopped = stopped;
+    this.firstError = firstError;
+    this.firstStop = firstStop;
+  }
+
+  /** One thread per caller, each blocked on its append's acknowledgement. */
+  void runOnThreads() throws InterruptedException {
+    List<Thread> workers = new ArrayList<>();
+    for (int t = 0; t < bench.threads; t++) {
+      Caller c = new Caller(t);
+      Thread w =
+          new Thread(
+              () -> {
+                while (windows.running()) {
+                  CompletableFuture<AppendResult> f = c.send();
+                  AppendResult r = null;
+                  Throwable error = null;
+                  try {
+                    r = f.join();
+                  } catch (RuntimeException e) {
+                    error = e;
+                  }
+                  if (!c.record(r, error)) {
+                    return;
+                  }
+                }
+              },
+              "append-" + t);
+      workers.add(w);
+      w.start();
+    }
+    for (Thread w : workers) {
+      w.join();
+    }
+  }
+
+  /**
+   * Each caller's next append is sent from the thread that completed its last one (a client I/O
+   * thread); the calling thread only waits for every caller to finish.
+   */
+  void runAsLoop() throws InterruptedException {
+    CountDownLatch done = new CountDownLatch(bench.threads);
+    for (int t = 0; t < bench.threads; t++) {
+      new Caller(t).next(done);
+    }
+    done.await();
+  }
+
+  /** One caller: its stream turn, its values and its slot in the load windows. */
+  private final class Caller {
+    private final int thread;
+    private final ClusterStreamLog log;
+    private final LoadWindows.Slot slot;
+    private long seq;
+    private String name;
+    private String value;
+    private long started;
+
+    Caller(int thread) {
+      this.thread = thread;
+      this.log = logs.get(thread % bench.conns);
+      this.slot = windows.newSlot();
+    }
+
+    CompletableFuture<AppendResult> send() {
+      int k = (int) ((seq * bench.threads + thread) % bench.streams);
+      name = bench.prefix + "-" + k;
+      value = bench.value(runId, thread, seq++);
+      started = System.nanoTime();
+      return log.append(List.of(StreamId.of(name)), value.getBytes(StandardCharsets.US_ASCII));
+    }
+
+    /**
+     * Sends appends until the windows end or one is refused; one that completes at once is recorded
+     * here in a loop rather than from its own callback, so the stack does not grow.
+     */
+    void next(CountDownLatch done) {
+      while (windows.running()) {
+        CompletableFuture<AppendResult> f = send();
+        if (!f.isDone()) {
+          f.whenComplete(
+              (r, error) -> {
+                if (record(r, error)) {
+                  next(done);
+                } else {
+                  done.countDown();
+                }
+              });
+          return;
+        }
+        AppendResult r = null;
+        Throwable error = null;
+        try {
+          r = f.join();
+        } catch (RuntimeException e) {
+          error = e;
+        }
+        if (!record(r, error)) {
+          done.countDown();
+          return;
+        }
+      }
+      done.countDown();
+    }
+
+    /**
+     * Records the outcome of the append just sent; false when the caller stops (an error no layout
+     * change cures).
+     */
+    boolean record(AppendResult r, Throwable error) {
+      if (error == null) {
+        long t1 = System.nanoTime();
+        windows.completed(slot, started, t1, 1);
+        acked.incrementAndGet();
+        if (bench.secondLatencies != null) {
+          bench.secondLatencies.add(t1 - started);
+        }
+        if (acks != null) {
+          AppendBench.writeAck(
+              acks,
+              name
+                  + " "
+                  + r.streamAddresses().get(StreamId.of(name))
+                  + " "
+                  + r.globalAddress()
+                  + " "
+                  + value);
+        }
+        return true;
+      }
+      Throwable cause = AppendBench.unwrap(error);
+      if (AppendBench.outlastsFailover(cause)) {
+        // The client retried through its failover timeout: one failed append, and the load
+        // goes on (the cluster may come back).
+        errors.incrementAndGet();
+        firstError.compareAndSet(null, cause);
+        return true;
+      }
+      stopped.incrementAndGet();
+      firstStop.compareAndSet(null, cause);
+      return false;
+    }
+  }
+}
