@@ -62,15 +62,7 @@ final class AppendCallers {
           new Thread(
               () -> {
                 while (windows.running()) {
-                  CompletableFuture<AppendResult> f = c.send();
-                  AppendResult r = null;
-                  Throwable error = null;
-                  try {
-                    r = f.join();
-                  } catch (RuntimeException e) {
-                    error = e;
-                  }
-                  if (!c.record(r, error)) {
+                  if (!c.recordJoined(c.send())) {
                     return;
                   }
                 }
@@ -138,19 +130,24 @@ final class AppendCallers {
               });
           return;
         }
-        AppendResult r = null;
-        Throwable error = null;
-        try {
-          r = f.join();
-        } catch (RuntimeException e) {
-          error = e;
-        }
-        if (!record(r, error)) {
+        if (!recordJoined(f)) {
           done.countDown();
           return;
         }
       }
       done.countDown();
+    }
+
+    /** {@link #record}s the outcome of {@code f}, waiting for it if it is not done. */
+    boolean recordJoined(CompletableFuture<AppendResult> f) {
+      AppendResult r = null;
+      Throwable error = null;
+      try {
+        r = f.join();
+      } catch (RuntimeException e) {
+        error = e;
+      }
+      return record(r, error);
     }
 
     /**

@@ -3,7 +3,6 @@ package io.vcorfu.benchmarks;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -16,7 +15,6 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -50,8 +48,8 @@ class ImportCircleTest {
 
   @Test
   void noMainSourceFilesImportEachOtherInACircle() throws IOException {
-    Path root = Path.of("").toAbsolutePath().getParent();
-    Map<String, String> sources = mainSources(root);
+    Path root = MainSources.root();
+    Map<String, String> sources = MainSources.read(root);
     assertThat(sources).as("main sources found").containsKey(RUNTIME + "VCorfuRuntime.java");
     Map<String, Map<String, Set<String>>> graph = graph(sources);
     assertThat(graph.get(RUNTIME + "VCorfuRuntime.java"))
@@ -148,25 +146,6 @@ class ImportCircleTest {
             "m/io/vcorfu/a/Same.java");
     assertThat(from.get("m/io/vcorfu/b/C.java")).containsExactly("io.vcorfu.b.C.helper");
     assertThat(graph(sources).get("m/io/vcorfu/a/A.java")).isEmpty();
-  }
-
-  /** The text of every main source file of every module, by path from the repository root. */
-  private static Map<String, String> mainSources(Path root) throws IOException {
-    Map<String, String> sources = new TreeMap<>();
-    try (Stream<Path> modules = Files.list(root)) {
-      for (Path module : modules.filter(m -> Files.exists(m.resolve("pom.xml"))).toList()) {
-        Path main = module.resolve("src/main/java");
-        if (!Files.isDirectory(main)) {
-          continue;
-        }
-        try (Stream<Path> files = Files.walk(main)) {
-          for (Path f : files.filter(p -> p.toString().endsWith(".java")).toList()) {
-            sources.put(root.relativize(f).toString().replace('\\', '/'), Files.readString(f));
-          }
-        }
-      }
-    }
-    return sources;
   }
 
   private static final Pattern PACKAGE = Pattern.compile("\\bpackage\\s+([\\w.]+)\\s*;");

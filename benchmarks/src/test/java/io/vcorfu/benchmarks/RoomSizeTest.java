@@ -3,13 +3,10 @@ package io.vcorfu.benchmarks;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -26,23 +23,9 @@ class RoomSizeTest {
 
   @Test
   void noMainSourceFileIsOverTheLimitOrGrowsPastItsCeiling() throws IOException {
-    Path root = Path.of("").toAbsolutePath().getParent();
     Map<String, Long> sizes = new TreeMap<>();
-    try (Stream<Path> modules = Files.list(root)) {
-      for (Path module : modules.filter(m -> Files.exists(m.resolve("pom.xml"))).toList()) {
-        Path main = module.resolve("src/main/java");
-        if (!Files.isDirectory(main)) {
-          continue;
-        }
-        try (Stream<Path> files = Files.walk(main)) {
-          for (Path f : files.filter(p -> p.toString().endsWith(".java")).toList()) {
-            try (Stream<String> lines = Files.lines(f)) {
-              sizes.put(root.relativize(f).toString().replace('\\', '/'), lines.count());
-            }
-          }
-        }
-      }
-    }
+    MainSources.read(MainSources.root())
+        .forEach((file, text) -> sizes.put(file, text.lines().count()));
     assertThat(sizes)
         .as("main sources found")
         .containsKey("server/src/main/java/io/vcorfu/server/Node.java");

@@ -169,6 +169,31 @@ final class ClusterCommands {
                           + "); nothing was changed: name its nodes, or choose another --cluster");
               return 1;
             }
+            // Asked for something the cluster does not have: say so rather than leave the caller
+            // believing it was applied.
+            List<String> differs = new ArrayList<>();
+            if (replication != null && replication != existing.replication()) {
+              differs.add("replication " + existing.replication());
+            }
+            if (retention.given()) {
+              io.vcorfu.client.ClusterRetention now =
+                  io.vcorfu.server.cluster.RetentionZnode.read(store.client(), cluster);
+              if (!retention.over(now).equals(now)) {
+                differs.add(now.isSet() ? now.describe() : "no retention set");
+              }
+            }
+            if (!differs.isEmpty()) {
+              spec.commandLine()
+                  .getErr()
+                  .println(
+                      "vcorfu: cluster "
+                          + cluster
+                          + " exists already with these nodes but keeps "
+                          + String.join(", ", differs)
+                          + "; nothing was changed (change the history it keeps with `vcorfu"
+                          + " cluster retention`)");
+              return 1;
+            }
             // The same cluster initialised again (a restarted deployment script, a second
             // `docker compose up`): nothing to write; answer as for the first init once its
             // sequencer serves.

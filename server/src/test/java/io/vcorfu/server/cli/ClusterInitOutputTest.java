@@ -23,19 +23,26 @@ import org.junit.jupiter.api.io.TempDir;
 class ClusterInitOutputTest {
   @TempDir Path tmp;
 
+  /** {@code cluster init} of cluster c1 with {@code nodes} and {@code more} arguments. */
+  private static CliRun init(TestingServer zk, String nodes, String... more) {
+    java.util.List<String> args =
+        new java.util.ArrayList<>(
+            java.util.List.of(
+                "cluster",
+                "init",
+                "--zookeeper",
+                zk.getConnectString(),
+                "--cluster",
+                "c1",
+                "--nodes",
+                nodes));
+    args.addAll(java.util.List.of(more));
+    return CliRun.of(args.toArray(String[]::new));
+  }
+
   /** {@code cluster init --output json} of cluster c1 with {@code node} alone. */
   private static CliRun initJson(TestingServer zk, Node node) {
-    return CliRun.of(
-        "cluster",
-        "init",
-        "--zookeeper",
-        zk.getConnectString(),
-        "--cluster",
-        "c1",
-        "--nodes",
-        node.endpoint().toString(),
-        "--output",
-        "json");
+    return init(zk, node.endpoint().toString(), "--output", "json");
   }
 
   /**
@@ -111,31 +118,13 @@ class ClusterInitOutputTest {
       assertThat(same.get("sequencerServing").asBoolean()).isTrue();
 
       // With a node the cluster never had: refused, nothing written.
-      CliRun other =
-          CliRun.of(
-              "cluster",
-              "init",
-              "--zookeeper",
-              zk.getConnectString(),
-              "--cluster",
-              "c1",
-              "--nodes",
-              node.endpoint() + ",127.0.0.1:9");
+      CliRun other = init(zk, node.endpoint() + ",127.0.0.1:9");
       assertThat(other.code()).isEqualTo(1);
       assertThat(other.err())
           .startsWith("vcorfu: cluster c1 exists already with other nodes")
           .contains("never 127.0.0.1:9")
           .contains("nothing was changed");
-      CliRun text =
-          CliRun.of(
-              "cluster",
-              "init",
-              "--zookeeper",
-              zk.getConnectString(),
-              "--cluster",
-              "c1",
-              "--nodes",
-              node.endpoint().toString());
+      CliRun text = init(zk, node.endpoint().toString());
       assertThat(text.code()).as(text.err()).isZero();
       assertThat(text.out().lines()).hasSize(2).endsWith("sequencer serving");
       assertThat(text.out().lines().findFirst().orElseThrow())

@@ -99,8 +99,12 @@ class RetentionCommandTest {
             .isEqualTo("cluster c1: retain-versions 500, retain-time 604800000 ms");
         awaitAnnounced(log, new ClusterRetention(500, Duration.ofDays(7)));
 
+        // Initialised again with its node but another retention: refused, naming what it keeps.
         CliRun again = init(zk, node, "1");
         assertThat(again.code()).isEqualTo(1);
+        assertThat(again.err())
+            .startsWith("vcorfu: cluster c1 exists already with these nodes but keeps ")
+            .contains("nothing was changed");
         CliRun show = retention(zk);
         assertThat(show.out().strip())
             .as("a refused init changes nothing")
