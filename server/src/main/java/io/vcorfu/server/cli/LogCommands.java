@@ -22,15 +22,16 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
-/** {@code vcorfu log ...}: append to, read, tail and trim streams and the global log. */
+/** {@code vcorfu log ...}: append to, read, tail, follow and trim streams and the global log. */
 @Command(
     name = "log",
     mixinStandardHelpOptions = true,
-    description = "Append to, read, tail and trim streams and the global log.",
+    description = "Append to, read, tail, follow and trim streams and the global log.",
     subcommands = {
       LogCommands.Append.class,
       LogCommands.Read.class,
       LogCommands.Tail.class,
+      LogFollow.class,
       LogCommands.Trim.class
     })
 final class LogCommands {
@@ -227,16 +228,24 @@ final class LogCommands {
     }
 
     private void print(PrintWriter out, StreamEntry e) {
-      if (output.json()) {
-        ObjectNode n = Output.JSON.createObjectNode();
-        n.put("address", e.streamAddress());
-        n.put("global", e.globalAddress());
-        Output.putValue(n, e.payload());
-        out.println(Output.line(n));
-        return;
-      }
-      out.println(e.streamAddress() + " " + e.globalAddress() + " " + Output.escape(e.payload()));
+      printEntry(out, output.json(), e);
     }
+  }
+
+  /**
+   * A stream entry as {@code log read} and {@code log follow} print it: {@code STREAM_ADDRESS
+   * GLOBAL_ADDRESS VALUE} (the value escaped), or one JSON object.
+   */
+  static void printEntry(PrintWriter out, boolean json, StreamEntry e) {
+    if (json) {
+      ObjectNode n = Output.JSON.createObjectNode();
+      n.put("address", e.streamAddress());
+      n.put("global", e.globalAddress());
+      Output.putValue(n, e.payload());
+      out.println(Output.line(n));
+      return;
+    }
+    out.println(e.streamAddress() + " " + e.globalAddress() + " " + Output.escape(e.payload()));
   }
 
   @Command(
