@@ -18,7 +18,9 @@ import java.util.concurrent.CompletableFuture;
  * {@link ChainWriter} per layout epoch, so the commits of every append ride on the next write to
  * each node whoever sent the append, over a client that reaches this node's own replicas in process
  * (through its request handler, epoch check and fence included) and the other nodes over one
- * pipelined connection each.
+ * pipelined connection each. The writes to one node that wait behind its busy messages (at most two
+ * in flight per node) go out together, one message carrying many appends' copies, each handled
+ * there as if sent alone ({@code ChainWriteRequest.batch}).
  *
  * <p>The drive is the one a client's writer runs: every copy at once, uncommitted; committed once
  * every copy holds the entry; a decision when a copy is found taken, trimmed or sealed.
@@ -55,7 +57,8 @@ final class AppendDrivers {
             new Driver(
                 layout.epoch(),
                 new ChainWriter(
-                    new ReplicaClient(new EpochRpc(rpc, LayoutCache.of(rpc, layout), DRIVER_ID))));
+                    new ReplicaClient(
+                        new EpochRpc(rpc, LayoutCache.of(rpc, layout), DRIVER_ID), true)));
         current = d;
       }
       return d.writer();

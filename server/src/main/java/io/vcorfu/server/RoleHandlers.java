@@ -5,10 +5,13 @@ import io.vcorfu.layout.Layout;
 import io.vcorfu.logunit.LogReplica;
 import io.vcorfu.logunit.ReplicaStore;
 import io.vcorfu.logunit.StreamReplica;
+import io.vcorfu.protocol.Errors;
 import io.vcorfu.protocol.NotServingException;
 import io.vcorfu.protocol.RpcHandler;
 import io.vcorfu.protocol.StreamId;
 import io.vcorfu.protocol.WrongEpochException;
+import io.vcorfu.protocol.internal.HandlerCalls;
+import io.vcorfu.protocol.proto.ChainWriteRequest;
 import io.vcorfu.protocol.proto.ChainWriteResponse;
 import io.vcorfu.protocol.proto.ReadLeaseResponse;
 import io.vcorfu.protocol.proto.Request;
@@ -18,7 +21,9 @@ import io.vcorfu.protocol.proto.Token;
 import io.vcorfu.protocol.proto.TokenResponse;
 import io.vcorfu.sequencer.ReadLeases;
 import io.vcorfu.sequencer.SequencerService;
+import java.util.ArrayList;
 import java.util.EnumMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
@@ -170,29 +175,37 @@ final class RoleHandlers {
                 .thenApply(x -> Response.newBuilder().setLogTrim(x).build()));
 
     // Consecutive chain visits on this node: only valid when it hosts every role the steps name.
+    // A batch is handled write by write, each answered on its own (its failure in its response).
     t.put(
         PayloadCase.CHAIN_WRITE,
         r -> {
-          // Commits riding on the write go first, and not through the fence: committing a copy
-          // of an entry every copy holds is right at any epoch.
-          role(store, "replica store").commitRiding(r.getChainWrite());
-          if (ReplicaStore.commitsOnly(r.getChainWrite())) {
-            return CompletableFuture.completedFuture(
-                Response.newBuilder()
-                    .setChainWrite(ChainWriteResponse.getDefaultInstance())
-                    .build());
+          ChainWriteRequest cw = r.getChainWrite();
+          if (cw.getBatchCount() == 0) {
+            return chainWrite(store, log, stream, fence, cw)
+                .thenApply(x -> Response.newBuilder().setChainWrite(x).build());
           }
-          if (r.getChainWrite().getStepsList().stream().anyMatch(s -> s.getLog())) {
-            role(log, "log replica");
+          List<CompletableFuture<ChainWriteResponse>> answers = new ArrayList<>(cw.getBatchCount());
+          for (ChainWriteRequest one : cw.getBatchList()) {
+            CompletableFuture<ChainWriteResponse> a;
+            try {
+              a = chainWrite(store, log, stream, fence, one);
+            } catch (RuntimeException e) {
+              a = CompletableFuture.failedFuture(e);
+            }
+            answers.add(
+                a.exceptionally(
+                    e ->
+                        ChainWriteResponse.newBuilder()
+                            .setError(Errors.toMsg(HandlerCalls.unwrap(e)))
+                            .build()));
           }
-          if (r.getChainWrite().getStepsList().stream().anyMatch(s -> !s.getLog())) {
-            role(stream, "stream replica");
-          }
-          return fence
-              .admit(
-                  r.getChainWrite().getEntry().getEpoch(),
-                  () -> role(store, "replica store").chainWrite(r.getChainWrite()))
-              .thenApply(x -> Response.newBuilder().setChainWrite(x).build());
+          return CompletableFuture.allOf(answers.toArray(CompletableFuture[]::new))
+              .thenApply(
+                  x -> {
+                    ChainWriteResponse.Builder b = ChainWriteResponse.newBuilder();
+                    answers.forEach(f -> b.addBatch(f.join()));
+                    return Response.newBuilder().setChainWrite(b).build();
+                  });
         });
 
     t.put(
@@ -286,5 +299,28 @@ final class RoleHandlers {
       throw new NotServingException(name);
     }
     return role;
+  }
+
+  /**
+   * One chain write: the commits riding on it first (not through the fence: committing a copy of an
+   * entry every copy holds is right at any epoch), then its steps, admitted at the entry's epoch.
+   */
+  private static CompletableFuture<ChainWriteResponse> chainWrite(
+      ReplicaStore store,
+      LogReplica log,
+      StreamReplica stream,
+      EpochFence fence,
+      ChainWriteRequest cw) {
+    role(store, "replica store").commitRiding(cw);
+    if (ReplicaStore.commitsOnly(cw)) {
+      return CompletableFuture.completedFuture(ChainWriteResponse.getDefaultInstance());
+    }
+    if (cw.getStepsList().stream().anyMatch(s -> s.getLog())) {
+      role(log, "log replica");
+    }
+    if (cw.getStepsList().stream().anyMatch(s -> !s.getLog())) {
+      role(stream, "stream replica");
+    }
+    return fence.admit(cw.getEntry().getEpoch(), () -> role(store, "replica store").chainWrite(cw));
   }
 }

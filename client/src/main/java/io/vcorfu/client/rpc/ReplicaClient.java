@@ -63,9 +63,37 @@ public final class ReplicaClient {
 
   private final TokenBatcher tokens;
 
+  /**
+   * The most chain-write messages one client keeps in flight to one node; writes that arrive
+   * meanwhile go out together in the next (see {@link Coalescer}).
+   */
+  static final int CHAIN_WRITE_MESSAGES_IN_FLIGHT = 2;
+
+  /** The most chain writes one message carries. */
+  static final int CHAIN_WRITE_BATCH = 128;
+
+  /**
+   * Per node, the coalescer of this client's chain writes to it; null when each chain write is a
+   * message of its own (the default) and in a pinned client.
+   */
+  private final java.util.Map<Endpoint, Coalescer<ChainWriteRequest, ChainWriteResponse>>
+      chainWrites;
+
+  /** A client whose every chain write is a message of its own. */
   public ReplicaClient(EpochRpc rpc) {
+    this(rpc, false);
+  }
+
+  /**
+   * A client that, with {@code coalesceChainWrites}, sends the chain writes that wait behind its
+   * busy messages to a node together ({@code ChainWriteRequest.batch}, see {@link Coalescer}): for
+   * a writer with many appends in flight at once, such as a sequencer node driving every client's
+   * appends.
+   */
+  public ReplicaClient(EpochRpc rpc, boolean coalesceChainWrites) {
     this.rpc = rpc;
     this.pinned = null;
+    this.chainWrites = coalesceChainWrites ? new java.util.concurrent.ConcurrentHashMap<>() : null;
     this.tokens =
         new TokenBatcher(
             r ->
@@ -77,6 +105,7 @@ public final class ReplicaClient {
   private ReplicaClient(ReplicaClient of, Layout pinned) {
     this.rpc = of.rpc;
     this.pinned = pinned;
+    this.chainWrites = null;
     this.tokens = of.tokens;
   }
 
@@ -367,7 +396,37 @@ public final class ReplicaClient {
     if (entry != null) {
       b.setEntry(entry);
     }
-    return call(node, Request.newBuilder().setChainWrite(b)).thenApply(r -> r.getChainWrite());
+    if (chainWrites == null) {
+      // Each its own message (a pinned client's are a decision's steps, stamped with its layout).
+      return call(node, Request.newBuilder().setChainWrite(b)).thenApply(r -> r.getChainWrite());
+    }
+    return chainWrites.computeIfAbsent(node, this::chainWriteCoalescer).submit(b.build());
+  }
+
+  /**
+   * Coalesces concurrent chain writes to {@code node} ({@code ChainWriteRequest.batch}): each write
+   * is handled there as if sent alone and answered in its own part of the response, and a write's
+   * own failure comes back in its part as a step error, as for a write sent alone.
+   */
+  private Coalescer<ChainWriteRequest, ChainWriteResponse> chainWriteCoalescer(Endpoint node) {
+    return new Coalescer<>(
+        request ->
+            call(node, Request.newBuilder().setChainWrite(request))
+                .thenApply(r -> r.getChainWrite()),
+        requests -> ChainWriteRequest.newBuilder().addAllBatch(requests).build(),
+        (response, count) -> {
+          if (response.getBatchCount() != count) {
+            throw new IllegalStateException(
+                node
+                    + " answered "
+                    + response.getBatchCount()
+                    + " chain writes of a batch of "
+                    + count);
+          }
+          return response.getBatchList();
+        },
+        CHAIN_WRITE_MESSAGES_IN_FLIGHT,
+        CHAIN_WRITE_BATCH);
   }
 
   public CompletableFuture<Void> streamCommit(Endpoint replica, List<StreamSlot> slots) {

@@ -1,0 +1,162 @@
+package io.vcorfu.client.rpc;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.BiFunction;
+import java.util.function.Function;
+
+/**
+ * Coalesces concurrent requests of one kind to one party on the wire. At most {@code maxInFlight}
+ * messages are in flight at a time; a caller that finds fewer sends its request at once, unchanged.
+ * Callers that arrive while that many are in flight are queued, and when one completes the queue
+ * goes out as ONE message ({@code combine} of at most {@code maxBatch} requests), which the
+ * receiver handles request by request, in order, as if each had been sent alone, answering each in
+ * its own part of the response ({@code split}). Every caller gets the answer to its own request:
+ * coalescing changes how many messages carry the requests, not what any request does.
+ *
+ * <p><b>Failures.</b> A failed message fails every caller it carried with the message's cause
+ * (unwrapped from completion wrappers), as a failure of each caller's own message would; a response
+ * whose parts do not match its requests fails them all. The queue behind it is still sent.
+ *
+ * <p>Thread-safe. Completions run on whatever thread completes the message's future (the network
+ * I/O thread); nothing here blocks. One monitor guards the in-flight count and the queue, held only
+ * to test or change them. Callers are answered before the queue is sent, so a caller that asks
+ * again from its completion joins the next message.
+ *
+ * @param <Q> a request
+ * @param <A> its answer
+ */
+final class Coalescer<Q, A> {
+  /** One caller: its request and its answer. */
+  private record Waiter<Q, A>(Q request, CompletableFuture<A> answer) {}
+
+  private final Function<Q, CompletableFuture<A>> send;
+  private final Function<List<Q>, Q> combine;
+  private final BiFunction<A, Integer, List<A>> split;
+  private final int maxInFlight;
+  private final int maxBatch;
+  private final Object monitor = new Object();
+  // Guarded by monitor:
+  private int inFlight;
+  private final ArrayDeque<Waiter<Q, A>> queued = new ArrayDeque<>();
+  private long messages;
+  private long requests;
+
+  /**
+   * @param send sends one message and returns its answer
+   * @param combine the one request that carries several (two or more), in order
+   * @param split the parts of a combined request's answer, given how many it carried; fails when
+   *     they do not match
+   * @param maxInFlight the most messages in flight at a time (at least 1)
+   * @param maxBatch the most requests one message carries (at least 2)
+   */
+  Coalescer(
+      Function<Q, CompletableFuture<A>> send,
+      Function<List<Q>, Q> combine,
+      BiFunction<A, Integer, List<A>> split,
+      int maxInFlight,
+      int maxBatch) {
+    if (maxInFlight < 1 || maxBatch < 2) {
+      throw new IllegalArgumentException(
+          "maxInFlight must be at least 1 and maxBatch at least 2, not "
+              + maxInFlight
+              + " and "
+              + maxBatch);
+    }
+    this.send = send;
+    this.combine = combine;
+    this.split = split;
+    this.maxInFlight = maxInFlight;
+    this.maxBatch = maxBatch;
+  }
+
+  /** The answer to {@code request}, sent alone or with other callers' requests. */
+  CompletableFuture<A> submit(Q request) {
+    Waiter<Q, A> w = new Waiter<>(request, new CompletableFuture<>());
+    boolean now;
+    synchronized (monitor) {
+      now = inFlight < maxInFlight;
+      if (now) {
+        inFlight++;
+      } else {
+        queued.add(w);
+      }
+    }
+    if (now) {
+      dispatch(List.of(w));
+    }
+    return w.answer();
+  }
+
+  /** Messages sent so far, and the requests they carried. */
+  long[] sentMessagesAndRequests() {
+    synchronized (monitor) {
+      return new long[] {messages, requests};
+    }
+  }
+
+  private void dispatch(List<Waiter<Q, A>> batch) {
+    synchronized (monitor) {
+      messages++;
+      requests += batch.size();
+    }
+    CompletableFuture<A> call;
+    try {
+      if (batch.size() == 1) {
+        call = send.apply(batch.get(0).request());
+      } else {
+        List<Q> all = new ArrayList<>(batch.size());
+        batch.forEach(w -> all.add(w.request()));
+        call = send.apply(combine.apply(all));
+      }
+    } catch (RuntimeException e) {
+      call = CompletableFuture.failedFuture(e);
+    }
+    call.whenComplete(
+        (response, error) -> {
+          answer(batch, response, error);
+          next();
+        });
+  }
+
+  private void answer(List<Waiter<Q, A>> batch, A response, Throwable error) {
+    List<A> parts = null;
+    if (error == null && batch.size() > 1) {
+      try {
+        parts = split.apply(response, batch.size());
+      } catch (RuntimeException e) {
+        error = e;
+      }
+    }
+    if (error != null) {
+      Throwable cause = Calls.unwrap(error);
+      batch.forEach(w -> w.answer().completeExceptionally(cause));
+      return;
+    }
+    if (batch.size() == 1) {
+      batch.get(0).answer().complete(response);
+      return;
+    }
+    for (int i = 0; i < batch.size(); i++) {
+      batch.get(i).answer().complete(parts.get(i));
+    }
+  }
+
+  /** Sends the queue as the next message, or frees the message's place if nothing waits. */
+  private void next() {
+    List<Waiter<Q, A>> batch;
+    synchronized (monitor) {
+      if (queued.isEmpty()) {
+        inFlight--;
+        return;
+      }
+      batch = new ArrayList<>(Math.min(queued.size(), maxBatch));
+      while (!queued.isEmpty() && batch.size() < maxBatch) {
+        batch.add(queued.poll());
+      }
+    }
+    dispatch(batch);
+  }
+}
