@@ -1,5 +1,6 @@
 package io.vcorfu.server;
 
+import io.vcorfu.client.rpc.Calls;
 import io.vcorfu.layout.EpochFence;
 import io.vcorfu.layout.Layout;
 import io.vcorfu.logunit.LogReplica;
@@ -10,7 +11,6 @@ import io.vcorfu.protocol.NotServingException;
 import io.vcorfu.protocol.RpcHandler;
 import io.vcorfu.protocol.StreamId;
 import io.vcorfu.protocol.WrongEpochException;
-import io.vcorfu.protocol.internal.HandlerCalls;
 import io.vcorfu.protocol.proto.ChainWriteRequest;
 import io.vcorfu.protocol.proto.ChainWriteResponse;
 import io.vcorfu.protocol.proto.ReadLeaseResponse;
@@ -196,7 +196,7 @@ final class RoleHandlers {
                 a.exceptionally(
                     e ->
                         ChainWriteResponse.newBuilder()
-                            .setError(Errors.toMsg(HandlerCalls.unwrap(e)))
+                            .setError(Errors.toMsg(Calls.unwrap(e)))
                             .build()));
           }
           return CompletableFuture.allOf(answers.toArray(CompletableFuture[]::new))

@@ -1,5 +1,8 @@
 package io.vcorfu.client.rpc;
 
+import io.vcorfu.protocol.Endpoint;
+import io.vcorfu.protocol.proto.ChainWriteRequest;
+import io.vcorfu.protocol.proto.ChainWriteResponse;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
@@ -70,6 +73,34 @@ final class Coalescer<Q, A> {
     this.split = split;
     this.maxInFlight = maxInFlight;
     this.maxBatch = maxBatch;
+  }
+
+  /**
+   * Coalesces concurrent chain writes to {@code node} ({@code ChainWriteRequest.batch}): each write
+   * is handled there as if sent alone and answered in its own part of the response, and a write's
+   * own failure comes back in its part as a step error, as for a write sent alone.
+   */
+  static Coalescer<ChainWriteRequest, ChainWriteResponse> chainWrites(
+      Endpoint node,
+      Function<ChainWriteRequest, CompletableFuture<ChainWriteResponse>> send,
+      int maxInFlight,
+      int maxBatch) {
+    return new Coalescer<>(
+        send,
+        requests -> ChainWriteRequest.newBuilder().addAllBatch(requests).build(),
+        (response, count) -> {
+          if (response.getBatchCount() != count) {
+            throw new IllegalStateException(
+                node
+                    + " answered "
+                    + response.getBatchCount()
+                    + " chain writes of a batch of "
+                    + count);
+          }
+          return response.getBatchList();
+        },
+        maxInFlight,
+        maxBatch);
   }
 
   /** The answer to {@code request}, sent alone or with other callers' requests. */

@@ -400,33 +400,18 @@ public final class ReplicaClient {
       // Each its own message (a pinned client's are a decision's steps, stamped with its layout).
       return call(node, Request.newBuilder().setChainWrite(b)).thenApply(r -> r.getChainWrite());
     }
-    return chainWrites.computeIfAbsent(node, this::chainWriteCoalescer).submit(b.build());
-  }
-
-  /**
-   * Coalesces concurrent chain writes to {@code node} ({@code ChainWriteRequest.batch}): each write
-   * is handled there as if sent alone and answered in its own part of the response, and a write's
-   * own failure comes back in its part as a step error, as for a write sent alone.
-   */
-  private Coalescer<ChainWriteRequest, ChainWriteResponse> chainWriteCoalescer(Endpoint node) {
-    return new Coalescer<>(
-        request ->
-            call(node, Request.newBuilder().setChainWrite(request))
-                .thenApply(r -> r.getChainWrite()),
-        requests -> ChainWriteRequest.newBuilder().addAllBatch(requests).build(),
-        (response, count) -> {
-          if (response.getBatchCount() != count) {
-            throw new IllegalStateException(
-                node
-                    + " answered "
-                    + response.getBatchCount()
-                    + " chain writes of a batch of "
-                    + count);
-          }
-          return response.getBatchList();
-        },
-        CHAIN_WRITE_MESSAGES_IN_FLIGHT,
-        CHAIN_WRITE_BATCH);
+    return chainWrites
+        .computeIfAbsent(
+            node,
+            n ->
+                Coalescer.chainWrites(
+                    n,
+                    request ->
+                        call(n, Request.newBuilder().setChainWrite(request))
+                            .thenApply(r -> r.getChainWrite()),
+                    CHAIN_WRITE_MESSAGES_IN_FLIGHT,
+                    CHAIN_WRITE_BATCH))
+        .submit(b.build());
   }
 
   public CompletableFuture<Void> streamCommit(Endpoint replica, List<StreamSlot> slots) {
