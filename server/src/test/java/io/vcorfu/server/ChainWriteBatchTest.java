@@ -7,7 +7,6 @@ import io.vcorfu.client.ClusterStreamLog;
 import io.vcorfu.client.chain.ChainWriter;
 import io.vcorfu.protocol.Endpoint;
 import io.vcorfu.protocol.StreamId;
-import io.vcorfu.protocol.inmemory.InJvmTransport;
 import io.vcorfu.protocol.proto.ChainStep;
 import io.vcorfu.protocol.proto.ChainWriteRequest;
 import io.vcorfu.protocol.proto.ChainWriteResponse;
@@ -43,15 +42,7 @@ class ChainWriteBatchTest {
   @Test
   void eachWriteOfABatchIsAnsweredOnItsOwnAndAFailedOneHarmsNoOther(@TempDir Path tmp)
       throws Exception {
-    String json =
-        InProcessCluster.fiveNodeLayout(
-            InProcessCluster.SEQUENCER,
-            InProcessCluster.LOG_A,
-            InProcessCluster.LOG_B,
-            InProcessCluster.STREAM_A,
-            InProcessCluster.STREAM_B);
-    try (InProcessCluster c =
-        InProcessCluster.start(new InJvmTransport(), tmp, json, tmp.resolve("data"))) {
+    try (InProcessCluster c = InProcessCluster.fiveNodes(tmp, tmp.resolve("data"))) {
       ClusterStreamLog log = c.client();
       TokenResponse t = log.ops().token(List.of(StreamId.of("batched")), null, 3).join();
       long first = t.getTokens(0).getGlobalAddress();

@@ -49,11 +49,19 @@ public final class InProcessCluster implements AutoCloseable {
 
   /** Five in-memory nodes on an in-JVM transport. */
   public static InProcessCluster fiveNodes(Path tmp) {
+    return fiveNodes(tmp, null);
+  }
+
+  /**
+   * Five nodes on an in-JVM transport, durable under {@code dataRoot} when it is not null (each in
+   * a directory named after its endpoint).
+   */
+  public static InProcessCluster fiveNodes(Path tmp, Path dataRoot) {
     return start(
         new InJvmTransport(),
         tmp,
         fiveNodeLayout(SEQUENCER, LOG_A, LOG_B, STREAM_A, STREAM_B),
-        null);
+        dataRoot);
   }
 
   /**

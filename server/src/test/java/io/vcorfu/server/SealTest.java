@@ -8,7 +8,6 @@ import io.vcorfu.client.ClusterStreamLog;
 import io.vcorfu.client.chain.ChainWriter;
 import io.vcorfu.protocol.SealedException;
 import io.vcorfu.protocol.StreamId;
-import io.vcorfu.protocol.inmemory.InJvmTransport;
 import io.vcorfu.protocol.proto.LogEntryMsg;
 import io.vcorfu.protocol.proto.TokenResponse;
 import java.nio.file.Files;
@@ -33,14 +32,7 @@ class SealTest {
   }
 
   private static InProcessCluster cluster(Path tmp) {
-    String json =
-        InProcessCluster.fiveNodeLayout(
-            InProcessCluster.SEQUENCER,
-            InProcessCluster.LOG_A,
-            InProcessCluster.LOG_B,
-            InProcessCluster.STREAM_A,
-            InProcessCluster.STREAM_B);
-    return InProcessCluster.start(new InJvmTransport(), tmp, json, tmp.resolve(DATA));
+    return InProcessCluster.fiveNodes(tmp, tmp.resolve(DATA));
   }
 
   private static void restart(InProcessCluster c, Path tmp, io.vcorfu.protocol.Endpoint e) {

@@ -60,6 +60,28 @@ final class LogCommands {
       }
     }
 
+    /**
+     * Where a read of {@code stream} from {@code next} that found it trimmed goes on: at the trim
+     * mark, said on standard error ("HOW from there"); {@code t} again when the mark is not past
+     * {@code next}.
+     */
+    long pastTrim(TrimmedException t, String stream, long next, String how) {
+      if (t.trimMark() <= next) {
+        throw t;
+      }
+      spec.commandLine()
+          .getErr()
+          .println(
+              "vcorfu: stream '"
+                  + stream
+                  + "' is trimmed below address "
+                  + t.trimMark()
+                  + "; "
+                  + how
+                  + " from there");
+      return t.trimMark();
+    }
+
     /** The stream's tail; {@link NotFoundException} when it was never written. */
     long tailOf(ClusterStreamLog log, String stream) throws Exception {
       StreamId id = StreamId.of(stream);
@@ -187,18 +209,7 @@ final class LogCommands {
         try {
           page = connection.await(log.readStream(id, start, Math.min(end, start + 4095)), "read");
         } catch (TrimmedException t) {
-          if (t.trimMark() <= start) {
-            throw t;
-          }
-          spec.commandLine()
-              .getErr()
-              .println(
-                  "vcorfu: stream '"
-                      + stream
-                      + "' is trimmed below address "
-                      + t.trimMark()
-                      + "; reading from there");
-          start = t.trimMark();
+          start = pastTrim(t, stream, start, "reading");
           continue;
         }
         for (StreamEntry e : page) {

@@ -77,18 +77,7 @@ final class LogFollow extends LogCommands.LogCommand {
       try {
         page = connection.await(log.readStream(id, next, end), "the read");
       } catch (TrimmedException t) {
-        if (t.trimMark() <= next) {
-          throw t;
-        }
-        spec.commandLine()
-            .getErr()
-            .println(
-                "vcorfu: stream '"
-                    + stream
-                    + "' is trimmed below address "
-                    + t.trimMark()
-                    + "; following from there");
-        next = t.trimMark();
+        next = pastTrim(t, stream, next, "following");
         continue;
       }
       for (StreamEntry e : page) {

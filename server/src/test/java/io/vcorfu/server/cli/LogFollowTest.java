@@ -2,10 +2,6 @@ package io.vcorfu.server.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.vcorfu.protocol.Endpoint;
-import io.vcorfu.protocol.netty.NettyTransport;
-import io.vcorfu.server.Node;
-import io.vcorfu.server.NodeConfig;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -23,29 +19,20 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class LogFollowTest {
   @TempDir Path tmp;
-  private NettyTransport transport;
-  private Node node;
+  private LoopbackNode node;
 
   @BeforeEach
   void start() {
-    transport = new NettyTransport();
-    node =
-        Node.start(
-            NodeConfig.durable(new Endpoint("127.0.0.1", 0), tmp.resolve("data")), transport);
-    node.ready().join();
+    node = LoopbackNode.start(tmp.resolve("data"));
   }
 
   @AfterEach
   void stop() {
     node.close();
-    transport.close();
   }
 
   private CliRun log(String... args) {
-    List<String> all =
-        new ArrayList<>(List.of("log", args[0], "--endpoint", node.endpoint().toString()));
-    all.addAll(List.of(args).subList(1, args.length));
-    return CliRun.of(all);
+    return node.log(args);
   }
 
   private CompletableFuture<CliRun> followInBackground(String... args) {
