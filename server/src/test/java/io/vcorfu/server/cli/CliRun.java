@@ -25,6 +25,19 @@ public record CliRun(int code, String out, String err) {
     return of(args.toArray(String[]::new));
   }
 
+  /**
+   * Runs {@code vcorfu cluster init --zookeeper ZK --cluster c1 --nodes NODES MORE...}: cluster c1
+   * of the tests that set up a cluster from the command line.
+   */
+  public static CliRun clusterInit(String zookeeper, String nodes, String... more) {
+    List<String> args =
+        new java.util.ArrayList<>(
+            List.of(
+                "cluster", "init", "--zookeeper", zookeeper, "--cluster", "c1", "--nodes", nodes));
+    args.addAll(List.of(more));
+    return of(args);
+  }
+
   /** Standard output, line by line (none when it printed nothing). */
   public List<String> lines() {
     return out.isBlank() ? List.of() : List.of(out.split("\n"));

@@ -25,19 +25,7 @@ class ClusterInitOutputTest {
 
   /** {@code cluster init} of cluster c1 with {@code nodes} and {@code more} arguments. */
   private static CliRun init(TestingServer zk, String nodes, String... more) {
-    java.util.List<String> args =
-        new java.util.ArrayList<>(
-            java.util.List.of(
-                "cluster",
-                "init",
-                "--zookeeper",
-                zk.getConnectString(),
-                "--cluster",
-                "c1",
-                "--nodes",
-                nodes));
-    args.addAll(java.util.List.of(more));
-    return CliRun.of(args.toArray(String[]::new));
+    return CliRun.clusterInit(zk.getConnectString(), nodes, more);
   }
 
   /** {@code cluster init --output json} of cluster c1 with {@code node} alone. */

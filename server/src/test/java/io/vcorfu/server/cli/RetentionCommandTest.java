@@ -43,17 +43,8 @@ class RetentionCommandTest {
    * {@code vcorfu cluster init} of cluster c1 with {@code node} alone, keeping {@code versions}.
    */
   private static CliRun init(TestingServer zk, Node node, String versions) {
-    return CliRun.of(
-        "cluster",
-        "init",
-        "--zookeeper",
-        zk.getConnectString(),
-        "--cluster",
-        "c1",
-        "--nodes",
-        node.endpoint().toString(),
-        "--retain-versions",
-        versions);
+    return CliRun.clusterInit(
+        zk.getConnectString(), node.endpoint().toString(), "--retain-versions", versions);
   }
 
   /** What the sequencer announces now. */
