@@ -5,10 +5,9 @@ import io.vcorfu.protocol.StreamId;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
-import java.util.NavigableMap;
-import java.util.TreeMap;
 
 /**
  * The entries this client appended, kept after their append committed, by stream and stream
@@ -23,14 +22,32 @@ import java.util.TreeMap;
  * per stream of the entry); the oldest entries are evicted first. A capacity of 0 disables the
  * cache. Payload arrays are copied in and handed out shared: callers must not modify them.
  * Thread-safe.
+ *
+ * <p>Costs: a put, a lookup per address of a run and an eviction are O(1) (a hash map per stream
+ * and one queue of every entry oldest first); a trim is O(the stream's cached entries): the entries
+ * it drops stay in the queue, marked dead, until they reach its head or a compaction of the queue
+ * (when dead entries outnumber live ones) removes them, so no operation walks every stream's
+ * entries. An entry put below a stream's trim mark (an append whose commit is reported after the
+ * trim) is not kept.
  */
 public final class WriteCache {
   /** Accounted per cached (stream, address) besides its payload: map nodes, the entry record. */
   static final int ENTRY_OVERHEAD_BYTES = 96;
 
   private final long capacityBytes;
-  private final Map<StreamId, NavigableMap<Long, StreamEntry>> byStream = new HashMap<>();
+
+  /** Compaction of {@link #oldestFirst} waits for at least this many dead entries. */
+  static final int MIN_DEAD_TO_COMPACT = 1024;
+
+  private final Map<StreamId, Map<Long, StreamEntry>> byStream = new HashMap<>();
+
+  /** Each stream's trim mark: entries below it are not kept. */
+  private final Map<StreamId, Long> trimmedBelow = new HashMap<>();
+
+  /** Every entry put, oldest first; also the dead ones (trimmed) not yet dropped from it. */
   private final ArrayDeque<StreamEntry> oldestFirst = new ArrayDeque<>();
+
+  private int dead;
   private long bytes;
 
   public WriteCache(long capacityBytes) {
@@ -53,10 +70,13 @@ public final class WriteCache {
     byte[] copy = payload.clone();
     synchronized (this) {
       for (Map.Entry<StreamId, Long> slot : streamAddresses.entrySet()) {
+        if (slot.getValue() < trimmedBelow.getOrDefault(slot.getKey(), 0L)) {
+          continue;
+        }
         StreamEntry e = new StreamEntry(slot.getKey(), slot.getValue(), globalAddress, false, copy);
         StreamEntry old =
             byStream
-                .computeIfAbsent(e.stream(), s -> new TreeMap<>())
+                .computeIfAbsent(e.stream(), s -> new HashMap<>())
                 .putIfAbsent(e.streamAddress(), e);
         if (old == null) {
           oldestFirst.addLast(e);
@@ -75,7 +95,7 @@ public final class WriteCache {
    * {@code from} is not).
    */
   public synchronized List<StreamEntry> run(StreamId stream, long from, long to) {
-    NavigableMap<Long, StreamEntry> entries = byStream.get(stream);
+    Map<Long, StreamEntry> entries = byStream.get(stream);
     if (entries == null || from > to) {
       return List.of();
     }
@@ -95,19 +115,37 @@ public final class WriteCache {
    * trimmed there).
    */
   public synchronized void trim(StreamId stream, long before) {
-    NavigableMap<Long, StreamEntry> entries = byStream.get(stream);
+    trimmedBelow.merge(stream, before, Math::max);
+    Map<Long, StreamEntry> entries = byStream.get(stream);
     if (entries == null) {
       return;
     }
-    NavigableMap<Long, StreamEntry> below = entries.headMap(before, false);
-    for (StreamEntry e : below.values()) {
-      bytes -= e.payload().length + (long) ENTRY_OVERHEAD_BYTES;
+    Iterator<StreamEntry> it = entries.values().iterator();
+    while (it.hasNext()) {
+      StreamEntry e = it.next();
+      if (e.streamAddress() < before) {
+        it.remove();
+        bytes -= e.payload().length + (long) ENTRY_OVERHEAD_BYTES;
+        dead++;
+      }
     }
-    below.clear();
-    oldestFirst.removeIf(e -> e.stream().equals(stream) && e.streamAddress() < before);
     if (entries.isEmpty()) {
       byStream.remove(stream);
     }
+    if (dead >= MIN_DEAD_TO_COMPACT && dead > oldestFirst.size() - dead) {
+      oldestFirst.removeIf(e -> !live(e));
+      dead = 0;
+    }
+  }
+
+  /** How many entries the queue of oldest-first entries holds, dead ones included (for tests). */
+  synchronized int queued() {
+    return oldestFirst.size();
+  }
+
+  private boolean live(StreamEntry e) {
+    Map<Long, StreamEntry> entries = byStream.get(e.stream());
+    return entries != null && entries.get(e.streamAddress()) == e;
   }
 
   /** Bytes currently accounted. */
@@ -116,12 +154,15 @@ public final class WriteCache {
   }
 
   private void evict(StreamEntry e) {
-    NavigableMap<Long, StreamEntry> entries = byStream.get(e.stream());
-    if (entries != null && entries.remove(e.streamAddress(), e)) {
-      bytes -= e.payload().length + (long) ENTRY_OVERHEAD_BYTES;
-      if (entries.isEmpty()) {
-        byStream.remove(e.stream());
-      }
+    if (!live(e)) {
+      dead--;
+      return;
+    }
+    Map<Long, StreamEntry> entries = byStream.get(e.stream());
+    entries.remove(e.streamAddress());
+    bytes -= e.payload().length + (long) ENTRY_OVERHEAD_BYTES;
+    if (entries.isEmpty()) {
+      byStream.remove(e.stream());
     }
   }
 }

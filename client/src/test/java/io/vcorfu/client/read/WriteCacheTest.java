@@ -124,4 +124,47 @@ class WriteCacheTest {
     assertThat(c.run(A, 0, 0)).hasSize(1);
     assertThat(List.of(c.run(A, 0, 0).get(0).globalAddress())).containsExactly(5L);
   }
+
+  @Test
+  void anEntryPutBelowItsStreamsTrimMarkIsNotKept() {
+    WriteCache c = new WriteCache(1 << 20);
+    c.trim(A, 5);
+    c.put(Map.of(A, 4L, B, 4L), 40, payload(4));
+    assertThat(c.run(A, 4, 4)).isEmpty();
+    assertThat(c.run(B, 4, 4)).hasSize(1);
+    assertThat(c.bytes()).isEqualTo(ENTRY);
+  }
+
+  @Test
+  void trimmedEntriesLeaveTheQueueOnceTheyOutnumberTheLiveOnes() {
+    WriteCache c = new WriteCache(1L << 30);
+    int n = 3 * WriteCache.MIN_DEAD_TO_COMPACT;
+    for (int i = 0; i < n; i++) {
+      c.put(Map.of(A, (long) i), i, payload(i));
+      c.put(Map.of(B, (long) i), n + i, payload(i));
+    }
+    c.trim(A, n);
+    assertThat(c.queued()).as("dead entries equal to the live ones stay queued").isEqualTo(2 * n);
+    c.trim(B, 1);
+    assertThat(c.queued()).isEqualTo(n - 1);
+    assertThat(c.run(B, 1, n - 1)).hasSize(n - 1);
+    assertThat(c.bytes()).isEqualTo((n - 1L) * ENTRY);
+  }
+
+  @Test
+  void evictionSkipsTrimmedEntriesAndStillFreesTheOldestLiveOnes() {
+    WriteCache c = new WriteCache(4L * ENTRY);
+    for (int i = 0; i < 4; i++) {
+      c.put(Map.of(A, (long) i), i, payload(i));
+    }
+    c.trim(A, 2);
+    c.put(Map.of(B, 0L), 10, payload(0));
+    c.put(Map.of(B, 1L), 11, payload(1));
+    assertThat(c.bytes()).isEqualTo(4L * ENTRY);
+    c.put(Map.of(B, 2L), 12, payload(2));
+    assertThat(c.run(A, 2, 3)).as("the oldest live entry went first").hasSize(0);
+    assertThat(c.run(A, 3, 3)).hasSize(1);
+    assertThat(c.run(B, 0, 2)).hasSize(3);
+    assertThat(c.bytes()).isEqualTo(4L * ENTRY);
+  }
 }

@@ -1,8 +1,7 @@
 package io.vcorfu.runtime.smr;
 
 import io.vcorfu.runtime.VersionCapturing;
-import java.util.Map;
-import java.util.TreeMap;
+import java.util.Arrays;
 
 /**
  * The versions a view of a {@link VersionCapturing} object captured: one after its base and one
@@ -18,17 +17,27 @@ import java.util.TreeMap;
  * nothing replayed or copied. Addresses below the oldest kept version are not served here (the view
  * replays them instead).
  *
+ * <p>Kept in address order in a ring of arrays that grows to {@code limit}: a view applies entries
+ * in address order, so capturing is an append at the newest end and dropping the oldest a step of
+ * the ring's head, O(1) each; a capture out of order (not expected) is inserted in place. A lookup
+ * is a binary search.
+ *
  * <p>Not thread-safe: used under its {@link SmrEngine}'s lock.
  */
 final class CapturedVersions {
   static final int PATH_BYTES = 256;
+  private static final int INITIAL_CAPACITY = 16;
 
-  private record Captured(Object version, long bytes) {}
-
-  private final TreeMap<Long, Captured> byAddress = new TreeMap<>();
   private final int limit;
   private final HistoryBudget budget;
   private long bytes;
+
+  // A ring: the i-th oldest kept version is at (head + i) % capacity, for i < size.
+  private long[] addresses = new long[0];
+  private Object[] versions = new Object[0];
+  private long[] sizes = new long[0];
+  private int head;
+  private int size;
 
   CapturedVersions(int limit, HistoryBudget budget) {
     this.limit = limit;
@@ -43,16 +52,23 @@ final class CapturedVersions {
     if (limit == 0) {
       return;
     }
-    Captured c =
-        new Captured(((VersionCapturing<?>) live).captureVersion(), argumentBytes + PATH_BYTES);
-    Captured replaced = byAddress.put(address, c);
-    long added = c.bytes() - (replaced == null ? 0 : replaced.bytes());
-    bytes += added;
-    budget.add(added);
-    while (byAddress.size() > limit || (budget.spent() && byAddress.size() > 1)) {
-      long freed = byAddress.pollFirstEntry().getValue().bytes();
-      bytes -= freed;
-      budget.add(-freed);
+    Object version = ((VersionCapturing<?>) live).captureVersion();
+    long cost = argumentBytes + PATH_BYTES;
+    int at = insertionPoint(address);
+    if (at < size && addressAt(at) == address) {
+      int slot = slot(at);
+      long added = cost - sizes[slot];
+      versions[slot] = version;
+      sizes[slot] = cost;
+      bytes += added;
+      budget.add(added);
+    } else {
+      insert(at, address, version, cost);
+      bytes += cost;
+      budget.add(cost);
+    }
+    while (size > limit || (budget.spent() && size > 1)) {
+      dropOldest();
     }
   }
 
@@ -60,7 +76,9 @@ final class CapturedVersions {
   void release() {
     budget.add(-bytes);
     bytes = 0;
-    byAddress.clear();
+    Arrays.fill(versions, null);
+    head = 0;
+    size = 0;
   }
 
   /**
@@ -70,16 +88,90 @@ final class CapturedVersions {
    */
   @SuppressWarnings("unchecked")
   boolean restoreInto(Object target, long snapshot) {
-    Map.Entry<Long, Captured> e = byAddress.floorEntry(snapshot);
-    if (e == null) {
+    int floor = insertionPoint(snapshot + 1) - 1;
+    if (floor < 0) {
       return false;
     }
-    ((VersionCapturing<Object>) target).restoreVersion(e.getValue().version());
+    ((VersionCapturing<Object>) target).restoreVersion(versions[slot(floor)]);
     return true;
   }
 
   /** How many versions are kept. */
   int size() {
-    return byAddress.size();
+    return size;
+  }
+
+  private int slot(int i) {
+    int s = head + i;
+    return s >= addresses.length ? s - addresses.length : s;
+  }
+
+  private long addressAt(int i) {
+    return addresses[slot(i)];
+  }
+
+  /** The index of the first kept version at or above {@code address} ({@code size} if none). */
+  private int insertionPoint(long address) {
+    if (size == 0 || addressAt(size - 1) < address) {
+      return size;
+    }
+    int lo = 0;
+    int hi = size - 1;
+    while (lo < hi) {
+      int mid = (lo + hi) >>> 1;
+      if (addressAt(mid) < address) {
+        lo = mid + 1;
+      } else {
+        hi = mid;
+      }
+    }
+    return lo;
+  }
+
+  private void insert(int at, long address, Object version, long cost) {
+    if (size == addresses.length) {
+      grow();
+    }
+    for (int i = size; i > at; i--) {
+      int to = slot(i);
+      int from = slot(i - 1);
+      addresses[to] = addresses[from];
+      versions[to] = versions[from];
+      sizes[to] = sizes[from];
+    }
+    int s = slot(at);
+    addresses[s] = address;
+    versions[s] = version;
+    sizes[s] = cost;
+    size++;
+  }
+
+  private void dropOldest() {
+    long freed = sizes[head];
+    versions[head] = null;
+    head = slot(1);
+    size--;
+    bytes -= freed;
+    budget.add(-freed);
+  }
+
+  /**
+   * Doubles the ring, up to {@code limit + 1} (a capture adds one before the oldest is dropped).
+   */
+  private void grow() {
+    int capacity = Math.min(Math.max(INITIAL_CAPACITY, addresses.length * 2), limit + 1);
+    long[] a = new long[capacity];
+    Object[] v = new Object[capacity];
+    long[] z = new long[capacity];
+    for (int i = 0; i < size; i++) {
+      int s = slot(i);
+      a[i] = addresses[s];
+      v[i] = versions[s];
+      z[i] = sizes[s];
+    }
+    addresses = a;
+    versions = v;
+    sizes = z;
+    head = 0;
   }
 }
