@@ -73,6 +73,26 @@ public final class BinaryWriter {
     return this;
   }
 
+  /** {@code len} bytes of {@code b} from {@code off}, without a length. */
+  BinaryWriter writeRaw(byte[] b, int off, int len) {
+    ensure(len);
+    System.arraycopy(b, off, buf, size, len);
+    size += len;
+    return this;
+  }
+
+  /** How many bytes are written. */
+  int size() {
+    return size;
+  }
+
+  /**
+   * The buffer the first {@link #size} bytes are written in (no copy; later writes may move it).
+   */
+  byte[] buffer() {
+    return buf;
+  }
+
   /** Varint length of the UTF-8 encoding followed by it. */
   public BinaryWriter writeString(String s) {
     return writeBytes(s.getBytes(StandardCharsets.UTF_8));

@@ -228,19 +228,38 @@ public final class DefaultSerializer implements Serializer {
     return encoded;
   }
 
+  /**
+   * A map's entries in the order of their keys' encodings (so equal maps encode alike): each entry
+   * encoded once into one scratch buffer, key and value side by side, then copied in that order.
+   */
   private void encodeMap(Map<?, ?> map, BinaryWriter out, int depth) {
-    List<byte[][]> pairs = new ArrayList<>(map.size());
+    BinaryWriter scratch = new BinaryWriter(this);
+    // Per entry: where its key starts, where its value starts, where the value ends.
+    int[] bounds = new int[3 * Math.max(1, map.size())];
+    int n = 0;
     for (Map.Entry<?, ?> e : map.entrySet()) {
-      BinaryWriter k = new BinaryWriter(this);
-      encode(e.getKey(), k, depth + 1);
-      BinaryWriter val = new BinaryWriter(this);
-      encode(e.getValue(), val, depth + 1);
-      pairs.add(new byte[][] {k.toByteArray(), val.toByteArray()});
+      if (3 * n == bounds.length) {
+        bounds = Arrays.copyOf(bounds, 2 * bounds.length);
+      }
+      bounds[3 * n] = scratch.size();
+      encode(e.getKey(), scratch, depth + 1);
+      bounds[3 * n + 1] = scratch.size();
+      encode(e.getValue(), scratch, depth + 1);
+      bounds[3 * n + 2] = scratch.size();
+      n++;
     }
-    pairs.sort((a, b) -> Arrays.compareUnsigned(a[0], b[0]));
-    out.writeByte(MAP).writeVarLong(pairs.size());
-    for (byte[][] p : pairs) {
-      out.writeRaw(p[0]).writeRaw(p[1]);
+    byte[] buf = scratch.buffer();
+    int[] b = bounds;
+    Integer[] order = new Integer[n];
+    for (int i = 0; i < n; i++) {
+      order[i] = i;
+    }
+    Arrays.sort(
+        order,
+        (x, y) -> Arrays.compareUnsigned(buf, b[3 * x], b[3 * x + 1], buf, b[3 * y], b[3 * y + 1]));
+    out.writeByte(MAP).writeVarLong(n);
+    for (int i : order) {
+      out.writeRaw(buf, b[3 * i], b[3 * i + 2] - b[3 * i]);
     }
   }
 

@@ -94,6 +94,20 @@ class DefaultSerializerTest {
   }
 
   @Test
+  void aMapIsItsSizeThenEachKeyAndValueInTheOrderOfTheKeysEncodings() {
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("bb", 1);
+    m.put("a", new byte[] {7});
+    m.put("b", Map.of("c", -1));
+    // tag MAP (14), 2 entries; STRING (10) "a", BYTES (11) [7]; STRING "b", MAP {"c": INT (6) -1};
+    // STRING "bb", INT 1 (zig-zag varints: -1 is 1, 1 is 2).
+    assertThat(s.serialize(m))
+        .containsExactly(
+            14, 3, 10, 1, 'a', 11, 1, 7, 10, 1, 'b', 14, 1, 10, 1, 'c', 6, 1, 10, 2, 'b', 'b', 6,
+            2);
+  }
+
+  @Test
   void typesNotOnTheAllowListAreRejected() {
     assertThatThrownBy(() -> s.serialize(new BigDecimal("1.5")))
         .isInstanceOf(UnsupportedTypeException.class)
