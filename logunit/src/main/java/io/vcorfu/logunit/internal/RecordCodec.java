@@ -80,12 +80,18 @@ final class RecordCodec {
    * names} (updated with any it spells out); null for none.
    */
   static byte[] frame(SegmentRecord op, Names names) {
-    ByteBuffer body = body(op, false, names);
-    int bodyLen = body.position();
+    // An entry's payload (most of its bytes) is copied once, straight into the frame.
+    boolean entry = op.type == SegmentRecord.ENTRY;
+    ByteBuffer body = body(op, false, names, !entry);
+    int headLen = body.position();
+    int bodyLen = headLen + (entry ? op.payload.length : 0);
     byte[] frame = new byte[FRAME_HEADER + bodyLen];
     ByteBuffer b = ByteBuffer.wrap(frame);
     b.putInt(MAGIC).putInt(bodyLen).putInt(0);
-    b.put(body.array(), 0, bodyLen);
+    b.put(body.array(), 0, headLen);
+    if (entry) {
+      b.put(op.payload);
+    }
     b.putInt(8, crc(frame, 4, bodyLen));
     return frame;
   }
@@ -125,7 +131,18 @@ final class RecordCodec {
    * (null: every namespace spelled out).
    */
   static ByteBuffer body(SegmentRecord op, boolean index, Names names) {
-    ByteBuffer b = ByteBuffer.allocate(bound(op, index));
+    return body(op, index, names, true);
+  }
+
+  /**
+   * {@link #body(SegmentRecord, boolean, Names)}, where a segment ENTRY's payload bytes (which end
+   * the body) are left out unless {@code withPayload}: its length is written, the caller appends
+   * it.
+   */
+  private static ByteBuffer body(
+      SegmentRecord op, boolean index, Names names, boolean withPayload) {
+    boolean payloadAfter = !index && !withPayload && op.type == SegmentRecord.ENTRY;
+    ByteBuffer b = ByteBuffer.allocate(bound(op, index) - (payloadAfter ? op.payload.length : 0));
     switch (op.type) {
       case SegmentRecord.ENTRY -> {
         b.put(PACKED_ENTRY).put(op.flags);
@@ -137,7 +154,9 @@ final class RecordCodec {
           putVarint(b, op.payloadLen);
         } else {
           putVarint(b, op.payload.length);
-          b.put(op.payload);
+          if (!payloadAfter) {
+            b.put(op.payload);
+          }
         }
       }
       case SegmentRecord.SHARED -> {
