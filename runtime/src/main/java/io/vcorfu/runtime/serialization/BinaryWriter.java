@@ -81,6 +81,16 @@ public final class BinaryWriter {
     return this;
   }
 
+  /** Forgets what was written, keeping the buffer for reuse. */
+  void reset() {
+    size = 0;
+  }
+
+  /** How large a buffer this writer holds. */
+  int capacity() {
+    return buf.length;
+  }
+
   /** How many bytes are written. */
   int size() {
     return size;

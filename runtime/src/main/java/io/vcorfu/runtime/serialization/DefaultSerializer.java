@@ -7,6 +7,7 @@ import java.lang.reflect.RecordComponent;
 import java.lang.reflect.Type;
 import java.lang.reflect.WildcardType;
 import java.time.Instant;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
@@ -70,6 +71,18 @@ public final class DefaultSerializer implements Serializer {
   private final Map<String, Class<?>> admittedByName = new ConcurrentHashMap<>();
   private final Map<Class<?>, Constructor<?>> recordConstructors = new ConcurrentHashMap<>();
   private final Map<Class<?>, Registered> registeredByType = new ConcurrentHashMap<>();
+
+  /** Whether any type was registered: most serializers have none, and skip the lookup. */
+  private volatile boolean anyRegistered;
+
+  /**
+   * Each thread's spare writers, reused for whole values and maps' entries so that encoding does
+   * not grow a new buffer every time; one holding more than {@link #MAX_SPARE_BYTES} is dropped.
+   */
+  private final ThreadLocal<ArrayDeque<BinaryWriter>> spares =
+      ThreadLocal.withInitial(ArrayDeque::new);
+
+  static final int MAX_SPARE_BYTES = 1 << 20;
   private final Map<String, Registered> registeredByName = new ConcurrentHashMap<>();
 
   /**
@@ -87,6 +100,7 @@ public final class DefaultSerializer implements Serializer {
     Registered r = new Registered(name, type, (TypeCodec<Object>) codec);
     registeredByName.put(name, r);
     registeredByType.put(type, r);
+    anyRegistered = true;
     return this;
   }
 
@@ -138,9 +152,25 @@ public final class DefaultSerializer implements Serializer {
 
   @Override
   public byte[] serialize(Object value) {
-    BinaryWriter out = new BinaryWriter(this);
-    encode(value, out, 0);
-    return out.toByteArray();
+    BinaryWriter out = spare();
+    try {
+      encode(value, out, 0);
+      return out.toByteArray();
+    } finally {
+      giveBack(out);
+    }
+  }
+
+  private BinaryWriter spare() {
+    BinaryWriter w = spares.get().pollFirst();
+    return w != null ? w : new BinaryWriter(this);
+  }
+
+  private void giveBack(BinaryWriter w) {
+    if (w.capacity() <= MAX_SPARE_BYTES) {
+      w.reset();
+      spares.get().addFirst(w);
+    }
   }
 
   @Override
@@ -183,7 +213,7 @@ public final class DefaultSerializer implements Serializer {
       out.writeByte(UUID_TAG)
           .writeFixedLong(u.getMostSignificantBits())
           .writeFixedLong(u.getLeastSignificantBits());
-    } else if (registeredByType.containsKey(v.getClass())) {
+    } else if (anyRegistered && registeredByType.containsKey(v.getClass())) {
       Registered r = registeredByType.get(v.getClass());
       BinaryWriter body = new BinaryWriter(this);
       r.codec().write(v, body);
@@ -233,34 +263,65 @@ public final class DefaultSerializer implements Serializer {
    * encoded once into one scratch buffer, key and value side by side, then copied in that order.
    */
   private void encodeMap(Map<?, ?> map, BinaryWriter out, int depth) {
-    BinaryWriter scratch = new BinaryWriter(this);
-    // Per entry: where its key starts, where its value starts, where the value ends.
-    int[] bounds = new int[3 * Math.max(1, map.size())];
-    int n = 0;
-    for (Map.Entry<?, ?> e : map.entrySet()) {
-      if (3 * n == bounds.length) {
-        bounds = Arrays.copyOf(bounds, 2 * bounds.length);
+    BinaryWriter scratch = spare();
+    try {
+      // Per entry: where its key starts, where its value starts, where the value ends.
+      int[] bounds = new int[3 * Math.max(1, map.size())];
+      int n = 0;
+      for (Map.Entry<?, ?> e : map.entrySet()) {
+        if (3 * n == bounds.length) {
+          bounds = Arrays.copyOf(bounds, 2 * bounds.length);
+        }
+        bounds[3 * n] = scratch.size();
+        encode(e.getKey(), scratch, depth + 1);
+        bounds[3 * n + 1] = scratch.size();
+        encode(e.getValue(), scratch, depth + 1);
+        bounds[3 * n + 2] = scratch.size();
+        n++;
       }
-      bounds[3 * n] = scratch.size();
-      encode(e.getKey(), scratch, depth + 1);
-      bounds[3 * n + 1] = scratch.size();
-      encode(e.getValue(), scratch, depth + 1);
-      bounds[3 * n + 2] = scratch.size();
-      n++;
+      int[] order = keyOrder(scratch.buffer(), bounds, n);
+      out.writeByte(MAP).writeVarLong(n);
+      byte[] buf = scratch.buffer();
+      for (int i : order) {
+        out.writeRaw(buf, bounds[3 * i], bounds[3 * i + 2] - bounds[3 * i]);
+      }
+    } finally {
+      giveBack(scratch);
     }
-    byte[] buf = scratch.buffer();
-    int[] b = bounds;
-    Integer[] order = new Integer[n];
+  }
+
+  /**
+   * The entries {@code 0..n-1} sorted by their keys' bytes ({@code buf} from {@code bounds[3i]} to
+   * {@code bounds[3i+1]}), stably: insertion sort for a few, a merge sort (boxed) for more.
+   */
+  private static int[] keyOrder(byte[] buf, int[] bounds, int n) {
+    if (n > 32) {
+      Integer[] boxed = new Integer[n];
+      for (int i = 0; i < n; i++) {
+        boxed[i] = i;
+      }
+      Arrays.sort(boxed, (x, y) -> compareKeys(buf, bounds, x, y));
+      int[] order = new int[n];
+      for (int i = 0; i < n; i++) {
+        order[i] = boxed[i];
+      }
+      return order;
+    }
+    int[] order = new int[n];
     for (int i = 0; i < n; i++) {
-      order[i] = i;
+      int j = i;
+      while (j > 0 && compareKeys(buf, bounds, order[j - 1], i) > 0) {
+        order[j] = order[j - 1];
+        j--;
+      }
+      order[j] = i;
     }
-    Arrays.sort(
-        order,
-        (x, y) -> Arrays.compareUnsigned(buf, b[3 * x], b[3 * x + 1], buf, b[3 * y], b[3 * y + 1]));
-    out.writeByte(MAP).writeVarLong(n);
-    for (int i : order) {
-      out.writeRaw(buf, b[3 * i], b[3 * i + 2] - b[3 * i]);
-    }
+    return order;
+  }
+
+  private static int compareKeys(byte[] buf, int[] bounds, int x, int y) {
+    return Arrays.compareUnsigned(
+        buf, bounds[3 * x], bounds[3 * x + 1], buf, bounds[3 * y], bounds[3 * y + 1]);
   }
 
   private void encodeRecord(Record r, BinaryWriter out, int depth) {

@@ -108,6 +108,20 @@ class DefaultSerializerTest {
   }
 
   @Test
+  void largeMapsEncodeToTheSameBytesWhateverTheirIterationOrderAndDecodeBack() {
+    Map<Object, Object> m1 = new LinkedHashMap<>();
+    Map<Object, Object> m2 = new LinkedHashMap<>();
+    for (int i = 0; i < 200; i++) {
+      m1.put("k" + i, Map.of("f", i));
+      m2.put("k" + (199 - i), Map.of("f", 199 - i));
+    }
+    m1.put(7L, "a long key");
+    m2.put(7L, "a long key");
+    assertThat(s.serialize(m1)).isEqualTo(s.serialize(m2));
+    assertThat(s.deserialize(s.serialize(m1))).isEqualTo(m1);
+  }
+
+  @Test
   void typesNotOnTheAllowListAreRejected() {
     assertThatThrownBy(() -> s.serialize(new BigDecimal("1.5")))
         .isInstanceOf(UnsupportedTypeException.class)
