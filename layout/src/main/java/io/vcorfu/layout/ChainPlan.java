@@ -82,6 +82,14 @@ public record ChainPlan(long globalAddress, List<Visit> visits) {
    */
   public static ChainPlan of(
       Layout layout, long globalAddress, List<StreamId> streams, long epoch) {
+    if (streams.size() == 1) {
+      return ofOneStream(layout, globalAddress, streams.get(0), epoch);
+    }
+    return ofAny(layout, globalAddress, streams, epoch);
+  }
+
+  /** {@link #of(Layout, long, List, long)} for any number of streams. */
+  static ChainPlan ofAny(Layout layout, long globalAddress, List<StreamId> streams, long epoch) {
     Set<StreamId> distinct = new HashSet<>(streams);
     if (distinct.size() != streams.size()) {
       throw new IllegalArgumentException("an entry lists a stream more than once: " + streams);
@@ -116,6 +124,26 @@ public record ChainPlan(long globalAddress, List<Visit> visits) {
     }
     for (Endpoint e : chains.get(deciding.getKey())) {
       visits.add(new Visit(Role.STREAM, e, deciding.getValue()));
+    }
+    return new ChainPlan(globalAddress, visits);
+  }
+
+  /**
+   * {@link #of(Layout, long, List, long)} for an entry of one stream (most are), built directly.
+   */
+  private static ChainPlan ofOneStream(
+      Layout layout, long globalAddress, StreamId stream, long epoch) {
+    List<StreamId> streams = List.of(stream);
+    List<Visit> visits = new ArrayList<>();
+    for (Endpoint e : layout.logChain(globalAddress)) {
+      visits.add(new Visit(Role.LOG, e, streams));
+    }
+    int c = layout.streamChainIndex(stream);
+    List<Endpoint> chain = layout.currentSegment().stream().get(c);
+    if (!chain.isEmpty() && layout.streamChainSince(c) <= epoch) {
+      for (Endpoint e : chain) {
+        visits.add(new Visit(Role.STREAM, e, streams));
+      }
     }
     return new ChainPlan(globalAddress, visits);
   }

@@ -63,6 +63,13 @@ class ChainPlanOrderPropertyTest {
       }
       ChainPlan plan = layout.chainPlan(address, streams);
       List<Visit> visits = plan.visits();
+      assertThat(visits)
+          .as("seed %d: the one-stream plan is the general one", seed)
+          .isEqualTo(ChainPlan.ofAny(layout, address, streams, Long.MAX_VALUE).visits());
+      long epoch = random.nextInt((int) layout.epoch() + 2);
+      assertThat(ChainPlan.of(layout, address, streams, epoch).visits())
+          .as("seed %d: the plan of an entry of epoch %d", seed, epoch)
+          .isEqualTo(ChainPlan.ofAny(layout, address, streams, epoch).visits());
       assertThat(visits.stream().filter(v -> v.role() == Role.LOG).map(Visit::endpoint))
           .as("seed %d: the log chain, head first", seed)
           .containsExactlyElementsOf(layout.logChain(address));
