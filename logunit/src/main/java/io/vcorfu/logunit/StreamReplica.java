@@ -437,11 +437,18 @@ public final class StreamReplica implements AutoCloseable {
    * highest one held here (every token the sequencer issues later lies at or above it), and is at
    * least 0. A mark outside that range is refused with BadRequestException naming the stream, the
    * mark and the tail, and nothing is trimmed.
+   *
+   * <p>The name directory's stream ({@link StreamId#NAME_DIRECTORY}) is never trimmed: a mark above
+   * 0 for it is refused with BadRequestException, so every name registered stays listed.
    */
   public CompletableFuture<Long> trim(StreamId stream, long before) {
     return LogReplica.call(
         () -> {
           checked(stream);
+          if (stream.equals(StreamId.NAME_DIRECTORY) && before > 0) {
+            throw new BadRequestException(
+                "the name directory (stream " + stream + ") is never trimmed: it lists every name");
+          }
           long mark;
           CompletableFuture<Void> barrier;
           synchronized (engine) {

@@ -14,6 +14,13 @@ import java.util.UUID;
  */
 public record StreamId(long msb, long lsb) implements Comparable<StreamId> {
 
+  /**
+   * The stream of the name directory (which names clients gave their streams and objects; see
+   * {@code io.vcorfu.client.NameDirectory}). Its id is not a name-based UUID (its version nibble is
+   * 0, theirs 3), so no name reaches it; stream replicas refuse every trim of it.
+   */
+  public static final StreamId NAME_DIRECTORY = new StreamId(0, 0x6e616d6573L);
+
   /** The id of the stream with this human-readable name. */
   public static StreamId of(String name) {
     UUID uuid = UUID.nameUUIDFromBytes(name.getBytes(StandardCharsets.UTF_8));

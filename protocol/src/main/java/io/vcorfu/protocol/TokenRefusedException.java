@@ -78,6 +78,31 @@ public final class TokenRefusedException extends VCorfuException {
     return new TokenRefusedException(stream, new byte[0], -1, Cause.SEQUENCER_RESTARTED);
   }
 
+  /** The most bytes of a key {@link #shortKey} shows. */
+  private static final int KEY_SHOWN = 32;
+
+  /**
+   * A serialized key on one short line, for a message that cannot decode it: printable ASCII as it
+   * is, other bytes as {@code \xNN}, the first {@value #KEY_SHOWN} bytes and the length of a longer
+   * one.
+   */
+  public static String shortKey(byte[] key) {
+    StringBuilder b = new StringBuilder("'");
+    for (int i = 0; i < Math.min(key.length, KEY_SHOWN); i++) {
+      int c = key[i] & 0xff;
+      if (c >= 0x20 && c < 0x7f && c != '\\' && c != '\'') {
+        b.append((char) c);
+      } else {
+        b.append(String.format("\\x%02x", c));
+      }
+    }
+    b.append('\'');
+    if (key.length > KEY_SHOWN) {
+      b.append("... (").append(key.length).append(" bytes)");
+    }
+    return b.toString();
+  }
+
   private static String message(
       StreamId stream, byte[] conflictKey, long conflictAddress, Cause cause) {
     return switch (cause) {
@@ -91,7 +116,7 @@ public final class TokenRefusedException extends VCorfuException {
           "stream "
               + stream
               + (conflictKey != null && conflictKey.length > 0
-                  ? " key of " + conflictKey.length + " bytes"
+                  ? " key " + shortKey(conflictKey)
                   : "")
               + " was written at global address "
               + conflictAddress
