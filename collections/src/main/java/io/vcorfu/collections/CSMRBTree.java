@@ -1,5 +1,6 @@
 package io.vcorfu.collections;
 
+import io.vcorfu.client.DirectoryEntry;
 import io.vcorfu.collections.internal.BTreeMeta;
 import io.vcorfu.collections.internal.BTreeNode;
 import io.vcorfu.collections.internal.BTreeSession;
@@ -134,7 +135,15 @@ public final class CSMRBTree<K extends Comparable<? super K>, V>
       VCorfuRuntime rt, String name, int wanted) {
     Objects.requireNonNull(rt, "rt");
     Objects.requireNonNull(name, "name");
-    BTreeMeta meta = rt.objects().builder(rootObjectStream(name), BTreeMeta.class).open();
+    BTreeMeta meta =
+        rt.objects()
+            .builder(rootObjectStream(name), BTreeMeta.class)
+            .describedAs(describe(name))
+            .open();
+    // Listed before anything is written in it: see io.vcorfu.client.NameDirectory.
+    rt.registerName(
+        DirectoryEntry.of(
+            DirectoryEntry.OBJECT, name, CSMRBTree.class.getName(), rootObjectStream(name), 0));
     int chosen = wanted == 0 ? DEFAULT_FANOUT : wanted;
     TreeInfo info =
         rt.transaction(
@@ -146,6 +155,7 @@ public final class CSMRBTree<K extends Comparable<? super K>, V>
               StreamId root = StreamId.of(name + "/btree/node/" + UUID.randomUUID());
               rt.objects()
                   .builder(root, BTreeNode.class)
+                  .describedAs(describe(name))
                   .open()
                   .replace(0, List.of(), List.of(), List.of());
               meta.create(root, chosen);
@@ -184,12 +194,17 @@ public final class CSMRBTree<K extends Comparable<? super K>, V>
   }
 
   private BTreeNode openNode(StreamId id) {
-    var b = rt.objects().builder(id, BTreeNode.class);
+    var b = rt.objects().builder(id, BTreeNode.class).describedAs(describe(name));
     return b.asOf(asOf).open();
   }
 
   public String name() {
     return name;
+  }
+
+  /** How messages name the tree called {@code name} and each of its node streams. */
+  private static String describe(String name) {
+    return "B-tree '" + name + "'";
   }
 
   /** The fanout stored when the tree was created. */

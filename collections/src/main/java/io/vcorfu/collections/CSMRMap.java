@@ -1,7 +1,9 @@
 package io.vcorfu.collections;
 
+import io.vcorfu.client.DirectoryEntry;
 import io.vcorfu.collections.internal.CSMRMapLayout;
 import io.vcorfu.collections.internal.FeistelPermutation;
+import io.vcorfu.protocol.StreamId;
 import io.vcorfu.runtime.ObjectOpenException;
 import io.vcorfu.runtime.VCorfuRuntime;
 import io.vcorfu.runtime.serialization.Serializer;
@@ -99,15 +101,21 @@ public final class CSMRMap<K, V> extends AbstractMap<K, V> implements SnapshotMa
     if (buckets < 1) {
       throw new IllegalArgumentException("a CSMRMap needs at least 1 bucket, not " + buckets);
     }
+    Objects.requireNonNull(views, "views");
     CSMRMapLayout layout = layout(rt, name);
     int stored = layout.buckets();
+    if (stored != 0 && stored != buckets) {
+      throw new BucketCountMismatchException(name, stored, buckets);
+    }
+    // Listed before it is created (and before anything is written in it): see NameDirectory.
+    register(rt, name, stored == 0 ? buckets : stored);
     if (stored == 0) {
       stored = layout.create(buckets);
     }
     if (stored != buckets) {
       throw new BucketCountMismatchException(name, stored, buckets);
     }
-    return new CSMRMap<>(rt, name, stored, Objects.requireNonNull(views, "views"));
+    return new CSMRMap<>(rt, name, stored, views);
   }
 
   /** Opens the existing map called {@code name} with its stored bucket count, local views. */
@@ -131,11 +139,36 @@ public final class CSMRMap<K, V> extends AbstractMap<K, V> implements SnapshotMa
               + name
               + "\", buckets)");
     }
-    return new CSMRMap<>(rt, name, stored, Objects.requireNonNull(views, "views"));
+    Objects.requireNonNull(views, "views");
+    register(rt, name, stored);
+    return new CSMRMap<>(rt, name, stored, views);
   }
 
   private static CSMRMapLayout layout(VCorfuRuntime rt, String name) {
-    return rt.objects().open(Objects.requireNonNull(name, "name") + "/layout", CSMRMapLayout.class);
+    return rt.objects()
+        .builder(layoutStream(Objects.requireNonNull(name, "name")), CSMRMapLayout.class)
+        .describedAs(describe(name))
+        .open();
+  }
+
+  /**
+   * Lists the map in the name directory (kind {@link DirectoryEntry#MAP}, its layout stream, its
+   * bucket count), unless this runtime knows it is listed.
+   */
+  private static void register(VCorfuRuntime rt, String name, int buckets) {
+    rt.registerName(
+        DirectoryEntry.of(
+            DirectoryEntry.MAP, name, CSMRMap.class.getName(), layoutStream(name), buckets));
+  }
+
+  /** The stream holding the bucket count of the map called {@code name}. */
+  public static StreamId layoutStream(String name) {
+    return StreamId.of(name + "/layout");
+  }
+
+  /** How messages name the map called {@code name} and each of its streams. */
+  private static String describe(String name) {
+    return "map '" + name + "'";
   }
 
   /**
@@ -146,7 +179,7 @@ public final class CSMRMap<K, V> extends AbstractMap<K, V> implements SnapshotMa
    */
   public void retain(io.vcorfu.runtime.Retention retention) {
     for (int i = 0; i < bucketCount; i++) {
-      rt.retain(io.vcorfu.protocol.StreamId.of(bucketStreamName(name, i)), retention);
+      rt.retain(StreamId.of(bucketStreamName(name, i)), retention);
     }
   }
 
@@ -176,10 +209,9 @@ public final class CSMRMap<K, V> extends AbstractMap<K, V> implements SnapshotMa
     SMRMap<K, V> b = buckets.get(index);
     if (b == null) {
       String stream = bucketStreamName(name, index);
-      b =
-          views == BucketViews.REMOTE
-              ? rt.objects().builder(stream, SMRMap.class).remote().open()
-              : rt.objects().open(stream, SMRMap.class);
+      var builder =
+          rt.objects().builder(StreamId.of(stream), SMRMap.class).describedAs(describe(name));
+      b = views == BucketViews.REMOTE ? builder.remote().open() : builder.open();
       buckets.compareAndSet(index, null, b);
       b = buckets.get(index);
     }

@@ -1,7 +1,9 @@
 package io.vcorfu.runtime;
 
+import io.vcorfu.client.DirectoryEntry;
 import io.vcorfu.protocol.StreamId;
 import io.vcorfu.runtime.serialization.Serializer;
+import io.vcorfu.runtime.smr.RuntimeCore;
 import io.vcorfu.runtime.view.ObjectDirectory;
 import java.util.Objects;
 
@@ -10,18 +12,36 @@ import java.util.Objects;
  * and its serializer. Not thread-safe; build and open on one thread.
  */
 public final class ObjectBuilder<T> {
+  private final RuntimeCore core;
   private final ObjectDirectory directory;
   private final StreamId stream;
+  private final String name;
   private final Class<T> type;
+  private String describedAs;
   private Serializer serializer;
   private Version asOf = Version.LIVE;
   private boolean remote;
   private Retention retention;
 
-  ObjectBuilder(ObjectDirectory directory, StreamId stream, Class<T> type) {
+  /** {@code name}: the name the object was opened by, or null when opened by its stream id. */
+  ObjectBuilder(
+      RuntimeCore core, ObjectDirectory directory, StreamId stream, String name, Class<T> type) {
+    this.core = core;
     this.directory = directory;
     this.stream = stream;
+    this.name = name;
     this.type = type;
+  }
+
+  /**
+   * How messages of this runtime name the object, instead of its class and name ({@code Counter
+   * 'hits'}) or, for an object opened by stream id, the id: a collection over several streams names
+   * each of them as the collection ({@code map 'users'}), so a transaction conflict on one says
+   * {@code map 'users' key 'alice'}. The first name a stream is given in a runtime stays.
+   */
+  public ObjectBuilder<T> describedAs(String what) {
+    this.describedAs = Objects.requireNonNull(what, "what");
+    return this;
   }
 
   /** The serializer for this object's arguments (default: the runtime's). */
@@ -125,6 +145,22 @@ public final class ObjectBuilder<T> {
    * @throws ObjectOpenException if a remote view was asked for with its own serializer
    */
   public T open() {
+    T view = openView();
+    core.labels()
+        .label(
+            stream,
+            describedAs != null
+                ? describedAs
+                : name != null ? type.getSimpleName() + " '" + name + "'" : null,
+            serializer != null ? serializer : core.options().serializer());
+    if (name != null && asOf.isLive()) {
+      // Before the caller can write anything under the name (see NameDirectory).
+      core.register(DirectoryEntry.of(DirectoryEntry.OBJECT, name, type.getName(), stream, 0));
+    }
+    return view;
+  }
+
+  private T openView() {
     if (retention != null && (remote || !asOf.isLive())) {
       throw new ObjectOpenException(
           "a retention is set for a live local view of stream "

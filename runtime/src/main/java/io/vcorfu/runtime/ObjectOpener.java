@@ -7,7 +7,9 @@ import io.vcorfu.runtime.view.ObjectDirectory;
 /**
  * Opens objects of one runtime. An object's stream id is derived from its name by {@link
  * StreamId#of(String)} (the RFC 4122 name-based UUID of the name's UTF-8 bytes), so the same name
- * always reaches the same object from every client.
+ * always reaches the same object from every client. A live view opened by name registers the name
+ * in the cluster's name directory ({@link io.vcorfu.client.NameDirectory}) the first time this
+ * runtime opens it, before anything can be written under it.
  */
 public final class ObjectOpener {
   private final RuntimeCore core;
@@ -31,12 +33,17 @@ public final class ObjectOpener {
 
   /** Options for opening the object called {@code name}. */
   public <T> ObjectBuilder<T> builder(String name, Class<T> type) {
-    return builder(StreamId.of(name), type);
+    core.checkOpen();
+    return new ObjectBuilder<>(core, directory, StreamId.of(name), name, type);
   }
 
-  /** Options for opening the object on stream {@code stream}. */
+  /**
+   * Options for opening the object on stream {@code stream}. An object opened by its stream id is
+   * not registered in the name directory: collections over several streams open their parts this
+   * way and register their own name.
+   */
   public <T> ObjectBuilder<T> builder(StreamId stream, Class<T> type) {
     core.checkOpen();
-    return new ObjectBuilder<>(directory, stream, type);
+    return new ObjectBuilder<>(core, directory, stream, null, type);
   }
 }

@@ -1,6 +1,8 @@
 package io.vcorfu.runtime;
 
 import io.vcorfu.client.ClusterStreamLog;
+import io.vcorfu.client.DirectoryEntry;
+import io.vcorfu.client.NameDirectory;
 import io.vcorfu.client.StreamLog;
 import io.vcorfu.client.StreamLogOptions;
 import io.vcorfu.protocol.Endpoint;
@@ -142,6 +144,24 @@ public final class VCorfuRuntime implements AutoCloseable {
 
   public RuntimeOptions options() {
     return core.options();
+  }
+
+  /**
+   * The cluster's name directory ({@link NameDirectory}): {@code rt.names().list()} lists every
+   * name clients opened or wrote, with its kind and the address it was first registered at.
+   */
+  public NameDirectory names() {
+    core.checkOpen();
+    return core.names();
+  }
+
+  /**
+   * Registers {@code entry} in the name directory unless this runtime knows it is there already (no
+   * request then). Objects opened by name register themselves; a collection over several streams
+   * registers its own name this way before its first write.
+   */
+  public void registerName(DirectoryEntry entry) {
+    core.register(entry);
   }
 
   /**

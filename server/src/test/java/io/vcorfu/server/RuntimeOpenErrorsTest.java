@@ -43,7 +43,7 @@ class RuntimeOpenErrorsTest {
       node.ready().join();
       try (VCorfuRuntime rt = VCorfuRuntime.connect(node.endpoint().toString())) {
         SMRRangeMap<Long, String> ranges = SMRRangeMap.open(rt, "ranges");
-        ranges.put(1L, "one");
+        ranges.put(1L, "one"); // at global address 1, after the name's registration at 0
         assertThat(ranges.get(1L)).isEqualTo("one");
         assertThatThrownBy(
                 () -> rt.objects().builder("ranges", SMRRangeMap.class).asOf(1_000).open())
@@ -51,7 +51,7 @@ class RuntimeOpenErrorsTest {
             .hasMessageContaining("asOf(1000) is beyond the log's tail");
         assertThat(
                 ((SMRRangeMap<?, ?>)
-                        rt.objects().builder("ranges", SMRRangeMap.class).asOf(0).open())
+                        rt.objects().builder("ranges", SMRRangeMap.class).asOf(1).open())
                     .size())
             .isEqualTo(1);
       }

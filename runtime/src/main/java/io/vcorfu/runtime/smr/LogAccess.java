@@ -23,4 +23,7 @@ public interface LogAccess {
    * vcorfu errors stay typed).
    */
   <T> T await(CompletableFuture<T> future);
+
+  /** How messages name the runtime's streams and their keys. */
+  StreamLabels labels();
 }

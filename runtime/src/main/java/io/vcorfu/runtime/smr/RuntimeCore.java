@@ -1,5 +1,7 @@
 package io.vcorfu.runtime.smr;
 
+import io.vcorfu.client.DirectoryEntry;
+import io.vcorfu.client.NameDirectory;
 import io.vcorfu.client.StreamLog;
 import io.vcorfu.protocol.RpcTimeoutException;
 import io.vcorfu.protocol.VCorfuException;
@@ -23,6 +25,8 @@ public final class RuntimeCore implements LogAccess {
   private final AtomicBoolean closed = new AtomicBoolean();
   private final Transactions transactions;
   private final Object owner;
+  private final StreamLabels labels = new StreamLabels();
+  private final NameDirectory names;
 
   /**
    * {@code owner} is the public runtime these internals belong to (null in tests of internals),
@@ -34,6 +38,26 @@ public final class RuntimeCore implements LogAccess {
     this.historyBudget = new HistoryBudget(options.retainedHistoryBytes());
     this.owner = owner;
     this.transactions = new Transactions(this);
+    this.names = new NameDirectory(log);
+  }
+
+  @Override
+  public StreamLabels labels() {
+    return labels;
+  }
+
+  /** The cluster's name directory, as this runtime reads and registers it. */
+  public NameDirectory names() {
+    return names;
+  }
+
+  /**
+   * Registers {@code entry} in the name directory unless this runtime knows it is there (see {@link
+   * NameDirectory#register}); waits for it like any stream-log call.
+   */
+  public void register(DirectoryEntry entry) {
+    checkOpen();
+    await(names.register(entry));
   }
 
   /** The public runtime these internals belong to, as given to the constructor. */

@@ -124,7 +124,7 @@ public final class Transactions {
           e.stream(),
           e.conflictKey(),
           e.conflictAddress(),
-          "the transaction with snapshot " + tx.snapshot + " aborted: " + e.getMessage(),
+          "the transaction with snapshot " + tx.snapshot + " aborted: " + refusal(e),
           e);
     } catch (AppendAbortedException e) {
       // The commit entry became a hole: nothing of the transaction reached the log.
@@ -137,6 +137,20 @@ public final class Transactions {
           "the transaction with snapshot " + tx.snapshot + " aborted: its commit " + e.getMessage(),
           e);
     }
+  }
+
+  /**
+   * Why the sequencer refused the commit, the stream named as the runtime knows it ({@code map
+   * 'users' key 'alice'}, see {@link io.vcorfu.runtime.smr.StreamLabels}).
+   */
+  private String refusal(TokenRefusedException e) {
+    if (e.refusal() == TokenRefusedException.Cause.CONFLICT) {
+      return core.labels().describe(e.stream(), e.conflictKey())
+          + " was written at global address "
+          + e.conflictAddress()
+          + " after the snapshot";
+    }
+    return e.getMessage().replace("stream " + e.stream(), core.labels().describe(e.stream()));
   }
 
   /**

@@ -79,12 +79,13 @@ class SnapshotViewTest {
     CountingStreamLog log = new CountingStreamLog(cluster.newLog());
     try (VCorfuRuntime local = VCorfuRuntime.using(log)) {
       Counter c = local.objects().open("kept", Counter.class);
+      long first = cluster.newLog().tails(java.util.List.of()).join().globalTail() + 1;
       for (int i = 1; i <= 10; i++) {
         c.add(i);
       }
       assertThat(c.get()).isEqualTo(55);
       int reads = log.streamReads.get();
-      Counter old = local.objects().builder("kept", Counter.class).asOf(3).open();
+      Counter old = local.objects().builder("kept", Counter.class).asOf(first + 3).open();
       assertThat(old.get()).isEqualTo(1 + 2 + 3 + 4);
       assertThat(old.upcalls()).isEqualTo(4);
       assertThat(log.streamReads.get()).isEqualTo(reads);
@@ -112,6 +113,7 @@ class SnapshotViewTest {
     try (VCorfuRuntime small =
         VCorfuRuntime.using(log, RuntimeOptions.defaults().withRetainedHistoryBytes(2_000))) {
       Counter c = small.objects().open("long-lived", Counter.class);
+      long first = cluster.newLog().tails(java.util.List.of()).join().globalTail() + 1;
       long[] valueAfter = new long[200];
       long sum = 0;
       for (int i = 0; i < 200; i++) {
@@ -123,7 +125,8 @@ class SnapshotViewTest {
 
       int reads = log.streamReads.get();
       for (int address = 0; address < 200; address += 13) {
-        Counter old = small.objects().builder("long-lived", Counter.class).asOf(address).open();
+        Counter old =
+            small.objects().builder("long-lived", Counter.class).asOf(first + address).open();
         assertThat(old.get()).as("value as of %d", address).isEqualTo(valueAfter[address]);
       }
       assertThat(log.streamReads.get()).as("old versions came from the log").isGreaterThan(reads);

@@ -40,7 +40,8 @@ class ReadmeExampleTest {
         long commit = rt.TXEnd();
         assertThat(commit).isPositive();
 
-        User then = rt.objects().builder("user-alice", User.class).asOf(0).open();
+        // Global address 0 holds the name's registration in the name directory, 1 the register.
+        User then = rt.objects().builder("user-alice", User.class).asOf(1).open();
         assertThat(then.getName()).isEqualTo("alice");
         assertThat(then.getLastLogout()).isNull();
 
