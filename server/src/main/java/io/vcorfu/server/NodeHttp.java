@@ -37,10 +37,10 @@ import java.util.function.ToDoubleFunction;
  * its layout, epochs, rebuild progress) and {@code /} (a page showing it, refreshed every second).
  *
  * <p>Status: the layout, each node's state as it answers a ping, this node's log tail, the
- * cluster's global tail (the sequencer's), the streams this node's stream replica holds (by id: a
- * stream's id is derived from its name, which replicas do not keep) with their tails and trim marks
- * (the first {@value #STREAMS_SHOWN} by id, and how many), rebuild progress and the recent layout
- * changes.
+ * cluster's global tail (the sequencer's), the streams this node's stream replica holds (by id, and
+ * by name where the cluster's name directory has it: a stream's id is derived from its name, which
+ * replicas do not keep; see {@link StatusNames}) with their tails and trim marks (the first {@value
+ * #STREAMS_SHOWN} by id, and how many), rebuild progress and the recent layout changes.
  *
  * <p>Metrics: {@code vcorfu_requests_seconds} per request type and outcome (a histogram), {@code
  * vcorfu_request_bytes} per request type (writes: the bytes a client sent), {@code
@@ -73,11 +73,16 @@ public final class NodeHttp implements AutoCloseable {
   private final Map<String, Counter> appends = new ConcurrentHashMap<>();
 
   private final Counter tokens;
+
+  /** The names of the streams the status shows. */
+  private final StatusNames names;
+
   private final java.util.List<AutoCloseable> binders = new java.util.ArrayList<>();
 
   private NodeHttp(Node node, HttpServer server) {
     this.node = node;
     this.server = server;
+    this.names = new StatusNames(node);
     this.tokens =
         Counter.builder("vcorfu.tokens.issued")
             .description("Tokens the node's sequencer issued")
@@ -341,13 +346,15 @@ public final class NodeHttp implements AutoCloseable {
       ObjectNode streams = body.putObject("streams");
       streams.put("count", tails.getTailsCount());
       com.fasterxml.jackson.databind.node.ArrayNode shown = streams.putArray("shown");
+      Map<io.vcorfu.protocol.StreamId, String> named = names.names();
       for (io.vcorfu.protocol.proto.StreamTailEntry t :
           tails.getTailsList().subList(0, Math.min(STREAMS_SHOWN, tails.getTailsCount()))) {
-        shown
-            .addObject()
-            .put("stream", io.vcorfu.protocol.StreamId.fromMsg(t.getStream()).toString())
-            .put("tail", t.getTail())
-            .put("trimMark", t.getTrimMark());
+        io.vcorfu.protocol.StreamId id = io.vcorfu.protocol.StreamId.fromMsg(t.getStream());
+        ObjectNode n = shown.addObject().put("stream", id.toString());
+        if (named.containsKey(id)) {
+          n.put("name", named.get(id));
+        }
+        n.put("tail", t.getTail()).put("trimMark", t.getTrimMark());
       }
     }
     com.fasterxml.jackson.databind.node.ArrayNode changes = body.putArray("recentChanges");
@@ -418,6 +425,7 @@ public final class NodeHttp implements AutoCloseable {
     node.observeRequests(null);
     node.observeForces(null);
     server.stop(0);
+    names.close();
     for (AutoCloseable b : binders) {
       try {
         b.close();

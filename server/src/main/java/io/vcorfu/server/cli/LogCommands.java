@@ -3,7 +3,9 @@ package io.vcorfu.server.cli;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.vcorfu.client.AppendResult;
 import io.vcorfu.client.ClusterStreamLog;
+import io.vcorfu.client.DirectoryEntry;
 import io.vcorfu.client.GlobalEntry;
+import io.vcorfu.client.NameDirectory;
 import io.vcorfu.client.StreamEntry;
 import io.vcorfu.client.Tails;
 import io.vcorfu.protocol.StreamId;
@@ -26,13 +28,15 @@ import picocli.CommandLine.Spec;
 @Command(
     name = "log",
     mixinStandardHelpOptions = true,
-    description = "Append to, read, tail, follow and trim streams and the global log.",
+    description =
+        "Append to, read, tail, follow and trim streams and the global log; list the streams.",
     subcommands = {
       LogCommands.Append.class,
       LogCommands.Read.class,
       LogCommands.Tail.class,
       LogFollow.class,
-      LogCommands.Trim.class
+      LogCommands.Trim.class,
+      ListCommands.Logs.class
     })
 final class LogCommands {
 
@@ -130,6 +134,19 @@ final class LogCommands {
     int run(ClusterStreamLog log, PrintWriter out) throws Exception {
       byte[] bytes = Values.read(spec, value, valueFile);
       List<StreamId> ids = streams.stream().map(StreamId::of).toList();
+      int max = connection.options().maxEntryBytes();
+      if (bytes.length > max) {
+        // Refused before the names are listed: nothing is written.
+        throw new io.vcorfu.protocol.TooLargeException(bytes.length, max);
+      }
+      // Listed before the first write under them (only a name not listed yet costs a write).
+      NameDirectory names = new NameDirectory(log);
+      for (int i = 0; i < ids.size(); i++) {
+        connection.await(
+            names.register(
+                DirectoryEntry.of(DirectoryEntry.LOG, streams.get(i), "", ids.get(i), 0)),
+            "listing the stream's name");
+      }
       AppendResult r = connection.await(log.append(ids, bytes), "the append");
       if (output.json()) {
         ObjectNode n = Output.JSON.createObjectNode();

@@ -29,14 +29,15 @@ import picocli.CommandLine.Spec;
     name = "map",
     mixinStandardHelpOptions = true,
     description =
-        "Put, get, remove and scan the keys of a CSMRMap of text keys and values, and show every"
-            + " version of a key.",
+        "Put, get, remove and scan the keys of a CSMRMap of text keys and values, show every"
+            + " version of a key, and list the maps.",
     subcommands = {
       MapCommands.Put.class,
       MapCommands.Get.class,
       MapCommands.Remove.class,
       MapCommands.Scan.class,
-      MapCommands.History.class
+      MapCommands.History.class,
+      ListCommands.Maps.class
     })
 final class MapCommands {
   /** Buckets of a map created by {@code vcorfu map put} without {@code --buckets}. */

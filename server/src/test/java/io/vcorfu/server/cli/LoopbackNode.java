@@ -26,6 +26,16 @@ final class LoopbackNode implements AutoCloseable {
     return new LoopbackNode(transport, node);
   }
 
+  /** The node. */
+  Node node() {
+    return node;
+  }
+
+  /** The node's transport, for clients in this JVM. */
+  NettyTransport transport() {
+    return transport;
+  }
+
   /** Runs {@code vcorfu log ARGS[0] --endpoint THIS_NODE ARGS[1..]}. */
   CliRun log(String... args) {
     List<String> all =
