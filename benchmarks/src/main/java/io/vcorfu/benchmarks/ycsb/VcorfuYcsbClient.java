@@ -46,7 +46,8 @@ import site.ycsb.Status;
  * nodes hosting their streams), {@code vcorfu.update} (see above), {@code vcorfu.read-lease-ms}
  * (the runtime's read lease, default 1000; 0 = none): with a lease, a local-view read of a bucket
  * nobody else wrote since needs no request at all and is still linearizable (see {@code
- * StreamLogOptions.readLease}).
+ * StreamLogOptions.readLease}), {@code vcorfu.retained-history-bytes} (the runtime's {@code
+ * RuntimeOptions.retainedHistoryBytes}; default: the runtime's default).
  *
  * <p>Thread-safety: YCSB creates one instance per client thread; the instances of one JVM share one
  * runtime per endpoint (so one set of local views), opened by the first {@link #init} and closed by
@@ -58,6 +59,7 @@ public final class VcorfuYcsbClient extends DB {
   public static final String VIEWS_PROPERTY = "vcorfu.views";
   public static final String UPDATE_PROPERTY = "vcorfu.update";
   public static final String LEASE_PROPERTY = "vcorfu.read-lease-ms";
+  public static final String HISTORY_PROPERTY = "vcorfu.retained-history-bytes";
   public static final int DEFAULT_LEASE_MS = 1000;
   public static final String DEFAULT_ENDPOINT = "127.0.0.1:9000";
   public static final int DEFAULT_BUCKETS = 100;
@@ -107,7 +109,14 @@ public final class VcorfuYcsbClient extends DB {
           StreamLogOptions options =
               StreamLogOptions.defaults()
                   .withReadLease(leaseMs == 0 ? Duration.ZERO : Duration.ofMillis(leaseMs));
-          s = new Shared(VCorfuRuntime.connect(endpoint, RuntimeOptions.defaults(), options));
+          RuntimeOptions runtimeOptions = RuntimeOptions.defaults();
+          String history = getProperties().getProperty(HISTORY_PROPERTY);
+          if (history != null) {
+            runtimeOptions =
+                runtimeOptions.withRetainedHistoryBytes(
+                    YcsbProperties.intProperty(getProperties(), HISTORY_PROPERTY, 0));
+          }
+          s = new Shared(VCorfuRuntime.connect(endpoint, runtimeOptions, options));
         } catch (RuntimeException e) {
           throw new DBException(
               "Could not connect to vcorfu at " + endpoint + ": " + e.getMessage(), e);
