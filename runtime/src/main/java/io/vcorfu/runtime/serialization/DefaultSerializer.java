@@ -279,7 +279,7 @@ public final class DefaultSerializer implements Serializer {
         bounds[3 * n + 2] = scratch.size();
         n++;
       }
-      int[] order = keyOrder(scratch.buffer(), bounds, n);
+      int[] order = KeyOrder.of(scratch.buffer(), bounds, n);
       out.writeByte(MAP).writeVarLong(n);
       byte[] buf = scratch.buffer();
       for (int i : order) {
@@ -288,40 +288,6 @@ public final class DefaultSerializer implements Serializer {
     } finally {
       giveBack(scratch);
     }
-  }
-
-  /**
-   * The entries {@code 0..n-1} sorted by their keys' bytes ({@code buf} from {@code bounds[3i]} to
-   * {@code bounds[3i+1]}), stably: insertion sort for a few, a merge sort (boxed) for more.
-   */
-  private static int[] keyOrder(byte[] buf, int[] bounds, int n) {
-    if (n > 32) {
-      Integer[] boxed = new Integer[n];
-      for (int i = 0; i < n; i++) {
-        boxed[i] = i;
-      }
-      Arrays.sort(boxed, (x, y) -> compareKeys(buf, bounds, x, y));
-      int[] order = new int[n];
-      for (int i = 0; i < n; i++) {
-        order[i] = boxed[i];
-      }
-      return order;
-    }
-    int[] order = new int[n];
-    for (int i = 0; i < n; i++) {
-      int j = i;
-      while (j > 0 && compareKeys(buf, bounds, order[j - 1], i) > 0) {
-        order[j] = order[j - 1];
-        j--;
-      }
-      order[j] = i;
-    }
-    return order;
-  }
-
-  private static int compareKeys(byte[] buf, int[] bounds, int x, int y) {
-    return Arrays.compareUnsigned(
-        buf, bounds[3 * x], bounds[3 * x + 1], buf, bounds[3 * y], bounds[3 * y + 1]);
   }
 
   private void encodeRecord(Record r, BinaryWriter out, int depth) {
