@@ -1,5 +1,7 @@
 package io.vcorfu.server.cli;
 
+import static java.nio.charset.StandardCharsets.UTF_8;
+
 import io.vcorfu.protocol.Endpoint;
 import io.vcorfu.protocol.netty.NettyTransport;
 import io.vcorfu.server.Node;
@@ -24,9 +26,10 @@ import picocli.CommandLine;
  * the command line load on their usual paths is in the archive, and {@code bin/vcorfu} starts the
  * JVM with that archive (classes mapped from it instead of being read, verified and linked again at
  * every start). It starts a durable node on 127.0.0.1 in a temporary directory, runs the common
- * commands against it in this process (appends, reads, tails, map puts and gets, ping), stops the
- * node and deletes the directory. What the commands print is discarded; a command that fails makes
- * the run fail, so a build never ships an archive of a broken path.
+ * commands against it in this process (appends, reads, tails, map puts and gets, ping, a few lines
+ * of {@code vcorfu shell}), stops the node and deletes the directory. What the commands print is
+ * discarded; a command that fails makes the run fail, so a build never ships an archive of a broken
+ * path.
  */
 public final class ClassTraining {
   private ClassTraining() {}
@@ -72,8 +75,11 @@ public final class ClassTraining {
         commands.add(new String[] {"ping", "--endpoint", ep});
         commands.add(new String[] {"--help"});
         for (String[] c : commands) {
-          run(c);
+          run(c, null);
         }
+        run(
+            new String[] {"shell", "--endpoint", ep},
+            "map put --map m k1 w\nmap get --map m k1\nlog append --stream t 'v x'\nlog tail\n");
       } finally {
         node.close();
       }
@@ -82,12 +88,18 @@ public final class ClassTraining {
     }
   }
 
-  private static void run(String[] command) {
+  /** Runs {@code vcorfu COMMAND...}; {@code shellLines}, when given, are the shell's batch. */
+  private static void run(String[] command, String shellLines) {
     StringWriter out = new StringWriter();
     StringWriter err = new StringWriter();
     CommandLine cli = VcorfuCli.newCommandLine();
     cli.setOut(new PrintWriter(out));
     cli.setErr(new PrintWriter(err));
+    if (shellLines != null) {
+      ShellCommand shell = cli.getSubcommands().get("shell").getCommand();
+      shell.input = new java.io.ByteArrayInputStream(shellLines.getBytes(UTF_8));
+      shell.interactive = false;
+    }
     int code = cli.execute(command);
     if (code != VcorfuCli.OK) {
       throw new IllegalStateException(

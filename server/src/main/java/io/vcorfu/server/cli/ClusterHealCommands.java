@@ -79,6 +79,8 @@ final class ClusterHealCommands {
 
     @Override
     Change change(NodeCalls calls, List<Endpoint> asked) throws Exception {
+      drainedOnto = null; // what an earlier run of this command (a line of vcorfu shell) found
+      ontoMembers = false;
       Endpoint leaving = subject();
       var r = firstAnswer(othersFirst(asked, leaving), via -> calls.removeNode(via, leaving));
       Layout next = Layout.fromJson(r.getLayoutJson());

@@ -84,10 +84,11 @@ final class ClusterStatusCommand implements Callable<Integer> {
       spec.commandLine().getErr().println("vcorfu cluster status: " + e.getMessage());
       return 2;
     }
-    try (NettyTransport transport = new NettyTransport();
+    try (ShellSession.Held<NettyTransport> transport = ShellSession.transport(spec);
         RpcClient rpc =
-            transport.newClient(
-                ClientOptions.defaults().withRequestTimeout(Duration.ofSeconds(2)))) {
+            transport
+                .get()
+                .newClient(ClientOptions.defaults().withRequestTimeout(Duration.ofSeconds(2)))) {
       NodeCalls calls = new NodeCalls(rpc);
       PrintWriter out = spec.commandLine().getOut();
       if (watchMs == 0) {

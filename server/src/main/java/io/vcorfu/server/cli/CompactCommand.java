@@ -83,10 +83,13 @@ final class CompactCommand implements Callable<Integer> {
       err.println("vcorfu cluster compact: " + e.getMessage());
       return 2;
     }
-    try (NettyTransport transport = new NettyTransport();
+    try (ShellSession.Held<NettyTransport> transport = ShellSession.transport(spec);
         RpcClient rpc =
-            transport.newClient(
-                ClientOptions.defaults().withRequestTimeout(Duration.ofSeconds(timeoutSeconds)))) {
+            transport
+                .get()
+                .newClient(
+                    ClientOptions.defaults()
+                        .withRequestTimeout(Duration.ofSeconds(timeoutSeconds)))) {
       NodeCalls calls = new NodeCalls(rpc);
       Layout layout = ClusterStatusCommand.newestLayout(calls, asked);
       Map<Endpoint, CompletableFuture<CompactResponse>> answers = new LinkedHashMap<>();

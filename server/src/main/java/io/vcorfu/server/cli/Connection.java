@@ -4,7 +4,6 @@ import io.vcorfu.client.ClusterStreamLog;
 import io.vcorfu.client.StreamLogOptions;
 import io.vcorfu.protocol.ClientOptions;
 import io.vcorfu.protocol.Endpoint;
-import io.vcorfu.protocol.netty.NettyTransport;
 import io.vcorfu.runtime.RuntimeOptions;
 import io.vcorfu.runtime.VCorfuRuntime;
 import java.time.Duration;
@@ -14,7 +13,9 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import picocli.CommandLine.ITypeConverter;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 import picocli.CommandLine.TypeConversionException;
 
 /**
@@ -45,6 +46,10 @@ final class Connection {
           "How long to wait for the cluster, riding through failovers: 500ms, 10s, 2m, or seconds"
               + " (default ${DEFAULT-VALUE}).")
   Duration timeout;
+
+  /** The command these options belong to (null when they stand alone). */
+  @Spec(Spec.Target.MIXEE)
+  CommandSpec command;
 
   /** A list of endpoints as given. */
   record Endpoints(List<Endpoint> list, String given) {
@@ -104,12 +109,29 @@ final class Connection {
         .withRpc(ClientOptions.defaults().withRequestTimeout(request));
   }
 
-  ClusterStreamLog open(NettyTransport transport) {
-    return ClusterStreamLog.connect(transport, endpoints.list(), options());
+  /**
+   * A log client of these settings: inside {@code vcorfu shell} the one the shell keeps for them,
+   * else a new one on a transport of its own, closed with the lease.
+   */
+  ShellSession.Held<ClusterStreamLog> log() {
+    ShellSession shell = ShellSession.of(command);
+    if (shell != null) {
+      return shell.log(this);
+    }
+    return ShellSession.Held.own(ClusterStreamLog.connect(endpoints.list(), options()));
   }
 
-  VCorfuRuntime runtime() {
-    return VCorfuRuntime.connect(endpoints.given(), RuntimeOptions.defaults(), options());
+  /**
+   * An object runtime of these settings: inside {@code vcorfu shell} the one the shell keeps for
+   * them, else a new one, closed with the lease.
+   */
+  ShellSession.Held<VCorfuRuntime> runtime() {
+    ShellSession shell = ShellSession.of(command);
+    if (shell != null) {
+      return shell.runtime(this);
+    }
+    return ShellSession.Held.own(
+        VCorfuRuntime.connect(endpoints.given(), RuntimeOptions.defaults(), options()));
   }
 
   /**

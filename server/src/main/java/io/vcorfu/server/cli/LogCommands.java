@@ -10,7 +10,6 @@ import io.vcorfu.client.StreamEntry;
 import io.vcorfu.client.Tails;
 import io.vcorfu.protocol.StreamId;
 import io.vcorfu.protocol.TrimmedException;
-import io.vcorfu.protocol.netty.NettyTransport;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -55,10 +54,9 @@ final class LogCommands {
     @Override
     public Integer call() throws Exception {
       check();
-      try (NettyTransport transport = new NettyTransport();
-          ClusterStreamLog log = connection.open(transport)) {
+      try (ShellSession.Held<ClusterStreamLog> log = connection.log()) {
         PrintWriter out = spec.commandLine().getOut();
-        int code = run(log, out);
+        int code = run(log.get(), out);
         out.flush();
         return code;
       }
@@ -128,6 +126,7 @@ final class LogCommands {
     void check() {
       streams.forEach(s -> Flags.name(spec, "--stream", s));
       Flags.readableFile(spec, "--value-file", valueFile);
+      Values.notShellInput(spec, value, valueFile);
     }
 
     @Override

@@ -5,7 +5,6 @@ import io.vcorfu.client.StreamEntry;
 import io.vcorfu.collections.CSMRMap;
 import io.vcorfu.collections.SMRMap;
 import io.vcorfu.protocol.StreamId;
-import io.vcorfu.protocol.netty.NettyTransport;
 import io.vcorfu.runtime.ObjectOpenException;
 import io.vcorfu.runtime.VCorfuRuntime;
 import java.io.PrintWriter;
@@ -81,7 +80,8 @@ final class MapCommands {
       }
       Flags.name(spec, "--map", map);
       check();
-      try (VCorfuRuntime rt = connection.runtime()) {
+      try (ShellSession.Held<VCorfuRuntime> held = connection.runtime()) {
+        VCorfuRuntime rt = held.get();
         PrintWriter out = spec.commandLine().getOut();
         run(rt, open(rt), out);
         out.flush();
@@ -140,6 +140,7 @@ final class MapCommands {
     @Override
     void check() {
       Flags.readableFile(spec, "--value-file", valueFile);
+      Values.notShellInput(spec, value, valueFile);
     }
 
     @Override
@@ -328,8 +329,8 @@ final class MapCommands {
     SMRMap<String, String> live = rt.objects().builder(bucket, SMRMap.class).open();
     live.size();
     List<Long> addresses = new ArrayList<>();
-    try (NettyTransport transport = new NettyTransport();
-        ClusterStreamLog log = connection.open(transport)) {
+    try (ShellSession.Held<ClusterStreamLog> held = connection.log()) {
+      ClusterStreamLog log = held.get();
       long tail = log.tails(List.of(bucket)).join().streamTails().getOrDefault(bucket, -1L);
       for (long start = 0; start <= tail; start += 4096) {
         for (StreamEntry e : log.readStream(bucket, start, Math.min(tail, start + 4095)).join()) {

@@ -84,10 +84,12 @@ abstract class MembershipCommand implements Callable<Integer> {
       spec.commandLine().getErr().println("vcorfu cluster " + name() + ": " + e.getMessage());
       return 2;
     }
-    try (NettyTransport transport = new NettyTransport();
+    try (ShellSession.Held<NettyTransport> transport = ShellSession.transport(spec);
         RpcClient rpc =
-            transport.newClient(
-                ClientOptions.defaults().withRequestTimeout(Duration.ofMillis(timeoutMs)))) {
+            transport
+                .get()
+                .newClient(
+                    ClientOptions.defaults().withRequestTimeout(Duration.ofMillis(timeoutMs)))) {
       NodeCalls calls = new NodeCalls(rpc);
       PrintWriter out = spec.commandLine().getOut();
       Change done;

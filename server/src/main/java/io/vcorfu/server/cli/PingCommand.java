@@ -31,9 +31,11 @@ final class PingCommand implements Callable<Integer> {
   public Integer call() throws Exception {
     PrintWriter out = spec.commandLine().getOut();
     boolean all = true;
-    try (NettyTransport transport = new NettyTransport();
+    try (ShellSession.Held<NettyTransport> transport = ShellSession.transport(spec);
         RpcClient rpc =
-            transport.newClient(ClientOptions.defaults().withRequestTimeout(connection.timeout))) {
+            transport
+                .get()
+                .newClient(ClientOptions.defaults().withRequestTimeout(connection.timeout))) {
       NodeCalls calls = new NodeCalls(rpc);
       for (Endpoint e : connection.endpoints.list()) {
         ObjectNode n = Output.JSON.createObjectNode().put("endpoint", e.toString());

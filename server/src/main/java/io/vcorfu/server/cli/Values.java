@@ -12,7 +12,8 @@ import picocli.CommandLine.ParameterException;
 /**
  * A command's value: the argument as UTF-8 text, {@code -} for standard input, or {@code
  * --value-file FILE} (bytes as they are; {@code -} for standard input). An entry holds at most
- * {@link StreamLogOptions#DEFAULT_MAX_ENTRY_BYTES} bytes, headers included.
+ * {@link StreamLogOptions#DEFAULT_MAX_ENTRY_BYTES} bytes, headers included. Inside {@code vcorfu
+ * shell} standard input is the shell's, and {@code -} is refused.
  */
 final class Values {
   private Values() {}
@@ -22,6 +23,21 @@ final class Values {
 
   /** The most bytes read for a value: anything longer cannot be an entry. */
   static final int MAX_VALUE_BYTES = StreamLogOptions.DEFAULT_MAX_ENTRY_BYTES;
+
+  /**
+   * Refuses {@code -} (standard input) for a command run by {@code vcorfu shell}, whose standard
+   * input carries the shell's lines; checked before the command connects.
+   */
+  static void notShellInput(CommandSpec spec, String argument, Path file) {
+    boolean fromStdin =
+        (file == null && "-".equals(argument)) || (file != null && file.toString().equals("-"));
+    if (fromStdin && ShellSession.of(spec) != null) {
+      throw new ParameterException(
+          spec.commandLine(),
+          "inside vcorfu shell standard input carries the commands: give the value as an argument"
+              + " or with --value-file FILE");
+    }
+  }
 
   /**
    * The value {@code argument} or {@code file} gives (exactly one of them); a usage error when both

@@ -33,6 +33,7 @@ import picocli.CommandLine.Command;
       ClusterCommands.class,
       ZooKeeperCommand.class,
       PingCommand.class,
+      ShellCommand.class,
       VcorfuCli.Bench.class,
       CommandLine.HelpCommand.class,
       picocli.AutoComplete.GenerateCompletion.class
@@ -50,7 +51,17 @@ public final class VcorfuCli {
   /** What the command was asked about does not exist (a map, a key, a stream). */
   public static final int NOT_FOUND = 3;
 
-  private VcorfuCli() {}
+  /** The shell whose lines this command line runs, or null for a command run on its own. */
+  final ShellSession session;
+
+  private VcorfuCli() {
+    this(null);
+  }
+
+  /** The command line of the lines of the shell {@code session}. */
+  VcorfuCli(ShellSession session) {
+    this.session = session;
+  }
 
   /** The version of the build, from {@code vcorfu-version.properties}. */
   static final class Version implements CommandLine.IVersionProvider {

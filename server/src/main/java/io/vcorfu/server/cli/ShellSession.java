@@ -1,0 +1,132 @@
+package io.vcorfu.server.cli;
+
+import io.vcorfu.client.ClusterStreamLog;
+import io.vcorfu.protocol.netty.NettyTransport;
+import io.vcorfu.runtime.RuntimeOptions;
+import io.vcorfu.runtime.VCorfuRuntime;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Supplier;
+import picocli.CommandLine.Model.CommandSpec;
+
+/**
+ * What the lines of one {@code vcorfu shell} share, kept open from one line to the next: one
+ * transport (its I/O threads), and per target (the {@code --endpoint} list and {@code --timeout} a
+ * line gives) one log client and one object runtime, each opened by the first line that needs it.
+ * After a line that failed, {@link #reset} closes the clients, so the next line connects afresh.
+ * Outside a shell there is none ({@link #of} is null) and every command opens and closes its own.
+ */
+final class ShellSession implements AutoCloseable {
+  private final NettyTransport transport = new NettyTransport();
+  private final Map<String, ClusterStreamLog> logs = new LinkedHashMap<>();
+  private final Map<String, VCorfuRuntime> runtimes = new LinkedHashMap<>();
+  private int opened;
+
+  /** The shell session {@code spec}'s command runs in, or null when it runs on its own. */
+  static ShellSession of(CommandSpec spec) {
+    if (spec == null) {
+      return null;
+    }
+    return spec.root().userObject() instanceof VcorfuCli cli ? cli.session : null;
+  }
+
+  /** The transport for {@code spec}'s command: the shell's, else a new one closed with it. */
+  static Held<NettyTransport> transport(CommandSpec spec) {
+    ShellSession s = of(spec);
+    return s == null ? Held.own(new NettyTransport()) : Held.shared(s.transport);
+  }
+
+  /** A log client of {@code c}'s target: the one kept for it, opened the first time. */
+  Held<ClusterStreamLog> log(Connection c) {
+    return Held.shared(
+        kept(
+            logs,
+            key(c),
+            () -> ClusterStreamLog.connect(transport, c.endpoints.list(), c.options())));
+  }
+
+  /** An object runtime of {@code c}'s target: the one kept for it, opened the first time. */
+  Held<VCorfuRuntime> runtime(Connection c) {
+    return Held.shared(
+        kept(
+            runtimes,
+            key(c),
+            () ->
+                VCorfuRuntime.using(
+                    ClusterStreamLog.connect(transport, c.endpoints.list(), c.options()),
+                    RuntimeOptions.defaults())));
+  }
+
+  /** How many log clients and runtimes this session has opened so far (reuse opens none). */
+  synchronized int opened() {
+    return opened;
+  }
+
+  private static String key(Connection c) {
+    return c.endpoints.given() + " " + c.timeout.toMillis();
+  }
+
+  private synchronized <T> T kept(Map<String, T> clients, String key, Supplier<T> open) {
+    T client = clients.get(key);
+    if (client == null) {
+      client = open.get();
+      clients.put(key, client);
+      opened++;
+    }
+    return client;
+  }
+
+  /**
+   * Closes the kept log clients and runtimes (the transport stays): after a line that failed, one
+   * of them may be left waiting on a node that went away.
+   */
+  synchronized void reset() {
+    List<AutoCloseable> all = new ArrayList<>(runtimes.values());
+    all.addAll(logs.values());
+    runtimes.clear();
+    logs.clear();
+    for (AutoCloseable c : all) {
+      try {
+        c.close();
+      } catch (Exception | Error ignored) {
+        // closing what failed: nothing more to say than the line's own error
+      }
+    }
+  }
+
+  @Override
+  public void close() {
+    reset();
+    transport.close();
+  }
+
+  /**
+   * A client one command uses: its own (closed when the command ends) or the shell's (left open for
+   * the next lines).
+   */
+  record Held<T extends AutoCloseable>(T get, boolean owned) implements AutoCloseable {
+    static <T extends AutoCloseable> Held<T> own(T client) {
+      return new Held<>(client, true);
+    }
+
+    static <T extends AutoCloseable> Held<T> shared(T client) {
+      return new Held<>(client, false);
+    }
+
+    @Override
+    public void close() {
+      if (!owned) {
+        return;
+      }
+      try {
+        get.close();
+      } catch (RuntimeException e) {
+        throw e;
+      } catch (Exception e) {
+        throw new IllegalStateException(e.getMessage(), e);
+      }
+    }
+  }
+}
