@@ -8,7 +8,8 @@ import java.util.List;
  * shell: blanks separate words; {@code 'single quotes'} keep everything as it is; {@code "double
  * quotes"} keep everything but {@code \"} and {@code \\}; outside quotes a backslash keeps the next
  * character as it is; an unquoted {@code #} at the start of a word begins a comment, to the end of
- * the line. Nothing is expanded ({@code $}, {@code *}, {@code ~} are plain characters).
+ * the line. Nothing is expanded ({@code $}, {@code *}, {@code ~} are plain characters). Keeps
+ * nothing from one line to the next.
  */
 final class ShellWords {
   private ShellWords() {}
