@@ -106,6 +106,14 @@ class RemoteViewLocalReadsTest {
                   ClusterStreamLog.connect(
                       transport, InProcessCluster.SEQUENCER, StreamLogOptions.defaults()),
                   QUIET)) {
+        // Opened (and their names registered: a read of the name directory) before counting.
+        long[] expected = new long[4];
+        Counter[] local = new Counter[4];
+        Counter[] remote = new Counter[4];
+        for (int c = 0; c < 4; c++) {
+          local[c] = writer.objects().open("counter-" + c, Counter.class);
+          remote[c] = reader.objects().builder("counter-" + c, Counter.class).remote().open();
+        }
         FaultRule[] replicaReads = new FaultRule[2];
         Endpoint[] replicas = {InProcessCluster.STREAM_A, InProcessCluster.STREAM_B};
         for (int r = 0; r < 2; r++) {
@@ -122,13 +130,6 @@ class RemoteViewLocalReadsTest {
             transport
                 .faults()
                 .add(FaultRule.requests().ofCase(PayloadCase.VIEW_CALL).delay(Duration.ZERO));
-        long[] expected = new long[4];
-        Counter[] local = new Counter[4];
-        Counter[] remote = new Counter[4];
-        for (int c = 0; c < 4; c++) {
-          local[c] = writer.objects().open("counter-" + c, Counter.class);
-          remote[c] = reader.objects().builder("counter-" + c, Counter.class).remote().open();
-        }
         for (int i = 0; i < 60; i++) {
           int c = random.nextInt(4);
           long d = random.nextInt(100);
