@@ -14,6 +14,7 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -25,11 +26,12 @@ import picocli.CommandLine;
  * with {@code -XX:ArchiveClassesAtExit=target/vcorfu-server.jsa}, so that every class a node and
  * the command line load on their usual paths is in the archive, and {@code bin/vcorfu} starts the
  * JVM with that archive (classes mapped from it instead of being read, verified and linked again at
- * every start). It starts a durable node on 127.0.0.1 in a temporary directory, runs the common
- * commands against it in this process (appends, reads, tails, map puts and gets, ping, a few lines
- * of {@code vcorfu shell}), stops the node and deletes the directory. What the commands print is
- * discarded; a command that fails makes the run fail, so a build never ships an archive of a broken
- * path.
+ * every start). Unpacked from the release archive, {@code bin/vcorfu} runs the training itself on
+ * its first command, since a JVM maps an archive only for the jar path and the JVM it was written
+ * with. It starts a durable node on 127.0.0.1 in a temporary directory, runs the common commands
+ * against it in this process (appends, reads, tails, map puts and gets, ping, a few lines of {@code
+ * vcorfu shell}), stops the node and deletes the directory. What the commands print is discarded;
+ * a command that fails makes the run fail, so a build never ships an archive of a broken path.
  */
 public final class ClassTraining {
   private ClassTraining() {}
@@ -53,9 +55,13 @@ public final class ClassTraining {
     Path dir = Files.createTempDirectory("vcorfu-training");
     try {
       int port = freePort();
+      // The log keeps its copies for the whole run: with the default retention of a few seconds a
+      // slow machine (bin/vcorfu also trains on the user's first command) could trim the global
+      // log below the `log read --global` before it runs.
       Node node =
           Node.start(
-              NodeConfig.durable(new Endpoint("127.0.0.1", port), dir.resolve("data")),
+              NodeConfig.durable(new Endpoint("127.0.0.1", port), dir.resolve("data"))
+                  .withLogRetention(Duration.ofHours(1)),
               new NettyTransport());
       try {
         String ep = "127.0.0.1:" + port;
