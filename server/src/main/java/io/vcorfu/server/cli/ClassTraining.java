@@ -30,8 +30,8 @@ import picocli.CommandLine;
  * its first command, since a JVM maps an archive only for the jar path and the JVM it was written
  * with. It starts a durable node on 127.0.0.1 in a temporary directory, runs the common commands
  * against it in this process (appends, reads, tails, map puts and gets, ping, a few lines of {@code
- * vcorfu shell}), stops the node and deletes the directory. What the commands print is discarded;
- * a command that fails makes the run fail, so a build never ships an archive of a broken path.
+ * vcorfu shell}), stops the node and deletes the directory. What the commands print is discarded; a
+ * command that fails makes the run fail, so a build never ships an archive of a broken path.
  */
 public final class ClassTraining {
   private ClassTraining() {}
