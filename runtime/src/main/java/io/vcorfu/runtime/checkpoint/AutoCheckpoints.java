@@ -155,7 +155,7 @@ public final class AutoCheckpoints implements AutoCloseable {
     List<ObjectDirectory.LiveView> views = directory.liveViews();
     // The snapshots this runtime holds, registered; what every client holds bounds the trims too.
     long mine = Math.min(core.transactions().oldestOpenSnapshot(), directory.oldestSnapshotView());
-    if (views.isEmpty()) {
+    if (views.isEmpty() || !anyMayAct(views)) {
       if (mine != Long.MAX_VALUE || registered) {
         core.await(
             core.log().registerSnapshots(mine == Long.MAX_VALUE ? -1 : mine, SNAPSHOT_LEASE_MS));
@@ -203,6 +203,24 @@ public final class AutoCheckpoints implements AutoCloseable {
       }
     }
     return checkpoint ? wrote : waiting;
+  }
+
+  /**
+   * Whether any of {@code views} may be checkpointed or trimmed: not when this runtime's retention
+   * and every view's own turn both off (the cluster's retention changes only a runtime left at
+   * {@link Retention#DEFAULT}), so such a runtime asks for no tails.
+   */
+  private boolean anyMayAct(List<ObjectDirectory.LiveView> views) {
+    if (retention.autoCheckpoint() || retention.trim()) {
+      return true;
+    }
+    for (ObjectDirectory.LiveView v : views) {
+      Retention r = v.retention();
+      if (r != null && (r.autoCheckpoint() || r.trim())) {
+        return true;
+      }
+    }
+    return false;
   }
 
   private boolean due(Retention retention, SmrEngine engine, Kept k, long streamTail) {
