@@ -177,7 +177,7 @@ final class ShellCommand implements Callable<Integer> {
      */
     private int execute(List<String> words) {
       if (tree == null) {
-        tree = VcorfuCli.commandLine(new VcorfuCli(session));
+        tree = VcorfuCli.forShell(session);
         tree.setOut(out);
         tree.setErr(err);
         tree.setDefaultValueProvider(this::defaultValue);

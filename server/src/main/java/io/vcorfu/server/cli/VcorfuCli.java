@@ -25,20 +25,25 @@ import picocli.CommandLine.Command;
       "",
       "Exit codes: 0 done, 1 the operation failed, 2 usage error, 3 not found.",
       "Environment: VCORFU_ENDPOINT, the nodes to ask when --endpoint is not given."
-    },
-    subcommands = {
-      ServerCommand.class,
-      LogCommands.class,
-      MapCommands.class,
-      ClusterCommands.class,
-      ZooKeeperCommand.class,
-      PingCommand.class,
-      ShellCommand.class,
-      VcorfuCli.Bench.class,
-      CommandLine.HelpCommand.class,
-      picocli.AutoComplete.GenerateCompletion.class
     })
+// Subcommands: SUBCOMMANDS, added when the command line is made (all of them, or for a run of one
+// command only that one: building the model of every command costs a one-shot call most of its
+// start-up).
 public final class VcorfuCli {
+  /** The commands under {@code vcorfu}, in the order {@code vcorfu --help} lists them. */
+  static final List<Class<?>> SUBCOMMANDS =
+      List.of(
+          ServerCommand.class,
+          LogCommands.class,
+          MapCommands.class,
+          ClusterCommands.class,
+          ZooKeeperCommand.class,
+          PingCommand.class,
+          ShellCommand.class,
+          VcorfuCli.Bench.class,
+          CommandLine.HelpCommand.class,
+          picocli.AutoComplete.GenerateCompletion.class);
+
   /** The operation succeeded. */
   public static final int OK = 0;
 
@@ -112,7 +117,7 @@ public final class VcorfuCli {
   }
 
   public static void main(String[] args) {
-    CommandLine cl = newCommandLine();
+    CommandLine cl = args.length > 0 ? forRunOf(args[0]) : newCommandLine();
     cl.setExecutionStrategy(
         parsed -> {
           // A command that reaches ZooKeeper as a client says in one line what went wrong; the
@@ -129,7 +134,41 @@ public final class VcorfuCli {
 
   /** The {@code vcorfu} command line, ready to execute. */
   public static CommandLine newCommandLine() {
-    return commandLine(new VcorfuCli());
+    return withSubcommands(new VcorfuCli(), SUBCOMMANDS);
+  }
+
+  /** The command line of the lines of {@code session}'s shell: every command. */
+  static CommandLine forShell(ShellSession session) {
+    return withSubcommands(new VcorfuCli(session), SUBCOMMANDS);
+  }
+
+  /**
+   * The command line for a run whose first argument is {@code first}: only that command under
+   * {@code vcorfu} when {@code first} names one (other than {@code help}, which lists them all),
+   * none for {@code --version}, else every command. The command runs, parses, fails and explains
+   * itself exactly as in the whole tree.
+   */
+  static CommandLine forRunOf(String first) {
+    if (first.equals("--version") || first.equals("-V")) {
+      return withSubcommands(new VcorfuCli(), List.of());
+    }
+    for (Class<?> c : SUBCOMMANDS) {
+      Command command = c.getAnnotation(Command.class);
+      if (command != null
+          && c != CommandLine.HelpCommand.class
+          && (command.name().equals(first) || List.of(command.aliases()).contains(first))) {
+        return withSubcommands(new VcorfuCli(), List.of(c));
+      }
+    }
+    return newCommandLine();
+  }
+
+  private static CommandLine withSubcommands(VcorfuCli top, List<Class<?>> subcommands) {
+    CommandLine cl = new CommandLine(top);
+    for (Class<?> c : subcommands) {
+      cl.addSubcommand(c);
+    }
+    return commandLine(cl);
   }
 
   /**
@@ -137,7 +176,10 @@ public final class VcorfuCli {
    * #describe}) and exit 1, instead of a stack trace. Shared by the {@code bench} tool.
    */
   public static CommandLine commandLine(Object command) {
-    CommandLine cl = new CommandLine(command);
+    return commandLine(new CommandLine(command));
+  }
+
+  private static CommandLine commandLine(CommandLine cl) {
     giveVersion(cl);
     cl.setExecutionExceptionHandler(
         (e, line, parsed) -> {

@@ -1,0 +1,73 @@
+package io.vcorfu.server.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
+
+/**
+ * A one-shot run builds only the command it names ({@link VcorfuCli#forRunOf}): that command, and
+ * every command under it, must read exactly as in the whole tree (the shell, completion and {@code
+ * vcorfu --help} use), and a run that names no command gets the whole tree.
+ */
+class LazyCommandLineTest {
+
+  @Test
+  void eachCommandBuiltAloneHelpsAndNamesItselfAsInTheWholeTree() {
+    CommandLine whole = VcorfuCli.newCommandLine();
+    int compared = 0;
+    for (Map.Entry<String, CommandLine> top : whole.getSubcommands().entrySet()) {
+      if (top.getKey().equals("help")) {
+        continue;
+      }
+      CommandLine alone = VcorfuCli.forRunOf(top.getKey());
+      assertThat(alone.getSubcommands()).as(top.getKey()).containsOnlyKeys(top.getKey());
+      compared += compare(top.getValue(), alone.getSubcommands().get(top.getKey()));
+    }
+    assertThat(compared).as("commands compared").isGreaterThan(20);
+  }
+
+  @Test
+  void aRunNamingNoCommandOrHelpGetsEveryCommand() {
+    int all = VcorfuCli.newCommandLine().getSubcommands().size();
+    assertThat(VcorfuCli.forRunOf("--help").getSubcommands()).hasSize(all);
+    assertThat(VcorfuCli.forRunOf("help").getSubcommands()).hasSize(all);
+    assertThat(VcorfuCli.forRunOf("lgo").getSubcommands()).hasSize(all);
+  }
+
+  @Test
+  void theVersionIsTheWholeTreesWithoutBuildingAnyCommand() {
+    java.io.StringWriter alone = new java.io.StringWriter();
+    CommandLine line = VcorfuCli.forRunOf("--version");
+    assertThat(line.getSubcommands()).isEmpty();
+    line.setOut(new java.io.PrintWriter(alone));
+    java.io.StringWriter whole = new java.io.StringWriter();
+    CommandLine all = VcorfuCli.newCommandLine();
+    all.setOut(new java.io.PrintWriter(whole));
+    assertThat(line.execute("--version")).isZero();
+    assertThat(all.execute("--version")).isZero();
+    assertThat(alone.toString()).startsWith("vcorfu ").isEqualTo(whole.toString());
+  }
+
+  @Test
+  void aCommandBuiltAloneRefusesBadInputWithTheSameCode() {
+    CommandLine alone = VcorfuCli.forRunOf("log");
+    alone.setErr(new java.io.PrintWriter(new java.io.StringWriter()));
+    assertThat(alone.execute("log", "tail", "--no-such-option")).isEqualTo(VcorfuCli.USAGE);
+  }
+
+  private static int compare(CommandLine whole, CommandLine alone) {
+    assertThat(alone.getCommandSpec().qualifiedName())
+        .isEqualTo(whole.getCommandSpec().qualifiedName());
+    assertThat(alone.getUsageMessage(CommandLine.Help.Ansi.OFF))
+        .as(whole.getCommandSpec().qualifiedName())
+        .isEqualTo(whole.getUsageMessage(CommandLine.Help.Ansi.OFF));
+    assertThat(alone.getSubcommands().keySet()).isEqualTo(whole.getSubcommands().keySet());
+    int n = 1;
+    for (Map.Entry<String, CommandLine> sub : whole.getSubcommands().entrySet()) {
+      n += compare(sub.getValue(), alone.getSubcommands().get(sub.getKey()));
+    }
+    return n;
+  }
+}
