@@ -15,16 +15,32 @@ import java.util.List;
 public final class ChildJvm {
   private ChildJvm() {}
 
-  /** {@code java -Xmx<heap> <flags> -cp <class path> <mainClass>}, to which arguments are added. */
+  /**
+   * {@code java -Xmx<heap> <flags> [class-data archive] -cp <class path> <mainClass>}, to which
+   * arguments are added: this JVM's class path, or the same classes as jars with the archive of
+   * {@link ChildClassData} once it is ready.
+   */
   public static List<String> command(String heap, String mainClass) {
+    ChildClassData.Launch launch = ChildClassData.launch();
+    List<String> cmd = baseCommand(heap);
+    if (launch.archive() != null) {
+      cmd.add("-XX:SharedArchiveFile=" + launch.archive());
+      cmd.add("-Xlog:cds=off");
+      cmd.add("-Xlog:cds+dynamic=off");
+    }
+    cmd.add("-cp");
+    cmd.add(launch.classPath());
+    cmd.add(mainClass);
+    return cmd;
+  }
+
+  /** {@code java -Xmx<heap>} and the flags every child runs with. */
+  static List<String> baseCommand(String heap) {
     List<String> cmd = new ArrayList<>();
     cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     cmd.add("-Xmx" + heap);
     cmd.add("-XX:TieredStopAtLevel=1");
     cmd.add("-XX:+UseSerialGC");
-    cmd.add("-cp");
-    cmd.add(System.getProperty("java.class.path"));
-    cmd.add(mainClass);
     return cmd;
   }
 }

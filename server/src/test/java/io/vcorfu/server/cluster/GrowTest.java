@@ -143,7 +143,7 @@ class GrowTest {
           AckedWrites.Writer pairs = AckedWrites.Writer.pairs(c, streams(), ackedPairs)) {
         w.awaitAcked(200);
         pairs.awaitAcked(100);
-        Endpoint d = c.startSpare(2_000);
+        Endpoint d = c.startSpare(8_000);
         NodeCalls calls = new NodeCalls(rpc);
         Layout joined =
             Layout.fromJson(
@@ -156,8 +156,9 @@ class GrowTest {
         // Not the sequencer (the writers' seed): the last node, in every chain of the three.
         Endpoint victim = c.endpoints().get(2);
         c.kill(victim);
-        // At 2 kB/s the copy takes a while: once the victim is gone, every closed log chain is
-        // short, and the new node copies those segments' log too (about 60 kB).
+        // At 8 kB/s the copy takes seconds, so the kill lands mid-copy: once the victim is gone,
+        // every closed log chain is short, and the new node copies those segments' log too (about
+        // 60 kB).
         Layout after =
             Awaitility.await(victim + " removed and " + d + " promoted")
                 .atMost(Duration.ofSeconds(90))
