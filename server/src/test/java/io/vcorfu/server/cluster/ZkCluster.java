@@ -212,6 +212,14 @@ final class ZkCluster implements AutoCloseable {
     return start(new ZkCluster(ensemble, ensemble.getConnectString(), ENSEMBLE_SESSION, tmp, n), r);
   }
 
+  /** {@link #startOnEnsemble}, every node with a layout lease of {@code layoutLease}. */
+  static ZkCluster startOnEnsemble(
+      TestingCluster ensemble, Path tmp, int n, int r, Duration layoutLease) throws Exception {
+    ZkCluster c = new ZkCluster(ensemble, ensemble.getConnectString(), ENSEMBLE_SESSION, tmp, n);
+    c.perNode = (e, cfg) -> cfg.withLayoutLease(layoutLease);
+    return start(c, r);
+  }
+
   /**
    * {@code n} nodes started, and {@code first} of their endpoints committed as the first layout.
    */
