@@ -40,6 +40,13 @@ final class ChildClassData {
   /** A child's class path and, when ready, the archive to map. */
   record Launch(String classPath, Path archive) {}
 
+  /**
+   * The system property that turns the archive on (the server module's tests set it: they start a
+   * few hundred children; a module whose tests start a handful would pay more for the training than
+   * it saves).
+   */
+  static final String ENABLED = "vcorfu.test.childArchive";
+
   private static final Path ROOT = Path.of("target", "child-jvm");
   private static final long TRAINING_TIMEOUT_S = 180;
 
@@ -52,6 +59,9 @@ final class ChildClassData {
    * JVM's class path (and the preparation starts, once per JVM).
    */
   static Launch launch() {
+    if (!Boolean.getBoolean(ENABLED)) {
+      return new Launch(System.getProperty("java.class.path"), null);
+    }
     Launch l = preparation().getNow(null);
     return l != null ? l : new Launch(System.getProperty("java.class.path"), null);
   }
