@@ -1,5 +1,6 @@
 package io.vcorfu.benchmarks;
 
+import io.vcorfu.benchmarks.suite.SuiteCommand;
 import io.vcorfu.server.cli.VcorfuCli;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -21,7 +22,8 @@ import picocli.CommandLine.Model.CommandSpec;
       DegradedBench.class,
       StreamTimelineBench.class,
       PlotCommand.class,
-      CostCommand.class
+      CostCommand.class,
+      SuiteCommand.class
     })
 public final class BenchCli {
   private BenchCli() {}

@@ -1,0 +1,392 @@
+package io.vcorfu.benchmarks.suite;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+/** One run of {@code vcorfu bench suite cluster}: its parts in order, then the summary. */
+final class ClusterRun {
+  // Node log lines carry the local time, so that a failover can be followed in them.
+  private static final List<String> LOG_CLOCK =
+      List.of(
+          "-Dorg.slf4j.simpleLogger.showDateTime=true",
+          "-Dorg.slf4j.simpleLogger.dateTimeFormat=HH:mm:ss.SSS");
+  // What etcd counts as fsyncs (its log's and its backend's commits) and as requests.
+  private static final String ETCD_FSYNCS =
+      "etcd_disk_wal_fsync_duration_seconds_count,etcd_disk_backend_commit_duration_seconds_count";
+
+  private final ClusterOptions.Settings s;
+  private final Processes processes;
+  private final Path workdir;
+  private final Path out;
+  private final VcorfuProcesses vcorfu;
+  private final EtcdCluster etcd;
+  private final String zookeeper;
+  private final List<Integer> nodePorts;
+  private final List<Integer> metricsPorts;
+  private Results results;
+  private Path etcdBench;
+
+  ClusterRun(ClusterOptions.Settings s, Processes processes, Path workdir, Path out) {
+    this.s = s;
+    this.processes = processes;
+    this.workdir = workdir;
+    this.out = out;
+    this.vcorfu = new VcorfuProcesses(processes);
+    int p = s.basePort();
+    this.etcd = new EtcdCluster(processes, workdir.resolve("peers"), p + 11, p + 12, 3);
+    this.zookeeper = Net.HOST + ":" + p;
+    this.nodePorts = List.of(p + 1, p + 2, p + 3);
+    this.metricsPorts = List.of(p + 21, p + 22, p + 23);
+  }
+
+  void run() throws IOException, InterruptedException {
+    results = new Results(processes, workdir);
+    if (Machine.firstLine(List.of("etcd", "--version")).isEmpty()) {
+      throw new IllegalStateException("'etcd' is not installed; run benchmarks/peers/install.sh");
+    }
+    etcdBench = EtcdBench.locate(workdir.resolve("peers"));
+    String started = Machine.utcNow();
+    String loadStart = Machine.loadAverage();
+    results.add("load-start", started + " " + Machine.uptime());
+    results.add(
+        "node-flags", s.nodeFlags().isEmpty() ? "(defaults)" : String.join(" ", s.nodeFlags()));
+    SuiteLog.log("load average at start: " + loadStart);
+    vcorfu.startZookeeper(workdir.resolve("zk"), s.basePort(), List.of("-Xmx256m"));
+    if (s.has("failover")) {
+      failover();
+    }
+    if (s.has("pause")) {
+      pause();
+    }
+    if (s.has("append")) {
+      append();
+    }
+    if (s.has("ycsb")) {
+      ycsb();
+    }
+    String finished = Machine.utcNow();
+    String loadEnd = Machine.loadAverage();
+    results.add("load-end", finished + " " + Machine.uptime());
+    SuiteLog.log("load average at end: " + loadEnd);
+    String sentence =
+        "Started "
+            + started
+            + " (load average "
+            + loadStart
+            + "), finished "
+            + finished
+            + " (load average "
+            + loadEnd
+            + "), "
+            + Machine.cores()
+            + " cores; "
+            + Machine.firstLine(List.of(VcorfuProcesses.javaBinary(), "-version"))
+            + ", "
+            + Machine.firstLine(List.of("etcd", "--version"))
+            + ".";
+    List<String> lines = Files.readAllLines(results.file());
+    ClusterSuite.publish(ClusterSuite.summary(s, lines, sentence), lines, out);
+  }
+
+  private VcorfuCluster clusterUp(String name) throws IOException, InterruptedException {
+    List<String> jvm = new ArrayList<>(List.of("-Xmx1g"));
+    jvm.addAll(LOG_CLOCK);
+    VcorfuCluster c =
+        new VcorfuCluster(
+            vcorfu,
+            processes,
+            workdir.resolve("vcorfu").resolve(name),
+            name,
+            nodePorts,
+            jvm,
+            i -> {
+              List<String> a =
+                  new ArrayList<>(
+                      List.of(
+                          "--zookeeper",
+                          zookeeper,
+                          "--cluster",
+                          name,
+                          "--metrics-port",
+                          "" + metricsPorts.get(i)));
+              a.addAll(s.nodeFlags());
+              return a;
+            });
+    c.up(3, zookeeper);
+    return c;
+  }
+
+  /** Runs {@code vcorfu bench ARGS} as measurement TAG. */
+  private int bench(String tag, List<String> args) throws IOException, InterruptedException {
+    return results.measure(tag, "vcorfu bench " + String.join(" ", args), vcorfu.bench(args));
+  }
+
+  private String raw(String name) {
+    return results.raw().resolve(name).toString();
+  }
+
+  private void load(String what) throws IOException {
+    results.add("load", what + " " + Machine.loadAverage());
+  }
+
+  private void failover() throws IOException, InterruptedException {
+    for (int r = 1; r <= s.runs(); r++) {
+      for (String role : List.of("sequencer", "replica")) {
+        VcorfuCluster c = clusterUp("fo-" + r + "-" + role);
+        try {
+          bench(
+              "failover vcorfu " + role + " " + r,
+              List.of(
+                  "failover",
+                  "--db",
+                  "vcorfu",
+                  "--endpoint",
+                  c.endpoints(3),
+                  "--pids",
+                  c.pids(3),
+                  "--kill",
+                  role,
+                  "--before",
+                  "3",
+                  "--after",
+                  "2",
+                  "--ack-times",
+                  raw("acks-vcorfu-" + role + "-" + r + ".txt")));
+        } finally {
+          c.down();
+        }
+      }
+      etcd.start();
+      try {
+        bench(
+            "failover etcd leader " + r,
+            List.of(
+                "failover",
+                "--db",
+                "etcd",
+                "--endpoint",
+                etcd.endpoints(),
+                "--pids",
+                etcd.pids(),
+                "--kill",
+                "leader",
+                "--before",
+                "3",
+                "--after",
+                "2",
+                "--request-timeout-ms",
+                "200",
+                "--ack-times",
+                raw("acks-etcd-leader-" + r + ".txt")));
+      } finally {
+        etcd.stop();
+      }
+      load("failover round " + r);
+    }
+  }
+
+  private void pause() throws IOException, InterruptedException {
+    String pauseS = "" + s.pauseS();
+    String before = "" + s.pauseBefore();
+    for (int r = 1; r <= s.runs(); r++) {
+      for (String role : List.of("sequencer", "replica")) {
+        VcorfuCluster c = clusterUp("pause-" + role + "-" + r);
+        try {
+          bench(
+              "failover vcorfu " + role + "-paused " + r,
+              List.of(
+                  "failover",
+                  "--db",
+                  "vcorfu",
+                  "--endpoint",
+                  c.endpoints(3),
+                  "--pids",
+                  c.pids(3),
+                  "--kill",
+                  role,
+                  "--signal",
+                  "STOP",
+                  "--pause-s",
+                  pauseS,
+                  "--before",
+                  before,
+                  "--after",
+                  "2",
+                  "--ack-times",
+                  raw("acks-vcorfu-" + role + "-paused-" + r + ".txt")));
+        } finally {
+          c.down();
+        }
+      }
+      for (String role : List.of("leader", "follower")) {
+        etcd.start();
+        try {
+          bench(
+              "failover etcd " + role + "-paused " + r,
+              List.of(
+                  "failover",
+                  "--db",
+                  "etcd",
+                  "--endpoint",
+                  etcd.endpoints(),
+                  "--pids",
+                  etcd.pids(),
+                  "--kill",
+                  role,
+                  "--signal",
+                  "STOP",
+                  "--pause-s",
+                  pauseS,
+                  "--before",
+                  before,
+                  "--after",
+                  "2",
+                  "--request-timeout-ms",
+                  "500",
+                  "--ack-times",
+                  raw("acks-etcd-" + role + "-paused-" + r + ".txt")));
+        } finally {
+          etcd.stop();
+        }
+      }
+      load("pause round " + r);
+    }
+  }
+
+  // etcd puts/s with three members on the 2-core machine: about 3,500 with 8 clients and 5,000
+  // with 50 under load; the etcd runs are sized to last about --cold and --duration seconds there.
+  private void append() throws IOException, InterruptedException {
+    String metrics =
+        String.join(
+            ",",
+            metricsPorts.stream().map(m -> "http://" + Net.HOST + ":" + m + "/metrics").toList());
+    List<String> cost =
+        List.of(
+            "cost",
+            "--metrics",
+            etcd.metrics(),
+            "--fsync-counters",
+            ETCD_FSYNCS,
+            "--request-counters",
+            "grpc_server_handled_total");
+    for (int t : List.of(8, 50)) {
+      int rate = t == 8 ? 4000 : 8000;
+      VcorfuCluster c = clusterUp("append-t" + t);
+      try {
+        List<String> args =
+            new ArrayList<>(
+                List.of(
+                    "append",
+                    "--endpoint",
+                    c.endpoints(3),
+                    "--threads",
+                    "" + t,
+                    "--conns",
+                    "" + t,
+                    "--size",
+                    "1024",
+                    "--streams",
+                    "32",
+                    "--prefix",
+                    "c" + t,
+                    "--cold",
+                    "" + s.cold(),
+                    "--warmup",
+                    "" + s.warmup(),
+                    "--duration",
+                    "" + s.duration(),
+                    "--cost",
+                    "--metrics",
+                    metrics,
+                    "--callers",
+                    s.callers()));
+        if (s.clientWrites()) {
+          args.add("--client-writes");
+        }
+        bench("append vcorfu t" + t, args);
+      } finally {
+        c.down();
+      }
+      etcd.start();
+      try {
+        etcdPut("append etcd t" + t + " cold", t, (long) rate * s.cold());
+        String before = results.capture("bench cost", vcorfu.bench(cost));
+        etcdPut("append etcd t" + t + " warm", t, (long) rate * s.duration());
+        String after = results.capture("bench cost", vcorfu.bench(cost));
+        bench(
+            "append etcd t" + t + " cost",
+            List.of(
+                "cost",
+                "--before",
+                before,
+                "--after",
+                after,
+                "--ops",
+                "" + (long) rate * s.duration(),
+                "--label",
+                "append warm"));
+      } finally {
+        etcd.stop();
+      }
+      load("append t" + t);
+    }
+  }
+
+  private void etcdPut(String tag, int clients, long total)
+      throws IOException, InterruptedException {
+    List<String> args = EtcdBench.putArgs(etcd.endpoints(), 1024, clients, clients, total);
+    List<String> cmd = new ArrayList<>(List.of(etcdBench.toString()));
+    cmd.addAll(args);
+    results.measure(
+        tag,
+        "etcd-bench " + String.join(" ", args),
+        cmd,
+        report -> EtcdBench.putLine(report, clients, clients, total));
+  }
+
+  private void ycsb() throws IOException, InterruptedException {
+    for (String w : List.of("c", "b")) {
+      List<String> common =
+          List.of(
+              "--workload",
+              w,
+              "--records",
+              "" + s.records(),
+              "--operations",
+              "1000000000",
+              "--threads",
+              "8",
+              "--cold-seconds",
+              "" + s.ycsbCold(),
+              "--warm-after",
+              "" + s.ycsbWarmAfter(),
+              "-p",
+              "table=usertable_" + w,
+              "-p",
+              "maxexecutiontime=" + s.ycsbSeconds());
+      VcorfuCluster c = clusterUp("ycsb-" + w);
+      try {
+        List<String> args =
+            new ArrayList<>(List.of("ycsb", "--db", "vcorfu", "--endpoint", c.endpoints(3)));
+        args.addAll(common);
+        args.addAll(List.of("-p", "vcorfu.buckets=100", "-p", "vcorfu.read-lease-ms=1000"));
+        bench("ycsb vcorfu " + w, args);
+      } finally {
+        c.down();
+      }
+      etcd.start();
+      try {
+        List<String> args =
+            new ArrayList<>(List.of("ycsb", "--db", "etcd", "--endpoint", etcd.endpoints()));
+        args.addAll(common);
+        bench("ycsb etcd " + w, args);
+      } finally {
+        etcd.stop();
+      }
+      load("ycsb " + w);
+    }
+  }
+}

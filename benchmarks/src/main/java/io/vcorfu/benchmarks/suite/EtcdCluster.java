@@ -1,0 +1,156 @@
+package io.vcorfu.benchmarks.suite;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
+
+/**
+ * An etcd cluster of N members on 127.0.0.1, as {@code peers/etcd.sh --members N} runs one: member
+ * i listens on client port PORT+2i and peer port PEER_PORT+2i, its log and data under
+ * DIR/etcd/member-i, one {@code --initial-cluster} naming them all, fsync before acknowledging.
+ * Every member is a process of this run, stopped by its pid.
+ */
+final class EtcdCluster {
+  private static final int HEALTH_SECONDS = 30;
+
+  private final Processes processes;
+  private final Path state;
+  private final int port;
+  private final int peerPort;
+  private final int members;
+  private final List<Processes.Started> running = new ArrayList<>();
+
+  EtcdCluster(Processes processes, Path workdir, int port, int peerPort, int members) {
+    this.processes = processes;
+    this.state = workdir.resolve("etcd");
+    this.port = port;
+    this.peerPort = peerPort;
+    this.members = members;
+  }
+
+  int clientPort(int i) {
+    return port + 2 * i;
+  }
+
+  private int peerPort(int i) {
+    return peerPort + 2 * i;
+  }
+
+  private Path memberDir(int i) {
+    return members == 1 ? state : state.resolve("member-" + i);
+  }
+
+  private String memberName(int i) {
+    return members == 1 ? "vcorfu-peer" : "vcorfu-peer-" + i;
+  }
+
+  /** Every member's client endpoint, HOST:PORT, comma-separated. */
+  String endpoints() {
+    return IntStream.range(0, members)
+        .mapToObj(i -> Net.HOST + ":" + clientPort(i))
+        .collect(Collectors.joining(","));
+  }
+
+  /** Every member's /metrics page, comma-separated. */
+  String metrics() {
+    return IntStream.range(0, members)
+        .mapToObj(i -> "http://" + Net.HOST + ":" + clientPort(i) + "/metrics")
+        .collect(Collectors.joining(","));
+  }
+
+  /** The members' pids, comma-separated, in the order of {@link #endpoints}. */
+  String pids() {
+    return running.stream().map(p -> "" + p.pid()).collect(Collectors.joining(","));
+  }
+
+  /** Starts every member on fresh data directories and waits until each reports itself healthy. */
+  void start() throws IOException, InterruptedException {
+    if (!running.isEmpty()) {
+      throw new IllegalStateException("etcd is already running (pids " + pids() + ")");
+    }
+    String initial =
+        IntStream.range(0, members)
+            .mapToObj(i -> memberName(i) + "=http://" + Net.HOST + ":" + peerPort(i))
+            .collect(Collectors.joining(","));
+    for (int i = 0; i < members; i++) {
+      Net.requireFree(clientPort(i));
+      Net.requireFree(peerPort(i));
+    }
+    for (int i = 0; i < members; i++) {
+      Path dir = memberDir(i);
+      Path data = dir.resolve("data");
+      Workdirs.deleteTree(data);
+      Files.createDirectories(data);
+      Files.setPosixFilePermissions(data, PosixFilePermissions.fromString("rwx------"));
+      String client = "http://" + Net.HOST + ":" + clientPort(i);
+      String peer = "http://" + Net.HOST + ":" + peerPort(i);
+      List<String> cmd =
+          List.of(
+              "etcd",
+              "--name",
+              memberName(i),
+              "--data-dir",
+              data.toString(),
+              "--listen-client-urls",
+              client,
+              "--advertise-client-urls",
+              client,
+              "--listen-peer-urls",
+              peer,
+              "--initial-advertise-peer-urls",
+              peer,
+              "--initial-cluster",
+              initial,
+              "--initial-cluster-state",
+              "new",
+              "--initial-cluster-token",
+              "vcorfu-peers",
+              "--logger",
+              "zap",
+              "--log-outputs",
+              "stderr",
+              "--enable-pprof=false");
+      running.add(
+          processes.start("etcd (" + dir.getFileName() + ")", dir.resolve("etcd.log"), cmd));
+    }
+    for (int i = 0; i < members; i++) {
+      Net.awaitPort(running.get(i), clientPort(i), HEALTH_SECONDS);
+    }
+    for (int i = 0; i < HEALTH_SECONDS * 10 && !allHealthy(); i++) {
+      Thread.sleep(100);
+    }
+    if (!allHealthy()) {
+      throw new IllegalStateException(
+          "etcd did not report itself healthy within 30 s (logs: "
+              + memberDir(0)
+              + "/etcd.log ...)");
+    }
+    SuiteLog.log("etcd cluster of " + members + " members listening on " + endpoints());
+  }
+
+  private boolean allHealthy() {
+    for (int i = 0; i < members; i++) {
+      String reply = Net.get(clientPort(i), "/health");
+      if (reply == null || !reply.contains("\"health\":\"true\"")) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** Stops every member by its pid (one a failover killed is only forgotten), removes the data. */
+  void stop() {
+    for (Processes.Started p : running) {
+      processes.stop(p);
+    }
+    running.clear();
+    for (int i = 0; i < members; i++) {
+      Workdirs.deleteTree(memberDir(i).resolve("data"));
+    }
+  }
+}

@@ -1,0 +1,125 @@
+package io.vcorfu.benchmarks.suite;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * vcorfu processes of a run, each a JVM on this tool's own class path: nodes ({@code VcorfuCli
+ * server}), a single-server ZooKeeper ({@code VcorfuCli zookeeper}), one-shot {@code VcorfuCli}
+ * commands and bench clients ({@code BenchCli}).
+ */
+final class VcorfuProcesses {
+  static final String CLI = "io.vcorfu.server.cli.VcorfuCli";
+  static final String BENCH = "io.vcorfu.benchmarks.BenchCli";
+
+  /** Every JVM a run starts has these flags first, as {@code bin/vcorfu} does. */
+  static final List<String> JAVA_OPTS = List.of("-XX:+UseParallelGC");
+
+  private static final int READY_SECONDS = 60;
+
+  private final Processes processes;
+  private final String classPath;
+
+  VcorfuProcesses(Processes processes) {
+    this.processes = processes;
+    this.classPath = System.getProperty("java.class.path");
+  }
+
+  /** {@code java JAVA_OPTS JVM_FLAGS -cp CLASSPATH MAIN ARGS}. */
+  List<String> java(List<String> jvmFlags, String main, List<String> args) {
+    List<String> cmd = new ArrayList<>();
+    cmd.add(javaBinary());
+    cmd.addAll(JAVA_OPTS);
+    cmd.addAll(jvmFlags);
+    cmd.add("-cp");
+    cmd.add(classPath);
+    cmd.add(main);
+    cmd.addAll(args);
+    return cmd;
+  }
+
+  /** The java of this JVM, which every JVM of the run is started with. */
+  static String javaBinary() {
+    return Path.of(System.getProperty("java.home"), "bin", "java").toString();
+  }
+
+  /** A bench client: {@code java -XX:+UseParallelGC -cp CLASSPATH BenchCli ARGS}. */
+  List<String> bench(List<String> args) {
+    return java(List.of(), BENCH, args);
+  }
+
+  /** A {@code VcorfuCli} command. */
+  List<String> cli(List<String> args) {
+    return java(List.of(), CLI, args);
+  }
+
+  /**
+   * Starts {@code VcorfuCli server --host 127.0.0.1 --port PORT SERVER_ARGS} in DIR (log
+   * DIR/server.log) without waiting for it; see {@link #awaitReady}.
+   */
+  Processes.Started launchNode(
+      String name, Path dir, int port, List<String> jvmFlags, List<String> serverArgs)
+      throws IOException {
+    Files.createDirectories(dir);
+    Net.requireFree(port);
+    List<String> args = new ArrayList<>(List.of("server", "--host", Net.HOST, "--port", "" + port));
+    args.addAll(serverArgs);
+    return processes.start(name, dir.resolve("server.log"), java(jvmFlags, CLI, args));
+  }
+
+  /** Starts a single-server ZooKeeper on PORT, data in DIR/data, and waits for it. */
+  Processes.Started startZookeeper(Path dir, int port, List<String> jvmFlags)
+      throws IOException, InterruptedException {
+    Files.createDirectories(dir);
+    Net.requireFree(port);
+    List<String> args =
+        List.of(
+            "zookeeper",
+            "--host",
+            Net.HOST,
+            "--port",
+            "" + port,
+            "--data-dir",
+            dir.resolve("data").toString());
+    Processes.Started zk =
+        processes.start("zookeeper", dir.resolve("server.log"), java(jvmFlags, CLI, args));
+    awaitReady(zk);
+    return zk;
+  }
+
+  /** Waits up to 60 s for P's {@code ready} log line; fails if P exits first. */
+  static void awaitReady(Processes.Started p) throws InterruptedException, IOException {
+    for (int i = 0; i < READY_SECONDS * 10; i++) {
+      if (Files.exists(p.log())
+          && new String(Files.readAllBytes(p.log()), StandardCharsets.UTF_8).contains(" ready ")) {
+        return;
+      }
+      if (!p.alive()) {
+        Workdirs.showTail(p.log(), 20);
+        throw new IllegalStateException("vcorfu process " + p.name() + " exited during start-up");
+      }
+      Thread.sleep(100);
+    }
+    Workdirs.showTail(p.log(), 20);
+    throw new IllegalStateException(
+        "vcorfu process " + p.name() + " did not print ready within " + READY_SECONDS + " s");
+  }
+
+  /**
+   * Runs a one-shot {@code VcorfuCli ARGS} to its end, both outputs to LOG; fails with LOG on
+   * standard error and WHAT when it exits non-zero.
+   */
+  void runCli(List<String> args, Path log, String what) throws IOException, InterruptedException {
+    Processes.Started p = processes.start(what, log, cli(args));
+    int status = Processes.waitFor(p);
+    processes.stop(p);
+    if (status != 0) {
+      System.err.print(Files.readString(log));
+      throw new IllegalStateException(what + " failed");
+    }
+  }
+}
