@@ -61,6 +61,24 @@ final class Processes implements AutoCloseable {
     return track(name, out, builder, command);
   }
 
+  /** Starts COMMAND with its standard output to this process's standard output or error. */
+  synchronized Started startInheriting(String name, boolean toStdout, List<String> command)
+      throws IOException {
+    ProcessBuilder builder =
+        new ProcessBuilder(command)
+            .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
+            .redirectOutput(
+                toStdout
+                    ? ProcessBuilder.Redirect.INHERIT
+                    : ProcessBuilder.Redirect.appendTo(stderr()))
+            .redirectError(ProcessBuilder.Redirect.INHERIT);
+    return track(name, null, builder, command);
+  }
+
+  private static File stderr() {
+    return new File("/dev/stderr");
+  }
+
   private Started track(String name, Path log, ProcessBuilder builder, List<String> command)
       throws IOException {
     if (closed) {
@@ -76,9 +94,7 @@ final class Processes implements AutoCloseable {
             + process.pid()
             + " ("
             + name
-            + ", log: "
-            + log
-            + ")");
+            + (log == null ? ")" : ", log: " + log + ")"));
     return started;
   }
 

@@ -1,0 +1,154 @@
+package io.vcorfu.benchmarks.suite;
+
+import static io.vcorfu.benchmarks.suite.Markdown.fixed;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * The result lines of {@code vcorfu bench suite rebuild}, made from the foreground client's
+ * progress lines ({@code progress SECONDS acked N total N errors N p99_ms X}, one a second) and the
+ * times the run took (seconds on one clock). Pure.
+ */
+final class RebuildReport {
+  private RebuildReport() {}
+
+  /** One copy's times: the restart (or add-node, or kill), first entry copied, copy done, full. */
+  record Times(double t0, double firstCopy, double copyDone, double full) {}
+
+  /** The foreground's appends of each second and its 99th percentile (null: none that second). */
+  record Foreground(List<Double> acks, List<Double> p99s, List<String> p99Texts) {
+    static Foreground of(List<String> log) {
+      List<Double> acks = new ArrayList<>();
+      List<Double> p99s = new ArrayList<>();
+      List<String> texts = new ArrayList<>();
+      for (String line : log) {
+        String[] f = Markdown.words(line);
+        if (f.length > 3 && f[0].equals("progress")) {
+          acks.add(Double.parseDouble(f[3]));
+          boolean has = f.length > 9 && !f[9].equals("-");
+          p99s.add(has ? Double.parseDouble(f[9]) : null);
+          texts.add(f.length > 9 ? f[9] : "-");
+        }
+      }
+      return new Foreground(acks, p99s, texts);
+    }
+  }
+
+  /**
+   * {@code rebuild CASE restart_to_full_s ...}: the copy's length, size and rate, and the
+   * foreground's appends per second between T0 and full strength (the load started LEAD s before
+   * T0) and during the copy itself, each also as a fraction of BASELINE.
+   */
+  static String line(
+      String name,
+      Times t,
+      long copied,
+      long bytes,
+      double baseline,
+      String baselineP99,
+      Foreground fg,
+      int lead) {
+    int n = Math.max(1, (int) Math.rint(t.full() - t.t0()));
+    double during = mean(slice(fg.acks(), lead, lead + n));
+    int c0 = lead + Math.max(0, (int) Math.rint(t.firstCopy() - t.t0()));
+    int c1 = lead + Math.max(0, (int) Math.rint(t.copyDone() - t.t0()));
+    double copying = mean(slice(fg.acks(), c0, Math.max(c0 + 1, c1)));
+    List<Double> p99 = new ArrayList<>();
+    for (Double p : slice(fg.p99s(), lead, lead + n)) {
+      if (p != null) {
+        p99.add(p);
+      }
+    }
+    p99.sort(null);
+    double median = p99.isEmpty() ? Double.NaN : p99.get(p99.size() / 2);
+    double worst = p99.isEmpty() ? Double.NaN : p99.get(p99.size() - 1);
+    double copyS = Math.max(t.copyDone() - t.firstCopy(), 1e-3);
+    double mb = bytes / 1048576.0;
+    return "rebuild "
+        + name
+        + " restart_to_full_s "
+        + fixed(t.full() - t.t0(), 2)
+        + " copied_slots "
+        + copied
+        + " copied_mb "
+        + fixed(mb, 1)
+        + " copy_mb_s "
+        + fixed(mb / copyS, 1)
+        + " copy_slots_s "
+        + fixed(copied / copyS, 0)
+        + " foreground_appends_s "
+        + fixed(during, 0)
+        + " baseline_appends_s "
+        + fixed(baseline, 0)
+        + " fraction "
+        + fixed(baseline != 0 ? during / baseline : 0, 2)
+        + " foreground_during_copy_appends_s "
+        + fixed(copying, 0)
+        + " fraction_during_copy "
+        + fixed(baseline != 0 ? copying / baseline : 0, 2)
+        + " p99_ms_median_second "
+        + oneDecimal(median)
+        + " p99_ms_worst_second "
+        + oneDecimal(worst)
+        + " baseline_p99_ms "
+        + baselineP99;
+  }
+
+  /**
+   * The timeline TSV ({@code second appends rebuild_mib event p99_ms}), one row per second of the
+   * foreground's load from T_START: the rebuild's MiB copied as last sampled (SAMPLES: time and
+   * bytes) and the events (time and name) of that second.
+   */
+  static String timeline(
+      double tStart,
+      Foreground fg,
+      List<double[]> samples,
+      List<Map.Entry<Double, String>> events) {
+    Map<Integer, Double> mb = new TreeMap<>();
+    for (double[] s : samples) {
+      mb.put((int) (s[0] - tStart), s[1] / 1048576);
+    }
+    Map<Integer, List<String>> ev = new TreeMap<>();
+    for (Map.Entry<Double, String> e : events) {
+      ev.computeIfAbsent((int) (e.getKey() - tStart), k -> new ArrayList<>()).add(e.getValue());
+    }
+    StringBuilder b = new StringBuilder("second\tappends\trebuild_mib\tevent\tp99_ms\n");
+    double last = 0;
+    for (int sec = 0; sec < fg.acks().size(); sec++) {
+      last = mb.getOrDefault(sec, last);
+      b.append(sec + 1).append('\t').append((long) fg.acks().get(sec).doubleValue()).append('\t');
+      b.append(fixed(last, 1)).append('\t');
+      b.append(String.join(",", ev.getOrDefault(sec, List.of()))).append('\t');
+      b.append(fg.p99Texts().get(sec)).append('\n');
+    }
+    return b.toString();
+  }
+
+  /** The figure before the first word ending in "/s" of a bench append line, or "". */
+  static String rate(String line) {
+    String[] f = Markdown.words(line);
+    for (int i = 1; i < f.length; i++) {
+      if (f[i].endsWith("/s")) {
+        return f[i - 1];
+      }
+    }
+    return "";
+  }
+
+  private static String oneDecimal(double v) {
+    return Double.isNaN(v) ? "nan" : fixed(v, 1);
+  }
+
+  private static <T> List<T> slice(List<T> list, int from, int to) {
+    int a = Math.min(Math.max(from, 0), list.size());
+    int b = Math.min(Math.max(to, a), list.size());
+    return list.subList(a, b);
+  }
+
+  private static double mean(List<Double> values) {
+    return values.stream().mapToDouble(Double::doubleValue).average().orElse(0);
+  }
+}

@@ -1,0 +1,49 @@
+package io.vcorfu.benchmarks.suite;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
+
+class RebuildOptionsTest {
+  private static RebuildOptions parse(String... args) {
+    RebuildSuite suite = new RebuildSuite();
+    new CommandLine(suite).parseArgs(args);
+    return suite.options.check();
+  }
+
+  @Test
+  void theDefaultsAreTheScripts() {
+    RebuildOptions o = parse();
+    assertThat(o.partList()).containsExactly("rebuild");
+    assertThat(
+            List.of(
+                o.fillMb,
+                o.valueSize,
+                o.rebuildRateMb,
+                o.rebuildMaxP99Ms,
+                o.memberHealDelayMs,
+                o.fgThreads,
+                o.fgSize,
+                o.baselineS,
+                o.fgLeadS,
+                o.basePort))
+        .containsExactly(1024, 65536, 128, 20, 30000, 8, 1024, 10, 20, 19600);
+    assertThat(o.workdir).isNull();
+  }
+
+  @Test
+  void aBoundOfZeroIsAllowedButCountsOfNothingAndUnknownPartsAreNot() {
+    assertThat(parse("--rebuild-max-p99-ms", "0").rebuildMaxP99Ms).isZero();
+    assertThatThrownBy(() -> parse("--rebuild-max-p99-ms", "-1"))
+        .hasMessageContaining("must be a whole number");
+    assertThatThrownBy(() -> parse("--fill-mb", "0"))
+        .hasMessage("--fill-mb must be a positive integer, got '0'");
+    assertThatThrownBy(() -> parse("--parts", "rebuild,tiemline"))
+        .hasMessageContaining("--parts takes");
+    assertThatThrownBy(() -> parse("--parts", "member")).hasMessageContaining("needs grow first");
+    assertThat(parse("--parts", "grow,member,degraded").has("member")).isTrue();
+  }
+}
