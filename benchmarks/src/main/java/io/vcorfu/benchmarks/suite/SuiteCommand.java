@@ -13,5 +13,5 @@ import picocli.CommandLine.Command;
     description =
         "Whole benchmark runs: start the servers, measure with the bench modes, write markdown"
             + " tables.",
-    subcommands = {ClusterSuite.class, RebuildSuite.class, YcsbSuite.class})
+    subcommands = {ClusterSuite.class, RebuildSuite.class, YcsbSuite.class, BusySuite.class})
 public final class SuiteCommand {}
