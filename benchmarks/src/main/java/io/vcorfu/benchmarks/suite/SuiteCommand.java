@@ -13,5 +13,12 @@ import picocli.CommandLine.Command;
     description =
         "Whole benchmark runs: start the servers, measure with the bench modes, write markdown"
             + " tables.",
-    subcommands = {ClusterSuite.class, RebuildSuite.class, YcsbSuite.class, BusySuite.class})
+    subcommands = {
+      ClusterSuite.class,
+      RebuildSuite.class,
+      YcsbSuite.class,
+      BusySuite.class,
+      ObjectsSuite.class,
+      CompactionSuite.class
+    })
 public final class SuiteCommand {}
