@@ -23,10 +23,10 @@ import picocli.CommandLine;
 
 /**
  * The training run behind the class-data-sharing archive of the server jar: the build runs it once
- * with {@code -XX:ArchiveClassesAtExit=target/vcorfu-server.jsa}, so that every class a node and
- * the command line load on their usual paths is in the archive, and {@code bin/vcorfu} starts the
- * JVM with that archive (classes mapped from it instead of being read, verified and linked again at
- * every start). Unpacked from the release archive, {@code bin/vcorfu} runs the training itself on
+ * with {@code -XX:DumpLoadedClassList=target/vcorfu-server.classlist} and writes a static archive of
+ * the classes listed ({@code -Xshare:dump}), so that every class a node and the command line load
+ * on their usual paths is in the archive, and {@code bin/vcorfu} starts the JVM with that archive
+ * (classes mapped from it instead of being read, verified and linked again at every start). Unpacked from the release archive, {@code bin/vcorfu} runs the training itself on
  * its first command, since a JVM maps an archive only for the jar path and the JVM it was written
  * with. It starts a durable node on 127.0.0.1 in a temporary directory, runs the common commands
  * against it in this process (appends, reads, tails, map puts and gets, ping, a few lines of {@code
