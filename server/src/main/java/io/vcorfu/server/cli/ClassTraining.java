@@ -23,14 +23,15 @@ import picocli.CommandLine;
 
 /**
  * The training run behind the class-data-sharing archive of the server jar: the build runs it once
- * with {@code -XX:DumpLoadedClassList=target/vcorfu-server.classlist} and writes a static archive of
- * the classes listed ({@code -Xshare:dump}), so that every class a node and the command line load
- * on their usual paths is in the archive, and {@code bin/vcorfu} starts the JVM with that archive
- * (classes mapped from it instead of being read, verified and linked again at every start). Unpacked from the release archive, {@code bin/vcorfu} runs the training itself on
- * its first command, since a JVM maps an archive only for the jar path and the JVM it was written
- * with. It starts a durable node on 127.0.0.1 in a temporary directory, runs the common commands
- * against it in this process (appends, reads, tails, map puts and gets, ping, a few lines of {@code
- * vcorfu shell}), stops the node and deletes the directory. What the commands print is discarded; a
+ * with {@code -XX:DumpLoadedClassList=target/vcorfu-server.classlist} and writes a static archive
+ * of the classes listed ({@code -Xshare:dump}), so that every class a node and the command line
+ * load on their usual paths is in the archive, and {@code bin/vcorfu} starts the JVM with that
+ * archive (classes mapped from it instead of being read, verified and linked again at every start).
+ * Unpacked from the release archive, {@code bin/vcorfu} runs the training itself on its first
+ * command, since a JVM maps an archive only for the jar path and the JVM it was written with. It
+ * starts a durable node on 127.0.0.1 in a temporary directory, runs the common commands against it
+ * in this process (appends, reads, tails, map puts and gets, ping, a few lines of {@code vcorfu
+ * shell}), stops the node and deletes the directory. What the commands print is discarded; a
  * command that fails makes the run fail, so a build never ships an archive of a broken path.
  */
 public final class ClassTraining {
@@ -52,6 +53,11 @@ public final class ClassTraining {
 
   private static void train() throws Exception {
     Logging.level("warn");
+    // The node logs as logback.xml says (above); a command as CommandLogging sets up.
+    ch.qos.logback.classic.LoggerContext commandLogging =
+        new ch.qos.logback.classic.LoggerContext();
+    CommandLogging.apply(commandLogging);
+    commandLogging.stop();
     Path dir = Files.createTempDirectory("vcorfu-training");
     try {
       int port = freePort();

@@ -35,14 +35,19 @@ final class Logging {
 
   /**
    * Turns off the ZooKeeper client's and Curator's logs, and the layout store's connection report
-   * (see {@link VcorfuCli#main}): a command says what went wrong itself.
+   * (see {@link VcorfuCli#main} and {@link CommandLogging}): a command says what went wrong itself.
    */
   static void quietZooKeeperClients() {
     if (LoggerFactory.getILoggerFactory() instanceof LoggerContext context) {
-      context.getLogger("org.apache.zookeeper").setLevel(Level.OFF);
-      context.getLogger("org.apache.curator").setLevel(Level.OFF);
-      context.getLogger("io.vcorfu.layout.ZkLayoutStore").setLevel(Level.OFF);
+      quietZooKeeperClients(context);
     }
+  }
+
+  /** The same, in {@code context}. */
+  static void quietZooKeeperClients(LoggerContext context) {
+    context.getLogger("org.apache.zookeeper").setLevel(Level.OFF);
+    context.getLogger("org.apache.curator").setLevel(Level.OFF);
+    context.getLogger("io.vcorfu.layout.ZkLayoutStore").setLevel(Level.OFF);
   }
 
   /**

@@ -117,18 +117,16 @@ public final class VcorfuCli {
   }
 
   public static void main(String[] args) {
+    // A command other than a node or a ZooKeeper server logs as CommandLogging sets up, read from
+    // no XML and only once something logs; the ZooKeeper client's logs are off there, since a
+    // command that reaches ZooKeeper as a client says in one line what went wrong and the client's
+    // own retries (a stack trace each) would bury it. A node and a ZooKeeper server keep
+    // logback.xml and that log.
+    String first = args.length > 0 ? args[0] : "";
+    if (!first.equals("server") && !first.equals("zookeeper")) {
+      CommandLogging.forCommand();
+    }
     CommandLine cl = args.length > 0 ? forRunOf(args[0]) : newCommandLine();
-    cl.setExecutionStrategy(
-        parsed -> {
-          // A command that reaches ZooKeeper as a client says in one line what went wrong; the
-          // ZooKeeper client's own retries (a stack trace each) would bury it. A node and a
-          // ZooKeeper server keep that log.
-          String top = parsed.hasSubcommand() ? parsed.subcommand().commandSpec().name() : "";
-          if (!top.equals("server") && !top.equals("zookeeper")) {
-            Logging.quietZooKeeperClients();
-          }
-          return new CommandLine.RunLast().execute(parsed);
-        });
     System.exit(cl.execute(args));
   }
 
