@@ -5,7 +5,9 @@ import static net.bytebuddy.matcher.ElementMatchers.anyOf;
 import io.vcorfu.runtime.ObjectOpenException;
 import java.lang.invoke.MethodHandles;
 import java.lang.reflect.Constructor;
+import java.lang.reflect.Field;
 import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import net.bytebuddy.ByteBuddy;
@@ -17,8 +19,13 @@ import net.bytebuddy.implementation.MethodDelegation;
 import net.bytebuddy.matcher.ElementMatchers;
 
 /**
- * Generates one Byte Buddy subclass per object class (cached for the JVM's lifetime), overriding
- * only the annotated methods; every other method runs unchanged on the proxy instance. Thread-safe.
+ * One Byte Buddy subclass per object class (cached for the JVM's lifetime), overriding only the
+ * annotated methods; every other method runs unchanged on the proxy instance. Thread-safe.
+ *
+ * <p>A class whose proxy was written at build time ({@link ProxyClassWriter}: the collections') has
+ * it loaded as any other class of its jar, which spares a short-lived process the generation (Byte
+ * Buddy's model of the class and the bytes written, most of the cost of opening the first map); the
+ * proxy is the same class either way. Any other class has its proxy generated on first use.
  */
 public final class ProxyFactory {
   private static final String HANDLE_FIELD = "vcorfuHandle$";
@@ -42,35 +49,58 @@ public final class ProxyFactory {
 
   private ProxyFactory() {}
 
-  /** The proxy of {@code type}, generated on first use. */
+  /**
+   * The proxy of {@code type}: the one written at build time if any, else generated on first use.
+   */
   public static Proxied forClass(Class<?> type) {
     Proxied p = CACHE.get(type);
     if (p == null) {
       ClassModel model = ClassModel.of(type);
-      p = CACHE.computeIfAbsent(type, t -> generate(model));
+      p = CACHE.computeIfAbsent(type, t -> proxyOf(model));
     }
     return p;
   }
 
-  private static Proxied generate(ClassModel model) {
+  /** The name of {@code type}'s proxy class. */
+  static String proxyName(Class<?> type) {
+    return type.getName() + "$VCorfuProxy";
+  }
+
+  /**
+   * Writes the proxy class of {@code model}'s class (and its helper classes) under {@code dir}, as
+   * {@link #prebuilt} finds it.
+   */
+  static void write(ClassModel model, java.io.File dir) throws java.io.IOException {
+    proxyClass(model).make().saveIn(dir);
+  }
+
+  /**
+   * The proxy class of {@code model}'s class; its {@link Interceptor} is set when it is loaded
+   * through Byte Buddy, and by {@link #prebuilt} for a class written to a jar.
+   */
+  private static net.bytebuddy.dynamic.DynamicType.Builder<?> proxyClass(ClassModel model) {
     Class<?> type = model.type();
     Map<Method, MethodModel> methods = model.methodsByReflection();
+    return new ByteBuddy()
+        .subclass(type)
+        .name(proxyName(type))
+        .defineField(HANDLE_FIELD, ObjectHandle.class, Visibility.PRIVATE)
+        .implement(SmrProxy.class)
+        .method(
+            ElementMatchers.named("getVcorfuHandle$").or(ElementMatchers.named("setVcorfuHandle$")))
+        .intercept(FieldAccessor.ofField(HANDLE_FIELD))
+        .method(anyOf(methods.keySet().toArray(new Method[0])))
+        .intercept(MethodDelegation.to(new Interceptor(methods)));
+  }
+
+  private static Proxied proxyOf(ClassModel model) {
+    Class<?> type = model.type();
     try {
-      Class<?> proxy =
-          new ByteBuddy()
-              .subclass(type)
-              .name(type.getName() + "$VCorfuProxy")
-              .defineField(HANDLE_FIELD, ObjectHandle.class, Visibility.PRIVATE)
-              .implement(SmrProxy.class)
-              .method(
-                  ElementMatchers.named("getVcorfuHandle$")
-                      .or(ElementMatchers.named("setVcorfuHandle$")))
-              .intercept(FieldAccessor.ofField(HANDLE_FIELD))
-              .method(anyOf(methods.keySet().toArray(new Method[0])))
-              .intercept(MethodDelegation.to(new Interceptor(methods)))
-              .make()
-              .load(type.getClassLoader(), loadingStrategy(type))
-              .getLoaded();
+      Class<?> proxy = prebuilt(model);
+      if (proxy == null) {
+        proxy =
+            proxyClass(model).make().load(type.getClassLoader(), loadingStrategy(type)).getLoaded();
+      }
       Constructor<?> c = proxy.getDeclaredConstructor();
       c.setAccessible(true);
       return new Proxied(model, c);
@@ -78,6 +108,40 @@ public final class ProxyFactory {
       throw new ObjectOpenException(
           "cannot generate a proxy for class " + type.getName() + ": " + e.getMessage(), e);
     }
+  }
+
+  /**
+   * The proxy class of {@code model}'s class that {@link ProxyClassWriter} wrote beside it, with
+   * its interceptor set; null when there is none (or it is not a proxy of that class).
+   */
+  static Class<?> prebuilt(ClassModel model) throws ReflectiveOperationException {
+    Class<?> type = model.type();
+    Class<?> proxy;
+    try {
+      proxy = Class.forName(proxyName(type), false, type.getClassLoader());
+    } catch (ClassNotFoundException e) {
+      return null;
+    }
+    if (proxy.getSuperclass() != type || !SmrProxy.class.isAssignableFrom(proxy)) {
+      return null;
+    }
+    // Byte Buddy keeps the interceptor in a static field of the proxy, the only one of its type,
+    // and sets it as it loads the class; a class from a jar gets it here.
+    Field interceptor = null;
+    for (Field f : proxy.getDeclaredFields()) {
+      if (Modifier.isStatic(f.getModifiers()) && f.getType() == Interceptor.class) {
+        if (interceptor != null) {
+          return null;
+        }
+        interceptor = f;
+      }
+    }
+    if (interceptor == null) {
+      return null;
+    }
+    interceptor.setAccessible(true);
+    interceptor.set(null, new Interceptor(model.methodsByReflection()));
+    return proxy;
   }
 
   private static ClassLoadingStrategy<ClassLoader> loadingStrategy(Class<?> type) {
