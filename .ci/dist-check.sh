@@ -51,6 +51,7 @@ out=$(vcorfu --version 2>"$work/first.err") ||
 [[ -s "$home/lib/vcorfu-server.jsa" ]] ||
   { cat "$work/first.err" >&2; fail "no class-data archive after the first command"; }
 java -Xshare:on -XX:+UseParallelGC -XX:SharedArchiveFile="$home/lib/vcorfu-server.jsa" \
+  -XX:+UnlockDiagnosticVMOptions -XX:ArchiveRelocationMode=1 \
   -cp "$home/lib/vcorfu-server.jar" io.vcorfu.server.cli.VcorfuCli --version >/dev/null \
   || fail "the JVM does not accept the class-data archive the first command wrote"
 
