@@ -114,7 +114,7 @@ public final class ProxyFactory {
    * The proxy class of {@code model}'s class that {@link ProxyClassWriter} wrote beside it, with
    * its interceptor set; null when there is none (or it is not a proxy of that class).
    */
-  static Class<?> prebuilt(ClassModel model) throws ReflectiveOperationException {
+  private static Class<?> prebuilt(ClassModel model) throws ReflectiveOperationException {
     Class<?> type = model.type();
     Class<?> proxy;
     try {
