@@ -28,16 +28,20 @@ import picocli.CommandLine.Spec;
     name = "log",
     mixinStandardHelpOptions = true,
     description =
-        "Append to, read, tail, follow and trim streams and the global log; list the streams.",
-    subcommands = {
-      LogCommands.Append.class,
-      LogCommands.Read.class,
-      LogCommands.Tail.class,
-      LogFollow.class,
-      LogCommands.Trim.class,
-      ListCommands.Logs.class
-    })
+        "Append to, read, tail, follow and trim streams and the global log; list the streams.")
 final class LogCommands {
+  /**
+   * The commands under {@code vcorfu log}, in the order its help lists them (added when the command
+   * line is made, so that a one-shot run builds only the one it runs; see {@link VcorfuCli}).
+   */
+  static final java.util.List<Class<?>> SUBCOMMANDS =
+      java.util.List.of(
+          LogCommands.Append.class,
+          LogCommands.Read.class,
+          LogCommands.Tail.class,
+          LogFollow.class,
+          LogCommands.Trim.class,
+          ListCommands.Logs.class);
 
   private LogCommands() {}
 

@@ -29,16 +29,21 @@ import picocli.CommandLine.Spec;
     mixinStandardHelpOptions = true,
     description =
         "Put, get, remove and scan the keys of a CSMRMap of text keys and values, show every"
-            + " version of a key, and list the maps.",
-    subcommands = {
-      MapCommands.Put.class,
-      MapCommands.Get.class,
-      MapCommands.Remove.class,
-      MapCommands.Scan.class,
-      MapCommands.History.class,
-      ListCommands.Maps.class
-    })
+            + " version of a key, and list the maps.")
 final class MapCommands {
+  /**
+   * The commands under {@code vcorfu map}, in the order its help lists them (added when the command
+   * line is made, so that a one-shot run builds only the one it runs; see {@link VcorfuCli}).
+   */
+  static final List<Class<?>> SUBCOMMANDS =
+      List.of(
+          MapCommands.Put.class,
+          MapCommands.Get.class,
+          MapCommands.Remove.class,
+          MapCommands.Scan.class,
+          MapCommands.History.class,
+          ListCommands.Maps.class);
+
   /** Buckets of a map created by {@code vcorfu map put} without {@code --buckets}. */
   static final int DEFAULT_BUCKETS = 16;
 

@@ -8,6 +8,7 @@ import java.nio.file.FileSystemException;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.NotDirectoryException;
 import java.util.List;
+import java.util.Map;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -43,6 +44,14 @@ public final class VcorfuCli {
           VcorfuCli.Bench.class,
           CommandLine.HelpCommand.class,
           picocli.AutoComplete.GenerateCompletion.class);
+
+  /**
+   * The commands under those of {@link #SUBCOMMANDS} that list theirs here rather than in their
+   * annotation, so that a one-shot run of one of them builds only that one.
+   */
+  static final Map<Class<?>, List<Class<?>>> GROUPS =
+      Map.of(
+          LogCommands.class, LogCommands.SUBCOMMANDS, MapCommands.class, MapCommands.SUBCOMMANDS);
 
   /** The operation succeeded. */
   public static final int OK = 0;
@@ -126,18 +135,21 @@ public final class VcorfuCli {
     if (!first.equals("server") && !first.equals("zookeeper")) {
       CommandLogging.forCommand();
     }
-    CommandLine cl = args.length > 0 ? forRunOf(args[0]) : newCommandLine();
+    CommandLine cl =
+        args.length > 1
+            ? forRunOf(args[0], args[1])
+            : args.length > 0 ? forRunOf(args[0]) : newCommandLine();
     System.exit(cl.execute(args));
   }
 
   /** The {@code vcorfu} command line, ready to execute. */
   public static CommandLine newCommandLine() {
-    return withSubcommands(new VcorfuCli(), SUBCOMMANDS);
+    return withSubcommands(new VcorfuCli(), SUBCOMMANDS, null);
   }
 
   /** The command line of the lines of {@code session}'s shell: every command. */
   static CommandLine forShell(ShellSession session) {
-    return withSubcommands(new VcorfuCli(session), SUBCOMMANDS);
+    return withSubcommands(new VcorfuCli(session), SUBCOMMANDS, null);
   }
 
   /**
@@ -147,24 +159,53 @@ public final class VcorfuCli {
    * itself exactly as in the whole tree.
    */
   static CommandLine forRunOf(String first) {
+    return forRunOf(first, null);
+  }
+
+  /**
+   * The command line for a run whose first two arguments are {@code first} and {@code second}: as
+   * {@link #forRunOf(String)}, and under a command of {@link #GROUPS} only the one {@code second}
+   * names, if it names one (else all of them, for its help and its suggestions).
+   */
+  static CommandLine forRunOf(String first, String second) {
     if (first.equals("--version") || first.equals("-V")) {
-      return withSubcommands(new VcorfuCli(), List.of());
+      return withSubcommands(new VcorfuCli(), List.of(), null);
     }
     for (Class<?> c : SUBCOMMANDS) {
-      Command command = c.getAnnotation(Command.class);
-      if (command != null
-          && c != CommandLine.HelpCommand.class
-          && (command.name().equals(first) || List.of(command.aliases()).contains(first))) {
-        return withSubcommands(new VcorfuCli(), List.of(c));
+      if (c != CommandLine.HelpCommand.class && names(c, first)) {
+        return withSubcommands(new VcorfuCli(), List.of(c), second);
       }
     }
     return newCommandLine();
   }
 
-  private static CommandLine withSubcommands(VcorfuCli top, List<Class<?>> subcommands) {
+  /** Whether {@code word} is the name or an alias of command class {@code c}. */
+  private static boolean names(Class<?> c, String word) {
+    Command command = c.getAnnotation(Command.class);
+    return command != null
+        && (command.name().equals(word) || List.of(command.aliases()).contains(word));
+  }
+
+  /**
+   * {@code top} with {@code subcommands}, and under each of them its {@link #GROUPS} commands: only
+   * the one {@code only} names when it names one, else all.
+   */
+  private static CommandLine withSubcommands(
+      VcorfuCli top, List<Class<?>> subcommands, String only) {
     CommandLine cl = new CommandLine(top);
     for (Class<?> c : subcommands) {
-      cl.addSubcommand(c);
+      List<Class<?>> group = GROUPS.get(c);
+      if (group == null) {
+        cl.addSubcommand(c);
+        continue;
+      }
+      List<Class<?>> named =
+          only == null ? List.of() : group.stream().filter(g -> names(g, only)).toList();
+      CommandLine g = new CommandLine(c);
+      for (Class<?> sub : named.isEmpty() ? group : named) {
+        g.addSubcommand(sub);
+      }
+      cl.addSubcommand(g);
     }
     return commandLine(cl);
   }

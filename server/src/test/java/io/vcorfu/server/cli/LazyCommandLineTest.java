@@ -2,6 +2,7 @@ package io.vcorfu.server.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
@@ -26,6 +27,45 @@ class LazyCommandLineTest {
       compared += compare(top.getValue(), alone.getSubcommands().get(top.getKey()));
     }
     assertThat(compared).as("commands compared").isGreaterThan(20);
+  }
+
+  @Test
+  void aRunOfOneCommandOfAGroupBuildsOnlyThatOneAsInTheWholeTree() {
+    CommandLine whole = VcorfuCli.newCommandLine();
+    int compared = 0;
+    for (String group : List.of("log", "map")) {
+      CommandLine wholeGroup = whole.getSubcommands().get(group);
+      for (Map.Entry<String, CommandLine> sub : wholeGroup.getSubcommands().entrySet()) {
+        CommandLine aloneGroup =
+            VcorfuCli.forRunOf(group, sub.getKey()).getSubcommands().get(group);
+        assertThat(new java.util.HashSet<>(aloneGroup.getSubcommands().values()))
+            .as(group + " " + sub.getKey())
+            .hasSize(1);
+        assertThat(aloneGroup.getSubcommands()).containsKey(sub.getKey());
+        compared += compare(sub.getValue(), aloneGroup.getSubcommands().get(sub.getKey()));
+      }
+      // A second word that names none of them (an option, a typo): all of them, for the group's
+      // help and picocli's suggestions.
+      for (String second : List.of("--help", "tial")) {
+        assertThat(VcorfuCli.forRunOf(group, second).getSubcommands().get(group).getSubcommands())
+            .as(group + " " + second)
+            .containsOnlyKeys(wholeGroup.getSubcommands().keySet());
+      }
+    }
+    assertThat(compared).as("commands compared").isGreaterThan(10);
+  }
+
+  @Test
+  void aCommandOfAGroupBuiltAloneRefusesBadInputAsInTheWholeTree() {
+    String[] run = {"map", "get", "--map"};
+    java.io.StringWriter aloneErr = new java.io.StringWriter();
+    CommandLine alone = VcorfuCli.forRunOf("map", "get");
+    alone.setErr(new java.io.PrintWriter(aloneErr));
+    java.io.StringWriter wholeErr = new java.io.StringWriter();
+    CommandLine whole = VcorfuCli.newCommandLine();
+    whole.setErr(new java.io.PrintWriter(wholeErr));
+    assertThat(alone.execute(run)).isEqualTo(VcorfuCli.USAGE).isEqualTo(whole.execute(run));
+    assertThat(aloneErr.toString()).contains("--map").isEqualTo(wholeErr.toString());
   }
 
   @Test
