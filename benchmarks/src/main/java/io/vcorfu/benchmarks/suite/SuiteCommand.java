@@ -19,6 +19,7 @@ import picocli.CommandLine.Command;
       YcsbSuite.class,
       BusySuite.class,
       ObjectsSuite.class,
-      CompactionSuite.class
+      CompactionSuite.class,
+      CollectionsSuite.class
     })
 public final class SuiteCommand {}
