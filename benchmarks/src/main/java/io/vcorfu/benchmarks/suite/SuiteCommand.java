@@ -20,6 +20,7 @@ import picocli.CommandLine.Command;
       BusySuite.class,
       ObjectsSuite.class,
       CompactionSuite.class,
-      CollectionsSuite.class
+      CollectionsSuite.class,
+      StorageSuite.class
     })
 public final class SuiteCommand {}
