@@ -31,6 +31,24 @@ record ClusterStatus(JsonNode json) {
         && !truthy(json.path("underReplicated"));
   }
 
+  /**
+   * The nodes of the first stream chain of the newest segment ({@code
+   * layout.segments[-1].stream[0]}), or empty when the layout has no such chain.
+   */
+  Optional<List<String>> firstStreamChain() {
+    JsonNode segments = layout().path("segments");
+    if (!segments.isArray() || segments.isEmpty()) {
+      return Optional.empty();
+    }
+    JsonNode chain = segments.get(segments.size() - 1).path("stream").path(0);
+    if (!chain.isArray()) {
+      return Optional.empty();
+    }
+    List<String> nodes = new ArrayList<>();
+    chain.forEach(n -> nodes.add(n.asText()));
+    return Optional.of(nodes);
+  }
+
   /** NODE is listed as removed. */
   boolean removed(String node) {
     return contains(layout().path("removed"), node);

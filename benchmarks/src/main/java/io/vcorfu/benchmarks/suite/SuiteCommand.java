@@ -21,6 +21,7 @@ import picocli.CommandLine.Command;
       ObjectsSuite.class,
       CompactionSuite.class,
       CollectionsSuite.class,
-      StorageSuite.class
+      StorageSuite.class,
+      DegradedSuite.class
     })
 public final class SuiteCommand {}
