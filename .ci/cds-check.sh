@@ -3,7 +3,7 @@
 # (server/target/vcorfu-server.jsa, see ClassTraining) is one the JVM accepts for that jar: with
 # -Xshare:on a JVM that cannot map the archive refuses to start, so a stale or broken archive fails
 # here instead of silently costing every command its start-up time. Then runs a command through
-# bin/vcorfu, which starts the JVM with the archive.
+# bin/vcorfu, which starts the JVM with the archive, also with another collector.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jar=server/target/vcorfu-server.jar
@@ -12,4 +12,6 @@ archive=server/target/vcorfu-server.jsa
 java -Xshare:on -XX:+UseParallelGC -XX:SharedArchiveFile="$archive" -cp "$jar" \
   io.vcorfu.server.cli.VcorfuCli --version
 bin/vcorfu --version
+# A collector named in VCORFU_JAVA_OPTS replaces the default one (two would stop the JVM).
+VCORFU_JAVA_OPTS="-Xmx256m -XX:+UseSerialGC" bin/vcorfu --version >/dev/null
 echo "cds-check: the server jar starts with its archive"
