@@ -139,22 +139,13 @@ final class ClusterRun {
         try {
           bench(
               "failover vcorfu " + role + " " + r,
-              List.of(
-                  "failover",
-                  "--db",
+              failoverArgs(
                   "vcorfu",
-                  "--endpoint",
                   c.endpoints(3),
-                  "--pids",
                   c.pids(3),
-                  "--kill",
                   role,
-                  "--before",
-                  "3",
-                  "--after",
-                  "2",
-                  "--ack-times",
-                  raw("acks-vcorfu-" + role + "-" + r + ".txt")));
+                  List.of("--before", "3"),
+                  "acks-vcorfu-" + role + "-" + r + ".txt"));
         } finally {
           c.down();
         }
@@ -163,24 +154,13 @@ final class ClusterRun {
       try {
         bench(
             "failover etcd leader " + r,
-            List.of(
-                "failover",
-                "--db",
+            failoverArgs(
                 "etcd",
-                "--endpoint",
                 etcd.endpoints(),
-                "--pids",
                 etcd.pids(),
-                "--kill",
                 "leader",
-                "--before",
-                "3",
-                "--after",
-                "2",
-                "--request-timeout-ms",
-                "200",
-                "--ack-times",
-                raw("acks-etcd-leader-" + r + ".txt")));
+                List.of("--before", "3", "--request-timeout-ms", "200"),
+                "acks-etcd-leader-" + r + ".txt"));
       } finally {
         etcd.stop();
       }
@@ -189,34 +169,21 @@ final class ClusterRun {
   }
 
   private void pause() throws IOException, InterruptedException {
-    String pauseS = "" + s.pauseS();
-    String before = "" + s.pauseBefore();
+    List<String> paused =
+        List.of("--signal", "STOP", "--pause-s", "" + s.pauseS(), "--before", "" + s.pauseBefore());
     for (int r = 1; r <= s.runs(); r++) {
       for (String role : List.of("sequencer", "replica")) {
         VcorfuCluster c = clusterUp("pause-" + role + "-" + r);
         try {
           bench(
               "failover vcorfu " + role + "-paused " + r,
-              List.of(
-                  "failover",
-                  "--db",
+              failoverArgs(
                   "vcorfu",
-                  "--endpoint",
                   c.endpoints(3),
-                  "--pids",
                   c.pids(3),
-                  "--kill",
                   role,
-                  "--signal",
-                  "STOP",
-                  "--pause-s",
-                  pauseS,
-                  "--before",
-                  before,
-                  "--after",
-                  "2",
-                  "--ack-times",
-                  raw("acks-vcorfu-" + role + "-paused-" + r + ".txt")));
+                  paused,
+                  "acks-vcorfu-" + role + "-paused-" + r + ".txt"));
         } finally {
           c.down();
         }
@@ -224,36 +191,39 @@ final class ClusterRun {
       for (String role : List.of("leader", "follower")) {
         etcd.start();
         try {
+          List<String> etcdPaused = new ArrayList<>(paused);
+          etcdPaused.addAll(List.of("--request-timeout-ms", "500"));
           bench(
               "failover etcd " + role + "-paused " + r,
-              List.of(
-                  "failover",
-                  "--db",
+              failoverArgs(
                   "etcd",
-                  "--endpoint",
                   etcd.endpoints(),
-                  "--pids",
                   etcd.pids(),
-                  "--kill",
                   role,
-                  "--signal",
-                  "STOP",
-                  "--pause-s",
-                  pauseS,
-                  "--before",
-                  before,
-                  "--after",
-                  "2",
-                  "--request-timeout-ms",
-                  "500",
-                  "--ack-times",
-                  raw("acks-etcd-" + role + "-paused-" + r + ".txt")));
+                  etcdPaused,
+                  "acks-etcd-" + role + "-paused-" + r + ".txt"));
         } finally {
           etcd.stop();
         }
       }
       load("pause round " + r);
     }
+  }
+
+  /**
+   * {@code bench failover} against {@code db}: kill (or, with {@code --signal STOP} in {@code
+   * extra}, pause) the process in {@code role}, two seconds of appends after it, the times of
+   * acknowledgements in the raw file {@code acks}.
+   */
+  private List<String> failoverArgs(
+      String db, String endpoints, String pids, String role, List<String> extra, String acks) {
+    List<String> args =
+        new ArrayList<>(
+            List.of(
+                "failover", "--db", db, "--endpoint", endpoints, "--pids", pids, "--kill", role));
+    args.addAll(extra);
+    args.addAll(List.of("--after", "2", "--ack-times", raw(acks)));
+    return args;
   }
 
   // etcd puts/s with three members on the 2-core machine: about 3,500 with 8 clients and 5,000
