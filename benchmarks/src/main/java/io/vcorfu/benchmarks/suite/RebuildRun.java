@@ -168,24 +168,7 @@ final class RebuildRun {
             out,
             workdir.resolve("measured.err"),
             vcorfu.bench(
-                List.of(
-                    "append",
-                    "--endpoint",
-                    endpoints(),
-                    "--threads",
-                    "" + o.fgThreads,
-                    "--conns",
-                    "" + o.fgThreads,
-                    "--size",
-                    "" + o.fgSize,
-                    "--streams",
-                    "32",
-                    "--prefix",
-                    "fg",
-                    "--warmup",
-                    "" + o.fgLeadS,
-                    "--duration",
-                    "" + o.baselineS)));
+                foregroundArgs("--warmup", "" + o.fgLeadS, "--duration", "" + o.baselineS)));
     int code = Processes.waitFor(p);
     processes.stop(p);
     if (code != 0) {
@@ -204,25 +187,29 @@ final class RebuildRun {
         processes.start(
             "foreground",
             foregroundLog(name),
-            vcorfu.bench(
-                List.of(
-                    "append",
-                    "--endpoint",
-                    endpoints(),
-                    "--threads",
-                    "" + o.fgThreads,
-                    "--conns",
-                    "" + o.fgThreads,
-                    "--size",
-                    "" + o.fgSize,
-                    "--streams",
-                    "32",
-                    "--prefix",
-                    "fg",
-                    "--duration",
-                    "" + seconds,
-                    "--ack-log",
-                    "/dev/null")));
+            vcorfu.bench(foregroundArgs("--duration", "" + seconds, "--ack-log", "/dev/null")));
+  }
+
+  /** {@code bench append} of the foreground load (32 streams of prefix fg), then {@code more}. */
+  private List<String> foregroundArgs(String... more) {
+    List<String> args =
+        new java.util.ArrayList<>(
+            List.of(
+                "append",
+                "--endpoint",
+                endpoints(),
+                "--threads",
+                "" + o.fgThreads,
+                "--conns",
+                "" + o.fgThreads,
+                "--size",
+                "" + o.fgSize,
+                "--streams",
+                "32",
+                "--prefix",
+                "fg"));
+    args.addAll(List.of(more));
+    return args;
   }
 
   Path foregroundLog(String name) {
