@@ -141,20 +141,7 @@ public final class CollectionsSuite implements Callable<Integer> {
                       "--classpath",
                       classPath)));
       VcorfuProcesses.awaitReady(node);
-      log(
-          "# "
-              + Machine.utcNow()
-              + " nproc "
-              + Machine.cores()
-              + " load: "
-              + Machine.loadAverage()
-              + " node pid "
-              + node.pid()
-              + " port "
-              + port
-              + " (durable, data in "
-              + data
-              + ")");
+      log(VcorfuProcesses.nodeHeader(node, port) + " (durable, data in " + data + ")");
       List<String> common =
           List.of("--endpoint", Net.HOST + ":" + port, "--kinds", kinds, "--buckets", buckets);
       for (List<String> run : runs(quick, env)) {

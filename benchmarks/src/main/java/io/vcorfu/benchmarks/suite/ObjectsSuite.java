@@ -73,20 +73,7 @@ public final class ObjectsSuite implements Callable<Integer> {
       VcorfuProcesses vcorfu = new VcorfuProcesses(processes);
       Processes.Started node = vcorfu.launchNode("vcorfu", dir, port, jvm, List.of("--memory"));
       VcorfuProcesses.awaitReady(node);
-      log(
-          "# "
-              + Machine.utcNow()
-              + " nproc "
-              + Machine.cores()
-              + " load: "
-              + Machine.loadAverage()
-              + " node pid "
-              + node.pid()
-              + " port "
-              + port
-              + " duration "
-              + duration
-              + "s");
+      log(VcorfuProcesses.nodeHeader(node, port) + " duration " + duration + "s");
       for (List<String> run : RUNS) {
         List<String> args = new ArrayList<>(List.of("objects"));
         args.addAll(run);

@@ -122,4 +122,21 @@ final class VcorfuProcesses {
       throw new IllegalStateException(what + " failed");
     }
   }
+
+  /**
+   * The first line of a single-node suite's raw output: {@code # TIME nproc N load: L1 L5 L15 node
+   * pid P port PORT}.
+   */
+  static String nodeHeader(Processes.Started node, int port) {
+    return "# "
+        + Machine.utcNow()
+        + " nproc "
+        + Machine.cores()
+        + " load: "
+        + Machine.loadAverage()
+        + " node pid "
+        + node.pid()
+        + " port "
+        + port;
+  }
 }
