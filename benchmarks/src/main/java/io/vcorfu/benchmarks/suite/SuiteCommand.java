@@ -22,6 +22,7 @@ import picocli.CommandLine.Command;
       CompactionSuite.class,
       CollectionsSuite.class,
       StorageSuite.class,
-      DegradedSuite.class
+      DegradedSuite.class,
+      StreamStoreSuite.class
     })
 public final class SuiteCommand {}
