@@ -43,6 +43,19 @@ final class StreamStoreFullRun {
     etcd();
   }
 
+  /**
+   * {@code bench read} of what the appends wrote ({@code what} names the streams), 100 addresses
+   * per call, on {@code threads} threads over as many connections, for the measurement's length.
+   */
+  private List<String> bulkRead(String endpoint, int threads, String... what) {
+    List<String> args = new ArrayList<>(List.of("read", "--endpoint", endpoint));
+    args.addAll(List.of(what));
+    args.addAll(
+        List.of(
+            "--threads", "" + threads, "--conns", "" + threads, "--batch", "100", "--duration", d));
+    return args;
+  }
+
   private List<String> bench(String... args) {
     List<String> l = new ArrayList<>(List.of(args));
     return l;
@@ -172,56 +185,9 @@ final class StreamStoreFullRun {
     }
     // Bulk reads of what the appends wrote: one stream of 32 B entries, and 32 streams of 4 KB
     // entries, 100 addresses per call (the XRANGE COUNT below).
-    suite.measure(
-        "single",
-        bench(
-            "read",
-            "--endpoint",
-            ep,
-            "--stream",
-            "s32-k1-t8-0",
-            "--threads",
-            "1",
-            "--conns",
-            "1",
-            "--batch",
-            "100",
-            "--duration",
-            d));
-    suite.measure(
-        "single",
-        bench(
-            "read",
-            "--endpoint",
-            ep,
-            "--stream",
-            "s32-k1-t8-0",
-            "--threads",
-            "8",
-            "--conns",
-            "8",
-            "--batch",
-            "100",
-            "--duration",
-            d));
-    suite.measure(
-        "single",
-        bench(
-            "read",
-            "--endpoint",
-            ep,
-            "--streams",
-            "32",
-            "--prefix",
-            "s4096-k32-t8",
-            "--threads",
-            "8",
-            "--conns",
-            "8",
-            "--batch",
-            "100",
-            "--duration",
-            d));
+    suite.measure("single", bulkRead(ep, 1, "--stream", "s32-k1-t8-0"));
+    suite.measure("single", bulkRead(ep, 8, "--stream", "s32-k1-t8-0"));
+    suite.measure("single", bulkRead(ep, 8, "--streams", "32", "--prefix", "s4096-k32-t8"));
     suite.stopVcorfu();
   }
 
@@ -291,24 +257,7 @@ final class StreamStoreFullRun {
         suite.measure("five", append(warmKb, 1024, 32, t, c, "f1024-t" + t + "-c" + c));
       }
     }
-    suite.measure(
-        "five",
-        bench(
-            "read",
-            "--endpoint",
-            suite.endpoint(),
-            "--streams",
-            "32",
-            "--prefix",
-            "f4096-t8",
-            "--threads",
-            "8",
-            "--conns",
-            "8",
-            "--batch",
-            "100",
-            "--duration",
-            d));
+    suite.measure("five", bulkRead(suite.endpoint(), 8, "--streams", "32", "--prefix", "f4096-t8"));
     suite.stopVcorfu();
   }
 
