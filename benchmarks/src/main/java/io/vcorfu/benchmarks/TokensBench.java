@@ -111,17 +111,17 @@ final class TokensBench extends ClusterBench {
       List<ClusterStreamLog> logs = connectAll(transport, endpoint, conns, logOptions());
       try {
         List<ReplicaClient> ops = logs.stream().map(ClusterStreamLog::ops).toList();
+        // Each request's streams as the client API takes them, made once, not per call.
+        java.util.Map<TokenRequest, List<StreamId>> streamsOf = new java.util.HashMap<>();
+        requests(ids)
+            .forEach(
+                r -> streamsOf.put(r, r.getStreamsList().stream().map(StreamId::fromMsg).toList()));
         run(
             "loopback",
             conns,
             ids,
             (conn, r) ->
-                ops.get(conn)
-                    .token(
-                        r.getStreamsList().stream().map(StreamId::fromMsg).toList(),
-                        null,
-                        r.getCount())
-                    .thenApply(x -> null),
+                ops.get(conn).token(streamsOf.get(r), null, r.getCount()).thenApply(x -> null),
             () -> {
               long[] sum = new long[2];
               for (ReplicaClient o : ops) {
@@ -136,6 +136,15 @@ final class TokensBench extends ClusterBench {
       }
     }
     return 0;
+  }
+
+  /** The requests the callers send in turn: one per stream, each for --batch tokens. */
+  private List<TokenRequest> requests(List<StreamId> ids) {
+    List<TokenRequest> requests = new ArrayList<>();
+    for (StreamId id : ids) {
+      requests.add(TokenRequest.newBuilder().addStreams(id.toMsg()).setCount(batch).build());
+    }
+    return requests;
   }
 
   /**
@@ -211,10 +220,7 @@ final class TokensBench extends ClusterBench {
       BiFunction<Integer, TokenRequest, CompletableFuture<Void>> call,
       java.util.function.Supplier<long[]> messages)
       throws InterruptedException {
-    List<TokenRequest> requests = new ArrayList<>();
-    for (StreamId id : ids) {
-      requests.add(TokenRequest.newBuilder().addStreams(id.toMsg()).setCount(batch).build());
-    }
+    List<TokenRequest> requests = requests(ids);
     String label =
         String.format(
             "tokens %s threads %d conns %d streams %d batch %d pipeline %d",

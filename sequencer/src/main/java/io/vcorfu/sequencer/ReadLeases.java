@@ -128,20 +128,29 @@ public final class ReadLeases implements AutoCloseable {
 
   /** Records tokens just issued: each holder's next answer carries them. Call in issue order. */
   public void issued(TokenResponse response) {
+    long last = -1;
+    for (Token t : response.getTokensList()) {
+      last = Math.max(last, t.getGlobalAddress());
+    }
+    issued(last, response::getTokensList);
+  }
+
+  /**
+   * Records tokens just issued, the highest at global address {@code last}; {@code tokens} gives
+   * them, and is asked only while someone holds a lease. Call in issue order.
+   */
+  public void issued(long last, java.util.function.Supplier<List<Token>> tokens) {
     List<Runnable> completions = new ArrayList<>();
     synchronized (this) {
-      long top = issuedTail;
-      for (Token t : response.getTokensList()) {
-        top = Math.max(top, t.getGlobalAddress());
-      }
-      issuedTail = top;
+      issuedTail = Math.max(issuedTail, last);
       if (holders.isEmpty()) {
         return;
       }
       long now = nanoTime.getAsLong();
       dropExpired(now, completions);
+      List<Token> issued = tokens.get();
       for (LeaseHolder h : holders.values()) {
-        for (Token t : response.getTokensList()) {
+        for (Token t : issued) {
           h.unacked(t);
         }
         if (h.parked != null) {

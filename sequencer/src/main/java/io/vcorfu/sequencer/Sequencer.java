@@ -1,7 +1,9 @@
 package io.vcorfu.sequencer;
 
+import com.google.protobuf.UnsafeByteOperations;
 import io.vcorfu.protocol.BadRequestException;
 import io.vcorfu.protocol.NotServingException;
+import io.vcorfu.protocol.PackedTokens;
 import io.vcorfu.protocol.StreamId;
 import io.vcorfu.protocol.TokenRefusedException;
 import io.vcorfu.protocol.proto.StreamIdMsg;
@@ -11,6 +13,7 @@ import io.vcorfu.protocol.proto.TailResponse;
 import io.vcorfu.protocol.proto.Token;
 import io.vcorfu.protocol.proto.TokenRequest;
 import io.vcorfu.protocol.proto.TokenResponse;
+import java.nio.ByteBuffer;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -59,6 +62,10 @@ public final class Sequencer {
   private final Map<StreamId, StreamIssuance> streams = new HashMap<>();
   private final ConditionalIssuance conditional;
   private long globalTail = -1;
+  // The stream state state(msb, lsb) found last, and its id; null when none (or after a bootstrap).
+  private StreamIssuance lastLooked;
+  private long lastMsb;
+  private long lastLsb;
   private long bootstrapPoint = -1;
   private long epoch;
   private boolean bootstrapped;
@@ -91,6 +98,7 @@ public final class Sequencer {
       throw new IllegalArgumentException("global tail must be >= -1, got " + globalTail);
     }
     streams.clear();
+    lastLooked = null;
     conditional.clear();
     long tail = globalTail;
     for (Map.Entry<StreamId, StreamTail> e : streamTails.entrySet()) {
@@ -161,9 +169,9 @@ public final class Sequencer {
    */
   public TokenResponse issue(TokenRequest request) {
     checkServing();
-    if (request.getBatchCount() > 0) {
+    if (request.getBatchCount() > 0 || !request.getPacked().isEmpty()) {
       throw new BadRequestException(
-          "A batch of token requests is issued request by request (see issueBatch).");
+          "A batch of token requests is issued request by request (see issueBatch, issuePacked).");
     }
     List<StreamIdMsg> msgs = request.getStreamsList();
     int n = msgs.size();
@@ -229,7 +237,7 @@ public final class Sequencer {
           "A batch of token requests carries its requests in `batch` and nothing else.");
     }
     for (TokenRequest r : batch.getBatchList()) {
-      if (r.hasTx() || r.getBatchCount() > 0) {
+      if (r.hasTx() || r.getBatchCount() > 0 || !r.getPacked().isEmpty()) {
         throw new BadRequestException(
             "A batch of token requests may not hold a conditional request or another batch.");
       }
@@ -242,6 +250,94 @@ public final class Sequencer {
       out.addBatch(issued);
     }
     return out.build();
+  }
+
+  /**
+   * Issues a packed batch of unconditional requests ({@code request.packed}, the layout of {@link
+   * PackedTokens}) request by request, in order, as {@link #issue} would issue each alone, and
+   * answers in the packed layout. The whole batch is checked before anything is issued: a batch
+   * with a malformed, oversized or duplicate-stream request issues nothing. No object is made per
+   * request or token unless a stream is new or differs from the previous request's only stream.
+   *
+   * @throws BadRequestException when the batch is malformed or carries anything besides {@code
+   *     packed}
+   */
+  public TokenResponse issuePacked(TokenRequest request) {
+    checkServing();
+    if (request.getStreamsCount() > 0
+        || request.hasTx()
+        || request.getCount() != 0
+        || request.getBatchCount() > 0) {
+      throw new BadRequestException(
+          "A packed batch of token requests carries its requests in `packed` and nothing else.");
+    }
+    ByteBuffer in = request.getPacked().asReadOnlyByteBuffer();
+    long slots = 0;
+    long tokens = 0;
+    while (in.hasRemaining()) {
+      if (in.remaining() < PackedTokens.REQUEST_HEADER_BYTES) {
+        throw malformed("a request is cut short");
+      }
+      int count = in.getInt();
+      int n = in.getInt();
+      if (count < 1 || count > MAX_TOKENS_PER_REQUEST) {
+        throw new BadRequestException(
+            "A token request may ask for 1 to "
+                + MAX_TOKENS_PER_REQUEST
+                + " tokens, not "
+                + Integer.toUnsignedString(count)
+                + ".");
+      }
+      if (n < 0 || n > PackedTokens.MAX_STREAMS || in.remaining() < n * PackedTokens.STREAM_BYTES) {
+        throw malformed("a request's stream count does not fit the batch");
+      }
+      int at = in.position();
+      if (n > 1) {
+        StreamId[] ids = new StreamId[n];
+        for (int i = 0; i < n; i++) {
+          ids[i] = new StreamId(in.getLong(at + 16 * i), in.getLong(at + 16 * i + 8));
+        }
+        checkDistinct(ids);
+      }
+      in.position(at + n * PackedTokens.STREAM_BYTES);
+      tokens += count;
+      slots += (long) count * n;
+    }
+    long bytes = PackedTokens.ANSWER_HEADER_BYTES + PackedTokens.SLOT_BYTES * slots;
+    if (bytes > Integer.MAX_VALUE - 8 || tokens > Integer.MAX_VALUE) {
+      throw malformed("its answer would not fit one message");
+    }
+    byte[] answer = new byte[(int) bytes];
+    ByteBuffer out = ByteBuffer.wrap(answer);
+    out.putLong(globalTail + 1).putInt((int) tokens);
+    in.rewind();
+    while (in.hasRemaining()) {
+      int count = in.getInt();
+      int n = in.getInt();
+      int at = in.position();
+      in.position(at + n * PackedTokens.STREAM_BYTES);
+      for (int t = 0; t < count; t++) {
+        long g = ++globalTail;
+        for (int i = 0; i < n; i++) {
+          StreamIssuance s = state(in.getLong(at + 16 * i), in.getLong(at + 16 * i + 8));
+          out.putLong(++s.tail).putLong(s.lastGlobal);
+          s.lastGlobal = g;
+          if (t == count - 1) {
+            s.lastAnyWrite = globalTail;
+            s.lastWholeWrite = globalTail;
+          }
+        }
+      }
+    }
+    return TokenResponse.newBuilder()
+        .setEpoch(epoch)
+        .setPacked(UnsafeByteOperations.unsafeWrap(answer))
+        .build();
+  }
+
+  private static BadRequestException malformed(String why) {
+    return new BadRequestException(
+        "The packed token batch is malformed: " + why + " (see PackedTokens for its layout).");
   }
 
   /**
@@ -298,5 +394,21 @@ public final class Sequencer {
 
   private StreamIssuance state(StreamId stream) {
     return streams.computeIfAbsent(stream, k -> new StreamIssuance());
+  }
+
+  /**
+   * The state of stream (msb, lsb), remembering the last one looked up this way so that a run of
+   * requests for one stream makes no key object per request. The remembered state stays valid until
+   * {@link #bootstrap} replaces every state (it forgets it).
+   */
+  private StreamIssuance state(long msb, long lsb) {
+    if (lastLooked != null && lastMsb == msb && lastLsb == lsb) {
+      return lastLooked;
+    }
+    StreamIssuance s = state(new StreamId(msb, lsb));
+    lastMsb = msb;
+    lastLsb = lsb;
+    lastLooked = s;
+    return s;
   }
 }

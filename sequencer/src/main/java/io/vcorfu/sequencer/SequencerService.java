@@ -1,11 +1,14 @@
 package io.vcorfu.sequencer;
 
 import io.vcorfu.protocol.NotServingException;
+import io.vcorfu.protocol.PackedTokens;
 import io.vcorfu.protocol.StreamId;
 import io.vcorfu.protocol.proto.TailRequest;
 import io.vcorfu.protocol.proto.TailResponse;
+import io.vcorfu.protocol.proto.Token;
 import io.vcorfu.protocol.proto.TokenRequest;
 import io.vcorfu.protocol.proto.TokenResponse;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
@@ -60,7 +63,17 @@ public final class SequencerService implements AutoCloseable {
   private volatile boolean sleeping;
   private volatile boolean closed;
   // Called with every token response, in issue order (see onIssued).
-  private volatile java.util.function.Consumer<TokenResponse> issuedListener = r -> {};
+  private volatile IssueListener issuedListener = (last, tokens) -> {};
+
+  /** Told of tokens as they are issued (see {@link #onIssued}). */
+  @FunctionalInterface
+  public interface IssueListener {
+    /**
+     * Tokens were just issued, the highest at global address {@code last}; {@code tokens} gives
+     * them with their stream slots, made only when asked for.
+     */
+    void issued(long last, java.util.function.Supplier<List<Token>> tokens);
+  }
 
   /** A service in {@link Mode#LOCKED} mode. The sequencer must not be used by anyone else. */
   public SequencerService(Sequencer sequencer) {
@@ -89,22 +102,44 @@ public final class SequencerService implements AutoCloseable {
    * by request, in one turn of the sequencer (see {@link Sequencer#issueBatch}).
    */
   public CompletableFuture<TokenResponse> token(TokenRequest request) {
+    if (!request.getPacked().isEmpty()) {
+      return submit(
+          s -> {
+            TokenResponse r = s.issuePacked(request);
+            long last = PackedTokens.lastAddress(r.getPacked());
+            if (last >= 0) {
+              issuedListener.issued(
+                  last, () -> PackedTokens.tokens(request.getPacked(), r.getPacked()));
+            }
+            return r;
+          });
+    }
     if (request.getBatchCount() > 0) {
-      return submit(s -> s.issueBatch(request, issuedListener));
+      return submit(s -> s.issueBatch(request, this::tell));
     }
     return submit(
         s -> {
           TokenResponse r = s.issue(request);
-          issuedListener.accept(r);
+          tell(r);
           return r;
         });
   }
 
+  private void tell(TokenResponse r) {
+    long last = -1;
+    for (Token t : r.getTokensList()) {
+      last = Math.max(last, t.getGlobalAddress());
+    }
+    if (last >= 0) {
+      issuedListener.issued(last, r::getTokensList);
+    }
+  }
+
   /**
-   * Calls {@code listener} with every token response, in the order the tokens were issued, before
-   * the response is returned (for {@link ReadLeases#issued}). Set it before serving requests.
+   * Calls {@code listener} with every batch of tokens, in the order they were issued, before the
+   * response is returned (for {@link ReadLeases#issued}). Set it before serving requests.
    */
-  public void onIssued(java.util.function.Consumer<TokenResponse> listener) {
+  public void onIssued(IssueListener listener) {
     this.issuedListener = Objects.requireNonNull(listener, "listener");
   }
 

@@ -8,6 +8,7 @@ import io.vcorfu.logunit.ReplicaStore;
 import io.vcorfu.logunit.StreamReplica;
 import io.vcorfu.protocol.Errors;
 import io.vcorfu.protocol.NotServingException;
+import io.vcorfu.protocol.PackedTokens;
 import io.vcorfu.protocol.RpcHandler;
 import io.vcorfu.protocol.StreamId;
 import io.vcorfu.protocol.WrongEpochException;
@@ -262,6 +263,9 @@ final class RoleHandlers {
 
   /** The highest global address {@code r} issues, -1 for none (over a batch's responses too). */
   private static long lastAddress(TokenResponse r) {
+    if (!r.getPacked().isEmpty()) {
+      return PackedTokens.lastAddress(r.getPacked());
+    }
     long last = -1;
     for (Token t : r.getTokensList()) {
       last = Math.max(last, t.getGlobalAddress());

@@ -14,10 +14,13 @@ import java.util.function.Function;
  * Coalesces concurrent requests of one kind to one party on the wire. At most {@code maxInFlight}
  * messages are in flight at a time; a caller that finds fewer sends its request at once, unchanged.
  * Callers that arrive while that many are in flight are queued, and when one completes the queue
- * goes out as ONE message ({@code combine} of at most {@code maxBatch} requests), which the
- * receiver handles request by request, in order, as if each had been sent alone, answering each in
- * its own part of the response ({@code split}). Every caller gets the answer to its own request:
- * coalescing changes how many messages carry the requests, not what any request does.
+ * goes out as ONE message ({@code sendCombined} of at most {@code maxBatch} requests); a queue that
+ * reaches {@code maxBatch} goes out at once while fewer than {@code maxInFlightFull} messages are
+ * in flight (a full message costs the wire and the receiver little per request, and the receiver
+ * then works on it while this side handles the answers before it). The receiver handles request by
+ * request, in order, as if each had been sent alone, answering each in its own part of the response
+ * ({@code split}). Every caller gets the answer to its own request: coalescing changes how many
+ * messages carry the requests, not what any request does.
  *
  * <p><b>Failures.</b> A failed message fails every caller it carried with the message's cause
  * (unwrapped from completion wrappers), as a failure of each caller's own message would; a response
@@ -36,9 +39,10 @@ final class Coalescer<Q, A> {
   private record Waiter<Q, A>(Q request, CompletableFuture<A> answer) {}
 
   private final Function<Q, CompletableFuture<A>> send;
-  private final Function<List<Q>, Q> combine;
-  private final BiFunction<A, Integer, List<A>> split;
+  private final Function<List<Q>, CompletableFuture<A>> sendCombined;
+  private final BiFunction<A, List<Q>, List<A>> split;
   private final int maxInFlight;
+  private final int maxInFlightFull;
   private final int maxBatch;
   private final Object monitor = new Object();
   // Guarded by monitor:
@@ -48,30 +52,39 @@ final class Coalescer<Q, A> {
   private long requests;
 
   /**
-   * @param send sends one message and returns its answer
-   * @param combine the one request that carries several (two or more), in order
-   * @param split the parts of a combined request's answer, given how many it carried; fails when
-   *     they do not match
+   * @param send sends one request alone and returns its answer
+   * @param sendCombined sends several requests (two or more) as one message, in order, and returns
+   *     its answer
+   * @param split the parts of a combined request's answer, given the requests it carried; fails
+   *     when they do not match
    * @param maxInFlight the most messages in flight at a time (at least 1)
+   * @param maxInFlightFull the most messages in flight at a time when {@code maxBatch} requests
+   *     wait (at least {@code maxInFlight}): such a full message goes out at once, without waiting
+   *     for an answer, so that the receiver works on it while this side handles earlier answers
    * @param maxBatch the most requests one message carries (at least 2)
    */
   Coalescer(
       Function<Q, CompletableFuture<A>> send,
-      Function<List<Q>, Q> combine,
-      BiFunction<A, Integer, List<A>> split,
+      Function<List<Q>, CompletableFuture<A>> sendCombined,
+      BiFunction<A, List<Q>, List<A>> split,
       int maxInFlight,
+      int maxInFlightFull,
       int maxBatch) {
-    if (maxInFlight < 1 || maxBatch < 2) {
+    if (maxInFlight < 1 || maxInFlightFull < maxInFlight || maxBatch < 2) {
       throw new IllegalArgumentException(
-          "maxInFlight must be at least 1 and maxBatch at least 2, not "
+          "maxInFlight must be at least 1, maxInFlightFull at least maxInFlight and maxBatch at"
+              + " least 2, not "
               + maxInFlight
+              + ", "
+              + maxInFlightFull
               + " and "
               + maxBatch);
     }
     this.send = send;
-    this.combine = combine;
+    this.sendCombined = sendCombined;
     this.split = split;
     this.maxInFlight = maxInFlight;
+    this.maxInFlightFull = maxInFlightFull;
     this.maxBatch = maxBatch;
   }
 
@@ -87,18 +100,19 @@ final class Coalescer<Q, A> {
       int maxBatch) {
     return new Coalescer<>(
         send,
-        requests -> ChainWriteRequest.newBuilder().addAllBatch(requests).build(),
-        (response, count) -> {
-          if (response.getBatchCount() != count) {
+        requests -> send.apply(ChainWriteRequest.newBuilder().addAllBatch(requests).build()),
+        (response, requests) -> {
+          if (response.getBatchCount() != requests.size()) {
             throw new IllegalStateException(
                 node
                     + " answered "
                     + response.getBatchCount()
                     + " chain writes of a batch of "
-                    + count);
+                    + requests.size());
           }
           return response.getBatchList();
         },
+        maxInFlight,
         maxInFlight,
         maxBatch);
   }
@@ -107,16 +121,26 @@ final class Coalescer<Q, A> {
   CompletableFuture<A> submit(Q request) {
     Waiter<Q, A> w = new Waiter<>(request, new CompletableFuture<>());
     boolean now;
+    List<Waiter<Q, A>> full = null;
     synchronized (monitor) {
       now = inFlight < maxInFlight;
       if (now) {
         inFlight++;
       } else {
         queued.add(w);
+        if (queued.size() >= maxBatch && inFlight < maxInFlightFull) {
+          inFlight++;
+          full = new ArrayList<>(maxBatch);
+          while (full.size() < maxBatch) {
+            full.add(queued.poll());
+          }
+        }
       }
     }
     if (now) {
       dispatch(List.of(w));
+    } else if (full != null) {
+      dispatch(full);
     }
     return w.answer();
   }
@@ -134,29 +158,33 @@ final class Coalescer<Q, A> {
       requests += batch.size();
     }
     CompletableFuture<A> call;
+    List<Q> all = null;
     try {
       if (batch.size() == 1) {
         call = send.apply(batch.get(0).request());
       } else {
-        List<Q> all = new ArrayList<>(batch.size());
-        batch.forEach(w -> all.add(w.request()));
-        call = send.apply(combine.apply(all));
+        all = new ArrayList<>(batch.size());
+        for (Waiter<Q, A> w : batch) {
+          all.add(w.request());
+        }
+        call = sendCombined.apply(all);
       }
     } catch (RuntimeException e) {
       call = CompletableFuture.failedFuture(e);
     }
+    List<Q> sent = all;
     call.whenComplete(
         (response, error) -> {
-          answer(batch, response, error);
+          answer(batch, sent, response, error);
           next();
         });
   }
 
-  private void answer(List<Waiter<Q, A>> batch, A response, Throwable error) {
+  private void answer(List<Waiter<Q, A>> batch, List<Q> sent, A response, Throwable error) {
     List<A> parts = null;
     if (error == null && batch.size() > 1) {
       try {
-        parts = split.apply(response, batch.size());
+        parts = split.apply(response, sent);
       } catch (RuntimeException e) {
         error = e;
       }

@@ -3,6 +3,7 @@ package io.vcorfu.client.rpc;
 import com.google.protobuf.ByteString;
 import io.vcorfu.layout.Layout;
 import io.vcorfu.protocol.Endpoint;
+import io.vcorfu.protocol.PackedTokens;
 import io.vcorfu.protocol.StreamId;
 import io.vcorfu.protocol.proto.ChainStep;
 import io.vcorfu.protocol.proto.ChainWriteRequest;
@@ -139,16 +140,16 @@ public final class ReplicaClient {
    */
   public CompletableFuture<TokenResponse> token(
       Collection<StreamId> streams, TxResolution tx, int count) {
-    TokenRequest.Builder b = TokenRequest.newBuilder().setCount(count);
-    streams.forEach(s -> b.addStreams(s.toMsg()));
     if (tx != null) {
-      b.setTx(tx);
+      TokenRequest.Builder b = TokenRequest.newBuilder().setCount(count).setTx(tx);
+      streams.forEach(s -> b.addStreams(s.toMsg()));
       return rpc.call(Layout::sequencer, Request.newBuilder().setToken(b))
           .thenApply(r -> r.getToken());
     }
     // Unconditional: coalesced with this client's other callers' requests while the sequencer is
     // busy with earlier ones.
-    return tokens.token(b.build());
+    // (List.copyOf keeps an unmodifiable list as it is.)
+    return tokens.token(new PackedTokens.Ask(List.copyOf(streams), count));
   }
 
   /** Token messages this client sent and the requests they carried (see {@link TokenBatcher}). */

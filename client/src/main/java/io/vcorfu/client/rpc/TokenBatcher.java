@@ -1,8 +1,8 @@
 package io.vcorfu.client.rpc;
 
+import io.vcorfu.protocol.PackedTokens;
 import io.vcorfu.protocol.proto.TokenRequest;
 import io.vcorfu.protocol.proto.TokenResponse;
-import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
 
@@ -11,10 +11,12 @@ import java.util.function.Function;
  * requests). At most {@code maxInFlight} token messages are in flight at a time; a caller that
  * finds fewer sends its request at once, unchanged. Callers that arrive while that many are in
  * flight are queued, and when one completes the queue goes out as ONE message ({@code
- * TokenRequest.batch}, at most {@link #MAX_BATCH} requests), which the sequencer issues request by
- * request, in order, as if each had been sent alone. Every caller gets exactly the tokens of its
- * own request: coalescing changes how many messages carry the requests, not how many tokens anyone
- * receives.
+ * TokenRequest.packed}, the fixed layout of {@link PackedTokens}, at most {@link #MAX_BATCH}
+ * requests), which the sequencer issues request by request, in order, as if each had been sent
+ * alone. A full message's worth of waiting requests goes out at once while fewer than {@link
+ * #MAX_FULL_IN_FLIGHT} messages are in flight, so that the sequencer issues one while this client
+ * answers the callers of another. Every caller gets exactly the tokens of its own request:
+ * coalescing changes how many messages carry the requests, not how many tokens anyone receives.
  *
  * <p>Only unconditional requests are coalesced (a conditional one is checked and refused on its
  * own; see {@link ReplicaClient#token}).
@@ -33,11 +35,16 @@ public final class TokenBatcher {
   /** The most requests one message carries. */
   public static final int MAX_BATCH = 256;
 
-  private final Coalescer<TokenRequest, TokenResponse> coalescer;
+  private final Coalescer<PackedTokens.Ask, TokenResponse> coalescer;
+
+  /** The most token messages in flight at a time while a full message's requests wait. */
+  public static final int MAX_FULL_IN_FLIGHT = 3;
 
   /**
    * @param send sends one token request to the sequencer and returns its answer
-   * @param maxInFlight the most token messages in flight at a time (at least 1)
+   * @param maxInFlight the most token messages in flight at a time (at least 1); while {@link
+   *     #MAX_BATCH} requests wait, up to {@link #MAX_FULL_IN_FLIGHT} (or {@code maxInFlight} if
+   *     more)
    */
   public TokenBatcher(
       Function<TokenRequest, CompletableFuture<TokenResponse>> send, int maxInFlight) {
@@ -46,32 +53,25 @@ public final class TokenBatcher {
     }
     this.coalescer =
         new Coalescer<>(
-            send,
-            requests -> TokenRequest.newBuilder().addAllBatch(requests).build(),
-            TokenBatcher::split,
+            ask -> send.apply(ask.toRequest()),
+            asks ->
+                send.apply(TokenRequest.newBuilder().setPacked(PackedTokens.pack(asks)).build()),
+            (response, asks) -> PackedTokens.split(asks, response),
             maxInFlight,
+            Math.max(maxInFlight, MAX_FULL_IN_FLIGHT),
             MAX_BATCH);
   }
 
-  /** Tokens for {@code request} (unconditional), sent alone or with other callers' requests. */
-  public CompletableFuture<TokenResponse> token(TokenRequest request) {
-    return coalescer.submit(request);
+  /**
+   * Tokens for {@code ask} (unconditional), sent alone (as {@link PackedTokens.Ask#toRequest}) or
+   * with other callers' requests.
+   */
+  public CompletableFuture<TokenResponse> token(PackedTokens.Ask ask) {
+    return coalescer.submit(ask);
   }
 
   /** Token messages sent so far, and requests they carried (for tests and metrics). */
   public long[] sentMessagesAndRequests() {
     return coalescer.sentMessagesAndRequests();
-  }
-
-  private static List<TokenResponse> split(TokenResponse response, int requests) {
-    if (response.getBatchCount() != requests) {
-      throw new IllegalStateException(
-          "the sequencer answered "
-              + response.getBatchCount()
-              + " responses to a batch of "
-              + requests
-              + " token requests");
-    }
-    return response.getBatchList();
   }
 }

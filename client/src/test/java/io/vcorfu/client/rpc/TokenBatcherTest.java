@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.vcorfu.protocol.BadRequestException;
+import io.vcorfu.protocol.PackedTokens;
 import io.vcorfu.protocol.StreamId;
 import io.vcorfu.protocol.proto.TokenRequest;
 import io.vcorfu.protocol.proto.TokenResponse;
@@ -39,11 +40,12 @@ class TokenBatcherTest {
           },
           2);
 
+  private static PackedTokens.Ask ask(String stream, int count) {
+    return new PackedTokens.Ask(List.of(StreamId.of(stream)), count);
+  }
+
   private static TokenRequest request(String stream, int count) {
-    return TokenRequest.newBuilder()
-        .addStreams(StreamId.of(stream).toMsg())
-        .setCount(count)
-        .build();
+    return ask(stream, count).toRequest();
   }
 
   /** Answers the {@code i}-th message sent as the sequencer would. */
@@ -51,24 +53,40 @@ class TokenBatcherTest {
     TokenRequest r = sent.get(i);
     pending
         .get(i)
-        .complete(r.getBatchCount() > 0 ? sequencer.issueBatch(r, x -> {}) : sequencer.issue(r));
+        .complete(!r.getPacked().isEmpty() ? sequencer.issuePacked(r) : sequencer.issue(r));
+  }
+
+  /** How many callers' requests message {@code r} carries. */
+  private static int requestsIn(TokenRequest r) {
+    if (r.getPacked().isEmpty()) {
+      return 1;
+    }
+    java.nio.ByteBuffer b = r.getPacked().asReadOnlyByteBuffer();
+    int n = 0;
+    while (b.hasRemaining()) {
+      b.getInt();
+      b.position(b.position() + 4 + PackedTokens.STREAM_BYTES * b.getInt(b.position()));
+      n++;
+    }
+    return n;
   }
 
   @Test
   void callersBehindBusyMessagesGoOutTogetherAndEachGetsItsOwnTokens() throws Exception {
     sequencer.bootstrap(1, -1, java.util.Map.of());
-    CompletableFuture<TokenResponse> a = batcher.token(request("a", 1));
-    CompletableFuture<TokenResponse> b = batcher.token(request("b", 2));
+    CompletableFuture<TokenResponse> a = batcher.token(ask("a", 1));
+    CompletableFuture<TokenResponse> b = batcher.token(ask("b", 2));
     List<CompletableFuture<TokenResponse>> waiting = new ArrayList<>();
     for (int i = 0; i < 5; i++) {
-      waiting.add(batcher.token(request("w" + i, 1 + i % 3)));
+      waiting.add(batcher.token(ask("w" + i, 1 + i % 3)));
     }
     assertThat(sent).as("the first two callers each sent alone").hasSize(2);
-    assertThat(sent.get(0).getBatchCount()).isZero();
+    assertThat(requestsIn(sent.get(0))).isEqualTo(1);
+    assertThat(sent.get(0).getPacked().isEmpty()).as("a caller alone is sent unchanged").isTrue();
 
     answer(0);
     assertThat(sent).as("the five waiting callers went out in one message").hasSize(3);
-    assertThat(sent.get(2).getBatchCount()).isEqualTo(5);
+    assertThat(requestsIn(sent.get(2))).isEqualTo(5);
     answer(1);
     answer(2);
 
@@ -92,22 +110,60 @@ class TokenBatcherTest {
   @Test
   void aFailedMessageFailsEveryCallerItCarriedAndTheQueueBehindItStillGoes() throws Exception {
     sequencer.bootstrap(1, -1, java.util.Map.of());
-    batcher.token(request("a", 1));
-    batcher.token(request("b", 1));
-    CompletableFuture<TokenResponse> c = batcher.token(request("c", 1));
-    CompletableFuture<TokenResponse> d = batcher.token(request("d", 1));
+    batcher.token(ask("a", 1));
+    batcher.token(ask("b", 1));
+    CompletableFuture<TokenResponse> c = batcher.token(ask("c", 1));
+    CompletableFuture<TokenResponse> d = batcher.token(ask("d", 1));
     answer(0); // c and d go out together
     pending.get(2).completeExceptionally(new IllegalStateException("connection lost"));
     assertThatThrownBy(c::get).hasCauseInstanceOf(IllegalStateException.class);
     assertThatThrownBy(d::get).hasCauseInstanceOf(IllegalStateException.class);
 
-    CompletableFuture<TokenResponse> e = batcher.token(request("e", 1));
-    CompletableFuture<TokenResponse> f = batcher.token(request("f", 1));
+    CompletableFuture<TokenResponse> e = batcher.token(ask("e", 1));
+    CompletableFuture<TokenResponse> f = batcher.token(ask("f", 1));
     answer(1);
     answer(3);
     answer(sent.size() - 1);
     assertThat(e.get().getTokensCount()).isEqualTo(1);
     assertThat(f.get().getTokensCount()).isEqualTo(1);
+  }
+
+  @Test
+  void aFullMessagesWorthOfWaitingCallersGoesOutAtOnceUpToTheLimit() throws Exception {
+    sequencer.bootstrap(1, -1, java.util.Map.of());
+    TokenBatcher one =
+        new TokenBatcher(
+            r -> {
+              sent.add(r);
+              CompletableFuture<TokenResponse> f = new CompletableFuture<>();
+              pending.add(f);
+              return f;
+            },
+            1);
+    List<CompletableFuture<TokenResponse>> callers = new ArrayList<>();
+    int total = 1 + TokenBatcher.MAX_BATCH * TokenBatcher.MAX_FULL_IN_FLIGHT + 5;
+    for (int i = 0; i < total; i++) {
+      callers.add(one.token(ask("s" + (i % 7), 1)));
+    }
+    assertThat(sent)
+        .as(
+            "the first caller alone, then full messages until %d are in flight",
+            TokenBatcher.MAX_FULL_IN_FLIGHT)
+        .hasSize(TokenBatcher.MAX_FULL_IN_FLIGHT);
+    assertThat(requestsIn(sent.get(0))).isEqualTo(1);
+    for (int i = 1; i < sent.size(); i++) {
+      assertThat(requestsIn(sent.get(i))).isEqualTo(TokenBatcher.MAX_BATCH);
+    }
+    for (int i = 0; i < sent.size(); i++) {
+      answer(i);
+    }
+    Set<Long> addresses = new HashSet<>();
+    for (CompletableFuture<TokenResponse> c : callers) {
+      assertThat(c).isDone();
+      addresses.add(c.get().getTokens(0).getGlobalAddress());
+    }
+    assertThat(addresses).as("every caller answered with its own token").hasSize(total);
+    assertThat(one.sentMessagesAndRequests()[1]).isEqualTo(total);
   }
 
   @Test
@@ -136,9 +192,8 @@ class TokenBatcherTest {
   @Test
   void aCallerAloneIsSentAtOnceUnchanged() throws ExecutionException, InterruptedException {
     sequencer.bootstrap(1, -1, java.util.Map.of());
-    TokenRequest r = request("alone", 3);
-    CompletableFuture<TokenResponse> f = batcher.token(r);
-    assertThat(sent).containsExactly(r);
+    CompletableFuture<TokenResponse> f = batcher.token(ask("alone", 3));
+    assertThat(sent).containsExactly(request("alone", 3));
     answer(0);
     assertThat(f.get().getTokensCount()).isEqualTo(3);
     assertThat(batcher.sentMessagesAndRequests()).containsExactly(1, 1);
