@@ -131,7 +131,7 @@ public final class FileLayoutStore implements LayoutStore {
     }
     JsonNode root;
     try {
-      root = LayoutJson.mapper().readTree(text);
+      root = JsonTrees.read(text);
     } catch (IOException e) {
       throw new LayoutException("The layout store file " + file + " is not valid JSON.", e);
     }

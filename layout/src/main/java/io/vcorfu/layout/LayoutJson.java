@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.vcorfu.protocol.Endpoint;
 import java.util.ArrayList;
@@ -16,7 +17,6 @@ import java.util.TreeMap;
 
 /** Reads and writes the layout JSON document with Jackson's tree model, naming every bad field. */
 final class LayoutJson {
-  private static final ObjectMapper MAPPER = new ObjectMapper();
   private static final Set<String> LAYOUT_FIELDS =
       Set.of(
           "clusterId",
@@ -39,20 +39,25 @@ final class LayoutJson {
 
   private LayoutJson() {}
 
+  /** The mapper that writes layout documents, made on first use (reading needs none). */
   static ObjectMapper mapper() {
-    return MAPPER;
+    return Mapper.INSTANCE;
+  }
+
+  private static final class Mapper {
+    static final ObjectMapper INSTANCE = new ObjectMapper();
   }
 
   static String write(Layout layout) {
     try {
-      return MAPPER.writeValueAsString(toTree(layout));
+      return mapper().writeValueAsString(toTree(layout));
     } catch (JsonProcessingException e) {
       throw new LayoutException("The layout could not be written as JSON: " + e.getMessage(), e);
     }
   }
 
   static ObjectNode toTree(Layout layout) {
-    ObjectNode root = MAPPER.createObjectNode();
+    ObjectNode root = JsonNodeFactory.instance.objectNode();
     root.put("clusterId", layout.clusterId());
     root.put("epoch", layout.epoch());
     root.put("sequencer", layout.sequencer().toString());
@@ -133,7 +138,7 @@ final class LayoutJson {
   static Layout parse(String json) {
     JsonNode root;
     try {
-      root = MAPPER.readTree(json);
+      root = JsonTrees.read(json);
     } catch (JsonProcessingException e) {
       throw new LayoutException("The layout is not valid JSON: " + e.getOriginalMessage(), e);
     }

@@ -221,7 +221,7 @@ final class ClusterCommands {
       PrintWriter out = spec.commandLine().getOut();
       if (output.json()) {
         awaitSequencer(members, Duration.ofMillis(timeoutMs));
-        com.fasterxml.jackson.databind.node.ObjectNode o = Output.JSON.createObjectNode();
+        com.fasterxml.jackson.databind.node.ObjectNode o = Output.mapper().createObjectNode();
         o.put("cluster", cluster);
         o.put("created", created);
         o.put("epoch", layout.epoch());
@@ -231,7 +231,7 @@ final class ClusterCommands {
         o.put("replication", layout.replication());
         o.put("streamChains", layout.currentSegment().stream().size());
         o.put("sequencerServing", true);
-        out.println(Output.JSON.writeValueAsString(o));
+        out.println(Output.mapper().writeValueAsString(o));
         return 0;
       }
       out.println(

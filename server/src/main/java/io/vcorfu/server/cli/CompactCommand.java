@@ -97,7 +97,7 @@ final class CompactCommand implements Callable<Integer> {
         answers.put(e, calls.compact(e, below));
       }
       PrintWriter out = spec.commandLine().getOut();
-      ArrayNode json = Output.JSON.createArrayNode();
+      ArrayNode json = Output.mapper().createArrayNode();
       List<String> failed = new ArrayList<>();
       for (Map.Entry<Endpoint, CompletableFuture<CompactResponse>> a : answers.entrySet()) {
         try {

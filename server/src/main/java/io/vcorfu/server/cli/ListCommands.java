@@ -108,7 +108,7 @@ final class ListCommands {
       return;
     }
     for (DirectoryEntry e : entries) {
-      ObjectNode n = Output.JSON.createObjectNode();
+      ObjectNode n = Output.mapper().createObjectNode();
       n.put("name", e.name());
       n.put("kind", e.kind());
       if (!e.type().isEmpty()) {

@@ -152,7 +152,7 @@ final class LogCommands {
       }
       AppendResult r = connection.await(log.append(ids, bytes), "the append");
       if (output.json()) {
-        ObjectNode n = Output.JSON.createObjectNode();
+        ObjectNode n = Output.mapper().createObjectNode();
         n.put("global", r.globalAddress());
         ObjectNode slots = n.putObject("streams");
         for (int i = 0; i < ids.size(); i++) {
@@ -244,7 +244,7 @@ final class LogCommands {
 
     private void print(PrintWriter out, GlobalEntry e) {
       if (output.json()) {
-        ObjectNode n = Output.JSON.createObjectNode();
+        ObjectNode n = Output.mapper().createObjectNode();
         n.put("global", e.globalAddress());
         n.put("hole", e.isHole());
         if (!e.isHole()) {
@@ -269,7 +269,7 @@ final class LogCommands {
    */
   static void printEntry(PrintWriter out, boolean json, StreamEntry e) {
     if (json) {
-      ObjectNode n = Output.JSON.createObjectNode();
+      ObjectNode n = Output.mapper().createObjectNode();
       n.put("address", e.streamAddress());
       n.put("global", e.globalAddress());
       Output.putValue(n, e.payload());
@@ -298,7 +298,7 @@ final class LogCommands {
         long g = connection.await(log.tails(List.of()), "reading the tail").globalTail();
         out.println(
             output.json()
-                ? Output.line(Output.JSON.createObjectNode().put("global", g))
+                ? Output.line(Output.mapper().createObjectNode().put("global", g))
                 : "global " + g);
         return 0;
       }
@@ -309,7 +309,7 @@ final class LogCommands {
       if (output.json()) {
         out.println(
             Output.line(
-                Output.JSON
+                Output.mapper()
                     .createObjectNode()
                     .put("stream", stream)
                     .put("tail", tail)
@@ -361,7 +361,7 @@ final class LogCommands {
       if (output.json()) {
         out.println(
             Output.line(
-                Output.JSON.createObjectNode().put("stream", stream).put("trimMark", mark)));
+                Output.mapper().createObjectNode().put("stream", stream).put("trimMark", mark)));
         return 0;
       }
       out.println(stream + " trimmed below " + mark);

@@ -160,7 +160,7 @@ final class MapCommands {
       }
       String previous = m.put(key, text);
       if (output.json()) {
-        com.fasterxml.jackson.databind.node.ObjectNode n = Output.JSON.createObjectNode();
+        com.fasterxml.jackson.databind.node.ObjectNode n = Output.mapper().createObjectNode();
         n.put("key", key);
         n.put("previous", previous);
         out.println(Output.line(n));
@@ -191,7 +191,7 @@ final class MapCommands {
         throw new NotFoundException("map '" + map + "' has no key '" + key + "'");
       }
       if (output.json()) {
-        out.println(Output.line(typed(Output.JSON.createObjectNode().put("key", key), v)));
+        out.println(Output.line(typed(Output.mapper().createObjectNode().put("key", key), v)));
         return;
       }
       out.println(escape(text(v)));
@@ -251,7 +251,7 @@ final class MapCommands {
         if (output.json()) {
           out.println(
               Output.line(
-                  typed(Output.JSON.createObjectNode().put("key", e.getKey()), e.getValue())));
+                  typed(Output.mapper().createObjectNode().put("key", e.getKey()), e.getValue())));
         } else {
           out.println(escape(e.getKey()) + " " + escape(text(e.getValue())));
         }
@@ -275,7 +275,7 @@ final class MapCommands {
         if (output.json()) {
           out.println(
               Output.line(
-                  Output.JSON
+                  Output.mapper()
                       .createObjectNode()
                       .put("global", v.address())
                       .put("value", v.value())

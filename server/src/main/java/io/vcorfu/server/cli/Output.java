@@ -16,7 +16,17 @@ import picocli.CommandLine.Option;
  * under {@code "value"} when it is UTF-8 text, else under {@code "valueBase64"}.
  */
 final class Output {
-  static final ObjectMapper JSON = new ObjectMapper();
+  /**
+   * The JSON mapper of {@code --output json}, made on first use: making one takes a one-shot
+   * command tens of milliseconds, which text output does not need.
+   */
+  static ObjectMapper mapper() {
+    return Mapper.INSTANCE;
+  }
+
+  private static final class Mapper {
+    static final ObjectMapper INSTANCE = new ObjectMapper();
+  }
 
   @Option(
       names = "--output",

@@ -38,7 +38,7 @@ final class PingCommand implements Callable<Integer> {
                 .newClient(ClientOptions.defaults().withRequestTimeout(connection.timeout))) {
       NodeCalls calls = new NodeCalls(rpc);
       for (Endpoint e : connection.endpoints.list()) {
-        ObjectNode n = Output.JSON.createObjectNode().put("endpoint", e.toString());
+        ObjectNode n = Output.mapper().createObjectNode().put("endpoint", e.toString());
         String line;
         long started = System.nanoTime();
         try {
