@@ -32,6 +32,23 @@ public record Segment(long start, long end, List<List<Endpoint>> log, List<List<
     return chains.stream().map(List::copyOf).toList();
   }
 
+  // equals and hashCode are written out, as Endpoint's are (no invokedynamic bootstrap at first
+  // use).
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof Segment s
+        && start == s.start
+        && end == s.end
+        && log.equals(s.log)
+        && stream.equals(s.stream);
+  }
+
+  @Override
+  public int hashCode() {
+    return ((Long.hashCode(start) * 31 + Long.hashCode(end)) * 31 + log.hashCode()) * 31
+        + stream.hashCode();
+  }
+
   /** True if this segment has no end. */
   public boolean isOpen() {
     return end == OPEN;

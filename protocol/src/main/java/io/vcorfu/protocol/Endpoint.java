@@ -16,6 +16,19 @@ public record Endpoint(String host, int port) {
     }
   }
 
+  // equals and hashCode are written out: a record's generated ones are bootstrapped through
+  // invokedynamic on first use, which costs a one-shot command milliseconds of method-handle
+  // spinning for the first endpoint it compares.
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof Endpoint e && port == e.port && host.equals(e.host);
+  }
+
+  @Override
+  public int hashCode() {
+    return 31 * host.hashCode() + port;
+  }
+
   /** Parses {@code host:port}. */
   public static Endpoint parse(String text) {
     int colon = text.lastIndexOf(':');

@@ -21,6 +21,18 @@ public record StreamId(long msb, long lsb) implements Comparable<StreamId> {
    */
   public static final StreamId NAME_DIRECTORY = new StreamId(0, 0x6e616d6573L);
 
+  // equals and hashCode are written out, as Endpoint's are (no invokedynamic bootstrap at first
+  // use).
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof StreamId s && msb == s.msb && lsb == s.lsb;
+  }
+
+  @Override
+  public int hashCode() {
+    return Long.hashCode(msb) * 31 + Long.hashCode(lsb);
+  }
+
   /** The id of the stream with this human-readable name. */
   public static StreamId of(String name) {
     UUID uuid = UUID.nameUUIDFromBytes(name.getBytes(StandardCharsets.UTF_8));
