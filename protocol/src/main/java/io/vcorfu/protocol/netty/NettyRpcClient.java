@@ -12,14 +12,17 @@ import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.codec.DecoderException;
 import io.netty.handler.flush.FlushConsolidationHandler;
+import io.netty.handler.ssl.SslHandshakeCompletionEvent;
 import io.netty.util.Timeout;
 import io.netty.util.Timer;
 import io.vcorfu.protocol.ClientOptions;
 import io.vcorfu.protocol.Endpoint;
 import io.vcorfu.protocol.RpcClient;
 import io.vcorfu.protocol.RpcTimeoutException;
+import io.vcorfu.protocol.TlsException;
 import io.vcorfu.protocol.TooLargeException;
 import io.vcorfu.protocol.TransportException;
+import io.vcorfu.protocol.VCorfuException;
 import io.vcorfu.protocol.proto.Request;
 import io.vcorfu.protocol.proto.Response;
 import java.io.IOException;
@@ -46,6 +49,10 @@ import org.slf4j.LoggerFactory;
  * run on their own executor ({@code thenApplyAsync(fn, executor)}). When a connection fails or
  * closes, every call outstanding on it fails with {@link TransportException} and the next call
  * opens a new connection; calls are never retried here. Thread-safe.
+ *
+ * <p>With TLS, every connection runs it first (see {@link TlsContexts}); a connection whose TLS
+ * fails (the server's certificate is not trusted, the server refused ours) fails its calls with
+ * {@link TlsException}, which callers do not retry.
  */
 final class NettyRpcClient implements RpcClient {
   private static final Logger LOG = LoggerFactory.getLogger(NettyRpcClient.class);
@@ -57,6 +64,7 @@ final class NettyRpcClient implements RpcClient {
   private final Bootstrap bootstrap;
   private final Timer timer;
   private final Consumer<NettyRpcClient> onClose;
+  private final TlsContexts tls;
   private final AtomicLong ids = new AtomicLong();
   private final ConcurrentHashMap<Endpoint, Connection> connections = new ConcurrentHashMap<>();
   private volatile boolean closed;
@@ -66,8 +74,10 @@ final class NettyRpcClient implements RpcClient {
       EventLoopGroup group,
       IoFlavor flavor,
       Timer timer,
+      TlsContexts tls,
       Consumer<NettyRpcClient> onClose) {
     this.options = options;
+    this.tls = tls;
     this.timer = timer;
     this.onClose = onClose;
     this.bootstrap =
@@ -157,7 +167,7 @@ final class NettyRpcClient implements RpcClient {
     final AtomicBoolean drainScheduled = new AtomicBoolean();
     volatile Channel channel;
     volatile boolean closed;
-    volatile TransportException failure;
+    volatile VCorfuException failure;
 
     Connection(Endpoint endpoint) {
       this.endpoint = endpoint;
@@ -172,6 +182,9 @@ final class NettyRpcClient implements RpcClient {
                   new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
+                      if (tls != null) {
+                        ch.pipeline().addLast(tls.clientHandler(ch.alloc(), endpoint));
+                      }
                       ch.pipeline()
                           .addLast(new FlushConsolidationHandler(256, true))
                           .addLast(Framing.newFrameDecoder(options.maxFrameBytes()))
@@ -226,7 +239,7 @@ final class NettyRpcClient implements RpcClient {
               t -> expire(call), options.requestTimeout().toNanos(), TimeUnit.NANOSECONDS);
       pending.put(call.id, call);
       if (closed) {
-        TransportException why = failure;
+        VCorfuException why = failure;
         failCall(
             call,
             why != null
@@ -284,14 +297,14 @@ final class NettyRpcClient implements RpcClient {
                   + " ms"));
     }
 
-    private void failCall(PendingCall call, TransportException error) {
+    private void failCall(PendingCall call, VCorfuException error) {
       pending.remove(call.id, call);
       call.timeout.cancel();
       call.future.completeExceptionally(error);
     }
 
     /** Marks this connection dead and fails every call outstanding on it. */
-    void fail(TransportException error) {
+    void fail(VCorfuException error) {
       if (failure == null) {
         failure = error;
       }
@@ -326,7 +339,44 @@ final class NettyRpcClient implements RpcClient {
     }
 
     @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object event) {
+      if (event instanceof SslHandshakeCompletionEvent done && !done.isSuccess()) {
+        failTls(ctx, done.cause());
+        return;
+      }
+      ctx.fireUserEventTriggered(event);
+    }
+
+    /** Fails the connection's calls with a {@link TlsException} saying what to check. */
+    private void failTls(ChannelHandlerContext ctx, Throwable cause) {
+      String reason = TlsPeerHandler.reason(cause);
+      String hint;
+      if (reason.contains("certificate_required")
+          || reason.contains("bad_certificate")
+          || reason.contains("certificate_unknown")
+          || reason.contains("certificate_expired")) {
+        hint =
+            "the node refused this client's certificate: give --tls-cert and --tls-key, a"
+                + " certificate from the node's CA, valid now";
+      } else if (reason.contains("certification path") || reason.contains("validity check")) {
+        hint = "the node's certificate is not trusted: give the CA that signed it (--tls-ca)";
+      } else {
+        hint = "does the node speak TLS, and do both sides trust each other's CA?";
+      }
+      String why = "TLS with " + endpoint + " failed: " + reason + " (" + hint + ")";
+      if (failure == null) {
+        LOG.warn("{}", why);
+      }
+      fail(new TlsException(why, cause));
+      ctx.close();
+    }
+
+    @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+      if (TlsPeerHandler.isTls(cause)) {
+        failTls(ctx, cause);
+        return;
+      }
       if (cause instanceof DecoderException) {
         LOG.warn(
             "Closing connection to {}: it sent bytes that are not a vcorfu response frame: {}",

@@ -17,6 +17,7 @@ import io.vcorfu.protocol.ClientOptions;
 import io.vcorfu.protocol.Endpoint;
 import io.vcorfu.protocol.RpcClient;
 import io.vcorfu.protocol.RpcHandler;
+import io.vcorfu.protocol.TlsOptions;
 import io.vcorfu.protocol.Transport;
 import io.vcorfu.protocol.TransportException;
 import java.net.InetSocketAddress;
@@ -34,6 +35,13 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * <p>Servers accept frames up to {@code serverMaxFrameBytes}; a response larger than that is
  * replaced by a TooLarge error. Clients use the limit of their {@link ClientOptions}. Closing the
  * transport closes every binding and client it created. Thread-safe.
+ *
+ * <p>A transport made with {@link TlsOptions} speaks TLS both ways (see {@link TlsContexts} for
+ * what that guarantees): its servers require every connecting party to present a certificate from
+ * the trusted authorities and keep its subject on the channel ({@link TlsContexts#PRINCIPAL}); its
+ * clients check the server's certificate and present their own when they have one. A node's
+ * transport therefore also presents the node's certificate on the connections it opens to other
+ * nodes. Without TLS options everything is plaintext.
  */
 public final class NettyTransport implements Transport {
   private final int serverMaxFrameBytes;
@@ -45,6 +53,7 @@ public final class NettyTransport implements Transport {
   private final Set<Binding> bindings = ConcurrentHashMap.newKeySet();
   private final Set<NettyRpcClient> clients = ConcurrentHashMap.newKeySet();
   private final AtomicBoolean closed = new AtomicBoolean();
+  private final TlsContexts tls;
 
   /** A transport with 16 MiB server frames and one I/O thread per core on each side. */
   public NettyTransport() {
@@ -64,11 +73,31 @@ public final class NettyTransport implements Transport {
     this(serverMaxFrameBytes, ioThreads, IoFlavor.CURRENT);
   }
 
+  /**
+   * A TLS transport (16 MiB server frames, one I/O thread per core on each side) using the files
+   * {@code tls} names; plaintext when {@code tls} is null.
+   *
+   * @throws IllegalArgumentException naming the file and what to do when a TLS file is missing,
+   *     unreadable or not PEM, or a key does not belong to its certificate
+   */
+  public NettyTransport(TlsOptions tls) {
+    this(
+        ClientOptions.DEFAULT_MAX_FRAME_BYTES,
+        Runtime.getRuntime().availableProcessors(),
+        IoFlavor.CURRENT,
+        tls == null ? null : TlsContexts.load(tls));
+  }
+
   NettyTransport(int serverMaxFrameBytes, int ioThreads, IoFlavor flavor) {
+    this(serverMaxFrameBytes, ioThreads, flavor, null);
+  }
+
+  private NettyTransport(int serverMaxFrameBytes, int ioThreads, IoFlavor flavor, TlsContexts tls) {
     if (serverMaxFrameBytes <= 0 || ioThreads <= 0) {
       throw new IllegalArgumentException("frame size and I/O thread count must be positive");
     }
     this.serverMaxFrameBytes = serverMaxFrameBytes;
+    this.tls = tls;
     this.flavor = flavor;
     this.acceptGroup = flavor.group(1, new DefaultThreadFactory("vcorfu-accept", true));
     this.serverGroup = flavor.group(ioThreads, new DefaultThreadFactory("vcorfu-server-io", true));
@@ -88,6 +117,10 @@ public final class NettyTransport implements Transport {
   public ServerBinding bind(Endpoint endpoint, RpcHandler handler) {
     Objects.requireNonNull(handler, "handler");
     checkOpen();
+    if (tls != null && !tls.canServe()) {
+      throw new IllegalStateException(
+          "a TLS server needs a certificate and key of its own (--tls-cert, --tls-key)");
+    }
     ChannelGroup children =
         new DefaultChannelGroup("vcorfu-server-" + endpoint, GlobalEventExecutor.INSTANCE);
     ServerRequestHandler requests = new ServerRequestHandler(handler, serverMaxFrameBytes);
@@ -104,6 +137,11 @@ public final class NettyTransport implements Transport {
                   @Override
                   protected void initChannel(SocketChannel ch) {
                     children.add(ch);
+                    if (tls != null) {
+                      ch.pipeline()
+                          .addLast(tls.serverHandler(ch.alloc()))
+                          .addLast(TlsPeerHandler.INSTANCE);
+                    }
                     ch.pipeline()
                         .addLast(new FlushConsolidationHandler(256, true))
                         .addLast(Framing.newFrameDecoder(serverMaxFrameBytes))
@@ -130,9 +168,14 @@ public final class NettyTransport implements Transport {
     Objects.requireNonNull(options, "options");
     checkOpen();
     NettyRpcClient client =
-        new NettyRpcClient(options, clientGroup, flavor, timer, clients::remove);
+        new NettyRpcClient(options, clientGroup, flavor, timer, tls, clients::remove);
     clients.add(client);
     return client;
+  }
+
+  /** The TLS this transport speaks, or null when it speaks plaintext. */
+  public TlsContexts tls() {
+    return tls;
   }
 
   /** Closes every binding and client, then stops the I/O threads. Idempotent. */
@@ -160,7 +203,7 @@ public final class NettyTransport implements Transport {
   }
 
   /** A listening socket and its accepted connections. */
-  private final class Binding implements ServerBinding {
+  final class Binding implements ServerBinding {
     private final Endpoint endpoint;
     private final Channel server;
     private final ChannelGroup children;
@@ -186,6 +229,18 @@ public final class NettyTransport implements Transport {
       server.close().awaitUninterruptibly();
       children.close().awaitUninterruptibly();
       bindings.remove(this);
+    }
+
+    /** The principals of the TLS connections open now (for tests). */
+    java.util.List<String> principals() {
+      java.util.List<String> out = new java.util.ArrayList<>();
+      for (Channel ch : children) {
+        String p = ch.attr(TlsContexts.PRINCIPAL).get();
+        if (p != null) {
+          out.add(p);
+        }
+      }
+      return out;
     }
 
     @Override

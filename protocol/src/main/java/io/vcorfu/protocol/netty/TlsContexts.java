@@ -1,0 +1,132 @@
+package io.vcorfu.protocol.netty;
+
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.handler.ssl.ClientAuth;
+import io.netty.handler.ssl.SslContext;
+import io.netty.handler.ssl.SslContextBuilder;
+import io.netty.handler.ssl.SslHandler;
+import io.netty.handler.ssl.SslProvider;
+import io.netty.util.AttributeKey;
+import io.vcorfu.protocol.Endpoint;
+import io.vcorfu.protocol.TlsOptions;
+import java.security.GeneralSecurityException;
+import javax.net.ssl.KeyManager;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLException;
+import javax.net.ssl.TrustManager;
+
+/**
+ * The TLS contexts of one party, built from its {@link TlsOptions} and following its files as they
+ * change (see {@link ReloadingTlsMaterial}): for the connections it accepts ({@link
+ * #serverHandler}), for those it opens ({@link #clientHandler}), and a JDK {@link SSLContext} for
+ * an HTTPS server ({@link #jdkContext}).
+ *
+ * <p>What TLS guarantees here: TLS 1.2 or 1.3 (the JDK's engine and its default cipher suites), so
+ * every byte between the two ends is encrypted and integrity-protected. A party accepting
+ * connections requires the other end to present a certificate chain to one of its trusted
+ * authorities, valid now (mutual TLS); the certificate's subject is then the connection's principal
+ * ({@link #PRINCIPAL}). A party connecting checks that the server's certificate chains to one of
+ * its trusted authorities, valid now; it does not compare the certificate's names with the host it
+ * dialled, so every certificate the trusted authorities issue is trusted as a node of the cluster
+ * (give the cluster an authority of its own). Nothing is authorized by the principal yet.
+ */
+public final class TlsContexts {
+  /** The subject of the certificate the other end of an accepted connection presented. */
+  public static final AttributeKey<String> PRINCIPAL = AttributeKey.valueOf("vcorfu.tls.principal");
+
+  private static final String[] PROTOCOLS = {"TLSv1.3", "TLSv1.2"};
+
+  private final ReloadingTlsMaterial material;
+  private final SslContext server;
+  private final SslContext client;
+
+  private TlsContexts(ReloadingTlsMaterial material) throws SSLException {
+    this.material = material;
+    KeyManager keys = material.keyManager();
+    TrustManager trust = material.trustManager();
+    this.server =
+        material.current().key() == null
+            ? null
+            : SslContextBuilder.forServer(keys)
+                .trustManager(trust)
+                .clientAuth(ClientAuth.REQUIRE)
+                .sslProvider(SslProvider.JDK)
+                .protocols(PROTOCOLS)
+                .build();
+    SslContextBuilder forClient =
+        SslContextBuilder.forClient()
+            .trustManager(trust)
+            .sslProvider(SslProvider.JDK)
+            .protocols(PROTOCOLS);
+    if (material.current().key() != null) {
+      forClient.keyManager(keys);
+    }
+    this.client = forClient.build();
+  }
+
+  /**
+   * Reads and checks the files {@code options} names.
+   *
+   * @throws IllegalArgumentException naming the file and what to do when a file is missing,
+   *     unreadable or not PEM, a key does not belong to its certificate, or the certificate is not
+   *     valid now
+   */
+  public static TlsContexts load(TlsOptions options) {
+    try {
+      return new TlsContexts(new ReloadingTlsMaterial(options));
+    } catch (SSLException e) {
+      throw new IllegalArgumentException("cannot set up TLS: " + e.getMessage(), e);
+    }
+  }
+
+  /** The options these contexts were loaded from. */
+  public TlsOptions options() {
+    return material.options();
+  }
+
+  /** True when this party has a certificate, so it can accept TLS connections. */
+  public boolean canServe() {
+    return server != null;
+  }
+
+  /**
+   * One line saying what TLS does here, for a node's ready line: the certificate's subject and that
+   * client certificates are required.
+   */
+  public String describe() {
+    TlsMaterial m = material.current();
+    return m.subject() == null
+        ? "TLS, no certificate of its own"
+        : "TLS as " + m.subject() + ", client certificates required";
+  }
+
+  /** A handler that runs TLS as the accepting end; the first handler of a channel's pipeline. */
+  SslHandler serverHandler(ByteBufAllocator alloc) {
+    if (server == null) {
+      throw new IllegalStateException("a TLS server needs a certificate and key (--tls-cert)");
+    }
+    return server.newHandler(alloc);
+  }
+
+  /** A handler that runs TLS as the connecting end, towards {@code peer}. */
+  SslHandler clientHandler(ByteBufAllocator alloc, Endpoint peer) {
+    return client.newHandler(alloc, peer.host(), peer.port());
+  }
+
+  /**
+   * A JDK context with the same material and reloading, for an HTTPS server; its users require
+   * client certificates themselves ({@code SSLParameters.setNeedClientAuth}).
+   */
+  public SSLContext jdkContext() {
+    try {
+      SSLContext context = SSLContext.getInstance("TLS");
+      context.init(
+          new KeyManager[] {material.keyManager()},
+          new TrustManager[] {material.trustManager()},
+          null);
+      return context;
+    } catch (GeneralSecurityException e) {
+      throw new IllegalStateException("this JVM offers no TLS context: " + e.getMessage(), e);
+    }
+  }
+}
