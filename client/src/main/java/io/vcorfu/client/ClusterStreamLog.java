@@ -115,6 +115,19 @@ public final class ClusterStreamLog implements StreamLog {
     if (seeds.isEmpty()) {
       throw new IllegalArgumentException("no endpoint to connect to");
     }
+    if (options.tls() != null
+        && !(transport instanceof NettyTransport n
+            && n.tls() != null
+            && n.tls().options().equals(options.tls()))) {
+      throw new IllegalArgumentException(
+          "the options ask for TLS with "
+              + options.tls()
+              + " but the transport given speaks "
+              + (transport instanceof NettyTransport n && n.tls() != null
+                  ? "TLS with " + n.tls().options()
+                  : "no TLS")
+              + ": make it with new NettyTransport(options.tls())");
+    }
     RpcClient client = transport.newClient(options.rpc());
     try {
       return new ClusterStreamLog(client, LayoutCache.fetch(client, seeds), options);
@@ -144,7 +157,7 @@ public final class ClusterStreamLog implements StreamLog {
    * first of {@code seeds} that answers.
    */
   public static ClusterStreamLog connect(List<Endpoint> seeds, StreamLogOptions options) {
-    Transport transport = new NettyTransport();
+    Transport transport = new NettyTransport(options.tls());
     try {
       ClusterStreamLog log = connect(transport, seeds, options);
       log.ownedTransport = transport;

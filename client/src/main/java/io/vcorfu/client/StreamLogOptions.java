@@ -1,6 +1,7 @@
 package io.vcorfu.client;
 
 import io.vcorfu.protocol.ClientOptions;
+import io.vcorfu.protocol.TlsOptions;
 import java.time.Duration;
 
 /**
@@ -33,6 +34,11 @@ import java.time.Duration;
  *     chain): one round trip for the writer, and the copies of every client's appends share the
  *     nodes' connections. Off: the writer takes a token and writes every copy itself. A one-node
  *     layout takes appends whole either way.
+ * @param tls the TLS this client speaks (null, the default: plaintext): the CA that signed the
+ *     nodes' certificates, and this client's own certificate and key, which nodes with TLS require
+ *     (mutual TLS: the certificate's subject is the client's principal). Used by the transport a
+ *     log opens for itself; a log given a transport uses that transport's TLS, which must be the
+ *     same. See {@link io.vcorfu.protocol.netty.TlsContexts} for what TLS guarantees.
  */
 public record StreamLogOptions(
     Duration repairAfter,
@@ -43,7 +49,8 @@ public record StreamLogOptions(
     Duration readLease,
     Duration failoverTimeout,
     Duration layoutCheckAfter,
-    boolean sequencerWrites) {
+    boolean sequencerWrites,
+    TlsOptions tls) {
 
   public static final Duration DEFAULT_LAYOUT_CHECK_AFTER = Duration.ofMillis(250);
   public static final Duration DEFAULT_REPAIR_AFTER = Duration.ofMillis(250);
@@ -79,7 +86,8 @@ public record StreamLogOptions(
         Duration.ZERO,
         DEFAULT_FAILOVER_TIMEOUT,
         DEFAULT_LAYOUT_CHECK_AFTER,
-        true);
+        true,
+        null);
   }
 
   public StreamLogOptions withRepairAfter(Duration d) {
@@ -92,7 +100,8 @@ public record StreamLogOptions(
         readLease,
         failoverTimeout,
         layoutCheckAfter,
-        sequencerWrites);
+        sequencerWrites,
+        tls);
   }
 
   public StreamLogOptions withRpc(ClientOptions options) {
@@ -105,7 +114,8 @@ public record StreamLogOptions(
         readLease,
         failoverTimeout,
         layoutCheckAfter,
-        sequencerWrites);
+        sequencerWrites,
+        tls);
   }
 
   public StreamLogOptions withMaxEntryBytes(int bytes) {
@@ -118,7 +128,8 @@ public record StreamLogOptions(
         readLease,
         failoverTimeout,
         layoutCheckAfter,
-        sequencerWrites);
+        sequencerWrites,
+        tls);
   }
 
   public StreamLogOptions withMaxAppendAttempts(int attempts) {
@@ -131,7 +142,8 @@ public record StreamLogOptions(
         readLease,
         failoverTimeout,
         layoutCheckAfter,
-        sequencerWrites);
+        sequencerWrites,
+        tls);
   }
 
   /** The same options with a read lease of {@code lease} ({@link Duration#ZERO}: none). */
@@ -145,7 +157,8 @@ public record StreamLogOptions(
         lease,
         failoverTimeout,
         layoutCheckAfter,
-        sequencerWrites);
+        sequencerWrites,
+        tls);
   }
 
   /** The same options with a write cache of {@code bytes} (0: reads always go to the replicas). */
@@ -159,7 +172,8 @@ public record StreamLogOptions(
         readLease,
         failoverTimeout,
         layoutCheckAfter,
-        sequencerWrites);
+        sequencerWrites,
+        tls);
   }
 
   /**
@@ -176,7 +190,8 @@ public record StreamLogOptions(
         readLease,
         timeout,
         layoutCheckAfter,
-        sequencerWrites);
+        sequencerWrites,
+        tls);
   }
 
   /**
@@ -193,7 +208,8 @@ public record StreamLogOptions(
         readLease,
         failoverTimeout,
         after,
-        sequencerWrites);
+        sequencerWrites,
+        tls);
   }
 
   /**
@@ -210,6 +226,25 @@ public record StreamLogOptions(
         readLease,
         failoverTimeout,
         layoutCheckAfter,
-        on);
+        on,
+        tls);
+  }
+
+  /**
+   * The same options speaking TLS as {@code options} say (null: plaintext). A node with TLS
+   * requires a client certificate: give one with {@link TlsOptions#withIdentity}.
+   */
+  public StreamLogOptions withTls(TlsOptions options) {
+    return new StreamLogOptions(
+        repairAfter,
+        maxEntryBytes,
+        maxAppendAttempts,
+        rpc,
+        writeCacheBytes,
+        readLease,
+        failoverTimeout,
+        layoutCheckAfter,
+        sequencerWrites,
+        options);
   }
 }

@@ -181,10 +181,38 @@ public final class NodeHttp implements AutoCloseable {
 
   /**
    * Serves {@code node}'s HTTP endpoints on {@code host}:{@code port} (port 0: any free one, see
-   * {@link #port()}).
+   * {@link #port()}), in plaintext.
    */
   public static NodeHttp start(Node node, String host, int port) throws IOException {
-    HttpServer server = HttpServer.create(new InetSocketAddress(host, port), 16);
+    return start(node, host, port, null);
+  }
+
+  /**
+   * Serves {@code node}'s endpoints on {@code host}:{@code port}: over HTTPS with {@code tls} (the
+   * node's own TLS material, reloaded as its files change), requiring every caller to present a
+   * certificate from the node's CA as the node's RPC port does; plaintext HTTP when {@code tls} is
+   * null.
+   */
+  public static NodeHttp start(
+      Node node, String host, int port, io.vcorfu.protocol.netty.TlsContexts tls)
+      throws IOException {
+    HttpServer server;
+    if (tls == null) {
+      server = HttpServer.create(new InetSocketAddress(host, port), 16);
+    } else {
+      com.sun.net.httpserver.HttpsServer https =
+          com.sun.net.httpserver.HttpsServer.create(new InetSocketAddress(host, port), 16);
+      https.setHttpsConfigurator(
+          new com.sun.net.httpserver.HttpsConfigurator(tls.jdkContext()) {
+            @Override
+            public void configure(com.sun.net.httpserver.HttpsParameters params) {
+              javax.net.ssl.SSLParameters p = getSSLContext().getDefaultSSLParameters();
+              p.setNeedClientAuth(true);
+              params.setSSLParameters(p);
+            }
+          });
+      server = https;
+    }
     NodeHttp http = new NodeHttp(node, server);
     server.createContext("/metrics", http::metrics);
     server.createContext("/health", http::health);
@@ -200,6 +228,11 @@ public final class NodeHttp implements AutoCloseable {
             }));
     server.start();
     return http;
+  }
+
+  /** {@code https} when the endpoints are served over TLS, else {@code http}. */
+  public String scheme() {
+    return server instanceof com.sun.net.httpserver.HttpsServer ? "https" : "http";
   }
 
   /** The port the endpoints are served on. */

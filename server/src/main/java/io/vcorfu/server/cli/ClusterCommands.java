@@ -107,6 +107,8 @@ final class ClusterCommands {
 
     @picocli.CommandLine.Mixin RetentionFlags retention = new RetentionFlags();
 
+    @picocli.CommandLine.Mixin TlsFlags tls = new TlsFlags();
+
     @picocli.CommandLine.Mixin Output output = new Output();
 
     @Spec CommandSpec spec;
@@ -220,7 +222,7 @@ final class ClusterCommands {
         throws Exception {
       PrintWriter out = spec.commandLine().getOut();
       if (output.json()) {
-        awaitSequencer(members, Duration.ofMillis(timeoutMs));
+        awaitSequencer(members, Duration.ofMillis(timeoutMs), tls.options());
         com.fasterxml.jackson.databind.node.ObjectNode o = Output.mapper().createObjectNode();
         o.put("cluster", cluster);
         o.put("created", created);
@@ -250,7 +252,7 @@ final class ClusterCommands {
               + " stream chains"
               + (created ? "" : "; nothing was changed"));
       out.flush();
-      awaitSequencer(members, Duration.ofMillis(timeoutMs));
+      awaitSequencer(members, Duration.ofMillis(timeoutMs), tls.options());
       out.println("sequencer serving");
       return 0;
     }
@@ -269,11 +271,14 @@ final class ClusterCommands {
     }
 
     /** Waits until a token-free request to the sequencer (a tail query) is answered. */
-    private static void awaitSequencer(List<Endpoint> members, Duration timeout) throws Exception {
+    private static void awaitSequencer(
+        List<Endpoint> members, Duration timeout, io.vcorfu.protocol.TlsOptions tls)
+        throws Exception {
       long deadline = System.nanoTime() + timeout.toNanos();
       StreamLogOptions options =
           StreamLogOptions.defaults()
-              .withRpc(ClientOptions.defaults().withRequestTimeout(Duration.ofSeconds(2)));
+              .withRpc(ClientOptions.defaults().withRequestTimeout(Duration.ofSeconds(2)))
+              .withTls(tls);
       Throwable last = null;
       while (System.nanoTime() - deadline < 0) {
         for (Endpoint e : members) {

@@ -69,6 +69,8 @@ final class ClusterStatusCommand implements Callable<Integer> {
               + " holds the whole layout).")
   boolean history;
 
+  @picocli.CommandLine.Mixin TlsFlags tls = new TlsFlags();
+
   @Spec CommandSpec spec;
 
   @Override
@@ -84,7 +86,7 @@ final class ClusterStatusCommand implements Callable<Integer> {
       spec.commandLine().getErr().println("vcorfu cluster status: " + e.getMessage());
       return 2;
     }
-    try (ShellSession.Held<NettyTransport> transport = ShellSession.transport(spec);
+    try (ShellSession.Held<NettyTransport> transport = ShellSession.transport(spec, tls.options());
         RpcClient rpc =
             transport
                 .get()

@@ -62,6 +62,8 @@ final class CompactCommand implements Callable<Integer> {
       description = "text or json (default ${DEFAULT-VALUE}).")
   OutputFormat output;
 
+  @picocli.CommandLine.Mixin TlsFlags tls = new TlsFlags();
+
   @Spec CommandSpec spec;
 
   @Override
@@ -83,7 +85,7 @@ final class CompactCommand implements Callable<Integer> {
       err.println("vcorfu cluster compact: " + e.getMessage());
       return 2;
     }
-    try (ShellSession.Held<NettyTransport> transport = ShellSession.transport(spec);
+    try (ShellSession.Held<NettyTransport> transport = ShellSession.transport(spec, tls.options());
         RpcClient rpc =
             transport
                 .get()

@@ -19,9 +19,9 @@ import picocli.CommandLine.Spec;
 import picocli.CommandLine.TypeConversionException;
 
 /**
- * {@code --endpoint} and {@code --timeout}, shared by the commands that talk to a cluster: which
- * nodes to ask ({@code VCORFU_ENDPOINT} when the option is not given) and how long to wait for an
- * answer, failovers included.
+ * {@code --endpoint}, {@code --timeout} and the TLS options ({@link TlsFlags}), shared by the
+ * commands that talk to a cluster: which nodes to ask ({@code VCORFU_ENDPOINT} when the option is
+ * not given), how long to wait for an answer, failovers included, and how to connect.
  */
 final class Connection {
   /** The environment variable read when {@code --endpoint} is not given. */
@@ -46,6 +46,8 @@ final class Connection {
           "How long to wait for the cluster, riding through failovers: 500ms, 10s, 2m, or seconds"
               + " (default ${DEFAULT-VALUE}).")
   Duration timeout;
+
+  @picocli.CommandLine.Mixin TlsFlags tls = new TlsFlags();
 
   /** The command these options belong to (null when they stand alone). */
   @Spec(Spec.Target.MIXEE)
@@ -106,7 +108,8 @@ final class Connection {
         timeout.compareTo(Duration.ofSeconds(5)) < 0 ? timeout : Duration.ofSeconds(5);
     return StreamLogOptions.defaults()
         .withFailoverTimeout(timeout)
-        .withRpc(ClientOptions.defaults().withRequestTimeout(request));
+        .withRpc(ClientOptions.defaults().withRequestTimeout(request))
+        .withTls(tls.options());
   }
 
   /**

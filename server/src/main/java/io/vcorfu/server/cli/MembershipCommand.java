@@ -46,6 +46,8 @@ abstract class MembershipCommand implements Callable<Integer> {
               + " (default ${DEFAULT-VALUE}).")
   OutputFormat output;
 
+  @picocli.CommandLine.Mixin TlsFlags tls = new TlsFlags();
+
   @Spec CommandSpec spec;
 
   /** True when the command should wait until {@link #member()} is a full member. */
@@ -84,7 +86,7 @@ abstract class MembershipCommand implements Callable<Integer> {
       spec.commandLine().getErr().println("vcorfu cluster " + name() + ": " + e.getMessage());
       return 2;
     }
-    try (ShellSession.Held<NettyTransport> transport = ShellSession.transport(spec);
+    try (ShellSession.Held<NettyTransport> transport = ShellSession.transport(spec, tls.options());
         RpcClient rpc =
             transport
                 .get()

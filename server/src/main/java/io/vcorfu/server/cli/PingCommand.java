@@ -31,7 +31,8 @@ final class PingCommand implements Callable<Integer> {
   public Integer call() throws Exception {
     PrintWriter out = spec.commandLine().getOut();
     boolean all = true;
-    try (ShellSession.Held<NettyTransport> transport = ShellSession.transport(spec);
+    try (ShellSession.Held<NettyTransport> transport =
+            ShellSession.transport(spec, connection.tls.options());
         RpcClient rpc =
             transport
                 .get()

@@ -204,6 +204,8 @@ final class ServerCommand implements Callable<Integer> {
               + " container whose health check asks 127.0.0.1.")
   String metricsHost;
 
+  @picocli.CommandLine.Mixin ServerTlsFlags tlsFlags = new ServerTlsFlags();
+
   /** The levels {@code --log-level} takes. */
   enum LogLevel {
     trace,
@@ -276,6 +278,13 @@ final class ServerCommand implements Callable<Integer> {
                   + " takes no --layout file");
       return 2;
     }
+    io.vcorfu.protocol.TlsOptions tls;
+    try {
+      tls = tlsFlags.options();
+    } catch (IllegalArgumentException e) {
+      spec.commandLine().getErr().println("vcorfu server: " + e.getMessage());
+      return 2;
+    }
     Path dir = memory ? null : (dataDir != null ? dataDir : Path.of("vcorfu-data"));
     Flags.directory(spec, "--data-dir", dir);
     String busy = portInUse(host, port);
@@ -313,7 +322,14 @@ final class ServerCommand implements Callable<Integer> {
         return 2;
       }
     }
-    NettyTransport transport = new NettyTransport();
+    NettyTransport transport;
+    try {
+      transport = new NettyTransport(tls);
+    } catch (IllegalArgumentException e) {
+      // The files changed since they were checked above.
+      spec.commandLine().getErr().println("vcorfu server: " + e.getMessage());
+      return 2;
+    }
     Node node = Node.start(config, transport);
     if (node.diskAlarm() != null && diskFreeMinMb > 0) {
       node.diskAlarm().threshold(Math.multiplyExact(diskFreeMinMb, 1024L * 1024));
@@ -353,18 +369,25 @@ final class ServerCommand implements Callable<Integer> {
     node.ready().join();
     if (metricsPort != null) {
       String httpHost = metricsHost != null ? metricsHost : host;
-      io.vcorfu.server.NodeHttp h = io.vcorfu.server.NodeHttp.start(node, httpHost, metricsPort);
+      io.vcorfu.server.NodeHttp h =
+          io.vcorfu.server.NodeHttp.start(node, httpHost, metricsPort, transport.tls());
       http.set(h);
       System.out.println(
           "vcorfu node "
               + node.endpoint()
-              + " metrics at http://"
+              + " metrics at "
+              + h.scheme()
+              + "://"
               + httpHost
               + ":"
               + h.port()
               + "/metrics, health at /health, status page at /");
     }
     String where = dir == null ? "in memory" : "data in " + dir.toAbsolutePath();
+    String security =
+        transport.tls() == null
+            ? "plaintext: no TLS, anyone who reaches the port is served"
+            : transport.tls().describe();
     if (node.clustered()) {
       say(
           "vcorfu node "
@@ -375,6 +398,8 @@ final class ServerCommand implements Callable<Integer> {
               + zookeeper
               + ", "
               + where
+              + ", "
+              + security
               + ")");
     } else {
       say(
@@ -384,6 +409,8 @@ final class ServerCommand implements Callable<Integer> {
               + node.layout().epoch()
               + ", "
               + where
+              + ", "
+              + security
               + ")");
     }
     stopped.await();

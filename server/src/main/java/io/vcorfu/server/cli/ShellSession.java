@@ -1,10 +1,12 @@
 package io.vcorfu.server.cli;
 
 import io.vcorfu.client.ClusterStreamLog;
+import io.vcorfu.client.StreamLogOptions;
 import io.vcorfu.protocol.netty.NettyTransport;
 import io.vcorfu.runtime.RuntimeOptions;
 import io.vcorfu.runtime.VCorfuRuntime;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -13,13 +15,16 @@ import picocli.CommandLine.Model.CommandSpec;
 
 /**
  * What the lines of one {@code vcorfu shell} share, kept open from one line to the next: one
- * transport (its I/O threads), and per target (the {@code --endpoint} list and {@code --timeout} a
- * line gives) one log client and one object runtime, each opened by the first line that needs it.
- * After a line that failed, {@link #reset} closes the clients, so the next line connects afresh.
- * Outside a shell there is none ({@link #of} is null) and every command opens and closes its own.
+ * transport (its I/O threads) per TLS setting, and per target (the {@code --endpoint} list and
+ * {@code --timeout} a line gives) one log client and one object runtime, each opened by the first
+ * line that needs it. After a line that failed, {@link #reset} closes the clients, so the next line
+ * connects afresh. Outside a shell there is none ({@link #of} is null) and every command opens and
+ * closes its own.
  */
 final class ShellSession implements AutoCloseable {
-  private final NettyTransport transport = new NettyTransport();
+  /** One transport per TLS setting the lines use (the key null: plaintext). */
+  private final Map<io.vcorfu.protocol.TlsOptions, NettyTransport> transports = new HashMap<>();
+
   private final Map<String, ClusterStreamLog> logs = new LinkedHashMap<>();
   private final Map<String, VCorfuRuntime> runtimes = new LinkedHashMap<>();
   private int opened;
@@ -32,10 +37,24 @@ final class ShellSession implements AutoCloseable {
     return spec.root().userObject() instanceof VcorfuCli cli ? cli.session : null;
   }
 
-  /** The transport for {@code spec}'s command: the shell's, else a new one closed with it. */
-  static Held<NettyTransport> transport(CommandSpec spec) {
+  /**
+   * The transport for {@code spec}'s command speaking {@code tls} (null: plaintext): the shell's,
+   * else a new one closed with it.
+   *
+   * @throws IllegalArgumentException when the TLS files cannot be used (the message says why)
+   */
+  static Held<NettyTransport> transport(CommandSpec spec, io.vcorfu.protocol.TlsOptions tls) {
     ShellSession s = of(spec);
-    return s == null ? Held.own(new NettyTransport()) : Held.shared(s.transport);
+    return s == null ? Held.own(new NettyTransport(tls)) : Held.shared(s.transport(tls));
+  }
+
+  private synchronized NettyTransport transport(io.vcorfu.protocol.TlsOptions tls) {
+    NettyTransport t = transports.get(tls);
+    if (t == null) {
+      t = new NettyTransport(tls);
+      transports.put(tls, t);
+    }
+    return t;
   }
 
   /** A log client of {@code c}'s target: the one kept for it, opened the first time. */
@@ -44,7 +63,11 @@ final class ShellSession implements AutoCloseable {
         kept(
             logs,
             key(c),
-            () -> ClusterStreamLog.connect(transport, c.endpoints.list(), c.options())));
+            () -> {
+              StreamLogOptions options = c.options();
+              return ClusterStreamLog.connect(
+                  transport(options.tls()), c.endpoints.list(), options);
+            }));
   }
 
   /** An object runtime of {@code c}'s target: the one kept for it, opened the first time. */
@@ -53,10 +76,12 @@ final class ShellSession implements AutoCloseable {
         kept(
             runtimes,
             key(c),
-            () ->
-                VCorfuRuntime.using(
-                    ClusterStreamLog.connect(transport, c.endpoints.list(), c.options()),
-                    RuntimeOptions.defaults())));
+            () -> {
+              StreamLogOptions options = c.options();
+              return VCorfuRuntime.using(
+                  ClusterStreamLog.connect(transport(options.tls()), c.endpoints.list(), options),
+                  RuntimeOptions.defaults());
+            }));
   }
 
   /** How many log clients and runtimes this session has opened so far (reuse opens none). */
@@ -65,7 +90,7 @@ final class ShellSession implements AutoCloseable {
   }
 
   private static String key(Connection c) {
-    return c.endpoints.given() + " " + c.timeout.toMillis();
+    return c.endpoints.given() + " " + c.timeout.toMillis() + " " + c.tls.options();
   }
 
   private synchronized <T> T kept(Map<String, T> clients, String key, Supplier<T> open) {
@@ -79,7 +104,7 @@ final class ShellSession implements AutoCloseable {
   }
 
   /**
-   * Closes the kept log clients and runtimes (the transport stays): after a line that failed, one
+   * Closes the kept log clients and runtimes (the transports stay): after a line that failed, one
    * of them may be left waiting on a node that went away.
    */
   synchronized void reset() {
@@ -99,7 +124,14 @@ final class ShellSession implements AutoCloseable {
   @Override
   public void close() {
     reset();
-    transport.close();
+    List<NettyTransport> all;
+    synchronized (this) {
+      all = new ArrayList<>(transports.values());
+      transports.clear();
+    }
+    for (NettyTransport t : all) {
+      t.close();
+    }
   }
 
   /**
