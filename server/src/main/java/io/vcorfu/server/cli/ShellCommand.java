@@ -39,7 +39,8 @@ import picocli.CommandLine.Spec;
           + " standard input from a file or a pipe: runs every line (blank lines and # comments"
           + " skipped), prints what each command prints, and exits with the first failing line's"
           + " exit code, or 0.",
-      "--endpoint and --timeout here are the defaults of the lines that do not give their own."
+      "--endpoint, --timeout and the --tls-* options here are the defaults of the lines that do"
+          + " not give their own."
     })
 final class ShellCommand implements Callable<Integer> {
   /** The exit code of a line that Ctrl-C stopped. */
@@ -197,9 +198,22 @@ final class ShellCommand implements Callable<Integer> {
       return code;
     }
 
-    /** The shell's --endpoint and --timeout, for the lines that give none of their own. */
+    /**
+     * The shell's --endpoint, --timeout and --tls-* options, for the lines that give none of their
+     * own.
+     */
     private String defaultValue(CommandLine.Model.ArgSpec arg) {
       if (arg instanceof OptionSpec o) {
+        java.nio.file.Path tls =
+            switch (o.longestName()) {
+              case "--tls-ca" -> connection.tls.ca;
+              case "--tls-cert" -> connection.tls.cert;
+              case "--tls-key" -> connection.tls.key;
+              default -> null;
+            };
+        if (tls != null) {
+          return tls.toString();
+        }
         if (o.longestName().equals("--endpoint")) {
           return connection.endpoints.given();
         }

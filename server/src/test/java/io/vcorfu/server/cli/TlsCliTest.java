@@ -48,6 +48,19 @@ class TlsCliTest {
     return CliRun.of(all);
   }
 
+  /** The node's own ready line ({@code vcorfu node H:P ready (...)}), once it printed it. */
+  private static String readyLine(ServerProcess node) {
+    java.util.function.Supplier<java.util.Optional<String>> line =
+        () ->
+            node.output().stream()
+                .filter(l -> l.startsWith("vcorfu node ") && l.contains(" ready ("))
+                .findFirst();
+    org.awaitility.Awaitility.await("ready line of " + node.endpoint())
+        .atMost(java.time.Duration.ofSeconds(60))
+        .until(() -> line.get().isPresent());
+    return line.get().orElseThrow();
+  }
+
   @Test
   void aTlsNodeServesClientsGivenCertificatesByFlagOrEnvironmentAndRefusesOthers()
       throws Exception {
@@ -63,13 +76,11 @@ class TlsCliTest {
             "--tls-ca",
             nodeTls.ca().toString()));
     try (ServerProcess node = ServerProcess.start(port, args).awaitReady()) {
-      assertThat(node.output())
-          .anyMatch(
-              l ->
-                  l.contains(" ready (")
-                      && l.contains("TLS as ")
-                      && l.contains("CN=node")
-                      && l.contains("client certificates required"));
+      String ready = readyLine(node);
+      assertThat(ready)
+          .contains("TLS as ")
+          .contains("CN=node")
+          .contains("client certificates required");
 
       TlsOptions app = identity("app");
       CliRun append = log(node, tlsFlags(app), "append", "--stream", "s1", "hello");
@@ -116,6 +127,23 @@ class TlsCliTest {
         p.destroyForcibly();
       }
 
+      // A shell's --tls-* options are the defaults of its lines.
+      picocli.CommandLine cli = VcorfuCli.newCommandLine();
+      java.io.StringWriter shellOut = new java.io.StringWriter();
+      java.io.StringWriter shellErr = new java.io.StringWriter();
+      cli.setOut(new java.io.PrintWriter(shellOut));
+      cli.setErr(new java.io.PrintWriter(shellErr));
+      ShellCommand shell = cli.getSubcommands().get("shell").getCommand();
+      shell.input =
+          new java.io.ByteArrayInputStream(
+              "log read --stream s1\nlog tail\n".getBytes(StandardCharsets.UTF_8));
+      shell.interactive = false;
+      List<String> shellArgs =
+          new ArrayList<>(List.of("shell", "--endpoint", node.endpoint().toString()));
+      shellArgs.addAll(tlsFlags(app));
+      assertThat(cli.execute(shellArgs.toArray(String[]::new))).as(shellErr.toString()).isZero();
+      assertThat(shellOut.toString()).contains("hello").contains("global ");
+
       // Only the good client's entry was written.
       CliRun after = log(node, tlsFlags(app), "read", "--stream", "s1");
       assertThat(after.lines()).hasSize(1);
@@ -126,7 +154,7 @@ class TlsCliTest {
   void aPlaintextNodeSaysSoInItsReadyLine() throws Exception {
     int port = ServerProcess.freePort();
     try (ServerProcess node = ServerProcess.start(port, List.of("--memory")).awaitReady()) {
-      assertThat(node.output()).anyMatch(l -> l.contains(" ready (") && l.contains("plaintext"));
+      assertThat(readyLine(node)).contains("plaintext: no TLS");
     }
   }
 
