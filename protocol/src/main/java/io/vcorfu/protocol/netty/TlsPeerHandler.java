@@ -81,15 +81,18 @@ final class TlsPeerHandler extends ChannelInboundHandlerAdapter {
 
   /** What went wrong, in words: the innermost message of a TLS failure. */
   static String reason(Throwable cause) {
-    String message = String.valueOf(cause.getMessage());
+    String message = null;
     for (Throwable t = cause; t != null; t = t.getCause() == t ? null : t.getCause()) {
       if (t instanceof NotSslRecordException) {
         return "it does not speak TLS (a plaintext client?)";
+      }
+      if (t instanceof java.nio.channels.ClosedChannelException) {
+        return "the peer closed the connection during the TLS handshake";
       }
       if (t.getMessage() != null) {
         message = t.getMessage();
       }
     }
-    return message;
+    return message != null ? message : cause.getClass().getSimpleName();
   }
 }

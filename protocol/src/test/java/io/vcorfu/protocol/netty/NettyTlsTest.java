@@ -9,6 +9,7 @@ import io.vcorfu.protocol.Endpoint;
 import io.vcorfu.protocol.RpcClient;
 import io.vcorfu.protocol.TlsException;
 import io.vcorfu.protocol.TlsOptions;
+import io.vcorfu.protocol.Transport.ServerBinding;
 import io.vcorfu.protocol.VCorfuException;
 import io.vcorfu.protocol.proto.Response;
 import io.vcorfu.protocol.testing.EchoHandler;
@@ -165,6 +166,23 @@ class NettyTlsTest {
         .hasMessageContaining("failed");
     assertThat(served.get()).isZero();
     assertStillServesAGoodClient();
+  }
+
+  @Test
+  void aTlsClientOfAPlaintextServerFailsWithATlsErrorAtOnce() throws Exception {
+    try (NettyTransport plain = new NettyTransport()) {
+      ServerBinding plainServer = plain.bind(ANY_PORT, new EchoHandler("plain"));
+      try (NettyTransport t = new NettyTransport(client("c", ca, ca.issue("c")));
+          RpcClient c = t.newClient(QUICK)) {
+        long started = System.nanoTime();
+        assertThatThrownBy(
+                () -> c.call(plainServer.endpoint(), Messages.ping()).get(10, TimeUnit.SECONDS))
+            .hasCauseInstanceOf(TlsException.class)
+            .hasMessageContaining("does the node speak TLS");
+        assertThat(Duration.ofNanos(System.nanoTime() - started))
+            .isLessThan(QUICK.requestTimeout());
+      }
+    }
   }
 
   @Test
