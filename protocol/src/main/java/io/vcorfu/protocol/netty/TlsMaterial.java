@@ -4,6 +4,7 @@ import io.vcorfu.protocol.TlsOptions;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.security.GeneralSecurityException;
 import java.security.KeyStore;
 import java.security.PrivateKey;
@@ -23,7 +24,8 @@ import javax.net.ssl.X509ExtendedTrustManager;
  *
  * @param generation which reading this is (1 for the first), to tell the material of a handshake
  *     that straddles a reload
- * @param stamp when and how large each file was when read ({@link #stampOf})
+ * @param stamp when and how large each file was, and which file it was, when read ({@link
+ *     #stampOf})
  */
 record TlsMaterial(
     long generation,
@@ -88,8 +90,9 @@ record TlsMaterial(
   }
 
   /**
-   * The modification time and size of each file {@code options} names ("missing" for one that is
-   * not there): a different stamp means the files changed since they were read.
+   * The modification time, size and file key (device and inode) of each file {@code options} names
+   * ("missing" for one that is not there): a different stamp means the files changed since they
+   * were read.
    */
   static List<String> stampOf(TlsOptions options) {
     List<String> out = new ArrayList<>(3);
@@ -98,7 +101,10 @@ record TlsMaterial(
         continue;
       }
       try {
-        out.add(Files.getLastModifiedTime(p) + "/" + Files.size(p));
+        BasicFileAttributes a = Files.readAttributes(p, BasicFileAttributes.class);
+        // The file key (device and inode) tells a file renamed over the old one even when the
+        // clock's tick and the size are the same.
+        out.add(a.lastModifiedTime() + "/" + a.size() + "/" + a.fileKey());
       } catch (IOException e) {
         out.add("missing");
       }

@@ -213,6 +213,68 @@ class NettyTlsTest {
   }
 
   @Test
+  void rotatingTheNodesFilesUnderLoadFailsNoCall() throws Exception {
+    TlsOptions tls = client("load", ca, ca.issue("load client"));
+    java.util.concurrent.atomic.AtomicBoolean done =
+        new java.util.concurrent.atomic.AtomicBoolean();
+    java.util.List<Throwable> failures = new java.util.concurrent.CopyOnWriteArrayList<>();
+    AtomicInteger kept = new AtomicInteger();
+    AtomicInteger fresh = new AtomicInteger();
+    try (NettyTransport t = new NettyTransport(tls);
+        RpcClient steady = t.newClient(QUICK)) {
+      // One connection kept open, and a new connection (a new client) for every call.
+      Thread keptLoad =
+          new Thread(
+              () -> {
+                while (!done.get()) {
+                  try {
+                    steady.call(server.endpoint(), Messages.ping()).get(10, TimeUnit.SECONDS);
+                    kept.incrementAndGet();
+                  } catch (Exception e) {
+                    failures.add(e);
+                  }
+                }
+              });
+      Thread freshLoad =
+          new Thread(
+              () -> {
+                while (!done.get()) {
+                  try (RpcClient c = t.newClient(QUICK)) {
+                    c.call(server.endpoint(), Messages.ping()).get(10, TimeUnit.SECONDS);
+                    fresh.incrementAndGet();
+                  } catch (Exception e) {
+                    failures.add(e);
+                  }
+                }
+              });
+      keptLoad.start();
+      freshLoad.start();
+      try {
+        for (int i = 1; i <= 5; i++) {
+          int before = fresh.get();
+          TestCertificates.Issued renewed = ca.issue("node-1 v" + i);
+          // Key first, then certificate: in between the files do not match and the node keeps
+          // serving with the previous pair.
+          renewed.writeKey(nodeTls.key());
+          renewed.writeCert(nodeTls.cert());
+          await()
+              .atMost(Duration.ofSeconds(10))
+              .until(() -> fresh.get() >= before + 20 || !failures.isEmpty());
+        }
+      } finally {
+        done.set(true);
+        keptLoad.join(20_000);
+        freshLoad.join(20_000);
+      }
+    }
+    assertThat(failures).isEmpty();
+    assertThat(kept.get()).isPositive();
+    assertThat(fresh.get()).isGreaterThanOrEqualTo(100);
+    assertThat(serverCertificate(ca.issue("check")).getSubjectX500Principal().getName())
+        .contains("CN=node-1 v5");
+  }
+
+  @Test
   void filesThatCannotBeUsedAfterAChangeKeepThePreviousOnes() throws Exception {
     TestCertificates.Issued good = ca.issue("good client");
     // A key that is not the certificate's: the node keeps serving with what it had.
