@@ -118,11 +118,17 @@ final class SequencedWrites {
             : CompletableFuture.completedFuture(null);
     found
         .thenCompose(
-            stored ->
-                stored != null
-                    ? CompletableFuture.completedFuture(stored)
-                    : issueAndWrite(
-                        layout, sequencer, store, fence, drivers, writers, mine, request, client))
+            stored -> {
+              if (stored == null) {
+                return issueAndWrite(
+                    layout, sequencer, store, fence, drivers, writers, mine, request, client);
+              }
+              // The attempt is the one found: a retry saying it aborted (its writer asked the
+              // decider) must find it at its address, so that it gets a fresh token instead of
+              // this answer again.
+              mine.issued(stored.getStored().getGlobalAddress());
+              return CompletableFuture.completedFuture(stored);
+            })
         .whenComplete(
             (answer, error) -> {
               if (error == null) {
