@@ -22,7 +22,6 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -47,7 +46,7 @@ class TlsNodeTest {
   private final TestCertificates.Authority ca = TestCertificates.authority("cluster CA");
 
   private TlsOptions identity(String name) throws Exception {
-    return ca.write(Files.createDirectories(tmp.resolve(name)), name, ca.issue(name));
+    return ca.identityIn(tmp, name);
   }
 
   private static StreamLogOptions quick(TlsOptions tls) {

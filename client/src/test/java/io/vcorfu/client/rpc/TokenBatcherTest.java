@@ -30,15 +30,19 @@ class TokenBatcherTest {
 
   private final List<TokenRequest> sent = new ArrayList<>();
 
-  private final TokenBatcher batcher =
-      new TokenBatcher(
-          r -> {
-            sent.add(r);
-            CompletableFuture<TokenResponse> f = new CompletableFuture<>();
-            pending.add(f);
-            return f;
-          },
-          2);
+  private final TokenBatcher batcher = recording(2);
+
+  /** A batcher whose messages are recorded in {@link #sent} and answered by {@link #answer}. */
+  private TokenBatcher recording(int maxInFlight) {
+    return new TokenBatcher(
+        r -> {
+          sent.add(r);
+          CompletableFuture<TokenResponse> f = new CompletableFuture<>();
+          pending.add(f);
+          return f;
+        },
+        maxInFlight);
+  }
 
   private static PackedTokens.Ask ask(String stream, int count) {
     return new PackedTokens.Ask(List.of(StreamId.of(stream)), count);
@@ -131,15 +135,7 @@ class TokenBatcherTest {
   @Test
   void aFullMessagesWorthOfWaitingCallersGoesOutAtOnceUpToTheLimit() throws Exception {
     sequencer.bootstrap(1, -1, java.util.Map.of());
-    TokenBatcher one =
-        new TokenBatcher(
-            r -> {
-              sent.add(r);
-              CompletableFuture<TokenResponse> f = new CompletableFuture<>();
-              pending.add(f);
-              return f;
-            },
-            1);
+    TokenBatcher one = recording(1);
     List<CompletableFuture<TokenResponse>> callers = new ArrayList<>();
     int total = 1 + TokenBatcher.MAX_BATCH * TokenBatcher.MAX_FULL_IN_FLIGHT + 5;
     for (int i = 0; i < total; i++) {

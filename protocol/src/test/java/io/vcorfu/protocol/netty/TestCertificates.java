@@ -102,6 +102,14 @@ public final class TestCertificates {
           .withIdentity(
               id.writeCert(dir.resolve(name + ".pem")), id.writeKey(dir.resolve(name + ".key")));
     }
+
+    /**
+     * A new identity {@code name} issued by this authority, written under {@code parent/NAME/} (see
+     * {@link #write}).
+     */
+    public TlsOptions identityIn(Path parent, String name) throws java.io.IOException {
+      return write(java.nio.file.Files.createDirectories(parent.resolve(name)), name, issue(name));
+    }
   }
 
   /** A new self-signed certificate authority named {@code name}. */

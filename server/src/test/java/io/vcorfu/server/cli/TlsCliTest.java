@@ -29,7 +29,7 @@ class TlsCliTest {
   private final TestCertificates.Authority ca = TestCertificates.authority("cli CA");
 
   private TlsOptions identity(String name) throws Exception {
-    return ca.write(Files.createDirectories(tmp.resolve(name)), name, ca.issue(name));
+    return ca.identityIn(tmp, name);
   }
 
   private static List<String> tlsFlags(TlsOptions tls) {
