@@ -55,6 +55,13 @@ public final class PackedTokens {
   /** Bytes of one stream slot of the answer. */
   public static final int SLOT_BYTES = 16;
 
+  /**
+   * The largest answer a sequencer gives to one packed batch (8 MiB, half the default frame limit):
+   * a batch whose answer would be larger is refused whole before anything is issued, so that a
+   * small request cannot make the sequencer allocate, and then fail to send, gigabytes.
+   */
+  public static final int MAX_ANSWER_BYTES = 8 * 1024 * 1024;
+
   private PackedTokens() {}
 
   /**

@@ -256,8 +256,9 @@ public final class Sequencer {
    * Issues a packed batch of unconditional requests ({@code request.packed}, the layout of {@link
    * PackedTokens}) request by request, in order, as {@link #issue} would issue each alone, and
    * answers in the packed layout. The whole batch is checked before anything is issued: a batch
-   * with a malformed, oversized or duplicate-stream request issues nothing. No object is made per
-   * request or token unless a stream is new or differs from the previous request's only stream.
+   * with a malformed, oversized or duplicate-stream request, or whose answer would exceed {@link
+   * PackedTokens#MAX_ANSWER_BYTES}, issues nothing. No object is made per request or token unless a
+   * stream is new or differs from the previous request's only stream.
    *
    * @throws BadRequestException when the batch is malformed or carries anything besides {@code
    *     packed}
@@ -302,11 +303,16 @@ public final class Sequencer {
       in.position(at + n * PackedTokens.STREAM_BYTES);
       tokens += count;
       slots += (long) count * n;
+      if (PackedTokens.ANSWER_HEADER_BYTES + PackedTokens.SLOT_BYTES * slots
+          > PackedTokens.MAX_ANSWER_BYTES) {
+        throw malformed(
+            "its answer would be larger than " + PackedTokens.MAX_ANSWER_BYTES + " bytes");
+      }
+      if (tokens > Integer.MAX_VALUE) {
+        throw malformed("it asks for more than " + Integer.MAX_VALUE + " tokens");
+      }
     }
     long bytes = PackedTokens.ANSWER_HEADER_BYTES + PackedTokens.SLOT_BYTES * slots;
-    if (bytes > Integer.MAX_VALUE - 8 || tokens > Integer.MAX_VALUE) {
-      throw malformed("its answer would not fit one message");
-    }
     byte[] answer = new byte[(int) bytes];
     ByteBuffer out = ByteBuffer.wrap(answer);
     out.putLong(globalTail + 1).putInt((int) tokens);

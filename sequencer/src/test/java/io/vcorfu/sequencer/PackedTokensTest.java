@@ -121,6 +121,14 @@ class PackedTokensTest {
         .isInstanceOf(io.vcorfu.protocol.TokenRefusedException.class);
   }
 
+  private static String[] manyStreams(int n) {
+    String[] names = new String[n];
+    for (int i = 0; i < n; i++) {
+      names[i] = "s" + i;
+    }
+    return names;
+  }
+
   private static ByteString bytes(int... ints) {
     ByteBuffer b = ByteBuffer.allocate(4 * ints.length);
     for (int i : ints) {
@@ -143,6 +151,10 @@ class PackedTokensTest {
             good.concat(bytes(1, -1)), // a negative stream count
             good.concat(bytes(1, PackedTokens.MAX_STREAMS + 1)), // too many streams
             good.concat(bytes(1, 1000)), // more streams than bytes
+            // 64 KiB that would have made a 2 GiB answer: refused for the answer's size
+            good.concat(
+                PackedTokens.pack(
+                    asks(List.of(request(32_000, manyStreams(PackedTokens.MAX_STREAMS)))))),
             good.concat(
                 PackedTokens.pack(asks(List.of(request(1, "b", "c", "b")))))); // a duplicate
     for (ByteString b : bad) {
