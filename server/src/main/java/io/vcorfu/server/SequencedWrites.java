@@ -47,10 +47,11 @@ import java.util.concurrent.CompletableFuture;
  * sequencer role's {@link WriterTable} before its token is issued. A request for an append already
  * taken is answered with that attempt's outcome (waiting for it if it is still being written); a
  * retry the table does not know is searched for in the log below {@link WriterTable#searchBelow}
- * (from the writer's {@code not_below} on), and answered with the stored entry when found. Only
- * then is a token issued. So an append retried after an unknown outcome (a timeout, a lost
- * connection, a restart of this node) is stored at most once, and every retry learns the original
- * address.
+ * (from the writer's {@code not_below} on), and answered with the stored entry when found; the
+ * found attempt keeps its address in the table, so a retry saying that attempt aborted ({@code
+ * aborted_address}) is never answered with it again and takes a fresh token. Only then is a token
+ * issued. So an append retried after an unknown outcome (a timeout, a lost connection, a restart of
+ * this node) is stored at most once, and every retry learns the original address.
  *
  * <p>The search is complete because of where the node sits. One node: every copy is its own.
  * Several: an entry commits only once every copy holds it, this node's log copy among them, and
