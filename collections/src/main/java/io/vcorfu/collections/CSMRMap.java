@@ -254,6 +254,15 @@ public final class CSMRMap<K, V> extends AbstractMap<K, V> implements SnapshotMa
     bucketFor(key).fastPut(key, value);
   }
 
+  /**
+   * Sets some fields of the record held at {@code key} without reading anything (one bucket; see
+   * {@link SMRMap#fastUpdateFields}): an absent key stays absent.
+   */
+  public void fastUpdateFields(K key, Map<?, ?> fields) {
+    Objects.requireNonNull(key, "key");
+    bucketFor(key).fastUpdateFields(key, fields);
+  }
+
   @Override
   public V remove(Object key) {
     return bucketFor(key).remove(key);

@@ -159,6 +159,35 @@ public class SMRMap<K, V> implements SnapshotMap<K, V>, VersionCapturing<Persist
     blindPut(Objects.requireNonNull(key, "key"), Objects.requireNonNull(value, "value"));
   }
 
+  /**
+   * Sets some fields of the record held at {@code key}, without reading anything: for maps whose
+   * values are themselves maps of named fields (records). Appended and returned at once, like
+   * {@link #fastPut}, and it carries only the given fields, not the whole record.
+   *
+   * <p>Applied in log order: when {@code key} holds a map, its value becomes a new map with the
+   * record's fields, then the given ones (a field in both takes the given value); when {@code key}
+   * is absent, or holds a value that is not a map, nothing changes, so an update never creates a
+   * record. Two clients setting different fields of one record at the same time both keep theirs,
+   * which reading the record and writing it back whole with {@link #fastPut} cannot promise. It
+   * conflicts on {@code key} as {@link #fastPut} does: it aborts transactions that read the key,
+   * and in a transaction it adds nothing to the read set. An empty {@code fields} appends nothing.
+   *
+   * @throws NullPointerException if {@code key}, {@code fields} or any of its names or values is
+   *     null (nothing is appended)
+   */
+  public void fastUpdateFields(K key, Map<?, ?> fields) {
+    Objects.requireNonNull(key, "key");
+    Map<Object, Object> copy = new LinkedHashMap<>();
+    for (Map.Entry<?, ?> f : Objects.requireNonNull(fields, "fields").entrySet()) {
+      copy.put(
+          Objects.requireNonNull(f.getKey(), "field name"),
+          Objects.requireNonNull(f.getValue(), "field value"));
+    }
+    if (!copy.isEmpty()) {
+      blindUpdateFields(key, copy);
+    }
+  }
+
   /** Puts every entry of {@code m}, in one update (appended once, applied atomically). */
   @Override
   public void putAll(Map<? extends K, ? extends V> m) {
@@ -198,6 +227,17 @@ public class SMRMap<K, V> implements SnapshotMap<K, V>, VersionCapturing<Persist
   @Mutator
   protected void blindPut(@ConflictParameter K key, V value) {
     entries = entries.plus(key, value);
+  }
+
+  /** The update behind {@link #fastUpdateFields}; its arguments are checked there. */
+  @Mutator
+  @SuppressWarnings("unchecked")
+  protected void blindUpdateFields(@ConflictParameter K key, Map<Object, Object> fields) {
+    if (entries.get(key) instanceof Map<?, ?> record) {
+      Map<Object, Object> updated = new LinkedHashMap<>(record);
+      updated.putAll(fields);
+      entries = entries.plus(key, (V) updated);
+    }
   }
 
   /** The update behind {@link #putAll}. */

@@ -94,6 +94,23 @@ class CSMRMapTest {
   }
 
   @Test
+  void aFieldUpdateChangesTheRecordInItsKeysBucketOnly() {
+    CSMRMap<String, Map<String, Integer>> map = CSMRMap.open(harness.runtime(), name, 4);
+    map.put("r", Map.of("a", 1));
+    CSMRMap<String, Map<String, Integer>> other = CSMRMap.open(harness.runtime(), name);
+    other.fastUpdateFields("r", Map.of("b", 2));
+    other.fastUpdateFields("missing", Map.of("b", 2));
+    assertThat(map.get("r")).isEqualTo(Map.of("a", 1, "b", 2));
+    assertThat(map).as("no record created").hasSize(1);
+    VCorfuRuntime inspector = harness.runtime();
+    for (int b = 0; b < 4; b++) {
+      SMRMap<String, Map<String, Integer>> part =
+          SMRMap.open(inspector, CSMRMap.bucketStreamName(name, b));
+      assertThat(part.containsKey("r")).as("bucket %d", b).isEqualTo(b == map.bucketOf("r"));
+    }
+  }
+
+  @Test
   void aNewClientServesGetAndPutByReadingOnlyTheKeysBucket() {
     CSMRMap<String, Integer> writer = CSMRMap.open(harness.runtime(), name, 10);
     for (int i = 0; i < 100; i++) {

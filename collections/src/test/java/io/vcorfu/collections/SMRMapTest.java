@@ -8,9 +8,16 @@ import io.vcorfu.runtime.TransactionAbortedException;
 import io.vcorfu.runtime.VCorfuRuntime;
 import io.vcorfu.runtime.serialization.DefaultSerializer;
 import io.vcorfu.runtime.serialization.UnsupportedTypeException;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -92,7 +99,111 @@ class SMRMapTest {
     assertThatThrownBy(() -> map.put("b", null)).isInstanceOf(NullPointerException.class);
     assertThatThrownBy(() -> map.fastPut(null, 1)).isInstanceOf(NullPointerException.class);
     assertThatThrownBy(() -> map.remove(null)).isInstanceOf(NullPointerException.class);
+    SMRMap<String, Map<String, Integer>> records = SMRMap.open(rt, "nulls");
+    Map<String, Integer> nullValue = new HashMap<>();
+    nullValue.put("f", null);
+    assertThatThrownBy(() -> records.fastUpdateFields(null, Map.of("f", 1)))
+        .isInstanceOf(NullPointerException.class);
+    assertThatThrownBy(() -> records.fastUpdateFields("a", null))
+        .isInstanceOf(NullPointerException.class);
+    assertThatThrownBy(() -> records.fastUpdateFields("a", nullValue))
+        .isInstanceOf(NullPointerException.class);
+    records.fastUpdateFields("a", Map.of());
     assertThat(tail(rt)).isEqualTo(before);
+  }
+
+  @Test
+  void aFieldUpdateSetsOnlyItsFieldsAndEveryClientReplaysTheSameRecord() {
+    SMRMap<String, Map<String, Integer>> a = SMRMap.open(runtime(), "records");
+    SMRMap<String, Map<String, Integer>> b = SMRMap.open(runtime(), "records");
+    Map<String, Integer> record = new LinkedHashMap<>();
+    record.put("x", 1);
+    record.put("y", 2);
+    a.put("r", record);
+    b.fastUpdateFields("r", Map.of("y", 20));
+    a.fastUpdateFields("r", Map.of("z", 3));
+    Map<String, Integer> expected = new LinkedHashMap<>();
+    expected.put("x", 1);
+    expected.put("y", 20);
+    expected.put("z", 3);
+    assertThat(a.get("r")).isEqualTo(expected);
+    assertThat(b.get("r")).containsExactlyEntriesOf(expected);
+    SMRMap<String, Map<String, Integer>> fresh = SMRMap.open(runtime(), "records");
+    assertThat(fresh.get("r")).as("replayed by a new client").containsExactlyEntriesOf(expected);
+  }
+
+  @Test
+  void aFieldUpdateNeverCreatesARecordNorChangesAValueThatIsNotAMap() {
+    VCorfuRuntime rt = runtime();
+    SMRMap<String, Object> map = SMRMap.open(rt, "not-records");
+    map.put("plain", "text");
+    long before = tail(rt);
+    map.fastUpdateFields("absent", Map.of("f", 1));
+    map.fastUpdateFields("plain", Map.of("f", 1));
+    assertThat(tail(rt)).as("both updates were appended").isGreaterThan(before);
+    SMRMap<String, Object> seen = SMRMap.open(runtime(), "not-records");
+    assertThat(seen).isEqualTo(Map.of("plain", "text"));
+  }
+
+  @Test
+  void concurrentUpdatesOfDifferentFieldsOfOneRecordAreAllKept() throws Exception {
+    int writers = 4;
+    int rounds = 50;
+    SMRMap<String, Map<String, Integer>> setup = SMRMap.open(runtime(), "shared-record");
+    setup.put("r", Map.of("created", 1));
+    List<SMRMap<String, Map<String, Integer>>> clients = new ArrayList<>();
+    for (int w = 0; w < writers; w++) {
+      clients.add(SMRMap.open(runtime(), "shared-record"));
+    }
+    ExecutorService pool = Executors.newFixedThreadPool(writers);
+    try {
+      List<Future<?>> done = new ArrayList<>();
+      for (int w = 0; w < writers; w++) {
+        SMRMap<String, Map<String, Integer>> mine = clients.get(w);
+        String field = "f" + w;
+        done.add(
+            pool.submit(
+                () -> {
+                  for (int i = 1; i <= rounds; i++) {
+                    mine.fastUpdateFields("r", Map.of(field, i));
+                  }
+                }));
+      }
+      for (Future<?> f : done) {
+        f.get(60, TimeUnit.SECONDS);
+      }
+    } finally {
+      pool.shutdownNow();
+    }
+    Map<String, Integer> expected = new HashMap<>(Map.of("created", 1));
+    for (int w = 0; w < writers; w++) {
+      expected.put("f" + w, rounds);
+    }
+    assertThat(SMRMap.<String, Map<String, Integer>>open(runtime(), "shared-record").get("r"))
+        .as("every writer's last value of its own field")
+        .isEqualTo(expected);
+  }
+
+  @Test
+  void aFieldUpdateReadsNothingInATransactionAndAbortsTransactionsThatReadItsKey() {
+    VCorfuRuntime rt = runtime();
+    SMRMap<String, Map<String, Integer>> mine = SMRMap.open(rt, "record-tx");
+    SMRMap<String, Map<String, Integer>> theirs = SMRMap.open(runtime(), "record-tx");
+    theirs.put("r", Map.of("a", 1));
+
+    rt.TXBegin();
+    mine.fastUpdateFields("r", Map.of("b", 2));
+    theirs.put("r", Map.of("a", 5));
+    rt.TXEnd();
+    assertThat(theirs.get("r")).isEqualTo(Map.of("a", 5, "b", 2));
+
+    rt.TXBegin();
+    mine.get("r");
+    theirs.fastUpdateFields("r", Map.of("a", 6));
+    mine.put("other", Map.of());
+    assertThatThrownBy(rt::TXEnd).isInstanceOf(TransactionAbortedException.class);
+    assertThat(mine.get("r")).isEqualTo(Map.of("a", 6, "b", 2));
+    assertThat(mine.containsKey("other")).isFalse();
   }
 
   @Test

@@ -31,11 +31,15 @@ import site.ycsb.Status;
  *       keys whose record was deleted meanwhile are skipped;
  *   <li>insert: the record by {@code fastPut} and the key into the index, both blind writes in one
  *       transaction, so they land in one log entry (a transaction with no reads never aborts);
- *   <li>update: by default ({@code vcorfu.update=fastput}) the record is read, the given fields are
- *       merged in, and the result written by {@code fastPut}: one blind write, but two clients
- *       updating different fields of one record at the same time can lose one of the updates. With
- *       {@code vcorfu.update=transaction} the read and the write run in one transaction that aborts
- *       (and is retried) when the record changed in between, which never loses an update;
+ *   <li>update: by default ({@code vcorfu.update=fields}) only the given fields are written, by
+ *       {@link CSMRMap#fastUpdateFields}: one blind write carrying those fields, no read;
+ *       concurrent updates of different fields of one record all stay; an update of a missing
+ *       record creates nothing and still answers OK (it read nothing to know). With {@code
+ *       vcorfu.update=fastput} the record is read, the fields merged in and the whole record
+ *       written by {@code fastPut} (NOT_FOUND for a missing record, but two clients updating
+ *       different fields of one record at the same time can lose one of the updates); with {@code
+ *       vcorfu.update=transaction} the read and the write run in one transaction that aborts (and
+ *       is retried) when the record changed in between;
  *   <li>delete: the record and its index key removed in one transaction.
  * </ul>
  *
@@ -84,6 +88,7 @@ public final class VcorfuYcsbClient extends DB {
   private Shared shared;
   private int buckets;
   private CSMRMap.BucketViews views;
+  private boolean fieldUpdates;
   private boolean transactionalUpdates;
 
   @Override
@@ -95,10 +100,12 @@ public final class VcorfuYcsbClient extends DB {
       throw new DBException(VIEWS_PROPERTY + " must be local or remote, not '" + v + "'");
     }
     views = v.equals("local") ? CSMRMap.BucketViews.LOCAL : CSMRMap.BucketViews.REMOTE;
-    String u = getProperties().getProperty(UPDATE_PROPERTY, "fastput").toLowerCase(Locale.ROOT);
-    if (!u.equals("fastput") && !u.equals("transaction")) {
-      throw new DBException(UPDATE_PROPERTY + " must be fastput or transaction, not '" + u + "'");
+    String u = getProperties().getProperty(UPDATE_PROPERTY, "fields").toLowerCase(Locale.ROOT);
+    if (!u.equals("fields") && !u.equals("fastput") && !u.equals("transaction")) {
+      throw new DBException(
+          UPDATE_PROPERTY + " must be fields, fastput or transaction, not '" + u + "'");
     }
+    fieldUpdates = u.equals("fields");
     transactionalUpdates = u.equals("transaction");
     synchronized (SHARED) {
       Shared s = SHARED.get(endpoint);
@@ -212,6 +219,10 @@ public final class VcorfuYcsbClient extends DB {
     try {
       Table t = table(table);
       Map<String, byte[]> changes = toRecord(values);
+      if (fieldUpdates) {
+        t.records().fastUpdateFields(key, changes);
+        return Status.OK;
+      }
       if (transactionalUpdates) {
         boolean found =
             shared.rt.transaction(

@@ -8,11 +8,14 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.Vector;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import site.ycsb.ByteIterator;
 import site.ycsb.DB;
 import site.ycsb.DBException;
@@ -35,10 +38,11 @@ class VcorfuYcsbClientTest extends YcsbBindingContract {
     return new VcorfuYcsbClient();
   }
 
-  @Test
-  void transactionalUpdatesNeverLoseAConcurrentFieldUpdate() throws Exception {
+  @ParameterizedTest
+  @ValueSource(strings = {"fields", "transaction"})
+  void fieldAndTransactionalUpdatesNeverLoseAConcurrentFieldUpdate(String mode) throws Exception {
     Properties p = serverProperties();
-    p.setProperty(VcorfuYcsbClient.UPDATE_PROPERTY, "transaction");
+    p.setProperty(VcorfuYcsbClient.UPDATE_PROPERTY, mode);
     DB first = open(p);
     first.insert(table(), "k", fields("a", "0", "b", "0"));
     ExecutorService pool = Executors.newFixedThreadPool(2);
@@ -66,8 +70,20 @@ class VcorfuYcsbClientTest extends YcsbBindingContract {
   }
 
   @Test
-  void updateOfMissingRecordIsNotFound() throws Exception {
-    assertThat(open().update(table(), "nope", fields("a", "1"))).isEqualTo(Status.NOT_FOUND);
+  void aFieldUpdateOfAMissingRecordCreatesNothing() throws Exception {
+    DB db = open();
+    assertThat(db.update(table(), "nope", fields("a", "1"))).isEqualTo(Status.OK);
+    assertThat(db.read(table(), "nope", null, new HashMap<>())).isEqualTo(Status.NOT_FOUND);
+    Vector<HashMap<String, ByteIterator>> rows = new Vector<>();
+    assertThat(db.scan(table(), "", 10, null, rows)).isEqualTo(Status.OK);
+    assertThat(rows).as("not in the scan index either").isEmpty();
+  }
+
+  @Test
+  void aReadThenWriteUpdateOfAMissingRecordIsNotFound() throws Exception {
+    Properties p = serverProperties();
+    p.setProperty(VcorfuYcsbClient.UPDATE_PROPERTY, "fastput");
+    assertThat(open(p).update(table(), "nope", fields("a", "1"))).isEqualTo(Status.NOT_FOUND);
   }
 
   @Test
@@ -78,6 +94,6 @@ class VcorfuYcsbClientTest extends YcsbBindingContract {
     db.setProperties(p);
     assertThatThrownBy(db::init)
         .isInstanceOf(DBException.class)
-        .hasMessageContaining("fastput or transaction");
+        .hasMessageContaining("fields, fastput or transaction");
   }
 }
