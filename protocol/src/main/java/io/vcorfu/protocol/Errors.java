@@ -73,6 +73,8 @@ public final class Errors {
               .setNode(e.node()));
     } else if (error instanceof SealedException e) {
       b.setSealed(Sealed.newBuilder().setSealedEpoch(e.sealedEpoch()));
+    } else if (error instanceof TlsException) {
+      b.setTlsRequired(io.vcorfu.protocol.proto.TlsRequired.getDefaultInstance());
     } else {
       b.setServerError(ServerError.getDefaultInstance());
     }
@@ -129,6 +131,7 @@ public final class Errors {
               msg.getDiskFull().getNode(),
               msg.getDiskFull().getFreeBytes(),
               msg.getDiskFull().getThresholdBytes());
+      case TLS_REQUIRED -> new TlsException(m.isEmpty() ? "the node requires TLS" : m, null);
       case SERVER_ERROR, ERROR_NOT_SET ->
           new ServerErrorException(m.isEmpty() ? "server error" : m);
     };

@@ -23,6 +23,7 @@ import io.vcorfu.protocol.TlsException;
 import io.vcorfu.protocol.TooLargeException;
 import io.vcorfu.protocol.TransportException;
 import io.vcorfu.protocol.VCorfuException;
+import io.vcorfu.protocol.proto.ErrorMsg;
 import io.vcorfu.protocol.proto.Request;
 import io.vcorfu.protocol.proto.Response;
 import java.io.IOException;
@@ -52,7 +53,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>With TLS, every connection runs it first (see {@link TlsContexts}); a connection whose TLS
  * fails (the server's certificate is not trusted, the server refused ours) fails its calls with
- * {@link TlsException}, which callers do not retry.
+ * {@link TlsException}, which callers do not retry. So does a plaintext connection to a TLS server,
+ * which answers it with a TlsRequired error instead of serving it (see {@link PlaintextRefusal}).
  */
 final class NettyRpcClient implements RpcClient {
   private static final Logger LOG = LoggerFactory.getLogger(NettyRpcClient.class);
@@ -318,6 +320,17 @@ final class NettyRpcClient implements RpcClient {
 
     @Override
     protected void channelRead0(ChannelHandlerContext ctx, Response response) {
+      if (response.getPayloadCase() == Response.PayloadCase.ERROR
+          && response.getError().getErrorCase() == ErrorMsg.ErrorCase.TLS_REQUIRED) {
+        // A TLS node refusing this plaintext connection: every call on it fails alike, unretried.
+        String why = "TLS with " + endpoint + " failed: " + response.getError().getMessage();
+        if (failure == null) {
+          LOG.warn("{}", why);
+        }
+        fail(new TlsException(why, null));
+        ctx.close();
+        return;
+      }
       PendingCall call = pending.remove(response.getHeader().getRequestId());
       if (call == null) {
         LOG.debug(

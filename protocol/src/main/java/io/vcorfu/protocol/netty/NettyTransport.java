@@ -139,6 +139,7 @@ public final class NettyTransport implements Transport {
                     children.add(ch);
                     if (tls != null) {
                       ch.pipeline()
+                          .addLast(new PlaintextRefusal())
                           .addLast(tls.serverHandler(ch.alloc()))
                           .addLast(TlsPeerHandler.INSTANCE);
                     }

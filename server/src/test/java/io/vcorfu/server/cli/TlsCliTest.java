@@ -97,9 +97,15 @@ class TlsCliTest {
           .startsWith("vcorfu: TLS with " + node.endpoint() + " failed")
           .contains("--tls-cert")
           .doesNotContain("Exception");
-      // No TLS at all: the node does not serve it (bounded by --timeout).
-      CliRun plaintext = log(node, List.of("--timeout", "2s"), "append", "--stream", "s1", "y");
+      // No TLS at all: answered at once (well within --timeout) with what to give.
+      CliRun plaintext = log(node, List.of("--timeout", "60s"), "append", "--stream", "s1", "y");
       assertThat(plaintext.code()).isEqualTo(1);
+      assertThat(plaintext.err())
+          .startsWith("vcorfu: TLS with " + node.endpoint() + " failed")
+          .contains("serves only TLS")
+          .contains("--tls-ca")
+          .doesNotContain("Exception")
+          .doesNotContain("no response");
 
       // The variables stand for the flags (a real process: the environment is the process's).
       ProcessBuilder pb =
