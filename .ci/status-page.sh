@@ -41,7 +41,7 @@ await_ready "$work/zk.log" $!
 nodes=""
 for i in 1 2 3; do
   bin/vcorfu server --port 1910$i --data-dir "$work/n$i" --zookeeper 127.0.0.1:$zk \
-    --cluster ci --metrics-port 1920$i >"$work/n$i.log" 2>&1 &
+    --cluster ci --plaintext --metrics-port 1920$i >"$work/n$i.log" 2>&1 &
   pids+=($!)
   await_ready "$work/n$i.log" $!
   nodes="$nodes${nodes:+,}127.0.0.1:1910$i"

@@ -138,7 +138,8 @@ public final class BusySuite implements Callable<Integer> {
             List.of(basePort + 1, basePort + 2, basePort + 3),
             List.of("-Xmx1g"),
             i -> {
-              List<String> a = new ArrayList<>(List.of("--zookeeper", zk, "--cluster", name));
+              List<String> a =
+                  new ArrayList<>(List.of("--plaintext", "--zookeeper", zk, "--cluster", name));
               a.addAll(flags);
               return a;
             });

@@ -106,6 +106,7 @@ final class ClusterRun {
               List<String> a =
                   new ArrayList<>(
                       List.of(
+                          "--plaintext",
                           "--zookeeper",
                           zookeeper,
                           "--cluster",

@@ -110,7 +110,7 @@ public final class DegradedSuite implements Callable<Integer> {
               "figure10",
               List.of(basePort + 1, basePort + 2, basePort + 3),
               List.of("-Xmx1g"),
-              i -> List.of("--zookeeper", zk, "--cluster", "figure10"));
+              i -> List.of("--plaintext", "--zookeeper", zk, "--cluster", "figure10"));
       for (int i = 0; i < 3; i++) {
         nodes.launch(i);
       }

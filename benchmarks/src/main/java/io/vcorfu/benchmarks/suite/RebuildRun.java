@@ -44,6 +44,7 @@ final class RebuildRun {
             List.of("-Xmx2g"),
             i ->
                 List.of(
+                    "--plaintext",
                     "--zookeeper",
                     zookeeper,
                     "--cluster",

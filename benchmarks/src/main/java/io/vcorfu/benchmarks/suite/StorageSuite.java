@@ -118,6 +118,7 @@ public final class StorageSuite implements Callable<Integer> {
                       dir.resolve("n" + i + "/data").toString(),
                       "--metrics-port",
                       "" + (port + 100),
+                      "--plaintext",
                       "--zookeeper",
                       Net.HOST + ":" + base,
                       "--cluster",

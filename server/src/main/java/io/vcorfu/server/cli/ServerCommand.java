@@ -285,6 +285,15 @@ final class ServerCommand implements Callable<Integer> {
       spec.commandLine().getErr().println("vcorfu server: " + e.getMessage());
       return 2;
     }
+    if (zookeeper != null && tls == null && !tlsFlags.plaintext) {
+      spec.commandLine()
+          .getErr()
+          .println(
+              "vcorfu server: a cluster node serves TLS: give --tls-cert, --tls-key and --tls-ca"
+                  + " (see docs/security.md), or --plaintext to serve without encryption or"
+                  + " authentication");
+      return 2;
+    }
     Path dir = memory ? null : (dataDir != null ? dataDir : Path.of("vcorfu-data"));
     Flags.directory(spec, "--data-dir", dir);
     String busy = portInUse(host, port);
@@ -387,6 +396,7 @@ final class ServerCommand implements Callable<Integer> {
     String security =
         transport.tls() == null
             ? "plaintext: no TLS, anyone who reaches the port is served"
+                + (tlsFlags.plaintext ? " (--plaintext)" : "")
             : transport.tls().describe();
     if (node.clustered()) {
       say(

@@ -36,6 +36,15 @@ final class ServerTlsFlags {
               + " encryption and no authentication.")
   Path tlsCa;
 
+  @Option(
+      names = "--plaintext",
+      description =
+          "Serve a cluster node (--zookeeper) without TLS: no encryption, no authentication,"
+              + " anyone who reaches its port is served, node-to-node requests included. A cluster"
+              + " node needs either this or the three --tls-* options; a single node serves"
+              + " plaintext without it.")
+  boolean plaintext;
+
   /**
    * The node's TLS, its files checked, or null when no option was given (plaintext).
    *
@@ -43,7 +52,13 @@ final class ServerTlsFlags {
    *     cannot be used
    */
   TlsOptions options() {
-    if (tlsCert == null && tlsKey == null && tlsCa == null) {
+    boolean none = tlsCert == null && tlsKey == null && tlsCa == null;
+    if (plaintext && !none) {
+      throw new IllegalArgumentException(
+          "--plaintext and the --tls-* options exclude each other: give the three --tls-* options"
+              + " to serve TLS, or --plaintext alone");
+    }
+    if (none) {
       return null;
     }
     if (tlsCert == null || tlsKey == null || tlsCa == null) {

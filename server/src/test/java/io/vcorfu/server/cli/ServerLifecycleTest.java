@@ -77,6 +77,7 @@ class ServerLifecycleTest {
                     "--port",
                     Integer.toString(port),
                     "--memory",
+                    "--plaintext",
                     "--zookeeper",
                     zk,
                     "--cluster",
@@ -88,6 +89,10 @@ class ServerLifecycleTest {
               () ->
                   node.output().stream()
                       .anyMatch(l -> l.contains("ZooKeeper at " + zk + " does not answer")));
+      assertThat(node.output())
+          .as("the ready line says the cluster node was asked to serve plaintext")
+          .anyMatch(l -> l.contains("ready (cluster gone") && l.contains("plaintext: no TLS"))
+          .anyMatch(l -> l.contains("(--plaintext)"));
       assertThat(node.output())
           .as("no stack trace, no exception")
           .noneMatch(l -> l.startsWith("\tat ") || l.contains("Exception"));

@@ -165,6 +165,46 @@ class TlsCliTest {
   }
 
   @Test
+  void aClusterNodeNeedsTlsOrPlaintextSaidOutright() throws Exception {
+    TlsOptions good = identity("node");
+    int port;
+    try (ServerSocket s = new ServerSocket(0)) {
+      port = s.getLocalPort();
+    }
+    // Nothing listens at the ZooKeeper address: a refusal must come before any connection.
+    List<String> cluster =
+        List.of(
+            "server", "--port", Integer.toString(port), "--zookeeper", "127.0.0.1:1", "--cluster");
+    Path data = tmp.resolve("cluster-data");
+    List<String> bare = new ArrayList<>(cluster);
+    bare.addAll(List.of("c1", "--data-dir", data.toString()));
+    CliRun neither = CliRun.of(bare);
+    assertThat(neither.code()).as(neither.err()).isEqualTo(VcorfuCli.USAGE);
+    assertThat(neither.err())
+        .startsWith("vcorfu server: a cluster node serves TLS")
+        .contains("--tls-cert, --tls-key and --tls-ca")
+        .contains("--plaintext");
+    assertThat(neither.err().lines()).hasSize(1);
+    assertThat(data).doesNotExist();
+
+    List<String> both = new ArrayList<>(bare);
+    both.addAll(
+        List.of(
+            "--plaintext",
+            "--tls-cert",
+            good.cert().toString(),
+            "--tls-key",
+            good.key().toString(),
+            "--tls-ca",
+            good.ca().toString()));
+    CliRun contradictory = CliRun.of(both);
+    assertThat(contradictory.code()).isEqualTo(VcorfuCli.USAGE);
+    assertThat(contradictory.err()).contains("--plaintext and the --tls-* options exclude");
+    assertThat(contradictory.err().lines()).hasSize(1);
+    assertThat(data).doesNotExist();
+  }
+
+  @Test
   void badTlsFilesStopTheServerBeforeItStartsWithOneLineAndExit2() throws Exception {
     TlsOptions good = identity("node");
     Path notPem = Files.writeString(tmp.resolve("notes.txt"), "hello\n");

@@ -147,6 +147,7 @@ public final class ProcessCluster implements AutoCloseable {
             List.of(
                 "--data-dir",
                 dataDir.toString(),
+                "--plaintext",
                 "--zookeeper",
                 zookeeper,
                 "--cluster",
