@@ -91,6 +91,14 @@ public final class PackedTokens {
     }
   }
 
+  /**
+   * The bytes {@code ask} adds to a packed answer: {@link #SLOT_BYTES} per stream per token (a
+   * batch's answer is {@link #ANSWER_HEADER_BYTES} plus the sum over its requests).
+   */
+  public static long answerBytes(Ask ask) {
+    return (long) SLOT_BYTES * ask.tokens() * ask.streams().size();
+  }
+
   /** The packed form of {@code asks}, in order. */
   public static ByteString pack(List<Ask> asks) {
     int bytes = 0;

@@ -9,18 +9,21 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.BiFunction;
 import java.util.function.Function;
+import java.util.function.ToLongFunction;
 
 /**
  * Coalesces concurrent requests of one kind to one party on the wire. At most {@code maxInFlight}
  * messages are in flight at a time; a caller that finds fewer sends its request at once, unchanged.
  * Callers that arrive while that many are in flight are queued, and when one completes the queue
- * goes out as ONE message ({@code sendCombined} of at most {@code maxBatch} requests); a queue that
- * reaches {@code maxBatch} goes out at once while fewer than {@code maxInFlightFull} messages are
- * in flight (a full message costs the wire and the receiver little per request, and the receiver
- * then works on it while this side handles the answers before it). The receiver handles request by
- * request, in order, as if each had been sent alone, answering each in its own part of the response
- * ({@code split}). Every caller gets the answer to its own request: coalescing changes how many
- * messages carry the requests, not what any request does.
+ * goes out as ONE message ({@code sendCombined} of at most {@code maxBatch} requests whose weights
+ * sum to at most {@code maxWeight}, for instance bytes against the receiver's frame limit; a
+ * request heavier than that alone goes out alone, by {@code send}); a queue that reaches {@code
+ * maxBatch} requests or {@code maxWeight} goes out at once while fewer than {@code maxInFlightFull}
+ * messages are in flight (a full message costs the wire and the receiver little per request, and
+ * the receiver then works on it while this side handles the answers before it). The receiver
+ * handles request by request, in order, as if each had been sent alone, answering each in its own
+ * part of the response ({@code split}). Every caller gets the answer to its own request: coalescing
+ * changes how many messages carry the requests, not what any request does.
  *
  * <p><b>Failures.</b> A failed message fails every caller it carried with the message's cause
  * (unwrapped from completion wrappers), as a failure of each caller's own message would; a response
@@ -44,10 +47,13 @@ final class Coalescer<Q, A> {
   private final int maxInFlight;
   private final int maxInFlightFull;
   private final int maxBatch;
+  private final ToLongFunction<Q> weight;
+  private final long maxWeight;
   private final Object monitor = new Object();
   // Guarded by monitor:
   private int inFlight;
   private final ArrayDeque<Waiter<Q, A>> queued = new ArrayDeque<>();
+  private long queuedWeight;
   private long messages;
   private long requests;
 
@@ -62,6 +68,8 @@ final class Coalescer<Q, A> {
    *     wait (at least {@code maxInFlight}): such a full message goes out at once, without waiting
    *     for an answer, so that the receiver works on it while this side handles earlier answers
    * @param maxBatch the most requests one message carries (at least 2)
+   * @param weight a request's weight (0 or more), for instance its bytes or the bytes of its answer
+   * @param maxWeight the most weight one combined message carries (at least 1)
    */
   Coalescer(
       Function<Q, CompletableFuture<A>> send,
@@ -69,16 +77,20 @@ final class Coalescer<Q, A> {
       BiFunction<A, List<Q>, List<A>> split,
       int maxInFlight,
       int maxInFlightFull,
-      int maxBatch) {
-    if (maxInFlight < 1 || maxInFlightFull < maxInFlight || maxBatch < 2) {
+      int maxBatch,
+      ToLongFunction<Q> weight,
+      long maxWeight) {
+    if (maxInFlight < 1 || maxInFlightFull < maxInFlight || maxBatch < 2 || maxWeight < 1) {
       throw new IllegalArgumentException(
           "maxInFlight must be at least 1, maxInFlightFull at least maxInFlight and maxBatch at"
-              + " least 2, not "
+              + " least 2, maxWeight at least 1, not "
               + maxInFlight
               + ", "
               + maxInFlightFull
+              + ", "
+              + maxBatch
               + " and "
-              + maxBatch);
+              + maxWeight);
     }
     this.send = send;
     this.sendCombined = sendCombined;
@@ -86,6 +98,8 @@ final class Coalescer<Q, A> {
     this.maxInFlight = maxInFlight;
     this.maxInFlightFull = maxInFlightFull;
     this.maxBatch = maxBatch;
+    this.weight = weight;
+    this.maxWeight = maxWeight;
   }
 
   /**
@@ -97,7 +111,8 @@ final class Coalescer<Q, A> {
       Endpoint node,
       Function<ChainWriteRequest, CompletableFuture<ChainWriteResponse>> send,
       int maxInFlight,
-      int maxBatch) {
+      int maxBatch,
+      long maxBytes) {
     return new Coalescer<>(
         send,
         requests -> send.apply(ChainWriteRequest.newBuilder().addAllBatch(requests).build()),
@@ -114,7 +129,9 @@ final class Coalescer<Q, A> {
         },
         maxInFlight,
         maxInFlight,
-        maxBatch);
+        maxBatch,
+        ChainWriteRequest::getSerializedSize,
+        maxBytes);
   }
 
   /** The answer to {@code request}, sent alone or with other callers' requests. */
@@ -128,12 +145,11 @@ final class Coalescer<Q, A> {
         inFlight++;
       } else {
         queued.add(w);
-        if (queued.size() >= maxBatch && inFlight < maxInFlightFull) {
+        queuedWeight += weight.applyAsLong(request);
+        if ((queued.size() >= maxBatch || queuedWeight >= maxWeight)
+            && inFlight < maxInFlightFull) {
           inFlight++;
-          full = new ArrayList<>(maxBatch);
-          while (full.size() < maxBatch) {
-            full.add(queued.poll());
-          }
+          full = take();
         }
       }
     }
@@ -211,11 +227,27 @@ final class Coalescer<Q, A> {
         inFlight--;
         return;
       }
-      batch = new ArrayList<>(Math.min(queued.size(), maxBatch));
-      while (!queued.isEmpty() && batch.size() < maxBatch) {
-        batch.add(queued.poll());
-      }
+      batch = take();
     }
     dispatch(batch);
+  }
+
+  /**
+   * The next message's requests from the head of the queue (not empty): at most {@code maxBatch},
+   * weighing at most {@code maxWeight} together unless the first alone weighs more. Holds monitor.
+   */
+  private List<Waiter<Q, A>> take() {
+    List<Waiter<Q, A>> batch = new ArrayList<>(Math.min(queued.size(), maxBatch));
+    long taken = 0;
+    while (!queued.isEmpty() && batch.size() < maxBatch) {
+      long w = weight.applyAsLong(queued.peek().request());
+      if (!batch.isEmpty() && taken + w > maxWeight) {
+        break;
+      }
+      taken += w;
+      batch.add(queued.poll());
+    }
+    queuedWeight -= taken;
+    return batch;
   }
 }

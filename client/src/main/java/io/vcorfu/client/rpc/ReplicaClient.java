@@ -2,6 +2,7 @@ package io.vcorfu.client.rpc;
 
 import com.google.protobuf.ByteString;
 import io.vcorfu.layout.Layout;
+import io.vcorfu.protocol.ClientOptions;
 import io.vcorfu.protocol.Endpoint;
 import io.vcorfu.protocol.PackedTokens;
 import io.vcorfu.protocol.StreamId;
@@ -72,6 +73,13 @@ public final class ReplicaClient {
 
   /** The most chain writes one message carries. */
   static final int CHAIN_WRITE_BATCH = 128;
+
+  /**
+   * The most bytes of chain writes one message carries: half a node's default frame limit ({@link
+   * ClientOptions#DEFAULT_MAX_FRAME_BYTES}), so that concurrent writes of large entries never make
+   * a message the node must refuse. A write larger than that goes alone.
+   */
+  static final long CHAIN_WRITE_BATCH_BYTES = ClientOptions.DEFAULT_MAX_FRAME_BYTES / 2;
 
   /**
    * Per node, the coalescer of this client's chain writes to it; null when each chain write is a
@@ -411,7 +419,8 @@ public final class ReplicaClient {
                         call(n, Request.newBuilder().setChainWrite(request))
                             .thenApply(r -> r.getChainWrite()),
                     CHAIN_WRITE_MESSAGES_IN_FLIGHT,
-                    CHAIN_WRITE_BATCH))
+                    CHAIN_WRITE_BATCH,
+                    CHAIN_WRITE_BATCH_BYTES))
         .submit(b.build());
   }
 

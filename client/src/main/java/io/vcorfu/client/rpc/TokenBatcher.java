@@ -12,11 +12,13 @@ import java.util.function.Function;
  * finds fewer sends its request at once, unchanged. Callers that arrive while that many are in
  * flight are queued, and when one completes the queue goes out as ONE message ({@code
  * TokenRequest.packed}, the fixed layout of {@link PackedTokens}, at most {@link #MAX_BATCH}
- * requests), which the sequencer issues request by request, in order, as if each had been sent
- * alone. A full message's worth of waiting requests goes out at once while fewer than {@link
- * #MAX_FULL_IN_FLIGHT} messages are in flight, so that the sequencer issues one while this client
- * answers the callers of another. Every caller gets exactly the tokens of its own request:
- * coalescing changes how many messages carry the requests, not how many tokens anyone receives.
+ * requests whose answer fits {@link PackedTokens#MAX_ANSWER_BYTES}; a request whose answer alone
+ * would not is sent alone, as its own message), which the sequencer issues request by request, in
+ * order, as if each had been sent alone. A full message's worth of waiting requests goes out at
+ * once while fewer than {@link #MAX_FULL_IN_FLIGHT} messages are in flight, so that the sequencer
+ * issues one while this client answers the callers of another. Every caller gets exactly the tokens
+ * of its own request: coalescing changes how many messages carry the requests, not how many tokens
+ * anyone receives.
  *
  * <p>Only unconditional requests are coalesced (a conditional one is checked and refused on its
  * own; see {@link ReplicaClient#token}).
@@ -59,7 +61,9 @@ public final class TokenBatcher {
             (response, asks) -> PackedTokens.split(asks, response),
             maxInFlight,
             Math.max(maxInFlight, MAX_FULL_IN_FLIGHT),
-            MAX_BATCH);
+            MAX_BATCH,
+            PackedTokens::answerBytes,
+            PackedTokens.MAX_ANSWER_BYTES - PackedTokens.ANSWER_HEADER_BYTES);
   }
 
   /**

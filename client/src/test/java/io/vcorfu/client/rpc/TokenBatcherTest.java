@@ -163,6 +163,43 @@ class TokenBatcherTest {
   }
 
   @Test
+  void waitingCallersWhoseAnswersWouldPassTheAnswerLimitGoOutInSeveralMessages() throws Exception {
+    sequencer.bootstrap(1, -1, java.util.Map.of());
+    TokenBatcher one = recording(1);
+    List<CompletableFuture<TokenResponse>> callers = new ArrayList<>();
+    List<Integer> asked = new ArrayList<>();
+    // 32 KiB of answer each: 255 fit one message's answer, 256 do not.
+    int small = 2048;
+    for (int i = 0; i < 600; i++) {
+      callers.add(one.token(ask("s" + (i % 5), small)));
+      asked.add(small);
+      if (i == 300) {
+        // 8 MiB of answer alone: more than a packed answer may hold, so it goes alone, unpacked.
+        List<StreamId> eight = new ArrayList<>();
+        for (int k = 0; k < 8; k++) {
+          eight.add(StreamId.of("big-" + k));
+        }
+        callers.add(one.token(new PackedTokens.Ask(eight, 65_536)));
+        asked.add(65_536);
+      }
+    }
+    for (int i = 0; i < sent.size(); i++) {
+      answer(i); // the sequencer refuses (throws) a packed message whose answer is too large
+    }
+    for (int i = 0; i < callers.size(); i++) {
+      assertThat(callers.get(i)).isDone();
+      assertThat(callers.get(i).get().getTokensCount()).isEqualTo(asked.get(i));
+    }
+    long packed = sent.stream().filter(r -> !r.getPacked().isEmpty()).count();
+    assertThat(sent.stream().filter(r -> r.getCount() == 65_536))
+        .as("the large request went alone, unpacked")
+        .hasSize(1);
+    assertThat(sent.stream().mapToInt(TokenBatcherTest::requestsIn).max().orElseThrow())
+        .isLessThanOrEqualTo(255);
+    assertThat(packed).as("the small ones in messages within the limit").isGreaterThanOrEqualTo(3);
+  }
+
+  @Test
   void aBatchWithABadRequestIssuesNothing() {
     sequencer.bootstrap(1, -1, java.util.Map.of());
     TokenRequest duplicate =
