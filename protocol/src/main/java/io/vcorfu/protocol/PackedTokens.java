@@ -212,6 +212,24 @@ public final class PackedTokens {
     return out;
   }
 
+  /**
+   * The highest global address {@code r} issues, -1 for none: over its packed answer, its tokens
+   * and a batch's responses.
+   */
+  public static long lastAddress(TokenResponse r) {
+    if (!r.getPacked().isEmpty()) {
+      return lastAddress(r.getPacked());
+    }
+    long last = -1;
+    for (int i = 0; i < r.getTokensCount(); i++) {
+      last = Math.max(last, r.getTokens(i).getGlobalAddress());
+    }
+    for (int i = 0; i < r.getBatchCount(); i++) {
+      last = Math.max(last, lastAddress(r.getBatch(i)));
+    }
+    return last;
+  }
+
   /** The highest global address a packed answer issues (-1 when it issues none). */
   public static long lastAddress(ByteString answer) {
     ByteBuffer a = answer.asReadOnlyByteBuffer();

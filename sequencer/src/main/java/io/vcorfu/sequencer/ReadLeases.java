@@ -1,6 +1,7 @@
 package io.vcorfu.sequencer;
 
 import io.vcorfu.protocol.BadRequestException;
+import io.vcorfu.protocol.PackedTokens;
 import io.vcorfu.protocol.StreamId;
 import io.vcorfu.protocol.proto.ReadLeaseRequest;
 import io.vcorfu.protocol.proto.ReadLeaseResponse;
@@ -128,11 +129,7 @@ public final class ReadLeases implements AutoCloseable {
 
   /** Records tokens just issued: each holder's next answer carries them. Call in issue order. */
   public void issued(TokenResponse response) {
-    long last = -1;
-    for (Token t : response.getTokensList()) {
-      last = Math.max(last, t.getGlobalAddress());
-    }
-    issued(last, response::getTokensList);
+    issued(PackedTokens.lastAddress(response), response::getTokensList);
   }
 
   /**

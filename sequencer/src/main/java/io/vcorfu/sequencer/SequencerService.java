@@ -126,10 +126,7 @@ public final class SequencerService implements AutoCloseable {
   }
 
   private void tell(TokenResponse r) {
-    long last = -1;
-    for (Token t : r.getTokensList()) {
-      last = Math.max(last, t.getGlobalAddress());
-    }
+    long last = PackedTokens.lastAddress(r);
     if (last >= 0) {
       issuedListener.issued(last, r::getTokensList);
     }

@@ -18,8 +18,6 @@ import io.vcorfu.protocol.proto.ReadLeaseResponse;
 import io.vcorfu.protocol.proto.Request;
 import io.vcorfu.protocol.proto.Request.PayloadCase;
 import io.vcorfu.protocol.proto.Response;
-import io.vcorfu.protocol.proto.Token;
-import io.vcorfu.protocol.proto.TokenResponse;
 import io.vcorfu.sequencer.ReadLeases;
 import io.vcorfu.sequencer.SequencerService;
 import java.util.ArrayList;
@@ -66,7 +64,12 @@ final class RoleHandlers {
                 .apply(r)
                 .thenCompose(v -> role(sequencer, "sequencer").token(r.getToken()))
                 .thenCompose(
-                    x -> revealing(leases, r, lastAddress(x), Response.newBuilder().setToken(x))));
+                    x ->
+                        revealing(
+                            leases,
+                            r,
+                            PackedTokens.lastAddress(x),
+                            Response.newBuilder().setToken(x))));
     t.put(
         PayloadCase.TAIL,
         r ->
@@ -132,7 +135,7 @@ final class RoleHandlers {
                         revealing(
                             leases,
                             r,
-                            lastAddress(x.getToken()),
+                            PackedTokens.lastAddress(x.getToken()),
                             Response.newBuilder().setSequencedWrite(x))));
 
     // Writes of entries whose token epoch is sealed are refused (see EpochFence).
@@ -259,21 +262,6 @@ final class RoleHandlers {
 
   private static StreamId clientOf(Request r) {
     return r.getHeader().hasClientId() ? StreamId.fromMsg(r.getHeader().getClientId()) : null;
-  }
-
-  /** The highest global address {@code r} issues, -1 for none (over a batch's responses too). */
-  private static long lastAddress(TokenResponse r) {
-    if (!r.getPacked().isEmpty()) {
-      return PackedTokens.lastAddress(r.getPacked());
-    }
-    long last = -1;
-    for (Token t : r.getTokensList()) {
-      last = Math.max(last, t.getGlobalAddress());
-    }
-    for (TokenResponse b : r.getBatchList()) {
-      last = Math.max(last, lastAddress(b));
-    }
-    return last;
   }
 
   /**
