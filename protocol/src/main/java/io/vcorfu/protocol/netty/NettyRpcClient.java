@@ -371,6 +371,13 @@ final class NettyRpcClient implements RpcClient {
         hint =
             "the node refused this client's certificate: give --tls-cert and --tls-key, a"
                 + " certificate from the node's CA, valid now";
+      } else if (reason.contains("subject alternative name")
+          || reason.contains("No name matching")) {
+        hint =
+            "the node's certificate does not name "
+                + endpoint.host()
+                + ": issue it with that DNS name or IP address as a subject alternative name, or"
+                + " dial the node by a name its certificate has";
       } else if (reason.contains("certification path") || reason.contains("validity check")) {
         hint = "the node's certificate is not trusted: give the CA that signed it (--tls-ca)";
       } else {

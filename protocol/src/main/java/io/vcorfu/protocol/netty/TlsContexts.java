@@ -12,7 +12,9 @@ import io.vcorfu.protocol.TlsOptions;
 import java.security.GeneralSecurityException;
 import javax.net.ssl.KeyManager;
 import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLEngine;
 import javax.net.ssl.SSLException;
+import javax.net.ssl.SSLParameters;
 import javax.net.ssl.TrustManager;
 
 /**
@@ -26,9 +28,9 @@ import javax.net.ssl.TrustManager;
  * connections requires the other end to present a certificate chain to one of its trusted
  * authorities, valid now (mutual TLS); the certificate's subject is then the connection's principal
  * ({@link #PRINCIPAL}). A party connecting checks that the server's certificate chains to one of
- * its trusted authorities, valid now; it does not compare the certificate's names with the host it
- * dialled, so every certificate the trusted authorities issue is trusted as a node of the cluster
- * (give the cluster an authority of its own). Nothing is authorized by the principal yet.
+ * its trusted authorities, valid now, and that it names the host dialled (a DNS name or IP address
+ * of its subject alternative names, as HTTPS clients check), so a certificate issued for one node
+ * cannot stand in for another. Nothing is authorized by the principal yet.
  */
 public final class TlsContexts {
   /** The subject of the certificate the other end of an accepted connection presented. */
@@ -108,9 +110,17 @@ public final class TlsContexts {
     return server.newHandler(alloc);
   }
 
-  /** A handler that runs TLS as the connecting end, towards {@code peer}. */
+  /**
+   * A handler that runs TLS as the connecting end, towards {@code peer}, whose certificate must
+   * name {@code peer}'s host.
+   */
   SslHandler clientHandler(ByteBufAllocator alloc, Endpoint peer) {
-    return client.newHandler(alloc, peer.host(), peer.port());
+    SslHandler handler = client.newHandler(alloc, peer.host(), peer.port());
+    SSLEngine engine = handler.engine();
+    SSLParameters checks = engine.getSSLParameters();
+    checks.setEndpointIdentificationAlgorithm("HTTPS");
+    engine.setSSLParameters(checks);
+    return handler;
   }
 
   /**

@@ -182,6 +182,35 @@ class NettyTlsTest {
   }
 
   @Test
+  void aNodeWhoseCertificateNamesAnotherHostIsRefusedByItsClients() throws Exception {
+    Path d = Files.createDirectories(dir.resolve("elsewhere"));
+    TlsOptions elsewhere =
+        ca.write(
+            d,
+            "elsewhere",
+            ca.issueFor("node-9", new org.bouncycastle.asn1.x509.GeneralName(2, "node-9.example")));
+    AtomicInteger servedThere = new AtomicInteger();
+    try (NettyTransport other = new NettyTransport(elsewhere)) {
+      ServerBinding there =
+          other.bind(
+              ANY_PORT,
+              request -> {
+                servedThere.incrementAndGet();
+                return new EchoHandler("node-9").handle(request);
+              });
+      try (NettyTransport t = new NettyTransport(client("c", ca, ca.issue("c")));
+          RpcClient c = t.newClient(QUICK)) {
+        assertThatThrownBy(
+                () -> c.call(there.endpoint(), Messages.ping()).get(10, TimeUnit.SECONDS))
+            .hasCauseInstanceOf(TlsException.class)
+            .hasMessageContaining("does not name 127.0.0.1");
+      }
+    }
+    assertThat(servedThere).hasValue(0);
+    assertStillServesAGoodClient();
+  }
+
+  @Test
   void aTlsClientOfAPlaintextServerFailsWithATlsErrorAtOnce() throws Exception {
     try (NettyTransport plain = new NettyTransport()) {
       ServerBinding plainServer = plain.bind(ANY_PORT, new EchoHandler("plain"));

@@ -82,6 +82,20 @@ public final class TestCertificates {
 
     /** A certificate for {@code commonName}, valid from {@code notBefore} to {@code notAfter}. */
     public Issued issue(String commonName, Instant notBefore, Instant notAfter) {
+      return issue(commonName, notBefore, notAfter, LOOPBACK);
+    }
+
+    /**
+     * A certificate for {@code commonName} naming only the hosts {@code names} (DNS names, or IPv4
+     * addresses), valid from an hour ago for a day.
+     */
+    public Issued issueFor(String commonName, GeneralName... names) {
+      Instant now = Instant.now();
+      return issue(commonName, now.minus(Duration.ofHours(1)), now.plus(Duration.ofDays(1)), names);
+    }
+
+    private Issued issue(
+        String commonName, Instant notBefore, Instant notAfter, GeneralName[] names) {
       KeyPair pair = newKeyPair();
       return sign(
           new X500Name("CN=" + commonName + ",O=vcorfu test"),
@@ -89,7 +103,8 @@ public final class TestCertificates {
           self,
           notBefore,
           notAfter,
-          false);
+          false,
+          names);
     }
 
     /**
@@ -112,6 +127,12 @@ public final class TestCertificates {
     }
   }
 
+  /** The hosts a test certificate names unless told otherwise: localhost and 127.0.0.1. */
+  private static final GeneralName[] LOOPBACK = {
+    new GeneralName(GeneralName.dNSName, "localhost"),
+    new GeneralName(GeneralName.iPAddress, "127.0.0.1")
+  };
+
   /** A new self-signed certificate authority named {@code name}. */
   public static Authority authority(String name) {
     KeyPair pair = newKeyPair();
@@ -123,7 +144,8 @@ public final class TestCertificates {
             null,
             now.minus(Duration.ofHours(1)),
             now.plus(Duration.ofDays(2)),
-            true));
+            true,
+            null));
   }
 
   private static Issued sign(
@@ -132,7 +154,8 @@ public final class TestCertificates {
       Issued issuer,
       Instant notBefore,
       Instant notAfter,
-      boolean isAuthority) {
+      boolean isAuthority,
+      GeneralName[] names) {
     try {
       X500Name issuerName =
           issuer == null
@@ -155,14 +178,7 @@ public final class TestCertificates {
             Extension.keyUsage,
             true,
             new KeyUsage(KeyUsage.digitalSignature | KeyUsage.keyEncipherment));
-        b.addExtension(
-            Extension.subjectAlternativeName,
-            false,
-            new GeneralNames(
-                new GeneralName[] {
-                  new GeneralName(GeneralName.dNSName, "localhost"),
-                  new GeneralName(GeneralName.iPAddress, "127.0.0.1")
-                }));
+        b.addExtension(Extension.subjectAlternativeName, false, new GeneralNames(names));
       }
       PrivateKey signingKey = issuer == null ? pair.getPrivate() : issuer.key();
       X509Certificate cert =
