@@ -30,8 +30,6 @@ public final class TransactionAbortedException extends RuntimeException {
      * trimmed).
      */
     TRIMMED,
-    /** The caller aborted it ({@code TXAbort} inside a flattened nested transaction). */
-    ABORTED_BY_CALLER,
     /**
      * The sequencer granted the commit, but its entry was aborted on its chain before it committed:
      * a replica failed part-way through the write (a failover), or a reader repaired the entry's

@@ -29,7 +29,9 @@ import java.util.function.Supplier;
  * own buffered writes. {@link #TXEnd()} commits: with no writes it returns at once, without any
  * request; otherwise it asks the sequencer for a conditional token, which is refused if anything
  * the transaction read was written after the snapshot, so an aborted transaction never reaches the
- * log. Transactions nest by flattening into the outermost one.
+ * log. Transactions nest: an inner {@code TXBegin} opens a level with a write set of its own; an
+ * inner {@link #TXAbort()} drops that level's writes and the outer level goes on, an inner {@link
+ * #TXEnd()} hands them to the outer level, and only the outermost level commits.
  *
  * <p>Costs inside a transaction: a read of an object the local view has not moved past the snapshot
  * runs on the live state; otherwise on an older version rebuilt by replay (see {@link
@@ -217,7 +219,7 @@ public final class VCorfuRuntime implements AutoCloseable {
     return core.oldVersionBytes();
   }
 
-  /** Begins a transaction on the calling thread, or joins (flattens into) the one already open. */
+  /** Begins a transaction on the calling thread, or an inner level of the one already open. */
   @SuppressWarnings("checkstyle:MethodName")
   public void TXBegin() {
     core.transactions().begin();
@@ -226,7 +228,7 @@ public final class VCorfuRuntime implements AutoCloseable {
   /**
    * Ends the calling thread's transaction. For the outermost level: returns the global address of
    * the commit entry, or the snapshot address when the transaction wrote nothing. For a nested
-   * level: returns -1 (the outermost level commits).
+   * level: its writes become the outer level's, and it returns -1 (the outermost level commits).
    *
    * @throws TransactionAbortedException if the sequencer refused the commit, or the commit entry
    *     was aborted on its chain ({@link TransactionAbortedException.Reason#COMMIT_ABORTED});
@@ -239,8 +241,9 @@ public final class VCorfuRuntime implements AutoCloseable {
   }
 
   /**
-   * Aborts the calling thread's transaction, discarding its writes. Inside a nested level it marks
-   * the whole flattened transaction to abort when the outermost level ends.
+   * Aborts the calling thread's transaction level, discarding its writes. At the outermost level
+   * that is the whole transaction; at a nested level only the writes made since its {@code
+   * TXBegin}, and the outer level goes on (its reads still count when the outermost commits).
    *
    * @throws TransactionStateException if no transaction is open on this thread
    */
@@ -257,10 +260,10 @@ public final class VCorfuRuntime implements AutoCloseable {
   /**
    * Runs {@code body} in a transaction and returns its result. Aborts are retried with exponential
    * backoff up to {@link RuntimeOptions#maxTransactionAttempts()}; the last abort is then thrown.
-   * Aborts a retry cannot fix ({@link TransactionAbortedException.Reason#ABORTED_BY_CALLER}, {@link
-   * TransactionAbortedException.Reason#TRIMMED}) are thrown at once. Any other exception aborts the
-   * transaction and propagates. Inside an open transaction the body simply joins it and is not
-   * retried on its own.
+   * Aborts a retry cannot fix ({@link TransactionAbortedException.Reason#TRIMMED}) are thrown at
+   * once. Any other exception aborts the transaction and propagates. Inside an open transaction the
+   * body runs as a nested level, not retried on its own: its writes join the open transaction when
+   * it returns and are dropped when it throws.
    */
   public <T> T transaction(Supplier<T> body) {
     core.checkOpen();

@@ -58,7 +58,7 @@ public final class Transactions {
     return current.get() != null;
   }
 
-  /** Begins a transaction, or joins the open one (flattening). */
+  /** Begins a transaction, or an inner level of the open one. */
   public void begin() {
     begin(false);
   }
@@ -67,7 +67,7 @@ public final class Transactions {
     core.checkOpen();
     TxContext tx = current.get();
     if (tx != null) {
-      tx.depth++;
+      tx.beginLevel();
       return;
     }
     sweepDeadThreads();
@@ -81,27 +81,17 @@ public final class Transactions {
   }
 
   /**
-   * Ends the calling thread's transaction level. An inner level returns -1 (the outermost decides);
-   * the outermost commits and returns the commit's global address, or the snapshot when it wrote
-   * nothing (no request is sent then).
+   * Ends the calling thread's transaction level. An inner level hands its writes to the level
+   * around it and returns -1 (the outermost decides); the outermost commits and returns the
+   * commit's global address, or the snapshot when it wrote nothing (no request is sent then).
    */
   public long end() {
     TxContext tx = requireOpen("TXEnd");
     if (tx.depth > 1) {
-      tx.depth--;
+      tx.endLevel();
       return -1;
     }
     finish(tx);
-    if (tx.rollbackOnly) {
-      throw new TransactionAbortedException(
-          Reason.ABORTED_BY_CALLER,
-          tx.snapshot,
-          null,
-          null,
-          -1,
-          "the transaction was aborted by TXAbort in a nested transaction",
-          null);
-    }
     if (!tx.hasWrites()) {
       return tx.snapshot;
     }
@@ -154,14 +144,13 @@ public final class Transactions {
   }
 
   /**
-   * Aborts. At the outermost level the transaction is discarded; at an inner level the whole
-   * flattened transaction is marked to abort when the outermost level ends.
+   * Aborts the calling thread's transaction level. At the outermost level the transaction is
+   * discarded; an inner level's writes are dropped and the level around it goes on.
    */
   public void abort() {
     TxContext tx = requireOpen("TXAbort");
     if (tx.depth > 1) {
-      tx.depth--;
-      tx.rollbackOnly = true;
+      tx.abortLevel();
       return;
     }
     finish(tx);
@@ -193,11 +182,12 @@ public final class Transactions {
   }
 
   /**
-   * Runs {@code body} in a transaction. Inside an open transaction it simply joins it (an abort
-   * then surfaces at the outermost level). Otherwise aborts are retried, with exponential backoff
-   * and jitter, up to the configured number of attempts; the last abort is then thrown. Aborts a
-   * retry cannot fix (the caller's own abort, a trimmed history) are thrown at once. Any other
-   * exception from {@code body} aborts the transaction and is rethrown.
+   * Runs {@code body} in a transaction. Inside an open transaction it runs as an inner level: its
+   * writes join the open transaction when it returns, and are dropped when it throws (the exception
+   * is rethrown; a conflict surfaces when the outermost level commits). Otherwise aborts are
+   * retried, with exponential backoff and jitter, up to the configured number of attempts; the last
+   * abort is then thrown. Aborts a retry cannot fix (a trimmed history) are thrown at once. Any
+   * other exception from {@code body} aborts the transaction and is rethrown.
    */
   public <T> T run(Supplier<T> body) {
     return runCallable(body::get, false);
@@ -209,8 +199,18 @@ public final class Transactions {
   }
 
   private <T> T runCallable(Callable<T> body, boolean readOnly) {
-    if (inTransaction()) {
-      return call(body);
+    TxContext open = current.get();
+    if (open != null) {
+      open.beginLevel();
+      int level = open.depth;
+      try {
+        T value = call(body);
+        closeLevels(open, level, false);
+        return value;
+      } catch (Throwable e) {
+        closeLevels(open, level, true);
+        throw UpcallRunner.sneakyThrow(e);
+      }
     }
     int attempts = core.options().maxTransactionAttempts();
     for (int attempt = 1; ; attempt++) {
@@ -221,9 +221,7 @@ public final class Transactions {
         return value;
       } catch (TransactionAbortedException e) {
         discard();
-        if (attempt >= attempts
-            || e.reason() == Reason.ABORTED_BY_CALLER
-            || e.reason() == Reason.TRIMMED) {
+        if (attempt >= attempts || e.reason() == Reason.TRIMMED) {
           throw e;
         }
         LOG.debug("Transaction attempt {} aborted, retrying: {}", attempt, e.getMessage());
@@ -232,6 +230,23 @@ public final class Transactions {
         // Includes checked exceptions a @TransactionalMethod body declares (rethrown unwrapped).
         discard();
         throw UpcallRunner.sneakyThrow(e);
+      }
+    }
+  }
+
+  /**
+   * Closes {@code tx}'s levels down to and including {@code level} (a body may leave levels of its
+   * own open), aborting them or ending them; nothing if the transaction is no longer open there.
+   */
+  private void closeLevels(TxContext tx, int level, boolean abort) {
+    if (current.get() != tx) {
+      return;
+    }
+    while (tx.depth >= level && tx.depth > 1) {
+      if (abort) {
+        tx.abortLevel();
+      } else {
+        tx.endLevel();
       }
     }
   }

@@ -32,6 +32,15 @@ import org.slf4j.LoggerFactory;
  * on a private copy: the object's state as of the snapshot, rebuilt by its view, with the buffered
  * writes applied in order. The copy is built when first needed and kept up to date with later
  * writes, so objects whose state is expensive to rebuild cost one rebuild per transaction.
+ *
+ * <p><b>Levels.</b> A nested {@code TXBegin} opens an inner level, which keeps a write set of its
+ * own: the writes buffered since it began. Ending it hands them to the level around it; aborting it
+ * drops exactly them (and the private copies they changed, rebuilt from the snapshot and the
+ * remaining writes when next read), and the level around it goes on. Invariant: the buffered writes
+ * and the write set are always those of the outermost level plus the inner levels still open or
+ * ended into it, in call order, never any of an aborted level. Reads of an aborted level stay in
+ * the read set: the levels around it may have acted on what they saw, so the commit is judged on
+ * them too (opacity holds for every level).
  */
 public final class TxContext {
   private static final Logger LOG = LoggerFactory.getLogger(TxContext.class);
@@ -55,9 +64,18 @@ public final class TxContext {
 
   int depth = 1;
   boolean readOnly;
-  boolean rollbackOnly;
   private final Set<Key> readSet = new LinkedHashSet<>();
   private final Set<Key> writeSet = new LinkedHashSet<>();
+
+  /**
+   * For each open inner level, innermost last: how many buffered writes and write-set additions
+   * there were when it began.
+   */
+  private final List<int[]> levels = new ArrayList<>();
+
+  /** The write-set keys first added while an inner level was open, in order (for its abort). */
+  private final List<Key> addedInLevels = new ArrayList<>();
+
   private final List<Pending> writes = new ArrayList<>();
   private final Map<SmrEngine, Object> privateStates = new HashMap<>();
 
@@ -75,6 +93,44 @@ public final class TxContext {
 
   boolean hasWrites() {
     return !writes.isEmpty();
+  }
+
+  /** Opens an inner level. */
+  void beginLevel() {
+    levels.add(new int[] {writes.size(), addedInLevels.size()});
+    depth++;
+  }
+
+  /** Ends the innermost level: its writes become the writes of the level around it. */
+  void endLevel() {
+    levels.remove(levels.size() - 1);
+    depth--;
+    if (levels.isEmpty()) {
+      addedInLevels.clear();
+    }
+  }
+
+  /** Aborts the innermost level: drops its writes; the level around it goes on. */
+  void abortLevel() {
+    int[] mark = levels.remove(levels.size() - 1);
+    depth--;
+    List<Pending> dropped = writes.subList(mark[0], writes.size());
+    for (Pending p : dropped) {
+      if (p.view() != null) {
+        privateStates.remove(p.view());
+      }
+    }
+    dropped.clear();
+    List<Key> added = addedInLevels.subList(mark[1], addedInLevels.size());
+    added.forEach(writeSet::remove);
+    added.clear();
+  }
+
+  /** Adds {@code k} to the write set, remembering it for an inner level's abort. */
+  private void wrote(Key k) {
+    if (writeSet.add(k) && !levels.isEmpty()) {
+      addedInLevels.add(k);
+    }
   }
 
   /** An accessor call inside the transaction. */
@@ -108,7 +164,7 @@ public final class TxContext {
       state = privateStates.get(view);
     }
     writes.add(new Pending(view, m, update));
-    writeSet.add(new Key(view.stream(), keyOf(update)));
+    wrote(new Key(view.stream(), keyOf(update)));
     if (state == null) {
       return null;
     }
@@ -136,7 +192,7 @@ public final class TxContext {
       readSet.add(new Key(update.stream(), keyOf(update)));
     }
     writes.add(new Pending(null, m, update));
-    writeSet.add(new Key(update.stream(), keyOf(update)));
+    wrote(new Key(update.stream(), keyOf(update)));
   }
 
   /** Records a read of a remote view on {@code stream} conflicting on {@code key}. */
