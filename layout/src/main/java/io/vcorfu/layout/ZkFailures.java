@@ -11,9 +11,15 @@ import org.apache.zookeeper.KeeperException.Code;
  */
 final class ZkFailures {
   private final String connectString;
+  private final boolean authenticated;
 
-  ZkFailures(String connectString) {
+  /**
+   * @param authenticated whether the client has a ZooKeeper identity: when it has none, a lost
+   *     connection may be an ensemble refusing unauthenticated clients, and the message says so
+   */
+  ZkFailures(String connectString, boolean authenticated) {
     this.connectString = connectString;
+    this.authenticated = authenticated;
   }
 
   /**
@@ -38,6 +44,19 @@ final class ZkFailures {
    */
   RuntimeException failure(Exception e, String what) {
     if (e instanceof KeeperException ke) {
+      if (ke.code() == KeeperException.Code.NOAUTH
+          || ke.code() == KeeperException.Code.AUTHFAILED
+          || ke.code() == KeeperException.Code.SESSIONCLOSEDREQUIRESASLAUTH) {
+        return new LayoutException(
+            "ZooKeeper at "
+                + connectString
+                + " refused to "
+                + what
+                + ": the cluster's znodes are protected, and this client's ZooKeeper identity is"
+                + " missing or wrong (give --zookeeper-auth FILE, the file of user:password the"
+                + " cluster was created with)",
+            e);
+      }
       if (isUnreachable(ke.code())) {
         return new LayoutStoreUnavailableException(
             "ZooKeeper at "
@@ -46,7 +65,11 @@ final class ZkFailures {
                 + what
                 + " ("
                 + ke.code()
-                + ").",
+                + ")."
+                + (authenticated
+                    ? ""
+                    : " If the ensemble serves only authenticated clients, give --zookeeper-auth"
+                        + " FILE (the cluster's user:password)."),
             e);
       }
       return new LayoutException(

@@ -2,6 +2,7 @@ package io.vcorfu.layout;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.List;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -13,6 +14,7 @@ import java.util.function.Consumer;
 import java.util.regex.Pattern;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.framework.api.ACLProvider;
 import org.apache.curator.framework.api.BackgroundCallback;
 import org.apache.curator.framework.api.CuratorEvent;
 import org.apache.curator.framework.imps.CuratorFrameworkState;
@@ -22,12 +24,14 @@ import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.KeeperException.Code;
 import org.apache.zookeeper.ZooKeeper;
+import org.apache.zookeeper.data.ACL;
 
 /**
  * The cluster's agreed layout in ZooKeeper: one persistent znode, {@code /vcorfu/<cluster>/layout},
  * holding the layout's JSON document (UTF-8). The znode's version is the store version ({@link
  * Versioned#version()}): 0 when created, one more per update. The znode and its missing parents are
- * created persistent, with Curator's default (open) ACL.
+ * created persistent, with the open ACL, or, for a store connected with the cluster's identity
+ * ({@link ZkAuth}), an ACL granting everything to that identity and nothing to anyone else.
  *
  * <p><b>Durability.</b> When a future completes successfully, its value is committed in ZooKeeper
  * (acknowledged by a quorum of the ensemble). A compare-and-set is sent exactly once, as one
@@ -59,6 +63,10 @@ public final class ZkLayoutStore implements LayoutStore {
   private final CuratorFramework zk;
 
   private final boolean ownsClient;
+
+  /** The ACL of the znodes this store creates. */
+  private final List<ACL> acl;
+
   private final String cluster;
   private final String path;
   private final String connectString;
@@ -73,10 +81,15 @@ public final class ZkLayoutStore implements LayoutStore {
    * absolute whatever namespace the client has.
    */
   public ZkLayoutStore(CuratorFramework client, String cluster) {
-    this(client, cluster, false);
+    this(client, cluster, false, new DefaultACLProvider().getDefaultAcl(), false);
   }
 
-  private ZkLayoutStore(CuratorFramework client, String cluster, boolean ownsClient) {
+  private ZkLayoutStore(
+      CuratorFramework client,
+      String cluster,
+      boolean ownsClient,
+      List<ACL> acl,
+      boolean authenticated) {
     Objects.requireNonNull(client, "client");
     if (client.getState() != CuratorFrameworkState.STARTED) {
       throw new IllegalStateException(
@@ -87,10 +100,11 @@ public final class ZkLayoutStore implements LayoutStore {
     this.client = client;
     this.zk = client.usingNamespace(null);
     this.ownsClient = ownsClient;
+    this.acl = acl;
     this.cluster = checkClusterName(cluster);
     this.path = "/vcorfu/" + cluster + "/layout";
     this.connectString = client.getZookeeperClient().getCurrentConnectionString();
-    this.failures = new ZkFailures(connectString);
+    this.failures = new ZkFailures(connectString, authenticated);
     this.callbacks =
         Executors.newSingleThreadExecutor(
             r -> {
@@ -110,6 +124,16 @@ public final class ZkLayoutStore implements LayoutStore {
    */
   public static ZkLayoutStore connect(
       String connectString, String cluster, Duration sessionTimeout) {
+    return connect(connectString, cluster, sessionTimeout, null);
+  }
+
+  /**
+   * {@link #connect(String, String, Duration)} as the cluster's ZooKeeper identity {@code auth}
+   * (null: none): the session authenticates with it and every znode it creates is readable and
+   * writable by that identity only.
+   */
+  public static ZkLayoutStore connect(
+      String connectString, String cluster, Duration sessionTimeout, ZkAuth auth) {
     Objects.requireNonNull(connectString, "connectString");
     checkClusterName(cluster);
     long ms = sessionTimeout.toMillis();
@@ -119,18 +143,40 @@ public final class ZkLayoutStore implements LayoutStore {
               + sessionTimeout
               + ".");
     }
-    CuratorFramework client =
+    CuratorFrameworkFactory.Builder builder =
         CuratorFrameworkFactory.builder()
             .connectString(connectString)
             .sessionTimeoutMs((int) ms)
             .connectionTimeoutMs((int) ms)
             .retryPolicy(
                 new BoundedExponentialBackoffRetry(
-                    RETRY_BASE_SLEEP_MS, RETRY_MAX_SLEEP_MS, READ_RETRIES))
-            .build();
+                    RETRY_BASE_SLEEP_MS, RETRY_MAX_SLEEP_MS, READ_RETRIES));
+    if (auth != null) {
+      List<ACL> acl = auth.acl();
+      builder
+          .authorization("digest", auth.credentials())
+          .aclProvider(
+              new ACLProvider() {
+                @Override
+                public List<ACL> getDefaultAcl() {
+                  return acl;
+                }
+
+                @Override
+                public List<ACL> getAclForPath(String path) {
+                  return acl;
+                }
+              });
+    }
+    CuratorFramework client = builder.build();
     client.getConnectionStateListenable().addListener(new ZkConnectionReport(connectString));
     client.start();
-    return new ZkLayoutStore(client, cluster, true);
+    return new ZkLayoutStore(
+        client,
+        cluster,
+        true,
+        auth == null ? new DefaultACLProvider().getDefaultAcl() : auth.acl(),
+        auth != null);
   }
 
   /** The znode holding the layout: {@code /vcorfu/<cluster>/layout}. */
@@ -284,7 +330,7 @@ public final class ZkLayoutStore implements LayoutStore {
           handle.create(
               path,
               data,
-              new DefaultACLProvider().getDefaultAcl(),
+              acl,
               CreateMode.PERSISTENT,
               (code, p, ctx, name, stat) ->
                   onCallbackThread(

@@ -6,6 +6,7 @@ import io.vcorfu.layout.Layout;
 import io.vcorfu.layout.LayoutChanges;
 import io.vcorfu.layout.LayoutStore;
 import io.vcorfu.layout.LayoutVersionMismatchException;
+import io.vcorfu.layout.ZkAuth;
 import io.vcorfu.layout.ZkLayoutStore;
 import io.vcorfu.protocol.ClientOptions;
 import io.vcorfu.protocol.Endpoint;
@@ -143,8 +144,15 @@ final class ClusterCommands {
         spec.commandLine().getErr().println("vcorfu cluster init: " + e.getMessage());
         return 2;
       }
+      ZkAuth auth;
+      try {
+        auth = where.auth();
+      } catch (IllegalArgumentException e) {
+        spec.commandLine().getErr().println("vcorfu cluster init: " + e.getMessage());
+        return 2;
+      }
       try (ZkLayoutStore store =
-          ZkLayoutStore.connect(zookeeper, cluster, Duration.ofSeconds(10))) {
+          ZkLayoutStore.connect(zookeeper, cluster, Duration.ofSeconds(10), auth)) {
         try {
           store.compareAndSet(LayoutStore.NO_VERSION, first).get(timeoutMs, TimeUnit.MILLISECONDS);
         } catch (java.util.concurrent.ExecutionException e) {

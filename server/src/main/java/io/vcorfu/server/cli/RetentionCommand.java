@@ -2,6 +2,7 @@ package io.vcorfu.server.cli;
 
 import io.vcorfu.client.ClusterRetention;
 import io.vcorfu.layout.LayoutNotFoundException;
+import io.vcorfu.layout.ZkAuth;
 import io.vcorfu.layout.ZkLayoutStore;
 import io.vcorfu.server.cluster.RetentionZnode;
 import java.io.PrintWriter;
@@ -57,8 +58,15 @@ final class RetentionCommand implements Callable<Integer> {
       err.println("vcorfu cluster retention: --timeout-ms must be at least 1");
       return VcorfuCli.USAGE;
     }
+    ZkAuth auth;
+    try {
+      auth = where.auth();
+    } catch (IllegalArgumentException e) {
+      err.println("vcorfu cluster retention: " + e.getMessage());
+      return VcorfuCli.USAGE;
+    }
     try (ZkLayoutStore store =
-        ZkLayoutStore.connect(zookeeper, cluster, Duration.ofMillis(timeoutMs))) {
+        ZkLayoutStore.connect(zookeeper, cluster, Duration.ofMillis(timeoutMs), auth)) {
       try {
         store.get().get(timeoutMs, TimeUnit.MILLISECONDS);
       } catch (ExecutionException | CompletionException e) {

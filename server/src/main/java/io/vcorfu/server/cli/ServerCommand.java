@@ -1,5 +1,6 @@
 package io.vcorfu.server.cli;
 
+import io.vcorfu.layout.ZkAuth;
 import io.vcorfu.protocol.Endpoint;
 import io.vcorfu.protocol.netty.NettyTransport;
 import io.vcorfu.server.Node;
@@ -117,6 +118,15 @@ final class ServerCommand implements Callable<Integer> {
 
   @Option(names = "--cluster", description = "The cluster's name (with --zookeeper).")
   String cluster;
+
+  @Option(
+      names = "--zookeeper-auth",
+      paramLabel = "FILE",
+      description =
+          "The cluster's ZooKeeper identity (with --zookeeper): a file of one line user:password"
+              + " (digest). The node authenticates with it; znodes it creates are that identity's"
+              + " alone.")
+  Path zookeeperAuth;
 
   @Option(
       names = "--probe-interval-ms",
@@ -266,6 +276,12 @@ final class ServerCommand implements Callable<Integer> {
                   + " `vcorfu cluster retention`, not --retain-versions/--retain-time");
       return 2;
     }
+    if (zookeeperAuth != null && zookeeper == null) {
+      spec.commandLine()
+          .getErr()
+          .println("vcorfu server: --zookeeper-auth goes with --zookeeper and --cluster");
+      return 2;
+    }
     if ((zookeeper == null) != (cluster == null)) {
       spec.commandLine().getErr().println("vcorfu server: --zookeeper and --cluster go together");
       return 2;
@@ -325,7 +341,9 @@ final class ServerCommand implements Callable<Integer> {
                     .withRebuildRate(Math.multiplyExact(rebuildRateMb, 1024L * 1024))
                     .withRebuildForegroundP99(Duration.ofMillis(rebuildMaxP99Ms))
                     .withMemberHealDelay(Duration.ofMillis(memberHealDelayMs))
-                    .withSessionTimeout(Duration.ofMillis(zookeeperSessionMs)));
+                    .withSessionTimeout(Duration.ofMillis(zookeeperSessionMs))
+                    .withZookeeperAuth(
+                        zookeeperAuth == null ? null : ZkAuth.fromFile(zookeeperAuth)));
       } catch (IllegalArgumentException e) {
         spec.commandLine().getErr().println("vcorfu server: " + e.getMessage());
         return 2;

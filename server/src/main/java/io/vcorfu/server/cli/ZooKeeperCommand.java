@@ -45,6 +45,13 @@ final class ZooKeeperCommand implements Callable<Integer> {
       description = "Where ZooKeeper keeps its snapshots and log (default ./${DEFAULT-VALUE}).")
   Path dataDir;
 
+  @Option(
+      names = "--require-auth",
+      description =
+          "Serve only clients that authenticate (the digest scheme: nodes and commands given"
+              + " --zookeeper-auth FILE); others are refused.")
+  boolean requireAuth;
+
   @Override
   public Integer call() throws Exception {
     Flags.port(spec, "--port", port);
@@ -66,6 +73,10 @@ final class ZooKeeperCommand implements Callable<Integer> {
             ""));
     // The admin server (an HTTP port of its own) is off: this ZooKeeper listens on one port only.
     System.setProperty("zookeeper.admin.enableServer", "false");
+    if (requireAuth) {
+      System.setProperty("zookeeper.enforce.auth.enabled", "true");
+      System.setProperty("zookeeper.enforce.auth.schemes", "digest");
+    }
     ServerConfig config = new ServerConfig();
     config.parse(cfg.toString());
     ZooKeeperServerMain server = new ZooKeeperServerMain();
@@ -107,6 +118,7 @@ final class ZooKeeperCommand implements Callable<Integer> {
             + port
             + " ready (data in "
             + dataDir.toAbsolutePath()
+            + (requireAuth ? ", clients must authenticate: digest" : "")
             + ")");
     System.out.flush();
     main.join();

@@ -1,5 +1,6 @@
 package io.vcorfu.server.cluster;
 
+import io.vcorfu.layout.ZkAuth;
 import java.time.Duration;
 import java.util.Objects;
 
@@ -22,6 +23,8 @@ import java.util.Objects;
  *     answering, before the manager makes a node of the cluster that is not in it a rebuilding
  *     replica of it (see {@code MemberChanges.withMemberRebuilding}): the time a failed node has to
  *     come back and copy only what it missed, rather than a member copying the whole chain
+ * @param zookeeperAuth the cluster's ZooKeeper identity, or null: with one, the node's session
+ *     authenticates with it and the znodes it creates are the identity's alone (see {@link ZkAuth})
  */
 public record ClusterConfig(
     String zookeeper,
@@ -32,7 +35,8 @@ public record ClusterConfig(
     Duration sessionTimeout,
     long rebuildBytesPerSecond,
     Duration rebuildForegroundP99,
-    Duration memberHealDelay) {
+    Duration memberHealDelay,
+    ZkAuth zookeeperAuth) {
   public static final Duration DEFAULT_LAYOUT_LEASE = Duration.ofMillis(250);
   public static final Duration DEFAULT_PROBE_INTERVAL = Duration.ofMillis(50);
   public static final Duration DEFAULT_FAILURE_TIMEOUT = Duration.ofMillis(300);
@@ -71,6 +75,45 @@ public record ClusterConfig(
     }
   }
 
+  /** A configuration without a ZooKeeper identity (the cluster's znodes open to any client). */
+  public ClusterConfig(
+      String zookeeper,
+      String name,
+      Duration layoutLease,
+      Duration probeInterval,
+      Duration failureTimeout,
+      Duration sessionTimeout,
+      long rebuildBytesPerSecond,
+      Duration rebuildForegroundP99,
+      Duration memberHealDelay) {
+    this(
+        zookeeper,
+        name,
+        layoutLease,
+        probeInterval,
+        failureTimeout,
+        sessionTimeout,
+        rebuildBytesPerSecond,
+        rebuildForegroundP99,
+        memberHealDelay,
+        null);
+  }
+
+  /** The same as the cluster's ZooKeeper identity {@code auth} (null: none; see {@link ZkAuth}). */
+  public ClusterConfig withZookeeperAuth(ZkAuth auth) {
+    return new ClusterConfig(
+        zookeeper,
+        name,
+        layoutLease,
+        probeInterval,
+        failureTimeout,
+        sessionTimeout,
+        rebuildBytesPerSecond,
+        rebuildForegroundP99,
+        memberHealDelay,
+        auth);
+  }
+
   /** A configuration with the default delay before healing onto members. */
   public ClusterConfig(
       String zookeeper,
@@ -90,7 +133,8 @@ public record ClusterConfig(
         sessionTimeout,
         rebuildBytesPerSecond,
         rebuildForegroundP99,
-        DEFAULT_MEMBER_HEAL_DELAY);
+        DEFAULT_MEMBER_HEAL_DELAY,
+        null);
   }
 
   /** A configuration with the default rebuild rate. */
@@ -134,7 +178,8 @@ public record ClusterConfig(
         sessionTimeout,
         rebuildBytesPerSecond,
         rebuildForegroundP99,
-        memberHealDelay);
+        memberHealDelay,
+        zookeeperAuth);
   }
 
   /** The same with another rebuild rate limit, in bytes per second. */
@@ -148,7 +193,8 @@ public record ClusterConfig(
         sessionTimeout,
         bytesPerSecond,
         rebuildForegroundP99,
-        memberHealDelay);
+        memberHealDelay,
+        zookeeperAuth);
   }
 
   /** The same with another foreground bound for rebuilds (zero: copy at the rate alone). */
@@ -162,7 +208,8 @@ public record ClusterConfig(
         sessionTimeout,
         rebuildBytesPerSecond,
         bound,
-        memberHealDelay);
+        memberHealDelay,
+        zookeeperAuth);
   }
 
   /** The same with another layout lease. */
@@ -176,7 +223,8 @@ public record ClusterConfig(
         sessionTimeout,
         rebuildBytesPerSecond,
         rebuildForegroundP99,
-        memberHealDelay);
+        memberHealDelay,
+        zookeeperAuth);
   }
 
   /** The same with another ZooKeeper session timeout. */
@@ -190,7 +238,8 @@ public record ClusterConfig(
         session,
         rebuildBytesPerSecond,
         rebuildForegroundP99,
-        memberHealDelay);
+        memberHealDelay,
+        zookeeperAuth);
   }
 
   private static void positive(String what, Duration d) {
@@ -210,6 +259,7 @@ public record ClusterConfig(
         sessionTimeout,
         rebuildBytesPerSecond,
         rebuildForegroundP99,
-        delay);
+        delay,
+        zookeeperAuth);
   }
 }

@@ -139,7 +139,8 @@ public final class ClusterMembership implements AutoCloseable {
       LongSupplier sealedEpoch,
       Follower follower) {
     ZkLayoutStore store =
-        ZkLayoutStore.connect(config.zookeeper(), config.name(), config.sessionTimeout());
+        ZkLayoutStore.connect(
+            config.zookeeper(), config.name(), config.sessionTimeout(), config.zookeeperAuth());
     ClusterMembership m = new ClusterMembership(config, self, peers, sealedEpoch, store, follower);
     try {
       m.session = NodeSessions.register(store.client(), config.name(), self);
