@@ -6,6 +6,7 @@ import java.lang.reflect.ParameterizedType;
 import java.lang.reflect.RecordComponent;
 import java.lang.reflect.Type;
 import java.lang.reflect.WildcardType;
+import java.time.DateTimeException;
 import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -361,7 +362,16 @@ public final class DefaultSerializer implements Serializer {
       case BYTES:
         return in.readBytes();
       case INSTANT:
-        return Instant.ofEpochSecond(in.readSignedVarLong(), in.readVarLong());
+        {
+          long seconds = in.readSignedVarLong();
+          long nanos = in.readVarLong();
+          try {
+            return Instant.ofEpochSecond(seconds, nanos);
+          } catch (DateTimeException | ArithmeticException e) {
+            throw new SerializationException(
+                "the payload's instant (" + seconds + " s, " + nanos + " ns) is out of range", e);
+          }
+        }
       case UUID_TAG:
         return new UUID(in.readFixedLong(), in.readFixedLong());
       case LIST:

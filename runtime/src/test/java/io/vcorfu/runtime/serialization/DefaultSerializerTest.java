@@ -69,6 +69,18 @@ class DefaultSerializerTest {
   }
 
   @Test
+  void anInstantOutOfRangeIsASerializationException() {
+    // tag 17 (instant), seconds Long.MAX_VALUE (zig-zag varint), nanos 0: before, DateTimeException
+    byte[] seconds = {(byte) 0xFE, -1, -1, -1, -1, -1, -1, -1, -1, 0x01};
+    byte[] payload = new byte[seconds.length + 2];
+    payload[0] = 17;
+    System.arraycopy(seconds, 0, payload, 1, seconds.length);
+    assertThatThrownBy(() -> s.deserialize(payload))
+        .isInstanceOf(SerializationException.class)
+        .hasMessageContaining("out of range");
+  }
+
+  @Test
   void collectionsAndAdmittedRecordsRoundTrip() {
     s.allow(Shape.class);
     Shape shape = new Shape("tri", List.of(new Point(0, 0), new Point(3, 4)), Color.GREEN);
