@@ -53,7 +53,8 @@ final class IndexFile {
 
   /**
    * Replays a stored index file into {@code sink}, or returns false (replaying nothing) when the
-   * file is damaged or does not describe {@code segment} at {@code segmentLength} bytes.
+   * file is damaged or does not describe {@code segment} at {@code segmentLength} bytes: an entry
+   * whose payload would not lie within those bytes makes the file damaged too.
    */
   static boolean replay(
       byte[] file, int segment, long segmentLength, Consumer<SegmentRecord> sink) {
@@ -85,6 +86,12 @@ final class IndexFile {
       }
       for (int i = 0; i < count; i++) {
         parsed[i] = RecordCodec.readBody(b, true, read, 0);
+        if (parsed[i].type == SegmentRecord.ENTRY
+            && (parsed[i].payloadPos < 0
+                || parsed[i].payloadLen < 0
+                || parsed[i].payloadPos > segmentLength - parsed[i].payloadLen)) {
+          return false;
+        }
       }
     } catch (RuntimeException e) {
       return false;

@@ -55,6 +55,9 @@ final class SegmentRecovery {
   /** The namespaces of the last segment scanned. */
   private RecordCodec.Names scannedNames = new RecordCodec.Names();
 
+  /** The length of each segment file found on open. */
+  private final Map<Integer, Long> lengths = new HashMap<>();
+
   private final Path dir;
   private final DirectorySync directorySync;
   private final StorageEngine engine;
@@ -79,6 +82,9 @@ final class SegmentRecovery {
       }
     }
     List<Integer> ids = segmentIds();
+    for (int id : ids) {
+      lengths.put(id, Files.size(SegmentWriter.segmentPath(dir, id)));
+    }
     int fromIndex = 0;
     int scanned = 0;
     long torn = 0;
@@ -186,7 +192,12 @@ final class SegmentRecovery {
     }
     try {
       byte[] bytes = Files.readAllBytes(idx);
-      if (IndexFile.replay(bytes, id, segmentLength, op -> engine.apply(op, id, false))) {
+      List<SegmentRecord> ops = new ArrayList<>();
+      if (IndexFile.replay(bytes, id, segmentLength, ops::add)
+          && ops.stream().allMatch(op -> namesStoredBytes(op, id, segmentLength))) {
+        for (SegmentRecord op : ops) {
+          engine.apply(op, id, false);
+        }
         return true;
       }
     } catch (IOException e) {
@@ -239,6 +250,10 @@ final class SegmentRecovery {
         return at;
       }
       SegmentRecord op = decode(file, b, data.length, at, frameLength, names);
+      if (!namesStoredBytes(op, id, at)) {
+        throw new CorruptSegmentException(
+            file, at, "a record names payload bytes that its segment files do not hold");
+      }
       if (op.type == SegmentRecord.FORCED) {
         forced = Math.max(forced, op.forcedTo);
       } else {
@@ -247,6 +262,22 @@ final class SegmentRecovery {
       at += frameLength;
     }
     return at;
+  }
+
+  /**
+   * False when {@code op}, a record of segment {@code id} whose bytes before it end at {@code end},
+   * is a SHARED record naming payload bytes that cannot be there: in a later segment, past {@code
+   * end} in its own, or past the end of an earlier segment file. (An earlier segment that is gone
+   * is no sign of damage: compaction deletes a segment after moving what it held.)
+   */
+  private boolean namesStoredBytes(SegmentRecord op, int id, long end) {
+    if (op.type != SegmentRecord.SHARED) {
+      return true;
+    }
+    int segment = SegmentPosition.segment(op.payloadPos);
+    long limit =
+        segment == id ? end : segment < id ? lengths.getOrDefault(segment, Long.MAX_VALUE) : -1;
+    return SegmentPosition.offset(op.payloadPos) <= limit - op.payloadLen;
   }
 
   private static SegmentRecord decode(
