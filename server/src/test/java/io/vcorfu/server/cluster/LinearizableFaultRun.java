@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.vcorfu.layout.Layout;
 import io.vcorfu.protocol.Endpoint;
+import io.vcorfu.server.ServerProcess;
 import io.vcorfu.server.cli.CliRun;
 import io.vcorfu.server.linearizability.LinearizabilityChecker;
 import io.vcorfu.server.linearizability.Operation;
@@ -16,17 +17,21 @@ import java.util.List;
 import java.util.function.LongPredicate;
 import java.util.function.LongSupplier;
 import org.awaitility.Awaitility;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The machinery of the failover history tests ({@link FailoverLinearizabilityTest}, {@link
  * MembershipLinearizabilityTest}): histories of real client processes stay linearizable while the
- * cluster under them changes. {@code vcorfu zookeeper} and three node processes ({@link
- * ProcessCluster}); two client processes ({@link RegisterHistoryProcess}), each a runtime connected
- * through all three nodes with four threads calling get and set at random on eight registers;
- * meanwhile a test's script injects faults or membership changes. The merged history is checked by
- * {@link LinearizabilityChecker}: a call that failed (after riding through layout changes for the
- * failover timeout) is pending, which may have taken effect or not.
+ * cluster under them changes. Three node processes ({@link ProcessCluster}), a cluster of each
+ * test's own on a {@code vcorfu zookeeper} process the class's tests share (none of them fails
+ * ZooKeeper; one per class saves a process start per test); two client processes ({@link
+ * RegisterHistoryProcess}), each a runtime connected through all three nodes with four threads
+ * calling get and set at random on eight registers; meanwhile a test's script injects faults or
+ * membership changes. The merged history is checked by {@link LinearizabilityChecker}: a call that
+ * failed (after riding through layout changes for the failover timeout) is pending, which may have
+ * taken effect or not.
  *
  * <p>Not vacuous: after each step the script waits until the clients report a few hundred more
  * completed calls, and then asserts, from the recorded times, that calls invoked after the step
@@ -46,7 +51,27 @@ abstract class LinearizableFaultRun {
   /** Of those, how many must provably have been invoked after the fault (by recorded times). */
   private static final long MIN_CALLS_AFTER_FAULT = 150;
 
+  /** One ZooKeeper for the class's tests, each cluster under a name of its own. */
+  private static SharedZooKeeper zookeeper;
+
   @TempDir Path tmp;
+
+  @BeforeAll
+  static void startZooKeeper() {
+    zookeeper = SharedZooKeeper.start();
+  }
+
+  @AfterAll
+  static void stopZooKeeper() {
+    zookeeper.close();
+  }
+
+  /**
+   * How a test starts its cluster: on the class's ZooKeeper, in {@code dir}, named {@code name}.
+   */
+  interface ClusterStart {
+    ProcessCluster start(ServerProcess zookeeper, Path dir, String name);
+  }
 
   /**
    * The most calls each client thread makes (a bound; the clients stop when the script is done): a
@@ -91,6 +116,7 @@ abstract class LinearizableFaultRun {
   /** The times of a script's steps on this machine's monotonic clock (shared with the clients). */
   static final class Faults {
     private final String run;
+    private final long began = System.nanoTime();
     private final LongSupplier completed;
     private final LongPredicate reportedSince;
     final List<String> labels = new ArrayList<>();
@@ -106,7 +132,7 @@ abstract class LinearizableFaultRun {
     }
 
     void mark(String label) {
-      System.out.println(run + ": " + label);
+      System.out.printf("%s: %.1f s: %s%n", run, (System.nanoTime() - began) / 1e9, label);
       labels.add(label);
       times.add(System.nanoTime());
     }
@@ -135,21 +161,20 @@ abstract class LinearizableFaultRun {
    */
   void assertLinearizableWhile(String run, long leaseMs, FaultScript script) throws Exception {
     assertLinearizableWhile(
-        run, leaseMs, tmpDir -> ProcessCluster.start(tmpDir, "linz", 3), script);
+        run, leaseMs, (zk, dir, name) -> ProcessCluster.start(zk, dir, name, 3, List.of()), script);
   }
 
-  /** As above, on the cluster {@code cluster} starts in the directory it is given. */
-  void assertLinearizableWhile(
-      String run,
-      long leaseMs,
-      java.util.function.Function<java.nio.file.Path, ProcessCluster> start,
-      FaultScript script)
+  /** As above, on the cluster {@code start} starts. */
+  void assertLinearizableWhile(String run, long leaseMs, ClusterStart start, FaultScript script)
       throws Exception {
     long seed = System.nanoTime();
     System.out.println(run + " seed " + seed);
+    long begun = System.nanoTime();
     List<Operation> history = new ArrayList<>();
     Faults faults;
-    try (ProcessCluster cluster = start.apply(tmp.resolve("cluster"))) {
+    try (ProcessCluster cluster =
+        start.start(
+            zookeeper.process(), tmp.resolve("cluster"), zookeeper.newClusterName("linz"))) {
       List<RegisterHistoryProcess> clients =
           RegisterHistoryProcess.startTogether(
               2,
@@ -169,6 +194,9 @@ abstract class LinearizableFaultRun {
         LongSupplier completed =
             () -> clients.stream().mapToLong(RegisterHistoryProcess::completed).sum();
         awaitCompleted(completed, CALLS_AFTER_FAULT, "before any fault");
+        System.out.printf(
+            "%s: cluster and clients started, %d calls completed, in %.1f s%n",
+            run, CALLS_AFTER_FAULT, (System.nanoTime() - begun) / 1e9);
         faults =
             new Faults(
                 run, completed, at -> clients.stream().allMatch(c -> c.reportedAt() - at >= 0));
@@ -206,8 +234,11 @@ abstract class LinearizableFaultRun {
           .isGreaterThanOrEqualTo(MIN_CALLS_AFTER_FAULT);
     }
 
+    long checking = System.nanoTime();
     var result = new LinearizabilityChecker().check(history);
-    System.out.println(run + ": " + result.outcome());
+    System.out.printf(
+        "%s: %s (checked in %.1f s)%n",
+        run, result.outcome(), (System.nanoTime() - checking) / 1e9);
     assertThat(result.outcome())
         .as("seed %d, lease %d ms: %s", seed, leaseMs, result.summary())
         .isEqualTo(LinearizabilityChecker.Outcome.LINEARIZABLE);

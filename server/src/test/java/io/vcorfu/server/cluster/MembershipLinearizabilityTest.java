@@ -92,8 +92,8 @@ class MembershipLinearizabilityTest extends LinearizableFaultRun {
     assertLinearizableWhile(
         "FailoverLinearizabilityTest members",
         0,
-        tmpDir ->
-            ProcessCluster.start(tmpDir, "linz", 3, List.of("--member-heal-delay-ms", "1000")),
+        (zk, dir, name) ->
+            ProcessCluster.start(zk, dir, name, 3, List.of("--member-heal-delay-ms", "1000")),
         (cluster, faults) -> {
           Endpoint fresh = grow(cluster, faults);
           Layout grown = cluster.newestLayout();
@@ -128,7 +128,7 @@ class MembershipLinearizabilityTest extends LinearizableFaultRun {
     assertLinearizableWhile(
         "FailoverLinearizabilityTest degraded",
         0,
-        tmpDir -> ProcessCluster.startWithOneStreamNode(tmpDir, "linz"),
+        ProcessCluster::startWithOneStreamNode,
         (cluster, faults) -> {
           Endpoint streamReplica = cluster.nodes().get(1);
           Endpoint spare = cluster.nodes().get(2);

@@ -35,6 +35,7 @@ public final class ProcessCluster implements AutoCloseable {
   private final List<Endpoint> nodes = new ArrayList<>();
   private final NettyTransport transport = new NettyTransport();
   private String zookeeper;
+  private boolean ownZooKeeper = true;
   private Path tmp;
   private int started;
   private List<String> nodeArgs = List.of();
@@ -54,7 +55,16 @@ public final class ProcessCluster implements AutoCloseable {
 
   /** As {@link #start(Path, String, int)}, every node started with {@code nodeArgs} too. */
   public static ProcessCluster start(Path tmp, String name, int n, List<String> nodeArgs) {
-    return start(tmp, name, n, nodeArgs, nodes -> List.of("--nodes", join(nodes)));
+    return start(null, tmp, name, n, nodeArgs);
+  }
+
+  /**
+   * As {@link #start(Path, String, int, List)}, on {@code zookeeper} as {@link
+   * #start(ServerProcess, Path, String, int, List, java.util.function.Function)}.
+   */
+  public static ProcessCluster start(
+      ServerProcess zookeeper, Path tmp, String name, int n, List<String> nodeArgs) {
+    return start(zookeeper, tmp, name, n, nodeArgs, nodes -> List.of("--nodes", join(nodes)));
   }
 
   /**
@@ -83,7 +93,14 @@ public final class ProcessCluster implements AutoCloseable {
    * third is in no chain (it answers, so the manager can hand it an emptied stream chain).
    */
   public static ProcessCluster startWithOneStreamNode(Path tmp, String name) {
+    return startWithOneStreamNode(null, tmp, name);
+  }
+
+  /** As {@link #startWithOneStreamNode(Path, String)}, on {@code zookeeper} as {@link #start}. */
+  public static ProcessCluster startWithOneStreamNode(
+      ServerProcess zookeeper, Path tmp, String name) {
     return start(
+        zookeeper,
         tmp,
         name,
         3,
@@ -108,8 +125,41 @@ public final class ProcessCluster implements AutoCloseable {
       int n,
       List<String> nodeArgs,
       java.util.function.Function<List<Endpoint>, List<String>> layoutArgs) {
+    return start(null, tmp, name, n, nodeArgs, layoutArgs);
+  }
+
+  /**
+   * {@code vcorfu zookeeper} in a process of its own, on {@code dataDir}, once it is ready: one
+   * ZooKeeper for several clusters in turn (see {@link #start(ServerProcess, Path, String, int,
+   * List, java.util.function.Function)}), each under a name of its own. The caller ends it.
+   */
+  public static ServerProcess startZooKeeper(Path dataDir) {
+    int zkPort = ServerProcess.freePort();
+    return ServerProcess.startCli(
+            zkPort,
+            List.of(
+                "zookeeper", "--port", Integer.toString(zkPort), "--data-dir", dataDir.toString()))
+        .awaitReady();
+  }
+
+  /**
+   * As {@link #start(Path, String, int, List, java.util.function.Function)}, on the running {@code
+   * zookeeper} of {@link #startZooKeeper} rather than one of its own (null: one of its own), which
+   * {@link #close} leaves running; {@code name} must be new to that ZooKeeper.
+   */
+  public static ProcessCluster start(
+      ServerProcess zookeeper,
+      Path tmp,
+      String name,
+      int n,
+      List<String> nodeArgs,
+      java.util.function.Function<List<Endpoint>, List<String>> layoutArgs) {
     ProcessCluster c = new ProcessCluster(name);
     c.nodeArgs = List.copyOf(nodeArgs);
+    if (zookeeper != null) {
+      c.zookeeper = zookeeper.endpoint().toString();
+      c.ownZooKeeper = false;
+    }
     try {
       c.startProcesses(tmp, n);
       c.init(layoutArgs.apply(c.nodes()));
@@ -121,18 +171,11 @@ public final class ProcessCluster implements AutoCloseable {
   }
 
   private void startProcesses(Path tmp, int n) {
-    int zkPort = ServerProcess.freePort();
-    zookeeper = "127.0.0.1:" + zkPort;
-    processes.add(
-        ServerProcess.startCli(
-                zkPort,
-                List.of(
-                    "zookeeper",
-                    "--port",
-                    Integer.toString(zkPort),
-                    "--data-dir",
-                    tmp.resolve("zk").toString()))
-            .awaitReady());
+    if (ownZooKeeper) {
+      ServerProcess zk = startZooKeeper(tmp.resolve("zk"));
+      processes.add(zk);
+      zookeeper = zk.endpoint().toString();
+    }
     this.tmp = tmp;
     for (int i = 0; i < n; i++) {
       ServerProcess p = startNode(ServerProcess.freePort(), tmp.resolve("node-" + started++));

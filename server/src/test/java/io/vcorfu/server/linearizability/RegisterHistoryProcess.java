@@ -73,18 +73,37 @@ public final class RegisterHistoryProcess implements AutoCloseable {
   /** Starts a client process doing what {@code settings} say; returns once its clock is checked. */
   public static RegisterHistoryProcess start(RegisterHistoryClient.Settings settings)
       throws IOException {
+    RegisterHistoryProcess c = launch(settings);
+    try {
+      c.checkClock();
+    } catch (RuntimeException e) {
+      c.close();
+      throw e;
+    }
+    return c;
+  }
+
+  /** Starts a client process doing what {@code settings} say, without waiting for it. */
+  private static RegisterHistoryProcess launch(RegisterHistoryClient.Settings settings)
+      throws IOException {
     List<String> cmd =
         new ArrayList<>(
             io.vcorfu.server.ChildJvm.command("256m", RegisterHistoryClient.class.getName()));
     cmd.addAll(settings.toArgs());
     long before = System.nanoTime();
     Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-    RegisterHistoryProcess c =
-        new RegisterHistoryProcess(p, settings.historyFile(), settings.process(), before);
-    c.awaitLine("clock ", Duration.ofSeconds(60));
+    return new RegisterHistoryProcess(p, settings.historyFile(), settings.process(), before);
+  }
+
+  /**
+   * Waits for the clock line and checks that the clock it reports lies between this JVM's readings
+   * before the process was started and after the line was read.
+   */
+  private void checkClock() {
+    awaitLine("clock ", Duration.ofSeconds(60));
     long clock =
         Long.parseLong(
-            c.output.stream()
+            output.stream()
                 .filter(l -> l.startsWith("clock "))
                 .findFirst()
                 .orElseThrow()
@@ -93,16 +112,15 @@ public final class RegisterHistoryProcess implements AutoCloseable {
     assertThat(clock)
         .as(
             "%s's System.nanoTime() lies between this JVM's readings around it: one clock for both",
-            c.name)
-        .isBetween(c.startedBefore, c.clockLineReadAt);
-    return c;
+            name)
+        .isBetween(startedBefore, clockLineReadAt);
   }
 
   /**
    * Starts {@code count} client processes p1, p2, ..., each doing what {@code base} says but with a
    * name, seed ({@code base.seed() + 1000 * i}) and history file ({@code dir/history-i}) of its
-   * own, waits until every one is ready, then lets them all go at once. Closes those already
-   * started if one fails to start.
+   * own, all started at once (each one's clock checked as by {@link #start}), waits until every one
+   * is ready, then lets them all go at once. Closes those already started if one fails to start.
    */
   public static List<RegisterHistoryProcess> startTogether(
       int count, RegisterHistoryClient.Settings base, Path dir) throws IOException {
@@ -110,7 +128,7 @@ public final class RegisterHistoryProcess implements AutoCloseable {
     try {
       for (int i = 1; i <= count; i++) {
         clients.add(
-            start(
+            launch(
                 new RegisterHistoryClient.Settings(
                     base.endpoints(),
                     base.leaseMs(),
@@ -122,6 +140,9 @@ public final class RegisterHistoryProcess implements AutoCloseable {
                     base.seed() + 1000L * i,
                     dir.resolve("history-" + i),
                     base.failoverTimeoutMs())));
+      }
+      for (RegisterHistoryProcess c : clients) {
+        c.checkClock();
       }
       for (RegisterHistoryProcess c : clients) {
         c.awaitLine("ready", Duration.ofSeconds(60));
