@@ -26,16 +26,19 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.awaitility.Awaitility;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Real processes: {@code vcorfu zookeeper}, three {@code vcorfu server} cluster nodes, {@code
- * vcorfu cluster init}; then {@code kill -9} and SIGSTOP/SIGCONT of nodes while this JVM appends.
- * Checks that the cluster keeps serving, that every acknowledged write reads back at its addresses,
- * and that a paused sequencer, replaced while paused and resumed, gives no client a stale tail.
+ * Real processes: {@code vcorfu zookeeper} (one for the class), three {@code vcorfu server} cluster
+ * nodes, {@code vcorfu cluster init}; then {@code kill -9} and SIGSTOP/SIGCONT of nodes while this
+ * JVM appends. Checks that the cluster keeps serving, that every acknowledged write reads back at
+ * its addresses, and that a paused sequencer, replaced while paused and resumed, gives no client a
+ * stale tail.
  */
 class ClusterProcessTest {
   private static final StreamId STREAM = StreamId.of("processes");
@@ -47,9 +50,24 @@ class ClusterProcessTest {
 
   private record Acked(String value, long globalAddress, long streamAddress) {}
 
+  /** One ZooKeeper for the class's tests (none fails it), each cluster under a name of its own. */
+  private static SharedZooKeeper zookeeper;
+
+  @BeforeAll
+  static void startZooKeeper() {
+    zookeeper = SharedZooKeeper.start();
+  }
+
+  @AfterAll
+  static void stopZooKeeper() {
+    zookeeper.close();
+  }
+
   @BeforeEach
   void startCluster() {
-    cluster = ProcessCluster.start(tmp, "procs", 3);
+    cluster =
+        ProcessCluster.start(
+            zookeeper.process(), tmp, zookeeper.newClusterName("procs"), 3, List.of());
     transport = cluster.transport();
   }
 

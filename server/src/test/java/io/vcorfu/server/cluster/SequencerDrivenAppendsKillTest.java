@@ -46,10 +46,29 @@ class SequencerDrivenAppendsKillTest {
 
   @org.junit.jupiter.api.io.TempDir Path tmp;
 
+  /** One ZooKeeper for both runs (neither fails it), each cluster under a name of its own. */
+  private static SharedZooKeeper zookeeper;
+
+  @org.junit.jupiter.api.BeforeAll
+  static void startZooKeeper() {
+    zookeeper = SharedZooKeeper.start();
+  }
+
+  @org.junit.jupiter.api.AfterAll
+  static void stopZooKeeper() {
+    zookeeper.close();
+  }
+
   @ParameterizedTest(name = "kill -9 of the {0}")
   @ValueSource(strings = {"sequencer", "replica"})
   void everyAcknowledgedAppendIsOnEveryReplicaExactlyOnce(String victimRole) throws Exception {
-    try (ProcessCluster c = ProcessCluster.start(tmp.resolve("cluster"), "driven", 3)) {
+    try (ProcessCluster c =
+        ProcessCluster.start(
+            zookeeper.process(),
+            tmp.resolve("cluster"),
+            zookeeper.newClusterName("driven"),
+            3,
+            List.of())) {
       Layout first = c.newestLayout();
       assertThat(first.sequencerDrivesAppends())
           .as("the sequencer takes appends whole in %s", first)
