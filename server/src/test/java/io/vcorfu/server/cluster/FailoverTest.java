@@ -291,6 +291,36 @@ class FailoverTest {
     }
   }
 
+  /**
+   * As {@link #appendUntil}, with up to {@code inFlight} appends outstanding at once: for loading a
+   * healthy cluster before a fault, the same entries in a fraction of the time. Once a round has an
+   * append fail, the rest go one at a time through {@link #appendUntil}.
+   */
+  static void appendConcurrently(ZkCluster c, List<Acked> acked, int total, int inFlight) {
+    ClusterStreamLog log = c.client(anyLive(c));
+    for (int round = 0; acked.size() < total; round++) {
+      List<String> values = new ArrayList<>();
+      List<java.util.concurrent.CompletableFuture<AppendResult>> appends = new ArrayList<>();
+      for (int i = 0; i < Math.min(inFlight, total - acked.size()); i++) {
+        String value = "v" + (acked.size() + i) + "-r" + round;
+        values.add(value);
+        appends.add(log.append(List.of(STREAM), value.getBytes(StandardCharsets.UTF_8)));
+      }
+      boolean failed = false;
+      for (int i = 0; i < appends.size(); i++) {
+        try {
+          AppendResult r = appends.get(i).get(10, TimeUnit.SECONDS);
+          acked.add(new Acked(values.get(i), r.globalAddress(), r.streamAddresses().get(STREAM)));
+        } catch (Exception e) {
+          failed = true;
+        }
+      }
+      if (failed) {
+        appendUntil(c, acked, total);
+      }
+    }
+  }
+
   /** A running node (asked of the nodes, not of ZooKeeper, which may be down). */
   private static Endpoint anyLive(ZkCluster c) {
     return c.endpoints().stream()

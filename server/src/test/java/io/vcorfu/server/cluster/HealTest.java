@@ -1,5 +1,6 @@
 package io.vcorfu.server.cluster;
 
+import static io.vcorfu.server.cluster.FailoverTest.appendConcurrently;
 import static io.vcorfu.server.cluster.FailoverTest.appendUntil;
 import static io.vcorfu.server.cluster.FailoverTest.assertEveryAckedReadable;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -123,7 +124,8 @@ class HealTest {
         RpcClient rpc = c.transport().newClient(ClientOptions.defaults())) {
       c.awaitLayout("epoch 2", x -> x.epoch() >= 2);
       List<Acked> acked = new ArrayList<>();
-      appendUntil(c, acked, 2_500); // three pages of the stream: the copy is slow for a while
+      appendConcurrently(
+          c, acked, 2_500, 32); // three pages of the stream: the copy is slow a while
       Endpoint sequencer = c.agreed().value().sequencer();
       List<Endpoint> others = c.endpoints().stream().filter(e -> !e.equals(sequencer)).toList();
       Endpoint rebuilding = others.get(0);
@@ -169,7 +171,7 @@ class HealTest {
         RpcClient rpc = c.transport().newClient(ClientOptions.defaults())) {
       c.awaitLayout("epoch 2", x -> x.epoch() >= 2);
       List<Acked> acked = new ArrayList<>();
-      appendUntil(c, acked, 2_500);
+      appendConcurrently(c, acked, 2_500, 32);
       Endpoint rebuilding =
           c.endpoints().stream()
               .filter(e -> !e.equals(c.agreed().value().sequencer()))
@@ -237,8 +239,14 @@ class HealTest {
       c.awaitLayout("epoch 2", x -> x.epoch() >= 2);
       ClusterStreamLog log = c.client(c.endpoints().get(0));
       byte[] value = new byte[4096];
-      for (int i = 0; i < 1_500; i++) {
-        log.append(List.of(StreamId.of("paced-" + (i % 8))), value).get(10, TimeUnit.SECONDS);
+      for (int i = 0; i < 1_500; i += 30) {
+        List<java.util.concurrent.CompletableFuture<?>> appends = new ArrayList<>();
+        for (int j = i; j < i + 30; j++) {
+          appends.add(log.append(List.of(StreamId.of("paced-" + (j % 8))), value));
+        }
+        for (var a : appends) {
+          a.get(10, TimeUnit.SECONDS);
+        }
       }
       NodeCalls calls = new NodeCalls(rpc);
       assertThat(calls.ping(c.endpoints().get(0)).get(5, TimeUnit.SECONDS).getForegroundWrites())
