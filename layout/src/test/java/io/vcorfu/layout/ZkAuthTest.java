@@ -8,7 +8,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.CompletionException;
 import org.apache.curator.test.TestingServer;
 import org.apache.zookeeper.ZooDefs;
 import org.apache.zookeeper.data.ACL;
@@ -41,15 +40,6 @@ class ZkAuthTest {
     zookeeper.close();
   }
 
-  private static Throwable failureOf(java.util.concurrent.CompletableFuture<?> f) {
-    try {
-      f.join();
-    } catch (CompletionException e) {
-      return e.getCause();
-    }
-    throw new AssertionError("expected the call to fail, but it returned " + f.join());
-  }
-
   @Test
   void onlyTheClustersIdentityReadsOrChangesItsLayout() throws Exception {
     ZkAuth cluster = new ZkAuth("vcorfu", "s3cret");
@@ -70,12 +60,12 @@ class ZkAuthTest {
     for (ZkAuth other : new ZkAuth[] {null, new ZkAuth("vcorfu", "guess")}) {
       try (ZkLayoutStore stranger =
           ZkLayoutStore.connect(zookeeper.getConnectString(), "guarded", SESSION, other)) {
-        assertThat(failureOf(stranger.get()))
+        assertThat(ZkLayoutStoreTest.failureOf(stranger.get()))
             .as("read as %s", other)
             .isInstanceOf(LayoutException.class)
             .hasMessageContaining("--zookeeper-auth")
             .hasMessageNotContaining("s3cret");
-        assertThat(failureOf(stranger.compareAndSet(0, first.withEpoch(2))))
+        assertThat(ZkLayoutStoreTest.failureOf(stranger.compareAndSet(0, first.withEpoch(2))))
             .as("write as %s", other)
             .isInstanceOf(LayoutException.class)
             .hasMessageContaining("--zookeeper-auth");
