@@ -13,13 +13,10 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.function.Consumer;
 import java.util.regex.Pattern;
 import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.framework.CuratorFrameworkFactory;
-import org.apache.curator.framework.api.ACLProvider;
 import org.apache.curator.framework.api.BackgroundCallback;
 import org.apache.curator.framework.api.CuratorEvent;
 import org.apache.curator.framework.imps.CuratorFrameworkState;
 import org.apache.curator.framework.imps.DefaultACLProvider;
-import org.apache.curator.retry.BoundedExponentialBackoffRetry;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.KeeperException.Code;
@@ -53,9 +50,6 @@ import org.apache.zookeeper.data.ACL;
  */
 public final class ZkLayoutStore implements LayoutStore {
   private static final Pattern CLUSTER_NAME = Pattern.compile("[A-Za-z0-9._-]+");
-  private static final int RETRY_BASE_SLEEP_MS = 100;
-  private static final int RETRY_MAX_SLEEP_MS = 1000;
-  private static final int READ_RETRIES = 3;
 
   private final CuratorFramework client;
 
@@ -143,34 +137,7 @@ public final class ZkLayoutStore implements LayoutStore {
               + sessionTimeout
               + ".");
     }
-    CuratorFrameworkFactory.Builder builder =
-        CuratorFrameworkFactory.builder()
-            .connectString(connectString)
-            .sessionTimeoutMs((int) ms)
-            .connectionTimeoutMs((int) ms)
-            .retryPolicy(
-                new BoundedExponentialBackoffRetry(
-                    RETRY_BASE_SLEEP_MS, RETRY_MAX_SLEEP_MS, READ_RETRIES));
-    if (auth != null) {
-      List<ACL> acl = auth.acl();
-      builder
-          .authorization("digest", auth.credentials())
-          .aclProvider(
-              new ACLProvider() {
-                @Override
-                public List<ACL> getDefaultAcl() {
-                  return acl;
-                }
-
-                @Override
-                public List<ACL> getAclForPath(String path) {
-                  return acl;
-                }
-              });
-    }
-    CuratorFramework client = builder.build();
-    client.getConnectionStateListenable().addListener(new ZkConnectionReport(connectString));
-    client.start();
+    CuratorFramework client = ZkClients.start(connectString, (int) ms, auth);
     return new ZkLayoutStore(
         client,
         cluster,

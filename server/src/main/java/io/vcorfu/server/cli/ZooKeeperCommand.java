@@ -94,8 +94,7 @@ final class ZooKeeperCommand implements Callable<Integer> {
     main.start();
     // SIGTERM and SIGINT stop ZooKeeper cleanly and the process exits 0, as a node does.
     for (String signal : java.util.List.of("TERM", "INT")) {
-      ServerCommand.onSignal(
-          signal, () -> new Thread(server::close, "vcorfu-zookeeper-stop").start());
+      Signals.on(signal, () -> new Thread(server::close, "vcorfu-zookeeper-stop").start());
     }
     long deadline = System.nanoTime() + 60_000_000_000L;
     while (!listening()) {
