@@ -87,7 +87,7 @@ public final class Transactions {
    */
   public long end() {
     TxContext tx = requireOpen("TXEnd");
-    if (tx.depth > 1) {
+    if (tx.depth() > 1) {
       tx.endLevel();
       return -1;
     }
@@ -149,7 +149,7 @@ public final class Transactions {
    */
   public void abort() {
     TxContext tx = requireOpen("TXAbort");
-    if (tx.depth > 1) {
+    if (tx.depth() > 1) {
       tx.abortLevel();
       return;
     }
@@ -202,7 +202,7 @@ public final class Transactions {
     TxContext open = current.get();
     if (open != null) {
       open.beginLevel();
-      int level = open.depth;
+      int level = open.depth();
       try {
         T value = call(body);
         closeLevels(open, level, false);
@@ -242,7 +242,7 @@ public final class Transactions {
     if (current.get() != tx) {
       return;
     }
-    while (tx.depth >= level && tx.depth > 1) {
+    while (tx.depth() >= level && tx.depth() > 1) {
       if (abort) {
         tx.abortLevel();
       } else {

@@ -62,7 +62,6 @@ public final class TxContext {
    */
   final long snapshotEpoch;
 
-  int depth = 1;
   boolean readOnly;
   private final Set<Key> readSet = new LinkedHashSet<>();
   private final Set<Key> writeSet = new LinkedHashSet<>();
@@ -95,16 +94,19 @@ public final class TxContext {
     return !writes.isEmpty();
   }
 
+  /** How many levels are open: 1 for the outermost alone. */
+  int depth() {
+    return levels.size() + 1;
+  }
+
   /** Opens an inner level. */
   void beginLevel() {
     levels.add(new int[] {writes.size(), addedInLevels.size()});
-    depth++;
   }
 
   /** Ends the innermost level: its writes become the writes of the level around it. */
   void endLevel() {
     levels.remove(levels.size() - 1);
-    depth--;
     if (levels.isEmpty()) {
       addedInLevels.clear();
     }
@@ -113,7 +115,6 @@ public final class TxContext {
   /** Aborts the innermost level: drops its writes; the level around it goes on. */
   void abortLevel() {
     int[] mark = levels.remove(levels.size() - 1);
-    depth--;
     List<Pending> dropped = writes.subList(mark[0], writes.size());
     for (Pending p : dropped) {
       if (p.view() != null) {
