@@ -58,6 +58,13 @@ public class TestRuntimes implements AutoCloseable, AfterEachCallback {
     return logs.newLog();
   }
 
+  /** The log's global tail now, asked by a client of its own. */
+  public long globalTail() {
+    try (StreamLog probe = newLog()) {
+      return probe.tails(List.of()).join().globalTail();
+    }
+  }
+
   @Override
   public void afterEach(ExtensionContext context) {
     close();

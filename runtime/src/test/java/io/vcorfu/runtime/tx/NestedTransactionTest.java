@@ -3,13 +3,11 @@ package io.vcorfu.runtime.tx;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.vcorfu.client.StreamLog;
 import io.vcorfu.runtime.TransactionAbortedException;
 import io.vcorfu.runtime.VCorfuRuntime;
 import io.vcorfu.runtime.example.Counter;
 import io.vcorfu.runtime.example.Inventory;
 import io.vcorfu.runtime.testing.TestRuntimes;
-import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -25,20 +23,11 @@ class NestedTransactionTest {
     return runtimes.runtime();
   }
 
-  private long globalTail() {
-    StreamLog probe = runtimes.newLog();
-    try {
-      return probe.tails(List.of()).join().globalTail();
-    } finally {
-      probe.close();
-    }
-  }
-
   @Test
   void anInnerLevelsWritesJoinTheOuterOnesAndOnlyTheOutermostCommits() {
     VCorfuRuntime rt = runtime();
     Counter c = rt.objects().open("nested", Counter.class);
-    long opened = globalTail(); // the name's registration
+    long opened = runtimes.globalTail(); // the name's registration
     rt.TXBegin();
     long outerSnapshotRead = c.get();
     c.add(1);
@@ -46,7 +35,7 @@ class NestedTransactionTest {
     c.add(2);
     assertThat(c.get()).isEqualTo(outerSnapshotRead + 3);
     assertThat(rt.TXEnd()).isEqualTo(-1);
-    assertThat(globalTail()).isEqualTo(opened);
+    assertThat(runtimes.globalTail()).isEqualTo(opened);
     assertThat(rt.inTransaction()).isTrue();
     long commit = rt.TXEnd();
     assertThat(commit).isEqualTo(opened + 1);
@@ -59,7 +48,7 @@ class NestedTransactionTest {
     Counter c = rt.objects().open("inner-abort", Counter.class);
     Inventory inv = rt.objects().open("inner-abort-stock", Inventory.class);
     c.add(3);
-    long before = globalTail();
+    long before = runtimes.globalTail();
 
     rt.TXBegin();
     c.add(10);
@@ -94,13 +83,13 @@ class NestedTransactionTest {
     VCorfuRuntime rt = runtime();
     Counter c = rt.objects().open("inner-only", Counter.class);
     c.add(1);
-    long before = globalTail();
+    long before = runtimes.globalTail();
     rt.TXBegin();
     rt.TXBegin();
     c.add(5);
     rt.TXAbort();
     assertThat(rt.TXEnd()).as("nothing to commit: the snapshot").isEqualTo(before);
-    assertThat(globalTail()).isEqualTo(before);
+    assertThat(runtimes.globalTail()).isEqualTo(before);
     assertThat(c.get()).isEqualTo(1);
   }
 
@@ -149,12 +138,12 @@ class NestedTransactionTest {
   void aTransactionBodyInsideATransactionIsALevelThatAnExceptionRollsBack() {
     VCorfuRuntime rt = runtime();
     Counter c = rt.objects().open("body-level", Counter.class);
-    long before = globalTail();
+    long before = runtimes.globalTail();
     rt.TXBegin();
     c.add(1);
     rt.transaction(() -> c.add(5));
     assertThat(rt.inTransaction()).isTrue();
-    assertThat(globalTail()).as("joined, not committed on its own").isEqualTo(before);
+    assertThat(runtimes.globalTail()).as("joined, not committed on its own").isEqualTo(before);
     assertThatThrownBy(
             () ->
                 rt.transaction(

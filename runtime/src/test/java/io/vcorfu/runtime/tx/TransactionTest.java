@@ -23,7 +23,6 @@ import io.vcorfu.runtime.testing.CountingStreamLog;
 import io.vcorfu.runtime.testing.ForwardingStreamLog;
 import io.vcorfu.runtime.testing.TestRuntimes;
 import java.util.Collection;
-import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.FutureTask;
 import java.util.concurrent.TimeUnit;
@@ -45,21 +44,12 @@ class TransactionTest {
     task.get(30, TimeUnit.SECONDS);
   }
 
-  private long globalTail() {
-    StreamLog probe = runtimes.newLog();
-    try {
-      return probe.tails(List.of()).join().globalTail();
-    } finally {
-      probe.close();
-    }
-  }
-
   @Test
   void readsSeeTheTransactionsOwnWritesAndNothingReachesTheLogBeforeCommit() {
     VCorfuRuntime rt = runtime();
     Counter c = rt.objects().open("row", Counter.class);
     c.add(10);
-    long before = globalTail();
+    long before = runtimes.globalTail();
 
     rt.TXBegin();
     c.add(5);
@@ -67,7 +57,7 @@ class TransactionTest {
     assertThat(c.addAndGet(1)).isEqualTo(16);
     c.add(4);
     assertThat(c.get()).isEqualTo(20);
-    assertThat(globalTail()).isEqualTo(before);
+    assertThat(runtimes.globalTail()).isEqualTo(before);
     long commit = rt.TXEnd();
 
     assertThat(commit).isEqualTo(before + 1);
@@ -87,7 +77,7 @@ class TransactionTest {
                   b.deposit(70);
                   return rt.inTransaction();
                 })
-            ? globalTail()
+            ? runtimes.globalTail()
             : -1;
 
     StreamLog reader = runtimes.newLog();
@@ -114,7 +104,7 @@ class TransactionTest {
     long end = rt.TXEnd();
     assertThat(log.total()).isEqualTo(requests);
     assertThat(log.conditionalAppends.get()).isZero();
-    assertThat(end).isEqualTo(globalTail());
+    assertThat(end).isEqualTo(runtimes.globalTail());
   }
 
   @Test
@@ -128,7 +118,7 @@ class TransactionTest {
     rt.TXBegin();
     long seen = c.get();
     c2.add(100);
-    long conflictAt = globalTail();
+    long conflictAt = runtimes.globalTail();
     c.add(seen * 2);
     assertThatThrownBy(rt::TXEnd)
         .isInstanceOfSatisfying(
@@ -140,7 +130,7 @@ class TransactionTest {
               assertThat(e.conflictKey()).isEmpty();
               assertThat(e.getCause()).isInstanceOf(TokenRefusedException.class);
             });
-    assertThat(globalTail()).isEqualTo(conflictAt);
+    assertThat(runtimes.globalTail()).isEqualTo(conflictAt);
     assertThat(rt.inTransaction()).isFalse();
     assertThat(c.get()).isEqualTo(101);
   }
@@ -202,7 +192,7 @@ class TransactionTest {
         .hasMessageContaining("TXBegin");
 
     Counter c = rt.objects().open("left-open", Counter.class);
-    long opened = globalTail(); // the name's registration
+    long opened = runtimes.globalTail(); // the name's registration
     Thread t =
         new Thread(
             () -> {
@@ -217,7 +207,7 @@ class TransactionTest {
         .isInstanceOf(TransactionStateException.class)
         .hasMessageContaining("forgetful-writer")
         .hasMessageContaining("ended with a transaction open");
-    assertThat(globalTail()).isEqualTo(opened);
+    assertThat(runtimes.globalTail()).isEqualTo(opened);
   }
 
   @Test
@@ -350,7 +340,7 @@ class TransactionTest {
   void transactionsArePerThread() throws Exception {
     VCorfuRuntime rt = runtime();
     Counter c = rt.objects().open("per-thread", Counter.class);
-    long opened = globalTail(); // the name's registration
+    long opened = runtimes.globalTail(); // the name's registration
     rt.TXBegin();
     c.add(1);
     onAnotherThread(
@@ -359,7 +349,7 @@ class TransactionTest {
           c.add(100);
         });
     // The other thread's write went straight to the log; this thread's is still buffered.
-    assertThat(globalTail()).isEqualTo(opened + 1);
+    assertThat(runtimes.globalTail()).isEqualTo(opened + 1);
     assertThat(rt.TXEnd()).isEqualTo(opened + 2);
     assertThat(c.get()).isEqualTo(101);
   }

@@ -75,30 +75,6 @@ public record ClusterConfig(
     }
   }
 
-  /** A configuration without a ZooKeeper identity (the cluster's znodes open to any client). */
-  public ClusterConfig(
-      String zookeeper,
-      String name,
-      Duration layoutLease,
-      Duration probeInterval,
-      Duration failureTimeout,
-      Duration sessionTimeout,
-      long rebuildBytesPerSecond,
-      Duration rebuildForegroundP99,
-      Duration memberHealDelay) {
-    this(
-        zookeeper,
-        name,
-        layoutLease,
-        probeInterval,
-        failureTimeout,
-        sessionTimeout,
-        rebuildBytesPerSecond,
-        rebuildForegroundP99,
-        memberHealDelay,
-        null);
-  }
-
   /** The same as the cluster's ZooKeeper identity {@code auth} (null: none; see {@link ZkAuth}). */
   public ClusterConfig withZookeeperAuth(ZkAuth auth) {
     return new ClusterConfig(

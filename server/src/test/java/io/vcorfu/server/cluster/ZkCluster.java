@@ -267,7 +267,8 @@ final class ZkCluster implements AutoCloseable {
               config.sessionTimeout(),
               config.rebuildBytesPerSecond(),
               config.rebuildForegroundP99(),
-              config.memberHealDelay());
+              config.memberHealDelay(),
+              config.zookeeperAuth());
     }
     NodeConfig cfg =
         NodeConfig.durable(e, tmp.resolve(e.host()))
