@@ -55,11 +55,15 @@ public final class ClusterStreamLog implements StreamLog {
   /** Abandons requests the layout moved past (null when the options turn it off). */
   private final LayoutWatch watch;
 
+  /** The longest a held tail request waits: half the request timeout. */
+  private final long longestHeldTailMs;
+
   /** A transport this log created for itself and closes with itself, or null. */
   private volatile Transport ownedTransport;
 
   private ClusterStreamLog(RpcClient client, LayoutCache layout, StreamLogOptions options) {
     this.client = client;
+    this.longestHeldTailMs = options.rpc().requestTimeout().toMillis() / 2;
     StreamId clientId = StreamId.of(UUID.randomUUID().toString());
     EpochRpc rpc = new EpochRpc(client, layout, clientId);
     if (!options.layoutCheckAfter().isZero()) {
@@ -323,6 +327,29 @@ public final class ClusterStreamLog implements StreamLog {
   @Override
   public CompletableFuture<Tails> tails(Collection<StreamId> streams) {
     return failover.idempotent(() -> tails.tails(streams));
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>The sequencer holds the request (never a read lease's memory), for {@code wait} but at most
+   * half the request timeout; the request rides through layout changes like {@link #tails}.
+   */
+  @Override
+  public CompletableFuture<Tails> tailsPast(List<StreamId> streams, long[] marks, Duration wait) {
+    if (marks.length != streams.size() || streams.isEmpty()) {
+      throw new IllegalArgumentException(
+          "one mark per stream, at least one: "
+              + streams.size()
+              + " streams, "
+              + marks.length
+              + " marks");
+    }
+    List<StreamId> asked = List.copyOf(streams);
+    long[] copy = marks.clone();
+    int waitMs = (int) Math.max(0, Math.min(wait.toMillis(), longestHeldTailMs));
+    return failover.idempotent(
+        () -> ops.tailPast(asked, copy, waitMs).thenApply(r -> Messages.tails(asked, r)));
   }
 
   /** Whether this client holds a usable read lease now (for tests and diagnostics). */

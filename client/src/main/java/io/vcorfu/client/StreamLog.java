@@ -2,6 +2,7 @@ package io.vcorfu.client;
 
 import io.vcorfu.protocol.NotServingException;
 import io.vcorfu.protocol.StreamId;
+import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -78,6 +79,22 @@ public interface StreamLog extends AutoCloseable {
    * issued stream address and the global address of that stream's last entry.
    */
   CompletableFuture<Tails> tails(Collection<StreamId> streams);
+
+  /**
+   * The tails of {@code streams} once some stream's tail is past its mark ({@code marks}, one per
+   * stream, in order), or after about {@code wait} with the tails then (maybe unchanged); at once
+   * when one is past already. A log over a cluster has the sequencer hold the request, so the
+   * answer comes as the token that passes a mark is issued (what {@link StreamWatch} waits on).
+   * This default asks {@link #tails} every 10 ms.
+   */
+  default CompletableFuture<Tails> tailsPast(List<StreamId> streams, long[] marks, Duration wait) {
+    if (marks.length != streams.size()) {
+      throw new IllegalArgumentException(
+          "one mark per stream: " + streams.size() + " streams, " + marks.length + " marks");
+    }
+    long deadline = System.nanoTime() + wait.toNanos();
+    return Waits.tailsPast(this, streams, marks, deadline);
+  }
 
   /**
    * The epoch of the sequencer this log talks to, as far as the log knows now (0 for a log without

@@ -183,6 +183,28 @@ public final class CSMRMap<K, V> extends AbstractMap<K, V> implements SnapshotMa
     }
   }
 
+  /**
+   * The changes committed to this map at global address {@code from} or later, as they commit: one
+   * {@link MapUpdate} per log entry that changed it, in log order, each once, with back-pressure,
+   * resumable from any address and riding through failovers (see {@link VCorfuRuntime#watch}).
+   */
+  public java.util.concurrent.Flow.Publisher<MapUpdate<K, V>> watch(long from) {
+    return io.vcorfu.client.Publishers.mapping(rt.watch(bucketStreams(), from), MapUpdate::of);
+  }
+
+  /** Like {@link #watch(long)}, from what commits after each subscription. */
+  public java.util.concurrent.Flow.Publisher<MapUpdate<K, V>> watchFromNow() {
+    return io.vcorfu.client.Publishers.mapping(rt.watchFromNow(bucketStreams()), MapUpdate::of);
+  }
+
+  private List<StreamId> bucketStreams() {
+    List<StreamId> ids = new java.util.ArrayList<>(bucketCount);
+    for (int i = 0; i < bucketCount; i++) {
+      ids.add(StreamId.of(bucketStreamName(name, i)));
+    }
+    return ids;
+  }
+
   /** The stream name of bucket {@code index} of the map called {@code name}. */
   public static String bucketStreamName(String name, int index) {
     return name + "/bucket-" + index;

@@ -5,6 +5,7 @@ import io.vcorfu.client.DirectoryEntry;
 import io.vcorfu.client.NameDirectory;
 import io.vcorfu.client.StreamLog;
 import io.vcorfu.client.StreamLogOptions;
+import io.vcorfu.client.StreamWatch;
 import io.vcorfu.protocol.Endpoint;
 import io.vcorfu.protocol.StreamId;
 import io.vcorfu.runtime.checkpoint.Checkpoints;
@@ -60,6 +61,28 @@ public final class VCorfuRuntime implements AutoCloseable {
     // nothing, and objects may have their own retention.
     this.checkpoints =
         new io.vcorfu.runtime.checkpoint.AutoCheckpoints(core, directory, options.retention());
+  }
+
+  /**
+   * The updates committed to the objects of {@code streams} at global address {@code from} or
+   * later, as they commit: one {@link ObjectUpdates} per log entry that changed them, in log order,
+   * each once, arguments decoded with this runtime's serializer. Pushed by the sequencer, resumable
+   * from any address, with back-pressure, riding through failovers; see {@link StreamWatch} for
+   * what is guaranteed. Updates trimmed away (below the objects' retention) end the watch with a
+   * {@link io.vcorfu.protocol.TrimmedException}, never skipped silently.
+   */
+  public java.util.concurrent.Flow.Publisher<ObjectUpdates> watch(
+      java.util.Collection<StreamId> streams, long from) {
+    core.checkOpen();
+    return ObjectUpdates.of(
+        StreamWatch.fromGlobal(core.log(), streams, from), core.options().serializer());
+  }
+
+  /** Like {@link #watch(java.util.Collection, long)}, from what commits after each subscription. */
+  public java.util.concurrent.Flow.Publisher<ObjectUpdates> watchFromNow(
+      java.util.Collection<StreamId> streams) {
+    core.checkOpen();
+    return ObjectUpdates.of(StreamWatch.fromNow(core.log(), streams), core.options().serializer());
   }
 
   /**

@@ -204,6 +204,13 @@ public final class Sequencer {
   }
 
   /** The global tail and, per requested stream, its last stream address and last global address. */
+  /** The last stream address issued in {@code stream} (-1 when none). */
+  public long streamTail(StreamId stream) {
+    checkServing();
+    StreamIssuance s = streams.get(stream);
+    return s == null ? -1 : s.tail;
+  }
+
   public TailResponse tails(TailRequest request) {
     checkServing();
     TailResponse.Builder out = TailResponse.newBuilder().setGlobalTail(globalTail);

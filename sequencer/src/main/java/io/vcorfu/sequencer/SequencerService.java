@@ -1,5 +1,6 @@
 package io.vcorfu.sequencer;
 
+import io.vcorfu.protocol.BadRequestException;
 import io.vcorfu.protocol.NotServingException;
 import io.vcorfu.protocol.PackedTokens;
 import io.vcorfu.protocol.StreamId;
@@ -13,6 +14,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Function;
@@ -62,6 +64,8 @@ public final class SequencerService implements AutoCloseable {
   private final Thread drainer;
   private volatile boolean sleeping;
   private volatile boolean closed;
+  // Tail requests held until a stream moves (confined like the sequencer; see TailWaits).
+  private final TailWaits waits = new TailWaits();
   // Called with every token response, in issue order (see onIssued).
   private volatile IssueListener issuedListener = (last, tokens) -> {};
 
@@ -110,17 +114,24 @@ public final class SequencerService implements AutoCloseable {
             if (last >= 0) {
               issuedListener.issued(
                   last, () -> PackedTokens.tokens(request.getPacked(), r.getPacked()));
+              waits.issued(s);
             }
             return r;
           });
     }
     if (request.getBatchCount() > 0) {
-      return submit(s -> s.issueBatch(request, this::tell));
+      return submit(
+          s -> {
+            TokenResponse r = s.issueBatch(request, this::tell);
+            waits.issued(s);
+            return r;
+          });
     }
     return submit(
         s -> {
           TokenResponse r = s.issue(request);
           tell(r);
+          waits.issued(s);
           return r;
         });
   }
@@ -140,9 +151,54 @@ public final class SequencerService implements AutoCloseable {
     this.issuedListener = Objects.requireNonNull(listener, "listener");
   }
 
-  /** Reads the tails (see {@link Sequencer#tails}). */
+  /**
+   * Reads the tails (see {@link Sequencer#tails}). A request with marks ({@code past_stream_tails},
+   * one per stream) is held until some requested stream's tail passes its mark or {@code wait_ms}
+   * (at most {@value TailWaits#MAX_WAIT_MS} ms) runs out, and then answered with the tails of that
+   * moment (see {@link TailWaits}).
+   */
   public CompletableFuture<TailResponse> tail(TailRequest request) {
-    return submit(s -> s.tails(request));
+    if (request.getPastStreamTailsCount() == 0) {
+      return submit(s -> s.tails(request));
+    }
+    if (request.getPastStreamTailsCount() != request.getStreamsCount()) {
+      return CompletableFuture.failedFuture(
+          new BadRequestException(
+              "a held tail request gives one mark per stream: "
+                  + request.getStreamsCount()
+                  + " streams, "
+                  + request.getPastStreamTailsCount()
+                  + " marks"));
+    }
+    TailWaits.Held h = new TailWaits.Held(request);
+    long waitMs = Math.min(Integer.toUnsignedLong(request.getWaitMs()), TailWaits.MAX_WAIT_MS);
+    submit(s -> waits.holdUnlessPassed(h, s))
+        .whenComplete(
+            (held, error) -> {
+              if (error != null) {
+                h.answer.completeExceptionally(error);
+              } else if (held) {
+                CompletableFuture.delayedExecutor(waitMs, TimeUnit.MILLISECONDS)
+                    .execute(() -> expire(h));
+              }
+              waits.completeDue();
+            });
+    return h.answer;
+  }
+
+  private void expire(TailWaits.Held h) {
+    submit(
+            s -> {
+              waits.expire(h, s);
+              return null;
+            })
+        .whenComplete(
+            (v, error) -> {
+              if (error != null) {
+                h.answer.completeExceptionally(error);
+              }
+              waits.completeDue();
+            });
   }
 
   /** Every stream's tail as the sequencer knows it (see {@link Sequencer#streamTails}). */
@@ -156,6 +212,7 @@ public final class SequencerService implements AutoCloseable {
     return submit(
         s -> {
           s.bootstrap(globalTail, copy);
+          waits.issued(s);
           return null;
         });
   }
@@ -167,6 +224,7 @@ public final class SequencerService implements AutoCloseable {
     return submit(
         s -> {
           s.bootstrap(epoch, globalTail, copy);
+          waits.issued(s);
           return null;
         });
   }
@@ -192,23 +250,34 @@ public final class SequencerService implements AutoCloseable {
     if (closed) {
       return;
     }
+    if (drainer == null) {
+      lock.lock();
+      try {
+        closed = true;
+        waits.failAll(closedError());
+      } finally {
+        lock.unlock();
+      }
+      waits.completeDue();
+      return;
+    }
     closed = true;
-    if (drainer != null) {
-      LockSupport.unpark(drainer);
-      boolean interrupted = false;
-      while (drainer.isAlive()) {
-        try {
-          drainer.join();
-        } catch (InterruptedException e) {
-          interrupted = true;
-        }
+    LockSupport.unpark(drainer);
+    boolean interrupted = false;
+    while (drainer.isAlive()) {
+      try {
+        drainer.join();
+      } catch (InterruptedException e) {
+        interrupted = true;
       }
-      for (Op<?> op; (op = queue.poll()) != null; ) {
-        op.future.completeExceptionally(closedError());
-      }
-      if (interrupted) {
-        Thread.currentThread().interrupt();
-      }
+    }
+    for (Op<?> op; (op = queue.poll()) != null; ) {
+      op.future.completeExceptionally(closedError());
+    }
+    waits.failAll(closedError());
+    waits.completeDue();
+    if (interrupted) {
+      Thread.currentThread().interrupt();
     }
   }
 
@@ -229,6 +298,7 @@ public final class SequencerService implements AutoCloseable {
         return CompletableFuture.failedFuture(e);
       } finally {
         lock.unlock();
+        waits.completeDue();
       }
       return CompletableFuture.completedFuture(result);
     }
@@ -257,6 +327,7 @@ public final class SequencerService implements AutoCloseable {
             : "sequencer state touched outside its drainer thread";
         op.run(sequencer);
       } while (++n < BATCH && (op = queue.poll()) != null);
+      waits.completeDue();
     }
   }
 

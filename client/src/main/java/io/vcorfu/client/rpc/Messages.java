@@ -6,6 +6,7 @@ import io.vcorfu.client.ConflictKey;
 import io.vcorfu.client.GlobalEntry;
 import io.vcorfu.client.IssueCondition;
 import io.vcorfu.client.StreamEntry;
+import io.vcorfu.client.Tails;
 import io.vcorfu.client.ViewCall;
 import io.vcorfu.client.ViewCallResult;
 import io.vcorfu.protocol.StreamId;
@@ -99,6 +100,26 @@ public final class Messages {
    * Decided global addresses as read from the log replicas; fails with {@link
    * io.vcorfu.protocol.DataLossException} at an address whose entry was lost with its log chain.
    */
+  /** The tails of {@code streams} in the sequencer's answer to a request for them, in order. */
+  public static Tails tails(List<StreamId> streams, io.vcorfu.protocol.proto.TailResponse r) {
+    if (r.getStreamTailsCount() != streams.size()
+        || r.getStreamLastGlobalCount() != streams.size()) {
+      throw new io.vcorfu.protocol.ServerErrorException(
+          "the sequencer answered a tail request for "
+              + streams.size()
+              + " streams with "
+              + r.getStreamTailsCount()
+              + " stream tails");
+    }
+    Map<StreamId, Long> tails = new LinkedHashMap<>();
+    Map<StreamId, Long> lastGlobal = new LinkedHashMap<>();
+    for (int i = 0; i < streams.size(); i++) {
+      tails.put(streams.get(i), r.getStreamTails(i));
+      lastGlobal.put(streams.get(i), r.getStreamLastGlobal(i));
+    }
+    return new Tails(r.getGlobalTail(), tails, lastGlobal);
+  }
+
   public static List<GlobalEntry> globalEntries(List<ReadResult> results) {
     List<GlobalEntry> out = new ArrayList<>(results.size());
     for (ReadResult r : results) {

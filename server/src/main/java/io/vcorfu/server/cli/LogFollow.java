@@ -1,7 +1,7 @@
 package io.vcorfu.server.cli;
 
 import io.vcorfu.client.ClusterStreamLog;
-import io.vcorfu.client.StreamEntry;
+import io.vcorfu.client.StreamWatch;
 import io.vcorfu.protocol.StreamId;
 import io.vcorfu.protocol.TrimmedException;
 import java.io.PrintWriter;
@@ -16,11 +16,10 @@ import picocli.CommandLine.Option;
  * starts after the stream's tail when it starts (only what is appended from then on); with it, at
  * that address (what is already there first). A stream never written yet is waited for.
  *
- * <p>It asks the sequencer for the stream's tail, every 10 ms while entries keep coming and less
- * often when they do not (up to every 200 ms), and reads each new range from the replicas, so an
- * entry is printed once it is committed, once, in stream order. It rides through failovers as every
- * client does; a stream trimmed past the next address is followed from its trim mark, with a note
- * on standard error.
+ * <p>It follows a {@link StreamWatch}: the sequencer holds its request until the stream moves, so
+ * an entry is printed as soon as it commits, once, in stream order, with no polling. It rides
+ * through failovers as every client does; a stream trimmed past the next address is followed from
+ * its trim mark, with a note on standard error.
  */
 @Command(
     name = "follow",
@@ -30,11 +29,6 @@ import picocli.CommandLine.Option;
             + " flushed at once) until interrupted: from its tail on, or from --from. --count N"
             + " ends after N entries.")
 final class LogFollow extends LogCommands.LogCommand {
-  /** The shortest and longest wait between two looks at the stream's tail. */
-  static final long MIN_WAIT_MS = 10;
-
-  static final long MAX_WAIT_MS = 200;
-
   @Option(names = "--stream", required = true, description = "Stream name.")
   String stream;
 
@@ -61,42 +55,27 @@ final class LogFollow extends LogCommands.LogCommand {
   @Override
   int run(ClusterStreamLog log, PrintWriter out) throws Exception {
     StreamId id = StreamId.of(stream);
-    long next = from != null ? from : tail(log, id) + 1;
-    long printed = 0;
-    long wait = MIN_WAIT_MS;
-    while (count == null || printed < count) {
-      long tail = tail(log, id);
-      if (tail < next) {
-        Thread.sleep(wait);
-        wait = Math.min(MAX_WAIT_MS, wait * 2);
-        continue;
-      }
-      wait = MIN_WAIT_MS;
-      long end = Math.min(tail, next + 4095);
-      List<StreamEntry> page;
+    long[] printed = {0};
+    long[] next = {from != null ? from : 0};
+    StreamWatch watch =
+        from != null
+            ? StreamWatch.fromStreamAddress(log, id, from)
+            : StreamWatch.fromNow(log, List.of(id));
+    while (true) {
       try {
-        page = connection.await(log.readStream(id, next, end), "the read");
+        Following.follow(
+            watch,
+            e -> {
+              LogCommands.printEntry(out, output.json(), e);
+              out.flush();
+              next[0] = e.streamAddress() + 1;
+              return count == null || ++printed[0] < count;
+            });
+        return 0;
       } catch (TrimmedException t) {
-        next = pastTrim(t, stream, next, "following");
-        continue;
+        long resume = pastTrim(t, stream, next[0], "following");
+        watch = StreamWatch.fromStreamAddress(log, id, resume);
       }
-      for (StreamEntry e : page) {
-        if (!e.isHole()) {
-          LogCommands.printEntry(out, output.json(), e);
-          printed++;
-          if (count != null && printed >= count) {
-            break;
-          }
-        }
-      }
-      out.flush();
-      next = end + 1;
     }
-    return 0;
-  }
-
-  /** The stream's tail (its last address), -1 while it was never written. */
-  private long tail(ClusterStreamLog log, StreamId id) throws Exception {
-    return connection.await(log.tails(List.of(id)), "reading the tail").streamTails().get(id);
   }
 }

@@ -3,6 +3,7 @@ package io.vcorfu.server.cli;
 import io.vcorfu.client.ClusterStreamLog;
 import io.vcorfu.client.StreamEntry;
 import io.vcorfu.collections.CSMRMap;
+import io.vcorfu.collections.MapUpdate;
 import io.vcorfu.collections.SMRMap;
 import io.vcorfu.protocol.StreamId;
 import io.vcorfu.runtime.ObjectOpenException;
@@ -29,7 +30,7 @@ import picocli.CommandLine.Spec;
     mixinStandardHelpOptions = true,
     description =
         "Put, get, remove and scan the keys of a CSMRMap of text keys and values, show every"
-            + " version of a key, and list the maps.")
+            + " version of a key, watch the changes as they commit, and list the maps.")
 final class MapCommands {
   /**
    * The commands under {@code vcorfu map}, in the order its help lists them (added when the command
@@ -42,6 +43,7 @@ final class MapCommands {
           MapCommands.Remove.class,
           MapCommands.Scan.class,
           MapCommands.History.class,
+          MapCommands.Watch.class,
           ListCommands.Maps.class);
 
   /** Buckets of a map created by {@code vcorfu map put} without {@code --buckets}. */
@@ -284,6 +286,90 @@ final class MapCommands {
           out.println(v.address() + " " + (v.value() == null ? "(removed)" : escape(v.value())));
         }
       }
+    }
+  }
+
+  @Command(
+      name = "watch",
+      mixinStandardHelpOptions = true,
+      description =
+          "Print the map's changes as they commit, one line each, flushed at once, until"
+              + " interrupted: GLOBAL_ADDRESS put KEY VALUE, GLOBAL_ADDRESS remove KEY,"
+              + " GLOBAL_ADDRESS update KEY FIELDS or GLOBAL_ADDRESS clear. From what commits after"
+              + " the start, or from global address --from; --count N ends after N changes.")
+  static final class Watch extends MapCommand {
+    @Option(
+        names = "--from",
+        description = "First global address (default: what commits after the start).")
+    Long from;
+
+    @Option(
+        names = "--count",
+        description = "End (exit 0) after printing this many changes (default: run until stopped).")
+    Long count;
+
+    @Override
+    void check() {
+      Flags.notNegative(spec, "--from", from);
+      if (count != null && count < 1) {
+        throw new picocli.CommandLine.ParameterException(
+            spec.commandLine(), "--count must be at least 1, got " + count);
+      }
+    }
+
+    @Override
+    void run(VCorfuRuntime rt, CSMRMap<String, String> m, PrintWriter out) throws Exception {
+      CSMRMap<Object, Object> map = stored(m);
+      long[] printed = {0};
+      Following.follow(
+          from != null ? map.watch(from) : map.watchFromNow(),
+          u -> {
+            for (MapUpdate.Change<Object, Object> c : u.changes()) {
+              out.println(line(u.globalAddress(), c, output.json()));
+              if (count != null && ++printed[0] >= count) {
+                out.flush();
+                return false;
+              }
+            }
+            out.flush();
+            return true;
+          });
+    }
+
+    /** One change as {@code map watch} prints it. */
+    static String line(long global, MapUpdate.Change<Object, Object> c, boolean json) {
+      String op =
+          switch (c.kind()) {
+            case PUT -> "put";
+            case REMOVE -> "remove";
+            case UPDATE_FIELDS -> "update";
+            case CLEAR -> "clear";
+          };
+      if (json) {
+        com.fasterxml.jackson.databind.node.ObjectNode n =
+            Output.mapper().createObjectNode().put("global", global).put("op", op);
+        if (c.key() != null) {
+          n.put("key", text(c.key()));
+        }
+        if (c.value() != null) {
+          typed(n, c.value());
+        }
+        if (c.fields() != null) {
+          n.put("fields", text(c.fields()));
+        }
+        return Output.line(n);
+      }
+      StringBuilder b = new StringBuilder().append(global).append(' ').append(op);
+      if (c.key() != null) {
+        b.append(' ').append(escape(text(c.key())));
+      }
+      if (c.value() != null) {
+        b.append(' ').append(escape(text(c.value())));
+      }
+      if (c.fields() != null) {
+        b.append(' ').append(escape(text(c.fields())));
+      }
+      return b.toString();
     }
   }
 
