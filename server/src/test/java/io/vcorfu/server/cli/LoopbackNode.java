@@ -44,6 +44,14 @@ final class LoopbackNode implements AutoCloseable {
     return CliRun.of(all);
   }
 
+  /** Runs {@code vcorfu map ARGS[0] --endpoint THIS_NODE ARGS[1..]}. */
+  CliRun map(String... args) {
+    List<String> all =
+        new ArrayList<>(List.of("map", args[0], "--endpoint", node.endpoint().toString()));
+    all.addAll(List.of(args).subList(1, args.length));
+    return CliRun.of(all);
+  }
+
   @Override
   public void close() {
     node.close();

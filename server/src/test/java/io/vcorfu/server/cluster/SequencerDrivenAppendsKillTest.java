@@ -3,7 +3,10 @@ package io.vcorfu.server.cluster;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.vcorfu.client.ClusterStreamLog;
+import io.vcorfu.client.StreamEntry;
 import io.vcorfu.client.StreamLogOptions;
+import io.vcorfu.client.StreamWatch;
+import io.vcorfu.client.Tails;
 import io.vcorfu.client.layout.LayoutCache;
 import io.vcorfu.client.rpc.EpochRpc;
 import io.vcorfu.client.rpc.ReplicaClient;
@@ -26,7 +29,11 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Flow;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -77,6 +84,13 @@ class SequencerDrivenAppendsKillTest {
           victimRole.equals("sequencer") ? first.sequencer() : c.otherThan(first.sequencer());
       List<Process> clients = new ArrayList<>();
       List<Path> files = new ArrayList<>();
+      // Watchers in this process, each on a client of its own, subscribed before the first append:
+      // two follow all four streams the clients append to, one only two of them.
+      List<Watcher> watchers =
+          List.of(
+              Watcher.start(c, STREAMS),
+              Watcher.start(c, STREAMS),
+              Watcher.start(c, STREAMS.subList(1, 3)));
       try {
         for (int i = 0; i < CLIENTS; i++) {
           Path file = tmp.resolve("client-" + i + ".txt");
@@ -110,6 +124,11 @@ class SequencerDrivenAppendsKillTest {
         }
       } finally {
         clients.forEach(Process::destroyForcibly);
+      }
+      try {
+        assertWatchersSawEveryCommittedEntryOnceInOrder(c, watchers);
+      } finally {
+        watchers.forEach(Watcher::close);
       }
       Layout full =
           c.awaitLayout(
@@ -171,6 +190,103 @@ class SequencerDrivenAppendsKillTest {
           }
         }
       }
+    }
+  }
+
+  /** The streams {@link AppendClient} appends to. */
+  private static final List<StreamId> STREAMS =
+      List.of(
+          StreamId.of("idempotence-0"),
+          StreamId.of("idempotence-1"),
+          StreamId.of("idempotence-2"),
+          StreamId.of("idempotence-3"));
+
+  /**
+   * Every watcher, through the kill and the failover, delivered exactly the committed data entries
+   * of its streams, read afresh from the whole cluster: each once (an entry in two watched streams
+   * too), in global order, nothing else (nothing uncommitted, no hole).
+   */
+  private static void assertWatchersSawEveryCommittedEntryOnceInOrder(
+      ProcessCluster c, List<Watcher> watchers) throws Exception {
+    try (ClusterStreamLog log =
+        ClusterStreamLog.connect(c.transport(), c.nodes(), StreamLogOptions.defaults())) {
+      for (Watcher w : watchers) {
+        TreeMap<Long, String> committed = new TreeMap<>();
+        Tails t = log.tails(w.streams).get(30, TimeUnit.SECONDS);
+        for (StreamId s : w.streams) {
+          long tail = t.streamTails().get(s);
+          for (long from = 0; from <= tail; from += 500) {
+            for (StreamEntry e :
+                log.readStream(s, from, Math.min(tail, from + 499)).get(60, TimeUnit.SECONDS)) {
+              if (!e.isHole()) {
+                committed.put(e.globalAddress(), new String(e.payload(), StandardCharsets.UTF_8));
+              }
+            }
+          }
+        }
+        Awaitility.await("a watcher of " + w.streams + " at the log's " + committed.size())
+            .atMost(Duration.ofSeconds(60))
+            .pollInterval(Duration.ofMillis(50))
+            .until(() -> w.error.get() != null || w.seen.size() >= committed.size());
+        assertThat(w.error.get()).as("the watch's error").isNull();
+        List<String> seen =
+            w.seen.stream()
+                .map(e -> e.globalAddress() + " " + new String(e.payload(), StandardCharsets.UTF_8))
+                .toList();
+        List<String> expected =
+            committed.entrySet().stream().map(e -> e.getKey() + " " + e.getValue()).toList();
+        assertThat(seen).as("what a watcher of %s saw", w.streams).isEqualTo(expected);
+      }
+    }
+  }
+
+  /** A subscriber of a {@link StreamWatch} from the start of some streams, keeping what it saw. */
+  private static final class Watcher implements Flow.Subscriber<StreamEntry>, AutoCloseable {
+    final List<StreamId> streams;
+    final ClusterStreamLog log;
+    final List<StreamEntry> seen = new CopyOnWriteArrayList<>();
+    final AtomicReference<Throwable> error = new AtomicReference<>();
+    volatile Flow.Subscription subscription;
+
+    private Watcher(List<StreamId> streams, ClusterStreamLog log) {
+      this.streams = streams;
+      this.log = log;
+    }
+
+    static Watcher start(ProcessCluster c, List<StreamId> streams) {
+      Watcher w =
+          new Watcher(
+              streams,
+              ClusterStreamLog.connect(c.transport(), c.nodes(), StreamLogOptions.defaults()));
+      StreamWatch.fromGlobal(w.log, streams, 0).subscribe(w);
+      return w;
+    }
+
+    @Override
+    public void onSubscribe(Flow.Subscription s) {
+      subscription = s;
+      s.request(Long.MAX_VALUE);
+    }
+
+    @Override
+    public void onNext(StreamEntry e) {
+      seen.add(e);
+    }
+
+    @Override
+    public void onError(Throwable t) {
+      error.set(t);
+    }
+
+    @Override
+    public void onComplete() {
+      error.set(new AssertionError("a watch never completes by itself"));
+    }
+
+    @Override
+    public void close() {
+      subscription.cancel();
+      log.close();
     }
   }
 
