@@ -19,6 +19,8 @@ import io.vcorfu.protocol.Transport;
 import io.vcorfu.protocol.TrimmedException;
 import io.vcorfu.protocol.UnknownStreamException;
 import io.vcorfu.protocol.netty.NettyTransport;
+import io.vcorfu.protocol.proto.Request;
+import io.vcorfu.protocol.proto.TailRequest;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -348,8 +350,15 @@ public final class ClusterStreamLog implements StreamLog {
     List<StreamId> asked = List.copyOf(streams);
     long[] copy = marks.clone();
     int waitMs = (int) Math.max(0, Math.min(wait.toMillis(), longestHeldTailMs));
+    TailRequest.Builder held = TailRequest.newBuilder().setWaitMs(waitMs);
+    for (int i = 0; i < copy.length; i++) {
+      held.addStreams(asked.get(i).toMsg()).addPastStreamTails(copy[i]);
+    }
     return failover.idempotent(
-        () -> ops.tailPast(asked, copy, waitMs).thenApply(r -> Messages.tails(asked, r)));
+        () ->
+            ops.rpc()
+                .call(io.vcorfu.layout.Layout::sequencer, Request.newBuilder().setTail(held))
+                .thenApply(r -> Messages.tails(asked, r.getTail())));
   }
 
   /** Whether this client holds a usable read lease now (for tests and diagnostics). */

@@ -301,19 +301,6 @@ public final class ReplicaClient {
     return rpc.call(Layout::sequencer, Request.newBuilder().setTail(b)).thenApply(r -> r.getTail());
   }
 
-  /**
-   * A tail request the sequencer holds until some stream's tail passes its mark in {@code marks}
-   * (one per stream), or for {@code waitMs}; see {@code TailRequest.past_stream_tails}.
-   */
-  public CompletableFuture<TailResponse> tailPast(
-      List<StreamId> streams, long[] marks, int waitMs) {
-    TailRequest.Builder b = TailRequest.newBuilder().setWaitMs(waitMs);
-    for (int i = 0; i < marks.length; i++) {
-      b.addStreams(streams.get(i).toMsg()).addPastStreamTails(marks[i]);
-    }
-    return rpc.call(Layout::sequencer, Request.newBuilder().setTail(b)).thenApply(r -> r.getTail());
-  }
-
   public CompletableFuture<Void> logWrite(Endpoint replica, LogEntryMsg entry, boolean commit) {
     return call(
             replica,
