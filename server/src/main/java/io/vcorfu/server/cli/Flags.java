@@ -27,6 +27,14 @@ final class Flags {
     }
   }
 
+  /** {@code value}, when given, is 1 or more (a count of things to print). */
+  static void positive(CommandSpec spec, String option, Long value) {
+    if (value != null && value < 1) {
+      throw new ParameterException(
+          spec.commandLine(), option + " must be at least 1, got " + value);
+    }
+  }
+
   /** {@code port} is a TCP port: 1 to 65535. */
   static void port(CommandSpec spec, String option, int port) {
     if (port < 1 || port > 65535) {

@@ -46,10 +46,7 @@ final class LogFollow extends LogCommands.LogCommand {
   void check() {
     Flags.name(spec, "--stream", stream);
     Flags.notNegative(spec, "--from", from);
-    if (count != null && count < 1) {
-      throw new picocli.CommandLine.ParameterException(
-          spec.commandLine(), "--count must be at least 1, got " + count);
-    }
+    Flags.positive(spec, "--count", count);
   }
 
   @Override

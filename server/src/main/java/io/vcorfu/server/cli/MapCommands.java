@@ -311,10 +311,7 @@ final class MapCommands {
     @Override
     void check() {
       Flags.notNegative(spec, "--from", from);
-      if (count != null && count < 1) {
-        throw new picocli.CommandLine.ParameterException(
-            spec.commandLine(), "--count must be at least 1, got " + count);
-      }
+      Flags.positive(spec, "--count", count);
     }
 
     @Override
