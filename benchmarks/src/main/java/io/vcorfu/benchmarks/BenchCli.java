@@ -21,6 +21,7 @@ import picocli.CommandLine.Model.CommandSpec;
       FailoverBench.class,
       DegradedBench.class,
       StreamTimelineBench.class,
+      WatchBench.class,
       PlotCommand.class,
       CostCommand.class,
       SuiteCommand.class

@@ -29,7 +29,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 final class RidingCommits {
   /**
    * How long commits wait for a write to ride on. Readers of a copy meet it uncommitted for about
-   * this long and re-read it after their first back-offs (100, 200, 400 us, ...).
+   * this long and re-read it every 250 to 2,000 us meanwhile ({@code
+   * RepairingReader.retryDelayMicros}).
    */
   static final long FLUSH_DELAY_MICROS = 2_000;
 

@@ -49,6 +49,20 @@ public final class RepairingReader {
   private final DegradedReader fromLog;
   private final SlotDecider decider;
 
+  /**
+   * The wait before re-reading a slot not decided yet, the {@code round}-th time: 250 us more each
+   * time for the first eight (0.25 to 9 ms in all), where a slot being written is usually decided
+   * (its fsync, and the commit riding on the writer's next message within 2 ms; see {@code
+   * RidingCommits}), then doubling to 20 ms. A re-read thus comes at most a step after the slot was
+   * decided there, where doubling from 100 us could wait as long again as it had waited.
+   */
+  static long retryDelayMicros(int round) {
+    if (round < 8) {
+      return 250L * (round + 1);
+    }
+    return Math.min(20_000, 2_000L << Math.min(round - 8, 4));
+  }
+
   public RepairingReader(ReplicaClient ops, ChainWriter driver, Duration repairAfter) {
     this.ops = ops;
     this.driver = driver;
@@ -238,7 +252,7 @@ public final class RepairingReader {
               long lp = lastPending;
               CompletableFuture<List<ReadResult>> pending;
               if (System.nanoTime() - startedNanos < repairAfterNanos) {
-                long delayMicros = Math.min(20_000, 100L << Math.min(round, 8));
+                long delayMicros = retryDelayMicros(round);
                 pending =
                     CompletableFuture.supplyAsync(
                             () -> null,
