@@ -192,6 +192,16 @@ public final class CSMRMap<K, V> extends AbstractMap<K, V> implements SnapshotMa
     return io.vcorfu.client.Publishers.mapping(rt.watch(bucketStreams(), from), MapUpdate::of);
   }
 
+  /**
+   * The versions of {@code key} below global address {@code before} ({@code Long.MAX_VALUE}: all),
+   * newest first, at most {@code limit}: read back from its bucket's stream replica, no state
+   * replayed (see {@link VCorfuRuntime#history}); page on with {@code nextBefore}.
+   */
+  public io.vcorfu.runtime.ObjectHistory<KeyVersion<V>> history(K key, long before, int limit) {
+    StreamId bucket = StreamId.of(bucketStreamName(name, bucketOf(Objects.requireNonNull(key))));
+    return rt.history(bucket, before, limit, u -> KeyVersion.of(MapUpdate.<K, V>of(u), key));
+  }
+
   /** Like {@link #watch(long)}, from what commits after each subscription. */
   public java.util.concurrent.Flow.Publisher<MapUpdate<K, V>> watchFromNow() {
     return io.vcorfu.client.Publishers.mapping(rt.watchFromNow(bucketStreams()), MapUpdate::of);

@@ -10,9 +10,10 @@ import java.util.Map;
  * in the order it made them. What {@link CSMRMap#watch} and {@link SMRMap}'s streams deliver.
  *
  * @param globalAddress the entry's global address (resume after it with {@code globalAddress + 1})
+ * @param timeMillis when its writer made it, by the writer's clock (-1 when the entry has no time)
  * @param changes the changes, in order
  */
-public record MapUpdate<K, V>(long globalAddress, List<Change<K, V>> changes) {
+public record MapUpdate<K, V>(long globalAddress, long timeMillis, List<Change<K, V>> changes) {
 
   /** What a change did. */
   public enum Kind {
@@ -61,6 +62,8 @@ public record MapUpdate<K, V>(long globalAddress, List<Change<K, V>> changes) {
         }
       }
     }
-    return changes.isEmpty() ? null : new MapUpdate<>(u.globalAddress(), List.copyOf(changes));
+    return changes.isEmpty()
+        ? null
+        : new MapUpdate<>(u.globalAddress(), u.timeMillis(), List.copyOf(changes));
   }
 }

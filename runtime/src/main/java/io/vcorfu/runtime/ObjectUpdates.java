@@ -21,10 +21,12 @@ import java.util.concurrent.Flow;
  *
  * @param globalAddress the entry's global address (resume a watch after it with {@code
  *     globalAddress + 1})
+ * @param timeMillis when its writer made the entry, by the writer's clock (milliseconds since the
+ *     epoch; -1 for entries written before entries carried a time)
  * @param updates the updates, each with its object's stream, its method's signature (as {@code
  *     put(java.lang.Object,java.lang.Object)}) and its arguments, decoded
  */
-public record ObjectUpdates(long globalAddress, List<Update> updates) {
+public record ObjectUpdates(long globalAddress, long timeMillis, List<Update> updates) {
 
   /** One update of one object. */
   public record Update(StreamId stream, String method, Object[] args) {
@@ -44,20 +46,23 @@ public record ObjectUpdates(long globalAddress, List<Update> updates) {
     return Publishers.mapping(watch, e -> decode(e, watched, serializer));
   }
 
-  private static ObjectUpdates decode(StreamEntry e, Set<StreamId> watched, Serializer serializer) {
-    List<SmrRecord.Update> all;
+  /** {@code e}'s updates of the {@code watched} streams, or null when it holds none. */
+  static ObjectUpdates decode(StreamEntry e, Set<StreamId> watched, Serializer serializer) {
+    SmrRecord.Entry entry;
     try {
-      all = SmrRecord.decode(e.payload());
+      entry = SmrRecord.decodeEntry(e.payload());
     } catch (SerializationException notAnUpdate) {
       return null;
     }
     List<Update> mine = new ArrayList<>();
-    for (SmrRecord.Update u : all) {
+    for (SmrRecord.Update u : entry.updates()) {
       if (watched.contains(u.stream())) {
         mine.add(
             new Update(u.stream(), u.signature(), UpdateCodec.decodeArgs(u.args(), serializer)));
       }
     }
-    return mine.isEmpty() ? null : new ObjectUpdates(e.globalAddress(), List.copyOf(mine));
+    return mine.isEmpty()
+        ? null
+        : new ObjectUpdates(e.globalAddress(), entry.timeMillis(), List.copyOf(mine));
   }
 }

@@ -78,6 +78,31 @@ public final class VCorfuRuntime implements AutoCloseable {
         StreamWatch.fromGlobal(core.log(), streams, from), core.options().serializer());
   }
 
+  /**
+   * One page of the history of the object of {@code stream}, newest first: its entries below global
+   * address {@code before} ({@code Long.MAX_VALUE}: from the newest) read back from the stream
+   * replica, each decoded ({@link ObjectUpdates}) and passed to {@code version}, which makes it a
+   * version or answers null to pass it over, until {@code limit} versions are found. No state is
+   * replayed: the cost is the entries read. Versions below the object's retention are reported as
+   * trimmed ({@link ObjectHistory#trimmed}).
+   *
+   * @throws IllegalArgumentException if {@code limit} is below 1
+   */
+  public <T> ObjectHistory<T> history(
+      StreamId stream,
+      long before,
+      int limit,
+      java.util.function.Function<ObjectUpdates, T> version) {
+    core.checkOpen();
+    try {
+      return ObjectHistory.read(
+          core.log(), core.options().serializer(), stream, before, limit, version);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new io.vcorfu.protocol.VCorfuException("interrupted reading the history of " + stream);
+    }
+  }
+
   /** Like {@link #watch(java.util.Collection, long)}, from what commits after each subscription. */
   public java.util.concurrent.Flow.Publisher<ObjectUpdates> watchFromNow(
       java.util.Collection<StreamId> streams) {

@@ -16,7 +16,9 @@ import java.util.List;
  * "string" is bytes of UTF-8):
  *
  * <pre>
- * entry   := version:byte(=1) count:varint update{count}
+ * entry   := version:byte(=2) time:varint count:varint update{count}
+ *            time: when the writer made the entry, in milliseconds since the epoch by its clock
+ *            (version 1, read still, has no time: it reads as -1)
  * update  := stream.msb:fixed64-BE stream.lsb:fixed64-BE
  *            signature:string            e.g. "login(java.lang.String,java.time.Instant)"
  *            argc:varint arg:bytes{argc} each argument encoded alone by the object's serializer
@@ -27,17 +29,32 @@ import java.util.List;
  * A view applies, in order, only the updates addressed to its own stream.
  */
 public final class SmrRecord {
-  static final int VERSION = 1;
+  static final int VERSION = 2;
+
+  /** The first format, without a time, still read. */
+  static final int VERSION_WITHOUT_TIME = 1;
 
   /** One serialized method call on one stream. */
   public record Update(
       StreamId stream, String signature, byte[][] args, List<byte[]> conflictKeys) {}
 
+  /**
+   * A whole entry: when its writer made it ({@code timeMillis}, by the writer's clock; -1 for the
+   * first format) and its updates.
+   */
+  public record Entry(long timeMillis, List<Update> updates) {}
+
   private SmrRecord() {}
 
+  /** {@code updates} as an entry made now. */
   public static byte[] encode(List<Update> updates) {
+    return encode(System.currentTimeMillis(), updates);
+  }
+
+  /** {@code updates} as an entry made at {@code timeMillis} (0 or more). */
+  public static byte[] encode(long timeMillis, List<Update> updates) {
     BinaryWriter w = new BinaryWriter();
-    w.writeByte(VERSION).writeVarLong(updates.size());
+    w.writeByte(VERSION).writeVarLong(Math.max(0, timeMillis)).writeVarLong(updates.size());
     for (Update u : updates) {
       w.writeFixedLong(u.stream().msb()).writeFixedLong(u.stream().lsb());
       w.writeString(u.signature());
@@ -53,12 +70,19 @@ public final class SmrRecord {
     return w.toByteArray();
   }
 
+  /** The updates of an entry (either format). */
   public static List<Update> decode(byte[] payload) {
+    return decodeEntry(payload).updates();
+  }
+
+  /** A whole entry (either format). */
+  public static Entry decodeEntry(byte[] payload) {
     BinaryReader r = new BinaryReader(payload);
     int version = r.readByte();
-    if (version != VERSION) {
+    if (version != VERSION && version != VERSION_WITHOUT_TIME) {
       throw new SerializationException("unknown SMR entry format version " + version);
     }
+    long time = version == VERSION ? r.readVarLong() : -1;
     int n = r.readLength();
     List<Update> out = new ArrayList<>(n);
     for (int i = 0; i < n; i++) {
@@ -76,6 +100,6 @@ public final class SmrRecord {
       out.add(new Update(stream, signature, args, conflictKeys));
     }
     r.expectEnd();
-    return out;
+    return new Entry(time, out);
   }
 }

@@ -39,11 +39,35 @@ class SmrRecordTest {
   @Test
   void encodingIsTheDocumentedFormat() {
     byte[] bytes =
-        SmrRecord.encode(List.of(new SmrRecord.Update(a, "f()", new byte[][] {{0}}, List.of())));
+        SmrRecord.encode(
+            300, List.of(new SmrRecord.Update(a, "f()", new byte[][] {{0}}, List.of())));
     assertThat(bytes)
         .containsExactly(
-            1, 1, 1, 2, 3, 4, 5, 6, 7, 8, 0x11, 0x12, 0x13, 0x14, 0x15, 0x16, 0x17, 0x18, 3, 'f',
-            '(', ')', 1, 1, 0, 0);
+            2, 0xac, 0x02, 1, 1, 2, 3, 4, 5, 6, 7, 8, 0x11, 0x12, 0x13, 0x14, 0x15, 0x16, 0x17,
+            0x18, 3, 'f', '(', ')', 1, 1, 0, 0);
+    assertThat(SmrRecord.decodeEntry(bytes).timeMillis()).isEqualTo(300);
+  }
+
+  @Test
+  void theFirstFormatWithoutATimeIsStillRead() {
+    byte[] first = {
+      1, 1, 1, 2, 3, 4, 5, 6, 7, 8, 0x11, 0x12, 0x13, 0x14, 0x15, 0x16, 0x17, 0x18, 3, 'f', '(',
+      ')', 1, 1, 0, 0
+    };
+    SmrRecord.Entry e = SmrRecord.decodeEntry(first);
+    assertThat(e.timeMillis()).isEqualTo(-1);
+    assertThat(e.updates())
+        .singleElement()
+        .satisfies(u -> assertThat(u.signature()).isEqualTo("f()"));
+  }
+
+  @Test
+  void anEntryMadeNowCarriesTheWritersTime() {
+    long before = System.currentTimeMillis();
+    byte[] bytes =
+        SmrRecord.encode(List.of(new SmrRecord.Update(a, "f()", new byte[0][], List.of())));
+    assertThat(SmrRecord.decodeEntry(bytes).timeMillis())
+        .isBetween(before, System.currentTimeMillis());
   }
 
   @Test

@@ -1,18 +1,15 @@
 package io.vcorfu.server.cli;
 
-import io.vcorfu.client.ClusterStreamLog;
-import io.vcorfu.client.StreamEntry;
 import io.vcorfu.collections.CSMRMap;
+import io.vcorfu.collections.KeyVersion;
 import io.vcorfu.collections.MapUpdate;
-import io.vcorfu.collections.SMRMap;
-import io.vcorfu.protocol.StreamId;
+import io.vcorfu.runtime.ObjectHistory;
 import io.vcorfu.runtime.ObjectOpenException;
 import io.vcorfu.runtime.VCorfuRuntime;
 import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.TreeMap;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -266,25 +263,64 @@ final class MapCommands {
       mixinStandardHelpOptions = true,
       description =
           "Every version of --key: GLOBAL_ADDRESS VALUE per line, oldest first; (removed) where it"
-              + " was removed.")
+              + " was removed. --limit N: only the N newest; --before G: only those below global"
+              + " address G. Versions trimmed away (below the map's retention) are said so on"
+              + " standard error.")
   static final class History extends MapCommand {
     @Option(names = "--key", required = true, description = "The key.")
     String key;
 
+    @Option(names = "--limit", description = "Only the newest N versions (default: all).")
+    Long limit;
+
+    @Option(names = "--before", description = "Only versions below this global address.")
+    Long before;
+
+    @Override
+    void check() {
+      Flags.positive(spec, "--limit", limit);
+      Flags.notNegative(spec, "--before", before);
+    }
+
     @Override
     void run(VCorfuRuntime rt, CSMRMap<String, String> m, PrintWriter out) {
-      for (Version v : history(rt, m, key, connection)) {
+      List<KeyVersion<Object>> newestFirst = new ArrayList<>();
+      long next = before != null ? before : Long.MAX_VALUE;
+      boolean trimmed = false;
+      while (next >= 0 && (limit == null || newestFirst.size() < limit)) {
+        int page = (int) Math.min(1_000, limit == null ? 1_000 : limit - newestFirst.size());
+        ObjectHistory<KeyVersion<Object>> h = stored(m).history(key, next, page);
+        newestFirst.addAll(h.items());
+        trimmed = h.trimmed();
+        next = h.items().isEmpty() ? -1 : h.nextBefore();
+      }
+      for (int i = newestFirst.size() - 1; i >= 0; i--) {
+        KeyVersion<Object> v = newestFirst.get(i);
+        String value =
+            v.removed()
+                ? null
+                : v.value() != null ? text(v.value()) : "(fields " + text(v.fields()) + ")";
         if (output.json()) {
           out.println(
               Output.line(
                   Output.mapper()
                       .createObjectNode()
-                      .put("global", v.address())
-                      .put("value", v.value())
-                      .put("removed", v.value() == null)));
+                      .put("global", v.globalAddress())
+                      .put("time", v.timeMillis())
+                      .put("value", value)
+                      .put("removed", v.removed())));
         } else {
-          out.println(v.address() + " " + (v.value() == null ? "(removed)" : escape(v.value())));
+          out.println(v.globalAddress() + " " + (value == null ? "(removed)" : escape(value)));
         }
+      }
+      if (trimmed) {
+        spec.commandLine()
+            .getErr()
+            .println(
+                "vcorfu: older versions of '"
+                    + key
+                    + "' were trimmed (below the map's retention); the oldest listed is the oldest"
+                    + " kept");
       }
     }
   }
@@ -400,44 +436,5 @@ final class MapCommands {
 
   static String escape(String text) {
     return Output.escape(text.getBytes(java.nio.charset.StandardCharsets.UTF_8));
-  }
-
-  /** One version of a key: the global address where it began and the value (null: absent). */
-  record Version(long address, String value) {}
-
-  /**
-   * The versions of {@code key}: the key's bucket is read as of every address where its stream has
-   * an entry, and each change of the key's value is one version. The bucket's live view is opened
-   * first, so each snapshot starts from a version it captured instead of a replay.
-   */
-  @SuppressWarnings("unchecked")
-  static List<Version> history(
-      VCorfuRuntime rt, CSMRMap<String, String> m, String key, Connection connection) {
-    StreamId bucket = StreamId.of(CSMRMap.bucketStreamName(m.name(), m.bucketOf(key)));
-    SMRMap<String, String> live = rt.objects().builder(bucket, SMRMap.class).open();
-    live.size();
-    List<Long> addresses = new ArrayList<>();
-    try (ShellSession.Held<ClusterStreamLog> held = connection.log()) {
-      ClusterStreamLog log = held.get();
-      long tail = log.tails(List.of(bucket)).join().streamTails().getOrDefault(bucket, -1L);
-      for (long start = 0; start <= tail; start += 4096) {
-        for (StreamEntry e : log.readStream(bucket, start, Math.min(tail, start + 4095)).join()) {
-          if (!e.isHole()) {
-            addresses.add(e.globalAddress());
-          }
-        }
-      }
-    }
-    List<Version> out = new ArrayList<>();
-    String current = null;
-    for (long address : addresses) {
-      SMRMap<String, String> then = rt.objects().builder(bucket, SMRMap.class).asOf(address).open();
-      String value = then.get(key);
-      if (!Objects.equals(value, current)) {
-        out.add(new Version(address, value));
-        current = value;
-      }
-    }
-    return out;
   }
 }

@@ -98,6 +98,28 @@ class MapCommandsTest {
   }
 
   @Test
+  void historyWithALimitListsTheNewestVersionsAndJsonGivesTheirTime() {
+    for (int i = 1; i <= 5; i++) {
+      map("put", "--map", "hl", "k", "v" + i);
+    }
+    CliRun newest = map("history", "--map", "hl", "--key", "k", "--limit", "2");
+    assertThat(newest.code()).as(newest.err()).isZero();
+    assertThat(newest.lines())
+        .extracting(l -> l.substring(l.indexOf(' ') + 1))
+        .containsExactly("v4", "v5");
+    long fourth = Long.parseLong(newest.lines().get(0).split(" ")[0]);
+    CliRun older = map("history", "--map", "hl", "--key", "k", "--before", Long.toString(fourth));
+    assertThat(older.lines())
+        .extracting(l -> l.substring(l.indexOf(' ') + 1))
+        .containsExactly("v1", "v2", "v3");
+    CliRun json = map("history", "--map", "hl", "--key", "k", "--limit", "1", "--output", "json");
+    assertThat(json.lines()).singleElement().asString().contains("\"value\":\"v5\"", "\"time\":");
+    CliRun bad = map("history", "--map", "hl", "--key", "k", "--limit", "0");
+    assertThat(bad.code()).isEqualTo(2);
+    assertThat(bad.err()).contains("--limit must be at least 1, got 0");
+  }
+
+  @Test
   void missingKeysAndMapsAndBucketMismatchesAreOneClearLine() {
     map("put", "--map", "e", "--buckets", "3", "k", "v");
     CliRun missingKey = map("get", "--map", "e", "nope");
