@@ -22,6 +22,7 @@ import picocli.CommandLine.Model.CommandSpec;
       DegradedBench.class,
       StreamTimelineBench.class,
       WatchBench.class,
+      HistoryBench.class,
       PlotCommand.class,
       CostCommand.class,
       SuiteCommand.class

@@ -333,7 +333,9 @@ class JsonOutputTest {
             "ycsb",
             "failover",
             "degraded",
-            "stream-timeline");
+            "stream-timeline",
+            "watch",
+            "history");
     for (String mode : modes) {
       CommandLine.Model.OptionSpec output =
           bench.getSubcommands().get(mode).getCommandSpec().findOption("--output");
