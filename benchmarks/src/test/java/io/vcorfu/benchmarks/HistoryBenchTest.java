@@ -3,11 +3,8 @@ package io.vcorfu.benchmarks;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.vcorfu.server.LocalNode;
 import io.vcorfu.server.cli.VcorfuCli;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -16,28 +13,14 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * checks them and fails otherwise) and the result names both timings; bad options are refused.
  */
 class HistoryBenchTest {
-  @RegisterExtension final LocalNode node = new LocalNode();
+  @RegisterExtension static final BenchNode NODE = new BenchNode();
 
   @Test
   void listsTheNewestVersionsBothWaysAndReportsBoth() throws Exception {
-    String out =
-        run(
-            0,
-            "--endpoint",
-            node.endpoint().toString(),
-            "--versions",
-            "40",
-            "--newest",
-            "10",
-            "--noise",
-            "2",
-            "--repeat",
-            "1",
-            "--output",
-            "json");
-    JsonNode r =
-        BenchOutput.JSON.readTree(
-            out.lines().filter(l -> l.startsWith("{")).findFirst().orElseThrow());
+    List<String> out =
+        NODE.run(
+            new HistoryBench(), "--versions 40 --newest 10 --noise 2 --repeat 1 --output json");
+    JsonNode r = BenchOutput.JSON.readTree(out.get(out.size() - 1));
     assertThat(r.get("mode").asText()).isEqualTo("history");
     assertThat(r.get("history_median_ms").asDouble()).isPositive();
     assertThat(r.get("snapshots_median_ms").asDouble()).isPositive();
@@ -45,28 +28,8 @@ class HistoryBenchTest {
 
   @Test
   void badOptionsAreRefused() {
-    assertThat(
-            run(
-                VcorfuCli.FAILED,
-                "--endpoint",
-                node.endpoint().toString(),
-                "--versions",
-                "5",
-                "--newest",
-                "6"))
-        .isEmpty();
-  }
-
-  private static String run(int expectedCode, String... args) {
-    ByteArrayOutputStream buffer = new ByteArrayOutputStream();
-    PrintStream saved = System.out;
-    System.setOut(new PrintStream(buffer, true, StandardCharsets.UTF_8));
-    try {
-      int code = VcorfuCli.commandLine(new HistoryBench()).execute(args);
-      assertThat(code).isEqualTo(expectedCode);
-    } finally {
-      System.setOut(saved);
-    }
-    return buffer.toString(StandardCharsets.UTF_8);
+    BenchNode.Printed p =
+        NODE.runPrinting(new HistoryBench(), "--versions 5 --newest 6", VcorfuCli.FAILED);
+    assertThat(String.join("\n", p.err())).contains("--newest at most --versions");
   }
 }

@@ -3,11 +3,8 @@ package io.vcorfu.benchmarks;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.vcorfu.server.LocalNode;
 import io.vcorfu.server.cli.VcorfuCli;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -16,28 +13,14 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * the result names the counts and both latencies; bad options are refused.
  */
 class WatchBenchTest {
-  @RegisterExtension final LocalNode node = new LocalNode();
+  @RegisterExtension static final BenchNode NODE = new BenchNode();
 
   @Test
   void everyWatcherHearsEveryChangeOnceInOrder() throws Exception {
-    String out =
-        run(
-            0,
-            "--endpoint",
-            node.endpoint().toString(),
-            "--watchers",
-            "2",
-            "--rate",
-            "100",
-            "--duration",
-            "1",
-            "--warmup",
-            "0.5",
-            "--output",
-            "json");
-    JsonNode r =
-        BenchOutput.JSON.readTree(
-            out.lines().filter(l -> l.startsWith("{")).findFirst().orElseThrow());
+    List<String> out =
+        NODE.run(
+            new WatchBench(), "--watchers 2 --rate 100 --duration 1 --warmup 0.5 --output json");
+    JsonNode r = BenchOutput.JSON.readTree(out.get(out.size() - 1));
     assertThat(r.get("mode").asText()).isEqualTo("watch");
     assertThat(r.get("changes").asLong()).isEqualTo(150);
     assertThat(r.get("missing").asLong()).isZero();
@@ -50,20 +33,7 @@ class WatchBenchTest {
 
   @Test
   void badOptionsAreRefused() {
-    String out = run(VcorfuCli.FAILED, "--endpoint", node.endpoint().toString(), "--size", "8");
-    assertThat(out).isEmpty();
-  }
-
-  private static String run(int expectedCode, String... args) {
-    ByteArrayOutputStream buffer = new ByteArrayOutputStream();
-    PrintStream saved = System.out;
-    System.setOut(new PrintStream(buffer, true, StandardCharsets.UTF_8));
-    try {
-      int code = VcorfuCli.commandLine(new WatchBench()).execute(args);
-      assertThat(code).isEqualTo(expectedCode);
-    } finally {
-      System.setOut(saved);
-    }
-    return buffer.toString(StandardCharsets.UTF_8);
+    BenchNode.Printed p = NODE.runPrinting(new WatchBench(), "--size 8", VcorfuCli.FAILED);
+    assertThat(String.join("\n", p.err())).contains("--size at least 16");
   }
 }
