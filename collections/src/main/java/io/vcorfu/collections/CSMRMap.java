@@ -193,6 +193,20 @@ public final class CSMRMap<K, V> extends AbstractMap<K, V> implements SnapshotMa
   }
 
   /**
+   * Like {@link #watch(long)}, only the changes of the keys {@code keys} accepts (a key range, a
+   * prefix), and every clear; an entry that changed none of them is not delivered.
+   */
+  public java.util.concurrent.Flow.Publisher<MapUpdate<K, V>> watch(
+      long from, java.util.function.Predicate<? super K> keys) {
+    return io.vcorfu.client.Publishers.mapping(
+        rt.watch(bucketStreams(), from),
+        u -> {
+          MapUpdate<K, V> all = MapUpdate.of(u);
+          return all == null ? null : all.only(keys);
+        });
+  }
+
+  /**
    * The versions of {@code key} below global address {@code before} ({@code Long.MAX_VALUE}: all),
    * newest first, at most {@code limit}: read back from its bucket's stream replica, no state
    * replayed (see {@link VCorfuRuntime#history}); page on with {@code nextBefore}.

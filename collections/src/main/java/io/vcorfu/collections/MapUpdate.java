@@ -38,6 +38,20 @@ public record MapUpdate<K, V>(long globalAddress, long timeMillis, List<Change<K
    */
   public record Change<K, V>(Kind kind, K key, V value, Map<Object, Object> fields) {}
 
+  /**
+   * This update with only the changes of keys {@code keys} accepts and the clears, or null when
+   * none is left (for a watch that leaves such entries out).
+   */
+  MapUpdate<K, V> only(java.util.function.Predicate<? super K> keys) {
+    List<Change<K, V>> kept = new ArrayList<>();
+    for (Change<K, V> c : changes) {
+      if (c.kind() == Kind.CLEAR || keys.test(c.key())) {
+        kept.add(c);
+      }
+    }
+    return kept.isEmpty() ? null : new MapUpdate<>(globalAddress, timeMillis, List.copyOf(kept));
+  }
+
   /** The map changes of {@code u} (null when it holds none: then nothing is delivered for it). */
   @SuppressWarnings("unchecked")
   static <K, V> MapUpdate<K, V> of(ObjectUpdates u) {

@@ -107,6 +107,37 @@ class MapWatchTest {
   }
 
   @Test
+  void aKeyFilterDeliversOnlyItsKeysChangesAndClears() {
+    VCorfuRuntime rt = harness.runtime();
+    CSMRMap<String, Integer> map = CSMRMap.open(rt, name, 3);
+    Kept<MapUpdate<String, Integer>> users = new Kept<>(Long.MAX_VALUE);
+    map.watch(0, k -> k.startsWith("user/")).subscribe(users);
+    map.put("user/alice", 1);
+    map.put("order/1", 7);
+    rt.transaction(
+        () -> {
+          map.put("order/2", 8);
+          map.put("user/bob", 2);
+        });
+    map.clear();
+    map.put("user/carol", 3);
+    users.awaitSize(4);
+    try {
+      assertThat(users.items.get(0).changes())
+          .containsExactly(new Change<>(Kind.PUT, "user/alice", 1, null));
+      assertThat(users.items.get(1).changes())
+          .as("the transaction's change of another key is left out")
+          .containsExactly(new Change<>(Kind.PUT, "user/bob", 2, null));
+      assertThat(users.items.get(2).changes()).extracting(Change::kind).containsOnly(Kind.CLEAR);
+      assertThat(users.items.get(3).changes())
+          .containsExactly(new Change<>(Kind.PUT, "user/carol", 3, null));
+      Awaitility.await().during(Duration.ofMillis(200)).until(() -> users.items.size() == 4);
+    } finally {
+      users.subscription.cancel();
+    }
+  }
+
+  @Test
   void deliversNoMoreThanRequestedAndResumesAfterTheLastSeen() {
     VCorfuRuntime rt = harness.runtime();
     CSMRMap<String, Integer> map = CSMRMap.open(rt, name, 2);

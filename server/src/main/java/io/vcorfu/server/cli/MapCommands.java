@@ -332,8 +332,12 @@ final class MapCommands {
           "Print the map's changes as they commit, one line each, flushed at once, until"
               + " interrupted: GLOBAL_ADDRESS put KEY VALUE, GLOBAL_ADDRESS remove KEY,"
               + " GLOBAL_ADDRESS update KEY FIELDS or GLOBAL_ADDRESS clear. From what commits after"
-              + " the start, or from global address --from; --count N ends after N changes.")
+              + " the start, or from global address --from; --prefix P only the keys starting"
+              + " with P (and clears); --count N ends after N changes.")
   static final class Watch extends MapCommand {
+    @Option(names = "--prefix", description = "Only the keys starting with this (and clears).")
+    String prefix;
+
     @Option(
         names = "--from",
         description = "First global address (default: what commits after the start).")
@@ -358,6 +362,11 @@ final class MapCommands {
           from != null ? map.watch(from) : map.watchFromNow(),
           u -> {
             for (MapUpdate.Change<Object, Object> c : u.changes()) {
+              if (prefix != null
+                  && c.kind() != MapUpdate.Kind.CLEAR
+                  && !text(c.key()).startsWith(prefix)) {
+                continue;
+              }
               out.println(line(u.globalAddress(), c, output.json()));
               if (count != null && ++printed[0] >= count) {
                 out.flush();

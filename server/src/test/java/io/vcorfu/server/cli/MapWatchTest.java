@@ -92,6 +92,19 @@ class MapWatchTest {
   }
 
   @Test
+  void aPrefixPrintsOnlyItsKeys() {
+    assertThat(node.map("put", "--map", "p", "user/a", "1").code()).isZero();
+    assertThat(node.map("put", "--map", "p", "order/1", "x").code()).isZero();
+    assertThat(node.map("put", "--map", "p", "user/b", "2").code()).isZero();
+    CliRun run =
+        node.map("watch", "--map", "p", "--from", "0", "--prefix", "user/", "--count", "2");
+    assertThat(run.code()).as(run.err()).isZero();
+    assertThat(run.lines())
+        .extracting(l -> l.substring(l.indexOf(' ') + 1))
+        .containsExactly("put user/a 1", "put user/b 2");
+  }
+
+  @Test
   void badFlagsAndAMissingMapAreRefusedWithOneLine() {
     CliRun zero = node.map("watch", "--map", "m", "--count", "0");
     assertThat(zero.code()).isEqualTo(2);
