@@ -291,9 +291,9 @@ public final class StreamWatch implements Flow.Publisher<StreamEntry> {
             continue;
           }
           if (e.globalAddress() >= global) {
-            if (trimmedBelow) {
-              // The first entry kept is already at or past the address: the trimmed ones below it
-              // may have been too.
+            if (trimmedBelow && e.globalAddress() > global) {
+              // The first entry kept is already past the address: the trimmed ones below it may
+              // have been at or past it too. (One exactly at it has every trimmed entry below.)
               throw new Stop(new TrimmedException(from, s));
             }
             return e.streamAddress();
@@ -362,12 +362,18 @@ public final class StreamWatch implements Flow.Publisher<StreamEntry> {
       }
     }
 
-    /** Waits until the sequencer has issued past some stream's known tail. */
+    /**
+     * Waits until the sequencer has issued past some stream's known tail. Every stream's known tail
+     * is then taken from that one answer, a cut of the log, and never kept from an older answer: a
+     * sequencer that took over may know lower tails than its predecessor issued (tokens lost with
+     * it), and tails of two answers mixed could let an entry past one cut be delivered before an
+     * entry of another stream below it. What was read already is below both cuts.
+     */
     private void awaitTails() throws InterruptedException {
       long[] marks = known.clone();
       Tails t = call(() -> log.tailsPast(streams, marks, HOLD));
       for (int i = 0; i < n; i++) {
-        known[i] = Math.max(known[i], t.streamTails().getOrDefault(streams.get(i), -1L));
+        known[i] = t.streamTails().getOrDefault(streams.get(i), -1L);
       }
     }
 

@@ -138,6 +138,37 @@ class MapWatchTest {
   }
 
   @Test
+  void aWatchFromChangesTrimmedAwayFailsNamingTheTrimRatherThanSkipThem() throws Exception {
+    CSMRMap<String, Integer> map = CSMRMap.open(harness.runtime(), name, 1);
+    for (int i = 0; i < 6; i++) {
+      map.put("k", i);
+    }
+    try (io.vcorfu.client.StreamLog log = harness.newLog()) {
+      log.trimStream(io.vcorfu.protocol.StreamId.of(CSMRMap.bucketStreamName(name, 0)), 3)
+          .get(30, java.util.concurrent.TimeUnit.SECONDS);
+    }
+    // Another client: the writer's cache of its own writes is not the replicas'.
+    CSMRMap<String, Integer> reader = CSMRMap.open(harness.runtime(), name);
+    Kept<MapUpdate<String, Integer>> fromZero = new Kept<>(Long.MAX_VALUE);
+    reader.watch(0).subscribe(fromZero);
+    Awaitility.await("the watch's error")
+        .atMost(Duration.ofSeconds(30))
+        .until(() -> fromZero.error.get() != null);
+    assertThat(fromZero.error.get()).isInstanceOf(io.vcorfu.protocol.TrimmedException.class);
+    assertThat(fromZero.items).isEmpty();
+
+    Kept<MapUpdate<String, Integer>> kept = new Kept<>(Long.MAX_VALUE);
+    long third = reader.history("k", Long.MAX_VALUE, 3).items().get(2).globalAddress();
+    reader.watch(third).subscribe(kept);
+    kept.awaitSize(3);
+    assertThat(kept.items)
+        .as("from a version kept, every later change")
+        .extracting(u -> u.changes().get(0).value())
+        .containsExactly(3, 4, 5);
+    kept.subscription.cancel();
+  }
+
+  @Test
   void deliversNoMoreThanRequestedAndResumesAfterTheLastSeen() {
     VCorfuRuntime rt = harness.runtime();
     CSMRMap<String, Integer> map = CSMRMap.open(rt, name, 2);
