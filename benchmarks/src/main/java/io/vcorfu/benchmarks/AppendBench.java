@@ -173,7 +173,7 @@ final class AppendBench extends ClusterBench {
     String label =
         String.format(
             "append threads %d conns %d streams %d size %d", threads, conns, streams, size);
-    try (NettyTransport transport = new NettyTransport()) {
+    try (NettyTransport transport = transport()) {
       List<ClusterStreamLog> logs = connectAll(transport, endpoint, conns, logOptions());
       secondLatencies = acks == null ? null : new java.util.concurrent.ConcurrentLinkedQueue<>();
       ScheduledExecutorService progress =

@@ -19,6 +19,9 @@ import picocli.CommandLine.Option;
 abstract class ClusterBench implements Callable<Integer> {
   @Mixin BenchOutput output = new BenchOutput();
 
+  /** {@code --tls-ca}, {@code --tls-cert}, {@code --tls-key}: the TLS the clients speak. */
+  @Mixin io.vcorfu.server.cli.TlsFlags tls = new io.vcorfu.server.cli.TlsFlags();
+
   @Option(
       names = "--endpoint",
       defaultValue = "127.0.0.1:9000",
@@ -63,7 +66,13 @@ abstract class ClusterBench implements Callable<Integer> {
     }
     return StreamLogOptions.defaults()
         .withFailoverTimeout(Duration.ofMillis((long) (failoverTimeout * 1000)))
-        .withSequencerWrites(!clientWrites);
+        .withSequencerWrites(!clientWrites)
+        .withTls(tls.options());
+  }
+
+  /** A transport speaking this command's TLS (plaintext without {@code --tls-ca}). */
+  io.vcorfu.protocol.netty.NettyTransport transport() {
+    return new io.vcorfu.protocol.netty.NettyTransport(tls.options());
   }
 
   /**

@@ -61,7 +61,7 @@ final class DegradedBench extends ClusterBench {
   public Integer call() throws Exception {
     Random random = new Random(seed);
     byte[] value = "degraded-bench-value".getBytes(StandardCharsets.UTF_8);
-    try (NettyTransport transport = new NettyTransport()) {
+    try (NettyTransport transport = transport()) {
       ClusterStreamLog log = connectAll(transport, endpoint, 1, logOptions()).get(0);
       try {
         String run = Long.toString(System.nanoTime() % 1_000_000_000L, 36);

@@ -84,7 +84,7 @@ final class ReadBench extends ClusterBench {
     AtomicLong failedThreads = new AtomicLong();
     AtomicReference<Throwable> firstError = new AtomicReference<>();
     List<LatencyRecorder> recorders = new ArrayList<>();
-    try (NettyTransport transport = new NettyTransport()) {
+    try (NettyTransport transport = transport()) {
       List<ClusterStreamLog> logs = connectAll(transport, endpoint, conns, logOptions());
       try {
         Tails tails = logs.get(0).tails(ids).join();

@@ -56,7 +56,7 @@ final class StreamTimelineBench extends ClusterBench {
     AtomicLong appends = new AtomicLong();
     AtomicLong reads = new AtomicLong();
     AtomicLong failures = new AtomicLong();
-    try (NettyTransport transport = new NettyTransport()) {
+    try (NettyTransport transport = transport()) {
       List<ClusterStreamLog> logs = connectAll(transport, endpoint, threads + 1, logOptions());
       List<Thread> workers = new ArrayList<>();
       ProgressTicker progress = null;

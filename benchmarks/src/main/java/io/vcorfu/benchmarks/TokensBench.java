@@ -107,7 +107,7 @@ final class TokensBench extends ClusterBench {
       }
       return 0;
     }
-    try (NettyTransport transport = new NettyTransport()) {
+    try (NettyTransport transport = transport()) {
       List<ClusterStreamLog> logs = connectAll(transport, endpoint, conns, logOptions());
       try {
         List<ReplicaClient> ops = logs.stream().map(ClusterStreamLog::ops).toList();

@@ -214,7 +214,7 @@ final class WatchBench extends ClusterBench {
 
   /** vcorfu: appends to one stream, watchers on clients of their own. */
   private static final class Vcorfu implements Side {
-    private final NettyTransport transport = new NettyTransport();
+    private final NettyTransport transport;
     private final List<ClusterStreamLog> logs = new ArrayList<>();
     private final List<Flow.Subscription> subscriptions = new ArrayList<>();
     private final ClusterStreamLog writer;
@@ -225,6 +225,7 @@ final class WatchBench extends ClusterBench {
     Vcorfu(String endpoint, WatchBench bench) {
       this.endpoint = endpoint;
       this.bench = bench;
+      this.transport = bench.transport();
       this.writer = connectAll(transport, endpoint, 1, bench.logOptions()).get(0);
       logs.add(writer);
     }

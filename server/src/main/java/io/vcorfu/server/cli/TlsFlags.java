@@ -14,7 +14,7 @@ import picocli.CommandLine.Spec;
  * {@code VCORFU_TLS_CERT}, {@code VCORFU_TLS_KEY}) when not given; plaintext when neither names a
  * CA file.
  */
-final class TlsFlags {
+public final class TlsFlags {
   @Option(
       names = "--tls-ca",
       paramLabel = "FILE",
@@ -48,7 +48,7 @@ final class TlsFlags {
    * @throws ParameterException (a usage error, exit 2) naming the file and what to do when a
    *     certificate comes without its key or without a CA, or a file cannot be used
    */
-  TlsOptions options() {
+  public TlsOptions options() {
     try {
       TlsOptions tls = TlsOptions.fromFlags(ca, cert, key, System.getenv());
       if (tls != null) {
