@@ -77,17 +77,7 @@ public record ClusterConfig(
 
   /** The same as the cluster's ZooKeeper identity {@code auth} (null: none; see {@link ZkAuth}). */
   public ClusterConfig withZookeeperAuth(ZkAuth auth) {
-    return new ClusterConfig(
-        zookeeper,
-        name,
-        layoutLease,
-        probeInterval,
-        failureTimeout,
-        sessionTimeout,
-        rebuildBytesPerSecond,
-        rebuildForegroundP99,
-        memberHealDelay,
-        auth);
+    return changed(c -> c.zookeeperAuth = auth);
   }
 
   /** A configuration with the default delay before healing onto members. */
@@ -145,77 +135,31 @@ public record ClusterConfig(
 
   /** The same with other failure-detection timings. */
   public ClusterConfig withProbing(Duration probeInterval, Duration failureTimeout) {
-    return new ClusterConfig(
-        zookeeper,
-        name,
-        layoutLease,
-        probeInterval,
-        failureTimeout,
-        sessionTimeout,
-        rebuildBytesPerSecond,
-        rebuildForegroundP99,
-        memberHealDelay,
-        zookeeperAuth);
+    return changed(
+        c -> {
+          c.probeInterval = probeInterval;
+          c.failureTimeout = failureTimeout;
+        });
   }
 
   /** The same with another rebuild rate limit, in bytes per second. */
   public ClusterConfig withRebuildRate(long bytesPerSecond) {
-    return new ClusterConfig(
-        zookeeper,
-        name,
-        layoutLease,
-        probeInterval,
-        failureTimeout,
-        sessionTimeout,
-        bytesPerSecond,
-        rebuildForegroundP99,
-        memberHealDelay,
-        zookeeperAuth);
+    return changed(c -> c.rebuildBytesPerSecond = bytesPerSecond);
   }
 
   /** The same with another foreground bound for rebuilds (zero: copy at the rate alone). */
   public ClusterConfig withRebuildForegroundP99(Duration bound) {
-    return new ClusterConfig(
-        zookeeper,
-        name,
-        layoutLease,
-        probeInterval,
-        failureTimeout,
-        sessionTimeout,
-        rebuildBytesPerSecond,
-        bound,
-        memberHealDelay,
-        zookeeperAuth);
+    return changed(c -> c.rebuildForegroundP99 = bound);
   }
 
   /** The same with another layout lease. */
   public ClusterConfig withLayoutLease(Duration lease) {
-    return new ClusterConfig(
-        zookeeper,
-        name,
-        lease,
-        probeInterval,
-        failureTimeout,
-        sessionTimeout,
-        rebuildBytesPerSecond,
-        rebuildForegroundP99,
-        memberHealDelay,
-        zookeeperAuth);
+    return changed(c -> c.layoutLease = lease);
   }
 
   /** The same with another ZooKeeper session timeout. */
   public ClusterConfig withSessionTimeout(Duration session) {
-    return new ClusterConfig(
-        zookeeper,
-        name,
-        layoutLease,
-        probeInterval,
-        failureTimeout,
-        session,
-        rebuildBytesPerSecond,
-        rebuildForegroundP99,
-        memberHealDelay,
-        zookeeperAuth);
+    return changed(c -> c.sessionTimeout = session);
   }
 
   private static void positive(String what, Duration d) {
@@ -226,16 +170,54 @@ public record ClusterConfig(
 
   /** The same with another delay before healing onto members (see {@link #memberHealDelay}). */
   public ClusterConfig withMemberHealDelay(Duration delay) {
-    return new ClusterConfig(
-        zookeeper,
-        name,
-        layoutLease,
-        probeInterval,
-        failureTimeout,
-        sessionTimeout,
-        rebuildBytesPerSecond,
-        rebuildForegroundP99,
-        delay,
-        zookeeperAuth);
+    return changed(c -> c.memberHealDelay = delay);
+  }
+
+  /** This configuration with the components {@code change} sets changed, checked anew. */
+  private ClusterConfig changed(java.util.function.Consumer<Components> change) {
+    Components c = new Components(this);
+    change.accept(c);
+    return c.build();
+  }
+
+  /** A configuration's components, to change some and make another (what the with- methods do). */
+  private static final class Components {
+    final String zookeeper;
+    final String name;
+    Duration layoutLease;
+    Duration probeInterval;
+    Duration failureTimeout;
+    Duration sessionTimeout;
+    long rebuildBytesPerSecond;
+    Duration rebuildForegroundP99;
+    Duration memberHealDelay;
+    ZkAuth zookeeperAuth;
+
+    Components(ClusterConfig c) {
+      zookeeper = c.zookeeper;
+      name = c.name;
+      layoutLease = c.layoutLease;
+      probeInterval = c.probeInterval;
+      failureTimeout = c.failureTimeout;
+      sessionTimeout = c.sessionTimeout;
+      rebuildBytesPerSecond = c.rebuildBytesPerSecond;
+      rebuildForegroundP99 = c.rebuildForegroundP99;
+      memberHealDelay = c.memberHealDelay;
+      zookeeperAuth = c.zookeeperAuth;
+    }
+
+    ClusterConfig build() {
+      return new ClusterConfig(
+          zookeeper,
+          name,
+          layoutLease,
+          probeInterval,
+          failureTimeout,
+          sessionTimeout,
+          rebuildBytesPerSecond,
+          rebuildForegroundP99,
+          memberHealDelay,
+          zookeeperAuth);
+    }
   }
 }
