@@ -178,8 +178,8 @@ public final class CSMRMap<K, V> extends AbstractMap<K, V> implements SnapshotMa
    * hosts, which follow the cluster's retention.
    */
   public void retain(io.vcorfu.runtime.Retention retention) {
-    for (int i = 0; i < bucketCount; i++) {
-      rt.retain(StreamId.of(bucketStreamName(name, i)), retention);
+    for (StreamId bucket : bucketStreams()) {
+      rt.retain(bucket, retention);
     }
   }
 

@@ -5,11 +5,10 @@ import io.vcorfu.client.StreamLog;
 import io.vcorfu.protocol.StreamId;
 import io.vcorfu.protocol.TrimmedException;
 import io.vcorfu.runtime.serialization.Serializer;
+import io.vcorfu.runtime.smr.RuntimeCore;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
 import java.util.function.Function;
 
 /**
@@ -31,17 +30,17 @@ public record ObjectHistory<T>(List<T> items, long nextBefore, boolean trimmed) 
    * answers null for the others) or the stream's oldest kept entry is passed.
    */
   static <T> ObjectHistory<T> read(
-      StreamLog log,
-      Serializer serializer,
+      RuntimeCore core,
       StreamId stream,
       long before,
       int limit,
-      Function<ObjectUpdates, T> version)
-      throws InterruptedException {
+      Function<ObjectUpdates, T> version) {
     if (limit < 1) {
       throw new IllegalArgumentException("a history page holds 1 or more versions, not " + limit);
     }
-    long tail = await(log.tails(List.of(stream))).streamTails().getOrDefault(stream, -1L);
+    StreamLog log = core.log();
+    Serializer serializer = core.options().serializer();
+    long tail = core.await(log.tails(List.of(stream))).streamTails().getOrDefault(stream, -1L);
     List<T> items = new ArrayList<>();
     long floor = 0;
     long hi = tail;
@@ -49,7 +48,7 @@ public record ObjectHistory<T>(List<T> items, long nextBefore, boolean trimmed) 
       long lo = Math.max(floor, hi - PAGE + 1);
       List<StreamEntry> page;
       try {
-        page = await(log.readStream(stream, lo, hi));
+        page = core.await(log.readStream(stream, lo, hi));
       } catch (TrimmedException t) {
         if (t.trimMark() <= floor) {
           throw t;
@@ -75,16 +74,5 @@ public record ObjectHistory<T>(List<T> items, long nextBefore, boolean trimmed) 
       hi = lo - 1;
     }
     return new ObjectHistory<>(List.copyOf(items), -1, floor > 0);
-  }
-
-  private static <R> R await(CompletableFuture<R> f) throws InterruptedException {
-    try {
-      return f.get();
-    } catch (ExecutionException e) {
-      if (e.getCause() instanceof RuntimeException r) {
-        throw r;
-      }
-      throw new IllegalStateException(e.getCause());
-    }
   }
 }

@@ -94,13 +94,7 @@ public final class VCorfuRuntime implements AutoCloseable {
       int limit,
       java.util.function.Function<ObjectUpdates, T> version) {
     core.checkOpen();
-    try {
-      return ObjectHistory.read(
-          core.log(), core.options().serializer(), stream, before, limit, version);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new io.vcorfu.protocol.VCorfuException("interrupted reading the history of " + stream);
-    }
+    return ObjectHistory.read(core, stream, before, limit, version);
   }
 
   /** Like {@link #watch(java.util.Collection, long)}, from what commits after each subscription. */

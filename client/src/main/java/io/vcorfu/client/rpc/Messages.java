@@ -109,7 +109,9 @@ public final class Messages {
               + streams.size()
               + " streams with "
               + r.getStreamTailsCount()
-              + " stream tails");
+              + " stream tails and "
+              + r.getStreamLastGlobalCount()
+              + " last global addresses");
     }
     Map<StreamId, Long> tails = new LinkedHashMap<>();
     Map<StreamId, Long> lastGlobal = new LinkedHashMap<>();

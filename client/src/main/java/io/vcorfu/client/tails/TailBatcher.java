@@ -2,12 +2,11 @@ package io.vcorfu.client.tails;
 
 import io.vcorfu.client.Tails;
 import io.vcorfu.client.rpc.EpochRpc;
-import io.vcorfu.protocol.ServerErrorException;
+import io.vcorfu.client.rpc.Messages;
 import io.vcorfu.protocol.StreamId;
 import io.vcorfu.protocol.proto.TailResponse;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -136,18 +135,13 @@ public final class TailBatcher {
 
   private static void answer(
       List<Waiter> batch, List<StreamId> union, TailResponse response, Throwable error) {
-    if (error == null
-        && (response.getStreamTailsCount() != union.size()
-            || response.getStreamLastGlobalCount() != union.size())) {
-      error =
-          new ServerErrorException(
-              "the sequencer answered a tail request for "
-                  + union.size()
-                  + " streams with "
-                  + response.getStreamTailsCount()
-                  + " stream tails and "
-                  + response.getStreamLastGlobalCount()
-                  + " last global addresses");
+    Tails all = null;
+    if (error == null) {
+      try {
+        all = Messages.tails(union, response);
+      } catch (RuntimeException malformed) {
+        error = malformed;
+      }
     }
     if (error != null) {
       Throwable cause = EpochRpc.unwrap(error);
@@ -156,19 +150,14 @@ public final class TailBatcher {
       }
       return;
     }
-    Map<StreamId, Integer> index = new HashMap<>();
-    for (int i = 0; i < union.size(); i++) {
-      index.putIfAbsent(union.get(i), i);
-    }
     for (Waiter w : batch) {
       Map<StreamId, Long> tails = new LinkedHashMap<>();
       Map<StreamId, Long> lastGlobal = new LinkedHashMap<>();
       for (StreamId s : w.streams()) {
-        int i = index.get(s);
-        tails.put(s, response.getStreamTails(i));
-        lastGlobal.put(s, response.getStreamLastGlobal(i));
+        tails.put(s, all.streamTails().get(s));
+        lastGlobal.put(s, all.streamLastGlobal().get(s));
       }
-      w.answer().complete(new Tails(response.getGlobalTail(), tails, lastGlobal));
+      w.answer().complete(new Tails(all.globalTail(), tails, lastGlobal));
     }
   }
 }

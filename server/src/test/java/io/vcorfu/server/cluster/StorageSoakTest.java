@@ -146,28 +146,24 @@ class StorageSoakTest {
     volatile double firstRate;
 
     /**
-     * Acknowledged writes per second over the {@link #RATE_WINDOW_SECONDS} seconds before {@code
-     * at} (0 before any progress).
-     */
-    double rate(double at) {
-      return rateOver(at);
-    }
-
-    /**
      * The fastest {@link #rate} at any progress point of the {@link #DISK_MEMORY_SECONDS} before
      * {@code at}: the rate whose writes a node sampled at {@code at} may still hold.
      */
     double recentRate(double at) {
-      double fastest = rateOver(at);
+      double fastest = rate(at);
       for (double[] p : progress) {
         if (p[0] <= at && p[0] >= at - DISK_MEMORY_SECONDS) {
-          fastest = Math.max(fastest, rateOver(p[0]));
+          fastest = Math.max(fastest, rate(p[0]));
         }
       }
       return fastest;
     }
 
-    private double rateOver(double at) {
+    /**
+     * Acknowledged writes per second over the {@link #RATE_WINDOW_SECONDS} seconds before {@code
+     * at} (0 before any progress).
+     */
+    double rate(double at) {
       double[] end = null;
       for (double[] p : progress) {
         if (p[0] <= at) {
