@@ -2,6 +2,7 @@ package io.vcorfu.layout;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
@@ -69,6 +70,14 @@ public final class ZkLayoutStore implements LayoutStore {
   private final Set<CompletableFuture<?>> inFlight = ConcurrentHashMap.newKeySet();
   private final Set<ZkLayoutWatch> watches = ConcurrentHashMap.newKeySet();
   private volatile boolean closed;
+
+  /**
+   * The znode's bytes last decoded and what they decoded to: a read that finds the same bytes at
+   * the same version (the manager reads the layout every probe round) skips parsing the JSON again.
+   */
+  private volatile Decoded lastDecoded;
+
+  private record Decoded(byte[] data, Versioned<Layout> layout) {}
 
   /**
    * A store over {@code client}, which must be started; the store does not close it. Paths are
@@ -376,6 +385,19 @@ public final class ZkLayoutStore implements LayoutStore {
   }
 
   private Versioned<Layout> decode(byte[] data, int version) {
+    Decoded last = lastDecoded;
+    if (last != null
+        && data != null
+        && last.layout().version() == version
+        && Arrays.equals(last.data(), data)) {
+      return last.layout();
+    }
+    Versioned<Layout> decoded = parse(data, version);
+    lastDecoded = data == null ? null : new Decoded(data.clone(), decoded);
+    return decoded;
+  }
+
+  private Versioned<Layout> parse(byte[] data, int version) {
     String json = data == null ? "" : new String(data, StandardCharsets.UTF_8);
     try {
       return new Versioned<>(Layout.fromJson(json), version);

@@ -8,6 +8,7 @@ import io.vcorfu.layout.ZkLayoutStore;
 import io.vcorfu.protocol.BadRequestException;
 import io.vcorfu.protocol.Endpoint;
 import io.vcorfu.protocol.proto.PingResponse;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -25,7 +26,9 @@ import org.slf4j.LoggerFactory;
  * not refuse), or when it answers that its data directory is not the one the layout counts on (see
  * {@link NodeIdentity}); {@link NodeProbes} keeps what the probes heard and judges it. Every node
  * probes too, and acts in the leader's place while the leader itself is silent (its election
- * outlives it by a ZooKeeper session timeout).
+ * outlives it by a ZooKeeper session timeout). A node that does not lead follows the layout and the
+ * election through ZooKeeper watches ({@link ElectionView}), not a read per round, and reads the
+ * layout from ZooKeeper before it acts.
  *
  * <p>The safety rules it keeps, each stated in full with the code that keeps it:
  *
@@ -96,6 +99,17 @@ public final class ClusterManager implements AutoCloseable {
   /** The changes clients ask for (add, replace, remove a node). */
   private final NodeChangeRequests requests;
 
+  /** Who leads the election, kept by a watch (a node that does not lead asks every round). */
+  private final ElectionView election;
+
+  /**
+   * The layout as the watch of its znode delivered it last (null before the first): what a node
+   * that does not lead probes by and judges the leader by; it reads ZooKeeper before it acts.
+   */
+  private volatile Versioned<Layout> watched;
+
+  private volatile ZkLayoutStore.Watch layoutWatch;
+
   private ClusterManager(
       Endpoint self, ClusterConfig config, ZkLayoutStore store, NodeCalls calls) {
     this.self = self;
@@ -106,6 +120,7 @@ public final class ClusterManager implements AutoCloseable {
     this.timing = new SelfTiming(config.probeInterval(), config.failureTimeout());
     this.participant = self + "#" + java.util.UUID.randomUUID();
     this.latch = newLatch();
+    this.election = new ElectionView(store.client(), electionPath());
     this.thread =
         Executors.newSingleThreadScheduledExecutor(
             r -> {
@@ -127,6 +142,7 @@ public final class ClusterManager implements AutoCloseable {
       Endpoint self, ClusterConfig config, ZkLayoutStore store, NodeCalls calls) {
     ClusterManager m = new ClusterManager(self, config, store, calls);
     try {
+      m.layoutWatch = store.watch(v -> m.watched = v);
       m.latch.start();
     } catch (Exception e) {
       throw new IllegalStateException("cannot run for manager of cluster " + config.name(), e);
@@ -137,7 +153,11 @@ public final class ClusterManager implements AutoCloseable {
   }
 
   private LeaderLatch newLatch() {
-    return new LeaderLatch(store.client(), "/vcorfu/" + config.name() + "/manager", participant);
+    return new LeaderLatch(store.client(), electionPath(), participant);
+  }
+
+  private String electionPath() {
+    return "/vcorfu/" + config.name() + "/manager";
   }
 
   /**
@@ -173,7 +193,7 @@ public final class ClusterManager implements AutoCloseable {
       if (!timing.startedOnTime(start)) {
         late(wasSteady);
       }
-      Versioned<Layout> current = commits.read();
+      Versioned<Layout> current = leader ? commits.read() : observed();
       long probing = clock.getAsLong();
       probes.probe(current.value(), thread);
       long waited = clock.getAsLong();
@@ -204,7 +224,7 @@ public final class ClusterManager implements AutoCloseable {
       if (!backoff.due(System.nanoTime())) {
         return;
       }
-      act(current, true);
+      act(leader ? current : commits.read(), true);
     } catch (Exception e) {
       LOG.debug("manager round failed: {}", e.toString());
     } finally {
@@ -233,11 +253,21 @@ public final class ClusterManager implements AutoCloseable {
    * ZooKeeper session expires, which may be much longer; meanwhile every node that sees it gone
    * acts in its place (acting at once is safe, see the class comment).
    */
+  /**
+   * The layout a node that does not lead probes by: the watched one (no ZooKeeper read per round),
+   * or a read before the watch has delivered.
+   */
+  private Versioned<Layout> observed() throws Exception {
+    Versioned<Layout> w = watched;
+    return w != null ? w : commits.read();
+  }
+
   private boolean leaderGone(Layout layout) {
     String id;
     Endpoint leader;
     try {
-      id = latch.getLeader().getId();
+      Optional<String> known = election.leader();
+      id = known.isPresent() ? known.get() : latch.getLeader().getId();
       int run = id.indexOf('#');
       leader = Endpoint.parse(run < 0 ? id : id.substring(0, run));
     } catch (Exception e) {
@@ -387,6 +417,11 @@ public final class ClusterManager implements AutoCloseable {
   @Override
   public void close() {
     thread.shutdownNow();
+    ZkLayoutStore.Watch w = layoutWatch;
+    if (w != null) {
+      w.close();
+    }
+    election.close();
     try {
       synchronized (this) {
         closed = true;
