@@ -36,6 +36,8 @@ import java.util.List;
  *     --retain-time}); a cluster node announces its cluster's, set in ZooKeeper, and takes none
  * @param segmentBytes the length of the storage's segment files (0: the storage's default, 16 MiB);
  *     smaller segments are compacted sooner, at the cost of more files
+ * @param compactionBytesPerSecond the most payload bytes per second compaction copies (0: the
+ *     storage's default, 16 MiB)
  */
 public record NodeConfig(
     Endpoint listen,
@@ -49,7 +51,8 @@ public record NodeConfig(
     ClusterConfig cluster,
     Duration logRetention,
     ClusterRetention retention,
-    long segmentBytes) {
+    long segmentBytes,
+    long compactionBytesPerSecond) {
   public static final long DEFAULT_CHECKPOINT_EVERY = 10_000;
 
   /** See {@code LogPrefixTrim.DEFAULT_WINDOW}. */
@@ -63,6 +66,10 @@ public record NodeConfig(
     if (segmentBytes != 0 && (segmentBytes < (1 << 20) || segmentBytes > (1L << 30))) {
       throw new IllegalArgumentException(
           "segments must be between 1 MiB and 1 GiB long, not " + segmentBytes + " bytes");
+    }
+    if (compactionBytesPerSecond < 0) {
+      throw new IllegalArgumentException(
+          "the compaction rate cannot be negative, not " + compactionBytesPerSecond);
     }
     if (logRetention == null || logRetention.isNegative() || logRetention.isZero()) {
       throw new IllegalArgumentException(
@@ -94,6 +101,7 @@ public record NodeConfig(
         null,
         DEFAULT_LOG_RETENTION,
         ClusterRetention.NONE,
+        0,
         0);
   }
 
@@ -160,6 +168,16 @@ public record NodeConfig(
     return c.done();
   }
 
+  /**
+   * The same node, its compaction copying at most {@code bytesPerSecond} (0: the storage's
+   * default).
+   */
+  public NodeConfig withCompactionRate(long bytesPerSecond) {
+    Change c = new Change(this);
+    c.compactionBytesPerSecond = bytesPerSecond;
+    return c.done();
+  }
+
   /** A configuration being changed by one of the {@code with} methods. */
   private static final class Change {
     Endpoint listen;
@@ -174,6 +192,7 @@ public record NodeConfig(
     Duration logRetention;
     ClusterRetention retention;
     long segmentBytes;
+    long compactionBytesPerSecond;
 
     Change(NodeConfig c) {
       listen = c.listen;
@@ -188,6 +207,7 @@ public record NodeConfig(
       logRetention = c.logRetention;
       retention = c.retention;
       segmentBytes = c.segmentBytes;
+      compactionBytesPerSecond = c.compactionBytesPerSecond;
     }
 
     NodeConfig done() {
@@ -203,7 +223,8 @@ public record NodeConfig(
           cluster,
           logRetention,
           retention,
-          segmentBytes);
+          segmentBytes,
+          compactionBytesPerSecond);
     }
   }
 

@@ -276,6 +276,9 @@ final class NodeStartup {
     if (config.segmentBytes() > 0) {
       b.segmentSize(config.segmentBytes());
     }
+    if (config.compactionBytesPerSecond() > 0) {
+      b.compactionBytesPerSecond(config.compactionBytesPerSecond());
+    }
     if (config.fsyncInterval() != null) {
       b.fsyncPolicy(FsyncPolicy.INTERVAL).fsyncInterval(config.fsyncInterval());
     }

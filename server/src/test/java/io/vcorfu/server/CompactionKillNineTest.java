@@ -39,12 +39,15 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Compaction survives {@code kill -9} at any moment, on a real {@code vcorfu server} process with
- * its defaults (16 MiB segments, compaction below half live at 16 MiB/s, the log kept for 3 s). The
- * node is filled with two interleaved streams, a quarter of the bytes in the kept stream B and the
- * rest in stream A; A is trimmed away and the log trims itself, so every sealed segment is about a
- * quarter live and compaction copies B's records. The process is killed while compaction runs, at a
- * different moment each time (as it starts a segment, after its first batch, right after a segment
- * was deleted, several batches in), and restarted on the same directory.
+ * its defaults (16 MiB segments, compaction below half live, the log kept for 3 s) but compaction
+ * copying at 4 MiB/s ({@code --compaction-rate-mb 4}), so that the four kills land while compaction
+ * runs however slowly a loaded machine restarts the node between them (at 16 MiB/s, with the
+ * machine busy, compaction could finish before the last kill). The node is filled with two
+ * interleaved streams, a quarter of the bytes in the kept stream B and the rest in stream A; A is
+ * trimmed away and the log trims itself, so every sealed segment is about a quarter live and
+ * compaction copies B's records. The process is killed while compaction runs, at a different moment
+ * each time (as it starts a segment, after its first batch, right after a segment was deleted,
+ * several batches in), and restarted on the same directory.
  *
  * <p>Checks, once compaction is done: every entry of B reads back with the bytes it was written
  * with, at its global address; nothing of A, nor of the log below its trim mark, is readable (reads
@@ -104,7 +107,7 @@ class CompactionKillNineTest {
     int port = ServerProcess.freePort();
     Path data = tmp.resolve("node");
     Path segments = data.resolve("replicas");
-    List<String> args = List.of("--data-dir", data.toString());
+    List<String> args = List.of("--data-dir", data.toString(), "--compaction-rate-mb", "4");
     Map<Long, Integer> kept = new TreeMap<>(); // B's stream address -> entry number
     Map<Long, Long> keptGlobal = new TreeMap<>(); // B's stream address -> global address
     List<Long> trimmedGlobals = new ArrayList<>();

@@ -101,6 +101,14 @@ final class ServerCommand implements Callable<Integer> {
   long segmentSizeMb;
 
   @Option(
+      names = "--compaction-rate-mb",
+      defaultValue = "16",
+      description =
+          "The most MiB per second compaction copies, 1 to 10240 (default ${DEFAULT-VALUE}):"
+              + " lower leaves more of the disk to the foreground, higher gives space back sooner.")
+  long compactionRateMb;
+
+  @Option(
       names = "--disk-free-min-mb",
       defaultValue = "0",
       description =
@@ -268,6 +276,12 @@ final class ServerCommand implements Callable<Integer> {
           .println("vcorfu server: --segment-size-mb must be between 1 and 1024");
       return 2;
     }
+    if (compactionRateMb < 1 || compactionRateMb > 10240) {
+      spec.commandLine()
+          .getErr()
+          .println("vcorfu server: --compaction-rate-mb must be between 1 and 10240");
+      return 2;
+    }
     if (zookeeper != null && retention.given()) {
       spec.commandLine()
           .getErr()
@@ -329,7 +343,8 @@ final class ServerCommand implements Callable<Integer> {
             .withViews(classpath, checkpointEvery, Duration.ofMillis(checkpointIntervalMs))
             .withLogRetention(Duration.ofMillis(logRetentionMs))
             .withRetention(retention.over(io.vcorfu.client.ClusterRetention.NONE))
-            .withSegmentBytes(segmentSizeMb << 20);
+            .withSegmentBytes(segmentSizeMb << 20)
+            .withCompactionRate(compactionRateMb << 20);
     if (zookeeper != null) {
       try {
         config =

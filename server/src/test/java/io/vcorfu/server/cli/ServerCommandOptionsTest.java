@@ -5,6 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.io.File;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import picocli.CommandLine;
 
 class ServerCommandOptionsTest {
@@ -47,5 +50,29 @@ class ServerCommandOptionsTest {
     assertThat(err.toString().strip())
         .isEqualTo(
             "vcorfu server: --checkpoint-every and --checkpoint-interval-ms must be at least 1");
+  }
+
+  @ParameterizedTest
+  @CsvSource({
+    "--compaction-rate-mb, 0, --compaction-rate-mb must be between 1 and 10240",
+    "--compaction-rate-mb, 10241, --compaction-rate-mb must be between 1 and 10240",
+    "--segment-size-mb, 0, --segment-size-mb must be between 1 and 1024"
+  })
+  void aStorageSizeOutOfRangeIsRefusedWithOneLineAndNothingWritten(
+      String flag, String value, String message, @TempDir Path tmp) {
+    java.io.StringWriter err = new java.io.StringWriter();
+    picocli.CommandLine cl = VcorfuCli.newCommandLine();
+    cl.setErr(new java.io.PrintWriter(err));
+    Path dir = tmp.resolve("data");
+    int code = cl.execute("server", "--data-dir", dir.toString(), flag, value);
+    assertThat(code).isEqualTo(2);
+    assertThat(err.toString().strip()).isEqualTo("vcorfu server: " + message);
+    assertThat(dir).doesNotExist();
+  }
+
+  @Test
+  void theCompactionRateIsSixteenMibPerSecondUnlessGiven() {
+    assertThat(parse("server").compactionRateMb).isEqualTo(16);
+    assertThat(parse("server", "--compaction-rate-mb", "4").compactionRateMb).isEqualTo(4);
   }
 }
