@@ -199,11 +199,7 @@ public final class CSMRMap<K, V> extends AbstractMap<K, V> implements SnapshotMa
   public java.util.concurrent.Flow.Publisher<MapUpdate<K, V>> watch(
       long from, java.util.function.Predicate<? super K> keys) {
     return io.vcorfu.client.Publishers.mapping(
-        rt.watch(bucketStreams(), from),
-        u -> {
-          MapUpdate<K, V> all = MapUpdate.of(u);
-          return all == null ? null : all.only(keys);
-        });
+        rt.watch(bucketStreams(), from), u -> MapUpdate.of(u, keys));
   }
 
   /**
@@ -214,6 +210,14 @@ public final class CSMRMap<K, V> extends AbstractMap<K, V> implements SnapshotMa
   public io.vcorfu.runtime.ObjectHistory<KeyVersion<V>> history(K key, long before, int limit) {
     StreamId bucket = StreamId.of(bucketStreamName(name, bucketOf(Objects.requireNonNull(key))));
     return rt.history(bucket, before, limit, u -> KeyVersion.of(MapUpdate.<K, V>of(u), key));
+  }
+
+  /**
+   * What differs between the map as of global address {@code from} and as of {@code to} (see {@link
+   * MapDiff}): computed from the updates between them, not from two whole states.
+   */
+  public MapDiff<K, V> diff(long from, long to) {
+    return MapDiff.of(this, rt, from, to);
   }
 
   /** Like {@link #watch(long)}, from what commits after each subscription. */

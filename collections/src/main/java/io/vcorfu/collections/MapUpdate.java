@@ -52,6 +52,12 @@ public record MapUpdate<K, V>(long globalAddress, long timeMillis, List<Change<K
     return kept.isEmpty() ? null : new MapUpdate<>(globalAddress, timeMillis, List.copyOf(kept));
   }
 
+  /** The map changes of {@code u} to keys {@code keys} accepts, and its clears (null: none). */
+  static <K, V> MapUpdate<K, V> of(ObjectUpdates u, java.util.function.Predicate<? super K> keys) {
+    MapUpdate<K, V> all = of(u);
+    return all == null ? null : all.only(keys);
+  }
+
   /** The map changes of {@code u} (null when it holds none: then nothing is delivered for it). */
   @SuppressWarnings("unchecked")
   static <K, V> MapUpdate<K, V> of(ObjectUpdates u) {

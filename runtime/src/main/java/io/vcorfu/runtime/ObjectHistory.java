@@ -75,4 +75,56 @@ public record ObjectHistory<T>(List<T> items, long nextBefore, boolean trimmed) 
     }
     return new ObjectHistory<>(List.copyOf(items), -1, floor > 0);
   }
+
+  /**
+   * The decoded updates of {@code stream}'s entries whose global addresses lie above {@code after}
+   * and at or below {@code upTo}, oldest first: read back from the stream's tail until an entry at
+   * or below {@code after}. Fails with {@link TrimmedException} when part of that range was
+   * trimmed.
+   */
+  static List<ObjectUpdates> between(RuntimeCore core, StreamId stream, long after, long upTo) {
+    StreamLog log = core.log();
+    Serializer serializer = core.options().serializer();
+    long tail = core.await(log.tails(List.of(stream))).streamTails().getOrDefault(stream, -1L);
+    List<ObjectUpdates> newestFirst = new ArrayList<>();
+    long floor = 0;
+    long hi = tail;
+    while (hi >= floor) {
+      long lo = Math.max(floor, hi - PAGE + 1);
+      List<StreamEntry> page;
+      try {
+        page = core.await(log.readStream(stream, lo, hi));
+      } catch (TrimmedException t) {
+        if (t.trimMark() <= floor) {
+          throw t;
+        }
+        floor = t.trimMark();
+        continue;
+      }
+      for (int i = page.size() - 1; i >= 0; i--) {
+        StreamEntry e = page.get(i);
+        if (e.isHole() || e.globalAddress() > upTo) {
+          continue;
+        }
+        if (e.globalAddress() <= after) {
+          return reversed(newestFirst);
+        }
+        ObjectUpdates u = ObjectUpdates.decode(e, Set.of(stream), serializer);
+        if (u != null) {
+          newestFirst.add(u);
+        }
+      }
+      hi = lo - 1;
+    }
+    if (floor > 0) {
+      throw new TrimmedException(floor, stream);
+    }
+    return reversed(newestFirst);
+  }
+
+  private static <T> List<T> reversed(List<T> list) {
+    List<T> out = new ArrayList<>(list);
+    java.util.Collections.reverse(out);
+    return out;
+  }
 }

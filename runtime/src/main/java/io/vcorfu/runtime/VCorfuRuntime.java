@@ -13,6 +13,7 @@ import io.vcorfu.runtime.proxy.ObjectHandle;
 import io.vcorfu.runtime.proxy.SmrProxy;
 import io.vcorfu.runtime.smr.RuntimeCore;
 import io.vcorfu.runtime.view.ObjectDirectory;
+import java.util.List;
 import java.util.Objects;
 import java.util.function.Supplier;
 
@@ -95,6 +96,23 @@ public final class VCorfuRuntime implements AutoCloseable {
       java.util.function.Function<ObjectUpdates, T> version) {
     core.checkOpen();
     return ObjectHistory.read(core, stream, before, limit, version);
+  }
+
+  /**
+   * The updates {@code stream}'s entries made above global address {@code after} and at or below
+   * {@code upTo}, oldest first, decoded as {@link #watch} delivers them: read back from the
+   * stream's tail to {@code after}, no state replayed. What a diff between two versions reads.
+   *
+   * @throws io.vcorfu.protocol.TrimmedException if part of that range was trimmed
+   * @throws IllegalArgumentException if {@code upTo} is below {@code after}
+   */
+  public List<ObjectUpdates> updates(StreamId stream, long after, long upTo) {
+    core.checkOpen();
+    if (upTo < after) {
+      throw new IllegalArgumentException(
+          "the range ends at " + upTo + ", below where it starts (above " + after + ")");
+    }
+    return ObjectHistory.between(core, stream, after, upTo);
   }
 
   /** Like {@link #watch(java.util.Collection, long)}, from what commits after each subscription. */
