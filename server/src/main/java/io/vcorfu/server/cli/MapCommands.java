@@ -27,7 +27,8 @@ import picocli.CommandLine.Spec;
     mixinStandardHelpOptions = true,
     description =
         "Put, get, remove and scan the keys of a CSMRMap of text keys and values, show every"
-            + " version of a key, watch the changes as they commit, and list the maps.")
+            + " version of a key, diff two versions, watch the changes as they commit, and list the"
+            + " maps.")
 final class MapCommands {
   /**
    * The commands under {@code vcorfu map}, in the order its help lists them (added when the command
@@ -40,6 +41,7 @@ final class MapCommands {
           MapCommands.Remove.class,
           MapCommands.Scan.class,
           MapCommands.History.class,
+          MapDiffCommand.class,
           MapCommands.Watch.class,
           ListCommands.Maps.class);
 

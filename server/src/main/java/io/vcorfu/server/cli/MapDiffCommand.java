@@ -1,0 +1,104 @@
+package io.vcorfu.server.cli;
+
+import static io.vcorfu.server.cli.MapCommands.escape;
+import static io.vcorfu.server.cli.MapCommands.stored;
+import static io.vcorfu.server.cli.MapCommands.text;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.vcorfu.collections.CSMRMap;
+import io.vcorfu.collections.MapDiff;
+import io.vcorfu.protocol.TrimmedException;
+import io.vcorfu.runtime.VCorfuRuntime;
+import java.io.PrintWriter;
+import java.util.Map;
+import java.util.TreeMap;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+
+/**
+ * {@code vcorfu map diff --map M --from A --to B}: what differs between two versions of a map (see
+ * {@link CSMRMap#diff}), one line per key in the order of the keys' text.
+ */
+@Command(
+    name = "diff",
+    mixinStandardHelpOptions = true,
+    description =
+        "What differs between the map as of global address --from and as of --to, one line per key,"
+            + " in key order: + KEY VALUE (added), - KEY VALUE (removed), ~ KEY OLD -> NEW"
+            + " (changed); --output json gives each in fields. --from -1 starts from the empty map."
+            + " Read from the updates between the two versions; a range reaching below the map's"
+            + " retention fails as trimmed.")
+final class MapDiffCommand extends MapCommands.MapCommand {
+  @Option(
+      names = "--from",
+      required = true,
+      description = "The older version: a global address (-1: the map before any write).")
+  long from;
+
+  @Option(names = "--to", required = true, description = "The newer version: a global address.")
+  long to;
+
+  @Override
+  void check() {
+    if (from < -1) {
+      throw new ParameterException(
+          spec.commandLine(), "--from must be -1 (before any write) or more, not " + from);
+    }
+    if (to < from) {
+      throw new ParameterException(
+          spec.commandLine(), "--to must be at or above --from (" + from + "), not " + to);
+    }
+  }
+
+  @Override
+  void run(VCorfuRuntime rt, CSMRMap<String, String> m, PrintWriter out) {
+    MapDiff<Object, Object> diff;
+    try {
+      diff = stored(m).diff(from, to);
+    } catch (TrimmedException t) {
+      throw new IllegalStateException(
+          "map '"
+              + map
+              + "' no longer holds every version after "
+              + from
+              + ": part of the range was trimmed (below the map's retention); diff from a later"
+              + " --from");
+    }
+    TreeMap<String, Object[]> lines = new TreeMap<>();
+    for (Map.Entry<Object, Object> e : diff.added().entrySet()) {
+      lines.put(text(e.getKey()), new Object[] {"added", null, e.getValue()});
+    }
+    for (Map.Entry<Object, Object> e : diff.removed().entrySet()) {
+      lines.put(text(e.getKey()), new Object[] {"removed", e.getValue(), null});
+    }
+    for (Map.Entry<Object, MapDiff.ValueChange<Object>> e : diff.changed().entrySet()) {
+      MapDiff.ValueChange<Object> c = e.getValue();
+      lines.put(text(e.getKey()), new Object[] {"changed", c.before(), c.after()});
+    }
+    for (Map.Entry<String, Object[]> line : lines.entrySet()) {
+      String change = (String) line.getValue()[0];
+      Object before = line.getValue()[1];
+      Object after = line.getValue()[2];
+      if (output.json()) {
+        ObjectNode n = Output.mapper().createObjectNode().put("key", line.getKey());
+        n.put("change", change);
+        if (before != null) {
+          n.put("before", text(before));
+        }
+        if (after != null) {
+          n.put("after", text(after));
+        }
+        out.println(Output.line(n));
+        continue;
+      }
+      String key = escape(line.getKey());
+      switch (change) {
+        case "added" -> out.println("+ " + key + " " + escape(text(after)));
+        case "removed" -> out.println("- " + key + " " + escape(text(before)));
+        default ->
+            out.println("~ " + key + " " + escape(text(before)) + " -> " + escape(text(after)));
+      }
+    }
+  }
+}
