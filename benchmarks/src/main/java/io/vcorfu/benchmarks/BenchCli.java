@@ -23,6 +23,7 @@ import picocli.CommandLine.Model.CommandSpec;
       StreamTimelineBench.class,
       WatchBench.class,
       HistoryBench.class,
+      DiffBench.class,
       PlotCommand.class,
       CostCommand.class,
       SuiteCommand.class
