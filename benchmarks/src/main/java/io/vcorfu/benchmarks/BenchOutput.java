@@ -50,6 +50,18 @@ public final class BenchOutput {
    * Puts {@code "stopped_early"} into {@code result}: null when no thread stopped, else {@code
    * {"threads": N, "first_error": firstError}}.
    */
+  /**
+   * Sorts {@code nanos} (the times of repeated runs), puts their median and slowest in milliseconds
+   * into {@code result} as {@code NAME_median_ms} and {@code NAME_max_ms}, and answers those two.
+   */
+  static double[] putMedianAndMax(ObjectNode result, String name, java.util.List<Long> nanos) {
+    nanos.sort(null);
+    double median = nanos.get(nanos.size() / 2) / 1e6;
+    double max = nanos.get(nanos.size() - 1) / 1e6;
+    result.put(name + "_median_ms", median).put(name + "_max_ms", max);
+    return new double[] {median, max};
+  }
+
   static void putStoppedEarly(ObjectNode result, long threads, String firstError) {
     if (threads == 0) {
       result.putNull("stopped_early");

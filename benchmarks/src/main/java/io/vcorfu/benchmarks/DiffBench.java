@@ -119,32 +119,21 @@ final class DiffBench extends ClusterBench {
         }
       }
     }
-    diffNanos.sort(null);
-    wholeNanos.sort(null);
     ObjectNode result =
         BenchOutput.result("diff")
             .put("keys", keys)
             .put("buckets", buckets)
             .put("changes", changes)
-            .put("differences", differences)
-            .put("diff_median_ms", diffNanos.get(repeat / 2) / 1e6)
-            .put("diff_max_ms", diffNanos.get(repeat - 1) / 1e6)
-            .put("snapshots_median_ms", wholeNanos.get(repeat / 2) / 1e6)
-            .put("snapshots_max_ms", wholeNanos.get(repeat - 1) / 1e6);
+            .put("differences", differences);
+    double[] d = BenchOutput.putMedianAndMax(result, "diff", diffNanos);
+    double[] w = BenchOutput.putMedianAndMax(result, "snapshots", wholeNanos);
     output.print(
         result,
         String.format(
             "diff of a map of %d keys in %d buckets across %d changes (%d differences), fresh"
                 + " client each time: CSMRMap.diff median %.1f ms (max %.1f); two snapshot views"
                 + " of every bucket compared whole median %.1f ms (max %.1f)",
-            keys,
-            buckets,
-            changes,
-            differences,
-            diffNanos.get(repeat / 2) / 1e6,
-            diffNanos.get(repeat - 1) / 1e6,
-            wholeNanos.get(repeat / 2) / 1e6,
-            wholeNanos.get(repeat - 1) / 1e6));
+            keys, buckets, changes, differences, d[0], d[1], w[0], w[1]));
     return 0;
   }
 

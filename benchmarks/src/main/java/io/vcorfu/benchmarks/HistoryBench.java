@@ -99,30 +99,20 @@ final class HistoryBench extends ClusterBench {
         }
       }
     }
-    historyNanos.sort(null);
-    snapshotNanos.sort(null);
     ObjectNode result =
         BenchOutput.result("history")
             .put("versions", versions)
             .put("newest", newest)
-            .put("noise", noise)
-            .put("history_median_ms", historyNanos.get(repeat / 2) / 1e6)
-            .put("history_max_ms", historyNanos.get(repeat - 1) / 1e6)
-            .put("snapshots_median_ms", snapshotNanos.get(repeat / 2) / 1e6)
-            .put("snapshots_max_ms", snapshotNanos.get(repeat - 1) / 1e6);
+            .put("noise", noise);
+    double[] h = BenchOutput.putMedianAndMax(result, "history", historyNanos);
+    double[] s = BenchOutput.putMedianAndMax(result, "snapshots", snapshotNanos);
     output.print(
         result,
         String.format(
             "history of a key with %d versions (%d other updates between two), newest %d, fresh"
                 + " client each time: CSMRMap.history median %.1f ms (max %.1f); a snapshot view"
                 + " per version median %.1f ms (max %.1f)",
-            versions,
-            noise,
-            newest,
-            historyNanos.get(repeat / 2) / 1e6,
-            historyNanos.get(repeat - 1) / 1e6,
-            snapshotNanos.get(repeat / 2) / 1e6,
-            snapshotNanos.get(repeat - 1) / 1e6));
+            versions, noise, newest, h[0], h[1], s[0], s[1]));
     return 0;
   }
 

@@ -335,7 +335,8 @@ class JsonOutputTest {
             "degraded",
             "stream-timeline",
             "watch",
-            "history");
+            "history",
+            "diff");
     for (String mode : modes) {
       CommandLine.Model.OptionSpec output =
           bench.getSubcommands().get(mode).getCommandSpec().findOption("--output");

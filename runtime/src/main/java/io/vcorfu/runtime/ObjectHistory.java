@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.function.Function;
+import java.util.function.Supplier;
 
 /**
  * One page of an object's history, newest first: what {@link VCorfuRuntime#history} answers.
@@ -38,42 +39,30 @@ public record ObjectHistory<T>(List<T> items, long nextBefore, boolean trimmed) 
     if (limit < 1) {
       throw new IllegalArgumentException("a history page holds 1 or more versions, not " + limit);
     }
-    StreamLog log = core.log();
-    Serializer serializer = core.options().serializer();
-    long tail = core.await(log.tails(List.of(stream))).streamTails().getOrDefault(stream, -1L);
     List<T> items = new ArrayList<>();
-    long floor = 0;
-    long hi = tail;
-    while (hi >= floor) {
-      long lo = Math.max(floor, hi - PAGE + 1);
-      List<StreamEntry> page;
-      try {
-        page = core.await(log.readStream(stream, lo, hi));
-      } catch (TrimmedException t) {
-        if (t.trimMark() <= floor) {
-          throw t;
-        }
-        floor = t.trimMark();
-        continue;
-      }
-      for (int i = page.size() - 1; i >= 0; i--) {
-        StreamEntry e = page.get(i);
-        if (e.isHole() || e.globalAddress() >= before) {
-          continue;
-        }
-        ObjectUpdates u = ObjectUpdates.decode(e, Set.of(stream), serializer);
-        T item = u == null ? null : version.apply(u);
-        if (item != null) {
-          items.add(item);
-          if (items.size() == limit) {
-            long next = e.streamAddress() == 0 ? -1 : e.globalAddress();
-            return new ObjectHistory<>(List.copyOf(items), next, false);
-          }
-        }
-      }
-      hi = lo - 1;
-    }
-    return new ObjectHistory<>(List.copyOf(items), -1, floor > 0);
+    long[] next = {-1};
+    long floor =
+        walkBack(
+            core,
+            stream,
+            (e, u) -> {
+              if (e.globalAddress() >= before) {
+                return true;
+              }
+              ObjectUpdates decoded = u.get();
+              T item = decoded == null ? null : version.apply(decoded);
+              if (item != null) {
+                items.add(item);
+                if (items.size() == limit) {
+                  next[0] = e.streamAddress() == 0 ? -1 : e.globalAddress();
+                  return false;
+                }
+              }
+              return true;
+            });
+    return floor < 0
+        ? new ObjectHistory<>(List.copyOf(items), next[0], false)
+        : new ObjectHistory<>(List.copyOf(items), -1, floor > 0);
   }
 
   /**
@@ -83,10 +72,45 @@ public record ObjectHistory<T>(List<T> items, long nextBefore, boolean trimmed) 
    * trimmed.
    */
   static List<ObjectUpdates> between(RuntimeCore core, StreamId stream, long after, long upTo) {
+    List<ObjectUpdates> newestFirst = new ArrayList<>();
+    long floor =
+        walkBack(
+            core,
+            stream,
+            (e, u) -> {
+              if (e.globalAddress() <= after) {
+                return false;
+              }
+              ObjectUpdates decoded = e.globalAddress() <= upTo ? u.get() : null;
+              if (decoded != null) {
+                newestFirst.add(decoded);
+              }
+              return true;
+            });
+    if (floor > 0) {
+      throw new TrimmedException(floor, stream);
+    }
+    return reversed(newestFirst);
+  }
+
+  /** What a backward walk does with one entry. */
+  private interface Visit {
+    /**
+     * True to go on to the next older entry; {@code updates} decodes the entry's updates of the
+     * stream (null: none), only when asked.
+     */
+    boolean next(StreamEntry entry, Supplier<ObjectUpdates> updates);
+  }
+
+  /**
+   * Walks {@code stream}'s entries back from its tail, newest first, holes passed over, until
+   * {@code visit} answers false (then answers -1) or the oldest entry kept is passed (then answers
+   * the stream's trim mark: 0 when nothing was trimmed).
+   */
+  private static long walkBack(RuntimeCore core, StreamId stream, Visit visit) {
     StreamLog log = core.log();
     Serializer serializer = core.options().serializer();
     long tail = core.await(log.tails(List.of(stream))).streamTails().getOrDefault(stream, -1L);
-    List<ObjectUpdates> newestFirst = new ArrayList<>();
     long floor = 0;
     long hi = tail;
     while (hi >= floor) {
@@ -103,23 +127,14 @@ public record ObjectHistory<T>(List<T> items, long nextBefore, boolean trimmed) 
       }
       for (int i = page.size() - 1; i >= 0; i--) {
         StreamEntry e = page.get(i);
-        if (e.isHole() || e.globalAddress() > upTo) {
-          continue;
-        }
-        if (e.globalAddress() <= after) {
-          return reversed(newestFirst);
-        }
-        ObjectUpdates u = ObjectUpdates.decode(e, Set.of(stream), serializer);
-        if (u != null) {
-          newestFirst.add(u);
+        if (!e.isHole()
+            && !visit.next(e, () -> ObjectUpdates.decode(e, Set.of(stream), serializer))) {
+          return -1;
         }
       }
       hi = lo - 1;
     }
-    if (floor > 0) {
-      throw new TrimmedException(floor, stream);
-    }
-    return reversed(newestFirst);
+    return floor;
   }
 
   private static <T> List<T> reversed(List<T> list) {

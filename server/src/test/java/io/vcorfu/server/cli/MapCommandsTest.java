@@ -12,7 +12,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
-/** {@code vcorfu map ...} against a node on loopback. */
+/** {@code vcorfu map ...} against a node on loopback (diff: its lines, JSON and refusals too). */
 class MapCommandsTest {
   private static NettyTransport transport;
   private static Node node;
@@ -138,5 +138,57 @@ class MapCommandsTest {
         .contains("3")
         .contains("5")
         .doesNotContain("\tat ");
+  }
+
+  /** The global address of the newest version of {@code key}. */
+  private static String newest(String name, String key) {
+    CliRun h = map("history", "--map", name, "--key", key, "--limit", "1");
+    assertThat(h.code()).as(h.err()).isZero();
+    return h.lines().get(0).split(" ")[0];
+  }
+
+  @Test
+  void diffListsAddedRemovedAndChangedKeysInKeyOrder() {
+    map("put", "--map", "d", "--buckets", "3", "a", "1");
+    map("put", "--map", "d", "b", "1");
+    map("put", "--map", "d", "c", "one value");
+    String first = newest("d", "c");
+    map("put", "--map", "d", "a", "2");
+    map("remove", "--map", "d", "b");
+    map("put", "--map", "d", "c", "one value");
+    map("put", "--map", "d", "e", "new");
+    String second = newest("d", "e");
+
+    CliRun diff = map("diff", "--map", "d", "--from", first, "--to", second);
+    assertThat(diff.code()).as(diff.err()).isZero();
+    assertThat(diff.lines()).containsExactly("~ a 1 -> 2", "- b 1", "+ e new");
+
+    CliRun fromEmpty = map("diff", "--map", "d", "--from", "-1", "--to", first);
+    assertThat(fromEmpty.code()).as(fromEmpty.err()).isZero();
+    assertThat(fromEmpty.lines()).containsExactly("+ a 1", "+ b 1", "+ c one value");
+
+    CliRun same = map("diff", "--map", "d", "--from", second, "--to", second);
+    assertThat(same.code()).isZero();
+    assertThat(same.lines()).isEmpty();
+
+    CliRun json = map("diff", "--map", "d", "--from", first, "--to", second, "--output", "json");
+    assertThat(json.lines())
+        .containsExactly(
+            "{\"key\":\"a\",\"change\":\"changed\",\"before\":\"1\",\"after\":\"2\"}",
+            "{\"key\":\"b\",\"change\":\"removed\",\"before\":\"1\"}",
+            "{\"key\":\"e\",\"change\":\"added\",\"after\":\"new\"}");
+  }
+
+  @Test
+  void aDiffRangeBackwardsOrBelowMinusOneIsRefusedWithOneLine() {
+    map("put", "--map", "r", "k", "v");
+    CliRun backwards = map("diff", "--map", "r", "--from", "5", "--to", "4");
+    assertThat(backwards.code()).isEqualTo(2);
+    assertThat(backwards.err()).contains("--to must be at or above --from (5), not 4");
+    CliRun below = map("diff", "--map", "r", "--from", "-2", "--to", "4");
+    assertThat(below.code()).isEqualTo(2);
+    assertThat(below.err()).contains("--from must be -1 (before any write) or more, not -2");
+    CliRun missing = map("diff", "--map", "never-made", "--from", "0", "--to", "4");
+    assertThat(missing.code()).isEqualTo(VcorfuCli.NOT_FOUND);
   }
 }
