@@ -17,14 +17,15 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 
 /**
- * {@code vcorfu map diff --map M --from A --to B}: what differs between two versions of a map (see
- * {@link CSMRMap#diff}), one line per key in the order of the keys' text.
+ * {@code vcorfu map diff --map M --from A [--to B]}: what differs between two versions of a map
+ * (see {@link CSMRMap#diff}), one line per key in the order of the keys' text.
  */
 @Command(
     name = "diff",
     mixinStandardHelpOptions = true,
     description =
-        "What differs between the map as of global address --from and as of --to, one line per key,"
+        "What differs between the map as of global address --from and as of --to (default:"
+            + " now), one line per key,"
             + " in key order: + KEY VALUE (added), - KEY VALUE (removed), ~ KEY OLD -> NEW"
             + " (changed); --output json gives each in fields. --from -1 starts from the empty map."
             + " Read from the updates between the two versions; a range reaching below the map's"
@@ -36,8 +37,10 @@ final class MapDiffCommand extends MapCommands.MapCommand {
       description = "The older version: a global address (-1: the map before any write).")
   long from;
 
-  @Option(names = "--to", required = true, description = "The newer version: a global address.")
-  long to;
+  @Option(
+      names = "--to",
+      description = "The newer version: a global address (default: now, the current snapshot).")
+  Long to;
 
   @Override
   void check() {
@@ -45,17 +48,32 @@ final class MapDiffCommand extends MapCommands.MapCommand {
       throw new ParameterException(
           spec.commandLine(), "--from must be -1 (before any write) or more, not " + from);
     }
-    if (to < from) {
+    if (to != null && to < from) {
       throw new ParameterException(
           spec.commandLine(), "--to must be at or above --from (" + from + "), not " + to);
     }
   }
 
+  /** The current snapshot: what a transaction that writes nothing answers. */
+  private static long now(VCorfuRuntime rt) {
+    rt.TXBegin();
+    return rt.TXEnd();
+  }
+
   @Override
   void run(VCorfuRuntime rt, CSMRMap<String, String> m, PrintWriter out) {
+    long upTo = to != null ? to : now(rt);
+    if (upTo < from) {
+      throw new IllegalArgumentException(
+          "--from "
+              + from
+              + " is past the log's current snapshot "
+              + upTo
+              + "; give an earlier one");
+    }
     MapDiff<Object, Object> diff;
     try {
-      diff = stored(m).diff(from, to);
+      diff = stored(m).diff(from, upTo);
     } catch (TrimmedException t) {
       throw new IllegalStateException(
           "map '"

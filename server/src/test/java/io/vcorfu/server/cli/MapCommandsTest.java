@@ -167,6 +167,10 @@ class MapCommandsTest {
     assertThat(fromEmpty.code()).as(fromEmpty.err()).isZero();
     assertThat(fromEmpty.lines()).containsExactly("+ a 1", "+ b 1", "+ c one value");
 
+    CliRun untilNow = map("diff", "--map", "d", "--from", first);
+    assertThat(untilNow.code()).as(untilNow.err()).isZero();
+    assertThat(untilNow.lines()).as("--to defaults to now").isEqualTo(diff.lines());
+
     CliRun same = map("diff", "--map", "d", "--from", second, "--to", second);
     assertThat(same.code()).isZero();
     assertThat(same.lines()).isEmpty();
@@ -188,6 +192,11 @@ class MapCommandsTest {
     CliRun below = map("diff", "--map", "r", "--from", "-2", "--to", "4");
     assertThat(below.code()).isEqualTo(2);
     assertThat(below.err()).contains("--from must be -1 (before any write) or more, not -2");
+    CliRun future = map("diff", "--map", "r", "--from", "999999999");
+    assertThat(future.code()).isEqualTo(1);
+    assertThat(future.err().strip())
+        .startsWith("vcorfu: --from 999999999 is past the log's current snapshot ")
+        .doesNotContain("\n");
     CliRun missing = map("diff", "--map", "never-made", "--from", "0", "--to", "4");
     assertThat(missing.code()).isEqualTo(VcorfuCli.NOT_FOUND);
   }
