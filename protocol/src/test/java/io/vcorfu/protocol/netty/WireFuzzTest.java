@@ -31,6 +31,21 @@ class WireFuzzTest {
 
   private static final int MAX_FRAME = 4096;
 
+  /** The whole frames within the limit at the start of the input (after its first byte). */
+  static int wholeFrames(byte[] input) {
+    int frames = 0;
+    int offset = 1;
+    while (offset + Framing.LENGTH_BYTES <= input.length) {
+      long length = Unpooled.wrappedBuffer(input, offset, Framing.LENGTH_BYTES).getUnsignedInt(0);
+      if (length > MAX_FRAME || offset + Framing.LENGTH_BYTES + length > input.length) {
+        break;
+      }
+      frames++;
+      offset += Framing.LENGTH_BYTES + (int) length;
+    }
+    return frames;
+  }
+
   @FuzzTest(maxDuration = "10m")
   void anyBytesEitherRequestsOrAClosedChannel(byte[] input) {
     List<Request> seen = new ArrayList<>();
@@ -62,13 +77,11 @@ class WireFuzzTest {
       ch.finishAndReleaseAll();
     }
 
-    // Every request came from a whole frame within the limit.
-    long framed = 0;
-    for (Request r : seen) {
-      assertThat(r.getSerializedSize()).isLessThanOrEqualTo(MAX_FRAME);
-      framed += Framing.LENGTH_BYTES + r.getSerializedSize();
-    }
-    assertThat(framed).isLessThanOrEqualTo(Math.max(0, input.length - 1));
+    // Every request came from a whole frame within the limit: no more requests than such frames
+    // lead the input. (Not judged by a request's size: protobuf parses encodings it would not
+    // write, such as a negative int32 in five bytes, so a request can re-encode larger than the
+    // frame it came in; the fuzzer found one.)
+    assertThat(seen.size()).isLessThanOrEqualTo(wholeFrames(input));
     // A first prefix over the limit: refused before anything is read or allocated for it.
     if (input.length >= 1 + Framing.LENGTH_BYTES) {
       long prefix = Unpooled.wrappedBuffer(input, 1, Framing.LENGTH_BYTES).getUnsignedInt(0);
