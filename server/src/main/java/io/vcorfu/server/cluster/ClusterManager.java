@@ -26,9 +26,8 @@ import org.slf4j.LoggerFactory;
  * not refuse), or when it answers that its data directory is not the one the layout counts on (see
  * {@link NodeIdentity}); {@link NodeProbes} keeps what the probes heard and judges it. Every node
  * probes too, and acts in the leader's place while the leader itself is silent (its election
- * outlives it by a ZooKeeper session timeout). A node that does not lead follows the layout and the
- * election through ZooKeeper watches ({@link ElectionView}), not a read per round, and reads the
- * layout from ZooKeeper before it acts.
+ * outlives it by a ZooKeeper session timeout). Who leads comes from a watch of the election ({@link
+ * ElectionView}), not from ZooKeeper reads every round.
  *
  * <p>The safety rules it keeps, each stated in full with the code that keeps it:
  *
@@ -102,14 +101,6 @@ public final class ClusterManager implements AutoCloseable {
   /** Who leads the election, kept by a watch (a node that does not lead asks every round). */
   private final ElectionView election;
 
-  /**
-   * The layout as the watch of its znode delivered it last (null before the first): what a node
-   * that does not lead probes by and judges the leader by; it reads ZooKeeper before it acts.
-   */
-  private volatile Versioned<Layout> watched;
-
-  private volatile ZkLayoutStore.Watch layoutWatch;
-
   private ClusterManager(
       Endpoint self, ClusterConfig config, ZkLayoutStore store, NodeCalls calls) {
     this.self = self;
@@ -142,7 +133,6 @@ public final class ClusterManager implements AutoCloseable {
       Endpoint self, ClusterConfig config, ZkLayoutStore store, NodeCalls calls) {
     ClusterManager m = new ClusterManager(self, config, store, calls);
     try {
-      m.layoutWatch = store.watch(v -> m.watched = v);
       m.latch.start();
     } catch (Exception e) {
       throw new IllegalStateException("cannot run for manager of cluster " + config.name(), e);
@@ -193,7 +183,7 @@ public final class ClusterManager implements AutoCloseable {
       if (!timing.startedOnTime(start)) {
         late(wasSteady);
       }
-      Versioned<Layout> current = leader ? commits.read() : observed();
+      Versioned<Layout> current = commits.read();
       long probing = clock.getAsLong();
       probes.probe(current.value(), thread);
       long waited = clock.getAsLong();
@@ -224,7 +214,7 @@ public final class ClusterManager implements AutoCloseable {
       if (!backoff.due(System.nanoTime())) {
         return;
       }
-      act(leader ? current : commits.read(), true);
+      act(current, true);
     } catch (Exception e) {
       LOG.debug("manager round failed: {}", e.toString());
     } finally {
@@ -253,15 +243,6 @@ public final class ClusterManager implements AutoCloseable {
    * ZooKeeper session expires, which may be much longer; meanwhile every node that sees it gone
    * acts in its place (acting at once is safe, see the class comment).
    */
-  /**
-   * The layout a node that does not lead probes by: the watched one (no ZooKeeper read per round),
-   * or a read before the watch has delivered.
-   */
-  private Versioned<Layout> observed() throws Exception {
-    Versioned<Layout> w = watched;
-    return w != null ? w : commits.read();
-  }
-
   private boolean leaderGone(Layout layout) {
     String id;
     Endpoint leader;
@@ -417,10 +398,6 @@ public final class ClusterManager implements AutoCloseable {
   @Override
   public void close() {
     thread.shutdownNow();
-    ZkLayoutStore.Watch w = layoutWatch;
-    if (w != null) {
-      w.close();
-    }
     election.close();
     try {
       synchronized (this) {
