@@ -73,6 +73,15 @@ public final class Errors {
               .setNode(e.node()));
     } else if (error instanceof SealedException e) {
       b.setSealed(Sealed.newBuilder().setSealedEpoch(e.sealedEpoch()));
+    } else if (error instanceof PermissionDeniedException e) {
+      io.vcorfu.protocol.proto.PermissionDenied.Builder d =
+          io.vcorfu.protocol.proto.PermissionDenied.newBuilder()
+              .setPermission(e.permission())
+              .setPrincipal(e.principal());
+      if (e.stream() != null) {
+        d.setStream(e.stream().toMsg());
+      }
+      b.setPermissionDenied(d);
     } else if (error instanceof TlsException) {
       b.setTlsRequired(io.vcorfu.protocol.proto.TlsRequired.getDefaultInstance());
     } else {
@@ -131,6 +140,13 @@ public final class Errors {
               msg.getDiskFull().getNode(),
               msg.getDiskFull().getFreeBytes(),
               msg.getDiskFull().getThresholdBytes());
+      case PERMISSION_DENIED -> {
+        io.vcorfu.protocol.proto.PermissionDenied d = msg.getPermissionDenied();
+        yield new PermissionDeniedException(
+            d.getPermission(),
+            d.hasStream() ? StreamId.fromMsg(d.getStream()) : null,
+            d.getPrincipal());
+      }
       case TLS_REQUIRED -> new TlsException(m.isEmpty() ? "the node requires TLS" : m, null);
       case SERVER_ERROR, ERROR_NOT_SET ->
           new ServerErrorException(m.isEmpty() ? "server error" : m);

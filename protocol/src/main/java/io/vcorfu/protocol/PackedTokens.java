@@ -99,6 +99,28 @@ public final class PackedTokens {
     return (long) SLOT_BYTES * ask.tokens() * ask.streams().size();
   }
 
+  /**
+   * The request of {@code asks} packed ({@link #pack}), with the names of their streams it knows
+   * ({@code TokenRequest.packed_names}, each stream once).
+   */
+  public static TokenRequest request(List<Ask> asks) {
+    TokenRequest.Builder b = TokenRequest.newBuilder().setPacked(pack(asks));
+    java.util.Set<StreamId> named = null;
+    for (Ask a : asks) {
+      for (StreamId s : a.streams()) {
+        if (s.name() != null) {
+          if (named == null) {
+            named = new java.util.HashSet<>();
+          }
+          if (named.add(s)) {
+            b.addPackedNames(s.toMsg());
+          }
+        }
+      }
+    }
+    return b.build();
+  }
+
   /** The packed form of {@code asks}, in order. */
   public static ByteString pack(List<Ask> asks) {
     int bytes = 0;

@@ -15,4 +15,13 @@ import java.util.concurrent.CompletableFuture;
 @FunctionalInterface
 public interface RpcHandler {
   CompletableFuture<Response> handle(Request request);
+
+  /**
+   * Answers {@code request} sent by {@code principal}: the subject of the certificate the caller
+   * presented on a TLS connection, or null for a caller the transport does not authenticate (a
+   * plaintext connection, or a caller in the same process). By default the principal is ignored.
+   */
+  default CompletableFuture<Response> handle(Request request, String principal) {
+    return handle(request);
+  }
 }

@@ -22,6 +22,7 @@ import io.vcorfu.protocol.proto.Request;
 import io.vcorfu.protocol.proto.Request.PayloadCase;
 import io.vcorfu.protocol.proto.Response;
 import io.vcorfu.sequencer.SequencerBootstrap;
+import io.vcorfu.server.access.Authorization;
 import io.vcorfu.server.cluster.ClusterManager;
 import io.vcorfu.server.cluster.ClusterMembership;
 import io.vcorfu.server.cluster.LeftChainTrims;
@@ -83,6 +84,14 @@ public final class Node implements AutoCloseable {
   /** Cluster mode: the gate in front of the role handlers, and their foreground write latency. */
   final ServingGate gate =
       new ServingGate(() -> adoption.notServingReason(this.binding.endpoint()));
+
+  /** Where the node's grants come from once it has started (null: none yet, only nodes served). */
+  volatile java.util.function.Supplier<io.vcorfu.server.access.AccessList> grants;
+
+  /**
+   * What the transport calls: every request with its sender's principal ({@link Authorization}).
+   */
+  final RpcHandler entry;
 
   /** Answers NotServing until the roles are open, then routes to them. */
   volatile RpcHandler dispatcher = RequestDispatcher.builder(() -> 0).build();
@@ -183,6 +192,10 @@ public final class Node implements AutoCloseable {
         config.durable()
             ? new DiskAlarm(String.valueOf(config.listen()), config.dataDir(), 0)
             : null;
+    if (config.access() != null && config.access().aclFile() != null) {
+      grants = io.vcorfu.server.access.AclFile.open(config.access().aclFile());
+    }
+    this.entry = Authorization.entry(config.access(), () -> grants, this::answer);
   }
 
   /** Starts a node; returns once it is bound and its local roles are open. */
@@ -455,6 +468,7 @@ public final class Node implements AutoCloseable {
     closeQuietly(leftChains);
     closeQuietly(manager);
     closeQuietly(clusterRetention);
+    closeQuietly(grants instanceof AutoCloseable c ? c : null);
     closeQuietly(membership);
     closeQuietly(rejoin);
     closeQuietly(views);

@@ -38,6 +38,8 @@ import java.util.List;
  *     smaller segments are compacted sooner, at the cost of more files
  * @param compactionBytesPerSecond the most payload bytes per second compaction copies (0: the
  *     storage's default, 16 MiB)
+ * @param access how the node authorizes requests by their principals' grants; null: it does not
+ *     (every caller may do everything)
  */
 public record NodeConfig(
     Endpoint listen,
@@ -52,7 +54,8 @@ public record NodeConfig(
     Duration logRetention,
     ClusterRetention retention,
     long segmentBytes,
-    long compactionBytesPerSecond) {
+    long compactionBytesPerSecond,
+    io.vcorfu.server.access.AccessConfig access) {
   public static final long DEFAULT_CHECKPOINT_EVERY = 10_000;
 
   /** See {@code LogPrefixTrim.DEFAULT_WINDOW}. */
@@ -102,7 +105,8 @@ public record NodeConfig(
         DEFAULT_LOG_RETENTION,
         ClusterRetention.NONE,
         0,
-        0);
+        0,
+        null);
   }
 
   public static NodeConfig inMemory(Endpoint listen) {
@@ -178,6 +182,13 @@ public record NodeConfig(
     return c.done();
   }
 
+  /** The same node, authorizing requests as {@code a} says (null: not at all). */
+  public NodeConfig withAccess(io.vcorfu.server.access.AccessConfig a) {
+    Change c = new Change(this);
+    c.access = a;
+    return c.done();
+  }
+
   /** A configuration being changed by one of the {@code with} methods. */
   private static final class Change {
     Endpoint listen;
@@ -193,6 +204,7 @@ public record NodeConfig(
     ClusterRetention retention;
     long segmentBytes;
     long compactionBytesPerSecond;
+    io.vcorfu.server.access.AccessConfig access;
 
     Change(NodeConfig c) {
       listen = c.listen;
@@ -208,6 +220,7 @@ public record NodeConfig(
       retention = c.retention;
       segmentBytes = c.segmentBytes;
       compactionBytesPerSecond = c.compactionBytesPerSecond;
+      access = c.access;
     }
 
     NodeConfig done() {
@@ -224,7 +237,8 @@ public record NodeConfig(
           logRetention,
           retention,
           segmentBytes,
-          compactionBytesPerSecond);
+          compactionBytesPerSecond,
+          access);
     }
   }
 

@@ -76,7 +76,7 @@ final class NodeStartup {
     // The port is bound first (port 0 picks one, and the layout's roles depend on it). Until the
     // layout is chosen every request is answered NotServing; while the roles open, only the node's
     // own requests (ping, layout, seal) are served; then the dispatcher is bound to the open roles.
-    node.binding = transport.bind(config.listen(), node::answer);
+    node.binding = transport.bind(config.listen(), node.entry);
     Endpoint me = node.binding.endpoint();
     Layout chosen = chooseLayout(me);
     node.fence.seal(chosen.epoch());
@@ -111,7 +111,7 @@ final class NodeStartup {
     if (config.durable()) {
       node.dataDirLock = DataDirectoryLock.acquire(config.dataDir());
     }
-    node.binding = transport.bind(config.listen(), node::answer);
+    node.binding = transport.bind(config.listen(), node.entry);
     Endpoint me = node.binding.endpoint();
     node.identity =
         config.durable()
@@ -162,6 +162,11 @@ final class NodeStartup {
     node.manager = ClusterManager.start(me, config.cluster(), node.membership.store(), calls);
     node.clusterRetention =
         RetentionZnode.watch(node.membership.store().client(), config.cluster().name());
+    if (config.access() != null) {
+      node.grants =
+          io.vcorfu.server.access.AclZnode.watch(
+              node.membership.store().client(), config.cluster().name());
+    }
     node.logTrim =
         new io.vcorfu.server.cluster.LogPrefixTrim(
             calls,

@@ -56,8 +56,7 @@ public final class TokenBatcher {
     this.coalescer =
         new Coalescer<>(
             ask -> send.apply(ask.toRequest()),
-            asks ->
-                send.apply(TokenRequest.newBuilder().setPacked(PackedTokens.pack(asks)).build()),
+            asks -> send.apply(PackedTokens.request(asks)),
             (response, asks) -> PackedTokens.split(asks, response),
             maxInFlight,
             Math.max(maxInFlight, MAX_FULL_IN_FLIGHT),

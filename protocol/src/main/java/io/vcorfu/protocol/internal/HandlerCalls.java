@@ -28,9 +28,15 @@ public final class HandlerCalls {
    * exceptionally is answered with the error's wire form ({@link Errors#toResponse}).
    */
   public static CompletableFuture<Response> invoke(RpcHandler handler, Request request) {
+    return invoke(handler, request, null);
+  }
+
+  /** As {@link #invoke(RpcHandler, Request)}, for a request sent by {@code principal}. */
+  public static CompletableFuture<Response> invoke(
+      RpcHandler handler, Request request, String principal) {
     CompletableFuture<Response> future;
     try {
-      future = handler.handle(request);
+      future = handler.handle(request, principal);
     } catch (RuntimeException e) {
       return CompletableFuture.completedFuture(finish(request, failure(request, e)));
     }

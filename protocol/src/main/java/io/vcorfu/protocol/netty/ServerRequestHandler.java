@@ -35,7 +35,7 @@ final class ServerRequestHandler extends SimpleChannelInboundHandler<Request> {
 
   @Override
   protected void channelRead0(ChannelHandlerContext ctx, Request request) {
-    HandlerCalls.invoke(handler, request)
+    HandlerCalls.invoke(handler, request, ctx.channel().attr(TlsContexts.PRINCIPAL).get())
         .thenAccept(
             response -> {
               Response limited = HandlerCalls.limitSize(request, response, maxFrameBytes);

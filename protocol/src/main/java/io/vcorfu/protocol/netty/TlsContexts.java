@@ -81,6 +81,14 @@ public final class TlsContexts {
     }
   }
 
+  /**
+   * The subject of this party's certificate as the parties it connects to name it (their principal
+   * for it), or null without a certificate.
+   */
+  public String subject() {
+    return material.current().subject();
+  }
+
   /** The options these contexts were loaded from. */
   public TlsOptions options() {
     return material.options();

@@ -56,7 +56,7 @@ public final class Checkpoints {
 
   /** The checkpoint stream of object stream {@code object}. */
   public static StreamId streamOf(StreamId object) {
-    return StreamId.of(object + "/checkpoint");
+    return object.derive("/checkpoint");
   }
 
   /** The next stream address the local view behind {@code proxy} will play. */

@@ -309,8 +309,10 @@ final class ServerCommand implements Callable<Integer> {
       return 2;
     }
     io.vcorfu.protocol.TlsOptions tls;
+    io.vcorfu.server.access.AccessConfig access;
     try {
       tls = tlsFlags.options();
+      access = tlsFlags.access(tls, zookeeper != null);
     } catch (IllegalArgumentException e) {
       spec.commandLine().getErr().println("vcorfu server: " + e.getMessage());
       return 2;
@@ -344,7 +346,8 @@ final class ServerCommand implements Callable<Integer> {
             .withLogRetention(Duration.ofMillis(logRetentionMs))
             .withRetention(retention.over(io.vcorfu.client.ClusterRetention.NONE))
             .withSegmentBytes(segmentSizeMb << 20)
-            .withCompactionRate(compactionRateMb << 20);
+            .withCompactionRate(compactionRateMb << 20)
+            .withAccess(access);
     if (zookeeper != null) {
       try {
         config =

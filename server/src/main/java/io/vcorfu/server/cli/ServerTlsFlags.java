@@ -45,6 +45,58 @@ final class ServerTlsFlags {
               + " plaintext without it.")
   boolean plaintext;
 
+  @Option(
+      names = "--acl",
+      paramLabel = "FILE",
+      description =
+          "Authorize every request of a single node by the grants in this file (written by"
+              + " `vcorfu acl grant --file FILE`; re-read when it changes): a caller may do only"
+              + " what a grant to its certificate's subject allows. Needs TLS.")
+  Path acl;
+
+  @Option(
+      names = "--authorization",
+      description =
+          "Authorize every request of a cluster node by the cluster's grants in ZooKeeper"
+              + " (`vcorfu acl grant --zookeeper ...`): a caller may do only what a grant to its"
+              + " certificate's subject allows; other nodes need the node permission. Needs TLS.")
+  boolean authorization;
+
+  /**
+   * How the node authorizes requests, or null when it does not.
+   *
+   * @param tls the node's TLS ({@link #options}), null for plaintext
+   * @param cluster true for a cluster node
+   * @throws IllegalArgumentException naming what to do when the options do not fit together or the
+   *     grants file cannot be used
+   */
+  io.vcorfu.server.access.AccessConfig access(TlsOptions tls, boolean cluster) {
+    if (acl == null && !authorization) {
+      return null;
+    }
+    String flag = acl != null ? "--acl" : "--authorization";
+    if (tls == null) {
+      throw new IllegalArgumentException(
+          flag
+              + " needs TLS (a caller's principal is the subject of its certificate): give"
+              + " --tls-cert, --tls-key and --tls-ca");
+    }
+    if (cluster && acl != null) {
+      throw new IllegalArgumentException(
+          "a cluster node takes its grants from ZooKeeper: give --authorization, not --acl, and"
+              + " set grants with `vcorfu acl grant --zookeeper ZK --cluster NAME ...`");
+    }
+    if (!cluster && authorization) {
+      throw new IllegalArgumentException(
+          "--authorization is for a cluster node (--zookeeper); a single node takes its grants"
+              + " from --acl FILE");
+    }
+    if (acl != null) {
+      io.vcorfu.server.access.AclFile.open(acl);
+    }
+    return new io.vcorfu.server.access.AccessConfig(acl, TlsContexts.load(tls).subject());
+  }
+
   /**
    * The node's TLS, its files checked, or null when no option was given (plaintext).
    *

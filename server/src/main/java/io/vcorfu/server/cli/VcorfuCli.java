@@ -38,6 +38,7 @@ public final class VcorfuCli {
           LogCommands.class,
           MapCommands.class,
           ClusterCommands.class,
+          AclCommands.class,
           ZooKeeperCommand.class,
           PingCommand.class,
           ShellCommand.class,
