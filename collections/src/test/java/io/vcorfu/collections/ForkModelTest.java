@@ -158,9 +158,11 @@ class ForkModelTest {
       more.put("k" + random.nextInt(KEYS), value);
       map.putAll(more);
       model.putAll(more);
-    } else {
+    } else if (random.nextBoolean()) {
       map.clear();
       model.clear();
+    } else {
+      assertThat(map.remove(key)).isEqualTo(model.remove(key));
     }
   }
 
