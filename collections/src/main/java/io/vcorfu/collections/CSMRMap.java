@@ -1,11 +1,9 @@
 package io.vcorfu.collections;
 
-import io.vcorfu.client.DirectoryEntry;
-import io.vcorfu.collections.internal.CSMRMapLayout;
 import io.vcorfu.collections.internal.FeistelPermutation;
 import io.vcorfu.protocol.StreamId;
-import io.vcorfu.runtime.ObjectOpenException;
 import io.vcorfu.runtime.VCorfuRuntime;
+import io.vcorfu.runtime.Version;
 import io.vcorfu.runtime.serialization.Serializer;
 import java.util.AbstractMap;
 import java.util.ArrayList;
@@ -52,6 +50,11 @@ import java.util.function.Function;
  * snapshot {@link #snapshot()} returned when it was created (the same rules as {@link SMRMap}'s
  * iterators: never a {@link java.util.ConcurrentModificationException}).
  *
+ * <p><b>Forks.</b> {@link #fork} makes a writable copy of the map as of a version that shares the
+ * map's history below it and records its own updates in its own streams (copy-on-write, see {@link
+ * ForkBucket} for the invariant); a fork is a {@code CSMRMap} like any, opened by its name, and can
+ * be forked again. {@link #diff(CSMRMap)} compares two maps through their common base.
+ *
  * <p><b>Nulls</b> are refused with {@link NullPointerException}, as in {@link SMRMap}. Thread-safe:
  * the handle holds only the runtime, the name and lazily opened bucket views.
  */
@@ -69,15 +72,19 @@ public final class CSMRMap<K, V> extends AbstractMap<K, V> implements SnapshotMa
   private final int bucketCount;
   private final BucketViews views;
   private final Serializer serializer;
-  private final AtomicReferenceArray<SMRMap<K, V>> buckets;
+  private final AtomicReferenceArray<Bucket<K, V>> buckets;
+  private final List<ForkBase> lineage;
 
-  private CSMRMap(VCorfuRuntime rt, String name, int bucketCount, BucketViews views) {
+  /** {@code lineage}: the bases of the fork chain, nearest first (empty: not a fork). */
+  CSMRMap(
+      VCorfuRuntime rt, String name, int bucketCount, BucketViews views, List<ForkBase> lineage) {
     this.rt = rt;
     this.name = name;
     this.bucketCount = bucketCount;
     this.views = views;
     this.serializer = rt.options().serializer();
     this.buckets = new AtomicReferenceArray<>(bucketCount);
+    this.lineage = List.copyOf(lineage);
   }
 
   /**
@@ -98,24 +105,7 @@ public final class CSMRMap<K, V> extends AbstractMap<K, V> implements SnapshotMa
    */
   public static <K, V> CSMRMap<K, V> open(
       VCorfuRuntime rt, String name, int buckets, BucketViews views) {
-    if (buckets < 1) {
-      throw new IllegalArgumentException("a CSMRMap needs at least 1 bucket, not " + buckets);
-    }
-    Objects.requireNonNull(views, "views");
-    CSMRMapLayout layout = layout(rt, name);
-    int stored = layout.buckets();
-    if (stored != 0 && stored != buckets) {
-      throw new BucketCountMismatchException(name, stored, buckets);
-    }
-    // Listed before it is created (and before anything is written in it): see NameDirectory.
-    register(rt, name, stored == 0 ? buckets : stored);
-    if (stored == 0) {
-      stored = layout.create(buckets);
-    }
-    if (stored != buckets) {
-      throw new BucketCountMismatchException(name, stored, buckets);
-    }
-    return new CSMRMap<>(rt, name, stored, views);
+    return MapStreams.openOrCreate(rt, name, buckets, views);
   }
 
   /** Opens the existing map called {@code name} with its stored bucket count, local views. */
@@ -124,51 +114,18 @@ public final class CSMRMap<K, V> extends AbstractMap<K, V> implements SnapshotMa
   }
 
   /**
-   * Opens the existing map called {@code name} with its stored bucket count.
+   * Opens the existing map (or fork) called {@code name} with its stored bucket count. A fork's own
+   * buckets are local views whatever {@code views} says.
    *
-   * @throws ObjectOpenException if no map called {@code name} was ever created
+   * @throws io.vcorfu.runtime.ObjectOpenException if no map called {@code name} was ever created
    */
   public static <K, V> CSMRMap<K, V> open(VCorfuRuntime rt, String name, BucketViews views) {
-    int stored = layout(rt, name).buckets();
-    if (stored == 0) {
-      throw new ObjectOpenException(
-          "map "
-              + name
-              + " has not been created: open it once with a bucket count, "
-              + "CSMRMap.open(rt, \""
-              + name
-              + "\", buckets)");
-    }
-    Objects.requireNonNull(views, "views");
-    register(rt, name, stored);
-    return new CSMRMap<>(rt, name, stored, views);
+    return MapStreams.openExisting(rt, name, views);
   }
 
-  private static CSMRMapLayout layout(VCorfuRuntime rt, String name) {
-    return rt.objects()
-        .builder(layoutStream(Objects.requireNonNull(name, "name")), CSMRMapLayout.class)
-        .describedAs(describe(name))
-        .open();
-  }
-
-  /**
-   * Lists the map in the name directory (kind {@link DirectoryEntry#MAP}, its layout stream, its
-   * bucket count), unless this runtime knows it is listed.
-   */
-  private static void register(VCorfuRuntime rt, String name, int buckets) {
-    rt.registerName(
-        DirectoryEntry.of(
-            DirectoryEntry.MAP, name, CSMRMap.class.getName(), layoutStream(name), buckets));
-  }
-
-  /** The stream holding the bucket count of the map called {@code name}. */
+  /** The stream holding the layout (bucket count, fork base) of the map called {@code name}. */
   public static StreamId layoutStream(String name) {
     return StreamId.of(name + "/layout");
-  }
-
-  /** How messages name the map called {@code name} and each of its streams. */
-  private static String describe(String name) {
-    return "map '" + name + "'";
   }
 
   /**
@@ -220,13 +177,58 @@ public final class CSMRMap<K, V> extends AbstractMap<K, V> implements SnapshotMa
     return MapDiff.of(this, rt, from, to);
   }
 
+  /**
+   * What this map has that {@code against} has not, both as of the log's current snapshot: {@code
+   * added} are keys only here, {@code removed} keys only in {@code against}, {@code changed} keys
+   * in both whose values differ ({@code before}: {@code against}'s); {@code from} and {@code to}
+   * are that snapshot. For two forks, or a fork and its parent, only the keys touched above their
+   * common base are compared (see {@link ForkDiff}). Not inside a transaction.
+   */
+  public MapDiff<K, V> diff(CSMRMap<K, V> against) {
+    return diff(against, MapFork.now(rt));
+  }
+
+  /** Like {@link #diff(CSMRMap)}, both maps as of global address {@code version}. */
+  public MapDiff<K, V> diff(CSMRMap<K, V> against, long version) {
+    return ForkDiff.of(rt, this, Objects.requireNonNull(against, "against"), version);
+  }
+
+  /**
+   * Creates the fork {@code forkName} of this map as of global address {@code version} (-1: the
+   * empty map) and opens it: a writable map holding this map's state as of {@code version} plus its
+   * own updates, which go to its own streams only. Nothing of this map is copied or written: one
+   * record (the fork's parent and base) goes to the fork's layout stream, so every client opening
+   * the fork by name sees the same base. Forks of forks work alike. Not inside a transaction.
+   *
+   * @throws ForkRefusedException if {@code forkName} is taken, or {@code version} is past the log's
+   *     tail or trimmed from this map's history (nothing is written then)
+   */
+  public CSMRMap<K, V> fork(String forkName, long version) {
+    return MapFork.create(rt, this, forkName, version);
+  }
+
+  /** Like {@link #fork(String, long)}, as of the log's current snapshot. */
+  public CSMRMap<K, V> fork(String forkName) {
+    return fork(forkName, MapFork.now(rt));
+  }
+
+  /** Where this map starts when it is a fork (its parent and base), else empty. */
+  public java.util.Optional<ForkBase> forkBase() {
+    return lineage.isEmpty() ? java.util.Optional.empty() : java.util.Optional.of(lineage.get(0));
+  }
+
+  /** The bases of this map's fork chain, nearest first (empty: not a fork). */
+  List<ForkBase> lineage() {
+    return lineage;
+  }
+
   /** Like {@link #watch(long)}, from what commits after each subscription. */
   public java.util.concurrent.Flow.Publisher<MapUpdate<K, V>> watchFromNow() {
     return io.vcorfu.client.Publishers.mapping(rt.watchFromNow(bucketStreams()), MapUpdate::of);
   }
 
   private List<StreamId> bucketStreams() {
-    List<StreamId> ids = new java.util.ArrayList<>(bucketCount);
+    List<StreamId> ids = new ArrayList<>(bucketCount);
     for (int i = 0; i < bucketCount; i++) {
       ids.add(StreamId.of(bucketStreamName(name, i)));
     }
@@ -254,21 +256,22 @@ public final class CSMRMap<K, V> extends AbstractMap<K, V> implements SnapshotMa
   }
 
   /** The bucket map at {@code index}, opened on first use. */
-  @SuppressWarnings("unchecked")
-  SMRMap<K, V> bucket(int index) {
-    SMRMap<K, V> b = buckets.get(index);
+  Bucket<K, V> bucket(int index) {
+    Bucket<K, V> b = buckets.get(index);
     if (b == null) {
-      String stream = bucketStreamName(name, index);
-      var builder =
-          rt.objects().builder(StreamId.of(stream), SMRMap.class).describedAs(describe(name));
-      b = views == BucketViews.REMOTE ? builder.remote().open() : builder.open();
-      buckets.compareAndSet(index, null, b);
+      buckets.compareAndSet(
+          index, null, MapStreams.bucket(rt, name, lineage, index, views, Version.LIVE));
       b = buckets.get(index);
     }
     return b;
   }
 
-  private SMRMap<K, V> bucketFor(Object key) {
+  /** The bucket at {@code index} as of global address {@code version}: a read-only local view. */
+  Bucket<K, V> bucketAt(int index, long version) {
+    return MapStreams.bucket(rt, name, lineage, index, BucketViews.LOCAL, Version.at(version));
+  }
+
+  private Bucket<K, V> bucketFor(Object key) {
     return bucket(bucketOf(key));
   }
 

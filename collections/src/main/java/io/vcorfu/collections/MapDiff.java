@@ -91,8 +91,8 @@ public record MapDiff<K, V>(
       if (fates.isEmpty() && !cleared) {
         continue;
       }
-      SMRMap<K, V> before = bucketAt(rt, map, stream, from);
-      SMRMap<K, V> after = null;
+      Bucket<K, V> before = map.bucketAt(i, from);
+      Bucket<K, V> after = null;
       Set<K> keys = new HashSet<>(fates.keySet());
       if (cleared) {
         keys.addAll(before.keySet());
@@ -102,7 +102,7 @@ public record MapDiff<K, V>(
         Fate fate = fates.getOrDefault(key, Fate.ABSENT);
         V now;
         if (fate.fields()) {
-          after = after != null ? after : bucketAt(rt, map, stream, to);
+          after = after != null ? after : map.bucketAt(i, to);
           now = after.get(key);
         } else {
           @SuppressWarnings("unchecked")
@@ -119,15 +119,5 @@ public record MapDiff<K, V>(
       }
     }
     return new MapDiff<>(from, to, added, removed, changed);
-  }
-
-  @SuppressWarnings("unchecked")
-  private static <K, V> SMRMap<K, V> bucketAt(
-      VCorfuRuntime rt, CSMRMap<K, V> map, StreamId stream, long version) {
-    return rt.objects()
-        .builder(stream, SMRMap.class)
-        .describedAs("map " + map.name())
-        .asOf(version)
-        .open();
   }
 }

@@ -68,7 +68,7 @@ import java.util.function.Function;
  *
  * <p>Thread-safe, like every object the runtime opens.
  */
-public class SMRMap<K, V> implements SnapshotMap<K, V>, VersionCapturing<PersistentHashMap<K, V>> {
+public class SMRMap<K, V> implements Bucket<K, V>, VersionCapturing<PersistentHashMap<K, V>> {
   private PersistentHashMap<K, V> entries = PersistentHashMap.empty();
 
   /** For the runtime: maps are opened through a {@link VCorfuRuntime}, not constructed. */

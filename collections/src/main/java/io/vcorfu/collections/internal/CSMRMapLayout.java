@@ -4,12 +4,19 @@ import io.vcorfu.runtime.annotations.Accessor;
 import io.vcorfu.runtime.annotations.MutatorAccessor;
 
 /**
- * The replicated metadata of one {@code CSMRMap}: its bucket count, fixed by the first creation
+ * The replicated metadata of one {@code CSMRMap}: its bucket count and, for a fork, its base (the
+ * parent map's name and the global address the fork was taken at), all fixed by the first creation
  * that reaches the log. Opened as an object on the map's metadata stream.
  */
 public class CSMRMapLayout {
   /** The bucket count; 0 until the map is created. */
   private int buckets;
+
+  /** The parent map's name for a fork; null for a map that is not a fork. */
+  private String parent;
+
+  /** The version of the parent a fork starts from; -1 for a map that is not a fork. */
+  private long base = -1;
 
   /** For the runtime: layouts are opened through a runtime. */
   public CSMRMapLayout() {}
@@ -30,5 +37,33 @@ public class CSMRMapLayout {
       buckets = requested;
     }
     return buckets;
+  }
+
+  /** The parent map's name when the map is a fork, else null. */
+  @Accessor
+  public String parent() {
+    return parent;
+  }
+
+  /** The parent's version a fork starts from (meaningful when {@link #parent()} is not null). */
+  @Accessor
+  public long base() {
+    return base;
+  }
+
+  /**
+   * Creates the map as a fork of {@code parentName} as of global address {@code baseVersion}, with
+   * the parent's {@code requested} buckets, unless an earlier update in the log created the map;
+   * returns true when this update created it (so of concurrent creations exactly one wins).
+   */
+  @MutatorAccessor
+  public boolean createFork(int requested, String parentName, long baseVersion) {
+    if (buckets != 0 || requested <= 0) {
+      return false;
+    }
+    buckets = requested;
+    parent = parentName;
+    base = baseVersion;
+    return true;
   }
 }

@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.vcorfu.collections.CSMRMap;
 import io.vcorfu.collections.MapDiff;
 import io.vcorfu.protocol.TrimmedException;
+import io.vcorfu.runtime.ObjectOpenException;
 import io.vcorfu.runtime.VCorfuRuntime;
 import java.io.PrintWriter;
 import java.util.Map;
@@ -18,7 +19,9 @@ import picocli.CommandLine.ParameterException;
 
 /**
  * {@code vcorfu map diff --map M --from A [--to B]}: what differs between two versions of a map
- * (see {@link CSMRMap#diff}), one line per key in the order of the keys' text.
+ * (see {@link CSMRMap#diff(long, long)}); {@code vcorfu map diff --map M --against N}: what map
+ * {@code M} has that map {@code N} has not, now (two forks, or a fork and its parent: see {@link
+ * CSMRMap#diff(CSMRMap)}). One line per key in the order of the keys' text.
  */
 @Command(
     name = "diff",
@@ -29,13 +32,20 @@ import picocli.CommandLine.ParameterException;
             + " in key order: + KEY VALUE (added), - KEY VALUE (removed), ~ KEY OLD -> NEW"
             + " (changed); --output json gives each in fields. --from -1 starts from the empty map."
             + " Read from the updates between the two versions; a range reaching below the map's"
-            + " retention fails as trimmed.")
+            + " retention fails as trimmed. With --against MAP2 instead of --from: what --map has"
+            + " that MAP2 has not, both now (+ only in --map, - only in MAP2, ~ MAP2's value ->"
+            + " --map's); for forks of one map only the keys changed since their common base are"
+            + " compared.")
 final class MapDiffCommand extends MapCommands.MapCommand {
   @Option(
       names = "--from",
-      required = true,
       description = "The older version: a global address (-1: the map before any write).")
-  long from;
+  Long from;
+
+  @Option(
+      names = "--against",
+      description = "Another map (a fork, the parent): diff --map against it, now, not --from.")
+  String against;
 
   @Option(
       names = "--to",
@@ -44,6 +54,18 @@ final class MapDiffCommand extends MapCommands.MapCommand {
 
   @Override
   void check() {
+    if (against != null) {
+      Flags.name(spec, "--against", against);
+      if (from != null || to != null) {
+        throw new ParameterException(
+            spec.commandLine(), "--against compares two maps now: leave out --from and --to");
+      }
+      return;
+    }
+    if (from == null) {
+      throw new ParameterException(
+          spec.commandLine(), "give --from G (two versions of --map) or --against MAP2");
+    }
     if (from < -1) {
       throw new ParameterException(
           spec.commandLine(), "--from must be -1 (before any write) or more, not " + from);
@@ -62,6 +84,19 @@ final class MapDiffCommand extends MapCommands.MapCommand {
 
   @Override
   void run(VCorfuRuntime rt, CSMRMap<String, String> m, PrintWriter out) {
+    print(against != null ? stored(m).diff(stored(other(rt))) : versions(rt, m), out);
+  }
+
+  /** The map called --against. */
+  private CSMRMap<String, String> other(VCorfuRuntime rt) {
+    try {
+      return CSMRMap.open(rt, against);
+    } catch (ObjectOpenException e) {
+      throw new NotFoundException("map '" + against + "' (--against) does not exist");
+    }
+  }
+
+  private MapDiff<Object, Object> versions(VCorfuRuntime rt, CSMRMap<String, String> m) {
     long upTo = to != null ? to : now(rt);
     if (upTo < from) {
       throw new IllegalArgumentException(
@@ -83,6 +118,10 @@ final class MapDiffCommand extends MapCommands.MapCommand {
               + ": part of the range was trimmed (below the map's retention); diff from a later"
               + " --from");
     }
+    return diff;
+  }
+
+  private void print(MapDiff<Object, Object> diff, PrintWriter out) {
     TreeMap<String, Object[]> lines = new TreeMap<>();
     for (Map.Entry<Object, Object> e : diff.added().entrySet()) {
       lines.put(text(e.getKey()), new Object[] {"added", null, e.getValue()});

@@ -200,4 +200,66 @@ class MapCommandsTest {
     CliRun missing = map("diff", "--map", "never-made", "--from", "0", "--to", "4");
     assertThat(missing.code()).isEqualTo(VcorfuCli.NOT_FOUND);
   }
+
+  @Test
+  void forkCopiesNothingAndDiffAgainstShowsWhatEachSideChanged() {
+    map("put", "--map", "p", "--buckets", "3", "a", "1");
+    map("put", "--map", "p", "b", "1");
+    String first = newest("p", "b");
+    map("put", "--map", "p", "c", "1");
+
+    CliRun fork = map("fork", "--map", "p", "--name", "p-now");
+    assertThat(fork.code()).as(fork.err()).isZero();
+    assertThat(fork.lines()).hasSize(1);
+    assertThat(fork.lines().get(0)).startsWith("p-now forked from p at ");
+    CliRun early =
+        map("fork", "--map", "p", "--name", "p-early", "--at", first, "--output", "json");
+    assertThat(early.code()).as(early.err()).isZero();
+    assertThat(early.lines())
+        .containsExactly("{\"map\":\"p-early\",\"parent\":\"p\",\"base\":" + first + "}");
+    assertThat(map("scan", "--map", "p-early").lines()).containsExactly("a 1", "b 1");
+
+    map("put", "--map", "p-now", "a", "2");
+    map("remove", "--map", "p-now", "b");
+    map("put", "--map", "p-now", "d", "new");
+    map("put", "--map", "p", "c", "2"); // the parent after the fork's base: not in the fork
+    assertThat(map("scan", "--map", "p-now").lines()).containsExactly("a 2", "c 1", "d new");
+    assertThat(map("scan", "--map", "p").lines()).containsExactly("a 1", "b 1", "c 2");
+
+    CliRun diff = map("diff", "--map", "p-now", "--against", "p");
+    assertThat(diff.code()).as(diff.err()).isZero();
+    assertThat(diff.lines()).containsExactly("~ a 1 -> 2", "- b 1", "~ c 2 -> 1", "+ d new");
+    CliRun forks = map("diff", "--map", "p-early", "--against", "p-now");
+    assertThat(forks.code()).as(forks.err()).isZero();
+    assertThat(forks.lines()).containsExactly("~ a 2 -> 1", "+ b 1", "- c 1", "- d new");
+    assertThat(map("list").lines()).contains("p-now", "p-early");
+  }
+
+  @Test
+  void aForkOfATakenNameOrABadVersionAndABadDiffAreRefusedWithOneLine() {
+    map("put", "--map", "q", "k", "v");
+    map("put", "--map", "q-taken", "k", "v");
+    CliRun taken = map("fork", "--map", "q", "--name", "q-taken");
+    assertThat(taken.code()).as(taken.err()).isEqualTo(2);
+    assertThat(taken.err().lines().filter(l -> l.startsWith("vcorfu: ")))
+        .containsExactly("vcorfu: cannot fork map 'q' as 'q-taken': that name is taken");
+    CliRun future = map("fork", "--map", "q", "--name", "q-f", "--at", "999999999");
+    assertThat(future.code()).as(future.err()).isEqualTo(2);
+    assertThat(future.err()).contains("past the log's tail");
+    CliRun below = map("fork", "--map", "q", "--name", "q-f", "--at", "-2");
+    assertThat(below.code()).isEqualTo(2);
+    assertThat(below.err()).contains("--at must be -1 (before any write) or more, not -2");
+    assertThat(map("list").lines()).as("nothing written").doesNotContain("q-f");
+    assertThat(map("fork", "--map", "never-made", "--name", "q-g").code())
+        .isEqualTo(VcorfuCli.NOT_FOUND);
+
+    CliRun both = map("diff", "--map", "q", "--against", "q-taken", "--from", "1");
+    assertThat(both.code()).isEqualTo(2);
+    assertThat(both.err()).contains("leave out --from and --to");
+    CliRun neither = map("diff", "--map", "q");
+    assertThat(neither.code()).isEqualTo(2);
+    assertThat(neither.err()).contains("give --from G (two versions of --map) or --against MAP2");
+    assertThat(map("diff", "--map", "q", "--against", "never-made").code())
+        .isEqualTo(VcorfuCli.NOT_FOUND);
+  }
 }

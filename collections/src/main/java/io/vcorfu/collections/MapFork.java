@@ -1,0 +1,115 @@
+package io.vcorfu.collections;
+
+import io.vcorfu.client.DirectoryEntry;
+import io.vcorfu.collections.internal.CSMRMapLayout;
+import io.vcorfu.protocol.TrimmedException;
+import io.vcorfu.runtime.VCorfuRuntime;
+import java.util.Objects;
+
+/**
+ * Creates forks of {@link CSMRMap}s (see {@link CSMRMap#fork}): checks the name and the base, then
+ * writes one record, the fork's layout (its bucket count, parent and base), to the fork's own
+ * layout stream. Nothing of the parent is copied or written: the fork reads the parent's history
+ * below its base where it already is.
+ */
+final class MapFork {
+  private MapFork() {}
+
+  /** See {@link CSMRMap#fork}. */
+  static <K, V> CSMRMap<K, V> create(
+      VCorfuRuntime rt, CSMRMap<K, V> parent, String name, long version) {
+    Objects.requireNonNull(name, "name");
+    if (rt.inTransaction()) {
+      throw new IllegalStateException(
+          "fork map '" + name + "' outside transactions: its creation is not transactional");
+    }
+    if (version < -1) {
+      throw refused(
+          ForkRefusedException.Reason.BASE_UNAVAILABLE,
+          name,
+          "a fork's base is a global address, -1 (before any write) or more, not " + version,
+          null);
+    }
+    long tail = now(rt);
+    if (version > tail) {
+      throw refused(
+          ForkRefusedException.Reason.BASE_PAST_TAIL,
+          name,
+          "cannot fork map '"
+              + parent.name()
+              + "' as of "
+              + version
+              + ": past the log's tail ("
+              + tail
+              + "); fork at or below it",
+          null);
+    }
+    CSMRMapLayout layout = MapStreams.layout(rt, name);
+    if (layout.buckets() != 0 || namedOtherwise(rt, name)) {
+      throw taken(name, parent);
+    }
+    try {
+      for (int i = 0; i < parent.bucketCount(); i++) {
+        parent.bucketAt(i, version).snapshot();
+      }
+    } catch (RuntimeException e) {
+      TrimmedException trimmed = trimmed(e);
+      if (trimmed == null) {
+        throw e;
+      }
+      throw refused(
+          ForkRefusedException.Reason.BASE_UNAVAILABLE,
+          name,
+          "map '"
+              + parent.name()
+              + "' no longer holds its version "
+              + version
+              + " (trimmed below its retention); fork at a later version",
+          trimmed);
+    }
+    // Listed before it is created, like every map (see NameDirectory).
+    MapStreams.register(rt, name, parent.bucketCount());
+    if (!layout.createFork(parent.bucketCount(), parent.name(), version)) {
+      throw taken(name, parent);
+    }
+    return CSMRMap.open(rt, name);
+  }
+
+  /** The current snapshot: what a transaction that writes nothing answers. */
+  static long now(VCorfuRuntime rt) {
+    rt.TXBegin();
+    return rt.TXEnd();
+  }
+
+  /** True when the directory lists {@code name} as something other than a map. */
+  private static boolean namedOtherwise(VCorfuRuntime rt, String name) {
+    for (DirectoryEntry e : rt.names().list().join()) {
+      if (e.name().equals(name) && !e.kind().equals(DirectoryEntry.MAP)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private static ForkRefusedException taken(String name, CSMRMap<?, ?> parent) {
+    return refused(
+        ForkRefusedException.Reason.NAME_TAKEN,
+        name,
+        "cannot fork map '" + parent.name() + "' as '" + name + "': that name is taken",
+        null);
+  }
+
+  private static ForkRefusedException refused(
+      ForkRefusedException.Reason reason, String name, String message, Throwable cause) {
+    return new ForkRefusedException(reason, name, message, cause);
+  }
+
+  private static TrimmedException trimmed(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+      if (t instanceof TrimmedException te) {
+        return te;
+      }
+    }
+    return null;
+  }
+}
