@@ -216,9 +216,28 @@ final class RemoteViewExecutor implements AutoCloseable {
     return UpcallRunner.apply(state, m, args);
   }
 
+  /**
+   * The object class {@code name}, loaded but not yet initialized: a class that is not an object
+   * class (no {@code @Accessor}, {@code @Mutator} or {@code @MutatorAccessor} method) is refused
+   * before any of its code runs, so a caller cannot have the node construct any class it can name.
+   */
   private Class<?> load(String name) {
     try {
-      return Class.forName(name, true, classes);
+      Class<?> type = Class.forName(name, false, classes);
+      io.vcorfu.runtime.proxy.ClassModel model;
+      try {
+        model = io.vcorfu.runtime.proxy.ClassModel.of(type);
+      } catch (io.vcorfu.runtime.ObjectOpenException e) {
+        throw new BadRequestException(
+            "the remote-view host runs only object classes: " + e.getMessage());
+      }
+      if (!model.methods().iterator().hasNext()) {
+        throw new BadRequestException(
+            "the remote-view host runs only object classes, and "
+                + name
+                + " has no @Accessor, @Mutator or @MutatorAccessor method");
+      }
+      return type;
     } catch (ClassNotFoundException | LinkageError e) {
       throw new BadRequestException(
           "the remote-view host cannot load class "

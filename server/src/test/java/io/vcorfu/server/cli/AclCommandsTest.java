@@ -95,7 +95,8 @@ class AclCommandsTest {
     Run json = run("acl", "list", "--file", f, "--output", "json");
     assertThat(json.out().lines().toList())
         .containsExactly(
-            "{\"principal\":\"CN=alice\",\"prefix\":\"a/\",\"permissions\":[\"read\",\"write\",\"trim\"]}",
+            "{\"principal\":\"CN=alice\",\"prefix\":\"a/\","
+                + "\"permissions\":[\"read\",\"write\",\"trim\"]}",
             "{\"principal\":\"CN=ops\",\"prefix\":\"\",\"permissions\":[\"admin\"]}");
 
     Run revoke =
@@ -218,7 +219,7 @@ class AclCommandsTest {
     Path data = tmp.resolve("data");
     Path acl = tmp.resolve("acl.json");
     Run plaintext =
-        run("server", "--data-dir", data.toString(), "--port", "0", "--acl", acl.toString());
+        run("server", "--data-dir", data.toString(), "--port", "65000", "--acl", acl.toString());
     assertThat(plaintext.code()).isEqualTo(2);
     assertThat(plaintext.err().strip())
         .isEqualTo(
@@ -236,7 +237,13 @@ class AclCommandsTest {
     List<String> args =
         new java.util.ArrayList<>(
             List.of(
-                "server", "--data-dir", data.toString(), "--port", "0", "--acl", acl.toString()));
+                "server",
+                "--data-dir",
+                data.toString(),
+                "--port",
+                "65000",
+                "--acl",
+                acl.toString()));
     args.addAll(withTls);
     Run noFile = run(args.toArray(String[]::new));
     assertThat(noFile.code()).isEqualTo(2);
@@ -244,7 +251,7 @@ class AclCommandsTest {
         .startsWith("vcorfu server: the grants file " + acl + " does not exist");
     List<String> single =
         new java.util.ArrayList<>(
-            List.of("server", "--data-dir", data.toString(), "--port", "0", "--authorization"));
+            List.of("server", "--data-dir", data.toString(), "--port", "65000", "--authorization"));
     single.addAll(withTls);
     Run wrong = run(single.toArray(String[]::new));
     assertThat(wrong.code()).isEqualTo(2);

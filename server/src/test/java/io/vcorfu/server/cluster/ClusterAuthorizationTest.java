@@ -142,6 +142,7 @@ class ClusterAuthorizationTest {
           LogEntryMsg entry =
               LogEntryMsg.newBuilder()
                   .setGlobalAddress(3)
+                  .setKind(io.vcorfu.protocol.proto.EntryKind.DATA)
                   .setEpoch(epoch)
                   .setPayload(com.google.protobuf.ByteString.copyFromUtf8("forged"))
                   .addSlots(StreamSlot.newBuilder().setStream(other.toMsg()).setStreamAddress(0))

@@ -236,6 +236,33 @@ class RemoteViewTest {
         .hasMessageContaining("cannot load class com.example.NoSuchObject");
   }
 
+  /** Records whether the class's constructor ever ran on the host. */
+  public static final class NotAnObject {
+    static volatile boolean constructed;
+
+    public NotAnObject() {
+      constructed = true;
+    }
+
+    public int get() {
+      return 1;
+    }
+  }
+
+  @Test
+  void aClassThatIsNoObjectClassIsRefusedBeforeAnyOfItsCodeRuns() {
+    for (String type : List.of(NotAnObject.class.getName(), "java.util.ArrayList")) {
+      ViewCall call =
+          new ViewCall(StreamId.of("not-an-object"), type, "get()", List.of(), -2, List.of());
+      assertThatThrownBy(() -> log().viewCall(call).join())
+          .isInstanceOf(CompletionException.class)
+          .cause()
+          .isInstanceOf(BadRequestException.class)
+          .hasMessageContaining("runs only object classes");
+    }
+    assertThat(NotAnObject.constructed).isFalse();
+  }
+
   @Test
   void aNodeWithoutStreamReplicasDoesNotServeViewCalls() {
     ViewCallRequest request =
