@@ -29,6 +29,7 @@ public final class AccessList {
   private static final ObjectMapper JSON = new ObjectMapper();
 
   private final List<Grant> grants;
+  private final java.util.Map<String, List<Grant>> byPrincipal = new java.util.HashMap<>();
   private final Set<String> nodes = new HashSet<>();
   private final Set<String> dataPrincipals = new HashSet<>();
 
@@ -37,6 +38,7 @@ public final class AccessList {
     sorted.sort(Comparator.comparing(Grant::principal).thenComparing(Grant::prefix));
     this.grants = List.copyOf(sorted);
     for (Grant g : this.grants) {
+      byPrincipal.computeIfAbsent(g.principal(), k -> new ArrayList<>()).add(g);
       if (g.permissions().contains(Permission.NODE)) {
         nodes.add(g.principal());
       }
@@ -64,9 +66,17 @@ public final class AccessList {
     if (isNode(principal)) {
       return true;
     }
-    for (Grant g : grants) {
-      if (g.permissions().contains(permission) && g.covers(principal, name)) {
-        return true;
+    return allowedBy(byPrincipal.get(principal), principal, permission, name)
+        || allowedBy(byPrincipal.get(Grant.ANYONE), principal, permission, name);
+  }
+
+  private static boolean allowedBy(
+      List<Grant> some, String principal, Permission permission, String name) {
+    if (some != null) {
+      for (Grant g : some) {
+        if (g.permissions().contains(permission) && g.covers(principal, name)) {
+          return true;
+        }
       }
     }
     return false;
