@@ -434,7 +434,12 @@ final class ServerCommand implements Callable<Integer> {
         transport.tls() == null
             ? "plaintext: no TLS, anyone who reaches the port is served"
                 + (tlsFlags.plaintext ? " (--plaintext)" : "")
-            : transport.tls().describe();
+            : transport.tls().describe()
+                + (access == null
+                    ? ", no authorization"
+                    : access.aclFile() != null
+                        ? ", requests authorized by the grants in " + access.aclFile()
+                        : ", requests authorized by the cluster's grants in ZooKeeper");
     if (node.clustered()) {
       say(
           "vcorfu node "
