@@ -30,9 +30,10 @@ import java.util.Map;
  *   <li>Copies of data entries (log, stream and chain writes): {@code write} on every stream of the
  *       entry (writers write their own entries' copies). Holes and lost-entry marks written as
  *       entries: {@code node}.
- *   <li>Commits and fills (the repair every reader and writer does): any principal that may read or
- *       write some stream. Neither can change what an entry holds: a commit marks an entry a writer
- *       wrote, a fill writes a hole only where nothing is committed.
+ *   <li>Commits and fills (the repair every reader and writer does): {@code read} or {@code write}
+ *       on the stream of each slot they name; those that name only global addresses, any principal
+ *       that may read or write some stream. Neither can change what an entry holds: a commit marks
+ *       an entry a writer wrote, a fill writes a hole only where nothing is committed.
  *   <li>Stream reads: {@code read} on the stream. Log reads: checked on the answer, {@code read} on
  *       some stream of every data entry returned ({@link #checkAnswer}). An entry written to
  *       several streams at once (a transaction) is one record in each of them: whoever may read one
@@ -104,7 +105,10 @@ final class RequestAccess {
       case LOG_WRITE -> entry(r.getLogWrite().getEntry(), List.of());
       case STREAM_WRITE -> entry(r.getStreamWrite().getEntry(), r.getStreamWrite().getSlotsList());
       case CHAIN_WRITE -> chain(r.getChainWrite());
-      case LOG_COMMIT, LOG_FILL, STREAM_COMMIT, STREAM_FILL, LOG_READ -> repairer();
+      case LOG_COMMIT, LOG_FILL, LOG_READ -> repairer();
+      case STREAM_FILL -> readsOrWrites(r.getStreamFill().getStream());
+      case STREAM_COMMIT ->
+          r.getStreamCommit().getSlotsList().forEach(s -> readsOrWrites(s.getStream()));
       case STREAM_READ -> need(Permission.READ, r.getStreamRead().getStream());
       case LOG_TRIM -> need(Permission.TRIM, null);
       case STREAM_TRIM -> need(Permission.TRIM, r.getStreamTrim().getStream());
@@ -169,8 +173,11 @@ final class RequestAccess {
     for (ChainWriteRequest one : c.getBatchList()) {
       chain(one);
     }
-    if (c.getCommitLogCount() > 0 || c.getCommitSlotsCount() > 0) {
+    if (c.getCommitLogCount() > 0) {
       repairer();
+    }
+    for (StreamSlot s : c.getCommitSlotsList()) {
+      readsOrWrites(s.getStream());
     }
     if (c.hasEntry() && c.getStepsCount() > 0) {
       List<StreamSlot> slots = new java.util.ArrayList<>();
@@ -184,6 +191,15 @@ final class RequestAccess {
   private void repairer() {
     if (!grants.readsOrWritesSomething(who)) {
       throw new PermissionDeniedException("read", null, who);
+    }
+  }
+
+  /** {@code read} or {@code write} on {@code stream}: what a repair of one of its slots needs. */
+  private void readsOrWrites(StreamIdMsg stream) {
+    try {
+      need(Permission.WRITE, stream);
+    } catch (PermissionDeniedException e) {
+      need(Permission.READ, stream);
     }
   }
 
