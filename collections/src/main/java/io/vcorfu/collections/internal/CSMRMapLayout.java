@@ -1,6 +1,7 @@
 package io.vcorfu.collections.internal;
 
 import io.vcorfu.runtime.annotations.Accessor;
+import io.vcorfu.runtime.annotations.Mutator;
 import io.vcorfu.runtime.annotations.MutatorAccessor;
 
 /**
@@ -65,5 +66,15 @@ public class CSMRMapLayout {
     parent = parentName;
     base = baseVersion;
     return true;
+  }
+
+  /**
+   * Records that the map named {@code source}, as of global address {@code sourceVersion}, was
+   * merged into this map, in the merge's own transaction: the record's global address is the
+   * merge's commit. Changes no state; read back from the stream's updates.
+   */
+  @Mutator
+  public void merged(String source, long sourceVersion) {
+    // The record is the log entry itself.
   }
 }
