@@ -37,16 +37,27 @@ import java.util.concurrent.locks.LockSupport;
  * <p><b>Atomic.</b> The source is read as of one version (the log's snapshot when the attempt
  * starts) and joins no read set. The target's value of every key the source changed, and the
  * target's merge records, are read in one transaction, which writes every put and remove and the
- * merge record ({@link CSMRMapLayout#merged}) in one commit. A concurrent write to one of those
- * keys, or a concurrent merge into the target, aborts it; the merge is then planned again from a
- * fresh snapshot (new base, new source version) and tried again, up to the runtime's {@code
- * maxTransactionAttempts} with its backoff, after which the last {@link
- * TransactionAbortedException} is thrown. Whatever is thrown, nothing was written. Resolvers run
- * once per attempt.
+ * merge record ({@link CSMRMapLayout#merged}) in one commit. A merge into the target committed
+ * between the plan and the transaction's snapshot (it may have moved the base) makes it plan again
+ * at once. A concurrent write to one of those keys, or a concurrent merge into the target, aborts
+ * it; the merge is then planned again from a fresh snapshot (new base, new source version) and
+ * tried again, up to the runtime's {@code maxTransactionAttempts} with its backoff, after which the
+ * last {@link TransactionAbortedException} is thrown. Whatever is thrown, nothing was written.
+ * Resolvers run once per attempt.
  */
 final class MapMerge<K, V> {
-  /** The common base: a map (its fork chain) as of a version. */
-  private record Base(String map, List<ForkBase> lineage, long version) {}
+  /**
+   * The common base: a map (its fork chain) as of a version, chosen when the target had {@code
+   * merges} merges recorded.
+   */
+  private record Base(String map, List<ForkBase> lineage, long version, int merges) {}
+
+  /** The target's merges changed between the plan and the transaction's snapshot: plan again. */
+  private static final class StalePlan extends RuntimeException {
+    StalePlan() {
+      super(null, null, false, false);
+    }
+  }
 
   /** A key the source changed since the base: its value in the base and in the source. */
   private record Change<V>(V base, V source) {}
@@ -88,6 +99,8 @@ final class MapMerge<K, V> {
       Map<K, Change<V>> changes = merge.sourceChanges(base, version);
       try {
         return merge.apply(base, version, changes);
+      } catch (StalePlan e) {
+        continue;
       } catch (TransactionAbortedException e) {
         if (attempt >= attempts || e.reason() == TransactionAbortedException.Reason.TRIMMED) {
           throw e;
@@ -120,14 +133,15 @@ final class MapMerge<K, V> {
 
   /** The common base as of {@code version} (see the class comment). */
   private Base base(long version) {
-    MergeRecord intoTarget = last(records(rt, target.name(), version), source.name());
+    List<MergeRecord> merges = records(rt, target.name(), version);
+    MergeRecord intoTarget = last(merges, source.name());
     MergeRecord intoSource = last(records(rt, source.name(), version), target.name());
     if (intoTarget != null
         && (intoSource == null || intoTarget.targetVersion() > intoSource.targetVersion())) {
-      return new Base(source.name(), source.lineage(), intoTarget.sourceVersion());
+      return new Base(source.name(), source.lineage(), intoTarget.sourceVersion(), merges.size());
     }
     if (intoSource != null) {
-      return new Base(target.name(), target.lineage(), intoSource.sourceVersion());
+      return new Base(target.name(), target.lineage(), intoSource.sourceVersion(), merges.size());
     }
     List<ForkDiff.Link> mine = ForkDiff.chain(target, version);
     List<ForkDiff.Link> theirs = ForkDiff.chain(source, version);
@@ -135,7 +149,10 @@ final class MapMerge<K, V> {
       int j = ForkDiff.indexOf(theirs, link.name());
       if (j >= 0) {
         return new Base(
-            link.name(), link.lineage(), Math.min(link.version(), theirs.get(j).version()));
+            link.name(),
+            link.lineage(),
+            Math.min(link.version(), theirs.get(j).version()),
+            merges.size());
       }
     }
     throw new MergeRefusedException(
@@ -226,7 +243,11 @@ final class MapMerge<K, V> {
     CSMRMapLayout layout = MapStreams.layout(rt, target.name());
     rt.TXBegin();
     try {
-      layout.buckets(); // joins the read set: a concurrent merge into the target is a conflict
+      // Joins the read set (a concurrent merge into the target is a conflict) and catches a merge
+      // committed between the plan and this snapshot, which may have moved the base.
+      if (layout.merges() != base.merges()) {
+        throw new StalePlan();
+      }
       for (Map.Entry<K, Change<V>> e : changes.entrySet()) {
         K key = e.getKey();
         Change<V> c = e.getValue();

@@ -19,6 +19,9 @@ public class CSMRMapLayout {
   /** The version of the parent a fork starts from; -1 for a map that is not a fork. */
   private long base = -1;
 
+  /** The number of merges into this map. */
+  private int merges;
+
   /** For the runtime: layouts are opened through a runtime. */
   public CSMRMapLayout() {}
 
@@ -71,10 +74,16 @@ public class CSMRMapLayout {
   /**
    * Records that the map named {@code source}, as of global address {@code sourceVersion}, was
    * merged into this map, in the merge's own transaction: the record's global address is the
-   * merge's commit. Changes no state; read back from the stream's updates.
+   * merge's commit (read back from the stream's updates). Counts the merges.
    */
   @Mutator
   public void merged(String source, long sourceVersion) {
-    // The record is the log entry itself.
+    merges++;
+  }
+
+  /** How many merges into this map were recorded (see {@link #merged}). */
+  @Accessor
+  public int merges() {
+    return merges;
   }
 }
