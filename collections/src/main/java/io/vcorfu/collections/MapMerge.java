@@ -1,6 +1,8 @@
 package io.vcorfu.collections;
 
 import io.vcorfu.collections.internal.CSMRMapLayout;
+import io.vcorfu.collections.internal.ForkOverlay;
+import io.vcorfu.protocol.StreamId;
 import io.vcorfu.protocol.TrimmedException;
 import io.vcorfu.runtime.ObjectUpdates;
 import io.vcorfu.runtime.TransactionAbortedException;
@@ -48,9 +50,16 @@ import java.util.concurrent.locks.LockSupport;
 final class MapMerge<K, V> {
   /**
    * The common base: a map (its fork chain) as of a version, chosen when the target had {@code
-   * merges} merges recorded.
+   * merges} merges recorded. Where the fork chains meet: {@code sourceForks} are the source's forks
+   * below the meeting map and {@code sourceSees} the version of it the source sees; else null.
    */
-  private record Base(String map, List<ForkBase> lineage, long version, int merges) {}
+  private record Base(
+      String map,
+      List<ForkBase> lineage,
+      long version,
+      int merges,
+      List<ForkDiff.Link> sourceForks,
+      long sourceSees) {}
 
   /** The target's merges changed between the plan and the transaction's snapshot: plan again. */
   private static final class StalePlan extends RuntimeException {
@@ -138,10 +147,12 @@ final class MapMerge<K, V> {
     MergeRecord intoSource = last(records(rt, source.name(), version), target.name());
     if (intoTarget != null
         && (intoSource == null || intoTarget.targetVersion() > intoSource.targetVersion())) {
-      return new Base(source.name(), source.lineage(), intoTarget.sourceVersion(), merges.size());
+      return new Base(
+          source.name(), source.lineage(), intoTarget.sourceVersion(), merges.size(), null, -1);
     }
     if (intoSource != null) {
-      return new Base(target.name(), target.lineage(), intoSource.sourceVersion(), merges.size());
+      return new Base(
+          target.name(), target.lineage(), intoSource.sourceVersion(), merges.size(), null, -1);
     }
     List<ForkDiff.Link> mine = ForkDiff.chain(target, version);
     List<ForkDiff.Link> theirs = ForkDiff.chain(source, version);
@@ -152,7 +163,9 @@ final class MapMerge<K, V> {
             link.name(),
             link.lineage(),
             Math.min(link.version(), theirs.get(j).version()),
-            merges.size());
+            merges.size(),
+            theirs.subList(0, j),
+            theirs.get(j).version());
       }
     }
     throw new MergeRefusedException(
@@ -187,16 +200,31 @@ final class MapMerge<K, V> {
         diff.changed().forEach((k, c) -> changes.put(k, new Change<>(c.before(), c.after())));
         return changes;
       }
+      Map<Integer, Set<K>> touched = base.sourceForks() == null ? null : touched(base);
       for (int i = 0; i < target.bucketCount(); i++) {
-        Map<K, V> before =
-            MapStreams.<K, V>bucket(
-                    rt,
-                    base.map(),
-                    base.lineage(),
-                    i,
-                    CSMRMap.BucketViews.LOCAL,
-                    Version.at(base.version()))
-                .snapshot();
+        if (touched != null && !touched.containsKey(i)) {
+          continue;
+        }
+        Bucket<K, V> baseBucket =
+            MapStreams.bucket(
+                rt,
+                base.map(),
+                base.lineage(),
+                i,
+                CSMRMap.BucketViews.LOCAL,
+                Version.at(base.version()));
+        if (touched != null) {
+          Bucket<K, V> sourceBucket = source.bucketAt(i, version);
+          for (K key : touched.get(i)) {
+            V old = baseBucket.get(key);
+            V now = sourceBucket.get(key);
+            if (!Objects.equals(old, now)) {
+              changes.put(key, new Change<>(old, now));
+            }
+          }
+          continue;
+        }
+        Map<K, V> before = baseBucket.snapshot();
         Map<K, V> after = source.bucketAt(i, version).snapshot();
         after.forEach(
             (k, v) -> {
@@ -231,6 +259,54 @@ final class MapMerge<K, V> {
               + ", was trimmed (below its retention)",
           trimmed);
     }
+  }
+
+  /**
+   * The keys, by bucket, that can differ between the source and a base where the fork chains meet:
+   * those the source's forks below the meeting map put or removed (their own state, nothing
+   * replayed) and those the meeting map's updates after the base, up to the version the source
+   * sees, touched (read back from its streams). Null when a clear or a trimmed range hides them:
+   * then every key is compared.
+   */
+  private Map<Integer, Set<K>> touched(Base base) {
+    Set<K> keys = new HashSet<>();
+    for (ForkDiff.Link fork : base.sourceForks()) {
+      for (int i = 0; i < target.bucketCount(); i++) {
+        ForkOverlay.State<K, V> own = MapStreams.ownUpdates(rt, fork.name(), i, fork.version());
+        if (own.cleared()) {
+          return null;
+        }
+        keys.addAll(own.values().keySet());
+        keys.addAll(own.removed().keySet());
+      }
+    }
+    for (int i = 0; base.sourceSees() > base.version() && i < target.bucketCount(); i++) {
+      List<ObjectUpdates> updates;
+      try {
+        updates =
+            rt.updates(
+                StreamId.of(CSMRMap.bucketStreamName(base.map(), i)),
+                base.version(),
+                base.sourceSees());
+      } catch (TrimmedException e) {
+        return null;
+      }
+      for (ObjectUpdates u : updates) {
+        MapUpdate<K, V> m = MapUpdate.of(u);
+        for (MapUpdate.Change<K, V> c :
+            m == null ? List.<MapUpdate.Change<K, V>>of() : m.changes()) {
+          if (c.kind() == MapUpdate.Kind.CLEAR) {
+            return null;
+          }
+          keys.add(c.key());
+        }
+      }
+    }
+    Map<Integer, Set<K>> byBucket = new HashMap<>();
+    for (K key : keys) {
+      byBucket.computeIfAbsent(source.bucketOf(key), b -> new HashSet<>()).add(key);
+    }
+    return byBucket;
   }
 
   /** One attempt: one transaction on the target (see the class comment). */
