@@ -7,6 +7,7 @@ import io.vcorfu.runtime.RuntimeOptions;
 import io.vcorfu.runtime.TransactionAbortedException;
 import io.vcorfu.runtime.VCorfuRuntime;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
@@ -215,5 +216,57 @@ class MergeTest {
     assertThat(calls.get()).as("resolver calls over two attempts").isGreaterThan(3);
     assertThat(patient.snapshot()).isEqualTo(Map.of("a", 2, "b", 2, "c", 2, "d", 1));
     assertThat(patient.merges()).hasSize(1);
+  }
+
+  /**
+   * Two clients merge one fork into its parent again and again while a third keeps changing the
+   * fork's keys: the parent never changes a key itself, so no merge may see a conflict (each plans
+   * from the last merge committed before its snapshot, or plans again), and a last merge leaves the
+   * parent equal to the fork.
+   */
+  @Test
+  void concurrentMergesOfOneForkNeverConflictAndLoseNothing() throws Exception {
+    VCorfuRuntime rt = harness.runtime();
+    CSMRMap<String, Integer> parent = parent(rt, name);
+    CSMRMap<String, Integer> fork = parent.fork(name + "-f");
+    java.util.concurrent.atomic.AtomicBoolean writing =
+        new java.util.concurrent.atomic.AtomicBoolean(true);
+    Thread writer =
+        new Thread(
+            () -> {
+              CSMRMap<String, Integer> f = CSMRMap.open(harness.runtime(), fork.name());
+              for (int i = 0; i < 150; i++) {
+                f.put(String.valueOf((char) ('a' + i % 6)), i);
+              }
+              writing.set(false);
+            });
+    List<Throwable> failures = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
+    List<Thread> mergers = new java.util.ArrayList<>();
+    for (int t = 0; t < 2; t++) {
+      mergers.add(
+          new Thread(
+              () -> {
+                VCorfuRuntime mine = harness.runtime();
+                CSMRMap<String, Integer> p = CSMRMap.open(mine, name);
+                CSMRMap<String, Integer> f = CSMRMap.open(mine, fork.name());
+                try {
+                  while (writing.get()) {
+                    p.merge(f);
+                  }
+                } catch (Throwable e) {
+                  failures.add(e);
+                }
+              }));
+    }
+    writer.start();
+    mergers.forEach(Thread::start);
+    writer.join(30_000);
+    for (Thread m : mergers) {
+      m.join(30_000);
+    }
+    assertThat(failures).isEmpty();
+    parent.merge(fork);
+    assertThat(parent.snapshot()).isEqualTo(fork.snapshot());
+    assertThat(parent.merges().size()).isGreaterThan(2);
   }
 }
