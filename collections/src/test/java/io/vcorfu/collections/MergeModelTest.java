@@ -75,11 +75,15 @@ class MergeModelTest {
     }
   }
 
-  /** The resolvers under test: each policy and a user resolver (field union, else remove). */
+  /**
+   * The resolvers under test: each policy, the field merge falling back to the source, and a user
+   * resolver (field union, else remove).
+   */
   private enum Resolution {
     SOURCE_WINS,
     TARGET_WINS,
     FAIL,
+    BY_FIELD,
     FIELDS
   }
 
@@ -177,6 +181,8 @@ class MergeModelTest {
           case SOURCE_WINS -> target.map.merge(source.map, MergePolicy.SOURCE_WINS);
           case TARGET_WINS -> target.map.merge(source.map, MergePolicy.TARGET_WINS);
           case FAIL -> target.map.merge(source.map);
+          case BY_FIELD ->
+              target.map.merge(source.map, MergeResolver.byField(MergePolicy.SOURCE_WINS));
           case FIELDS -> target.map.merge(source.map, MergeModelTest::fields);
         };
     long sv = result.sourceVersion();
@@ -253,6 +259,7 @@ class MergeModelTest {
             switch (how) {
               case SOURCE_WINS -> s;
               case TARGET_WINS, FAIL -> t;
+              case BY_FIELD -> t == null || s == null ? s : byField(b, t, s);
               case FIELDS ->
                   fields(
                           key,
@@ -264,6 +271,24 @@ class MergeModelTest {
       }
       if (m != null) {
         merged.put(key, m);
+      }
+    }
+    return merged;
+  }
+
+  /** The model of a field merge where the source wins fields both changed. */
+  private static Map<String, Object> byField(
+      Map<String, Object> base, Map<String, Object> target, Map<String, Object> source) {
+    Map<String, Object> old = base == null ? Map.of() : base;
+    Map<String, Object> merged = new HashMap<>();
+    Set<String> fields = new HashSet<>(old.keySet());
+    fields.addAll(target.keySet());
+    fields.addAll(source.keySet());
+    for (String field : fields) {
+      Object value =
+          Objects.equals(source.get(field), old.get(field)) ? target.get(field) : source.get(field);
+      if (value != null) {
+        merged.put(field, value);
       }
     }
     return merged;

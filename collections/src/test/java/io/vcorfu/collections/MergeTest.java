@@ -7,10 +7,14 @@ import io.vcorfu.runtime.RuntimeOptions;
 import io.vcorfu.runtime.TransactionAbortedException;
 import io.vcorfu.runtime.VCorfuRuntime;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -194,7 +198,7 @@ class MergeTest {
     Map<String, Integer> before = parent.snapshot();
     assertThatThrownBy(() -> parent.merge(fork, interfering))
         .isInstanceOf(TransactionAbortedException.class);
-    Map<String, Integer> expected = new java.util.HashMap<>(before);
+    Map<String, Integer> expected = new HashMap<>(before);
     expected.put("b", 7);
     assertThat(parent.snapshot()).as("only the concurrent write").isEqualTo(expected);
     assertThat(parent.merges()).isEmpty();
@@ -229,8 +233,7 @@ class MergeTest {
     VCorfuRuntime rt = harness.runtime();
     CSMRMap<String, Integer> parent = parent(rt, name);
     CSMRMap<String, Integer> fork = parent.fork(name + "-f");
-    java.util.concurrent.atomic.AtomicBoolean writing =
-        new java.util.concurrent.atomic.AtomicBoolean(true);
+    AtomicBoolean writing = new AtomicBoolean(true);
     Thread writer =
         new Thread(
             () -> {
@@ -240,8 +243,8 @@ class MergeTest {
               }
               writing.set(false);
             });
-    List<Throwable> failures = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
-    List<Thread> mergers = new java.util.ArrayList<>();
+    List<Throwable> failures = Collections.synchronizedList(new ArrayList<>());
+    List<Thread> mergers = new ArrayList<>();
     for (int t = 0; t < 2; t++) {
       mergers.add(
           new Thread(
@@ -268,5 +271,31 @@ class MergeTest {
     parent.merge(fork);
     assertThat(parent.snapshot()).isEqualTo(fork.snapshot());
     assertThat(parent.merges().size()).isGreaterThan(2);
+  }
+
+  @Test
+  void recordsMergeFieldByFieldAndFallBackWholeWhereAKeyWasRemoved() {
+    VCorfuRuntime rt = harness.runtime();
+    CSMRMap<String, Map<String, Object>> parent = CSMRMap.open(rt, name, BUCKETS);
+    parent.put("r", Map.of("x", 1, "y", 1, "z", 1, "gone", 1));
+    parent.put("s", Map.of("x", 1));
+    CSMRMap<String, Map<String, Object>> fork = parent.fork(name + "-f");
+    parent.fastUpdateFields("r", Map.of("x", 2, "z", 2));
+    fork.fastUpdateFields("r", Map.of("y", 3, "z", 3, "new", 3));
+    Map<String, Object> record = new HashMap<>(fork.get("r"));
+    record.remove("gone");
+    fork.put("r", record);
+    parent.put("s", Map.of("x", 2));
+    fork.remove("s");
+
+    MergeResult<String, Map<String, Object>> r =
+        parent.merge(fork, MergeResolver.byField(MergePolicy.TARGET_WINS));
+    assertThat(r.conflicts()).containsExactlyInAnyOrder("r", "s");
+    assertThat(parent.get("r")).isEqualTo(Map.of("x", 2, "y", 3, "z", 2, "new", 3));
+    assertThat(parent.get("s"))
+        .as("removed in the source: the target's, whole")
+        .isEqualTo(Map.of("x", 2));
+    assertThatThrownBy(() -> MergeResolver.byField(MergePolicy.FAIL))
+        .isInstanceOf(IllegalArgumentException.class);
   }
 }
