@@ -36,6 +36,12 @@ import java.util.concurrent.locks.LockSupport;
  * (or, with {@link MergePolicy#FAIL}, listed in a {@link MergeConflictException} with every other,
  * and nothing is written).
  *
+ * <p><b>Reading the source.</b> The keys the source changed since the base come from the source's
+ * updates since the base when the base is the source itself ({@link MapDiff}); where the fork
+ * chains meet, from the keys the source's forks put or removed and those the meeting map's updates
+ * after the base touched, each read in the base and in the source; else (after a clear, over a
+ * trimmed range, or from the target as of an earlier merge) by comparing whole buckets.
+ *
  * <p><b>Atomic.</b> The source is read as of one version (the log's snapshot when the attempt
  * starts) and joins no read set. The target's value of every key the source changed, and the
  * target's merge records, are read in one transaction, which writes every put and remove and the

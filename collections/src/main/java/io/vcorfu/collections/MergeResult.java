@@ -13,8 +13,8 @@ import java.util.Set;
  * @param baseVersion the global address of the common base in {@code baseMap} (-1: empty)
  * @param commit the global address of the merge's commit in the target (its new version)
  * @param applied how the target changed: {@code added}, {@code removed} and {@code changed} keys
- *     with the target's values before ({@code from}: the transaction's snapshot) and after ({@code
- *     to}: the commit)
+ *     with the target's values before and after the merge; {@code from} is {@code commit - 1} and
+ *     {@code to} the commit (it equals the target's {@code diff(commit - 1, commit)})
  * @param conflicts the keys both sides changed to different values, settled by the resolver
  */
 public record MergeResult<K, V>(
