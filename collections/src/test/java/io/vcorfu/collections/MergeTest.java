@@ -3,6 +3,8 @@ package io.vcorfu.collections;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.vcorfu.client.StreamLog;
+import io.vcorfu.protocol.StreamId;
 import io.vcorfu.runtime.RuntimeOptions;
 import io.vcorfu.runtime.TransactionAbortedException;
 import io.vcorfu.runtime.VCorfuRuntime;
@@ -14,6 +16,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
@@ -174,6 +177,33 @@ class MergeTest {
     assertThatThrownBy(() -> one.merge(two)).isInstanceOf(IllegalStateException.class);
     rt.TXAbort();
     assertThat(MapFork.now(rt)).isEqualTo(before);
+  }
+
+  @Test
+  void aBaseTrimmedFromTheParentsHistoryIsRefusedAndNothingIsWritten() throws Exception {
+    VCorfuRuntime rt = harness.runtime();
+    CSMRMap<String, Integer> parent = CSMRMap.open(rt, name, 1);
+    for (int i = 0; i < 10; i++) {
+      parent.put("k" + i, i);
+    }
+    long k3 = parent.history("k3", Long.MAX_VALUE, 1).items().get(0).globalAddress();
+    CSMRMap<String, Integer> fork = parent.fork(name + "-f", k3);
+    fork.put("k1", -1);
+    try (StreamLog log = harness.newLog()) {
+      log.trimStream(StreamId.of(CSMRMap.bucketStreamName(name, 0)), 6).get(30, TimeUnit.SECONDS);
+    }
+    // Read by another client: the writer's own versions of the map are not the replicas'.
+    VCorfuRuntime reader = harness.runtime();
+    long before = MapFork.now(reader);
+    assertThatThrownBy(
+            () ->
+                CSMRMap.<String, Integer>open(reader, name)
+                    .merge(CSMRMap.open(reader, fork.name())))
+        .isInstanceOfSatisfying(
+            MergeRefusedException.class,
+            e -> assertThat(e.reason()).isEqualTo(MergeRefusedException.Reason.BASE_UNAVAILABLE))
+        .hasMessageContaining("was trimmed");
+    assertThat(MapFork.now(reader)).as("nothing written").isEqualTo(before);
   }
 
   @Test
