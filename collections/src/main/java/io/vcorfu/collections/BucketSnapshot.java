@@ -20,6 +20,18 @@ final class BucketSnapshot<K, V> extends AbstractMap<K, V> {
   private final ToIntFunction<Object> bucketOf;
   private final int size;
 
+  /**
+   * Every bucket of {@code map} read at the current snapshot (the open transaction's, when called
+   * in one), side by side.
+   */
+  static <K, V> BucketSnapshot<K, V> of(CSMRMap<K, V> map) {
+    List<Map<K, V>> parts = new java.util.ArrayList<>(map.bucketCount());
+    for (int i = 0; i < map.bucketCount(); i++) {
+      parts.add(map.bucket(i).snapshot());
+    }
+    return new BucketSnapshot<>(parts, map::bucketOf);
+  }
+
   BucketSnapshot(List<Map<K, V>> parts, ToIntFunction<Object> bucketOf) {
     this.parts = List.copyOf(parts);
     this.bucketOf = bucketOf;

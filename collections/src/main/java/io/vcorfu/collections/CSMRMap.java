@@ -6,7 +6,6 @@ import io.vcorfu.runtime.VCorfuRuntime;
 import io.vcorfu.runtime.Version;
 import io.vcorfu.runtime.serialization.Serializer;
 import java.util.AbstractMap;
-import java.util.ArrayList;
 import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -50,10 +49,9 @@ import java.util.function.Function;
  * snapshot {@link #snapshot()} returned when it was created (the same rules as {@link SMRMap}'s
  * iterators: never a {@link java.util.ConcurrentModificationException}).
  *
- * <p><b>Forks.</b> {@link #fork} makes a writable copy of the map as of a version that shares the
- * map's history below it and records its own updates in its own streams (copy-on-write, see {@link
- * ForkBucket} for the invariant); a fork is a {@code CSMRMap} like any, opened by its name, and can
- * be forked again. {@link #diff(CSMRMap)} compares two maps through their common base.
+ * <p><b>Forks.</b> {@link #fork}: a writable copy-on-write copy as of a version (see {@link
+ * ForkBucket}), a map like any, opened by its name, forked again alike; {@link #diff(CSMRMap)} and
+ * {@link #merge(CSMRMap)} compare and merge two maps through their common base.
  *
  * <p><b>Nulls</b> are refused with {@link NullPointerException}, as in {@link SMRMap}. Thread-safe:
  * the handle holds only the runtime, the name and lazily opened bucket views.
@@ -135,9 +133,7 @@ public final class CSMRMap<K, V> extends AbstractMap<K, V> implements SnapshotMa
    * hosts, which follow the cluster's retention.
    */
   public void retain(io.vcorfu.runtime.Retention retention) {
-    for (StreamId bucket : bucketStreams()) {
-      rt.retain(bucket, retention);
-    }
+    MapStreams.bucketStreams(name, bucketCount).forEach(b -> rt.retain(b, retention));
   }
 
   /**
@@ -146,7 +142,8 @@ public final class CSMRMap<K, V> extends AbstractMap<K, V> implements SnapshotMa
    * resumable from any address and riding through failovers (see {@link VCorfuRuntime#watch}).
    */
   public java.util.concurrent.Flow.Publisher<MapUpdate<K, V>> watch(long from) {
-    return io.vcorfu.client.Publishers.mapping(rt.watch(bucketStreams(), from), MapUpdate::of);
+    return io.vcorfu.client.Publishers.mapping(
+        rt.watch(MapStreams.bucketStreams(name, bucketCount), from), MapUpdate::of);
   }
 
   /**
@@ -156,7 +153,7 @@ public final class CSMRMap<K, V> extends AbstractMap<K, V> implements SnapshotMa
   public java.util.concurrent.Flow.Publisher<MapUpdate<K, V>> watch(
       long from, java.util.function.Predicate<? super K> keys) {
     return io.vcorfu.client.Publishers.mapping(
-        rt.watch(bucketStreams(), from), u -> MapUpdate.of(u, keys));
+        rt.watch(MapStreams.bucketStreams(name, bucketCount), from), u -> MapUpdate.of(u, keys));
   }
 
   /**
@@ -212,6 +209,34 @@ public final class CSMRMap<K, V> extends AbstractMap<K, V> implements SnapshotMa
     return fork(forkName, MapFork.now(rt));
   }
 
+  /**
+   * Merges {@code source} into this map, three-way through their common base, in one transaction
+   * (see {@link MapMerge}): keys only the source changed since the base take its value (or are
+   * removed), keys only this map changed are kept, keys both changed to different values go to
+   * {@code resolver} (empty: remove), or fail the merge with {@link MergeConflictException} when it
+   * is {@link MergePolicy#FAIL}'s. Records the merge ({@link #merges()}); a later merge of the same
+   * source starts from it. Not inside a transaction. Throws {@link MergeRefusedException} for maps
+   * without a common base, and the last abort when every attempt was aborted; nothing is written.
+   */
+  public MergeResult<K, V> merge(CSMRMap<K, V> source, MergeResolver<K, V> resolver) {
+    return MapMerge.merge(rt, this, source, resolver);
+  }
+
+  /** Like {@link #merge(CSMRMap, MergeResolver)}, settling conflicts by {@code policy}. */
+  public MergeResult<K, V> merge(CSMRMap<K, V> source, MergePolicy policy) {
+    return MapMerge.merge(rt, this, source, MergeResolver.of(policy));
+  }
+
+  /** Like {@link #merge(CSMRMap, MergePolicy)} with {@link MergePolicy#FAIL}. */
+  public MergeResult<K, V> merge(CSMRMap<K, V> source) {
+    return merge(source, MergePolicy.FAIL);
+  }
+
+  /** The merges into this map, oldest first, as of the log's current snapshot. */
+  public List<MergeRecord> merges() {
+    return MapMerge.records(rt, name, MapFork.now(rt));
+  }
+
   /** Where this map starts when it is a fork (its parent and base), else empty. */
   public java.util.Optional<ForkBase> forkBase() {
     return lineage.isEmpty() ? java.util.Optional.empty() : java.util.Optional.of(lineage.get(0));
@@ -224,15 +249,8 @@ public final class CSMRMap<K, V> extends AbstractMap<K, V> implements SnapshotMa
 
   /** Like {@link #watch(long)}, from what commits after each subscription. */
   public java.util.concurrent.Flow.Publisher<MapUpdate<K, V>> watchFromNow() {
-    return io.vcorfu.client.Publishers.mapping(rt.watchFromNow(bucketStreams()), MapUpdate::of);
-  }
-
-  private List<StreamId> bucketStreams() {
-    List<StreamId> ids = new ArrayList<>(bucketCount);
-    for (int i = 0; i < bucketCount; i++) {
-      ids.add(StreamId.of(bucketStreamName(name, i)));
-    }
-    return ids;
+    return io.vcorfu.client.Publishers.mapping(
+        rt.watchFromNow(MapStreams.bucketStreams(name, bucketCount)), MapUpdate::of);
   }
 
   /** The stream name of bucket {@code index} of the map called {@code name}. */
@@ -382,29 +400,18 @@ public final class CSMRMap<K, V> extends AbstractMap<K, V> implements SnapshotMa
 
   @Override
   public boolean isEmpty() {
-    return rt.transaction(
-        () -> {
-          for (int i = 0; i < bucketCount; i++) {
-            if (!bucket(i).isEmpty()) {
-              return false;
-            }
-          }
-          return true;
-        });
+    return !anyBucket(b -> !b.isEmpty());
   }
 
   @Override
   public boolean containsValue(Object value) {
     Objects.requireNonNull(value, "value");
+    return anyBucket(b -> b.containsValue(value));
+  }
+
+  private boolean anyBucket(java.util.function.Predicate<Bucket<K, V>> test) {
     return rt.transaction(
-        () -> {
-          for (int i = 0; i < bucketCount; i++) {
-            if (bucket(i).containsValue(value)) {
-              return true;
-            }
-          }
-          return false;
-        });
+        () -> java.util.stream.IntStream.range(0, bucketCount).anyMatch(i -> test.test(bucket(i))));
   }
 
   /**
@@ -452,14 +459,7 @@ public final class CSMRMap<K, V> extends AbstractMap<K, V> implements SnapshotMa
    * shared, not copied.
    */
   public Map<K, V> snapshot() {
-    return rt.transaction(
-        () -> {
-          List<Map<K, V>> parts = new ArrayList<>(bucketCount);
-          for (int i = 0; i < bucketCount; i++) {
-            parts.add(bucket(i).snapshot());
-          }
-          return new BucketSnapshot<>(parts, this::bucketOf);
-        });
+    return rt.transaction(() -> BucketSnapshot.of(this));
   }
 
   @Override

@@ -32,7 +32,7 @@ import java.util.Set;
  */
 final class ForkDiff<K, V> {
   /** One link of a chain: a map, the version of it the chain sees, and its own chain above. */
-  private record Link(String name, long version, List<ForkBase> lineage) {}
+  record Link(String name, long version, List<ForkBase> lineage) {}
 
   /** A key's last change among {@code M}'s updates: its value, absent, or "read it at the top". */
   private record Fate(Object value, boolean fields) {}
@@ -229,7 +229,7 @@ final class ForkDiff<K, V> {
   }
 
   /** {@code map} as of {@code at}, then its parent as of its base, and so on. */
-  private static List<Link> chain(CSMRMap<?, ?> map, long at) {
+  static List<Link> chain(CSMRMap<?, ?> map, long at) {
     List<ForkBase> lineage = map.lineage();
     List<Link> chain = new ArrayList<>();
     chain.add(new Link(map.name(), at, lineage));
@@ -240,7 +240,7 @@ final class ForkDiff<K, V> {
     return chain;
   }
 
-  private static int indexOf(List<Link> chain, String name) {
+  static int indexOf(List<Link> chain, String name) {
     for (int i = 0; i < chain.size(); i++) {
       if (chain.get(i).name().equals(name)) {
         return i;

@@ -104,7 +104,7 @@ final class MapFork {
     return new ForkRefusedException(reason, name, message, cause);
   }
 
-  private static TrimmedException trimmed(Throwable e) {
+  static TrimmedException trimmed(Throwable e) {
     for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
       if (t instanceof TrimmedException te) {
         return te;

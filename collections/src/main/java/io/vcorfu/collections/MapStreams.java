@@ -61,6 +61,15 @@ final class MapStreams {
     return new CSMRMap<>(rt, name, stored, views, lineage(rt, layout));
   }
 
+  /** The streams of the {@code count} buckets of the map called {@code name}, in bucket order. */
+  static List<StreamId> bucketStreams(String name, int count) {
+    List<StreamId> ids = new ArrayList<>(count);
+    for (int i = 0; i < count; i++) {
+      ids.add(StreamId.of(CSMRMap.bucketStreamName(name, i)));
+    }
+    return ids;
+  }
+
   /** The layout object of the map called {@code name} (a live local view). */
   static CSMRMapLayout layout(VCorfuRuntime rt, String name) {
     return rt.objects()

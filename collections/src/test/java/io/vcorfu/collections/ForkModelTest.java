@@ -123,7 +123,7 @@ class ForkModelTest {
     return new Versioned(map, states);
   }
 
-  private static void apply(
+  static void apply(
       Random random,
       CSMRMap<String, Map<String, Object>> map,
       Map<String, Map<String, Object>> model,

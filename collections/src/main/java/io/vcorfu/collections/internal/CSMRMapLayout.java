@@ -1,6 +1,7 @@
 package io.vcorfu.collections.internal;
 
 import io.vcorfu.runtime.annotations.Accessor;
+import io.vcorfu.runtime.annotations.Mutator;
 import io.vcorfu.runtime.annotations.MutatorAccessor;
 
 /**
@@ -17,6 +18,9 @@ public class CSMRMapLayout {
 
   /** The version of the parent a fork starts from; -1 for a map that is not a fork. */
   private long base = -1;
+
+  /** The number of merges into this map. */
+  private int merges;
 
   /** For the runtime: layouts are opened through a runtime. */
   public CSMRMapLayout() {}
@@ -65,5 +69,21 @@ public class CSMRMapLayout {
     parent = parentName;
     base = baseVersion;
     return true;
+  }
+
+  /**
+   * Records that the map named {@code source}, as of global address {@code sourceVersion}, was
+   * merged into this map, in the merge's own transaction: the record's global address is the
+   * merge's commit (read back from the stream's updates). Counts the merges.
+   */
+  @Mutator
+  public void merged(String source, long sourceVersion) {
+    merges++;
+  }
+
+  /** How many merges into this map were recorded (see {@link #merged}). */
+  @Accessor
+  public int merges() {
+    return merges;
   }
 }

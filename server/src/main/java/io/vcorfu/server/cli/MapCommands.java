@@ -27,8 +27,8 @@ import picocli.CommandLine.Spec;
     mixinStandardHelpOptions = true,
     description =
         "Put, get, remove and scan the keys of a CSMRMap of text keys and values, show every"
-            + " version of a key, diff two versions or two maps, fork a map, watch the changes as"
-            + " they commit, and list the maps.")
+            + " version of a key, diff two versions or two maps, fork a map, merge one map into"
+            + " another, watch the changes as they commit, and list the maps.")
 final class MapCommands {
   /**
    * The commands under {@code vcorfu map}, in the order its help lists them (added when the command
@@ -43,6 +43,7 @@ final class MapCommands {
           MapCommands.History.class,
           MapDiffCommand.class,
           MapForkCommand.class,
+          MapMergeCommand.class,
           MapCommands.Watch.class,
           ListCommands.Maps.class);
 

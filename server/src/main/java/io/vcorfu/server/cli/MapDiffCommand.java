@@ -84,7 +84,8 @@ final class MapDiffCommand extends MapCommands.MapCommand {
 
   @Override
   void run(VCorfuRuntime rt, CSMRMap<String, String> m, PrintWriter out) {
-    print(against != null ? stored(m).diff(stored(other(rt))) : versions(rt, m), out);
+    print(
+        against != null ? stored(m).diff(stored(other(rt))) : versions(rt, m), output.json(), out);
   }
 
   /** The map called --against. */
@@ -121,7 +122,12 @@ final class MapDiffCommand extends MapCommands.MapCommand {
     return diff;
   }
 
-  private void print(MapDiff<Object, Object> diff, PrintWriter out) {
+  /**
+   * Prints {@code diff} one line per key in the order of the keys' text: {@code + KEY VALUE},
+   * {@code - KEY VALUE}, {@code ~ KEY OLD -> NEW}, or with {@code json} one object each (also
+   * {@code map merge}'s lines).
+   */
+  static void print(MapDiff<Object, Object> diff, boolean json, PrintWriter out) {
     TreeMap<String, Object[]> lines = new TreeMap<>();
     for (Map.Entry<Object, Object> e : diff.added().entrySet()) {
       lines.put(text(e.getKey()), new Object[] {"added", null, e.getValue()});
@@ -137,7 +143,7 @@ final class MapDiffCommand extends MapCommands.MapCommand {
       String change = (String) line.getValue()[0];
       Object before = line.getValue()[1];
       Object after = line.getValue()[2];
-      if (output.json()) {
+      if (json) {
         ObjectNode n = Output.mapper().createObjectNode().put("key", line.getKey());
         n.put("change", change);
         if (before != null) {

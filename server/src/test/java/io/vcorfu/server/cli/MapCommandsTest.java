@@ -262,4 +262,81 @@ class MapCommandsTest {
     assertThat(map("diff", "--map", "q", "--against", "never-made").code())
         .isEqualTo(VcorfuCli.NOT_FOUND);
   }
+
+  @Test
+  void mergePrintsEachKeyItChangedAndASummaryAndMergingAgainChangesNothing() {
+    map("put", "--map", "m", "--buckets", "3", "a", "1");
+    map("put", "--map", "m", "b", "1");
+    map("put", "--map", "m", "c", "1");
+    assertThat(map("fork", "--map", "m", "--name", "m-f").code()).isZero();
+    map("put", "--map", "m-f", "a", "2");
+    map("remove", "--map", "m-f", "b");
+    map("put", "--map", "m-f", "d", "new");
+    map("put", "--map", "m", "c", "3"); // only the target: kept
+
+    CliRun merge = map("merge", "--map", "m", "--from", "m-f");
+    assertThat(merge.code()).as(merge.err()).isZero();
+    assertThat(merge.lines()).hasSize(4);
+    assertThat(merge.lines().subList(0, 3)).containsExactly("~ a 1 -> 2", "- b 1", "+ d new");
+    assertThat(merge.lines().get(3))
+        .matches(
+            "merged m-f at \\d+ into m \\(base m at \\d+\\): 3 changed, 0 conflicts, commit \\d+");
+    assertThat(map("scan", "--map", "m").lines()).containsExactly("a 2", "c 3", "d new");
+
+    CliRun again = map("merge", "--map", "m", "--from", "m-f", "--output", "json");
+    assertThat(again.code()).as(again.err()).isZero();
+    assertThat(again.lines()).hasSize(1);
+    assertThat(again.lines().get(0))
+        .matches(
+            "\\{\"map\":\"m\",\"from\":\"m-f\",\"sourceVersion\":\\d+,\"base\":\"m-f\","
+                + "\"baseVersion\":\\d+,\"changed\":0,\"commit\":\\d+,\"conflicts\":\\[\\]\\}");
+
+    // The parent into the fork: a conflict on c, settled by --on-conflict.
+    map("put", "--map", "m-f", "c", "4");
+    CliRun json =
+        map("merge", "--map", "m-f", "--from", "m", "--on-conflict", "target", "--output", "json");
+    assertThat(json.code()).as(json.err()).isZero();
+    assertThat(json.lines().get(json.lines().size() - 1)).contains("\"conflicts\":[\"c\"]");
+    assertThat(map("scan", "--map", "m-f").lines()).containsExactly("a 2", "c 4", "d new");
+    map("put", "--map", "m", "c", "5");
+    CliRun theirs = map("merge", "--map", "m-f", "--from", "m", "--on-conflict", "source");
+    assertThat(theirs.code()).as(theirs.err()).isZero();
+    assertThat(theirs.lines().get(0)).isEqualTo("~ c 4 -> 5");
+    assertThat(theirs.lines().get(1)).contains("1 changed, 1 conflict (source won: c), commit ");
+  }
+
+  @Test
+  void aConflictWithFailExitsOneAndBadInputExitsTwoAndNeitherWritesAnything() {
+    map("put", "--map", "n", "a", "1");
+    map("put", "--map", "n", "b", "1");
+    map("fork", "--map", "n", "--name", "n-f");
+    map("put", "--map", "n", "a", "2");
+    map("put", "--map", "n-f", "a", "3");
+    map("remove", "--map", "n", "b");
+    map("put", "--map", "n-f", "b", "3");
+    map("put", "--map", "n-f", "c", "3");
+    map("put", "--map", "unrelated", "a", "1");
+
+    CliRun conflict = map("merge", "--map", "n", "--from", "n-f");
+    assertThat(conflict.code()).as(conflict.err()).isEqualTo(1);
+    assertThat(conflict.out()).isEmpty();
+    assertThat(conflict.err().lines())
+        .containsExactly(
+            "vcorfu: merge of map 'n-f' into 'n' conflicts on 2 keys a, b (changed on both sides"
+                + " since their common base); nothing written");
+    assertThat(map("scan", "--map", "n").lines()).as("nothing written").containsExactly("a 2");
+
+    CliRun unrelated = map("merge", "--map", "n", "--from", "unrelated");
+    assertThat(unrelated.code()).isEqualTo(2);
+    assertThat(unrelated.err()).contains("they share no history");
+    CliRun itself = map("merge", "--map", "n", "--from", "n");
+    assertThat(itself.code()).isEqualTo(2);
+    assertThat(itself.err()).contains("cannot merge map 'n' into itself");
+    CliRun policy = map("merge", "--map", "n", "--from", "n-f", "--on-conflict", "mine");
+    assertThat(policy.code()).isEqualTo(2);
+    assertThat(policy.err()).contains("--on-conflict is source, target or fail, not 'mine'");
+    assertThat(map("merge", "--map", "n", "--from", "never-made").code())
+        .isEqualTo(VcorfuCli.NOT_FOUND);
+    assertThat(map("scan", "--map", "n").lines()).as("nothing written").containsExactly("a 2");
+  }
 }
