@@ -358,6 +358,39 @@ final class MapCommands {
       Flags.positive(spec, "--count", count);
     }
 
+    /**
+     * The map; one that does not exist yet is waited for (its layout stream's first entry, with no
+     * polling), and then watched from its creation, so that its first changes are printed too.
+     */
+    @Override
+    CSMRMap<String, String> open(VCorfuRuntime rt) {
+      try {
+        return super.open(rt);
+      } catch (NotFoundException missing) {
+        PrintWriter err = spec.commandLine().getErr();
+        err.println("vcorfu: map '" + map + "' does not exist yet; waiting for it to be created");
+        err.flush();
+        long[] created = {-1};
+        try (ShellSession.Held<io.vcorfu.client.ClusterStreamLog> log = connection.log()) {
+          Following.follow(
+              io.vcorfu.client.StreamWatch.fromStreamAddress(
+                  log.get(), CSMRMap.layoutStream(map), 0),
+              e -> {
+                created[0] = e.globalAddress();
+                return e.isHole();
+              });
+        } catch (RuntimeException e) {
+          throw e;
+        } catch (Exception e) {
+          throw new IllegalStateException(e);
+        }
+        if (from == null) {
+          from = created[0];
+        }
+        return super.open(rt);
+      }
+    }
+
     @Override
     void run(VCorfuRuntime rt, CSMRMap<String, String> m, PrintWriter out) throws Exception {
       CSMRMap<Object, Object> map = stored(m);

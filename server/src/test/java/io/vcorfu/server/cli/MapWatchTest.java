@@ -13,7 +13,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * {@code vcorfu map watch} against a durable node on loopback: every committed change printed once,
  * in log order, as it commits (puts, removes, a removed absent key too); with {@code --from}, what
- * is there first; the JSON form; bad flags and a missing map refused with one line.
+ * is there first; the JSON form; bad flags refused with one line; a map that does not exist yet
+ * waited for and watched from its creation.
  */
 class MapWatchTest {
   @TempDir Path tmp;
@@ -111,9 +112,53 @@ class MapWatchTest {
     assertThat(zero.err()).contains("--count must be at least 1, got 0");
     CliRun negative = node.map("watch", "--map", "m", "--from", "-1");
     assertThat(negative.code()).isEqualTo(2);
-    CliRun missing = node.map("watch", "--map", "nothing-here", "--count", "1");
-    assertThat(missing.code()).isEqualTo(3);
-    assertThat(missing.err().strip())
-        .isEqualTo("vcorfu: map 'nothing-here' does not exist; create it with vcorfu map put");
+  }
+
+  @Test
+  void aMapThatDoesNotExistYetIsWaitedForAndWatchedFromItsCreation() throws Exception {
+    // The puts must come after the watcher found the map missing (else it would watch from its
+    // own start, after them): the node answering a request naming the map's layout stream says so.
+    byte[] layout =
+        java.nio.ByteBuffer.allocate(8)
+            .order(java.nio.ByteOrder.LITTLE_ENDIAN)
+            .putLong(io.vcorfu.collections.CSMRMap.layoutStream("later").msb())
+            .array();
+    java.util.concurrent.atomic.AtomicBoolean looked =
+        new java.util.concurrent.atomic.AtomicBoolean();
+    node.node()
+        .observeRequests(
+            (request, response, error, nanos) -> {
+              if (contains(request.toByteArray(), layout)) {
+                looked.set(true);
+              }
+            });
+    CompletableFuture<CliRun> watch =
+        CompletableFuture.supplyAsync(() -> node.map("watch", "--map", "later", "--count", "2"));
+    org.awaitility.Awaitility.await("the watcher looks for the map")
+        .atMost(java.time.Duration.ofSeconds(30))
+        .until(() -> looked.get() || watch.isDone());
+    node.node().observeRequests(null);
+    assertThat(node.map("put", "--map", "later", "first", "1").code()).isZero();
+    assertThat(node.map("put", "--map", "later", "second", "2").code()).isZero();
+    CliRun run = watch.get(30, TimeUnit.SECONDS);
+    assertThat(run.code()).as(run.err()).isZero();
+    assertThat(run.err().strip())
+        .isEqualTo("vcorfu: map 'later' does not exist yet; waiting for it to be created");
+    assertThat(run.lines())
+        .extracting(l -> l.substring(l.indexOf(' ') + 1))
+        .containsExactly("put first 1", "put second 2");
+  }
+
+  private static boolean contains(byte[] haystack, byte[] needle) {
+    outer:
+    for (int i = 0; i + needle.length <= haystack.length; i++) {
+      for (int j = 0; j < needle.length; j++) {
+        if (haystack[i + j] != needle[j]) {
+          continue outer;
+        }
+      }
+      return true;
+    }
+    return false;
   }
 }
