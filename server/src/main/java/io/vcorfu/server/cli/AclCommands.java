@@ -173,6 +173,19 @@ final class AclCommands {
       return out;
     }
 
+    /**
+     * The permissions, once {@code place}'s options are checked.
+     *
+     * @throws IllegalArgumentException saying what is wrong with either
+     */
+    Set<Permission> checked(Place place) {
+      String problem = place.problem();
+      if (problem != null) {
+        throw new IllegalArgumentException(problem);
+      }
+      return parsed();
+    }
+
     String where() {
       return prefix.isEmpty() ? "every stream" : "streams starting with '" + prefix + "'";
     }
@@ -193,11 +206,7 @@ final class AclCommands {
       PrintWriter err = spec.commandLine().getErr();
       Grant g;
       try {
-        String problem = place.problem();
-        if (problem != null) {
-          throw new IllegalArgumentException(problem);
-        }
-        g = new Grant(what.principal, what.prefix, what.parsed());
+        g = new Grant(what.principal, what.prefix, what.checked(place));
       } catch (IllegalArgumentException e) {
         err.println("vcorfu acl grant: " + e.getMessage());
         return VcorfuCli.USAGE;
@@ -227,11 +236,7 @@ final class AclCommands {
       PrintWriter err = spec.commandLine().getErr();
       Set<Permission> taken;
       try {
-        String problem = place.problem();
-        if (problem != null) {
-          throw new IllegalArgumentException(problem);
-        }
-        taken = what.parsed();
+        taken = what.checked(place);
       } catch (IllegalArgumentException e) {
         err.println("vcorfu acl revoke: " + e.getMessage());
         return VcorfuCli.USAGE;
