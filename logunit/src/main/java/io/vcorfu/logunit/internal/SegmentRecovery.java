@@ -194,7 +194,7 @@ final class SegmentRecovery {
       byte[] bytes = Files.readAllBytes(idx);
       List<SegmentRecord> ops = new ArrayList<>();
       if (IndexFile.replay(bytes, id, segmentLength, ops::add)
-          && ops.stream().allMatch(op -> namesStoredBytes(op, id, segmentLength))) {
+          && ops.stream().allMatch(op -> indexed(op) && namesStoredBytes(op, id, segmentLength))) {
         for (SegmentRecord op : ops) {
           engine.apply(op, id, false);
         }
@@ -270,6 +270,18 @@ final class SegmentRecovery {
    * end} in its own, or past the end of an earlier segment file. (An earlier segment that is gone
    * is no sign of damage: compaction deletes a segment after moving what it held.)
    */
+  /**
+   * True for the kinds of record an index file holds (those the index applies: entries, shared
+   * entries, commits, marks); an index file holding any other (a FORCED record, an unknown kind) is
+   * damaged, and its segment is scanned instead.
+   */
+  private static boolean indexed(SegmentRecord op) {
+    return op.type == SegmentRecord.ENTRY
+        || op.type == SegmentRecord.SHARED
+        || op.type == SegmentRecord.COMMIT
+        || op.type == SegmentRecord.MARKS;
+  }
+
   private boolean namesStoredBytes(SegmentRecord op, int id, long end) {
     if (op.type != SegmentRecord.SHARED) {
       return true;
