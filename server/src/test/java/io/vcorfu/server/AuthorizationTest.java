@@ -352,43 +352,45 @@ class AuthorizationTest {
     AclFile.write(
         aclFile,
         AclFile.read(aclFile).revoke(subject("carol"), "c/", EnumSet.of(Permission.WRITE)));
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-    while (true) {
-      try {
-        append(carol, c, "after the revoke");
-      } catch (Exception e) {
-        assertThat(
-                denied(
-                        () -> {
-                          throw e;
-                        })
-                    .permission())
-            .isEqualTo("write");
-        break;
-      }
-      assertThat(System.nanoTime()).as("the revoke takes effect").isLessThan(deadline);
-      Thread.sleep(50);
-    }
+    org.awaitility.Awaitility.await("the revoke takes effect")
+        .atMost(java.time.Duration.ofSeconds(10))
+        .pollInterval(java.time.Duration.ofMillis(50))
+        .until(
+            () -> {
+              try {
+                append(carol, c, "after the revoke");
+                return false;
+              } catch (Exception e) {
+                assertThat(
+                        denied(
+                                () -> {
+                                  throw e;
+                                })
+                            .permission())
+                    .isEqualTo("write");
+                return true;
+              }
+            });
     assertThat(read(carol, c)).startsWith("granted");
   }
 
   /** Runs {@code r} until the node's grants allow it (they are re-read within a second). */
-  private static void awaitAllowed(ThrowingRunnable r) throws Exception {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-    while (true) {
-      try {
-        r.run();
-        return;
-      } catch (Exception e) {
-        denied(
+  private static void awaitAllowed(ThrowingRunnable r) {
+    org.awaitility.Awaitility.await("the new grant takes effect")
+        .atMost(java.time.Duration.ofSeconds(10))
+        .pollInterval(java.time.Duration.ofMillis(50))
+        .until(
             () -> {
-              throw e;
+              try {
+                r.run();
+                return true;
+              } catch (Exception e) {
+                denied(
+                    () -> {
+                      throw e;
+                    });
+                return false;
+              }
             });
-        if (System.nanoTime() > deadline) {
-          throw new AssertionError("the new grant did not take effect in 10 s", e);
-        }
-        Thread.sleep(50);
-      }
-    }
   }
 }
