@@ -352,17 +352,33 @@ public final class ChainWriter {
   }
 
   /**
-   * Commits a committed entry at every copy before its decider and completes only when each has
-   * acknowledged (retrying transient failures): after this, a trim of the decider's slot leaves the
-   * outcome readable from any other copy (see the class comment).
+   * Commits committed entries at every copy before their deciders and completes only when each has
+   * acknowledged (retrying transient failures): after this, a trim of a decider's slot leaves the
+   * outcome readable from any other copy (see the class comment). One request per node and role
+   * carries every address (log copies) or slot (stream copies) that node holds of the entries, so a
+   * trim settles a page of entries in a few messages, not one per entry.
    */
-  public CompletableFuture<Void> commitEveryCopy(LogEntryMsg entry) {
-    ChainPlan plan = plan(entry);
-    List<ChainPlan.Visit> visits = plan.visits();
-    List<CompletableFuture<Void>> commits = new ArrayList<>();
-    for (int i = 0; i < visits.size() - 1; i++) {
-      commits.add(decision.commitAt(entry, visits.get(i), 0, ops));
+  public CompletableFuture<Void> commitEveryCopy(List<LogEntryMsg> entries) {
+    Map<Endpoint, List<Long>> logCopies = new LinkedHashMap<>();
+    Map<Endpoint, List<StreamSlot>> streamCopies = new LinkedHashMap<>();
+    for (LogEntryMsg entry : entries) {
+      List<ChainPlan.Visit> visits = plan(entry).visits();
+      for (int i = 0; i < visits.size() - 1; i++) {
+        ChainPlan.Visit v = visits.get(i);
+        if (v.role() == ChainPlan.Role.LOG) {
+          logCopies
+              .computeIfAbsent(v.endpoint(), e -> new ArrayList<>())
+              .add(entry.getGlobalAddress());
+        } else {
+          streamCopies
+              .computeIfAbsent(v.endpoint(), e -> new ArrayList<>())
+              .addAll(slotsFor(entry, v));
+        }
+      }
     }
+    List<CompletableFuture<Void>> commits = new ArrayList<>();
+    logCopies.forEach((node, addresses) -> commits.add(decision.commitLog(node, addresses, 0)));
+    streamCopies.forEach((node, slots) -> commits.add(decision.commitStream(node, slots, 0)));
     return CompletableFuture.allOf(commits.toArray(CompletableFuture[]::new));
   }
 

@@ -28,6 +28,7 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 
 /**
  * The decision of one entry whose write may be incomplete, by the rules of {@link ChainWriter}'s
@@ -317,11 +318,29 @@ final class Decision {
 
   CompletableFuture<Void> commitAt(
       LogEntryMsg entry, ChainPlan.Visit v, int attempt, ReplicaClient at) {
-    CompletableFuture<Void> c =
-        v.role() == ChainPlan.Role.LOG
-            ? at.logCommit(v.endpoint(), entry.getGlobalAddress())
-            : at.streamCommit(v.endpoint(), slotsFor(entry, v));
-    return c.handle(
+    return retried(
+        () ->
+            v.role() == ChainPlan.Role.LOG
+                ? at.logCommit(v.endpoint(), entry.getGlobalAddress())
+                : at.streamCommit(v.endpoint(), slotsFor(entry, v)),
+        attempt);
+  }
+
+  /** Commits the log copies at {@code addresses} on {@code node}, in one request. */
+  CompletableFuture<Void> commitLog(Endpoint node, List<Long> addresses, int attempt) {
+    return retried(() -> ops.logCommit(node, addresses), attempt);
+  }
+
+  /** Commits the stream copies {@code slots} on {@code node}, in one request. */
+  CompletableFuture<Void> commitStream(Endpoint node, List<StreamSlot> slots, int attempt) {
+    return retried(() -> ops.streamCommit(node, slots), attempt);
+  }
+
+  /** {@code commit}, sent again after a short delay while it fails transiently. */
+  private CompletableFuture<Void> retried(Supplier<CompletableFuture<Void>> commit, int attempt) {
+    return commit
+        .get()
+        .handle(
             (ok, error) -> {
               if (error == null) {
                 return CompletableFuture.<Void>completedFuture(null);
@@ -329,7 +348,7 @@ final class Decision {
               Throwable cause = EpochRpc.unwrap(error);
               if (isTransient(cause) && attempt < TRANSIENT_RETRIES) {
                 return CompletableFuture.supplyAsync(() -> null, delayed)
-                    .thenCompose(x -> commitAt(entry, v, attempt + 1, at));
+                    .thenCompose(x -> retried(commit, attempt + 1));
               }
               return CompletableFuture.<Void>failedFuture(cause);
             })

@@ -165,14 +165,15 @@ public final class RepairingReader {
                 }
                 return CompletableFuture.<Void>failedFuture(cause);
               }
-              List<CompletableFuture<Void>> commits = new ArrayList<>();
+              List<LogEntryMsg> decided = new ArrayList<>();
               for (ReadResult r : results) {
                 LogEntryMsg e = r.getEntry();
                 if (e.getKind() == EntryKind.DATA && driver.decidedBy(e, stream)) {
-                  commits.add(driver.commitEveryCopy(e));
+                  decided.add(e);
                 }
               }
-              return CompletableFuture.allOf(commits.toArray(CompletableFuture[]::new))
+              return driver
+                  .commitEveryCopy(decided)
                   .thenCompose(v -> settlePages(stream, end + 1, to));
             })
         .thenCompose(f -> f);

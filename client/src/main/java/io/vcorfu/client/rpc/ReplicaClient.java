@@ -309,6 +309,15 @@ public final class ReplicaClient {
         .thenApply(r -> null);
   }
 
+  /** Commits the log copies at {@code addresses} on {@code replica}, in one request. */
+  public CompletableFuture<Void> logCommit(Endpoint replica, List<Long> addresses) {
+    return call(
+            replica,
+            Request.newBuilder()
+                .setLogCommit(LogCommitRequest.newBuilder().addAllAddresses(addresses)))
+        .thenApply(r -> null);
+  }
+
   public CompletableFuture<Void> logCommit(Endpoint replica, long address) {
     return call(
             replica,
