@@ -84,6 +84,8 @@ public final class Errors {
       b.setPermissionDenied(d);
     } else if (error instanceof TlsException) {
       b.setTlsRequired(io.vcorfu.protocol.proto.TlsRequired.getDefaultInstance());
+    } else if (error instanceof UnauthenticatedException) {
+      b.setUnauthenticated(io.vcorfu.protocol.proto.Unauthenticated.getDefaultInstance());
     } else {
       b.setServerError(ServerError.getDefaultInstance());
     }
@@ -148,6 +150,8 @@ public final class Errors {
             d.getPrincipal());
       }
       case TLS_REQUIRED -> new TlsException(m.isEmpty() ? "the node requires TLS" : m, null);
+      case UNAUTHENTICATED ->
+          new UnauthenticatedException(m.isEmpty() ? "the node does not know this client" : m);
       case SERVER_ERROR, ERROR_NOT_SET ->
           new ServerErrorException(m.isEmpty() ? "server error" : m);
     };

@@ -20,10 +20,14 @@ import io.vcorfu.protocol.Endpoint;
 import io.vcorfu.protocol.RpcClient;
 import io.vcorfu.protocol.RpcTimeoutException;
 import io.vcorfu.protocol.TlsException;
+import io.vcorfu.protocol.TlsOptions;
 import io.vcorfu.protocol.TooLargeException;
 import io.vcorfu.protocol.TransportException;
+import io.vcorfu.protocol.UnauthenticatedException;
 import io.vcorfu.protocol.VCorfuException;
+import io.vcorfu.protocol.proto.AuthenticateRequest;
 import io.vcorfu.protocol.proto.ErrorMsg;
+import io.vcorfu.protocol.proto.Header;
 import io.vcorfu.protocol.proto.Request;
 import io.vcorfu.protocol.proto.Response;
 import java.io.IOException;
@@ -55,12 +59,17 @@ import org.slf4j.LoggerFactory;
  * fails (the server's certificate is not trusted, the server refused ours) fails its calls with
  * {@link TlsException}, which callers do not retry. So does a plaintext connection to a TLS server,
  * which answers it with a TlsRequired error instead of serving it (see {@link PlaintextRefusal}).
+ * With a bearer token ({@link TlsOptions#tokenFile}) every connection sends it first; a token the
+ * node refuses fails the connection's calls with {@link UnauthenticatedException}, not retried.
  */
 final class NettyRpcClient implements RpcClient {
   private static final Logger LOG = LoggerFactory.getLogger(NettyRpcClient.class);
 
   private static final int MAX_BATCH_MESSAGES = 1024;
   private static final int MAX_BATCH_BYTES = 256 * 1024;
+
+  /** The request id of a connection's AuthenticateRequest; calls are numbered from 1. */
+  private static final long AUTHENTICATE_ID = 0;
 
   private final ClientOptions options;
   private final Bootstrap bootstrap;
@@ -207,7 +216,9 @@ final class NettyRpcClient implements RpcClient {
                   TransportException.refused(
                       "cannot connect to " + endpoint + ": nothing listens there", null));
             } else if (done.isSuccess()) {
-              scheduleDrain();
+              if (authenticate()) {
+                scheduleDrain();
+              }
             } else {
               Throwable cause = done.cause();
               // Nothing was sent on a connection that never opened.
@@ -218,6 +229,33 @@ final class NettyRpcClient implements RpcClient {
                       : TransportException.neverSent(why, cause));
             }
           });
+    }
+
+    /**
+     * With a bearer token ({@link TlsOptions#tokenFile}), writes the {@code AuthenticateRequest}
+     * that must come before any other request of the connection (request id 0, answered before
+     * them; see {@code ServerRequestHandler}). False, with the connection failed, when the token
+     * cannot be read.
+     */
+    private boolean authenticate() {
+      if (tls == null || tls.options().tokenFile() == null) {
+        return true;
+      }
+      String token;
+      try {
+        token = tls.options().token();
+      } catch (IllegalArgumentException e) {
+        fail(new UnauthenticatedException(e.getMessage()));
+        channel.close();
+        return false;
+      }
+      Request hello =
+          Request.newBuilder()
+              .setHeader(Header.newBuilder().setRequestId(AUTHENTICATE_ID))
+              .setAuthenticate(AuthenticateRequest.newBuilder().setToken(token))
+              .build();
+      channel.write(new ProtoEncoder.Batch(List.of(hello)), channel.voidPromise());
+      return true;
     }
 
     /**
@@ -320,6 +358,19 @@ final class NettyRpcClient implements RpcClient {
 
     @Override
     protected void channelRead0(ChannelHandlerContext ctx, Response response) {
+      if (response.getHeader().getRequestId() == AUTHENTICATE_ID) {
+        if (response.getPayloadCase() == Response.PayloadCase.ERROR) {
+          // The token was refused: every call on this connection fails alike, unretried.
+          String why =
+              "authentication with " + endpoint + " failed: " + response.getError().getMessage();
+          if (failure == null) {
+            LOG.warn("{}", why);
+          }
+          fail(new UnauthenticatedException(why));
+          ctx.close();
+        }
+        return;
+      }
       if (response.getPayloadCase() == Response.PayloadCase.ERROR
           && response.getError().getErrorCase() == ErrorMsg.ErrorCase.TLS_REQUIRED) {
         // A TLS node refusing this plaintext connection: every call on it fails alike, unretried.

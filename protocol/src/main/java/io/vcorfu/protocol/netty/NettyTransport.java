@@ -54,6 +54,7 @@ public final class NettyTransport implements Transport {
   private final Set<NettyRpcClient> clients = ConcurrentHashMap.newKeySet();
   private final AtomicBoolean closed = new AtomicBoolean();
   private final TlsContexts tls;
+  private volatile BearerTokens bearerTokens;
 
   /** A transport with 16 MiB server frames and one I/O thread per core on each side. */
   public NettyTransport() {
@@ -123,7 +124,8 @@ public final class NettyTransport implements Transport {
     }
     ChannelGroup children =
         new DefaultChannelGroup("vcorfu-server-" + endpoint, GlobalEventExecutor.INSTANCE);
-    ServerRequestHandler requests = new ServerRequestHandler(handler, serverMaxFrameBytes);
+    BearerTokens tokens = bearerTokens;
+    ServerRequestHandler requests = new ServerRequestHandler(handler, serverMaxFrameBytes, tokens);
     ServerBootstrap bootstrap =
         new ServerBootstrap()
             .group(acceptGroup, serverGroup)
@@ -140,8 +142,11 @@ public final class NettyTransport implements Transport {
                     if (tls != null) {
                       ch.pipeline()
                           .addLast(new PlaintextRefusal())
-                          .addLast(tls.serverHandler(ch.alloc()))
-                          .addLast(TlsPeerHandler.INSTANCE);
+                          .addLast(tls.serverHandler(ch.alloc(), tokens != null))
+                          .addLast(
+                              tokens != null
+                                  ? TlsPeerHandler.CERTIFICATE_OPTIONAL
+                                  : TlsPeerHandler.INSTANCE);
                     }
                     ch.pipeline()
                         .addLast(new FlushConsolidationHandler(256, true))
@@ -161,6 +166,24 @@ public final class NettyTransport implements Transport {
     Binding binding = new Binding(new Endpoint(endpoint.host(), local.getPort()), server, children);
     bindings.add(binding);
     return binding;
+  }
+
+  /**
+   * Lets the servers bound from now on accept clients without a certificate that authenticate with
+   * a bearer token: such a connection's first request is an {@code AuthenticateRequest}, answered
+   * here with the principal {@code tokens} names for its token (or an Unauthenticated error, and
+   * the connection closed); any other request before it is refused with Unauthenticated. Clients
+   * with a certificate are served as before. Needs TLS: a token is never read in plaintext.
+   *
+   * @throws IllegalStateException when this transport speaks plaintext
+   */
+  public void acceptBearerTokens(BearerTokens tokens) {
+    if (tls == null) {
+      throw new IllegalStateException(
+          "bearer tokens need TLS (--tls-ca, --tls-cert, --tls-key): a token is never read in"
+              + " plaintext");
+    }
+    this.bearerTokens = Objects.requireNonNull(tokens, "tokens");
   }
 
   /** A new client; its futures complete on this transport's client I/O threads. */

@@ -47,7 +47,7 @@ final class PlaintextRefusal extends ByteToMessageDecoder {
           "Refused plaintext connection from {}: this node serves only TLS",
           ctx.channel().remoteAddress());
       // The TLS handler, removed, reports a failed handshake: nobody may close on that any more.
-      pipeline.remove(TlsPeerHandler.INSTANCE);
+      pipeline.remove(TlsPeerHandler.class);
       pipeline.replace(ServerRequestHandler.class, "refuse-plaintext", new Refuse());
       pipeline.remove(SslHandler.class);
     }

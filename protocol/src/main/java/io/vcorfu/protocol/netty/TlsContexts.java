@@ -30,7 +30,9 @@ import javax.net.ssl.TrustManager;
  * ({@link #PRINCIPAL}). A party connecting checks that the server's certificate chains to one of
  * its trusted authorities, valid now, and that it names the host dialled (a DNS name or IP address
  * of its subject alternative names, as HTTPS clients check), so a certificate issued for one node
- * cannot stand in for another. Nothing is authorized by the principal yet.
+ * cannot stand in for another. A node that accepts bearer tokens lets a client connect without a
+ * certificate; such a connection has no principal until its token names one (see {@link
+ * NettyTransport#acceptBearerTokens}).
  */
 public final class TlsContexts {
   /** The subject of the certificate the other end of an accepted connection presented. */
@@ -40,6 +42,7 @@ public final class TlsContexts {
 
   private final ReloadingTlsMaterial material;
   private final SslContext server;
+  private final SslContext serverCertificateOptional;
   private final SslContext client;
 
   private TlsContexts(ReloadingTlsMaterial material) throws SSLException {
@@ -52,6 +55,15 @@ public final class TlsContexts {
             : SslContextBuilder.forServer(keys)
                 .trustManager(trust)
                 .clientAuth(ClientAuth.REQUIRE)
+                .sslProvider(SslProvider.JDK)
+                .protocols(PROTOCOLS)
+                .build();
+    this.serverCertificateOptional =
+        material.current().key() == null
+            ? null
+            : SslContextBuilder.forServer(keys)
+                .trustManager(trust)
+                .clientAuth(ClientAuth.OPTIONAL)
                 .sslProvider(SslProvider.JDK)
                 .protocols(PROTOCOLS)
                 .build();
@@ -110,12 +122,16 @@ public final class TlsContexts {
         : "TLS as " + m.subject() + ", client certificates required";
   }
 
-  /** A handler that runs TLS as the accepting end; the first handler of a channel's pipeline. */
-  SslHandler serverHandler(ByteBufAllocator alloc) {
+  /**
+   * A handler that runs TLS as the accepting end; the first handler of a channel's pipeline. With
+   * {@code certificateOptional} (a node that accepts bearer tokens) a client may connect without a
+   * certificate; one it presents is still checked against the trusted authorities.
+   */
+  SslHandler serverHandler(ByteBufAllocator alloc, boolean certificateOptional) {
     if (server == null) {
       throw new IllegalStateException("a TLS server needs a certificate and key (--tls-cert)");
     }
-    return server.newHandler(alloc);
+    return (certificateOptional ? serverCertificateOptional : server).newHandler(alloc);
   }
 
   /**

@@ -16,15 +16,26 @@ import org.slf4j.LoggerFactory;
  * completes, keeps the subject of the certificate the peer presented on the channel ({@link
  * TlsContexts#PRINCIPAL}) and logs it; a handshake that fails (no certificate, one from another
  * authority, an expired one, a peer that does not speak TLS) is logged once, naming the peer and
- * the reason, and the connection closed before any request is read. Stateless and shared.
+ * the reason, and the connection closed before any request is read. On a node that accepts bearer
+ * tokens ({@link #CERTIFICATE_OPTIONAL}) a handshake without a client certificate succeeds and
+ * leaves the channel without a principal, which {@link ServerRequestHandler} serves nothing until a
+ * token names one. Stateless and shared.
  */
 @Sharable
 final class TlsPeerHandler extends ChannelInboundHandlerAdapter {
-  static final TlsPeerHandler INSTANCE = new TlsPeerHandler();
+  /** For a node requiring client certificates. */
+  static final TlsPeerHandler INSTANCE = new TlsPeerHandler(false);
+
+  /** For a node that also accepts bearer tokens from clients without a certificate. */
+  static final TlsPeerHandler CERTIFICATE_OPTIONAL = new TlsPeerHandler(true);
 
   private static final Logger LOG = LoggerFactory.getLogger(TlsPeerHandler.class);
 
-  private TlsPeerHandler() {}
+  private final boolean certificateOptional;
+
+  private TlsPeerHandler(boolean certificateOptional) {
+    this.certificateOptional = certificateOptional;
+  }
 
   @Override
   public void userEventTriggered(ChannelHandlerContext ctx, Object event) throws Exception {
@@ -35,6 +46,13 @@ final class TlsPeerHandler extends ChannelInboundHandlerAdapter {
         try {
           principal = ssl.engine().getSession().getPeerPrincipal().getName();
         } catch (SSLPeerUnverifiedException e) {
+          if (certificateOptional) {
+            LOG.debug(
+                "TLS connection from {} without a certificate: it must give a bearer token",
+                ctx.channel().remoteAddress());
+            ctx.fireUserEventTriggered(event);
+            return;
+          }
           // Cannot happen with client certificates required; refuse rather than serve anonymously.
           LOG.warn(
               "Refused TLS connection from {}: no client certificate",
