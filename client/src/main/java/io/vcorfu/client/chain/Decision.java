@@ -321,7 +321,7 @@ final class Decision {
     return retried(
         () ->
             v.role() == ChainPlan.Role.LOG
-                ? at.logCommit(v.endpoint(), entry.getGlobalAddress())
+                ? at.logCommit(v.endpoint(), List.of(entry.getGlobalAddress()))
                 : at.streamCommit(v.endpoint(), slotsFor(entry, v)),
         attempt);
   }
@@ -378,7 +378,7 @@ final class Decision {
       ChainPlan.Visit v = visits.get(i);
       CompletableFuture<Void> c =
           v.role() == ChainPlan.Role.LOG
-              ? at.logCommit(v.endpoint(), entry.getGlobalAddress())
+              ? at.logCommit(v.endpoint(), List.of(entry.getGlobalAddress()))
               : at.streamCommit(v.endpoint(), slotsFor(entry, v));
       // A lost commit is harmless: the decider holds the entry, and readers finish the commit.
       commits.add(c.exceptionally(e -> null));

@@ -127,11 +127,6 @@ public final class ReplicaClient {
     return new ReplicaClient(this, layout);
   }
 
-  /** The layout this client is pinned to, or null. */
-  public Layout pinned() {
-    return pinned;
-  }
-
   private CompletableFuture<io.vcorfu.protocol.proto.Response> call(
       Endpoint node, Request.Builder request) {
     return pinned == null ? rpc.call(node, request) : rpc.callIn(pinned, l -> node, request);
@@ -315,13 +310,6 @@ public final class ReplicaClient {
             replica,
             Request.newBuilder()
                 .setLogCommit(LogCommitRequest.newBuilder().addAllAddresses(addresses)))
-        .thenApply(r -> null);
-  }
-
-  public CompletableFuture<Void> logCommit(Endpoint replica, long address) {
-    return call(
-            replica,
-            Request.newBuilder().setLogCommit(LogCommitRequest.newBuilder().addAddresses(address)))
         .thenApply(r -> null);
   }
 

@@ -310,9 +310,11 @@ final class ServerCommand implements Callable<Integer> {
     }
     io.vcorfu.protocol.TlsOptions tls;
     io.vcorfu.server.access.AccessConfig access;
+    io.vcorfu.server.access.TokenFile tokens;
     try {
       tls = tlsFlags.options();
       access = tlsFlags.access(tls, zookeeper != null);
+      tokens = tlsFlags.tokens(tls);
     } catch (IllegalArgumentException e) {
       spec.commandLine().getErr().println("vcorfu server: " + e.getMessage());
       return 2;
@@ -370,6 +372,9 @@ final class ServerCommand implements Callable<Integer> {
     NettyTransport transport;
     try {
       transport = new NettyTransport(tls);
+      if (tokens != null) {
+        transport.acceptBearerTokens(tokens);
+      }
     } catch (IllegalArgumentException e) {
       // The files changed since they were checked above.
       spec.commandLine().getErr().println("vcorfu server: " + e.getMessage());
@@ -430,16 +435,7 @@ final class ServerCommand implements Callable<Integer> {
               + "/metrics, health at /health, status page at /");
     }
     String where = dir == null ? "in memory" : "data in " + dir.toAbsolutePath();
-    String security =
-        transport.tls() == null
-            ? "plaintext: no TLS, anyone who reaches the port is served"
-                + (tlsFlags.plaintext ? " (--plaintext)" : "")
-            : transport.tls().describe()
-                + (access == null
-                    ? ", no authorization"
-                    : access.aclFile() != null
-                        ? ", requests authorized by the grants in " + access.aclFile()
-                        : ", requests authorized by the cluster's grants in ZooKeeper");
+    String security = tlsFlags.describe(transport.tls(), access);
     if (node.clustered()) {
       say(
           "vcorfu node "

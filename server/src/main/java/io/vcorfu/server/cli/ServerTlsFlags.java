@@ -2,6 +2,9 @@ package io.vcorfu.server.cli;
 
 import io.vcorfu.protocol.TlsOptions;
 import io.vcorfu.protocol.netty.TlsContexts;
+import io.vcorfu.server.access.AccessConfig;
+import io.vcorfu.server.access.AclFile;
+import io.vcorfu.server.access.TokenFile;
 import java.nio.file.Path;
 import picocli.CommandLine.Option;
 
@@ -55,6 +58,15 @@ final class ServerTlsFlags {
   Path acl;
 
   @Option(
+      names = "--tokens",
+      paramLabel = "FILE",
+      description =
+          "Also accept clients without a certificate that present a bearer token whose hash is in"
+              + " this file (written by `vcorfu token create --tokens FILE --name NAME`; re-read"
+              + " when it changes); such a client's principal is token:NAME. Needs TLS.")
+  Path tokens;
+
+  @Option(
       names = "--authorization",
       description =
           "Authorize every request of a cluster node by the cluster's grants in ZooKeeper"
@@ -70,7 +82,7 @@ final class ServerTlsFlags {
    * @throws IllegalArgumentException naming what to do when the options do not fit together or the
    *     grants file cannot be used
    */
-  io.vcorfu.server.access.AccessConfig access(TlsOptions tls, boolean cluster) {
+  AccessConfig access(TlsOptions tls, boolean cluster) {
     if (acl == null && !authorization) {
       return null;
     }
@@ -92,9 +104,42 @@ final class ServerTlsFlags {
               + " from --acl FILE");
     }
     if (acl != null) {
-      io.vcorfu.server.access.AclFile.open(acl);
+      AclFile.open(acl);
     }
-    return new io.vcorfu.server.access.AccessConfig(acl, TlsContexts.load(tls).subject());
+    return new AccessConfig(acl, TlsContexts.load(tls).subject());
+  }
+
+  /**
+   * The bearer tokens the node accepts, or null when {@code --tokens} is not given.
+   *
+   * @param tls the node's TLS ({@link #options}), null for plaintext
+   * @throws IllegalArgumentException naming what to do without TLS or when the file cannot be used
+   */
+  TokenFile tokens(TlsOptions tls) {
+    if (tokens == null) {
+      return null;
+    }
+    if (tls == null) {
+      throw new IllegalArgumentException(
+          "--tokens needs TLS (a token is never read in plaintext): give --tls-cert, --tls-key and"
+              + " --tls-ca");
+    }
+    return TokenFile.open(tokens);
+  }
+
+  /** How the node secures its port, for its ready line. */
+  String describe(TlsContexts tls, AccessConfig access) {
+    if (tls == null) {
+      return "plaintext: no TLS, anyone who reaches the port is served"
+          + (plaintext ? " (--plaintext)" : "");
+    }
+    return tls.describe()
+        + (tokens == null ? "" : " or bearer tokens from " + tokens)
+        + (access == null
+            ? ", no authorization"
+            : access.aclFile() != null
+                ? ", requests authorized by the grants in " + access.aclFile()
+                : ", requests authorized by the cluster's grants in ZooKeeper");
   }
 
   /**

@@ -9,10 +9,11 @@ import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code --tls-ca}, {@code --tls-cert} and {@code --tls-key} of the commands that talk to nodes:
- * the TLS a client speaks, each option taken from its environment variable ({@code VCORFU_TLS_CA},
- * {@code VCORFU_TLS_CERT}, {@code VCORFU_TLS_KEY}) when not given; plaintext when neither names a
- * CA file.
+ * {@code --tls-ca}, {@code --tls-cert}, {@code --tls-key} and {@code --token-file} of the commands
+ * that talk to nodes: the TLS a client speaks and the credentials it presents, each option taken
+ * from its environment variable ({@code VCORFU_TLS_CA}, {@code VCORFU_TLS_CERT}, {@code
+ * VCORFU_TLS_KEY}, {@code VCORFU_TOKEN_FILE}) when not given; plaintext when neither names a CA
+ * file.
  */
 public final class TlsFlags {
   @Option(
@@ -38,6 +39,14 @@ public final class TlsFlags {
           "The private key of --tls-cert (PEM, unencrypted PKCS#8) (default: $VCORFU_TLS_KEY).")
   Path key;
 
+  @Option(
+      names = "--token-file",
+      paramLabel = "FILE",
+      description =
+          "Authenticate with the bearer token on this file's first line instead of a certificate,"
+              + " to nodes run with --tokens; needs --tls-ca (default: $VCORFU_TOKEN_FILE).")
+  Path tokenFile;
+
   /** The command these options belong to. */
   @Spec(Spec.Target.MIXEE)
   CommandSpec command;
@@ -50,9 +59,10 @@ public final class TlsFlags {
    */
   public TlsOptions options() {
     try {
-      TlsOptions tls = TlsOptions.fromFlags(ca, cert, key, System.getenv());
+      TlsOptions tls = TlsOptions.fromFlags(ca, cert, key, tokenFile, System.getenv());
       if (tls != null) {
         TlsContexts.load(tls);
+        tls.token();
       }
       return tls;
     } catch (IllegalArgumentException e) {

@@ -39,6 +39,7 @@ public final class VcorfuCli {
           MapCommands.class,
           ClusterCommands.class,
           AclCommands.class,
+          TokenCommands.class,
           ZooKeeperCommand.class,
           PingCommand.class,
           ShellCommand.class,
