@@ -19,9 +19,9 @@ final class ZkClients {
    * A started client of {@code connectString}: session and connection timeout {@code timeoutMs},
    * reads retried up to 3 times with bounded back-off, connection changes reported in the log; as
    * the identity {@code auth} when not null (the session authenticates with it and creates every
-   * znode with its ACL).
+   * znode with its ACL); over TLS when {@code tls} is not null.
    */
-  static CuratorFramework start(String connectString, int timeoutMs, ZkAuth auth) {
+  static CuratorFramework start(String connectString, int timeoutMs, ZkAuth auth, ZkTls tls) {
     CuratorFrameworkFactory.Builder builder =
         CuratorFrameworkFactory.builder()
             .connectString(connectString)
@@ -46,6 +46,9 @@ final class ZkClients {
                   return acl;
                 }
               });
+    }
+    if (tls != null) {
+      builder.zkClientConfig(tls.clientConfig());
     }
     CuratorFramework client = builder.build();
     client.getConnectionStateListenable().addListener(new ZkConnectionReport(connectString));

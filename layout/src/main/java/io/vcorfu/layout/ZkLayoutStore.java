@@ -127,16 +127,17 @@ public final class ZkLayoutStore implements LayoutStore {
    */
   public static ZkLayoutStore connect(
       String connectString, String cluster, Duration sessionTimeout) {
-    return connect(connectString, cluster, sessionTimeout, null);
+    return connect(connectString, cluster, sessionTimeout, null, null);
   }
 
   /**
    * {@link #connect(String, String, Duration)} as the cluster's ZooKeeper identity {@code auth}
    * (null: none): the session authenticates with it and every znode it creates is readable and
-   * writable by that identity only.
+   * writable by that identity only; over TLS to ZooKeeper when {@code tls} is not null (see {@link
+   * ZkTls}).
    */
   public static ZkLayoutStore connect(
-      String connectString, String cluster, Duration sessionTimeout, ZkAuth auth) {
+      String connectString, String cluster, Duration sessionTimeout, ZkAuth auth, ZkTls tls) {
     Objects.requireNonNull(connectString, "connectString");
     checkClusterName(cluster);
     long ms = sessionTimeout.toMillis();
@@ -146,7 +147,7 @@ public final class ZkLayoutStore implements LayoutStore {
               + sessionTimeout
               + ".");
     }
-    CuratorFramework client = ZkClients.start(connectString, (int) ms, auth);
+    CuratorFramework client = ZkClients.start(connectString, (int) ms, auth, tls);
     return new ZkLayoutStore(
         client,
         cluster,

@@ -45,7 +45,7 @@ class ZkAuthTest {
     ZkAuth cluster = new ZkAuth("vcorfu", "s3cret");
     Layout first = LayoutChanges.initial("guarded", NODES, 2).withEpoch(1);
     try (ZkLayoutStore owner =
-        ZkLayoutStore.connect(zookeeper.getConnectString(), "guarded", SESSION, cluster)) {
+        ZkLayoutStore.connect(zookeeper.getConnectString(), "guarded", SESSION, cluster, null)) {
       owner.compareAndSet(LayoutStore.NO_VERSION, first).join();
       assertThat(owner.get().join().value()).isEqualTo(first);
 
@@ -59,7 +59,7 @@ class ZkAuthTest {
     }
     for (ZkAuth other : new ZkAuth[] {null, new ZkAuth("vcorfu", "guess")}) {
       try (ZkLayoutStore stranger =
-          ZkLayoutStore.connect(zookeeper.getConnectString(), "guarded", SESSION, other)) {
+          ZkLayoutStore.connect(zookeeper.getConnectString(), "guarded", SESSION, other, null)) {
         assertThat(ZkLayoutStoreTest.failureOf(stranger.get()))
             .as("read as %s", other)
             .isInstanceOf(LayoutException.class)
@@ -72,7 +72,7 @@ class ZkAuthTest {
       }
     }
     try (ZkLayoutStore owner =
-        ZkLayoutStore.connect(zookeeper.getConnectString(), "guarded", SESSION, cluster)) {
+        ZkLayoutStore.connect(zookeeper.getConnectString(), "guarded", SESSION, cluster, null)) {
       assertThat(owner.get().join().value()).as("unchanged").isEqualTo(first);
     }
   }

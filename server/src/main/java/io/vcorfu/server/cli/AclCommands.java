@@ -72,6 +72,8 @@ final class AclCommands {
         description = "How long to wait for ZooKeeper (default ${DEFAULT-VALUE}).")
     long timeoutMs;
 
+    @Mixin ZooKeeperTlsFlags zookeeperTls = new ZooKeeperTlsFlags();
+
     /** Checks the options fit together; null when they do, else what to do. */
     String problem() {
       if ((file == null) == (zookeeper == null)) {
@@ -84,8 +86,8 @@ final class AclCommands {
       if (file == null && cluster != null && zookeeper == null) {
         return "--cluster goes with --zookeeper";
       }
-      if (file != null && (cluster != null || zookeeperAuth != null)) {
-        return "--cluster and --zookeeper-auth go with --zookeeper, not --file";
+      if (file != null && (cluster != null || zookeeperAuth != null || zookeeperTls.given())) {
+        return "--cluster, --zookeeper-auth and --zookeeper-tls-* go with --zookeeper, not --file";
       }
       if (timeoutMs < 1) {
         return "--timeout-ms must be at least 1";
@@ -121,7 +123,8 @@ final class AclCommands {
     private AccessList inZooKeeper(ZkWork work) throws Exception {
       ZkAuth auth = zookeeperAuth == null ? null : ZkAuth.fromFile(zookeeperAuth);
       try (ZkLayoutStore store =
-          ZkLayoutStore.connect(zookeeper, cluster, Duration.ofMillis(timeoutMs), auth)) {
+          ZkLayoutStore.connect(
+              zookeeper, cluster, Duration.ofMillis(timeoutMs), auth, zookeeperTls.tls())) {
         try {
           store.get().get(timeoutMs, TimeUnit.MILLISECONDS);
         } catch (ExecutionException e) {

@@ -145,14 +145,16 @@ final class ClusterCommands {
         return 2;
       }
       ZkAuth auth;
+      io.vcorfu.layout.ZkTls zkTls;
       try {
         auth = where.auth();
+        zkTls = where.tls();
       } catch (IllegalArgumentException e) {
         spec.commandLine().getErr().println("vcorfu cluster init: " + e.getMessage());
         return 2;
       }
       try (ZkLayoutStore store =
-          ZkLayoutStore.connect(zookeeper, cluster, Duration.ofSeconds(10), auth)) {
+          ZkLayoutStore.connect(zookeeper, cluster, Duration.ofSeconds(10), auth, zkTls)) {
         try {
           store.compareAndSet(LayoutStore.NO_VERSION, first).get(timeoutMs, TimeUnit.MILLISECONDS);
         } catch (java.util.concurrent.ExecutionException e) {

@@ -24,6 +24,8 @@ final class ClusterInZooKeeper {
               + " on every node and command.")
   Path zookeeperAuth;
 
+  @picocli.CommandLine.Mixin ZooKeeperTlsFlags zookeeperTls = new ZooKeeperTlsFlags();
+
   /**
    * The identity of {@code --zookeeper-auth}, or null.
    *
@@ -31,5 +33,14 @@ final class ClusterInZooKeeper {
    */
   ZkAuth auth() {
     return zookeeperAuth == null ? null : ZkAuth.fromFile(zookeeperAuth);
+  }
+
+  /**
+   * The TLS to ZooKeeper of the {@code --zookeeper-tls-*} options, or null.
+   *
+   * @throws IllegalArgumentException when only some are given or a file cannot be read
+   */
+  io.vcorfu.layout.ZkTls tls() {
+    return zookeeperTls.tls();
   }
 }

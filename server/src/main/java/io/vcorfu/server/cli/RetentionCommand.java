@@ -59,14 +59,16 @@ final class RetentionCommand implements Callable<Integer> {
       return VcorfuCli.USAGE;
     }
     ZkAuth auth;
+    io.vcorfu.layout.ZkTls zkTls;
     try {
       auth = where.auth();
+      zkTls = where.tls();
     } catch (IllegalArgumentException e) {
       err.println("vcorfu cluster retention: " + e.getMessage());
       return VcorfuCli.USAGE;
     }
     try (ZkLayoutStore store =
-        ZkLayoutStore.connect(zookeeper, cluster, Duration.ofMillis(timeoutMs), auth)) {
+        ZkLayoutStore.connect(zookeeper, cluster, Duration.ofMillis(timeoutMs), auth, zkTls)) {
       try {
         store.get().get(timeoutMs, TimeUnit.MILLISECONDS);
       } catch (ExecutionException | CompletionException e) {

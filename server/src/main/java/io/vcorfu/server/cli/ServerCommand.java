@@ -136,6 +136,8 @@ final class ServerCommand implements Callable<Integer> {
               + " alone.")
   Path zookeeperAuth;
 
+  @picocli.CommandLine.Mixin ZooKeeperTlsFlags zookeeperTls = new ZooKeeperTlsFlags();
+
   @Option(
       names = "--probe-interval-ms",
       defaultValue = "50",
@@ -290,10 +292,11 @@ final class ServerCommand implements Callable<Integer> {
                   + " `vcorfu cluster retention`, not --retain-versions/--retain-time");
       return 2;
     }
-    if (zookeeperAuth != null && zookeeper == null) {
+    if ((zookeeperAuth != null || zookeeperTls.given()) && zookeeper == null) {
+      String what = zookeeperAuth != null ? "--zookeeper-auth goes" : "--zookeeper-tls-* go";
       spec.commandLine()
           .getErr()
-          .println("vcorfu server: --zookeeper-auth goes with --zookeeper and --cluster");
+          .println("vcorfu server: " + what + " with --zookeeper and --cluster");
       return 2;
     }
     if ((zookeeper == null) != (cluster == null)) {
@@ -363,7 +366,8 @@ final class ServerCommand implements Callable<Integer> {
                     .withMemberHealDelay(Duration.ofMillis(memberHealDelayMs))
                     .withSessionTimeout(Duration.ofMillis(zookeeperSessionMs))
                     .withZookeeperAuth(
-                        zookeeperAuth == null ? null : ZkAuth.fromFile(zookeeperAuth)));
+                        zookeeperAuth == null ? null : ZkAuth.fromFile(zookeeperAuth))
+                    .withZookeeperTls(zookeeperTls.tls()));
       } catch (IllegalArgumentException e) {
         spec.commandLine().getErr().println("vcorfu server: " + e.getMessage());
         return 2;

@@ -52,10 +52,49 @@ final class ZooKeeperCommand implements Callable<Integer> {
               + " --zookeeper-auth FILE); others are refused.")
   boolean requireAuth;
 
+  @Option(
+      names = "--tls-cert",
+      paramLabel = "FILE",
+      description =
+          "Serve only TLS, with this certificate (PEM); needs --tls-key and --tls-ca. Clients"
+              + " connect with --zookeeper-tls-ca, --zookeeper-tls-cert and --zookeeper-tls-key.")
+  Path tlsCert;
+
+  @Option(
+      names = "--tls-key",
+      paramLabel = "FILE",
+      description = "The private key of --tls-cert (PEM, unencrypted PKCS#8).")
+  Path tlsKey;
+
+  @Option(
+      names = "--tls-ca",
+      paramLabel = "FILE",
+      description = "The CA (PEM) whose certificates clients must present (mutual TLS).")
+  Path tlsCa;
+
   @Override
   public Integer call() throws Exception {
     Flags.port(spec, "--port", port);
     Flags.directory(spec, "--data-dir", dataDir);
+    io.vcorfu.layout.ZkTls tls;
+    try {
+      tls =
+          tlsCert == null && tlsKey == null && tlsCa == null
+              ? null
+              : new io.vcorfu.layout.ZkTls(
+                  java.util.Objects.requireNonNull(tlsCa, "--tls-ca"),
+                  java.util.Objects.requireNonNull(tlsCert, "--tls-cert"),
+                  java.util.Objects.requireNonNull(tlsKey, "--tls-key"));
+    } catch (NullPointerException | IllegalArgumentException e) {
+      spec.commandLine()
+          .getErr()
+          .println(
+              "vcorfu zookeeper: "
+                  + (e instanceof NullPointerException
+                      ? "TLS needs --tls-cert, --tls-key and --tls-ca together"
+                      : e.getMessage()));
+      return VcorfuCli.USAGE;
+    }
     Files.createDirectories(dataDir);
     Path cfg = dataDir.toAbsolutePath().resolve("zoo.cfg");
     Files.writeString(
@@ -66,13 +105,26 @@ final class ZooKeeperCommand implements Callable<Integer> {
             "initLimit=10",
             "syncLimit=5",
             "dataDir=" + dataDir.toAbsolutePath(),
-            "clientPort=" + port,
-            "clientPortAddress=" + host,
+            (tls == null ? "clientPort=" : "secureClientPort=") + port,
+            (tls == null ? "clientPortAddress=" : "secureClientPortAddress=") + host,
             "admin.enableServer=false",
             "4lw.commands.whitelist=ruok,srvr,stat",
             ""));
     // The admin server (an HTTP port of its own) is off: this ZooKeeper listens on one port only.
     System.setProperty("zookeeper.admin.enableServer", "false");
+    if (tls != null) {
+      // Only the secure port is opened; every client must present a certificate of the CA.
+      System.setProperty(
+          "zookeeper.serverCnxnFactory", "org.apache.zookeeper.server.NettyServerCnxnFactory");
+      System.setProperty(
+          "zookeeper.authProvider.x509",
+          "org.apache.zookeeper.server.auth.X509AuthenticationProvider");
+      System.setProperty("zookeeper.ssl.keyStore.location", tls.identityPem().toString());
+      System.setProperty("zookeeper.ssl.keyStore.type", "PEM");
+      System.setProperty("zookeeper.ssl.trustStore.location", tls.ca().toString());
+      System.setProperty("zookeeper.ssl.trustStore.type", "PEM");
+      System.setProperty("zookeeper.ssl.clientAuth", "need");
+    }
     if (requireAuth) {
       System.setProperty("zookeeper.enforce.auth.enabled", "true");
       System.setProperty("zookeeper.enforce.auth.schemes", "digest");
@@ -118,6 +170,7 @@ final class ZooKeeperCommand implements Callable<Integer> {
             + " ready (data in "
             + dataDir.toAbsolutePath()
             + (requireAuth ? ", clients must authenticate: digest" : "")
+            + (tls == null ? "" : ", TLS only, client certificates required")
             + ")");
     System.out.flush();
     main.join();

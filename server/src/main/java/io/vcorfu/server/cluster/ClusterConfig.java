@@ -1,6 +1,7 @@
 package io.vcorfu.server.cluster;
 
 import io.vcorfu.layout.ZkAuth;
+import io.vcorfu.layout.ZkTls;
 import java.time.Duration;
 import java.util.Objects;
 
@@ -25,6 +26,7 @@ import java.util.Objects;
  *     come back and copy only what it missed, rather than a member copying the whole chain
  * @param zookeeperAuth the cluster's ZooKeeper identity, or null: with one, the node's session
  *     authenticates with it and the znodes it creates are the identity's alone (see {@link ZkAuth})
+ * @param zookeeperTls TLS to ZooKeeper, or null for plaintext (see {@link ZkTls})
  */
 public record ClusterConfig(
     String zookeeper,
@@ -36,7 +38,8 @@ public record ClusterConfig(
     long rebuildBytesPerSecond,
     Duration rebuildForegroundP99,
     Duration memberHealDelay,
-    ZkAuth zookeeperAuth) {
+    ZkAuth zookeeperAuth,
+    ZkTls zookeeperTls) {
   public static final Duration DEFAULT_LAYOUT_LEASE = Duration.ofMillis(250);
   public static final Duration DEFAULT_PROBE_INTERVAL = Duration.ofMillis(50);
   public static final Duration DEFAULT_FAILURE_TIMEOUT = Duration.ofMillis(300);
@@ -75,9 +78,40 @@ public record ClusterConfig(
     }
   }
 
+  /** A configuration speaking plaintext to ZooKeeper. */
+  public ClusterConfig(
+      String zookeeper,
+      String name,
+      Duration layoutLease,
+      Duration probeInterval,
+      Duration failureTimeout,
+      Duration sessionTimeout,
+      long rebuildBytesPerSecond,
+      Duration rebuildForegroundP99,
+      Duration memberHealDelay,
+      ZkAuth zookeeperAuth) {
+    this(
+        zookeeper,
+        name,
+        layoutLease,
+        probeInterval,
+        failureTimeout,
+        sessionTimeout,
+        rebuildBytesPerSecond,
+        rebuildForegroundP99,
+        memberHealDelay,
+        zookeeperAuth,
+        null);
+  }
+
   /** The same as the cluster's ZooKeeper identity {@code auth} (null: none; see {@link ZkAuth}). */
   public ClusterConfig withZookeeperAuth(ZkAuth auth) {
     return changed(c -> c.zookeeperAuth = auth);
+  }
+
+  /** The same speaking TLS to ZooKeeper with {@code tls} (null: plaintext; see {@link ZkTls}). */
+  public ClusterConfig withZookeeperTls(ZkTls tls) {
+    return changed(c -> c.zookeeperTls = tls);
   }
 
   /** A configuration with the default delay before healing onto members. */
@@ -192,6 +226,7 @@ public record ClusterConfig(
     Duration rebuildForegroundP99;
     Duration memberHealDelay;
     ZkAuth zookeeperAuth;
+    ZkTls zookeeperTls;
 
     Components(ClusterConfig c) {
       zookeeper = c.zookeeper;
@@ -204,6 +239,7 @@ public record ClusterConfig(
       rebuildForegroundP99 = c.rebuildForegroundP99;
       memberHealDelay = c.memberHealDelay;
       zookeeperAuth = c.zookeeperAuth;
+      zookeeperTls = c.zookeeperTls;
     }
 
     ClusterConfig build() {
@@ -217,7 +253,8 @@ public record ClusterConfig(
           rebuildBytesPerSecond,
           rebuildForegroundP99,
           memberHealDelay,
-          zookeeperAuth);
+          zookeeperAuth,
+          zookeeperTls);
     }
   }
 }

@@ -140,7 +140,11 @@ public final class ClusterMembership implements AutoCloseable {
       Follower follower) {
     ZkLayoutStore store =
         ZkLayoutStore.connect(
-            config.zookeeper(), config.name(), config.sessionTimeout(), config.zookeeperAuth());
+            config.zookeeper(),
+            config.name(),
+            config.sessionTimeout(),
+            config.zookeeperAuth(),
+            config.zookeeperTls());
     ClusterMembership m = new ClusterMembership(config, self, peers, sealedEpoch, store, follower);
     try {
       m.session = NodeSessions.register(store.client(), config.name(), self);
