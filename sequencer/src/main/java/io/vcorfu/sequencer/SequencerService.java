@@ -106,6 +106,16 @@ public final class SequencerService implements AutoCloseable {
    * by request, in one turn of the sequencer (see {@link Sequencer#issueBatch}).
    */
   public CompletableFuture<TokenResponse> token(TokenRequest request) {
+    return token(request, null);
+  }
+
+  /**
+   * {@link #token(TokenRequest)} whose tokens this node writes itself: the held tail requests
+   * (watches) the issuance answers are delivered once {@code written} completes, however it does
+   * (see {@link TailWaits}); null delivers them at once.
+   */
+  public CompletableFuture<TokenResponse> token(
+      TokenRequest request, CompletableFuture<?> written) {
     if (!request.getPacked().isEmpty()) {
       return submit(
           s -> {
@@ -114,7 +124,7 @@ public final class SequencerService implements AutoCloseable {
             if (last >= 0) {
               issuedListener.issued(
                   last, () -> PackedTokens.tokens(request.getPacked(), r.getPacked()));
-              waits.issued(s);
+              waits.issued(s, written);
             }
             return r;
           });
@@ -123,7 +133,7 @@ public final class SequencerService implements AutoCloseable {
       return submit(
           s -> {
             TokenResponse r = s.issueBatch(request, this::tell);
-            waits.issued(s);
+            waits.issued(s, written);
             return r;
           });
     }
@@ -131,7 +141,7 @@ public final class SequencerService implements AutoCloseable {
         s -> {
           TokenResponse r = s.issue(request);
           tell(r);
-          waits.issued(s);
+          waits.issued(s, written);
           return r;
         });
   }

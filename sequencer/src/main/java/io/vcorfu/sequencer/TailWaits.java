@@ -23,6 +23,12 @@ import java.util.concurrent.ConcurrentLinkedQueue;
  * So a watcher never misses a token issued while it was held, and an answer never predates the
  * request.
  *
+ * <p>An issuance may come with a <em>gate</em> ({@link #issued(Sequencer, CompletableFuture)}): the
+ * write of the entry the sequencer's own node makes with the token. The answers that issuance
+ * releases are then delivered once the gate completes (however it completes), so a watcher reads
+ * the new entry written rather than racing its write and reading again. The answers' tails are
+ * still those of the issuance; only their delivery waits.
+ *
  * <p>Everything but {@link #completeDue} is confined to the sequencer's serialization (its lock or
  * drainer thread). Answers are collected there and completed by {@link #completeDue}, called
  * outside it, so what depends on an answer never runs while the sequencer is held.
@@ -63,7 +69,20 @@ final class TailWaits {
     }
   }
 
-  private record Due(Held held, TailResponse response, RuntimeException error) {}
+  private record Due(
+      Held held, TailResponse response, RuntimeException error, CompletableFuture<?> gate) {
+    Due(Held held, TailResponse response, RuntimeException error) {
+      this(held, response, error, null);
+    }
+
+    void complete() {
+      if (error != null) {
+        held.answer.completeExceptionally(error);
+      } else {
+        held.answer.complete(response);
+      }
+    }
+  }
 
   // Confined to the sequencer's serialization:
   private final Map<StreamId, Set<Held>> byStream = new HashMap<>();
@@ -94,6 +113,14 @@ final class TailWaits {
 
   /** After an issuance: every held request whose stream moved past its mark is answered. */
   void issued(Sequencer s) {
+    issued(s, null);
+  }
+
+  /**
+   * {@link #issued(Sequencer)} for an issuance whose answers are delivered once {@code gate}
+   * completes (null: at once).
+   */
+  void issued(Sequencer s, CompletableFuture<?> gate) {
     if (held == 0) {
       return;
     }
@@ -108,7 +135,7 @@ final class TailWaits {
     }
     for (Held h : passed) {
       release(h);
-      due.add(new Due(h, s.tails(h.request), null));
+      due.add(new Due(h, s.tails(h.request), null, gate));
     }
   }
 
@@ -132,10 +159,11 @@ final class TailWaits {
   /** Completes the answers collected so far. Call outside the sequencer's serialization. */
   void completeDue() {
     for (Due d; (d = due.poll()) != null; ) {
-      if (d.error() != null) {
-        d.held().answer.completeExceptionally(d.error());
+      if (d.gate() == null || d.gate().isDone()) {
+        d.complete();
       } else {
-        d.held().answer.complete(d.response());
+        Due gated = d;
+        d.gate().whenComplete((v, e) -> gated.complete());
       }
     }
   }

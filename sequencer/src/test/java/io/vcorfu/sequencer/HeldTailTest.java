@@ -135,4 +135,32 @@ class HeldTailTest {
           .hasCauseInstanceOf(NotServingException.class);
     }
   }
+
+  @ParameterizedTest
+  @EnumSource(SequencerService.Mode.class)
+  void anAnswerReleasedByATokenThisNodeWritesWaitsForTheWriteHoweverItEnds(
+      SequencerService.Mode mode) {
+    try (SequencerService service = started(mode)) {
+      CompletableFuture<TailResponse> first = service.tail(held(30_000, A, -1L));
+      CompletableFuture<Object> written = new CompletableFuture<>();
+      TokenRequest a = TokenRequest.newBuilder().addStreams(A.toMsg()).build();
+      service.token(a, written).join();
+      assertThat(first).as("delivered only once the entry is written").isNotDone();
+      written.complete(null);
+      assertThat(first.orTimeout(10, TimeUnit.SECONDS).join().getStreamTails(0)).isEqualTo(0);
+
+      CompletableFuture<TailResponse> second = service.tail(held(30_000, A, 0L));
+      CompletableFuture<Object> failed = new CompletableFuture<>();
+      service.token(a, failed).join();
+      assertThat(second).isNotDone();
+      failed.completeExceptionally(new IllegalStateException("the write failed"));
+      // The tails are the issuance's: a watcher re-reads and decides the slot as for any writer.
+      assertThat(second.orTimeout(10, TimeUnit.SECONDS).join().getStreamTails(0)).isEqualTo(1);
+
+      // Tokens without a gate answer at once, as before.
+      CompletableFuture<TailResponse> third = service.tail(held(30_000, A, 1L));
+      issue(service, A);
+      assertThat(third.orTimeout(10, TimeUnit.SECONDS).join().getStreamTails(0)).isEqualTo(2);
+    }
+  }
 }

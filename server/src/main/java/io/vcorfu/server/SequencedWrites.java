@@ -157,52 +157,57 @@ final class SequencedWrites {
       StreamId client) {
     List<StreamId> streams = new ArrayList<>(request.getToken().getStreamsCount());
     request.getToken().getStreamsList().forEach(s -> streams.add(StreamId.fromMsg(s)));
-    return sequencer
-        .token(request.getToken().toBuilder().setCount(1).build())
-        .thenCompose(
-            issued -> {
-              Token t = issued.getTokens(0);
-              if (writers != null) {
-                writers.issued(attempt, t.getGlobalAddress());
-              }
-              LogEntryMsg entry =
-                  ChainWriter.dataEntry(
-                      t,
-                      request.getPayload(),
-                      issued.getEpoch(),
-                      request.getNonce(),
-                      writers == null ? null : client,
-                      writers == null ? 0 : request.getWriterSeq());
-              if (!layout.sequencerHostsEveryChain()) {
-                return drive(drivers.writerFor(layout), entry, issued, request.getNonce());
-              }
-              ChainPlan plan = layout.chainPlan(t.getGlobalAddress(), streams);
-              for (ChainPlan.Visit v : plan.visits()) {
-                if (!v.endpoint().equals(layout.sequencer())) {
-                  throw new IllegalStateException(
-                      "global address "
-                          + t.getGlobalAddress()
-                          + " is placed on "
-                          + v.endpoint()
-                          + ", not on this node");
-                }
-              }
-              List<ReplicaStore.Step> steps = new ArrayList<>(plan.visits().size());
-              for (int k = 0; k < plan.visits().size(); k++) {
-                steps.add(
-                    ReplicaStore.Step.of(
-                        entry, plan.visits().get(k), k == plan.visits().size() - 1));
-              }
-              return fence
-                  .admit(entry.getEpoch(), () -> store.chainWrite(entry, steps, true))
-                  .thenApply(
-                      w ->
-                          SequencedWriteResponse.newBuilder()
-                              .setToken(issued)
-                              .setWrite(w.toResponse())
-                              .setNonce(request.getNonce())
-                              .build());
-            });
+    // Watchers of the streams hear of the entry once it is written, not as its token is issued.
+    CompletableFuture<Object> written = new CompletableFuture<>();
+    CompletableFuture<SequencedWriteResponse> answer =
+        sequencer
+            .token(request.getToken().toBuilder().setCount(1).build(), written)
+            .thenCompose(
+                issued -> {
+                  Token t = issued.getTokens(0);
+                  if (writers != null) {
+                    writers.issued(attempt, t.getGlobalAddress());
+                  }
+                  LogEntryMsg entry =
+                      ChainWriter.dataEntry(
+                          t,
+                          request.getPayload(),
+                          issued.getEpoch(),
+                          request.getNonce(),
+                          writers == null ? null : client,
+                          writers == null ? 0 : request.getWriterSeq());
+                  if (!layout.sequencerHostsEveryChain()) {
+                    return drive(drivers.writerFor(layout), entry, issued, request.getNonce());
+                  }
+                  ChainPlan plan = layout.chainPlan(t.getGlobalAddress(), streams);
+                  for (ChainPlan.Visit v : plan.visits()) {
+                    if (!v.endpoint().equals(layout.sequencer())) {
+                      throw new IllegalStateException(
+                          "global address "
+                              + t.getGlobalAddress()
+                              + " is placed on "
+                              + v.endpoint()
+                              + ", not on this node");
+                    }
+                  }
+                  List<ReplicaStore.Step> steps = new ArrayList<>(plan.visits().size());
+                  for (int k = 0; k < plan.visits().size(); k++) {
+                    steps.add(
+                        ReplicaStore.Step.of(
+                            entry, plan.visits().get(k), k == plan.visits().size() - 1));
+                  }
+                  return fence
+                      .admit(entry.getEpoch(), () -> store.chainWrite(entry, steps, true))
+                      .thenApply(
+                          w ->
+                              SequencedWriteResponse.newBuilder()
+                                  .setToken(issued)
+                                  .setWrite(w.toResponse())
+                                  .setNonce(request.getNonce())
+                                  .build());
+                });
+    answer.whenComplete((r, e) -> written.complete(null));
+    return answer;
   }
 
   /**
