@@ -78,32 +78,6 @@ public record ClusterConfig(
     }
   }
 
-  /** A configuration speaking plaintext to ZooKeeper. */
-  public ClusterConfig(
-      String zookeeper,
-      String name,
-      Duration layoutLease,
-      Duration probeInterval,
-      Duration failureTimeout,
-      Duration sessionTimeout,
-      long rebuildBytesPerSecond,
-      Duration rebuildForegroundP99,
-      Duration memberHealDelay,
-      ZkAuth zookeeperAuth) {
-    this(
-        zookeeper,
-        name,
-        layoutLease,
-        probeInterval,
-        failureTimeout,
-        sessionTimeout,
-        rebuildBytesPerSecond,
-        rebuildForegroundP99,
-        memberHealDelay,
-        zookeeperAuth,
-        null);
-  }
-
   /** The same as the cluster's ZooKeeper identity {@code auth} (null: none; see {@link ZkAuth}). */
   public ClusterConfig withZookeeperAuth(ZkAuth auth) {
     return changed(c -> c.zookeeperAuth = auth);
@@ -134,6 +108,7 @@ public record ClusterConfig(
         rebuildBytesPerSecond,
         rebuildForegroundP99,
         DEFAULT_MEMBER_HEAL_DELAY,
+        null,
         null);
   }
 

@@ -59,6 +59,7 @@ class ClusterConfigTest {
         rate >= 0 ? rate : c.rebuildBytesPerSecond(),
         p99 != null ? p99 : c.rebuildForegroundP99(),
         heal != null ? heal : c.memberHealDelay(),
-        c.zookeeperAuth());
+        c.zookeeperAuth(),
+        c.zookeeperTls());
   }
 }

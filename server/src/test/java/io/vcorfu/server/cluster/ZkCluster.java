@@ -268,7 +268,8 @@ final class ZkCluster implements AutoCloseable {
               config.rebuildBytesPerSecond(),
               config.rebuildForegroundP99(),
               config.memberHealDelay(),
-              config.zookeeperAuth());
+              config.zookeeperAuth(),
+              config.zookeeperTls());
     }
     NodeConfig cfg =
         NodeConfig.durable(e, tmp.resolve(e.host()))
