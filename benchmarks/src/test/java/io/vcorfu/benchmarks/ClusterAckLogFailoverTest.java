@@ -24,6 +24,8 @@ import java.util.concurrent.TimeUnit;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 
 /**
  * Real processes: {@code vcorfu zookeeper}, three cluster nodes (replication 3) and {@code vcorfu
@@ -34,7 +36,11 @@ import org.junit.jupiter.api.io.TempDir;
  * acknowledged with, and no value is stored twice in its stream. The same again with 4 s pauses
  * (SIGSTOP, then SIGCONT) instead of kills; the replica is stopped as soon as appends are
  * acknowledged again, typically while the resumed sequencer rejoins.
+ *
+ * <p>The two cases run concurrently: each has a cluster, a client process and a directory of its
+ * own, and each spends most of its time waiting on them (failover, the pauses).
  */
+@Execution(ExecutionMode.CONCURRENT)
 class ClusterAckLogFailoverTest {
   @TempDir Path tmp;
 

@@ -29,13 +29,19 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 
 /**
  * Clients ride through layout changes: a node dies, the cluster moves to a layout without it, and
  * operations that met the dead node (or a refused epoch, or a node waiting for its layout) succeed
  * against the new layout within the failover timeout; an operation no layout change rescues fails
  * after the timeout saying it retried; errors no layout change cures are not retried.
+ *
+ * <p>The cases run concurrently: each has an in-JVM cluster of its own and spends most of its time
+ * waiting (request and failover timeouts, repair delays).
  */
+@Execution(ExecutionMode.CONCURRENT)
 class FailoverTest {
   private static final Duration WAIT = Duration.ofSeconds(30);
   private static final int AFTER = 30;

@@ -25,6 +25,8 @@ import java.util.stream.Stream;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.slf4j.Logger;
@@ -34,7 +36,11 @@ import org.slf4j.LoggerFactory;
  * Compaction: segments whose live bytes fell low are written again and deleted; every key keeps
  * exactly what it held, across restarts and across a crash at any step of a compaction; what lies
  * below a trim mark stays unreadable.
+ *
+ * <p>The cases run concurrently: each has a store directory of its own and spends much of its time
+ * waiting on the disk.
  */
+@Execution(ExecutionMode.CONCURRENT)
 class CompactionTest {
   private static final Logger LOG = LoggerFactory.getLogger(CompactionTest.class);
   private static final StreamId[] STREAMS = {

@@ -22,13 +22,19 @@ import java.util.concurrent.CompletionException;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 
 /**
  * Automatic checkpoints: a live view that played enough updates is checkpointed, its stream and
  * checkpoint stream are trimmed below a checkpoint that keeps the retained versions readable;
  * versions older than that fail with a typed error, never a wrong answer; a view left behind the
  * trim starts again from the checkpoint.
+ *
+ * <p>The cases run concurrently: each has a log and runtimes of its own, and each spends most of
+ * its time waiting for the automatic checkpoints' one-second passes and two-second safe window.
  */
+@Execution(ExecutionMode.CONCURRENT)
 class AutoCheckpointTest {
   private static final StreamId COUNTER = StreamId.of("auto-cp");
 
