@@ -54,18 +54,7 @@ class TokenCliTest {
     Path mine = Files.writeString(tmp.resolve("alice.token"), token + "\n");
 
     Path acl = tmp.resolve("acl.json");
-    CliRun grant =
-        CliRun.of(
-            "acl",
-            "grant",
-            "--file",
-            acl.toString(),
-            "--principal",
-            "token:alice",
-            "--prefix",
-            "app/",
-            "--permissions",
-            "read,write");
+    CliRun grant = grant(acl, "token:alice", "app/", "read,write");
     assertThat(grant.code()).as(grant.err()).isZero();
     List<String> args =
         new ArrayList<>(
@@ -109,18 +98,7 @@ class TokenCliTest {
                       .contains("does not accept this bearer token"));
       // Nothing any refused call sent was written: only the first append is in the stream.
       TlsOptions admin = ca.identityIn(tmp, "admin");
-      CliRun grantAdmin =
-          CliRun.of(
-              "acl",
-              "grant",
-              "--file",
-              acl.toString(),
-              "--principal",
-              "O=vcorfu test,CN=admin",
-              "--prefix",
-              "",
-              "--permissions",
-              "read");
+      CliRun grantAdmin = grant(acl, "O=vcorfu test,CN=admin", "", "read");
       assertThat(grantAdmin.code()).as(grantAdmin.err()).isZero();
       Awaitility.await("the admin reads every stream")
           .atMost(Duration.ofSeconds(10))
@@ -129,6 +107,20 @@ class TokenCliTest {
       assertThat(readAs(node, admin, "app/x").out()).isEmpty();
       assertThat(readAs(node, admin, "ops/x").out()).isEmpty();
     }
+  }
+
+  private static CliRun grant(Path acl, String principal, String prefix, String permissions) {
+    return CliRun.of(
+        "acl",
+        "grant",
+        "--file",
+        acl.toString(),
+        "--principal",
+        principal,
+        "--prefix",
+        prefix,
+        "--permissions",
+        permissions);
   }
 
   private static CliRun readAs(ServerProcess node, TlsOptions t, String stream) {
