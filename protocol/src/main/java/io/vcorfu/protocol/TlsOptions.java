@@ -1,5 +1,7 @@
 package io.vcorfu.protocol;
 
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.Objects;
@@ -87,8 +89,8 @@ public record TlsOptions(Path ca, Path cert, Path key, Path tokenFile) {
     }
     String text;
     try {
-      text = java.nio.file.Files.readString(tokenFile);
-    } catch (java.io.IOException e) {
+      text = Files.readString(tokenFile);
+    } catch (IOException e) {
       throw new IllegalArgumentException(
           "cannot read the bearer token file " + tokenFile + ": " + e.getMessage(), e);
     }

@@ -76,23 +76,18 @@ final class ZooKeeperCommand implements Callable<Integer> {
   public Integer call() throws Exception {
     Flags.port(spec, "--port", port);
     Flags.directory(spec, "--data-dir", dataDir);
-    io.vcorfu.layout.ZkTls tls;
-    try {
-      tls =
-          tlsCert == null && tlsKey == null && tlsCa == null
-              ? null
-              : new io.vcorfu.layout.ZkTls(
-                  java.util.Objects.requireNonNull(tlsCa, "--tls-ca"),
-                  java.util.Objects.requireNonNull(tlsCert, "--tls-cert"),
-                  java.util.Objects.requireNonNull(tlsKey, "--tls-key"));
-    } catch (NullPointerException | IllegalArgumentException e) {
+    boolean anyTls = tlsCert != null || tlsKey != null || tlsCa != null;
+    if (anyTls && (tlsCert == null || tlsKey == null || tlsCa == null)) {
       spec.commandLine()
           .getErr()
-          .println(
-              "vcorfu zookeeper: "
-                  + (e instanceof NullPointerException
-                      ? "TLS needs --tls-cert, --tls-key and --tls-ca together"
-                      : e.getMessage()));
+          .println("vcorfu zookeeper: TLS needs --tls-cert, --tls-key and --tls-ca together");
+      return VcorfuCli.USAGE;
+    }
+    io.vcorfu.layout.ZkTls tls;
+    try {
+      tls = anyTls ? new io.vcorfu.layout.ZkTls(tlsCa, tlsCert, tlsKey) : null;
+    } catch (IllegalArgumentException e) {
+      spec.commandLine().getErr().println("vcorfu zookeeper: " + e.getMessage());
       return VcorfuCli.USAGE;
     }
     Files.createDirectories(dataDir);
