@@ -89,13 +89,18 @@ class TokenCliTest {
       CliRun revoked =
           CliRun.of("token", "revoke", "--tokens", tokens.toString(), "--name", "alice");
       assertThat(revoked.code()).as(revoked.err()).isZero();
+      // Probed with reads: an append sent before the node re-read the file would be served.
       Awaitility.await("the revoked token is refused")
           .atMost(Duration.ofSeconds(10))
           .until(
               () ->
-                  run(node, nodeTls.ca(), mine, "log", "append", "--stream", "app/events", "late")
+                  run(node, nodeTls.ca(), mine, "log", "read", "--stream", "app/events")
                       .err()
                       .contains("does not accept this bearer token"));
+      CliRun late =
+          run(node, nodeTls.ca(), mine, "log", "append", "--stream", "app/events", "late");
+      assertThat(late.code()).isEqualTo(1);
+      assertThat(late.err()).contains("does not accept this bearer token");
       // Nothing any refused call sent was written: only the first append is in the stream.
       TlsOptions admin = ca.identityIn(tmp, "admin");
       CliRun grantAdmin = grant(acl, "O=vcorfu test,CN=admin", "", "read");
