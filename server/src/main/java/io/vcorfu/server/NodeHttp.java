@@ -24,7 +24,6 @@ import io.vcorfu.protocol.proto.Response;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -184,40 +183,35 @@ public final class NodeHttp implements AutoCloseable {
    * {@link #port()}), in plaintext.
    */
   public static NodeHttp start(Node node, String host, int port) throws IOException {
-    return start(node, host, port, null);
+    return start(node, host, port, null, null);
   }
 
   /**
    * Serves {@code node}'s endpoints on {@code host}:{@code port}: over HTTPS with {@code tls} (the
-   * node's own TLS material, reloaded as its files change), requiring every caller to present a
-   * certificate from the node's CA as the node's RPC port does; plaintext HTTP when {@code tls} is
-   * null.
+   * node's own TLS material, reloaded as its files change), to callers presenting a certificate
+   * from the node's CA as the node's RPC port does, or one of {@code tokens} when not null (see
+   * {@link HttpAccess}); plaintext HTTP when {@code tls} is null.
    */
   public static NodeHttp start(
-      Node node, String host, int port, io.vcorfu.protocol.netty.TlsContexts tls)
+      Node node,
+      String host,
+      int port,
+      io.vcorfu.protocol.netty.TlsContexts tls,
+      io.vcorfu.protocol.netty.BearerTokens tokens)
       throws IOException {
-    HttpServer server;
-    if (tls == null) {
-      server = HttpServer.create(new InetSocketAddress(host, port), 16);
-    } else {
-      com.sun.net.httpserver.HttpsServer https =
-          com.sun.net.httpserver.HttpsServer.create(new InetSocketAddress(host, port), 16);
-      https.setHttpsConfigurator(
-          new com.sun.net.httpserver.HttpsConfigurator(tls.jdkContext()) {
-            @Override
-            public void configure(com.sun.net.httpserver.HttpsParameters params) {
-              javax.net.ssl.SSLParameters p = getSSLContext().getDefaultSSLParameters();
-              p.setNeedClientAuth(true);
-              params.setSSLParameters(p);
-            }
-          });
-      server = https;
-    }
+    HttpServer server = HttpAccess.create(host, port, tls, tokens);
     NodeHttp http = new NodeHttp(node, server);
-    server.createContext("/metrics", http::metrics);
-    server.createContext("/health", http::health);
-    server.createContext("/status.json", http::statusJson);
-    server.createContext("/", http::page);
+    com.sun.net.httpserver.Filter access = HttpAccess.filter(tls == null ? null : tokens);
+    for (com.sun.net.httpserver.HttpContext context :
+        java.util.List.of(
+            server.createContext("/metrics", http::metrics),
+            server.createContext("/health", http::health),
+            server.createContext("/status.json", http::statusJson),
+            server.createContext("/", http::page))) {
+      if (access != null) {
+        context.getFilters().add(access);
+      }
+    }
     server.setExecutor(
         Executors.newFixedThreadPool(
             2,

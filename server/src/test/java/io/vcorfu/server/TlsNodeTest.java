@@ -87,7 +87,7 @@ class TlsNodeTest {
       assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(8));
       assertThat(node.logTail()).isEqualTo(tail);
 
-      try (NodeHttp http = NodeHttp.start(node, "127.0.0.1", 0, transport.tls())) {
+      try (NodeHttp http = NodeHttp.start(node, "127.0.0.1", 0, transport.tls(), null)) {
         assertThat(http.scheme()).isEqualTo("https");
         URI health = URI.create("https://127.0.0.1:" + http.port() + "/health");
         HttpClient holder =
@@ -128,6 +128,60 @@ class TlsNodeTest {
         assertThat(read(log, s)).containsExactly("over tls");
       }
     }
+  }
+
+  @Test
+  void withTokensTheHttpEndpointsServeACertificateOrAnAcceptedTokenAndRefuseTheRest()
+      throws Exception {
+    TlsOptions nodeTls = identity("node");
+    String good = "s3cret-token-value";
+    io.vcorfu.protocol.netty.BearerTokens tokens = t -> t.equals(good) ? "token:scraper" : null;
+    try (NettyTransport transport = new NettyTransport(nodeTls);
+        Node node = Node.start(NodeConfig.inMemory(new Endpoint("127.0.0.1", 0)), transport)) {
+      node.ready().join();
+      try (NodeHttp http = NodeHttp.start(node, "127.0.0.1", 0, transport.tls(), tokens)) {
+        URI metrics = URI.create("https://127.0.0.1:" + http.port() + "/metrics");
+        HttpClient holder =
+            HttpClient.newBuilder()
+                .sslContext(TlsContexts.load(identity("scraper")).jdkContext())
+                .connectTimeout(Duration.ofSeconds(5))
+                .build();
+        HttpClient noCertificate =
+            HttpClient.newBuilder()
+                .sslContext(TlsContexts.load(TlsOptions.trusting(nodeTls.ca())).jdkContext())
+                .connectTimeout(Duration.ofSeconds(5))
+                .build();
+        assertThat(status(holder, metrics, null)).isEqualTo(200);
+        assertThat(status(noCertificate, metrics, "Bearer " + good)).isEqualTo(200);
+        for (String header : new String[] {null, "Bearer wrong", "Bearer ", "Basic " + good}) {
+          HttpResponse<String> refused =
+              noCertificate.send(
+                  request(metrics, header).build(), HttpResponse.BodyHandlers.ofString());
+          assertThat(refused.statusCode()).as(String.valueOf(header)).isEqualTo(401);
+          assertThat(refused.body())
+              .isEqualTo(
+                  "send a client certificate from the node's CA, or a token made with vcorfu"
+                      + " token create in an 'Authorization: Bearer TOKEN' header\n");
+          assertThat(refused.headers().firstValue("WWW-Authenticate")).contains("Bearer");
+        }
+        for (String path : new String[] {"/health", "/status.json", "/"}) {
+          URI u = URI.create("https://127.0.0.1:" + http.port() + path);
+          assertThat(status(noCertificate, u, null)).as(path).isEqualTo(401);
+          assertThat(status(noCertificate, u, "Bearer " + good)).as(path).isEqualTo(200);
+        }
+      }
+    }
+  }
+
+  private static HttpRequest.Builder request(URI uri, String authorization) {
+    HttpRequest.Builder b = HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(10));
+    return authorization == null ? b : b.header("Authorization", authorization);
+  }
+
+  private static int status(HttpClient client, URI uri, String authorization) throws Exception {
+    return client
+        .send(request(uri, authorization).build(), HttpResponse.BodyHandlers.discarding())
+        .statusCode();
   }
 
   @Test

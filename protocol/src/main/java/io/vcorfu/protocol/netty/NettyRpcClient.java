@@ -34,6 +34,7 @@ import java.io.IOException;
 import java.net.ConnectException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -414,11 +415,14 @@ final class NettyRpcClient implements RpcClient {
     /** Fails the connection's calls with a {@link TlsException} saying what to check. */
     private void failTls(ChannelHandlerContext ctx, Throwable cause) {
       String reason = TlsPeerHandler.reason(cause);
+      // Alerts as the JDK's engine names them (bad_certificate), or OpenSSL's (BAD_CERTIFICATE).
+      String alert = reason.toLowerCase(Locale.ROOT);
       String hint;
-      if (reason.contains("certificate_required")
-          || reason.contains("bad_certificate")
-          || reason.contains("certificate_unknown")
-          || reason.contains("certificate_expired")) {
+      if (alert.contains("certificate_required")
+          || alert.contains("bad_certificate")
+          || alert.contains("certificate_unknown")
+          || alert.contains("certificate_expired")
+          || alert.contains("alert_unknown_ca")) {
         hint =
             "the node refused this client's certificate: give --tls-cert and --tls-key, a"
                 + " certificate from the node's CA, valid now";

@@ -1,9 +1,13 @@
 package io.vcorfu.protocol.netty;
 
+import io.netty.handler.ssl.OpenSslCertificateException;
+import io.netty.handler.ssl.ReferenceCountedOpenSslEngine;
+import io.netty.internal.tcnative.CertificateVerifier;
 import io.vcorfu.protocol.TlsOptions;
 import java.net.Socket;
 import java.security.Principal;
 import java.security.PrivateKey;
+import java.security.cert.CertPathBuilderException;
 import java.security.cert.CertificateException;
 import java.security.cert.X509Certificate;
 import java.util.concurrent.ConcurrentHashMap;
@@ -164,6 +168,36 @@ final class ReloadingTlsMaterial {
     }
   }
 
+  /**
+   * {@code e} as the engine reports it best to the other end. OpenSSL's engine turns a refusal it
+   * cannot classify into an "internal error" alert; a chain to no trusted authority is sent as
+   * "unknown CA" and a certificate that does not name the host dialled as a host-name mismatch, as
+   * the JDK's engine names them, so the other end can say what to fix.
+   */
+  private static CertificateException forEngine(CertificateException e, SSLEngine engine) {
+    if (!(engine instanceof ReferenceCountedOpenSslEngine)) {
+      return e;
+    }
+    int code;
+    if (causedBy(e, CertPathBuilderException.class)) {
+      code = CertificateVerifier.X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT_LOCALLY;
+    } else if (String.valueOf(e.getMessage()).startsWith("No subject alternative")) {
+      code = CertificateVerifier.X509_V_ERR_HOSTNAME_MISMATCH;
+    } else {
+      return e;
+    }
+    return new OpenSslCertificateException(e.getMessage(), e, code);
+  }
+
+  private static boolean causedBy(Throwable e, Class<? extends Throwable> type) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (type.isInstance(t)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   /** Checks peers against the current trusted authorities. */
   private final class TrustManager extends X509ExtendedTrustManager {
     @Override
@@ -181,13 +215,21 @@ final class ReloadingTlsMaterial {
     @Override
     public void checkClientTrusted(X509Certificate[] chain, String authType, SSLEngine engine)
         throws CertificateException {
-      current().trust().checkClientTrusted(chain, authType, engine);
+      try {
+        current().trust().checkClientTrusted(chain, authType, engine);
+      } catch (CertificateException e) {
+        throw forEngine(e, engine);
+      }
     }
 
     @Override
     public void checkServerTrusted(X509Certificate[] chain, String authType, SSLEngine engine)
         throws CertificateException {
-      current().trust().checkServerTrusted(chain, authType, engine);
+      try {
+        current().trust().checkServerTrusted(chain, authType, engine);
+      } catch (CertificateException e) {
+        throw forEngine(e, engine);
+      }
     }
 
     @Override

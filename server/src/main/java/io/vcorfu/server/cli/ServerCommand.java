@@ -425,7 +425,7 @@ final class ServerCommand implements Callable<Integer> {
     if (metricsPort != null) {
       String httpHost = metricsHost != null ? metricsHost : host;
       io.vcorfu.server.NodeHttp h =
-          io.vcorfu.server.NodeHttp.start(node, httpHost, metricsPort, transport.tls());
+          io.vcorfu.server.NodeHttp.start(node, httpHost, metricsPort, transport.tls(), tokens);
       http.set(h);
       System.out.println(
           "vcorfu node "

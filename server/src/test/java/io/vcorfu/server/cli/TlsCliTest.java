@@ -9,6 +9,7 @@ import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -78,7 +79,7 @@ class TlsCliTest {
     try (ServerProcess node = ServerProcess.start(port, args).awaitReady()) {
       String ready = readyLine(node);
       assertThat(ready)
-          .contains("TLS as ")
+          .containsPattern("TLS \\((openssl|jdk) engine\\) as ")
           .contains("CN=node")
           .contains("client certificates required");
 
@@ -153,6 +154,40 @@ class TlsCliTest {
       // Only the good client's entry was written.
       CliRun after = log(node, tlsFlags(app), "read", "--stream", "s1");
       assertThat(after.lines()).hasSize(1);
+    }
+  }
+
+  @Test
+  void theTlsEngineIsChosenByAPropertyAndAnUnknownOneStopsTheNodeWithOneLine() throws Exception {
+    TlsOptions node = identity("node");
+    List<String> tls =
+        List.of(
+            "--tls-cert",
+            node.cert().toString(),
+            "--tls-key",
+            node.key().toString(),
+            "--tls-ca",
+            node.ca().toString());
+    int port = ServerProcess.freePort();
+    Path data = tmp.resolve("engine-data");
+    List<String> args =
+        new ArrayList<>(
+            List.of("server", "--port", Integer.toString(port), "--data-dir", data.toString()));
+    args.addAll(tls);
+    try (ServerProcess bad =
+        ServerProcess.startCli(port, List.of("-Dvcorfu.tls.engine=gnutls"), args)) {
+      assertThat(bad.awaitExit(Duration.ofSeconds(60))).isEqualTo(VcorfuCli.USAGE);
+      assertThat(bad.output()).as(bad.output().toString()).hasSize(1);
+      assertThat(bad.output().get(0))
+          .isEqualTo(
+              "vcorfu server: -Dvcorfu.tls.engine=gnutls names no TLS engine: use openssl or jdk");
+      assertThat(data).doesNotExist();
+    }
+    try (ServerProcess jdk =
+        ServerProcess.startCli(port, List.of("-Dvcorfu.tls.engine=jdk"), args).awaitReady()) {
+      assertThat(readyLine(jdk)).contains("TLS (jdk engine) as O=vcorfu test,CN=node");
+      CliRun append = log(jdk, tlsFlags(identity("app")), "append", "--stream", "e", "x");
+      assertThat(append.code()).as(append.err()).isZero();
     }
   }
 
