@@ -24,6 +24,7 @@ final class EtcdCluster {
   private final int peerPort;
   private final int members;
   private final List<Processes.Started> running = new ArrayList<>();
+  private BenchTls tls; // null: plaintext
 
   EtcdCluster(Processes processes, Path workdir, int port, int peerPort, int members) {
     this.processes = processes;
@@ -31,6 +32,20 @@ final class EtcdCluster {
     this.port = port;
     this.peerPort = peerPort;
     this.members = members;
+  }
+
+  /**
+   * Serves clients over TLS with {@code tls}'s server certificate, requiring client certificates of
+   * its CA (from the next {@link #start}); health and metrics move to a plaintext port of their own
+   * ({@code --listen-metrics-urls}), peers stay plaintext.
+   */
+  EtcdCluster withTls(BenchTls tls) {
+    this.tls = tls;
+    return this;
+  }
+
+  private int healthPort(int i) {
+    return tls == null ? clientPort(i) : peerPort(i) + 100;
   }
 
   int clientPort(int i) {
@@ -56,10 +71,17 @@ final class EtcdCluster {
         .collect(Collectors.joining(","));
   }
 
+  /** Every member's client URL, comma-separated (https with TLS). */
+  String urls() {
+    return IntStream.range(0, members)
+        .mapToObj(i -> (tls == null ? "http://" : "https://") + Net.HOST + ":" + clientPort(i))
+        .collect(Collectors.joining(","));
+  }
+
   /** Every member's /metrics page, comma-separated. */
   String metrics() {
     return IntStream.range(0, members)
-        .mapToObj(i -> "http://" + Net.HOST + ":" + clientPort(i) + "/metrics")
+        .mapToObj(i -> "http://" + Net.HOST + ":" + healthPort(i) + "/metrics")
         .collect(Collectors.joining(","));
   }
 
@@ -87,34 +109,49 @@ final class EtcdCluster {
       Workdirs.deleteTree(data);
       Files.createDirectories(data);
       Files.setPosixFilePermissions(data, PosixFilePermissions.fromString("rwx------"));
-      String client = "http://" + Net.HOST + ":" + clientPort(i);
+      String client = (tls == null ? "http://" : "https://") + Net.HOST + ":" + clientPort(i);
       String peer = "http://" + Net.HOST + ":" + peerPort(i);
       List<String> cmd =
-          List.of(
-              "etcd",
-              "--name",
-              memberName(i),
-              "--data-dir",
-              data.toString(),
-              "--listen-client-urls",
-              client,
-              "--advertise-client-urls",
-              client,
-              "--listen-peer-urls",
-              peer,
-              "--initial-advertise-peer-urls",
-              peer,
-              "--initial-cluster",
-              initial,
-              "--initial-cluster-state",
-              "new",
-              "--initial-cluster-token",
-              "vcorfu-peers",
-              "--logger",
-              "zap",
-              "--log-outputs",
-              "stderr",
-              "--enable-pprof=false");
+          new ArrayList<>(
+              List.of(
+                  "etcd",
+                  "--name",
+                  memberName(i),
+                  "--data-dir",
+                  data.toString(),
+                  "--listen-client-urls",
+                  client,
+                  "--advertise-client-urls",
+                  client,
+                  "--listen-peer-urls",
+                  peer,
+                  "--initial-advertise-peer-urls",
+                  peer,
+                  "--initial-cluster",
+                  initial,
+                  "--initial-cluster-state",
+                  "new",
+                  "--initial-cluster-token",
+                  "vcorfu-peers",
+                  "--logger",
+                  "zap",
+                  "--log-outputs",
+                  "stderr",
+                  "--enable-pprof=false"));
+      if (tls != null) {
+        Net.requireFree(healthPort(i));
+        cmd.addAll(
+            List.of(
+                "--cert-file",
+                tls.serverCert().toString(),
+                "--key-file",
+                tls.serverKey().toString(),
+                "--trusted-ca-file",
+                tls.ca().toString(),
+                "--client-cert-auth",
+                "--listen-metrics-urls",
+                "http://" + Net.HOST + ":" + healthPort(i)));
+      }
       running.add(
           processes.start("etcd (" + dir.getFileName() + ")", dir.resolve("etcd.log"), cmd));
     }
@@ -135,7 +172,7 @@ final class EtcdCluster {
 
   private boolean allHealthy() {
     for (int i = 0; i < members; i++) {
-      String reply = Net.get(clientPort(i), "/health");
+      String reply = Net.get(healthPort(i), "/health");
       if (reply == null || !reply.contains("\"health\":\"true\"")) {
         return false;
       }

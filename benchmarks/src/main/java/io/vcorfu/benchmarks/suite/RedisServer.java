@@ -1,5 +1,7 @@
 package io.vcorfu.benchmarks.suite;
 
+import io.vcorfu.protocol.TlsOptions;
+import io.vcorfu.protocol.netty.TlsContexts;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -8,6 +10,7 @@ import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -20,11 +23,21 @@ final class RedisServer {
   private final Path state;
   private final int port;
   private Processes.Started server;
+  private BenchTls tls; // null: plaintext
 
   RedisServer(Processes processes, Path workdir, int port) {
     this.processes = processes;
     this.state = workdir.resolve("redis");
     this.port = port;
+  }
+
+  /**
+   * Serves over TLS only with {@code tls}'s server certificate, requiring client certificates of
+   * its CA (from the next {@link #start}).
+   */
+  RedisServer withTls(BenchTls tls) {
+    this.tls = tls;
+    return this;
   }
 
   void start() throws IOException, InterruptedException {
@@ -35,16 +48,31 @@ final class RedisServer {
     Path data = state.resolve("data");
     Workdirs.deleteTree(data);
     Files.createDirectories(data);
-    server =
-        processes.start(
-            "redis",
-            state.resolve("redis.log"),
+    server = processes.start("redis", state.resolve("redis.log"), command(data));
+    Net.awaitPort(server, port, 20);
+    for (int i = 0; i < 100 && !pong(); i++) {
+      Thread.sleep(100);
+    }
+    if (!pong()) {
+      throw new IllegalStateException("redis does not answer PING (log: " + server.log() + ")");
+    }
+    SuiteLog.log(
+        "redis listening on "
+            + Net.HOST
+            + ":"
+            + port
+            + (tls == null ? "" : " (TLS only, client certificates required)")
+            + ", data in "
+            + data);
+  }
+
+  private List<String> command(Path data) {
+    List<String> cmd =
+        new ArrayList<>(
             List.of(
                 "redis-server",
                 "--bind",
                 Net.HOST,
-                "--port",
-                "" + port,
                 "--protected-mode",
                 "yes",
                 "--daemonize",
@@ -59,18 +87,29 @@ final class RedisServer {
                 "",
                 "--databases",
                 "1"));
-    Net.awaitPort(server, port, 20);
-    for (int i = 0; i < 100 && !pong(); i++) {
-      Thread.sleep(100);
+    if (tls == null) {
+      cmd.addAll(List.of("--port", "" + port));
+    } else {
+      cmd.addAll(
+          List.of(
+              "--port",
+              "0",
+              "--tls-port",
+              "" + port,
+              "--tls-cert-file",
+              tls.serverCert().toString(),
+              "--tls-key-file",
+              tls.serverKey().toString(),
+              "--tls-ca-cert-file",
+              tls.ca().toString(),
+              "--tls-auth-clients",
+              "yes"));
     }
-    if (!pong()) {
-      throw new IllegalStateException("redis does not answer PING (log: " + server.log() + ")");
-    }
-    SuiteLog.log("redis listening on " + Net.HOST + ":" + port + ", data in " + data);
+    return cmd;
   }
 
   private boolean pong() {
-    try (Socket s = new Socket()) {
+    try (Socket s = socket()) {
       s.connect(new InetSocketAddress(Net.HOST, port), 500);
       s.setSoTimeout(1000);
       OutputStream out = s.getOutputStream();
@@ -83,6 +122,14 @@ final class RedisServer {
     } catch (IOException e) {
       return false;
     }
+  }
+
+  private Socket socket() throws IOException {
+    if (tls == null) {
+      return new Socket();
+    }
+    TlsOptions client = new TlsOptions(tls.ca(), tls.clientCert(), tls.clientKey());
+    return TlsContexts.load(client).jdkContext().getSocketFactory().createSocket();
   }
 
   /** Stops the server by its pid and removes its data. */

@@ -104,6 +104,14 @@ final class YcsbOptions {
               + " measured pair (default 0: none).")
   Integer warmupOps;
 
+  @Option(
+      names = "--tls",
+      description =
+          "Every server serves over TLS only and requires client certificates, every client"
+              + " presents one (certificates made with openssl for the run): vcorfu's node,"
+              + " Redis (--tls-port, --tls-auth-clients yes) and etcd (--client-cert-auth).")
+  boolean tls;
+
   /** What a run does, every default filled in. */
   record Settings(
       boolean quick,
@@ -118,7 +126,8 @@ final class YcsbOptions {
       int readLeaseMs,
       Integer vcorfuFsyncMs,
       int basePort,
-      int warmupOps) {}
+      int warmupOps,
+      boolean tls) {}
 
   Settings settings() {
     if (seconds != null) {
@@ -142,7 +151,8 @@ final class YcsbOptions {
             readLeaseMs,
             vcorfuFsyncMs,
             basePort,
-            warmupOps != null ? warmupOps : 0);
+            warmupOps != null ? warmupOps : 0,
+            tls);
     ClusterOptions.positive("--cold-seconds", s.coldSeconds());
     ClusterOptions.positive("--warm-after", s.warmAfter());
     if (s.warmupOps() < 0) {

@@ -58,6 +58,11 @@ public final class YcsbSuite implements Callable<Integer> {
     int p = s.basePort();
     RedisServer redis = new RedisServer(processes, workdir.resolve("peers"), p + 1);
     EtcdCluster etcd = new EtcdCluster(processes, workdir.resolve("peers"), p + 2, p + 3, 1);
+    BenchTls tls = s.tls() ? BenchTls.make(workdir.resolve("tls")) : null;
+    if (tls != null) {
+      redis.withTls(tls);
+      etcd.withTls(tls);
+    }
     String loadStart = Machine.loadAverage();
     String started = Machine.utcNow();
     List<YcsbSummary.Pair> pairs = new ArrayList<>();
@@ -68,16 +73,19 @@ public final class YcsbSuite implements Callable<Integer> {
       if (s.vcorfuFsyncMs() != null) {
         nodeArgs.addAll(List.of("--fsync-interval-ms", "" + s.vcorfuFsyncMs()));
       }
+      if (tls != null) {
+        nodeArgs.addAll(tls.nodeFlags());
+      }
       Processes.Started node =
           vcorfu.launchNode("vcorfu", workdir.resolve("vcorfu"), p, List.of("-Xmx2g"), nodeArgs);
       VcorfuProcesses.awaitReady(node);
       redis.start();
       etcd.start();
       if (s.warmupOps() > 0) {
-        warmUp(s, processes, vcorfu, raw, w);
+        warmUp(s, processes, vcorfu, raw, w, tls);
       }
       for (String db : YcsbSummary.DBS) {
-        pairs.add(pair(s, processes, vcorfu, raw, w, db));
+        pairs.add(pair(s, processes, vcorfu, raw, w, db, tls));
       }
       processes.stop(node);
       redis.stop();
@@ -118,9 +126,11 @@ public final class YcsbSuite implements Callable<Integer> {
       VcorfuProcesses vcorfu,
       Path raw,
       String w,
-      String db)
+      String db,
+      BenchTls tls)
       throws IOException, InterruptedException {
     int port = s.basePort() + YcsbSummary.DBS.indexOf(db);
+    String endpoint = (tls != null && db.equals("etcd") ? "https://" : "") + Net.HOST + ":" + port;
     List<String> args =
         new ArrayList<>(
             List.of(
@@ -136,7 +146,7 @@ public final class YcsbSuite implements Callable<Integer> {
                 "--threads",
                 "" + s.threads(),
                 "--endpoint",
-                Net.HOST + ":" + port,
+                endpoint,
                 "--cold-seconds",
                 "" + s.coldSeconds(),
                 "--warm-after",
@@ -153,6 +163,9 @@ public final class YcsbSuite implements Callable<Integer> {
               "vcorfu.buckets=" + s.buckets(),
               "-p",
               "vcorfu.read-lease-ms=" + s.readLeaseMs()));
+    }
+    if (tls != null) {
+      args.addAll(tls.ycsbProperties(db));
     }
     String shown = VcorfuProcesses.BENCH + " " + String.join(" ", args);
     SuiteLog.log("workload " + w + ", " + db + ": " + shown);
@@ -176,36 +189,42 @@ public final class YcsbSuite implements Callable<Integer> {
   }
 
   private static void warmUp(
-      YcsbOptions.Settings s, Processes processes, VcorfuProcesses vcorfu, Path raw, String w)
+      YcsbOptions.Settings s,
+      Processes processes,
+      VcorfuProcesses vcorfu,
+      Path raw,
+      String w,
+      BenchTls tls)
       throws IOException, InterruptedException {
+    List<String> args =
+        new ArrayList<>(
+            List.of(
+                "ycsb",
+                "--db",
+                "vcorfu",
+                "--workload",
+                "b",
+                "--records",
+                "1000",
+                "--operations",
+                "" + s.warmupOps(),
+                "--threads",
+                "" + s.threads(),
+                "--endpoint",
+                Net.HOST + ":" + s.basePort(),
+                "-p",
+                "table=warmup",
+                "-p",
+                "vcorfu.buckets=" + s.buckets(),
+                "-p",
+                "vcorfu.read-lease-ms=" + s.readLeaseMs()));
+    if (tls != null) {
+      args.addAll(tls.ycsbProperties("vcorfu"));
+    }
     SuiteLog.log(
         "warming up the vcorfu node: workload b, " + s.warmupOps() + " operations on table warmup");
     Path log = raw.resolve("warmup-" + w + "-vcorfu.out");
-    Processes.Started p =
-        processes.start(
-            "ycsb warm-up",
-            log,
-            vcorfu.bench(
-                List.of(
-                    "ycsb",
-                    "--db",
-                    "vcorfu",
-                    "--workload",
-                    "b",
-                    "--records",
-                    "1000",
-                    "--operations",
-                    "" + s.warmupOps(),
-                    "--threads",
-                    "" + s.threads(),
-                    "--endpoint",
-                    Net.HOST + ":" + s.basePort(),
-                    "-p",
-                    "table=warmup",
-                    "-p",
-                    "vcorfu.buckets=" + s.buckets(),
-                    "-p",
-                    "vcorfu.read-lease-ms=" + s.readLeaseMs())));
+    Processes.Started p = processes.start("ycsb warm-up", log, vcorfu.bench(args));
     int status = Processes.waitFor(p);
     processes.stop(p);
     if (status != 0) {
@@ -241,7 +260,12 @@ public final class YcsbSuite implements Callable<Integer> {
         + s.threads()
         + " threads share one client runtime (one connection); redis:"
         + " appendfsync everysec, one connection per thread; etcd: one member, fsync per write"
-        + " batch, one jetcd client (one connection). Run phase figures only: cold = its first "
+        + " batch, one jetcd client (one connection)"
+        + (s.tls()
+            ? "; every server serves only TLS and requires a client certificate, every client"
+                + " presents one"
+            : "")
+        + ". Run phase figures only: cold = its first "
         + s.coldSeconds()
         + " s (a fresh client JVM), warm = after "
         + s.warmAfter()

@@ -81,10 +81,27 @@ public final class EtcdYcsbClient extends DB {
     if (urls.length == 0) {
       throw new DBException("The property " + ENDPOINTS_PROPERTY + " names no etcd endpoint.");
     }
+    io.vcorfu.protocol.TlsOptions tls = YcsbTls.options(getProperties(), "etcd");
     synchronized (SHARED) {
-      shared =
-          SHARED.computeIfAbsent(
-              endpoints, e -> new SharedClient(Client.builder().endpoints(urls).build()));
+      shared = SHARED.get(endpoints);
+      if (shared == null) {
+        io.etcd.jetcd.ClientBuilder builder = Client.builder().endpoints(urls);
+        if (tls != null) {
+          try {
+            builder.sslContext(
+                b -> {
+                  b.trustManager(tls.ca().toFile());
+                  if (tls.cert() != null) {
+                    b.keyManager(tls.cert().toFile(), tls.key().toFile());
+                  }
+                });
+          } catch (javax.net.ssl.SSLException e) {
+            throw new DBException("etcd TLS: " + e.getMessage(), e);
+          }
+        }
+        shared = new SharedClient(builder.build());
+        SHARED.put(endpoints, shared);
+      }
       shared.users++;
     }
     kv = shared.client.getKVClient();

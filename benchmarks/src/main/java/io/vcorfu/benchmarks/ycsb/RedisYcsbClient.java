@@ -11,6 +11,8 @@ import org.apache.commons.pool2.impl.GenericObjectPoolConfig;
 import redis.clients.jedis.AbstractPipeline;
 import redis.clients.jedis.AbstractTransaction;
 import redis.clients.jedis.Connection;
+import redis.clients.jedis.DefaultJedisClientConfig;
+import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.JedisPooled;
 import redis.clients.jedis.Response;
 import redis.clients.jedis.exceptions.JedisException;
@@ -58,7 +60,21 @@ public final class RedisYcsbClient extends DB {
     pool.setMinIdle(0);
     pool.setJmxEnabled(false);
     try {
-      redis = new JedisPooled(pool, host, port, timeoutMs);
+      javax.net.ssl.SSLContext tls = YcsbTls.context(getProperties(), "redis");
+      if (tls == null) {
+        redis = new JedisPooled(pool, host, port, timeoutMs);
+      } else {
+        redis =
+            new JedisPooled(
+                pool,
+                new HostAndPort(host, port),
+                DefaultJedisClientConfig.builder()
+                    .ssl(true)
+                    .sslSocketFactory(tls.getSocketFactory())
+                    .connectionTimeoutMillis(timeoutMs)
+                    .socketTimeoutMillis(timeoutMs)
+                    .build());
+      }
       redis.ping();
     } catch (JedisException e) {
       if (redis != null) {

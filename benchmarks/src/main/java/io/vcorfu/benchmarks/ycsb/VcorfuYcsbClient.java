@@ -116,6 +116,10 @@ public final class VcorfuYcsbClient extends DB {
           StreamLogOptions options =
               StreamLogOptions.defaults()
                   .withReadLease(leaseMs == 0 ? Duration.ZERO : Duration.ofMillis(leaseMs));
+          io.vcorfu.protocol.TlsOptions tls = YcsbTls.options(getProperties(), "vcorfu");
+          if (tls != null) {
+            options = options.withTls(tls);
+          }
           RuntimeOptions runtimeOptions = RuntimeOptions.defaults();
           String history = getProperties().getProperty(HISTORY_PROPERTY);
           if (history != null) {

@@ -78,7 +78,12 @@ public final class YcsbBindings {
   private static Map<String, String> etcdEndpoint(String endpoint) {
     List<String> urls = new ArrayList<>();
     for (String member : endpoint.split(",", -1)) {
-      HostPort hp = HostPort.parse(member.strip());
+      String m = member.strip();
+      if (m.startsWith("https://") || m.startsWith("http://")) {
+        urls.add(m); // a URL as etcd takes it (https with TLS)
+        continue;
+      }
+      HostPort hp = HostPort.parse(m);
       urls.add("http://" + hp.host() + ":" + hp.port());
     }
     return Map.of(EtcdYcsbClient.ENDPOINTS_PROPERTY, String.join(",", urls));
