@@ -21,6 +21,7 @@ import io.vcorfu.protocol.proto.ViewCallRequest;
 import io.vcorfu.runtime.VCorfuRuntime;
 import io.vcorfu.runtime.Version;
 import io.vcorfu.runtime.classes.ClassBundles;
+import io.vcorfu.runtime.serialization.DefaultSerializer;
 import java.lang.ref.ReferenceQueue;
 import java.lang.ref.WeakReference;
 import java.net.URLClassLoader;
@@ -59,12 +60,24 @@ class ShippedClassesTest {
   }
 
   private Node node(String name, RemoteClasses remoteClasses) throws Exception {
-    Node n =
-        Node.start(
-            NodeConfig.inMemory(new Endpoint(name, 9000)).withRemoteClasses(remoteClasses),
-            transport);
+    return node(NodeConfig.inMemory(new Endpoint(name, 9000)).withRemoteClasses(remoteClasses));
+  }
+
+  private Node node(NodeConfig config) throws Exception {
+    Node n = Node.start(config, transport);
     open.add(0, n);
     return n;
+  }
+
+  /** A node with version 1 of the plugin on its {@code --classpath}. */
+  private Node withVersionOne(String name, RemoteClasses remoteClasses) throws Exception {
+    return node(
+        NodeConfig.inMemory(new Endpoint(name, 9000))
+            .withViews(
+                List.of(tmp.resolve("v1/classes")),
+                NodeConfig.DEFAULT_CHECKPOINT_EVERY,
+                Duration.ofHours(1))
+            .withRemoteClasses(remoteClasses));
   }
 
   private VCorfuRuntime runtime(Node n) {
@@ -166,6 +179,34 @@ class ShippedClassesTest {
     // The next call ships the classes again.
     assertThat(call(remote, "total")).isEqualTo(3L);
     assertThat(shipped.held()).isEqualTo(1);
+  }
+
+  @Test
+  void theClassPathsVersionServesCallsNamingItOrNoVersion() throws Throwable {
+    Class<?> v1 = version("v1", 1).loadClass(TYPE);
+    Class<?> v2 = version("v2", 10).loadClass(TYPE);
+
+    // Not taking classes: the node runs its class path's version whatever the client has, as
+    // before bundles, and serves a call naming no version at all (a client from before them).
+    Node old = withVersionOne("old", RemoteClasses.REFUSED);
+    Object newer = remote(runtime(old), "tally", v2);
+    call(newer, "add", 4L);
+    assertThat(call(newer, "total")).isEqualTo(4L);
+    ViewCallRequest unversioned =
+        request(ClassBundles.of(v1), Map.of()).toBuilder().clearBundleDigest().build();
+    byte[] result = old.views.call(unversioned).get(30, TimeUnit.SECONDS).getResult().toByteArray();
+    assertThat(new DefaultSerializer().deserialize(result)).isEqualTo(4L);
+    assertThat(old.views.shippedClasses()).isNull();
+
+    // Taking classes: a client with the class path's version runs it, one with another version
+    // ships its own.
+    Node both = withVersionOne("both", RemoteClasses.ACCEPTED);
+    Object same = remote(runtime(both), "tally", v1);
+    call(same, "add", 2L);
+    assertThat(call(same, "total")).isEqualTo(2L);
+    assertThat(both.views.shippedClasses().held()).isZero();
+    assertThat(call(remote(runtime(both), "tally", v2), "total")).isEqualTo(20L);
+    assertThat(both.views.shippedClasses().held()).isEqualTo(1);
   }
 
   private static ViewCallRequest request(ClassBundle bundle, Map<String, byte[]> files) {
