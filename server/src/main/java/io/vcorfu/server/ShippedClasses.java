@@ -119,8 +119,8 @@ final class ShippedClasses implements AutoCloseable {
    * it for one call (the caller's authorization to ship it is checked).
    *
    * @throws BadRequestException if it is malformed (not class files, not the classes their names
-   *     say, without {@code type}, with classes of vcorfu or the JDK, not matching {@code digest})
-   *     or larger than this node takes
+   *     say, without {@code type}, with classes of vcorfu or the JDK, not matching {@code digest},
+   *     classes the JVM cannot define) or larger than this node takes
    * @throws ClassesRefusedException if the node holds its limit of bundles, all in use
    */
   Use load(String type, byte[] digest, List<ClassFileMsg> files) {
@@ -135,6 +135,7 @@ final class ShippedClasses implements AutoCloseable {
         makeRoom(type);
         BundleLoader loader =
             new BundleLoader("vcorfu-bundle-" + type + "-" + hex.substring(0, 12), classes, parent);
+        defineAll(type, loader, classes);
         l = new Loaded(type, loader, executors.apply(loader));
         l.lastUsedNanos = System.nanoTime();
         byDigest.put(hex, l);
@@ -192,6 +193,26 @@ final class ShippedClasses implements AutoCloseable {
       throw malformed(type, "its classes do not have the digest the call names");
     }
     return classes;
+  }
+
+  /**
+   * Defines every class of the bundle (none initialized, so none of its code runs), so that one the
+   * JVM cannot define is refused now, with the bundle, rather than on some later call.
+   */
+  private static void defineAll(String type, BundleLoader loader, Map<String, byte[]> classes) {
+    for (String name : classes.keySet()) {
+      try {
+        Class.forName(name, false, loader);
+      } catch (ClassNotFoundException | LinkageError e) {
+        throw malformed(
+            type,
+            "class "
+                + name
+                + " cannot be defined ("
+                + e
+                + "; a class it needs from outside the bundle must be on the node's --classpath)");
+      }
+    }
   }
 
   private static BadRequestException malformed(String type, String why) {

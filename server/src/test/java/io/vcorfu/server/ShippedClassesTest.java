@@ -263,6 +263,12 @@ class ShippedClassesTest {
     assertThat(refusal(n, request(bundle, otherCode)))
         .isInstanceOf(BadRequestException.class)
         .hasMessageContaining("do not have the digest");
+    // A header and constant pool that read well, and nothing after them: the JVM cannot define it.
+    Map<String, byte[]> cut = new java.util.TreeMap<>(good);
+    cut.put(TYPE, java.util.Arrays.copyOf(good.get(TYPE), good.get(TYPE).length - 40));
+    assertThat(refusal(n, request(ClassBundle.of(TYPE, cut), cut)))
+        .isInstanceOf(BadRequestException.class)
+        .hasMessageContaining("class plugin.Tally cannot be defined");
     Map<String, byte[]> oversize = new java.util.TreeMap<>(good);
     oversize.put("plugin.Padding", new byte[8192]);
     assertThat(refusal(n, request(bundle, oversize)))
