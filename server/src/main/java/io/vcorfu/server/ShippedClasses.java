@@ -7,8 +7,10 @@ import io.vcorfu.protocol.proto.ClassFileMsg;
 import io.vcorfu.runtime.classes.ClassBundles;
 import io.vcorfu.runtime.classes.ClassFileReader;
 import java.lang.ref.WeakReference;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HexFormat;
+import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -80,6 +82,7 @@ final class ShippedClasses implements AutoCloseable {
   private final Function<ClassLoader, RemoteViewExecutor> executors;
   private final Map<String, Loaded> byDigest = new LinkedHashMap<>(); // guarded by this
   private final ScheduledExecutorService sweeper;
+  private final Object loading = new Object();
   private boolean closed; // guarded by this
 
   /**
@@ -126,27 +129,45 @@ final class ShippedClasses implements AutoCloseable {
   Use load(String type, byte[] digest, List<ClassFileMsg> files) {
     Map<String, byte[]> classes = check(type, digest, files);
     String hex = HexFormat.of().formatHex(digest);
-    synchronized (this) {
-      if (closed) {
-        throw new io.vcorfu.protocol.NotServingException("remote-view host");
+    // Loads run one at a time (so a bundle is loaded once, and the limit holds); calls on loaded
+    // bundles go on meanwhile: this object's lock guards only the map, never a load or a close.
+    synchronized (loading) {
+      Loaded evicted;
+      synchronized (this) {
+        if (closed) {
+          throw new io.vcorfu.protocol.NotServingException("remote-view host");
+        }
+        Loaded l = byDigest.get(hex);
+        if (l != null) {
+          l.running++;
+          return new Use(l);
+        }
+        evicted = makeRoom(type);
       }
-      Loaded l = byDigest.get(hex);
-      if (l == null) {
-        makeRoom(type);
-        BundleLoader loader =
-            new BundleLoader("vcorfu-bundle-" + type + "-" + hex.substring(0, 12), classes, parent);
-        defineAll(type, loader, classes);
-        l = new Loaded(type, loader, executors.apply(loader));
+      if (evicted != null) {
+        close(evicted, "to make room");
+      }
+      BundleLoader loader =
+          new BundleLoader("vcorfu-bundle-" + type + "-" + hex.substring(0, 12), classes, parent);
+      defineAll(type, loader, classes);
+      Loaded l = new Loaded(type, loader, executors.apply(loader));
+      int held;
+      synchronized (this) {
+        if (closed) {
+          close(l, "the node stops");
+          throw new io.vcorfu.protocol.NotServingException("remote-view host");
+        }
         l.lastUsedNanos = System.nanoTime();
+        l.running++;
         byDigest.put(hex, l);
-        LOG.info(
-            "loaded {} classes shipped for {} (bundle {}, {} bundles held)",
-            classes.size(),
-            type,
-            hex.substring(0, 12),
-            byDigest.size());
+        held = byDigest.size();
       }
-      l.running++;
+      LOG.info(
+          "loaded {} classes shipped for {} (bundle {}, {} bundles held)",
+          classes.size(),
+          type,
+          hex.substring(0, 12),
+          held);
       return new Use(l);
     }
   }
@@ -220,10 +241,13 @@ final class ShippedClasses implements AutoCloseable {
         "the classes shipped for " + type + " are not a valid bundle: " + why + "; nothing loaded");
   }
 
-  /** Drops the least recently used idle bundle when the node holds its limit. */
-  private void makeRoom(String type) {
+  /**
+   * Removes, and returns for closing, the least recently used idle bundle when the node holds its
+   * limit; null when there is room.
+   */
+  private Loaded makeRoom(String type) {
     if (byDigest.size() < limits.maxBundles()) {
-      return;
+      return null;
     }
     Map.Entry<String, Loaded> oldest = null;
     for (Map.Entry<String, Loaded> e : byDigest.entrySet()) {
@@ -240,35 +264,36 @@ final class ShippedClasses implements AutoCloseable {
               + " class bundles, all in use; try again, or raise vcorfu server"
               + " --remote-classes-max");
     }
-    drop(oldest.getKey(), "to make room");
+    return byDigest.remove(oldest.getKey());
   }
 
   /** Drops every bundle idle for the configured time. */
   void dropIdle() {
     long now = System.nanoTime();
     long idle = limits.idle().toNanos();
-    List<String> old;
+    List<Loaded> old = new ArrayList<>();
     synchronized (this) {
-      old =
-          byDigest.entrySet().stream()
-              .filter(e -> e.getValue().running == 0 && now - e.getValue().lastUsedNanos >= idle)
-              .map(Map.Entry::getKey)
-              .toList();
-      for (String hex : old) {
-        drop(hex, "unused for " + limits.idle());
+      for (Iterator<Loaded> it = byDigest.values().iterator(); it.hasNext(); ) {
+        Loaded l = it.next();
+        if (l.running == 0 && now - l.lastUsedNanos >= idle) {
+          it.remove();
+          old.add(l);
+        }
       }
+    }
+    for (Loaded l : old) {
+      close(l, "unused for " + limits.idle());
     }
   }
 
-  private void drop(String hex, String why) {
-    Loaded l = byDigest.remove(hex);
+  /** Closes a bundle removed from the map: its executor, runtime and hosted views. */
+  private static void close(Loaded l, String why) {
     try {
       l.executor.close();
     } catch (RuntimeException e) {
-      LOG.warn("closing the views of bundle {} failed: {}", hex.substring(0, 12), e.toString());
+      LOG.warn("closing the views of the classes shipped for {} failed: {}", l.type, e.toString());
     }
-    LOG.info(
-        "dropped the classes shipped for {} (bundle {}): {}", l.type, hex.substring(0, 12), why);
+    LOG.info("dropped the classes shipped for {} ({}): {}", l.type, l.loader.getName(), why);
   }
 
   /** How many bundles are held (for tests and the node's status). */
@@ -283,11 +308,16 @@ final class ShippedClasses implements AutoCloseable {
   }
 
   @Override
-  public synchronized void close() {
-    closed = true;
-    sweeper.shutdownNow();
-    for (String hex : List.copyOf(byDigest.keySet())) {
-      drop(hex, "the node stops");
+  public void close() {
+    List<Loaded> all;
+    synchronized (this) {
+      closed = true;
+      sweeper.shutdownNow();
+      all = List.copyOf(byDigest.values());
+      byDigest.clear();
+    }
+    for (Loaded l : all) {
+      close(l, "the node stops");
     }
   }
 }

@@ -155,6 +155,25 @@ class ShippedClassesTest {
   }
 
   @Test
+  void aNodeAtItsLimitDropsTheLeastRecentlyUsedBundle() throws Throwable {
+    Node n = node("limited", RemoteClasses.ACCEPTED.withLimits(1, 1 << 20));
+    Class<?> v1 = version("v1", 1).loadClass(TYPE);
+    Class<?> v2 = version("v2", 10).loadClass(TYPE);
+    Object old = remote(runtime(n), "tally", v1);
+    Object changed = remote(runtime(n), "tally", v2);
+    call(old, "add", 1L);
+    assertThat(call(old, "total")).isEqualTo(1L);
+    assertThat(call(changed, "total")).isEqualTo(10L);
+    ShippedClasses shipped = n.views.shippedClasses();
+    assertThat(shipped.held()).isEqualTo(1);
+    assertThat(shipped.loaderOf(ClassBundles.of(v1).digestHex())).isNull();
+    // The dropped version is shipped again when next called.
+    assertThat(call(old, "total")).isEqualTo(1L);
+    assertThat(shipped.loaderOf(ClassBundles.of(v1).digestHex())).isNotNull();
+    assertThat(shipped.held()).isEqualTo(1);
+  }
+
+  @Test
   void anUnusedBundleIsDroppedAndItsLoaderCollected() throws Throwable {
     Node n = node("idle", RemoteClasses.ACCEPTED.withIdle(Duration.ofMillis(200)));
     VCorfuRuntime rt = runtime(n);
