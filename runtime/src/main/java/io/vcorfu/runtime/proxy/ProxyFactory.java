@@ -63,17 +63,23 @@ public final class ProxyFactory {
    */
   private static final class Slot {
     private final Class<?> type;
-    private Proxied proxied; // guarded by this
+    private volatile Proxied proxied; // written under this
 
     Slot(Class<?> type) {
       this.type = type;
     }
 
-    synchronized Proxied get() {
-      if (proxied == null) {
-        proxied = proxyOf(ClassModel.of(type));
+    Proxied get() {
+      Proxied p = proxied;
+      if (p != null) {
+        return p;
       }
-      return proxied;
+      synchronized (this) {
+        if (proxied == null) {
+          proxied = proxyOf(ClassModel.of(type));
+        }
+        return proxied;
+      }
     }
   }
 
