@@ -51,6 +51,11 @@ final class BundleLoader extends ClassLoader {
     }
   }
 
+  /** Whether {@code name} is a class of the bundle. */
+  boolean holds(String name) {
+    return classes.containsKey(name);
+  }
+
   private boolean nestedInBundle(String name) {
     int cut = name.lastIndexOf('$');
     while (cut > 0) {

@@ -98,7 +98,7 @@ final class RemoteViewHost implements AutoCloseable {
     byte[] digest = request.getBundleDigest().toByteArray();
     ShippedClasses shipped = shipped();
     if (shipped != null) {
-      try (ShippedClasses.Use use = shipped.use(digest)) {
+      try (ShippedClasses.Use use = shipped.use(type, digest)) {
         if (use != null) {
           return use.executor().execute(request);
         }

@@ -31,10 +31,11 @@ import org.slf4j.LoggerFactory;
  * digest it is found by, after the caller's authorization (the node's {@code
  * --accept-remote-classes}, and {@code deploy} on the stream where the node authorizes requests)
  * was checked; so a call naming a digest runs exactly the class files some permitted principal
- * shipped under it, and nothing a caller names by digest can be swapped for other code. A bundle no
- * call used for {@link RemoteClasses#idle} is dropped with its executor and views (then its classes
- * can be collected); at most {@link RemoteClasses#maxBundles} are held, none larger than {@link
- * RemoteClasses#maxBundleBytes}.
+ * shipped under it, and only classes of that bundle (a call naming a digest and a class the bundle
+ * does not hold is refused), and nothing a caller names by digest can be swapped for other code. A
+ * bundle no call used for {@link RemoteClasses#idle} is dropped with its executor and views (then
+ * its classes can be collected); at most {@link RemoteClasses#maxBundles} are held, none larger
+ * than {@link RemoteClasses#maxBundleBytes}.
  *
  * <p>Thread-safe.
  */
@@ -107,11 +108,21 @@ final class ShippedClasses implements AutoCloseable {
     sweeper.scheduleWithFixedDelay(this::dropIdle, every, every, TimeUnit.MILLISECONDS);
   }
 
-  /** The loaded bundle with {@code digest}, held for one call; null when none is loaded. */
-  synchronized Use use(byte[] digest) {
+  /**
+   * The loaded bundle with {@code digest}, held for one call of its class {@code type}; null when
+   * none is loaded.
+   *
+   * @throws BadRequestException if {@code type} is not a class of the bundle: a digest names a
+   *     version of the classes it holds, and runs nothing else
+   */
+  synchronized Use use(String type, byte[] digest) {
     Loaded l = byDigest.get(HexFormat.of().formatHex(digest));
     if (l == null) {
       return null;
+    }
+    if (!l.loader.holds(type)) {
+      throw new BadRequestException(
+          "the class bundle this call names was shipped for " + l.type + " and has no " + type);
     }
     l.running++;
     return new Use(l);
@@ -137,10 +148,9 @@ final class ShippedClasses implements AutoCloseable {
         if (closed) {
           throw new io.vcorfu.protocol.NotServingException("remote-view host");
         }
-        Loaded l = byDigest.get(hex);
-        if (l != null) {
-          l.running++;
-          return new Use(l);
+        Use loaded = use(type, digest);
+        if (loaded != null) {
+          return loaded;
         }
         evicted = makeRoom(type);
       }

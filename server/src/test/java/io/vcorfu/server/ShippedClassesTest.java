@@ -300,5 +300,12 @@ class ShippedClassesTest {
     call(remote, "add", 2L);
     assertThat(call(remote, "total")).isEqualTo(2L);
     assertThat(n.views.shippedClasses().held()).isEqualTo(1);
+    // A loaded digest runs only classes of its bundle.
+    ViewCallRequest elsewhere =
+        request(bundle, Map.of()).toBuilder().setType("plugin.Elsewhere").build();
+    assertThat(refusal(n, elsewhere))
+        .isInstanceOf(BadRequestException.class)
+        .hasMessageContaining("has no plugin.Elsewhere");
+    assertThat(call(remote, "total")).isEqualTo(2L);
   }
 }
