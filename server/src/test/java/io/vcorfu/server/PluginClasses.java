@@ -15,8 +15,8 @@ import javax.tools.ToolProvider;
 /**
  * Object classes compiled while a test runs, into a directory of their own, so that no node's class
  * path has them: {@code plugin.Tally}, whose {@code total()} returns the sum of what {@code add}
- * added times a factor that differs by version, and which keeps a {@code plugin.Tally$Step} record
- * per addition (a second class of the bundle).
+ * added times a factor that differs by version ({@code addAndGet} adds and returns it), and which
+ * keeps a {@code plugin.Tally$Step} record per addition (a second class of the bundle).
  */
 final class PluginClasses {
   static final String TYPE = "plugin.Tally";
@@ -29,6 +29,7 @@ final class PluginClasses {
 
     import io.vcorfu.runtime.annotations.Accessor;
     import io.vcorfu.runtime.annotations.Mutator;
+    import io.vcorfu.runtime.annotations.MutatorAccessor;
     import java.util.ArrayList;
     import java.util.List;
 
@@ -40,6 +41,12 @@ final class PluginClasses {
       @Mutator
       public void add(long n) {
         steps.add(new Step(n));
+      }
+
+      @MutatorAccessor
+      public long addAndGet(long n) {
+        add(n);
+        return total();
       }
 
       @Accessor

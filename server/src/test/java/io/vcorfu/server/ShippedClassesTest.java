@@ -109,6 +109,8 @@ class ShippedClassesTest {
     assertThat(call(remote, "total")).isEqualTo(9L);
     call(remote, "add", 1L);
     assertThat(call(remote, "total")).isEqualTo(10L);
+    // A mutator-accessor runs on the state as of its own address: a snapshot, on the bundle too.
+    assertThat(call(remote, "addAndGet", 5L)).isEqualTo(15L);
 
     ShippedClasses shipped = n.views.shippedClasses();
     assertThat(shipped.held()).isEqualTo(1);
