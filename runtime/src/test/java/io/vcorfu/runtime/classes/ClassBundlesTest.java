@@ -12,7 +12,10 @@ import java.net.URLClassLoader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
+import java.util.jar.JarEntry;
+import java.util.jar.JarOutputStream;
 import javax.tools.ToolProvider;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -115,6 +118,28 @@ class ClassBundlesTest {
     assertThat(ClassBundles.of(String.class)).isNull();
     assertThat(ClassBundles.of(VCorfuRuntime.class)).isNull();
     assertThat(ClassBundles.of(Declares.class)).as("a class of vcorfu's packages").isNull();
+  }
+
+  @Test
+  void aClassFromAJarHasTheSameBundleAsFromItsDirectory(@TempDir Path tmp) throws Exception {
+    byte[] fromDirectory;
+    try (URLClassLoader loader = compiled(tmp)) {
+      fromDirectory = ClassBundles.of(loader.loadClass("bundled.Declares")).digest();
+    }
+    Path jar = tmp.resolve("bundled.jar");
+    try (JarOutputStream out = new JarOutputStream(Files.newOutputStream(jar))) {
+      for (String name : List.of("Declares", "Part", "Unused")) {
+        out.putNextEntry(new JarEntry("bundled/" + name + ".class"));
+        out.write(Files.readAllBytes(tmp.resolve("classes/bundled/" + name + ".class")));
+        out.closeEntry();
+      }
+    }
+    try (URLClassLoader loader =
+        new URLClassLoader(new URL[] {jar.toUri().toURL()}, getClass().getClassLoader())) {
+      ClassBundle fromJar = ClassBundles.of(loader.loadClass("bundled.Declares"));
+      assertThat(fromJar.classes().keySet()).containsExactly("bundled.Declares", "bundled.Part");
+      assertThat(fromJar.digest()).isEqualTo(fromDirectory);
+    }
   }
 
   @Test
