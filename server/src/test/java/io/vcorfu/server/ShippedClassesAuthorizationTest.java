@@ -103,9 +103,29 @@ class ShippedClassesAuthorizationTest {
     assertThat(refused.getMessage()).contains("vcorfu acl grant").doesNotContain("\n");
     assertThat(node.views.shippedClasses().held()).isZero();
 
+    ch.qos.logback.classic.Logger audit =
+        (ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger("vcorfu.audit");
+    ch.qos.logback.core.read.ListAppender<ch.qos.logback.classic.spi.ILoggingEvent> lines =
+        new ch.qos.logback.core.read.ListAppender<>();
+    lines.start();
+    audit.addAppender(lines);
+    ch.qos.logback.classic.Level level = audit.getLevel();
+    audit.setLevel(ch.qos.logback.classic.Level.INFO); // the build's tests log at WARN
     Object carols = runtime(node, "carol").objects().builder("a/tally", tally).remote().open();
     call(carols, "add", 5L);
-    assertThat(call(carols, "total")).isEqualTo(9L);
+    try {
+      assertThat(call(carols, "total")).isEqualTo(9L);
+    } finally {
+      audit.detachAppender(lines);
+      audit.setLevel(level);
+    }
+    // Who shipped code to the node is on record.
+    assertThat(lines.list)
+        .extracting(ch.qos.logback.classic.spi.ILoggingEvent::getFormattedMessage)
+        .contains(
+            subject("carol")
+                + " ships 2 classes of plugin.Tally with a remote-view call on"
+                + " 'a/tally'");
     assertThat(node.views.shippedClasses().held()).isEqualTo(1);
     // Deployed: alice's calls name the loaded bundle by digest and ship nothing.
     assertThat(call(alices, "total")).isEqualTo(9L);
