@@ -31,17 +31,23 @@ import org.slf4j.LoggerFactory;
  * first call), with object classes loaded from the configured class path, or from a class bundle a
  * client shipped ({@link ShippedClasses}).
  *
- * <p>Which code runs for a call (the invariant this class keeps): a call naming no bundle runs the
- * class of the node's class path, as before bundles. A call naming a bundle by digest runs exactly
- * that version: the shipped bundle with that digest if one is loaded, else the class path's class
- * if its bundle has that digest; else, on a node started with {@code --accept-remote-classes}, the
- * classes the call carries (checked against the digest; the node's authorization asked for {@code
- * deploy} on the stream before they got here), and without them the node asks for them ({@link
- * ClassesNeededException}). A node not accepting shipped classes runs its class path's version of
- * the class whatever the digest (it behaves as before bundles) and refuses, with {@link
- * ClassesRefusedException} and nothing loaded, a class its class path does not have. Shipped code
- * runs only in a bundle's own loader, whose parent is the class-path loader: it shares vcorfu's
- * runtime classes, never another bundle's.
+ * <p>Which code runs for a call (the invariant this class keeps):
+ *
+ * <ul>
+ *   <li>A call naming no bundle runs the class of the node's class path, as before bundles.
+ *   <li>On a node started with {@code --accept-remote-classes}, a call naming a bundle by digest
+ *       runs exactly that version, or nothing: the shipped bundle with that digest if one is loaded
+ *       (and only a class it holds), else the class path's class if its bundle there has that
+ *       digest, else the classes the call carries, once checked against the digest (the node's
+ *       authorization asked for {@code deploy} on the stream before they got here); a call carrying
+ *       none is answered {@link ClassesNeededException}.
+ *   <li>A node not accepting shipped classes never loads any: it runs its class path's version of
+ *       the class whatever the digest (as before bundles), and refuses a class its class path does
+ *       not have with {@link ClassesRefusedException}.
+ *   <li>Shipped code runs only in its bundle's own loader, whose parent is the class-path loader:
+ *       it shares vcorfu's runtime classes and the node's libraries, never another bundle's
+ *       classes, and has its own runtime and hosted views.
+ * </ul>
  *
  * <p>Calls block on the stream log, so they run on this service's own threads, never on the
  * transport's. Thread-safe.
