@@ -12,6 +12,7 @@ import io.vcorfu.client.rpc.EpochRpc;
 import io.vcorfu.client.rpc.Messages;
 import io.vcorfu.client.rpc.ReplicaClient;
 import io.vcorfu.client.tails.TailKnowledge;
+import io.vcorfu.protocol.ClassesNeededException;
 import io.vcorfu.protocol.Endpoint;
 import io.vcorfu.protocol.RpcClient;
 import io.vcorfu.protocol.StreamId;
@@ -369,7 +370,9 @@ public final class ClusterStreamLog implements StreamLog {
   /**
    * Sent to the last replica of the stream's chain, which hosts the stream's remote views; the host
    * only reads, so a call is sent again through layout changes like a read (to the last replica of
-   * the refreshed layout's chain).
+   * the refreshed layout's chain). A call with a {@link ClassBundle} names it by digest; when the
+   * host asks for it ({@link ClassesNeededException}), the call is sent to that host once more
+   * carrying the bundle's classes.
    */
   @Override
   public CompletableFuture<ViewCallResult> viewCall(ViewCall call) {
@@ -379,7 +382,20 @@ public final class ClusterStreamLog implements StreamLog {
           if (chain.isEmpty()) {
             return CompletableFuture.failedFuture(RepairingReader.noReplica(call.stream()));
           }
-          return ops.viewCall(chain.get(chain.size() - 1), Messages.toMsg(call))
+          Endpoint host = chain.get(chain.size() - 1);
+          io.vcorfu.protocol.proto.ViewCallRequest request = Messages.toMsg(call);
+          return ops.viewCall(host, request)
+              .exceptionallyCompose(
+                  e -> {
+                    if (call.bundle() != null
+                        && EpochRpc.unwrap(e) instanceof ClassesNeededException needed
+                        && call.bundle().hasDigest(needed.digest())) {
+                      // Once per call: a host that asks again (it restarted, or dropped the
+                      // bundle as unused) is answered the same way on the next call.
+                      return ops.viewCall(host, Messages.withClasses(request, call.bundle()));
+                    }
+                    return CompletableFuture.failedFuture(e);
+                  })
               .thenApply(Messages::fromMsg);
         });
   }

@@ -86,6 +86,13 @@ public final class Errors {
       b.setTlsRequired(io.vcorfu.protocol.proto.TlsRequired.getDefaultInstance());
     } else if (error instanceof UnauthenticatedException) {
       b.setUnauthenticated(io.vcorfu.protocol.proto.Unauthenticated.getDefaultInstance());
+    } else if (error instanceof ClassesNeededException e) {
+      b.setClassesNeeded(
+          io.vcorfu.protocol.proto.ClassesNeeded.newBuilder()
+              .setType(e.type())
+              .setDigest(ByteString.copyFrom(e.digest())));
+    } else if (error instanceof ClassesRefusedException e) {
+      b.setClassesRefused(io.vcorfu.protocol.proto.ClassesRefused.newBuilder().setType(e.type()));
     } else {
       b.setServerError(ServerError.getDefaultInstance());
     }
@@ -152,6 +159,10 @@ public final class Errors {
       case TLS_REQUIRED -> new TlsException(m.isEmpty() ? "the node requires TLS" : m, null);
       case UNAUTHENTICATED ->
           new UnauthenticatedException(m.isEmpty() ? "the node does not know this client" : m);
+      case CLASSES_NEEDED ->
+          new ClassesNeededException(
+              msg.getClassesNeeded().getType(), msg.getClassesNeeded().getDigest().toByteArray());
+      case CLASSES_REFUSED -> new ClassesRefusedException(msg.getClassesRefused().getType(), m);
       case SERVER_ERROR, ERROR_NOT_SET ->
           new ServerErrorException(m.isEmpty() ? "server error" : m);
     };

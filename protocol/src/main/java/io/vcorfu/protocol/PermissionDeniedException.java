@@ -11,7 +11,7 @@ public final class PermissionDeniedException extends VCorfuException {
   private final String principal;
 
   /**
-   * @param permission the permission missing (read, write, trim, admin, view, node)
+   * @param permission the permission missing (read, write, trim, admin, view, deploy, node)
    * @param stream the stream it is missing on; null when the request is not about one stream
    * @param principal who asked, as the node names it
    */

@@ -40,6 +40,8 @@ import java.util.List;
  *     storage's default, 16 MiB)
  * @param access how the node authorizes requests by their principals' grants; null: it does not
  *     (every caller may do everything)
+ * @param remoteClasses whether the remote-view host takes object classes from clients, and its
+ *     limits; null: {@link RemoteClasses#REFUSED}
  */
 public record NodeConfig(
     Endpoint listen,
@@ -55,7 +57,8 @@ public record NodeConfig(
     ClusterRetention retention,
     long segmentBytes,
     long compactionBytesPerSecond,
-    io.vcorfu.server.access.AccessConfig access) {
+    io.vcorfu.server.access.AccessConfig access,
+    RemoteClasses remoteClasses) {
   public static final long DEFAULT_CHECKPOINT_EVERY = 10_000;
 
   /** See {@code LogPrefixTrim.DEFAULT_WINDOW}. */
@@ -66,6 +69,7 @@ public record NodeConfig(
   public NodeConfig {
     classpath = classpath == null ? null : List.copyOf(classpath);
     retention = retention == null ? ClusterRetention.NONE : retention;
+    remoteClasses = remoteClasses == null ? RemoteClasses.REFUSED : remoteClasses;
     if (segmentBytes != 0 && (segmentBytes < (1 << 20) || segmentBytes > (1L << 30))) {
       throw new IllegalArgumentException(
           "segments must be between 1 MiB and 1 GiB long, not " + segmentBytes + " bytes");
@@ -106,6 +110,7 @@ public record NodeConfig(
         ClusterRetention.NONE,
         0,
         0,
+        null,
         null);
   }
 
@@ -189,6 +194,13 @@ public record NodeConfig(
     return c.done();
   }
 
+  /** The same node, taking object classes from clients as {@code r} says. */
+  public NodeConfig withRemoteClasses(RemoteClasses r) {
+    Change c = new Change(this);
+    c.remoteClasses = r;
+    return c.done();
+  }
+
   /** A configuration being changed by one of the {@code with} methods. */
   private static final class Change {
     Endpoint listen;
@@ -205,6 +217,7 @@ public record NodeConfig(
     long segmentBytes;
     long compactionBytesPerSecond;
     io.vcorfu.server.access.AccessConfig access;
+    RemoteClasses remoteClasses;
 
     Change(NodeConfig c) {
       listen = c.listen;
@@ -221,6 +234,7 @@ public record NodeConfig(
       segmentBytes = c.segmentBytes;
       compactionBytesPerSecond = c.compactionBytesPerSecond;
       access = c.access;
+      remoteClasses = c.remoteClasses;
     }
 
     NodeConfig done() {
@@ -238,7 +252,8 @@ public record NodeConfig(
           retention,
           segmentBytes,
           compactionBytesPerSecond,
-          access);
+          access,
+          remoteClasses);
     }
   }
 

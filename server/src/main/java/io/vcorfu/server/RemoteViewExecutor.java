@@ -1,6 +1,7 @@
 package io.vcorfu.server;
 
 import com.google.protobuf.ByteString;
+import io.vcorfu.client.ClassBundle;
 import io.vcorfu.protocol.BadRequestException;
 import io.vcorfu.protocol.StreamId;
 import io.vcorfu.protocol.VCorfuException;
@@ -9,6 +10,7 @@ import io.vcorfu.protocol.proto.ViewCallResponse;
 import io.vcorfu.runtime.VCorfuRuntime;
 import io.vcorfu.runtime.Version;
 import io.vcorfu.runtime.checkpoint.Checkpoints;
+import io.vcorfu.runtime.classes.ClassBundles;
 import io.vcorfu.runtime.proxy.ClassModel;
 import io.vcorfu.runtime.proxy.MethodKind;
 import io.vcorfu.runtime.proxy.MethodModel;
@@ -214,6 +216,26 @@ final class RemoteViewExecutor implements AutoCloseable {
       }
     }
     return UpcallRunner.apply(state, m, args);
+  }
+
+  /** Where this executor loads object classes from. */
+  ClassLoader classes() {
+    return classes;
+  }
+
+  /**
+   * Whether this executor's class {@code name} is the version whose bundle has {@code digest}; null
+   * when it cannot load a class of that name at all.
+   */
+  Boolean hasVersion(String name, byte[] digest) {
+    Class<?> type;
+    try {
+      type = Class.forName(name, false, classes);
+    } catch (ClassNotFoundException | LinkageError e) {
+      return null;
+    }
+    ClassBundle own = ClassBundles.of(type);
+    return own != null && own.hasDigest(digest);
   }
 
   /**

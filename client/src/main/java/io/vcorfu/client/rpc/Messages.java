@@ -56,6 +56,24 @@ public final class Messages {
             .setAsOf(call.asOf());
     call.args().forEach(a -> b.addArgs(ByteString.copyFrom(a)));
     call.pending().forEach(p -> b.addPending(ByteString.copyFrom(p)));
+    if (call.bundle() != null) {
+      b.setBundleDigest(ByteString.copyFrom(call.bundle().digest()));
+    }
+    return b.build();
+  }
+
+  /** {@code request} carrying the class files of {@code bundle} (the host asked for them). */
+  public static ViewCallRequest withClasses(
+      ViewCallRequest request, io.vcorfu.client.ClassBundle bundle) {
+    ViewCallRequest.Builder b = request.toBuilder().clearBundle();
+    bundle
+        .classes()
+        .forEach(
+            (name, file) ->
+                b.addBundle(
+                    io.vcorfu.protocol.proto.ClassFileMsg.newBuilder()
+                        .setName(name)
+                        .setBytes(ByteString.copyFrom(file))));
     return b.build();
   }
 

@@ -9,7 +9,6 @@ import java.lang.reflect.Field;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import net.bytebuddy.ByteBuddy;
 import net.bytebuddy.description.modifier.Visibility;
 import net.bytebuddy.dynamic.loading.ClassInjector;
@@ -19,7 +18,7 @@ import net.bytebuddy.implementation.MethodDelegation;
 import net.bytebuddy.matcher.ElementMatchers;
 
 /**
- * One Byte Buddy subclass per object class (cached for the JVM's lifetime), overriding only the
+ * One Byte Buddy subclass per object class (cached while the class is loaded), overriding only the
  * annotated methods; every other method runs unchanged on the proxy instance. Thread-safe.
  *
  * <p>A class whose proxy was written at build time ({@link ProxyClassWriter}: the collections') has
@@ -45,7 +44,44 @@ public final class ProxyFactory {
     }
   }
 
-  private static final Map<Class<?>, Proxied> CACHE = new ConcurrentHashMap<>();
+  /**
+   * Kept with each class (not in a map of classes), so a class whose loader is otherwise
+   * unreachable is unloaded with its proxy: a remote-view host drops the classes clients shipped
+   * it.
+   */
+  private static final ClassValue<Slot> CACHE =
+      new ClassValue<>() {
+        @Override
+        protected Slot computeValue(Class<?> type) {
+          return new Slot(type);
+        }
+      };
+
+  /**
+   * Where one class's proxy is made once: every thread gets the same slot, and the first to ask
+   * generates the proxy under its lock (two threads defining one proxy class would collide).
+   */
+  private static final class Slot {
+    private final Class<?> type;
+    private volatile Proxied proxied; // written under this
+
+    Slot(Class<?> type) {
+      this.type = type;
+    }
+
+    Proxied get() {
+      Proxied p = proxied;
+      if (p != null) {
+        return p;
+      }
+      synchronized (this) {
+        if (proxied == null) {
+          proxied = proxyOf(ClassModel.of(type));
+        }
+        return proxied;
+      }
+    }
+  }
 
   private ProxyFactory() {}
 
@@ -53,12 +89,7 @@ public final class ProxyFactory {
    * The proxy of {@code type}: the one written at build time if any, else generated on first use.
    */
   public static Proxied forClass(Class<?> type) {
-    Proxied p = CACHE.get(type);
-    if (p == null) {
-      ClassModel model = ClassModel.of(type);
-      p = CACHE.computeIfAbsent(type, t -> proxyOf(model));
-    }
-    return p;
+    return CACHE.get(type).get();
   }
 
   /** The name of {@code type}'s proxy class. */

@@ -1,11 +1,13 @@
 package io.vcorfu.runtime.view;
 
+import io.vcorfu.client.ClassBundle;
 import io.vcorfu.client.ViewCall;
 import io.vcorfu.client.ViewCallResult;
 import io.vcorfu.protocol.StreamId;
 import io.vcorfu.runtime.ReadOnlyViewException;
 import io.vcorfu.runtime.RemoteCallException;
 import io.vcorfu.runtime.Version;
+import io.vcorfu.runtime.classes.ClassBundles;
 import io.vcorfu.runtime.proxy.ClassModel;
 import io.vcorfu.runtime.proxy.MethodKind;
 import io.vcorfu.runtime.proxy.MethodModel;
@@ -28,6 +30,11 @@ import java.util.concurrent.Callable;
  * <p>A view call only reads, so the stream log sends it again when its host cannot be reached, does
  * not answer or refuses its epoch, to the host the refreshed layout names, within the log's
  * failover timeout (see {@link io.vcorfu.client.StreamLog#viewCall}).
+ *
+ * <p>Each call names the version of the object's class it runs by its class bundle's digest ({@link
+ * ClassBundles}); the log ships the bundle to a host that asks for it. A class without a bundle
+ * (one of vcorfu's, or without a readable code source) is named by name only, and the host runs the
+ * version its class path has.
  */
 public final class RemoteViewHandle implements ObjectHandle {
   private final RuntimeCore core;
@@ -35,6 +42,7 @@ public final class RemoteViewHandle implements ObjectHandle {
   private final ClassModel model;
   private final Serializer serializer;
   private final Version asOf;
+  private final ClassBundle bundle;
 
   @Override
   public StreamId stream() {
@@ -54,6 +62,7 @@ public final class RemoteViewHandle implements ObjectHandle {
     this.model = model;
     this.serializer = serializer;
     this.asOf = asOf;
+    this.bundle = ClassBundles.of(model.type());
   }
 
   private boolean snapshot() {
@@ -128,7 +137,8 @@ public final class RemoteViewHandle implements ObjectHandle {
             m.signature(),
             encodedArgs,
             at.toWire(),
-            encodedPending);
+            encodedPending,
+            bundle);
     ViewCallResult r = core.await(core.log().viewCall(call));
     if (r.failed()) {
       throw new RemoteCallException(stream, m.signature(), r.failureType(), r.failureMessage());

@@ -15,7 +15,8 @@ import org.slf4j.LoggerFactory;
  * A node's authorization: every request a principal sends is checked against the grants before the
  * node does anything of it ({@link RequestAccess} says what each needs), and refused whole with
  * {@link PermissionDeniedException} otherwise, one line in the audit log ({@code vcorfu.audit})
- * naming who, what and on which stream.
+ * naming who, what and on which stream. A permitted call that ships object classes (code the node
+ * will run) is recorded there too, at INFO.
  *
  * <p>Invariant: a request from a principal reaches the node's roles only if the grants current when
  * it arrived allow all of it; a log read's answer leaves only if they allow every entry in it. The
@@ -77,6 +78,17 @@ public final class Authorization {
     PermissionDeniedException denied = RequestAccess.check(r, principal, now, names);
     if (denied != null) {
       return refuse(r, denied);
+    }
+    if (r.getPayloadCase() == Request.PayloadCase.VIEW_CALL
+        && r.getViewCall().getBundleCount() > 0) {
+      // Code the node will run: who shipped it stays on record.
+      String stream = names.nameOf(r.getViewCall().getStream());
+      AUDIT.info(
+          "{} ships {} classes of {} with a remote-view call on {}",
+          principal,
+          r.getViewCall().getBundleCount(),
+          r.getViewCall().getType(),
+          stream != null ? "'" + stream + "'" : "an unnamed stream");
     }
     CompletableFuture<Response> answer = next.handle(r);
     if (r.getPayloadCase() != Request.PayloadCase.LOG_READ) {

@@ -15,6 +15,11 @@ public enum Permission {
   /** Run methods of objects on the node that hosts them (remote views). */
   VIEW,
   /**
+   * Ship object classes to the node with a remote-view call (code the node then runs), on a node
+   * started with {@code --accept-remote-classes}.
+   */
+  DEPLOY,
+  /**
    * Be a node of the cluster, on the empty prefix only: every request, the node-to-node ones
    * (seals, rebuild copies, holes the rebuild writes) included.
    */
@@ -42,6 +47,6 @@ public enum Permission {
       }
     }
     throw new IllegalArgumentException(
-        "'" + label + "' is not a permission: use read, write, trim, admin, view or node");
+        "'" + label + "' is not a permission: use read, write, trim, admin, view, deploy or node");
   }
 }

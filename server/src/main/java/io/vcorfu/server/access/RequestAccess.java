@@ -40,7 +40,8 @@ import java.util.Map;
  *       of its streams reads the whole entry.
  *   <li>Trims: {@code trim} on the stream; the global log's trim needs it on every stream (the
  *       empty prefix).
- *   <li>Remote-view calls: {@code view} on the object's stream.
+ *   <li>Remote-view calls: {@code view} on the object's stream; one that ships the object's classes
+ *       (code the node runs) also {@code deploy} on it.
  *   <li>Layout changes (add, remove, replace a node) and compaction: {@code admin}. Seals and
  *       anything else: {@code node}.
  * </ul>
@@ -112,7 +113,12 @@ final class RequestAccess {
       case STREAM_READ -> need(Permission.READ, r.getStreamRead().getStream());
       case LOG_TRIM -> need(Permission.TRIM, null);
       case STREAM_TRIM -> need(Permission.TRIM, r.getStreamTrim().getStream());
-      case VIEW_CALL -> need(Permission.VIEW, r.getViewCall().getStream());
+      case VIEW_CALL -> {
+        need(Permission.VIEW, r.getViewCall().getStream());
+        if (r.getViewCall().getBundleCount() > 0) {
+          need(Permission.DEPLOY, r.getViewCall().getStream());
+        }
+      }
       default -> need(Permission.NODE, null);
     }
   }

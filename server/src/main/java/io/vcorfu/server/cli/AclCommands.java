@@ -34,10 +34,10 @@ import picocli.CommandLine.Spec;
     mixinStandardHelpOptions = true,
     description =
         "Grant, revoke and list who may do what: permissions read, write, trim, view (remote"
-            + " views) on the streams whose names start with a prefix, and admin and node on the"
-            + " whole cluster, each to a principal (the subject of a certificate, e.g."
-            + " CN=alice, or * for every certified caller). Changes reach the nodes within a"
-            + " second.",
+            + " views), deploy (ship object classes with remote views) on the streams whose names"
+            + " start with a prefix, and admin and node on the whole cluster, each to a principal"
+            + " (the subject of a certificate, e.g. CN=alice, or * for every certified caller)."
+            + " Changes reach the nodes within a second.",
     subcommands = {
       AclCommands.GrantCommand.class,
       AclCommands.Revoke.class,
@@ -165,7 +165,7 @@ final class AclCommands {
         names = "--permissions",
         required = true,
         split = ",",
-        description = "read, write, trim, view, admin, node (comma-separated).")
+        description = "read, write, trim, view, deploy, admin, node (comma-separated).")
     java.util.List<String> permissions;
 
     Set<Permission> parsed() {

@@ -91,6 +91,8 @@ final class ServerCommand implements Callable<Integer> {
 
   @picocli.CommandLine.Mixin RetentionFlags retention = new RetentionFlags();
 
+  @picocli.CommandLine.Mixin RemoteClassFlags remoteClasses = new RemoteClassFlags();
+
   @Option(
       names = "--segment-size-mb",
       defaultValue = "16",
@@ -352,7 +354,8 @@ final class ServerCommand implements Callable<Integer> {
             .withRetention(retention.over(io.vcorfu.client.ClusterRetention.NONE))
             .withSegmentBytes(segmentSizeMb << 20)
             .withCompactionRate(compactionRateMb << 20)
-            .withAccess(access);
+            .withAccess(access)
+            .withRemoteClasses(remoteClasses.config());
     if (zookeeper != null) {
       try {
         config =

@@ -119,12 +119,32 @@ class AclCommandsTest {
     assertThat(none.err().strip()).endsWith("nothing was changed");
   }
 
+  @Test
+  void deployIsGrantedOnAPrefixLikeView() throws Exception {
+    String f = tmp.resolve("acl.json").toString();
+    Run g =
+        run(
+            "acl",
+            "grant",
+            "--file",
+            f,
+            "--principal",
+            "CN=dev",
+            "--prefix",
+            "a/",
+            "--permissions",
+            "view,deploy");
+    assertThat(g.code()).as(g.err()).isZero();
+    assertThat(g.out().strip())
+        .isEqualTo("granted view,deploy on streams starting with 'a/' to CN=dev");
+  }
+
   @ParameterizedTest
   @CsvSource(
       delimiter = '|',
       value = {
         "--principal CN=a --permissions fly | 'fly' is not a permission: use read, write, trim,"
-            + " admin, view or node",
+            + " admin, view, deploy or node",
         "--principal CN=a --prefix a/ --permissions admin | 'admin' is granted on the whole"
             + " cluster: give it without --prefix (the empty prefix)",
         "--principal ' ' --permissions read | a grant needs a principal (a certificate subject,"

@@ -75,4 +75,36 @@ class ServerCommandOptionsTest {
     assertThat(parse("server").compactionRateMb).isEqualTo(16);
     assertThat(parse("server", "--compaction-rate-mb", "4").compactionRateMb).isEqualTo(4);
   }
+
+  @Test
+  void aNodeTakesNoClassesFromClientsUnlessTold() {
+    io.vcorfu.server.RemoteClasses none = parse("server").remoteClasses.config();
+    assertThat(none).isEqualTo(io.vcorfu.server.RemoteClasses.REFUSED);
+    io.vcorfu.server.RemoteClasses some =
+        parse(
+                "server",
+                "--accept-remote-classes",
+                "--remote-classes-idle-ms",
+                "1500",
+                "--remote-classes-max",
+                "3",
+                "--remote-classes-max-mb",
+                "2")
+            .remoteClasses
+            .config();
+    assertThat(some)
+        .isEqualTo(
+            new io.vcorfu.server.RemoteClasses(
+                true, java.time.Duration.ofMillis(1500), 3, 2 << 20));
+  }
+
+  @Test
+  void aRemoteClassLimitBelowOneIsRefused() {
+    java.io.StringWriter err = new java.io.StringWriter();
+    picocli.CommandLine cl = VcorfuCli.newCommandLine();
+    cl.setErr(new java.io.PrintWriter(err));
+    int code = cl.execute("server", "--memory", "--remote-classes-max", "0");
+    assertThat(code).isEqualTo(2);
+    assertThat(err.toString()).contains("--remote-classes-max").contains("between 1 and");
+  }
 }

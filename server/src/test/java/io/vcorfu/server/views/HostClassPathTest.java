@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.vcorfu.client.ClusterStreamLog;
 import io.vcorfu.client.StreamLogOptions;
-import io.vcorfu.protocol.BadRequestException;
+import io.vcorfu.protocol.ClassesRefusedException;
 import io.vcorfu.protocol.Endpoint;
 import io.vcorfu.protocol.inmemory.InJvmTransport;
 import io.vcorfu.runtime.VCorfuRuntime;
@@ -116,9 +116,10 @@ class HostClassPathTest {
         assertThat(call(remote, "total")).isEqualTo(9L);
 
         Object unhosted = other.objects().builder("tally", tally).remote().open();
+        // The class is not on its class path, and the node does not take classes from clients.
         assertThatThrownBy(() -> call(unhosted, "total"))
-            .isInstanceOf(BadRequestException.class)
-            .hasMessageContaining("cannot load class plugin.Tally")
+            .isInstanceOf(ClassesRefusedException.class)
+            .hasMessageContaining("does not have class plugin.Tally")
             .hasMessageContaining("--classpath");
       }
     }
