@@ -53,8 +53,10 @@ class ModuleBoundaryTest {
     return parts.length > 2 && parts[0].equals("io") && parts[1].equals("vcorfu") ? parts[2] : pkg;
   }
 
+  /** An internal package of a vcorfu module (libraries' own "internal" packages are theirs). */
   private static boolean isInternal(String pkg) {
-    return pkg.equals("internal") || pkg.endsWith(".internal") || pkg.contains(".internal.");
+    return pkg.startsWith("io.vcorfu.")
+        && (pkg.endsWith(".internal") || pkg.contains(".internal."));
   }
 
   private static final ArchCondition<JavaClass> USE_ONLY_THEIR_OWN_MODULES_INTERNALS =

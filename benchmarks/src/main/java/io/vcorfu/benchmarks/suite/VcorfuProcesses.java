@@ -16,8 +16,11 @@ final class VcorfuProcesses {
   static final String CLI = "io.vcorfu.server.cli.VcorfuCli";
   static final String BENCH = "io.vcorfu.benchmarks.BenchCli";
 
-  /** Every JVM a run starts has these flags first, as {@code bin/vcorfu} does. */
+  /** Every JVM a run starts but a node has these flags first, as {@code bin/vcorfu} does. */
   static final List<String> JAVA_OPTS = List.of("-XX:+UseParallelGC");
+
+  /** A node's JVM has these flags first, as {@code bin/vcorfu server} does. */
+  static final List<String> NODE_JAVA_OPTS = List.of("-XX:+UseG1GC", "-XX:MaxGCPauseMillis=50");
 
   private static final int READY_SECONDS = 60;
 
@@ -31,15 +34,35 @@ final class VcorfuProcesses {
 
   /** {@code java JAVA_OPTS JVM_FLAGS -cp CLASSPATH MAIN ARGS}. */
   List<String> java(List<String> jvmFlags, String main, List<String> args) {
+    return java(JAVA_OPTS, jvmFlags, main, args);
+  }
+
+  private List<String> java(
+      List<String> defaults, List<String> jvmFlags, String main, List<String> args) {
     List<String> cmd = new ArrayList<>();
     cmd.add(javaBinary());
-    cmd.addAll(JAVA_OPTS);
-    cmd.addAll(jvmFlags);
+    cmd.addAll(flags(defaults, jvmFlags));
     cmd.add("-cp");
     cmd.add(classPath);
     cmd.add(main);
     cmd.addAll(args);
     return cmd;
+  }
+
+  /**
+   * {@code defaults} then {@code jvmFlags}, where a collector {@code jvmFlags} names replaces the
+   * default collector and its pause goal (the JVM refuses two collectors).
+   */
+  static List<String> flags(List<String> defaults, List<String> jvmFlags) {
+    boolean ownCollector = jvmFlags.stream().anyMatch(f -> f.matches("-XX:\\+Use\\w+GC"));
+    List<String> out = new ArrayList<>();
+    for (String f : defaults) {
+      if (!ownCollector || !(f.matches("-XX:\\+Use\\w+GC") || f.startsWith("-XX:MaxGCPause"))) {
+        out.add(f);
+      }
+    }
+    out.addAll(jvmFlags);
+    return out;
   }
 
   /** The java of this JVM, which every JVM of the run is started with. */
@@ -68,7 +91,8 @@ final class VcorfuProcesses {
     Net.requireFree(port);
     List<String> args = new ArrayList<>(List.of("server", "--host", Net.HOST, "--port", "" + port));
     args.addAll(serverArgs);
-    return processes.start(name, dir.resolve("server.log"), java(jvmFlags, CLI, args));
+    return processes.start(
+        name, dir.resolve("server.log"), java(NODE_JAVA_OPTS, jvmFlags, CLI, args));
   }
 
   /** Starts a single-server ZooKeeper on PORT, data in DIR/data, and waits for it. */
