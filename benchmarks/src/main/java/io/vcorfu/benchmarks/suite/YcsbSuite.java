@@ -132,27 +132,9 @@ public final class YcsbSuite implements Callable<Integer> {
     int port = s.basePort() + YcsbSummary.DBS.indexOf(db);
     String endpoint = (tls != null && db.equals("etcd") ? "https://" : "") + Net.HOST + ":" + port;
     List<String> args =
-        new ArrayList<>(
-            List.of(
-                "ycsb",
-                "--db",
-                db,
-                "--workload",
-                w,
-                "--records",
-                "" + s.records(),
-                "--operations",
-                "" + s.operations(),
-                "--threads",
-                "" + s.threads(),
-                "--endpoint",
-                endpoint,
-                "--cold-seconds",
-                "" + s.coldSeconds(),
-                "--warm-after",
-                "" + s.warmAfter(),
-                "-p",
-                "table=usertable_" + w));
+        ycsbArgs(db, w, s.records(), s.operations(), s.threads(), endpoint, "usertable_" + w);
+    args.addAll(
+        List.of("--cold-seconds", "" + s.coldSeconds(), "--warm-after", "" + s.warmAfter()));
     if (s.seconds() != null) {
       args.addAll(List.of("-p", "maxexecutiontime=" + s.seconds()));
     }
@@ -197,27 +179,20 @@ public final class YcsbSuite implements Callable<Integer> {
       BenchTls tls)
       throws IOException, InterruptedException {
     List<String> args =
-        new ArrayList<>(
-            List.of(
-                "ycsb",
-                "--db",
-                "vcorfu",
-                "--workload",
-                "b",
-                "--records",
-                "1000",
-                "--operations",
-                "" + s.warmupOps(),
-                "--threads",
-                "" + s.threads(),
-                "--endpoint",
-                Net.HOST + ":" + s.basePort(),
-                "-p",
-                "table=warmup",
-                "-p",
-                "vcorfu.buckets=" + s.buckets(),
-                "-p",
-                "vcorfu.read-lease-ms=" + s.readLeaseMs()));
+        ycsbArgs(
+            "vcorfu",
+            "b",
+            1000,
+            s.warmupOps(),
+            s.threads(),
+            Net.HOST + ":" + s.basePort(),
+            "warmup");
+    args.addAll(
+        List.of(
+            "-p",
+            "vcorfu.buckets=" + s.buckets(),
+            "-p",
+            "vcorfu.read-lease-ms=" + s.readLeaseMs()));
     if (tls != null) {
       args.addAll(tls.ycsbProperties("vcorfu"));
     }
@@ -233,6 +208,34 @@ public final class YcsbSuite implements Callable<Integer> {
     Files.readAllLines(log).stream()
         .filter(l -> l.startsWith("ycsb summary:"))
         .forEach(System.err::println);
+  }
+
+  /** {@code ycsb} arguments running WORKLOAD against DB at ENDPOINT on TABLE. */
+  private static List<String> ycsbArgs(
+      String db,
+      String workload,
+      int records,
+      int operations,
+      int threads,
+      String endpoint,
+      String table) {
+    return new ArrayList<>(
+        List.of(
+            "ycsb",
+            "--db",
+            db,
+            "--workload",
+            workload,
+            "--records",
+            "" + records,
+            "--operations",
+            "" + operations,
+            "--threads",
+            "" + threads,
+            "--endpoint",
+            endpoint,
+            "-p",
+            "table=" + table));
   }
 
   /** The summary's heading and the paragraph saying what ran. */
