@@ -176,6 +176,33 @@ class ShippedClassesTest {
   }
 
   @Test
+  void aNodeAtItsLimitWithEveryBundleInUseRefusesANewOneUntilOneIsFree() throws Throwable {
+    Node n = node("busy", RemoteClasses.ACCEPTED.withLimits(1, 1 << 20));
+    Class<?> v1 = version("v1", 1).loadClass(TYPE);
+    Class<?> v2 = version("v2", 10).loadClass(TYPE);
+    Object old = remote(runtime(n), "tally", v1);
+    Object changed = remote(runtime(n), "tally", v2);
+    call(old, "add", 2L);
+    assertThat(call(old, "total")).isEqualTo(2L);
+    ShippedClasses shipped = n.views.shippedClasses();
+    // A call running on version 1 holds it (as a long accessor would).
+    try (ShippedClasses.Use running = shipped.use(TYPE, ClassBundles.of(v1).digest())) {
+      assertThat(running).isNotNull();
+      assertThatThrownBy(() -> call(changed, "total"))
+          .isInstanceOf(ClassesRefusedException.class)
+          .hasMessageContaining("holds its limit of 1 class bundles, all in use")
+          .hasMessageContaining("--remote-classes-max")
+          .satisfies(e -> assertThat(e.getMessage()).doesNotContain("\n"));
+      assertThat(shipped.loaderOf(ClassBundles.of(v2).digestHex())).isNull();
+      assertThat(shipped.held()).isEqualTo(1);
+    }
+    // Once the call is done, version 2 takes version 1's place.
+    assertThat(call(changed, "total")).isEqualTo(20L);
+    assertThat(shipped.loaderOf(ClassBundles.of(v2).digestHex())).isNotNull();
+    assertThat(shipped.loaderOf(ClassBundles.of(v1).digestHex())).isNull();
+  }
+
+  @Test
   void anUnusedBundleIsDroppedAndItsLoaderCollected() throws Throwable {
     Node n = node("idle", RemoteClasses.ACCEPTED.withIdle(Duration.ofMillis(200)));
     VCorfuRuntime rt = runtime(n);
