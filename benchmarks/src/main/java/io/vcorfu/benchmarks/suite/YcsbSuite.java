@@ -138,17 +138,7 @@ public final class YcsbSuite implements Callable<Integer> {
     if (s.seconds() != null) {
       args.addAll(List.of("-p", "maxexecutiontime=" + s.seconds()));
     }
-    if (db.equals("vcorfu")) {
-      args.addAll(
-          List.of(
-              "-p",
-              "vcorfu.buckets=" + s.buckets(),
-              "-p",
-              "vcorfu.read-lease-ms=" + s.readLeaseMs()));
-    }
-    if (tls != null) {
-      args.addAll(tls.ycsbProperties(db));
-    }
+    args.addAll(dbProperties(s, db, tls));
     String shown = VcorfuProcesses.BENCH + " " + String.join(" ", args);
     SuiteLog.log("workload " + w + ", " + db + ": " + shown);
     Path base = raw.resolve(w + "-" + db);
@@ -187,15 +177,7 @@ public final class YcsbSuite implements Callable<Integer> {
             s.threads(),
             Net.HOST + ":" + s.basePort(),
             "warmup");
-    args.addAll(
-        List.of(
-            "-p",
-            "vcorfu.buckets=" + s.buckets(),
-            "-p",
-            "vcorfu.read-lease-ms=" + s.readLeaseMs()));
-    if (tls != null) {
-      args.addAll(tls.ycsbProperties("vcorfu"));
-    }
+    args.addAll(dbProperties(s, "vcorfu", tls));
     SuiteLog.log(
         "warming up the vcorfu node: workload b, " + s.warmupOps() + " operations on table warmup");
     Path log = raw.resolve("warmup-" + w + "-vcorfu.out");
@@ -208,6 +190,23 @@ public final class YcsbSuite implements Callable<Integer> {
     Files.readAllLines(log).stream()
         .filter(l -> l.startsWith("ycsb summary:"))
         .forEach(System.err::println);
+  }
+
+  /** The properties binding DB takes in this run: vcorfu's buckets and lease, the TLS files. */
+  private static List<String> dbProperties(YcsbOptions.Settings s, String db, BenchTls tls) {
+    List<String> props = new ArrayList<>();
+    if (db.equals("vcorfu")) {
+      props.addAll(
+          List.of(
+              "-p",
+              "vcorfu.buckets=" + s.buckets(),
+              "-p",
+              "vcorfu.read-lease-ms=" + s.readLeaseMs()));
+    }
+    if (tls != null) {
+      props.addAll(tls.ycsbProperties(db));
+    }
+    return props;
   }
 
   /** {@code ycsb} arguments running WORKLOAD against DB at ENDPOINT on TABLE. */
