@@ -84,14 +84,16 @@ final class ChainStepRunner {
     StreamReplica.Claims claims;
     byte[] bytes;
     int hash;
+    EntryRecords.Prepared prepared;
     try {
       LogReplica.checkWrite(entry);
       List<StreamReplica.Slot> slots = streams.writable(entry, steps.get(1).slots());
       if (log.skips(entry) || slots.isEmpty()) {
         return null;
       }
-      bytes = EntryRecords.serialize(engine, entry);
-      hash = EntryRecords.contentHash(entry);
+      prepared = EntryRecords.prepare(engine, entry);
+      bytes = prepared.bytes();
+      hash = prepared.hash();
       logHeld = log.claim(entry.getGlobalAddress(), hash);
       claims = streams.claim(slots, entry.getGlobalAddress(), hash);
     } catch (RuntimeException e) {
@@ -108,7 +110,12 @@ final class ChainStepRunner {
     keys.addAll(claims.fresh());
     if (!keys.isEmpty()) {
       engine.put(
-          EntryRecords.flatten(keys), global, hash, committed ? StorageEngine.COMMITTED : 0, bytes);
+          EntryRecords.flatten(keys),
+          global,
+          hash,
+          committed ? StorageEngine.COMMITTED : 0,
+          bytes,
+          prepared.digest());
       if (logHeld == null) {
         log.stored(entry, bytes);
       }

@@ -99,13 +99,12 @@ public final class LogReplica implements AutoCloseable {
           if (skips(entry)) {
             return CompletableFuture.completedFuture(null); // see JoinState
           }
-          byte[] bytes = EntryRecords.serialize(engine, entry);
-          int hash = EntryRecords.contentHash(entry);
+          EntryRecords.Prepared prepared = EntryRecords.prepare(engine, entry);
           CompletableFuture<Void> barrier;
           synchronized (engine) {
-            IndexedRecord held = claim(address, hash);
+            IndexedRecord held = claim(address, prepared.hash());
             if (held == null) {
-              put(entry, bytes, hash, commit ? StorageEngine.COMMITTED : 0);
+              put(prepared, commit ? StorageEngine.COMMITTED : 0);
             } else if (commit && !held.committed()) {
               engine.commit(key(LOG, address));
             }
@@ -148,10 +147,10 @@ public final class LogReplica implements AutoCloseable {
   }
 
   /** Under the engine's monitor: stores {@code entry} (claimed) at its address. */
-  private void put(LogEntryMsg entry, byte[] bytes, int hash, byte flags) {
-    long address = entry.getGlobalAddress();
-    engine.put(key(LOG, address), address, hash, flags, bytes);
-    stored(entry, bytes);
+  private void put(EntryRecords.Prepared p, byte flags) {
+    long address = p.entry().getGlobalAddress();
+    engine.put(key(LOG, address), address, p.hash(), flags, p.bytes(), p.digest());
+    stored(p.entry(), p.bytes());
   }
 
   /**

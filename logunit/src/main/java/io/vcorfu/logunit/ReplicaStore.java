@@ -128,7 +128,8 @@ public final class ReplicaStore implements AutoCloseable {
               isLog ? a : -1,
               0,
               StorageEngine.HOLE,
-              hole.build().toByteArray());
+              hole.build().toByteArray(),
+              null);
           purged++;
         }
       }
@@ -172,48 +173,18 @@ public final class ReplicaStore implements AutoCloseable {
    * once durable, with the number of payload bytes written.
    */
   public CompletableFuture<Long> install(StreamId stream, List<ReadResult> decided) {
-    StreamId ns = stream == null ? LogReplica.LOG : stream;
-    long bytes = 0;
-    CompletableFuture<Void> barrier;
-    synchronized (engine) {
-      for (ReadResult r : decided) {
-        long a = r.getAddress();
-        if (r.getStatus() != ReadResult.Status.COMMITTED || a < engine.trimMark(ns)) {
-          continue;
-        }
-        IndexedRecord held = engine.lookup(ns, a);
-        if (held != null && held.committed()) {
-          continue;
-        }
-        LogEntryMsg entry = r.getEntry();
-        byte[] payload = entry.toByteArray();
-        if (entry.getKind() == EntryKind.DATA) {
-          engine.put(
-              EntryRecords.key(ns, a),
-              entry.getGlobalAddress(),
-              EntryRecords.contentHash(entry),
-              StorageEngine.COMMITTED,
-              payload);
-          if (stream == null) {
-            log.noted(entry);
-          }
-        } else {
-          engine.put(
-              EntryRecords.key(ns, a),
-              stream == null ? a : -1,
-              0,
-              (byte) (StorageEngine.HOLE | StorageEngine.COMMITTED),
-              payload);
-          if (stream == null && entry.getKind() == EntryKind.LOST) {
-            log.noted(entry);
-          }
-        }
-        bytes += payload.length;
-      }
-      barrier = engine.barrier();
-    }
-    long written = bytes;
-    return barrier.thenApply(v -> written);
+    return install(stream, decided, null);
+  }
+
+  /**
+   * {@link #install(StreamId, List)}, checking each DATA result that carries the source replica's
+   * digest against the digest of the entry as received: one that differs (the source's copy was
+   * altered after it stored it, or damaged on the way) is not stored, and its address goes to
+   * {@code refused} (when not null), for the caller to copy from another replica.
+   */
+  public CompletableFuture<Long> install(
+      StreamId stream, List<ReadResult> decided, List<Long> refused) {
+    return DecidedCopies.install(engine, log, stream, decided, refused);
   }
 
   /**
@@ -234,12 +205,14 @@ public final class ReplicaStore implements AutoCloseable {
           continue;
         }
         boolean data = entry.getKind() == EntryKind.DATA;
+        EntryRecords.Prepared p = EntryRecords.prepare(engine, entry);
         engine.put(
             EntryRecords.key(LogReplica.LOG, a),
             a,
-            data ? EntryRecords.contentHash(entry) : 0,
+            data ? p.hash() : 0,
             data ? 0 : StorageEngine.HOLE,
-            entry.toByteArray());
+            p.bytes(),
+            p.digest());
         if (data) {
           log.noted(entry);
         }
@@ -327,10 +300,21 @@ public final class ReplicaStore implements AutoCloseable {
    * log to keep only what the chain needs. Completes, once durable, with the mark in force.
    */
   public CompletableFuture<Long> adoptTrimMark(StreamId stream, long before, long floorGlobal) {
+    return adoptTrimMark(stream, before, floorGlobal, null);
+  }
+
+  /**
+   * {@link #adoptTrimMark(StreamId, long, long)} with the chain's {@code anchor} (its chain head
+   * just below {@code before}; null when not known), so that this replica's chain heads are the
+   * chain's.
+   */
+  public CompletableFuture<Long> adoptTrimMark(
+      StreamId stream, long before, long floorGlobal, byte[] anchor) {
     long mark;
     CompletableFuture<Void> barrier;
     synchronized (engine) {
-      mark = engine.adoptTrim(stream == null ? LogReplica.LOG : stream, before, floorGlobal);
+      mark =
+          engine.adoptTrim(stream == null ? LogReplica.LOG : stream, before, floorGlobal, anchor);
       barrier = engine.barrier();
     }
     return barrier.thenApply(v -> mark);
@@ -431,6 +415,12 @@ public final class ReplicaStore implements AutoCloseable {
     }
     // Every record of the write reaches the segment writer at once: one forced write, not one
     // for the first step and another for the rest.
+    try {
+      // Serialized and digested here, outside the engine's monitor; the steps find it prepared.
+      EntryRecords.prepare(engine, entry);
+    } catch (RuntimeException e) {
+      // Too large: the step that stores it fails with that, as its answer.
+    }
     ChainStepRunner.Steps run;
     try {
       run = engine.group(() -> stepRunner.run(entry, steps, commitEarlier));
@@ -481,6 +471,15 @@ public final class ReplicaStore implements AutoCloseable {
     } catch (RuntimeException e) {
       // A malformed slot (an unknown stream id) or a role this store lacks: nothing to commit.
     }
+  }
+
+  /**
+   * Checks this store against the digests it stored, or answers chain heads (see {@code
+   * VerifyRequest} and {@link ChainVerify}).
+   */
+  public CompletableFuture<io.vcorfu.protocol.proto.VerifyResponse> verify(
+      io.vcorfu.protocol.proto.VerifyRequest request) {
+    return ChainVerify.answer(engine, request);
   }
 
   /** Makes everything written durable, then releases the files; later calls fail. */

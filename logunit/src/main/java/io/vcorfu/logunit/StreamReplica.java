@@ -2,6 +2,7 @@ package io.vcorfu.logunit;
 
 import static io.vcorfu.logunit.internal.EntryRecords.key;
 
+import io.vcorfu.logunit.internal.ChainIndex;
 import io.vcorfu.logunit.internal.EntryRecords;
 import io.vcorfu.logunit.internal.HoleFill;
 import io.vcorfu.logunit.internal.IndexedRecord;
@@ -210,8 +211,9 @@ public final class StreamReplica implements AutoCloseable {
   /** Stores {@code entry} in {@code slots} (checked already) as {@link #write} says. */
   private CompletableFuture<Void> store(
       LogEntryMsg entry, List<Slot> slots, boolean commit, long global) {
-    byte[] bytes = EntryRecords.serialize(engine, entry);
-    int hash = EntryRecords.contentHash(entry);
+    EntryRecords.Prepared prepared = EntryRecords.prepare(engine, entry);
+    byte[] bytes = prepared.bytes();
+    int hash = prepared.hash();
     CompletableFuture<Void> barrier;
     synchronized (engine) {
       Claims claims = claim(slots, global, hash);
@@ -222,7 +224,7 @@ public final class StreamReplica implements AutoCloseable {
         if (logCopy != null && recent.holds(global, logCopy, bytes)) {
           engine.putShared(keys, global, hash, flags, logCopy);
         } else {
-          engine.put(keys, global, hash, flags, bytes);
+          engine.put(keys, global, hash, flags, bytes, prepared.digest());
         }
       }
       if (commit && !claims.heldUncommitted().isEmpty()) {
@@ -420,7 +422,8 @@ public final class StreamReplica implements AutoCloseable {
                       .setTail(engine.maxAddress(s))
                       .setLastGlobal(engine.lastGlobal(s))
                       .setTrimMark(engine.trimMark(s))
-                      .setTrimFloorGlobal(engine.floorGlobal(s)));
+                      .setTrimFloorGlobal(engine.floorGlobal(s))
+                      .setTrimAnchor(ChainIndex.anchorBytes(engine, s)));
             }
             response.setMaxGlobal(engine.maxGlobal());
             barrier = engine.barrier();

@@ -27,13 +27,13 @@ class ReadBarrierTest {
   @Test
   void aStreamWhoseRecordsAreDurableIsReadWithoutWaitingForOtherStreamsWrites() throws Exception {
     try (StorageEngine engine = StorageEngine.open(Fixtures.options(StorageMode.DURABLE, dir))) {
-      engine.put(key(A, 0), 0, 1, StorageEngine.COMMITTED, new byte[] {1});
+      engine.put(key(A, 0), 0, 1, StorageEngine.COMMITTED, new byte[] {1}, null);
       engine.barrier().get(10, TimeUnit.SECONDS);
       CompletableFuture<?> laterB =
           engine.group(
               () -> {
                 // Held: B's record and its commit mark have not reached the writer yet.
-                engine.put(key(B, 0), 1, 2, (byte) 0, new byte[] {2});
+                engine.put(key(B, 0), 1, 2, (byte) 0, new byte[] {2}, null);
                 engine.commit(key(B, 0));
                 assertThat(engine.barrierFor(A)).as("A holds only durable records").isDone();
                 assertThat(engine.barrierFor(B)).as("B's record is not durable yet").isNotDone();
@@ -49,7 +49,7 @@ class ReadBarrierTest {
   @Test
   void aCommitMarkCountsAsAWriteOfItsStream() throws Exception {
     try (StorageEngine engine = StorageEngine.open(Fixtures.options(StorageMode.DURABLE, dir))) {
-      engine.put(key(A, 0), 0, 1, (byte) 0, new byte[] {1});
+      engine.put(key(A, 0), 0, 1, (byte) 0, new byte[] {1}, null);
       engine.barrier().get(10, TimeUnit.SECONDS);
       engine.group(
           () -> {

@@ -163,12 +163,13 @@ final class ActiveSegment {
         if (n.trimMark > 0) {
           SegmentRecord marks =
               SegmentRecord.marks(
-                  n.id.msb(),
-                  n.id.lsb(),
-                  n.trimMark,
-                  n.maxAddress,
-                  n.floorGlobal,
-                  index.maxGlobal());
+                      n.id.msb(),
+                      n.id.lsb(),
+                      n.trimMark,
+                      n.maxAddress,
+                      n.floorGlobal,
+                      index.maxGlobal())
+                  .anchor(n.anchor);
           append(marks, false);
           assert Thread.holdsLock(monitor) : "the index is changed only under the engine's monitor";
           index.apply(marks, segment);

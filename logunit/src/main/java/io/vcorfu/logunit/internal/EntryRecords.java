@@ -1,7 +1,9 @@
 package io.vcorfu.logunit.internal;
 
+import io.vcorfu.protocol.ChainDigests;
 import io.vcorfu.protocol.StreamId;
 import io.vcorfu.protocol.TooLargeException;
+import io.vcorfu.protocol.proto.EntryKind;
 import io.vcorfu.protocol.proto.LogEntryMsg;
 import java.util.zip.CRC32C;
 
@@ -12,6 +14,35 @@ import java.util.zip.CRC32C;
  */
 public final class EntryRecords {
   private EntryRecords() {}
+
+  /**
+   * An entry as a replica stores it: its serialized bytes, content hash and digest (see {@link
+   * ChainDigests}; null unless DATA), computed once per entry.
+   */
+  public record Prepared(LogEntryMsg entry, byte[] bytes, int hash, byte[] digest) {}
+
+  /** The last entry this thread prepared: the steps of one chain write share it. */
+  private static final ThreadLocal<Prepared> LAST = new ThreadLocal<>();
+
+  /**
+   * {@code entry} prepared for storing (TooLargeException when it exceeds the engine's limit); the
+   * same answer again, not computed again, for the same entry object on the same thread.
+   */
+  public static Prepared prepare(StorageEngine engine, LogEntryMsg entry) {
+    Prepared p = LAST.get();
+    if (p != null && p.entry() == entry) {
+      return p;
+    }
+    byte[] bytes = serialize(engine, entry);
+    p =
+        new Prepared(
+            entry,
+            bytes,
+            contentHash(entry),
+            entry.getKind() == EntryKind.DATA ? ChainDigests.ofEntry(bytes) : null);
+    LAST.set(p);
+    return p;
+  }
 
   public static long[] key(StreamId ns, long address) {
     return new long[] {ns.msb(), ns.lsb(), address};

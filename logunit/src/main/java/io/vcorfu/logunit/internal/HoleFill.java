@@ -49,7 +49,8 @@ public final class HoleFill {
               holeGlobal,
               0,
               (byte) (StorageEngine.HOLE | (committed ? StorageEngine.COMMITTED : 0)),
-              hole);
+              hole,
+              null);
         } else if (held.hole() && !held.committed() && commit && !uncommittedOnly) {
           engine.commit(key(ns, address));
         }

@@ -3,10 +3,19 @@ package io.vcorfu.logunit.internal;
 /**
  * A snapshot of one record's index fields, taken under the engine's monitor. {@code payload} is set
  * in memory mode; in durable mode the bytes are read with {@link
- * StorageEngine#load(IndexedRecord)}.
+ * StorageEngine#load(IndexedRecord)}. {@code digest} is the entry's SHA-256 digest the replica
+ * computed when it stored it (see {@code ChainDigests}), null for holes and for records stored
+ * before digests were.
  */
 public record IndexedRecord(
-    long address, byte flags, long global, int hash, long pos, int len, byte[] payload) {
+    long address,
+    byte flags,
+    long global,
+    int hash,
+    long pos,
+    int len,
+    byte[] payload,
+    byte[] digest) {
 
   public boolean committed() {
     return (flags & StorageEngine.COMMITTED) != 0;

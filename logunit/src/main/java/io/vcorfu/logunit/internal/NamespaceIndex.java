@@ -63,6 +63,26 @@ final class NamespaceIndex {
   int[] charge;
 
   byte[][] payload;
+
+  /**
+   * The entries' digests, 32 bytes per slot from {@code slot * 32} (see {@code ChainDigests}), all
+   * zero where a slot has none (holes, and records stored before digests were); null until the
+   * first digest.
+   */
+  byte[] digests;
+
+  /**
+   * The chain head just below {@link #trimMark} (see {@code ChainDigests}); null when the trim mark
+   * is 0 (the chain starts at the stream's seed) or when the anchor is not known (this replica did
+   * not hold every position below the mark decided when it trimmed).
+   */
+  byte[] anchor;
+
+  /** A chain head this index computed: the head at {@link #headAt}; null when none is cached. */
+  byte[] head;
+
+  long headAt = -1;
+
   private final boolean inMemory;
 
   NamespaceIndex(StreamId id, boolean inMemory) {
@@ -85,6 +105,7 @@ final class NamespaceIndex {
     keySegment = new int[capacity];
     charge = new int[capacity];
     payload = inMemory ? new byte[capacity][] : null;
+    digests = null;
     size = 0;
   }
 
@@ -155,6 +176,9 @@ final class NamespaceIndex {
     if (inMemory) {
       payload = Arrays.copyOf(payload, capacity);
     }
+    if (digests != null) {
+      digests = Arrays.copyOf(digests, capacity * 32);
+    }
     if (capacity * 2 > tableKeys.length) {
       rehash(Integer.highestOneBit(capacity * 2 - 1) * 2);
     }
@@ -193,6 +217,9 @@ final class NamespaceIndex {
         if (inMemory) {
           payload[kept] = payload[s];
         }
+        if (digests != null) {
+          System.arraycopy(digests, s * 32, digests, kept * 32, 32);
+        }
       }
       kept++;
     }
@@ -214,8 +241,41 @@ final class NamespaceIndex {
       if (inMemory) {
         payload = Arrays.copyOf(payload, capacity);
       }
+      if (digests != null) {
+        digests = Arrays.copyOf(digests, capacity * 32);
+      }
+    }
+    if (digests != null) {
+      Arrays.fill(digests, kept * 32, digests.length, (byte) 0);
     }
     rehash(Integer.highestOneBit(Math.max(16, address.length * 2 - 1)) * 2);
+  }
+
+  /** Sets slot {@code s}'s digest; null clears it. */
+  void digest(int s, byte[] digest) {
+    if (digest == null) {
+      if (digests != null) {
+        Arrays.fill(digests, s * 32, s * 32 + 32, (byte) 0);
+      }
+      return;
+    }
+    if (digests == null) {
+      digests = new byte[address.length * 32];
+    }
+    System.arraycopy(digest, 0, digests, s * 32, 32);
+  }
+
+  /** Slot {@code s}'s digest, or null when it has none. */
+  byte[] digest(int s) {
+    if (digests == null) {
+      return null;
+    }
+    for (int i = s * 32; i < s * 32 + 32; i++) {
+      if (digests[i] != 0) {
+        return Arrays.copyOfRange(digests, s * 32, s * 32 + 32);
+      }
+    }
+    return null;
   }
 
   private static int mix(long key) {

@@ -89,6 +89,10 @@ public final class ReadPlanning {
     if (bytes == null) {
       return r.setStatus(ReadResult.Status.TRIMMED).build();
     }
+    if (p.status() == ReadResult.Status.COMMITTED && p.record().digest() != null) {
+      // The digest this replica stored, for a replica copying the entry to check it against.
+      r.setDigest(com.google.protobuf.ByteString.copyFrom(p.record().digest()));
+    }
     try {
       return r.setEntry(LogEntryMsg.parseFrom(bytes)).build();
     } catch (InvalidProtocolBufferException e) {

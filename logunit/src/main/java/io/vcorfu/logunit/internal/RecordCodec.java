@@ -21,17 +21,21 @@ import java.util.zip.CRC32C;
  *       {@link SegmentPosition}) by an earlier record, which is not stored again
  *   <li>PACKED_COMMIT (7): n:varint, n × key
  *   <li>MARKS (3): msb, lsb, trimMark, maxAddress, lastGlobal, maxGlobal: long
+ *   <li>ANCHORED_MARKS (8): MARKS's fields, then the chain anchor (32 bytes; see {@link
+ *       SegmentRecord#anchor})
  *   <li>FORCED (4): forcedTo: long (segments only, never in index files; see {@link
  *       SegmentRecord#FORCED})
  * </ul>
  *
- * A key is {@code ns:varint address:varint}, where {@code ns} 0 is the log's namespace (0, 0), 1 is
- * followed by the namespace's msb and lsb (longs), and in index files {@code ns - 2} names the n-th
- * namespace spelled out earlier in the same file. Varints are unsigned LEB128; zigzag maps -1 to 1.
- * Index-file ops are bodies too, with a PACKED_ENTRY's payload replaced by {@code offset:varint,
- * len:varint}. Older stores wrote ENTRY (1: flags:byte, global:long, hash:int, n:int, n × (msb,
- * lsb, address):long, len:int, payload) and COMMIT (2: n:int, n × (msb, lsb, address)), with
- * fixed-size payload positions in index files; both are still read.
+ * In PACKED_ENTRY and SHARED bodies, flag {@link #DIGESTED} says the entry's SHA-256 digest (32
+ * bytes) follows the hash. A key is {@code ns:varint address:varint}, where {@code ns} 0 is the
+ * log's namespace (0, 0), 1 is followed by the namespace's msb and lsb (longs), and in index files
+ * {@code ns - 2} names the n-th namespace spelled out earlier in the same file. Varints are
+ * unsigned LEB128; zigzag maps -1 to 1. Index-file ops are bodies too, with a PACKED_ENTRY's
+ * payload replaced by {@code offset:varint, len:varint}. Older stores wrote ENTRY (1: flags:byte,
+ * global:long, hash:int, n:int, n × (msb, lsb, address):long, len:int, payload) and COMMIT (2:
+ * n:int, n × (msb, lsb, address)), with fixed-size payload positions in index files; both are still
+ * read.
  */
 final class RecordCodec {
   static final int MAGIC = 0x56435247; // "VCRG"
@@ -42,6 +46,13 @@ final class RecordCodec {
   static final byte PACKED_ENTRY = 5;
   static final byte SHARED = 6;
   static final byte PACKED_COMMIT = 7;
+  static final byte ANCHORED_MARKS = 8;
+
+  /**
+   * Set in the flags byte of a PACKED_ENTRY or SHARED body when the entry's digest (32 bytes)
+   * follows its hash; never set in the index's flags.
+   */
+  static final byte DIGESTED = 4;
 
   private RecordCodec() {}
 
@@ -116,10 +127,10 @@ final class RecordCodec {
   private static int bound(SegmentRecord op, boolean index) {
     int keys = op.keys.length / 3;
     return switch (op.type) {
-      case SegmentRecord.ENTRY -> 40 + keys * 40 + (index ? 20 : op.payloadLen);
-      case SegmentRecord.SHARED -> 60 + keys * 40;
+      case SegmentRecord.ENTRY -> 72 + keys * 40 + (index ? 20 : op.payloadLen);
+      case SegmentRecord.SHARED -> 92 + keys * 40;
       case SegmentRecord.COMMIT -> 10 + keys * 40;
-      case SegmentRecord.MARKS -> 1 + 6 * 8;
+      case SegmentRecord.MARKS -> 1 + 6 * 8 + 32;
       case SegmentRecord.FORCED -> 1 + 8;
       default -> throw new IllegalStateException("unknown op type " + op.type);
     };
@@ -145,9 +156,8 @@ final class RecordCodec {
     ByteBuffer b = ByteBuffer.allocate(bound(op, index) - (payloadAfter ? op.payload.length : 0));
     switch (op.type) {
       case SegmentRecord.ENTRY -> {
-        b.put(PACKED_ENTRY).put(op.flags);
-        putZigzag(b, op.global);
-        b.putInt(op.hash);
+        b.put(PACKED_ENTRY);
+        putFlagsGlobalHash(b, op);
         putKeys(b, op.keys, names);
         if (index) {
           putVarint(b, op.payloadPos);
@@ -160,9 +170,8 @@ final class RecordCodec {
         }
       }
       case SegmentRecord.SHARED -> {
-        b.put(SHARED).put(op.flags);
-        putZigzag(b, op.global);
-        b.putInt(op.hash);
+        b.put(SHARED);
+        putFlagsGlobalHash(b, op);
         putKeys(b, op.keys, names);
         b.putLong(op.payloadPos);
         putVarint(b, op.payloadLen);
@@ -171,14 +180,18 @@ final class RecordCodec {
         b.put(PACKED_COMMIT);
         putKeys(b, op.keys, names);
       }
-      case SegmentRecord.MARKS ->
-          b.put(SegmentRecord.MARKS)
-              .putLong(op.keys[0])
-              .putLong(op.keys[1])
-              .putLong(op.trimMark)
-              .putLong(op.maxAddress)
-              .putLong(op.lastGlobal)
-              .putLong(op.maxGlobal);
+      case SegmentRecord.MARKS -> {
+        b.put(op.anchor == null ? SegmentRecord.MARKS : ANCHORED_MARKS)
+            .putLong(op.keys[0])
+            .putLong(op.keys[1])
+            .putLong(op.trimMark)
+            .putLong(op.maxAddress)
+            .putLong(op.lastGlobal)
+            .putLong(op.maxGlobal);
+        if (op.anchor != null) {
+          b.put(op.anchor);
+        }
+      }
       case SegmentRecord.FORCED -> b.put(SegmentRecord.FORCED).putLong(op.forcedTo);
       default -> throw new IllegalStateException("unknown op type " + op.type);
     }
@@ -208,29 +221,33 @@ final class RecordCodec {
         return payloadAt(b, start, bodyFilePos, flags, global, hash, keys, len);
       }
       case PACKED_ENTRY -> {
-        byte flags = b.get();
+        byte written = b.get();
+        byte flags = (byte) (written & ~DIGESTED);
         long global = getZigzag(b);
         int hash = b.getInt();
+        byte[] digest = getDigest(b, written);
         long[] keys = getKeys(b, names);
         if (index) {
           long pos = getVarint(b);
           int len = lengthOf(getVarint(b));
-          return SegmentRecord.entryAt(flags, global, hash, keys, pos, len);
+          return SegmentRecord.entryAt(flags, global, hash, keys, pos, len).digest(digest);
         }
         int len = lengthOf(getVarint(b));
-        return payloadAt(b, start, bodyFilePos, flags, global, hash, keys, len);
+        return payloadAt(b, start, bodyFilePos, flags, global, hash, keys, len).digest(digest);
       }
       case SHARED -> {
-        byte flags = b.get();
+        byte written = b.get();
+        byte flags = (byte) (written & ~DIGESTED);
         long global = getZigzag(b);
         int hash = b.getInt();
+        byte[] digest = getDigest(b, written);
         long[] keys = getKeys(b, names);
         long position = b.getLong();
         int len = lengthOf(getVarint(b));
         if (position < 0) {
           throw new IllegalArgumentException("shared payload position " + position);
         }
-        return SegmentRecord.shared(flags, global, hash, keys, position, len);
+        return SegmentRecord.shared(flags, global, hash, keys, position, len).digest(digest);
       }
       case OLD_COMMIT -> {
         return SegmentRecord.commit(getFixedKeys(b));
@@ -242,11 +259,38 @@ final class RecordCodec {
         return SegmentRecord.marks(
             b.getLong(), b.getLong(), b.getLong(), b.getLong(), b.getLong(), b.getLong());
       }
+      case ANCHORED_MARKS -> {
+        SegmentRecord marks =
+            SegmentRecord.marks(
+                b.getLong(), b.getLong(), b.getLong(), b.getLong(), b.getLong(), b.getLong());
+        byte[] anchor = new byte[32];
+        b.get(anchor);
+        return marks.anchor(anchor);
+      }
       case SegmentRecord.FORCED -> {
         return SegmentRecord.forced(b.getLong());
       }
       default -> throw new IllegalArgumentException("unknown record type " + type);
     }
+  }
+
+  /** Flags (with {@link #DIGESTED} when the op has a digest), global, hash, then the digest. */
+  private static void putFlagsGlobalHash(ByteBuffer b, SegmentRecord op) {
+    b.put((byte) (op.digest == null ? op.flags : op.flags | DIGESTED));
+    putZigzag(b, op.global);
+    b.putInt(op.hash);
+    if (op.digest != null) {
+      b.put(op.digest);
+    }
+  }
+
+  private static byte[] getDigest(ByteBuffer b, byte written) {
+    if ((written & DIGESTED) == 0) {
+      return null;
+    }
+    byte[] digest = new byte[32];
+    b.get(digest);
+    return digest;
   }
 
   private static SegmentRecord payloadAt(

@@ -44,7 +44,8 @@ final class RecordIndex {
         n.hash[s],
         n.pos[s],
         n.len[s],
-        durable ? null : n.payload[s]);
+        durable ? null : n.payload[s],
+        n.digest(s));
   }
 
   /** True once anything (a record or a trim) was ever stored for {@code ns}. */
@@ -143,6 +144,12 @@ final class RecordIndex {
       }
       int s = n.find(address);
       if (s >= 0) {
+        if (address <= n.headAt && !sameDecision(n, s, op)) {
+          // A position the cached chain head covers now holds something else: compute it anew.
+          // (Compaction moves committed records with their digest, which changes nothing.)
+          n.head = null;
+          n.headAt = -1;
+        }
         segments.release(n, s);
       } else {
         s = n.insert(address);
@@ -158,8 +165,11 @@ final class RecordIndex {
       if (!durable) {
         n.payload[s] = op.payload;
       }
+      n.digest(s, (op.flags & StorageEngine.HOLE) == 0 ? op.digest : null);
       int payloadSegment = SegmentPosition.segment(n.pos[s]);
-      n.charge[s] = shared ? 0 : op.payloadLen / Math.max(1, op.keyCount());
+      // The digest stored beside the payload is live as long as the payload is.
+      int digestLen = op.digest == null ? 0 : 32;
+      n.charge[s] = shared ? 0 : (op.payloadLen + digestLen) / Math.max(1, op.keyCount());
       segments.retain(payloadSegment, n.charge[s]);
       if (payloadSegment != segment) {
         // The record that names this slot lies elsewhere: it must outlive the slot too.
@@ -181,6 +191,18 @@ final class RecordIndex {
     if ((op.flags & StorageEngine.HOLE) == 0) {
       maxGlobal = Math.max(maxGlobal, op.global);
     }
+  }
+
+  /** True when slot {@code s} holds the same decided content {@code op} stores again. */
+  private static boolean sameDecision(NamespaceIndex n, int s, SegmentRecord op) {
+    if (n.flags[s] != op.flags || (op.flags & StorageEngine.COMMITTED) == 0) {
+      return false;
+    }
+    if ((op.flags & StorageEngine.HOLE) != 0) {
+      return true;
+    }
+    byte[] held = n.digest(s);
+    return held != null && op.digest != null && java.util.Arrays.equals(held, op.digest);
   }
 
   private void applyCommit(SegmentRecord op, int segment) {
@@ -206,6 +228,11 @@ final class RecordIndex {
     if (op.trimMark > n.trimMark) {
       n.trimMark = op.trimMark;
       n.floorGlobal = op.lastGlobal;
+      n.anchor = op.anchor;
+      if (n.headAt < op.trimMark - 1) {
+        n.head = null;
+        n.headAt = -1;
+      }
       n.removeBelow(op.trimMark, s -> segments.release(n, s));
       if (!n.lastDataStale && n.lastDataAddress < op.trimMark) {
         // The last DATA record, if any, was trimmed away: floorGlobal now names it.

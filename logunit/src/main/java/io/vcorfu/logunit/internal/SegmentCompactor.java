@@ -2,6 +2,7 @@ package io.vcorfu.logunit.internal;
 
 import io.vcorfu.protocol.StreamId;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -144,8 +145,9 @@ final class SegmentCompactor {
   static final double CROWDED_BELOW = 2.0 / 3;
 
   /**
-   * One live slot that names a segment, as listed: its payload's position, and whether the payload
-   * lies in that segment (else only the record that indexed or committed it does).
+   * One live slot that names a segment, as listed: its payload's position, the bytes live with it
+   * (payload and digest), and whether the payload lies in that segment (else only the record that
+   * indexed or committed it does).
    */
   record Slot(StreamId ns, long address, long pos, int len, boolean payloadThere) {}
 
@@ -252,18 +254,23 @@ final class SegmentCompactor {
       IndexedRecord now = engine.lookupAt(s.ns(), s.address(), pos);
       if (now != null) {
         groups
-            .computeIfAbsent(List.of(now.flags(), now.global(), now.hash()), g -> new ArrayList<>())
+            .computeIfAbsent(
+                List.of(now.flags(), now.global(), now.hash(), Arrays.toString(now.digest())),
+                g -> new ArrayList<>())
             .add(EntryRecords.key(s.ns(), s.address()));
       }
     }
     IndexedRecord written = null;
     for (Map.Entry<List<Object>, List<long[]>> g : groups.entrySet()) {
+      // The digest the replica stored moves with the bytes; it is never computed again from them.
+      long[] one = g.getValue().get(0);
+      byte[] digest = engine.lookupAt(new StreamId(one[0], one[1]), one[2], pos).digest();
       byte flags = (Byte) g.getKey().get(0);
       long global = (Long) g.getKey().get(1);
       int hash = (Integer) g.getKey().get(2);
       long[] flat = EntryRecords.flatten(g.getValue());
       if (written == null) {
-        engine.put(flat, global, hash, flags, bytes);
+        engine.put(flat, global, hash, flags, bytes, digest);
         long[] first = g.getValue().get(0);
         written = engine.lookup(new StreamId(first[0], first[1]), first[2]);
       } else {

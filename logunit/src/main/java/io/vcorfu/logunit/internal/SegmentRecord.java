@@ -45,6 +45,18 @@ final class SegmentRecord {
   // FORCED
   final long forcedTo;
 
+  /**
+   * ENTRY and SHARED of DATA: the SHA-256 digest of the entry the replica computed when it stored
+   * it (see {@code ChainDigests}); null for holes and for records written before digests were.
+   */
+  byte[] digest;
+
+  /**
+   * MARKS: the chain head just below the trim mark (see {@code ChainDigests}); null when the
+   * replica did not hold every position below the mark decided when it trimmed.
+   */
+  byte[] anchor;
+
   private SegmentRecord(
       byte type,
       long[] keys,
@@ -87,6 +99,18 @@ final class SegmentRecord {
 
   static SegmentRecord entry(byte flags, long global, int hash, long[] keys, byte[] payload) {
     return new SegmentRecord(ENTRY, keys, flags, global, hash, payload, 0, 0, 0, 0);
+  }
+
+  /** This record with {@code digest} (see {@link #digest}); returns this. */
+  SegmentRecord digest(byte[] digest) {
+    this.digest = digest;
+    return this;
+  }
+
+  /** This MARKS record with {@code anchor} (see {@link #anchor}); returns this. */
+  SegmentRecord anchor(byte[] anchor) {
+    this.anchor = anchor;
+    return this;
   }
 
   /** An entry restored from an index file: payload in the segment at {@code pos}. */

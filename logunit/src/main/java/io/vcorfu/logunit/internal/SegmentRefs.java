@@ -131,4 +131,27 @@ final class SegmentRefs {
     out.sort((a, b) -> Integer.compare(a.segment(), b.segment()));
     return out;
   }
+
+  /**
+   * What the segment files take and hold live, with the active segment {@code activeSegment} of
+   * {@code activeOffset} bytes, and what compaction did ({@code c}).
+   */
+  io.vcorfu.logunit.SpaceReport report(
+      long activeOffset, int activeSegment, SegmentCompactor.Stats c) {
+    long file = activeOffset;
+    long live = liveBytes(activeSegment);
+    List<Space> sealed = sealedSpace();
+    for (Space sp : sealed) {
+      file += sp.length();
+      live += sp.liveBytes();
+    }
+    return new io.vcorfu.logunit.SpaceReport(
+        file,
+        live,
+        sealed.size() + 1,
+        c.segmentsCompacted(),
+        c.copiedBytes(),
+        c.reclaimedBytes(),
+        c.compacting());
+  }
 }

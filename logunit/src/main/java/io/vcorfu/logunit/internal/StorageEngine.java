@@ -138,25 +138,9 @@ public final class StorageEngine implements AutoCloseable {
 
   /** What the segment files take, what of it is live, and what compaction did. */
   public synchronized io.vcorfu.logunit.SpaceReport space() {
-    if (!durable) {
-      return io.vcorfu.logunit.SpaceReport.NONE;
-    }
-    long file = active.offset();
-    long live = segments.liveBytes(active.segment());
-    List<SegmentRefs.Space> sealed = segments.sealedSpace();
-    for (SegmentRefs.Space sp : sealed) {
-      file += sp.length();
-      live += sp.liveBytes();
-    }
-    SegmentCompactor.Stats c = compactor.stats();
-    return new io.vcorfu.logunit.SpaceReport(
-        file,
-        live,
-        sealed.size() + 1,
-        c.segmentsCompacted(),
-        c.copiedBytes(),
-        c.reclaimedBytes(),
-        c.compacting());
+    return durable
+        ? segments.report(active.offset(), active.segment(), compactor.stats())
+        : io.vcorfu.logunit.SpaceReport.NONE;
   }
 
   public StorageOptions options() {
@@ -216,11 +200,15 @@ public final class StorageEngine implements AutoCloseable {
 
   /**
    * Stores one record under every key (flattened (msb, lsb, address) triples) in one atomic record,
-   * replacing what any of the keys held.
+   * replacing what any of the keys held, with the entry's {@code digest} (see {@code ChainDigests};
+   * computed by the caller from the bytes it received; ignored for a hole).
    */
-  public synchronized void put(long[] keys, long global, int hash, byte flags, byte[] payload) {
+  public synchronized void put(
+      long[] keys, long global, int hash, byte flags, byte[] payload, byte[] digest) {
     checkOpen();
-    SegmentRecord op = SegmentRecord.entry(flags, global, hash, keys, payload);
+    SegmentRecord op =
+        SegmentRecord.entry(flags, global, hash, keys, payload)
+            .digest((flags & HOLE) != 0 ? null : digest);
     if (durable) {
       active.append(op, true);
     }
@@ -235,14 +223,15 @@ public final class StorageEngine implements AutoCloseable {
   public synchronized void putShared(
       long[] keys, long global, int hash, byte flags, IndexedRecord stored) {
     checkOpen();
+    byte[] digest = (flags & HOLE) != 0 ? null : stored.digest();
     if (!durable) {
       apply(
-          SegmentRecord.entry(flags, global, hash, keys, stored.payload()),
+          SegmentRecord.entry(flags, global, hash, keys, stored.payload()).digest(digest),
           active.segment(),
           false);
       return;
     }
-    log(SegmentRecord.shared(flags, global, hash, keys, stored.pos(), stored.len()));
+    log(SegmentRecord.shared(flags, global, hash, keys, stored.pos(), stored.len()).digest(digest));
   }
 
   /** Sets the committed flag of the records at {@code keys}. */
@@ -261,12 +250,13 @@ public final class StorageEngine implements AutoCloseable {
     if (before > n.trimMark) {
       log(
           SegmentRecord.marks(
-              ns.msb(),
-              ns.lsb(),
-              before,
-              n.maxAddress,
-              RecordIndex.lastGlobalBelow(n, before),
-              index.maxGlobal()));
+                  ns.msb(),
+                  ns.lsb(),
+                  before,
+                  n.maxAddress,
+                  RecordIndex.lastGlobalBelow(n, before),
+                  index.maxGlobal())
+              .anchor(ChainIndex.anchorBelow(n, before)));
     }
     return trimMark(ns);
   }
@@ -276,20 +266,37 @@ public final class StorageEngine implements AutoCloseable {
    * last DATA record below it, {@code floorGlobal}), whatever this engine holds: a replica rebuilt
    * from the chain adopts its marks. A mark never goes back. Returns the mark in force afterwards.
    */
-  public synchronized long adoptTrim(StreamId ns, long before, long floorGlobal) {
+  public synchronized long adoptTrim(StreamId ns, long before, long floorGlobal, byte[] anchor) {
     checkOpen();
     NamespaceIndex n = index.namespace(ns);
     if (before > n.trimMark) {
       log(
           SegmentRecord.marks(
-              ns.msb(),
-              ns.lsb(),
-              before,
-              Math.max(n.maxAddress, before - 1),
-              Math.max(floorGlobal, RecordIndex.lastGlobalBelow(n, before)),
-              index.maxGlobal()));
+                  ns.msb(),
+                  ns.lsb(),
+                  before,
+                  Math.max(n.maxAddress, before - 1),
+                  Math.max(floorGlobal, RecordIndex.lastGlobalBelow(n, before)),
+                  index.maxGlobal())
+              .anchor(anchor != null ? anchor : ChainIndex.anchorBelow(n, before)));
     }
     return trimMark(ns);
+  }
+
+  /**
+   * Where {@code ns}'s chain can be computed from, and the digests of the decided positions after
+   * it up to {@code limit} (see {@link ChainIndex.Span}), from the anchor with {@code fromAnchor},
+   * else from the closest head computed before; null when this engine never held {@code ns}.
+   */
+  public synchronized ChainIndex.Span chainSpan(StreamId ns, long limit, boolean fromAnchor) {
+    return index.knows(ns) ? ChainIndex.span(index.namespace(ns), limit, fromAnchor) : null;
+  }
+
+  /** Keeps {@code head}, the chain head at {@code at} of {@code ns}, for the next span. */
+  public synchronized void cacheHead(StreamId ns, long at, byte[] head, long trimMark) {
+    if (index.knows(ns)) {
+      ChainIndex.cache(index.namespace(ns), at, head, trimMark);
+    }
   }
 
   /** Global address of the last DATA record {@code ns} trimmed away, -1 when none is known. */
@@ -430,7 +437,8 @@ public final class StorageEngine implements AutoCloseable {
         for (int s = 0; s < n.size(); s++) {
           boolean there = SegmentPosition.segment(n.pos[s]) == segment;
           if (there || n.keySegment[s] == segment || n.commitSegment[s] == segment) {
-            out.add(new SegmentCompactor.Slot(n.id, n.address[s], n.pos[s], n.len[s], there));
+            int len = n.len[s] + (n.digest(s) == null ? 0 : 32); // the digest lies beside it
+            out.add(new SegmentCompactor.Slot(n.id, n.address[s], n.pos[s], len, there));
           }
         }
       }

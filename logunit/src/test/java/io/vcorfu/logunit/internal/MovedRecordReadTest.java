@@ -38,7 +38,7 @@ class MovedRecordReadTest {
     try (StorageEngine engine = StorageEngine.open(options)) {
       for (int i = 0; i < 200; i++) {
         StreamId ns = i % 2 == 0 ? KEPT : DROPPED;
-        engine.put(EntryRecords.key(ns, i / 2), i, i, StorageEngine.COMMITTED, value(i));
+        engine.put(EntryRecords.key(ns, i / 2), i, i, StorageEngine.COMMITTED, value(i), null);
       }
       engine.barrier().join();
       IndexedRecord planned = engine.lookup(KEPT, 3); // in the first segment

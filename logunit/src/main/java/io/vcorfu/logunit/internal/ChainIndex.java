@@ -1,0 +1,156 @@
+package io.vcorfu.logunit.internal;
+
+import io.vcorfu.protocol.ChainDigests;
+import io.vcorfu.protocol.StreamId;
+import java.util.Arrays;
+
+/**
+ * A namespace's hash chain (see {@code ChainDigests}) as its index holds it: where it can be
+ * computed from (the seed, the anchor below the trim mark, or a head computed earlier) and the
+ * digests of the decided positions after that. Heads are computed outside the engine's monitor from
+ * a {@link Span} taken under it.
+ *
+ * <p>Invariant: the chain runs only over decided positions (committed records: DATA with their
+ * digest, holes with {@link ChainDigests#HOLE}); it stops at the first position that holds nothing,
+ * is undecided or lacks a digest, so a head never covers anything a later decision could change. A
+ * committed record is never replaced by different content, so a cached head stays true.
+ *
+ * <p>Not thread-safe: guarded by the owning {@link StorageEngine}'s monitor.
+ */
+public final class ChainIndex {
+  private ChainIndex() {}
+
+  /** Why a span ends before its limit. */
+  public enum Stop {
+    /** It reached the limit, or the highest position held. */
+    END,
+    /** The next position holds no record here. */
+    MISSING,
+    /** The next position holds an entry not decided yet (uncommitted). */
+    UNDECIDED,
+    /** The next position's record was stored before replicas kept digests. */
+    NO_DIGEST
+  }
+
+  /**
+   * The head {@code start} at position {@code from} (null when the anchor is not known), then the
+   * digests of the {@code count} decided positions {@code from + 1 ...} (32 bytes each in {@code
+   * digests}), ending for {@code stop} at position {@code from + count + 1}.
+   */
+  public record Span(
+      StreamId ns, long trimMark, long from, byte[] start, byte[] digests, int count, Stop stop) {
+    /** The position of the last head this span reaches (its {@code from} when it has no digest). */
+    public long last() {
+      return from + count;
+    }
+
+    /** The head at {@link #last}, or null when the start is not known. */
+    public byte[] fold() {
+      return foldTo(last());
+    }
+
+    /** The head at {@code at} (between {@code from} and {@link #last}), or null when unknown. */
+    public byte[] foldTo(long at) {
+      if (start == null || at < from || at > last()) {
+        return null;
+      }
+      byte[] h = start;
+      for (int i = 0; i < at - from; i++) {
+        h = ChainDigests.link(h, from + 1 + i, digests, i * ChainDigests.LENGTH);
+      }
+      return h;
+    }
+
+    /** The digest of position {@code p} (in {@code (from, last]}). */
+    public byte[] digestAt(long p) {
+      int i = (int) (p - from - 1);
+      return Arrays.copyOfRange(digests, i * ChainDigests.LENGTH, (i + 1) * ChainDigests.LENGTH);
+    }
+  }
+
+  /** The span of {@code n} up to {@code limit}, from the closest known head at or below it. */
+  static Span span(NamespaceIndex n, long limit, boolean fromAnchor) {
+    long from;
+    byte[] start;
+    if (!fromAnchor && n.head != null && n.headAt >= n.trimMark - 1 && n.headAt <= limit) {
+      from = n.headAt;
+      start = n.head;
+    } else {
+      from = n.trimMark - 1;
+      start = n.trimMark == 0 ? ChainDigests.seed(n.id) : n.anchor;
+    }
+    long end = Math.min(limit, n.maxAddress);
+    int count = 0;
+    byte[] digests = new byte[(int) Math.max(0, Math.min(end - from, 1 << 20)) * 32];
+    Stop stop = Stop.END;
+    for (long p = from + 1; p <= end && count < (1 << 20); p++) {
+      int s = n.find(p);
+      if (s < 0) {
+        stop = Stop.MISSING;
+        break;
+      }
+      if ((n.flags[s] & StorageEngine.COMMITTED) == 0) {
+        stop = Stop.UNDECIDED;
+        break;
+      }
+      if ((n.flags[s] & StorageEngine.HOLE) != 0) {
+        System.arraycopy(ChainDigests.HOLE, 0, digests, count * 32, 32);
+      } else if (n.digests == null || isZero(n.digests, s * 32)) {
+        stop = Stop.NO_DIGEST;
+        break;
+      } else {
+        System.arraycopy(n.digests, s * 32, digests, count * 32, 32);
+      }
+      count++;
+    }
+    return new Span(n.id, n.trimMark, from, start, digests, count, stop);
+  }
+
+  /**
+   * The chain head at {@code before - 1} for a trim of {@code n} below {@code before}, or null when
+   * it cannot be known (the anchor below the current mark is not known, or a position below {@code
+   * before} is not decided here).
+   */
+  static byte[] anchorBelow(NamespaceIndex n, long before) {
+    while (true) {
+      Span s = span(n, before - 1, false);
+      byte[] head = s.fold();
+      if (head == null || s.last() == before - 1) {
+        return s.last() == before - 1 ? head : null;
+      }
+      if (s.stop() != Stop.END || s.count() == 0) {
+        return null;
+      }
+      cache(n, s.last(), head, n.trimMark);
+    }
+  }
+
+  /**
+   * Under {@code engine}'s monitor: {@code ns}'s chain anchor below its trim mark, empty when it
+   * was never trimmed or the anchor is not known (what a rebuilt replica takes with the mark).
+   */
+  public static com.google.protobuf.ByteString anchorBytes(StorageEngine engine, StreamId ns) {
+    long mark = engine.trimMark(ns);
+    Span span = mark > 0 ? engine.chainSpan(ns, mark - 1, true) : null;
+    return span == null || span.start() == null
+        ? com.google.protobuf.ByteString.EMPTY
+        : com.google.protobuf.ByteString.copyFrom(span.start());
+  }
+
+  /** Keeps {@code head} at {@code at} for later spans, if {@code n} was not trimmed since. */
+  static void cache(NamespaceIndex n, long at, byte[] head, long trimMark) {
+    if (head != null && n.trimMark == trimMark && at >= n.trimMark - 1 && at > n.headAt) {
+      n.head = head;
+      n.headAt = at;
+    }
+  }
+
+  private static boolean isZero(byte[] b, int offset) {
+    for (int i = offset; i < offset + 32; i++) {
+      if (b[i] != 0) {
+        return false;
+      }
+    }
+    return true;
+  }
+}
