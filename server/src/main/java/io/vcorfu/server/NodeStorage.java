@@ -7,6 +7,7 @@ import io.vcorfu.protocol.proto.CompactRequest;
 import io.vcorfu.protocol.proto.CompactResponse;
 import io.vcorfu.protocol.proto.Response;
 import io.vcorfu.protocol.proto.StorageSpace;
+import io.vcorfu.protocol.proto.VerifyRequest;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 
@@ -86,5 +87,17 @@ final class NodeStorage {
                       .setFileBytesAfter(store.space().fileBytes()))
               .build();
         });
+  }
+
+  /**
+   * Checks {@code store} against the digests it stored, or answers a chain head (see {@code
+   * VerifyRequest}).
+   */
+  static CompletableFuture<Response> verify(ReplicaStore store, VerifyRequest request) {
+    if (store == null) {
+      return CompletableFuture.failedFuture(
+          new io.vcorfu.protocol.NotServingException("storage (this node stores nothing)"));
+    }
+    return store.verify(request).thenApply(v -> Response.newBuilder().setVerify(v).build());
   }
 }

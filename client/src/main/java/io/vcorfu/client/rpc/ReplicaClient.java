@@ -127,7 +127,8 @@ public final class ReplicaClient {
     return new ReplicaClient(this, layout);
   }
 
-  private CompletableFuture<io.vcorfu.protocol.proto.Response> call(
+  /** Sends {@code request} to {@code node}, pinned to this client's layout when it is pinned. */
+  public CompletableFuture<io.vcorfu.protocol.proto.Response> call(
       Endpoint node, Request.Builder request) {
     return pinned == null ? rpc.call(node, request) : rpc.callIn(pinned, l -> node, request);
   }

@@ -113,6 +113,13 @@ final class RequestAccess {
       case STREAM_READ -> need(Permission.READ, r.getStreamRead().getStream());
       case LOG_TRIM -> need(Permission.TRIM, null);
       case STREAM_TRIM -> need(Permission.TRIM, r.getStreamTrim().getStream());
+      case VERIFY -> {
+        if (r.getVerify().getAll()) {
+          need(Permission.ADMIN, null);
+        } else {
+          need(Permission.READ, r.getVerify().getStream());
+        }
+      }
       case VIEW_CALL -> {
         need(Permission.VIEW, r.getViewCall().getStream());
         if (r.getViewCall().getBundleCount() > 0) {

@@ -28,7 +28,8 @@ import picocli.CommandLine.Spec;
     name = "log",
     mixinStandardHelpOptions = true,
     description =
-        "Append to, read, tail, follow and trim streams and the global log; list the streams.")
+        "Append to, read, tail, follow and trim streams and the global log; give and check"
+            + " streams' chain heads; list the streams.")
 final class LogCommands {
   /**
    * The commands under {@code vcorfu log}, in the order its help lists them (added when the command
@@ -41,6 +42,8 @@ final class LogCommands {
           LogCommands.Tail.class,
           LogFollow.class,
           LogCommands.Trim.class,
+          LogVerify.Head.class,
+          LogVerify.Verify.class,
           ListCommands.Logs.class);
 
   private LogCommands() {}

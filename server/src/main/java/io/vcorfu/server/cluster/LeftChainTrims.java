@@ -121,7 +121,13 @@ public final class LeftChainTrims implements AutoCloseable {
         StreamId s = StreamId.fromMsg(held.getStream());
         StreamTailEntry chain = byStream.get(s);
         if (chain != null && chain.getTrimMark() > held.getTrimMark()) {
-          store.adoptTrimMark(s, chain.getTrimMark(), chain.getTrimFloorGlobal()).join();
+          store
+              .adoptTrimMark(
+                  s,
+                  chain.getTrimMark(),
+                  chain.getTrimFloorGlobal(),
+                  chain.getTrimAnchor().isEmpty() ? null : chain.getTrimAnchor().toByteArray())
+              .join();
           raised++;
         }
       }

@@ -4,6 +4,7 @@ import io.vcorfu.client.ClusterStreamLog;
 import io.vcorfu.client.rpc.EpochRpc;
 import io.vcorfu.layout.Layout;
 import io.vcorfu.logunit.ReplicaStore;
+import io.vcorfu.protocol.Endpoint;
 import io.vcorfu.protocol.StreamId;
 import io.vcorfu.protocol.TooLargeException;
 import io.vcorfu.protocol.TrimmedException;
@@ -21,16 +22,20 @@ import java.util.function.LongPredicate;
  * holds no committed record (see {@link Rebuilder}). Thread-safe: the copy's workers share one.
  */
 final class RangeCopy {
+  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(RangeCopy.class);
   private final ReplicaStore store;
   private final ClusterStreamLog log;
   private final Layout layout;
   private final RebuildRun run;
+  private final Endpoint self;
 
-  RangeCopy(ReplicaStore store, ClusterStreamLog log, Layout layout, RebuildRun run) {
+  RangeCopy(
+      ReplicaStore store, ClusterStreamLog log, Layout layout, RebuildRun run, Endpoint self) {
     this.store = store;
     this.log = log;
     this.layout = layout;
     this.run = run;
+    this.self = self;
   }
 
   /**
@@ -86,7 +91,11 @@ final class RangeCopy {
         }
       }
       pageSlots = Rebuilder.nextPageSlots(end - a + 1, pageBytes);
-      long bytes = store.install(stream, mine).join();
+      List<Long> refused = new ArrayList<>();
+      long bytes = store.install(stream, mine, refused).join();
+      for (long at : refused) {
+        bytes += fromAnotherReplica(stream, at);
+      }
       long installed = missingBefore - store.missing(stream, a, end, counted);
       run.copied.addAndGet(installed);
       run.held.addAndGet(end - a + 1 - installed);
@@ -95,6 +104,58 @@ final class RangeCopy {
       run.pacer.pace(bytes);
       a = end + 1;
     }
+  }
+
+  /**
+   * Copies {@code address} of {@code stream} (the log when null) from the first other serving
+   * replica of its chain whose copy matches the digest it stored, after the one read first did not
+   * (see {@link ReplicaStore#install(StreamId, List, List)}); returns the bytes installed. Fails,
+   * naming the address, when no replica holds a copy that matches its digest: the rebuild stops
+   * rather than take in a damaged entry.
+   */
+  private long fromAnotherReplica(StreamId stream, long address) {
+    List<Endpoint> serving =
+        stream == null
+            ? layout.servingLog(address)
+            : layout.servingStream(layout.streamChainIndex(stream));
+    for (Endpoint other : serving) {
+      if (other.equals(self)) {
+        continue;
+      }
+      List<ReadResult> copy;
+      try {
+        copy =
+            stream == null
+                ? log.ops().logRead(other, address, address).join()
+                : log.ops().streamRead(other, stream, address, address).join();
+      } catch (RuntimeException notAnswering) {
+        continue;
+      }
+      List<ReadResult> decided = new ArrayList<>();
+      for (ReadResult r : copy) {
+        if (r.getStatus() == ReadResult.Status.COMMITTED) {
+          decided.add(r.toBuilder().setAddress(address).build());
+        }
+      }
+      List<Long> refused = new ArrayList<>();
+      long bytes = decided.isEmpty() ? 0 : store.install(stream, decided, refused).join();
+      if (!decided.isEmpty() && refused.isEmpty()) {
+        LOG.warn(
+            "Copied {} address {} from {}: the first replica read held a copy that does not"
+                + " match its digest",
+            stream == null ? "the log's" : "stream " + stream + "'s",
+            address,
+            other);
+        return bytes;
+      }
+    }
+    throw new io.vcorfu.protocol.ServerErrorException(
+        "No replica of "
+            + (stream == null ? "the log" : "stream " + stream)
+            + " holds a copy of address "
+            + address
+            + " that matches the digest it stored; the rebuild does not copy a damaged entry"
+            + " (vcorfu log verify names the replicas that hold one)");
   }
 
   private void trimHere(StreamId stream, long mark) {

@@ -71,11 +71,15 @@ final class RebuildScope {
     }
     Map<StreamId, Long> trim = new HashMap<>();
     Map<StreamId, Long> floor = new HashMap<>();
+    Map<StreamId, byte[]> anchor = new HashMap<>();
     for (Endpoint source : sources) {
       StreamTailResponse r = log.ops().streamTail(source, List.of(), true).join();
       for (StreamTailEntry t : r.getTailsList()) {
         StreamId s = StreamId.fromMsg(t.getStream());
         if (layout.rebuildsStream(self, layout.streamChainIndex(s))) {
+          if (t.getTrimMark() > trim.getOrDefault(s, 0L) && !t.getTrimAnchor().isEmpty()) {
+            anchor.put(s, t.getTrimAnchor().toByteArray()); // the chain head below that mark
+          }
           trim.merge(s, Math.max(0, t.getTrimMark()), Math::max);
           floor.merge(s, t.getTrimFloorGlobal(), Math::max);
         }
@@ -85,7 +89,7 @@ final class RebuildScope {
     trim.forEach(
         (s, mark) -> {
           if (mark > 0) {
-            store.adoptTrimMark(s, mark, floor.getOrDefault(s, -1L)).join();
+            store.adoptTrimMark(s, mark, floor.getOrDefault(s, -1L), anchor.get(s)).join();
           }
         });
     Map<StreamId, long[]> out = new TreeMap<>();

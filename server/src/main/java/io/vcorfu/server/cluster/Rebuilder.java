@@ -251,7 +251,7 @@ public final class Rebuilder implements AutoCloseable {
           streams.size(),
           logChains.size(),
           left);
-      RangeCopy ranges = new RangeCopy(store, log, layout, run);
+      RangeCopy ranges = new RangeCopy(store, log, layout, run, self);
       List<Callable<Void>> tasks = new ArrayList<>();
       if (fromStreams != null) {
         LOG.info(
