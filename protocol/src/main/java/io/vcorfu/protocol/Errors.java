@@ -91,6 +91,13 @@ public final class Errors {
           io.vcorfu.protocol.proto.ClassesNeeded.newBuilder()
               .setType(e.type())
               .setDigest(ByteString.copyFrom(e.digest())));
+    } else if (error instanceof DamagedEntryException e) {
+      io.vcorfu.protocol.proto.Damaged.Builder d =
+          io.vcorfu.protocol.proto.Damaged.newBuilder().setAddress(e.address());
+      if (e.stream() != null) {
+        d.setStream(e.stream().toMsg());
+      }
+      b.setDamaged(d);
     } else if (error instanceof ClassesRefusedException e) {
       b.setClassesRefused(io.vcorfu.protocol.proto.ClassesRefused.newBuilder().setType(e.type()));
     } else {
@@ -163,6 +170,10 @@ public final class Errors {
           new ClassesNeededException(
               msg.getClassesNeeded().getType(), msg.getClassesNeeded().getDigest().toByteArray());
       case CLASSES_REFUSED -> new ClassesRefusedException(msg.getClassesRefused().getType(), m);
+      case DAMAGED ->
+          new DamagedEntryException(
+              msg.getDamaged().hasStream() ? StreamId.fromMsg(msg.getDamaged().getStream()) : null,
+              msg.getDamaged().getAddress());
       case SERVER_ERROR, ERROR_NOT_SET ->
           new ServerErrorException(m.isEmpty() ? "server error" : m);
     };

@@ -34,7 +34,9 @@ final class GlobalSlots implements Slots {
       owner.add(chain);
       byChain.computeIfAbsent(
           chain,
-          c -> ops.logRead(c.get(c.size() - 1), from, to).thenApply(l -> withAddresses(l, from)));
+          c ->
+              OtherCopies.read(c, c.get(c.size() - 1), r -> ops.logRead(r, from, to))
+                  .thenApply(l -> withAddresses(l, from)));
     }
     return CompletableFuture.allOf(byChain.values().toArray(CompletableFuture[]::new))
         .thenApply(

@@ -47,7 +47,8 @@ final class StreamSlots implements Slots {
     if (chain.isEmpty()) {
       return CompletableFuture.failedFuture(RepairingReader.noReplica(stream));
     }
-    return ops.streamRead(chain.get(chain.size() - 1), stream, from, to)
+    return OtherCopies.read(
+            chain, chain.get(chain.size() - 1), r -> ops.streamRead(r, stream, from, to))
         .exceptionallyCompose(
             e -> {
               if (EpochRpc.unwrap(e) instanceof UnknownStreamException) {

@@ -2,6 +2,8 @@ package io.vcorfu.logunit.internal;
 
 import com.google.protobuf.InvalidProtocolBufferException;
 import io.vcorfu.protocol.BadRequestException;
+import io.vcorfu.protocol.ChainDigests;
+import io.vcorfu.protocol.DamagedEntryException;
 import io.vcorfu.protocol.ServerErrorException;
 import io.vcorfu.protocol.StreamId;
 import io.vcorfu.protocol.proto.LogEntryMsg;
@@ -89,9 +91,17 @@ public final class ReadPlanning {
     if (bytes == null) {
       return r.setStatus(ReadResult.Status.TRIMMED).build();
     }
-    if (p.status() == ReadResult.Status.COMMITTED && p.record().digest() != null) {
-      // The digest this replica stored, for a replica copying the entry to check it against.
-      r.setDigest(com.google.protobuf.ByteString.copyFrom(p.record().digest()));
+    byte[] digest = p.record().digest();
+    if (digest != null && !p.record().hole()) {
+      if (!ChainDigests.same(ChainDigests.ofEntry(bytes), digest)) {
+        // Never serve bytes that are not what was written: the reader goes to another replica.
+        throw new DamagedEntryException(
+            p.ns().msb() == 0 && p.ns().lsb() == 0 ? null : p.ns(), p.address());
+      }
+      if (p.status() == ReadResult.Status.COMMITTED) {
+        // The digest this replica stored, for a replica copying the entry to check it against.
+        r.setDigest(com.google.protobuf.ByteString.copyFrom(digest));
+      }
     }
     try {
       return r.setEntry(LogEntryMsg.parseFrom(bytes)).build();

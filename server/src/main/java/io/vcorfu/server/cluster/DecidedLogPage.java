@@ -1,7 +1,9 @@
 package io.vcorfu.server.cluster;
 
 import io.vcorfu.client.ClusterStreamLog;
+import io.vcorfu.client.rpc.EpochRpc;
 import io.vcorfu.layout.Layout;
+import io.vcorfu.protocol.DamagedEntryException;
 import io.vcorfu.protocol.Endpoint;
 import io.vcorfu.protocol.proto.EntryKind;
 import io.vcorfu.protocol.proto.ReadResult;
@@ -33,7 +35,17 @@ final class DecidedLogPage {
     Endpoint source = serving.get(serving.size() - 1);
     List<ReadResult> raw = new ArrayList<>();
     for (long a = from; a <= to; a += Rebuilder.PAGE) {
-      raw.addAll(log.ops().logRead(source, a, Math.min(to, a + Rebuilder.PAGE - 1)).join());
+      long end = Math.min(to, a + Rebuilder.PAGE - 1);
+      try {
+        raw.addAll(log.ops().logRead(source, a, end).join());
+      } catch (RuntimeException e) {
+        if (!(EpochRpc.unwrap(e) instanceof DamagedEntryException)) {
+          throw e;
+        }
+        // The source's copy of an entry of the page is damaged: the repairing reader reads the
+        // page from another replica of the chain.
+        raw.addAll(log.decidedGlobal(a, end).join());
+      }
     }
     List<ReadResult> out = new ArrayList<>(raw.size());
     for (int i = 0; i < raw.size(); i++) {
