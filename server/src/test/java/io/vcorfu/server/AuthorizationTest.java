@@ -2,10 +2,12 @@ package io.vcorfu.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.vcorfu.client.ChainChecks;
 import io.vcorfu.client.ClusterStreamLog;
 import io.vcorfu.client.StreamEntry;
 import io.vcorfu.client.StreamLogOptions;
 import io.vcorfu.collections.SMRMap;
+import io.vcorfu.protocol.ChainHead;
 import io.vcorfu.protocol.ClientOptions;
 import io.vcorfu.protocol.Endpoint;
 import io.vcorfu.protocol.Errors;
@@ -206,6 +208,31 @@ class AuthorizationTest {
     assertThat(read(bob, a)).containsExactly("first", "second");
     alice.trimStream(a, 1).get(10, TimeUnit.SECONDS);
     assertThat(node.logTail()).isEqualTo(tail + 1);
+  }
+
+  @Test
+  void aStreamsChainHeadAndCheckNeedReadAndAWholeNodeCheckNeedsAdmin() throws Exception {
+    StreamId a = StreamId.of("a/ledger");
+    ClusterStreamLog alice = client("alice");
+    append(alice, a, "first");
+    ClusterStreamLog bob = client("bob");
+    ChainHead head = ChainChecks.head(bob, a, -1).get(10, TimeUnit.SECONDS);
+    assertThat(head.position()).isZero();
+    List<ChainChecks.NodeReport> checked =
+        ChainChecks.verify(bob, a, head).get(30, TimeUnit.SECONDS);
+    assertThat(checked.get(0).reports().get(0).getPin()).isEqualTo("MATCH");
+
+    ClusterStreamLog carol = client("carol");
+    assertThat(denied(() -> ChainChecks.head(carol, a, -1).get(10, TimeUnit.SECONDS)).permission())
+        .isEqualTo("read");
+    List<ChainChecks.NodeReport> all = ChainChecks.verifyAll(bob).get(30, TimeUnit.SECONDS);
+    assertThat(
+            denied(
+                    () -> {
+                      throw (Exception) all.get(0).failure();
+                    })
+                .permission())
+        .isEqualTo("admin");
   }
 
   @Test
