@@ -127,6 +127,26 @@ class TamperEvidenceTest {
     }
   }
 
+  @Test
+  void aTrimPastAnUndecidedPositionLeavesTheChainUnanchoredAndSaysSo() throws IOException {
+    try (ReplicaStore store = ReplicaStore.open(small(dir))) {
+      List<LogEntryMsg> entries = write(store, 3);
+      LogEntryMsg pending = data(3, value(3), slot(S, 3));
+      get(store.streamReplica().write(pending, List.of(new StreamReplica.Slot(S, 3)), false));
+      write4(store);
+      byte[] pinned = expectedHead(entries, 2);
+      get(store.streamReplica().trim(S, 5));
+      ChainReportMsg r = verify(store, 2, pinned);
+      assertThat(r.getAnchored()).isFalse();
+      assertThat(r.getHead().isEmpty()).isTrue();
+      assertThat(r.getPin()).isEqualTo("TRIMMED");
+      assertThat(verify(store, 6, pinned).getPin()).isEqualTo("UNANCHORED");
+    }
+    try (ReplicaStore store = ReplicaStore.open(small(dir))) {
+      assertThat(verify(store, 6, expectedHead(List.of(), -1)).getAnchored()).isFalse();
+    }
+  }
+
   private static void write4(ReplicaStore store) {
     LogEntryMsg e = data(4, value(4), slot(S, 4));
     get(store.streamReplica().write(e, List.of(new StreamReplica.Slot(S, 4)), true));

@@ -18,6 +18,9 @@ import java.util.Arrays;
  * <p>Not thread-safe: guarded by the owning {@link StorageEngine}'s monitor.
  */
 public final class ChainIndex {
+  /** Positions one span covers at most; a longer chain is computed span by span. */
+  static final int MAX_SPAN = 1 << 20;
+
   private ChainIndex() {}
 
   /** Why a span ends before its limit. */
@@ -81,9 +84,14 @@ public final class ChainIndex {
     }
     long end = Math.min(limit, n.maxAddress);
     int count = 0;
-    byte[] digests = new byte[(int) Math.max(0, Math.min(end - from, 1 << 20)) * 32];
+    byte[] digests = new byte[(int) Math.max(0, Math.min(end - from, 64)) * 32];
     Stop stop = Stop.END;
-    for (long p = from + 1; p <= end && count < (1 << 20); p++) {
+    for (long p = from + 1; p <= end && count < MAX_SPAN; p++) {
+      if ((count + 1) * 32 > digests.length) {
+        long grown = Math.max(64L, digests.length / 32 * 2L);
+        digests =
+            Arrays.copyOf(digests, (int) Math.min(Math.min(MAX_SPAN, end - from), grown) * 32);
+      }
       int s = n.find(p);
       if (s < 0) {
         stop = Stop.MISSING;
@@ -112,6 +120,14 @@ public final class ChainIndex {
    * before} is not decided here).
    */
   static byte[] anchorBelow(NamespaceIndex n, long before) {
+    if (n.id.msb() == 0 && n.id.lsb() == 0) {
+      // The global log keeps no anchor: it is trimmed every second, a log replica may hold only
+      // some of its addresses, and its entries are checked one by one (see tamper-evidence.md).
+      return null;
+    }
+    if (n.trimMark > 0 && n.anchor == null) {
+      return null; // not known below the current mark, so not above it either
+    }
     while (true) {
       Span s = span(n, before - 1, false);
       byte[] head = s.fold();
