@@ -112,9 +112,7 @@ class TamperEvidenceTest {
   void theChainStopsAtTheFirstUndecidedPosition() throws IOException {
     try (ReplicaStore store = ReplicaStore.open(small(dir))) {
       List<LogEntryMsg> entries = write(store, 3);
-      LogEntryMsg pending = data(3, value(3), slot(S, 3));
-      get(store.streamReplica().write(pending, List.of(new StreamReplica.Slot(S, 3)), false));
-      write4(store);
+      LogEntryMsg pending = pendingAt3Then4(store);
       ChainReportMsg h = head(store, -1);
       assertThat(h.getHeadPosition()).isEqualTo(2);
       assertThat(h.getStop()).isEqualTo("UNDECIDED");
@@ -131,9 +129,7 @@ class TamperEvidenceTest {
   void aTrimPastAnUndecidedPositionLeavesTheChainUnanchoredAndSaysSo() throws IOException {
     try (ReplicaStore store = ReplicaStore.open(small(dir))) {
       List<LogEntryMsg> entries = write(store, 3);
-      LogEntryMsg pending = data(3, value(3), slot(S, 3));
-      get(store.streamReplica().write(pending, List.of(new StreamReplica.Slot(S, 3)), false));
-      write4(store);
+      pendingAt3Then4(store);
       byte[] pinned = expectedHead(entries, 2);
       get(store.streamReplica().trim(S, 5));
       ChainReportMsg r = verify(store, 2, pinned);
@@ -147,9 +143,13 @@ class TamperEvidenceTest {
     }
   }
 
-  private static void write4(ReplicaStore store) {
+  /** After entries 0..2: entry 3 written uncommitted, entry 4 committed; returns entry 3. */
+  private static LogEntryMsg pendingAt3Then4(ReplicaStore store) {
+    LogEntryMsg pending = data(3, value(3), slot(S, 3));
+    get(store.streamReplica().write(pending, List.of(new StreamReplica.Slot(S, 3)), false));
     LogEntryMsg e = data(4, value(4), slot(S, 4));
     get(store.streamReplica().write(e, List.of(new StreamReplica.Slot(S, 4)), true));
+    return pending;
   }
 
   @Test

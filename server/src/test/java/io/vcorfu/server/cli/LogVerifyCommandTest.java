@@ -3,13 +3,10 @@ package io.vcorfu.server.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.vcorfu.protocol.ChainHead;
-import java.io.IOException;
-import java.io.RandomAccessFile;
+import io.vcorfu.server.SegmentDamage;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -39,7 +36,7 @@ class LogVerifyCommandTest {
   }
 
   @Test
-  void aHeadToPinChecksCleanUntilAByteOfTheSegmentFileIsFlipped() throws IOException {
+  void aHeadToPinChecksCleanUntilAByteOfTheSegmentFileIsFlipped() throws Exception {
     CliRun head = node.log("head", "--stream", "ledger");
     assertThat(head.code()).as(head.err()).isZero();
     ChainHead pin = ChainHead.parse(head.out().trim());
@@ -53,7 +50,10 @@ class LogVerifyCommandTest {
         .contains("pin match")
         .contains("replicas agree on the head ledger@9:");
 
-    flipAfter(tmp.resolve("data"), "entry-6-of-".getBytes(StandardCharsets.UTF_8));
+    assertThat(
+            SegmentDamage.flipEnd(tmp.resolve("data"), "entry-6-".getBytes(StandardCharsets.UTF_8)))
+        .as("copies of the entry's value in the node's segment files")
+        .isEqualTo(1);
     CliRun damaged = node.log("verify", "--stream", "ledger", "--pin", head.out().trim());
     assertThat(damaged.code()).as("damage found").isEqualTo(1);
     assertThat(damaged.out())
@@ -94,25 +94,5 @@ class LogVerifyCommandTest {
       assertThat(r.err()).doesNotContain("Exception");
       assertThat(r.out()).isEmpty();
     }
-  }
-
-  /** Flips the byte after {@code marker} in the node's segment file holding it (exactly one). */
-  private static void flipAfter(Path dataDir, byte[] marker) throws IOException {
-    int flipped = 0;
-    try (Stream<Path> files = Files.list(dataDir.resolve("replicas"))) {
-      for (Path seg : files.filter(p -> p.toString().endsWith(".log")).toList()) {
-        byte[] bytes = Files.readAllBytes(seg);
-        for (int i = 0; i + marker.length < bytes.length; i++) {
-          if (java.util.Arrays.equals(bytes, i, i + marker.length, marker, 0, marker.length)) {
-            try (RandomAccessFile f = new RandomAccessFile(seg.toFile(), "rw")) {
-              f.seek(i + marker.length);
-              f.write(bytes[i + marker.length] ^ 0x20);
-            }
-            flipped++;
-          }
-        }
-      }
-    }
-    assertThat(flipped).as("copies of the marker in segment files").isEqualTo(1);
   }
 }

@@ -12,17 +12,13 @@ import io.vcorfu.protocol.Endpoint;
 import io.vcorfu.protocol.StreamId;
 import io.vcorfu.protocol.proto.ChainReportMsg;
 import io.vcorfu.protocol.proto.ReadResult;
+import io.vcorfu.server.SegmentDamage;
 import io.vcorfu.server.cluster.FailoverTest.Acked;
-import java.io.IOException;
-import java.io.RandomAccessFile;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -52,7 +48,11 @@ class TamperedSourceRebuildTest {
       assertThat(pinned.position()).isGreaterThanOrEqualTo(39);
 
       Acked altered = acked.get(17);
-      flip(c.dataDir(source), altered.value().getBytes(StandardCharsets.UTF_8));
+      assertThat(
+              SegmentDamage.flipEnd(
+                  c.dataDir(source), altered.value().getBytes(StandardCharsets.UTF_8)))
+          .as("copies of the entry's value in the segment files")
+          .isPositive();
       ChainReportMsg onSource = reportOf(log, source, pinned);
       assertThat(onSource.getDamagedList())
           .extracting(d -> d.getAddress())
@@ -101,25 +101,5 @@ class TamperedSourceRebuildTest {
       }
     }
     throw new AssertionError(node + " is not a serving replica of " + STREAM);
-  }
-
-  /** Flips the byte after {@code marker} wherever it lies in {@code dataDir}'s segment files. */
-  private static void flip(Path dataDir, byte[] marker) throws IOException {
-    int flipped = 0;
-    try (Stream<Path> files = Files.walk(dataDir)) {
-      for (Path seg : files.filter(p -> p.toString().endsWith(".log")).toList()) {
-        byte[] bytes = Files.readAllBytes(seg);
-        for (int i = 0; i + marker.length < bytes.length; i++) {
-          if (Arrays.equals(bytes, i, i + marker.length, marker, 0, marker.length)) {
-            try (RandomAccessFile f = new RandomAccessFile(seg.toFile(), "rw")) {
-              f.seek(i + marker.length - 1);
-              f.write(bytes[i + marker.length - 1] ^ 0x20);
-            }
-            flipped++;
-          }
-        }
-      }
-    }
-    assertThat(flipped).as("copies of the entry's value in the segment files").isPositive();
   }
 }
