@@ -165,35 +165,35 @@ final class LogVerify {
           }
         }
       }
-      if (!all) {
-        clean &= agree(log, out);
-      }
+      String heads = all ? null : agree(log);
+      clean &= heads == null || !heads.startsWith("replicas disagree");
       if (output.json()) {
-        out.println(Output.line(Output.mapper().createObjectNode().set("reports", json)));
+        ObjectNode whole = Output.mapper().createObjectNode();
+        whole.set("reports", json);
+        if (heads != null) {
+          whole.put("heads", heads);
+        }
+        out.println(Output.line(whole));
+      } else if (heads != null) {
+        out.println(heads);
       }
       return clean ? 0 : 1;
     }
 
     /**
-     * Compares the replicas' heads at the highest position all have decided; false if they differ.
+     * Compares the replicas' heads at the highest position all have decided: the line saying
+     * whether they agree ("replicas disagree: ..." when they do not).
      */
-    private boolean agree(ClusterStreamLog log, PrintWriter out) throws Exception {
+    private String agree(ClusterStreamLog log) throws Exception {
       try {
         ChainHead h =
             connection.await(
                 ChainChecks.head(log, StreamId.of(stream), -1), "comparing the replicas' heads");
-        if (!output.json()) {
-          out.println("replicas agree on the head " + h);
-        }
-        return true;
+        return "replicas agree on the head " + h;
       } catch (ChainChecks.DisagreementException e) {
-        out.println("replicas disagree: " + e.getMessage());
-        return false;
+        return "replicas disagree: " + e.getMessage();
       } catch (IllegalStateException e) {
-        if (!output.json()) {
-          out.println("heads not compared: " + e.getMessage());
-        }
-        return true;
+        return "heads not compared: " + e.getMessage();
       }
     }
 

@@ -50,6 +50,13 @@ class LogVerifyCommandTest {
         .contains("pin match")
         .contains("replicas agree on the head ledger@9:");
 
+    CliRun json = node.log("verify", "--stream", "ledger", "--output", "json");
+    assertThat(json.code()).as(json.err()).isZero();
+    assertThat(json.out().lines().count()).as("one JSON object").isEqualTo(1);
+    assertThat(json.out())
+        .contains("\"checked\":10")
+        .contains("\"heads\":\"replicas agree on the head ledger@9:");
+
     assertThat(
             SegmentDamage.flipEnd(tmp.resolve("data"), "entry-6-".getBytes(StandardCharsets.UTF_8)))
         .as("copies of the entry's value in the node's segment files")
