@@ -115,7 +115,8 @@ final class ChainStepRunner {
           hash,
           committed ? StorageEngine.COMMITTED : 0,
           bytes,
-          prepared.digest());
+          prepared.digest(),
+          prepared.crc());
       if (logHeld == null) {
         log.stored(entry, bytes);
       }

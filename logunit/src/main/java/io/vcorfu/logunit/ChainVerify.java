@@ -100,7 +100,7 @@ final class ChainVerify {
       trim = engine.trimMark(ns);
       highest = engine.maxAddress(ns);
       long limit = request.getHeadOnly() && pinAt >= 0 ? pinAt : Long.MAX_VALUE;
-      span = engine.chainSpan(ns, limit, !request.getHeadOnly());
+      span = ChainIndex.span(engine, ns, limit, !request.getHeadOnly());
     }
     ChainReportMsg.Builder r =
         ChainReportMsg.newBuilder().setTrimMark(trim).setHighest(highest).setPin("NONE");
@@ -123,7 +123,7 @@ final class ChainVerify {
     r.setAnchored(span.start() != null).setHeadPosition(span.last()).setStop(span.stop().name());
     if (head != null) {
       r.setHead(bytes(head));
-      engine.cacheHead(ns, span.last(), head, span.trimMark());
+      ChainIndex.cache(engine, ns, span.last(), head, span.trimMark());
     }
     if (pinned) {
       r.setPin(pinCheck(span, pinAt, request.getPinHash().toByteArray()));

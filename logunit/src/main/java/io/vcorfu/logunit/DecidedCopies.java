@@ -27,7 +27,7 @@ final class DecidedCopies {
 
   /** Marks a copied result refused by its digest. */
   private static final EntryRecords.Prepared REFUSED =
-      new EntryRecords.Prepared(null, new byte[0], 0, null);
+      new EntryRecords.Prepared(null, new byte[0], 0, null, 0);
 
   private DecidedCopies() {}
 
@@ -85,7 +85,8 @@ final class DecidedCopies {
               p.hash(),
               StorageEngine.COMMITTED,
               payload,
-              p.digest());
+              p.digest(),
+              p.crc());
           if (stream == null) {
             log.noted(entry);
           }

@@ -149,7 +149,7 @@ public final class LogReplica implements AutoCloseable {
   /** Under the engine's monitor: stores {@code entry} (claimed) at its address. */
   private void put(EntryRecords.Prepared p, byte flags) {
     long address = p.entry().getGlobalAddress();
-    engine.put(key(LOG, address), address, p.hash(), flags, p.bytes(), p.digest());
+    engine.put(key(LOG, address), address, p.hash(), flags, p.bytes(), p.digest(), p.crc());
     stored(p.entry(), p.bytes());
   }
 

@@ -212,7 +212,8 @@ public final class ReplicaStore implements AutoCloseable {
             data ? p.hash() : 0,
             data ? 0 : StorageEngine.HOLE,
             p.bytes(),
-            p.digest());
+            p.digest(),
+            p.crc());
         if (data) {
           log.noted(entry);
         }
@@ -269,17 +270,17 @@ public final class ReplicaStore implements AutoCloseable {
 
   /** How many times the durable store has forced its active segment to disk since it opened. */
   public long forcedWrites() {
-    return engine.forcedWrites();
+    return engine.forceStats()[0];
   }
 
   /** Nanoseconds the durable store's forces took in all (0 in memory). */
   public long forceNanos() {
-    return engine.forceNanos();
+    return engine.forceStats()[1];
   }
 
   /** Records the durable store's forces made durable (0 in memory). */
   public long forcedAppends() {
-    return engine.forcedAppends();
+    return engine.forceStats()[2];
   }
 
   /**

@@ -224,7 +224,7 @@ public final class StreamReplica implements AutoCloseable {
         if (logCopy != null && recent.holds(global, logCopy, bytes)) {
           engine.putShared(keys, global, hash, flags, logCopy);
         } else {
-          engine.put(keys, global, hash, flags, bytes, prepared.digest());
+          engine.put(keys, global, hash, flags, bytes, prepared.digest(), prepared.crc());
         }
       }
       if (commit && !claims.heldUncommitted().isEmpty()) {

@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.google.protobuf.ByteString;
 import io.vcorfu.protocol.ChainDigests;
+import io.vcorfu.protocol.DamagedEntryException;
 import io.vcorfu.protocol.StreamId;
 import io.vcorfu.protocol.proto.ChainReportMsg;
 import io.vcorfu.protocol.proto.LogEntryMsg;
@@ -172,6 +173,31 @@ class TamperEvidenceTest {
       // still matches the pin, and the damage is what verify reports.
       assertThat(r.getPin()).isEqualTo("MATCH");
       assertThat(entries).hasSize(40);
+    }
+  }
+
+  @Test
+  void aReadNeverServesBytesAlteredAfterTheyWereStoredOrFirstChecked() throws IOException {
+    try (ReplicaStore store = ReplicaStore.open(small(dir))) {
+      write(store, 40);
+      flip(dir, ("value-12-").getBytes(StandardCharsets.UTF_8)); // while the store runs
+      DamagedEntryException e =
+          Fixtures.failure(store.streamReplica().read(S, 10, 14), DamagedEntryException.class);
+      assertThat(e.stream()).isEqualTo(S);
+      assertThat(e.address()).isEqualTo(12);
+      assertThat(get(store.streamReplica().read(S, 13, 14))).hasSize(2);
+    }
+    try (ReplicaStore store = ReplicaStore.open(small(dir))) {
+      // After a restart each entry is checked against its digest when first served: the altered
+      // one is refused, the others served and remembered, and a later alteration still refused.
+      assertThat(Fixtures.failure(store.streamReplica().read(S, 12, 12)))
+          .isInstanceOf(DamagedEntryException.class);
+      assertThat(get(store.streamReplica().read(S, 20, 29))).hasSize(10);
+      flip(dir, ("value-25-").getBytes(StandardCharsets.UTF_8));
+      assertThat(
+              Fixtures.failure(store.streamReplica().read(S, 20, 29), DamagedEntryException.class)
+                  .address())
+          .isEqualTo(25);
     }
   }
 

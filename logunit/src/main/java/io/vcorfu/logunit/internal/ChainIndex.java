@@ -147,10 +147,56 @@ public final class ChainIndex {
    */
   public static com.google.protobuf.ByteString anchorBytes(StorageEngine engine, StreamId ns) {
     long mark = engine.trimMark(ns);
-    Span span = mark > 0 ? engine.chainSpan(ns, mark - 1, true) : null;
+    Span span = mark > 0 ? span(engine, ns, mark - 1, true) : null;
     return span == null || span.start() == null
         ? com.google.protobuf.ByteString.EMPTY
         : com.google.protobuf.ByteString.copyFrom(span.start());
+  }
+
+  /**
+   * Where {@code ns}'s chain in {@code engine} can be computed from, and the digests of the decided
+   * positions after it up to {@code limit}, from the anchor with {@code fromAnchor}, else from the
+   * closest head computed before; null when the engine never held {@code ns}.
+   */
+  public static Span span(StorageEngine engine, StreamId ns, long limit, boolean fromAnchor) {
+    synchronized (engine) {
+      RecordIndex index = engine.index();
+      return index.knows(ns) ? span(index.namespace(ns), limit, fromAnchor) : null;
+    }
+  }
+
+  /** Keeps {@code head}, the chain head at {@code at} of {@code ns}, for the next span. */
+  public static void cache(StorageEngine engine, StreamId ns, long at, byte[] head, long trim) {
+    synchronized (engine) {
+      if (engine.index().knows(ns)) {
+        cache(engine.index().namespace(ns), at, head, trim);
+      }
+    }
+  }
+
+  /**
+   * Keeps {@code crcs[i]}, the CRC32C of bytes found to match their digest, for the record at
+   * {@code addresses[i]} of {@code ns} while its payload is still at {@code positions[i]}.
+   */
+  public static void rememberCrcs(
+      StorageEngine engine,
+      StreamId ns,
+      long[] addresses,
+      long[] positions,
+      int[] crcs,
+      int count) {
+    synchronized (engine) {
+      if (!engine.index().knows(ns)) {
+        return;
+      }
+      NamespaceIndex n = engine.index().namespace(ns);
+      for (int i = 0; i < count; i++) {
+        int s = n.find(addresses[i]);
+        if (s >= 0 && n.pos[s] == positions[i]) {
+          n.crc[s] = crcs[i];
+        }
+      }
+    }
   }
 
   /** Keeps {@code head} at {@code at} for later spans, if {@code n} was not trimmed since. */

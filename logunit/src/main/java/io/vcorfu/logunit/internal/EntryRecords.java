@@ -16,10 +16,10 @@ public final class EntryRecords {
   private EntryRecords() {}
 
   /**
-   * An entry as a replica stores it: its serialized bytes, content hash and digest (see {@link
-   * ChainDigests}; null unless DATA), computed once per entry.
+   * An entry as a replica stores it: its serialized bytes, content hash, digest (see {@link
+   * ChainDigests}; null unless DATA) and the bytes' CRC32C, computed once per entry.
    */
-  public record Prepared(LogEntryMsg entry, byte[] bytes, int hash, byte[] digest) {}
+  public record Prepared(LogEntryMsg entry, byte[] bytes, int hash, byte[] digest, int crc) {}
 
   /** The last entry this thread prepared: the steps of one chain write share it. */
   private static final ThreadLocal<Prepared> LAST = new ThreadLocal<>();
@@ -39,9 +39,17 @@ public final class EntryRecords {
             entry,
             bytes,
             contentHash(entry),
-            entry.getKind() == EntryKind.DATA ? ChainDigests.ofEntry(bytes) : null);
+            entry.getKind() == EntryKind.DATA ? ChainDigests.ofEntry(bytes) : null,
+            crc32c(bytes));
     LAST.set(p);
     return p;
+  }
+
+  /** The CRC32C of {@code bytes}. */
+  public static int crc32c(byte[] bytes) {
+    CRC32C crc = new CRC32C();
+    crc.update(bytes);
+    return (int) crc.getValue();
   }
 
   public static long[] key(StreamId ns, long address) {

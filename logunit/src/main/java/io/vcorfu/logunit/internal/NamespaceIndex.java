@@ -62,6 +62,9 @@ final class NamespaceIndex {
   /** The payload bytes this slot counts live in its payload's segment (see SegmentRefs). */
   int[] charge;
 
+  /** The CRC32C of the slot's payload as received or checked against its digest; 0: not known. */
+  int[] crc;
+
   byte[][] payload;
 
   /**
@@ -104,6 +107,7 @@ final class NamespaceIndex {
     commitSegment = new int[capacity];
     keySegment = new int[capacity];
     charge = new int[capacity];
+    crc = new int[capacity];
     payload = inMemory ? new byte[capacity][] : null;
     digests = null;
     size = 0;
@@ -149,6 +153,7 @@ final class NamespaceIndex {
     address[slot] = addr;
     commitSegment[slot] = -1;
     keySegment[slot] = -1;
+    crc[slot] = 0;
     place(addr, slot);
     return slot;
   }
@@ -173,6 +178,7 @@ final class NamespaceIndex {
     commitSegment = Arrays.copyOf(commitSegment, capacity);
     keySegment = Arrays.copyOf(keySegment, capacity);
     charge = Arrays.copyOf(charge, capacity);
+    crc = Arrays.copyOf(crc, capacity);
     if (inMemory) {
       payload = Arrays.copyOf(payload, capacity);
     }
@@ -214,6 +220,7 @@ final class NamespaceIndex {
         commitSegment[kept] = commitSegment[s];
         keySegment[kept] = keySegment[s];
         charge[kept] = charge[s];
+        crc[kept] = crc[s];
         if (inMemory) {
           payload[kept] = payload[s];
         }
@@ -238,6 +245,7 @@ final class NamespaceIndex {
       commitSegment = Arrays.copyOf(commitSegment, capacity);
       keySegment = Arrays.copyOf(keySegment, capacity);
       charge = Arrays.copyOf(charge, capacity);
+      crc = Arrays.copyOf(crc, capacity);
       if (inMemory) {
         payload = Arrays.copyOf(payload, capacity);
       }

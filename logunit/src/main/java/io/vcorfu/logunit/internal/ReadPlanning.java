@@ -76,13 +76,46 @@ public final class ReadPlanning {
 
   private static List<ReadResult> results(StorageEngine engine, List<PlannedRead> plans) {
     List<ReadResult> out = new ArrayList<>(plans.size());
+    Checked checked = new Checked(plans.size());
     for (PlannedRead p : plans) {
-      out.add(result(engine, p));
+      out.add(result(engine, p, checked));
     }
+    checked.remember(engine);
     return out;
   }
 
-  private static ReadResult result(StorageEngine engine, PlannedRead p) {
+  /** The records of one read whose bytes were found to match their digest, CRC32C not known yet. */
+  private static final class Checked {
+    private final long[] addresses;
+    private final long[] positions;
+    private final int[] crcs;
+    private StreamId ns;
+    private int count;
+
+    Checked(int size) {
+      addresses = new long[size];
+      positions = new long[size];
+      crcs = new int[size];
+    }
+
+    void add(PlannedRead p, int crc) {
+      if (ns != null && !ns.equals(p.ns())) {
+        return; // one read is of one namespace; anything else is checked again next time
+      }
+      ns = p.ns();
+      addresses[count] = p.address();
+      positions[count] = p.record().pos();
+      crcs[count++] = crc;
+    }
+
+    void remember(StorageEngine engine) {
+      if (count > 0) {
+        ChainIndex.rememberCrcs(engine, ns, addresses, positions, crcs, count);
+      }
+    }
+  }
+
+  private static ReadResult result(StorageEngine engine, PlannedRead p, Checked checked) {
     ReadResult.Builder r = ReadResult.newBuilder().setAddress(p.address()).setStatus(p.status());
     if (p.record() == null) {
       return r.build();
@@ -93,10 +126,15 @@ public final class ReadPlanning {
     }
     byte[] digest = p.record().digest();
     if (digest != null && !p.record().hole()) {
-      if (!ChainDigests.same(ChainDigests.ofEntry(bytes), digest)) {
-        // Never serve bytes that are not what was written: the reader goes to another replica.
-        throw new DamagedEntryException(
-            p.ns().msb() == 0 && p.ns().lsb() == 0 ? null : p.ns(), p.address());
+      // Bytes are never served unless they are what was stored: their CRC32C as received (or as
+      // found to match the digest since the node started) when known, else the SHA-256 digest.
+      int crc = EntryRecords.crc32c(bytes);
+      if (p.record().crc() == 0 || crc != p.record().crc()) {
+        if (!ChainDigests.same(ChainDigests.ofEntry(bytes), digest)) {
+          throw new DamagedEntryException(
+              p.ns().msb() == 0 && p.ns().lsb() == 0 ? null : p.ns(), p.address());
+        }
+        checked.add(p, crc);
       }
       if (p.status() == ReadResult.Status.COMMITTED) {
         // The digest this replica stored, for a replica copying the entry to check it against.

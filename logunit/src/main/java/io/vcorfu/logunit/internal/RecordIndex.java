@@ -45,7 +45,8 @@ final class RecordIndex {
         n.pos[s],
         n.len[s],
         durable ? null : n.payload[s],
-        n.digest(s));
+        n.digest(s),
+        n.crc[s]);
   }
 
   /** True once anything (a record or a trim) was ever stored for {@code ns}. */
@@ -166,6 +167,7 @@ final class RecordIndex {
         n.payload[s] = op.payload;
       }
       n.digest(s, (op.flags & StorageEngine.HOLE) == 0 ? op.digest : null);
+      n.crc[s] = op.crc;
       int payloadSegment = SegmentPosition.segment(n.pos[s]);
       // The digest stored beside the payload is live as long as the payload is.
       int digestLen = op.digest == null ? 0 : 32;

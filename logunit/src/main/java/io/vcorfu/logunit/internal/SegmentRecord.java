@@ -52,6 +52,12 @@ final class SegmentRecord {
   byte[] digest;
 
   /**
+   * In memory only, never written: the CRC32C of the payload of a live ENTRY or SHARED, computed
+   * from the bytes the replica received (0: not known, as for every record replayed on open).
+   */
+  int crc;
+
+  /**
    * MARKS: the chain head just below the trim mark (see {@code ChainDigests}); null when the
    * replica did not hold every position below the mark decided when it trimmed.
    */
@@ -104,6 +110,12 @@ final class SegmentRecord {
   /** This record with {@code digest} (see {@link #digest}); returns this. */
   SegmentRecord digest(byte[] digest) {
     this.digest = digest;
+    return this;
+  }
+
+  /** This record with {@code crc} (see {@link #crc}); returns this. */
+  SegmentRecord crc(int crc) {
+    this.crc = crc;
     return this;
   }
 

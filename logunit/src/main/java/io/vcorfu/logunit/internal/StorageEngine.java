@@ -205,10 +205,19 @@ public final class StorageEngine implements AutoCloseable {
    */
   public synchronized void put(
       long[] keys, long global, int hash, byte flags, byte[] payload, byte[] digest) {
+    put(keys, global, hash, flags, payload, digest, 0);
+  }
+
+  /**
+   * {@link #put(long[], long, int, byte, byte[], byte[])} with the payload's CRC32C (0: not known).
+   */
+  public synchronized void put(
+      long[] keys, long global, int hash, byte flags, byte[] payload, byte[] digest, int crc) {
     checkOpen();
     SegmentRecord op =
         SegmentRecord.entry(flags, global, hash, keys, payload)
-            .digest((flags & HOLE) != 0 ? null : digest);
+            .digest((flags & HOLE) != 0 ? null : digest)
+            .crc(crc);
     if (durable) {
       active.append(op, true);
     }
@@ -226,12 +235,17 @@ public final class StorageEngine implements AutoCloseable {
     byte[] digest = (flags & HOLE) != 0 ? null : stored.digest();
     if (!durable) {
       apply(
-          SegmentRecord.entry(flags, global, hash, keys, stored.payload()).digest(digest),
+          SegmentRecord.entry(flags, global, hash, keys, stored.payload())
+              .digest(digest)
+              .crc(stored.crc()),
           active.segment(),
           false);
       return;
     }
-    log(SegmentRecord.shared(flags, global, hash, keys, stored.pos(), stored.len()).digest(digest));
+    log(
+        SegmentRecord.shared(flags, global, hash, keys, stored.pos(), stored.len())
+            .digest(digest)
+            .crc(stored.crc()));
   }
 
   /** Sets the committed flag of the records at {@code keys}. */
@@ -283,20 +297,9 @@ public final class StorageEngine implements AutoCloseable {
     return trimMark(ns);
   }
 
-  /**
-   * Where {@code ns}'s chain can be computed from, and the digests of the decided positions after
-   * it up to {@code limit} (see {@link ChainIndex.Span}), from the anchor with {@code fromAnchor},
-   * else from the closest head computed before; null when this engine never held {@code ns}.
-   */
-  public synchronized ChainIndex.Span chainSpan(StreamId ns, long limit, boolean fromAnchor) {
-    return index.knows(ns) ? ChainIndex.span(index.namespace(ns), limit, fromAnchor) : null;
-  }
-
-  /** Keeps {@code head}, the chain head at {@code at} of {@code ns}, for the next span. */
-  public synchronized void cacheHead(StreamId ns, long at, byte[] head, long trimMark) {
-    if (index.knows(ns)) {
-      ChainIndex.cache(index.namespace(ns), at, head, trimMark);
-    }
+  /** The index, for {@link ChainIndex} to read and note under this engine's monitor. */
+  RecordIndex index() {
+    return index;
   }
 
   /** Global address of the last DATA record {@code ns} trimmed away, -1 when none is known. */
@@ -328,22 +331,13 @@ public final class StorageEngine implements AutoCloseable {
     }
   }
 
-  /** How many times the active segment was forced to disk since the engine opened (0 in memory). */
-  public long forcedWrites() {
+  /**
+   * {forces of the active segment since the engine opened, nanoseconds they took, records they made
+   * durable}; zeros in memory.
+   */
+  public long[] forceStats() {
     SegmentWriter w = writer;
-    return w == null ? 0 : w.forces();
-  }
-
-  /** Nanoseconds those forces took in all (0 in memory). */
-  public long forceNanos() {
-    SegmentWriter w = writer;
-    return w == null ? 0 : w.forceNanos();
-  }
-
-  /** Records those forces made durable (over {@link #forcedWrites}: the mean group commit). */
-  public long forcedAppends() {
-    SegmentWriter w = writer;
-    return w == null ? 0 : w.forcedAppends();
+    return w == null ? new long[3] : new long[] {w.forces(), w.forceNanos(), w.forcedAppends()};
   }
 
   /**
