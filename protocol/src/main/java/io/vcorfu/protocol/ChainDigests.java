@@ -3,7 +3,6 @@ package io.vcorfu.protocol;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
-import java.util.Arrays;
 import java.util.HexFormat;
 
 /**
@@ -111,11 +110,7 @@ public final class ChainDigests {
 
   /** The head at {@code position} after {@code previous}, the head at {@code position - 1}. */
   public static byte[] link(byte[] previous, long position, byte[] digest) {
-    MessageDigest sha = sha();
-    sha.update(previous);
-    sha.update(longBytes(position));
-    sha.update(digest);
-    return sha.digest();
+    return link(previous, position, digest, 0);
   }
 
   /** {@link #link} reading the digest from {@code digests} at {@code offset}. */
@@ -151,11 +146,6 @@ public final class ChainDigests {
   /** True when {@code a} and {@code b} are the same digest. */
   public static boolean same(byte[] a, byte[] b) {
     return a != null && b != null && MessageDigest.isEqual(a, b);
-  }
-
-  /** True when the 32 bytes of {@code digests} at {@code offset} equal {@code digest}. */
-  public static boolean same(byte[] digests, int offset, byte[] digest) {
-    return Arrays.equals(digests, offset, offset + LENGTH, digest, 0, LENGTH);
   }
 
   private static byte[] sha256(byte[] bytes) {

@@ -15,6 +15,11 @@ import java.util.function.Function;
  * an entry no longer matches its stored digest ({@link DamagedEntryException}): the chain's other
  * members are asked in turn, from the last back, and the first answer wins; when every one fails,
  * the read fails with the damage.
+ *
+ * <p>Invariant: an answer from another member decides nothing the last replica would not. A copy it
+ * holds committed is a decision (a copy is committed only once every copy holds the entry); one it
+ * holds uncommitted, or not at all, comes back as such and the reader repairs it as any undecided
+ * slot, through the chain's decider.
  */
 final class OtherCopies {
   private OtherCopies() {}

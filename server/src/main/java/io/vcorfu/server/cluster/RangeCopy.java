@@ -19,7 +19,9 @@ import java.util.function.LongPredicate;
  * deciders to this node's replica for a {@link Rebuilder}, a page at a time, counting it in the
  * copy's {@link RebuildRun} and pacing it by the run's {@link RebuildPacer}. A page this node
  * already holds whole is skipped; otherwise only decisions are installed, and only where the node
- * holds no committed record (see {@link Rebuilder}). Thread-safe: the copy's workers share one.
+ * holds no committed record (see {@link Rebuilder}), and only copies whose bytes match the digest
+ * their source stored (a refused one is taken from another serving replica, or the copy stops).
+ * Thread-safe: the copy's workers share one.
  */
 final class RangeCopy {
   private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(RangeCopy.class);
