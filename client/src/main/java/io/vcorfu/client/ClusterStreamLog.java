@@ -54,6 +54,7 @@ public final class ClusterStreamLog implements StreamLog {
   private final TailKnowledge tails;
   private final StreamReads streamReads;
   private final Failover failover;
+  private final StreamPinner pinner;
 
   /** Abandons requests the layout moved past (null when the options turn it off). */
   private final LayoutWatch watch;
@@ -83,6 +84,8 @@ public final class ClusterStreamLog implements StreamLog {
     this.tails = new TailKnowledge(ops, options.readLease());
     this.streamReads = new StreamReads(ops, reader, degraded, writeCache, tails);
     this.failover = new Failover(layout, options.failoverTimeout());
+    this.pinner =
+        new StreamPinner(ops, s -> layout().current().streamChain(s), this::trimStreamOnce);
     this.appender =
         new Appender(
             ops,
@@ -416,6 +419,17 @@ public final class ClusterStreamLog implements StreamLog {
   @Override
   public CompletableFuture<Long> trimStream(StreamId stream, long before) {
     return failover.idempotent(() -> trimStreamOnce(stream, before));
+  }
+
+  /** {@inheritDoc} See {@link StreamPinner}; retried through layout changes. */
+  @Override
+  public CompletableFuture<Long> pinStream(StreamId stream, StreamId name) {
+    return failover.idempotent(() -> pinner.pin(stream, name));
+  }
+
+  @Override
+  public CompletableFuture<Void> unpinStream(StreamId stream, StreamId name) {
+    return failover.idempotent(() -> pinner.unpin(stream, name));
   }
 
   /** {@inheritDoc} Registered with the sequencer, retried through layout changes. */

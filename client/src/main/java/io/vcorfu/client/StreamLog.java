@@ -109,6 +109,25 @@ public interface StreamLog extends AutoCloseable {
   CompletableFuture<Long> trimStream(StreamId stream, long before);
 
   /**
+   * Pins {@code stream} where it is trimmed now, under pin {@code name}: until {@link #unpinStream}
+   * of that name, no trim of the stream passes the position the future completes with, on any of
+   * its replicas (a replica rebuilt later takes the pins of its chain), so every entry readable now
+   * stays readable. Durable on every replica of the stream's chain before it completes; pinning
+   * again under the same name moves the pin to where the stream is trimmed then. The default, for a
+   * log without replicas, fails with {@link UnsupportedOperationException}.
+   */
+  default CompletableFuture<Long> pinStream(StreamId stream, StreamId name) {
+    return CompletableFuture.failedFuture(
+        new UnsupportedOperationException("this stream log keeps no pins"));
+  }
+
+  /** Drops pin {@code name} of {@code stream} on every replica (see {@link #pinStream}). */
+  default CompletableFuture<Void> unpinStream(StreamId stream, StreamId name) {
+    return CompletableFuture.failedFuture(
+        new UnsupportedOperationException("this stream log keeps no pins"));
+  }
+
+  /**
    * Registers, for {@code leaseMs}, the oldest snapshot (a global address) this client has in use,
    * or none with -1, and answers the oldest any client holds: trims of streams never pass it. The
    * default, for a log without a sequencer, registers nothing and answers {@link

@@ -2,8 +2,10 @@ package io.vcorfu.collections;
 
 import io.vcorfu.client.DirectoryEntry;
 import io.vcorfu.collections.internal.CSMRMapLayout;
+import io.vcorfu.protocol.StreamId;
 import io.vcorfu.protocol.TrimmedException;
 import io.vcorfu.runtime.VCorfuRuntime;
+import java.util.List;
 import java.util.Objects;
 
 /**
@@ -48,6 +50,11 @@ final class MapFork {
     if (layout.buckets() != 0 || namedOtherwise(rt, name)) {
       throw taken(name, parent);
     }
+    // Hold the parent's history before looking at the base: once held, what is readable now stays
+    // readable, so a base found here is never trimmed away under the fork by any retention.
+    String hold = holdName(name, version);
+    List<StreamId> held = MapStreams.bucketStreams(parent.name(), parent.bucketCount());
+    held.forEach(s -> rt.pinHistory(s, hold));
     try {
       for (int i = 0; i < parent.bucketCount(); i++) {
         parent.bucketAt(i, version).snapshot();
@@ -57,6 +64,7 @@ final class MapFork {
       if (trimmed == null) {
         throw e;
       }
+      held.forEach(s -> rt.unpinHistory(s, hold));
       throw refused(
           ForkRefusedException.Reason.BASE_UNAVAILABLE,
           name,
@@ -73,6 +81,15 @@ final class MapFork {
       throw taken(name, parent);
     }
     return CSMRMap.open(rt, name);
+  }
+
+  /**
+   * The name under which a fork called {@code name} with base {@code version} holds its parent's
+   * history (see {@link VCorfuRuntime#pinHistory}): one per fork and base, so a refused attempt
+   * releases only its own hold, and two creators racing for one name and base share theirs.
+   */
+  static String holdName(String name, long version) {
+    return "fork " + name + " at " + version;
   }
 
   /** The current snapshot: what a transaction that writes nothing answers. */

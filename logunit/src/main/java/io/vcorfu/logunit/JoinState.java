@@ -50,6 +50,9 @@ final class JoinState {
 
   private volatile String copyingWhy = "";
 
+  /** The join epoch of the last rebuild that took its chains' trim marks and pins; 0: none. */
+  private volatile long marksTakenSince;
+
   /** The epoch the replicas joined their chains at as rebuilding replicas; 0 when full members. */
   long since() {
     return scope.since();
@@ -82,6 +85,27 @@ final class JoinState {
    */
   void set(long epoch, LongPredicate log, Predicate<StreamId> streams) {
     scope = epoch <= 0 ? NONE : new Scope(epoch, log, streams);
+  }
+
+  /** The rebuild of the chains joined at epoch {@code since} took their trim marks and pins. */
+  void marksTaken(long since) {
+    marksTakenSince = since;
+  }
+
+  /**
+   * Fails with NotServing while {@code stream}'s chain is rebuilt here and the rebuild has not yet
+   * taken the chain's trim marks and pins: a trim here then could pass a pin the chain holds and
+   * this replica does not yet, leaving it short of history the chain keeps.
+   */
+  void checkTrims(String role, StreamId stream) {
+    Scope s = scope;
+    if (s.since() > 0 && s.streams().test(stream) && marksTakenSince != s.since()) {
+      throw new NotServingException(
+          role,
+          "it is a rebuilding replica (joined at epoch "
+              + s.since()
+              + ") that has not yet taken its chain's trim marks and pins; try again shortly");
+    }
   }
 
   void copying(Predicate<StreamId> streams, String why) {

@@ -9,10 +9,10 @@ import io.vcorfu.logunit.internal.IndexedRecord;
 import io.vcorfu.logunit.internal.PlannedRead;
 import io.vcorfu.logunit.internal.ReadPlanning;
 import io.vcorfu.logunit.internal.StorageEngine;
+import io.vcorfu.logunit.internal.StreamPins;
 import io.vcorfu.protocol.BadRequestException;
 import io.vcorfu.protocol.OverwrittenException;
 import io.vcorfu.protocol.StreamId;
-import io.vcorfu.protocol.TrimBounds;
 import io.vcorfu.protocol.TrimmedException;
 import io.vcorfu.protocol.UnknownStreamException;
 import io.vcorfu.protocol.VCorfuException;
@@ -24,6 +24,8 @@ import io.vcorfu.protocol.proto.StreamCommitResponse;
 import io.vcorfu.protocol.proto.StreamFillRequest;
 import io.vcorfu.protocol.proto.StreamFillResponse;
 import io.vcorfu.protocol.proto.StreamIdMsg;
+import io.vcorfu.protocol.proto.StreamPinRequest;
+import io.vcorfu.protocol.proto.StreamPinResponse;
 import io.vcorfu.protocol.proto.StreamReadRequest;
 import io.vcorfu.protocol.proto.StreamReadResponse;
 import io.vcorfu.protocol.proto.StreamSlot;
@@ -38,6 +40,7 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 
@@ -423,7 +426,8 @@ public final class StreamReplica implements AutoCloseable {
                       .setLastGlobal(engine.lastGlobal(s))
                       .setTrimMark(engine.trimMark(s))
                       .setTrimFloorGlobal(engine.floorGlobal(s))
-                      .setTrimAnchor(ChainIndex.anchorBytes(engine, s)));
+                      .setTrimAnchor(ChainIndex.anchorBytes(engine, s))
+                      .addAllPins(StreamMarks.pins(engine, s)));
             }
             response.setMaxGlobal(engine.maxGlobal());
             barrier = engine.barrier();
@@ -432,44 +436,34 @@ public final class StreamReplica implements AutoCloseable {
         });
   }
 
-  /**
-   * Prefix trim of one stream: releases every stream address below {@code before}. The mark never
-   * goes back; UnknownStreamException for a stream never held here.
-   *
-   * <p>A trim never makes the stream unwritable: the mark may be at most the next address after the
-   * highest one held here (every token the sequencer issues later lies at or above it), and is at
-   * least 0. A mark outside that range is refused with BadRequestException naming the stream, the
-   * mark and the tail, and nothing is trimmed.
-   *
-   * <p>The name directory's stream ({@link StreamId#NAME_DIRECTORY}) is never trimmed: a mark above
-   * 0 for it is refused with BadRequestException, so every name registered stays listed.
-   */
+  /** See {@link StreamMarks#trim}. */
   public CompletableFuture<Long> trim(StreamId stream, long before) {
-    return LogReplica.call(
-        () -> {
-          checked(stream);
-          if (stream.equals(StreamId.NAME_DIRECTORY) && before > 0) {
-            throw new BadRequestException(
-                "the name directory (stream " + stream + ") is never trimmed: it lists every name");
-          }
-          long mark;
-          CompletableFuture<Void> barrier;
-          synchronized (engine) {
-            if (!engine.knows(stream)) {
-              throw new UnknownStreamException(stream);
-            }
-            TrimBounds.check("stream " + stream, before, engine.maxAddress(stream));
-            mark = engine.trim(stream, before);
-            barrier = engine.barrier();
-          }
-          return barrier.thenApply(v -> mark);
-        });
+    return LogReplica.call(() -> StreamMarks.trim(engine, join, checked(stream), before));
   }
 
   /** {@link #trim(StreamId, long)} for a request from the wire. */
   public CompletableFuture<StreamTrimResponse> trim(StreamTrimRequest request) {
     return LogReplica.call(() -> trim(StreamId.fromMsg(request.getStream()), request.getBefore()))
         .thenApply(mark -> StreamTrimResponse.newBuilder().setTrimMark(mark).build());
+  }
+
+  /** See {@link StreamMarks#pin}. */
+  public CompletableFuture<StreamPinResponse> pin(StreamPinRequest request) {
+    return LogReplica.call(() -> StreamMarks.pin(engine, streamOf(request.getStream()), request));
+  }
+
+  /**
+   * Takes, by stream, the pins its chain holds (a replica rebuilding the chains it joined at epoch
+   * {@code since} takes them from the chain's serving replicas), keeping its own; then lets trims
+   * of those chains in ({@link JoinState#checkTrims}). Completes once durable.
+   */
+  public CompletableFuture<Void> adoptPins(Map<StreamId, Map<StreamId, Long>> pins, long since) {
+    CompletableFuture<Void> barrier;
+    synchronized (engine) {
+      pins.forEach((stream, held) -> StreamPins.adopt(engine, stream, held));
+      barrier = engine.barrier();
+    }
+    return barrier.thenRun(() -> join.marksTaken(since));
   }
 
   /** What opening this replica found on disk (for operators and tests). */

@@ -271,6 +271,30 @@ public final class VCorfuRuntime implements AutoCloseable {
   }
 
   /**
+   * Holds the history of the object on {@code stream} that can be read now, under the hold {@code
+   * name} (a fork holds its parent's this way; an application can hold an object's versions for an
+   * audit): until {@link #unpinHistory} of that name, no trim of the object's stream or of its
+   * checkpoints passes what they hold now, whoever asks for it (any runtime's retention, {@code
+   * vcorfu log trim}), so every version readable now stays readable. Durable on every replica
+   * before it returns. A held object's storage grows with its updates until the hold is released.
+   * Not inside a transaction.
+   */
+  public void pinHistory(StreamId stream, String name) {
+    core.checkOpen();
+    StreamId pin = StreamId.of("history-pin/" + Objects.requireNonNull(name, "name"));
+    core.await(core.log().pinStream(stream, pin));
+    core.await(core.log().pinStream(Checkpoints.streamOf(stream), pin));
+  }
+
+  /** Releases the hold {@code name} on the object on {@code stream} (see {@link #pinHistory}). */
+  public void unpinHistory(StreamId stream, String name) {
+    core.checkOpen();
+    StreamId pin = StreamId.of("history-pin/" + Objects.requireNonNull(name, "name"));
+    core.await(core.log().unpinStream(stream, pin));
+    core.await(core.log().unpinStream(Checkpoints.streamOf(stream), pin));
+  }
+
+  /**
    * Estimated bytes this runtime's live views hold in memory to serve old versions (retained
    * updates and captured versions), all views together: at most about {@link
    * RuntimeOptions#retainedHistoryBytes} plus one version per view.

@@ -210,6 +210,16 @@ final class LocalReplicaLog implements StreamLog {
   }
 
   @Override
+  public CompletableFuture<Long> pinStream(StreamId stream, StreamId name) {
+    return cluster.pinStream(stream, name);
+  }
+
+  @Override
+  public CompletableFuture<Void> unpinStream(StreamId stream, StreamId name) {
+    return cluster.unpinStream(stream, name);
+  }
+
+  @Override
   public CompletableFuture<io.vcorfu.client.SnapshotFloor> registerSnapshots(
       long oldest, int leaseMs) {
     return cluster.registerSnapshots(oldest, leaseMs);

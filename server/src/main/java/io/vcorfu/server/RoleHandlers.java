@@ -250,6 +250,12 @@ final class RoleHandlers {
             role(stream, "stream replica")
                 .trim(r.getStreamTrim())
                 .thenApply(x -> Response.newBuilder().setStreamTrim(x).build()));
+    t.put(
+        PayloadCase.STREAM_PIN,
+        r ->
+            role(stream, "stream replica")
+                .pin(r.getStreamPin())
+                .thenApply(x -> Response.newBuilder().setStreamPin(x).build()));
 
     t.put(
         PayloadCase.VIEW_CALL,

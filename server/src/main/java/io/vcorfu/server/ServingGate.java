@@ -48,7 +48,8 @@ final class ServingGate {
           PayloadCase.STREAM_WRITE,
           PayloadCase.STREAM_COMMIT,
           PayloadCase.STREAM_FILL,
-          PayloadCase.STREAM_TRIM);
+          PayloadCase.STREAM_TRIM,
+          PayloadCase.STREAM_PIN);
 
   private final Supplier<String> notServingReason;
   private final LatencyWindow foregroundWrites = new LatencyWindow();

@@ -156,11 +156,12 @@ final class ActiveSegment {
       segments.deleted(sealed);
       writer.delete(sealed);
     }
-    // Trim marks must outlive the segments that recorded them: repeat them in every new segment.
+    // Trim marks and pins must outlive the segments that recorded them: repeat them in every new
+    // segment (a pin set emptied too, so that no older record of it can come back).
     writingMarks = true;
     try {
       for (NamespaceIndex n : index.all()) {
-        if (n.trimMark > 0) {
+        if (n.trimMark > 0 || n.pins != null) {
           SegmentRecord marks =
               SegmentRecord.marks(
                       n.id.msb(),
@@ -170,6 +171,9 @@ final class ActiveSegment {
                       n.floorGlobal,
                       index.maxGlobal())
                   .anchor(n.anchor);
+          if (n.pins != null) {
+            marks.pins(n.pinsVersion, n.pins);
+          }
           append(marks, false);
           assert Thread.holdsLock(monitor) : "the index is changed only under the engine's monitor";
           index.apply(marks, segment);

@@ -25,6 +25,14 @@ final class NamespaceIndex {
   long floorGlobal = -1;
 
   /**
+   * The pins held on this namespace, flattened {@code (pinMsb, pinLsb, at)} (see {@link
+   * StreamPins}); null when it never had any. {@link #pinsVersion} counts their changes.
+   */
+  long[] pins;
+
+  long pinsVersion;
+
+  /**
    * Address and global address of the highest-addressed DATA record in the index, -1 when there is
    * none. When {@link #lastDataStale} is set the DATA record there was replaced by a hole and the
    * true one is somewhere below {@link #lastDataAddress}: recompute with {@link #lastDataSlot}.

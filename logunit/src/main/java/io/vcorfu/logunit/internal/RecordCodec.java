@@ -23,6 +23,8 @@ import java.util.zip.CRC32C;
  *   <li>MARKS (3): msb, lsb, trimMark, maxAddress, lastGlobal, maxGlobal: long
  *   <li>ANCHORED_MARKS (8): MARKS's fields, then the chain anchor (32 bytes; see {@link
  *       SegmentRecord#anchor})
+ *   <li>PINNED_MARKS (9): MARKS's fields, anchored:byte (0 or 1), the anchor if anchored,
+ *       pinsVersion:long, n:int, n × (pinMsb, pinLsb, at): long (see {@link SegmentRecord#pins})
  *   <li>FORCED (4): forcedTo: long (segments only, never in index files; see {@link
  *       SegmentRecord#FORCED})
  * </ul>
@@ -47,6 +49,7 @@ final class RecordCodec {
   static final byte SHARED = 6;
   static final byte PACKED_COMMIT = 7;
   static final byte ANCHORED_MARKS = 8;
+  static final byte PINNED_MARKS = 9;
 
   /**
    * Set in the flags byte of a PACKED_ENTRY or SHARED body when the entry's digest (32 bytes)
@@ -130,7 +133,7 @@ final class RecordCodec {
       case SegmentRecord.ENTRY -> 72 + keys * 40 + (index ? 20 : op.payloadLen);
       case SegmentRecord.SHARED -> 92 + keys * 40;
       case SegmentRecord.COMMIT -> 10 + keys * 40;
-      case SegmentRecord.MARKS -> 1 + 6 * 8 + 32;
+      case SegmentRecord.MARKS -> 1 + 6 * 8 + 33 + (op.pins == null ? 0 : 12 + op.pins.length * 8);
       case SegmentRecord.FORCED -> 1 + 8;
       default -> throw new IllegalStateException("unknown op type " + op.type);
     };
@@ -181,15 +184,28 @@ final class RecordCodec {
         putKeys(b, op.keys, names);
       }
       case SegmentRecord.MARKS -> {
-        b.put(op.anchor == null ? SegmentRecord.MARKS : ANCHORED_MARKS)
+        byte kind =
+            op.pins != null
+                ? PINNED_MARKS
+                : op.anchor == null ? SegmentRecord.MARKS : ANCHORED_MARKS;
+        b.put(kind)
             .putLong(op.keys[0])
             .putLong(op.keys[1])
             .putLong(op.trimMark)
             .putLong(op.maxAddress)
             .putLong(op.lastGlobal)
             .putLong(op.maxGlobal);
+        if (kind == PINNED_MARKS) {
+          b.put((byte) (op.anchor == null ? 0 : 1));
+        }
         if (op.anchor != null) {
           b.put(op.anchor);
+        }
+        if (kind == PINNED_MARKS) {
+          b.putLong(op.pinsVersion).putInt(op.pins.length / 3);
+          for (long v : op.pins) {
+            b.putLong(v);
+          }
         }
       }
       case SegmentRecord.FORCED -> b.put(SegmentRecord.FORCED).putLong(op.forcedTo);
@@ -266,6 +282,26 @@ final class RecordCodec {
         byte[] anchor = new byte[32];
         b.get(anchor);
         return marks.anchor(anchor);
+      }
+      case PINNED_MARKS -> {
+        SegmentRecord marks =
+            SegmentRecord.marks(
+                b.getLong(), b.getLong(), b.getLong(), b.getLong(), b.getLong(), b.getLong());
+        if (b.get() != 0) {
+          byte[] anchor = new byte[32];
+          b.get(anchor);
+          marks.anchor(anchor);
+        }
+        long version = b.getLong();
+        int n = b.getInt();
+        if (n < 0 || n > b.remaining() / 24) {
+          throw new IllegalArgumentException("a marks record's pin count " + n + " overruns it");
+        }
+        long[] pins = new long[n * 3];
+        for (int i = 0; i < pins.length; i++) {
+          pins[i] = b.getLong();
+        }
+        return marks.pins(version, pins);
       }
       case SegmentRecord.FORCED -> {
         return SegmentRecord.forced(b.getLong());

@@ -227,6 +227,10 @@ final class RecordIndex {
     NamespaceIndex n = namespace(new StreamId(op.keys[0], op.keys[1]));
     n.maxAddress = Math.max(n.maxAddress, op.maxAddress);
     maxGlobal = Math.max(maxGlobal, op.maxGlobal);
+    if (op.pins != null && op.pinsVersion > n.pinsVersion) {
+      n.pins = op.pins;
+      n.pinsVersion = op.pinsVersion;
+    }
     if (op.trimMark > n.trimMark) {
       n.trimMark = op.trimMark;
       n.floorGlobal = op.lastGlobal;

@@ -63,6 +63,15 @@ final class SegmentRecord {
    */
   byte[] anchor;
 
+  /**
+   * MARKS: the namespace's pins, flattened {@code (pinMsb, pinLsb, at)} (see {@link StreamPins}),
+   * which replace those held when {@link #pinsVersion} is newer; null when the record says nothing
+   * of pins (records written before pins were).
+   */
+  long[] pins;
+
+  long pinsVersion;
+
   private SegmentRecord(
       byte type,
       long[] keys,
@@ -122,6 +131,13 @@ final class SegmentRecord {
   /** This MARKS record with {@code anchor} (see {@link #anchor}); returns this. */
   SegmentRecord anchor(byte[] anchor) {
     this.anchor = anchor;
+    return this;
+  }
+
+  /** This MARKS record with the pin set {@code pins} of version {@code version}; returns this. */
+  SegmentRecord pins(long version, long[] pins) {
+    this.pinsVersion = version;
+    this.pins = pins;
     return this;
   }
 

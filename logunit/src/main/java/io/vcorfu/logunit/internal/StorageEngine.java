@@ -255,12 +255,14 @@ public final class StorageEngine implements AutoCloseable {
   }
 
   /**
-   * Raises {@code ns}'s trim mark to {@code before}; a mark never goes back, and a call that would
-   * not raise it writes nothing. Returns the mark in force afterwards.
+   * Raises {@code ns}'s trim mark to {@code before}, or to the lowest of its pins when that is
+   * lower ({@link StreamPins}); a mark never goes back, and a call that would not raise it writes
+   * nothing. Returns the mark in force afterwards.
    */
   public synchronized long trim(StreamId ns, long before) {
     checkOpen();
     NamespaceIndex n = index.namespace(ns);
+    before = StreamPins.clamp(n, before);
     if (before > n.trimMark) {
       log(
           SegmentRecord.marks(
@@ -307,7 +309,7 @@ public final class StorageEngine implements AutoCloseable {
     return index.knows(ns) ? index.namespace(ns).floorGlobal : -1;
   }
 
-  private void log(SegmentRecord op) {
+  void log(SegmentRecord op) {
     if (durable) {
       active.append(op, false);
     }

@@ -70,6 +70,16 @@ public abstract class ForwardingStreamLog implements StreamLog {
   }
 
   @Override
+  public CompletableFuture<Long> pinStream(StreamId stream, StreamId name) {
+    return delegate.pinStream(stream, name);
+  }
+
+  @Override
+  public CompletableFuture<Void> unpinStream(StreamId stream, StreamId name) {
+    return delegate.unpinStream(stream, name);
+  }
+
+  @Override
   public CompletableFuture<io.vcorfu.client.SnapshotFloor> registerSnapshots(
       long oldest, int leaseMs) {
     return delegate.registerSnapshots(oldest, leaseMs);

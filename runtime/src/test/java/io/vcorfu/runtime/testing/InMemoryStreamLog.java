@@ -44,6 +44,9 @@ public final class InMemoryStreamLog {
   private final Map<Key, Long> lastKeyWrite = new HashMap<>();
   private final Map<StreamId, Long> trimMarks = new HashMap<>();
 
+  /** Pins by (stream, name): the position no trim of the stream passes. */
+  private final Map<List<StreamId>, Long> pins = new HashMap<>();
+
   /** A new client of this store; closing it does not affect the store or other clients. */
   public StreamLog client() {
     return new Client();
@@ -134,6 +137,11 @@ public final class InMemoryStreamLog {
 
   private long doTrim(StreamId stream, long before) {
     synchronized (lock) {
+      for (Map.Entry<List<StreamId>, Long> p : pins.entrySet()) {
+        if (p.getKey().get(0).equals(stream)) {
+          before = Math.min(before, p.getValue());
+        }
+      }
       long mark = Math.max(trimMarks.getOrDefault(stream, 0L), before);
       trimMarks.put(stream, mark);
       return mark;
@@ -202,6 +210,29 @@ public final class InMemoryStreamLog {
     @Override
     public CompletableFuture<Long> trimStream(StreamId stream, long before) {
       return run(() -> doTrim(stream, before));
+    }
+
+    @Override
+    public CompletableFuture<Long> pinStream(StreamId stream, StreamId name) {
+      return run(
+          () -> {
+            synchronized (lock) {
+              long at = trimMarks.getOrDefault(stream, 0L);
+              pins.put(List.of(stream, name), at);
+              return at;
+            }
+          });
+    }
+
+    @Override
+    public CompletableFuture<Void> unpinStream(StreamId stream, StreamId name) {
+      return run(
+          () -> {
+            synchronized (lock) {
+              pins.remove(List.of(stream, name));
+              return null;
+            }
+          });
     }
 
     @Override

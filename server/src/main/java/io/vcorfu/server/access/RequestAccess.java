@@ -113,6 +113,7 @@ final class RequestAccess {
       case STREAM_READ -> need(Permission.READ, r.getStreamRead().getStream());
       case LOG_TRIM -> need(Permission.TRIM, null);
       case STREAM_TRIM -> need(Permission.TRIM, r.getStreamTrim().getStream());
+      case STREAM_PIN -> need(Permission.TRIM, r.getStreamPin().getStream());
       case VERIFY -> {
         if (r.getVerify().getAll()) {
           need(Permission.ADMIN, null);

@@ -6,6 +6,7 @@ import io.vcorfu.layout.LayoutChanges;
 import io.vcorfu.logunit.ReplicaStore;
 import io.vcorfu.protocol.Endpoint;
 import io.vcorfu.protocol.StreamId;
+import io.vcorfu.protocol.proto.StreamPinMsg;
 import io.vcorfu.protocol.proto.StreamTailEntry;
 import io.vcorfu.protocol.proto.StreamTailResponse;
 import java.util.HashMap;
@@ -72,6 +73,8 @@ final class RebuildScope {
     Map<StreamId, Long> trim = new HashMap<>();
     Map<StreamId, Long> floor = new HashMap<>();
     Map<StreamId, byte[]> anchor = new HashMap<>();
+    Map<StreamId, Map<StreamId, Long>> pins = new HashMap<>();
+    long since = store.joinedAt();
     for (Endpoint source : sources) {
       StreamTailResponse r = log.ops().streamTail(source, List.of(), true).join();
       for (StreamTailEntry t : r.getTailsList()) {
@@ -82,6 +85,10 @@ final class RebuildScope {
           }
           trim.merge(s, Math.max(0, t.getTrimMark()), Math::max);
           floor.merge(s, t.getTrimFloorGlobal(), Math::max);
+          for (StreamPinMsg p : t.getPinsList()) {
+            pins.computeIfAbsent(s, k -> new HashMap<>())
+                .merge(StreamId.fromMsg(p.getPin()), p.getAt(), Math::min);
+          }
         }
       }
     }
@@ -92,6 +99,8 @@ final class RebuildScope {
             store.adoptTrimMark(s, mark, floor.getOrDefault(s, -1L), anchor.get(s)).join();
           }
         });
+    // The chain's pins too, before this replica takes any trim (see JoinState#checkTrims).
+    store.streamReplica().adoptPins(pins, since).join();
     Map<StreamId, long[]> out = new TreeMap<>();
     if (trim.isEmpty()) {
       return out;
