@@ -111,15 +111,15 @@ class ForkTest {
     }
     parent.fork(name + "-f");
     SMRMap.open(rt, name + "-object").put("x", 1);
-    long tail = now(rt);
+    long top = now(rt);
     for (String taken : List.of(name, name + "-f", name + "-object")) {
-      assertThatThrownBy(() -> parent.fork(taken, tail))
+      assertThatThrownBy(() -> parent.fork(taken, top))
           .isInstanceOfSatisfying(
               ForkRefusedException.class,
               e -> assertThat(e.reason()).isEqualTo(ForkRefusedException.Reason.NAME_TAKEN))
           .hasMessageContaining("that name is taken");
     }
-    assertThatThrownBy(() -> parent.fork(name + "-g", tail + 1000))
+    assertThatThrownBy(() -> parent.fork(name + "-g", top + 1000))
         .isInstanceOfSatisfying(
             ForkRefusedException.class,
             e -> assertThat(e.reason()).isEqualTo(ForkRefusedException.Reason.BASE_PAST_TAIL))
@@ -128,12 +128,23 @@ class ForkTest {
         .isInstanceOfSatisfying(
             ForkRefusedException.class,
             e -> assertThat(e.reason()).isEqualTo(ForkRefusedException.Reason.BASE_UNAVAILABLE));
-    long k3 = parent.history("k3", Long.MAX_VALUE, 1).items().get(0).globalAddress();
-    try (StreamLog log = harness.newLog()) {
-      log.trimStream(StreamId.of(CSMRMap.bucketStreamName(name, 0)), 6).get(30, TimeUnit.SECONDS);
+    assertThat(now(rt)).as("nothing written by the refusals").isEqualTo(top);
+    // A map no fork holds yet (the fork above holds its parent's history: see
+    // aForkHoldsItsParentsHistoryAgainstTrims).
+    CSMRMap<String, Integer> lone = CSMRMap.open(rt, name + "-lone", 1);
+    for (int i = 0; i < 10; i++) {
+      lone.put("k" + i, i);
     }
+    long k3 = lone.history("k3", Long.MAX_VALUE, 1).items().get(0).globalAddress();
+    try (StreamLog log = harness.newLog()) {
+      long mark =
+          log.trimStream(StreamId.of(CSMRMap.bucketStreamName(lone.name(), 0)), 6)
+              .get(30, TimeUnit.SECONDS);
+      assertThat(mark).isEqualTo(6);
+    }
+    long tail = now(rt);
     // Read by another client: the writer's own versions of the map are not the replicas'.
-    CSMRMap<String, Integer> reader = CSMRMap.open(harness.runtime(), name);
+    CSMRMap<String, Integer> reader = CSMRMap.open(harness.runtime(), lone.name());
     assertThatThrownBy(() -> reader.fork(name + "-g", k3))
         .isInstanceOfSatisfying(
             ForkRefusedException.class,
@@ -142,6 +153,40 @@ class ForkTest {
     assertThat(now(rt)).as("nothing written by the refusals").isEqualTo(tail);
     assertThatThrownBy(() -> CSMRMap.open(rt, name + "-g"))
         .isInstanceOf(io.vcorfu.runtime.ObjectOpenException.class);
+  }
+
+  @Test
+  void aForkHoldsItsParentsHistoryAgainstTrimsUntilItsHoldIsReleased() throws Exception {
+    VCorfuRuntime rt = harness.runtime();
+    CSMRMap<String, Integer> parent = CSMRMap.open(rt, name, 1);
+    for (int i = 0; i < 10; i++) {
+      parent.put("k" + i, i);
+    }
+    long k3 = parent.history("k3", Long.MAX_VALUE, 1).items().get(0).globalAddress();
+    CSMRMap<String, Integer> fork = parent.fork(name + "-f", k3);
+    for (int i = 0; i < 10; i++) {
+      parent.put("k" + i, 100 + i);
+    }
+    StreamId bucket = StreamId.of(CSMRMap.bucketStreamName(name, 0));
+    try (StreamLog log = harness.newLog()) {
+      assertThat(log.trimStream(bucket, 15).get(30, TimeUnit.SECONDS))
+          .as("the parent's history is held where it was trimmed when the fork was made")
+          .isZero();
+    }
+    // Read by another client, from the replicas: the fork as of its base.
+    CSMRMap<String, Integer> seen = CSMRMap.open(harness.runtime(), fork.name());
+    assertThat(seen.get("k3")).isEqualTo(3);
+    assertThat(seen.get("k4")).isNull();
+    assertThat(seen.size()).isEqualTo(4);
+
+    rt.unpinHistory(bucket, MapFork.holdName(fork.name(), k3));
+    try (StreamLog log = harness.newLog()) {
+      assertThat(log.trimStream(bucket, 15).get(30, TimeUnit.SECONDS)).isEqualTo(15);
+    }
+    CSMRMap<String, Integer> late = CSMRMap.open(harness.runtime(), fork.name());
+    assertThatThrownBy(() -> late.get("k3"))
+        .as("once released and trimmed, the fork's reads fail with the typed trimmed error")
+        .satisfies(e -> assertThat(MapFork.trimmed(e)).isNotNull());
   }
 
   @Test

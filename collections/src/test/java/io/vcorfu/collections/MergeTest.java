@@ -189,8 +189,11 @@ class MergeTest {
     long k3 = parent.history("k3", Long.MAX_VALUE, 1).items().get(0).globalAddress();
     CSMRMap<String, Integer> fork = parent.fork(name + "-f", k3);
     fork.put("k1", -1);
+    // The fork holds its base in the parent's history until its hold is released.
+    StreamId bucket = StreamId.of(CSMRMap.bucketStreamName(name, 0));
+    rt.unpinHistory(bucket, MapFork.holdName(fork.name(), k3));
     try (StreamLog log = harness.newLog()) {
-      log.trimStream(StreamId.of(CSMRMap.bucketStreamName(name, 0)), 6).get(30, TimeUnit.SECONDS);
+      assertThat(log.trimStream(bucket, 6).get(30, TimeUnit.SECONDS)).isEqualTo(6);
     }
     // Read by another client: the writer's own versions of the map are not the replicas'.
     VCorfuRuntime reader = harness.runtime();
