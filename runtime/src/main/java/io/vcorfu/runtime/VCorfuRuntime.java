@@ -281,15 +281,20 @@ public final class VCorfuRuntime implements AutoCloseable {
    */
   public void pinHistory(StreamId stream, String name) {
     core.checkOpen();
-    StreamId pin = StreamId.of("history-pin/" + Objects.requireNonNull(name, "name"));
+    StreamId pin = holdPin(name);
     core.await(core.log().pinStream(stream, pin));
     core.await(core.log().pinStream(Checkpoints.streamOf(stream), pin));
+  }
+
+  /** The pin a hold called {@code name} puts on streams (see {@link #pinHistory}). */
+  public static StreamId holdPin(String name) {
+    return StreamId.of("history-pin/" + Objects.requireNonNull(name, "name"));
   }
 
   /** Releases the hold {@code name} on the object on {@code stream} (see {@link #pinHistory}). */
   public void unpinHistory(StreamId stream, String name) {
     core.checkOpen();
-    StreamId pin = StreamId.of("history-pin/" + Objects.requireNonNull(name, "name"));
+    StreamId pin = holdPin(name);
     core.await(core.log().unpinStream(stream, pin));
     core.await(core.log().unpinStream(Checkpoints.streamOf(stream), pin));
   }

@@ -28,8 +28,8 @@ import picocli.CommandLine.Spec;
     name = "log",
     mixinStandardHelpOptions = true,
     description =
-        "Append to, read, tail, follow and trim streams and the global log; give and check"
-            + " streams' chain heads; list the streams.")
+        "Append to, read, tail, follow, trim and hold streams and the global log; give and"
+            + " check streams' chain heads; list the streams.")
 final class LogCommands {
   /**
    * The commands under {@code vcorfu log}, in the order its help lists them (added when the command
@@ -42,6 +42,9 @@ final class LogCommands {
           LogCommands.Tail.class,
           LogFollow.class,
           LogCommands.Trim.class,
+          LogPins.Pin.class,
+          LogPins.Unpin.class,
+          LogPins.Pins.class,
           LogVerify.Head.class,
           LogVerify.Verify.class,
           ListCommands.Logs.class);
@@ -367,7 +370,13 @@ final class LogCommands {
                 Output.mapper().createObjectNode().put("stream", stream).put("trimMark", mark)));
         return 0;
       }
-      out.println(stream + " trimmed below " + mark);
+      out.println(
+          stream
+              + " trimmed below "
+              + mark
+              + (mark < before
+                  ? " (held there; see vcorfu log pins --stream " + stream + ")"
+                  : ""));
       return 0;
     }
   }
