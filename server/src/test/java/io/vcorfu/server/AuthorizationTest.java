@@ -197,6 +197,12 @@ class AuthorizationTest {
     assertThat(denied(() -> append(bob, a, "bob writes")).permission()).isEqualTo("write");
     assertThat(denied(() -> bob.trimStream(a, 1).get(10, TimeUnit.SECONDS)).permission())
         .isEqualTo("trim");
+    StreamId hold = StreamId.of("bob's hold");
+    assertThat(denied(() -> bob.pinStream(a, hold).get(10, TimeUnit.SECONDS)).permission())
+        .as("a hold keeps history from trims: it needs the trim permission")
+        .isEqualTo("trim");
+    assertThat(denied(() -> bob.unpinStream(a, hold).get(10, TimeUnit.SECONDS)).permission())
+        .isEqualTo("trim");
     assertThat(node.logTail()).isEqualTo(tail);
 
     ClusterStreamLog carol = client("carol");
@@ -207,6 +213,8 @@ class AuthorizationTest {
     append(alice, a, "second");
     assertThat(read(bob, a)).containsExactly("first", "second");
     alice.trimStream(a, 1).get(10, TimeUnit.SECONDS);
+    assertThat(alice.pinStream(a, hold).get(10, TimeUnit.SECONDS)).isEqualTo(1);
+    alice.unpinStream(a, hold).get(10, TimeUnit.SECONDS);
     assertThat(node.logTail()).isEqualTo(tail + 1);
   }
 
