@@ -85,7 +85,10 @@ public final class ClusterStreamLog implements StreamLog {
     this.streamReads = new StreamReads(ops, reader, degraded, writeCache, tails);
     this.failover = new Failover(layout, options.failoverTimeout());
     this.pinner =
-        new StreamPinner(ops, s -> layout().current().streamChain(s), this::trimStreamOnce);
+        new StreamPinner(
+            StreamPinner.Calls.over(ops),
+            s -> layout().current().streamChain(s),
+            this::trimStreamOnce);
     this.appender =
         new Appender(
             ops,

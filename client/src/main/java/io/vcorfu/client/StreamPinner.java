@@ -31,15 +31,43 @@ final class StreamPinner {
   /** Attempts before giving up (each one lost only to a trim that raced it). */
   static final int ATTEMPTS = 8;
 
-  private final ReplicaClient ops;
+  /** The two requests pinning sends a replica: over the wire, or in process in a model. */
+  interface Calls {
+    CompletableFuture<StreamTailResponse> tail(Endpoint replica, StreamId stream);
+
+    CompletableFuture<StreamPinResponse> pin(Endpoint replica, StreamPinRequest request);
+
+    /** Over the wire, through {@code ops}. */
+    static Calls over(ReplicaClient ops) {
+      return new Calls() {
+        @Override
+        public CompletableFuture<StreamTailResponse> tail(Endpoint replica, StreamId stream) {
+          return ops.streamTail(replica, List.of(stream), false);
+        }
+
+        @Override
+        public CompletableFuture<StreamPinResponse> pin(
+            Endpoint replica, StreamPinRequest request) {
+          return ops.call(replica, Request.newBuilder().setStreamPin(request))
+              .thenApply(r -> r.getStreamPin());
+        }
+      };
+    }
+  }
+
+  private final Calls calls;
   private final Function<StreamId, List<Endpoint>> chainOf;
   private final BiFunction<StreamId, Long, CompletableFuture<Long>> trim;
 
+  /**
+   * Pins through {@code calls} the replicas {@code chainOf} names, finishing a trim that stopped
+   * half-way with {@code trim} (a whole trim of the stream, as {@link StreamLog#trimStream}).
+   */
   StreamPinner(
-      ReplicaClient ops,
+      Calls calls,
       Function<StreamId, List<Endpoint>> chainOf,
       BiFunction<StreamId, Long, CompletableFuture<Long>> trim) {
-    this.ops = ops;
+    this.calls = calls;
     this.chainOf = chainOf;
     this.trim = trim;
   }
@@ -56,7 +84,7 @@ final class StreamPinner {
     }
     List<CompletableFuture<StreamTailResponse>> asked = new ArrayList<>();
     for (Endpoint replica : chain) {
-      asked.add(ops.streamTail(replica, List.of(stream), false));
+      asked.add(calls.tail(replica, stream));
     }
     return CompletableFuture.allOf(asked.toArray(CompletableFuture[]::new))
         .thenCompose(
@@ -106,13 +134,14 @@ final class StreamPinner {
 
   private CompletableFuture<StreamPinResponse> send(
       Endpoint replica, StreamId stream, StreamId name, long at, boolean release) {
-    StreamPinRequest.Builder b =
+    return calls.pin(
+        replica,
         StreamPinRequest.newBuilder()
             .setStream(stream.toMsg())
             .setPin(name.toMsg())
             .setAt(at)
-            .setRelease(release);
-    return ops.call(replica, Request.newBuilder().setStreamPin(b)).thenApply(r -> r.getStreamPin());
+            .setRelease(release)
+            .build());
   }
 
   private static boolean trimmed(Throwable e) {
