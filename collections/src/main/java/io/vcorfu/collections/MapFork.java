@@ -54,7 +54,7 @@ final class MapFork {
     // readable, so a base found here is never trimmed away under the fork by any retention.
     String hold = holdName(name, version);
     List<StreamId> held = MapStreams.bucketStreams(parent.name(), parent.bucketCount());
-    held.forEach(s -> rt.pinHistory(s, hold));
+    rt.pinHistory(held, hold);
     try {
       for (int i = 0; i < parent.bucketCount(); i++) {
         parent.bucketAt(i, version).snapshot();
@@ -64,7 +64,7 @@ final class MapFork {
       if (trimmed == null) {
         throw e;
       }
-      held.forEach(s -> rt.unpinHistory(s, hold));
+      rt.unpinHistory(held, hold);
       throw refused(
           ForkRefusedException.Reason.BASE_UNAVAILABLE,
           name,

@@ -280,10 +280,19 @@ public final class VCorfuRuntime implements AutoCloseable {
    * Not inside a transaction.
    */
   public void pinHistory(StreamId stream, String name) {
+    pinHistory(List.of(stream), name);
+  }
+
+  /** {@link #pinHistory(StreamId, String)} of the objects on {@code streams}, all at once. */
+  public void pinHistory(List<StreamId> streams, String name) {
     core.checkOpen();
     StreamId pin = holdPin(name);
-    core.await(core.log().pinStream(stream, pin));
-    core.await(core.log().pinStream(Checkpoints.streamOf(stream), pin));
+    List<java.util.concurrent.CompletableFuture<?>> pins = new java.util.ArrayList<>();
+    for (StreamId s : streams) {
+      pins.add(core.log().pinStream(s, pin));
+      pins.add(core.log().pinStream(Checkpoints.streamOf(s), pin));
+    }
+    pins.forEach(core::await);
   }
 
   /** The pin a hold called {@code name} puts on streams (see {@link #pinHistory}). */
@@ -293,10 +302,19 @@ public final class VCorfuRuntime implements AutoCloseable {
 
   /** Releases the hold {@code name} on the object on {@code stream} (see {@link #pinHistory}). */
   public void unpinHistory(StreamId stream, String name) {
+    unpinHistory(List.of(stream), name);
+  }
+
+  /** {@link #unpinHistory(StreamId, String)} of the objects on {@code streams}, all at once. */
+  public void unpinHistory(List<StreamId> streams, String name) {
     core.checkOpen();
     StreamId pin = holdPin(name);
-    core.await(core.log().unpinStream(stream, pin));
-    core.await(core.log().unpinStream(Checkpoints.streamOf(stream), pin));
+    List<java.util.concurrent.CompletableFuture<?>> released = new java.util.ArrayList<>();
+    for (StreamId s : streams) {
+      released.add(core.log().unpinStream(s, pin));
+      released.add(core.log().unpinStream(Checkpoints.streamOf(s), pin));
+    }
+    released.forEach(core::await);
   }
 
   /**
