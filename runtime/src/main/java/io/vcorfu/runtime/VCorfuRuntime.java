@@ -285,14 +285,23 @@ public final class VCorfuRuntime implements AutoCloseable {
 
   /** {@link #pinHistory(StreamId, String)} of the objects on {@code streams}, all at once. */
   public void pinHistory(List<StreamId> streams, String name) {
+    eachHeld(streams, name, core.log()::pinStream);
+  }
+
+  /** Runs {@code op} on every stream {@code streams}' hold {@code name} pins, all at once. */
+  private void eachHeld(
+      List<StreamId> streams,
+      String name,
+      java.util.function.BiFunction<StreamId, StreamId, java.util.concurrent.CompletableFuture<?>>
+          op) {
     core.checkOpen();
     StreamId pin = holdPin(name);
-    List<java.util.concurrent.CompletableFuture<?>> pins = new java.util.ArrayList<>();
+    List<java.util.concurrent.CompletableFuture<?>> calls = new java.util.ArrayList<>();
     for (StreamId s : streams) {
-      pins.add(core.log().pinStream(s, pin));
-      pins.add(core.log().pinStream(Checkpoints.streamOf(s), pin));
+      calls.add(op.apply(s, pin));
+      calls.add(op.apply(Checkpoints.streamOf(s), pin));
     }
-    pins.forEach(core::await);
+    calls.forEach(core::await);
   }
 
   /** The pin a hold called {@code name} puts on streams (see {@link #pinHistory}). */
@@ -307,14 +316,7 @@ public final class VCorfuRuntime implements AutoCloseable {
 
   /** {@link #unpinHistory(StreamId, String)} of the objects on {@code streams}, all at once. */
   public void unpinHistory(List<StreamId> streams, String name) {
-    core.checkOpen();
-    StreamId pin = holdPin(name);
-    List<java.util.concurrent.CompletableFuture<?>> released = new java.util.ArrayList<>();
-    for (StreamId s : streams) {
-      released.add(core.log().unpinStream(s, pin));
-      released.add(core.log().unpinStream(Checkpoints.streamOf(s), pin));
-    }
-    released.forEach(core::await);
+    eachHeld(streams, name, core.log()::unpinStream);
   }
 
   /**

@@ -162,18 +162,7 @@ final class ActiveSegment {
     try {
       for (NamespaceIndex n : index.all()) {
         if (n.trimMark > 0 || n.pins != null) {
-          SegmentRecord marks =
-              SegmentRecord.marks(
-                      n.id.msb(),
-                      n.id.lsb(),
-                      n.trimMark,
-                      n.maxAddress,
-                      n.floorGlobal,
-                      index.maxGlobal())
-                  .anchor(n.anchor);
-          if (n.pins != null) {
-            marks.pins(n.pinsVersion, n.pins);
-          }
+          SegmentRecord marks = SegmentRecord.marksOf(n, index.maxGlobal());
           append(marks, false);
           assert Thread.holdsLock(monitor) : "the index is changed only under the engine's monitor";
           index.apply(marks, segment);

@@ -176,6 +176,17 @@ final class SegmentRecord {
         maxGlobal);
   }
 
+  /**
+   * A MARKS record of what {@code n} holds now (trim mark, highest address, floor, anchor, pins):
+   * what a roll repeats in the next segment, and what a change of pins writes with the new set.
+   */
+  static SegmentRecord marksOf(NamespaceIndex n, long maxGlobal) {
+    SegmentRecord marks =
+        marks(n.id.msb(), n.id.lsb(), n.trimMark, n.maxAddress, n.floorGlobal, maxGlobal)
+            .anchor(n.anchor);
+    return n.pins == null ? marks : marks.pins(n.pinsVersion, n.pins);
+  }
+
   /** A FORCED record: the segment is forced up to byte {@code forcedTo}. */
   static SegmentRecord forced(long forcedTo) {
     return new SegmentRecord(FORCED, new long[0], (byte) 0, 0, 0, null, 0, 0, 0, 0, forcedTo);

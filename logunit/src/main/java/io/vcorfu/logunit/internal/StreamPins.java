@@ -2,7 +2,6 @@ package io.vcorfu.logunit.internal;
 
 import io.vcorfu.protocol.StreamId;
 import io.vcorfu.protocol.TrimmedException;
-import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -120,15 +119,6 @@ public final class StreamPins {
       flat[i++] = p.getKey().lsb();
       flat[i++] = p.getValue();
     }
-    engine.log(
-        SegmentRecord.marks(
-                n.id.msb(),
-                n.id.lsb(),
-                n.trimMark,
-                n.maxAddress,
-                n.floorGlobal,
-                engine.index().maxGlobal())
-            .anchor(n.anchor)
-            .pins(n.pinsVersion + 1, Arrays.copyOf(flat, flat.length)));
+    engine.log(SegmentRecord.marksOf(n, engine.index().maxGlobal()).pins(n.pinsVersion + 1, flat));
   }
 }

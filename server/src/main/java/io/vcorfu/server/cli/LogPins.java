@@ -42,6 +42,17 @@ final class LogPins {
       Flags.name(spec, "--stream", stream);
       Flags.name(spec, "--name", name);
     }
+
+    /** Prints {@code text}, or with --output json the stream, the name and {@code field}. */
+    void say(PrintWriter out, String field, Object value, String text) {
+      if (!output.json()) {
+        out.println(text);
+        return;
+      }
+      ObjectNode o = Output.mapper().createObjectNode().put("stream", stream).put("name", name);
+      o.set(field, Output.mapper().valueToTree(value));
+      out.println(Output.line(o));
+    }
   }
 
   @Command(
@@ -64,17 +75,7 @@ final class LogPins {
         throw new IllegalStateException(
             "stream '" + stream + "' kept being trimmed while it was pinned; try again", raced);
       }
-      if (output.json()) {
-        out.println(
-            Output.line(
-                Output.mapper()
-                    .createObjectNode()
-                    .put("stream", stream)
-                    .put("name", name)
-                    .put("at", at)));
-      } else {
-        out.println(stream + " held from address " + at + " as '" + name + "'");
-      }
+      say(out, "at", at, stream + " held from address " + at + " as '" + name + "'");
       return 0;
     }
   }
@@ -92,17 +93,7 @@ final class LogPins {
       connection.await(log.unpinStream(id, pinOf(name)), "unpinning the stream");
       connection.await(
           log.unpinStream(Checkpoints.streamOf(id), pinOf(name)), "unpinning its checkpoints");
-      if (output.json()) {
-        out.println(
-            Output.line(
-                Output.mapper()
-                    .createObjectNode()
-                    .put("stream", stream)
-                    .put("name", name)
-                    .put("released", true)));
-      } else {
-        out.println(stream + ": hold '" + name + "' released");
-      }
+      say(out, "released", true, stream + ": hold '" + name + "' released");
       return 0;
     }
   }
