@@ -60,11 +60,11 @@ final class MapFork {
         parent.bucketAt(i, version).snapshot();
       }
     } catch (RuntimeException e) {
+      release(rt, held, hold, e);
       TrimmedException trimmed = trimmed(e);
       if (trimmed == null) {
         throw e;
       }
-      rt.unpinHistory(held, hold);
       throw refused(
           ForkRefusedException.Reason.BASE_UNAVAILABLE,
           name,
@@ -78,9 +78,24 @@ final class MapFork {
     // Listed before it is created, like every map (see NameDirectory).
     MapStreams.register(rt, name, parent.bucketCount());
     if (!layout.createFork(parent.bucketCount(), parent.name(), version)) {
-      throw taken(name, parent);
+      ForkRefusedException lost = taken(name, parent);
+      // Another creation of the name won: its hold is this one only when it is this very fork.
+      if (!(parent.name().equals(layout.parent()) && layout.base() == version)) {
+        release(rt, held, hold, lost);
+      }
+      throw lost;
     }
     return CSMRMap.open(rt, name);
+  }
+
+  /** Releases a refused fork's hold; a release that fails is added to {@code refusal}. */
+  private static void release(
+      VCorfuRuntime rt, List<StreamId> held, String hold, RuntimeException refusal) {
+    try {
+      rt.unpinHistory(held, hold);
+    } catch (RuntimeException e) {
+      refusal.addSuppressed(e);
+    }
   }
 
   /**
