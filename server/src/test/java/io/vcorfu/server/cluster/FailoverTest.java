@@ -263,7 +263,7 @@ class FailoverTest {
    * after a failure (an append that failed may or may not have committed; it is not counted).
    */
   /** Waits until some node of {@code c} is the manager; returns it. */
-  private static Endpoint awaitManager(ZkCluster c) {
+  static Endpoint awaitManager(ZkCluster c) {
     return Awaitility.await("a manager")
         .atMost(Duration.ofSeconds(30))
         .until(c::manager, java.util.Optional::isPresent)

@@ -76,6 +76,49 @@ class PinnedRebuildTest {
     }
   }
 
+  /**
+   * A chain member falls silent (every message to and from it dropped, as a paused node looks)
+   * while a pin is asked for: the pin waits for the layout that removes it and lands on every
+   * member of the chain then; the silent node, heard again and rebuilt, takes it.
+   */
+  @Test
+  void aPinAskedWhileAMemberIsSilentLandsOnTheChainWithoutItAndItsRebuildTakesIt()
+      throws Exception {
+    try (ZkCluster c = ZkCluster.start(tmp, 3, 3)) {
+      c.awaitLayout("epoch 2", x -> x.epoch() >= 2);
+      c.awaitAdopted(2);
+      List<Acked> acked = new ArrayList<>();
+      appendUntil(c, acked, 30);
+      Endpoint manager = FailoverTest.awaitManager(c);
+      List<Endpoint> chain = c.agreed().value().streamChain(STREAM);
+      Endpoint silent = chain.stream().filter(e -> !e.equals(manager)).findFirst().orElseThrow();
+      ClusterStreamLog log = c.client(manager);
+      assertThat(log.trimStream(STREAM, 10).get(30, TimeUnit.SECONDS)).isEqualTo(10);
+
+      c.partition(silent);
+      assertThat(log.pinStream(STREAM, HOLD).get(60, TimeUnit.SECONDS)).isEqualTo(10);
+      Layout without = c.agreed().value();
+      assertThat(without.allServers())
+          .as("removed before the pin completed")
+          .doesNotContain(silent);
+      for (Endpoint replica : without.streamChain(STREAM)) {
+        assertThat(held(log, replica).getPinsList())
+            .as("the pin on %s", replica)
+            .extracting(StreamPinMsg::getAt)
+            .containsExactly(10L);
+      }
+
+      c.heal(silent);
+      HealTest.awaitFullStrength(c, silent, acked);
+      assertThat(held(log, silent).getPinsList())
+          .as("the healed node's rebuild took the pin")
+          .extracting(StreamPinMsg::getAt)
+          .containsExactly(10L);
+      long top = acked.get(acked.size() - 1).streamAddress();
+      assertThat(log.trimStream(STREAM, top).get(30, TimeUnit.SECONDS)).isEqualTo(10);
+    }
+  }
+
   private static StreamTailEntry held(ClusterStreamLog log, Endpoint replica) throws Exception {
     return log.ops()
         .streamTail(replica, List.of(STREAM), false)
