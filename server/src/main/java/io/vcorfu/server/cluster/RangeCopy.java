@@ -18,10 +18,12 @@ import java.util.function.LongPredicate;
  * Copies one range of one stream, or of the closed log chains of one segment, from the chains'
  * deciders to this node's replica for a {@link Rebuilder}, a page at a time, counting it in the
  * copy's {@link RebuildRun} and pacing it by the run's {@link RebuildPacer}. A page this node
- * already holds whole is skipped; otherwise only decisions are installed, and only where the node
- * holds no committed record (see {@link Rebuilder}), and only copies whose bytes match the digest
- * their source stored (a refused one is taken from another serving replica, or the copy stops).
- * Thread-safe: the copy's workers share one.
+ * already holds whole is skipped; otherwise it installs what the invariant allows.
+ *
+ * <p>Invariant: only decisions are installed, only where the node holds no committed record (see
+ * {@link Rebuilder}), and only copies whose bytes match the digest their source stored (a refused
+ * one is taken from another serving replica, or the copy stops). Thread-safe: the copy's workers
+ * share one.
  */
 final class RangeCopy {
   private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(RangeCopy.class);

@@ -21,6 +21,11 @@ import java.util.TreeMap;
  * stream chains with the range of each, and the closed segments' log chains it will join. Below the
  * trim marks the serving replicas hold there is nothing to copy: this replica adopts those marks as
  * it decides.
+ *
+ * <p>Invariant: this replica takes, for every stream it rebuilds, the highest trim mark and the
+ * union of the pins its chain's serving replicas hold, and takes the pins before it lets any trim
+ * of those streams in ({@code JoinState.checkTrims}); so it never reads TRIMMED where its chain
+ * does not, and no trim passes a pin the chain holds.
  */
 final class RebuildScope {
   private final Endpoint self;
