@@ -102,7 +102,11 @@ public final class ServerProcess implements AutoCloseable {
     }
   }
 
-  /** Waits until the server printed its ready line (or fails naming what it printed). */
+  /**
+   * Waits until the server printed its ready line, {@code ... ready (...)} (or fails naming what it
+   * printed). Log lines that say "ready" of a part of the node (the sequencer's, printed before the
+   * node's own line) do not count: the node's line comes after everything its tests look for.
+   */
   public ServerProcess awaitReady() {
     Awaitility.await("server " + endpoint + " ready")
         .atMost(Duration.ofSeconds(60))
@@ -112,7 +116,7 @@ public final class ServerProcess implements AutoCloseable {
               if (!process.isAlive()) {
                 throw new IllegalStateException("server " + endpoint + " exited: " + output);
               }
-              return output.stream().anyMatch(l -> l.contains("ready"));
+              return output.stream().anyMatch(l -> l.contains(" ready ("));
             });
     return this;
   }
