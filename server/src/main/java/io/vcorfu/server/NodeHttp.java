@@ -2,8 +2,6 @@ package io.vcorfu.server;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import com.sun.net.httpserver.HttpExchange;
-import com.sun.net.httpserver.HttpServer;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.Gauge;
@@ -23,11 +21,9 @@ import io.vcorfu.protocol.proto.Request;
 import io.vcorfu.protocol.proto.Response;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Executors;
 import java.util.function.ToDoubleFunction;
 
 /**
@@ -64,7 +60,7 @@ public final class NodeHttp implements AutoCloseable {
           Request.PayloadCase.STREAM_WRITE);
 
   private final Node node;
-  private final HttpServer server;
+  private final HttpAccess server;
   private final PrometheusMeterRegistry registry =
       new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
   private final Map<String, Timer> timers = new ConcurrentHashMap<>();
@@ -78,7 +74,7 @@ public final class NodeHttp implements AutoCloseable {
 
   private final java.util.List<AutoCloseable> binders = new java.util.ArrayList<>();
 
-  private NodeHttp(Node node, HttpServer server) {
+  private NodeHttp(Node node, HttpAccess server) {
     this.node = node;
     this.server = server;
     this.names = new StatusNames(node);
@@ -199,39 +195,29 @@ public final class NodeHttp implements AutoCloseable {
       io.vcorfu.protocol.netty.TlsContexts tls,
       io.vcorfu.protocol.netty.BearerTokens tokens)
       throws IOException {
-    HttpServer server = HttpAccess.create(host, port, tls, tokens);
-    NodeHttp http = new NodeHttp(node, server);
-    com.sun.net.httpserver.Filter access = HttpAccess.filter(tls == null ? null : tokens);
-    for (com.sun.net.httpserver.HttpContext context :
-        java.util.List.of(
-            server.createContext("/metrics", http::metrics),
-            server.createContext("/health", http::health),
-            server.createContext("/status.json", http::statusJson),
-            server.createContext("/", http::page))) {
-      if (access != null) {
-        context.getFilters().add(access);
-      }
-    }
-    server.setExecutor(
-        Executors.newFixedThreadPool(
-            2,
-            r -> {
-              Thread t = new Thread(r, "vcorfu-http");
-              t.setDaemon(true);
-              return t;
-            }));
-    server.start();
-    return http;
+    NodeHttp[] http = new NodeHttp[1];
+    HttpAccess server =
+        HttpAccess.start(
+            host,
+            port,
+            tls,
+            tokens,
+            path ->
+                http[0] == null
+                    ? HttpAccess.Reply.text(503, "the node is starting\n")
+                    : http[0].answer(path));
+    http[0] = new NodeHttp(node, server);
+    return http[0];
   }
 
   /** {@code https} when the endpoints are served over TLS, else {@code http}. */
   public String scheme() {
-    return server instanceof com.sun.net.httpserver.HttpsServer ? "https" : "http";
+    return server.scheme();
   }
 
   /** The port the endpoints are served on. */
   public int port() {
-    return server.getAddress().getPort();
+    return server.port();
   }
 
   private void gauge(String name, String description, ToDoubleFunction<PingResponse> f) {
@@ -292,11 +278,22 @@ public final class NodeHttp implements AutoCloseable {
     }
   }
 
-  private void metrics(HttpExchange exchange) throws IOException {
-    send(exchange, 200, "text/plain; version=0.0.4; charset=utf-8", registry.scrape());
+  /** The answer to a request for {@code path}. */
+  private HttpAccess.Reply answer(String path) throws IOException {
+    return switch (path) {
+      case "/metrics" -> metrics();
+      case "/health" -> health();
+      case "/status.json" -> statusJson();
+      case "/" -> page();
+      default -> HttpAccess.Reply.text(404, "no such page\n");
+    };
   }
 
-  private void health(HttpExchange exchange) throws IOException {
+  private HttpAccess.Reply metrics() {
+    return new HttpAccess.Reply(200, "text/plain; version=0.0.4; charset=utf-8", registry.scrape());
+  }
+
+  private HttpAccess.Reply health() {
     PingResponse p = node.status();
     ObjectNode body = JSON.createObjectNode();
     body.put("node", String.valueOf(node.endpoint()));
@@ -305,10 +302,10 @@ public final class NodeHttp implements AutoCloseable {
       body.put("reason", p.getNotServingReason());
     }
     body.put("epoch", p.getEpoch());
-    send(exchange, p.getServing() ? 200 : 503, "application/json", body.toString());
+    return new HttpAccess.Reply(p.getServing() ? 200 : 503, "application/json", body.toString());
   }
 
-  private void statusJson(HttpExchange exchange) throws IOException {
+  private HttpAccess.Reply statusJson() throws IOException {
     PingResponse p = node.status();
     ObjectNode body = JSON.createObjectNode();
     body.put("node", String.valueOf(node.endpoint()));
@@ -419,31 +416,16 @@ public final class NodeHttp implements AutoCloseable {
       rebuild.put("bytesPerSecond", r.getBytesPerSecond());
       rebuild.put("secondsLeft", r.getSecondsLeft());
     }
-    send(exchange, 200, "application/json", body.toString());
+    return new HttpAccess.Reply(200, "application/json", body.toString());
   }
 
-  private void page(HttpExchange exchange) throws IOException {
-    if (!exchange.getRequestURI().getPath().equals("/")) {
-      send(exchange, 404, "text/plain; charset=utf-8", "no such page\n");
-      return;
-    }
+  private HttpAccess.Reply page() throws IOException {
     try (InputStream in = NodeHttp.class.getResourceAsStream("/vcorfu-status.html")) {
       String html =
           in == null
               ? "status page missing"
               : new String(in.readAllBytes(), StandardCharsets.UTF_8);
-      send(exchange, 200, "text/html; charset=utf-8", html);
-    }
-  }
-
-  private static void send(HttpExchange exchange, int code, String type, String body)
-      throws IOException {
-    byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
-    exchange.getResponseHeaders().set("Content-Type", type);
-    exchange.getResponseHeaders().set("Cache-Control", "no-store");
-    exchange.sendResponseHeaders(code, bytes.length);
-    try (OutputStream out = exchange.getResponseBody()) {
-      out.write(bytes);
+      return new HttpAccess.Reply(200, "text/html; charset=utf-8", html);
     }
   }
 
@@ -451,7 +433,7 @@ public final class NodeHttp implements AutoCloseable {
   public void close() {
     node.observeRequests(null);
     node.observeForces(null);
-    server.stop(0);
+    server.close();
     names.close();
     for (AutoCloseable b : binders) {
       try {
@@ -461,6 +443,5 @@ public final class NodeHttp implements AutoCloseable {
       }
     }
     registry.close();
-    ((java.util.concurrent.ExecutorService) server.getExecutor()).shutdownNow();
   }
 }

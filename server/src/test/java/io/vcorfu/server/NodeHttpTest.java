@@ -131,6 +131,25 @@ class NodeHttpTest {
         assertThat(page.headers().firstValue("Content-Type").orElse("")).startsWith("text/html");
         assertThat(page.body()).contains("vcorfu node").contains("/status.json");
         assertThat(get(http.port(), "/nothing-here").statusCode()).isEqualTo(404);
+        assertThat(get(http.port(), "/health?verbose=1").statusCode()).isEqualTo(200);
+        HttpResponse<String> posted =
+            HTTP.send(
+                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + http.port() + "/health"))
+                    .POST(HttpRequest.BodyPublishers.ofString("x"))
+                    .timeout(Duration.ofSeconds(10))
+                    .build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(posted.statusCode()).isEqualTo(405);
+        assertThat(posted.body()).isEqualTo("only GET and HEAD\n");
+        HttpResponse<String> head =
+            HTTP.send(
+                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + http.port() + "/health"))
+                    .method("HEAD", HttpRequest.BodyPublishers.noBody())
+                    .timeout(Duration.ofSeconds(10))
+                    .build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(head.statusCode()).isEqualTo(200);
+        assertThat(head.body()).isEmpty();
 
         int dead;
         try (ServerSocket s = new ServerSocket(0)) {

@@ -190,7 +190,7 @@ public final class TlsContexts {
    * {@code certificateOptional} (a node that accepts bearer tokens) a client may connect without a
    * certificate; one it presents is still checked against the trusted authorities.
    */
-  SslHandler serverHandler(ByteBufAllocator alloc, boolean certificateOptional) {
+  public SslHandler serverHandler(ByteBufAllocator alloc, boolean certificateOptional) {
     if (server == null) {
       throw new IllegalStateException("a TLS server needs a certificate and key (--tls-cert)");
     }
