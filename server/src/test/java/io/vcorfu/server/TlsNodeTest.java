@@ -130,6 +130,53 @@ class TlsNodeTest {
     }
   }
 
+  /**
+   * The HTTPS port runs TLS on the node's own reloading material: a node certificate replaced on
+   * disk is what new HTTPS connections see, without a restart, and they are served.
+   */
+  @Test
+  void theHttpsPortServesTheNodesReplacedCertificateWithoutARestart() throws Exception {
+    TlsOptions nodeTls = identity("node");
+    try (NettyTransport transport = new NettyTransport(nodeTls);
+        Node node = Node.start(NodeConfig.inMemory(new Endpoint("127.0.0.1", 0)), transport)) {
+      node.ready().join();
+      try (NodeHttp http = NodeHttp.start(node, "127.0.0.1", 0, transport.tls(), null)) {
+        URI health = URI.create("https://127.0.0.1:" + http.port() + "/health");
+        TlsOptions scraper = identity("scraper");
+        java.util.function.Supplier<String> subject =
+            () -> {
+              // A new client and TLS context each time: a new connection, a full handshake (no
+              // session resumed from a cache).
+              HttpClient c =
+                  HttpClient.newBuilder()
+                      .sslContext(TlsContexts.load(scraper).jdkContext())
+                      .connectTimeout(Duration.ofSeconds(5))
+                      .build();
+              try {
+                HttpResponse<String> r =
+                    c.send(
+                        HttpRequest.newBuilder(health).timeout(Duration.ofSeconds(5)).build(),
+                        HttpResponse.BodyHandlers.ofString());
+                assertThat(r.statusCode()).isEqualTo(200);
+                return ((java.security.cert.X509Certificate)
+                        r.sslSession().orElseThrow().getPeerCertificates()[0])
+                    .getSubjectX500Principal()
+                    .getName();
+              } catch (Exception e) {
+                throw new IllegalStateException(e);
+              }
+            };
+        assertThat(subject.get()).contains("CN=node").doesNotContain("renewed");
+        TestCertificates.Issued renewed = ca.issue("node renewed");
+        renewed.writeKey(nodeTls.key());
+        renewed.writeCert(nodeTls.cert());
+        org.awaitility.Awaitility.await()
+            .atMost(Duration.ofSeconds(10))
+            .until(subject::get, s -> s.contains("CN=node renewed"));
+      }
+    }
+  }
+
   @Test
   void withTokensTheHttpEndpointsServeACertificateOrAnAcceptedTokenAndRefuseTheRest()
       throws Exception {
