@@ -89,22 +89,8 @@ final class HttpAccess implements AutoCloseable {
    */
   static HttpAccess start(String host, int port, TlsContexts tls, BearerTokens tokens, Route route)
       throws IOException {
-    EventLoopGroup group =
-        new NioEventLoopGroup(
-            1,
-            r -> {
-              Thread t = new Thread(r, "vcorfu-http-io");
-              t.setDaemon(true);
-              return t;
-            });
-    ExecutorService workers =
-        Executors.newFixedThreadPool(
-            2,
-            r -> {
-              Thread t = new Thread(r, "vcorfu-http");
-              t.setDaemon(true);
-              return t;
-            });
+    EventLoopGroup group = new NioEventLoopGroup(1, daemon("vcorfu-http-io"));
+    ExecutorService workers = Executors.newFixedThreadPool(2, daemon("vcorfu-http"));
     BearerTokens checked = tls == null ? null : tokens;
     ServerBootstrap b =
         new ServerBootstrap()
@@ -134,6 +120,15 @@ final class HttpAccess implements AutoCloseable {
       }
       throw new IOException("cannot serve HTTP on " + host + ":" + port + ": " + e.getMessage(), e);
     }
+  }
+
+  /** Threads named {@code name} that do not keep the process alive. */
+  private static java.util.concurrent.ThreadFactory daemon(String name) {
+    return r -> {
+      Thread t = new Thread(r, name);
+      t.setDaemon(true);
+      return t;
+    };
   }
 
   /** {@code https} when the endpoints are served over TLS, else {@code http}. */
