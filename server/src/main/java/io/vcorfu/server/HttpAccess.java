@@ -24,6 +24,8 @@ import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.QueryStringDecoder;
 import io.netty.handler.ssl.SslHandler;
+import io.netty.handler.timeout.IdleStateEvent;
+import io.netty.handler.timeout.IdleStateHandler;
 import io.vcorfu.protocol.netty.BearerTokens;
 import io.vcorfu.protocol.netty.TlsContexts;
 import java.io.IOException;
@@ -49,10 +51,16 @@ import org.slf4j.LoggerFactory;
  * BearerTokens#principalOf} accepts at that moment; every other request is answered 401 with one
  * line saying what to send, and nothing else. Without tokens the TLS handshake itself refuses a
  * caller without a certificate.
+ *
+ * <p>A connection idle for {@link #IDLE} is closed; a TLS handshake not done in 10 s fails (the
+ * engine's default); a request head over 8 KiB or a body over 64 KiB is refused.
  */
 final class HttpAccess implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(HttpAccess.class);
   private static final String BEARER = "Bearer ";
+
+  /** A connection that sends and receives nothing for this long is closed. */
+  static final java.time.Duration IDLE = java.time.Duration.ofSeconds(30);
 
   /** The largest request body read (the endpoints take none). */
   private static final int MAX_REQUEST = 64 << 10;
@@ -89,6 +97,18 @@ final class HttpAccess implements AutoCloseable {
    */
   static HttpAccess start(String host, int port, TlsContexts tls, BearerTokens tokens, Route route)
       throws IOException {
+    return start(host, port, tls, tokens, route, IDLE);
+  }
+
+  /** As above, closing connections idle for {@code idle}. */
+  static HttpAccess start(
+      String host,
+      int port,
+      TlsContexts tls,
+      BearerTokens tokens,
+      Route route,
+      java.time.Duration idle)
+      throws IOException {
     EventLoopGroup group = new NioEventLoopGroup(1, daemon("vcorfu-http-io"));
     ExecutorService workers = Executors.newFixedThreadPool(2, daemon("vcorfu-http"));
     BearerTokens checked = tls == null ? null : tokens;
@@ -100,6 +120,10 @@ final class HttpAccess implements AutoCloseable {
                 new ChannelInitializer<SocketChannel>() {
                   @Override
                   protected void initChannel(SocketChannel ch) {
+                    ch.pipeline()
+                        .addLast(
+                            new IdleStateHandler(
+                                0, 0, idle.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS));
                     if (tls != null) {
                       ch.pipeline().addLast(tls.serverHandler(ch.alloc(), tokens != null));
                     }
@@ -206,6 +230,15 @@ final class HttpAccess implements AutoCloseable {
       } catch (java.util.concurrent.RejectedExecutionException e) {
         ctx.close(); // closing
       }
+    }
+
+    @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object event) throws Exception {
+      if (event instanceof IdleStateEvent) {
+        ctx.close(); // a caller that went quiet: its connection is not kept open for it
+        return;
+      }
+      super.userEventTriggered(ctx, event);
     }
 
     @Override

@@ -1,0 +1,86 @@
+package io.vcorfu.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.ByteArrayOutputStream;
+import java.io.InputStream;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The HTTP server under a node's endpoints, spoken to over raw sockets: a quiet connection is
+ * closed, and requests it cannot read are refused with a status and never reach a route.
+ */
+class HttpAccessTest {
+  private final AtomicInteger answered = new AtomicInteger();
+
+  private HttpAccess start(Duration idle) throws Exception {
+    return HttpAccess.start(
+        "127.0.0.1",
+        0,
+        null,
+        null,
+        path -> {
+          answered.incrementAndGet();
+          return HttpAccess.Reply.text(200, "at " + path + "\n");
+        },
+        idle);
+  }
+
+  /** Everything the server sends until it closes the connection (a read timeout fails the test). */
+  private static String untilClosed(Socket s) throws Exception {
+    s.setSoTimeout(10_000);
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    InputStream in = s.getInputStream();
+    byte[] buf = new byte[4096];
+    for (int n = in.read(buf); n >= 0; n = in.read(buf)) {
+      out.write(buf, 0, n);
+    }
+    return out.toString(StandardCharsets.UTF_8);
+  }
+
+  @Test
+  void aKeptConnectionThatGoesQuietIsClosedAfterItsAnswer() throws Exception {
+    try (HttpAccess http = start(Duration.ofMillis(300));
+        Socket s = new Socket("127.0.0.1", http.port())) {
+      s.getOutputStream()
+          .write("GET /health HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+      String got = untilClosed(s);
+      assertThat(got).startsWith("HTTP/1.1 200").contains("keep-alive").endsWith("at /health\n");
+    }
+    assertThat(answered).hasValue(1);
+  }
+
+  @Test
+  void aConnectionThatNeverSendsIsClosed() throws Exception {
+    try (HttpAccess http = start(Duration.ofMillis(300));
+        Socket s = new Socket("127.0.0.1", http.port())) {
+      assertThat(untilClosed(s)).isEmpty();
+    }
+    assertThat(answered).hasValue(0);
+  }
+
+  @Test
+  void requestsItCannotReadAreRefusedAndReachNoRoute() throws Exception {
+    // Quiet connections close soon: a refused request with keep-alive keeps its connection open.
+    try (HttpAccess http = start(Duration.ofMillis(500))) {
+      String longLine = "GET /" + "a".repeat(10_000) + " HTTP/1.1\r\nHost: x\r\n\r\n";
+      String bigBody =
+          "PUT /health HTTP/1.1\r\nHost: x\r\nContent-Length: 70000\r\n\r\n" + "b".repeat(70_000);
+      String closing = "GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
+      for (String[] c :
+          new String[][] {
+            {longLine, "HTTP/1.1 400"}, {bigBody, "HTTP/1.1 413"}, {closing, "HTTP/1.1 200"}
+          }) {
+        try (Socket s = new Socket("127.0.0.1", http.port())) {
+          s.getOutputStream().write(c[0].getBytes(StandardCharsets.US_ASCII));
+          assertThat(untilClosed(s)).as(c[0].substring(0, 20)).startsWith(c[1]);
+        }
+      }
+    }
+    assertThat(answered).as("only the readable GET reached the route").hasValue(1);
+  }
+}
