@@ -53,7 +53,8 @@ import org.slf4j.LoggerFactory;
  * caller without a certificate.
  *
  * <p>A connection idle for {@link #IDLE} is closed; a TLS handshake not done in 10 s fails (the
- * engine's default); a request head over 8 KiB or a body over 64 KiB is refused.
+ * engine's default); a request line over 4 KiB or headers over 8 KiB (the codec's defaults), or a
+ * body over 64 KiB, is refused.
  */
 final class HttpAccess implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(HttpAccess.class);
@@ -210,7 +211,7 @@ final class HttpAccess implements AutoCloseable {
                     401,
                     "send a client certificate from the node's CA, or a token made with vcorfu"
                         + " token create in an 'Authorization: Bearer TOKEN' header\n"),
-                false);
+                head);
         refused.headers().set(HttpHeaderNames.WWW_AUTHENTICATE, "Bearer");
         write(ctx, refused, keepAlive);
         return;
