@@ -31,7 +31,10 @@ import picocli.CommandLine;
 public final class ProcessCluster implements AutoCloseable {
   private final String name;
   private final List<ServerProcess> processes = new ArrayList<>();
-  private final List<ServerProcess> nodeProcesses = new ArrayList<>();
+  // Read by other threads (a test's sampler) while a node restarts: a restart adds the new process
+  // before it drops the old, so processOf always finds one.
+  private final List<ServerProcess> nodeProcesses =
+      new java.util.concurrent.CopyOnWriteArrayList<>();
   private final List<Endpoint> nodes = new ArrayList<>();
   private final NettyTransport transport = new NettyTransport();
   private String zookeeper;
@@ -235,8 +238,9 @@ public final class ProcessCluster implements AutoCloseable {
         }
       }
     }
+    ServerProcess fresh = startNode(e.port(), dir);
     nodeProcesses.remove(old);
-    return startNode(e.port(), dir).awaitReady();
+    return fresh.awaitReady();
   }
 
   /** {@code nodes} as {@code host:port,host:port,...}. */

@@ -271,9 +271,14 @@ class StorageSoakTest {
       ScheduledExecutorService sampler = Executors.newSingleThreadScheduledExecutor();
       sampler.scheduleWithFixedDelay(
           () -> {
-            writes.progress.add(new double[] {seconds(loadStarted), writes.count.get()});
-            sampleAll(c, calls, samples, loadStarted);
-            registrations(probe, timeline, loadStarted);
+            // A task that throws is never run again: say what went wrong and sample on.
+            try {
+              writes.progress.add(new double[] {seconds(loadStarted), writes.count.get()});
+              sampleAll(c, calls, samples, loadStarted);
+              registrations(probe, timeline, loadStarted);
+            } catch (RuntimeException e) {
+              System.out.printf("soak: sample at %.1f s failed: %s%n", seconds(loadStarted), e);
+            }
           },
           0,
           SAMPLE_EVERY.toMillis(),
