@@ -201,7 +201,7 @@ public final class TlsContexts {
    * A handler that runs TLS as the connecting end, towards {@code peer}, whose certificate must
    * name {@code peer}'s host.
    */
-  SslHandler clientHandler(ByteBufAllocator alloc, Endpoint peer) {
+  public SslHandler clientHandler(ByteBufAllocator alloc, Endpoint peer) {
     SslHandler handler = client.newHandler(alloc, peer.host(), peer.port());
     SSLEngine engine = handler.engine();
     SSLParameters checks = engine.getSSLParameters();
