@@ -3,6 +3,7 @@ package io.vcorfu.runtime.view;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.vcorfu.client.StreamLog;
 import io.vcorfu.runtime.ReadOnlyViewException;
 import io.vcorfu.runtime.RuntimeOptions;
 import io.vcorfu.runtime.VCorfuRuntime;
@@ -40,6 +41,7 @@ class SnapshotViewTest {
     TreeMap<Long, Long> valueAt = new TreeMap<>();
     valueAt.put(-1L, 0L);
     long expected = 0;
+    StreamLog tails = cluster.newLog();
     for (int i = 0; i < 150; i++) {
       if (random.nextInt(3) == 0) {
         noise.add(1);
@@ -47,7 +49,7 @@ class SnapshotViewTest {
         long delta = random.nextInt(100) - 30;
         expected = c.addAndGet(delta);
       }
-      long tail = cluster.newLog().tails(java.util.List.of()).join().globalTail();
+      long tail = tails.tails(java.util.List.of()).join().globalTail();
       valueAt.put(tail, expected);
     }
     // rt has the object open: snapshots come from its local view's history, without log reads.
