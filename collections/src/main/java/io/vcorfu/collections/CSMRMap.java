@@ -289,6 +289,12 @@ public final class CSMRMap<K, V> extends AbstractMap<K, V> implements SnapshotMa
     return MapStreams.bucket(rt, name, lineage, index, BucketViews.LOCAL, Version.at(version));
   }
 
+  /** As {@link #bucketAt(int, long)}, for a version the caller's hold keeps (see MapStreams). */
+  Bucket<K, V> bucketAtUnderHold(int index, long version) {
+    return MapStreams.bucket(
+        rt, name, lineage, index, BucketViews.LOCAL, Version.at(version), true);
+  }
+
   private Bucket<K, V> bucketFor(Object key) {
     return bucket(bucketOf(key));
   }

@@ -118,7 +118,6 @@ final class MapStreams {
    * fork's is its own updates over the parent's bucket as of the fork's base (a local view: {@code
    * views} applies to maps only).
    */
-  @SuppressWarnings("unchecked")
   static <K, V> Bucket<K, V> bucket(
       VCorfuRuntime rt,
       String name,
@@ -126,18 +125,39 @@ final class MapStreams {
       int index,
       CSMRMap.BucketViews views,
       Version version) {
+    return bucket(rt, name, lineage, index, views, version, false);
+  }
+
+  /**
+   * As above; {@code held}: a snapshot version of a map whose history the caller's fork holds (see
+   * {@link MapFork}), opened {@link io.vcorfu.runtime.ObjectBuilder#underHold() under the hold}, so
+   * that it holds back no client's trims. A fork's parent bucket, as of its base, is always opened
+   * so: the fork's hold keeps that base readable for as long as the fork exists.
+   */
+  @SuppressWarnings("unchecked")
+  static <K, V> Bucket<K, V> bucket(
+      VCorfuRuntime rt,
+      String name,
+      List<ForkBase> lineage,
+      int index,
+      CSMRMap.BucketViews views,
+      Version version,
+      boolean held) {
     StreamId stream = StreamId.of(CSMRMap.bucketStreamName(name, index));
     if (lineage.isEmpty()) {
       var builder =
           rt.objects().builder(stream, SMRMap.class).describedAs(describe(name)).asOf(version);
+      if (held) {
+        builder.underHold();
+      }
       return views == CSMRMap.BucketViews.REMOTE ? builder.remote().open() : builder.open();
     }
-    ForkOverlay<K, V> own =
-        rt.objects()
-            .builder(stream, ForkOverlay.class)
-            .describedAs(describe(name))
-            .asOf(version)
-            .open();
+    var ownBuilder =
+        rt.objects().builder(stream, ForkOverlay.class).describedAs(describe(name)).asOf(version);
+    if (held) {
+      ownBuilder.underHold();
+    }
+    ForkOverlay<K, V> own = ownBuilder.open();
     ForkBase base = lineage.get(0);
     Bucket<K, V> parent =
         bucket(
@@ -146,7 +166,8 @@ final class MapStreams {
             lineage.subList(1, lineage.size()),
             index,
             CSMRMap.BucketViews.LOCAL,
-            Version.at(base.version()));
+            Version.at(base.version()),
+            true);
     return new ForkBucket<>(rt, own, parent);
   }
 

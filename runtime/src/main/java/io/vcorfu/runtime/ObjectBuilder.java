@@ -21,6 +21,7 @@ public final class ObjectBuilder<T> {
   private Serializer serializer;
   private Version asOf = Version.LIVE;
   private boolean remote;
+  private boolean held;
   private Retention retention;
 
   /** {@code name}: the name the object was opened by, or null when opened by its stream id. */
@@ -140,6 +141,20 @@ public final class ObjectBuilder<T> {
   }
 
   /**
+   * For a snapshot view ({@link #asOf(long)}) of a stream whose history the caller holds ({@link
+   * VCorfuRuntime#pinHistory(StreamId, String)}): the view registers no snapshot. A snapshot view
+   * otherwise holds back every client's trims of every object past its version while it is
+   * reachable (until the garbage collector drops it or the runtime closes), since a snapshot may be
+   * read anywhere; under a hold the stream's own history stays readable and nothing else need wait.
+   * Forks read their parents this way. Reading the view after the hold is released may fail with
+   * {@link io.vcorfu.protocol.TrimmedException}.
+   */
+  public ObjectBuilder<T> underHold() {
+    this.held = true;
+    return this;
+  }
+
+  /**
    * Opens the view.
    *
    * @throws ObjectOpenException if a remote view was asked for with its own serializer
@@ -161,6 +176,14 @@ public final class ObjectBuilder<T> {
   }
 
   private T openView() {
+    if (held && (remote || asOf.isLive())) {
+      throw new ObjectOpenException(
+          "underHold() is for a snapshot view (asOf) of stream "
+              + stream
+              + ", not for a "
+              + (remote ? "remote" : "live")
+              + " view");
+    }
     if (retention != null && (remote || !asOf.isLive())) {
       throw new ObjectOpenException(
           "a retention is set for a live local view of stream "
@@ -187,6 +210,6 @@ public final class ObjectBuilder<T> {
       }
       return view;
     }
-    return directory.openSnapshot(stream, type, serializer, asOf);
+    return directory.openSnapshot(stream, type, serializer, asOf, held);
   }
 }

@@ -30,7 +30,9 @@ import org.junit.jupiter.api.Test;
  * A fork holds its parent's history: forks made while another client's retention checkpoints and
  * trims the parent as fast as it can read, from a fresh client after that retention asked to trim
  * past every fork's base, exactly what they read when they were made (before holds, the parent's
- * trims took the forks' bases away and their reads failed).
+ * trims took the forks' bases away and their reads failed). The forks stay open in the client that
+ * made them meanwhile: an open fork holds its parent's history through its hold alone, and holds
+ * back no trim of any object (it registers no snapshot).
  */
 class ForkHoldTest {
   private static final Endpoint NODE = Endpoint.parse("node:9000");
@@ -102,8 +104,13 @@ class ForkHoldTest {
         CSMRMap<String, Integer> seenByForker = CSMRMap.open(forker, "held");
         List<String> forks = new ArrayList<>();
         List<Map<String, Integer>> made = new ArrayList<>();
+        // Kept open (reachable) to the end: a fork reads its parent's buckets as of its base under
+        // its hold, registering no snapshot, so open forks hold back no client's trims (before,
+        // each was a snapshot view that stopped every trim past its base until collected).
+        List<CSMRMap<String, Integer>> open = new ArrayList<>();
         for (int f = 0; f < 4; f++) {
           CSMRMap<String, Integer> fork = seenByForker.fork("held-fork-" + f);
+          open.add(fork);
           forks.add(fork.name());
           made.add(new HashMap<>(fork));
           assertThat(made.get(f)).as("fork %d as made", f).hasSize(KEYS);
@@ -117,6 +124,11 @@ class ForkHoldTest {
                         && watch.asked.getOrDefault(bucket(1), 0L) > tails.get(bucket(1)) + 1);
         stop.set(true);
         assertThat(writes.join()).isPositive();
+        for (int f = 0; f < open.size(); f++) {
+          assertThat(new HashMap<>(open.get(f)))
+              .as("fork %d, open all along in the forker", f)
+              .isEqualTo(made.get(f));
+        }
 
         try (VCorfuRuntime fresh =
             VCorfuRuntime.using(

@@ -150,10 +150,13 @@ public final class ObjectDirectory {
    * locally in this runtime as the same type and that view can serve {@code asOf}, the snapshot is
    * built from the local view without reading the log (restored from a captured version for a
    * {@code VersionCapturing} class, replayed from the retained history otherwise); otherwise the
-   * new view plays the stream from the log up to {@code asOf} on first use.
+   * new view plays the stream from the log up to {@code asOf} on first use. Such a view is
+   * registered as this runtime's snapshot while its proxy is reachable (no client trims past it),
+   * unless {@code held}: the caller holds the stream's history (a pin), which keeps the version
+   * readable for this stream alone, so the view holds back no other trim.
    */
   public <T> T openSnapshot(
-      StreamId stream, Class<T> type, Serializer serializer, Version version) {
+      StreamId stream, Class<T> type, Serializer serializer, Version version, boolean held) {
     core.checkOpen();
     if (version.isLive()) {
       throw new IllegalArgumentException("a snapshot view needs an address, not the live version");
@@ -177,7 +180,9 @@ public final class ObjectDirectory {
     SmrEngine.Base base = Checkpoints.atOrBelow(core, stream, proxied.model(), ser, asOf);
     SmrEngine view = new SmrEngine(core, stream, proxied.model(), ser, version, base);
     Object proxy = proxied.newInstance(new LocalViewHandle(core, view, version));
-    snapshots.add(Map.entry(new java.lang.ref.WeakReference<>(proxy), asOf));
+    if (!held) {
+      snapshots.add(Map.entry(new java.lang.ref.WeakReference<>(proxy), asOf));
+    }
     view.attach(proxy);
     return type.cast(proxy);
   }

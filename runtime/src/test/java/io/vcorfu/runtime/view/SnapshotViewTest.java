@@ -95,6 +95,23 @@ class SnapshotViewTest {
   }
 
   @Test
+  void underHoldIsForSnapshotViewsAndTheyReadAsAnyOther() {
+    Counter c = rt.objects().open("held", Counter.class);
+    c.add(5);
+    long at = cluster.newLog().tails(java.util.List.of()).join().globalTail();
+    c.add(2);
+    assertThat(rt.objects().builder("held", Counter.class).asOf(at).underHold().open().get())
+        .isEqualTo(5);
+    assertThatThrownBy(() -> rt.objects().builder("held", Counter.class).underHold().open())
+        .isInstanceOf(io.vcorfu.runtime.ObjectOpenException.class)
+        .hasMessageContaining("underHold() is for a snapshot view");
+    assertThatThrownBy(
+            () -> rt.objects().builder("held", Counter.class).asOf(at).underHold().remote().open())
+        .isInstanceOf(io.vcorfu.runtime.ObjectOpenException.class)
+        .hasMessageContaining("not for a remote view");
+  }
+
+  @Test
   void snapshotViewRefusesMutatorsAndIgnoresLaterWrites() {
     Counter c = rt.objects().open("frozen", Counter.class);
     c.add(3);
