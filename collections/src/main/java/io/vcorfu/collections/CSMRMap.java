@@ -284,15 +284,9 @@ public final class CSMRMap<K, V> extends AbstractMap<K, V> implements SnapshotMa
     return b;
   }
 
-  /** The bucket at {@code index} as of global address {@code version}: a read-only local view. */
-  Bucket<K, V> bucketAt(int index, long version) {
-    return MapStreams.bucket(rt, name, lineage, index, BucketViews.LOCAL, Version.at(version));
-  }
-
-  /** As {@link #bucketAt(int, long)}, for a version the caller's hold keeps (see MapStreams). */
-  Bucket<K, V> bucketAtUnderHold(int index, long version) {
-    return MapStreams.bucket(
-        rt, name, lineage, index, BucketViews.LOCAL, Version.at(version), true);
+  /** Bucket {@code index} as of {@code version}, read-only; {@code underHold}: see MapStreams. */
+  Bucket<K, V> bucketAt(int index, long version, boolean underHold) {
+    return MapStreams.bucketAt(rt, name, lineage, index, version, underHold);
   }
 
   private Bucket<K, V> bucketFor(Object key) {

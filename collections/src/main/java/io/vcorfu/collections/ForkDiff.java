@@ -199,10 +199,10 @@ final class ForkDiff<K, V> {
     Map<K, V> now = new HashMap<>();
     Map<K, V> old = new HashMap<>();
     for (int i = 0; i < map.bucketCount(); i++) {
-      now.putAll(map.bucketAt(i, at).snapshot());
+      now.putAll(map.bucketAt(i, at, false).snapshot());
     }
     for (int i = 0; i < against.bucketCount(); i++) {
-      old.putAll(against.bucketAt(i, at).snapshot());
+      old.putAll(against.bucketAt(i, at, false).snapshot());
     }
     Set<K> keys = new HashSet<>(now.keySet());
     keys.addAll(old.keySet());

@@ -91,7 +91,7 @@ public record MapDiff<K, V>(
       if (fates.isEmpty() && !cleared) {
         continue;
       }
-      Bucket<K, V> before = map.bucketAt(i, from);
+      Bucket<K, V> before = map.bucketAt(i, from, false);
       Bucket<K, V> after = null;
       Set<K> keys = new HashSet<>(fates.keySet());
       if (cleared) {
@@ -102,7 +102,7 @@ public record MapDiff<K, V>(
         Fate fate = fates.getOrDefault(key, Fate.ABSENT);
         V now;
         if (fate.fields()) {
-          after = after != null ? after : map.bucketAt(i, to);
+          after = after != null ? after : map.bucketAt(i, to, false);
           now = after.get(key);
         } else {
           @SuppressWarnings("unchecked")

@@ -57,7 +57,7 @@ final class MapFork {
     rt.pinHistory(held, hold);
     try {
       for (int i = 0; i < parent.bucketCount(); i++) {
-        parent.bucketAtUnderHold(i, version).snapshot();
+        parent.bucketAt(i, version, true).snapshot();
       }
     } catch (RuntimeException e) {
       release(rt, held, hold, e);

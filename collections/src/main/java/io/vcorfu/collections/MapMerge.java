@@ -220,7 +220,7 @@ final class MapMerge<K, V> {
                 CSMRMap.BucketViews.LOCAL,
                 Version.at(base.version()));
         if (touched != null) {
-          Bucket<K, V> sourceBucket = source.bucketAt(i, version);
+          Bucket<K, V> sourceBucket = source.bucketAt(i, version, false);
           for (K key : touched.get(i)) {
             V old = baseBucket.get(key);
             V now = sourceBucket.get(key);
@@ -231,7 +231,7 @@ final class MapMerge<K, V> {
           continue;
         }
         Map<K, V> before = baseBucket.snapshot();
-        Map<K, V> after = source.bucketAt(i, version).snapshot();
+        Map<K, V> after = source.bucketAt(i, version, false).snapshot();
         after.forEach(
             (k, v) -> {
               V old = before.get(k);

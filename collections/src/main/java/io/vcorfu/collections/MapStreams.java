@@ -128,6 +128,17 @@ final class MapStreams {
     return bucket(rt, name, lineage, index, views, version, false);
   }
 
+  /** Bucket {@code index} as of {@code version}, a read-only local view; {@code held} as below. */
+  static <K, V> Bucket<K, V> bucketAt(
+      VCorfuRuntime rt,
+      String name,
+      List<ForkBase> lineage,
+      int index,
+      long version,
+      boolean held) {
+    return bucket(rt, name, lineage, index, CSMRMap.BucketViews.LOCAL, Version.at(version), held);
+  }
+
   /**
    * As above; {@code held}: a snapshot version of a map whose history the caller's fork holds (see
    * {@link MapFork}), opened {@link io.vcorfu.runtime.ObjectBuilder#underHold() under the hold}, so
