@@ -38,6 +38,20 @@ public final class ObjectOpener {
   }
 
   /**
+   * Ends snapshot view {@code view} (opened with {@link ObjectBuilder#asOf(long)}) as far as trims
+   * are concerned: while a snapshot view that replays from the log is reachable, its runtime
+   * registers its version and no client trims any object past it; released, it holds back nothing
+   * from this runtime's next registration on (within about a second), without waiting for the
+   * garbage collector. Reading it afterwards may fail with {@link
+   * io.vcorfu.protocol.TrimmedException} once trims pass its version. Returns whether {@code view}
+   * was such a view of this runtime (false for live, remote, held and in-memory-built snapshots,
+   * which register nothing, and for a view released before).
+   */
+  public boolean release(Object view) {
+    return directory.release(view);
+  }
+
+  /**
    * Options for opening the object on stream {@code stream}. An object opened by its stream id is
    * not registered in the name directory: collections over several streams open their parts this
    * way and register their own name.

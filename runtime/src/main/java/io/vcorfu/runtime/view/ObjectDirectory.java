@@ -138,6 +138,14 @@ public final class ObjectDirectory {
     return oldest;
   }
 
+  /**
+   * Forgets snapshot view {@code proxy}: it no longer holds back any trim (from this runtime's next
+   * registration, within a second). Returns whether it was a registered snapshot view here.
+   */
+  public boolean release(Object proxy) {
+    return snapshots.removeIf(e -> e.getKey().get() == proxy);
+  }
+
   /** Every live local view this runtime has open now. */
   public java.util.List<LiveView> liveViews() {
     java.util.List<LiveView> out = new java.util.ArrayList<>(live.size());
