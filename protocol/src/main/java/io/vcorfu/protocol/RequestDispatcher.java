@@ -71,7 +71,8 @@ public final class RequestDispatcher implements RpcHandler {
 
   /**
    * True for the requests served whatever epoch they carry: PING, COMPACT, GET_LAYOUT, SEAL,
-   * REMOVE_NODE and ADD_NODE.
+   * REMOVE_NODE, ADD_NODE and RUN_COMMAND (a command runs through a client of its own, which keeps
+   * up with the layout itself).
    */
   public static boolean crossesEpochs(Request.PayloadCase kind) {
     return kind == Request.PayloadCase.PING
@@ -79,7 +80,8 @@ public final class RequestDispatcher implements RpcHandler {
         || kind == Request.PayloadCase.GET_LAYOUT
         || kind == Request.PayloadCase.SEAL
         || kind == Request.PayloadCase.REMOVE_NODE
-        || kind == Request.PayloadCase.ADD_NODE;
+        || kind == Request.PayloadCase.ADD_NODE
+        || kind == Request.PayloadCase.RUN_COMMAND;
   }
 
   /**

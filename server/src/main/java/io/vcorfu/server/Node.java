@@ -290,6 +290,7 @@ public final class Node implements AutoCloseable {
         .forEach((k, h) -> gated.put(k, gate.gated(h)));
     return RequestDispatcher.builder(fence::epoch)
         .on(PayloadCase.PING, r -> done(reports.pingResponse(me, r.getPing().getSpace())))
+        .on(PayloadCase.RUN_COMMAND, commands)
         .on(PayloadCase.COMPACT, r -> compact(r.getCompact()))
         .on(PayloadCase.VERIFY, r -> NodeStorage.verify(store, r.getVerify()))
         .on(PayloadCase.GET_LAYOUT, r -> layoutAnswer(r.getGetLayout()))
@@ -301,6 +302,10 @@ public final class Node implements AutoCloseable {
   }
 
   private volatile RequestObserver requestObserver;
+
+  /** Where the node's {@code RUN_COMMAND} requests go (see {@link CommandRequests#serve}). */
+  public final CommandRequests commands = new CommandRequests();
+
   volatile io.vcorfu.logunit.ForceObserver forceObserver;
 
   final AdoptedLayouts adopted = new AdoptedLayouts(20);
@@ -372,6 +377,7 @@ public final class Node implements AutoCloseable {
   RequestDispatcher dispatcher(Endpoint me, Map<PayloadCase, RpcHandler> roles) {
     return RequestDispatcher.builder(() -> layout.get().epoch())
         .on(PayloadCase.PING, r -> done(reports.pingResponse(me, r.getPing().getSpace())))
+        .on(PayloadCase.RUN_COMMAND, commands)
         .on(PayloadCase.COMPACT, r -> compact(r.getCompact()))
         .on(PayloadCase.VERIFY, r -> NodeStorage.verify(store, r.getVerify()))
         .on(PayloadCase.GET_LAYOUT, r -> layoutAnswer(r.getGetLayout()))

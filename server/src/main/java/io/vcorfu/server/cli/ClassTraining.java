@@ -31,8 +31,9 @@ import picocli.CommandLine;
  * command, since a JVM maps an archive only for the jar path and the JVM it was written with. It
  * starts a durable node on 127.0.0.1 in a temporary directory, runs the common commands against it
  * in this process (appends, reads, tails, map puts and gets, ping, a few lines of {@code vcorfu
- * shell}), stops the node and deletes the directory. What the commands print is discarded; a
- * command that fails makes the run fail, so a build never ships an archive of a broken path.
+ * shell}), then the data commands again through the node's command host ({@link OneShot}), stops
+ * the node and deletes the directory. What the commands print is discarded; a command that fails
+ * makes the run fail, so a build never ships an archive of a broken path.
  */
 public final class ClassTraining {
   private ClassTraining() {}
@@ -92,6 +93,15 @@ public final class ClassTraining {
         run(
             new String[] {"shell", "--endpoint", ep},
             "map put --map m k1 w\nmap get --map m k1\nlog append --stream t 'v x'\nlog tail\n");
+        // The quick path of one-shot commands, both its ends (the node runs them: OneShot).
+        CommandHost host = CommandHost.serve(node, null, null);
+        try {
+          for (String[] c : commands.subList(0, commands.size() - 3)) {
+            onNode(c);
+          }
+        } finally {
+          host.close();
+        }
       } finally {
         node.close();
       }
@@ -121,6 +131,16 @@ public final class ClassTraining {
               + code
               + ": "
               + err);
+    }
+  }
+
+  /** Runs {@code vcorfu COMMAND...} through a node's command host ({@link OneShot}). */
+  private static void onNode(String[] command) {
+    java.io.PrintStream discard = new java.io.PrintStream(java.io.OutputStream.nullOutputStream());
+    Integer code = OneShot.onNode(command, java.util.Map.of(), discard, discard);
+    if (code == null || code != VcorfuCli.OK) {
+      throw new IllegalStateException(
+          "training command `vcorfu " + String.join(" ", command) + "` on the node: " + code);
     }
   }
 

@@ -388,6 +388,8 @@ final class ServerCommand implements Callable<Integer> {
       return 2;
     }
     Node node = Node.start(config, transport);
+    // A plaintext node with no tokens runs callers' one-shot commands (see CommandHost, OneShot).
+    CommandHost commands = CommandHost.serve(node, tls, tokens);
     if (node.diskAlarm() != null && diskFreeMinMb > 0) {
       node.diskAlarm().threshold(Math.multiplyExact(diskFreeMinMb, 1024L * 1024));
     }
@@ -410,6 +412,9 @@ final class ServerCommand implements Callable<Integer> {
           io.vcorfu.server.NodeHttp h = http.get();
           if (h != null) {
             h.close();
+          }
+          if (commands != null) {
+            commands.close();
           }
           node.close();
           transport.close();
@@ -442,32 +447,21 @@ final class ServerCommand implements Callable<Integer> {
               + "/metrics, health at /health, status page at /");
     }
     String where = dir == null ? "in memory" : "data in " + dir.toAbsolutePath();
+    String state =
+        node.clustered()
+            ? "cluster " + cluster + " at ZooKeeper " + zookeeper
+            : "epoch " + node.layout().epoch();
     String security = tlsFlags.describe(transport.tls(), access);
-    if (node.clustered()) {
-      say(
-          "vcorfu node "
-              + node.endpoint()
-              + " ready (cluster "
-              + cluster
-              + " at ZooKeeper "
-              + zookeeper
-              + ", "
-              + where
-              + ", "
-              + security
-              + ")");
-    } else {
-      say(
-          "vcorfu node "
-              + node.endpoint()
-              + " ready (epoch "
-              + node.layout().epoch()
-              + ", "
-              + where
-              + ", "
-              + security
-              + ")");
-    }
+    say(
+        "vcorfu node "
+            + node.endpoint()
+            + " ready ("
+            + state
+            + ", "
+            + where
+            + ", "
+            + security
+            + ")");
     stopped.await();
     return 0;
   }

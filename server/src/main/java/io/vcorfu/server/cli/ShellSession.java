@@ -20,14 +20,42 @@ import picocli.CommandLine.Model.CommandSpec;
  * line that needs it. After a line that failed, {@link #reset} closes the clients, so the next line
  * connects afresh. Outside a shell there is none ({@link #of} is null) and every command opens and
  * closes its own.
+ *
+ * <p>A node's {@link CommandHost} keeps one too, pinned to the node's own endpoint: its commands
+ * reach the cluster through that node whatever {@code --endpoint} they name (the caller's names for
+ * the nodes need not resolve where the node runs), and read no environment variable of the node's
+ * process ({@link #environment}).
  */
 final class ShellSession implements AutoCloseable {
   /** One transport per TLS setting the lines use (the key null: plaintext). */
   private final Map<io.vcorfu.protocol.TlsOptions, NettyTransport> transports = new HashMap<>();
 
   private final Map<String, ClusterStreamLog> logs = new LinkedHashMap<>();
+
+  /** The node every command of this session asks, whatever it names; null: the one it names. */
+  private final io.vcorfu.protocol.Endpoint pinned;
+
   private final Map<String, VCorfuRuntime> runtimes = new LinkedHashMap<>();
   private int opened;
+
+  /** A shell's session: each command asks the nodes it names. */
+  ShellSession() {
+    this(null);
+  }
+
+  /** A session whose commands all ask {@code node} (a command host's), or the nodes they name. */
+  ShellSession(io.vcorfu.protocol.Endpoint node) {
+    this.pinned = node;
+  }
+
+  /**
+   * The environment variables {@code spec}'s command reads its defaults from: none in a command
+   * host's session (the node's process environment is not the caller's), else this process's.
+   */
+  static Map<String, String> environment(CommandSpec spec) {
+    ShellSession s = of(spec);
+    return s != null && s.pinned != null ? Map.of() : System.getenv();
+  }
 
   /** The shell session {@code spec}'s command runs in, or null when it runs on its own. */
   static ShellSession of(CommandSpec spec) {
@@ -65,8 +93,7 @@ final class ShellSession implements AutoCloseable {
             key(c),
             () -> {
               StreamLogOptions options = c.options();
-              return ClusterStreamLog.connect(
-                  transport(options.tls()), c.endpoints.list(), options);
+              return ClusterStreamLog.connect(transport(options.tls()), endpoints(c), options);
             }));
   }
 
@@ -79,7 +106,7 @@ final class ShellSession implements AutoCloseable {
             () -> {
               StreamLogOptions options = c.options();
               return VCorfuRuntime.using(
-                  ClusterStreamLog.connect(transport(options.tls()), c.endpoints.list(), options),
+                  ClusterStreamLog.connect(transport(options.tls()), endpoints(c), options),
                   RuntimeOptions.defaults());
             }));
   }
@@ -89,8 +116,13 @@ final class ShellSession implements AutoCloseable {
     return opened;
   }
 
-  private static String key(Connection c) {
-    return c.endpoints.given() + " " + c.timeout.toMillis() + " " + c.tls.options();
+  private List<io.vcorfu.protocol.Endpoint> endpoints(Connection c) {
+    return pinned != null ? List.of(pinned) : c.endpoints.list();
+  }
+
+  private String key(Connection c) {
+    String nodes = pinned != null ? pinned.toString() : c.endpoints.given();
+    return nodes + " " + c.timeout.toMillis() + " " + c.tls.options();
   }
 
   private synchronized <T> T kept(Map<String, T> clients, String key, Supplier<T> open) {

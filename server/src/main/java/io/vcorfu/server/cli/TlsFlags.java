@@ -59,7 +59,8 @@ public final class TlsFlags {
    */
   public TlsOptions options() {
     try {
-      TlsOptions tls = TlsOptions.fromFlags(ca, cert, key, tokenFile, System.getenv());
+      TlsOptions tls =
+          TlsOptions.fromFlags(ca, cert, key, tokenFile, ShellSession.environment(command));
       if (tls != null) {
         TlsContexts.load(tls);
         tls.token();

@@ -128,6 +128,12 @@ public final class VcorfuCli {
   }
 
   public static void main(String[] args) {
+    // A one-shot data command first asks its node to run it (OneShot): a JVM start and one round
+    // trip instead of a whole client started here. Null: the node did not, so it runs here.
+    Integer ranOnNode = OneShot.onNode(args, System.getenv(), System.out, System.err);
+    if (ranOnNode != null) {
+      System.exit(ranOnNode);
+    }
     // A command other than a node or a ZooKeeper server logs as CommandLogging sets up, read from
     // no XML and only once something logs; the ZooKeeper client's logs are off there, since a
     // command that reaches ZooKeeper as a client says in one line what went wrong and the client's
@@ -170,12 +176,17 @@ public final class VcorfuCli {
    * names, if it names one (else all of them, for its help and its suggestions).
    */
   static CommandLine forRunOf(String first, String second) {
+    return forRunOf(first, second, null);
+  }
+
+  /** {@link #forRunOf(String, String)} for a command of {@code session} (null: on its own). */
+  static CommandLine forRunOf(String first, String second, ShellSession session) {
     if (first.equals("--version") || first.equals("-V")) {
-      return withSubcommands(new VcorfuCli(), List.of(), null);
+      return withSubcommands(new VcorfuCli(session), List.of(), null);
     }
     for (Class<?> c : SUBCOMMANDS) {
       if (c != CommandLine.HelpCommand.class && names(c, first)) {
-        return withSubcommands(new VcorfuCli(), List.of(c), second);
+        return withSubcommands(new VcorfuCli(session), List.of(c), second);
       }
     }
     return newCommandLine();
