@@ -132,6 +132,14 @@ final class RedisServer {
     return TlsContexts.load(client).jdkContext().getSocketFactory().createSocket();
   }
 
+  /** The running server's process id. */
+  long pid() {
+    if (server == null) {
+      throw new IllegalStateException("redis is not running");
+    }
+    return server.pid();
+  }
+
   /** Stops the server by its pid and removes its data. */
   void stop() {
     if (server != null) {

@@ -23,6 +23,7 @@ import picocli.CommandLine.Command;
       CollectionsSuite.class,
       StorageSuite.class,
       DegradedSuite.class,
-      StreamStoreSuite.class
+      StreamStoreSuite.class,
+      CliSuite.class
     })
 public final class SuiteCommand {}
