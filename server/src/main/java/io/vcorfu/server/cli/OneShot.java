@@ -21,12 +21,12 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * The quick path of a one-shot data command ({@code vcorfu log append|read|tail}, {@code vcorfu map
- * put|get|remove|scan}): instead of starting a client and an object runtime in this JVM (most of a
- * call's time: loading and interpreting a whole client), it sends the command's arguments to the
- * first node its {@code --endpoint} names, which runs the command with the client its process keeps
- * ({@link CommandHost}) and answers what the command printed and its exit code. The caller pays a
- * JVM start and two round trips.
+ * The quick path of a one-shot data command ({@code vcorfu log append|read|tail|list}, {@code
+ * vcorfu map put|get|remove|scan|list}): instead of starting a client and an object runtime in this
+ * JVM (most of a call's time: loading and interpreting a whole client), it sends the command's
+ * arguments to the first node its {@code --endpoint} names, which runs the command with the client
+ * its process keeps ({@link CommandHost}) and answers what the command printed and its exit code.
+ * The caller pays a JVM start and two round trips.
  *
  * <p>The command runs in this JVM instead, exactly as without this path, whenever the node did not
  * run it: a command or an argument this path does not take ({@link #refusal}: any other command,
@@ -49,7 +49,7 @@ final class OneShot {
 
   /** The commands a node runs that change nothing: run here again when their answer is lost. */
   static final Map<String, Set<String>> READS =
-      Map.of("log", Set.of("read", "tail"), "map", Set.of("get", "scan"));
+      Map.of("log", Set.of("read", "tail", "list"), "map", Set.of("get", "scan", "list"));
 
   /** The commands a node runs that write: never run twice (see the class's invariant). */
   static final Map<String, Set<String>> WRITES =
@@ -86,7 +86,7 @@ final class OneShot {
    */
   static String refusal(List<String> args) {
     if (args.size() < 2 || !isRead(args) && !isWrite(args)) {
-      return "runs only vcorfu log append|read|tail and vcorfu map put|get|remove|scan";
+      return "runs only vcorfu log append|read|tail|list and vcorfu map put|get|remove|scan|list";
     }
     if (args.size() > MAX_ARGS) {
       return "takes at most " + MAX_ARGS + " arguments";

@@ -115,7 +115,9 @@ class OneShotTest {
             command("log", "read", "--stream", "s", "--from", "-5"),
             command("log", "tail", "--stream", "t"),
             command("log", "tail", "--stream", "never-written"),
-            command("log", "append", "--stream", "", "x"));
+            command("log", "append", "--stream", "", "x"),
+            command("log", "list"),
+            command("map", "list", "--output", "json"));
     // Each runs on the node, then the same command in this JVM against the state it left; the
     // second run of a write sees the first one's effect, so the pair is compared on a replay: the
     // node's runs against a fresh node must print what this JVM's runs printed on this one.
