@@ -29,6 +29,14 @@ import org.slf4j.LoggerFactory;
  * stream address to read. Both only move forward, so an upcall never runs twice for one address in
  * one view.
  *
+ * <p><b>A sequencer that restarts.</b> A new sequencer rebuilds its global tail from what the
+ * replicas hold, so addresses an earlier one issued but nobody wrote (a tail this view synced to)
+ * can be issued again, in a later epoch: an update written there lands at or below {@code version},
+ * and still after every update this view applied (those were written, so the rebuilt tail covers
+ * them). The stream address is the view's guide, not the global one: a sync reads every stream
+ * address from {@code streamPos} up to the tail it was given, even when that tail's global address
+ * is not past {@code version}, so such an update is applied like any other.
+ *
  * <p><b>Old versions.</b> The engine starts from a {@link Base} (the class's initial state at
  * address -1, or a checkpoint: a state and the address it reflects). Snapshot reads ({@link
  * #readAt}), transaction private copies ({@link #freshAt}) and snapshot views ({@link #buildInto})
@@ -79,6 +87,14 @@ public final class SmrEngine {
   private volatile long version;
   private long streamPos;
   private long lastApplied;
+
+  /**
+   * The log's epoch when {@code version} was last checked against the stream's own tail: in a later
+   * epoch the sequencer may have restarted and issued addresses at or below {@code version} again
+   * (see the class comment), so a read at an old version first reads the stream up to its tail.
+   */
+  private long checkedEpoch;
+
   private final long baseStreamPos;
 
   /** Entries applied and their payload bytes since the engine started (for checkpoint pacing). */
@@ -117,6 +133,7 @@ public final class SmrEngine {
     this.old = new OldVersions(core, stream, model, serializer, base, budget);
     this.version = base.version();
     this.lastApplied = base.version();
+    this.checkedEpoch = core.log().epoch();
     this.streamPos = base.streamPos();
     this.baseStreamPos = base.streamPos();
   }
@@ -241,6 +258,12 @@ public final class SmrEngine {
       try {
         syncTo(address);
         o = rendezvous.take(address);
+        if (o == null && address <= version) {
+          // An address this view's version had covered, issued again by a restarted sequencer
+          // (see the class comment): read the stream up to its tail.
+          syncWith(address, core.await(core.log().tails(List.of(stream))));
+          o = rendezvous.take(address);
+        }
       } finally {
         lock.unlock();
       }
@@ -277,6 +300,7 @@ public final class SmrEngine {
     lock.lock();
     try {
       old.requireServable(snapshot);
+      recheckAfterEpochChange();
       if (version < snapshot) {
         syncTo(snapshot);
       }
@@ -323,6 +347,7 @@ public final class SmrEngine {
       if (snapshot < old.baseVersion()) {
         return false;
       }
+      recheckAfterEpochChange();
       if (version < snapshot) {
         syncTo(snapshot);
       }
@@ -344,6 +369,20 @@ public final class SmrEngine {
     return old.history().applyTo(state, m, args);
   }
 
+  /**
+   * In a later epoch than the last check, reads the stream from {@code streamPos} up to its tail
+   * and plays the updates at or below {@code version}: a restarted sequencer may have issued such
+   * addresses again. Caller holds the lock.
+   */
+  private void recheckAfterEpochChange() {
+    long epoch = core.log().epoch();
+    if (epoch == checkedEpoch) {
+      return;
+    }
+    syncWith(version, core.await(core.log().tails(List.of(stream))));
+    checkedEpoch = epoch;
+  }
+
   /** Brings the live state up to min(target, limit, global tail). Caller holds the lock. */
   private void syncTo(long target) {
     long bound = Math.min(target, limit);
@@ -362,10 +401,10 @@ public final class SmrEngine {
    */
   private void syncWith(long target, Tails t) {
     long bound = Math.min(Math.min(target, limit), t.globalTail());
-    if (bound <= version) {
-      return;
-    }
     long streamTail = t.streamTails().getOrDefault(stream, -1L);
+    if (bound <= version && streamTail < streamPos) {
+      return; // nothing new: the stream has no address this view has not read
+    }
     reading:
     while (streamPos <= streamTail) {
       long to = Math.min(streamTail, streamPos + READ_BATCH - 1);

@@ -239,9 +239,46 @@ abstract class LinearizableFaultRun {
     System.out.printf(
         "%s: %s (checked in %.1f s)%n",
         run, result.outcome(), (System.nanoTime() - checking) / 1e9);
+    String kept =
+        result.outcome() == LinearizabilityChecker.Outcome.LINEARIZABLE
+            ? ""
+            : "; history, fault marks and node logs kept in " + keep(run, seed, history, faults);
     assertThat(result.outcome())
-        .as("seed %d, lease %d ms: %s", seed, leaseMs, result.summary())
+        .as("seed %d, lease %d ms: %s%s", seed, leaseMs, result.summary(), kept)
         .isEqualTo(LinearizabilityChecker.Outcome.LINEARIZABLE);
+  }
+
+  /**
+   * Keeps what a history that failed its check needs to be understood, in {@code
+   * target/linearizability-failures/RUN-SEED/}: the merged history ({@code history.txt}, one {@link
+   * Operation#format} line each), the fault marks at the same clock ({@code faults.txt}), and every
+   * log file the cluster's processes wrote; returns the directory.
+   */
+  private Path keep(String run, long seed, List<Operation> history, Faults faults)
+      throws java.io.IOException {
+    Path dir =
+        Path.of(
+                "target",
+                "linearizability-failures",
+                run.replaceAll("[^A-Za-z0-9]+", "-") + "-" + seed)
+            .toAbsolutePath();
+    java.nio.file.Files.createDirectories(dir);
+    java.nio.file.Files.write(
+        dir.resolve("history.txt"), history.stream().map(Operation::format).toList());
+    List<String> marks = new ArrayList<>();
+    for (int i = 0; i < faults.times.size(); i++) {
+      marks.add(faults.times.get(i) + " " + faults.labels.get(i));
+    }
+    java.nio.file.Files.write(dir.resolve("faults.txt"), marks);
+    try (var files = java.nio.file.Files.walk(tmp)) {
+      for (Path f : files.filter(f -> f.toString().endsWith(".log")).toList()) {
+        java.nio.file.Files.copy(
+            f,
+            dir.resolve(tmp.relativize(f).toString().replace('/', '_')),
+            java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+      }
+    }
+    return dir;
   }
 
   /**
