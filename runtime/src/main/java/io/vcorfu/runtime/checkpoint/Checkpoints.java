@@ -12,6 +12,7 @@ import io.vcorfu.runtime.serialization.Serializer;
 import io.vcorfu.runtime.serialization.UnsupportedTypeException;
 import io.vcorfu.runtime.smr.RuntimeCore;
 import io.vcorfu.runtime.smr.SmrEngine;
+import io.vcorfu.runtime.smr.ViewBase;
 import io.vcorfu.runtime.view.LocalViewHandle;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -138,7 +139,7 @@ public final class Checkpoints {
    * state when there is none (the stream is then played from its start, which fails with a
    * TrimmedException when it was trimmed: that version is no longer retained).
    */
-  public static SmrEngine.Base atOrBelow(
+  public static ViewBase atOrBelow(
       RuntimeCore core, StreamId stream, ClassModel model, Serializer serializer, long asOf) {
     return newest(core, stream, model, serializer, asOf, Long.MAX_VALUE);
   }
@@ -147,7 +148,7 @@ public final class Checkpoints {
    * The base to open {@code stream} from: its latest readable checkpoint of the same class, or the
    * initial state when there is none (or it cannot be restored, which is logged).
    */
-  public static SmrEngine.Base latest(
+  public static ViewBase latest(
       RuntimeCore core, StreamId stream, ClassModel model, Serializer serializer) {
     return newest(core, stream, model, serializer, Long.MAX_VALUE, LOOKBACK);
   }
@@ -157,7 +158,7 @@ public final class Checkpoints {
    * the last {@code lookback} addresses of its checkpoint stream; the initial state when there is
    * none, or when it holds another class.
    */
-  private static SmrEngine.Base newest(
+  private static ViewBase newest(
       RuntimeCore core,
       StreamId stream,
       ClassModel model,
@@ -178,7 +179,7 @@ public final class Checkpoints {
           continue;
         }
         try {
-          SmrEngine.Base base = decode(e.payload(), stream);
+          ViewBase base = decode(e.payload(), stream);
           if (base.version() > asOf) {
             continue;
           }
@@ -188,7 +189,7 @@ public final class Checkpoints {
                 stream,
                 base.image().typeName(),
                 model.type().getName());
-            return SmrEngine.Base.INITIAL;
+            return ViewBase.INITIAL;
           }
           base.image().restoreInto(model.newState(), serializer);
           return base;
@@ -201,7 +202,7 @@ public final class Checkpoints {
         }
       }
     }
-    return SmrEngine.Base.INITIAL;
+    return ViewBase.INITIAL;
   }
 
   static byte[] encode(StreamId stream, CheckpointImage image, long version, long streamPos) {
@@ -215,7 +216,7 @@ public final class Checkpoints {
     return w.toByteArray();
   }
 
-  static SmrEngine.Base decode(byte[] payload, StreamId expected) {
+  static ViewBase decode(byte[] payload, StreamId expected) {
     BinaryReader r = new BinaryReader(payload);
     int format = r.readByte();
     if (format != FORMAT) {
@@ -235,7 +236,7 @@ public final class Checkpoints {
       values.put(r.readString(), r.readBytes());
     }
     r.expectEnd();
-    return new SmrEngine.Base(version, streamPos, List.of(), new CheckpointImage(type, values));
+    return new ViewBase(version, streamPos, List.of(), new CheckpointImage(type, values));
   }
 
   private static LocalViewHandle liveView(Object proxy) {

@@ -34,7 +34,7 @@ final class OldVersions {
       StreamId stream,
       ClassModel model,
       Serializer serializer,
-      SmrEngine.Base base,
+      ViewBase base,
       HistoryBudget budget) {
     this.stream = stream;
     this.model = model;

@@ -6,7 +6,6 @@ import io.vcorfu.protocol.StreamId;
 import io.vcorfu.protocol.TrimmedException;
 import io.vcorfu.protocol.VCorfuException;
 import io.vcorfu.runtime.Version;
-import io.vcorfu.runtime.checkpoint.CheckpointImage;
 import io.vcorfu.runtime.proxy.ClassModel;
 import io.vcorfu.runtime.proxy.MethodKind;
 import io.vcorfu.runtime.proxy.MethodModel;
@@ -37,7 +36,7 @@ import org.slf4j.LoggerFactory;
  * address from {@code streamPos} up to the tail it was given, even when that tail's global address
  * is not past {@code version}, so such an update is applied like any other.
  *
- * <p><b>Old versions.</b> The engine starts from a {@link Base} (the class's initial state at
+ * <p><b>Old versions.</b> The engine starts from a {@link ViewBase} (the class's initial state at
  * address -1, or a checkpoint: a state and the address it reflects). Snapshot reads ({@link
  * #readAt}), transaction private copies ({@link #freshAt}) and snapshot views ({@link #buildInto})
  * need the state as of an older address; {@link OldVersions} serves them.
@@ -48,24 +47,6 @@ import org.slf4j.LoggerFactory;
 public final class SmrEngine {
   private static final Logger LOG = LoggerFactory.getLogger(SmrEngine.class);
   private static final int READ_BATCH = 1024;
-
-  /**
-   * Where a view starts: the state that reflects every update of the stream up to global address
-   * {@code version}, given as the updates that rebuild it from the class's initial state, or as a
-   * checkpoint {@code image} of the object's fields (restored first) followed by those updates,
-   * with the stream already consumed below stream address {@code streamPos}. Versions older than
-   * the base cannot be served.
-   */
-  public record Base(
-      long version, long streamPos, List<SmrRecord.Update> state, CheckpointImage image) {
-    /** The class's initial state, before any write. */
-    public static final Base INITIAL = new Base(-1, 0, List.of());
-
-    /** A base given as updates only; with an {@code image}, its fields are restored before them. */
-    public Base(long version, long streamPos, List<SmrRecord.Update> state) {
-      this(version, streamPos, state, null);
-    }
-  }
 
   /** Reads a view's live state together with the positions it reflects. */
   public interface StateReader<R> {
@@ -106,7 +87,7 @@ public final class SmrEngine {
    * Where a live view starts again when its stream was trimmed above its position (the stream's
    * latest checkpoint); null for views that cannot (snapshot views).
    */
-  private volatile java.util.function.Supplier<Base> rebaseFrom;
+  private volatile java.util.function.Supplier<ViewBase> rebaseFrom;
 
   /**
    * An engine that plays {@code stream} up to {@code until} ({@link Version#LIVE} for a live local
@@ -118,7 +99,7 @@ public final class SmrEngine {
       ClassModel model,
       Serializer serializer,
       Version until,
-      Base base) {
+      ViewBase base) {
     this.core = core;
     this.stream = stream;
     this.model = model;
@@ -166,7 +147,7 @@ public final class SmrEngine {
    * finds its stream trimmed above its position: its state is restored from the checkpoint (every
    * field replaced), so it goes on at the checkpoint's positions instead of failing every read.
    */
-  public void rebaseFrom(java.util.function.Supplier<Base> from) {
+  public void rebaseFrom(java.util.function.Supplier<ViewBase> from) {
     this.rebaseFrom = from;
   }
 
@@ -447,11 +428,11 @@ public final class SmrEngine {
    * checkpoint when it lies at or past the trim mark. Caller holds the lock.
    */
   private boolean rebase(TrimmedException trimmed) {
-    java.util.function.Supplier<Base> from = rebaseFrom;
+    java.util.function.Supplier<ViewBase> from = rebaseFrom;
     if (from == null || live == null) {
       return false;
     }
-    Base b = from.get();
+    ViewBase b = from.get();
     if (b.image() == null || b.streamPos() <= streamPos || b.version() < version) {
       return false;
     }

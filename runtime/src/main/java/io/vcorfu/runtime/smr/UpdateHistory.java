@@ -44,7 +44,7 @@ final class UpdateHistory {
   private final StreamId stream;
   private final ClassModel model;
   private final Serializer serializer;
-  private final SmrEngine.Base base;
+  private final ViewBase base;
   private final HistoryBudget budget;
   private List<Applied> retained = new ArrayList<>();
   private boolean complete = true;
@@ -56,7 +56,7 @@ final class UpdateHistory {
       StreamId stream,
       ClassModel model,
       Serializer serializer,
-      SmrEngine.Base base,
+      ViewBase base,
       HistoryBudget budget) {
     this.core = core;
     this.stream = stream;

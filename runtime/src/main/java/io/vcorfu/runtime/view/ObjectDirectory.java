@@ -10,6 +10,7 @@ import io.vcorfu.runtime.proxy.ProxyFactory;
 import io.vcorfu.runtime.serialization.Serializer;
 import io.vcorfu.runtime.smr.RuntimeCore;
 import io.vcorfu.runtime.smr.SmrEngine;
+import io.vcorfu.runtime.smr.ViewBase;
 import io.vcorfu.runtime.tx.TxContext;
 import java.lang.reflect.Method;
 import java.lang.reflect.Type;
@@ -43,7 +44,7 @@ public final class ObjectDirectory {
    * @param serializer the object's serializer, or null for the runtime's default
    */
   public <T> T openLocal(StreamId stream, Class<T> type, Serializer serializer) {
-    SmrEngine.Base base = SmrEngine.Base.INITIAL;
+    ViewBase base = ViewBase.INITIAL;
     if (!live.containsKey(stream)) {
       core.checkOpen();
       ProxyFactory.Proxied proxied = ProxyFactory.forClass(type);
@@ -69,8 +70,7 @@ public final class ObjectDirectory {
    * Like {@link #openLocal(StreamId, Class, Serializer)}, starting a newly opened view from {@code
    * base}.
    */
-  public <T> T openLocal(
-      StreamId stream, Class<T> type, Serializer serializer, SmrEngine.Base base) {
+  public <T> T openLocal(StreamId stream, Class<T> type, Serializer serializer, ViewBase base) {
     core.checkOpen();
     ProxyFactory.Proxied proxied = ProxyFactory.forClass(type);
     Opened o =
@@ -177,7 +177,7 @@ public final class ObjectDirectory {
     if (local != null && local.type() == type) {
       SmrEngine frozen =
           new SmrEngine(
-              core, stream, proxied.model(), ser, version, new SmrEngine.Base(asOf, 0, List.of()));
+              core, stream, proxied.model(), ser, version, new ViewBase(asOf, 0, List.of()));
       Object proxy = proxied.newInstance(new LocalViewHandle(core, frozen, version));
       if (local.view().buildInto(proxy, asOf)) {
         frozen.attach(proxy);
@@ -185,7 +185,7 @@ public final class ObjectDirectory {
       }
     }
     // From the newest checkpoint at or below the version: the stream below it may be trimmed.
-    SmrEngine.Base base = Checkpoints.atOrBelow(core, stream, proxied.model(), ser, asOf);
+    ViewBase base = Checkpoints.atOrBelow(core, stream, proxied.model(), ser, asOf);
     SmrEngine view = new SmrEngine(core, stream, proxied.model(), ser, version, base);
     Object proxy = proxied.newInstance(new LocalViewHandle(core, view, version));
     if (!held) {

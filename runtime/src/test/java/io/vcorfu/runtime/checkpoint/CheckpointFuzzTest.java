@@ -7,7 +7,7 @@ import com.code_intelligence.jazzer.junit.FuzzTest;
 import io.vcorfu.protocol.StreamId;
 import io.vcorfu.runtime.serialization.DefaultSerializer;
 import io.vcorfu.runtime.serialization.SerializationException;
-import io.vcorfu.runtime.smr.SmrEngine;
+import io.vcorfu.runtime.smr.ViewBase;
 import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.Map;
@@ -47,7 +47,7 @@ class CheckpointFuzzTest {
   @FuzzTest(maxDuration = "5m")
   void anyCheckpointDecodesOrIsRefused(byte[] input) {
     StreamId stream = expectedStream(input);
-    SmrEngine.Base base;
+    ViewBase base;
     try {
       base = Checkpoints.decode(input, stream);
     } catch (SerializationException refused) {
@@ -55,7 +55,7 @@ class CheckpointFuzzTest {
     }
     CheckpointImage image = base.image();
     byte[] canonical = Checkpoints.encode(stream, image, base.version(), base.streamPos());
-    SmrEngine.Base again = Checkpoints.decode(canonical, stream);
+    ViewBase again = Checkpoints.decode(canonical, stream);
     assertThat(again.version()).isEqualTo(base.version());
     assertThat(again.streamPos()).isEqualTo(base.streamPos());
     assertThat(again.image().typeName()).isEqualTo(image.typeName());

@@ -35,7 +35,7 @@ class SmrEngineBaseTest {
     SmrRecord.Update add60 =
         new SmrRecord.Update(
             StreamId.of("big"), "add(long)", new byte[][] {ser.serialize(60L)}, List.of());
-    SmrEngine.Base base = new SmrEngine.Base(addressOf[59], 60, List.of(add60));
+    ViewBase base = new ViewBase(addressOf[59], 60, List.of(add60));
 
     CountingStreamLog log = new CountingStreamLog(cluster.newLog());
     RuntimeCore core = new RuntimeCore(log, RuntimeOptions.defaults(), null);
