@@ -147,7 +147,18 @@ public final class VcorfuCli {
         args.length > 1
             ? forRunOf(args[0], args[1])
             : args.length > 0 ? forRunOf(args[0]) : newCommandLine();
+    // UTF-8 whatever the locale: a value is printed as stored (with a POSIX locale Java 17's
+    // default charset turned every non-ASCII character into '?'), as a node that runs the command
+    // (OneShot) sends it.
+    cl.setOut(utf8(System.out));
+    cl.setErr(utf8(System.err));
     System.exit(cl.execute(args));
+  }
+
+  /** A writer of UTF-8 text onto {@code stream}, flushed at every line (as picocli's own). */
+  static java.io.PrintWriter utf8(java.io.OutputStream stream) {
+    return new java.io.PrintWriter(
+        new java.io.OutputStreamWriter(stream, java.nio.charset.StandardCharsets.UTF_8), true);
   }
 
   /** The {@code vcorfu} command line, ready to execute. */

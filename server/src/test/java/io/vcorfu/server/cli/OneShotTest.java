@@ -40,7 +40,8 @@ import org.junit.jupiter.api.io.TempDir;
  * without a host, a TLS node and a closed host decline; a write whose answer is lost is reported as
  * possibly applied and not run again, a read whose answer is lost runs in the caller; a read
  * printing more than the host sends is declined; the node runs every command through itself,
- * whatever {@code --endpoint} the caller gave.
+ * whatever {@code --endpoint} the caller gave; a value prints as stored, in UTF-8, on both paths
+ * whatever the caller's locale.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class OneShotTest {
@@ -301,6 +302,30 @@ class OneShotTest {
     assertThat(answer.getRunCommand().getDeclined()).isFalse();
     assertThat(answer.getRunCommand().getExitCode()).isZero();
     assertThat(node.map("get", "--map", "m", "k").out()).isEqualTo("v");
+  }
+
+  @Test
+  void aValuePrintsAsStoredInUtf8WhateverTheLocaleOnBothPaths() throws Exception {
+    String value = "caf\u00e9 \u20ac";
+    assertThat(onNode(command("map", "put", "--map", "m", "k", value)).code()).isZero();
+    byte[] expected = (value + "\n").getBytes(StandardCharsets.UTF_8);
+    for (boolean runLocal : new boolean[] {false, true}) {
+      // A process whose default charset is ASCII, as Java 17's is under a POSIX locale.
+      List<String> cmd =
+          new ArrayList<>(io.vcorfu.server.ChildJvm.command("256m", VcorfuCli.class.getName()));
+      cmd.add(1, "-Dfile.encoding=ANSI_X3.4-1968");
+      cmd.addAll(command("map", "get", "--map", "m", "k"));
+      ProcessBuilder b = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.DISCARD);
+      b.environment().remove(OneShot.RUN_LOCAL_VARIABLE);
+      if (runLocal) {
+        b.environment().put(OneShot.RUN_LOCAL_VARIABLE, "1");
+      }
+      Process p = b.start();
+      byte[] out = p.getInputStream().readAllBytes();
+      assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
+      assertThat(p.exitValue()).as("run in the caller: %s", runLocal).isZero();
+      assertThat(out).as("run in the caller: %s", runLocal).isEqualTo(expected);
+    }
   }
 
   /** Sends {@code args} to the node as a {@code RUN_COMMAND} request, with no caller-side rule. */
