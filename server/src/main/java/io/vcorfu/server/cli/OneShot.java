@@ -49,7 +49,8 @@ final class OneShot {
 
   /** The commands a node runs that change nothing: run here again when their answer is lost. */
   static final Map<String, Set<String>> READS =
-      Map.of("log", Set.of("read", "tail", "list"), "map", Set.of("get", "scan", "list"));
+      Map.of(
+          "log", Set.of("read", "tail", "list"), "map", Set.of("get", "scan", "list", "history"));
 
   /** The commands a node runs that write: never run twice (see the class's invariant). */
   static final Map<String, Set<String>> WRITES =
@@ -86,7 +87,8 @@ final class OneShot {
    */
   static String refusal(List<String> args) {
     if (args.size() < 2 || !isRead(args) && !isWrite(args)) {
-      return "runs only vcorfu log append|read|tail|list and vcorfu map put|get|remove|scan|list";
+      return "runs only vcorfu log append|read|tail|list and vcorfu map"
+          + " put|get|remove|scan|list|history";
     }
     if (args.size() > MAX_ARGS) {
       return "takes at most " + MAX_ARGS + " arguments";

@@ -109,6 +109,8 @@ class OneShotTest {
             command("map", "scan", "--map", "users", "--output", "json"),
             command("map", "scan", "--map", "users", "--limit", "-1"),
             command("map", "put", "--map", "users"),
+            command("map", "history", "--map", "users", "--key", "alice"),
+            command("map", "history", "--map", "users", "--key", "alice", "--limit", "0"),
             command("map", "remove", "--map", "users", "alice"),
             command("log", "append", "--stream", "s", "hello"),
             command("log", "append", "--stream", "s", "--stream", "t", "both"),
@@ -141,7 +143,9 @@ class OneShotTest {
     assertThat(remote.get(2).out()).isEqualTo("two");
     assertThat(remote.get(3).code()).isEqualTo(VcorfuCli.NOT_FOUND);
     assertThat(remote.get(6).code()).isEqualTo(VcorfuCli.USAGE);
-    assertThat(remote.get(11).lines()).hasSize(2);
+    assertThat(remote.get(8).lines()).hasSize(2); // alice's two versions
+    assertThat(remote.get(9).code()).isEqualTo(VcorfuCli.USAGE);
+    assertThat(remote.get(13).lines()).hasSize(2);
   }
 
   @Test
@@ -156,7 +160,7 @@ class OneShotTest {
             command("log", "append", "--stream", "s", "--tls-ca", value.toString(), "x"),
             command("map", "put", "--map", "m", "k", "v", "--help"),
             command("log", "trim", "--stream", "s", "--before", "1"),
-            command("map", "history", "--map", "m", "--key", "k"),
+            command("map", "diff", "--map", "m", "--from", "0"),
             List.of("ping", "--endpoint", endpoint()));
     for (List<String> c : local) {
       assertThat(OneShot.refusal(c)).as("%s", c).isNotNull();
