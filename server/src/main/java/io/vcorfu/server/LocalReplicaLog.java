@@ -48,9 +48,11 @@ final class LocalReplicaLog implements StreamLog {
 
   /**
    * How many times an uncommitted slot is read here again before the cluster is asked: 100 us
-   * doubling, 6.3 ms in all, past the 2 ms a writer's commits wait for a write to ride on.
+   * doubling, 51 ms in all, well past the 2 ms a writer's commits wait for a write to ride on (on a
+   * loaded host 6.3 ms was sometimes too short, and the read went to another replica, which would
+   * itself have waited for the same commit).
    */
-  static final int LOCAL_WAITS = 6;
+  static final int LOCAL_WAITS = 9;
 
   private final StreamLog cluster;
   private final Endpoint self;
