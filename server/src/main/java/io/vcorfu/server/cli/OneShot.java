@@ -145,7 +145,8 @@ final class OneShot {
     } catch (RuntimeException e) {
       return null; // run here: the command line says what is wrong with it
     }
-    try (Socket s = new Socket()) {
+    Socket s = new Socket();
+    try {
       try {
         // A ping first: a connection that something accepted (a proxy in front of a node that is
         // gone, a node that is stopped) is found out before the command leaves.
@@ -189,13 +190,18 @@ final class OneShot {
         return null;
       }
       RunCommandResponse r = answer.getRunCommand();
-      out.write(r.getOut().toByteArray());
+      out.writeBytes(r.getOut().toByteArray());
       out.flush();
-      err.write(r.getErr().toByteArray());
+      err.writeBytes(r.getErr().toByteArray());
       err.flush();
       return r.getExitCode();
-    } catch (IOException e) {
-      return null; // closing the socket
+    } finally {
+      // Once the command may have run, nothing here sends it to run again: not even a failed close.
+      try {
+        s.close();
+      } catch (IOException ignored) {
+        // the answer, if any, is already in hand
+      }
     }
   }
 
