@@ -120,12 +120,25 @@ public final class CliSuite implements Callable<Integer> {
               vcorfuCall(v, endpoint, Map.of(), n, "map", "get", "--map", "m", "k"),
               vcorfuCall(v, endpoint, Map.of(), n, "log", "append", "--stream", "s", "x"),
               vcorfuCall(v, endpoint, Map.of(), n, "log", "tail"),
+              vcorfuCall(v, endpoint, Map.of(), n, "map", "diff", "--map", "m", "--from", "-1"),
+              vcorfuCall(v, endpoint, Map.of(), n, "log", "head", "--stream", "s"),
+              vcorfuCall(v, endpoint, Map.of(), n, "cluster", "status"),
+              new Call("vcorfu ping", List.of(v, "ping", "--endpoint", endpoint), Map.of(), n),
               vcorfuCall(v, endpoint, local, n, "map", "put", "--map", "m", "k", "v"),
               vcorfuCall(v, endpoint, local, n, "map", "get", "--map", "m", "k"),
+              vcorfuCall(v, endpoint, local, n, "cluster", "status"),
+              new Call(
+                  "VCORFU_RUN_LOCAL=1 vcorfu ping",
+                  List.of(v, "ping", "--endpoint", endpoint),
+                  local,
+                  n),
               peerCall("etcdctl put k v", etcdctl, e, "put", "k", "v"),
               peerCall("etcdctl get k", etcdctl, e, "get", "k"),
+              peerCall("etcdctl endpoint status", etcdctl, e, "endpoint", "status"),
+              peerCall("etcdctl endpoint health", etcdctl, e, "endpoint", "health"),
               peerCall("redis-cli set k v", redisCli, r, "set", "k", "v"),
-              peerCall("redis-cli get k", redisCli, r, "get", "k"));
+              peerCall("redis-cli get k", redisCli, r, "get", "k"),
+              peerCall("redis-cli ping", redisCli, r, "ping"));
       String start = Machine.utcNow() + ", load average " + Machine.loadAverage();
       List<List<double[]>> samples = new ArrayList<>();
       measured.forEach(c -> samples.add(new ArrayList<>()));

@@ -86,6 +86,10 @@ final class ClusterStatusCommand implements Callable<Integer> {
       spec.commandLine().getErr().println("vcorfu cluster status: " + e.getMessage());
       return 2;
     }
+    if (ShellSession.pinned(spec) != null) {
+      // A node runs it for a caller: the caller's names for the nodes need not resolve here.
+      asked = List.of(ShellSession.pinned(spec));
+    }
     try (ShellSession.Held<NettyTransport> transport = ShellSession.transport(spec, tls.options());
         RpcClient rpc =
             transport
@@ -117,6 +121,21 @@ final class ClusterStatusCommand implements Callable<Integer> {
   private void print(PrintWriter out, NodeCalls calls, List<Endpoint> asked) throws Exception {
     Layout layout = newestLayout(calls, asked);
     Map<Endpoint, NodeState> states = states(calls, layout, true);
+    if (ShellSession.pinned(spec) != null) {
+      // Run by a node for a caller (OneShot), which asked only itself: a node that answers a
+      // newer epoch has the newer layout.
+      List<Endpoint> newer = new ArrayList<>();
+      for (Map.Entry<Endpoint, NodeState> e : states.entrySet()) {
+        PingResponse p = e.getValue().ping();
+        if (p != null && p.getEpoch() > layout.epoch()) {
+          newer.add(e.getKey());
+        }
+      }
+      if (!newer.isEmpty()) {
+        layout = newestLayout(calls, newer);
+        states = states(calls, layout, true);
+      }
+    }
     if (output == OutputFormat.json) {
       out.println(watchMs == 0 ? json(layout, states) : compact(json(layout, states)));
     } else {

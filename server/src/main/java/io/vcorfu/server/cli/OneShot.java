@@ -3,6 +3,7 @@ package io.vcorfu.server.cli;
 import io.vcorfu.protocol.Endpoint;
 import io.vcorfu.protocol.proto.Header;
 import io.vcorfu.protocol.proto.PingRequest;
+import io.vcorfu.protocol.proto.PingResponse;
 import io.vcorfu.protocol.proto.Request;
 import io.vcorfu.protocol.proto.Response;
 import io.vcorfu.protocol.proto.RunCommandRequest;
@@ -21,12 +22,14 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * The quick path of a one-shot data command ({@code vcorfu log append|read|tail|list}, {@code
- * vcorfu map put|get|remove|scan|list}): instead of starting a client and an object runtime in this
- * JVM (most of a call's time: loading and interpreting a whole client), it sends the command's
- * arguments to the first node its {@code --endpoint} names, which runs the command with the client
- * its process keeps ({@link CommandHost}) and answers what the command printed and its exit code.
- * The caller pays a JVM start and two round trips.
+ * The quick path of a one-shot command against a node ({@link #READS} and {@link #WRITES}: {@code
+ * vcorfu log append|read|tail|list|trim|pin|unpin|pins|head}, {@code vcorfu map
+ * put|get|remove|scan|list|history|diff|fork|merge}, {@code vcorfu cluster status} without a watch;
+ * {@code vcorfu ping} is {@link QuickPing}'s): instead of starting a client and an object runtime
+ * in this JVM (most of a call's time: loading and interpreting a whole client), it sends the
+ * command's arguments to the first node its {@code --endpoint} names, which runs the command with
+ * the client its process keeps ({@link CommandHost}) and answers what the command printed and its
+ * exit code. The caller pays a JVM start and two round trips.
  *
  * <p>The command runs in this JVM instead, exactly as without this path, whenever the node did not
  * run it: a command or an argument this path does not take ({@link #refusal}: any other command,
@@ -50,11 +53,20 @@ final class OneShot {
   /** The commands a node runs that change nothing: run here again when their answer is lost. */
   static final Map<String, Set<String>> READS =
       Map.of(
-          "log", Set.of("read", "tail", "list"), "map", Set.of("get", "scan", "list", "history"));
+          "log",
+          Set.of("read", "tail", "list", "pins", "head"),
+          "map",
+          Set.of("get", "scan", "list", "history", "diff"),
+          "cluster",
+          Set.of("status"));
 
   /** The commands a node runs that write: never run twice (see the class's invariant). */
   static final Map<String, Set<String>> WRITES =
-      Map.of("log", Set.of("append"), "map", Set.of("put", "remove"));
+      Map.of(
+          "log",
+          Set.of("append", "trim", "pin", "unpin"),
+          "map",
+          Set.of("put", "remove", "fork", "merge"));
 
   /** Options that name a file of the caller's machine (or pick TLS): such a command runs here. */
   static final Set<String> LOCAL_OPTIONS =
@@ -87,8 +99,8 @@ final class OneShot {
    */
   static String refusal(List<String> args) {
     if (args.size() < 2 || !isRead(args) && !isWrite(args)) {
-      return "runs only vcorfu log append|read|tail|list and vcorfu map"
-          + " put|get|remove|scan|list|history";
+      return "runs only vcorfu log append|read|tail|list|trim|pin|unpin|pins|head, vcorfu map"
+          + " put|get|remove|scan|list|history|diff|fork|merge and vcorfu cluster status";
     }
     if (args.size() > MAX_ARGS) {
       return "takes at most " + MAX_ARGS + " arguments";
@@ -101,8 +113,12 @@ final class OneShot {
         return "does not print help";
       }
       int eq = a.indexOf('=');
-      if (LOCAL_OPTIONS.contains(eq < 0 ? a : a.substring(0, eq))) {
+      String name = eq < 0 ? a : a.substring(0, eq);
+      if (LOCAL_OPTIONS.contains(name)) {
         return "does not read files of the caller's machine or speak TLS: " + a;
+      }
+      if (name.equals("--watch-ms")) {
+        return "does not run a watch: " + a;
       }
     }
     return null;
@@ -123,7 +139,7 @@ final class OneShot {
    */
   static Integer onNode(String[] args, Map<String, String> env, PrintStream out, PrintStream err) {
     List<String> list = List.of(args);
-    if (refusal(list) != null || env.containsKey(RUN_LOCAL_VARIABLE)) {
+    if (env.containsKey(RUN_LOCAL_VARIABLE)) {
       return null;
     }
     for (String v : TLS_VARIABLES) {
@@ -131,6 +147,12 @@ final class OneShot {
       if (value != null && !value.isEmpty()) {
         return null;
       }
+    }
+    if (!list.isEmpty() && list.get(0).equals("ping")) {
+      return QuickPing.run(list, env, out);
+    }
+    if (refusal(list) != null) {
+      return null;
     }
     Endpoint node;
     Duration timeout;
@@ -150,12 +172,7 @@ final class OneShot {
       try {
         // A ping first: a connection that something accepted (a proxy in front of a node that is
         // gone, a node that is stopped) is found out before the command leaves.
-        s.connect(
-            new InetSocketAddress(node.host(), node.port()), (int) CONNECT_TIMEOUT.toMillis());
-        s.setTcpNoDelay(true);
-        s.setSoTimeout((int) PING_TIMEOUT.toMillis());
-        send(s, Request.newBuilder().setPing(PingRequest.getDefaultInstance()), 1);
-        if (!Response.parseFrom(readFrame(s.getInputStream())).hasPing()) {
+        if (ping(s, node, PING_TIMEOUT) == null) {
           return null; // a node that does not serve plaintext callers
         }
         s.setSoTimeout((int) Math.min(Integer.MAX_VALUE, timeout.plus(ANSWER_MARGIN).toMillis()));
@@ -225,6 +242,19 @@ final class OneShot {
       }
     }
     return null;
+  }
+
+  /**
+   * Connects {@code s} to {@code node} (within {@link #CONNECT_TIMEOUT}) and pings it: its answer,
+   * or null when what answered is not a ping's (a node that serves no plaintext callers).
+   */
+  static PingResponse ping(Socket s, Endpoint node, Duration timeout) throws IOException {
+    s.connect(new InetSocketAddress(node.host(), node.port()), (int) CONNECT_TIMEOUT.toMillis());
+    s.setTcpNoDelay(true);
+    s.setSoTimeout((int) Math.max(1, Math.min(Integer.MAX_VALUE, timeout.toMillis())));
+    send(s, Request.newBuilder().setPing(PingRequest.getDefaultInstance()), 1);
+    Response r = Response.parseFrom(readFrame(s.getInputStream()));
+    return r.hasPing() ? r.getPing() : null;
   }
 
   private static void send(Socket s, Request.Builder request, long id) throws IOException {

@@ -1,6 +1,5 @@
 package io.vcorfu.server.cli;
 
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.vcorfu.protocol.ClientOptions;
 import io.vcorfu.protocol.Endpoint;
 import io.vcorfu.protocol.RpcClient;
@@ -39,33 +38,17 @@ final class PingCommand implements Callable<Integer> {
                 .newClient(ClientOptions.defaults().withRequestTimeout(connection.timeout))) {
       NodeCalls calls = new NodeCalls(rpc);
       for (Endpoint e : connection.endpoints.list()) {
-        ObjectNode n = Output.mapper().createObjectNode().put("endpoint", e.toString());
         String line;
         long started = System.nanoTime();
         try {
           PingResponse p = connection.await(calls.ping(e), "the ping of " + e);
-          double ms = (System.nanoTime() - started) / 1e6;
-          n.put("state", p.getServing() ? "serving" : "not serving");
-          n.put("epoch", p.getEpoch());
-          n.put("millis", Math.round(ms * 100) / 100.0);
-          if (!p.getCluster().isEmpty()) {
-            n.put("cluster", p.getCluster());
-          }
-          if (p.getServing()) {
-            line = e + " serving epoch " + p.getEpoch() + String.format(" (%.2f ms)", ms);
-          } else {
-            all = false;
-            n.put("reason", p.getNotServingReason());
-            line = e + " not serving: " + p.getNotServingReason();
-          }
+          all &= p.getServing();
+          line = PingLine.answered(e, p, (System.nanoTime() - started) / 1e6, output.json());
         } catch (Exception failure) {
           all = false;
-          String why = VcorfuCli.describe(failure);
-          n.put("state", "unreachable");
-          n.put("reason", why);
-          line = e + " unreachable: " + why;
+          line = PingLine.unreachable(e, VcorfuCli.describe(failure), output.json());
         }
-        out.println(output.json() ? Output.line(n) : line);
+        out.println(line);
       }
     }
     out.flush();

@@ -57,6 +57,12 @@ final class ShellSession implements AutoCloseable {
     return s != null && s.pinned != null ? Map.of() : System.getenv();
   }
 
+  /** The node {@code spec}'s command runs on for a caller (a command host's), or null. */
+  static io.vcorfu.protocol.Endpoint pinned(CommandSpec spec) {
+    ShellSession s = of(spec);
+    return s == null ? null : s.pinned;
+  }
+
   /** The shell session {@code spec}'s command runs in, or null when it runs on its own. */
   static ShellSession of(CommandSpec spec) {
     if (spec == null) {

@@ -120,7 +120,21 @@ class OneShotTest {
             command("log", "tail", "--stream", "never-written"),
             command("log", "append", "--stream", "", "x"),
             command("log", "list"),
-            command("map", "list", "--output", "json"));
+            command("map", "list", "--output", "json"),
+            command("map", "put", "--map", "users", "bob", "three"),
+            command("map", "fork", "--map", "users", "--name", "users2"),
+            command("map", "fork", "--map", "users", "--name", "users2"),
+            command("map", "put", "--map", "users2", "carol", "four"),
+            command("map", "diff", "--map", "users2", "--against", "users"),
+            command("map", "diff", "--map", "users", "--from", "-1", "--output", "json"),
+            command("map", "diff", "--map", "users", "--from", "-5"),
+            command("map", "merge", "--map", "users", "--from", "users2"),
+            command("map", "merge", "--map", "users", "--from", "nomap"),
+            command("log", "pin", "--stream", "s", "--name", "keep"),
+            command("log", "pins", "--stream", "s", "--name", "keep"),
+            command("log", "trim", "--stream", "s", "--before", "1"),
+            command("log", "unpin", "--stream", "s", "--name", "keep"),
+            command("log", "trim", "--stream", "s", "--before", "-1"));
     // Each runs on the node, then the same command in this JVM against the state it left; the
     // second run of a write sees the first one's effect, so the pair is compared on a replay: the
     // node's runs against a fresh node must print what this JVM's runs printed on this one.
@@ -130,6 +144,7 @@ class OneShotTest {
       assertThat(r).as("%s ran on the node", c).isNotNull();
       remote.add(r);
     }
+    String first = endpoint();
     host.close();
     host = null;
     node.close();
@@ -138,7 +153,10 @@ class OneShotTest {
       List<String> c = new ArrayList<>(commands.get(i));
       c.set(3, endpoint());
       CliRun local = CliRun.of(c);
-      assertThat(remote.get(i)).as("%s on the node and here", c).isEqualTo(local);
+      // Lines naming a replica name the node each ran against.
+      assertThat(named(remote.get(i), first))
+          .as("%s on the node and here", c)
+          .isEqualTo(named(local, endpoint()));
     }
     assertThat(remote.get(2).out()).isEqualTo("two");
     assertThat(remote.get(3).code()).isEqualTo(VcorfuCli.NOT_FOUND);
@@ -146,6 +164,111 @@ class OneShotTest {
     assertThat(remote.get(8).lines()).hasSize(2); // alice's two versions
     assertThat(remote.get(9).code()).isEqualTo(VcorfuCli.USAGE);
     assertThat(remote.get(13).lines()).hasSize(2);
+    assertThat(remote.get(21).out()).contains("users2 forked from users");
+    assertThat(remote.get(22).code()).isNotZero(); // the name is taken
+    assertThat(remote.get(24).out()).contains("+ carol four");
+    assertThat(remote.get(26).code()).isEqualTo(VcorfuCli.USAGE);
+    assertThat(remote.get(27).out()).contains("+ carol four");
+    assertThat(remote.get(27).code()).isZero();
+    assertThat(remote.subList(29, 33)).allSatisfy(r -> assertThat(r.code()).isZero());
+    assertThat(remote.get(33).code()).isEqualTo(VcorfuCli.USAGE);
+  }
+
+  @Test
+  void clusterStatusAHeadAndPingPrintOnTheQuickPathWhatTheyPrintInTheCaller() {
+    // A chain head's hash covers the entries' bytes, which differ between two nodes' runs of the
+    // same appends: read on one node both ways.
+    assertThat(node.log("append", "--stream", "s", "x").code()).isZero();
+    for (List<String> c :
+        List.of(
+            command("log", "head", "--stream", "s"),
+            List.of("cluster", "status", "--endpoint", endpoint()),
+            List.of("cluster", "status", "--endpoint", endpoint(), "--output", "json"),
+            List.of("cluster", "status", "--endpoint", endpoint(), "--history"))) {
+      CliRun quick = onNode(c);
+      assertThat(quick).as("%s ran on the node", c).isNotNull();
+      assertThat(quick).as("%s on the node and here", c).isEqualTo(CliRun.of(c));
+      assertThat(quick.code()).isZero();
+      assertThat(quick.out()).containsAnyOf(endpoint(), "s@0:");
+    }
+    // A ping's line holds its round trip's time: compared with the time taken out.
+    for (List<String> c :
+        List.of(
+            List.of("ping", "--endpoint", endpoint()),
+            List.of("ping", "--endpoint", endpoint() + "," + endpoint(), "--timeout", "5s"),
+            List.of("ping", "--endpoint=" + endpoint(), "--output", "json"))) {
+      CliRun quick = onNode(c);
+      assertThat(quick).as("%s on bare sockets", c).isNotNull();
+      CliRun here = CliRun.of(c);
+      assertThat(quick.code()).isZero();
+      assertThat(withoutTimes(quick)).as("%s both ways", c).isEqualTo(withoutTimes(here));
+      assertThat(quick.out()).contains("serving");
+    }
+  }
+
+  private static CliRun named(CliRun r, String node) {
+    return new CliRun(r.code(), r.out().replace(node, "NODE"), r.err().replace(node, "NODE"));
+  }
+
+  private static CliRun withoutTimes(CliRun r) {
+    String timeless = "\\(\\d+\\.\\d+ ms\\)|\"millis\":[0-9.E-]+";
+    return new CliRun(r.code(), r.out().replaceAll(timeless, "T"), r.err());
+  }
+
+  @Test
+  void aPingThatAnyNodeDoesNotAnswerRunsThroughTheClientAndSaysWhy() throws Exception {
+    // A port nothing listens on: one just released.
+    ServerSocket released = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
+    String gone = "127.0.0.1:" + released.getLocalPort();
+    released.close();
+    {
+      List<String> c = List.of("ping", "--endpoint", endpoint() + "," + gone);
+      assertThat(onNode(c)).as("nothing printed, the client says it").isNull();
+      CliRun here = CliRun.of(c);
+      assertThat(here.code()).isEqualTo(VcorfuCli.FAILED);
+      assertThat(here.lines()).hasSize(2);
+      assertThat(here.lines().get(1)).startsWith(gone + " unreachable: ");
+    }
+    // Options it does not take (TLS, help) and values it cannot read go to the client too.
+    assertThat(onNode(List.of("ping", "--endpoint", endpoint(), "--help"))).isNull();
+    assertThat(onNode(List.of("ping", "--endpoint", endpoint(), "--output", "yaml"))).isNull();
+    assertThat(onNode(List.of("ping", "--endpoint", endpoint(), "--timeout", "soon"))).isNull();
+    assertThat(onNode(List.of("ping", "--endpoint"))).isNull();
+    assertThat(onNode(List.of("ping", "--endpoint", endpoint()), Map.of("VCORFU_TLS_CA", "x")))
+        .isNull();
+  }
+
+  @Test
+  void aPingLinesJsonIsWhatAJsonLibraryWrites() {
+    StringBuilder all = new StringBuilder();
+    for (char c = 0; c < 0x80; c++) {
+      all.append(c);
+    }
+    all.append("é日本\u2028😀");
+    for (String s : List.of(all.toString(), "", "plain", "a\"b\\c")) {
+      StringBuilder quoted = new StringBuilder();
+      PingLine.quote(quoted, s);
+      assertThat(quoted.toString())
+          .isEqualTo(Output.mapper().getNodeFactory().textNode(s).toString());
+    }
+    var p =
+        io.vcorfu.protocol.proto.PingResponse.newBuilder()
+            .setServing(false)
+            .setEpoch(7)
+            .setCluster("c\"1")
+            .setNotServingReason("sealed\tat 7")
+            .build();
+    var jackson =
+        Output.mapper()
+            .createObjectNode()
+            .put("endpoint", "h:1")
+            .put("state", "not serving")
+            .put("epoch", 7L)
+            .put("millis", 12.0)
+            .put("cluster", "c\"1")
+            .put("reason", "sealed\tat 7");
+    assertThat(PingLine.answered(new Endpoint("h", 1), p, 12.004, true))
+        .isEqualTo(jackson.toString());
   }
 
   @Test
@@ -159,15 +282,21 @@ class OneShotTest {
             command("log", "append", "--stream", "s", "@" + value),
             command("log", "append", "--stream", "s", "--tls-ca", value.toString(), "x"),
             command("map", "put", "--map", "m", "k", "v", "--help"),
-            command("log", "trim", "--stream", "s", "--before", "1"),
-            command("map", "diff", "--map", "m", "--from", "0"),
-            List.of("ping", "--endpoint", endpoint()));
+            command("log", "follow", "--stream", "s", "--count", "1"),
+            command("map", "watch", "--map", "m", "--count", "1"),
+            command("log", "verify", "--stream", "s"),
+            List.of("cluster", "status", "--endpoint", endpoint(), "--watch-ms", "100"),
+            List.of("cluster", "status", "--endpoint", endpoint(), "--watch-ms=0"));
     for (List<String> c : local) {
       assertThat(OneShot.refusal(c)).as("%s", c).isNotNull();
       assertThat(onNode(c)).as("%s runs in the caller", c).isNull();
       Response answer = send(c);
       assertThat(answer.getRunCommand().getDeclined()).as("%s sent anyway", c).isTrue();
     }
+    // A ping runs on bare sockets in the caller (QuickPing), never on the node.
+    List<String> ping = List.of("ping", "--endpoint", endpoint());
+    assertThat(OneShot.refusal(ping)).isNotNull();
+    assertThat(send(ping).getRunCommand().getDeclined()).isTrue();
     List<String> put = command("map", "put", "--map", "m", "k", "v");
     assertThat(onNode(put, Map.of("VCORFU_TLS_CA", value.toString()))).isNull();
     assertThat(onNode(put, Map.of(OneShot.RUN_LOCAL_VARIABLE, "1"))).isNull();
@@ -306,6 +435,9 @@ class OneShotTest {
     assertThat(answer.getRunCommand().getDeclined()).isFalse();
     assertThat(answer.getRunCommand().getExitCode()).isZero();
     assertThat(node.map("get", "--map", "m", "k").out()).isEqualTo("v");
+    Response status = send(List.of("cluster", "status", "--endpoint", "192.0.2.1:9"));
+    assertThat(status.getRunCommand().getExitCode()).isZero();
+    assertThat(status.getRunCommand().getOut().toStringUtf8()).contains(endpoint() + " ");
   }
 
   @Test
