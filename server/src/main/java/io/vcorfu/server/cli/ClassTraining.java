@@ -84,6 +84,9 @@ public final class ClassTraining {
           commands.add(new String[] {"map", "put", "--endpoint", ep, "--map", "m", "k" + i, "v"});
           commands.add(new String[] {"map", "get", "--endpoint", ep, "--map", "m", "k" + i});
         }
+        commands.add(new String[] {"map", "diff", "--endpoint", ep, "--map", "m", "--from", "-1"});
+        commands.add(new String[] {"log", "head", "--endpoint", ep, "--stream", "t"});
+        commands.add(new String[] {"cluster", "status", "--endpoint", ep});
         commands.add(new String[] {"map", "scan", "--endpoint", ep, "--map", "m"});
         commands.add(new String[] {"ping", "--endpoint", ep});
         commands.add(new String[] {"--help"});
@@ -99,6 +102,7 @@ public final class ClassTraining {
           for (String[] c : commands.subList(0, commands.size() - 3)) {
             onNode(c);
           }
+          onNode(new String[] {"ping", "--endpoint", ep}); // on bare sockets: QuickPing
         } finally {
           host.close();
         }

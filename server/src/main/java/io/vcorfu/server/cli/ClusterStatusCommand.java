@@ -124,13 +124,7 @@ final class ClusterStatusCommand implements Callable<Integer> {
     if (ShellSession.pinned(spec) != null) {
       // Run by a node for a caller (OneShot), which asked only itself: a node that answers a
       // newer epoch has the newer layout.
-      List<Endpoint> newer = new ArrayList<>();
-      for (Map.Entry<Endpoint, NodeState> e : states.entrySet()) {
-        PingResponse p = e.getValue().ping();
-        if (p != null && p.getEpoch() > layout.epoch()) {
-          newer.add(e.getKey());
-        }
-      }
+      List<Endpoint> newer = newerThan(layout, states);
       if (!newer.isEmpty()) {
         layout = newestLayout(calls, newer);
         states = states(calls, layout, true);
@@ -147,6 +141,18 @@ final class ClusterStatusCommand implements Callable<Integer> {
   private static String compact(String json) throws Exception {
     ObjectMapper m = new ObjectMapper();
     return m.writeValueAsString(m.readTree(json));
+  }
+
+  /** The nodes whose probe answered an epoch above {@code layout}'s. */
+  static List<Endpoint> newerThan(Layout layout, Map<Endpoint, NodeState> states) {
+    List<Endpoint> newer = new ArrayList<>();
+    for (Map.Entry<Endpoint, NodeState> e : states.entrySet()) {
+      PingResponse p = e.getValue().ping();
+      if (p != null && p.getEpoch() > layout.epoch()) {
+        newer.add(e.getKey());
+      }
+    }
+    return newer;
   }
 
   /** Every node of {@code layout}, its spares and its removed nodes, with what a probe says. */
