@@ -26,7 +26,7 @@ import picocli.CommandLine;
  * next (a {@link ShellSession} pinned to the node's own endpoint), one command at a time, on a
  * thread of its own. Each command is parsed and run by the same command tree as on the command
  * line, so it prints and exits exactly as there. The kept clients are closed after a command that
- * failed (as the shell does) and after {@link #IDLE_SECONDS} without a command.
+ * failed (exit 1, as the shell does) and after {@link #IDLE_SECONDS} without a command.
  *
  * <p>Invariants:
  *
@@ -142,8 +142,10 @@ final class CommandHost implements RpcHandler, AutoCloseable {
       return CommandRequests.declined(
           "the output is longer than " + MAX_READ_OUTPUT + " characters");
     }
-    if (code != VcorfuCli.OK) {
-      session.reset(); // a client may be left waiting on a node that went away
+    if (code == VcorfuCli.FAILED) {
+      // A client may be left waiting on a node that went away; a miss (exit 3) or a usage error
+      // (2) says nothing of the clients, and reopening them would cost the next command.
+      session.reset();
     }
     return Response.newBuilder()
         .setRunCommand(
