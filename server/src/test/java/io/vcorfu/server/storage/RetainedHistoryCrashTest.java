@@ -45,7 +45,13 @@ import org.slf4j.LoggerFactory;
 class RetainedHistoryCrashTest {
   private static final Logger LOG = LoggerFactory.getLogger(RetainedHistoryCrashTest.class);
   private static final int OBJECTS = 3;
-  private static final int VALUE_BYTES = 4_000;
+
+  /**
+   * 8 KB values, half as many as with 4 KB ones for the same bytes: the bytes decide how many
+   * segments seal (what a compaction has to work on) and when automatic checkpoints fall due, while
+   * the checks cost per version.
+   */
+  private static final int VALUE_BYTES = 8_000;
 
   /** About how many versions of each object's history a check reads besides the required ones. */
   private static final int SAMPLES = 12;
@@ -119,7 +125,7 @@ class RetainedHistoryCrashTest {
     RuntimeOptions writing =
         RuntimeOptions.defaults()
             .withRetention(
-                Retention.DEFAULT.withCheckpointMinBytes(16 << 10).withRetainVersions(retain));
+                Retention.DEFAULT.withCheckpointMinBytes(32 << 10).withRetainVersions(retain));
     List<Update> updates = new ArrayList<>();
     int[] written = new int[OBJECTS];
     int kills = 0;
@@ -139,7 +145,8 @@ class RetainedHistoryCrashTest {
         char what = steps.get(step);
         if (what == 'w') {
           int o = random.nextInt(OBJECTS);
-          int n = 100 + random.nextInt(300);
+          // 0.4 to 1.6 MB a step: the bytes of 100 to 400 values of 4 KB (see VALUE_BYTES).
+          int n = 50 + random.nextInt(150);
           for (int i = 0; i < n; i++) {
             update(seed, o, blobs, written, updates, tails);
           }
@@ -167,7 +174,7 @@ class RetainedHistoryCrashTest {
           .pollInterval(Duration.ofMillis(200))
           .until(
               () -> {
-                for (int i = 0; i < 30; i++) {
+                for (int i = 0; i < 15; i++) {
                   update(seed, 0, blobs, written, updates, tails);
                 }
                 writer.checkpointNow();
