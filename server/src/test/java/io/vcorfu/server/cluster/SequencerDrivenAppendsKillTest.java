@@ -41,11 +41,12 @@ import org.junit.jupiter.params.provider.ValueSource;
 /**
  * Appends the sequencer node takes whole and drives to every copy ({@code SequencedWrites} with
  * {@code Layout#sequencerDrivesAppends}), through a {@code kill -9} in the middle of them: several
- * client processes append distinct values to a three-node process cluster (R = 3) with their
- * appends in flight when the sequencer, or a replica that is not the sequencer, is killed; the
- * killed node is started again on its data and rebuilt. Afterwards every acknowledged value is in
- * the log exactly once, at the address its client was given, and every node's log replica holds it
- * there; no node holds any value committed at two addresses.
+ * clients (one process, each client with a transport and stream log of its own) append distinct
+ * values to a three-node process cluster (R = 3) with their appends in flight when the sequencer,
+ * or a replica that is not the sequencer, is killed; the killed node is started again on its data
+ * and rebuilt. Afterwards every acknowledged value is in the log exactly once, at the address its
+ * client was given, and every node's log replica holds it there; no node holds any value committed
+ * at two addresses.
  */
 class SequencerDrivenAppendsKillTest {
   private static final int CLIENTS = 3;
@@ -82,7 +83,7 @@ class SequencerDrivenAppendsKillTest {
           .isTrue();
       Endpoint victim =
           victimRole.equals("sequencer") ? first.sequencer() : c.otherThan(first.sequencer());
-      List<Process> clients = new ArrayList<>();
+      Process clients = null;
       List<Path> files = new ArrayList<>();
       // Watchers in this process, each on a client of its own, subscribed before the first append:
       // two follow all four streams the clients append to, one only two of them.
@@ -92,18 +93,22 @@ class SequencerDrivenAppendsKillTest {
               Watcher.start(c, STREAMS),
               Watcher.start(c, STREAMS.subList(1, 3)));
       try {
+        // The clients, each with a transport and stream log of its own, share one process.
+        List<String> cmd = ChildJvm.command("256m", AppendClient.class.getName());
+        cmd.add(c.endpointList());
         for (int i = 0; i < CLIENTS; i++) {
           Path file = tmp.resolve("client-" + i + ".txt");
           files.add(file);
-          List<String> cmd = ChildJvm.command("256m", AppendClient.class.getName());
           cmd.addAll(
-              List.of(c.endpointList(), "client" + i, Integer.toString(APPENDS), file.toString()));
-          clients.add(
-              new ProcessBuilder(cmd)
-                  .redirectErrorStream(true)
-                  .redirectOutput(tmp.resolve("client-" + i + ".log").toFile())
-                  .start());
+              i == 0
+                  ? List.of("client" + i, Integer.toString(APPENDS), file.toString())
+                  : List.of("client" + i, file.toString()));
         }
+        clients =
+            new ProcessBuilder(cmd)
+                .redirectErrorStream(true)
+                .redirectOutput(tmp.resolve("clients.log").toFile())
+                .start();
         Awaitility.await("a third of the appends acknowledged")
             .atMost(Duration.ofSeconds(120))
             .pollInterval(Duration.ofMillis(10))
@@ -118,12 +123,12 @@ class SequencerDrivenAppendsKillTest {
             .pollInterval(Duration.ofMillis(20))
             .until(() -> acked(files).size() >= 2 * CLIENTS * APPENDS / 3);
         c.restart(victim, false);
-        for (Process p : clients) {
-          assertThat(p.waitFor(180, TimeUnit.SECONDS)).as("client finished").isTrue();
-          assertThat(p.exitValue()).isZero();
-        }
+        assertThat(clients.waitFor(180, TimeUnit.SECONDS)).as("clients finished").isTrue();
+        assertThat(clients.exitValue()).isZero();
       } finally {
-        clients.forEach(Process::destroyForcibly);
+        if (clients != null) {
+          clients.destroyForcibly();
+        }
       }
       try {
         assertWatchersSawEveryCommittedEntryOnceInOrder(c, watchers);
