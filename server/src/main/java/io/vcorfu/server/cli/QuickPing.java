@@ -31,13 +31,15 @@ final class QuickPing {
     String endpoints = env.getOrDefault(Connection.ENDPOINT_VARIABLE, "127.0.0.1:9000");
     Duration timeout = OneShot.PING_TIMEOUT;
     boolean json = false;
+    java.util.Set<String> given = new java.util.HashSet<>();
     try {
       for (int i = 1; i < args.size(); i++) {
         String a = args.get(i);
         int eq = a.indexOf('=');
         String name = eq < 0 ? a : a.substring(0, eq);
-        if (!name.equals("--endpoint") && !name.equals("--timeout") && !name.equals("--output")) {
-          return null;
+        if (!name.equals("--endpoint") && !name.equals("--timeout") && !name.equals("--output")
+            || !given.add(name)) {
+          return null; // another option, or one given twice: the client says what it makes of it
         }
         String value;
         if (eq >= 0) {

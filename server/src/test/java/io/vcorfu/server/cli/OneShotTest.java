@@ -234,6 +234,10 @@ class OneShotTest {
     assertThat(onNode(List.of("ping", "--endpoint", endpoint(), "--output", "yaml"))).isNull();
     assertThat(onNode(List.of("ping", "--endpoint", endpoint(), "--timeout", "soon"))).isNull();
     assertThat(onNode(List.of("ping", "--endpoint"))).isNull();
+    assertThat(onNode(List.of("ping", "--endpoint", endpoint(), "--endpoint", endpoint())))
+        .isNull();
+    assertThat(CliRun.of("ping", "--endpoint", endpoint(), "--endpoint", endpoint()).code())
+        .isEqualTo(VcorfuCli.USAGE);
     assertThat(onNode(List.of("ping", "--endpoint", endpoint()), Map.of("VCORFU_TLS_CA", "x")))
         .isNull();
   }
