@@ -17,7 +17,7 @@ import org.junit.jupiter.api.io.TempDir;
  * Maven wrapper and Java are stand-ins that record their calls (the wrapper takes a second and
  * writes the jar): two commands that find the jar missing at once build it once, the second saying
  * it waits for the first; a lock left by a builder that is gone is taken over; the lock is gone
- * once the build is done.
+ * once the build is done; the benchmarks' build leaves the server jar a running node reads whole.
  */
 class BuildLockTest {
   @TempDir Path root;
@@ -57,10 +57,39 @@ class BuildLockTest {
     assertThat(lock).doesNotExist();
   }
 
+  /**
+   * The benchmarks' build also writes the server's jar (it builds the modules it needs): a node
+   * started earlier from that jar keeps reading what it started from (it failed to load classes as
+   * it stopped, and never exited, when the jar was rewritten in place under it).
+   */
+  @Test
+  void aBenchmarksBuildLeavesTheServerJarARunningNodeReadsWhole() throws Exception {
+    checkout();
+    Path serverJar =
+        Files.createDirectories(root.resolve("server/target")).resolve("vcorfu-server.jar");
+    Files.writeString(serverJar, "old\n");
+    Files.setLastModifiedTime(
+        serverJar,
+        java.nio.file.attribute.FileTime.fromMillis(System.currentTimeMillis() - 60_000));
+    try (java.nio.channels.FileChannel held = java.nio.channels.FileChannel.open(serverJar)) {
+      Ran r = ran(vcorfu("bench", "append"));
+      assertThat(r.code()).as(r.err()).isZero();
+      assertThat(Files.readString(serverJar)).as("rebuilt").isEqualTo("jar\n");
+      java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(16);
+      held.read(b, 0);
+      assertThat(new String(b.array(), 0, b.position(), StandardCharsets.UTF_8))
+          .as("what the node holds")
+          .isEqualTo("old\n");
+    }
+  }
+
   private record Ran(int code, String err) {}
 
-  private Process vcorfu(String arg) throws IOException {
-    ProcessBuilder pb = new ProcessBuilder("bash", root.resolve("bin/vcorfu").toString(), arg);
+  private Process vcorfu(String... args) throws IOException {
+    java.util.List<String> command =
+        new java.util.ArrayList<>(java.util.List.of("bash", root.resolve("bin/vcorfu").toString()));
+    command.addAll(java.util.List.of(args));
+    ProcessBuilder pb = new ProcessBuilder(command);
     pb.environment().put("JAVA_HOME", root.resolve("jdk").toString());
     pb.environment().remove("VCORFU_JAVA_OPTS");
     pb.redirectOutput(ProcessBuilder.Redirect.DISCARD);
@@ -95,7 +124,10 @@ class BuildLockTest {
             + root.resolve("builds.log")
             + "\"\n"
             + "sleep 1\n"
-            + "mkdir -p server/target && echo jar > server/target/vcorfu-server.jar\n");
+            + "mkdir -p server/target && echo jar > server/target/vcorfu-server.jar\n"
+            + "if [[ \" $* \" == *\" benchmarks \"* ]]; then\n"
+            + "  mkdir -p benchmarks/target && echo all > benchmarks/target/vcorfu-all.jar\n"
+            + "fi\n");
     Files.createDirectories(root.resolve("jdk/bin"));
     executable(
         root.resolve("jdk/bin/java"),
