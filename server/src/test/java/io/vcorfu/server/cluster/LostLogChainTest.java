@@ -58,6 +58,8 @@ class LostLogChainTest {
     try (ZkCluster c = ZkCluster.start(tmp, 3, 1);
         RpcClient rpc = c.transport().newClient(ClientOptions.defaults())) {
       Layout before = c.awaitLayout("epoch 2", x -> x.epoch() >= 2);
+      // Its clients connect through one node: one that has not taken up the layout yet says so.
+      c.awaitAdopted(before.epoch());
       Endpoint victim =
           c.endpoints().stream().filter(e -> !e.equals(before.sequencer())).findFirst().get();
       List<Written> written = writeMix(c.client(before.sequencer()), 240);
@@ -117,6 +119,8 @@ class LostLogChainTest {
   void theSequencerWipedWithTheOnlyReplicaOfItsLogChain() throws Exception {
     try (ZkCluster c = ZkCluster.start(tmp, 3, 1)) {
       Layout before = c.awaitLayout("epoch 2", x -> x.epoch() >= 2);
+      // Its clients connect through one node: one that has not taken up the layout yet says so.
+      c.awaitAdopted(before.epoch());
       Endpoint victim = before.sequencer();
       Endpoint other =
           c.endpoints().stream().filter(e -> !e.equals(victim)).findFirst().orElseThrow();
@@ -140,6 +144,8 @@ class LostLogChainTest {
   void bothReplicasOfALogChainLostOneAfterTheOther() throws Exception {
     try (ZkCluster c = ZkCluster.start(tmp, 3, 2)) {
       Layout before = c.awaitLayout("epoch 2", x -> x.epoch() >= 2);
+      // Its clients connect through one node: one that has not taken up the layout yet says so.
+      c.awaitAdopted(before.epoch());
       List<Endpoint> others =
           c.endpoints().stream().filter(e -> !e.equals(before.sequencer())).toList();
       Endpoint first = others.get(0);
