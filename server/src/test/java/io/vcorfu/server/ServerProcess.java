@@ -181,6 +181,32 @@ public final class ServerProcess implements AutoCloseable {
     }
   }
 
+  /**
+   * True when this process ignores signal {@code name} ({@code INT}, {@code TERM}, {@code HUP} or
+   * {@code QUIT}) from its start, as its SigIgn mask in {@code /proc} says: a process started from
+   * a background job of a shell without job control inherits SIGINT and SIGQUIT ignored, and a JVM
+   * then leaves them ignored (as {@code nohup} expects), so no handler of its own sees them.
+   */
+  public boolean ignores(String name) throws IOException {
+    int number =
+        switch (name) {
+          case "HUP" -> 1;
+          case "INT" -> 2;
+          case "QUIT" -> 3;
+          case "TERM" -> 15;
+          default -> throw new IllegalArgumentException("no signal number known for " + name);
+        };
+    for (String line :
+        java.nio.file.Files.readAllLines(
+            Path.of("/proc", Long.toString(process.pid()), "status"))) {
+      if (line.startsWith("SigIgn:")) {
+        long mask = Long.parseUnsignedLong(line.substring("SigIgn:".length()).trim(), 16);
+        return (mask & (1L << (number - 1))) != 0;
+      }
+    }
+    throw new IOException("no SigIgn line in /proc/" + process.pid() + "/status");
+  }
+
   /** SIGKILL to this process (and only this one); waits until it is gone. */
   public void kill9() throws InterruptedException {
     process.destroyForcibly();

@@ -1,6 +1,7 @@
 package io.vcorfu.server.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeFalse;
 
 import io.vcorfu.server.ServerProcess;
 import java.nio.file.Path;
@@ -29,6 +30,7 @@ class ServerLifecycleTest {
       CliRun append = CliRun.of("log", "append", "--endpoint", endpoint, "--stream", "s", "kept");
       assertThat(append.code()).as(append.err()).isZero();
 
+      assumeFalse(server.ignores(signal), ignoredWhy(signal));
       server.signal(signal);
       assertThat(server.awaitExit(Duration.ofSeconds(30))).as(server.output().toString()).isZero();
       List<String> out = server.output();
@@ -99,6 +101,18 @@ class ServerLifecycleTest {
     }
   }
 
+  /**
+   * Why a signal test cannot run here: the suite was started from a background job of a shell
+   * without job control (CI runs it in the foreground), whose children ignore SIGINT.
+   */
+  private static String ignoredWhy(String signal) {
+    return "SIG"
+        + signal
+        + " is ignored by the processes this test starts (the suite runs in a background job of a"
+        + " shell without job control, which ignores SIGINT for its children): run it in the"
+        + " foreground";
+  }
+
   /** {@code vcorfu zookeeper} stopped with SIGTERM or SIGINT exits 0 too, as a node does. */
   @ParameterizedTest(name = "SIG{0}")
   @ValueSource(strings = {"TERM", "INT"})
@@ -114,6 +128,7 @@ class ServerLifecycleTest {
                     "--data-dir",
                     tmp.resolve("zk").toString()))
             .awaitReady()) {
+      assumeFalse(zk.ignores(signal), ignoredWhy(signal));
       zk.signal(signal);
       assertThat(zk.awaitExit(Duration.ofSeconds(30))).as(zk.output().toString()).isZero();
     }
