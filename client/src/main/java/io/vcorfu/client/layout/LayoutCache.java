@@ -4,6 +4,7 @@ import io.vcorfu.client.rpc.Calls;
 import io.vcorfu.layout.Layout;
 import io.vcorfu.protocol.Endpoint;
 import io.vcorfu.protocol.Errors;
+import io.vcorfu.protocol.NotServingException;
 import io.vcorfu.protocol.RpcClient;
 import io.vcorfu.protocol.RpcTimeoutException;
 import io.vcorfu.protocol.TransportException;
@@ -13,8 +14,11 @@ import io.vcorfu.protocol.proto.Request;
 import io.vcorfu.protocol.proto.Response;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -60,13 +64,21 @@ public final class LayoutCache {
   }
 
   /**
+   * How long a connecting client keeps asking a seed that answers that it has no layout yet (a node
+   * started moments ago, still adopting the cluster's first layout) before it gives up.
+   */
+  static final Duration NOT_YET_PATIENCE = Duration.ofSeconds(2);
+
+  /**
    * Fetches the layout from the first of {@code seeds} that answers and keeps it as the starting
    * point; every seed stays a candidate for later refreshes. Seeds are asked one after another, in
    * order, so a seed that is down costs one failed connection (at most the connect timeout) before
    * the next is asked. Reading the layout changes nothing, so a seed whose answer timed out (a slow
-   * or lost answer) is asked again after the others, up to {@link #FETCH_ATTEMPTS} times in all; a
-   * seed that failed otherwise is not asked again. When no seed answers, fails with the last error
-   * (one seed), or with a {@link TransportException} naming each seed's error (several).
+   * or lost answer) is asked again after the others, up to {@link #FETCH_ATTEMPTS} times in all,
+   * and a seed that answers it has no layout yet is asked again, after a pause that doubles from 50
+   * ms, for up to {@link #NOT_YET_PATIENCE}; a seed that failed otherwise is not asked again. When
+   * no seed answers, fails with the last error (one seed), or with a {@link TransportException}
+   * naming each seed's first error (several).
    *
    * @throws IllegalArgumentException if {@code seeds} is empty
    * @throws CompletionException whose cause is the typed error, when no seed answered
@@ -76,31 +88,55 @@ public final class LayoutCache {
       throw new IllegalArgumentException("no seed endpoint to read the layout from");
     }
     List<Endpoint> ask = new ArrayList<>(new LinkedHashSet<>(seeds));
-    List<String> errors = new ArrayList<>();
+    Map<Endpoint, String> errors = new LinkedHashMap<>();
+    Map<Endpoint, Integer> timeouts = new HashMap<>();
+    long patienceEnds = System.nanoTime() + NOT_YET_PATIENCE.toNanos();
+    long pauseMillis = 50;
     CompletionException last = null;
-    for (int round = 1; round <= FETCH_ATTEMPTS && !ask.isEmpty(); round++) {
-      List<Endpoint> timedOut = new ArrayList<>();
+    while (!ask.isEmpty()) {
+      List<Endpoint> again = new ArrayList<>();
+      boolean notYet = false;
       for (Endpoint seed : ask) {
         try {
           return new LayoutCache(rpc, fetchFrom(rpc, seed).join(), seeds);
         } catch (CompletionException e) {
           last = e;
-          if (e.getCause() instanceof RpcTimeoutException) {
-            timedOut.add(seed);
-          }
-          if (round == 1) {
-            errors.add(seed + " (" + Calls.unwrap(e).getMessage() + ")");
+          Throwable cause = e.getCause();
+          errors.putIfAbsent(seed, Calls.unwrap(e).getMessage());
+          if (cause instanceof RpcTimeoutException) {
+            if (timeouts.merge(seed, 1, Integer::sum) < FETCH_ATTEMPTS) {
+              again.add(seed);
+            }
+          } else if (hasNoLayoutYet(cause) && System.nanoTime() - patienceEnds < 0) {
+            again.add(seed);
+            notYet = true;
           }
         }
       }
-      ask = timedOut;
+      if (notYet) {
+        try {
+          Thread.sleep(pauseMillis);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          break;
+        }
+        pauseMillis = Math.min(pauseMillis * 2, 400);
+      }
+      ask = again;
     }
     if (seeds.size() == 1) {
       throw last;
     }
+    List<String> said = new ArrayList<>();
+    errors.forEach((seed, error) -> said.add(seed + " (" + error + ")"));
     throw new CompletionException(
         new TransportException(
-            "no seed answered a layout request: " + String.join(", ", errors), Calls.unwrap(last)));
+            "no seed answered a layout request: " + String.join(", ", said), Calls.unwrap(last)));
+  }
+
+  /** A layout request's answer from a node that has not adopted any layout yet. */
+  private static boolean hasNoLayoutYet(Throwable error) {
+    return error instanceof NotServingException n && "layout".equals(n.role());
   }
 
   /** A view starting from a known layout. */

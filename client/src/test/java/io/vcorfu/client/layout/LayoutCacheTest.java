@@ -7,11 +7,14 @@ import io.vcorfu.client.testing.InJvmCluster;
 import io.vcorfu.layout.Layout;
 import io.vcorfu.protocol.ClientOptions;
 import io.vcorfu.protocol.Endpoint;
+import io.vcorfu.protocol.Errors;
+import io.vcorfu.protocol.NotServingException;
 import io.vcorfu.protocol.RpcClient;
 import io.vcorfu.protocol.RpcTimeoutException;
 import io.vcorfu.protocol.TransportException;
 import io.vcorfu.protocol.inmemory.FaultRule;
 import io.vcorfu.protocol.proto.Request.PayloadCase;
+import io.vcorfu.protocol.proto.Response;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -74,6 +77,74 @@ class LayoutCacheTest {
           .hasMessageContaining("no seed answered a layout request")
           .hasMessageContaining("gone-a:1 (cannot connect")
           .hasMessageContaining("gone-b:2 (cannot connect");
+    }
+  }
+
+  /** What a node started moments ago answers a layout request until it adopts its first layout. */
+  private static final Response NO_LAYOUT_YET =
+      Errors.toResponse(new NotServingException("layout", "node 127.0.0.1:9000 has no layout yet"));
+
+  @Test
+  void aSeedWithNoLayoutYetIsAskedAgainUntilItHasOne() {
+    try (InJvmCluster cluster = InJvmCluster.fiveNodes()) {
+      FaultRule notYet =
+          cluster
+              .inJvmTransport()
+              .faults()
+              .add(
+                  FaultRule.responses()
+                      .ofCase(PayloadCase.GET_LAYOUT)
+                      .limit(3)
+                      .replaceWith(NO_LAYOUT_YET));
+      try (RpcClient rpc = cluster.transport().newClient(SHORT)) {
+        LayoutCache cache = LayoutCache.fetch(rpc, InJvmCluster.SEQUENCER);
+        assertThat(cache.current().epoch()).isEqualTo(cluster.layout().epoch());
+      }
+      assertThat(notYet.hits()).as("answers of no layout yet before the layout").isEqualTo(3);
+    }
+  }
+
+  @Test
+  void aSeedThatNeverHasALayoutFailsWithItsAnswerOnceThePatienceIsOver() {
+    try (InJvmCluster cluster = InJvmCluster.fiveNodes()) {
+      FaultRule notYet =
+          cluster
+              .inJvmTransport()
+              .faults()
+              .add(FaultRule.responses().ofCase(PayloadCase.GET_LAYOUT).replaceWith(NO_LAYOUT_YET));
+      long started = System.nanoTime();
+      try (RpcClient rpc = cluster.transport().newClient(SHORT)) {
+        assertThatThrownBy(() -> LayoutCache.fetch(rpc, InJvmCluster.SEQUENCER))
+            .isInstanceOf(CompletionException.class)
+            .cause()
+            .isInstanceOf(NotServingException.class)
+            .hasMessage("node 127.0.0.1:9000 has no layout yet");
+      }
+      assertThat(Duration.ofNanos(System.nanoTime() - started))
+          .as("it asked for the whole patience, and no longer than a pause past it")
+          .isGreaterThanOrEqualTo(LayoutCache.NOT_YET_PATIENCE);
+      // Pauses of 50, 100, 200, then 400 ms: a bounded number of requests.
+      assertThat(notYet.hits()).isBetween(2L, 12L);
+    }
+  }
+
+  @Test
+  void aRefusalOtherThanNoLayoutYetIsNotAskedAgain() {
+    try (InJvmCluster cluster = InJvmCluster.fiveNodes()) {
+      FaultRule refused =
+          cluster
+              .inJvmTransport()
+              .faults()
+              .add(
+                  FaultRule.responses()
+                      .ofCase(PayloadCase.GET_LAYOUT)
+                      .replaceWith(Errors.toResponse(new NotServingException("sequencer"))));
+      try (RpcClient rpc = cluster.transport().newClient(SHORT)) {
+        assertThatThrownBy(() -> LayoutCache.fetch(rpc, InJvmCluster.SEQUENCER))
+            .cause()
+            .isInstanceOf(NotServingException.class);
+      }
+      assertThat(refused.hits()).isEqualTo(1);
     }
   }
 
