@@ -20,6 +20,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.function.Function;
+import org.assertj.core.api.AbstractThrowableAssert;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -31,18 +33,38 @@ class LayoutCacheTest {
   private static final ClientOptions SHORT =
       ClientOptions.defaults().withRequestTimeout(Duration.ofMillis(200));
 
+  /** A fault on the answers to {@code cluster}'s layout requests. */
+  private static FaultRule onLayoutAnswers(
+      InJvmCluster cluster, Function<FaultRule.Matcher, FaultRule> fault) {
+    return cluster
+        .inJvmTransport()
+        .faults()
+        .add(fault.apply(FaultRule.responses().ofCase(PayloadCase.GET_LAYOUT)));
+  }
+
+  /** A connecting client fetches {@code cluster}'s layout from the sequencer's node. */
+  private static void assertFetchesTheLayout(InJvmCluster cluster) {
+    try (RpcClient rpc = cluster.transport().newClient(SHORT)) {
+      LayoutCache cache = LayoutCache.fetch(rpc, InJvmCluster.SEQUENCER);
+      assertThat(cache.current().epoch()).isEqualTo(cluster.layout().epoch());
+    }
+  }
+
+  /** A connecting client fails to fetch the layout; the assertion on the failure's cause. */
+  private static AbstractThrowableAssert<?, ? extends Throwable> assertFetchFails(
+      InJvmCluster cluster) {
+    try (RpcClient rpc = cluster.transport().newClient(SHORT)) {
+      return assertThatThrownBy(() -> LayoutCache.fetch(rpc, InJvmCluster.SEQUENCER))
+          .isInstanceOf(CompletionException.class)
+          .cause();
+    }
+  }
+
   @Test
   void aLostLayoutAnswerIsAskedForAgain() {
     try (InJvmCluster cluster = InJvmCluster.fiveNodes()) {
-      FaultRule lost =
-          cluster
-              .inJvmTransport()
-              .faults()
-              .add(FaultRule.responses().ofCase(PayloadCase.GET_LAYOUT).limit(2).drop());
-      try (RpcClient rpc = cluster.transport().newClient(SHORT)) {
-        LayoutCache cache = LayoutCache.fetch(rpc, InJvmCluster.SEQUENCER);
-        assertThat(cache.current().epoch()).isEqualTo(cluster.layout().epoch());
-      }
+      FaultRule lost = onLayoutAnswers(cluster, m -> m.limit(2).drop());
+      assertFetchesTheLayout(cluster);
       assertThat(lost.hits()).as("answers lost before the one that arrived").isEqualTo(2);
     }
   }
@@ -50,16 +72,8 @@ class LayoutCacheTest {
   @Test
   void aSeedThatNeverAnswersFailsWithATimeoutAfterTheBoundedAttempts() {
     try (InJvmCluster cluster = InJvmCluster.fiveNodes()) {
-      FaultRule lost =
-          cluster
-              .inJvmTransport()
-              .faults()
-              .add(FaultRule.responses().ofCase(PayloadCase.GET_LAYOUT).drop());
-      try (RpcClient rpc = cluster.transport().newClient(SHORT)) {
-        assertThatThrownBy(() -> LayoutCache.fetch(rpc, InJvmCluster.SEQUENCER))
-            .isInstanceOf(CompletionException.class)
-            .hasCauseInstanceOf(RpcTimeoutException.class);
-      }
+      FaultRule lost = onLayoutAnswers(cluster, FaultRule.Matcher::drop);
+      assertFetchFails(cluster).isInstanceOf(RpcTimeoutException.class);
       assertThat(lost.hits()).isEqualTo(LayoutCache.FETCH_ATTEMPTS);
     }
   }
@@ -87,19 +101,8 @@ class LayoutCacheTest {
   @Test
   void aSeedWithNoLayoutYetIsAskedAgainUntilItHasOne() {
     try (InJvmCluster cluster = InJvmCluster.fiveNodes()) {
-      FaultRule notYet =
-          cluster
-              .inJvmTransport()
-              .faults()
-              .add(
-                  FaultRule.responses()
-                      .ofCase(PayloadCase.GET_LAYOUT)
-                      .limit(3)
-                      .replaceWith(NO_LAYOUT_YET));
-      try (RpcClient rpc = cluster.transport().newClient(SHORT)) {
-        LayoutCache cache = LayoutCache.fetch(rpc, InJvmCluster.SEQUENCER);
-        assertThat(cache.current().epoch()).isEqualTo(cluster.layout().epoch());
-      }
+      FaultRule notYet = onLayoutAnswers(cluster, m -> m.limit(3).replaceWith(NO_LAYOUT_YET));
+      assertFetchesTheLayout(cluster);
       assertThat(notYet.hits()).as("answers of no layout yet before the layout").isEqualTo(3);
     }
   }
@@ -107,21 +110,13 @@ class LayoutCacheTest {
   @Test
   void aSeedThatNeverHasALayoutFailsWithItsAnswerOnceThePatienceIsOver() {
     try (InJvmCluster cluster = InJvmCluster.fiveNodes()) {
-      FaultRule notYet =
-          cluster
-              .inJvmTransport()
-              .faults()
-              .add(FaultRule.responses().ofCase(PayloadCase.GET_LAYOUT).replaceWith(NO_LAYOUT_YET));
+      FaultRule notYet = onLayoutAnswers(cluster, m -> m.replaceWith(NO_LAYOUT_YET));
       long started = System.nanoTime();
-      try (RpcClient rpc = cluster.transport().newClient(SHORT)) {
-        assertThatThrownBy(() -> LayoutCache.fetch(rpc, InJvmCluster.SEQUENCER))
-            .isInstanceOf(CompletionException.class)
-            .cause()
-            .isInstanceOf(NotServingException.class)
-            .hasMessage("node 127.0.0.1:9000 has no layout yet");
-      }
+      assertFetchFails(cluster)
+          .isInstanceOf(NotServingException.class)
+          .hasMessage("node 127.0.0.1:9000 has no layout yet");
       assertThat(Duration.ofNanos(System.nanoTime() - started))
-          .as("it asked for the whole patience, and no longer than a pause past it")
+          .as("it kept asking for the whole patience")
           .isGreaterThanOrEqualTo(LayoutCache.NOT_YET_PATIENCE);
       // Pauses of 50, 100, 200, then 400 ms: a bounded number of requests.
       assertThat(notYet.hits()).isBetween(2L, 12L);
@@ -132,18 +127,9 @@ class LayoutCacheTest {
   void aRefusalOtherThanNoLayoutYetIsNotAskedAgain() {
     try (InJvmCluster cluster = InJvmCluster.fiveNodes()) {
       FaultRule refused =
-          cluster
-              .inJvmTransport()
-              .faults()
-              .add(
-                  FaultRule.responses()
-                      .ofCase(PayloadCase.GET_LAYOUT)
-                      .replaceWith(Errors.toResponse(new NotServingException("sequencer"))));
-      try (RpcClient rpc = cluster.transport().newClient(SHORT)) {
-        assertThatThrownBy(() -> LayoutCache.fetch(rpc, InJvmCluster.SEQUENCER))
-            .cause()
-            .isInstanceOf(NotServingException.class);
-      }
+          onLayoutAnswers(
+              cluster, m -> m.replaceWith(Errors.toResponse(new NotServingException("sequencer"))));
+      assertFetchFails(cluster).isInstanceOf(NotServingException.class);
       assertThat(refused.hits()).isEqualTo(1);
     }
   }
