@@ -9,11 +9,18 @@ import java.util.List;
  * standard output and standard error (each stripped of surrounding white space).
  */
 public record CliRun(int code, String out, String err) {
-  /** Runs {@code vcorfu ARGS...} and captures what it printed. */
+  /**
+   * Runs {@code vcorfu ARGS...} and captures what it printed, on the command line {@code
+   * VcorfuCli.main} builds for these arguments (only the command they name; {@code
+   * LazyCommandLineTest} checks that it parses and answers as the whole tree).
+   */
   public static CliRun of(String... args) {
     StringWriter out = new StringWriter();
     StringWriter err = new StringWriter();
-    var cli = VcorfuCli.newCommandLine();
+    var cli =
+        args.length > 1
+            ? VcorfuCli.forRunOf(args[0], args[1])
+            : args.length > 0 ? VcorfuCli.forRunOf(args[0]) : VcorfuCli.newCommandLine();
     cli.setOut(new PrintWriter(out));
     cli.setErr(new PrintWriter(err));
     int code = cli.execute(args);

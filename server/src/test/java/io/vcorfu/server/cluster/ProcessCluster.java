@@ -8,9 +8,7 @@ import io.vcorfu.protocol.Endpoint;
 import io.vcorfu.protocol.RpcClient;
 import io.vcorfu.protocol.netty.NettyTransport;
 import io.vcorfu.server.ServerProcess;
-import io.vcorfu.server.cli.VcorfuCli;
-import java.io.PrintWriter;
-import java.io.StringWriter;
+import io.vcorfu.server.cli.CliRun;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -19,7 +17,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 import java.util.stream.Collectors;
 import org.awaitility.Awaitility;
-import picocli.CommandLine;
 
 /**
  * A cluster of real processes on loopback: {@code vcorfu zookeeper}, {@code n} {@code vcorfu
@@ -249,15 +246,12 @@ public final class ProcessCluster implements AutoCloseable {
   }
 
   private void init(List<String> layoutArgs) {
-    StringWriter out = new StringWriter();
-    CommandLine cli = VcorfuCli.newCommandLine();
-    cli.setOut(new PrintWriter(out));
     List<String> args =
         new ArrayList<>(List.of("cluster", "init", "--zookeeper", zookeeper, "--cluster", name));
     args.addAll(layoutArgs);
-    int code = cli.execute(args.toArray(String[]::new));
-    assertThat(code).as("cluster init said: %s", out).isZero();
-    assertThat(out.toString()).contains("sequencer serving");
+    CliRun init = CliRun.of(args);
+    assertThat(init.code()).as("cluster init said: %s %s", init.out(), init.err()).isZero();
+    assertThat(init.out()).contains("sequencer serving");
   }
 
   /** The data directory of node {@code e}. */
