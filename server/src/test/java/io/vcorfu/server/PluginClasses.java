@@ -2,6 +2,7 @@ package io.vcorfu.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.vcorfu.runtime.annotations.Accessor;
 import java.io.ByteArrayOutputStream;
 import java.lang.reflect.InvocationTargetException;
 import java.net.URL;
@@ -80,7 +81,10 @@ final class PluginClasses {
             "-d",
             classes.toString(),
             "-classpath",
-            System.getProperty("java.class.path"),
+            // Only what the source imports: javac reads every jar of a class path it is given,
+            // and the test JVM's is the whole build's.
+            Path.of(Accessor.class.getProtectionDomain().getCodeSource().getLocation().toURI())
+                .toString(),
             src.toString());
     assertThat(rc).as(err.toString(StandardCharsets.UTF_8)).isZero();
     return new URLClassLoader(

@@ -172,8 +172,15 @@ public final class VcorfuCli {
   }
 
   /**
+   * The commands that read the whole tree they are run in, so a run of one gets every command:
+   * {@code help} lists them, {@code generate-completion} writes a script that completes them.
+   */
+  private static final List<Class<?>> READ_THE_WHOLE_TREE =
+      List.of(CommandLine.HelpCommand.class, picocli.AutoComplete.GenerateCompletion.class);
+
+  /**
    * The command line for a run whose first argument is {@code first}: only that command under
-   * {@code vcorfu} when {@code first} names one (other than {@code help}, which lists them all),
+   * {@code vcorfu} when {@code first} names one (other than those of {@link #READ_THE_WHOLE_TREE}),
    * none for {@code --version}, else every command. The command runs, parses, fails and explains
    * itself exactly as in the whole tree.
    */
@@ -196,7 +203,7 @@ public final class VcorfuCli {
       return withSubcommands(new VcorfuCli(session), List.of(), null);
     }
     for (Class<?> c : SUBCOMMANDS) {
-      if (c != CommandLine.HelpCommand.class && names(c, first)) {
+      if (!READ_THE_WHOLE_TREE.contains(c) && names(c, first)) {
         return withSubcommands(new VcorfuCli(session), List.of(c), second);
       }
     }
