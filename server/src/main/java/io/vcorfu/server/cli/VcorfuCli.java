@@ -143,10 +143,7 @@ public final class VcorfuCli {
     if (!first.equals("server") && !first.equals("zookeeper")) {
       CommandLogging.forCommand();
     }
-    CommandLine cl =
-        args.length > 1
-            ? forRunOf(args[0], args[1])
-            : args.length > 0 ? forRunOf(args[0]) : newCommandLine();
+    CommandLine cl = forRun(args);
     // UTF-8 whatever the locale: a value is printed as stored (with a POSIX locale Java 17's
     // default charset turned every non-ASCII character into '?'), as a node that runs the command
     // (OneShot) sends it.
@@ -177,6 +174,13 @@ public final class VcorfuCli {
    */
   private static final List<Class<?>> READ_THE_WHOLE_TREE =
       List.of(CommandLine.HelpCommand.class, picocli.AutoComplete.GenerateCompletion.class);
+
+  /** The command line for a run of {@code vcorfu ARGS...}: as {@link #forRunOf(String, String)}. */
+  static CommandLine forRun(String... args) {
+    return args.length > 1
+        ? forRunOf(args[0], args[1])
+        : args.length > 0 ? forRunOf(args[0]) : newCommandLine();
+  }
 
   /**
    * The command line for a run whose first argument is {@code first}: only that command under

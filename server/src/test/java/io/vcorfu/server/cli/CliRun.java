@@ -17,10 +17,7 @@ public record CliRun(int code, String out, String err) {
   public static CliRun of(String... args) {
     StringWriter out = new StringWriter();
     StringWriter err = new StringWriter();
-    var cli =
-        args.length > 1
-            ? VcorfuCli.forRunOf(args[0], args[1])
-            : args.length > 0 ? VcorfuCli.forRunOf(args[0]) : VcorfuCli.newCommandLine();
+    var cli = VcorfuCli.forRun(args);
     cli.setOut(new PrintWriter(out));
     cli.setErr(new PrintWriter(err));
     int code = cli.execute(args);
