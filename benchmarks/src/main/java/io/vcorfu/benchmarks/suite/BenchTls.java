@@ -121,6 +121,23 @@ record BenchTls(Path ca, Path serverCert, Path serverKey, Path clientCert, Path 
         ca.toString());
   }
 
+  /** etcd-bench's flags presenting the client certificate and trusting the run's CA. */
+  List<String> etcdBenchFlags() {
+    return List.of(
+        "--cacert", ca.toString(), "--cert", clientCert.toString(), "--key", clientKey.toString());
+  }
+
+  /** {@code vcorfu bench}'s flags presenting the client certificate and trusting the run's CA. */
+  List<String> clientFlags() {
+    return List.of(
+        "--tls-ca",
+        ca.toString(),
+        "--tls-cert",
+        clientCert.toString(),
+        "--tls-key",
+        clientKey.toString());
+  }
+
   /** YCSB properties giving the binding called {@code db} the client's files. */
   List<String> ycsbProperties(String db) {
     return List.of(

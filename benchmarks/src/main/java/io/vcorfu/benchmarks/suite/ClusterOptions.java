@@ -11,7 +11,7 @@ import picocli.CommandLine.Option;
  * #settings}: the defaults of a full or a {@code --quick} run, checked).
  */
 final class ClusterOptions {
-  static final Set<String> PARTS = Set.of("failover", "pause", "append", "ycsb");
+  static final Set<String> PARTS = Set.of("failover", "pause", "append", "ycsb", "tls");
 
   @Option(
       names = "--quick",
@@ -24,11 +24,13 @@ final class ClusterOptions {
       names = "--parts",
       defaultValue = "failover,append,ycsb",
       description =
-          "Parts to run, comma-separated: failover, pause, append, ycsb (default"
-              + " ${DEFAULT-VALUE}; pause on request).")
+          "Parts to run, comma-separated: failover, pause, append, ycsb, tls (default"
+              + " ${DEFAULT-VALUE}; pause and tls on request).")
   String parts;
 
-  @Option(names = "--runs", description = "Failover runs per role (default 5; --quick 1).")
+  @Option(
+      names = "--runs",
+      description = "Failover runs per role, rounds of the tls part (default 5; --quick 1).")
   Integer runs;
 
   @Option(
@@ -170,7 +172,7 @@ final class ClusterOptions {
     }
     if (!PARTS.containsAll(s.parts())) {
       throw new IllegalArgumentException(
-          "--parts takes failover, pause, append and ycsb, got '" + parts + "'");
+          "--parts takes failover, pause, append, ycsb and tls, got '" + parts + "'");
     }
     return s;
   }

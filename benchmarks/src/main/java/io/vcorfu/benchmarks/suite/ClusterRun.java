@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
 /** One run of {@code vcorfu bench suite cluster}: its parts in order, then the summary. */
@@ -18,6 +19,9 @@ final class ClusterRun {
       "etcd_disk_wal_fsync_duration_seconds_count,etcd_disk_backend_commit_duration_seconds_count";
 
   private final ClusterOptions.Settings s;
+  // Puts that warm an etcd cluster's connections and caches before its measured window.
+  private static final long ETCD_WARM_UP = 4000;
+
   private final Processes processes;
   private final Path workdir;
   private final Path out;
@@ -67,6 +71,9 @@ final class ClusterRun {
     if (s.has("ycsb")) {
       ycsb();
     }
+    if (s.has("tls")) {
+      tls();
+    }
     String finished = Machine.utcNow();
     String loadEnd = Machine.loadAverage();
     results.add("load-end", finished + " " + Machine.uptime());
@@ -92,6 +99,12 @@ final class ClusterRun {
   }
 
   private VcorfuCluster clusterUp(String name) throws IOException, InterruptedException {
+    return clusterUp(name, null);
+  }
+
+  /** A fresh three-node cluster called NAME, plaintext or (TLS given) serving only TLS. */
+  private VcorfuCluster clusterUp(String name, BenchTls tls)
+      throws IOException, InterruptedException {
     List<String> jvm = new ArrayList<>(List.of("-Xmx1g"));
     jvm.addAll(LOG_CLOCK);
     VcorfuCluster c =
@@ -104,19 +117,19 @@ final class ClusterRun {
             jvm,
             i -> {
               List<String> a =
-                  new ArrayList<>(
-                      List.of(
-                          "--plaintext",
-                          "--zookeeper",
-                          zookeeper,
-                          "--cluster",
-                          name,
-                          "--metrics-port",
-                          "" + metricsPorts.get(i)));
+                  new ArrayList<>(tls == null ? List.of("--plaintext") : tls.nodeFlags());
+              a.addAll(
+                  List.of(
+                      "--zookeeper",
+                      zookeeper,
+                      "--cluster",
+                      name,
+                      "--metrics-port",
+                      "" + metricsPorts.get(i)));
               a.addAll(s.nodeFlags());
               return a;
             });
-    c.up(3, zookeeper);
+    c.up(3, zookeeper, tls == null ? List.of() : tls.clientFlags());
     return c;
   }
 
@@ -234,49 +247,12 @@ final class ClusterRun {
         String.join(
             ",",
             metricsPorts.stream().map(m -> "http://" + Net.HOST + ":" + m + "/metrics").toList());
-    List<String> cost =
-        List.of(
-            "cost",
-            "--metrics",
-            etcd.metrics(),
-            "--fsync-counters",
-            ETCD_FSYNCS,
-            "--request-counters",
-            "grpc_server_handled_total");
     for (int t : List.of(8, 50)) {
       int rate = t == 8 ? 4000 : 8000;
       VcorfuCluster c = clusterUp("append-t" + t);
       try {
-        List<String> args =
-            new ArrayList<>(
-                List.of(
-                    "append",
-                    "--endpoint",
-                    c.endpoints(3),
-                    "--threads",
-                    "" + t,
-                    "--conns",
-                    "" + t,
-                    "--size",
-                    "1024",
-                    "--streams",
-                    "32",
-                    "--prefix",
-                    "c" + t,
-                    "--cold",
-                    "" + s.cold(),
-                    "--warmup",
-                    "" + s.warmup(),
-                    "--duration",
-                    "" + s.duration(),
-                    "--cost",
-                    "--metrics",
-                    metrics,
-                    "--callers",
-                    s.callers()));
-        if (s.clientWrites()) {
-          args.add("--client-writes");
-        }
+        List<String> args = appendArgs(c, t, s.cold(), null);
+        args.addAll(List.of("--metrics", metrics));
         bench("append vcorfu t" + t, args);
       } finally {
         c.down();
@@ -284,21 +260,10 @@ final class ClusterRun {
       etcd.start();
       try {
         etcdPut("append etcd t" + t + " cold", t, (long) rate * s.cold());
-        String before = results.capture("bench cost", vcorfu.bench(cost));
+        String before = results.capture("bench cost", vcorfu.bench(etcdCost()));
         etcdPut("append etcd t" + t + " warm", t, (long) rate * s.duration());
-        String after = results.capture("bench cost", vcorfu.bench(cost));
-        bench(
-            "append etcd t" + t + " cost",
-            List.of(
-                "cost",
-                "--before",
-                before,
-                "--after",
-                after,
-                "--ops",
-                "" + (long) rate * s.duration(),
-                "--label",
-                "append warm"));
+        String after = results.capture("bench cost", vcorfu.bench(etcdCost()));
+        bench("append etcd t" + t + " cost", costArgs(before, after, (long) rate * s.duration()));
       } finally {
         etcd.stop();
       }
@@ -306,9 +271,116 @@ final class ClusterRun {
     }
   }
 
+  /**
+   * {@code bench append} against C: T clients on T connections, durable 1 KB appends to 32 streams,
+   * a cold window of COLD s (0: none), the warm window and its cost to the machine; TLS given, as a
+   * client presenting the run's client certificate.
+   */
+  private List<String> appendArgs(VcorfuCluster c, int t, int cold, BenchTls tls) {
+    List<String> args =
+        new ArrayList<>(
+            List.of(
+                "append",
+                "--endpoint",
+                c.endpoints(3),
+                "--threads",
+                "" + t,
+                "--conns",
+                "" + t,
+                "--size",
+                "1024",
+                "--streams",
+                "32",
+                "--prefix",
+                "c" + t,
+                "--cold",
+                "" + cold,
+                "--warmup",
+                "" + s.warmup(),
+                "--duration",
+                "" + s.duration(),
+                "--cost",
+                "--callers",
+                s.callers()));
+    if (s.clientWrites()) {
+      args.add("--client-writes");
+    }
+    if (tls != null) {
+      args.addAll(tls.clientFlags());
+    }
+    return args;
+  }
+
+  /**
+   * The tls part: what TLS costs replicated appends at 8 clients, vcorfu beside etcd. Each round
+   * measures each system plaintext and with TLS (servers requiring client certificates, members and
+   * nodes speaking TLS to each other), every measurement on a fresh cluster; odd rounds take
+   * plaintext first, even rounds TLS first, so that the machine's drift falls on both. vcorfu's
+   * warm window follows --warmup s of load (its nodes' compilers need it); etcd, compiled ahead, is
+   * warmed by 4,000 puts. Each warm window's cost to the machine comes from /proc/stat on both
+   * sides (the nodes' /metrics are TLS-only then, so vcorfu's fsyncs per append are not counted).
+   */
+  private void tls() throws IOException, InterruptedException {
+    BenchTls files = BenchTls.make(workdir.resolve("tls"));
+    int t = 8;
+    int rate = 4000;
+    for (int r = 1; r <= s.runs(); r++) {
+      List<BenchTls> order = r % 2 == 1 ? Arrays.asList(null, files) : Arrays.asList(files, null);
+      for (BenchTls tls : order) {
+        String mode = tls == null ? "plain" : "tls";
+        VcorfuCluster c = clusterUp("tls-" + mode + "-" + r, tls);
+        try {
+          bench("tls vcorfu " + mode + " " + r, appendArgs(c, t, 0, tls));
+        } finally {
+          c.down();
+        }
+      }
+      for (BenchTls tls : order) {
+        String mode = tls == null ? "plain" : "tls";
+        etcd.withTls(tls).start();
+        try {
+          etcdPut("tls etcd " + mode + " " + r + " warm-up", t, ETCD_WARM_UP, tls);
+          String before = results.capture("bench cost", vcorfu.bench(etcdCost()));
+          long total = (long) rate * s.duration();
+          etcdPut("tls etcd " + mode + " " + r, t, total, tls);
+          String after = results.capture("bench cost", vcorfu.bench(etcdCost()));
+          bench("tls etcd " + mode + " " + r + " cost", costArgs(before, after, total));
+        } finally {
+          etcd.stop();
+          etcd.withTls(null);
+        }
+      }
+      load("tls round " + r);
+    }
+  }
+
+  private List<String> etcdCost() {
+    return List.of(
+        "cost",
+        "--metrics",
+        etcd.metrics(),
+        "--fsync-counters",
+        ETCD_FSYNCS,
+        "--request-counters",
+        "grpc_server_handled_total");
+  }
+
+  private static List<String> costArgs(String before, String after, long ops) {
+    return List.of(
+        "cost", "--before", before, "--after", after, "--ops", "" + ops, "--label", "append warm");
+  }
+
   private void etcdPut(String tag, int clients, long total)
       throws IOException, InterruptedException {
+    etcdPut(tag, clients, total, null);
+  }
+
+  private void etcdPut(String tag, int clients, long total, BenchTls tls)
+      throws IOException, InterruptedException {
     List<String> args = EtcdBench.putArgs(etcd.endpoints(), 1024, clients, clients, total);
+    if (tls != null) {
+      args.addAll(tls.etcdBenchFlags());
+    }
     List<String> cmd = new ArrayList<>(List.of(etcdBench.toString()));
     cmd.addAll(args);
     results.measure(

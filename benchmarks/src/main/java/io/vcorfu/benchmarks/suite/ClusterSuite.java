@@ -31,6 +31,9 @@ import picocli.CommandLine.Mixin;
           + " (`bench append --cost`) against etcd-bench put, cold and warm, with each warm"
           + " append's cost to the whole machine.",
       "  ycsb      YCSB C then B, 8 threads, --records records (`bench ycsb --db vcorfu|etcd`).",
+      "  tls       per round (--runs), appends at 8 clients as in append, each system plaintext and"
+          + " with TLS everywhere (client certificates required), the order alternated; what"
+          + " TLS costs each.",
       "Every process the run starts is stopped by its pid, also on failure or interrupt. Progress"
           + " goes to standard error; result lines and the summary to standard output."
     })

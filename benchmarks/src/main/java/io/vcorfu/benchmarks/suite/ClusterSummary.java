@@ -18,8 +18,9 @@ import java.util.Set;
 /**
  * The markdown tables of {@code vcorfu bench suite cluster} made from its result lines ({@code TAG
  * | line}, see {@link Results}): failover (one row per system and role killed or paused), durable
- * appends (vcorfu against etcd, 8 and 50 clients, with each warm append's cost) and YCSB (C and B).
- * A part without result lines has no table. Pure: the same lines always give the same text.
+ * appends (vcorfu against etcd, 8 and 50 clients, with each warm append's cost), YCSB (C and B) and
+ * what TLS costs each ({@link TlsTable}). A part without result lines has no table. Pure: the same
+ * lines always give the same text.
  */
 final class ClusterSummary {
   private static final List<String> CLIENTS = List.of("t8", "t50");
@@ -28,6 +29,7 @@ final class ClusterSummary {
   private final Map<String, Failovers> failovers = new LinkedHashMap<>();
   private final Map<String, String> figures = new HashMap<>();
   private final Set<String> workloads = new LinkedHashSet<>();
+  private final TlsTable tls = new TlsTable();
 
   /** The result lines' figures of one system and role across the rounds. */
   private static final class Failovers {
@@ -58,6 +60,7 @@ final class ClusterSummary {
     String t2 = t.length > 1 ? t[1] : "";
     String t3 = t.length > 2 ? t[2] : "";
     String t4 = t.length > 3 ? t[3] : "";
+    tls.read(tag, line);
     if (t1.equals("failover") && line.startsWith("failover db ")) {
       Failovers f = failovers.computeIfAbsent(t2 + " " + t3, k -> new Failovers());
       String k = field(line, "kill_to_first_ack_ms");
@@ -136,6 +139,7 @@ final class ClusterSummary {
     if (!workloads.isEmpty()) {
       ycsbTable(b, w);
     }
+    b.append(tls.render(w.duration(), w.warmup()));
     return b.toString();
   }
 

@@ -37,11 +37,16 @@ final class EtcdCluster {
   /**
    * Serves clients over TLS with {@code tls}'s server certificate, requiring client certificates of
    * its CA (from the next {@link #start}); health and metrics move to a plaintext port of their own
-   * ({@code --listen-metrics-urls}), peers stay plaintext.
+   * ({@code --listen-metrics-urls}); members speak TLS to each other too, with the same certificate
+   * for both ends and peer certificates required, as vcorfu's nodes do.
    */
   EtcdCluster withTls(BenchTls tls) {
     this.tls = tls;
     return this;
+  }
+
+  private String scheme() {
+    return tls == null ? "http://" : "https://";
   }
 
   private int healthPort(int i) {
@@ -74,7 +79,7 @@ final class EtcdCluster {
   /** Every member's client URL, comma-separated (https with TLS). */
   String urls() {
     return IntStream.range(0, members)
-        .mapToObj(i -> (tls == null ? "http://" : "https://") + Net.HOST + ":" + clientPort(i))
+        .mapToObj(i -> scheme() + Net.HOST + ":" + clientPort(i))
         .collect(Collectors.joining(","));
   }
 
@@ -97,7 +102,7 @@ final class EtcdCluster {
     }
     String initial =
         IntStream.range(0, members)
-            .mapToObj(i -> memberName(i) + "=http://" + Net.HOST + ":" + peerPort(i))
+            .mapToObj(i -> memberName(i) + "=" + scheme() + Net.HOST + ":" + peerPort(i))
             .collect(Collectors.joining(","));
     for (int i = 0; i < members; i++) {
       Net.requireFree(clientPort(i));
@@ -109,8 +114,8 @@ final class EtcdCluster {
       Workdirs.deleteTree(data);
       Files.createDirectories(data);
       Files.setPosixFilePermissions(data, PosixFilePermissions.fromString("rwx------"));
-      String client = (tls == null ? "http://" : "https://") + Net.HOST + ":" + clientPort(i);
-      String peer = "http://" + Net.HOST + ":" + peerPort(i);
+      String client = scheme() + Net.HOST + ":" + clientPort(i);
+      String peer = scheme() + Net.HOST + ":" + peerPort(i);
       List<String> cmd =
           new ArrayList<>(
               List.of(
@@ -149,6 +154,13 @@ final class EtcdCluster {
                 "--trusted-ca-file",
                 tls.ca().toString(),
                 "--client-cert-auth",
+                "--peer-cert-file",
+                tls.serverCert().toString(),
+                "--peer-key-file",
+                tls.serverKey().toString(),
+                "--peer-trusted-ca-file",
+                tls.ca().toString(),
+                "--peer-client-cert-auth",
                 "--listen-metrics-urls",
                 "http://" + Net.HOST + ":" + healthPort(i)));
       }

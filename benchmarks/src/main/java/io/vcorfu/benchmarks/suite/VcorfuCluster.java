@@ -81,6 +81,15 @@ final class VcorfuCluster {
    * layout ({@code cluster init --zookeeper ZK --cluster NAME --nodes ...}).
    */
   void up(int n, String zookeeper) throws IOException, InterruptedException {
+    up(n, zookeeper, List.of());
+  }
+
+  /**
+   * As {@link #up(int, String)}, {@code cluster init} also given CLIENT_FLAGS (the TLS files it
+   * reaches the nodes with, when they serve only TLS).
+   */
+  void up(int n, String zookeeper, List<String> clientFlags)
+      throws IOException, InterruptedException {
     for (int i = 0; i < n; i++) {
       Workdirs.deleteTree(dir.resolve("n" + i));
       launch(i);
@@ -88,18 +97,19 @@ final class VcorfuCluster {
     for (int i = 0; i < n; i++) {
       awaitReady(i);
     }
-    vcorfu.runCli(
-        List.of(
-            "cluster",
-            "init",
-            "--zookeeper",
-            zookeeper,
-            "--cluster",
-            name,
-            "--nodes",
-            endpoints(n)),
-        dir.resolve("init.log"),
-        "cluster init of " + name);
+    List<String> init =
+        new ArrayList<>(
+            List.of(
+                "cluster",
+                "init",
+                "--zookeeper",
+                zookeeper,
+                "--cluster",
+                name,
+                "--nodes",
+                endpoints(n)));
+    init.addAll(clientFlags);
+    vcorfu.runCli(init, dir.resolve("init.log"), "cluster init of " + name);
     SuiteLog.log("vcorfu cluster " + name + " up: " + endpoints(n) + " (pids " + pids(n) + ")");
   }
 

@@ -55,7 +55,7 @@ class ClusterOptionsTest {
     assertThatThrownBy(() -> parse("--quick", "--records", "-5"))
         .hasMessageContaining("--records must be a positive integer");
     assertThatThrownBy(() -> parse("--parts", "append,ycbs"))
-        .hasMessage("--parts takes failover, pause, append and ycsb, got 'append,ycbs'");
+        .hasMessage("--parts takes failover, pause, append, ycsb and tls, got 'append,ycbs'");
     assertThatThrownBy(() -> parse("--parts", "append,,ycsb"))
         .hasMessageContaining("--parts takes");
     assertThat(parse("--parts", "append,").parts()).containsExactly("append");
