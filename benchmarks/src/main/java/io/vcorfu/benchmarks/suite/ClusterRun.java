@@ -18,10 +18,10 @@ final class ClusterRun {
   private static final String ETCD_FSYNCS =
       "etcd_disk_wal_fsync_duration_seconds_count,etcd_disk_backend_commit_duration_seconds_count";
 
-  private final ClusterOptions.Settings s;
   // Puts that warm an etcd cluster's connections and caches before its measured window.
   private static final long ETCD_WARM_UP = 4000;
 
+  private final ClusterOptions.Settings s;
   private final Processes processes;
   private final Path workdir;
   private final Path out;
@@ -248,7 +248,7 @@ final class ClusterRun {
             ",",
             metricsPorts.stream().map(m -> "http://" + Net.HOST + ":" + m + "/metrics").toList());
     for (int t : List.of(8, 50)) {
-      int rate = t == 8 ? 4000 : 8000;
+      int rate = etcdRate(t);
       VcorfuCluster c = clusterUp("append-t" + t);
       try {
         List<String> args = appendArgs(c, t, s.cold(), null);
@@ -323,7 +323,7 @@ final class ClusterRun {
   private void tls() throws IOException, InterruptedException {
     BenchTls files = BenchTls.make(workdir.resolve("tls"));
     int t = 8;
-    int rate = 4000;
+    int rate = etcdRate(t);
     for (int r = 1; r <= s.runs(); r++) {
       List<BenchTls> order = r % 2 == 1 ? Arrays.asList(null, files) : Arrays.asList(files, null);
       for (BenchTls tls : order) {
@@ -352,6 +352,11 @@ final class ClusterRun {
       }
       load("tls round " + r);
     }
+  }
+
+  /** Puts a second the etcd runs at T clients are sized by (see the comment above append()). */
+  private static int etcdRate(int t) {
+    return t == 8 ? 4000 : 8000;
   }
 
   private List<String> etcdCost() {

@@ -3,6 +3,7 @@ package io.vcorfu.benchmarks.suite;
 import java.math.BigDecimal;
 import java.math.RoundingMode;
 import java.util.Arrays;
+import java.util.Collection;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -76,10 +77,19 @@ final class Markdown {
     if (values.isEmpty()) {
       return "- | -";
     }
+    double min = values.stream().mapToDouble(Double::doubleValue).min().orElseThrow();
+    double max = values.stream().mapToDouble(Double::doubleValue).max().orElseThrow();
+    return fixed(median(values), 0) + " | " + fixed(min, 0) + "-" + fixed(max, 0);
+  }
+
+  /** The median of VALUES (the mean of the middle two when their count is even), or null. */
+  static Double median(Collection<Double> values) {
+    if (values.isEmpty()) {
+      return null;
+    }
     double[] v = values.stream().mapToDouble(Double::doubleValue).sorted().toArray();
     int n = v.length;
-    double median = n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-    return fixed(median, 0) + " | " + fixed(v[0], 0) + "-" + fixed(v[n - 1], 0);
+    return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
   }
 
   /**

@@ -2,6 +2,7 @@ package io.vcorfu.benchmarks.suite;
 
 import static io.vcorfu.benchmarks.suite.Markdown.field;
 import static io.vcorfu.benchmarks.suite.Markdown.fixed;
+import static io.vcorfu.benchmarks.suite.Markdown.median;
 import static io.vcorfu.benchmarks.suite.Markdown.number;
 import static io.vcorfu.benchmarks.suite.Markdown.row;
 import static io.vcorfu.benchmarks.suite.Markdown.thousands;
@@ -73,9 +74,9 @@ final class TlsTable {
       if (plain.isEmpty() && tls.isEmpty()) {
         continue;
       }
-      Double costs = tlsCost(median(plain.values()), median(tls.values()));
-      if (costs != null) {
-        fraction.put(system, costs);
+      Double cost = tlsCost(median(plain.values()), median(tls.values()));
+      if (cost != null) {
+        fraction.put(system, cost);
       }
       List<String> each = new ArrayList<>();
       for (Map.Entry<Integer, Double> e : plain.entrySet()) {
@@ -89,7 +90,7 @@ final class TlsTable {
                   system,
                   rounds(plain),
                   rounds(tls),
-                  costs == null ? "-" : "**" + percent(costs) + "**",
+                  cost == null ? "-" : "**" + percent(cost) + "**",
                   each.isEmpty() ? "-" : String.join(", ", each),
                   msPerOp(system + " plain") + " / " + msPerOp(system + " tls")))
           .append('\n');
@@ -128,14 +129,5 @@ final class TlsTable {
 
   private static String percent(double fraction) {
     return fixed(fraction * 100, 1) + "%";
-  }
-
-  private static Double median(java.util.Collection<Double> values) {
-    if (values.isEmpty()) {
-      return null;
-    }
-    double[] v = values.stream().mapToDouble(Double::doubleValue).sorted().toArray();
-    int n = v.length;
-    return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
   }
 }
