@@ -4,7 +4,8 @@ package io.vcorfu.logunit;
  * How a node's storage uses its disk: what its segment files take, about how much of that is live
  * (the rest is reclaimed by compaction), and what compaction did since the store opened.
  *
- * @param fileBytes bytes of segment files (sealed and active; index files not counted)
+ * @param fileBytes bytes of segment files (sealed and active, the active one with the zeroes its
+ *     writer keeps after its records; index files not counted)
  * @param liveBytes estimated live payload bytes in them (errs low, see the storage engine)
  * @param segments segment files, the active one included
  * @param segmentsCompacted sealed segments compacted and deleted since the store opened

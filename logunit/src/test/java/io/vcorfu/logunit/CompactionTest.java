@@ -156,7 +156,10 @@ class CompactionTest {
       m.streamTrim.put(STREAMS[0], m.nextIn.get(STREAMS[0]));
       get(store.logReplica().trim(m.next));
       m.logTrim = m.next;
-      assertThat(segmentBytes(dir)).as("nothing frees a whole segment").isGreaterThan(before);
+      // The trims' records went into the active segment (into bytes its writer zeroed ahead).
+      assertThat(segmentBytes(dir))
+          .as("nothing frees a whole segment")
+          .isGreaterThanOrEqualTo(before);
       SpaceReport space = store.space();
       assertThat(space.liveBytes()).isLessThan(space.fileBytes() / 2);
 

@@ -213,7 +213,8 @@ class OneCopyTest {
     try (ReplicaStore store = ReplicaStore.open(options())) {
       assertThat(logAt(store, 0).getStatus()).isEqualTo(Status.TRIMMED);
       assertThat(streamAt(store, S, n - 1).getStatus()).isEqualTo(Status.TRIMMED);
-      assertThat(bytesOnDisk()).isLessThan(1 << 20);
+      // The active segment's few records, and the 1 MiB its writer keeps zeroed after them.
+      assertThat(bytesOnDisk()).isLessThan(2 << 20);
     }
   }
 }

@@ -34,6 +34,10 @@ import org.slf4j.LoggerFactory;
  * moved the claim past it). Damage before that position, or anywhere in a sealed segment, is
  * corruption and stops start-up naming the file and offset.
  *
+ * <p>Zeros after the last record of the last segment are the space its writer zeroed ahead of its
+ * writes ({@link Preallocation}): they are cut without being called a torn write, and only the
+ * damaged bytes before them count in {@link RecoveryStats#tornBytesTruncated()}.
+ *
  * <p>Before returning, the active segment and the directory are forced, so what recovery kept is
  * durable before anything is served from it and the writer may treat it as forced.
  */
@@ -54,6 +58,9 @@ final class SegmentRecovery {
 
   /** The namespaces of the last segment scanned. */
   private RecordCodec.Names scannedNames = new RecordCodec.Names();
+
+  /** Zero bytes at the end of the last segment scanned, after its valid records. */
+  private long zeroTail;
 
   /** The length of each segment file found on open. */
   private final Map<Integer, Long> lengths = new HashMap<>();
@@ -110,8 +117,9 @@ final class SegmentRecovery {
         length = scan(active, activeFile, true);
         activeNames = scannedNames;
         scanned++;
-        torn = Files.size(activeFile) - length;
+        torn = Files.size(activeFile) - length - zeroTail;
       }
+      long cut = ids.isEmpty() ? 0 : Files.size(activeFile) - length;
       boolean created = ids.isEmpty();
       FileChannel ch =
           FileChannel.open(
@@ -126,6 +134,8 @@ final class SegmentRecovery {
             torn,
             activeFile,
             length);
+      }
+      if (cut > 0) {
         ch.truncate(length);
       }
       // A process crash leaves unforced writes in the page cache, readable now but not durable.
@@ -219,6 +229,7 @@ final class SegmentRecovery {
     int at = 0;
     RecordCodec.Names names = new RecordCodec.Names();
     scannedNames = names;
+    zeroTail = 0;
     while (at < data.length) {
       int frameLength = validFrameAt(data, at);
       if (frameLength < 0) {
@@ -247,6 +258,11 @@ final class SegmentRecovery {
               claimed,
               after.records());
         }
+        int end = data.length;
+        while (end > at && data[end - 1] == 0) {
+          end--;
+        }
+        zeroTail = data.length - end;
         return at;
       }
       SegmentRecord op = decode(file, b, data.length, at, frameLength, names);

@@ -71,6 +71,9 @@ final class SegmentWriter implements AutoCloseable {
   /** Bytes of the active segment handed to the operating system so far. */
   private long written;
 
+  /** The zeroed bytes after them (none under {@link FsyncPolicy#NONE}, which never forces). */
+  private final Preallocation preallocation;
+
   /** Something was appended since open, so close ends the segment with a FORCED record. */
   private boolean appended;
 
@@ -112,7 +115,8 @@ final class SegmentWriter implements AutoCloseable {
       int activeSegment,
       long activeLength,
       Map<Integer, FileChannel> openChannels,
-      ForceObserver forceObserver) {
+      ForceObserver forceObserver,
+      long segmentSize) {
     this.forceObserver = forceObserver;
     this.directory = directory;
     this.directorySync = directorySync;
@@ -122,6 +126,7 @@ final class SegmentWriter implements AutoCloseable {
     this.active = channels.get(activeSegment);
     this.activeId = activeSegment;
     this.written = activeLength;
+    this.preallocation = new Preallocation(activeSegment, activeLength, segmentSize);
     this.forcedPosition = SegmentPosition.of(activeSegment, activeLength);
     String name = "vcorfu-segments-" + directory.getFileName();
     this.completer = Executors.newSingleThreadExecutor(r -> daemon(r, name + "-complete"));
@@ -146,6 +151,11 @@ final class SegmentWriter implements AutoCloseable {
   /** Forces of the active segment so far (written by the writer thread only). */
   long forces() {
     return forces;
+  }
+
+  /** How far segment {@code id}'s file reaches with the zeroes after its records (any thread). */
+  long fileEnd(int id) {
+    return preallocation.fileEnd(id);
   }
 
   /** Nanoseconds spent in forces of the active segment so far. */
@@ -263,6 +273,8 @@ final class SegmentWriter implements AutoCloseable {
 
   /** Runs one batch; true when it contained the stop item. */
   private boolean process(List<Item> batch) throws IOException {
+    int segmentFrom = activeId;
+    long batchFrom = written;
     List<CompletableFuture<Void>> done = new ArrayList<>();
     List<Integer> deletes = new ArrayList<>();
     boolean stop = false;
@@ -308,6 +320,11 @@ final class SegmentWriter implements AutoCloseable {
     }
     if (!done.isEmpty()) {
       completer.execute(() -> done.forEach(f -> f.complete(null)));
+    }
+    if (!stop && policy != FsyncPolicy.NONE) {
+      // After the batch is answered: the zeroes reach the disk with the next batch's force.
+      preallocation.keepAhead(
+          active, written, activeId == segmentFrom ? written - batchFrom : written);
     }
     return stop;
   }
@@ -378,8 +395,10 @@ final class SegmentWriter implements AutoCloseable {
     if (appended && written > 0) {
       write(RecordCodec.frame(SegmentRecord.forced(written)));
       flush();
-      force();
     }
+    // A closed segment ends at its last record, as a sealed one does.
+    dirty |= preallocation.trim(active, written);
+    force();
     if (directoryDirty) {
       forceDirectory();
     }
@@ -393,6 +412,8 @@ final class SegmentWriter implements AutoCloseable {
 
   private void seal(Roll r) throws IOException {
     flush();
+    // Cut to its records, durably (the force below) before its index file says it is sealed.
+    dirty |= preallocation.trim(active, written);
     if (active.size() != r.sealedLength()) {
       throw new IOException(
           "segment "
@@ -427,6 +448,7 @@ final class SegmentWriter implements AutoCloseable {
     channels.put(r.next(), active);
     activeId = r.next();
     written = 0;
+    preallocation.reset(r.next());
     dirty = true;
     directoryDirty = true;
     if (policy != FsyncPolicy.NONE) {

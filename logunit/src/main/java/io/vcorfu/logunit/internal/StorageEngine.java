@@ -88,7 +88,8 @@ public final class StorageEngine implements AutoCloseable {
                 r.activeSegment(),
                 r.activeLength(),
                 r.channels(),
-                options.forceObserver());
+                options.forceObserver(),
+                options.segmentSize());
         engine.active.start(r.activeSegment(), r.activeLength(), r.activeNames(), engine.writer);
         engine.compactor = new SegmentCompactor(engine, options.compactionBytesPerSecond());
       }
@@ -139,7 +140,10 @@ public final class StorageEngine implements AutoCloseable {
   /** What the segment files take, what of it is live, and what compaction did. */
   public synchronized io.vcorfu.logunit.SpaceReport space() {
     return durable
-        ? segments.report(active.offset(), active.segment(), compactor.stats())
+        ? segments.report(
+            Math.max(active.offset(), writer.fileEnd(active.segment())),
+            active.segment(),
+            compactor.stats())
         : io.vcorfu.logunit.SpaceReport.NONE;
   }
 
