@@ -171,7 +171,7 @@ final class RecordIndex {
       int payloadSegment = SegmentPosition.segment(n.pos[s]);
       // The digest stored beside the payload is live as long as the payload is.
       int digestLen = op.digest == null ? 0 : 32;
-      n.charge[s] = shared ? 0 : (op.payloadLen + digestLen) / Math.max(1, op.keyCount());
+      n.charge[s] = shared ? 0 : charge(op, k[i], k[i + 1], digestLen);
       segments.retain(payloadSegment, n.charge[s]);
       if (payloadSegment != segment) {
         // The record that names this slot lies elsewhere: it must outlive the slot too.
@@ -196,6 +196,31 @@ final class RecordIndex {
   }
 
   /** True when slot {@code s} holds the same decided content {@code op} stores again. */
+  /**
+   * The bytes of {@code op}'s payload (and digest) that its key in namespace ({@code msb}, {@code
+   * lsb}) keeps live, for the estimate of {@link SegmentRefs}: the payload split over the streams'
+   * keys, the log's key charging nothing beside them, or all of it when the log's is the only key.
+   * The log's retention trims its keys within seconds while the streams keep theirs for as long as
+   * their objects need them; charging the log's key a share made every payload written to the log
+   * and a stream count half dead once the log let go, and compaction then counted those segments
+   * exactly, over and over, to find them live. The shares never add up to more than the payload, so
+   * the estimate still errs low.
+   */
+  private static int charge(SegmentRecord op, long msb, long lsb, int digestLen) {
+    int bytes = op.payloadLen + digestLen;
+    long[] keys = op.keys;
+    int streamKeys = 0;
+    for (int j = 0; j < keys.length; j += 3) {
+      if (keys[j] != 0 || keys[j + 1] != 0) {
+        streamKeys++;
+      }
+    }
+    if (streamKeys == 0) {
+      return bytes / Math.max(1, op.keyCount());
+    }
+    return msb == 0 && lsb == 0 ? 0 : bytes / streamKeys;
+  }
+
   private static boolean sameDecision(NamespaceIndex n, int s, SegmentRecord op) {
     if (n.flags[s] != op.flags || (op.flags & StorageEngine.COMMITTED) == 0) {
       return false;

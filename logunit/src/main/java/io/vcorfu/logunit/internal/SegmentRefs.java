@@ -14,9 +14,10 @@ import java.util.function.Supplier;
  * live. A sealed segment left with nothing live is deleted at once; the active segment never is. In
  * memory mode there are no segments and every call does nothing.
  *
- * <p>Live bytes are an estimate that errs low: a payload indexed under k keys in one record counts
- * a k-th of its length per key, and a payload indexed again by a SHARED record counts nothing more.
- * Compaction picks segments by the estimate and counts exactly before it copies (see {@link
+ * <p>Live bytes are an estimate that errs low: a payload indexed under several keys in one record
+ * counts its share under each stream's key (nothing under the log's beside them; see {@link
+ * RecordIndex}), and a payload indexed again by a SHARED record counts nothing more. Compaction
+ * picks segments by the estimate and counts exactly before it copies (see {@link
  * SegmentCompactor}).
  *
  * <p>Not thread-safe: guarded by the owning {@link StorageEngine}'s monitor.
