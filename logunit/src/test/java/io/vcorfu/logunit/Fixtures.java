@@ -8,6 +8,7 @@ import io.vcorfu.protocol.StreamId;
 import io.vcorfu.protocol.proto.EntryKind;
 import io.vcorfu.protocol.proto.LogEntryMsg;
 import io.vcorfu.protocol.proto.StreamSlot;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.concurrent.CompletableFuture;
@@ -18,6 +19,19 @@ import java.util.concurrent.TimeUnit;
 /** Shared helpers for logunit tests. */
 final class Fixtures {
   private Fixtures() {}
+
+  /**
+   * Where the records of a segment file's bytes end: each record is "VCRG", its length and its
+   * checksum, then its body (the writer keeps zeroed bytes after them while the segment is open).
+   */
+  static long recordsEnd(byte[] file) {
+    ByteBuffer b = ByteBuffer.wrap(file);
+    int at = 0;
+    while (at + 12 <= b.limit() && b.getInt(at) == 0x56435247) {
+      at += 12 + b.getInt(at + 4);
+    }
+    return at;
+  }
 
   static StorageOptions options(StorageMode mode, Path dir) {
     return StorageOptions.builder()

@@ -2,6 +2,7 @@ package io.vcorfu.logunit;
 
 import static io.vcorfu.logunit.Fixtures.data;
 import static io.vcorfu.logunit.Fixtures.get;
+import static io.vcorfu.logunit.Fixtures.recordsEnd;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.vcorfu.protocol.proto.LogReadRequest;
@@ -9,7 +10,6 @@ import io.vcorfu.protocol.proto.LogWriteRequest;
 import io.vcorfu.protocol.proto.ReadResult;
 import io.vcorfu.protocol.proto.ReadResult.Status;
 import java.io.IOException;
-import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -49,16 +49,6 @@ class PreallocationTest {
   private static List<ReadResult> read(LogReplica r, long from, long to) {
     return get(r.read(LogReadRequest.newBuilder().setFrom(from).setTo(to).build()))
         .getResultsList();
-  }
-
-  /** Where the records of a segment file end: each record is "VCRG", its length, its checksum. */
-  private static long recordsEnd(byte[] file) {
-    ByteBuffer b = ByteBuffer.wrap(file);
-    int at = 0;
-    while (at + 12 <= b.limit() && b.getInt(at) == 0x56435247) {
-      at += 12 + b.getInt(at + 4);
-    }
-    return at;
   }
 
   private static boolean zeroFrom(byte[] file, long from) {

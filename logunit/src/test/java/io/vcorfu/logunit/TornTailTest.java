@@ -10,7 +10,6 @@ import io.vcorfu.protocol.proto.LogWriteRequest;
 import io.vcorfu.protocol.proto.ReadResult;
 import io.vcorfu.protocol.proto.ReadResult.Status;
 import java.io.IOException;
-import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -69,31 +68,18 @@ class TornTailTest {
     try (LogReplica r = LogReplica.open(forced())) {
       for (int a = 0; a < 10; a++) {
         get(r.write(write(a)));
-        ends[a] = recordsEnd(segment);
+        ends[a] = Fixtures.recordsEnd(Files.readAllBytes(segment));
       }
     }
     byte[] image;
     try (LogReplica r = LogReplica.open(unforced())) {
       for (int a = 10; a < 20; a++) {
         get(r.write(write(a)));
-        ends[a] = recordsEnd(segment);
+        ends[a] = Fixtures.recordsEnd(Files.readAllBytes(segment));
       }
       image = Files.readAllBytes(segment);
     }
     return image;
-  }
-
-  /**
-   * Where the records of {@code segment} end (its writer keeps zeroed bytes after them while it is
-   * open).
-   */
-  private static long recordsEnd(Path segment) throws IOException {
-    ByteBuffer b = ByteBuffer.wrap(Files.readAllBytes(segment));
-    int at = 0;
-    while (at + 12 <= b.limit() && b.getInt(at) == 0x56435247) {
-      at += 12 + b.getInt(at + 4);
-    }
-    return at;
   }
 
   /**
@@ -159,7 +145,7 @@ class TornTailTest {
     try (LogReplica r = LogReplica.open(forced())) {
       for (int a = 0; a < 10; a++) {
         get(r.write(write(a)));
-        ends[a] = recordsEnd(segment);
+        ends[a] = Fixtures.recordsEnd(Files.readAllBytes(segment));
       }
     }
     // The last record, acknowledged and forced, is damaged: nothing after it but the close's
