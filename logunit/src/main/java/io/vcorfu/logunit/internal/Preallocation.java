@@ -13,7 +13,7 @@ import java.nio.channels.FileChannel;
  * third less processor time); the zeroes themselves reach the disk with the next force, once per
  * {@link #AHEAD} / 2 bytes of records.
  *
- * <p>Invariant: the file's bytes from the writer's position to {@link #allocatedTo()} are zeros
+ * <p>Invariant: the file's bytes from the writer's position to its end ({@link #fileEnd}) are zeros
  * (never a record: a zero word is not a record's magic), so recovery reads them as the end of the
  * records ({@link SegmentRecovery} drops them without calling them a torn write), and a segment is
  * cut back to its records ({@link #trim}) before it is sealed or closed, durably, so a sealed

@@ -137,6 +137,7 @@ final class RecordIndex {
 
   private void applyEntry(SegmentRecord op, int segment) {
     long[] k = op.keys;
+    int streamKeys = streamKeys(k);
     for (int i = 0; i < k.length; i += 3) {
       NamespaceIndex n = namespace(k[i], k[i + 1]);
       long address = k[i + 2];
@@ -171,7 +172,7 @@ final class RecordIndex {
       int payloadSegment = SegmentPosition.segment(n.pos[s]);
       // The digest stored beside the payload is live as long as the payload is.
       int digestLen = op.digest == null ? 0 : 32;
-      n.charge[s] = shared ? 0 : charge(op, k[i], k[i + 1], digestLen);
+      n.charge[s] = shared ? 0 : charge(op, streamKeys, k[i], k[i + 1], digestLen);
       segments.retain(payloadSegment, n.charge[s]);
       if (payloadSegment != segment) {
         // The record that names this slot lies elsewhere: it must outlive the slot too.
@@ -195,7 +196,6 @@ final class RecordIndex {
     }
   }
 
-  /** True when slot {@code s} holds the same decided content {@code op} stores again. */
   /**
    * The bytes of {@code op}'s payload (and digest) that its key in namespace ({@code msb}, {@code
    * lsb}) keeps live, for the estimate of {@link SegmentRefs}: the payload split over the streams'
@@ -206,21 +206,26 @@ final class RecordIndex {
    * exactly, over and over, to find them live. The shares never add up to more than the payload, so
    * the estimate still errs low.
    */
-  private static int charge(SegmentRecord op, long msb, long lsb, int digestLen) {
+  private static int charge(SegmentRecord op, int streamKeys, long msb, long lsb, int digestLen) {
     int bytes = op.payloadLen + digestLen;
-    long[] keys = op.keys;
-    int streamKeys = 0;
-    for (int j = 0; j < keys.length; j += 3) {
-      if (keys[j] != 0 || keys[j + 1] != 0) {
-        streamKeys++;
-      }
-    }
     if (streamKeys == 0) {
       return bytes / Math.max(1, op.keyCount());
     }
     return msb == 0 && lsb == 0 ? 0 : bytes / streamKeys;
   }
 
+  /** How many of {@code keys} (msb, lsb, address triples) name a stream, not the log. */
+  private static int streamKeys(long[] keys) {
+    int n = 0;
+    for (int j = 0; j < keys.length; j += 3) {
+      if (keys[j] != 0 || keys[j + 1] != 0) {
+        n++;
+      }
+    }
+    return n;
+  }
+
+  /** True when slot {@code s} holds the same decided content {@code op} stores again. */
   private static boolean sameDecision(NamespaceIndex n, int s, SegmentRecord op) {
     if (n.flags[s] != op.flags || (op.flags & StorageEngine.COMMITTED) == 0) {
       return false;

@@ -112,14 +112,15 @@ final class SegmentRecovery {
       int active = ids.isEmpty() ? 1 : ids.get(ids.size() - 1);
       Path activeFile = SegmentWriter.segmentPath(dir, active);
       long length = 0;
+      long cut = 0;
       RecordCodec.Names activeNames = new RecordCodec.Names();
       if (!ids.isEmpty()) {
         length = scan(active, activeFile, true);
         activeNames = scannedNames;
         scanned++;
-        torn = Files.size(activeFile) - length - zeroTail;
+        cut = Files.size(activeFile) - length;
+        torn = cut - zeroTail;
       }
-      long cut = ids.isEmpty() ? 0 : Files.size(activeFile) - length;
       boolean created = ids.isEmpty();
       FileChannel ch =
           FileChannel.open(
