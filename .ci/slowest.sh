@@ -1,6 +1,11 @@
 #!/usr/bin/env bash
 # Prints the test classes that took longest in the last build (from the surefire reports under every
-# module's target/), slowest first, and the total: where to look when the suite grows slow.
+# module's target/), slowest first, and the total: where to look when the suite grows slow. Then,
+# where a module records it (target/test-cpu/, the server's ClassCpuListener), the classes that cost
+# the most processor time, their own and their child processes': on two processors shared by several
+# test forks, that is what the suite's length follows; a class that mostly waits costs the others
+# little. Those records accumulate over runs until the module's target/ is cleaned (CI's clone is
+# fresh).
 # Usage: .ci/slowest.sh [N]   (N classes, default 10)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -22,3 +27,13 @@ done | sort -rn | awk -v n="$n" '
     printf "The %d slowest test classes (of %d, %.0f s in all, summed over forks):\n", (NR < n ? NR : n), NR, total
     for (i = 1; i <= n && i <= NR; i++) print lines[i]
   }'
+
+cpu=(*/target/test-cpu/*.tsv)
+if ((${#cpu[@]} > 0)); then
+  cat "${cpu[@]}" | sort -rn | awk -v n="$n" '
+    { total += $1; wall += $2; if (NR <= n) lines[NR] = sprintf("%8.1f s  (%5.1f s wall)  %s", $1, $2, $3) }
+    END {
+      printf "The %d test classes that cost the most processor time (of %d, %.0f processor-seconds in all, %.0f s of wall time summed over forks):\n", (NR < n ? NR : n), NR, total, wall
+      for (i = 1; i <= n && i <= NR; i++) print lines[i]
+    }'
+fi

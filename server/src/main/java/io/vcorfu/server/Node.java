@@ -253,12 +253,11 @@ public final class Node implements AutoCloseable {
   }
 
   /**
-   * Cluster mode: takes now the trim marks of the chains this node has left (see {@link
-   * LeftChainTrims}); returns how many marks it raised, -1 for a node without a cluster.
+   * Cluster mode: the passes that take the trim marks of the chains this node has left (for tests:
+   * one now, and how many have begun); null for a node without a cluster.
    */
-  public int reclaimLeftChainsNow() {
-    LeftChainTrims t = leftChains;
-    return t == null ? -1 : t.runOnce();
+  public LeftChainTrims leftChains() {
+    return leftChains;
   }
 
   /** {@link #trimLogNow()}, keeping the entries of the last {@code retention} instead. */

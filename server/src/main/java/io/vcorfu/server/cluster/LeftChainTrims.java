@@ -47,6 +47,8 @@ public final class LeftChainTrims implements AutoCloseable {
   private final Supplier<Layout> layout;
   private final NodeCalls calls;
   private final ScheduledExecutorService timer;
+  private final java.util.concurrent.atomic.AtomicLong passes =
+      new java.util.concurrent.atomic.AtomicLong();
 
   private LeftChainTrims(
       Endpoint self,
@@ -86,8 +88,14 @@ public final class LeftChainTrims implements AutoCloseable {
     }
   }
 
+  /** How many passes have begun, the timer's and {@link #runOnce()}'s. */
+  public long passesBegun() {
+    return passes.get();
+  }
+
   /** One pass; returns how many marks (streams, and the log) it raised here. */
   public int runOnce() {
+    passes.incrementAndGet();
     Layout l = layout.get();
     if (l == null || l.currentSegment() == null) {
       return 0;

@@ -204,6 +204,13 @@ class StorageSoakTest {
   private static final long SEGMENTS_FLOOR = 3 * SEGMENT_BYTES;
 
   /**
+   * The zeroes a node keeps ahead of the records in its active segment (the storage writer's
+   * preallocation, up to 1 MiB): on disk, but no entry's. A slow run writes little, so the end's
+   * bound of half the values written leaves them out.
+   */
+  private static final long ZEROED_AHEAD = 1L << 20;
+
+  /**
    * The bound on a node's disk at a moment written at {@code rate} writes a second: {@link
    * #PLATEAU} times the first third's largest sample, scaled up by how much faster than at the end
    * of the first third ({@code firstRate}) the load runs then. What a node holds follows the write
@@ -452,7 +459,7 @@ class StorageSoakTest {
       }
       assertThat(end.diskBytes())
           .as("%s at the end, against %.1f MB of values written: %s", e, mb(writtenBytes), end)
-          .isLessThan(writtenBytes / 2);
+          .isLessThan(writtenBytes / 2 + ZEROED_AHEAD);
     }
   }
 
