@@ -7,14 +7,13 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.ConnectTimeoutException;
+import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.codec.DecoderException;
 import io.netty.handler.flush.FlushConsolidationHandler;
 import io.netty.handler.ssl.SslHandshakeCompletionEvent;
-import io.netty.util.Timeout;
-import io.netty.util.Timer;
 import io.vcorfu.protocol.ClientOptions;
 import io.vcorfu.protocol.Endpoint;
 import io.vcorfu.protocol.RpcClient;
@@ -39,6 +38,7 @@ import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
@@ -62,6 +62,13 @@ import org.slf4j.LoggerFactory;
  * which answers it with a TlsRequired error instead of serving it (see {@link PlaintextRefusal}).
  * With a bearer token ({@link TlsOptions#tokenFile}) every connection sends it first; a token the
  * node refuses fails the connection's calls with {@link UnauthenticatedException}, not retried.
+ *
+ * <p>Timeouts: every call on a client waits the same {@link ClientOptions#requestTimeout}, so a
+ * connection's calls fall due in the order they were sent. Each connection keeps them in that order
+ * and, only while any is outstanding, sweeps them every {@link #SWEEP_NANOS} on an I/O thread:
+ * answered calls leave the front, and calls at the front past their deadline fail with {@link
+ * RpcTimeoutException} (at most one sweep period late). An idle client wakes no thread, and a call
+ * costs no timer registration or cancellation.
  */
 final class NettyRpcClient implements RpcClient {
   private static final Logger LOG = LoggerFactory.getLogger(NettyRpcClient.class);
@@ -72,9 +79,13 @@ final class NettyRpcClient implements RpcClient {
   /** The request id of a connection's AuthenticateRequest; calls are numbered from 1. */
   private static final long AUTHENTICATE_ID = 0;
 
+  /** How often a connection with calls outstanding looks for calls past their deadline. */
+  static final long SWEEP_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
+
   private final ClientOptions options;
   private final Bootstrap bootstrap;
-  private final Timer timer;
+  private final EventLoopGroup group;
+  private final long timeoutNanos;
   private final Consumer<NettyRpcClient> onClose;
   private final TlsContexts tls;
   private final AtomicLong ids = new AtomicLong();
@@ -85,12 +96,12 @@ final class NettyRpcClient implements RpcClient {
       ClientOptions options,
       EventLoopGroup group,
       IoFlavor flavor,
-      Timer timer,
       TlsContexts tls,
       Consumer<NettyRpcClient> onClose) {
     this.options = options;
     this.tls = tls;
-    this.timer = timer;
+    this.group = group;
+    this.timeoutNanos = options.requestTimeout().toNanos();
     this.onClose = onClose;
     this.bootstrap =
         new Bootstrap()
@@ -139,6 +150,19 @@ final class NettyRpcClient implements RpcClient {
     return connections.size();
   }
 
+  /**
+   * Calls held for timeout sweeps on every connection (outstanding, or answered and not yet swept
+   * out) and whether any sweep is scheduled: {@code 0} and none once every call is answered and a
+   * sweep has passed (for tests).
+   */
+  long heldForSweeps() {
+    long held = 0;
+    for (Connection c : connections.values()) {
+      held += c.bySending.size() + (c.sweepScheduled.get() ? 1 : 0);
+    }
+    return held;
+  }
+
   private Connection connectionTo(Endpoint target) {
     while (true) {
       Connection current = connections.get(target);
@@ -162,7 +186,7 @@ final class NettyRpcClient implements RpcClient {
     final Endpoint target;
     final Request.PayloadCase kind;
     final CompletableFuture<Response> future = new CompletableFuture<>();
-    volatile Timeout timeout;
+    final long deadline = System.nanoTime() + timeoutNanos;
 
     PendingCall(long id, Endpoint target, Request.PayloadCase kind) {
       this.id = id;
@@ -177,6 +201,15 @@ final class NettyRpcClient implements RpcClient {
     final ConcurrentHashMap<Long, PendingCall> pending = new ConcurrentHashMap<>();
     final Queue<Request> outbox = new ConcurrentLinkedQueue<>();
     final AtomicBoolean drainScheduled = new AtomicBoolean();
+
+    /** Outstanding calls (and answered ones not yet swept out), in the order they were sent. */
+    final Queue<PendingCall> bySending = new ConcurrentLinkedQueue<>();
+
+    final AtomicBoolean sweepScheduled = new AtomicBoolean();
+
+    /** The I/O thread that sweeps this connection's calls. */
+    final EventLoop sweeper = group.next();
+
     volatile Channel channel;
     volatile boolean closed;
     volatile VCorfuException failure;
@@ -275,10 +308,9 @@ final class NettyRpcClient implements RpcClient {
     }
 
     void send(PendingCall call, Request request) {
-      call.timeout =
-          timer.newTimeout(
-              t -> expire(call), options.requestTimeout().toNanos(), TimeUnit.NANOSECONDS);
       pending.put(call.id, call);
+      bySending.add(call);
+      scheduleSweep();
       if (closed) {
         VCorfuException why = failure;
         failCall(
@@ -323,6 +355,39 @@ final class NettyRpcClient implements RpcClient {
       ch.flush();
     }
 
+    private void scheduleSweep() {
+      if (!sweepScheduled.get() && sweepScheduled.compareAndSet(false, true)) {
+        try {
+          sweeper.schedule(this::sweep, SWEEP_NANOS, TimeUnit.NANOSECONDS);
+        } catch (RejectedExecutionException transportClosed) {
+          // Closing the transport closed every client first, failing their calls.
+          sweepScheduled.set(false);
+        }
+      }
+    }
+
+    /**
+     * Drops answered calls from the front of {@link #bySending} and fails those past their
+     * deadline; runs again while calls remain.
+     */
+    private void sweep() {
+      long now = System.nanoTime();
+      PendingCall call;
+      while ((call = bySending.peek()) != null) {
+        if (!call.future.isDone() && call.deadline - now > 0) {
+          break;
+        }
+        bySending.poll();
+        if (!call.future.isDone()) {
+          expire(call);
+        }
+      }
+      sweepScheduled.set(false);
+      if (!bySending.isEmpty()) {
+        scheduleSweep();
+      }
+    }
+
     private void expire(PendingCall call) {
       pending.remove(call.id, call);
       call.future.completeExceptionally(
@@ -340,7 +405,6 @@ final class NettyRpcClient implements RpcClient {
 
     private void failCall(PendingCall call, VCorfuException error) {
       pending.remove(call.id, call);
-      call.timeout.cancel();
       call.future.completeExceptionally(error);
     }
 
@@ -391,7 +455,6 @@ final class NettyRpcClient implements RpcClient {
             endpoint);
         return;
       }
-      call.timeout.cancel();
       call.future.complete(response);
     }
 

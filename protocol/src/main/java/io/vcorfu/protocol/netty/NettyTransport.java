@@ -10,7 +10,6 @@ import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.flush.FlushConsolidationHandler;
-import io.netty.util.HashedWheelTimer;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import io.vcorfu.protocol.ClientOptions;
@@ -49,7 +48,6 @@ public final class NettyTransport implements Transport {
   private final EventLoopGroup acceptGroup;
   private final EventLoopGroup serverGroup;
   private final EventLoopGroup clientGroup;
-  private final HashedWheelTimer timer;
   private final Set<Binding> bindings = ConcurrentHashMap.newKeySet();
   private final Set<NettyRpcClient> clients = ConcurrentHashMap.newKeySet();
   private final AtomicBoolean closed = new AtomicBoolean();
@@ -103,9 +101,6 @@ public final class NettyTransport implements Transport {
     this.acceptGroup = flavor.group(1, new DefaultThreadFactory("vcorfu-accept", true));
     this.serverGroup = flavor.group(ioThreads, new DefaultThreadFactory("vcorfu-server-io", true));
     this.clientGroup = flavor.group(ioThreads, new DefaultThreadFactory("vcorfu-client-io", true));
-    this.timer =
-        new HashedWheelTimer(
-            new DefaultThreadFactory("vcorfu-rpc-timeout", true), 10, TimeUnit.MILLISECONDS);
   }
 
   /**
@@ -191,8 +186,7 @@ public final class NettyTransport implements Transport {
   public RpcClient newClient(ClientOptions options) {
     Objects.requireNonNull(options, "options");
     checkOpen();
-    NettyRpcClient client =
-        new NettyRpcClient(options, clientGroup, flavor, timer, tls, clients::remove);
+    NettyRpcClient client = new NettyRpcClient(options, clientGroup, flavor, tls, clients::remove);
     clients.add(client);
     return client;
   }
@@ -217,7 +211,6 @@ public final class NettyTransport implements Transport {
     acceptGroup.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly();
     serverGroup.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly();
     clientGroup.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly();
-    timer.stop();
   }
 
   private void checkOpen() {

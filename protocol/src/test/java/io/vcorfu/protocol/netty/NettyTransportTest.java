@@ -13,6 +13,7 @@ import io.vcorfu.protocol.RpcTimeoutException;
 import io.vcorfu.protocol.TooLargeException;
 import io.vcorfu.protocol.Transport.ServerBinding;
 import io.vcorfu.protocol.TransportException;
+import io.vcorfu.protocol.proto.Request;
 import io.vcorfu.protocol.proto.Response;
 import io.vcorfu.protocol.testing.EchoHandler;
 import io.vcorfu.protocol.testing.Messages;
@@ -136,6 +137,58 @@ class NettyTransportTest {
           .hasMessageContaining("within 200 ms");
       assertThat(Duration.ofNanos(System.nanoTime() - start))
           .isGreaterThanOrEqualTo(Duration.ofMillis(190));
+    }
+  }
+
+  @Test
+  void callsAnsweredBehindAnUnansweredOneCompleteAndItAloneTimesOut() {
+    // Numbered calls are answered, pings never: the first call, unanswered, stays at the front of
+    // the connection's calls while later ones are answered and swept out behind it.
+    RpcHandler pingsNeverAnswered =
+        request ->
+            request.getPayloadCase() == Request.PayloadCase.PING
+                ? new CompletableFuture<>()
+                : CompletableFuture.completedFuture(
+                    Response.newBuilder()
+                        .setLogTail(
+                            io.vcorfu.protocol.proto.LogTailResponse.newBuilder()
+                                .setTail(request.getLogRead().getFrom()))
+                        .build());
+    ServerBinding server = transport.bind(ANY_PORT, pingsNeverAnswered);
+    try (RpcClient client =
+        transport.newClient(ClientOptions.defaults().withRequestTimeout(Duration.ofMillis(300)))) {
+      CompletableFuture<Response> first = client.call(server.endpoint(), Messages.ping());
+      for (int i = 1; i <= 50; i++) {
+        assertThat(Messages.number(client.call(server.endpoint(), Messages.numbered(i)).join()))
+            .isEqualTo(i);
+      }
+      CompletableFuture<Response> last = client.call(server.endpoint(), Messages.ping());
+      assertThat(failure(first)).isInstanceOf(RpcTimeoutException.class);
+      assertThat(failure(last)).isInstanceOf(RpcTimeoutException.class);
+      // Nothing is left to sweep: an idle client schedules no more sweeps.
+      await()
+          .atMost(Duration.ofSeconds(10))
+          .until(() -> ((NettyRpcClient) client).heldForSweeps() == 0);
+    }
+  }
+
+  @Test
+  void answeredCallsAreSweptOutAndAnIdleClientSchedulesNoSweep() {
+    EchoHandler echo = new EchoHandler("n");
+    ServerBinding server = transport.bind(ANY_PORT, echo);
+    try (RpcClient client = transport.newClient(ClientOptions.defaults())) {
+      for (int round = 0; round < 3; round++) {
+        List<CompletableFuture<Response>> calls = new ArrayList<>();
+        for (int i = 0; i < 2_000; i++) {
+          calls.add(client.call(server.endpoint(), Messages.numbered(i)));
+        }
+        calls.forEach(CompletableFuture::join);
+        // The default timeout is seconds away: answered calls leave at the next sweep, not then.
+        await()
+            .atMost(Duration.ofSeconds(10))
+            .until(() -> ((NettyRpcClient) client).heldForSweeps() == 0);
+      }
+      assertThat(echo.calls()).isEqualTo(6_000);
     }
   }
 
