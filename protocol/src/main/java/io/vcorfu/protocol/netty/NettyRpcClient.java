@@ -7,7 +7,6 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.ConnectTimeoutException;
-import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.channel.socket.SocketChannel;
@@ -38,8 +37,6 @@ import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
@@ -63,12 +60,8 @@ import org.slf4j.LoggerFactory;
  * With a bearer token ({@link TlsOptions#tokenFile}) every connection sends it first; a token the
  * node refuses fails the connection's calls with {@link UnauthenticatedException}, not retried.
  *
- * <p>Timeouts: every call on a client waits the same {@link ClientOptions#requestTimeout}, so a
- * connection's calls fall due in the order they were sent. Each connection keeps them in that order
- * and, only while any is outstanding, sweeps them every {@link #SWEEP_NANOS} on an I/O thread:
- * answered calls leave the front, and calls at the front past their deadline fail with {@link
- * RpcTimeoutException} (at most one sweep period late). An idle client wakes no thread, and a call
- * costs no timer registration or cancellation.
+ * <p>Every call waits the same {@link ClientOptions#requestTimeout}, then fails with {@link
+ * RpcTimeoutException}; each connection's {@link CallDeadlines} keeps the time.
  */
 final class NettyRpcClient implements RpcClient {
   private static final Logger LOG = LoggerFactory.getLogger(NettyRpcClient.class);
@@ -78,9 +71,6 @@ final class NettyRpcClient implements RpcClient {
 
   /** The request id of a connection's AuthenticateRequest; calls are numbered from 1. */
   private static final long AUTHENTICATE_ID = 0;
-
-  /** How often a connection with calls outstanding looks for calls past their deadline. */
-  static final long SWEEP_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
 
   private final ClientOptions options;
   private final Bootstrap bootstrap;
@@ -158,7 +148,7 @@ final class NettyRpcClient implements RpcClient {
   long heldForSweeps() {
     long held = 0;
     for (Connection c : connections.values()) {
-      held += c.bySending.size() + (c.sweepScheduled.get() ? 1 : 0);
+      held += c.deadlines.held();
     }
     return held;
   }
@@ -201,14 +191,8 @@ final class NettyRpcClient implements RpcClient {
     final ConcurrentHashMap<Long, PendingCall> pending = new ConcurrentHashMap<>();
     final Queue<Request> outbox = new ConcurrentLinkedQueue<>();
     final AtomicBoolean drainScheduled = new AtomicBoolean();
-
-    /** Outstanding calls (and answered ones not yet swept out), in the order they were sent. */
-    final Queue<PendingCall> bySending = new ConcurrentLinkedQueue<>();
-
-    final AtomicBoolean sweepScheduled = new AtomicBoolean();
-
-    /** The I/O thread that sweeps this connection's calls. */
-    final EventLoop sweeper = group.next();
+    final CallDeadlines<PendingCall> deadlines =
+        new CallDeadlines<>(group.next(), c -> c.deadline, c -> c.future.isDone(), this::expire);
 
     volatile Channel channel;
     volatile boolean closed;
@@ -309,8 +293,7 @@ final class NettyRpcClient implements RpcClient {
 
     void send(PendingCall call, Request request) {
       pending.put(call.id, call);
-      bySending.add(call);
-      scheduleSweep();
+      deadlines.add(call);
       if (closed) {
         VCorfuException why = failure;
         failCall(
@@ -353,39 +336,6 @@ final class NettyRpcClient implements RpcClient {
         ch.write(new ProtoEncoder.Batch(batch), ch.voidPromise());
       }
       ch.flush();
-    }
-
-    private void scheduleSweep() {
-      if (!sweepScheduled.get() && sweepScheduled.compareAndSet(false, true)) {
-        try {
-          sweeper.schedule(this::sweep, SWEEP_NANOS, TimeUnit.NANOSECONDS);
-        } catch (RejectedExecutionException transportClosed) {
-          // Closing the transport closed every client first, failing their calls.
-          sweepScheduled.set(false);
-        }
-      }
-    }
-
-    /**
-     * Drops answered calls from the front of {@link #bySending} and fails those past their
-     * deadline; runs again while calls remain.
-     */
-    private void sweep() {
-      long now = System.nanoTime();
-      PendingCall call;
-      while ((call = bySending.peek()) != null) {
-        if (!call.future.isDone() && call.deadline - now > 0) {
-          break;
-        }
-        bySending.poll();
-        if (!call.future.isDone()) {
-          expire(call);
-        }
-      }
-      sweepScheduled.set(false);
-      if (!bySending.isEmpty()) {
-        scheduleSweep();
-      }
     }
 
     private void expire(PendingCall call) {
