@@ -1,9 +1,9 @@
 package io.vcorfu.protocol.netty;
 
-import io.netty.channel.EventLoop;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
@@ -13,10 +13,11 @@ import java.util.function.ToLongFunction;
 /**
  * The request timeouts of one connection's calls, for a client whose calls all wait the same time:
  * calls fall due in the order they were sent, so they are kept in that order and, only while any is
- * held, swept every {@link #SWEEP_NANOS} on an I/O thread. A sweep drops settled calls from the
- * front and expires the calls at the front whose deadline has passed (each at most one sweep period
- * late, never early), then runs again if calls remain. An idle connection schedules nothing, and a
- * call costs one queue insertion instead of a timer's registration and cancellation.
+ * held, swept every {@link #SWEEP_NANOS} on the transport's timeout thread (not an I/O thread:
+ * under pipelined load the I/O threads are the busiest). A sweep drops settled calls from the front
+ * and expires the calls at the front whose deadline has passed (each at most one sweep period late,
+ * never early), then runs again if calls remain. An idle connection schedules nothing, and a call
+ * costs one queue insertion instead of a timer's registration and cancellation.
  *
  * <p>Calls sent a few microseconds apart by different threads may enter slightly out of deadline
  * order; such a call expires at most that much later. Thread-safe: calls are added from any thread.
@@ -27,7 +28,7 @@ final class CallDeadlines<C> {
 
   private final Queue<C> bySending = new ConcurrentLinkedQueue<>();
   private final AtomicBoolean scheduled = new AtomicBoolean();
-  private final EventLoop sweeper;
+  private final ScheduledExecutorService sweeper;
   private final ToLongFunction<C> deadline;
   private final Predicate<C> settled;
   private final Consumer<C> expire;
@@ -37,7 +38,10 @@ final class CallDeadlines<C> {
    * call is {@code settled} once answered or failed, and {@code expire} fails it for its timeout.
    */
   CallDeadlines(
-      EventLoop sweeper, ToLongFunction<C> deadline, Predicate<C> settled, Consumer<C> expire) {
+      ScheduledExecutorService sweeper,
+      ToLongFunction<C> deadline,
+      Predicate<C> settled,
+      Consumer<C> expire) {
     this.sweeper = sweeper;
     this.deadline = deadline;
     this.settled = settled;

@@ -74,7 +74,7 @@ final class NettyRpcClient implements RpcClient {
 
   private final ClientOptions options;
   private final Bootstrap bootstrap;
-  private final EventLoopGroup group;
+  private final java.util.concurrent.ScheduledExecutorService sweeps;
   private final long timeoutNanos;
   private final Consumer<NettyRpcClient> onClose;
   private final TlsContexts tls;
@@ -86,11 +86,12 @@ final class NettyRpcClient implements RpcClient {
       ClientOptions options,
       EventLoopGroup group,
       IoFlavor flavor,
+      java.util.concurrent.ScheduledExecutorService sweeps,
       TlsContexts tls,
       Consumer<NettyRpcClient> onClose) {
     this.options = options;
     this.tls = tls;
-    this.group = group;
+    this.sweeps = sweeps;
     this.timeoutNanos = options.requestTimeout().toNanos();
     this.onClose = onClose;
     this.bootstrap =
@@ -192,7 +193,7 @@ final class NettyRpcClient implements RpcClient {
     final Queue<Request> outbox = new ConcurrentLinkedQueue<>();
     final AtomicBoolean drainScheduled = new AtomicBoolean();
     final CallDeadlines<PendingCall> deadlines =
-        new CallDeadlines<>(group.next(), c -> c.deadline, c -> c.future.isDone(), this::expire);
+        new CallDeadlines<>(sweeps, c -> c.deadline, c -> c.future.isDone(), this::expire);
 
     volatile Channel channel;
     volatile boolean closed;

@@ -52,6 +52,7 @@ public final class NettyTransport implements Transport {
   private final Set<NettyRpcClient> clients = ConcurrentHashMap.newKeySet();
   private final AtomicBoolean closed = new AtomicBoolean();
   private final TlsContexts tls;
+  private final java.util.concurrent.ScheduledExecutorService sweeps;
   private volatile BearerTokens bearerTokens;
 
   /** A transport with 16 MiB server frames and one I/O thread per core on each side. */
@@ -101,6 +102,10 @@ public final class NettyTransport implements Transport {
     this.acceptGroup = flavor.group(1, new DefaultThreadFactory("vcorfu-accept", true));
     this.serverGroup = flavor.group(ioThreads, new DefaultThreadFactory("vcorfu-server-io", true));
     this.clientGroup = flavor.group(ioThreads, new DefaultThreadFactory("vcorfu-client-io", true));
+    // Request timeouts (CallDeadlines): a thread that sleeps while no call is outstanding.
+    this.sweeps =
+        java.util.concurrent.Executors.newSingleThreadScheduledExecutor(
+            new DefaultThreadFactory("vcorfu-rpc-timeout", true));
   }
 
   /**
@@ -186,7 +191,8 @@ public final class NettyTransport implements Transport {
   public RpcClient newClient(ClientOptions options) {
     Objects.requireNonNull(options, "options");
     checkOpen();
-    NettyRpcClient client = new NettyRpcClient(options, clientGroup, flavor, tls, clients::remove);
+    NettyRpcClient client =
+        new NettyRpcClient(options, clientGroup, flavor, sweeps, tls, clients::remove);
     clients.add(client);
     return client;
   }
@@ -211,6 +217,7 @@ public final class NettyTransport implements Transport {
     acceptGroup.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly();
     serverGroup.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly();
     clientGroup.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly();
+    sweeps.shutdownNow();
   }
 
   private void checkOpen() {
