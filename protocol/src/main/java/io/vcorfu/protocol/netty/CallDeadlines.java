@@ -67,7 +67,7 @@ final class CallDeadlines<C> {
       try {
         sweeper.schedule(this::sweep, SWEEP_NANOS, TimeUnit.NANOSECONDS);
       } catch (RejectedExecutionException transportClosed) {
-        // The transport closed its clients, failing their calls, before its I/O threads.
+        // The transport closed its clients, failing their calls, before its timeout thread.
         scheduled.set(false);
       }
     }
