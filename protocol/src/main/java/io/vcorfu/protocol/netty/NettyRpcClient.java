@@ -37,6 +37,7 @@ import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
@@ -74,7 +75,7 @@ final class NettyRpcClient implements RpcClient {
 
   private final ClientOptions options;
   private final Bootstrap bootstrap;
-  private final java.util.concurrent.ScheduledExecutorService sweeps;
+  private final ScheduledExecutorService sweeps;
   private final long timeoutNanos;
   private final Consumer<NettyRpcClient> onClose;
   private final TlsContexts tls;
@@ -86,7 +87,7 @@ final class NettyRpcClient implements RpcClient {
       ClientOptions options,
       EventLoopGroup group,
       IoFlavor flavor,
-      java.util.concurrent.ScheduledExecutorService sweeps,
+      ScheduledExecutorService sweeps,
       TlsContexts tls,
       Consumer<NettyRpcClient> onClose) {
     this.options = options;

@@ -23,6 +23,8 @@ import java.net.InetSocketAddress;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -52,7 +54,7 @@ public final class NettyTransport implements Transport {
   private final Set<NettyRpcClient> clients = ConcurrentHashMap.newKeySet();
   private final AtomicBoolean closed = new AtomicBoolean();
   private final TlsContexts tls;
-  private final java.util.concurrent.ScheduledExecutorService sweeps;
+  private final ScheduledExecutorService sweeps;
   private volatile BearerTokens bearerTokens;
 
   /** A transport with 16 MiB server frames and one I/O thread per core on each side. */
@@ -104,7 +106,7 @@ public final class NettyTransport implements Transport {
     this.clientGroup = flavor.group(ioThreads, new DefaultThreadFactory("vcorfu-client-io", true));
     // Request timeouts (CallDeadlines): a thread that sleeps while no call is outstanding.
     this.sweeps =
-        java.util.concurrent.Executors.newSingleThreadScheduledExecutor(
+        Executors.newSingleThreadScheduledExecutor(
             new DefaultThreadFactory("vcorfu-rpc-timeout", true));
   }
 
