@@ -54,11 +54,14 @@ public final class ClassTraining {
 
   private static void train() throws Exception {
     Logging.level("warn");
-    // The node logs as logback.xml says (above); a command as CommandLogging sets up.
-    ch.qos.logback.classic.LoggerContext commandLogging =
-        new ch.qos.logback.classic.LoggerContext();
-    CommandLogging.apply(commandLogging);
-    commandLogging.stop();
+    // The release's node logs as conf/logback.xml says (above); a node run otherwise and a command
+    // as CommandLogging sets up.
+    for (CommandLogging.Kind kind :
+        List.of(CommandLogging.Kind.NODE, CommandLogging.Kind.COMMAND)) {
+      ch.qos.logback.classic.LoggerContext logging = new ch.qos.logback.classic.LoggerContext();
+      CommandLogging.apply(logging, kind);
+      logging.stop();
+    }
     Path dir = Files.createTempDirectory("vcorfu-training");
     try {
       int port = freePort();

@@ -128,19 +128,23 @@ public final class VcorfuCli {
   }
 
   public static void main(String[] args) {
+    // picocli looks for Groovy's closure class, absent here, on every start: a search of the whole
+    // class path and an exception, about a twentieth of a node's start.
+    System.setProperty("picocli.disable.closures", "true");
     // A one-shot data command first asks its node to run it (OneShot): a JVM start and one round
     // trip instead of a whole client started here. Null: the node did not, so it runs here.
     Integer ranOnNode = OneShot.onNode(args, System.getenv(), System.out, System.err);
     if (ranOnNode != null) {
       System.exit(ranOnNode);
     }
-    // A command other than a node or a ZooKeeper server logs as CommandLogging sets up, read from
-    // no XML and only once something logs; the ZooKeeper client's logs are off there, since a
-    // command that reaches ZooKeeper as a client says in one line what went wrong and the client's
-    // own retries (a stack trace each) would bury it. A node and a ZooKeeper server keep
-    // logback.xml and that log.
+    // Logging is set up in code (CommandLogging), read from no XML and only once something logs.
+    // A node and a ZooKeeper server log as logback.xml says; any other command has the ZooKeeper
+    // client's logs off, since a command that reaches ZooKeeper as a client says in one line what
+    // went wrong and the client's own retries (a stack trace each) would bury it.
     String first = args.length > 0 ? args[0] : "";
-    if (!first.equals("server") && !first.equals("zookeeper")) {
+    if (first.equals("server") || first.equals("zookeeper")) {
+      CommandLogging.forNode();
+    } else {
       CommandLogging.forCommand();
     }
     CommandLine cl = forRun(args);

@@ -14,9 +14,9 @@ import java.util.ServiceLoader;
 import org.junit.jupiter.api.Test;
 
 /**
- * A command's logging set up in code ({@link CommandLogging}) against what commands had before: the
- * node's {@code logback.xml} with the ZooKeeper client's logs turned off. The same levels, and the
- * same lines on standard error, stack traces included.
+ * Logging set up in code ({@link CommandLogging}) against what the XML it replaces gives: a
+ * command's as the node's {@code logback.xml} with the ZooKeeper client's logs turned off, a node's
+ * as that file alone. The same levels, and the same lines on standard error, stack traces included.
  */
 class CommandLoggingTest {
   private static final List<String> LOGGERS =
@@ -29,14 +29,17 @@ class CommandLoggingTest {
           "org.apache.zookeeper.ClientCnxn",
           "org.apache.curator.framework.imps.CuratorFrameworkImpl",
           "org.apache.curator.ConnectionState",
+          "org.apache.curator.framework.recipes.AfterConnectionEstablished",
+          "org.apache.curator.framework.recipes.cache.CuratorCache",
+          "org.apache.zookeeper.server.ZooKeeperServer",
           "io.netty.util.Recycler");
 
   @Test
   void aCommandLogsAtTheLevelsTheNodesConfigurationWithTheQuietZooKeeperClientGave()
       throws Exception {
-    LoggerContext xml = fromNodesXml();
+    LoggerContext xml = fromNodesXml(true);
     LoggerContext code = new LoggerContext();
-    CommandLogging.apply(code);
+    CommandLogging.apply(code, CommandLogging.Kind.COMMAND);
     for (String name : LOGGERS) {
       assertThat(code.getLogger(name).getEffectiveLevel())
           .as(name)
@@ -48,9 +51,9 @@ class CommandLoggingTest {
 
   @Test
   void aCommandPrintsAWarningWithItsStackTraceOnStandardErrorAsBefore() throws Exception {
-    LoggerContext xml = fromNodesXml();
+    LoggerContext xml = fromNodesXml(true);
     LoggerContext code = newContext();
-    CommandLogging.apply(code);
+    CommandLogging.apply(code, CommandLogging.Kind.COMMAND);
     String before = logged(xml);
     String now = logged(code);
     assertThat(now)
@@ -64,40 +67,80 @@ class CommandLoggingTest {
   }
 
   @Test
+  void aNodeLogsAtTheLevelsOfTheNodesXml() throws Exception {
+    LoggerContext xml = fromNodesXml(false);
+    LoggerContext code = new LoggerContext();
+    CommandLogging.apply(code, CommandLogging.Kind.NODE);
+    for (String name : LOGGERS) {
+      assertThat(code.getLogger(name).getEffectiveLevel())
+          .as(name)
+          .isEqualTo(xml.getLogger(name).getEffectiveLevel());
+    }
+    xml.stop();
+    code.stop();
+  }
+
+  @Test
+  void aNodePrintsTheLinesOfTheNodesXml() throws Exception {
+    LoggerContext xml = fromNodesXml(false);
+    LoggerContext code = newContext();
+    CommandLogging.apply(code, CommandLogging.Kind.NODE);
+    String now = logged(code);
+    assertThat(now)
+        .contains(" [main] WARN io.vcorfu.client.ClusterStreamLog - seed 1 did not answer")
+        .contains(" [main] WARN org.apache.zookeeper.ZooKeeper - warning from zookeeper");
+    assertThat(now).doesNotContain("info from curator");
+    assertThat(withoutTimes(now)).isEqualTo(withoutTimes(logged(xml)));
+    xml.stop();
+    code.stop();
+  }
+
+  @Test
   void logbackFindsTheConfiguratorWhichLeavesOtherProcessesToTheirXml() {
     assertThat(
             ServiceLoader.load(Configurator.class).stream().map(p -> p.type().getName()).toList())
         .contains(CommandLogging.class.getName());
-    boolean was = CommandLogging.command;
+    CommandLogging.Kind was = CommandLogging.kind;
     try {
-      CommandLogging.command = false;
+      CommandLogging.kind = CommandLogging.Kind.NONE;
       LoggerContext context = new LoggerContext();
       assertThat(new CommandLogging().configure(context))
           .isEqualTo(Configurator.ExecutionStatus.INVOKE_NEXT_IF_ANY);
       assertThat(context.getLogger(Logger.ROOT_LOGGER_NAME).iteratorForAppenders().hasNext())
           .isFalse();
-      CommandLogging.command = true;
-      assertThat(new CommandLogging().configure(context))
-          .isEqualTo(Configurator.ExecutionStatus.DO_NOT_INVOKE_NEXT_IF_ANY);
-      assertThat(context.getLogger(Logger.ROOT_LOGGER_NAME).getAppender("STDERR")).isNotNull();
+      for (CommandLogging.Kind kind :
+          List.of(CommandLogging.Kind.COMMAND, CommandLogging.Kind.NODE)) {
+        CommandLogging.kind = kind;
+        LoggerContext marked = new LoggerContext();
+        assertThat(new CommandLogging().configure(marked))
+            .isEqualTo(Configurator.ExecutionStatus.DO_NOT_INVOKE_NEXT_IF_ANY);
+        assertThat(marked.getLogger(Logger.ROOT_LOGGER_NAME).getAppender("STDERR")).isNotNull();
+        marked.stop();
+      }
       context.stop();
     } finally {
-      CommandLogging.command = was;
+      CommandLogging.kind = was;
     }
   }
 
-  /** The node's logback.xml, with the ZooKeeper client's logs off as commands had them. */
-  private static LoggerContext fromNodesXml() throws Exception {
+  /**
+   * The node's logback.xml; {@code quiet}: with the ZooKeeper client's logs off as commands had
+   * them.
+   */
+  private static LoggerContext fromNodesXml(boolean quiet) throws Exception {
     LoggerContext context = newContext();
     JoranConfigurator configurator = new JoranConfigurator();
     configurator.setContext(context);
     configurator.doConfigure(ServerCommand.class.getResource("/logback.xml"));
-    Logging.quietZooKeeperClients(context);
+    if (quiet) {
+      Logging.quietZooKeeperClients(context);
+    }
     return context;
   }
 
   /**
-   * What a warning with a stack trace and an INFO line of Curator print through {@code context}.
+   * What a warning with a stack trace, a warning of the ZooKeeper client and an INFO line of
+   * Curator print through {@code context}.
    */
   private static String logged(LoggerContext context) {
     PrintStream err = System.err;
@@ -107,6 +150,7 @@ class CommandLoggingTest {
       context
           .getLogger("io.vcorfu.client.ClusterStreamLog")
           .warn("seed {} did not answer", 1, new java.io.IOException("connection refused"));
+      context.getLogger("org.apache.zookeeper.ZooKeeper").warn("warning from zookeeper");
       context.getLogger("org.apache.curator.ConnectionState").info("info from curator");
     } finally {
       System.setErr(err);

@@ -10,8 +10,9 @@ import java.net.URL;
 import org.junit.jupiter.api.Test;
 
 /**
- * The node's {@code logback.xml} (tests run with {@code logback-test.xml}, so nothing else reads
- * it): it parses without an error, logs vcorfu at INFO and ZooKeeper and Curator at WARN.
+ * The node's {@code logback.xml} (the release's {@code conf/logback.xml}; a node run otherwise logs
+ * the same, set up in code, see {@link CommandLoggingTest}): it parses without an error, logs
+ * vcorfu at INFO and ZooKeeper and Curator at WARN.
  */
 class LoggingConfigTest {
   @Test

@@ -10,6 +10,7 @@ import io.vcorfu.server.linearizability.LinearizabilityChecker;
 import io.vcorfu.server.linearizability.Operation;
 import io.vcorfu.server.linearizability.RegisterHistoryClient;
 import io.vcorfu.server.linearizability.RegisterHistoryProcess;
+import io.vcorfu.server.linearizability.RegisterWorkload;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -44,6 +45,14 @@ abstract class LinearizableFaultRun {
   private static final int CALLS_PER_THREAD = 5_000;
   private static final Duration RUN = Duration.ofSeconds(80);
   private static final long FAILOVER_TIMEOUT_MS = 5_000;
+
+  /**
+   * The longest a client thread waits before a call (a random time up to it, see {@link
+   * RegisterWorkload}): eight threads still overlap their calls, at a pace the nodes serve with a
+   * fraction of the processor time that back-to-back calls took (on a machine shared with other
+   * tests, calls as fast as the nodes answer took every processor cycle the other tests left).
+   */
+  private static final int THINK_MS = 10;
 
   /** Calls the clients must complete after each fault before the test goes on. */
   private static final long CALLS_AFTER_FAULT = 300;
@@ -80,6 +89,14 @@ abstract class LinearizableFaultRun {
    */
   int callsPerThread() {
     return CALLS_PER_THREAD;
+  }
+
+  /**
+   * The longest the clients run (a bound; they stop when the script is done): a class whose script
+   * has more steps raises it, as {@link #callsPerThread}.
+   */
+  Duration clientRun() {
+    return RUN;
   }
 
   /**
@@ -185,10 +202,11 @@ abstract class LinearizableFaultRun {
                   THREADS,
                   KEYS,
                   callsPerThread(),
-                  RUN.toMillis(),
+                  clientRun().toMillis(),
                   seed,
                   tmp,
-                  FAILOVER_TIMEOUT_MS),
+                  FAILOVER_TIMEOUT_MS,
+                  THINK_MS),
               tmp);
       try {
         LongSupplier completed =

@@ -4,58 +4,61 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.vcorfu.layout.Layout;
 import io.vcorfu.protocol.Endpoint;
-import io.vcorfu.server.ServerProcess;
 import io.vcorfu.server.cli.CliRun;
+import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
  * Histories of real client processes stay linearizable while the cluster under them changes its
- * members (see {@link LinearizableFaultRun}): it grows by a fourth node and loses it, drains a node
- * onto the others, rebuilds a failed node's chains on the other members, and loses its only stream
- * replica and hands the chain to a new node.
+ * members (see {@link LinearizableFaultRun}): it grows by a fourth node, drains a node onto the
+ * others, rebuilds a failed node's chains on the other members and loses a node it just added, all
+ * in one history; and it loses its only stream replica and hands the chain to a new node.
  */
 class MembershipLinearizabilityTest extends LinearizableFaultRun {
+  /** The membership script has nine steps: the clients keep calling through all of them. */
+  @Override
+  int callsPerThread() {
+    return 15_000;
+  }
 
-  /**
-   * The growth script: a fourth node grows the cluster ({@code cluster add-node --grow}), is
-   * rebuilt and promoted (stream chains give up a member, the log is striped over four nodes); then
-   * kill -9 of that node.
-   */
-  @Test
-  void theHistoryAcrossAGrowingClusterAndTheLossOfItsNewNodeIsLinearizable() throws Exception {
-    assertLinearizableWhile(
-        "FailoverLinearizabilityTest growth",
-        0,
-        (cluster, faults) -> {
-          Endpoint fresh = grow(cluster, faults);
-          ServerProcess extra = cluster.processOf(fresh);
-          faults.mark("kill -9 of " + fresh);
-          extra.kill9();
-          Layout without = cluster.awaitLayout(l -> l.removed().contains(fresh));
-          faults.markAndAwaitCalls("epoch " + without.epoch() + " without " + fresh);
-        });
+  @Override
+  Duration clientRun() {
+    return Duration.ofSeconds(180);
   }
 
   /**
-   * The drain script: the cluster grows to four nodes (R = 3), then {@code cluster remove-node} of
-   * one of the first three, with no spare: the other nodes take its places one at a time, each a
-   * rebuilding replica of the chains it takes while it serves its own, and it leaves once it holds
-   * none.
+   * The membership script, on nodes that heal onto the other members a second after a loss ({@code
+   * --member-heal-delay-ms 1000}), one step after another in one history:
+   *
+   * <ol>
+   *   <li>growth: a fourth node grows the cluster ({@code cluster add-node --grow}), is rebuilt and
+   *       promoted (stream chains give up a member, the log is striped over four nodes);
+   *   <li>drain: {@code cluster remove-node} of one of the first three, with no spare: the other
+   *       nodes take its places one at a time, each a rebuilding replica of the chains it takes
+   *       while it serves its own, and it leaves once it holds none;
+   *   <li>healing onto members: the cluster grows to four nodes again, then kill -9 of one of the
+   *       older nodes, not restarted: the other nodes take its places one at a time and are
+   *       promoted until every chain has three replicas again;
+   *   <li>loss of a new node: the cluster grows to four nodes once more, then kill -9 of the node
+   *       just added, and the others take its places.
+   * </ol>
+   *
+   * <p>One history, not one per step: each step still waits for calls invoked after it to complete,
+   * and a cluster and two client processes started once instead of three times are a third of the
+   * processor time of the three runs.
    */
   @Test
-  void theHistoryAcrossANodeDrainedOntoTheOtherNodesIsLinearizable() throws Exception {
+  void theHistoryAcrossGrowthDrainHealingOntoMembersAndTheLossOfANewNodeIsLinearizable()
+      throws Exception {
     assertLinearizableWhile(
-        "FailoverLinearizabilityTest drain",
+        "MembershipLinearizabilityTest membership",
         0,
+        (zk, dir, name) ->
+            ProcessCluster.start(zk, dir, name, 3, List.of("--member-heal-delay-ms", "1000")),
         (cluster, faults) -> {
-          Endpoint fresh = grow(cluster, faults);
-          Layout grown = cluster.newestLayout();
-          Endpoint leaving =
-              cluster.nodes().stream()
-                  .filter(e -> !e.equals(grown.sequencer()) && !e.equals(fresh))
-                  .findFirst()
-                  .orElseThrow();
+          Endpoint first = grow(cluster, faults);
+          Endpoint leaving = olderNonSequencer(cluster, first);
           faults.mark("cluster remove-node " + leaving);
           CliRun removed =
               CliRun.of(
@@ -68,52 +71,49 @@ class MembershipLinearizabilityTest extends LinearizableFaultRun {
                   leaving.toString());
           assertThat(removed.code()).as(removed.out() + removed.err()).isZero();
           assertThat(removed.out()).contains("onto the other nodes");
-          Layout drained =
-              cluster.awaitLayout(
-                  l ->
-                      l.retired().contains(leaving)
-                          && l.rebuilding().isEmpty()
-                          && io.vcorfu.layout.LayoutChanges.underReplicated(l).isEmpty());
-          assertThat(drained.allServers()).hasSize(3).doesNotContain(leaving);
+          Layout drained = awaitHealedWithout(cluster, leaving, true);
           faults.markAndAwaitCalls("epoch " + drained.epoch() + ": " + leaving + " drained");
+
+          Endpoint second = grow(cluster, faults);
+          Endpoint victim = olderNonSequencer(cluster, second);
+          faults.mark("kill -9 of " + victim);
+          cluster.processOf(victim).kill9();
+          Layout healed = awaitHealedWithout(cluster, victim, false);
+          faults.markAndAwaitCalls(
+              "epoch " + healed.epoch() + ": the chains of " + victim + " rebuilt on the others");
+
+          Endpoint third = grow(cluster, faults);
+          faults.mark("kill -9 of " + third + ", the node just added");
+          cluster.processOf(third).kill9();
+          Layout without = awaitHealedWithout(cluster, third, false);
+          faults.markAndAwaitCalls("epoch " + without.epoch() + " without " + third);
         });
   }
 
-  /**
-   * The healing-onto-members script: the cluster grows to four nodes (R = 3), then kill -9 of one
-   * of the first three, not restarted; a second later (the nodes run with {@code
-   * --member-heal-delay-ms 1000}) the other nodes take its places one at a time, each a rebuilding
-   * replica of the chains it joins while it serves its own, and are promoted until every chain has
-   * three replicas again.
-   */
-  @Test
-  void theHistoryAcrossAFailedNodeWhoseChainsAreRebuiltOnTheOtherNodesIsLinearizable()
+  /** A member that is neither the sequencer nor {@code fresh}, the node just added. */
+  private static Endpoint olderNonSequencer(ProcessCluster cluster, Endpoint fresh)
       throws Exception {
-    assertLinearizableWhile(
-        "FailoverLinearizabilityTest members",
-        0,
-        (zk, dir, name) ->
-            ProcessCluster.start(zk, dir, name, 3, List.of("--member-heal-delay-ms", "1000")),
-        (cluster, faults) -> {
-          Endpoint fresh = grow(cluster, faults);
-          Layout grown = cluster.newestLayout();
-          Endpoint victim =
-              cluster.nodes().stream()
-                  .filter(e -> !e.equals(grown.sequencer()) && !e.equals(fresh))
-                  .findFirst()
-                  .orElseThrow();
-          faults.mark("kill -9 of " + victim);
-          cluster.processOf(victim).kill9();
-          Layout healed =
-              cluster.awaitLayout(
-                  l ->
-                      l.removed().contains(victim)
-                          && l.rebuilding().isEmpty()
-                          && io.vcorfu.layout.LayoutChanges.underReplicated(l).isEmpty());
-          assertThat(healed.allServers()).hasSize(3).doesNotContain(victim);
-          faults.markAndAwaitCalls(
-              "epoch " + healed.epoch() + ": the chains of " + victim + " rebuilt on the others");
-        });
+    Layout grown = cluster.newestLayout();
+    return grown.allServers().stream()
+        .filter(e -> !e.equals(grown.sequencer()) && !e.equals(fresh))
+        .findFirst()
+        .orElseThrow();
+  }
+
+  /**
+   * Waits until {@code gone} has left the layout ({@code retired}: drained; else removed) and every
+   * chain has its replicas again on the three nodes left; returns that layout.
+   */
+  private static Layout awaitHealedWithout(ProcessCluster cluster, Endpoint gone, boolean retired)
+      throws Exception {
+    Layout healed =
+        cluster.awaitLayout(
+            l ->
+                (retired ? l.retired() : l.removed()).contains(gone)
+                    && l.rebuilding().isEmpty()
+                    && io.vcorfu.layout.LayoutChanges.underReplicated(l).isEmpty());
+    assertThat(healed.allServers()).hasSize(3).doesNotContain(gone);
+    return healed;
   }
 
   /**
@@ -126,7 +126,7 @@ class MembershipLinearizabilityTest extends LinearizableFaultRun {
   void theHistoryAcrossTheLossOfTheOnlyStreamReplicaAndItsTakeoverIsLinearizable()
       throws Exception {
     assertLinearizableWhile(
-        "FailoverLinearizabilityTest degraded",
+        "MembershipLinearizabilityTest degraded",
         0,
         ProcessCluster::startWithOneStreamNode,
         (cluster, faults) -> {

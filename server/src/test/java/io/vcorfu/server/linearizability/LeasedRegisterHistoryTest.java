@@ -70,6 +70,7 @@ class LeasedRegisterHistoryTest {
                   RUN.toMillis(),
                   seed,
                   tmp,
+                  0,
                   0),
               tmp);
       try {

@@ -46,6 +46,7 @@ public final class RegisterHistoryClient {
    * @param historyFile where the calls are written
    * @param failoverTimeoutMs how long one call rides through layout changes before it fails (and is
    *     recorded as pending); 0 means the stream layer's default
+   * @param thinkMs the longest each thread waits before a call ({@link RegisterWorkload}); 0: none
    */
   public record Settings(
       String endpoints,
@@ -57,7 +58,8 @@ public final class RegisterHistoryClient {
       long durationMs,
       long seed,
       Path historyFile,
-      long failoverTimeoutMs) {
+      long failoverTimeoutMs,
+      int thinkMs) {
 
     /** The command-line arguments, in the order {@link #parse} reads them. */
     public List<String> toArgs() {
@@ -71,10 +73,14 @@ public final class RegisterHistoryClient {
           Long.toString(durationMs),
           Long.toString(seed),
           historyFile.toString(),
-          Long.toString(failoverTimeoutMs));
+          Long.toString(failoverTimeoutMs),
+          Integer.toString(thinkMs));
     }
 
-    /** Reads {@link #toArgs()}; the failover timeout may be left out (the default). */
+    /**
+     * Reads {@link #toArgs()}; the failover timeout and the think time may be left out (the
+     * default, none).
+     */
     public static Settings parse(String[] args) {
       return new Settings(
           args[0],
@@ -86,7 +92,8 @@ public final class RegisterHistoryClient {
           Long.parseLong(args[6]),
           Long.parseLong(args[7]),
           Path.of(args[8]),
-          args.length > 9 ? Long.parseLong(args[9]) : 0);
+          args.length > 9 ? Long.parseLong(args[9]) : 0,
+          args.length > 10 ? Integer.parseInt(args[10]) : 0);
     }
 
     StreamLogOptions logOptions() {
@@ -110,7 +117,8 @@ public final class RegisterHistoryClient {
             s.threads(),
             s.keys(),
             s.callsPerThread(),
-            Duration.ofMillis(s.durationMs()));
+            Duration.ofMillis(s.durationMs()),
+            s.thinkMs());
     try (VCorfuRuntime rt =
         VCorfuRuntime.connect(s.endpoints(), RuntimeOptions.defaults(), s.logOptions())) {
       List<Register> registers = workload.open(rt);

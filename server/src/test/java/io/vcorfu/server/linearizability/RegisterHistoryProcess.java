@@ -139,7 +139,8 @@ public final class RegisterHistoryProcess implements AutoCloseable {
                     base.durationMs(),
                     base.seed() + 1000L * i,
                     dir.resolve("history-" + i),
-                    base.failoverTimeoutMs())));
+                    base.failoverTimeoutMs(),
+                    base.thinkMs())));
       }
       for (RegisterHistoryProcess c : clients) {
         c.checkClock();

@@ -17,16 +17,25 @@ import java.util.concurrent.atomic.AtomicLong;
  * of one runtime, each call recorded with {@code System.nanoTime()} before it begins and after it
  * returns. Set values are unique ({@code <process>.<thread>.<n>}). A call that throws is recorded
  * as pending: it may have taken effect. Bounded by a count of calls per thread and by time, and
- * stopped early when the caller asks ({@link #run(List, long, Progress)}).
+ * stopped early when the caller asks ({@link #run(List, long, Progress)}). With a think time, each
+ * thread waits a random time up to it before each call (uniform, from the thread's seeded random):
+ * fewer calls a second for the same number of concurrent callers.
  *
  * @param process a name for the process, unique in the history
  * @param threads how many calling threads
  * @param keys how many registers
  * @param callsPerThread the most calls each thread makes
  * @param duration the longest time the threads call for
+ * @param thinkMillis the longest a thread waits before a call; 0 for none
  */
 public record RegisterWorkload(
-    String process, int threads, int keys, int callsPerThread, Duration duration) {
+    String process, int threads, int keys, int callsPerThread, Duration duration, int thinkMillis) {
+  /** Threads that call back to back (no think time). */
+  public RegisterWorkload(
+      String process, int threads, int keys, int callsPerThread, Duration duration) {
+    this(process, threads, keys, callsPerThread, duration, 0);
+  }
+
   /** The name of register {@code k}. */
   public static String registerName(int k) {
     return "linz-register-" + k;
@@ -99,6 +108,11 @@ public record RegisterWorkload(
                   for (int n = 0;
                       n < callsPerThread && System.nanoTime() - end < 0 && !progress.stopped();
                       n++) {
+                    if (thinkMillis > 0) {
+                      // The workload's pace (a client thinking between calls), not a wait for a
+                      // condition.
+                      Thread.sleep(random.nextInt(thinkMillis + 1));
+                    }
                     int k = random.nextInt(keys);
                     String key = Integer.toString(k);
                     Register r = registers.get(k);
