@@ -243,8 +243,13 @@ public final class AutoCheckpoints implements AutoCloseable {
     }
     k.checkpointedPos = w.streamPos();
     k.checkpointBytes = w.bytes();
+    // Another writer's checkpoint, found as new as this one would have been, allows the same trims:
+    // it was written and acknowledged before them.
     k.mine.add(w);
     k.writtenAtMillis.add(System.currentTimeMillis());
+    if (!w.byThisCall()) {
+      return false;
+    }
     written.incrementAndGet();
     return true;
   }

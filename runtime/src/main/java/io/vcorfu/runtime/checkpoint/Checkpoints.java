@@ -1,7 +1,14 @@
 package io.vcorfu.runtime.checkpoint;
 
+import io.vcorfu.client.AppendAbortedException;
+import io.vcorfu.client.AppendResult;
+import io.vcorfu.client.ConflictKey;
+import io.vcorfu.client.IssueCondition;
 import io.vcorfu.client.StreamEntry;
+import io.vcorfu.client.Tails;
 import io.vcorfu.protocol.StreamId;
+import io.vcorfu.protocol.TokenRefusedException;
+import io.vcorfu.protocol.VCorfuException;
 import io.vcorfu.runtime.VersionCapturing;
 import io.vcorfu.runtime.proxy.ClassModel;
 import io.vcorfu.runtime.proxy.SmrProxy;
@@ -42,6 +49,15 @@ import org.slf4j.LoggerFactory;
  * A {@link VersionCapturing} object's checkpoint holds one pair: its version's checkpoint form (see
  * {@link CheckpointImage}). Writing one holds the view's lock only to capture the version.
  *
+ * <p>Invariant: the checkpoints of a checkpoint stream reflect versions that grow with their stream
+ * addresses, so its last readable checkpoint is its newest, the one a view opens from. Several
+ * writers checkpoint the same object (each runtime that has it open, automatically and when asked):
+ * one whose capture is older than the stream's last checkpoint writes nothing, and one appends only
+ * conditionally on the checkpoint stream not having been written since it read that last checkpoint
+ * (conditional issuance, the whole checkpoint stream as the read set), so a slower writer cannot
+ * put an older checkpoint after a newer one, which openers would then replay more from, and below
+ * which another writer's trim may already have released the object's stream.
+ *
  * <p>Thread-safe.
  */
 public final class Checkpoints {
@@ -50,6 +66,12 @@ public final class Checkpoints {
 
   /** How many trailing checkpoint-stream addresses are tried when the last ones are holes. */
   private static final int LOOKBACK = 8;
+
+  /**
+   * How many times a checkpoint's append is tried again after another writer appended to the
+   * checkpoint stream first (each try reads the stream's last checkpoint again).
+   */
+  private static final int APPEND_TRIES = 8;
 
   private static final Set<String> REPORTED = ConcurrentHashMap.newKeySet();
 
@@ -73,8 +95,9 @@ public final class Checkpoints {
   /**
    * Writes a checkpoint of the local view behind {@code proxy} (a live view opened by {@code
    * core}'s runtime) as of the view's current version, without syncing it first. Returns that
-   * version, or empty when a field of the object's class cannot be encoded by its serializer
-   * (logged once per class); nothing is written then.
+   * version (or the newer version of the checkpoint stream's last checkpoint, when another writer's
+   * is already as new: nothing is written then), or empty when a field of the object's class cannot
+   * be encoded by its serializer (logged once per class); nothing is written then either.
    */
   public static OptionalLong write(RuntimeCore core, Object proxy) {
     Written w = writeAndTell(core, proxy);
@@ -83,11 +106,16 @@ public final class Checkpoints {
 
   /**
    * A checkpoint written: the global address it reflects, the next stream address to play after it,
-   * its encoded size, and its address in the checkpoint stream.
+   * its encoded size, and its address in the checkpoint stream; {@code byThisCall} false when it is
+   * another writer's, found as new or newer than the one this call captured (which it did not
+   * write).
    */
-  public record Written(long version, long streamPos, long bytes, long checkpointAddress) {}
+  public record Written(
+      long version, long streamPos, long bytes, long checkpointAddress, boolean byThisCall) {}
 
-  /** {@link #write}, telling what was written; null when nothing was (see there). */
+  /**
+   * {@link #write}, telling what was written (or found newer); null when nothing was (see there).
+   */
   public static Written writeAndTell(RuntimeCore core, Object proxy) {
     LocalViewHandle handle = liveView(proxy);
     if (handle.core() != core) {
@@ -128,9 +156,81 @@ public final class Checkpoints {
       }
       return null;
     }
-    StreamId cp = streamOf(view.stream());
-    io.vcorfu.client.AppendResult r = core.await(core.log().append(List.of(cp), payload));
-    return new Written(version, streamPos, payload.length, r.streamAddresses().get(cp));
+    return appendInOrder(core, view.stream(), type.getName(), payload, version, streamPos);
+  }
+
+  /**
+   * Appends {@code payload}, the checkpoint of {@code stream} as of {@code version}, unless the
+   * checkpoint stream's last checkpoint is as new (that one is returned); conditionally on the
+   * checkpoint stream not having been written since that last checkpoint was read, tried again when
+   * it was (see the class's invariant).
+   */
+  private static Written appendInOrder(
+      RuntimeCore core,
+      StreamId stream,
+      String typeName,
+      byte[] payload,
+      long version,
+      long streamPos) {
+    StreamId cp = streamOf(stream);
+    for (int tries = 1; ; tries++) {
+      long epoch = core.log().epoch();
+      Tails tails = core.await(core.log().tails(List.of(cp)));
+      Written last =
+          lastCheckpoint(core, stream, typeName, tails.streamTails().getOrDefault(cp, -1L));
+      if (last != null && last.version() >= version) {
+        return last;
+      }
+      IssueCondition unwritten =
+          new IssueCondition(
+              tails.globalTail(), epoch, List.of(new ConflictKey(cp, new byte[0])), List.of());
+      try {
+        AppendResult r = core.await(core.log().appendConditional(List.of(cp), payload, unwritten));
+        return new Written(version, streamPos, payload.length, r.streamAddresses().get(cp), true);
+      } catch (TokenRefusedException | AppendAbortedException raced) {
+        // Nothing of this try reached the log (refused, or decided a hole): look again.
+        if (tries >= APPEND_TRIES) {
+          throw new VCorfuException(
+              "the checkpoint of stream "
+                  + stream
+                  + " lost "
+                  + tries
+                  + " races with other writers of its checkpoint stream; try again",
+              raced);
+        }
+      }
+    }
+  }
+
+  /**
+   * The last readable checkpoint of {@code stream} of class {@code typeName} at or below checkpoint
+   * stream address {@code tail} (past holes, {@link #LOOKBACK} addresses at most), or null.
+   */
+  private static Written lastCheckpoint(
+      RuntimeCore core, StreamId stream, String typeName, long tail) {
+    StreamId cp = streamOf(stream);
+    for (long pos = tail; pos >= 0 && tail - pos < LOOKBACK; pos--) {
+      List<StreamEntry> entries;
+      try {
+        entries = core.await(core.log().readStream(cp, pos, pos));
+      } catch (io.vcorfu.protocol.TrimmedException trimmed) {
+        return null;
+      }
+      for (StreamEntry e : entries) {
+        if (e.streamAddress() != pos || e.isHole()) {
+          continue;
+        }
+        try {
+          ViewBase base = decode(e.payload(), stream);
+          return base.image().typeName().equals(typeName)
+              ? new Written(base.version(), base.streamPos(), e.payload().length, pos, false)
+              : null;
+        } catch (RuntimeException unreadable) {
+          // as newest(): an unreadable checkpoint is skipped
+        }
+      }
+    }
+    return null;
   }
 
   /**

@@ -71,6 +71,79 @@ class CheckpointTest {
         .doesNotContainKey(StreamId.of("cp-account"));
   }
 
+  /**
+   * A runtime whose view is older than the checkpoint stream's last checkpoint (another runtime's)
+   * writes nothing and answers with the newer one: the stream's checkpoints stay in version order.
+   */
+  @Test
+  void aCheckpointOlderThanTheStreamsLastIsNotWritten() {
+    VCorfuRuntime ahead = runtime();
+    VCorfuRuntime behind = runtime();
+    Counter a = ahead.objects().open("cp-order", Counter.class);
+    Counter b = behind.objects().open("cp-order", Counter.class);
+    a.add(1);
+    assertThat(b.get()).isEqualTo(1);
+    a.add(1);
+    assertThat(a.get()).isEqualTo(2);
+    OptionalLong newer = ahead.checkpoint(a);
+    assertThat(newer).isPresent();
+    assertThat(behind.checkpoint(b)).as("the newer checkpoint's version").isEqualTo(newer);
+    assertThat(checkpointTail("cp-order")).as("only the newer checkpoint").isEqualTo(0);
+  }
+
+  /**
+   * Two writers race: between the moment the slower one reads the checkpoint stream's last
+   * checkpoint and its append, the other appends a newer one. The slower one's conditional append
+   * is refused (nothing of it is stored), it reads again, finds the newer one and writes nothing; a
+   * view opens from the newer one.
+   */
+  @Test
+  void aCheckpointOvertakenBetweenItsReadAndItsAppendIsNotWritten() {
+    VCorfuRuntime ahead = runtime();
+    Counter a = ahead.objects().open("cp-race", Counter.class);
+    java.util.concurrent.atomic.AtomicInteger conditional =
+        new java.util.concurrent.atomic.AtomicInteger();
+    java.util.concurrent.atomic.AtomicReference<OptionalLong> overtaking =
+        new java.util.concurrent.atomic.AtomicReference<>();
+    StreamId cp = Checkpoints.streamOf(StreamId.of("cp-race"));
+    VCorfuRuntime behind =
+        runtimes.runtime(
+            new io.vcorfu.runtime.testing.ForwardingStreamLog(runtimes.newLog()) {
+              @Override
+              public java.util.concurrent.CompletableFuture<io.vcorfu.client.AppendResult>
+                  appendConditional(
+                      java.util.Collection<StreamId> streams,
+                      byte[] payload,
+                      io.vcorfu.client.IssueCondition condition) {
+                if (streams.contains(cp) && conditional.getAndIncrement() == 0) {
+                  a.add(1);
+                  assertThat(a.get()).isEqualTo(2);
+                  overtaking.set(ahead.checkpoint(a));
+                }
+                return delegate.appendConditional(streams, payload, condition);
+              }
+            });
+    Counter b = behind.objects().open("cp-race", Counter.class);
+    a.add(1);
+    assertThat(b.get()).isEqualTo(1);
+    OptionalLong written = behind.checkpoint(b);
+    assertThat(conditional.get()).as("the refused append, then no other").isEqualTo(1);
+    assertThat(written).as("the overtaking checkpoint's version").isEqualTo(overtaking.get());
+    assertThat(checkpointTail("cp-race")).as("only the overtaking checkpoint").isEqualTo(0);
+    CountingStreamLog log = new CountingStreamLog(runtimes.newLog());
+    VCorfuRuntime reader = VCorfuRuntime.using(log);
+    runtimes.register(reader);
+    assertThat(reader.objects().open("cp-race", Counter.class).get()).isEqualTo(2);
+    assertThat(log.lowestReadFromByStream)
+        .as("the newest checkpoint covers the whole stream: nothing to read")
+        .doesNotContainKey(StreamId.of("cp-race"));
+  }
+
+  private long checkpointTail(String object) {
+    StreamId cp = Checkpoints.streamOf(StreamId.of(object));
+    return runtimes.newLog().tails(List.of(cp)).join().streamTails().getOrDefault(cp, -1L);
+  }
+
   @Test
   void aCheckpointReflectsTheViewAsItIsWithoutSyncingIt() {
     VCorfuRuntime rt = runtime();
