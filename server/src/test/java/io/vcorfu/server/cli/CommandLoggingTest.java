@@ -57,7 +57,10 @@ class CommandLoggingTest {
     String before = logged(xml);
     String now = logged(code);
     assertThat(now)
-        .contains(" [main] WARN io.vcorfu.client.ClusterStreamLog - seed 1 did not answer");
+        .contains(
+            " ["
+                + Thread.currentThread().getName()
+                + "] WARN io.vcorfu.client.ClusterStreamLog - seed 1 did not answer");
     assertThat(now).contains("java.io.IOException: connection refused").contains("\tat ");
     assertThat(now).doesNotContain("info from curator");
     // Each line but for its time, which differs from one call to the next.
@@ -87,8 +90,14 @@ class CommandLoggingTest {
     CommandLogging.apply(code, CommandLogging.Kind.NODE);
     String now = logged(code);
     assertThat(now)
-        .contains(" [main] WARN io.vcorfu.client.ClusterStreamLog - seed 1 did not answer")
-        .contains(" [main] WARN org.apache.zookeeper.ZooKeeper - warning from zookeeper");
+        .contains(
+            " ["
+                + Thread.currentThread().getName()
+                + "] WARN io.vcorfu.client.ClusterStreamLog - seed 1 did not answer")
+        .contains(
+            " ["
+                + Thread.currentThread().getName()
+                + "] WARN org.apache.zookeeper.ZooKeeper - warning from zookeeper");
     assertThat(now).doesNotContain("info from curator");
     assertThat(withoutTimes(now)).isEqualTo(withoutTimes(logged(xml)));
     xml.stop();

@@ -6,15 +6,20 @@ import io.vcorfu.client.ClusterStreamLog;
 import io.vcorfu.layout.Layout;
 import io.vcorfu.layout.Segment;
 import io.vcorfu.protocol.Endpoint;
+import io.vcorfu.protocol.NotServingException;
 import io.vcorfu.protocol.StreamId;
 import io.vcorfu.protocol.proto.EntryKind;
 import io.vcorfu.protocol.proto.LogEntryMsg;
 import io.vcorfu.protocol.proto.ReadResult;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 
 /**
  * The check every fault test ends with: each replica of each chain holds the same entries. Every
@@ -27,6 +32,7 @@ import java.util.concurrent.TimeUnit;
  */
 final class ReplicaAgreement {
   private static final int PAGE = 1024;
+  private static final Duration REFUSED_FOR = Duration.ofSeconds(30);
 
   private ReplicaAgreement() {}
 
@@ -71,10 +77,10 @@ final class ReplicaAgreement {
         for (Endpoint replica : layout.serving(s, true, i)) {
           List<String> out = new ArrayList<>();
           for (long a = s.start(); a <= end; a += PAGE) {
+            long from = a;
             for (ReadResult r :
-                log.ops()
-                    .logRead(replica, a, Math.min(end, a + PAGE - 1))
-                    .get(30, TimeUnit.SECONDS)) {
+                fromReplica(
+                    () -> log.ops().logRead(replica, from, Math.min(end, from + PAGE - 1)))) {
               if (r.getAddress() % s.log().size() == i) {
                 out.add(r.getAddress() + "=" + content(r));
               }
@@ -99,10 +105,12 @@ final class ReplicaAgreement {
       for (Endpoint replica : layout.servingStream(layout.streamChainIndex(stream))) {
         List<String> out = new ArrayList<>();
         for (long a = 0; a <= tail; a += PAGE) {
+          long from = a;
           for (ReadResult r :
-              log.ops()
-                  .streamRead(replica, stream, a, Math.min(tail, a + PAGE - 1))
-                  .get(30, TimeUnit.SECONDS)) {
+              fromReplica(
+                  () ->
+                      log.ops()
+                          .streamRead(replica, stream, from, Math.min(tail, from + PAGE - 1)))) {
             out.add(r.getAddress() + "=" + content(r));
           }
         }
@@ -111,6 +119,27 @@ final class ReplicaAgreement {
       assertThat(held.values().stream().distinct().count())
           .as("the chain of stream %s: %s", stream, held)
           .isEqualTo(1);
+    }
+  }
+
+  /**
+   * One replica's answer to {@code read}. A replica whose layout lease ran out (it could not
+   * confirm its layout in time, as on a loaded host) refuses reads until it confirms it again, and
+   * serves the same entries then; such a refusal is asked again, for at most {@link #REFUSED_FOR}.
+   * Every other error fails the check.
+   */
+  private static List<ReadResult> fromReplica(Supplier<CompletableFuture<List<ReadResult>>> read)
+      throws Exception {
+    long deadline = System.nanoTime() + REFUSED_FOR.toNanos();
+    while (true) {
+      try {
+        return read.get().get(30, TimeUnit.SECONDS);
+      } catch (ExecutionException e) {
+        if (!(e.getCause() instanceof NotServingException) || System.nanoTime() > deadline) {
+          throw e;
+        }
+        Thread.sleep(50); // a retry interval, not a wait for a condition: the next read is it
+      }
     }
   }
 

@@ -426,7 +426,8 @@ class StorageSoakTest {
     assertEveryKeyReadsItsLastAcknowledgedWrite(c, writes);
 
     // (a) and (c): from when the disk came back to the end, every node (the killed one included)
-    // stays within the bound; each ends below half the bytes of values written.
+    // stays within the bound; each ends below half the bytes of values written, or the least a node
+    // holds once its first segments sealed if a slow host wrote too little to tell the two apart.
     long writtenBytes = writes.count.get() * VALUE_BYTES;
     for (Endpoint e : c.nodes()) {
       List<Sample> mine = samples.stream().filter(s -> s.node().equals(e)).toList();
@@ -459,7 +460,7 @@ class StorageSoakTest {
       }
       assertThat(end.diskBytes())
           .as("%s at the end, against %.1f MB of values written: %s", e, mb(writtenBytes), end)
-          .isLessThan(writtenBytes / 2 + ZEROED_AHEAD);
+          .isLessThan(Math.max(writtenBytes / 2, SEGMENTS_FLOOR) + ZEROED_AHEAD);
     }
   }
 
