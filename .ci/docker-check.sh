@@ -56,4 +56,8 @@ if ! docker info >/dev/null 2>&1; then
     exit 0
   fi
 fi
+# The base file system .ci/prepare.sh made while the build ran, when it finished.
+if [ -e "$out/base-rootfs.done" ]; then
+  export VCORFU_BASE_ROOTFS=$PWD/$out/base-rootfs
+fi
 bash docker/check.sh

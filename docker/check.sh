@@ -10,7 +10,8 @@
 # The image's base: $VCORFU_BASE_IMAGE:$VCORFU_BASE_TAG if set; else the local image
 # vcorfu-base:bookworm, made here when missing with debootstrap (Debian bookworm, minbase,
 # openjdk-17-jre-headless and curl, from the first Debian mirror this machine's apt uses), since no
-# image registry may be reachable.
+# image registry may be reachable; or from the finished debootstrap file system in
+# $VCORFU_BASE_ROOTFS when that is set (CI makes it while the build runs).
 # The compose file uses the host's network: ports 2181, 9001-9003 and 9101-9103 must be free.
 set -euo pipefail
 
@@ -35,6 +36,11 @@ done
 base_name=${VCORFU_BASE_IMAGE:-vcorfu-base}
 base_tag=${VCORFU_BASE_TAG:-bookworm}
 base=$base_name:$base_tag
+if ! docker image inspect "$base" >/dev/null 2>&1 && [[ -n "${VCORFU_BASE_ROOTFS:-}" ]]; then
+  [[ -z "${VCORFU_BASE_IMAGE:-}" ]] || die "base image $base not found"
+  say "making the base image $base from $VCORFU_BASE_ROOTFS"
+  tar -C "$VCORFU_BASE_ROOTFS" -c . | docker import - "$base" >/dev/null
+fi
 if ! docker image inspect "$base" >/dev/null 2>&1; then
   [[ -z "${VCORFU_BASE_IMAGE:-}" ]] || die "base image $base not found"
   command -v debootstrap >/dev/null || die "no image $base and no debootstrap to make it"
