@@ -37,16 +37,7 @@ class CommandLoggingTest {
   @Test
   void aCommandLogsAtTheLevelsTheNodesConfigurationWithTheQuietZooKeeperClientGave()
       throws Exception {
-    LoggerContext xml = fromNodesXml(true);
-    LoggerContext code = new LoggerContext();
-    CommandLogging.apply(code, CommandLogging.Kind.COMMAND);
-    for (String name : LOGGERS) {
-      assertThat(code.getLogger(name).getEffectiveLevel())
-          .as(name)
-          .isEqualTo(xml.getLogger(name).getEffectiveLevel());
-    }
-    xml.stop();
-    code.stop();
+    assertLevelsAsInTheNodesXml(true, CommandLogging.Kind.COMMAND);
   }
 
   @Test
@@ -57,10 +48,7 @@ class CommandLoggingTest {
     String before = logged(xml);
     String now = logged(code);
     assertThat(now)
-        .contains(
-            " ["
-                + Thread.currentThread().getName()
-                + "] WARN io.vcorfu.client.ClusterStreamLog - seed 1 did not answer");
+        .contains(onThisThread("WARN io.vcorfu.client.ClusterStreamLog - seed 1 did not answer"));
     assertThat(now).contains("java.io.IOException: connection refused").contains("\tat ");
     assertThat(now).doesNotContain("info from curator");
     // Each line but for its time, which differs from one call to the next.
@@ -71,9 +59,18 @@ class CommandLoggingTest {
 
   @Test
   void aNodeLogsAtTheLevelsOfTheNodesXml() throws Exception {
-    LoggerContext xml = fromNodesXml(false);
+    assertLevelsAsInTheNodesXml(false, CommandLogging.Kind.NODE);
+  }
+
+  /**
+   * Every logger of {@link #LOGGERS} at the level the nodes' {@code logback.xml} gives it (with the
+   * ZooKeeper client quiet or not), when set up in code as {@code kind}.
+   */
+  private static void assertLevelsAsInTheNodesXml(boolean quietZooKeeper, CommandLogging.Kind kind)
+      throws Exception {
+    LoggerContext xml = fromNodesXml(quietZooKeeper);
     LoggerContext code = new LoggerContext();
-    CommandLogging.apply(code, CommandLogging.Kind.NODE);
+    CommandLogging.apply(code, kind);
     for (String name : LOGGERS) {
       assertThat(code.getLogger(name).getEffectiveLevel())
           .as(name)
@@ -83,6 +80,11 @@ class CommandLoggingTest {
     code.stop();
   }
 
+  /** {@code rest} as logged on this thread, after the time. */
+  private static String onThisThread(String rest) {
+    return " [" + Thread.currentThread().getName() + "] " + rest;
+  }
+
   @Test
   void aNodePrintsTheLinesOfTheNodesXml() throws Exception {
     LoggerContext xml = fromNodesXml(false);
@@ -90,14 +92,8 @@ class CommandLoggingTest {
     CommandLogging.apply(code, CommandLogging.Kind.NODE);
     String now = logged(code);
     assertThat(now)
-        .contains(
-            " ["
-                + Thread.currentThread().getName()
-                + "] WARN io.vcorfu.client.ClusterStreamLog - seed 1 did not answer")
-        .contains(
-            " ["
-                + Thread.currentThread().getName()
-                + "] WARN org.apache.zookeeper.ZooKeeper - warning from zookeeper");
+        .contains(onThisThread("WARN io.vcorfu.client.ClusterStreamLog - seed 1 did not answer"))
+        .contains(onThisThread("WARN org.apache.zookeeper.ZooKeeper - warning from zookeeper"));
     assertThat(now).doesNotContain("info from curator");
     assertThat(withoutTimes(now)).isEqualTo(withoutTimes(logged(xml)));
     xml.stop();
