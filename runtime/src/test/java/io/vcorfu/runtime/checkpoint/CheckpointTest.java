@@ -13,6 +13,7 @@ import io.vcorfu.runtime.testing.InMemoryStreamLog;
 import io.vcorfu.runtime.testing.TestRuntimes;
 import java.util.List;
 import java.util.OptionalLong;
+import java.util.function.Function;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -62,13 +63,8 @@ class CheckpointTest {
     assertThat(a.balance()).isEqualTo(12);
     OptionalLong second = writer.checkpoint(a);
     assertThat(second).isPresent();
-    CountingStreamLog log = new CountingStreamLog(runtimes.newLog());
-    VCorfuRuntime reader = VCorfuRuntime.using(log);
-    runtimes.register(reader);
-    assertThat(reader.objects().open("cp-account", Account.class).balance()).isEqualTo(12);
-    assertThat(log.lowestReadFromByStream)
-        .as("the newest checkpoint covers the whole stream: nothing to read")
-        .doesNotContainKey(StreamId.of("cp-account"));
+    assertThat(readFromItsCheckpointAlone("cp-account", Account.class, Account::balance))
+        .isEqualTo(12);
   }
 
   /**
@@ -130,13 +126,22 @@ class CheckpointTest {
     assertThat(conditional.get()).as("the refused append, then no other").isEqualTo(1);
     assertThat(written).as("the overtaking checkpoint's version").isEqualTo(overtaking.get());
     assertThat(checkpointTail("cp-race")).as("only the overtaking checkpoint").isEqualTo(0);
+    assertThat(readFromItsCheckpointAlone("cp-race", Counter.class, Counter::get)).isEqualTo(2);
+  }
+
+  /**
+   * What {@code read} answers of the object {@code name} opened by a fresh runtime, which reads
+   * nothing of its stream to open it and answer: the newest checkpoint covers the whole stream.
+   */
+  private <T, R> R readFromItsCheckpointAlone(String name, Class<T> type, Function<T, R> read) {
     CountingStreamLog log = new CountingStreamLog(runtimes.newLog());
     VCorfuRuntime reader = VCorfuRuntime.using(log);
     runtimes.register(reader);
-    assertThat(reader.objects().open("cp-race", Counter.class).get()).isEqualTo(2);
+    R answer = read.apply(reader.objects().open(name, type));
     assertThat(log.lowestReadFromByStream)
         .as("the newest checkpoint covers the whole stream: nothing to read")
-        .doesNotContainKey(StreamId.of("cp-race"));
+        .doesNotContainKey(StreamId.of(name));
+    return answer;
   }
 
   private long checkpointTail(String object) {
