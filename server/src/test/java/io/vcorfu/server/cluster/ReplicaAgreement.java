@@ -20,6 +20,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
+import org.awaitility.Awaitility;
 
 /**
  * The check every fault test ends with: each replica of each chain holds the same entries. Every
@@ -128,19 +129,14 @@ final class ReplicaAgreement {
    * serves the same entries then; such a refusal is asked again, for at most {@link #REFUSED_FOR}.
    * Every other error fails the check.
    */
-  private static List<ReadResult> fromReplica(Supplier<CompletableFuture<List<ReadResult>>> read)
-      throws Exception {
-    long deadline = System.nanoTime() + REFUSED_FOR.toNanos();
-    while (true) {
-      try {
-        return read.get().get(30, TimeUnit.SECONDS);
-      } catch (ExecutionException e) {
-        if (!(e.getCause() instanceof NotServingException) || System.nanoTime() > deadline) {
-          throw e;
-        }
-        Thread.sleep(50); // a retry interval, not a wait for a condition: the next read is it
-      }
-    }
+  private static List<ReadResult> fromReplica(Supplier<CompletableFuture<List<ReadResult>>> read) {
+    return Awaitility.await("a replica serving reads again")
+        .atMost(REFUSED_FOR)
+        .pollDelay(Duration.ZERO)
+        .pollInterval(Duration.ofMillis(50))
+        .ignoreExceptionsMatching(
+            e -> e instanceof ExecutionException && e.getCause() instanceof NotServingException)
+        .until(() -> read.get().get(30, TimeUnit.SECONDS), answer -> true);
   }
 
   private static String content(ReadResult r) {
