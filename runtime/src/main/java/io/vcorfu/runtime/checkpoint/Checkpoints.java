@@ -24,6 +24,7 @@ import io.vcorfu.runtime.view.LocalViewHandle;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -208,29 +209,62 @@ public final class Checkpoints {
    */
   private static Written lastCheckpoint(
       RuntimeCore core, StreamId stream, String typeName, long tail) {
+    return walkBack(
+            core,
+            stream,
+            tail,
+            LOOKBACK,
+            (pos, bytes, base) ->
+                Optional.ofNullable(
+                    base.image().typeName().equals(typeName)
+                        ? new Written(base.version(), base.streamPos(), bytes, pos, false)
+                        : null))
+        .orElse(null);
+  }
+
+  /** What {@link #walkBack} makes of one decoded checkpoint. */
+  private interface Visit<T> {
+    /**
+     * The answer ({@code empty}: none, stop looking), or null to look at the older checkpoints; an
+     * exception skips this checkpoint as unreadable.
+     */
+    Optional<T> at(long pos, int bytes, ViewBase base);
+  }
+
+  /**
+   * Walks {@code stream}'s checkpoint stream back from address {@code tail}, {@code lookback}
+   * addresses at most or to its trim mark, past holes and unreadable checkpoints (logged), and
+   * returns what {@code visit} first answers of a decoded one; empty when it answers nothing.
+   */
+  private static <T> Optional<T> walkBack(
+      RuntimeCore core, StreamId stream, long tail, long lookback, Visit<T> visit) {
     StreamId cp = streamOf(stream);
-    for (long pos = tail; pos >= 0 && tail - pos < LOOKBACK; pos--) {
+    for (long pos = tail; pos >= 0 && tail - pos < lookback; pos--) {
       List<StreamEntry> entries;
       try {
         entries = core.await(core.log().readStream(cp, pos, pos));
       } catch (io.vcorfu.protocol.TrimmedException trimmed) {
-        return null;
+        return Optional.empty(); // older checkpoints are gone
       }
       for (StreamEntry e : entries) {
         if (e.streamAddress() != pos || e.isHole()) {
           continue;
         }
         try {
-          ViewBase base = decode(e.payload(), stream);
-          return base.image().typeName().equals(typeName)
-              ? new Written(base.version(), base.streamPos(), e.payload().length, pos, false)
-              : null;
-        } catch (RuntimeException unreadable) {
-          // as newest(): an unreadable checkpoint is skipped
+          Optional<T> answer = visit.at(pos, e.payload().length, decode(e.payload(), stream));
+          if (answer != null) {
+            return answer;
+          }
+        } catch (RuntimeException ex) {
+          LOG.warn(
+              "Skipping the checkpoint at stream address {} of stream {}: {}",
+              pos,
+              stream,
+              ex.getMessage());
         }
       }
     }
-    return null;
+    return Optional.empty();
   }
 
   /**
@@ -267,42 +301,27 @@ public final class Checkpoints {
       long lookback) {
     StreamId cp = streamOf(stream);
     long tail = core.await(core.log().tails(List.of(cp))).streamTails().getOrDefault(cp, -1L);
-    for (long pos = tail; pos >= 0 && tail - pos < lookback; pos--) {
-      List<StreamEntry> entries;
-      try {
-        entries = core.await(core.log().readStream(cp, pos, pos));
-      } catch (io.vcorfu.protocol.TrimmedException trimmed) {
-        break; // older checkpoints are gone
-      }
-      for (StreamEntry e : entries) {
-        if (e.streamAddress() != pos || e.isHole()) {
-          continue;
-        }
-        try {
-          ViewBase base = decode(e.payload(), stream);
-          if (base.version() > asOf) {
-            continue;
-          }
-          if (!base.image().typeName().equals(model.type().getName())) {
-            LOG.info(
-                "Opening stream {} from its start: its checkpoint holds a {}, not a {}",
-                stream,
-                base.image().typeName(),
-                model.type().getName());
-            return ViewBase.INITIAL;
-          }
-          base.image().restoreInto(model.newState(), serializer);
-          return base;
-        } catch (RuntimeException ex) {
-          LOG.warn(
-              "Skipping the checkpoint at stream address {} of stream {}: {}",
-              pos,
-              stream,
-              ex.getMessage());
-        }
-      }
-    }
-    return ViewBase.INITIAL;
+    return walkBack(
+            core,
+            stream,
+            tail,
+            lookback,
+            (pos, bytes, base) -> {
+              if (base.version() > asOf) {
+                return null;
+              }
+              if (!base.image().typeName().equals(model.type().getName())) {
+                LOG.info(
+                    "Opening stream {} from its start: its checkpoint holds a {}, not a {}",
+                    stream,
+                    base.image().typeName(),
+                    model.type().getName());
+                return Optional.of(ViewBase.INITIAL);
+              }
+              base.image().restoreInto(model.newState(), serializer);
+              return Optional.of(base);
+            })
+        .orElse(ViewBase.INITIAL);
   }
 
   static byte[] encode(StreamId stream, CheckpointImage image, long version, long streamPos) {
