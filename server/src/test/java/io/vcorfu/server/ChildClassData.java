@@ -48,7 +48,13 @@ final class ChildClassData {
   static final String ENABLED = "vcorfu.test.childArchive";
 
   private static final Path ROOT = Path.of("target", "child-jvm");
-  private static final long TRAINING_TIMEOUT_S = 180;
+
+  /**
+   * How long the training child may take: about 25 s on an idle two-core host, but it shares the
+   * processors with the test JVMs and their children, and on a slow hour it took over three
+   * minutes.
+   */
+  private static final long TRAINING_TIMEOUT_S = 600;
 
   private static CompletableFuture<Launch> preparation;
 

@@ -17,7 +17,7 @@ class ChildClassDataTest {
 
   @Test
   void aChildMapsTheArchiveOfThePackedClassPath() throws Exception {
-    ChildClassData.Launch launch = ChildClassData.awaitArchive(Duration.ofMinutes(4));
+    ChildClassData.Launch launch = ChildClassData.awaitArchive(Duration.ofMinutes(11));
     assertThat(launch).as("the archive was made (see target/child-jvm/*/training.log)").isNotNull();
     assertThat(ChildJvm.command("128m", "x")).contains("-XX:SharedArchiveFile=" + launch.archive());
 

@@ -218,7 +218,20 @@ abstract class LinearizableFaultRun {
         faults =
             new Faults(
                 run, completed, at -> clients.stream().allMatch(c -> c.reportedAt() - at >= 0));
-        script.run(cluster, faults);
+        try {
+          script.run(cluster, faults);
+        } catch (Exception | AssertionError e) {
+          throw new AssertionError(
+              "step failed after '"
+                  + (faults.labels.isEmpty()
+                      ? "start"
+                      : faults.labels.get(faults.labels.size() - 1))
+                  + "'; the managers' removals: "
+                  + removals()
+                  + "; fault marks and node logs kept in "
+                  + keep(run, seed, List.of(), faults),
+              e);
+        }
         for (RegisterHistoryProcess c : clients) {
           c.send("stop");
         }
@@ -267,10 +280,10 @@ abstract class LinearizableFaultRun {
   }
 
   /**
-   * Keeps what a history that failed its check needs to be understood, in {@code
-   * target/linearizability-failures/RUN-SEED/}: the merged history ({@code history.txt}, one {@link
-   * Operation#format} line each), the fault marks at the same clock ({@code faults.txt}), and every
-   * log file the cluster's processes wrote; returns the directory.
+   * Keeps what a history that failed its check (or a step that failed: no history yet) needs to be
+   * understood, in {@code target/linearizability-failures/RUN-SEED/}: the merged history ({@code
+   * history.txt}, one {@link Operation#format} line each), the fault marks at the same clock
+   * ({@code faults.txt}), and every log file the cluster's processes wrote; returns the directory.
    */
   private Path keep(String run, long seed, List<Operation> history, Faults faults)
       throws java.io.IOException {
@@ -297,6 +310,26 @@ abstract class LinearizableFaultRun {
       }
     }
     return dir;
+  }
+
+  /**
+   * The lines of the cluster's node logs in which a manager removed a node and said why, in the
+   * order of the files (at most the last 10): what a step that waited for a layout in vain needs
+   * first.
+   */
+  private String removals() throws java.io.IOException {
+    List<String> lines = new ArrayList<>();
+    try (var files = java.nio.file.Files.walk(tmp)) {
+      for (Path f : files.filter(f -> f.toString().endsWith(".log")).sorted().toList()) {
+        try (var in = java.nio.file.Files.lines(f, java.nio.charset.StandardCharsets.ISO_8859_1)) {
+          in.filter(l -> l.contains("); removing (epoch") || l.contains("not removing"))
+              .forEach(lines::add);
+        }
+      }
+    }
+    return lines.isEmpty()
+        ? "none"
+        : String.join(" | ", lines.subList(Math.max(0, lines.size() - 10), lines.size()));
   }
 
   /**
