@@ -137,6 +137,19 @@ final class AppendBench extends ClusterBench {
     }
   }
 
+  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+  @Option(
+      names = "--rate",
+      defaultValue = "0",
+      description =
+          "At most this many appends a second in all, spread evenly over the --threads callers"
+              + " (each waits for its next turn, and a caller that fell behind does not catch up"
+              + " in a burst); with --callers threads only. For a bounded load beside something"
+              + " else (a failover test, a soak), not for latency at an offered rate: a caller"
+              + " still waits for each append. Default ${DEFAULT-VALUE}: as fast as they can.")
+  double rate;
+
   @Option(
       names = "--cost",
       description =
@@ -161,6 +174,16 @@ final class AppendBench extends ClusterBench {
               + streams
               + " and "
               + size);
+    }
+    if (rate < 0 || Double.isNaN(rate) || Double.isInfinite(rate)) {
+      throw new CommandLine.ParameterException(
+          spec.commandLine(),
+          "--rate must be a number of appends a second, 0 for no limit, got " + rate);
+    }
+    if (rate > 0 && callers == CallerStyle.LOOP) {
+      throw new CommandLine.ParameterException(
+          spec.commandLine(),
+          "--rate paces threads that wait for their turn: give --callers threads with it");
     }
     BufferedWriter acks =
         ackLog == null ? null : Files.newBufferedWriter(ackLog, StandardCharsets.UTF_8);

@@ -53,15 +53,32 @@ final class AppendCallers {
     this.firstStop = firstStop;
   }
 
-  /** One thread per caller, each blocked on its append's acknowledgement. */
+  /**
+   * One thread per caller, each blocked on its append's acknowledgement and, with {@code --rate},
+   * waiting for its turn before the next.
+   */
   void runOnThreads() throws InterruptedException {
     List<Thread> workers = new ArrayList<>();
+    // With --rate, caller t sends at start + t * gap / threads + k * gap, gap = threads / rate:
+    // the callers' turns interleave evenly; one more than a gap behind starts again from now.
+    long gap = bench.rate > 0 ? (long) (bench.threads * 1e9 / bench.rate) : 0;
+    long start = System.nanoTime();
     for (int t = 0; t < bench.threads; t++) {
       Caller c = new Caller(t);
+      long first = start + gap * t / bench.threads;
       Thread w =
           new Thread(
               () -> {
+                long turn = first;
                 while (windows.running()) {
+                  if (gap > 0) {
+                    long now = System.nanoTime();
+                    if (turn - now > 0) {
+                      java.util.concurrent.locks.LockSupport.parkNanos(turn - now);
+                      continue; // the windows may have ended meanwhile
+                    }
+                    turn = now - turn > gap ? now + gap : turn + gap;
+                  }
                   if (!c.recordJoined(c.send())) {
                     return;
                   }

@@ -172,6 +172,71 @@ class AppendAckLogTest {
   }
 
   @Test
+  void aRateBoundsTheAppendsOfEverySecondAndOfTheRun() throws Exception {
+    Path acks = tmp.resolve("acks");
+    try (LocalNode node = LocalNode.start()) {
+      Run r =
+          append(
+              List.of(
+                  "--endpoint",
+                  node.endpoint().toString(),
+                  "--threads",
+                  "2",
+                  "--rate",
+                  "40",
+                  "--duration",
+                  "3",
+                  "--ack-log",
+                  acks.toString()));
+
+      assertThat(r.code()).isZero();
+      // Two callers, a turn each every 50 ms: at most 40 a second, and the run's three seconds
+      // hold at most 120 turns (and the two first ones at its start).
+      assertThat(r.progress())
+          .isNotEmpty()
+          .allSatisfy(m -> assertThat(Long.parseLong(m.group(2))).isLessThanOrEqualTo(42));
+      assertThat(Files.readAllLines(acks)).isNotEmpty().hasSizeLessThanOrEqualTo(122);
+    }
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"-1", "NaN", "Infinity"})
+  void aRateThatIsNotANumberOfAppendsASecondIsRefusedBeforeAnyLoad(String rate) {
+    Path acks = tmp.resolve("acks");
+    Run r =
+        append(
+            List.of(
+                "--endpoint",
+                "127.0.0.1:" + 1,
+                "--rate",
+                rate,
+                "--duration",
+                "1",
+                "--ack-log",
+                acks.toString()));
+
+    assertThat(r.code()).isEqualTo(2);
+    assertThat(acks).doesNotExist();
+  }
+
+  @Test
+  void aRateWithLoopCallersIsRefusedBeforeAnyLoad() {
+    Run r =
+        append(
+            List.of(
+                "--endpoint",
+                "127.0.0.1:" + 1,
+                "--callers",
+                "loop",
+                "--rate",
+                "10",
+                "--duration",
+                "1"));
+
+    assertThat(r.code()).isEqualTo(2);
+  }
+
+  @Test
   void anUnknownCallerStyleIsRefusedBeforeAnyLoad() {
     Run r =
         append(List.of("--endpoint", "127.0.0.1:" + 1, "--callers", "fibers", "--duration", "1"));
