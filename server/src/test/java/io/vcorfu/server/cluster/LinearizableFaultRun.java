@@ -227,7 +227,7 @@ abstract class LinearizableFaultRun {
                       ? "start"
                       : faults.labels.get(faults.labels.size() - 1))
                   + "'; the managers' removals: "
-                  + removals()
+                  + cluster.removals()
                   + "; fault marks and node logs kept in "
                   + keep(run, seed, List.of(), faults),
               e);
@@ -310,26 +310,6 @@ abstract class LinearizableFaultRun {
       }
     }
     return dir;
-  }
-
-  /**
-   * The lines of the cluster's node logs in which a manager removed a node and said why, in the
-   * order of the files (at most the last 10): what a step that waited for a layout in vain needs
-   * first.
-   */
-  private String removals() throws java.io.IOException {
-    List<String> lines = new ArrayList<>();
-    try (var files = java.nio.file.Files.walk(tmp)) {
-      for (Path f : files.filter(f -> f.toString().endsWith(".log")).sorted().toList()) {
-        try (var in = java.nio.file.Files.lines(f, java.nio.charset.StandardCharsets.ISO_8859_1)) {
-          in.filter(l -> l.contains("); removing (epoch") || l.contains("not removing"))
-              .forEach(lines::add);
-        }
-      }
-    }
-    return lines.isEmpty()
-        ? "none"
-        : String.join(" | ", lines.subList(Math.max(0, lines.size() - 10), lines.size()));
   }
 
   /**

@@ -311,11 +311,35 @@ public final class ProcessCluster implements AutoCloseable {
 
   /** Waits (up to 60 s) until the newest layout satisfies {@code condition}; returns it. */
   public Layout awaitLayout(Predicate<Layout> condition) {
-    return Awaitility.await("layout change")
-        .atMost(Duration.ofSeconds(60))
-        .pollInterval(Duration.ofMillis(100))
-        .ignoreExceptions()
-        .until(this::newestLayout, condition);
+    try {
+      return Awaitility.await("layout change")
+          .atMost(Duration.ofSeconds(60))
+          .pollInterval(Duration.ofMillis(100))
+          .ignoreExceptions()
+          .until(this::newestLayout, condition);
+    } catch (org.awaitility.core.ConditionTimeoutException e) {
+      throw new AssertionError(e.getMessage() + "; the managers' removals: " + removals(), e);
+    }
+  }
+
+  /**
+   * The lines in which a manager of this cluster removed a node and said why, or said it would not
+   * remove one, from every process it started, oldest first (the last 10; "none" if there are
+   * none): what a wait for a layout that never came needs first.
+   */
+  public String removals() {
+    List<String> lines = new ArrayList<>();
+    for (ServerProcess p : processes) {
+      for (String l : p.output()) {
+        if (l.contains("); removing (epoch") || l.contains("; not removing ")) {
+          lines.add(l);
+        }
+      }
+    }
+    lines.sort(null); // each line begins with its time (ISO 8601, UTC)
+    return lines.isEmpty()
+        ? "none"
+        : String.join(" | ", lines.subList(Math.max(0, lines.size() - 10), lines.size()));
   }
 
   @Override
