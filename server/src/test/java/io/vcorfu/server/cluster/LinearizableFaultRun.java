@@ -226,9 +226,7 @@ abstract class LinearizableFaultRun {
                   + (faults.labels.isEmpty()
                       ? "start"
                       : faults.labels.get(faults.labels.size() - 1))
-                  + "'; the managers' removals: "
-                  + cluster.removals()
-                  + "; fault marks and node logs kept in "
+                  + "'; fault marks and node logs kept in "
                   + keep(run, seed, List.of(), faults),
               e);
         }

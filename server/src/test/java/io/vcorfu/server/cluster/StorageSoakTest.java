@@ -424,10 +424,9 @@ class StorageSoakTest {
       assertThat(writers).noneMatch(Thread::isAlive);
     }
     // (a), the end: once the load stops, every node comes down below half the bytes of values
-    // written, or the
-    // least a node holds once its first segments sealed if a slow host wrote too little to tell the
-    // two apart: at once on an idle host, within the minute the last checkpoints, trims and
-    // compactions take on a loaded one (they run behind the writes there).
+    // written, or the least a node holds once its first segments sealed if a slow host wrote too
+    // little to tell the two apart: at once on an idle host, within the minute the last
+    // checkpoints, trims and compactions take on a loaded one (they run behind the writes there).
     long writtenBytes = writes.count.get() * VALUE_BYTES;
     long endBound = Math.max(writtenBytes / 2, SEGMENTS_FLOOR) + ZEROED_AHEAD;
     long stopped = System.nanoTime();
