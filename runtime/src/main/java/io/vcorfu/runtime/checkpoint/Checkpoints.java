@@ -271,11 +271,28 @@ public final class Checkpoints {
    * The base to build a view of {@code stream} as of global address {@code asOf} from: the newest
    * readable checkpoint of the same class reflecting no update after {@code asOf}, or the initial
    * state when there is none (the stream is then played from its start, which fails with a
-   * TrimmedException when it was trimmed: that version is no longer retained).
+   * TrimmedException when it was trimmed: that version is no longer retained). Found by bisecting
+   * the checkpoint stream ({@link CheckpointSearch}): a snapshot of an old version reads about
+   * log2(checkpoints) checkpoints, not every one written since.
    */
   public static ViewBase atOrBelow(
       RuntimeCore core, StreamId stream, ClassModel model, Serializer serializer, long asOf) {
-    return newest(core, stream, model, serializer, asOf, Long.MAX_VALUE);
+    long tail = checkpointTail(core, stream);
+    CheckpointSearch.Found found = CheckpointSearch.newestAtOrBelow(core, stream, tail, asOf);
+    if (found == null) {
+      return ViewBase.INITIAL;
+    }
+    try {
+      return baseFrom(stream, model, serializer, asOf, found.base());
+    } catch (RuntimeException e) {
+      LOG.warn(
+          "Skipping the checkpoint at stream address {} of stream {}: {}",
+          found.pos(),
+          stream,
+          e.getMessage());
+      // The older checkpoints, one by one, as a view of the latest state would.
+      return newest(core, stream, model, serializer, asOf, found.pos() - 1, Long.MAX_VALUE);
+    }
   }
 
   /**
@@ -284,13 +301,19 @@ public final class Checkpoints {
    */
   public static ViewBase latest(
       RuntimeCore core, StreamId stream, ClassModel model, Serializer serializer) {
-    return newest(core, stream, model, serializer, Long.MAX_VALUE, LOOKBACK);
+    return newest(
+        core, stream, model, serializer, Long.MAX_VALUE, checkpointTail(core, stream), LOOKBACK);
+  }
+
+  private static long checkpointTail(RuntimeCore core, StreamId stream) {
+    StreamId cp = streamOf(stream);
+    return core.await(core.log().tails(List.of(cp))).streamTails().getOrDefault(cp, -1L);
   }
 
   /**
    * The newest readable checkpoint of {@code stream} reflecting no update after {@code asOf}, among
-   * the last {@code lookback} addresses of its checkpoint stream; the initial state when there is
-   * none, or when it holds another class.
+   * the {@code lookback} addresses of its checkpoint stream from {@code tail} down; the initial
+   * state when there is none, or when it holds another class.
    */
   private static ViewBase newest(
       RuntimeCore core,
@@ -298,30 +321,43 @@ public final class Checkpoints {
       ClassModel model,
       Serializer serializer,
       long asOf,
+      long tail,
       long lookback) {
-    StreamId cp = streamOf(stream);
-    long tail = core.await(core.log().tails(List.of(cp))).streamTails().getOrDefault(cp, -1L);
     return walkBack(
             core,
             stream,
             tail,
             lookback,
             (pos, bytes, base) -> {
-              if (base.version() > asOf) {
-                return null;
-              }
-              if (!base.image().typeName().equals(model.type().getName())) {
-                LOG.info(
-                    "Opening stream {} from its start: its checkpoint holds a {}, not a {}",
-                    stream,
-                    base.image().typeName(),
-                    model.type().getName());
-                return Optional.of(ViewBase.INITIAL);
-              }
-              base.image().restoreInto(model.newState(), serializer);
-              return Optional.of(base);
+              ViewBase from = baseFrom(stream, model, serializer, asOf, base);
+              return from == null ? null : Optional.of(from);
             })
         .orElse(ViewBase.INITIAL);
+  }
+
+  /**
+   * What a view of {@code stream} as of {@code asOf} opens from, given its checkpoint {@code base}:
+   * null when the checkpoint reflects updates after {@code asOf} (an older one is needed); the
+   * initial state when it holds another class (logged); else the checkpoint, once its image
+   * restored.
+   *
+   * @throws RuntimeException when the image does not restore
+   */
+  private static ViewBase baseFrom(
+      StreamId stream, ClassModel model, Serializer serializer, long asOf, ViewBase base) {
+    if (base.version() > asOf) {
+      return null;
+    }
+    if (!base.image().typeName().equals(model.type().getName())) {
+      LOG.info(
+          "Opening stream {} from its start: its checkpoint holds a {}, not a {}",
+          stream,
+          base.image().typeName(),
+          model.type().getName());
+      return ViewBase.INITIAL;
+    }
+    base.image().restoreInto(model.newState(), serializer);
+    return base;
   }
 
   static byte[] encode(StreamId stream, CheckpointImage image, long version, long streamPos) {

@@ -24,6 +24,10 @@ public final class CountingStreamLog extends ForwardingStreamLog {
   public final java.util.Map<StreamId, Long> lowestReadFromByStream =
       new java.util.concurrent.ConcurrentHashMap<>();
 
+  /** How many reads of each stream were made. */
+  public final java.util.Map<StreamId, Integer> readsByStream =
+      new java.util.concurrent.ConcurrentHashMap<>();
+
   /** The lowest stream address any stream read started at. */
   public final java.util.concurrent.atomic.AtomicLong lowestStreamReadFrom =
       new java.util.concurrent.atomic.AtomicLong(Long.MAX_VALUE);
@@ -55,6 +59,7 @@ public final class CountingStreamLog extends ForwardingStreamLog {
     streamReads.incrementAndGet();
     lowestStreamReadFrom.accumulateAndGet(from, Math::min);
     lowestReadFromByStream.merge(stream, from, Math::min);
+    readsByStream.merge(stream, 1, Integer::sum);
     return delegate.readStream(stream, from, to);
   }
 
