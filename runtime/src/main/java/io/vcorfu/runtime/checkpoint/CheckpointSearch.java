@@ -6,8 +6,6 @@ import io.vcorfu.protocol.TrimmedException;
 import io.vcorfu.runtime.smr.RuntimeCore;
 import io.vcorfu.runtime.smr.ViewBase;
 import java.util.List;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Finds the newest checkpoint of an object reflecting no update after a given global address by
@@ -21,10 +19,8 @@ import org.slf4j.LoggerFactory;
  * address means every address below it is trimmed too.
  */
 final class CheckpointSearch {
-  private static final Logger LOG = LoggerFactory.getLogger(CheckpointSearch.class);
-
-  /** A readable checkpoint: its checkpoint-stream address, encoded size and decoded base. */
-  record Found(long pos, int bytes, ViewBase base) {}
+  /** A readable checkpoint: its checkpoint-stream address and decoded base. */
+  record Found(long pos, ViewBase base) {}
 
   private CheckpointSearch() {}
 
@@ -71,13 +67,9 @@ final class CheckpointSearch {
           continue;
         }
         try {
-          return new Found(pos, e.payload().length, Checkpoints.decode(e.payload(), stream));
+          return new Found(pos, Checkpoints.decode(e.payload(), stream));
         } catch (RuntimeException unreadable) {
-          LOG.warn(
-              "Skipping the checkpoint at stream address {} of stream {}: {}",
-              pos,
-              stream,
-              unreadable.getMessage());
+          Checkpoints.skipped(pos, stream, unreadable);
         }
       }
     }

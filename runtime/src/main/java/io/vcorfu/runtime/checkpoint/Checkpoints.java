@@ -256,15 +256,22 @@ public final class Checkpoints {
             return answer;
           }
         } catch (RuntimeException ex) {
-          LOG.warn(
-              "Skipping the checkpoint at stream address {} of stream {}: {}",
-              pos,
-              stream,
-              ex.getMessage());
+          skipped(pos, stream, ex);
         }
       }
     }
     return Optional.empty();
+  }
+
+  /**
+   * Logs that the checkpoint at {@code pos} of {@code stream}'s checkpoint stream is unreadable.
+   */
+  static void skipped(long pos, StreamId stream, RuntimeException why) {
+    LOG.warn(
+        "Skipping the checkpoint at stream address {} of stream {}: {}",
+        pos,
+        stream,
+        why.getMessage());
   }
 
   /**
@@ -285,11 +292,7 @@ public final class Checkpoints {
     try {
       return baseFrom(stream, model, serializer, asOf, found.base());
     } catch (RuntimeException e) {
-      LOG.warn(
-          "Skipping the checkpoint at stream address {} of stream {}: {}",
-          found.pos(),
-          stream,
-          e.getMessage());
+      skipped(found.pos(), stream, e);
       // The older checkpoints, one by one, as a view of the latest state would.
       return newest(core, stream, model, serializer, asOf, found.pos() - 1, Long.MAX_VALUE);
     }
