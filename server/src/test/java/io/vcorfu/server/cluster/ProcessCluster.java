@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.vcorfu.layout.Layout;
 import io.vcorfu.protocol.ClientOptions;
 import io.vcorfu.protocol.Endpoint;
-import io.vcorfu.protocol.RpcClient;
 import io.vcorfu.protocol.netty.NettyTransport;
 import io.vcorfu.server.ServerProcess;
 import io.vcorfu.server.cli.CliRun;
@@ -34,6 +33,7 @@ public final class ProcessCluster implements AutoCloseable {
       new java.util.concurrent.CopyOnWriteArrayList<>();
   private final List<Endpoint> nodes = new ArrayList<>();
   private final NettyTransport transport = new NettyTransport();
+  private NodeCalls layoutCalls;
   private String zookeeper;
   private boolean ownZooKeeper = true;
   private Path tmp;
@@ -288,25 +288,41 @@ public final class ProcessCluster implements AutoCloseable {
 
   /** The newest layout any node answers with (dead and paused nodes do not answer). */
   public Layout newestLayout() throws Exception {
-    try (RpcClient rpc =
-        transport.newClient(ClientOptions.defaults().withRequestTimeout(Duration.ofSeconds(1)))) {
-      NodeCalls calls = new NodeCalls(rpc);
-      Layout newest = null;
-      for (Endpoint n : nodes) {
-        try {
-          Layout l = Layout.fromJson(calls.layoutJson(n).get(2, TimeUnit.SECONDS));
-          if (newest == null || l.epoch() > newest.epoch()) {
-            newest = l;
-          }
-        } catch (Exception e) {
-          // dead or paused
-        }
-      }
-      if (newest == null) {
-        throw new IllegalStateException("no node answered with a layout");
-      }
-      return newest;
+    NodeCalls calls = layoutCalls();
+    List<java.util.concurrent.CompletableFuture<String>> answers = new ArrayList<>();
+    for (Endpoint n : nodes) {
+      answers.add(calls.layoutJson(n));
     }
+    Layout newest = null;
+    for (var answer : answers) {
+      try {
+        Layout l = Layout.fromJson(answer.get(2, TimeUnit.SECONDS));
+        if (newest == null || l.epoch() > newest.epoch()) {
+          newest = l;
+        }
+      } catch (Exception e) {
+        // dead or paused
+      }
+    }
+    if (newest == null) {
+      throw new IllegalStateException("no node answered with a layout");
+    }
+    return newest;
+  }
+
+  /**
+   * The client {@link #newestLayout} asks the nodes with, opened once: {@link #awaitLayout} polls
+   * every 100 ms, and a new client each time cost a connection to every node per poll. It connects
+   * again to a node that was restarted; a paused node costs a poll its one-second request timeout.
+   */
+  private synchronized NodeCalls layoutCalls() {
+    if (layoutCalls == null) {
+      layoutCalls =
+          new NodeCalls(
+              transport.newClient(
+                  ClientOptions.defaults().withRequestTimeout(Duration.ofSeconds(1))));
+    }
+    return layoutCalls;
   }
 
   /** Waits (up to 60 s) until the newest layout satisfies {@code condition}; returns it. */
