@@ -27,7 +27,7 @@ import org.slf4j.LoggerFactory;
 class ClusterAppendConsistencyTest {
   private static final Logger LOG = LoggerFactory.getLogger(ClusterAppendConsistencyTest.class);
   private static final int THREADS = 8;
-  private static final int APPENDS_PER_THREAD = 10_000;
+  private static final int APPENDS_PER_THREAD = 2_500;
   private static final int STREAMS = 100;
 
   record Ack(List<StreamId> streams, String value, AppendResult result) {}

@@ -85,7 +85,7 @@ class NettyTransportTest {
   @Test
   void eightThreadsOfPipelinedCallsEachGetTheirOwnResponse() throws Exception {
     int threads = 8;
-    int perThread = 5_000;
+    int perThread = 1_000;
     EchoHandler echo = new EchoHandler("n");
     ServerBinding server = transport.bind(ANY_PORT, echo);
     ExecutorService pool = Executors.newFixedThreadPool(threads);
