@@ -27,7 +27,10 @@ import org.slf4j.LoggerFactory;
  * {@link NodeIdentity}); {@link NodeProbes} keeps what the probes heard and judges it. Every node
  * probes too, and acts in the leader's place while the leader itself is silent (its election
  * outlives it by a ZooKeeper session timeout). Who leads comes from a watch of the election ({@link
- * ElectionView}), not from ZooKeeper reads every round.
+ * ElectionView}), not from ZooKeeper reads every round. The leader reads the layout every round; a
+ * node that does not lead probes the newest layout it knows (a watch of the znode and its own
+ * commits, {@link LayoutCommits#known}) and reads the layout before it acts in the leader's place,
+ * so a decision is always taken on a layout read from ZooKeeper.
  *
  * <p>The safety rules it keeps, each stated in full with the code that keeps it:
  *
@@ -101,6 +104,9 @@ public final class ClusterManager implements AutoCloseable {
   /** Who leads the election, kept by a watch (a node that does not lead asks every round). */
   private final ElectionView election;
 
+  /** The layout znode's watch, feeding {@link LayoutCommits#learn}; null once closed. */
+  private volatile ZkLayoutStore.Watch layoutWatch;
+
   private ClusterManager(
       Endpoint self, ClusterConfig config, ZkLayoutStore store, NodeCalls calls) {
     this.self = self;
@@ -132,6 +138,7 @@ public final class ClusterManager implements AutoCloseable {
   public static ClusterManager start(
       Endpoint self, ClusterConfig config, ZkLayoutStore store, NodeCalls calls) {
     ClusterManager m = new ClusterManager(self, config, store, calls);
+    m.layoutWatch = store.watch(m.commits::learn);
     try {
       m.latch.start();
     } catch (Exception e) {
@@ -183,7 +190,9 @@ public final class ClusterManager implements AutoCloseable {
       if (!timing.startedOnTime(start)) {
         late(wasSteady);
       }
-      Versioned<Layout> current = commits.read();
+      // The leader reads the layout every round; a node that does not lead probes the newest
+      // layout it knows (its reads, its own commits, the watch) and reads before it acts.
+      Versioned<Layout> current = leader ? commits.read() : commits.known();
       long probing = clock.getAsLong();
       probes.probe(current.value(), thread);
       long waited = clock.getAsLong();
@@ -213,6 +222,12 @@ public final class ClusterManager implements AutoCloseable {
       }
       if (!backoff.due(System.nanoTime())) {
         return;
+      }
+      if (!leader) {
+        current = commits.read();
+        if (!leaderGone(current.value())) {
+          return;
+        }
       }
       act(current, true);
     } catch (Exception e) {
@@ -398,6 +413,10 @@ public final class ClusterManager implements AutoCloseable {
   @Override
   public void close() {
     thread.shutdownNow();
+    ZkLayoutStore.Watch w = layoutWatch;
+    if (w != null) {
+      w.close();
+    }
     election.close();
     try {
       synchronized (this) {

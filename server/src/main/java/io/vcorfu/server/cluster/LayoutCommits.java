@@ -27,7 +27,12 @@ import org.slf4j.LoggerFactory;
  * loser re-reads and decides again.
  *
  * <p>It decides nothing and records no outcome: a failed step throws, and the caller backs off
- * ({@link ChangeBackoff}). Used on the manager's thread.
+ * ({@link ChangeBackoff}). Used on the manager's thread, but for {@link #learn}.
+ *
+ * <p>It also keeps the newest layout this node knows of ({@link #known}): from its reads, its own
+ * commits (known at once, before ZooKeeper's watch tells of them) and a watch of the znode ({@link
+ * #learn}). Versions only grow in it. A manager that only probes (it does not lead, and the leader
+ * answers) probes that layout instead of reading the znode every round; whatever acts reads first.
  */
 final class LayoutCommits {
   // Logged as the manager: every line of the manager's decisions comes under one logger name.
@@ -37,6 +42,10 @@ final class LayoutCommits {
   private final ClusterConfig config;
   private final ZkLayoutStore store;
   private final NodeCalls calls;
+
+  /** The newest layout this node knows of, by version; null before the first. */
+  private final java.util.concurrent.atomic.AtomicReference<Versioned<Layout>> known =
+      new java.util.concurrent.atomic.AtomicReference<>();
 
   LayoutCommits(Endpoint self, ClusterConfig config, ZkLayoutStore store, NodeCalls calls) {
     this.self = self;
@@ -52,12 +61,33 @@ final class LayoutCommits {
 
   /** The agreed layout and its version, read from ZooKeeper. */
   Versioned<Layout> read() throws Exception {
-    return store.get().get(timeoutMillis(), TimeUnit.MILLISECONDS);
+    return learn(store.get().get(timeoutMillis(), TimeUnit.MILLISECONDS));
+  }
+
+  /**
+   * The newest layout this node knows of without asking ZooKeeper (see the class comment), or a
+   * fresh {@link #read} when it knows none yet.
+   */
+  Versioned<Layout> known() throws Exception {
+    Versioned<Layout> k = known.get();
+    return k != null ? k : read();
+  }
+
+  /** Keeps {@code v} as the newest layout known if no newer one is; returns {@code v}. */
+  Versioned<Layout> learn(Versioned<Layout> v) {
+    known.accumulateAndGet(
+        v, (had, now) -> had == null || now.version() > had.version() ? now : had);
+    return v;
   }
 
   /** Compare-and-sets {@code next} at {@code current}'s version, sealing nothing. */
   void compareAndSet(Versioned<Layout> current, Layout next) throws Exception {
-    store.compareAndSet(current.version(), next).get(timeoutMillis(), TimeUnit.MILLISECONDS);
+    cas(current, next);
+  }
+
+  /** The compare-and-set of every change: a layout committed here is known here at once. */
+  private void cas(Versioned<Layout> current, Layout next) throws Exception {
+    learn(store.compareAndSet(current.version(), next).get(timeoutMillis(), TimeUnit.MILLISECONDS));
   }
 
   /**
@@ -92,7 +122,7 @@ final class LayoutCommits {
         next = LayoutChanges.retired(next, node);
       }
     }
-    store.compareAndSet(current.version(), next).get(timeoutMillis(), TimeUnit.MILLISECONDS);
+    cas(current, next);
     LOG.info(
         "manager {}: committed the layout of epoch {} without {} (sequencer {}, new segment at {})",
         self,
@@ -137,7 +167,7 @@ final class LayoutCommits {
     long logTail =
         sealAll(sealed, trial.epoch(), anyReplica ? sealed : layout.logServers(), anyReplica);
     Layout next = change.apply(logTail);
-    store.compareAndSet(current.version(), next).get(timeoutMillis(), TimeUnit.MILLISECONDS);
+    cas(current, next);
     LOG.info(
         "manager {}: committed the layout of epoch {} (rebuilding {}, spares {})",
         self,
