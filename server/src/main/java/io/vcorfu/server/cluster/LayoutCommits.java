@@ -12,6 +12,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -44,8 +45,7 @@ final class LayoutCommits {
   private final NodeCalls calls;
 
   /** The newest layout this node knows of, by version; null before the first. */
-  private final java.util.concurrent.atomic.AtomicReference<Versioned<Layout>> known =
-      new java.util.concurrent.atomic.AtomicReference<>();
+  private final AtomicReference<Versioned<Layout>> known = new AtomicReference<>();
 
   LayoutCommits(Endpoint self, ClusterConfig config, ZkLayoutStore store, NodeCalls calls) {
     this.self = self;
@@ -80,13 +80,11 @@ final class LayoutCommits {
     return v;
   }
 
-  /** Compare-and-sets {@code next} at {@code current}'s version, sealing nothing. */
+  /**
+   * Compare-and-sets {@code next} at {@code current}'s version, sealing nothing; every change ends
+   * with it, so a layout committed here is known here at once.
+   */
   void compareAndSet(Versioned<Layout> current, Layout next) throws Exception {
-    cas(current, next);
-  }
-
-  /** The compare-and-set of every change: a layout committed here is known here at once. */
-  private void cas(Versioned<Layout> current, Layout next) throws Exception {
     learn(store.compareAndSet(current.version(), next).get(timeoutMillis(), TimeUnit.MILLISECONDS));
   }
 
@@ -122,7 +120,7 @@ final class LayoutCommits {
         next = LayoutChanges.retired(next, node);
       }
     }
-    cas(current, next);
+    compareAndSet(current, next);
     LOG.info(
         "manager {}: committed the layout of epoch {} without {} (sequencer {}, new segment at {})",
         self,
@@ -167,7 +165,7 @@ final class LayoutCommits {
     long logTail =
         sealAll(sealed, trial.epoch(), anyReplica ? sealed : layout.logServers(), anyReplica);
     Layout next = change.apply(logTail);
-    cas(current, next);
+    compareAndSet(current, next);
     LOG.info(
         "manager {}: committed the layout of epoch {} (rebuilding {}, spares {})",
         self,
