@@ -16,9 +16,11 @@ import io.vcorfu.server.SegmentDamage;
 import io.vcorfu.server.cluster.FailoverTest.Acked;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -44,8 +46,15 @@ class TamperedSourceRebuildTest {
       Endpoint source = chain.get(chain.size() - 1); // a rebuild reads the chain's last first
       Endpoint victim = chain.get(0);
       ClusterStreamLog log = c.client(source);
-      ChainHead pinned = ChainChecks.head(log, STREAM, -1).get(30, TimeUnit.SECONDS);
-      assertThat(pinned.position()).isGreaterThanOrEqualTo(39);
+      // The last append's commit reaches the replicas a few milliseconds after its acknowledgement:
+      // the head is pinned once every replica has decided it.
+      long last = acked.get(acked.size() - 1).streamAddress();
+      ChainHead pinned =
+          Awaitility.await("every replica decides the last acknowledged append")
+              .atMost(Duration.ofSeconds(30))
+              .pollInterval(Duration.ofMillis(20))
+              .ignoreExceptionsMatching(e -> e.getCause() instanceof IllegalStateException)
+              .until(() -> ChainChecks.head(log, STREAM, last).join(), h -> true);
 
       Acked altered = acked.get(17);
       assertThat(
