@@ -69,7 +69,16 @@ import java.util.function.Function;
  * <p>Thread-safe, like every object the runtime opens.
  */
 public class SMRMap<K, V> implements Bucket<K, V>, VersionCapturing<PersistentHashMap<K, V>> {
+  /** A record's map in memory (a {@link LinkedHashMap}, its table), beside its fields. */
+  static final long RECORD_BYTES = 96;
+
+  /** Each field of a record's map in memory (its entry and table slot), beside key and value. */
+  static final long RECORD_FIELD_BYTES = 48;
+
   private PersistentHashMap<K, V> entries = PersistentHashMap.empty();
+  // What the updates since the last takeReplacedBytes left to older versions alone, beyond their
+  // arguments: the records that blindUpdateFields replaced by copies.
+  private long replacedBytes;
 
   /** For the runtime: maps are opened through a {@link VCorfuRuntime}, not constructed. */
   protected SMRMap() {}
@@ -237,6 +246,9 @@ public class SMRMap<K, V> implements Bucket<K, V>, VersionCapturing<PersistentHa
       Map<Object, Object> updated = new LinkedHashMap<>(record);
       updated.putAll(fields);
       entries = entries.plus(key, (V) updated);
+      // The old record's map stays reachable from the versions before this one; its values are
+      // shared with the copy but for the replaced ones, which the arguments stand for.
+      replacedBytes += RECORD_BYTES + RECORD_FIELD_BYTES * record.size();
     }
   }
 
@@ -401,6 +413,13 @@ public class SMRMap<K, V> implements Bucket<K, V>, VersionCapturing<PersistentHa
   }
 
   // ---- versions
+
+  @Override
+  public long takeReplacedBytes() {
+    long taken = replacedBytes;
+    replacedBytes = 0;
+    return taken;
+  }
 
   @Override
   public PersistentHashMap<K, V> captureVersion() {

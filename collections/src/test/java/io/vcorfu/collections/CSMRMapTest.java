@@ -110,6 +110,33 @@ class CSMRMapTest {
     }
   }
 
+  /**
+   * A field update replaces a record by a copy: the old record's map stays alive in the versions
+   * the view keeps for snapshots, and each is charged against the runtime's bound for old versions,
+   * not just the few bytes of the changed field.
+   */
+  @Test
+  void aFieldUpdateChargesTheRecordItReplacedToTheBoundOnOldVersions() {
+    VCorfuRuntime rt = harness.runtime();
+    CSMRMap<String, Map<String, String>> map = CSMRMap.open(rt, name, 1);
+    Map<String, String> record = new HashMap<>();
+    for (int f = 0; f < 10; f++) {
+      record.put("field" + f, "v");
+    }
+    map.put("r", record);
+    assertThat(map.get("r")).hasSize(10);
+    long before = rt.oldVersionBytes();
+    int updates = 40;
+    for (int i = 0; i < updates; i++) {
+      map.fastUpdateFields("r", Map.of("field" + (i % 10), "u" + i));
+    }
+    assertThat(map.get("r")).containsEntry("field9", "u39").hasSize(10);
+    long perRecord = SMRMap.RECORD_BYTES + 10 * SMRMap.RECORD_FIELD_BYTES;
+    assertThat(rt.oldVersionBytes() - before)
+        .as("bytes charged for %d versions that each keep a 10-field record alive", updates)
+        .isGreaterThanOrEqualTo(updates * perRecord);
+  }
+
   @Test
   void aNewClientServesGetAndPutByReadingOnlyTheKeysBucket() {
     CSMRMap<String, Integer> writer = CSMRMap.open(harness.runtime(), name, 10);

@@ -38,6 +38,20 @@ public interface VersionCapturing<V> {
   void restoreVersion(V version);
 
   /**
+   * Bytes that the updates applied since the last call left reachable from older versions only,
+   * beyond what the runtime already counts for each applied entry (its serialized arguments, which
+   * stand for the values it replaced, and 256 bytes for the copied path): for example an update
+   * that replaces a record by a copy with one field changed keeps the old record's whole map alive
+   * in the versions before it. Called by the runtime after it applies each entry to a live view,
+   * under the view's lock, to charge the captured version against {@code
+   * RuntimeOptions.retainedHistoryBytes}; the count starts again from 0 after each call. Default:
+   * 0.
+   */
+  default long takeReplacedBytes() {
+    return 0;
+  }
+
+  /**
    * {@code version} as a value the object's serializer can encode (for example a {@code
    * java.util.Map} of the entries of a persistent map), for a checkpoint. Default: {@code version}
    * itself.

@@ -8,7 +8,9 @@ import java.util.Arrays;
  * after every log entry it applied, by global address. The newest are kept, at most {@code limit}
  * of them, and the oldest given back while the runtime's {@link HistoryBudget} is spent: an old
  * version keeps alive what later updates replaced, which is estimated as its entry's serialized
- * arguments plus {@value #PATH_BYTES} bytes for the copied path of the persistent structure.
+ * arguments plus {@value #PATH_BYTES} bytes for the copied path of the persistent structure, plus
+ * what the object reports its updates left to the older versions alone ({@link
+ * VersionCapturing#takeReplacedBytes}).
  *
  * <p>Because a version is captured after every applied entry, the version as of any address S at or
  * above the oldest kept one is the one captured at the greatest address at or below S: no update
@@ -52,8 +54,9 @@ final class CapturedVersions {
     if (limit == 0) {
       return;
     }
-    Object version = ((VersionCapturing<?>) live).captureVersion();
-    long cost = argumentBytes + PATH_BYTES;
+    VersionCapturing<?> capturing = (VersionCapturing<?>) live;
+    Object version = capturing.captureVersion();
+    long cost = argumentBytes + PATH_BYTES + Math.max(0, capturing.takeReplacedBytes());
     int at = insertionPoint(address);
     if (at < size && addressAt(at) == address) {
       int slot = slot(at);
