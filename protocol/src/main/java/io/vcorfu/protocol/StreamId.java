@@ -103,6 +103,14 @@ public record StreamId(long msb, long lsb, String name) implements Comparable<St
     return b.build();
   }
 
+  /**
+   * This id on the wire without its name, for a receiver that keys what it learns by id alone and
+   * sends nothing on with it (a read lease's pushed tails).
+   */
+  public StreamIdMsg toIdOnlyMsg() {
+    return StreamIdMsg.newBuilder().setMsb(msb).setLsb(lsb).build();
+  }
+
   public UUID toUuid() {
     return new UUID(msb, lsb);
   }

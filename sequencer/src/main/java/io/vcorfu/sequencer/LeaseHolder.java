@@ -72,11 +72,15 @@ final class LeaseHolder {
     }
   }
 
-  /** Every token this holder has not acknowledged. */
+  /**
+   * Every token this holder has not acknowledged. Streams go by id alone, without their names: the
+   * client keys the tails it learns by id and never sends a pushed id on, and a push rides on every
+   * answer that reveals tokens, so names would be most of its bytes.
+   */
   ReadLeaseResponse.Builder tokens() {
     ReadLeaseResponse.Builder b = ReadLeaseResponse.newBuilder().setGlobalTail(unackedGlobal);
     for (Map.Entry<StreamId, long[]> e : unackedStreams.entrySet()) {
-      b.addStreams(e.getKey().toMsg())
+      b.addStreams(e.getKey().toIdOnlyMsg())
           .addStreamTails(e.getValue()[0])
           .addStreamLastGlobal(e.getValue()[1]);
     }

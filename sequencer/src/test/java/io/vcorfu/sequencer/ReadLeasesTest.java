@@ -69,7 +69,10 @@ class ReadLeasesTest {
         .isEqualTo(first.getIncarnation());
     assertThat(push.getStable()).as("no other holder: every token is stable").isEqualTo(7);
     assertThat(push.getGlobalTail()).isEqualTo(7);
-    assertThat(push.getStreamsList()).containsExactly(S.toMsg());
+    assertThat(push.getStreamsList())
+        .as("the stream by id alone: the token named it, the push does not")
+        .containsExactly(S.toIdOnlyMsg());
+    assertThat(S.toMsg().getName()).isEqualTo("s");
     assertThat(push.getStreamTails(0)).isEqualTo(3);
     assertThat(push.getStreamLastGlobal(0)).isEqualTo(7);
   }
@@ -116,7 +119,8 @@ class ReadLeasesTest {
     assertThat(leases.visibleTo(W, 2)).isNotDone();
     ReadLeaseResponse carried = leases.pushFor(A, 2);
     assertThat(carried.getGlobalTail()).isEqualTo(2);
-    assertThat(carried.getStreamsList()).containsExactlyInAnyOrder(S.toMsg(), t.toMsg());
+    assertThat(carried.getStreamsList())
+        .containsExactlyInAnyOrder(S.toIdOnlyMsg(), t.toIdOnlyMsg());
     assertThat(leases.pushFor(W, 2)).as("not a holder").isNull();
 
     leases.lease(A, ask(2));
@@ -225,7 +229,7 @@ class ReadLeasesTest {
     // The client re-sends, still acknowledging nothing: the answer carries both tokens.
     ReadLeaseResponse again = leases.lease(A, ask(-1)).get(1, TimeUnit.SECONDS);
     assertThat(again.getGlobalTail()).isEqualTo(2);
-    assertThat(again.getStreamsList()).containsExactlyInAnyOrder(S.toMsg(), t.toMsg());
+    assertThat(again.getStreamsList()).containsExactlyInAnyOrder(S.toIdOnlyMsg(), t.toIdOnlyMsg());
     // A duplicate of the first answer arriving late changes nothing: acknowledging 2 covers both.
     CompletableFuture<ReadLeaseResponse> parked = leases.lease(A, ask(2));
     assertThat(parked).as("nothing left to push").isNotDone();

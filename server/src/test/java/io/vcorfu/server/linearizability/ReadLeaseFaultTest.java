@@ -113,7 +113,10 @@ class ReadLeaseFaultTest {
                 .add(
                     FaultRule.responses()
                         .ofCase(PayloadCase.READ_LEASE)
-                        .whenAnswer(r -> r.getReadLease().getStreamsList().contains(s.toMsg()))
+                        .whenAnswer(
+                            r ->
+                                r.getReadLease().getStreamsList().stream()
+                                    .anyMatch(m -> StreamId.fromMsg(m).equals(s)))
                         .limit(1)
                         .drop());
         CompletableFuture<Void> w1Write = CompletableFuture.runAsync(() -> s1.set("w1"));
