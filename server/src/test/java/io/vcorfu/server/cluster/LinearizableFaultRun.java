@@ -115,6 +115,11 @@ abstract class LinearizableFaultRun {
             "--grow",
             fresh.toString());
     assertThat(added.code()).as(added.out() + added.err()).isZero();
+    // A node added while a chain lacks a replica becomes a spare instead (the managers' removals
+    // then say which node left and why): fail on that at once, not after the wait below.
+    assertThat(added.out())
+        .as(() -> "removals: " + cluster.removals())
+        .contains("to grow the cluster");
     Layout grown =
         cluster.awaitLayout(
             l ->
@@ -226,7 +231,9 @@ abstract class LinearizableFaultRun {
                   + (faults.labels.isEmpty()
                       ? "start"
                       : faults.labels.get(faults.labels.size() - 1))
-                  + "'; fault marks and node logs kept in "
+                  + "' ("
+                  + oneLine(e)
+                  + "); fault marks and node logs kept in "
                   + keep(run, seed, List.of(), faults),
               e);
         }
@@ -275,6 +282,17 @@ abstract class LinearizableFaultRun {
     assertThat(result.outcome())
         .as("seed %d, lease %d ms: %s%s", seed, leaseMs, result.summary(), kept)
         .isEqualTo(LinearizabilityChecker.Outcome.LINEARIZABLE);
+  }
+
+  /**
+   * A failed step's message on one line, at most 600 characters: the build's summary prints only
+   * the outer message, and a CI log is often all there is to read.
+   */
+  private static String oneLine(Throwable e) {
+    String m = String.valueOf(e.getMessage()).strip().replaceAll("\\s*\\n\\s*", " | ");
+    return e.getClass().getSimpleName()
+        + ": "
+        + (m.length() > 600 ? m.substring(0, 600) + "..." : m);
   }
 
   /**

@@ -343,7 +343,7 @@ public final class ProcessCluster implements AutoCloseable {
    * remove one, from every process it started, oldest first (the last 10; "none" if there are
    * none): what a wait for a layout that never came needs first.
    */
-  private String removals() {
+  String removals() {
     List<String> lines = new ArrayList<>();
     for (ServerProcess p : processes) {
       for (String l : p.output()) {
