@@ -1,6 +1,7 @@
 package io.vcorfu.runtime;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.vcorfu.client.ClusterRetention;
 import java.time.Duration;
@@ -33,8 +34,26 @@ class RetentionTest {
   }
 
   @Test
+  void aRuntimeThatChangesOnlyHowOftenItCheckpointsStillTakesTheClustersHistory() {
+    Retention cadence = Retention.DEFAULT.withCheckpointMinBytes(1 << 20).withHistoryBudgetBytes(0);
+    Retention r = cadence.following(new ClusterRetention(500, Duration.ofDays(1)));
+    assertThat(r.retainVersions()).isEqualTo(500);
+    assertThat(r.retainTime()).isEqualTo(Duration.ofDays(1));
+    assertThat(r.checkpointMinBytes()).isEqualTo(1 << 20);
+    assertThat(r.historyBudgetBytes()).isZero();
+  }
+
+  @Test
+  void aNegativeHistoryBudgetIsRefusedWithWhatZeroMeans() {
+    assertThatThrownBy(() -> Retention.DEFAULT.withHistoryBudgetBytes(-1))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("0 checkpoints each object on its own");
+  }
+
+  @Test
   void theDefaultIsTheDocumentedOne() {
     assertThat(Retention.DEFAULT.checkpointMinBytes()).isEqualTo(64 << 10);
+    assertThat(Retention.DEFAULT.historyBudgetBytes()).isEqualTo(64 << 20);
     assertThat(Retention.DEFAULT.retainVersions()).isEqualTo(20);
     assertThat(Retention.DEFAULT.retainTime()).isZero();
     assertThat(Retention.DEFAULT.trim()).isTrue();

@@ -71,7 +71,11 @@ class ForkHoldTest {
   void forksMadeWhileTheParentIsTrimmedReadTheirBaseAfterItsRetentionPassedIt() throws Exception {
     RuntimeOptions trimming =
         RuntimeOptions.defaults()
-            .withRetention(Retention.DEFAULT.withCheckpointMinBytes(512).withRetainVersions(10));
+            .withRetention(
+                Retention.DEFAULT
+                    .withCheckpointMinBytes(512)
+                    .withHistoryBudgetBytes(0)
+                    .withRetainVersions(10));
     RuntimeOptions keeping = RuntimeOptions.defaults().withRetention(Retention.OFF);
     try (InJvmTransport transport = new InJvmTransport();
         Node node = Node.start(NodeConfig.inMemory(NODE), transport);

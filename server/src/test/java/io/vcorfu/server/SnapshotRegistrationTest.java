@@ -56,7 +56,11 @@ class SnapshotRegistrationTest {
   void aRunningTransactionIsNeverTrimmedUnderAndItsSnapshotGoesOnceItEnds() {
     RuntimeOptions trimming =
         RuntimeOptions.defaults()
-            .withRetention(Retention.DEFAULT.withCheckpointMinBytes(512).withRetainVersions(10));
+            .withRetention(
+                Retention.DEFAULT
+                    .withCheckpointMinBytes(512)
+                    .withHistoryBudgetBytes(0)
+                    .withRetainVersions(10));
     try (InJvmTransport transport = new InJvmTransport();
         Node node = Node.start(NodeConfig.inMemory(NODE), transport);
         StreamLog admin = ClusterStreamLog.connect(transport, NODE, StreamLogOptions.defaults());

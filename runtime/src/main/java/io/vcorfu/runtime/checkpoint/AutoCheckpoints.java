@@ -9,11 +9,15 @@ import io.vcorfu.runtime.smr.SmrEngine;
 import io.vcorfu.runtime.view.ObjectDirectory;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Comparator;
 import java.util.Deque;
 import java.util.HashMap;
+import java.util.IdentityHashMap;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -24,8 +28,9 @@ import org.slf4j.LoggerFactory;
 /**
  * Automatic checkpoints and trims of the objects a runtime has open as live local views (the
  * remote-view host's objects included: it hosts them as live views of its runtime), as its {@link
- * Retention} says: once a view has played enough updates since its last checkpoint, it is synced
- * and checkpointed without stopping its writers (the checkpoint names the stream position and the
+ * Retention} says: once a view has played enough updates since its last checkpoint and the views
+ * under its retention have gathered the retention's history budget in all, it is synced and
+ * checkpointed without stopping its writers (the checkpoint names the stream position and the
  * global address it reflects); then the object's stream is trimmed below the newest checkpoint this
  * runtime wrote that leaves the retained history readable, and the checkpoint stream below that
  * checkpoint.
@@ -186,8 +191,7 @@ public final class AutoCheckpoints implements AutoCloseable {
     registered = mine != Long.MAX_VALUE;
     safeVersion = floor.complete() ? Math.min(safeVersion, floor.oldestRegistered()) : -1;
     Retention everyObject = retention.following(floor.retention());
-    int wrote = 0;
-    int waiting = 0;
+    List<Candidate> candidates = new ArrayList<>(views.size());
     for (ObjectDirectory.LiveView v : views) {
       Retention r = v.retention() != null ? v.retention() : everyObject;
       if (!r.autoCheckpoint()) {
@@ -195,14 +199,68 @@ public final class AutoCheckpoints implements AutoCloseable {
       }
       long streamTail = tails.streamTails().getOrDefault(v.stream(), -1L);
       Kept k = kept.computeIfAbsent(v.stream(), s -> new Kept(v.engine().baseStreamPos()));
-      if (checkpoint && due(r, v.engine(), k, streamTail) && checkpoint(v, k)) {
+      long pending = pendingBytes(v.engine(), k, streamTail);
+      boolean due = pending > 0 && pending >= Math.max(r.checkpointMinBytes(), k.checkpointBytes);
+      candidates.add(new Candidate(v, r, k, streamTail, pending, due));
+    }
+    Set<Candidate> chosen = checkpoint ? chosen(candidates) : Set.of();
+    int wrote = 0;
+    int waiting = 0;
+    for (Candidate c : candidates) {
+      if (chosen.contains(c) && checkpoint(c.view(), c.kept())) {
         wrote++;
       }
-      if (r.trim() && trim(r, v.stream(), k, streamTail, safeVersion) == Trim.WAITING) {
+      Retention r = c.retention();
+      if (r.trim()
+          && trim(r, c.view().stream(), c.kept(), c.streamTail(), safeVersion) == Trim.WAITING) {
         waiting++;
       }
     }
     return checkpoint ? wrote : waiting;
+  }
+
+  /** A live view this pass may checkpoint: its updates' weight since its last checkpoint. */
+  private record Candidate(
+      ObjectDirectory.LiveView view,
+      Retention retention,
+      Kept kept,
+      long streamTail,
+      long pending,
+      boolean due) {}
+
+  /**
+   * The views to checkpoint: of the views under one retention, none while their updates since their
+   * checkpoints weigh less than its history budget in all; else the due ones, the heaviest first,
+   * until what is left weighs less than the budget (with no budget, every due view).
+   */
+  private static Set<Candidate> chosen(List<Candidate> candidates) {
+    Map<Retention, List<Candidate>> byRetention = new HashMap<>();
+    for (Candidate c : candidates) {
+      byRetention.computeIfAbsent(c.retention(), r -> new ArrayList<>()).add(c);
+    }
+    Set<Candidate> chosen = Collections.newSetFromMap(new IdentityHashMap<>());
+    for (Map.Entry<Retention, List<Candidate>> e : byRetention.entrySet()) {
+      long budget = e.getKey().historyBudgetBytes();
+      long left = 0;
+      for (Candidate c : e.getValue()) {
+        left += c.pending();
+      }
+      List<Candidate> due = new ArrayList<>();
+      for (Candidate c : e.getValue()) {
+        if (c.due()) {
+          due.add(c);
+        }
+      }
+      due.sort(Comparator.comparingLong(Candidate::pending).reversed());
+      for (Candidate c : due) {
+        if (budget > 0 && left < budget) {
+          break;
+        }
+        chosen.add(c);
+        left -= c.pending();
+      }
+    }
+    return chosen;
   }
 
   /**
@@ -223,15 +281,16 @@ public final class AutoCheckpoints implements AutoCloseable {
     return false;
   }
 
-  private boolean due(Retention retention, SmrEngine engine, Kept k, long streamTail) {
+  /** The weight of the updates {@code engine}'s view has to play since its last checkpoint. */
+  private static long pendingBytes(SmrEngine engine, Kept k, long streamTail) {
     long updates = streamTail + 1 - k.checkpointedPos;
     if (updates <= 0) {
-      return false;
+      return 0;
     }
     long played = engine.playedEntries();
     long perUpdate =
         played == 0 ? DEFAULT_UPDATE_BYTES : Math.max(1, engine.playedBytes() / played);
-    return updates * perUpdate >= Math.max(retention.checkpointMinBytes(), k.checkpointBytes);
+    return updates * perUpdate;
   }
 
   private boolean checkpoint(ObjectDirectory.LiveView v, Kept k) {

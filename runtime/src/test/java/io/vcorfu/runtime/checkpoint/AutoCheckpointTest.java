@@ -42,7 +42,11 @@ class AutoCheckpointTest {
 
   private static RuntimeOptions retaining(long versions) {
     return RuntimeOptions.defaults()
-        .withRetention(Retention.DEFAULT.withCheckpointMinBytes(1024).withRetainVersions(versions));
+        .withRetention(
+            Retention.DEFAULT
+                .withCheckpointMinBytes(1024)
+                .withHistoryBudgetBytes(0)
+                .withRetainVersions(versions));
   }
 
   /** The stream's trim mark, as a read below it reports it; 0 when not trimmed. */
@@ -108,6 +112,61 @@ class AutoCheckpointTest {
     assertThat(((TrimmedException) t).stream()).isEqualTo(COUNTER);
   }
 
+  /** How many checkpoints the object {@code name}'s checkpoint stream holds. */
+  private static long checkpointsOf(StreamLog log, String name) {
+    StreamId cp = Checkpoints.streamOf(StreamId.of(name));
+    return log.tails(List.of(cp)).join().streamTails().getOrDefault(cp, -1L) + 1;
+  }
+
+  /**
+   * Under a history budget, views due for a checkpoint wait until the updates since their
+   * checkpoints weigh the budget in all, and then the heaviest is checkpointed first, only as many
+   * as bring the rest below the budget: two light objects stay without a checkpoint while the heavy
+   * one gets its own.
+   */
+  @Test
+  void dueViewsWaitForTheHistoryBudgetAndThenTheHeaviestIsCheckpointedFirst() {
+    StreamLog log = runtimes.newLog();
+    VCorfuRuntime writer =
+        runtimes.runtime(
+            RuntimeOptions.defaults()
+                .withRetention(
+                    Retention.DEFAULT.withCheckpointMinBytes(1).withHistoryBudgetBytes(16 << 10)));
+    Counter heavy = writer.objects().open("budget-heavy", Counter.class);
+    List<Counter> light =
+        List.of(
+            writer.objects().open("budget-light-1", Counter.class),
+            writer.objects().open("budget-light-2", Counter.class));
+    for (int i = 0; i < 5; i++) {
+      heavy.add(1);
+      light.forEach(c -> c.add(1));
+    }
+    light.forEach(Counter::get);
+    heavy.get();
+    writer.checkpointNow();
+    assertThat(checkpointsOf(log, "budget-heavy") + checkpointsOf(log, "budget-light-1"))
+        .as("every view is due (1 byte) but 15 updates weigh far less than the budget")
+        .isZero();
+
+    int added = 0;
+    while (checkpointsOf(log, "budget-heavy") == 0 && added < 20_000) {
+      for (int i = 0; i < 20; i++) {
+        heavy.add(1);
+      }
+      added += 20;
+      heavy.get();
+      writer.checkpointNow();
+    }
+    assertThat(checkpointsOf(log, "budget-heavy")).as("after %d updates", added).isEqualTo(1);
+    assertThat(added)
+        .as("updates of the heavy object before its checkpoint (16 KiB at 200 bytes or less each)")
+        .isGreaterThanOrEqualTo(80);
+    assertThat(checkpointsOf(log, "budget-light-1") + checkpointsOf(log, "budget-light-2"))
+        .as("what the light objects gathered is below the budget once the heavy one is done")
+        .isZero();
+    assertThat(heavy.get()).isEqualTo(5 + added);
+  }
+
   @Test
   void closingTheRuntimeFinishesTheTrimsItsCheckpointsAllow() {
     StreamLog log = runtimes.newLog();
@@ -157,7 +216,8 @@ class AutoCheckpointTest {
     VCorfuRuntime writer =
         runtimes.runtime(
             RuntimeOptions.defaults()
-                .withRetention(Retention.KEEP_ALL.withCheckpointMinBytes(1024)));
+                .withRetention(
+                    Retention.KEEP_ALL.withCheckpointMinBytes(1024).withHistoryBudgetBytes(0)));
     Counter c = writer.objects().open("auto-cp", Counter.class);
     addOneAtATime(c, 200);
     StreamLog log = runtimes.newLog();
@@ -200,7 +260,11 @@ class AutoCheckpointTest {
         writer
             .objects()
             .builder("auto-cp-kept", Counter.class)
-            .retention(Retention.DEFAULT.withCheckpointMinBytes(1024).withRetainVersions(100_000))
+            .retention(
+                Retention.DEFAULT
+                    .withCheckpointMinBytes(1024)
+                    .withHistoryBudgetBytes(0)
+                    .withRetainVersions(100_000))
             .open();
     Counter trimmed = writer.objects().open("auto-cp", Counter.class);
     StreamLog log = runtimes.newLog();
@@ -229,7 +293,7 @@ class AutoCheckpointTest {
   }
 
   @Test
-  void aRuntimeAtTheDefaultFollowsTheClustersRetentionAndOneWithItsOwnDoesNot() {
+  void aRuntimeKeepingTheDefaultHistoryFollowsTheClustersRetentionAndOneWithItsOwnDoesNot() {
     StreamId followed = StreamId.of("auto-cp-followed");
     StreamLog clusterSaysKeepAnHour =
         new ForwardingStreamLog(runtimes.newLog()) {
@@ -245,14 +309,18 @@ class AutoCheckpointTest {
                             new ClusterRetention(-1, Duration.ofHours(1))));
           }
         };
-    VCorfuRuntime atDefault = runtimes.runtime(clusterSaysKeepAnHour, RuntimeOptions.defaults());
+    // The default's history with its own checkpoint cadence (no budget): it follows the cluster.
+    VCorfuRuntime atDefault =
+        runtimes.runtime(
+            clusterSaysKeepAnHour,
+            RuntimeOptions.defaults().withRetention(Retention.DEFAULT.withHistoryBudgetBytes(0)));
     Counter f = atDefault.objects().open("auto-cp-followed", Counter.class);
     // Its own retention, equal to the default's values: it does not follow the cluster.
     Counter own =
         atDefault
             .objects()
             .builder("auto-cp", Counter.class)
-            .retention(Retention.DEFAULT.withCheckpointMinBytes(1024))
+            .retention(Retention.DEFAULT.withCheckpointMinBytes(1024).withHistoryBudgetBytes(0))
             .open();
     StreamLog log = runtimes.newLog();
     List<Long> versions = addOneAtATime(f, 100);

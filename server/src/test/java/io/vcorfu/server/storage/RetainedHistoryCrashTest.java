@@ -125,7 +125,10 @@ class RetainedHistoryCrashTest {
     RuntimeOptions writing =
         RuntimeOptions.defaults()
             .withRetention(
-                Retention.DEFAULT.withCheckpointMinBytes(32 << 10).withRetainVersions(retain));
+                Retention.DEFAULT
+                    .withCheckpointMinBytes(32 << 10)
+                    .withHistoryBudgetBytes(0)
+                    .withRetainVersions(retain));
     List<Update> updates = new ArrayList<>();
     int[] written = new int[OBJECTS];
     int kills = 0;
