@@ -3,6 +3,7 @@ package io.vcorfu.benchmarks.ycsb;
 import io.vcorfu.client.StreamLogOptions;
 import io.vcorfu.collections.CSMRMap;
 import io.vcorfu.collections.SMRRangeMap;
+import io.vcorfu.runtime.Retention;
 import io.vcorfu.runtime.RuntimeOptions;
 import io.vcorfu.runtime.VCorfuRuntime;
 import java.time.Duration;
@@ -51,7 +52,10 @@ import site.ycsb.Status;
  * (the runtime's read lease, default 1000; 0 = none): with a lease, a local-view read of a bucket
  * nobody else wrote since needs no request at all and is still linearizable (see {@code
  * StreamLogOptions.readLease}), {@code vcorfu.retained-history-bytes} (the runtime's {@code
- * RuntimeOptions.retainedHistoryBytes}; default: the runtime's default).
+ * RuntimeOptions.retainedHistoryBytes}; default: the runtime's default), {@code
+ * vcorfu.history-budget-bytes} (the history budget of the runtime's retention, {@code
+ * Retention.historyBudgetBytes}: 0 checkpoints each bucket as soon as it is due; default: the
+ * runtime's default).
  *
  * <p>Thread-safety: YCSB creates one instance per client thread; the instances of one JVM share one
  * runtime per endpoint (so one set of local views), opened by the first {@link #init} and closed by
@@ -64,6 +68,7 @@ public final class VcorfuYcsbClient extends DB {
   public static final String UPDATE_PROPERTY = "vcorfu.update";
   public static final String LEASE_PROPERTY = "vcorfu.read-lease-ms";
   public static final String HISTORY_PROPERTY = "vcorfu.retained-history-bytes";
+  public static final String BUDGET_PROPERTY = "vcorfu.history-budget-bytes";
   public static final int DEFAULT_LEASE_MS = 1000;
   public static final String DEFAULT_ENDPOINT = "127.0.0.1:9000";
   public static final int DEFAULT_BUCKETS = 100;
@@ -126,6 +131,15 @@ public final class VcorfuYcsbClient extends DB {
             runtimeOptions =
                 runtimeOptions.withRetainedHistoryBytes(
                     YcsbProperties.intProperty(getProperties(), HISTORY_PROPERTY, 0));
+          }
+          if (getProperties().getProperty(BUDGET_PROPERTY) != null) {
+            long budget = YcsbProperties.longProperty(getProperties(), BUDGET_PROPERTY, 0);
+            if (budget < 0) {
+              throw new DBException(
+                  BUDGET_PROPERTY + " must be 0 (no budget) or a number of bytes, not " + budget);
+            }
+            runtimeOptions =
+                runtimeOptions.withRetention(Retention.DEFAULT.withHistoryBudgetBytes(budget));
           }
           s = new Shared(VCorfuRuntime.connect(endpoint, runtimeOptions, options));
         } catch (RuntimeException e) {

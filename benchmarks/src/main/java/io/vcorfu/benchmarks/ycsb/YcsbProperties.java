@@ -18,4 +18,17 @@ final class YcsbProperties {
           "The property " + name + " must be an integer, not '" + value + "'.", e);
     }
   }
+
+  static long longProperty(Properties props, String name, long defaultValue) {
+    String value = props.getProperty(name);
+    if (value == null || value.isBlank()) {
+      return defaultValue;
+    }
+    try {
+      return Long.parseLong(value.trim());
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException(
+          "The property " + name + " must be an integer, not '" + value + "'.", e);
+    }
+  }
 }

@@ -96,4 +96,15 @@ class VcorfuYcsbClientTest extends YcsbBindingContract {
         .isInstanceOf(DBException.class)
         .hasMessageContaining("fields, fastput or transaction");
   }
+
+  @Test
+  void aNegativeHistoryBudgetIsRefusedAtInit() {
+    VcorfuYcsbClient db = new VcorfuYcsbClient();
+    Properties p = serverProperties();
+    p.setProperty(VcorfuYcsbClient.BUDGET_PROPERTY, "-1");
+    db.setProperties(p);
+    assertThatThrownBy(db::init)
+        .isInstanceOf(DBException.class)
+        .hasMessageContaining("vcorfu.history-budget-bytes must be 0 (no budget) or a number");
+  }
 }
