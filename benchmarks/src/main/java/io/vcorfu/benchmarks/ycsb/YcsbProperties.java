@@ -7,16 +7,12 @@ final class YcsbProperties {
   private YcsbProperties() {}
 
   static int intProperty(Properties props, String name, int defaultValue) {
-    String value = props.getProperty(name);
-    if (value == null || value.isBlank()) {
-      return defaultValue;
-    }
-    try {
-      return Integer.parseInt(value.trim());
-    } catch (NumberFormatException e) {
+    long value = longProperty(props, name, defaultValue);
+    if (value != (int) value) {
       throw new IllegalArgumentException(
-          "The property " + name + " must be an integer, not '" + value + "'.", e);
+          "The property " + name + " must be an integer, not '" + props.getProperty(name) + "'.");
     }
+    return (int) value;
   }
 
   static long longProperty(Properties props, String name, long defaultValue) {

@@ -88,23 +88,23 @@ class VcorfuYcsbClientTest extends YcsbBindingContract {
 
   @Test
   void unknownUpdateModeIsRefusedAtInit() {
-    VcorfuYcsbClient db = new VcorfuYcsbClient();
-    Properties p = serverProperties();
-    p.setProperty(VcorfuYcsbClient.UPDATE_PROPERTY, "sometimes");
-    db.setProperties(p);
-    assertThatThrownBy(db::init)
-        .isInstanceOf(DBException.class)
-        .hasMessageContaining("fields, fastput or transaction");
+    assertRefusedAtInit(
+        VcorfuYcsbClient.UPDATE_PROPERTY, "sometimes", "fields, fastput or transaction");
   }
 
   @Test
   void aNegativeHistoryBudgetIsRefusedAtInit() {
+    assertRefusedAtInit(
+        VcorfuYcsbClient.BUDGET_PROPERTY,
+        "-1",
+        "vcorfu.history-budget-bytes must be 0 (no budget) or a number");
+  }
+
+  private void assertRefusedAtInit(String property, String value, String message) {
     VcorfuYcsbClient db = new VcorfuYcsbClient();
     Properties p = serverProperties();
-    p.setProperty(VcorfuYcsbClient.BUDGET_PROPERTY, "-1");
+    p.setProperty(property, value);
     db.setProperties(p);
-    assertThatThrownBy(db::init)
-        .isInstanceOf(DBException.class)
-        .hasMessageContaining("vcorfu.history-budget-bytes must be 0 (no budget) or a number");
+    assertThatThrownBy(db::init).isInstanceOf(DBException.class).hasMessageContaining(message);
   }
 }
