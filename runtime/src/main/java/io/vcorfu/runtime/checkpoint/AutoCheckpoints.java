@@ -242,11 +242,9 @@ public final class AutoCheckpoints implements AutoCloseable {
     for (Map.Entry<Retention, List<Candidate>> e : byRetention.entrySet()) {
       long budget = e.getKey().historyBudgetBytes();
       long left = 0;
-      for (Candidate c : e.getValue()) {
-        left += c.pending();
-      }
       List<Candidate> due = new ArrayList<>();
       for (Candidate c : e.getValue()) {
+        left += c.pending();
         if (c.due()) {
           due.add(c);
         }
@@ -265,8 +263,8 @@ public final class AutoCheckpoints implements AutoCloseable {
 
   /**
    * Whether any of {@code views} may be checkpointed or trimmed: not when this runtime's retention
-   * and every view's own turn both off (the cluster's retention changes only a runtime left at
-   * {@link Retention#DEFAULT}), so such a runtime asks for no tails.
+   * and every view's own turn both off (the cluster's retention changes only a runtime that keeps
+   * {@link Retention#DEFAULT}'s history), so such a runtime asks for no tails.
    */
   private boolean anyMayAct(List<ObjectDirectory.LiveView> views) {
     if (retention.autoCheckpoint() || retention.trim()) {
