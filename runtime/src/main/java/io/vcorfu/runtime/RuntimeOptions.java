@@ -23,10 +23,13 @@ import java.util.Objects;
  *     gives back its oldest captured versions, or its whole update history (its old versions are
  *     then replayed from the log), so a runtime with thousands of busy objects holds no more than
  *     the bound plus one version per view
- * @param retainedVersions how many captured versions a local view of a {@link VersionCapturing}
- *     object keeps at most (one per applied entry, newest kept); versions share structure, so each
- *     costs about what its update copied (O(log n) nodes) plus an index entry. Snapshots older than
- *     the oldest kept version are rebuilt by replay, as for other objects; 0 turns capturing off
+ * @param retainedVersions how many of its newest captured versions a local view of a {@link
+ *     VersionCapturing} object keeps for snapshot views opened later ({@code asOf}), which start
+ *     from a kept version in O(1); older versions are kept only while an open transaction of the
+ *     runtime may read them (all within {@code retainedHistoryBytes}), so a runtime without open
+ *     transactions holds no more. Versions share structure, so each costs about what its update
+ *     copied (O(log n) nodes) plus an index entry. Snapshots older than the oldest kept version are
+ *     rebuilt by replay, as for other objects; 0 turns capturing off
  * @param retention automatic checkpoints of the objects open as live views, and the history kept
  *     when their streams are trimmed (see {@link Retention})
  */
@@ -62,8 +65,9 @@ public record RuntimeOptions(
 
   /**
    * A fresh {@link DefaultSerializer}, 20 attempts, backoff 1 ms doubling to 100 ms, 30 s I/O
-   * timeout, 64 MiB of old versions for all live views and at most 16,384 captured versions per
-   * object, and {@link Retention#DEFAULT}.
+   * timeout, 64 MiB of old versions for all live views, the newest 32 captured versions of each
+   * object kept for snapshot views (and older ones while open transactions may read them), and
+   * {@link Retention#DEFAULT}.
    */
   public static RuntimeOptions defaults() {
     return new RuntimeOptions(
@@ -73,7 +77,7 @@ public record RuntimeOptions(
         Duration.ofMillis(100),
         Duration.ofSeconds(30),
         64L << 20,
-        16_384,
+        32,
         Retention.DEFAULT);
   }
 

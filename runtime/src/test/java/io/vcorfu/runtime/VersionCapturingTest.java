@@ -2,13 +2,19 @@ package io.vcorfu.runtime;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.vcorfu.client.StreamLog;
+import io.vcorfu.client.Tails;
+import io.vcorfu.protocol.StreamId;
 import io.vcorfu.runtime.example.Journal;
+import io.vcorfu.runtime.testing.ForwardingStreamLog;
 import io.vcorfu.runtime.testing.TestRuntimes;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -54,18 +60,23 @@ class VersionCapturingTest {
   }
 
   @Test
-  void snapshotViewsOfEveryOldVersionAreExactAndReplayNothing() {
+  void snapshotViewsOfTheNewestVersionsReplayNothingAndOlderOnesAreExact() {
     VCorfuRuntime rt = runtime();
     Journal j = rt.objects().open("journal-asof", Journal.class);
     long[] after = fill(rt, j, 300);
     assertThat(j.size()).isEqualTo(300);
 
+    // The newest 32 versions (the default retainedVersions) are kept: after lines 269 to 300.
     long before = Journal.UPCALLS.get();
-    for (int n = 0; n <= 300; n += 7) {
+    for (int n = 300; n >= 270; n -= 3) {
       Journal old = rt.objects().builder("journal-asof", Journal.class).asOf(after[n]).open();
       assertThat(old.lines()).as("the journal as of address %d", after[n]).isEqualTo(linesUpTo(n));
     }
-    assertThat(Journal.UPCALLS.get() - before).as("upcalls run to build old versions").isZero();
+    assertThat(Journal.UPCALLS.get() - before).as("upcalls run to build kept versions").isZero();
+    for (int n = 0; n < 270; n += 7) {
+      Journal old = rt.objects().builder("journal-asof", Journal.class).asOf(after[n]).open();
+      assertThat(old.lines()).as("the journal as of address %d", after[n]).isEqualTo(linesUpTo(n));
+    }
   }
 
   @Test
@@ -75,11 +86,14 @@ class VersionCapturingTest {
     fill(rt, j, 2_000);
     rt.TXBegin();
     try {
-      // Writes after the snapshot, by another thread: the transaction must read the older version.
+      // Writes after the snapshot, by another thread, each played by the view (more than the 32
+      // newest versions a view keeps for snapshot views): the transaction must read the older
+      // version, kept because the transaction is open.
       CompletableFuture.runAsync(
               () -> {
                 for (int i = 0; i < 50; i++) {
                   j.add("late " + i);
+                  j.size();
                 }
                 assertThat(j.size()).as("the live view moved past the snapshot").isEqualTo(2_050);
               })
@@ -91,6 +105,54 @@ class VersionCapturingTest {
     } finally {
       rt.TXAbort();
     }
+  }
+
+  /**
+   * The view moves on while a transaction is still taking its snapshot (between the sequencer's
+   * answer and the transaction being listed as open): the version as of that snapshot must not be
+   * dropped for want of an open transaction, or the transaction's reads replay the stream.
+   */
+  @Test
+  void aTransactionTakingItsSnapshotWhileTheViewMovesOnStillReadsAKeptVersion() throws Exception {
+    AtomicReference<Runnable> betweenAnswerAndOpen = new AtomicReference<>();
+    StreamLog log =
+        new ForwardingStreamLog(runtimes.newLog()) {
+          @Override
+          public CompletableFuture<Tails> tails(Collection<StreamId> streams) {
+            Runnable hook = streams.isEmpty() ? betweenAnswerAndOpen.getAndSet(null) : null;
+            if (hook == null) {
+              return delegate.tails(streams);
+            }
+            Tails answer = delegate.tails(streams).join();
+            hook.run();
+            return CompletableFuture.completedFuture(answer);
+          }
+        };
+    VCorfuRuntime rt = runtimes.runtime(log);
+    Journal j = rt.objects().open("journal-begin", Journal.class);
+    fill(rt, j, 100);
+    assertThat(j.size()).isEqualTo(100);
+    // 50 more lines, played by the view, after the snapshot is taken and before it is registered:
+    // more than the 32 newest versions a view keeps for snapshot views.
+    betweenAnswerAndOpen.set(
+        () ->
+            CompletableFuture.runAsync(
+                    () -> {
+                      for (int i = 0; i < 50; i++) {
+                        j.add("late " + i);
+                        j.size();
+                      }
+                    })
+                .join());
+    rt.TXBegin();
+    try {
+      long before = Journal.UPCALLS.get();
+      assertThat(j.size()).as("read at the snapshot").isEqualTo(100);
+      assertThat(Journal.UPCALLS.get() - before).as("upcalls run for snapshot reads").isZero();
+    } finally {
+      rt.TXAbort();
+    }
+    assertThat(j.size()).isEqualTo(150);
   }
 
   @Test

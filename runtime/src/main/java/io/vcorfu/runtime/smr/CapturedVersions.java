@@ -2,15 +2,27 @@ package io.vcorfu.runtime.smr;
 
 import io.vcorfu.runtime.VersionCapturing;
 import java.util.Arrays;
+import java.util.function.LongSupplier;
 
 /**
  * The versions a view of a {@link VersionCapturing} object captured: one after its base and one
- * after every log entry it applied, by global address. The newest are kept, at most {@code limit}
- * of them, and the oldest given back while the runtime's {@link HistoryBudget} is spent: an old
- * version keeps alive what later updates replaced, which is estimated as its entry's serialized
- * arguments plus {@value #PATH_BYTES} bytes for the copied path of the persistent structure, plus
- * what the object reports its updates left to the older versions alone ({@link
- * VersionCapturing#takeReplacedBytes}).
+ * after every log entry it applied, by global address. A view keeps its newest {@code newest}
+ * versions (for snapshot views opened later) and, beyond them, every version an open transaction of
+ * its runtime may still read: those whose successor is above the runtime's {@code floor} (the
+ * oldest snapshot of its open transactions, or a lower bound of the snapshot a transaction is still
+ * taking; see {@code Transactions.versionsFloor}). The oldest are also given back while the
+ * runtime's {@link HistoryBudget} is spent: an old version keeps alive what later updates replaced,
+ * which is estimated as its entry's serialized arguments plus {@value #PATH_BYTES} bytes for the
+ * copied path of the persistent structure, plus what the object reports its updates left to the
+ * older versions alone ({@link VersionCapturing#takeReplacedBytes}).
+ *
+ * <p>Dropping a version is never wrong, only slower: a snapshot older than every kept version is
+ * rebuilt by replay. The floor decides which versions are worth their memory: a version whose
+ * successor was captured at or below the floor is the state as of no address an open transaction
+ * reads (every open snapshot is at or above the successor), and a transaction that begins later
+ * takes a snapshot at or above every address this view has applied, since those entries were
+ * written before it asked the sequencer. So a runtime without open transactions keeps only the
+ * newest versions, and its old versions die young instead of surviving collections.
  *
  * <p>Because a version is captured after every applied entry, the version as of any address S at or
  * above the oldest kept one is the one captured at the greatest address at or below S: no update
@@ -19,10 +31,10 @@ import java.util.Arrays;
  * nothing replayed or copied. Addresses below the oldest kept version are not served here (the view
  * replays them instead).
  *
- * <p>Kept in address order in a ring of arrays that grows to {@code limit}: a view applies entries
- * in address order, so capturing is an append at the newest end and dropping the oldest a step of
- * the ring's head, O(1) each; a capture out of order (not expected) is inserted in place. A lookup
- * is a binary search.
+ * <p>Kept in address order in a ring of arrays that grows as needed (and shrinks once a quarter
+ * full): a view applies entries in address order, so capturing is an append at the newest end and
+ * dropping the oldest a step of the ring's head, O(1) each; a capture out of order (not expected)
+ * is inserted in place. A lookup is a binary search.
  *
  * <p>Not thread-safe: used under its {@link SmrEngine}'s lock.
  */
@@ -30,8 +42,9 @@ final class CapturedVersions {
   static final int PATH_BYTES = 256;
   private static final int INITIAL_CAPACITY = 16;
 
-  private final int limit;
+  private final int newest;
   private final HistoryBudget budget;
+  private final LongSupplier floor;
   private long bytes;
 
   // A ring: the i-th oldest kept version is at (head + i) % capacity, for i < size.
@@ -41,9 +54,14 @@ final class CapturedVersions {
   private int head;
   private int size;
 
-  CapturedVersions(int limit, HistoryBudget budget) {
-    this.limit = limit;
+  /**
+   * Keeps the {@code newest} versions, older ones while their successor is above {@code floor}
+   * (read on each capture), all within {@code budget}; {@code newest} 0 captures nothing.
+   */
+  CapturedVersions(int newest, HistoryBudget budget, LongSupplier floor) {
+    this.newest = newest;
     this.budget = budget;
+    this.floor = floor;
   }
 
   /**
@@ -51,7 +69,7 @@ final class CapturedVersions {
    * argumentBytes} bytes of serialized arguments; drops the oldest versions beyond the bounds.
    */
   void capture(long address, Object live, long argumentBytes) {
-    if (limit == 0) {
+    if (newest == 0) {
       return;
     }
     VersionCapturing<?> capturing = (VersionCapturing<?>) live;
@@ -70,8 +88,18 @@ final class CapturedVersions {
       bytes += cost;
       budget.add(cost);
     }
-    while (size > limit || (budget.spent() && size > 1)) {
+    while (size > 1 && budget.spent()) {
       dropOldest();
+    }
+    if (size > newest) {
+      long f = floor.getAsLong();
+      while (size > newest && addressAt(1) <= f) {
+        dropOldest();
+      }
+    }
+    if (addresses.length > INITIAL_CAPACITY && size < addresses.length / 4) {
+      // What a long transaction made it keep is gone: the ring gives its slots back.
+      resize(addresses.length / 2);
     }
   }
 
@@ -133,7 +161,7 @@ final class CapturedVersions {
 
   private void insert(int at, long address, Object version, long cost) {
     if (size == addresses.length) {
-      grow();
+      resize(Math.max(INITIAL_CAPACITY, addresses.length * 2));
     }
     for (int i = size; i > at; i--) {
       int to = slot(i);
@@ -158,11 +186,8 @@ final class CapturedVersions {
     budget.add(-freed);
   }
 
-  /**
-   * Doubles the ring, up to {@code limit + 1} (a capture adds one before the oldest is dropped).
-   */
-  private void grow() {
-    int capacity = Math.min(Math.max(INITIAL_CAPACITY, addresses.length * 2), limit + 1);
+  /** Moves the kept versions into a ring of {@code capacity} slots, at least {@code size}. */
+  private void resize(int capacity) {
     long[] a = new long[capacity];
     Object[] v = new Object[capacity];
     long[] z = new long[capacity];

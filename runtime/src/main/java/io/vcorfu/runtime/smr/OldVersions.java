@@ -12,10 +12,11 @@ import io.vcorfu.runtime.serialization.Serializer;
  *
  * <ul>
  *   <li>For a class implementing {@link VersionCapturing}, a version captured after the base and
- *       after every entry the engine applies ({@link CapturedVersions}, bounded by {@code
- *       RuntimeOptions.retainedVersions} and {@code retainedHistoryBytes}); an old version is then
- *       a new instance restored to the captured version at or below the address: O(1) to set up,
- *       nothing replayed or copied, whatever the object's size.
+ *       after every entry the engine applies ({@link CapturedVersions}: the newest {@code
+ *       RuntimeOptions.retainedVersions} and those an open transaction may read, within {@code
+ *       retainedHistoryBytes}); an old version is then a new instance restored to the captured
+ *       version at or below the address: O(1) to set up, nothing replayed or copied, whatever the
+ *       object's size.
  *   <li>Otherwise (and for addresses older than every captured version) the {@link UpdateHistory}
  *       replays retained updates (or, for objects that outgrew the retention bound, the stream from
  *       the log) onto a fresh instance brought to the base, with a small cache of rebuilt versions.
@@ -41,7 +42,8 @@ final class OldVersions {
     this.history = new UpdateHistory(core, stream, model, serializer, base, budget);
     this.captured =
         VersionCapturing.class.isAssignableFrom(model.type())
-            ? new CapturedVersions(core.options().retainedVersions(), budget)
+            ? new CapturedVersions(
+                core.options().retainedVersions(), budget, core.transactions()::versionsFloor)
             : null;
   }
 

@@ -15,6 +15,7 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -29,6 +30,16 @@ public final class Transactions {
   private final LogAccess core;
   private final ThreadLocal<TxContext> current = new ThreadLocal<>();
   private final Map<Thread, TxContext> open = new ConcurrentHashMap<>();
+
+  /**
+   * For each thread between asking for its snapshot and listing its transaction as open, a lower
+   * bound of that snapshot: the newest snapshot a transaction of this runtime had received when it
+   * asked (the sequencer's tail only grows, a restarted sequencer's aside, and then a version
+   * dropped too early is only rebuilt by replay).
+   */
+  private final Map<Thread, Long> beginning = new ConcurrentHashMap<>();
+
+  private final AtomicLong newestSnapshot = new AtomicLong();
   private final List<String> abandoned = new ArrayList<>();
 
   /** The transactions of the runtime whose core is {@code core}. */
@@ -47,6 +58,28 @@ public final class Transactions {
       }
     }
     return oldest;
+  }
+
+  /**
+   * The oldest global address an open transaction of this runtime may read as of: the oldest
+   * snapshot of its open transactions, and for a transaction still taking its snapshot a lower
+   * bound of it; {@link Long#MAX_VALUE} if none. A view's captured version whose successor is at or
+   * below it serves no open transaction (see {@code CapturedVersions}). Cheap: called after every
+   * update a view of a {@code VersionCapturing} object applies.
+   */
+  public long versionsFloor() {
+    long floor = Long.MAX_VALUE;
+    if (!beginning.isEmpty()) {
+      for (long bound : beginning.values()) {
+        floor = Math.min(floor, bound);
+      }
+    }
+    if (!open.isEmpty()) {
+      for (TxContext tx : open.values()) {
+        floor = Math.min(floor, tx.snapshot);
+      }
+    }
+    return floor;
   }
 
   /** The calling thread's open transaction, or null. */
@@ -74,10 +107,17 @@ public final class Transactions {
     // The epoch is read first: the snapshot then comes from that epoch or a later one, so a
     // sequencer restarted since the snapshot always sees an older epoch and refuses the commit.
     long epoch = core.log().epoch();
-    long snapshot = core.await(core.log().tails(List.of())).globalTail();
-    tx = new TxContext(Thread.currentThread(), snapshot, epoch, readOnly);
-    current.set(tx);
-    open.put(Thread.currentThread(), tx);
+    Thread me = Thread.currentThread();
+    beginning.put(me, newestSnapshot.get());
+    try {
+      long snapshot = core.await(core.log().tails(List.of())).globalTail();
+      newestSnapshot.accumulateAndGet(snapshot, Math::max);
+      tx = new TxContext(me, snapshot, epoch, readOnly);
+      current.set(tx);
+      open.put(me, tx);
+    } finally {
+      beginning.remove(me);
+    }
   }
 
   /**

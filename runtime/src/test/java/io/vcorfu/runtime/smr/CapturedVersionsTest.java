@@ -6,6 +6,7 @@ import io.vcorfu.runtime.VersionCapturing;
 import java.util.Map;
 import java.util.Random;
 import java.util.TreeMap;
+import java.util.function.LongSupplier;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -35,9 +36,11 @@ class CapturedVersionsTest {
     return c.restoreInto(target, snapshot) ? target.value : Long.MIN_VALUE;
   }
 
+  private static final LongSupplier NO_TRANSACTION = () -> Long.MAX_VALUE;
+
   @Test
-  void servesTheGreatestCaptureAtOrBelowTheSnapshotAndDropsTheOldestBeyondTheLimit() {
-    CapturedVersions c = new CapturedVersions(3, new HistoryBudget(Long.MAX_VALUE));
+  void servesTheGreatestCaptureAtOrBelowTheSnapshotAndKeepsOnlyTheNewestWithoutTransactions() {
+    CapturedVersions c = new CapturedVersions(3, new HistoryBudget(Long.MAX_VALUE), NO_TRANSACTION);
     Cell live = new Cell();
     for (long a : new long[] {10, 20, 30, 40}) {
       live.value = a * 100;
@@ -53,7 +56,7 @@ class CapturedVersionsTest {
   @Test
   void aSpentBudgetKeepsOnlyTheNewestAndReleaseGivesEveryByteBack() {
     HistoryBudget budget = new HistoryBudget(3 * CapturedVersions.PATH_BYTES);
-    CapturedVersions c = new CapturedVersions(100, budget);
+    CapturedVersions c = new CapturedVersions(100, budget, NO_TRANSACTION);
     Cell live = new Cell();
     for (long a = 0; a < 10; a++) {
       live.value = a;
@@ -68,8 +71,39 @@ class CapturedVersionsTest {
   }
 
   /**
+   * Beyond the newest, a version is kept while its successor is above the floor (an open
+   * transaction's snapshot may fall between them), and dropped once the floor reaches it.
+   */
+  @Test
+  void olderVersionsStayWhileAnOpenSnapshotMayReadThem() {
+    long[] floor = {25};
+    CapturedVersions c = new CapturedVersions(2, new HistoryBudget(Long.MAX_VALUE), () -> floor[0]);
+    Cell live = new Cell();
+    for (long a = 10; a <= 100; a += 10) {
+      live.value = a * 100;
+      c.capture(a, live, 0);
+    }
+    assertThat(c.size()).as("20 (the state as of 25) and every later version").isEqualTo(9);
+    assertThat(restored(c, 25)).isEqualTo(2000);
+    assertThat(restored(c, 19))
+        .as("10 serves no snapshot at or above 25")
+        .isEqualTo(Long.MIN_VALUE);
+    floor[0] = 70;
+    live.value = 11_000;
+    c.capture(110, live, 0);
+    assertThat(c.size()).as("70 and later").isEqualTo(5);
+    assertThat(restored(c, 75)).isEqualTo(7000);
+    floor[0] = Long.MAX_VALUE;
+    live.value = 12_000;
+    c.capture(120, live, 0);
+    assertThat(c.size()).as("the newest two").isEqualTo(2);
+    assertThat(restored(c, 115)).isEqualTo(11_000);
+  }
+
+  /**
    * Random captures (mostly in address order, some repeated or out of order) and lookups against a
-   * sorted map with the same bounds: the same versions kept, the same answers, the same bytes.
+   * sorted map with the same bounds and a moving floor: the same versions kept, the same answers,
+   * the same bytes.
    */
   @ParameterizedTest
   @ValueSource(longs = {1, 2, 3, 4, 5, 6, 7, 8})
@@ -77,17 +111,20 @@ class CapturedVersionsTest {
     long s = seed * 0x9E3779B97F4A7C15L ^ System.nanoTime();
     LOG.info("seed {}", s);
     Random random = new Random(s);
-    int limit = 1 + random.nextInt(40);
+    int newest = 1 + random.nextInt(40);
+    long[] floor = {Long.MAX_VALUE};
     long budgetBytes = (2 + random.nextInt(60)) * (long) CapturedVersions.PATH_BYTES;
     HistoryBudget budget = new HistoryBudget(budgetBytes);
     HistoryBudget modelBudget = new HistoryBudget(budgetBytes);
-    CapturedVersions c = new CapturedVersions(limit, budget);
+    CapturedVersions c = new CapturedVersions(newest, budget, () -> floor[0]);
     TreeMap<Long, long[]> model = new TreeMap<>();
     Cell live = new Cell();
     long next = 0;
     for (int step = 0; step < 2_000; step++) {
-      int op = random.nextInt(10);
-      if (op < 6) {
+      int op = random.nextInt(11);
+      if (op == 10) {
+        floor[0] = random.nextInt(4) == 0 ? Long.MAX_VALUE : next - random.nextInt(60);
+      } else if (op < 6) {
         long address;
         if (op == 0 && !model.isEmpty()) {
           address = model.firstKey() + random.nextInt((int) (next - model.firstKey()) + 1);
@@ -101,7 +138,10 @@ class CapturedVersionsTest {
         long cost = arg + CapturedVersions.PATH_BYTES;
         long[] old = model.put(address, new long[] {live.value, cost});
         modelBudget.add(cost - (old == null ? 0 : old[1]));
-        while (model.size() > limit || (modelBudget.spent() && model.size() > 1)) {
+        while (modelBudget.spent() && model.size() > 1) {
+          modelBudget.add(-model.pollFirstEntry().getValue()[1]);
+        }
+        while (model.size() > newest && model.higherKey(model.firstKey()) <= floor[0]) {
           modelBudget.add(-model.pollFirstEntry().getValue()[1]);
         }
       } else {
