@@ -62,9 +62,15 @@ import java.util.function.LongSupplier;
  * at once when the client has tokens it has not acknowledged, else when a token is issued, when the
  * stable point passes tokens pushed to it, or after a third of the lease with nothing. The next
  * request acknowledges the answer ({@code applied}) and renews the lease from the time the client
- * sent it. The client counts its lease from when it sent the request and stops using it a margin
- * before the end; the sequencer counts from when it received the request, later, so the client
- * always stops first.
+ * sent it. One exception saves a lone holder a message pair per write: a token issued to the only
+ * live holder itself is not pushed at once ({@link #issued}), since the holder's own answer carries
+ * it and nobody else needs the holder's acknowledgement until a response to another client waits
+ * for it; then ({@link #visibleTo}), or once {@value #DEFERRED_STREAMS} streams' tokens wait for an
+ * acknowledgement (every answer to the holder carries them all), or when another client takes a
+ * lease, the parked request is answered as usual. Only when acknowledgements arrive changes, never
+ * what may be revealed, so the two rules above hold as before. The client counts its lease from
+ * when it sent the request and stops using it a margin before the end; the sequencer counts from
+ * when it received the request, later, so the client always stops first.
  *
  * <p>A client that dies or stalls holds up others' token and tail responses until its lease runs
  * out ({@link #MAX_LEASE} at most). After a restart the sequencer does not know who held a lease:
@@ -76,6 +82,12 @@ import java.util.function.LongSupplier;
 public final class ReadLeases implements AutoCloseable {
   /** The longest lease granted. */
   public static final Duration MAX_LEASE = Duration.ofSeconds(10);
+
+  /**
+   * How many streams' tokens a lone holder's own writes may leave unacknowledged before its parked
+   * request is answered anyway: each answer to it carries them all.
+   */
+  static final int DEFERRED_STREAMS = 8;
 
   private final LeaseMarker marker;
   private final LongSupplier nanoTime;
@@ -129,14 +141,17 @@ public final class ReadLeases implements AutoCloseable {
 
   /** Records tokens just issued: each holder's next answer carries them. Call in issue order. */
   public void issued(TokenResponse response) {
-    issued(PackedTokens.lastAddress(response), response::getTokensList);
+    issued(PackedTokens.lastAddress(response), response::getTokensList, null);
   }
 
   /**
-   * Records tokens just issued, the highest at global address {@code last}; {@code tokens} gives
-   * them, and is asked only while someone holds a lease. Call in issue order.
+   * Records tokens just issued to client {@code requester} (null when unknown), the highest at
+   * global address {@code last}; {@code tokens} gives them, and is asked only while someone holds a
+   * lease. Every holder's parked request is answered with them at once, except the requester's when
+   * it is the only live holder (see the class comment). Call in issue order.
    */
-  public void issued(long last, java.util.function.Supplier<List<Token>> tokens) {
+  public void issued(
+      long last, java.util.function.Supplier<List<Token>> tokens, StreamId requester) {
     List<Runnable> completions = new ArrayList<>();
     synchronized (this) {
       issuedTail = Math.max(issuedTail, last);
@@ -146,11 +161,15 @@ public final class ReadLeases implements AutoCloseable {
       long now = nanoTime.getAsLong();
       dropExpired(now, completions);
       List<Token> issued = tokens.get();
+      boolean lone = holders.size() == 1;
       for (LeaseHolder h : holders.values()) {
         for (Token t : issued) {
           h.unacked(t);
         }
-        if (h.parked != null) {
+        if (h.parked != null
+            && !(lone
+                && h.client.equals(requester)
+                && h.unackedStreams.size() < DEFERRED_STREAMS)) {
           completions.add(answer(h, now));
         }
       }
@@ -170,6 +189,8 @@ public final class ReadLeases implements AutoCloseable {
     if (!anyHolder) {
       return CompletableFuture.completedFuture(null);
     }
+    List<Runnable> completions;
+    CompletableFuture<Void> done;
     synchronized (this) {
       long now = nanoTime.getAsLong();
       if (blocking(recipient, address, now) == Long.MAX_VALUE) {
@@ -178,8 +199,18 @@ public final class ReadLeases implements AutoCloseable {
       Gate g = new Gate(recipient, address, new CompletableFuture<>());
       gates.add(g);
       scheduleExpiryCheck(now);
-      return g.done();
+      // A holder whose own tokens were not pushed at once (see issued) is asked for its
+      // acknowledgement now.
+      completions = new ArrayList<>();
+      for (LeaseHolder h : holders.values()) {
+        if (h.parked != null && h.live(now) && h.applied < address && !h.client.equals(recipient)) {
+          completions.add(answer(h, now));
+        }
+      }
+      done = g.done();
     }
+    completions.forEach(Runnable::run);
+    return done;
   }
 
   /**
@@ -222,6 +253,13 @@ public final class ReadLeases implements AutoCloseable {
         h.applied = issuedTail;
         holders.put(client, h);
         anyHolder = true;
+        // A holder that was alone may have tokens of its own not pushed yet (see issued): the
+        // newcomer's stable point waits for its acknowledgement.
+        for (LeaseHolder other : holders.values()) {
+          if (other != h && other.parked != null && other.unackedGlobal >= 0) {
+            completions.add(answer(other, now));
+          }
+        }
       } else {
         h.applied = Math.max(h.applied, request.getApplied());
         h.forgetAcknowledged();

@@ -67,16 +67,17 @@ public final class SequencerService implements AutoCloseable {
   // Tail requests held until a stream moves (confined like the sequencer; see TailWaits).
   private final TailWaits waits = new TailWaits();
   // Called with every token response, in issue order (see onIssued).
-  private volatile IssueListener issuedListener = (last, tokens) -> {};
+  private volatile IssueListener issuedListener = (last, tokens, requester) -> {};
 
   /** Told of tokens as they are issued (see {@link #onIssued}). */
   @FunctionalInterface
   public interface IssueListener {
     /**
-     * Tokens were just issued, the highest at global address {@code last}; {@code tokens} gives
-     * them with their stream slots, made only when asked for.
+     * Tokens were just issued, the highest at global address {@code last}, for the client {@code
+     * requester} (null when unknown); {@code tokens} gives them with their stream slots, made only
+     * when asked for.
      */
-    void issued(long last, java.util.function.Supplier<List<Token>> tokens);
+    void issued(long last, java.util.function.Supplier<List<Token>> tokens, StreamId requester);
   }
 
   /** A service in {@link Mode#LOCKED} mode. The sequencer must not be used by anyone else. */
@@ -106,16 +107,17 @@ public final class SequencerService implements AutoCloseable {
    * by request, in one turn of the sequencer (see {@link Sequencer#issueBatch}).
    */
   public CompletableFuture<TokenResponse> token(TokenRequest request) {
-    return token(request, null);
+    return token(request, null, null);
   }
 
   /**
    * {@link #token(TokenRequest)} whose tokens this node writes itself: the held tail requests
    * (watches) the issuance answers are delivered once {@code written} completes, however it does
-   * (see {@link TailWaits}); null delivers them at once.
+   * (see {@link TailWaits}); null delivers them at once. {@code requester} is the client the tokens
+   * go to (null when unknown), for the read leases (see {@link ReadLeases#issued}).
    */
   public CompletableFuture<TokenResponse> token(
-      TokenRequest request, CompletableFuture<?> written) {
+      TokenRequest request, CompletableFuture<?> written, StreamId requester) {
     if (!request.getPacked().isEmpty()) {
       return submit(
           s -> {
@@ -123,7 +125,7 @@ public final class SequencerService implements AutoCloseable {
             long last = PackedTokens.lastAddress(r.getPacked());
             if (last >= 0) {
               issuedListener.issued(
-                  last, () -> PackedTokens.tokens(request.getPacked(), r.getPacked()));
+                  last, () -> PackedTokens.tokens(request.getPacked(), r.getPacked()), requester);
               waits.issued(s, written);
             }
             return r;
@@ -132,7 +134,7 @@ public final class SequencerService implements AutoCloseable {
     if (request.getBatchCount() > 0) {
       return submit(
           s -> {
-            TokenResponse r = s.issueBatch(request, this::tell);
+            TokenResponse r = s.issueBatch(request, x -> tell(x, requester));
             waits.issued(s, written);
             return r;
           });
@@ -140,16 +142,16 @@ public final class SequencerService implements AutoCloseable {
     return submit(
         s -> {
           TokenResponse r = s.issue(request);
-          tell(r);
+          tell(r, requester);
           waits.issued(s, written);
           return r;
         });
   }
 
-  private void tell(TokenResponse r) {
+  private void tell(TokenResponse r, StreamId requester) {
     long last = PackedTokens.lastAddress(r);
     if (last >= 0) {
-      issuedListener.issued(last, r::getTokensList);
+      issuedListener.issued(last, r::getTokensList, requester);
     }
   }
 

@@ -144,14 +144,14 @@ class HeldTailTest {
       CompletableFuture<TailResponse> first = service.tail(held(30_000, A, -1L));
       CompletableFuture<Object> written = new CompletableFuture<>();
       TokenRequest a = TokenRequest.newBuilder().addStreams(A.toMsg()).build();
-      service.token(a, written).join();
+      service.token(a, written, null).join();
       assertThat(first).as("delivered only once the entry is written").isNotDone();
       written.complete(null);
       assertThat(first.orTimeout(10, TimeUnit.SECONDS).join().getStreamTails(0)).isEqualTo(0);
 
       CompletableFuture<TailResponse> second = service.tail(held(30_000, A, 0L));
       CompletableFuture<Object> failed = new CompletableFuture<>();
-      service.token(a, failed).join();
+      service.token(a, failed, null).join();
       assertThat(second).isNotDone();
       failed.completeExceptionally(new IllegalStateException("the write failed"));
       // The tails are the issuance's: a watcher re-reads and decides the slot as for any writer.

@@ -129,6 +129,91 @@ class ReadLeasesTest {
     assertThat(leases.visibleTo(W, 2)).isDone();
   }
 
+  private static TokenResponse token(long global, StreamId stream, long streamAddress) {
+    return TokenResponse.newBuilder()
+        .addTokens(
+            Token.newBuilder()
+                .setGlobalAddress(global)
+                .addSlots(
+                    StreamSlot.newBuilder()
+                        .setStream(stream.toMsg())
+                        .setStreamAddress(streamAddress)))
+        .build();
+  }
+
+  private void issuedTo(StreamId requester, TokenResponse r) {
+    leases.issued(
+        r.getTokens(r.getTokensCount() - 1).getGlobalAddress(), r::getTokensList, requester);
+  }
+
+  /**
+   * A lone holder's own tokens reach it with its own answers, not with a push of their own; a
+   * response to another client that waits for its acknowledgement asks for it at once, and still
+   * waits for it.
+   */
+  @Test
+  void aLoneHoldersOwnTokensAreNotPushedUntilSomeoneWaitsForItsAcknowledgement() {
+    leases.lease(A, ask(-1)).join();
+    CompletableFuture<ReadLeaseResponse> parked = leases.lease(A, ask(-1));
+    issuedTo(A, token(1, 0));
+    assertThat(parked).as("its own token: its write's answer carries it").isNotDone();
+    assertThat(leases.visibleTo(A, 1)).as("its own answer is not held").isDone();
+    assertThat(leases.pushFor(A, 1).getGlobalTail()).isEqualTo(1);
+
+    CompletableFuture<Void> toWriter = leases.visibleTo(W, 1);
+    assertThat(toWriter).as("A has not acknowledged it").isNotDone();
+    assertThat(parked).as("asked for its acknowledgement").isDone();
+    assertThat(parked.join().getGlobalTail()).isEqualTo(1);
+    leases.lease(A, ask(1));
+    assertThat(toWriter).isDone();
+  }
+
+  @Test
+  void tokensOfOtherClientsAndTokensOfAHolderThatIsNotAloneArePushedAtOnce() {
+    leases.lease(A, ask(-1)).join();
+    CompletableFuture<ReadLeaseResponse> parked = leases.lease(A, ask(-1));
+    issuedTo(W, token(1, 0));
+    assertThat(parked).as("another client's token").isDone();
+    parked = leases.lease(A, ask(1));
+    issuedTo(null, token(2, 1));
+    assertThat(parked).as("a token of an unknown client").isDone();
+
+    parked = leases.lease(A, ask(2));
+    leases.lease(B, ask(-1)).join();
+    CompletableFuture<ReadLeaseResponse> parkedB = leases.lease(B, ask(2));
+    issuedTo(A, token(3, 2));
+    assertThat(parked).as("B's stable point waits for A's acknowledgement").isDone();
+    assertThat(parkedB).isDone();
+  }
+
+  @Test
+  void aLoneHoldersOwnTokensArePushedOnceTheyNameManyStreams() {
+    leases.lease(A, ask(-1)).join();
+    CompletableFuture<ReadLeaseResponse> parked = leases.lease(A, ask(-1));
+    for (int i = 0; i < ReadLeases.DEFERRED_STREAMS - 1; i++) {
+      issuedTo(A, token(i, StreamId.of("s" + i), 0));
+    }
+    assertThat(parked).isNotDone();
+    issuedTo(A, token(ReadLeases.DEFERRED_STREAMS, StreamId.of("last"), 0));
+    assertThat(parked).as("every answer to A would carry them all").isDone();
+    assertThat(parked.join().getStreamsCount()).isEqualTo(ReadLeases.DEFERRED_STREAMS);
+  }
+
+  @Test
+  void aNewHolderHasTheOldOnesUnpushedTokensAcknowledged() {
+    leases.lease(A, ask(-1)).join();
+    CompletableFuture<ReadLeaseResponse> parked = leases.lease(A, ask(-1));
+    issuedTo(A, token(1, 0));
+    assertThat(parked).isNotDone();
+    ReadLeaseResponse b = leases.lease(B, ask(-1)).join();
+    assertThat(parked).as("B's stable point waits for A").isDone();
+    assertThat(b.getStable()).as("A has not acknowledged token 1 yet").isEqualTo(-1);
+    leases.lease(A, ask(1));
+    CompletableFuture<ReadLeaseResponse> parkedB = leases.lease(B, ask(1));
+    assertThat(parkedB).isNotDone();
+    assertThat(leases.pushFor(B, 1).getStable()).isEqualTo(1);
+  }
+
   @Test
   void anAnswerWaitsAtMostUntilTheSilentHoldersLeaseRunsOut() throws Exception {
     ReadLeaseResponse first = leases.lease(A, ask(-1)).join();

@@ -62,7 +62,8 @@ final class RoleHandlers {
         r ->
             ready
                 .apply(r)
-                .thenCompose(v -> role(sequencer, "sequencer").token(r.getToken()))
+                .thenCompose(
+                    v -> role(sequencer, "sequencer").token(r.getToken(), null, clientOf(r)))
                 .thenCompose(
                     x ->
                         revealing(

@@ -103,7 +103,7 @@ final class SequencedWrites {
               + " tokens.");
     }
     if (client == null || request.getWriterSeq() == 0 || writers == null) {
-      return issueAndWrite(layout, sequencer, store, fence, drivers, null, null, request, null);
+      return issueAndWrite(layout, sequencer, store, fence, drivers, null, null, request, client);
     }
     WriterTable.Key key = new WriterTable.Key(client, request.getWriterSeq());
     long aborted = request.getHasAborted() ? request.getAbortedAddress() : -1;
@@ -161,7 +161,7 @@ final class SequencedWrites {
     CompletableFuture<Object> written = new CompletableFuture<>();
     CompletableFuture<SequencedWriteResponse> answer =
         sequencer
-            .token(request.getToken().toBuilder().setCount(1).build(), written)
+            .token(request.getToken().toBuilder().setCount(1).build(), written, client)
             .thenCompose(
                 issued -> {
                   Token t = issued.getTokens(0);

@@ -51,7 +51,22 @@ class LeasedRegisterHistoryTest {
     assertLinearizable(1000);
   }
 
+  /**
+   * One process holds a lease and the other does not: the lone holder's own tokens are not pushed
+   * to it at once (the sequencer's {@code ReadLeases}), and the other's answers wait for its
+   * acknowledgement all the same.
+   */
+  @Test
+  void withOneLoneLeaseHolderTheHistoryOfTwoClientProcessesIsLinearizable() throws Exception {
+    assertLinearizable(1000, i -> i == 1 ? 1000 : 0);
+  }
+
   private void assertLinearizable(long leaseMs) throws Exception {
+    assertLinearizable(leaseMs, i -> leaseMs);
+  }
+
+  private void assertLinearizable(long leaseMs, java.util.function.IntToLongFunction leaseMsOf)
+      throws Exception {
     long seed = System.nanoTime();
     System.out.println("LeasedRegisterHistoryTest lease " + leaseMs + " ms seed " + seed);
     int port = ServerProcess.freePort();
@@ -72,7 +87,8 @@ class LeasedRegisterHistoryTest {
                   tmp,
                   0,
                   0),
-              tmp);
+              tmp,
+              leaseMsOf);
       try {
         for (RegisterHistoryProcess c : clients) {
           c.awaitExit(RUN.plusSeconds(60));

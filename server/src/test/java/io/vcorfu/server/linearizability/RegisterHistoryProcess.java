@@ -124,6 +124,19 @@ public final class RegisterHistoryProcess implements AutoCloseable {
    */
   public static List<RegisterHistoryProcess> startTogether(
       int count, RegisterHistoryClient.Settings base, Path dir) throws IOException {
+    return startTogether(count, base, dir, i -> base.leaseMs());
+  }
+
+  /**
+   * {@link #startTogether(int, RegisterHistoryClient.Settings, Path)} with process {@code i} (from
+   * 1) holding a read lease of {@code leaseMsOf.applyAsLong(i)} ms (0: none).
+   */
+  public static List<RegisterHistoryProcess> startTogether(
+      int count,
+      RegisterHistoryClient.Settings base,
+      Path dir,
+      java.util.function.IntToLongFunction leaseMsOf)
+      throws IOException {
     List<RegisterHistoryProcess> clients = new ArrayList<>();
     try {
       for (int i = 1; i <= count; i++) {
@@ -131,7 +144,7 @@ public final class RegisterHistoryProcess implements AutoCloseable {
             launch(
                 new RegisterHistoryClient.Settings(
                     base.endpoints(),
-                    base.leaseMs(),
+                    leaseMsOf.applyAsLong(i),
                     "p" + i,
                     base.threads(),
                     base.keys(),
