@@ -19,6 +19,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
+import java.util.function.Predicate;
 
 /**
  * Read leases: the sequencer's side of answering tail queries from a client's memory while keeping
@@ -62,15 +63,12 @@ import java.util.function.LongSupplier;
  * at once when the client has tokens it has not acknowledged, else when a token is issued, when the
  * stable point passes tokens pushed to it, or after a third of the lease with nothing. The next
  * request acknowledges the answer ({@code applied}) and renews the lease from the time the client
- * sent it. One exception saves a lone holder a message pair per write: a token issued to the only
- * live holder itself is not pushed at once ({@link #issued}), since the holder's own answer carries
- * it and nobody else needs the holder's acknowledgement until a response to another client waits
- * for it; then ({@link #visibleTo}), or once {@value #DEFERRED_STREAMS} streams' tokens wait for an
- * acknowledgement (every answer to the holder carries them all), or when another client takes a
- * lease, the parked request is answered as usual. Only when acknowledgements arrive changes, never
- * what may be revealed, so the two rules above hold as before. The client counts its lease from
- * when it sent the request and stops using it a margin before the end; the sequencer counts from
- * when it received the request, later, so the client always stops first.
+ * sent it. But a token of the only live holder's own is not pushed at once ({@link #issued}): its
+ * own answer carries it, and its acknowledgement is asked for only when a response to another
+ * client waits for it, another client takes a lease, or {@value #DEFERRED_STREAMS} streams' tokens
+ * wait. That changes when acknowledgements arrive, not what may be revealed. The client counts its
+ * lease from when it sent the request and stops using it a margin before the end; the sequencer
+ * counts from when it received the request, later, so the client always stops first.
  *
  * <p>A client that dies or stalls holds up others' token and tail responses until its lease runs
  * out ({@link #MAX_LEASE} at most). After a restart the sequencer does not know who held a lease:
@@ -83,10 +81,7 @@ public final class ReadLeases implements AutoCloseable {
   /** The longest lease granted. */
   public static final Duration MAX_LEASE = Duration.ofSeconds(10);
 
-  /**
-   * How many streams' tokens a lone holder's own writes may leave unacknowledged before its parked
-   * request is answered anyway: each answer to it carries them all.
-   */
+  /** How many streams' tokens a lone holder may leave unacknowledged (each answer carries all). */
   static final int DEFERRED_STREAMS = 8;
 
   private final LeaseMarker marker;
@@ -145,10 +140,9 @@ public final class ReadLeases implements AutoCloseable {
   }
 
   /**
-   * Records tokens just issued to client {@code requester} (null when unknown), the highest at
-   * global address {@code last}; {@code tokens} gives them, and is asked only while someone holds a
-   * lease. Every holder's parked request is answered with them at once, except the requester's when
-   * it is the only live holder (see the class comment). Call in issue order.
+   * Records tokens just issued to client {@code requester} (null if unknown), the highest at global
+   * address {@code last}; {@code tokens} gives them, asked only while someone holds a lease. Parked
+   * requests are answered with them, but a lone holder's own (class comment). Call in issue order.
    */
   public void issued(
       long last, java.util.function.Supplier<List<Token>> tokens, StreamId requester) {
@@ -161,13 +155,12 @@ public final class ReadLeases implements AutoCloseable {
       long now = nanoTime.getAsLong();
       dropExpired(now, completions);
       List<Token> issued = tokens.get();
-      boolean lone = holders.size() == 1;
       for (LeaseHolder h : holders.values()) {
         for (Token t : issued) {
           h.unacked(t);
         }
         if (h.parked != null
-            && !(lone
+            && !(holders.size() == 1
                 && h.client.equals(requester)
                 && h.unackedStreams.size() < DEFERRED_STREAMS)) {
           completions.add(answer(h, now));
@@ -189,28 +182,22 @@ public final class ReadLeases implements AutoCloseable {
     if (!anyHolder) {
       return CompletableFuture.completedFuture(null);
     }
-    List<Runnable> completions;
-    CompletableFuture<Void> done;
+    List<Runnable> completions = new ArrayList<>();
+    Gate g;
     synchronized (this) {
       long now = nanoTime.getAsLong();
       if (blocking(recipient, address, now) == Long.MAX_VALUE) {
         return CompletableFuture.completedFuture(null);
       }
-      Gate g = new Gate(recipient, address, new CompletableFuture<>());
+      g = new Gate(recipient, address, new CompletableFuture<>());
       gates.add(g);
       scheduleExpiryCheck(now);
-      // A holder whose own tokens were not pushed at once (see issued) is asked for its
-      // acknowledgement now.
-      completions = new ArrayList<>();
-      for (LeaseHolder h : holders.values()) {
-        if (h.parked != null && h.live(now) && h.applied < address && !h.client.equals(recipient)) {
-          completions.add(answer(h, now));
-        }
-      }
-      done = g.done();
+      // A holder's own tokens may not have been pushed yet (see issued): ask for them now.
+      askAcknowledgements(
+          h -> h.applied < address && !h.client.equals(recipient), now, completions);
     }
     completions.forEach(Runnable::run);
-    return done;
+    return g.done();
   }
 
   /**
@@ -255,11 +242,8 @@ public final class ReadLeases implements AutoCloseable {
         anyHolder = true;
         // A holder that was alone may have tokens of its own not pushed yet (see issued): the
         // newcomer's stable point waits for its acknowledgement.
-        for (LeaseHolder other : holders.values()) {
-          if (other != h && other.parked != null && other.unackedGlobal >= 0) {
-            completions.add(answer(other, now));
-          }
-        }
+        askAcknowledgements(
+            o -> !o.client.equals(client) && o.unackedGlobal >= 0, now, completions);
       } else {
         h.applied = Math.max(h.applied, request.getApplied());
         h.forgetAcknowledged();
@@ -386,6 +370,15 @@ public final class ReadLeases implements AutoCloseable {
           && h.waitsForStable()
           && stableFor(h.client, now) > h.sentStable) {
         completions.add(answer(h, now));
+      }
+    }
+  }
+
+  /** Answers the parked request of every live holder {@code which} picks. Caller holds the lock. */
+  private void askAcknowledgements(Predicate<LeaseHolder> which, long now, List<Runnable> done) {
+    for (LeaseHolder h : holders.values()) {
+      if (h.parked != null && h.live(now) && which.test(h)) {
+        done.add(answer(h, now));
       }
     }
   }
