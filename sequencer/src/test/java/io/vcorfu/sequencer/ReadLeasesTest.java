@@ -41,13 +41,7 @@ class ReadLeasesTest {
   }
 
   private static TokenResponse token(long global, long streamAddress) {
-    return TokenResponse.newBuilder()
-        .addTokens(
-            Token.newBuilder()
-                .setGlobalAddress(global)
-                .addSlots(
-                    StreamSlot.newBuilder().setStream(S.toMsg()).setStreamAddress(streamAddress)))
-        .build();
+    return token(global, S, streamAddress);
   }
 
   private void advanceMillis(long ms) {
@@ -141,6 +135,12 @@ class ReadLeasesTest {
         .build();
   }
 
+  /** A's lease taken and its next request parked. */
+  private CompletableFuture<ReadLeaseResponse> parkedA() {
+    leases.lease(A, ask(-1)).join();
+    return leases.lease(A, ask(-1));
+  }
+
   private void issuedTo(StreamId requester, TokenResponse r) {
     leases.issued(
         r.getTokens(r.getTokensCount() - 1).getGlobalAddress(), r::getTokensList, requester);
@@ -153,8 +153,7 @@ class ReadLeasesTest {
    */
   @Test
   void aLoneHoldersOwnTokensAreNotPushedUntilSomeoneWaitsForItsAcknowledgement() {
-    leases.lease(A, ask(-1)).join();
-    CompletableFuture<ReadLeaseResponse> parked = leases.lease(A, ask(-1));
+    CompletableFuture<ReadLeaseResponse> parked = parkedA();
     issuedTo(A, token(1, 0));
     assertThat(parked).as("its own token: its write's answer carries it").isNotDone();
     assertThat(leases.visibleTo(A, 1)).as("its own answer is not held").isDone();
@@ -170,8 +169,7 @@ class ReadLeasesTest {
 
   @Test
   void tokensOfOtherClientsAndTokensOfAHolderThatIsNotAloneArePushedAtOnce() {
-    leases.lease(A, ask(-1)).join();
-    CompletableFuture<ReadLeaseResponse> parked = leases.lease(A, ask(-1));
+    CompletableFuture<ReadLeaseResponse> parked = parkedA();
     issuedTo(W, token(1, 0));
     assertThat(parked).as("another client's token").isDone();
     parked = leases.lease(A, ask(1));
@@ -188,8 +186,7 @@ class ReadLeasesTest {
 
   @Test
   void aLoneHoldersOwnTokensArePushedOnceTheyNameManyStreams() {
-    leases.lease(A, ask(-1)).join();
-    CompletableFuture<ReadLeaseResponse> parked = leases.lease(A, ask(-1));
+    CompletableFuture<ReadLeaseResponse> parked = parkedA();
     for (int i = 0; i < ReadLeases.DEFERRED_STREAMS - 1; i++) {
       issuedTo(A, token(i, StreamId.of("s" + i), 0));
     }
@@ -201,8 +198,7 @@ class ReadLeasesTest {
 
   @Test
   void aNewHolderHasTheOldOnesUnpushedTokensAcknowledged() {
-    leases.lease(A, ask(-1)).join();
-    CompletableFuture<ReadLeaseResponse> parked = leases.lease(A, ask(-1));
+    CompletableFuture<ReadLeaseResponse> parked = parkedA();
     issuedTo(A, token(1, 0));
     assertThat(parked).isNotDone();
     ReadLeaseResponse b = leases.lease(B, ask(-1)).join();
