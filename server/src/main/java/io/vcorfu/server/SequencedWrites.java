@@ -105,6 +105,9 @@ final class SequencedWrites {
     if (client == null || request.getWriterSeq() == 0 || writers == null) {
       return issueAndWrite(layout, sequencer, store, fence, drivers, null, null, request, client);
     }
+    if (request.getSettledBelow() > 0) {
+      writers.settle(client, request.getSettledBelow());
+    }
     WriterTable.Key key = new WriterTable.Key(client, request.getWriterSeq());
     long aborted = request.getHasAborted() ? request.getAbortedAddress() : -1;
     WriterTable.Attempt taken = writers.claim(key, aborted);

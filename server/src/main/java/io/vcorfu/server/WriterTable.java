@@ -17,7 +17,11 @@ import java.util.concurrent.CompletableFuture;
  * anything was written, which is released. An eviction raises {@link #searchBelow()} above the
  * evicted attempt's address, so a retry the table does not know is either one whose original was
  * never taken (nothing stored), or one whose original lies below {@link #searchBelow()}: taken by
- * an earlier sequencer or evicted, and searched for in the log.
+ * an earlier sequencer or evicted, and searched for in the log. Attempts are evicted when the table
+ * is over its capacity (oldest first) and, once answered, when their writer says it has the outcome
+ * of every append numbered below theirs ({@link #settle}): a writer retries only appends it has no
+ * outcome of, so the table holds about the appends in flight, not the last {@code capacity}, and
+ * its attempts die before the node's collector has to copy them.
  *
  * <p>Thread-safe: all state under this object's monitor.
  */
@@ -55,6 +59,20 @@ final class WriterTable {
   /** One past the highest address an evicted attempt took; 0 before any eviction. */
   private long evictedBelow;
 
+  /** Per writer (the most recent {@value #WRITERS}), the number {@link #settle} scans from. */
+  private final Map<StreamId, Long> settledFrom =
+      new LinkedHashMap<>(16, 0.75f, true) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<StreamId, Long> eldest) {
+          return size() > WRITERS;
+        }
+      };
+
+  static final int WRITERS = 4_096;
+
+  /** How far below a writer's settled number {@link #settle} looks at most. */
+  static final int SETTLE_SCAN = 1_024;
+
   WriterTable() {
     this(DEFAULT_CAPACITY);
   }
@@ -85,6 +103,28 @@ final class WriterTable {
   /** The attempt {@link #claim} just made for {@code key}. */
   synchronized Attempt claimed(Key key) {
     return attempts.get(key);
+  }
+
+  /**
+   * Evicts {@code writer}'s answered attempts numbered below {@code below}: the writer has their
+   * outcomes and never attempts them again. An attempt not answered yet stays, until the table
+   * evicts it for capacity.
+   */
+  synchronized void settle(StreamId writer, long below) {
+    Long from = settledFrom.get(writer);
+    for (long seq = Math.max(from == null ? 1 : from, below - SETTLE_SCAN); seq < below; seq++) {
+      Key k = new Key(writer, seq);
+      Attempt a = attempts.get(k);
+      if (a != null && a.answer().isDone()) {
+        attempts.remove(k);
+        if (a.address() >= 0) {
+          evictedBelow = Math.max(evictedBelow, a.address() + 1);
+        }
+      }
+    }
+    if (from == null || below > from) {
+      settledFrom.put(writer, below);
+    }
   }
 
   /** Records that {@code attempt} took {@code globalAddress}. */

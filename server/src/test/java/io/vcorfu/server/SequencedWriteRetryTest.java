@@ -94,6 +94,61 @@ class SequencedWriteRetryTest {
     }
   }
 
+  /**
+   * An append whose writer said it has the outcome (a later write's {@code settled_below}) is
+   * forgotten by the table; a retry of it anyway (a buggy or late one) is found in the log, not
+   * stored again.
+   */
+  @Test
+  void aSettledAppendIsForgottenAndARetryOfItIsFoundInTheLogNotStoredTwice() throws Exception {
+    Layout layout = Layout.singleNode(NODE, "retry");
+    try (ReplicaStore store = ReplicaStore.open(StorageOptions.memory())) {
+      SequencerService sequencer = new SequencerService(new Sequencer());
+      sequencer.bootstrap(1, -1, Map.of()).get(5, TimeUnit.SECONDS);
+      SequencerRole role =
+          new SequencerRole(sequencer, null, CompletableFuture.completedFuture(null), 0);
+      var table =
+          RoleHandlers.table(
+              new Roles(role, store.logReplica(), store.streamReplica(), store, null, null),
+              () -> layout,
+              new EpochFence(1));
+      var handler = table.get(PayloadCase.SEQUENCED_WRITE);
+      SequencedWriteResponse first =
+          handler.handle(write(1, false, 0)).get(5, TimeUnit.SECONDS).getSequencedWrite();
+      long at = first.getToken().getTokens(0).getGlobalAddress();
+      SequencedWriteResponse repeated =
+          handler.handle(write(1, true, 0)).get(5, TimeUnit.SECONDS).getSequencedWrite();
+      assertThat(repeated.hasStored()).as("known to the table: its answer again").isFalse();
+      assertThat(repeated.getToken().getTokens(0).getGlobalAddress()).isEqualTo(at);
+
+      handler.handle(write(2, false, 2)).get(5, TimeUnit.SECONDS);
+      SequencedWriteResponse late =
+          handler.handle(write(1, true, 0)).get(5, TimeUnit.SECONDS).getSequencedWrite();
+      assertThat(late.hasStored()).as("forgotten by the table, found in the log").isTrue();
+      assertThat(late.getStored().getGlobalAddress()).isEqualTo(at);
+      assertThat(sequencer.token(TokenRequest.newBuilder().setCount(1).build()).join())
+          .as("no token issued for the late retry: appends 1 and 2 only")
+          .matches(r -> r.getTokens(0).getGlobalAddress() == at + 2);
+      role.close();
+    }
+  }
+
+  /** Append {@code seq} of CLIENT, saying every append below {@code settledBelow} has finished. */
+  private static Request write(long seq, boolean retry, long settledBelow) {
+    return Request.newBuilder()
+        .setHeader(Header.newBuilder().setEpoch(1).setClientId(CLIENT.toMsg()))
+        .setSequencedWrite(
+            SequencedWriteRequest.newBuilder()
+                .setToken(TokenRequest.newBuilder().setCount(1).addStreams(STREAM.toMsg()))
+                .setPayload(ByteString.copyFromUtf8("v" + seq))
+                .setNonce(100 + seq)
+                .setWriterSeq(seq)
+                .setRetry(retry)
+                .setNotBelow(0)
+                .setSettledBelow(settledBelow))
+        .build();
+  }
+
   /** A retry of append SEQ; {@code aborted} >= 0 says the attempt there aborted. */
   private static Request retry(long aborted) {
     SequencedWriteRequest.Builder w =

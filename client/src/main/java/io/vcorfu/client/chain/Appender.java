@@ -22,6 +22,7 @@ import io.vcorfu.protocol.proto.Token;
 import io.vcorfu.protocol.proto.TxResolution;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentSkipListSet;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BiConsumer;
@@ -70,6 +71,12 @@ public final class Appender {
   /** How many appends this client has begun: the number of the latest. */
   private final AtomicLong appends = new AtomicLong();
 
+  /**
+   * The numbers of the appends begun and not finished: every number below the smallest (or below
+   * the next when none) has its outcome here, so the node may forget its attempts.
+   */
+  private final ConcurrentSkipListSet<Long> unfinished = new ConcurrentSkipListSet<>();
+
   /** The highest global address this client saw committed; -1 before the first. */
   private final AtomicLong highestSeen = new AtomicLong(-1);
 
@@ -113,6 +120,12 @@ public final class Appender {
     // Every token issued from now on is above what this client saw taken and at or above the
     // start of the newest segment it knows.
     long notBelow = Math.max(highestSeen.get() + 1, segments.get(segments.size() - 1).start());
+    long seq;
+    synchronized (unfinished) {
+      // Listed before anyone can read the next number as settled (see settledBelow).
+      seq = appends.incrementAndGet();
+      unfinished.add(seq);
+    }
     Request request =
         new Request(
             streams,
@@ -120,9 +133,26 @@ public final class Appender {
             condition,
             Messages.toMsg(condition),
             failover.begin(),
-            appends.incrementAndGet(),
+            seq,
             notBelow);
-    return attempt(request, 1);
+    CompletableFuture<AppendResult> out = attempt(request, 1);
+    out.whenComplete((r, e) -> unfinished.remove(seq));
+    return out;
+  }
+
+  /**
+   * Every append of this client numbered below the returned number has finished (its caller has its
+   * outcome, and it is never attempted again).
+   */
+  long settledBelow() {
+    Long first = unfinished.ceiling(0L);
+    if (first != null) {
+      return first;
+    }
+    synchronized (unfinished) {
+      first = unfinished.ceiling(0L);
+      return first != null ? first : appends.get() + 1;
+    }
   }
 
   /**
@@ -188,8 +218,8 @@ public final class Appender {
       return condition != null && !condition.readSet().isEmpty();
     }
 
-    ReplicaClient.Numbering numbering() {
-      return new ReplicaClient.Numbering(seq, maybeStored, notBelow, abortedAt);
+    ReplicaClient.Numbering numbering(long settledBelow) {
+      return new ReplicaClient.Numbering(seq, maybeStored, notBelow, abortedAt, settledBelow);
     }
   }
 
@@ -215,7 +245,12 @@ public final class Appender {
         sequenced
             // One node hosts everything: it issues the token and writes the whole chain at once.
             ? ops.sequencedWrite(
-                    chosenIn, req.streams(), req.tx(), req.payload(), nonce, req.numbering())
+                    chosenIn,
+                    req.streams(),
+                    req.tx(),
+                    req.payload(),
+                    nonce,
+                    req.numbering(settledBelow()))
                 .thenApply(
                     r -> {
                       if (r.hasStored()) {

@@ -174,10 +174,13 @@ public final class ReplicaClient {
    * How a sequenced write is numbered: the append's number among this client's appends ({@code
    * seq}, 0 for none), whether an earlier attempt may have been stored ({@code retry}), the lowest
    * address any attempt can have ({@code notBelow}), and the address of an attempt the writer knows
-   * aborted ({@code abortedAt}, -1 for none). See {@code SequencedWriteRequest} in the protocol.
+   * aborted ({@code abortedAt}, -1 for none), and the number below which every append of this
+   * client has finished ({@code settledBelow}, 0 for none said). See {@code SequencedWriteRequest}
+   * in the protocol.
    */
-  public record Numbering(long seq, boolean retry, long notBelow, long abortedAt) {
-    public static final Numbering NONE = new Numbering(0, false, 0, -1);
+  public record Numbering(
+      long seq, boolean retry, long notBelow, long abortedAt, long settledBelow) {
+    public static final Numbering NONE = new Numbering(0, false, 0, -1, 0);
   }
 
   /** A sequenced write numbered by {@code numbering}, stored at most once per number. */
@@ -214,7 +217,8 @@ public final class ReplicaClient {
             .setNonce(nonce)
             .setWriterSeq(numbering.seq())
             .setRetry(numbering.retry())
-            .setNotBelow(numbering.notBelow());
+            .setNotBelow(numbering.notBelow())
+            .setSettledBelow(numbering.settledBelow());
     if (numbering.abortedAt() >= 0) {
       b.setHasAborted(true).setAbortedAddress(numbering.abortedAt());
     }
