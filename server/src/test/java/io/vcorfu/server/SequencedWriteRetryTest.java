@@ -8,6 +8,7 @@ import io.vcorfu.layout.Layout;
 import io.vcorfu.logunit.ReplicaStore;
 import io.vcorfu.logunit.StorageOptions;
 import io.vcorfu.protocol.Endpoint;
+import io.vcorfu.protocol.RpcHandler;
 import io.vcorfu.protocol.StreamId;
 import io.vcorfu.protocol.proto.EntryKind;
 import io.vcorfu.protocol.proto.Header;
@@ -59,15 +60,8 @@ class SequencedWriteRetryTest {
               .setWriterSeq(SEQ)
               .build();
       store.logReplica().write(earlier, false).get(5, TimeUnit.SECONDS);
-      SequencerService sequencer = new SequencerService(new Sequencer());
-      sequencer.bootstrap(1, 0, Map.of()).get(5, TimeUnit.SECONDS);
-      SequencerRole role =
-          new SequencerRole(sequencer, null, CompletableFuture.completedFuture(null), 0);
-      var table =
-          RoleHandlers.table(
-              new Roles(role, store.logReplica(), store.streamReplica(), store, null, null),
-              () -> layout,
-              new EpochFence(1));
+      SequencerRole role = role(0);
+      var table = handlers(role, store, layout);
 
       SequencedWriteResponse first =
           table
@@ -103,16 +97,8 @@ class SequencedWriteRetryTest {
   void aSettledAppendIsForgottenAndARetryOfItIsFoundInTheLogNotStoredTwice() throws Exception {
     Layout layout = Layout.singleNode(NODE, "retry");
     try (ReplicaStore store = ReplicaStore.open(StorageOptions.memory())) {
-      SequencerService sequencer = new SequencerService(new Sequencer());
-      sequencer.bootstrap(1, -1, Map.of()).get(5, TimeUnit.SECONDS);
-      SequencerRole role =
-          new SequencerRole(sequencer, null, CompletableFuture.completedFuture(null), 0);
-      var table =
-          RoleHandlers.table(
-              new Roles(role, store.logReplica(), store.streamReplica(), store, null, null),
-              () -> layout,
-              new EpochFence(1));
-      var handler = table.get(PayloadCase.SEQUENCED_WRITE);
+      SequencerRole role = role(-1);
+      RpcHandler handler = handlers(role, store, layout).get(PayloadCase.SEQUENCED_WRITE);
       SequencedWriteResponse first =
           handler.handle(write(1, false, 0)).get(5, TimeUnit.SECONDS).getSequencedWrite();
       long at = first.getToken().getTokens(0).getGlobalAddress();
@@ -126,11 +112,27 @@ class SequencedWriteRetryTest {
           handler.handle(write(1, true, 0)).get(5, TimeUnit.SECONDS).getSequencedWrite();
       assertThat(late.hasStored()).as("forgotten by the table, found in the log").isTrue();
       assertThat(late.getStored().getGlobalAddress()).isEqualTo(at);
-      assertThat(sequencer.token(TokenRequest.newBuilder().setCount(1).build()).join())
+      assertThat(role.sequencer().token(TokenRequest.newBuilder().setCount(1).build()).join())
           .as("no token issued for the late retry: appends 1 and 2 only")
           .matches(r -> r.getTokens(0).getGlobalAddress() == at + 2);
       role.close();
     }
+  }
+
+  /** A sequencer role whose sequencer starts at global tail {@code globalTail}, epoch 1. */
+  private static SequencerRole role(long globalTail) throws Exception {
+    SequencerService sequencer = new SequencerService(new Sequencer());
+    sequencer.bootstrap(1, globalTail, Map.of()).get(5, TimeUnit.SECONDS);
+    return new SequencerRole(sequencer, null, CompletableFuture.completedFuture(null), 0);
+  }
+
+  /** The node's request handlers over {@code store} and {@code role}, in epoch 1. */
+  private static Map<PayloadCase, RpcHandler> handlers(
+      SequencerRole role, ReplicaStore store, Layout layout) {
+    return RoleHandlers.table(
+        new Roles(role, store.logReplica(), store.streamReplica(), store, null, null),
+        () -> layout,
+        new EpochFence(1));
   }
 
   /** Append {@code seq} of CLIENT, saying every append below {@code settledBelow} has finished. */

@@ -12,8 +12,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -27,26 +25,15 @@ class SettledAppendsTest {
   private static final int APPENDS_PER_THREAD = 250;
 
   @TempDir Path tmp;
-  private InJvmTransport transport;
-  private Node node;
-
-  @BeforeEach
-  void start() {
-    transport = new InJvmTransport();
-    node = Node.start(NodeConfig.durable(NODE, tmp.resolve("data")), transport);
-    node.ready().join();
-  }
-
-  @AfterEach
-  void stop() {
-    node.close();
-    transport.close();
-  }
 
   @Test
   void theNodeForgetsTheAppendsItsWriterHasTheOutcomeOf() throws Exception {
-    try (ClusterStreamLog log =
-        ClusterStreamLog.connect(transport, NODE, StreamLogOptions.defaults())) {
+    InJvmTransport transport = new InJvmTransport();
+    try (transport;
+        Node node = Node.start(NodeConfig.durable(NODE, tmp.resolve("data")), transport);
+        ClusterStreamLog log =
+            ClusterStreamLog.connect(transport, NODE, StreamLogOptions.defaults())) {
+      node.ready().join();
       List<CompletableFuture<Void>> threads = new ArrayList<>();
       for (int t = 0; t < THREADS; t++) {
         StreamId s = StreamId.of("settled-" + t);
