@@ -269,13 +269,17 @@ class MergeTest {
     AtomicBoolean writing = new AtomicBoolean(true);
     java.util.concurrent.atomic.AtomicInteger merged =
         new java.util.concurrent.atomic.AtomicInteger();
-    // The writer goes on (within a bound) until the mergers have merged a few times while it
-    // writes, however the threads are scheduled.
+    // The writer goes on (within bounds of count and time) until the mergers have merged a few
+    // times while it writes, however the threads are scheduled: on a loaded machine 5,000 puts
+    // once went by before the fourth merge.
+    long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(20);
     Thread writer =
         new Thread(
             () -> {
               CSMRMap<String, Integer> f = CSMRMap.open(harness.runtime(), fork.name());
-              for (int i = 0; i < 5_000 && (i < 150 || merged.get() < 4); i++) {
+              for (int i = 0;
+                  i < 200_000 && System.nanoTime() < deadline && (i < 150 || merged.get() < 4);
+                  i++) {
                 f.put(String.valueOf((char) ('a' + i % 6)), i);
               }
               writing.set(false);
