@@ -117,9 +117,7 @@ final class WriterTable {
       Attempt a = attempts.get(k);
       if (a != null && a.answer().isDone()) {
         attempts.remove(k);
-        if (a.address() >= 0) {
-          evictedBelow = Math.max(evictedBelow, a.address() + 1);
-        }
+        evicted(a.address());
       }
     }
     if (from == null || below > from) {
@@ -162,9 +160,14 @@ final class WriterTable {
         continue;
       }
       oldest.remove();
-      if (address >= 0) {
-        evictedBelow = Math.max(evictedBelow, address + 1);
-      }
+      evicted(address);
+    }
+  }
+
+  /** Records the eviction of an attempt at {@code address} (-1: it took none). */
+  private void evicted(long address) {
+    if (address >= 0) {
+      evictedBelow = Math.max(evictedBelow, address + 1);
     }
   }
 }

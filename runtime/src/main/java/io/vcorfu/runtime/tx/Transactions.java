@@ -51,13 +51,7 @@ public final class Transactions {
    * The oldest snapshot of the transactions open in this runtime; {@link Long#MAX_VALUE} if none.
    */
   public long oldestOpenSnapshot() {
-    long oldest = Long.MAX_VALUE;
-    for (Map.Entry<Thread, TxContext> e : open.entrySet()) {
-      if (e.getKey().isAlive()) {
-        oldest = Math.min(oldest, e.getValue().snapshot);
-      }
-    }
-    return oldest;
+    return oldestSnapshot(true);
   }
 
   /**
@@ -68,18 +62,26 @@ public final class Transactions {
    * update a view of a {@code VersionCapturing} object applies.
    */
   public long versionsFloor() {
-    long floor = Long.MAX_VALUE;
+    long floor = oldestSnapshot(false);
     if (!beginning.isEmpty()) {
       for (long bound : beginning.values()) {
         floor = Math.min(floor, bound);
       }
     }
+    return floor;
+  }
+
+  /** The oldest snapshot of the open transactions (of live threads only, if {@code alive}). */
+  private long oldestSnapshot(boolean alive) {
+    long oldest = Long.MAX_VALUE;
     if (!open.isEmpty()) {
-      for (TxContext tx : open.values()) {
-        floor = Math.min(floor, tx.snapshot);
+      for (Map.Entry<Thread, TxContext> e : open.entrySet()) {
+        if (!alive || e.getKey().isAlive()) {
+          oldest = Math.min(oldest, e.getValue().snapshot);
+        }
       }
     }
-    return floor;
+    return oldest;
   }
 
   /** The calling thread's open transaction, or null. */
