@@ -15,12 +15,15 @@ public enum FsyncPolicy {
    * Futures complete once the record is written to the operating system; the file is forced every
    * {@link StorageOptions#fsyncInterval()}, and before a segment is deleted (so the trim that
    * covers it is durable first). A process crash loses nothing, but a machine crash or power loss
-   * can lose the acknowledged writes of the last interval.
+   * can lose the acknowledged writes of the last interval. The thread that asks for a barrier
+   * writes what is queued itself when no other thread is writing, so its future is complete when
+   * the call returns (see {@code SegmentWriter}).
    */
   INTERVAL,
   /**
-   * Never forces except on close and before deleting a segment. For tests and benchmarks: a machine
-   * crash can lose any amount of acknowledged writes.
+   * Never forces except on close and before deleting a segment; callers write as under {@link
+   * #INTERVAL}. For tests and benchmarks: a machine crash can lose any amount of acknowledged
+   * writes.
    */
   NONE
 }

@@ -24,6 +24,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -142,6 +143,76 @@ class GroupCommitTest {
                         .build()))
                 .getResultsList();
         assertThat(res).allMatch(x -> x.getStatus() == Status.COMMITTED);
+      }
+    }
+  }
+
+  /**
+   * Under a policy that acknowledges before a force, the writing thread writes its own record into
+   * the file and its write is answered before the call returns: no hand-off to the writer's thread
+   * and back. The records are in the file at once, and all of them after a reopen.
+   */
+  @ParameterizedTest
+  @EnumSource(
+      value = FsyncPolicy.class,
+      names = {"INTERVAL", "NONE"})
+  void withoutAForcePerWriteTheCallerWritesItsRecordAndIsAnsweredAtOnce(FsyncPolicy policy)
+      throws Exception {
+    AtomicLong forced = new AtomicLong();
+    StorageOptions o =
+        StorageOptions.builder()
+            .mode(StorageMode.DURABLE)
+            .directory(dir)
+            .fsyncPolicy(policy)
+            .fsyncInterval(Duration.ofSeconds(60))
+            .forceObserver((nanos, records) -> forced.incrementAndGet())
+            .build();
+    Path segment = dir.resolve("segment-000001.log");
+    try (LogReplica r = LogReplica.open(o)) {
+      for (int i = 0; i < 50; i++) {
+        long sizeBefore = java.nio.file.Files.size(segment);
+        CompletableFuture<LogWriteResponse> f =
+            r.write(
+                LogWriteRequest.newBuilder()
+                    .setEntry(data(i, "caller-" + i))
+                    .setCommit(true)
+                    .build());
+        assertThat(f).as("write %d answered on return", i).isCompleted();
+        if (policy == FsyncPolicy.NONE) {
+          // No zeroes ahead under NONE: the file grows by each record as it is written.
+          assertThat(java.nio.file.Files.size(segment)).isGreaterThan(sizeBefore);
+        }
+      }
+      assertThat(forced).as("forces of the active segment while writing").hasValue(0);
+    }
+    try (LogReplica r = LogReplica.open(o)) {
+      List<ReadResult> all =
+          get(r.read(LogReadRequest.newBuilder().setFrom(0).setTo(49).build())).getResultsList();
+      assertThat(all).hasSize(50).allMatch(x -> x.getStatus() == Status.COMMITTED);
+      assertThat(all.get(49).getEntry().getPayload().toStringUtf8()).isEqualTo("caller-49");
+    }
+  }
+
+  /** Under group commit a write is answered only after a force that covers it. */
+  @Test
+  void withAForcePerWriteTheAnswerWaitsForAForce() throws Exception {
+    AtomicLong forced = new AtomicLong();
+    StorageOptions o =
+        StorageOptions.builder()
+            .mode(StorageMode.DURABLE)
+            .directory(dir)
+            .forceObserver((nanos, records) -> forced.addAndGet(records))
+            .build();
+    try (LogReplica r = LogReplica.open(o)) {
+      for (int i = 0; i < 20; i++) {
+        CompletableFuture<Long> forcedWhenAnswered =
+            r.write(
+                    LogWriteRequest.newBuilder()
+                        .setEntry(data(i, "forced-" + i))
+                        .setCommit(true)
+                        .build())
+                .thenApply(w -> forced.get());
+        assertThat(forcedWhenAnswered.get(30, TimeUnit.SECONDS)).isGreaterThan(i);
       }
     }
   }

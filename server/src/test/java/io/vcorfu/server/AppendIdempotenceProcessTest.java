@@ -17,14 +17,17 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.awaitility.Awaitility;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Several client processes append to one durable node process, which is killed with SIGKILL while
  * their appends are in flight and started again on its data directory: the clients retry through
  * the restart (their earlier attempts' outcomes unknown), and afterwards every value is in the log
- * exactly once, every acknowledged one at the address its client was given.
+ * exactly once, every acknowledged one at the address its client was given. Once with the node's
+ * default group commit (a force before every answer) and once forcing once a second, where the
+ * node's request thread writes each record into the file itself before answering.
  */
 public class AppendIdempotenceProcessTest {
   private static final int CLIENTS = 3;
@@ -32,11 +35,16 @@ public class AppendIdempotenceProcessTest {
 
   @TempDir Path tmp;
 
-  @Test
-  void appendsRetriedAcrossAKillNineOfTheNodeAreStoredOnce() throws Exception {
+  @ParameterizedTest(name = "{0}")
+  @ValueSource(strings = {"group commit", "--fsync-interval-ms 1000"})
+  void appendsRetriedAcrossAKillNineOfTheNodeAreStoredOnce(String durability) throws Exception {
     int port = ServerProcess.freePort();
     Path data = tmp.resolve("node");
-    ServerProcess server = ServerProcess.start(port, data, null).awaitReady();
+    List<String> args = new ArrayList<>(List.of("--data-dir", data.toString()));
+    if (durability.startsWith("--")) {
+      args.addAll(List.of(durability.split(" ")));
+    }
+    ServerProcess server = ServerProcess.start(port, args).awaitReady();
     List<Process> clients = new ArrayList<>();
     List<Path> files = new ArrayList<>();
     try {
@@ -61,7 +69,7 @@ public class AppendIdempotenceProcessTest {
           .pollInterval(Duration.ofMillis(20))
           .until(() -> acked(files).size() >= CLIENTS * APPENDS / 4);
       server.kill9();
-      server = ServerProcess.start(port, data, null).awaitReady();
+      server = ServerProcess.start(port, args).awaitReady();
       for (Process p : clients) {
         assertThat(p.waitFor(180, TimeUnit.SECONDS)).as("client finished").isTrue();
         assertThat(p.exitValue()).isZero();

@@ -97,6 +97,11 @@ final class Preallocation {
     publish();
   }
 
+  /** True when {@link #keepAhead} after records written up to {@code written} would zero more. */
+  boolean due(long written) {
+    return Math.max(allocatedTo, written) - written < AHEAD / 2;
+  }
+
   /**
    * Cuts the zeroed bytes after {@code written}; true when there were any (the caller then forces
    * the file, so that its new size is durable).

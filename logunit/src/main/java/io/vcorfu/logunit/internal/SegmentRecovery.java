@@ -90,7 +90,7 @@ final class SegmentRecovery {
     }
     List<Integer> ids = segmentIds();
     for (int id : ids) {
-      lengths.put(id, Files.size(SegmentWriter.segmentPath(dir, id)));
+      lengths.put(id, Files.size(SegmentFiles.segmentPath(dir, id)));
     }
     int fromIndex = 0;
     int scanned = 0;
@@ -99,7 +99,7 @@ final class SegmentRecovery {
     try {
       for (int i = 0; i < ids.size() - 1; i++) {
         int id = ids.get(i);
-        Path file = SegmentWriter.segmentPath(dir, id);
+        Path file = SegmentFiles.segmentPath(dir, id);
         long size = Files.size(file);
         engine.sealedSegment(id, size);
         if (replayIndex(id, size)) {
@@ -110,7 +110,7 @@ final class SegmentRecovery {
         }
       }
       int active = ids.isEmpty() ? 1 : ids.get(ids.size() - 1);
-      Path activeFile = SegmentWriter.segmentPath(dir, active);
+      Path activeFile = SegmentFiles.segmentPath(dir, active);
       long length = 0;
       long cut = 0;
       RecordCodec.Names activeNames = new RecordCodec.Names();
@@ -147,11 +147,11 @@ final class SegmentRecovery {
       for (int id : sealed) {
         if (dead.contains(id)) {
           engine.deletedSegment(id);
-          Files.deleteIfExists(SegmentWriter.indexPath(dir, id));
-          Files.deleteIfExists(SegmentWriter.segmentPath(dir, id));
+          Files.deleteIfExists(SegmentFiles.indexPath(dir, id));
+          Files.deleteIfExists(SegmentFiles.segmentPath(dir, id));
         } else {
           channels.put(
-              id, FileChannel.open(SegmentWriter.segmentPath(dir, id), StandardOpenOption.READ));
+              id, FileChannel.open(SegmentFiles.segmentPath(dir, id), StandardOpenOption.READ));
         }
       }
       if (!dead.isEmpty()) {
@@ -196,7 +196,7 @@ final class SegmentRecovery {
   }
 
   private boolean replayIndex(int id, long segmentLength) {
-    Path idx = SegmentWriter.indexPath(dir, id);
+    Path idx = SegmentFiles.indexPath(dir, id);
     if (!Files.exists(idx)) {
       LOG.info("Segment {} of {} has no index file; scanning it", id, dir);
       return false;

@@ -11,28 +11,24 @@ import io.vcorfu.logunit.internal.WriteQueue.Roll;
 import io.vcorfu.logunit.internal.WriteQueue.Stop;
 import io.vcorfu.protocol.ServerErrorException;
 import java.io.IOException;
-import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReentrantLock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The single thread that appends records to the active segment, forces it, seals segments (with
- * their index file) and deletes dead ones. Work items are executed strictly in queue order, so a
- * barrier completes only after every record queued before it is written (and, under {@link
- * FsyncPolicy#ALWAYS}, forced).
+ * The order and the threads of the storage writes: one thread that appends records to the active
+ * segment, forces it, seals segments (with their index file) and deletes dead ones. Work items are
+ * executed strictly in queue order, so a barrier completes only after every record queued before it
+ * is written (and, under {@link FsyncPolicy#ALWAYS}, forced).
  *
  * <p>Safety invariants, whatever the policy:
  *
@@ -49,56 +45,40 @@ import org.slf4j.LoggerFactory;
  *       tail and which is corruption.
  * </ul>
  *
- * <p>Callers enqueue under the engine's monitor, which fixes the file order; barrier futures are
- * completed on a separate thread so that callbacks never stall the writer.
+ * <p>What each step does to the files is {@link SegmentFiles}'s; this class decides who does it and
+ * when.
+ *
+ * <p>Callers enqueue under the engine's monitor, which fixes the file order. Whoever writes holds
+ * {@link #writing} from taking items off the queue until they are in the file, so the file order is
+ * the queue order whichever thread writes. Under {@link FsyncPolicy#ALWAYS} only the writer's
+ * thread writes, and barrier futures are completed on a separate thread so that callbacks never
+ * stall it. Under the other policies an acknowledgement needs no force, so a caller that asks for a
+ * barrier writes what is queued itself when no one else is writing and only records and barriers
+ * are queued (a {@code write} call into the page cache, as the writer's thread would make), and
+ * completes its own barriers: no hand-off to the writer's thread and back. The writer's thread
+ * still does everything that forces or changes the directory (interval forces, rolls, deletions,
+ * the zeroes ahead of the records, close), and what a caller found busy.
  */
 final class SegmentWriter implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(SegmentWriter.class);
-  private static final int BUFFER = 1 << 20;
 
   private final Path directory;
-  private final DirectorySync directorySync;
   private final FsyncPolicy policy;
-  private final long intervalNanos;
   private final WriteQueue queue = new WriteQueue();
-  private final Map<Integer, FileChannel> channels = new ConcurrentHashMap<>();
+
+  /** Held by whoever takes items off the queue, until they are written (see the class comment). */
+  private final ReentrantLock writing = new ReentrantLock();
+
+  /** Callers write what they queued themselves (every policy but {@link FsyncPolicy#ALWAYS}). */
+  private final boolean callersWrite;
+
+  private final SegmentFiles files;
   private final ExecutorService completer;
   private final Thread thread;
-  private final ByteBuffer buffer = ByteBuffer.allocate(BUFFER);
-  private FileChannel active;
-  private int activeId;
-
-  /** Bytes of the active segment handed to the operating system so far. */
-  private long written;
-
-  /** The zeroed bytes after them (none under {@link FsyncPolicy#NONE}, which never forces). */
-  private final Preallocation preallocation;
-
-  /** Something was appended since open, so close ends the segment with a FORCED record. */
-  private boolean appended;
-
-  /** The directory has entries created, renamed or deleted since it was last forced. */
-  private boolean directoryDirty;
-
-  private boolean dirty;
-  private long lastForce = System.nanoTime();
   private volatile Throwable failure;
-  private volatile long forces;
-
-  /** Time spent forcing the active segment, and the appends those forces covered (writer only). */
-  private volatile long forceNanos;
-
-  private volatile long forcedAppends;
-
-  private long unforcedAppends;
-
-  private final ForceObserver forceObserver;
 
   /** Every record with a sequence number up to this is in the file and durable per the policy. */
   private volatile long durableSeq;
-
-  /** Segment and offset (a {@link SegmentPosition}) up to which the active segment is forced. */
-  private volatile long forcedPosition;
 
   // Producer side, guarded by the engine's monitor.
   private long lastSeq;
@@ -117,17 +97,20 @@ final class SegmentWriter implements AutoCloseable {
       Map<Integer, FileChannel> openChannels,
       ForceObserver forceObserver,
       long segmentSize) {
-    this.forceObserver = forceObserver;
     this.directory = directory;
-    this.directorySync = directorySync;
     this.policy = policy;
-    this.intervalNanos = TimeUnit.MILLISECONDS.toNanos(intervalMillis);
-    this.channels.putAll(openChannels);
-    this.active = channels.get(activeSegment);
-    this.activeId = activeSegment;
-    this.written = activeLength;
-    this.preallocation = new Preallocation(activeSegment, activeLength, segmentSize);
-    this.forcedPosition = SegmentPosition.of(activeSegment, activeLength);
+    this.callersWrite = policy != FsyncPolicy.ALWAYS;
+    this.files =
+        new SegmentFiles(
+            directory,
+            directorySync,
+            policy,
+            TimeUnit.MILLISECONDS.toNanos(intervalMillis),
+            activeSegment,
+            activeLength,
+            openChannels,
+            forceObserver,
+            segmentSize);
     String name = "vcorfu-segments-" + directory.getFileName();
     this.completer = Executors.newSingleThreadExecutor(r -> daemon(r, name + "-complete"));
     this.thread = daemon(this::run, name);
@@ -140,42 +123,34 @@ final class SegmentWriter implements AutoCloseable {
     return t;
   }
 
-  static Path segmentPath(Path dir, int id) {
-    return dir.resolve(String.format("segment-%06d.log", id));
-  }
-
-  static Path indexPath(Path dir, int id) {
-    return dir.resolve(String.format("segment-%06d.idx", id));
-  }
-
-  /** Forces of the active segment so far (written by the writer thread only). */
+  /** Forces of the active segment so far. */
   long forces() {
-    return forces;
-  }
-
-  /** How far segment {@code id}'s file reaches with the zeroes after its records (any thread). */
-  long fileEnd(int id) {
-    return preallocation.fileEnd(id);
+    return files.forces();
   }
 
   /** Nanoseconds spent in forces of the active segment so far. */
   long forceNanos() {
-    return forceNanos;
+    return files.forceNanos();
   }
 
   /** Appends made durable by those forces: over {@link #forces}, the mean group-commit size. */
   long forcedAppends() {
-    return forcedAppends;
+    return files.forcedAppends();
+  }
+
+  /** How far segment {@code id}'s file reaches with the zeroes after its records (any thread). */
+  long fileEnd(int id) {
+    return files.fileEnd(id);
+  }
+
+  /** The channel of a segment for positional reads, or null once it was deleted. */
+  FileChannel channel(int segment) {
+    return files.channel(segment);
   }
 
   /** Why the writer stopped, or null while it works. */
   Throwable failure() {
     return failure;
-  }
-
-  /** The channel of a segment for positional reads, or null once it was deleted. */
-  FileChannel channel(int segment) {
-    return channels.get(segment);
   }
 
   /**
@@ -194,7 +169,7 @@ final class SegmentWriter implements AutoCloseable {
    * segment before that offset was covered by a completed force.
    */
   long forcedPosition() {
-    return forcedPosition;
+    return files.forcedPosition();
   }
 
   /**
@@ -222,12 +197,19 @@ final class SegmentWriter implements AutoCloseable {
     queue.hold();
   }
 
+  /** Ends a hold; at the last one, under a policy that lets callers write, writes what it held. */
   void release() {
-    queue.release();
+    List<Item> released = queue.release();
+    if (!released.isEmpty()) {
+      callerWrites(released);
+    }
   }
 
   private void enqueue(Item item) {
     queue.add(item);
+    if (!(item instanceof Append) || !callersWrite) {
+      queue.signal();
+    }
   }
 
   /** Completes once everything queued before it is durable per the policy. */
@@ -236,60 +218,139 @@ final class SegmentWriter implements AutoCloseable {
     Throwable failed = failure;
     if (failed != null) {
       f.completeExceptionally(storageFailed(failed));
-    } else {
-      enqueue(new Barrier(f));
+      return f;
+    }
+    Barrier b = new Barrier(f);
+    queue.add(b);
+    if (!queue.holding()) {
+      callerWrites(List.of(b));
     }
     return f;
   }
 
+  /**
+   * Right after {@code own} (items this caller just queued) were queued: under {@link
+   * FsyncPolicy#ALWAYS}, wakes the writer's thread. Otherwise writes everything queued in this
+   * thread when no one else is writing and it is all records and barriers, completing the barriers
+   * among {@code own} here (they have no callbacks yet: the caller is about to return them) and
+   * handing any other barrier's completion to the completion thread; when that cannot be done,
+   * wakes the writer's thread.
+   */
+  private void callerWrites(List<Item> own) {
+    if (!callersWrite || !writing.tryLock()) {
+      queue.signal();
+      return;
+    }
+    List<Item> batch = new ArrayList<>();
+    List<CompletableFuture<Void>> done = new ArrayList<>();
+    boolean zeroesDue;
+    try {
+      if (failure != null || !queue.drainPlain(batch)) {
+        queue.signal();
+        return;
+      }
+      if (batch.isEmpty()) {
+        return;
+      }
+      process(batch, done, true);
+      zeroesDue = files.zeroesDue();
+    } catch (Throwable t) {
+      failed(t, batch);
+      queue.signal(); // the writer's thread sees the failure and stops
+      return;
+    } finally {
+      writing.unlock();
+    }
+    if (zeroesDue) {
+      queue.wake();
+    }
+    List<CompletableFuture<Void>> others = new ArrayList<>();
+    for (CompletableFuture<Void> f : done) {
+      if (owns(own, f)) {
+        f.complete(null);
+      } else {
+        others.add(f);
+      }
+    }
+    if (!others.isEmpty()) {
+      completer.execute(() -> others.forEach(f -> f.complete(null)));
+    }
+  }
+
+  private static boolean owns(List<Item> own, CompletableFuture<Void> f) {
+    for (Item item : WriteQueue.flatten(own)) {
+      if (item instanceof Barrier b && b.future() == f) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   private void run() {
     List<Item> batch = new ArrayList<>();
+    List<CompletableFuture<Void>> done = new ArrayList<>();
+    boolean stop = false;
     try {
-      while (true) {
-        Item first = policy == FsyncPolicy.INTERVAL ? queue.poll(intervalNanos) : queue.take();
-        if (first == null) {
-          forceIfIntervalElapsed();
-          continue;
+      while (!stop) {
+        queue.await(policy == FsyncPolicy.INTERVAL ? files.untilNextForce() : -1);
+        if (failure != null) {
+          return; // a caller's write failed: failed() has failed every barrier queued
         }
-        batch.add(first);
-        queue.drainTo(batch, 8192);
-        if (process(batch)) {
-          return;
+        writing.lock();
+        try {
+          queue.drainTo(batch, 8192);
+          if (batch.isEmpty()) {
+            // Woken by the interval or for the zeroes: what callers wrote themselves needs both.
+            files.forceIfIntervalElapsed();
+            files.keepAhead(files.position());
+            continue;
+          }
+          stop = process(batch, done, false);
+        } finally {
+          writing.unlock();
+        }
+        if (!done.isEmpty()) {
+          List<CompletableFuture<Void>> completed = new ArrayList<>(done);
+          completer.execute(() -> completed.forEach(f -> f.complete(null)));
+          done.clear();
         }
         batch.clear();
       }
     } catch (Throwable t) {
-      failure = t;
-      LOG.error("Storage writer for {} failed; the replica stops accepting writes", directory, t);
-      List<Item> rest = new ArrayList<>(batch);
-      queue.drainTo(rest);
-      for (Item item : WriteQueue.flatten(rest)) {
-        if (item instanceof Barrier b) {
-          b.future().completeExceptionally(storageFailed(t));
-        }
+      failed(t, batch);
+    }
+  }
+
+  /** Records the writer's failure and fails every barrier of {@code batch} and of the queue. */
+  private void failed(Throwable t, List<Item> batch) {
+    failure = t;
+    LOG.error("Storage writer for {} failed; the replica stops accepting writes", directory, t);
+    List<Item> rest = new ArrayList<>(batch);
+    queue.drainTo(rest);
+    for (Item item : WriteQueue.flatten(rest)) {
+      if (item instanceof Barrier b) {
+        b.future().completeExceptionally(storageFailed(t));
       }
     }
   }
 
-  /** Runs one batch; true when it contained the stop item. */
-  private boolean process(List<Item> batch) throws IOException {
-    int segmentFrom = activeId;
-    long batchFrom = written;
-    List<CompletableFuture<Void>> done = new ArrayList<>();
+  /**
+   * Writes one batch, adding its barriers' futures to {@code done} for the caller to complete; true
+   * when it contained the stop item. {@code byCaller}: a caller writes it (records and barriers
+   * only), leaving the interval's force and the zeroes to the writer's thread.
+   */
+  private boolean process(List<Item> batch, List<CompletableFuture<Void>> done, boolean byCaller)
+      throws IOException {
+    long batchStart = files.position();
     List<Integer> deletes = new ArrayList<>();
     boolean stop = false;
     long highestSeq = 0;
     for (Item item : WriteQueue.flatten(batch)) {
       if (item instanceof Append a) {
-        if (a.marker() != null) {
-          write(a.marker());
-        }
-        write(a.frame());
-        appended = true;
-        unforcedAppends++;
+        files.append(a.marker(), a.frame());
         highestSeq = a.seq();
       } else if (item instanceof Roll r) {
-        seal(r);
+        files.seal(r);
       } else if (item instanceof Delete d) {
         deletes.add(d.segment());
       } else if (item instanceof Barrier b) {
@@ -298,175 +359,37 @@ final class SegmentWriter implements AutoCloseable {
         stop = true;
       }
     }
-    flush();
+    files.flush();
+    if (byCaller) {
+      if (highestSeq > 0) {
+        durableSeq = highestSeq;
+      }
+      return false;
+    }
     if (policy == FsyncPolicy.ALWAYS || stop || !deletes.isEmpty()) {
       // Deletions wait for a force whatever the policy: the trim that killed a segment must be
       // durable before the segment is gone (a deletion is rare: once per segment).
-      force();
+      files.force();
     } else {
-      forceIfIntervalElapsed();
+      files.forceIfIntervalElapsed();
     }
     for (int segment : deletes) {
-      deleteSegment(segment);
+      files.deleteSegment(segment);
     }
     if (!deletes.isEmpty()) {
-      forceDirectory();
+      files.forceDirectory();
     }
     if (stop) {
-      markClosed();
+      files.markClosed();
     }
     if (highestSeq > 0) {
       durableSeq = highestSeq;
     }
-    if (!done.isEmpty()) {
-      completer.execute(() -> done.forEach(f -> f.complete(null)));
-    }
     if (!stop && policy != FsyncPolicy.NONE) {
       // After the batch is answered: the zeroes reach the disk with the next batch's force.
-      preallocation.keepAhead(
-          active, written, activeId == segmentFrom ? written - batchFrom : written);
+      files.keepAhead(batchStart);
     }
     return stop;
-  }
-
-  private void write(byte[] frame) throws IOException {
-    if (frame.length > buffer.remaining()) {
-      flush();
-      if (frame.length > buffer.capacity()) {
-        written += frame.length;
-        writeFully(active, ByteBuffer.wrap(frame));
-        dirty = true;
-        return;
-      }
-    }
-    buffer.put(frame);
-  }
-
-  private void flush() throws IOException {
-    if (buffer.position() > 0) {
-      buffer.flip();
-      written += buffer.remaining();
-      writeFully(active, buffer);
-      buffer.clear();
-      dirty = true;
-    }
-  }
-
-  private static void writeFully(FileChannel ch, ByteBuffer b) throws IOException {
-    while (b.hasRemaining()) {
-      ch.write(b);
-    }
-  }
-
-  private void force() throws IOException {
-    if (dirty) {
-      long started = System.nanoTime();
-      active.force(false);
-      long took = System.nanoTime() - started;
-      forceNanos += took;
-      dirty = false;
-      forces++;
-      forcedAppends += unforcedAppends;
-      long group = unforcedAppends;
-      unforcedAppends = 0;
-      try {
-        forceObserver.forced(took, group);
-      } catch (RuntimeException e) {
-        // An observer's failure must never fail a write; it only loses a sample.
-        LOG.warn("force observer failed", e);
-      }
-    }
-    // Everything written is covered now (when nothing was dirty, an earlier force covered it).
-    forcedPosition = SegmentPosition.of(activeId, written);
-    lastForce = System.nanoTime();
-  }
-
-  private void forceDirectory() throws IOException {
-    directorySync.force(directory);
-    directoryDirty = false;
-  }
-
-  /**
-   * On close, after the final force: ends the active segment with a FORCED record covering all of
-   * it (forced too), so damage anywhere in it is known to be corruption on the next start, and
-   * forces the directory if an entry changed since it last was.
-   */
-  private void markClosed() throws IOException {
-    if (appended && written > 0) {
-      write(RecordCodec.frame(SegmentRecord.forced(written)));
-      flush();
-    }
-    // A closed segment ends at its last record, as a sealed one does.
-    dirty |= preallocation.trim(active, written);
-    force();
-    if (directoryDirty) {
-      forceDirectory();
-    }
-  }
-
-  private void forceIfIntervalElapsed() throws IOException {
-    if (policy == FsyncPolicy.INTERVAL && System.nanoTime() - lastForce >= intervalNanos) {
-      force();
-    }
-  }
-
-  private void seal(Roll r) throws IOException {
-    flush();
-    // Cut to its records, durably (the force below) before its index file says it is sealed.
-    dirty |= preallocation.trim(active, written);
-    if (active.size() != r.sealedLength()) {
-      throw new IOException(
-          "segment "
-              + r.sealed()
-              + " has "
-              + active.size()
-              + " bytes but the index expects "
-              + r.sealedLength());
-    }
-    if (policy != FsyncPolicy.NONE) {
-      force();
-    }
-    Path tmp = directory.resolve(indexPath(directory, r.sealed()).getFileName() + ".tmp");
-    try (FileChannel ch =
-        FileChannel.open(
-            tmp,
-            StandardOpenOption.CREATE,
-            StandardOpenOption.TRUNCATE_EXISTING,
-            StandardOpenOption.WRITE)) {
-      writeFully(ch, ByteBuffer.wrap(r.index()));
-      if (policy != FsyncPolicy.NONE) {
-        ch.force(true);
-      }
-    }
-    Files.move(tmp, indexPath(directory, r.sealed()), StandardCopyOption.ATOMIC_MOVE);
-    active =
-        FileChannel.open(
-            segmentPath(directory, r.next()),
-            StandardOpenOption.CREATE_NEW,
-            StandardOpenOption.READ,
-            StandardOpenOption.WRITE);
-    channels.put(r.next(), active);
-    activeId = r.next();
-    written = 0;
-    preallocation.reset(r.next());
-    dirty = true;
-    directoryDirty = true;
-    if (policy != FsyncPolicy.NONE) {
-      // Before any record of the new segment is written, so before any is acknowledged.
-      forceDirectory();
-    }
-    LOG.debug("Sealed segment {} ({} bytes) in {}", r.sealed(), r.sealedLength(), directory);
-  }
-
-  private void deleteSegment(int segment) throws IOException {
-    FileChannel ch = channels.remove(segment);
-    if (ch != null) {
-      ch.close();
-    }
-    Files.deleteIfExists(indexPath(directory, segment));
-    Files.deleteIfExists(segmentPath(directory, segment));
-    directoryDirty = true;
-    LOG.debug("Deleted segment {} of {}: nothing in it is live", segment, directory);
   }
 
   static ServerErrorException storageFailed(Throwable t) {
@@ -485,9 +408,6 @@ final class SegmentWriter implements AutoCloseable {
       Thread.currentThread().interrupt();
     }
     completer.shutdown();
-    for (FileChannel ch : channels.values()) {
-      ch.close();
-    }
-    channels.clear();
+    files.closeChannels();
   }
 }

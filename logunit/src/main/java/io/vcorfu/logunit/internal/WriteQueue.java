@@ -1,18 +1,21 @@
 package io.vcorfu.logunit.internal;
 
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * The queue from the engine to the {@link SegmentWriter}'s thread: the writer's work items, in the
- * order they are to happen in the files, and holds that hand a group of items over at once.
+ * The queue from the engine to the {@link SegmentWriter}: the writer's work items, in the order
+ * they are to happen in the files, and holds that hand a group of items over at once.
  *
  * <p>The producer side ({@link #add}, {@link #hold}, {@link #release}) is guarded by the engine's
- * monitor: every caller enqueues under it, which fixes the file order. The writer thread takes from
- * the other end.
+ * monitor: every caller enqueues under it, which fixes the file order. Items are taken from the
+ * other end by whichever thread holds the writer's lock: the writer's own thread, or (when the
+ * policy lets a caller write without forcing) the caller that queued them. Adding an item does not
+ * wake the writer's thread; {@link #signal} does.
  */
 final class WriteQueue {
   sealed interface Item permits Append, Roll, Delete, Barrier, Stop, Group {}
@@ -31,7 +34,12 @@ final class WriteQueue {
   /** Items queued while held (see {@link #hold}): the writer takes them in one batch. */
   record Group(List<Item> items) implements Item {}
 
-  private final LinkedBlockingQueue<Item> queue = new LinkedBlockingQueue<>();
+  private final ReentrantLock lock = new ReentrantLock();
+  private final Condition queued = lock.newCondition();
+  private final ArrayDeque<Item> items = new ArrayDeque<>();
+
+  /** Items are queued that the writer's thread was told of (by {@link #signal}). */
+  private boolean signalled;
 
   // Producer side, guarded by the engine's monitor (every caller enqueues under it).
   private List<Item> held;
@@ -42,13 +50,52 @@ final class WriteQueue {
     if (held != null) {
       held.add(item);
     } else {
-      queue.add(item);
+      put(item);
     }
   }
 
-  /** Queues {@code item} at once, past any hold (the stop item at close). */
+  /** Queues {@code item} at once, past any hold, and wakes the writer (the stop item at close). */
   void addNow(Item item) {
-    queue.add(item);
+    put(item);
+    signal();
+  }
+
+  private void put(Item item) {
+    lock.lock();
+    try {
+      items.add(item);
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Wakes the writer's thread if it waits for items and some are queued. */
+  void signal() {
+    lock.lock();
+    try {
+      if (!items.isEmpty() && !signalled) {
+        signalled = true;
+        queued.signal();
+      }
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Wakes the writer's thread even with nothing queued (for work of its own, as the zeroes). */
+  void wake() {
+    lock.lock();
+    try {
+      signalled = true;
+      queued.signal();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** True while a hold is on: what is added now is handed over only at the last release. */
+  boolean holding() {
+    return holds > 0;
   }
 
   /**
@@ -62,37 +109,92 @@ final class WriteQueue {
     }
   }
 
-  void release() {
+  /** Ends a hold; at the last one, queues what was held and returns it (else an empty list). */
+  List<Item> release() {
     if (holds == 0) {
       throw new IllegalStateException("release without hold");
     }
-    if (--holds == 0) {
-      List<Item> items = held;
-      held = null;
-      if (!items.isEmpty()) {
-        queue.add(items.size() == 1 ? items.get(0) : new Group(items));
-      }
+    if (--holds > 0) {
+      return List.of();
     }
+    List<Item> released = held;
+    held = null;
+    if (!released.isEmpty()) {
+      put(released.size() == 1 ? released.get(0) : new Group(released));
+    }
+    return released;
   }
 
-  /** Waits for the next item. */
-  Item take() throws InterruptedException {
-    return queue.take();
-  }
-
-  /** Waits at most {@code nanos} for the next item; null when none came. */
-  Item poll(long nanos) throws InterruptedException {
-    return queue.poll(nanos, TimeUnit.NANOSECONDS);
+  /**
+   * The writer's thread: waits until an item it was signalled for is queued, at most {@code nanos}
+   * (forever when negative); true when items are queued.
+   */
+  boolean await(long nanos) throws InterruptedException {
+    lock.lock();
+    try {
+      long left = nanos;
+      while (!signalled && (nanos < 0 || left > 0)) {
+        if (nanos < 0) {
+          queued.await();
+        } else {
+          left = queued.awaitNanos(left);
+        }
+      }
+      signalled = false;
+      return !items.isEmpty();
+    } finally {
+      lock.unlock();
+    }
   }
 
   /** Moves up to {@code max} items that are queued already into {@code batch}. */
   void drainTo(List<Item> batch, int max) {
-    queue.drainTo(batch, max);
+    lock.lock();
+    try {
+      for (int i = 0; i < max && !items.isEmpty(); i++) {
+        batch.add(items.poll());
+      }
+    } finally {
+      lock.unlock();
+    }
   }
 
   /** Moves every item that is queued already into {@code rest}. */
   void drainTo(List<Item> rest) {
-    queue.drainTo(rest);
+    drainTo(rest, Integer.MAX_VALUE);
+  }
+
+  /**
+   * Moves every queued item into {@code batch} when all of them are records and barriers (the work
+   * a caller may do itself: no force, no file created or deleted); false, moving nothing, when
+   * anything else is queued.
+   */
+  boolean drainPlain(List<Item> batch) {
+    lock.lock();
+    try {
+      for (Item item : items) {
+        if (!plain(item)) {
+          return false;
+        }
+      }
+      batch.addAll(items);
+      items.clear();
+      return true;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  private static boolean plain(Item item) {
+    if (item instanceof Group g) {
+      for (Item i : g.items()) {
+        if (!plain(i)) {
+          return false;
+        }
+      }
+      return true;
+    }
+    return item instanceof Append || item instanceof Barrier;
   }
 
   /** {@code batch} with the items of every group in its place, in order. */

@@ -74,11 +74,11 @@ class PayloadBoundsTest {
   @Test
   void aStoreWhoseIndexNamesBytesPastItsSegmentScansTheSegment() throws IOException {
     byte[] sealed = RecordCodec.frame(entry(0));
-    Files.write(SegmentWriter.segmentPath(dir, 1), sealed);
+    Files.write(SegmentFiles.segmentPath(dir, 1), sealed);
     SegmentRecord huge =
         SegmentRecord.entryAt((byte) 0, 0, 7, new long[] {0, 0, 0}, 0, Integer.MAX_VALUE);
-    Files.write(SegmentWriter.indexPath(dir, 1), index(1, sealed.length, huge));
-    Files.write(SegmentWriter.segmentPath(dir, 2), RecordCodec.frame(entry(1)));
+    Files.write(SegmentFiles.indexPath(dir, 1), index(1, sealed.length, huge));
+    Files.write(SegmentFiles.segmentPath(dir, 2), RecordCodec.frame(entry(1)));
 
     try (StorageEngine engine = open()) {
       assertThat(engine.recoveryStats().segmentsFromIndex()).isZero();
@@ -99,7 +99,7 @@ class PayloadBoundsTest {
     byte[] segment = new byte[first.length + second.length];
     System.arraycopy(first, 0, segment, 0, first.length);
     System.arraycopy(second, 0, segment, first.length, second.length);
-    Files.write(SegmentWriter.segmentPath(dir, 1), segment);
+    Files.write(SegmentFiles.segmentPath(dir, 1), segment);
 
     assertThatThrownBy(this::open)
         .isInstanceOf(CorruptSegmentException.class)
@@ -111,15 +111,15 @@ class PayloadBoundsTest {
   void anIndexWhoseSharedRecordNamesBytesPastAnEarlierSegmentIsNotUsed() throws IOException {
     byte[] one = RecordCodec.frame(entry(0));
     long payloadAt = SegmentPosition.of(1, one.length - PAYLOAD.length);
-    Files.write(SegmentWriter.segmentPath(dir, 1), one);
+    Files.write(SegmentFiles.segmentPath(dir, 1), one);
     byte[] two =
         RecordCodec.frame(
             SegmentRecord.shared((byte) 0, 1, 7, new long[] {0, 0, 1}, payloadAt, PAYLOAD.length));
-    Files.write(SegmentWriter.segmentPath(dir, 2), two);
+    Files.write(SegmentFiles.segmentPath(dir, 2), two);
     SegmentRecord past =
         SegmentRecord.shared((byte) 0, 1, 7, new long[] {0, 0, 1}, payloadAt, 1 << 20);
-    Files.write(SegmentWriter.indexPath(dir, 2), index(2, two.length, past));
-    Files.write(SegmentWriter.segmentPath(dir, 3), RecordCodec.frame(entry(2)));
+    Files.write(SegmentFiles.indexPath(dir, 2), index(2, two.length, past));
+    Files.write(SegmentFiles.segmentPath(dir, 3), RecordCodec.frame(entry(2)));
 
     try (StorageEngine engine = open()) {
       assertThat(engine.recoveryStats().segmentsFromIndex()).isZero();
