@@ -282,17 +282,22 @@ class CompactionTest {
 
   /**
    * Random interleavings of writes to three streams, stream and log trims, compactions and
-   * restarts; after each step every key reads back what the model says. The seed is logged.
+   * restarts; after each step every key reads back what the model says. The seed is logged. Each
+   * fsync policy in turn: under all but group commit the test's thread writes its own records while
+   * the writer's thread rolls segments and deletes the compacted ones.
    */
   @ParameterizedTest
-  @ValueSource(longs = {1, 2, 3, 4, 5, 6})
+  @ValueSource(longs = {1, 2, 3, 4, 5, 6, 7, 8, 9})
   void randomInterleavingsOfWritesTrimsCompactionsAndRestartsKeepEveryRetainedRecord(long seed)
       throws Exception {
     long s = seed * 0x9E3779B97F4A7C15L ^ System.nanoTime();
-    LOG.info("compaction interleavings: seed {}", s);
+    FsyncPolicy policy = FsyncPolicy.values()[(int) (seed % FsyncPolicy.values().length)];
+    LOG.info("compaction interleavings: seed {}, fsync policy {}", s, policy);
     Random random = new Random(s);
     Model m = new Model();
-    ReplicaStore store = ReplicaStore.open(options(dir).build());
+    StorageOptions options =
+        options(dir).fsyncPolicy(policy).fsyncInterval(java.time.Duration.ofMillis(5)).build();
+    ReplicaStore store = ReplicaStore.open(options);
     try {
       for (int step = 0; step < 60; step++) {
         int op = random.nextInt(10);
@@ -316,7 +321,7 @@ class CompactionTest {
           store.compact(random.nextDouble() * 0.95);
         } else {
           store.close();
-          store = ReplicaStore.open(options(dir).build());
+          store = ReplicaStore.open(options);
         }
         m.check(store);
       }
