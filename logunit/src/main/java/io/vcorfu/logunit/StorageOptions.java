@@ -3,6 +3,8 @@ package io.vcorfu.logunit;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Objects;
+import java.util.concurrent.Executor;
+import java.util.function.Supplier;
 
 /** How a replica stores its records. Immutable; build with {@link #builder()}. */
 public final class StorageOptions {
@@ -39,6 +41,7 @@ public final class StorageOptions {
   private final int maxEntrySize;
   private final DirectorySync directorySync;
   private final ForceObserver forceObserver;
+  private final Supplier<Executor> completionHome;
   private final double compactBelow;
   private final long compactionBytesPerSecond;
   private final CompactionObserver compactionObserver;
@@ -52,6 +55,7 @@ public final class StorageOptions {
     this.maxEntrySize = b.maxEntrySize;
     this.directorySync = b.directorySync;
     this.forceObserver = b.forceObserver;
+    this.completionHome = b.completionHome;
     this.compactBelow = b.compactBelow;
     this.compactionBytesPerSecond = b.compactionBytesPerSecond;
     this.compactionObserver = b.compactionObserver;
@@ -127,6 +131,17 @@ public final class StorageOptions {
     return forceObserver;
   }
 
+  /**
+   * Under group commit ({@link FsyncPolicy#ALWAYS}): the executor on which the answer to a write
+   * asked for on the calling thread is completed, given that thread, or null for the storage's own
+   * completion thread (the default). A node gives its network threads their own event loops, so a
+   * write's answer runs where its response is sent: one thread hand-off instead of two. What is
+   * chained on such a write then runs on that executor and must not block.
+   */
+  public Supplier<Executor> completionHome() {
+    return completionHome;
+  }
+
   public Builder toBuilder() {
     return new Builder()
         .mode(mode)
@@ -137,6 +152,7 @@ public final class StorageOptions {
         .maxEntrySize(maxEntrySize)
         .directorySync(directorySync)
         .forceObserver(forceObserver)
+        .completionHome(completionHome)
         .compactBelow(compactBelow)
         .compactionBytesPerSecond(compactionBytesPerSecond)
         .compactionObserver(compactionObserver);
@@ -174,6 +190,7 @@ public final class StorageOptions {
     private int maxEntrySize = DEFAULT_MAX_ENTRY_SIZE;
     private DirectorySync directorySync = DirectorySync.FSYNC;
     private ForceObserver forceObserver = ForceObserver.NONE;
+    private Supplier<Executor> completionHome = () -> null;
     private double compactBelow = DEFAULT_COMPACT_BELOW;
     private long compactionBytesPerSecond = DEFAULT_COMPACTION_BYTES_PER_SECOND;
     private CompactionObserver compactionObserver = CompactionObserver.NONE;
@@ -237,6 +254,12 @@ public final class StorageOptions {
     /** Has {@code observer} see every force of the active segment (fsync latency, group size). */
     public Builder forceObserver(ForceObserver observer) {
       this.forceObserver = Objects.requireNonNull(observer, "observer");
+      return this;
+    }
+
+    /** See {@link StorageOptions#completionHome()}. */
+    public Builder completionHome(Supplier<Executor> home) {
+      this.completionHome = Objects.requireNonNull(home, "home");
       return this;
     }
 

@@ -20,6 +20,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -214,6 +215,60 @@ class GroupCommitTest {
                 .thenApply(w -> forced.get());
         assertThat(forcedWhenAnswered.get(30, TimeUnit.SECONDS)).isGreaterThan(i);
       }
+    }
+  }
+
+  /**
+   * Under group commit a write asked for on a thread whose completion home is an executor is
+   * answered by a task on that executor (a node's network thread's own event loop), after the
+   * force; a write from a thread without one, by the storage's completion thread.
+   */
+  @Test
+  void underGroupCommitAWriteIsAnsweredOnItsThreadsCompletionHome() throws Exception {
+    ExecutorService home = Executors.newSingleThreadExecutor();
+    AtomicLong homeTasks = new AtomicLong();
+    Executor countingHome =
+        task -> {
+          homeTasks.incrementAndGet();
+          home.execute(task);
+        };
+    ExecutorService writers =
+        Executors.newSingleThreadExecutor(r -> new Thread(r, "test-network-thread"));
+    AtomicLong forced = new AtomicLong();
+    StorageOptions o =
+        StorageOptions.builder()
+            .mode(StorageMode.DURABLE)
+            .directory(dir)
+            .forceObserver((nanos, records) -> forced.addAndGet(records))
+            .completionHome(
+                () ->
+                    Thread.currentThread().getName().equals("test-network-thread")
+                        ? countingHome
+                        : null)
+            .build();
+    try (LogReplica r = LogReplica.open(o)) {
+      for (int i = 0; i < 10; i++) {
+        long address = i;
+        CompletableFuture<Long> forcedWhenAnswered =
+            writers
+                .submit(
+                    () ->
+                        r.write(
+                                LogWriteRequest.newBuilder()
+                                    .setEntry(data(address, "home-" + address))
+                                    .setCommit(true)
+                                    .build())
+                            .thenApply(w -> forced.get()))
+                .get(30, TimeUnit.SECONDS);
+        assertThat(forcedWhenAnswered.get(30, TimeUnit.SECONDS)).isGreaterThan(i);
+        assertThat(homeTasks).as("answers completed on the home executor").hasValue(i + 1);
+      }
+      r.write(LogWriteRequest.newBuilder().setEntry(data(10, "other")).setCommit(true).build())
+          .get(30, TimeUnit.SECONDS);
+      assertThat(homeTasks).as("a write from a thread without a home").hasValue(10);
+    } finally {
+      home.shutdownNow();
+      writers.shutdownNow();
     }
   }
 

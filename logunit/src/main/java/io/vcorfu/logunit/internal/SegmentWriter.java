@@ -17,10 +17,13 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -69,6 +72,9 @@ final class SegmentWriter implements AutoCloseable {
   /** Held by whoever takes items off the queue, until they are written (see the class comment). */
   private final ReentrantLock writing = new ReentrantLock();
 
+  /** Where a barrier asked for on the calling thread completes (see {@link StorageOptions}). */
+  private final Supplier<Executor> completionHome;
+
   /** Callers write what they queued themselves (every policy but {@link FsyncPolicy#ALWAYS}). */
   private final boolean callersWrite;
 
@@ -96,7 +102,9 @@ final class SegmentWriter implements AutoCloseable {
       long activeLength,
       Map<Integer, FileChannel> openChannels,
       ForceObserver forceObserver,
-      long segmentSize) {
+      long segmentSize,
+      Supplier<Executor> completionHome) {
+    this.completionHome = completionHome;
     this.directory = directory;
     this.policy = policy;
     this.callersWrite = policy != FsyncPolicy.ALWAYS;
@@ -220,7 +228,7 @@ final class SegmentWriter implements AutoCloseable {
       f.completeExceptionally(storageFailed(failed));
       return f;
     }
-    Barrier b = new Barrier(f);
+    Barrier b = new Barrier(f, callersWrite ? null : completionHome.get());
     queue.add(b);
     if (!queue.holding()) {
       callerWrites(List.of(b));
@@ -242,7 +250,7 @@ final class SegmentWriter implements AutoCloseable {
       return;
     }
     List<Item> batch = new ArrayList<>();
-    List<CompletableFuture<Void>> done = new ArrayList<>();
+    List<Barrier> done = new ArrayList<>();
     boolean zeroesDue;
     try {
       if (failure != null || !queue.drainPlain(batch)) {
@@ -264,31 +272,51 @@ final class SegmentWriter implements AutoCloseable {
     if (zeroesDue) {
       queue.wake();
     }
-    List<CompletableFuture<Void>> others = new ArrayList<>();
-    for (CompletableFuture<Void> f : done) {
-      if (owns(own, f)) {
-        f.complete(null);
+    List<Barrier> others = new ArrayList<>();
+    for (Barrier b : done) {
+      if (owns(own, b)) {
+        b.future().complete(null);
       } else {
-        others.add(f);
+        others.add(b);
       }
     }
-    if (!others.isEmpty()) {
-      completer.execute(() -> others.forEach(f -> f.complete(null)));
-    }
+    complete(others);
   }
 
-  private static boolean owns(List<Item> own, CompletableFuture<Void> f) {
+  private static boolean owns(List<Item> own, Barrier barrier) {
     for (Item item : WriteQueue.flatten(own)) {
-      if (item instanceof Barrier b && b.future() == f) {
+      if (item == barrier) {
         return true;
       }
     }
     return false;
   }
 
+  /**
+   * Completes {@code barriers}' futures away from the writing thread: each on its home executor
+   * when it has one (a task that only completes it), the rest together on the completion thread.
+   */
+  private void complete(List<Barrier> barriers) {
+    List<CompletableFuture<Void>> here = new ArrayList<>();
+    for (Barrier b : barriers) {
+      if (b.home() == null) {
+        here.add(b.future());
+        continue;
+      }
+      try {
+        b.home().execute(() -> b.future().complete(null));
+      } catch (RejectedExecutionException e) {
+        here.add(b.future()); // the home is shutting down: its future still completes
+      }
+    }
+    if (!here.isEmpty()) {
+      completer.execute(() -> here.forEach(f -> f.complete(null)));
+    }
+  }
+
   private void run() {
     List<Item> batch = new ArrayList<>();
-    List<CompletableFuture<Void>> done = new ArrayList<>();
+    List<Barrier> done = new ArrayList<>();
     boolean stop = false;
     try {
       while (!stop) {
@@ -309,11 +337,8 @@ final class SegmentWriter implements AutoCloseable {
         } finally {
           writing.unlock();
         }
-        if (!done.isEmpty()) {
-          List<CompletableFuture<Void>> completed = new ArrayList<>(done);
-          completer.execute(() -> completed.forEach(f -> f.complete(null)));
-          done.clear();
-        }
+        complete(done);
+        done.clear();
         batch.clear();
       }
     } catch (Throwable t) {
@@ -335,11 +360,11 @@ final class SegmentWriter implements AutoCloseable {
   }
 
   /**
-   * Writes one batch, adding its barriers' futures to {@code done} for the caller to complete; true
-   * when it contained the stop item. {@code byCaller}: a caller writes it (records and barriers
-   * only), leaving the interval's force and the zeroes to the writer's thread.
+   * Writes one batch, adding its barriers to {@code done} for the caller to complete; true when it
+   * contained the stop item. {@code byCaller}: a caller writes it (records and barriers only),
+   * leaving the interval's force and the zeroes to the writer's thread.
    */
-  private boolean process(List<Item> batch, List<CompletableFuture<Void>> done, boolean byCaller)
+  private boolean process(List<Item> batch, List<Barrier> done, boolean byCaller)
       throws IOException {
     long batchStart = files.position();
     List<Integer> deletes = new ArrayList<>();
@@ -354,7 +379,7 @@ final class SegmentWriter implements AutoCloseable {
       } else if (item instanceof Delete d) {
         deletes.add(d.segment());
       } else if (item instanceof Barrier b) {
-        done.add(b.future());
+        done.add(b);
       } else {
         stop = true;
       }

@@ -89,7 +89,8 @@ public final class StorageEngine implements AutoCloseable {
                 r.activeLength(),
                 r.channels(),
                 options.forceObserver(),
-                options.segmentSize());
+                options.segmentSize(),
+                options.completionHome());
         engine.active.start(r.activeSegment(), r.activeLength(), r.activeNames(), engine.writer);
         engine.compactor = new SegmentCompactor(engine, options.compactionBytesPerSecond());
       }

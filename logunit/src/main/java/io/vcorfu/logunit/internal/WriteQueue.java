@@ -4,6 +4,7 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -27,7 +28,11 @@ final class WriteQueue {
 
   record Delete(int segment) implements Item {}
 
-  record Barrier(CompletableFuture<Void> future) implements Item {}
+  /**
+   * Completes {@code future} once what was queued before it is durable; on {@code home} when not
+   * null (see {@code StorageOptions#completionHome}), else on the writer's completion thread.
+   */
+  record Barrier(CompletableFuture<Void> future, Executor home) implements Item {}
 
   record Stop() implements Item {}
 
