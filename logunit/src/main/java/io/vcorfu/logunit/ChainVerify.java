@@ -155,7 +155,7 @@ final class ChainVerify {
           }
         }
       }
-      engine.barrierFor(ns).join();
+      engine.barrierFor(ns, false).join();
       for (IndexedRecord rec : page) {
         String damage;
         try {

@@ -134,7 +134,7 @@ public final class ReplicaStore implements AutoCloseable {
         }
       }
     }
-    engine.barrier().join();
+    engine.barrier(false).join();
     return purged;
   }
 

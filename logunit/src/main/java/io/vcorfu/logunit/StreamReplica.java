@@ -382,7 +382,7 @@ public final class StreamReplica implements AutoCloseable {
             }
             // Waits only if a record of this stream is not durable yet, not for other streams'
             // writes.
-            barrier = engine.barrierFor(stream);
+            barrier = engine.barrierFor(stream, true);
           }
           return ReadPlanning.answer(engine, barrier, plans);
         });

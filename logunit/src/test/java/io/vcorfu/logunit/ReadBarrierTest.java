@@ -35,14 +35,16 @@ class ReadBarrierTest {
                 // Held: B's record and its commit mark have not reached the writer yet.
                 engine.put(key(B, 0), 1, 2, (byte) 0, new byte[] {2}, null);
                 engine.commit(key(B, 0));
-                assertThat(engine.barrierFor(A)).as("A holds only durable records").isDone();
-                assertThat(engine.barrierFor(B)).as("B's record is not durable yet").isNotDone();
+                assertThat(engine.barrierFor(A, true)).as("A holds only durable records").isDone();
+                assertThat(engine.barrierFor(B, true))
+                    .as("B's record is not durable yet")
+                    .isNotDone();
                 assertThat(engine.barrier()).as("the engine-wide barrier").isNotDone();
-                return engine.barrierFor(B);
+                return engine.barrierFor(B, true);
               });
       laterB.get(10, TimeUnit.SECONDS);
-      assertThat(engine.barrierFor(B)).as("once written, B needs no wait either").isDone();
-      assertThat(engine.barrierFor(StreamId.of("never-written"))).isDone();
+      assertThat(engine.barrierFor(B, true)).as("once written, B needs no wait either").isDone();
+      assertThat(engine.barrierFor(StreamId.of("never-written"), true)).isDone();
     }
   }
 
@@ -55,7 +57,7 @@ class ReadBarrierTest {
           () -> {
             engine.commit(key(A, 0));
             // A reader must not see the commit flag before the commit mark is durable.
-            assertThat(engine.barrierFor(A)).isNotDone();
+            assertThat(engine.barrierFor(A, true)).isNotDone();
             return null;
           });
     }

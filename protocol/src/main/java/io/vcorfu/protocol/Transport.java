@@ -12,6 +12,15 @@ public interface Transport extends AutoCloseable {
   /** A new client using this transport. */
   RpcClient newClient(ClientOptions options);
 
+  /**
+   * The event loop serving this transport's bound servers that the calling thread runs, or null
+   * when it runs none (every thread, for a transport without event loops). Work handed to it runs
+   * after the current request's handling, on the thread that sends its response.
+   */
+  default java.util.concurrent.Executor currentServerLoop() {
+    return null;
+  }
+
   @Override
   void close();
 

@@ -287,9 +287,9 @@ final class NodeStartup {
     if (config.fsyncInterval() != null) {
       b.fsyncPolicy(FsyncPolicy.INTERVAL).fsyncInterval(config.fsyncInterval());
     }
-    // A write asked for on a network thread is answered on that thread's event loop, where its
-    // response is sent, not on the storage's completion thread first.
-    b.completionHome(io.netty.util.internal.ThreadExecutorMap::currentExecutor);
+    // A write asked for while serving a request is answered on that request's event loop, where
+    // its response is sent, not on the storage's completion thread first.
+    b.completionHome(transport::currentServerLoop);
     return b.build();
   }
 

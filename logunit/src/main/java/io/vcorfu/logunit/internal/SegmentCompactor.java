@@ -229,7 +229,7 @@ final class SegmentCompactor {
           return null;
         });
     engine.options().compactionObserver().stepped(victim, step++);
-    engine.barrier().join();
+    engine.barrier(false).join();
     boolean gone = !engine.segmentLive(victim);
     engine.options().compactionObserver().stepped(victim, step);
     if (gone) {

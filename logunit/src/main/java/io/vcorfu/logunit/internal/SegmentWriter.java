@@ -220,15 +220,18 @@ final class SegmentWriter implements AutoCloseable {
     }
   }
 
-  /** Completes once everything queued before it is durable per the policy. */
-  CompletableFuture<Void> barrier() {
+  /**
+   * Completes once everything queued before it is durable per the policy; {@code homed}: under
+   * group commit, on the calling thread's completion home when it has one.
+   */
+  CompletableFuture<Void> barrier(boolean homed) {
     CompletableFuture<Void> f = new CompletableFuture<>();
     Throwable failed = failure;
     if (failed != null) {
       f.completeExceptionally(storageFailed(failed));
       return f;
     }
-    Barrier b = new Barrier(f, callersWrite ? null : completionHome.get());
+    Barrier b = new Barrier(f, callersWrite || !homed ? null : completionHome.get());
     queue.add(b);
     if (!queue.holding()) {
       callerWrites(List.of(b));

@@ -321,10 +321,7 @@ public final class StorageEngine implements AutoCloseable {
     apply(op, active.segment(), false);
   }
 
-  /**
-   * Runs {@code body} (which calls this engine) under the engine's monitor with the writer held, so
-   * everything it writes is forced in one batch; in memory mode it just runs it.
-   */
+  /** Runs {@code body} under the engine's monitor and the writer's hold: one batch, one force. */
   public synchronized <T> T group(java.util.function.Supplier<T> body) {
     if (!durable) {
       return body.get();
@@ -338,39 +335,40 @@ public final class StorageEngine implements AutoCloseable {
     }
   }
 
-  /**
-   * {forces of the active segment since the engine opened, nanoseconds they took, records they made
-   * durable}; zeros in memory.
-   */
+  /** {forces of the active segment so far, nanoseconds they took, records they covered}. */
   public long[] forceStats() {
     SegmentWriter w = writer;
     return w == null ? new long[3] : new long[] {w.forces(), w.forceNanos(), w.forcedAppends()};
   }
 
-  /**
-   * Like {@link #barrier()}, for a reader of namespace {@code ns} only: completes at once when
-   * every record that touched {@code ns} is already durable per the policy (and in the file), so a
-   * read does not wait for other namespaces' pending writes.
-   */
-  public synchronized CompletableFuture<Void> barrierFor(StreamId ns) {
+  /** {@link #barrier(boolean)} for a reader of {@code ns}: done once {@code ns}'s records are. */
+  public synchronized CompletableFuture<Void> barrierFor(StreamId ns, boolean homed) {
     if (durable && !closed) {
       NamespaceIndex n = index.knows(ns) ? index.namespace(ns) : null;
       if (n == null || n.lastSeq <= writer.durableSeq()) {
         return CompletableFuture.completedFuture(null);
       }
     }
-    return barrier();
+    return barrier(homed);
   }
 
   /** Completes when everything done so far is durable per the fsync policy. */
-  public synchronized CompletableFuture<Void> barrier() {
+  public CompletableFuture<Void> barrier() {
+    return barrier(true);
+  }
+
+  /**
+   * {@link #barrier()}; {@code homed} false for a caller that waits for it on its own thread, never
+   * answered on that thread's completion home (which the wait would block).
+   */
+  public synchronized CompletableFuture<Void> barrier(boolean homed) {
     if (!durable) {
       return closed
           ? CompletableFuture.failedFuture(closedError())
           : CompletableFuture.completedFuture(null);
     }
     checkOpen();
-    return writer.barrier();
+    return writer.barrier(homed);
   }
 
   /**

@@ -206,6 +206,13 @@ public final class NettyTransport implements Transport {
 
   /** Closes every binding and client, then stops the I/O threads. Idempotent. */
   @Override
+  public java.util.concurrent.Executor currentServerLoop() {
+    io.netty.util.concurrent.EventExecutor loop =
+        io.netty.util.internal.ThreadExecutorMap.currentExecutor();
+    return loop != null && loop.parent() == serverGroup ? loop : null;
+  }
+
+  @Override
   public void close() {
     if (!closed.compareAndSet(false, true)) {
       return;

@@ -69,6 +69,39 @@ class NettyTransportTest {
     throw new AssertionError("the call succeeded but should have failed");
   }
 
+  /**
+   * A request is handled on one of the server's event loops, which {@link
+   * NettyTransport#currentServerLoop} names there (and work handed to it runs on the same thread);
+   * any other thread, a client's event loop included, runs none.
+   */
+  @Test
+  void theServerLoopIsKnownWhileHandlingARequestAndNowhereElse() throws Exception {
+    CompletableFuture<Boolean> sameThread = new CompletableFuture<>();
+    RpcHandler handler =
+        request -> {
+          Thread handling = Thread.currentThread();
+          java.util.concurrent.Executor loop = transport.currentServerLoop();
+          if (loop == null) {
+            sameThread.complete(false);
+          } else {
+            loop.execute(() -> sameThread.complete(Thread.currentThread() == handling));
+          }
+          return new EchoHandler("node-1").handle(request);
+        };
+    ServerBinding server = transport.bind(ANY_PORT, handler);
+    try (RpcClient client = transport.newClient(ClientOptions.defaults())) {
+      CompletableFuture<java.util.concurrent.Executor> onClientLoop =
+          client
+              .call(server.endpoint(), Messages.ping())
+              .thenApply(r -> transport.currentServerLoop());
+      assertThat(sameThread.get(30, TimeUnit.SECONDS)).isTrue();
+      assertThat(onClientLoop.get(30, TimeUnit.SECONDS)).isNull();
+      assertThat(transport.currentServerLoop()).isNull();
+    } finally {
+      server.close();
+    }
+  }
+
   @Test
   void pingRoundTripCarriesTheAssignedRequestId() {
     ServerBinding server = transport.bind(ANY_PORT, new EchoHandler("node-1"));
