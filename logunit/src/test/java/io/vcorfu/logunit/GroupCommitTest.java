@@ -38,13 +38,16 @@ class GroupCommitTest {
 
   @TempDir Path dir;
 
+  /** Durable storage in the test's directory, the rest as each test sets it. */
+  private StorageOptions.Builder durable() {
+    return StorageOptions.builder().mode(StorageMode.DURABLE).directory(dir);
+  }
+
   @ParameterizedTest
   @EnumSource(FsyncPolicy.class)
   void concurrentWritersAllCompleteAndSurviveReopen(FsyncPolicy policy) throws Exception {
     StorageOptions o =
-        StorageOptions.builder()
-            .mode(StorageMode.DURABLE)
-            .directory(dir)
+        durable()
             .fsyncPolicy(policy)
             .fsyncInterval(Duration.ofMillis(5))
             .segmentSize(64 << 10)
@@ -91,12 +94,7 @@ class GroupCommitTest {
 
   @Test
   void concurrentStreamWritersToManyStreamsSurviveReopen() throws Exception {
-    StorageOptions o =
-        StorageOptions.builder()
-            .mode(StorageMode.DURABLE)
-            .directory(dir)
-            .segmentSize(32 << 10)
-            .build();
+    StorageOptions o = durable().segmentSize(32 << 10).build();
     List<StreamId> streams = new ArrayList<>();
     for (int s = 0; s < THREADS; s++) {
       streams.add(StreamId.of("s" + s));
@@ -161,9 +159,7 @@ class GroupCommitTest {
       throws Exception {
     AtomicLong forced = new AtomicLong();
     StorageOptions o =
-        StorageOptions.builder()
-            .mode(StorageMode.DURABLE)
-            .directory(dir)
+        durable()
             .fsyncPolicy(policy)
             .fsyncInterval(Duration.ofSeconds(60))
             .forceObserver((nanos, records) -> forced.incrementAndGet())
@@ -199,11 +195,7 @@ class GroupCommitTest {
   void withAForcePerWriteTheAnswerWaitsForAForce() throws Exception {
     AtomicLong forced = new AtomicLong();
     StorageOptions o =
-        StorageOptions.builder()
-            .mode(StorageMode.DURABLE)
-            .directory(dir)
-            .forceObserver((nanos, records) -> forced.addAndGet(records))
-            .build();
+        durable().forceObserver((nanos, records) -> forced.addAndGet(records)).build();
     try (LogReplica r = LogReplica.open(o)) {
       for (int i = 0; i < 20; i++) {
         CompletableFuture<Long> forcedWhenAnswered =
@@ -236,9 +228,7 @@ class GroupCommitTest {
         Executors.newSingleThreadExecutor(r -> new Thread(r, "test-network-thread"));
     AtomicLong forced = new AtomicLong();
     StorageOptions o =
-        StorageOptions.builder()
-            .mode(StorageMode.DURABLE)
-            .directory(dir)
+        durable()
             .forceObserver((nanos, records) -> forced.addAndGet(records))
             .completionHome(
                 () ->
