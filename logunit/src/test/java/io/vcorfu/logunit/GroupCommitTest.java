@@ -166,7 +166,27 @@ class GroupCommitTest {
             .build();
     Path segment = dir.resolve("segment-000001.log");
     try (LogReplica r = LogReplica.open(o)) {
-      for (int i = 0; i < 50; i++) {
+      int first = 0;
+      if (policy == FsyncPolicy.INTERVAL) {
+        // The first write has the writer's thread lay 1 MiB of zeroes ahead of the records,
+        // holding the writing lock meanwhile (a write then finds it busy and hands over). From
+        // the first write answered on return after the zeroes are laid, nothing wakes that
+        // thread: no zeroes are due for 512 KiB, no force for 60 s.
+        boolean atOnce = false;
+        for (; first < 200 && !atOnce; first++) {
+          boolean zeroesLaid = java.nio.file.Files.size(segment) >= 1 << 20;
+          CompletableFuture<LogWriteResponse> f =
+              r.write(
+                  LogWriteRequest.newBuilder()
+                      .setEntry(data(first, "caller-" + first))
+                      .setCommit(true)
+                      .build());
+          atOnce = zeroesLaid && f.isDone();
+          f.get(30, TimeUnit.SECONDS);
+        }
+        assertThat(atOnce).as("a write answered on return after the zeroes").isTrue();
+      }
+      for (int i = first; i < first + 50; i++) {
         long sizeBefore = java.nio.file.Files.size(segment);
         CompletableFuture<LogWriteResponse> f =
             r.write(
@@ -259,6 +279,78 @@ class GroupCommitTest {
     } finally {
       home.shutdownNow();
       writers.shutdownNow();
+    }
+  }
+
+  /**
+   * Once the storage fails (here the directory's force when a segment rolls), every write still
+   * waiting and every later one is answered with the failure; none waits for ever, whichever thread
+   * was writing when it failed.
+   */
+  @ParameterizedTest
+  @EnumSource(
+      value = FsyncPolicy.class,
+      names = {"ALWAYS", "INTERVAL"}) // NONE forces no directory while it writes
+  void aStorageFailureAnswersEveryWaitingAndLaterWrite(FsyncPolicy policy) throws Exception {
+    java.util.concurrent.atomic.AtomicBoolean broken =
+        new java.util.concurrent.atomic.AtomicBoolean();
+    StorageOptions o =
+        durable()
+            .fsyncPolicy(policy)
+            .fsyncInterval(Duration.ofMillis(5))
+            .segmentSize(64 << 10)
+            .directorySync(
+                d -> {
+                  if (broken.get()) {
+                    throw new IOException("injected: the directory cannot be forced");
+                  }
+                  DirectorySync.FSYNC.force(d);
+                })
+            .build();
+    try (LogReplica r = LogReplica.open(o)) {
+      broken.set(true);
+      ExecutorService pool = Executors.newFixedThreadPool(4);
+      try {
+        List<Future<List<CompletableFuture<LogWriteResponse>>>> submitted = new ArrayList<>();
+        for (int t = 0; t < 4; t++) {
+          int thread = t;
+          submitted.add(
+              pool.submit(
+                  () -> {
+                    List<CompletableFuture<LogWriteResponse>> mine = new ArrayList<>();
+                    for (int i = 0; i < 100; i++) {
+                      long address = (long) i * 4 + thread;
+                      mine.add(
+                          r.write(
+                              LogWriteRequest.newBuilder()
+                                  .setEntry(data(address, "x".repeat(1000)))
+                                  .setCommit(true)
+                                  .build()));
+                    }
+                    return mine;
+                  }));
+        }
+        int failed = 0;
+        for (Future<List<CompletableFuture<LogWriteResponse>>> f : submitted) {
+          for (CompletableFuture<LogWriteResponse> w : f.get(60, TimeUnit.SECONDS)) {
+            try {
+              w.get(30, TimeUnit.SECONDS);
+            } catch (java.util.concurrent.ExecutionException e) {
+              failed++;
+            }
+          }
+        }
+        assertThat(failed).as("writes answered with the failure").isPositive();
+        CompletableFuture<LogWriteResponse> later =
+            r.write(
+                LogWriteRequest.newBuilder()
+                    .setEntry(data(10_000, "late"))
+                    .setCommit(true)
+                    .build());
+        assertThat(later).failsWithin(Duration.ofSeconds(30));
+      } finally {
+        pool.shutdownNow();
+      }
     }
   }
 

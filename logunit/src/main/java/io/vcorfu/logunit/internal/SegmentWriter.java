@@ -248,6 +248,10 @@ final class SegmentWriter implements AutoCloseable {
    * wakes the writer's thread.
    */
   private void callerWrites(List<Item> own) {
+    if (failure != null) {
+      failQueued(); // the writer stopped: nothing queued now would ever be written or answered
+      return;
+    }
     if (!callersWrite || !writing.tryLock()) {
       queue.signal();
       return;
@@ -349,15 +353,26 @@ final class SegmentWriter implements AutoCloseable {
     }
   }
 
-  /** Records the writer's failure and fails every barrier of {@code batch} and of the queue. */
+  /**
+   * Records the writer's failure and fails every barrier of {@code batch} and of the queue. The
+   * failure is set before the queue is drained, so a barrier queued after the drain finds it (see
+   * {@link #callerWrites}) and is failed there: none waits for ever.
+   */
   private void failed(Throwable t, List<Item> batch) {
     failure = t;
     LOG.error("Storage writer for {} failed; the replica stops accepting writes", directory, t);
-    List<Item> rest = new ArrayList<>(batch);
-    queue.drainTo(rest);
-    for (Item item : WriteQueue.flatten(rest)) {
+    failAll(new ArrayList<>(batch));
+  }
+
+  private void failQueued() {
+    failAll(new ArrayList<>());
+  }
+
+  private void failAll(List<Item> items) {
+    queue.drainTo(items);
+    for (Item item : WriteQueue.flatten(items)) {
       if (item instanceof Barrier b) {
-        b.future().completeExceptionally(storageFailed(t));
+        b.future().completeExceptionally(storageFailed(failure));
       }
     }
   }
