@@ -38,6 +38,13 @@ class GroupCommitTest {
 
   @TempDir Path dir;
 
+  /** A committed write of {@code value} at {@code address}. */
+  private static CompletableFuture<LogWriteResponse> committed(
+      LogReplica r, long address, String value) {
+    return r.write(
+        LogWriteRequest.newBuilder().setEntry(data(address, value)).setCommit(true).build());
+  }
+
   /** Durable storage in the test's directory, the rest as each test sets it. */
   private StorageOptions.Builder durable() {
     return StorageOptions.builder().mode(StorageMode.DURABLE).directory(dir);
@@ -64,12 +71,7 @@ class GroupCommitTest {
                     List<CompletableFuture<LogWriteResponse>> mine = new ArrayList<>();
                     for (int i = 0; i < PER_THREAD; i++) {
                       long address = (long) i * THREADS + thread;
-                      mine.add(
-                          r.write(
-                              LogWriteRequest.newBuilder()
-                                  .setEntry(data(address, "w" + address))
-                                  .setCommit(true)
-                                  .build()));
+                      mine.add(committed(r, address, "w" + address));
                     }
                     return mine;
                   }));
@@ -175,12 +177,7 @@ class GroupCommitTest {
         boolean atOnce = false;
         for (; first < 200 && !atOnce; first++) {
           boolean zeroesLaid = java.nio.file.Files.size(segment) >= 1 << 20;
-          CompletableFuture<LogWriteResponse> f =
-              r.write(
-                  LogWriteRequest.newBuilder()
-                      .setEntry(data(first, "caller-" + first))
-                      .setCommit(true)
-                      .build());
+          CompletableFuture<LogWriteResponse> f = committed(r, first, "caller-" + first);
           atOnce = zeroesLaid && f.isDone();
           f.get(30, TimeUnit.SECONDS);
         }
@@ -188,12 +185,7 @@ class GroupCommitTest {
       }
       for (int i = first; i < first + 50; i++) {
         long sizeBefore = java.nio.file.Files.size(segment);
-        CompletableFuture<LogWriteResponse> f =
-            r.write(
-                LogWriteRequest.newBuilder()
-                    .setEntry(data(i, "caller-" + i))
-                    .setCommit(true)
-                    .build());
+        CompletableFuture<LogWriteResponse> f = committed(r, i, "caller-" + i);
         assertThat(f).as("write %d answered on return", i).isCompleted();
         if (policy == FsyncPolicy.NONE) {
           // No zeroes ahead under NONE: the file grows by each record as it is written.
@@ -219,12 +211,7 @@ class GroupCommitTest {
     try (LogReplica r = LogReplica.open(o)) {
       for (int i = 0; i < 20; i++) {
         CompletableFuture<Long> forcedWhenAnswered =
-            r.write(
-                    LogWriteRequest.newBuilder()
-                        .setEntry(data(i, "forced-" + i))
-                        .setCommit(true)
-                        .build())
-                .thenApply(w -> forced.get());
+            committed(r, i, "forced-" + i).thenApply(w -> forced.get());
         assertThat(forcedWhenAnswered.get(30, TimeUnit.SECONDS)).isGreaterThan(i);
       }
     }
@@ -261,20 +248,12 @@ class GroupCommitTest {
         long address = i;
         CompletableFuture<Long> forcedWhenAnswered =
             writers
-                .submit(
-                    () ->
-                        r.write(
-                                LogWriteRequest.newBuilder()
-                                    .setEntry(data(address, "home-" + address))
-                                    .setCommit(true)
-                                    .build())
-                            .thenApply(w -> forced.get()))
+                .submit(() -> committed(r, address, "home-" + address).thenApply(w -> forced.get()))
                 .get(30, TimeUnit.SECONDS);
         assertThat(forcedWhenAnswered.get(30, TimeUnit.SECONDS)).isGreaterThan(i);
         assertThat(homeTasks).as("answers completed on the home executor").hasValue(i + 1);
       }
-      r.write(LogWriteRequest.newBuilder().setEntry(data(10, "other")).setCommit(true).build())
-          .get(30, TimeUnit.SECONDS);
+      committed(r, 10, "other").get(30, TimeUnit.SECONDS);
       assertThat(homeTasks).as("a write from a thread without a home").hasValue(10);
     } finally {
       home.shutdownNow();
@@ -320,12 +299,7 @@ class GroupCommitTest {
                     List<CompletableFuture<LogWriteResponse>> mine = new ArrayList<>();
                     for (int i = 0; i < 100; i++) {
                       long address = (long) i * 4 + thread;
-                      mine.add(
-                          r.write(
-                              LogWriteRequest.newBuilder()
-                                  .setEntry(data(address, "x".repeat(1000)))
-                                  .setCommit(true)
-                                  .build()));
+                      mine.add(committed(r, address, "x".repeat(1000)));
                     }
                     return mine;
                   }));
@@ -341,12 +315,7 @@ class GroupCommitTest {
           }
         }
         assertThat(failed).as("writes answered with the failure").isPositive();
-        CompletableFuture<LogWriteResponse> later =
-            r.write(
-                LogWriteRequest.newBuilder()
-                    .setEntry(data(10_000, "late"))
-                    .setCommit(true)
-                    .build());
+        CompletableFuture<LogWriteResponse> later = committed(r, 10_000, "late");
         assertThat(later).failsWithin(Duration.ofSeconds(30));
       } finally {
         pool.shutdownNow();
@@ -358,9 +327,7 @@ class GroupCommitTest {
   void writeFutureCompletesOnlyAfterItIsOnDisk() throws IOException {
     StorageOptions o = StorageOptions.durable(dir);
     try (LogReplica r = LogReplica.open(o)) {
-      get(
-          r.write(
-              LogWriteRequest.newBuilder().setEntry(data(0, "durable")).setCommit(true).build()));
+      get(committed(r, 0, "durable"));
       // A completed write is already in the segment file, before any close.
       assertThat(java.nio.file.Files.size(dir.resolve("segment-000001.log"))).isPositive();
     }
