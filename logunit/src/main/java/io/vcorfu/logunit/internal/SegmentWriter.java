@@ -260,7 +260,8 @@ final class SegmentWriter implements AutoCloseable {
     List<Barrier> done = new ArrayList<>();
     boolean zeroesDue;
     try {
-      if (failure != null || !queue.drainPlain(batch)) {
+      // A failure since the check above drained the queue, this caller's items with it.
+      if (!queue.drainPlain(batch)) {
         queue.signal();
         return;
       }

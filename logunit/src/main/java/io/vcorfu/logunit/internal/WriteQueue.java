@@ -76,23 +76,21 @@ final class WriteQueue {
 
   /** Wakes the writer's thread if it waits for items and some are queued. */
   void signal() {
-    lock.lock();
-    try {
-      if (!items.isEmpty() && !signalled) {
-        signalled = true;
-        queued.signal();
-      }
-    } finally {
-      lock.unlock();
-    }
+    wakeWriter(false);
   }
 
   /** Wakes the writer's thread even with nothing queued (for work of its own, as the zeroes). */
   void wake() {
+    wakeWriter(true);
+  }
+
+  private void wakeWriter(boolean evenIfEmpty) {
     lock.lock();
     try {
-      signalled = true;
-      queued.signal();
+      if (!signalled && (evenIfEmpty || !items.isEmpty())) {
+        signalled = true;
+        queued.signal();
+      }
     } finally {
       lock.unlock();
     }
@@ -131,10 +129,10 @@ final class WriteQueue {
   }
 
   /**
-   * The writer's thread: waits until an item it was signalled for is queued, at most {@code nanos}
-   * (forever when negative); true when items are queued.
+   * The writer's thread: waits until it is signalled (for items or work of its own), at most {@code
+   * nanos} (forever when negative).
    */
-  boolean await(long nanos) throws InterruptedException {
+  void await(long nanos) throws InterruptedException {
     lock.lock();
     try {
       long left = nanos;
@@ -146,7 +144,6 @@ final class WriteQueue {
         }
       }
       signalled = false;
-      return !items.isEmpty();
     } finally {
       lock.unlock();
     }
