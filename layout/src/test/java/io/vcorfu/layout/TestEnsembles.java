@@ -8,6 +8,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.curator.test.InstanceSpec;
 import org.apache.curator.test.TestingCluster;
 
@@ -17,12 +18,22 @@ import org.apache.curator.test.TestingCluster;
  * hands out for ephemeral use and bind them later, some (a restarted server's election port)
  * seconds later; meanwhile any outgoing connection on the machine, from another test process
  * running at the same time, may take that port as its local one, and a quorum peer that cannot bind
- * its port exits the whole JVM. Ports here are picked at random from 20000-31999, each checked
- * free, so they meet no ephemeral port and, most likely, no other test's ensemble.
+ * its port exits the whole JVM. Ports here lie in 20000-31999, so they meet no ephemeral port.
+ *
+ * <p>The test JVMs of one module run at once (surefire's forks), and a port checked free here is
+ * bound by a child process seconds later: two forks picking at random from one range collided about
+ * once in a few dozen builds (a node that could not bind). So each fork takes ports from a slice of
+ * the range of its own ({@code vcorfu.test.fork}, surefire's fork number), one after another from a
+ * random start, never the same port twice until the slice wraps.
  */
 public final class TestEnsembles {
   private static final int LOW = 20_000;
   private static final int HIGH = 32_000;
+  private static final int SLICES = 8;
+  private static final int SLICE = (HIGH - LOW) / SLICES;
+  private static final int FIRST = LOW + SLICE * (Math.floorMod(fork() - 1, SLICES));
+  private static final AtomicInteger NEXT =
+      new AtomicInteger(ThreadLocalRandom.current().nextInt(SLICE));
 
   private TestEnsembles() {}
 
@@ -46,8 +57,8 @@ public final class TestEnsembles {
   }
 
   private static int freePort(Set<Integer> taken) {
-    for (int attempt = 0; attempt < 1_000; attempt++) {
-      int port = ThreadLocalRandom.current().nextInt(LOW, HIGH);
+    for (int attempt = 0; attempt < SLICE; attempt++) {
+      int port = FIRST + Math.floorMod(NEXT.getAndIncrement(), SLICE);
       if (taken.contains(port)) {
         continue;
       }
@@ -58,6 +69,16 @@ public final class TestEnsembles {
         // Taken by something else: try another.
       }
     }
-    throw new IllegalStateException("no free port between " + LOW + " and " + HIGH);
+    throw new IllegalStateException(
+        "no free port between " + FIRST + " and " + (FIRST + SLICE - 1));
+  }
+
+  /** Surefire's number for this test JVM (1 and up), 1 outside a fork. */
+  private static int fork() {
+    try {
+      return Integer.parseInt(System.getProperty("vcorfu.test.fork", "1"));
+    } catch (NumberFormatException notAFork) {
+      return 1;
+    }
   }
 }

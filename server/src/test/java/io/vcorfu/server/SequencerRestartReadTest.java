@@ -16,8 +16,6 @@ import io.vcorfu.protocol.proto.TokenRequest;
 import io.vcorfu.runtime.RuntimeOptions;
 import io.vcorfu.runtime.VCorfuRuntime;
 import io.vcorfu.server.linearizability.Register;
-import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
@@ -40,12 +38,9 @@ class SequencerRestartReadTest {
 
   @Test
   void aWriteAtAnAddressAViewHadSyncedPastIsReadAfterTheSequencerRestarts() throws Exception {
-    int port;
-    try (ServerSocket s = new ServerSocket()) {
-      s.bind(new InetSocketAddress("127.0.0.1", 0));
-      port = s.getLocalPort();
-    }
-    Endpoint at = new Endpoint("127.0.0.1", port);
+    // Below the ephemeral range: the restarted node binds it again, and a port of that range may
+    // meanwhile be any outgoing connection's.
+    Endpoint at = new Endpoint("127.0.0.1", ServerProcess.freePort());
     Path data = tmp.resolve("data");
     NettyTransport transport = new NettyTransport();
     Node node = Node.start(NodeConfig.durable(at, data), transport);
