@@ -26,6 +26,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -174,12 +175,19 @@ class GroupCommitTest {
         // holding the writing lock meanwhile (a write then finds it busy and hands over). From
         // the first write answered on return after the zeroes are laid, nothing wakes that
         // thread: no zeroes are due for 512 KiB, no force for 60 s.
+        // Until then a write may be answered on return too (the caller writes while the writer's
+        // thread waits for a processor on a busy machine), so the writes wait for the zeroes.
         boolean atOnce = false;
         for (; first < 200 && !atOnce; first++) {
           boolean zeroesLaid = java.nio.file.Files.size(segment) >= 1 << 20;
           CompletableFuture<LogWriteResponse> f = committed(r, first, "caller-" + first);
           atOnce = zeroesLaid && f.isDone();
           f.get(30, TimeUnit.SECONDS);
+          if (!zeroesLaid) {
+            Awaitility.await("the zeroes ahead of the records")
+                .atMost(Duration.ofSeconds(30))
+                .until(() -> java.nio.file.Files.size(segment) >= 1 << 20);
+          }
         }
         assertThat(atOnce).as("a write answered on return after the zeroes").isTrue();
       }
