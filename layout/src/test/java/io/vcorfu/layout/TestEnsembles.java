@@ -4,9 +4,7 @@ import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
-import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.curator.test.InstanceSpec;
@@ -39,11 +37,9 @@ public final class TestEnsembles {
 
   /** A cluster of {@code size} servers (not started) on ports below the ephemeral range. */
   public static TestingCluster cluster(int size) {
-    Set<Integer> taken = new HashSet<>();
     List<InstanceSpec> specs = new ArrayList<>();
     for (int id = 1; id <= size; id++) {
-      specs.add(
-          new InstanceSpec(null, freePort(taken), freePort(taken), freePort(taken), true, id));
+      specs.add(new InstanceSpec(null, freePort(), freePort(), freePort(), true, id));
     }
     return new TestingCluster(specs);
   }
@@ -53,17 +49,9 @@ public final class TestEnsembles {
    * binds it seconds later, once its JVM runs): no outgoing connection can take it meanwhile.
    */
   public static int freePort() {
-    return freePort(new HashSet<>());
-  }
-
-  private static int freePort(Set<Integer> taken) {
     for (int attempt = 0; attempt < SLICE; attempt++) {
       int port = FIRST + Math.floorMod(NEXT.getAndIncrement(), SLICE);
-      if (taken.contains(port)) {
-        continue;
-      }
       try (ServerSocket s = new ServerSocket(port, 1, InetAddress.getLoopbackAddress())) {
-        taken.add(s.getLocalPort());
         return s.getLocalPort();
       } catch (IOException inUse) {
         // Taken by something else: try another.
