@@ -390,11 +390,12 @@ class NettyTlsTest {
   /** A handshake, then a read, with {@code id} presented without the client's own checks. */
   private void rawHandshake(TestCertificates.Issued id) throws Exception {
     try (SSLSocket s = rawSocket(id)) {
-      s.startHandshake();
       // With TLS 1.3 the node's verdict on a client certificate arrives after the handshake: as
-      // its alert (read here), or, when the node has already closed the connection as this request
-      // is written, as a reset.
+      // its alert (read here), or, when the node has already closed the connection as the client's
+      // last handshake message or this request is written, as a reset or a broken pipe. The
+      // connection itself is made before, so a node that is not there fails otherwise.
       try {
+        s.startHandshake();
         s.getOutputStream().write(new byte[] {0, 0, 0, 1, 0});
         s.getOutputStream().flush();
         if (s.getInputStream().read() < 0) {
