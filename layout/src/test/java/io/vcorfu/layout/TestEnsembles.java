@@ -1,22 +1,27 @@
 package io.vcorfu.layout;
 
+import java.io.File;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.curator.test.InstanceSpec;
 import org.apache.curator.test.TestingCluster;
+import org.apache.curator.test.TestingServer;
 
 /**
- * ZooKeeper ensembles for tests ({@link TestingCluster}) whose client, election and quorum ports
- * lie below Linux's ephemeral port range (32768 and up). Curator's own specs pick ports the kernel
- * hands out for ephemeral use and bind them later, some (a restarted server's election port)
- * seconds later; meanwhile any outgoing connection on the machine, from another test process
- * running at the same time, may take that port as its local one, and a quorum peer that cannot bind
- * its port exits the whole JVM. Ports here lie in 20000-31999, so they meet no ephemeral port.
+ * ZooKeeper ensembles and single servers for tests ({@link TestingCluster}, {@link TestingServer})
+ * whose client, election and quorum ports lie below Linux's ephemeral port range (32768 and up).
+ * Curator's own specs pick ports the kernel hands out for ephemeral use and bind them later, some
+ * (a restarted server's election port) seconds later; meanwhile any outgoing connection on the
+ * machine, from another test process running at the same time, may take that port as its local one,
+ * and a quorum peer that cannot bind its port exits the whole JVM. Ports here lie in 20000-31999,
+ * so they meet no ephemeral port.
  *
  * <p>The test JVMs of one module run at once (surefire's forks), and a port checked free here is
  * bound by a child process seconds later: two forks picking at random from one range collided about
@@ -35,13 +40,65 @@ public final class TestEnsembles {
 
   private TestEnsembles() {}
 
-  /** A cluster of {@code size} servers (not started) on ports below the ephemeral range. */
-  public static TestingCluster cluster(int size) {
+  /**
+   * A cluster of {@code size} servers (not started) on ports below the ephemeral range, their data
+   * in a directory that {@link TestingCluster#close} removes.
+   */
+  public static TestingCluster cluster(int size) throws IOException {
+    Path dir = Files.createTempDirectory("vcorfu-zk");
     List<InstanceSpec> specs = new ArrayList<>();
     for (int id = 1; id <= size; id++) {
-      specs.add(new InstanceSpec(null, freePort(), freePort(), freePort(), true, id));
+      // Each server's data in a directory of its own under dir, and so the configuration file
+      // ZooKeeper writes beside it, removed with dir on close.
+      File data = Files.createDirectories(dir.resolve("server-" + id).resolve("data")).toFile();
+      specs.add(new InstanceSpec(data, freePort(), freePort(), freePort(), true, id));
     }
-    return new TestingCluster(specs);
+    return new TestingCluster(specs) {
+      @Override
+      public void close() throws IOException {
+        try {
+          super.close();
+        } finally {
+          delete(dir);
+        }
+      }
+    };
+  }
+
+  /**
+   * A started single ZooKeeper server (Curator's {@link TestingServer}) on a port below the
+   * ephemeral range, its data and the configuration file ZooKeeper writes beside them in a
+   * directory of its own that {@link TestingServer#close} removes: with Curator's defaults the port
+   * is one the kernel hands out for ephemeral use (see above), and every server left a {@code
+   * zookeeper.configuration*.properties} file in the system's temporary directory for good.
+   */
+  public static TestingServer server() throws Exception {
+    Path dir = Files.createTempDirectory("vcorfu-zk");
+    InstanceSpec spec =
+        new InstanceSpec(dir.resolve("data").toFile(), freePort(), -1, -1, true, -1);
+    try {
+      return new TestingServer(spec, true) {
+        @Override
+        public void close() throws IOException {
+          try {
+            super.close();
+          } finally {
+            delete(dir);
+          }
+        }
+      };
+    } catch (Exception e) {
+      delete(dir);
+      throw e;
+    }
+  }
+
+  private static void delete(Path dir) throws IOException {
+    try (var files = Files.walk(dir)) {
+      for (Path f : files.sorted(java.util.Comparator.reverseOrder()).toList()) {
+        Files.deleteIfExists(f);
+      }
+    }
   }
 
   /**

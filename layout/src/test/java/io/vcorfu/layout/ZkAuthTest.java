@@ -32,7 +32,7 @@ class ZkAuthTest {
 
   @BeforeAll
   static void startZooKeeper() throws Exception {
-    zookeeper = new TestingServer();
+    zookeeper = TestEnsembles.server();
   }
 
   @AfterAll

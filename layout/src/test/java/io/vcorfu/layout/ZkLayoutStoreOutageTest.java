@@ -38,7 +38,7 @@ class ZkLayoutStoreOutageTest {
 
   @Test
   void callsFailAsUnavailableWhileZooKeeperIsDownAndWorkAgainAfterItRestarts() throws Exception {
-    try (TestingServer zookeeper = new TestingServer();
+    try (TestingServer zookeeper = TestEnsembles.server();
         ZkLayoutStore store =
             ZkLayoutStore.connect(zookeeper.getConnectString(), "outage", SESSION)) {
       store.compareAndSet(LayoutStore.NO_VERSION, LAYOUT).join();

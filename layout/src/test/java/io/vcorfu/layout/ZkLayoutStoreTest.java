@@ -45,7 +45,7 @@ class ZkLayoutStoreTest {
 
   @BeforeAll
   static void startZooKeeper() throws Exception {
-    zookeeper = new TestingServer();
+    zookeeper = TestEnsembles.server();
   }
 
   @AfterAll

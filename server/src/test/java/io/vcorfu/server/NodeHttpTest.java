@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.vcorfu.layout.TestEnsembles;
 import io.vcorfu.protocol.Endpoint;
 import io.vcorfu.protocol.netty.NettyTransport;
 import io.vcorfu.server.cli.CliRun;
@@ -171,7 +172,7 @@ class NodeHttpTest {
   /** A cluster node with no layout yet answers pings but does not serve: 503, and why. */
   @Test
   void aNodeThatDoesNotServeSaysWhy() throws Exception {
-    try (TestingServer zk = new TestingServer(true);
+    try (TestingServer zk = TestEnsembles.server();
         NettyTransport transport = new NettyTransport();
         Node node =
             Node.start(

@@ -8,6 +8,7 @@ import io.vcorfu.client.StreamEntry;
 import io.vcorfu.client.StreamLogOptions;
 import io.vcorfu.layout.LayoutChanges;
 import io.vcorfu.layout.LayoutStore;
+import io.vcorfu.layout.TestEnsembles;
 import io.vcorfu.layout.ZkLayoutStore;
 import io.vcorfu.protocol.Endpoint;
 import io.vcorfu.protocol.StreamId;
@@ -233,7 +234,7 @@ class TlsNodeTest {
 
   @Test
   void aClusterReplicatesOverNodeToNodeTls() throws Exception {
-    try (TestingServer zk = new TestingServer(true)) {
+    try (TestingServer zk = TestEnsembles.server()) {
       List<Endpoint> endpoints =
           List.of(
               new Endpoint("127.0.0.1", ServerProcess.freePort()),

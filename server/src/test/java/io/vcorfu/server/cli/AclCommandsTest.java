@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.vcorfu.layout.LayoutChanges;
 import io.vcorfu.layout.LayoutStore;
+import io.vcorfu.layout.TestEnsembles;
 import io.vcorfu.layout.ZkLayoutStore;
 import io.vcorfu.protocol.Endpoint;
 import io.vcorfu.protocol.netty.TestCertificates;
@@ -187,7 +188,7 @@ class AclCommandsTest {
 
   @Test
   void grantsAClusterInZooKeeperByCompareAndSet() throws Exception {
-    try (TestingServer zk = new TestingServer(true)) {
+    try (TestingServer zk = TestEnsembles.server()) {
       String z = zk.getConnectString();
       Run noCluster =
           run(

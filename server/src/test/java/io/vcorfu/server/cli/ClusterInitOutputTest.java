@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.vcorfu.layout.TestEnsembles;
 import io.vcorfu.protocol.Endpoint;
 import io.vcorfu.protocol.netty.NettyTransport;
 import io.vcorfu.server.Node;
@@ -73,7 +74,7 @@ class ClusterInitOutputTest {
   @Test
   void initPrintsTheNewClusterAsJsonOnceItsSequencerServes() throws Exception {
     Endpoint at = new Endpoint("127.0.0.1", ServerProcess.freePort());
-    try (TestingServer zk = new TestingServer(true);
+    try (TestingServer zk = TestEnsembles.server();
         NettyTransport transport = new NettyTransport();
         Node node =
             Node.start(

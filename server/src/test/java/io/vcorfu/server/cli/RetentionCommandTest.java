@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.vcorfu.client.ClusterRetention;
 import io.vcorfu.client.ClusterStreamLog;
 import io.vcorfu.client.SnapshotFloor;
+import io.vcorfu.layout.TestEnsembles;
 import io.vcorfu.protocol.Endpoint;
 import io.vcorfu.protocol.netty.NettyTransport;
 import io.vcorfu.server.Node;
@@ -62,7 +63,7 @@ class RetentionCommandTest {
   @Test
   void aClustersRetentionIsSetAtInitChangedAndClearedAndReachesTheRuntimes() throws Exception {
     Endpoint at = new Endpoint("127.0.0.1", ServerProcess.freePort());
-    try (TestingServer zk = new TestingServer(true);
+    try (TestingServer zk = TestEnsembles.server();
         NettyTransport transport = new NettyTransport();
         Node node =
             Node.start(

@@ -2,6 +2,7 @@ package io.vcorfu.server.cluster;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.vcorfu.layout.TestEnsembles;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -24,7 +25,7 @@ class ElectionViewTest {
 
   @Test
   void namesTheLatchsLeaderAsLeadersLeave() throws Exception {
-    try (TestingServer server = new TestingServer(true);
+    try (TestingServer server = TestEnsembles.server();
         CuratorFramework zk = client(server)) {
       List<LeaderLatch> latches = new ArrayList<>();
       for (int i = 0; i < 3; i++) {
@@ -57,7 +58,7 @@ class ElectionViewTest {
 
   @Test
   void namesNobodyWhileCutOffFromZooKeeper() throws Exception {
-    try (TestingServer server = new TestingServer(true);
+    try (TestingServer server = TestEnsembles.server();
         CuratorFramework zk = client(server)) {
       try (LeaderLatch latch = new LeaderLatch(zk, PATH, "127.0.0.1:9000#a")) {
         latch.start();

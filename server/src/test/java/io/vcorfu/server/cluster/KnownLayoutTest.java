@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.vcorfu.layout.Layout;
 import io.vcorfu.layout.LayoutChanges;
 import io.vcorfu.layout.LayoutStore;
+import io.vcorfu.layout.TestEnsembles;
 import io.vcorfu.layout.Versioned;
 import io.vcorfu.layout.ZkLayoutStore;
 import io.vcorfu.protocol.Endpoint;
@@ -27,7 +28,7 @@ class KnownLayoutTest {
   @Test
   void theNewestLayoutKnownComesFromReadsOwnCommitsAndWhatIsLearntAndNeverGoesBack()
       throws Exception {
-    try (TestingServer zk = new TestingServer(true);
+    try (TestingServer zk = TestEnsembles.server();
         ZkLayoutStore store =
             ZkLayoutStore.connect(zk.getConnectString(), "known", Duration.ofSeconds(10));
         ZkLayoutStore other =

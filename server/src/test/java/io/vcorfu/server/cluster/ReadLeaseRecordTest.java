@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.vcorfu.layout.Layout;
 import io.vcorfu.layout.LayoutChanges;
 import io.vcorfu.layout.LayoutStore;
+import io.vcorfu.layout.TestEnsembles;
 import io.vcorfu.layout.ZkLayoutStore;
 import io.vcorfu.protocol.ClientOptions;
 import io.vcorfu.protocol.Endpoint;
@@ -29,7 +30,7 @@ class ReadLeaseRecordTest {
   void aSequencerBehindTheCommittedLayoutCannotRecordItsFirstGrant() throws Exception {
     List<Endpoint> nodes =
         List.of(new Endpoint("a", 1), new Endpoint("b", 2), new Endpoint("c", 3));
-    try (TestingServer zk = new TestingServer(true);
+    try (TestingServer zk = TestEnsembles.server();
         InJvmTransport transport = new InJvmTransport();
         ZkLayoutStore store =
             ZkLayoutStore.connect(zk.getConnectString(), "test", Duration.ofSeconds(10))) {

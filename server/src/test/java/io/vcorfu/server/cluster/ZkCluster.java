@@ -5,6 +5,7 @@ import io.vcorfu.client.StreamLogOptions;
 import io.vcorfu.layout.Layout;
 import io.vcorfu.layout.LayoutChanges;
 import io.vcorfu.layout.LayoutStore;
+import io.vcorfu.layout.TestEnsembles;
 import io.vcorfu.layout.Versioned;
 import io.vcorfu.layout.ZkLayoutStore;
 import io.vcorfu.protocol.ClientOptions;
@@ -109,7 +110,7 @@ final class ZkCluster implements AutoCloseable {
 
   /** {@code n} nodes started, and the first layout (replication {@code r}) committed. */
   static ZkCluster start(Path tmp, int n, int r) throws Exception {
-    TestingServer server = new TestingServer(true);
+    TestingServer server = TestEnsembles.server();
     return start(
         new ZkCluster(
             server, server.getConnectString(), ClusterConfig.DEFAULT_SESSION_TIMEOUT, tmp, n),
@@ -120,7 +121,7 @@ final class ZkCluster implements AutoCloseable {
   static ZkCluster start(
       Path tmp, int n, int r, java.util.function.UnaryOperator<ClusterConfig> tweak)
       throws Exception {
-    TestingServer server = new TestingServer(true);
+    TestingServer server = TestEnsembles.server();
     ZkCluster c =
         new ZkCluster(
             server, server.getConnectString(), ClusterConfig.DEFAULT_SESSION_TIMEOUT, tmp, n);
@@ -147,7 +148,7 @@ final class ZkCluster implements AutoCloseable {
       java.util.function.UnaryOperator<ClusterConfig> tweak,
       java.util.function.Function<List<Endpoint>, Layout> first)
       throws Exception {
-    TestingServer server = new TestingServer(true);
+    TestingServer server = TestEnsembles.server();
     ZkCluster c =
         new ZkCluster(
             server, server.getConnectString(), ClusterConfig.DEFAULT_SESSION_TIMEOUT, tmp, n);
@@ -174,7 +175,7 @@ final class ZkCluster implements AutoCloseable {
       int r,
       java.util.function.BiFunction<Endpoint, ClusterConfig, ClusterConfig> tweak)
       throws Exception {
-    TestingServer server = new TestingServer(true);
+    TestingServer server = TestEnsembles.server();
     ZkCluster c =
         new ZkCluster(
             server, server.getConnectString(), ClusterConfig.DEFAULT_SESSION_TIMEOUT, tmp, n);
@@ -190,7 +191,7 @@ final class ZkCluster implements AutoCloseable {
   /** As {@link #start(Path, int, int)}, the managers probing every {@code probeInterval}. */
   static ZkCluster start(Path tmp, int n, int r, Duration probeInterval, Duration failureTimeout)
       throws Exception {
-    TestingServer server = new TestingServer(true);
+    TestingServer server = TestEnsembles.server();
     return start(
         new ZkCluster(
             server,
@@ -225,7 +226,7 @@ final class ZkCluster implements AutoCloseable {
    */
   static ZkCluster start(Path tmp, int n, java.util.function.Function<List<Endpoint>, Layout> first)
       throws Exception {
-    TestingServer server = new TestingServer(true);
+    TestingServer server = TestEnsembles.server();
     return start(
         new ZkCluster(
             server, server.getConnectString(), ClusterConfig.DEFAULT_SESSION_TIMEOUT, tmp, n),
