@@ -56,11 +56,7 @@ public final class TestEnsembles {
     return new TestingCluster(specs) {
       @Override
       public void close() throws IOException {
-        try {
-          super.close();
-        } finally {
-          delete(dir);
-        }
+        closeThenDelete(super::close, dir);
       }
     };
   }
@@ -80,16 +76,25 @@ public final class TestEnsembles {
       return new TestingServer(spec, true) {
         @Override
         public void close() throws IOException {
-          try {
-            super.close();
-          } finally {
-            delete(dir);
-          }
+          closeThenDelete(super::close, dir);
         }
       };
     } catch (Exception e) {
       delete(dir);
       throw e;
+    }
+  }
+
+  /** A server's or an ensemble's own close. */
+  private interface Close {
+    void run() throws IOException;
+  }
+
+  private static void closeThenDelete(Close close, Path dir) throws IOException {
+    try {
+      close.run();
+    } finally {
+      delete(dir);
     }
   }
 
