@@ -2,42 +2,21 @@ package io.vcorfu.layout;
 
 import java.io.File;
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.curator.test.InstanceSpec;
 import org.apache.curator.test.TestingCluster;
 import org.apache.curator.test.TestingServer;
 
 /**
  * ZooKeeper ensembles and single servers for tests ({@link TestingCluster}, {@link TestingServer})
- * whose client, election and quorum ports lie below Linux's ephemeral port range (32768 and up).
- * Curator's own specs pick ports the kernel hands out for ephemeral use and bind them later, some
- * (a restarted server's election port) seconds later; meanwhile any outgoing connection on the
- * machine, from another test process running at the same time, may take that port as its local one,
- * and a quorum peer that cannot bind its port exits the whole JVM. Ports here lie in 20000-31999,
- * so they meet no ephemeral port.
- *
- * <p>The test JVMs of one module run at once (surefire's forks), and a port checked free here is
- * bound by a child process seconds later: two forks picking at random from one range collided about
- * once in a few dozen builds (a node that could not bind). So each fork takes ports from a slice of
- * the range of its own ({@code vcorfu.test.fork}, surefire's fork number), one after another from a
- * random start, never the same port twice until the slice wraps.
+ * on ports below Linux's ephemeral port range ({@link TestPorts}): Curator's own specs pick ports
+ * the kernel hands out for ephemeral use and bind them later, some (a restarted server's election
+ * port) seconds later, and a quorum peer that cannot bind its port exits the whole JVM.
  */
 public final class TestEnsembles {
-  private static final int LOW = 20_000;
-  private static final int HIGH = 32_000;
-  private static final int SLICES = 8;
-  private static final int SLICE = (HIGH - LOW) / SLICES;
-  private static final int FIRST = LOW + SLICE * (Math.floorMod(fork() - 1, SLICES));
-  private static final AtomicInteger NEXT =
-      new AtomicInteger(ThreadLocalRandom.current().nextInt(SLICE));
-
   private TestEnsembles() {}
 
   /**
@@ -51,7 +30,8 @@ public final class TestEnsembles {
       // Each server's data in a directory of its own under dir, and so the configuration file
       // ZooKeeper writes beside it, removed with dir on close.
       File data = Files.createDirectories(dir.resolve("server-" + id).resolve("data")).toFile();
-      specs.add(new InstanceSpec(data, freePort(), freePort(), freePort(), true, id));
+      specs.add(
+          new InstanceSpec(data, TestPorts.free(), TestPorts.free(), TestPorts.free(), true, id));
     }
     return new TestingCluster(specs) {
       @Override
@@ -71,7 +51,7 @@ public final class TestEnsembles {
   public static TestingServer server() throws Exception {
     Path dir = Files.createTempDirectory("vcorfu-zk");
     InstanceSpec spec =
-        new InstanceSpec(dir.resolve("data").toFile(), freePort(), -1, -1, true, -1);
+        new InstanceSpec(dir.resolve("data").toFile(), TestPorts.free(), -1, -1, true, -1);
     try {
       return new TestingServer(spec, true) {
         @Override
@@ -103,32 +83,6 @@ public final class TestEnsembles {
       for (Path f : files.sorted(java.util.Comparator.reverseOrder()).toList()) {
         Files.deleteIfExists(f);
       }
-    }
-  }
-
-  /**
-   * A free port below the ephemeral range, for a server a test starts in another process (which
-   * binds it seconds later, once its JVM runs): no outgoing connection can take it meanwhile.
-   */
-  public static int freePort() {
-    for (int attempt = 0; attempt < SLICE; attempt++) {
-      int port = FIRST + Math.floorMod(NEXT.getAndIncrement(), SLICE);
-      try (ServerSocket s = new ServerSocket(port, 1, InetAddress.getLoopbackAddress())) {
-        return s.getLocalPort();
-      } catch (IOException inUse) {
-        // Taken by something else: try another.
-      }
-    }
-    throw new IllegalStateException(
-        "no free port between " + FIRST + " and " + (FIRST + SLICE - 1));
-  }
-
-  /** Surefire's number for this test JVM (1 and up), 1 outside a fork. */
-  private static int fork() {
-    try {
-      return Integer.parseInt(System.getProperty("vcorfu.test.fork", "1"));
-    } catch (NumberFormatException notAFork) {
-      return 1;
     }
   }
 }

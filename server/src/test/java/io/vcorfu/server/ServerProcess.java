@@ -213,9 +213,9 @@ public final class ServerProcess implements AutoCloseable {
     process.waitFor();
   }
 
-  /** A free port for a node process, below the ephemeral range (see TestEnsembles#freePort). */
+  /** A free port for a node process, below the ephemeral range (see TestPorts). */
   public static int freePort() {
-    return io.vcorfu.layout.TestEnsembles.freePort();
+    return io.vcorfu.layout.TestPorts.free();
   }
 
   /** Ends this process: SIGTERM, then SIGKILL if it has not exited within 10 s. */
