@@ -26,6 +26,7 @@ class CostMeterTest {
 
   private HttpServer metrics;
   private final AtomicInteger scrapes = new AtomicInteger();
+  private final List<Long> scrapedAt = new java.util.concurrent.CopyOnWriteArrayList<>();
 
   @BeforeEach
   void servePage() throws Exception {
@@ -33,6 +34,7 @@ class CostMeterTest {
     metrics.createContext(
         "/metrics",
         exchange -> {
+          scrapedAt.add(System.nanoTime());
           int n = scrapes.getAndIncrement();
           byte[] body =
               ("# HELP vcorfu_fsync_seconds fsyncs\n"
@@ -139,8 +141,36 @@ class CostMeterTest {
     assertThat(Double.parseDouble(cost.group(2)))
         .as("each append is a request and an answer over loopback TCP")
         .isGreaterThan(0.5);
-    // The page was scraped twice (start and end of the warm window): 10 fsyncs in between.
+    // The window's two scrapes (start and end of the warm window): 10 fsyncs in between.
     assertThat(Double.parseDouble(cost.group(3))).isCloseTo(10.0 / appends, within(appends));
+    assertThat(scrapes.get())
+        .as("a priming scrape before the load, then the window's two")
+        .isEqualTo(3);
+  }
+
+  @Test
+  void thePrimingSnapshotFallsBetweenTheColdAndTheWarmWindow() {
+    assertThat(WarmCost.primingSeconds(10, 30)).isEqualTo(20);
+    assertThat(WarmCost.primingSeconds(0, 30)).isEqualTo(15);
+    assertThat(WarmCost.primingSeconds(10, 11)).as("no room between the windows").isZero();
+    assertThat(WarmCost.primingSeconds(10, 5)).as("overlapping windows").isZero();
+    assertThat(WarmCost.primingSeconds(0, 0)).isZero();
+  }
+
+  @Test
+  void withRoomBetweenTheWindowsThePageIsPrimedInsideTheGap() {
+    List<String> out =
+        NODE.run(
+            new AppendBench(),
+            "--threads 2 --cold 0.2 --warmup 2.6 --duration 0.3 --prefix primed --cost --metrics "
+                + page());
+
+    assertThat(out.get(out.size() - 1)).startsWith("cost append warm: ");
+    assertThat(scrapedAt).hasSize(3);
+    // Primed at 1.4 s of load, the warm window's scrape at 2.6 s: about 1.2 s apart, not back to
+    // back as a priming scrape right before the load would be.
+    long apartMillis = (scrapedAt.get(1) - scrapedAt.get(0)) / 1_000_000;
+    assertThat(apartMillis).isBetween(600L, 2_500L);
   }
 
   private static org.assertj.core.data.Offset<Double> within(long appends) {
