@@ -10,7 +10,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -397,30 +396,17 @@ final class ServerCommand implements Callable<Integer> {
       // Once the node holds its data directory: a second node refused it writes nothing there.
       Logging.toFile(dir.resolve("logs"));
     }
-    CountDownLatch stopped = new CountDownLatch(1);
-    java.util.concurrent.atomic.AtomicBoolean stopping =
-        new java.util.concurrent.atomic.AtomicBoolean();
     java.util.concurrent.atomic.AtomicReference<io.vcorfu.server.NodeHttp> http =
         new java.util.concurrent.atomic.AtomicReference<>();
-    java.util.function.Consumer<String> stop =
-        why -> {
-          if (!stopping.compareAndSet(false, true)) {
-            return;
-          }
-          say("vcorfu node " + node.endpoint() + " stopping (" + why + ")");
-          // Closing finishes or fails every request in flight and syncs what was written.
-          io.vcorfu.server.NodeHttp h = http.get();
-          if (h != null) {
-            h.close();
-          }
-          if (commands != null) {
-            commands.close();
-          }
-          node.close();
-          transport.close();
-          say("vcorfu node " + node.endpoint() + " stopped");
-          stopped.countDown();
-        };
+    NettyTransport served = transport;
+    // Closing finishes or fails every request in flight and syncs what was written.
+    NodeStop stopper =
+        new NodeStop("vcorfu node " + node.endpoint(), ServerCommand::say)
+            .then("HTTP endpoints", http::get)
+            .then("command host", () -> commands)
+            .then("node", () -> node)
+            .then("transport", () -> served);
+    java.util.function.Consumer<String> stop = stopper::stop;
     // SIGTERM and SIGINT stop the node cleanly and the process exits 0; any other end of the JVM
     // still closes it.
     for (String signal : List.of("TERM", "INT")) {
@@ -462,8 +448,7 @@ final class ServerCommand implements Callable<Integer> {
             + ", "
             + security
             + ")");
-    stopped.await();
-    return 0;
+    return stopper.await();
   }
 
   /**
