@@ -362,14 +362,30 @@ final class AppendBench extends ClusterBench {
     return t;
   }
 
-  String value(String runId, int thread, long seq) {
-    StringBuilder b = new StringBuilder(size);
-    b.append(runId).append('-').append(thread).append('-').append(seq).append('-');
-    while (b.length() < size) {
-      b.append((char) ('a' + (b.length() % 26)));
+  /**
+   * The bytes every value starts from: {@code max(size, 1)} letters, {@code a} to {@code z} by
+   * position, built once so that an append costs its caller a copy, not a loop.
+   */
+  static byte[] valueTemplate(int size) {
+    byte[] t = new byte[Math.max(size, 1)];
+    for (int i = 0; i < t.length; i++) {
+      t[i] = (byte) ('a' + (i % 26));
     }
-    b.setLength(Math.max(size, 1));
-    return b.toString();
+    return t;
+  }
+
+  /**
+   * The value of append {@code seq} of caller {@code thread}: {@code RUN-THREAD-SEQ-} over the
+   * {@link #valueTemplate} (cut to its length), so every append of a run is distinct.
+   */
+  static byte[] value(byte[] template, String runId, int thread, long seq) {
+    byte[] v = template.clone();
+    String prefix = runId + '-' + thread + '-' + seq + '-';
+    int n = Math.min(prefix.length(), v.length);
+    for (int i = 0; i < n; i++) {
+      v[i] = (byte) prefix.charAt(i);
+    }
+    return v;
   }
 
   static void writeAck(BufferedWriter acks, String line) {

@@ -29,6 +29,10 @@ final class AppendCallers {
   private final AtomicLong stopped;
   private final AtomicReference<Throwable> firstError;
   private final AtomicReference<Throwable> firstStop;
+  // What every append shares, made once: the value's letters and each stream's id (a name's id is
+  // a digest of it), so that the bench's own work per append stays small beside the client's.
+  private final byte[] valueTemplate;
+  private final List<List<StreamId>> streamIds;
 
   AppendCallers(
       AppendBench bench,
@@ -51,6 +55,11 @@ final class AppendCallers {
     this.stopped = stopped;
     this.firstError = firstError;
     this.firstStop = firstStop;
+    this.valueTemplate = AppendBench.valueTemplate(bench.size);
+    this.streamIds = new ArrayList<>(bench.streams);
+    for (int k = 0; k < bench.streams; k++) {
+      streamIds.add(List.of(StreamId.of(bench.prefix + "-" + k)));
+    }
   }
 
   /**
@@ -111,8 +120,8 @@ final class AppendCallers {
     private final ClusterStreamLog log;
     private final LoadWindows.Slot slot;
     private long seq;
-    private String name;
-    private String value;
+    private List<StreamId> stream;
+    private byte[] value;
     private long started;
 
     Caller(int thread) {
@@ -123,10 +132,10 @@ final class AppendCallers {
 
     CompletableFuture<AppendResult> send() {
       int k = (int) ((seq * bench.threads + thread) % bench.streams);
-      name = bench.prefix + "-" + k;
-      value = bench.value(runId, thread, seq++);
+      stream = streamIds.get(k);
+      value = AppendBench.value(valueTemplate, runId, thread, seq++);
       started = System.nanoTime();
-      return log.append(List.of(StreamId.of(name)), value.getBytes(StandardCharsets.US_ASCII));
+      return log.append(stream, value);
     }
 
     /**
@@ -182,13 +191,13 @@ final class AppendCallers {
         if (acks != null) {
           AppendBench.writeAck(
               acks,
-              name
+              stream.get(0).name()
                   + " "
-                  + r.streamAddresses().get(StreamId.of(name))
+                  + r.streamAddresses().get(stream.get(0))
                   + " "
                   + r.globalAddress()
                   + " "
-                  + value);
+                  + new String(value, StandardCharsets.US_ASCII));
         }
         return true;
       }
