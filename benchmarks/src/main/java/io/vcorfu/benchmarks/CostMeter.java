@@ -21,9 +21,10 @@ import java.util.Locale;
  * <p>A {@link Snapshot} is taken before and after; {@link #line} divides the difference by the
  * operations done in between. Snapshots also print and parse as one line ({@link
  * Snapshot#toString}, {@link Snapshot#parse}), so that a script can take them around a peer's own
- * benchmark tool ({@code vcorfu bench cost}).
+ * benchmark tool ({@code vcorfu bench cost}); a process that is idle while the peer runs (a suite)
+ * takes them itself with {@link #around}, so that no process starts inside the measured window.
  */
-final class CostMeter {
+public final class CostMeter {
   private static final HttpClient HTTP =
       HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
@@ -35,7 +36,7 @@ final class CostMeter {
    * A meter reading {@code metrics} pages (none: only the machine's counters), summing the counters
    * named {@code fsyncCounters} as fsyncs and {@code requestCounters} as requests.
    */
-  CostMeter(List<URI> metrics, List<String> fsyncCounters, List<String> requestCounters) {
+  public CostMeter(List<URI> metrics, List<String> fsyncCounters, List<String> requestCounters) {
     this.metrics = List.copyOf(metrics);
     this.fsyncCounters = List.copyOf(fsyncCounters);
     this.requestCounters = List.copyOf(requestCounters);
@@ -119,6 +120,24 @@ final class CostMeter {
       }
       return new Snapshot(v[0], v[1], v[2], v[3], v[4], v[5], d[0], d[1], self);
     }
+  }
+
+  /** What {@link #around} measures: a peer's run, started and awaited by the calling thread. */
+  public interface Window {
+    void run() throws IOException, InterruptedException;
+  }
+
+  /**
+   * The cost line ({@link #line}) of {@code window}'s {@code ops} operations, from snapshots this
+   * process takes right before and right after it. The process's own time is not set apart: it is
+   * meant to wait while the window runs.
+   */
+  public String around(String label, long ops, Window window)
+      throws IOException, InterruptedException {
+    Snapshot before = take().withoutSelf();
+    window.run();
+    Snapshot after = take().withoutSelf();
+    return line(label, before, after, ops);
   }
 
   /** Reads every counter now. */

@@ -7,6 +7,7 @@ import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Matcher;
@@ -116,6 +117,23 @@ class CostMeterTest {
     assertThat(b.all()).isGreaterThanOrEqualTo(a.all());
     assertThat(b.busy()).isGreaterThanOrEqualTo(a.busy());
     assertThat(b.segments()).isGreaterThanOrEqualTo(a.segments());
+  }
+
+  @Test
+  void aroundReadsTheCountersRightBeforeAndRightAfterTheWindow() throws Exception {
+    CostMeter meter =
+        new CostMeter(List.of(page()), List.of("vcorfu_fsync_seconds_count"), List.of());
+    List<Integer> scrapesInWindow = new ArrayList<>();
+
+    String line = meter.around("peer warm", 5, () -> scrapesInWindow.add(scrapes.get()));
+
+    // One scrape before the window (the window saw it), one after: 10 fsyncs between them.
+    assertThat(scrapesInWindow).containsExactly(1);
+    assertThat(scrapes.get()).isEqualTo(2);
+    assertThat(line)
+        .startsWith("cost peer warm: ")
+        .contains("the client process not measured")
+        .contains(", 2.000 fsyncs per op, 0.000 requests per op, over 5 ops");
   }
 
   @Test

@@ -14,9 +14,8 @@ final class ClusterRun {
       List.of(
           "-Dorg.slf4j.simpleLogger.showDateTime=true",
           "-Dorg.slf4j.simpleLogger.dateTimeFormat=HH:mm:ss.SSS");
-  // What etcd counts as fsyncs (its log's and its backend's commits) and as requests.
-  private static final String ETCD_FSYNCS =
-      "etcd_disk_wal_fsync_duration_seconds_count,etcd_disk_backend_commit_duration_seconds_count";
+  // The label of a warm window's cost line, as `bench append --cost` prints vcorfu's.
+  private static final String COST_LABEL = "append warm";
 
   // Puts that warm an etcd cluster's connections and caches before its measured window.
   private static final long ETCD_WARM_UP = 4000;
@@ -260,10 +259,11 @@ final class ClusterRun {
       etcd.start();
       try {
         etcdPut("append etcd t" + t + " cold", t, (long) rate * s.cold());
-        String before = results.capture("bench cost", vcorfu.bench(etcdCost()));
-        etcdPut("append etcd t" + t + " warm", t, (long) rate * s.duration());
-        String after = results.capture("bench cost", vcorfu.bench(etcdCost()));
-        bench("append etcd t" + t + " cost", costArgs(before, after, (long) rate * s.duration()));
+        long total = (long) rate * s.duration();
+        String cost =
+            etcd.costMeter()
+                .around(COST_LABEL, total, () -> etcdPut("append etcd t" + t + " warm", t, total));
+        results.addShown("append etcd t" + t + " cost", cost);
       } finally {
         etcd.stop();
       }
@@ -340,11 +340,11 @@ final class ClusterRun {
         etcd.withTls(tls).start();
         try {
           etcdPut("tls etcd " + mode + " " + r + " warm-up", t, ETCD_WARM_UP, tls);
-          String before = results.capture("bench cost", vcorfu.bench(etcdCost()));
           long total = (long) rate * s.duration();
-          etcdPut("tls etcd " + mode + " " + r, t, total, tls);
-          String after = results.capture("bench cost", vcorfu.bench(etcdCost()));
-          bench("tls etcd " + mode + " " + r + " cost", costArgs(before, after, total));
+          String tag = "tls etcd " + mode + " " + r;
+          String cost =
+              etcd.costMeter().around(COST_LABEL, total, () -> etcdPut(tag, t, total, tls));
+          results.addShown(tag + " cost", cost);
         } finally {
           etcd.stop();
           etcd.withTls(null);
@@ -357,22 +357,6 @@ final class ClusterRun {
   /** Puts a second the etcd runs at T clients are sized by (see the comment above append()). */
   private static int etcdRate(int t) {
     return t == 8 ? 4000 : 8000;
-  }
-
-  private List<String> etcdCost() {
-    return List.of(
-        "cost",
-        "--metrics",
-        etcd.metrics(),
-        "--fsync-counters",
-        ETCD_FSYNCS,
-        "--request-counters",
-        "grpc_server_handled_total");
-  }
-
-  private static List<String> costArgs(String before, String after, long ops) {
-    return List.of(
-        "cost", "--before", before, "--after", after, "--ops", "" + ops, "--label", "append warm");
   }
 
   private void etcdPut(String tag, int clients, long total)

@@ -46,6 +46,13 @@ final class Results {
     Files.writeString(file, b, StandardCharsets.UTF_8, StandardOpenOption.APPEND);
   }
 
+  /** Adds TEXT, a line this process made (not a command's output), and prints it as a result. */
+  void addShown(String tag, String text) throws IOException {
+    add(tag, text);
+    System.out.println(tag + " | " + text);
+    System.out.flush();
+  }
+
   /** {@link #measure(String, String, List, UnaryOperator)} with the output as it is. */
   int measure(String tag, String shown, List<String> command)
       throws IOException, InterruptedException {

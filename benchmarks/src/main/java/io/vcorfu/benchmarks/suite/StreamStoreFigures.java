@@ -18,6 +18,10 @@ final class StreamStoreFigures {
   private static final String SEP = "\u001c";
 
   private final Map<String, String> load = new HashMap<>();
+
+  /** How a warm append window's cost line starts (see {@code vcorfu bench cost}). */
+  private static final String COST = "cost append warm: ";
+
   private final Set<String> headlineIds = new LinkedHashSet<>();
   private final Map<String, String> text = new HashMap<>();
   private final Map<String, Double> fig = new HashMap<>();
@@ -106,7 +110,7 @@ final class StreamStoreFigures {
             || w2.equals("peer-cmd")
             || (w2.equals("vcorfu") && w.length == 2)
             || ((w2.equals("redis") || w2.equals("etcd"))
-                && (w3.equals("cold") || w3.equals("warm"))))) {
+                && (w3.equals("cold") || w3.equals("warm") || w3.equals("cost"))))) {
       headline(w[0], w2, w3, line);
     } else {
       full(tag, w, line);
@@ -125,6 +129,8 @@ final class StreamStoreFigures {
           text.put(key("timeline", id), line.replaceFirst("^.*per second of load: *", ""));
         } else if (line.startsWith("tokens ") || line.startsWith("append ")) {
           window = "warm";
+        } else if (line.startsWith(COST)) {
+          text.put(key("vcost", id), line.substring(COST.length()));
         } else {
           text.merge(key("note", id), " " + line, String::concat);
         }
@@ -135,6 +141,12 @@ final class StreamStoreFigures {
         }
       }
       default -> {
+        if (w3.equals("cost")) {
+          if (line.startsWith(COST)) {
+            text.put(key("pcost", id), line.substring(COST.length()));
+          }
+          return;
+        }
         fig.put(key("hp", w3, id), num(after(line, "ops/s:")));
         fig.put(key("hp50", w3, id), num(after(line, "p50_ms:")));
         fig.put(key("hp99", w3, id), num(after(line, "p99_ms:")));

@@ -57,7 +57,8 @@ final class StreamStoreOptions {
       paramLabel = "P",
       defaultValue = "19000",
       description =
-          "vcorfu ports P .. P+4 (default ${DEFAULT-VALUE}); redis uses P+10, etcd P+11 and P+12.")
+          "vcorfu ports P .. P+4 (default ${DEFAULT-VALUE}); redis uses P+10, etcd P+11 and P+12,"
+              + " the --headline node's /metrics P+13.")
   int basePort;
 
   /**
@@ -100,8 +101,8 @@ final class StreamStoreOptions {
     requireUint("--warmup", w);
     requireUint("--cold", c);
     requireUint("--base-port", basePort);
-    if (basePort + 12 > 65535) {
-      throw new IllegalArgumentException("--base-port must leave room for 13 ports below 65536");
+    if (basePort + 13 > 65535) {
+      throw new IllegalArgumentException("--base-port must leave room for 14 ports below 65536");
     }
     if (quick) {
       return new Settings(

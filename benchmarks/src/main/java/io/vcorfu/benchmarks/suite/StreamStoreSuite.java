@@ -264,7 +264,10 @@ public final class StreamStoreSuite implements Callable<Integer> {
             "--streams",
             "32",
             "--prefix",
-            prefix);
+            prefix,
+            "--cost",
+            "--metrics",
+            "http://" + Net.HOST + ":" + metricsPort() + "/metrics");
     String common = "bench-put --size 1024 --clients " + threads + " --conns " + conns;
     headlineRow(
         id,
@@ -279,12 +282,24 @@ public final class StreamStoreSuite implements Callable<Integer> {
               id + " etcd cold",
               common + " --total " + cold,
               () -> List.of(peers.put(1024, threads, conns, cold)));
-          measurePeer(
-              id + " etcd warm",
-              common + " --total " + warm,
-              () -> List.of(peers.put(1024, threads, conns, warm)));
+          String cost =
+              etcd.costMeter()
+                  .around(
+                      "append warm",
+                      warm,
+                      () ->
+                          measurePeer(
+                              id + " etcd warm",
+                              common + " --total " + warm,
+                              () -> List.of(peers.put(1024, threads, conns, warm))));
+          results.addShown(id + " etcd cost", cost);
           etcd.stop();
         });
+  }
+
+  /** The headline node's /metrics port (see --base-port). */
+  private int metricsPort() {
+    return s.basePort() + 13;
   }
 
   /** What a headline row does with its peer: start it, run cold and warm, stop it. */
@@ -310,7 +325,9 @@ public final class StreamStoreSuite implements Callable<Integer> {
         "vcorfu bench " + String.join(" ", vargs) + " " + String.join(" ", windows));
     note(id + " peer-cmd", "peers/" + peer + ".sh " + peerWarm + " (cold: " + peerCold + ")");
     Workdirs.deleteTree(workdir.resolve("vcorfu/single"));
-    startVcorfu("single", s.basePort(), "2g", dataDir("single"));
+    List<String> serverArgs = new ArrayList<>(dataDir("single"));
+    serverArgs.addAll(List.of("--metrics-port", "" + metricsPort()));
+    startVcorfu("single", s.basePort(), "2g", serverArgs);
     List<String> args = new ArrayList<>(vargs);
     args.addAll(List.of("--endpoint", endpoint()));
     args.addAll(windows);

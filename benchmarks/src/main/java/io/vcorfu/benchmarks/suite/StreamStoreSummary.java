@@ -64,6 +64,7 @@ final class StreamStoreSummary {
               msOf(s.figure("hp50", "warm", id)),
               msOf(s.figure("hp99", "warm", id))));
     }
+    costs(s, out);
     out.append("\nCommands and peer run lengths:\n\n");
     for (String id : s.headlineIds()) {
       out.append(
@@ -79,6 +80,23 @@ final class StreamStoreSummary {
     out.append("\nvcorfu load per second of each row (cold window first):\n\n");
     for (String id : s.headlineIds()) {
       out.append("- ").append(id).append(": ").append(s.text("timeline", id)).append('\n');
+    }
+  }
+
+  /** What each warm append cost the machine, on both sides, for the rows that measured it. */
+  private static void costs(StreamStoreFigures s, StringBuilder out) {
+    List<String> ids = s.headlineIds().stream().filter(id -> s.hasText("vcost", id)).toList();
+    if (ids.isEmpty()) {
+      return;
+    }
+    out.append(
+        "\nWhat each warm append cost the whole machine (every process and the kernel; see `vcorfu"
+            + " bench cost`):\n\n");
+    for (String id : ids) {
+      out.append("- ").append(id).append(", vcorfu: ").append(s.text("vcost", id)).append('\n');
+      if (s.hasText("pcost", id)) {
+        out.append("- ").append(id).append(", etcd: ").append(s.text("pcost", id)).append('\n');
+      }
     }
   }
 

@@ -9,10 +9,11 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The stream-store summary against the text the former summarize-stream-store.sh printed for the
- * same result lines (stream-store/expected.md was written by it): headline rows with and without
- * cold figures, a peer missing and an extra vcorfu line; the full run's tokens (like for like,
- * connections differing, no peer), appends of both layouts beside redis and etcd, reads, XRANGE and
- * etcd get; and ties that round to even (2.5 appends/s prints 2, 3.5 prints 4).
+ * same result lines (stream-store/expected.md was written by it, and the warm appends' cost lines
+ * added since): headline rows with and without cold figures, a peer missing and an extra vcorfu
+ * line, warm appends' costs on both sides and on vcorfu's alone; the full run's tokens (like for
+ * like, connections differing, no peer), appends of both layouts beside redis and etcd, reads,
+ * XRANGE and etcd get; and ties that round to even (2.5 appends/s prints 2, 3.5 prints 4).
  */
 class StreamStoreSummaryTest {
   private static String resource(String name) throws IOException {
