@@ -7,7 +7,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
@@ -86,20 +85,15 @@ final class EtcdCluster {
         .collect(Collectors.joining(","));
   }
 
-  /** Every member's /metrics page, comma-separated. */
-  String metrics() {
-    return IntStream.range(0, members)
-        .mapToObj(i -> "http://" + Net.HOST + ":" + healthPort(i) + "/metrics")
-        .collect(Collectors.joining(","));
-  }
-
   /**
    * A meter of what a window of this cluster's load costs the machine: its counters and, from every
    * member's /metrics, etcd's fsyncs (its log's and its backend's commits) and requests.
    */
   CostMeter costMeter() {
     return new CostMeter(
-        Arrays.stream(metrics().split(",")).map(URI::create).toList(),
+        IntStream.range(0, members)
+            .mapToObj(i -> URI.create("http://" + Net.HOST + ":" + healthPort(i) + "/metrics"))
+            .toList(),
         List.of(
             "etcd_disk_wal_fsync_duration_seconds_count",
             "etcd_disk_backend_commit_duration_seconds_count"),

@@ -17,11 +17,10 @@ import java.util.Set;
 final class StreamStoreFigures {
   private static final String SEP = "\u001c";
 
-  private final Map<String, String> load = new HashMap<>();
-
   /** How a warm append window's cost line starts (see {@code vcorfu bench cost}). */
   private static final String COST = "cost append warm: ";
 
+  private final Map<String, String> load = new HashMap<>();
   private final Set<String> headlineIds = new LinkedHashSet<>();
   private final Map<String, String> text = new HashMap<>();
   private final Map<String, Double> fig = new HashMap<>();
