@@ -205,7 +205,10 @@ final class AppendBench extends ClusterBench {
       try {
         LoadWindows windows = new LoadWindows(cold, warmup, duration);
         WarmCost warmCost =
-            cost ? WarmCost.start(CostMeter.vcorfu(metrics), cold, warmup, duration) : null;
+            cost
+                ? WarmCost.start(
+                    CostMeter.vcorfu(metrics), windows.loadStart(), cold, warmup, duration)
+                : null;
         if (progress == null) {
           ticker = ProgressTicker.start("append", windows::units);
         }

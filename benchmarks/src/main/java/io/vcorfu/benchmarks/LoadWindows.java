@@ -86,6 +86,11 @@ final class LoadWindows {
     return s;
   }
 
+  /** When the load started ({@link System#nanoTime()} time). */
+  long loadStart() {
+    return loadStart;
+  }
+
   /** True until the warm window has ended (and the cold one, if it is longer). */
   boolean running() {
     return System.nanoTime() < Math.max(deadline, coldEnd);

@@ -5,9 +5,10 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 
 /**
- * {@link CostMeter} snapshots at the start and the end of a load's warm window, taken on a timer
- * from the moment the load starts, so that the cost line covers the same seconds as the warm
- * figure.
+ * {@link CostMeter} snapshots at the start and the end of a load's warm window, each taken at its
+ * edge's own time counted from the moment the load started (not from when this was set up: the
+ * meter's first use can take a few hundred milliseconds, and a window shifted by that much ends
+ * after the load stopped), so that the cost line covers the same seconds as the warm figure.
  *
  * <p>A meter's first snapshot is not free: the client starts its HTTP client and each node renders
  * its {@code /metrics} page for the first time, about 0.3 s of a loaded node's processor each,
@@ -30,10 +31,12 @@ final class WarmCost {
   static final double PRIMING_GAP_SECONDS = 2;
 
   /**
-   * Snapshots {@code warmup} and {@code warmup + duration} seconds from now, after a priming one at
-   * {@link #primingSeconds} (waited for here when that is now).
+   * Snapshots {@code warmup} and {@code warmup + duration} seconds after {@code loadStart} (a
+   * {@link System#nanoTime()} time), after a priming one at {@link #primingSeconds} (taken here, at
+   * once, when that is 0).
    */
-  static WarmCost start(CostMeter meter, double cold, double warmup, double duration) {
+  static WarmCost start(
+      CostMeter meter, long loadStart, double cold, double warmup, double duration) {
     double priming = primingSeconds(cold, warmup);
     if (priming == 0) {
       try {
@@ -42,9 +45,9 @@ final class WarmCost {
         // the measured snapshots report it
       }
     } else {
-      at(meter, priming).exceptionally(e -> null);
+      at(meter, loadStart, priming).exceptionally(e -> null);
     }
-    return new WarmCost(at(meter, warmup), at(meter, warmup + duration));
+    return new WarmCost(at(meter, loadStart, warmup), at(meter, loadStart, warmup + duration));
   }
 
   /**
@@ -56,9 +59,10 @@ final class WarmCost {
     return gap >= PRIMING_GAP_SECONDS ? cold + gap / 2 : 0;
   }
 
-  private static CompletableFuture<CostMeter.Snapshot> at(CostMeter meter, double seconds) {
-    Executor later =
-        CompletableFuture.delayedExecutor((long) (seconds * 1e9), TimeUnit.NANOSECONDS);
+  private static CompletableFuture<CostMeter.Snapshot> at(
+      CostMeter meter, long loadStart, double seconds) {
+    long delay = loadStart + (long) (seconds * 1e9) - System.nanoTime();
+    Executor later = CompletableFuture.delayedExecutor(Math.max(0, delay), TimeUnit.NANOSECONDS);
     return CompletableFuture.supplyAsync(
         () -> {
           try {

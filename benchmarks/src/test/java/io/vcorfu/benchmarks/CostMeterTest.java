@@ -176,6 +176,21 @@ class CostMeterTest {
   }
 
   @Test
+  void theWindowsSnapshotsFallAtItsEdgesCountedFromTheLoadsStart() throws Exception {
+    // The load started 400 ms before the meter was set up (as a meter's first use can take).
+    long loadStart = System.nanoTime() - 400_000_000L;
+    WarmCost cost = WarmCost.start(CostMeter.vcorfu(List.of(page())), loadStart, 0, 1.5, 0.5);
+
+    assertThat(cost.line("x", 10)).startsWith("cost x: ");
+    assertThat(scrapedAt).hasSize(3); // the priming one at once (no room before 1.5 s), then two
+    long startMillis = (scrapedAt.get(1) - loadStart) / 1_000_000;
+    long endMillis = (scrapedAt.get(2) - loadStart) / 1_000_000;
+    // At 1.5 s and 2 s of load, not 400 ms later.
+    assertThat(startMillis).isBetween(1_500L, 1_750L);
+    assertThat(endMillis).isBetween(2_000L, 2_250L);
+  }
+
+  @Test
   void withRoomBetweenTheWindowsThePageIsPrimedInsideTheGap() {
     List<String> out =
         NODE.run(
