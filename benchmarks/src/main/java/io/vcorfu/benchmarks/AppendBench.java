@@ -234,7 +234,7 @@ final class AppendBench extends ClusterBench {
         result.put("mb_per_second", appended * (double) size / seconds / 1e6);
         result.put("errors", errors.get()).put("first_error", message(firstError.get()));
         BenchOutput.putStoppedEarly(result, stopped.get(), message(firstStop.get()));
-        String costLine = warmCost == null ? null : warmCost.line("append warm", appended);
+        String costLine = warmCost == null ? null : warmCost.line(CostMeter.APPEND_WARM, appended);
         if (costLine != null) {
           result.put("cost", costLine);
         }

@@ -25,6 +25,12 @@ import java.util.Locale;
  * takes them itself with {@link #around}, so that no process starts inside the measured window.
  */
 public final class CostMeter {
+  /** The label of a load's warm window, as every suite reads it back. */
+  public static final String APPEND_WARM = "append warm";
+
+  /** How the cost line of {@link #APPEND_WARM} starts. */
+  public static final String APPEND_WARM_LINE = "cost " + APPEND_WARM + ": ";
+
   private static final HttpClient HTTP =
       HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 

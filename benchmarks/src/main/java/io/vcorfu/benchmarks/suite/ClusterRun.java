@@ -1,5 +1,6 @@
 package io.vcorfu.benchmarks.suite;
 
+import io.vcorfu.benchmarks.CostMeter;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -14,9 +15,6 @@ final class ClusterRun {
       List.of(
           "-Dorg.slf4j.simpleLogger.showDateTime=true",
           "-Dorg.slf4j.simpleLogger.dateTimeFormat=HH:mm:ss.SSS");
-  // The label of a warm window's cost line, as `bench append --cost` prints vcorfu's.
-  private static final String COST_LABEL = "append warm";
-
   // Puts that warm an etcd cluster's connections and caches before its measured window.
   private static final long ETCD_WARM_UP = 4000;
 
@@ -262,7 +260,10 @@ final class ClusterRun {
         long total = (long) rate * s.duration();
         String cost =
             etcd.costMeter()
-                .around(COST_LABEL, total, () -> etcdPut("append etcd t" + t + " warm", t, total));
+                .around(
+                    CostMeter.APPEND_WARM,
+                    total,
+                    () -> etcdPut("append etcd t" + t + " warm", t, total));
         results.addShown("append etcd t" + t + " cost", cost);
       } finally {
         etcd.stop();
@@ -343,7 +344,8 @@ final class ClusterRun {
           long total = (long) rate * s.duration();
           String tag = "tls etcd " + mode + " " + r;
           String cost =
-              etcd.costMeter().around(COST_LABEL, total, () -> etcdPut(tag, t, total, tls));
+              etcd.costMeter()
+                  .around(CostMeter.APPEND_WARM, total, () -> etcdPut(tag, t, total, tls));
           results.addShown(tag + " cost", cost);
         } finally {
           etcd.stop();

@@ -6,6 +6,7 @@ import static io.vcorfu.benchmarks.suite.Markdown.ratio;
 import static io.vcorfu.benchmarks.suite.Markdown.row;
 import static io.vcorfu.benchmarks.suite.Markdown.thousands;
 
+import io.vcorfu.benchmarks.CostMeter;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -87,8 +88,8 @@ final class ClusterSummary {
       if (t4.equals("warm")) {
         figures.put("latency etcd " + t3, field(line, "p50_ms:") + " / " + field(line, "p99_ms:"));
       }
-    } else if (t1.equals("append") && line.startsWith("cost append warm:")) {
-      figures.put("cost " + t2 + " " + t3, line.substring("cost append warm: ".length()));
+    } else if (t1.equals("append") && line.startsWith(CostMeter.APPEND_WARM_LINE)) {
+      figures.put("cost " + t2 + " " + t3, line.substring(CostMeter.APPEND_WARM_LINE.length()));
     } else if (t1.equals("ycsb") && line.startsWith("ycsb summary:")) {
       String key = t2 + " " + t3;
       figures.put("ycsb cold " + key, after(line, "run cold \\(first [0-9]+ s\\) [0-9.]+ ops/s"));

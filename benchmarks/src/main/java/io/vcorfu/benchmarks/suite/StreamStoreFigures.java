@@ -1,5 +1,6 @@
 package io.vcorfu.benchmarks.suite;
 
+import io.vcorfu.benchmarks.CostMeter;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
@@ -16,9 +17,6 @@ import java.util.Set;
  */
 final class StreamStoreFigures {
   private static final String SEP = "\u001c";
-
-  /** How a warm append window's cost line starts (see {@code vcorfu bench cost}). */
-  private static final String COST = "cost append warm: ";
 
   private final Map<String, String> load = new HashMap<>();
   private final Set<String> headlineIds = new LinkedHashSet<>();
@@ -128,8 +126,8 @@ final class StreamStoreFigures {
           text.put(key("timeline", id), line.replaceFirst("^.*per second of load: *", ""));
         } else if (line.startsWith("tokens ") || line.startsWith("append ")) {
           window = "warm";
-        } else if (line.startsWith(COST)) {
-          text.put(key("vcost", id), line.substring(COST.length()));
+        } else if (line.startsWith(CostMeter.APPEND_WARM_LINE)) {
+          text.put(key("vcost", id), line.substring(CostMeter.APPEND_WARM_LINE.length()));
         } else {
           text.merge(key("note", id), " " + line, String::concat);
         }
@@ -141,8 +139,8 @@ final class StreamStoreFigures {
       }
       default -> {
         if (w3.equals("cost")) {
-          if (line.startsWith(COST)) {
-            text.put(key("pcost", id), line.substring(COST.length()));
+          if (line.startsWith(CostMeter.APPEND_WARM_LINE)) {
+            text.put(key("pcost", id), line.substring(CostMeter.APPEND_WARM_LINE.length()));
           }
           return;
         }

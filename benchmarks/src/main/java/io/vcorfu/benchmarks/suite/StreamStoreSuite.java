@@ -1,5 +1,6 @@
 package io.vcorfu.benchmarks.suite;
 
+import io.vcorfu.benchmarks.CostMeter;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -285,7 +286,7 @@ public final class StreamStoreSuite implements Callable<Integer> {
           String cost =
               etcd.costMeter()
                   .around(
-                      "append warm",
+                      CostMeter.APPEND_WARM,
                       warm,
                       () ->
                           measurePeer(

@@ -7,6 +7,7 @@ import static io.vcorfu.benchmarks.suite.Markdown.number;
 import static io.vcorfu.benchmarks.suite.Markdown.row;
 import static io.vcorfu.benchmarks.suite.Markdown.thousands;
 
+import io.vcorfu.benchmarks.CostMeter;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -41,7 +42,7 @@ final class TlsTable {
       put(rates, key, round, field(line, "="));
     } else if (t[1].equals("etcd") && measured && line.startsWith("etcd put")) {
       put(rates, key, round, field(line, "ops/s:"));
-    } else if ((measured || cost) && line.startsWith("cost append warm:")) {
+    } else if ((measured || cost) && line.startsWith(CostMeter.APPEND_WARM_LINE)) {
       put(costs, key, round, field(line, "warm:"));
     }
   }
