@@ -53,10 +53,15 @@ flags=(--headless --no-sandbox --disable-gpu --disable-quic --no-first-run
   --disable-background-networking --disable-component-update --disable-sync
   --user-data-dir="$work/chromium" --virtual-time-budget=5000)
 url=http://127.0.0.1:19201/
-# The page fills itself from /status.json; wait until every node serves there, then render it.
+# The page fills itself from /status.json; wait until every node serves there and the sequencer
+# has answered for the global tail (right after a layout change the page shows it as ?), then
+# render it.
 for _ in $(seq 1 100); do
   chromium "${flags[@]}" --dump-dom "$url" >"$out/status-page.html" 2>"$out/chromium.log" || true
-  if [ "$(grep -o '>serving<' "$out/status-page.html" | wc -l)" -ge 3 ]; then break; fi
+  if [ "$(grep -o '>serving<' "$out/status-page.html" | wc -l)" -ge 3 ] &&
+    grep -Eq "global tail [0-9]+" "$out/status-page.html"; then
+    break
+  fi
   sleep 0.5
 done
 chromium "${flags[@]}" --window-size=1280,900 --screenshot="$out/status-page.png" "$url" \
