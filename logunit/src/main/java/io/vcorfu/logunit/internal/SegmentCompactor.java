@@ -249,33 +249,49 @@ final class SegmentCompactor {
    * and the others sharing them.
    */
   private void rewrite(List<Slot> keys, long pos, byte[] bytes) {
-    Map<List<Object>, List<long[]>> groups = new LinkedHashMap<>();
+    Map<Held, List<long[]>> groups = new LinkedHashMap<>();
     for (Slot s : keys) {
       IndexedRecord now = engine.lookupAt(s.ns(), s.address(), pos);
       if (now != null) {
         groups
             .computeIfAbsent(
-                List.of(now.flags(), now.global(), now.hash(), Arrays.toString(now.digest())),
+                new Held(now.flags(), now.global(), now.hash(), now.digest()),
                 g -> new ArrayList<>())
             .add(EntryRecords.key(s.ns(), s.address()));
       }
     }
     IndexedRecord written = null;
-    for (Map.Entry<List<Object>, List<long[]>> g : groups.entrySet()) {
+    for (Map.Entry<Held, List<long[]>> g : groups.entrySet()) {
       // The digest the replica stored moves with the bytes; it is never computed again from them.
-      long[] one = g.getValue().get(0);
-      byte[] digest = engine.lookupAt(new StreamId(one[0], one[1]), one[2], pos).digest();
-      byte flags = (Byte) g.getKey().get(0);
-      long global = (Long) g.getKey().get(1);
-      int hash = (Integer) g.getKey().get(2);
+      Held h = g.getKey();
       long[] flat = EntryRecords.flatten(g.getValue());
       if (written == null) {
-        engine.put(flat, global, hash, flags, bytes, digest);
+        engine.put(flat, h.global(), h.hash(), h.flags(), bytes, h.digest());
         long[] first = g.getValue().get(0);
         written = engine.lookup(new StreamId(first[0], first[1]), first[2]);
       } else {
-        engine.putShared(flat, global, hash, flags, written);
+        engine.putShared(flat, h.global(), h.hash(), h.flags(), written);
       }
+    }
+  }
+
+  /**
+   * What a key holds besides the payload: keys holding the same are written again as one record.
+   * Equal by the digest's bytes (null when the record has none).
+   */
+  private record Held(byte flags, long global, int hash, byte[] digest) {
+    @Override
+    public boolean equals(Object o) {
+      return o instanceof Held h
+          && flags == h.flags
+          && global == h.global
+          && hash == h.hash
+          && Arrays.equals(digest, h.digest);
+    }
+
+    @Override
+    public int hashCode() {
+      return (Long.hashCode(global) * 31 + hash) * 31 + flags + Arrays.hashCode(digest);
     }
   }
 
