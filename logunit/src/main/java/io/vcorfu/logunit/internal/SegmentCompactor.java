@@ -32,14 +32,17 @@ import org.slf4j.LoggerFactory;
  * sealed segments take more than one and a half times what they hold live, those below two thirds
  * live (see {@link #crowded}).
  *
- * <p>Paced: at most {@code bytesPerSecond} of payload copied, in batches of about a megabyte, each
+ * <p>Paced: at most {@code bytesPerSecond} of payload copied, in batches of about 64 KiB, each
  * under the monitor only for the index checks and the appends; payloads are read outside it.
  */
 final class SegmentCompactor {
   private static final Logger LOG = LoggerFactory.getLogger(SegmentCompactor.class);
 
-  /** Payload bytes read and written again per step under the monitor. */
-  static final int BATCH_BYTES = 1 << 20;
+  /**
+   * Payload bytes read and written again per step under the monitor: small, because every write of
+   * the foreground waits for the monitor while a step holds it.
+   */
+  static final int BATCH_BYTES = 64 << 10;
 
   private final StorageEngine engine;
   private final long bytesPerSecond;
