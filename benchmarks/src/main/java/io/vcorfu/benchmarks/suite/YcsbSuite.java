@@ -249,7 +249,8 @@ public final class YcsbSuite implements Callable<Integer> {
         + (s.seconds() != null ? " or " + s.seconds() + " s, whichever ends first" : "")
         + ", "
         + s.threads()
-        + " client threads per (workload, database); fresh servers for every"
+        + " client threads per (workload, database), each phase's client a JVM on G1 with a 50 ms"
+        + " pause goal; fresh servers for every"
         + " workload; vcorfu: one node, "
         + (s.vcorfuFsyncMs() != null
             ? "its log forced every " + s.vcorfuFsyncMs() + " ms"

@@ -60,6 +60,24 @@ class YcsbRunTest {
   }
 
   @Test
+  void aPhaseJvmRunsG1InPlaceOfTheLaunchersParallelCollectorAndKeepsTheOtherXFlags() {
+    assertThat(
+            YcsbRun.childJvmFlags(
+                List.of("-XX:+UseParallelGC", "-Xmx1g", "-Dfoo=bar", "-Xlog:gc:file=x.log")))
+        .containsExactly(
+            "-XX:+UseG1GC", "-XX:MaxGCPauseMillis=50", "-Xmx1g", "-Xlog:gc:file=x.log");
+    assertThat(YcsbRun.childJvmFlags(List.of())).isEqualTo(YcsbRun.CHILD_COLLECTOR);
+  }
+
+  @Test
+  void aCollectorOtherThanTheParallelOneIsKeptForThePhaseJvm() {
+    assertThat(YcsbRun.childJvmFlags(List.of("-XX:+UseParallelGC", "-XX:+UseZGC", "-Xmx2g")))
+        .containsExactly("-XX:+UseZGC", "-Xmx2g");
+    assertThat(YcsbRun.childJvmFlags(List.of("-XX:+UseSerialGC")))
+        .containsExactly("-XX:+UseSerialGC");
+  }
+
+  @Test
   void theRunPhasePrintsAStatusLineEverySecondForTheColdAndWarmFigures() {
     YcsbRun run = new YcsbRun(settings("redis", null, Map.of()));
     assertThat(run.clientArguments(YcsbRun.Phase.RUN, Path.of("w")))
