@@ -334,20 +334,36 @@ class CompactionTest {
    * Copies the store as a crash would leave it, while its writer keeps going: segments in id order,
    * the newest last (a segment written meanwhile is copied as it is by then, one deleted meanwhile
    * as it was before), so the copy never holds a newer record without the older ones the store
-   * still needed when it wrote it.
+   * still needed when it wrote it. Files that appear while it copies are copied in another round,
+   * and with them, again, the newest segment of the round before: the writer sealed it before it
+   * started the new one, so a record it was writing into it when it was first copied is whole now
+   * (a crash leaves a torn record only at the end of the newest segment, never of a sealed one).
    */
   private static void copyDirectory(Path from, Path to) {
     try {
       Files.createDirectories(to);
       java.util.Set<String> copied = new java.util.HashSet<>();
-      for (int round = 0; round < 2; round++) {
+      String newestLog = null;
+      for (int round = 0; round < 100; round++) {
         List<Path> files;
         try (Stream<Path> listed = Files.list(from)) {
           files = new ArrayList<>(listed.filter(f -> !copied.contains(name(f))).toList());
         }
+        if (files.isEmpty()) {
+          return;
+        }
+        if (newestLog != null) {
+          String base = newestLog.substring(0, newestLog.lastIndexOf('.') + 1);
+          try (Stream<Path> listed = Files.list(from)) {
+            listed.filter(f -> name(f).startsWith(base)).forEach(files::add);
+          }
+        }
         files.sort(java.util.Comparator.comparing(CompactionTest::name));
         for (Path f : files) {
           copied.add(name(f));
+          if (name(f).endsWith(".log") && (newestLog == null || name(f).compareTo(newestLog) > 0)) {
+            newestLog = name(f);
+          }
           try {
             Files.copy(f, to.resolve(f.getFileName()), StandardCopyOption.REPLACE_EXISTING);
           } catch (java.nio.file.NoSuchFileException deletedMeanwhile) {
@@ -355,6 +371,7 @@ class CompactionTest {
           }
         }
       }
+      throw new IllegalStateException("the store kept adding files while it was copied");
     } catch (IOException e) {
       throw new java.io.UncheckedIOException(e);
     }
