@@ -343,7 +343,7 @@ public final class ReplicaStore implements AutoCloseable {
       throw new IllegalArgumentException(
           "compaction applies below a share of live bytes in [0, 1), not " + threshold);
     }
-    return engine.compact(threshold);
+    return engine.compact(threshold, System.nanoTime(), false);
   }
 
   /** What opening this store found on disk (for operators and tests). */

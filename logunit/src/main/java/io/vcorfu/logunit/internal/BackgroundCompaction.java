@@ -31,7 +31,7 @@ final class BackgroundCompaction {
     compaction.scheduleWithFixedDelay(
         () -> {
           try {
-            engine.compact(engine.options().compactBelow());
+            engine.compact(engine.options().compactBelow(), System.nanoTime(), true);
             idleSettle.check(engine);
           } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

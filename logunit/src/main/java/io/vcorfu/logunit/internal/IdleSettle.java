@@ -39,7 +39,8 @@ final class IdleSettle {
     }
     settled = true;
     engine.sealIfMostlyDead(SETTLE_MIN_ACTIVE_BYTES);
-    engine.compact(Math.max(SETTLE_BELOW, engine.options().compactBelow()));
+    engine.compact(
+        Math.max(SETTLE_BELOW, engine.options().compactBelow()), System.nanoTime(), false);
     positionSeen = engine.writePosition(); // what the settling wrote is not activity
   }
 }

@@ -1,12 +1,15 @@
 package io.vcorfu.logunit.internal;
 
+import io.vcorfu.logunit.SpaceReport;
 import io.vcorfu.protocol.StreamId;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
@@ -30,7 +33,13 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Which segments: those below the threshold asked for (half live, by default), and, while the
  * sealed segments take more than one and a half times what they hold live, those below two thirds
- * live (see {@link #crowded}).
+ * live (see {@link #crowded}). The background passes spare a segment that is still dying (its live
+ * bytes fell by a sixteenth of its length or more within the last {@link #DYING_NANOS}) while the
+ * segment files take at most {@link #DYING_AMPLIFICATION} times what they hold live, and past that
+ * compact only as many dying segments as bring them back within it, the emptiest first: what a
+ * dying segment still holds is mostly history that trims release seconds later, so copying it now
+ * is work the trims would have saved (on a small, hot data set whose history is checkpointed and
+ * trimmed, about half of every segment otherwise went through compaction on its way to dying).
  *
  * <p>Paced: at most {@code bytesPerSecond} of payload copied, in batches of about 64 KiB, each
  * under the monitor only for the index checks and the appends; payloads are read outside it.
@@ -62,6 +71,25 @@ final class SegmentCompactor {
   /** A segment left live is looked at again after this long, whatever its estimate says. */
   static final long RETRY_NANOS = TimeUnit.SECONDS.toNanos(30);
 
+  /** The window over which a sealed segment's fall in live bytes tells whether it is dying. */
+  static final long DYING_NANOS = TimeUnit.SECONDS.toNanos(10);
+
+  /** A fall of at least this share of a segment's length within the window: it is dying. */
+  static final double DYING_FALL = 1.0 / 16;
+
+  /**
+   * While the segment files take more than this times what they hold live, the background passes
+   * compact dying segments too, the emptiest first, until the files are back within it: the disk's
+   * bound comes before the copies it saves.
+   */
+  static final double DYING_AMPLIFICATION = 2.0;
+
+  /**
+   * By sealed segment: {start of its current window, its live bytes then, 1 when it fell by {@link
+   * #DYING_FALL} within the previous window}; used by the compaction thread only.
+   */
+  private final Map<Integer, long[]> falls = new HashMap<>();
+
   SegmentCompactor(StorageEngine engine, long bytesPerSecond) {
     this.engine = engine;
     this.bytesPerSecond = bytesPerSecond;
@@ -76,12 +104,19 @@ final class SegmentCompactor {
 
   /**
    * Compacts every sealed segment whose estimated live bytes are below {@code threshold} of its
-   * length, lowest share first; returns how many segments were deleted.
+   * length, lowest share first (with {@code spareDying}, a background pass at {@code now}, those
+   * still dying only as far as the disk's bound needs, see the class); returns how many segments
+   * were deleted.
    */
-  int pass(double threshold, java.util.function.BooleanSupplier stop) throws InterruptedException {
+  int pass(double threshold, java.util.function.BooleanSupplier stop, long now, boolean spareDying)
+      throws InterruptedException {
     List<SegmentRefs.Space> candidates = new ArrayList<>();
-    long now = System.nanoTime();
     List<SegmentRefs.Space> sealed = engine.sealedSpace();
+    Set<Integer> dying = dying(sealed, now);
+    // The whole store, the active segment with it: what a copy frees stays counted where it goes.
+    SpaceReport total = engine.space();
+    long files = total.fileBytes();
+    long live = total.liveBytes();
     threshold = crowded(sealed, threshold);
     for (SegmentRefs.Space s : sealed) {
       long[] left = leftAt.get(s.segment());
@@ -103,6 +138,10 @@ final class SegmentCompactor {
       if (stop.getAsBoolean()) {
         break;
       }
+      if (spareDying && dying.contains(s.segment()) && files <= DYING_AMPLIFICATION * live) {
+        continue;
+      }
+      files -= s.length() - s.liveBytes(); // what it holds live is written again
       compacting = s.segment();
       try {
         if (compact(s.segment(), (long) (threshold * s.length()), stop)) {
@@ -112,8 +151,7 @@ final class SegmentCompactor {
           leftAt.remove(s.segment());
         } else {
           leftAt.put(
-              s.segment(),
-              new long[] {s.liveBytes(), System.nanoTime(), Double.doubleToLongBits(threshold)});
+              s.segment(), new long[] {s.liveBytes(), now, Double.doubleToLongBits(threshold)});
         }
       } finally {
         compacting = -1;
@@ -130,15 +168,49 @@ final class SegmentCompactor {
    * byte it frees.
    */
   static double crowded(List<SegmentRefs.Space> sealed, double threshold) {
+    return threshold > 0 && threshold < CROWDED_BELOW && amplification(sealed) > SPACE_AMPLIFICATION
+        ? CROWDED_BELOW
+        : threshold;
+  }
+
+  /** What the sealed segments take against what they hold live (infinite: nothing live). */
+  static double amplification(List<SegmentRefs.Space> sealed) {
     long files = 0;
     long live = 0;
     for (SegmentRefs.Space s : sealed) {
       files += s.length();
       live += s.liveBytes();
     }
-    return threshold > 0 && threshold < CROWDED_BELOW && files > SPACE_AMPLIFICATION * live
-        ? CROWDED_BELOW
-        : threshold;
+    return files == 0 ? 0 : live == 0 ? Double.POSITIVE_INFINITY : (double) files / live;
+  }
+
+  /**
+   * Records each sealed segment's live bytes at {@code now} and returns the dying ones: fallen by
+   * {@link #DYING_FALL} of their length within their current window or their previous one (a
+   * segment that stops dying is compacted as others within two windows). Forgets segments gone.
+   */
+  Set<Integer> dying(List<SegmentRefs.Space> sealed, long now) {
+    Set<Integer> out = new HashSet<>();
+    Set<Integer> present = new HashSet<>();
+    for (SegmentRefs.Space s : sealed) {
+      present.add(s.segment());
+      long[] f = falls.get(s.segment());
+      if (f == null) {
+        falls.put(s.segment(), new long[] {now, s.liveBytes(), 0});
+        continue;
+      }
+      boolean fell = f[1] - s.liveBytes() >= DYING_FALL * s.length();
+      if (now - f[0] >= DYING_NANOS) {
+        f[0] = now;
+        f[1] = s.liveBytes();
+        f[2] = fell ? 1 : 0;
+      }
+      if (fell || f[2] == 1) {
+        out.add(s.segment());
+      }
+    }
+    falls.keySet().retainAll(present);
+    return out;
   }
 
   /** What the sealed segments may take against what is live in them before they count crowded. */
@@ -162,7 +234,7 @@ final class SegmentCompactor {
   boolean compact(int victim, long belowBytes, java.util.function.BooleanSupplier stop)
       throws InterruptedException {
     List<Slot> slots = engine.slotsNaming(victim);
-    java.util.Set<Long> counted = new java.util.HashSet<>();
+    Set<Long> counted = new HashSet<>();
     long live = 0;
     for (Slot s : slots) {
       if (s.payloadThere() && counted.add(s.pos())) {

@@ -127,14 +127,16 @@ public final class StorageEngine implements AutoCloseable {
 
   /**
    * Compacts every sealed segment whose live bytes are below {@code threshold} of its length (in
-   * [0, 1]); returns how many segments were deleted. Does nothing in memory mode.
+   * [0, 1]), at {@code nowNanos}; returns how many segments were deleted. A {@code background} pass
+   * spares dying segments (see {@link SegmentCompactor}). Does nothing in memory mode.
    */
-  public int compact(double threshold) throws InterruptedException {
+  public int compact(double threshold, long nowNanos, boolean background)
+      throws InterruptedException {
     if (compactor == null) {
       return 0;
     }
     synchronized (compactionLock) {
-      return compactor.pass(threshold, this::isClosed);
+      return compactor.pass(threshold, this::isClosed, nowNanos, background);
     }
   }
 

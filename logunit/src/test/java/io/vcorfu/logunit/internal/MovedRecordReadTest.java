@@ -17,6 +17,7 @@ import org.junit.jupiter.api.io.TempDir;
 class MovedRecordReadTest {
   private static final StreamId KEPT = StreamId.of("kept");
   private static final StreamId DROPPED = StreamId.of("dropped");
+  private static final StreamId FILLER = StreamId.of("filler");
 
   @TempDir Path dir;
 
@@ -45,15 +46,23 @@ class MovedRecordReadTest {
       engine.trim(DROPPED, 100);
       engine.barrier().join();
 
-      assertThat(engine.compact(0.9)).isPositive();
+      assertThat(engine.compact(0.9, System.nanoTime(), false)).isPositive();
 
       assertThat(engine.load(planned)).as("its segment is gone").isNull();
       assertThat(engine.load(KEPT, planned)).isEqualTo(value(6));
       assertThat(engine.lookup(KEPT, 3).pos()).isNotEqualTo(planned.pos());
 
+      // More than a segment of other records after the moved ones, so that every moved record
+      // lies in a sealed segment, whichever order the compaction took the segments in.
+      for (int i = 0; i < 40; i++) {
+        engine.put(
+            EntryRecords.key(FILLER, i), 200 + i, i, StorageEngine.COMMITTED, value(i), null);
+      }
+      engine.barrier().join();
       IndexedRecord trimmed = engine.lookup(KEPT, 4);
       engine.trim(KEPT, 50);
-      engine.compact(0.9);
+      engine.barrier().join();
+      assertThat(engine.compact(1.0, System.nanoTime(), false)).isPositive();
       assertThat(engine.load(KEPT, trimmed)).as("trimmed meanwhile").isNull();
     }
   }
