@@ -5,9 +5,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.lang.management.ManagementFactory;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicLongArray;
-import java.util.concurrent.atomic.LongAdder;
+import java.util.function.ToLongFunction;
 
 /**
  * The time windows of one load run, measured from the moment the load starts (after connecting):
@@ -25,8 +23,9 @@ import java.util.concurrent.atomic.LongAdder;
  *
  * <p>The windows may overlap (a cold window longer than the warm-up). An operation counts in the
  * cold window when it completed inside it, in the warm window when it started inside it.
- * Thread-safe: counters are atomic, and each {@link Slot}'s recorders are locked while recording,
- * so completions of one slot may arrive on several threads.
+ * Thread-safe: each {@link Slot} keeps its own counters and recorders under its own lock, so
+ * completions of one slot may arrive on several threads, and load threads never contend for a
+ * shared counter (the figures are summed over the slots when read).
  */
 final class LoadWindows {
   private final long loadStart;
@@ -35,18 +34,24 @@ final class LoadWindows {
   private final long deadline;
   private final double coldSeconds;
   private final double jvmUptimeAtStart;
-  private final AtomicLongArray perSecond;
-  private final LongAdder allUnits = new LongAdder();
-  private final AtomicLong coldUnits = new AtomicLong();
-  private final AtomicLong warmUnits = new AtomicLong();
-  private final AtomicLong lastWarmEnd = new AtomicLong(Long.MIN_VALUE);
+  private final int seconds;
+  private final List<Slot> slots = new CopyOnWriteArrayList<>();
   private final List<LatencyRecorder> coldLatency = new CopyOnWriteArrayList<>();
   private final List<LatencyRecorder> warmLatency = new CopyOnWriteArrayList<>();
 
-  /** The recorders of one load thread. */
+  /** The counters and recorders of one load thread, guarded by the slot itself. */
   static final class Slot {
     private final LatencyRecorder cold = new LatencyRecorder();
     private final LatencyRecorder warm = new LatencyRecorder();
+    private final long[] perSecond;
+    private long allUnits;
+    private long coldUnits;
+    private long warmUnits;
+    private long lastWarmEnd = Long.MIN_VALUE;
+
+    private Slot(int seconds) {
+      perSecond = new long[seconds];
+    }
   }
 
   /**
@@ -75,12 +80,13 @@ final class LoadWindows {
     this.coldEnd = loadStart + (long) (cold * 1e9);
     this.measureFrom = loadStart + (long) (warmup * 1e9);
     this.deadline = measureFrom + (long) (duration * 1e9);
-    this.perSecond = new AtomicLongArray((int) Math.ceil(Math.max(cold, warmup + duration)) + 2);
+    this.seconds = (int) Math.ceil(Math.max(cold, warmup + duration)) + 2;
   }
 
   /** A new slot for one load thread. */
   Slot newSlot() {
-    Slot s = new Slot();
+    Slot s = new Slot(seconds);
+    slots.add(s);
     coldLatency.add(s.cold);
     warmLatency.add(s.warm);
     return s;
@@ -101,34 +107,54 @@ final class LoadWindows {
    * {@code units}.
    */
   void completed(Slot slot, long t0, long t1, long units) {
-    allUnits.add(units);
     long second = (t1 - loadStart) / 1_000_000_000L;
-    if (second >= 0 && second < perSecond.length()) {
-      perSecond.addAndGet((int) second, units);
-    }
-    if (t1 < coldEnd) {
-      synchronized (slot.cold) {
+    synchronized (slot) {
+      slot.allUnits += units;
+      if (second >= 0 && second < slot.perSecond.length) {
+        slot.perSecond[(int) second] += units;
+      }
+      if (t1 < coldEnd) {
         slot.cold.record(t1 - t0);
+        slot.coldUnits += units;
       }
-      coldUnits.addAndGet(units);
-    }
-    if (t0 >= measureFrom && t0 < deadline) {
-      synchronized (slot.warm) {
+      if (t0 >= measureFrom && t0 < deadline) {
         slot.warm.record(t1 - t0);
+        slot.warmUnits += units;
+        slot.lastWarmEnd = Math.max(slot.lastWarmEnd, t1);
       }
-      warmUnits.addAndGet(units);
-      lastWarmEnd.accumulateAndGet(t1, Math::max);
     }
+  }
+
+  /**
+   * True until the warm window has ended (and the cold one, if it is longer), as of {@code now} (a
+   * {@link System#nanoTime()} the caller has just read).
+   */
+  boolean runningAt(long now) {
+    return now < Math.max(deadline, coldEnd);
   }
 
   /** Units completed since the load started, in any window or none (the progress lines). */
   long units() {
-    return allUnits.sum();
+    return sum(s -> s.allUnits);
   }
 
   /** Units counted in the warm window. */
   long warmUnits() {
-    return warmUnits.get();
+    return sum(s -> s.warmUnits);
+  }
+
+  private long coldUnits() {
+    return sum(s -> s.coldUnits);
+  }
+
+  private long sum(ToLongFunction<Slot> counter) {
+    long sum = 0;
+    for (Slot s : slots) {
+      synchronized (s) {
+        sum += counter.applyAsLong(s);
+      }
+    }
+    return sum;
   }
 
   /**
@@ -136,7 +162,12 @@ final class LoadWindows {
    * last operation it counted if that came later (call after the load has ended).
    */
   double warmSeconds() {
-    long end = Math.max(deadline, lastWarmEnd.get());
+    long end = deadline;
+    for (Slot s : slots) {
+      synchronized (s) {
+        end = Math.max(end, s.lastWarmEnd);
+      }
+    }
     return Math.max(1e-9, (end - measureFrom) / 1e9);
   }
 
@@ -158,9 +189,9 @@ final class LoadWindows {
         label,
         coldSeconds,
         jvmUptimeAtStart,
-        coldUnits.get(),
+        coldUnits(),
         unit,
-        coldUnits.get() / coldSeconds,
+        coldUnits() / coldSeconds,
         unit,
         LatencyRecorder.summary(coldLatency));
   }
@@ -184,9 +215,13 @@ final class LoadWindows {
   /** The units of each whole second of load so far. */
   private long[] timeline() {
     long elapsed = (System.nanoTime() - loadStart) / 1_000_000_000L;
-    long[] out = new long[(int) Math.min(perSecond.length(), Math.max(0, elapsed))];
-    for (int i = 0; i < out.length; i++) {
-      out[i] = perSecond.get(i);
+    long[] out = new long[(int) Math.min(seconds, Math.max(0, elapsed))];
+    for (Slot s : slots) {
+      synchronized (s) {
+        for (int i = 0; i < out.length; i++) {
+          out[i] += s.perSecond[i];
+        }
+      }
     }
     return out;
   }
@@ -212,9 +247,9 @@ final class LoadWindows {
     }
     result
         .putObject("cold")
-        .put("ops", coldUnits.get())
+        .put("ops", coldUnits())
         .put("seconds", coldSeconds)
-        .put("ops_per_second", coldUnits.get() / coldSeconds)
+        .put("ops_per_second", coldUnits() / coldSeconds)
         .put("after_jvm_start_seconds", jvmUptimeAtStart)
         .set("latency", LatencyRecorder.json(coldLatency));
     ArrayNode timeline = result.putArray("timeline");

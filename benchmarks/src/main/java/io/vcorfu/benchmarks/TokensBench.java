@@ -100,10 +100,11 @@ final class TokensBench extends ClusterBench {
     for (int k = 0; k < streams; k++) {
       ids.add(StreamId.of("tokens-" + k));
     }
+    List<TokenRequest> requests = requests(ids);
     if (inProcess) {
       try (SequencerService sequencer = new SequencerService(new io.vcorfu.sequencer.Sequencer())) {
         sequencer.bootstrap(-1, java.util.Map.of()).join();
-        run("in-process", 1, ids, (conn, r) -> sequencer.token(r).thenApply(x -> null));
+        run("in-process", 1, requests, (conn, r) -> sequencer.token(r));
       }
       return 0;
     }
@@ -111,17 +112,19 @@ final class TokensBench extends ClusterBench {
       List<ClusterStreamLog> logs = connectAll(transport, endpoint, conns, logOptions());
       try {
         List<ReplicaClient> ops = logs.stream().map(ClusterStreamLog::ops).toList();
-        // Each request's streams as the client API takes them, made once, not per call.
-        java.util.Map<TokenRequest, List<StreamId>> streamsOf = new java.util.HashMap<>();
-        requests(ids)
-            .forEach(
-                r -> streamsOf.put(r, r.getStreamsList().stream().map(StreamId::fromMsg).toList()));
+        // Each request's streams as the client API takes them, made once, not per call (a list of
+        // List.copyOf, which the client keeps as it is instead of copying it per call), found by
+        // the request's identity (comparing protobuf messages per call costs more than the call).
+        java.util.Map<TokenRequest, List<StreamId>> streamsOf = new java.util.IdentityHashMap<>();
+        requests.forEach(
+            r ->
+                streamsOf.put(
+                    r, List.copyOf(r.getStreamsList().stream().map(StreamId::fromMsg).toList())));
         run(
             "loopback",
             conns,
-            ids,
-            (conn, r) ->
-                ops.get(conn).token(streamsOf.get(r), null, r.getCount()).thenApply(x -> null),
+            requests,
+            (conn, r) -> ops.get(conn).token(streamsOf.get(r), null, r.getCount()),
             () -> {
               long[] sum = new long[2];
               for (ReplicaClient o : ops) {
@@ -155,7 +158,7 @@ final class TokensBench extends ClusterBench {
     private final LoadWindows windows;
     private final LoadWindows.Slot slot;
     private final List<TokenRequest> requests;
-    private final java.util.function.Function<TokenRequest, CompletableFuture<Void>> call;
+    private final java.util.function.Function<TokenRequest, CompletableFuture<?>> call;
     private final CountDownLatch ended;
     private long i;
     private final int tokensPerRequest;
@@ -165,7 +168,7 @@ final class TokensBench extends ClusterBench {
         LoadWindows.Slot slot,
         List<TokenRequest> requests,
         long first,
-        java.util.function.Function<TokenRequest, CompletableFuture<Void>> call,
+        java.util.function.Function<TokenRequest, CompletableFuture<?>> call,
         CountDownLatch ended) {
       this.windows = windows;
       this.slot = slot;
@@ -177,25 +180,37 @@ final class TokensBench extends ClusterBench {
     }
 
     void next() {
-      while (windows.running()) {
-        long t0 = System.nanoTime();
-        CompletableFuture<Void> f = call.apply(requests.get((int) (i++ % requests.size())));
+      next(System.nanoTime());
+    }
+
+    /**
+     * Sends requests from {@code now} on (one clock read per request: a completion's time is the
+     * next request's start) until one does not complete at once or the load has ended.
+     */
+    private void next(long now) {
+      long t0 = now;
+      while (windows.runningAt(t0)) {
+        CompletableFuture<?> f = call.apply(requests.get((int) (i++ % requests.size())));
         if (!f.isDone()) {
+          long started = t0;
           f.whenComplete(
               (v, e) -> {
-                record(t0, e);
-                next();
+                long t1 = System.nanoTime();
+                record(started, t1, e);
+                next(t1);
               });
           return;
         }
-        record(t0, f.isCompletedExceptionally() ? new IllegalStateException() : null);
+        long t1 = System.nanoTime();
+        record(t0, t1, f.isCompletedExceptionally() ? new IllegalStateException() : null);
+        t0 = t1;
       }
       ended.countDown();
     }
 
-    private void record(long t0, Throwable e) {
+    private void record(long t0, long t1, Throwable e) {
       if (e == null) {
-        windows.completed(slot, t0, System.nanoTime(), tokensPerRequest);
+        windows.completed(slot, t0, t1, tokensPerRequest);
       }
     }
   }
@@ -203,10 +218,10 @@ final class TokensBench extends ClusterBench {
   private void run(
       String where,
       int connections,
-      List<StreamId> ids,
-      BiFunction<Integer, TokenRequest, CompletableFuture<Void>> call)
+      List<TokenRequest> requests,
+      BiFunction<Integer, TokenRequest, CompletableFuture<?>> call)
       throws InterruptedException {
-    run(where, connections, ids, call, () -> null);
+    run(where, connections, requests, call, () -> null);
   }
 
   /**
@@ -216,11 +231,10 @@ final class TokensBench extends ClusterBench {
   private void run(
       String where,
       int connections,
-      List<StreamId> ids,
-      BiFunction<Integer, TokenRequest, CompletableFuture<Void>> call,
+      List<TokenRequest> requests,
+      BiFunction<Integer, TokenRequest, CompletableFuture<?>> call,
       java.util.function.Supplier<long[]> messages)
       throws InterruptedException {
-    List<TokenRequest> requests = requests(ids);
     String label =
         String.format(
             "tokens %s threads %d conns %d streams %d batch %d pipeline %d",
