@@ -99,7 +99,7 @@ final class LoadWindows {
 
   /** True until the warm window has ended (and the cold one, if it is longer). */
   boolean running() {
-    return System.nanoTime() < Math.max(deadline, coldEnd);
+    return runningAt(System.nanoTime());
   }
 
   /**
