@@ -8,9 +8,14 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * vcorfu processes of a run, each a JVM on this tool's own class path: nodes ({@code VcorfuCli
- * server}), a single-server ZooKeeper ({@code VcorfuCli zookeeper}), one-shot {@code VcorfuCli}
- * commands and bench clients ({@code BenchCli}).
+ * vcorfu processes of a run: nodes ({@code VcorfuCli server}), a single-server ZooKeeper ({@code
+ * VcorfuCli zookeeper}), one-shot {@code VcorfuCli} commands and bench clients ({@code BenchCli}).
+ * Bench clients run on this tool's own class path. The others run as {@code bin/vcorfu} runs them:
+ * from the server jar with its class-data-sharing archive, when this tool was started by {@code
+ * bin/vcorfu bench} (which names the jar in {@value #SERVER_JAR_PROPERTY}) and the archive is there
+ * and not older than the jar; otherwise on this tool's class path too (a test, or {@code java -cp}
+ * by hand). A node that maps the archive serves its first seconds of load faster, so a cold figure
+ * measured without it would understate what a user sees.
  */
 final class VcorfuProcesses {
   static final String CLI = "io.vcorfu.server.cli.VcorfuCli";
@@ -22,14 +27,53 @@ final class VcorfuProcesses {
   /** A node's JVM has these flags first, as {@code bin/vcorfu server} does. */
   static final List<String> NODE_JAVA_OPTS = List.of("-XX:+UseG1GC", "-XX:MaxGCPauseMillis=50");
 
+  /** The system property naming the server jar ({@code bin/vcorfu bench} sets it). */
+  static final String SERVER_JAR_PROPERTY = "vcorfu.server.jar";
+
   private static final int READY_SECONDS = 60;
 
   private final Processes processes;
   private final String classPath;
+  // What VcorfuCli runs from: the server jar and its archive's flags, or this tool's class path.
+  private final String serverClassPath;
+  private final List<String> serverFlags;
 
   VcorfuProcesses(Processes processes) {
     this.processes = processes;
     this.classPath = System.getProperty("java.class.path");
+    String jar = System.getProperty(SERVER_JAR_PROPERTY, "");
+    if (!jar.isEmpty() && Files.isRegularFile(Path.of(jar))) {
+      this.serverClassPath = jar;
+      this.serverFlags = archiveFlags(Path.of(jar));
+    } else {
+      this.serverClassPath = classPath;
+      this.serverFlags = List.of();
+    }
+  }
+
+  /**
+   * The flags that map {@code jar}'s class-data-sharing archive (the file beside it named {@code
+   * .jsa} for {@code .jar}), as {@code bin/vcorfu} gives them: none when the archive is missing or
+   * empty (writing it failed) or older than the jar (a JVM refuses an archive of another jar).
+   */
+  static List<String> archiveFlags(Path jar) {
+    String name = jar.getFileName().toString();
+    Path archive = jar.resolveSibling(name.replaceFirst("\\.jar$", "") + ".jsa");
+    try {
+      if (!Files.isRegularFile(archive)
+          || Files.size(archive) == 0
+          || Files.getLastModifiedTime(jar).compareTo(Files.getLastModifiedTime(archive)) > 0) {
+        return List.of();
+      }
+    } catch (IOException e) {
+      return List.of();
+    }
+    return List.of(
+        "-XX:SharedArchiveFile=" + archive,
+        "-Xlog:cds=off",
+        "-Xlog:cds+dynamic=off",
+        "-XX:+UnlockDiagnosticVMOptions",
+        "-XX:ArchiveRelocationMode=1");
   }
 
   /** {@code java JAVA_OPTS JVM_FLAGS -cp CLASSPATH MAIN ARGS}. */
@@ -39,11 +83,15 @@ final class VcorfuProcesses {
 
   private List<String> java(
       List<String> defaults, List<String> jvmFlags, String main, List<String> args) {
+    boolean cli = main.equals(CLI);
     List<String> cmd = new ArrayList<>();
     cmd.add(javaBinary());
     cmd.addAll(flags(defaults, jvmFlags));
+    if (cli) {
+      cmd.addAll(serverFlags);
+    }
     cmd.add("-cp");
-    cmd.add(classPath);
+    cmd.add(cli ? serverClassPath : classPath);
     cmd.add(main);
     cmd.addAll(args);
     return cmd;
