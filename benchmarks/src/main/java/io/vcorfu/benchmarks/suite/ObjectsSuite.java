@@ -71,7 +71,10 @@ public final class ObjectsSuite implements Callable<Integer> {
     try (Processes processes = new Processes()) {
       Path dir = Workdirs.open(null, "objects", processes);
       VcorfuProcesses vcorfu = new VcorfuProcesses(processes);
-      Processes.Started node = vcorfu.launchNode("vcorfu", dir, port, jvm, List.of("--memory"));
+      // The node hosts remote views of the benchmark's own classes (BenchCounter, BenchAccount).
+      Processes.Started node =
+          vcorfu.launchNode(
+              "vcorfu", dir, port, jvm, List.of("--memory", "--classpath", vcorfu.toolClassPath()));
       VcorfuProcesses.awaitReady(node);
       log(VcorfuProcesses.nodeHeader(node, port) + " duration " + duration + "s");
       for (List<String> run : RUNS) {

@@ -51,6 +51,11 @@ final class VcorfuProcesses {
     }
   }
 
+  /** This tool's class path (the benchmarks jar): what bench clients run on. */
+  String toolClassPath() {
+    return classPath;
+  }
+
   /**
    * The flags that map {@code jar}'s class-data-sharing archive (the file beside it named {@code
    * .jsa} for {@code .jar}), as {@code bin/vcorfu} gives them: none when the archive is missing or
