@@ -1,6 +1,7 @@
 package io.vcorfu.benchmarks;
 
 import io.vcorfu.benchmarks.suite.SuiteCommand;
+import io.vcorfu.protocol.netty.LeakSampling;
 import io.vcorfu.server.cli.VcorfuCli;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -32,6 +33,7 @@ public final class BenchCli {
   private BenchCli() {}
 
   public static void main(String[] args) {
+    LeakSampling.configure();
     System.exit(commandLine(new BenchCli()).execute(args));
   }
 

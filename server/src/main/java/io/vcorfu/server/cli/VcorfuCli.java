@@ -1,6 +1,7 @@
 package io.vcorfu.server.cli;
 
 import io.vcorfu.protocol.VCorfuException;
+import io.vcorfu.protocol.netty.LeakSampling;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.DirectoryNotEmptyException;
 import java.nio.file.FileAlreadyExistsException;
@@ -131,6 +132,8 @@ public final class VcorfuCli {
     // picocli looks for Groovy's closure class, absent here, on every start: a search of the whole
     // class path and an exception, about a twentieth of a node's start.
     System.setProperty("picocli.disable.closures", "true");
+    // Before any buffer is allocated (see LeakSampling).
+    LeakSampling.configure();
     // A one-shot data command first asks its node to run it (OneShot): a JVM start and one round
     // trip instead of a whole client started here. Null: the node did not, so it runs here.
     Integer ranOnNode = OneShot.onNode(args, System.getenv(), System.out, System.err);
