@@ -4,10 +4,11 @@ package io.vcorfu.protocol.netty;
  * How often a vcorfu process has Netty track a pooled buffer for leaks: one buffer in {@value
  * #INTERVAL}, where Netty's own default is one in 128. Each tracked buffer records the stack of its
  * allocation, which at Netty's default took 2.6% of a node's processor time and 3.4% of its
- * clients' when every request is a small message (benchmarks/HISTORY.md, "Netty's leak tracking");
- * a leak repeats with the requests that cause it, so one in {@value #INTERVAL} still reports it
- * (Netty logs {@code LEAK:} with the allocation's stack) within seconds of steady load. The test
- * suite tracks every buffer ({@code -Dio.netty.leakDetection.level=paranoid}).
+ * clients' when every request is a small message (benchmarks/HISTORY.md, "Netty's leak tracking
+ * samples one buffer in 4096"); a leak repeats with the requests that cause it, so one in {@value
+ * #INTERVAL} still reports it (Netty logs {@code LEAK:} with the allocation's stack) within seconds
+ * of steady load. The test suite tracks every buffer ({@code
+ * -Dio.netty.leakDetection.level=paranoid}).
  *
  * <p>Netty reads the interval once, when its leak detector's class is loaded: {@link #configure} is
  * called first thing in a command's {@code main}, before any buffer is allocated. An interval given
