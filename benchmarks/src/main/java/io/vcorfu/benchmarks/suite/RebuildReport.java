@@ -40,7 +40,10 @@ final class RebuildReport {
   /**
    * {@code rebuild CASE restart_to_full_s ...}: the copy's length, size and rate, and the
    * foreground's appends per second between T0 and full strength (the load started LEAD s before
-   * T0) and during the copy itself, each also as a fraction of BASELINE.
+   * T0) and during the copy itself, each also as a fraction of BASELINE; and its appends per second
+   * over the second half of the LEAD seconds before T0 (the first half is the fresh client's own
+   * warm-up): in the heal cases the chains at R - 1, the victim down, which is what a copy made
+   * before the victim joins its chains would run beside.
    */
   static String line(
       String name,
@@ -53,6 +56,7 @@ final class RebuildReport {
       int lead) {
     int n = Math.max(1, (int) Math.rint(t.full() - t.t0()));
     double during = mean(slice(fg.acks(), lead, lead + n));
+    double before = mean(slice(fg.acks(), lead / 2, lead));
     int c0 = lead + Math.max(0, (int) Math.rint(t.firstCopy() - t.t0()));
     int c1 = lead + Math.max(0, (int) Math.rint(t.copyDone() - t.t0()));
     double copying = mean(slice(fg.acks(), c0, Math.max(c0 + 1, c1)));
@@ -94,7 +98,11 @@ final class RebuildReport {
         + " p99_ms_worst_second "
         + oneDecimal(worst)
         + " baseline_p99_ms "
-        + baselineP99;
+        + baselineP99
+        + " foreground_before_appends_s "
+        + fixed(before, 0)
+        + " fraction_before "
+        + fixed(baseline != 0 ? before / baseline : 0, 2);
   }
 
   /**

@@ -27,7 +27,7 @@ class RebuildReportTest {
               "progress 9 acked 1000 total 7200 errors 0"));
 
   @Test
-  void aRebuildLineCountsTheForegroundBetweenRestartAndFullStrengthAndDuringTheCopy() {
+  void aRebuildLineCountsTheForegroundBetweenRestartAndFullStrengthDuringTheCopyAndBefore() {
     String line =
         RebuildReport.line(
             "wiped",
@@ -43,7 +43,8 @@ class RebuildReportTest {
             "rebuild wiped restart_to_full_s 6.20 copied_slots 123456 copied_mb 941.9 copy_mb_s"
                 + " 294.3 copy_slots_s 38580 foreground_appends_s 717 baseline_appends_s 1000"
                 + " fraction 0.72 foreground_during_copy_appends_s 538 fraction_during_copy 0.54"
-                + " p99_ms_median_second 20.0 p99_ms_worst_second 95.0 baseline_p99_ms 9.8");
+                + " p99_ms_median_second 20.0 p99_ms_worst_second 95.0 baseline_p99_ms 9.8"
+                + " foreground_before_appends_s 1000 fraction_before 1.00");
   }
 
   @Test
@@ -56,7 +57,8 @@ class RebuildReportTest {
             "rebuild kept restart_to_full_s 0.30 copied_slots 0 copied_mb 0.0 copy_mb_s 0.0"
                 + " copy_slots_s 0 foreground_appends_s 0 baseline_appends_s 0 fraction 0.00"
                 + " foreground_during_copy_appends_s 0 fraction_during_copy 0.00"
-                + " p99_ms_median_second nan p99_ms_worst_second nan baseline_p99_ms 9.8");
+                + " p99_ms_median_second nan p99_ms_worst_second nan baseline_p99_ms 9.8"
+                + " foreground_before_appends_s 0 fraction_before 0.00");
   }
 
   @Test
