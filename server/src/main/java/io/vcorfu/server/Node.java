@@ -393,22 +393,22 @@ public final class Node implements AutoCloseable {
     return reports.space();
   }
 
-  /**
-   * Cluster mode: the last rebuild of this node's replicas that finished (kept after promotion);
-   * null when none did in this process.
-   */
+  /** Cluster mode: the last rebuild that finished here (kept after promotion), or null. */
   public io.vcorfu.protocol.proto.RebuildProgress lastRebuild() {
     Rejoin r = rejoin;
     return r == null ? null : r.lastRebuild();
   }
 
-  /**
-   * Cluster mode: slots this node copied from the log for stream chains it took up (see {@link
-   * io.vcorfu.server.cluster.Takeover}), since it started; 0 for a static layout.
-   */
+  /** Cluster mode: slots copied from the log for the stream chains it took up, since its start. */
   public long takenUpFromLog() {
     Rejoin r = rejoin;
     return r == null ? 0 : r.takenUpFromLog();
+  }
+
+  /** Cluster mode: what it copied at its start before it joined its chains ({@link Rejoin}). */
+  public io.vcorfu.server.cluster.PreJoinCopy.Result preJoinCopy() {
+    Rejoin r = rejoin;
+    return r == null ? null : r.preJoinCopy();
   }
 
   /**

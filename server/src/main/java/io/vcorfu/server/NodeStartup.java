@@ -153,6 +153,8 @@ final class NodeStartup {
             config.durable() ? config.dataDir() : null,
             config.cluster().rebuildBytesPerSecond(),
             config.cluster().rebuildForegroundP99());
+    // Before it serves: a node the manager removed copies what it will rebuild, out of the chains.
+    node.rejoin.copyBeforeJoining(transport, config.cluster());
     openViews(me);
     node.dispatcher = node.clusterDispatcher(me);
     NodeCalls calls = new NodeCalls(node.peers);

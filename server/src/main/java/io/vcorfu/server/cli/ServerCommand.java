@@ -198,6 +198,17 @@ final class ServerCommand implements Callable<Integer> {
   long memberHealDelayMs;
 
   @Option(
+      names = "--pre-join-copy-max-s",
+      defaultValue = "60",
+      description =
+          "Cluster mode: a node that starts after the manager removed it first copies, before it"
+              + " serves, the streams of the chains it will rejoin, while those chains' other"
+              + " replicas carry the writes; it starts serving after at most this many seconds"
+              + " of copying, and its rebuild after the join copies the rest; 0 joins at once"
+              + " (default ${DEFAULT-VALUE}).")
+  long preJoinCopyMaxS;
+
+  @Option(
       names = "--zookeeper-session-ms",
       defaultValue = "10000",
       description =
@@ -366,6 +377,7 @@ final class ServerCommand implements Callable<Integer> {
                     .withRebuildRate(Math.multiplyExact(rebuildRateMb, 1024L * 1024))
                     .withRebuildForegroundP99(Duration.ofMillis(rebuildMaxP99Ms))
                     .withMemberHealDelay(Duration.ofMillis(memberHealDelayMs))
+                    .withPreJoinCopyLimit(Duration.ofSeconds(preJoinCopyMaxS))
                     .withSessionTimeout(Duration.ofMillis(zookeeperSessionMs))
                     .withZookeeperAuth(
                         zookeeperAuth == null ? null : ZkAuth.fromFile(zookeeperAuth))

@@ -27,6 +27,8 @@ import java.util.Objects;
  * @param zookeeperAuth the cluster's ZooKeeper identity, or null: with one, the node's session
  *     authenticates with it and the znodes it creates are the identity's alone (see {@link ZkAuth})
  * @param zookeeperTls TLS to ZooKeeper, or null for plaintext (see {@link ZkTls})
+ * @param preJoinCopyLimit how long a node that returns removed copies, before it serves, the
+ *     streams it will rebuild once joined (see {@link PreJoinCopy}); zero: no such copy
  */
 public record ClusterConfig(
     String zookeeper,
@@ -39,7 +41,8 @@ public record ClusterConfig(
     Duration rebuildForegroundP99,
     Duration memberHealDelay,
     ZkAuth zookeeperAuth,
-    ZkTls zookeeperTls) {
+    ZkTls zookeeperTls,
+    Duration preJoinCopyLimit) {
   public static final Duration DEFAULT_LAYOUT_LEASE = Duration.ofMillis(250);
   public static final Duration DEFAULT_PROBE_INTERVAL = Duration.ofMillis(50);
   public static final Duration DEFAULT_FAILURE_TIMEOUT = Duration.ofMillis(300);
@@ -47,6 +50,7 @@ public record ClusterConfig(
   public static final long DEFAULT_REBUILD_BYTES_PER_SECOND = 128L * 1024 * 1024;
   public static final Duration DEFAULT_REBUILD_FOREGROUND_P99 = Duration.ofMillis(20);
   public static final Duration DEFAULT_MEMBER_HEAL_DELAY = Duration.ofSeconds(30);
+  public static final Duration DEFAULT_PRE_JOIN_COPY_LIMIT = Duration.ofSeconds(60);
 
   public ClusterConfig {
     Objects.requireNonNull(zookeeper, "zookeeper");
@@ -68,6 +72,11 @@ public record ClusterConfig(
       throw new IllegalArgumentException(
           "the delay before healing onto members must be zero or positive, not " + memberHealDelay);
     }
+    if (preJoinCopyLimit == null || preJoinCopyLimit.isNegative()) {
+      throw new IllegalArgumentException(
+          "the time limit of a copy before joining must be zero (none) or positive, not "
+              + preJoinCopyLimit);
+    }
     if (failureTimeout.compareTo(probeInterval) < 0) {
       throw new IllegalArgumentException(
           "the failure timeout ("
@@ -76,6 +85,37 @@ public record ClusterConfig(
               + probeInterval.toMillis()
               + " ms)");
     }
+  }
+
+  /**
+   * A configuration with the default time limit of a returning node's copy before it joins (see
+   * {@link PreJoinCopy}).
+   */
+  public ClusterConfig(
+      String zookeeper,
+      String name,
+      Duration layoutLease,
+      Duration probeInterval,
+      Duration failureTimeout,
+      Duration sessionTimeout,
+      long rebuildBytesPerSecond,
+      Duration rebuildForegroundP99,
+      Duration memberHealDelay,
+      ZkAuth zookeeperAuth,
+      ZkTls zookeeperTls) {
+    this(
+        zookeeper,
+        name,
+        layoutLease,
+        probeInterval,
+        failureTimeout,
+        sessionTimeout,
+        rebuildBytesPerSecond,
+        rebuildForegroundP99,
+        memberHealDelay,
+        zookeeperAuth,
+        zookeeperTls,
+        DEFAULT_PRE_JOIN_COPY_LIMIT);
   }
 
   /** The same as the cluster's ZooKeeper identity {@code auth} (null: none; see {@link ZkAuth}). */
@@ -177,6 +217,14 @@ public record ClusterConfig(
     }
   }
 
+  /**
+   * The same with another time limit for a returning node's copy before it joins its chains (zero:
+   * no such copy; see {@link PreJoinCopy}).
+   */
+  public ClusterConfig withPreJoinCopyLimit(Duration limit) {
+    return changed(c -> c.preJoinCopyLimit = limit);
+  }
+
   /** The same with another delay before healing onto members (see {@link #memberHealDelay}). */
   public ClusterConfig withMemberHealDelay(Duration delay) {
     return changed(c -> c.memberHealDelay = delay);
@@ -202,6 +250,7 @@ public record ClusterConfig(
     Duration memberHealDelay;
     ZkAuth zookeeperAuth;
     ZkTls zookeeperTls;
+    Duration preJoinCopyLimit;
 
     Components(ClusterConfig c) {
       zookeeper = c.zookeeper;
@@ -215,6 +264,7 @@ public record ClusterConfig(
       memberHealDelay = c.memberHealDelay;
       zookeeperAuth = c.zookeeperAuth;
       zookeeperTls = c.zookeeperTls;
+      preJoinCopyLimit = c.preJoinCopyLimit;
     }
 
     ClusterConfig build() {
@@ -229,7 +279,8 @@ public record ClusterConfig(
           rebuildForegroundP99,
           memberHealDelay,
           zookeeperAuth,
-          zookeeperTls);
+          zookeeperTls,
+          preJoinCopyLimit);
     }
   }
 }

@@ -68,6 +68,19 @@ final class RebuildScope {
    * streams are those any serving replica of this node's stream chains knows.
    */
   Map<StreamId, long[]> streamsToCopy() {
+    return streams(true);
+  }
+
+  /**
+   * {@link #streamsToCopy()} without taking the chains' trim marks or pins: for a copy made before
+   * the node joins those chains ({@link PreJoinCopy}), which leaves both to the rebuild after the
+   * join (a pin taken then could be released while the node is out of the chain, and stay here).
+   */
+  Map<StreamId, long[]> streamsToCopyBeforeJoining() {
+    return streams(false);
+  }
+
+  private Map<StreamId, long[]> streams(boolean adopt) {
     Set<Endpoint> sources = new HashSet<>();
     List<List<Endpoint>> chains = layout.currentSegment().stream();
     for (int c = 0; c < chains.size(); c++) {
@@ -97,15 +110,17 @@ final class RebuildScope {
         }
       }
     }
-    // Below the chain's trim mark there is nothing to copy: this replica takes the mark itself.
-    trim.forEach(
-        (s, mark) -> {
-          if (mark > 0) {
-            store.adoptTrimMark(s, mark, floor.getOrDefault(s, -1L), anchor.get(s)).join();
-          }
-        });
-    // The chain's pins too, before this replica takes any trim (see JoinState#checkTrims).
-    store.streamReplica().adoptPins(pins, since).join();
+    if (adopt) {
+      // Below the chain's trim mark there is nothing to copy: this replica takes the mark itself.
+      trim.forEach(
+          (s, mark) -> {
+            if (mark > 0) {
+              store.adoptTrimMark(s, mark, floor.getOrDefault(s, -1L), anchor.get(s)).join();
+            }
+          });
+      // The chain's pins too, before this replica takes any trim (see JoinState#checkTrims).
+      store.streamReplica().adoptPins(pins, since).join();
+    }
     Map<StreamId, long[]> out = new TreeMap<>();
     if (trim.isEmpty()) {
       return out;

@@ -36,6 +36,7 @@ public final class Rejoin implements AutoCloseable {
   private final SealedEpoch purgedFor;
   private final Rebuilder rebuilder;
   private final Takeover takeover;
+  private volatile PreJoinCopy.Result preJoinCopy = PreJoinCopy.Result.NONE;
 
   /**
    * @param dataDir the node's data directory, or null for a node that keeps nothing on disk
@@ -79,6 +80,19 @@ public final class Rejoin implements AutoCloseable {
             transport,
             bytesPerSecond,
             java.util.concurrent.TimeUnit.NANOSECONDS.toMicros(foregroundP99.toNanos()));
+  }
+
+  /**
+   * Before the node serves anything: when the agreed layout lists it as removed and the manager
+   * would join it again, copies the streams of the chains it would rejoin ({@link PreJoinCopy}).
+   */
+  public void copyBeforeJoining(Transport transport, ClusterConfig config) {
+    preJoinCopy = PreJoinCopy.run(self, store, transport, config);
+  }
+
+  /** What {@link #copyBeforeJoining} did ({@link PreJoinCopy.Result#NONE} before or when none). */
+  public PreJoinCopy.Result preJoinCopy() {
+    return preJoinCopy;
   }
 
   /** Follows {@code layout}; call before the node serves it. */

@@ -324,10 +324,14 @@ final class ZkCluster implements AutoCloseable {
 
   /**
    * Restarts {@code e} on its data directory (emptied first with {@code wiped}), copying at most
-   * {@code bytesPerSecond} while it rebuilds.
+   * {@code bytesPerSecond} while it rebuilds, and nothing before it joins (the rebuild after the
+   * join is what these restarts slow down; see {@link PreJoinCopy}).
    */
   void restart(Endpoint e, boolean wiped, long bytesPerSecond) throws java.io.IOException {
-    restart(e, wiped, c -> c.withRebuildRate(bytesPerSecond));
+    restart(
+        e,
+        wiped,
+        c -> c.withRebuildRate(bytesPerSecond).withPreJoinCopyLimit(java.time.Duration.ZERO));
   }
 
   /**

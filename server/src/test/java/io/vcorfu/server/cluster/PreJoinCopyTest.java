@@ -1,0 +1,104 @@
+package io.vcorfu.server.cluster;
+
+import static io.vcorfu.server.cluster.FailoverTest.appendUntil;
+import static io.vcorfu.server.cluster.FailoverTest.assertEveryAckedReadable;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.vcorfu.layout.Layout;
+import io.vcorfu.protocol.Endpoint;
+import io.vcorfu.protocol.StreamId;
+import io.vcorfu.protocol.proto.RebuildProgress;
+import io.vcorfu.server.cluster.FailoverTest.Acked;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A node that starts again after the manager removed it copies, before it serves, the streams of
+ * the chains it will rejoin (real nodes, real ZooKeeper): the rebuild after its join finds those
+ * slots held; a copy cut short by its time limit leaves the rest to that rebuild; either way every
+ * acknowledged entry is read back and every replica of the stream holds the same slots.
+ */
+class PreJoinCopyTest {
+  private static final StreamId STREAM = StreamId.of("failover");
+
+  @TempDir Path tmp;
+
+  @Test
+  void aRemovedNodeCopiesWhatItMissedBeforeItServesAndItsRebuildFindsItHeld() throws Exception {
+    try (ZkCluster c = ZkCluster.start(tmp, 3, 3)) {
+      c.awaitLayout("epoch 2", x -> x.epoch() >= 2);
+      List<Acked> acked = new ArrayList<>();
+      appendUntil(c, acked, 40);
+      Endpoint victim = c.endpoints().get(2);
+      c.kill(victim);
+      c.awaitLayout("without " + victim, x -> x.removed().contains(victim));
+      appendUntil(c, acked, 80);
+
+      c.restart(victim);
+      Layout healed = HealTest.awaitFullStrength(c, victim, acked);
+
+      PreJoinCopy.Result before = c.node(victim).preJoinCopy();
+      assertThat(before.stoppedBecause()).isEmpty();
+      assertThat(before.copied())
+          .as("the stream's 40 entries written while it was away, copied before it served")
+          .isGreaterThanOrEqualTo(40);
+      RebuildProgress rebuild = c.node(victim).lastRebuild();
+      assertThat(rebuild.getEntriesHeld())
+          .as("the rebuild after the join found the slots copied before it")
+          .isGreaterThanOrEqualTo(80);
+      assertEveryAckedReadable(c, acked);
+      ReplicaAgreement.assertReplicasAgree(c.client(healed.sequencer()), healed, List.of(STREAM));
+    }
+  }
+
+  @Test
+  void aCopyCutShortByItsTimeLimitLeavesTheRestToTheRebuild() throws Exception {
+    try (ZkCluster c = ZkCluster.start(tmp, 3, 3)) {
+      c.awaitLayout("epoch 2", x -> x.epoch() >= 2);
+      List<Acked> acked = new ArrayList<>();
+      appendUntil(c, acked, 40);
+      Endpoint victim = c.endpoints().get(1);
+      c.kill(victim);
+      c.awaitLayout("without " + victim, x -> x.removed().contains(victim));
+      appendUntil(c, acked, 120);
+
+      c.restart(victim, true, cfg -> cfg.withPreJoinCopyLimit(Duration.ofMillis(1)));
+      Layout healed = HealTest.awaitFullStrength(c, victim, acked);
+
+      PreJoinCopy.Result before = c.node(victim).preJoinCopy();
+      RebuildProgress rebuild = c.node(victim).lastRebuild();
+      assertThat(before.copied() + rebuild.getEntriesCopied())
+          .as("the wiped node's copy of the stream, before and after it joined")
+          .isGreaterThanOrEqualTo(120);
+      assertEveryAckedReadable(c, acked);
+      ReplicaAgreement.assertReplicasAgree(c.client(healed.sequencer()), healed, List.of(STREAM));
+    }
+  }
+
+  @Test
+  void aNodeStartedWithoutACopyLimitJoinsAtOnce() throws Exception {
+    try (ZkCluster c = ZkCluster.start(tmp, 3, 3)) {
+      c.awaitLayout("epoch 2", x -> x.epoch() >= 2);
+      List<Acked> acked = new ArrayList<>();
+      appendUntil(c, acked, 40);
+      Endpoint victim = c.endpoints().get(2);
+      c.kill(victim);
+      c.awaitLayout("without " + victim, x -> x.removed().contains(victim));
+      appendUntil(c, acked, 80);
+
+      c.restart(victim, false, cfg -> cfg.withPreJoinCopyLimit(Duration.ZERO));
+      Layout healed = HealTest.awaitFullStrength(c, victim, acked);
+
+      assertThat(c.node(victim).preJoinCopy()).isEqualTo(PreJoinCopy.Result.NONE);
+      assertThat(c.node(victim).lastRebuild().getEntriesCopied())
+          .as("the rebuild copied what it missed")
+          .isPositive();
+      assertEveryAckedReadable(c, acked);
+      ReplicaAgreement.assertReplicasAgree(c.client(healed.sequencer()), healed, List.of(STREAM));
+    }
+  }
+}
