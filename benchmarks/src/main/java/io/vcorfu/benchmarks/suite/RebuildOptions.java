@@ -53,6 +53,14 @@ final class RebuildOptions {
   int memberHealDelayMs;
 
   @Option(
+      names = "--pre-join-copy-max-s",
+      defaultValue = "60",
+      description =
+          "Every node's --pre-join-copy-max-s (default ${DEFAULT-VALUE}, the server's; 0: a"
+              + " restarted node joins at once and copies everything after the join).")
+  int preJoinCopyMaxS;
+
+  @Option(
       names = "--fg-threads",
       defaultValue = "8",
       description =
@@ -107,6 +115,10 @@ final class RebuildOptions {
     if (rebuildMaxP99Ms < 0) {
       throw new IllegalArgumentException(
           "--rebuild-max-p99-ms must be a whole number, got '" + rebuildMaxP99Ms + "'");
+    }
+    if (preJoinCopyMaxS < 0) {
+      throw new IllegalArgumentException(
+          "--pre-join-copy-max-s must be 0 or more seconds, got '" + preJoinCopyMaxS + "'");
     }
     ClusterOptions.positive("--fill-mb", fillMb);
     ClusterOptions.positive("--value-size", valueSize);

@@ -88,7 +88,11 @@ final class RebuildParts {
       throw new IllegalStateException(
           "full strength did not come back within an hour (" + name + ")");
     }
-    System.out.println(report(name, copy.times(), copy.copied, copy.bytes));
+    Path serverLog = run.workdir.resolve("n" + RebuildRun.VICTIM).resolve("server.log");
+    List<String> lines = Files.exists(serverLog) ? Files.readAllLines(serverLog) : List.of();
+    System.out.println(
+        report(name, copy.times(), copy.copied, copy.bytes)
+            + RebuildReport.preJoinFields(lines, copy.full - copy.t0, copy.bytes));
   }
 
   private static void sample(Path file, ClusterStatus.Progress p) throws IOException {

@@ -135,6 +135,36 @@ final class RebuildReport {
     return b.toString();
   }
 
+  private static final java.util.regex.Pattern PRE_JOIN =
+      java.util.regex.Pattern.compile(
+          "copied (\\d+) slots \\((\\d+) bytes\\) in (\\d+) ms before joining");
+
+  /**
+   * {@code pre_join_mb M pre_join_s S copy_all_mb_s R}: what the restarted node's last copy before
+   * it joined its chains installed (from its log, {@code SERVER_LOG}; zeros when it made none) and
+   * the rate of that copy and the rebuild after the join together ({@code postBytes}) over the
+   * restart to full strength.
+   */
+  static String preJoinFields(List<String> serverLog, double restartToFullS, long postBytes) {
+    long bytes = 0;
+    long millis = 0;
+    for (String line : serverLog) {
+      java.util.regex.Matcher m = PRE_JOIN.matcher(line);
+      if (m.find()) {
+        bytes = Long.parseLong(m.group(2));
+        millis = Long.parseLong(m.group(3));
+      }
+    }
+    double mb = bytes / 1048576.0;
+    double all = (bytes + postBytes) / 1048576.0;
+    return " pre_join_mb "
+        + fixed(mb, 1)
+        + " pre_join_s "
+        + fixed(millis / 1000.0, 2)
+        + " copy_all_mb_s "
+        + fixed(restartToFullS > 0 ? all / restartToFullS : 0, 1);
+  }
+
   /** The figure before the first word ending in "/s" of a bench append line, or "". */
   static String rate(String line) {
     String[] f = Markdown.words(line);

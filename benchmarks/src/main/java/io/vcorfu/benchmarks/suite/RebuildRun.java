@@ -54,7 +54,9 @@ final class RebuildRun {
                     "--rebuild-max-p99-ms",
                     "" + o.rebuildMaxP99Ms,
                     "--member-heal-delay-ms",
-                    "" + o.memberHealDelayMs));
+                    "" + o.memberHealDelayMs,
+                    "--pre-join-copy-max-s",
+                    "" + o.preJoinCopyMaxS));
   }
 
   /** The three first nodes' endpoints, the ones every client is given. */

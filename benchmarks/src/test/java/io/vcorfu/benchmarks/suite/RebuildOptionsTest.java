@@ -37,6 +37,9 @@ class RebuildOptionsTest {
   @Test
   void aBoundOfZeroIsAllowedButCountsOfNothingAndUnknownPartsAreNot() {
     assertThat(parse("--rebuild-max-p99-ms", "0").rebuildMaxP99Ms).isZero();
+    assertThat(parse("--pre-join-copy-max-s", "0").preJoinCopyMaxS).isZero();
+    assertThatThrownBy(() -> parse("--pre-join-copy-max-s", "-1"))
+        .hasMessageContaining("--pre-join-copy-max-s must be 0 or more seconds");
     assertThatThrownBy(() -> parse("--rebuild-max-p99-ms", "-1"))
         .hasMessageContaining("must be a whole number");
     assertThatThrownBy(() -> parse("--fill-mb", "0"))

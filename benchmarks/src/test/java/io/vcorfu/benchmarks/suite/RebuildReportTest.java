@@ -62,6 +62,20 @@ class RebuildReportTest {
   }
 
   @Test
+  void theCopyBeforeJoiningIsReadFromTheNodesLogAndCountedInTheWholeRate() {
+    List<String> log =
+        List.of(
+            "2026-12-05T21:04:18.000Z [main] INFO io.vcorfu.server.cluster.PreJoinCopy - node"
+                + " 127.0.0.1:19603 copied 150125 slots (1048576000 bytes) in 3777 ms before"
+                + " joining",
+            "2026-12-05T21:04:23.474Z [cluster-membership] INFO ... joins its chains");
+    assertThat(RebuildReport.preJoinFields(log, 20.0, 52428800))
+        .isEqualTo(" pre_join_mb 1000.0 pre_join_s 3.78 copy_all_mb_s 52.5");
+    assertThat(RebuildReport.preJoinFields(List.of("no copy"), 10.0, 10485760))
+        .isEqualTo(" pre_join_mb 0.0 pre_join_s 0.00 copy_all_mb_s 1.0");
+  }
+
+  @Test
   void theTimelineHasOneRowPerSecondWithTheLastSampledMibAndThatSecondsEvents() {
     List<double[]> samples =
         List.of(
