@@ -84,8 +84,14 @@ public final class PreJoinCopy {
       Thread.currentThread().interrupt();
       return Result.NONE;
     } catch (ExecutionException | TimeoutException | RuntimeException e) {
-      if (!(e.getCause() instanceof LayoutNotFoundException)) {
-        LOG.info("node {}: no copy before joining (the agreed layout was not read: {})", self, e);
+      Throwable cause = e instanceof ExecutionException && e.getCause() != null ? e.getCause() : e;
+      if (!(cause instanceof LayoutNotFoundException)) {
+        // One line, no stack trace: ZooKeeper's absence is said again by the node's own session.
+        String why =
+            e instanceof TimeoutException
+                ? "ZooKeeper did not answer within " + LAYOUT_WAIT.toSeconds() + " s"
+                : String.valueOf(cause);
+        LOG.info("node {}: no copy before joining (the agreed layout was not read: {})", self, why);
       }
       return Result.NONE;
     }
