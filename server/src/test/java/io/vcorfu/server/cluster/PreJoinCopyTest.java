@@ -27,16 +27,26 @@ class PreJoinCopyTest {
 
   @TempDir Path tmp;
 
+  /**
+   * Writes 40 entries, kills node {@code index}, waits for its removal, and writes up to {@code
+   * total} entries in all without it; returns that node.
+   */
+  private static Endpoint removedWhileWritten(ZkCluster c, List<Acked> acked, int index, int total)
+      throws Exception {
+    c.awaitLayout("epoch 2", x -> x.epoch() >= 2);
+    appendUntil(c, acked, 40);
+    Endpoint victim = c.endpoints().get(index);
+    c.kill(victim);
+    c.awaitLayout("without " + victim, x -> x.removed().contains(victim));
+    appendUntil(c, acked, total);
+    return victim;
+  }
+
   @Test
   void aRemovedNodeCopiesWhatItMissedBeforeItServesAndItsRebuildFindsItHeld() throws Exception {
     try (ZkCluster c = ZkCluster.start(tmp, 3, 3)) {
-      c.awaitLayout("epoch 2", x -> x.epoch() >= 2);
       List<Acked> acked = new ArrayList<>();
-      appendUntil(c, acked, 40);
-      Endpoint victim = c.endpoints().get(2);
-      c.kill(victim);
-      c.awaitLayout("without " + victim, x -> x.removed().contains(victim));
-      appendUntil(c, acked, 80);
+      Endpoint victim = removedWhileWritten(c, acked, 2, 80);
 
       c.restart(victim);
       Layout healed = HealTest.awaitFullStrength(c, victim, acked);
@@ -58,13 +68,8 @@ class PreJoinCopyTest {
   @Test
   void aCopyCutShortByItsTimeLimitLeavesTheRestToTheRebuild() throws Exception {
     try (ZkCluster c = ZkCluster.start(tmp, 3, 3)) {
-      c.awaitLayout("epoch 2", x -> x.epoch() >= 2);
       List<Acked> acked = new ArrayList<>();
-      appendUntil(c, acked, 40);
-      Endpoint victim = c.endpoints().get(1);
-      c.kill(victim);
-      c.awaitLayout("without " + victim, x -> x.removed().contains(victim));
-      appendUntil(c, acked, 120);
+      Endpoint victim = removedWhileWritten(c, acked, 1, 120);
 
       c.restart(victim, true, cfg -> cfg.withPreJoinCopyLimit(Duration.ofMillis(1)));
       Layout healed = HealTest.awaitFullStrength(c, victim, acked);
@@ -82,13 +87,8 @@ class PreJoinCopyTest {
   @Test
   void aNodeStartedWithoutACopyLimitJoinsAtOnce() throws Exception {
     try (ZkCluster c = ZkCluster.start(tmp, 3, 3)) {
-      c.awaitLayout("epoch 2", x -> x.epoch() >= 2);
       List<Acked> acked = new ArrayList<>();
-      appendUntil(c, acked, 40);
-      Endpoint victim = c.endpoints().get(2);
-      c.kill(victim);
-      c.awaitLayout("without " + victim, x -> x.removed().contains(victim));
-      appendUntil(c, acked, 80);
+      Endpoint victim = removedWhileWritten(c, acked, 2, 80);
 
       c.restart(victim, false, cfg -> cfg.withPreJoinCopyLimit(Duration.ZERO));
       Layout healed = HealTest.awaitFullStrength(c, victim, acked);
