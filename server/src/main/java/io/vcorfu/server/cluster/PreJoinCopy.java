@@ -44,8 +44,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>It never keeps a node from starting: it copies only when the agreed layout lists the node as
  * removed (not retired) with chains short of a replica that the manager would join it to, stops at
- * its time limit, and a failure only logs (the rebuild after the join copies what this did not). It
- * is paced as a rebuild is, by the foreground's 99th percentile on the serving nodes.
+ * its time limit (after the page in hand and its pacing), and a failure only logs (the rebuild
+ * after the join copies what this did not). It is paced as a rebuild is, by the foreground's 99th
+ * percentile on the serving nodes.
  */
 public final class PreJoinCopy {
   private static final Logger LOG = LoggerFactory.getLogger(PreJoinCopy.class);

@@ -71,11 +71,17 @@ class PreJoinCopyTest {
       List<Acked> acked = new ArrayList<>();
       Endpoint victim = removedWhileWritten(c, acked, 1, 120);
 
-      c.restart(victim, true, cfg -> cfg.withPreJoinCopyLimit(Duration.ofMillis(1)));
+      // Paced so that its first page (16 slots) takes it past its limit: it stops after that page.
+      c.restart(
+          victim,
+          true,
+          cfg -> cfg.withRebuildRate(2_000).withPreJoinCopyLimit(Duration.ofMillis(500)));
       Layout healed = HealTest.awaitFullStrength(c, victim, acked);
 
       PreJoinCopy.Result before = c.node(victim).preJoinCopy();
       RebuildProgress rebuild = c.node(victim).lastRebuild();
+      assertThat(before.stoppedBecause()).contains("time limit");
+      assertThat(before.copied()).as("a prefix, not the whole stream").isPositive().isLessThan(120);
       assertThat(before.copied() + rebuild.getEntriesCopied())
           .as("the wiped node's copy of the stream, before and after it joined")
           .isGreaterThanOrEqualTo(120);
