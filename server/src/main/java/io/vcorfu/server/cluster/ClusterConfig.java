@@ -87,37 +87,6 @@ public record ClusterConfig(
     }
   }
 
-  /**
-   * A configuration with the default time limit of a returning node's copy before it joins (see
-   * {@link PreJoinCopy}).
-   */
-  public ClusterConfig(
-      String zookeeper,
-      String name,
-      Duration layoutLease,
-      Duration probeInterval,
-      Duration failureTimeout,
-      Duration sessionTimeout,
-      long rebuildBytesPerSecond,
-      Duration rebuildForegroundP99,
-      Duration memberHealDelay,
-      ZkAuth zookeeperAuth,
-      ZkTls zookeeperTls) {
-    this(
-        zookeeper,
-        name,
-        layoutLease,
-        probeInterval,
-        failureTimeout,
-        sessionTimeout,
-        rebuildBytesPerSecond,
-        rebuildForegroundP99,
-        memberHealDelay,
-        zookeeperAuth,
-        zookeeperTls,
-        DEFAULT_PRE_JOIN_COPY_LIMIT);
-  }
-
   /** The same as the cluster's ZooKeeper identity {@code auth} (null: none; see {@link ZkAuth}). */
   public ClusterConfig withZookeeperAuth(ZkAuth auth) {
     return changed(c -> c.zookeeperAuth = auth);
@@ -149,7 +118,8 @@ public record ClusterConfig(
         rebuildForegroundP99,
         DEFAULT_MEMBER_HEAL_DELAY,
         null,
-        null);
+        null,
+        DEFAULT_PRE_JOIN_COPY_LIMIT);
   }
 
   /** A configuration with the default rebuild rate. */

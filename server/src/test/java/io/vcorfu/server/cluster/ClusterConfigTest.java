@@ -60,6 +60,7 @@ class ClusterConfigTest {
         p99 != null ? p99 : c.rebuildForegroundP99(),
         heal != null ? heal : c.memberHealDelay(),
         c.zookeeperAuth(),
-        c.zookeeperTls());
+        c.zookeeperTls(),
+        c.preJoinCopyLimit());
   }
 }

@@ -42,6 +42,13 @@ class PreJoinCopyTest {
     return victim;
   }
 
+  /** Every acknowledged entry reads back, and every replica of the stream holds the same slots. */
+  private static void assertNothingLost(ZkCluster c, Layout healed, List<Acked> acked)
+      throws Exception {
+    assertEveryAckedReadable(c, acked);
+    ReplicaAgreement.assertReplicasAgree(c.client(healed.sequencer()), healed, List.of(STREAM));
+  }
+
   @Test
   void aRemovedNodeCopiesWhatItMissedBeforeItServesAndItsRebuildFindsItHeld() throws Exception {
     try (ZkCluster c = ZkCluster.start(tmp, 3, 3)) {
@@ -60,8 +67,7 @@ class PreJoinCopyTest {
       assertThat(rebuild.getEntriesHeld())
           .as("the rebuild after the join found the slots copied before it")
           .isGreaterThanOrEqualTo(80);
-      assertEveryAckedReadable(c, acked);
-      ReplicaAgreement.assertReplicasAgree(c.client(healed.sequencer()), healed, List.of(STREAM));
+      assertNothingLost(c, healed, acked);
     }
   }
 
@@ -85,8 +91,7 @@ class PreJoinCopyTest {
       assertThat(before.copied() + rebuild.getEntriesCopied())
           .as("the wiped node's copy of the stream, before and after it joined")
           .isGreaterThanOrEqualTo(120);
-      assertEveryAckedReadable(c, acked);
-      ReplicaAgreement.assertReplicasAgree(c.client(healed.sequencer()), healed, List.of(STREAM));
+      assertNothingLost(c, healed, acked);
     }
   }
 
@@ -103,8 +108,7 @@ class PreJoinCopyTest {
       assertThat(c.node(victim).lastRebuild().getEntriesCopied())
           .as("the rebuild copied what it missed")
           .isPositive();
-      assertEveryAckedReadable(c, acked);
-      ReplicaAgreement.assertReplicasAgree(c.client(healed.sequencer()), healed, List.of(STREAM));
+      assertNothingLost(c, healed, acked);
     }
   }
 }

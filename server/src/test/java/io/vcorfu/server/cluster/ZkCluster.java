@@ -270,7 +270,8 @@ final class ZkCluster implements AutoCloseable {
               config.rebuildForegroundP99(),
               config.memberHealDelay(),
               config.zookeeperAuth(),
-              config.zookeeperTls());
+              config.zookeeperTls(),
+              config.preJoinCopyLimit());
     }
     NodeConfig cfg =
         NodeConfig.durable(e, tmp.resolve(e.host()))
