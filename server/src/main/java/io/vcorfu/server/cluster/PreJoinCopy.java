@@ -17,10 +17,9 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -164,8 +163,6 @@ public final class PreJoinCopy {
             new RebuildPacer(config.rebuildBytesPerSecond(), boundMicros, started));
     ScheduledExecutorService timer =
         Executors.newSingleThreadScheduledExecutor(Rebuilder.daemon("pre-join-copy-" + self));
-    ExecutorService workers =
-        Executors.newFixedThreadPool(Rebuilder.WORKERS, Rebuilder.daemon("pre-join-copy-" + self));
     Runnable stopPacing = boundMicros > 0 ? run.pacer.follow(serving, transport, timer) : () -> {};
     String stoppedBecause = "";
     try (ClusterStreamLog log =
@@ -185,18 +182,17 @@ public final class PreJoinCopy {
           agreed.epoch(),
           streams.size());
       RangeCopy ranges = new RangeCopy(store, log, foreseen, run, self);
-      List<Future<Void>> tasks = new ArrayList<>();
+      List<Callable<Void>> tasks = new ArrayList<>();
       for (Map.Entry<StreamId, long[]> e : streams.entrySet()) {
         tasks.add(
-            workers.submit(
-                () -> {
-                  ranges.copy(e.getKey(), e.getValue()[0], e.getValue()[1], null, 0);
-                  return null;
-                }));
+            () -> {
+              ranges.copy(e.getKey(), e.getValue()[0], e.getValue()[1], null, 0);
+              return null;
+            });
       }
-      Rebuilder.awaitAll(
+      Rebuilder.runAll(
           tasks,
-          TimeUnit.SECONDS.toNanos(Rebuilder.PROGRESS_LOG_SECONDS),
+          "pre-join-copy-" + self,
           () ->
               LOG.info(
                   "node {} copying before it joins: {} slots ({} bytes) so far",
@@ -204,16 +200,16 @@ public final class PreJoinCopy {
                   run.copied.get(),
                   run.bytes.get()));
     } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      stoppedBecause = "interrupted";
-    } catch (ExecutionException | RuntimeException e) {
-      stoppedBecause =
-          run.stopped
-              ? "its time limit of " + limit.toMillis() + " ms passed"
-              : String.valueOf(e.getCause() != null ? e.getCause() : e);
+      if (run.stopped) {
+        stoppedBecause = "its time limit of " + limit.toMillis() + " ms passed";
+      } else {
+        Thread.currentThread().interrupt();
+        stoppedBecause = "interrupted";
+      }
+    } catch (RuntimeException e) {
+      stoppedBecause = String.valueOf(e);
     } finally {
       stopPacing.run();
-      workers.shutdownNow();
       timer.shutdownNow();
     }
     Result r =

@@ -298,7 +298,7 @@ public final class Rebuilder implements AutoCloseable {
               });
         }
       }
-      runAll(tasks, run);
+      runAll(tasks, "rebuild-copy-" + self, () -> logProgress(run));
     } finally {
       stopPacing.run();
     }
@@ -374,19 +374,21 @@ public final class Rebuilder implements AutoCloseable {
     }
   }
 
-  /** Runs {@code tasks} on {@value #WORKERS} threads; fails with the first failure, if any. */
-  private void runAll(List<Callable<Void>> tasks, RebuildRun run) throws InterruptedException {
-    ExecutorService workers = Executors.newFixedThreadPool(WORKERS, daemon("rebuild-copy-" + self));
+  /**
+   * Runs {@code tasks} on {@value #WORKERS} threads named {@code threads}, running {@code report}
+   * every {@value #PROGRESS_LOG_SECONDS} s until all are done; fails with the first failure, if any
+   * (a task stopped by its run's flag fails with InterruptedException).
+   */
+  static void runAll(List<Callable<Void>> tasks, String threads, Runnable report)
+      throws InterruptedException {
+    ExecutorService workers = Executors.newFixedThreadPool(WORKERS, daemon(threads));
     try {
       List<Future<Void>> done = new ArrayList<>();
       for (Callable<Void> task : tasks) {
         done.add(workers.submit(task));
       }
       try {
-        awaitAll(
-            done,
-            java.util.concurrent.TimeUnit.SECONDS.toNanos(PROGRESS_LOG_SECONDS),
-            () -> logProgress(run));
+        awaitAll(done, java.util.concurrent.TimeUnit.SECONDS.toNanos(PROGRESS_LOG_SECONDS), report);
       } catch (ExecutionException e) {
         Throwable cause = e.getCause();
         if (cause instanceof InterruptedException stopped) {
