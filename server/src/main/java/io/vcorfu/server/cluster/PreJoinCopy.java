@@ -32,7 +32,9 @@ import org.slf4j.LoggerFactory;
  * layout), read through their deciders while the node is still out of every chain. Meanwhile the
  * chains' other replicas carry the foreground alone, and the node's copy and its JVM's warm-up do
  * not gate any write; once it joins, its {@link Rebuilder} finds those pages held and copies only
- * what was written since (and the closed log segments).
+ * what was written since (and the closed log segments). It copies in passes, each from the streams'
+ * tails when it starts, so that what was written during a long pass is copied before the join too
+ * ({@link #anotherPass}).
  *
  * <p>Invariant: it installs what a {@link Rebuilder} installs ({@link RangeCopy}): only decisions,
  * read through the chains' deciders, and only where this node holds no committed record. A decision
@@ -53,9 +55,15 @@ public final class PreJoinCopy {
   /** How long the start waits for ZooKeeper's answer before it goes on without a copy. */
   static final Duration LAYOUT_WAIT = Duration.ofSeconds(3);
 
+  /** The most passes of a copy (see {@link #anotherPass}). */
+  static final int MAX_PASSES = 4;
+
+  /** A pass at least this long is followed by another (see {@link #anotherPass}). */
+  static final Duration PASS_AGAIN_AFTER = Duration.ofSeconds(1);
+
   /** What a copy did: slots and bytes installed, its duration, and why it stopped short, if so. */
-  public record Result(long copied, long bytes, long millis, String stoppedBecause) {
-    static final Result NONE = new Result(0, 0, 0, "");
+  public record Result(long copied, long bytes, long millis, int passes, String stoppedBecause) {
+    static final Result NONE = new Result(0, 0, 0, 0, "");
   }
 
   private PreJoinCopy() {}
@@ -141,6 +149,51 @@ public final class PreJoinCopy {
     return limit;
   }
 
+  /**
+   * Whether the copy makes another pass after pass {@code pass} took {@code tookNanos} (the one
+   * before it {@code previousNanos}): the chains took writes in meanwhile, which the rebuild after
+   * the join would otherwise copy while the node is in every write's path. Another pass runs while
+   * a pass took long enough for that to matter ({@link #PASS_AGAIN_AFTER}) and was shorter than the
+   * one before (the copy outruns the writes), at most {@link #MAX_PASSES} in all.
+   */
+  static boolean anotherPass(int pass, long tookNanos, long previousNanos) {
+    return pass < MAX_PASSES
+        && tookNanos >= PASS_AGAIN_AFTER.toNanos()
+        && tookNanos < previousNanos;
+  }
+
+  /** One pass: every stream of the foreseen chains, from its chain's trim mark to its tail now. */
+  private static void copyPass(
+      RebuildScope scope, RangeCopy ranges, RebuildRun run, Endpoint self, Layout agreed, int pass)
+      throws InterruptedException {
+    Map<StreamId, long[]> streams = scope.streamsToCopyBeforeJoining();
+    if (pass == 1) {
+      LOG.info(
+          "node {} was removed at epoch {} or before; before it serves, it copies {} streams of the"
+              + " chains it would rejoin",
+          self,
+          agreed.epoch(),
+          streams.size());
+    }
+    List<Callable<Void>> tasks = new ArrayList<>();
+    for (Map.Entry<StreamId, long[]> e : streams.entrySet()) {
+      tasks.add(
+          () -> {
+            ranges.copy(e.getKey(), e.getValue()[0], e.getValue()[1], null, 0);
+            return null;
+          });
+    }
+    Rebuilder.runAll(
+        tasks,
+        "pre-join-copy-" + self,
+        () ->
+            LOG.info(
+                "node {} copying before it joins: {} slots ({} bytes) so far",
+                self,
+                run.copied.get(),
+                run.bytes.get()));
+  }
+
   private static Result copy(
       Endpoint self,
       ReplicaStore store,
@@ -165,6 +218,7 @@ public final class PreJoinCopy {
         Executors.newSingleThreadScheduledExecutor(Rebuilder.daemon("pre-join-copy-" + self));
     Runnable stopPacing = boundMicros > 0 ? run.pacer.follow(serving, transport, timer) : () -> {};
     String stoppedBecause = "";
+    int passes = 0;
     try (ClusterStreamLog log =
         ClusterStreamLog.connect(transport, seeds, StreamLogOptions.defaults())) {
       timer.schedule(
@@ -173,32 +227,27 @@ public final class PreJoinCopy {
           },
           limit.toMillis(),
           TimeUnit.MILLISECONDS);
-      Map<StreamId, long[]> streams =
-          new RebuildScope(self, store, foreseen, log).streamsToCopyBeforeJoining();
-      LOG.info(
-          "node {} was removed at epoch {} or before; before it serves, it copies {} streams of the"
-              + " chains it would rejoin",
-          self,
-          agreed.epoch(),
-          streams.size());
+      RebuildScope scope = new RebuildScope(self, store, foreseen, log);
       RangeCopy ranges = new RangeCopy(store, log, foreseen, run, self);
-      List<Callable<Void>> tasks = new ArrayList<>();
-      for (Map.Entry<StreamId, long[]> e : streams.entrySet()) {
-        tasks.add(
-            () -> {
-              ranges.copy(e.getKey(), e.getValue()[0], e.getValue()[1], null, 0);
-              return null;
-            });
+      long previousNanos = Long.MAX_VALUE;
+      for (int pass = 1; ; pass++) {
+        passes = pass;
+        long passStarted = System.nanoTime();
+        long bytesBefore = run.bytes.get();
+        copyPass(scope, ranges, run, self, agreed, pass);
+        long took = System.nanoTime() - passStarted;
+        if (!anotherPass(pass, took, previousNanos)) {
+          break;
+        }
+        LOG.info(
+            "node {}: pass {} of its copy before joining took {} ms ({} bytes); it copies again"
+                + " what the chains took in meanwhile",
+            self,
+            pass,
+            TimeUnit.NANOSECONDS.toMillis(took),
+            run.bytes.get() - bytesBefore);
+        previousNanos = took;
       }
-      Rebuilder.runAll(
-          tasks,
-          "pre-join-copy-" + self,
-          () ->
-              LOG.info(
-                  "node {} copying before it joins: {} slots ({} bytes) so far",
-                  self,
-                  run.copied.get(),
-                  run.bytes.get()));
     } catch (InterruptedException e) {
       if (run.stopped) {
         stoppedBecause = "its time limit of " + limit.toMillis() + " ms passed";
@@ -217,13 +266,15 @@ public final class PreJoinCopy {
             run.copied.get(),
             run.bytes.get(),
             TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started),
+            passes,
             stoppedBecause);
     LOG.info(
-        "node {} copied {} slots ({} bytes) in {} ms before joining{}",
+        "node {} copied {} slots ({} bytes) in {} ms before joining ({} passes){}",
         self,
         r.copied(),
         r.bytes(),
         r.millis(),
+        r.passes(),
         stoppedBecause.isEmpty()
             ? ""
             : "; it stopped short ("

@@ -54,4 +54,20 @@ class PreJoinCopyRulesTest {
     assertThat(PreJoinCopy.limit(CONFIG.withPreJoinCopyLimit(Duration.ofSeconds(5)), four))
         .isEqualTo(Duration.ofSeconds(5));
   }
+
+  @Test
+  void anotherPassFollowsAPassOfOverASecondWhileThePassesShorten() {
+    long second = Duration.ofSeconds(1).toNanos();
+    assertThat(PreJoinCopy.anotherPass(1, 3 * second, Long.MAX_VALUE)).isTrue();
+    assertThat(PreJoinCopy.anotherPass(1, second - 1, Long.MAX_VALUE))
+        .as("a short pass: what the chains took meanwhile is left to the rebuild")
+        .isFalse();
+    assertThat(PreJoinCopy.anotherPass(2, 2 * second, 3 * second)).isTrue();
+    assertThat(PreJoinCopy.anotherPass(2, 3 * second, 2 * second))
+        .as("a pass no shorter than the one before: the writes outrun the copy")
+        .isFalse();
+    assertThat(PreJoinCopy.anotherPass(PreJoinCopy.MAX_PASSES, 2 * second, 3 * second))
+        .as("the last pass")
+        .isFalse();
+  }
 }

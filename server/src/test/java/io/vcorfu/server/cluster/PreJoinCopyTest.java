@@ -13,6 +13,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -91,6 +92,30 @@ class PreJoinCopyTest {
       assertThat(before.copied() + rebuild.getEntriesCopied())
           .as("the wiped node's copy of the stream, before and after it joined")
           .isGreaterThanOrEqualTo(120);
+      assertNothingLost(c, healed, acked);
+    }
+  }
+
+  @Test
+  void aCopyThatTookOverASecondPassesAgainAndCopiesNoSlotTwice() throws Exception {
+    try (ZkCluster c = ZkCluster.start(tmp, 3, 3)) {
+      List<Acked> acked = new ArrayList<>();
+      Endpoint victim = removedWhileWritten(c, acked, 2, 120);
+      long slots =
+          c.client(c.endpoints().get(0)).tails(Set.of(STREAM)).join().streamTails().get(STREAM) + 1;
+
+      // Paced so that the first pass over the wiped node's 120 entries takes over a second.
+      c.restart(victim, true, cfg -> cfg.withRebuildRate(4_000));
+      Layout healed = HealTest.awaitFullStrength(c, victim, acked);
+
+      PreJoinCopy.Result before = c.node(victim).preJoinCopy();
+      assertThat(before.stoppedBecause()).isEmpty();
+      assertThat(before.passes())
+          .as("a first pass of over a second is followed by another")
+          .isGreaterThanOrEqualTo(2);
+      assertThat(before.copied())
+          .as("every slot of the stream, each installed once over the passes")
+          .isEqualTo(slots);
       assertNothingLost(c, healed, acked);
     }
   }
