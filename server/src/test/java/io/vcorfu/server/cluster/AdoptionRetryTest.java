@@ -89,18 +89,19 @@ class AdoptionRetryTest {
       Endpoint old = started.sequencer();
       Endpoint next = LayoutChanges.withoutNode(started, old, 0).sequencer();
       AtomicBoolean stopped = new AtomicBoolean();
-      c.onSync(
-          next,
-          "/read-leases",
-          true,
-          () -> {
-            try {
-              c.stopZooKeeper();
-              stopped.set(true);
-            } catch (java.io.IOException e) {
-              throw new java.io.UncheckedIOException(e);
-            }
-          });
+      c.faults()
+          .onSync(
+              next,
+              "/read-leases",
+              true,
+              () -> {
+                try {
+                  c.stopZooKeeper();
+                  stopped.set(true);
+                } catch (java.io.IOException e) {
+                  throw new java.io.UncheckedIOException(e);
+                }
+              });
 
       c.kill(old);
       Awaitility.await("ZooKeeper stopped as " + next + " takes over")

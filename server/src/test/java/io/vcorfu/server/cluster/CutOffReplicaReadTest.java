@@ -55,7 +55,7 @@ class CutOffReplicaReadTest {
         assertThat(payloads(reader.readStream(s, 0, 10).get(10, TimeUnit.SECONDS)))
             .containsExactly("before");
 
-        long cutAt = c.cutOffJustAfterItConfirmsItsLayout(cutOff);
+        long cutAt = c.faults().cutOffJustAfterItConfirmsItsLayout(cutOff);
         Layout next =
             c.awaitLayout("a layout without " + cutOff, l -> l.removed().contains(cutOff));
         assertThat(next.sequencer()).isEqualTo(sequencer);
@@ -87,8 +87,8 @@ class CutOffReplicaReadTest {
             .isFalse();
         assertThat(new String(entry.payload(), StandardCharsets.UTF_8)).isEqualTo("after");
       } finally {
-        c.reconnectToZooKeeper(cutOff);
-        c.heal(cutOff);
+        c.faults().reconnectToZooKeeper(cutOff);
+        c.faults().heal(cutOff);
       }
     }
   }

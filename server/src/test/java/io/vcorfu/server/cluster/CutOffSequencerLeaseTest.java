@@ -96,7 +96,7 @@ class CutOffSequencerLeaseTest {
             .until(() -> lastPushSent.get() != 0);
 
         // Cut off just after it confirmed its layout: its lease runs for nearly LAYOUT_LEASE.
-        long cutAt = c.cutOffJustAfterItConfirmsItsLayout(old);
+        long cutAt = c.faults().cutOffJustAfterItConfirmsItsLayout(old);
         Layout next = removeAsAManagerDoes(c, old);
         Endpoint successor = next.sequencer();
         Awaitility.await(successor + " adopts epoch " + next.epoch())
@@ -141,8 +141,8 @@ class CutOffSequencerLeaseTest {
               .isGreaterThanOrEqualTo(w.streamAddresses().get(READ));
         }
       } finally {
-        c.reconnectToZooKeeper(old);
-        c.heal(old);
+        c.faults().reconnectToZooKeeper(old);
+        c.faults().heal(old);
       }
     }
   }

@@ -145,14 +145,14 @@ class FailoverTest {
                       .ofCase(Request.PayloadCase.PING)
                       .when(q -> probes.incrementAndGet() > 0)
                       .drop());
-      c.partition(silent);
+      c.faults().partition(silent);
       Awaitility.await("60 unanswered probes of " + silent)
           .atMost(Duration.ofSeconds(60))
           .until(() -> probes.get() >= 60);
       assertThat(c.agreed().value().epoch()).as("no layout change").isEqualTo(epoch);
       assertThat(c.agreed().value().allServers()).contains(silent);
       c.transport().faults().remove(countProbes);
-      c.heal(silent);
+      c.faults().heal(silent);
 
       c.kill(killed);
       Layout after = c.awaitLayout("without " + killed, x -> x.removed().contains(killed));
@@ -179,7 +179,7 @@ class FailoverTest {
       appendUntil(c, acked, 20);
       Endpoint manager = awaitManager(c);
       Endpoint silent = c.endpoints().stream().filter(e -> !e.equals(manager)).findFirst().get();
-      c.partition(silent);
+      c.faults().partition(silent);
       Layout after = c.awaitLayout("without " + silent, x -> x.removed().contains(silent));
       assertThat(after.allServers()).doesNotContain(silent);
       appendUntil(c, acked, 40);
@@ -200,7 +200,7 @@ class FailoverTest {
       List<Acked> acked = new ArrayList<>();
       appendUntil(c, acked, 20);
       Endpoint manager = awaitManager(c);
-      c.partition(manager);
+      c.faults().partition(manager);
       Layout after = c.awaitLayout("without " + manager, x -> x.removed().contains(manager));
       assertThat(after.removed()).containsExactly(manager);
       // The others removed it while it still held the election; it hands the election over too.

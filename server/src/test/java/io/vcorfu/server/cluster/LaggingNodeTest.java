@@ -64,7 +64,7 @@ class LaggingNodeTest {
       List<AppendResult> acked = new ArrayList<>();
       append(log, "before", values, acked);
 
-      c.cutFromZooKeeper(lagging);
+      c.faults().cutFromZooKeeper(lagging);
       // Its peers renew its layout lease while no layout changes: it still serves.
       append(log, "cut-off", values, acked);
 
@@ -85,7 +85,7 @@ class LaggingNodeTest {
               .toList();
       assertThat(read.stream().map(e -> new String(e.payload(), StandardCharsets.UTF_8)))
           .containsExactlyElementsOf(values);
-      c.reconnectToZooKeeper(lagging);
+      c.faults().reconnectToZooKeeper(lagging);
     }
   }
 

@@ -53,7 +53,7 @@ class MinorityManagerTest {
       appendUntil(c, acked, 90);
 
       List<Endpoint> dying = c.endpoints().stream().filter(e -> !e.equals(survivor)).toList();
-      dying.forEach(c::partition);
+      dying.forEach(c.faults()::partition);
       dying.forEach(c::kill);
       long killed = System.nanoTime();
 
@@ -99,13 +99,13 @@ class MinorityManagerTest {
       List<Versioned<Layout>> history = new CopyOnWriteArrayList<>();
       ZkLayoutStore.Watch watch = c.store().watch(history::add);
       try (watch) {
-        c.cutOffFromPeers(cut);
+        c.faults().cutOffFromPeers(cut);
         Awaitility.await("every node stays in the layout while " + cut + " is cut off")
             .during(quick.multipliedBy(6))
             .atMost(quick.multipliedBy(8))
             .pollInterval(Duration.ofMillis(50))
             .until(() -> c.agreed().value().allServers().containsAll(c.endpoints()));
-        c.heal(cut);
+        c.faults().heal(cut);
       }
       for (Versioned<Layout> v : history) {
         assertThat(v.value().allServers())

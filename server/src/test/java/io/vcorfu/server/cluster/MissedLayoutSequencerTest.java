@@ -64,7 +64,7 @@ class MissedLayoutSequencerTest {
       long tailUnderA = viaB.tails(List.of(S)).get(10, TimeUnit.SECONDS).streamTails().get(S);
 
       // Cut off from ZooKeeper, it misses the next layout, which names another sequencer.
-      c.cutFromZooKeeper(a);
+      c.faults().cutFromZooKeeper(a);
       Layout second =
           commit(
               c,
@@ -97,7 +97,7 @@ class MissedLayoutSequencerTest {
                 ((ObjectNode) doc.get("incarnations")).put(a.toString(), incarnation);
                 return doc;
               });
-      c.reconnectToZooKeeper(a);
+      c.faults().reconnectToZooKeeper(a);
       Awaitility.await(a + " adopts epoch " + third.epoch())
           .atMost(Duration.ofSeconds(20))
           .until(() -> c.node(a).layout().epoch() >= third.epoch());

@@ -56,7 +56,7 @@ class PausedNodeTest {
         values.add("before-" + i);
         acked.add(log.append(List.of(STREAM), bytes(values.get(i))).get(30, TimeUnit.SECONDS));
       }
-      c.partition(silent);
+      c.faults().partition(silent);
       // Sent while the node is silent and still in the layout: this append waits on it until the
       // cluster has replaced it, then goes to the new layout's nodes.
       for (int i = 0; i < 5; i++) {
@@ -77,7 +77,7 @@ class PausedNodeTest {
             .isEqualTo(values.get(i));
         assertThat(read.get(i).globalAddress()).isEqualTo(acked.get(i).globalAddress());
       }
-      c.heal(silent);
+      c.faults().heal(silent);
     }
   }
 

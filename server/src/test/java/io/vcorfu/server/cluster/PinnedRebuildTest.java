@@ -95,7 +95,7 @@ class PinnedRebuildTest {
       ClusterStreamLog log = c.client(manager);
       assertThat(log.trimStream(STREAM, 10).get(30, TimeUnit.SECONDS)).isEqualTo(10);
 
-      c.partition(silent);
+      c.faults().partition(silent);
       assertThat(log.pinStream(STREAM, HOLD).get(60, TimeUnit.SECONDS)).isEqualTo(10);
       Layout without = c.agreed().value();
       assertThat(without.allServers())
@@ -108,7 +108,7 @@ class PinnedRebuildTest {
             .containsExactly(10L);
       }
 
-      c.heal(silent);
+      c.faults().heal(silent);
       HealTest.awaitFullStrength(c, silent, acked);
       assertThat(held(log, silent).getPinsList())
           .as("the healed node's rebuild took the pin")

@@ -85,7 +85,7 @@ final class RoleFaultScenario {
         if (fault == Fault.KILL) {
           c.kill(victim);
         } else {
-          c.partition(victim);
+          c.faults().partition(victim);
         }
         after = c.awaitLayout("a layout without " + victim, x -> x.removed().contains(victim));
         awaitProgress(w, w.appends.size(), w.committed.size(), "after the layout changed");
@@ -105,7 +105,7 @@ final class RoleFaultScenario {
       assertEveryAppendReadsBack(c, last, streams, w.appends);
       assertMapHoldsEveryCommittedUpdate(c, last, w);
       if (fault == Fault.PARTITION) {
-        c.heal(victim);
+        c.faults().heal(victim);
         assertNoStaleReads(c, initial, victim, w.appends);
       }
     }

@@ -10,7 +10,6 @@ import io.vcorfu.layout.Versioned;
 import io.vcorfu.layout.ZkLayoutStore;
 import io.vcorfu.protocol.ClientOptions;
 import io.vcorfu.protocol.Endpoint;
-import io.vcorfu.protocol.inmemory.FaultRule;
 import io.vcorfu.protocol.inmemory.InJvmTransport;
 import io.vcorfu.runtime.VCorfuRuntime;
 import io.vcorfu.server.Node;
@@ -19,10 +18,8 @@ import java.io.Closeable;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import org.apache.curator.test.TestingCluster;
 import org.apache.curator.test.TestingServer;
@@ -32,10 +29,9 @@ import org.awaitility.Awaitility;
  * A cluster of durable nodes in this JVM, on the in-JVM transport (every message serialized, fault
  * rules available), following a layout agreed in a real in-process ZooKeeper ({@link
  * TestingServer}, or a {@link TestingCluster} ensemble). A node is "killed" by closing it abruptly;
- * {@link #restart} starts it again on its data directory; {@link #partition} cuts it off the
- * network (not from ZooKeeper) until {@link #heal}; {@link #cutFromNodes} cuts it off the other
- * nodes only (clients still reach it). On a cluster {@linkplain #startLinked linked} to ZooKeeper,
- * {@link #cutFromZooKeeper} cuts one node off ZooKeeper.
+ * {@link #restart} starts it again on its data directory; {@link #faults()} cuts nodes off the
+ * network, the other nodes or (on a cluster {@linkplain #startLinked linked} to ZooKeeper)
+ * ZooKeeper.
  */
 final class ZkCluster implements AutoCloseable {
   static final String NAME = "test";
@@ -58,16 +54,8 @@ final class ZkCluster implements AutoCloseable {
   private final List<Endpoint> endpoints = new ArrayList<>();
   private final Map<Endpoint, Node> nodes = new ConcurrentHashMap<>();
   private final List<ClusterStreamLog> clients = new ArrayList<>();
-  private final Set<Endpoint> cut = ConcurrentHashMap.newKeySet();
-  private final Set<Endpoint> rejecting = ConcurrentHashMap.newKeySet();
-  private final Map<Endpoint, List<FaultRule>> partitions = new LinkedHashMap<>();
+  private final ClusterFaults faults = new ClusterFaults(transport, NAME);
   private final ZkLayoutStore store;
-
-  /**
-   * Each node's own link to ZooKeeper, when the cluster was started {@linkplain #startLinked
-   * linked}.
-   */
-  private Map<Endpoint, ZkLink> links;
 
   /** Each node's configuration made from the cluster's ({@link #startEach}). */
   private java.util.function.BiFunction<Endpoint, ClusterConfig, ClusterConfig> perNode =
@@ -131,7 +119,8 @@ final class ZkCluster implements AutoCloseable {
 
   /**
    * As {@link #start(Path, int, int, java.util.function.UnaryOperator)}, every node reaching
-   * ZooKeeper through a link of its own ({@link ZkLink}), which {@link #cutFromZooKeeper} cuts.
+   * ZooKeeper through a link of its own ({@link ZkLink}), which {@link
+   * ClusterFaults#cutFromZooKeeper} cuts.
    */
   static ZkCluster startLinked(
       Path tmp, int n, int r, java.util.function.UnaryOperator<ClusterConfig> tweak)
@@ -153,10 +142,9 @@ final class ZkCluster implements AutoCloseable {
         new ZkCluster(
             server, server.getConnectString(), ClusterConfig.DEFAULT_SESSION_TIMEOUT, tmp, n);
     c.config = tweak.apply(c.config);
-    c.links = new ConcurrentHashMap<>();
     try {
       for (Endpoint e : c.endpoints) {
-        c.links.put(e, new ZkLink(server.getConnectString()));
+        c.faults.link(e, new ZkLink(server.getConnectString()));
       }
     } catch (java.io.IOException e) {
       c.close();
@@ -256,7 +244,7 @@ final class ZkCluster implements AutoCloseable {
   }
 
   private void startNode(Endpoint e, ClusterConfig config) {
-    ZkLink link = links == null ? null : links.get(e);
+    ZkLink link = faults.linkOf(e);
     if (link != null) {
       config =
           new ClusterConfig(
@@ -278,7 +266,7 @@ final class ZkCluster implements AutoCloseable {
             .withNoEarlierLeases()
             .withLogRetention(LOG_RETENTION)
             .inCluster(config);
-    nodes.put(e, Node.start(cfg, new NodeLinks(transport, e, cut, rejecting)));
+    nodes.put(e, Node.start(cfg, faults.nodeLinks(e)));
   }
 
   /**
@@ -365,96 +353,14 @@ final class ZkCluster implements AutoCloseable {
     }
   }
 
-  /**
-   * Cuts {@code e} off the network: every request to it and every answer from it is dropped, and
-   * its own calls to other nodes time out. Its ZooKeeper session is not touched.
-   */
-  synchronized void partition(Endpoint e) {
-    List<FaultRule> rules =
-        List.of(
-            transport.faults().add(FaultRule.requests().to(e).drop()),
-            transport.faults().add(FaultRule.responses().to(e).drop()));
-    partitions.put(e, rules);
-    cut.add(e);
-  }
-
-  /**
-   * Cuts {@code e} off the other nodes, both ways, as a firewall rejecting the connections does:
-   * their calls to it and its calls to them are refused at once. Clients still reach it, and it
-   * still reaches ZooKeeper. {@link #heal} ends it.
-   */
-  synchronized void cutFromNodes(Endpoint e) {
-    rejecting.add(e);
-  }
-
-  /** Cuts {@code e} off ZooKeeper (the cluster must have been started {@link #startLinked}). */
-  void cutFromZooKeeper(Endpoint e) {
-    links.get(e).cut();
-  }
-
-  /**
-   * Runs {@code action} the next time {@code e} sends ZooKeeper a {@code sync} of {@code path}
-   * (below the cluster's znode, {@code /vcorfu/<name>}), dropping that request if {@code drop},
-   * else after forwarding it (the cluster must have been started {@link #startLinked}).
-   */
-  void onSync(Endpoint e, String path, boolean drop, Runnable action) {
-    links.get(e).onSync("/vcorfu/" + NAME + path, drop, action);
-  }
-
-  /**
-   * Cuts {@code e} off ZooKeeper and the other nodes ({@link #cutFromNodes}) just after it next
-   * confirms its layout with ZooKeeper: 100 ms after it sends the {@code sync} its lease renewal
-   * starts with, which ZooKeeper answers well within that, so its layout lease runs for nearly a
-   * whole lease from the cut. Returns when it was cut ({@link System#nanoTime()}). The cluster must
-   * have been started {@link #startLinked}.
-   */
-  long cutOffJustAfterItConfirmsItsLayout(Endpoint e) throws Exception {
-    java.util.concurrent.CompletableFuture<Long> cut =
-        new java.util.concurrent.CompletableFuture<>();
-    onSync(
-        e,
-        "/layout",
-        false,
-        () ->
-            java.util.concurrent.CompletableFuture.delayedExecutor(
-                    100, java.util.concurrent.TimeUnit.MILLISECONDS)
-                .execute(
-                    () -> {
-                      cutFromZooKeeper(e);
-                      cutFromNodes(e);
-                      cut.complete(System.nanoTime());
-                    }));
-    return cut.get(10, java.util.concurrent.TimeUnit.SECONDS);
-  }
-
-  /** Lets {@code e} reach ZooKeeper again. */
-  void reconnectToZooKeeper(Endpoint e) {
-    links.get(e).heal();
-  }
-
   /** The data directory of {@code e}. */
   Path dataDir(Endpoint e) {
     return tmp.resolve(e.host());
   }
 
-  /**
-   * Cuts {@code e} off from the other nodes only: calls between it and them are lost, while it
-   * still reaches itself, clients still reach it, and its ZooKeeper session is not touched (a node
-   * behind a partition of the nodes' network, or whose peers' firewalls drop it). {@link #heal}
-   * ends it.
-   */
-  void cutOffFromPeers(Endpoint e) {
-    cut.add(e);
-  }
-
-  /** Ends the partition of {@code e}. */
-  synchronized void heal(Endpoint e) {
-    cut.remove(e);
-    rejecting.remove(e);
-    List<FaultRule> rules = partitions.remove(e);
-    if (rules != null) {
-      rules.forEach(transport.faults()::remove);
-    }
+  /** The network and ZooKeeper faults of this cluster's nodes. */
+  ClusterFaults faults() {
+    return faults;
   }
 
   /** The ZooKeeper connect string the nodes use. */
@@ -557,11 +463,7 @@ final class ZkCluster implements AutoCloseable {
     nodes.clear();
     store.close();
     transport.close();
-    if (links != null) {
-      for (ZkLink link : links.values()) {
-        link.close();
-      }
-    }
+    faults.close();
     zk.close();
   }
 }
