@@ -59,7 +59,10 @@ final class RebuildReport {
     double before = mean(slice(fg.acks(), lead / 2, lead));
     int c0 = lead + Math.max(0, (int) Math.rint(t.firstCopy() - t.t0()));
     int c1 = lead + Math.max(0, (int) Math.rint(t.copyDone() - t.t0()));
-    double copying = mean(slice(fg.acks(), c0, Math.max(c0 + 1, c1)));
+    // A copy after the join shorter than the foreground's seconds (the copy before it took the
+    // rest) has no second of its own: nan, not 0.
+    List<Double> copySeconds = slice(fg.acks(), c0, Math.max(c0 + 1, c1));
+    double copying = copySeconds.isEmpty() ? Double.NaN : mean(copySeconds);
     List<Double> p99 = new ArrayList<>();
     for (Double p : slice(fg.p99s(), lead, lead + n)) {
       if (p != null) {
@@ -90,9 +93,9 @@ final class RebuildReport {
         + " fraction "
         + fixed(baseline != 0 ? during / baseline : 0, 2)
         + " foreground_during_copy_appends_s "
-        + fixed(copying, 0)
+        + (Double.isNaN(copying) ? "nan" : fixed(copying, 0))
         + " fraction_during_copy "
-        + fixed(baseline != 0 ? copying / baseline : 0, 2)
+        + (Double.isNaN(copying) ? "nan" : fixed(baseline != 0 ? copying / baseline : 0, 2))
         + " p99_ms_median_second "
         + oneDecimal(median)
         + " p99_ms_worst_second "

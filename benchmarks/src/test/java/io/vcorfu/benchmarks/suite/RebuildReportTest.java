@@ -56,7 +56,7 @@ class RebuildReportTest {
         .isEqualTo(
             "rebuild kept restart_to_full_s 0.30 copied_slots 0 copied_mb 0.0 copy_mb_s 0.0"
                 + " copy_slots_s 0 foreground_appends_s 0 baseline_appends_s 0 fraction 0.00"
-                + " foreground_during_copy_appends_s 0 fraction_during_copy 0.00"
+                + " foreground_during_copy_appends_s nan fraction_during_copy nan"
                 + " p99_ms_median_second nan p99_ms_worst_second nan baseline_p99_ms 9.8"
                 + " foreground_before_appends_s 0 fraction_before 0.00");
   }
