@@ -2,7 +2,6 @@ package io.vcorfu.logunit;
 
 import io.vcorfu.layout.ChainPlan;
 import io.vcorfu.logunit.internal.EntryRecords;
-import io.vcorfu.logunit.internal.IndexedRecord;
 import io.vcorfu.logunit.internal.StorageEngine;
 import io.vcorfu.protocol.BadRequestException;
 import io.vcorfu.protocol.Errors;
@@ -113,11 +112,7 @@ public final class ReplicaStore implements AutoCloseable {
         if (isLog ? !log : !streams.test(ns)) {
           continue;
         }
-        for (long a = Math.max(0, engine.trimMark(ns)); a <= engine.maxAddress(ns); a++) {
-          IndexedRecord held = engine.lookup(ns, a);
-          if (held == null || held.hole() || held.committed()) {
-            continue;
-          }
+        for (long a : engine.uncommittedData(ns)) {
           LogEntryMsg.Builder hole =
               LogEntryMsg.newBuilder().setKind(EntryKind.HOLE).setGlobalAddress(isLog ? a : -1);
           if (!isLog) {
@@ -149,20 +144,7 @@ public final class ReplicaStore implements AutoCloseable {
   /** {@link #missing(StreamId, long, long)} counting only the addresses {@code counted} accepts. */
   public long missing(
       StreamId stream, long from, long to, java.util.function.LongPredicate counted) {
-    StreamId ns = stream == null ? LogReplica.LOG : stream;
-    long missing = 0;
-    synchronized (engine) {
-      for (long a = Math.max(from, engine.trimMark(ns)); a <= to; a++) {
-        if (!counted.test(a)) {
-          continue;
-        }
-        IndexedRecord held = engine.lookup(ns, a);
-        if (held == null || !held.committed()) {
-          missing++;
-        }
-      }
-    }
-    return missing;
+    return engine.missing(stream == null ? LogReplica.LOG : stream, from, to, counted);
   }
 
   /**

@@ -135,6 +135,7 @@ class RebuildingReplicaTest {
     assertThat(get(store.streamReplica().read(S, 1, 1)).get(0).getEntry().getKind())
         .isEqualTo(EntryKind.HOLE);
     assertThat(store.missing(S, 0, 1)).isEqualTo(1);
+    assertThat(store.purgeUncommittedData()).as("the holes it left are not data").isZero();
   }
 
   @Test

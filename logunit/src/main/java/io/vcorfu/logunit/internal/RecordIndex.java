@@ -49,6 +49,50 @@ final class RecordIndex {
         n.crc[s]);
   }
 
+  /**
+   * The addresses of {@code ns}'s uncommitted DATA records at or above its trim mark, ascending:
+   * one pass over its records' flags, with no lookup or record made per address.
+   */
+  long[] uncommittedData(StreamId ns) {
+    NamespaceIndex n = namespaces.get(ns);
+    if (n == null) {
+      return new long[0];
+    }
+    long[] out = new long[8];
+    int count = 0;
+    byte notData = StorageEngine.HOLE | StorageEngine.COMMITTED;
+    for (int s = 0; s < n.size(); s++) {
+      if ((n.flags[s] & notData) == 0 && n.address[s] >= n.trimMark) {
+        if (count == out.length) {
+          out = java.util.Arrays.copyOf(out, count * 2);
+        }
+        out[count++] = n.address[s];
+      }
+    }
+    out = java.util.Arrays.copyOf(out, count);
+    java.util.Arrays.sort(out);
+    return out;
+  }
+
+  /**
+   * How many addresses of {@code [from, to]} of {@code ns} at or above its trim mark that {@code
+   * counted} accepts hold no committed record; no record is made per address.
+   */
+  long missing(StreamId ns, long from, long to, java.util.function.LongPredicate counted) {
+    NamespaceIndex n = namespaces.get(ns);
+    long missing = 0;
+    for (long a = Math.max(from, n == null ? 0 : n.trimMark); a <= to; a++) {
+      if (!counted.test(a)) {
+        continue;
+      }
+      int s = n == null ? -1 : n.find(a);
+      if (s < 0 || (n.flags[s] & StorageEngine.COMMITTED) == 0) {
+        missing++;
+      }
+    }
+    return missing;
+  }
+
   /** True once anything (a record or a trim) was ever stored for {@code ns}. */
   boolean knows(StreamId ns) {
     return namespaces.containsKey(ns);

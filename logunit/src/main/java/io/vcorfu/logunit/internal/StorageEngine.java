@@ -163,6 +163,20 @@ public final class StorageEngine implements AutoCloseable {
     return index.lookup(ns, address);
   }
 
+  /** The addresses of {@code ns}'s uncommitted DATA records above its trim mark, ascending. */
+  public synchronized long[] uncommittedData(StreamId ns) {
+    return index.uncommittedData(ns);
+  }
+
+  /**
+   * How many addresses of {@code [from, to]} of {@code ns} at or above its trim mark that {@code
+   * counted} accepts hold no committed record.
+   */
+  public synchronized long missing(
+      StreamId ns, long from, long to, java.util.function.LongPredicate counted) {
+    return index.missing(ns, from, to, counted);
+  }
+
   /** True once anything (a record or a trim) was ever stored for {@code ns}. */
   public synchronized boolean knows(StreamId ns) {
     return index.knows(ns);
