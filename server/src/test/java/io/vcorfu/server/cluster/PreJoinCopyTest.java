@@ -43,6 +43,13 @@ class PreJoinCopyTest {
     return victim;
   }
 
+  /** What {@code victim} copied before it joined, the copy having run to its end. */
+  private static PreJoinCopy.Result copiedToItsEnd(ZkCluster c, Endpoint victim) {
+    PreJoinCopy.Result r = c.node(victim).preJoinCopy();
+    assertThat(r.stoppedBecause()).as("the copy before joining ran to its end").isEmpty();
+    return r;
+  }
+
   /** Every acknowledged entry reads back, and every replica of the stream holds the same slots. */
   private static void assertNothingLost(ZkCluster c, Layout healed, List<Acked> acked)
       throws Exception {
@@ -59,8 +66,7 @@ class PreJoinCopyTest {
       c.restart(victim);
       Layout healed = HealTest.awaitFullStrength(c, victim, acked);
 
-      PreJoinCopy.Result before = c.node(victim).preJoinCopy();
-      assertThat(before.stoppedBecause()).isEmpty();
+      PreJoinCopy.Result before = copiedToItsEnd(c, victim);
       assertThat(before.copied())
           .as("the stream's 40 entries written while it was away, copied before it served")
           .isGreaterThanOrEqualTo(40);
@@ -108,8 +114,7 @@ class PreJoinCopyTest {
       c.restart(victim, true, cfg -> cfg.withRebuildRate(4_000));
       Layout healed = HealTest.awaitFullStrength(c, victim, acked);
 
-      PreJoinCopy.Result before = c.node(victim).preJoinCopy();
-      assertThat(before.stoppedBecause()).isEmpty();
+      PreJoinCopy.Result before = copiedToItsEnd(c, victim);
       assertThat(before.passes())
           .as("a first pass of over a second is followed by another")
           .isGreaterThanOrEqualTo(2);
