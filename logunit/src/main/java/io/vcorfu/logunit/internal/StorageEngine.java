@@ -168,10 +168,7 @@ public final class StorageEngine implements AutoCloseable {
     return index.uncommittedData(ns);
   }
 
-  /**
-   * How many addresses of {@code [from, to]} of {@code ns} at or above its trim mark that {@code
-   * counted} accepts hold no committed record.
-   */
+  /** See {@link io.vcorfu.logunit.ReplicaStore#missing(StreamId, long, long)}. */
   public synchronized long missing(
       StreamId ns, long from, long to, java.util.function.LongPredicate counted) {
     return index.missing(ns, from, to, counted);
@@ -284,18 +281,7 @@ public final class StorageEngine implements AutoCloseable {
     checkOpen();
     NamespaceIndex n = index.namespace(ns);
     before = StreamPins.clamp(n, before);
-    if (before > n.trimMark) {
-      log(
-          SegmentRecord.marks(
-                  ns.msb(),
-                  ns.lsb(),
-                  before,
-                  n.maxAddress,
-                  RecordIndex.lastGlobalBelow(n, before),
-                  index.maxGlobal())
-              .anchor(ChainIndex.anchorBelow(n, before)));
-    }
-    return trimMark(ns);
+    return logMarks(ns, n, before, n.maxAddress, -1, null);
   }
 
   /**
@@ -306,15 +292,18 @@ public final class StorageEngine implements AutoCloseable {
   public synchronized long adoptTrim(StreamId ns, long before, long floorGlobal, byte[] anchor) {
     checkOpen();
     NamespaceIndex n = index.namespace(ns);
+    return logMarks(ns, n, before, Math.max(n.maxAddress, before - 1), floorGlobal, anchor);
+  }
+
+  /**
+   * Logs {@code ns}'s marks with the trim mark {@code before} when it raises it; the mark after.
+   */
+  private long logMarks(
+      StreamId ns, NamespaceIndex n, long before, long maxAddress, long floor, byte[] anchor) {
     if (before > n.trimMark) {
+      long lastBelow = Math.max(floor, RecordIndex.lastGlobalBelow(n, before));
       log(
-          SegmentRecord.marks(
-                  ns.msb(),
-                  ns.lsb(),
-                  before,
-                  Math.max(n.maxAddress, before - 1),
-                  Math.max(floorGlobal, RecordIndex.lastGlobalBelow(n, before)),
-                  index.maxGlobal())
+          SegmentRecord.marks(ns.msb(), ns.lsb(), before, maxAddress, lastBelow, index.maxGlobal())
               .anchor(anchor != null ? anchor : ChainIndex.anchorBelow(n, before)));
     }
     return trimMark(ns);
@@ -397,11 +386,7 @@ public final class StorageEngine implements AutoCloseable {
     return reads.load(ns, s);
   }
 
-  /**
-   * The bytes of a record found by {@link #lookup}; call after a {@link #barrier()} taken after the
-   * lookup. Null when the record's segment was deleted meanwhile (see {@link #load(StreamId,
-   * IndexedRecord)}).
-   */
+  /** {@link #load(StreamId, IndexedRecord)} with no second lookup (null when gone). */
   public byte[] load(IndexedRecord s) {
     return reads.load(s);
   }
