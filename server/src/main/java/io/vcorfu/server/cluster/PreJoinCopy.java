@@ -13,7 +13,6 @@ import io.vcorfu.protocol.StreamId;
 import io.vcorfu.protocol.Transport;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -206,8 +205,7 @@ public final class PreJoinCopy {
     if (limit.isZero()) {
       return Result.NONE;
     }
-    List<Endpoint> seeds = new ArrayList<>(agreed.allServers());
-    Set<Endpoint> serving = new LinkedHashSet<>(seeds);
+    Set<Endpoint> serving = agreed.allServers();
     long boundMicros = TimeUnit.NANOSECONDS.toMicros(config.rebuildForegroundP99().toNanos());
     RebuildRun run =
         new RebuildRun(
@@ -220,7 +218,7 @@ public final class PreJoinCopy {
     String stoppedBecause = "";
     int passes = 0;
     try (ClusterStreamLog log =
-        ClusterStreamLog.connect(transport, seeds, StreamLogOptions.defaults())) {
+        ClusterStreamLog.connect(transport, List.copyOf(serving), StreamLogOptions.defaults())) {
       timer.schedule(
           () -> {
             run.stopped = true;
