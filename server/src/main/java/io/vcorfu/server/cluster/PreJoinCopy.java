@@ -267,12 +267,12 @@ public final class PreJoinCopy {
             passes,
             stoppedBecause);
     LOG.info(
-        "node {} copied {} slots ({} bytes) in {} ms before joining ({} passes){}",
+        "node {} copied {} slots ({} bytes) in {} ms before joining ({}){}",
         self,
         r.copied(),
         r.bytes(),
         r.millis(),
-        r.passes(),
+        r.passes() == 1 ? "1 pass" : r.passes() + " passes",
         stoppedBecause.isEmpty()
             ? ""
             : "; it stopped short ("

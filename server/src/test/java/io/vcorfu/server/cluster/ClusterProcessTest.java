@@ -185,7 +185,7 @@ class ClusterProcessTest {
       awaitLayout(l -> l.removed().contains(victim));
       appendUntil(acked, acked.size() + 30);
       cluster.restart(victim, wiped);
-      Layout healed = awaitLayout(l -> fullStrengthWith(l, victim));
+      Layout healed = awaitLayout(l -> ProcessCluster.fullStrengthWith(l, victim));
       assertThat(healed.removed()).isEmpty();
       appendUntil(acked, acked.size() + 30);
       assertEveryAckedReadable(acked);
@@ -193,16 +193,6 @@ class ClusterProcessTest {
     String out = cli("cluster", "status", "--endpoint", cluster.endpointList()).out();
     assertThat(out).doesNotContain("under-replicated");
     assertThat(nodeState(out, victim)).isEqualTo("serving");
-  }
-
-  private static boolean fullStrengthWith(Layout l, Endpoint node) {
-    return l.allServers().contains(node)
-        && !l.isRebuilding(node)
-        && l.segments().stream()
-            .allMatch(
-                s ->
-                    s.log().stream().allMatch(c -> c.size() == l.replication())
-                        && s.stream().stream().allMatch(c -> c.size() == l.replication()));
   }
 
   /**

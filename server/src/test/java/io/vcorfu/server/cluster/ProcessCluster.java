@@ -185,6 +185,10 @@ public final class ProcessCluster implements AutoCloseable {
   }
 
   private ServerProcess startNode(int port, Path dataDir) {
+    return startNode(port, dataDir, nodeArgs);
+  }
+
+  private ServerProcess startNode(int port, Path dataDir, List<String> extraArgs) {
     List<String> args =
         new ArrayList<>(
             List.of(
@@ -201,7 +205,7 @@ public final class ProcessCluster implements AutoCloseable {
                 "1500",
                 "--layout-lease-ms",
                 "500"));
-    args.addAll(nodeArgs);
+    args.addAll(extraArgs);
     ServerProcess p =
         logTrims ? ServerProcess.startWithLogTrims(port, args) : ServerProcess.start(port, args);
     processes.add(p);
@@ -223,6 +227,15 @@ public final class ProcessCluster implements AutoCloseable {
    * an empty one with {@code wiped}; returns it once it is ready.
    */
   public ServerProcess restart(Endpoint e, boolean wiped) throws java.io.IOException {
+    return startAgain(e, wiped, nodeArgs).awaitReady();
+  }
+
+  /**
+   * As {@link #restart}, but with {@code args} in place of the cluster's node arguments, and
+   * without waiting for the node to be ready (a returning node copies before it serves).
+   */
+  public ServerProcess startAgain(Endpoint e, boolean wiped, List<String> args)
+      throws java.io.IOException {
     ServerProcess old = processOf(e);
     if (old.isAlive()) {
       throw new IllegalStateException(e + " is still running");
@@ -235,9 +248,24 @@ public final class ProcessCluster implements AutoCloseable {
         }
       }
     }
-    ServerProcess fresh = startNode(e.port(), dir);
+    ServerProcess fresh = startNode(e.port(), dir, args);
     nodeProcesses.remove(old);
-    return fresh.awaitReady();
+    return fresh;
+  }
+
+  /**
+   * True when {@code node} serves in {@code l} (not rebuilding), no node is removed, and every
+   * chain of every segment has its full R replicas.
+   */
+  public static boolean fullStrengthWith(Layout l, Endpoint node) {
+    return l.allServers().contains(node)
+        && !l.isRebuilding(node)
+        && l.removed().isEmpty()
+        && l.segments().stream()
+            .allMatch(
+                s ->
+                    s.log().stream().allMatch(ch -> ch.size() == l.replication())
+                        && s.stream().stream().allMatch(ch -> ch.size() == l.replication()));
   }
 
   /** {@code nodes} as {@code host:port,host:port,...}. */

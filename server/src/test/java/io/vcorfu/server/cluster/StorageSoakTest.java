@@ -245,7 +245,7 @@ class StorageSoakTest {
             victim, timeline.killedAt, tailAtKill, seconds(loadStarted));
         // (3) Restarted on its data, it rejoins and is rebuilt: the cluster at full strength.
         c.restart(victim, false);
-        c.awaitLayout(l -> fullStrengthWith(l, victim));
+        c.awaitLayout(l -> ProcessCluster.fullStrengthWith(l, victim));
         timeline.backAt = seconds(loadStarted);
         System.out.printf("soak: %s back at full strength at %.1f s%n", victim, timeline.backAt);
         // (4) Streams are trimmed again once the sequencer's snapshot registrations are complete
@@ -466,16 +466,5 @@ class StorageSoakTest {
 
   private static StorageSpace space(NodeCalls calls, Endpoint e) {
     return ping(calls, e).getSpace();
-  }
-
-  private static boolean fullStrengthWith(Layout l, Endpoint node) {
-    return l.allServers().contains(node)
-        && !l.isRebuilding(node)
-        && l.removed().isEmpty()
-        && l.segments().stream()
-            .allMatch(
-                s ->
-                    s.log().stream().allMatch(ch -> ch.size() == l.replication())
-                        && s.stream().stream().allMatch(ch -> ch.size() == l.replication()));
   }
 }
