@@ -21,6 +21,13 @@ import java.util.concurrent.TimeUnit;
  * say nothing about the foreground. The rate never falls below {@link #MIN_BYTES_PER_SECOND} (or
  * the configured rate, if lower), so a rebuild always finishes.
  *
+ * <p>A paced copy starts slowly: at a sixteenth of the configured rate, doubled at each window
+ * whose foreground stays below three quarters of the bound, until the first window that does not or
+ * the configured rate (a second from a sixteenth); from then on as above. A copy that started at
+ * the configured rate ran a whole window blind, and halved its way down for several more, at a rate
+ * the foreground of a joining node's chains could not bear. A copy with pacing off ({@code
+ * boundMicros} 0) runs at the configured rate from the start.
+ *
  * <p>The copy calls {@link #pace} after each page with the bytes it wrote; the pacer lets the copy
  * run at most 100 ms ahead of its rate (a token bucket). Thread-safe: the copy's workers share it.
  */
@@ -34,6 +41,7 @@ final class RebuildPacer {
   private final long minBytesPerSecond;
   private final long boundMicros;
   private double bytesPerSecond;
+  private boolean slowStart;
   private long nextFreeNanos;
   private long lastP99Micros;
 
@@ -46,7 +54,9 @@ final class RebuildPacer {
     this.maxBytesPerSecond = maxBytesPerSecond;
     this.minBytesPerSecond = Math.min(maxBytesPerSecond, MIN_BYTES_PER_SECOND);
     this.boundMicros = boundMicros;
-    this.bytesPerSecond = maxBytesPerSecond;
+    this.slowStart = boundMicros > 0;
+    this.bytesPerSecond =
+        slowStart ? Math.max(minBytesPerSecond, maxBytesPerSecond / 16.0) : maxBytesPerSecond;
     this.nextFreeNanos = nowNanos - BURST_NANOS;
   }
 
@@ -57,8 +67,13 @@ final class RebuildPacer {
     }
     lastP99Micros = requests >= MIN_REQUESTS ? p99Micros : 0;
     if (requests < MIN_REQUESTS || 4 * p99Micros < 3 * boundMicros) {
-      bytesPerSecond = Math.min(maxBytesPerSecond, bytesPerSecond + maxBytesPerSecond / 16.0);
-    } else if (p99Micros > boundMicros) {
+      double raised = slowStart ? 2 * bytesPerSecond : bytesPerSecond + maxBytesPerSecond / 16.0;
+      bytesPerSecond = Math.min(maxBytesPerSecond, raised);
+      slowStart &= bytesPerSecond < maxBytesPerSecond;
+      return;
+    }
+    slowStart = false;
+    if (p99Micros > boundMicros) {
       bytesPerSecond = Math.max(minBytesPerSecond, bytesPerSecond / 2);
     }
   }

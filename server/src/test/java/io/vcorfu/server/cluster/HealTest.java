@@ -229,8 +229,9 @@ class HealTest {
 
   /**
    * A rebuild paces itself by the foreground: with a bound every foreground write exceeds (1 µs), a
-   * copy configured for 4 MiB/s runs at its floor (1 MiB/s) while clients append, and the ping
-   * answers that paced it report the foreground's latency; the copy still finishes.
+   * copy configured for 4 MiB/s runs at its floor (1 MiB/s) once it has seen the foreground's
+   * latency (its slow start would double a quiet copy's rate), while clients append, and the ping
+   * answers that paced it report that latency; the copy still finishes.
    */
   @Test
   void aRebuildSlowsToItsFloorWhileTheForegroundIsAboveItsBound() throws Exception {
@@ -270,7 +271,10 @@ class HealTest {
                     appendUntil(c, acked, acked.size() + 3);
                     return calls.ping(victim).get(5, TimeUnit.SECONDS).getRebuild();
                   },
-                  r -> r.getRateLimitBytesPerSecond() == 1L << 20 && !r.getDone());
+                  r ->
+                      r.getRateLimitBytesPerSecond() == 1L << 20
+                          && r.getForegroundP99Micros() > 0
+                          && !r.getDone());
       assertThat(paced.getForegroundP99Micros()).isPositive();
       Layout healed = awaitFullStrength(c, victim, acked);
       assertThat(c.node(victim).lastRebuild().getBytesCopied()).isGreaterThan(1_500L * 4096);

@@ -11,7 +11,7 @@ class RebuildPacerTest {
 
   @Test
   void aFullRateCopyWaitsAsLongAsItsBytesTakeAtThatRate() {
-    RebuildPacer pacer = new RebuildPacer(100 * MB, 20_000, 0);
+    RebuildPacer pacer = new RebuildPacer(100 * MB, 0, 0);
     // 100 ms of burst is free; after that every 10 MiB costs 100 ms.
     assertThat(pacer.delayNanos(10 * MB, 0)).isEqualTo(0);
     assertThat(pacer.delayNanos(10 * MB, 0)).isEqualTo(S / 10);
@@ -22,8 +22,44 @@ class RebuildPacerTest {
   }
 
   @Test
+  void aPacedCopyStartsAtASixteenthAndDoublesWhileTheForegroundIsQuiet() {
+    RebuildPacer pacer = new RebuildPacer(128 * MB, 20_000, 0);
+    assertThat(pacer.bytesPerSecond()).isEqualTo(8 * MB);
+    pacer.observe(10_000, 1_000);
+    assertThat(pacer.bytesPerSecond()).isEqualTo(16 * MB);
+    pacer.observe(0, 0); // no foreground: as quiet as can be
+    assertThat(pacer.bytesPerSecond()).isEqualTo(32 * MB);
+    // Between three quarters of the bound and the bound: the rate holds, and the slow start ends.
+    pacer.observe(18_000, 1_000);
+    assertThat(pacer.bytesPerSecond()).isEqualTo(32 * MB);
+    pacer.observe(10_000, 1_000);
+    assertThat(pacer.bytesPerSecond()).isEqualTo(40 * MB);
+
+    RebuildPacer quiet = new RebuildPacer(128 * MB, 20_000, 0);
+    for (int i = 0; i < 4; i++) {
+      quiet.observe(0, 0);
+    }
+    assertThat(quiet.bytesPerSecond()).isEqualTo(128 * MB);
+    // At the configured rate the slow start is over: a loaded window halves, a quiet one adds.
+    quiet.observe(25_000, 1_000);
+    quiet.observe(10_000, 1_000);
+    assertThat(quiet.bytesPerSecond()).isEqualTo(72 * MB);
+  }
+
+  @Test
   void aForegroundAboveTheBoundHalvesTheRateDownToTheFloorAndAQuietOneRaisesItBack() {
     RebuildPacer pacer = new RebuildPacer(128 * MB, 20_000, 0);
+    assertThat(pacer.bytesPerSecond()).isEqualTo(8 * MB);
+    pacer.observe(25_000, 1_000);
+    assertThat(pacer.bytesPerSecond()).isEqualTo(4 * MB);
+    for (int i = 0; i < 4; i++) {
+      pacer.observe(10_000, 1_000);
+    }
+    assertThat(pacer.bytesPerSecond()).isEqualTo(36 * MB);
+    pacer = new RebuildPacer(128 * MB, 20_000, 0);
+    for (int i = 0; i < 4; i++) {
+      pacer.observe(0, 0);
+    }
     assertThat(pacer.bytesPerSecond()).isEqualTo(128 * MB);
     pacer.observe(25_000, 1_000);
     assertThat(pacer.bytesPerSecond()).isEqualTo(64 * MB);
@@ -49,7 +85,7 @@ class RebuildPacerTest {
     RebuildPacer pacer = new RebuildPacer(128 * MB, 20_000, 0);
     pacer.observe(25_000, 1_000);
     pacer.observe(900_000, RebuildPacer.MIN_REQUESTS - 1);
-    assertThat(pacer.bytesPerSecond()).isEqualTo(72 * MB);
+    assertThat(pacer.bytesPerSecond()).isEqualTo(12 * MB);
     assertThat(pacer.lastP99Micros()).isZero();
 
     RebuildPacer unbounded = new RebuildPacer(128 * MB, 0, 0);
