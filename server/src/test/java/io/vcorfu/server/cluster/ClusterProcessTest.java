@@ -3,7 +3,6 @@ package io.vcorfu.server.cluster;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.vcorfu.client.AppendResult;
 import io.vcorfu.client.ClusterStreamLog;
 import io.vcorfu.client.StreamEntry;
 import io.vcorfu.client.StreamLogOptions;
@@ -19,6 +18,7 @@ import io.vcorfu.protocol.proto.Response;
 import io.vcorfu.protocol.proto.TailRequest;
 import io.vcorfu.server.ServerProcess;
 import io.vcorfu.server.cli.CliRun;
+import io.vcorfu.server.cluster.AckedAppends.Acked;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -47,8 +47,6 @@ class ClusterProcessTest {
 
   private ProcessCluster cluster;
   private NettyTransport transport;
-
-  private record Acked(String value, long globalAddress, long streamAddress) {}
 
   /** One ZooKeeper for the class's tests (none fails it), each cluster under a name of its own. */
   private static SharedZooKeeper zookeeper;
@@ -473,54 +471,24 @@ class ClusterProcessTest {
             .withRpc(ClientOptions.defaults().withRequestTimeout(Duration.ofSeconds(2))));
   }
 
-  private void appendUntil(List<Acked> acked, int total) throws Exception {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
-    ClusterStreamLog log = null;
-    int attempt = 0;
-    try {
-      while (acked.size() < total) {
-        assertThat(System.nanoTime() - deadline).as("appends kept failing").isNegative();
-        String value = "p" + acked.size() + "-" + attempt++;
-        try {
-          if (log == null) {
-            log = client();
-          }
-          AppendResult r =
-              log.append(List.of(STREAM), value.getBytes(StandardCharsets.UTF_8))
-                  .get(10, TimeUnit.SECONDS);
-          acked.add(new Acked(value, r.globalAddress(), r.streamAddresses().get(STREAM)));
-        } catch (Exception e) {
-          if (log != null) {
-            log.close();
-          }
-          log = null;
-        }
-      }
-    } finally {
-      if (log != null) {
-        log.close();
-      }
-    }
+  private void appendUntil(List<Acked> acked, int total) {
+    AckedAppends.appendUntil(this::client, STREAM, acked, total, "p");
   }
 
   private void assertEveryAckedReadable(List<Acked> acked) {
-    Awaitility.await("every acknowledged write readable")
-        .atMost(Duration.ofSeconds(60))
-        .ignoreExceptions()
-        .untilAsserted(
-            () -> {
-              try (ClusterStreamLog log = client()) {
-                long last = acked.stream().mapToLong(Acked::streamAddress).max().orElse(-1);
-                List<StreamEntry> entries =
-                    log.readStream(STREAM, 0, last).get(20, TimeUnit.SECONDS);
-                for (Acked a : acked) {
-                  StreamEntry e = entries.get((int) a.streamAddress());
-                  assertThat(e.isHole()).as("slot of %s", a).isFalse();
-                  assertThat(new String(e.payload(), StandardCharsets.UTF_8)).isEqualTo(a.value());
-                  assertThat(e.globalAddress()).isEqualTo(a.globalAddress());
-                }
-                ReplicaAgreement.assertReplicasAgree(log, cluster.newestLayout(), List.of(STREAM));
-              }
-            });
+    AckedAppends.awaitReadBack(
+        "every acknowledged write readable",
+        this::client,
+        STREAM,
+        acked,
+        (log, entries) -> {
+          for (Acked a : acked) {
+            StreamEntry e = entries.get((int) a.streamAddress());
+            assertThat(e.isHole()).as("slot of %s", a).isFalse();
+            assertThat(new String(e.payload(), StandardCharsets.UTF_8)).isEqualTo(a.value());
+            assertThat(e.globalAddress()).isEqualTo(a.globalAddress());
+          }
+          ReplicaAgreement.assertReplicasAgree(log, cluster.newestLayout(), List.of(STREAM));
+        });
   }
 }

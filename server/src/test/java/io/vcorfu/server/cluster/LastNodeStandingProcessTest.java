@@ -2,7 +2,6 @@ package io.vcorfu.server.cluster;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.vcorfu.client.AppendResult;
 import io.vcorfu.client.ClusterStreamLog;
 import io.vcorfu.client.StreamEntry;
 import io.vcorfu.client.StreamLogOptions;
@@ -10,6 +9,7 @@ import io.vcorfu.layout.Layout;
 import io.vcorfu.protocol.ClientOptions;
 import io.vcorfu.protocol.Endpoint;
 import io.vcorfu.protocol.StreamId;
+import io.vcorfu.server.cluster.AckedAppends.Acked;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -34,8 +34,6 @@ class LastNodeStandingProcessTest {
   private static final Duration SESSION = Duration.ofSeconds(4);
 
   @TempDir Path tmp;
-
-  private record Acked(String value, long globalAddress, long streamAddress) {}
 
   @Test
   void theLastNodeStandingAfterTwoKillNinesServesEveryAcknowledgedWrite() throws Exception {
@@ -86,54 +84,25 @@ class LastNodeStandingProcessTest {
   /** Appends through {@code seed} until {@code total} appends are acknowledged. */
   private static void appendUntil(
       ProcessCluster cluster, Endpoint seed, List<Acked> acked, int total) {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-    ClusterStreamLog log = null;
-    int attempt = 0;
-    try {
-      while (acked.size() < total) {
-        assertThat(System.nanoTime() - deadline).as("appends kept failing").isNegative();
-        String value = "s" + acked.size() + "-" + attempt++;
-        try {
-          if (log == null) {
-            log = client(cluster, seed);
-          }
-          AppendResult r =
-              log.append(List.of(STREAM), value.getBytes(StandardCharsets.UTF_8))
-                  .get(10, TimeUnit.SECONDS);
-          acked.add(new Acked(value, r.globalAddress(), r.streamAddresses().get(STREAM)));
-        } catch (Exception e) {
-          if (log != null) {
-            log.close();
-          }
-          log = null;
-        }
-      }
-    } finally {
-      if (log != null) {
-        log.close();
-      }
-    }
+    AckedAppends.appendUntil(() -> client(cluster, seed), STREAM, acked, total, "s");
   }
 
   private static void assertEveryAckedReadable(
       ProcessCluster cluster, Endpoint seed, List<Acked> acked) {
-    Awaitility.await("every acknowledged write readable through " + seed)
-        .atMost(Duration.ofSeconds(30))
-        .ignoreExceptions()
-        .untilAsserted(
-            () -> {
-              try (ClusterStreamLog log = client(cluster, seed)) {
-                long last = acked.stream().mapToLong(Acked::streamAddress).max().orElse(-1);
-                List<StreamEntry> entries =
-                    log.readStream(STREAM, 0, last).get(10, TimeUnit.SECONDS);
-                assertThat(entries).hasSize((int) last + 1);
-                for (Acked a : acked) {
-                  StreamEntry e = entries.get((int) a.streamAddress());
-                  assertThat(e.isHole()).as("slot of %s", a).isFalse();
-                  assertThat(new String(e.payload(), StandardCharsets.UTF_8)).isEqualTo(a.value());
-                  assertThat(e.globalAddress()).isEqualTo(a.globalAddress());
-                }
-              }
-            });
+    AckedAppends.awaitReadBack(
+        "every acknowledged write readable through " + seed,
+        () -> client(cluster, seed),
+        STREAM,
+        acked,
+        (log, entries) -> {
+          assertThat(entries)
+              .hasSize((int) acked.stream().mapToLong(Acked::streamAddress).max().orElse(-1) + 1);
+          for (Acked a : acked) {
+            StreamEntry e = entries.get((int) a.streamAddress());
+            assertThat(e.isHole()).as("slot of %s", a).isFalse();
+            assertThat(new String(e.payload(), StandardCharsets.UTF_8)).isEqualTo(a.value());
+            assertThat(e.globalAddress()).isEqualTo(a.globalAddress());
+          }
+        });
   }
 }

@@ -2,7 +2,6 @@ package io.vcorfu.server.cluster;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.vcorfu.client.AppendResult;
 import io.vcorfu.client.ClusterStreamLog;
 import io.vcorfu.client.StreamEntry;
 import io.vcorfu.client.StreamLogOptions;
@@ -11,6 +10,7 @@ import io.vcorfu.protocol.ClientOptions;
 import io.vcorfu.protocol.Endpoint;
 import io.vcorfu.protocol.StreamId;
 import io.vcorfu.server.ServerProcess;
+import io.vcorfu.server.cluster.AckedAppends.Acked;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -20,7 +20,6 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
@@ -51,8 +50,6 @@ class PreJoinCopyKillNineTest {
   @TempDir Path tmp;
 
   private ProcessCluster cluster;
-
-  private record Acked(String id, long globalAddress, long streamAddress) {}
 
   @AfterEach
   void stop() {
@@ -129,36 +126,10 @@ class PreJoinCopyKillNineTest {
     }
   }
 
-  /**
-   * Appends {@code count} values of {@code bytes} bytes, retrying each until it is acknowledged.
-   */
-  private void append(List<Acked> acked, int count, int bytes) throws Exception {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
-    int total = acked.size() + count;
-    ClusterStreamLog log = null;
-    int attempt = 0;
-    try {
-      while (acked.size() < total) {
-        assertThat(System.nanoTime() - deadline).as("appends kept failing").isNegative();
-        String id = "v" + acked.size() + "-" + attempt++;
-        try {
-          if (log == null) {
-            log = client();
-          }
-          AppendResult r = log.append(List.of(STREAM), value(id, bytes)).get(10, TimeUnit.SECONDS);
-          acked.add(new Acked(id, r.globalAddress(), r.streamAddresses().get(STREAM)));
-        } catch (Exception e) {
-          if (log != null) {
-            log.close();
-          }
-          log = null;
-        }
-      }
-    } finally {
-      if (log != null) {
-        log.close();
-      }
-    }
+  /** Appends {@code count} values of {@code bytes} bytes, each retried until acknowledged. */
+  private void append(List<Acked> acked, int count, int bytes) {
+    AckedAppends.appendUntil(
+        this::client, STREAM, acked, acked.size() + count, "v", id -> value(id, bytes));
   }
 
   /** {@code id}, a newline, then filler up to {@code bytes}. */
@@ -179,37 +150,33 @@ class PreJoinCopyKillNineTest {
    * stored at two addresses of the stream, and every replica of every chain holds the same entries.
    */
   private void assertEachAckedOnce(List<Acked> acked) {
-    Awaitility.await("every acknowledged write readable once")
-        .atMost(Duration.ofSeconds(60))
-        .ignoreExceptions()
-        .untilAsserted(
-            () -> {
-              try (ClusterStreamLog log = client()) {
-                long last = acked.stream().mapToLong(Acked::streamAddress).max().orElse(-1);
-                List<StreamEntry> entries =
-                    log.readStream(STREAM, 0, last).get(20, TimeUnit.SECONDS);
-                Map<String, Integer> seen = new HashMap<>();
-                for (StreamEntry e : entries) {
-                  if (!e.isHole()) {
-                    seen.merge(idOf(e.payload()), 1, Integer::sum);
-                  }
-                }
-                for (Acked a : acked) {
-                  StreamEntry e = entries.get((int) a.streamAddress());
-                  assertThat(e.isHole()).as("slot of %s", a).isFalse();
-                  assertThat(e.globalAddress()).isEqualTo(a.globalAddress());
-                  assertThat(idOf(e.payload())).isEqualTo(a.id());
-                  assertThat(e.payload().length).as("length of %s", a).isEqualTo(length(a));
-                  assertThat(seen.get(a.id())).as("copies of %s in the stream", a).isEqualTo(1);
-                }
-                ReplicaAgreement.assertReplicasAgree(log, cluster.newestLayout(), List.of(STREAM));
-              }
-            });
+    AckedAppends.awaitReadBack(
+        "every acknowledged write readable once",
+        this::client,
+        STREAM,
+        acked,
+        (log, entries) -> {
+          Map<String, Integer> seen = new HashMap<>();
+          for (StreamEntry e : entries) {
+            if (!e.isHole()) {
+              seen.merge(idOf(e.payload()), 1, Integer::sum);
+            }
+          }
+          for (Acked a : acked) {
+            StreamEntry e = entries.get((int) a.streamAddress());
+            assertThat(e.isHole()).as("slot of %s", a).isFalse();
+            assertThat(e.globalAddress()).isEqualTo(a.globalAddress());
+            assertThat(idOf(e.payload())).isEqualTo(a.value());
+            assertThat(e.payload().length).as("length of %s", a).isEqualTo(length(a));
+            assertThat(seen.get(a.value())).as("copies of %s in the stream", a).isEqualTo(1);
+          }
+          ReplicaAgreement.assertReplicasAgree(log, cluster.newestLayout(), List.of(STREAM));
+        });
   }
 
   /** The first {@link #BIG_VALUES} values are big, the rest small (see the test). */
   private static int length(Acked a) {
-    int n = Integer.parseInt(a.id().substring(1, a.id().indexOf('-')));
+    int n = Integer.parseInt(a.value().substring(1, a.value().indexOf('-')));
     return n < BIG_VALUES ? VALUE_BYTES : 100;
   }
 
