@@ -87,12 +87,9 @@ class PreJoinCopyKillNineTest {
         .isFalse();
 
     ServerProcess back = cluster.startAgain(victim, false, List.of()).awaitReady();
-    assertThat(said(back, "before joining (")).as("its copy before joining ran again").isTrue();
     String copied =
-        back.output().stream()
-            .filter(l -> l.contains("before joining ("))
-            .findFirst()
-            .orElseThrow();
+        back.output().stream().filter(l -> l.contains("before joining (")).findFirst().orElse(null);
+    assertThat(copied).as("its copy before joining ran again").isNotNull();
     System.out.println("PreJoinCopyKillNineTest: " + copied);
     java.util.regex.Matcher slots =
         java.util.regex.Pattern.compile("copied (\\d+) slots").matcher(copied);
