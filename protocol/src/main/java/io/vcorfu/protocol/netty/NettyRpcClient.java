@@ -32,7 +32,6 @@ import java.io.IOException;
 import java.net.ConnectException;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -82,6 +81,9 @@ final class NettyRpcClient implements RpcClient {
   private final AtomicLong ids = new AtomicLong();
   private final ConcurrentHashMap<Endpoint, Connection> connections = new ConcurrentHashMap<>();
   private volatile boolean closed;
+
+  /** {@link DirectWrites#MAX_OUTSTANDING}; tests raise it to fill a socket with direct writes. */
+  volatile int maxDirectOutstanding = DirectWrites.MAX_OUTSTANDING;
 
   NettyRpcClient(
       ClientOptions options,
@@ -155,6 +157,20 @@ final class NettyRpcClient implements RpcClient {
     return held;
   }
 
+  /**
+   * Frames written from callers' threads on the connections open now: whole, and in part (for
+   * tests; zero with TLS or NIO).
+   */
+  long[] directWrites() {
+    long whole = 0;
+    long partial = 0;
+    for (Connection c : connections.values()) {
+      whole += c.direct.wholeWrites();
+      partial += c.direct.partialWrites();
+    }
+    return new long[] {whole, partial};
+  }
+
   private Connection connectionTo(Endpoint target) {
     while (true) {
       Connection current = connections.get(target);
@@ -197,6 +213,7 @@ final class NettyRpcClient implements RpcClient {
         new CallDeadlines<>(sweeps, c -> c.deadline, c -> c.future.isDone(), this::expire);
 
     volatile Channel channel;
+    volatile DirectWrites direct = DirectWrites.none();
     volatile boolean closed;
     volatile VCorfuException failure;
 
@@ -237,6 +254,15 @@ final class NettyRpcClient implements RpcClient {
                       "cannot connect to " + endpoint + ": nothing listens there", null));
             } else if (done.isSuccess()) {
               if (authenticate()) {
+                if (tls == null) {
+                  direct =
+                      DirectWrites.forChannel(
+                          channel,
+                          () ->
+                              !outbox.isEmpty()
+                                  || drainScheduled.get()
+                                  || pending.size() > maxDirectOutstanding);
+                }
                 scheduleDrain();
               }
             } else {
@@ -305,6 +331,9 @@ final class NettyRpcClient implements RpcClient {
                 : new TransportException("the connection to " + endpoint + " is closed"));
         return;
       }
+      if (direct.tryWrite(request)) {
+        return;
+      }
       outbox.add(request);
       scheduleDrain();
     }
@@ -322,6 +351,17 @@ final class NettyRpcClient implements RpcClient {
       if (!ch.isActive()) {
         return;
       }
+      // Under the direct writes' lock: no caller writes to the socket while these frames go out.
+      DirectWrites d = direct;
+      d.lock();
+      try {
+        writeQueued(ch);
+      } finally {
+        d.unlock();
+      }
+    }
+
+    private void writeQueued(Channel ch) {
       List<Request> batch = new ArrayList<>();
       int bytes = 0;
       Request r;
@@ -429,31 +469,7 @@ final class NettyRpcClient implements RpcClient {
 
     /** Fails the connection's calls with a {@link TlsException} saying what to check. */
     private void failTls(ChannelHandlerContext ctx, Throwable cause) {
-      String reason = TlsPeerHandler.reason(cause);
-      // Alerts as the JDK's engine names them (bad_certificate), or OpenSSL's (BAD_CERTIFICATE).
-      String alert = reason.toLowerCase(Locale.ROOT);
-      String hint;
-      if (alert.contains("certificate_required")
-          || alert.contains("bad_certificate")
-          || alert.contains("certificate_unknown")
-          || alert.contains("certificate_expired")
-          || alert.contains("alert_unknown_ca")) {
-        hint =
-            "the node refused this client's certificate: give --tls-cert and --tls-key, a"
-                + " certificate from the node's CA, valid now";
-      } else if (reason.contains("subject alternative name")
-          || reason.contains("No name matching")) {
-        hint =
-            "the node's certificate does not name "
-                + endpoint.host()
-                + ": issue it with that DNS name or IP address as a subject alternative name, or"
-                + " dial the node by a name its certificate has";
-      } else if (reason.contains("certification path") || reason.contains("validity check")) {
-        hint = "the node's certificate is not trusted: give the CA that signed it (--tls-ca)";
-      } else {
-        hint = "does the node speak TLS, and do both sides trust each other's CA?";
-      }
-      String why = "TLS with " + endpoint + " failed: " + reason + " (" + hint + ")";
+      String why = TlsPeerHandler.clientFailure(endpoint, cause);
       if (failure == null) {
         LOG.warn("{}", why);
       }
