@@ -20,13 +20,13 @@ import java.util.function.BooleanSupplier;
  * otherwise costs that thread a wakeup and a hop per request before anything is sent.
  *
  * <p>Invariant: the socket carries whole frames, in the order their writes were admitted. A direct
- * write runs only under {@link #lock}, and only when the channel's outbound buffer holds no bytes
- * (every byte the I/O thread was given is in the kernel) and no remainder of an earlier direct
- * write is with the I/O thread. The I/O thread admits its own writes under the same lock ({@link
- * #lock()}), so it never adds bytes while a direct write runs, and a direct write never starts
- * while it holds bytes it has not written. A frame the socket takes only in part leaves its rest to
- * the I/O thread, and direct writes stop until that rest is written. A frame the socket takes none
- * of, or that fails, was not written: the caller queues it as usual.
+ * write runs only under the connection's write lock, and only when the channel's outbound buffer
+ * holds no bytes (every byte the I/O thread was given is in the kernel) and no remainder of an
+ * earlier direct write is with the I/O thread. The I/O thread makes its own writes under the same
+ * lock ({@link #underLock}), so it never adds bytes while a direct write runs, and a direct write
+ * never starts while it holds bytes it has not written. A frame the socket takes only in part
+ * leaves its rest to the I/O thread, and direct writes stop until that rest is written. A frame the
+ * socket takes none of, or that fails, was not written: the caller queues it as usual.
  *
  * <p>A connection with more than {@link #MAX_OUTSTANDING} calls waiting for answers writes through
  * its I/O thread, as does every connection with TLS or on a transport without a file descriptor
@@ -34,12 +34,14 @@ import java.util.function.BooleanSupplier;
  */
 final class DirectWrites {
   /**
-   * With more calls than this waiting for answers on the connection, frames go through the I/O
-   * thread: it is awake reading answers often enough to take them without a wakeup, and it writes
-   * all that waits in one system call (at 50 callers on one connection, writing each frame directly
-   * cost 0.49 TCP segments an append against 0.19, and a third more processor time).
+   * With more calls than this waiting for answers on the connection (the caller's own included),
+   * frames go through the I/O thread, which writes all that waits in one system call: callers
+   * sharing a connection are woken in bursts (a group commit answers them together) and their next
+   * requests batch there. Written directly whenever the socket was idle, 8 callers on one
+   * connection cost 1.45-1.48 TCP segments an append against 1.01-1.03 and up to a fifth more
+   * processor time, 50 callers 0.49 against 0.19 (benchmarks/HISTORY.md, "Direct writes").
    */
-  static final int MAX_OUTSTANDING = 8;
+  static final int MAX_OUTSTANDING = 1;
 
   /** Larger frames go through the I/O thread (its batching amortizes their copies anyway). */
   static final int MAX_DIRECT_BYTES = 64 * 1024;
@@ -66,8 +68,8 @@ final class DirectWrites {
   /**
    * Direct writes for {@code channel}, or {@link #none} when its transport cannot take them. {@code
    * queued} says whether frames should go through the I/O thread now: requests wait for it (a
-   * direct write never overtakes them; it takes them from the queue under {@link #lock()}), or more
-   * than {@link #MAX_OUTSTANDING} calls wait for answers.
+   * direct write never overtakes them; it takes them from the queue under {@link #underLock}), or
+   * more than {@link #MAX_OUTSTANDING} calls wait for answers.
    */
   static DirectWrites forChannel(Channel channel, BooleanSupplier queued) {
     return channel instanceof UnixChannel unix
@@ -75,13 +77,14 @@ final class DirectWrites {
         : none();
   }
 
-  /** Admits the I/O thread's own writes: hold it from the first write until the last. */
-  void lock() {
+  /** Runs the I/O thread's own writes: no direct write runs meanwhile. */
+  void underLock(Runnable writes) {
     lock.lock();
-  }
-
-  void unlock() {
-    lock.unlock();
+    try {
+      writes.run();
+    } finally {
+      lock.unlock();
+    }
   }
 
   /**

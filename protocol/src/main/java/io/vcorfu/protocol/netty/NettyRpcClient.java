@@ -47,11 +47,13 @@ import org.slf4j.LoggerFactory;
  * TCP client: one lazily opened connection per endpoint, shared by all callers, with any number of
  * pipelined calls correlated by request id.
  *
- * <p>Requests queued by any thread are written by the connection's I/O thread in batches with one
- * flush per batch. Response futures complete on the I/O thread: dependent stages that block must
- * run on their own executor ({@code thenApplyAsync(fn, executor)}). When a connection fails or
- * closes, every call outstanding on it fails with {@link TransportException} and the next call
- * opens a new connection; calls are never retried here. Thread-safe.
+ * <p>A caller whose call is the only one outstanding on an idle plaintext connection writes its
+ * frame to the socket itself ({@link DirectWrites}); other requests are queued and written by the
+ * connection's I/O thread in batches with one flush per batch. Response futures complete on the I/O
+ * thread: dependent stages that block must run on their own executor ({@code thenApplyAsync(fn,
+ * executor)}). When a connection fails or closes, every call outstanding on it fails with {@link
+ * TransportException} and the next call opens a new connection; calls are never retried here.
+ * Thread-safe.
  *
  * <p>With TLS, every connection runs it first (see {@link TlsContexts}); a connection whose TLS
  * fails (the server's certificate is not trusted, the server refused ours) fails its calls with
@@ -157,10 +159,7 @@ final class NettyRpcClient implements RpcClient {
     return held;
   }
 
-  /**
-   * Frames written from callers' threads on the connections open now: whole, and in part (for
-   * tests; zero with TLS or NIO).
-   */
+  /** Frames written from callers' threads on the open connections: {whole, in part} (tests). */
   long[] directWrites() {
     long whole = 0;
     long partial = 0;
@@ -352,13 +351,7 @@ final class NettyRpcClient implements RpcClient {
         return;
       }
       // Under the direct writes' lock: no caller writes to the socket while these frames go out.
-      DirectWrites d = direct;
-      d.lock();
-      try {
-        writeQueued(ch);
-      } finally {
-        d.unlock();
-      }
+      direct.underLock(() -> writeQueued(ch));
     }
 
     private void writeQueued(Channel ch) {
