@@ -32,6 +32,7 @@ import java.io.IOException;
 import java.net.ConnectException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -47,13 +48,11 @@ import org.slf4j.LoggerFactory;
  * TCP client: one lazily opened connection per endpoint, shared by all callers, with any number of
  * pipelined calls correlated by request id.
  *
- * <p>A caller whose call is the only one outstanding on an idle plaintext connection writes its
- * frame to the socket itself ({@link DirectWrites}); other requests are queued and written by the
- * connection's I/O thread in batches with one flush per batch. Response futures complete on the I/O
- * thread: dependent stages that block must run on their own executor ({@code thenApplyAsync(fn,
- * executor)}). When a connection fails or closes, every call outstanding on it fails with {@link
- * TransportException} and the next call opens a new connection; calls are never retried here.
- * Thread-safe.
+ * <p>Requests queued by any thread are written by the connection's I/O thread in batches with one
+ * flush per batch. Response futures complete on the I/O thread: dependent stages that block must
+ * run on their own executor ({@code thenApplyAsync(fn, executor)}). When a connection fails or
+ * closes, every call outstanding on it fails with {@link TransportException} and the next call
+ * opens a new connection; calls are never retried here. Thread-safe.
  *
  * <p>With TLS, every connection runs it first (see {@link TlsContexts}); a connection whose TLS
  * fails (the server's certificate is not trusted, the server refused ours) fails its calls with
@@ -83,9 +82,6 @@ final class NettyRpcClient implements RpcClient {
   private final AtomicLong ids = new AtomicLong();
   private final ConcurrentHashMap<Endpoint, Connection> connections = new ConcurrentHashMap<>();
   private volatile boolean closed;
-
-  /** {@link DirectWrites#MAX_OUTSTANDING}; tests raise it to fill a socket with direct writes. */
-  volatile int maxDirectOutstanding = DirectWrites.MAX_OUTSTANDING;
 
   NettyRpcClient(
       ClientOptions options,
@@ -159,17 +155,6 @@ final class NettyRpcClient implements RpcClient {
     return held;
   }
 
-  /** Frames written from callers' threads on the open connections: {whole, in part} (tests). */
-  long[] directWrites() {
-    long whole = 0;
-    long partial = 0;
-    for (Connection c : connections.values()) {
-      whole += c.direct.wholeWrites();
-      partial += c.direct.partialWrites();
-    }
-    return new long[] {whole, partial};
-  }
-
   private Connection connectionTo(Endpoint target) {
     while (true) {
       Connection current = connections.get(target);
@@ -212,7 +197,6 @@ final class NettyRpcClient implements RpcClient {
         new CallDeadlines<>(sweeps, c -> c.deadline, c -> c.future.isDone(), this::expire);
 
     volatile Channel channel;
-    volatile DirectWrites direct = DirectWrites.none();
     volatile boolean closed;
     volatile VCorfuException failure;
 
@@ -253,15 +237,6 @@ final class NettyRpcClient implements RpcClient {
                       "cannot connect to " + endpoint + ": nothing listens there", null));
             } else if (done.isSuccess()) {
               if (authenticate()) {
-                if (tls == null) {
-                  direct =
-                      DirectWrites.forChannel(
-                          channel,
-                          () ->
-                              !outbox.isEmpty()
-                                  || drainScheduled.get()
-                                  || pending.size() > maxDirectOutstanding);
-                }
                 scheduleDrain();
               }
             } else {
@@ -330,9 +305,6 @@ final class NettyRpcClient implements RpcClient {
                 : new TransportException("the connection to " + endpoint + " is closed"));
         return;
       }
-      if (direct.tryWrite(request)) {
-        return;
-      }
       outbox.add(request);
       scheduleDrain();
     }
@@ -350,11 +322,6 @@ final class NettyRpcClient implements RpcClient {
       if (!ch.isActive()) {
         return;
       }
-      // Under the direct writes' lock: no caller writes to the socket while these frames go out.
-      direct.underLock(() -> writeQueued(ch));
-    }
-
-    private void writeQueued(Channel ch) {
       List<Request> batch = new ArrayList<>();
       int bytes = 0;
       Request r;
@@ -462,7 +429,31 @@ final class NettyRpcClient implements RpcClient {
 
     /** Fails the connection's calls with a {@link TlsException} saying what to check. */
     private void failTls(ChannelHandlerContext ctx, Throwable cause) {
-      String why = TlsPeerHandler.clientFailure(endpoint, cause);
+      String reason = TlsPeerHandler.reason(cause);
+      // Alerts as the JDK's engine names them (bad_certificate), or OpenSSL's (BAD_CERTIFICATE).
+      String alert = reason.toLowerCase(Locale.ROOT);
+      String hint;
+      if (alert.contains("certificate_required")
+          || alert.contains("bad_certificate")
+          || alert.contains("certificate_unknown")
+          || alert.contains("certificate_expired")
+          || alert.contains("alert_unknown_ca")) {
+        hint =
+            "the node refused this client's certificate: give --tls-cert and --tls-key, a"
+                + " certificate from the node's CA, valid now";
+      } else if (reason.contains("subject alternative name")
+          || reason.contains("No name matching")) {
+        hint =
+            "the node's certificate does not name "
+                + endpoint.host()
+                + ": issue it with that DNS name or IP address as a subject alternative name, or"
+                + " dial the node by a name its certificate has";
+      } else if (reason.contains("certification path") || reason.contains("validity check")) {
+        hint = "the node's certificate is not trusted: give the CA that signed it (--tls-ca)";
+      } else {
+        hint = "does the node speak TLS, and do both sides trust each other's CA?";
+      }
+      String why = "TLS with " + endpoint + " failed: " + reason + " (" + hint + ")";
       if (failure == null) {
         LOG.warn("{}", why);
       }

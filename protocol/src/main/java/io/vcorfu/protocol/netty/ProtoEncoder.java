@@ -3,7 +3,6 @@ package io.vcorfu.protocol.netty;
 import com.google.protobuf.CodedOutputStream;
 import com.google.protobuf.MessageLite;
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.ChannelHandler.Sharable;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelOutboundHandlerAdapter;
@@ -50,16 +49,7 @@ public final class ProtoEncoder extends ChannelOutboundHandlerAdapter {
     for (MessageLite m : messages) {
       total += Framing.LENGTH_BYTES + m.getSerializedSize();
     }
-    return encode(ctx.alloc().ioBuffer(total, total), messages, total);
-  }
-
-  /** One message's frame in a direct buffer of {@code total} bytes (its length prefix included). */
-  static ByteBuf frame(ByteBufAllocator alloc, MessageLite message, int total) throws IOException {
-    return encode(alloc.directBuffer(total, total), List.of(message), total);
-  }
-
-  private static ByteBuf encode(ByteBuf buf, List<? extends MessageLite> messages, int total)
-      throws IOException {
+    ByteBuf buf = ctx.alloc().ioBuffer(total, total);
     boolean done = false;
     try {
       ByteBuffer target = buf.nioBuffer(buf.writerIndex(), total);
