@@ -98,8 +98,9 @@ final class YcsbBench implements Callable<Integer> {
       names = "--warm-after",
       defaultValue = "30",
       description =
-          "The warm figure: the run phase after S seconds (default ${DEFAULT-VALUE}; "
-              + "reported when the phase runs on for at least 5 s more).")
+          "The warm figure: the run phase after S seconds, to its last whole second of load"
+              + " (the clients' cleanup left out; default ${DEFAULT-VALUE}; reported when the"
+              + " load runs on for at least 5 s more).")
   long warmAfterSeconds;
 
   @Override

@@ -49,8 +49,9 @@ final class YcsbOptions {
       names = "--warm-after",
       defaultValue = "30",
       description =
-          "The warm figure: each run phase after W seconds, reported when the phase runs on for at"
-              + " least 5 s more (default ${DEFAULT-VALUE}).")
+          "The warm figure: each run phase after W seconds, to its last whole second of load (the"
+              + " clients' cleanup left out), reported when the load runs on for at least 5 s more"
+              + " (default ${DEFAULT-VALUE}).")
   int warmAfter;
 
   @Option(

@@ -272,8 +272,9 @@ public final class YcsbSuite implements Callable<Integer> {
         + s.coldSeconds()
         + " s (a fresh client JVM), warm = after "
         + s.warmAfter()
-        + " s (n/a"
-        + " when the phase did not run on for 5 s more), overall = the whole phase. Ratios: vcorfu"
+        + " s to its last whole second of load, the clients' cleanup left out (n/a"
+        + " when the phase did not run on for 5 s more), overall = the whole phase as YCSB times"
+        + " it, cleanup included. Ratios: vcorfu"
         + " divided by the peer, so a throughput ratio above 1 and a p99 ratio below 1 favour"
         + " vcorfu.\n\n";
   }

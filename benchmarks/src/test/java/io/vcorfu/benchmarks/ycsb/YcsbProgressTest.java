@@ -34,8 +34,30 @@ class YcsbProgressTest {
     long total = 600 + 7000 + 2000;
 
     assertThat(p.coldRate(3)).hasValue(200.0);
-    // From second 4 (1,600 done) to 10.5 s: 8,000 operations in 6.5 s.
-    assertThat(p.warmRate(4, total, 10.5, 5)).hasValue(8000 / 6.5);
+    // From second 4 (1,600 done) to second 10, the last status line below the total: 6,000
+    // operations in 6 s (the 2,000 of the last half second are not in a whole second).
+    assertThat(p.warmRate(4, total, 10.5, 5)).hasValue(1000.0);
+  }
+
+  @Test
+  void warmLeavesOutTheSecondsAfterTheLastOperation() {
+    // 10 seconds at 1,000 a second, 10 operations finishing in the 11th, then two seconds of the
+    // clients' cleanup (a vcorfu runtime finishing its trims) inside YCSB's run time of 13.2 s.
+    YcsbProgress p = progress(1000, 1000, 1000, 1000, 1000, 1000, 1000, 1000, 1000, 1000, 10, 0, 0);
+    long total = 10_010;
+
+    // Not 6,010 operations over 9.2 s (653 a second), as when the cleanup counted as load.
+    assertThat(p.warmRate(4, total, 13.2, 5)).hasValue(1000.0);
+  }
+
+  @Test
+  void withoutAStatusLineBeforeTheEndWarmRunsToTheRunTime() {
+    YcsbProgress p = progress(1000, 1000, 1000, 1000, 1000);
+    p.accept("2026-11-24 11:40:09:001 12 sec: 9000 operations; 800 current ops/sec;");
+
+    // The only status line after second 5 (5,000 done) already holds the total: the window runs
+    // from second 5 to YCSB's run time.
+    assertThat(p.warmRate(5, 9000, 12.5, 5)).hasValue(4000 / 7.5);
   }
 
   @Test
