@@ -40,9 +40,10 @@ import site.ycsb.Status;
  *   <li>update: read-modify-write. YCSB updates carry a subset of the fields (one field by
  *       default), so the record is read, the new fields merged into it, and the result written by a
  *       transaction conditional on the record's mod revision being unchanged; on a conflict the
- *       whole cycle is retried, up to {@value #UPDATE_ATTEMPTS} times. Updating a missing record
- *       reports NOT_FOUND. This costs two round trips but never loses another client's concurrent
- *       field update;
+ *       whole cycle is retried, as an application's optimistic loop is, until it succeeds or {@code
+ *       etcd.timeout.ms} has passed since the first attempt (then ERROR: many threads on a few hot
+ *       keys lose the race many times in a row). Updating a missing record reports NOT_FOUND. This
+ *       costs two round trips but never loses another client's concurrent field update;
  *   <li>delete: one delete; NOT_FOUND if nothing was deleted.
  * </ul>
  *
@@ -59,7 +60,6 @@ public final class EtcdYcsbClient extends DB {
   public static final String ENDPOINTS_PROPERTY = "etcd.endpoints";
   public static final String TIMEOUT_PROPERTY = "etcd.timeout.ms";
   public static final String DEFAULT_ENDPOINTS = "http://127.0.0.1:2389";
-  static final int UPDATE_ATTEMPTS = 16;
 
   /** Open clients by endpoints string, each with its number of users. Guarded by itself. */
   private static final Map<String, SharedClient> SHARED = new HashMap<>();
@@ -172,8 +172,9 @@ public final class EtcdYcsbClient extends DB {
   public Status update(String table, String key, Map<String, ByteIterator> values) {
     ByteSequence recordKey = recordKey(table, key);
     Map<String, byte[]> changes = toBytes(values);
+    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
     try {
-      for (int attempt = 0; attempt < UPDATE_ATTEMPTS; attempt++) {
+      do {
         GetResponse current = await(kv.get(recordKey));
         if (current.getKvs().isEmpty()) {
           return Status.NOT_FOUND;
@@ -199,7 +200,7 @@ public final class EtcdYcsbClient extends DB {
         if (written) {
           return Status.OK;
         }
-      }
+      } while (System.nanoTime() - deadline < 0);
       return Status.ERROR;
     } catch (EtcdFailure | IllegalArgumentException e) {
       return Status.ERROR;
