@@ -33,6 +33,11 @@ public final class EpochRpc {
   private final StreamId clientId;
   private volatile Consumer<ReadLeaseResponse> leasePushes = p -> {};
 
+  /** The header of a request sent in a layout: built once per layout, shared by its requests. */
+  private record LayoutHeader(Layout layout, Header header) {}
+
+  private volatile LayoutHeader lastHeader;
+
   /** Abandons requests the layout has moved past; null when requests wait out their timeout. */
   private volatile LayoutWatch watch;
 
@@ -57,6 +62,27 @@ public final class EpochRpc {
 
   public LayoutCache layout() {
     return layout;
+  }
+
+  /**
+   * The header of requests sent in {@code in}: its epoch and cluster, and this client's id (by its
+   * 128 bits: the node keys what it keeps per client by them and never needs the name they were
+   * made from). Built once per layout, not per request.
+   */
+  private Header headerIn(Layout in) {
+    LayoutHeader last = lastHeader;
+    if (last != null && last.layout() == in) {
+      return last.header();
+    }
+    Header header =
+        Header.newBuilder()
+            .setEpoch(in.epoch())
+            .setClusterId(in.clusterId())
+            .setClientId(clientId.toIdOnlyMsg())
+            .setProtocolVersion(PROTOCOL_VERSION)
+            .build();
+    lastHeader = new LayoutHeader(in, header);
+    return header;
   }
 
   /**
@@ -107,12 +133,7 @@ public final class EpochRpc {
       Request.Builder request,
       boolean retry) {
     Endpoint to = target.apply(current);
-    request.setHeader(
-        Header.newBuilder()
-            .setEpoch(current.epoch())
-            .setClusterId(current.clusterId())
-            .setClientId(clientId.toMsg())
-            .setProtocolVersion(PROTOCOL_VERSION));
+    request.setHeader(headerIn(current));
     CompletableFuture<Response> call = client.call(to, request.build());
     LayoutWatch w = watch;
     if (w != null) {
