@@ -1,5 +1,6 @@
 package io.vcorfu.protocol;
 
+import io.vcorfu.protocol.proto.Header;
 import io.vcorfu.protocol.proto.Request;
 import io.vcorfu.protocol.proto.Response;
 import java.util.concurrent.CompletableFuture;
@@ -23,5 +24,18 @@ public interface RpcHandler {
    */
   default CompletableFuture<Response> handle(Request request, String principal) {
     return handle(request);
+  }
+
+  /**
+   * The header the transport gives an answer to {@code request} that sets none: the request's
+   * epoch, protocol version and request id. A handler on a hot path may set it on the answer it
+   * builds, so that the transport sends the answer as it is instead of copying it to add one.
+   */
+  static Header.Builder answerHeader(Request request) {
+    Header h = request.getHeader();
+    return Header.newBuilder()
+        .setEpoch(h.getEpoch())
+        .setProtocolVersion(h.getProtocolVersion())
+        .setRequestId(h.getRequestId());
   }
 }

@@ -14,7 +14,6 @@ import io.vcorfu.protocol.StreamId;
 import io.vcorfu.protocol.WrongEpochException;
 import io.vcorfu.protocol.proto.ChainWriteRequest;
 import io.vcorfu.protocol.proto.ChainWriteResponse;
-import io.vcorfu.protocol.proto.Header;
 import io.vcorfu.protocol.proto.ReadLeaseResponse;
 import io.vcorfu.protocol.proto.Request;
 import io.vcorfu.protocol.proto.Request.PayloadCase;
@@ -279,13 +278,8 @@ final class RoleHandlers {
    */
   private static CompletableFuture<Response> revealing(
       ReadLeases l, Request r, long address, Response.Builder response) {
-    // The header the transport would add (the request's epoch and id), set before the answer is
-    // built, so that the transport sends it as it is instead of copying it to add one.
-    response.setHeader(
-        Header.newBuilder()
-            .setEpoch(r.getHeader().getEpoch())
-            .setProtocolVersion(r.getHeader().getProtocolVersion())
-            .setRequestId(r.getHeader().getRequestId()));
+    // Set here, the header is not added later by copying the built answer.
+    response.setHeader(RpcHandler.answerHeader(r));
     if (l == null || address < 0) {
       return CompletableFuture.completedFuture(response.build());
     }

@@ -76,11 +76,9 @@ public final class HandlerCalls {
     }
     Header.Builder header =
         response.hasHeader()
-            ? response.getHeader().toBuilder()
-            : Header.newBuilder()
-                .setEpoch(request.getHeader().getEpoch())
-                .setProtocolVersion(request.getHeader().getProtocolVersion());
-    return response.toBuilder().setHeader(header.setRequestId(id)).build();
+            ? response.getHeader().toBuilder().setRequestId(id)
+            : RpcHandler.answerHeader(request);
+    return response.toBuilder().setHeader(header).build();
   }
 
   /**

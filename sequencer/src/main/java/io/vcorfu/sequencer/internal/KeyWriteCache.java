@@ -9,8 +9,8 @@ import java.util.HashMap;
  * order, so the entry evicted first is the one written longest ago; its address is handed to the
  * eviction listener, which keeps a conservative per-stream watermark. Not thread-safe.
  *
- * <p>A write of a remembered key costs one hash lookup: each entry is also a link of a list in
- * write order (oldest first), which a rewrite moves the entry to the end of in place.
+ * <p>A write of a remembered key costs one hash lookup: the entries are also linked in write order
+ * (oldest first), and a rewrite moves its entry to the young end in place.
  */
 public final class KeyWriteCache {
   /** Told about every evicted key's stream and last write address. */
