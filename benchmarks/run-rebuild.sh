@@ -5,7 +5,7 @@
 # wrapper of `vcorfu bench suite rebuild` (see its --help for every option and part).
 #
 # Usage:
-#   benchmarks/run-rebuild.sh [--parts rebuild,timeline,grow,member,detect,degraded]
+#   benchmarks/run-rebuild.sh [--parts pause,rebuild,timeline,grow,member,detect,degraded]
 #                             [--fill-mb 1024] [--value-size 65536] [--rebuild-rate-mb 128]
 #                             [--rebuild-max-p99-ms 20] [--member-heal-delay-ms 30000] [--pre-join-copy-max-s 60]
 #                             [--fg-threads 8] [--fg-size 1024] [--baseline-s 10] [--fg-lead-s 20]

@@ -8,14 +8,15 @@ import picocli.CommandLine.Option;
 /** The options of {@code vcorfu bench suite rebuild}, checked by {@link #check}. */
 final class RebuildOptions {
   static final List<String> PARTS =
-      List.of("rebuild", "timeline", "grow", "member", "detect", "degraded");
+      List.of("pause", "rebuild", "timeline", "grow", "member", "detect", "degraded");
 
   @Option(
       names = "--parts",
       defaultValue = "rebuild",
       description =
-          "Parts, comma-separated (default ${DEFAULT-VALUE}): rebuild, timeline, grow, member"
-              + " (after grow), detect (last: the cluster is not usable after it), degraded.")
+          "Parts, comma-separated (default ${DEFAULT-VALUE}): pause (runs first when named),"
+              + " rebuild, timeline, grow, member (after grow), detect (last: the cluster is not"
+              + " usable after it), degraded.")
   String parts;
 
   @Option(
@@ -90,6 +91,14 @@ final class RebuildOptions {
   int fgLeadS;
 
   @Option(
+      names = "--pause-s",
+      defaultValue = "5",
+      description =
+          "Part pause: how long the node is stopped (kill -STOP, then kill -CONT) in each of the"
+              + " two rounds (default ${DEFAULT-VALUE}).")
+  int pauseS;
+
+  @Option(
       names = "--workdir",
       description =
           "Scratch directory, kept afterwards (default: a fresh one under /tmp, removed at the"
@@ -128,6 +137,7 @@ final class RebuildOptions {
     ClusterOptions.positive("--fg-size", fgSize);
     ClusterOptions.positive("--baseline-s", baselineS);
     ClusterOptions.positive("--fg-lead-s", fgLeadS);
+    ClusterOptions.positive("--pause-s", pauseS);
     ClusterOptions.positive("--base-port", basePort);
     if (basePort + 4 > 65535) {
       throw new IllegalArgumentException("--base-port must leave room for 5 ports below 65536");

@@ -13,12 +13,15 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * The measured parts of a rebuild run, each under the foreground load: heal (wiped or kept), grow,
- * member, detect and timeline. Each samples the cluster's status (about every 0.5 s) until full
- * strength is back and prints its result lines ({@link RebuildReport}).
+ * The measured parts of a rebuild run, each under the foreground load: pause, heal (wiped or kept),
+ * grow, member, detect and timeline. Each samples the cluster's status (about every 0.5 s) until
+ * full strength is back and prints its result lines ({@link RebuildReport}).
  */
 final class RebuildParts {
   private static final int SAMPLES = 7200;
+
+  /** The seconds from a pause that its line counts (the pause, the rejoin, the copy, after). */
+  static final int PAUSE_WINDOW_S = 15;
 
   private final RebuildRun run;
   private final String victim;
@@ -53,6 +56,55 @@ final class RebuildParts {
     RebuildReport.Times times() {
       return new RebuildReport.Times(
           t0, first == null ? t0 : first, done == null ? full : done, full);
+    }
+  }
+
+  /**
+   * Two rounds of a pause of the victim under the foreground load: kill -STOP for --pause-s
+   * seconds, long enough for the manager to remove it, then kill -CONT, so that it rejoins with its
+   * JVM warm and copies what it missed; each round sampled until full strength, then the load
+   * settles for {@link #PAUSE_WINDOW_S} seconds. One line per round ({@link
+   * RebuildReport#pauseLine}). Run before any other part, its first round is the nodes' first
+   * layout change under load, the second the same change in the same JVMs.
+   */
+  void pause() throws IOException, InterruptedException {
+    run.startForeground(900, "pause");
+    double start = RebuildRun.now();
+    Thread.sleep(run.o.fgLeadS * 1000L);
+    Processes.Started node = run.cluster.node(RebuildRun.VICTIM);
+    double[] at = new double[2];
+    double[] toFull = new double[2];
+    for (int round = 0; round < 2; round++) {
+      SuiteLog.log(
+          "pause " + (round + 1) + ": kill -STOP " + victim + " for " + run.o.pauseS + " s");
+      double t0 = RebuildRun.now();
+      Processes.signal(node, "STOP");
+      try {
+        Thread.sleep(run.o.pauseS * 1000L);
+      } finally {
+        Processes.signal(node, "CONT");
+      }
+      Double full = null;
+      for (int i = 0; i < SAMPLES && full == null; i++) {
+        if (run.status.latest().healthy() && RebuildRun.now() - t0 > run.o.pauseS) {
+          full = RebuildRun.now();
+        } else {
+          Thread.sleep(500);
+        }
+      }
+      if (full == null) {
+        throw new IllegalStateException("full strength did not come back within an hour (pause)");
+      }
+      at[round] = t0 - start;
+      toFull[round] = full - t0;
+      Thread.sleep((long) (Math.max(0, t0 + 2 * PAUSE_WINDOW_S - RebuildRun.now()) * 1000));
+    }
+    run.stopForeground();
+    RebuildReport.Foreground fg = run.foreground("pause");
+    for (int round = 0; round < 2; round++) {
+      System.out.println(
+          RebuildReport.pauseLine(
+              round + 1, fg, at[round], run.o.baselineS, PAUSE_WINDOW_S, toFull[round]));
     }
   }
 

@@ -138,6 +138,42 @@ final class RebuildReport {
     return b.toString();
   }
 
+  /**
+   * {@code pause ROUND before_appends_s X after_appends_s Y fraction F worst_second_appends_s W
+   * p99_ms_worst_second P pause_to_full_s S}: the foreground's appends per second over the BEFORE
+   * seconds before a node's pause (begun AT seconds into the foreground's load) and over the WINDOW
+   * seconds from it, their ratio, the window's worst second and worst 99th percentile, and the
+   * seconds from the pause to full strength.
+   */
+  static String pauseLine(
+      int round, Foreground fg, double at, int before, int window, double pauseToFullS) {
+    int p = (int) Math.rint(at);
+    double was = mean(slice(fg.acks(), p - before, p));
+    List<Double> after = slice(fg.acks(), p, p + window);
+    double is = mean(after);
+    double worst = after.stream().mapToDouble(Double::doubleValue).min().orElse(Double.NaN);
+    double p99 =
+        slice(fg.p99s(), p, p + window).stream()
+            .filter(v -> v != null)
+            .mapToDouble(Double::doubleValue)
+            .max()
+            .orElse(Double.NaN);
+    return "pause "
+        + round
+        + " before_appends_s "
+        + fixed(was, 0)
+        + " after_appends_s "
+        + fixed(is, 0)
+        + " fraction "
+        + fixed(was != 0 ? is / was : 0, 2)
+        + " worst_second_appends_s "
+        + (Double.isNaN(worst) ? "nan" : fixed(worst, 0))
+        + " p99_ms_worst_second "
+        + oneDecimal(p99)
+        + " pause_to_full_s "
+        + fixed(pauseToFullS, 2);
+  }
+
   private static final java.util.regex.Pattern PRE_JOIN =
       java.util.regex.Pattern.compile(
           "copied (\\d+) slots \\((\\d+) bytes\\) in (\\d+) ms before joining");

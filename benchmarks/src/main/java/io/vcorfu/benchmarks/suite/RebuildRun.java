@@ -80,7 +80,7 @@ final class RebuildRun {
         throw new IllegalStateException("bench degraded exited with status " + code);
       }
     }
-    if (Stream.of("rebuild", "timeline", "grow", "member", "detect").noneMatch(o::has)) {
+    if (Stream.of("pause", "rebuild", "timeline", "grow", "member", "detect").noneMatch(o::has)) {
       return;
     }
     fill();
@@ -102,6 +102,9 @@ final class RebuildRun {
             + o.fgSize
             + " B values)");
     RebuildParts parts = new RebuildParts(this);
+    if (o.has("pause")) {
+      parts.pause();
+    }
     if (o.has("rebuild")) {
       killAndAwaitRemoval(VICTIM);
       parts.heal("wiped");

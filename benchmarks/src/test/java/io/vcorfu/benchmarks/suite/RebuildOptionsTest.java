@@ -48,5 +48,8 @@ class RebuildOptionsTest {
         .hasMessageContaining("--parts takes");
     assertThatThrownBy(() -> parse("--parts", "member")).hasMessageContaining("needs grow first");
     assertThat(parse("--parts", "grow,member,degraded").has("member")).isTrue();
+    assertThat(parse("--parts", "pause,rebuild").pauseS).isEqualTo(5);
+    assertThatThrownBy(() -> parse("--pause-s", "0"))
+        .hasMessage("--pause-s must be a positive integer, got '0'");
   }
 }

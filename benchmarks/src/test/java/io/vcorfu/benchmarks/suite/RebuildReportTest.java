@@ -48,6 +48,22 @@ class RebuildReportTest {
   }
 
   @Test
+  void aPauseLineComparesTheWindowFromThePauseWithTheSecondsBeforeIt() {
+    assertThat(RebuildReport.pauseLine(1, FG, 3.2, 2, 3, 6.5))
+        .isEqualTo(
+            "pause 1 before_appends_s 1050 after_appends_s 450 fraction 0.43"
+                + " worst_second_appends_s 400 p99_ms_worst_second 95.0 pause_to_full_s 6.50");
+  }
+
+  @Test
+  void aPauseWindowPastTheLogCountsTheSecondsThereAreAndNoP99AsNan() {
+    assertThat(RebuildReport.pauseLine(2, FG, 8.0, 2, 5, 1.0))
+        .isEqualTo(
+            "pause 2 before_appends_s 925 after_appends_s 1000 fraction 1.08"
+                + " worst_second_appends_s 1000 p99_ms_worst_second nan pause_to_full_s 1.00");
+  }
+
+  @Test
   void secondsPastTheLogAndABaselineOfZeroGiveZerosAndNan() {
     String line =
         RebuildReport.line(
