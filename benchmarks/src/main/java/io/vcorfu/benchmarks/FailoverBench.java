@@ -59,7 +59,7 @@ import picocli.CommandLine.Option;
         "Time from kill -9 of one server (a role: vcorfu sequencer or replica, etcd leader or"
             + " follower) to the first acknowledged write after it, one sequential writer.",
     sortOptions = false)
-final class FailoverBench implements Callable<Integer> {
+public final class FailoverBench implements Callable<Integer> {
   private static final long ERROR_PAUSE_MS = 10;
   // The kill's local wall-clock time, in the format of the nodes' log lines, to find it in them.
   private static final DateTimeFormatter KILL_CLOCK = DateTimeFormatter.ofPattern("HH:mm:ss.SSS");
@@ -294,8 +294,11 @@ final class FailoverBench implements Callable<Integer> {
     }
   }
 
-  /** Sends {@code kill -NAME pid}; fails if it cannot. */
-  private static void signal(long pid, String name) throws Exception {
+  /**
+   * Sends {@code kill -NAME pid} (STOP, CONT, KILL: a failure or a pause to measure) and waits for
+   * {@code kill}; fails if it cannot. Also the benchmark suites' way to pause a node.
+   */
+  public static void signal(long pid, String name) throws IOException, InterruptedException {
     Process p = new ProcessBuilder("kill", "-" + name, Long.toString(pid)).inheritIO().start();
     if (!p.waitFor(10, TimeUnit.SECONDS) || p.exitValue() != 0) {
       throw new IllegalStateException("kill -" + name + " " + pid + " failed");

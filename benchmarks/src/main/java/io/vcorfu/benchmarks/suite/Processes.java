@@ -113,14 +113,6 @@ final class Processes implements AutoCloseable {
     p.process().destroyForcibly();
   }
 
-  /** {@code kill -NAME} to P's pid alone (STOP, CONT: a pause to measure), waiting for kill. */
-  static void signal(Started p, String name) throws IOException, InterruptedException {
-    Process kill = new ProcessBuilder("kill", "-" + name, Long.toString(p.pid())).start();
-    if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
-      throw new IllegalStateException("kill -" + name + " " + p.pid() + " failed");
-    }
-  }
-
   /**
    * Ends P and its descendants: SIGTERM, SIGKILL after 20 s. A process that already exited (killed
    * by a failover measurement) is only forgotten.

@@ -1,5 +1,6 @@
 package io.vcorfu.benchmarks.suite;
 
+import io.vcorfu.benchmarks.FailoverBench;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -78,11 +79,11 @@ final class RebuildParts {
       SuiteLog.log(
           "pause " + (round + 1) + ": kill -STOP " + victim + " for " + run.o.pauseS + " s");
       double t0 = RebuildRun.now();
-      Processes.signal(node, "STOP");
+      FailoverBench.signal(node.pid(), "STOP");
       try {
         Thread.sleep(run.o.pauseS * 1000L);
       } finally {
-        Processes.signal(node, "CONT");
+        FailoverBench.signal(node.pid(), "CONT");
       }
       Double full = null;
       for (int i = 0; i < SAMPLES && full == null; i++) {

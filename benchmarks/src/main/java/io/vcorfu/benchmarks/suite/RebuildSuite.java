@@ -20,7 +20,7 @@ import picocli.CommandLine.Mixin;
           + " then the parts, each under the foreground load:",
       "  pause     (first) kill -STOP of the third node for --pause-s s, removed, then kill -CONT:"
           + " it rejoins warm; twice in the same JVMs: foreground appends/s over 15 s from each"
-          + " pause against the 10 s before it, and pause to full strength.",
+          + " pause against the --baseline-s s before it, and pause to full strength.",
       "  rebuild   kill -9 of the third node, removed; restarted wiped (a rebuild copies"
           + " everything), then killed and restarted on its data (it copies what it missed):"
           + " restart to full strength, copy rate, foreground appends/s as a fraction of the"
