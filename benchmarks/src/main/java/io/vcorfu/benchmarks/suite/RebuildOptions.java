@@ -8,13 +8,14 @@ import picocli.CommandLine.Option;
 /** The options of {@code vcorfu bench suite rebuild}, checked by {@link #check}. */
 final class RebuildOptions {
   static final List<String> PARTS =
-      List.of("pause", "rebuild", "timeline", "grow", "member", "detect", "degraded");
+      List.of("pause", "copy", "rebuild", "timeline", "grow", "member", "detect", "degraded");
 
   @Option(
       names = "--parts",
       defaultValue = "rebuild",
       description =
           "Parts, comma-separated (default ${DEFAULT-VALUE}): pause (runs first when named),"
+              + " copy (next: what a wiped node's copy costs the machine, no foreground load),"
               + " rebuild, timeline, grow, member (after grow), detect (last: the cluster is not"
               + " usable after it), degraded.")
   String parts;

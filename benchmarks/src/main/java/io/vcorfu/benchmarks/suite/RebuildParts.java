@@ -110,6 +110,43 @@ final class RebuildParts {
   }
 
   /**
+   * What a wiped node's copy costs the machine, with no foreground load: the victim (down, and
+   * removed) restarts on an empty directory; from its launch to full strength, the machine's busy
+   * processor time, the restarted node's (its compiler threads apart) and the two sources'. One
+   * line ({@link RebuildReport#copyLine}).
+   */
+  void copy() throws IOException, InterruptedException {
+    Workdirs.deleteTree(run.workdir.resolve("n" + RebuildRun.VICTIM).resolve("data"));
+    long[] sources = {run.cluster.node(0).pid(), run.cluster.node(1).pid()};
+    double machine0 = ProcTicks.machine();
+    double sources0 = ProcTicks.process(sources[0]) + ProcTicks.process(sources[1]);
+    Copy copy = new Copy();
+    run.cluster.launch(RebuildRun.VICTIM);
+    for (int i = 0; i < SAMPLES && copy.full == null; i++) {
+      ClusterStatus s = run.status.latest();
+      s.progress(victim).ifPresent(copy::saw);
+      if (s.healthy() && RebuildRun.now() - copy.t0 > 1) {
+        copy.full = RebuildRun.now();
+      } else {
+        Thread.sleep(100);
+      }
+    }
+    if (copy.full == null) {
+      throw new IllegalStateException("full strength did not come back within an hour (copy)");
+    }
+    long restarted = run.cluster.node(RebuildRun.VICTIM).pid();
+    double machine = ProcTicks.machine() - machine0;
+    double source = ProcTicks.process(sources[0]) + ProcTicks.process(sources[1]) - sources0;
+    double node = ProcTicks.process(restarted);
+    double compilers = ProcTicks.threads(restarted, "C1 Compiler", "C2 Compiler");
+    Path serverLog = run.workdir.resolve("n" + RebuildRun.VICTIM).resolve("server.log");
+    long preJoin = RebuildReport.preJoinBytes(Files.readAllLines(serverLog));
+    System.out.println(
+        RebuildReport.copyLine(
+            copy.full - copy.t0, preJoin + copy.bytes, machine, node, compilers, source));
+  }
+
+  /**
    * Restarts the victim (its directory deleted first for "wiped") under the foreground load and
    * samples until full strength; one result line.
    */

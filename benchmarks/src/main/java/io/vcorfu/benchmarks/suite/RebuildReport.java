@@ -185,12 +185,11 @@ final class RebuildReport {
    * restart to full strength.
    */
   static String preJoinFields(List<String> serverLog, double restartToFullS, long postBytes) {
-    long bytes = 0;
+    long bytes = preJoinBytes(serverLog);
     long millis = 0;
     for (String line : serverLog) {
       java.util.regex.Matcher m = PRE_JOIN.matcher(line);
       if (m.find()) {
-        bytes = Long.parseLong(m.group(2));
         millis = Long.parseLong(m.group(3));
       }
     }
@@ -202,6 +201,54 @@ final class RebuildReport {
         + fixed(millis / 1000.0, 2)
         + " copy_all_mb_s "
         + fixed(restartToFullS > 0 ? all / restartToFullS : 0, 1);
+  }
+
+  /** The bytes the restarted node's last copy before joining installed (its log), else 0. */
+  static long preJoinBytes(List<String> serverLog) {
+    long bytes = 0;
+    for (String line : serverLog) {
+      java.util.regex.Matcher m = PRE_JOIN.matcher(line);
+      if (m.find()) {
+        bytes = Long.parseLong(m.group(2));
+      }
+    }
+    return bytes;
+  }
+
+  /**
+   * {@code copy mb M seconds S mb_s R machine_proc_s P per_100mb X restarted_proc_s N
+   * restarted_compile_s C copy_work_per_100mb W sources_proc_s O}: what a wiped node's copy of
+   * BYTES (before and after its join; MB as the other lines count them, MiB) cost over the SECONDS
+   * from its launch to full strength: the machine's busy processor-seconds (the kernel's included)
+   * in all and per 100 MB, the restarted node's (its compiler threads' part apart, and the rest per
+   * 100 MB: the copy's own work with the JVM's start) and the two sources'.
+   */
+  static String copyLine(
+      double seconds,
+      long bytes,
+      double machine,
+      double restarted,
+      double compilers,
+      double sources) {
+    double mb = bytes / 1048576.0;
+    return "copy mb "
+        + fixed(mb, 0)
+        + " seconds "
+        + fixed(seconds, 1)
+        + " mb_s "
+        + fixed(seconds > 0 ? mb / seconds : 0, 1)
+        + " machine_proc_s "
+        + fixed(machine, 1)
+        + " per_100mb "
+        + fixed(mb > 0 ? machine * 100 / mb : 0, 2)
+        + " restarted_proc_s "
+        + fixed(restarted, 1)
+        + " restarted_compile_s "
+        + fixed(compilers, 1)
+        + " copy_work_per_100mb "
+        + fixed(mb > 0 ? (restarted - compilers) * 100 / mb : 0, 2)
+        + " sources_proc_s "
+        + fixed(sources, 1);
   }
 
   /** The figure before the first word ending in "/s" of a bench append line, or "". */

@@ -80,7 +80,7 @@ final class RebuildRun {
         throw new IllegalStateException("bench degraded exited with status " + code);
       }
     }
-    if (Stream.of("pause", "rebuild", "timeline", "grow", "member", "detect").noneMatch(o::has)) {
+    if (RebuildOptions.PARTS.stream().filter(p -> !p.equals("degraded")).noneMatch(o::has)) {
       return;
     }
     fill();
@@ -104,6 +104,10 @@ final class RebuildRun {
     RebuildParts parts = new RebuildParts(this);
     if (o.has("pause")) {
       parts.pause();
+    }
+    if (o.has("copy")) {
+      killAndAwaitRemoval(VICTIM);
+      parts.copy();
     }
     if (o.has("rebuild")) {
       killAndAwaitRemoval(VICTIM);

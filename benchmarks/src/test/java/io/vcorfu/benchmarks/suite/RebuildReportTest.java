@@ -92,6 +92,34 @@ class RebuildReportTest {
   }
 
   @Test
+  void aCopysLineGivesItsRateAndWhatItCostPerHundredMegabytes() {
+    // 1,000 MiB in 10 s; the machine 11 processor-seconds, the restarted node 7 of them (2 in its
+    // compilers), the sources 3.
+    assertThat(RebuildReport.copyLine(10.0, 1000L * 1048576, 11.0, 7.0, 2.0, 3.0))
+        .isEqualTo(
+            "copy mb 1000 seconds 10.0 mb_s 100.0 machine_proc_s 11.0 per_100mb 1.10"
+                + " restarted_proc_s 7.0 restarted_compile_s 2.0 copy_work_per_100mb 0.50"
+                + " sources_proc_s 3.0");
+    assertThat(RebuildReport.copyLine(0.0, 0, 0.5, 0.4, 0.1, 0.0))
+        .isEqualTo(
+            "copy mb 0 seconds 0.0 mb_s 0.0 machine_proc_s 0.5 per_100mb 0.00"
+                + " restarted_proc_s 0.4 restarted_compile_s 0.1 copy_work_per_100mb 0.00"
+                + " sources_proc_s 0.0");
+  }
+
+  @Test
+  void theBytesCopiedBeforeTheJoinAreTheLastCopysFromTheLog() {
+    List<String> log =
+        List.of(
+            "... node 127.0.0.1:9203 copied 10 slots (2048 bytes) in 5 ms before joining (1"
+                + " passes)",
+            "... node 127.0.0.1:9203 copied 17262 slots (1132524006 bytes) in 9354 ms before"
+                + " joining (2 passes)");
+    assertThat(RebuildReport.preJoinBytes(log)).isEqualTo(1132524006L);
+    assertThat(RebuildReport.preJoinBytes(List.of("no copy"))).isZero();
+  }
+
+  @Test
   void theTimelineHasOneRowPerSecondWithTheLastSampledMibAndThatSecondsEvents() {
     List<double[]> samples =
         List.of(
