@@ -14,9 +14,9 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * The measured parts of a rebuild run, each under the foreground load: pause, heal (wiped or kept),
- * grow, member, detect and timeline. Each samples the cluster's status (about every 0.5 s) until
- * full strength is back and prints its result lines ({@link RebuildReport}).
+ * The measured parts of a rebuild run, each under the foreground load but copy: pause, copy, heal
+ * (wiped or kept), grow, member, detect and timeline. Each samples the cluster's status (about
+ * every 0.5 s) until full strength is back and prints its result lines ({@link RebuildReport}).
  */
 final class RebuildParts {
   private static final int SAMPLES = 7200;
@@ -122,7 +122,8 @@ final class RebuildParts {
     double sources0 = ProcTicks.process(sources[0]) + ProcTicks.process(sources[1]);
     Copy copy = new Copy();
     run.cluster.launch(RebuildRun.VICTIM);
-    for (int i = 0; i < SAMPLES && copy.full == null; i++) {
+    // Polled five times as often as the other parts, as many seconds in all.
+    for (int i = 0; i < 5 * SAMPLES && copy.full == null; i++) {
       ClusterStatus s = run.status.latest();
       s.progress(victim).ifPresent(copy::saw);
       if (s.healthy() && RebuildRun.now() - copy.t0 > 1) {
