@@ -185,14 +185,9 @@ final class RebuildReport {
    * restart to full strength.
    */
   static String preJoinFields(List<String> serverLog, double restartToFullS, long postBytes) {
-    long bytes = preJoinBytes(serverLog);
-    long millis = 0;
-    for (String line : serverLog) {
-      java.util.regex.Matcher m = PRE_JOIN.matcher(line);
-      if (m.find()) {
-        millis = Long.parseLong(m.group(3));
-      }
-    }
+    long[] last = lastPreJoin(serverLog);
+    long bytes = last[0];
+    long millis = last[1];
     double mb = bytes / 1048576.0;
     double all = (bytes + postBytes) / 1048576.0;
     return " pre_join_mb "
@@ -205,14 +200,20 @@ final class RebuildReport {
 
   /** The bytes the restarted node's last copy before joining installed (its log), else 0. */
   static long preJoinBytes(List<String> serverLog) {
-    long bytes = 0;
+    return lastPreJoin(serverLog)[0];
+  }
+
+  /** The bytes and milliseconds of the last copy before joining that the log names; else zeros. */
+  private static long[] lastPreJoin(List<String> serverLog) {
+    long[] last = {0, 0};
     for (String line : serverLog) {
       java.util.regex.Matcher m = PRE_JOIN.matcher(line);
       if (m.find()) {
-        bytes = Long.parseLong(m.group(2));
+        last[0] = Long.parseLong(m.group(2));
+        last[1] = Long.parseLong(m.group(3));
       }
     }
-    return bytes;
+    return last;
   }
 
   /**
