@@ -218,7 +218,7 @@ public final class CostMeter {
   }
 
   /** busy, user (with nice), system, softirq (with irq) and all ticks of the machine. */
-  static long[] cpuTicks() throws IOException {
+  public static long[] cpuTicks() throws IOException {
     for (String l : Files.readAllLines(Path.of("/proc/stat"))) {
       if (l.startsWith("cpu ")) {
         String[] f = l.trim().split("\\s+");

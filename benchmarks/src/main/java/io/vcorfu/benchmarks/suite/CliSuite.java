@@ -221,10 +221,7 @@ public final class CliSuite implements Callable<Integer> {
 
   /** User and system time of process {@code pid} so far, in ms (10 ms resolution). */
   static long cpuMillis(long pid) throws IOException {
-    String stat = Files.readString(Path.of("/proc/" + pid + "/stat"));
-    String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-    // After the name: state is field 3 of stat(5), so utime (14) and stime (15) are 11 and 12 here.
-    return (Long.parseLong(f[11]) + Long.parseLong(f[12])) * 10;
+    return Math.round(ProcTicks.process(pid) * 1000);
   }
 
   static String table(List<Call> measured, List<List<double[]>> samples) {

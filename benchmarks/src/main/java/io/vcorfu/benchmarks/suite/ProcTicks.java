@@ -1,5 +1,6 @@
 package io.vcorfu.benchmarks.suite;
 
+import io.vcorfu.benchmarks.CostMeter;
 import java.io.IOException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
@@ -17,20 +18,7 @@ final class ProcTicks {
 
   /** Busy processor-seconds of the whole machine so far, every processor counted (/proc/stat). */
   static double machine() throws IOException {
-    for (String l : Files.readAllLines(Path.of("/proc/stat"))) {
-      if (l.startsWith("cpu ")) {
-        String[] f = l.trim().split("\\s+");
-        // user nice system idle iowait irq softirq steal (guest time is counted in user already)
-        long busy = 0;
-        for (int i = 1; i <= 8 && i < f.length; i++) {
-          if (i != 4 && i != 5) {
-            busy += Long.parseLong(f[i]);
-          }
-        }
-        return busy / TICKS_PER_SECOND;
-      }
-    }
-    throw new IOException("/proc/stat has no cpu line");
+    return CostMeter.cpuTicks()[0] / TICKS_PER_SECOND;
   }
 
   /** User and system processor-seconds of process PID, its threads that ended included. */
