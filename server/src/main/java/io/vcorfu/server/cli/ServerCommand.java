@@ -182,9 +182,10 @@ final class ServerCommand implements Callable<Integer> {
           "Cluster mode: while this node rebuilds a replica, it halves its copy rate whenever the"
               + " 99th percentile of foreground writes (tokens, writes, commits) on the nodes it"
               + " copies from or to rises above this many milliseconds, and raises it again, up to"
-              + " --rebuild-rate-mb, while it is below three quarters of it; a copy starts at a"
-              + " sixteenth of --rebuild-rate-mb and doubles its rate while the foreground stays"
-              + " below that; 0 copies at --rebuild-rate-mb regardless (default ${DEFAULT-VALUE}).")
+              + " --rebuild-rate-mb, while it is below three quarters of it; a copy's first 250 ms"
+              + " worth of bytes at --rebuild-rate-mb go at that rate, the rest starts at a"
+              + " sixteenth of it and doubles its rate while the foreground stays below that; 0"
+              + " copies at --rebuild-rate-mb regardless (default ${DEFAULT-VALUE}).")
   long rebuildMaxP99Ms;
 
   @Option(

@@ -28,6 +28,14 @@ import java.util.concurrent.TimeUnit;
  * the foreground of a joining node's chains could not bear. A copy with pacing off ({@code
  * boundMicros} 0) runs at the configured rate from the start.
  *
+ * <p>A paced copy's first bytes, as many as the configured rate copies in one window ({@link
+ * #firstWindowBytes}), go at the configured rate whatever the foreground says: so a short copy
+ * (what a node that copied before joining still misses at its join, a returning node's last
+ * seconds) ends in a fraction of a second instead of crawling at the floor while the foreground is
+ * slow for other reasons (the first layout change of its nodes recompiles their write path), which
+ * kept the node out of its chains' full strength for 5-9 s (benchmarks/HISTORY.md, "A short copy at
+ * the configured rate"). A long copy runs one window blind at most, then starts slowly as above.
+ *
  * <p>The copy calls {@link #pace} after each page with the bytes it wrote; the pacer lets the copy
  * run at most 100 ms ahead of its rate (a token bucket). Thread-safe: the copy's workers share it.
  */
@@ -41,6 +49,7 @@ final class RebuildPacer {
   private final long minBytesPerSecond;
   private final long boundMicros;
   private double bytesPerSecond;
+  private long firstWindowLeft;
   private boolean slowStart;
   private long nextFreeNanos;
   private long lastP99Micros;
@@ -57,7 +66,13 @@ final class RebuildPacer {
     this.slowStart = boundMicros > 0;
     this.bytesPerSecond =
         slowStart ? Math.max(minBytesPerSecond, maxBytesPerSecond / 16.0) : maxBytesPerSecond;
+    this.firstWindowLeft = boundMicros > 0 ? firstWindowBytes(maxBytesPerSecond) : 0;
     this.nextFreeNanos = nowNanos - BURST_NANOS;
+  }
+
+  /** What a copy at {@code bytesPerSecond} copies in one adjustment window. */
+  static long firstWindowBytes(long bytesPerSecond) {
+    return bytesPerSecond * ADJUST_NANOS / TimeUnit.SECONDS.toNanos(1);
   }
 
   /** Adjusts the rate to the foreground's {@code p99Micros} over {@code requests} writes. */
@@ -90,8 +105,13 @@ final class RebuildPacer {
 
   /** How long a copy that just wrote {@code bytes} at {@code nowNanos} must wait, in nanos. */
   synchronized long delayNanos(long bytes, long nowNanos) {
+    double rate = bytesPerSecond;
+    if (firstWindowLeft > 0) {
+      rate = maxBytesPerSecond;
+      firstWindowLeft -= bytes;
+    }
     nextFreeNanos = Math.max(nextFreeNanos, nowNanos - BURST_NANOS);
-    nextFreeNanos += (long) (bytes * 1e9 / bytesPerSecond);
+    nextFreeNanos += (long) (bytes * 1e9 / rate);
     return Math.max(0, nextFreeNanos - nowNanos);
   }
 

@@ -81,6 +81,33 @@ class RebuildPacerTest {
   }
 
   @Test
+  void aPacedCopysFirstWindowOfBytesGoesAtTheConfiguredRateWhateverTheForeground() {
+    RebuildPacer pacer = new RebuildPacer(128 * MB, 20_000, 0);
+    assertThat(RebuildPacer.firstWindowBytes(128 * MB)).isEqualTo(32 * MB);
+    // The foreground is slow from the start: the rate falls to the floor...
+    for (int i = 0; i < 20; i++) {
+      pacer.observe(400_000, 1_000);
+    }
+    assertThat(pacer.bytesPerSecond()).isEqualTo(RebuildPacer.MIN_BYTES_PER_SECOND);
+    // ...yet 32 MiB go at 128 MiB/s: 100 ms of burst, then 250 ms for the whole window.
+    long waited = 0;
+    for (int i = 0; i < 32; i++) {
+      waited = pacer.delayNanos(MB, 0);
+    }
+    assertThat(waited).isBetween(S / 4 - S / 10 - 10, S / 4 - S / 10 + 10);
+    // The next MiB is charged at the paced rate: a second at 1 MiB/s.
+    assertThat(pacer.delayNanos(MB, 0) - waited).isBetween(S - 10, S + 10);
+
+    // Without pacing the configured rate holds from the first byte to the last, as before.
+    RebuildPacer unpaced = new RebuildPacer(128 * MB, 0, 0);
+    long at = 0;
+    for (int i = 0; i < 33; i++) {
+      at = unpaced.delayNanos(MB, 0);
+    }
+    assertThat(at).isBetween(S * 33 / 128 - S / 10 - 10, S * 33 / 128 - S / 10 + 10);
+  }
+
+  @Test
   void tooFewForegroundWritesSayNothingAndANoBoundPacerKeepsItsRate() {
     RebuildPacer pacer = new RebuildPacer(128 * MB, 20_000, 0);
     pacer.observe(25_000, 1_000);
