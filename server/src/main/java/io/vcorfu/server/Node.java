@@ -305,7 +305,8 @@ public final class Node implements AutoCloseable {
   /** Where the node's {@code RUN_COMMAND} requests go (see {@link CommandRequests#serve}). */
   public final CommandRequests commands = new CommandRequests();
 
-  volatile io.vcorfu.logunit.ForceObserver forceObserver;
+  /** The stores' forces, for {@link #observeForces}. */
+  final ForceRelay forces = new ForceRelay();
 
   final AdoptedLayouts adopted = new AdoptedLayouts(20);
 
@@ -342,10 +343,11 @@ public final class Node implements AutoCloseable {
 
   /**
    * Has {@code observer} see every fsync of this node's storage from now on, including stores the
-   * node opens later (null: none).
+   * node opens later, after those made while no observer was attached (the node's recovery, its
+   * copy before joining); null: none.
    */
   public void observeForces(io.vcorfu.logunit.ForceObserver observer) {
-    forceObserver = observer;
+    forces.attach(observer);
   }
 
   CompletableFuture<Response> answer(Request request) {

@@ -273,13 +273,7 @@ final class NodeStartup {
         StorageOptions.builder()
             .mode(StorageMode.DURABLE)
             .directory(config.dataDir().resolve("replicas"))
-            .forceObserver(
-                (nanos, records) -> {
-                  io.vcorfu.logunit.ForceObserver o = node.forceObserver;
-                  if (o != null) {
-                    o.forced(nanos, records);
-                  }
-                });
+            .forceObserver((nanos, records) -> node.forces.forced(nanos, records));
     if (config.segmentBytes() > 0) {
       b.segmentSize(config.segmentBytes());
     }
