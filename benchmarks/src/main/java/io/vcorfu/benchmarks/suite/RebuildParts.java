@@ -174,11 +174,14 @@ final class RebuildParts {
         Thread.sleep(500);
       }
     }
-    run.stopForeground();
     if (copy.full == null) {
+      run.stopForeground();
       throw new IllegalStateException(
           "full strength did not come back within an hour (" + name + ")");
     }
+    // The seconds after full strength: the joined node's recompilations are not over with it.
+    Thread.sleep(RebuildReport.AFTER_FULL_S * 1000L + 500);
+    run.stopForeground();
     Path serverLog = run.workdir.resolve("n" + RebuildRun.VICTIM).resolve("server.log");
     List<String> lines = Files.exists(serverLog) ? Files.readAllLines(serverLog) : List.of();
     System.out.println(

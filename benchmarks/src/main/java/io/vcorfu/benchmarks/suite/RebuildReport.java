@@ -15,6 +15,9 @@ import java.util.TreeMap;
 final class RebuildReport {
   private RebuildReport() {}
 
+  /** Seconds of foreground load a heal case keeps measuring after full strength. */
+  static final int AFTER_FULL_S = 10;
+
   /** One copy's times: the restart (or add-node, or kill), first entry copied, copy done, full. */
   record Times(double t0, double firstCopy, double copyDone, double full) {}
 
@@ -43,7 +46,9 @@ final class RebuildReport {
    * T0) and during the copy itself, each also as a fraction of BASELINE; and its appends per second
    * over the second half of the LEAD seconds before T0 (the first half is the fresh client's own
    * warm-up): in the heal cases the chains at R - 1, the victim down, which is what a copy made
-   * before the victim joins its chains would run beside.
+   * before the victim joins its chains would run beside; and over the {@link #AFTER_FULL_S} seconds
+   * after full strength (nan when the load stopped there), where a joined node's recompilations
+   * still weigh on the foreground though the rebuild is over.
    */
   static String line(
       String name,
@@ -57,6 +62,8 @@ final class RebuildReport {
     int n = Math.max(1, (int) Math.rint(t.full() - t.t0()));
     double during = mean(slice(fg.acks(), lead, lead + n));
     double before = mean(slice(fg.acks(), lead / 2, lead));
+    List<Double> afterSeconds = slice(fg.acks(), lead + n, lead + n + AFTER_FULL_S);
+    double after = afterSeconds.isEmpty() ? Double.NaN : mean(afterSeconds);
     int c0 = lead + Math.max(0, (int) Math.rint(t.firstCopy() - t.t0()));
     int c1 = lead + Math.max(0, (int) Math.rint(t.copyDone() - t.t0()));
     // A copy after the join shorter than the foreground's seconds (the copy before it took the
@@ -105,7 +112,11 @@ final class RebuildReport {
         + " foreground_before_appends_s "
         + fixed(before, 0)
         + " fraction_before "
-        + fixed(baseline != 0 ? before / baseline : 0, 2);
+        + fixed(baseline != 0 ? before / baseline : 0, 2)
+        + " foreground_after_full_appends_s "
+        + (Double.isNaN(after) ? "nan" : fixed(after, 0))
+        + " fraction_after_full "
+        + (Double.isNaN(after) ? "nan" : fixed(baseline != 0 ? after / baseline : 0, 2));
   }
 
   /**

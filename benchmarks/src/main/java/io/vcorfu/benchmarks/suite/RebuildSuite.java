@@ -24,7 +24,7 @@ import picocli.CommandLine.Mixin;
       "  rebuild   kill -9 of the third node, removed; restarted wiped (a rebuild copies"
           + " everything), then killed and restarted on its data (it copies what it missed):"
           + " restart to full strength, copy rate, foreground appends/s as a fraction of the"
-          + " baseline.",
+          + " baseline, from the restart to full strength and over the 10 s after it.",
       "  timeline  one foreground run across kill, removal, wiped restart, rebuild, promotion:"
           + " WORKDIR/timeline.tsv and timeline.png.",
       "  grow      a fourth node added with `cluster add-node --grow`; add-node to promotion.",

@@ -44,7 +44,20 @@ class RebuildReportTest {
                 + " 294.3 copy_slots_s 38580 foreground_appends_s 717 baseline_appends_s 1000"
                 + " fraction 0.72 foreground_during_copy_appends_s 538 fraction_during_copy 0.54"
                 + " p99_ms_median_second 20.0 p99_ms_worst_second 95.0 baseline_p99_ms 9.8"
-                + " foreground_before_appends_s 1000 fraction_before 1.00");
+                + " foreground_before_appends_s 1000 fraction_before 1.00"
+                + " foreground_after_full_appends_s 1000 fraction_after_full 1.00");
+  }
+
+  @Test
+  void theSecondsAfterFullStrengthAreCountedApartFromTheRestartsWindow() {
+    // Restart at the load's first second, full strength two seconds later: seconds 1-2 are the
+    // window (900, 1000), seconds 3-9 (the log's rest, under the ten after full) come after it.
+    String line =
+        RebuildReport.line(
+            "wiped", new RebuildReport.Times(100.0, 100.5, 101.5, 102.0), 1, 1, 1000, "9.8", FG, 0);
+    assertThat(line)
+        .contains(" foreground_appends_s 950 ")
+        .endsWith(" foreground_after_full_appends_s 757 fraction_after_full 0.76");
   }
 
   @Test
@@ -74,7 +87,8 @@ class RebuildReportTest {
                 + " copy_slots_s 0 foreground_appends_s 0 baseline_appends_s 0 fraction 0.00"
                 + " foreground_during_copy_appends_s nan fraction_during_copy nan"
                 + " p99_ms_median_second nan p99_ms_worst_second nan baseline_p99_ms 9.8"
-                + " foreground_before_appends_s 0 fraction_before 0.00");
+                + " foreground_before_appends_s 0 fraction_before 0.00"
+                + " foreground_after_full_appends_s nan fraction_after_full nan");
   }
 
   @Test
