@@ -26,6 +26,12 @@ class RebuildReportTest {
               "progress 8 acked 1050 total 6200 errors 0 p99_ms 11.0",
               "progress 9 acked 1000 total 7200 errors 0"));
 
+  /** The line of a copy of {@code slots} slots of a byte each against FG, baseline p99 9.8 ms. */
+  private static String line(
+      String name, RebuildReport.Times t, long slots, double baseline, int lead) {
+    return RebuildReport.line(name, t, slots, slots, baseline, "9.8", FG, lead);
+  }
+
   @Test
   void aRebuildLineCountsTheForegroundBetweenRestartAndFullStrengthDuringTheCopyAndBefore() {
     String line =
@@ -52,10 +58,7 @@ class RebuildReportTest {
   void theSecondsAfterFullStrengthAreCountedApartFromTheRestartsWindow() {
     // Restart at the load's first second, full strength two seconds later: seconds 1-2 are the
     // window (900, 1000), seconds 3-9 (the log's rest, under the ten after full) come after it.
-    String line =
-        RebuildReport.line(
-            "wiped", new RebuildReport.Times(100.0, 100.5, 101.5, 102.0), 1, 1, 1000, "9.8", FG, 0);
-    assertThat(line)
+    assertThat(line("wiped", new RebuildReport.Times(100.0, 100.5, 101.5, 102.0), 1, 1000, 0))
         .contains(" foreground_appends_s 950 ")
         .endsWith(" foreground_after_full_appends_s 757 fraction_after_full 0.76");
   }
@@ -78,10 +81,7 @@ class RebuildReportTest {
 
   @Test
   void secondsPastTheLogAndABaselineOfZeroGiveZerosAndNan() {
-    String line =
-        RebuildReport.line(
-            "kept", new RebuildReport.Times(100.0, 100.0, 100.2, 100.3), 0, 0, 0, "9.8", FG, 20);
-    assertThat(line)
+    assertThat(line("kept", new RebuildReport.Times(100.0, 100.0, 100.2, 100.3), 0, 0, 20))
         .isEqualTo(
             "rebuild kept restart_to_full_s 0.30 copied_slots 0 copied_mb 0.0 copy_mb_s 0.0"
                 + " copy_slots_s 0 foreground_appends_s 0 baseline_appends_s 0 fraction 0.00"
