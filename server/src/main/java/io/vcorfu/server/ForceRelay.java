@@ -12,7 +12,8 @@ import io.vcorfu.logunit.ForceObserver;
  * one attached, exactly once and in order; at most {@link #KEPT} forces are kept one by one, and
  * those beyond them as one count with their total time and records (replayed as that many forces of
  * the mean), so memory stays bounded while no one observes. Thread-safe: forces come from the
- * stores' writer threads, {@link #attach} from any thread.
+ * stores' writer threads, {@link #attach} from any thread; a force made while the kept ones are
+ * handed to a new observer waits for them (once, when the node's metrics start: milliseconds).
  */
 final class ForceRelay implements ForceObserver {
   /** The most forces kept one by one while no observer is attached. */
