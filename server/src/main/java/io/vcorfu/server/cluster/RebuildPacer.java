@@ -72,7 +72,7 @@ final class RebuildPacer {
 
   /** What a copy at {@code bytesPerSecond} copies in one adjustment window. */
   static long firstWindowBytes(long bytesPerSecond) {
-    return bytesPerSecond * ADJUST_NANOS / TimeUnit.SECONDS.toNanos(1);
+    return (long) (bytesPerSecond * (ADJUST_NANOS / 1e9));
   }
 
   /** Adjusts the rate to the foreground's {@code p99Micros} over {@code requests} writes. */

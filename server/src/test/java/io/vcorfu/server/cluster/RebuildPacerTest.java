@@ -84,6 +84,10 @@ class RebuildPacerTest {
   void aPacedCopysFirstWindowOfBytesGoesAtTheConfiguredRateWhateverTheForeground() {
     RebuildPacer pacer = new RebuildPacer(128 * MB, 20_000, 0);
     assertThat(RebuildPacer.firstWindowBytes(128 * MB)).isEqualTo(32 * MB);
+    // A rate the product of the window's nanoseconds would overflow still gives a quarter of it.
+    long quarter = Long.MAX_VALUE / 4000;
+    assertThat(RebuildPacer.firstWindowBytes(Long.MAX_VALUE / 1000))
+        .isBetween(quarter - 1000, quarter + 1000);
     // The foreground is slow from the start: the rate falls to the floor...
     for (int i = 0; i < 20; i++) {
       pacer.observe(400_000, 1_000);
