@@ -99,10 +99,7 @@ final class RebuildReport {
         + fixed(baseline, 0)
         + " fraction "
         + fixed(baseline != 0 ? during / baseline : 0, 2)
-        + " foreground_during_copy_appends_s "
-        + (Double.isNaN(copying) ? "nan" : fixed(copying, 0))
-        + " fraction_during_copy "
-        + (Double.isNaN(copying) ? "nan" : fixed(baseline != 0 ? copying / baseline : 0, 2))
+        + appendsAndFraction("during_copy", copying, baseline)
         + " p99_ms_median_second "
         + oneDecimal(median)
         + " p99_ms_worst_second "
@@ -113,10 +110,23 @@ final class RebuildReport {
         + fixed(before, 0)
         + " fraction_before "
         + fixed(baseline != 0 ? before / baseline : 0, 2)
-        + " foreground_after_full_appends_s "
-        + (Double.isNaN(after) ? "nan" : fixed(after, 0))
-        + " fraction_after_full "
-        + (Double.isNaN(after) ? "nan" : fixed(baseline != 0 ? after / baseline : 0, 2));
+        + appendsAndFraction("after_full", after, baseline);
+  }
+
+  /**
+   * {@code " foreground_WHAT_appends_s A fraction_WHAT F"}: the foreground's mean APPENDS a second
+   * over some seconds and its fraction of BASELINE; nan for both when there were no such seconds.
+   */
+  private static String appendsAndFraction(String what, double appends, double baseline) {
+    boolean none = Double.isNaN(appends);
+    return " foreground_"
+        + what
+        + "_appends_s "
+        + (none ? "nan" : fixed(appends, 0))
+        + " fraction_"
+        + what
+        + " "
+        + (none ? "nan" : fixed(baseline != 0 ? appends / baseline : 0, 2));
   }
 
   /**
