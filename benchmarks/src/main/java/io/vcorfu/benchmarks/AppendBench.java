@@ -154,8 +154,8 @@ final class AppendBench extends ClusterBench {
       names = "--cost",
       description =
           "Also print what the warm window cost the whole machine per append (processor time,"
-              + " TCP segments; and fsyncs and requests from the nodes' /metrics pages given with"
-              + " --metrics): see 'vcorfu bench cost'.")
+              + " TCP segments, context switches; and fsyncs and requests from the nodes' /metrics"
+              + " pages given with --metrics): see 'vcorfu bench cost'.")
   boolean cost;
 
   @Option(

@@ -17,8 +17,9 @@ import picocli.CommandLine.Option;
     name = "cost",
     mixinStandardHelpOptions = true,
     description =
-        "Print the machine's cost counters (processor ticks, TCP segments, the servers' fsyncs and"
-            + " requests), or the cost per operation between two such snapshots.")
+        "Print the machine's cost counters (processor ticks, TCP segments, context switches, the"
+            + " servers' fsyncs and requests), or the cost per operation between two such"
+            + " snapshots.")
 final class CostCommand implements Callable<Integer> {
   @Option(
       names = "--metrics",

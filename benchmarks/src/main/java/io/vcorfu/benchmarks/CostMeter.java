@@ -15,8 +15,10 @@ import java.util.Locale;
  * What a stretch of load cost the whole machine, read from counters outside the processes under
  * test, so that vcorfu and a peer are charged alike: processor time of every process and of the
  * kernel ({@code /proc/stat}), TCP segments sent ({@code /proc/net/snmp}, on loopback every message
- * costs at least one), and fsyncs and requests as the servers count them on their Prometheus {@code
- * /metrics} pages (summed over the named counters of every page given).
+ * costs at least one), context switches ({@code /proc/stat}: every time a processor went from one
+ * thread to another, so every wakeup of a thread that had to wait), and fsyncs and requests as the
+ * servers count them on their Prometheus {@code /metrics} pages (summed over the named counters of
+ * every page given).
  *
  * <p>A {@link Snapshot} is taken before and after; {@link #line} divides the difference by the
  * operations done in between. Snapshots also print and parse as one line ({@link
@@ -56,7 +58,8 @@ public final class CostMeter {
 
   /**
    * The machine's counters at one moment: processor ticks (busy, of which user, system and softirq;
-   * and all), TCP segments sent, fsyncs and requests (-1 without metrics pages).
+   * and all), TCP segments sent, context switches (-1 where not read), fsyncs and requests (-1
+   * without metrics pages).
    */
   record Snapshot(
       long busy,
@@ -65,26 +68,28 @@ public final class CostMeter {
       long softirq,
       long all,
       long segments,
+      long switches,
       double fsyncs,
       double requests,
       long selfNanos) {
 
     /**
-     * {@code snapshot busy=B user=U system=S softirq=Q all=A segments=G fsyncs=F requests=R
-     * self=N}.
+     * {@code snapshot busy=B user=U system=S softirq=Q all=A segments=G switches=W fsyncs=F
+     * requests=R self=N}.
      */
     @Override
     public String toString() {
       return String.format(
           Locale.ROOT,
-          "snapshot busy=%d user=%d system=%d softirq=%d all=%d segments=%d fsyncs=%.0f"
-              + " requests=%.0f self=%d",
+          "snapshot busy=%d user=%d system=%d softirq=%d all=%d segments=%d switches=%d"
+              + " fsyncs=%.0f requests=%.0f self=%d",
           busy,
           user,
           system,
           softirq,
           all,
           segments,
+          switches,
           fsyncs,
           requests,
           selfNanos);
@@ -95,15 +100,19 @@ public final class CostMeter {
      * than the benchmark client (around a peer's tool), whose own time says nothing.
      */
     Snapshot withoutSelf() {
-      return new Snapshot(busy, user, system, softirq, all, segments, fsyncs, requests, -1);
+      return new Snapshot(
+          busy, user, system, softirq, all, segments, switches, fsyncs, requests, -1);
     }
 
-    /** The snapshot {@link #toString} printed. */
+    /**
+     * The snapshot {@link #toString} printed ({@code switches} -1 when the line has none, as a
+     * snapshot printed by an earlier build).
+     */
     static Snapshot parse(String line) {
-      long[] v = new long[6];
+      long[] v = {0, 0, 0, 0, 0, 0, -1};
       double[] d = new double[2];
       long self = -1;
-      String[] names = {"busy", "user", "system", "softirq", "all", "segments"};
+      String[] names = {"busy", "user", "system", "softirq", "all", "segments", "switches"};
       for (String field : line.trim().split("\\s+")) {
         int eq = field.indexOf('=');
         if (eq < 0) {
@@ -124,7 +133,7 @@ public final class CostMeter {
           d[1] = Double.parseDouble(value);
         }
       }
-      return new Snapshot(v[0], v[1], v[2], v[3], v[4], v[5], d[0], d[1], self);
+      return new Snapshot(v[0], v[1], v[2], v[3], v[4], v[5], v[6], d[0], d[1], self);
     }
   }
 
@@ -149,6 +158,7 @@ public final class CostMeter {
   /** Reads every counter now. */
   Snapshot take() throws IOException, InterruptedException {
     long[] cpu = cpuTicks();
+    long switches = contextSwitches();
     double fsyncs = metrics.isEmpty() ? -1 : 0;
     double requests = metrics.isEmpty() ? -1 : 0;
     for (URI page : metrics) {
@@ -161,13 +171,23 @@ public final class CostMeter {
       requests += sum(text, requestCounters);
     }
     return new Snapshot(
-        cpu[0], cpu[1], cpu[2], cpu[3], cpu[4], tcpSegmentsSent(), fsyncs, requests, selfNanos());
+        cpu[0],
+        cpu[1],
+        cpu[2],
+        cpu[3],
+        cpu[4],
+        tcpSegmentsSent(),
+        switches,
+        fsyncs,
+        requests,
+        selfNanos());
   }
 
   /**
    * {@code cost LABEL: P ms processor per op (user U, system S, softirq Q; the client process C;
-   * the machine B% busy), G TCP segments per op, F fsyncs per op, R requests per op} over {@code
-   * ops} operations between the two snapshots ({@code -} for what was not counted).
+   * the machine B% busy), G TCP segments per op, W context switches per op, F fsyncs per op, R
+   * requests per op} over {@code ops} operations between the two snapshots ({@code -} for what was
+   * not counted).
    */
   static String line(String label, Snapshot before, Snapshot after, long ops) {
     double tick = 1000.0 / ticksPerSecond();
@@ -176,8 +196,8 @@ public final class CostMeter {
     return String.format(
         Locale.ROOT,
         "cost %s: %.3f ms processor per op (user %.3f, system %.3f, softirq %.3f; %s; the"
-            + " machine %.0f%% busy), %.2f TCP segments per op, %s fsyncs per op, %s requests"
-            + " per op, over %d ops",
+            + " machine %.0f%% busy), %.2f TCP segments per op, %s context switches per op, %s"
+            + " fsyncs per op, %s requests per op, over %d ops",
         label,
         (after.busy() - before.busy()) * tick / n,
         (after.user() - before.user()) * tick / n,
@@ -191,6 +211,9 @@ public final class CostMeter {
                 (after.selfNanos() - before.selfNanos()) / 1e6 / n),
         100.0 * (after.busy() - before.busy()) / all,
         (after.segments() - before.segments()) / n,
+        before.switches() < 0 || after.switches() < 0
+            ? "-"
+            : String.format(Locale.ROOT, "%.2f", (after.switches() - before.switches()) / n),
         perOp(before.fsyncs(), after.fsyncs(), n),
         perOp(before.requests(), after.requests(), n),
         ops);
@@ -232,6 +255,18 @@ public final class CostMeter {
       }
     }
     throw new IOException("/proc/stat has no cpu line");
+  }
+
+  /**
+   * The {@code ctxt} line of {@code /proc/stat}: context switches on every processor since boot.
+   */
+  static long contextSwitches() throws IOException {
+    for (String l : Files.readAllLines(Path.of("/proc/stat"))) {
+      if (l.startsWith("ctxt ")) {
+        return Long.parseLong(l.substring(5).trim());
+      }
+    }
+    throw new IOException("/proc/stat has no ctxt line");
   }
 
   /** {@code Tcp: OutSegs} of {@code /proc/net/snmp}. */

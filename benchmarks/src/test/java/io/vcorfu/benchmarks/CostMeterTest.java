@@ -85,23 +85,38 @@ class CostMeterTest {
 
   @Test
   void aSnapshotParsesFromWhatItPrints() {
-    CostMeter.Snapshot s = new CostMeter.Snapshot(10, 4, 5, 1, 40, 77, 12, 30, 123_456);
+    CostMeter.Snapshot s = new CostMeter.Snapshot(10, 4, 5, 1, 40, 77, 9, 12, 30, 123_456);
 
     assertThat(CostMeter.Snapshot.parse(s.toString())).isEqualTo(s);
   }
 
   @Test
+  void aSnapshotWithoutContextSwitchesLeavesThemUncounted() {
+    CostMeter.Snapshot old =
+        CostMeter.Snapshot.parse(
+            "snapshot busy=10 user=4 system=5 softirq=1 all=40 segments=77 fsyncs=12 requests=30"
+                + " self=-1");
+    CostMeter.Snapshot now = new CostMeter.Snapshot(20, 8, 10, 2, 80, 97, 500, 22, 40, -1);
+
+    assertThat(old.switches()).isEqualTo(-1);
+    assertThat(old.segments()).isEqualTo(77);
+    assertThat(CostMeter.line("x", old, now, 10))
+        .contains(", 2.00 TCP segments per op, - context switches per op, 1.000 fsyncs per op,");
+  }
+
+  @Test
   void theCostLineDividesEachCounterByTheOperations() {
     CostMeter.Snapshot before =
-        new CostMeter.Snapshot(100, 50, 40, 10, 1000, 5000, 200, 900, 1_000_000_000L);
+        new CostMeter.Snapshot(100, 50, 40, 10, 1000, 5000, 40_000, 200, 900, 1_000_000_000L);
     CostMeter.Snapshot after =
-        new CostMeter.Snapshot(300, 150, 120, 30, 1400, 7000, 300, 1500, 1_500_000_000L);
+        new CostMeter.Snapshot(300, 150, 120, 30, 1400, 7000, 52_500, 300, 1500, 1_500_000_000L);
 
     assertThat(CostMeter.line("x", before, after, 1000))
         .isEqualTo(
             "cost x: 2.000 ms processor per op (user 1.000, system 0.800, softirq 0.200; the"
-                + " client process 0.500; the machine 50% busy), 2.00 TCP segments per op, 0.100"
-                + " fsyncs per op, 0.600 requests per op, over 1000 ops");
+                + " client process 0.500; the machine 50% busy), 2.00 TCP segments per op, 12.50"
+                + " context switches per op, 0.100 fsyncs per op, 0.600 requests per op, over 1000"
+                + " ops");
   }
 
   @Test
@@ -117,6 +132,8 @@ class CostMeterTest {
     assertThat(b.all()).isGreaterThanOrEqualTo(a.all());
     assertThat(b.busy()).isGreaterThanOrEqualTo(a.busy());
     assertThat(b.segments()).isGreaterThanOrEqualTo(a.segments());
+    assertThat(a.switches()).as("a running Linux has switched threads").isPositive();
+    assertThat(b.switches()).isGreaterThanOrEqualTo(a.switches());
   }
 
   @Test
@@ -151,16 +168,20 @@ class CostMeterTest {
         Pattern.compile(
                 "^cost append warm: ([0-9.]+) ms processor per op .*the client process [0-9.]+;.*,"
                     + " ([0-9.]+) TCP segments per"
-                    + " op, ([0-9.]+) fsyncs per op, ([0-9.]+) requests per op, over (\\d+) ops$")
+                    + " op, ([0-9.]+) context switches per op, ([0-9.]+) fsyncs per op, ([0-9.]+)"
+                    + " requests per op, over (\\d+) ops$")
             .matcher(out.get(1));
     assertThat(cost.find()).as(out.get(1)).isTrue();
-    assertThat(Long.parseLong(cost.group(5))).isEqualTo(appends);
+    assertThat(Long.parseLong(cost.group(6))).isEqualTo(appends);
     assertThat(Double.parseDouble(cost.group(1))).as("processor per append").isPositive();
     assertThat(Double.parseDouble(cost.group(2)))
         .as("each append is a request and an answer over loopback TCP")
         .isGreaterThan(0.5);
+    assertThat(Double.parseDouble(cost.group(3)))
+        .as("a caller waits for each answer: the machine switches threads for it")
+        .isPositive();
     // The window's two scrapes (start and end of the warm window): 10 fsyncs in between.
-    assertThat(Double.parseDouble(cost.group(3))).isCloseTo(10.0 / appends, within(appends));
+    assertThat(Double.parseDouble(cost.group(4))).isCloseTo(10.0 / appends, within(appends));
     assertThat(scrapes.get())
         .as("a priming scrape before the load, then the window's two")
         .isEqualTo(3);
