@@ -157,8 +157,9 @@ public final class CostMeter {
 
   /** Reads every counter now. */
   Snapshot take() throws IOException, InterruptedException {
-    long[] cpu = cpuTicks();
-    long switches = contextSwitches();
+    List<String> stat = Files.readAllLines(Path.of("/proc/stat"));
+    long[] cpu = cpuTicks(stat);
+    long switches = contextSwitches(stat);
     double fsyncs = metrics.isEmpty() ? -1 : 0;
     double requests = metrics.isEmpty() ? -1 : 0;
     for (URI page : metrics) {
@@ -242,7 +243,12 @@ public final class CostMeter {
 
   /** busy, user (with nice), system, softirq (with irq) and all ticks of the machine. */
   public static long[] cpuTicks() throws IOException {
-    for (String l : Files.readAllLines(Path.of("/proc/stat"))) {
+    return cpuTicks(Files.readAllLines(Path.of("/proc/stat")));
+  }
+
+  /** {@link #cpuTicks()} from the lines of {@code /proc/stat}. */
+  private static long[] cpuTicks(List<String> stat) throws IOException {
+    for (String l : stat) {
       if (l.startsWith("cpu ")) {
         String[] f = l.trim().split("\\s+");
         long user = Long.parseLong(f[1]) + Long.parseLong(f[2]);
@@ -258,10 +264,11 @@ public final class CostMeter {
   }
 
   /**
-   * The {@code ctxt} line of {@code /proc/stat}: context switches on every processor since boot.
+   * The {@code ctxt} line of {@code /proc/stat}'s lines: context switches on every processor since
+   * boot.
    */
-  static long contextSwitches() throws IOException {
-    for (String l : Files.readAllLines(Path.of("/proc/stat"))) {
+  private static long contextSwitches(List<String> stat) throws IOException {
+    for (String l : stat) {
       if (l.startsWith("ctxt ")) {
         return Long.parseLong(l.substring(5).trim());
       }
