@@ -27,6 +27,17 @@ public interface RpcHandler {
   }
 
   /**
+   * True when this handler may be sent lone token requests in their fixed layout ({@code
+   * io.vcorfu.protocol.netty.LoneTokens}), which carry neither the stream's name nor the cluster
+   * id: a handler that reads neither (one that does not authorize requests by stream name). Such a
+   * request reaches {@link #handle(Request, String)} as the protobuf request it stands for. False
+   * by default.
+   */
+  default boolean takesLoneTokens() {
+    return false;
+  }
+
+  /**
    * The header the transport gives an answer to {@code request} that sets none: the request's
    * epoch, protocol version and request id. A handler on a hot path may set it on the answer it
    * builds, so that the transport sends the answer as it is instead of copying it to add one.

@@ -49,10 +49,12 @@ import org.slf4j.LoggerFactory;
  * pipelined calls correlated by request id.
  *
  * <p>Requests queued by any thread are written by the connection's I/O thread in batches with one
- * flush per batch. Response futures complete on the I/O thread: dependent stages that block must
- * run on their own executor ({@code thenApplyAsync(fn, executor)}). When a connection fails or
- * closes, every call outstanding on it fails with {@link TransportException} and the next call
- * opens a new connection; calls are never retried here. Thread-safe.
+ * flush per batch; a request sent from that thread while nothing waits is written at once. A lone
+ * token request goes as a fixed frame ({@link LoneTokens}) to a node that said it takes them.
+ * Response futures complete on the I/O thread: dependent stages that block must run on their own
+ * executor ({@code thenApplyAsync(fn, executor)}). When a connection fails or closes, every call
+ * outstanding on it fails with {@link TransportException} and the next call opens a new connection;
+ * calls are never retried here. Thread-safe.
  *
  * <p>With TLS, every connection runs it first (see {@link TlsContexts}); a connection whose TLS
  * fails (the server's certificate is not trusted, the server refused ours) fails its calls with
@@ -112,14 +114,23 @@ final class NettyRpcClient implements RpcClient {
       return CompletableFuture.failedFuture(new TransportException("the RPC client is closed"));
     }
     long id = ids.incrementAndGet();
+    Connection connection = connectionTo(target);
+    if (connection.takesLoneTokens) {
+      LoneTokens.Ask ask = LoneTokens.askFor(request, id);
+      if (ask != null) {
+        PendingCall call = new PendingCall(id, target, Request.PayloadCase.TOKEN, request);
+        connection.send(call, ask);
+        return call.future;
+      }
+    }
     Request tagged =
         request.toBuilder().setHeader(request.getHeader().toBuilder().setRequestId(id)).build();
     int size = tagged.getSerializedSize();
     if (size > options.maxFrameBytes()) {
       return CompletableFuture.failedFuture(new TooLargeException(size, options.maxFrameBytes()));
     }
-    PendingCall call = new PendingCall(id, target, tagged.getPayloadCase());
-    connectionTo(target).send(call, tagged);
+    PendingCall call = new PendingCall(id, target, tagged.getPayloadCase(), null);
+    connection.send(call, tagged);
     return call.future;
   }
 
@@ -177,13 +188,18 @@ final class NettyRpcClient implements RpcClient {
     final long id;
     final Endpoint target;
     final Request.PayloadCase kind;
+
+    /** The request of a call sent as a fixed ask ({@link LoneTokens}), which its answer needs. */
+    final Request asked;
+
     final CompletableFuture<Response> future = new CompletableFuture<>();
     final long deadline = System.nanoTime() + timeoutNanos;
 
-    PendingCall(long id, Endpoint target, Request.PayloadCase kind) {
+    PendingCall(long id, Endpoint target, Request.PayloadCase kind, Request asked) {
       this.id = id;
       this.target = target;
       this.kind = kind;
+      this.asked = asked;
     }
   }
 
@@ -191,13 +207,26 @@ final class NettyRpcClient implements RpcClient {
   private final class Connection extends SimpleChannelInboundHandler<Response> {
     final Endpoint endpoint;
     final ConcurrentHashMap<Long, PendingCall> pending = new ConcurrentHashMap<>();
-    final Queue<Request> outbox = new ConcurrentLinkedQueue<>();
+
+    /** Requests and fixed asks waiting to be written. */
+    final Queue<Object> outbox = new ConcurrentLinkedQueue<>();
+
     final AtomicBoolean drainScheduled = new AtomicBoolean();
     final CallDeadlines<PendingCall> deadlines =
         new CallDeadlines<>(sweeps, c -> c.deadline, c -> c.future.isDone(), this::expire);
 
     volatile Channel channel;
     volatile boolean closed;
+
+    /**
+     * Whether the connection is open and its authentication (if any) written, so that a request may
+     * be written; read and written only on the connection's I/O thread.
+     */
+    boolean established;
+
+    /** Whether the node said it takes fixed token asks ({@link LoneTokens#FEATURE}). */
+    volatile boolean takesLoneTokens;
+
     volatile VCorfuException failure;
 
     Connection(Endpoint endpoint) {
@@ -237,6 +266,7 @@ final class NettyRpcClient implements RpcClient {
                       "cannot connect to " + endpoint + ": nothing listens there", null));
             } else if (done.isSuccess()) {
               if (authenticate()) {
+                established = true;
                 scheduleDrain();
               }
             } else {
@@ -293,7 +323,8 @@ final class NettyRpcClient implements RpcClient {
       return ch.localAddress() != null && ch.localAddress().equals(ch.remoteAddress());
     }
 
-    void send(PendingCall call, Request request) {
+    /** Sends {@code request}: a {@link Request} or a {@link LoneTokens.Ask}. */
+    void send(PendingCall call, Object request) {
       pending.put(call.id, call);
       deadlines.add(call);
       if (closed) {
@@ -303,6 +334,14 @@ final class NettyRpcClient implements RpcClient {
             why != null
                 ? why
                 : new TransportException("the connection to " + endpoint + " is closed"));
+        return;
+      }
+      Channel ch = channel;
+      if (ch != null && ch.eventLoop().inEventLoop() && established && outbox.isEmpty()) {
+        // A caller on the connection's own I/O thread (a completion sending the next request)
+        // writes at once; while the thread reads, the flush waits for the end of the read.
+        ch.write(request, ch.voidPromise());
+        ch.flush();
         return;
       }
       outbox.add(request);
@@ -322,12 +361,12 @@ final class NettyRpcClient implements RpcClient {
       if (!ch.isActive()) {
         return;
       }
-      List<Request> batch = new ArrayList<>();
+      List<Object> batch = new ArrayList<>();
       int bytes = 0;
-      Request r;
+      Object r;
       while ((r = outbox.poll()) != null) {
         batch.add(r);
-        bytes += r.getSerializedSize();
+        bytes += r instanceof LoneTokens.Ask a ? a.bytes() : ((Request) r).getSerializedSize();
         if (batch.size() >= MAX_BATCH_MESSAGES || bytes >= MAX_BATCH_BYTES) {
           ch.write(new ProtoEncoder.Batch(batch), ch.voidPromise());
           batch = new ArrayList<>();
@@ -374,7 +413,27 @@ final class NettyRpcClient implements RpcClient {
     }
 
     @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) throws Exception {
+      if (msg instanceof LoneTokens.Answer answer) {
+        PendingCall call = pending.remove(answer.requestId());
+        if (call == null || call.asked == null) {
+          LOG.debug(
+              "Fixed token answer {} from {} matches no outstanding fixed ask (timed out?)",
+              answer.requestId(),
+              endpoint);
+          return;
+        }
+        call.future.complete(answer.response(call.asked));
+        return;
+      }
+      super.channelRead(ctx, msg);
+    }
+
+    @Override
     protected void channelRead0(ChannelHandlerContext ctx, Response response) {
+      if (!takesLoneTokens && (response.getHeader().getFeatures() & LoneTokens.FEATURE) != 0) {
+        takesLoneTokens = true;
+      }
       if (response.getHeader().getRequestId() == AUTHENTICATE_ID) {
         if (response.getPayloadCase() == Response.PayloadCase.ERROR) {
           // The token was refused: every call on this connection fails alike, unretried.

@@ -13,30 +13,38 @@ import io.vcorfu.protocol.proto.Response;
 import java.util.List;
 
 /**
- * Parses one frame (its bytes, without the length prefix) into a protobuf message. Stateless and
- * shared by every channel; the frame buffer is released after parsing. A frame that does not parse
- * raises a {@link CorruptedFrameException} describing the problem.
+ * Parses one frame (its bytes, without the length prefix) into a protobuf message, or a fixed frame
+ * ({@link LoneTokens}) into what it stands for: a {@link LoneTokens.Asked} on the server side, a
+ * {@link LoneTokens.Answer} on the client side. Stateless and shared by every channel; the frame
+ * buffer is released after parsing. A frame that does not parse raises a {@link
+ * CorruptedFrameException} describing the problem.
  */
 @Sharable
 public final class ProtoDecoder<T extends MessageLite> extends MessageToMessageDecoder<ByteBuf> {
   /** Server side: frames carry {@link Request}s. */
   public static final ProtoDecoder<Request> REQUESTS =
-      new ProtoDecoder<>(Request.parser(), "request");
+      new ProtoDecoder<>(Request.parser(), "request", LoneTokens.ASK);
 
   /** Client side: frames carry {@link Response}s. */
   public static final ProtoDecoder<Response> RESPONSES =
-      new ProtoDecoder<>(Response.parser(), "response");
+      new ProtoDecoder<>(Response.parser(), "response", LoneTokens.ANSWER);
 
   private final Parser<T> parser;
   private final String what;
+  private final byte fixedKind;
 
-  private ProtoDecoder(Parser<T> parser, String what) {
+  private ProtoDecoder(Parser<T> parser, String what, byte fixedKind) {
     this.parser = parser;
     this.what = what;
+    this.fixedKind = fixedKind;
   }
 
   @Override
   protected void decode(ChannelHandlerContext ctx, ByteBuf frame, List<Object> out) {
+    if (LoneTokens.isFixed(frame)) {
+      out.add(LoneTokens.read(frame, fixedKind));
+      return;
+    }
     int length = frame.readableBytes();
     try {
       T message;

@@ -5,6 +5,7 @@ import io.netty.channel.ChannelHandler.Sharable;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.handler.codec.DecoderException;
+import io.netty.util.AttributeKey;
 import io.vcorfu.protocol.BadRequestException;
 import io.vcorfu.protocol.Errors;
 import io.vcorfu.protocol.RpcHandler;
@@ -33,8 +34,12 @@ import org.slf4j.LoggerFactory;
  * it does not accept is answered with Unauthenticated and the connection closed. A connection that
  * has a principal already (its certificate's, or an earlier token's) cannot change it. Invariant:
  * no request from a connection without a principal reaches the handler of a server that accepts
- * tokens (the handler would take a null principal for a caller in its own process). Stateless and
- * shared by every connection of one server.
+ * tokens (the handler would take a null principal for a caller in its own process).
+ *
+ * <p>Fixed token asks ({@link LoneTokens}) are served as the requests they stand for, behind the
+ * same checks, by a handler that {@link RpcHandler#takesLoneTokens takes them}; such a server names
+ * the feature in the header of its first answer on each connection. Stateless and shared by every
+ * connection of one server (what it told a connection is the connection's attribute).
  */
 @Sharable
 final class ServerRequestHandler extends SimpleChannelInboundHandler<Request> {
@@ -44,9 +49,14 @@ final class ServerRequestHandler extends SimpleChannelInboundHandler<Request> {
       "this connection has no principal: connect with a client certificate (--tls-cert and"
           + " --tls-key) or a bearer token (--token-file, made by `vcorfu token create`)";
 
+  /** Set on a connection once this node has told it its features. */
+  private static final AttributeKey<Boolean> ADVERTISED =
+      AttributeKey.valueOf(ServerRequestHandler.class, "advertised");
+
   private final RpcHandler handler;
   private final int maxFrameBytes;
   private final BearerTokens tokens;
+  private final boolean takesLoneTokens;
 
   /** A handler of a server that accepts no bearer tokens. */
   ServerRequestHandler(RpcHandler handler, int maxFrameBytes) {
@@ -57,10 +67,36 @@ final class ServerRequestHandler extends SimpleChannelInboundHandler<Request> {
     this.handler = handler;
     this.maxFrameBytes = maxFrameBytes;
     this.tokens = tokens;
+    this.takesLoneTokens = handler.takesLoneTokens();
+  }
+
+  @Override
+  public void channelRead(ChannelHandlerContext ctx, Object msg) throws Exception {
+    if (msg instanceof LoneTokens.Asked asked) {
+      Request request = asked.request();
+      if (!takesLoneTokens) {
+        answer(
+            ctx,
+            request,
+            Errors.toResponse(
+                new BadRequestException(
+                    "this node takes no fixed token asks (it authorizes requests by stream name):"
+                        + " send the token request as a protobuf message")));
+        return;
+      }
+      serve(ctx, request, true);
+      return;
+    }
+    super.channelRead(ctx, msg);
   }
 
   @Override
   protected void channelRead0(ChannelHandlerContext ctx, Request request) {
+    serve(ctx, request, false);
+  }
+
+  /** Serves {@code request}; answers a fixed ask ({@code lone}) fixed when the answer allows. */
+  private void serve(ChannelHandlerContext ctx, Request request, boolean lone) {
     String principal = ctx.channel().attr(TlsContexts.PRINCIPAL).get();
     if (request.getPayloadCase() == Request.PayloadCase.AUTHENTICATE) {
       authenticate(ctx, request, principal);
@@ -73,9 +109,30 @@ final class ServerRequestHandler extends SimpleChannelInboundHandler<Request> {
     HandlerCalls.invoke(handler, request, principal)
         .thenAccept(
             response -> {
+              if (lone) {
+                LoneTokens.Answer fixed = LoneTokens.answerFor(request, response);
+                if (fixed != null) {
+                  ctx.writeAndFlush(fixed, ctx.voidPromise());
+                  return;
+                }
+              }
               Response limited = HandlerCalls.limitSize(request, response, maxFrameBytes);
-              ctx.writeAndFlush(limited, ctx.voidPromise());
+              ctx.writeAndFlush(advertised(ctx, limited), ctx.voidPromise());
             });
+  }
+
+  /**
+   * {@code response}, with the features of this node in its header when it is the first answer of
+   * the connection that could carry them (see {@link LoneTokens}).
+   */
+  private Response advertised(ChannelHandlerContext ctx, Response response) {
+    if (!takesLoneTokens || ctx.channel().hasAttr(ADVERTISED)) {
+      return response;
+    }
+    ctx.channel().attr(ADVERTISED).set(Boolean.TRUE);
+    return response.toBuilder()
+        .setHeader(response.getHeader().toBuilder().setFeatures(LoneTokens.FEATURE))
+        .build();
   }
 
   private void authenticate(ChannelHandlerContext ctx, Request request, String principal) {

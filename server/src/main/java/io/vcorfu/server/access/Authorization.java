@@ -66,6 +66,12 @@ public final class Authorization {
       public CompletableFuture<Response> handle(Request request, String principal) {
         return a == null ? next.handle(request) : a.answer(request, principal, next);
       }
+
+      /** Fixed token asks carry no stream name, which authorization reads. */
+      @Override
+      public boolean takesLoneTokens() {
+        return a == null;
+      }
     };
   }
 
