@@ -62,7 +62,7 @@ public final class LoneTokens {
   private LoneTokens() {}
 
   /** Something written as one fixed frame. */
-  interface Frame {
+  public interface Frame {
     /** The frame's bytes, without the length prefix. */
     int bytes();
 
@@ -71,7 +71,7 @@ public final class LoneTokens {
   }
 
   /** An ask as it travels; {@link #request} is the request it stands for. */
-  record Ask(
+  public record Ask(
       long requestId,
       long epoch,
       long clientMsb,
@@ -93,7 +93,7 @@ public final class LoneTokens {
     }
 
     /** The request this ask stands for. */
-    Request request() {
+    public Request request() {
       return Request.newBuilder()
           .setHeader(
               Header.newBuilder()
@@ -110,7 +110,7 @@ public final class LoneTokens {
   }
 
   /** A fixed answer as it travels. */
-  record Answer(
+  public record Answer(
       long requestId,
       long headerEpoch,
       long tokenEpoch,
@@ -134,7 +134,7 @@ public final class LoneTokens {
      * The response this answer stands for, as the answer to {@code asked} (the request the client
      * sent, whose stream the slot names and whose protocol version the header echoes).
      */
-    Response response(Request asked) {
+    public Response response(Request asked) {
       return Response.newBuilder()
           .setHeader(
               Header.newBuilder()
@@ -157,7 +157,7 @@ public final class LoneTokens {
   }
 
   /** A request that arrived as a fixed ask, to be answered fixed when the answer allows. */
-  record Asked(Request request) {}
+  public record Asked(Request request) {}
 
   /** True when {@code frame} (without its length prefix) is a fixed frame. */
   static boolean isFixed(ByteBuf frame) {
@@ -215,7 +215,7 @@ public final class LoneTokens {
    * layout cannot hold it: only an unconditional request for one token of one stream, from a client
    * with an id, qualifies.
    */
-  static Ask askFor(Request request, long requestId) {
+  public static Ask askFor(Request request, long requestId) {
     if (request.getPayloadCase() != Request.PayloadCase.TOKEN) {
       return null;
     }
@@ -246,7 +246,7 @@ public final class LoneTokens {
    * when the layout cannot hold it: anything but one token of one slot, with no other field set,
    * goes back as the protobuf response.
    */
-  static Answer answerFor(Request request, Response response) {
+  public static Answer answerFor(Request request, Response response) {
     if (response.getPayloadCase() != Response.PayloadCase.TOKEN || response.hasLeasePush()) {
       return null;
     }

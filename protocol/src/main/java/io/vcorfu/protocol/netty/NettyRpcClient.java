@@ -32,7 +32,6 @@ import java.io.IOException;
 import java.net.ConnectException;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -118,7 +117,8 @@ final class NettyRpcClient implements RpcClient {
     if (connection.takesLoneTokens) {
       LoneTokens.Ask ask = LoneTokens.askFor(request, id);
       if (ask != null) {
-        PendingCall call = new PendingCall(id, target, Request.PayloadCase.TOKEN, request);
+        PendingCall call =
+            new PendingCall(id, target, Request.PayloadCase.TOKEN, request, timeoutNanos);
         connection.send(call, ask);
         return call.future;
       }
@@ -129,7 +129,7 @@ final class NettyRpcClient implements RpcClient {
     if (size > options.maxFrameBytes()) {
       return CompletableFuture.failedFuture(new TooLargeException(size, options.maxFrameBytes()));
     }
-    PendingCall call = new PendingCall(id, target, tagged.getPayloadCase(), null);
+    PendingCall call = new PendingCall(id, target, tagged.getPayloadCase(), null, timeoutNanos);
     connection.send(call, tagged);
     return call.future;
   }
@@ -184,25 +184,6 @@ final class NettyRpcClient implements RpcClient {
     }
   }
 
-  private final class PendingCall {
-    final long id;
-    final Endpoint target;
-    final Request.PayloadCase kind;
-
-    /** The request of a call sent as a fixed ask ({@link LoneTokens}), which its answer needs. */
-    final Request asked;
-
-    final CompletableFuture<Response> future = new CompletableFuture<>();
-    final long deadline = System.nanoTime() + timeoutNanos;
-
-    PendingCall(long id, Endpoint target, Request.PayloadCase kind, Request asked) {
-      this.id = id;
-      this.target = target;
-      this.kind = kind;
-      this.asked = asked;
-    }
-  }
-
   /** One TCP connection and the calls outstanding on it. */
   private final class Connection extends SimpleChannelInboundHandler<Response> {
     final Endpoint endpoint;
@@ -218,10 +199,7 @@ final class NettyRpcClient implements RpcClient {
     volatile Channel channel;
     volatile boolean closed;
 
-    /**
-     * Whether the connection is open and its authentication (if any) written, so that a request may
-     * be written; read and written only on the connection's I/O thread.
-     */
+    /** Open, with its authentication (if any) written: requests may follow. I/O thread only. */
     boolean established;
 
     /** Whether the node said it takes fixed token asks ({@link LoneTokens#FEATURE}). */
@@ -488,31 +466,7 @@ final class NettyRpcClient implements RpcClient {
 
     /** Fails the connection's calls with a {@link TlsException} saying what to check. */
     private void failTls(ChannelHandlerContext ctx, Throwable cause) {
-      String reason = TlsPeerHandler.reason(cause);
-      // Alerts as the JDK's engine names them (bad_certificate), or OpenSSL's (BAD_CERTIFICATE).
-      String alert = reason.toLowerCase(Locale.ROOT);
-      String hint;
-      if (alert.contains("certificate_required")
-          || alert.contains("bad_certificate")
-          || alert.contains("certificate_unknown")
-          || alert.contains("certificate_expired")
-          || alert.contains("alert_unknown_ca")) {
-        hint =
-            "the node refused this client's certificate: give --tls-cert and --tls-key, a"
-                + " certificate from the node's CA, valid now";
-      } else if (reason.contains("subject alternative name")
-          || reason.contains("No name matching")) {
-        hint =
-            "the node's certificate does not name "
-                + endpoint.host()
-                + ": issue it with that DNS name or IP address as a subject alternative name, or"
-                + " dial the node by a name its certificate has";
-      } else if (reason.contains("certification path") || reason.contains("validity check")) {
-        hint = "the node's certificate is not trusted: give the CA that signed it (--tls-ca)";
-      } else {
-        hint = "does the node speak TLS, and do both sides trust each other's CA?";
-      }
-      String why = "TLS with " + endpoint + " failed: " + reason + " (" + hint + ")";
+      String why = TlsPeerHandler.clientFailure(endpoint, cause);
       if (failure == null) {
         LOG.warn("{}", why);
       }

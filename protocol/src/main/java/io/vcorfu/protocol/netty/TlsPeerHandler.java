@@ -97,6 +97,37 @@ final class TlsPeerHandler extends ChannelInboundHandlerAdapter {
     return false;
   }
 
+  /**
+   * What a client tells of a TLS connection to {@code endpoint} that failed with {@code cause}: the
+   * reason, and what to check.
+   */
+  static String clientFailure(io.vcorfu.protocol.Endpoint endpoint, Throwable cause) {
+    String reason = reason(cause);
+    // Alerts as the JDK's engine names them (bad_certificate), or OpenSSL's (BAD_CERTIFICATE).
+    String alert = reason.toLowerCase(java.util.Locale.ROOT);
+    String hint;
+    if (alert.contains("certificate_required")
+        || alert.contains("bad_certificate")
+        || alert.contains("certificate_unknown")
+        || alert.contains("certificate_expired")
+        || alert.contains("alert_unknown_ca")) {
+      hint =
+          "the node refused this client's certificate: give --tls-cert and --tls-key, a"
+              + " certificate from the node's CA, valid now";
+    } else if (reason.contains("subject alternative name") || reason.contains("No name matching")) {
+      hint =
+          "the node's certificate does not name "
+              + endpoint.host()
+              + ": issue it with that DNS name or IP address as a subject alternative name, or"
+              + " dial the node by a name its certificate has";
+    } else if (reason.contains("certification path") || reason.contains("validity check")) {
+      hint = "the node's certificate is not trusted: give the CA that signed it (--tls-ca)";
+    } else {
+      hint = "does the node speak TLS, and do both sides trust each other's CA?";
+    }
+    return "TLS with " + endpoint + " failed: " + reason + " (" + hint + ")";
+  }
+
   /** What went wrong, in words: the innermost message of a TLS failure. */
   static String reason(Throwable cause) {
     String message = null;
