@@ -8,7 +8,6 @@ import io.vcorfu.protocol.netty.Framing;
 import io.vcorfu.protocol.netty.LoneTokens;
 import io.vcorfu.protocol.netty.ProtoDecoder;
 import io.vcorfu.protocol.netty.ProtoEncoder;
-import io.vcorfu.protocol.proto.Header;
 import io.vcorfu.protocol.proto.Request;
 import io.vcorfu.protocol.proto.Response;
 import io.vcorfu.protocol.proto.StreamSlot;
@@ -39,13 +38,7 @@ public class LoneTokenCodecBench extends Microbenchmark {
   public void setUp() {
     request =
         Request.newBuilder()
-            .setHeader(
-                Header.newBuilder()
-                    .setRequestId(123_456_789L)
-                    .setEpoch(7)
-                    .setClusterId("bench")
-                    .setClientId(StreamId.of("client").toIdOnlyMsg())
-                    .setProtocolVersion(1))
+            .setHeader(WireCodecBench.header())
             .setToken(TokenRequest.newBuilder().addStreams(StreamId.of("s").toMsg()).setCount(1))
             .build();
     answer = answerTo(request);

@@ -43,13 +43,7 @@ public class WireCodecBench extends Microbenchmark {
     new Random(1).nextBytes(payload);
     request =
         Request.newBuilder()
-            .setHeader(
-                Header.newBuilder()
-                    .setRequestId(123_456_789L)
-                    .setEpoch(7)
-                    .setClusterId("bench")
-                    .setClientId(StreamId.of("client").toMsg())
-                    .setProtocolVersion(1))
+            .setHeader(header())
             .setSequencedWrite(
                 SequencedWriteRequest.newBuilder()
                     .setToken(TokenRequest.newBuilder().addStreams(StreamId.of("s").toMsg()))
@@ -64,6 +58,17 @@ public class WireCodecBench extends Microbenchmark {
     batch = new ProtoEncoder.Batch(many);
     encoder = new EmbeddedChannel(ProtoEncoder.INSTANCE);
     decoder = new EmbeddedChannel(Framing.newFrameDecoder(64 << 20), ProtoDecoder.REQUESTS);
+  }
+
+  /** The header of a client's request in these benchmarks. */
+  static Header header() {
+    return Header.newBuilder()
+        .setRequestId(123_456_789L)
+        .setEpoch(7)
+        .setClusterId("bench")
+        .setClientId(StreamId.of("client").toMsg())
+        .setProtocolVersion(1)
+        .build();
   }
 
   @TearDown
