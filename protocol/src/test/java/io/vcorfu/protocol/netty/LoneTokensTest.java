@@ -14,6 +14,7 @@ import io.vcorfu.protocol.RpcClient;
 import io.vcorfu.protocol.RpcHandler;
 import io.vcorfu.protocol.RpcTimeoutException;
 import io.vcorfu.protocol.StreamId;
+import io.vcorfu.protocol.TlsOptions;
 import io.vcorfu.protocol.Transport.ServerBinding;
 import io.vcorfu.protocol.UnauthenticatedException;
 import io.vcorfu.protocol.WrongEpochException;
@@ -29,6 +30,8 @@ import io.vcorfu.protocol.proto.TokenRequest;
 import io.vcorfu.protocol.proto.TokenResponse;
 import io.vcorfu.protocol.proto.TxResolution;
 import io.vcorfu.protocol.testing.Messages;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -38,6 +41,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.slf4j.Logger;
@@ -223,6 +227,7 @@ class LoneTokensTest {
   private static final class Recording implements RpcHandler {
     final boolean takes;
     final ConcurrentLinkedQueue<Request> seen = new ConcurrentLinkedQueue<>();
+    final ConcurrentLinkedQueue<String> principals = new ConcurrentLinkedQueue<>();
     volatile Response refusal;
 
     Recording(boolean takes) {
@@ -242,6 +247,12 @@ class LoneTokensTest {
                 .build());
       }
       return CompletableFuture.completedFuture(sequencerAnswer(request, new Random(seen.size())));
+    }
+
+    @Override
+    public CompletableFuture<Response> handle(Request request, String principal) {
+      principals.add(String.valueOf(principal));
+      return handle(request);
     }
 
     @Override
@@ -363,6 +374,32 @@ class LoneTokensTest {
           assertThat(answer).isEqualTo(expected);
         }
       }
+    }
+  }
+
+  @Test
+  void overMutualTlsFixedAsksCarryTheConnectionsPrincipal(@TempDir Path dir) throws Exception {
+    TestCertificates.Authority ca = TestCertificates.authority("test CA");
+    TlsOptions nodeTls =
+        ca.write(Files.createDirectories(dir.resolve("node")), "node", ca.issue("node-1"));
+    TlsOptions own =
+        ca.write(Files.createDirectories(dir.resolve("app")), "app", ca.issue("app-server-7"));
+    Recording handler = new Recording(true);
+    try (NettyTransport node = new NettyTransport(nodeTls);
+        NettyTransport app =
+            new NettyTransport(new TlsOptions(nodeTls.ca(), own.cert(), own.key()));
+        RpcClient client = app.newClient(ClientOptions.defaults())) {
+      ServerBinding server = node.bind(ANY_PORT, handler);
+      Random rnd = new Random(12);
+      for (int i = 0; i < 10; i++) {
+        Response r = client.call(server.endpoint(), loneRequest(rnd, 0)).join();
+        assertThat(r.getToken().getTokensCount()).isEqualTo(1);
+      }
+      assertThat(handler.seen).hasSize(10);
+      assertThat(handler.seen.stream().filter(q -> q.getHeader().getClusterId().isEmpty()))
+          .as("requests that came as fixed asks")
+          .hasSize(9);
+      assertThat(handler.principals).hasSize(10).allMatch(p -> p.contains("app-server-7"));
     }
   }
 
