@@ -5,13 +5,10 @@ import io.vcorfu.protocol.RpcTimeoutException;
 import io.vcorfu.protocol.proto.Response;
 import java.time.Duration;
 import java.util.HashSet;
-import java.util.Iterator;
 import java.util.LinkedHashSet;
-import java.util.Queue;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
@@ -34,10 +31,6 @@ import java.util.concurrent.atomic.AtomicLong;
  * chain writes decided by their deciding replica; see {@link Failover#retryable}). A request sent
  * with an older epoch would be refused by every node sealed at the newer one anyway.
  *
- * <p>A request costs one queue insertion (no hashing, no removal on its answer's path): requests
- * are kept in the order they were sent and a tick walks them from the oldest, dropping answered
- * ones, up to the first one that has not waited {@code checkAfter}.
- *
  * <p>Thread-safe. Ticks run on one daemon thread shared by every watch in the process.
  */
 public final class LayoutWatch implements AutoCloseable {
@@ -57,12 +50,7 @@ public final class LayoutWatch implements AutoCloseable {
 
   private final LayoutCache layout;
   private final long checkAfterNanos;
-
-  /**
-   * Requests in the order they were sent (to within the microseconds by which different threads'
-   * sends may cross); an answered one leaves when a tick reaches it. Read only on {@link #TIMER}.
-   */
-  private final Queue<Waiting> waiting = new ConcurrentLinkedQueue<>();
+  private final Set<Waiting> waiting = ConcurrentHashMap.newKeySet();
 
   private final AtomicLong looks = new AtomicLong();
 
@@ -71,23 +59,9 @@ public final class LayoutWatch implements AutoCloseable {
 
   private final ScheduledFuture<?> ticks;
 
-  /**
-   * One request waiting for its answer: {@code answer} is null once it has one, so that a request
-   * answered but not yet dropped holds no response.
-   */
-  private static final class Waiting {
-    final Endpoint target;
-    final long epoch;
-    final long sinceNanos;
-    volatile CompletableFuture<Response> answer;
-
-    Waiting(CompletableFuture<Response> answer, Endpoint target, long epoch, long sinceNanos) {
-      this.answer = answer;
-      this.target = target;
-      this.epoch = epoch;
-      this.sinceNanos = sinceNanos;
-    }
-  }
+  /** One request waiting for its answer. */
+  private record Waiting(
+      CompletableFuture<Response> answer, Endpoint target, long epoch, long sinceNanos) {}
 
   /** A watch over requests sent with {@code layout}'s epochs; checks after {@code checkAfter}. */
   public LayoutWatch(LayoutCache layout, Duration checkAfter) {
@@ -111,7 +85,7 @@ public final class LayoutWatch implements AutoCloseable {
     waiting.add(w);
     call.whenComplete(
         (r, e) -> {
-          w.answer = null;
+          waiting.remove(w);
           if (e == null) {
             answer.complete(r);
           } else {
@@ -123,15 +97,6 @@ public final class LayoutWatch implements AutoCloseable {
 
   /** How many requests are waiting now. */
   public int waiting() {
-    int n = 0;
-    for (Waiting w : waiting) {
-      n += w.answer == null ? 0 : 1;
-    }
-    return n;
-  }
-
-  /** Requests held, answered ones not yet dropped included (for tests). */
-  int held() {
     return waiting.size();
   }
 
@@ -187,32 +152,23 @@ public final class LayoutWatch implements AutoCloseable {
     long epoch = layout.current().epoch();
     Set<Endpoint> slow = new HashSet<>();
     looks.incrementAndGet();
-    for (Iterator<Waiting> it = waiting.iterator(); it.hasNext(); ) {
-      Waiting w = it.next();
-      CompletableFuture<Response> answer = w.answer;
-      if (answer == null) {
-        it.remove();
-        continue;
-      }
-      if (now - w.sinceNanos < checkAfterNanos) {
-        // Every request behind it was sent after it: none has waited that long either.
-        break;
-      }
-      if (w.epoch < epoch) {
-        it.remove();
-        w.answer = null;
-        answer.completeExceptionally(
-            new RpcTimeoutException(
-                "abandoned the request to "
-                    + w.target
-                    + " after "
-                    + TimeUnit.NANOSECONDS.toMillis(now - w.sinceNanos)
-                    + " ms: it was sent in epoch "
-                    + w.epoch
-                    + ", and the cluster's layout is now at epoch "
-                    + epoch));
-      } else {
-        slow.add(w.target);
+    for (Waiting w : waiting) {
+      boolean slowOne = now - w.sinceNanos() >= checkAfterNanos;
+      if (w.epoch() < epoch && slowOne) {
+        waiting.remove(w);
+        w.answer()
+            .completeExceptionally(
+                new RpcTimeoutException(
+                    "abandoned the request to "
+                        + w.target()
+                        + " after "
+                        + TimeUnit.NANOSECONDS.toMillis(now - w.sinceNanos())
+                        + " ms: it was sent in epoch "
+                        + w.epoch()
+                        + ", and the cluster's layout is now at epoch "
+                        + epoch));
+      } else if (slowOne) {
+        slow.add(w.target());
       }
     }
     return slow;
