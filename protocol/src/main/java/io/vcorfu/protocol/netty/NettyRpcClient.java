@@ -83,10 +83,10 @@ final class NettyRpcClient implements RpcClient {
       return CompletableFuture.failedFuture(new TransportException("the RPC client is closed"));
     }
     long id = ids.incrementAndGet();
-    RpcConnection connection = connectionTo(target);
-    if (connection.takesLoneTokens) {
-      LoneTokens.Ask ask = LoneTokens.askFor(request, id);
-      if (ask != null) {
+    LoneTokens.Ask ask = LoneTokens.askFor(request, id);
+    if (ask != null) {
+      RpcConnection connection = connectionTo(target);
+      if (connection.takesLoneTokens) {
         PendingCall call =
             new PendingCall(id, target, Request.PayloadCase.TOKEN, request, timeoutNanos);
         connection.send(call, ask);
@@ -100,7 +100,7 @@ final class NettyRpcClient implements RpcClient {
       return CompletableFuture.failedFuture(new TooLargeException(size, options.maxFrameBytes()));
     }
     PendingCall call = new PendingCall(id, target, tagged.getPayloadCase(), null, timeoutNanos);
-    connection.send(call, tagged);
+    connectionTo(target).send(call, tagged);
     return call.future;
   }
 
