@@ -92,6 +92,8 @@ final class ServerCommand implements Callable<Integer> {
 
   @picocli.CommandLine.Mixin RemoteClassFlags remoteClasses = new RemoteClassFlags();
 
+  @picocli.CommandLine.Mixin CpuScheduling scheduling = new CpuScheduling();
+
   @Option(
       names = "--segment-size-mb",
       defaultValue = "16",
@@ -400,6 +402,7 @@ final class ServerCommand implements Callable<Integer> {
       spec.commandLine().getErr().println("vcorfu server: " + e.getMessage());
       return 2;
     }
+    scheduling.applyToThisProcess();
     Node node = Node.start(config, transport);
     // A plaintext node with no tokens runs callers' one-shot commands (see CommandHost, OneShot).
     CommandHost commands = CommandHost.serve(node, tls, tokens);
