@@ -11,7 +11,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
-import java.util.function.BiFunction;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -104,7 +103,7 @@ final class TokensBench extends ClusterBench {
     if (inProcess) {
       try (SequencerService sequencer = new SequencerService(new io.vcorfu.sequencer.Sequencer())) {
         sequencer.bootstrap(-1, java.util.Map.of()).join();
-        run("in-process", 1, requests, (conn, r) -> sequencer.token(r));
+        run("in-process", 1, requests, (conn, k) -> sequencer.token(requests.get(k)));
       }
       return 0;
     }
@@ -114,17 +113,16 @@ final class TokensBench extends ClusterBench {
         List<ReplicaClient> ops = logs.stream().map(ClusterStreamLog::ops).toList();
         // Each request's streams as the client API takes them, made once, not per call (a list of
         // List.copyOf, which the client keeps as it is instead of copying it per call), found by
-        // the request's identity (comparing protobuf messages per call costs more than the call).
-        java.util.Map<TokenRequest, List<StreamId>> streamsOf = new java.util.IdentityHashMap<>();
-        requests.forEach(
-            r ->
-                streamsOf.put(
-                    r, List.copyOf(r.getStreamsList().stream().map(StreamId::fromMsg).toList())));
+        // the request's place in the list (no lookup per call).
+        List<List<StreamId>> streamsOf =
+            requests.stream()
+                .map(r -> List.copyOf(r.getStreamsList().stream().map(StreamId::fromMsg).toList()))
+                .toList();
         run(
             "loopback",
             conns,
             requests,
-            (conn, r) -> ops.get(conn).token(streamsOf.get(r), null, r.getCount()),
+            (conn, k) -> ops.get(conn).token(streamsOf.get(k), null, requests.get(k).getCount()),
             () -> {
               long[] sum = new long[2];
               for (ReplicaClient o : ops) {
@@ -151,6 +149,14 @@ final class TokensBench extends ClusterBench {
   }
 
   /**
+   * Sends request {@code request} (its place in the list of requests) on connection {@code conn}.
+   */
+  @FunctionalInterface
+  private interface Caller {
+    CompletableFuture<?> call(int conn, int request);
+  }
+
+  /**
    * One of a caller's requests in flight, sent again as soon as it completes until the load ends; a
    * request that completes at once is followed in a loop, not by recursion.
    */
@@ -158,7 +164,7 @@ final class TokensBench extends ClusterBench {
     private final LoadWindows windows;
     private final LoadWindows.Slot slot;
     private final List<TokenRequest> requests;
-    private final java.util.function.Function<TokenRequest, CompletableFuture<?>> call;
+    private final java.util.function.IntFunction<CompletableFuture<?>> call;
     private final CountDownLatch ended;
     private long i;
     private final int tokensPerRequest;
@@ -168,7 +174,7 @@ final class TokensBench extends ClusterBench {
         LoadWindows.Slot slot,
         List<TokenRequest> requests,
         long first,
-        java.util.function.Function<TokenRequest, CompletableFuture<?>> call,
+        java.util.function.IntFunction<CompletableFuture<?>> call,
         CountDownLatch ended) {
       this.windows = windows;
       this.slot = slot;
@@ -190,7 +196,7 @@ final class TokensBench extends ClusterBench {
     private void next(long now) {
       long t0 = now;
       while (windows.runningAt(t0)) {
-        CompletableFuture<?> f = call.apply(requests.get((int) (i++ % requests.size())));
+        CompletableFuture<?> f = call.apply((int) (i++ % requests.size()));
         if (!f.isDone()) {
           long started = t0;
           f.whenComplete(
@@ -215,11 +221,7 @@ final class TokensBench extends ClusterBench {
     }
   }
 
-  private void run(
-      String where,
-      int connections,
-      List<TokenRequest> requests,
-      BiFunction<Integer, TokenRequest, CompletableFuture<?>> call)
+  private void run(String where, int connections, List<TokenRequest> requests, Caller call)
       throws InterruptedException {
     run(where, connections, requests, call, () -> null);
   }
@@ -232,7 +234,7 @@ final class TokensBench extends ClusterBench {
       String where,
       int connections,
       List<TokenRequest> requests,
-      BiFunction<Integer, TokenRequest, CompletableFuture<?>> call,
+      Caller call,
       java.util.function.Supplier<long[]> messages)
       throws InterruptedException {
     String label =
@@ -249,7 +251,7 @@ final class TokensBench extends ClusterBench {
       int conn = t % connections;
       LoadWindows.Slot slot = windows.newSlot();
       for (int k = 0; k < pipeline; k++) {
-        new Chain(windows, slot, requests, t * pipeline + k, r -> call.apply(conn, r), chains)
+        new Chain(windows, slot, requests, t * pipeline + k, r -> call.call(conn, r), chains)
             .next();
       }
     }
