@@ -7,7 +7,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.concurrent.TimeUnit;
 import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.TypeConversionException;
@@ -32,23 +31,24 @@ final class CpuScheduling {
   private static final org.slf4j.Logger LOG =
       org.slf4j.LoggerFactory.getLogger(CpuScheduling.class);
 
-  /** A policy: its name on the command line, its number in the kernel, its {@code chrt} flag. */
+  /**
+   * A policy: its name on the command line, its number and name in the kernel, its {@code chrt}
+   * flag.
+   */
   enum Policy {
-    BATCH("batch", 3, "--batch"),
-    NORMAL("normal", 0, "--other");
+    BATCH("batch", 3, "SCHED_BATCH", "--batch"),
+    NORMAL("normal", 0, "SCHED_OTHER", "--other");
 
     final String flag;
     final int kernel;
+    final String kernelName;
     final String chrt;
 
-    Policy(String flag, int kernel, String chrt) {
+    Policy(String flag, int kernel, String kernelName, String chrt) {
       this.flag = flag;
       this.kernel = kernel;
+      this.kernelName = kernelName;
       this.chrt = chrt;
-    }
-
-    String kernelName() {
-      return this == BATCH ? "SCHED_BATCH" : "SCHED_OTHER";
     }
   }
 
@@ -60,7 +60,8 @@ final class CpuScheduling {
       description =
           "Linux scheduling policy of the node's threads: batch (SCHED_BATCH: a thread woken by a"
               + " message does not preempt the one running, fewer switches where clients share the"
-              + " processors) or normal (default ${DEFAULT-VALUE}; also VCORFU_CPU_SCHEDULING).")
+              + " processors) or normal; default ${DEFAULT-VALUE}, or VCORFU_CPU_SCHEDULING's"
+              + " value.")
   Policy policy;
 
   /**
@@ -76,11 +77,11 @@ final class CpuScheduling {
       failure = apply(pid, policy);
     }
     if (failure == null && allUnder(pid, policy)) {
-      LOG.info("threads run under {} (--cpu-scheduling {})", policy.kernelName(), policy.flag);
+      LOG.info("threads run under {} (--cpu-scheduling {})", policy.kernelName, policy.flag);
     } else {
       LOG.warn(
           "could not put the node's threads under {} ({}); they run as the process was started",
-          policy.kernelName(),
+          policy.kernelName,
           failure != null ? failure : "threads kept their policy");
     }
   }
@@ -104,14 +105,12 @@ final class CpuScheduling {
             .redirectErrorStream(true);
     try {
       Process p = chrt.start();
+      // Read to its end (chrt exits right after it writes), then its status.
       byte[] said = p.getInputStream().readAllBytes();
-      if (!p.waitFor(10, TimeUnit.SECONDS)) {
-        p.destroyForcibly();
-        return "chrt did not finish in 10 s";
-      }
-      if (p.exitValue() != 0) {
+      int status = p.waitFor();
+      if (status != 0) {
         return "chrt exited "
-            + p.exitValue()
+            + status
             + ": "
             + new String(said, StandardCharsets.UTF_8).strip().replace('\n', ' ');
       }
