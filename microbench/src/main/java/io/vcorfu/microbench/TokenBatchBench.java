@@ -3,6 +3,7 @@ package io.vcorfu.microbench;
 import com.google.protobuf.InvalidProtocolBufferException;
 import io.vcorfu.protocol.PackedTokens;
 import io.vcorfu.protocol.StreamId;
+import io.vcorfu.protocol.Tokens;
 import io.vcorfu.protocol.proto.Request;
 import io.vcorfu.protocol.proto.Response;
 import io.vcorfu.protocol.proto.TokenRequest;
@@ -68,7 +69,7 @@ public class TokenBatchBench extends Microbenchmark {
 
   @Benchmark
   @OperationsPerInvocation(REQUESTS)
-  public List<TokenResponse> clientPackAndSplit() {
+  public List<Tokens> clientPackAndSplit() {
     PackedTokens.pack(asks);
     return PackedTokens.split(asks, packedAnswer);
   }

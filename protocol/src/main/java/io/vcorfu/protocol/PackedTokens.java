@@ -146,12 +146,13 @@ public final class PackedTokens {
   }
 
   /**
-   * The answer of each of {@code asks}, in order, from the answer to their packed form, each as the
-   * sequencer answers the request sent alone ({@link Ask#toRequest}).
+   * The answer of each of {@code asks}, in order, from the answer to their packed form: each holds
+   * the tokens the sequencer gives the request sent alone ({@link Ask#toRequest}), read in place
+   * from the shared answer ({@link Tokens}; no message is built per request).
    *
    * @throws IllegalStateException when the answer does not fit the requests
    */
-  public static List<TokenResponse> split(List<Ask> asks, TokenResponse answer) {
+  public static List<Tokens> split(List<Ask> asks, TokenResponse answer) {
     ByteBuffer b = answer.getPacked().asReadOnlyByteBuffer();
     long expected = ANSWER_HEADER_BYTES;
     long tokens = 0;
@@ -168,8 +169,10 @@ public final class PackedTokens {
               + " token requests take "
               + expected);
     }
-    long global = b.getLong();
-    int issued = b.getInt();
+    // Absolute gets from here on: the parts share the buffer and read it from any thread.
+    int base = b.position();
+    long global = b.getLong(base);
+    int issued = b.getInt(base + Long.BYTES);
     if (issued != tokens) {
       throw new IllegalStateException(
           "the sequencer's packed answer issues "
@@ -178,34 +181,14 @@ public final class PackedTokens {
               + tokens
               + " were asked for");
     }
-    List<TokenResponse> out = new ArrayList<>(asks.size());
-    // The message of the stream named last, reused while requests name the same one.
-    StreamId lastId = null;
-    StreamIdMsg lastMsg = null;
+    List<Tokens> out = new ArrayList<>(asks.size());
     long epoch = answer.getEpoch();
-    // Built from the leaves up (a built message added to its parent), which allocates a fraction
-    // of what nested builders do: this runs once per token on the client's event loop.
+    int offset = base + ANSWER_HEADER_BYTES;
     for (Ask a : asks) {
-      List<StreamId> streams = a.streams();
-      TokenResponse.Builder one = TokenResponse.newBuilder().setEpoch(epoch);
-      for (int t = 0; t < a.tokens(); t++) {
-        Token.Builder token = Token.newBuilder().setGlobalAddress(global++);
-        for (int i = 0; i < streams.size(); i++) {
-          StreamId id = streams.get(i);
-          if (!id.equals(lastId)) {
-            lastId = id;
-            lastMsg = id.toMsg();
-          }
-          token.addSlots(
-              StreamSlot.newBuilder()
-                  .setStream(lastMsg)
-                  .setStreamAddress(b.getLong())
-                  .setBackpointer(b.getLong())
-                  .build());
-        }
-        one.addTokens(token.build());
-      }
-      out.add(one.build());
+      int n = a.tokens();
+      out.add(Tokens.packed(epoch, a.streams(), global, n, b, offset));
+      global += n;
+      offset += SLOT_BYTES * n * a.streams().size();
     }
     return out;
   }

@@ -7,6 +7,7 @@ import com.google.protobuf.ByteString;
 import io.vcorfu.protocol.BadRequestException;
 import io.vcorfu.protocol.PackedTokens;
 import io.vcorfu.protocol.StreamId;
+import io.vcorfu.protocol.Tokens;
 import io.vcorfu.protocol.proto.Token;
 import io.vcorfu.protocol.proto.TokenRequest;
 import io.vcorfu.protocol.proto.TokenResponse;
@@ -78,9 +79,30 @@ class PackedTokensTest {
       TokenResponse answer =
           packed.issuePacked(
               TokenRequest.newBuilder().setPacked(PackedTokens.pack(asks(requests))).build());
-      assertThat(PackedTokens.split(asks(requests), answer))
+      List<Tokens> parts = PackedTokens.split(asks(requests), answer);
+      assertThat(parts.stream().map(Tokens::toResponse).toList())
           .as("seed %d batch %d", seed, batch)
           .isEqualTo(expected);
+      for (int i = 0; i < parts.size(); i++) {
+        // Read in place, each part gives what the message of the request sent alone holds.
+        Tokens part = parts.get(i);
+        Tokens message = Tokens.of(expected.get(i));
+        assertThat(part.epoch()).isEqualTo(message.epoch());
+        assertThat(part.count()).isEqualTo(message.count());
+        for (int t = 0; t < part.count(); t++) {
+          assertThat(part.globalAddress(t)).isEqualTo(message.globalAddress(t));
+          assertThat(part.streamCount()).isEqualTo(message.streamCount());
+          for (int k = 0; k < part.streamCount(); k++) {
+            assertThat(part.stream(k)).isEqualTo(message.stream(k));
+            assertThat(part.streamAddress(t, k))
+                .as("seed %d batch %d request %d token %d stream %d", seed, batch, i, t, k)
+                .isEqualTo(message.streamAddress(t, k));
+            assertThat(part.backpointer(t, k)).isEqualTo(message.backpointer(t, k));
+          }
+        }
+        assertThatThrownBy(() -> part.globalAddress(part.count()))
+            .isInstanceOf(IndexOutOfBoundsException.class);
+      }
       // The packed bytes carry ids only: the tokens read from them name no stream by its name.
       List<Token> all = new ArrayList<>();
       expected.forEach(r -> r.getTokensList().forEach(t -> all.add(withoutNames(t))));

@@ -44,7 +44,8 @@ class ChainWriteBatchTest {
       throws Exception {
     try (InProcessCluster c = InProcessCluster.fiveNodes(tmp, tmp.resolve("data"))) {
       ClusterStreamLog log = c.client();
-      TokenResponse t = log.ops().token(List.of(StreamId.of("batched")), null, 3).join();
+      TokenResponse t =
+          log.ops().token(List.of(StreamId.of("batched")), null, 3).join().toResponse();
       long first = t.getTokens(0).getGlobalAddress();
       long third = t.getTokens(2).getGlobalAddress();
       Endpoint head = log.layout().current().logChain(first).get(0);

@@ -40,7 +40,7 @@ class RestartBackpointerTest {
         log.append(List.of(s), bytes("first")).join();
         lastData = log.append(List.of(s), bytes("second")).join().globalAddress();
         // A writer takes the stream's next slot and dies: a reader fills it with a hole.
-        Token abandoned = log.ops().token(List.of(s), null, 1).join().getTokens(0);
+        Token abandoned = log.ops().token(List.of(s), null, 1).join().token(0);
         long slot = abandoned.getSlots(0).getStreamAddress();
         StreamEntry filled = log.readStream(s, slot, slot).get(10, TimeUnit.SECONDS).get(0);
         assertThat(filled.isHole()).as("the abandoned slot became a hole").isTrue();

@@ -56,7 +56,7 @@ class SealTest {
       ClusterStreamLog log = c.client();
       StreamId s = StreamId.of("sealed");
       log.append(List.of(s), new byte[] {1}).join();
-      TokenResponse old = log.ops().token(List.of(s), null, 1).join();
+      TokenResponse old = log.ops().token(List.of(s), null, 1).join().toResponse();
       assertThat(old.getEpoch()).as("the first start sealed the file's epoch 1").isEqualTo(2);
 
       restart(c, tmp, InProcessCluster.SEQUENCER);
@@ -117,8 +117,7 @@ class SealTest {
         assertThat(epochOf(c, tmp, e)).as("epoch stored by %s", e).isEqualTo(5);
       }
       ClusterStreamLog log = c.client();
-      assertThat(log.ops().token(List.of(StreamId.of("x")), null, 1).join().getEpoch())
-          .isEqualTo(5);
+      assertThat(log.ops().token(List.of(StreamId.of("x")), null, 1).join().epoch()).isEqualTo(5);
     }
   }
 }

@@ -160,7 +160,7 @@ class SequencerRestartFenceTest {
       assertThat(counter.get()).isEqualTo(3);
 
       // Writer W takes a token and stalls before writing it.
-      TokenResponse wToken = log.ops().token(List.of(RAW), null, 1).join();
+      TokenResponse wToken = log.ops().token(List.of(RAW), null, 1).join().toResponse();
       Token token = wToken.getTokens(0);
       long wGlobal = token.getGlobalAddress();
       long wStream = token.getSlots(0).getStreamAddress();

@@ -7,6 +7,7 @@ import io.vcorfu.client.StreamLogOptions;
 import io.vcorfu.client.rpc.ReplicaClient;
 import io.vcorfu.protocol.Endpoint;
 import io.vcorfu.protocol.StreamId;
+import io.vcorfu.protocol.Tokens;
 import io.vcorfu.protocol.inmemory.FaultRule;
 import io.vcorfu.protocol.inmemory.InJvmTransport;
 import io.vcorfu.protocol.proto.Request.PayloadCase;
@@ -50,7 +51,7 @@ class TokenCoalescingTest {
             ClusterStreamLog.connect(transport, NODE, StreamLogOptions.defaults())) {
           ReplicaClient ops = log.ops();
           List<StreamId> streams = List.of(StreamId.of("c-0"), StreamId.of("c-1"));
-          List<CompletableFuture<TokenResponse>> calls = new ArrayList<>();
+          List<CompletableFuture<Tokens>> calls = new ArrayList<>();
           for (int i = 0; i < CALLERS; i++) {
             List<StreamId> asked = i % 3 == 0 ? streams : List.of(streams.get(i % 2));
             calls.add(ops.token(asked, null, 1 + i % 4));
@@ -59,7 +60,7 @@ class TokenCoalescingTest {
           Map<StreamId, TreeSet<Long>> perStream = new HashMap<>();
           long tokens = 0;
           for (int i = 0; i < CALLERS; i++) {
-            TokenResponse r = calls.get(i).get(10, TimeUnit.SECONDS);
+            TokenResponse r = calls.get(i).get(10, TimeUnit.SECONDS).toResponse();
             List<StreamId> asked = i % 3 == 0 ? streams : List.of(streams.get(i % 2));
             assertThat(r.getTokensCount()).as("caller %d's count", i).isEqualTo(1 + i % 4);
             for (Token t : r.getTokensList()) {

@@ -275,7 +275,7 @@ public final class Appender {
             : ops.token(req.streams(), req.tx(), 1)
                 .thenApply(
                     r -> {
-                      LogEntryMsg entry = entry(r.getTokens(0), req.payload(), r.getEpoch(), nonce);
+                      LogEntryMsg entry = entry(r.token(0), req.payload(), r.epoch(), nonce);
                       return new Written(entry, writer.drive(entry));
                     });
     return written

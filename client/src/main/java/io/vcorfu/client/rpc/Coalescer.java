@@ -35,15 +35,16 @@ import java.util.function.ToLongFunction;
  * again from its completion joins the next message.
  *
  * @param <Q> a request
- * @param <A> its answer
+ * @param <M> the answer to a combined message
+ * @param <A> one request's answer
  */
-final class Coalescer<Q, A> {
+final class Coalescer<Q, M, A> {
   /** One caller: its request and its answer. */
   private record Waiter<Q, A>(Q request, CompletableFuture<A> answer) {}
 
   private final Function<Q, CompletableFuture<A>> send;
-  private final Function<List<Q>, CompletableFuture<A>> sendCombined;
-  private final BiFunction<A, List<Q>, List<A>> split;
+  private final Function<List<Q>, CompletableFuture<M>> sendCombined;
+  private final BiFunction<M, List<Q>, List<A>> split;
   private final int maxInFlight;
   private final int maxInFlightFull;
   private final int maxBatch;
@@ -73,8 +74,8 @@ final class Coalescer<Q, A> {
    */
   Coalescer(
       Function<Q, CompletableFuture<A>> send,
-      Function<List<Q>, CompletableFuture<A>> sendCombined,
-      BiFunction<A, List<Q>, List<A>> split,
+      Function<List<Q>, CompletableFuture<M>> sendCombined,
+      BiFunction<M, List<Q>, List<A>> split,
       int maxInFlight,
       int maxInFlightFull,
       int maxBatch,
@@ -107,7 +108,7 @@ final class Coalescer<Q, A> {
    * is handled there as if sent alone and answered in its own part of the response, and a write's
    * own failure comes back in its part as a step error, as for a write sent alone.
    */
-  static Coalescer<ChainWriteRequest, ChainWriteResponse> chainWrites(
+  static Coalescer<ChainWriteRequest, ChainWriteResponse, ChainWriteResponse> chainWrites(
       Endpoint node,
       Function<ChainWriteRequest, CompletableFuture<ChainWriteResponse>> send,
       int maxInFlight,
@@ -173,32 +174,45 @@ final class Coalescer<Q, A> {
       messages++;
       requests += batch.size();
     }
-    CompletableFuture<A> call;
-    List<Q> all = null;
-    try {
-      if (batch.size() == 1) {
+    if (batch.size() == 1) {
+      CompletableFuture<A> call;
+      try {
         call = send.apply(batch.get(0).request());
-      } else {
-        all = new ArrayList<>(batch.size());
-        for (Waiter<Q, A> w : batch) {
-          all.add(w.request());
-        }
-        call = sendCombined.apply(all);
+      } catch (RuntimeException e) {
+        call = CompletableFuture.failedFuture(e);
       }
+      Waiter<Q, A> w = batch.get(0);
+      call.whenComplete(
+          (response, error) -> {
+            if (error != null) {
+              w.answer().completeExceptionally(Calls.unwrap(error));
+            } else {
+              w.answer().complete(response);
+            }
+            next();
+          });
+      return;
+    }
+    List<Q> all = new ArrayList<>(batch.size());
+    for (Waiter<Q, A> w : batch) {
+      all.add(w.request());
+    }
+    CompletableFuture<M> call;
+    try {
+      call = sendCombined.apply(all);
     } catch (RuntimeException e) {
       call = CompletableFuture.failedFuture(e);
     }
-    List<Q> sent = all;
     call.whenComplete(
         (response, error) -> {
-          answer(batch, sent, response, error);
+          answer(batch, all, response, error);
           next();
         });
   }
 
-  private void answer(List<Waiter<Q, A>> batch, List<Q> sent, A response, Throwable error) {
+  private void answer(List<Waiter<Q, A>> batch, List<Q> sent, M response, Throwable error) {
     List<A> parts = null;
-    if (error == null && batch.size() > 1) {
+    if (error == null) {
       try {
         parts = split.apply(response, sent);
       } catch (RuntimeException e) {
@@ -208,10 +222,6 @@ final class Coalescer<Q, A> {
     if (error != null) {
       Throwable cause = Calls.unwrap(error);
       batch.forEach(w -> w.answer().completeExceptionally(cause));
-      return;
-    }
-    if (batch.size() == 1) {
-      batch.get(0).answer().complete(response);
       return;
     }
     for (int i = 0; i < batch.size(); i++) {

@@ -6,6 +6,7 @@ import io.vcorfu.protocol.ClientOptions;
 import io.vcorfu.protocol.Endpoint;
 import io.vcorfu.protocol.PackedTokens;
 import io.vcorfu.protocol.StreamId;
+import io.vcorfu.protocol.Tokens;
 import io.vcorfu.protocol.proto.ChainStep;
 import io.vcorfu.protocol.proto.ChainWriteRequest;
 import io.vcorfu.protocol.proto.ChainWriteResponse;
@@ -34,7 +35,6 @@ import io.vcorfu.protocol.proto.StreamWriteRequest;
 import io.vcorfu.protocol.proto.TailRequest;
 import io.vcorfu.protocol.proto.TailResponse;
 import io.vcorfu.protocol.proto.TokenRequest;
-import io.vcorfu.protocol.proto.TokenResponse;
 import io.vcorfu.protocol.proto.TxResolution;
 import io.vcorfu.protocol.proto.ViewCallRequest;
 import io.vcorfu.protocol.proto.ViewCallResponse;
@@ -85,7 +85,8 @@ public final class ReplicaClient {
    * Per node, the coalescer of this client's chain writes to it; null when each chain write is a
    * message of its own (the default) and in a pinned client.
    */
-  private final java.util.Map<Endpoint, Coalescer<ChainWriteRequest, ChainWriteResponse>>
+  private final java.util.Map<
+          Endpoint, Coalescer<ChainWriteRequest, ChainWriteResponse, ChainWriteResponse>>
       chainWrites;
 
   /** A client whose every chain write is a message of its own. */
@@ -105,9 +106,8 @@ public final class ReplicaClient {
     this.chainWrites = coalesceChainWrites ? new java.util.concurrent.ConcurrentHashMap<>() : null;
     this.tokens =
         new TokenBatcher(
-            r ->
-                rpc.call(Layout::sequencer, Request.newBuilder().setToken(r))
-                    .thenApply(x -> x.getToken()),
+            r -> rpc.call(Layout::sequencer, Request.newBuilder().setToken(r)),
+            io.vcorfu.protocol.proto.Response::getToken,
             TOKEN_MESSAGES_IN_FLIGHT);
   }
 
@@ -142,13 +142,12 @@ public final class ReplicaClient {
    * null. Unconditional requests of concurrent callers are coalesced on the wire ({@link
    * TokenBatcher}); each caller still gets the tokens of its own request.
    */
-  public CompletableFuture<TokenResponse> token(
-      Collection<StreamId> streams, TxResolution tx, int count) {
+  public CompletableFuture<Tokens> token(Collection<StreamId> streams, TxResolution tx, int count) {
     if (tx != null) {
       TokenRequest.Builder b = TokenRequest.newBuilder().setCount(count).setTx(tx);
       streams.forEach(s -> b.addStreams(s.toMsg()));
       return rpc.call(Layout::sequencer, Request.newBuilder().setToken(b))
-          .thenApply(r -> r.getToken());
+          .thenApply(r -> Tokens.of(r.getToken()));
     }
     // Unconditional: coalesced with this client's other callers' requests while the sequencer is
     // busy with earlier ones.

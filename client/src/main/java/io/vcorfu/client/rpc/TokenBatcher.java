@@ -1,6 +1,7 @@
 package io.vcorfu.client.rpc;
 
 import io.vcorfu.protocol.PackedTokens;
+import io.vcorfu.protocol.Tokens;
 import io.vcorfu.protocol.proto.TokenRequest;
 import io.vcorfu.protocol.proto.TokenResponse;
 import java.util.concurrent.CompletableFuture;
@@ -18,7 +19,8 @@ import java.util.function.Function;
  * once while fewer than {@link #MAX_FULL_IN_FLIGHT} messages are in flight, so that the sequencer
  * issues one while this client answers the callers of another. Every caller gets exactly the tokens
  * of its own request: coalescing changes how many messages carry the requests, not how many tokens
- * anyone receives.
+ * anyone receives. A caller of a coalesced message gets its part of the packed answer in place
+ * ({@link PackedTokens#split}), with no protobuf message built for it.
  *
  * <p>Only unconditional requests are coalesced (a conditional one is checked and refused on its
  * own; see {@link ReplicaClient#token}).
@@ -37,7 +39,7 @@ public final class TokenBatcher {
   /** The most requests one message carries. */
   public static final int MAX_BATCH = 256;
 
-  private final Coalescer<PackedTokens.Ask, TokenResponse> coalescer;
+  private final Coalescer<PackedTokens.Ask, TokenResponse, Tokens> coalescer;
 
   /** The most token messages in flight at a time while a full message's requests wait. */
   public static final int MAX_FULL_IN_FLIGHT = 3;
@@ -50,13 +52,25 @@ public final class TokenBatcher {
    */
   public TokenBatcher(
       Function<TokenRequest, CompletableFuture<TokenResponse>> send, int maxInFlight) {
+    this(send, Function.identity(), maxInFlight);
+  }
+
+  /**
+   * @param send sends one token request to the sequencer and returns what carries its answer
+   * @param answer the answer in what {@code send} returned (applied in the same completion stage)
+   * @param maxInFlight as above
+   */
+  public <R> TokenBatcher(
+      Function<TokenRequest, CompletableFuture<R>> send,
+      Function<R, TokenResponse> answer,
+      int maxInFlight) {
     if (maxInFlight < 1) {
       throw new IllegalArgumentException("maxInFlight must be at least 1, not " + maxInFlight);
     }
     this.coalescer =
         new Coalescer<>(
-            ask -> send.apply(ask.toRequest()),
-            asks -> send.apply(PackedTokens.request(asks)),
+            ask -> send.apply(ask.toRequest()).thenApply(r -> Tokens.of(answer.apply(r))),
+            asks -> send.apply(PackedTokens.request(asks)).thenApply(answer),
             (response, asks) -> PackedTokens.split(asks, response),
             maxInFlight,
             Math.max(maxInFlight, MAX_FULL_IN_FLIGHT),
@@ -69,7 +83,7 @@ public final class TokenBatcher {
    * Tokens for {@code ask} (unconditional), sent alone (as {@link PackedTokens.Ask#toRequest}) or
    * with other callers' requests.
    */
-  public CompletableFuture<TokenResponse> token(PackedTokens.Ask ask) {
+  public CompletableFuture<Tokens> token(PackedTokens.Ask ask) {
     return coalescer.submit(ask);
   }
 

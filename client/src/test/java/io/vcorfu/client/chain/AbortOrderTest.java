@@ -101,7 +101,7 @@ class AbortOrderTest {
         streamCount == 1
             ? List.of(StreamId.of("abort-order"))
             : List.of(StreamId.of("abort-order"), StreamId.of("abort-order-2"));
-    Token token = ops.token(streams, null, 1).join().getTokens(0);
+    Token token = ops.token(streams, null, 1).join().token(0);
     LogEntryMsg entry =
         ChainWriter.dataEntry(
             token, ByteString.copyFromUtf8("entry"), cluster.layout().epoch(), 0x0ab0_47L);

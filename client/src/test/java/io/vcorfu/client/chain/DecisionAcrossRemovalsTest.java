@@ -155,7 +155,7 @@ class DecisionAcrossRemovalsTest {
    * nowhere yet.
    */
   private LogEntryMsg newEntry(ReplicaClient ops, long nonce) {
-    Token token = ops.token(List.of(STREAM), null, 1).join().getTokens(0);
+    Token token = ops.token(List.of(STREAM), null, 1).join().token(0);
     return ChainWriter.dataEntry(
         token, ByteString.copyFromUtf8("entry"), cluster.layout().epoch(), nonce);
   }

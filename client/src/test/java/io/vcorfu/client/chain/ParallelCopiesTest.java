@@ -78,7 +78,7 @@ class ParallelCopiesTest {
     ClusterStreamLog writer = cluster.client();
     ReplicaClient ops = writer.ops();
     StreamId stream = StreamId.of("parallel-copies");
-    Token token = ops.token(List.of(stream), null, 1).join().getTokens(0);
+    Token token = ops.token(List.of(stream), null, 1).join().token(0);
     LogEntryMsg entry =
         ChainWriter.dataEntry(
             token, ByteString.copyFromUtf8("entry"), cluster.layout().epoch(), 0x9a7a_11L);

@@ -70,7 +70,7 @@ class RidingCommitsTest {
 
   private LogEntryMsg entry(ReplicaClient ops, StreamId stream, String value) {
     return ChainWriter.dataEntry(
-        ops.token(List.of(stream), null, 1).join().getTokens(0),
+        ops.token(List.of(stream), null, 1).join().token(0),
         ByteString.copyFromUtf8(value),
         cluster.layout().epoch(),
         value.hashCode() | 1L);

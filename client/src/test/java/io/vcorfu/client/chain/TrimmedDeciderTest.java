@@ -187,7 +187,7 @@ class TrimmedDeciderTest {
     var ops = setup.ops();
     // A committed entry first, so the deciding stream exists on its replica.
     setup.append(List.of(deciding), "before".getBytes(StandardCharsets.UTF_8)).join();
-    var token = ops.token(streams, null, 1).join().getTokens(0);
+    var token = ops.token(streams, null, 1).join().token(0);
     var e =
         io.vcorfu.client.chain.ChainWriter.dataEntry(
             token,

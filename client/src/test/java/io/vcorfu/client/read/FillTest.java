@@ -58,7 +58,7 @@ class FillTest {
   @Test
   void anAddressNobodyWroteBecomesAHoleAndItsTokenCanNoLongerWriteIt() {
     List<StreamId> streams = List.of(StreamId.of("fill-unwritten"));
-    Token token = ops.token(streams, null, 1).join().getTokens(0);
+    Token token = ops.token(streams, null, 1).join().token(0);
 
     GlobalEntry filled = log.fill(token.getGlobalAddress()).join();
 
@@ -76,7 +76,7 @@ class FillTest {
   @Test
   void anIncompleteWriteIsFinishedNotJunked() {
     List<StreamId> streams = List.of(StreamId.of("fill-half-written"));
-    Token token = ops.token(streams, null, 1).join().getTokens(0);
+    Token token = ops.token(streams, null, 1).join().token(0);
     LogEntryMsg e = entryFor(token, "half-written");
     ChainPlan plan = ChainPlan.of(log.layout().current(), e.getGlobalAddress(), streams);
     ops.logWrite(plan.visits().get(0).endpoint(), e, false).join();

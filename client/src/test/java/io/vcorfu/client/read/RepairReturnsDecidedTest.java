@@ -66,7 +66,7 @@ class RepairReturnsDecidedTest {
     List<StreamId> streams =
         ChainFaults.earlierAndDeciding(setup.layout().current(), "aborted-read");
     StreamId earlier = streams.get(0);
-    Token token = ops.token(streams, null, 1).join().getTokens(0);
+    Token token = ops.token(streams, null, 1).join().token(0);
     LogEntryMsg e =
         LogEntryMsg.newBuilder()
             .setGlobalAddress(token.getGlobalAddress())

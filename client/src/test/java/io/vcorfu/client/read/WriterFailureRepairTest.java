@@ -98,7 +98,7 @@ class WriterFailureRepairTest {
   @Test
   void writerDiesAfterTokenLeavesAHoleEveryoneAgreesOn() throws Exception {
     List<StreamId> streams = List.of(StreamId.of("after-token"));
-    Token token = ops.token(streams, null, 1).join().getTokens(0);
+    Token token = ops.token(streams, null, 1).join().token(0);
 
     assertThat(outcomes(streams, token)).containsExactly("HOLE");
     // The stream goes on: the next append lands right after the hole.
@@ -114,7 +114,7 @@ class WriterFailureRepairTest {
   @Test
   void anOldEmptySlotIsDecidedFromTheNextEntryNotTheTail() throws Exception {
     List<StreamId> streams = List.of(StreamId.of("old-slot"));
-    Token token = ops.token(streams, null, 1).join().getTokens(0);
+    Token token = ops.token(streams, null, 1).join().token(0);
     for (int i = 0; i < 300; i++) {
       log.append(streams, ("after-" + i).getBytes(StandardCharsets.UTF_8)).join();
     }
@@ -135,7 +135,7 @@ class WriterFailureRepairTest {
   @Test
   void writerDiesAfterLogWriteEveryoneAgrees() throws Exception {
     List<StreamId> streams = List.of(StreamId.of("after-log"));
-    Token token = ops.token(streams, null, 1).join().getTokens(0);
+    Token token = ops.token(streams, null, 1).join().token(0);
     LogEntryMsg e = entryFor(token, "half-written");
     ChainPlan p = plan(e, streams);
     ops.logWrite(p.visits().get(0).endpoint(), e, false).join();
@@ -154,7 +154,7 @@ class WriterFailureRepairTest {
   @Test
   void aStreamSlotIsDecidedAsTheLogCopyIs() throws Exception {
     List<StreamId> streams = List.of(StreamId.of("log-first"));
-    Token token = ops.token(streams, null, 1).join().getTokens(0);
+    Token token = ops.token(streams, null, 1).join().token(0);
     LogEntryMsg e = entryFor(token, "log-only");
     ChainPlan p = plan(e, streams);
     ops.logWrite(p.visits().get(0).endpoint(), e, false).join();
@@ -180,7 +180,7 @@ class WriterFailureRepairTest {
   @Test
   void writerDiesBeforeCommitsReadersFinishTheCommit() throws Exception {
     List<StreamId> streams = List.of(StreamId.of("before-commit"));
-    Token token = ops.token(streams, null, 1).join().getTokens(0);
+    Token token = ops.token(streams, null, 1).join().token(0);
     LogEntryMsg e = entryFor(token, "decided");
     ChainPlan p = plan(e, streams);
     ops.logWrite(p.visits().get(0).endpoint(), e, false).join();
@@ -202,7 +202,7 @@ class WriterFailureRepairTest {
       }
     }
     List<StreamId> streams = List.of(first, second);
-    Token token = ops.token(streams, null, 1).join().getTokens(0);
+    Token token = ops.token(streams, null, 1).join().token(0);
     LogEntryMsg e = entryFor(token, "mid-chain");
     ChainPlan p = plan(e, streams);
     assertThat(p.visits()).hasSize(3);

@@ -23,7 +23,7 @@ class ChainWriteCoalescingTest {
   private final List<ChainWriteRequest> sent = new ArrayList<>();
   private final List<CompletableFuture<ChainWriteResponse>> pending = new ArrayList<>();
 
-  private final Coalescer<ChainWriteRequest, ChainWriteResponse> writes =
+  private final Coalescer<ChainWriteRequest, ChainWriteResponse, ChainWriteResponse> writes =
       Coalescer.chainWrites(
           new Endpoint("127.0.0.1", 1),
           r -> {

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.vcorfu.protocol.BadRequestException;
 import io.vcorfu.protocol.PackedTokens;
 import io.vcorfu.protocol.StreamId;
+import io.vcorfu.protocol.Tokens;
 import io.vcorfu.protocol.proto.TokenRequest;
 import io.vcorfu.protocol.proto.TokenResponse;
 import io.vcorfu.sequencer.Sequencer;
@@ -75,12 +76,18 @@ class TokenBatcherTest {
     return n;
   }
 
+  private static void addAll(Set<Long> addresses, Tokens tokens) {
+    for (int t = 0; t < tokens.count(); t++) {
+      addresses.add(tokens.globalAddress(t));
+    }
+  }
+
   @Test
   void callersBehindBusyMessagesGoOutTogetherAndEachGetsItsOwnTokens() throws Exception {
     sequencer.bootstrap(1, -1, java.util.Map.of());
-    CompletableFuture<TokenResponse> a = batcher.token(ask("a", 1));
-    CompletableFuture<TokenResponse> b = batcher.token(ask("b", 2));
-    List<CompletableFuture<TokenResponse>> waiting = new ArrayList<>();
+    CompletableFuture<Tokens> a = batcher.token(ask("a", 1));
+    CompletableFuture<Tokens> b = batcher.token(ask("b", 2));
+    List<CompletableFuture<Tokens>> waiting = new ArrayList<>();
     for (int i = 0; i < 5; i++) {
       waiting.add(batcher.token(ask("w" + i, 1 + i % 3)));
     }
@@ -94,18 +101,19 @@ class TokenBatcherTest {
     answer(1);
     answer(2);
 
-    assertThat(a.get().getTokensCount()).isEqualTo(1);
-    assertThat(b.get().getTokensCount()).isEqualTo(2);
+    assertThat(a.get().count()).isEqualTo(1);
+    assertThat(b.get().count()).isEqualTo(2);
     Set<Long> addresses = new HashSet<>();
-    a.get().getTokensList().forEach(t -> addresses.add(t.getGlobalAddress()));
-    b.get().getTokensList().forEach(t -> addresses.add(t.getGlobalAddress()));
+    addAll(addresses, a.get());
+    addAll(addresses, b.get());
     for (int i = 0; i < 5; i++) {
-      TokenResponse r = waiting.get(i).get();
-      assertThat(r.getTokensCount()).as("caller %d's count", i).isEqualTo(1 + i % 3);
-      assertThat(r.getTokens(0).getSlots(0).getStream())
-          .as("caller %d's stream", i)
+      Tokens r = waiting.get(i).get();
+      assertThat(r.count()).as("caller %d's count", i).isEqualTo(1 + i % 3);
+      assertThat(r.stream(0)).as("caller %d's stream", i).isEqualTo(StreamId.of("w" + i));
+      assertThat(r.token(0).getSlots(0).getStream())
+          .as("caller %d's stream in its token's message", i)
           .isEqualTo(StreamId.of("w" + i).toMsg());
-      r.getTokensList().forEach(t -> addresses.add(t.getGlobalAddress()));
+      addAll(addresses, r);
     }
     assertThat(addresses).as("every token issued once").hasSize(1 + 2 + (1 + 2 + 3 + 1 + 2));
     assertThat(batcher.sentMessagesAndRequests()).containsExactly(3, 7);
@@ -116,27 +124,27 @@ class TokenBatcherTest {
     sequencer.bootstrap(1, -1, java.util.Map.of());
     batcher.token(ask("a", 1));
     batcher.token(ask("b", 1));
-    CompletableFuture<TokenResponse> c = batcher.token(ask("c", 1));
-    CompletableFuture<TokenResponse> d = batcher.token(ask("d", 1));
+    CompletableFuture<Tokens> c = batcher.token(ask("c", 1));
+    CompletableFuture<Tokens> d = batcher.token(ask("d", 1));
     answer(0); // c and d go out together
     pending.get(2).completeExceptionally(new IllegalStateException("connection lost"));
     assertThatThrownBy(c::get).hasCauseInstanceOf(IllegalStateException.class);
     assertThatThrownBy(d::get).hasCauseInstanceOf(IllegalStateException.class);
 
-    CompletableFuture<TokenResponse> e = batcher.token(ask("e", 1));
-    CompletableFuture<TokenResponse> f = batcher.token(ask("f", 1));
+    CompletableFuture<Tokens> e = batcher.token(ask("e", 1));
+    CompletableFuture<Tokens> f = batcher.token(ask("f", 1));
     answer(1);
     answer(3);
     answer(sent.size() - 1);
-    assertThat(e.get().getTokensCount()).isEqualTo(1);
-    assertThat(f.get().getTokensCount()).isEqualTo(1);
+    assertThat(e.get().count()).isEqualTo(1);
+    assertThat(f.get().count()).isEqualTo(1);
   }
 
   @Test
   void aFullMessagesWorthOfWaitingCallersGoesOutAtOnceUpToTheLimit() throws Exception {
     sequencer.bootstrap(1, -1, java.util.Map.of());
     TokenBatcher one = recording(1);
-    List<CompletableFuture<TokenResponse>> callers = new ArrayList<>();
+    List<CompletableFuture<Tokens>> callers = new ArrayList<>();
     int total = 1 + TokenBatcher.MAX_BATCH * TokenBatcher.MAX_FULL_IN_FLIGHT + 5;
     for (int i = 0; i < total; i++) {
       callers.add(one.token(ask("s" + (i % 7), 1)));
@@ -154,9 +162,9 @@ class TokenBatcherTest {
       answer(i);
     }
     Set<Long> addresses = new HashSet<>();
-    for (CompletableFuture<TokenResponse> c : callers) {
+    for (CompletableFuture<Tokens> c : callers) {
       assertThat(c).isDone();
-      addresses.add(c.get().getTokens(0).getGlobalAddress());
+      addresses.add(c.get().globalAddress(0));
     }
     assertThat(addresses).as("every caller answered with its own token").hasSize(total);
     assertThat(one.sentMessagesAndRequests()[1]).isEqualTo(total);
@@ -166,7 +174,7 @@ class TokenBatcherTest {
   void waitingCallersWhoseAnswersWouldPassTheAnswerLimitGoOutInSeveralMessages() throws Exception {
     sequencer.bootstrap(1, -1, java.util.Map.of());
     TokenBatcher one = recording(1);
-    List<CompletableFuture<TokenResponse>> callers = new ArrayList<>();
+    List<CompletableFuture<Tokens>> callers = new ArrayList<>();
     List<Integer> asked = new ArrayList<>();
     // 32 KiB of answer each: 255 fit one message's answer, 256 do not.
     int small = 2048;
@@ -188,7 +196,7 @@ class TokenBatcherTest {
     }
     for (int i = 0; i < callers.size(); i++) {
       assertThat(callers.get(i)).isDone();
-      assertThat(callers.get(i).get().getTokensCount()).isEqualTo(asked.get(i));
+      assertThat(callers.get(i).get().count()).isEqualTo(asked.get(i));
     }
     long packed = sent.stream().filter(r -> !r.getPacked().isEmpty()).count();
     assertThat(sent.stream().filter(r -> r.getCount() == 65_536))
@@ -225,10 +233,10 @@ class TokenBatcherTest {
   @Test
   void aCallerAloneIsSentAtOnceUnchanged() throws ExecutionException, InterruptedException {
     sequencer.bootstrap(1, -1, java.util.Map.of());
-    CompletableFuture<TokenResponse> f = batcher.token(ask("alone", 3));
+    CompletableFuture<Tokens> f = batcher.token(ask("alone", 3));
     assertThat(sent).containsExactly(request("alone", 3));
     answer(0);
-    assertThat(f.get().getTokensCount()).isEqualTo(3);
+    assertThat(f.get().count()).isEqualTo(3);
     assertThat(batcher.sentMessagesAndRequests()).containsExactly(1, 1);
   }
 }
