@@ -209,10 +209,13 @@ final class FailureChanges {
     return String.join(", ", reasons);
   }
 
-  /** Takes the {@code dead} nodes out of the layout in one change (see {@link LayoutCommits}). */
+  /**
+   * Takes the {@code dead} nodes out of the layout in one change (see {@link LayoutCommits}),
+   * logged as a warning: an operator sees every removal and why at the default level.
+   */
   private void remove(Versioned<Layout> current, List<Endpoint> dead) {
     Layout layout = current.value();
-    LOG.info(
+    LOG.warn(
         "manager {}: {} down ({}); removing (epoch {} -> {})",
         self,
         dead,

@@ -17,6 +17,7 @@ import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import org.awaitility.Awaitility;
+import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -100,19 +101,37 @@ class MinorityManagerTest {
       ZkLayoutStore.Watch watch = c.store().watch(history::add);
       try (watch) {
         c.faults().cutOffFromPeers(cut);
-        Awaitility.await("every node stays in the layout while " + cut + " is cut off")
-            .during(quick.multipliedBy(6))
-            .atMost(quick.multipliedBy(8))
-            .pollInterval(Duration.ofMillis(50))
-            .until(() -> c.agreed().value().allServers().containsAll(c.endpoints()));
+        try {
+          Awaitility.await("every node stays in the layout while " + cut + " is cut off")
+              .during(quick.multipliedBy(6))
+              .atMost(quick.multipliedBy(8))
+              .pollInterval(Duration.ofMillis(50))
+              .until(() -> c.agreed().value().allServers().containsAll(c.endpoints()));
+        } catch (ConditionTimeoutException e) {
+          // Say which layout left a node out, not only that one did (the managers log why).
+          throw new AssertionError(
+              e.getMessage() + "; layouts seen since the cut: " + describe(history), e);
+        }
         c.faults().heal(cut);
       }
-      for (Versioned<Layout> v : history) {
+      for (Versioned<Layout> v : List.copyOf(history)) {
         assertThat(v.value().allServers())
             .as("nodes of the layout at epoch %d", v.value().epoch())
             .containsExactlyInAnyOrderElementsOf(c.endpoints());
         assertThat(v.value().removed()).isEmpty();
       }
     }
+  }
+
+  /** Each layout's epoch, nodes and removed nodes, in the order seen. */
+  private static String describe(List<Versioned<Layout>> history) {
+    StringBuilder b = new StringBuilder();
+    for (Versioned<Layout> v : history) {
+      b.append(
+          String.format(
+              "[epoch %d: nodes %s, removed %s] ",
+              v.value().epoch(), v.value().allServers(), v.value().removed()));
+    }
+    return b.length() == 0 ? "none" : b.toString();
   }
 }
