@@ -2,6 +2,7 @@ package io.vcorfu.protocol.netty;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.handler.codec.CorruptedFrameException;
+import io.vcorfu.protocol.PackedTokens;
 import io.vcorfu.protocol.proto.Header;
 import io.vcorfu.protocol.proto.Request;
 import io.vcorfu.protocol.proto.Response;
@@ -109,6 +110,15 @@ public final class LoneTokens {
     }
   }
 
+  /** A fixed answer as a client reads it: a lone one or a packed one. */
+  public interface Answered {
+    /** The id of the request it answers. */
+    long requestId();
+
+    /** The response it stands for, as the answer to {@code asked}, the request the client sent. */
+    Response response(Request asked);
+  }
+
   /** A fixed answer as it travels. */
   public record Answer(
       long requestId,
@@ -117,7 +127,7 @@ public final class LoneTokens {
       long globalAddress,
       long streamAddress,
       long backpointer)
-      implements Frame {
+      implements Frame, Answered {
     @Override
     public int bytes() {
       return ANSWER_BYTES;
@@ -134,6 +144,7 @@ public final class LoneTokens {
      * The response this answer stands for, as the answer to {@code asked} (the request the client
      * sent, whose stream the slot names and whose protocol version the header echoes).
      */
+    @Override
     public Response response(Request asked) {
       return Response.newBuilder()
           .setHeader(
@@ -165,31 +176,46 @@ public final class LoneTokens {
   }
 
   /**
-   * Reads the fixed frame {@code frame} holds, which must be of kind {@code kind}: an {@link Asked}
-   * for an ask, an {@link Answer} for an answer.
+   * Reads the fixed frame {@code frame} holds, which must be one that {@code side}'s peer sends:
+   * for {@link #ASK} (a node reading) a lone or packed ask, read as the {@link Asked} it stands
+   * for; for {@link #ANSWER} (a client reading) a lone {@link Answer} or a {@link
+   * PackedTokenFrames.Answer}.
    *
    * @throws CorruptedFrameException for another kind or a frame of the wrong size
    */
-  static Object read(ByteBuf frame, byte kind) {
+  static Object read(ByteBuf frame, byte side) {
     int length = frame.readableBytes();
     byte got = length >= 2 ? frame.getByte(frame.readerIndex() + 1) : -1;
-    int expected = kind == ASK ? ASK_BYTES : ANSWER_BYTES;
-    if (got != kind || length != expected) {
+    byte packed = side == ASK ? PackedTokenFrames.ASK : PackedTokenFrames.ANSWER;
+    if (got == packed) {
+      Object read = PackedTokenFrames.read(frame, got);
+      if (read != null) {
+        return read;
+      }
+    }
+    int expected = side == ASK ? ASK_BYTES : ANSWER_BYTES;
+    if (got != side || length != expected) {
       throw new CorruptedFrameException(
           "a "
               + length
               + "-byte fixed frame of kind "
               + got
               + " is not a vcorfu fixed "
-              + (kind == ASK ? "token ask" : "token answer")
+              + (side == ASK ? "token ask" : "token answer")
               + " ("
               + expected
               + " bytes of kind "
-              + kind
+              + side
+              + ", or at least "
+              + (side == ASK
+                  ? PackedTokenFrames.ASK_FIXED_BYTES + PackedTokens.REQUEST_HEADER_BYTES
+                  : PackedTokenFrames.ANSWER_FIXED_BYTES + PackedTokens.ANSWER_HEADER_BYTES)
+              + " of kind "
+              + packed
               + ")");
     }
     frame.skipBytes(2);
-    if (kind == ASK) {
+    if (side == ASK) {
       return new Asked(
           new Ask(
                   frame.readLong(),
@@ -250,14 +276,10 @@ public final class LoneTokens {
     if (response.getPayloadCase() != Response.PayloadCase.TOKEN || response.hasLeasePush()) {
       return null;
     }
-    Header h = response.getHeader();
-    if (h.getRequestId() != request.getHeader().getRequestId()
-        || h.getProtocolVersion() != request.getHeader().getProtocolVersion()
-        || !h.getClusterId().isEmpty()
-        || h.hasClientId()
-        || h.getFeatures() != 0) {
+    if (!plainHeader(request, response.getHeader())) {
       return null;
     }
+    Header h = response.getHeader();
     TokenResponse t = response.getToken();
     if (t.getTokensCount() != 1 || t.getBatchCount() != 0 || !t.getPacked().isEmpty()) {
       return null;
@@ -278,5 +300,28 @@ public final class LoneTokens {
         token.getGlobalAddress(),
         slot.getStreamAddress(),
         slot.getBackpointer());
+  }
+
+  /**
+   * The fixed answer, lone or packed, standing for {@code response} to {@code request} (the request
+   * of a lone or packed ask), or null when the layouts cannot hold it.
+   */
+  static Frame fixedAnswer(Request request, Response response) {
+    return request.getToken().getPacked().isEmpty()
+        ? answerFor(request, response)
+        : PackedTokenFrames.answerFor(request, response);
+  }
+
+  /**
+   * True when {@code h}, an answer's header, says no more than a fixed answer to {@code request}
+   * carries: the request's id and protocol version (which the client's copy of the request gives
+   * back), an epoch, and nothing else.
+   */
+  static boolean plainHeader(Request request, Header h) {
+    return h.getRequestId() == request.getHeader().getRequestId()
+        && h.getProtocolVersion() == request.getHeader().getProtocolVersion()
+        && h.getClusterId().isEmpty()
+        && !h.hasClientId()
+        && h.getFeatures() == 0;
   }
 }

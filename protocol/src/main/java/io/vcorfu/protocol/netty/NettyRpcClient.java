@@ -26,11 +26,12 @@ import java.util.function.Consumer;
  *
  * <p>Requests queued by any thread are written by the connection's I/O thread in batches with one
  * flush per batch; a request sent from that thread while nothing waits is written at once. A lone
- * token request goes as a fixed frame ({@link LoneTokens}) to a node that said it takes them.
- * Response futures complete on the I/O thread: dependent stages that block must run on their own
- * executor ({@code thenApplyAsync(fn, executor)}). When a connection fails or closes, every call
- * outstanding on it fails with {@link TransportException} and the next call opens a new connection;
- * calls are never retried here. Thread-safe.
+ * token request goes as a fixed frame ({@link LoneTokens}), and a packed one as a fixed packed
+ * frame ({@link PackedTokenFrames}), to a node that said it takes them. Response futures complete
+ * on the I/O thread: dependent stages that block must run on their own executor ({@code
+ * thenApplyAsync(fn, executor)}). When a connection fails or closes, every call outstanding on it
+ * fails with {@link TransportException} and the next call opens a new connection; calls are never
+ * retried here. Thread-safe.
  *
  * <p>With TLS, every connection runs it first (see {@link TlsContexts}); a connection whose TLS
  * fails (the server's certificate is not trusted, the server refused ours) fails its calls with
@@ -83,10 +84,19 @@ final class NettyRpcClient implements RpcClient {
       return CompletableFuture.failedFuture(new TransportException("the RPC client is closed"));
     }
     long id = ids.incrementAndGet();
-    LoneTokens.Ask ask = LoneTokens.askFor(request, id);
+    LoneTokens.Frame ask = LoneTokens.askFor(request, id);
+    boolean packed = false;
+    if (ask == null) {
+      ask = PackedTokenFrames.askFor(request, id);
+      packed = true;
+    }
     if (ask != null) {
       RpcConnection connection = connectionTo(target);
-      if (connection.takesLoneTokens) {
+      if (packed ? connection.takesPackedTokens : connection.takesLoneTokens) {
+        if (ask.bytes() > options.maxFrameBytes()) {
+          return CompletableFuture.failedFuture(
+              new TooLargeException(ask.bytes(), options.maxFrameBytes()));
+        }
         PendingCall call =
             new PendingCall(id, target, Request.PayloadCase.TOKEN, request, timeoutNanos);
         connection.send(call, ask);

@@ -67,6 +67,9 @@ final class RpcConnection extends SimpleChannelInboundHandler<Response> {
   /** Whether the node said it takes fixed token asks ({@link LoneTokens#FEATURE}). */
   volatile boolean takesLoneTokens;
 
+  /** Whether the node said it takes fixed packed token asks ({@link PackedTokenFrames#FEATURE}). */
+  volatile boolean takesPackedTokens;
+
   volatile VCorfuException failure;
 
   RpcConnection(Endpoint endpoint, NettyRpcClient owner) {
@@ -167,7 +170,7 @@ final class RpcConnection extends SimpleChannelInboundHandler<Response> {
     return ch.localAddress() != null && ch.localAddress().equals(ch.remoteAddress());
   }
 
-  /** Sends {@code request}: a {@link Request} or a {@link LoneTokens.Ask}. */
+  /** Sends {@code request}: a {@link Request} or a fixed ask ({@link LoneTokens.Frame}). */
   void send(PendingCall call, Object request) {
     pending.put(call.id, call);
     deadlines.add(call);
@@ -210,7 +213,7 @@ final class RpcConnection extends SimpleChannelInboundHandler<Response> {
     Object r;
     while ((r = outbox.poll()) != null) {
       batch.add(r);
-      bytes += r instanceof LoneTokens.Ask a ? a.bytes() : ((Request) r).getSerializedSize();
+      bytes += r instanceof LoneTokens.Frame f ? f.bytes() : ((Request) r).getSerializedSize();
       if (batch.size() >= MAX_BATCH_MESSAGES || bytes >= MAX_BATCH_BYTES) {
         ch.write(new ProtoEncoder.Batch(batch), ch.voidPromise());
         batch = new ArrayList<>();
@@ -258,7 +261,7 @@ final class RpcConnection extends SimpleChannelInboundHandler<Response> {
 
   @Override
   public void channelRead(ChannelHandlerContext ctx, Object msg) throws Exception {
-    if (msg instanceof LoneTokens.Answer answer) {
+    if (msg instanceof LoneTokens.Answered answer) {
       PendingCall call = pending.remove(answer.requestId());
       if (call == null || call.asked == null) {
         LOG.debug(
@@ -275,8 +278,12 @@ final class RpcConnection extends SimpleChannelInboundHandler<Response> {
 
   @Override
   protected void channelRead0(ChannelHandlerContext ctx, Response response) {
-    if (!takesLoneTokens && (response.getHeader().getFeatures() & LoneTokens.FEATURE) != 0) {
+    int features = response.getHeader().getFeatures();
+    if (!takesLoneTokens && (features & LoneTokens.FEATURE) != 0) {
       takesLoneTokens = true;
+    }
+    if (!takesPackedTokens && (features & PackedTokenFrames.FEATURE) != 0) {
+      takesPackedTokens = true;
     }
     if (response.getHeader().getRequestId() == AUTHENTICATE_ID) {
       if (response.getPayloadCase() == Response.PayloadCase.ERROR) {

@@ -36,10 +36,11 @@ import org.slf4j.LoggerFactory;
  * no request from a connection without a principal reaches the handler of a server that accepts
  * tokens (the handler would take a null principal for a caller in its own process).
  *
- * <p>Fixed token asks ({@link LoneTokens}) are served as the requests they stand for, behind the
- * same checks, by a handler that {@link RpcHandler#takesLoneTokens takes them}; such a server names
- * the feature in the header of its first answer on each connection. Stateless and shared by every
- * connection of one server (what it told a connection is the connection's attribute).
+ * <p>Fixed token asks, lone ({@link LoneTokens}) and packed ({@link PackedTokenFrames}), are served
+ * as the requests they stand for, behind the same checks, by a handler that {@link
+ * RpcHandler#takesLoneTokens takes them}; such a server names both features in the header of its
+ * first answer on each connection. Stateless and shared by every connection of one server (what it
+ * told a connection is the connection's attribute).
  */
 @Sharable
 final class ServerRequestHandler extends SimpleChannelInboundHandler<Request> {
@@ -95,7 +96,10 @@ final class ServerRequestHandler extends SimpleChannelInboundHandler<Request> {
     serve(ctx, request, false);
   }
 
-  /** Serves {@code request}; answers a fixed ask ({@code lone}) fixed when the answer allows. */
+  /**
+   * Serves {@code request}; answers a fixed ask ({@code lone}: lone or packed) fixed when the
+   * answer allows and fits this server's frame limit.
+   */
   private void serve(ChannelHandlerContext ctx, Request request, boolean lone) {
     String principal = ctx.channel().attr(TlsContexts.PRINCIPAL).get();
     if (request.getPayloadCase() == Request.PayloadCase.AUTHENTICATE) {
@@ -110,8 +114,8 @@ final class ServerRequestHandler extends SimpleChannelInboundHandler<Request> {
         .thenAccept(
             response -> {
               if (lone) {
-                LoneTokens.Answer fixed = LoneTokens.answerFor(request, response);
-                if (fixed != null) {
+                LoneTokens.Frame fixed = LoneTokens.fixedAnswer(request, response);
+                if (fixed != null && fixed.bytes() <= maxFrameBytes) {
                   ctx.writeAndFlush(fixed, ctx.voidPromise());
                   return;
                 }
@@ -131,7 +135,9 @@ final class ServerRequestHandler extends SimpleChannelInboundHandler<Request> {
     }
     ctx.channel().attr(ADVERTISED).set(Boolean.TRUE);
     return response.toBuilder()
-        .setHeader(response.getHeader().toBuilder().setFeatures(LoneTokens.FEATURE))
+        .setHeader(
+            response.getHeader().toBuilder()
+                .setFeatures(LoneTokens.FEATURE | PackedTokenFrames.FEATURE))
         .build();
   }
 

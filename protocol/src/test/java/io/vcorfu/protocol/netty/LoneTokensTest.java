@@ -288,7 +288,8 @@ class LoneTokensTest {
     ch.writeInbound(encode(first));
     ch.writeInbound(encode(second));
     List<Object> got = answers(ch);
-    assertThat(((Response) got.get(0)).getHeader().getFeatures()).isEqualTo(LoneTokens.FEATURE);
+    assertThat(((Response) got.get(0)).getHeader().getFeatures())
+        .isEqualTo(LoneTokens.FEATURE | PackedTokenFrames.FEATURE);
     assertThat(((Response) got.get(1)).getHeader().getFeatures()).isZero();
 
     Request third = loneRequest(rnd, 3);
