@@ -16,7 +16,6 @@ import io.vcorfu.protocol.proto.Request;
 import io.vcorfu.protocol.proto.Response;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 
@@ -47,7 +46,7 @@ final class NettyRpcClient implements RpcClient {
   // Package-private fields are read by the client's connections (RpcConnection).
   final ClientOptions options;
   final Bootstrap bootstrap;
-  final ScheduledExecutorService sweeps;
+  final DeadlineSweeps sweeps;
   private final long timeoutNanos;
   private final Consumer<NettyRpcClient> onClose;
   final TlsContexts tls;
@@ -59,7 +58,7 @@ final class NettyRpcClient implements RpcClient {
       ClientOptions options,
       EventLoopGroup group,
       IoFlavor flavor,
-      ScheduledExecutorService sweeps,
+      DeadlineSweeps sweeps,
       TlsContexts tls,
       Consumer<NettyRpcClient> onClose) {
     this.options = options;

@@ -54,7 +54,8 @@ public final class NettyTransport implements Transport {
   private final Set<NettyRpcClient> clients = ConcurrentHashMap.newKeySet();
   private final AtomicBoolean closed = new AtomicBoolean();
   private final TlsContexts tls;
-  private final ScheduledExecutorService sweeps;
+  private final ScheduledExecutorService timeoutThread;
+  private final DeadlineSweeps sweeps;
   private volatile BearerTokens bearerTokens;
 
   /** A transport with 16 MiB server frames and one I/O thread per core on each side. */
@@ -104,10 +105,12 @@ public final class NettyTransport implements Transport {
     this.acceptGroup = flavor.group(1, new DefaultThreadFactory("vcorfu-accept", true));
     this.serverGroup = flavor.group(ioThreads, new DefaultThreadFactory("vcorfu-server-io", true));
     this.clientGroup = flavor.group(ioThreads, new DefaultThreadFactory("vcorfu-client-io", true));
-    // Request timeouts (CallDeadlines): a thread that sleeps while no call is outstanding.
-    this.sweeps =
+    // Request timeouts (CallDeadlines): a thread that sleeps while no call is outstanding, and
+    // sweeps every connection holding calls in one pass.
+    this.timeoutThread =
         Executors.newSingleThreadScheduledExecutor(
             new DefaultThreadFactory("vcorfu-rpc-timeout", true));
+    this.sweeps = new DeadlineSweeps(timeoutThread);
   }
 
   /**
@@ -226,7 +229,7 @@ public final class NettyTransport implements Transport {
     acceptGroup.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly();
     serverGroup.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly();
     clientGroup.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly();
-    sweeps.shutdownNow();
+    timeoutThread.shutdownNow();
   }
 
   private void checkOpen() {

@@ -206,6 +206,43 @@ class NettyTransportTest {
   }
 
   @Test
+  void callsOnManyConnectionsTimeOutInOnePassAPeriodNotOnePerConnection() {
+    RpcHandler neverAnswers = request -> new CompletableFuture<>();
+    List<ServerBinding> servers = new ArrayList<>();
+    for (int i = 0; i < 8; i++) {
+      servers.add(transport.bind(ANY_PORT, neverAnswers));
+    }
+    try (RpcClient client =
+        transport.newClient(ClientOptions.defaults().withRequestTimeout(Duration.ofMillis(400)))) {
+      DeadlineSweeps sweeps = ((NettyRpcClient) client).sweeps;
+      long passesBefore = sweeps.passes();
+      long start = System.nanoTime();
+      List<CompletableFuture<Response>> calls = new ArrayList<>();
+      for (ServerBinding s : servers) {
+        for (int i = 0; i < 5; i++) {
+          calls.add(client.call(s.endpoint(), Messages.ping()));
+        }
+      }
+      for (CompletableFuture<Response> call : calls) {
+        assertThat(failure(call)).isInstanceOf(RpcTimeoutException.class);
+      }
+      await()
+          .atMost(Duration.ofSeconds(10))
+          .until(() -> ((NettyRpcClient) client).heldForSweeps() == 0);
+      long elapsedMs = (System.nanoTime() - start) / 1_000_000;
+      // A pass schedules the next one a sweep period later: at most one pass a period, whatever
+      // the number of connections holding calls (8 here, which alone would make 8 a period).
+      long periodMs = CallDeadlines.SWEEP_NANOS / 1_000_000;
+      assertThat(sweeps.passes() - passesBefore)
+          .as("passes in %d ms with 8 connections holding calls", elapsedMs)
+          .isPositive()
+          .isLessThanOrEqualTo(elapsedMs / periodMs + 1);
+    } finally {
+      servers.forEach(ServerBinding::close);
+    }
+  }
+
+  @Test
   void answeredCallsAreSweptOutAndAnIdleClientSchedulesNoSweep() {
     EchoHandler echo = new EchoHandler("n");
     ServerBinding server = transport.bind(ANY_PORT, echo);
