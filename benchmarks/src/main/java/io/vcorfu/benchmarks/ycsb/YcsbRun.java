@@ -421,6 +421,10 @@ public final class YcsbRun {
     command.add(CLIENT_CLASS);
     command.addAll(clientArgs);
     Process child = new ProcessBuilder(command).redirectInput(ProcessBuilder.Redirect.PIPE).start();
+    // A launcher stopped by a signal runs no finally block: its hook stops the phase's JVM, which
+    // would otherwise go on loading the server with nobody reading its report.
+    Thread stopOnExit = new Thread(() -> stopQuietly(child), "ycsb-phase-stop");
+    Runtime.getRuntime().addShutdownHook(stopOnExit);
     child.getOutputStream().close();
     Thread outCopier = copier(child.getInputStream(), stdout, "ycsb-stdout");
     Thread errCopier = copier(child.getErrorStream(), stderr, "ycsb-stderr");
@@ -434,8 +438,22 @@ public final class YcsbRun {
       if (child.isAlive()) {
         stop(child);
       }
+      try {
+        Runtime.getRuntime().removeShutdownHook(stopOnExit);
+      } catch (IllegalStateException shuttingDown) {
+        // The hook runs (or ran) already.
+      }
       outCopier.join(TimeUnit.SECONDS.toMillis(10));
       errCopier.join(TimeUnit.SECONDS.toMillis(10));
+    }
+  }
+
+  private static void stopQuietly(Process child) {
+    try {
+      stop(child);
+    } catch (InterruptedException e) {
+      child.destroyForcibly();
+      Thread.currentThread().interrupt();
     }
   }
 
