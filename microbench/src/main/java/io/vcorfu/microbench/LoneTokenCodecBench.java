@@ -1,13 +1,8 @@
 package io.vcorfu.microbench;
 
-import io.netty.buffer.ByteBuf;
-import io.netty.channel.embedded.EmbeddedChannel;
 import io.vcorfu.protocol.RpcHandler;
 import io.vcorfu.protocol.StreamId;
-import io.vcorfu.protocol.netty.Framing;
 import io.vcorfu.protocol.netty.LoneTokens;
-import io.vcorfu.protocol.netty.ProtoDecoder;
-import io.vcorfu.protocol.netty.ProtoEncoder;
 import io.vcorfu.protocol.proto.Request;
 import io.vcorfu.protocol.proto.Response;
 import io.vcorfu.protocol.proto.StreamSlot;
@@ -16,7 +11,6 @@ import io.vcorfu.protocol.proto.TokenRequest;
 import io.vcorfu.protocol.proto.TokenResponse;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.Setup;
-import org.openjdk.jmh.annotations.TearDown;
 
 /**
  * A lone token request (one token of one stream) and its answer through both ends' codecs, with no
@@ -25,11 +19,7 @@ import org.openjdk.jmh.annotations.TearDown;
  * ({@link #protobuf}) and as the fixed frames of {@link LoneTokens} ({@link #fixed}), which also
  * build the protobuf request the node serves and the response the client's caller gets.
  */
-public class LoneTokenCodecBench extends Microbenchmark {
-  private EmbeddedChannel clientOut;
-  private EmbeddedChannel nodeIn;
-  private EmbeddedChannel nodeOut;
-  private EmbeddedChannel clientIn;
+public class LoneTokenCodecBench extends FrameRoundTrip {
   private Request request;
   private Response answer;
   private Response fixedAnswer;
@@ -43,10 +33,7 @@ public class LoneTokenCodecBench extends Microbenchmark {
             .build();
     answer = answerTo(request);
     fixedAnswer = answerTo(LoneTokens.askFor(request, 123_456_789L).request());
-    clientOut = new EmbeddedChannel(ProtoEncoder.INSTANCE);
-    nodeOut = new EmbeddedChannel(ProtoEncoder.INSTANCE);
-    nodeIn = new EmbeddedChannel(Framing.newFrameDecoder(64 << 20), ProtoDecoder.REQUESTS);
-    clientIn = new EmbeddedChannel(Framing.newFrameDecoder(64 << 20), ProtoDecoder.RESPONSES);
+    openChannels();
   }
 
   /** The sequencer's answer to {@code r}: its slot names the stream as the request did. */
@@ -65,21 +52,6 @@ public class LoneTokenCodecBench extends Microbenchmark {
                                 .setStreamAddress(31_337)
                                 .setBackpointer(1_000_000_003L))))
         .build();
-  }
-
-  @TearDown
-  public void tearDown() {
-    clientOut.finishAndReleaseAll();
-    nodeIn.finishAndReleaseAll();
-    nodeOut.finishAndReleaseAll();
-    clientIn.finishAndReleaseAll();
-  }
-
-  private static Object through(EmbeddedChannel out, EmbeddedChannel in, Object message) {
-    out.writeOutbound(message);
-    ByteBuf frame = out.readOutbound();
-    in.writeInbound(frame);
-    return in.readInbound();
   }
 
   /** Request and answer as Protocol Buffers messages. */

@@ -1,16 +1,11 @@
 package io.vcorfu.microbench;
 
 import com.google.protobuf.UnsafeByteOperations;
-import io.netty.buffer.ByteBuf;
-import io.netty.channel.embedded.EmbeddedChannel;
 import io.vcorfu.protocol.PackedTokens;
 import io.vcorfu.protocol.RpcHandler;
 import io.vcorfu.protocol.StreamId;
-import io.vcorfu.protocol.netty.Framing;
 import io.vcorfu.protocol.netty.LoneTokens;
 import io.vcorfu.protocol.netty.PackedTokenFrames;
-import io.vcorfu.protocol.netty.ProtoDecoder;
-import io.vcorfu.protocol.netty.ProtoEncoder;
 import io.vcorfu.protocol.proto.Request;
 import io.vcorfu.protocol.proto.Response;
 import io.vcorfu.protocol.proto.TokenResponse;
@@ -19,7 +14,6 @@ import java.util.ArrayList;
 import java.util.List;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.Setup;
-import org.openjdk.jmh.annotations.TearDown;
 
 /**
  * A coalesced token message of 16 callers' requests (one token of one named stream each, as the
@@ -30,13 +24,9 @@ import org.openjdk.jmh.annotations.TearDown;
  * TokenResponse.packed}) and as the fixed frames of {@link PackedTokenFrames} ({@link #fixed}),
  * which also build the protobuf request the node serves and the response the client splits.
  */
-public class PackedTokenCodecBench extends Microbenchmark {
+public class PackedTokenCodecBench extends FrameRoundTrip {
   private static final int CALLERS = 16;
 
-  private EmbeddedChannel clientOut;
-  private EmbeddedChannel nodeIn;
-  private EmbeddedChannel nodeOut;
-  private EmbeddedChannel clientIn;
   private Request request;
   private Response answer;
   private Response fixedAnswer;
@@ -54,10 +44,7 @@ public class PackedTokenCodecBench extends Microbenchmark {
             .build();
     answer = answerTo(request);
     fixedAnswer = answerTo(PackedTokenFrames.askFor(request, 123_456_789L).request());
-    clientOut = new EmbeddedChannel(ProtoEncoder.INSTANCE);
-    nodeOut = new EmbeddedChannel(ProtoEncoder.INSTANCE);
-    nodeIn = new EmbeddedChannel(Framing.newFrameDecoder(64 << 20), ProtoDecoder.REQUESTS);
-    clientIn = new EmbeddedChannel(Framing.newFrameDecoder(64 << 20), ProtoDecoder.RESPONSES);
+    openChannels();
   }
 
   /** The sequencer's packed answer to {@code r}: consecutive addresses, one slot per token. */
@@ -75,21 +62,6 @@ public class PackedTokenCodecBench extends Microbenchmark {
                 .setEpoch(7)
                 .setPacked(UnsafeByteOperations.unsafeWrap(b.array())))
         .build();
-  }
-
-  @TearDown
-  public void tearDown() {
-    clientOut.finishAndReleaseAll();
-    nodeIn.finishAndReleaseAll();
-    nodeOut.finishAndReleaseAll();
-    clientIn.finishAndReleaseAll();
-  }
-
-  private static Object through(EmbeddedChannel out, EmbeddedChannel in, Object message) {
-    out.writeOutbound(message);
-    ByteBuf frame = out.readOutbound();
-    in.writeInbound(frame);
-    return in.readInbound();
   }
 
   /** Request and answer as Protocol Buffers messages. */

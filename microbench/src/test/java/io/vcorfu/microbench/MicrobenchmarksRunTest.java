@@ -4,7 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.vcorfu.logunit.StorageMode;
 import io.vcorfu.protocol.proto.Request;
+import io.vcorfu.protocol.proto.Response;
 import io.vcorfu.protocol.proto.TokenResponse;
+import java.util.List;
+import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -25,6 +28,35 @@ class MicrobenchmarksRunTest {
       assertThat(b.batchRoundTrip()).isEqualTo(once);
     } finally {
       b.tearDown();
+    }
+  }
+
+  @Test
+  void aTokenRequestAndItsAnswerComeBackTheSameAsFixedFramesAsAsProtobuf() {
+    for (FrameRoundTrip b : List.of(new LoneTokenCodecBench(), new PackedTokenCodecBench())) {
+      Supplier<Response> fixed;
+      Supplier<Response> protobuf;
+      if (b instanceof LoneTokenCodecBench lone) {
+        lone.setUp();
+        fixed = lone::fixed;
+        protobuf = lone::protobuf;
+      } else {
+        PackedTokenCodecBench packed = (PackedTokenCodecBench) b;
+        packed.setUp();
+        fixed = packed::fixed;
+        protobuf = packed::protobuf;
+      }
+      try {
+        for (int i = 0; i < 3; i++) {
+          Response f = fixed.get();
+          assertThat(f.getToken())
+              .as(b.getClass().getSimpleName())
+              .isEqualTo(protobuf.get().getToken());
+          assertThat(f.getHeader().getRequestId()).isEqualTo(123_456_789L);
+        }
+      } finally {
+        b.tearDown();
+      }
     }
   }
 

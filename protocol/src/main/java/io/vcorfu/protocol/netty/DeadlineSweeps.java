@@ -31,6 +31,11 @@ final class DeadlineSweeps {
   /** Sweeps {@code deadlines} in the next pass. */
   void enlist(CallDeadlines<?> deadlines) {
     enlisted.add(deadlines);
+    schedule();
+  }
+
+  /** Schedules the next pass unless one is scheduled. */
+  private void schedule() {
     if (!scheduled.get() && scheduled.compareAndSet(false, true)) {
       try {
         thread.schedule(this::pass, CallDeadlines.SWEEP_NANOS, TimeUnit.NANOSECONDS);
@@ -60,12 +65,8 @@ final class DeadlineSweeps {
     // Cleared before looking again: a connection enlisted meanwhile either saw it cleared and
     // scheduled a pass itself, or is seen here.
     scheduled.set(false);
-    if (!enlisted.isEmpty() && scheduled.compareAndSet(false, true)) {
-      try {
-        thread.schedule(this::pass, CallDeadlines.SWEEP_NANOS, TimeUnit.NANOSECONDS);
-      } catch (RejectedExecutionException transportClosed) {
-        scheduled.set(false);
-      }
+    if (!enlisted.isEmpty()) {
+      schedule();
     }
   }
 }

@@ -96,12 +96,7 @@ public final class LoneTokens {
     /** The request this ask stands for. */
     public Request request() {
       return Request.newBuilder()
-          .setHeader(
-              Header.newBuilder()
-                  .setRequestId(requestId)
-                  .setEpoch(epoch)
-                  .setClientId(StreamIdMsg.newBuilder().setMsb(clientMsb).setLsb(clientLsb))
-                  .setProtocolVersion(protocolVersion))
+          .setHeader(askHeader(requestId, epoch, clientMsb, clientLsb, protocolVersion))
           .setToken(
               TokenRequest.newBuilder()
                   .addStreams(StreamIdMsg.newBuilder().setMsb(streamMsb).setLsb(streamLsb))
@@ -147,11 +142,7 @@ public final class LoneTokens {
     @Override
     public Response response(Request asked) {
       return Response.newBuilder()
-          .setHeader(
-              Header.newBuilder()
-                  .setRequestId(requestId)
-                  .setEpoch(headerEpoch)
-                  .setProtocolVersion(asked.getHeader().getProtocolVersion()))
+          .setHeader(answerHeader(requestId, headerEpoch, asked))
           .setToken(
               TokenResponse.newBuilder()
                   .setEpoch(tokenEpoch)
@@ -323,5 +314,26 @@ public final class LoneTokens {
         && h.getClusterId().isEmpty()
         && !h.hasClientId()
         && h.getFeatures() == 0;
+  }
+
+  /** The header of a request a fixed ask stands for: what the ask carries of it. */
+  static Header.Builder askHeader(
+      long requestId, long epoch, long clientMsb, long clientLsb, int protocolVersion) {
+    return Header.newBuilder()
+        .setRequestId(requestId)
+        .setEpoch(epoch)
+        .setClientId(StreamIdMsg.newBuilder().setMsb(clientMsb).setLsb(clientLsb))
+        .setProtocolVersion(protocolVersion);
+  }
+
+  /**
+   * The header of the response a fixed answer stands for: its request id and epoch, and the
+   * protocol version of {@code asked}, the request the client sent.
+   */
+  static Header.Builder answerHeader(long requestId, long epoch, Request asked) {
+    return Header.newBuilder()
+        .setRequestId(requestId)
+        .setEpoch(epoch)
+        .setProtocolVersion(asked.getHeader().getProtocolVersion());
   }
 }

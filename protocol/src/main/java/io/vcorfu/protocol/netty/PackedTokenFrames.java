@@ -7,7 +7,6 @@ import io.vcorfu.protocol.PackedTokens;
 import io.vcorfu.protocol.proto.Header;
 import io.vcorfu.protocol.proto.Request;
 import io.vcorfu.protocol.proto.Response;
-import io.vcorfu.protocol.proto.StreamIdMsg;
 import io.vcorfu.protocol.proto.TokenRequest;
 import io.vcorfu.protocol.proto.TokenResponse;
 
@@ -81,12 +80,7 @@ public final class PackedTokenFrames {
     /** The request this ask stands for. */
     public Request request() {
       return Request.newBuilder()
-          .setHeader(
-              Header.newBuilder()
-                  .setRequestId(requestId)
-                  .setEpoch(epoch)
-                  .setClientId(StreamIdMsg.newBuilder().setMsb(clientMsb).setLsb(clientLsb))
-                  .setProtocolVersion(protocolVersion))
+          .setHeader(LoneTokens.askHeader(requestId, epoch, clientMsb, clientLsb, protocolVersion))
           .setToken(TokenRequest.newBuilder().setPacked(packed))
           .build();
     }
@@ -114,11 +108,7 @@ public final class PackedTokenFrames {
     @Override
     public Response response(Request asked) {
       return Response.newBuilder()
-          .setHeader(
-              Header.newBuilder()
-                  .setRequestId(requestId)
-                  .setEpoch(headerEpoch)
-                  .setProtocolVersion(asked.getHeader().getProtocolVersion()))
+          .setHeader(LoneTokens.answerHeader(requestId, headerEpoch, asked))
           .setToken(TokenResponse.newBuilder().setEpoch(tokenEpoch).setPacked(packed))
           .build();
     }

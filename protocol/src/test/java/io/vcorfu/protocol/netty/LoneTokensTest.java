@@ -1,5 +1,8 @@
 package io.vcorfu.protocol.netty;
 
+import static io.vcorfu.protocol.netty.FrameCodecs.answers;
+import static io.vcorfu.protocol.netty.FrameCodecs.decode;
+import static io.vcorfu.protocol.netty.FrameCodecs.encode;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -37,7 +40,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -97,29 +99,6 @@ class LoneTokensTest {
     b.getHeaderBuilder().clearClusterId();
     b.getTokenBuilder().setStreams(0, r.getToken().getStreams(0).toBuilder().clearName());
     return b.build();
-  }
-
-  private static ByteBuf encode(Object... messages) {
-    EmbeddedChannel out = new EmbeddedChannel(ProtoEncoder.INSTANCE);
-    out.writeOutbound(new ProtoEncoder.Batch(List.of(messages)));
-    ByteBuf all = Unpooled.buffer();
-    for (ByteBuf b; (b = out.readOutbound()) != null; ) {
-      all.writeBytes(b);
-      b.release();
-    }
-    out.finish();
-    return all;
-  }
-
-  private static List<Object> decode(ProtoDecoder<?> decoder, ByteBuf bytes) {
-    EmbeddedChannel in = new EmbeddedChannel(Framing.newFrameDecoder(1 << 20), decoder);
-    in.writeInbound(bytes);
-    List<Object> got = new ArrayList<>();
-    for (Object o; (o = in.readInbound()) != null; ) {
-      got.add(o);
-    }
-    in.finish();
-    return got;
   }
 
   @ParameterizedTest
@@ -223,64 +202,29 @@ class LoneTokensTest {
 
   // --- the server pipeline -----------------------------------------------------------------------
 
-  /** A sequencer stand-in that records the requests it is handed. */
-  private static final class Recording implements RpcHandler {
-    final boolean takes;
-    final ConcurrentLinkedQueue<Request> seen = new ConcurrentLinkedQueue<>();
-    final ConcurrentLinkedQueue<String> principals = new ConcurrentLinkedQueue<>();
-    volatile Response refusal;
+  /** A sequencer stand-in: lone token requests answered, anything else a ping's answer. */
+  private static final class Recording {
+    private Recording() {}
 
-    Recording(boolean takes) {
-      this.takes = takes;
-    }
-
-    @Override
-    public CompletableFuture<Response> handle(Request request) {
-      seen.add(request);
-      if (refusal != null) {
-        return CompletableFuture.completedFuture(refusal);
-      }
-      if (request.getPayloadCase() != Request.PayloadCase.TOKEN) {
-        return CompletableFuture.completedFuture(
-            Response.newBuilder()
-                .setPing(io.vcorfu.protocol.proto.PingResponse.newBuilder().setNodeId("n"))
-                .build());
-      }
-      return CompletableFuture.completedFuture(sequencerAnswer(request, new Random(seen.size())));
-    }
-
-    @Override
-    public CompletableFuture<Response> handle(Request request, String principal) {
-      principals.add(String.valueOf(principal));
-      return handle(request);
-    }
-
-    @Override
-    public boolean takesLoneTokens() {
-      return takes;
+    static FrameCodecs.Recording of(boolean takes) {
+      return new FrameCodecs.Recording(
+          takes,
+          (request, seen) ->
+              request.getPayloadCase() != Request.PayloadCase.TOKEN
+                  ? Response.newBuilder()
+                      .setPing(io.vcorfu.protocol.proto.PingResponse.newBuilder().setNodeId("n"))
+                      .build()
+                  : sequencerAnswer(request, new Random(seen)));
     }
   }
 
   private static EmbeddedChannel server(RpcHandler handler, BearerTokens tokens) {
-    return new EmbeddedChannel(
-        Framing.newFrameDecoder(1 << 20),
-        ProtoDecoder.REQUESTS,
-        ProtoEncoder.INSTANCE,
-        new ServerRequestHandler(handler, 1 << 20, tokens));
-  }
-
-  private static List<Object> answers(EmbeddedChannel ch) {
-    ByteBuf all = Unpooled.buffer();
-    for (ByteBuf b; (b = ch.readOutbound()) != null; ) {
-      all.writeBytes(b);
-      b.release();
-    }
-    return decode(ProtoDecoder.RESPONSES, all);
+    return FrameCodecs.server(handler, 1 << 20, tokens);
   }
 
   @Test
   void aNodeThatTakesFixedAsksSaysSoOnceAndServesThemAsTheRequestsTheyStandFor() {
-    Recording handler = new Recording(true);
+    FrameCodecs.Recording handler = Recording.of(true);
     EmbeddedChannel ch = server(handler, null);
     Random rnd = new Random(5);
     Request first = loneRequest(rnd, 1);
@@ -311,7 +255,7 @@ class LoneTokensTest {
 
   @Test
   void aNodeThatDoesNotTakeThemNeverSaysSoAndRefusesOneWithoutServingIt() {
-    Recording handler = new Recording(false);
+    FrameCodecs.Recording handler = Recording.of(false);
     EmbeddedChannel ch = server(handler, null);
     Random rnd = new Random(6);
     ch.writeInbound(encode(loneRequest(rnd, 1)));
@@ -326,7 +270,7 @@ class LoneTokensTest {
 
   @Test
   void aFixedAskBeforeAuthenticationIsRefusedLikeAnyRequest() {
-    Recording handler = new Recording(true);
+    FrameCodecs.Recording handler = Recording.of(true);
     EmbeddedChannel ch = server(handler, token -> null);
     ch.writeInbound(encode(LoneTokens.askFor(loneRequest(new Random(8), 5), 5)));
     Response refused = (Response) answers(ch).get(0);
@@ -340,7 +284,7 @@ class LoneTokensTest {
   @Test
   void aClientSendsFixedAsksOnlyOnceTheNodeSaidItTakesThemAndGetsTheSameAnswers() {
     try (NettyTransport transport = new NettyTransport(1 << 20, 2, IoFlavor.CURRENT)) {
-      Recording handler = new Recording(true);
+      FrameCodecs.Recording handler = Recording.of(true);
       ServerBinding server = transport.bind(ANY_PORT, handler);
       try (RpcClient client = transport.newClient(ClientOptions.defaults())) {
         Random rnd = new Random(9);
@@ -385,7 +329,7 @@ class LoneTokensTest {
         ca.write(Files.createDirectories(dir.resolve("node")), "node", ca.issue("node-1"));
     TlsOptions own =
         ca.write(Files.createDirectories(dir.resolve("app")), "app", ca.issue("app-server-7"));
-    Recording handler = new Recording(true);
+    FrameCodecs.Recording handler = Recording.of(true);
     try (NettyTransport node = new NettyTransport(nodeTls);
         NettyTransport app =
             new NettyTransport(new TlsOptions(nodeTls.ca(), own.cert(), own.key()));
@@ -407,7 +351,7 @@ class LoneTokensTest {
   @Test
   void aFixedAskTheNodeNeverAnswersTimesOutLikeAnyCall() {
     try (NettyTransport transport = new NettyTransport(1 << 20, 2, IoFlavor.CURRENT)) {
-      Recording answering = new Recording(true);
+      FrameCodecs.Recording answering = Recording.of(true);
       CompletableFuture<Response> never = new CompletableFuture<>();
       RpcHandler silentAfterFirst =
           new RpcHandler() {

@@ -1,11 +1,13 @@
 package io.vcorfu.protocol.netty;
 
+import static io.vcorfu.protocol.netty.FrameCodecs.answers;
+import static io.vcorfu.protocol.netty.FrameCodecs.decode;
+import static io.vcorfu.protocol.netty.FrameCodecs.encode;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.google.protobuf.ByteString;
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.handler.codec.DecoderException;
 import io.vcorfu.protocol.ClientOptions;
@@ -121,29 +123,6 @@ class PackedTokenFramesTest {
     return b.build();
   }
 
-  private static ByteBuf encode(Object... messages) {
-    EmbeddedChannel out = new EmbeddedChannel(ProtoEncoder.INSTANCE);
-    out.writeOutbound(new ProtoEncoder.Batch(List.of(messages)));
-    ByteBuf all = Unpooled.buffer();
-    for (ByteBuf b; (b = out.readOutbound()) != null; ) {
-      all.writeBytes(b);
-      b.release();
-    }
-    out.finish();
-    return all;
-  }
-
-  private static List<Object> decode(ProtoDecoder<?> decoder, ByteBuf bytes) {
-    EmbeddedChannel in = new EmbeddedChannel(Framing.newFrameDecoder(1 << 20), decoder);
-    in.writeInbound(bytes);
-    List<Object> got = new ArrayList<>();
-    for (Object o; (o = in.readInbound()) != null; ) {
-      got.add(o);
-    }
-    in.finish();
-    return got;
-  }
-
   @ParameterizedTest
   @ValueSource(longs = {1, 2, 3})
   void aPackedAskAndItsAnswerStandForExactlyTheMessagesTheyReplace(long seed) {
@@ -158,8 +137,8 @@ class PackedTokenFramesTest {
       Request r = packedRequest(rnd, 1 + i, asks);
       requests.add(r);
       asked.add(asks);
-      // Packed asks interleaved with protobuf messages and lone asks in one batch, as a client's
-      // drain writes them.
+      // Packed asks interleaved with protobuf messages (packed requests, pings) in one batch, as
+      // a client's drain writes them.
       sent.add(i % 3 == 0 ? r : PackedTokenFrames.askFor(r, 1 + i));
       if (i % 7 == 0) {
         sent.add(Messages.ping(1000 + i));
@@ -278,75 +257,49 @@ class PackedTokenFramesTest {
 
   // --- the server pipeline -----------------------------------------------------------------------
 
-  /** A sequencer stand-in that records the requests it is handed and answers packed ones. */
-  private static final class Recording implements RpcHandler {
-    final boolean takes;
-    final ConcurrentLinkedQueue<Request> seen = new ConcurrentLinkedQueue<>();
+  /**
+   * A sequencer stand-in that answers each packed request as if its asks were the next of {@code
+   * asks}, which the test queues before it sends the request.
+   */
+  private static final class Recording {
+    final FrameCodecs.Recording handler;
     final ConcurrentLinkedQueue<List<PackedTokens.Ask>> asks = new ConcurrentLinkedQueue<>();
-    volatile Response refusal;
 
     Recording(boolean takes) {
-      this.takes = takes;
-    }
-
-    /** Packed requests are answered as if their asks were {@code next}'s. */
-    @Override
-    public CompletableFuture<Response> handle(Request request) {
-      seen.add(request);
-      if (refusal != null) {
-        return CompletableFuture.completedFuture(refusal);
-      }
-      return CompletableFuture.completedFuture(
-          sequencerAnswer(request, asks.poll(), new Random(seen.size())));
-    }
-
-    @Override
-    public boolean takesLoneTokens() {
-      return takes;
+      handler =
+          new FrameCodecs.Recording(
+              takes, (request, seen) -> sequencerAnswer(request, asks.poll(), new Random(seen)));
     }
   }
 
-  private static EmbeddedChannel server(RpcHandler handler, int maxFrameBytes) {
-    return new EmbeddedChannel(
-        Framing.newFrameDecoder(1 << 20),
-        ProtoDecoder.REQUESTS,
-        ProtoEncoder.INSTANCE,
-        new ServerRequestHandler(handler, maxFrameBytes, null));
-  }
-
-  private static List<Object> answers(EmbeddedChannel ch) {
-    ByteBuf all = Unpooled.buffer();
-    for (ByteBuf b; (b = ch.readOutbound()) != null; ) {
-      all.writeBytes(b);
-      b.release();
-    }
-    return decode(ProtoDecoder.RESPONSES, all);
+  private static EmbeddedChannel server(Recording recording, int maxFrameBytes) {
+    return FrameCodecs.server(recording.handler, maxFrameBytes, null);
   }
 
   @Test
   void aNodeThatTakesFixedAsksSaysSoAndServesPackedOnesAsTheRequestsTheyStandFor() {
-    Recording handler = new Recording(true);
-    EmbeddedChannel ch = server(handler, 1 << 20);
+    Recording node = new Recording(true);
+    EmbeddedChannel ch = server(node, 1 << 20);
     Random rnd = new Random(5);
     List<PackedTokens.Ask> asks = asks(rnd);
-    handler.asks.add(asks);
+    node.asks.add(asks);
     ch.writeInbound(encode(packedRequest(rnd, 1, asks)));
     Response first = (Response) answers(ch).get(0);
     assertThat(first.getHeader().getFeatures())
         .isEqualTo(LoneTokens.FEATURE | PackedTokenFrames.FEATURE);
 
     asks = asks(rnd);
-    handler.asks.add(asks);
+    node.asks.add(asks);
     Request second = packedRequest(rnd, 2, asks);
     ch.writeInbound(encode(PackedTokenFrames.askFor(second, 2)));
     Object answer = answers(ch).get(0);
     assertThat(answer).isInstanceOf(PackedTokenFrames.Answer.class);
-    assertThat(handler.seen).last().isEqualTo(asTheNodeSeesIt(second));
+    assertThat(node.handler.seen).last().isEqualTo(asTheNodeSeesIt(second));
     Response expected = sequencerAnswer(asTheNodeSeesIt(second), asks, new Random(2));
     assertThat(((PackedTokenFrames.Answer) answer).response(second)).isEqualTo(expected);
 
     // A refusal goes back as the protobuf error, under the ask's request id.
-    handler.refusal = Errors.toResponse(new WrongEpochException(2, 5));
+    node.handler.refusal = Errors.toResponse(new WrongEpochException(2, 5));
     ch.writeInbound(encode(PackedTokenFrames.askFor(packedRequest(rnd, 4, asks(rnd)), 4)));
     Response refused = (Response) answers(ch).get(0);
     assertThat(refused.getHeader().getRequestId()).isEqualTo(4);
@@ -356,27 +309,27 @@ class PackedTokenFramesTest {
 
   @Test
   void aNodeThatDoesNotTakeThemRefusesAPackedAskWithoutServingIt() {
-    Recording handler = new Recording(false);
-    EmbeddedChannel ch = server(handler, 1 << 20);
+    Recording node = new Recording(false);
+    EmbeddedChannel ch = server(node, 1 << 20);
     Random rnd = new Random(6);
     ch.writeInbound(encode(PackedTokenFrames.askFor(packedRequest(rnd, 2, asks(rnd)), 2)));
     Response refused = (Response) answers(ch).get(0);
     assertThat(refused.getHeader().getRequestId()).isEqualTo(2);
     assertThat(refused.getError().getErrorCase()).isEqualTo(ErrorMsg.ErrorCase.BAD_REQUEST);
-    assertThat(handler.seen).isEmpty();
+    assertThat(node.handler.seen).isEmpty();
   }
 
   @Test
   void anAnswerOverTheNodesFrameLimitIsRefusedAsTooLargeNotSentFixed() {
-    Recording handler = new Recording(true);
-    EmbeddedChannel ch = server(handler, 256);
+    Recording node = new Recording(true);
+    EmbeddedChannel ch = server(node, 256);
     Random rnd = new Random(13);
     List<PackedTokens.Ask> big = new ArrayList<>();
     for (int i = 0; i < 4; i++) {
       big.add(new PackedTokens.Ask(List.of(StreamId.of("s-" + i)), 8));
     }
     // 12 + 4 x 8 x 16 = 524 bytes of packed answer: over the 256-byte limit.
-    handler.asks.add(big);
+    node.asks.add(big);
     ch.writeInbound(encode(PackedTokenFrames.askFor(packedRequest(rnd, 7, big), 7)));
     Response refused = (Response) answers(ch).get(0);
     assertThat(refused.getHeader().getRequestId()).isEqualTo(7);
@@ -388,16 +341,16 @@ class PackedTokenFramesTest {
   @Test
   void aClientSendsPackedAsksFixedOnlyOnceTheNodeSaidItTakesThemAndGetsTheSameAnswers() {
     try (NettyTransport transport = new NettyTransport(1 << 20, 2, IoFlavor.CURRENT)) {
-      Recording handler = new Recording(true);
-      ServerBinding server = transport.bind(ANY_PORT, handler);
+      Recording node = new Recording(true);
+      ServerBinding server = transport.bind(ANY_PORT, node.handler);
       try (RpcClient client = transport.newClient(ClientOptions.defaults())) {
         Random rnd = new Random(9);
         for (int i = 0; i < 20; i++) {
           List<PackedTokens.Ask> asks = asks(rnd);
-          handler.asks.add(asks);
+          node.asks.add(asks);
           Request r = packedRequest(rnd, 0, asks);
           Response got = client.call(server.endpoint(), r).join();
-          Request seen = new ArrayList<>(handler.seen).get(i);
+          Request seen = new ArrayList<>(node.handler.seen).get(i);
           if (i == 0) {
             // The first went as protobuf (cluster id and names kept).
             assertThat(seen.getHeader().getClusterId()).isNotEmpty();
@@ -422,15 +375,15 @@ class PackedTokenFramesTest {
   @Test
   void aPackedAskOverTheClientsFrameLimitFailsAsTooLargeWithoutBeingSent() {
     try (NettyTransport transport = new NettyTransport(1 << 20, 2, IoFlavor.CURRENT)) {
-      Recording handler = new Recording(true);
-      ServerBinding server = transport.bind(ANY_PORT, handler);
+      Recording node = new Recording(true);
+      ServerBinding server = transport.bind(ANY_PORT, node.handler);
       ClientOptions defaults = ClientOptions.defaults();
       ClientOptions options =
           new ClientOptions(defaults.requestTimeout(), defaults.connectTimeout(), 512);
       try (RpcClient client = transport.newClient(options)) {
         Random rnd = new Random(14);
         List<PackedTokens.Ask> small = List.of(new PackedTokens.Ask(List.of(), 1));
-        handler.asks.add(small);
+        node.asks.add(small);
         client.call(server.endpoint(), packedRequest(rnd, 0, small)).join();
         List<PackedTokens.Ask> big = new ArrayList<>();
         for (int i = 0; i < 40; i++) {
@@ -439,7 +392,7 @@ class PackedTokenFramesTest {
         CompletableFuture<Response> tooLarge =
             client.call(server.endpoint(), packedRequest(rnd, 0, big));
         assertThatThrownBy(tooLarge::join).hasCauseInstanceOf(TooLargeException.class);
-        assertThat(handler.seen).hasSize(1);
+        assertThat(node.handler.seen).hasSize(1);
       }
     }
   }
