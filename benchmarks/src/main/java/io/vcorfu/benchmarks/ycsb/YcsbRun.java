@@ -420,11 +420,20 @@ public final class YcsbRun {
     command.add(System.getProperty("java.class.path"));
     command.add(CLIENT_CLASS);
     command.addAll(clientArgs);
-    Process child = new ProcessBuilder(command).redirectInput(ProcessBuilder.Redirect.PIPE).start();
     // A launcher stopped by a signal runs no finally block: its hook stops the phase's JVM, which
-    // would otherwise go on loading the server with nobody reading its report.
-    Thread stopOnExit = new Thread(() -> stopQuietly(child), "ycsb-phase-stop");
+    // would otherwise go on loading the server with nobody reading its report. The hook is in place
+    // before the JVM starts, and the two take turns (PhaseGuard), so a signal at any moment either
+    // finds the JVM started and stops it, or keeps it from starting.
+    PhaseGuard guard = new PhaseGuard();
+    Thread stopOnExit = new Thread(guard::stop, "ycsb-phase-stop");
     Runtime.getRuntime().addShutdownHook(stopOnExit);
+    Process child;
+    try {
+      child = guard.start(new ProcessBuilder(command).redirectInput(ProcessBuilder.Redirect.PIPE));
+    } catch (IOException | RuntimeException e) {
+      removeHook(stopOnExit);
+      throw e;
+    }
     child.getOutputStream().close();
     Thread outCopier = copier(child.getInputStream(), stdout, "ycsb-stdout");
     Thread errCopier = copier(child.getErrorStream(), stderr, "ycsb-stderr");
@@ -438,22 +447,52 @@ public final class YcsbRun {
       if (child.isAlive()) {
         stop(child);
       }
-      try {
-        Runtime.getRuntime().removeShutdownHook(stopOnExit);
-      } catch (IllegalStateException shuttingDown) {
-        // The hook runs (or ran) already.
-      }
+      removeHook(stopOnExit);
       outCopier.join(TimeUnit.SECONDS.toMillis(10));
       errCopier.join(TimeUnit.SECONDS.toMillis(10));
     }
   }
 
-  private static void stopQuietly(Process child) {
+  private static void removeHook(Thread hook) {
     try {
-      stop(child);
-    } catch (InterruptedException e) {
-      child.destroyForcibly();
-      Thread.currentThread().interrupt();
+      Runtime.getRuntime().removeShutdownHook(hook);
+    } catch (IllegalStateException shuttingDown) {
+      // The hook runs (or ran) already.
+    }
+  }
+
+  /**
+   * A phase's JVM and the launcher's exit, taking turns: once the launcher is stopping, no phase
+   * JVM starts, and one started before is stopped.
+   */
+  private static final class PhaseGuard {
+    private boolean stopping;
+    private Process child;
+
+    synchronized Process start(ProcessBuilder builder) throws IOException {
+      if (stopping) {
+        throw new IOException("the launcher is stopping: the YCSB phase was not started");
+      }
+      child = builder.start();
+      return child;
+    }
+
+    /** The launcher's shutdown hook. */
+    void stop() {
+      Process started;
+      synchronized (this) {
+        stopping = true;
+        started = child;
+      }
+      if (started == null) {
+        return;
+      }
+      try {
+        YcsbRun.stop(started);
+      } catch (InterruptedException e) {
+        started.destroyForcibly();
+        Thread.currentThread().interrupt();
+      }
     }
   }
 
