@@ -62,18 +62,18 @@ class YcsbRunTest {
   @Test
   void aPhaseJvmRunsG1InPlaceOfTheLaunchersParallelCollectorAndKeepsTheOtherXFlags() {
     assertThat(
-            YcsbRun.childJvmFlags(
+            PhaseJvm.childJvmFlags(
                 List.of("-XX:+UseParallelGC", "-Xmx1g", "-Dfoo=bar", "-Xlog:gc:file=x.log")))
         .containsExactly(
             "-XX:+UseG1GC", "-XX:MaxGCPauseMillis=50", "-Xmx1g", "-Xlog:gc:file=x.log");
-    assertThat(YcsbRun.childJvmFlags(List.of())).isEqualTo(YcsbRun.CHILD_COLLECTOR);
+    assertThat(PhaseJvm.childJvmFlags(List.of())).isEqualTo(PhaseJvm.CHILD_COLLECTOR);
   }
 
   @Test
   void aCollectorOtherThanTheParallelOneIsKeptForThePhaseJvm() {
-    assertThat(YcsbRun.childJvmFlags(List.of("-XX:+UseParallelGC", "-XX:+UseZGC", "-Xmx2g")))
+    assertThat(PhaseJvm.childJvmFlags(List.of("-XX:+UseParallelGC", "-XX:+UseZGC", "-Xmx2g")))
         .containsExactly("-XX:+UseZGC", "-Xmx2g");
-    assertThat(YcsbRun.childJvmFlags(List.of("-XX:+UseSerialGC")))
+    assertThat(PhaseJvm.childJvmFlags(List.of("-XX:+UseSerialGC")))
         .containsExactly("-XX:+UseSerialGC");
   }
 
