@@ -27,11 +27,12 @@ public interface RpcHandler {
   }
 
   /**
-   * True when this handler may be sent lone token requests in their fixed layout ({@code
-   * io.vcorfu.protocol.netty.LoneTokens}), which carry neither the stream's name nor the cluster
-   * id: a handler that reads neither (one that does not authorize requests by stream name). Such a
-   * request reaches {@link #handle(Request, String)} as the protobuf request it stands for. False
-   * by default.
+   * True when this handler may be sent token requests in their fixed layouts, lone ({@code
+   * io.vcorfu.protocol.netty.LoneTokens}) and coalesced ({@code
+   * io.vcorfu.protocol.netty.PackedTokenFrames}), which carry neither the streams' names nor the
+   * cluster id: a handler that reads neither (one that does not authorize requests by stream name).
+   * Such a request reaches {@link #handle(Request, String)} as the protobuf request it stands for.
+   * False by default.
    */
   default boolean takesLoneTokens() {
     return false;
