@@ -3,6 +3,7 @@ package io.vcorfu.benchmarks.ycsb;
 import io.vcorfu.client.StreamLogOptions;
 import io.vcorfu.collections.CSMRMap;
 import io.vcorfu.collections.SMRRangeMap;
+import io.vcorfu.protocol.ClientOptions;
 import io.vcorfu.runtime.Retention;
 import io.vcorfu.runtime.RuntimeOptions;
 import io.vcorfu.runtime.VCorfuRuntime;
@@ -55,7 +56,9 @@ import site.ycsb.Status;
  * RuntimeOptions.retainedHistoryBytes}; default: the runtime's default), {@code
  * vcorfu.history-budget-bytes} (the history budget of the runtime's retention, {@code
  * Retention.historyBudgetBytes}: 0 checkpoints each bucket as soon as it is due; default: the
- * runtime's default).
+ * runtime's default), {@code vcorfu.connections} (the client's connections to each node, {@code
+ * ClientOptions.connectionsPerNode}, 1 to 64; default: one per processor, so that the threads'
+ * calls and answers use every I/O thread on both sides; a thread always uses the same one).
  *
  * <p>Thread-safety: YCSB creates one instance per client thread; the instances of one JVM share one
  * runtime per endpoint (so one set of local views), opened by the first {@link #init} and closed by
@@ -69,6 +72,12 @@ public final class VcorfuYcsbClient extends DB {
   public static final String LEASE_PROPERTY = "vcorfu.read-lease-ms";
   public static final String HISTORY_PROPERTY = "vcorfu.retained-history-bytes";
   public static final String BUDGET_PROPERTY = "vcorfu.history-budget-bytes";
+  public static final String CONNECTIONS_PROPERTY = "vcorfu.connections";
+
+  /** One connection per node for each of the client's I/O threads (one per processor). */
+  public static final int DEFAULT_CONNECTIONS =
+      Math.min(ClientOptions.MAX_CONNECTIONS_PER_NODE, Runtime.getRuntime().availableProcessors());
+
   public static final int DEFAULT_LEASE_MS = 1000;
   public static final String DEFAULT_ENDPOINT = "127.0.0.1:9000";
   public static final int DEFAULT_BUCKETS = 100;
@@ -118,9 +127,21 @@ public final class VcorfuYcsbClient extends DB {
         try {
           int leaseMs =
               YcsbProperties.intProperty(getProperties(), LEASE_PROPERTY, DEFAULT_LEASE_MS);
+          int conns =
+              YcsbProperties.intProperty(
+                  getProperties(), CONNECTIONS_PROPERTY, DEFAULT_CONNECTIONS);
+          if (conns < 1 || conns > ClientOptions.MAX_CONNECTIONS_PER_NODE) {
+            throw new DBException(
+                CONNECTIONS_PROPERTY
+                    + " must be 1 to "
+                    + ClientOptions.MAX_CONNECTIONS_PER_NODE
+                    + ", not "
+                    + conns);
+          }
           StreamLogOptions options =
               StreamLogOptions.defaults()
                   .withReadLease(leaseMs == 0 ? Duration.ZERO : Duration.ofMillis(leaseMs));
+          options = options.withRpc(options.rpc().withConnectionsPerNode(conns));
           io.vcorfu.protocol.TlsOptions tls = YcsbTls.options(getProperties(), "vcorfu");
           if (tls != null) {
             options = options.withTls(tls);

@@ -100,6 +100,44 @@ class VcorfuYcsbClientTest extends YcsbBindingContract {
         "vcorfu.history-budget-bytes must be 0 (no budget) or a number");
   }
 
+  @Test
+  void connectionsOutsideTheirRangeAreRefusedAtInit() {
+    assertRefusedAtInit(
+        VcorfuYcsbClient.CONNECTIONS_PROPERTY, "0", "vcorfu.connections must be 1 to 64, not 0");
+  }
+
+  @Test
+  void threadsOnSeveralConnectionsPerNodeEachReadTheirOwnUpdates() throws Exception {
+    Properties p = serverProperties();
+    p.setProperty(VcorfuYcsbClient.CONNECTIONS_PROPERTY, "3");
+    int threads = 6;
+    ExecutorService pool = Executors.newFixedThreadPool(threads);
+    try {
+      List<Future<String>> reads = new java.util.ArrayList<>();
+      for (int t = 0; t < threads; t++) {
+        String key = "k" + t;
+        DB db = open(p); // one binding per thread, as YCSB makes them; one runtime shared
+        reads.add(
+            pool.submit(
+                () -> {
+                  db.insert(table(), key, fields("a", "0"));
+                  for (int i = 1; i <= 20; i++) {
+                    assertThat(db.update(table(), key, fields("a", Integer.toString(i))))
+                        .isEqualTo(Status.OK);
+                  }
+                  Map<String, ByteIterator> out = new HashMap<>();
+                  assertThat(db.read(table(), key, null, out)).isEqualTo(Status.OK);
+                  return out.get("a").toString();
+                }));
+      }
+      for (Future<String> r : reads) {
+        assertThat(r.get(60, java.util.concurrent.TimeUnit.SECONDS)).isEqualTo("20");
+      }
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+
   private void assertRefusedAtInit(String property, String value, String message) {
     VcorfuYcsbClient db = new VcorfuYcsbClient();
     Properties p = serverProperties();

@@ -20,8 +20,9 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 
 /**
- * TCP client: one lazily opened connection per endpoint, shared by all callers, with any number of
- * pipelined calls correlated by request id.
+ * TCP client: one lazily opened connection per endpoint, shared by all callers (or {@link
+ * ClientOptions#connectionsPerNode} of them, a calling thread always on the same one), with any
+ * number of pipelined calls correlated by request id.
  *
  * <p>Requests queued by any thread are written by the connection's I/O thread in batches with one
  * flush per batch; a request sent from that thread while nothing waits is written at once. A lone
@@ -51,7 +52,8 @@ final class NettyRpcClient implements RpcClient {
   private final Consumer<NettyRpcClient> onClose;
   final TlsContexts tls;
   private final AtomicLong ids = new AtomicLong();
-  final ConcurrentHashMap<Endpoint, RpcConnection> connections = new ConcurrentHashMap<>();
+  final ConcurrentHashMap<Lane, RpcConnection> connections = new ConcurrentHashMap<>();
+  private final int lanes;
   private volatile boolean closed;
 
   NettyRpcClient(
@@ -65,6 +67,7 @@ final class NettyRpcClient implements RpcClient {
     this.tls = tls;
     this.sweeps = sweeps;
     this.timeoutNanos = options.requestTimeout().toNanos();
+    this.lanes = options.connectionsPerNode();
     this.onClose = onClose;
     this.bootstrap =
         new Bootstrap()
@@ -145,17 +148,22 @@ final class NettyRpcClient implements RpcClient {
     return held;
   }
 
+  /** One of a client's connections to a node: the node and the connection's number, from 0. */
+  record Lane(Endpoint endpoint, int index) {}
+
+  /** The calling thread's connection to {@code target}, opened if need be. */
   private RpcConnection connectionTo(Endpoint target) {
+    Lane lane = new Lane(target, lanes == 1 ? 0 : (int) (Thread.currentThread().getId() % lanes));
     while (true) {
-      RpcConnection current = connections.get(target);
+      RpcConnection current = connections.get(lane);
       if (current != null && !current.closed) {
         return current;
       }
-      RpcConnection fresh = new RpcConnection(target, this);
+      RpcConnection fresh = new RpcConnection(lane, this);
       boolean installed =
           current == null
-              ? connections.putIfAbsent(target, fresh) == null
-              : connections.replace(target, current, fresh);
+              ? connections.putIfAbsent(lane, fresh) == null
+              : connections.replace(lane, current, fresh);
       if (installed) {
         fresh.connect();
         return fresh;

@@ -50,6 +50,7 @@ final class RpcConnection extends SimpleChannelInboundHandler<Response> {
 
   private final NettyRpcClient owner;
   final Endpoint endpoint;
+  private final NettyRpcClient.Lane lane;
   final ConcurrentHashMap<Long, PendingCall> pending = new ConcurrentHashMap<>();
 
   /** Requests and fixed asks waiting to be written. */
@@ -72,8 +73,9 @@ final class RpcConnection extends SimpleChannelInboundHandler<Response> {
 
   volatile VCorfuException failure;
 
-  RpcConnection(Endpoint endpoint, NettyRpcClient owner) {
-    this.endpoint = endpoint;
+  RpcConnection(NettyRpcClient.Lane lane, NettyRpcClient owner) {
+    this.lane = lane;
+    this.endpoint = lane.endpoint();
     this.owner = owner;
     this.deadlines =
         new CallDeadlines<>(owner.sweeps, c -> c.deadline, c -> c.future.isDone(), this::expire);
@@ -252,7 +254,7 @@ final class RpcConnection extends SimpleChannelInboundHandler<Response> {
       failure = error;
     }
     closed = true;
-    owner.connections.remove(endpoint, this);
+    owner.connections.remove(lane, this);
     outbox.clear();
     for (PendingCall call : pending.values()) {
       failCall(call, error);
