@@ -1,5 +1,6 @@
 package io.vcorfu.benchmarks.suite;
 
+import io.vcorfu.benchmarks.ycsb.VcorfuYcsbClient;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -201,7 +202,9 @@ public final class YcsbSuite implements Callable<Integer> {
               "-p",
               "vcorfu.buckets=" + s.buckets(),
               "-p",
-              "vcorfu.read-lease-ms=" + s.readLeaseMs()));
+              "vcorfu.read-lease-ms=" + s.readLeaseMs(),
+              "-p",
+              "vcorfu.connections=" + VcorfuYcsbClient.DEFAULT_CONNECTIONS));
     }
     if (tls != null) {
       props.addAll(tls.ycsbProperties(db));
@@ -261,7 +264,10 @@ public final class YcsbSuite implements Callable<Integer> {
         + s.readLeaseMs()
         + " ms, the "
         + s.threads()
-        + " threads share one client runtime (one connection); redis:"
+        + " threads share one client runtime ("
+        + VcorfuYcsbClient.DEFAULT_CONNECTIONS
+        + (VcorfuYcsbClient.DEFAULT_CONNECTIONS == 1 ? " connection" : " connections")
+        + " to the node, one per processor); redis:"
         + " appendfsync everysec, one connection per thread; etcd: one member, fsync per write"
         + " batch, one jetcd client (one connection)"
         + (s.tls()
