@@ -7,12 +7,14 @@ import java.time.Duration;
  * per node.
  *
  * <p>{@code connectionsPerNode} (1 to {@link #MAX_CONNECTIONS_PER_NODE}, default 1): a client opens
- * up to that many connections to each node it calls, and a calling thread always uses the same one
- * (chosen by its thread id), so one thread's calls keep their order. More than one lets a client
- * whose many threads wait on their calls use more than one I/O thread on each side (each connection
- * is served by one I/O thread of the node and one of the client), at the cost of the connections
- * themselves; the protocol never relies on two calls of different connections arriving in the order
- * they were made.
+ * up to that many connections to each node it calls. A call goes on the one its calling thread's id
+ * picks, so one thread's calls keep their order, except a numbered append (a sequenced write with
+ * its number among the client's appends): every attempt of one append goes on the one its number
+ * picks, so that a retry never overtakes an earlier attempt of the same append (the node tells them
+ * apart by their order), and appends a thread sends without waiting may reach the sequencer in
+ * another order. More than one lets a client whose many threads wait on their calls use more than
+ * one I/O thread on each side (each connection is served by one I/O thread of the node and one of
+ * the client), at the cost of the connections themselves.
  */
 public record ClientOptions(
     Duration requestTimeout, Duration connectTimeout, int maxFrameBytes, int connectionsPerNode) {

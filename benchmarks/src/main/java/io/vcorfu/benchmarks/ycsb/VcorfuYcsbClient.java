@@ -58,7 +58,7 @@ import site.ycsb.Status;
  * Retention.historyBudgetBytes}: 0 checkpoints each bucket as soon as it is due; default: the
  * runtime's default), {@code vcorfu.connections} (the client's connections to each node, {@code
  * ClientOptions.connectionsPerNode}, 1 to 64; default: one per processor, so that the threads'
- * calls and answers use every I/O thread on both sides; a thread always uses the same one).
+ * calls and answers use every I/O thread on both sides).
  *
  * <p>Thread-safety: YCSB creates one instance per client thread; the instances of one JVM share one
  * runtime per endpoint (so one set of local views), opened by the first {@link #init} and closed by

@@ -93,7 +93,7 @@ final class NettyRpcClient implements RpcClient {
       packed = true;
     }
     if (ask != null) {
-      RpcConnection connection = connectionTo(target);
+      RpcConnection connection = connectionTo(target, Thread.currentThread().getId());
       if (packed ? connection.takesPackedTokens : connection.takesLoneTokens) {
         if (ask.bytes() > options.maxFrameBytes()) {
           return CompletableFuture.failedFuture(
@@ -112,7 +112,7 @@ final class NettyRpcClient implements RpcClient {
       return CompletableFuture.failedFuture(new TooLargeException(size, options.maxFrameBytes()));
     }
     PendingCall call = new PendingCall(id, target, tagged.getPayloadCase(), null, timeoutNanos);
-    connectionTo(target).send(call, tagged);
+    connectionTo(target, laneKey(request)).send(call, tagged);
     return call.future;
   }
 
@@ -151,9 +151,24 @@ final class NettyRpcClient implements RpcClient {
   /** One of a client's connections to a node: the node and the connection's number, from 0. */
   record Lane(Endpoint endpoint, int index) {}
 
-  /** The calling thread's connection to {@code target}, opened if need be. */
-  private RpcConnection connectionTo(Endpoint target) {
-    Lane lane = new Lane(target, lanes == 1 ? 0 : (int) (Thread.currentThread().getId() % lanes));
+  /**
+   * What picks the connection of {@code request}: the number of a numbered append (every attempt of
+   * one append on one connection, so that a retry never overtakes an attempt before it: the node
+   * tells a retry from a first attempt by arriving after it), else the calling thread's id.
+   */
+  private static long laneKey(Request request) {
+    if (request.getPayloadCase() == Request.PayloadCase.SEQUENCED_WRITE) {
+      long seq = request.getSequencedWrite().getWriterSeq();
+      if (seq != 0) {
+        return seq;
+      }
+    }
+    return Thread.currentThread().getId();
+  }
+
+  /** The connection to {@code target} that {@code key} picks, opened if need be. */
+  private RpcConnection connectionTo(Endpoint target, long key) {
+    Lane lane = new Lane(target, lanes == 1 ? 0 : (int) Math.floorMod(key, (long) lanes));
     while (true) {
       RpcConnection current = connections.get(lane);
       if (current != null && !current.closed) {

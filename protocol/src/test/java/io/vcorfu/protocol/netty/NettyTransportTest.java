@@ -209,6 +209,50 @@ class NettyTransportTest {
     server.close();
   }
 
+  @Test
+  void everyAttemptOfOneNumberedAppendTravelsOnTheConnectionItsNumberPicks() throws Exception {
+    ServerBinding server = transport.bind(ANY_PORT, EchoHandler.neverAnswers());
+    try (RpcClient client =
+        transport.newClient(
+            ClientOptions.defaults()
+                .withRequestTimeout(Duration.ofSeconds(30))
+                .withConnectionsPerNode(2))) {
+      NettyRpcClient netty = (NettyRpcClient) client;
+      client.call(server.endpoint(), numberedAppend(7, false));
+      assertThat(netty.connectionCount()).isEqualTo(1);
+      // A retry of append 7 sent from a thread whose own lane is the other connection.
+      long mainLane = Thread.currentThread().getId() % 2;
+      for (int started = 0; ; started++) {
+        assertThat(started).as("threads started to find one of the other lane").isLessThan(20);
+        Thread t = new Thread(() -> client.call(server.endpoint(), numberedAppend(7, true)));
+        if (t.getId() % 2 == mainLane) {
+          continue;
+        }
+        t.start();
+        t.join();
+        break;
+      }
+      assertThat(netty.connectionCount())
+          .as("the retry went on the first attempt's connection, not its thread's")
+          .isEqualTo(1);
+      client.call(server.endpoint(), numberedAppend(8, false));
+      assertThat(netty.connectionCount())
+          .as("another append's number picks the other")
+          .isEqualTo(2);
+    } finally {
+      server.close();
+    }
+  }
+
+  private static Request numberedAppend(long writerSeq, boolean retry) {
+    return Request.newBuilder()
+        .setSequencedWrite(
+            io.vcorfu.protocol.proto.SequencedWriteRequest.newBuilder()
+                .setWriterSeq(writerSeq)
+                .setRetry(retry))
+        .build();
+  }
+
   @ParameterizedTest(name = "{0}")
   @ValueSource(ints = {0, -1, ClientOptions.MAX_CONNECTIONS_PER_NODE + 1})
   void connectionsPerNodeOutsideItsRangeAreRefused(int n) {
