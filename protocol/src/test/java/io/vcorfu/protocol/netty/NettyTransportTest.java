@@ -23,12 +23,9 @@ import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -39,8 +36,6 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
 
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class NettyTransportTest {
@@ -120,28 +115,21 @@ class NettyTransportTest {
     }
   }
 
-  @ParameterizedTest(name = "{0} connection(s) per node")
-  @ValueSource(ints = {1, 3})
-  void eightThreadsOfPipelinedCallsEachGetTheirOwnResponse(int connectionsPerNode)
-      throws Exception {
+  @Test
+  void eightThreadsOfPipelinedCallsEachGetTheirOwnResponse() throws Exception {
     int threads = 8;
     int perThread = 1_000;
     EchoHandler echo = new EchoHandler("n");
     ServerBinding server = transport.bind(ANY_PORT, echo);
     ExecutorService pool = Executors.newFixedThreadPool(threads);
-    Set<Long> lanes = ConcurrentHashMap.newKeySet();
     try (RpcClient client =
-        transport.newClient(
-            ClientOptions.defaults()
-                .withRequestTimeout(Duration.ofSeconds(30))
-                .withConnectionsPerNode(connectionsPerNode))) {
+        transport.newClient(ClientOptions.defaults().withRequestTimeout(Duration.ofSeconds(30)))) {
       List<Future<Integer>> results = new ArrayList<>();
       for (int t = 0; t < threads; t++) {
         int base = t * perThread;
         results.add(
             pool.submit(
                 () -> {
-                  lanes.add(Thread.currentThread().getId() % connectionsPerNode);
                   List<CompletableFuture<Response>> calls = new ArrayList<>(perThread);
                   for (int i = 0; i < perThread; i++) {
                     calls.add(client.call(server.endpoint(), Messages.numbered(base + i)));
@@ -163,106 +151,11 @@ class NettyTransportTest {
       assertThat(matched).isEqualTo(threads * perThread);
       assertThat(echo.calls()).isEqualTo(threads * perThread);
       assertThat(((NettyRpcClient) client).connectionCount())
-          .as("one connection for each lane the calling threads fall in")
-          .isEqualTo(lanes.size());
-      if (connectionsPerNode == 1) {
-        assertThat(lanes).hasSize(1);
-      }
+          .as("one shared connection")
+          .isEqualTo(1);
     } finally {
       pool.shutdownNow();
     }
-  }
-
-  @Test
-  void aThreadAlwaysUsesTheSameOfSeveralConnectionsAndCloseFailsThemAll() throws Exception {
-    ServerBinding server = transport.bind(ANY_PORT, EchoHandler.neverAnswers());
-    RpcClient client =
-        transport.newClient(
-            ClientOptions.defaults()
-                .withRequestTimeout(Duration.ofSeconds(30))
-                .withConnectionsPerNode(2));
-    List<CompletableFuture<Response>> calls = new ArrayList<>();
-    // Threads until both lanes are taken (thread ids of both parities), each calling twice.
-    Set<Long> lanes = new HashSet<>();
-    for (int started = 0; lanes.size() < 2; started++) {
-      assertThat(started).as("threads started to take both lanes").isLessThan(20);
-      List<CompletableFuture<Response>> mine = new ArrayList<>();
-      Thread t =
-          new Thread(
-              () -> {
-                mine.add(client.call(server.endpoint(), Messages.ping()));
-                mine.add(client.call(server.endpoint(), Messages.ping()));
-              });
-      t.start();
-      t.join();
-      lanes.add(t.getId() % 2);
-      calls.addAll(mine);
-      assertThat(((NettyRpcClient) client).connectionCount())
-          .as("a thread's two calls share one connection")
-          .isEqualTo(lanes.size());
-    }
-    client.close();
-    for (CompletableFuture<Response> call : calls) {
-      assertThatThrownBy(() -> call.get(10, TimeUnit.SECONDS))
-          .hasCauseInstanceOf(TransportException.class);
-    }
-    server.close();
-  }
-
-  @Test
-  void everyAttemptOfOneNumberedAppendTravelsOnTheConnectionItsNumberPicks() throws Exception {
-    ServerBinding server = transport.bind(ANY_PORT, EchoHandler.neverAnswers());
-    try (RpcClient client =
-        transport.newClient(
-            ClientOptions.defaults()
-                .withRequestTimeout(Duration.ofSeconds(30))
-                .withConnectionsPerNode(2))) {
-      NettyRpcClient netty = (NettyRpcClient) client;
-      client.call(server.endpoint(), numberedAppend(7, false));
-      assertThat(netty.connectionCount()).isEqualTo(1);
-      // A retry of append 7 sent from a thread whose own lane is the other connection.
-      long mainLane = Thread.currentThread().getId() % 2;
-      for (int started = 0; ; started++) {
-        assertThat(started).as("threads started to find one of the other lane").isLessThan(20);
-        Thread t = new Thread(() -> client.call(server.endpoint(), numberedAppend(7, true)));
-        if (t.getId() % 2 == mainLane) {
-          continue;
-        }
-        t.start();
-        t.join();
-        break;
-      }
-      assertThat(netty.connectionCount())
-          .as("the retry went on the first attempt's connection, not its thread's")
-          .isEqualTo(1);
-      client.call(server.endpoint(), numberedAppend(8, false));
-      assertThat(netty.connectionCount())
-          .as("another append's number picks the other")
-          .isEqualTo(2);
-    } finally {
-      server.close();
-    }
-  }
-
-  private static Request numberedAppend(long writerSeq, boolean retry) {
-    return Request.newBuilder()
-        .setSequencedWrite(
-            io.vcorfu.protocol.proto.SequencedWriteRequest.newBuilder()
-                .setWriterSeq(writerSeq)
-                .setRetry(retry))
-        .build();
-  }
-
-  @ParameterizedTest(name = "{0}")
-  @ValueSource(ints = {0, -1, ClientOptions.MAX_CONNECTIONS_PER_NODE + 1})
-  void connectionsPerNodeOutsideItsRangeAreRefused(int n) {
-    assertThatThrownBy(() -> ClientOptions.defaults().withConnectionsPerNode(n))
-        .isInstanceOf(IllegalArgumentException.class)
-        .hasMessage(
-            "connections per node must be 1 to "
-                + ClientOptions.MAX_CONNECTIONS_PER_NODE
-                + ", not "
-                + n);
   }
 
   @Test
