@@ -19,10 +19,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -49,55 +45,6 @@ class ConnectionsPerNodeTest {
   @AfterEach
   void stop() {
     transport.close();
-  }
-
-  @Test
-  void eightThreadsOfPipelinedCallsOnThreeConnectionsEachGetTheirOwnResponse() throws Exception {
-    int connectionsPerNode = 3;
-    int threads = 8;
-    int perThread = 1_000;
-    EchoHandler echo = new EchoHandler("n");
-    ServerBinding server = transport.bind(ANY_PORT, echo);
-    ExecutorService pool = Executors.newFixedThreadPool(threads);
-    Set<Long> lanes = ConcurrentHashMap.newKeySet();
-    try (RpcClient client =
-        transport.newClient(
-            ClientOptions.defaults()
-                .withRequestTimeout(Duration.ofSeconds(30))
-                .withConnectionsPerNode(connectionsPerNode))) {
-      List<Future<Integer>> results = new ArrayList<>();
-      for (int t = 0; t < threads; t++) {
-        int base = t * perThread;
-        results.add(
-            pool.submit(
-                () -> {
-                  lanes.add(Thread.currentThread().getId() % connectionsPerNode);
-                  List<CompletableFuture<Response>> calls = new ArrayList<>(perThread);
-                  for (int i = 0; i < perThread; i++) {
-                    calls.add(client.call(server.endpoint(), Messages.numbered(base + i)));
-                  }
-                  int matched = 0;
-                  for (int i = 0; i < perThread; i++) {
-                    Response r = calls.get(i).get(30, TimeUnit.SECONDS);
-                    if (Messages.number(r) == base + i) {
-                      matched++;
-                    }
-                  }
-                  return matched;
-                }));
-      }
-      int matched = 0;
-      for (Future<Integer> f : results) {
-        matched += f.get(50, TimeUnit.SECONDS);
-      }
-      assertThat(matched).isEqualTo(threads * perThread);
-      assertThat(echo.calls()).isEqualTo(threads * perThread);
-      assertThat(((NettyRpcClient) client).connectionCount())
-          .as("one connection for each lane the calling threads fall in")
-          .isEqualTo(lanes.size());
-    } finally {
-      pool.shutdownNow();
-    }
   }
 
   @Test

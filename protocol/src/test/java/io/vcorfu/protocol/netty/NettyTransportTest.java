@@ -24,8 +24,10 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -36,6 +38,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class NettyTransportTest {
@@ -115,21 +119,31 @@ class NettyTransportTest {
     }
   }
 
-  @Test
-  void eightThreadsOfPipelinedCallsEachGetTheirOwnResponse() throws Exception {
+  /**
+   * On three connections per node, see {@link ConnectionsPerNodeTest} for which one a call takes.
+   */
+  @ParameterizedTest(name = "{0} connection(s) per node")
+  @ValueSource(ints = {1, 3})
+  void eightThreadsOfPipelinedCallsEachGetTheirOwnResponse(int connectionsPerNode)
+      throws Exception {
     int threads = 8;
     int perThread = 1_000;
     EchoHandler echo = new EchoHandler("n");
     ServerBinding server = transport.bind(ANY_PORT, echo);
     ExecutorService pool = Executors.newFixedThreadPool(threads);
+    Set<Long> lanes = ConcurrentHashMap.newKeySet();
     try (RpcClient client =
-        transport.newClient(ClientOptions.defaults().withRequestTimeout(Duration.ofSeconds(30)))) {
+        transport.newClient(
+            ClientOptions.defaults()
+                .withRequestTimeout(Duration.ofSeconds(30))
+                .withConnectionsPerNode(connectionsPerNode))) {
       List<Future<Integer>> results = new ArrayList<>();
       for (int t = 0; t < threads; t++) {
         int base = t * perThread;
         results.add(
             pool.submit(
                 () -> {
+                  lanes.add(Thread.currentThread().getId() % connectionsPerNode);
                   List<CompletableFuture<Response>> calls = new ArrayList<>(perThread);
                   for (int i = 0; i < perThread; i++) {
                     calls.add(client.call(server.endpoint(), Messages.numbered(base + i)));
@@ -151,8 +165,13 @@ class NettyTransportTest {
       assertThat(matched).isEqualTo(threads * perThread);
       assertThat(echo.calls()).isEqualTo(threads * perThread);
       assertThat(((NettyRpcClient) client).connectionCount())
-          .as("one shared connection")
-          .isEqualTo(1);
+          .as("one connection for each lane the calling threads fall in")
+          .isEqualTo(lanes.size());
+      if (connectionsPerNode == 1) {
+        assertThat(((NettyRpcClient) client).connectionCount())
+            .as("one shared connection")
+            .isEqualTo(1);
+      }
     } finally {
       pool.shutdownNow();
     }
