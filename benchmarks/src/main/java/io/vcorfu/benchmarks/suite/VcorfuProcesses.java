@@ -30,7 +30,8 @@ final class VcorfuProcesses {
   /** The system property naming the server jar ({@code bin/vcorfu bench} sets it). */
   static final String SERVER_JAR_PROPERTY = "vcorfu.server.jar";
 
-  private static final int READY_SECONDS = 60;
+  // A node started with --warm-up-s prints ready only after its warm-up.
+  private static final int READY_SECONDS = 180;
 
   private final Processes processes;
   private final String classPath;

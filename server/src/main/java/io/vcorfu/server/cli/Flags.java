@@ -67,4 +67,18 @@ final class Flags {
               + (Files.exists(file) ? "not a readable file" : "no such file"));
     }
   }
+
+  /**
+   * Why {@code host:port} cannot be listened on now (taken, or not an address of this machine), or
+   * null when it can. Bound with the address reuse the node's own socket has, then closed at once.
+   */
+  static String portInUse(String host, int port) {
+    try (java.net.ServerSocket probe = new java.net.ServerSocket()) {
+      probe.setReuseAddress(true);
+      probe.bind(new java.net.InetSocketAddress(host, port));
+      return null;
+    } catch (java.io.IOException e) {
+      return e.getMessage();
+    }
+  }
 }

@@ -94,6 +94,8 @@ final class ServerCommand implements Callable<Integer> {
 
   @picocli.CommandLine.Mixin CpuScheduling scheduling = new CpuScheduling();
 
+  @picocli.CommandLine.Mixin WarmUpFlag warmUp = new WarmUpFlag();
+
   @Option(
       names = "--segment-size-mb",
       defaultValue = "16",
@@ -280,6 +282,10 @@ final class ServerCommand implements Callable<Integer> {
               "vcorfu server: --checkpoint-every and --checkpoint-interval-ms must be at least 1");
       return 2;
     }
+    if (warmUp.seconds < 0 || warmUp.seconds > io.vcorfu.server.WarmUp.MAX_SECONDS) {
+      spec.commandLine().getErr().println("vcorfu server: " + warmUp.rangeError());
+      return 2;
+    }
     if (logRetentionMs < 1) {
       spec.commandLine().getErr().println("vcorfu server: --log-retention-ms must be at least 1");
       return 2;
@@ -349,7 +355,7 @@ final class ServerCommand implements Callable<Integer> {
     }
     Path dir = memory ? null : (dataDir != null ? dataDir : Path.of("vcorfu-data"));
     Flags.directory(spec, "--data-dir", dir);
-    String busy = portInUse(host, port);
+    String busy = Flags.portInUse(host, port);
     if (busy != null) {
       // Before the node locks (and so creates) its data directory: a refused start leaves nothing.
       spec.commandLine()
@@ -403,6 +409,7 @@ final class ServerCommand implements Callable<Integer> {
       return 2;
     }
     scheduling.applyToThisProcess();
+    warmUp.run(config, zookeeper != null || layout != null, ServerCommand::say);
     Node node = Node.start(config, transport);
     // A plaintext node with no tokens runs callers' one-shot commands (see CommandHost, OneShot).
     CommandHost commands = CommandHost.serve(node, tls, tokens);
@@ -466,20 +473,6 @@ final class ServerCommand implements Callable<Integer> {
             + security
             + ")");
     return stopper.await();
-  }
-
-  /**
-   * Why {@code host:port} cannot be listened on now (taken, or not an address of this machine), or
-   * null when it can. Bound with the address reuse the node's own socket has, then closed at once.
-   */
-  private static String portInUse(String host, int port) {
-    try (java.net.ServerSocket probe = new java.net.ServerSocket()) {
-      probe.setReuseAddress(true);
-      probe.bind(new java.net.InetSocketAddress(host, port));
-      return null;
-    } catch (java.io.IOException e) {
-      return e.getMessage();
-    }
   }
 
   /**

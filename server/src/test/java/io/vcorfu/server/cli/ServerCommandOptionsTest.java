@@ -56,9 +56,11 @@ class ServerCommandOptionsTest {
   @CsvSource({
     "--compaction-rate-mb, 0, --compaction-rate-mb must be between 1 and 10240",
     "--compaction-rate-mb, 10241, --compaction-rate-mb must be between 1 and 10240",
-    "--segment-size-mb, 0, --segment-size-mb must be between 1 and 1024"
+    "--segment-size-mb, 0, --segment-size-mb must be between 1 and 1024",
+    "--warm-up-s, -1, '--warm-up-s must be 0 to 600 seconds, not -1'",
+    "--warm-up-s, 601, '--warm-up-s must be 0 to 600 seconds, not 601'"
   })
-  void aStorageSizeOutOfRangeIsRefusedWithOneLineAndNothingWritten(
+  void aSizeRateOrTimeOutOfRangeIsRefusedWithOneLineAndNothingWritten(
       String flag, String value, String message, @TempDir Path tmp) {
     java.io.StringWriter err = new java.io.StringWriter();
     picocli.CommandLine cl = VcorfuCli.newCommandLine();

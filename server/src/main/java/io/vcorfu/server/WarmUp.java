@@ -1,0 +1,198 @@
+package io.vcorfu.server;
+
+import io.vcorfu.client.ClusterStreamLog;
+import io.vcorfu.client.StreamLogOptions;
+import io.vcorfu.layout.LayoutChanges;
+import io.vcorfu.protocol.Endpoint;
+import io.vcorfu.protocol.StreamId;
+import io.vcorfu.protocol.netty.NettyTransport;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.lang.management.CompilationMXBean;
+import java.lang.management.ManagementFactory;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.Stream;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A node's warm-up ({@code vcorfu server --warm-up-s N}): before the node serves, its process runs
+ * a short load through a throwaway cluster of its own, so that the JVM has compiled the request
+ * path by the time the first client arrives. JDK 17 keeps no compiled code between runs, and on a
+ * small machine a fresh node otherwise serves its first tens of seconds at a fraction of its speed
+ * while its compilers catch up (a replicated append's path alone is seconds of optimizing
+ * compilation).
+ *
+ * <p>The throwaway cluster has the shape of the node it warms: one node hosting every role for a
+ * single node, three nodes replicating every entry three times (a static layout, as {@code cluster
+ * init} places three nodes) for a node of a cluster or of a layout file, so every role's code runs.
+ * Its nodes listen on free ports of 127.0.0.1, keep their data in a temporary directory (in memory
+ * when the node itself does) with the node's own fsync setting, and run in this process; one client
+ * of this process appends 1 KiB entries to 32 streams from eight threads and reads tails and
+ * entries back. The load stops once it has made 20,000 appends (enough for the request path's
+ * methods to reach the optimizing compiler) and the compilers have been quiet for two seconds (less
+ * than a twentieth of them compiling), or at the limit, whichever is first; then the throwaway
+ * cluster is closed and its directory deleted.
+ *
+ * <p>Nothing of it touches the node's own data directory, port, layout or ZooKeeper: the warm-up
+ * runs before the node opens any of them. The warm-up costs its time at every start (a node is not
+ * reachable meanwhile), so it is off unless asked for.
+ */
+public final class WarmUp {
+  private static final Logger LOG = LoggerFactory.getLogger(WarmUp.class);
+
+  /** The longest warm-up a node accepts, in seconds. */
+  public static final int MAX_SECONDS = 600;
+
+  private static final int THREADS = 8;
+  private static final int STREAMS = 32;
+  private static final int VALUE_BYTES = 1024;
+  // Enough appends for the request path's methods to pass the optimizing compiler's thresholds.
+  private static final long MIN_APPENDS = 20_000;
+  private static final long QUIET_WINDOW_MS = 2000;
+  private static final long QUIET_COMPILE_MS = 100;
+
+  /** What a warm-up did: appends made, how long it took, and whether the compilers went quiet. */
+  public record Report(long appends, Duration took, boolean quiet) {}
+
+  private WarmUp() {}
+
+  /**
+   * Runs the warm-up for a node with {@code config}'s storage (durable or in memory, and its fsync
+   * setting): three replicating nodes when {@code replicated}, else one. Returns within about
+   * {@code limit} (plus the throwaway cluster's start and close).
+   *
+   * @throws IllegalArgumentException if {@code limit} is not positive
+   */
+  public static Report run(NodeConfig config, boolean replicated, Duration limit) {
+    if (limit.isNegative() || limit.isZero()) {
+      throw new IllegalArgumentException("a warm-up needs a positive limit, not " + limit);
+    }
+    long start = System.nanoTime();
+    Path dir = null;
+    List<Node> nodes = new ArrayList<>();
+    NettyTransport transport = new NettyTransport();
+    try {
+      dir = Files.createTempDirectory("vcorfu-warm-up");
+      int count = replicated ? 3 : 1;
+      List<Endpoint> endpoints = new ArrayList<>();
+      for (int i = 0; i < count; i++) {
+        endpoints.add(new Endpoint("127.0.0.1", freePort()));
+      }
+      Path layout = null;
+      if (replicated) {
+        layout = dir.resolve("layout.json");
+        Files.writeString(layout, LayoutChanges.initial("warm-up", endpoints, 3).toJson());
+      }
+      for (int i = 0; i < count; i++) {
+        Path data = config.dataDir() == null ? null : dir.resolve("node-" + i);
+        nodes.add(
+            Node.start(
+                new NodeConfig(endpoints.get(i), data, layout, config.fsyncInterval()), transport));
+      }
+      for (Node n : nodes) {
+        n.ready().join();
+      }
+      long appends = load(endpoints, start + limit.toNanos());
+      Duration took = Duration.ofNanos(System.nanoTime() - start);
+      return new Report(appends, took, System.nanoTime() - start < limit.toNanos());
+    } catch (IOException e) {
+      throw new UncheckedIOException("warm-up: " + e.getMessage(), e);
+    } finally {
+      for (Node n : nodes) {
+        n.close();
+      }
+      transport.close();
+      if (dir != null) {
+        delete(dir);
+      }
+    }
+  }
+
+  /**
+   * Appends and reads from {@link #THREADS} threads until the compilers go quiet or {@code end}.
+   */
+  private static long load(List<Endpoint> endpoints, long end) {
+    AtomicBoolean stop = new AtomicBoolean();
+    AtomicLong appends = new AtomicLong();
+    List<StreamId> streams = new ArrayList<>();
+    for (int i = 0; i < STREAMS; i++) {
+      streams.add(StreamId.of("warm-up-" + i));
+    }
+    try (ClusterStreamLog log = ClusterStreamLog.connect(endpoints, StreamLogOptions.defaults())) {
+      List<Thread> threads = new ArrayList<>();
+      for (int t = 0; t < THREADS; t++) {
+        int first = t;
+        Thread th =
+            new Thread(
+                () -> {
+                  byte[] value = new byte[VALUE_BYTES];
+                  for (long i = first; !stop.get(); i += THREADS) {
+                    StreamId s = streams.get((int) (i % STREAMS));
+                    long at = log.append(List.of(s), value).join().streamAddresses().get(s);
+                    appends.incrementAndGet();
+                    if (i % 16 == first) {
+                      log.tails(List.of(s)).join();
+                      log.readStream(s, Math.max(0, at - 4), at).join();
+                    }
+                  }
+                },
+                "warm-up-" + t);
+        th.setDaemon(true);
+        th.start();
+        threads.add(th);
+      }
+      waitForQuiet(appends, end);
+      stop.set(true);
+      for (Thread th : threads) {
+        th.join();
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      stop.set(true);
+    }
+    return appends.get();
+  }
+
+  /**
+   * Returns once {@link #MIN_APPENDS} appends are made and the JIT compilers spent less than {@link
+   * #QUIET_COMPILE_MS} of the last {@link #QUIET_WINDOW_MS} compiling, or at {@code end}.
+   */
+  private static void waitForQuiet(AtomicLong appends, long end) throws InterruptedException {
+    CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
+    boolean timed = jit != null && jit.isCompilationTimeMonitoringSupported();
+    long last = timed ? jit.getTotalCompilationTime() : 0;
+    while (end - System.nanoTime() > 0) {
+      Thread.sleep(Math.min(QUIET_WINDOW_MS, Math.max(1, (end - System.nanoTime()) / 1_000_000)));
+      long now = timed ? jit.getTotalCompilationTime() : 0;
+      if (timed && appends.get() >= MIN_APPENDS && now - last < QUIET_COMPILE_MS) {
+        return;
+      }
+      last = now;
+    }
+  }
+
+  private static int freePort() throws IOException {
+    try (ServerSocket s = new ServerSocket()) {
+      s.bind(new InetSocketAddress("127.0.0.1", 0));
+      return s.getLocalPort();
+    }
+  }
+
+  private static void delete(Path dir) {
+    try (Stream<Path> files = Files.walk(dir)) {
+      files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+    } catch (IOException e) {
+      LOG.warn("could not delete the warm-up's directory {}: {}", dir, e.toString());
+    }
+  }
+}

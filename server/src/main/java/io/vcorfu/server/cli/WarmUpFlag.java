@@ -1,0 +1,49 @@
+package io.vcorfu.server.cli;
+
+import io.vcorfu.server.NodeConfig;
+import io.vcorfu.server.WarmUp;
+import java.time.Duration;
+import java.util.function.Consumer;
+import picocli.CommandLine.Option;
+
+/** {@code --warm-up-s N}: the node's warm-up before it serves ({@link WarmUp}). */
+final class WarmUpFlag {
+  @Option(
+      names = "--warm-up-s",
+      paramLabel = "N",
+      description =
+          "Before serving, run a load through a throwaway cluster in this process (temporary"
+              + " directory, free ports of 127.0.0.1; three replicating nodes for a cluster or"
+              + " layout-file node, one otherwise) until the JIT compilers go quiet, for at most N"
+              + " seconds, so the first clients meet compiled code; 0 to "
+              + WarmUp.MAX_SECONDS
+              + ", default 0 (no warm-up). The node is unreachable meanwhile.")
+  int seconds;
+
+  String rangeError() {
+    return "--warm-up-s must be 0 to " + WarmUp.MAX_SECONDS + " seconds, not " + seconds;
+  }
+
+  /** Runs the warm-up when asked for, reporting it through {@code say}. */
+  void run(NodeConfig config, boolean replicated, Consumer<String> say) {
+    if (seconds == 0) {
+      return;
+    }
+    say.accept(
+        "vcorfu node "
+            + config.listen()
+            + " warming up (at most "
+            + seconds
+            + " s, "
+            + (replicated ? "three replicating nodes" : "one node")
+            + " in this process)");
+    WarmUp.Report r = WarmUp.run(config, replicated, Duration.ofSeconds(seconds));
+    say.accept(
+        String.format(
+            "vcorfu node %s warmed up: %d appends in %.1f s (%s)",
+            config.listen(),
+            r.appends(),
+            r.took().toMillis() / 1000.0,
+            r.quiet() ? "compilers quiet" : "limit reached"));
+  }
+}

@@ -1,0 +1,90 @@
+package io.vcorfu.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.vcorfu.client.ClusterStreamLog;
+import io.vcorfu.client.StreamLogOptions;
+import io.vcorfu.client.Tails;
+import io.vcorfu.protocol.Endpoint;
+import io.vcorfu.protocol.StreamId;
+import io.vcorfu.protocol.netty.NettyTransport;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * A node's warm-up runs its load through a throwaway cluster of its own (real sockets on
+ * 127.0.0.1), stops at its limit, and leaves nothing behind: no temporary directory, nothing in the
+ * node's data directory, no entry in the log of the node started after it.
+ */
+class WarmUpTest {
+  private static final Duration LIMIT = Duration.ofSeconds(3);
+
+  @TempDir Path tmp;
+
+  @ParameterizedTest(name = "replicated={0}")
+  @ValueSource(booleans = {false, true})
+  void aWarmUpAppendsThroughAThrowawayClusterAndLeavesNothingBehind(boolean replicated)
+      throws IOException {
+    Set<Path> before = warmUpDirectories();
+    Path data = tmp.resolve("data");
+    Endpoint listen = new Endpoint("127.0.0.1", freePort());
+
+    WarmUp.Report report = WarmUp.run(NodeConfig.durable(listen, data), replicated, LIMIT);
+
+    assertThat(report.appends()).isPositive();
+    // Its limit bounds the load; starting and closing the throwaway nodes comes on top.
+    assertThat(report.took()).isLessThan(LIMIT.plusSeconds(60));
+    assertThat(warmUpDirectories()).isEqualTo(before);
+    assertThat(data).doesNotExist();
+
+    NettyTransport transport = new NettyTransport();
+    Node node = Node.start(NodeConfig.durable(listen, data), transport);
+    try (ClusterStreamLog log =
+        ClusterStreamLog.connect(transport, listen, StreamLogOptions.defaults())) {
+      node.ready().join();
+      StreamId warmed = StreamId.of("warm-up-0");
+      Tails tails = log.tails(List.of(warmed)).join();
+      assertThat(tails.globalTail()).isEqualTo(-1);
+      assertThat(tails.streamTails().get(warmed)).isEqualTo(-1);
+    } finally {
+      node.close();
+      transport.close();
+    }
+  }
+
+  @Test
+  void aLimitThatIsNotPositiveIsRefused() {
+    NodeConfig config = NodeConfig.inMemory(new Endpoint("127.0.0.1", 1));
+    assertThatThrownBy(() -> WarmUp.run(config, false, Duration.ZERO))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("positive limit");
+  }
+
+  private static Set<Path> warmUpDirectories() throws IOException {
+    try (Stream<Path> files = Files.list(Path.of(System.getProperty("java.io.tmpdir")))) {
+      return files
+          .filter(p -> p.getFileName().toString().startsWith("vcorfu-warm-up"))
+          .collect(Collectors.toSet());
+    }
+  }
+
+  private static int freePort() throws IOException {
+    try (ServerSocket s = new ServerSocket()) {
+      s.bind(new InetSocketAddress("127.0.0.1", 0));
+      return s.getLocalPort();
+    }
+  }
+}
