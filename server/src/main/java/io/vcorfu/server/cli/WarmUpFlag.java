@@ -1,12 +1,17 @@
 package io.vcorfu.server.cli;
 
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.LoggerContext;
 import io.vcorfu.server.NodeConfig;
 import io.vcorfu.server.WarmUp;
 import java.time.Duration;
 import java.util.function.Consumer;
 import picocli.CommandLine.Option;
 
-/** {@code --warm-up-s N}: the node's warm-up before it serves ({@link WarmUp}). */
+/**
+ * {@code --warm-up-s N}: the node's warm-up before it serves ({@link WarmUp}), with the throwaway
+ * nodes' log lines below warnings kept out of the node's log.
+ */
 final class WarmUpFlag {
   @Option(
       names = "--warm-up-s",
@@ -37,7 +42,23 @@ final class WarmUpFlag {
             + " s, "
             + (replicated ? "three replicating nodes" : "one node")
             + " in this process)");
-    WarmUp.Report r = WarmUp.run(config, replicated, Duration.ofSeconds(seconds));
+    WarmUp.Report r;
+    // The throwaway nodes' lines (serving, sequencer ready, ...) would read as the node's own.
+    ch.qos.logback.classic.Logger ours =
+        org.slf4j.LoggerFactory.getILoggerFactory() instanceof LoggerContext context
+            ? context.getLogger("io.vcorfu")
+            : null;
+    Level was = ours == null ? null : ours.getLevel();
+    if (ours != null) {
+      ours.setLevel(Level.WARN);
+    }
+    try {
+      r = WarmUp.run(config, replicated, Duration.ofSeconds(seconds));
+    } finally {
+      if (ours != null) {
+        ours.setLevel(was);
+      }
+    }
     say.accept(
         String.format(
             "vcorfu node %s warmed up: %d appends in %.1f s (%s)",

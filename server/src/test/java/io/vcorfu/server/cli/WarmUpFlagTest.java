@@ -1,0 +1,57 @@
+package io.vcorfu.server.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
+import io.vcorfu.protocol.Endpoint;
+import io.vcorfu.server.NodeConfig;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
+
+/**
+ * {@code --warm-up-s}: the node says when it warms up and what the warm-up did, and the throwaway
+ * nodes' own lines (one of them says "sequencer ready") stay out of the node's log, whose level is
+ * as it was afterwards.
+ */
+class WarmUpFlagTest {
+  @Test
+  void theWarmUpIsAnnouncedAndItsNodesLinesStayOutOfTheLog() {
+    WarmUpFlag flag = new WarmUpFlag();
+    new CommandLine(flag).parseArgs("--warm-up-s", "2");
+    Logger ours = (Logger) org.slf4j.LoggerFactory.getLogger("io.vcorfu");
+    Level level = ours.getLevel();
+    ListAppender<ILoggingEvent> lines = new ListAppender<>();
+    lines.start();
+    ours.addAppender(lines);
+    ours.setLevel(Level.INFO); // the build's tests log at WARN
+    List<String> said = new ArrayList<>();
+    try {
+      flag.run(NodeConfig.inMemory(new Endpoint("127.0.0.1", 7999)), false, said::add);
+      assertThat(ours.getLevel()).isEqualTo(Level.INFO);
+    } finally {
+      ours.detachAppender(lines);
+      ours.setLevel(level);
+    }
+    assertThat(said).hasSize(2);
+    assertThat(said.get(0))
+        .startsWith("vcorfu node 127.0.0.1:7999 warming up (at most 2 s, one node");
+    assertThat(said.get(1))
+        .startsWith("vcorfu node 127.0.0.1:7999 warmed up: ")
+        .containsPattern("\\d+ appends in [\\d.]+ s \\((compilers quiet|limit reached)\\)");
+    assertThat(lines.list).allSatisfy(e -> assertThat(e.getLevel().isGreaterOrEqual(Level.WARN)));
+  }
+
+  @Test
+  void noWarmUpByDefault() {
+    WarmUpFlag flag = new WarmUpFlag();
+    new CommandLine(flag).parseArgs();
+    List<String> said = new ArrayList<>();
+    flag.run(NodeConfig.inMemory(new Endpoint("127.0.0.1", 7999)), true, said::add);
+    assertThat(said).isEmpty();
+  }
+}
