@@ -36,12 +36,12 @@ import org.slf4j.LoggerFactory;
  * single node, three nodes replicating every entry three times (a static layout, as {@code cluster
  * init} places three nodes) for a node of a cluster or of a layout file, so every role's code runs.
  * Its nodes listen on free ports of 127.0.0.1, keep their data in a temporary directory (in memory
- * when the node itself does) with the node's own fsync setting, and run in this process; one client
- * of this process appends 1 KiB entries to 32 streams from eight threads and reads tails and
- * entries back. The load stops once it has made 20,000 appends (enough for the request path's
- * methods to reach the optimizing compiler) and the compilers have been quiet for two seconds (less
- * than a twentieth of them compiling), or at the limit, whichever is first; then the throwaway
- * cluster is closed and its directory deleted.
+ * when the node itself does) with the node's own fsync setting, and run in this process; four
+ * clients of this process append 1 KiB entries to 32 streams from eight threads (two each) and
+ * reads tails and entries back. The load stops once it has made 20,000 appends (enough for the
+ * request path's methods to reach the optimizing compiler) and the compilers have been quiet for
+ * two seconds (less than a twentieth of them compiling), or at the limit, whichever is first; then
+ * the throwaway cluster is closed and its directory deleted.
  *
  * <p>Nothing of it touches the node's own data directory, port, layout or ZooKeeper: the warm-up
  * runs before the node opens any of them. The warm-up costs its time at every start (a node is not
@@ -54,6 +54,8 @@ public final class WarmUp {
   public static final int MAX_SECONDS = 600;
 
   private static final int THREADS = 8;
+  // Clients the threads share, two threads each: nodes see several writers and connections.
+  private static final int CLIENTS = 4;
   private static final int STREAMS = 32;
   private static final int VALUE_BYTES = 1024;
   // Enough appends for the request path's methods to pass the optimizing compiler's thresholds.
@@ -128,10 +130,15 @@ public final class WarmUp {
     for (int i = 0; i < STREAMS; i++) {
       streams.add(StreamId.of("warm-up-" + i));
     }
-    try (ClusterStreamLog log = ClusterStreamLog.connect(endpoints, StreamLogOptions.defaults())) {
+    List<ClusterStreamLog> logs = new ArrayList<>();
+    try {
+      for (int c = 0; c < CLIENTS; c++) {
+        logs.add(ClusterStreamLog.connect(endpoints, StreamLogOptions.defaults()));
+      }
       List<Thread> threads = new ArrayList<>();
       for (int t = 0; t < THREADS; t++) {
         int first = t;
+        ClusterStreamLog log = logs.get(t % CLIENTS);
         Thread th =
             new Thread(
                 () -> {
@@ -159,6 +166,8 @@ public final class WarmUp {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       stop.set(true);
+    } finally {
+      logs.forEach(ClusterStreamLog::close);
     }
     return appends.get();
   }
