@@ -7,7 +7,6 @@ import io.vcorfu.protocol.Endpoint;
 import io.vcorfu.protocol.StreamId;
 import io.vcorfu.protocol.netty.NettyTransport;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.lang.management.CompilationMXBean;
 import java.lang.management.ManagementFactory;
 import java.net.InetSocketAddress;
@@ -18,8 +17,12 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -62,6 +65,8 @@ public final class WarmUp {
   private static final long MIN_APPENDS = 20_000;
   private static final long QUIET_WINDOW_MS = 2000;
   private static final long QUIET_COMPILE_MS = 100;
+  // Bounds each request of the load, so that a stuck one fails the warm-up instead of the start.
+  static final int REQUEST_SECONDS = 30;
 
   /** What a warm-up did: appends made, how long it took, and whether the compilers went quiet. */
   public record Report(long appends, Duration took, boolean quiet) {}
@@ -76,6 +81,18 @@ public final class WarmUp {
    * @throws IllegalArgumentException if {@code limit} is not positive
    */
   public static Report run(NodeConfig config, boolean replicated, Duration limit) {
+    return run(config, replicated, limit, Path.of(System.getProperty("java.io.tmpdir")));
+  }
+
+  /**
+   * As {@link #run(NodeConfig, boolean, Duration)}, with the throwaway cluster's directory made in
+   * {@code parent}.
+   *
+   * @throws IllegalArgumentException if {@code limit} is not positive
+   * @throws IllegalStateException if the warm-up failed (its directory could not be made, a request
+   *     of its load failed or took over {@link #REQUEST_SECONDS} s); what it made is removed
+   */
+  public static Report run(NodeConfig config, boolean replicated, Duration limit, Path parent) {
     if (limit.isNegative() || limit.isZero()) {
       throw new IllegalArgumentException("a warm-up needs a positive limit, not " + limit);
     }
@@ -84,7 +101,7 @@ public final class WarmUp {
     List<Node> nodes = new ArrayList<>();
     NettyTransport transport = new NettyTransport();
     try {
-      dir = Files.createTempDirectory("vcorfu-warm-up");
+      dir = Files.createTempDirectory(parent, "vcorfu-warm-up");
       int count = replicated ? 3 : 1;
       List<Endpoint> endpoints = new ArrayList<>();
       for (int i = 0; i < count; i++) {
@@ -104,11 +121,11 @@ public final class WarmUp {
       for (Node n : nodes) {
         n.ready().join();
       }
-      long appends = load(endpoints, start + limit.toNanos());
-      Duration took = Duration.ofNanos(System.nanoTime() - start);
-      return new Report(appends, took, System.nanoTime() - start < limit.toNanos());
+      AtomicLong appends = new AtomicLong();
+      boolean quiet = load(endpoints, appends, start + limit.toNanos());
+      return new Report(appends.get(), Duration.ofNanos(System.nanoTime() - start), quiet);
     } catch (IOException e) {
-      throw new UncheckedIOException("warm-up: " + e.getMessage(), e);
+      throw new IllegalStateException("the warm-up failed: " + e, e);
     } finally {
       for (Node n : nodes) {
         n.close();
@@ -121,11 +138,14 @@ public final class WarmUp {
   }
 
   /**
-   * Appends and reads from {@link #THREADS} threads until the compilers go quiet or {@code end}.
+   * Appends and reads from {@link #THREADS} threads, counting the appends in {@code appends}, until
+   * the compilers go quiet (returns true) or {@code end} (false).
+   *
+   * @throws IllegalStateException when a request of the load fails or does not finish in time
    */
-  private static long load(List<Endpoint> endpoints, long end) {
+  private static boolean load(List<Endpoint> endpoints, AtomicLong appends, long end) {
     AtomicBoolean stop = new AtomicBoolean();
-    AtomicLong appends = new AtomicLong();
+    AtomicReference<Exception> failure = new AtomicReference<>();
     List<StreamId> streams = new ArrayList<>();
     for (int i = 0; i < STREAMS; i++) {
       streams.add(StreamId.of("warm-up-" + i));
@@ -142,15 +162,20 @@ public final class WarmUp {
         Thread th =
             new Thread(
                 () -> {
-                  byte[] value = new byte[VALUE_BYTES];
-                  for (long i = first; !stop.get(); i += THREADS) {
-                    StreamId s = streams.get((int) (i % STREAMS));
-                    long at = log.append(List.of(s), value).join().streamAddresses().get(s);
-                    appends.incrementAndGet();
-                    if (i % 16 == first) {
-                      log.tails(List.of(s)).join();
-                      log.readStream(s, Math.max(0, at - 4), at).join();
+                  try {
+                    byte[] value = new byte[VALUE_BYTES];
+                    for (long i = first; !stop.get(); i += THREADS) {
+                      StreamId s = streams.get((int) (i % STREAMS));
+                      long at = done(log.append(List.of(s), value)).streamAddresses().get(s);
+                      appends.incrementAndGet();
+                      if (i % 16 == first) {
+                        done(log.tails(List.of(s)));
+                        done(log.readStream(s, Math.max(0, at - 4), at));
+                      }
                     }
+                  } catch (Exception e) {
+                    failure.compareAndSet(null, e);
+                    stop.set(true);
                   }
                 },
                 "warm-up-" + t);
@@ -158,36 +183,57 @@ public final class WarmUp {
         th.start();
         threads.add(th);
       }
-      waitForQuiet(appends, end);
+      boolean quiet = waitForQuiet(appends, stop, end);
       stop.set(true);
       for (Thread th : threads) {
+        // A thread's every wait is bounded, so it ends within its last request's bound.
         th.join();
       }
+      if (failure.get() != null) {
+        throw new IllegalStateException(
+            "the warm-up's load failed: " + failure.get(), failure.get());
+      }
+      return quiet;
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       stop.set(true);
+      throw new IllegalStateException("the warm-up was interrupted", e);
     } finally {
       logs.forEach(ClusterStreamLog::close);
     }
-    return appends.get();
+  }
+
+  /** {@code f}'s value, waiting at most {@link #REQUEST_SECONDS}. */
+  private static <T> T done(CompletableFuture<T> f) throws Exception {
+    try {
+      return f.get(REQUEST_SECONDS, TimeUnit.SECONDS);
+    } catch (ExecutionException e) {
+      throw e.getCause() instanceof Exception cause ? cause : e;
+    }
   }
 
   /**
-   * Returns once {@link #MIN_APPENDS} appends are made and the JIT compilers spent less than {@link
-   * #QUIET_COMPILE_MS} of the last {@link #QUIET_WINDOW_MS} compiling, or at {@code end}.
+   * Returns true once {@link #MIN_APPENDS} appends are made and the JIT compilers spent less than
+   * {@link #QUIET_COMPILE_MS} of the last {@link #QUIET_WINDOW_MS} compiling; false at {@code end}
+   * or once {@code stop} is set (the load failed).
    */
-  private static void waitForQuiet(AtomicLong appends, long end) throws InterruptedException {
+  private static boolean waitForQuiet(AtomicLong appends, AtomicBoolean stop, long end)
+      throws InterruptedException {
     CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
     boolean timed = jit != null && jit.isCompilationTimeMonitoringSupported();
     long last = timed ? jit.getTotalCompilationTime() : 0;
-    while (end - System.nanoTime() > 0) {
-      Thread.sleep(Math.min(QUIET_WINDOW_MS, Math.max(1, (end - System.nanoTime()) / 1_000_000)));
+    while (end - System.nanoTime() > 0 && !stop.get()) {
+      long window = Math.min(QUIET_WINDOW_MS, Math.max(1, (end - System.nanoTime()) / 1_000_000));
+      for (long waited = 0; waited < window && !stop.get(); waited += 100) {
+        Thread.sleep(Math.min(100, window - waited));
+      }
       long now = timed ? jit.getTotalCompilationTime() : 0;
       if (timed && appends.get() >= MIN_APPENDS && now - last < QUIET_COMPILE_MS) {
-        return;
+        return true;
       }
       last = now;
     }
+    return false;
   }
 
   private static int freePort() throws IOException {

@@ -16,9 +16,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import java.util.Set;
-import java.util.stream.Collectors;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -26,8 +23,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * A node's warm-up runs its load through a throwaway cluster of its own (real sockets on
- * 127.0.0.1), stops at its limit, and leaves nothing behind: no temporary directory, nothing in the
- * node's data directory, no entry in the log of the node started after it.
+ * 127.0.0.1), stops at its limit, and leaves nothing behind: nothing in its scratch directory,
+ * nothing in the node's data directory, no entry in the log of the node started after it.
  */
 class WarmUpTest {
   private static final Duration LIMIT = Duration.ofSeconds(3);
@@ -38,16 +35,16 @@ class WarmUpTest {
   @ValueSource(booleans = {false, true})
   void aWarmUpAppendsThroughAThrowawayClusterAndLeavesNothingBehind(boolean replicated)
       throws IOException {
-    Set<Path> before = warmUpDirectories();
+    Path scratch = Files.createDirectory(tmp.resolve("scratch"));
     Path data = tmp.resolve("data");
     Endpoint listen = new Endpoint("127.0.0.1", freePort());
 
-    WarmUp.Report report = WarmUp.run(NodeConfig.durable(listen, data), replicated, LIMIT);
+    WarmUp.Report report = WarmUp.run(NodeConfig.durable(listen, data), replicated, LIMIT, scratch);
 
     assertThat(report.appends()).isPositive();
     // Its limit bounds the load; starting and closing the throwaway nodes comes on top.
     assertThat(report.took()).isLessThan(LIMIT.plusSeconds(60));
-    assertThat(warmUpDirectories()).isEqualTo(before);
+    assertThat(scratch).isEmptyDirectory();
     assertThat(data).doesNotExist();
 
     NettyTransport transport = new NettyTransport();
@@ -71,14 +68,6 @@ class WarmUpTest {
     assertThatThrownBy(() -> WarmUp.run(config, false, Duration.ZERO))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("positive limit");
-  }
-
-  private static Set<Path> warmUpDirectories() throws IOException {
-    try (Stream<Path> files = Files.list(Path.of(System.getProperty("java.io.tmpdir")))) {
-      return files
-          .filter(p -> p.getFileName().toString().startsWith("vcorfu-warm-up"))
-          .collect(Collectors.toSet());
-    }
   }
 
   private static int freePort() throws IOException {

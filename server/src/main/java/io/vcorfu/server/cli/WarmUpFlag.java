@@ -4,6 +4,7 @@ import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.LoggerContext;
 import io.vcorfu.server.NodeConfig;
 import io.vcorfu.server.WarmUp;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.function.Consumer;
 import picocli.CommandLine.Option;
@@ -29,8 +30,18 @@ final class WarmUpFlag {
     return "--warm-up-s must be 0 to " + WarmUp.MAX_SECONDS + " seconds, not " + seconds;
   }
 
-  /** Runs the warm-up when asked for, reporting it through {@code say}. */
+  /**
+   * Runs the warm-up when asked for, reporting it through {@code say}. A warm-up that fails is
+   * reported and the node starts without it: it only makes the first requests faster.
+   */
   void run(NodeConfig config, boolean replicated, Consumer<String> say) {
+    run(config, replicated, say, Path.of(System.getProperty("java.io.tmpdir")));
+  }
+
+  /**
+   * As {@link #run(NodeConfig, boolean, Consumer)}, the throwaway cluster's files in {@code tmp}.
+   */
+  void run(NodeConfig config, boolean replicated, Consumer<String> say, Path tmp) {
     if (seconds == 0) {
       return;
     }
@@ -53,7 +64,15 @@ final class WarmUpFlag {
       ours.setLevel(Level.WARN);
     }
     try {
-      r = WarmUp.run(config, replicated, Duration.ofSeconds(seconds));
+      r = WarmUp.run(config, replicated, Duration.ofSeconds(seconds), tmp);
+    } catch (IllegalStateException e) {
+      say.accept(
+          "vcorfu node "
+              + config.listen()
+              + " starts without its warm-up: "
+              + e.getMessage()
+              + " (its first requests will be slower)");
+      return;
     } finally {
       if (ours != null) {
         ours.setLevel(was);

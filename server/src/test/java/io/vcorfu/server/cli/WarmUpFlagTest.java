@@ -8,15 +8,18 @@ import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
 import io.vcorfu.protocol.Endpoint;
 import io.vcorfu.server.NodeConfig;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
 
 /**
  * {@code --warm-up-s}: the node says when it warms up and what the warm-up did, and the throwaway
  * nodes' own lines (one of them says "sequencer ready") stay out of the node's log, whose level is
- * as it was afterwards.
+ * as it was afterwards; a warm-up that fails is reported and the node starts without it.
  */
 class WarmUpFlagTest {
   @Test
@@ -44,6 +47,24 @@ class WarmUpFlagTest {
         .startsWith("vcorfu node 127.0.0.1:7999 warmed up: ")
         .containsPattern("\\d+ appends in [\\d.]+ s \\((compilers quiet|limit reached)\\)");
     assertThat(lines.list).allSatisfy(e -> assertThat(e.getLevel().isGreaterOrEqual(Level.WARN)));
+  }
+
+  @Test
+  void aWarmUpThatFailsIsReportedAndTheNodeStartsWithoutIt(@TempDir Path tmp) throws Exception {
+    WarmUpFlag flag = new WarmUpFlag();
+    new CommandLine(flag).parseArgs("--warm-up-s", "5");
+    Path notADirectory = Files.writeString(tmp.resolve("file"), "x");
+    List<String> said = new ArrayList<>();
+
+    flag.run(NodeConfig.inMemory(new Endpoint("127.0.0.1", 7999)), true, said::add, notADirectory);
+
+    assertThat(said).hasSize(2);
+    assertThat(said.get(1))
+        .startsWith("vcorfu node 127.0.0.1:7999 starts without its warm-up: the warm-up failed: ")
+        .endsWith("(its first requests will be slower)");
+    try (java.util.stream.Stream<Path> left = Files.list(tmp)) {
+      assertThat(left).containsExactly(notADirectory);
+    }
   }
 
   @Test
