@@ -10,6 +10,7 @@
 #                          [--threads T] [--workloads a,b,c,d,e,f] [--buckets B] [--workdir DIR]
 #                          [--base-port P] [--cold-seconds C] [--warm-after W]
 #                          [--read-lease-ms L] [--vcorfu-fsync-interval-ms N] [--warmup-ops W]
+#                          [--vcorfu-node-flags FLAGS]
 #                          [--tls]   (every server TLS only with client certificates, openssl-made)
 set -euo pipefail
 exec "$(dirname "${BASH_SOURCE[0]}")/../bin/vcorfu" bench suite ycsb "$@"

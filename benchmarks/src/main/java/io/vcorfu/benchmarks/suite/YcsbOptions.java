@@ -86,6 +86,14 @@ final class YcsbOptions {
   Integer vcorfuFsyncMs;
 
   @Option(
+      names = "--vcorfu-node-flags",
+      defaultValue = "",
+      description =
+          "Extra `vcorfu server` flags for the vcorfu node, split on spaces (for instance"
+              + " \"--warm-up-s 60\"; default none).")
+  String vcorfuNodeFlags;
+
+  @Option(
       names = "--workdir",
       description = "Scratch directory (default: a fresh one under /tmp, removed at the end).")
   Path workdir;
@@ -126,6 +134,7 @@ final class YcsbOptions {
       int buckets,
       int readLeaseMs,
       Integer vcorfuFsyncMs,
+      List<String> vcorfuNodeFlags,
       int basePort,
       int warmupOps,
       boolean tls) {}
@@ -151,6 +160,7 @@ final class YcsbOptions {
             buckets,
             readLeaseMs,
             vcorfuFsyncMs,
+            vcorfuNodeFlags.isBlank() ? List.of() : List.of(vcorfuNodeFlags.trim().split("\\s+")),
             basePort,
             warmupOps != null ? warmupOps : 0,
             tls);

@@ -77,6 +77,7 @@ public final class YcsbSuite implements Callable<Integer> {
       if (tls != null) {
         nodeArgs.addAll(tls.nodeFlags());
       }
+      nodeArgs.addAll(s.vcorfuNodeFlags());
       Processes.Started node =
           vcorfu.launchNode("vcorfu", workdir.resolve("vcorfu"), p, List.of("-Xmx2g"), nodeArgs);
       VcorfuProcesses.awaitReady(node);
@@ -258,6 +259,9 @@ public final class YcsbSuite implements Callable<Integer> {
         + (s.vcorfuFsyncMs() != null
             ? "its log forced every " + s.vcorfuFsyncMs() + " ms"
             : "durable (fsync before every acknowledgement)")
+        + (s.vcorfuNodeFlags().isEmpty()
+            ? ""
+            : ", started with " + String.join(" ", s.vcorfuNodeFlags()))
         + ", "
         + s.buckets()
         + " buckets per table, client read lease "

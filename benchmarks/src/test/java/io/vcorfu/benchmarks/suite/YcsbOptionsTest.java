@@ -52,5 +52,12 @@ class YcsbOptionsTest {
     assertThat(YcsbSuite.header(parse("--quick")))
         .startsWith("# YCSB: vcorfu vs redis vs etcd (--quick smoke run)\n")
         .contains("durable (fsync before every acknowledgement)");
+    assertThat(YcsbSuite.header(parse("--vcorfu-node-flags", " --warm-up-s  60 ")))
+        .contains(
+            "one node, durable (fsync before every acknowledgement), started with --warm-up-s 60,"
+                + " 100");
+    assertThat(parse("--vcorfu-node-flags", "--warm-up-s 60").vcorfuNodeFlags())
+        .containsExactly("--warm-up-s", "60");
+    assertThat(parse().vcorfuNodeFlags()).isEmpty();
   }
 }
