@@ -9,13 +9,10 @@ import io.vcorfu.protocol.netty.NettyTransport;
 import java.io.IOException;
 import java.lang.management.CompilationMXBean;
 import java.lang.management.ManagementFactory;
-import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -23,7 +20,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -105,7 +101,7 @@ public final class WarmUp {
       int count = replicated ? 3 : 1;
       List<Endpoint> endpoints = new ArrayList<>();
       for (int i = 0; i < count; i++) {
-        endpoints.add(new Endpoint("127.0.0.1", freePort()));
+        endpoints.add(new Endpoint("127.0.0.1", Scratch.freeLocalPort()));
       }
       Path layout = null;
       if (replicated) {
@@ -236,16 +232,9 @@ public final class WarmUp {
     return false;
   }
 
-  private static int freePort() throws IOException {
-    try (ServerSocket s = new ServerSocket()) {
-      s.bind(new InetSocketAddress("127.0.0.1", 0));
-      return s.getLocalPort();
-    }
-  }
-
   private static void delete(Path dir) {
-    try (Stream<Path> files = Files.walk(dir)) {
-      files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+    try {
+      Scratch.deleteTree(dir);
     } catch (IOException e) {
       LOG.warn("could not delete the warm-up's directory {}: {}", dir, e.toString());
     }

@@ -10,8 +10,6 @@ import io.vcorfu.protocol.Endpoint;
 import io.vcorfu.protocol.StreamId;
 import io.vcorfu.protocol.netty.NettyTransport;
 import java.io.IOException;
-import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -37,7 +35,7 @@ class WarmUpTest {
       throws IOException {
     Path scratch = Files.createDirectory(tmp.resolve("scratch"));
     Path data = tmp.resolve("data");
-    Endpoint listen = new Endpoint("127.0.0.1", freePort());
+    Endpoint listen = new Endpoint("127.0.0.1", Scratch.freeLocalPort());
 
     WarmUp.Report report = WarmUp.run(NodeConfig.durable(listen, data), replicated, LIMIT, scratch);
 
@@ -68,12 +66,5 @@ class WarmUpTest {
     assertThatThrownBy(() -> WarmUp.run(config, false, Duration.ZERO))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("positive limit");
-  }
-
-  private static int freePort() throws IOException {
-    try (ServerSocket s = new ServerSocket()) {
-      s.bind(new InetSocketAddress("127.0.0.1", 0));
-      return s.getLocalPort();
-    }
   }
 }

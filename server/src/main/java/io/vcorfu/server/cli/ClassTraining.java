@@ -6,19 +6,14 @@ import io.vcorfu.protocol.Endpoint;
 import io.vcorfu.protocol.netty.NettyTransport;
 import io.vcorfu.server.Node;
 import io.vcorfu.server.NodeConfig;
-import java.io.IOException;
+import io.vcorfu.server.Scratch;
 import java.io.PrintWriter;
 import java.io.StringWriter;
-import java.io.UncheckedIOException;
-import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
-import java.util.stream.Stream;
 import picocli.CommandLine;
 
 /**
@@ -64,7 +59,7 @@ public final class ClassTraining {
     }
     Path dir = Files.createTempDirectory("vcorfu-training");
     try {
-      int port = freePort();
+      int port = Scratch.freeLocalPort();
       // The log keeps its copies for the whole run: with the default retention of a few seconds a
       // slow machine (bin/vcorfu also trains on the user's first command) could trim the global
       // log below the `log read --global` before it runs.
@@ -113,7 +108,7 @@ public final class ClassTraining {
         node.close();
       }
     } finally {
-      delete(dir);
+      Scratch.deleteTree(dir);
     }
   }
 
@@ -148,28 +143,6 @@ public final class ClassTraining {
     if (code == null || code != VcorfuCli.OK) {
       throw new IllegalStateException(
           "training command `vcorfu " + String.join(" ", command) + "` on the node: " + code);
-    }
-  }
-
-  private static int freePort() throws IOException {
-    try (ServerSocket s = new ServerSocket()) {
-      s.bind(new InetSocketAddress("127.0.0.1", 0));
-      return s.getLocalPort();
-    }
-  }
-
-  private static void delete(Path dir) throws IOException {
-    try (Stream<Path> files = Files.walk(dir)) {
-      files
-          .sorted(Comparator.reverseOrder())
-          .forEach(
-              p -> {
-                try {
-                  Files.delete(p);
-                } catch (IOException e) {
-                  throw new UncheckedIOException(e);
-                }
-              });
     }
   }
 }
