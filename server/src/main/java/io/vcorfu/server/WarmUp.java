@@ -3,9 +3,13 @@ package io.vcorfu.server;
 import io.vcorfu.client.ClusterStreamLog;
 import io.vcorfu.client.StreamLogOptions;
 import io.vcorfu.layout.LayoutChanges;
+import io.vcorfu.layout.LayoutStore;
+import io.vcorfu.layout.ZkLayoutStore;
 import io.vcorfu.protocol.Endpoint;
 import io.vcorfu.protocol.StreamId;
+import io.vcorfu.protocol.TransportException;
 import io.vcorfu.protocol.netty.NettyTransport;
+import io.vcorfu.server.cluster.ClusterConfig;
 import java.io.IOException;
 import java.lang.management.CompilationMXBean;
 import java.lang.management.ManagementFactory;
@@ -17,6 +21,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
@@ -33,14 +38,18 @@ import org.slf4j.LoggerFactory;
  *
  * <p>The throwaway cluster has the shape of the node it warms: one node hosting every role for a
  * single node, three nodes replicating every entry three times (a static layout, as {@code cluster
- * init} places three nodes) for a node of a cluster or of a layout file, so every role's code runs.
- * Its nodes listen on free ports of 127.0.0.1, keep their data in a temporary directory (in memory
- * when the node itself does) with the node's own fsync setting, and run in this process; four
- * clients of this process append 1 KiB entries to 32 streams from eight threads (two each) and
- * reads tails and entries back. The load stops once it has made 20,000 appends (enough for the
- * request path's methods to reach the optimizing compiler) and the compilers have been quiet for
- * two seconds (less than a twentieth of them compiling), or at the limit, whichever is first; then
- * the throwaway cluster is closed and its directory deleted.
+ * init} places three nodes) for a node of a cluster or of a layout file, so every role's code runs;
+ * for a cluster node its layout is agreed, as a cluster's is, in a ZooKeeper server of this process
+ * ({@link ScratchZooKeeper}) under the node's layout lease and probing settings. Its nodes listen
+ * on free ports of 127.0.0.1 (taken again elsewhere when someone took one first), keep their data
+ * in a temporary directory (in memory when the node itself does) with the node's own fsync setting,
+ * and run in this process; four clients of this process append 1 KiB entries to 32 streams from
+ * eight threads (two each) and read tails and entries back, while a fifth connects, appends and
+ * leaves every half second so that new clients' first requests stay in the compilers' profiles. The
+ * load stops once it has made 20,000 appends (enough for the request path's methods to reach the
+ * optimizing compiler) and the compilers have been quiet for two seconds (less than a twentieth of
+ * them compiling), or at the limit, whichever is first; then the throwaway cluster is closed and
+ * its directory deleted (by a shutdown hook if the process is stopped meanwhile).
  *
  * <p>Nothing of it touches the node's own data directory, port, layout or ZooKeeper: the warm-up
  * runs before the node opens any of them. The warm-up costs its time at every start (a node is not
@@ -52,7 +61,11 @@ public final class WarmUp {
   /** The longest warm-up a node accepts, in seconds. */
   public static final int MAX_SECONDS = 600;
 
+  private static final String CLUSTER = "warm-up";
   private static final int THREADS = 8;
+  // A client connected, used for a few appends and closed again every so often.
+  private static final int CHURN_APPENDS = 16;
+  private static final long CHURN_PAUSE_MS = 500;
   // Clients the threads share, two threads each: nodes see several writers and connections.
   private static final int CLIENTS = 4;
   private static final int STREAMS = 32;
@@ -63,6 +76,7 @@ public final class WarmUp {
   private static final long QUIET_COMPILE_MS = 100;
   // Bounds each request of the load, so that a stuck one fails the warm-up instead of the start.
   static final int REQUEST_SECONDS = 30;
+  private static final int PORT_ATTEMPTS = 3;
 
   /** What a warm-up did: appends made, how long it took, and whether the compilers went quiet. */
   public record Report(long appends, Duration took, boolean quiet) {}
@@ -85,52 +99,140 @@ public final class WarmUp {
    * {@code parent}.
    *
    * @throws IllegalArgumentException if {@code limit} is not positive
-   * @throws IllegalStateException if the warm-up failed (its directory could not be made, a request
-   *     of its load failed or took over {@link #REQUEST_SECONDS} s); what it made is removed
+   * @throws IllegalStateException if the warm-up failed (its directory could not be made, its nodes
+   *     could not start, a request of its load failed or took over {@link #REQUEST_SECONDS} s);
+   *     what it made is removed
    */
   public static Report run(NodeConfig config, boolean replicated, Duration limit, Path parent) {
     if (limit.isNegative() || limit.isZero()) {
       throw new IllegalArgumentException("a warm-up needs a positive limit, not " + limit);
     }
+    for (int attempt = 1; ; attempt++) {
+      try {
+        return runOnce(config, replicated, limit, parent);
+      } catch (PortTaken e) {
+        // A free port found was taken before a throwaway node bound it (other processes, or other
+        // nodes warming up on this machine at the same time): try again on other free ports.
+        if (attempt == PORT_ATTEMPTS) {
+          throw new IllegalStateException("the warm-up failed: " + e.getCause(), e.getCause());
+        }
+      }
+    }
+  }
+
+  /** A throwaway node could not listen on the free port found for it. */
+  private static final class PortTaken extends Exception {
+    private static final long serialVersionUID = 1L;
+
+    PortTaken(TransportException cause) {
+      super(cause);
+    }
+  }
+
+  private static Report runOnce(NodeConfig config, boolean replicated, Duration limit, Path parent)
+      throws PortTaken {
     long start = System.nanoTime();
     Path dir = null;
+    ScratchZooKeeper zookeeper = null;
     List<Node> nodes = new ArrayList<>();
     NettyTransport transport = new NettyTransport();
+    Thread cleanup = null;
     try {
       dir = Files.createTempDirectory(parent, "vcorfu-warm-up");
+      cleanup = removedAtExit(dir);
       int count = replicated ? 3 : 1;
       List<Endpoint> endpoints = new ArrayList<>();
       for (int i = 0; i < count; i++) {
         endpoints.add(new Endpoint("127.0.0.1", Scratch.freeLocalPort()));
       }
+      ClusterConfig cluster = null;
       Path layout = null;
-      if (replicated) {
+      if (replicated && config.cluster() != null) {
+        // A cluster node warms up through a cluster of its kind: its layout agreed in a ZooKeeper
+        // of this process, under the node's lease and probing settings, so the paths that only a
+        // cluster node takes (layout leases, the manager's probes) are compiled too.
+        zookeeper = ScratchZooKeeper.start(dir.resolve("zookeeper"));
+        ClusterConfig own = config.cluster();
+        cluster =
+            ClusterConfig.of(zookeeper.connectString(), CLUSTER)
+                .withProbing(own.probeInterval(), own.failureTimeout())
+                .withLayoutLease(own.layoutLease());
+      } else if (replicated) {
         layout = dir.resolve("layout.json");
-        Files.writeString(layout, LayoutChanges.initial("warm-up", endpoints, 3).toJson());
+        Files.writeString(layout, LayoutChanges.initial(CLUSTER, endpoints, 3).toJson());
       }
       for (int i = 0; i < count; i++) {
         Path data = config.dataDir() == null ? null : dir.resolve("node-" + i);
-        nodes.add(
-            Node.start(
-                new NodeConfig(endpoints.get(i), data, layout, config.fsyncInterval()), transport));
+        NodeConfig c = new NodeConfig(endpoints.get(i), data, layout, config.fsyncInterval());
+        try {
+          nodes.add(Node.start(cluster == null ? c : c.inCluster(cluster), transport));
+        } catch (TransportException e) {
+          throw new PortTaken(e);
+        }
+      }
+      if (cluster != null) {
+        initCluster(cluster, endpoints);
       }
       for (Node n : nodes) {
-        n.ready().join();
+        n.ready().get(REQUEST_SECONDS, TimeUnit.SECONDS);
       }
       AtomicLong appends = new AtomicLong();
       boolean quiet = load(endpoints, appends, start + limit.toNanos());
       return new Report(appends.get(), Duration.ofNanos(System.nanoTime() - start), quiet);
-    } catch (IOException e) {
+    } catch (IOException | ExecutionException | TimeoutException e) {
       throw new IllegalStateException("the warm-up failed: " + e, e);
+    } catch (IllegalStateException e) {
+      throw e;
+    } catch (RuntimeException e) {
+      // Whatever else stops the throwaway cluster stops only the warm-up, not the node's start.
+      throw new IllegalStateException("the warm-up failed: " + e, e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("the warm-up was interrupted", e);
     } finally {
       for (Node n : nodes) {
         n.close();
       }
       transport.close();
+      if (zookeeper != null) {
+        zookeeper.close();
+      }
       if (dir != null) {
         delete(dir);
       }
+      if (cleanup != null) {
+        try {
+          Runtime.getRuntime().removeShutdownHook(cleanup);
+        } catch (IllegalStateException stopping) {
+          // The process is stopping: the hook runs anyway, and finds nothing left to remove.
+        }
+      }
     }
+  }
+
+  /**
+   * Writes the throwaway cluster's first layout (every node in every chain, R = 3) to its
+   * ZooKeeper, as {@code cluster init} does.
+   */
+  private static void initCluster(ClusterConfig cluster, List<Endpoint> endpoints)
+      throws ExecutionException, InterruptedException, TimeoutException {
+    try (ZkLayoutStore store =
+        ZkLayoutStore.connect(
+            cluster.zookeeper(), cluster.name(), Duration.ofSeconds(REQUEST_SECONDS))) {
+      store
+          .compareAndSet(LayoutStore.NO_VERSION, LayoutChanges.initial(CLUSTER, endpoints, 3))
+          .get(REQUEST_SECONDS, TimeUnit.SECONDS);
+    }
+  }
+
+  /**
+   * Registers a hook that removes {@code dir} should the process be stopped (SIGTERM) during the
+   * warm-up, when the warm-up's own clean-up would not run.
+   */
+  private static Thread removedAtExit(Path dir) {
+    Thread hook = new Thread(() -> delete(dir), "vcorfu-warm-up-cleanup");
+    Runtime.getRuntime().addShutdownHook(hook);
+    return hook;
   }
 
   /**
@@ -151,6 +253,7 @@ public final class WarmUp {
       for (int c = 0; c < CLIENTS; c++) {
         logs.add(ClusterStreamLog.connect(endpoints, StreamLogOptions.defaults()));
       }
+      awaitServing(logs.get(0));
       List<Thread> threads = new ArrayList<>();
       for (int t = 0; t < THREADS; t++) {
         int first = t;
@@ -179,6 +282,36 @@ public final class WarmUp {
         th.start();
         threads.add(th);
       }
+      // New clients keep arriving, as they do at a node that serves: their first requests (a new
+      // connection, a writer the node has not seen) stay in the profiles the compilers go by.
+      Thread churn =
+          new Thread(
+              () -> {
+                try {
+                  byte[] value = new byte[VALUE_BYTES];
+                  for (long i = 0; !stop.get(); i++) {
+                    try (ClusterStreamLog fresh =
+                        ClusterStreamLog.connect(endpoints, StreamLogOptions.defaults())) {
+                      StreamId s = streams.get((int) (i % STREAMS));
+                      for (int k = 0; k < CHURN_APPENDS && !stop.get(); k++) {
+                        done(fresh.append(List.of(s), value));
+                        appends.incrementAndGet();
+                      }
+                      done(fresh.tails(List.of(s)));
+                    }
+                    Thread.sleep(CHURN_PAUSE_MS);
+                  }
+                } catch (InterruptedException e) {
+                  Thread.currentThread().interrupt();
+                } catch (Exception e) {
+                  failure.compareAndSet(null, e);
+                  stop.set(true);
+                }
+              },
+              "warm-up-churn");
+      churn.setDaemon(true);
+      churn.start();
+      threads.add(churn);
       boolean quiet = waitForQuiet(appends, stop, end);
       stop.set(true);
       for (Thread th : threads) {
@@ -196,6 +329,26 @@ public final class WarmUp {
       throw new IllegalStateException("the warm-up was interrupted", e);
     } finally {
       logs.forEach(ClusterStreamLog::close);
+    }
+  }
+
+  /**
+   * Returns once the throwaway cluster answers (a cluster's sequencer serves once it has taken up
+   * the first layout), asking every 100 ms for at most {@link #REQUEST_SECONDS}.
+   */
+  private static void awaitServing(ClusterStreamLog log) throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(REQUEST_SECONDS);
+    while (true) {
+      try {
+        log.tails(List.of()).get(1, TimeUnit.SECONDS);
+        return;
+      } catch (ExecutionException | TimeoutException e) {
+        if (System.nanoTime() - deadline > 0) {
+          throw new IllegalStateException(
+              "the warm-up's cluster did not serve within " + REQUEST_SECONDS + " s: " + e, e);
+        }
+        Thread.sleep(100);
+      }
     }
   }
 

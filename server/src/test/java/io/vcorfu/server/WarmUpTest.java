@@ -9,11 +9,16 @@ import io.vcorfu.client.Tails;
 import io.vcorfu.protocol.Endpoint;
 import io.vcorfu.protocol.StreamId;
 import io.vcorfu.protocol.netty.NettyTransport;
+import io.vcorfu.server.cluster.ClusterConfig;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.retry.RetryOneTime;
+import org.apache.curator.test.TestingServer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -58,6 +63,34 @@ class WarmUpTest {
       node.close();
       transport.close();
     }
+  }
+
+  @Test
+  void aClusterNodeWarmsUpThroughAClusterOfItsOwnAndLeavesItsZooKeeperAlone() throws Exception {
+    Path scratch = Files.createDirectory(tmp.resolve("scratch"));
+    Path data = tmp.resolve("data");
+    Endpoint listen = new Endpoint("127.0.0.1", Scratch.freeLocalPort());
+    try (TestingServer zookeeper = new TestingServer(true);
+        CuratorFramework client =
+            CuratorFrameworkFactory.newClient(
+                zookeeper.getConnectString(), new RetryOneTime(100))) {
+      client.start();
+      List<String> before = client.getChildren().forPath("/");
+      NodeConfig config =
+          NodeConfig.durable(listen, data)
+              .inCluster(ClusterConfig.of(zookeeper.getConnectString(), "production"));
+
+      WarmUp.Report report = WarmUp.run(config, true, LIMIT, scratch);
+
+      assertThat(report.appends()).isPositive();
+      assertThat(scratch).isEmptyDirectory();
+      assertThat(data).doesNotExist();
+      // The throwaway cluster agreed its layout in a ZooKeeper of its own, not in the node's.
+      assertThat(client.getChildren().forPath("/")).isEqualTo(before);
+    }
+    // Its ZooKeeper and nodes are closed: nothing of it still listens.
+    assertThat(Thread.getAllStackTraces().keySet())
+        .noneMatch(t -> t.getName().equals("vcorfu-scratch-zookeeper"));
   }
 
   @Test

@@ -6,12 +6,14 @@ import io.vcorfu.server.NodeConfig;
 import io.vcorfu.server.WarmUp;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.function.Consumer;
 import picocli.CommandLine.Option;
 
 /**
  * {@code --warm-up-s N}: the node's warm-up before it serves ({@link WarmUp}), with the throwaway
- * nodes' log lines below warnings kept out of the node's log.
+ * cluster's log lines but its errors kept out of the node's log.
  */
 final class WarmUpFlag {
   @Option(
@@ -20,7 +22,8 @@ final class WarmUpFlag {
       description =
           "Before serving, run a load through a throwaway cluster in this process (temporary"
               + " directory, free ports of 127.0.0.1; three replicating nodes for a cluster or"
-              + " layout-file node, one otherwise) until the JIT compilers go quiet, for at most N"
+              + " layout-file node, with a ZooKeeper of their own for a cluster node; one node"
+              + " otherwise) until the JIT compilers go quiet, for at most N"
               + " seconds, so the first clients meet compiled code; 0 to "
               + WarmUp.MAX_SECONDS
               + ", default 0 (no warm-up). The node is unreachable meanwhile.")
@@ -51,18 +54,16 @@ final class WarmUpFlag {
             + " warming up (at most "
             + seconds
             + " s, "
-            + (replicated ? "three replicating nodes" : "one node")
+            + (!replicated
+                ? "one node"
+                : config.cluster() != null
+                    ? "three replicating nodes and a ZooKeeper"
+                    : "three replicating nodes")
             + " in this process)");
     WarmUp.Report r;
-    // The throwaway nodes' lines (serving, sequencer ready, ...) would read as the node's own.
-    ch.qos.logback.classic.Logger ours =
-        org.slf4j.LoggerFactory.getILoggerFactory() instanceof LoggerContext context
-            ? context.getLogger("io.vcorfu")
-            : null;
-    Level was = ours == null ? null : ours.getLevel();
-    if (ours != null) {
-      ours.setLevel(Level.WARN);
-    }
+    // The throwaway nodes' lines (serving, sequencer ready, a node of theirs seen down as they
+    // close, ...) would read as the node's own: only their errors, and the warm-up's own warnings.
+    Map<String, Level> was = quiet();
     try {
       r = WarmUp.run(config, replicated, Duration.ofSeconds(seconds), tmp);
     } catch (IllegalStateException e) {
@@ -74,9 +75,7 @@ final class WarmUpFlag {
               + " (its first requests will be slower)");
       return;
     } finally {
-      if (ours != null) {
-        ours.setLevel(was);
-      }
+      restore(was);
     }
     say.accept(
         String.format(
@@ -85,5 +84,37 @@ final class WarmUpFlag {
             r.appends(),
             r.took().toMillis() / 1000.0,
             r.quiet() ? "compilers quiet" : "limit reached"));
+  }
+
+  /** The loggers the warm-up quiets, and the level each logs at meanwhile. */
+  private static final Map<String, Level> DURING =
+      Map.of(
+          "io.vcorfu",
+          Level.ERROR,
+          WarmUp.class.getName(),
+          Level.WARN,
+          "org.apache.zookeeper",
+          Level.ERROR,
+          "org.apache.curator",
+          Level.ERROR);
+
+  /** Sets {@link #DURING}'s levels; returns the levels they had (null: inherited). */
+  private static Map<String, Level> quiet() {
+    Map<String, Level> was = new HashMap<>();
+    if (org.slf4j.LoggerFactory.getILoggerFactory() instanceof LoggerContext context) {
+      DURING.forEach(
+          (name, level) -> {
+            ch.qos.logback.classic.Logger logger = context.getLogger(name);
+            was.put(name, logger.getLevel());
+            logger.setLevel(level);
+          });
+    }
+    return was;
+  }
+
+  private static void restore(Map<String, Level> was) {
+    if (org.slf4j.LoggerFactory.getILoggerFactory() instanceof LoggerContext context) {
+      was.forEach((name, level) -> context.getLogger(name).setLevel(level));
+    }
   }
 }

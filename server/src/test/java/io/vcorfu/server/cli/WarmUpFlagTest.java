@@ -8,6 +8,7 @@ import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
 import io.vcorfu.protocol.Endpoint;
 import io.vcorfu.server.NodeConfig;
+import io.vcorfu.server.cluster.ClusterConfig;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -27,7 +28,9 @@ class WarmUpFlagTest {
     WarmUpFlag flag = new WarmUpFlag();
     new CommandLine(flag).parseArgs("--warm-up-s", "2");
     Logger ours = (Logger) org.slf4j.LoggerFactory.getLogger("io.vcorfu");
+    Logger zookeeper = (Logger) org.slf4j.LoggerFactory.getLogger("org.apache.zookeeper");
     Level level = ours.getLevel();
+    Level zookeeperLevel = zookeeper.getLevel();
     ListAppender<ILoggingEvent> lines = new ListAppender<>();
     lines.start();
     ours.addAppender(lines);
@@ -36,6 +39,7 @@ class WarmUpFlagTest {
     try {
       flag.run(NodeConfig.inMemory(new Endpoint("127.0.0.1", 7999)), false, said::add);
       assertThat(ours.getLevel()).isEqualTo(Level.INFO);
+      assertThat(zookeeper.getLevel()).isEqualTo(zookeeperLevel);
     } finally {
       ours.detachAppender(lines);
       ours.setLevel(level);
@@ -46,7 +50,33 @@ class WarmUpFlagTest {
     assertThat(said.get(1))
         .startsWith("vcorfu node 127.0.0.1:7999 warmed up: ")
         .containsPattern("\\d+ appends in [\\d.]+ s \\((compilers quiet|limit reached)\\)");
-    assertThat(lines.list).allSatisfy(e -> assertThat(e.getLevel().isGreaterOrEqual(Level.WARN)));
+    // The throwaway nodes' errors only; the warm-up's own warnings.
+    assertThat(lines.list)
+        .allSatisfy(
+            e ->
+                assertThat(
+                        e.getLevel().isGreaterOrEqual(Level.ERROR)
+                            || e.getLoggerName().equals(io.vcorfu.server.WarmUp.class.getName()))
+                    .isTrue());
+  }
+
+  @Test
+  void aClusterNodeIsToldItWarmsUpWithAZooKeeperOfItsOwn(@TempDir Path tmp) throws Exception {
+    WarmUpFlag flag = new WarmUpFlag();
+    new CommandLine(flag).parseArgs("--warm-up-s", "5");
+    Path notADirectory = Files.writeString(tmp.resolve("file"), "x");
+    NodeConfig node =
+        NodeConfig.durable(new Endpoint("127.0.0.1", 7999), tmp.resolve("data"))
+            .inCluster(ClusterConfig.of("127.0.0.1:2181", "production"));
+    List<String> said = new ArrayList<>();
+
+    flag.run(node, true, said::add, notADirectory);
+
+    assertThat(said.get(0))
+        .isEqualTo(
+            "vcorfu node 127.0.0.1:7999 warming up (at most 5 s, three replicating nodes and a"
+                + " ZooKeeper in this process)");
+    assertThat(tmp.resolve("data")).doesNotExist();
   }
 
   @Test
