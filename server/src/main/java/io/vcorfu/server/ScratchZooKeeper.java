@@ -1,14 +1,10 @@
 package io.vcorfu.server;
 
 import java.io.IOException;
-import java.net.InetSocketAddress;
-import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReference;
+import java.time.Duration;
 import org.apache.zookeeper.server.ServerConfig;
-import org.apache.zookeeper.server.ZooKeeperServerMain;
 import org.apache.zookeeper.server.quorum.QuorumPeerConfig;
 
 /**
@@ -20,13 +16,11 @@ import org.apache.zookeeper.server.quorum.QuorumPeerConfig;
 final class ScratchZooKeeper implements AutoCloseable {
   private static final long START_SECONDS = 30;
 
-  private final ZooKeeperServerMain server;
-  private final Thread main;
+  private final ZooKeeperThread server;
   private final String connectString;
 
-  private ScratchZooKeeper(ZooKeeperServerMain server, Thread main, int port) {
+  private ScratchZooKeeper(ZooKeeperThread server, int port) {
     this.server = server;
-    this.main = main;
     this.connectString = "127.0.0.1:" + port;
   }
 
@@ -58,44 +52,18 @@ final class ScratchZooKeeper implements AutoCloseable {
     } catch (QuorumPeerConfig.ConfigException e) {
       throw new IOException("the scratch ZooKeeper's configuration: " + e.getMessage(), e);
     }
-    ZooKeeperServerMain server = new ZooKeeperServerMain();
-    AtomicReference<Exception> failure = new AtomicReference<>();
-    Thread main =
-        new Thread(
-            () -> {
-              try {
-                server.runFromConfig(config);
-              } catch (Exception e) {
-                failure.set(e);
-              }
-            },
-            "vcorfu-scratch-zookeeper");
-    main.setDaemon(true);
-    main.start();
-    ScratchZooKeeper started = new ScratchZooKeeper(server, main, port);
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(START_SECONDS);
-    while (!accepts(port)) {
-      if (!main.isAlive() || System.nanoTime() - deadline > 0) {
-        started.close();
-        throw new IOException(
-            "the scratch ZooKeeper did not start"
-                + (failure.get() == null
-                    ? " within " + START_SECONDS + " s"
-                    : ": " + failure.get()),
-            failure.get());
-      }
-      Thread.sleep(20);
+    ZooKeeperThread server = new ZooKeeperThread(config, "vcorfu-scratch-zookeeper", true);
+    ScratchZooKeeper started = new ScratchZooKeeper(server, port);
+    if (!server.awaitListening("127.0.0.1", port, Duration.ofSeconds(START_SECONDS))) {
+      started.close();
+      throw new IOException(
+          "the scratch ZooKeeper did not start"
+              + (server.failure() == null
+                  ? " within " + START_SECONDS + " s"
+                  : ": " + server.failure()),
+          server.failure());
     }
     return started;
-  }
-
-  private static boolean accepts(int port) {
-    try (Socket s = new Socket()) {
-      s.connect(new InetSocketAddress("127.0.0.1", port), 200);
-      return true;
-    } catch (IOException e) {
-      return false;
-    }
   }
 
   /** The connect string of the server, {@code 127.0.0.1:PORT}. */
@@ -108,7 +76,7 @@ final class ScratchZooKeeper implements AutoCloseable {
   public void close() {
     server.close();
     try {
-      main.join(TimeUnit.SECONDS.toMillis(START_SECONDS));
+      server.join(Duration.ofSeconds(START_SECONDS));
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }

@@ -1,14 +1,11 @@
 package io.vcorfu.server.cli;
 
-import java.io.IOException;
-import java.net.InetSocketAddress;
-import java.net.Socket;
+import io.vcorfu.server.ZooKeeperThread;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.concurrent.Callable;
-import java.util.concurrent.atomic.AtomicReference;
 import org.apache.zookeeper.server.ServerConfig;
-import org.apache.zookeeper.server.ZooKeeperServerMain;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -126,36 +123,20 @@ final class ZooKeeperCommand implements Callable<Integer> {
     }
     ServerConfig config = new ServerConfig();
     config.parse(cfg.toString());
-    ZooKeeperServerMain server = new ZooKeeperServerMain();
-    AtomicReference<Throwable> failure = new AtomicReference<>();
-    Thread main =
-        new Thread(
-            () -> {
-              try {
-                server.runFromConfig(config);
-              } catch (Exception e) {
-                failure.set(e);
-              }
-            },
-            "zookeeper");
-    main.start();
+    ZooKeeperThread server = new ZooKeeperThread(config, "zookeeper", false);
     // SIGTERM and SIGINT stop ZooKeeper cleanly and the process exits 0, as a node does.
     for (String signal : java.util.List.of("TERM", "INT")) {
       Signals.on(signal, () -> new Thread(server::close, "vcorfu-zookeeper-stop").start());
     }
-    long deadline = System.nanoTime() + 60_000_000_000L;
-    while (!listening()) {
-      if (!main.isAlive() || System.nanoTime() > deadline) {
-        Throwable e = failure.get();
-        System.err.println(
-            "vcorfu: ZooKeeper did not start on "
-                + host
-                + ":"
-                + port
-                + (e == null ? "" : ": " + VcorfuCli.describe(e)));
-        return 1;
-      }
-      Thread.sleep(50);
+    if (!server.awaitListening(host, port, Duration.ofSeconds(60))) {
+      Throwable e = server.failure();
+      System.err.println(
+          "vcorfu: ZooKeeper did not start on "
+              + host
+              + ":"
+              + port
+              + (e == null ? "" : ": " + VcorfuCli.describe(e)));
+      return 1;
     }
     System.out.println(
         "vcorfu zookeeper "
@@ -168,21 +149,12 @@ final class ZooKeeperCommand implements Callable<Integer> {
             + (tls == null ? "" : ", TLS only, client certificates required")
             + ")");
     System.out.flush();
-    main.join();
-    Throwable e = failure.get();
+    server.join(null);
+    Throwable e = server.failure();
     if (e != null) {
       System.err.println("vcorfu: ZooKeeper stopped: " + VcorfuCli.describe(e));
       return 1;
     }
     return 0;
-  }
-
-  private boolean listening() {
-    try (Socket s = new Socket()) {
-      s.connect(new InetSocketAddress(host, port), 200);
-      return true;
-    } catch (IOException e) {
-      return false;
-    }
   }
 }
