@@ -51,9 +51,10 @@ import org.slf4j.LoggerFactory;
  * them compiling), or at the limit, whichever is first; then the throwaway cluster is closed and
  * its directory deleted (by a shutdown hook if the process is stopped meanwhile).
  *
- * <p>Nothing of it touches the node's own data directory, port, layout or ZooKeeper: the warm-up
- * runs before the node opens any of them. The warm-up costs its time at every start (a node is not
- * reachable meanwhile), so it is off unless asked for.
+ * <p>Nothing of it touches the node's own data directory (but to find out first that another node
+ * holds it), port, layout or ZooKeeper: the warm-up runs before the node opens any of them. The
+ * warm-up costs its time at every start (a node is not reachable meanwhile), so it is off unless
+ * asked for.
  */
 public final class WarmUp {
   private static final Logger LOG = LoggerFactory.getLogger(WarmUp.class);
@@ -99,6 +100,8 @@ public final class WarmUp {
    * {@code parent}.
    *
    * @throws IllegalArgumentException if {@code limit} is not positive
+   * @throws DataDirectoryInUseException if another node holds the node's data directory (see {@link
+   *     #refuseHeldDataDirectory}): the warm-up does not start
    * @throws IllegalStateException if the warm-up failed (its directory could not be made, its nodes
    *     could not start, a request of its load failed or took over {@link #REQUEST_SECONDS} s);
    *     what it made is removed
@@ -107,6 +110,7 @@ public final class WarmUp {
     if (limit.isNegative() || limit.isZero()) {
       throw new IllegalArgumentException("a warm-up needs a positive limit, not " + limit);
     }
+    refuseHeldDataDirectory(config);
     for (int attempt = 1; ; attempt++) {
       try {
         return runOnce(config, replicated, limit, parent);
@@ -117,6 +121,19 @@ public final class WarmUp {
           throw new IllegalStateException("the warm-up failed: " + e.getCause(), e.getCause());
         }
       }
+    }
+  }
+
+  /**
+   * Refuses, before a warm-up, a node whose data directory another node holds, which the node would
+   * otherwise find out only once it had warmed up: the directory's lock is taken and let go at once
+   * (only if the directory exists; nothing is created).
+   *
+   * @throws DataDirectoryInUseException if another node, of this process or another, holds it
+   */
+  public static void refuseHeldDataDirectory(NodeConfig config) {
+    if (config.dataDir() != null && Files.isDirectory(config.dataDir())) {
+      DataDirectoryLock.acquire(config.dataDir()).close();
     }
   }
 

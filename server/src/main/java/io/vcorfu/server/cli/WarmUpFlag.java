@@ -48,6 +48,8 @@ final class WarmUpFlag {
     if (seconds == 0) {
       return;
     }
+    // A node refused its data directory is told so now, not after its warm-up.
+    WarmUp.refuseHeldDataDirectory(config);
     say.accept(
         "vcorfu node "
             + config.listen()

@@ -1,12 +1,16 @@
 package io.vcorfu.server.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
 import io.vcorfu.protocol.Endpoint;
+import io.vcorfu.protocol.inmemory.InJvmTransport;
+import io.vcorfu.server.DataDirectoryInUseException;
+import io.vcorfu.server.Node;
 import io.vcorfu.server.NodeConfig;
 import io.vcorfu.server.cluster.ClusterConfig;
 import java.nio.file.Files;
@@ -94,6 +98,28 @@ class WarmUpFlagTest {
         .endsWith("(its first requests will be slower)");
     try (java.util.stream.Stream<Path> left = Files.list(tmp)) {
       assertThat(left).containsExactly(notADirectory);
+    }
+  }
+
+  @Test
+  void aNodeWhoseDataDirectoryIsHeldIsRefusedBeforeItWarmsUp(@TempDir Path tmp) throws Exception {
+    WarmUpFlag flag = new WarmUpFlag();
+    new CommandLine(flag).parseArgs("--warm-up-s", "60");
+    Path data = tmp.resolve("data");
+    Path scratch = Files.createDirectory(tmp.resolve("scratch"));
+    List<String> said = new ArrayList<>();
+    try (InJvmTransport transport = new InJvmTransport();
+        Node holder = Node.start(NodeConfig.durable(new Endpoint("a", 1), data), transport)) {
+      holder.ready().join();
+      NodeConfig second = NodeConfig.durable(new Endpoint("127.0.0.1", 7999), data);
+
+      assertThatThrownBy(() -> flag.run(second, false, said::add, scratch))
+          .isInstanceOf(DataDirectoryInUseException.class)
+          .hasMessageContaining("stop that node or give this one another --data-dir");
+    }
+    assertThat(said).isEmpty();
+    try (java.util.stream.Stream<Path> left = Files.list(scratch)) {
+      assertThat(left).isEmpty();
     }
   }
 
