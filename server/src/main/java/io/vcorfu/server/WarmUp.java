@@ -100,8 +100,6 @@ public final class WarmUp {
    * {@code parent}.
    *
    * @throws IllegalArgumentException if {@code limit} is not positive
-   * @throws DataDirectoryInUseException if another node holds the node's data directory (see {@link
-   *     #refuseHeldDataDirectory}): the warm-up does not start
    * @throws IllegalStateException if the warm-up failed (its directory could not be made, its nodes
    *     could not start, a request of its load failed or took over {@link #REQUEST_SECONDS} s);
    *     what it made is removed
@@ -110,7 +108,6 @@ public final class WarmUp {
     if (limit.isNegative() || limit.isZero()) {
       throw new IllegalArgumentException("a warm-up needs a positive limit, not " + limit);
     }
-    refuseHeldDataDirectory(config);
     for (int attempt = 1; ; attempt++) {
       try {
         return runOnce(config, replicated, limit, parent);
@@ -125,9 +122,9 @@ public final class WarmUp {
   }
 
   /**
-   * Refuses, before a warm-up, a node whose data directory another node holds, which the node would
-   * otherwise find out only once it had warmed up: the directory's lock is taken and let go at once
-   * (only if the directory exists; nothing is created).
+   * Refuses, before a warm-up (its caller asks first), a node whose data directory another node
+   * holds, which the node would otherwise find out only once it had warmed up: the directory's lock
+   * is taken and let go at once (only if the directory exists; nothing is created).
    *
    * @throws DataDirectoryInUseException if another node, of this process or another, holds it
    */
@@ -198,11 +195,11 @@ public final class WarmUp {
       return new Report(appends.get(), Duration.ofNanos(System.nanoTime() - start), quiet);
     } catch (IOException | ExecutionException | TimeoutException e) {
       throw new IllegalStateException("the warm-up failed: " + e, e);
-    } catch (IllegalStateException e) {
-      throw e;
     } catch (RuntimeException e) {
       // Whatever else stops the throwaway cluster stops only the warm-up, not the node's start.
-      throw new IllegalStateException("the warm-up failed: " + e, e);
+      throw e instanceof IllegalStateException failed
+          ? failed
+          : new IllegalStateException("the warm-up failed: " + e, e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IllegalStateException("the warm-up was interrupted", e);
