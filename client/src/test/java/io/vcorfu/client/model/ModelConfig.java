@@ -29,6 +29,10 @@ import java.util.List;
  * @param perCopy each copy's write (parallel rule), and each commit or abort-fill a decision sends
  *     once decided, is a message of its own, arriving in any order; else one message per node
  *     carries that node's copies (as issue 31's writer batches them), far fewer states
+ * @param logTrims the log's prefix trim ({@code LogPrefixTrim}) may trim any log replica's slots,
+ *     lowest address first, once no write or repair of the address is under way (the real trim
+ *     waits for a retention window far longer than either), and a writer may die while it sends or
+ *     decides (its token then left to the readers, written in part or not at all)
  */
 record ModelConfig(
     String name,
@@ -41,7 +45,8 @@ record ModelConfig(
     int maxRemovals,
     int maxCrashes,
     int trimStream,
-    boolean perCopy) {
+    boolean perCopy,
+    boolean logTrims) {
 
   ModelConfig {
     if (nodes < 1 || nodes > 3 || addresses < 1 || addresses > 2 || streamChains.length > 2) {
@@ -63,6 +68,24 @@ record ModelConfig(
         maxRemovals,
         maxCrashes,
         trimStream,
+        true,
+        logTrims);
+  }
+
+  /** This configuration with the log's prefix trim (see {@link #logTrims()}). */
+  ModelConfig withLogTrims() {
+    return new ModelConfig(
+        name + ", log trims",
+        nodes,
+        logChain,
+        streamChains,
+        addresses,
+        readers,
+        readsPerReader,
+        maxRemovals,
+        maxCrashes,
+        trimStream,
+        perCopy,
         true);
   }
 
@@ -196,7 +219,8 @@ record ModelConfig(
                     maxRemovals,
                     maxCrashes,
                     trimStream > 0 ? ", trim of s" + trimStream : "")
-                + (perCopy ? ", a message per copy" : ", a message per node"))
+                + (perCopy ? ", a message per copy" : ", a message per node")
+                + (logTrims ? ", log trims" : ""))
         .toString();
   }
 

@@ -202,7 +202,8 @@ final class ModelConfigs {
       int crashes,
       int trim) {
     return new ModelConfig(
-        name, nodes, log, streams, addresses, readers, reads, removals, crashes, trim, false);
+        name, nodes, log, streams, addresses, readers, reads, removals, crashes, trim, false,
+        false);
   }
 
   private static int[] chain(int... nodes) {

@@ -77,6 +77,9 @@ final class Processes implements Decisions.Owner {
       readers.step(s, p, out);
       return;
     }
+    if (config.logTrims()) {
+      dies(s, p, out);
+    }
     deliveries(s, p, out);
     if (m.get(s, p, PH) == W_DECIDING && m.get(s, p, DPH) != Decisions.NONE) {
       decisions.step(s, p, out);
@@ -98,6 +101,43 @@ final class Processes implements Decisions.Owner {
         readers.canonical(s, p);
       }
     }
+  }
+
+  /**
+   * With {@link ModelConfig#logTrims()}: the writer dies (a client gone) while sending or deciding;
+   * messages not yet delivered are never sent, its decision is abandoned, and its token is left to
+   * the readers (a token taken and never written, when nothing was delivered).
+   */
+  private void dies(byte[] s, int p, Successors out) {
+    int ph = m.get(s, p, PH);
+    if (ph != W_SENDING && ph != W_DECIDING) {
+      return;
+    }
+    byte[] n = s.clone();
+    m.setMask(n, p, PEND, 0);
+    m.set(n, p, DPH, Decisions.NONE);
+    m.set(n, p, PH, W_DONE);
+    out.add(n, () -> name(p) + " dies");
+  }
+
+  /**
+   * True when no process writes or repairs address {@code a}: its writer is done (acknowledged,
+   * given up or dead, nothing in flight) and no decision, fill or settling of it is under way.
+   */
+  boolean settledForTrim(byte[] s, int a) {
+    for (int p = 0; p < config.processes(); p++) {
+      if (config.isWriter(p)) {
+        int ph = m.get(s, p, PH);
+        if (m.get(s, p, ADDR) == a
+            && (ph == W_SENDING || ph == W_DECIDING || m.mask(s, p, PEND) != 0)) {
+          return false;
+        }
+      } else if (m.get(s, p, ADDR) == a
+          && (m.get(s, p, DPH) != Decisions.NONE || readers.repairing(s, p))) {
+        return false;
+      }
+    }
+    return true;
   }
 
   @Override

@@ -18,7 +18,8 @@ import static io.vcorfu.client.model.ModelState.TRIMMED;
  * crash (the node stops answering, its requests wait, until a layout change removes it); and, under
  * the parallel rule, the writer's "fully replicated through X" mark arriving at a node with a later
  * message (it commits that node's copies of every address up to X, X the last of the acknowledged
- * prefix of addresses).
+ * prefix of addresses); with {@link ModelConfig#logTrims()}, the log's prefix trim of one log
+ * replica's lowest untrimmed address.
  */
 final class Transitions {
   private final ModelState m;
@@ -73,8 +74,37 @@ final class Transitions {
     if (rules.parallel()) {
       marks(s, out);
     }
+    if (config.logTrims()) {
+      logTrims(s, out);
+    }
     for (byte[] n : out.states()) {
       processes.canonical(n);
+    }
+  }
+
+  /**
+   * The log's prefix trim reaching a log replica: its lowest untrimmed address is trimmed, whatever
+   * the slot holds, once no write or repair of that address is under way (the real trim waits for a
+   * retention window far longer than a write or its repair takes; the model has no time).
+   */
+  private void logTrims(byte[] s, Successors out) {
+    for (int node : config.logChain()) {
+      if ((s[REMOVED] & (1 << node)) != 0) {
+        continue;
+      }
+      int c = config.copy(0, node);
+      for (int a = 0; a < config.addresses(); a++) {
+        if (m.slot(s, a, c) != TRIMMED) {
+          if (!processes.settledForTrim(s, a)) {
+            break; // the retention window: no write or repair of the address is under way
+          }
+          byte[] n = s.clone();
+          m.setSlot(n, a, c, TRIMMED);
+          int at = a;
+          out.add(n, () -> "the log's prefix trim trims " + config.copyName(c) + " of " + at);
+          break;
+        }
+      }
     }
   }
 

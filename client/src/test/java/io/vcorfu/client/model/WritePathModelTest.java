@@ -47,8 +47,9 @@ import org.junit.jupiter.params.provider.MethodSource;
  * loss other than to crashed or removed nodes, duplicate deliveries, node restarts with their data
  * and stale reads from removed nodes (leases), nodes joining or healing, token retries at new
  * addresses, several streams on one chain, the sequencer and its tails (an empty stream slot is
- * always below the stream's tail), and the log's own trim. Readers are interchangeable: states that
- * differ only by which reader is which are explored once.
+ * always below the stream's tail), and the log's own trim, but in the configurations {@link
+ * ModelConfig#withLogTrims()} makes (writers there may die), where it finds a hole. Readers are
+ * interchangeable: states that differ only by which reader is which are explored once.
  *
  * <p>The rule sets ({@link RuleSet}): the serial chain (which the code ran before), the withdrawn
  * interleaved plan, the parallel rule (which the code runs with both fixes; data writes of a token
@@ -153,6 +154,26 @@ class WritePathModelTest {
     Explorer.Result result = run(ModelConfigs.twoRemovals(), RuleSet.SERIAL.replanned());
 
     assertThat(result.violation()).startsWith("P1").contains("read as a hole");
+  }
+
+  /**
+   * A hole the log's prefix trim forgets (found 2026-12-07, not fixed yet): a writer dies after its
+   * stream copy arrived and before its log copy did; a reader of the global log fills the empty log
+   * slot with a hole and returns it; the trim, once nothing works on the address, trims that hole
+   * away; a reader of the stream then decides the dangling copy, finds every other copy held or
+   * trimmed, and commits it: the address read as a hole is later read as data. The log's hole was
+   * the only thing that stopped the dangling copy. What the fix needs: the trim keeps the holes it
+   * passes (and fills the empty slots it passes with holes first).
+   */
+  @Test
+  void theLogPrefixTrimForgetsAHoleThatGuardedADeadWritersCopy() {
+    ModelConfig config = ModelConfigs.emptiedChain().withLogTrims();
+    Explorer.Result result = run(config, RuleSet.PARALLEL.fixed());
+
+    assertThat(result.violation()).startsWith("P2");
+    assertThat(result.trace()).anyMatch(e -> e.contains("W0 dies"));
+    assertThat(result.trace()).anyMatch(e -> e.contains("the log's prefix trim trims log@n0"));
+    assertClientsSeeIt(config, RuleSet.PARALLEL.fixed());
   }
 
   /** Issue 31 as proposed loses a decision after a single removal (the race of fix A). */
