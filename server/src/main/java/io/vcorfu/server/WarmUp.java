@@ -45,7 +45,8 @@ import org.slf4j.LoggerFactory;
  * in a temporary directory (in memory when the node itself does) with the node's own fsync setting,
  * and run in this process; four clients of this process append 1 KiB entries to 32 streams from
  * eight threads (two each) and read tails and entries back, while a fifth connects, appends and
- * leaves every half second so that new clients' first requests stay in the compilers' profiles. The
+ * leaves every half second so that new clients' first requests stay in the compilers' profiles, and
+ * a sixth asks the sequencer for tokens (alone and in bursts, so both forms of token message). The
  * load stops once it has made 20,000 appends (enough for the request path's methods to reach the
  * optimizing compiler) and the compilers have been quiet for two seconds (less than a twentieth of
  * them compiling), or at the limit, whichever is first; then the throwaway cluster is closed and
@@ -70,6 +71,9 @@ public final class WarmUp {
   // Clients the threads share, two threads each: nodes see several writers and connections.
   private static final int CLIENTS = 4;
   private static final int STREAMS = 32;
+  // Token asks made at once by the token thread, every fourth round (the rest are asked alone): the
+  // first of a burst travels alone, the others wait for it and are coalesced into packed messages.
+  private static final int TOKEN_BURST = 16;
   private static final int VALUE_BYTES = 1024;
   // Enough appends for the request path's methods to pass the optimizing compiler's thresholds.
   private static final long MIN_APPENDS = 20_000;
@@ -79,8 +83,11 @@ public final class WarmUp {
   static final int REQUEST_SECONDS = 30;
   private static final int PORT_ATTEMPTS = 3;
 
-  /** What a warm-up did: appends made, how long it took, and whether the compilers went quiet. */
-  public record Report(long appends, Duration took, boolean quiet) {}
+  /**
+   * What a warm-up did: appends made, tokens asked for, how long it took, and whether the compilers
+   * went quiet.
+   */
+  public record Report(long appends, long tokens, Duration took, boolean quiet) {}
 
   private WarmUp() {}
 
@@ -191,8 +198,10 @@ public final class WarmUp {
         n.ready().get(REQUEST_SECONDS, TimeUnit.SECONDS);
       }
       AtomicLong appends = new AtomicLong();
-      boolean quiet = load(endpoints, appends, start + limit.toNanos());
-      return new Report(appends.get(), Duration.ofNanos(System.nanoTime() - start), quiet);
+      AtomicLong tokens = new AtomicLong();
+      boolean quiet = load(endpoints, appends, tokens, start + limit.toNanos());
+      return new Report(
+          appends.get(), tokens.get(), Duration.ofNanos(System.nanoTime() - start), quiet);
     } catch (IOException | ExecutionException | TimeoutException e) {
       throw new IllegalStateException("the warm-up failed: " + e, e);
     } catch (RuntimeException e) {
@@ -250,12 +259,14 @@ public final class WarmUp {
   }
 
   /**
-   * Appends and reads from {@link #THREADS} threads, counting the appends in {@code appends}, until
-   * the compilers go quiet (returns true) or {@code end} (false).
+   * Appends and reads from {@link #THREADS} threads and asks for tokens from one more, counting the
+   * appends in {@code appends} and the tokens in {@code tokens}, until the compilers go quiet
+   * (returns true) or {@code end} (false).
    *
    * @throws IllegalStateException when a request of the load fails or does not finish in time
    */
-  private static boolean load(List<Endpoint> endpoints, AtomicLong appends, long end) {
+  private static boolean load(
+      List<Endpoint> endpoints, AtomicLong appends, AtomicLong tokens, long end) {
     AtomicBoolean stop = new AtomicBoolean();
     AtomicReference<Exception> failure = new AtomicReference<>();
     List<StreamId> streams = new ArrayList<>();
@@ -264,7 +275,8 @@ public final class WarmUp {
     }
     List<ClusterStreamLog> logs = new ArrayList<>();
     try {
-      for (int c = 0; c < CLIENTS; c++) {
+      // The clients the append threads share, and one of its own for the token thread.
+      for (int c = 0; c <= CLIENTS; c++) {
         logs.add(ClusterStreamLog.connect(endpoints, StreamLogOptions.defaults()));
       }
       awaitServing(logs.get(0));
@@ -326,6 +338,14 @@ public final class WarmUp {
       churn.setDaemon(true);
       churn.start();
       threads.add(churn);
+      // Streams of their own: their tokens are never written, and nobody reads these streams.
+      List<StreamId> tokenStreams = new ArrayList<>();
+      for (int i = 0; i < STREAMS; i++) {
+        tokenStreams.add(StreamId.of("warm-up-tokens-" + i));
+      }
+      Thread asks = tokenAsks(logs.get(CLIENTS), tokenStreams, tokens, stop, failure);
+      asks.start();
+      threads.add(asks);
       boolean quiet = waitForQuiet(appends, stop, end);
       stop.set(true);
       for (Thread th : threads) {
@@ -344,6 +364,48 @@ public final class WarmUp {
     } finally {
       logs.forEach(ClusterStreamLog::close);
     }
+  }
+
+  /**
+   * A thread that asks {@code log}'s sequencer for tokens until {@code stop}, counting them in
+   * {@code tokens}: one ask at a time (each travels alone, as a fixed frame), and every fourth
+   * round {@link #TOKEN_BURST} at once (coalesced into packed messages), the forms a sequencer's
+   * clients send, so that a node's first token requests after it serves are compiled code too.
+   */
+  private static Thread tokenAsks(
+      ClusterStreamLog log,
+      List<StreamId> streams,
+      AtomicLong tokens,
+      AtomicBoolean stop,
+      AtomicReference<Exception> failure) {
+    Thread th =
+        new Thread(
+            () -> {
+              try {
+                List<CompletableFuture<?>> burst = new ArrayList<>(TOKEN_BURST);
+                for (long i = 0; !stop.get(); i++) {
+                  done(log.ops().token(List.of(streams.get((int) (i % STREAMS))), null, 1));
+                  tokens.incrementAndGet();
+                  if (i % 4 == 0) {
+                    burst.clear();
+                    for (int k = 0; k < TOKEN_BURST; k++) {
+                      StreamId s = streams.get((int) ((i + k) % STREAMS));
+                      burst.add(log.ops().token(List.of(s), null, 1));
+                    }
+                    for (CompletableFuture<?> f : burst) {
+                      done(f);
+                    }
+                    tokens.addAndGet(TOKEN_BURST);
+                  }
+                }
+              } catch (Exception e) {
+                failure.compareAndSet(null, e);
+                stop.set(true);
+              }
+            },
+            "warm-up-tokens");
+    th.setDaemon(true);
+    return th;
   }
 
   /**

@@ -45,6 +45,7 @@ class WarmUpTest {
     WarmUp.Report report = WarmUp.run(NodeConfig.durable(listen, data), replicated, LIMIT, scratch);
 
     assertThat(report.appends()).isPositive();
+    assertThat(report.tokens()).isPositive();
     // Its limit bounds the load; starting and closing the throwaway nodes comes on top.
     assertThat(report.took()).isLessThan(LIMIT.plusSeconds(60));
     assertThat(scratch).isEmptyDirectory();
@@ -83,6 +84,7 @@ class WarmUpTest {
       WarmUp.Report report = WarmUp.run(config, true, LIMIT, scratch);
 
       assertThat(report.appends()).isPositive();
+      assertThat(report.tokens()).isPositive();
       assertThat(scratch).isEmptyDirectory();
       assertThat(data).doesNotExist();
       // The throwaway cluster agreed its layout in a ZooKeeper of its own, not in the node's.

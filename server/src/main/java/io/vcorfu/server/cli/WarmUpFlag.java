@@ -81,9 +81,10 @@ final class WarmUpFlag {
     }
     say.accept(
         String.format(
-            "vcorfu node %s warmed up: %d appends in %.1f s (%s)",
+            "vcorfu node %s warmed up: %d appends and %d tokens in %.1f s (%s)",
             config.listen(),
             r.appends(),
+            r.tokens(),
             r.took().toMillis() / 1000.0,
             r.quiet() ? "compilers quiet" : "limit reached"));
   }

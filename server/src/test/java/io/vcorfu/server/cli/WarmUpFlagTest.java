@@ -53,7 +53,8 @@ class WarmUpFlagTest {
         .startsWith("vcorfu node 127.0.0.1:7999 warming up (at most 2 s, one node");
     assertThat(said.get(1))
         .startsWith("vcorfu node 127.0.0.1:7999 warmed up: ")
-        .containsPattern("\\d+ appends in [\\d.]+ s \\((compilers quiet|limit reached)\\)");
+        .containsPattern(
+            "\\d+ appends and \\d+ tokens in [\\d.]+ s \\((compilers quiet|limit reached)\\)");
     // The throwaway nodes' errors only; the warm-up's own warnings.
     assertThat(lines.list)
         .allSatisfy(
