@@ -5,7 +5,6 @@ import io.vcorfu.client.rpc.ReplicaClient;
 import io.vcorfu.protocol.DataLossException;
 import io.vcorfu.protocol.Endpoint;
 import io.vcorfu.protocol.StreamId;
-import io.vcorfu.protocol.TrimmedException;
 import io.vcorfu.protocol.UnknownStreamException;
 import io.vcorfu.protocol.proto.EntryKind;
 import io.vcorfu.protocol.proto.LogEntryMsg;
@@ -26,12 +25,8 @@ import java.util.concurrent.CompletableFuture;
  * last global address back along backpointers), which decides every log address that could hold the
  * slot's token; a committed entry found there is driven to its chains, and only a hole there lets
  * the slot be filled with a hole here, head first. A slot above the stream's tail has no token and
- * is filled at once. When the walk down the log meets the log's trim mark first (the token was
- * taken and never written, its writer gone, and the log was trimmed past it since), or the log
- * chain that held the token was lost, the slot is filled here too: without it the stream could not
- * be read past the slot again. Invariant: a committed stream hole leaves no entry that can still be
- * committed, as a decision of the token's entry must finish this copy, finds the hole and aborts (a
- * dead writer's copies elsewhere are then only ever aborted).
+ * is filled at once. Invariant: a committed stream hole has no copy of an entry anywhere but as a
+ * hole.
  */
 final class StreamSlots implements Slots {
   private final ReplicaClient ops;
@@ -85,15 +80,9 @@ final class StreamSlots implements Slots {
               // The slot's token may be at an address its log chain lost (rebuilt from the
               // stream replicas, which held nothing for it): no copy of it reached this
               // stream's chain, so it was never acknowledged and the chain may decide a hole.
-              // Or the walk down the log reached the log's trim mark before the slot's token:
-              // the token is below the mark (or the log decided a hole for it on the way), and
-              // the log is trimmed only below the writes of its retention window, so the token's
-              // write is over and, as the slot is still empty here, was never acknowledged (a
-              // token taken and never written, its writer gone): the chain may decide a hole.
               // Without a chain the loss is the stream's too.
               Throwable cause = EpochRpc.unwrap(e);
-              boolean logTrimmed = cause instanceof TrimmedException t && t.stream() == null;
-              return (cause instanceof DataLossException || logTrimmed)
+              return cause instanceof DataLossException
                       && !ops.rpc().layout().current().streamChain(stream).isEmpty()
                   ? CompletableFuture.completedFuture(List.<ReadResult>of())
                   : CompletableFuture.failedFuture(cause);

@@ -29,10 +29,9 @@ import io.vcorfu.client.model.Replicas.Reach;
  * first through the log chain (committed holes; an entry found on the way is driven); a stream slot
  * is decided by the log first (the same read of the log) and, if the log holds a hole, filled head
  * first through the stream chain (an entry the log holds committed is driven to the stream); a log
- * slot found trimmed ({@code StreamSlots.repair}: the walk down the log met its trim mark) lets the
- * stream slot be filled with a hole head first too, as a hole there does. A stream whose chain is
- * empty is read from the log. A read that meets a removed node starts again. A reader returning
- * data or a hole records the observation; a trimmed slot returns nothing.
+ * slot found trimmed ends the read with nothing ({@code StreamSlots.repair} fails with the trim). A
+ * stream whose chain is empty is read from the log. A read that meets a removed node starts again.
+ * A reader returning data or a hole records the observation; a trimmed slot returns nothing.
  *
  * <p><b>Trimmer</b> ({@code ClusterStreamLog.trimStream}): reads (settles) the trimmed stream's
  * slot as a reader does, commits every copy but the decider's when that stream's chain decides the
@@ -302,13 +301,7 @@ final class Readers {
             result(n, p, Result.HOLE); // no stream replica left: the log alone decides
           }
         }
-        case NOTHING -> {
-          if (config.chain(origin, ModelState.removed(n)).length > 0) {
-            walk(n, p, origin); // the log is trimmed there: fill the stream head first
-          } else {
-            m.set(n, p, PH, config.isTrimmer(p) ? R_DONE : R_IDLE);
-          }
-        }
+        case NOTHING -> m.set(n, p, PH, config.isTrimmer(p) ? R_DONE : R_IDLE);
       }
       return;
     }

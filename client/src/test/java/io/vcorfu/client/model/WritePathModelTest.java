@@ -162,8 +162,13 @@ class WritePathModelTest {
    * slot with a hole and returns it; the trim, once nothing works on the address, trims that hole
    * away; a reader of the stream then decides the dangling copy, finds every other copy held or
    * trimmed, and commits it: the address read as a hole is later read as data. The log's hole was
-   * the only thing that stopped the dangling copy. What the fix needs: the trim keeps the holes it
-   * passes (and fills the empty slots it passes with holes first).
+   * the only thing that stopped the dangling copy. Not enough to fix it, both tried in this model:
+   * each log replica turning the empty slots it trims past into holes of its own (a hole at the
+   * log's last replica while its head holds the entry, read, then that replica removed), and a
+   * reader filling a stream's empty slot with a hole once the log is trimmed past its token (the
+   * log's copy held the entry, so another stream's copy of it commits later). What it needs: the
+   * trim decides every address it passes first, as a stream's trim settles, and the replicas keep
+   * the holes it passes.
    */
   @Test
   void theLogPrefixTrimForgetsAHoleThatGuardedADeadWritersCopy() {
