@@ -41,6 +41,15 @@ final class StreamStoreOptions {
   Integer cold;
 
   @Option(
+      names = "--node-flags",
+      paramLabel = "FLAGS",
+      defaultValue = "",
+      description =
+          "--headline: more `vcorfu server` flags for each row's node, space-separated (as"
+              + " \"--warm-up-s 30\"; default none).")
+  String nodeFlags;
+
+  @Option(
       names = "--out",
       paramLabel = "FILE",
       description = "Also write every raw result line and the summary to FILE.")
@@ -91,6 +100,13 @@ final class StreamStoreOptions {
     long etcdTotal(int clients) {
       return clients == 1 ? etcdN1 : clients == 8 ? etcdN8 : etcdN50;
     }
+  }
+
+  /** The --node-flags, one argument each. */
+  java.util.List<String> nodeFlags() {
+    return nodeFlags == null || nodeFlags.isBlank()
+        ? java.util.List.of()
+        : java.util.List.of(nodeFlags.trim().split("\\s+"));
   }
 
   Settings settings() {

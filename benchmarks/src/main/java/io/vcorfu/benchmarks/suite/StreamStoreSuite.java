@@ -325,9 +325,13 @@ public final class StreamStoreSuite implements Callable<Integer> {
         id + " vcorfu-cmd",
         "vcorfu bench " + String.join(" ", vargs) + " " + String.join(" ", windows));
     note(id + " peer-cmd", "peers/" + peer + ".sh " + peerWarm + " (cold: " + peerCold + ")");
+    if (!options.nodeFlags().isEmpty()) {
+      note(id + " node-flags", String.join(" ", options.nodeFlags()));
+    }
     Workdirs.deleteTree(workdir.resolve("vcorfu/single"));
     List<String> serverArgs = new ArrayList<>(dataDir("single"));
     serverArgs.addAll(List.of("--metrics-port", "" + metricsPort()));
+    serverArgs.addAll(options.nodeFlags());
     startVcorfu("single", s.basePort(), "2g", serverArgs);
     List<String> args = new ArrayList<>(vargs);
     args.addAll(List.of("--endpoint", endpoint()));

@@ -69,9 +69,12 @@ final class StreamStoreSummary {
     for (String id : s.headlineIds()) {
       out.append(
           String.format(
-              "- %s: `%s`; `%s` (peer cold run %s s, warm run %s s)%s\n",
+              "- %s: `%s`%s; `%s` (peer cold run %s s, warm run %s s)%s\n",
               id,
               s.text("vcorfu-cmd", id),
+              s.hasText("node-flags", id)
+                  ? " against a node started with `" + s.text("node-flags", id) + "`"
+                  : "",
               s.text("peer-cmd", id),
               oneDecimal(s.figure("hps", "cold", id)),
               oneDecimal(s.figure("hps", "warm", id)),
