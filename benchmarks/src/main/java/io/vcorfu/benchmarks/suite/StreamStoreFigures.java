@@ -104,6 +104,7 @@ final class StreamStoreFigures {
     if (w.length >= 2
         && (w2.equals("desc")
             || w2.equals("vcorfu-cmd")
+            || w2.equals("node-flags")
             || w2.equals("peer-cmd")
             || (w2.equals("vcorfu") && w.length == 2)
             || ((w2.equals("redis") || w2.equals("etcd"))
@@ -117,7 +118,7 @@ final class StreamStoreFigures {
   private void headline(String id, String w2, String w3, String line) {
     headlineIds.add(id);
     switch (w2) {
-      case "desc", "vcorfu-cmd", "peer-cmd" -> text.put(key(w2, id), line);
+      case "desc", "vcorfu-cmd", "node-flags", "peer-cmd" -> text.put(key(w2, id), line);
       case "vcorfu" -> {
         String window = null;
         if (line.startsWith("cold ")) {

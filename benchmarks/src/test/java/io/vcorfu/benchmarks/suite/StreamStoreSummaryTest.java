@@ -34,4 +34,18 @@ class StreamStoreSummaryTest {
     assertThat(StreamStoreSummary.of(java.util.List.of("warmup | tokens x = 5 tokens/s")))
         .isEqualTo("## Summary\n\n\n");
   }
+
+  @Test
+  void aRowsNodeFlagsAreNamedWithItsCommand() {
+    java.util.List<String> lines = new java.util.ArrayList<>();
+    lines.add("tokens-p1-c50 desc | tokens, 50 threads on 50 connections");
+    lines.add("tokens-p1-c50 vcorfu-cmd | vcorfu bench tokens --threads 50 --conns 50");
+    lines.add("tokens-p1-c50 node-flags | --warm-up-s 30");
+    lines.add("tokens-p1-c50 peer-cmd | peers/redis.sh bench-incr --clients 50");
+
+    assertThat(StreamStoreSummary.of(lines))
+        .contains(
+            "- tokens-p1-c50: `vcorfu bench tokens --threads 50 --conns 50` against a node started"
+                + " with `--warm-up-s 30`; `peers/redis.sh bench-incr --clients 50`");
+  }
 }
