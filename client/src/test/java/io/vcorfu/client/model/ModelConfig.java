@@ -57,25 +57,18 @@ record ModelConfig(
 
   /** This configuration with a message per copy (see {@link #perCopy()}). */
   ModelConfig withMessagePerCopy() {
-    return new ModelConfig(
-        name + ", a message per copy",
-        nodes,
-        logChain,
-        streamChains,
-        addresses,
-        readers,
-        readsPerReader,
-        maxRemovals,
-        maxCrashes,
-        trimStream,
-        true,
-        logTrims);
+    return with(", a message per copy", true, logTrims);
   }
 
   /** This configuration with the log's prefix trim (see {@link #logTrims()}). */
   ModelConfig withLogTrims() {
+    return with(", log trims", perCopy, true);
+  }
+
+  /** This configuration named with {@code suffix}, with {@code perCopy} and {@code logTrims}. */
+  private ModelConfig with(String suffix, boolean perCopy, boolean logTrims) {
     return new ModelConfig(
-        name + ", log trims",
+        name + suffix,
         nodes,
         logChain,
         streamChains,
@@ -86,7 +79,7 @@ record ModelConfig(
         maxCrashes,
         trimStream,
         perCopy,
-        true);
+        logTrims);
   }
 
   /** Chains, the log's included. */
