@@ -29,10 +29,9 @@ import java.util.List;
  * @param perCopy each copy's write (parallel rule), and each commit or abort-fill a decision sends
  *     once decided, is a message of its own, arriving in any order; else one message per node
  *     carries that node's copies (as issue 31's writer batches them), far fewer states
- * @param logTrims the log's prefix trim ({@code LogPrefixTrim}) may trim any log replica's slots,
- *     lowest address first, once no write or repair of the address is under way (the real trim
- *     waits for a retention window far longer than either), and a writer may die while it sends or
- *     decides (its token then left to the readers, written in part or not at all)
+ * @param logTrim whether the log's prefix trim ({@code LogPrefixTrim}) runs and how (see {@link
+ *     LogTrim}); where it does, writers may also die while they send or decide (a client gone, its
+ *     token left to the readers, written in part or not at all)
  */
 record ModelConfig(
     String name,
@@ -46,7 +45,25 @@ record ModelConfig(
     int maxCrashes,
     int trimStream,
     boolean perCopy,
-    boolean logTrims) {
+    LogTrim logTrim) {
+
+  /**
+   * The log's prefix trim in the model: it trims a log replica's lowest untrimmed address, once no
+   * write or repair of that address is under way (what the real trim's retention window assumes;
+   * the model has no time).
+   */
+  enum LogTrim {
+    /** No trim of the log. */
+    NONE,
+    /** The trim as it runs today: whatever the slot holds, holes included, is trimmed. */
+    FORGETS_HOLES,
+    /**
+     * The fix the model calls for (not built yet): the trim passes an address only once the log
+     * decided it (its copies committed, data or hole), trims the entries and keeps the holes, and a
+     * reader whose log walk meets the trim mark fills the stream's empty slot with a hole.
+     */
+    DECIDES_AND_KEEPS_HOLES
+  }
 
   ModelConfig {
     if (nodes < 1 || nodes > 3 || addresses < 1 || addresses > 2 || streamChains.length > 2) {
@@ -57,16 +74,24 @@ record ModelConfig(
 
   /** This configuration with a message per copy (see {@link #perCopy()}). */
   ModelConfig withMessagePerCopy() {
-    return with(", a message per copy", true, logTrims);
+    return with(", a message per copy", true, logTrim);
   }
 
-  /** This configuration with the log's prefix trim (see {@link #logTrims()}). */
-  ModelConfig withLogTrims() {
-    return with(", log trims", perCopy, true);
+  /** This configuration with the log's prefix trim {@code trim} (see {@link #logTrim()}). */
+  ModelConfig withLogTrim(LogTrim trim) {
+    return with(
+        trim == LogTrim.FORGETS_HOLES ? ", log trims" : ", log trims keeping decided holes",
+        perCopy,
+        trim);
   }
 
-  /** This configuration named with {@code suffix}, with {@code perCopy} and {@code logTrims}. */
-  private ModelConfig with(String suffix, boolean perCopy, boolean logTrims) {
+  /** True if the log's prefix trim runs. */
+  boolean logTrims() {
+    return logTrim != LogTrim.NONE;
+  }
+
+  /** This configuration named with {@code suffix}, with {@code perCopy} and {@code logTrim}. */
+  private ModelConfig with(String suffix, boolean perCopy, LogTrim logTrim) {
     return new ModelConfig(
         name + suffix,
         nodes,
@@ -79,7 +104,7 @@ record ModelConfig(
         maxCrashes,
         trimStream,
         perCopy,
-        logTrims);
+        logTrim);
   }
 
   /** Chains, the log's included. */
@@ -213,7 +238,7 @@ record ModelConfig(
                     maxCrashes,
                     trimStream > 0 ? ", trim of s" + trimStream : "")
                 + (perCopy ? ", a message per copy" : ", a message per node")
-                + (logTrims ? ", log trims" : ""))
+                + (logTrims() ? ", log trim " + logTrim : ""))
         .toString();
   }
 

@@ -73,7 +73,22 @@ final class ModelConfigs {
             1,
             0,
             0),
-        crashTwoNodes());
+        crashTwoNodes(),
+        twoNodes().withLogTrim(ModelConfig.LogTrim.DECIDES_AND_KEEPS_HOLES),
+        emptiedChain().withLogTrim(ModelConfig.LogTrim.DECIDES_AND_KEEPS_HOLES),
+        twoStreams().withLogTrim(ModelConfig.LogTrim.DECIDES_AND_KEEPS_HOLES),
+        config(
+                "2 nodes R=1, trim of s1, 1 removal",
+                2,
+                chain(0),
+                streams(chain(1)),
+                1,
+                1,
+                1,
+                1,
+                0,
+                1)
+            .withLogTrim(ModelConfig.LogTrim.DECIDES_AND_KEEPS_HOLES));
   }
 
   /** 2 nodes, R = 2, a trimmer of s1 and one reader; no removal. */
@@ -202,8 +217,18 @@ final class ModelConfigs {
       int crashes,
       int trim) {
     return new ModelConfig(
-        name, nodes, log, streams, addresses, readers, reads, removals, crashes, trim, false,
-        false);
+        name,
+        nodes,
+        log,
+        streams,
+        addresses,
+        readers,
+        reads,
+        removals,
+        crashes,
+        trim,
+        false,
+        ModelConfig.LogTrim.NONE);
   }
 
   private static int[] chain(int... nodes) {

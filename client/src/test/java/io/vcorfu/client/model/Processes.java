@@ -43,6 +43,10 @@ final class Processes implements Decisions.Owner {
     this.readers = new Readers(m, decisions, this);
   }
 
+  Readers readers() {
+    return readers;
+  }
+
   Decisions decisions() {
     return decisions;
   }

@@ -29,7 +29,8 @@ import io.vcorfu.client.model.Replicas.Reach;
  * first through the log chain (committed holes; an entry found on the way is driven); a stream slot
  * is decided by the log first (the same read of the log) and, if the log holds a hole, filled head
  * first through the stream chain (an entry the log holds committed is driven to the stream); a log
- * slot found trimmed ends the read with nothing ({@code StreamSlots.repair} fails with the trim). A
+ * slot found trimmed ends the read with nothing ({@code StreamSlots.repair} fails with the trim),
+ * or, under {@code LogTrim.DECIDES_AND_KEEPS_HOLES}, lets the stream slot be filled head first. A
  * stream whose chain is empty is read from the log. A read that meets a removed node starts again.
  * A reader returning data or a hole records the observation; a trimmed slot returns nothing.
  *
@@ -48,6 +49,12 @@ final class Readers {
   static final int R_TRIM_COMMIT = 5;
   static final int R_TRIM = 6;
   static final int R_DONE = 7;
+
+  /**
+   * A coverage mark beside the {@link Decisions} phases: a reader fills a stream chain while every
+   * log copy of the address is trimmed.
+   */
+  static final int FILL_OVER_TRIMMED_LOG = 15;
 
   private enum Result {
     DATA,
@@ -301,7 +308,14 @@ final class Readers {
             result(n, p, Result.HOLE); // no stream replica left: the log alone decides
           }
         }
-        case NOTHING -> m.set(n, p, PH, config.isTrimmer(p) ? R_DONE : R_IDLE);
+        case NOTHING -> {
+          if (config.logTrim() == ModelConfig.LogTrim.DECIDES_AND_KEEPS_HOLES
+              && config.chain(origin, ModelState.removed(n)).length > 0) {
+            walk(n, p, origin); // the log was decided, then trimmed: fill the stream head first
+          } else {
+            m.set(n, p, PH, config.isTrimmer(p) ? R_DONE : R_IDLE);
+          }
+        }
       }
       return;
     }
@@ -378,5 +392,21 @@ final class Readers {
         || ph == R_DECIDING
         || ph == R_TRIM_COMMIT
         || ph == R_TRIM;
+  }
+
+  /**
+   * True if reader {@code p} fills a stream chain while every log copy of its address is trimmed.
+   */
+  boolean fillsAStreamOverATrimmedLog(byte[] s, int p) {
+    if (config.isWriter(p) || m.get(s, p, PH) != R_FILL || m.get(s, p, X) == 0) {
+      return false;
+    }
+    int a = m.get(s, p, ADDR);
+    for (int node : config.logChain()) {
+      if (m.slot(s, a, config.copy(0, node)) != ModelState.TRIMMED) {
+        return false;
+      }
+    }
+    return true;
   }
 }

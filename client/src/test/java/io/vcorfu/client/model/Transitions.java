@@ -3,6 +3,7 @@ package io.vcorfu.client.model;
 import static io.vcorfu.client.model.ModelState.CRASHED;
 import static io.vcorfu.client.model.ModelState.DATA;
 import static io.vcorfu.client.model.ModelState.DATA_COMMITTED;
+import static io.vcorfu.client.model.ModelState.HOLE_COMMITTED;
 import static io.vcorfu.client.model.ModelState.HOLE_FIRST;
 import static io.vcorfu.client.model.ModelState.REMOVED;
 import static io.vcorfu.client.model.ModelState.SAW_DATA;
@@ -18,7 +19,7 @@ import static io.vcorfu.client.model.ModelState.TRIMMED;
  * crash (the node stops answering, its requests wait, until a layout change removes it); and, under
  * the parallel rule, the writer's "fully replicated through X" mark arriving at a node with a later
  * message (it commits that node's copies of every address up to X, X the last of the acknowledged
- * prefix of addresses); with {@link ModelConfig#logTrims()}, the log's prefix trim of one log
+ * prefix of addresses); with {@link ModelConfig#logTrim()}, the log's prefix trim of one log
  * replica's lowest untrimmed address.
  */
 final class Transitions {
@@ -88,24 +89,38 @@ final class Transitions {
    * retention window far longer than a write or its repair takes; the model has no time).
    */
   private void logTrims(byte[] s, Successors out) {
+    boolean keeps = config.logTrim() == ModelConfig.LogTrim.DECIDES_AND_KEEPS_HOLES;
     for (int node : config.logChain()) {
       if ((s[REMOVED] & (1 << node)) != 0) {
         continue;
       }
       int c = config.copy(0, node);
       for (int a = 0; a < config.addresses(); a++) {
-        if (m.slot(s, a, c) != TRIMMED) {
-          if (!processes.settledForTrim(s, a)) {
-            break; // the retention window: no write or repair of the address is under way
-          }
-          byte[] n = s.clone();
-          m.setSlot(n, a, c, TRIMMED);
-          int at = a;
-          out.add(n, () -> "the log's prefix trim trims " + config.copyName(c) + " of " + at);
-          break;
+        byte held = m.slot(s, a, c);
+        if (held == TRIMMED || (keeps && held == HOLE_COMMITTED)) {
+          continue; // passed: trimmed, or a hole kept below the mark
         }
+        if (!processes.settledForTrim(s, a) || (keeps && !logDecided(s, a))) {
+          break; // the retention window: no write or repair of the address is under way
+        }
+        byte[] n = s.clone();
+        m.setSlot(n, a, c, TRIMMED);
+        int at = a;
+        out.add(n, () -> "the log's prefix trim trims " + config.copyName(c) + " of " + at);
+        break;
       }
     }
+  }
+
+  /** True if every log copy of {@code a} in the layout is committed (data or a hole) or trimmed. */
+  private boolean logDecided(byte[] s, int a) {
+    for (int node : config.chain(0, ModelState.removed(s))) {
+      byte held = m.slot(s, a, config.copy(0, node));
+      if (held != DATA_COMMITTED && held != HOLE_COMMITTED && held != TRIMMED) {
+        return false;
+      }
+    }
+    return true;
   }
 
   private void marks(byte[] s, Successors out) {
@@ -173,6 +188,9 @@ final class Transitions {
     int phases = 0;
     for (int p = 0; p < config.processes(); p++) {
       phases |= 1 << m.get(s, p, ModelState.DPH);
+      if (!config.isWriter(p) && processes.readers().fillsAStreamOverATrimmedLog(s, p)) {
+        phases |= 1 << Readers.FILL_OVER_TRIMMED_LOG;
+      }
     }
     return phases;
   }

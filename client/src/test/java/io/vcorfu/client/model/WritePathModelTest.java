@@ -48,8 +48,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  * and stale reads from removed nodes (leases), nodes joining or healing, token retries at new
  * addresses, several streams on one chain, the sequencer and its tails (an empty stream slot is
  * always below the stream's tail), and the log's own trim, but in the configurations {@link
- * ModelConfig#withLogTrims()} makes (writers there may die), where it finds a hole. Readers are
- * interchangeable: states that differ only by which reader is which are explored once.
+ * ModelConfig#withLogTrim} makes (writers there may die). Readers are interchangeable: states that
+ * differ only by which reader is which are explored once.
  *
  * <p>The rule sets ({@link RuleSet}): the serial chain (which the code ran before), the withdrawn
  * interleaved plan, the parallel rule (which the code runs with both fixes; data writes of a token
@@ -166,13 +166,14 @@ class WritePathModelTest {
    * each log replica turning the empty slots it trims past into holes of its own (a hole at the
    * log's last replica while its head holds the entry, read, then that replica removed), and a
    * reader filling a stream's empty slot with a hole once the log is trimmed past its token (the
-   * log's copy held the entry, so another stream's copy of it commits later). What it needs: the
-   * trim decides every address it passes first, as a stream's trim settles, and the replicas keep
-   * the holes it passes.
+   * log's copy held the entry, so another stream's copy of it commits later). What it needs is
+   * {@code LogTrim.DECIDES_AND_KEEPS_HOLES} (the trim passes an address only once the log decided
+   * it, and the replicas keep the holes it passes; then that reader's hole is safe too), which the
+   * configurations of {@link ModelConfigs#regular()} explore with every rule set, not yet built.
    */
   @Test
   void theLogPrefixTrimForgetsAHoleThatGuardedADeadWritersCopy() {
-    ModelConfig config = ModelConfigs.emptiedChain().withLogTrims();
+    ModelConfig config = ModelConfigs.emptiedChain().withLogTrim(ModelConfig.LogTrim.FORGETS_HOLES);
     Explorer.Result result = run(config, RuleSet.PARALLEL.fixed());
 
     assertThat(result.violation()).startsWith("P2");
@@ -217,13 +218,20 @@ class WritePathModelTest {
     assertThat(coverage.readData()).as("some read returned data").isTrue();
     assertThat(coverage.readHole()).as("some read returned a hole").isTrue();
     assertThat(coverage.removed()).as("a node was removed").isEqualTo(config.maxRemovals() > 0);
-    assertThat(coverage.trimmed()).as("a slot was trimmed").isEqualTo(config.trimStream() > 0);
+    assertThat(coverage.trimmed())
+        .as("a slot was trimmed")
+        .isEqualTo(config.trimStream() > 0 || config.logTrims());
     assertThat(coverage.reached(Decisions.REPLACE) && coverage.reached(Decisions.COMMIT_HOLE))
         .as("an abort replaced copies and committed its hole")
         .isTrue();
     if (config.trimStream() > 0) {
       assertThat(coverage.reached(Decisions.FROM_COPIES))
           .as("a decision met a trimmed decider")
+          .isTrue();
+    }
+    if (config.logTrim() == ModelConfig.LogTrim.DECIDES_AND_KEEPS_HOLES) {
+      assertThat(coverage.reached(Readers.FILL_OVER_TRIMMED_LOG))
+          .as("a reader filled a stream's slot whose log copies were all trimmed")
           .isTrue();
     }
   }
