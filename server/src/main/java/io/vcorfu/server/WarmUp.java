@@ -45,12 +45,12 @@ import org.slf4j.LoggerFactory;
  * in a temporary directory (in memory when the node itself does) with the node's own fsync setting,
  * and run in this process; four clients of this process append 1 KiB entries to 32 streams from
  * eight threads (two each) and read tails and entries back, while a fifth connects, appends and
- * leaves every half second so that new clients' first requests stay in the compilers' profiles, and
- * a sixth asks the sequencer for tokens (alone and in bursts, so both forms of token message). The
- * load stops once it has made 20,000 appends (enough for the request path's methods to reach the
- * optimizing compiler) and the compilers have been quiet for two seconds (less than a twentieth of
- * them compiling), or at the limit, whichever is first; then the throwaway cluster is closed and
- * its directory deleted (by a shutdown hook if the process is stopped meanwhile).
+ * leaves every half second so that new clients' first requests stay in the compilers' profiles; for
+ * a single node a sixth asks the sequencer for tokens (alone and in bursts, so both forms of token
+ * message). The load stops once it has made 20,000 appends (enough for the request path's methods
+ * to reach the optimizing compiler) and the compilers have been quiet for two seconds (less than a
+ * twentieth of them compiling), or at the limit, whichever is first; then the throwaway cluster is
+ * closed and its directory deleted (by a shutdown hook if the process is stopped meanwhile).
  *
  * <p>Nothing of it touches the node's own data directory (but to find out first that another node
  * holds it), port, layout or ZooKeeper: the warm-up runs before the node opens any of them. The
@@ -82,6 +82,9 @@ public final class WarmUp {
   // Bounds each request of the load, so that a stuck one fails the warm-up instead of the start.
   static final int REQUEST_SECONDS = 30;
   private static final int PORT_ATTEMPTS = 3;
+  // A stopped process's passes at deleting the warm-up's directory, and the pause between them.
+  private static final int CLEANUP_PASSES = 50;
+  private static final long CLEANUP_PAUSE_MS = 100;
 
   /**
    * What a warm-up did: appends made, tokens asked for, how long it took, and whether the compilers
@@ -199,7 +202,9 @@ public final class WarmUp {
       }
       AtomicLong appends = new AtomicLong();
       AtomicLong tokens = new AtomicLong();
-      boolean quiet = load(endpoints, appends, tokens, start + limit.toNanos());
+      // Only a single node's clients ask its sequencer for tokens as a rule (a cluster's appends go
+      // whole to the sequencer node); in a cluster's warm-up the asks took a third of its appends.
+      boolean quiet = load(endpoints, appends, replicated ? null : tokens, start + limit.toNanos());
       return new Report(
           appends.get(), tokens.get(), Duration.ofNanos(System.nanoTime() - start), quiet);
     } catch (IOException | ExecutionException | TimeoutException e) {
@@ -221,7 +226,7 @@ public final class WarmUp {
         zookeeper.close();
       }
       if (dir != null) {
-        delete(dir);
+        deleteWhileWritten(dir);
       }
       if (cleanup != null) {
         try {
@@ -253,15 +258,15 @@ public final class WarmUp {
    * warm-up, when the warm-up's own clean-up would not run.
    */
   private static Thread removedAtExit(Path dir) {
-    Thread hook = new Thread(() -> delete(dir), "vcorfu-warm-up-cleanup");
+    Thread hook = new Thread(() -> deleteWhileWritten(dir), "vcorfu-warm-up-cleanup");
     Runtime.getRuntime().addShutdownHook(hook);
     return hook;
   }
 
   /**
-   * Appends and reads from {@link #THREADS} threads and asks for tokens from one more, counting the
-   * appends in {@code appends} and the tokens in {@code tokens}, until the compilers go quiet
-   * (returns true) or {@code end} (false).
+   * Appends and reads from {@link #THREADS} threads and, unless {@code tokens} is null, asks for
+   * tokens from one more, counting the appends in {@code appends} and the tokens in {@code tokens},
+   * until the compilers go quiet (returns true) or {@code end} (false).
    *
    * @throws IllegalStateException when a request of the load fails or does not finish in time
    */
@@ -343,9 +348,11 @@ public final class WarmUp {
       for (int i = 0; i < STREAMS; i++) {
         tokenStreams.add(StreamId.of("warm-up-tokens-" + i));
       }
-      Thread asks = tokenAsks(logs.get(CLIENTS), tokenStreams, tokens, stop, failure);
-      asks.start();
-      threads.add(asks);
+      if (tokens != null) {
+        Thread asks = tokenAsks(logs.get(CLIENTS), tokenStreams, tokens, stop, failure);
+        asks.start();
+        threads.add(asks);
+      }
       boolean quiet = waitForQuiet(appends, stop, end);
       stop.set(true);
       for (Thread th : threads) {
@@ -461,11 +468,29 @@ public final class WarmUp {
     return false;
   }
 
-  private static void delete(Path dir) {
-    try {
-      Scratch.deleteTree(dir);
-    } catch (IOException e) {
-      LOG.warn("could not delete the warm-up's directory {}: {}", dir, e.toString());
+  /**
+   * Deletes {@code dir} while the throwaway nodes may still write in it (a stopping process runs
+   * its shutdown hooks beside its other threads): a file they create during a pass keeps its
+   * directory, so passes follow until {@code dir} is gone, for at most {@link #CLEANUP_PASSES} of
+   * them.
+   */
+  private static void deleteWhileWritten(Path dir) {
+    IOException last = null;
+    for (int pass = 0; pass < CLEANUP_PASSES && Files.exists(dir); pass++) {
+      try {
+        Scratch.deleteTree(dir);
+      } catch (IOException e) {
+        last = e;
+        try {
+          Thread.sleep(CLEANUP_PAUSE_MS);
+        } catch (InterruptedException stopping) {
+          Thread.currentThread().interrupt();
+          break;
+        }
+      }
+    }
+    if (Files.exists(dir)) {
+      LOG.warn("could not delete the warm-up's directory {}: {}", dir, String.valueOf(last));
     }
   }
 }
