@@ -280,8 +280,8 @@ public final class WarmUp {
     }
     List<ClusterStreamLog> logs = new ArrayList<>();
     try {
-      // The clients the append threads share, and one of its own for the token thread.
-      for (int c = 0; c <= CLIENTS; c++) {
+      // The clients the append threads share, and one of its own for the token thread if any.
+      for (int c = 0; c < CLIENTS + (tokens == null ? 0 : 1); c++) {
         logs.add(ClusterStreamLog.connect(endpoints, StreamLogOptions.defaults()));
       }
       awaitServing(logs.get(0));
@@ -343,13 +343,8 @@ public final class WarmUp {
       churn.setDaemon(true);
       churn.start();
       threads.add(churn);
-      // Streams of their own: their tokens are never written, and nobody reads these streams.
-      List<StreamId> tokenStreams = new ArrayList<>();
-      for (int i = 0; i < STREAMS; i++) {
-        tokenStreams.add(StreamId.of("warm-up-tokens-" + i));
-      }
       if (tokens != null) {
-        Thread asks = tokenAsks(logs.get(CLIENTS), tokenStreams, tokens, stop, failure);
+        Thread asks = tokenAsks(logs.get(CLIENTS), tokens, stop, failure);
         asks.start();
         threads.add(asks);
       }
@@ -381,10 +376,14 @@ public final class WarmUp {
    */
   private static Thread tokenAsks(
       ClusterStreamLog log,
-      List<StreamId> streams,
       AtomicLong tokens,
       AtomicBoolean stop,
       AtomicReference<Exception> failure) {
+    // Streams of their own: their tokens are never written, and nobody reads these streams.
+    List<StreamId> streams = new ArrayList<>();
+    for (int i = 0; i < STREAMS; i++) {
+      streams.add(StreamId.of("warm-up-tokens-" + i));
+    }
     Thread th =
         new Thread(
             () -> {
