@@ -73,7 +73,7 @@ final class ChainVerify {
     List<StreamId> namespaces = new ArrayList<>();
     if (request.getAll()) {
       namespaces.addAll(engine.namespaces());
-      namespaces.remove(LogReplica.LOG);
+      namespaces.removeIf(io.vcorfu.logunit.internal.KeptHoles::reserved);
       namespaces.sort(null);
       namespaces.add(0, LogReplica.LOG);
     } else {

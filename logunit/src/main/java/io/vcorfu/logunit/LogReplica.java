@@ -5,6 +5,7 @@ import static io.vcorfu.logunit.internal.EntryRecords.key;
 import io.vcorfu.logunit.internal.EntryRecords;
 import io.vcorfu.logunit.internal.HoleFill;
 import io.vcorfu.logunit.internal.IndexedRecord;
+import io.vcorfu.logunit.internal.KeptHoles;
 import io.vcorfu.logunit.internal.PlannedRead;
 import io.vcorfu.logunit.internal.ReadPlanning;
 import io.vcorfu.logunit.internal.StorageEngine;
@@ -22,6 +23,7 @@ import io.vcorfu.protocol.proto.LogFillRequest;
 import io.vcorfu.protocol.proto.LogFillResponse;
 import io.vcorfu.protocol.proto.LogReadRequest;
 import io.vcorfu.protocol.proto.LogReadResponse;
+import io.vcorfu.protocol.proto.LogStripe;
 import io.vcorfu.protocol.proto.LogTailRequest;
 import io.vcorfu.protocol.proto.LogTailResponse;
 import io.vcorfu.protocol.proto.LogTrimRequest;
@@ -54,7 +56,7 @@ public final class LogReplica implements AutoCloseable {
    * The namespace the global log uses inside the storage engine; no stream id has this value (a
    * stream id is a version-3 UUID), and stream replicas refuse it.
    */
-  static final StreamId LOG = new StreamId(0, 0);
+  static final StreamId LOG = KeptHoles.LOG;
 
   private final StorageEngine engine;
   private final JoinState join;
@@ -131,12 +133,15 @@ public final class LogReplica implements AutoCloseable {
   /**
    * Under the engine's monitor: what the log holds at {@code address} for a write of an entry with
    * content hash {@code hash}: null when nothing (the write stores it), the record when it is the
-   * same entry (a re-drive); TrimmedException below the trim mark, OverwrittenException when the
-   * address holds anything else.
+   * same entry (a re-drive); OverwrittenException when the address holds anything else, or a hole
+   * kept below the trim mark ({@link KeptHoles}); TrimmedException elsewhere below the mark.
    */
   IndexedRecord claim(long address, int hash) {
     long trim = engine.trimMark(LOG);
     if (address < trim) {
+      if (KeptHoles.below(engine, LOG, address) != null) {
+        throw new OverwrittenException(address, null, true, -1);
+      }
       throw new TrimmedException(trim, null);
     }
     IndexedRecord held = engine.lookup(LOG, address);
@@ -323,7 +328,7 @@ public final class LogReplica implements AutoCloseable {
 
   /**
    * The highest address ever written (any status, -1 when none; trimming does not lower it) and the
-   * trim mark.
+   * trim mark (and, when asked, the holes kept below it).
    */
   public CompletableFuture<LogTailResponse> tail(LogTailRequest request) {
     return call(
@@ -331,11 +336,16 @@ public final class LogReplica implements AutoCloseable {
           LogTailResponse response;
           CompletableFuture<Void> barrier;
           synchronized (engine) {
-            response =
+            LogTailResponse.Builder b =
                 LogTailResponse.newBuilder()
                     .setTail(engine.maxAddress(LOG))
-                    .setTrimMark(engine.trimMark(LOG))
-                    .build();
+                    .setTrimMark(engine.trimMark(LOG));
+            if (request.getKeptHoles()) {
+              for (long a : KeptHoles.list(engine)) {
+                b.addKeptHoles(a);
+              }
+            }
+            response = b.build();
             barrier = engine.barrier();
           }
           CompletableFuture<LogTailResponse> plain = barrier.thenApply(v -> response);
@@ -361,29 +371,83 @@ public final class LogReplica implements AutoCloseable {
   }
 
   /**
-   * Prefix trim: releases every address below {@code before}. The mark never goes back; the answer
-   * carries the mark in force afterwards. As for a stream ({@link StreamReplica#trim}), the mark
-   * must lie in [0, highest address held + 1], else BadRequestException and nothing is trimmed: a
-   * mark past the tail would refuse every later write below it.
+   * Prefix trim, decided first ({@link KeptHoles}): releases the addresses below {@code before} up
+   * to the first that {@code owned} accepts and this replica holds undecided (empty, or not
+   * committed), keeping the holes it passes; with {@code dryRun} releases nothing and only looks.
+   * The mark never goes back; the answer carries the mark in force afterwards and the lowest
+   * undecided addresses found. As for a stream ({@link StreamReplica#trim}), {@code before} must
+   * lie in [0, highest address held + 1], else BadRequestException and nothing is trimmed: a mark
+   * past the tail would refuse every later write below it.
    */
-  public CompletableFuture<Long> trim(long before) {
+  public CompletableFuture<KeptHoles.Trim> trim(
+      long before, java.util.function.LongPredicate owned, boolean dryRun) {
     return call(
         () -> {
-          long mark;
+          KeptHoles.Trim done;
           CompletableFuture<Void> barrier;
           synchronized (engine) {
             TrimBounds.check("the log", before, engine.maxAddress(LOG));
-            mark = engine.trim(LOG, before);
+            done = KeptHoles.trim(engine, before, owned, dryRun);
             barrier = engine.barrier();
           }
-          return barrier.thenApply(v -> mark);
+          return barrier.thenApply(v -> done);
         });
   }
 
-  /** {@link #trim(long)} for a request from the wire. */
+  /** {@link #trim(long, java.util.function.LongPredicate, boolean)} of every address. */
+  public CompletableFuture<Long> trim(long before) {
+    return trim(before, a -> true, false).thenApply(KeptHoles.Trim::mark);
+  }
+
+  /** {@link #trim(long, java.util.function.LongPredicate, boolean)} for a request from the wire. */
   public CompletableFuture<LogTrimResponse> trim(LogTrimRequest request) {
-    return trim(request.getBefore())
-        .thenApply(mark -> LogTrimResponse.newBuilder().setTrimMark(mark).build());
+    return trim(request.getBefore(), owned(request.getStripesList()), request.getDryRun())
+        .thenApply(
+            t -> {
+              LogTrimResponse.Builder r =
+                  LogTrimResponse.newBuilder().setTrimMark(t.mark()).setMoreUndecided(t.more());
+              for (long a : t.undecided()) {
+                r.addUndecided(a);
+              }
+              return r.build();
+            });
+  }
+
+  /** The addresses {@code stripes} name this replica's; every address when there are none. */
+  static java.util.function.LongPredicate owned(List<LogStripe> stripes) {
+    if (stripes.isEmpty()) {
+      return a -> true;
+    }
+    List<LogStripe> copy = List.copyOf(stripes);
+    return a -> {
+      for (LogStripe s : copy) {
+        if (a >= s.getFrom() && a < s.getTo() && s.getChains() > 0) {
+          return s.getHeldList().contains((int) (a % s.getChains()));
+        }
+      }
+      return false;
+    };
+  }
+
+  /** The addresses below the trim mark this replica keeps holes for, ascending. */
+  public long[] keptHoles() {
+    synchronized (engine) {
+      return KeptHoles.list(engine);
+    }
+  }
+
+  /**
+   * Keeps holes at {@code addresses} below the trim mark, as the chain this replica rebuilds keeps
+   * them; durable when the future completes, with how many were new.
+   */
+  public CompletableFuture<Integer> adoptKeptHoles(long[] addresses) {
+    int added;
+    CompletableFuture<Void> barrier;
+    synchronized (engine) {
+      added = KeptHoles.adopt(engine, addresses);
+      barrier = engine.barrier();
+    }
+    return barrier.thenApply(v -> added);
   }
 
   /** What opening this replica found on disk (for operators and tests). */

@@ -2,6 +2,7 @@ package io.vcorfu.logunit;
 
 import io.vcorfu.layout.ChainPlan;
 import io.vcorfu.logunit.internal.EntryRecords;
+import io.vcorfu.logunit.internal.KeptHoles;
 import io.vcorfu.logunit.internal.StorageEngine;
 import io.vcorfu.protocol.BadRequestException;
 import io.vcorfu.protocol.Errors;
@@ -109,7 +110,7 @@ public final class ReplicaStore implements AutoCloseable {
     synchronized (engine) {
       for (StreamId ns : engine.namespaces()) {
         boolean isLog = ns.equals(LogReplica.LOG);
-        if (isLog ? !log : !streams.test(ns)) {
+        if (isLog ? !log : KeptHoles.reserved(ns) || !streams.test(ns)) {
           continue;
         }
         for (long a : engine.uncommittedData(ns)) {
@@ -273,7 +274,7 @@ public final class ReplicaStore implements AutoCloseable {
    * trimmed streams}.
    */
   public long logNeededFrom(long[] counts) {
-    return engine.neededFrom(ns -> !ns.equals(LogReplica.LOG), counts);
+    return engine.neededFrom(ns -> !KeptHoles.reserved(ns), counts);
   }
 
   /**

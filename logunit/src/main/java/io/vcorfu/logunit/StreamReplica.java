@@ -110,7 +110,7 @@ public final class StreamReplica implements AutoCloseable {
 
   /** {@code id}, unless it is the log's reserved namespace. */
   private static StreamId checked(StreamId id) {
-    if (id.equals(LogReplica.LOG)) {
+    if (io.vcorfu.logunit.internal.KeptHoles.reserved(id)) {
       throw new BadRequestException(
           "Stream id "
               + id
@@ -411,7 +411,7 @@ public final class StreamReplica implements AutoCloseable {
             List<StreamId> streams = new ArrayList<>();
             if (request.getAll()) {
               streams.addAll(engine.namespaces());
-              streams.remove(LogReplica.LOG);
+              streams.removeIf(io.vcorfu.logunit.internal.KeptHoles::reserved);
               streams.sort(null);
             } else {
               for (StreamIdMsg s : request.getStreamsList()) {

@@ -13,6 +13,7 @@ import io.vcorfu.protocol.proto.LogCommitRequest;
 import io.vcorfu.protocol.proto.LogFillRequest;
 import io.vcorfu.protocol.proto.LogReadRequest;
 import io.vcorfu.protocol.proto.LogTrimRequest;
+import io.vcorfu.protocol.proto.LogTrimResponse;
 import io.vcorfu.protocol.proto.LogWriteRequest;
 import io.vcorfu.protocol.proto.ReadResult;
 import io.vcorfu.protocol.proto.ReadResult.Status;
@@ -39,6 +40,9 @@ class LogReplicaModelTest {
 
   @TempDir Path dir;
 
+  /** The holes the model's trims passed: the replica keeps them below its mark. */
+  private final java.util.SortedSet<Long> kept = new java.util.TreeSet<>();
+
   private record Held(boolean hole, boolean committed, String payload) {}
 
   @ParameterizedTest(name = "{0} seed {1}")
@@ -55,6 +59,7 @@ class LogReplicaModelTest {
             .build();
     Map<Long, Held> model = new HashMap<>();
     long trim = 0;
+    kept.clear();
     LogReplica r = LogReplica.open(options);
     try {
       for (int i = 0; i < OPS; i++) {
@@ -70,7 +75,9 @@ class LogReplicaModelTest {
                       .setEntry(data(a, payload))
                       .setCommit(commit)
                       .build());
-          if (a < trim) {
+          if (a < trim && kept.contains(a)) {
+            assertThat(failure(f, OverwrittenException.class).holdsHole()).isTrue();
+          } else if (a < trim) {
             failure(f, TrimmedException.class);
           } else if (held == null) {
             get(f);
@@ -94,28 +101,30 @@ class LogReplicaModelTest {
         } else if (op < 90) {
           boolean abort = rnd.nextBoolean();
           boolean commit = rnd.nextBoolean();
-          get(
-              r.fill(
-                  LogFillRequest.newBuilder()
-                      .setAddress(a)
-                      .setAbort(abort)
-                      .setCommit(commit)
-                      .build()));
-          if (a >= trim) {
-            if (held == null) {
-              model.put(a, new Held(true, commit, null));
-            } else if (!held.hole() && !held.committed() && abort) {
-              model.put(a, new Held(true, commit, null));
-            } else if (held.hole() && commit) {
-              model.put(a, new Held(true, true, null));
-            }
-          }
+          fill(r, model, trim, a, abort, commit);
         } else if (op < 93) {
           long before = Math.min(ADDRESSES, trim + rnd.nextInt(40));
-          assertThat(
-                  get(r.trim(LogTrimRequest.newBuilder().setBefore(before).build())).getTrimMark())
-              .isEqualTo(Math.max(trim, before));
-          trim = Math.max(trim, before);
+          if (rnd.nextBoolean()) {
+            // Decide the range first, as the log's trim does before it trims.
+            for (long d = trim; d < before; d++) {
+              fill(r, model, trim, d, true, true);
+            }
+          }
+          long expected = trim;
+          while (expected < before
+              && model.get(expected) != null
+              && model.get(expected).committed()) {
+            if (model.get(expected).hole()) {
+              kept.add(expected);
+            }
+            expected++;
+          }
+          LogTrimResponse t = get(r.trim(LogTrimRequest.newBuilder().setBefore(before).build()));
+          assertThat(t.getTrimMark()).isEqualTo(expected);
+          if (expected < before) {
+            assertThat(t.getUndecidedList()).startsWith(expected);
+          }
+          trim = expected;
         } else {
           if (mode == StorageMode.DURABLE) {
             r.close();
@@ -125,12 +134,33 @@ class LogReplicaModelTest {
         }
       }
       check(r, model, trim, seed, OPS);
+      assertThat(kept).as("holes the trims passed (seed %d)", seed).isNotEmpty();
+      assertThat(trim).as("the trims' reach (seed %d)", seed).isGreaterThan(ADDRESSES / 2);
+      assertThat(r.keptHoles()).containsExactly(kept.stream().mapToLong(Long::longValue).toArray());
     } finally {
       r.close();
     }
   }
 
-  private static void check(LogReplica r, Map<Long, Held> model, long trim, long seed, int step) {
+  /** A fill of {@code a}, on the replica and in the model. */
+  private void fill(
+      LogReplica r, Map<Long, Held> model, long trim, long a, boolean abort, boolean commit) {
+    get(
+        r.fill(
+            LogFillRequest.newBuilder().setAddress(a).setAbort(abort).setCommit(commit).build()));
+    Held held = model.get(a);
+    if (a >= trim) {
+      if (held == null) {
+        model.put(a, new Held(true, commit, null));
+      } else if (!held.hole() && !held.committed() && abort) {
+        model.put(a, new Held(true, commit, null));
+      } else if (held.hole() && commit) {
+        model.put(a, new Held(true, true, null));
+      }
+    }
+  }
+
+  private void check(LogReplica r, Map<Long, Held> model, long trim, long seed, int step) {
     List<ReadResult> all =
         get(r.read(LogReadRequest.newBuilder().setFrom(0).setTo(ADDRESSES - 1).build()))
             .getResultsList();
@@ -138,7 +168,10 @@ class LogReplicaModelTest {
       ReadResult got = all.get((int) a);
       String where = "address " + a + " after step " + step + " (seed " + seed + ")";
       Held want = model.get(a);
-      if (a < trim) {
+      if (a < trim && kept.contains(a)) {
+        assertThat(got.getStatus()).as(where).isEqualTo(Status.COMMITTED);
+        assertThat(got.getEntry().getKind()).as(where).isEqualTo(EntryKind.HOLE);
+      } else if (a < trim) {
         assertThat(got.getStatus()).as(where).isEqualTo(Status.TRIMMED);
       } else if (want == null) {
         assertThat(got.getStatus()).as(where).isEqualTo(Status.EMPTY);

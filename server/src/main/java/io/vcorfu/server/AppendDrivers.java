@@ -32,7 +32,7 @@ final class AppendDrivers {
 
   private final LocalFirst rpc;
 
-  private record Driver(long epoch, ChainWriter writer) {}
+  private record Driver(long epoch, ReplicaClient ops, ChainWriter writer) {}
 
   private volatile Driver current;
 
@@ -46,22 +46,32 @@ final class AppendDrivers {
 
   /** The writer for appends taken under {@code layout}. */
   ChainWriter writerFor(Layout layout) {
+    return driverFor(layout).writer();
+  }
+
+  /**
+   * What decides the log's addresses its prefix trim finds undecided under {@code layout}, with
+   * this epoch's writer.
+   */
+  io.vcorfu.server.cluster.LogDecisions decisionsFor(Layout layout) {
+    Driver d = driverFor(layout);
+    return new io.vcorfu.server.cluster.LogDecisions(d.ops(), d.writer());
+  }
+
+  private Driver driverFor(Layout layout) {
     Driver d = current;
     if (d != null && d.epoch() == layout.epoch()) {
-      return d.writer();
+      return d;
     }
     synchronized (this) {
       d = current;
       if (d == null || d.epoch() != layout.epoch()) {
-        d =
-            new Driver(
-                layout.epoch(),
-                new ChainWriter(
-                    new ReplicaClient(
-                        new EpochRpc(rpc, LayoutCache.of(rpc, layout), DRIVER_ID), true)));
+        ReplicaClient ops =
+            new ReplicaClient(new EpochRpc(rpc, LayoutCache.of(rpc, layout), DRIVER_ID), true);
+        d = new Driver(layout.epoch(), ops, new ChainWriter(ops));
         current = d;
       }
-      return d.writer();
+      return d;
     }
   }
 

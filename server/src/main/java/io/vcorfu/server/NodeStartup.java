@@ -174,6 +174,7 @@ final class NodeStartup {
             calls,
             node.layout::get,
             node::managing,
+            this::logDecisions,
             io.vcorfu.server.cluster.LogPrefixTrim.DEFAULT_INTERVAL,
             config.logRetention());
     node.leftChains = LeftChainTrims.start(me, node.store, node.layout::get, calls);
@@ -188,6 +189,18 @@ final class NodeStartup {
             : " (last layout: epoch " + stored.epoch() + ")",
         node.identity.incarnation(),
         node.identity.fresh() ? " (new)" : "");
+  }
+
+  /**
+   * What decides, under {@code layout}, the global addresses the log's prefix trim finds undecided
+   * (through the node's append drivers); IllegalStateException before the node reaches its peers.
+   */
+  private io.vcorfu.server.cluster.LogDecisions logDecisions(Layout layout) {
+    AppendDrivers d = node.roles().drivers();
+    if (d == null) {
+      throw new IllegalStateException("the node cannot reach its peers yet");
+    }
+    return d.decisionsFor(layout);
   }
 
   /** Opens the roles {@code chosen} gives {@code me}; the sequencer's bootstrap is not started. */
@@ -218,6 +231,7 @@ final class NodeStartup {
               new io.vcorfu.server.cluster.NodeCalls(node.peers),
               node.layout::get,
               () -> true,
+              this::logDecisions,
               io.vcorfu.server.cluster.LogPrefixTrim.DEFAULT_INTERVAL,
               config.logRetention());
       node.sequencerSeat.hold(

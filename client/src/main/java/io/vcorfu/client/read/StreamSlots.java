@@ -5,6 +5,7 @@ import io.vcorfu.client.rpc.ReplicaClient;
 import io.vcorfu.protocol.DataLossException;
 import io.vcorfu.protocol.Endpoint;
 import io.vcorfu.protocol.StreamId;
+import io.vcorfu.protocol.TrimmedException;
 import io.vcorfu.protocol.UnknownStreamException;
 import io.vcorfu.protocol.proto.EntryKind;
 import io.vcorfu.protocol.proto.LogEntryMsg;
@@ -25,8 +26,13 @@ import java.util.concurrent.CompletableFuture;
  * last global address back along backpointers), which decides every log address that could hold the
  * slot's token; a committed entry found there is driven to its chains, and only a hole there lets
  * the slot be filled with a hole here, head first. A slot above the stream's tail has no token and
- * is filled at once. Invariant: a committed stream hole has no copy of an entry anywhere but as a
- * hole.
+ * is filled at once. When the walk down the log meets the log's trim mark first, the slot is filled
+ * here too: the log trims only addresses it has decided and keeps the holes it passes ({@code
+ * LogPrefixTrim}), so below the mark the slot's token either holds a hole the walk would have read,
+ * or an entry decided committed, whose copies all hold it (and this slot would not be empty), or
+ * was never the slot's. Without that the stream could not be read past a token taken and never
+ * written once the log was trimmed past it. Invariant: a committed stream hole has no copy of an
+ * entry anywhere but as a hole.
  */
 final class StreamSlots implements Slots {
   private final ReplicaClient ops;
@@ -80,9 +86,11 @@ final class StreamSlots implements Slots {
               // The slot's token may be at an address its log chain lost (rebuilt from the
               // stream replicas, which held nothing for it): no copy of it reached this
               // stream's chain, so it was never acknowledged and the chain may decide a hole.
+              // Or the walk down the log met the log's trim mark (see the class comment).
               // Without a chain the loss is the stream's too.
               Throwable cause = EpochRpc.unwrap(e);
-              return cause instanceof DataLossException
+              boolean logTrimmed = cause instanceof TrimmedException t && t.stream() == null;
+              return (cause instanceof DataLossException || logTrimmed)
                       && !ops.rpc().layout().current().streamChain(stream).isEmpty()
                   ? CompletableFuture.completedFuture(List.<ReadResult>of())
                   : CompletableFuture.failedFuture(cause);

@@ -16,7 +16,6 @@ import io.vcorfu.protocol.proto.LogFillRequest;
 import io.vcorfu.protocol.proto.LogReadRequest;
 import io.vcorfu.protocol.proto.LogTailRequest;
 import io.vcorfu.protocol.proto.LogTailResponse;
-import io.vcorfu.protocol.proto.LogTrimRequest;
 import io.vcorfu.protocol.proto.LogWriteRequest;
 import io.vcorfu.protocol.proto.ReadLeaseRequest;
 import io.vcorfu.protocol.proto.ReadLeaseResponse;
@@ -360,10 +359,12 @@ public final class ReplicaClient {
         .thenApply(r -> r.getLogTail());
   }
 
-  public CompletableFuture<Long> logTrim(Endpoint replica, long before) {
+  /** The log replica's tail and trim mark, with the holes it keeps below the mark. */
+  public CompletableFuture<LogTailResponse> logKeptHoles(Endpoint replica) {
     return call(
-            replica, Request.newBuilder().setLogTrim(LogTrimRequest.newBuilder().setBefore(before)))
-        .thenApply(r -> r.getLogTrim().getTrimMark());
+            replica,
+            Request.newBuilder().setLogTail(LogTailRequest.newBuilder().setKeptHoles(true)))
+        .thenApply(r -> r.getLogTail());
   }
 
   public CompletableFuture<Void> streamWrite(

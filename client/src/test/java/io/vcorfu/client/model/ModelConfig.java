@@ -55,12 +55,16 @@ record ModelConfig(
   enum LogTrim {
     /** No trim of the log. */
     NONE,
-    /** The trim as it runs today: whatever the slot holds, holes included, is trimmed. */
+    /**
+     * The trim as it ran until 2026-12-08: whatever the slot holds, holes included, is trimmed
+     * (kept to show what the rule below is for).
+     */
     FORGETS_HOLES,
     /**
-     * The fix the model calls for (not built yet): the trim passes an address only once the log
-     * decided it (its copies committed, data or hole), trims the entries and keeps the holes, and a
-     * reader whose log walk meets the trim mark fills the stream's empty slot with a hole.
+     * The trim as it runs ({@code LogPrefixTrim}, {@code KeptHoles}): it passes an address only
+     * once the log decided it (its copies committed, data or hole), trims the entries and keeps the
+     * holes, and a reader whose log walk meets the trim mark fills the stream's empty slot with a
+     * hole ({@code StreamSlots}).
      */
     DECIDES_AND_KEEPS_HOLES
   }

@@ -157,19 +157,21 @@ class WritePathModelTest {
   }
 
   /**
-   * A hole the log's prefix trim forgets (found 2026-12-07, not fixed yet): a writer dies after its
-   * stream copy arrived and before its log copy did; a reader of the global log fills the empty log
-   * slot with a hole and returns it; the trim, once nothing works on the address, trims that hole
-   * away; a reader of the stream then decides the dangling copy, finds every other copy held or
-   * trimmed, and commits it: the address read as a hole is later read as data. The log's hole was
-   * the only thing that stopped the dangling copy. Not enough to fix it, both tried in this model:
-   * each log replica turning the empty slots it trims past into holes of its own (a hole at the
-   * log's last replica while its head holds the entry, read, then that replica removed), and a
+   * A hole the log's prefix trim forgot (found 2026-12-07, fixed 2026-12-08): a writer dies after
+   * its stream copy arrived and before its log copy did; a reader of the global log fills the empty
+   * log slot with a hole and returns it; the trim, once nothing works on the address, trims that
+   * hole away; a reader of the stream then decides the dangling copy, finds every other copy held
+   * or trimmed, and commits it: the address read as a hole is later read as data. The log's hole
+   * was the only thing that stopped the dangling copy. Not enough to fix it, both tried in this
+   * model: each log replica turning the empty slots it trims past into holes of its own (a hole at
+   * the log's last replica while its head holds the entry, read, then that replica removed), and a
    * reader filling a stream's empty slot with a hole once the log is trimmed past its token (the
    * log's copy held the entry, so another stream's copy of it commits later). What it needs is
    * {@code LogTrim.DECIDES_AND_KEEPS_HOLES} (the trim passes an address only once the log decided
    * it, and the replicas keep the holes it passes; then that reader's hole is safe too), which the
-   * configurations of {@link ModelConfigs#regular()} explore with every rule set, not yet built.
+   * configurations of {@link ModelConfigs#regular()} explore with every rule set, and which the
+   * product's trim now follows ({@code LogPrefixTrim}; on a real node: {@code
+   * LogTrimKeepsHolesTest}). This counterexample stays, to show what each half of it is for.
    */
   @Test
   void theLogPrefixTrimForgetsAHoleThatGuardedADeadWritersCopy() {

@@ -44,11 +44,17 @@ public final class ReadPlanning {
     }
   }
 
-  /** Decides what {@code address} of {@code ns} answers; call under the engine's monitor. */
+  /**
+   * Decides what {@code address} of {@code ns} answers (below the log's trim mark, a hole it keeps
+   * there: {@link KeptHoles}); call under the engine's monitor.
+   */
   public static PlannedRead plan(StorageEngine engine, StreamId ns, long address) {
     assert Thread.holdsLock(engine) : "reads are planned under the engine's monitor";
     if (address < engine.trimMark(ns)) {
-      return new PlannedRead(ns, address, ReadResult.Status.TRIMMED, null);
+      IndexedRecord kept = KeptHoles.below(engine, ns, address);
+      return kept == null
+          ? new PlannedRead(ns, address, ReadResult.Status.TRIMMED, null)
+          : new PlannedRead(KeptHoles.NAMESPACE, address, ReadResult.Status.COMMITTED, kept);
     }
     IndexedRecord s = engine.lookup(ns, address);
     if (s == null) {

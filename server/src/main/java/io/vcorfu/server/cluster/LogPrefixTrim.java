@@ -1,7 +1,11 @@
 package io.vcorfu.server.cluster;
 
 import io.vcorfu.layout.Layout;
+import io.vcorfu.layout.Segment;
 import io.vcorfu.protocol.Endpoint;
+import io.vcorfu.protocol.proto.LogStripe;
+import io.vcorfu.protocol.proto.LogTrimRequest;
+import io.vcorfu.protocol.proto.LogTrimResponse;
 import io.vcorfu.protocol.proto.PingResponse;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -27,10 +31,19 @@ import org.slf4j.LoggerFactory;
  * once for its log and stream copies frees it when both are gone; compaction reclaims the
  * segments). What the streams still hold is reported too ({@code log_needed_from}), for operators.
  *
- * <p>Invariant: the log is trimmed only below the log's tail as it was {@code retention} ago, and a
- * round runs only when every node of the layout answers, none is copying (rebuilding chains, or
- * taking up stream chains from the log) and every stream chain has a replica (else the log may be a
- * stream's only copy); a replica is never asked past its own tail + 1.
+ * <p>The log decides an address before it forgets it: a round first asks every log replica for the
+ * addresses below its target it holds undecided (empty: a token taken and never written; or not
+ * committed), trims no replica past the lowest of them, and then decides them ({@link
+ * LogDecisions}) for the next round to pass; each replica keeps the holes it trims past, and never
+ * trims past an address it holds undecided itself (see {@code KeptHoles}). Else a hole a reader of
+ * the log was given could be forgotten and a dead writer's stream copy of that address committed
+ * later, or a stream slot whose token was never written could not be decided again.
+ *
+ * <p>Invariant: the log is trimmed only below the log's tail as it was {@code retention} ago and
+ * below every address some log replica holds undecided, and a round runs only when every node of
+ * the layout answers, none is copying (rebuilding chains, or taking up stream chains from the log)
+ * and every stream chain has a replica (else the log may be a stream's only copy); a replica is
+ * never asked past its own tail + 1.
  */
 public final class LogPrefixTrim implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(LogPrefixTrim.class);
@@ -49,8 +62,16 @@ public final class LogPrefixTrim implements AutoCloseable {
   private final BooleanSupplier driving;
   private final ScheduledExecutorService timer;
   private final long windowNanos;
+  private final java.util.function.Function<Layout, LogDecisions> decisions;
   private final java.util.ArrayDeque<long[]> tails = new java.util.ArrayDeque<>();
   private volatile long lastMark;
+  private volatile long decided;
+
+  /**
+   * Most undecided addresses one round decides: each is a read with repair through its chain, and
+   * they come only from writes whose writer died, so a round deciding them stays short.
+   */
+  static final int DECIDES_PER_ROUND = 256;
 
   /**
    * How long an entry keeps its log copy, by default: far longer than a write or its repair takes,
@@ -62,20 +83,27 @@ public final class LogPrefixTrim implements AutoCloseable {
    * @param driving true while this node drives the trim (the manager, or a static sequencer)
    */
   public LogPrefixTrim(
-      NodeCalls calls, Supplier<Layout> layout, BooleanSupplier driving, Duration interval) {
-    this(calls, layout, driving, interval, DEFAULT_WINDOW);
+      NodeCalls calls,
+      Supplier<Layout> layout,
+      BooleanSupplier driving,
+      java.util.function.Function<Layout, LogDecisions> decisions,
+      Duration interval) {
+    this(calls, layout, driving, decisions, interval, DEFAULT_WINDOW);
   }
 
   /**
+   * @param decisions what decides the addresses a round finds undecided, under a layout
    * @param window an entry keeps its log copy at least this long after it was written
    */
   public LogPrefixTrim(
       NodeCalls calls,
       Supplier<Layout> layout,
       BooleanSupplier driving,
+      java.util.function.Function<Layout, LogDecisions> decisions,
       Duration interval,
       Duration window) {
     this.calls = calls;
+    this.decisions = decisions;
     this.layout = layout;
     this.driving = driving;
     this.windowNanos = window.toNanos();
@@ -160,24 +188,37 @@ public final class LogPrefixTrim implements AutoCloseable {
     long settled = now - oldest[0] >= keepNanos ? oldest[1] + 1 : 0;
     long streamsFrom = needed;
     needed = settled;
+    // Two halves: every log replica names the addresses below its target it holds undecided, then
+    // none is trimmed past the lowest of them (the log decides an address before it forgets it).
+    Map<Endpoint, Long> targets = new HashMap<>();
     long lowest = Long.MAX_VALUE;
-    List<CompletableFuture<Long>> trims = new ArrayList<>();
     for (Endpoint n : l.logServers()) {
       PingResponse p = answers.get(n);
       long target = Math.min(needed, p.getSpace().getLogTail() + 1);
       if (target > p.getSpace().getLogTrimMark()) {
-        trims.add(calls.logTrim(n, l.epoch(), target).orTimeout(ASK_SECONDS, TimeUnit.SECONDS));
+        targets.put(n, target);
       } else {
         lowest = Math.min(lowest, p.getSpace().getLogTrimMark());
       }
     }
-    for (CompletableFuture<Long> t : trims) {
-      try {
-        lowest = Math.min(lowest, t.join());
-      } catch (RuntimeException failed) {
+    java.util.TreeSet<Long> undecided = new java.util.TreeSet<>();
+    long stop = Long.MAX_VALUE;
+    for (LogTrimResponse r : ask(l, answers, targets, Long.MAX_VALUE, true)) {
+      if (r == null) {
         return -1;
       }
+      undecided.addAll(r.getUndecidedList());
+      if (r.getUndecidedCount() > 0) {
+        stop = Math.min(stop, r.getUndecided(0));
+      }
     }
+    for (LogTrimResponse r : ask(l, answers, targets, stop, false)) {
+      if (r == null) {
+        return -1;
+      }
+      lowest = Math.min(lowest, r.getTrimMark());
+    }
+    decide(l, undecided);
     if (lowest != Long.MAX_VALUE && lowest > lastMark) {
       LOG.debug(
           "trimmed the global log below {} on {} log replicas (entries older than {} s; the trimmed"
@@ -189,6 +230,108 @@ public final class LogPrefixTrim implements AutoCloseable {
       lastMark = lowest;
     }
     return lowest == Long.MAX_VALUE ? -1 : lowest;
+  }
+
+  /**
+   * Sends each replica of {@code targets} a trim below its target (at most {@code stop}); the
+   * answers, null for one that failed.
+   */
+  private List<LogTrimResponse> ask(
+      Layout l,
+      Map<Endpoint, PingResponse> answers,
+      Map<Endpoint, Long> targets,
+      long stop,
+      boolean dryRun) {
+    List<CompletableFuture<LogTrimResponse>> asked = new ArrayList<>();
+    for (Map.Entry<Endpoint, Long> e : targets.entrySet()) {
+      long from = answers.get(e.getKey()).getSpace().getLogTrimMark();
+      long before = Math.min(e.getValue(), stop);
+      LogTrimRequest.Builder trim =
+          LogTrimRequest.newBuilder()
+              .setBefore(Math.max(before, from))
+              .setDryRun(dryRun)
+              .addAllStripes(stripes(l, e.getKey(), from, before));
+      asked.add(
+          calls
+              .logTrim(e.getKey(), l.epoch(), trim.build())
+              .orTimeout(ASK_SECONDS, TimeUnit.SECONDS));
+    }
+    List<LogTrimResponse> out = new ArrayList<>();
+    for (CompletableFuture<LogTrimResponse> f : asked) {
+      try {
+        out.add(f.join());
+      } catch (RuntimeException failed) {
+        out.add(null);
+      }
+    }
+    return out;
+  }
+
+  /**
+   * The log chains {@code node} serves over [from, to), segment by segment (for its log replica to
+   * tell the addresses it must hold decided from other chains').
+   */
+  static List<LogStripe> stripes(Layout l, Endpoint node, long from, long to) {
+    List<LogStripe> out = new ArrayList<>();
+    for (Segment s : l.segments()) {
+      long sFrom = Math.max(from, s.start());
+      long sTo = s.isOpen() ? to : Math.min(to, s.end());
+      if (sFrom >= sTo) {
+        continue;
+      }
+      LogStripe.Builder b =
+          LogStripe.newBuilder().setFrom(sFrom).setTo(sTo).setChains(s.log().size());
+      for (int i = 0; i < s.log().size(); i++) {
+        if (s.log().get(i).contains(node)) {
+          b.addHeld(i);
+        }
+      }
+      out.add(b.build());
+    }
+    if (out.isEmpty() && from < to) {
+      out.add(LogStripe.newBuilder().setFrom(from).setTo(to).setChains(1).build()); // none held
+    }
+    return out;
+  }
+
+  /**
+   * Decides the lowest {@link #DECIDES_PER_ROUND} of {@code undecided} ({@link LogDecisions}), one
+   * after another, so the next round's trim passes them; what fails waits for the next round.
+   */
+  private void decide(Layout l, java.util.NavigableSet<Long> undecided) {
+    if (undecided.isEmpty() || decisions == null) {
+      return;
+    }
+    LogDecisions d;
+    try {
+      d = decisions.apply(l);
+    } catch (RuntimeException notNow) {
+      LOG.debug("cannot decide the log's undecided addresses now: {}", notNow.toString());
+      return;
+    }
+    int n = 0;
+    for (long a : undecided) {
+      if (n++ == DECIDES_PER_ROUND) {
+        break;
+      }
+      try {
+        d.decide(a).orTimeout(ASK_SECONDS, TimeUnit.SECONDS).join();
+        decided++;
+      } catch (RuntimeException failed) {
+        LOG.debug(
+            "could not decide global address {} for the log's trim: {}", a, failed.toString());
+      }
+    }
+    LOG.info(
+        "decided {} of {} undecided global addresses below the log's trim target (lowest {})",
+        Math.min(n, DECIDES_PER_ROUND),
+        undecided.size(),
+        undecided.first());
+  }
+
+  /** Addresses this trim has decided so far (for operators and tests). */
+  public long decided() {
+    return decided;
   }
 
   @Override

@@ -124,15 +124,14 @@ public final class NodeCalls {
   }
 
   /**
-   * Trims {@code node}'s log replica below {@code before}, at {@code epoch}; completes with the
-   * mark in force afterwards.
+   * Sends {@code trim} to {@code node}'s log replica at {@code epoch}; completes with the mark in
+   * force afterwards and the undecided addresses found (see {@code LogTrimRequest}).
    */
-  public CompletableFuture<Long> logTrim(Endpoint node, long epoch, long before) {
+  public CompletableFuture<io.vcorfu.protocol.proto.LogTrimResponse> logTrim(
+      Endpoint node, long epoch, io.vcorfu.protocol.proto.LogTrimRequest trim) {
     Request.Builder request =
-        Request.newBuilder()
-            .setHeader(Header.newBuilder().setEpoch(epoch))
-            .setLogTrim(io.vcorfu.protocol.proto.LogTrimRequest.newBuilder().setBefore(before));
-    return call(node, request).thenApply(r -> r.getLogTrim().getTrimMark());
+        Request.newBuilder().setHeader(Header.newBuilder().setEpoch(epoch)).setLogTrim(trim);
+    return call(node, request).thenApply(r -> r.getLogTrim());
   }
 
   /**

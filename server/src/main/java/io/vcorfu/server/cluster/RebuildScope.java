@@ -42,23 +42,28 @@ final class RebuildScope {
 
   /**
    * Takes the highest trim mark the log replicas that answer hold (the global log is trimmed by
-   * prefix everywhere alike, and only below what every stream has trimmed): below it there is
-   * nothing to copy, and this replica reads TRIMMED there as the others do.
+   * prefix everywhere alike, and only below what every stream has trimmed), and the holes they keep
+   * below their marks: below it there is nothing else to copy, and this replica reads TRIMMED there
+   * as the others do, or the kept hole.
    */
   void adoptLogTrimMark() {
     long mark = 0;
+    java.util.SortedSet<Long> kept = new java.util.TreeSet<>();
     for (Endpoint e : layout.logServers()) {
       if (e.equals(self) || layout.rebuildsAll(e)) {
         continue;
       }
       try {
-        mark = Math.max(mark, log.ops().logTail(e).join().getTrimMark());
+        io.vcorfu.protocol.proto.LogTailResponse t = log.ops().logKeptHoles(e).join();
+        mark = Math.max(mark, t.getTrimMark());
+        kept.addAll(t.getKeptHolesList());
       } catch (RuntimeException notAnswering) {
         // Another replica's mark will do, or the next round of the log's trim.
       }
     }
     if (mark > 0) {
       store.adoptTrimMark(null, mark, -1).join();
+      store.logReplica().adoptKeptHoles(kept.stream().mapToLong(Long::longValue).toArray()).join();
     }
   }
 

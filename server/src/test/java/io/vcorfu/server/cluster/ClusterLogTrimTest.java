@@ -7,6 +7,8 @@ import io.vcorfu.client.ClusterStreamLog;
 import io.vcorfu.client.StreamEntry;
 import io.vcorfu.protocol.Endpoint;
 import io.vcorfu.protocol.StreamId;
+import io.vcorfu.protocol.proto.EntryKind;
+import io.vcorfu.protocol.proto.ReadResult;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -18,14 +20,30 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * In a three-node cluster the manager trims every log replica below the entries of the last
- * seconds; a node restarted on a wiped directory afterwards rebuilds what is retained, takes the
- * log's trim mark, and is promoted, every retained entry still readable.
+ * seconds, deciding first an address whose token was never written and keeping its hole; a node
+ * restarted on a wiped directory afterwards rebuilds what is retained, takes the log's trim mark
+ * and its kept holes, and is promoted, every retained entry still readable.
  */
 class ClusterLogTrimTest {
   private static final StreamId A = StreamId.of("cluster-trim-a");
   private static final StreamId B = StreamId.of("cluster-trim-b");
+  private static final StreamId C = StreamId.of("cluster-trim-c");
 
   @TempDir Path tmp;
+
+  /** Each of {@code nodes} in the log chain of {@code address} holds a committed hole there. */
+  private static void assertKeptHole(ZkCluster c, List<Endpoint> nodes, long address) {
+    try (ClusterStreamLog log = c.client(c.endpoints().get(0))) {
+      for (Endpoint e : nodes) {
+        if (!c.agreed().value().logChain(address).contains(e)) {
+          continue;
+        }
+        ReadResult r = log.ops().logRead(e, address, address).join().get(0);
+        assertThat(r.getStatus()).as("%s at %d", e, address).isEqualTo(ReadResult.Status.COMMITTED);
+        assertThat(r.getEntry().getKind()).as("%s at %d", e, address).isEqualTo(EntryKind.HOLE);
+      }
+    }
+  }
 
   private static Endpoint manager(ZkCluster c) {
     return Awaitility.await("a manager")
@@ -38,10 +56,17 @@ class ClusterLogTrimTest {
   void theManagerTrimsEveryLogReplicaAsTheStreamsAllowAndARebuiltNodeFollows() throws Exception {
     try (ZkCluster c = ZkCluster.start(tmp, 3, 3)) {
       c.awaitLayout("epoch 2", x -> x.epoch() >= 2);
+      long abandoned = -1;
       List<AppendResult> a = new ArrayList<>();
       List<AppendResult> b = new ArrayList<>();
       try (ClusterStreamLog log = c.client(c.endpoints().get(0))) {
         for (int i = 0; i < 200; i++) {
+          if (i == 100) {
+            // A token taken and never written (its writer gone), between two entries of C.
+            log.append(List.of(C), new byte[] {1}).join();
+            abandoned = log.ops().token(List.of(C), null, 1).join().globalAddress(0);
+            log.append(List.of(C), new byte[] {2}).join();
+          }
           StreamId s = i % 2 == 0 ? A : B;
           byte[] v = ("v" + i).getBytes(StandardCharsets.UTF_8);
           (s == A ? a : b).add(log.append(List.of(s), v).join());
@@ -62,6 +87,8 @@ class ClusterLogTrimTest {
             .as("log trim mark of %s", e)
             .isEqualTo(logMark);
       }
+      // The trim decided the abandoned token's address before it passed it, and kept the hole.
+      assertKeptHole(c, c.endpoints(), abandoned);
 
       Endpoint victim =
           c.endpoints().stream().filter(e -> !e.equals(manager)).findFirst().orElseThrow();
@@ -80,7 +107,11 @@ class ClusterLogTrimTest {
               () -> c.node(victim).space(),
               s -> s.getLogTrimMark() >= logMark && s.getLogNeededFrom() == expected);
 
+      assertKeptHole(c, List.of(victim), abandoned);
       try (ClusterStreamLog log = c.client(victim)) {
+        assertThat(log.readStream(C, 0, 2).join())
+            .extracting(StreamEntry::isHole)
+            .containsExactly(false, true, false);
         List<StreamEntry> kept = log.readStream(B, 40, b.size() - 1).join();
         assertThat(kept).hasSize(b.size() - 40);
         for (int i = 0; i < kept.size(); i++) {
