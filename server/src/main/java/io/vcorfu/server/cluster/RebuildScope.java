@@ -41,30 +41,53 @@ final class RebuildScope {
   }
 
   /**
-   * Takes the highest trim mark the log replicas that answer hold (the global log is trimmed by
-   * prefix everywhere alike, and only below what every stream has trimmed), and the holes they keep
-   * below their marks: below it there is nothing else to copy, and this replica reads TRIMMED there
-   * as the others do, or the kept hole.
+   * Takes the log's trim mark and the holes kept below it: the lowest mark among the replicas that
+   * serve a log chain with this node (the highest among all log replicas when none answers; the
+   * global log is trimmed by prefix everywhere alike, and only below what every stream has
+   * trimmed), so below it there is nothing to copy, and this replica reads TRIMMED there as the
+   * others do, or a kept hole. Not the highest mark of all: another chain's replica may be trimmed
+   * past an address of this node's chains that its chain has not decided yet (an empty address
+   * above that chain's tail), which this replica must not take as trimmed.
    */
   void adoptLogTrimMark() {
-    long mark = 0;
+    long highest = 0;
+    long ofChains = Long.MAX_VALUE;
     java.util.SortedSet<Long> kept = new java.util.TreeSet<>();
+    Set<Endpoint> peers = chainPeers();
     for (Endpoint e : layout.logServers()) {
       if (e.equals(self) || layout.rebuildsAll(e)) {
         continue;
       }
       try {
         io.vcorfu.protocol.proto.LogTailResponse t = log.ops().logKeptHoles(e).join();
-        mark = Math.max(mark, t.getTrimMark());
+        highest = Math.max(highest, t.getTrimMark());
+        if (peers.contains(e)) {
+          ofChains = Math.min(ofChains, t.getTrimMark());
+        }
         kept.addAll(t.getKeptHolesList());
       } catch (RuntimeException notAnswering) {
         // Another replica's mark will do, or the next round of the log's trim.
       }
     }
+    long mark = ofChains != Long.MAX_VALUE ? ofChains : highest;
     if (mark > 0) {
       store.adoptTrimMark(null, mark, -1).join();
       store.logReplica().adoptKeptHoles(kept.stream().mapToLong(Long::longValue).toArray()).join();
     }
+  }
+
+  /** The other members of the log chains that name this node, in any segment. */
+  private Set<Endpoint> chainPeers() {
+    Set<Endpoint> peers = new HashSet<>();
+    for (io.vcorfu.layout.Segment s : layout.segments()) {
+      for (List<Endpoint> chain : s.log()) {
+        if (chain.contains(self)) {
+          peers.addAll(chain);
+        }
+      }
+    }
+    peers.remove(self);
+    return peers;
   }
 
   /**
