@@ -37,7 +37,7 @@ public final class KeptHoles {
   public static final int MAX_UNDECIDED = 1024;
 
   /** Most addresses one trim looks at: the rest waits for the next. */
-  static final long MAX_SPAN = 1L << 22;
+  static final long MAX_SPAN = 1L << 20;
 
   private KeptHoles() {}
 

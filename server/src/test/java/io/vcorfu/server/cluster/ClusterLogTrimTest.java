@@ -120,4 +120,64 @@ class ClusterLogTrimTest {
       }
     }
   }
+
+  /**
+   * Three nodes, R = 2 (three log chains, each node serving two): a writer that dies after its
+   * stream copies landed and before its log copies did, and a token taken and never written. A
+   * reader of the global log is given a hole at the dead writer's address; the trim decides the
+   * abandoned token's address, passes both, and keeps their holes on their chain's replicas (each
+   * replica passing the other chains' addresses it holds nothing of); a reader of the streams then
+   * sees the dead writer's slot as a hole, as the log reader did, and reads past the abandoned
+   * slot.
+   */
+  @Test
+  void aDeadWritersCopyStaysAbortedPastTheTrimOverSeveralLogChains() throws Exception {
+    StreamId s = StreamId.of("cluster-trim-dead");
+    StreamId t = StreamId.of("cluster-trim-abandoned");
+    try (ZkCluster c = ZkCluster.start(tmp, 3, 2)) {
+      c.awaitLayout("epoch 2", x -> x.epoch() >= 2);
+      long dead;
+      long abandoned;
+      try (ClusterStreamLog log = c.client(c.endpoints().get(0))) {
+        log.append(List.of(s), new byte[] {1}).join();
+        log.append(List.of(t), new byte[] {1}).join();
+        io.vcorfu.protocol.proto.TokenResponse tokens =
+            log.ops().token(List.of(s), null, 1).join().toResponse();
+        io.vcorfu.protocol.proto.Token token = tokens.getTokens(0);
+        dead = token.getGlobalAddress();
+        io.vcorfu.protocol.proto.LogEntryMsg entry =
+            io.vcorfu.client.chain.ChainWriter.dataEntry(
+                token,
+                com.google.protobuf.ByteString.copyFromUtf8("dead-writer"),
+                tokens.getEpoch(),
+                0x5eedL);
+        for (Endpoint r : c.agreed().value().streamChain(s)) {
+          log.ops().streamWrite(r, entry, token.getSlotsList(), false).join();
+        }
+        abandoned = log.ops().token(List.of(t), null, 1).join().globalAddress(0);
+        log.append(List.of(t), new byte[] {2}).join();
+        assertThat(log.readGlobal(dead).join().isHole()).as("the log reader's decision").isTrue();
+
+        Endpoint manager = manager(c);
+        long past = Math.max(dead, abandoned);
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        while (c.node(manager).trimLogNow(Duration.ofMillis(200)) <= past + 3) {
+          assertThat(System.nanoTime() - deadline).as("the log trimmed in time").isNegative();
+          log.append(List.of(A), new byte[] {9}).join();
+          Thread.sleep(50);
+        }
+      }
+      assertKeptHole(c, c.endpoints(), dead);
+      assertKeptHole(c, c.endpoints(), abandoned);
+      try (ClusterStreamLog reader = c.client(c.endpoints().get(2))) {
+        assertThat(reader.readStream(s, 0, 1).join())
+            .extracting(StreamEntry::isHole)
+            .containsExactly(false, true);
+        assertThat(reader.readStream(t, 0, 2).join())
+            .extracting(StreamEntry::isHole)
+            .containsExactly(false, true, false);
+        assertThat(reader.readGlobal(dead).join().isHole()).isTrue();
+      }
+    }
+  }
 }
