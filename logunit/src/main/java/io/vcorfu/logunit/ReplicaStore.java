@@ -304,10 +304,12 @@ public final class ReplicaStore implements AutoCloseable {
     return barrier.thenApply(v -> mark);
   }
 
-  /** The log's highest address held (-1 when none) and its trim mark. */
+  /** The log's highest address held (-1 when none), its trim mark and the holes kept below it. */
   public long[] logTailAndTrimMark() {
     synchronized (engine) {
-      return new long[] {engine.maxAddress(LogReplica.LOG), engine.trimMark(LogReplica.LOG)};
+      return new long[] {
+        engine.maxAddress(LogReplica.LOG), engine.trimMark(LogReplica.LOG), KeptHoles.count(engine)
+      };
     }
   }
 

@@ -117,6 +117,10 @@ public final class NodeHttp implements AutoCloseable {
         "The trim mark of the node's log replica: addresses below it are trimmed",
         s -> s.getLogTrimMark());
     space(
+        "vcorfu.log.kept.holes",
+        "Holes the node's log replica keeps below its trim mark (from writes that never finished)",
+        s -> s.getLogKeptHoles());
+    space(
         "vcorfu.log.needed.from",
         "The lowest global address the log must keep for the streams this node holds (-1: none)",
         s -> s.getLogNeededFrom() == Long.MAX_VALUE ? -1 : s.getLogNeededFrom());

@@ -38,6 +38,7 @@ final class NodeStorage {
         .setLogNeededFrom(copying ? 0 : needed)
         .setLogTail(log[0])
         .setLogTrimMark(log[1])
+        .setLogKeptHoles(log[2])
         .setFileBytes(space.fileBytes())
         .setLiveBytes(space.liveBytes())
         .setSegments(space.segments())

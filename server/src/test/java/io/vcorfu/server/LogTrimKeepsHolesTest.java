@@ -71,6 +71,7 @@ class LogTrimKeepsHolesTest {
       ReadResult below = log.ops().logRead(listen, dead, dead).get(30, TimeUnit.SECONDS).get(0);
       assertThat(below.getStatus()).isEqualTo(ReadResult.Status.COMMITTED);
       assertThat(below.getEntry().getKind()).isEqualTo(io.vcorfu.protocol.proto.EntryKind.HOLE);
+      assertThat(node.space().getLogKeptHoles()).as("holes the node keeps").isEqualTo(1);
     }
     // A reader of its own decides the stream's slot: the dead writer's copy is aborted.
     try (ClusterStreamLog reader =

@@ -73,6 +73,7 @@ class NodeHttpTest {
             .contains("vcorfu_storage_file_bytes ")
             .contains("vcorfu_storage_live_bytes ")
             .contains("vcorfu_log_trim_mark ")
+            .contains("vcorfu_log_kept_holes ")
             .contains("vcorfu_log_needed_from ")
             .contains("vcorfu_compaction_reclaimed_bytes ")
             .contains("vcorfu_disk_alarm ")

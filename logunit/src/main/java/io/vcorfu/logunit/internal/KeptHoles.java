@@ -107,6 +107,12 @@ public final class KeptHoles {
     return new Trim(engine.trim(LOG, mark), undecided, more);
   }
 
+  /** Under the engine's monitor: how many holes are kept. */
+  public static long count(StorageEngine engine) {
+    RecordIndex index = engine.index();
+    return index.knows(NAMESPACE) ? index.namespace(NAMESPACE).size() : 0;
+  }
+
   /** Under the engine's monitor: every address a hole is kept at, ascending. */
   public static long[] list(StorageEngine engine) {
     RecordIndex index = engine.index();
