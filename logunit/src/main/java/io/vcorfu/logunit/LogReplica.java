@@ -249,18 +249,12 @@ public final class LogReplica implements AutoCloseable {
           if (address < 0) {
             throw new BadRequestException("Cannot fill the negative address " + address + ".");
           }
-          byte[] hole =
-              LogEntryMsg.newBuilder()
-                  .setGlobalAddress(address)
-                  .setKind(EntryKind.HOLE)
-                  .build()
-                  .toByteArray();
           return HoleFill.fill(
               engine,
               LOG,
               address,
               address,
-              hole,
+              KeptHoles.holeAt(address),
               abort,
               abortNonce,
               commit,

@@ -40,6 +40,20 @@ final class Fixtures {
         .build();
   }
 
+  /**
+   * Durable storage in {@code dir} with 64 KiB segments, compacted only when a test asks ({@code
+   * ReplicaStore.compact}).
+   */
+  static StorageOptions compactedOnDemand(Path dir) {
+    return StorageOptions.builder()
+        .mode(StorageMode.DURABLE)
+        .directory(dir)
+        .segmentSize(64 << 10)
+        .compactBelow(0)
+        .compactionBytesPerSecond(0)
+        .build();
+  }
+
   static LogEntryMsg data(long global, String payload, StreamSlot... slots) {
     return LogEntryMsg.newBuilder()
         .setGlobalAddress(global)

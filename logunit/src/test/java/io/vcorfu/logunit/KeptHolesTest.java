@@ -29,13 +29,7 @@ class KeptHolesTest {
   @TempDir Path dir;
 
   private StorageOptions options() {
-    return StorageOptions.builder()
-        .mode(StorageMode.DURABLE)
-        .directory(dir)
-        .segmentSize(64 << 10)
-        .compactBelow(0)
-        .compactionBytesPerSecond(0)
-        .build();
+    return Fixtures.compactedOnDemand(dir);
   }
 
   @Test

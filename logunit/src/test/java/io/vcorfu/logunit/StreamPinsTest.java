@@ -37,13 +37,7 @@ class StreamPinsTest {
   @TempDir Path dir;
 
   private StorageOptions options() {
-    return StorageOptions.builder()
-        .mode(StorageMode.DURABLE)
-        .directory(dir)
-        .segmentSize(64 << 10)
-        .compactBelow(0)
-        .compactionBytesPerSecond(0)
-        .build();
+    return Fixtures.compactedOnDemand(dir);
   }
 
   private static void write(ReplicaStore store, long from, long to) {

@@ -142,19 +142,22 @@ public final class KeptHoles {
   }
 
   private static void keep(StorageEngine engine, long address) {
-    byte[] hole =
-        LogEntryMsg.newBuilder()
-            .setGlobalAddress(address)
-            .setKind(EntryKind.HOLE)
-            .build()
-            .toByteArray();
     engine.put(
         EntryRecords.key(NAMESPACE, address),
         address,
         0,
         (byte) (StorageEngine.HOLE | StorageEngine.COMMITTED),
-        hole,
+        holeAt(address),
         null);
+  }
+
+  /** The bytes of the log's hole at {@code address}, as a fill stores it. */
+  public static byte[] holeAt(long address) {
+    return LogEntryMsg.newBuilder()
+        .setGlobalAddress(address)
+        .setKind(EntryKind.HOLE)
+        .build()
+        .toByteArray();
   }
 
   private static long[] grown(long[] a, int count) {
