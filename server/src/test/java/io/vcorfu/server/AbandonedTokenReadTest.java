@@ -57,6 +57,7 @@ class AbandonedTokenReadTest {
           writer.ops().logRead(listen, abandoned, abandoned).get(30, TimeUnit.SECONDS).get(0);
       assertThat(kept.getStatus()).isEqualTo(ReadResult.Status.COMMITTED);
       assertThat(kept.getEntry().getKind()).isEqualTo(EntryKind.HOLE);
+      assertThat(node.logTrim.decided()).as("addresses the trim decided").isEqualTo(1);
     }
     // A reader of its own: nothing of the stream in its caches, every slot read from the node.
     try (ClusterStreamLog reader =

@@ -57,6 +57,9 @@ public final class LogPrefixTrim implements AutoCloseable {
 
   private static final long ASK_SECONDS = 5;
 
+  /** A trim that cannot decide an address says so at most this often. */
+  private static final long FAILURE_LOG_NANOS = TimeUnit.MINUTES.toNanos(1);
+
   private final NodeCalls calls;
   private final Supplier<Layout> layout;
   private final BooleanSupplier driving;
@@ -66,6 +69,7 @@ public final class LogPrefixTrim implements AutoCloseable {
   private final java.util.ArrayDeque<long[]> tails = new java.util.ArrayDeque<>();
   private volatile long lastMark;
   private volatile long decided;
+  private long lastFailureLog = System.nanoTime() - FAILURE_LOG_NANOS;
 
   /**
    * Most undecided addresses one round decides: each is a read with repair through its chain, and
@@ -309,24 +313,37 @@ public final class LogPrefixTrim implements AutoCloseable {
       LOG.debug("cannot decide the log's undecided addresses now: {}", notNow.toString());
       return;
     }
-    int n = 0;
+    int tried = 0;
+    int done = 0;
+    String failure = null;
     for (long a : undecided) {
-      if (n++ == DECIDES_PER_ROUND) {
+      if (tried++ == DECIDES_PER_ROUND) {
         break;
       }
       try {
         d.decide(a).orTimeout(ASK_SECONDS, TimeUnit.SECONDS).join();
-        decided++;
+        done++;
       } catch (RuntimeException failed) {
-        LOG.debug(
-            "could not decide global address {} for the log's trim: {}", a, failed.toString());
+        failure = failure != null ? failure : a + ": " + failed;
       }
     }
-    LOG.info(
-        "decided {} of {} undecided global addresses below the log's trim target (lowest {})",
-        Math.min(n, DECIDES_PER_ROUND),
-        undecided.size(),
-        undecided.first());
+    decided += done;
+    if (done > 0) {
+      LOG.info(
+          "decided {} undecided global address(es) below the log's trim target, from {} (writes"
+              + " that never finished), so the trim can pass them",
+          done,
+          undecided.first());
+    }
+    long now = System.nanoTime();
+    if (failure != null && now - lastFailureLog >= FAILURE_LOG_NANOS) {
+      lastFailureLog = now;
+      LOG.warn(
+          "the log's trim waits on {} undecided global address(es) it could not decide (first {});"
+              + " it tries again each round",
+          undecided.size() - done,
+          failure);
+    }
   }
 
   /** Addresses this trim has decided so far (for operators and tests). */
