@@ -74,12 +74,25 @@ public final class ProcessCluster implements AutoCloseable {
    */
   public static ProcessCluster startWithLogTrims(
       Path tmp, String name, int n, List<String> nodeArgs) {
+    return startWithLogTrims(tmp, name, n, nodeArgs, nodes -> List.of("--nodes", join(nodes)));
+  }
+
+  /**
+   * As {@link #startWithLogTrims(Path, String, int, List)}, the cluster initialised with the
+   * arguments {@code layoutArgs} makes of the nodes.
+   */
+  public static ProcessCluster startWithLogTrims(
+      Path tmp,
+      String name,
+      int n,
+      List<String> nodeArgs,
+      java.util.function.Function<List<Endpoint>, List<String>> layoutArgs) {
     ProcessCluster c = new ProcessCluster(name);
     c.nodeArgs = List.copyOf(nodeArgs);
     c.logTrims = true;
     try {
       c.startProcesses(tmp, n);
-      c.init(List.of("--nodes", join(c.nodes())));
+      c.init(layoutArgs.apply(c.nodes()));
       return c;
     } catch (RuntimeException | Error e) {
       c.close();
