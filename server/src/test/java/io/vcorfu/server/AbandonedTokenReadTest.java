@@ -47,12 +47,14 @@ class AbandonedTokenReadTest {
       long after = writer.tails(List.of(s)).get(30, TimeUnit.SECONDS).globalTail();
       // Other writes move the log's tail on until its prefix trim passes the stream's entries: the
       // trim decides the abandoned token's address first (a hole, kept below the mark).
-      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-      while (writer.ops().logTail(listen).get(30, TimeUnit.SECONDS).getTrimMark() <= after) {
-        assertThat(System.nanoTime() - deadline).as("the log trimmed in time").isNegative();
-        writer.append(List.of(other), new byte[] {9}).get(30, TimeUnit.SECONDS);
-        Thread.sleep(20);
-      }
+      org.awaitility.Awaitility.await("the log trimmed past " + after)
+          .atMost(java.time.Duration.ofSeconds(60))
+          .pollInterval(java.time.Duration.ofMillis(20))
+          .until(
+              () -> {
+                writer.append(List.of(other), new byte[] {9}).get(30, TimeUnit.SECONDS);
+                return writer.ops().logTail(listen).get(30, TimeUnit.SECONDS).getTrimMark() > after;
+              });
       ReadResult kept =
           writer.ops().logRead(listen, abandoned, abandoned).get(30, TimeUnit.SECONDS).get(0);
       assertThat(kept.getStatus()).isEqualTo(ReadResult.Status.COMMITTED);

@@ -62,12 +62,14 @@ class LogTrimKeepsHolesTest {
       assertThat(seen.isHole()).as("the log reader's decision at %d", dead).isTrue();
 
       // Other writes move the log's tail on until its prefix trim passes the address.
-      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-      while (log.ops().logTail(listen).get(30, TimeUnit.SECONDS).getTrimMark() <= dead) {
-        assertThat(System.nanoTime() - deadline).as("the log trimmed in time").isNegative();
-        log.append(List.of(other), new byte[] {9}).get(30, TimeUnit.SECONDS);
-        Thread.sleep(20);
-      }
+      org.awaitility.Awaitility.await("the log trimmed past " + dead)
+          .atMost(Duration.ofSeconds(60))
+          .pollInterval(Duration.ofMillis(20))
+          .until(
+              () -> {
+                log.append(List.of(other), new byte[] {9}).get(30, TimeUnit.SECONDS);
+                return log.ops().logTail(listen).get(30, TimeUnit.SECONDS).getTrimMark() > dead;
+              });
       ReadResult below = log.ops().logRead(listen, dead, dead).get(30, TimeUnit.SECONDS).get(0);
       assertThat(below.getStatus()).isEqualTo(ReadResult.Status.COMMITTED);
       assertThat(below.getEntry().getKind()).isEqualTo(io.vcorfu.protocol.proto.EntryKind.HOLE);

@@ -77,7 +77,7 @@ public final class DyingWriter {
         th.setDaemon(true);
         th.start();
       }
-      Thread.sleep(Long.MAX_VALUE);
+      new java.util.concurrent.CountDownLatch(1).await(); // until the test kills this process
     }
   }
 }

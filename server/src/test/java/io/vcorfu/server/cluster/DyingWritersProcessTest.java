@@ -91,11 +91,9 @@ class DyingWritersProcessTest {
           }
         }
         long tail = reader.tails(List.of()).join().globalTail();
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        while (readUpTo.get() <= tail) {
-          assertThat(System.nanoTime() - deadline).as("the log's reader caught up").isNegative();
-          Thread.sleep(50);
-        }
+        Awaitility.await("the log's reader caught up")
+            .atMost(Duration.ofSeconds(60))
+            .until(() -> readUpTo.get() > tail);
         loading.set(false);
         logReader.join(30_000);
         // The trim passes what the writers left (deciding first what they left undecided).
@@ -214,20 +212,17 @@ class DyingWritersProcessTest {
     }
   }
 
-  private static void awaitAcks(Path file, int lines) throws Exception {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-    while (!Files.exists(file) || Files.readAllLines(file).size() < lines) {
-      if (System.nanoTime() > deadline) {
-        Path log = file.resolveSibling(file.getFileName().toString().replace("acks-", "writer-"));
-        throw new AssertionError(
-            "a writer did not get going; its output: "
-                + (Files.exists(
-                        log.resolveSibling(log.getFileName().toString().replace(".txt", ".log")))
-                    ? Files.readString(
-                        log.resolveSibling(log.getFileName().toString().replace(".txt", ".log")))
-                    : "(none)"));
-      }
-      Thread.sleep(20);
-    }
+  private static void awaitAcks(Path file, int lines) {
+    Awaitility.await(
+            "a writer got going (its output: "
+                + file.resolveSibling(
+                    file.getFileName()
+                        .toString()
+                        .replace("acks-", "writer-")
+                        .replace(".txt", ".log"))
+                + ")")
+        .atMost(Duration.ofSeconds(60))
+        .pollInterval(Duration.ofMillis(20))
+        .until(() -> Files.exists(file) && Files.readAllLines(file).size() >= lines);
   }
 }
