@@ -28,14 +28,15 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Writer processes that write their copies themselves are killed with SIGKILL again and again
- * mid-write (three node processes, R = 1: an entry's log copy and its two stream copies go to
- * different nodes, so a writer killed mid-append leaves some of them), while a reader of the global
- * log decides every address as it comes (filling with holes the slots a dead writer left empty) and
- * the log is trimmed as in production, every second, to its last 300 ms. Afterwards every stream is
- * read from a fresh client: no entry a stream holds is at a global address the log's reader was
- * given as a hole, or holds another value than the reader read there (the trim keeps the holes it
- * passes, so a dead writer's stream copy is aborted, not committed); and every acknowledged append
- * is in each of its streams at the address its writer was given.
+ * mid-write, every other one first paused with SIGSTOP until the log was trimmed past its writes in
+ * flight and then resumed (three node processes, R = 1: an entry's log copy and its two stream
+ * copies go to different nodes, so a writer killed mid-append leaves some of them), while a reader
+ * of the global log decides every address as it comes (filling with holes the slots a dead writer
+ * left empty) and the log is trimmed as in production, every second, to its last 300 ms. Afterwards
+ * every stream is read from a fresh client: no entry a stream holds is at a global address the
+ * log's reader was given as a hole, or holds another value than the reader read there (the trim
+ * keeps the holes it passes, so a dead writer's stream copy is aborted, not committed); and every
+ * acknowledged append is in each of its streams at the address its writer was given.
  */
 class DyingWritersProcessTest {
   private static final String HOLE = "(hole)";
@@ -77,9 +78,21 @@ class DyingWritersProcessTest {
                     .redirectOutput(tmp.resolve("writer-" + k + ".log").toFile())
                     .start());
             if (k >= 1) {
-              // Let the writer get going, then kill the one before it mid-write.
+              // Let the writer get going, then kill the one before it mid-write; every other one
+              // is first paused (SIGSTOP) for longer than the log keeps its entries, so that its
+              // writes in flight resume (SIGCONT) after the log was decided and trimmed past them.
               awaitAcks(file, 200);
               Process victim = writers.get(k - 1);
+              if (k % 2 == 0) {
+                signal("STOP", victim);
+                long before = reader.tails(List.of()).join().globalTail();
+                Awaitility.await("the log trimmed past the paused writer's addresses")
+                    .atMost(Duration.ofSeconds(30))
+                    .pollInterval(Duration.ofMillis(100))
+                    .until(() -> lowestTrimMark(reader, c.nodes()) > before);
+                signal("CONT", victim);
+                awaitAcks(acks.get(k - 1), 1); // it wrote something before its pause
+              }
               victim.destroyForcibly(); // SIGKILL
               victim.waitFor(30, TimeUnit.SECONDS);
             }
@@ -161,10 +174,10 @@ class DyingWritersProcessTest {
         }
       }
       System.out.printf(
-          "DyingWritersProcessTest: %d writers killed mid-write: %d appends acknowledged, %d global"
-              + " addresses read from the log (%d given as holes), %d entries in the streams; log"
-              + " trim marks %s%n",
-          KILLS + 1, acked, given.size(), holes, held.size(), lastTrimMark(c));
+          "DyingWritersProcessTest: %d writers killed mid-write (%d of them paused first): %d"
+              + " appends acknowledged, %d global addresses read from the log (%d given as holes),"
+              + " %d entries in the streams; log trim marks %s%n",
+          KILLS + 1, KILLS / 2, acked, given.size(), holes, held.size(), lastTrimMark(c));
       assertThat(holes).as("slots dead writers left, decided by the log's reader").isPositive();
     }
   }
@@ -210,6 +223,19 @@ class DyingWritersProcessTest {
       }
       upTo.set(next);
     }
+  }
+
+  private static void signal(String name, Process p) throws Exception {
+    int rc = new ProcessBuilder("kill", "-" + name, Long.toString(p.pid())).start().waitFor();
+    assertThat(rc).as("kill -%s %d", name, p.pid()).isZero();
+  }
+
+  private static long lowestTrimMark(ClusterStreamLog log, List<Endpoint> nodes) {
+    long lowest = Long.MAX_VALUE;
+    for (Endpoint e : nodes) {
+      lowest = Math.min(lowest, log.ops().logTail(e).join().getTrimMark());
+    }
+    return lowest;
   }
 
   private static void awaitAcks(Path file, int lines) {
