@@ -412,11 +412,27 @@ public final class LogReplica implements AutoCloseable {
     if (stripes.isEmpty()) {
       return a -> true;
     }
-    List<LogStripe> copy = List.copyOf(stripes);
+    // Read once into arrays: the trim asks this of every address it passes, under the engine's
+    // monitor.
+    int n = stripes.size();
+    long[] from = new long[n];
+    long[] to = new long[n];
+    boolean[][] held = new boolean[n][];
+    for (int i = 0; i < n; i++) {
+      LogStripe s = stripes.get(i);
+      from[i] = s.getFrom();
+      to[i] = s.getTo();
+      held[i] = new boolean[Math.max(0, s.getChains())];
+      for (int c : s.getHeldList()) {
+        if (c >= 0 && c < held[i].length) {
+          held[i][c] = true;
+        }
+      }
+    }
     return a -> {
-      for (LogStripe s : copy) {
-        if (a >= s.getFrom() && a < s.getTo() && s.getChains() > 0) {
-          return s.getHeldList().contains((int) (a % s.getChains()));
+      for (int i = 0; i < n; i++) {
+        if (a >= from[i] && a < to[i] && held[i].length > 0) {
+          return held[i][(int) (a % held[i].length)];
         }
       }
       return false;

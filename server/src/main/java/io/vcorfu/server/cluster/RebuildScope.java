@@ -25,7 +25,9 @@ import java.util.TreeMap;
  * <p>Invariant: this replica takes, for every stream it rebuilds, the highest trim mark and the
  * union of the pins its chain's serving replicas hold, and takes the pins before it lets any trim
  * of those streams in ({@code JoinState.checkTrims}); so it never reads TRIMMED where its chain
- * does not, and no trim passes a pin the chain holds.
+ * does not, and no trim passes a pin the chain holds. For the log it takes the lowest trim mark
+ * among the members of its own log chains and every hole they keep below their marks, so it never
+ * reads TRIMMED at an address its chain has not decided, nor at a hole its chain keeps.
  */
 final class RebuildScope {
   private final Endpoint self;

@@ -202,9 +202,18 @@ class DyingWritersProcessTest {
     long next = 0;
     while (loading.get()) {
       try {
-        long tail = reader.tails(List.of()).join().globalTail();
+        long from = next;
+        long[] seen = {-1};
+        Awaitility.await("the log grows past " + from + " or the load ends")
+            .atMost(Duration.ofSeconds(60))
+            .pollInterval(Duration.ofMillis(5))
+            .until(
+                () -> {
+                  seen[0] = reader.tails(List.of()).join().globalTail();
+                  return seen[0] >= from || !loading.get();
+                });
+        long tail = seen[0];
         if (tail < next) {
-          Thread.sleep(5);
           continue;
         }
         long to = Math.min(tail, next + 63);
@@ -218,8 +227,6 @@ class DyingWritersProcessTest {
         if (EpochRpc.unwrap(e) instanceof TrimmedException t) {
           next = Math.max(next + 1, t.trimMark()); // trimmed before it was read: nothing given
         }
-      } catch (InterruptedException e) {
-        return;
       }
       upTo.set(next);
     }
